@@ -1,0 +1,14 @@
+// Small statistics helpers for benchmarks: percentiles of a sample.
+
+export function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[i]!;
+}
+
+export function summary(samples: number[]): { median: number; p99: number; n: number } {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return { median: percentile(sorted, 50), p99: percentile(sorted, 99), n: sorted.length };
+}
+
+export const fmt = (n: number, digits = 2): string => n.toFixed(digits);

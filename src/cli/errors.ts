@@ -1,0 +1,17 @@
+// How the CLI reports a user error: a message on stderr and a non-zero exit code, never a stack trace. Worker-only.
+
+export class CliError extends Error {
+  override readonly name = 'CliError';
+  constructor(
+    message: string,
+    readonly exitCode = 2,
+  ) {
+    super(message);
+  }
+}
+
+/** Splits a comma-separated option value ("a,b, c") into names. */
+export function listOption(value: string | undefined): string[] | undefined {
+  if (value === undefined) return undefined;
+  return value.split(',').map((s) => s.trim()).filter((s) => s !== '');
+}

@@ -1,0 +1,82 @@
+// `tether tools` and `tether toolsets`: what the model could be given, and why a tool is hidden. Worker-only.
+import type { Command } from 'commander';
+import { discoverBuiltinTools } from '../registry/discover.js';
+import { registry } from '../registry/index.js';
+import type { Availability } from '../registry/types.js';
+import { isKnownToolset, listToolsets, selectToolNames } from '../toolsets/resolve.js';
+import { CliError, listOption } from './errors.js';
+
+async function loadTools(): Promise<void> {
+  const found = await discoverBuiltinTools();
+  for (const f of found.failed) process.stderr.write(`warning: tool module '${f.module}' was skipped: ${f.error}\n`);
+}
+
+function checkToolsets(names: string[] | undefined, option: string): void {
+  const unknown = (names ?? []).filter((n) => !isKnownToolset(n));
+  if (unknown.length > 0) {
+    throw new CliError(`${option}: unknown toolset ${unknown.map((n) => `'${n}'`).join(', ')} (see 'tether toolsets')`);
+  }
+}
+
+export function addToolsCommands(program: Command): void {
+  program
+    .command('tools')
+    .description('List tools with their toolset, emoji and availability (and why a tool is unavailable)')
+    .option('--toolsets <names>', 'only tools in these toolsets (comma-separated)')
+    .option('--disable <names>', 'leave out tools in these toolsets (comma-separated)')
+    .option('--json', 'print a JSON array')
+    .action(async (opts: { toolsets?: string; disable?: string; json?: boolean }) => {
+      await loadTools();
+      const enabledToolsets = listOption(opts.toolsets);
+      const disabledToolsets = listOption(opts.disable);
+      checkToolsets(enabledToolsets, '--toolsets');
+      checkToolsets(disabledToolsets, '--disable');
+      const checks = new Map<() => boolean, Availability>();
+      const rows = selectToolNames({ enabledToolsets, disabledToolsets, quiet: true }).map((name) => {
+        const t = registry.get(name)!;
+        const a = registry.availability(t, checks);
+        return {
+          name: t.name,
+          toolset: t.toolset,
+          emoji: t.emoji,
+          available: a.available,
+          ...(a.available ? {} : { reason: a.reason }),
+          parallelSafe: t.parallelSafe,
+          sideEffects: t.sideEffects,
+          handledBy: t.agentLoop ? 'agent-loop' : 'dispatch',
+          description: t.description,
+        };
+      });
+      if (opts.json) {
+        process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+        return;
+      }
+      const width = Math.max(4, ...rows.map((r) => r.name.length));
+      const setWidth = Math.max(7, ...rows.map((r) => r.toolset.length));
+      for (const r of rows) {
+        const state = r.available ? 'available' : `unavailable: ${r.reason}`;
+        process.stdout.write(`${r.emoji}  ${r.name.padEnd(width)}  ${r.toolset.padEnd(setWidth)}  ${state}\n`);
+      }
+      process.stdout.write(`${rows.length} tools, ${rows.filter((r) => r.available).length} available\n`);
+    });
+
+  program
+    .command('toolsets')
+    .description('List toolsets (base, composite, preset, dynamic) and the tools each resolves to')
+    .option('--json', 'print a JSON array')
+    .action(async (opts: { json?: boolean }) => {
+      await loadTools();
+      const checks = new Map<() => boolean, Availability>();
+      const sets = listToolsets().map((s) => ({
+        ...s,
+        available: s.tools.some((t) => registry.availability(registry.get(t)!, checks).available),
+      }));
+      if (opts.json) {
+        process.stdout.write(`${JSON.stringify(sets, null, 2)}\n`);
+        return;
+      }
+      for (const s of sets) {
+        process.stdout.write(`${s.name} (${s.kind}${s.available ? '' : ', nothing available'}): ${s.tools.join(', ') || '-'}\n`);
+      }
+    });
+}

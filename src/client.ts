@@ -1,0 +1,30 @@
+#!/usr/bin/env node
+// The `tether` command: composition of the subcommands only; each lives in src/cli. Worker-only.
+import { Command, CommanderError } from 'commander';
+import { addToolsCommands } from './cli/tools-command.js';
+import { CliError } from './cli/errors.js';
+import { TetherError } from './registry/errors.js';
+
+const program = new Command()
+  .name('tether')
+  .description('A durable runner for tool-using AI agents, on Temporal')
+  .version('0.1.0')
+  .showHelpAfterError()
+  .exitOverride();
+
+addToolsCommands(program);
+
+try {
+  await program.parseAsync(process.argv);
+} catch (err) {
+  if (err instanceof CommanderError) {
+    // Commander has printed its own message (or the help); keep its exit code.
+    process.exitCode = err.exitCode;
+  } else if (err instanceof CliError || err instanceof TetherError) {
+    process.stderr.write(`tether: ${err.message}\n`);
+    process.exitCode = err instanceof CliError ? err.exitCode : 2;
+  } else {
+    process.stderr.write(`tether: unexpected error: ${(err as Error)?.stack ?? String(err)}\n`);
+    process.exitCode = 1;
+  }
+}

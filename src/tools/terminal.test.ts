@@ -1,0 +1,74 @@
+import { mkdtempSync, readFileSync, realpathSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { registry } from '../registry/index.js';
+import './terminal.js';
+
+const cwd = realpathSync(mkdtempSync(join(tmpdir(), 'tether-terminal-')));
+const run = async (args: object, signal?: AbortSignal) =>
+  JSON.parse(await registry.dispatch('terminal', JSON.stringify(args), { taskId: 't', cwd, signal })) as {
+    exit_code: number | null;
+    output: string;
+    error?: string;
+  };
+
+/** Running, as opposed to gone or a zombie waiting for a parent that does not reap (PID 1 in some containers). */
+function alive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+describe('terminal (local)', () => {
+  it('returns output and exit code, in the task working directory', async () => {
+    expect(await run({ command: 'pwd; echo err >&2; exit 3' })).toEqual({ exit_code: 3, output: `${cwd}\nerr\n` });
+  });
+
+  it('runs in a workdir below the working directory and refuses one outside it', async () => {
+    await run({ command: 'mkdir -p sub' });
+    expect((await run({ command: 'pwd', workdir: 'sub' })).output).toBe(`${join(cwd, 'sub')}\n`);
+    const outside = JSON.parse(await registry.dispatch('terminal', { command: 'pwd', workdir: '/' }, { taskId: 't', cwd }));
+    expect(outside.error).toMatch(/outside the working directory/);
+  });
+
+  it('kills the whole process tree on timeout', async () => {
+    const r = await run({ command: 'sleep 30 & echo $!; wait', timeout: 1 });
+    expect(r.error).toMatch(/timed out after 1s/);
+    const child = Number(r.output.trim());
+    expect(child).toBeGreaterThan(0);
+    await new Promise((res) => setTimeout(res, 300));
+    expect(alive(child)).toBe(false);
+  });
+
+  it('kills the command when the call is cancelled', async () => {
+    const ctl = new AbortController();
+    setTimeout(() => ctl.abort(), 200);
+    const r = await run({ command: 'sleep 30' }, ctl.signal);
+    expect(r.error).toMatch(/cancelled/);
+  });
+
+  it('caps long output, keeping head and tail', async () => {
+    const r = await run({ command: 'echo FIRST; head -c 200000 /dev/zero | tr "\\0" a; echo; echo LAST' });
+    expect(r.output.length).toBeLessThan(51_000);
+    expect(r.output.startsWith('FIRST')).toBe(true);
+    expect(r.output.trimEnd().endsWith('LAST')).toBe(true);
+    expect(r.output).toMatch(/characters cut/);
+  });
+
+  it('turns binary output into readable text with a note', async () => {
+    const r = await run({ command: 'head -c 4000 /dev/urandom' });
+    expect(() => JSON.stringify(r)).not.toThrow();
+    expect(r.output).toMatch(/^\[binary output:/);
+  });
+
+  it('does not wait for a background process that keeps the output pipe open', async () => {
+    const started = Date.now();
+    const r = await run({ command: 'sleep 5 & echo started' });
+    expect(r.output).toBe('started\n');
+    expect(Date.now() - started).toBeLessThan(4_000);
+  });
+});

@@ -1,0 +1,39 @@
+// The `terminal` tool: runs a shell command (local backend) and returns exit code and capped output. Worker-only.
+import { z } from 'zod';
+import { runLocal } from '../environments/local-exec.js';
+import { cleanOutput } from '../environments/output-buffer.js';
+import { registry } from '../registry/index.js';
+import { cutMiddle } from '../registry/truncate.js';
+import { resolveTaskPath } from './task-paths.js';
+
+/** Output kept for the model; the middle of longer output is cut. */
+export const TERMINAL_OUTPUT_CHARS = 50_000;
+const MAX_TIMEOUT_SECONDS = 3_600;
+
+registry.register({
+  name: 'terminal',
+  toolset: 'terminal',
+  emoji: '💻',
+  description:
+    'Run a shell command (bash) in the task\'s working directory and return its exit code and combined stdout/stderr. ' +
+    'A non-zero exit code is reported, not raised. Long output is cut in the middle.',
+  schema: z.object({
+    command: z.string().min(1).describe('The shell command to run'),
+    timeout: z.number().int().positive().max(MAX_TIMEOUT_SECONDS).optional().describe('Seconds before the command is killed (default 180)'),
+    workdir: z.string().optional().describe('Directory to run in, relative to the task\'s working directory'),
+  }),
+  sideEffects: 'changes-world',
+  parallelSafe: false,
+  isAsync: true,
+  timeoutSeconds: MAX_TIMEOUT_SECONDS + 60,
+  handler: async ({ command, timeout, workdir }, ctx) => {
+    const cwd = workdir ? resolveTaskPath(ctx, workdir) : ctx.cwd;
+    const seconds = timeout ?? 180;
+    const r = await runLocal({ command, cwd, timeoutMs: seconds * 1000, signal: ctx.signal });
+    const output = cutMiddle(cleanOutput(r.output), TERMINAL_OUTPUT_CHARS).text;
+    const result: Record<string, unknown> = { exit_code: r.exitCode, output };
+    if (r.timedOut) result.error = `Command timed out after ${seconds}s and was killed`;
+    if (r.cancelled) result.error = 'Command was cancelled and killed';
+    return JSON.stringify(result);
+  },
+});

@@ -1,0 +1,29 @@
+// The `write_file` tool: writes a whole file, creating parent directories. Worker-only.
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { z } from 'zod';
+import { registry } from '../registry/index.js';
+import { resolveTaskPath } from './task-paths.js';
+
+registry.register({
+  name: 'write_file',
+  toolset: 'file',
+  emoji: '✍️',
+  description: 'Write `content` to a file, replacing it if it exists and creating parent directories as needed.',
+  schema: z.object({
+    path: z.string().min(1).describe('File path, relative to the working directory'),
+    content: z.string().describe('The complete new content of the file'),
+  }),
+  // Writing the same content twice leaves the same file: safe to retry.
+  sideEffects: 'idempotent',
+  parallelSafe: true,
+  isAsync: true,
+  pathArg: 'path',
+  timeoutSeconds: 60,
+  handler: async ({ path, content }, ctx) => {
+    const abs = resolveTaskPath(ctx, path);
+    await mkdir(dirname(abs), { recursive: true });
+    await writeFile(abs, content, 'utf8');
+    return JSON.stringify({ path, bytes_written: Buffer.byteLength(content, 'utf8') });
+  },
+});

@@ -1,0 +1,57 @@
+// The built `tether` command, run as a user runs it: compiled output, real discovery, exit codes.
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { beforeAll, describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+const root = fileURLToPath(new URL('..', import.meta.url));
+const cli = fileURLToPath(new URL('../dist/client.js', import.meta.url));
+
+async function tether(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run('node', [cli, ...args], { cwd: root, env: { ...process.env, TETHER_TEST_MISSING_KEY: '' } });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+beforeAll(() => {
+  if (!existsSync(cli)) throw new Error(`${cli} is missing: run 'npm run build' (npm ci does it through 'prepare')`);
+});
+
+describe('tether tools', () => {
+  it('lists every built-in tool from the compiled output as JSON', async () => {
+    const r = await tether('tools', '--json');
+    expect(r.code).toBe(0);
+    const tools = JSON.parse(r.stdout) as { name: string; toolset: string; available: boolean; handledBy: string }[];
+    expect(tools.map((t) => t.name).sort()).toEqual(
+      ['delegate_task', 'memory', 'patch', 'read_file', 'search_files', 'session_search', 'terminal', 'todo', 'write_file'],
+    );
+    expect(tools.find((t) => t.name === 'todo')).toMatchObject({ toolset: 'todo', handledBy: 'agent-loop' });
+    expect(tools.find((t) => t.name === 'terminal')).toMatchObject({ toolset: 'terminal', available: true });
+  });
+
+  it('filters by toolsets, legacy names included', async () => {
+    const r = await tether('tools', '--toolsets', 'file_tools,terminal', '--disable', 'terminal', '--json');
+    expect((JSON.parse(r.stdout) as { name: string }[]).map((t) => t.name).sort()).toEqual(['patch', 'read_file', 'search_files', 'write_file']);
+  });
+
+  it('fails with a non-zero exit code and a clear message on an unknown toolset', async () => {
+    const r = await tether('tools', '--toolsets', 'nope');
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("unknown toolset 'nope'");
+  });
+
+  it('has --help on every subcommand and fails on an unknown one', async () => {
+    for (const sub of ['tools', 'toolsets']) {
+      const r = await tether(sub, '--help');
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain(`Usage: tether ${sub}`);
+    }
+    expect((await tether('no-such-command')).code).not.toBe(0);
+  });
+});

@@ -1,0 +1,15 @@
+// Test runner configuration: colocated unit tests in src/, integration tests in test/.
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    exclude: ['test/fixtures/**', 'node_modules/**', 'dist/**'],
+    reporters: ['default', './test/support/summary-reporter.ts'],
+    testTimeout: 30_000,
+    // Logs and state of code under test stay out of the developer's own ~/.tether.
+    env: { TETHER_HOME: join(tmpdir(), `tether-test-home-${process.pid}`) },
+  },
+});
