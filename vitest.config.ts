@@ -8,7 +8,9 @@ export default defineConfig({
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     exclude: ['test/fixtures/**', 'node_modules/**', 'dist/**'],
     reporters: ['default', './test/support/summary-reporter.ts'],
-    testTimeout: 30_000,
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+    globalSetup: ['./test/support/temporal-global-setup.ts'],
     // Logs and state of code under test stay out of the developer's own ~/.tether.
     env: { TETHER_HOME: join(tmpdir(), `tether-test-home-${process.pid}`) },
   },

@@ -3,19 +3,17 @@ import type { Command } from 'commander';
 import { discoverBuiltinTools } from '../registry/discover.js';
 import { registry } from '../registry/index.js';
 import type { Availability } from '../registry/types.js';
-import { isKnownToolset, listToolsets, selectToolNames } from '../toolsets/resolve.js';
+import { listToolsets, selectToolNames, validateToolsets } from '../toolsets/resolve.js';
 import { CliError, listOption } from './errors.js';
 
-async function loadTools(): Promise<void> {
+export async function loadTools(): Promise<void> {
   const found = await discoverBuiltinTools();
   for (const f of found.failed) process.stderr.write(`warning: tool module '${f.module}' was skipped: ${f.error}\n`);
 }
 
-function checkToolsets(names: string[] | undefined, option: string): void {
-  const unknown = (names ?? []).filter((n) => !isKnownToolset(n));
-  if (unknown.length > 0) {
-    throw new CliError(`${option}: unknown toolset ${unknown.map((n) => `'${n}'`).join(', ')} (see 'tether toolsets')`);
-  }
+export function checkToolsets(names: string[] | undefined, option: string): void {
+  const problem = validateToolsets(names ?? []);
+  if (problem) throw new CliError(`${option}: ${problem}`);
 }
 
 export function addToolsCommands(program: Command): void {

@@ -34,10 +34,21 @@ function killGroup(pid: number, signal: NodeJS.Signals): void {
   }
 }
 
+/**
+ * A watcher in the command's process group that kills the group if this process (the worker) dies while the
+ * command runs: a command must not go on unobserved after a crash, or a retry could run it twice.
+ */
+function orphanGuard(workerPid: number): string {
+  return (
+    `( while kill -0 ${workerPid} 2>/dev/null && kill -0 $$ 2>/dev/null; do sleep 1; done; ` +
+    `kill -0 ${workerPid} 2>/dev/null || kill -KILL 0 ) </dev/null >/dev/null 2>&1 &`
+  );
+}
+
 export function runLocal(req: ExecRequest): Promise<ExecResult> {
   const started = Date.now();
   return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['-c', req.command], {
+    const child = spawn('bash', ['-c', `${orphanGuard(process.pid)}\n__tether_cmd=$1; shift; eval "$__tether_cmd"`, 'tether', req.command], {
       cwd: req.cwd,
       env: { ...process.env, ...req.env },
       detached: true,

@@ -38,6 +38,13 @@ export function isKnownToolset(name: string, reg: ToolRegistry = registry): bool
   return n === 'all' || definitionOf(n) !== undefined || reg.toolsets().has(n);
 }
 
+/** An error message naming the unknown toolsets among `names`, or undefined when all are known. */
+export function validateToolsets(names: readonly string[], reg: ToolRegistry = registry): string | undefined {
+  const unknown = names.filter((n) => !isKnownToolset(n, reg));
+  if (unknown.length === 0) return undefined;
+  return `unknown toolset ${unknown.map((n) => `'${n}'`).join(', ')} (see 'tether toolsets')`;
+}
+
 /** Every toolset name a user may give: base, composite, preset, dynamic (legacy names are accepted too). */
 export function listToolsets(reg: ToolRegistry = registry): { name: string; kind: string; description: string; tools: string[] }[] {
   const base = reg.toolsets();

@@ -1,0 +1,74 @@
+// Tool activities: the tool catalog for the model, and one tool call through the registry's single path. Worker-only.
+import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
+import type { TetherConfig } from '../config/config.js';
+import type { Logger } from '../logging/logger.js';
+import { TetherError } from '../registry/errors.js';
+import { runToolCall } from '../registry/handle-function-call.js';
+import type { Hooks } from '../registry/hooks.js';
+import type { ToolRegistry } from '../registry/registry.js';
+import { finalizeResult } from '../registry/result.js';
+import { getToolDefinitions, validateToolsets } from '../toolsets/resolve.js';
+import type { ListToolsInput, RunToolInput, RunToolOutput } from '../workflows/activity-contract.js';
+import type { ToolCatalog, ToolMeta } from '../workflows/types.js';
+
+/** No single tool result may come near Temporal's payload limits: this is the cap before history. */
+export const HISTORY_RESULT_CHARS = 64_000;
+const HEARTBEAT_MS = 2_000;
+
+export interface ToolActivityDeps {
+  registry: ToolRegistry;
+  hooks: Hooks;
+  log: Logger;
+  config: TetherConfig;
+  /** Agent-loop tools the workflow handles itself; the others are not offered yet. */
+  loopHandled?: ReadonlySet<string>;
+}
+
+export function createToolActivities(deps: ToolActivityDeps) {
+  const { registry, hooks, log, config } = deps;
+  const loopHandled = deps.loopHandled ?? new Set<string>();
+
+  async function listTools(input: ListToolsInput): Promise<ToolCatalog> {
+    const problem = validateToolsets([...(input.enabledToolsets ?? []), ...(input.disabledToolsets ?? [])], registry);
+    if (problem) throw ApplicationFailure.nonRetryable(problem, 'Config.Invalid');
+    const all = getToolDefinitions({ enabledToolsets: input.enabledToolsets, disabledToolsets: input.disabledToolsets, quiet: true }, registry, log);
+    const definitions = all.filter((d) => {
+      const entry = registry.get(d.function.name);
+      return entry !== undefined && (!entry.agentLoop || loopHandled.has(entry.name));
+    });
+    const meta: Record<string, ToolMeta> = {};
+    for (const d of definitions) {
+      const t = registry.get(d.function.name)!;
+      meta[t.name] = { emoji: t.emoji, parallelSafe: t.parallelSafe, sideEffects: t.sideEffects, pathArg: t.pathArg, timeoutSeconds: t.timeoutSeconds };
+    }
+    return { definitions, meta };
+  }
+
+  async function runTool(input: RunToolInput): Promise<RunToolOutput> {
+    const ctx = Context.current();
+    // Heartbeats let Temporal notice a dead worker within the heartbeat timeout, and deliver cancellation.
+    const beat = setInterval(() => ctx.heartbeat(), HEARTBEAT_MS);
+    ctx.heartbeat();
+    try {
+      const outcome = await runToolCall(input.name, input.args, input.taskId, input.userTask, {
+        registry,
+        hooks,
+        log,
+        cwd: input.cwd,
+        allowOutsideCwd: config.files.allow_outside_cwd,
+        signal: ctx.cancellationSignal,
+      });
+      if (ctx.cancellationSignal.aborted) throw new CancelledFailure(`tool call ${input.callId} cancelled`);
+      return { status: outcome.status, result: finalizeResult(input.name, outcome.result, HISTORY_RESULT_CHARS) };
+    } catch (err) {
+      if (err instanceof TetherError) {
+        throw err.retryable ? ApplicationFailure.retryable(err.message, err.code) : ApplicationFailure.nonRetryable(err.message, err.code);
+      }
+      throw err;
+    } finally {
+      clearInterval(beat);
+    }
+  }
+
+  return { listTools, runTool };
+}

@@ -1,0 +1,59 @@
+// Temporal connection settings from the environment: address, namespace, task queue, TLS, API key. Worker-only.
+import { readFileSync } from 'node:fs';
+import type { TLSConfig } from '@temporalio/client';
+import { TetherError } from '../registry/errors.js';
+
+export const DEFAULT_PORT = 7233;
+
+export interface TemporalSettings {
+  address: string;
+  namespace: string;
+  taskQueue: string;
+  tls?: TLSConfig | boolean;
+  apiKey?: string;
+  /** TEMPORAL_ADDRESS was not set: tether may start its own dev server. */
+  embedded: boolean;
+}
+
+function readSetting(name: string): Buffer {
+  const path = process.env[name]!;
+  try {
+    return readFileSync(path);
+  } catch (err) {
+    throw new TetherError('Config.Invalid', `${name}=${path} cannot be read: ${(err as Error).message}`, false);
+  }
+}
+
+/**
+ * TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE (default "default"), TETHER_TASK_QUEUE (default "tether"),
+ * TEMPORAL_TLS_CERT + TEMPORAL_TLS_KEY (mTLS, file paths), TEMPORAL_TLS_CA, TEMPORAL_TLS=true,
+ * TEMPORAL_API_KEY (Temporal Cloud; implies TLS).
+ */
+export function temporalSettings(env = process.env): TemporalSettings {
+  const address = env.TEMPORAL_ADDRESS?.trim();
+  const cert = env.TEMPORAL_TLS_CERT;
+  const key = env.TEMPORAL_TLS_KEY;
+  if (Boolean(cert) !== Boolean(key)) {
+    throw new TetherError('Config.Invalid', 'TEMPORAL_TLS_CERT and TEMPORAL_TLS_KEY must be set together (mTLS client certificate and key)', false);
+  }
+  let tls: TLSConfig | boolean | undefined;
+  if (cert || env.TEMPORAL_TLS_CA) {
+    tls = {
+      ...(cert ? { clientCertPair: { crt: readSetting('TEMPORAL_TLS_CERT'), key: readSetting('TEMPORAL_TLS_KEY') } } : {}),
+      ...(env.TEMPORAL_TLS_CA ? { serverRootCACertificate: readSetting('TEMPORAL_TLS_CA') } : {}),
+    };
+  } else if (env.TEMPORAL_TLS === 'true' || env.TEMPORAL_TLS === '1' || env.TEMPORAL_API_KEY) {
+    tls = true;
+  }
+  if (address !== undefined && address !== '' && !/^[\w.-]+:\d+$/.test(address)) {
+    throw new TetherError('Config.Invalid', `TEMPORAL_ADDRESS=${address} is not host:port`, false);
+  }
+  return {
+    address: address || `127.0.0.1:${DEFAULT_PORT}`,
+    namespace: env.TEMPORAL_NAMESPACE?.trim() || 'default',
+    taskQueue: env.TETHER_TASK_QUEUE?.trim() || 'tether',
+    tls,
+    apiKey: env.TEMPORAL_API_KEY || undefined,
+    embedded: !address,
+  };
+}

@@ -1,0 +1,68 @@
+// A tether worker: discovers tools, connects to Temporal, runs the agent workflow and its activities. Worker-only.
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { DefaultLogger, NativeConnection, Runtime, Worker, type WorkflowBundle } from '@temporalio/worker';
+import { createActivities } from './activities/index.js';
+import { modelSettingsFromEnv, type ModelSettings } from './activities/model.js';
+import { loadConfig, type TetherConfig } from './config/config.js';
+import { getLogger, lazyLogger, type Logger } from './logging/logger.js';
+import { discoverBuiltinTools } from './registry/discover.js';
+import { hooks, registry } from './registry/index.js';
+import type { TemporalSettings } from './temporal/settings.js';
+
+/** The workflow bundle's entry: compiled JS next to this file, or the TypeScript source in development. */
+export function workflowsPath(): string {
+  const js = fileURLToPath(new URL('./workflows/index.js', import.meta.url));
+  return existsSync(js) ? js : fileURLToPath(new URL('./workflows/index.ts', import.meta.url));
+}
+
+let runtimeInstalled = false;
+
+/** Sends the Temporal core's own log lines to tether's log file instead of the terminal. */
+export function installRuntimeLogging(): void {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  const log = getLogger();
+  Runtime.install({
+    logger: new DefaultLogger('WARN', (entry) => {
+      const fields = { temporal: true, ...entry.meta };
+      if (entry.level === 'ERROR') log.error(fields, entry.message);
+      else log.warn(fields, entry.message);
+    }),
+  });
+}
+
+export interface WorkerOptions {
+  settings: TemporalSettings;
+  connection?: NativeConnection;
+  /** A prebuilt bundle (tests build it once); otherwise the workflows are bundled at start. */
+  workflowBundle?: WorkflowBundle;
+  model?: ModelSettings;
+  config?: TetherConfig;
+  log?: Logger;
+  maxConcurrentActivities?: number;
+  /** How long running activities may take to finish on shutdown before they are handed back. */
+  shutdownGraceTime?: string;
+}
+
+export async function createWorker(opts: WorkerOptions): Promise<{ worker: Worker; connection: NativeConnection; ownConnection: boolean }> {
+  const log = opts.log ?? lazyLogger;
+  const found = await discoverBuiltinTools(undefined, log);
+  for (const f of found.failed) log.warn({ module: f.module }, `tool module skipped: ${f.error}`);
+  const config = opts.config ?? loadConfig();
+  const connection =
+    opts.connection ??
+    (await NativeConnection.connect({ address: opts.settings.address, tls: opts.settings.tls, apiKey: opts.settings.apiKey }));
+  const activities = createActivities({ registry, hooks, log, config, model: opts.model ?? modelSettingsFromEnv() });
+  const worker = await Worker.create({
+    connection,
+    namespace: opts.settings.namespace,
+    taskQueue: opts.settings.taskQueue,
+    ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: workflowsPath() }),
+    activities,
+    maxConcurrentActivityTaskExecutions: opts.maxConcurrentActivities ?? 32,
+    shutdownGraceTime: opts.shutdownGraceTime ?? '30 seconds',
+  });
+  log.info({ taskQueue: opts.settings.taskQueue, tools: registry.all().length }, 'worker ready');
+  return { worker, connection, ownConnection: !opts.connection };
+}

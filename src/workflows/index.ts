@@ -1,0 +1,2 @@
+// The workflows a tether worker runs; this module is the entry of the workflow bundle. Workflow-safe.
+export { agentWorkflow, stateQuery } from './agent-workflow.js';

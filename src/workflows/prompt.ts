@@ -1,0 +1,22 @@
+// The conversation a run starts from: system prompt plus the task or the given messages. Pure and workflow-safe.
+import type { AgentInput, ChatMessage } from './types.js';
+
+export function defaultSystemPrompt(cwd: string): string {
+  return [
+    'You are tether, an autonomous agent that completes tasks by calling tools.',
+    `Your working directory is ${cwd}. Relative paths given to tools resolve against it.`,
+    'Tool results are JSON; an "error" field means the call failed and says why. Fix the cause and go on.',
+    'When the task is done, answer with a short summary and no tool calls.',
+  ].join('\n');
+}
+
+export function initialMessages(input: AgentInput): ChatMessage[] {
+  const system: ChatMessage = { role: 'system', content: input.systemPrompt ?? defaultSystemPrompt(input.cwd) };
+  if (input.messages && input.messages.length > 0) {
+    return input.messages[0]?.role === 'system' ? [...input.messages] : [system, ...input.messages];
+  }
+  if (!input.task || input.task.trim() === '') {
+    throw new TypeError('agentWorkflow needs a task or messages');
+  }
+  return [system, { role: 'user', content: input.task }];
+}

@@ -1,0 +1,25 @@
+// One-line summaries of tool calls for progress lines and the Temporal UI. Pure and workflow-safe.
+
+const MAX = 72;
+
+function clip(text: string): string {
+  const oneLine = text.replace(/\s+/g, ' ').trim();
+  return oneLine.length > MAX ? `${oneLine.slice(0, MAX - 1)}…` : oneLine;
+}
+
+/** The most telling argument (command, path, query, ...) or the raw arguments, shortened to one line. */
+export function summariseArgs(args: string): string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(args || '{}');
+  } catch {
+    return clip(`(invalid JSON) ${args}`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return clip(args);
+  const record = parsed as Record<string, unknown>;
+  for (const key of ['command', 'path', 'pattern', 'query', 'url', 'task', 'goal']) {
+    const v = record[key];
+    if (typeof v === 'string') return clip(v);
+  }
+  return clip(JSON.stringify(record));
+}

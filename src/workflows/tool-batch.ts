@@ -1,0 +1,112 @@
+// Runs one turn's tool calls as activities: ordered segments, bounded concurrency, results in the model's order. Workflow-safe.
+import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities, TimeoutFailure, type ActivityOptions } from '@temporalio/workflow';
+import type { AgentActivities } from './activity-contract.js';
+import { chunk, planSegments, type PlannedCall } from './batching.js';
+import { summariseArgs } from './summary.js';
+import type { AgentState, ChatMessage, ModelToolCall, ToolCallView, ToolMeta } from './types.js';
+
+export interface BatchContext {
+  state: AgentState;
+  meta: Record<string, ToolMeta>;
+  cwd: string;
+  taskId: string;
+  userTask?: string;
+  maxParallel: number;
+  maxCallsPerTurn: number;
+  heartbeatTimeoutSeconds: number;
+}
+
+const RECENT = 20;
+const own = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);
+
+/** Retries only where running twice is harmless; a world-changing call is attempted once (at most once). */
+function activityOptions(meta: ToolMeta | undefined, call: ToolCallView, heartbeatSeconds: number): ActivityOptions {
+  const safe = meta !== undefined && meta.sideEffects !== 'changes-world';
+  return {
+    startToCloseTimeout: `${(meta?.timeoutSeconds ?? 300) + 30} seconds`,
+    heartbeatTimeout: `${heartbeatSeconds} seconds`,
+    retry: safe
+      ? { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 5 }
+      : { maximumAttempts: 1 },
+    summary: `${call.emoji} ${call.name}: ${call.summary}`,
+  };
+}
+
+function failureResult(name: string, meta: ToolMeta | undefined, err: ActivityFailure): string {
+  const cause = err.cause;
+  const why =
+    cause instanceof TimeoutFailure
+      ? `the worker running it was lost or it ran past its time limit (${String(cause.timeoutType ?? 'unknown').toLowerCase().replace(/_/g, '-')} timeout)`
+      : cause instanceof ApplicationFailure
+        ? `${cause.type ?? 'error'}: ${cause.message}`
+        : (cause?.message ?? err.message);
+  const retried = meta !== undefined && meta.sideEffects !== 'changes-world';
+  const advice = retried
+    ? 'It was retried and still failed.'
+    : 'It changes the world, so it was not run again: it may have partly run. Check its effects before repeating it.';
+  return JSON.stringify({ error: `Tool '${name}' did not complete: ${why}. ${advice}` });
+}
+
+async function runOne(call: PlannedCall, view: ToolCallView, ctx: BatchContext): Promise<string> {
+  // A call without metadata (unknown or filtered-out tool) still goes to the worker: dispatch gives the precise error.
+  const acts = proxyActivities<AgentActivities>(activityOptions(call.meta, view, ctx.heartbeatTimeoutSeconds));
+  try {
+    const out = await acts.runTool({ name: call.name, args: call.args, callId: view.id, taskId: ctx.taskId, userTask: ctx.userTask, cwd: ctx.cwd });
+    return out.result;
+  } catch (err) {
+    if (isCancellation(err)) throw err;
+    if (err instanceof ActivityFailure) return failureResult(call.name, call.meta, err);
+    throw err;
+  }
+}
+
+function isError(result: string): boolean {
+  return result.startsWith('{"error"');
+}
+
+/** Runs the calls and returns one `tool` message per call, in the order the model gave them. */
+export async function runToolBatch(calls: ModelToolCall[], turn: number, ctx: BatchContext): Promise<ChatMessage[]> {
+  const { state } = ctx;
+  const results: string[] = new Array<string>(calls.length);
+  const views: ToolCallView[] = calls.map((c, i) => {
+    const meta = own(ctx.meta, c.function.name) ? ctx.meta[c.function.name] : undefined;
+    return {
+      index: state.toolCallCount + i + 1,
+      turn,
+      id: c.id,
+      name: c.function.name,
+      emoji: meta?.emoji ?? '❔',
+      summary: summariseArgs(c.function.arguments),
+      status: 'running',
+    };
+  });
+  state.toolCallCount += calls.length;
+  state.currentToolCalls = views;
+  state.recentToolCalls = [...state.recentToolCalls, ...views].slice(-RECENT);
+
+  const planned: PlannedCall[] = [];
+  calls.forEach((c, i) => {
+    if (i >= ctx.maxCallsPerTurn) {
+      results[i] = JSON.stringify({ error: `Not run: more than ${ctx.maxCallsPerTurn} tool calls in one turn. Ask for fewer at a time.` });
+      views[i]!.status = 'error';
+      return;
+    }
+    const meta = own(ctx.meta, c.function.name) ? ctx.meta[c.function.name] : undefined;
+    planned.push({ position: i, name: c.function.name, args: c.function.arguments, meta });
+  });
+
+  for (const segment of planSegments(planned, ctx.cwd)) {
+    for (const slice of chunk(segment, ctx.maxParallel)) {
+      await Promise.all(
+        slice.map(async (call) => {
+          const result = await runOne(call, views[call.position]!, ctx);
+          results[call.position] = result;
+          views[call.position]!.status = isError(result) ? 'error' : 'ok';
+        }),
+      );
+    }
+  }
+  state.lastToolCalls = views;
+  state.currentToolCalls = [];
+  return calls.map((c, i) => ({ role: 'tool', tool_call_id: c.id, content: results[i]! }));
+}

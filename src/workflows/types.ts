@@ -1,0 +1,106 @@
+// Shapes that cross the workflow boundary: run input, model messages, tool metadata, state and result. Workflow-safe (types only).
+import type { SideEffects, ToolDefinition } from '../registry/types.js';
+
+export interface ModelToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+
+/** An OpenAI chat message, as much of it as tether uses. */
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant' | 'tool';
+  content: string | null;
+  tool_calls?: ModelToolCall[];
+  tool_call_id?: string;
+}
+
+export interface RunLimits {
+  /** Model turns before the run stops with status `limit_reached` (default 50). */
+  maxTurns?: number;
+  /** Tool calls run per model turn; the rest get an error result (default 32). */
+  maxToolCallsPerTurn?: number;
+  /** Tool calls running at once within a parallel segment (default 8). */
+  maxParallel?: number;
+  /** A tool activity that has not heartbeaten for this long is considered lost (default 15). */
+  heartbeatTimeoutSeconds?: number;
+}
+
+export interface AgentInput {
+  /** The task text; or give `messages` to continue a conversation. */
+  task?: string;
+  messages?: ChatMessage[];
+  sessionId?: string;
+  model: string;
+  enabledToolsets?: string[];
+  disabledToolsets?: string[];
+  /** Working directory of the run's tools, on the worker's machine. */
+  cwd: string;
+  systemPrompt?: string;
+  limits?: RunLimits;
+}
+
+/** What the workflow needs to know about a tool to schedule it. */
+export interface ToolMeta {
+  emoji: string;
+  parallelSafe: boolean;
+  sideEffects: SideEffects;
+  pathArg?: string;
+  timeoutSeconds: number;
+}
+
+export interface ToolCatalog {
+  definitions: ToolDefinition[];
+  meta: Record<string, ToolMeta>;
+}
+
+export interface ModelReply {
+  message: ChatMessage;
+  usage: TokenUsage;
+  finishReason: string | null;
+}
+
+export interface TokenUsage {
+  promptTokens: number;
+  completionTokens: number;
+  totalTokens: number;
+}
+
+export interface ToolCallView {
+  /** Position among all tool calls of the run, from 1. */
+  index: number;
+  turn: number;
+  id: string;
+  name: string;
+  emoji: string;
+  summary: string;
+  status: 'running' | 'ok' | 'error';
+}
+
+export type RunStatus = 'running' | 'completed' | 'limit_reached' | 'failed' | 'cancelled';
+
+export interface AgentState {
+  status: RunStatus;
+  model: string;
+  turn: number;
+  toolCallCount: number;
+  currentToolCalls: ToolCallView[];
+  lastToolCalls: ToolCallView[];
+  /** The last few calls, for followers that poll (`tether run`, `tether attach`). */
+  recentToolCalls: ToolCallView[];
+  usage: TokenUsage;
+  /** Pending human decisions; always empty until approvals exist. */
+  pendingApprovals: unknown[];
+  answer?: string;
+  stopReason?: string;
+  error?: string;
+}
+
+export interface AgentResult {
+  status: RunStatus;
+  answer: string;
+  turns: number;
+  toolCalls: number;
+  usage: TokenUsage;
+  stopReason?: string;
+}

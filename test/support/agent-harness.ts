@@ -1,0 +1,64 @@
+// Integration-test harness: the real worker (real registry, activities, bundle) on the shared dev server, and a client.
+import { randomUUID } from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
+import { bundleWorkflowCode, NativeConnection, type WorkflowBundle } from '@temporalio/worker';
+import { inject } from 'vitest';
+import { createWorker, installRuntimeLogging, workflowsPath } from '../../src/worker.js';
+import type { AgentInput, AgentResult } from '../../src/workflows/types.js';
+import { recordingLogger } from './recording-logger.js';
+
+let bundle: Promise<WorkflowBundle> | undefined;
+
+/** The workflow bundle, built once per test file. */
+export function workflowBundle(): Promise<WorkflowBundle> {
+  bundle ??= bundleWorkflowCode({ workflowsPath: workflowsPath(), logger: undefined });
+  return bundle;
+}
+
+export interface Harness {
+  client: Client;
+  address: string;
+  taskQueue: string;
+  /** Starts a worker, runs `fn`, then shuts the worker down. */
+  withWorker<T>(modelUrl: string, fn: () => Promise<T>): Promise<T>;
+  run(input: Omit<AgentInput, 'model'> & { model?: string }, workflowId?: string): Promise<AgentResult>;
+  close(): Promise<void>;
+}
+
+export async function harness(): Promise<Harness> {
+  installRuntimeLogging(); // Temporal's own log lines go to the test TETHER_HOME, not the test output
+  const address = inject('temporalAddress');
+  const taskQueue = `test-${randomUUID()}`;
+  const connection = await Connection.connect({ address });
+  const client = new Client({ connection });
+  const native = await NativeConnection.connect({ address });
+  const settings = { address, namespace: 'default', taskQueue, embedded: false };
+  return {
+    client,
+    address,
+    taskQueue,
+    async withWorker(modelUrl, fn) {
+      const { worker } = await createWorker({
+        settings,
+        connection: native,
+        workflowBundle: await workflowBundle(),
+        model: { baseURL: modelUrl, apiKey: 'test-key' },
+        config: { files: { allow_outside_cwd: false } },
+        log: recordingLogger(),
+        shutdownGraceTime: '1 second',
+      });
+      return worker.runUntil(fn());
+    },
+    run(input, workflowId = `test-${randomUUID()}`) {
+      return client.workflow.execute('agentWorkflow', {
+        taskQueue,
+        workflowId,
+        args: [{ model: 'scripted', ...input }],
+      }) as Promise<AgentResult>;
+    },
+    async close() {
+      await connection.close();
+      await native.close();
+    },
+  };
+}
