@@ -1,7 +1,10 @@
 #!/usr/bin/env node
 // The `tether` command: composition of the subcommands only; each lives in src/cli. Worker-only.
 import { Command, CommanderError } from 'commander';
+import { addInspectCommands } from './cli/inspect-commands.js';
+import { addRunCommand } from './cli/run-command.js';
 import { addToolsCommands } from './cli/tools-command.js';
+import { addWorkerCommands } from './cli/worker-command.js';
 import { CliError } from './cli/errors.js';
 import { TetherError } from './registry/errors.js';
 
@@ -12,6 +15,9 @@ const program = new Command()
   .showHelpAfterError()
   .exitOverride();
 
+addRunCommand(program);
+addInspectCommands(program);
+addWorkerCommands(program);
 addToolsCommands(program);
 
 try {

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { registry } from '../src/registry/index.js';
 import { harness, type Harness } from './support/agent-harness.js';
 import { lastToolResults, startScriptedModel } from './support/scripted-model.js';
-import { activityWindows, overlapping } from './support/history.js';
+import { activityWindows, overlapping, recordHistory } from './support/history.js';
 
 let h: Harness;
 const workdir = () => realpathSync(mkdtempSync(join(tmpdir(), 'tether-loop-')));
@@ -43,8 +43,10 @@ describe('agentWorkflow', () => {
       { toolCalls: [{ name: 'read_file', arguments: { path: 'notes/hello.txt' } }] },
       { content: 'The file says hello.' },
     ]);
-    const result = await h.withWorker(model.url, () => h.run({ task: 'write and check a file', cwd }));
+    const workflowId = `multi-turn-${Date.now()}`;
+    const result = await h.withWorker(model.url, () => h.run({ task: 'write and check a file', cwd }, workflowId));
     await model.close();
+    recordHistory(h.address, workflowId, 'multi-turn');
     expect(model.errors).toEqual([]);
     expect(result).toMatchObject({ status: 'completed', answer: 'The file says hello.', turns: 4, toolCalls: 3 });
     expect(readFileSync(join(cwd, 'notes/hello.txt'), 'utf8')).toBe('hello from tether\n');
@@ -76,6 +78,7 @@ describe('agentWorkflow', () => {
     const workflowId = `parallel-${Date.now()}`;
     await h.withWorker(model.url, () => h.run({ task: 'wait', cwd }, workflowId));
     await model.close();
+    recordHistory(h.address, workflowId, 'parallel-batch');
     expect(lastToolResults(model)).toEqual([
       { waited: 1500 },
       { waited: 1000 },

@@ -1,6 +1,7 @@
 // The model-call activity: any OpenAI-compatible chat endpoint through the `openai` client. Worker-only.
-import { ApplicationFailure } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import OpenAI, { APIConnectionError, APIError } from 'openai';
+import { TetherError } from '../registry/errors.js';
 import type { CallModelInput } from '../workflows/activity-contract.js';
 import type { ChatMessage, ModelReply } from '../workflows/types.js';
 
@@ -11,7 +12,19 @@ export interface ModelSettings {
 
 /** OPENAI_BASE_URL and OPENAI_API_KEY; a local endpoint may need no key, so a placeholder is sent. */
 export function modelSettingsFromEnv(env = process.env): ModelSettings {
-  return { baseURL: env.OPENAI_BASE_URL || undefined, apiKey: env.OPENAI_API_KEY || undefined };
+  const baseURL = env.OPENAI_BASE_URL?.trim() || undefined;
+  if (baseURL !== undefined) {
+    let url: URL | undefined;
+    try {
+      url = new URL(baseURL);
+    } catch {
+      url = undefined;
+    }
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+      throw new TetherError('Config.Invalid', `OPENAI_BASE_URL=${baseURL} is not an http(s) URL (for example http://127.0.0.1:8080/v1)`, false);
+    }
+  }
+  return { baseURL, apiKey: env.OPENAI_API_KEY || undefined };
 }
 
 /** Maps an HTTP failure to: retry (429, 5xx, network) or fail the run now with the setting to fix. */
@@ -47,15 +60,23 @@ export function createModelActivity(settings: ModelSettings): (input: CallModelI
   // Retries belong to Temporal (durable, visible in history), not to the client.
   const client = new OpenAI({ baseURL: settings.baseURL, apiKey: settings.apiKey ?? 'not-set', maxRetries: 0, timeout: 9 * 60_000 });
   return async function callModel(input: CallModelInput): Promise<ModelReply> {
+    const ctx = Context.current();
+    // A model call can take minutes: heartbeats let a crashed worker's call be retried elsewhere within seconds.
+    const beat = setInterval(() => ctx.heartbeat(), 2_000);
     let completion: OpenAI.Chat.Completions.ChatCompletion;
     try {
-      completion = await client.chat.completions.create({
-        model: input.model,
-        messages: input.messages as OpenAI.Chat.Completions.ChatCompletionMessageParam[],
-        ...(input.tools.length > 0 ? { tools: input.tools, tool_choice: 'auto' as const } : {}),
-      });
+      completion = await client.chat.completions.create(
+        {
+          model: input.model,
+          messages: input.messages as OpenAI.Chat.Completions.ChatCompletionMessageParam[],
+          ...(input.tools.length > 0 ? { tools: input.tools, tool_choice: 'auto' as const } : {}),
+        },
+        { signal: ctx.cancellationSignal },
+      );
     } catch (err) {
       throw classifyModelError(err, input.model, settings);
+    } finally {
+      clearInterval(beat);
     }
     const choice = completion.choices[0];
     if (!choice) throw ApplicationFailure.retryable('The model returned no choices', 'Model.EmptyReply');

@@ -20,11 +20,14 @@ const setup = proxyActivities<AgentActivities>({
   summary: 'list tools',
 });
 
-const model = proxyActivities<AgentActivities>({
-  startToCloseTimeout: '10 minutes',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 10 },
-  summary: 'model call',
-});
+function modelActivities(heartbeatSeconds: number): AgentActivities {
+  return proxyActivities<AgentActivities>({
+    startToCloseTimeout: '10 minutes',
+    heartbeatTimeout: `${heartbeatSeconds} seconds`,
+    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 10 },
+    summary: 'model call',
+  });
+}
 
 function failureMessage(err: unknown): string {
   let e = err as { message?: string; cause?: unknown } | undefined;
@@ -36,6 +39,8 @@ function failureMessage(err: unknown): string {
 export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
   const limits = input.limits ?? {};
   const maxTurns = limits.maxTurns ?? 50;
+  const heartbeatTimeoutSeconds = limits.heartbeatTimeoutSeconds ?? 15;
+  const model = modelActivities(heartbeatTimeoutSeconds);
   const state: AgentState = {
     status: 'running',
     model: input.model,
@@ -80,7 +85,7 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
         userTask: input.task,
         maxParallel: limits.maxParallel ?? 8,
         maxCallsPerTurn: limits.maxToolCallsPerTurn ?? 32,
-        heartbeatTimeoutSeconds: limits.heartbeatTimeoutSeconds ?? 15,
+        heartbeatTimeoutSeconds,
       });
       messages.push(...results);
     }

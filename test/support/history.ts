@@ -1,5 +1,21 @@
 // Reads activity start and end times from a workflow's history, to check what overlapped.
+import { writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import type { Client } from '@temporalio/client';
+import { execFileSync } from 'node:child_process';
+import { findTemporalBinary } from '../../src/temporal/temporal-bin.js';
+
+export const historiesDir = fileURLToPath(new URL('../histories/', import.meta.url));
+
+/** With RECORD_HISTORIES=1, saves the run's history for the replay test (commit the file to guard determinism). */
+export function recordHistory(address: string, workflowId: string, name: string): void {
+  if (process.env.RECORD_HISTORIES !== '1') return;
+  // The temporal CLI writes the canonical proto3 JSON that Worker.runReplayHistory reads.
+  const json = execFileSync(findTemporalBinary(), ['workflow', 'show', '--address', address, '--workflow-id', workflowId, '--output', 'json'], {
+    encoding: 'utf8',
+  });
+  writeFileSync(`${historiesDir}${name}.json`, json);
+}
 
 export interface Window {
   scheduledEventId: number;

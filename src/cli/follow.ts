@@ -1,0 +1,96 @@
+// Follows a running agent workflow: one line per tool call, a spinner while waiting, then the result. Worker-only.
+import type { Client, WorkflowHandle } from '@temporalio/client';
+import { WorkflowFailedError } from '@temporalio/client';
+import type { AgentResult, AgentState } from '../workflows/types.js';
+
+const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+const POLL_MS = 400;
+
+export interface FollowOutcome {
+  status: AgentResult['status'];
+  result?: AgentResult;
+  error?: string;
+  /** Following stopped (Ctrl-C) while the run goes on. */
+  detached?: boolean;
+}
+
+/** Where progress goes: stderr, so that stdout carries only the answer (or JSON). */
+class Progress {
+  private frame = 0;
+  private spinning = false;
+  constructor(private readonly out: NodeJS.WriteStream, private readonly enabled: boolean) {}
+
+  line(text: string): void {
+    if (!this.enabled) return;
+    this.clear();
+    this.out.write(`${text}\n`);
+  }
+
+  spin(text: string): void {
+    if (!this.enabled || !this.out.isTTY) return;
+    this.frame = (this.frame + 1) % FRAMES.length;
+    this.out.write(`\r\x1b[2K${FRAMES[this.frame]} ${text}`);
+    this.spinning = true;
+  }
+
+  clear(): void {
+    if (this.spinning) this.out.write('\r\x1b[2K');
+    this.spinning = false;
+  }
+}
+
+async function queryState(client: Client, handle: WorkflowHandle): Promise<AgentState | undefined> {
+  try {
+    return await client.withDeadline(Date.now() + 3_000, () => handle.query<AgentState>('state'));
+  } catch {
+    return undefined; // no worker at this moment, or the run just closed: keep waiting for the result
+  }
+}
+
+/** Follows until the run closes, or until `signal` aborts (Ctrl-C): then the run goes on without us. */
+export async function follow(client: Client, workflowId: string, opts: { progress: boolean; signal?: AbortSignal }): Promise<FollowOutcome> {
+  const handle = client.workflow.getHandle(workflowId);
+  const progress = new Progress(process.stderr, opts.progress);
+  let settled: FollowOutcome | undefined;
+  const done = handle
+    .result()
+    .then((result: AgentResult) => {
+      settled = { status: result.status, result };
+    })
+    .catch((err: unknown) => {
+      const cause = err instanceof WorkflowFailedError ? err.cause : undefined;
+      const cancelled = cause?.name === 'CancelledFailure';
+      settled = { status: cancelled ? 'cancelled' : 'failed', error: cause?.message ?? (err as Error).message };
+    });
+  const interrupted = new Promise<void>((resolve) => {
+    if (opts.signal?.aborted) resolve();
+    opts.signal?.addEventListener('abort', () => resolve(), { once: true });
+  });
+  let printed = 0;
+  const printNew = (state: AgentState | undefined): void => {
+    for (const call of state?.recentToolCalls ?? []) {
+      if (call.index <= printed) continue;
+      progress.line(`  ${call.emoji} ${call.name}  ${call.summary}`);
+      printed = call.index;
+    }
+  };
+  while (!settled) {
+    if (opts.signal?.aborted) {
+      progress.clear();
+      return { status: 'running', detached: true };
+    }
+    const state = await queryState(client, handle);
+    printNew(state);
+    if (state) {
+      const running = state.currentToolCalls.length;
+      progress.spin(running > 0 ? `turn ${state.turn} · running ${running} tool call${running > 1 ? 's' : ''}` : `turn ${state.turn} · waiting for the model`);
+    } else {
+      progress.spin('waiting for a worker');
+    }
+    await Promise.race([done, interrupted, new Promise((r) => setTimeout(r, POLL_MS))]);
+  }
+  // Calls made after the last poll.
+  if (opts.progress) printNew(await queryState(client, handle));
+  progress.clear();
+  return settled;
+}

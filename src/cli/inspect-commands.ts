@@ -1,0 +1,108 @@
+// `tether status`, `list`, `attach` and `cancel`: look at and steer runs from any terminal. Worker-only.
+import type { Command } from 'commander';
+import { WorkflowFailedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
+import type { AgentResult, AgentState } from '../workflows/types.js';
+import { CliError } from './errors.js';
+import { follow } from './follow.js';
+import { printOutcome } from './run-command.js';
+import { connectClient, ensureTemporal } from './temporal-client.js';
+
+async function withClient<T>(fn: (client: Client) => Promise<T>): Promise<T> {
+  const settings = await ensureTemporal((line) => process.stderr.write(`${line}\n`));
+  const { client, close } = await connectClient(settings);
+  try {
+    return await fn(client);
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) throw new CliError(`no such run: ${err.workflowId ?? ''}`.trim(), 1);
+    throw err;
+  } finally {
+    await close();
+  }
+}
+
+/** Status of one run: live state from the query while it runs, its result or failure once closed. */
+async function runStatus(client: Client, workflowId: string): Promise<Record<string, unknown>> {
+  const handle = client.workflow.getHandle(workflowId);
+  const desc = await handle.describe();
+  const base = { workflowId, temporalStatus: desc.status.name, startTime: desc.startTime.toISOString(), closeTime: desc.closeTime?.toISOString() ?? null };
+  if (desc.status.name === 'RUNNING') {
+    try {
+      const s = await client.withDeadline(Date.now() + 5_000, () => handle.query<AgentState>('state'));
+      return { ...base, ...s };
+    } catch {
+      return { ...base, status: 'running', note: 'no worker answered the state query (is one running?)' };
+    }
+  }
+  try {
+    const r = await handle.result() as AgentResult;
+    return { ...base, ...r };
+  } catch (err) {
+    const cause = err instanceof WorkflowFailedError ? err.cause : undefined;
+    return { ...base, status: desc.status.name === 'CANCELLED' ? 'cancelled' : 'failed', error: cause?.message ?? (err as Error).message };
+  }
+}
+
+function printStatus(s: Record<string, unknown>): void {
+  const lines = [`${s.workflowId}: ${String(s.status ?? s.temporalStatus)}`];
+  if (s.turn !== undefined || s.turns !== undefined) lines.push(`  turns: ${String(s.turn ?? s.turns)}  tool calls: ${String(s.toolCallCount ?? s.toolCalls)}`);
+  const current = s.currentToolCalls as AgentState['currentToolCalls'] | undefined;
+  for (const c of current ?? []) lines.push(`  running: ${c.emoji} ${c.name}  ${c.summary}`);
+  if (s.answer) lines.push(`  answer: ${String(s.answer)}`);
+  if (s.error) lines.push(`  error: ${String(s.error)}`);
+  if (s.note) lines.push(`  ${String(s.note)}`);
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+export function addInspectCommands(program: Command): void {
+  program
+    .command('status')
+    .description('Show the state of a run: status, turn, current tool calls, usage, answer')
+    .argument('<workflowId>')
+    .option('--json', 'print JSON')
+    .action(async (workflowId: string, opts: { json?: boolean }) => {
+      const s = await withClient((client) => runStatus(client, workflowId));
+      if (opts.json) process.stdout.write(`${JSON.stringify(s, null, 2)}\n`);
+      else printStatus(s);
+    });
+
+  program
+    .command('list')
+    .description('List agent runs, newest first')
+    .option('--limit <n>', 'most runs to show', '20')
+    .option('--json', 'print JSON')
+    .action(async (opts: { limit: string; json?: boolean }) => {
+      const limit = Number(opts.limit);
+      if (!Number.isInteger(limit) || limit < 1) throw new CliError(`--limit must be a positive whole number, got '${opts.limit}'`);
+      const rows = await withClient(async (client) => {
+        const out: { workflowId: string; status: string; startTime: string; closeTime: string | null }[] = [];
+        for await (const w of client.workflow.list({ query: "WorkflowType = 'agentWorkflow'" })) {
+          out.push({ workflowId: w.workflowId, status: w.status.name, startTime: w.startTime.toISOString(), closeTime: w.closeTime?.toISOString() ?? null });
+          if (out.length >= limit) break;
+        }
+        return out;
+      });
+      if (opts.json) process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+      else for (const r of rows) process.stdout.write(`${r.workflowId}  ${r.status.padEnd(10)}  ${r.startTime}\n`);
+    });
+
+  program
+    .command('attach')
+    .description('Follow a running agent run from another terminal until it ends')
+    .argument('<workflowId>')
+    .option('--json', 'print one JSON object at the end')
+    .action(async (workflowId: string, opts: { json?: boolean }) => {
+      await withClient(async (client) => {
+        await client.workflow.getHandle(workflowId).describe(); // fails clearly for an unknown id
+        printOutcome(workflowId, await follow(client, workflowId, { progress: !opts.json }), opts.json ?? false);
+      });
+    });
+
+  program
+    .command('cancel')
+    .description('Cancel a run: running tool calls are stopped and the run ends as cancelled')
+    .argument('<workflowId>')
+    .action(async (workflowId: string) => {
+      await withClient((client) => client.workflow.getHandle(workflowId).cancel());
+      process.stdout.write(`cancellation requested for ${workflowId}\n`);
+    });
+}

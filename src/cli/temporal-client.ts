@@ -1,0 +1,82 @@
+// How CLI commands reach Temporal: settings, the embedded dev server when none is configured, a client, worker presence. Worker-only.
+import { readFileSync, writeFileSync, mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { tetherHome } from '../config/home.js';
+import { DEFAULT_PORT, temporalSettings, type TemporalSettings } from '../temporal/settings.js';
+import { isListening, startDevServer } from '../temporal/dev-server.js';
+
+export const DEFAULT_UI_PORT = 8233;
+
+export function devServerFiles(): { dir: string; db: string; pid: string; log: string } {
+  const dir = join(tetherHome(), 'temporal');
+  return { dir, db: join(dir, 'dev-server.sqlite'), pid: join(dir, 'dev-server.pid'), log: join(tetherHome(), 'logs', 'temporal-server.log') };
+}
+
+/**
+ * With TEMPORAL_ADDRESS unset and nothing on the default port, starts the dev server in the background
+ * (SQLite under TETHER_HOME, so runs survive a restart) and leaves it running for later commands.
+ */
+export async function ensureTemporal(note: (line: string) => void): Promise<TemporalSettings> {
+  const settings = temporalSettings();
+  if (!settings.embedded || (await isListening(DEFAULT_PORT))) return settings;
+  const files = devServerFiles();
+  mkdirSync(files.dir, { recursive: true });
+  const uiPort = (await isListening(DEFAULT_UI_PORT)) ? undefined : DEFAULT_UI_PORT;
+  const server = await startDevServer({ port: DEFAULT_PORT, uiPort, dbFile: files.db, logFile: files.log, detached: true });
+  writeFileSync(files.pid, String(server.pid));
+  note(
+    `Started the Temporal dev server on ${server.address}${server.uiAddress ? ` (UI ${server.uiAddress})` : ''}, ` +
+      `state in ${files.db}. It keeps running; 'tether server stop' stops it.`,
+  );
+  return settings;
+}
+
+/** Stops a dev server that `ensureTemporal` started; false when there was none. */
+export function stopBackgroundServer(): boolean {
+  const { pid } = devServerFiles();
+  let value: number;
+  try {
+    value = Number(readFileSync(pid, 'utf8').trim());
+  } catch {
+    return false;
+  }
+  rmSync(pid, { force: true });
+  try {
+    process.kill(value, 'SIGTERM');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export async function connectClient(settings: TemporalSettings): Promise<{ client: Client; close: () => Promise<void> }> {
+  const connection = await Connection.connect({ address: settings.address, tls: settings.tls, apiKey: settings.apiKey });
+  return { client: new Client({ connection, namespace: settings.namespace }), close: () => connection.close() };
+}
+
+/** A worker polled the task queue recently (pollers long-poll for about a minute, so allow a little more). */
+export async function hasLiveWorker(client: Client, settings: TemporalSettings): Promise<boolean> {
+  const res = await client.workflowService.describeTaskQueue({
+    namespace: settings.namespace,
+    taskQueue: { name: settings.taskQueue, kind: 1 },
+    taskQueueType: 1,
+  });
+  const now = Date.now();
+  return (res.pollers ?? []).some((p) => now - Number(p.lastAccessTime?.seconds ?? 0) * 1000 < 90_000);
+}
+
+/**
+ * Whether some worker picked up the run's first workflow task within `waitMs`. Pollers listed by the server
+ * linger for minutes after a worker dies, so this, not the poller list, decides whether to embed a worker.
+ */
+export async function runWasPickedUp(client: Client, workflowId: string, waitMs: number): Promise<boolean> {
+  const deadline = Date.now() + waitMs;
+  const handle = client.workflow.getHandle(workflowId);
+  for (;;) {
+    const history = await handle.fetchHistory();
+    if ((history.events ?? []).some((e) => e.workflowTaskStartedEventAttributes)) return true;
+    if (Date.now() >= deadline) return false;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}

@@ -1,0 +1,67 @@
+// `tether worker` and `tether server`: a long-running worker process, and the Temporal dev server in the foreground. Worker-only.
+import type { Command } from 'commander';
+import { createWorker, installRuntimeLogging } from '../worker.js';
+import { registry } from '../registry/index.js';
+import { DEFAULT_PORT } from '../temporal/settings.js';
+import { isListening, startDevServer } from '../temporal/dev-server.js';
+import { CliError } from './errors.js';
+import { DEFAULT_UI_PORT, devServerFiles, ensureTemporal, stopBackgroundServer } from './temporal-client.js';
+
+function port(value: string, option: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 65_535) throw new CliError(`${option} must be a TCP port number, got '${value}'`);
+  return n;
+}
+
+export function addWorkerCommands(program: Command): void {
+  program
+    .command('worker')
+    .description('Run a worker: discover tools, poll the task queue, run agent workflows and their tool calls')
+    .action(async () => {
+      const settings = await ensureTemporal((line) => process.stderr.write(`${line}\n`));
+      installRuntimeLogging();
+      const { worker, connection } = await createWorker({ settings });
+      process.stderr.write(
+        `tether worker · ${settings.address} · namespace ${settings.namespace} · queue ${settings.taskQueue} · ${registry.all().length} tools. ` +
+          'Ctrl-C stops it gracefully.\n',
+      );
+      // The Temporal runtime turns SIGINT/SIGTERM into a graceful shutdown: running activities get the grace time.
+      try {
+        await worker.run();
+      } finally {
+        await connection.close();
+      }
+      process.stderr.write('worker stopped\n');
+    });
+
+  const server = program
+    .command('server')
+    .description('Run the Temporal dev server in the foreground, persisted in a SQLite file under TETHER_HOME')
+    .option('--port <port>', 'gRPC port', String(DEFAULT_PORT))
+    .option('--ui-port <port>', 'web UI port', String(DEFAULT_UI_PORT))
+    .option('--db <file>', 'SQLite file (default: TETHER_HOME/temporal/dev-server.sqlite)')
+    .action(async (opts: { port: string; uiPort: string; db?: string }) => {
+      const p = port(opts.port, '--port');
+      const ui = port(opts.uiPort, '--ui-port');
+      if (await isListening(p)) throw new CliError(`something already listens on port ${p} (a running dev server? 'tether server stop')`);
+      const dbFile = opts.db ?? devServerFiles().db;
+      const dev = await startDevServer({ port: p, uiPort: ui, dbFile });
+      process.stdout.write(`Temporal dev server on ${dev.address}\nUI: ${dev.uiAddress}\nState: ${dbFile}\nCtrl-C stops it.\n`);
+      await new Promise<void>((resolve) => {
+        const stop = (): void => {
+          void dev.stop().then(resolve);
+        };
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+        dev.child.once('exit', () => resolve());
+      });
+    });
+
+  server
+    .command('stop')
+    .description('Stop the dev server that tether run or tether worker started in the background')
+    .action(() => {
+      if (!stopBackgroundServer()) throw new CliError('no background dev server started by tether is running', 1);
+      process.stdout.write('stopped\n');
+    });
+}

@@ -1,0 +1,20 @@
+// Replays committed workflow histories against today's workflow code: a change that breaks determinism fails here.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Worker } from '@temporalio/worker';
+import { describe, expect, it } from 'vitest';
+import { historiesDir } from './support/history.js';
+import { workflowBundle } from './support/agent-harness.js';
+
+const files = readdirSync(historiesDir).filter((f) => f.endsWith('.json'));
+
+describe('replay of recorded histories', () => {
+  it('has histories to replay', () => {
+    expect(files.length).toBeGreaterThanOrEqual(2);
+  });
+
+  it.each(files)('%s replays without nondeterminism', async (file) => {
+    const history: unknown = JSON.parse(readFileSync(join(historiesDir, file), 'utf8'));
+    await expect(Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, history, file)).resolves.toBeUndefined();
+  });
+});

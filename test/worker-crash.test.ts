@@ -1,0 +1,81 @@
+// A worker killed with SIGKILL mid-run: a new worker completes the run; a world-changing call is not run twice.
+import { existsSync, mkdtempSync, readFileSync, realpathSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { inject } from 'vitest';
+import type { AgentResult } from '../src/workflows/types.js';
+import { startScriptedModel, type ScriptedModel } from './support/scripted-model.js';
+import { startWorkerProcess, type WorkerProcess } from './support/worker-process.js';
+
+let connection: Connection;
+let client: Client;
+const workers: WorkerProcess[] = [];
+
+beforeAll(async () => {
+  connection = await Connection.connect({ address: inject('temporalAddress') });
+  client = new Client({ connection });
+});
+afterAll(async () => {
+  for (const w of workers) await w.kill();
+  await connection.close();
+});
+
+async function until(what: string, check: () => boolean, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+it('survives SIGKILL of the worker during a model call and during a terminal command', async () => {
+  const cwd = realpathSync(mkdtempSync(join(tmpdir(), 'tether-crash-')));
+  const log = join(cwd, 'log.txt');
+  const model: ScriptedModel = await startScriptedModel([
+    // Turn 1 answers slowly, so the first worker dies while waiting for it; the retry gets the same answer.
+    { delayMs: 2_000, toolCalls: [{ name: 'terminal', arguments: { command: `echo started >> ${log}; sleep 6; echo finished >> ${log}` } }] },
+    { content: 'recovered after two crashes' },
+  ]);
+  const taskQueue = `crash-${randomUUID()}`;
+  const env = {
+    TEMPORAL_ADDRESS: inject('temporalAddress'),
+    TETHER_TASK_QUEUE: taskQueue,
+    OPENAI_BASE_URL: model.url,
+    OPENAI_API_KEY: 'test-key',
+    TETHER_HOME: mkdtempSync(join(tmpdir(), 'tether-crash-home-')),
+  };
+  const first = await startWorkerProcess(env);
+  workers.push(first);
+  const handle = await client.workflow.start('agentWorkflow', {
+    taskQueue,
+    workflowId: `crash-${randomUUID()}`,
+    args: [{ task: 'crash twice', model: 'scripted', cwd, limits: { heartbeatTimeoutSeconds: 3 } }],
+  });
+
+  await until('the first model request', () => model.requests.length >= 1);
+  await first.kill('SIGKILL');
+  const second = await startWorkerProcess(env);
+  workers.push(second);
+
+  await until('the command to start', () => existsSync(log));
+  await second.kill('SIGKILL');
+  const third = await startWorkerProcess(env);
+  workers.push(third);
+
+  const result = (await handle.result()) as AgentResult;
+  expect(result).toMatchObject({ status: 'completed', answer: 'recovered after two crashes', turns: 2, toolCalls: 1 });
+  expect(model.errors).toEqual([]);
+  // The model call was retried on another worker (two requests for turn 1, then turn 2).
+  expect(model.requests.length).toBe(3);
+  // The command was not run again, and the model was told it may have partly run.
+  const toolMessage = model.requests[2]!.messages.find((m) => m.role === 'tool')!;
+  expect(JSON.parse(toolMessage.content!).error).toMatch(/did not complete: the worker running it was lost.*may have partly run/);
+  // Its orphaned process group was killed with the dead worker: it never finished.
+  await new Promise((r) => setTimeout(r, 7_000));
+  expect(readFileSync(log, 'utf8')).toBe('started\n');
+  await third.kill('SIGTERM');
+  await model.close();
+}, 120_000);
