@@ -44,7 +44,7 @@ async function run(script: Step[], limits: Record<string, number> = {}): Promise
     settings: { address: server.address, namespace: 'default', taskQueue, embedded: false },
     connection: native,
     workflowBundle: bundle,
-    model: { baseURL: model.url, apiKey: 'bench' },
+    model: { openai: { baseURL: model.url, apiKey: 'bench' } },
     config: { files: { allow_outside_cwd: false } },
     log: silent,
   });

@@ -8,6 +8,12 @@ import { addWorkerCommands } from './cli/worker-command.js';
 import { CliError } from './cli/errors.js';
 import { TetherError } from './registry/errors.js';
 
+// A closed pipe (`tether tools | head`) ends the output, not the process with a stack trace.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code === 'EPIPE') process.exit(0);
+  throw err;
+});
+
 const program = new Command()
   .name('tether')
   .description('A durable runner for tool-using AI agents, on Temporal')

@@ -1,98 +1,43 @@
-// The model-call activity: any OpenAI-compatible chat endpoint through the `openai` client. Worker-only.
+// The model-call activity: picks the provider for the run's model and heartbeats while it answers. Worker-only.
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import OpenAI, { APIConnectionError, APIError } from 'openai';
-import { TetherError } from '../registry/errors.js';
 import type { CallModelInput } from '../workflows/activity-contract.js';
-import type { ChatMessage, ModelReply } from '../workflows/types.js';
+import type { ModelReply } from '../workflows/types.js';
+import { createLocalProvider, type LocalModelSettings } from '../models/local-provider.js';
+import { localModelSettings } from '../models/local-model.js';
+import { createOpenAIProvider, openAISettingsFromEnv, type OpenAISettings } from '../models/openai-provider.js';
+import { LOCAL_PREFIX, type ModelProvider } from '../models/types.js';
 
 export interface ModelSettings {
-  baseURL?: string;
-  apiKey?: string;
-}
-
-/** OPENAI_BASE_URL and OPENAI_API_KEY; a local endpoint may need no key, so a placeholder is sent. */
-export function modelSettingsFromEnv(env = process.env): ModelSettings {
-  const baseURL = env.OPENAI_BASE_URL?.trim() || undefined;
-  if (baseURL !== undefined) {
-    let url: URL | undefined;
-    try {
-      url = new URL(baseURL);
-    } catch {
-      url = undefined;
-    }
-    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-      throw new TetherError('Config.Invalid', `OPENAI_BASE_URL=${baseURL} is not an http(s) URL (for example http://127.0.0.1:8080/v1)`, false);
-    }
-  }
-  return { baseURL, apiKey: env.OPENAI_API_KEY || undefined };
-}
-
-/** Maps an HTTP failure to: retry (429, 5xx, network) or fail the run now with the setting to fix. */
-export function classifyModelError(err: unknown, model: string, settings: ModelSettings): Error {
-  const where = settings.baseURL ?? 'https://api.openai.com/v1 (OPENAI_BASE_URL unset)';
-  if (err instanceof APIConnectionError) return err; // network: retryable, Temporal backs off
-  if (err instanceof APIError) {
-    const status = err.status;
-    const detail = err.message;
-    if (status === 401 || status === 403) {
-      return ApplicationFailure.nonRetryable(
-        `The model endpoint ${where} refused the credentials (HTTP ${status}): check OPENAI_API_KEY. ${detail}`,
-        'Model.Auth',
-      );
-    }
-    if (status === 404) {
-      return ApplicationFailure.nonRetryable(
-        `The model endpoint ${where} has no model '${model}' or no chat completions API (HTTP 404): check --model / TETHER_MODEL and OPENAI_BASE_URL. ${detail}`,
-        'Model.NotFound',
-      );
-    }
-    if (status === 400 || status === 422) {
-      return ApplicationFailure.nonRetryable(`The model endpoint ${where} rejected the request (HTTP ${status}): ${detail}`, 'Model.BadRequest');
-    }
-    if (status === 429 || (status !== undefined && status >= 500)) {
-      return ApplicationFailure.retryable(`Model endpoint ${where} answered HTTP ${status}: ${detail}`, 'Model.Unavailable');
-    }
-  }
-  return err instanceof Error ? err : new Error(String(err));
+  openai: OpenAISettings;
+  local?: LocalModelSettings;
 }
 
 export function createModelActivity(settings: ModelSettings): (input: CallModelInput) => Promise<ModelReply> {
-  // Retries belong to Temporal (durable, visible in history), not to the client.
-  const client = new OpenAI({ baseURL: settings.baseURL, apiKey: settings.apiKey ?? 'not-set', maxRetries: 0, timeout: 9 * 60_000 });
+  const openai = createOpenAIProvider(settings.openai);
+  let local: ModelProvider | undefined;
   return async function callModel(input: CallModelInput): Promise<ModelReply> {
+    let provider = openai;
+    if (input.model.startsWith(LOCAL_PREFIX)) {
+      if (!settings.local) {
+        throw ApplicationFailure.nonRetryable(
+          `Model '${input.model}' is the local model, but its weights are not installed: run 'npm run setup:local-model' or set TETHER_LOCAL_MODEL`,
+          'Model.NotFound',
+        );
+      }
+      provider = local ??= createLocalProvider(settings.local);
+    }
     const ctx = Context.current();
     // A model call can take minutes: heartbeats let a crashed worker's call be retried elsewhere within seconds.
     const beat = setInterval(() => ctx.heartbeat(), 2_000);
-    let completion: OpenAI.Chat.Completions.ChatCompletion;
     try {
-      completion = await client.chat.completions.create(
-        {
-          model: input.model,
-          messages: input.messages as OpenAI.Chat.Completions.ChatCompletionMessageParam[],
-          ...(input.tools.length > 0 ? { tools: input.tools, tool_choice: 'auto' as const } : {}),
-        },
-        { signal: ctx.cancellationSignal },
-      );
-    } catch (err) {
-      throw classifyModelError(err, input.model, settings);
+      return await provider.complete(input, ctx.cancellationSignal);
     } finally {
       clearInterval(beat);
     }
-    const choice = completion.choices[0];
-    if (!choice) throw ApplicationFailure.retryable('The model returned no choices', 'Model.EmptyReply');
-    const calls = (choice.message.tool_calls ?? []).filter((c) => c.type === 'function');
-    const message: ChatMessage = {
-      role: 'assistant',
-      content: choice.message.content ?? null,
-      ...(calls.length > 0
-        ? { tool_calls: calls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.function.name, arguments: c.function.arguments } })) }
-        : {}),
-    };
-    const u = completion.usage;
-    return {
-      message,
-      finishReason: choice.finish_reason ?? null,
-      usage: { promptTokens: u?.prompt_tokens ?? 0, completionTokens: u?.completion_tokens ?? 0, totalTokens: u?.total_tokens ?? 0 },
-    };
   };
+}
+
+/** Model settings from the environment: the OpenAI-compatible endpoint, and the local model when installed. */
+export function modelSettingsFromEnv(env = process.env): ModelSettings {
+  return { openai: openAISettingsFromEnv(env), local: localModelSettings(env) };
 }

@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import type { Client } from '@temporalio/client';
 import { modelSettingsFromEnv } from '../activities/model.js';
+import { LOCAL_PREFIX } from '../models/types.js';
 import { createWorker, installRuntimeLogging } from '../worker.js';
 import type { TemporalSettings } from '../temporal/settings.js';
 import { follow, type FollowOutcome } from './follow.js';
@@ -14,6 +15,13 @@ interface RunOptions extends RunFlags {
   detach?: boolean;
   json?: boolean;
   worker: boolean;
+}
+
+function describeModel(model: string): string {
+  if (model.startsWith(LOCAL_PREFIX)) {
+    return `${model} (a tiny local demonstration model: set OPENAI_API_KEY or OPENAI_BASE_URL for a real one)`;
+  }
+  return `${model} at ${process.env.OPENAI_BASE_URL || 'https://api.openai.com/v1'}`;
 }
 
 export const EXIT_BY_STATUS: Record<string, number> = { completed: 0, limit_reached: 3, failed: 1, cancelled: 130, running: 0 };
@@ -46,7 +54,7 @@ async function startAndFollow(client: Client, settings: TemporalSettings, input:
     process.stdout.write(opts.json ? `${JSON.stringify({ workflowId, status: 'running' })}\n` : `${workflowId}\n`);
     return;
   }
-  process.stderr.write(`tether · ${workflowId} · model ${input.model} · queue ${settings.taskQueue}\n`);
+  process.stderr.write(`tether · ${workflowId} · model ${describeModel(input.model)} · queue ${settings.taskQueue}\n`);
   const needWorker = opts.worker && (!(await hasLiveWorker(client, settings)) || !(await runWasPickedUp(client, workflowId, 3_000)));
   const stop = new AbortController();
   const onSignal = (): void => stop.abort();

@@ -2,10 +2,28 @@
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { existsSync, statSync } from 'node:fs';
+import { LOCAL_MODEL_NAME, localModelSettings } from '../models/local-model.js';
+import { LOCAL_PREFIX } from '../models/types.js';
+import { isOpenAIConfigured, openAISettingsFromEnv } from '../models/openai-provider.js';
 import type { AgentInput } from '../workflows/types.js';
 import { CliError, listOption } from './errors.js';
 
 export const DEFAULT_MODEL = 'gpt-4o-mini';
+
+/**
+ * --model, else TETHER_MODEL, else gpt-4o-mini when an OpenAI-compatible endpoint is configured, else the local
+ * demonstration model when its weights are installed.
+ */
+export function chooseModel(flag: string | undefined, env = process.env): string {
+  const named = flag ?? (env.TETHER_MODEL?.trim() || undefined);
+  if (named) return named;
+  if (isOpenAIConfigured(openAISettingsFromEnv(env))) return DEFAULT_MODEL;
+  if (localModelSettings(env)) return LOCAL_MODEL_NAME;
+  throw new CliError(
+    'no model: set OPENAI_API_KEY (OpenAI) or OPENAI_BASE_URL (any OpenAI-compatible server), ' +
+      "or install the local demonstration model with 'npm run setup:local-model'",
+  );
+}
 
 export interface RunFlags {
   model?: string;
@@ -32,10 +50,13 @@ export function runInput(task: string, flags: RunFlags): AgentInput {
   if (task.trim() === '') throw new CliError('the task is empty: tether run "<what the agent should do>"');
   const cwd = resolve(flags.cwd ?? process.cwd());
   if (!existsSync(cwd) || !statSync(cwd).isDirectory()) throw new CliError(`--cwd: ${cwd} is not a directory`);
+  const model = chooseModel(flags.model);
+  // A tiny demonstration model writes random commands: unless told otherwise, it only gets tools that read.
+  const enabledToolsets = listOption(flags.toolsets) ?? (model.startsWith(LOCAL_PREFIX) ? ['read-only'] : undefined);
   return {
     task,
-    model: flags.model ?? process.env.TETHER_MODEL ?? DEFAULT_MODEL,
-    enabledToolsets: listOption(flags.toolsets),
+    model,
+    enabledToolsets,
     disabledToolsets: listOption(flags.disable),
     cwd,
     limits: { maxTurns: positiveInt(flags.maxTurns, '--max-turns'), maxParallel: positiveInt(flags.maxParallel, '--max-parallel') },

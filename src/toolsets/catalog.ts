@@ -1,4 +1,5 @@
 // The toolsets that are not base toolsets: composites, platform presets, legacy names, and ones added at run time. Workflow-safe.
+import type { SideEffects } from '../registry/types.js';
 
 export interface ToolsetDef {
   description: string;
@@ -8,6 +9,8 @@ export interface ToolsetDef {
   includes?: readonly string[];
   /** Includes every base toolset whose name starts with this prefix (for example all `mcp-` toolsets). */
   includePrefix?: string;
+  /** Includes every registered tool with one of these side-effect kinds. */
+  includeSideEffects?: readonly SideEffects[];
   kind: 'composite' | 'preset' | 'dynamic';
 }
 
@@ -20,6 +23,7 @@ const CORE = [
 const without = (...drop: string[]): string[] => CORE.filter((t) => !drop.includes(t));
 
 export const BUILTIN_TOOLSETS: Readonly<Record<string, ToolsetDef>> = {
+  'read-only': { kind: 'composite', description: 'Every tool that only reads (no side effects)', includeSideEffects: ['read-only'] },
   mcp: { kind: 'composite', description: 'Tools of every connected MCP server', includePrefix: 'mcp-' },
   planning: { kind: 'composite', description: 'Plan and remember: todo, memory, session search', includes: ['todo', 'memory', 'session_search'] },
   debugging: { kind: 'composite', description: 'Run, read and fix: terminal, files, web', includes: ['terminal', 'file', 'web'] },

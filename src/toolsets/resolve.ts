@@ -78,6 +78,9 @@ export function resolveToolset(name: string, reg: ToolRegistry = registry): Set<
     if (!def) return;
     for (const t of def.tools ?? []) out.add(t);
     for (const inc of def.includes ?? []) visit(inc);
+    if (def.includeSideEffects) {
+      for (const t of reg.all()) if (def.includeSideEffects.includes(t.sideEffects)) out.add(t.name);
+    }
     if (def.includePrefix) {
       for (const b of base.keys()) if (b.startsWith(def.includePrefix)) visit(b);
     }

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, NativeConnection, type WorkflowBundle } from '@temporalio/worker';
 import { inject } from 'vitest';
+import { localModelSettings } from '../../src/models/local-model.js';
 import { createWorker, installRuntimeLogging, workflowsPath } from '../../src/worker.js';
 import type { AgentInput, AgentResult } from '../../src/workflows/types.js';
 import { recordingLogger } from './recording-logger.js';
@@ -42,7 +43,7 @@ export async function harness(): Promise<Harness> {
         settings,
         connection: native,
         workflowBundle: await workflowBundle(),
-        model: { baseURL: modelUrl, apiKey: 'test-key' },
+        model: { openai: { baseURL: modelUrl, apiKey: 'test-key' }, local: localModelSettings() },
         config: { files: { allow_outside_cwd: false } },
         log: recordingLogger(),
         shutdownGraceTime: '1 second',

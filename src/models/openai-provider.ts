@@ -1,0 +1,101 @@
+// The OpenAI-compatible provider: any chat completions endpoint through the `openai` client. Worker-only.
+import { ApplicationFailure } from '@temporalio/activity';
+import OpenAI, { APIConnectionError, APIError } from 'openai';
+import { TetherError } from '../registry/errors.js';
+import type { ChatMessage, ModelReply } from '../workflows/types.js';
+import type { CallModelInput } from '../workflows/activity-contract.js';
+import type { ModelProvider } from './types.js';
+
+export interface OpenAISettings {
+  baseURL?: string;
+  apiKey?: string;
+}
+
+/** OPENAI_BASE_URL and OPENAI_API_KEY; a wrong URL is a configuration error named at start-up. */
+export function openAISettingsFromEnv(env = process.env): OpenAISettings {
+  const baseURL = env.OPENAI_BASE_URL?.trim() || undefined;
+  if (baseURL !== undefined) {
+    let url: URL | undefined;
+    try {
+      url = new URL(baseURL);
+    } catch {
+      url = undefined;
+    }
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+      throw new TetherError('Config.Invalid', `OPENAI_BASE_URL=${baseURL} is not an http(s) URL (for example http://127.0.0.1:8080/v1)`, false);
+    }
+  }
+  return { baseURL, apiKey: env.OPENAI_API_KEY || undefined };
+}
+
+export function isOpenAIConfigured(settings: OpenAISettings): boolean {
+  return settings.baseURL !== undefined || settings.apiKey !== undefined;
+}
+
+/** Maps an HTTP failure to: retry (429, 5xx, network) or fail the run now with the setting to fix. */
+export function classifyModelError(err: unknown, model: string, settings: OpenAISettings): Error {
+  const where = settings.baseURL ?? 'https://api.openai.com/v1 (OPENAI_BASE_URL unset)';
+  if (err instanceof APIConnectionError) return err; // network: retryable, Temporal backs off
+  if (err instanceof APIError) {
+    const status = err.status;
+    const detail = err.message;
+    if (status === 401 || status === 403) {
+      return ApplicationFailure.nonRetryable(
+        `The model endpoint ${where} refused the credentials (HTTP ${status}): check OPENAI_API_KEY. ${detail}`,
+        'Model.Auth',
+      );
+    }
+    if (status === 404) {
+      return ApplicationFailure.nonRetryable(
+        `The model endpoint ${where} has no model '${model}' or no chat completions API (HTTP 404): check --model / TETHER_MODEL and OPENAI_BASE_URL. ${detail}`,
+        'Model.NotFound',
+      );
+    }
+    if (status === 400 || status === 422) {
+      return ApplicationFailure.nonRetryable(`The model endpoint ${where} rejected the request (HTTP ${status}): ${detail}`, 'Model.BadRequest');
+    }
+    if (status === 429 || (status !== undefined && status >= 500)) {
+      return ApplicationFailure.retryable(`Model endpoint ${where} answered HTTP ${status}: ${detail}`, 'Model.Unavailable');
+    }
+  }
+  return err instanceof Error ? err : new Error(String(err));
+}
+
+export function createOpenAIProvider(settings: OpenAISettings): ModelProvider {
+  // Retries belong to Temporal (durable, visible in history), not to the client.
+  const client = new OpenAI({ baseURL: settings.baseURL, apiKey: settings.apiKey ?? 'not-set', maxRetries: 0, timeout: 9 * 60_000 });
+  return {
+    describe: (model) => `${model} at ${settings.baseURL ?? 'https://api.openai.com/v1'}`,
+    async complete(input: CallModelInput, signal: AbortSignal): Promise<ModelReply> {
+      let completion: OpenAI.Chat.Completions.ChatCompletion;
+      try {
+        completion = await client.chat.completions.create(
+          {
+            model: input.model,
+            messages: input.messages as OpenAI.Chat.Completions.ChatCompletionMessageParam[],
+            ...(input.tools.length > 0 ? { tools: input.tools, tool_choice: 'auto' as const } : {}),
+          },
+          { signal },
+        );
+      } catch (err) {
+        throw classifyModelError(err, input.model, settings);
+      }
+      const choice = completion.choices[0];
+      if (!choice) throw ApplicationFailure.retryable('The model returned no choices', 'Model.EmptyReply');
+      const calls = (choice.message.tool_calls ?? []).filter((c) => c.type === 'function');
+      const message: ChatMessage = {
+        role: 'assistant',
+        content: choice.message.content ?? null,
+        ...(calls.length > 0
+          ? { tool_calls: calls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.function.name, arguments: c.function.arguments } })) }
+          : {}),
+      };
+      const u = completion.usage;
+      return {
+        message,
+        finishReason: choice.finish_reason ?? null,
+        usage: { promptTokens: u?.prompt_tokens ?? 0, completionTokens: u?.completion_tokens ?? 0, totalTokens: u?.total_tokens ?? 0 },
+      };
+    },
+  };
+}
