@@ -35,7 +35,7 @@ for (let i = 0; i < 3; i += 1) {
   });
   const end = performance.now();
   runs.push({ prompt: firstTokenAt - start, tokens, ms: end - firstTokenAt });
-  await chat.dispose({ disposeSequence: true });
+  chat.dispose({ disposeSequence: true });
 }
 const tokens = runs.reduce((a, r) => a + r.tokens, 0);
 const ms = runs.reduce((a, r) => a + r.ms, 0);

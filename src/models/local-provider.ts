@@ -72,7 +72,7 @@ export function createLocalProvider(settings: LocalModelSettings): ModelProvider
       if (signal.aborted) throw err;
       throw ApplicationFailure.retryable(`local model failed: ${(err as Error).message}`, 'Model.Local');
     } finally {
-      await chat.dispose({ disposeSequence: true });
+      chat.dispose({ disposeSequence: true });
     }
   }
 
