@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 // The `tether` command: composition of the subcommands only; each lives in src/cli. Worker-only.
 import { Command, CommanderError } from 'commander';
+import { addBatchCommand } from './cli/batch-command.js';
 import { addInspectCommands } from './cli/inspect-commands.js';
 import { addRunCommand } from './cli/run-command.js';
+import { addScheduleCommands } from './cli/schedule-command.js';
 import { addToolsCommands } from './cli/tools-command.js';
 import { addWorkerCommands } from './cli/worker-command.js';
 import { CliError } from './cli/errors.js';
@@ -23,6 +25,8 @@ const program = new Command()
 
 addRunCommand(program);
 addInspectCommands(program);
+addBatchCommand(program);
+addScheduleCommands(program);
 addWorkerCommands(program);
 addToolsCommands(program);
 

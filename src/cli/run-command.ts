@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import type { Client } from '@temporalio/client';
 import { modelSettingsFromEnv } from '../activities/model.js';
 import { LOCAL_PREFIX } from '../models/types.js';
-import { createWorker, installRuntimeLogging } from '../worker.js';
+import { interruptSignal, withEmbeddedWorker } from './embedded-worker.js';
 import type { TemporalSettings } from '../temporal/settings.js';
 import { follow, type FollowOutcome } from './follow.js';
 import { checkToolsets, loadTools } from './tools-command.js';
@@ -56,30 +56,16 @@ async function startAndFollow(client: Client, settings: TemporalSettings, input:
   }
   process.stderr.write(`tether · ${workflowId} · model ${describeModel(input.model)} · queue ${settings.taskQueue}\n`);
   const needWorker = opts.worker && (!(await hasLiveWorker(client, settings)) || !(await runWasPickedUp(client, workflowId, 3_000)));
-  const stop = new AbortController();
-  const onSignal = (): void => stop.abort();
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  const stop = interruptSignal();
   const followRun = (): Promise<FollowOutcome> => follow(client, workflowId, { progress: !opts.json, signal: stop.signal });
   let outcome: FollowOutcome;
   if (needWorker) {
-    installRuntimeLogging();
-    const { worker, connection } = await createWorker({ settings, shutdownGraceTime: '5 seconds' });
-    try {
-      // On Ctrl-C the Temporal runtime shuts the worker down too; the run itself goes on on the server.
-      outcome = await worker.runUntil(followRun()).catch((err: unknown) => {
-        if (stop.signal.aborted) return { status: 'running' as const, detached: true };
-        throw err;
-      });
-    } finally {
-      await connection.close();
-    }
+    outcome = (await withEmbeddedWorker(settings, stop.signal, followRun)) ?? { status: 'running', detached: true };
   } else {
     if (!opts.worker) process.stderr.write(`Waiting for a worker on queue '${settings.taskQueue}' ('tether worker' starts one).\n`);
     outcome = await followRun();
   }
-  process.off('SIGINT', onSignal);
-  process.off('SIGTERM', onSignal);
+  stop.release();
   printOutcome(workflowId, outcome, opts.json ?? false);
 }
 

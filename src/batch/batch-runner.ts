@@ -1,0 +1,148 @@
+// Runs a batch of agent runs, at most N at once, resumable: each task has a stable workflow id and is never run twice. Worker-only.
+import { createHash } from 'node:crypto';
+import { appendFileSync, existsSync, readFileSync } from 'node:fs';
+import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
+import type { AgentInput, AgentResult, AgentState } from '../workflows/types.js';
+import type { BatchItem } from './batch-file.js';
+
+export interface BatchResultLine {
+  line: number;
+  task: string;
+  workflowId: string;
+  status: string;
+  answer: string | null;
+  turns: number | null;
+  toolCalls: number | null;
+  durationMs: number | null;
+  error?: string;
+}
+
+export interface BatchProgress {
+  total: number;
+  done: number;
+  running: number;
+  waitingApproval: number;
+  failed: number;
+}
+
+export interface BatchOptions {
+  client: Client;
+  taskQueue: string;
+  /** Identifies the batch file (its absolute path) so ids differ between files. */
+  batchKey: string;
+  items: { item: BatchItem; input: AgentInput }[];
+  concurrency: number;
+  /** Result lines are appended here as runs finish; lines already there are not run or written again. */
+  outPath?: string;
+  signal?: AbortSignal;
+  onProgress?: (p: BatchProgress) => void;
+  onResult?: (r: BatchResultLine) => void;
+}
+
+const short = (text: string): string => createHash('sha256').update(text).digest('hex').slice(0, 10);
+
+/** Stable across re-runs of the same file: same path, same line number, same line text. */
+export function batchWorkflowId(batchKey: string, item: BatchItem): string {
+  return `tether-batch-${short(batchKey)}-L${item.line}-${short(item.source)}`;
+}
+
+function alreadyWritten(outPath: string | undefined): Set<string> {
+  const ids = new Set<string>();
+  if (!outPath || !existsSync(outPath)) return ids;
+  for (const line of readFileSync(outPath, 'utf8').split('\n')) {
+    try {
+      const id = (JSON.parse(line) as { workflowId?: unknown }).workflowId;
+      if (typeof id === 'string') ids.add(id);
+    } catch {
+      // a line cut by an interrupted write: that task is simply finished again
+    }
+  }
+  return ids;
+}
+
+async function outcome(handle: WorkflowHandle, item: BatchItem): Promise<BatchResultLine> {
+  const base = { line: item.line, task: item.task, workflowId: handle.workflowId };
+  let line: BatchResultLine;
+  try {
+    const r = (await handle.result()) as AgentResult;
+    line = { ...base, status: r.status, answer: r.answer, turns: r.turns, toolCalls: r.toolCalls, durationMs: null };
+  } catch (err) {
+    const cause = err instanceof WorkflowFailedError ? err.cause : undefined;
+    const status = cause?.name === 'CancelledFailure' ? 'cancelled' : 'failed';
+    line = { ...base, status, answer: null, turns: null, toolCalls: null, durationMs: null, error: cause?.message ?? (err as Error).message };
+  }
+  const desc = await handle.describe();
+  line.durationMs = desc.closeTime ? desc.closeTime.getTime() - desc.startTime.getTime() : null;
+  return line;
+}
+
+export async function runBatch(o: BatchOptions): Promise<{ results: BatchResultLine[]; interrupted: boolean; previouslyDone: number }> {
+  const written = alreadyWritten(o.outPath);
+  const todo = o.items.filter(({ item }) => !written.has(batchWorkflowId(o.batchKey, item)));
+  const progress: BatchProgress = { total: o.items.length, done: o.items.length - todo.length, running: 0, waitingApproval: 0, failed: 0 };
+  const results: BatchResultLine[] = [];
+  const running = new Map<string, WorkflowHandle>();
+  const report = (): void => o.onProgress?.({ ...progress, running: running.size });
+
+  // Counts runs waiting for a person, for the progress display; one pass at a time, awaited before returning.
+  let pass: Promise<void> = Promise.resolve();
+  const countWaiting = async (): Promise<void> => {
+    let waiting = 0;
+    for (const h of [...running.values()]) {
+      const s = await o.client.withDeadline(Date.now() + 2_000, () => h.query<AgentState>('state')).catch(() => undefined);
+      if ((s?.pendingApprovals.length ?? 0) > 0) waiting += 1;
+    }
+    progress.waitingApproval = waiting;
+    report();
+  };
+  const ticker = setInterval(() => {
+    pass = pass.then(countWaiting);
+  }, 1_000);
+
+  let next = 0;
+  const stopped = new Promise<void>((resolve) => {
+    if (o.signal?.aborted) resolve();
+    o.signal?.addEventListener('abort', () => resolve(), { once: true });
+  });
+  const lane = async (): Promise<void> => {
+    while (next < todo.length && !o.signal?.aborted) {
+      const { item, input } = todo[next++]!;
+      const workflowId = batchWorkflowId(o.batchKey, item);
+      let handle: WorkflowHandle;
+      try {
+        // A finished or running workflow with this id is never started again: its result is awaited instead.
+        handle = await o.client.workflow.start('agentWorkflow', {
+          taskQueue: o.taskQueue,
+          workflowId,
+          args: [input],
+          workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        });
+      } catch (err) {
+        if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+        handle = o.client.workflow.getHandle(workflowId);
+      }
+      running.set(workflowId, handle);
+      report();
+      const line = await outcome(handle, item);
+      running.delete(workflowId);
+      if (o.signal?.aborted) return; // the run finished as we stopped: a re-run writes it
+      if (o.outPath) appendFileSync(o.outPath, `${JSON.stringify(line)}\n`);
+      results.push(line);
+      progress.done += 1;
+      if (line.status === 'failed' || line.status === 'cancelled') progress.failed += 1;
+      o.onResult?.(line);
+      report();
+    }
+  };
+  try {
+    report();
+    const lanes = Promise.all(Array.from({ length: Math.max(1, o.concurrency) }, () => lane()));
+    // After an interrupt the lanes may still fail (the connection closes under them): nobody waits for them then.
+    lanes.catch(() => undefined);
+    await Promise.race([lanes, stopped]);
+  } finally {
+    clearInterval(ticker);
+    await pass;
+  }
+  return { results, interrupted: o.signal?.aborted ?? false, previouslyDone: o.items.length - todo.length };
+}

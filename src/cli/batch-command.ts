@@ -1,0 +1,111 @@
+// `tether batch FILE.jsonl`: one agent run per line, at most N at once, resumable. Worker-only.
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { parseBatchFile, type BadLine, type BatchItem } from '../batch/batch-file.js';
+import { runBatch } from '../batch/batch-runner.js';
+import { progressPrinter } from '../batch/progress-bar.js';
+import { modelSettingsFromEnv } from '../activities/model.js';
+import type { AgentInput } from '../workflows/types.js';
+import { CliError } from './errors.js';
+import { interruptSignal, withEmbeddedWorker } from './embedded-worker.js';
+import { runInput, type RunFlags } from './run-options.js';
+import { checkToolsets, loadTools } from './tools-command.js';
+import { connectClient, ensureTemporal } from './temporal-client.js';
+
+interface BatchFlags extends RunFlags {
+  concurrency: string;
+  out?: string;
+  worker: boolean;
+}
+
+function inputFor(item: BatchItem, defaults: RunFlags): AgentInput {
+  const input = runInput(item.task, {
+    ...defaults,
+    model: item.model ?? defaults.model,
+    toolsets: item.toolsets ?? defaults.toolsets,
+    disable: item.disable ?? defaults.disable,
+    cwd: item.cwd ?? defaults.cwd,
+    maxTurns: item.maxTurns !== undefined ? String(item.maxTurns) : defaults.maxTurns,
+  });
+  checkToolsets(input.enabledToolsets, 'toolsets');
+  checkToolsets(input.disabledToolsets, 'disable');
+  return input;
+}
+
+export function addBatchCommand(program: Command): void {
+  program
+    .command('batch')
+    .description('Run one agent per line of a JSON Lines file (a task string, or {"task": ..., run options}); re-run to resume')
+    .argument('<file>', 'the batch file')
+    .option('--concurrency <n>', 'runs at once', '4')
+    .option('--out <file>', 'append one JSON result line per task here (default: standard output)')
+    .option('--model <name>', 'model for lines that do not name one')
+    .option('--toolsets <names>', 'toolsets for lines that do not name them')
+    .option('--disable <names>', 'toolsets to leave out, for lines that do not name them')
+    .option('--cwd <dir>', 'working directory for lines that do not name one')
+    .option('--max-turns <n>', 'turn limit for lines that do not set one')
+    .option('--no-worker', 'do not run an embedded worker (runs wait for tether worker)')
+    .action(async (file: string, flags: BatchFlags) => {
+      const concurrency = Number(flags.concurrency);
+      if (!Number.isInteger(concurrency) || concurrency < 1) throw new CliError(`--concurrency must be a positive whole number, got '${flags.concurrency}'`);
+      const path = resolve(file);
+      let text: string;
+      try {
+        text = readFileSync(path, 'utf8');
+      } catch (err) {
+        throw new CliError(`cannot read ${file}: ${(err as Error).message}`);
+      }
+      await loadTools();
+      if (flags.worker) modelSettingsFromEnv();
+      const parsed = parseBatchFile(text);
+      const bad: BadLine[] = [...parsed.bad];
+      const items: { item: BatchItem; input: AgentInput }[] = [];
+      for (const item of parsed.items) {
+        try {
+          items.push({ item, input: inputFor(item, flags) });
+        } catch (err) {
+          bad.push({ line: item.line, error: (err as Error).message });
+        }
+      }
+      for (const b of bad.sort((a, c) => a.line - c.line)) process.stderr.write(`${file}:${b.line}: skipped: ${b.error}\n`);
+      if (items.length === 0) throw new CliError(`${file}: no runnable task`, 1);
+
+      const settings = await ensureTemporal((line) => process.stderr.write(`${line}\n`));
+      const { client, close } = await connectClient(settings);
+      const stop = interruptSignal();
+      const bar = progressPrinter(process.stderr);
+      const outPath = flags.out ? resolve(flags.out) : undefined;
+      const go = () =>
+        runBatch({
+          client,
+          taskQueue: settings.taskQueue,
+          batchKey: path,
+          items,
+          concurrency,
+          outPath,
+          signal: stop.signal,
+          onProgress: (p) => bar.update(p),
+          onResult: (r) => {
+            if (!outPath) process.stdout.write(`${JSON.stringify(r)}\n`);
+          },
+        });
+      try {
+        const done = flags.worker ? await withEmbeddedWorker(settings, stop.signal, go) : await go();
+        bar.end();
+        if (!done || done.interrupted) {
+          process.stderr.write('Interrupted: started runs go on; run the same command again to resume (finished tasks are not run again).\n');
+          process.exitCode = 130;
+          return;
+        }
+        const failed = done.results.filter((r) => r.status === 'failed' || r.status === 'cancelled').length;
+        process.stderr.write(
+          `${items.length} tasks: ${done.results.length} finished now, ${done.previouslyDone} earlier, ${failed} failed, ${bad.length} bad lines skipped\n`,
+        );
+        process.exitCode = failed > 0 || bad.length > 0 ? 1 : 0;
+      } finally {
+        stop.release();
+        await close();
+      }
+    });
+}

@@ -1,0 +1,35 @@
+// Runs a worker inside a CLI command for as long as the command needs it (tether run, tether batch). Worker-only.
+import type { TemporalSettings } from '../temporal/settings.js';
+import { createWorker, installRuntimeLogging } from '../worker.js';
+
+/**
+ * Runs `fn` with a worker polling the task queue in this process. On Ctrl-C the Temporal runtime stops the
+ * worker too; then this resolves to undefined and the runs go on on the server for the next worker.
+ */
+export async function withEmbeddedWorker<T>(settings: TemporalSettings, stop: AbortSignal, fn: () => Promise<T>): Promise<T | undefined> {
+  installRuntimeLogging();
+  const { worker, connection } = await createWorker({ settings, shutdownGraceTime: '5 seconds' });
+  try {
+    return await worker.runUntil(fn()).catch((err: unknown) => {
+      if (stop.aborted) return undefined;
+      throw err;
+    });
+  } finally {
+    await connection.close();
+  }
+}
+
+/** An AbortController aborted by SIGINT or SIGTERM; `release` removes the handlers. */
+export function interruptSignal(): { signal: AbortSignal; release: () => void } {
+  const ctl = new AbortController();
+  const onSignal = (): void => ctl.abort();
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  return {
+    signal: ctl.signal,
+    release: () => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    },
+  };
+}

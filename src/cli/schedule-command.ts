@@ -1,0 +1,137 @@
+// `tether schedule create|list|describe|pause|unpause|trigger|delete`: agent runs on a timetable (Temporal Schedules). Worker-only.
+import { randomBytes } from 'node:crypto';
+import type { Command } from 'commander';
+import { ScheduleAlreadyRunning, ScheduleNotFoundError, type Client, type ScheduleDescription } from '@temporalio/client';
+import { isOverlapName, OVERLAP_POLICIES, parseEvery, scheduleOptions } from '../schedules/schedule-options.js';
+import type { AgentInput } from '../workflows/types.js';
+import { CliError } from './errors.js';
+import { runInput, type RunFlags } from './run-options.js';
+import { checkToolsets, loadTools } from './tools-command.js';
+import { connectClient, ensureTemporal } from './temporal-client.js';
+
+async function withClient<T>(fn: (client: Client, taskQueue: string) => Promise<T>): Promise<T> {
+  const settings = await ensureTemporal((line) => process.stderr.write(`${line}\n`));
+  const { client, close } = await connectClient(settings);
+  try {
+    return await fn(client, settings.taskQueue);
+  } catch (err) {
+    if (err instanceof ScheduleNotFoundError) throw new CliError(`no such schedule: ${err.scheduleId}`, 1);
+    if (err instanceof ScheduleAlreadyRunning) throw new CliError(`a schedule with id '${err.scheduleId}' exists already`, 1);
+    throw err;
+  } finally {
+    await close();
+  }
+}
+
+function summary(d: ScheduleDescription): Record<string, unknown> {
+  const action = d.action as { workflowType?: string; args?: unknown[] };
+  const input = action.args?.[0] as AgentInput | undefined;
+  return {
+    scheduleId: d.scheduleId,
+    task: input?.task ?? null,
+    model: input?.model ?? null,
+    cron: (d.memo as { cron?: string } | undefined)?.cron ?? null,
+    every: (d.memo as { every?: string } | undefined)?.every ?? null,
+    overlap: d.policies.overlap,
+    paused: d.state.paused,
+    note: d.state.note ?? null,
+    nextRuns: d.info.nextActionTimes.slice(0, 3).map((t) => t.toISOString()),
+    recentRuns: d.info.recentActions.map((a) => ({ workflowId: a.action.workflow.workflowId, at: a.takenAt.toISOString() })),
+    runningRuns: d.info.runningActions.map((a) => a.workflow.workflowId),
+    runs: d.info.numActionsTaken,
+  };
+}
+
+interface CreateFlags extends RunFlags {
+  cron?: string;
+  every?: string;
+  id?: string;
+  overlap: string;
+  paused?: boolean;
+}
+
+export function addScheduleCommands(program: Command): void {
+  const schedule = program.command('schedule').description('Run agents on a timetable (Temporal Schedules)');
+
+  schedule
+    .command('create')
+    .description('Create a schedule that starts an agent run for <task> each time it fires')
+    .argument('<task>', 'what each run should do')
+    .option('--cron <expr>', 'cron expression, for example "0 9 * * 1-5"')
+    .option('--every <interval>', 'fixed interval instead of cron: 30s, 5m, 2h, 1d')
+    .option('--id <id>', 'schedule id (default: generated)')
+    .option('--overlap <policy>', `when a run is still going at the next firing: ${OVERLAP_POLICIES.join(', ')}`, 'skip')
+    .option('--paused', 'create it paused')
+    .option('--model <name>', 'model for the runs')
+    .option('--toolsets <names>', 'only these toolsets (comma-separated)')
+    .option('--disable <names>', 'leave out these toolsets (comma-separated)')
+    .option('--cwd <dir>', "the tools' working directory on the worker")
+    .option('--max-turns <n>', 'turn limit of each run')
+    .action(async (task: string, flags: CreateFlags) => {
+      if (Boolean(flags.cron) === Boolean(flags.every)) throw new CliError('give exactly one of --cron "EXPR" and --every INTERVAL');
+      const every = flags.every !== undefined ? parseEvery(flags.every) : undefined;
+      if (flags.every !== undefined && !every) throw new CliError(`--every: '${flags.every}' is not an interval like 30s, 5m, 2h or 1d`);
+      if (!isOverlapName(flags.overlap)) throw new CliError(`--overlap must be one of ${OVERLAP_POLICIES.join(', ')}, got '${flags.overlap}'`);
+      await loadTools();
+      const input = runInput(task, flags);
+      checkToolsets(input.enabledToolsets, '--toolsets');
+      checkToolsets(input.disabledToolsets, '--disable');
+      const scheduleId = flags.id ?? `tether-schedule-${randomBytes(4).toString('hex')}`;
+      await withClient(async (client, taskQueue) => {
+        try {
+          await client.schedule.create(scheduleOptions({ scheduleId, cron: flags.cron, every, overlap: flags.overlap as never, taskQueue, input, paused: flags.paused }));
+        } catch (err) {
+          if (err instanceof ScheduleAlreadyRunning) throw err;
+          // The server validates cron expressions; its message says what is wrong.
+          throw new CliError(`the schedule was refused: ${(err as Error).message}`);
+        }
+      });
+      process.stdout.write(`${scheduleId}\n`);
+      process.stderr.write("Runs start on the task queue of 'tether worker': keep one running.\n");
+    });
+
+  schedule
+    .command('list')
+    .description('List schedules')
+    .option('--json', 'print JSON')
+    .action(async (opts: { json?: boolean }) => {
+      const rows = await withClient(async (client) => {
+        const out: { scheduleId: string; paused: boolean; note: string | null; nextRun: string | null }[] = [];
+        for await (const s of client.schedule.list()) {
+          out.push({ scheduleId: s.scheduleId, paused: s.state.paused, note: s.state.note ?? null, nextRun: s.info.nextActionTimes[0]?.toISOString() ?? null });
+        }
+        return out;
+      });
+      if (opts.json) process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+      else for (const r of rows) process.stdout.write(`${r.scheduleId}  ${r.paused ? 'paused ' : 'active '}  next ${r.nextRun ?? '-'}  ${r.note ?? ''}\n`);
+    });
+
+  schedule
+    .command('describe')
+    .description('Show a schedule: task, timetable, policy, next and recent runs')
+    .argument('<id>')
+    .option('--json', 'print JSON')
+    .action(async (id: string, opts: { json?: boolean }) => {
+      const d = await withClient((client) => client.schedule.getHandle(id).describe().then(summary));
+      if (opts.json) process.stdout.write(`${JSON.stringify(d, null, 2)}\n`);
+      else for (const [k, v] of Object.entries(d)) process.stdout.write(`${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}\n`);
+    });
+
+  const simple: [string, string, (client: Client, id: string, note?: string) => Promise<void>][] = [
+    ['pause', 'Pause a schedule: no runs start until unpaused', (c, id, note) => c.schedule.getHandle(id).pause(note)],
+    ['unpause', 'Unpause a schedule', (c, id, note) => c.schedule.getHandle(id).unpause(note)],
+    ['trigger', 'Start a run now (the overlap policy still applies)', (c, id) => c.schedule.getHandle(id).trigger()],
+    ['delete', 'Delete a schedule (runs it started go on)', (c, id) => c.schedule.getHandle(id).delete()],
+  ];
+  for (const [name, description, act] of simple) {
+    schedule
+      .command(name)
+      .description(description)
+      .argument('<id>')
+      .option('--note <text>', 'a note kept with the schedule (pause, unpause)')
+      .action(async (id: string, opts: { note?: string }) => {
+        await withClient((client) => act(client, id, opts.note));
+        process.stdout.write(`${name}: ${id}\n`);
+      });
+  }
+}

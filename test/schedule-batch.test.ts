@@ -1,0 +1,147 @@
+// Scheduled and batch runs through the compiled CLI, on the real dev server with a real worker.
+import { execFile, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { Client, Connection } from '@temporalio/client';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { startScriptedModel, type ScriptedModel } from './support/scripted-model.js';
+import { startWorkerProcess, type WorkerProcess } from './support/worker-process.js';
+
+const cli = fileURLToPath(new URL('../dist/client.js', import.meta.url));
+const dir = realpathSync(mkdtempSync(join(tmpdir(), 'tether-batch-')));
+let model: ScriptedModel;
+let env: Record<string, string>;
+let connection: Connection;
+let client: Client;
+const workers: WorkerProcess[] = [];
+
+function tether(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile('node', [cli, ...args], { cwd: dir, env: { ...process.env, ...env } }, (err, stdout, stderr) => {
+      resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+async function executions(prefix: string): Promise<string[]> {
+  const ids: string[] = [];
+  for await (const w of client.workflow.list({ query: `WorkflowType = 'agentWorkflow'` })) {
+    if (w.workflowId.startsWith(prefix)) ids.push(w.workflowId);
+  }
+  return ids;
+}
+
+beforeAll(async () => {
+  model = await startScriptedModel([
+    { delayMs: 150, toolCalls: [{ name: 'search_files', arguments: { pattern: 'x', target: 'files' } }] },
+    { delayMs: 150, content: 'done' },
+  ]);
+  env = {
+    TEMPORAL_ADDRESS: inject('temporalAddress'),
+    TETHER_TASK_QUEUE: `batch-${randomUUID()}`,
+    OPENAI_BASE_URL: model.url,
+    OPENAI_API_KEY: 'test-key',
+    TETHER_HOME: mkdtempSync(join(tmpdir(), 'tether-batch-home-')),
+  };
+  connection = await Connection.connect({ address: inject('temporalAddress') });
+  client = new Client({ connection });
+});
+afterAll(async () => {
+  for (const w of workers) await w.kill('SIGTERM');
+  await connection.close();
+  await model.close();
+});
+
+describe('tether schedule', () => {
+  it('starts runs on an interval and on trigger; pause stops them', async () => {
+    workers.push(await startWorkerProcess(env));
+    const id = `sched-${randomUUID().slice(0, 8)}`;
+    const created = await tether(['schedule', 'create', '--every', '2s', '--id', id, 'scheduled task']);
+    expect(created.code).toBe(0);
+    expect(created.stdout.trim()).toBe(id);
+    const describe = async () => JSON.parse((await tether(['schedule', 'describe', id, '--json'])).stdout) as { runs: number; paused: boolean; task: string; overlap: string };
+    await until('two scheduled runs', async () => (await describe()).runs >= 2);
+    expect(await tether(['schedule', 'trigger', id])).toMatchObject({ code: 0 });
+    expect((await tether(['schedule', 'pause', id, '--note', 'test'])).code).toBe(0);
+    const paused = await describe();
+    expect(paused).toMatchObject({ paused: true, task: 'scheduled task', overlap: 'SKIP' });
+    await new Promise((r) => setTimeout(r, 5_000));
+    expect((await describe()).runs).toBe(paused.runs);
+    // Scheduled runs are ordinary runs: they finish and `tether list` shows them.
+    await until('the scheduled runs to finish', async () => {
+      const list = JSON.parse((await tether(['list', '--json', '--limit', '200'])).stdout) as { workflowId: string; status: string }[];
+      const mine = list.filter((r) => r.workflowId.startsWith(`${id}-`));
+      return mine.length >= paused.runs && mine.every((r) => r.status === 'COMPLETED');
+    });
+    expect((await tether(['schedule', 'delete', id])).code).toBe(0);
+    expect((await tether(['schedule', 'describe', id])).code).toBe(1);
+  });
+
+  it('refuses a bad cron expression and a bad overlap policy with a clear message', async () => {
+    const cron = await tether(['schedule', 'create', '--cron', 'every day', 'x']);
+    expect(cron.code).toBe(2);
+    expect(cron.stderr).toContain('the schedule was refused');
+    const overlap = await tether(['schedule', 'create', '--every', '1m', '--overlap', 'sometimes', 'x']);
+    expect(overlap.stderr).toContain('--overlap must be one of');
+  });
+});
+
+describe('tether batch', () => {
+  beforeAll(async () => {
+    // The resume test runs with --no-worker so that killing the command leaves its runs to this worker.
+    if (workers.length === 0) workers.push(await startWorkerProcess(env));
+  });
+  const tasks = (n: number, extra: string[] = []) => [...Array.from({ length: n }, (_, i) => JSON.stringify(`task number ${i + 1}`)), ...extra].join('\n');
+
+  it('runs 20 tasks at concurrency 5, writes 20 results, and reports bad lines', async () => {
+    const file = join(dir, 'twenty.jsonl');
+    writeFileSync(file, tasks(20, ['{"task": "broken"', '{"task": "x", "toolsets": "nope"}']));
+    const out = join(dir, 'twenty.results.jsonl');
+    const r = await tether(['batch', file, '--concurrency', '5', '--out', out]);
+    expect(r.stderr).toContain('twenty.jsonl:21: skipped: not valid JSON');
+    expect(r.stderr).toContain("twenty.jsonl:22: skipped: toolsets: unknown toolset 'nope'");
+    expect(r.code).toBe(1); // bad lines were skipped
+    const results = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { line: number; status: string; answer: string; toolCalls: number });
+    expect(results).toHaveLength(20);
+    expect(new Set(results.map((x) => x.line)).size).toBe(20);
+    expect(results.every((x) => x.status === 'completed' && x.answer === 'done' && x.toolCalls === 1)).toBe(true);
+    expect(r.stderr).toMatch(/20\/20 done/);
+  });
+
+  it('resumes after being killed halfway without running finished tasks again', async () => {
+    const file = join(dir, 'resume.jsonl');
+    writeFileSync(file, tasks(20));
+    const out = join(dir, 'resume.results.jsonl');
+    const first = spawn('node', [cli, 'batch', file, '--concurrency', '2', '--out', out, '--no-worker'], { cwd: dir, env: { ...process.env, ...env } });
+    await until('six results', () => existsSync(out) && readFileSync(out, 'utf8').trim().split('\n').length >= 6);
+    first.kill('SIGKILL');
+    await new Promise((r) => first.once('exit', r));
+    const before = readFileSync(out, 'utf8').trim().split('\n').length;
+    expect(before).toBeLessThan(20);
+
+    const again = await tether(['batch', file, '--concurrency', '5', '--out', out, '--no-worker']);
+    expect(again.code).toBe(0);
+    expect(again.stderr).toMatch(new RegExp(`${before} earlier`));
+    const lines = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { line: number; workflowId: string; status: string });
+    expect(lines).toHaveLength(20);
+    expect(new Set(lines.map((l) => l.line)).size).toBe(20);
+    expect(lines.every((l) => l.status === 'completed')).toBe(true);
+    // Every task's workflow ran exactly once.
+    const prefix = lines[0]!.workflowId.replace(/-L\d+-.*$/, '');
+    await until('visibility to catch up', async () => (await executions(prefix)).length >= 20);
+    const ids = await executions(prefix);
+    expect(ids).toHaveLength(20);
+    expect(new Set(ids).size).toBe(20);
+  });
+});
