@@ -1,8 +1,7 @@
 // Benchmark (not a test): the local demonstration model's load time, speed and memory. Run: npm run bench:local-model
-import { cpus } from 'node:os';
 import { getLlama, LlamaChat, LlamaLogLevel } from 'node-llama-cpp';
 import { localModelSettings } from '../src/models/local-model.js';
-import { fmt } from './stats.js';
+import { fmt, machine } from './stats.js';
 
 const settings = localModelSettings();
 if (!settings) {
@@ -39,7 +38,7 @@ for (let i = 0; i < 3; i += 1) {
 }
 const tokens = runs.reduce((a, r) => a + r.tokens, 0);
 const ms = runs.reduce((a, r) => a + r.ms, 0);
-console.log(`bench:local-model on ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, node ${process.version}, ${settings.threads} thread(s)`);
+console.log(`bench:local-model on ${machine()}, ${settings.threads} thread(s)`);
 console.log(`model: ${settings.modelPath}`);
 console.log(`load (runtime + weights + ${settings.contextSize}-token context): ${fmt(loadMs, 0)} ms`);
 console.log(`time to first token (prompt evaluation), median of 3: ${fmt([...runs.map((r) => r.prompt)].sort((a, b) => a - b)[1]!, 0)} ms`);

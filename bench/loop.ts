@@ -1,18 +1,12 @@
 // Benchmark (not a test): the durable agent loop on a local dev server. Run: npm run bench:loop
 import { randomUUID } from 'node:crypto';
-import { cpus } from 'node:os';
-import { Client, Connection } from '@temporalio/client';
-import { bundleWorkflowCode, NativeConnection } from '@temporalio/worker';
 import proto from '@temporalio/proto';
 import { z } from 'zod';
 import { registry } from '../src/registry/index.js';
-import { freePort, startDevServer } from '../src/temporal/dev-server.js';
-import { createWorker, installRuntimeLogging, workflowsPath } from '../src/worker.js';
-import type { Logger } from '../src/logging/logger.js';
 import { startScriptedModel, type Step } from '../test/support/scripted-model.js';
-import { fmt, summary } from './stats.js';
+import { durableEnv } from './durable-env.js';
+import { fmt, machine, summary } from './stats.js';
 
-const silent: Logger = { warn: () => {}, info: () => {}, error: () => {}, debug: () => {} };
 const ms = (t: { seconds?: unknown; nanos?: number | null } | null | undefined): number =>
   Number(t?.seconds ?? 0) * 1000 + (t?.nanos ?? 0) / 1e6;
 
@@ -30,24 +24,13 @@ registry.register({
   },
 });
 
-installRuntimeLogging();
-const server = await startDevServer({ port: await freePort(), headless: true });
-const connection = await Connection.connect({ address: server.address });
-const client = new Client({ connection });
-const native = await NativeConnection.connect({ address: server.address });
-const bundle = await bundleWorkflowCode({ workflowsPath: workflowsPath(), logger: undefined });
+const env = await durableEnv();
+const { client } = env;
 const taskQueue = `bench-${randomUUID()}`;
 
 async function run(script: Step[], limits: Record<string, number> = {}): Promise<{ id: string; wallMs: number }> {
   const model = await startScriptedModel(script);
-  const { worker } = await createWorker({
-    settings: { address: server.address, namespace: 'default', taskQueue, embedded: false },
-    connection: native,
-    workflowBundle: bundle,
-    model: { openai: { baseURL: model.url, apiKey: 'bench' } },
-    config: { files: { allow_outside_cwd: false } },
-    log: silent,
-  });
+  const worker = await env.worker(taskQueue, model.url);
   const id = `bench-${randomUUID()}`;
   const t0 = performance.now();
   await worker.runUntil(
@@ -93,7 +76,7 @@ const long = await run([...Array.from({ length: turns - 1 }, () => ({ toolCalls:
 const longHistory = await history(long.id);
 const bytes = proto.temporal.api.history.v1.History.encode(longHistory).finish().length;
 
-console.log(`bench:loop on ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, node ${process.version}, temporal dev server (in memory)`);
+console.log(`bench:loop on ${machine()}, temporal dev server (in memory)`);
 console.log(`per tool call, durable path (${durable.n} sequential no-op calls): median ${fmt(durable.median)} ms, p99 ${fmt(durable.p99)} ms`);
 console.log(`per tool call, registry in-process (${local.n} calls): median ${fmt(local.median * 1000)} µs, p99 ${fmt(local.p99 * 1000)} µs`);
 console.log(`8 parallel 1-second tool calls: ${fmt((lastCompleted - firstScheduled) / 1000, 3)} s from first schedule to last completion (ideal 1 s)`);
@@ -101,6 +84,4 @@ console.log(`history: ${longHistory.events!.length} events and ${bytes} bytes fo
 
 registry.unregister('bench_noop');
 registry.unregister('bench_sleep');
-await connection.close();
-await native.close();
-await server.stop();
+await env.close();

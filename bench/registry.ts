@@ -1,16 +1,13 @@
 // Benchmark (not a test): registry dispatch overhead, getToolDefinitions time, cold start. Run: npm run bench:registry
 import { execFileSync } from 'node:child_process';
-import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { discoverBuiltinTools } from '../src/registry/discover.js';
 import { registry } from '../src/registry/index.js';
 import { ToolRegistry } from '../src/registry/registry.js';
 import { getToolDefinitions } from '../src/toolsets/resolve.js';
-import type { Logger } from '../src/logging/logger.js';
-import { fmt, summary } from './stats.js';
+import { fmt, machine, silent, summary } from './stats.js';
 
-const silent: Logger = { warn: () => {}, info: () => {}, error: () => {}, debug: () => {} };
 const ctx = { taskId: 'bench', cwd: process.cwd() };
 
 async function dispatchOverhead(): Promise<void> {
@@ -58,7 +55,7 @@ function coldStart(): void {
   console.log(`cold start to first definitions, compiled (${s.n} processes): median ${fmt(s.median, 1)} ms, p99 ${fmt(s.p99, 1)} ms`);
 }
 
-console.log(`bench:registry on ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, node ${process.version}`);
+console.log(`bench:registry on ${machine()}`);
 await dispatchOverhead();
 await definitionsTime();
 coldStart();

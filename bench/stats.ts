@@ -1,4 +1,6 @@
-// Small statistics helpers for benchmarks: percentiles of a sample.
+// Small helpers for benchmarks: percentiles of a sample, a silent logger, a line naming the machine.
+import { cpus } from 'node:os';
+import type { Logger } from '../src/logging/logger.js';
 
 export function percentile(sorted: readonly number[], p: number): number {
   if (sorted.length === 0) return NaN;
@@ -12,3 +14,9 @@ export function summary(samples: number[]): { median: number; p99: number; n: nu
 }
 
 export const fmt = (n: number, digits = 2): string => n.toFixed(digits);
+
+export const silent: Logger = { warn: () => {}, info: () => {}, error: () => {}, debug: () => {} };
+
+export function machine(): string {
+  return `${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, node ${process.version}`;
+}

@@ -4,24 +4,17 @@ import { mkdtempSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { runCli } from './support/cli.js';
 import { startScriptedModel, type ScriptedModel } from './support/scripted-model.js';
 import { startWorkerProcess, type WorkerProcess } from './support/worker-process.js';
 
-const cli = fileURLToPath(new URL('../dist/client.js', import.meta.url));
 let model: ScriptedModel;
 let env: Record<string, string>;
 const workers: WorkerProcess[] = [];
 const cwd = realpathSync(mkdtempSync(join(tmpdir(), 'tether-cli-run-')));
 
-function tether(args: string[], extraEnv: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile('node', [cli, ...args], { cwd, env: { ...process.env, ...env, ...extraEnv } }, (err, stdout, stderr) => {
-      resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
-  });
-}
+const tether = (args: string[], extraEnv: Record<string, string> = {}) => runCli(args, { cwd, env: { ...env, ...extraEnv } });
 
 beforeAll(async () => {
   model = await startScriptedModel([

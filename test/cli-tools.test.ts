@@ -1,27 +1,11 @@
 // The built `tether` command, run as a user runs it: compiled output, real discovery, exit codes.
-import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { runCli } from './support/cli.js';
 
-const run = promisify(execFile);
 const root = fileURLToPath(new URL('..', import.meta.url));
-const cli = fileURLToPath(new URL('../dist/client.js', import.meta.url));
 
-async function tether(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run('node', [cli, ...args], { cwd: root, env: { ...process.env, TETHER_TEST_MISSING_KEY: '' } });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
-
-beforeAll(() => {
-  if (!existsSync(cli)) throw new Error(`${cli} is missing: run 'npm run build' (npm ci does it through 'prepare')`);
-});
+const tether = (...args: string[]) => runCli(args, { cwd: root });
 
 describe('tether tools', () => {
   it('lists every built-in tool from the compiled output as JSON', async () => {

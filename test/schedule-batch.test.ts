@@ -1,16 +1,15 @@
 // Scheduled and batch runs through the compiled CLI, on the real dev server with a real worker.
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { cliPath, runCli, until } from './support/cli.js';
 import { startScriptedModel, type ScriptedModel } from './support/scripted-model.js';
 import { startWorkerProcess, type WorkerProcess } from './support/worker-process.js';
 
-const cli = fileURLToPath(new URL('../dist/client.js', import.meta.url));
 const dir = realpathSync(mkdtempSync(join(tmpdir(), 'tether-batch-')));
 let model: ScriptedModel;
 let env: Record<string, string>;
@@ -18,21 +17,7 @@ let connection: Connection;
 let client: Client;
 const workers: WorkerProcess[] = [];
 
-function tether(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile('node', [cli, ...args], { cwd: dir, env: { ...process.env, ...env } }, (err, stdout, stderr) => {
-      resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
-  });
-}
-
-async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
+const tether = (args: string[]) => runCli(args, { cwd: dir, env });
 
 async function executions(prefix: string): Promise<string[]> {
   const ids: string[] = [];
@@ -123,7 +108,7 @@ describe('tether batch', () => {
     const file = join(dir, 'resume.jsonl');
     writeFileSync(file, tasks(20));
     const out = join(dir, 'resume.results.jsonl');
-    const first = spawn('node', [cli, 'batch', file, '--concurrency', '2', '--out', out, '--no-worker'], { cwd: dir, env: { ...process.env, ...env } });
+    const first = spawn('node', [cliPath, 'batch', file, '--concurrency', '2', '--out', out, '--no-worker'], { cwd: dir, env: { ...process.env, ...env } });
     await until('six results', () => existsSync(out) && readFileSync(out, 'utf8').trim().split('\n').length >= 6);
     first.kill('SIGKILL');
     await new Promise((r) => first.once('exit', r));

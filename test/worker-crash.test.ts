@@ -7,6 +7,7 @@ import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import type { AgentResult } from '../src/workflows/types.js';
+import { until } from './support/cli.js';
 import { startScriptedModel, type ScriptedModel } from './support/scripted-model.js';
 import { startWorkerProcess, type WorkerProcess } from './support/worker-process.js';
 
@@ -23,13 +24,6 @@ afterAll(async () => {
   await connection.close();
 });
 
-async function until(what: string, check: () => boolean, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 it('survives SIGKILL of the worker during a model call and during a terminal command', async () => {
   const cwd = realpathSync(mkdtempSync(join(tmpdir(), 'tether-crash-')));

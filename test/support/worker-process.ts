@@ -1,8 +1,6 @@
 // Runs `tether worker` (the compiled CLI) as a separate process, so a test can SIGKILL it like a crash.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-
-const cli = fileURLToPath(new URL('../../dist/client.js', import.meta.url));
+import { cliPath } from './cli.js';
 
 export interface WorkerProcess {
   child: ChildProcess;
@@ -11,7 +9,7 @@ export interface WorkerProcess {
 }
 
 export async function startWorkerProcess(env: Record<string, string>): Promise<WorkerProcess> {
-  const child = spawn('node', [cli, 'worker'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('node', [cliPath, 'worker'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout.on('data', (c: Buffer) => (out += c.toString()));
   child.stderr.on('data', (c: Buffer) => (out += c.toString()));

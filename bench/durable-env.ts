@@ -1,0 +1,41 @@
+// What the durable benchmarks share: an in-memory dev server, a client, one workflow bundle, and workers on demand.
+import { Client, Connection } from '@temporalio/client';
+import { bundleWorkflowCode, NativeConnection, type Worker } from '@temporalio/worker';
+import { freePort, startDevServer } from '../src/temporal/dev-server.js';
+import { createWorker, installRuntimeLogging, workflowsPath } from '../src/worker.js';
+import { silent } from './stats.js';
+
+export interface DurableEnv {
+  client: Client;
+  /** A worker on `taskQueue` whose model calls go to `modelUrl`. */
+  worker(taskQueue: string, modelUrl: string, maxConcurrentActivities?: number): Promise<Worker>;
+  close(): Promise<void>;
+}
+
+export async function durableEnv(): Promise<DurableEnv> {
+  installRuntimeLogging();
+  const server = await startDevServer({ port: await freePort(), headless: true });
+  const connection = await Connection.connect({ address: server.address });
+  const native = await NativeConnection.connect({ address: server.address });
+  const bundle = await bundleWorkflowCode({ workflowsPath: workflowsPath(), logger: undefined });
+  return {
+    client: new Client({ connection }),
+    async worker(taskQueue, modelUrl, maxConcurrentActivities) {
+      const { worker } = await createWorker({
+        settings: { address: server.address, namespace: 'default', taskQueue, embedded: false },
+        connection: native,
+        workflowBundle: bundle,
+        model: { openai: { baseURL: modelUrl, apiKey: 'bench' } },
+        config: { files: { allow_outside_cwd: false } },
+        log: silent,
+        maxConcurrentActivities,
+      });
+      return worker;
+    },
+    async close() {
+      await connection.close();
+      await native.close();
+      await server.stop();
+    },
+  };
+}
