@@ -4,6 +4,7 @@ import { bundleWorkflowCode, NativeConnection, type Worker } from '@temporalio/w
 import { freePort, startDevServer } from '../src/temporal/dev-server.js';
 import { createWorker, installRuntimeLogging, workflowsPath } from '../src/worker.js';
 import { silent } from './stats.js';
+import { parseConfig } from '../src/config/config.js';
 
 export interface DurableEnv {
   client: Client;
@@ -26,7 +27,7 @@ export async function durableEnv(): Promise<DurableEnv> {
         connection: native,
         workflowBundle: bundle,
         model: { openai: { baseURL: modelUrl, apiKey: 'bench' } },
-        config: { files: { allow_outside_cwd: false } },
+        config: parseConfig({}),
         log: silent,
         maxConcurrentActivities,
       });

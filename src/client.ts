@@ -9,6 +9,7 @@ import { addToolsCommands } from './cli/tools-command.js';
 import { addWorkerCommands } from './cli/worker-command.js';
 import { CliError } from './cli/errors.js';
 import { TetherError } from './registry/errors.js';
+import { closeTools } from './worker.js';
 
 // A closed pipe (`tether tools | head`) ends the output, not the process with a stack trace.
 process.stdout.on('error', (err: NodeJS.ErrnoException) => {
@@ -32,7 +33,9 @@ addToolsCommands(program);
 
 try {
   await program.parseAsync(process.argv);
+  await closeTools();
 } catch (err) {
+  await closeTools().catch(() => undefined);
   if (err instanceof CommanderError) {
     // Commander has printed its own message (or the help); keep its exit code.
     process.exitCode = err.exitCode;

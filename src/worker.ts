@@ -8,6 +8,7 @@ import { loadConfig, type TetherConfig } from './config/config.js';
 import { getLogger, lazyLogger, type Logger } from './logging/logger.js';
 import { discoverBuiltinTools } from './registry/discover.js';
 import { hooks, registry } from './registry/index.js';
+import { loadExtensions, type Extensions } from './plugins/extensions.js';
 import type { TemporalSettings } from './temporal/settings.js';
 
 /** The workflow bundle's entry: compiled JS next to this file, or the TypeScript source in development. */
@@ -32,6 +33,28 @@ export function installRuntimeLogging(): void {
   });
 }
 
+let loading: Promise<Extensions> | undefined;
+
+/**
+ * Built-in tools, plugins and MCP servers, once per process: every worker of the process shares the registry,
+ * so loading twice would register hooks twice. The first caller's configuration applies.
+ */
+export function loadToolsOnce(config: TetherConfig, log: Logger): Promise<Extensions> {
+  loading ??= (async () => {
+    const found = await discoverBuiltinTools(undefined, log);
+    for (const f of found.failed) log.warn({ module: f.module }, `tool module skipped: ${f.error}`);
+    return loadExtensions({ config, registry, hooks, log });
+  })();
+  return loading;
+}
+
+/** Closes MCP connections opened by loadToolsOnce. */
+export async function closeTools(): Promise<void> {
+  const current = loading;
+  loading = undefined;
+  if (current) await (await current).close();
+}
+
 export interface WorkerOptions {
   settings: TemporalSettings;
   connection?: NativeConnection;
@@ -47,9 +70,8 @@ export interface WorkerOptions {
 
 export async function createWorker(opts: WorkerOptions): Promise<{ worker: Worker; connection: NativeConnection; ownConnection: boolean }> {
   const log = opts.log ?? lazyLogger;
-  const found = await discoverBuiltinTools(undefined, log);
-  for (const f of found.failed) log.warn({ module: f.module }, `tool module skipped: ${f.error}`);
   const config = opts.config ?? loadConfig();
+  await loadToolsOnce(config, log);
   const connection =
     opts.connection ??
     (await NativeConnection.connect({ address: opts.settings.address, tls: opts.settings.tls, apiKey: opts.settings.apiKey }));

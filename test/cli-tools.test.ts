@@ -1,4 +1,8 @@
 // The built `tether` command, run as a user runs it: compiled output, real discovery, exit codes.
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { runCli } from './support/cli.js';
@@ -37,5 +41,35 @@ describe('tether tools', () => {
       expect(r.stdout).toContain(`Usage: tether ${sub}`);
     }
     expect((await tether('no-such-command')).code).not.toBe(0);
+  });
+});
+
+describe('tether tools and tether mcp list with MCP servers and plugins configured', () => {
+  it('shows MCP tools with their toolset, plugin tools, and each server with its status', async () => {
+    const everything = join(dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/package.json')), 'dist', 'index.js');
+    const home = mkdtempSync(join(tmpdir(), 'tether-cli-mcp-'));
+    writeFileSync(
+      join(home, 'config.yaml'),
+      `mcp_servers:\n  everything:\n    command: node\n    args: [${JSON.stringify(everything)}, stdio]\n    include: [echo]\n  gone:\n    command: tether-no-such-server\n`,
+    );
+    mkdirSync(join(home, 'plugins'));
+    writeFileSync(
+      join(home, 'plugins', 'hello.mjs'),
+      "export function register(ctx) { ctx.registerTool({ name: 'plugin_hello', toolset: 'hello', description: 'hi', schema: { type: 'object' }, emoji: '👋', handler: () => '{}' }); }\n",
+    );
+    const env = { TETHER_HOME: home };
+    const tools = await runCli(['tools', '--json'], { cwd: root, env });
+    expect(tools.code).toBe(0);
+    expect(tools.stderr).toContain("MCP server 'gone' was skipped");
+    const rows = JSON.parse(tools.stdout) as { name: string; toolset: string }[];
+    expect(rows).toEqual(expect.arrayContaining([
+      expect.objectContaining({ name: 'mcp_everything_echo', toolset: 'mcp-everything' }),
+      expect.objectContaining({ name: 'plugin_hello', toolset: 'hello' }),
+    ]));
+    const servers = JSON.parse((await runCli(['mcp', 'list', '--json'], { cwd: root, env })).stdout) as { name: string; status: string; tools: string[] }[];
+    expect(servers).toEqual([
+      { name: 'everything', status: 'connected', tools: ['mcp_everything_echo'] },
+      expect.objectContaining({ name: 'gone', status: 'failed', tools: [] }),
+    ]);
   });
 });

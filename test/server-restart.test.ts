@@ -12,6 +12,7 @@ import type { AgentResult } from '../src/workflows/types.js';
 import { workflowBundle } from './support/agent-harness.js';
 import { recordingLogger } from './support/recording-logger.js';
 import { startScriptedModel } from './support/scripted-model.js';
+import { parseConfig } from '../src/config/config.js';
 
 it('keeps a run started before a server restart and completes it after', async () => {
   installRuntimeLogging();
@@ -42,7 +43,7 @@ it('keeps a run started before a server restart and completes it after', async (
       connection: native,
       workflowBundle: await workflowBundle(),
       model: { openai: { baseURL: model.url, apiKey: 'test' } },
-      config: { files: { allow_outside_cwd: false } },
+      config: parseConfig({}),
       log: recordingLogger(),
     });
     const result = (await worker.runUntil(client.workflow.getHandle(workflowId).result())) as AgentResult;

@@ -1,6 +1,6 @@
 // Runs a worker inside a CLI command for as long as the command needs it (tether run, tether batch). Worker-only.
 import type { TemporalSettings } from '../temporal/settings.js';
-import { createWorker, installRuntimeLogging } from '../worker.js';
+import { closeTools, createWorker, installRuntimeLogging } from '../worker.js';
 
 /**
  * Runs `fn` with a worker polling the task queue in this process. On Ctrl-C the Temporal runtime stops the
@@ -16,6 +16,7 @@ export async function withEmbeddedWorker<T>(settings: TemporalSettings, stop: Ab
     });
   } finally {
     await connection.close();
+    await closeTools();
   }
 }
 

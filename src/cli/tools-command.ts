@@ -1,14 +1,20 @@
 // `tether tools` and `tether toolsets`: what the model could be given, and why a tool is hidden. Worker-only.
 import type { Command } from 'commander';
-import { discoverBuiltinTools } from '../registry/discover.js';
+import { loadConfig } from '../config/config.js';
+import { lazyLogger } from '../logging/logger.js';
+import type { Extensions } from '../plugins/extensions.js';
+import { loadToolsOnce } from '../worker.js';
 import { registry } from '../registry/index.js';
 import type { Availability } from '../registry/types.js';
 import { listToolsets, selectToolNames, validateToolsets } from '../toolsets/resolve.js';
 import { CliError, listOption } from './errors.js';
 
-export async function loadTools(): Promise<void> {
-  const found = await discoverBuiltinTools();
-  for (const f of found.failed) process.stderr.write(`warning: tool module '${f.module}' was skipped: ${f.error}\n`);
+/** Built-in tools, plugins and MCP servers, as a worker of this configuration would have them. */
+export async function loadTools(): Promise<Extensions> {
+  const ext = await loadToolsOnce(loadConfig(), lazyLogger);
+  for (const f of ext.plugins.failed) process.stderr.write(`warning: plugin ${f.plugin} was skipped: ${f.error}\n`);
+  for (const s of ext.mcpServers) if (s.status === 'failed') process.stderr.write(`warning: MCP server '${s.name}' was skipped: ${s.error ?? ''}\n`);
+  return ext;
 }
 
 export function checkToolsets(names: string[] | undefined, option: string): void {
@@ -56,6 +62,23 @@ export function addToolsCommands(program: Command): void {
         process.stdout.write(`${r.emoji}  ${r.name.padEnd(width)}  ${r.toolset.padEnd(setWidth)}  ${state}\n`);
       }
       process.stdout.write(`${rows.length} tools, ${rows.filter((r) => r.available).length} available\n`);
+    });
+
+  const mcp = program.command('mcp').description('MCP servers configured in TETHER_HOME/config.yaml (mcp_servers)');
+  mcp
+    .command('list')
+    .description('Connect to each configured MCP server and show its status and tools')
+    .option('--json', 'print JSON')
+    .action(async (opts: { json?: boolean }) => {
+      const { mcpServers } = await loadTools();
+      if (opts.json) {
+        process.stdout.write(`${JSON.stringify(mcpServers, null, 2)}\n`);
+        return;
+      }
+      if (mcpServers.length === 0) process.stdout.write('no MCP servers configured (mcp_servers in config.yaml)\n');
+      for (const s of mcpServers) {
+        process.stdout.write(`${s.name}  ${s.status}  ${s.tools.length} tools${s.error ? `  ${s.error}` : ''}\n`);
+      }
     });
 
   program

@@ -1,6 +1,6 @@
 // `tether worker` and `tether server`: a long-running worker process, and the Temporal dev server in the foreground. Worker-only.
 import type { Command } from 'commander';
-import { createWorker, installRuntimeLogging } from '../worker.js';
+import { closeTools, createWorker, installRuntimeLogging } from '../worker.js';
 import { registry } from '../registry/index.js';
 import { DEFAULT_PORT } from '../temporal/settings.js';
 import { isListening, startDevServer } from '../temporal/dev-server.js';
@@ -30,6 +30,7 @@ export function addWorkerCommands(program: Command): void {
         await worker.run();
       } finally {
         await connection.close();
+        await closeTools();
       }
       process.stderr.write('worker stopped\n');
     });

@@ -10,6 +10,26 @@ import { tetherHome } from './home.js';
  * Known sections are checked strictly (a misspelt key is an error); unknown top-level sections are kept
  * for features that read their own section.
  */
+/** One MCP server: `command` (stdio) or `url` (streamable HTTP, or SSE for older servers). */
+export const McpServerSchema = z
+  .strictObject({
+    command: z.string().min(1).optional(),
+    args: z.array(z.string()).default([]),
+    env: z.record(z.string(), z.string()).optional(),
+    cwd: z.string().optional(),
+    url: z.url().optional(),
+    headers: z.record(z.string(), z.string()).optional(),
+    transport: z.enum(['stdio', 'http', 'sse']).optional(),
+    enabled: z.boolean().default(true),
+    /** Seconds a call (and connecting) may take before it is cancelled. */
+    timeout: z.number().positive().default(60),
+    include: z.array(z.string()).optional(),
+    exclude: z.array(z.string()).optional(),
+  })
+  .refine((s) => Boolean(s.command) !== Boolean(s.url), { message: 'give exactly one of command (stdio) and url (HTTP)' });
+
+export type McpServerConfig = z.infer<typeof McpServerSchema>;
+
 const ConfigSchema = z.looseObject({
   files: z
     .strictObject({
@@ -17,6 +37,9 @@ const ConfigSchema = z.looseObject({
       allow_outside_cwd: z.boolean().default(false),
     })
     .prefault({}),
+  mcp_servers: z.record(z.string().regex(/^[a-zA-Z0-9_-]+$/, 'server names use letters, digits, _ and -'), McpServerSchema).default({}),
+  /** npm packages that are tether plugins (besides TETHER_HOME/plugins and .tether/plugins). */
+  plugins: z.array(z.string().min(1)).default([]),
 });
 
 export type TetherConfig = z.infer<typeof ConfigSchema>;
@@ -34,10 +57,15 @@ export function loadConfig(path = configPath()): TetherConfig {
       throw new TetherError('Config.Invalid', `${path}: not valid YAML: ${(err as Error).message}`, false);
     }
   }
+  return parseConfig(raw, path);
+}
+
+/** Checks a configuration object; `source` names it in errors. `parseConfig({})` gives the defaults. */
+export function parseConfig(raw: unknown, source = 'config'): TetherConfig {
   const parsed = ConfigSchema.safeParse(raw);
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(top level)'}: ${i.message}`);
-    throw new TetherError('Config.Invalid', `${path}: ${issues.join('; ')}`, false);
+    throw new TetherError('Config.Invalid', `${source}: ${issues.join('; ')}`, false);
   }
   return parsed.data;
 }

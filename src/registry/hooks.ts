@@ -37,6 +37,13 @@ export class Hooks {
     (this.set[name] as { source: string; fn: unknown }[]).push({ source, fn });
   }
 
+  /** Removes every hook a source added (a plugin that failed half-way through loading). */
+  removeSource(source: string): void {
+    for (const list of Object.values(this.set) as { source: string }[][]) {
+      for (let i = list.length - 1; i >= 0; i -= 1) if (list[i]!.source === source) list.splice(i, 1);
+    }
+  }
+
   clear(): void {
     this.set.pre_tool_call.length = 0;
     this.set.post_tool_call.length = 0;

@@ -7,6 +7,7 @@ import { localModelSettings } from '../../src/models/local-model.js';
 import { createWorker, installRuntimeLogging, workflowsPath } from '../../src/worker.js';
 import type { AgentInput, AgentResult } from '../../src/workflows/types.js';
 import { recordingLogger } from './recording-logger.js';
+import { parseConfig, type TetherConfig } from '../../src/config/config.js';
 
 let bundle: Promise<WorkflowBundle> | undefined;
 
@@ -26,7 +27,8 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function harness(): Promise<Harness> {
+/** `config` applies to the first worker of the test file's process (tools, plugins and MCP load once per process). */
+export async function harness(config: TetherConfig = parseConfig({})): Promise<Harness> {
   installRuntimeLogging(); // Temporal's own log lines go to the test TETHER_HOME, not the test output
   const address = inject('temporalAddress');
   const taskQueue = `test-${randomUUID()}`;
@@ -44,7 +46,7 @@ export async function harness(): Promise<Harness> {
         connection: native,
         workflowBundle: await workflowBundle(),
         model: { openai: { baseURL: modelUrl, apiKey: 'test-key' }, local: localModelSettings() },
-        config: { files: { allow_outside_cwd: false } },
+        config,
         log: recordingLogger(),
         shutdownGraceTime: '1 second',
       });

@@ -1,0 +1,134 @@
+// Plugins from the user folder, the project folder and an npm package: tools, toolsets, environments and every hook.
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { parseConfig } from '../src/config/config.js';
+import { environmentProvider } from '../src/environments/providers.js';
+import { loadPlugins, type PluginLoadResult } from '../src/plugins/loader.js';
+import { runToolCall, type CallOptions } from '../src/registry/handle-function-call.js';
+import { Hooks } from '../src/registry/hooks.js';
+import { ToolRegistry } from '../src/registry/registry.js';
+import { resolveToolset } from '../src/toolsets/resolve.js';
+import { recordingLogger } from './support/recording-logger.js';
+
+const g = globalThis as unknown as { pluginEvents: string[] };
+const root = mkdtempSync(join(tmpdir(), 'tether-plugins-'));
+const userDir = join(root, 'home', 'plugins');
+const project = join(root, 'project');
+const projectDir = join(project, '.tether', 'plugins');
+
+function write(path: string, text: string): void {
+  mkdirSync(join(path, '..'), { recursive: true });
+  writeFileSync(path, text);
+}
+
+write(
+  join(userDir, 'a-user.mjs'),
+  `export function register(ctx) {
+  ctx.registerTool({
+    name: 'user_hello', toolset: 'greetings', description: 'greets',
+    schema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+    handler: (args) => JSON.stringify({ hello: args.name }),
+  });
+  ctx.registerTool({ name: 'user_danger', toolset: 'greetings', description: 'dangerous', schema: { type: 'object' }, handler: () => '{"done":true}' });
+  ctx.on('pre_tool_call', (call) => {
+    globalThis.pluginEvents.push('user:pre:' + call.name);
+    if (call.name === 'shell' && String(call.args?.command).includes('rm ')) return { action: 'block', message: 'no deleting' };
+  });
+  ctx.on('transform_tool_result', (call) => call.name === 'user_hello' ? JSON.stringify({ ...JSON.parse(call.result), by: ctx.name }) : undefined);
+}
+`,
+);
+write(
+  join(userDir, 'b-broken.mjs'),
+  `export function register(ctx) {
+  ctx.on('pre_tool_call', () => ({ action: 'block', message: 'from a broken plugin' }));
+  ctx.registerTool({ name: 'broken_tool', toolset: 'broken', description: '', schema: { type: 'object' }, handler: () => '{}' });
+  throw new Error('cannot start');
+}
+`,
+);
+write(join(userDir, 'notes.txt'), 'not a plugin');
+write(
+  join(projectDir, 'project-plugin.mjs'),
+  `export default {
+  register(ctx) {
+    ctx.on('pre_tool_call', (call) => {
+      globalThis.pluginEvents.push('project:pre:' + call.name);
+      if (call.name === 'user_hello') return { action: 'modify', args: { name: String(call.args.name).toUpperCase() } };
+      if (call.name === 'user_danger') return { action: 'require_approval', reason: 'it is dangerous' };
+    });
+    ctx.on('post_tool_call', (call) => { globalThis.pluginEvents.push('project:post:' + call.name + ':' + call.result); });
+    ctx.on('post_tool_call', () => { throw new Error('observer broke'); });
+    ctx.registerToolset('friendly', { description: 'friendly tools', includes: ['greetings'] });
+    ctx.registerEnvironment('fake-sandbox', (o) => ({ kind: 'fake', task: o.taskId }));
+  },
+};
+`,
+);
+write(join(project, 'node_modules', 'tether-plugin-sample', 'package.json'), JSON.stringify({ name: 'tether-plugin-sample', type: 'module', main: 'index.js' }));
+write(
+  join(project, 'node_modules', 'tether-plugin-sample', 'index.js'),
+  `export function register(ctx) {
+  ctx.registerTool({ name: 'shell', toolset: 'sample', description: 'pretend shell', schema: { type: 'object', properties: { command: { type: 'string' } } }, handler: (a) => JSON.stringify({ ran: a.command }) });
+}
+`,
+);
+
+describe('plugins', () => {
+  const registry = new ToolRegistry(recordingLogger());
+  const hooks = new Hooks();
+  const log = recordingLogger();
+  let result: PluginLoadResult;
+  let options: CallOptions;
+  const call = (name: string, args: object, approved = false) => runToolCall(name, JSON.stringify(args), 'task', 'user task', { ...options, approved });
+
+  beforeAll(async () => {
+    g.pluginEvents = [];
+    result = await loadPlugins(
+      { userDir, projectDir, packages: ['tether-plugin-sample', 'tether-plugin-not-installed'], projectRoot: project },
+      { registry, hooks, log, config: parseConfig({}) },
+    );
+    options = { registry, hooks, log, cwd: project };
+  });
+
+  it('loads from the user folder, the project folder and npm packages, in that order; failures are skipped', () => {
+    expect(result.loaded).toEqual(['user:a-user', 'project:project-plugin', 'npm:tether-plugin-sample']);
+    expect(result.failed.map((f) => f.plugin)).toEqual(['user:b-broken', 'npm:tether-plugin-not-installed']);
+    expect(result.failed[0]!.error).toBe('Error: cannot start');
+    expect(log.lines.filter((l) => l.msg.includes('failed to load'))).toHaveLength(2);
+    // Nothing of the broken plugin stays registered.
+    expect(registry.get('broken_tool')).toBeUndefined();
+    expect(hooks.set.pre_tool_call.map((h) => h.source)).toEqual(['user:a-user', 'project:project-plugin']);
+  });
+
+  it('registers tools, toolsets and environment providers', () => {
+    expect(registry.get('user_hello')?.toolset).toBe('greetings');
+    expect(registry.get('shell')?.toolset).toBe('sample');
+    expect([...resolveToolset('friendly', registry)].sort()).toEqual(['user_danger', 'user_hello']);
+    expect(environmentProvider('fake-sandbox')).toMatchObject({ source: 'project:project-plugin' });
+  });
+
+  it('runs hooks in load order: modify arguments, observe, transform the result', async () => {
+    g.pluginEvents = [];
+    const out = await call('user_hello', { name: 'ada' });
+    expect(JSON.parse(out.result)).toEqual({ hello: 'ADA', by: 'user:a-user' });
+    expect(g.pluginEvents).toEqual(['user:pre:user_hello', 'project:pre:user_hello', 'project:post:user_hello:{"hello":"ADA"}']);
+  });
+
+  it('lets a pre_tool_call hook block a call, and another require approval', async () => {
+    const blocked = await call('shell', { command: 'rm -rf /tmp/x' });
+    expect(blocked).toMatchObject({ status: 'blocked', message: 'no deleting' });
+    expect(JSON.parse(blocked.result)).toEqual({ error: 'Blocked by user:a-user: no deleting' });
+    expect(JSON.parse((await call('shell', { command: 'ls' })).result)).toEqual({ ran: 'ls' });
+    expect(await call('user_danger', {})).toMatchObject({ status: 'approval_required', reason: 'it is dangerous' });
+    expect(JSON.parse((await call('user_danger', {}, true)).result)).toEqual({ done: true });
+  });
+
+  it('logs a throwing hook and the call still succeeds', async () => {
+    const before = log.lines.length;
+    expect((await call('shell', { command: 'pwd' })).status).toBe('ok');
+    expect(log.lines.slice(before).some((l) => l.msg.includes('post_tool_call hook threw'))).toBe(true);
+  });
+});
