@@ -2,16 +2,18 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
+import type { Client } from '@temporalio/client';
+import type { TemporalSettings } from '../temporal/settings.js';
 import { parseBatchFile, type BadLine, type BatchItem } from '../batch/batch-file.js';
 import { runBatch } from '../batch/batch-runner.js';
 import { progressPrinter } from '../batch/progress-bar.js';
 import { modelSettingsFromEnv } from '../activities/model.js';
 import type { AgentInput } from '../workflows/types.js';
-import { CliError } from './errors.js';
+import { CliError, positiveIntOption } from './errors.js';
 import { interruptSignal, withEmbeddedWorker } from './embedded-worker.js';
 import { runInput, type RunFlags } from './run-options.js';
 import { checkToolsets, loadTools } from './tools-command.js';
-import { connectClient, ensureTemporal } from './temporal-client.js';
+import { withTemporal } from './temporal-client.js';
 
 interface BatchFlags extends RunFlags {
   concurrency: string;
@@ -33,6 +35,53 @@ function inputFor(item: BatchItem, defaults: RunFlags): AgentInput {
   return input;
 }
 
+interface RunContext {
+  client: Client;
+  settings: TemporalSettings;
+  path: string;
+  items: { item: BatchItem; input: AgentInput }[];
+  bad: number;
+  concurrency: number;
+  flags: BatchFlags;
+}
+
+/** Runs the batch with a progress bar and sets the exit code: 0 all done, 1 failures or bad lines, 130 interrupted. */
+async function runAndReport({ client, settings, path, items, bad, concurrency, flags }: RunContext): Promise<void> {
+  const stop = interruptSignal();
+  const bar = progressPrinter(process.stderr);
+  const outPath = flags.out ? resolve(flags.out) : undefined;
+  const go = () =>
+    runBatch({
+      client,
+      taskQueue: settings.taskQueue,
+      batchKey: path,
+      items,
+      concurrency,
+      outPath,
+      signal: stop.signal,
+      onProgress: (p) => bar.update(p),
+      onResult: (r) => {
+        if (!outPath) process.stdout.write(`${JSON.stringify(r)}\n`);
+      },
+    });
+  try {
+    const done = flags.worker ? await withEmbeddedWorker(settings, stop.signal, go) : await go();
+    bar.end();
+    if (!done || done.interrupted) {
+      process.stderr.write('Interrupted: started runs go on; run the same command again to resume (finished tasks are not run again).\n');
+      process.exitCode = 130;
+      return;
+    }
+    const failed = done.results.filter((r) => r.status === 'failed' || r.status === 'cancelled').length;
+    process.stderr.write(
+      `${items.length} tasks: ${done.results.length} finished now, ${done.previouslyDone} earlier, ${failed} failed, ${bad} bad lines skipped\n`,
+    );
+    process.exitCode = failed > 0 || bad > 0 ? 1 : 0;
+  } finally {
+    stop.release();
+  }
+}
+
 export function addBatchCommand(program: Command): void {
   program
     .command('batch')
@@ -47,8 +96,7 @@ export function addBatchCommand(program: Command): void {
     .option('--max-turns <n>', 'turn limit for lines that do not set one')
     .option('--no-worker', 'do not run an embedded worker (runs wait for tether worker)')
     .action(async (file: string, flags: BatchFlags) => {
-      const concurrency = Number(flags.concurrency);
-      if (!Number.isInteger(concurrency) || concurrency < 1) throw new CliError(`--concurrency must be a positive whole number, got '${flags.concurrency}'`);
+      const concurrency = positiveIntOption(flags.concurrency, '--concurrency');
       const path = resolve(file);
       let text: string;
       try {
@@ -71,41 +119,6 @@ export function addBatchCommand(program: Command): void {
       for (const b of bad.sort((a, c) => a.line - c.line)) process.stderr.write(`${file}:${b.line}: skipped: ${b.error}\n`);
       if (items.length === 0) throw new CliError(`${file}: no runnable task`, 1);
 
-      const settings = await ensureTemporal((line) => process.stderr.write(`${line}\n`));
-      const { client, close } = await connectClient(settings);
-      const stop = interruptSignal();
-      const bar = progressPrinter(process.stderr);
-      const outPath = flags.out ? resolve(flags.out) : undefined;
-      const go = () =>
-        runBatch({
-          client,
-          taskQueue: settings.taskQueue,
-          batchKey: path,
-          items,
-          concurrency,
-          outPath,
-          signal: stop.signal,
-          onProgress: (p) => bar.update(p),
-          onResult: (r) => {
-            if (!outPath) process.stdout.write(`${JSON.stringify(r)}\n`);
-          },
-        });
-      try {
-        const done = flags.worker ? await withEmbeddedWorker(settings, stop.signal, go) : await go();
-        bar.end();
-        if (!done || done.interrupted) {
-          process.stderr.write('Interrupted: started runs go on; run the same command again to resume (finished tasks are not run again).\n');
-          process.exitCode = 130;
-          return;
-        }
-        const failed = done.results.filter((r) => r.status === 'failed' || r.status === 'cancelled').length;
-        process.stderr.write(
-          `${items.length} tasks: ${done.results.length} finished now, ${done.previouslyDone} earlier, ${failed} failed, ${bad.length} bad lines skipped\n`,
-        );
-        process.exitCode = failed > 0 || bad.length > 0 ? 1 : 0;
-      } finally {
-        stop.release();
-        await close();
-      }
+      await withTemporal((client, settings) => runAndReport({ client, settings, path, items, bad: bad.length, concurrency, flags }));
     });
 }

@@ -15,3 +15,13 @@ export function listOption(value: string | undefined): string[] | undefined {
   if (value === undefined) return undefined;
   return value.split(',').map((s) => s.trim()).filter((s) => s !== '');
 }
+
+/** A whole number of at least 1 from an option's text; `undefined` stays undefined. */
+export function positiveIntOption(value: string, option: string): number;
+export function positiveIntOption(value: string | undefined, option: string): number | undefined;
+export function positiveIntOption(value: string | undefined, option: string): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new CliError(`${option} must be a positive whole number, got '${value}'`);
+  return n;
+}

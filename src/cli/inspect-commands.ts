@@ -1,24 +1,11 @@
 // `tether status`, `list`, `attach` and `cancel`: look at and steer runs from any terminal. Worker-only.
 import type { Command } from 'commander';
-import { WorkflowFailedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { WorkflowFailedError, type Client } from '@temporalio/client';
 import type { AgentResult, AgentState } from '../workflows/types.js';
-import { CliError } from './errors.js';
+import { positiveIntOption } from './errors.js';
 import { follow } from './follow.js';
 import { printOutcome } from './run-command.js';
-import { connectClient, ensureTemporal } from './temporal-client.js';
-
-async function withClient<T>(fn: (client: Client) => Promise<T>): Promise<T> {
-  const settings = await ensureTemporal((line) => process.stderr.write(`${line}\n`));
-  const { client, close } = await connectClient(settings);
-  try {
-    return await fn(client);
-  } catch (err) {
-    if (err instanceof WorkflowNotFoundError) throw new CliError(`no such run: ${err.workflowId ?? ''}`.trim(), 1);
-    throw err;
-  } finally {
-    await close();
-  }
-}
+import { withTemporal } from './temporal-client.js';
 
 /** Status of one run: live state from the query while it runs, its result or failure once closed. */
 async function runStatus(client: Client, workflowId: string): Promise<Record<string, unknown>> {
@@ -60,7 +47,7 @@ export function addInspectCommands(program: Command): void {
     .argument('<workflowId>')
     .option('--json', 'print JSON')
     .action(async (workflowId: string, opts: { json?: boolean }) => {
-      const s = await withClient((client) => runStatus(client, workflowId));
+      const s = await withTemporal((client) => runStatus(client, workflowId));
       if (opts.json) process.stdout.write(`${JSON.stringify(s, null, 2)}\n`);
       else printStatus(s);
     });
@@ -71,9 +58,8 @@ export function addInspectCommands(program: Command): void {
     .option('--limit <n>', 'most runs to show', '20')
     .option('--json', 'print JSON')
     .action(async (opts: { limit: string; json?: boolean }) => {
-      const limit = Number(opts.limit);
-      if (!Number.isInteger(limit) || limit < 1) throw new CliError(`--limit must be a positive whole number, got '${opts.limit}'`);
-      const rows = await withClient(async (client) => {
+      const limit = positiveIntOption(opts.limit, '--limit');
+      const rows = await withTemporal(async (client) => {
         const out: { workflowId: string; status: string; startTime: string; closeTime: string | null }[] = [];
         for await (const w of client.workflow.list({ query: "WorkflowType = 'agentWorkflow'" })) {
           out.push({ workflowId: w.workflowId, status: w.status.name, startTime: w.startTime.toISOString(), closeTime: w.closeTime?.toISOString() ?? null });
@@ -91,7 +77,7 @@ export function addInspectCommands(program: Command): void {
     .argument('<workflowId>')
     .option('--json', 'print one JSON object at the end')
     .action(async (workflowId: string, opts: { json?: boolean }) => {
-      await withClient(async (client) => {
+      await withTemporal(async (client) => {
         await client.workflow.getHandle(workflowId).describe(); // fails clearly for an unknown id
         printOutcome(workflowId, await follow(client, workflowId, { progress: !opts.json }), opts.json ?? false);
       });
@@ -102,7 +88,7 @@ export function addInspectCommands(program: Command): void {
     .description('Cancel a run: running tool calls are stopped and the run ends as cancelled')
     .argument('<workflowId>')
     .action(async (workflowId: string) => {
-      await withClient((client) => client.workflow.getHandle(workflowId).cancel());
+      await withTemporal((client) => client.workflow.getHandle(workflowId).cancel());
       process.stdout.write(`cancellation requested for ${workflowId}\n`);
     });
 }

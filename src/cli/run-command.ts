@@ -7,7 +7,7 @@ import { interruptSignal, withEmbeddedWorker } from './embedded-worker.js';
 import type { TemporalSettings } from '../temporal/settings.js';
 import { follow, type FollowOutcome } from './follow.js';
 import { checkToolsets, loadTools } from './tools-command.js';
-import { connectClient, ensureTemporal, hasLiveWorker, runWasPickedUp } from './temporal-client.js';
+import { hasLiveWorker, runWasPickedUp, withTemporal } from './temporal-client.js';
 import { newWorkflowId, runInput, type RunFlags } from './run-options.js';
 import type { AgentInput } from '../workflows/types.js';
 
@@ -89,12 +89,6 @@ export function addRunCommand(program: Command): void {
       await loadTools();
       checkToolsets(input.enabledToolsets, '--toolsets');
       checkToolsets(input.disabledToolsets, '--disable');
-      const settings = await ensureTemporal((line) => process.stderr.write(`${line}\n`));
-      const { client, close } = await connectClient(settings);
-      try {
-        await startAndFollow(client, settings, input, opts);
-      } finally {
-        await close();
-      }
+      await withTemporal((client, settings) => startAndFollow(client, settings, input, opts));
     });
 }

@@ -6,7 +6,7 @@ import { LOCAL_MODEL_NAME, localModelSettings } from '../models/local-model.js';
 import { LOCAL_PREFIX } from '../models/types.js';
 import { isOpenAIConfigured, openAISettingsFromEnv } from '../models/openai-provider.js';
 import type { AgentInput } from '../workflows/types.js';
-import { CliError, listOption } from './errors.js';
+import { CliError, listOption, positiveIntOption } from './errors.js';
 
 export const DEFAULT_MODEL = 'gpt-4o-mini';
 
@@ -34,13 +34,6 @@ export interface RunFlags {
   maxParallel?: string;
 }
 
-function positiveInt(value: string | undefined, option: string): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new CliError(`${option} must be a positive whole number, got '${value}'`);
-  return n;
-}
-
 export function newWorkflowId(now = new Date()): string {
   const stamp = now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
   return `tether-${stamp}-${randomBytes(3).toString('hex')}`;
@@ -59,6 +52,6 @@ export function runInput(task: string, flags: RunFlags): AgentInput {
     enabledToolsets,
     disabledToolsets: listOption(flags.disable),
     cwd,
-    limits: { maxTurns: positiveInt(flags.maxTurns, '--max-turns'), maxParallel: positiveInt(flags.maxParallel, '--max-parallel') },
+    limits: { maxTurns: positiveIntOption(flags.maxTurns, '--max-turns'), maxParallel: positiveIntOption(flags.maxParallel, '--max-parallel') },
   };
 }

@@ -1,27 +1,13 @@
 // `tether schedule create|list|describe|pause|unpause|trigger|delete`: agent runs on a timetable (Temporal Schedules). Worker-only.
 import { randomBytes } from 'node:crypto';
 import type { Command } from 'commander';
-import { ScheduleAlreadyRunning, ScheduleNotFoundError, type Client, type ScheduleDescription } from '@temporalio/client';
+import { ScheduleAlreadyRunning, type Client, type ScheduleDescription } from '@temporalio/client';
 import { isOverlapName, OVERLAP_POLICIES, parseEvery, scheduleOptions } from '../schedules/schedule-options.js';
 import type { AgentInput } from '../workflows/types.js';
 import { CliError } from './errors.js';
 import { runInput, type RunFlags } from './run-options.js';
 import { checkToolsets, loadTools } from './tools-command.js';
-import { connectClient, ensureTemporal } from './temporal-client.js';
-
-async function withClient<T>(fn: (client: Client, taskQueue: string) => Promise<T>): Promise<T> {
-  const settings = await ensureTemporal((line) => process.stderr.write(`${line}\n`));
-  const { client, close } = await connectClient(settings);
-  try {
-    return await fn(client, settings.taskQueue);
-  } catch (err) {
-    if (err instanceof ScheduleNotFoundError) throw new CliError(`no such schedule: ${err.scheduleId}`, 1);
-    if (err instanceof ScheduleAlreadyRunning) throw new CliError(`a schedule with id '${err.scheduleId}' exists already`, 1);
-    throw err;
-  } finally {
-    await close();
-  }
-}
+import { withTemporal } from './temporal-client.js';
 
 function summary(d: ScheduleDescription): Record<string, unknown> {
   const action = d.action as { workflowType?: string; args?: unknown[] };
@@ -77,7 +63,7 @@ export function addScheduleCommands(program: Command): void {
       checkToolsets(input.enabledToolsets, '--toolsets');
       checkToolsets(input.disabledToolsets, '--disable');
       const scheduleId = flags.id ?? `tether-schedule-${randomBytes(4).toString('hex')}`;
-      await withClient(async (client, taskQueue) => {
+      await withTemporal(async (client, { taskQueue }) => {
         try {
           await client.schedule.create(scheduleOptions({ scheduleId, cron: flags.cron, every, overlap: flags.overlap as never, taskQueue, input, paused: flags.paused }));
         } catch (err) {
@@ -95,7 +81,7 @@ export function addScheduleCommands(program: Command): void {
     .description('List schedules')
     .option('--json', 'print JSON')
     .action(async (opts: { json?: boolean }) => {
-      const rows = await withClient(async (client) => {
+      const rows = await withTemporal(async (client) => {
         const out: { scheduleId: string; paused: boolean; note: string | null; nextRun: string | null }[] = [];
         for await (const s of client.schedule.list()) {
           out.push({ scheduleId: s.scheduleId, paused: s.state.paused, note: s.state.note ?? null, nextRun: s.info.nextActionTimes[0]?.toISOString() ?? null });
@@ -112,7 +98,7 @@ export function addScheduleCommands(program: Command): void {
     .argument('<id>')
     .option('--json', 'print JSON')
     .action(async (id: string, opts: { json?: boolean }) => {
-      const d = await withClient((client) => client.schedule.getHandle(id).describe().then(summary));
+      const d = await withTemporal((client) => client.schedule.getHandle(id).describe().then(summary));
       if (opts.json) process.stdout.write(`${JSON.stringify(d, null, 2)}\n`);
       else for (const [k, v] of Object.entries(d)) process.stdout.write(`${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}\n`);
     });
@@ -130,7 +116,7 @@ export function addScheduleCommands(program: Command): void {
       .argument('<id>')
       .option('--note <text>', 'a note kept with the schedule (pause, unpause)')
       .action(async (id: string, opts: { note?: string }) => {
-        await withClient((client) => act(client, id, opts.note));
+        await withTemporal((client) => act(client, id, opts.note));
         process.stdout.write(`${name}: ${id}\n`);
       });
   }

@@ -1,7 +1,8 @@
 // How CLI commands reach Temporal: settings, the embedded dev server when none is configured, a client, worker presence. Worker-only.
 import { readFileSync, writeFileSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, ScheduleAlreadyRunning, ScheduleNotFoundError, WorkflowNotFoundError } from '@temporalio/client';
+import { CliError } from './errors.js';
 import { tetherHome } from '../config/home.js';
 import { DEFAULT_PORT, temporalSettings, type TemporalSettings } from '../temporal/settings.js';
 import { isListening, startDevServer } from '../temporal/dev-server.js';
@@ -78,5 +79,24 @@ export async function runWasPickedUp(client: Client, workflowId: string, waitMs:
     if ((history.events ?? []).some((e) => e.workflowTaskStartedEventAttributes)) return true;
     if (Date.now() >= deadline) return false;
     await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/**
+ * Runs `fn` with a client for the configured (or embedded) Temporal; unknown runs and schedules become
+ * clear CLI errors. The connection is closed afterwards.
+ */
+export async function withTemporal<T>(fn: (client: Client, settings: TemporalSettings) => Promise<T>): Promise<T> {
+  const settings = await ensureTemporal((line) => process.stderr.write(`${line}\n`));
+  const { client, close } = await connectClient(settings);
+  try {
+    return await fn(client, settings);
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) throw new CliError(`no such run: ${err.workflowId ?? ''}`.trim(), 1);
+    if (err instanceof ScheduleNotFoundError) throw new CliError(`no such schedule: ${err.scheduleId}`, 1);
+    if (err instanceof ScheduleAlreadyRunning) throw new CliError(`a schedule with id '${err.scheduleId}' exists already`, 1);
+    throw err;
+  } finally {
+    await close();
   }
 }
