@@ -50,6 +50,8 @@ write(
 `,
 );
 write(join(userDir, 'notes.txt'), 'not a plugin');
+// A plugin folder whose package.json names a build that was never made.
+write(join(userDir, 'c-unbuilt', 'package.json'), JSON.stringify({ name: 'c-unbuilt', type: 'module', main: 'dist/index.js' }));
 write(
   join(projectDir, 'project-plugin.mjs'),
   `export default {
@@ -61,7 +63,7 @@ write(
     });
     ctx.on('post_tool_call', (call) => { globalThis.pluginEvents.push('project:post:' + call.name + ':' + call.result); });
     ctx.on('post_tool_call', () => { throw new Error('observer broke'); });
-    ctx.registerToolset('friendly', { description: 'friendly tools', includes: ['greetings'] });
+    ctx.registerToolset('friendly', { description: 'friendly tools', includes: ['greetings'], tools: ['not_registered_anywhere'] });
     ctx.registerEnvironment('fake-sandbox', (o) => ({ kind: 'fake', task: o.taskId }));
   },
 };
@@ -95,9 +97,9 @@ describe('plugins', () => {
 
   it('loads from the user folder, the project folder and npm packages, in that order; failures are skipped', () => {
     expect(result.loaded).toEqual(['user:a-user', 'project:project-plugin', 'npm:tether-plugin-sample']);
-    expect(result.failed.map((f) => f.plugin)).toEqual(['user:b-broken', 'npm:tether-plugin-not-installed']);
+    expect(result.failed.map((f) => f.plugin)).toEqual(['user:b-broken', 'user:c-unbuilt', 'npm:tether-plugin-not-installed']);
     expect(result.failed[0]!.error).toBe('Error: cannot start');
-    expect(log.lines.filter((l) => l.msg.includes('failed to load'))).toHaveLength(2);
+    expect(log.lines.filter((l) => l.msg.includes('failed to load'))).toHaveLength(3);
     // Nothing of the broken plugin stays registered.
     expect(registry.get('broken_tool')).toBeUndefined();
     expect(hooks.set.pre_tool_call.map((h) => h.source)).toEqual(['user:a-user', 'project:project-plugin']);

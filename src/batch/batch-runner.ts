@@ -46,19 +46,23 @@ export function batchWorkflowId(batchKey: string, item: BatchItem): string {
   return `tether-batch-${short(batchKey)}-L${item.line}-${short(item.source)}`;
 }
 
-function alreadyWritten(outPath: string | undefined): Set<string> {
-  const ids = new Set<string>();
+/** Workflow id → status of the result lines an earlier invocation wrote. */
+function alreadyWritten(outPath: string | undefined): Map<string, string> {
+  const ids = new Map<string, string>();
   if (!outPath || !existsSync(outPath)) return ids;
   for (const line of readFileSync(outPath, 'utf8').split('\n')) {
     try {
-      const id = (JSON.parse(line) as { workflowId?: unknown }).workflowId;
-      if (typeof id === 'string') ids.add(id);
+      const r = JSON.parse(line) as { workflowId?: unknown; status?: unknown };
+      if (typeof r.workflowId === 'string') ids.set(r.workflowId, String(r.status));
     } catch {
       // a line cut by an interrupted write: that task is simply finished again
     }
   }
   return ids;
 }
+
+/** Anything but a completed run counts against the batch (failed, cancelled, stopped at a limit). */
+export const unsuccessful = (status: string): boolean => status !== 'completed';
 
 async function outcome(handle: WorkflowHandle, item: BatchItem): Promise<BatchResultLine> {
   const base = { line: item.line, task: item.task, workflowId: handle.workflowId };
@@ -76,10 +80,14 @@ async function outcome(handle: WorkflowHandle, item: BatchItem): Promise<BatchRe
   return line;
 }
 
-export async function runBatch(o: BatchOptions): Promise<{ results: BatchResultLine[]; interrupted: boolean; previouslyDone: number }> {
+export async function runBatch(
+  o: BatchOptions,
+): Promise<{ results: BatchResultLine[]; interrupted: boolean; previouslyDone: number; previouslyUnsuccessful: number }> {
   const written = alreadyWritten(o.outPath);
+  const earlier = o.items.map(({ item }) => written.get(batchWorkflowId(o.batchKey, item))).filter((s): s is string => s !== undefined);
   const todo = o.items.filter(({ item }) => !written.has(batchWorkflowId(o.batchKey, item)));
-  const progress: BatchProgress = { total: o.items.length, done: o.items.length - todo.length, running: 0, waitingApproval: 0, failed: 0 };
+  const previouslyUnsuccessful = earlier.filter(unsuccessful).length;
+  const progress: BatchProgress = { total: o.items.length, done: earlier.length, running: 0, waitingApproval: 0, failed: previouslyUnsuccessful };
   const results: BatchResultLine[] = [];
   const running = new Map<string, WorkflowHandle>();
   const report = (): void => o.onProgress?.({ ...progress, running: running.size });
@@ -129,7 +137,7 @@ export async function runBatch(o: BatchOptions): Promise<{ results: BatchResultL
       if (o.outPath) appendFileSync(o.outPath, `${JSON.stringify(line)}\n`);
       results.push(line);
       progress.done += 1;
-      if (line.status === 'failed' || line.status === 'cancelled') progress.failed += 1;
+      if (unsuccessful(line.status)) progress.failed += 1;
       o.onResult?.(line);
       report();
     }
@@ -144,5 +152,5 @@ export async function runBatch(o: BatchOptions): Promise<{ results: BatchResultL
     clearInterval(ticker);
     await pass;
   }
-  return { results, interrupted: o.signal?.aborted ?? false, previouslyDone: o.items.length - todo.length };
+  return { results, interrupted: o.signal?.aborted ?? false, previouslyDone: earlier.length, previouslyUnsuccessful };
 }

@@ -6,7 +6,7 @@ const WIDTH = 24;
 export function renderProgress(p: BatchProgress): string {
   const filled = p.total === 0 ? WIDTH : Math.round((p.done / p.total) * WIDTH);
   const bar = `${'█'.repeat(filled)}${'░'.repeat(WIDTH - filled)}`;
-  return `[${bar}] ${p.done}/${p.total} done · ${p.running} running · ${p.waitingApproval} waiting for approval · ${p.failed} failed`;
+  return `[${bar}] ${p.done}/${p.total} done · ${p.running} running · ${p.waitingApproval} waiting for approval · ${p.failed} failed or stopped`;
 }
 
 /** Redraws one line on a terminal; elsewhere prints a line only when the figures change. */

@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import type { Client } from '@temporalio/client';
 import type { TemporalSettings } from '../temporal/settings.js';
 import { parseBatchFile, type BadLine, type BatchItem } from '../batch/batch-file.js';
-import { runBatch } from '../batch/batch-runner.js';
+import { runBatch, unsuccessful } from '../batch/batch-runner.js';
 import { progressPrinter } from '../batch/progress-bar.js';
 import { modelSettingsFromEnv } from '../activities/model.js';
 import type { AgentInput } from '../workflows/types.js';
@@ -72,9 +72,10 @@ async function runAndReport({ client, settings, path, items, bad, concurrency, f
       process.exitCode = 130;
       return;
     }
-    const failed = done.results.filter((r) => r.status === 'failed' || r.status === 'cancelled').length;
+    const failed = done.results.filter((r) => unsuccessful(r.status)).length + done.previouslyUnsuccessful;
     process.stderr.write(
-      `${items.length} tasks: ${done.results.length} finished now, ${done.previouslyDone} earlier, ${failed} failed, ${bad} bad lines skipped\n`,
+      `${items.length} tasks: ${done.results.length} finished now, ${done.previouslyDone} earlier, ` +
+        `${failed} not completed (failed, cancelled or stopped at a limit), ${bad} bad lines skipped\n`,
     );
     process.exitCode = failed > 0 || bad > 0 ? 1 : 0;
   } finally {

@@ -33,7 +33,7 @@ export async function ensureTemporal(note: (line: string) => void): Promise<Temp
   return settings;
 }
 
-/** Stops a dev server that `ensureTemporal` started; false when there was none. */
+/** Stops a dev server that `ensureTemporal` started; false when there was none (or the pid file is stale). */
 export function stopBackgroundServer(): boolean {
   const { pid } = devServerFiles();
   let value: number;
@@ -43,6 +43,15 @@ export function stopBackgroundServer(): boolean {
     return false;
   }
   rmSync(pid, { force: true });
+  // A stale pid may belong to another process by now: only a temporal process is signalled.
+  if (!Number.isInteger(value) || value < 1) return false;
+  let cmdline = '';
+  try {
+    cmdline = readFileSync(`/proc/${value}/cmdline`, 'utf8');
+  } catch {
+    return false;
+  }
+  if (!cmdline.includes('temporal') || !cmdline.includes('start-dev')) return false;
   try {
     process.kill(value, 'SIGTERM');
     return true;

@@ -48,14 +48,17 @@ export function addWorkerCommands(program: Command): void {
       const dbFile = opts.db ?? devServerFiles().db;
       const dev = await startDevServer({ port: p, uiPort: ui, dbFile });
       process.stdout.write(`Temporal dev server on ${dev.address}\nUI: ${dev.uiAddress}\nState: ${dbFile}\nCtrl-C stops it.\n`);
-      await new Promise<void>((resolve) => {
+      let stopping = false;
+      const code = await new Promise<number | null>((resolve) => {
         const stop = (): void => {
-          void dev.stop().then(resolve);
+          stopping = true;
+          void dev.stop();
         };
         process.once('SIGINT', stop);
         process.once('SIGTERM', stop);
-        dev.child.once('exit', () => resolve());
+        dev.child.once('exit', (c) => resolve(c));
       });
+      if (!stopping) throw new CliError(`the Temporal dev server exited on its own (code ${String(code)}); see its output above`, 1);
     });
 
   server

@@ -1,7 +1,7 @@
 // One MCP server connection: connect over stdio, streamable HTTP or SSE, list tools, call them, reconnect when dropped. Worker-only.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
@@ -11,7 +11,8 @@ export type McpStatus = 'connected' | 'disconnected' | 'failed' | 'disabled';
 
 function transportFor(cfg: McpServerConfig): Transport {
   if (cfg.command) {
-    const env = cfg.env ? { ...(process.env as Record<string, string>), ...cfg.env } : undefined;
+    // Like the SDK's default (a safe subset of variables), never the worker's secrets (model keys, Temporal API key).
+    const env = cfg.env ? { ...getDefaultEnvironment(), ...cfg.env } : undefined;
     return new StdioClientTransport({ command: cfg.command, args: cfg.args, env, cwd: cfg.cwd, stderr: 'ignore' });
   }
   const url = new URL(cfg.url!);
@@ -25,6 +26,8 @@ export class McpConnection {
   tools: Tool[] = [];
   private client?: Client;
   private transport?: Transport;
+  /** One connection attempt at a time: parallel calls after a drop share it. */
+  private connecting?: Promise<void>;
 
   constructor(
     readonly name: string,
@@ -92,7 +95,12 @@ export class McpConnection {
 
   private async ready(): Promise<Client> {
     if (this.status === 'disabled') throw new Error(`MCP server '${this.name}' is disabled in config.yaml`);
-    if (this.status !== 'connected' || !this.client) await this.connect();
+    if (this.status !== 'connected' || !this.client) {
+      this.connecting ??= this.connect().finally(() => {
+        this.connecting = undefined;
+      });
+      await this.connecting;
+    }
     return this.client!;
   }
 

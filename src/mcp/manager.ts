@@ -59,11 +59,18 @@ export class McpManager {
       this.log.warn({ server: name, error: conn.error }, `MCP server '${name}' failed to start and was skipped`);
       return;
     }
+    const taken = new Set<string>();
     for (const tool of tools.filter((t) => selected(t.name, cfg))) {
       const { $schema: _ignored, ...schema } = tool.inputSchema as JsonSchema;
+      const registeredName = mcpToolName(name, tool.name);
+      if (taken.has(registeredName)) {
+        this.log.warn({ server: name, tool: tool.name }, `MCP tool '${tool.name}' of '${name}' skipped: its name becomes ${registeredName}, like another tool's`);
+        continue;
+      }
+      taken.add(registeredName);
       try {
         this.registry.register({
-          name: mcpToolName(name, tool.name),
+          name: registeredName,
           toolset: mcpToolsetName(name),
           description: tool.description ?? tool.title ?? `${tool.name} (MCP server ${name})`,
           schema: { ...schema, type: 'object' },

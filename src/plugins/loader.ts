@@ -39,11 +39,17 @@ function fromDir(dir: string, origin: string): Candidate[] {
     .sort()
     .flatMap((entry): Candidate[] => {
       const path = join(dir, entry);
-      const isDir = statSync(path).isDirectory();
+      let isDir: boolean;
+      try {
+        isDir = statSync(path).isDirectory();
+      } catch (err) {
+        return [{ name: `${origin}:${entry}`, load: () => Promise.reject(err) }]; // a dangling link: skipped like any failure
+      }
       if (!isDir && !/\.(m?js)$/.test(entry)) return [];
       if (isDir && !existsSync(join(path, 'package.json')) && !existsSync(join(path, 'index.js'))) return [];
-      const target = isDir ? createRequire(join(path, 'noop.js')).resolve(path) : path;
-      return [{ name: `${origin}:${basename(entry).replace(/\.m?js$/, '')}`, load: () => import(pathToFileURL(target).href) }];
+      // Resolved when loading, inside the plugin's own try: a folder with a broken package.json is skipped alone.
+      const load = (): Promise<unknown> => import(pathToFileURL(isDir ? createRequire(join(path, 'noop.js')).resolve(path) : path).href);
+      return [{ name: `${origin}:${basename(entry).replace(/\.m?js$/, '')}`, load }];
     });
 }
 

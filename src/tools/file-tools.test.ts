@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -43,6 +43,10 @@ describe('write_file and read_file', () => {
     expect((await call(ctx, 'read_file', { path: '../x.txt' })).error).toMatch(/outside the working directory/);
     expect((await call(ctx, 'read_file', { path: 'link/secret.txt' })).error).toMatch(/outside the working directory/);
     expect((await call(ctx, 'write_file', { path: 'link/new.txt', content: 'x' })).error).toMatch(/outside the working directory/);
+    // A dangling link pointing outside: writing through it would create the file out there.
+    symlinkSync(join(outside, 'not-yet.txt'), join(ctx.cwd, 'notes.md'));
+    expect((await call(ctx, 'write_file', { path: 'notes.md', content: 'x' })).error).toMatch(/outside the working directory/);
+    expect(existsSync(join(outside, 'not-yet.txt'))).toBe(false);
     const allowed = { ...ctx, allowOutsideCwd: true };
     expect((await call(allowed, 'read_file', { path: join(outside, 'secret.txt') })).content).toBe('     1|secret');
   });

@@ -1,23 +1,35 @@
 // Helper for file tools (registers nothing): resolves a path against the task's working directory. Worker-only.
-import { existsSync, realpathSync } from 'node:fs';
-import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
+import { lstatSync, readlinkSync } from 'node:fs';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { ToolContext } from '../registry/types.js';
 
 export class PathOutsideWorkdirError extends Error {
   override readonly name = 'PathOutsideWorkdirError';
 }
 
-/** The real path of `p`, or of its nearest existing ancestor joined with the rest (for files not yet created). */
-function realish(p: string): string {
-  let existing = p;
-  const rest: string[] = [];
-  while (!existsSync(existing)) {
-    const parent = dirname(existing);
-    if (parent === existing) break;
-    rest.unshift(existing.slice(parent.length + (parent.endsWith(sep) ? 0 : 1)));
-    existing = parent;
+/**
+ * Where `p` really points: every symlink on the way is followed, dangling ones included (a link to a file that
+ * does not exist yet must not let a write land outside the working directory).
+ */
+function realish(p: string, hops = 0): string {
+  if (hops > 40) throw new PathOutsideWorkdirError(`path '${p}' has too many levels of symbolic links`);
+  const parts = resolve(p).split(sep).filter(Boolean);
+  let current: string = sep;
+  for (let i = 0; i < parts.length; i += 1) {
+    const next = join(current, parts[i]!);
+    let info;
+    try {
+      info = lstatSync(next);
+    } catch {
+      return join(next, ...parts.slice(i + 1)); // the rest does not exist yet
+    }
+    if (info.isSymbolicLink()) {
+      const target = resolve(dirname(next), readlinkSync(next));
+      return realish(join(target, ...parts.slice(i + 1)), hops + 1);
+    }
+    current = next;
   }
-  return resolve(realpathSync(existing), ...rest);
+  return current;
 }
 
 function inside(root: string, p: string): boolean {

@@ -76,7 +76,7 @@ export function resolveToolset(name: string, reg: ToolRegistry = registry): Set<
     for (const t of base.get(n) ?? []) out.add(t);
     const def = definitionOf(n);
     if (!def) return;
-    for (const t of def.tools ?? []) out.add(t);
+    for (const t of def.tools ?? []) if (reg.get(t)) out.add(t);
     for (const inc of def.includes ?? []) visit(inc);
     if (def.includeSideEffects) {
       for (const t of reg.all()) if (def.includeSideEffects.includes(t.sideEffects)) out.add(t.name);
