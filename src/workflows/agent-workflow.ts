@@ -8,6 +8,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { AgentActivities } from './activity-contract.js';
+import { keepWithinBudget } from './conversation-budget.js';
 import { initialMessages } from './prompt.js';
 import { runToolBatch } from './tool-batch.js';
 import type { AgentInput, AgentResult, AgentState } from './types.js';
@@ -68,6 +69,7 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
         return finish('limit_reached', `Stopped after ${maxTurns} turns (the max-turns limit) before the model gave a final answer.`, 'max_turns');
       }
       state.turn += 1;
+      keepWithinBudget(messages);
       const reply = await model.callModel({ model: input.model, messages, tools: catalog.definitions });
       state.usage = {
         promptTokens: state.usage.promptTokens + reply.usage.promptTokens,

@@ -1,0 +1,40 @@
+// Keeps the conversation sent to the model (an activity input, so part of history) under a size budget. Pure and workflow-safe.
+import type { ChatMessage } from './types.js';
+
+/** Characters of message content; the model call's input stays well under Temporal's 2 MB payload limit. */
+export const CONVERSATION_BUDGET_CHARS = 400_000;
+/** What is kept of an old message that had to be shortened. */
+const SHORTENED_CHARS = 2_000;
+
+const size = (messages: ChatMessage[]): number =>
+  messages.reduce((n, m) => n + (m.content?.length ?? 0) + (m.tool_calls ?? []).reduce((k, c) => k + c.function.arguments.length, 0), 0);
+
+function shorten(text: string): string {
+  const half = SHORTENED_CHARS / 2;
+  return `${text.slice(0, half)}\n[... ${text.length - SHORTENED_CHARS} characters of this older message removed to keep the conversation within its size budget ...]\n${text.slice(-half)}`;
+}
+
+/**
+ * Shortens the oldest long messages (tool results first, then other turns) in place until the conversation
+ * fits `budget`. The system prompt, the task and the latest turn are never shortened. Returns how many were.
+ */
+export function keepWithinBudget(messages: ChatMessage[], budget = CONVERSATION_BUDGET_CHARS): number {
+  let total = size(messages);
+  if (total <= budget) return 0;
+  const protectedUntil = messages.findIndex((m) => m.role === 'user') + 1; // system prompt and task
+  const lastAssistant = messages.map((m) => m.role).lastIndexOf('assistant');
+  const candidates = messages
+    .map((m, i) => ({ m, i }))
+    .filter(({ m, i }) => i >= protectedUntil && i < lastAssistant && (m.content?.length ?? 0) > SHORTENED_CHARS + 200);
+  // Tool results first (usually the bulk), oldest first; then other messages.
+  candidates.sort((a, b) => Number(b.m.role === 'tool') - Number(a.m.role === 'tool') || a.i - b.i);
+  let shortened = 0;
+  for (const { m } of candidates) {
+    if (total <= budget) break;
+    const before = m.content!.length;
+    m.content = shorten(m.content!);
+    total -= before - m.content.length;
+    shortened += 1;
+  }
+  return shortened;
+}
