@@ -30,12 +30,12 @@ async function load(servers: Record<string, unknown>) {
   return { registry, manager, summary, call, log };
 }
 
-async function httpServer(port: number): Promise<ChildProcess> {
-  const child = spawn('node', [everything, 'streamableHttp'], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
+async function httpServer(port: number, mode: 'streamableHttp' | 'sse' = 'streamableHttp'): Promise<ChildProcess> {
+  const child = spawn('node', [everything, mode], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
   children.push(child);
   let err = '';
   child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
-  await until('the HTTP MCP server to listen', () => err.includes('listening'), 30_000);
+  await until('the HTTP MCP server to listen', () => /listening|running on port/.test(err), 30_000);
   return child;
 }
 
@@ -125,5 +125,15 @@ describe('MCP over streamable HTTP', () => {
     expect(Object.keys(await http.call('mcp_web_echo', { message: 'down' }))).toEqual(['error']);
     await httpServer(port);
     expect(await http.call('mcp_web_echo', { message: 'back' })).toEqual({ result: 'Echo: back' });
+  });
+});
+
+describe('MCP over SSE (older servers)', () => {
+  it('lists and calls tools', async () => {
+    const port = await freePort();
+    await httpServer(port, 'sse');
+    const sse = await load({ legacy: { url: `http://127.0.0.1:${port}/sse`, transport: 'sse', include: ['echo'] } });
+    expect(sse.summary[0]).toMatchObject({ status: 'connected', tools: ['mcp_legacy_echo'] });
+    expect(await sse.call('mcp_legacy_echo', { message: 'old style' })).toEqual({ result: 'Echo: old style' });
   });
 });
