@@ -90,4 +90,16 @@ describe('search_files', () => {
     expect(((await call(ctx, 'search_files', { pattern: '*.ts', target: 'files' })).files as string[]).sort()).toEqual(['src/a.ts', 'src/deep/b.test.ts']);
     expect((await call(ctx, 'search_files', { pattern: '(' })).error).toMatch(/Invalid regular expression/);
   });
+
+  it('stops a catastrophically slow regular expression with an error instead of freezing the worker', async () => {
+    const ctx = workspace();
+    writeFileSync(join(ctx.cwd, 'slow.txt'), `${'a'.repeat(40)}!\n`);
+    let ticks = 0;
+    const ticker = setInterval(() => (ticks += 1), 100);
+    const r = await call(ctx, 'search_files', { pattern: '^(a+)+$' });
+    clearInterval(ticker);
+    expect(String(r.error)).toMatch(/took longer than 5000 ms/);
+    // The event loop kept running meanwhile (heartbeats would have gone on).
+    expect(ticks).toBeGreaterThan(20);
+  });
 });

@@ -5,11 +5,14 @@ import { z } from 'zod';
 import { registry } from '../registry/index.js';
 import { toolError } from '../registry/errors.js';
 import { globMatches, globToRegExp } from './glob.js';
+import { RegexMatcher, RegexTimeoutError } from './regex-matcher.js';
 import { resolveTaskPath } from './task-paths.js';
 
 const SKIP_DIRS = new Set(['.git', 'node_modules', '.hg', '.svn', '__pycache__']);
 const MAX_FILE_BYTES = 1024 * 1024;
 const MAX_LINE_CHARS = 300;
+/** Time one file's matching may take; a pattern that backtracks catastrophically is stopped, not the worker. */
+const REGEX_FILE_TIMEOUT_MS = 5_000;
 
 async function* walk(root: string, signal?: AbortSignal): AsyncGenerator<string> {
   const stack = [root];
@@ -65,25 +68,35 @@ registry.register({
       }
       return JSON.stringify({ files: matches, count: matches.length, truncated });
     }
-    let re: RegExp;
+    let matcher: RegexMatcher;
     try {
-      re = new RegExp(pattern);
+      matcher = new RegexMatcher(pattern, REGEX_FILE_TIMEOUT_MS);
     } catch (err) {
       return toolError(`Invalid regular expression: ${(err as Error).message}`);
     }
     const only = file_glob ? globToRegExp(file_glob) : undefined;
-    outer: for await (const f of walk(root, ctx.signal)) {
-      if (only && !globMatches(only, rel(f), file_glob!.includes('/'))) continue;
-      const size = (await stat(f).catch(() => undefined))?.size ?? 0;
-      if (size > MAX_FILE_BYTES) continue;
-      const data = await readFile(f).catch(() => undefined);
-      if (!data || data.subarray(0, 8192).includes(0)) continue;
-      const lines = data.toString('utf8').split('\n');
-      for (let i = 0; i < lines.length; i += 1) {
-        if (!re.test(lines[i]!)) continue;
-        if (matches.length === max) { truncated = true; break outer; }
-        matches.push(`${rel(f)}:${i + 1}:${lines[i]!.slice(0, MAX_LINE_CHARS)}`);
+    try {
+      for await (const f of walk(root, ctx.signal)) {
+        if (only && !globMatches(only, rel(f), file_glob!.includes('/'))) continue;
+        const size = (await stat(f).catch(() => undefined))?.size ?? 0;
+        if (size > MAX_FILE_BYTES) continue;
+        const data = await readFile(f).catch(() => undefined);
+        if (!data || data.subarray(0, 8192).includes(0)) continue;
+        const found = await matcher.match(data.toString('utf8'), max - matches.length + 1, MAX_LINE_CHARS);
+        for (const [line, text] of found) {
+          if (matches.length === max) {
+            truncated = true;
+            break;
+          }
+          matches.push(`${rel(f)}:${line}:${text}`);
+        }
+        if (truncated) break;
       }
+    } catch (err) {
+      if (err instanceof RegexTimeoutError) return toolError(err.message);
+      throw err;
+    } finally {
+      await matcher.close();
     }
     return JSON.stringify({ matches, count: matches.length, truncated });
   },

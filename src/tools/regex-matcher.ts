@@ -1,0 +1,58 @@
+// Helper for search tools (registers nothing): runs a model-given regular expression off the main thread,
+// so a catastrophically slow pattern is stopped by a time limit instead of freezing the worker. Worker-only.
+import { Worker } from 'node:worker_threads';
+
+const THREAD = `
+const { parentPort, workerData } = require('node:worker_threads');
+const re = new RegExp(workerData.source, workerData.flags);
+parentPort.on('message', ({ id, text, max, lineChars }) => {
+  const out = [];
+  const lines = text.split('\\n');
+  for (let i = 0; i < lines.length && out.length < max; i += 1) {
+    if (re.test(lines[i])) out.push([i + 1, lines[i].slice(0, lineChars)]);
+  }
+  parentPort.postMessage({ id, out });
+});
+`;
+
+export class RegexTimeoutError extends Error {
+  override readonly name = 'RegexTimeoutError';
+}
+
+export class RegexMatcher {
+  private readonly worker: Worker;
+  private nextId = 0;
+  private readonly waiting = new Map<number, (lines: [number, string][]) => void>();
+
+  /** Throws a SyntaxError for an invalid pattern, before any thread starts. */
+  constructor(pattern: string, private readonly timeoutMs: number) {
+    const re = new RegExp(pattern);
+    this.worker = new Worker(THREAD, { eval: true, workerData: { source: re.source, flags: re.flags } });
+    this.worker.on('message', ({ id, out }: { id: number; out: [number, string][] }) => {
+      this.waiting.get(id)?.(out);
+      this.waiting.delete(id);
+    });
+    this.worker.unref();
+  }
+
+  /** Matching lines of `text` as [line number, text]; rejects when the pattern runs past the time limit. */
+  match(text: string, max: number, lineChars: number): Promise<[number, string][]> {
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.waiting.delete(id);
+        void this.worker.terminate();
+        reject(new RegexTimeoutError(`the regular expression took longer than ${this.timeoutMs} ms on one file and was stopped; simplify it`));
+      }, this.timeoutMs);
+      this.waiting.set(id, (lines) => {
+        clearTimeout(timer);
+        resolve(lines);
+      });
+      this.worker.postMessage({ id, text, max, lineChars });
+    });
+  }
+
+  close(): Promise<number> {
+    return this.worker.terminate();
+  }
+}
