@@ -1,5 +1,6 @@
 // The model-call activity: picks the provider for the run's model and heartbeats while it answers. Worker-only.
-import { ApplicationFailure, Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/activity';
+import { withHeartbeat } from './heartbeat.js';
 import type { CallModelInput } from '../workflows/activity-contract.js';
 import type { ModelReply } from '../workflows/types.js';
 import { createLocalProvider, type LocalModelSettings } from '../models/local-provider.js';
@@ -26,14 +27,8 @@ export function createModelActivity(settings: ModelSettings): (input: CallModelI
       }
       provider = local ??= createLocalProvider(settings.local);
     }
-    const ctx = Context.current();
     // A model call can take minutes: heartbeats let a crashed worker's call be retried elsewhere within seconds.
-    const beat = setInterval(() => ctx.heartbeat(), 2_000);
-    try {
-      return await provider.complete(input, ctx.cancellationSignal);
-    } finally {
-      clearInterval(beat);
-    }
+    return withHeartbeat((signal) => provider.complete(input, signal));
   };
 }
 

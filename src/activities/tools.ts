@@ -1,5 +1,5 @@
 // Tool activities: the tool catalog for the model, and one tool call through the registry's single path. Worker-only.
-import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
+import { ApplicationFailure, CancelledFailure } from '@temporalio/activity';
 import type { TetherConfig } from '../config/config.js';
 import type { Logger } from '../logging/logger.js';
 import { TetherError } from '../registry/errors.js';
@@ -10,10 +10,10 @@ import { finalizeResult } from '../registry/result.js';
 import { getToolDefinitions, validateToolsets } from '../toolsets/resolve.js';
 import type { ListToolsInput, RunToolInput, RunToolOutput } from '../workflows/activity-contract.js';
 import type { ToolCatalog, ToolMeta } from '../workflows/types.js';
+import { withHeartbeat } from './heartbeat.js';
 
 /** No single tool result may come near Temporal's payload limits: this is the cap before history. */
 export const HISTORY_RESULT_CHARS = 64_000;
-const HEARTBEAT_MS = 2_000;
 
 export interface ToolActivityDeps {
   registry: ToolRegistry;
@@ -45,28 +45,25 @@ export function createToolActivities(deps: ToolActivityDeps) {
   }
 
   async function runTool(input: RunToolInput): Promise<RunToolOutput> {
-    const ctx = Context.current();
-    // Heartbeats let Temporal notice a dead worker within the heartbeat timeout, and deliver cancellation.
-    const beat = setInterval(() => ctx.heartbeat(), HEARTBEAT_MS);
-    ctx.heartbeat();
     try {
-      const outcome = await runToolCall(input.name, input.args, input.taskId, input.userTask, {
-        registry,
-        hooks,
-        log,
-        cwd: input.cwd,
-        allowOutsideCwd: config.files.allow_outside_cwd,
-        signal: ctx.cancellationSignal,
+      // Heartbeats let Temporal notice a dead worker within the heartbeat timeout, and deliver cancellation.
+      return await withHeartbeat(async (signal) => {
+        const outcome = await runToolCall(input.name, input.args, input.taskId, input.userTask, {
+          registry,
+          hooks,
+          log,
+          cwd: input.cwd,
+          allowOutsideCwd: config.files.allow_outside_cwd,
+          signal,
+        });
+        if (signal.aborted) throw new CancelledFailure(`tool call ${input.callId} cancelled`);
+        return { status: outcome.status, result: finalizeResult(input.name, outcome.result, HISTORY_RESULT_CHARS) };
       });
-      if (ctx.cancellationSignal.aborted) throw new CancelledFailure(`tool call ${input.callId} cancelled`);
-      return { status: outcome.status, result: finalizeResult(input.name, outcome.result, HISTORY_RESULT_CHARS) };
     } catch (err) {
       if (err instanceof TetherError) {
         throw err.retryable ? ApplicationFailure.retryable(err.message, err.code) : ApplicationFailure.nonRetryable(err.message, err.code);
       }
       throw err;
-    } finally {
-      clearInterval(beat);
     }
   }
 

@@ -1,8 +1,9 @@
 // Runs a batch of agent runs, at most N at once, resumable: each task has a stable workflow id and is never run twice. Worker-only.
 import { createHash } from 'node:crypto';
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
-import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
-import type { AgentInput, AgentResult, AgentState } from '../workflows/types.js';
+import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowHandle } from '@temporalio/client';
+import { queryRunState, runFailure } from '../temporal/run-handle.js';
+import type { AgentInput, AgentResult } from '../workflows/types.js';
 import type { BatchItem } from './batch-file.js';
 
 export interface BatchResultLine {
@@ -71,9 +72,7 @@ async function outcome(handle: WorkflowHandle, item: BatchItem): Promise<BatchRe
     const r = (await handle.result()) as AgentResult;
     line = { ...base, status: r.status, answer: r.answer, turns: r.turns, toolCalls: r.toolCalls, durationMs: null };
   } catch (err) {
-    const cause = err instanceof WorkflowFailedError ? err.cause : undefined;
-    const status = cause?.name === 'CancelledFailure' ? 'cancelled' : 'failed';
-    line = { ...base, status, answer: null, turns: null, toolCalls: null, durationMs: null, error: cause?.message ?? (err as Error).message };
+    line = { ...base, ...runFailure(err), answer: null, turns: null, toolCalls: null, durationMs: null };
   }
   const desc = await handle.describe();
   line.durationMs = desc.closeTime ? desc.closeTime.getTime() - desc.startTime.getTime() : null;
@@ -97,7 +96,7 @@ export async function runBatch(
   const countWaiting = async (): Promise<void> => {
     let waiting = 0;
     for (const h of [...running.values()]) {
-      const s = await o.client.withDeadline(Date.now() + 2_000, () => h.query<AgentState>('state')).catch(() => undefined);
+      const s = await queryRunState(o.client, h, 2_000);
       if ((s?.pendingApprovals.length ?? 0) > 0) waiting += 1;
     }
     progress.waitingApproval = waiting;

@@ -1,6 +1,6 @@
 // Follows a running agent workflow: one line per tool call, a spinner while waiting, then the result. Worker-only.
 import type { Client, WorkflowHandle } from '@temporalio/client';
-import { WorkflowFailedError } from '@temporalio/client';
+import { queryRunState, runFailure } from '../temporal/run-handle.js';
 import type { AgentResult, AgentState } from '../workflows/types.js';
 
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
@@ -39,13 +39,7 @@ class Progress {
   }
 }
 
-async function queryState(client: Client, handle: WorkflowHandle): Promise<AgentState | undefined> {
-  try {
-    return await client.withDeadline(Date.now() + 3_000, () => handle.query<AgentState>('state'));
-  } catch {
-    return undefined; // no worker at this moment, or the run just closed: keep waiting for the result
-  }
-}
+const queryState = (client: Client, handle: WorkflowHandle): Promise<AgentState | undefined> => queryRunState(client, handle, 3_000);
 
 /** Follows until the run closes, or until `signal` aborts (Ctrl-C): then the run goes on without us. */
 export async function follow(client: Client, workflowId: string, opts: { progress: boolean; signal?: AbortSignal }): Promise<FollowOutcome> {
@@ -58,9 +52,7 @@ export async function follow(client: Client, workflowId: string, opts: { progres
       settled = { status: result.status, result };
     })
     .catch((err: unknown) => {
-      const cause = err instanceof WorkflowFailedError ? err.cause : undefined;
-      const cancelled = cause?.name === 'CancelledFailure';
-      settled = { status: cancelled ? 'cancelled' : 'failed', error: cause?.message ?? (err as Error).message };
+      settled = runFailure(err);
     });
   const interrupted = new Promise<void>((resolve) => {
     if (opts.signal?.aborted) resolve();

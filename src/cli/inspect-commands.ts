@@ -1,6 +1,7 @@
 // `tether status`, `list`, `attach` and `cancel`: look at and steer runs from any terminal. Worker-only.
 import type { Command } from 'commander';
-import { WorkflowFailedError, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
+import { queryRunState, runFailure } from '../temporal/run-handle.js';
 import type { AgentResult, AgentState } from '../workflows/types.js';
 import { positiveIntOption } from './errors.js';
 import { follow } from './follow.js';
@@ -13,19 +14,14 @@ async function runStatus(client: Client, workflowId: string): Promise<Record<str
   const desc = await handle.describe();
   const base = { workflowId, temporalStatus: desc.status.name, startTime: desc.startTime.toISOString(), closeTime: desc.closeTime?.toISOString() ?? null };
   if (desc.status.name === 'RUNNING') {
-    try {
-      const s = await client.withDeadline(Date.now() + 5_000, () => handle.query<AgentState>('state'));
-      return { ...base, ...s };
-    } catch {
-      return { ...base, status: 'running', note: 'no worker answered the state query (is one running?)' };
-    }
+    const s = await queryRunState(client, handle, 5_000);
+    return s ? { ...base, ...s } : { ...base, status: 'running', note: 'no worker answered the state query (is one running?)' };
   }
   try {
     const r = await handle.result() as AgentResult;
     return { ...base, ...r };
   } catch (err) {
-    const cause = err instanceof WorkflowFailedError ? err.cause : undefined;
-    return { ...base, status: desc.status.name === 'CANCELLED' ? 'cancelled' : 'failed', error: cause?.message ?? (err as Error).message };
+    return { ...base, ...runFailure(err) };
   }
 }
 

@@ -18,7 +18,7 @@ export function devServerFiles(): { dir: string; db: string; pid: string; log: s
  * With TEMPORAL_ADDRESS unset and nothing on the default port, starts the dev server in the background
  * (SQLite under TETHER_HOME, so runs survive a restart) and leaves it running for later commands.
  */
-export async function ensureTemporal(note: (line: string) => void): Promise<TemporalSettings> {
+export async function ensureTemporal(note = (line: string): void => void process.stderr.write(`${line}\n`)): Promise<TemporalSettings> {
   const settings = temporalSettings();
   if (!settings.embedded || (await isListening(DEFAULT_PORT))) return settings;
   const files = devServerFiles();
@@ -96,7 +96,7 @@ export async function runWasPickedUp(client: Client, workflowId: string, waitMs:
  * clear CLI errors. The connection is closed afterwards.
  */
 export async function withTemporal<T>(fn: (client: Client, settings: TemporalSettings) => Promise<T>): Promise<T> {
-  const settings = await ensureTemporal((line) => process.stderr.write(`${line}\n`));
+  const settings = await ensureTemporal();
   const { client, close } = await connectClient(settings);
   try {
     return await fn(client, settings);

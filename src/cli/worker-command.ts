@@ -18,7 +18,7 @@ export function addWorkerCommands(program: Command): void {
     .command('worker')
     .description('Run a worker: discover tools, poll the task queue, run agent workflows and their tool calls')
     .action(async () => {
-      const settings = await ensureTemporal((line) => process.stderr.write(`${line}\n`));
+      const settings = await ensureTemporal();
       installRuntimeLogging();
       const { worker, connection } = await createWorker({ settings });
       process.stderr.write(

@@ -12,7 +12,3 @@ export function registerEnvironmentProvider(name: string, factory: EnvironmentFa
 export function environmentProvider(name: string): { factory: EnvironmentFactory; source: string } | undefined {
   return providers.get(name);
 }
-
-export function environmentProviderNames(): string[] {
-  return [...providers.keys()].sort();
-}

@@ -5,8 +5,6 @@ import type { ToolRegistry } from '../registry/registry.js';
 import type { ToolDefinition } from '../registry/types.js';
 import { BUILTIN_TOOLSETS, LEGACY_TOOLSETS, type ToolsetDef } from './catalog.js';
 
-const has = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);
-
 /** Toolsets added while running (MCP servers, plugins); same shape as the built-in catalog. */
 const dynamicToolsets = new Map<string, ToolsetDef>();
 
@@ -24,12 +22,12 @@ export function mcpToolsetName(server: string): string {
 }
 
 function definitionOf(name: string): ToolsetDef | undefined {
-  return dynamicToolsets.get(name) ?? (has(BUILTIN_TOOLSETS, name) ? BUILTIN_TOOLSETS[name] : undefined);
+  return dynamicToolsets.get(name) ?? (Object.hasOwn(BUILTIN_TOOLSETS, name) ? BUILTIN_TOOLSETS[name] : undefined);
 }
 
 /** The current name for a legacy `*_tools` name; other names are returned as they are. */
 export function canonicalToolset(name: string): string {
-  if (has(LEGACY_TOOLSETS, name)) return LEGACY_TOOLSETS[name]!;
+  if (Object.hasOwn(LEGACY_TOOLSETS, name)) return LEGACY_TOOLSETS[name]!;
   return name;
 }
 

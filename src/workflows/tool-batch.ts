@@ -17,7 +17,6 @@ export interface BatchContext {
 }
 
 const RECENT = 20;
-const own = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);
 
 /** Retries only where running twice is harmless; a world-changing call is attempted once (at most once). */
 function activityOptions(meta: ToolMeta | undefined, call: ToolCallView, heartbeatSeconds: number): ActivityOptions {
@@ -68,8 +67,10 @@ function isError(result: string): boolean {
 export async function runToolBatch(calls: ModelToolCall[], turn: number, ctx: BatchContext): Promise<ChatMessage[]> {
   const { state } = ctx;
   const results: string[] = new Array<string>(calls.length);
+  // Tool names come from the model: an own-property lookup, so '__proto__' finds nothing.
+  const metas = calls.map((c) => (Object.hasOwn(ctx.meta, c.function.name) ? ctx.meta[c.function.name] : undefined));
   const views: ToolCallView[] = calls.map((c, i) => {
-    const meta = own(ctx.meta, c.function.name) ? ctx.meta[c.function.name] : undefined;
+    const meta = metas[i];
     return {
       index: state.toolCallCount + i + 1,
       turn,
@@ -91,8 +92,7 @@ export async function runToolBatch(calls: ModelToolCall[], turn: number, ctx: Ba
       views[i]!.status = 'error';
       return;
     }
-    const meta = own(ctx.meta, c.function.name) ? ctx.meta[c.function.name] : undefined;
-    planned.push({ position: i, name: c.function.name, args: c.function.arguments, meta });
+    planned.push({ position: i, name: c.function.name, args: c.function.arguments, meta: metas[i] });
   });
 
   for (const segment of planSegments(planned, ctx.cwd)) {
