@@ -1,4 +1,5 @@
 // The built `tether` command, run as a user runs it: compiled output, real discovery, exit codes.
+import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -32,6 +33,13 @@ describe('tether tools', () => {
     const r = await tether('tools', '--toolsets', 'nope');
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("unknown toolset 'nope'");
+  });
+
+  it('runs as `npx tether` (the bin is executable after the build)', async () => {
+    const r = await new Promise<{ code: number; stdout: string }>((resolve) => {
+      execFile('npx', ['--no-install', 'tether', '--version'], { cwd: root }, (err, stdout) => resolve({ code: err ? 1 : 0, stdout }));
+    });
+    expect(r).toEqual({ code: 0, stdout: '0.1.0\n' });
   });
 
   it('has --help on every subcommand and fails on an unknown one', async () => {
