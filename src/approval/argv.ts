@@ -1,0 +1,175 @@
+// Canonical argument vectors: base names of commands, wrappers peeled (sudo, env, timeout, xargs, ...), flags
+// normalised (-rf, -r -f, --recursive --force, flags after operands). Pure.
+import { literal, type Word } from './words.js';
+
+export interface Argv {
+  /** Base name of the command (`/bin/rm` → `rm`); null when it is computed at run time. */
+  name: string | null;
+  /** The command word as written (after quote removal). */
+  written: string;
+  args: Word[];
+  /** Reached through xargs: more operands arrive on standard input. */
+  viaXargs: boolean;
+}
+
+export interface Flags {
+  short: Set<string>;
+  long: Set<string>;
+  /** Values of options that take one (`-u root` → '-u' → 'root'; `--user=root` → '--user' → 'root'). */
+  values: Map<string, string>;
+  operands: Word[];
+}
+
+export function baseName(path: string): string {
+  const i = path.lastIndexOf('/');
+  return i >= 0 ? path.slice(i + 1) : path;
+}
+
+/**
+ * Splits arguments into flags and operands. `valueOpts` lists options that take a value (as '-o' or '--opt');
+ * their values are not operands. `--` ends the options.
+ */
+export function parseFlags(args: Word[], valueOpts: readonly string[] = []): Flags {
+  const flags: Flags = { short: new Set(), long: new Set(), values: new Map(), operands: [] };
+  for (let i = 0; i < args.length; i += 1) {
+    const a = args[i]!;
+    const t = a.text;
+    if (t === '--') {
+      flags.operands.push(...args.slice(i + 1));
+      break;
+    }
+    if (t.startsWith('--') && !a.dynamic) {
+      const eq = t.indexOf('=');
+      const name = eq >= 0 ? t.slice(0, eq) : t;
+      flags.long.add(name);
+      if (eq >= 0) flags.values.set(name, t.slice(eq + 1));
+      else if (valueOpts.includes(name) && i + 1 < args.length) flags.values.set(name, args[(i += 1)]!.text);
+      continue;
+    }
+    if (t.length > 1 && t.startsWith('-') && !a.dynamic) {
+      for (let j = 1; j < t.length; j += 1) {
+        const opt = `-${t[j]}`;
+        flags.short.add(t[j]!);
+        if (valueOpts.includes(opt)) {
+          const rest = t.slice(j + 1);
+          if (rest) flags.values.set(opt, rest);
+          else if (i + 1 < args.length) flags.values.set(opt, args[(i += 1)]!.text);
+          break;
+        }
+      }
+      continue;
+    }
+    flags.operands.push(a);
+  }
+  return flags;
+}
+
+export function has(flags: Flags, short: string, ...long: string[]): boolean {
+  return (short !== '' && [...short].some((c) => flags.short.has(c))) || long.some((l) => flags.long.has(l));
+}
+
+interface Wrapper {
+  /** Options taking a value. */
+  valueOpts?: string[];
+  /** Operands to skip after the options (timeout's DURATION, chroot's NEWROOT). */
+  skip?: number;
+  /** Options after which nothing is run (`command -v`, `sudo -l`). */
+  lookupOnly?: string[];
+  /** NAME=VALUE operands are settings, not the command (env). */
+  assignments?: boolean;
+}
+
+const WRAPPERS: Record<string, Wrapper> = {
+  sudo: { valueOpts: ['-u', '--user', '-g', '--group', '-C', '--close-from', '-h', '--host', '-p', '--prompt', '-r', '--role', '-t', '--type', '-U', '--other-user', '-D', '--chdir', '-T', '--command-timeout'], lookupOnly: ['-l', '--list', '-v', '--validate', '-k', '-K'], assignments: true },
+  doas: { valueOpts: ['-u', '-C'] },
+  pkexec: { valueOpts: ['--user'] },
+  run0: { valueOpts: ['-u', '--user'] },
+  env: { valueOpts: ['-u', '--unset', '-C', '--chdir', '-S', '--split-string'], assignments: true },
+  command: { lookupOnly: ['-v', '-V'] },
+  builtin: {},
+  exec: { valueOpts: ['-a'] },
+  nice: { valueOpts: ['-n', '--adjustment'] },
+  nohup: {},
+  time: { valueOpts: ['-f', '--format', '-o', '--output'] },
+  setsid: {},
+  stdbuf: { valueOpts: ['-i', '-o', '-e', '--input', '--output', '--error'] },
+  ionice: { valueOpts: ['-c', '--class', '-n', '--classdata', '-p', '--pid'] },
+  timeout: { valueOpts: ['-s', '--signal', '-k', '--kill-after'], skip: 1 },
+  xargs: { valueOpts: ['-I', '-n', '-P', '-d', '-L', '-E', '-s', '-a', '--arg-file', '--delimiter', '--max-args', '--max-procs', '--max-lines', '--replace', '--eof', '--max-chars'] },
+  busybox: {},
+  chroot: { valueOpts: ['--userspec', '--groups'], skip: 1 },
+  flock: { valueOpts: ['-w', '--timeout', '-E', '--conflict-exit-code'], skip: 1 },
+  taskset: { skip: 1 },
+  chrt: { skip: 1 },
+  strace: { valueOpts: ['-o', '-e', '-p', '-s', '-u', '-E'] },
+  ltrace: { valueOpts: ['-o', '-e', '-p', '-s', '-u'] },
+  unbuffer: {},
+  nocorrect: {},
+  noglob: {},
+  caffeinate: {},
+  runuser: { valueOpts: ['-u', '--user', '-g', '--group', '-G', '--supp-group'] },
+  firejail: {},
+  proxychains: {},
+  proxychains4: {},
+  torsocks: {},
+  catchsegv: {},
+};
+
+export function isWrapper(name: string): boolean {
+  return Object.hasOwn(WRAPPERS, name);
+}
+
+export interface Peeled {
+  argv: Argv | null;
+  /** `env -S STRING`: a whole command line in one argument. */
+  splitString?: string;
+}
+
+function nameOf(word: Word): string | null {
+  if (word.dynamic || word.pattern || word.text === '') return null;
+  return baseName(word.text);
+}
+
+/** Removes wrappers from the front of a command until the command that really runs; null when nothing runs. */
+export function peel(words: Word[]): Peeled {
+  let rest = words;
+  let viaXargs = false;
+  for (let guard = 0; guard < 16 && rest.length > 0; guard += 1) {
+    const name = nameOf(rest[0]!);
+    if (name === null || !isWrapper(name)) break;
+    const spec = WRAPPERS[name]!;
+    if (name === 'xargs') viaXargs = true;
+    let i = 1;
+    let skip = spec.skip ?? 0;
+    for (; i < rest.length; i += 1) {
+      const t = rest[i]!.text;
+      if (t === '--') {
+        i += 1;
+        break;
+      }
+      if (spec.lookupOnly?.includes(t)) return { argv: null };
+      if (name === 'env' && (t === '-S' || t === '--split-string' || t.startsWith('--split-string='))) {
+        const value = t.includes('=') ? t.slice(t.indexOf('=') + 1) : (rest[i + 1]?.text ?? '');
+        return { argv: null, splitString: [value, ...rest.slice(i + 2).map((w) => w.text)].join(' ') };
+      }
+      if (t.startsWith('-') && t.length > 1 && !rest[i]!.dynamic) {
+        const opt = t.startsWith('--') ? t.split('=')[0]! : t.slice(0, 2);
+        if (spec.valueOpts?.includes(opt) && !t.includes('=') && (t.startsWith('--') || t.length === 2)) i += 1;
+        continue;
+      }
+      if (spec.assignments && /^[A-Za-z_][A-Za-z0-9_]*=/.test(t)) continue;
+      if (skip > 0) {
+        skip -= 1;
+        continue;
+      }
+      break;
+    }
+    rest = rest.slice(i);
+  }
+  if (rest.length === 0) return { argv: null };
+  const first = rest[0]!;
+  return { argv: { name: nameOf(first), written: first.text, args: rest.slice(1), viaXargs } };
+}
+
+/** An argv built from plain strings (nested commands such as `docker exec C rm -rf /`). */
+export const words = (texts: string[]): Word[] => texts.map(literal);

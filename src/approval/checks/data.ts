@@ -1,0 +1,76 @@
+// Checks for destructive database commands: SQL given to psql, mysql, sqlite3 and friends (by argument or on
+// standard input), dropdb, redis FLUSHALL, MongoDB drops. Pure.
+import { parseFlags, type Argv } from '../argv.js';
+import { show, stdinText, type Check, type Io } from './types.js';
+
+/** Rule ids for destructive statements in SQL text. Comments and string literals are ignored. */
+export function sqlFindings(sql: string): string[] {
+  const text = sql
+    .replace(/--[^\n]*/g, ' ')
+    .replace(/\/\*[\s\S]*?\*\//g, ' ')
+    .replace(/'(?:''|[^'])*'/g, "''")
+    .replace(/"(?:""|[^"])*"/g, '"x"');
+  const found = new Set<string>();
+  for (const raw of text.split(';')) {
+    const s = raw.trim();
+    if (s === '') continue;
+    if (/\bDROP\s+(TABLE|DATABASE|SCHEMA|VIEW|MATERIALIZED\s+VIEW|INDEX|USER|ROLE|SEQUENCE|FUNCTION|PROCEDURE|TRIGGER|TYPE|EXTENSION|KEYSPACE|COLLECTION|OWNED)\b/i.test(s)) found.add('sql-drop');
+    if (/\bALTER\s+TABLE\s+\S+\s+DROP\b/i.test(s)) found.add('sql-drop');
+    if (/^(WITH\b[\s\S]*?\)\s*)?TRUNCATE\b/i.test(s) || /\bTRUNCATE\s+TABLE\b/i.test(s)) found.add('sql-truncate');
+    const where = /\bWHERE\b/i.test(s);
+    if (/^(WITH\b[\s\S]*?\)\s*)?DELETE\s+FROM\b/i.test(s) && !where) found.add('sql-delete-all');
+    if (/^(WITH\b[\s\S]*?\)\s*)?UPDATE\s+\S+\s+SET\b/i.test(s) && !where) found.add('sql-update-all');
+  }
+  return [...found];
+}
+
+/** The SQL a client runs: its command option, operands after the database (sqlite3), or standard input. */
+function sqlClient(options: string[], operandSql?: (operands: string[]) => string[]): Check {
+  return (cmd: Argv, io: Io, ctx) => {
+    const f = parseFlags(cmd.args, [...options, '-h', '--host', '--port', '-U', '--username', '-u', '--user', '-d', '--dbname', '-D', '--database', '-f', '--file', '-S', '-o', '--output', '--cmd', '-init', '-separator']);
+    const texts = options.map((o) => f.values.get(o)).filter((v): v is string => v !== undefined);
+    if (f.values.has('--cmd')) texts.push(f.values.get('--cmd')!);
+    if (operandSql) texts.push(...operandSql(f.operands.map((w) => w.text)));
+    const input = stdinText(io);
+    if (input !== undefined) texts.push(input);
+    for (const t of texts) for (const r of sqlFindings(t)) ctx.add(r, show(cmd));
+  };
+}
+
+const redis: Check = (cmd, io, ctx) => {
+  const words = [...cmd.args.map((a) => a.text), ...(stdinText(io) ?? '').split(/\s+/)];
+  if (words.some((w) => /^flush(all|db)$/i.test(w))) ctx.add('redis-flush', show(cmd));
+};
+
+const mongo: Check = (cmd, io, ctx) => {
+  const f = parseFlags(cmd.args, ['--eval', '--host', '--port', '-u', '-p', '--file', '-f']);
+  const code = [f.values.get('--eval') ?? '', stdinText(io) ?? ''].join('\n');
+  if (/\.(dropDatabase|drop)\s*\(/.test(code)) ctx.add('sql-drop', show(cmd));
+  if (/\.(deleteMany|remove)\s*\(\s*\{\s*\}\s*\)/.test(code)) ctx.add('sql-delete-all', show(cmd));
+};
+
+const dropdb: Check = (cmd, _io, ctx) => ctx.add('sql-drop', show(cmd));
+
+const mysqladmin: Check = (cmd, _io, ctx) => {
+  if (cmd.args.some((a) => a.text === 'drop')) ctx.add('sql-drop', show(cmd));
+};
+
+export const dataChecks: Record<string, Check> = {
+  psql: sqlClient(['-c', '--command']),
+  mysql: sqlClient(['-e', '--execute']),
+  mariadb: sqlClient(['-e', '--execute']),
+  mycli: sqlClient(['-e', '--execute']),
+  sqlite3: sqlClient([], (ops) => ops.slice(1)),
+  sqlite: sqlClient([], (ops) => ops.slice(1)),
+  duckdb: sqlClient(['-c'], (ops) => ops.slice(1)),
+  sqlcmd: sqlClient(['-Q', '-q']),
+  'clickhouse-client': sqlClient(['--query', '-q']),
+  usql: sqlClient(['-c', '--command']),
+  snowsql: sqlClient(['-q', '--query']),
+  cqlsh: sqlClient(['-e', '--execute']),
+  'redis-cli': redis,
+  mongo,
+  mongosh: mongo,
+  dropdb,
+  mysqladmin,
+};

@@ -1,0 +1,133 @@
+// Checks for commands that act on the machine: formatting and partitioning disks, services, shutdown, firewalls,
+// cron, killing processes. Pure.
+import { has, parseFlags } from '../argv.js';
+import { show, type Check } from './types.js';
+
+const format: Check = (cmd, _io, ctx) => ctx.add('format-filesystem', show(cmd));
+
+const wipefs: Check = (cmd, _io, ctx) => {
+  const f = parseFlags(cmd.args, ['-o', '--offset', '-t', '--types', '-b', '--backup']);
+  if (has(f, 'afo', '--all', '--force', '--offset')) ctx.add('format-filesystem', show(cmd));
+};
+
+/** Partitioning tools, except when they only list (fdisk -l, parted -l / print, sgdisk -p). */
+function partition(listing: { short: string; long: string[]; words?: string[] }): Check {
+  return (cmd, _io, ctx) => {
+    const f = parseFlags(cmd.args);
+    if (has(f, listing.short, ...listing.long)) return;
+    if (listing.words && f.operands.some((w) => listing.words!.includes(w.text.toLowerCase())) && !f.operands.some((w) => /^(mklabel|mkpart|rm|resizepart|mkpartfs)$/.test(w.text))) return;
+    if (f.operands.length === 0 && cmd.args.length === 0) return;
+    ctx.add('partition-disk', show(cmd));
+  };
+}
+
+const rawDisk: Check = (cmd, _io, ctx) => ctx.add('raw-disk-write', show(cmd));
+
+const systemctl: Check = (cmd, _io, ctx) => {
+  const f = parseFlags(cmd.args, ['-H', '--host', '-M', '--machine', '-t', '--type', '-p', '--property', '-s', '--signal', '--state', '--root']);
+  const verb = f.operands[0]?.text;
+  if (verb && /^(stop|disable|mask|kill|isolate)$/.test(verb)) ctx.add('service-stop', show(cmd));
+  if (verb && /^(poweroff|reboot|halt|kexec|rescue|emergency|soft-reboot)$/.test(verb)) ctx.add('shutdown', show(cmd));
+};
+
+const service: Check = (cmd, _io, ctx) => {
+  if (cmd.args.some((a) => /^(stop|disable|--stop)$/.test(a.text))) ctx.add('service-stop', show(cmd));
+};
+
+const shutdown: Check = (cmd, _io, ctx) => {
+  const f = parseFlags(cmd.args);
+  if (cmd.name === 'shutdown' && has(f, 'c', '--cancel')) return;
+  if (has(f, '', '--help')) return;
+  ctx.add('shutdown', show(cmd));
+};
+
+const init: Check = (cmd, _io, ctx) => {
+  if (cmd.args.some((a) => a.text === '0' || a.text === '6')) ctx.add('shutdown', show(cmd));
+};
+
+const iptables: Check = (cmd, _io, ctx) => {
+  const f = parseFlags(cmd.args, ['-t', '--table', '-A', '-D', '-I', '-R', '-N', '-P', '-j', '-s', '-d', '-p', '-i', '-o', '-m', '--dport', '--sport']);
+  if (has(f, 'FX', '--flush', '--delete-chain')) ctx.add('firewall-flush', show(cmd));
+  const policy = f.values.get('-P') ?? f.values.get('--policy');
+  if (policy !== undefined && f.operands.some((o) => o.text === 'ACCEPT')) ctx.add('firewall-flush', show(cmd));
+};
+
+const nft: Check = (cmd, _io, ctx) => {
+  const text = cmd.args.map((a) => a.text).join(' ');
+  if (/\b(flush\s+ruleset|delete\s+table|flush\s+table)\b/.test(text)) ctx.add('firewall-flush', show(cmd));
+};
+
+const ufw: Check = (cmd, _io, ctx) => {
+  if (cmd.args.some((a) => a.text === 'disable' || a.text === 'reset')) ctx.add('firewall-flush', show(cmd));
+};
+
+const crontab: Check = (cmd, _io, ctx) => {
+  if (has(parseFlags(cmd.args, ['-u']), 'r', '--remove')) ctx.add('crontab-remove', show(cmd));
+};
+
+const SIGNAL = /^-(\d+|[A-Z][A-Z0-9+-]*)$/;
+
+const kill: Check = (cmd, _io, ctx) => {
+  const args = cmd.args.map((a) => a.text);
+  if (args.some((a) => a === '-l' || a === '-L' || a === '--list')) return;
+  // A lone `kill -1` is ambiguous (signal 1 to nothing, or everything): treated as kill-all.
+  if (args.length === 1 && args[0] === '-1') {
+    ctx.add('kill-all', show(cmd));
+    return;
+  }
+  let i = 0;
+  if (args[0] === '-s' || args[0] === '-n' || args[0] === '--signal') i = 2;
+  else if (args[0] !== undefined && (SIGNAL.test(args[0]) || args[0].startsWith('--signal='))) i = 1;
+  const targets = args.slice(i).filter((a) => a !== '--');
+  if (targets.includes('-1')) ctx.add('kill-all', show(cmd));
+};
+
+const killall: Check = (cmd, _io, ctx) => ctx.add('mass-kill', show(cmd));
+
+const pkill: Check = (cmd, _io, ctx) => {
+  const f = parseFlags(cmd.args, ['-u', '-U', '-g', '-G', '-P', '-s', '-t', '--signal', '--euid', '--uid', '--parent', '--session']);
+  if (has(f, 'fuU', '--full', '--euid', '--uid')) ctx.add('mass-kill', show(cmd));
+};
+
+export const systemChecks: Record<string, Check> = {
+  mkfs: format,
+  mke2fs: format,
+  mkswap: format,
+  mkdosfs: format,
+  mkntfs: format,
+  wipefs,
+  fdisk: partition({ short: 'l', long: ['--list'] }),
+  sfdisk: partition({ short: 'ld', long: ['--list', '--dump', '--show-size', '--json'] }),
+  gdisk: partition({ short: 'l', long: [] }),
+  sgdisk: partition({ short: 'pvi', long: ['--print', '--verify', '--info'] }),
+  cfdisk: partition({ short: '', long: [] }),
+  parted: partition({ short: 'lv', long: ['--list', '--version', '--help'], words: ['print', 'p', 'help'] }),
+  blkdiscard: rawDisk,
+  systemctl,
+  service,
+  'rc-service': service,
+  shutdown,
+  reboot: shutdown,
+  halt: shutdown,
+  poweroff: shutdown,
+  init,
+  telinit: init,
+  iptables,
+  ip6tables: iptables,
+  'iptables-legacy': iptables,
+  'iptables-nft': iptables,
+  nft,
+  ufw,
+  crontab,
+  kill,
+  killall,
+  killall5: killall,
+  pkill,
+};
+
+/** Commands checked by prefix (mkfs.ext4, mkfs.xfs, ...). */
+export function systemCheckFor(name: string): Check | undefined {
+  if (/^mkfs\./.test(name)) return format;
+  return undefined;
+}
+

@@ -1,0 +1,30 @@
+// Loads the bash grammar (tree-sitter-bash's wasm file) into web-tree-sitter once per process. Worker-only (reads files).
+import { createRequire } from 'node:module';
+import { Language, Parser, type Node } from 'web-tree-sitter';
+
+export type SyntaxNode = Node;
+
+/** Parses one command line and hands its syntax tree (null when the parser gives up) to `use`; the tree is freed after. */
+export type ParseBash = <T>(source: string, use: (root: SyntaxNode | null) => T) => T;
+
+let loading: Promise<ParseBash> | undefined;
+
+export function loadBashParser(): Promise<ParseBash> {
+  loading ??= (async () => {
+    const require = createRequire(import.meta.url);
+    await Parser.init();
+    const language = await Language.load(require.resolve('tree-sitter-bash/tree-sitter-bash.wasm'));
+    const parser = new Parser();
+    parser.setLanguage(language);
+    // Trees live in wasm memory: free each one as soon as it has been read.
+    return <T>(source: string, use: (root: SyntaxNode | null) => T): T => {
+      const tree = parser.parse(source);
+      try {
+        return use(tree?.rootNode ?? null);
+      } finally {
+        tree?.delete();
+      }
+    };
+  })();
+  return loading;
+}

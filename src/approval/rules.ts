@@ -1,0 +1,70 @@
+// The catalogue of findings: stable rule ids, their tier and a human description. Workflow-safe (pure data).
+
+/** `hardline` is never run, whatever the mode; `dangerous` asks a person (or smart approval). */
+export type Tier = 'hardline' | 'dangerous';
+
+export interface Rule {
+  id: string;
+  tier: Tier;
+  description: string;
+}
+
+const list: Rule[] = [
+  // Deletion
+  { id: 'delete-root', tier: 'hardline', description: 'deletes the root file system' },
+  { id: 'delete-system-dir', tier: 'hardline', description: 'deletes a system directory' },
+  { id: 'delete-home', tier: 'hardline', description: 'deletes the home directory' },
+  { id: 'recursive-delete', tier: 'dangerous', description: 'deletes recursively outside the project (or a target known only at run time)' },
+  { id: 'delete-system-path', tier: 'dangerous', description: 'deletes a system or configuration file' },
+  { id: 'find-delete', tier: 'dangerous', description: 'deletes what find matches outside the project' },
+  { id: 'rsync-delete', tier: 'dangerous', description: 'rsync --delete removes files at the destination' },
+  { id: 'shred', tier: 'dangerous', description: 'shred destroys file contents beyond recovery' },
+  { id: 'interpreter-delete', tier: 'dangerous', description: 'an interpreter one-liner deletes files recursively' },
+  // Disks
+  { id: 'format-filesystem', tier: 'hardline', description: 'formats a file system or wipes its signatures' },
+  { id: 'partition-disk', tier: 'hardline', description: 'changes a disk partition table' },
+  { id: 'raw-disk-write', tier: 'hardline', description: 'writes raw data to a block device' },
+  // Databases
+  { id: 'sql-drop', tier: 'dangerous', description: 'SQL DROP removes a table, database or schema' },
+  { id: 'sql-truncate', tier: 'dangerous', description: 'SQL TRUNCATE empties a table' },
+  { id: 'sql-delete-all', tier: 'dangerous', description: 'SQL DELETE without WHERE removes every row' },
+  { id: 'sql-update-all', tier: 'dangerous', description: 'SQL UPDATE without WHERE changes every row' },
+  { id: 'redis-flush', tier: 'dangerous', description: 'redis FLUSHALL/FLUSHDB deletes every key' },
+  // System configuration
+  { id: 'overwrite-system-config', tier: 'dangerous', description: 'overwrites system configuration, a shell start-up file or ~/.ssh' },
+  // Services and the host
+  { id: 'service-stop', tier: 'dangerous', description: 'stops, disables or masks a system service' },
+  { id: 'shutdown', tier: 'hardline', description: 'shuts down or reboots the machine' },
+  { id: 'firewall-flush', tier: 'dangerous', description: 'flushes or disables the firewall' },
+  { id: 'crontab-remove', tier: 'dangerous', description: 'crontab -r deletes every cron job of the user' },
+  // Remote code
+  { id: 'remote-code-exec', tier: 'dangerous', description: 'runs code downloaded from the network' },
+  { id: 'decoded-to-shell', tier: 'dangerous', description: 'runs decoded (hidden) data as a shell script' },
+  { id: 'reverse-shell', tier: 'dangerous', description: 'opens a shell over the network (reverse shell)' },
+  // Processes
+  { id: 'fork-bomb', tier: 'hardline', description: 'a fork bomb exhausts the machine' },
+  { id: 'kill-all', tier: 'hardline', description: 'kills every process (kill -1)' },
+  { id: 'mass-kill', tier: 'dangerous', description: 'kills processes by name or pattern (killall, pkill -f)' },
+  // Permissions
+  { id: 'system-permissions', tier: 'dangerous', description: 'changes permissions or ownership of system paths' },
+  // Version control and infrastructure
+  { id: 'git-force-push', tier: 'dangerous', description: 'git push rewrites or deletes remote history' },
+  { id: 'git-reset-hard', tier: 'dangerous', description: 'git reset --hard discards uncommitted work' },
+  { id: 'git-clean', tier: 'dangerous', description: 'git clean deletes untracked files' },
+  { id: 'docker-prune', tier: 'dangerous', description: 'removes Docker data (prune, volume removal)' },
+  { id: 'kubectl-delete', tier: 'dangerous', description: 'deletes Kubernetes resources' },
+  { id: 'terraform-destroy', tier: 'dangerous', description: 'destroys managed infrastructure (terraform, tofu or pulumi destroy)' },
+  { id: 'cloud-storage-delete', tier: 'dangerous', description: 'deletes cloud storage recursively' },
+  // What cannot be checked
+  { id: 'dynamic-command', tier: 'dangerous', description: 'the command name is computed at run time, so it cannot be checked' },
+  { id: 'unparsed', tier: 'dangerous', description: 'the command could not be parsed, so it cannot be checked' },
+  { id: 'too-deep', tier: 'dangerous', description: 'commands nested too deeply to check' },
+];
+
+export const RULES: ReadonlyMap<string, Rule> = new Map(list.map((r) => [r.id, r]));
+
+export function rule(id: string): Rule {
+  const r = RULES.get(id);
+  if (!r) throw new Error(`unknown approval rule '${id}'`);
+  return r;
+}

@@ -1,0 +1,96 @@
+// Turns a shell word's syntax node into the text bash would pass: quotes and backslashes removed, $'...' decoded,
+// $HOME as ~, anything computed at run time marked dynamic. Pure (works on a parsed tree).
+import type { SyntaxNode } from './parser.js';
+
+export interface Word {
+  text: string;
+  /** Part of it is known only at run time (a variable, a substitution). */
+  dynamic: boolean;
+  /** Unquoted glob or brace characters: bash may expand it into something else. */
+  pattern: boolean;
+  /** Command and process substitutions inside the word. */
+  substitutions: SyntaxNode[];
+}
+
+export const literal = (text: string): Word => ({ text, dynamic: false, pattern: false, substitutions: [] });
+
+const ANSI_ESCAPES: Record<string, string> = { n: '\n', t: '\t', r: '\r', a: '\x07', b: '\b', e: '\x1b', E: '\x1b', f: '\f', v: '\v', '\\': '\\', "'": "'", '"': '"', '?': '?' };
+
+/** Decodes the inside of $'...'. */
+export function decodeAnsiC(body: string): string {
+  return body.replace(/\\(x[0-9a-fA-F]{1,2}|u[0-9a-fA-F]{1,4}|U[0-9a-fA-F]{1,8}|[0-7]{1,3}|c.|.)/gs, (all, esc: string) => {
+    const head = esc[0]!;
+    if (head === 'x' || head === 'u' || head === 'U') return String.fromCodePoint(parseInt(esc.slice(1), 16));
+    if (/[0-7]/.test(head)) return String.fromCharCode(parseInt(esc, 8));
+    if (head === 'c' && esc.length === 2) return String.fromCharCode(esc.charCodeAt(1) & 31);
+    return ANSI_ESCAPES[esc] ?? all;
+  });
+}
+
+/** An unquoted word: a backslash quotes the next character. */
+function unescapeBare(text: string): { text: string; pattern: boolean } {
+  let out = '';
+  let pattern = false;
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text[i]!;
+    if (c === '\\' && i + 1 < text.length) {
+      i += 1;
+      if (text[i] !== '\n') out += text[i];
+      continue;
+    }
+    if ('*?[{'.includes(c)) pattern = true;
+    out += c;
+  }
+  return { text: out, pattern };
+}
+
+/** Inside double quotes only \\ \" \$ \` and a newline are escapes. */
+const unescapeDouble = (text: string): string => text.replace(/\\([\\"$`\n])/g, (_, c: string) => (c === '\n' ? '' : c));
+
+function variable(node: SyntaxNode): Word {
+  const name = node.namedChildren.find((c) => c?.type === 'variable_name')?.text;
+  const plain = node.type === 'simple_expansion' || node.text === `\${${name}}`;
+  if (plain && name === 'HOME') return literal('~');
+  return { text: node.text, dynamic: true, pattern: false, substitutions: [] };
+}
+
+function join(parts: Word[]): Word {
+  return {
+    text: parts.map((p) => p.text).join(''),
+    dynamic: parts.some((p) => p.dynamic),
+    pattern: parts.some((p) => p.pattern),
+    substitutions: parts.flatMap((p) => p.substitutions),
+  };
+}
+
+export function wordOf(node: SyntaxNode): Word {
+  switch (node.type) {
+    case 'word':
+    case 'command_name': {
+      if (node.type === 'command_name' && node.namedChildCount > 0) return wordOf(node.namedChildren[0]!);
+      const { text, pattern } = unescapeBare(node.text);
+      return { text, dynamic: false, pattern, substitutions: [] };
+    }
+    case 'number':
+      return literal(node.text);
+    case 'raw_string':
+      return literal(node.text.slice(1, -1));
+    case 'ansi_c_string':
+      return literal(decodeAnsiC(node.text.slice(2, -1)));
+    case 'string':
+    case 'translated_string': {
+      const parts = node.namedChildren.filter((c): c is SyntaxNode => c !== null).map((c) => (c.type === 'string_content' ? literal(unescapeDouble(c.text)) : wordOf(c)));
+      return { ...join(parts), pattern: false };
+    }
+    case 'concatenation':
+      return join(node.namedChildren.filter((c): c is SyntaxNode => c !== null).map(wordOf));
+    case 'simple_expansion':
+    case 'expansion':
+      return variable(node);
+    case 'command_substitution':
+    case 'process_substitution':
+      return { text: node.text, dynamic: true, pattern: false, substitutions: [node] };
+    default:
+      return { text: node.text, dynamic: true, pattern: false, substitutions: [] };
+  }
+}
