@@ -1,8 +1,15 @@
 // All activities of a tether worker, built from their dependencies. Worker-only.
+import { configPath } from '../config/config.js';
 import type { AgentActivities } from '../workflows/activity-contract.js';
-import { createModelActivity, type ModelSettings } from './model.js';
+import { createApprovalActivities } from './approvals.js';
+import { createModelActivity, createModelRouter, type ModelSettings } from './model.js';
 import { createToolActivities, type ToolActivityDeps } from './tools.js';
 
-export function createActivities(deps: ToolActivityDeps & { model: ModelSettings }): AgentActivities {
-  return { ...createToolActivities(deps), callModel: createModelActivity(deps.model) };
+export function createActivities(deps: ToolActivityDeps & { model: ModelSettings; configFile?: string }): AgentActivities {
+  const complete = createModelRouter(deps.model);
+  return {
+    ...createToolActivities(deps),
+    ...createApprovalActivities({ config: deps.config, configFile: deps.configFile ?? configPath(), log: deps.log, complete }),
+    callModel: createModelActivity(complete),
+  };
 }

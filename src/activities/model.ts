@@ -13,10 +13,13 @@ export interface ModelSettings {
   local?: LocalModelSettings;
 }
 
-export function createModelActivity(settings: ModelSettings): (input: CallModelInput) => Promise<ModelReply> {
+export type CompleteFn = (input: CallModelInput, signal: AbortSignal) => Promise<ModelReply>;
+
+/** Sends a request to the provider of its model: the local model for `local:` names, the OpenAI-compatible endpoint otherwise. */
+export function createModelRouter(settings: ModelSettings): CompleteFn {
   const openai = createOpenAIProvider(settings.openai);
   let local: ModelProvider | undefined;
-  return async function callModel(input: CallModelInput): Promise<ModelReply> {
+  return async (input, signal) => {
     let provider = openai;
     if (input.model.startsWith(LOCAL_PREFIX)) {
       if (!settings.local) {
@@ -27,9 +30,13 @@ export function createModelActivity(settings: ModelSettings): (input: CallModelI
       }
       provider = local ??= createLocalProvider(settings.local);
     }
-    // A model call can take minutes: heartbeats let a crashed worker's call be retried elsewhere within seconds.
-    return withHeartbeat((signal) => provider.complete(input, signal));
+    return provider.complete(input, signal);
   };
+}
+
+export function createModelActivity(complete: CompleteFn): (input: CallModelInput) => Promise<ModelReply> {
+  // A model call can take minutes: heartbeats let a crashed worker's call be retried elsewhere within seconds.
+  return (input) => withHeartbeat((signal) => complete(input, signal));
 }
 
 /** Model settings from the environment: the OpenAI-compatible endpoint, and the local model when installed. */

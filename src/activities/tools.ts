@@ -39,7 +39,7 @@ export function createToolActivities(deps: ToolActivityDeps) {
     const meta: Record<string, ToolMeta> = {};
     for (const d of definitions) {
       const t = registry.get(d.function.name)!;
-      meta[t.name] = { emoji: t.emoji, parallelSafe: t.parallelSafe, sideEffects: t.sideEffects, pathArg: t.pathArg, timeoutSeconds: t.timeoutSeconds };
+      meta[t.name] = { emoji: t.emoji, parallelSafe: t.parallelSafe, sideEffects: t.sideEffects, pathArg: t.pathArg, commandArg: t.commandArg, timeoutSeconds: t.timeoutSeconds };
     }
     return { definitions, meta };
   }
@@ -55,6 +55,7 @@ export function createToolActivities(deps: ToolActivityDeps) {
           cwd: input.cwd,
           allowOutsideCwd: config.files.allow_outside_cwd,
           signal,
+          approved: input.approved,
         });
         if (signal.aborted) throw new CancelledFailure(`tool call ${input.callId} cancelled`);
         return { status: outcome.status, result: finalizeResult(input.name, outcome.result, HISTORY_RESULT_CHARS) };

@@ -30,6 +30,34 @@ export const McpServerSchema = z
 
 export type McpServerConfig = z.infer<typeof McpServerSchema>;
 
+/** Seconds, as a number or a duration such as "90s", "30m", "1h", "2d". */
+const Duration = z.union([
+  z.number().positive(),
+  z
+    .string()
+    .regex(/^\d+(\.\d+)?\s*(s|m|h|d)$/, 'a duration such as 90s, 30m, 1h or 2d')
+    .transform((v) => parseFloat(v) * { s: 1, m: 60, h: 3600, d: 86400 }[v.trim().slice(-1) as 's' | 'm' | 'h' | 'd']),
+]);
+
+const ApprovalsSchema = z
+  .strictObject({
+    /** manual: ask a person; smart: an auxiliary model call first; off: run without asking (hardline still refused). */
+    mode: z.enum(['manual', 'smart', 'off']).default('manual'),
+    /** How long a pending approval waits before it counts as denied. */
+    timeout: Duration.default(3600),
+    /** Model for smart approval (default: the run's model). */
+    smart_model: z.string().min(1).optional(),
+    /** Pending approvals are POSTed here as JSON (signed with `secret` when set). */
+    webhook_url: z.url().optional(),
+    /** Shared secret: signs webhook bodies and checks decisions sent to `tether serve` (HMAC-SHA256). */
+    secret: z.string().min(16, 'use at least 16 characters').optional(),
+    /** Where `tether serve` listens. */
+    serve: z.strictObject({ host: z.string().default('127.0.0.1'), port: z.number().int().min(0).max(65535).default(8787) }).prefault({}),
+  })
+  .prefault({});
+
+export type ApprovalsConfig = z.infer<typeof ApprovalsSchema>;
+
 const ConfigSchema = z.looseObject({
   files: z
     .strictObject({
@@ -40,6 +68,9 @@ const ConfigSchema = z.looseObject({
   mcp_servers: z.record(z.string().regex(/^[a-zA-Z0-9_-]+$/, 'server names use letters, digits, _ and -'), McpServerSchema).default({}),
   /** npm packages that are tether plugins (besides TETHER_HOME/plugins and .tether/plugins). */
   plugins: z.array(z.string().min(1)).default([]),
+  approvals: ApprovalsSchema,
+  /** Commands that never ask: exact commands, rule ids (see `tether approval rules`) or glob patterns. */
+  command_allowlist: z.array(z.string().min(1)).default([]),
 });
 
 export type TetherConfig = z.infer<typeof ConfigSchema>;

@@ -44,6 +44,7 @@ export class ToolRegistry {
       maxResultChars: opts.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS,
       timeoutSeconds: opts.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
       pathArg: opts.pathArg,
+      commandArg: opts.commandArg,
       agentLoop: opts.agentLoop ?? false,
       schemaPatch: opts.schemaPatch,
     };

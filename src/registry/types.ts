@@ -64,6 +64,8 @@ export interface RegisterOptions<S extends z.ZodObject = z.ZodObject> {
   timeoutSeconds?: number;
   /** Name of the argument holding a file path, for overlap checks between file tools. */
   pathArg?: string;
+  /** Name of the argument holding a shell command: the agent loop checks it for approval before the call runs. */
+  commandArg?: string;
   /** Handled by the agent loop (todo, memory, ...); dispatch refuses it with a clear error. */
   agentLoop?: boolean;
   schemaPatch?: SchemaPatch;
@@ -88,6 +90,7 @@ export interface ToolEntry {
   readonly maxResultChars: number;
   readonly timeoutSeconds: number;
   readonly pathArg?: string;
+  readonly commandArg?: string;
   readonly agentLoop: boolean;
   readonly schemaPatch?: SchemaPatch;
 }

@@ -24,6 +24,7 @@ registry.register({
   }),
   sideEffects: 'changes-world',
   parallelSafe: false,
+  commandArg: 'command',
   isAsync: true,
   timeoutSeconds: MAX_TIMEOUT_SECONDS + 60,
   handler: async ({ command, timeout, workdir }, ctx) => {

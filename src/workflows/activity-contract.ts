@@ -1,4 +1,5 @@
 // The activities the agent workflow calls, as types only; implemented in src/activities. Workflow-safe (types only).
+import type { ApprovalFinding, CommandAssessment, PendingApproval, SmartVerdict } from './approval-types.js';
 import type { ChatMessage, ModelReply, ToolCatalog } from './types.js';
 import type { ToolDefinition } from '../registry/types.js';
 
@@ -20,6 +21,8 @@ export interface RunToolInput {
   taskId: string;
   userTask?: string;
   cwd: string;
+  /** A person (or the policy) approved this call: a plugin's require_approval no longer stops it. */
+  approved?: boolean;
 }
 
 export interface RunToolOutput {
@@ -31,4 +34,12 @@ export interface AgentActivities {
   listTools(input: ListToolsInput): Promise<ToolCatalog>;
   callModel(input: CallModelInput): Promise<ModelReply>;
   runTool(input: RunToolInput): Promise<RunToolOutput>;
+  /** The verdict on a command, the allowlist, and the approval policy from the worker's configuration. */
+  assessCommand(input: { command: string; cwd: string }): Promise<CommandAssessment>;
+  /** Smart approval: an auxiliary model call answering APPROVE, DENY or ESCALATE. */
+  judgeCommand(input: { command: string; findings: ApprovalFinding[]; model: string }): Promise<SmartVerdict>;
+  /** POSTs a pending approval to the configured webhook. */
+  notifyApproval(input: { approval: PendingApproval }): Promise<void>;
+  /** Adds rule ids or commands to command_allowlist in config.yaml. */
+  addToAllowlist(input: { entries: string[] }): Promise<void>;
 }

@@ -8,6 +8,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { AgentActivities } from './activity-contract.js';
+import { ApprovalBook } from './approvals.js';
 import { keepWithinBudget } from './conversation-budget.js';
 import { initialMessages } from './prompt.js';
 import { runToolBatch } from './tool-batch.js';
@@ -52,8 +53,14 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
     recentToolCalls: [],
     usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 },
     pendingApprovals: [],
+    approvals: { decided: [], rejected: [], sessionRules: [] },
   };
-  setHandler(stateQuery, () => state);
+  const approvals = new ApprovalBook();
+  setHandler(stateQuery, () => ({
+    ...state,
+    pendingApprovals: approvals.state.pending,
+    approvals: { decided: approvals.state.decided, rejected: approvals.state.rejected, sessionRules: approvals.state.sessionRules },
+  }));
   const finish = (status: AgentResult['status'], answer: string, stopReason?: string): AgentResult => {
     state.status = status;
     state.answer = answer;
@@ -88,6 +95,10 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
         maxParallel: limits.maxParallel ?? 8,
         maxCallsPerTurn: limits.maxToolCallsPerTurn ?? 32,
         heartbeatTimeoutSeconds,
+        approvals,
+        model: input.model,
+        approvalMode: input.approvalMode,
+        approvalTimeoutSeconds: input.approvalTimeoutSeconds,
       });
       messages.push(...results);
     }

@@ -1,6 +1,8 @@
 // Runs one turn's tool calls as activities: ordered segments, bounded concurrency, results in the model's order. Workflow-safe.
 import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities, TimeoutFailure, type ActivityOptions } from '@temporalio/workflow';
 import type { AgentActivities } from './activity-contract.js';
+import { argsDigest, type ApprovalMode } from './approval-types.js';
+import type { ApprovalBook, GateRequest } from './approvals.js';
 import { chunk, planSegments, type PlannedCall } from './batching.js';
 import { summariseArgs } from './summary.js';
 import type { AgentState, ChatMessage, ModelToolCall, ToolCallView, ToolMeta } from './types.js';
@@ -14,6 +16,10 @@ export interface BatchContext {
   maxParallel: number;
   maxCallsPerTurn: number;
   heartbeatTimeoutSeconds: number;
+  approvals: ApprovalBook;
+  model: string;
+  approvalMode?: ApprovalMode;
+  approvalTimeoutSeconds?: number;
 }
 
 const RECENT = 20;
@@ -46,11 +52,56 @@ function failureResult(name: string, meta: ToolMeta | undefined, err: ActivityFa
   return JSON.stringify({ error: `Tool '${name}' did not complete: ${why}. ${advice}` });
 }
 
+/** The shell command in a call's arguments, when the tool declares one. */
+function commandOf(args: string, commandArg: string | undefined): string | undefined {
+  if (!commandArg) return undefined;
+  try {
+    const parsed = JSON.parse(args || '{}') as Record<string, unknown>;
+    const value = parsed && typeof parsed === 'object' && Object.hasOwn(parsed, commandArg) ? parsed[commandArg] : undefined;
+    return typeof value === 'string' ? value : undefined;
+  } catch {
+    return undefined; // dispatch reports the malformed arguments
+  }
+}
+
 async function runOne(call: PlannedCall, view: ToolCallView, ctx: BatchContext): Promise<string> {
   // A call without metadata (unknown or filtered-out tool) still goes to the worker: dispatch gives the precise error.
   const acts = proxyActivities<AgentActivities>(activityOptions(call.meta, view, ctx.heartbeatTimeoutSeconds));
+  const gateRequest = (command: string): GateRequest => ({
+    callId: view.id,
+    tool: call.name,
+    command,
+    args: call.args,
+    argsDigest: argsDigest(call.args),
+    cwd: ctx.cwd,
+    model: ctx.model,
+    mode: ctx.approvalMode,
+    timeoutSeconds: ctx.approvalTimeoutSeconds,
+  });
+  const setStatus = (status: ToolCallView['status']): void => {
+    view.status = status;
+  };
   try {
-    const out = await acts.runTool({ name: call.name, args: call.args, callId: view.id, taskId: ctx.taskId, userTask: ctx.userTask, cwd: ctx.cwd });
+    let approved = false;
+    const command = commandOf(call.args, call.meta?.commandArg);
+    if (command !== undefined) {
+      setStatus('awaiting_approval');
+      const gate = await ctx.approvals.gate(gateRequest(command));
+      setStatus('running');
+      if (!gate.run) return gate.result;
+      approved = gate.approved;
+    }
+    const input = { name: call.name, args: call.args, callId: view.id, taskId: ctx.taskId, userTask: ctx.userTask, cwd: ctx.cwd, approved };
+    let out = await acts.runTool(input);
+    if (out.status === 'approval_required' && !approved) {
+      // A plugin's pre_tool_call hook asked for a person: the same gate, with its reason as the finding.
+      const reason = (JSON.parse(out.result) as { error?: string }).error ?? 'a plugin asked for approval';
+      setStatus('awaiting_approval');
+      const gate = await ctx.approvals.gate({ ...gateRequest(command ?? call.args), findings: [{ rule: `hook:${call.name}`, tier: 'dangerous', description: reason }] });
+      setStatus('running');
+      if (!gate.run) return gate.result;
+      out = await acts.runTool({ ...input, approved: true });
+    }
     return out.result;
   } catch (err) {
     if (isCancellation(err)) throw err;

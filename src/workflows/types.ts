@@ -1,5 +1,6 @@
 // Shapes that cross the workflow boundary: run input, model messages, tool metadata, state and result. Workflow-safe (types only).
 import type { SideEffects, ToolDefinition } from '../registry/types.js';
+import type { ApprovalMode, DecidedApproval, PendingApproval, RejectedDecision } from './approval-types.js';
 
 export interface ModelToolCall {
   id: string;
@@ -38,6 +39,10 @@ export interface AgentInput {
   cwd: string;
   systemPrompt?: string;
   limits?: RunLimits;
+  /** Overrides approvals.mode of the worker's config.yaml. */
+  approvalMode?: ApprovalMode;
+  /** Overrides approvals.timeout: seconds a pending approval waits before it counts as denied. */
+  approvalTimeoutSeconds?: number;
 }
 
 /** What the workflow needs to know about a tool to schedule it. */
@@ -46,6 +51,8 @@ export interface ToolMeta {
   parallelSafe: boolean;
   sideEffects: SideEffects;
   pathArg?: string;
+  /** The argument holding a shell command that needs an approval check. */
+  commandArg?: string;
   timeoutSeconds: number;
 }
 
@@ -74,7 +81,7 @@ export interface ToolCallView {
   name: string;
   emoji: string;
   summary: string;
-  status: 'running' | 'ok' | 'error';
+  status: 'running' | 'awaiting_approval' | 'ok' | 'error';
 }
 
 export type RunStatus = 'running' | 'completed' | 'limit_reached' | 'failed' | 'cancelled';
@@ -89,8 +96,10 @@ export interface AgentState {
   /** The last few calls, for followers that poll (`tether run`, `tether attach`). */
   recentToolCalls: ToolCallView[];
   usage: TokenUsage;
-  /** Pending human decisions; always empty until approvals exist. */
-  pendingApprovals: unknown[];
+  /** Tool calls waiting for a person's decision. */
+  pendingApprovals: PendingApproval[];
+  /** Recent decisions (by a person, smart approval or a timeout), rejected decisions, rules approved for the session. */
+  approvals: { decided: DecidedApproval[]; rejected: RejectedDecision[]; sessionRules: string[] };
   answer?: string;
   stopReason?: string;
   error?: string;

@@ -43,7 +43,11 @@ function body(req: IncomingMessage): Promise<string> {
   });
 }
 
-export async function startScriptedModel(script: Step[]): Promise<ScriptedModel> {
+/**
+ * `byModel` answers requests for other model names (an auxiliary model such as smart approval's judge) with its own
+ * step, whatever the turn; requests for any other model follow `script`.
+ */
+export async function startScriptedModel(script: Step[], byModel: Record<string, Step> = {}): Promise<ScriptedModel> {
   const requests: ChatRequest[] = [];
   const errors: string[] = [];
   const server = createServer((req, res) => {
@@ -59,7 +63,7 @@ export async function startScriptedModel(script: Step[]): Promise<ScriptedModel>
       const request = JSON.parse(await body(req)) as ChatRequest;
       requests.push(request);
       const turn = request.messages.filter((m) => m.role === 'assistant').length;
-      const step = script[turn];
+      const step = Object.hasOwn(byModel, request.model) ? byModel[request.model] : script[turn];
       if (!step) {
         const message = `scripted model: script ran out: request for turn ${turn + 1}, script has ${script.length} steps`;
         errors.push(message);

@@ -1,0 +1,45 @@
+// Adds entries to command_allowlist in config.yaml: comments and every other setting kept, written atomically
+// (temporary file + rename), one writer at a time in this process. Worker-only.
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { isSeq, parseDocument, YAMLSeq } from 'yaml';
+import { TetherError } from '../registry/errors.js';
+
+let queue: Promise<unknown> = Promise.resolve();
+
+function addNow(path: string, entries: string[]): string[] {
+  const text = existsSync(path) ? readFileSync(path, 'utf8') : '';
+  const doc = parseDocument(text);
+  if (doc.errors.length > 0) throw new TetherError('Config.Invalid', `${path}: not valid YAML, allowlist not changed: ${doc.errors[0]!.message}`, false);
+  if (doc.contents === null) doc.contents = doc.createNode({}) as never;
+  let list = doc.get('command_allowlist', true);
+  if (list === undefined || list === null) {
+    list = new YAMLSeq();
+    doc.set('command_allowlist', list);
+  }
+  if (!isSeq(list)) throw new TetherError('Config.Invalid', `${path}: command_allowlist is not a list, allowlist not changed`, false);
+  const present = new Set(list.items.map((i) => String((i as { value?: unknown })?.value ?? i)));
+  const added = entries.filter((e) => !present.has(e));
+  for (const e of added) list.add(e);
+  if (added.length === 0) return [];
+  mkdirSync(dirname(path), { recursive: true });
+  const tmp = `${path}.${process.pid}.tmp`;
+  writeFileSync(tmp, doc.toString(), { mode: 0o600 });
+  renameSync(tmp, path);
+  return added;
+}
+
+/** Adds the entries not already present; returns those added. */
+export function addToAllowlistFile(path: string, entries: string[]): Promise<string[]> {
+  const next = queue.then(() => addNow(path, entries));
+  queue = next.catch(() => undefined);
+  return next;
+}
+
+/** command_allowlist as the file says now (the worker's start-up config does not see later additions). */
+export function readAllowlist(path: string): string[] {
+  if (!existsSync(path)) return [];
+  const doc = parseDocument(readFileSync(path, 'utf8'));
+  const list = doc.errors.length === 0 ? doc.get('command_allowlist') : undefined;
+  return isSeq(list) ? list.items.map((i) => String((i as { value?: unknown })?.value ?? i)) : [];
+}

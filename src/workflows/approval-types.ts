@@ -1,0 +1,88 @@
+// Shapes of the approval flow that cross the workflow boundary: pending approvals, decisions, policy. Workflow-safe (types and pure helpers).
+
+export type ApprovalMode = 'manual' | 'smart' | 'off';
+export type ApprovalChoice = 'once' | 'session' | 'always' | 'deny';
+export const APPROVAL_CHOICES: readonly ApprovalChoice[] = ['once', 'session', 'always', 'deny'];
+
+export interface ApprovalFinding {
+  rule: string;
+  tier: 'hardline' | 'dangerous';
+  description: string;
+}
+
+/** A tool call waiting for a person, bound to the call (id, tool, digest of its arguments). */
+export interface PendingApproval {
+  approvalId: string;
+  callId: string;
+  tool: string;
+  command: string;
+  findings: ApprovalFinding[];
+  argsDigest: string;
+  askedAt: string;
+  /** When it counts as denied. */
+  expiresAt: string;
+}
+
+/** A decision, as the `approval` signal and the `decideApproval` update carry it. */
+export interface ApprovalDecision {
+  approvalId: string;
+  choice: ApprovalChoice;
+  reason?: string;
+  /** When given, they must match the pending approval (a decision for another call is rejected). */
+  callId?: string;
+  argsDigest?: string;
+  /** Who decided (a user name, "cli", "gateway"), for the record. */
+  by?: string;
+}
+
+export interface DecidedApproval {
+  approvalId: string;
+  callId: string;
+  tool: string;
+  command: string;
+  choice: ApprovalChoice;
+  reason?: string;
+  /** person (signal/update), smart (the auxiliary model), timeout. */
+  source: 'person' | 'smart' | 'timeout';
+  by?: string;
+  decidedAt: string;
+}
+
+export interface RejectedDecision {
+  approvalId: string;
+  reason: string;
+  at: string;
+}
+
+/** What the worker says about a command before it runs. */
+export interface CommandAssessment {
+  dangerous: boolean;
+  tier: 'hardline' | 'dangerous' | null;
+  findings: ApprovalFinding[];
+  /** The allowlist entry that allows it, if any. */
+  allowlistedBy?: string;
+  mode: ApprovalMode;
+  timeoutSeconds: number;
+  /** A webhook is configured for pending approvals. */
+  notify: boolean;
+}
+
+export interface SmartVerdict {
+  answer: 'APPROVE' | 'DENY' | 'ESCALATE';
+  /** The model's reply, shortened, for the record. */
+  reply: string;
+  model: string;
+}
+
+/** FNV-1a, twice with different offsets: a stable 64-bit digest of a call's arguments (binding, not secrecy). */
+export function argsDigest(text: string): string {
+  const fnv = (seed: number): string => {
+    let h = seed >>> 0;
+    for (let i = 0; i < text.length; i += 1) {
+      h ^= text.charCodeAt(i);
+      h = Math.imul(h, 0x01000193) >>> 0;
+    }
+    return h.toString(16).padStart(8, '0');
+  };
+  return `${fnv(0x811c9dc5)}${fnv(0x050c5d1f)}`;
+}

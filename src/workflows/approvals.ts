@@ -1,0 +1,178 @@
+// Approvals as workflow state: pending approvals bound to tool calls, decisions by signal or update (validated),
+// session scope, smart approval, timeouts as denials. Workflow-safe.
+import { condition, defineSignal, defineUpdate, log, proxyActivities, proxyLocalActivities, setHandler, uuid4 } from '@temporalio/workflow';
+import type { AgentActivities } from './activity-contract.js';
+import {
+  APPROVAL_CHOICES,
+  type ApprovalDecision,
+  type ApprovalFinding,
+  type ApprovalMode,
+  type CommandAssessment,
+  type DecidedApproval,
+  type PendingApproval,
+  type RejectedDecision,
+} from './approval-types.js';
+
+export const approvalSignal = defineSignal<[ApprovalDecision]>('approval');
+export const decideApprovalUpdate = defineUpdate<{ approvalId: string; choice: string }, [ApprovalDecision]>('decideApproval');
+
+const KEEP_DECIDED = 50;
+
+export interface ApprovalState {
+  pending: PendingApproval[];
+  decided: DecidedApproval[];
+  rejected: RejectedDecision[];
+  /** Rules approved for the rest of the session. */
+  sessionRules: string[];
+}
+
+const assess = proxyLocalActivities<AgentActivities>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 5 } });
+const effects = proxyActivities<AgentActivities>({
+  startToCloseTimeout: '2 minutes',
+  retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 5 },
+  summary: 'approval',
+});
+
+/** What the gate decided for one tool call. */
+export type GateOutcome = { run: true; approved: boolean } | { run: false; result: string };
+
+export interface GateRequest {
+  callId: string;
+  tool: string;
+  command: string;
+  args: string;
+  argsDigest: string;
+  findings?: ApprovalFinding[];
+  cwd: string;
+  model: string;
+  mode?: ApprovalMode;
+  timeoutSeconds?: number;
+}
+
+const denied = (why: string): string => JSON.stringify({ error: why, denied: true });
+
+export class ApprovalBook {
+  readonly state: ApprovalState;
+  private readonly decisions = new Map<string, ApprovalDecision>();
+
+  constructor(carried?: Partial<ApprovalState>) {
+    this.state = { pending: [], decided: [], rejected: [], sessionRules: [...(carried?.sessionRules ?? [])] };
+    setHandler(approvalSignal, (d) => {
+      const problem = this.problemWith(d);
+      if (problem) {
+        // A signal cannot answer its sender: the rejection is kept in the state for `tether status`.
+        this.state.rejected = [...this.state.rejected, { approvalId: String(d?.approvalId), reason: problem, at: new Date().toISOString() }].slice(-KEEP_DECIDED);
+        log.warn('approval decision rejected', { approvalId: d?.approvalId, reason: problem });
+        return;
+      }
+      this.decisions.set(d.approvalId, d);
+    });
+    setHandler(
+      decideApprovalUpdate,
+      (d) => {
+        this.decisions.set(d.approvalId, d);
+        return { approvalId: d.approvalId, choice: d.choice };
+      },
+      {
+        validator: (d) => {
+          const problem = this.problemWith(d);
+          if (problem) throw new Error(problem);
+        },
+      },
+    );
+  }
+
+  /** Why a decision cannot apply, or undefined when it can. */
+  problemWith(d: ApprovalDecision | undefined): string | undefined {
+    if (!d || typeof d !== 'object' || typeof d.approvalId !== 'string') return 'a decision needs an approvalId';
+    if (!APPROVAL_CHOICES.includes(d.choice)) return `choice must be one of ${APPROVAL_CHOICES.join(', ')} (got ${JSON.stringify(d.choice)})`;
+    if (d.reason !== undefined && (typeof d.reason !== 'string' || d.reason.length > 2000)) return 'reason must be a string of at most 2000 characters';
+    const pending = this.state.pending.find((p) => p.approvalId === d.approvalId);
+    if (!pending) {
+      const done = this.state.decided.find((p) => p.approvalId === d.approvalId);
+      if (done) return `approval ${d.approvalId} was already decided (${done.choice}, ${done.source})`;
+      const open = this.state.pending.map((p) => p.approvalId);
+      return `unknown approval id ${d.approvalId}${open.length ? ` (pending: ${open.join(', ')})` : ' (nothing is pending)'}`;
+    }
+    if (this.decisions.has(d.approvalId)) return `approval ${d.approvalId} was already decided`;
+    if (d.callId !== undefined && d.callId !== pending.callId) return `approval ${d.approvalId} is for tool call ${pending.callId}, not ${d.callId}`;
+    if (d.argsDigest !== undefined && d.argsDigest !== pending.argsDigest) return `approval ${d.approvalId} is for different arguments (digest ${pending.argsDigest}, not ${d.argsDigest})`;
+    return undefined;
+  }
+
+  private record(entry: DecidedApproval): void {
+    this.state.decided = [...this.state.decided, entry].slice(-KEEP_DECIDED);
+  }
+
+  /**
+   * Decides whether a tool call runs. With `findings` (a plugin hook asked for approval) the command analysis is
+   * skipped; otherwise the worker judges the command, then the allowlist, session rules, mode and a person decide.
+   */
+  async gate(req: GateRequest): Promise<GateOutcome> {
+    let a: CommandAssessment;
+    if (req.findings) {
+      const policy = await assess.assessCommand({ command: '', cwd: req.cwd });
+      a = { ...policy, dangerous: true, tier: 'dangerous', findings: req.findings, allowlistedBy: undefined };
+    } else {
+      a = await assess.assessCommand({ command: req.command, cwd: req.cwd });
+    }
+    const mode = req.mode ?? a.mode;
+    if (!a.dangerous) return { run: true, approved: false };
+    if (a.tier === 'hardline') {
+      const what = a.findings.filter((f) => f.tier === 'hardline').map((f) => `[${f.rule}] ${f.description}`).join('; ');
+      return { run: false, result: JSON.stringify({ error: `Refused: this command is never run, whatever the approval mode: ${what}`, hardline: true }) };
+    }
+    const rules = a.findings.map((f) => f.rule);
+    if (mode === 'off' || a.allowlistedBy !== undefined || rules.every((r) => this.state.sessionRules.includes(r))) return { run: true, approved: true };
+
+    const base = { approvalId: `ap-${uuid4().slice(0, 8)}`, callId: req.callId, tool: req.tool, command: req.command };
+    if (mode === 'smart') {
+      const verdict = await effects.judgeCommand({ command: req.command, findings: a.findings, model: req.model });
+      const decidedAt = new Date().toISOString();
+      if (verdict.answer === 'APPROVE') {
+        this.record({ ...base, choice: 'once', source: 'smart', by: verdict.model, reason: verdict.reply, decidedAt });
+        return { run: true, approved: true };
+      }
+      if (verdict.answer === 'DENY') {
+        this.record({ ...base, choice: 'deny', source: 'smart', by: verdict.model, reason: verdict.reply, decidedAt });
+        return { run: false, result: denied(`Smart approval denied this command (${verdict.reply}). Do not retry it; find another way or ask the user.`) };
+      }
+      // ESCALATE or anything unclear: a person decides.
+    }
+    return this.askPerson(base, req, a);
+  }
+
+  private async askPerson(base: Omit<PendingApproval, 'findings' | 'argsDigest' | 'askedAt' | 'expiresAt'>, req: GateRequest, a: CommandAssessment): Promise<GateOutcome> {
+    const timeoutSeconds = req.timeoutSeconds ?? a.timeoutSeconds;
+    const now = Date.now();
+    const pending: PendingApproval = {
+      ...base,
+      findings: a.findings,
+      argsDigest: req.argsDigest,
+      askedAt: new Date(now).toISOString(),
+      expiresAt: new Date(now + timeoutSeconds * 1000).toISOString(),
+    };
+    this.state.pending = [...this.state.pending, pending];
+    if (a.notify) {
+      // Best effort: a webhook that is down must not stop the person deciding by other means.
+      effects.notifyApproval({ approval: pending }).catch((err: unknown) => log.warn('approval webhook failed', { error: String(err) }));
+    }
+    const arrived = await condition(() => this.decisions.has(pending.approvalId), timeoutSeconds * 1000);
+    this.state.pending = this.state.pending.filter((p) => p.approvalId !== pending.approvalId);
+    const decidedAt = new Date().toISOString();
+    if (!arrived) {
+      this.record({ ...base, choice: 'deny', source: 'timeout', reason: `no decision within ${timeoutSeconds} s`, decidedAt });
+      return { run: false, result: denied(`No one approved this command within ${timeoutSeconds} seconds, so it was not run (a timeout counts as a denial).`) };
+    }
+    const d = this.decisions.get(pending.approvalId)!;
+    this.decisions.delete(pending.approvalId);
+    this.record({ ...base, choice: d.choice, source: 'person', by: d.by, reason: d.reason, decidedAt });
+    if (d.choice === 'deny') {
+      return { run: false, result: denied(`The user denied this command${d.reason ? `: ${d.reason}` : ''}. Do not run it again; continue without it or ask the user.`) };
+    }
+    const rules = a.findings.map((f) => f.rule);
+    if (d.choice === 'session' || d.choice === 'always') this.state.sessionRules = [...new Set([...this.state.sessionRules, ...rules])];
+    if (d.choice === 'always') await effects.addToAllowlist({ entries: rules.filter((r) => !r.startsWith('hook:')) });
+    return { run: true, approved: true };
+  }
+}

@@ -1,0 +1,219 @@
+// Approvals on the real dev server with a real worker: waiting, deciding by update and signal, rejections,
+// deny reaching the model, session and always scopes, hardline refusals, plugin hooks, smart approval.
+import { mkdtempSync, readFileSync, existsSync, realpathSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { parseConfig } from '../src/config/config.js';
+import type { ApprovalDecision } from '../src/workflows/approval-types.js';
+import type { AgentResult, AgentState } from '../src/workflows/types.js';
+import { harness, type Harness } from './support/agent-harness.js';
+import { until } from './support/cli.js';
+import { recordHistory } from './support/history.js';
+import { lastToolResults, startScriptedModel } from './support/scripted-model.js';
+
+let h: Harness;
+const configFile = join(mkdtempSync(join(tmpdir(), 'tether-approvals-conf-')), 'config.yaml');
+
+beforeAll(async () => {
+  process.env.TETHER_CONFIG = configFile;
+  h = await harness(parseConfig({ approvals: { smart_model: 'judge' } }));
+});
+afterAll(async () => {
+  delete process.env.TETHER_CONFIG;
+  await h.close();
+});
+
+const project = (): string => realpathSync(mkdtempSync(join(tmpdir(), 'tether-approvals-')));
+const lines = (file: string): string[] => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : []);
+const state = (handle: WorkflowHandle): Promise<AgentState> => handle.query<AgentState>('state');
+
+async function pendingOf(handle: WorkflowHandle, count = 1): Promise<AgentState['pendingApprovals']> {
+  let s: AgentState | undefined;
+  await until(`${count} pending approval(s)`, async () => (s = await state(handle)).pendingApprovals.length >= count, 20_000);
+  return s!.pendingApprovals;
+}
+
+const decide = (handle: WorkflowHandle, d: ApprovalDecision): Promise<unknown> => handle.executeUpdate('decideApproval', { args: [d] });
+
+/** The validator's reason for rejecting an update. */
+async function rejection(p: Promise<unknown>): Promise<string> {
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(WorkflowUpdateFailedError);
+  return String((err as WorkflowUpdateFailedError).cause?.message);
+}
+
+/** `kubectl delete` asks (rule kubectl-delete) and is harmless here: kubectl is not installed. */
+const asking = (marker: string): string => `kubectl delete pod demo 2>/dev/null; echo ran >> ${marker}`;
+
+describe('a dangerous command', () => {
+  it('waits for a decision; wrong, mismatched and repeated decisions are rejected; the approved command runs once', async () => {
+    const cwd = project();
+    const marker = join(cwd, 'ran.txt');
+    const model = await startScriptedModel([
+      { toolCalls: [{ name: 'terminal', arguments: { command: asking(marker) } }] },
+      { content: 'done' },
+    ]);
+    await h.withWorker(model.url, async () => {
+      const handle = await h.client.workflow.start('agentWorkflow', { taskQueue: h.taskQueue, workflowId: `ap-${randomUUID()}`, args: [{ task: 't', model: 'scripted', cwd }] });
+      const [p] = await pendingOf(handle);
+      expect(p).toMatchObject({ tool: 'terminal', command: asking(marker), callId: 'call_1_1' });
+      expect(p!.findings.map((f) => f.rule)).toEqual(['kubectl-delete']);
+      expect((await state(handle)).currentToolCalls[0]!.status).toBe('awaiting_approval');
+      expect(lines(marker)).toEqual([]);
+
+      expect(await rejection(decide(handle, { approvalId: 'ap-nope', choice: 'once' }))).toMatch(/unknown approval id ap-nope \(pending: ap-/);
+      expect(await rejection(decide(handle, { approvalId: p!.approvalId, choice: 'once', argsDigest: 'ffff' }))).toMatch(/different arguments/);
+      expect(await rejection(decide(handle, { approvalId: p!.approvalId, choice: 'once', callId: 'call_9' }))).toMatch(/is for tool call call_1_1/);
+      expect(await rejection(decide(handle, { approvalId: p!.approvalId, choice: 'maybe' as never }))).toMatch(/choice must be one of once, session, always, deny/);
+      await expect(decide(handle, { approvalId: p!.approvalId, choice: 'once', callId: p!.callId, argsDigest: p!.argsDigest, by: 'test' })).resolves.toEqual({ approvalId: p!.approvalId, choice: 'once' });
+      expect(await rejection(decide(handle, { approvalId: p!.approvalId, choice: 'once' }))).toMatch(/already decided/);
+      // A forged signal cannot be answered, so its rejection is recorded in the state.
+      await handle.signal('approval', { approvalId: 'ap-forged', choice: 'once' });
+
+      const result = (await handle.result()) as AgentResult;
+      recordHistory(h.address, handle.workflowId, 'approval-decided');
+      expect(result.status).toBe('completed');
+      expect(lines(marker)).toEqual(['ran']);
+      const s = await state(handle);
+      expect(s.approvals.decided).toMatchObject([{ approvalId: p!.approvalId, choice: 'once', source: 'person', by: 'test' }]);
+      expect(s.approvals.rejected.map((r) => r.reason)).toEqual([expect.stringMatching(/unknown approval id ap-forged/)]);
+    });
+    expect(model.errors).toEqual([]);
+    await model.close();
+  });
+
+  it('deny reaches the model as an error with the reason, and the run goes on', async () => {
+    const cwd = project();
+    const marker = join(cwd, 'ran.txt');
+    const model = await startScriptedModel([
+      { toolCalls: [{ name: 'terminal', arguments: { command: asking(marker) } }] },
+      { toolCalls: [{ name: 'terminal', arguments: { command: 'echo fine' } }] },
+      { content: 'gave up on deleting' },
+    ]);
+    await h.withWorker(model.url, async () => {
+      const handle = await h.client.workflow.start('agentWorkflow', { taskQueue: h.taskQueue, workflowId: `ap-${randomUUID()}`, args: [{ task: 't', model: 'scripted', cwd }] });
+      const [p] = await pendingOf(handle);
+      await handle.signal('approval', { approvalId: p!.approvalId, choice: 'deny', reason: 'not in production' });
+      expect(((await handle.result()) as AgentResult).answer).toBe('gave up on deleting');
+    });
+    const denied = model.requests[1]!.messages.at(-1)!;
+    expect(JSON.parse(denied.content!)).toEqual({ error: expect.stringMatching(/^The user denied this command: not in production\./), denied: true });
+    expect(lines(marker)).toEqual([]);
+    expect(lastToolResults(model)[1]).toMatchObject({ exit_code: 0 });
+    await model.close();
+  });
+
+  it('a timeout counts as a denial', async () => {
+    const cwd = project();
+    const model = await startScriptedModel([{ toolCalls: [{ name: 'terminal', arguments: { command: asking(join(cwd, 'ran.txt')) } }] }, { content: 'ok' }]);
+    await h.withWorker(model.url, async () => {
+      const result = await h.run({ task: 't', cwd, approvalTimeoutSeconds: 2 });
+      expect(result.status).toBe('completed');
+    });
+    expect(JSON.parse(model.requests[1]!.messages.at(-1)!.content!).error).toMatch(/No one approved this command within 2 seconds/);
+    await model.close();
+  });
+
+  it('hardline commands are refused without asking, even with approvals off', async () => {
+    const cwd = project();
+    const model = await startScriptedModel([{ toolCalls: [{ name: 'terminal', arguments: { command: 'sudo rm -rf / --no-preserve-root' } }] }, { content: 'refused' }]);
+    await h.withWorker(model.url, () => h.run({ task: 't', cwd, approvalMode: 'off' }));
+    const result = JSON.parse(model.requests[1]!.messages.at(-1)!.content!);
+    expect(result).toMatchObject({ hardline: true, error: expect.stringMatching(/never run.*\[delete-root\]/) });
+    await model.close();
+  });
+
+  it('mode off runs dangerous commands without asking', async () => {
+    const cwd = project();
+    const marker = join(cwd, 'ran.txt');
+    const model = await startScriptedModel([{ toolCalls: [{ name: 'terminal', arguments: { command: asking(marker) } }] }, { content: 'ok' }]);
+    await h.withWorker(model.url, () => h.run({ task: 't', cwd, approvalMode: 'off' }));
+    expect(lines(marker)).toEqual(['ran']);
+    await model.close();
+  });
+});
+
+describe('scopes', () => {
+  it('session stops later prompts for the same rule in this run; always writes the rule to config.yaml', async () => {
+    const cwd = project();
+    const marker = join(cwd, 'ran.txt');
+    writeFileSync(configFile, '# kept\nfiles:\n  allow_outside_cwd: false\n');
+    const destroy = `terraform destroy -auto-approve 2>/dev/null; echo destroyed >> ${marker}`;
+    const model = await startScriptedModel([
+      { toolCalls: [{ name: 'terminal', arguments: { command: asking(marker) } }] },
+      { toolCalls: [{ name: 'terminal', arguments: { command: asking(marker) } }] }, // same rule: no prompt
+      { toolCalls: [{ name: 'terminal', arguments: { command: destroy } }] }, // another rule: asks
+      { content: 'done' },
+    ]);
+    await h.withWorker(model.url, async () => {
+      const handle = await h.client.workflow.start('agentWorkflow', { taskQueue: h.taskQueue, workflowId: `ap-${randomUUID()}`, args: [{ task: 't', model: 'scripted', cwd }] });
+      const [first] = await pendingOf(handle);
+      await decide(handle, { approvalId: first!.approvalId, choice: 'session' });
+      await until('the second command ran without a prompt', () => lines(marker).length === 2);
+      const [second] = await pendingOf(handle);
+      expect(second!.findings.map((f) => f.rule)).toEqual(['terraform-destroy']);
+      await decide(handle, { approvalId: second!.approvalId, choice: 'always' });
+      await handle.result();
+      expect((await state(handle)).approvals.sessionRules).toEqual(['kubectl-delete', 'terraform-destroy']);
+    });
+    expect(lines(marker)).toEqual(['ran', 'ran', 'destroyed']);
+    const text = readFileSync(configFile, 'utf8');
+    expect(text).toContain('# kept');
+    expect(parse(text)).toEqual({ files: { allow_outside_cwd: false }, command_allowlist: ['terraform-destroy'] });
+    await model.close();
+
+    // A new run: the permanent allowlist lets terraform destroy through without asking.
+    const model2 = await startScriptedModel([{ toolCalls: [{ name: 'terminal', arguments: { command: destroy } }] }, { content: 'again' }]);
+    await h.withWorker(model2.url, () => h.run({ task: 't', cwd }));
+    expect(lines(marker)).toEqual(['ran', 'ran', 'destroyed', 'destroyed']);
+    await model2.close();
+  });
+});
+
+describe('smart approval', () => {
+  it('approves, denies and escalates through the auxiliary model', async () => {
+    const cwd = project();
+    const marker = join(cwd, 'ran.txt');
+    writeFileSync(configFile, ''); // no allowlist left from another test
+    const judged: string[] = [];
+    const model = await startScriptedModel(
+      [
+        { toolCalls: [{ name: 'terminal', arguments: { command: asking(marker) } }] },
+        { toolCalls: [{ name: 'terminal', arguments: { command: `git push --force 2>/dev/null; echo pushed >> ${marker}` } }] },
+        { toolCalls: [{ name: 'terminal', arguments: { command: `terraform destroy 2>/dev/null; echo destroyed >> ${marker}` } }] },
+        { content: 'done' },
+      ],
+      {
+        judge: (req) => {
+          const text = req.messages.at(-1)!.content!;
+          judged.push(text);
+          if (text.includes('kubectl')) return { content: 'APPROVE' };
+          if (text.includes('git push')) return { content: 'DENY: force pushes rewrite shared history' };
+          return { content: 'Hmm, not sure.' };
+        },
+      },
+    );
+    await h.withWorker(model.url, async () => {
+      const handle = await h.client.workflow.start('agentWorkflow', { taskQueue: h.taskQueue, workflowId: `ap-${randomUUID()}`, args: [{ task: 't', model: 'scripted', cwd, approvalMode: 'smart' }] });
+      const [p] = await pendingOf(handle);
+      expect(p!.command).toContain('terraform destroy');
+      await decide(handle, { approvalId: p!.approvalId, choice: 'once' });
+      await handle.result();
+      const decided = (await state(handle)).approvals.decided;
+      expect(decided.map((d) => [d.source, d.choice])).toEqual([['smart', 'once'], ['smart', 'deny'], ['person', 'once']]);
+      expect(decided[1]!.reason).toContain('force pushes rewrite shared history');
+    });
+    expect(judged).toHaveLength(3);
+    expect(lines(marker)).toEqual(['ran', 'destroyed']);
+    expect(JSON.parse(model.requests.find((r) => r.model === 'scripted' && r.messages.length === 6)!.messages.at(-1)!.content!).error).toMatch(/^Smart approval denied this command/);
+    expect(model.errors).toEqual([]);
+    await model.close();
+  });
+});
