@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 // The `tether` command: composition of the subcommands only; each lives in src/cli. Worker-only.
 import { Command, CommanderError } from 'commander';
+import { addApprovalCommands } from './cli/approval-commands.js';
 import { addBatchCommand } from './cli/batch-command.js';
 import { addInspectCommands } from './cli/inspect-commands.js';
 import { addRunCommand } from './cli/run-command.js';
 import { addScheduleCommands } from './cli/schedule-command.js';
+import { addServeCommand } from './cli/serve-command.js';
 import { addToolsCommands } from './cli/tools-command.js';
 import { addWorkerCommands } from './cli/worker-command.js';
 import { CliError } from './cli/errors.js';
@@ -26,9 +28,11 @@ const program = new Command()
 
 addRunCommand(program);
 addInspectCommands(program);
+addApprovalCommands(program);
 addBatchCommand(program);
 addScheduleCommands(program);
 addWorkerCommands(program);
+addServeCommand(program);
 addToolsCommands(program);
 
 try {

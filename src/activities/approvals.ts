@@ -1,11 +1,11 @@
 // Approval activities: the verdict on a command with the allowlist and policy, smart approval through the model,
 // the webhook for pending approvals, and writing the permanent allowlist. Worker-only.
-import { createHmac } from 'node:crypto';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { allowlistMatch } from '../approval/allowlist.js';
 import { addToAllowlistFile, readAllowlist } from '../approval/allowlist-file.js';
 import { detect } from '../approval/detect.js';
 import { loadBashParser } from '../approval/parser.js';
+import { SIGNATURE_HEADER, signBody } from '../approval/signature.js';
 import { readSmartAnswer, smartPrompt } from '../approval/smart.js';
 import type { TetherConfig } from '../config/config.js';
 import type { Logger } from '../logging/logger.js';
@@ -20,9 +20,6 @@ export interface ApprovalActivityDeps {
   log: Logger;
   complete: CompleteFn;
 }
-
-/** The signature header of webhook bodies and gateway decisions: `sha256=<hex HMAC of the raw body>`. */
-export const signBody = (secret: string, body: string): string => `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 
 export function createApprovalActivities(deps: ApprovalActivityDeps) {
   const { config, configFile, log } = deps;
@@ -61,7 +58,7 @@ export function createApprovalActivities(deps: ApprovalActivityDeps) {
     const info = Context.current().info;
     const body = JSON.stringify({ type: 'approval.pending', workflowId: info.workflowExecution?.workflowId, approval: input.approval });
     const headers: Record<string, string> = { 'content-type': 'application/json' };
-    if (config.approvals.secret) headers['x-tether-signature'] = signBody(config.approvals.secret, body);
+    if (config.approvals.secret) headers[SIGNATURE_HEADER] = signBody(config.approvals.secret, body);
     let res: Response;
     try {
       res = await fetch(url, { method: 'POST', headers, body, signal: AbortSignal.timeout(10_000) });

@@ -2,6 +2,8 @@
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { queryRunState, runFailure } from '../temporal/run-handle.js';
 import type { AgentResult, AgentState } from '../workflows/types.js';
+import type { ApprovalDecision, PendingApproval } from '../workflows/approval-types.js';
+import type { ApprovalPrompter } from './approval-prompt.js';
 
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 const POLL_MS = 400;
@@ -42,7 +44,15 @@ class Progress {
 const queryState = (client: Client, handle: WorkflowHandle): Promise<AgentState | undefined> => queryRunState(client, handle, 3_000);
 
 /** Follows until the run closes, or until `signal` aborts (Ctrl-C): then the run goes on without us. */
-export async function follow(client: Client, workflowId: string, opts: { progress: boolean; signal?: AbortSignal }): Promise<FollowOutcome> {
+export interface FollowOptions {
+  progress: boolean;
+  signal?: AbortSignal;
+  /** Ask on this terminal about pending approvals; `decide` sends the answer. */
+  prompter?: ApprovalPrompter;
+  decide?: (decision: ApprovalDecision) => Promise<string>;
+}
+
+export async function follow(client: Client, workflowId: string, opts: FollowOptions): Promise<FollowOutcome> {
   const handle = client.workflow.getHandle(workflowId);
   const progress = new Progress(process.stderr, opts.progress);
   let settled: FollowOutcome | undefined;
@@ -66,6 +76,19 @@ export async function follow(client: Client, workflowId: string, opts: { progres
       printed = call.index;
     }
   };
+  const asked = new Set<string>();
+  const askAbout = async (pending: PendingApproval[]): Promise<void> => {
+    const { prompter, decide } = opts;
+    if (!prompter || !decide) return;
+    for (const p of pending) {
+      if (asked.has(p.approvalId) || prompter.exhausted) continue;
+      asked.add(p.approvalId);
+      progress.clear();
+      // The run may end (or the approval time out) while the person thinks: stop asking then.
+      const answer = await Promise.race([prompter.ask(p), done.then(() => null)]);
+      if (answer) process.stderr.write(`  ${await decide({ approvalId: p.approvalId, callId: p.callId, argsDigest: p.argsDigest, by: 'prompt', ...answer })}\n`);
+    }
+  };
   while (!settled) {
     if (opts.signal?.aborted) {
       progress.clear();
@@ -73,9 +96,17 @@ export async function follow(client: Client, workflowId: string, opts: { progres
     }
     const state = await queryState(client, handle);
     printNew(state);
+    await askAbout(state?.pendingApprovals ?? []);
     if (state) {
       const running = state.currentToolCalls.length;
-      progress.spin(running > 0 ? `turn ${state.turn} · running ${running} tool call${running > 1 ? 's' : ''}` : `turn ${state.turn} · waiting for the model`);
+      const waiting = state.pendingApprovals.length;
+      progress.spin(
+        waiting > 0
+          ? `turn ${state.turn} · waiting for ${waiting} approval${waiting > 1 ? 's' : ''} (tether approvals)`
+          : running > 0
+            ? `turn ${state.turn} · running ${running} tool call${running > 1 ? 's' : ''}`
+            : `turn ${state.turn} · waiting for the model`,
+      );
     } else {
       progress.spin('waiting for a worker');
     }

@@ -5,6 +5,8 @@ import { queryRunState, runFailure } from '../temporal/run-handle.js';
 import type { AgentResult, AgentState } from '../workflows/types.js';
 import { positiveIntOption } from './errors.js';
 import { follow } from './follow.js';
+import { promptOptions } from './approval-follow.js';
+import { formatApproval } from './approval-commands.js';
 import { printOutcome } from './run-command.js';
 import { withTemporal } from './temporal-client.js';
 
@@ -29,7 +31,8 @@ function printStatus(s: Record<string, unknown>): void {
   const lines = [`${s.workflowId}: ${String(s.status ?? s.temporalStatus)}`];
   if (s.turn !== undefined || s.turns !== undefined) lines.push(`  turns: ${String(s.turn ?? s.turns)}  tool calls: ${String(s.toolCallCount ?? s.toolCalls)}`);
   const current = s.currentToolCalls as AgentState['currentToolCalls'] | undefined;
-  for (const c of current ?? []) lines.push(`  running: ${c.emoji} ${c.name}  ${c.summary}`);
+  for (const c of current ?? []) lines.push(`  ${c.status === 'awaiting_approval' ? 'waiting for approval' : 'running'}: ${c.emoji} ${c.name}  ${c.summary}`);
+  for (const a of (s.pendingApprovals as AgentState['pendingApprovals'] | undefined) ?? []) lines.push(formatApproval(a).replace(/^/gm, '  '));
   if (s.answer) lines.push(`  answer: ${String(s.answer)}`);
   if (s.error) lines.push(`  error: ${String(s.error)}`);
   if (s.note) lines.push(`  ${String(s.note)}`);
@@ -72,10 +75,15 @@ export function addInspectCommands(program: Command): void {
     .description('Follow a running agent run from another terminal until it ends')
     .argument('<workflowId>')
     .option('--json', 'print one JSON object at the end')
-    .action(async (workflowId: string, opts: { json?: boolean }) => {
-      await withTemporal(async (client) => {
+    .option('--prompt', 'ask about approvals on this terminal even when standard input is not one')
+    .option('--no-prompt', 'never ask here; decide with tether approve / deny')
+    .action(async (workflowId: string, opts: { json?: boolean; prompt?: boolean }) => {
+      await withTemporal(async (client, settings) => {
         await client.workflow.getHandle(workflowId).describe(); // fails clearly for an unknown id
-        printOutcome(workflowId, await follow(client, workflowId, { progress: !opts.json }), opts.json ?? false);
+        const asking = promptOptions(client, settings, workflowId, opts.prompt);
+        const outcome = await follow(client, workflowId, { progress: !opts.json, ...asking });
+        asking.prompter?.close();
+        printOutcome(workflowId, outcome, opts.json ?? false);
       });
     });
 

@@ -6,12 +6,14 @@ import { LOCAL_PREFIX } from '../models/types.js';
 import { interruptSignal, withEmbeddedWorker } from './embedded-worker.js';
 import type { TemporalSettings } from '../temporal/settings.js';
 import { follow, type FollowOutcome } from './follow.js';
+import { promptOptions } from './approval-follow.js';
 import { checkToolsets, loadTools } from './tools-command.js';
 import { hasLiveWorker, runWasPickedUp, withTemporal } from './temporal-client.js';
 import { newWorkflowId, runInput, type RunFlags } from './run-options.js';
 import type { AgentInput } from '../workflows/types.js';
 
 interface RunOptions extends RunFlags {
+  prompt?: boolean;
   detach?: boolean;
   json?: boolean;
   worker: boolean;
@@ -57,7 +59,8 @@ async function startAndFollow(client: Client, settings: TemporalSettings, input:
   process.stderr.write(`tether · ${workflowId} · model ${describeModel(input.model)} · queue ${settings.taskQueue}\n`);
   const needWorker = opts.worker && (!(await hasLiveWorker(client, settings)) || !(await runWasPickedUp(client, workflowId, 3_000)));
   const stop = interruptSignal();
-  const followRun = (): Promise<FollowOutcome> => follow(client, workflowId, { progress: !opts.json, signal: stop.signal });
+  const asking = promptOptions(client, settings, workflowId, opts.prompt);
+  const followRun = (): Promise<FollowOutcome> => follow(client, workflowId, { progress: !opts.json, signal: stop.signal, ...asking });
   let outcome: FollowOutcome;
   if (needWorker) {
     outcome = (await withEmbeddedWorker(settings, stop.signal, followRun)) ?? { status: 'running', detached: true };
@@ -66,6 +69,7 @@ async function startAndFollow(client: Client, settings: TemporalSettings, input:
     outcome = await followRun();
   }
   stop.release();
+  asking.prompter?.close();
   printOutcome(workflowId, outcome, opts.json ?? false);
 }
 
@@ -80,6 +84,10 @@ export function addRunCommand(program: Command): void {
     .option('--cwd <dir>', "the tools' working directory (default: the current directory)")
     .option('--max-turns <n>', 'stop after this many model turns (default 50)')
     .option('--max-parallel <n>', 'tool calls running at once (default 8)')
+    .option('--approval-mode <mode>', 'manual (ask a person), smart (ask a model first) or off (never ask; hardline still refused); default from config.yaml')
+    .option('--approval-timeout <seconds>', 'a pending approval counts as denied after this long (default approvals.timeout, 1 hour)')
+    .option('--prompt', 'ask about approvals on this terminal even when standard input is not one')
+    .option('--no-prompt', 'never ask here; decide with tether approve / deny')
     .option('--detach', 'print the workflow id and exit; follow later with tether attach')
     .option('--json', 'print one JSON object at the end: {workflowId, status, answer, turns, toolCalls}')
     .option('--no-worker', 'never run an embedded worker, even when none polls the queue')

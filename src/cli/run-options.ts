@@ -32,11 +32,21 @@ export interface RunFlags {
   cwd?: string;
   maxTurns?: string;
   maxParallel?: string;
+  approvalMode?: string;
+  approvalTimeout?: string;
 }
+
+const MODES = ['manual', 'smart', 'off'] as const;
 
 export function newWorkflowId(now = new Date()): string {
   const stamp = now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
   return `tether-${stamp}-${randomBytes(3).toString('hex')}`;
+}
+
+function approvalModeOption(value: string | undefined): AgentInput['approvalMode'] {
+  if (value === undefined) return undefined;
+  if (!(MODES as readonly string[]).includes(value)) throw new CliError(`--approval-mode: '${value}' is not one of ${MODES.join(', ')}`);
+  return value as AgentInput['approvalMode'];
 }
 
 export function runInput(task: string, flags: RunFlags): AgentInput {
@@ -53,5 +63,7 @@ export function runInput(task: string, flags: RunFlags): AgentInput {
     disabledToolsets: listOption(flags.disable),
     cwd,
     limits: { maxTurns: positiveIntOption(flags.maxTurns, '--max-turns'), maxParallel: positiveIntOption(flags.maxParallel, '--max-parallel') },
+    approvalMode: approvalModeOption(flags.approvalMode),
+    approvalTimeoutSeconds: positiveIntOption(flags.approvalTimeout, '--approval-timeout'),
   };
 }

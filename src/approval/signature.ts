@@ -1,0 +1,53 @@
+// Signed approval decisions for the gateway: HMAC-SHA256 over the raw body with a shared secret, a timestamp
+// window and single-use nonces, so unsigned, forged and replayed decisions are refused. Worker-only (node:crypto).
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { APPROVAL_CHOICES, type ApprovalDecision } from '../workflows/approval-types.js';
+
+export const SIGNATURE_HEADER = 'x-tether-signature';
+/** How old (or how far in the future) a signed decision may be. */
+export const MAX_SKEW_MS = 5 * 60_000;
+
+/** `sha256=<hex HMAC of the raw body>`, the value of the X-Tether-Signature header. */
+export const signBody = (secret: string, body: string): string => `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+
+export interface SignedDecision extends ApprovalDecision {
+  workflowId: string;
+  /** Milliseconds since the epoch when it was signed. */
+  timestamp: number;
+  /** Unique per decision: a second use is a replay. */
+  nonce: string;
+}
+
+export type Verified = { ok: true; decision: SignedDecision } | { ok: false; status: 400 | 401 | 409; error: string };
+
+/** Remembers nonces for the skew window; a nonce seen again inside it is a replay. */
+export class NonceBook {
+  private readonly seen = new Map<string, number>();
+
+  /** False when the nonce was used already. */
+  use(nonce: string, now: number): boolean {
+    for (const [n, until] of this.seen) if (until < now) this.seen.delete(n);
+    if (this.seen.has(nonce)) return false;
+    this.seen.set(nonce, now + 2 * MAX_SKEW_MS);
+    return true;
+  }
+}
+
+export function verifySignedDecision(body: string, signature: string | undefined, secret: string, nonces: NonceBook, now = Date.now()): Verified {
+  if (!signature) return { ok: false, status: 401, error: `unsigned: the ${SIGNATURE_HEADER} header is missing` };
+  const expected = Buffer.from(signBody(secret, body));
+  const given = Buffer.from(signature);
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { ok: false, status: 401, error: 'bad signature: the body was not signed with the shared secret' };
+  let d: Partial<SignedDecision>;
+  try {
+    d = JSON.parse(body) as Partial<SignedDecision>;
+  } catch (err) {
+    return { ok: false, status: 400, error: `body is not JSON: ${(err as Error).message}` };
+  }
+  const missing = (['workflowId', 'approvalId', 'nonce'] as const).filter((k) => typeof d[k] !== 'string' || d[k] === '');
+  if (missing.length > 0) return { ok: false, status: 400, error: `missing or empty: ${missing.join(', ')}` };
+  if (!APPROVAL_CHOICES.includes(d.choice as never)) return { ok: false, status: 400, error: `choice must be one of ${APPROVAL_CHOICES.join(', ')}` };
+  if (typeof d.timestamp !== 'number' || Math.abs(now - d.timestamp) > MAX_SKEW_MS) return { ok: false, status: 401, error: `stale: timestamp must be within ${MAX_SKEW_MS / 60_000} minutes of now` };
+  if (!nonces.use(d.nonce!, now)) return { ok: false, status: 409, error: `replayed: nonce ${d.nonce} was used already` };
+  return { ok: true, decision: d as SignedDecision };
+}

@@ -1,0 +1,36 @@
+// Sends an approval decision to a run: as the decideApproval update when a worker answers (the caller learns
+// whether it applied), else as the approval signal, which waits durably for a worker. Worker-only.
+import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import type { TemporalSettings } from '../temporal/settings.js';
+import type { ApprovalDecision } from '../workflows/approval-types.js';
+import { hasLiveWorker } from './temporal-client.js';
+
+export type DecideOutcome =
+  | { status: 'applied'; via: 'update' }
+  | { status: 'rejected'; via: 'update'; reason: string }
+  | { status: 'queued'; via: 'signal'; note: string };
+
+const UPDATE_WAIT_MS = 10_000;
+
+export async function sendDecision(client: Client, settings: TemporalSettings, workflowId: string, decision: ApprovalDecision): Promise<DecideOutcome> {
+  const handle = client.workflow.getHandle(workflowId);
+  await handle.describe(); // an unknown run fails clearly here
+  const queued = async (why: string): Promise<DecideOutcome> => {
+    await handle.signal('approval', decision);
+    return { status: 'queued', via: 'signal', note: `${why}: the decision was sent as a signal and applies when a worker runs the workflow (an invalid one is recorded as rejected in its state)` };
+  };
+  if (!(await hasLiveWorker(client, settings))) return queued('no worker is polling');
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), UPDATE_WAIT_MS)));
+  try {
+    const answer = await Promise.race([handle.executeUpdate('decideApproval', { args: [decision] }).then(() => 'applied' as const), timeout]);
+    // A late update and the signal cannot both apply: the second is rejected as already decided.
+    if (answer === 'timeout') return await queued(`no worker answered within ${UPDATE_WAIT_MS / 1000} s`);
+    return { status: 'applied', via: 'update' };
+  } catch (err) {
+    if (err instanceof WorkflowUpdateFailedError) return { status: 'rejected', via: 'update', reason: err.cause?.message ?? err.message };
+    throw err;
+  } finally {
+    clearTimeout(timer);
+  }
+}

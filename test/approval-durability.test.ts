@@ -1,0 +1,122 @@
+// Pending approvals survive crashes: a SIGKILLed worker, a decision sent while no worker runs, and a restart of the
+// Temporal server itself (same SQLite file). Workers are real `tether worker` processes.
+import { existsSync, mkdtempSync, readFileSync, realpathSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
+import { afterAll, beforeAll, expect, inject, it } from 'vitest';
+import { freePort, startDevServer } from '../src/temporal/dev-server.js';
+import type { AgentResult, AgentState } from '../src/workflows/types.js';
+import { until } from './support/cli.js';
+import { startScriptedModel, type ScriptedModel } from './support/scripted-model.js';
+import { startWorkerProcess, type WorkerProcess } from './support/worker-process.js';
+
+let connection: Connection;
+let client: Client;
+const workers: WorkerProcess[] = [];
+const models: ScriptedModel[] = [];
+
+beforeAll(async () => {
+  connection = await Connection.connect({ address: inject('temporalAddress') });
+  client = new Client({ connection });
+});
+afterAll(async () => {
+  for (const w of workers) await w.kill();
+  for (const m of models) await m.close();
+  await connection.close();
+});
+
+const lines = (file: string): string[] => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : []);
+
+async function setUp(address: string): Promise<{ cwd: string; marker: string; env: Record<string, string>; taskQueue: string }> {
+  const cwd = realpathSync(mkdtempSync(join(tmpdir(), 'tether-approval-crash-')));
+  const marker = join(cwd, 'ran.txt');
+  const model = await startScriptedModel([
+    { toolCalls: [{ name: 'terminal', arguments: { command: `kubectl delete pod demo 2>/dev/null; echo ran >> ${marker}` } }] },
+    { content: 'finished after the approval' },
+  ]);
+  models.push(model);
+  const taskQueue = `approval-crash-${randomUUID()}`;
+  const env = {
+    TEMPORAL_ADDRESS: address,
+    TETHER_TASK_QUEUE: taskQueue,
+    OPENAI_BASE_URL: model.url,
+    OPENAI_API_KEY: 'test-key',
+    TETHER_HOME: mkdtempSync(join(tmpdir(), 'tether-approval-crash-home-')),
+  };
+  return { cwd, marker, env, taskQueue };
+}
+
+async function worker(env: Record<string, string>): Promise<WorkerProcess> {
+  const w = await startWorkerProcess(env);
+  workers.push(w);
+  return w;
+}
+
+async function pending(handle: WorkflowHandle): Promise<AgentState['pendingApprovals'][number]> {
+  let s: AgentState | undefined;
+  await until('a pending approval', async () => ((s = await handle.query<AgentState>('state')).pendingApprovals.length ?? 0) > 0, 60_000);
+  return s!.pendingApprovals[0]!;
+}
+
+it('SIGKILL of the worker while an approval waits: a new worker takes the decision and the command runs once', async () => {
+  const { cwd, marker, env, taskQueue } = await setUp(inject('temporalAddress'));
+  const first = await worker(env);
+  const handle = await client.workflow.start('agentWorkflow', { taskQueue, workflowId: `apc-${randomUUID()}`, args: [{ task: 't', model: 'scripted', cwd }] });
+  const p = await pending(handle);
+  await first.kill('SIGKILL');
+
+  await worker(env);
+  // The state (and the pending approval) is rebuilt from history on the new worker.
+  expect((await pending(handle)).approvalId).toBe(p.approvalId);
+  await handle.executeUpdate('decideApproval', { args: [{ approvalId: p.approvalId, choice: 'once' }] });
+  const result = (await handle.result()) as AgentResult;
+  expect(result).toMatchObject({ status: 'completed', answer: 'finished after the approval' });
+  expect(lines(marker)).toEqual(['ran']);
+}, 120_000);
+
+it('a decision sent while no worker runs is applied when one starts', async () => {
+  const { cwd, marker, env, taskQueue } = await setUp(inject('temporalAddress'));
+  const first = await worker(env);
+  const handle = await client.workflow.start('agentWorkflow', { taskQueue, workflowId: `apc-${randomUUID()}`, args: [{ task: 't', model: 'scripted', cwd }] });
+  const p = await pending(handle);
+  await first.kill('SIGKILL');
+
+  await handle.signal('approval', { approvalId: p.approvalId, choice: 'once', callId: p.callId, argsDigest: p.argsDigest });
+  await new Promise((r) => setTimeout(r, 1_000));
+  expect(lines(marker)).toEqual([]); // nothing runs without a worker
+
+  await worker(env);
+  expect(((await handle.result()) as AgentResult).status).toBe('completed');
+  expect(lines(marker)).toEqual(['ran']);
+}, 120_000);
+
+it('the Temporal server restarts (same SQLite file) while an approval waits, and the decision still works', async () => {
+  const dbFile = join(mkdtempSync(join(tmpdir(), 'tether-approval-restart-')), 'dev.sqlite');
+  const port = await freePort();
+  let server = await startDevServer({ port, dbFile, headless: true });
+  try {
+    const { cwd, marker, env, taskQueue } = await setUp(server.address);
+    const first = await worker(env);
+    let conn = await Connection.connect({ address: server.address });
+    const workflowId = `apc-${randomUUID()}`;
+    const p = await pending(await new Client({ connection: conn }).workflow.start('agentWorkflow', { taskQueue, workflowId, args: [{ task: 't', model: 'scripted', cwd }] }));
+    await conn.close();
+    await first.kill('SIGKILL');
+    await server.stop();
+
+    server = await startDevServer({ port, dbFile, headless: true });
+    conn = await Connection.connect({ address: server.address });
+    const handle = new Client({ connection: conn }).workflow.getHandle(workflowId);
+    await worker(env);
+    expect((await pending(handle)).approvalId).toBe(p.approvalId);
+    await handle.executeUpdate('decideApproval', { args: [{ approvalId: p.approvalId, choice: 'once' }] });
+    expect(((await handle.result()) as AgentResult).status).toBe('completed');
+    expect(lines(marker)).toEqual(['ran']);
+    await conn.close();
+  } finally {
+    for (const w of workers) await w.kill();
+    await server.stop();
+  }
+}, 180_000);
