@@ -1,5 +1,7 @@
 // Approvals on the real dev server with a real worker: waiting, deciding by update and signal, rejections,
 // deny reaching the model, session and always scopes, hardline refusals, plugin hooks, smart approval.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtempSync, readFileSync, existsSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,7 +9,9 @@ import { randomUUID } from 'node:crypto';
 import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { signBody } from '../src/approval/signature.js';
 import { parseConfig } from '../src/config/config.js';
+import { hooks, registry } from '../src/registry/index.js';
 import type { ApprovalDecision } from '../src/workflows/approval-types.js';
 import type { AgentResult, AgentState } from '../src/workflows/types.js';
 import { harness, type Harness } from './support/agent-harness.js';
@@ -215,5 +219,67 @@ describe('smart approval', () => {
     expect(JSON.parse(model.requests.find((r) => r.model === 'scripted' && r.messages.length === 6)!.messages.at(-1)!.content!).error).toMatch(/^Smart approval denied this command/);
     expect(model.errors).toEqual([]);
     await model.close();
+  });
+});
+
+describe('the approval webhook', () => {
+  it('POSTs each pending approval as JSON signed with the shared secret', async () => {
+    const secret = 'webhook-secret-0123456789';
+    const received: { body: string; signature: string | undefined }[] = [];
+    const hook = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        received.push({ body, signature: req.headers['x-tether-signature'] as string | undefined });
+        res.writeHead(received.length === 1 ? 503 : 204).end(); // the first delivery fails and is retried
+      });
+    });
+    await new Promise<void>((r) => hook.listen(0, '127.0.0.1', () => r()));
+    const url = `http://127.0.0.1:${(hook.address() as AddressInfo).port}/hook`;
+    const withHook = await harness(parseConfig({ approvals: { webhook_url: url, secret } }));
+    const cwd = project();
+    const model = await startScriptedModel([{ toolCalls: [{ name: 'terminal', arguments: { command: asking(join(cwd, 'ran.txt')) } }] }, { content: 'ok' }]);
+    await withHook.withWorker(model.url, async () => {
+      const handle = await withHook.client.workflow.start('agentWorkflow', { taskQueue: withHook.taskQueue, workflowId: `ap-${randomUUID()}`, args: [{ task: 't', model: 'scripted', cwd }] });
+      const [p] = await pendingOf(handle);
+      await until('the webhook delivery', () => received.length >= 2, 20_000);
+      const last = received.at(-1)!;
+      expect(last.signature).toBe(signBody(secret, last.body));
+      expect(JSON.parse(last.body)).toEqual({ type: 'approval.pending', workflowId: handle.workflowId, approval: p });
+      await decide(handle, { approvalId: p!.approvalId, choice: 'once' });
+      await handle.result();
+    });
+    await withHook.close();
+    await model.close();
+    hook.close();
+  });
+});
+
+describe('a plugin hook that requires approval', () => {
+  it('goes through the same gate: pending, decided, then the call runs with the approval', async () => {
+    let calls = 0;
+    registry.register({ name: 'guarded_echo', toolset: 'test-guarded', description: 'echo', schema: { type: 'object', properties: { text: { type: 'string' } } }, handler: (args: { text?: string }) => {
+      calls += 1;
+      return JSON.stringify({ echoed: args.text });
+    } });
+    hooks.add('pre_tool_call', (call) => (call.name === 'guarded_echo' ? { action: 'require_approval', reason: 'guarded by the test plugin' } : undefined), 'test-approvals');
+    const cwd = project();
+    const model = await startScriptedModel([{ toolCalls: [{ name: 'guarded_echo', arguments: { text: 'hi' } }] }, { content: 'ok' }]);
+    try {
+      await h.withWorker(model.url, async () => {
+        const handle = await h.client.workflow.start('agentWorkflow', { taskQueue: h.taskQueue, workflowId: `ap-${randomUUID()}`, args: [{ task: 't', model: 'scripted', cwd }] });
+        const [p] = await pendingOf(handle);
+        expect(p!.findings).toEqual([{ rule: 'hook:guarded_echo', tier: 'dangerous', description: 'guarded by the test plugin' }]);
+        expect(calls).toBe(0);
+        await decide(handle, { approvalId: p!.approvalId, choice: 'once' });
+        await handle.result();
+      });
+      expect(calls).toBe(1);
+      expect(lastToolResults(model)).toEqual([{ echoed: 'hi' }]);
+    } finally {
+      hooks.removeSource('test-approvals');
+      registry.unregister('guarded_echo');
+      await model.close();
+    }
   });
 });

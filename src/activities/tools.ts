@@ -58,7 +58,8 @@ export function createToolActivities(deps: ToolActivityDeps) {
           approved: input.approved,
         });
         if (signal.aborted) throw new CancelledFailure(`tool call ${input.callId} cancelled`);
-        return { status: outcome.status, result: finalizeResult(input.name, outcome.result, HISTORY_RESULT_CHARS) };
+        const reason = outcome.status === 'approval_required' ? outcome.reason : undefined;
+        return { status: outcome.status, result: finalizeResult(input.name, outcome.result, HISTORY_RESULT_CHARS), ...(reason ? { reason } : {}) };
       });
     } catch (err) {
       if (err instanceof TetherError) {

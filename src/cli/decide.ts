@@ -14,7 +14,8 @@ const UPDATE_WAIT_MS = 10_000;
 
 export async function sendDecision(client: Client, settings: TemporalSettings, workflowId: string, decision: ApprovalDecision): Promise<DecideOutcome> {
   const handle = client.workflow.getHandle(workflowId);
-  await handle.describe(); // an unknown run fails clearly here
+  const desc = await handle.describe(); // an unknown run fails clearly here
+  if (desc.status.name !== 'RUNNING') return { status: 'rejected', via: 'update', reason: `run ${workflowId} is ${desc.status.name.toLowerCase()}: nothing is pending` };
   const queued = async (why: string): Promise<DecideOutcome> => {
     await handle.signal('approval', decision);
     return { status: 'queued', via: 'signal', note: `${why}: the decision was sent as a signal and applies when a worker runs the workflow (an invalid one is recorded as rejected in its state)` };

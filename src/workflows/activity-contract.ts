@@ -28,6 +28,8 @@ export interface RunToolInput {
 export interface RunToolOutput {
   result: string;
   status: 'ok' | 'blocked' | 'approval_required';
+  /** Why a plugin hook asks for approval. */
+  reason?: string;
 }
 
 export interface AgentActivities {

@@ -95,7 +95,7 @@ async function runOne(call: PlannedCall, view: ToolCallView, ctx: BatchContext):
     let out = await acts.runTool(input);
     if (out.status === 'approval_required' && !approved) {
       // A plugin's pre_tool_call hook asked for a person: the same gate, with its reason as the finding.
-      const reason = (JSON.parse(out.result) as { error?: string }).error ?? 'a plugin asked for approval';
+      const reason = out.reason ?? 'a plugin hook asked for approval';
       setStatus('awaiting_approval');
       const gate = await ctx.approvals.gate({ ...gateRequest(command ?? call.args), findings: [{ rule: `hook:${call.name}`, tier: 'dangerous', description: reason }] });
       setStatus('running');
