@@ -58,8 +58,8 @@ describe('agentWorkflow', () => {
       { path: 'notes/hello.txt', content: '     1|hello from tether', total_lines: 1 },
     ]);
     expect(model.requests[0]!.tools!.map((t) => t.function.name)).toEqual(expect.arrayContaining(['terminal', 'read_file', 'test_wait']));
-    // Agent-loop tools are not offered until the loop handles them.
-    expect(model.requests[0]!.tools!.map((t) => t.function.name)).not.toContain('todo');
+    // The agent-loop tools are offered: the workflow handles them.
+    expect(model.requests[0]!.tools!.map((t) => t.function.name)).toEqual(expect.arrayContaining(['todo', 'memory', 'session_search', 'delegate_task', 'clarify']));
   });
 
   it('runs parallel-safe calls concurrently and side-effecting calls one after another, results in order', async () => {

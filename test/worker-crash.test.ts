@@ -66,7 +66,7 @@ it('survives SIGKILL of the worker during a model call and during a terminal com
   expect(model.requests.length).toBe(3);
   // The command was not run again, and the model was told it may have partly run.
   const toolMessage = model.requests[2]!.messages.find((m) => m.role === 'tool')!;
-  expect(JSON.parse(toolMessage.content!).error).toMatch(/did not complete: the worker running it was lost.*may have partly run/);
+  expect(JSON.parse(toolMessage.content!)).toMatchObject({ interrupted: true, error: expect.stringMatching(/was interrupted: the worker running it was lost.*may have partly run/) });
   // Its orphaned process group was killed with the dead worker: it never finished.
   await new Promise((r) => setTimeout(r, 7_000));
   expect(readFileSync(log, 'utf8')).toBe('started\n');

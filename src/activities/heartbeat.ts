@@ -3,11 +3,14 @@ import { Context } from '@temporalio/activity';
 
 const HEARTBEAT_MS = 2_000;
 
-/** Runs `fn` with the activity's cancellation signal, heartbeating now and every 2 s until it settles. */
-export async function withHeartbeat<T>(fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
+/**
+ * Runs `fn` with the activity's cancellation signal, heartbeating now and every 2 s until it settles. `details`
+ * gives what each heartbeat carries (Temporal keeps the last one for the next attempt, even on another worker).
+ */
+export async function withHeartbeat<T>(fn: (signal: AbortSignal) => Promise<T>, details?: () => unknown): Promise<T> {
   const ctx = Context.current();
-  const beat = setInterval(() => ctx.heartbeat(), HEARTBEAT_MS);
-  ctx.heartbeat();
+  const beat = setInterval(() => ctx.heartbeat(details?.()), HEARTBEAT_MS);
+  ctx.heartbeat(details?.());
   try {
     return await fn(ctx.cancellationSignal);
   } finally {

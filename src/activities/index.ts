@@ -3,12 +3,15 @@ import { configPath } from '../config/config.js';
 import type { AgentActivities } from '../workflows/activity-contract.js';
 import { createApprovalActivities } from './approvals.js';
 import { createModelActivity, createModelRouter, type ModelSettings } from './model.js';
+import { createStoreActivities } from './store.js';
 import { createToolActivities, type ToolActivityDeps } from './tools.js';
+import { LOOP_TOOL_NAMES } from '../tools/loop-schemas.js';
 
 export function createActivities(deps: ToolActivityDeps & { model: ModelSettings; configFile?: string }): AgentActivities {
   const complete = createModelRouter(deps.model);
   return {
-    ...createToolActivities(deps),
+    ...createToolActivities({ ...deps, loopHandled: deps.loopHandled ?? new Set(LOOP_TOOL_NAMES) }),
+    ...createStoreActivities(),
     ...createApprovalActivities({ config: deps.config, configFile: deps.configFile ?? configPath(), log: deps.log, complete }),
     callModel: createModelActivity(complete),
   };

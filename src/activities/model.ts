@@ -1,6 +1,7 @@
 // The model-call activity: picks the provider for the run's model and heartbeats while it answers. Worker-only.
 import { ApplicationFailure } from '@temporalio/activity';
 import { withHeartbeat } from './heartbeat.js';
+import { openStore, transcriptEntries } from './store.js';
 import type { CallModelInput } from '../workflows/activity-contract.js';
 import type { ModelReply } from '../workflows/types.js';
 import { createLocalProvider, type LocalModelSettings } from '../models/local-provider.js';
@@ -35,8 +36,13 @@ export function createModelRouter(settings: ModelSettings): CompleteFn {
 }
 
 export function createModelActivity(complete: CompleteFn): (input: CallModelInput) => Promise<ModelReply> {
-  // A model call can take minutes: heartbeats let a crashed worker's call be retried elsewhere within seconds.
-  return (input) => withHeartbeat((signal) => complete(input, signal));
+  return async (input) => {
+    // A model call can take minutes: heartbeats let a crashed worker's call be retried elsewhere within seconds.
+    const reply = await withHeartbeat((signal) => complete(input, signal));
+    // The transcript (for session_search) is written here, where the messages already are; a retry rewrites nothing.
+    if (input.transcript) openStore().record(input.transcript.workflowId, transcriptEntries(input, reply));
+    return reply;
+  };
 }
 
 /** Model settings from the environment: the OpenAI-compatible endpoint, and the local model when installed. */

@@ -1,5 +1,5 @@
 // Tool activities: the tool catalog for the model, and one tool call through the registry's single path. Worker-only.
-import { ApplicationFailure, CancelledFailure } from '@temporalio/activity';
+import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import type { TetherConfig } from '../config/config.js';
 import type { Logger } from '../logging/logger.js';
 import { TetherError } from '../registry/errors.js';
@@ -24,6 +24,22 @@ export interface ToolActivityDeps {
   loopHandled?: ReadonlySet<string>;
 }
 
+/**
+ * At most once: a world-changing call's first attempt was recorded by Temporal when it started. A second attempt
+ * means the first one's worker was lost, so the call is not run again: the model is told, with the output the
+ * first attempt reported in its last heartbeat.
+ */
+function interruptedAttempt(name: string, registry: ToolRegistry): string | undefined {
+  const info = Context.current().info;
+  if (info.attempt <= 1 || registry.get(name)?.sideEffects !== 'changes-world') return undefined;
+  const details = info.heartbeatDetails as { output_tail?: string } | undefined;
+  return JSON.stringify({
+    error: `Tool '${name}' was interrupted: the worker running it was lost. It changes the world, so it was not run again; it may have partly run. Check its effects before repeating it.`,
+    interrupted: true,
+    output_before_interruption: details?.output_tail ?? '',
+  });
+}
+
 export function createToolActivities(deps: ToolActivityDeps) {
   const { registry, hooks, log, config } = deps;
   const loopHandled = deps.loopHandled ?? new Set<string>();
@@ -39,12 +55,15 @@ export function createToolActivities(deps: ToolActivityDeps) {
     const meta: Record<string, ToolMeta> = {};
     for (const d of definitions) {
       const t = registry.get(d.function.name)!;
-      meta[t.name] = { emoji: t.emoji, parallelSafe: t.parallelSafe, sideEffects: t.sideEffects, pathArg: t.pathArg, commandArg: t.commandArg, timeoutSeconds: t.timeoutSeconds };
+      meta[t.name] = { emoji: t.emoji, parallelSafe: t.parallelSafe, sideEffects: t.sideEffects, pathArg: t.pathArg, commandArg: t.commandArg, agentLoop: t.agentLoop || undefined, timeoutSeconds: t.timeoutSeconds };
     }
     return { definitions, meta };
   }
 
   async function runTool(input: RunToolInput): Promise<RunToolOutput> {
+    const interrupted = interruptedAttempt(input.name, registry);
+    if (interrupted) return { status: 'ok', result: interrupted };
+    let progress: unknown;
     try {
       // Heartbeats let Temporal notice a dead worker within the heartbeat timeout, and deliver cancellation.
       return await withHeartbeat(async (signal) => {
@@ -56,11 +75,12 @@ export function createToolActivities(deps: ToolActivityDeps) {
           allowOutsideCwd: config.files.allow_outside_cwd,
           signal,
           approved: input.approved,
+          progress: (d) => (progress = d),
         });
         if (signal.aborted) throw new CancelledFailure(`tool call ${input.callId} cancelled`);
         const reason = outcome.status === 'approval_required' ? outcome.reason : undefined;
         return { status: outcome.status, result: finalizeResult(input.name, outcome.result, HISTORY_RESULT_CHARS), ...(reason ? { reason } : {}) };
-      });
+      }, () => progress);
     } catch (err) {
       if (err instanceof TetherError) {
         throw err.retryable ? ApplicationFailure.retryable(err.message, err.code) : ApplicationFailure.nonRetryable(err.message, err.code);

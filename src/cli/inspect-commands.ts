@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import type { Client } from '@temporalio/client';
 import { queryRunState, runFailure } from '../temporal/run-handle.js';
 import type { AgentResult, AgentState } from '../workflows/types.js';
-import { positiveIntOption } from './errors.js';
+import { CliError, positiveIntOption } from './errors.js';
 import { follow } from './follow.js';
 import { promptOptions } from './approval-follow.js';
 import { formatApproval } from './approval-commands.js';
@@ -33,6 +33,12 @@ function printStatus(s: Record<string, unknown>): void {
   const current = s.currentToolCalls as AgentState['currentToolCalls'] | undefined;
   for (const c of current ?? []) lines.push(`  ${c.status === 'awaiting_approval' ? 'waiting for approval' : 'running'}: ${c.emoji} ${c.name}  ${c.summary}`);
   for (const a of (s.pendingApprovals as AgentState['pendingApprovals'] | undefined) ?? []) lines.push(formatApproval(a).replace(/^/gm, '  '));
+  const todo = (s.todo as AgentState['todo'] | undefined) ?? [];
+  if (todo.length > 0) lines.push('  plan:', ...todo.map((t) => `    [${{ pending: ' ', in_progress: '~', completed: 'x', cancelled: '-' }[t.status]}] ${t.content}`));
+  const q = s.question as AgentState['question'];
+  if (q) lines.push(`  question ${q.id}: ${q.question}${q.choices ? ` (${q.choices.join(' / ')})` : ''} — answer with: tether answer ${String(s.workflowId)} "..."`);
+  for (const c of (s.children as AgentState['children'] | undefined) ?? []) lines.push(`  sub-agent ${c.workflowId}: ${c.status} · ${c.goal}`);
+  if (s.continuedRuns) lines.push(`  continued as new ${String(s.continuedRuns)} times`);
   if (s.answer) lines.push(`  answer: ${String(s.answer)}`);
   if (s.error) lines.push(`  error: ${String(s.error)}`);
   if (s.note) lines.push(`  ${String(s.note)}`);
@@ -85,6 +91,34 @@ export function addInspectCommands(program: Command): void {
         asking.prompter?.close();
         printOutcome(workflowId, outcome, opts.json ?? false);
       });
+    });
+
+  program
+    .command('say')
+    .description('Give a running agent a new instruction; it takes it at its next turn')
+    .argument('<workflowId>')
+    .argument('<text...>')
+    .action(async (workflowId: string, words: string[]) => {
+      const text = words.join(' ');
+      if (text.trim() === '') throw new CliError('the message is empty', 2);
+      await withTemporal((client) => client.workflow.getHandle(workflowId).signal('message', { text }));
+      process.stdout.write(`message sent to ${workflowId}\n`);
+    });
+
+  program
+    .command('answer')
+    .description('Answer the question a running agent asked with clarify')
+    .argument('<workflowId>')
+    .argument('<text...>')
+    .action(async (workflowId: string, words: string[]) => {
+      const text = words.join(' ');
+      await withTemporal(async (client) => {
+        const handle = client.workflow.getHandle(workflowId);
+        const state = await queryRunState(client, handle, 5_000);
+        if (state && !state.question) throw new CliError(`${workflowId} is not waiting for an answer`, 1);
+        await handle.signal('answer', { text, questionId: state?.question?.id });
+      });
+      process.stdout.write(`answer sent to ${workflowId}\n`);
     });
 
   program

@@ -10,6 +10,8 @@ export interface ExecRequest {
   env?: Record<string, string>;
   stdin?: string;
   signal?: AbortSignal;
+  /** Sees output as it arrives. */
+  onOutput?: (chunk: Buffer) => void;
 }
 
 /** A non-zero exit code is a result, not an error. */
@@ -71,8 +73,12 @@ export function runLocal(req: ExecRequest): Promise<ExecResult> {
     req.signal?.addEventListener('abort', onAbort, { once: true });
     if (req.signal?.aborted) onAbort();
 
-    child.stdout.on('data', (c: Buffer) => out.push(c));
-    child.stderr.on('data', (c: Buffer) => out.push(c));
+    const onData = (c: Buffer): void => {
+      out.push(c);
+      req.onOutput?.(c);
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
     child.stdin.on('error', () => undefined); // the command may exit without reading its input
     child.stdin.end(req.stdin ?? '');
 

@@ -14,6 +14,7 @@ export interface CallOptions {
   cwd: string;
   allowOutsideCwd?: boolean;
   signal?: AbortSignal;
+  progress?: ToolContext['progress'];
   /** The call was approved by a person already: a `require_approval` decision no longer stops it. */
   approved?: boolean;
 }
@@ -61,7 +62,7 @@ async function callWithHooks(name: string, rawArgs: unknown, info: ToolCallInfo,
       };
     }
   }
-  const ctx: ToolContext = { taskId: info.taskId, cwd: o.cwd, userTask: info.userTask, allowOutsideCwd: o.allowOutsideCwd, signal: o.signal };
+  const ctx: ToolContext = { taskId: info.taskId, cwd: o.cwd, userTask: info.userTask, allowOutsideCwd: o.allowOutsideCwd, signal: o.signal, progress: o.progress };
   let result = await o.registry.dispatch(name, args, ctx);
   for (const { source, fn } of o.hooks.set.post_tool_call) {
     try {

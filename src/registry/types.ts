@@ -19,6 +19,8 @@ export interface ToolContext {
   allowOutsideCwd?: boolean;
   /** Aborted when the call is cancelled (run cancelled, timeout). */
   signal?: AbortSignal;
+  /** Reports progress (such as the output so far); it survives a crash of the worker in the activity's heartbeat. */
+  progress?: (details: { output_tail?: string }) => void;
 }
 
 /** A handler gets arguments already validated against its schema; it returns a JSON string. */

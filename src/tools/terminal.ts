@@ -10,6 +10,9 @@ import { resolveTaskPath } from './task-paths.js';
 export const TERMINAL_OUTPUT_CHARS = 50_000;
 const MAX_TIMEOUT_SECONDS = 3_600;
 
+/** Output kept in heartbeats, so an interrupted command's last output reaches the model. */
+const PROGRESS_TAIL_CHARS = 2_000;
+
 registry.register({
   name: 'terminal',
   toolset: 'terminal',
@@ -30,7 +33,12 @@ registry.register({
   handler: async ({ command, timeout, workdir }, ctx) => {
     const cwd = workdir ? resolveTaskPath(ctx, workdir) : ctx.cwd;
     const seconds = timeout ?? 180;
-    const r = await runLocal({ command, cwd, timeoutMs: seconds * 1000, signal: ctx.signal });
+    let tail = '';
+    const onOutput = (chunk: Buffer): void => {
+      tail = (tail + chunk.toString('utf8')).slice(-PROGRESS_TAIL_CHARS);
+      ctx.progress?.({ output_tail: tail });
+    };
+    const r = await runLocal({ command, cwd, timeoutMs: seconds * 1000, signal: ctx.signal, onOutput });
     const output = cutMiddle(cleanOutput(r.output), TERMINAL_OUTPUT_CHARS).text;
     const result: Record<string, unknown> = { exit_code: r.exitCode, output };
     if (r.timedOut) result.error = `Command timed out after ${seconds}s and was killed`;

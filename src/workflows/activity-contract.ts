@@ -12,6 +12,8 @@ export interface CallModelInput {
   model: string;
   messages: ChatMessage[];
   tools: ToolDefinition[];
+  /** Record messages[fromIndex..] and the reply in the run's transcript, numbered from firstSeq. */
+  transcript?: { workflowId: string; turn: number; fromIndex: number; firstSeq: number };
 }
 
 export interface RunToolInput {
@@ -44,4 +46,10 @@ export interface AgentActivities {
   notifyApproval(input: { approval: PendingApproval }): Promise<void>;
   /** Adds rule ids or commands to command_allowlist in config.yaml. */
   addToAllowlist(input: { entries: string[] }): Promise<void>;
+  /** The memory tool against the store; `opId` makes a retried call apply once. */
+  memoryOp(input: { action: 'add' | 'replace' | 'remove' | 'read'; content?: string; old_text?: string; opId: string }): Promise<{ result: string }>;
+  /** Adds entries to a run's transcript (a compaction summary). */
+  recordTranscript(input: { workflowId: string; entries: { seq: number; turn: number; role: string; content: string }[] }): Promise<void>;
+  /** Full-text search over past runs' transcripts. */
+  searchSessions(input: { query: string; limit: number; excludeWorkflowId?: string }): Promise<{ result: string }>;
 }

@@ -1,26 +1,41 @@
-// The durable agent loop: model call → tool calls → results, until an answer or a limit. Workflow-safe (composition only).
+// The durable agent loop: model call → tool calls → results, until an answer or a limit; continues as new before
+// its history grows too long, carrying what it needs. Workflow-safe (composition only).
 import {
+  allHandlersFinished,
   ApplicationFailure,
+  condition,
+  continueAsNew,
+  ContinueAsNew,
   defineQuery,
+  defineSignal,
   isCancellation,
+  log,
   proxyActivities,
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { AgentActivities } from './activity-contract.js';
 import { ApprovalBook } from './approvals.js';
+import { compacted, planCompaction, summaryRequest } from './compaction.js';
 import { keepWithinBudget } from './conversation-budget.js';
+import { LoopTools } from './loop-tools.js';
 import { initialMessages } from './prompt.js';
 import { runToolBatch } from './tool-batch.js';
-import type { AgentInput, AgentResult, AgentState } from './types.js';
+import type { AgentInput, AgentResult, AgentState, ChatMessage, TokenUsage } from './types.js';
 
 export const stateQuery = defineQuery<AgentState>('state');
+/** A user instruction for a running agent, taken at its next turn (`tether say`). */
+export const messageSignal = defineSignal<[{ text: string }]>('message');
+
+const MAX_MESSAGE_CHARS = 20_000;
 
 const setup = proxyActivities<AgentActivities>({
   startToCloseTimeout: '1 minute',
   retry: { maximumAttempts: 5, nonRetryableErrorTypes: ['Config.Invalid'] },
   summary: 'list tools',
 });
+
+const store = proxyActivities<AgentActivities>({ startToCloseTimeout: '1 minute', retry: { maximumAttempts: 5 }, summary: 'transcript' });
 
 function modelActivities(heartbeatSeconds: number): AgentActivities {
   return proxyActivities<AgentActivities>({
@@ -38,64 +53,112 @@ function failureMessage(err: unknown): string {
   return e?.message ?? String(err);
 }
 
+const addUsage = (a: TokenUsage, b: TokenUsage): TokenUsage => ({
+  promptTokens: a.promptTokens + b.promptTokens,
+  completionTokens: a.completionTokens + b.completionTokens,
+  totalTokens: a.totalTokens + b.totalTokens,
+});
+
 export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
   const limits = input.limits ?? {};
+  const carry = input.carry;
   const maxTurns = limits.maxTurns ?? 50;
   const heartbeatTimeoutSeconds = limits.heartbeatTimeoutSeconds ?? 15;
   const model = modelActivities(heartbeatTimeoutSeconds);
+  const { workflowId } = workflowInfo();
   const state: AgentState = {
     status: 'running',
     model: input.model,
-    turn: 0,
-    toolCallCount: 0,
+    turn: carry?.turn ?? 0,
+    toolCallCount: carry?.toolCallCount ?? 0,
     currentToolCalls: [],
     lastToolCalls: [],
     recentToolCalls: [],
-    usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 },
+    usage: carry?.usage ?? { promptTokens: 0, completionTokens: 0, totalTokens: 0 },
     pendingApprovals: [],
     approvals: { decided: [], rejected: [], sessionRules: [] },
+    todo: carry?.todo ?? [],
+    children: [],
+    continuedRuns: carry?.continuedRuns ?? 0,
+    compactions: carry?.compactions ?? 0,
   };
-  const approvals = new ApprovalBook();
+  const approvals = new ApprovalBook({ sessionRules: carry?.sessionRules });
+  const loop = new LoopTools(state, input);
+  const pendingMessages = [...(carry?.pendingMessages ?? [])];
+  let transcriptSeq = carry?.transcriptSeq ?? 0;
   setHandler(stateQuery, () => ({
     ...state,
     pendingApprovals: approvals.state.pending,
     approvals: { decided: approvals.state.decided, rejected: approvals.state.rejected, sessionRules: approvals.state.sessionRules },
   }));
+  setHandler(messageSignal, (m) => {
+    if (typeof m?.text !== 'string' || m.text.trim() === '' || m.text.length > MAX_MESSAGE_CHARS) {
+      log.warn('message ignored: it must be a non-empty string of at most 20000 characters');
+      return;
+    }
+    pendingMessages.push(m.text);
+  });
   const finish = (status: AgentResult['status'], answer: string, stopReason?: string): AgentResult => {
     state.status = status;
     state.answer = answer;
     state.stopReason = stopReason;
     return { status, answer, turns: state.turn, toolCalls: state.toolCallCount, usage: state.usage, stopReason };
   };
+  const historyIsLong = (): boolean => {
+    const info = workflowInfo();
+    return info.continueAsNewSuggested || info.historyLength >= (limits.continueAsNewAfterEvents ?? 5_000) || info.historySize >= (limits.continueAsNewAfterBytes ?? 8_000_000);
+  };
 
   try {
-    const messages = initialMessages(input);
+    let messages: ChatMessage[] = initialMessages(input);
+    // After continue-as-new the carried conversation is already in the transcript.
+    let recorded = carry ? messages.length : 0;
     const catalog = await setup.listTools({ enabledToolsets: input.enabledToolsets, disabledToolsets: input.disabledToolsets });
     for (;;) {
+      if (historyIsLong()) {
+        // Signals and updates being handled finish first, so nothing is lost across the transition.
+        await condition(allHandlersFinished);
+        const carried = { turn: state.turn, toolCallCount: state.toolCallCount, usage: state.usage, todo: state.todo, sessionRules: approvals.state.sessionRules, transcriptSeq, pendingMessages, continuedRuns: state.continuedRuns + 1, compactions: state.compactions };
+        return await continueAsNew<typeof agentWorkflow>({ ...input, messages, carry: carried });
+      }
       if (state.turn >= maxTurns) {
         return finish('limit_reached', `Stopped after ${maxTurns} turns (the max-turns limit) before the model gave a final answer.`, 'max_turns');
       }
       state.turn += 1;
+      if (pendingMessages.length > 0) messages.push(...pendingMessages.splice(0).map((text): ChatMessage => ({ role: 'user', content: text })));
+      const plan = planCompaction(messages, input.compaction);
+      if (plan) {
+        const summary = await model.callModel({ model: input.compaction?.model ?? input.model, messages: summaryRequest(plan.middle), tools: [] });
+        state.usage = addUsage(state.usage, summary.usage);
+        messages = compacted(plan, summary.message.content ?? '(no summary)');
+        await store.recordTranscript({ workflowId, entries: [{ seq: transcriptSeq, turn: state.turn, role: 'summary', content: summary.message.content ?? '' }] });
+        transcriptSeq += 1;
+        recorded = messages.length;
+        state.compactions += 1;
+      }
       keepWithinBudget(messages);
-      const reply = await model.callModel({ model: input.model, messages, tools: catalog.definitions });
-      state.usage = {
-        promptTokens: state.usage.promptTokens + reply.usage.promptTokens,
-        completionTokens: state.usage.completionTokens + reply.usage.completionTokens,
-        totalTokens: state.usage.totalTokens + reply.usage.totalTokens,
-      };
+      const fromIndex = Math.min(recorded, messages.length);
+      const reply = await model.callModel({ model: input.model, messages, tools: catalog.definitions, transcript: { workflowId, turn: state.turn, fromIndex, firstSeq: transcriptSeq } });
+      transcriptSeq += messages.length - fromIndex + 1;
+      state.usage = addUsage(state.usage, reply.usage);
       messages.push(reply.message);
+      recorded = messages.length;
       const calls = reply.message.tool_calls ?? [];
-      if (calls.length === 0) return finish('completed', reply.message.content ?? '');
+      if (calls.length === 0) {
+        if (pendingMessages.length > 0) continue; // an instruction arrived during the last model call
+        return finish('completed', reply.message.content ?? '');
+      }
       const results = await runToolBatch(calls, state.turn, {
         state,
         meta: catalog.meta,
         cwd: input.cwd,
-        taskId: input.sessionId ?? workflowInfo().workflowId,
+        taskId: input.sessionId ?? workflowId,
         userTask: input.task,
         maxParallel: limits.maxParallel ?? 8,
         maxCallsPerTurn: limits.maxToolCallsPerTurn ?? 32,
         heartbeatTimeoutSeconds,
         approvals,
+        loop,
         model: input.model,
         approvalMode: input.approvalMode,
         approvalTimeoutSeconds: input.approvalTimeoutSeconds,
@@ -103,6 +166,7 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
       messages.push(...results);
     }
   } catch (err) {
+    if (err instanceof ContinueAsNew) throw err;
     if (isCancellation(err)) {
       state.status = 'cancelled';
       throw err;

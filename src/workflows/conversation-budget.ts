@@ -6,7 +6,7 @@ export const CONVERSATION_BUDGET_CHARS = 400_000;
 /** What is kept of an old message that had to be shortened. */
 const SHORTENED_CHARS = 2_000;
 
-const size = (messages: ChatMessage[]): number =>
+export const conversationSize = (messages: ChatMessage[]): number =>
   messages.reduce((n, m) => n + (m.content?.length ?? 0) + (m.tool_calls ?? []).reduce((k, c) => k + c.function.arguments.length, 0), 0);
 
 function shorten(text: string): string {
@@ -19,7 +19,7 @@ function shorten(text: string): string {
  * fits `budget`. The system prompt, the task and the latest turn are never shortened. Returns how many were.
  */
 export function keepWithinBudget(messages: ChatMessage[], budget = CONVERSATION_BUDGET_CHARS): number {
-  let total = size(messages);
+  let total = conversationSize(messages);
   if (total <= budget) return 0;
   const protectedUntil = messages.findIndex((m) => m.role === 'user') + 1; // system prompt and task
   const lastAssistant = messages.map((m) => m.role).lastIndexOf('assistant');

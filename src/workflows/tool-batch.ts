@@ -3,6 +3,7 @@ import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities, T
 import type { AgentActivities } from './activity-contract.js';
 import { argsDigest, type ApprovalMode } from './approval-types.js';
 import type { ApprovalBook, GateRequest } from './approvals.js';
+import type { LoopTools } from './loop-tools.js';
 import { chunk, planSegments, type PlannedCall } from './batching.js';
 import { summariseArgs } from './summary.js';
 import type { AgentState, ChatMessage, ModelToolCall, ToolCallView, ToolMeta } from './types.js';
@@ -17,6 +18,7 @@ export interface BatchContext {
   maxCallsPerTurn: number;
   heartbeatTimeoutSeconds: number;
   approvals: ApprovalBook;
+  loop: LoopTools;
   model: string;
   approvalMode?: ApprovalMode;
   approvalTimeoutSeconds?: number;
@@ -24,7 +26,10 @@ export interface BatchContext {
 
 const RECENT = 20;
 
-/** Retries only where running twice is harmless; a world-changing call is attempted once (at most once). */
+/**
+ * Retries only where running twice is harmless. A world-changing call gets a second attempt only to learn that the
+ * first was interrupted: the worker then reports it instead of running it again (at most once).
+ */
 function activityOptions(meta: ToolMeta | undefined, call: ToolCallView, heartbeatSeconds: number): ActivityOptions {
   const safe = meta !== undefined && meta.sideEffects !== 'changes-world';
   return {
@@ -32,7 +37,7 @@ function activityOptions(meta: ToolMeta | undefined, call: ToolCallView, heartbe
     heartbeatTimeout: `${heartbeatSeconds} seconds`,
     retry: safe
       ? { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 5 }
-      : { maximumAttempts: 1 },
+      : { initialInterval: '1 second', maximumAttempts: 2 },
     summary: `${call.emoji} ${call.name}: ${call.summary}`,
   };
 }
@@ -65,6 +70,7 @@ function commandOf(args: string, commandArg: string | undefined): string | undef
 }
 
 async function runOne(call: PlannedCall, view: ToolCallView, ctx: BatchContext): Promise<string> {
+  if (call.meta?.agentLoop) return ctx.loop.run(call.name, call.args, view);
   // A call without metadata (unknown or filtered-out tool) still goes to the worker: dispatch gives the precise error.
   const acts = proxyActivities<AgentActivities>(activityOptions(call.meta, view, ctx.heartbeatTimeoutSeconds));
   const gateRequest = (command: string): GateRequest => ({

@@ -1,6 +1,7 @@
 // Shapes that cross the workflow boundary: run input, model messages, tool metadata, state and result. Workflow-safe (types only).
 import type { SideEffects, ToolDefinition } from '../registry/types.js';
 import type { ApprovalMode, DecidedApproval, PendingApproval, RejectedDecision } from './approval-types.js';
+import type { TodoItem } from '../tools/loop-schemas.js';
 
 export interface ModelToolCall {
   id: string;
@@ -25,6 +26,36 @@ export interface RunLimits {
   maxParallel?: number;
   /** A tool activity that has not heartbeaten for this long is considered lost (default 15). */
   heartbeatTimeoutSeconds?: number;
+  /** Continue as new once a run's history has this many events (default 5000; Temporal's own suggestion also counts). */
+  continueAsNewAfterEvents?: number;
+  /** ... or this many bytes (default 8 MB). */
+  continueAsNewAfterBytes?: number;
+  /** Sub-agents of one delegate_task call running at once (default 3). */
+  maxChildren?: number;
+  /** Seconds a clarify question waits for an answer (default 3600). */
+  clarifyTimeoutSeconds?: number;
+}
+
+export interface CompactionSettings {
+  /** Summarise older turns when the conversation passes this many characters (default 120 000). */
+  thresholdChars?: number;
+  /** Messages at the end that are kept as they are (default 12). */
+  keepRecentMessages?: number;
+  /** Model for the summary (default: the run's model). */
+  model?: string;
+}
+
+/** What a run hands to its continuation (continue-as-new): everything it needs to go on where it was. */
+export interface CarriedState {
+  turn: number;
+  toolCallCount: number;
+  usage: TokenUsage;
+  todo: TodoItem[];
+  sessionRules: string[];
+  transcriptSeq: number;
+  pendingMessages: string[];
+  continuedRuns: number;
+  compactions: number;
 }
 
 export interface AgentInput {
@@ -43,6 +74,11 @@ export interface AgentInput {
   approvalMode?: ApprovalMode;
   /** Overrides approvals.timeout: seconds a pending approval waits before it counts as denied. */
   approvalTimeoutSeconds?: number;
+  compaction?: CompactionSettings;
+  /** Set by delegate_task on a sub-agent. */
+  parent?: { workflowId: string; depth: number };
+  /** Set on continue-as-new. */
+  carry?: CarriedState;
 }
 
 /** What the workflow needs to know about a tool to schedule it. */
@@ -51,6 +87,8 @@ export interface ToolMeta {
   parallelSafe: boolean;
   sideEffects: SideEffects;
   pathArg?: string;
+  /** Handled by the workflow itself (todo, memory, session_search, delegate_task, clarify). */
+  agentLoop?: boolean;
   /** The argument holding a shell command that needs an approval check. */
   commandArg?: string;
   timeoutSeconds: number;
@@ -100,9 +138,33 @@ export interface AgentState {
   pendingApprovals: PendingApproval[];
   /** Recent decisions (by a person, smart approval or a timeout), rejected decisions, rules approved for the session. */
   approvals: { decided: DecidedApproval[]; rejected: RejectedDecision[]; sessionRules: string[] };
+  /** The agent's plan (the todo tool). */
+  todo: TodoItem[];
+  /** A clarify question waiting for `tether answer`. */
+  question?: PendingQuestion;
+  /** Sub-agents started by delegate_task. */
+  children: ChildView[];
+  /** Continue-as-new transitions so far; the workflow id stays the same. */
+  continuedRuns: number;
+  /** Times older turns were summarised to keep the conversation within the context. */
+  compactions: number;
   answer?: string;
   stopReason?: string;
   error?: string;
+}
+
+export interface PendingQuestion {
+  id: string;
+  question: string;
+  choices?: string[];
+  askedAt: string;
+  expiresAt: string;
+}
+
+export interface ChildView {
+  workflowId: string;
+  goal: string;
+  status: RunStatus;
 }
 
 export interface AgentResult {
