@@ -64,8 +64,13 @@ export function parseFlags(args: Word[], valueOpts: readonly string[] = []): Fla
   return flags;
 }
 
+/**
+ * Whether any of the short flags or long options is set. GNU tools accept an unambiguous prefix of a long option
+ * (`--recur` for `--recursive`), so a given option of at least two letters that starts one counts.
+ */
 export function has(flags: Flags, short: string, ...long: string[]): boolean {
-  return (short !== '' && [...short].some((c) => flags.short.has(c))) || long.some((l) => flags.long.has(l));
+  if (short !== '' && [...short].some((c) => flags.short.has(c))) return true;
+  return long.some((l) => flags.long.has(l) || [...flags.long].some((given) => given.length >= 4 && l.startsWith(given)));
 }
 
 interface Wrapper {
@@ -77,6 +82,8 @@ interface Wrapper {
   lookupOnly?: string[];
   /** NAME=VALUE operands are settings, not the command (env). */
   assignments?: boolean;
+  /** Options whose value is a whole command line (flock -c CMD, npx -c CMD). */
+  commandOpts?: string[];
 }
 
 const WRAPPERS: Record<string, Wrapper> = {
@@ -98,7 +105,10 @@ const WRAPPERS: Record<string, Wrapper> = {
   xargs: { valueOpts: ['-I', '-n', '-P', '-d', '-L', '-E', '-s', '-a', '--arg-file', '--delimiter', '--max-args', '--max-procs', '--max-lines', '--replace', '--eof', '--max-chars'] },
   busybox: {},
   chroot: { valueOpts: ['--userspec', '--groups'], skip: 1 },
-  flock: { valueOpts: ['-w', '--timeout', '-E', '--conflict-exit-code'], skip: 1 },
+  flock: { valueOpts: ['-w', '--timeout', '-E', '--conflict-exit-code'], skip: 1, commandOpts: ['-c', '--command'] },
+  npx: { valueOpts: ['-p', '--package'], commandOpts: ['-c', '--call'] },
+  bunx: {},
+  'pnpm-dlx': {},
   taskset: { skip: 1 },
   chrt: { skip: 1 },
   strace: { valueOpts: ['-o', '-e', '-p', '-s', '-u', '-E'] },
@@ -113,6 +123,10 @@ const WRAPPERS: Record<string, Wrapper> = {
   proxychains4: {},
   torsocks: {},
   catchsegv: {},
+  'systemd-run': { valueOpts: ['-u', '--unit', '-p', '--property', '-E', '--setenv', '--uid', '--gid', '--working-directory', '-M', '--machine', '--description', '--slice', '-H', '--host'] },
+  nsenter: { valueOpts: ['-t', '--target', '-S', '--setuid', '-G', '--setgid', '--wd', '-r', '--root'] },
+  sshpass: { valueOpts: ['-p', '-f', '-d', '-P'] },
+  unshare: {},
 };
 
 export function isWrapper(name: string): boolean {
@@ -123,7 +137,13 @@ export interface Peeled {
   argv: Argv | null;
   /** `env -S STRING`: a whole command line in one argument. */
   splitString?: string;
+  /** `sudo -s` / `sudo -i` without a command: a shell that reads its standard input. */
+  shell?: boolean;
+  /** `env -C DIR`, `sudo -D DIR`: the directory the command runs in. */
+  chdir?: Word;
 }
+
+const CHDIR_OPTS: Record<string, string[]> = { env: ['-C', '--chdir'], sudo: ['-D', '--chdir'], nsenter: ['--wd'] };
 
 function nameOf(word: Word): string | null {
   if (word.dynamic || word.pattern || word.text === '') return null;
@@ -134,11 +154,15 @@ function nameOf(word: Word): string | null {
 export function peel(words: Word[]): Peeled {
   let rest = words;
   let viaXargs = false;
+  let chdir: Word | undefined;
   for (let guard = 0; guard < 16 && rest.length > 0; guard += 1) {
     const name = nameOf(rest[0]!);
     if (name === null || !isWrapper(name)) break;
     const spec = WRAPPERS[name]!;
+    // runuser/su style with -c: judged by its own check, which reads the command string.
+    if (name === 'runuser' && rest.some((w) => w.text === '-c' || w.text.startsWith('--command'))) break;
     if (name === 'xargs') viaXargs = true;
+    let shellOption = false;
     let i = 1;
     let skip = spec.skip ?? 0;
     for (; i < rest.length; i += 1) {
@@ -148,13 +172,35 @@ export function peel(words: Word[]): Peeled {
         break;
       }
       if (spec.lookupOnly?.includes(t)) return { argv: null };
-      if (name === 'env' && (t === '-S' || t === '--split-string' || t.startsWith('--split-string='))) {
-        const value = t.includes('=') ? t.slice(t.indexOf('=') + 1) : (rest[i + 1]?.text ?? '');
-        return { argv: null, splitString: [value, ...rest.slice(i + 2).map((w) => w.text)].join(' ') };
+      if (spec.commandOpts?.includes(t)) return { argv: null, splitString: rest[i + 1]?.text ?? '' };
+      if (name === 'env' && /^-[a-zA-Z]*S/.test(t) && !t.startsWith('--')) {
+        // -S STRING, -SSTRING, -iS STRING: the rest of the option word or the next word is a command line.
+        const attached = t.slice(t.indexOf('S') + 1);
+        const value = attached || (rest[i + 1]?.text ?? '');
+        return { argv: null, splitString: [value, ...rest.slice(attached ? i + 1 : i + 2).map((w) => w.text)].join(' ') };
       }
+      if (name === 'env' && t.startsWith('--split-string')) {
+        const value = t.includes('=') ? t.slice(t.indexOf('=') + 1) : (rest[i + 1]?.text ?? '');
+        return { argv: null, splitString: [value, ...rest.slice(t.includes('=') ? i + 1 : i + 2).map((w) => w.text)].join(' ') };
+      }
+      if (name === 'env' && t === '-') continue;
       if (t.startsWith('-') && t.length > 1 && !rest[i]!.dynamic) {
-        const opt = t.startsWith('--') ? t.split('=')[0]! : t.slice(0, 2);
-        if (spec.valueOpts?.includes(opt) && !t.includes('=') && (t.startsWith('--') || t.length === 2)) i += 1;
+        if (name === 'sudo' && /^-[a-zA-Z]*[si]/.test(t) && !t.startsWith('--')) shellOption = true;
+        if (t.startsWith('--')) {
+          const opt = t.split('=')[0]!;
+          if (CHDIR_OPTS[name]?.includes(opt)) chdir = t.includes('=') ? { ...rest[i]!, text: t.slice(t.indexOf('=') + 1) } : rest[i + 1];
+          if (spec.valueOpts?.includes(opt) && !t.includes('=')) i += 1;
+          continue;
+        }
+        // Combined short options (-Eu root): a value option takes the rest of the word, or the next word.
+        for (let j = 1; j < t.length; j += 1) {
+          if (spec.valueOpts?.includes(`-${t[j]}`)) {
+            const value = j === t.length - 1 ? rest[i + 1] : { ...rest[i]!, text: t.slice(j + 1) };
+            if (CHDIR_OPTS[name]?.includes(`-${t[j]}`)) chdir = value;
+            if (j === t.length - 1) i += 1;
+            break;
+          }
+        }
         continue;
       }
       if (spec.assignments && /^[A-Za-z_][A-Za-z0-9_]*=/.test(t)) continue;
@@ -165,10 +211,11 @@ export function peel(words: Word[]): Peeled {
       break;
     }
     rest = rest.slice(i);
+    if (rest.length === 0 && shellOption) return { argv: null, shell: true };
   }
   if (rest.length === 0) return { argv: null };
   const first = rest[0]!;
-  return { argv: { name: nameOf(first), written: first.text, args: rest.slice(1), viaXargs } };
+  return { argv: { name: nameOf(first), written: first.text, args: rest.slice(1), viaXargs }, chdir };
 }
 
 /** An argv built from plain strings (nested commands such as `docker exec C rm -rf /`). */

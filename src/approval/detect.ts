@@ -1,17 +1,19 @@
 // Judges a shell command line: parses it with the bash grammar, visits every simple command wherever it sits
 // (pipelines, lists, subshells, functions, loops, substitutions, here-documents, nested sh -c / eval / ssh),
 // and reports findings with their tier. Pure once the parser is loaded (no I/O per command).
-import { peel, type Argv } from './argv.js';
+import { peel } from './argv.js';
 import { analyseCode } from './checks/code.js';
 import { dataChecks } from './checks/data.js';
 import { execChecks, pipelineShellOverNetwork, DOWNLOADERS, runsCode } from './checks/exec.js';
+import { commandWords, firstCommand, named, pipelineChain, pipelineLeaves, printedText, redirectsOf, stdinTextOf } from './syntax.js';
+import { resolveDir, type Where } from './paths.js';
 import { checkWrite, fileChecks } from './checks/files.js';
 import { infraChecks } from './checks/infra.js';
-import { systemCheckFor, systemChecks } from './checks/system.js';
+import { initScriptCheck, systemCheckFor, systemChecks } from './checks/system.js';
 import type { Check, CheckContext, Io, Upstream } from './checks/types.js';
 import type { ParseBash, SyntaxNode } from './parser.js';
 import { rule, type Tier } from './rules.js';
-import { wordOf, type Word } from './words.js';
+import { literal, wordOf, type Word } from './words.js';
 
 export interface Finding {
   rule: string;
@@ -34,8 +36,6 @@ export interface DetectOptions {
 
 const MAX_DEPTH = 8;
 
-const named = (node: SyntaxNode): SyntaxNode[] => node.namedChildren.filter((c): c is SyntaxNode => c !== null);
-
 function containsDownload(node: SyntaxNode): boolean {
   if (node.type === 'command') {
     const argv = peel(commandWords(node)).argv;
@@ -51,99 +51,23 @@ function checkFor(name: string): Check | undefined {
   return systemCheckFor(name) ?? EXEC(name);
 }
 
-/** The words of a `command` node: its name and arguments, without assignments and redirects. */
-function commandWords(node: SyntaxNode): Word[] {
-  const out: Word[] = [];
-  for (const child of named(node)) {
-    if (child.type === 'variable_assignment' || child.type.endsWith('_redirect') || child.type === 'comment') continue;
-    out.push(wordOf(child));
-  }
-  return out;
-}
-
-/** Redirects that apply to a command: its own, and those of a redirected_statement wrapping it. */
-function redirectsOf(node: SyntaxNode): SyntaxNode[] {
-  const own = named(node).filter((c) => c.type.endsWith('_redirect'));
-  const parent = node.parent;
-  if (parent?.type === 'redirected_statement' && parent.childForFieldName('body')?.id === node.id) {
-    own.push(...named(parent).filter((c) => c.type.endsWith('_redirect')));
-  }
-  return own;
-}
-
-/** What the text an upstream pipeline element prints, when it is literal (echo, printf, cat <<EOF). */
-function printedText(element: SyntaxNode, argv: Argv | null): string | undefined {
-  if (!argv) return undefined;
-  if ((argv.name === 'echo' || argv.name === 'printf') && argv.args.every((a) => !a.dynamic)) {
-    return argv.args.filter((a) => !/^-[neE]+$/.test(a.text)).map((a) => a.text).join(' ');
-  }
-  if (argv.name === 'cat' && argv.args.length === 0) {
-    const cmd = element.type === 'command' ? element : named(element).find((c) => c.type === 'command');
-    return cmd ? stdinTextOf(redirectsOf(cmd)) : undefined;
-  }
-  return undefined;
-}
-
-function stdinTextOf(redirects: SyntaxNode[]): string | undefined {
-  for (const r of redirects) {
-    if (r.type === 'heredoc_redirect') return named(r).find((c) => c.type === 'heredoc_body')?.text ?? '';
-    if (r.type === 'herestring_redirect') {
-      const w = named(r)[0];
-      return w ? wordOf(w).text : '';
-    }
-  }
-  return undefined;
-}
-
-function firstCommand(element: SyntaxNode): SyntaxNode | undefined {
-  if (element.type === 'command') return element;
-  for (const c of named(element)) {
-    const found = firstCommand(c);
-    if (found) return found;
-  }
-  return undefined;
-}
-
-/** The elements of a pipeline, with nested pipelines (`a | b 2>&1 | c` parses as one inside another) flattened. */
-function pipelineLeaves(pipeline: SyntaxNode): SyntaxNode[] {
-  return named(pipeline).flatMap((el) => {
-    const body = el.type === 'redirected_statement' ? el.childForFieldName('body') : null;
-    if (el.type === 'pipeline') return pipelineLeaves(el);
-    if (body?.type === 'pipeline') return pipelineLeaves(body);
-    return el.type.endsWith('_redirect') ? [] : [el];
-  });
-}
-
-/**
- * The pipeline elements that run before this command and feed its input. `cat <<EOF | sh` parses with the
- * pipeline inside the here-document's redirect: there the command owning the here-document comes first.
- */
-function pipelineChain(node: SyntaxNode): { before: SyntaxNode[] } {
-  let element: SyntaxNode = node;
-  let outer: SyntaxNode | null = null;
-  for (let p = node.parent; p && (p.type === 'pipeline' || p.type === 'redirected_statement'); p = p.parent) {
-    if (p.type === 'pipeline') outer = p;
-    if (p.type === 'redirected_statement' && p.childForFieldName('body')?.id !== element.id) break;
-    element = p;
-  }
-  if (!outer) return { before: [] };
-  const leaves = pipelineLeaves(outer);
-  const at = leaves.findIndex((l) => l.id === node.id || (l.type === 'redirected_statement' && l.childForFieldName('body')?.id === node.id));
-  const before = leaves.slice(0, Math.max(at, 0));
-  if (outer.parent?.type === 'heredoc_redirect' && outer.parent.parent?.type === 'redirected_statement') {
-    const owner = outer.parent.parent.childForFieldName('body');
-    if (owner) before.unshift(owner);
-  }
-  return { before };
-}
-
 class Analysis implements CheckContext {
   readonly findings = new Map<string, Finding>();
+  readonly where: Where;
+  /** Variables assigned with literal values so far (`D=/dev/sda; ...`). */
+  private readonly vars = new Map<string, string>();
+  /** Standard input of a nested script (ssh HOST CMD <<EOF): every top-level command of it reads it. */
+  private inherited: Io | undefined;
+  /** Files written by a downloader in this command line (`curl -o x.sh URL && bash x.sh`). */
+  readonly downloaded = new Set<string>();
+
   constructor(
     private readonly parse: ParseBash,
-    readonly cwd: string | undefined,
+    project: string | undefined,
     private depth = 0,
-  ) {}
+  ) {
+    this.where = { project, cwd: project };
+  }
 
   add(id: string, detail: string): void {
     if (this.findings.has(id)) return;
@@ -164,7 +88,7 @@ class Analysis implements CheckContext {
     }
   }
 
-  script(source: string): void {
+  script(source: string, io?: Io): void {
     this.nested(() =>
       this.parse(source, (root) => {
         if (!root) {
@@ -172,13 +96,33 @@ class Analysis implements CheckContext {
           return;
         }
         if (root.hasError) this.add('unparsed', source.length > 80 ? `${source.slice(0, 77)}...` : source);
-        this.walk(root);
+        const outer = this.inherited;
+        this.inherited = io;
+        try {
+          this.walk(root);
+        } finally {
+          this.inherited = outer;
+        }
       }),
     );
   }
 
   code(source: string, language: string): void {
     this.nested(() => analyseCode(source, language, this));
+  }
+
+  substitutionInput(word: Word): Io | undefined {
+    const sub = word.substitutions.find((n) => n.type === 'process_substitution' && n.text === word.text);
+    const top = sub ? named(sub)[0] : undefined;
+    if (!top) return undefined;
+    const leaves = top.type === 'pipeline' ? pipelineLeaves(top) : [top];
+    return {
+      upstream: leaves.map((el) => {
+        const cmd = firstCommand(el);
+        const argv = cmd ? peel(commandWords(cmd, this.vars)).argv : null;
+        return { argv, ...printedText(el, argv, this.vars) };
+      }),
+    };
   }
 
   argv(words: Word[], io: Io = { upstream: [] }): void {
@@ -189,6 +133,9 @@ class Analysis implements CheckContext {
     switch (node.type) {
       case 'command':
         this.command(node);
+        break;
+      case 'variable_assignment':
+        this.assignment(node);
         break;
       case 'file_redirect':
         this.redirect(node);
@@ -205,70 +152,130 @@ class Analysis implements CheckContext {
     for (const child of named(node)) this.walk(child);
   }
 
+  /** `X=literal` outside a command is remembered; `X=$(mktemp ...)` is a temporary path. */
+  private assignment(node: SyntaxNode): void {
+    if (node.parent?.type === 'command') return;
+    const name = node.childForFieldName('name')?.text;
+    const value = node.childForFieldName('value');
+    if (!name) return;
+    const w = value ? wordOf(value, this.vars) : { text: '', dynamic: false, pattern: false, substitutions: [] };
+    if (!w.dynamic) this.vars.set(name, w.text);
+    else if (/^\$\(\s*mktemp\b/.test(value?.text ?? '')) this.vars.set(name, '/tmp/mktemp.tmp');
+    else this.vars.delete(name);
+  }
+
   private command(node: SyntaxNode): void {
     const redirects = redirectsOf(node);
     const io: Io = { upstream: [], stdinText: stdinTextOf(redirects) };
     const input = redirects.find((r) => r.type === 'file_redirect' && r.children.some((c) => c?.type === '<'));
     const target = input?.childForFieldName('destination');
-    if (target) io.stdinFile = wordOf(target);
+    if (target) io.stdinFile = wordOf(target, this.vars);
     // Earlier elements of the pipeline feed this command's standard input.
-    const chain = pipelineChain(node);
-    for (const prev of chain.before) {
+    for (const prev of pipelineChain(node).before) {
       const cmd = firstCommand(prev);
-      const argv = cmd ? peel(commandWords(cmd)).argv : null;
-      io.upstream.push({ argv, text: printedText(prev, argv) } satisfies Upstream);
+      const argv = cmd ? peel(commandWords(cmd, this.vars)).argv : null;
+      io.upstream.push({ argv, ...printedText(prev, argv, this.vars) } satisfies Upstream);
     }
-    this.judge(commandWords(node), io);
+    if (this.inherited && io.upstream.length === 0 && io.stdinText === undefined && io.stdinFile === undefined) {
+      io.upstream = this.inherited.upstream;
+      io.stdinText = this.inherited.stdinText;
+    }
+    this.judge(commandWords(node, this.vars), io);
   }
 
   /** Peels wrappers from an argv and runs the check for the command that really runs. */
   private judge(words: Word[], io: Io): void {
     if (words.length === 0) return;
-    const { argv, splitString } = peel(words);
+    const { argv, splitString, shell, chdir } = peel(words);
     if (splitString !== undefined) this.script(splitString);
+    if (shell) EXEC('sh')?.({ name: 'sh', written: 'sh', args: [], viaXargs: false }, io, this);
     if (!argv) return;
     if (argv.name === null) {
+      // `time ( ... )` and `exec {fd}>file`: the group is walked on its own.
+      if (/^[({]/.test(argv.written)) return;
       this.add('dynamic-command', argv.written);
       return;
     }
+    if (this.downloaded.has(argv.written.replace(/^\.\//, ''))) this.add('remote-code-exec', `${argv.written} was downloaded in this command line`);
+    if (argv.name === 'cd' || argv.name === 'pushd') {
+      this.where.cwd = argv.args[0] ? resolveDir(argv.args[0], this.where) : '/~home';
+      return;
+    }
+    if (argv.args.some((a) => a.text === '--help' || a.text === '--version')) return;
     const name = argv.name === 'busybox' ? null : argv.name;
-    const check = name ? checkFor(name) : undefined;
-    check?.(argv, io, this);
+    const check = initScriptCheck(argv.written) ?? (name ? checkFor(name) : undefined);
+    if (!check) return;
+    const before = this.where.cwd;
+    if (chdir) this.where.cwd = resolveDir(chdir, this.where);
+    try {
+      check(argv, io, this);
+    } finally {
+      this.where.cwd = before;
+    }
   }
 
   private redirect(node: SyntaxNode): void {
     const dest = node.childForFieldName('destination');
     if (!dest || dest.type === 'number') return;
     const op = node.children.find((c) => c !== null && !c.isNamed)?.type ?? '>';
-    const word = wordOf(dest);
+    const owner = redirectOwner(node);
+    const ownerArgv = owner ? peel(commandWords(owner, this.vars)).argv : null;
+    if (dest.type === 'process_substitution') {
+      // `curl URL > >(sh)`, `echo 'cmd' > >(bash)`: the substitution's program reads what the owner writes.
+      const inner = firstCommand(dest);
+      const reader = inner ? peel(commandWords(inner, this.vars)).argv : null;
+      if (op.includes('>') && reader && runsCode(reader.name)) {
+        const upstream = [{ argv: ownerArgv, ...(owner ? printedText(owner, ownerArgv, this.vars) : {}) }];
+        this.argv([literal(reader.written), ...reader.args], { upstream });
+      }
+      return;
+    }
+    const word = wordOf(dest, this.vars);
+    if (/^\/dev\/(tcp|udp)\//.test(word.text)) {
+      // A shell wired to a network socket is a reverse shell; `echo > /dev/tcp/host/port` only checks a port.
+      if (runsCode(ownerArgv?.name ?? null)) this.add('reverse-shell', `${op} ${word.text}`);
+      return;
+    }
     if (op.includes('>')) checkWrite(word, `${op} ${word.text}`, this);
-    else if (/^\/dev\/(tcp|udp)\//.test(word.text)) this.add('reverse-shell', `${op} ${word.text}`);
   }
 
-  /** `f(){ f | f & }; f`: a function that calls itself more than once per call. */
+  /** `f(){ f | f & }; f` or `f(){ while :; do f & done; }`: a function that keeps starting itself. */
   private functionDefinition(node: SyntaxNode): void {
     const name = node.childForFieldName('name')?.text;
     const body = node.childForFieldName('body');
     if (!name || !body) return;
     let calls = 0;
-    const count = (n: SyntaxNode): void => {
-      if (n.type === 'command' && peel(commandWords(n)).argv?.written === name) calls += 1;
-      named(n).forEach(count);
+    let inLoop = false;
+    const count = (n: SyntaxNode, loop: boolean): void => {
+      if (n.type === 'command' && peel(commandWords(n)).argv?.written === name) {
+        calls += 1;
+        inLoop ||= loop;
+      }
+      for (const c of named(n)) count(c, loop || /^(while|for|until|c_style_for)_statement$/.test(n.type));
     };
-    count(body);
-    if (calls >= 2) this.add('fork-bomb', node.text.slice(0, 80));
+    count(body, false);
+    if (calls >= 2 || inLoop) this.add('fork-bomb', node.text.slice(0, 80));
   }
 
   private pipeline(node: SyntaxNode): void {
     if (node.parent?.type === 'pipeline' || node.parent?.parent?.type === 'pipeline') return; // judged as part of the outer one
     const names = pipelineLeaves(node).map((el) => {
       const cmd = firstCommand(el);
-      return cmd ? (peel(commandWords(cmd)).argv?.name ?? null) : null;
+      return cmd ? (peel(commandWords(cmd, this.vars)).argv?.name ?? null) : null;
     });
     if (pipelineShellOverNetwork(names)) this.add('reverse-shell', node.text.slice(0, 80));
-    const last = names.at(-1) ?? null;
-    if (runsCode(last) && names.slice(0, -1).some((n) => n !== null && DOWNLOADERS.has(n))) this.add('remote-code-exec', node.text.slice(0, 80));
   }
+}
+
+/** The command a redirect belongs to: the command it sits in, or the body of its redirected_statement. */
+function redirectOwner(redirect: SyntaxNode): SyntaxNode | undefined {
+  const parent = redirect.parent;
+  if (parent?.type === 'command') return parent;
+  if (parent?.type === 'redirected_statement') {
+    const body = parent.childForFieldName('body');
+    return body?.type === 'command' ? body : undefined;
+  }
+  return undefined;
 }
 
 const TIER_ORDER: Record<Tier, number> = { dangerous: 1, hardline: 2 };

@@ -11,10 +11,10 @@ const SYSTEM_DIRS = new Set([
 ]);
 
 /** Directories whose contents are the system's own: writing or deleting there changes the machine. */
-const SYSTEM_TREES = ['/etc', '/boot', '/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/var/lib', '/sys', '/proc', '/root'];
+const SYSTEM_TREES = ['/etc', '/boot', '/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/var/lib', '/var/spool', '/sys', '/proc', '/root', '/private/etc'];
 
 const STARTUP_FILES = new Set([
-  '.bashrc', '.bash_profile', '.bash_login', '.bash_logout', '.profile', '.zshrc', '.zprofile', '.zshenv', '.zlogin',
+  '.bashrc', '.bash_aliases', '.bash_profile', '.bash_login', '.bash_logout', '.profile', '.zshrc', '.zprofile', '.zshenv', '.zlogin',
   '.kshrc', '.cshrc', '.tcshrc', '.config/fish/config.fish', '.inputrc', '.xinitrc', '.xprofile', '.pam_environment',
 ]);
 
@@ -42,10 +42,16 @@ export function normalizePath(path: string): string {
   return absolute ? `/${joined}` : joined || '.';
 }
 
-/** Normalises `~`, `//`, `.`, `..` and trailing slashes, keeping a trailing glob segment. */
+/** Where relative paths are: the project directory, and the shell's current directory (null: unknown after `cd $X`). */
+export interface Where {
+  project?: string;
+  cwd?: string | null;
+}
+
+/** Normalises `~`, `~user`, `//`, `.`, `..` and trailing slashes, keeping a trailing glob segment. */
 function normalise(text: string): string {
-  const p = normalizePath(text.replace(/^~(?=\/|$)/, '/~home'));
-  return p;
+  const t = text.replace(/^~(?=\/|$)/, '/~home').replace(/^~(root)(?=\/|$)/, '/root').replace(/^~([a-z_][a-z0-9_.-]*)(?=\/|$)/i, '/home/$1');
+  return normalizePath(t);
 }
 
 function homeRelative(p: string): string | null {
@@ -57,49 +63,65 @@ function homeRelative(p: string): string | null {
 
 const stripGlob = (p: string): string => p.replace(/\/(\*|\.\*|\.\[!.\]\*|\{.*\})$/, '') || '/';
 
-export function classifyPath(word: Word, cwd?: string): PathClass {
-  let text = word.text;
-  if (word.dynamic) {
-    // Only the part before the first expansion is known.
-    const known = text.slice(0, text.search(/\$|`/));
-    if (known === '' || known.startsWith('/') || known.startsWith('~') || known.startsWith('..')) return known === '/' ? 'root' : 'outside';
-    text = known;
-  }
-  const p = normalise(text);
+function classifyAbsolute(p: string, project: string | undefined): PathClass {
   const base = stripGlob(p);
   if (base === '/' || p === '/') return 'root';
   const home = homeRelative(base);
   if (home === '' || p === '/home' || p === '/Users') return 'home';
-  if (home !== null) {
-    if (home === '.ssh' || home.startsWith('.ssh/') || STARTUP_FILES.has(home)) return 'system-path';
-    return 'outside';
-  }
+  if (home !== null && (home === '.ssh' || home.startsWith('.ssh/') || STARTUP_FILES.has(home))) return 'system-path';
   if (SYSTEM_DIRS.has(base)) return 'system-dir';
-  if (p.startsWith('/')) {
-    if (SYSTEM_TREES.some((t) => p.startsWith(`${t}/`))) return 'system-path';
-    if (p.startsWith('/dev/')) return isHarmlessDevice(p) ? 'temp' : 'system-path';
-    if (/^\/(tmp|var\/tmp)\/[^/]+/.test(p) && !/^\/(tmp|var\/tmp)\/\*$/.test(p)) return 'temp';
-    if (cwd) {
-      const root = normalizePath(cwd).replace(/\/+$/, '');
-      if (base === root) return 'project-all';
-      if (p.startsWith(`${root}/`)) return 'inside';
-    }
-    return 'outside';
+  if (SYSTEM_TREES.some((t) => p.startsWith(`${t}/`))) return 'system-path';
+  if (p.startsWith('/dev/')) return isHarmlessDevice(p) ? 'temp' : 'system-path';
+  const root = project ? normalizePath(project) : undefined;
+  if (root && root !== '/') {
+    if (base === root) return 'project-all';
+    if (p.startsWith(`${root}/`)) return 'inside';
   }
-  if (p === '..' || p.startsWith('../')) return 'outside';
-  if (base === '.' || p === '*' || p === '.*' || p === '.') return 'project-all';
-  return 'inside';
+  if (/^\/(tmp|var\/tmp)\/[^/]+/.test(p) && !/^\/(tmp|var\/tmp)\/\*$/.test(p)) return 'temp';
+  return 'outside';
+}
+
+export function classifyPath(word: Word, where: Where = {}): PathClass {
+  let text = word.text;
+  if (word.dynamic) {
+    // Only the part before the first expansion is known; a command substitution could produce anything.
+    if (word.substitutions.length > 0 && !text.startsWith('/tmp/')) return 'outside';
+    const known = text.slice(0, text.search(/\$|`/));
+    if (known === '' || known === '~' || known === '..' || known === '../') return 'outside';
+    if (known === '/') return 'root';
+    text = `${known}x`;
+  }
+  const cwd = where.cwd === undefined ? where.project : where.cwd;
+  const relative = !text.startsWith('/') && !text.startsWith('~');
+  if (relative) {
+    if (cwd === null) return 'outside'; // after `cd $X` nobody knows where a relative path points
+    if (cwd) return classifyAbsolute(normalise(`${cwd}/${text}`), where.project);
+    const p = normalise(text);
+    if (p === '..' || p.startsWith('../')) return 'outside';
+    if (stripGlob(p) === '.' || p === '*' || p === '.*' || p === '.') return 'project-all';
+    return 'inside';
+  }
+  return classifyAbsolute(normalise(text), where.project);
+}
+
+/** Resolves a directory given to `cd` (or `env -C`): absolute, or against the current one; null when unknown. */
+export function resolveDir(word: Word, where: Where): string | null {
+  if (word.dynamic) return null;
+  if (word.text === '' || word.text === '~') return '/~home';
+  if (word.text.startsWith('/') || word.text.startsWith('~')) return normalise(word.text);
+  const cwd = where.cwd === undefined ? where.project : where.cwd;
+  return cwd ? normalise(`${cwd}/${word.text}`) : null;
 }
 
 /** Where a write lands: a block device, a network socket, system configuration, or somewhere ordinary. */
 export type WriteClass = 'block-device' | 'network' | 'system-config' | 'ordinary';
 
-export function classifyWrite(word: Word, cwd?: string): WriteClass {
+export function classifyWrite(word: Word, where: Where = {}): WriteClass {
   const p = normalise(word.text);
   if (isBlockDevice(p)) return 'block-device';
   if (isNetworkDevice(p)) return 'network';
-  if (isHarmlessDevice(p)) return 'ordinary';
-  const c = classifyPath({ ...word, dynamic: false }, cwd);
+  if (isHarmlessDevice(p) || p.startsWith('/dev/fd/')) return 'ordinary';
+  const c = classifyPath(word, where);
   if (c === 'system-path' || c === 'system-dir' || c === 'root') return 'system-config';
   if (p === '/etc/profile' || p.startsWith('/etc/')) return 'system-config';
   return 'ordinary';

@@ -47,10 +47,16 @@ function unescapeBare(text: string): { text: string; pattern: boolean } {
 /** Inside double quotes only \\ \" \$ \` and a newline are escapes. */
 const unescapeDouble = (text: string): string => text.replace(/\\([\\"$`\n])/g, (_, c: string) => (c === '\n' ? '' : c));
 
-function variable(node: SyntaxNode): Word {
+/** Values of variables assigned earlier in the same command line (`D=/dev/sda; dd of=$D`). */
+export type Vars = ReadonlyMap<string, string>;
+const NO_VARS: Vars = new Map();
+
+function variable(node: SyntaxNode, vars: Vars): Word {
   const name = node.namedChildren.find((c) => c?.type === 'variable_name')?.text;
   const plain = node.type === 'simple_expansion' || node.text === `\${${name}}`;
+  if (plain && name !== undefined && vars.has(name)) return literal(vars.get(name)!);
   if (plain && name === 'HOME') return literal('~');
+  if (plain && name === 'PWD') return literal('.');
   return { text: node.text, dynamic: true, pattern: false, substitutions: [] };
 }
 
@@ -63,11 +69,11 @@ function join(parts: Word[]): Word {
   };
 }
 
-export function wordOf(node: SyntaxNode): Word {
+export function wordOf(node: SyntaxNode, vars: Vars = NO_VARS): Word {
   switch (node.type) {
     case 'word':
     case 'command_name': {
-      if (node.type === 'command_name' && node.namedChildCount > 0) return wordOf(node.namedChildren[0]!);
+      if (node.type === 'command_name' && node.namedChildCount > 0) return wordOf(node.namedChildren[0]!, vars);
       const { text, pattern } = unescapeBare(node.text);
       return { text, dynamic: false, pattern, substitutions: [] };
     }
@@ -79,14 +85,14 @@ export function wordOf(node: SyntaxNode): Word {
       return literal(decodeAnsiC(node.text.slice(2, -1)));
     case 'string':
     case 'translated_string': {
-      const parts = node.namedChildren.filter((c): c is SyntaxNode => c !== null).map((c) => (c.type === 'string_content' ? literal(unescapeDouble(c.text)) : wordOf(c)));
+      const parts = node.namedChildren.filter((c): c is SyntaxNode => c !== null).map((c) => (c.type === 'string_content' ? literal(unescapeDouble(c.text)) : wordOf(c, vars)));
       return { ...join(parts), pattern: false };
     }
     case 'concatenation':
-      return join(node.namedChildren.filter((c): c is SyntaxNode => c !== null).map(wordOf));
+      return join(node.namedChildren.filter((c): c is SyntaxNode => c !== null).map((c) => wordOf(c, vars)));
     case 'simple_expansion':
     case 'expansion':
-      return variable(node);
+      return variable(node, vars);
     case 'command_substitution':
     case 'process_substitution':
       return { text: node.text, dynamic: true, pattern: false, substitutions: [node] };

@@ -7,6 +7,7 @@ import { show, stdinText, type Check, type Io } from './types.js';
 export function sqlFindings(sql: string): string[] {
   const text = sql
     .replace(/--[^\n]*/g, ' ')
+    .replace(/#[^\n]*/g, ' ')
     .replace(/\/\*[\s\S]*?\*\//g, ' ')
     .replace(/'(?:''|[^'])*'/g, "''")
     .replace(/"(?:""|[^"])*"/g, '"x"');
@@ -18,8 +19,8 @@ export function sqlFindings(sql: string): string[] {
     if (/\bALTER\s+TABLE\s+\S+\s+DROP\b/i.test(s)) found.add('sql-drop');
     if (/^(WITH\b[\s\S]*?\)\s*)?TRUNCATE\b/i.test(s) || /\bTRUNCATE\s+TABLE\b/i.test(s)) found.add('sql-truncate');
     const where = /\bWHERE\b/i.test(s);
-    if (/^(WITH\b[\s\S]*?\)\s*)?DELETE\s+FROM\b/i.test(s) && !where) found.add('sql-delete-all');
-    if (/^(WITH\b[\s\S]*?\)\s*)?UPDATE\s+\S+\s+SET\b/i.test(s) && !where) found.add('sql-update-all');
+    if (/\bDELETE\s+((LOW_PRIORITY|QUICK|IGNORE)\s+)*FROM\b/i.test(s) && !where) found.add('sql-delete-all');
+    if (/\bUPDATE\s+((ONLY|LOW_PRIORITY|IGNORE)\s+)*\S+(\s+(AS\s+)?\w+)?\s+SET\b/i.test(s) && !where) found.add('sql-update-all');
   }
   return [...found];
 }
@@ -30,16 +31,28 @@ function sqlClient(options: string[], operandSql?: (operands: string[]) => strin
     const f = parseFlags(cmd.args, [...options, '-h', '--host', '--port', '-U', '--username', '-u', '--user', '-d', '--dbname', '-D', '--database', '-f', '--file', '-S', '-o', '--output', '--cmd', '-init', '-separator']);
     const texts = options.map((o) => f.values.get(o)).filter((v): v is string => v !== undefined);
     if (f.values.has('--cmd')) texts.push(f.values.get('--cmd')!);
+    // sqlite3's single-dash long options: -cmd SQL.
+    cmd.args.forEach((a, i) => {
+      if (a.text === '-cmd' && cmd.args[i + 1]) texts.push(cmd.args[i + 1]!.text);
+    });
     if (operandSql) texts.push(...operandSql(f.operands.map((w) => w.text)));
     const input = stdinText(io);
     if (input !== undefined) texts.push(input);
-    for (const t of texts) for (const r of sqlFindings(t)) ctx.add(r, show(cmd));
+    for (const t of texts) {
+      for (const r of sqlFindings(t)) ctx.add(r, show(cmd));
+      // Client meta-commands that run a shell: psql \! CMD, sqlite3 .shell CMD / .system CMD.
+      for (const m of t.matchAll(/(?:^|\n|;)\s*(?:\\!|\.shell|\.system)\s+([^\n]+)/g)) ctx.script(m[1]!);
+    }
   };
 }
 
 const redis: Check = (cmd, io, ctx) => {
-  const words = [...cmd.args.map((a) => a.text), ...(stdinText(io) ?? '').split(/\s+/)];
-  if (words.some((w) => /^flush(all|db)$/i.test(w))) ctx.add('redis-flush', show(cmd));
+  // The command is the first operand (or each line of standard input); EVAL scripts can call it too.
+  const f = parseFlags(cmd.args, ['-h', '-p', '-a', '-n', '-u', '--user', '--pass', '-s', '-r', '-i', '--tls', '--cacert']);
+  const first = f.operands[0]?.text ?? '';
+  const lines = (stdinText(io) ?? '').split('\n').map((l) => l.trim().split(/\s+/)[0] ?? '');
+  const scripts = /^eval(sha)?$/i.test(first) ? f.operands.slice(1).map((w) => w.text).join(' ') : '';
+  if ([first, ...lines].some((w) => /^flush(all|db)$/i.test(w)) || /flush(all|db)/i.test(scripts)) ctx.add('redis-flush', show(cmd));
 };
 
 const mongo: Check = (cmd, io, ctx) => {
@@ -65,10 +78,13 @@ export const dataChecks: Record<string, Check> = {
   duckdb: sqlClient(['-c'], (ops) => ops.slice(1)),
   sqlcmd: sqlClient(['-Q', '-q']),
   'clickhouse-client': sqlClient(['--query', '-q']),
+  clickhouse: sqlClient(['--query', '-q']),
   usql: sqlClient(['-c', '--command']),
   snowsql: sqlClient(['-q', '--query']),
   cqlsh: sqlClient(['-e', '--execute']),
   'redis-cli': redis,
+  'valkey-cli': redis,
+  'keydb-cli': redis,
   mongo,
   mongosh: mongo,
   dropdb,

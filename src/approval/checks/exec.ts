@@ -2,7 +2,8 @@
 // input), eval, su -c, ssh HOST CMD, watch, and network tools that hand out a shell. Pure.
 import { parseFlags, type Argv } from '../argv.js';
 import type { Word } from '../words.js';
-import { show, stdinText, type Check, type CheckContext, type Io } from './types.js';
+import { checkWrite } from './files.js';
+import { show, stdinIsDynamic, stdinText, type Check, type CheckContext, type Io } from './types.js';
 
 export const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'fish', 'csh', 'tcsh', 'yash', 'rbash']);
 export const DOWNLOADERS = new Set(['curl', 'wget', 'fetch', 'aria2c', 'http', 'https', 'xh', 'lwp-request', 'GET']);
@@ -49,6 +50,7 @@ function stdinProgram(cmd: Argv, io: Io, ctx: CheckContext, language: string | n
   if (names.some((n) => n !== undefined && n !== null && DOWNLOADERS.has(n))) ctx.add('remote-code-exec', show(cmd));
   if (io.upstream.some((u) => u.argv !== null && isDecoder(u.argv))) ctx.add('decoded-to-shell', show(cmd));
   if (names.some((n) => n !== undefined && n !== null && NETWORK_TOOLS.has(n))) ctx.add('reverse-shell', show(cmd));
+  if (stdinIsDynamic(io)) ctx.add('dynamic-command', `${show(cmd)} runs text computed at run time`);
   const text = stdinText(io);
   if (text !== undefined) {
     if (language === null) ctx.script(text);
@@ -56,9 +58,11 @@ function stdinProgram(cmd: Argv, io: Io, ctx: CheckContext, language: string | n
   }
 }
 
-function isDecoder(a: Argv): boolean {
+export function isDecoder(a: Argv): boolean {
   const f = parseFlags(a.args);
-  if (a.name === 'base64' || a.name === 'base32' || a.name === 'basenc') return f.short.has('d') || f.long.has('--decode');
+  if (a.name === 'base64' || a.name === 'base32' || a.name === 'basenc') return f.short.has('d') || f.short.has('D') || f.long.has('--decode');
+  if (a.name === 'tr') return true; // rot13 and other substitutions hide text as well as base64 does
+  if (interpreterOf(a.name ?? '') && a.args.some((w) => w.text === 'base64' || w.text === 'codecs')) return true;
   if (a.name === 'xxd') return f.short.has('r') || f.long.has('--revert');
   if (a.name === 'openssl') return a.args.some((w) => w.text === '-d' || w.text === '-decode');
   return a.name === 'uudecode' || a.name === 'rev';
@@ -66,37 +70,53 @@ function isDecoder(a: Argv): boolean {
 
 export function execChecks(downloads: (node: Word['substitutions'][number]) => boolean): (name: string) => Check | undefined {
   const shell: Check = (cmd, io, ctx) => {
-    const f = parseFlags(cmd.args, ['-o', '+o', '-O']);
+    const f = parseFlags(cmd.args, ['-o', '+o', '-O', '+O', '--rcfile', '--init-file']);
+    const operands = f.operands.filter((w) => !/^\+[a-zA-Z]+$/.test(w.text));
     if (substitutesDownload(cmd.args, downloads)) ctx.add('remote-code-exec', show(cmd));
     if (f.short.has('c')) {
-      // sh -c STRING [name args...]: the first operand is the script.
-      const script = f.operands[0];
-      if (script) ctx.script(script.text);
+      // sh -c STRING [name args...]: the first operand is the script (re-read only when it is known text).
+      const script = operands[0];
+      if (script && !script.dynamic) ctx.script(script.text);
       return;
     }
-    if (io.stdinFile && substitutesDownload([io.stdinFile], downloads)) ctx.add('remote-code-exec', show(cmd));
-    // `sh -i` with a network tool in the pipeline, or `bash -i >& /dev/tcp/...` (the redirect is checked on its own).
-    if (f.operands.length === 0 || f.short.has('s')) stdinProgram(cmd, io, ctx, null);
+    const first = operands[0];
+    if (first && ctx.downloaded.has(first.text.replace(/^\.\//, ''))) ctx.add('remote-code-exec', `${show(cmd)}: the script was downloaded in this command line`);
+    // bash <(...) and sh < <(...): the substitution's output is the program.
+    const fromSubstitution = (first && ctx.substitutionInput(first)) ?? (io.stdinFile && ctx.substitutionInput(io.stdinFile));
+    if (fromSubstitution) stdinProgram(cmd, fromSubstitution, ctx, null);
+    else if (!first || f.short.has('s') || first.text === '-' || first.text === '/dev/stdin') stdinProgram(cmd, io, ctx, null);
   };
 
   const interpreter: Check = (cmd, io, ctx) => {
     const spec = interpreterOf(cmd.name!)!;
     if (substitutesDownload(cmd.args, downloads)) ctx.add('remote-code-exec', show(cmd));
-    const f = parseFlags(cmd.args, spec.codeOpts.filter((o) => o.startsWith('-')));
+    // node -pe CODE is -p and -e: the code is the next word.
+    const args = cmd.args.map((a) => (spec.language === 'javascript' && /^-[pe]{2}$/.test(a.text) ? { ...a, text: '-e' } : a));
+    const f = parseFlags(args, spec.codeOpts.filter((o) => o.startsWith('-')));
     const code = spec.codeOpts.map((o) => f.values.get(o)).find((v) => v !== undefined);
     if (spec.codeOpts.includes('eval') && cmd.args[0]?.text === 'eval' && cmd.args[1]) ctx.code(cmd.args[1].text, spec.language);
+    // perl -i / ruby -i edit the named files in place.
+    if (f.short.has('i') && (spec.language === 'perl' || spec.language === 'ruby')) for (const file of f.operands) checkWrite(file, show(cmd), ctx);
+    const first = f.operands[0];
+    const fromSubstitution = first && ctx.substitutionInput(first);
     if (code !== undefined) ctx.code(code, spec.language);
-    else if (f.operands.length === 0 || f.operands[0]!.text === '-') stdinProgram(cmd, io, ctx, spec.language);
+    else if (fromSubstitution) stdinProgram(cmd, fromSubstitution, ctx, spec.language);
+    else if (!first || first.text === '-' || first.text === '/dev/stdin') stdinProgram(cmd, io, ctx, spec.language);
   };
 
   const evalCheck: Check = (cmd, _io, ctx) => {
     if (substitutesDownload(cmd.args, downloads)) ctx.add('remote-code-exec', show(cmd));
-    ctx.script(cmd.args.map((a) => a.text).join(' '));
+    // eval "$(tool init)" runs generated code whose commands cannot be seen; known text is re-read.
+    if (cmd.args.every((a) => !a.dynamic)) ctx.script(cmd.args.map((a) => a.text).join(' '));
   };
 
   const source: Check = (cmd, io, ctx) => {
     if (substitutesDownload(cmd.args, downloads)) ctx.add('remote-code-exec', show(cmd));
-    if (cmd.args[0]?.text === '/dev/stdin') stdinProgram(cmd, io, ctx, null);
+    const first = cmd.args[0];
+    if (first && ctx.downloaded.has(first.text.replace(/^\.\//, ''))) ctx.add('remote-code-exec', `${show(cmd)}: the script was downloaded in this command line`);
+    const fromSubstitution = first && ctx.substitutionInput(first);
+    if (fromSubstitution) stdinProgram(cmd, fromSubstitution, ctx, null);
+    else if (first?.text === '/dev/stdin') stdinProgram(cmd, io, ctx, null);
   };
 
   const su: Check = (cmd, _io, ctx) => {
@@ -105,11 +125,15 @@ export function execChecks(downloads: (node: Word['substitutions'][number]) => b
     if (script !== undefined) ctx.script(script);
   };
 
-  const ssh: Check = (cmd, _io, ctx) => {
-    // Options, the host, then the remote command as the rest of the words.
-    const at = firstOperand(cmd.args, ['-p', '-i', '-l', '-o', '-F', '-J', '-L', '-R', '-D', '-b', '-c', '-e', '-m', '-O', '-Q', '-S', '-W', '-w', '-E', '-B', '-I']);
-    const remote = cmd.args.slice(at + 1);
-    if (remote.length > 0) ctx.script(remote.map((w) => w.text).join(' '));
+  const SSH_VALUE_OPTS = ['-p', '-i', '-l', '-o', '-F', '-J', '-L', '-R', '-D', '-b', '-c', '-e', '-m', '-O', '-Q', '-S', '-W', '-w', '-E', '-B', '-I'];
+  const ssh: Check = (cmd, io, ctx) => {
+    // Options, the host, more options (ssh reads them after the host too), then the remote command.
+    const at = firstOperand(cmd.args, SSH_VALUE_OPTS);
+    const after = cmd.args.slice(at + 1);
+    const remote = after.slice(after[0]?.text === '--' ? 1 : firstOperand(after, SSH_VALUE_OPTS));
+    // Without a command the remote login shell runs standard input; with one, the command reads it.
+    if (remote.length === 0) stdinProgram(cmd, io, ctx, null);
+    else ctx.script(remote.map((w) => w.text).join(' '), io);
   };
 
   const watch: Check = (cmd, _io, ctx) => {
@@ -139,7 +163,41 @@ export function execChecks(downloads: (node: Word['substitutions'][number]) => b
     if (program) ctx.code(program.text, 'awk');
   };
 
-  const checks: Record<string, Check> = { eval: evalCheck, source, '.': source, su, runuser: su, sg: su, ssh, watch, script, socat, awk, gawk: awk, mawk: awk, nawk: awk };
+  const trap: Check = (cmd, _io, ctx) => {
+    const action = cmd.args.find((a) => !a.text.startsWith('-'));
+    if (action && !action.dynamic) ctx.script(action.text);
+  };
+
+  /** tmux new-session/new-window/split-window 'CMD', screen -dm CMD...: commands run later in a terminal. */
+  const tmux: Check = (cmd, _io, ctx) => {
+    const verbs = ['new-session', 'new', 'new-window', 'neww', 'split-window', 'splitw', 'respawn-pane', 'run-shell', 'run'];
+    const at = cmd.args.findIndex((a) => verbs.includes(a.text));
+    if (at < 0) return;
+    const rest = cmd.args.slice(at + 1);
+    const command = rest.slice(firstOperand(rest, ['-s', '-n', '-t', '-c', '-x', '-y', '-F', '-e', '-l']));
+    if (command.length > 0) ctx.script(command.map((w) => w.text).join(' '));
+  };
+
+  const screen: Check = (cmd, _io, ctx) => {
+    const command = cmd.args.slice(firstOperand(cmd.args, ['-S', '-c', '-e', '-h', '-p', '-T', '-t', '-L', '-Logfile']));
+    if (command.length > 0) ctx.argv(command);
+  };
+
+  /** at/batch run their standard input later. */
+  const at: Check = (cmd, io, ctx) => {
+    const text = stdinText(io);
+    if (text !== undefined && !cmd.args.some((a) => a.text === '-l' || a.text === '-r' || a.text === '-c')) ctx.script(text);
+  };
+
+  /** parallel CMD ::: ARGS: the command once per argument. */
+  const parallel: Check = (cmd, _io, ctx) => {
+    const sep = cmd.args.findIndex((a) => a.text === ':::');
+    const command = cmd.args.slice(firstOperand(cmd.args, ['-j', '--jobs', '-S', '--sshlogin', '--delay', '--timeout']), sep < 0 ? undefined : sep);
+    const values = sep < 0 ? [] : cmd.args.slice(sep + 1);
+    for (const v of values.length > 0 ? values : [undefined]) if (command.length > 0) ctx.argv(v ? [...command, v] : command);
+  };
+
+  const checks: Record<string, Check> = { eval: evalCheck, source, '.': source, su, runuser: su, sg: su, ssh, watch, script, socat, awk, gawk: awk, mawk: awk, nawk: awk, trap, tmux, screen, at, batch: at, parallel };
   for (const s of SHELLS) checks[s] = shell;
   for (const n of NETWORK_TOOLS) if (n !== 'socat') checks[n] = netcat;
   return (name: string) => (Object.hasOwn(checks, name) ? checks[name] : interpreterOf(name) ? interpreter : undefined);

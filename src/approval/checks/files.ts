@@ -23,59 +23,79 @@ const SINGLE_RULE: Partial<Record<PathClass, string>> = {
 
 /** A write onto `target`: a block device, system configuration or a network socket. */
 export function checkWrite(target: Word, detail: string, ctx: CheckContext): void {
-  const c = classifyWrite(target, ctx.cwd);
+  const c = classifyWrite(target, ctx.where);
   if (c === 'block-device') ctx.add('raw-disk-write', detail);
   else if (c === 'system-config') ctx.add('overwrite-system-config', detail);
   else if (c === 'network') ctx.add('reverse-shell', detail);
 }
 
+/** `{a,b}` in a word, as bash expands it (one level, at most 64 results); other words stay as they are. */
+export function expandBraces(word: Word): Word[] {
+  if (!word.pattern) return [word];
+  const m = /^(.*?)\{([^{}]*,[^{}]*)\}(.*)$/s.exec(word.text);
+  if (!m) return [word];
+  const out = m[2]!.split(',').flatMap((part) => expandBraces({ ...word, text: `${m[1]}${part}${m[3]}` }));
+  return out.slice(0, 64);
+}
+
 function deletes(targets: Word[], recursive: boolean, detail: string, ctx: CheckContext): void {
-  for (const t of targets) {
+  for (const t of targets.flatMap(expandBraces)) {
     if (isBlockDevice(t.text)) ctx.add('raw-disk-write', detail);
-    const rule = (recursive ? RECURSIVE_RULE : SINGLE_RULE)[classifyPath(t, ctx.cwd)];
+    const rule = (recursive ? RECURSIVE_RULE : SINGLE_RULE)[classifyPath(t, ctx.where)];
     if (rule) ctx.add(rule, detail);
   }
 }
 
-const rm: Check = (cmd, _io, ctx) => {
+/** Start paths of a `find` command (operands before its first expression token; `.` when none). */
+function findStarts(args: Word[]): { starts: Word[]; expr: Word[] } {
+  let i = 0;
+  while (i < args.length && /^-(H|L|P|D|O\d*)$/.test(args[i]!.text)) i += 1;
+  const starts: Word[] = [];
+  for (; i < args.length && !/^[-(!]/.test(args[i]!.text); i += 1) starts.push(args[i]!);
+  return { starts: starts.length > 0 ? starts : [literal('.')], expr: args.slice(i) };
+}
+
+const rm: Check = (cmd, io, ctx) => {
   const f = parseFlags(cmd.args);
   const recursive = has(f, 'rR', '--recursive');
-  if (f.long.has('--no-preserve-root')) ctx.add('delete-root', show(cmd));
-  // Through xargs the targets arrive on standard input: unknown.
-  if (recursive && cmd.viaXargs) ctx.add('recursive-delete', `${show(cmd)} (targets from xargs)`);
+  if (has(f, '', '--no-preserve-root')) ctx.add('delete-root', show(cmd));
+  if (cmd.viaXargs) {
+    // The targets arrive on standard input: unknown, unless a find upstream says where they come from.
+    const finder = io.upstream.find((u) => u.argv?.name === 'find');
+    if (finder?.argv) {
+      for (const s of findStarts(finder.argv.args).starts) findDeletes(s, true, show(cmd), ctx);
+    } else if (recursive) ctx.add('recursive-delete', `${show(cmd)} (targets from xargs)`);
+  }
   deletes(f.operands, recursive, show(cmd), ctx);
 };
+
+/** What deleting matches below a find start path means. */
+function findDeletes(start: Word, filtered: boolean, detail: string, ctx: CheckContext): void {
+  const c = classifyPath(filtered ? { ...start, text: `${start.text.replace(/\/+$/, '')}/match` } : start, ctx.where);
+  const rule = c === 'root' || c === 'home' || c === 'system-dir' ? RECURSIVE_RULE[c] : c === 'outside' || c === 'system-path' || c === 'project-all' ? 'find-delete' : undefined;
+  if (rule) ctx.add(rule, detail);
+}
 
 const unlink: Check = (cmd, _io, ctx) => deletes(parseFlags(cmd.args).operands, false, show(cmd), ctx);
 
 const FIND_VALUE_TESTS = /^-(name|iname|path|ipath|wholename|regex|iregex|type|xtype|mtime|mmin|atime|amin|ctime|cmin|newer|size|user|group|perm|empty|links|inum|samefile|uid|gid)$/;
+const DELETERS = new Set(['rm', 'unlink', 'shred', 'rmdir']);
 
 const find: Check = (cmd, _io, ctx) => {
-  const args = cmd.args;
-  const starts: Word[] = [];
-  let i = 0;
-  // Global options come first, then start paths until the first expression token.
-  while (i < args.length && /^-(H|L|P|D|O\d*)$/.test(args[i]!.text)) i += 1;
-  for (; i < args.length && !/^[-(!]/.test(args[i]!.text); i += 1) starts.push(args[i]!);
-  if (starts.length === 0) starts.push(literal('.'));
-  const expr = args.slice(i);
+  const { starts, expr } = findStarts(cmd.args);
   const filtered = expr.some((a) => FIND_VALUE_TESTS.test(a.text));
   // With a filter, find deletes some of what is under its start paths, not all of it: judge a path below each.
   const matchIn = (start: Word): Word => (filtered ? { ...start, text: `${start.text.replace(/\/+$/, '')}/match` } : start);
-  if (expr.some((a) => a.text === '-delete')) {
-    for (const s of starts) {
-      const c = classifyPath(matchIn(s), ctx.cwd);
-      const rule = c === 'root' || c === 'home' || c === 'system-dir' ? RECURSIVE_RULE[c] : c === 'outside' || c === 'system-path' || c === 'project-all' ? 'find-delete' : undefined;
-      if (rule) ctx.add(rule, show(cmd));
-    }
-  }
+  if (expr.some((a) => a.text === '-delete')) for (const s of starts) findDeletes(s, filtered, show(cmd), ctx);
   for (let j = 0; j < expr.length; j += 1) {
     if (!/^-(exec|execdir|ok|okdir)$/.test(expr[j]!.text)) continue;
     let end = j + 1;
     while (end < expr.length && expr[end]!.text !== ';' && expr[end]!.text !== '+') end += 1;
     const nested = expr.slice(j + 1, end);
-    // `{}` stands for each match: judge the nested command as if run on the start paths.
-    for (const s of starts) ctx.argv(nested.map((w) => (w.text === '{}' ? matchIn(s) : w)));
+    // A deleting command run on each match deletes what find matches, however it is spelled.
+    if (nested[0] && DELETERS.has(nested[0].text.replace(/^.*\//, ''))) for (const s of starts) findDeletes(s, filtered, show(cmd), ctx);
+    // `{}` stands for each match (also inside a longer word): judge the nested command as if run on the start paths.
+    for (const s of starts) ctx.argv(nested.map((w) => (w.text.includes('{}') ? { ...w, text: w.text.replaceAll('{}', matchIn(s).text) } : w)));
     j = end;
   }
 };
@@ -83,6 +103,18 @@ const find: Check = (cmd, _io, ctx) => {
 const rsync: Check = (cmd, _io, ctx) => {
   const f = parseFlags(cmd.args, ['-e', '--rsh', '--exclude', '--include', '--filter', '-f']);
   if ([...f.long].some((l) => l.startsWith('--del') || l === '--remove-source-files')) ctx.add('rsync-delete', show(cmd));
+  const dest = f.operands.at(-1);
+  if (f.operands.length > 1 && dest && !/^[^/]*:/.test(dest.text)) checkWrite(dest, show(cmd), ctx);
+};
+
+/** tar -x -C DIR writes into DIR. */
+const tar: Check = (cmd, _io, ctx) => {
+  const f = parseFlags(cmd.args, ['-C', '--directory', '-f', '--file', '-T', '--files-from', '-X', '--exclude-from']);
+  const extracting = has(f, 'x', '--extract', '--get') || /^[a-z]*x/.test(cmd.args[0]?.text ?? '');
+  const dir = f.values.get('-C') ?? f.values.get('--directory');
+  if (!extracting || dir === undefined) return;
+  const c = classifyPath(literal(dir), ctx.where);
+  if (c === 'root' || c === 'system-dir' || c === 'system-path' || c === 'home') ctx.add('overwrite-system-config', show(cmd));
 };
 
 const shred: Check = (cmd, _io, ctx) => {
@@ -132,30 +164,56 @@ const dd: Check = (cmd, _io, ctx) => {
 
 /** curl -o FILE / wget -O FILE write where they are told. */
 const download: Check = (cmd, _io, ctx) => {
-  const f = parseFlags(cmd.args, ['-o', '--output', '-O', '--output-document', '-H', '--header', '-d', '--data', '-X', '--request', '-u', '--user', '-A', '--user-agent', '-e', '-T', '--upload-file', '-P', '--directory-prefix']);
+  const f = parseFlags(cmd.args, ['-o', '--output', '-O', '--output-document', '--output-dir', '-H', '--header', '-d', '--data', '-X', '--request', '-u', '--user', '-A', '--user-agent', '-e', '-T', '--upload-file', '-P', '--directory-prefix']);
   for (const key of ['-o', '--output', '--output-document', ...(cmd.name === 'wget' ? ['-O'] : [])]) {
     const v = f.values.get(key);
-    if (v !== undefined && v !== '-') checkWrite(literal(v), show(cmd), ctx);
+    if (v === undefined || v === '-') continue;
+    checkWrite(literal(v), show(cmd), ctx);
+    ctx.downloaded.add(v.replace(/^\.\//, ''));
+  }
+  // A directory to download into: judged as a file in it.
+  for (const key of ['-P', '--directory-prefix', '--output-dir']) {
+    const v = f.values.get(key);
+    if (v !== undefined) checkWrite(literal(`${v.replace(/\/+$/, '')}/x`), show(cmd), ctx);
   }
 };
 
 /** chmod MODE PATH..., chown OWNER PATH...: the first operand is not a path unless --reference is used. */
 function permissions(firstIsSpec: boolean): Check {
   return (cmd, _io, ctx) => {
-    const f = parseFlags(cmd.args, ['--reference', '--from']);
+    // A symbolic mode may start with '-' (chmod -x FILE): it is the mode, not options.
+    const args = cmd.name === 'chmod' ? cmd.args.map((a) => (/^-[rwxXstugo=+,-]*[rwxXst][rwxXstugo=+,-]*$/.test(a.text) && !/^-[Rvcf]+$/.test(a.text) ? { ...a, text: `=${a.text}` } : a)) : cmd.args;
+    const f = parseFlags(args, ['--reference', '--from']);
     const paths = firstIsSpec && !f.values.has('--reference') ? f.operands.slice(1) : f.operands;
-    for (const p of paths) {
-      const c = classifyPath(p, ctx.cwd);
+    for (const p of paths.flatMap(expandBraces)) {
+      const c = classifyPath(p, ctx.where);
       if (c === 'root' || c === 'home' || c === 'system-dir' || c === 'system-path') ctx.add('system-permissions', show(cmd));
     }
   };
 }
 
+/** rimraf PATH...: recursive deletion from npm. */
+const rimraf: Check = (cmd, _io, ctx) => deletes(parseFlags(cmd.args).operands, true, show(cmd), ctx);
+
+/** fd PATTERN PATH -x CMD: like find -exec. */
+const fd: Check = (cmd, _io, ctx) => {
+  const at = cmd.args.findIndex((a) => /^(-x|--exec|-X|--exec-batch)$/.test(a.text));
+  if (at < 0) return;
+  const ops = parseFlags(cmd.args.slice(0, at), ['-e', '--extension', '-t', '--type', '-d', '--max-depth', '-E', '--exclude']).operands;
+  const filtered = ops[0] !== undefined && !['.', '', '^'].includes(ops[0].text);
+  const starts = ops.length > 1 ? ops.slice(1) : [literal('.')];
+  if (DELETERS.has(cmd.args[at + 1]?.text.replace(/^.*\//, '') ?? '')) for (const s of starts) findDeletes(s, filtered, show(cmd), ctx);
+};
+
 export const fileChecks: Record<string, Check> = {
   rm,
+  rimraf,
+  fd,
+  fdfind: fd,
   unlink,
   find,
   rsync,
+  tar,
   shred,
   tee,
   cp: copyLike(false),

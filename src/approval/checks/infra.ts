@@ -9,18 +9,25 @@ const GIT_VALUE_OPTS = ['-C', '-c', '--git-dir', '--work-tree', '--namespace', '
 const git: Check = (cmd, _io, ctx) => {
   let i = 0;
   const args = cmd.args;
-  // Global options before the subcommand.
-  while (i < args.length && args[i]!.text.startsWith('-')) i += GIT_VALUE_OPTS.includes(args[i]!.text) ? 2 : 1;
+  // Global options before the subcommand; an alias defined with -c alias.x='!cmd' runs a shell command.
+  while (i < args.length && args[i]!.text.startsWith('-')) {
+    if (args[i]!.text === '-c') {
+      const alias = /^alias\.[^=]+=!(.*)$/s.exec(args[i + 1]?.text ?? '');
+      if (alias) ctx.script(alias[1]!);
+    }
+    i += GIT_VALUE_OPTS.includes(args[i]!.text) ? 2 : 1;
+  }
   const sub = args[i]?.text;
   const rest = args.slice(i + 1);
   const f = parseFlags(rest, ['-o', '--push-option', '--repo', '-e', '--exclude', '-m', '--message']);
-  if (sub === 'push') {
+  const dryRun = has(f, 'n', '--dry-run');
+  if (sub === 'push' && !dryRun) {
     const forced = has(f, 'fd', '--force', '--mirror', '--delete', '--prune') || [...f.long].some((l) => l.startsWith('--force-with-lease'));
-    const refspec = f.operands.slice(1).some((o) => o.text.startsWith('+') || o.text.startsWith(':'));
+    const refspec = f.operands.slice(1).some((o) => o.text.startsWith('+') || /^:./.test(o.text));
     if (forced || refspec) ctx.add('git-force-push', show(cmd));
-  } else if (sub === 'reset' && f.long.has('--hard')) {
+  } else if (sub === 'reset' && has(f, '', '--hard')) {
     ctx.add('git-reset-hard', show(cmd));
-  } else if (sub === 'clean' && has(f, 'f', '--force')) {
+  } else if (sub === 'clean' && has(f, 'f', '--force') && !dryRun) {
     ctx.add('git-clean', show(cmd));
   }
 };
@@ -38,30 +45,34 @@ function execTarget(rest: Word[]): Word[] {
   return cmd;
 }
 
-const docker: Check = (cmd, _io, ctx) => {
+const docker: Check = (cmd, io, ctx) => {
   let i = 0;
   const args = cmd.args;
   while (i < args.length && args[i]!.text.startsWith('-')) i += DOCKER_VALUE_OPTS.includes(args[i]!.text) ? 2 : 1;
   const words = args.slice(i).map((a) => a.text);
   const [a, b] = words;
-  if (a === 'exec') ctx.argv(execTarget(args.slice(i + 1)));
+  // docker exec C CMD, docker container exec C CMD, docker compose exec SERVICE CMD: the command gets our input.
+  if (a === 'exec') ctx.argv(execTarget(args.slice(i + 1)), io);
+  if ((a === 'container' || a === 'compose') && b === 'exec') ctx.argv(execTarget(args.slice(i + 2)), io);
   const prune = b === 'prune' || (a === 'volume' && (b === 'rm' || b === 'remove')) || (a === 'compose' && words.includes('down') && words.some((w) => w === '-v' || w === '--volumes'));
   if (prune) ctx.add('docker-prune', show(cmd));
 };
 
-const kubectl: Check = (cmd, _io, ctx) => {
-  const f = parseFlags(cmd.args, ['-n', '--namespace', '--context', '--kubeconfig', '-l', '--selector', '-f', '--filename', '-c', '--container', '-o', '--output']);
-  const verb = f.operands[0]?.text;
-  if (verb === 'delete' || (cmd.name === 'helm' && (verb === 'uninstall' || verb === 'delete'))) ctx.add('kubectl-delete', show(cmd));
-  if (cmd.name !== 'helm' && verb === 'exec') {
+const kubectl: Check = (cmd, io, ctx) => {
+  // Global options may take values the parser does not know; the verb is the first of the known verbs.
+  const dashes = cmd.args.findIndex((w) => w.text === '--');
+  const words = (dashes < 0 ? cmd.args : cmd.args.slice(0, dashes)).map((w) => w.text);
+  const deleting = cmd.name === 'helm' ? words.some((w) => /^(uninstall|delete|del|un)$/.test(w)) : words.includes('delete');
+  if (deleting) ctx.add('kubectl-delete', show(cmd));
+  if (cmd.name !== 'helm' && words.includes('exec')) {
     const at = cmd.args.findIndex((w) => w.text === 'exec');
-    ctx.argv(execTarget(cmd.args.slice(at + 1)));
+    ctx.argv(execTarget(cmd.args.slice(at + 1)), io);
   }
 };
 
 const terraform: Check = (cmd, _io, ctx) => {
   const words = cmd.args.map((a) => a.text);
-  if (words.includes('destroy') || (words.includes('apply') && words.some((w) => w === '-destroy' || w === '--destroy'))) ctx.add('terraform-destroy', show(cmd));
+  if (words.includes('destroy') || (cmd.name === 'pulumi' && words.includes('down')) || words.some((w) => /^--?destroy(=true)?$/.test(w))) ctx.add('terraform-destroy', show(cmd));
 };
 
 const aws: Check = (cmd, _io, ctx) => {
@@ -69,19 +80,20 @@ const aws: Check = (cmd, _io, ctx) => {
   const s3 = w.indexOf('s3');
   if (s3 < 0) return;
   const verb = w[s3 + 1];
-  if ((verb === 'rm' && w.includes('--recursive')) || (verb === 'rb' && w.includes('--force'))) ctx.add('cloud-storage-delete', show(cmd));
+  if ((verb === 'rm' && w.includes('--recursive')) || (verb === 'rb' && w.includes('--force')) || (verb === 'sync' && w.includes('--delete'))) ctx.add('cloud-storage-delete', show(cmd));
 };
 
 const gsutil: Check = (cmd, _io, ctx) => {
   const w = cmd.args.map((a) => a.text).filter((x) => x !== '-m');
   const verb = w.find((x) => !x.startsWith('-'));
   const f = parseFlags(cmd.args);
-  if ((verb === 'rm' && has(f, 'rRa', '--recursive')) || verb === 'rb') ctx.add('cloud-storage-delete', show(cmd));
+  const wildcard = cmd.args.some((a) => a.text.includes('**'));
+  if ((verb === 'rm' && (has(f, 'rRa', '--recursive') || wildcard)) || verb === 'rb') ctx.add('cloud-storage-delete', show(cmd));
 };
 
 const gcloud: Check = (cmd, _io, ctx) => {
-  const w = cmd.args.map((a) => a.text);
-  const f = parseFlags(cmd.args);
+  const f = parseFlags(cmd.args, ['--project', '--account', '--configuration', '--format', '--verbosity']);
+  const w = f.operands.map((a) => a.text);
   if (w[0] === 'storage' && ((w[1] === 'rm' && has(f, 'r', '--recursive')) || (w[1] === 'buckets' && w[2] === 'delete'))) ctx.add('cloud-storage-delete', show(cmd));
 };
 
@@ -91,7 +103,7 @@ const az: Check = (cmd, _io, ctx) => {
 };
 
 const rclone: Check = (cmd, _io, ctx) => {
-  const verb = cmd.args.find((a) => !a.text.startsWith('-'))?.text;
+  const verb = parseFlags(cmd.args, ['--config', '--transfers', '--checkers', '--log-file', '--filter', '--include', '--exclude']).operands[0]?.text;
   if (verb === 'purge' || verb === 'delete' || verb === 'rmdirs') ctx.add('cloud-storage-delete', show(cmd));
 };
 
@@ -102,8 +114,8 @@ const s3cmd: Check = (cmd, _io, ctx) => {
 };
 
 const mc: Check = (cmd, _io, ctx) => {
-  const w = cmd.args.map((a) => a.text);
-  const f = parseFlags(cmd.args);
+  const f = parseFlags(cmd.args, ['--config-dir', '-C']);
+  const w = f.operands.map((a) => a.text);
   if ((w[0] === 'rm' && has(f, 'r', '--recursive')) || (w[0] === 'rb' && has(f, '', '--force'))) ctx.add('cloud-storage-delete', show(cmd));
 };
 
@@ -111,6 +123,7 @@ export const infraChecks: Record<string, Check> = {
   git,
   docker,
   podman: docker,
+  'docker-compose': (cmd, io, ctx) => docker({ ...cmd, args: [{ text: 'compose', dynamic: false, pattern: false, substitutions: [] }, ...cmd.args] }, io, ctx),
   nerdctl: docker,
   kubectl,
   oc: kubectl,

@@ -1,9 +1,18 @@
 // Checks for commands that act on the machine: formatting and partitioning disks, services, shutdown, firewalls,
 // cron, killing processes. Pure.
 import { has, parseFlags } from '../argv.js';
-import { show, type Check } from './types.js';
+import { show, stdinText, type Check } from './types.js';
 
-const format: Check = (cmd, _io, ctx) => ctx.add('format-filesystem', show(cmd));
+/** Formatting a device; formatting an image file (mkfs.ext4 disk.img, mkswap ./swapfile) is ordinary. */
+const format: Check = (cmd, _io, ctx) => {
+  const ops = parseFlags(cmd.args, ['-t', '-L', '-b', '-N', '-m', '-O', '-E', '-U', '-I', '-i', '-n', '-c', '-p', '-s']).operands;
+  if (ops.some((o) => o.dynamic || o.text.startsWith('/dev/'))) ctx.add('format-filesystem', show(cmd));
+};
+
+/** cryptsetup luksFormat / erase, nvme format: destroy a device's data. */
+const deviceWipe: Check = (cmd, _io, ctx) => {
+  if (cmd.args.some((a) => /^(luksFormat|erase|luksErase|format|sanitize|reopen --type plain)$/.test(a.text))) ctx.add('format-filesystem', show(cmd));
+};
 
 const wipefs: Check = (cmd, _io, ctx) => {
   const f = parseFlags(cmd.args, ['-o', '--offset', '-t', '--types', '-b', '--backup']);
@@ -14,7 +23,8 @@ const wipefs: Check = (cmd, _io, ctx) => {
 function partition(listing: { short: string; long: string[]; words?: string[] }): Check {
   return (cmd, _io, ctx) => {
     const f = parseFlags(cmd.args);
-    if (has(f, listing.short, ...listing.long)) return;
+    const destructive = [...f.long].some((l) => /^--(zap|zap-all|delete|new|clear|largest-new|mbrtogpt|load-backup|replicate)/.test(l)) || [...'ZzdnoN'].some((c) => cmd.name === 'sgdisk' && f.short.has(c));
+    if (!destructive && has(f, listing.short, ...listing.long)) return;
     if (listing.words && f.operands.some((w) => listing.words!.includes(w.text.toLowerCase())) && !f.operands.some((w) => /^(mklabel|mkpart|rm|resizepart|mkpartfs)$/.test(w.text))) return;
     if (f.operands.length === 0 && cmd.args.length === 0) return;
     ctx.add('partition-disk', show(cmd));
@@ -24,8 +34,9 @@ function partition(listing: { short: string; long: string[]; words?: string[] })
 const rawDisk: Check = (cmd, _io, ctx) => ctx.add('raw-disk-write', show(cmd));
 
 const systemctl: Check = (cmd, _io, ctx) => {
-  const f = parseFlags(cmd.args, ['-H', '--host', '-M', '--machine', '-t', '--type', '-p', '--property', '-s', '--signal', '--state', '--root']);
+  const f = parseFlags(cmd.args, ['-H', '--host', '-M', '--machine', '-t', '--type', '-p', '--property', '-s', '--signal', '--state', '--root', '--job-mode', '--kill-whom', '--what', '-n', '--lines', '-o', '--output']);
   const verb = f.operands[0]?.text;
+  if (verb && /^(start|isolate|restart)$/.test(verb) && f.operands.some((o) => /^(poweroff|reboot|halt|kexec|rescue|emergency)\.target$/.test(o.text))) ctx.add('shutdown', show(cmd));
   if (verb && /^(stop|disable|mask|kill|isolate)$/.test(verb)) ctx.add('service-stop', show(cmd));
   if (verb && /^(poweroff|reboot|halt|kexec|rescue|emergency|soft-reboot)$/.test(verb)) ctx.add('shutdown', show(cmd));
 };
@@ -33,6 +44,11 @@ const systemctl: Check = (cmd, _io, ctx) => {
 const service: Check = (cmd, _io, ctx) => {
   if (cmd.args.some((a) => /^(stop|disable|--stop)$/.test(a.text))) ctx.add('service-stop', show(cmd));
 };
+
+/** /etc/init.d/NAME stop (the script's base name is the service): checked by where it lives. */
+export function initScriptCheck(written: string): Check | undefined {
+  return /^\/etc\/(init\.d|rc\.d)\//.test(written) ? (cmd, _io, ctx) => (cmd.args[0]?.text === 'stop' ? ctx.add('service-stop', show(cmd)) : undefined) : undefined;
+}
 
 const shutdown: Check = (cmd, _io, ctx) => {
   const f = parseFlags(cmd.args);
@@ -46,23 +62,27 @@ const init: Check = (cmd, _io, ctx) => {
 };
 
 const iptables: Check = (cmd, _io, ctx) => {
-  const f = parseFlags(cmd.args, ['-t', '--table', '-A', '-D', '-I', '-R', '-N', '-P', '-j', '-s', '-d', '-p', '-i', '-o', '-m', '--dport', '--sport']);
+  const f = parseFlags(cmd.args, ['-t', '--table', '-A', '-D', '-I', '-R', '-N', '-P', '--policy', '-j', '-s', '-d', '-p', '-i', '-o', '-m', '--dport', '--sport']);
   if (has(f, 'FX', '--flush', '--delete-chain')) ctx.add('firewall-flush', show(cmd));
   const policy = f.values.get('-P') ?? f.values.get('--policy');
   if (policy !== undefined && f.operands.some((o) => o.text === 'ACCEPT')) ctx.add('firewall-flush', show(cmd));
 };
 
-const nft: Check = (cmd, _io, ctx) => {
-  const text = cmd.args.map((a) => a.text).join(' ');
-  if (/\b(flush\s+ruleset|delete\s+table|flush\s+table)\b/.test(text)) ctx.add('firewall-flush', show(cmd));
+const nft: Check = (cmd, io, ctx) => {
+  const text = `${cmd.args.map((a) => a.text).join(' ')}\n${stdinText(io) ?? ''}`;
+  if (/\b(flush\s+(ruleset|table|chain)|delete\s+(table|chain))\b/.test(text)) ctx.add('firewall-flush', show(cmd));
 };
 
 const ufw: Check = (cmd, _io, ctx) => {
   if (cmd.args.some((a) => a.text === 'disable' || a.text === 'reset')) ctx.add('firewall-flush', show(cmd));
 };
 
-const crontab: Check = (cmd, _io, ctx) => {
-  if (has(parseFlags(cmd.args, ['-u']), 'r', '--remove')) ctx.add('crontab-remove', show(cmd));
+const crontab: Check = (cmd, io, ctx) => {
+  const f = parseFlags(cmd.args, ['-u']);
+  if (has(f, 'r', '--remove')) ctx.add('crontab-remove', show(cmd));
+  // Installing an empty table deletes every job too: crontab /dev/null, or `-` fed nothing.
+  const file = f.operands[0]?.text;
+  if (file === '/dev/null' || (file === '-' && (stdinText(io) ?? '').trim() === '')) ctx.add('crontab-remove', show(cmd));
 };
 
 const SIGNAL = /^-(\d+|[A-Z][A-Z0-9+-]*)$/;
@@ -80,13 +100,18 @@ const kill: Check = (cmd, _io, ctx) => {
   else if (args[0] !== undefined && (SIGNAL.test(args[0]) || args[0].startsWith('--signal='))) i = 1;
   const targets = args.slice(i).filter((a) => a !== '--');
   if (targets.includes('-1')) ctx.add('kill-all', show(cmd));
+  // Process ids from standard input (ps ... | xargs kill): any process at all.
+  if (cmd.viaXargs) ctx.add('mass-kill', `${show(cmd)} (process ids from xargs)`);
 };
 
-const killall: Check = (cmd, _io, ctx) => ctx.add('mass-kill', show(cmd));
+const killall: Check = (cmd, _io, ctx) => {
+  if (!cmd.args.some((a) => a.text === '-l' || a.text === '--list' || a.text === '-0')) ctx.add('mass-kill', show(cmd));
+};
 
 const pkill: Check = (cmd, _io, ctx) => {
   const f = parseFlags(cmd.args, ['-u', '-U', '-g', '-G', '-P', '-s', '-t', '--signal', '--euid', '--uid', '--parent', '--session']);
-  if (has(f, 'fuU', '--full', '--euid', '--uid')) ctx.add('mass-kill', show(cmd));
+  const pattern = f.operands[0]?.text;
+  if (has(f, 'fuUv', '--full', '--euid', '--uid', '--inverse') || pattern === '.' || pattern === '.*' || pattern === '') ctx.add('mass-kill', show(cmd));
 };
 
 export const systemChecks: Record<string, Check> = {
@@ -103,9 +128,12 @@ export const systemChecks: Record<string, Check> = {
   cfdisk: partition({ short: '', long: [] }),
   parted: partition({ short: 'lv', long: ['--list', '--version', '--help'], words: ['print', 'p', 'help'] }),
   blkdiscard: rawDisk,
+  cryptsetup: deviceWipe,
+  nvme: deviceWipe,
   systemctl,
   service,
   'rc-service': service,
+  'invoke-rc.d': (cmd, io, ctx) => service({ ...cmd, args: cmd.args.slice(1) }, io, ctx),
   shutdown,
   reboot: shutdown,
   halt: shutdown,

@@ -1,6 +1,7 @@
 // What a per-command check receives: the canonical argv, what feeds its standard input, and ways to report
 // findings or analyse nested commands. Pure (types only).
 import type { Argv } from '../argv.js';
+import type { Where } from '../paths.js';
 import type { Word } from '../words.js';
 
 export interface Upstream {
@@ -8,6 +9,8 @@ export interface Upstream {
   argv: Argv | null;
   /** The text it prints when that is known statically (echo, printf, cat <<EOF). */
   text?: string;
+  /** It prints text computed at run time (echo "$x"). */
+  dynamic?: boolean;
 }
 
 export interface Io {
@@ -20,19 +23,38 @@ export interface Io {
 }
 
 export interface CheckContext {
-  cwd?: string;
+  /** The project directory and the shell's current directory at this command. */
+  readonly where: Where;
   /** Reports a finding; `detail` says what in the command triggered it. */
   add(rule: string, detail: string): void;
-  /** Analyses a nested command line (sh -c STRING, eval, ssh HOST CMD, a here-document fed to a shell). */
-  script(source: string): void;
+  /** Analyses a nested command line (sh -c STRING, eval, ssh HOST CMD, a here-document fed to a shell); `io` is its standard input. */
+  script(source: string, io?: Io): void;
   /** Analyses a nested argument vector (docker exec C CMD..., find -exec CMD...). */
   argv(words: Word[], io?: Io): void;
   /** Interpreter code (python -c, node -e, awk programs). */
   code(source: string, language: string): void;
+  /** What a process substitution (`<(...)`) in this word produces, as standard input from its commands. */
+  substitutionInput(word: Word): Io | undefined;
+  /** Files written by a downloader earlier in the command line. */
+  readonly downloaded: Set<string>;
 }
 
-/** The text arriving on standard input when it is known: a here-document, or what the previous command prints. */
-export const stdinText = (io: Io): string | undefined => io.stdinText ?? io.upstream.at(-1)?.text;
+/** Commands that pass their input through unchanged. */
+const PASS_THROUGH = new Set(['cat', 'tee', 'stdbuf', 'pv', 'dd']);
+
+/** The text arriving on standard input when it is known: a here-document, or what an earlier command prints (through cat/tee). */
+export function stdinText(io: Io): string | undefined {
+  if (io.stdinText !== undefined) return io.stdinText;
+  for (let i = io.upstream.length - 1; i >= 0; i -= 1) {
+    const u = io.upstream[i]!;
+    if (u.text !== undefined) return u.text;
+    if (!u.argv?.name || !PASS_THROUGH.has(u.argv.name) || (u.argv.name === 'cat' && u.argv.args.some((a) => !a.text.startsWith('-')))) return undefined;
+  }
+  return undefined;
+}
+
+/** Standard input is known to come from computed text (`echo "$x" | sh`). */
+export const stdinIsDynamic = (io: Io): boolean => io.upstream.at(-1)?.dynamic === true;
 
 export type Check = (cmd: Argv, io: Io, ctx: CheckContext) => void;
 
