@@ -1,0 +1,73 @@
+// Fault injection: the worker is killed with SIGKILL at random moments, 20 times, during a run whose terminal commands
+// each append one line to a file. No command's line may appear twice, and the run completes.
+import { existsSync, mkdtempSync, readFileSync, realpathSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomInt, randomUUID } from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
+import { afterAll, beforeAll, expect, inject, it } from 'vitest';
+import type { AgentResult } from '../src/workflows/types.js';
+import { startScriptedModel } from './support/scripted-model.js';
+import { startWorkerProcess, type WorkerProcess } from './support/worker-process.js';
+
+let connection: Connection;
+let client: Client;
+const workers: WorkerProcess[] = [];
+
+beforeAll(async () => {
+  connection = await Connection.connect({ address: inject('temporalAddress') });
+  client = new Client({ connection });
+});
+afterAll(async () => {
+  for (const w of workers) await w.kill();
+  await connection.close();
+});
+
+it('survives 20 SIGKILLs of its worker without running any command twice', async () => {
+  const cwd = realpathSync(mkdtempSync(join(tmpdir(), 'tether-fault-')));
+  const file = join(cwd, 'lines.txt');
+  const commands = 40;
+  const model = await startScriptedModel([
+    ...Array.from({ length: commands }, (_, i) => ({ toolCalls: [{ name: 'terminal', arguments: { command: `sleep 0.$((RANDOM % 4)); echo line-${i + 1} >> ${file}; sleep 0.2` } }] })),
+    { content: 'all lines written' },
+  ]);
+  const taskQueue = `fault-${randomUUID()}`;
+  const env = {
+    TEMPORAL_ADDRESS: inject('temporalAddress'),
+    TETHER_TASK_QUEUE: taskQueue,
+    OPENAI_BASE_URL: model.url,
+    OPENAI_API_KEY: 'test-key',
+    TETHER_HOME: mkdtempSync(join(tmpdir(), 'tether-fault-home-')),
+  };
+  const start = async (): Promise<WorkerProcess> => {
+    const w = await startWorkerProcess(env);
+    workers.push(w);
+    return w;
+  };
+  let worker = await start();
+  const handle = await client.workflow.start('agentWorkflow', {
+    taskQueue,
+    workflowId: `fault-${randomUUID()}`,
+    args: [{ task: 'write lines', model: 'scripted', cwd, limits: { maxTurns: commands + 5, heartbeatTimeoutSeconds: 2 } }],
+  });
+  const kills: number[] = [];
+  for (let k = 0; k < 20; k += 1) {
+    await new Promise((r) => setTimeout(r, randomInt(200, 1_500)));
+    kills.push(existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean).length : 0);
+    await worker.kill('SIGKILL');
+    worker = await start();
+  }
+  const result = (await handle.result()) as AgentResult;
+  expect(result.status).toBe('completed');
+  expect(result.answer).toBe('all lines written');
+  const lines = readFileSync(file, 'utf8').split('\n').filter(Boolean);
+  expect(new Set(lines).size).toBe(lines.length); // no line twice
+  expect(lines.length).toBeGreaterThan(0);
+  expect(lines.every((l) => /^line-\d+$/.test(l))).toBe(true);
+  expect(kills).toHaveLength(20);
+  // Every command either wrote its line or was reported to the model as interrupted (never re-run).
+  const reported = model.requests.at(-1)!.messages.filter((m) => m.role === 'tool' && /"interrupted":true|did not complete/.test(m.content ?? ''));
+  expect(lines.length + reported.length).toBeGreaterThanOrEqual(commands);
+  expect(model.errors).toEqual([]);
+  await model.close();
+}, 600_000);
