@@ -11,7 +11,7 @@ import { listPendingApprovals } from '../src/cli/approval-commands.js';
 import { Store } from '../src/store/store.js';
 import type { AgentInput, AgentResult, AgentState } from '../src/workflows/types.js';
 import { harness, type Harness } from './support/agent-harness.js';
-import { until } from './support/cli.js';
+import { runCli, until } from './support/cli.js';
 import { lastToolResults, startScriptedModel, type ChatRequest, type ScriptedReply, type Step } from './support/scripted-model.js';
 
 let h: Harness;
@@ -98,8 +98,9 @@ describe('talking to a running agent', () => {
       let s: AgentState | undefined;
       await until('the question', async () => (s = await state(handle)).question !== undefined);
       expect(s!.question).toMatchObject({ question: 'Which database?', choices: ['postgres', 'sqlite'] });
-      await handle.signal('answer', { text: 'sqlite', questionId: 'q-wrong' }); // ignored: another question
-      await handle.signal('answer', { text: 'sqlite', questionId: s!.question!.id });
+      await handle.signal('answer', { text: 'mysql', questionId: 'q-wrong' }); // ignored: another question
+      const answered = await runCli(['answer', handle.workflowId, 'sqlite'], { cwd: tmpdir(), env: { TEMPORAL_ADDRESS: h.address, TETHER_TASK_QUEUE: h.taskQueue } });
+      expect(answered).toMatchObject({ code: 0, stdout: `answer sent to ${handle.workflowId}\n` });
       await handle.result();
     });
     expect(toolResult(model.requests[1]!)).toEqual({ answer: 'sqlite' });
@@ -112,7 +113,8 @@ describe('talking to a running agent', () => {
     await h.withWorker(model.url, async () => {
       const handle = await start({ task: 'first task' });
       await until('the first model call', () => model.requests.length >= 1);
-      await handle.signal('message', { text: 'also update the changelog' });
+      const said = await runCli(['say', handle.workflowId, 'also update the changelog'], { cwd: tmpdir(), env: { TEMPORAL_ADDRESS: h.address, TETHER_TASK_QUEUE: h.taskQueue } });
+      expect(said).toMatchObject({ code: 0, stdout: `message sent to ${handle.workflowId}\n` });
       await handle.signal('message', { text: '' }); // ignored
       expect(((await handle.result()) as AgentResult).answer).toBe('saw: first task | also update the changelog');
     });
