@@ -18,7 +18,7 @@ describe('tether tools', () => {
     expect(r.code).toBe(0);
     const tools = JSON.parse(r.stdout) as { name: string; toolset: string; available: boolean; handledBy: string }[];
     expect(tools.map((t) => t.name).sort()).toEqual(
-      ['delegate_task', 'memory', 'patch', 'read_file', 'search_files', 'session_search', 'terminal', 'todo', 'write_file'],
+      ['clarify', 'delegate_task', 'memory', 'patch', 'read_file', 'search_files', 'session_search', 'terminal', 'todo', 'write_file'],
     );
     expect(tools.find((t) => t.name === 'todo')).toMatchObject({ toolset: 'todo', handledBy: 'agent-loop' });
     expect(tools.find((t) => t.name === 'terminal')).toMatchObject({ toolset: 'terminal', available: true });

@@ -11,6 +11,8 @@ export interface ToolsetDef {
   includePrefix?: string;
   /** Includes every registered tool with one of these side-effect kinds. */
   includeSideEffects?: readonly SideEffects[];
+  /** ...except the tools of these toolsets. */
+  excludeToolsets?: readonly string[];
   kind: 'composite' | 'preset' | 'dynamic';
 }
 
@@ -23,7 +25,8 @@ const CORE = [
 const without = (...drop: string[]): string[] => CORE.filter((t) => !drop.includes(t));
 
 export const BUILTIN_TOOLSETS: Readonly<Record<string, ToolsetDef>> = {
-  'read-only': { kind: 'composite', description: 'Every tool that only reads (no side effects)', includeSideEffects: ['read-only'] },
+  // Unattended by design (the local demonstration model uses it): clarify, which waits for a person, is left out.
+  'read-only': { kind: 'composite', description: 'Every tool that only reads (no side effects) and needs no person', includeSideEffects: ['read-only'], excludeToolsets: ['clarify'] },
   mcp: { kind: 'composite', description: 'Tools of every connected MCP server', includePrefix: 'mcp-' },
   planning: { kind: 'composite', description: 'Plan and remember: todo, memory, session search', includes: ['todo', 'memory', 'session_search'] },
   debugging: { kind: 'composite', description: 'Run, read and fix: terminal, files, web', includes: ['terminal', 'file', 'web'] },

@@ -157,3 +157,13 @@ describe('getToolDefinitions', () => {
     expect(reg.get('execute_code')!.description).toBe('Run a script that can call tools.');
   });
 });
+
+describe('the read-only composite', () => {
+  it('takes every read-only tool except those that wait for a person', () => {
+    const { reg } = registryWith([]);
+    for (const [name, toolset, sideEffects] of [['read_file', 'file', 'read-only'], ['clarify', 'clarify', 'read-only'], ['terminal', 'terminal', 'changes-world']] as const) {
+      reg.register({ name, toolset, description: name, schema: z.object({}), handler: () => '{}', sideEffects });
+    }
+    expect([...resolveToolset('read-only', reg)]).toEqual(['read_file']);
+  });
+});

@@ -77,7 +77,7 @@ export function resolveToolset(name: string, reg: ToolRegistry = registry): Set<
     for (const t of def.tools ?? []) if (reg.get(t)) out.add(t);
     for (const inc of def.includes ?? []) visit(inc);
     if (def.includeSideEffects) {
-      for (const t of reg.all()) if (def.includeSideEffects.includes(t.sideEffects)) out.add(t.name);
+      for (const t of reg.all()) if (def.includeSideEffects.includes(t.sideEffects) && !def.excludeToolsets?.includes(t.toolset)) out.add(t.name);
     }
     if (def.includePrefix) {
       for (const b of base.keys()) if (b.startsWith(def.includePrefix)) visit(b);
