@@ -12,6 +12,7 @@ import { Store } from '../src/store/store.js';
 import type { AgentInput, AgentResult, AgentState } from '../src/workflows/types.js';
 import { harness, type Harness } from './support/agent-harness.js';
 import { runCli, until } from './support/cli.js';
+import { recordHistory } from './support/history.js';
 import { lastToolResults, startScriptedModel, type ChatRequest, type ScriptedReply, type Step } from './support/scripted-model.js';
 
 let h: Harness;
@@ -39,6 +40,7 @@ describe('todo and memory', () => {
     await h.withWorker(model.url, async () => {
       const handle = await start({});
       await handle.result();
+      recordHistory(h.address, handle.workflowId, 'loop-tools');
       expect((await state(handle)).todo).toEqual([
         { id: 'a', content: 'write tests', status: 'completed' },
         { id: 'b', content: 'ship', status: 'pending' },
@@ -83,7 +85,7 @@ describe('session_search', () => {
     const second = await startScriptedModel([call('session_search', { query: word }), call('session_search', { query: '"; DROP TABLE transcript; --' }), { content: 'found' }]);
     await h.withWorker(second.url, () => start({}).then((x) => x.result()));
     const found = toolResult(second.requests[1]!) as { results: { run: string; turn: number; role: string; snippet: string }[] };
-    expect(found.results.map((r) => [r.run, r.turn, r.role])).toEqual(expect.arrayContaining([[firstId, 2, 'tool'], [firstId, 2, 'assistant']]));
+    expect(found.results.map((r) => [r.run, r.turn, r.role])).toEqual(expect.arrayContaining([[firstId, 1, 'tool'], [firstId, 2, 'assistant']]));
     expect(found.results.find((r) => r.role === 'tool')!.snippet).toContain(`[${word}]`);
     expect(toolResult(second.requests[2]!)).toMatchObject({ results: expect.any(Array) });
     await second.close();
@@ -109,13 +111,16 @@ describe('talking to a running agent', () => {
   });
 
   it('a message signal reaches the next model call', async () => {
-    const model = await startScriptedModel([{ ...call('terminal', { command: 'sleep 1; echo slow' }) }, (req) => ({ content: `saw: ${req.messages.filter((m) => m.role === 'user').map((m) => m.content).join(' | ')}` })]);
+    const model = await startScriptedModel([{ ...call('terminal', { command: 'sleep 4; echo slow' }) }, (req) => ({ content: `saw: ${req.messages.filter((m) => m.role === 'user').map((m) => m.content).join(' | ')}` })]);
     await h.withWorker(model.url, async () => {
       const handle = await start({ task: 'first task' });
       await until('the first model call', () => model.requests.length >= 1);
+      await handle.signal('message', { text: '' }); // ignored
       const said = await runCli(['say', handle.workflowId, 'also update the changelog'], { cwd: tmpdir(), env: { TEMPORAL_ADDRESS: h.address, TETHER_TASK_QUEUE: h.taskQueue } });
       expect(said).toMatchObject({ code: 0, stdout: `message sent to ${handle.workflowId}\n` });
-      await handle.signal('message', { text: '' }); // ignored
+      const tooLong = await runCli(['say', handle.workflowId, 'x'.repeat(20_001)], { cwd: tmpdir(), env: { TEMPORAL_ADDRESS: h.address } });
+      expect(tooLong.code).toBe(2);
+      expect(tooLong.stderr).toMatch(/at most 20000 are taken/);
       expect(((await handle.result()) as AgentResult).answer).toBe('saw: first task | also update the changelog');
     });
     await model.close();
@@ -141,6 +146,7 @@ describe('delegate_task', () => {
     await h.withWorker(model.url, async () => {
       const handle = await start({});
       expect(((await handle.result()) as AgentResult).answer).toBe('all counted');
+      recordHistory(h.address, handle.workflowId, 'delegation');
       const children = (await state(handle)).children;
       expect(children.map((c) => [c.goal, c.status])).toEqual(goals.map((g) => [g, 'completed']));
       const times = await Promise.all(children.map(async (c) => h.client.workflow.getHandle(c.workflowId).describe()));
@@ -173,6 +179,14 @@ describe('delegate_task', () => {
       // A second parent whose child waits: cancelling the parent cancels the child.
       const parent2 = await start({ cwd: dir });
       await until('the second child to wait', async () => (await listPendingApprovals(h.client)).approvals.some((a) => a.workflowId.startsWith(`${parent2.workflowId}--sub`)));
+      // A sub-agent cancelled on its own is a result for its parent, which goes on.
+      const parent3 = await start({ cwd: dir });
+      const child3 = `${parent3.workflowId}--sub1-1`;
+      await until('the third child to wait', async () => (await listPendingApprovals(h.client)).approvals.some((a) => a.workflowId === child3));
+      await h.client.workflow.getHandle(child3).cancel();
+      expect(((await parent3.result()) as AgentResult).answer).toBe('parent done');
+      expect((await state(parent3)).children.map((c) => c.status)).toEqual(['cancelled']);
+
       await parent2.cancel();
       await expect(parent2.result()).rejects.toBeInstanceOf(WorkflowFailedError);
       const childId = `${parent2.workflowId}--sub1-1`;
@@ -208,9 +222,10 @@ describe('long conversations', () => {
 
   it('continues as new when its history grows, keeping the workflow id, the plan and the counters', async () => {
     const turns = 12;
+    const marker = `canmark${randomUUID().slice(0, 6)}`;
     const model = await startScriptedModel([
       call('todo', { todos: [{ id: 'a', content: 'loop', status: 'in_progress' }] }),
-      ...Array.from({ length: turns - 2 }, (_, i) => call('terminal', { command: `echo ${i}` })),
+      ...Array.from({ length: turns - 2 }, (_, i) => call('terminal', { command: `echo ${marker}x${i}` })),
       (req) => ({ content: `messages: ${req.messages.length}` }),
     ]);
     await h.withWorker(model.url, async () => {
@@ -221,6 +236,13 @@ describe('long conversations', () => {
       expect(s.continuedRuns).toBeGreaterThanOrEqual(2);
       expect(s.todo).toEqual([{ id: 'a', content: 'loop', status: 'in_progress' }]);
       expect(result.answer).toBe(`messages: ${2 + 2 * (turns - 1)}`);
+      recordHistory(h.address, handle.workflowId, 'continued-as-new');
+      // Every tool result is in the transcript, also those of turns that ended a run.
+      const store = new Store();
+      for (let i = 0; i < turns - 2; i += 1) {
+        expect(store.search(`${marker}x${i}`, 5).filter((r) => r.workflowId === handle.workflowId && r.role === 'tool')).toHaveLength(1);
+      }
+      store.close();
     });
     expect(lastToolResults(model)).toHaveLength(turns - 1);
     await model.close();

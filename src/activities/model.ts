@@ -1,7 +1,9 @@
 // The model-call activity: picks the provider for the run's model and heartbeats while it answers. Worker-only.
 import { ApplicationFailure } from '@temporalio/activity';
 import { withHeartbeat } from './heartbeat.js';
-import { openStore, transcriptEntries } from './store.js';
+import { openStore } from './store.js';
+import { transcriptEntries } from '../workflows/transcript.js';
+import { getLogger } from '../logging/logger.js';
 import type { CallModelInput } from '../workflows/activity-contract.js';
 import type { ModelReply } from '../workflows/types.js';
 import { createLocalProvider, type LocalModelSettings } from '../models/local-provider.js';
@@ -39,8 +41,16 @@ export function createModelActivity(complete: CompleteFn): (input: CallModelInpu
   return async (input) => {
     // A model call can take minutes: heartbeats let a crashed worker's call be retried elsewhere within seconds.
     const reply = await withHeartbeat((signal) => complete(input, signal));
-    // The transcript (for session_search) is written here, where the messages already are; a retry rewrites nothing.
-    if (input.transcript) openStore().record(input.transcript.workflowId, transcriptEntries(input, reply));
+    // The transcript (for session_search) is written here, where the messages already are. Best effort: a store
+    // problem never fails the model call; a retry overwrites an earlier attempt's reply with the one returned.
+    const t = input.transcript;
+    if (t) {
+      try {
+        openStore().record(t.workflowId, transcriptEntries(input.messages, t.fromIndex, t.firstSeq, t.turn, reply.message));
+      } catch (err) {
+        getLogger().warn({ workflowId: t.workflowId, err: (err as Error).message }, 'transcript not recorded');
+      }
+    }
     return reply;
   };
 }

@@ -1,9 +1,8 @@
 // Store activities: the memory tool, session search, and the transcript every model call records. Worker-only.
 import { ApplicationFailure } from '@temporalio/activity';
 import { applyMemory } from '../store/memory.js';
-import { Store, type TranscriptEntry } from '../store/store.js';
-import type { CallModelInput } from '../workflows/activity-contract.js';
-import type { ChatMessage, ModelReply } from '../workflows/types.js';
+import { Store } from '../store/store.js';
+import type { TranscriptEntry } from '../workflows/transcript.js';
 
 let opened: Store | undefined;
 
@@ -15,24 +14,6 @@ export function openStore(): Store {
   } catch (err) {
     throw ApplicationFailure.retryable(`store: cannot open the SQLite file under TETHER_HOME: ${(err as Error).message}`, 'Store.Unavailable');
   }
-}
-
-/** Transcript entries for messages[fromIndex..] and the reply, tool results named by their call. */
-export function transcriptEntries(input: CallModelInput, reply: ModelReply): TranscriptEntry[] {
-  const t = input.transcript!;
-  const toolNames = new Map<string, string>();
-  for (const m of input.messages) for (const c of m.tool_calls ?? []) toolNames.set(c.id, c.function.name);
-  const entry = (m: ChatMessage, k: number): TranscriptEntry => {
-    const calls = (m.tool_calls ?? []).map((c) => `${c.function.name} ${c.function.arguments}`).join('\n');
-    return {
-      seq: t.firstSeq + k,
-      turn: t.turn,
-      role: m.role,
-      tool: m.role === 'tool' ? toolNames.get(m.tool_call_id ?? '') : (m.tool_calls?.[0]?.function.name ?? undefined),
-      content: [m.content ?? '', calls].filter(Boolean).join('\n'),
-    };
-  };
-  return [...input.messages.slice(t.fromIndex), reply.message].map(entry);
 }
 
 export function createStoreActivities() {

@@ -10,6 +10,8 @@ import { finalizeResult } from '../registry/result.js';
 import { getToolDefinitions, validateToolsets } from '../toolsets/resolve.js';
 import type { ListToolsInput, RunToolInput, RunToolOutput } from '../workflows/activity-contract.js';
 import type { ToolCatalog, ToolMeta } from '../workflows/types.js';
+import { detect } from '../approval/detect.js';
+import { loadBashParser } from '../approval/parser.js';
 import { withHeartbeat } from './heartbeat.js';
 
 /** No single tool result may come near Temporal's payload limits: this is the cap before history. */
@@ -42,6 +44,29 @@ function interruptedAttempt(name: string, registry: ToolRegistry): string | unde
 
 export function createToolActivities(deps: ToolActivityDeps) {
   const { registry, hooks, log, config } = deps;
+
+  /**
+   * A plugin hook that rewrites a command runs after the approval gate: the new command is judged here, and one
+   * that would have needed approval is not run.
+   */
+  async function modifiedCommandCheck(input: RunToolInput): Promise<((args: Record<string, unknown>) => string | undefined) | undefined> {
+    const commandArg = registry.get(input.name)?.commandArg;
+    if (!commandArg) return undefined;
+    const parse = await loadBashParser();
+    let original: unknown;
+    try {
+      original = (JSON.parse(input.args || '{}') as Record<string, unknown>)[commandArg];
+    } catch {
+      original = undefined;
+    }
+    return (args) => {
+      const command = args[commandArg];
+      if (typeof command !== 'string' || command === original) return undefined;
+      const verdict = detect(parse, command, { cwd: input.cwd });
+      if (!verdict.dangerous) return undefined;
+      return `A plugin hook changed the command to one that needs approval (${verdict.findings.map((f) => f.rule).join(', ')}), so it was not run.`;
+    };
+  }
   const loopHandled = deps.loopHandled ?? new Set<string>();
 
   async function listTools(input: ListToolsInput): Promise<ToolCatalog> {
@@ -55,7 +80,7 @@ export function createToolActivities(deps: ToolActivityDeps) {
     const meta: Record<string, ToolMeta> = {};
     for (const d of definitions) {
       const t = registry.get(d.function.name)!;
-      meta[t.name] = { emoji: t.emoji, parallelSafe: t.parallelSafe, sideEffects: t.sideEffects, pathArg: t.pathArg, commandArg: t.commandArg, agentLoop: t.agentLoop || undefined, timeoutSeconds: t.timeoutSeconds };
+      meta[t.name] = { emoji: t.emoji, parallelSafe: t.parallelSafe, sideEffects: t.sideEffects, pathArg: t.pathArg, commandArg: t.commandArg, cwdArg: t.cwdArg, agentLoop: t.agentLoop || undefined, timeoutSeconds: t.timeoutSeconds };
     }
     return { definitions, meta };
   }
@@ -76,6 +101,7 @@ export function createToolActivities(deps: ToolActivityDeps) {
           signal,
           approved: input.approved,
           progress: (d) => (progress = d),
+          checkModified: await modifiedCommandCheck(input),
         });
         if (signal.aborted) throw new CancelledFailure(`tool call ${input.callId} cancelled`);
         const reason = outcome.status === 'approval_required' ? outcome.reason : undefined;

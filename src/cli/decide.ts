@@ -24,7 +24,9 @@ export async function sendDecision(client: Client, settings: TemporalSettings, w
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), UPDATE_WAIT_MS)));
   try {
-    const answer = await Promise.race([handle.executeUpdate('decideApproval', { args: [decision] }).then(() => 'applied' as const), timeout]);
+    const update = handle.executeUpdate('decideApproval', { args: [decision] }).then(() => 'applied' as const);
+    update.catch(() => undefined); // after a timeout nobody waits for it: a late rejection must not crash the CLI
+    const answer = await Promise.race([update, timeout]);
     // A late update and the signal cannot both apply: the second is rejected as already decided.
     if (answer === 'timeout') return await queued(`no worker answered within ${UPDATE_WAIT_MS / 1000} s`);
     return { status: 'applied', via: 'update' };

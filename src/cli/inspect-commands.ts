@@ -101,6 +101,7 @@ export function addInspectCommands(program: Command): void {
     .action(async (workflowId: string, words: string[]) => {
       const text = words.join(' ');
       if (text.trim() === '') throw new CliError('the message is empty', 2);
+      if (text.length > 20_000) throw new CliError(`the message has ${text.length} characters; at most 20000 are taken`, 2);
       await withTemporal((client) => client.workflow.getHandle(workflowId).signal('message', { text }));
       process.stdout.write(`message sent to ${workflowId}\n`);
     });
@@ -112,6 +113,7 @@ export function addInspectCommands(program: Command): void {
     .argument('<text...>')
     .action(async (workflowId: string, words: string[]) => {
       const text = words.join(' ');
+      if (text.length > 20_000) throw new CliError(`the answer has ${text.length} characters; at most 20000 are taken`, 2);
       await withTemporal(async (client) => {
         const handle = client.workflow.getHandle(workflowId);
         const state = await queryRunState(client, handle, 5_000);

@@ -82,12 +82,22 @@ export function createOpenAIProvider(settings: OpenAISettings): ModelProvider {
       }
       const choice = completion.choices[0];
       if (!choice) throw ApplicationFailure.retryable('The model returned no choices', 'Model.EmptyReply');
-      const calls = (choice.message.tool_calls ?? []).filter((c) => c.type === 'function');
+      // Servers differ: a call without `type`, without arguments or without an id is normalised, not dropped.
+      const calls = (choice.message.tool_calls ?? []).filter((c) => (c as { type?: string }).type === undefined || c.type === 'function') as {
+        id?: string;
+        function?: { name?: string; arguments?: string };
+      }[];
       const message: ChatMessage = {
         role: 'assistant',
         content: choice.message.content ?? null,
         ...(calls.length > 0
-          ? { tool_calls: calls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.function.name, arguments: c.function.arguments } })) }
+          ? {
+              tool_calls: calls.map((c, i) => ({
+                id: c.id || `call_${completion.id ?? 'x'}_${i + 1}`,
+                type: 'function' as const,
+                function: { name: String(c.function?.name ?? ''), arguments: typeof c.function?.arguments === 'string' ? c.function.arguments : '{}' },
+              })),
+            }
           : {}),
       };
       const u = completion.usage;

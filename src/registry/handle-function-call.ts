@@ -17,6 +17,8 @@ export interface CallOptions {
   progress?: ToolContext['progress'];
   /** The call was approved by a person already: a `require_approval` decision no longer stops it. */
   approved?: boolean;
+  /** Checks arguments a hook modified; a returned message blocks the call (a changed command was never judged). */
+  checkModified?: (args: Record<string, unknown>) => string | undefined;
 }
 
 export type CallOutcome =
@@ -61,6 +63,10 @@ async function callWithHooks(name: string, rawArgs: unknown, info: ToolCallInfo,
         result: JSON.stringify({ error: `Approval required: ${decision.reason}`, approval_required: true }),
       };
     }
+  }
+  if (args !== rawArgs && o.checkModified && typeof args === 'object' && args !== null) {
+    const problem = o.checkModified(args as Record<string, unknown>);
+    if (problem) return { status: 'blocked', message: problem, result: toolError(problem) };
   }
   const ctx: ToolContext = { taskId: info.taskId, cwd: o.cwd, userTask: info.userTask, allowOutsideCwd: o.allowOutsideCwd, signal: o.signal, progress: o.progress };
   let result = await o.registry.dispatch(name, args, ctx);

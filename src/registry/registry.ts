@@ -45,6 +45,7 @@ export class ToolRegistry {
       timeoutSeconds: opts.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
       pathArg: opts.pathArg,
       commandArg: opts.commandArg,
+      cwdArg: opts.cwdArg,
       agentLoop: opts.agentLoop ?? false,
       schemaPatch: opts.schemaPatch,
     };

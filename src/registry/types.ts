@@ -68,6 +68,8 @@ export interface RegisterOptions<S extends z.ZodObject = z.ZodObject> {
   pathArg?: string;
   /** Name of the argument holding a shell command: the agent loop checks it for approval before the call runs. */
   commandArg?: string;
+  /** Name of the argument giving that command's working directory (judged there, not in the run's cwd). */
+  cwdArg?: string;
   /** Handled by the agent loop (todo, memory, ...); dispatch refuses it with a clear error. */
   agentLoop?: boolean;
   schemaPatch?: SchemaPatch;
@@ -93,6 +95,7 @@ export interface ToolEntry {
   readonly timeoutSeconds: number;
   readonly pathArg?: string;
   readonly commandArg?: string;
+  readonly cwdArg?: string;
   readonly agentLoop: boolean;
   readonly schemaPatch?: SchemaPatch;
 }

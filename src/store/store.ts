@@ -5,14 +5,7 @@ import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { tetherHome } from '../config/home.js';
 
-export interface TranscriptEntry {
-  seq: number;
-  turn: number;
-  role: string;
-  /** Tool name for tool results and calls. */
-  tool?: string;
-  content: string;
-}
+import type { TranscriptEntry } from '../workflows/transcript.js';
 
 export interface SearchHit {
   workflowId: string;
@@ -32,7 +25,7 @@ const SCHEMA = `
 CREATE TABLE IF NOT EXISTS transcript (
   workflow_id TEXT NOT NULL, seq INTEGER NOT NULL, turn INTEGER NOT NULL, role TEXT NOT NULL, tool TEXT,
   content TEXT NOT NULL, at TEXT NOT NULL, PRIMARY KEY (workflow_id, seq));
-CREATE VIRTUAL TABLE IF NOT EXISTS transcript_fts USING fts5(content, workflow_id UNINDEXED, turn UNINDEXED, role UNINDEXED, tool UNINDEXED);
+CREATE VIRTUAL TABLE IF NOT EXISTS transcript_fts USING fts5(content, workflow_id UNINDEXED, seq UNINDEXED, turn UNINDEXED, role UNINDEXED, tool UNINDEXED);
 CREATE TABLE IF NOT EXISTS memory (id INTEGER PRIMARY KEY AUTOINCREMENT, content TEXT NOT NULL, created TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS applied_ops (op_id TEXT PRIMARY KEY, result TEXT NOT NULL);
 `;
@@ -54,20 +47,31 @@ export class Store {
     this.db.exec(SCHEMA);
   }
 
-  /** Adds transcript entries; an entry already stored (same run and sequence number) is skipped. */
+  /**
+   * Adds transcript entries. An entry already stored (same run and sequence number) with the same content is
+   * skipped; with other content (a retried model call answered differently) it is replaced. Returns how many changed.
+   */
   record(workflowId: string, entries: TranscriptEntry[]): number {
     const at = new Date().toISOString();
-    const insert = this.db.prepare('INSERT OR IGNORE INTO transcript (workflow_id, seq, turn, role, tool, content, at) VALUES (?, ?, ?, ?, ?, ?, ?)');
-    const index = this.db.prepare('INSERT INTO transcript_fts (content, workflow_id, turn, role, tool) VALUES (?, ?, ?, ?, ?)');
-    let added = 0;
+    const existing = this.db.prepare('SELECT content FROM transcript WHERE workflow_id = ? AND seq = ?');
+    const upsert = this.db.prepare(
+      'INSERT INTO transcript (workflow_id, seq, turn, role, tool, content, at) VALUES (?, ?, ?, ?, ?, ?, ?) ' +
+        'ON CONFLICT (workflow_id, seq) DO UPDATE SET turn = excluded.turn, role = excluded.role, tool = excluded.tool, content = excluded.content, at = excluded.at',
+    );
+    const unindex = this.db.prepare('DELETE FROM transcript_fts WHERE workflow_id = ? AND seq = ?');
+    const index = this.db.prepare('INSERT INTO transcript_fts (content, workflow_id, seq, turn, role, tool) VALUES (?, ?, ?, ?, ?, ?)');
+    let changed = 0;
     this.db.transaction(() => {
       for (const e of entries) {
-        if (insert.run(workflowId, e.seq, e.turn, e.role, e.tool ?? null, e.content, at).changes === 0) continue;
-        index.run(e.content, workflowId, e.turn, e.role, e.tool ?? null);
-        added += 1;
+        const before = existing.get(workflowId, e.seq) as { content: string } | undefined;
+        if (before?.content === e.content) continue;
+        upsert.run(workflowId, e.seq, e.turn, e.role, e.tool ?? null, e.content, at);
+        if (before) unindex.run(workflowId, e.seq);
+        index.run(e.content, workflowId, e.seq, e.turn, e.role, e.tool ?? null);
+        changed += 1;
       }
     })();
-    return added;
+    return changed;
   }
 
   /** Full-text search over transcripts, best matches first; all words must match, else any word. */

@@ -28,6 +28,7 @@ registry.register({
   sideEffects: 'changes-world',
   parallelSafe: false,
   commandArg: 'command',
+  cwdArg: 'workdir',
   isAsync: true,
   timeoutSeconds: MAX_TIMEOUT_SECONDS + 60,
   handler: async ({ command, timeout, workdir }, ctx) => {

@@ -1,5 +1,6 @@
 // The activities the agent workflow calls, as types only; implemented in src/activities. Workflow-safe (types only).
 import type { ApprovalFinding, CommandAssessment, PendingApproval, SmartVerdict } from './approval-types.js';
+import type { TranscriptEntry } from './transcript.js';
 import type { ChatMessage, ModelReply, ToolCatalog } from './types.js';
 import type { ToolDefinition } from '../registry/types.js';
 
@@ -49,7 +50,7 @@ export interface AgentActivities {
   /** The memory tool against the store; `opId` makes a retried call apply once. */
   memoryOp(input: { action: 'add' | 'replace' | 'remove' | 'read'; content?: string; old_text?: string; opId: string }): Promise<{ result: string }>;
   /** Adds entries to a run's transcript (a compaction summary). */
-  recordTranscript(input: { workflowId: string; entries: { seq: number; turn: number; role: string; content: string }[] }): Promise<void>;
+  recordTranscript(input: { workflowId: string; entries: TranscriptEntry[] }): Promise<void>;
   /** Full-text search over past runs' transcripts. */
   searchSessions(input: { query: string; limit: number; excludeWorkflowId?: string }): Promise<{ result: string }>;
 }

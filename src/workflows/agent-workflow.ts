@@ -21,6 +21,7 @@ import { keepWithinBudget } from './conversation-budget.js';
 import { LoopTools } from './loop-tools.js';
 import { initialMessages } from './prompt.js';
 import { runToolBatch } from './tool-batch.js';
+import { transcriptEntries, type TranscriptEntry } from './transcript.js';
 import type { AgentInput, AgentResult, AgentState, ChatMessage, TokenUsage } from './types.js';
 
 export const stateQuery = defineQuery<AgentState>('state');
@@ -114,8 +115,19 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
     // After continue-as-new the carried conversation is already in the transcript.
     let recorded = carry ? messages.length : 0;
     const catalog = await setup.listTools({ enabledToolsets: input.enabledToolsets, disabledToolsets: input.disabledToolsets });
+    // Messages not yet in the transcript (the last tool results) are recorded before they leave this run's view.
+    const recordPending = async (extra: TranscriptEntry[] = []): Promise<void> => {
+      const entries = [...transcriptEntries(messages, recorded, transcriptSeq, state.turn), ...extra.map((e, k) => ({ ...e, seq: transcriptSeq + (messages.length - recorded) + k }))];
+      if (entries.length === 0) return;
+      await store.recordTranscript({ workflowId, entries });
+      transcriptSeq += entries.length;
+      recorded = messages.length;
+    };
+    const startTurn = state.turn;
     for (;;) {
-      if (historyIsLong()) {
+      // At least one turn per run, so a carried state that is itself large cannot continue as new forever.
+      if (state.turn > startTurn && historyIsLong()) {
+        await recordPending();
         // Signals and updates being handled finish first, so nothing is lost across the transition.
         await condition(allHandlersFinished);
         const carried = { turn: state.turn, toolCallCount: state.toolCallCount, usage: state.usage, todo: state.todo, sessionRules: approvals.state.sessionRules, transcriptSeq, pendingMessages, continuedRuns: state.continuedRuns + 1, compactions: state.compactions };
@@ -130,9 +142,8 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
       if (plan) {
         const summary = await model.callModel({ model: input.compaction?.model ?? input.model, messages: summaryRequest(plan.middle), tools: [] });
         state.usage = addUsage(state.usage, summary.usage);
+        await recordPending([{ seq: 0, turn: state.turn, role: 'summary', content: summary.message.content ?? '' }]);
         messages = compacted(plan, summary.message.content ?? '(no summary)');
-        await store.recordTranscript({ workflowId, entries: [{ seq: transcriptSeq, turn: state.turn, role: 'summary', content: summary.message.content ?? '' }] });
-        transcriptSeq += 1;
         recorded = messages.length;
         state.compactions += 1;
       }

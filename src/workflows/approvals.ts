@@ -123,7 +123,8 @@ export class ApprovalBook {
       return { run: false, result: JSON.stringify({ error: `Refused: this command is never run, whatever the approval mode: ${what}`, hardline: true }) };
     }
     const rules = a.findings.map((f) => f.rule);
-    if (mode === 'off' || a.allowlistedBy !== undefined || rules.every((r) => this.state.sessionRules.includes(r))) return { run: true, approved: true };
+    // Allowed by policy, not by a decision about this call: a plugin hook may still ask for a person.
+    if (mode === 'off' || a.allowlistedBy !== undefined || rules.every((r) => this.state.sessionRules.includes(r))) return { run: true, approved: false };
 
     const base = { approvalId: `ap-${uuid4().slice(0, 8)}`, callId: req.callId, tool: req.tool, command: req.command };
     if (mode === 'smart') {

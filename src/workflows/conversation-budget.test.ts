@@ -35,10 +35,25 @@ describe('keepWithinBudget', () => {
     expect(m[1]!.content).toBe(big(5_000, 'u'));
   });
 
-  it('goes on to older assistant turns when tool results are not enough, and stops when nothing is left', () => {
+  it('goes on to older assistant turns, then the latest results, when that is not enough, and stops when nothing is left', () => {
     const m = conversation();
-    expect(keepWithinBudget(m, 70_000)).toBe(2);
+    expect(keepWithinBudget(m, 70_000)).toBe(3);
     expect(m[2]!.content!.length).toBeLessThan(2_200);
+    expect(m[5]!.content!.length).toBeLessThan(2_200);
     expect(keepWithinBudget(m, 10)).toBe(0);
+  });
+});
+
+describe('keepWithinBudget, the latest turn', () => {
+  it('shortens the latest tool results too when everything else is not enough', () => {
+    const results = Array.from({ length: 4 }, (_, i): ChatMessage => ({ role: 'tool', tool_call_id: `c${i}`, content: 'r'.repeat(50_000) }));
+    const messages: ChatMessage[] = [
+      { role: 'system', content: 'sys' },
+      { role: 'user', content: 'task' },
+      { role: 'assistant', content: null, tool_calls: results.map((r) => ({ id: r.tool_call_id!, type: 'function', function: { name: 't', arguments: '{}' } })) },
+      ...results,
+    ];
+    expect(keepWithinBudget(messages, 120_000)).toBeGreaterThan(0);
+    expect(messages.reduce((n, m) => n + (m.content?.length ?? 0), 0)).toBeLessThanOrEqual(120_000);
   });
 });

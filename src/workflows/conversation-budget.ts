@@ -28,8 +28,12 @@ export function keepWithinBudget(messages: ChatMessage[], budget = CONVERSATION_
     .filter(({ m, i }) => i >= protectedUntil && i < lastAssistant && (m.content?.length ?? 0) > SHORTENED_CHARS + 200);
   // Tool results first (usually the bulk), oldest first; then other messages.
   candidates.sort((a, b) => Number(b.m.role === 'tool') - Number(a.m.role === 'tool') || a.i - b.i);
+  // Last resort: the latest turn's tool results too (32 results of 64 000 characters would pass Temporal's limit).
+  const latest = messages
+    .map((m, i) => ({ m, i }))
+    .filter(({ m, i }) => i > lastAssistant && m.role === 'tool' && (m.content?.length ?? 0) > SHORTENED_CHARS + 200);
   let shortened = 0;
-  for (const { m } of candidates) {
+  for (const { m } of [...candidates, ...latest]) {
     if (total <= budget) break;
     const before = m.content!.length;
     m.content = shorten(m.content!);

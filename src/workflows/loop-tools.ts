@@ -1,6 +1,7 @@
 // The agent-loop tools, handled by the workflow instead of dispatch: todo (workflow state), memory and
 // session_search (through activities), delegate_task (child workflows), clarify (waits for an answer). Workflow-safe.
 import {
+  CancellationScope,
   condition,
   defineSignal,
   executeChild,
@@ -34,7 +35,7 @@ export class LoopTools {
   ) {
     setHandler(answerSignal, (a) => {
       const q = this.state.question;
-      if (!q || typeof a?.text !== 'string' || (a.questionId !== undefined && a.questionId !== q.id)) {
+      if (!q || typeof a?.text !== 'string' || a.text.length > 20_000 || (a.questionId !== undefined && a.questionId !== q.id)) {
         log.warn('answer ignored: no matching question is pending', { questionId: a?.questionId });
         return;
       }
@@ -48,7 +49,7 @@ export class LoopTools {
         return this.todo(args);
       case 'memory': {
         const p = parseLoopArgs(MemoryArgs, name, args);
-        return p.ok ? (await store.memoryOp({ ...p.value, opId: `${workflowInfo().workflowId}/${view.id}` })).result : error(p.error);
+        return p.ok ? (await store.memoryOp({ ...p.value, opId: `${workflowInfo().workflowId}/${view.index}` })).result : error(p.error);
       }
       case 'session_search': {
         const p = parseLoopArgs(SessionSearchArgs, name, args);
@@ -130,7 +131,13 @@ export class LoopTools {
           setStatus(r.status);
           results[i] = { goal: t.goal, workflow_id: workflowId, status: r.status, answer: r.answer, turns: r.turns };
         } catch (err) {
-          if (isCancellation(err)) throw err;
+          // The parent's own cancellation goes on up; a child cancelled on its own (tether cancel <child>) is a result.
+          if (isCancellation(err) && CancellationScope.current().consideredCancelled) throw err;
+          if (isCancellation(err)) {
+            setStatus('cancelled');
+            results[i] = { goal: t.goal, workflow_id: workflowId, status: 'cancelled', error: 'The sub-agent was cancelled.' };
+            continue;
+          }
           setStatus('failed');
           let cause = err as { message?: string; cause?: unknown };
           while (cause?.cause && typeof cause.cause === 'object') cause = cause.cause as typeof cause;

@@ -1,6 +1,7 @@
 // Runs one turn's tool calls as activities: ordered segments, bounded concurrency, results in the model's order. Workflow-safe.
 import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities, TimeoutFailure, type ActivityOptions } from '@temporalio/workflow';
 import type { AgentActivities } from './activity-contract.js';
+import { normalizePath } from '../approval/paths.js';
 import { argsDigest, type ApprovalMode } from './approval-types.js';
 import type { ApprovalBook, GateRequest } from './approvals.js';
 import type { LoopTools } from './loop-tools.js';
@@ -69,8 +70,30 @@ function commandOf(args: string, commandArg: string | undefined): string | undef
   }
 }
 
+/** The directory a command runs in: the run's cwd, or the tool's working-directory argument resolved against it. */
+function commandCwd(args: string, cwdArg: string | undefined, cwd: string): string {
+  if (!cwdArg) return cwd;
+  try {
+    const value = (JSON.parse(args || '{}') as Record<string, unknown>)[cwdArg];
+    if (typeof value !== 'string' || value === '') return cwd;
+    return normalizePath(value.startsWith('/') ? value : `${cwd}/${value}`);
+  } catch {
+    return cwd;
+  }
+}
+
+/** The gate, with its own failures (an approval activity giving up) turned into a result that says nothing ran. */
+async function gateOrExplain(ctx: BatchContext, req: GateRequest): Promise<Awaited<ReturnType<ApprovalBook['gate']>>> {
+  try {
+    return await ctx.approvals.gate(req);
+  } catch (err) {
+    if (isCancellation(err) || !(err instanceof ActivityFailure)) throw err;
+    const why = err.cause instanceof ApplicationFailure ? err.cause.message : (err.cause?.message ?? err.message);
+    return { run: false, result: JSON.stringify({ error: `The approval check failed (${why}), so the command was not run. Try again later.` }) };
+  }
+}
+
 async function runOne(call: PlannedCall, view: ToolCallView, ctx: BatchContext): Promise<string> {
-  if (call.meta?.agentLoop) return ctx.loop.run(call.name, call.args, view);
   // A call without metadata (unknown or filtered-out tool) still goes to the worker: dispatch gives the precise error.
   const acts = proxyActivities<AgentActivities>(activityOptions(call.meta, view, ctx.heartbeatTimeoutSeconds));
   const gateRequest = (command: string): GateRequest => ({
@@ -79,7 +102,7 @@ async function runOne(call: PlannedCall, view: ToolCallView, ctx: BatchContext):
     command,
     args: call.args,
     argsDigest: argsDigest(call.args),
-    cwd: ctx.cwd,
+    cwd: commandCwd(call.args, call.meta?.cwdArg, ctx.cwd),
     model: ctx.model,
     mode: ctx.approvalMode,
     timeoutSeconds: ctx.approvalTimeoutSeconds,
@@ -88,11 +111,13 @@ async function runOne(call: PlannedCall, view: ToolCallView, ctx: BatchContext):
     view.status = status;
   };
   try {
+    // Agent-loop tools (todo, memory, delegate_task, ...) run in the workflow; their activity failures become results too.
+    if (call.meta?.agentLoop) return await ctx.loop.run(call.name, call.args, view);
     let approved = false;
     const command = commandOf(call.args, call.meta?.commandArg);
     if (command !== undefined) {
       setStatus('awaiting_approval');
-      const gate = await ctx.approvals.gate(gateRequest(command));
+      const gate = await gateOrExplain(ctx, gateRequest(command));
       setStatus('running');
       if (!gate.run) return gate.result;
       approved = gate.approved;
@@ -103,7 +128,7 @@ async function runOne(call: PlannedCall, view: ToolCallView, ctx: BatchContext):
       // A plugin's pre_tool_call hook asked for a person: the same gate, with its reason as the finding.
       const reason = out.reason ?? 'a plugin hook asked for approval';
       setStatus('awaiting_approval');
-      const gate = await ctx.approvals.gate({ ...gateRequest(command ?? call.args), findings: [{ rule: `hook:${call.name}`, tier: 'dangerous', description: reason }] });
+      const gate = await gateOrExplain(ctx, { ...gateRequest(command ?? call.args), findings: [{ rule: `hook:${call.name}`, tier: 'dangerous', description: reason }] });
       setStatus('running');
       if (!gate.run) return gate.result;
       out = await acts.runTool({ ...input, approved: true });

@@ -91,6 +91,8 @@ export interface ToolMeta {
   agentLoop?: boolean;
   /** The argument holding a shell command that needs an approval check. */
   commandArg?: string;
+  /** The argument holding that command's working directory. */
+  cwdArg?: string;
   timeoutSeconds: number;
 }
 
