@@ -10,11 +10,11 @@ import { freePort, startDevServer } from '../src/temporal/dev-server.js';
 import type { AgentResult, AgentState } from '../src/workflows/types.js';
 import { until } from './support/cli.js';
 import { startScriptedModel, type ScriptedModel } from './support/scripted-model.js';
-import { startWorkerProcess, type WorkerProcess } from './support/worker-process.js';
+import { WorkerPool, workerEnv, type WorkerProcess } from './support/worker-process.js';
 
 let connection: Connection;
 let client: Client;
-const workers: WorkerProcess[] = [];
+const workers = new WorkerPool();
 const models: ScriptedModel[] = [];
 
 beforeAll(async () => {
@@ -22,7 +22,7 @@ beforeAll(async () => {
   client = new Client({ connection });
 });
 afterAll(async () => {
-  for (const w of workers) await w.kill();
+  await workers.killAll();
   for (const m of models) await m.close();
   await connection.close();
 });
@@ -37,22 +37,10 @@ async function setUp(address: string): Promise<{ cwd: string; marker: string; en
     { content: 'finished after the approval' },
   ]);
   models.push(model);
-  const taskQueue = `approval-crash-${randomUUID()}`;
-  const env = {
-    TEMPORAL_ADDRESS: address,
-    TETHER_TASK_QUEUE: taskQueue,
-    OPENAI_BASE_URL: model.url,
-    OPENAI_API_KEY: 'test-key',
-    TETHER_HOME: mkdtempSync(join(tmpdir(), 'tether-approval-crash-home-')),
-  };
-  return { cwd, marker, env, taskQueue };
+  return { cwd, marker, ...workerEnv(address, model.url, 'approval-crash') };
 }
 
-async function worker(env: Record<string, string>): Promise<WorkerProcess> {
-  const w = await startWorkerProcess(env);
-  workers.push(w);
-  return w;
-}
+const worker = (env: Record<string, string>): Promise<WorkerProcess> => workers.start(env);
 
 async function pending(handle: WorkflowHandle): Promise<AgentState['pendingApprovals'][number]> {
   let s: AgentState | undefined;
@@ -116,7 +104,7 @@ it('the Temporal server restarts (same SQLite file) while an approval waits, and
     expect(lines(marker)).toEqual(['ran']);
     await conn.close();
   } finally {
-    for (const w of workers) await w.kill();
+    await workers.killAll();
     await server.stop();
   }
 }, 180_000);

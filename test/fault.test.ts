@@ -8,18 +8,18 @@ import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import type { AgentResult } from '../src/workflows/types.js';
 import { startScriptedModel } from './support/scripted-model.js';
-import { startWorkerProcess, type WorkerProcess } from './support/worker-process.js';
+import { WorkerPool, workerEnv } from './support/worker-process.js';
 
 let connection: Connection;
 let client: Client;
-const workers: WorkerProcess[] = [];
+const workers = new WorkerPool();
 
 beforeAll(async () => {
   connection = await Connection.connect({ address: inject('temporalAddress') });
   client = new Client({ connection });
 });
 afterAll(async () => {
-  for (const w of workers) await w.kill();
+  await workers.killAll();
   await connection.close();
 });
 
@@ -31,20 +31,8 @@ it('survives 20 SIGKILLs of its worker without running any command twice', async
     ...Array.from({ length: commands }, (_, i) => ({ toolCalls: [{ name: 'terminal', arguments: { command: `sleep 0.$((RANDOM % 4)); echo line-${i + 1} >> ${file}; sleep 0.2` } }] })),
     { content: 'all lines written' },
   ]);
-  const taskQueue = `fault-${randomUUID()}`;
-  const env = {
-    TEMPORAL_ADDRESS: inject('temporalAddress'),
-    TETHER_TASK_QUEUE: taskQueue,
-    OPENAI_BASE_URL: model.url,
-    OPENAI_API_KEY: 'test-key',
-    TETHER_HOME: mkdtempSync(join(tmpdir(), 'tether-fault-home-')),
-  };
-  const start = async (): Promise<WorkerProcess> => {
-    const w = await startWorkerProcess(env);
-    workers.push(w);
-    return w;
-  };
-  let worker = await start();
+  const { env, taskQueue } = workerEnv(inject('temporalAddress'), model.url, 'fault');
+  let worker = await workers.start(env);
   const handle = await client.workflow.start('agentWorkflow', {
     taskQueue,
     workflowId: `fault-${randomUUID()}`,
@@ -55,7 +43,7 @@ it('survives 20 SIGKILLs of its worker without running any command twice', async
     await new Promise((r) => setTimeout(r, randomInt(200, 1_500)));
     kills.push(existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean).length : 0);
     await worker.kill('SIGKILL');
-    worker = await start();
+    worker = await workers.start(env);
   }
   const result = (await handle.result()) as AgentResult;
   expect(result.status).toBe('completed');

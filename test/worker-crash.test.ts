@@ -9,18 +9,18 @@ import { inject } from 'vitest';
 import type { AgentResult } from '../src/workflows/types.js';
 import { until } from './support/cli.js';
 import { startScriptedModel, type ScriptedModel } from './support/scripted-model.js';
-import { startWorkerProcess, type WorkerProcess } from './support/worker-process.js';
+import { WorkerPool, workerEnv } from './support/worker-process.js';
 
 let connection: Connection;
 let client: Client;
-const workers: WorkerProcess[] = [];
+const workers = new WorkerPool();
 
 beforeAll(async () => {
   connection = await Connection.connect({ address: inject('temporalAddress') });
   client = new Client({ connection });
 });
 afterAll(async () => {
-  for (const w of workers) await w.kill();
+  await workers.killAll();
   await connection.close();
 });
 
@@ -33,16 +33,8 @@ it('survives SIGKILL of the worker during a model call and during a terminal com
     { delayMs: 2_000, toolCalls: [{ name: 'terminal', arguments: { command: `echo started >> ${log}; sleep 6; echo finished >> ${log}` } }] },
     { content: 'recovered after two crashes' },
   ]);
-  const taskQueue = `crash-${randomUUID()}`;
-  const env = {
-    TEMPORAL_ADDRESS: inject('temporalAddress'),
-    TETHER_TASK_QUEUE: taskQueue,
-    OPENAI_BASE_URL: model.url,
-    OPENAI_API_KEY: 'test-key',
-    TETHER_HOME: mkdtempSync(join(tmpdir(), 'tether-crash-home-')),
-  };
-  const first = await startWorkerProcess(env);
-  workers.push(first);
+  const { env, taskQueue } = workerEnv(inject('temporalAddress'), model.url, 'crash');
+  const first = await workers.start(env);
   const handle = await client.workflow.start('agentWorkflow', {
     taskQueue,
     workflowId: `crash-${randomUUID()}`,
@@ -51,13 +43,11 @@ it('survives SIGKILL of the worker during a model call and during a terminal com
 
   await until('the first model request', () => model.requests.length >= 1);
   await first.kill('SIGKILL');
-  const second = await startWorkerProcess(env);
-  workers.push(second);
+  const second = await workers.start(env);
 
   await until('the command to start', () => existsSync(log));
   await second.kill('SIGKILL');
-  const third = await startWorkerProcess(env);
-  workers.push(third);
+  const third = await workers.start(env);
 
   const result = (await handle.result()) as AgentResult;
   expect(result).toMatchObject({ status: 'completed', answer: 'recovered after two crashes', turns: 2, toolCalls: 1 });

@@ -1,5 +1,9 @@
 // Runs `tether worker` (the compiled CLI) as a separate process, so a test can SIGKILL it like a crash.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { cliPath } from './cli.js';
 
 export interface WorkerProcess {
@@ -29,4 +33,34 @@ export async function startWorkerProcess(env: Record<string, string>): Promise<W
       await exited;
     },
   };
+}
+
+/** The environment of `tether worker` processes for one test: a task queue of its own, the scripted model, a fresh TETHER_HOME. */
+export function workerEnv(address: string, modelUrl: string, name: string): { env: Record<string, string>; taskQueue: string } {
+  const taskQueue = `${name}-${randomUUID()}`;
+  return {
+    taskQueue,
+    env: {
+      TEMPORAL_ADDRESS: address,
+      TETHER_TASK_QUEUE: taskQueue,
+      OPENAI_BASE_URL: modelUrl,
+      OPENAI_API_KEY: 'test-key',
+      TETHER_HOME: mkdtempSync(join(tmpdir(), `tether-${name}-home-`)),
+    },
+  };
+}
+
+/** Starts workers and remembers them, so a test file can kill whatever is left in afterAll. */
+export class WorkerPool {
+  private readonly all: WorkerProcess[] = [];
+
+  async start(env: Record<string, string>): Promise<WorkerProcess> {
+    const w = await startWorkerProcess(env);
+    this.all.push(w);
+    return w;
+  }
+
+  async killAll(): Promise<void> {
+    for (const w of this.all) await w.kill();
+  }
 }
