@@ -1,0 +1,89 @@
+// The narrow interface every terminal backend implements, and the error it raises when the backend fails. Worker-only (types and one error class).
+
+/** A pseudo-terminal's size. */
+export interface PtySize {
+  cols: number;
+  rows: number;
+}
+
+export interface SpawnOptions {
+  /** Allocate a pseudo-terminal of this size; stdout and stderr then arrive as one terminal stream. */
+  pty?: PtySize;
+}
+
+/** One process started by a transport: a POSIX `sh -c SCRIPT` on the far side. */
+export interface TransportProcess {
+  /** Output as it arrives: stdout and stderr interleaved (with a PTY, the terminal's output). */
+  onData(listener: (chunk: Buffer) => void): void;
+  /** Writes to standard input. Only on transports with `streamsStdin`. */
+  write(data: string | Buffer): void;
+  /** Ends standard input. */
+  end(): void;
+  /** Resizes the PTY, when there is one. */
+  resize?(size: PtySize): void;
+  /**
+   * Resolves with the exit code (128 + n for signal n) once the process ended and its output was delivered,
+   * or null when the channel was lost without an exit status. Rejects with an EnvironmentError when the
+   * backend failed (daemon down, connection lost, sandbox gone).
+   */
+  readonly exited: Promise<number | null>;
+  /** Drops the channel. The far side may go on: the layer above kills it by its process group. */
+  destroy(): void;
+}
+
+export interface TransportCapabilities {
+  /** Standard input can be written while the process runs (otherwise it is given whole at start). */
+  streamsStdin: boolean;
+  /** `spawn` can allocate a PTY. */
+  pty: boolean;
+}
+
+/**
+ * Where commands run. A transport only starts `sh -c SCRIPT`; working directories, `cd`/`export` persistence,
+ * timeouts, process groups and background processes are built on top of it by ShellEnvironment, the same way
+ * on every backend.
+ */
+export interface Transport {
+  /** Backend name, as in config (`local`, `docker`, `ssh`, ...). */
+  readonly backend: string;
+  readonly capabilities: TransportCapabilities;
+  /** The directory commands start in (inside the environment), known once start() resolved. */
+  readonly workdir: string;
+  /** Prepares the environment (creates the container, connects, ...). Called once before the first spawn. */
+  start(): Promise<void>;
+  /**
+   * Starts `sh -c script`. `stdin`, when given, is written and then closed (on every transport, streaming or
+   * not); without it, standard input stays open on streaming transports until `end()`.
+   */
+  spawn(script: string, opts?: SpawnOptions & { stdin?: string }): TransportProcess;
+  /** False when the environment is gone (container removed, sandbox stopped) and must be recreated. */
+  alive(): Promise<boolean>;
+  /** Removes what start() made. Safe to call twice and after a failure. */
+  close(): Promise<void>;
+}
+
+export type EnvironmentErrorCode =
+  /** The backend could not be reached (daemon down, host unreachable, API down). Retryable. */
+  | 'Environment.Unreachable'
+  /** The environment existed and is gone (container killed, sandbox stopped). Recreated on the next command. */
+  | 'Environment.Gone'
+  /** The backend's configuration is wrong (missing credentials, bad image). Not retryable. */
+  | 'Environment.Config'
+  /** The backend cannot do what was asked (a PTY where it has none). Not retryable; the model is told. */
+  | 'Environment.Unsupported';
+
+/** A backend failure, naming the backend and what failed. */
+export class EnvironmentError extends Error {
+  override readonly name = 'EnvironmentError';
+  constructor(
+    readonly code: EnvironmentErrorCode,
+    readonly backend: string,
+    message: string,
+  ) {
+    super(`${backend} backend: ${message}`);
+  }
+
+  get retryable(): boolean {
+    return this.code === 'Environment.Unreachable' || this.code === 'Environment.Gone';
+  }
+}
