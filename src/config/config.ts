@@ -58,7 +58,31 @@ const ApprovalsSchema = z
 
 export type ApprovalsConfig = z.infer<typeof ApprovalsSchema>;
 
+/**
+ * Where and how `terminal` runs commands. Each backend's own section (`terminal.docker`, `terminal.ssh`, ...) is
+ * checked by that backend's schema when the worker starts (see src/environments/backends.ts).
+ */
+const TerminalSchema = z
+  .looseObject({
+    /** local, docker, ssh, singularity, modal, daytona, vercel_sandbox, or a plugin's backend. */
+    backend: z.string().regex(/^[a-z][a-z0-9_-]*$/, 'a backend name such as local, docker or ssh').default('local'),
+    /** An environment unused for this long is closed (and made anew by the next command). */
+    lifetime_seconds: z.number().positive().default(300),
+    /** Seconds a command may run when the call gives no timeout. */
+    default_timeout: z.number().int().positive().default(180),
+    /** The most a foreground command may ask for. */
+    max_timeout: z.number().int().positive().default(600),
+    /** Characters of output the model sees (40% head, 60% tail of longer output). */
+    output_chars: z.number().int().min(1000).default(50_000),
+    /** Variables every command gets. */
+    env: z.record(z.string(), z.string()).default({}),
+  })
+  .prefault({});
+
+export type TerminalConfig = z.infer<typeof TerminalSchema>;
+
 const ConfigSchema = z.looseObject({
+  terminal: TerminalSchema,
   files: z
     .strictObject({
       /** Let file tools read and write outside the task's working directory. */

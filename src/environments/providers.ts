@@ -1,7 +1,8 @@
-// Terminal environment providers added by plugins, by backend name. The terminal backends issue consumes them. Worker-only.
+// Terminal backends added by plugins, by backend name: a factory that returns a Transport. Worker-only.
+import type { Transport } from './types.js';
 
-/** What a plugin gives for a backend: a factory that the environment layer calls with the task's settings. */
-export type EnvironmentFactory = (options: { taskId: string; cwd: string; settings: Record<string, unknown> }) => unknown;
+/** What a plugin gives for a backend: called with the task and its `terminal.<name>` settings, returns a Transport. */
+export type EnvironmentFactory = (options: { taskId: string; cwd: string; settings: Record<string, unknown> }) => Transport;
 
 const providers = new Map<string, { factory: EnvironmentFactory; source: string }>();
 

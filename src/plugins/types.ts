@@ -13,6 +13,7 @@ export interface PluginContext {
   readonly log: Logger;
   registerTool(opts: RegisterOptions): ToolEntry;
   registerToolset(name: string, def: Omit<ToolsetDef, 'kind'>): void;
+  /** A terminal backend: `terminal.backend: <name>` selects it; the factory returns a Transport (src/environments/types.ts). */
   registerEnvironment(name: string, factory: EnvironmentFactory): void;
   /** pre_tool_call (block, change arguments, require approval), post_tool_call (observe), transform_tool_result. */
   on<K extends HookName>(hook: K, fn: HookSet[K][number]['fn']): void;

@@ -47,6 +47,7 @@ export class ToolRegistry {
       commandArg: opts.commandArg,
       cwdArg: opts.cwdArg,
       agentLoop: opts.agentLoop ?? false,
+      environment: opts.environment ?? false,
       schemaPatch: opts.schemaPatch,
     };
     const previous = this.tools.get(name);

@@ -19,6 +19,8 @@ export interface ToolContext {
   allowOutsideCwd?: boolean;
   /** Aborted when the call is cancelled (run cancelled, timeout). */
   signal?: AbortSignal;
+  /** The task had a terminal environment before this call (on this or another worker); a missing one was lost. */
+  environmentExpected?: boolean;
   /** Reports progress (such as the output so far); it survives a crash of the worker in the activity's heartbeat. */
   progress?: (details: { output_tail?: string }) => void;
 }
@@ -72,6 +74,8 @@ export interface RegisterOptions<S extends z.ZodObject = z.ZodObject> {
   cwdArg?: string;
   /** Handled by the agent loop (todo, memory, ...); dispatch refuses it with a clear error. */
   agentLoop?: boolean;
+  /** Runs in the task's terminal environment: the agent loop sends all such calls of a task to the worker holding it. */
+  environment?: boolean;
   schemaPatch?: SchemaPatch;
 }
 
@@ -97,6 +101,7 @@ export interface ToolEntry {
   readonly commandArg?: string;
   readonly cwdArg?: string;
   readonly agentLoop: boolean;
+  readonly environment: boolean;
   readonly schemaPatch?: SchemaPatch;
 }
 

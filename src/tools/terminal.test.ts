@@ -38,7 +38,7 @@ describe('terminal (local)', () => {
   it('kills the whole process tree on timeout', async () => {
     const r = await run({ command: 'sleep 30 & echo $!; wait', timeout: 1 });
     expect(r.error).toMatch(/timed out after 1s/);
-    const child = Number(r.output.trim());
+    const child = Number(r.output.trim().split("\n")[0]);
     expect(child).toBeGreaterThan(0);
     await new Promise((res) => setTimeout(res, 300));
     expect(alive(child)).toBe(false);

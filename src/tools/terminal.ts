@@ -1,49 +1,68 @@
-// The `terminal` tool: runs a shell command (local backend) and returns exit code and capped output. Worker-only.
+// The `terminal` tool: a shell command in the task's environment (local, Docker, SSH, ...), in the foreground with
+// a timeout, in the background as a process, or on a PTY. Worker-only.
 import { z } from 'zod';
-import { runLocal } from '../environments/local-exec.js';
-import { cleanOutput } from '../environments/output-buffer.js';
+import { environmentManager } from '../environments/current.js';
 import { registry } from '../registry/index.js';
-import { cutMiddle } from '../registry/truncate.js';
 import { resolveTaskPath } from './task-paths.js';
+import { inTaskEnvironment, modelOutput } from './task-environment.js';
 
-/** Output kept for the model; the middle of longer output is cut. */
-export const TERMINAL_OUTPUT_CHARS = 50_000;
+/** The schema's upper bound; terminal.max_timeout (default 600) is the one in force. */
 const MAX_TIMEOUT_SECONDS = 3_600;
-
 /** Output kept in heartbeats, so an interrupted command's last output reaches the model. */
 const PROGRESS_TAIL_CHARS = 2_000;
+export const PTY_SIZE = { cols: 120, rows: 40 };
 
 registry.register({
   name: 'terminal',
   toolset: 'terminal',
   emoji: '💻',
   description:
-    'Run a shell command (bash) in the task\'s working directory and return its exit code and combined stdout/stderr. ' +
-    'A non-zero exit code is reported, not raised. Long output is cut in the middle.',
+    "Run a shell command (bash where available) in the task's environment and return its exit code and combined stdout/stderr. " +
+    '`cd` and `export` carry over to the next command of the task. A non-zero exit code is reported, not raised. ' +
+    'A command that runs past its timeout is killed (exit code 124, with the output so far). Long output keeps its start and end. ' +
+    'Use background: true for servers and long jobs (returns a process id for the `process` tool), and pty: true for programs that need a terminal.',
   schema: z.object({
     command: z.string().min(1).describe('The shell command to run'),
-    timeout: z.number().int().positive().max(MAX_TIMEOUT_SECONDS).optional().describe('Seconds before the command is killed (default 180)'),
-    workdir: z.string().optional().describe('Directory to run in, relative to the task\'s working directory'),
+    timeout: z.number().int().positive().max(MAX_TIMEOUT_SECONDS).optional().describe('Seconds before a foreground command is killed (default 180, at most 600)'),
+    workdir: z.string().optional().describe("Directory to run in, relative to the task's working directory; a `cd` inside it is not carried over"),
+    background: z.boolean().optional().describe('Start it in the background and return a process id at once'),
+    pty: z.boolean().optional().describe('Run it on a pseudo-terminal (interactive programs, colour output)'),
+    stdin: z.string().optional().describe('Text given to the command on standard input (foreground only)'),
   }),
   sideEffects: 'changes-world',
   parallelSafe: false,
+  environment: true,
   commandArg: 'command',
   cwdArg: 'workdir',
   isAsync: true,
   timeoutSeconds: MAX_TIMEOUT_SECONDS + 60,
-  handler: async ({ command, timeout, workdir }, ctx) => {
-    const cwd = workdir ? resolveTaskPath(ctx, workdir) : ctx.cwd;
-    const seconds = timeout ?? 180;
-    let tail = '';
-    const onOutput = (chunk: Buffer): void => {
-      tail = (tail + chunk.toString('utf8')).slice(-PROGRESS_TAIL_CHARS);
-      ctx.progress?.({ output_tail: tail });
-    };
-    const r = await runLocal({ command, cwd, timeoutMs: seconds * 1000, signal: ctx.signal, onOutput });
-    const output = cutMiddle(cleanOutput(r.output), TERMINAL_OUTPUT_CHARS).text;
-    const result: Record<string, unknown> = { exit_code: r.exitCode, output };
-    if (r.timedOut) result.error = `Command timed out after ${seconds}s and was killed`;
-    if (r.cancelled) result.error = 'Command was cancelled and killed';
-    return JSON.stringify(result);
+  handler: async ({ command, timeout, workdir, background, pty, stdin }, ctx) => {
+    const terminal = environmentManager().terminal;
+    const seconds = timeout ?? terminal.default_timeout;
+    if (!background && seconds > terminal.max_timeout) {
+      return JSON.stringify({ error: `timeout ${seconds}s is over the foreground limit of ${terminal.max_timeout}s (terminal.max_timeout); start long commands with background: true` });
+    }
+    if (background && stdin !== undefined) {
+      return JSON.stringify({ error: 'stdin is for foreground commands; write to a background process with the process tool (action write or submit)' });
+    }
+    return inTaskEnvironment(ctx, async ({ env }) => {
+      // Locally the task's directory is a real path here and is checked; elsewhere the environment resolves it.
+      const cwd = workdir === undefined ? undefined : env.backend === 'local' ? resolveTaskPath(ctx, workdir) : workdir;
+      const size = pty ? PTY_SIZE : undefined;
+      if (background) {
+        const p = await env.processes.start(command, { cwd, pty: size });
+        return { process_id: p.id, status: p.status, pty: p.pty, note: 'Running in the background: use the process tool (poll, log, wait, write, submit, close, kill) with this process_id.' };
+      }
+      let tail = '';
+      const onOutput = (chunk: Buffer): void => {
+        tail = (tail + chunk.toString('utf8')).slice(-PROGRESS_TAIL_CHARS);
+        ctx.progress?.({ output_tail: tail });
+      };
+      const r = await env.run({ command, cwd, stdin, timeoutSeconds: seconds, pty: size, signal: ctx.signal, onOutput });
+      const result: Record<string, unknown> = { exit_code: r.exitCode, output: modelOutput(r.output) };
+      if (r.timedOut) result.error = `Command timed out after ${seconds}s and was killed`;
+      if (r.cancelled) result.error = 'Command was cancelled and killed';
+      return result;
+    });
   },
 });

@@ -93,6 +93,8 @@ export interface ToolMeta {
   commandArg?: string;
   /** The argument holding that command's working directory. */
   cwdArg?: string;
+  /** Runs in the task's terminal environment, on the worker that holds it. */
+  environment?: boolean;
   timeoutSeconds: number;
 }
 

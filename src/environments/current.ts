@@ -1,0 +1,36 @@
+// The process's environment manager: set up by the worker from its configuration; defaults (local backend) otherwise. Worker-only.
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { parseConfig, type TerminalConfig } from '../config/config.js';
+import { lazyLogger, type Logger } from '../logging/logger.js';
+import { resolveBackend } from './backends.js';
+import { EnvironmentManager } from './manager.js';
+
+let current: EnvironmentManager | undefined;
+
+/** This process's id among workers: host, pid and a random part (a pid can be reused after a restart). */
+export const WORKER_ID = `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
+
+/**
+ * Replaces the manager (closing the old one's environments). The selected backend's settings are checked now,
+ * so a wrong setting stops the worker at start with a message that names it.
+ */
+export async function configureEnvironments(terminal: TerminalConfig, log: Logger = lazyLogger): Promise<EnvironmentManager> {
+  resolveBackend(terminal);
+  const old = current;
+  current = new EnvironmentManager({ terminal, workerId: WORKER_ID, log });
+  await old?.closeAll();
+  return current;
+}
+
+export function environmentManager(): EnvironmentManager {
+  current ??= new EnvironmentManager({ terminal: parseConfig({}).terminal, workerId: WORKER_ID, log: lazyLogger });
+  return current;
+}
+
+/** Closes every environment of this process (worker shut-down). */
+export async function closeEnvironments(): Promise<void> {
+  const m = current;
+  current = undefined;
+  await m?.closeAll();
+}

@@ -1,0 +1,168 @@
+// One task's terminal environment on any transport: commands with carried cd/export state, timeouts that kill the
+// whole process group, cancellation, and the task's background processes. Worker-only.
+import { randomBytes } from 'node:crypto';
+import { HeadTailBuffer } from './output-buffer.js';
+import { ProcessTable } from './processes.js';
+import { commandScript, killScript } from './shell-scripts.js';
+import { EnvironmentError, type PtySize, type Transport } from './types.js';
+
+export interface RunRequest {
+  command: string;
+  /** A one-off working directory (absolute, or relative to the current one); `cd` inside it is not carried over. */
+  cwd?: string;
+  env?: Record<string, string>;
+  stdin?: string;
+  timeoutSeconds: number;
+  pty?: PtySize;
+  signal?: AbortSignal;
+  onOutput?: (chunk: Buffer) => void;
+}
+
+/** A non-zero exit code is a result, not an error. */
+export interface RunResult {
+  /** 124 after a timeout, 130 after a cancellation; null when the channel was lost without a status. */
+  exitCode: number | null;
+  /** stdout and stderr interleaved as they arrived (raw: not yet cleaned, redacted or capped). */
+  output: string;
+  timedOut: boolean;
+  cancelled: boolean;
+  durationMs: number;
+}
+
+/** How long past its own timeout a command may go before the worker gives up on the far side's watchdog. */
+const BACKSTOP_MS = 15_000;
+
+export interface ShellEnvironmentOptions {
+  /** Variables every command gets (config `terminal.env`, the backend's `env`). */
+  env?: Record<string, string>;
+  /** A local process whose death kills running commands (the worker itself, for the local backend). */
+  guardPid?: number;
+}
+
+export class ShellEnvironment {
+  /** Where the carried state, pid files and background logs live inside the environment. */
+  readonly stateDir = `/tmp/.tether-${randomBytes(6).toString('hex')}`;
+  readonly processes: ProcessTable;
+  private seq = 0;
+  private started = false;
+
+  constructor(
+    readonly transport: Transport,
+    private readonly opts: ShellEnvironmentOptions = {},
+  ) {
+    this.processes = new ProcessTable(this);
+  }
+
+  get backend(): string {
+    return this.transport.backend;
+  }
+
+  async start(): Promise<void> {
+    if (this.started) return;
+    await this.transport.start();
+    this.started = true;
+  }
+
+  get workdir(): string {
+    return this.transport.workdir;
+  }
+
+  nextId(prefix: string): string {
+    this.seq += 1;
+    return `${prefix}${this.seq}`;
+  }
+
+  /** The full script for a command, shared with background processes. */
+  scriptFor(id: string, req: Omit<RunRequest, 'signal' | 'onOutput' | 'stdin'> & { saveState: boolean; exitFile?: string }): string {
+    return commandScript({
+      stateDir: this.stateDir,
+      id,
+      command: req.command,
+      defaultCwd: this.workdir,
+      cwd: req.cwd,
+      env: { ...this.opts.env, ...req.env },
+      timeoutSeconds: req.timeoutSeconds,
+      pty: req.pty !== undefined,
+      saveState: req.saveState,
+      guardPid: this.opts.guardPid,
+      exitFile: req.exitFile,
+    });
+  }
+
+  async run(req: RunRequest): Promise<RunResult> {
+    if (req.pty && !this.transport.capabilities.pty) {
+      throw new EnvironmentError('Environment.Unsupported', this.backend, 'this backend has no PTY support; run the command without pty');
+    }
+    const started = Date.now();
+    const id = this.nextId('c');
+    const out = new HeadTailBuffer();
+    const proc = this.transport.spawn(this.scriptFor(id, { ...req, saveState: true }), { pty: req.pty, stdin: req.stdin ?? '' });
+    proc.onData((chunk) => {
+      out.push(chunk);
+      req.onOutput?.(chunk);
+    });
+    let cancelled = false;
+    let backstopHit = false;
+    const onAbort = (): void => {
+      cancelled = true;
+      void this.kill(id);
+    };
+    req.signal?.addEventListener('abort', onAbort, { once: true });
+    if (req.signal?.aborted) onAbort();
+    // The watchdog inside the environment enforces the timeout; this only covers a far side that stopped answering.
+    const backstop = req.timeoutSeconds > 0
+      ? setTimeout(() => {
+          backstopHit = true;
+          void this.kill(id).finally(() => setTimeout(() => proc.destroy(), 3_000).unref());
+        }, req.timeoutSeconds * 1000 + BACKSTOP_MS)
+      : undefined;
+    try {
+      let exitCode = await proc.exited;
+      const elapsed = Date.now() - started;
+      // With a PTY the wrapper may itself be killed by the group kill; the clock then tells a timeout apart.
+      const timedOut = exitCode === 124 || backstopHit || (req.pty !== undefined && !cancelled && exitCode !== null && exitCode > 128 && elapsed >= req.timeoutSeconds * 1000);
+      if (timedOut) exitCode = 124;
+      if (cancelled && !timedOut) exitCode = 130;
+      return { exitCode, output: out.text(), timedOut, cancelled: cancelled && !timedOut, durationMs: Date.now() - started };
+    } finally {
+      if (backstop) clearTimeout(backstop);
+      req.signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /** Runs a short helper script to completion and returns its exit code and output. */
+  async exec(script: string, stdin = ''): Promise<{ exitCode: number | null; output: Buffer }> {
+    const chunks: Buffer[] = [];
+    const proc = this.transport.spawn(script, { stdin });
+    proc.onData((c) => chunks.push(c));
+    const exitCode = await proc.exited;
+    return { exitCode, output: Buffer.concat(chunks) };
+  }
+
+  /** Kills a running command (or background process) by its id: its whole process group. */
+  async kill(id: string): Promise<'killed' | 'gone'> {
+    try {
+      const r = await this.exec(killScript(this.stateDir, id));
+      return r.output.toString().includes('killed') ? 'killed' : 'gone';
+    } catch {
+      return 'gone';
+    }
+  }
+
+  alive(): Promise<boolean> {
+    return this.transport.alive();
+  }
+
+  /** Ends the background processes, removes the state directory, then what the transport made. */
+  async close(): Promise<void> {
+    try {
+      if (this.started && (await this.transport.alive().catch(() => false))) {
+        await this.processes.killAll();
+        await this.exec(`rm -rf '${this.stateDir}'`).catch(() => undefined);
+      }
+    } finally {
+      this.processes.detachAll();
+      await this.transport.close();
+    }
+  }
+}

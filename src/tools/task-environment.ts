@@ -1,0 +1,36 @@
+// Helper for tools that run in the task's terminal environment (registers nothing): acquires it, maps backend
+// failures to the right channel, and formats output for the model. Worker-only.
+import { environmentManager } from '../environments/current.js';
+import { formatOutput } from '../environments/format-output.js';
+import type { Acquired } from '../environments/manager.js';
+import { secretValues } from '../environments/redact.js';
+import { EnvironmentError } from '../environments/types.js';
+import { TetherError } from '../registry/errors.js';
+import type { ToolContext } from '../registry/types.js';
+
+/**
+ * Runs `fn` in the task's environment and adds `environment_recreated` to its JSON result when the environment
+ * was made anew. A backend that cannot be reached, or an environment that vanished, is a retryable
+ * infrastructure failure naming the backend; an unsupported request or a bad setting is an error the model sees.
+ */
+export async function inTaskEnvironment(ctx: ToolContext, fn: (a: Acquired) => Promise<Record<string, unknown>>): Promise<string> {
+  const manager = environmentManager();
+  try {
+    return await manager.use(ctx.taskId, { hostCwd: ctx.cwd, expected: ctx.environmentExpected }, async (a) => {
+      const result = await fn(a);
+      return JSON.stringify(a.recreated ? { ...result, environment_recreated: a.recreated } : result);
+    });
+  } catch (err) {
+    if (err instanceof EnvironmentError) {
+      if (err.retryable) throw new TetherError('Environment.Unreachable', err.message, true);
+      return JSON.stringify({ error: err.message });
+    }
+    throw err;
+  }
+}
+
+/** Output as the model reads it: cleaned, secrets of the worker's and the task's variables hidden, capped. */
+export function modelOutput(raw: string | Buffer, maxChars = environmentManager().terminal.output_chars): string {
+  const text = typeof raw === 'string' ? raw : raw.toString('utf8');
+  return formatOutput(text, { maxChars, secrets: secretValues(process.env, environmentManager().terminal.env) });
+}
