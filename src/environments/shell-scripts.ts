@@ -28,6 +28,8 @@ export function exportLines(env: Record<string, string> | undefined): string {
 const INNER = [
   '__td=$1; __tw=$2; __tc=$3; __to=$4; __ts=$5; shift 5',
   '[ -r "$__td/env" ] && . "$__td/env" >/dev/null 2>&1',
+  // A one-off directory is relative to the task's working directory, not to wherever the last `cd` went.
+  'case $__to in ""|/*) ;; *) __to=$__tw/$__to ;; esac',
   'if [ -n "$__to" ]; then cd -- "$__to" || exit 126',
   'elif [ -r "$__td/cwd" ] && cd -- "$(cat "$__td/cwd")" 2>/dev/null; then :',
   'else cd -- "$__tw" 2>/dev/null || cd /; fi',

@@ -1,0 +1,185 @@
+// The conformance suite every terminal backend runs: the terminal and process tools through the registry's one
+// dispatch path, against a real (or, for cloud backends, a named double's) environment.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseConfig } from '../../src/config/config.js';
+import { configureEnvironments, environmentManager } from '../../src/environments/current.js';
+import { registry } from '../../src/registry/index.js';
+import '../../src/tools/terminal.js';
+import '../../src/tools/process.js';
+
+export interface ConformanceTarget {
+  /** The `terminal:` section of config.yaml for this backend. */
+  terminal: Record<string, unknown>;
+  /** The run's working directory on this machine (local backend; mount source elsewhere). */
+  hostCwd: string;
+  /** Destroys the task's environment from outside (kills the container, restarts the server, ...). */
+  breakEnvironment?: (taskId: string) => Promise<void>;
+  /** After breakEnvironment, the next command runs in a new environment (containers) or the old one (SSH reconnects). */
+  recreatedAfterBreak?: boolean;
+  stop?: () => Promise<void>;
+}
+
+type Result = Record<string, unknown> & { exit_code?: number | null; output?: string; error?: string };
+
+export function describeConformance(name: string, setup: () => Promise<ConformanceTarget | string>): void {
+  let target: ConformanceTarget | undefined;
+  let skip: string | undefined;
+  let n = 0;
+  const task = (): string => `conf-${name.replace(/[^a-z0-9]/gi, '')}-${process.pid}-${++n}`;
+  const call = async (tool: string, taskId: string, args: object): Promise<Result> =>
+    JSON.parse(await registry.dispatch(tool, JSON.stringify(args), { taskId, cwd: target!.hostCwd })) as Result;
+  const sh = (taskId: string, args: object): Promise<Result> => call('terminal', taskId, args);
+  const proc = (taskId: string, args: object): Promise<Result> => call('process', taskId, args);
+  const pollUntil = async (taskId: string, id: string, pattern: RegExp): Promise<string> => {
+    let seen = '';
+    for (let i = 0; i < 100 && !pattern.test(seen); i += 1) {
+      const r = await proc(taskId, { action: 'poll', process_id: id });
+      seen += String(r.new_output ?? '');
+      if (!pattern.test(seen)) await new Promise((res) => setTimeout(res, 100));
+    }
+    return seen;
+  };
+
+  describe(`terminal conformance: ${name}`, () => {
+    beforeAll(async () => {
+      const t = await setup();
+      if (typeof t === 'string') {
+        skip = t;
+        return;
+      }
+      target = t;
+      await configureEnvironments(parseConfig({ terminal: { ...t.terminal, env: { CONFORMANCE_API_KEY: 'sekrit-value-123' } } }).terminal);
+    }, 300_000);
+    afterAll(async () => {
+      await environmentManager().closeAll();
+      await target?.stop?.();
+    }, 120_000);
+    const test = (title: string, fn: (skipTest: (why: string) => void) => Promise<void>, timeout = 60_000): void => {
+      it(title, async (ctx) => {
+        if (skip) ctx.skip(skip);
+        await fn((why) => ctx.skip(why));
+      }, timeout);
+    };
+
+    test('reports exit codes and stderr', async () => {
+      const t = task();
+      const r = await sh(t, { command: 'echo out; echo err >&2; exit 3' });
+      expect(r.exit_code).toBe(3);
+      expect(r.output).toBe('out\nerr\n');
+      expect((await sh(t, { command: 'true' })).exit_code).toBe(0);
+    });
+
+    test('carries cd and export over to the next command; workdir is one-off', async () => {
+      const t = task();
+      const start = String((await sh(t, { command: 'pwd' })).output).trim();
+      expect((await sh(t, { command: 'mkdir -p conf-sub/deeper && cd conf-sub && export CONF_VAR=forty-two' })).exit_code).toBe(0);
+      expect((await sh(t, { command: 'pwd; echo "$CONF_VAR"' })).output).toBe(`${start}/conf-sub\nforty-two\n`);
+      expect((await sh(t, { command: 'pwd', workdir: 'conf-sub/deeper' })).output).toBe(`${start}/conf-sub/deeper\n`);
+      expect((await sh(t, { command: 'pwd' })).output).toBe(`${start}/conf-sub\n`);
+      const other = task();
+      expect((await sh(other, { command: 'echo "[$CONF_VAR]"' })).output).toBe('[]\n');
+    });
+
+    test('gives standard input', async () => {
+      expect((await sh(task(), { command: 'cat', stdin: 'line one\nline two\n' })).output).toBe('line one\nline two\n');
+    });
+
+    test('kills a command at its timeout, with exit code 124, the output so far, and its children', async () => {
+      const t = task();
+      const r = await sh(t, { command: 'echo before; (sleep 3; touch late-marker) & sleep 30; echo after', timeout: 1 });
+      expect(r.exit_code).toBe(124);
+      expect(r.error).toMatch(/timed out after 1s/);
+      expect(r.output).toMatch(/^before\n/);
+      expect(r.output).not.toMatch(/after/);
+      await new Promise((res) => setTimeout(res, 3_500));
+      expect((await sh(t, { command: 'test -e late-marker && echo present || echo absent' })).output).toBe('absent\n');
+    });
+
+    test('caps long output, keeping 40% head and 60% tail', async () => {
+      const r = await sh(task(), { command: 'echo FIRST; i=0; while [ $i -lt 4000 ]; do echo "line $i of filler text for the cap test"; i=$((i+1)); done; echo LAST' });
+      const out = String(r.output);
+      expect(out.length).toBeLessThan(50_300);
+      expect(out.startsWith('FIRST\n')).toBe(true);
+      expect(out.trimEnd().endsWith('LAST')).toBe(true);
+      const notice = out.indexOf('[... output truncated');
+      expect(notice).toBeGreaterThan(19_000);
+      expect(notice).toBeLessThan(21_000);
+    });
+
+    test('turns binary output into text, never failing', async () => {
+      const r = await sh(task(), { command: 'head -c 3000 /dev/urandom; printf "\\377\\376 done"' });
+      expect(r.exit_code).toBe(0);
+      expect(String(r.output)).toMatch(/^\[binary output:/);
+      expect(String(r.output)).toMatch(/done$/);
+    });
+
+    test('redacts the values of secret variables', async () => {
+      const r = await sh(task(), { command: 'echo "key=$CONFORMANCE_API_KEY"' });
+      expect(r.output).toBe('key=[REDACTED CONFORMANCE_API_KEY]\n');
+    });
+
+    test('runs background processes: start, poll, write, submit, close, list, kill', async () => {
+      const t = task();
+      const started = await sh(t, { command: 'echo ready; read a; echo "got:$a"; cat; echo eof; sleep 30', background: true });
+      const id = String(started.process_id);
+      expect(id).toMatch(/^proc_/);
+      expect(await pollUntil(t, id, /ready/)).toMatch(/ready/);
+      await proc(t, { action: 'submit', process_id: id, data: 'hello' });
+      expect(await pollUntil(t, id, /got:hello/)).toMatch(/got:hello/);
+      await proc(t, { action: 'write', process_id: id, data: 'partial ' });
+      await proc(t, { action: 'write', process_id: id, data: 'line\n' });
+      await proc(t, { action: 'close', process_id: id });
+      expect(await pollUntil(t, id, /eof/)).toMatch(/partial line\neof/);
+      const list = (await proc(t, { action: 'list' })).processes as { id: string; status: string }[];
+      expect(list.find((p) => p.id === id)?.status).toBe('running');
+      const killed = await proc(t, { action: 'kill', process_id: id });
+      expect(killed.result).toBe('killed');
+      expect(killed.status).toBe('exited');
+      const log = await proc(t, { action: 'log', process_id: id, offset: 0 });
+      expect(String(log.output)).toMatch(/^ready\ngot:hello\n/);
+      expect((await proc(t, { action: 'poll', process_id: 'proc_999' })).error).toMatch(/no background process 'proc_999'/);
+    });
+
+    test('waits for a background process to exit', async () => {
+      const t = task();
+      const id = String((await sh(t, { command: 'sleep 1; echo finished; exit 7', background: true })).process_id);
+      const w = await proc(t, { action: 'wait', process_id: id, timeout: 20 });
+      expect(w.status).toBe('exited');
+      expect(w.exit_code).toBe(7);
+      expect(w.output_tail).toBe('finished\n');
+    });
+
+    test('runs programs on a PTY', async () => {
+      const t = task();
+      const withPty = await sh(t, { command: 'tty', pty: true });
+      if (withPty.error !== undefined) {
+        // A backend without PTYs must say so clearly; nothing more to check.
+        expect(withPty.error).toMatch(/no PTY support/);
+        return;
+      }
+      expect(withPty.output).toMatch(/^\/dev\/pts\/\d+\n$/);
+      expect((await sh(t, { command: 'tty' })).output).toMatch(/not a tty/);
+      const id = String((await sh(t, { command: 'printf "name? "; read n; echo "hi $n"; sleep 30', pty: true, background: true })).process_id);
+      expect(await pollUntil(t, id, /name\? /)).toMatch(/name\?/);
+      await proc(t, { action: 'submit', process_id: id, data: 'bob' });
+      expect(await pollUntil(t, id, /hi bob/)).toMatch(/hi bob/);
+      expect((await proc(t, { action: 'kill', process_id: id })).result).toBe('killed');
+    });
+
+    test('recovers after the environment is broken from outside', async (skipTest) => {
+      if (!target?.breakEnvironment) return skipTest(`${name} has nothing to break from outside`);
+      const t = task();
+      expect((await sh(t, { command: 'export KEEP=1; echo up' })).output).toBe('up\n');
+      await target!.breakEnvironment!(t);
+      let r = await sh(t, { command: 'echo "again[$KEEP]"' }).catch((err: Error) => ({ error: err.message }) as Result);
+      // A retryable failure (the backend was unreachable mid-reconnect) is what Temporal retries; do the same once.
+      if (r.exit_code === undefined) r = await sh(t, { command: 'echo "again[$KEEP]"' });
+      if (target!.recreatedAfterBreak) {
+        expect(r.output).toBe('again[]\n');
+        expect(String(r.environment_recreated)).toMatch(/was gone/);
+      } else {
+        expect(r.output).toBe('again[1]\n');
+      }
+    }, 120_000);
+  });
+}
