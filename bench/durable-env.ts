@@ -1,6 +1,7 @@
 // What the durable benchmarks share: an in-memory dev server, a client, one workflow bundle, and workers on demand.
 import { Client, Connection } from '@temporalio/client';
-import { bundleWorkflowCode, NativeConnection, type Worker } from '@temporalio/worker';
+import { bundleWorkflowCode, NativeConnection } from '@temporalio/worker';
+import type { WorkerGroup } from '../src/temporal/worker-group.js';
 import { freePort, startDevServer } from '../src/temporal/dev-server.js';
 import { createWorker, installRuntimeLogging, workflowsPath } from '../src/worker.js';
 import { silent } from './stats.js';
@@ -9,7 +10,7 @@ import { parseConfig } from '../src/config/config.js';
 export interface DurableEnv {
   client: Client;
   /** A worker on `taskQueue` whose model calls go to `modelUrl`. */
-  worker(taskQueue: string, modelUrl: string, maxConcurrentActivities?: number): Promise<Worker>;
+  worker(taskQueue: string, modelUrl: string, maxConcurrentActivities?: number): Promise<WorkerGroup>;
   close(): Promise<void>;
 }
 

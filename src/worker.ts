@@ -10,6 +10,9 @@ import { discoverBuiltinTools } from './registry/discover.js';
 import { hooks, registry } from './registry/index.js';
 import { loadExtensions, type Extensions } from './plugins/extensions.js';
 import type { TemporalSettings } from './temporal/settings.js';
+import { WorkerGroup } from './temporal/worker-group.js';
+import { configureEnvironments, WORKER_ID } from './environments/current.js';
+import { cleanupLeftovers } from './environments/leftovers.js';
 
 /** The workflow bundle's entry: compiled JS next to this file, or the TypeScript source in development. */
 export function workflowsPath(): string {
@@ -68,15 +71,24 @@ export interface WorkerOptions {
   shutdownGraceTime?: string;
 }
 
-export async function createWorker(opts: WorkerOptions): Promise<{ worker: Worker; connection: NativeConnection; ownConnection: boolean }> {
+/** The task queue only this worker process polls: tool calls of tasks whose environment it holds go there. */
+export function workerQueue(taskQueue: string): string {
+  return `${taskQueue}@${WORKER_ID}`;
+}
+
+export async function createWorker(opts: WorkerOptions): Promise<{ worker: WorkerGroup; connection: NativeConnection; ownConnection: boolean }> {
   const log = opts.log ?? lazyLogger;
   const config = opts.config ?? loadConfig();
   await loadToolsOnce(config, log);
+  // A wrong terminal setting stops the worker here, naming the setting; leftovers of crashed workers go first.
+  await configureEnvironments(config.terminal, log);
+  await cleanupLeftovers(config.terminal, WORKER_ID, log);
   const connection =
     opts.connection ??
     (await NativeConnection.connect({ address: opts.settings.address, tls: opts.settings.tls, apiKey: opts.settings.apiKey }));
-  const activities = createActivities({ registry, hooks, log, config, model: opts.model ?? modelSettingsFromEnv() });
-  const worker = await Worker.create({
+  const ownQueue = workerQueue(opts.settings.taskQueue);
+  const activities = createActivities({ registry, hooks, log, config, model: opts.model ?? modelSettingsFromEnv(), workerQueue: ownQueue });
+  const shared = await Worker.create({
     connection,
     namespace: opts.settings.namespace,
     taskQueue: opts.settings.taskQueue,
@@ -85,6 +97,14 @@ export async function createWorker(opts: WorkerOptions): Promise<{ worker: Worke
     maxConcurrentActivityTaskExecutions: opts.maxConcurrentActivities ?? 32,
     shutdownGraceTime: opts.shutdownGraceTime ?? '30 seconds',
   });
-  log.info({ taskQueue: opts.settings.taskQueue, tools: registry.all().length }, 'worker ready');
-  return { worker, connection, ownConnection: !opts.connection };
+  const own = await Worker.create({
+    connection,
+    namespace: opts.settings.namespace,
+    taskQueue: ownQueue,
+    activities: { runTool: activities.runTool, closeEnvironment: activities.closeEnvironment },
+    maxConcurrentActivityTaskExecutions: opts.maxConcurrentActivities ?? 32,
+    shutdownGraceTime: opts.shutdownGraceTime ?? '30 seconds',
+  });
+  log.info({ taskQueue: opts.settings.taskQueue, ownQueue, tools: registry.all().length }, 'worker ready');
+  return { worker: new WorkerGroup(shared, own, ownQueue), connection, ownConnection: !opts.connection };
 }

@@ -13,6 +13,7 @@ import type { ToolCatalog, ToolMeta } from '../workflows/types.js';
 import { detect } from '../approval/detect.js';
 import { loadBashParser } from '../approval/parser.js';
 import { withHeartbeat } from './heartbeat.js';
+import { environmentManager } from '../environments/current.js';
 
 /** No single tool result may come near Temporal's payload limits: this is the cap before history. */
 export const HISTORY_RESULT_CHARS = 64_000;
@@ -24,6 +25,8 @@ export interface ToolActivityDeps {
   config: TetherConfig;
   /** Agent-loop tools the workflow handles itself; the others are not offered yet. */
   loopHandled?: ReadonlySet<string>;
+  /** This worker's own task queue: environment tools' calls of a task are routed to it once it holds the environment. */
+  workerQueue?: string;
 }
 
 /**
@@ -102,10 +105,12 @@ export function createToolActivities(deps: ToolActivityDeps) {
           approved: input.approved,
           progress: (d) => (progress = d),
           checkModified: await modifiedCommandCheck(input),
+          environmentExpected: input.environmentExpected,
         });
         if (signal.aborted) throw new CancelledFailure(`tool call ${input.callId} cancelled`);
         const reason = outcome.status === 'approval_required' ? outcome.reason : undefined;
-        return { status: outcome.status, result: finalizeResult(input.name, outcome.result, HISTORY_RESULT_CHARS), ...(reason ? { reason } : {}) };
+        const routed = registry.get(input.name)?.environment && deps.workerQueue ? { workerQueue: deps.workerQueue } : {};
+        return { status: outcome.status, result: finalizeResult(input.name, outcome.result, HISTORY_RESULT_CHARS), ...(reason ? { reason } : {}), ...routed };
       }, () => progress);
     } catch (err) {
       if (err instanceof TetherError) {
@@ -115,5 +120,9 @@ export function createToolActivities(deps: ToolActivityDeps) {
     }
   }
 
-  return { listTools, runTool };
+  async function closeEnvironment(input: { taskId: string }): Promise<{ closed: number }> {
+    return { closed: await environmentManager().release(input.taskId) };
+  }
+
+  return { listTools, runTool, closeEnvironment };
 }

@@ -26,6 +26,8 @@ export interface RunToolInput {
   cwd: string;
   /** A person (or the policy) approved this call: a plugin's require_approval no longer stops it. */
   approved?: boolean;
+  /** The task's terminal environment existed before this call; if the worker has none, it was lost. */
+  environmentExpected?: boolean;
 }
 
 export interface RunToolOutput {
@@ -33,6 +35,8 @@ export interface RunToolOutput {
   status: 'ok' | 'blocked' | 'approval_required';
   /** Why a plugin hook asks for approval. */
   reason?: string;
+  /** For tools that run in the task's environment: the task queue of the worker that holds it now. */
+  workerQueue?: string;
 }
 
 export interface AgentActivities {
@@ -51,6 +55,8 @@ export interface AgentActivities {
   memoryOp(input: { action: 'add' | 'replace' | 'remove' | 'read'; content?: string; old_text?: string; opId: string }): Promise<{ result: string }>;
   /** Adds entries to a run's transcript (a compaction summary). */
   recordTranscript(input: { workflowId: string; entries: TranscriptEntry[] }): Promise<void>;
+  /** Closes the task's terminal environments on the worker that holds them (the run ended). */
+  closeEnvironment(input: { taskId: string }): Promise<{ closed: number }>;
   /** Full-text search over past runs' transcripts. */
   searchSessions(input: { query: string; limit: number; excludeWorkflowId?: string }): Promise<{ result: string }>;
 }

@@ -21,6 +21,7 @@ import { keepWithinBudget } from './conversation-budget.js';
 import { LoopTools } from './loop-tools.js';
 import { initialMessages } from './prompt.js';
 import { runToolBatch } from './tool-batch.js';
+import { releaseEnvironment, type EnvironmentRoute } from './environment-route.js';
 import { transcriptEntries, type TranscriptEntry } from './transcript.js';
 import type { AgentInput, AgentResult, AgentState, ChatMessage, TokenUsage } from './types.js';
 
@@ -87,6 +88,13 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
   const loop = new LoopTools(state, input);
   const pendingMessages = [...(carry?.pendingMessages ?? [])];
   let transcriptSeq = carry?.transcriptSeq ?? 0;
+  const taskId = input.sessionId ?? workflowId;
+  const environment: EnvironmentRoute = { ...carry?.environment, pinSeconds: limits.environmentWorkerTimeoutSeconds ?? 20 };
+  /** A run that ends (not one that continues as new) closes its environment on the worker holding it. */
+  const ended = async (result: AgentResult): Promise<AgentResult> => {
+    await releaseEnvironment(environment, taskId);
+    return result;
+  };
   setHandler(stateQuery, () => ({
     ...state,
     pendingApprovals: approvals.state.pending,
@@ -130,11 +138,11 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
         await recordPending();
         // Signals and updates being handled finish first, so nothing is lost across the transition.
         await condition(allHandlersFinished);
-        const carried = { turn: state.turn, toolCallCount: state.toolCallCount, usage: state.usage, todo: state.todo, sessionRules: approvals.state.sessionRules, transcriptSeq, pendingMessages, continuedRuns: state.continuedRuns + 1, compactions: state.compactions };
+        const carried = { turn: state.turn, toolCallCount: state.toolCallCount, usage: state.usage, todo: state.todo, sessionRules: approvals.state.sessionRules, transcriptSeq, pendingMessages, continuedRuns: state.continuedRuns + 1, compactions: state.compactions, environment: { queue: environment.queue, had: environment.had } };
         return await continueAsNew<typeof agentWorkflow>({ ...input, messages, carry: carried });
       }
       if (state.turn >= maxTurns) {
-        return finish('limit_reached', `Stopped after ${maxTurns} turns (the max-turns limit) before the model gave a final answer.`, 'max_turns');
+        return await ended(finish('limit_reached', `Stopped after ${maxTurns} turns (the max-turns limit) before the model gave a final answer.`, 'max_turns'));
       }
       state.turn += 1;
       if (pendingMessages.length > 0) messages.push(...pendingMessages.splice(0).map((text): ChatMessage => ({ role: 'user', content: text })));
@@ -157,13 +165,14 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
       const calls = reply.message.tool_calls ?? [];
       if (calls.length === 0) {
         if (pendingMessages.length > 0) continue; // an instruction arrived during the last model call
-        return finish('completed', reply.message.content ?? '');
+        return await ended(finish('completed', reply.message.content ?? ''));
       }
       const results = await runToolBatch(calls, state.turn, {
         state,
         meta: catalog.meta,
         cwd: input.cwd,
-        taskId: input.sessionId ?? workflowId,
+        taskId,
+        environment,
         userTask: input.task,
         maxParallel: limits.maxParallel ?? 8,
         maxCallsPerTurn: limits.maxToolCallsPerTurn ?? 32,
@@ -178,6 +187,7 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
     }
   } catch (err) {
     if (err instanceof ContinueAsNew) throw err;
+    await releaseEnvironment(environment, taskId);
     if (isCancellation(err)) {
       state.status = 'cancelled';
       throw err;

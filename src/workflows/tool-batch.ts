@@ -1,10 +1,11 @@
 // Runs one turn's tool calls as activities: ordered segments, bounded concurrency, results in the model's order. Workflow-safe.
 import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities, TimeoutFailure, type ActivityOptions } from '@temporalio/workflow';
-import type { AgentActivities } from './activity-contract.js';
+import type { AgentActivities, RunToolInput, RunToolOutput } from './activity-contract.js';
 import { normalizePath } from '../approval/paths.js';
 import { argsDigest, type ApprovalMode } from './approval-types.js';
 import type { ApprovalBook, GateRequest } from './approvals.js';
 import type { LoopTools } from './loop-tools.js';
+import { runRouted, type EnvironmentRoute } from './environment-route.js';
 import { chunk, planSegments, type PlannedCall } from './batching.js';
 import { summariseArgs } from './summary.js';
 import type { AgentState, ChatMessage, ModelToolCall, ToolCallView, ToolMeta } from './types.js';
@@ -23,6 +24,8 @@ export interface BatchContext {
   model: string;
   approvalMode?: ApprovalMode;
   approvalTimeoutSeconds?: number;
+  /** Where the task's terminal environment lives. */
+  environment: EnvironmentRoute;
 }
 
 const RECENT = 20;
@@ -55,7 +58,10 @@ function failureResult(name: string, meta: ToolMeta | undefined, err: ActivityFa
   const advice = retried
     ? 'It was retried and still failed.'
     : 'It changes the world, so it was not run again: it may have partly run. Check its effects before repeating it.';
-  return JSON.stringify({ error: `Tool '${name}' did not complete: ${why}. ${advice}` });
+  // The last output a lost command reported in its heartbeats is what the model can check its effects against.
+  const details = cause instanceof TimeoutFailure ? (cause.lastHeartbeatDetails as { output_tail?: unknown } | undefined) : undefined;
+  const tail = typeof details?.output_tail === 'string' ? { output_before_interruption: details.output_tail } : {};
+  return JSON.stringify({ error: `Tool '${name}' did not complete: ${why}. ${advice}`, ...tail });
 }
 
 /** The shell command in a call's arguments, when the tool declares one. */
@@ -95,7 +101,10 @@ async function gateOrExplain(ctx: BatchContext, req: GateRequest): Promise<Await
 
 async function runOne(call: PlannedCall, view: ToolCallView, ctx: BatchContext): Promise<string> {
   // A call without metadata (unknown or filtered-out tool) still goes to the worker: dispatch gives the precise error.
-  const acts = proxyActivities<AgentActivities>(activityOptions(call.meta, view, ctx.heartbeatTimeoutSeconds));
+  const options = activityOptions(call.meta, view, ctx.heartbeatTimeoutSeconds);
+  const acts = proxyActivities<AgentActivities>(options);
+  const runTool = (input: RunToolInput): Promise<RunToolOutput> =>
+    call.meta?.environment ? runRouted(ctx.environment, options, call.meta, input) : acts.runTool(input);
   const gateRequest = (command: string): GateRequest => ({
     callId: view.id,
     tool: call.name,
@@ -123,7 +132,7 @@ async function runOne(call: PlannedCall, view: ToolCallView, ctx: BatchContext):
       approved = gate.approved;
     }
     const input = { name: call.name, args: call.args, callId: view.id, taskId: ctx.taskId, userTask: ctx.userTask, cwd: ctx.cwd, approved };
-    let out = await acts.runTool(input);
+    let out = await runTool(input);
     if (out.status === 'approval_required' && !approved) {
       // A plugin's pre_tool_call hook asked for a person: the same gate, with its reason as the finding.
       const reason = out.reason ?? 'a plugin hook asked for approval';
@@ -131,7 +140,7 @@ async function runOne(call: PlannedCall, view: ToolCallView, ctx: BatchContext):
       const gate = await gateOrExplain(ctx, { ...gateRequest(command ?? call.args), findings: [{ rule: `hook:${call.name}`, tier: 'dangerous', description: reason }] });
       setStatus('running');
       if (!gate.run) return gate.result;
-      out = await acts.runTool({ ...input, approved: true });
+      out = await runTool({ ...input, approved: true });
     }
     return out.result;
   } catch (err) {

@@ -34,6 +34,11 @@ export interface RunLimits {
   maxChildren?: number;
   /** Seconds a clarify question waits for an answer (default 3600). */
   clarifyTimeoutSeconds?: number;
+  /**
+   * Seconds a terminal or process call waits for the worker holding the task's environment to pick it up before
+   * that worker counts as gone and another one makes the environment anew (default 20).
+   */
+  environmentWorkerTimeoutSeconds?: number;
 }
 
 export interface CompactionSettings {
@@ -56,6 +61,8 @@ export interface CarriedState {
   pendingMessages: string[];
   continuedRuns: number;
   compactions: number;
+  /** Where the task's terminal environment lives (absent in runs continued before environments were routed). */
+  environment?: { queue?: string; had?: boolean };
 }
 
 export interface AgentInput {

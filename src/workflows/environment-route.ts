@@ -1,0 +1,74 @@
+// Sends a task's environment tool calls (terminal, process) to the worker that holds its environment, and falls
+// back to any worker, which makes the environment anew, when that worker is gone. Workflow-safe.
+import { ActivityFailure, CancellationScope, patched, proxyActivities, TimeoutFailure, type ActivityOptions } from '@temporalio/workflow';
+import type { AgentActivities, RunToolInput, RunToolOutput } from './activity-contract.js';
+import type { ToolMeta } from './types.js';
+
+/** Where the task's environment lives; part of the state carried through continue-as-new. */
+export interface EnvironmentRoute {
+  /** The task queue of the worker holding the environment, once one does. */
+  queue?: string;
+  /** The task has had an environment: one missing now was lost, and the result says so. */
+  had?: boolean;
+  /** Seconds a call waits for that worker to pick it up before the worker counts as gone. */
+  pinSeconds: number;
+}
+
+/** Added in the terminal-backends change; histories recorded before it replay without routing. */
+const ROUTING_PATCH = 'environment-routing';
+
+function neverStarted(err: ActivityFailure): boolean {
+  return err.cause instanceof TimeoutFailure && err.cause.timeoutType === 'SCHEDULE_TO_START';
+}
+
+/**
+ * Runs an environment tool call. On the holding worker's own queue it is tried once: a call no worker picked up in
+ * time never started, so it goes to the shared queue, where another worker makes a new environment and says so
+ * in the result. A call that started and then lost its worker is reported by the caller as interrupted (a
+ * world-changing call) or tried again on the shared queue (a safe one).
+ */
+export async function runRouted(route: EnvironmentRoute, options: ActivityOptions, meta: ToolMeta | undefined, input: RunToolInput): Promise<RunToolOutput> {
+  const shared = proxyActivities<AgentActivities>(options);
+  if (!patched(ROUTING_PATCH)) return shared.runTool(input);
+  if (route.queue) {
+    const pinned = proxyActivities<AgentActivities>({
+      ...options,
+      taskQueue: route.queue,
+      scheduleToStartTimeout: `${route.pinSeconds} seconds`,
+      retry: { maximumAttempts: 1 },
+    });
+    try {
+      return await pinned.runTool({ ...input, environmentExpected: true });
+    } catch (err) {
+      if (!(err instanceof ActivityFailure) || !(err.cause instanceof TimeoutFailure)) throw err;
+      route.queue = undefined;
+      if (!neverStarted(err) && meta?.sideEffects === 'changes-world') throw err;
+    }
+  }
+  const out = await shared.runTool({ ...input, environmentExpected: route.had });
+  if (out.workerQueue) {
+    route.queue = out.workerQueue;
+    route.had = true;
+  }
+  return out;
+}
+
+/** The run ended: the holding worker closes the task's environments now instead of at their idle timeout. */
+export async function releaseEnvironment(route: EnvironmentRoute, taskId: string): Promise<void> {
+  if (!route.queue || !patched(ROUTING_PATCH)) return;
+  const acts = proxyActivities<AgentActivities>({
+    taskQueue: route.queue,
+    scheduleToStartTimeout: `${route.pinSeconds} seconds`,
+    startToCloseTimeout: '2 minutes',
+    retry: { maximumAttempts: 1 },
+    summary: 'close environment',
+  });
+  await CancellationScope.nonCancellable(async () => {
+    try {
+      await acts.closeEnvironment({ taskId });
+    } catch {
+      // Best effort: a worker that is gone took its environments with it, and idle ones are reaped anyway.
+    }
+  });
+  route.queue = undefined;
+}
