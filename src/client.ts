@@ -3,6 +3,7 @@
 import { Command, CommanderError } from 'commander';
 import { addApprovalCommands } from './cli/approval-commands.js';
 import { addBatchCommand } from './cli/batch-command.js';
+import { addExecCommand } from './cli/exec-command.js';
 import { addInspectCommands } from './cli/inspect-commands.js';
 import { addRunCommand } from './cli/run-command.js';
 import { addScheduleCommands } from './cli/schedule-command.js';
@@ -34,6 +35,7 @@ addScheduleCommands(program);
 addWorkerCommands(program);
 addServeCommand(program);
 addToolsCommands(program);
+addExecCommand(program);
 
 try {
   await program.parseAsync(process.argv);

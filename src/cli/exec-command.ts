@@ -1,0 +1,58 @@
+// `tether exec`: one command through the terminal tool and its environment code, on any backend — the way to check
+// a backend's set-up. Worker-only.
+import { randomBytes } from 'node:crypto';
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { loadConfig } from '../config/config.js';
+import { builtinBackends } from '../environments/backends.js';
+import { closeEnvironments, configureEnvironments } from '../environments/current.js';
+import { registry } from '../registry/index.js';
+import { loadTools } from './tools-command.js';
+import { CliError, positiveIntOption } from './errors.js';
+
+interface ExecOptions {
+  backend?: string;
+  task?: string;
+  cwd?: string;
+  pty?: boolean;
+  timeout?: string;
+  json?: boolean;
+}
+
+export function addExecCommand(program: Command): void {
+  program
+    .command('exec')
+    .description('Run one command in a terminal environment (as the terminal tool would) and print its output and exit code')
+    .argument('<command...>', 'the command; several words are joined with spaces and run by the shell')
+    .option('--backend <name>', `backend (default: terminal.backend of config.yaml); built in: ${builtinBackends().map((b) => b.name).join(', ')}`)
+    .option('--task <id>', 'task id the environment is made for (default: a new one)')
+    .option('--cwd <dir>', "the task's working directory on this machine (default: the current directory)")
+    .option('--pty', 'run it on a pseudo-terminal')
+    .option('--timeout <seconds>', 'seconds before the command is killed (default: terminal.default_timeout)')
+    .option('--json', 'print the tool result as JSON')
+    .action(async (words: string[], opts: ExecOptions) => {
+      const config = loadConfig();
+      const terminal = opts.backend ? { ...config.terminal, backend: opts.backend } : config.terminal;
+      const timeout = positiveIntOption(opts.timeout, '--timeout');
+      await loadTools();
+      await configureEnvironments(terminal);
+      const taskId = opts.task ?? `exec-${randomBytes(4).toString('hex')}`;
+      const started = Date.now();
+      let raw: string;
+      try {
+        raw = await registry.dispatch('terminal', { command: words.join(' '), pty: opts.pty || undefined, timeout }, { taskId, cwd: resolve(opts.cwd ?? '.') });
+      } catch (err) {
+        // A retryable failure (backend unreachable) is what a worker would retry; here it is the answer.
+        throw new CliError(`${terminal.backend}: ${(err as Error).message}`, 1);
+      } finally {
+        await closeEnvironments();
+      }
+      const result = JSON.parse(raw) as { exit_code?: number | null; output?: string; error?: string };
+      if (opts.json) process.stdout.write(`${raw}\n`);
+      else if (result.output) process.stdout.write(result.output.endsWith('\n') ? result.output : `${result.output}\n`);
+      if (result.exit_code === undefined) throw new CliError(result.error ?? 'the command did not run', 1);
+      const seconds = ((Date.now() - started) / 1000).toFixed(2);
+      if (!opts.json) process.stderr.write(`[${terminal.backend} · exit ${String(result.exit_code)} · ${seconds} s${result.error ? ` · ${result.error}` : ''}]\n`);
+      process.exitCode = result.exit_code ?? 1;
+    });
+}
