@@ -36,7 +36,7 @@ it('survives 20 SIGKILLs of its worker without running any command twice', async
   const handle = await client.workflow.start('agentWorkflow', {
     taskQueue,
     workflowId: `fault-${randomUUID()}`,
-    args: [{ task: 'write lines', model: 'scripted', cwd, limits: { maxTurns: commands + 5, heartbeatTimeoutSeconds: 2 } }],
+    args: [{ task: 'write lines', model: 'scripted', cwd, limits: { maxTurns: commands + 5, heartbeatTimeoutSeconds: 2, environmentWorkerTimeoutSeconds: 2 } }],
   });
   const kills: number[] = [];
   for (let k = 0; k < 20; k += 1) {

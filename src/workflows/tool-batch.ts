@@ -61,7 +61,8 @@ function failureResult(name: string, meta: ToolMeta | undefined, err: ActivityFa
   // The last output a lost command reported in its heartbeats is what the model can check its effects against.
   const details = cause instanceof TimeoutFailure ? (cause.lastHeartbeatDetails as { output_tail?: unknown } | undefined) : undefined;
   const tail = typeof details?.output_tail === 'string' ? { output_before_interruption: details.output_tail } : {};
-  return JSON.stringify({ error: `Tool '${name}' did not complete: ${why}. ${advice}`, ...tail });
+  const interrupted = cause instanceof TimeoutFailure && !retried ? { interrupted: true } : {};
+  return JSON.stringify({ error: `Tool '${name}' did not complete: ${why}. ${advice}`, ...interrupted, ...tail });
 }
 
 /** The shell command in a call's arguments, when the tool declares one. */
