@@ -142,7 +142,12 @@ export class SshConnection {
     const links = [this.link, ...this.extras];
     this.link = undefined;
     this.extras = [];
-    for (const link of links) link?.client.end();
+    for (const link of links) {
+      if (!link) continue;
+      // Commands still running learn why their channel went away.
+      link.lost ??= new EnvironmentError('Environment.Gone', 'ssh', `the connection to ${targetName(this.target)} was closed (environment closed)`);
+      link.client.end();
+    }
   }
 }
 

@@ -1,31 +1,12 @@
 // The SSH backend: runs `sh -c SCRIPT` on a remote host over a shared, reconnecting ssh2 connection. Worker-only.
-import { constants } from 'node:os';
 import type { ClientChannel } from 'ssh2';
 import type { BackendDefinition } from './backend-types.js';
 import type { Logger } from '../logging/logger.js';
+import { shQuote, signalExitCode, sshCommand } from './ssh-command.js';
 import { releaseSshConnection, retainSshConnection, type SshConnection } from './ssh-pool.js';
 import { sshSettingsSchema, sshTarget, sshUnavailable, targetName, type SshSettings } from './ssh-settings.js';
 import type { SshLink } from './ssh-connect.js';
 import { EnvironmentError, type PtySize, type SpawnOptions, type Transport, type TransportProcess } from './types.js';
-
-/** Single-quotes a word for a POSIX shell (the remote login shell parses the command line). */
-export function shQuote(word: string): string {
-  return `'${word.replace(/'/g, `'\\''`)}'`;
-}
-
-/** The command line sent over the channel: the settings' env exported, then the script, under `sh -c`. */
-export function sshCommand(script: string, env: Record<string, string>): string {
-  const exports = Object.entries(env).map(([k, v]) => `export ${k}=${shQuote(v)}\n`);
-  return `sh -c ${shQuote(exports.join('') + script)}`;
-}
-
-/** 128 + n for signal n, as a shell reports it. ssh2 names signals `SIGTERM`; some servers send `TERM`. */
-export function signalExitCode(signal: string): number {
-  const name = (signal.startsWith('SIG') ? signal : `SIG${signal}`) as NodeJS.Signals;
-  const n = constants.signals[name];
-  // An unknown signal name still means "killed": 255 is what OpenSSH's client exits with when it has no status.
-  return n === undefined ? 255 : 128 + n;
-}
 
 class SshProcess implements TransportProcess {
   readonly exited: Promise<number | null>;

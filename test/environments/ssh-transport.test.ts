@@ -1,6 +1,6 @@
 // Integration tests of the SSH transport against Debian's real sshd on a loopback port. Worker-only.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -44,9 +44,9 @@ async function failure(p: Promise<unknown>): Promise<EnvironmentError> {
   return err as EnvironmentError;
 }
 
-function keygen(dir: string, name: string): string {
+function keygen(dir: string, name: string, passphrase = ''): string {
   const path = join(dir, name);
-  execFileSync('/usr/bin/ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', path]);
+  execFileSync('/usr/bin/ssh-keygen', ['-q', '-t', 'ed25519', '-N', passphrase, '-f', path]);
   return path;
 }
 
@@ -237,6 +237,23 @@ describe.skipIf(skip !== undefined)(`ssh transport against a real sshd${skip ? `
     expect(err.code).toBe('Environment.Config');
     expect(err.message).toContain(`authentication as ${fx.user}@127.0.0.1:${fx.port} failed`);
     expect(err.message).toContain(`publickey with ${wrongKey}`);
+  });
+
+  it('logs in with a passphrase-protected key; a wrong passphrase is Environment.Config', async () => {
+    const key = keygen(scratch, 'locked_key', 'open sesame');
+    appendFileSync(join(fx.dir, 'authorized_keys'), readFileSync(`${key}.pub`));
+    process.env.TETHER_TEST_SSH_PASSPHRASE = 'open sesame';
+    try {
+      const t = await started({ key_path: key, passphrase_env: 'TETHER_TEST_SSH_PASSPHRASE' });
+      expect((await run(t, 'echo unlocked')).out).toBe('unlocked\n');
+      await t.close();
+      process.env.TETHER_TEST_SSH_PASSPHRASE = 'wrong';
+      const err = await failure(transport({ key_path: key, passphrase_env: 'TETHER_TEST_SSH_PASSPHRASE' }).start());
+      expect(err.code).toBe('Environment.Config');
+      expect(err.message).toContain(`cannot use the private key ${key}`);
+    } finally {
+      delete process.env.TETHER_TEST_SSH_PASSPHRASE;
+    }
   });
 
   it('reports a closed port as Environment.Unreachable naming the target', async () => {
