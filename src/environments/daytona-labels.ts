@@ -7,7 +7,7 @@ export function tetherLabels(ctx: Pick<BackendContext, 'taskId' | 'workerId'>): 
 }
 
 /** The filter for sandboxes made on this machine (only here can a worker's pid be checked). */
-export function hostLabels(): Record<string, string> {
+export function hostLabels(): { 'tether.host': string } {
   return { 'tether.host': hostname() };
 }
 
