@@ -39,6 +39,10 @@ class SshProcess implements TransportProcess {
       return;
     }
     this.channel = channel;
+    // A write after the far side closed (the process exited, the connection dropped) raises an 'error' event;
+    // the outcome reaches the caller through `exited`, and an unheard 'error' would crash the worker.
+    channel.on('error', () => undefined);
+    channel.stderr.on('error', () => undefined);
     let code: number | null | undefined;
     channel.on('exit', (status: number | null, signal?: string) => {
       code = status ?? (signal !== undefined ? signalExitCode(signal) : null);

@@ -126,6 +126,12 @@ describe.skipIf(skip !== undefined)(`ssh transport against a real sshd${skip ? `
     proc.end();
     expect(await proc.exited).toBe(0);
     expect(out.text()).toBe('got:one\ngot:two\nrest');
+    const quick = t.spawn('exit 0');
+    expect(await quick.exited).toBe(0);
+    // Writing to a process that already ended is harmless.
+    quick.write('late');
+    quick.end();
+    expect((await run(t, 'echo still fine')).out).toBe('still fine\n');
   });
 
   it('runs concurrent spawns of two transports over one shared connection', async () => {
