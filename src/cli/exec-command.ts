@@ -4,8 +4,8 @@ import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { loadConfig } from '../config/config.js';
-import { builtinBackends } from '../environments/backends.js';
-import { closeEnvironments, configureEnvironments } from '../environments/current.js';
+import { builtinBackendNames } from '../environments/backends.js';
+import { closeEnvironments } from '../environments/current.js';
 import { registry } from '../registry/index.js';
 import { loadTools } from './tools-command.js';
 import { CliError, positiveIntOption } from './errors.js';
@@ -24,7 +24,7 @@ export function addExecCommand(program: Command): void {
     .command('exec')
     .description('Run one command in a terminal environment (as the terminal tool would) and print its output and exit code')
     .argument('<command...>', 'the command; several words are joined with spaces and run by the shell')
-    .option('--backend <name>', `backend (default: terminal.backend of config.yaml); built in: ${builtinBackends().map((b) => b.name).join(', ')}`)
+    .option('--backend <name>', `backend (default: terminal.backend of config.yaml); built in: ${builtinBackendNames().join(', ')}`)
     .option('--task <id>', 'task id the environment is made for (default: a new one)')
     .option('--cwd <dir>', "the task's working directory on this machine (default: the current directory)")
     .option('--pty', 'run it on a pseudo-terminal')
@@ -34,8 +34,7 @@ export function addExecCommand(program: Command): void {
       const config = loadConfig();
       const terminal = opts.backend ? { ...config.terminal, backend: opts.backend } : config.terminal;
       const timeout = positiveIntOption(opts.timeout, '--timeout');
-      await loadTools();
-      await configureEnvironments(terminal);
+      await loadTools({ ...config, terminal });
       const taskId = opts.task ?? `exec-${randomBytes(4).toString('hex')}`;
       const started = Date.now();
       let raw: string;

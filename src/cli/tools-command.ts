@@ -1,6 +1,7 @@
 // `tether tools` and `tether toolsets`: what the model could be given, and why a tool is hidden. Worker-only.
 import type { Command } from 'commander';
 import { loadConfig } from '../config/config.js';
+import { configureEnvironments } from '../environments/current.js';
 import { lazyLogger } from '../logging/logger.js';
 import type { Extensions } from '../plugins/extensions.js';
 import { loadToolsOnce } from '../worker.js';
@@ -10,8 +11,10 @@ import { listToolsets, selectToolNames, validateToolsets } from '../toolsets/res
 import { CliError, listOption } from './errors.js';
 
 /** Built-in tools, plugins and MCP servers, as a worker of this configuration would have them. */
-export async function loadTools(): Promise<Extensions> {
-  const ext = await loadToolsOnce(loadConfig(), lazyLogger);
+export async function loadTools(config = loadConfig()): Promise<Extensions> {
+  const ext = await loadToolsOnce(config, lazyLogger);
+  // The terminal tools' availability depends on the configured backend (credentials, binaries).
+  await configureEnvironments(config.terminal);
   for (const f of ext.plugins.failed) process.stderr.write(`warning: plugin ${f.plugin} was skipped: ${f.error}\n`);
   for (const s of ext.mcpServers) if (s.status === 'failed') process.stderr.write(`warning: MCP server '${s.name}' was skipped: ${s.error ?? ''}\n`);
   return ext;

@@ -4,15 +4,27 @@ import { z } from 'zod';
 import type { TerminalConfig } from '../config/config.js';
 import { TetherError } from '../registry/errors.js';
 import type { BackendDefinition } from './backend-types.js';
-import { localBackend } from './local-transport.js';
 import { environmentProvider } from './providers.js';
 import type { Transport } from './types.js';
 
-/** Built-in backends. A backend is a Transport plus its settings; everything else is shared. */
-const BUILTIN: BackendDefinition<never>[] = [localBackend as BackendDefinition<never>];
+type Loader = () => Promise<BackendDefinition<unknown>>;
 
-export function builtinBackends(): readonly BackendDefinition<never>[] {
-  return BUILTIN;
+/**
+ * Built-in backends. A backend is a Transport plus its settings; everything else is shared. Each is loaded only
+ * when selected, so a worker never pays for the cloud SDKs it does not use.
+ */
+const BUILTIN: Record<string, Loader> = {
+  local: async () => (await import('./local-transport.js')).localBackend as BackendDefinition<unknown>,
+  docker: async () => (await import('./docker-transport.js')).dockerBackend as BackendDefinition<unknown>,
+  ssh: async () => (await import('./ssh-transport.js')).sshBackend as BackendDefinition<unknown>,
+  singularity: async () => (await import('./singularity-transport.js')).singularityBackend as BackendDefinition<unknown>,
+  modal: async () => (await import('./modal-transport.js')).modalBackend as BackendDefinition<unknown>,
+  daytona: async () => (await import('./daytona-transport.js')).daytonaBackend as BackendDefinition<unknown>,
+  vercel_sandbox: async () => (await import('./vercel-transport.js')).vercelBackend as BackendDefinition<unknown>,
+};
+
+export function builtinBackendNames(): string[] {
+  return Object.keys(BUILTIN);
 }
 
 /** A plugin's backend: its settings are whatever `terminal.<name>` holds. */
@@ -33,8 +45,9 @@ function pluginBackend(name: string): BackendDefinition<Record<string, unknown>>
   };
 }
 
-export function findBackend(name: string): BackendDefinition<unknown> | undefined {
-  return (BUILTIN.find((b) => b.name === name) as BackendDefinition<unknown> | undefined) ?? (pluginBackend(name) as BackendDefinition<unknown> | undefined);
+export async function findBackend(name: string): Promise<BackendDefinition<unknown> | undefined> {
+  const load = Object.hasOwn(BUILTIN, name) ? BUILTIN[name] : undefined;
+  return load ? load() : (pluginBackend(name) as BackendDefinition<unknown> | undefined);
 }
 
 export interface ResolvedBackend {
@@ -43,10 +56,10 @@ export interface ResolvedBackend {
 }
 
 /** The backend `name` (default: terminal.backend) with its checked settings; a wrong setting names itself. */
-export function resolveBackend(terminal: TerminalConfig, name = terminal.backend): ResolvedBackend {
-  const definition = findBackend(name);
+export async function resolveBackend(terminal: TerminalConfig, name = terminal.backend): Promise<ResolvedBackend> {
+  const definition = await findBackend(name);
   if (!definition) {
-    const known = BUILTIN.map((b) => b.name).join(', ');
+    const known = builtinBackendNames().join(', ');
     throw new TetherError('Config.Invalid', `terminal.backend: unknown backend '${name}' (built in: ${known}; plugins may add more)`, false);
   }
   const raw = (terminal as Record<string, unknown>)[name] ?? {};

@@ -16,9 +16,9 @@ export const WORKER_ID = `${hostname()}-${process.pid}-${randomBytes(3).toString
  * so a wrong setting stops the worker at start with a message that names it.
  */
 export async function configureEnvironments(terminal: TerminalConfig, log: Logger = lazyLogger): Promise<EnvironmentManager> {
-  resolveBackend(terminal);
+  const { definition, settings } = await resolveBackend(terminal);
   const old = current;
-  current = new EnvironmentManager({ terminal, workerId: WORKER_ID, log });
+  current = new EnvironmentManager({ terminal, workerId: WORKER_ID, log, unavailable: definition.unavailable?.(settings) });
   await old?.closeAll();
   return current;
 }

@@ -4,7 +4,7 @@ import type { Logger } from '../logging/logger.js';
 import { resolveBackend } from './backends.js';
 
 export async function cleanupLeftovers(terminal: TerminalConfig, workerId: string, log: Logger): Promise<number> {
-  const { definition, settings } = resolveBackend(terminal);
+  const { definition, settings } = await resolveBackend(terminal);
   if (!definition.cleanup || definition.unavailable?.(settings)) return 0;
   try {
     const removed = await definition.cleanup(settings, { workerId, log });

@@ -32,7 +32,7 @@ export class EnvironmentManager {
   private readonly reaper: NodeJS.Timeout;
 
   constructor(
-    private readonly opts: { terminal: TerminalConfig; workerId: string; log: Logger },
+    private readonly opts: { terminal: TerminalConfig; workerId: string; log: Logger; unavailable?: string },
   ) {
     const every = Math.min(30_000, Math.max(1_000, (opts.terminal.lifetime_seconds * 1000) / 4));
     this.reaper = setInterval(() => void this.reap(), every);
@@ -41,6 +41,11 @@ export class EnvironmentManager {
 
   get terminal(): TerminalConfig {
     return this.opts.terminal;
+  }
+
+  /** Why the configured backend cannot be used here (missing credentials or binary); the terminal tools hide then. */
+  get unavailable(): string | undefined {
+    return this.opts.unavailable;
   }
 
   get workerId(): string {
@@ -84,7 +89,7 @@ export class EnvironmentManager {
 
   private create(key: string, taskId: string, backend: string, o: AcquireOptions, lost: string | undefined): Promise<Acquired> {
     const made = (async (): Promise<Acquired> => {
-      const { definition, settings } = resolveBackend(this.opts.terminal, backend);
+      const { definition, settings } = await resolveBackend(this.opts.terminal, backend);
       const transport = definition.create(settings, { taskId, hostCwd: o.hostCwd, workerId: this.opts.workerId, log: this.opts.log });
       const env = new ShellEnvironment(transport, { env: this.opts.terminal.env, guardPid: backend === 'local' ? process.pid : undefined });
       try {

@@ -2,7 +2,7 @@
 // log, wait, kill, and standard input (write, submit, close). Worker-only.
 import { z } from 'zod';
 import { registry } from '../registry/index.js';
-import { inTaskEnvironment, modelOutput } from './task-environment.js';
+import { environmentAvailable, inTaskEnvironment, modelOutput } from './task-environment.js';
 
 /** Output one poll or log call returns at most; the rest stays for the next call. */
 const CHUNK_BYTES = 20_000;
@@ -29,6 +29,7 @@ registry.register({
   sideEffects: 'changes-world',
   parallelSafe: false,
   environment: true,
+  checkFn: environmentAvailable,
   isAsync: true,
   timeoutSeconds: MAX_WAIT_SECONDS + 60,
   handler: async ({ action, process_id: id, data, offset, limit, timeout }, ctx) => {

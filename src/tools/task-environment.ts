@@ -29,6 +29,16 @@ export async function inTaskEnvironment(ctx: ToolContext, fn: (a: Acquired) => P
   }
 }
 
+/**
+ * Availability of the environment tools: hidden (with the reason) when the configured backend cannot be used here,
+ * such as a cloud backend without credentials. One function, so the check runs once for all of them.
+ */
+export function environmentAvailable(): boolean {
+  const manager = environmentManager();
+  if (manager.unavailable) throw new Error(`terminal backend '${manager.terminal.backend}' cannot be used: ${manager.unavailable}`);
+  return true;
+}
+
 /** Output as the model reads it: cleaned, secrets of the worker's and the task's variables hidden, capped. */
 export function modelOutput(raw: string | Buffer, maxChars = environmentManager().terminal.output_chars): string {
   const text = typeof raw === 'string' ? raw : raw.toString('utf8');

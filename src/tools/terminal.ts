@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { environmentManager } from '../environments/current.js';
 import { registry } from '../registry/index.js';
 import { resolveTaskPath } from './task-paths.js';
-import { inTaskEnvironment, modelOutput } from './task-environment.js';
+import { environmentAvailable, inTaskEnvironment, modelOutput } from './task-environment.js';
 
 /** The schema's upper bound; terminal.max_timeout (default 600) is the one in force. */
 const MAX_TIMEOUT_SECONDS = 3_600;
@@ -32,6 +32,7 @@ registry.register({
   sideEffects: 'changes-world',
   parallelSafe: false,
   environment: true,
+  checkFn: environmentAvailable,
   commandArg: 'command',
   cwdArg: 'workdir',
   isAsync: true,
