@@ -1,0 +1,213 @@
+// Modal transport: the real `modal` SDK against test/support/fake-modal-server.ts, a double of Modal's gRPC API on loopback.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ModalClient } from 'modal';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { modalBackend, ModalTransport } from '../../src/environments/modal-transport.js';
+import { modalCredentialsMissing } from '../../src/environments/modal-settings.js';
+import type { ModalSettings } from '../../src/environments/modal-settings.js';
+import { EnvironmentError } from '../../src/environments/types.js';
+import type { TransportProcess } from '../../src/environments/types.js';
+import type { Logger } from '../../src/logging/logger.js';
+import { startFakeModal, type FakeModal } from '../support/fake-modal-server.js';
+
+const quiet: Logger = { warn: () => undefined, info: () => undefined, error: () => undefined, debug: () => undefined };
+const ENV_KEYS = ['MODAL_SERVER_URL', 'MODAL_TOKEN_ID', 'MODAL_TOKEN_SECRET', 'MODAL_CONFIG_PATH'] as const;
+
+async function collect(proc: TransportProcess): Promise<{ output: string; code: number | null }> {
+  let output = '';
+  proc.onData((c) => (output += c.toString('utf8')));
+  const code = await proc.exited;
+  return { output, code };
+}
+
+async function rejection(p: Promise<unknown>): Promise<EnvironmentError> {
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(EnvironmentError);
+  return err as EnvironmentError;
+}
+
+describe('modal transport (double: fake Modal API on loopback)', () => {
+  let fake: FakeModal;
+  let dir: string;
+  const saved: Partial<Record<(typeof ENV_KEYS)[number], string>> = {};
+  const open: ModalTransport[] = [];
+
+  beforeAll(async () => {
+    for (const k of ENV_KEYS) saved[k] = process.env[k];
+    fake = await startFakeModal();
+    dir = mkdtempSync(join(tmpdir(), 'tether-modal-'));
+    process.env['MODAL_SERVER_URL'] = fake.url;
+    process.env['MODAL_TOKEN_ID'] = fake.tokenId;
+    process.env['MODAL_TOKEN_SECRET'] = fake.tokenSecret;
+    process.env['MODAL_CONFIG_PATH'] = join(dir, 'no-modal.toml');
+  });
+  afterEach(async () => {
+    await Promise.all(open.splice(0).map((t) => t.close()));
+  });
+  afterAll(async () => {
+    for (const k of ENV_KEYS) {
+      if (saved[k] === undefined) delete process.env[k];
+      else process.env[k] = saved[k];
+    }
+    await fake.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  function settings(extra: Record<string, unknown> = {}): ModalSettings {
+    // The fake runs commands on this host, so the workdir is a directory that exists here.
+    return modalBackend.settings.parse({ workdir: dir, ...extra });
+  }
+  async function started(extra: Record<string, unknown> = {}): Promise<ModalTransport> {
+    const t = new ModalTransport(settings(extra), { taskId: 'task-1', workerId: 'w-1', log: quiet });
+    open.push(t);
+    await t.start();
+    return t;
+  }
+
+  it('creates the app, the image and a sandbox with the settings', async () => {
+    const t = await started({ app: 'tether-test', image: 'alpine:3.20', cpu: 0.5, memory_mib: 1024, timeout_seconds: 120, env: { FOO: 'bar' } });
+    expect(fake.apps.has('tether-test')).toBe(true);
+    expect(fake.images.at(-1)).toEqual(['FROM alpine:3.20']);
+    const sb = fake.sandboxes.get(t.sandboxId ?? '');
+    expect(sb?.definition).toMatchObject({ timeoutSecs: 120, workdir: dir, resources: { milliCpu: 500, memoryMb: 1024 } });
+    expect(await t.alive()).toBe(true);
+    expect((await collect(t.spawn('echo "$FOO"'))).output).toBe('bar\n');
+  });
+
+  it('runs sh -c in the workdir: stdout, stderr and the exit code', async () => {
+    const t = await started();
+    const r = await collect(t.spawn('pwd; echo oops >&2; printf "no newline"; exit 5'));
+    expect(r.code).toBe(5);
+    expect(r.output).toContain(`${dir}\n`);
+    expect(r.output).toContain('oops\n');
+    expect(r.output).toContain('no newline');
+  });
+
+  it('reports a signal as 128+n', async () => {
+    const t = await started();
+    expect((await collect(t.spawn('kill -TERM $$'))).code).toBe(143);
+  });
+
+  it('gives stdin whole or streams it', async () => {
+    const t = await started();
+    expect(await collect(t.spawn('tr a-z A-Z', { stdin: 'abc\n' }))).toEqual({ output: 'ABC\n', code: 0 });
+    expect(await collect(t.spawn('cat; echo end', { stdin: '' }))).toEqual({ output: 'end\n', code: 0 });
+    const p = t.spawn('read a; echo "got $a"; read b; echo "then $b"');
+    const r = collect(p);
+    p.write('one\n');
+    p.write(Buffer.from('two\n'));
+    p.end();
+    expect(await r).toEqual({ output: 'got one\nthen two\n', code: 0 });
+  });
+
+  it('runs several processes at once', async () => {
+    const t = await started();
+    const sync = join(dir, 'conc');
+    mkdirSync(sync, { recursive: true });
+    // Each waits for a file the next one creates, so they can only finish if all run concurrently.
+    const results = await Promise.all(
+      [0, 1, 2].map((i) => collect(t.spawn(`touch ${sync}/${i}; while [ ! -e ${sync}/${(i + 1) % 3} ]; do sleep 0.05; done; echo ${i}`))),
+    );
+    expect(results.map((r) => r.output.trim())).toEqual(['0', '1', '2']);
+  });
+
+  it('allocates a PTY of the asked size', async () => {
+    const t = await started();
+    const r = await collect(t.spawn('[ -t 1 ] && echo tty; stty size', { pty: { cols: 100, rows: 30 } }));
+    expect(r.code).toBe(0);
+    expect(r.output).toContain('tty');
+    expect(r.output).toContain('30 100');
+  });
+
+  it('alive() turns false when the sandbox is terminated elsewhere; spawn then rejects with Environment.Gone', async () => {
+    const t = await started();
+    const other = new ModalClient();
+    await (await other.sandboxes.fromId(t.sandboxId ?? '')).terminate();
+    other.close();
+    expect(await t.alive()).toBe(false);
+    const err = await rejection(t.spawn('echo hi').exited);
+    expect(err.code).toBe('Environment.Gone');
+    expect(err.message).toContain(t.sandboxId);
+  });
+
+  it('a process running when the sandbox is terminated rejects with Environment.Gone', async () => {
+    const t = await started();
+    const p = t.spawn('echo started; sleep 30');
+    const seen = new Promise<void>((resolve) => p.onData(() => resolve()));
+    await seen;
+    const other = new ModalClient();
+    await (await other.sandboxes.fromId(t.sandboxId ?? '')).terminate();
+    other.close();
+    expect((await rejection(p.exited)).code).toBe('Environment.Gone');
+  });
+
+  it('close() terminates the sandbox and is idempotent', async () => {
+    const t = await started();
+    const id = t.sandboxId ?? '';
+    await t.close();
+    expect(fake.sandboxes.get(id)?.terminated).toBe(true);
+    await t.close();
+    expect(await t.alive()).toBe(false);
+    expect((await rejection(t.spawn('true').exited)).code).toBe('Environment.Gone');
+  });
+
+  it('wrong credentials fail start() with Environment.Config', async () => {
+    const t = new ModalTransport(settings(), { taskId: 't', workerId: 'w', log: quiet }, () => new ModalClient({ tokenId: 'ak-wrong', tokenSecret: 'as-wrong' }));
+    const err = await rejection(t.start());
+    expect(err.code).toBe('Environment.Config');
+    expect(err.message).toMatch(/incorrect/);
+    await t.close();
+  });
+
+  it('an API that is not listening fails start() with Environment.Unreachable naming it', async () => {
+    const port = await new Promise<number>((resolve) => {
+      const s = createServer().listen(0, '127.0.0.1', () => {
+        const p = (s.address() as { port: number }).port;
+        s.close(() => resolve(p));
+      });
+    });
+    const url = `http://127.0.0.1:${port}`;
+    // The SDK takes its API address only from MODAL_SERVER_URL or ~/.modal.toml (its `endpoint` option is unused).
+    const client = (): ModalClient => {
+      process.env['MODAL_SERVER_URL'] = url;
+      try {
+        return new ModalClient();
+      } finally {
+        process.env['MODAL_SERVER_URL'] = fake.url;
+      }
+    };
+    const t = new ModalTransport(settings(), { taskId: 't', workerId: 'w', log: quiet }, client);
+    const err = await rejection(t.start());
+    expect(err.code).toBe('Environment.Unreachable');
+    expect(err.message).toContain(url);
+    await t.close();
+  });
+});
+
+describe('modal settings and availability', () => {
+  it('says which credentials are missing', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tether-modal-cfg-'));
+    try {
+      const none = { MODAL_CONFIG_PATH: join(dir, 'absent.toml') };
+      expect(modalCredentialsMissing(none)).toBe('MODAL_TOKEN_ID and MODAL_TOKEN_SECRET are not set (or ~/.modal.toml)');
+      expect(modalCredentialsMissing({ ...none, MODAL_TOKEN_ID: 'ak-x' })).toMatch(/MODAL_TOKEN_SECRET/);
+      expect(modalCredentialsMissing({ ...none, MODAL_TOKEN_ID: 'ak-x', MODAL_TOKEN_SECRET: 'as-y' })).toBeUndefined();
+      const toml = join(dir, 'modal.toml');
+      writeFileSync(toml, '[default]\ntoken_id = "ak-x"\ntoken_secret = "as-y"\n');
+      expect(modalCredentialsMissing({ MODAL_CONFIG_PATH: toml })).toBeUndefined();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('has defaults and rejects misspelt keys', () => {
+    expect(modalBackend.settings.parse({})).toEqual({ app: 'tether', image: 'python:3.12-slim', timeout_seconds: 3600, workdir: '/root', env: {} });
+    expect(() => modalBackend.settings.parse({ timeout: 5 })).toThrow();
+  });
+});
