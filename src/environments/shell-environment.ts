@@ -96,7 +96,9 @@ export class ShellEnvironment {
     const started = Date.now();
     const id = this.nextId('c');
     const out = new HeadTailBuffer();
-    const proc = this.transport.spawn(this.scriptFor(id, { ...req, saveState: true }), { pty: req.pty, stdin: req.stdin ?? '' });
+    // Without a PTY the command reads end of input after `stdin`; a terminal has no end of input, so it is typed.
+    const proc = this.transport.spawn(this.scriptFor(id, { ...req, saveState: true }), req.pty ? { pty: req.pty } : { stdin: req.stdin ?? '' });
+    if (req.pty && req.stdin) proc.write(req.stdin);
     proc.onData((chunk) => {
       out.push(chunk);
       req.onOutput?.(chunk);
