@@ -12,6 +12,7 @@ import { EnvironmentError } from '../../src/environments/types.js';
 import type { TransportProcess } from '../../src/environments/types.js';
 import type { Logger } from '../../src/logging/logger.js';
 import { startFakeModal, type FakeModal } from '../support/fake-modal-server.js';
+import { describeConformance } from './conformance.js';
 
 const quiet: Logger = { warn: () => undefined, info: () => undefined, error: () => undefined, debug: () => undefined };
 const ENV_KEYS = ['MODAL_SERVER_URL', 'MODAL_TOKEN_ID', 'MODAL_TOKEN_SECRET', 'MODAL_CONFIG_PATH'] as const;
@@ -210,4 +211,28 @@ describe('modal settings and availability', () => {
     expect(modalBackend.settings.parse({})).toEqual({ app: 'tether', image: 'python:3.12-slim', timeout_seconds: 3600, workdir: '/root', env: {} });
     expect(() => modalBackend.settings.parse({ timeout: 5 })).toThrow();
   });
+});
+
+describeConformance('modal (double: fake Modal API on loopback)', async () => {
+  const fake = await startFakeModal();
+  const workdir = mkdtempSync(join(tmpdir(), 'tether-modal-conf-'));
+  process.env['MODAL_SERVER_URL'] = fake.url;
+  process.env['MODAL_TOKEN_ID'] = fake.tokenId;
+  process.env['MODAL_TOKEN_SECRET'] = fake.tokenSecret;
+  return {
+    terminal: { backend: 'modal', modal: { workdir } },
+    hostCwd: workdir,
+    recreatedAfterBreak: true,
+    breakEnvironment: async (taskId) => {
+      const found = [...fake.sandboxes.values()].filter((sb) => sb.tags['tether_task'] === taskId && !sb.terminated);
+      if (found.length !== 1) throw new Error(`expected one sandbox for ${taskId}, found ${found.length}`);
+      const other = new ModalClient();
+      await (await other.sandboxes.fromId(found[0]!.id)).terminate();
+      other.close();
+    },
+    stop: async () => {
+      await fake.stop();
+      rmSync(workdir, { recursive: true, force: true });
+    },
+  };
 });

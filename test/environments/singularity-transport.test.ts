@@ -1,6 +1,6 @@
 // Singularity/Apptainer transport against test/fixtures/fake-apptainer, a double of the CLI (Apptainer is not packaged here).
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -8,6 +8,7 @@ import { singularityBackend, SingularityTransport, instanceName } from '../../sr
 import type { SingularitySettings } from '../../src/environments/singularity-settings.js';
 import { EnvironmentError } from '../../src/environments/types.js';
 import type { TransportProcess } from '../../src/environments/types.js';
+import { describeConformance } from './conformance.js';
 
 const FAKE = resolve(import.meta.dirname, '../fixtures/fake-apptainer');
 
@@ -190,4 +191,24 @@ describe('singularity settings and availability', () => {
     expect(instanceName('...')).toMatch(/^tether-task-[0-9a-f]{8}$/);
     expect(instanceName('A'.repeat(100)).length).toBeLessThan(60);
   });
+});
+
+describeConformance('singularity (double: fake apptainer CLI)', async () => {
+  const root = mkdtempSync(join(tmpdir(), 'tether-sing-conf-'));
+  const image = join(root, 'image.sif');
+  writeFileSync(image, 'not really a SIF');
+  process.env['FAKE_APPTAINER_STATE'] = join(root, 'state');
+  return {
+    terminal: { backend: 'singularity', singularity: { binary: FAKE, image } },
+    hostCwd: root,
+    recreatedAfterBreak: true,
+    // Instance names keep only the start of long task ids; the instance that ran the last command is the task's.
+    breakEnvironment: async (taskId) => {
+      const log = readFileSync(join(root, 'state', 'calls.log'), 'utf8');
+      const name = [...log.matchAll(/instance:\/\/(\S+)/g)].at(-1)?.[1];
+      if (!name || !readdirSync(join(root, 'state', 'instances')).includes(name)) throw new Error(`no running instance for ${taskId}`);
+      execFileSync(FAKE, ['instance', 'stop', name]);
+    },
+    stop: async () => rmSync(root, { recursive: true, force: true }),
+  };
 });

@@ -51,6 +51,7 @@ export interface FakeSandbox {
   definition: Msg;
   /** Environment given at creation (SandboxCreateV2 carries it beside the definition). */
   secretSources: Msg[];
+  tags: Record<string, string>;
   terminated: boolean;
   execs: Map<string, Exec>;
   waiters: Set<() => void>;
@@ -188,6 +189,7 @@ export async function startFakeModal(opts: { tokenId?: string; tokenSecret?: str
         dir: mkdtempSync(join(root, `${id}-`)),
         definition: (req['definition'] as Msg | undefined) ?? {},
         secretSources: (req['secretSources'] as Msg[] | undefined) ?? [],
+        tags: Object.fromEntries(((req['tags'] as { tagName: string; tagValue: string }[] | undefined) ?? []).map((t) => [t.tagName, t.tagValue])),
         terminated: false,
         execs: new Map(),
         waiters: new Set(),
