@@ -106,6 +106,7 @@ export function createToolActivities(deps: ToolActivityDeps) {
           progress: (d) => (progress = d),
           checkModified: await modifiedCommandCheck(input),
           environmentExpected: input.environmentExpected,
+          backend: input.backend,
         });
         if (signal.aborted) throw new CancelledFailure(`tool call ${input.callId} cancelled`);
         const reason = outcome.status === 'approval_required' ? outcome.reason : undefined;

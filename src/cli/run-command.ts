@@ -85,6 +85,7 @@ export function addRunCommand(program: Command): void {
     .option('--max-turns <n>', 'stop after this many model turns (default 50)')
     .option('--max-parallel <n>', 'tool calls running at once (default 8)')
     .option('--approval-mode <mode>', 'manual (ask a person), smart (ask a model first) or off (never ask; hardline still refused); default from config.yaml')
+    .option('--backend <name>', "where terminal commands run (local, docker, ssh, ...; default terminal.backend of the worker's config.yaml)")
     .option('--approval-timeout <seconds>', 'a pending approval counts as denied after this long (default approvals.timeout, 1 hour)')
     .option('--prompt', 'ask about approvals on this terminal even when standard input is not one')
     .option('--no-prompt', 'never ask here; decide with tether approve / deny')

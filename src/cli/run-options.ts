@@ -7,6 +7,7 @@ import { LOCAL_PREFIX } from '../models/types.js';
 import { isOpenAIConfigured, openAISettingsFromEnv } from '../models/openai-provider.js';
 import type { AgentInput } from '../workflows/types.js';
 import { CliError, listOption, positiveIntOption } from './errors.js';
+import { builtinBackendNames } from '../environments/backends.js';
 
 export const DEFAULT_MODEL = 'gpt-4o-mini';
 
@@ -34,6 +35,7 @@ export interface RunFlags {
   maxParallel?: string;
   approvalMode?: string;
   approvalTimeout?: string;
+  backend?: string;
 }
 
 const MODES = ['manual', 'smart', 'off'] as const;
@@ -47,6 +49,12 @@ function approvalModeOption(value: string | undefined): AgentInput['approvalMode
   if (value === undefined) return undefined;
   if (!(MODES as readonly string[]).includes(value)) throw new CliError(`--approval-mode: '${value}' is not one of ${MODES.join(', ')}`);
   return value as AgentInput['approvalMode'];
+}
+
+function backendOption(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  if (!/^[a-z][a-z0-9_-]*$/.test(value)) throw new CliError(`--backend: '${value}' is not a backend name (${builtinBackendNames().join(', ')}, or a plugin's)`);
+  return value;
 }
 
 export function runInput(task: string, flags: RunFlags): AgentInput {
@@ -65,5 +73,6 @@ export function runInput(task: string, flags: RunFlags): AgentInput {
     limits: { maxTurns: positiveIntOption(flags.maxTurns, '--max-turns'), maxParallel: positiveIntOption(flags.maxParallel, '--max-parallel') },
     approvalMode: approvalModeOption(flags.approvalMode),
     approvalTimeoutSeconds: positiveIntOption(flags.approvalTimeout, '--approval-timeout'),
+    backend: backendOption(flags.backend),
   };
 }

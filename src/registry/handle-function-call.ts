@@ -17,6 +17,8 @@ export interface CallOptions {
   progress?: ToolContext['progress'];
   /** The task had a terminal environment before (see ToolContext.environmentExpected). */
   environmentExpected?: boolean;
+  /** The run's terminal backend (see ToolContext.backend). */
+  backend?: string;
   /** The call was approved by a person already: a `require_approval` decision no longer stops it. */
   approved?: boolean;
   /** Checks arguments a hook modified; a returned message blocks the call (a changed command was never judged). */
@@ -70,7 +72,7 @@ async function callWithHooks(name: string, rawArgs: unknown, info: ToolCallInfo,
     const problem = o.checkModified(args as Record<string, unknown>);
     if (problem) return { status: 'blocked', message: problem, result: toolError(problem) };
   }
-  const ctx: ToolContext = { taskId: info.taskId, cwd: o.cwd, userTask: info.userTask, allowOutsideCwd: o.allowOutsideCwd, signal: o.signal, progress: o.progress, environmentExpected: o.environmentExpected };
+  const ctx: ToolContext = { taskId: info.taskId, cwd: o.cwd, userTask: info.userTask, allowOutsideCwd: o.allowOutsideCwd, signal: o.signal, progress: o.progress, environmentExpected: o.environmentExpected, backend: o.backend };
   let result = await o.registry.dispatch(name, args, ctx);
   for (const { source, fn } of o.hooks.set.post_tool_call) {
     try {

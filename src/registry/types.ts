@@ -19,6 +19,8 @@ export interface ToolContext {
   allowOutsideCwd?: boolean;
   /** Aborted when the call is cancelled (run cancelled, timeout). */
   signal?: AbortSignal;
+  /** The terminal backend of this run, when it overrides terminal.backend of the configuration. */
+  backend?: string;
   /** The task had a terminal environment before this call (on this or another worker); a missing one was lost. */
   environmentExpected?: boolean;
   /** Reports progress (such as the output so far); it survives a crash of the worker in the activity's heartbeat. */

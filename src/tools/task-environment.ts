@@ -16,7 +16,7 @@ import type { ToolContext } from '../registry/types.js';
 export async function inTaskEnvironment(ctx: ToolContext, fn: (a: Acquired) => Promise<Record<string, unknown>>): Promise<string> {
   const manager = environmentManager();
   try {
-    return await manager.use(ctx.taskId, { hostCwd: ctx.cwd, expected: ctx.environmentExpected }, async (a) => {
+    return await manager.use(ctx.taskId, { hostCwd: ctx.cwd, expected: ctx.environmentExpected, backend: ctx.backend }, async (a) => {
       const result = await fn(a);
       return JSON.stringify(a.recreated ? { ...result, environment_recreated: a.recreated } : result);
     });

@@ -28,6 +28,8 @@ export interface RunToolInput {
   approved?: boolean;
   /** The task's terminal environment existed before this call; if the worker has none, it was lost. */
   environmentExpected?: boolean;
+  /** The run's terminal backend, when it overrides the worker's terminal.backend. */
+  backend?: string;
 }
 
 export interface RunToolOutput {

@@ -173,6 +173,7 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
         cwd: input.cwd,
         taskId,
         environment,
+        backend: input.backend,
         userTask: input.task,
         maxParallel: limits.maxParallel ?? 8,
         maxCallsPerTurn: limits.maxToolCallsPerTurn ?? 32,

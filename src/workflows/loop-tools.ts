@@ -124,6 +124,7 @@ export class LoopTools {
             limits: { ...this.input.limits, maxTurns: t.max_turns ?? 30 },
             approvalMode: this.input.approvalMode,
             approvalTimeoutSeconds: this.input.approvalTimeoutSeconds,
+            backend: this.input.backend,
             compaction: this.input.compaction,
             parent: { workflowId: parentId, depth },
           };

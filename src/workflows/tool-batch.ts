@@ -26,6 +26,8 @@ export interface BatchContext {
   approvalTimeoutSeconds?: number;
   /** Where the task's terminal environment lives. */
   environment: EnvironmentRoute;
+  /** The run's terminal backend, when it overrides the worker's. */
+  backend?: string;
 }
 
 const RECENT = 20;
@@ -132,7 +134,7 @@ async function runOne(call: PlannedCall, view: ToolCallView, ctx: BatchContext):
       if (!gate.run) return gate.result;
       approved = gate.approved;
     }
-    const input = { name: call.name, args: call.args, callId: view.id, taskId: ctx.taskId, userTask: ctx.userTask, cwd: ctx.cwd, approved };
+    const input: RunToolInput = { name: call.name, args: call.args, callId: view.id, taskId: ctx.taskId, userTask: ctx.userTask, cwd: ctx.cwd, approved, ...(ctx.backend ? { backend: ctx.backend } : {}) };
     let out = await runTool(input);
     if (out.status === 'approval_required' && !approved) {
       // A plugin's pre_tool_call hook asked for a person: the same gate, with its reason as the finding.

@@ -81,6 +81,8 @@ export interface AgentInput {
   approvalMode?: ApprovalMode;
   /** Overrides approvals.timeout: seconds a pending approval waits before it counts as denied. */
   approvalTimeoutSeconds?: number;
+  /** Overrides terminal.backend of the worker's config.yaml for this run's terminal (`tether run --backend`). */
+  backend?: string;
   compaction?: CompactionSettings;
   /** Set by delegate_task on a sub-agent. */
   parent?: { workflowId: string; depth: number };
