@@ -1,0 +1,64 @@
+// The `terminal.docker` config section: image, daemon socket and the container's limits. Worker-only (reads DOCKER_HOST).
+import { z } from 'zod';
+
+const UNITS: Record<string, number> = { '': 1, b: 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3, t: 1024 ** 4 };
+
+/** Docker's own memory notation: a number of bytes, or "512m", "1g", "1.5g" (binary units, like `docker run -m`). */
+export function parseMemory(value: string | number): number {
+  if (typeof value === 'number') return value;
+  const match = /^\s*(\d+(?:\.\d+)?)\s*([bkmgt]?)i?b?\s*$/i.exec(value);
+  const unit = UNITS[(match?.[2] ?? '').toLowerCase()];
+  if (!match?.[1] || unit === undefined) throw new Error(`not a memory size: "${value}" (use e.g. 512m or 2g)`);
+  return Math.floor(Number(match[1]) * unit);
+}
+
+/** The daemon socket: DOCKER_HOST when it names a unix socket, else Docker's default. */
+export function defaultSocketPath(env: NodeJS.ProcessEnv = process.env): string {
+  const host = env.DOCKER_HOST;
+  if (host?.startsWith('unix://')) return host.slice('unix://'.length);
+  return '/var/run/docker.sock';
+}
+
+const memory = z
+  .union([z.number().int().positive(), z.string()])
+  .default('1g')
+  .transform((value, ctx) => {
+    try {
+      const bytes = parseMemory(value);
+      // Docker refuses limits under 6 MiB with an error that does not name the setting.
+      if (bytes >= 6 * 1024 ** 2) return bytes;
+      ctx.addIssue({ code: 'custom', message: 'memory must be at least 6m' });
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', message: (error as Error).message });
+    }
+    return z.NEVER;
+  });
+
+export const dockerSettings = z.strictObject({
+  /** Must exist in the daemon unless `pull` is true. */
+  image: z.string().min(1).default('debian:bookworm-slim'),
+  /** Pull a missing image from its registry at start. Off by default: a run never downloads behind one's back. */
+  pull: z.boolean().default(false),
+  socket_path: z.string().min(1).default(() => defaultSocketPath()),
+  /** Docker network mode; `none` leaves only loopback. */
+  network: z.string().min(1).default('none'),
+  /** Memory limit in bytes after parsing (swap gets no more than this). */
+  memory,
+  cpus: z.number().positive().default(1),
+  pids_limit: z.number().int().positive().default(256),
+  cap_drop: z.array(z.string().min(1)).default(['ALL']),
+  cap_add: z.array(z.string().min(1)).default([]),
+  /** Bind-mount the run's host working directory at `workdir`. */
+  mount_cwd: z.boolean().default(false),
+  workdir: z
+    .string()
+    .default('/workspace')
+    .refine((dir) => dir.startsWith('/'), 'workdir must be an absolute path inside the container'),
+  env: z.record(z.string(), z.string()).default({}),
+  /** Read-only root file system; /tmp and `workdir` (unless mounted) become tmpfs. */
+  read_only: z.boolean().default(false),
+  /** User to run as ("uid:gid" or a name the image knows); the image's default when absent. */
+  user: z.string().min(1).optional(),
+});
+
+export type DockerSettings = z.output<typeof dockerSettings>;
