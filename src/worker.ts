@@ -13,6 +13,7 @@ import type { TemporalSettings } from './temporal/settings.js';
 import { WorkerGroup } from './temporal/worker-group.js';
 import { configureEnvironments, WORKER_ID } from './environments/current.js';
 import { cleanupLeftovers } from './environments/leftovers.js';
+import { setCurrentConfig } from './config/current.js';
 
 /** The workflow bundle's entry: compiled JS next to this file, or the TypeScript source in development. */
 export function workflowsPath(): string {
@@ -81,6 +82,7 @@ export async function createWorker(opts: WorkerOptions): Promise<{ worker: Worke
   const config = opts.config ?? loadConfig();
   await loadToolsOnce(config, log);
   // A wrong terminal setting stops the worker here, naming the setting; leftovers of crashed workers go first.
+  setCurrentConfig(config);
   await configureEnvironments(config.terminal, log);
   await cleanupLeftovers(config.terminal, WORKER_ID, log);
   const connection =

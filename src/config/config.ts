@@ -81,8 +81,63 @@ const TerminalSchema = z
 
 export type TerminalConfig = z.infer<typeof TerminalSchema>;
 
+/** web_search and web_extract. */
+const WebSchema = z
+  .strictObject({
+    /** web_extract may fetch private, link-local and loopback addresses (off: a model cannot reach the local network). */
+    allow_private: z.boolean().default(false),
+    /** Seconds one fetch may take (connect, redirects and body). */
+    timeout_seconds: z.number().positive().default(20),
+    /** A page larger than this many bytes is not read past it. */
+    max_bytes: z.number().int().positive().default(5_000_000),
+    /** Characters of text returned per page. */
+    max_chars: z.number().int().min(1000).default(20_000),
+    user_agent: z.string().min(1).default('tether/0.1 (an AI agent runner)'),
+    /** The search provider; default: the first whose key is set (SERPAPI_API_KEY, BRAVE_API_KEY, TAVILY_API_KEY). */
+    search_provider: z.enum(['serpapi', 'brave', 'tavily']).optional(),
+  })
+  .prefault({});
+
+/** The browser tools (playwright-core driving Chromium). */
+const BrowserSchema = z
+  .strictObject({
+    /** Chromium or Chrome; default: the usual paths (/usr/bin/chromium, ...). */
+    executable_path: z.string().min(1).optional(),
+    headless: z.boolean().default(true),
+    /** A task's browser context unused this long is closed. */
+    idle_seconds: z.number().positive().default(300),
+    /** browser_navigate may open private, link-local and loopback addresses. */
+    allow_private: z.boolean().default(false),
+  })
+  .prefault({});
+
+/** execute_code. */
+const CodeExecutionSchema = z
+  .strictObject({
+    /** Seconds a program may run. */
+    timeout_seconds: z.number().int().positive().default(300),
+    /** Characters of the program's output returned. */
+    max_output_chars: z.number().int().min(1000).default(50_000),
+    /** Tool calls one program may make. */
+    max_tool_calls: z.number().int().positive().default(50),
+    python: z.string().min(1).default('python3'),
+    node: z.string().min(1).default('node'),
+  })
+  .prefault({});
+
+/** image_generate (fal). */
+const ImageGenSchema = z
+  .strictObject({
+    model: z.string().min(1).default('fal-ai/flux/schnell'),
+  })
+  .prefault({});
+
 const ConfigSchema = z.looseObject({
   terminal: TerminalSchema,
+  web: WebSchema,
+  browser: BrowserSchema,
+  code_execution: CodeExecutionSchema,
+  image_gen: ImageGenSchema,
   files: z
     .strictObject({
       /** Let file tools read and write outside the task's working directory. */

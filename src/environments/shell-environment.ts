@@ -29,6 +29,16 @@ export interface RunResult {
   durationMs: number;
 }
 
+/** A foreground command that is still running. */
+export interface RunningCommand {
+  write(data: string | Buffer): void;
+  /** Ends its standard input. */
+  end(): void;
+  /** Kills its process group (the result then says cancelled). */
+  kill(): Promise<void>;
+  readonly result: Promise<RunResult>;
+}
+
 /** How long past its own timeout a command may go before the worker gives up on the far side's watchdog. */
 const BACKSTOP_MS = 15_000;
 
@@ -89,26 +99,36 @@ export class ShellEnvironment {
     });
   }
 
-  async run(req: RunRequest): Promise<RunResult> {
+  /**
+   * Starts a foreground command and returns at once: its output streams to `onOutput`, its standard input stays
+   * open for `write` on streaming transports (execute_code talks to its program this way), and `result` settles
+   * as `run` would.
+   */
+  launch(req: RunRequest & { keepStdinOpen?: boolean }): RunningCommand {
     if (req.pty && !this.transport.capabilities.pty) {
       throw new EnvironmentError('Environment.Unsupported', this.backend, 'this backend has no PTY support; run the command without pty');
+    }
+    if (req.keepStdinOpen && !this.transport.capabilities.streamsStdin) {
+      throw new EnvironmentError('Environment.Unsupported', this.backend, 'this backend cannot stream standard input to a running command');
     }
     const started = Date.now();
     const id = this.nextId('c');
     const out = new HeadTailBuffer();
     // Without a PTY the command reads end of input after `stdin`; a terminal has no end of input, so it is typed.
-    const proc = this.transport.spawn(this.scriptFor(id, { ...req, saveState: true }), req.pty ? { pty: req.pty } : { stdin: req.stdin ?? '' });
-    if (req.pty && req.stdin) proc.write(req.stdin);
+    const open = req.pty !== undefined || req.keepStdinOpen === true;
+    const proc = this.transport.spawn(this.scriptFor(id, { ...req, saveState: true }), open ? { pty: req.pty } : { stdin: req.stdin ?? '' });
+    if (open && req.stdin) proc.write(req.stdin);
     proc.onData((chunk) => {
       out.push(chunk);
       req.onOutput?.(chunk);
     });
     let cancelled = false;
     let backstopHit = false;
-    const onAbort = (): void => {
+    const kill = async (): Promise<void> => {
       cancelled = true;
-      void this.kill(id);
+      await this.kill(id);
     };
+    const onAbort = (): void => void kill();
     req.signal?.addEventListener('abort', onAbort, { once: true });
     if (req.signal?.aborted) onAbort();
     // The watchdog inside the environment enforces the timeout; this only covers a far side that stopped answering.
@@ -118,18 +138,25 @@ export class ShellEnvironment {
           void this.kill(id).finally(() => setTimeout(() => proc.destroy(), 3_000).unref());
         }, req.timeoutSeconds * 1000 + BACKSTOP_MS)
       : undefined;
-    try {
-      let exitCode = await proc.exited;
-      const elapsed = Date.now() - started;
-      // With a PTY the wrapper may itself be killed by the group kill; the clock then tells a timeout apart.
-      const timedOut = exitCode === 124 || backstopHit || (req.pty !== undefined && !cancelled && exitCode !== null && exitCode > 128 && elapsed >= req.timeoutSeconds * 1000);
-      if (timedOut) exitCode = 124;
-      if (cancelled && !timedOut) exitCode = 130;
-      return { exitCode, output: out.text(), timedOut, cancelled: cancelled && !timedOut, durationMs: Date.now() - started };
-    } finally {
-      if (backstop) clearTimeout(backstop);
-      req.signal?.removeEventListener('abort', onAbort);
-    }
+    const result = (async (): Promise<RunResult> => {
+      try {
+        let exitCode = await proc.exited;
+        const elapsed = Date.now() - started;
+        // With a PTY the wrapper may itself be killed by the group kill; the clock then tells a timeout apart.
+        const timedOut = exitCode === 124 || backstopHit || (req.pty !== undefined && !cancelled && exitCode !== null && exitCode > 128 && elapsed >= req.timeoutSeconds * 1000);
+        if (timedOut) exitCode = 124;
+        if (cancelled && !timedOut) exitCode = 130;
+        return { exitCode, output: out.text(), timedOut, cancelled: cancelled && !timedOut, durationMs: Date.now() - started };
+      } finally {
+        if (backstop) clearTimeout(backstop);
+        req.signal?.removeEventListener('abort', onAbort);
+      }
+    })();
+    return { write: (d) => proc.write(d), end: () => proc.end(), kill, result };
+  }
+
+  run(req: RunRequest): Promise<RunResult> {
+    return this.launch(req).result;
   }
 
   /** Runs a short helper script to completion and returns its exit code and output. */
