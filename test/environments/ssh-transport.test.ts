@@ -151,13 +151,23 @@ describe.skipIf(skip !== undefined)(`ssh transport against a real sshd${skip ? `
 
   it("opens an overflow connection when sshd's MaxSessions (10) is reached, and closes it when idle", async () => {
     const t = await started();
-    const results = await Promise.all(Array.from({ length: 12 }, () => run(t, 'sleep 1; echo "$SSH_CONNECTION"')));
-    expect(results.map((r) => r.code)).toEqual(Array(12).fill(0));
-    const ports = new Set(results.map((r) => r.out.split(' ')[1]));
-    expect(ports.size).toBe(2);
+    const barrier = join(scratch, `barrier-${Date.now()}`);
+    // Every command holds its session until all twelve run, so the overflow does not depend on timing.
+    const procs = Array.from({ length: 12 }, () => t.spawn(`echo "$SSH_CONNECTION"; while [ ! -e ${barrier} ]; do sleep 0.1; done`));
+    const outs = procs.map(collect);
+    await until(() => outs.every((o) => o.text().includes('\n')), 'all twelve commands to run');
+    writeFileSync(barrier, '');
+    expect(await Promise.all(procs.map((p) => p.exited))).toEqual(Array(12).fill(0));
+    const ports = outs.map((o) => o.text().split(' ')[1]);
+    const counts = [...new Set(ports)].map((p) => ports.filter((q) => q === p).length).sort((a, b) => b - a);
+    // sshd frees a closed session's slot a moment after the close, so the first connection holds 9 or 10.
+    expect(counts).toHaveLength(2);
+    expect(counts[0]).toBeLessThanOrEqual(10);
+    expect(counts[0]).toBeGreaterThanOrEqual(9);
     expect(t.connection?.connects).toBe(2);
     expect(t.connection?.openLinks).toBe(1);
-    expect((await run(t, 'echo "$SSH_CONNECTION"')).out.split(' ')[1]).toBe(results[0]?.out.split(' ')[1]);
+    const after = (await run(t, 'echo "$SSH_CONNECTION"')).out.split(' ')[1];
+    expect(ports.filter((p) => p === after)).toHaveLength(counts[0] ?? 0);
   });
 
   it('allocates a PTY of the asked size and resizes it', async () => {
