@@ -16,15 +16,18 @@ describe('loadConfig', () => {
   });
 
   it('reads settings and keeps sections it does not know', () => {
-    const cfg = loadConfig(file('files:\n  allow_outside_cwd: true\nterminal:\n  backend: docker\n'));
+    const cfg = loadConfig(file('files:\n  allow_outside_cwd: true\nterminal:\n  backend: docker\nfuture_feature:\n  knob: 3\n'));
     expect(cfg.files.allow_outside_cwd).toBe(true);
-    expect(cfg.terminal).toEqual({ backend: 'docker' });
+    expect(cfg.terminal).toMatchObject({ backend: 'docker', lifetime_seconds: 300, default_timeout: 180, max_timeout: 600, output_chars: 50_000 });
+    expect((cfg as Record<string, unknown>).future_feature).toEqual({ knob: 3 });
   });
 
   it.each([
     ['files:\n  allow_outside_cwd: "yes"\n', /files\.allow_outside_cwd: Invalid input: expected boolean/],
     ['files:\n  allow_outside: true\n', /files: Unrecognized key: "allow_outside"/],
     ['files: [unclosed\n', /not valid YAML/],
+    ['terminal:\n  lifetime_seconds: -1\n', /terminal\.lifetime_seconds: Too small/],
+    ['web:\n  allow_privat: true\n', /web: Unrecognized key: "allow_privat"/],
   ])('names the wrong setting: %j', (text, message) => {
     const path = file(text);
     expect(() => loadConfig(path)).toThrow(message);
