@@ -4,9 +4,9 @@ import { randomUUID } from 'node:crypto';
 import { Daytona, type CreateSandboxFromImageParams, type CreateSandboxFromSnapshotParams, type Sandbox } from '@daytonaio/sdk';
 import type { BackendContext, BackendDefinition } from './backend-types.js';
 import { daytonaError, daytonaGone } from './daytona-errors.js';
-import { RemoteProcess } from './daytona-remote-process.js';
+import { RemoteProcess } from './remote-process.js';
 import { daytonaApiKey, daytonaSettings, daytonaUnavailable, type DaytonaSettings } from './daytona-settings.js';
-import { hostLabels, leftByDeadWorker, tetherLabels } from './daytona-labels.js';
+import { hostLabels, leftByDeadWorker, tetherLabels } from './tether-labels.js';
 import { EnvironmentError, type SpawnOptions, type Transport, type TransportProcess } from './types.js';
 
 const BACKEND = 'daytona';

@@ -1,7 +1,7 @@
 // The Docker backend: one long-lived container per task, commands run by `docker exec`, leftovers of dead workers removed. Worker-only.
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { hostname } from 'node:os';
+import { hostLabels, leftByDeadWorker, tetherLabels } from './tether-labels.js';
 import Docker from 'dockerode';
 import type { BackendContext, BackendDefinition } from './backend-types.js';
 import { dockerError, isNotFound } from './docker-errors.js';
@@ -72,10 +72,7 @@ export class DockerTransport implements Transport {
         ...(s.user ? { User: s.user } : {}),
         Labels: {
           'tether.managed': '1',
-          'tether.task': this.ctx.taskId,
-          'tether.worker': this.ctx.workerId,
-          'tether.host': hostname(),
-          'tether.pid': String(process.pid),
+          ...tetherLabels(this.ctx),
         },
         HostConfig: {
           Init: init,
@@ -178,16 +175,6 @@ export class DockerTransport implements Transport {
   }
 }
 
-/** Whether a process with this id exists on this machine (EPERM: it exists but belongs to someone else). */
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** Removes containers this host's dead workers left: labelled tether.managed and tether.host, with a dead tether.pid. */
 async function cleanupDocker(
   settings: DockerSettings,
@@ -196,14 +183,14 @@ async function cleanupDocker(
   const docker = new Docker({ socketPath: settings.socket_path });
   const socket = settings.socket_path;
   const listed = await docker
-    .listContainers({ all: true, filters: { label: ['tether.managed=1', `tether.host=${hostname()}`] } })
+    .listContainers({ all: true, filters: { label: ['tether.managed=1', `tether.host=${hostLabels()['tether.host']}`] } })
     .catch((error: unknown) => {
       throw dockerError(error, socket, 'list containers');
     });
   let removed = 0;
   for (const entry of listed) {
-    const pid = Number(entry.Labels['tether.pid']);
-    if (!Number.isInteger(pid) || pid <= 0 || processAlive(pid)) continue;
+    if (!leftByDeadWorker(entry.Labels, ctx.workerId)) continue;
+    const pid = entry.Labels['tether.pid'];
     try {
       await docker.getContainer(entry.Id).remove({ force: true, v: true });
       removed += 1;

@@ -2,8 +2,8 @@
 // runs. Worker-only.
 import { Sandbox } from '@vercel/sandbox';
 import type { BackendContext, BackendDefinition } from './backend-types.js';
-import { RemoteProcess } from './daytona-remote-process.js';
-import { hostLabels, leftByDeadWorker, tetherLabels } from './daytona-labels.js';
+import { RemoteProcess } from './remote-process.js';
+import { hostLabels, leftByDeadWorker, tetherLabels } from './tether-labels.js';
 import { vercelError } from './vercel-errors.js';
 import { VERCEL_DEFAULT_API_URL, vercelCredentials, vercelSettings, vercelUnavailable, type VercelCredentials, type VercelSettings } from './vercel-settings.js';
 import { EnvironmentError, type SpawnOptions, type Transport, type TransportProcess } from './types.js';

@@ -1,4 +1,4 @@
-// Labels (Daytona) and tags (Vercel Sandbox) that tie a sandbox to its task and worker, so a dead worker's sandboxes can be found. Worker-only.
+// Labels (Docker, Daytona) and tags (Vercel Sandbox) that tie an environment to its task and worker, so a dead worker's leftovers can be found. Worker-only.
 import { hostname } from 'node:os';
 import type { BackendContext } from './backend-types.js';
 
