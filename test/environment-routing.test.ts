@@ -5,25 +5,13 @@ import { mkdtempSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { Client, Connection } from '@temporalio/client';
-import { afterAll, beforeAll, expect, inject, it } from 'vitest';
+import { expect, inject, it } from 'vitest';
 import type { AgentResult } from '../src/workflows/types.js';
 import { until } from './support/cli.js';
 import { startScriptedModel, type ChatRequest } from './support/scripted-model.js';
-import { WorkerPool, workerEnv, type WorkerProcess } from './support/worker-process.js';
+import { workerEnv, workerProcessSuite, type WorkerProcess } from './support/worker-process.js';
 
-let connection: Connection;
-let client: Client;
-const workers = new WorkerPool();
-
-beforeAll(async () => {
-  connection = await Connection.connect({ address: inject('temporalAddress') });
-  client = new Client({ connection });
-});
-afterAll(async () => {
-  await workers.killAll();
-  await connection.close();
-});
+const { client: temporal, workers } = workerProcessSuite();
 
 const CHECKS = 6;
 const probe = { name: 'terminal', arguments: { command: 'echo "$WORKER_NAME:$ROUTE_VAR:$(pwd)"' } };
@@ -49,7 +37,7 @@ it('keeps a task on the worker holding its environment, and recreates it elsewhe
     A: await workers.start({ ...base.env, WORKER_NAME: 'A' }),
     B: await workers.start({ ...base.env, WORKER_NAME: 'B' }),
   };
-  const handle = await client.workflow.start('agentWorkflow', {
+  const handle = await temporal().workflow.start('agentWorkflow', {
     taskQueue: base.taskQueue,
     workflowId: `route-${randomUUID()}`,
     args: [{ task: 'routing', model: 'scripted', cwd, limits: { heartbeatTimeoutSeconds: 3, environmentWorkerTimeoutSeconds: 3 } }],

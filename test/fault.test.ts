@@ -4,24 +4,12 @@ import { existsSync, mkdtempSync, readFileSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomInt, randomUUID } from 'node:crypto';
-import { Client, Connection } from '@temporalio/client';
-import { afterAll, beforeAll, expect, inject, it } from 'vitest';
+import { expect, inject, it } from 'vitest';
 import type { AgentResult } from '../src/workflows/types.js';
 import { startScriptedModel } from './support/scripted-model.js';
-import { WorkerPool, workerEnv } from './support/worker-process.js';
+import { workerEnv, workerProcessSuite } from './support/worker-process.js';
 
-let connection: Connection;
-let client: Client;
-const workers = new WorkerPool();
-
-beforeAll(async () => {
-  connection = await Connection.connect({ address: inject('temporalAddress') });
-  client = new Client({ connection });
-});
-afterAll(async () => {
-  await workers.killAll();
-  await connection.close();
-});
+const { client: temporal, workers } = workerProcessSuite();
 
 it('survives 20 SIGKILLs of its worker without running any command twice', async () => {
   const cwd = realpathSync(mkdtempSync(join(tmpdir(), 'tether-fault-')));
@@ -33,7 +21,7 @@ it('survives 20 SIGKILLs of its worker without running any command twice', async
   ]);
   const { env, taskQueue } = workerEnv(inject('temporalAddress'), model.url, 'fault');
   let worker = await workers.start(env);
-  const handle = await client.workflow.start('agentWorkflow', {
+  const handle = await temporal().workflow.start('agentWorkflow', {
     taskQueue,
     workflowId: `fault-${randomUUID()}`,
     args: [{ task: 'write lines', model: 'scripted', cwd, limits: { maxTurns: commands + 5, heartbeatTimeoutSeconds: 2, environmentWorkerTimeoutSeconds: 2 } }],

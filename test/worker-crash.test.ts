@@ -3,26 +3,14 @@ import { existsSync, mkdtempSync, readFileSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { Client, Connection } from '@temporalio/client';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { inject } from 'vitest';
 import type { AgentResult } from '../src/workflows/types.js';
 import { until } from './support/cli.js';
 import { startScriptedModel, type ScriptedModel } from './support/scripted-model.js';
-import { WorkerPool, workerEnv } from './support/worker-process.js';
+import { workerEnv, workerProcessSuite } from './support/worker-process.js';
 
-let connection: Connection;
-let client: Client;
-const workers = new WorkerPool();
-
-beforeAll(async () => {
-  connection = await Connection.connect({ address: inject('temporalAddress') });
-  client = new Client({ connection });
-});
-afterAll(async () => {
-  await workers.killAll();
-  await connection.close();
-});
+const { client: temporal, workers } = workerProcessSuite();
 
 
 it('survives SIGKILL of the worker during a model call and during a terminal command', async () => {
@@ -35,7 +23,7 @@ it('survives SIGKILL of the worker during a model call and during a terminal com
   ]);
   const { env, taskQueue } = workerEnv(inject('temporalAddress'), model.url, 'crash');
   const first = await workers.start(env);
-  const handle = await client.workflow.start('agentWorkflow', {
+  const handle = await temporal().workflow.start('agentWorkflow', {
     taskQueue,
     workflowId: `crash-${randomUUID()}`,
     args: [{ task: 'crash twice', model: 'scripted', cwd, limits: { heartbeatTimeoutSeconds: 3 } }],

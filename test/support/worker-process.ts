@@ -4,6 +4,8 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { afterAll, beforeAll, inject } from 'vitest';
 import { cliPath } from './cli.js';
 
 export interface WorkerProcess {
@@ -63,4 +65,29 @@ export class WorkerPool {
   async killAll(): Promise<void> {
     for (const w of this.all) await w.kill();
   }
+}
+
+/**
+ * For a test file that runs worker processes: a Temporal client on the shared dev server, and a pool whose workers
+ * are killed after the file's tests.
+ */
+export function workerProcessSuite(): { client: () => Client; workers: WorkerPool } {
+  let connection: Connection | undefined;
+  let client: Client | undefined;
+  const workers = new WorkerPool();
+  beforeAll(async () => {
+    connection = await Connection.connect({ address: inject('temporalAddress') });
+    client = new Client({ connection });
+  });
+  afterAll(async () => {
+    await workers.killAll();
+    await connection?.close();
+  });
+  return {
+    client: () => {
+      if (!client) throw new Error('workerProcessSuite: the client exists only inside tests');
+      return client;
+    },
+    workers,
+  };
 }
