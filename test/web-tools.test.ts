@@ -1,0 +1,238 @@
+// web_search against fake search APIs on loopback, web_extract against a real page server on 127.0.0.1.
+import { gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { parseConfig } from '../src/config/config.js';
+import { setCurrentConfig } from '../src/config/current.js';
+import { registry } from '../src/registry/index.js';
+import '../src/tools/web-extract.js';
+import '../src/tools/web-search.js';
+import { GOOD_KEY, startFakeSearchApi, type FakeSearchApi } from './support/fake-search-api.js';
+import { ARTICLE_PARAGRAPHS, startPageServer, type PageServer } from './support/page-server.js';
+
+const ctx = { taskId: 'web', cwd: process.cwd() };
+const SEARCH_ENV = ['SERPAPI_API_KEY', 'BRAVE_API_KEY', 'TAVILY_API_KEY', 'SERPAPI_BASE_URL', 'BRAVE_BASE_URL', 'TAVILY_BASE_URL'] as const;
+
+async function call(tool: string, args: object): Promise<Record<string, unknown>> {
+  return JSON.parse(await registry.dispatch(tool, JSON.stringify(args), ctx)) as Record<string, unknown>;
+}
+
+type Page = { url: string; final_url?: string; title?: string; content?: string; content_type?: string; truncated?: boolean; error?: string };
+
+async function extract(...urls: string[]): Promise<Page[]> {
+  const out = await call('web_extract', { urls });
+  expect(out.error).toBeUndefined();
+  return out.results as Page[];
+}
+
+describe('web_search (double: fake SerpAPI, Brave and Tavily APIs on loopback)', () => {
+  let api: FakeSearchApi;
+  const saved = Object.fromEntries(SEARCH_ENV.map((k) => [k, process.env[k]]));
+
+  beforeAll(async () => {
+    api = await startFakeSearchApi();
+  });
+  afterAll(async () => {
+    await api.close();
+    for (const k of SEARCH_ENV) {
+      if (saved[k] === undefined) delete process.env[k];
+      else process.env[k] = saved[k];
+    }
+  });
+  beforeEach(() => {
+    setCurrentConfig(parseConfig({}));
+    for (const k of SEARCH_ENV) delete process.env[k];
+    process.env.SERPAPI_BASE_URL = api.url;
+    process.env.BRAVE_BASE_URL = api.url;
+    process.env.TAVILY_BASE_URL = api.url;
+  });
+
+  it('is hidden when no search key is set, and says which to set', () => {
+    const verdict = registry.availability(registry.get('web_search')!);
+    expect(verdict.available).toBe(false);
+    expect(verdict.available ? '' : verdict.reason).toMatch(/no search key: set SERPAPI_API_KEY, BRAVE_API_KEY or TAVILY_API_KEY/);
+    process.env.BRAVE_API_KEY = GOOD_KEY;
+    expect(registry.availability(registry.get('web_search')!).available).toBe(true);
+  });
+
+  it('searches SerpAPI when its key is set, passing query, limit and key', async () => {
+    process.env.SERPAPI_API_KEY = GOOD_KEY;
+    const out = await call('web_search', { query: 'sea otters', limit: 3 });
+    expect(out).toEqual({
+      query: 'sea otters',
+      provider: 'serpapi',
+      results: [1, 2, 3].map((i) => ({ title: `Result ${i} for sea otters`, url: `https://example.com/${i}`, snippet: `Snippet ${i} about sea otters` })),
+    });
+    expect(api.calls.at(-1)).toMatchObject({ api: 'serpapi', key: GOOD_KEY, params: { engine: 'google', q: 'sea otters', num: '3' } });
+  });
+
+  it('uses Brave when only its key is set, with 5 results by default', async () => {
+    process.env.BRAVE_API_KEY = GOOD_KEY;
+    const out = await call('web_search', { query: 'otter stones' });
+    expect(out.provider).toBe('brave');
+    expect(out.results).toHaveLength(5);
+    expect((out.results as { snippet: string }[])[0]!.snippet).toBe('Snippet 1 about otter stones');
+    expect(api.calls.at(-1)).toMatchObject({ api: 'brave', key: GOOD_KEY, params: { q: 'otter stones', count: '5' } });
+  });
+
+  it('uses Tavily, and web.search_provider picks it over a key earlier in the order', async () => {
+    process.env.SERPAPI_API_KEY = GOOD_KEY;
+    process.env.TAVILY_API_KEY = GOOD_KEY;
+    setCurrentConfig(parseConfig({ web: { search_provider: 'tavily' } }));
+    const out = await call('web_search', { query: 'otter fur', limit: 2 });
+    expect(out.provider).toBe('tavily');
+    expect(out.results).toEqual([1, 2].map((i) => ({ title: `Result ${i} for otter fur`, url: `https://example.com/${i}`, snippet: `Snippet ${i} about otter fur` })));
+    expect(api.calls.at(-1)).toMatchObject({ api: 'tavily', key: GOOD_KEY, params: { query: 'otter fur', max_results: 2 } });
+  });
+
+  it('hides the tool when the configured provider has no key', () => {
+    process.env.SERPAPI_API_KEY = GOOD_KEY;
+    setCurrentConfig(parseConfig({ web: { search_provider: 'brave' } }));
+    const verdict = registry.availability(registry.get('web_search')!);
+    expect(verdict.available ? '' : verdict.reason).toMatch(/web.search_provider is brave but BRAVE_API_KEY is not set/);
+  });
+
+  it('reports a refused key naming the variable, a rate limit, non-JSON and an unreachable API as errors', async () => {
+    process.env.BRAVE_API_KEY = 'revoked';
+    expect((await call('web_search', { query: 'q' })).error).toBe('Brave Search refused the API key (HTTP 401): check BRAVE_API_KEY');
+    process.env.BRAVE_API_KEY = GOOD_KEY;
+    api.failNext(429, '{"error":"too many"}');
+    expect((await call('web_search', { query: 'q' })).error).toMatch(/rate limited by Brave Search/);
+    api.failNext(200, '<html>maintenance</html>', 'text/html');
+    expect((await call('web_search', { query: 'q' })).error).toMatch(/Brave Search answered with something that is not JSON/);
+    const closed = await startPageServer();
+    await closed.close();
+    process.env.BRAVE_BASE_URL = closed.origin;
+    expect((await call('web_search', { query: 'q' })).error).toMatch(/could not reach Brave Search at http:\/\/127\.0\.0\.1:\d+: .*ECONNREFUSED/);
+  });
+
+  it('reports a search API that does not answer in web.timeout_seconds', async () => {
+    const slow = await startPageServer({ '/search': { delayMs: 5_000, headers: { 'content-type': 'application/json' }, body: '{}' } });
+    try {
+      setCurrentConfig(parseConfig({ web: { timeout_seconds: 0.3 } }));
+      process.env.SERPAPI_API_KEY = GOOD_KEY;
+      process.env.SERPAPI_BASE_URL = slow.origin;
+      expect((await call('web_search', { query: 'q' })).error).toBe('SerpAPI did not answer within 0.3 s');
+    } finally {
+      await slow.close();
+    }
+  });
+});
+
+describe('web_extract (real page server on 127.0.0.1, web.allow_private: true)', () => {
+  let pages: PageServer;
+
+  beforeAll(async () => {
+    pages = await startPageServer({
+      '/big.txt': { headers: { 'content-type': 'text/plain' }, body: 'x'.repeat(300_000) },
+      '/long': { headers: { 'content-type': 'text/html' }, body: `<html><head><title>Long</title></head><body><article>${'<p>otters are great swimmers and divers. </p>'.repeat(200)}</article></body></html>` },
+      '/notes.md': { headers: { 'content-type': 'text/markdown' }, body: '# Notes\n\n- one\n' },
+      '/to-file': { status: 302, headers: { location: 'file:///etc/passwd' } },
+      '/gzipped': { headers: { 'content-type': 'text/plain', 'content-encoding': 'gzip' }, body: gzipSync('packed otter facts') },
+    });
+  });
+  afterAll(async () => {
+    await pages.close();
+  });
+  beforeEach(() => {
+    setCurrentConfig(parseConfig({ web: { allow_private: true, timeout_seconds: 2 } }));
+  });
+
+  it('returns the article text and title without navigation, sidebar, footer or scripts', async () => {
+    const [page] = await extract(pages.url('/article'));
+    expect(page).toMatchObject({ url: pages.url('/article'), final_url: pages.url('/article'), content_type: 'text/html' });
+    expect(page!.title).toMatch(/Otters|How sea otters live/);
+    for (const p of ARTICLE_PARAGRAPHS) expect(page!.content).toContain(p);
+    for (const chrome of ['Subscribe to our newsletter', 'All rights reserved', 'Cookie settings', 'TRACKER-SCRIPT', 'About us']) {
+      expect(page!.content).not.toContain(chrome);
+    }
+    expect(page!.truncated).toBeUndefined();
+  });
+
+  it('follows a chain of redirects and reports the final URL', async () => {
+    const [page] = await extract(pages.url('/redirect/1'));
+    expect(page!.final_url).toBe(pages.url('/article'));
+    expect(page!.content).toContain(ARTICLE_PARAGRAPHS[0]);
+  });
+
+  it('re-checks every redirect hop: a redirect to file:// is refused', async () => {
+    const [page] = await extract(pages.url('/to-file'));
+    expect(page!.error).toMatch(/only http and https URLs can be fetched, not file:/);
+  });
+
+  it('decodes a gzip-encoded body', async () => {
+    const [page] = await extract(pages.url('/gzipped'));
+    expect(page!.content).toBe('packed otter facts');
+  });
+
+  it('gives up on a redirect loop after five redirects', async () => {
+    const [page] = await extract(pages.url('/loop'));
+    expect(page!.error).toMatch(/more than 5 redirects/);
+  });
+
+  it('stops reading at web.max_bytes and cuts text at web.max_chars, saying so', async () => {
+    setCurrentConfig(parseConfig({ web: { allow_private: true, max_bytes: 50_000, max_chars: 100_000 } }));
+    const [big] = await extract(pages.url('/big.txt'));
+    expect(big!.truncated).toBe(true);
+    expect(big!.content!.startsWith('x'.repeat(50_000))).toBe(true);
+    expect(big!.content).toMatch(/larger than web\.max_bytes \(50000 bytes\)/);
+    setCurrentConfig(parseConfig({ web: { allow_private: true, max_chars: 2_000 } }));
+    const [long] = await extract(pages.url('/long'));
+    expect(long!.truncated).toBe(true);
+    expect(long!.content!.length).toBeLessThanOrEqual(2_000);
+    expect(long!.content).toMatch(/otters are great swimmers[\s\S]*\[\.\.\. cut: the first 2000 of \d+ characters are shown\]$/);
+  });
+
+  it('returns plain text, Markdown and JSON as they are', async () => {
+    const [txt, md, json] = await extract(pages.url('/plain.txt'), pages.url('/notes.md'), pages.url('/data.json'));
+    expect(txt).toMatchObject({ content: 'line one\nline two\n', content_type: 'text/plain', title: '' });
+    expect(md).toMatchObject({ content: '# Notes\n\n- one\n', content_type: 'text/markdown' });
+    expect(json).toMatchObject({ content: '{"otters": 3}', content_type: 'application/json' });
+  });
+
+  it('refuses an image with an error naming its content type', async () => {
+    const [page] = await extract(pages.url('/image.png'));
+    expect(page).toEqual({ url: pages.url('/image.png'), error: expect.stringMatching(/unsupported content type image\/png/) as unknown });
+  });
+
+  it('reports a slow page as a timeout and a 404 with its status', async () => {
+    setCurrentConfig(parseConfig({ web: { allow_private: true, timeout_seconds: 0.5 } }));
+    const [slow, missing] = await extract(pages.url('/slow'), pages.url('/nope'));
+    expect(slow!.error).toBe(`timed out after 0.5 s fetching ${pages.url('/slow')}`);
+    expect(missing!.error).toBe(`HTTP 404 Not Found from ${pages.url('/nope')}`);
+  });
+
+  it('returns the good page when another one fails', async () => {
+    const [bad, good] = await extract('ftp://example.com/x', pages.url('/plain.txt'));
+    expect(bad!.error).toMatch(/only http and https URLs can be fetched, not ftp:/);
+    expect(good!.content).toBe('line one\nline two\n');
+  });
+
+  it('validates its arguments: at least one URL, at most five', async () => {
+    expect((await call('web_extract', { urls: [] })).error).toMatch(/Invalid arguments/);
+    expect((await call('web_extract', { urls: Array(6).fill(pages.url('/plain.txt')) })).error).toMatch(/Invalid arguments/);
+  });
+});
+
+describe('web_extract under the default config (allow_private: false)', () => {
+  let pages: PageServer;
+
+  beforeAll(async () => {
+    pages = await startPageServer();
+  });
+  afterAll(async () => {
+    await pages.close();
+  });
+  beforeEach(() => {
+    setCurrentConfig(parseConfig({}));
+  });
+
+  it('refuses loopback URLs by address and by name, and file:// URLs, before any request', async () => {
+    const port = new URL(pages.origin).port;
+    const [ip, name, v6, file] = await extract(pages.url('/plain.txt'), `http://localhost:${port}/plain.txt`, `http://[::ffff:127.0.0.1]:${port}/plain.txt`, 'file:///etc/passwd');
+    expect(ip!.error).toMatch(/127\.0\.0\.1 is a loopback address/);
+    expect(name!.error).toMatch(/localhost: it resolves to (127\.0\.0\.1|::1) is a loopback address/);
+    expect(v6!.error).toMatch(/::ffff:7f00:1 is a loopback address/);
+    expect(file!.error).toMatch(/only http and https URLs can be fetched, not file:/);
+    expect(pages.requests).toEqual([]);
+  });
+});
