@@ -1,0 +1,64 @@
+// The worker's side of one execute_code program's tool requests: the allowed set, the call limit, the terminal's
+// approval check, then the registry's one dispatch path. Worker-only.
+import type { TetherConfig } from '../config/config.js';
+import type { ToolRegistry } from '../registry/registry.js';
+import type { ToolContext } from '../registry/types.js';
+import { refusalFor } from './command-check.js';
+import { resultValue, type RpcRequest } from './rpc.js';
+
+export interface ServeOptions {
+  registry: ToolRegistry;
+  /** Tool names the program may call. */
+  allowed: ReadonlySet<string>;
+  maxCalls: number;
+  config: TetherConfig;
+  ctx: ToolContext;
+}
+
+export interface CallServer {
+  serve: (request: RpcRequest, signal: AbortSignal) => Promise<unknown>;
+  /** Requests that reached a tool. */
+  readonly dispatched: number;
+}
+
+function normalizePath(p: string): string {
+  const parts: string[] = [];
+  for (const seg of p.split('/')) {
+    if (seg === '' || seg === '.') continue;
+    if (seg === '..') parts.pop();
+    else parts.push(seg);
+  }
+  return `/${parts.join('/')}`;
+}
+
+export function callServer(o: ServeOptions): CallServer {
+  let seen = 0;
+  let dispatched = 0;
+  const allowedList = [...o.allowed].join(', ') || 'none';
+  const serve = async (r: RpcRequest, signal: AbortSignal): Promise<unknown> => {
+    seen += 1;
+    if (!o.allowed.has(r.tool)) {
+      return { error: `tool '${r.tool}' cannot be called from execute_code; allowed: ${allowedList}` };
+    }
+    if (seen > o.maxCalls) {
+      return { error: `this program reached its limit of ${o.maxCalls} tool calls (code_execution.max_tool_calls); no more calls are run` };
+    }
+    if (r.tool === 'terminal' && typeof r.args.command === 'string') {
+      // Judged where it runs, as the agent loop judges a direct call with its workdir.
+      const workdir = typeof r.args.workdir === 'string' && r.args.workdir !== '' ? r.args.workdir : undefined;
+      const cwd = workdir === undefined ? o.ctx.cwd : normalizePath(workdir.startsWith('/') ? workdir : `${o.ctx.cwd}/${workdir}`);
+      const refusal = await refusalFor(r.args.command, cwd, o.config);
+      if (refusal) return { error: refusal };
+    }
+    dispatched += 1;
+    // Progress stays the program's own; the inner call is cancelled with the program.
+    const ctx: ToolContext = { ...o.ctx, progress: undefined, signal, environmentExpected: true };
+    return resultValue(await o.registry.dispatch(r.tool, r.args, ctx));
+  };
+  return {
+    serve,
+    get dispatched() {
+      return dispatched;
+    },
+  };
+}
