@@ -1,6 +1,6 @@
 // execute_code on the local backend with the real python3 and node of this machine: programs that call tools
 // through the generated clients, the allowed set, approvals of terminal commands, limits, timeouts and errors.
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -89,6 +89,16 @@ describe('execute_code (local backend, real python3 and node)', () => {
       'print("after", os.getcwd() == ' + JSON.stringify(cwd) + ')',
     ].join('\n'));
     expect(r.output.trim()).toBe('before-after True');
+  });
+
+  it("cd and export of the program's terminal calls carry over between them, not past the program", async () => {
+    mkdirSync(join(cwd, 'sub'), { recursive: true });
+    const taskId = `exec-code-${process.pid}-cd`;
+    const code = 'from tether_tools import terminal\nterminal(command="cd sub && export FOO=inner")\nprint(terminal(command="pwd; echo $FOO")["output"].split())';
+    const r = JSON.parse(await registry.dispatch('execute_code', JSON.stringify({ language: 'python', code }), { taskId, cwd })) as Result;
+    expect(r.output.trim()).toBe(`['${join(cwd, 'sub')}', 'inner']`);
+    const after = JSON.parse(await registry.dispatch('terminal', JSON.stringify({ command: 'pwd; echo "[$FOO]"' }), { taskId, cwd })) as Result;
+    expect(after.output.trim().split('\n')).toEqual([cwd, '[]']);
   });
 
   it('a tool outside the allowed set is an error result inside the program', async () => {

@@ -19,7 +19,8 @@ const DESCRIPTION =
   'many steps: Python `from tether_tools import read_file, terminal` then `read_file(path="x")` (keyword arguments, ' +
   'returns a dict); JavaScript (an ES module) `import { read_file } from "./tether_tools.mjs"` then ' +
   '`await read_file({ path: "x" })`. A failed or refused tool call returns {"error": ...} rather than raising. ' +
-  "Standard input is the tool channel: the program cannot read its own stdin. Terminal commands that need a person's " +
+  "Standard input is the tool channel: the program cannot read its own stdin. `cd` and `export` of the program's terminal calls " +
+  "carry over between them but not past the program. Terminal commands that need a person's " +
   'approval are refused inside the program (run them with the terminal tool). Limits: code_execution.timeout_seconds ' +
   '(the timeout argument may only lower it; exit code 124 when killed), max_tool_calls tool calls per program, ' +
   'max_output_chars of output.';
