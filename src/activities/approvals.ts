@@ -1,10 +1,8 @@
 // Approval activities: the verdict on a command with the allowlist and policy, smart approval through the model,
 // the webhook for pending approvals, and writing the permanent allowlist. Worker-only.
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { allowlistMatch } from '../approval/allowlist.js';
-import { addToAllowlistFile, readAllowlist } from '../approval/allowlist-file.js';
-import { detect } from '../approval/detect.js';
-import { loadBashParser } from '../approval/parser.js';
+import { addToAllowlistFile } from '../approval/allowlist-file.js';
+import { assess } from '../approval/assess.js';
 import { SIGNATURE_HEADER, signBody } from '../approval/signature.js';
 import { readSmartAnswer, smartPrompt } from '../approval/smart.js';
 import type { TetherConfig } from '../config/config.js';
@@ -25,14 +23,9 @@ export function createApprovalActivities(deps: ApprovalActivityDeps) {
   const { config, configFile, log } = deps;
 
   async function assessCommand(input: { command: string; cwd: string }): Promise<CommandAssessment> {
-    const verdict = input.command === '' ? { dangerous: false, tier: null, findings: [] } : detect(await loadBashParser(), input.command, { cwd: input.cwd });
-    let entries = config.command_allowlist;
-    try {
-      entries = [...entries, ...readAllowlist(configFile)];
-    } catch (err) {
-      log.warn({ configFile, err: (err as Error).message }, 'could not read command_allowlist; using the start-up configuration');
-    }
-    const allowlistedBy = verdict.tier === 'dangerous' ? allowlistMatch(entries, { command: input.command, rules: verdict.findings.map((f) => f.rule) }) : undefined;
+    const { verdict, allowlistedBy } = await assess(input.command, input.cwd, config, configFile, (err) =>
+      log.warn({ configFile, err: err.message }, 'could not read command_allowlist; using the start-up configuration'),
+    );
     return {
       dangerous: verdict.dangerous,
       tier: verdict.tier,
