@@ -11,7 +11,7 @@ import { hooks, registry } from './registry/index.js';
 import { loadExtensions, type Extensions } from './plugins/extensions.js';
 import type { TemporalSettings } from './temporal/settings.js';
 import { WorkerGroup } from './temporal/worker-group.js';
-import { configureEnvironments, WORKER_ID } from './environments/current.js';
+import { closeEnvironments, configureEnvironments, WORKER_ID } from './environments/current.js';
 import { cleanupLeftovers } from './environments/leftovers.js';
 import { setCurrentConfig } from './config/current.js';
 
@@ -52,11 +52,12 @@ export function loadToolsOnce(config: TetherConfig, log: Logger): Promise<Extens
   return loading;
 }
 
-/** Closes MCP connections opened by loadToolsOnce. */
+/** Closes MCP connections opened by loadToolsOnce, and this process's terminal environments (containers, sandboxes). */
 export async function closeTools(): Promise<void> {
   const current = loading;
   loading = undefined;
   if (current) await (await current).close();
+  await closeEnvironments();
 }
 
 export interface WorkerOptions {

@@ -18,8 +18,15 @@ describe('tether tools', () => {
     expect(r.code).toBe(0);
     const tools = JSON.parse(r.stdout) as { name: string; toolset: string; available: boolean; handledBy: string }[];
     expect(tools.map((t) => t.name).sort()).toEqual(
-      ['clarify', 'delegate_task', 'memory', 'patch', 'read_file', 'search_files', 'session_search', 'terminal', 'todo', 'write_file'],
+      [
+        'browser_back', 'browser_click', 'browser_close', 'browser_navigate', 'browser_screenshot', 'browser_scroll', 'browser_snapshot', 'browser_type',
+        'clarify', 'delegate_task', 'execute_code', 'image_generate', 'memory', 'patch', 'process', 'read_file', 'search_files', 'session_search',
+        'terminal', 'todo', 'web_extract', 'web_search', 'write_file',
+      ],
     );
+    // Tools whose keys are missing are listed, hidden, with the reason.
+    expect(tools.find((t) => t.name === 'web_search')).toMatchObject({ toolset: 'web', available: false });
+    expect(tools.find((t) => t.name === 'image_generate')).toMatchObject({ toolset: 'image_gen', available: false });
     expect(tools.find((t) => t.name === 'todo')).toMatchObject({ toolset: 'todo', handledBy: 'agent-loop' });
     expect(tools.find((t) => t.name === 'terminal')).toMatchObject({ toolset: 'terminal', available: true });
   });

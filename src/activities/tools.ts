@@ -14,6 +14,7 @@ import { detect } from '../approval/detect.js';
 import { loadBashParser } from '../approval/parser.js';
 import { withHeartbeat } from './heartbeat.js';
 import { environmentManager } from '../environments/current.js';
+import { releaseTask } from '../registry/task-cleanup.js';
 
 /** No single tool result may come near Temporal's payload limits: this is the cap before history. */
 export const HISTORY_RESULT_CHARS = 64_000;
@@ -121,8 +122,11 @@ export function createToolActivities(deps: ToolActivityDeps) {
     }
   }
 
+  /** The run ended: its terminal environments and every other per-task resource on this worker (browser pages). */
   async function closeEnvironment(input: { taskId: string }): Promise<{ closed: number }> {
-    return { closed: await environmentManager().release(input.taskId) };
+    const closed = await environmentManager().release(input.taskId);
+    for (const f of await releaseTask(input.taskId)) log.warn({ taskId: input.taskId, resource: f.name, err: f.error }, 'per-task clean-up failed');
+    return { closed };
   }
 
   return { listTools, runTool, closeEnvironment };

@@ -1,6 +1,7 @@
 // One Chromium per worker process and one BrowserContext + Page per task, closed when idle, at run end or on close. Worker-only.
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { currentConfig } from '../config/current.js';
+import { registerTaskCleanup } from '../registry/task-cleanup.js';
 import { requireBrowser } from './find-browser.js';
 import { refuseUrl } from './url-guard.js';
 
@@ -197,6 +198,8 @@ export class BrowserPool {
 }
 
 export const browserPool = new BrowserPool();
+// A run that ends closes its task's page on the worker holding it (the idle limit catches the rest).
+registerTaskCleanup('browser', (taskId) => browserPool.closeTask(taskId));
 
 /** Closes the task's browser context (the agent loop calls it when a run ends). */
 export async function closeBrowserTask(taskId: string): Promise<void> {

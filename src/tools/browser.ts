@@ -15,6 +15,8 @@ const shared = {
   toolset: 'browser',
   checkFn: browserAvailable,
   parallelSafe: false,
+  // A task's page lives on the worker that opened it: the agent loop sends the task's browser calls there.
+  environment: true,
   isAsync: true,
   timeoutSeconds: TIMEOUT_SECONDS,
   maxResultChars: MAX_RESULT_CHARS,
