@@ -62,13 +62,16 @@ export function runInput(task: string, flags: RunFlags): AgentInput {
   const cwd = resolve(flags.cwd ?? process.cwd());
   if (!existsSync(cwd) || !statSync(cwd).isDirectory()) throw new CliError(`--cwd: ${cwd} is not a directory`);
   const model = chooseModel(flags.model);
-  // A tiny demonstration model writes random commands: unless told otherwise, it only gets tools that read.
-  const enabledToolsets = listOption(flags.toolsets) ?? (model.startsWith(LOCAL_PREFIX) ? ['read-only'] : undefined);
+  // A tiny demonstration model writes random commands: unless told otherwise, it only gets tools that read, and
+  // only local ones (it would fetch made-up URLs and open a browser for them).
+  const demo = flags.toolsets === undefined && model.startsWith(LOCAL_PREFIX);
+  const enabledToolsets = listOption(flags.toolsets) ?? (demo ? ['read-only'] : undefined);
+  const disabledToolsets = listOption(flags.disable) ?? (demo ? ['web', 'browser'] : undefined);
   return {
     task,
     model,
     enabledToolsets,
-    disabledToolsets: listOption(flags.disable),
+    disabledToolsets,
     cwd,
     limits: { maxTurns: positiveIntOption(flags.maxTurns, '--max-turns'), maxParallel: positiveIntOption(flags.maxParallel, '--max-parallel') },
     approvalMode: approvalModeOption(flags.approvalMode),
