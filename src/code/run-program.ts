@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { HeadTailBuffer } from '../environments/output-buffer.js';
 import type { ShellEnvironment } from '../environments/shell-environment.js';
+import { shQuote } from '../environments/shell-scripts.js';
 import { EnvironmentError } from '../environments/types.js';
 import type { CallableTool } from './callable-tools.js';
 import { javascriptClient } from './client-javascript.js';
@@ -40,9 +41,6 @@ export interface ProgramResult {
 
 const SETUP_TIMEOUT_SECONDS = 60;
 
-function shQuote(s: string): string {
-  return `'${s.replace(/'/g, `'\\''`)}'`;
-}
 
 async function writeFile(env: ShellEnvironment, path: string, content: string): Promise<void> {
   const r = await env.run({ command: `cat > ${shQuote(path)}`, stdin: content, timeoutSeconds: SETUP_TIMEOUT_SECONDS });

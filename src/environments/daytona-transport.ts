@@ -7,6 +7,7 @@ import { daytonaError, daytonaGone } from './daytona-errors.js';
 import { RemoteProcess } from './remote-process.js';
 import { daytonaApiKey, daytonaSettings, daytonaUnavailable, type DaytonaSettings } from './daytona-settings.js';
 import { hostLabels, leftByDeadWorker, tetherLabels } from './tether-labels.js';
+import { shQuote } from './shell-scripts.js';
 import { EnvironmentError, type SpawnOptions, type Transport, type TransportProcess } from './types.js';
 
 const BACKEND = 'daytona';
@@ -14,9 +15,6 @@ const BACKEND = 'daytona';
 const EXIT_CODE_WAIT_MS = 5_000;
 const CREATE_TIMEOUT_S = 180;
 
-function shQuote(value: string): string {
-  return `'${value.replace(/'/g, `'\\''`)}'`;
-}
 
 /**
  * The session shell line for a script. Sessions cannot close a command's input, so given input travels inside

@@ -2,7 +2,8 @@
 import type { ClientChannel } from 'ssh2';
 import type { BackendDefinition } from './backend-types.js';
 import type { Logger } from '../logging/logger.js';
-import { shQuote, signalExitCode, sshCommand } from './ssh-command.js';
+import { signalExitCode, sshCommand } from './ssh-command.js';
+import { shQuote } from './shell-scripts.js';
 import { releaseSshConnection, retainSshConnection, type SshConnection } from './ssh-pool.js';
 import { sshSettingsSchema, sshTarget, sshUnavailable, targetName, type SshSettings } from './ssh-settings.js';
 import type { SshLink } from './ssh-connect.js';
