@@ -1,11 +1,10 @@
 // The command line an SSH channel runs for a script, and exit codes for signals. Worker-only.
 import { constants } from 'node:os';
-import { shQuote } from './shell-scripts.js';
+import { exportLines, shQuote } from './shell-scripts.js';
 
 /** The command line sent over the channel: the settings' env exported, then the script, under `sh -c`. */
 export function sshCommand(script: string, env: Record<string, string>): string {
-  const exports = Object.entries(env).map(([k, v]) => `export ${k}=${shQuote(v)}\n`);
-  return `sh -c ${shQuote(exports.join('') + script)}`;
+  return `sh -c ${shQuote(exportLines(env) + script)}`;
 }
 
 /** 128 + n for signal n, as a shell reports it. ssh2 names signals `SIGTERM`; some servers send `TERM`. */
