@@ -6,24 +6,29 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { detect } from '../src/approval/detect.js';
 import { DANGEROUS, ORDINARY, TABLE_CWD } from '../src/approval/detect.table.js';
+import { CORPUS_CWD, loadCorpus } from '../test/support/detector-corpus.js';
 import { loadBashParser } from '../src/approval/parser.js';
 import type { AgentState } from '../src/workflows/types.js';
 import { startScriptedModel, type ChatRequest, type ScriptedReply } from '../test/support/scripted-model.js';
 import { durableEnv } from './durable-env.js';
 import { fmt, machine, summary } from './stats.js';
 
-// 1. Detection: every command of the verdict table, 20 rounds, each timed on its own.
+// 1. Detection: every command of the verdict table and of the evaluation corpus, 20 rounds, each timed on its own.
 const parse = await loadBashParser();
-const commands = [...DANGEROUS.map((d) => d[0]), ...ORDINARY];
+const commands: [string, string][] = [...DANGEROUS.map((d): [string, string] => [d[0], TABLE_CWD]), ...ORDINARY.map((c): [string, string] => [c, TABLE_CWD]), ...loadCorpus().map((e): [string, string] => [e.command, CORPUS_CWD])];
 const perCommand: number[] = [];
 for (let round = 0; round < 20; round += 1) {
-  for (const c of commands) {
+  for (const [c, cwd] of commands) {
     const t0 = performance.now();
-    detect(parse, c, { cwd: TABLE_CWD });
+    detect(parse, c, { cwd });
     perCommand.push(performance.now() - t0);
   }
 }
 const d = summary(perCommand);
+if (process.argv.includes('--detection-only')) {
+  process.stdout.write(`detection: ${fmt(d.median * 1000, 0)} µs median, ${fmt(d.p99 * 1000, 0)} µs p99 per command (${commands.length} table and corpus commands × 20 rounds, n=${d.n}) · ${machine()}\n`);
+  process.exit(0);
+}
 
 // 2. Decision to command start: runs whose only tool call asks; the command's first act records the time.
 const env = await durableEnv();
@@ -61,7 +66,7 @@ const l = summary(latencies);
 process.stdout.write(
   [
     `approval benchmark · ${machine()}`,
-    `detection: ${fmt(d.median * 1000, 0)} µs median, ${fmt(d.p99 * 1000, 0)} µs p99 per command (${commands.length} table commands × 20 rounds, n=${d.n})`,
+    `detection: ${fmt(d.median * 1000, 0)} µs median, ${fmt(d.p99 * 1000, 0)} µs p99 per command (${commands.length} table and corpus commands × 20 rounds, n=${d.n})`,
     `decision → command start: ${fmt(l.median, 1)} ms median, ${fmt(l.p99, 1)} ms p99 (n=${l.n}; decideApproval update to the command's first act, worker and dev server on this machine)`,
     'reproduce: npm run bench:approval',
   ].join('\n') + '\n',
