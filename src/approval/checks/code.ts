@@ -74,15 +74,15 @@ const SHELL_FN: Record<string, RegExp> = {
   /** subprocess imported under another name (`import subprocess as s; s.call(...)`, `from subprocess import run`). */
   'python-subprocess': /(?:\w+\.|(?<![\w.]))(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput)\s*\(/g,
   javascript: /(?:\.|\b)(?:exec|execSync|spawn|spawnSync|execFile|execFileSync)\s*\(|\$`/g,
-  perl: /(?<![\w$>])(?:system|exec|qx)\b\s*\(?/g,
-  ruby: /(?<![\w.])(?:system|exec|spawn|Kernel\.system|Kernel\.exec|IO\.popen|Open3\.\w+|%x)\b\s*\(?/g,
+  perl: /(?<![\w$>"'])(?:system|exec|qx)\b(?=\s|\()\s*\(?/g,
+  ruby: /(?<![\w."'])(?:system|exec|spawn|Kernel\.system|Kernel\.exec|IO\.popen|Open3\.\w+|%x)\b(?=\s|\()\s*\(?/g,
   php: /(?<![\w>])(?:system|exec|shell_exec|passthru|popen|proc_open|pcntl_exec)\s*\(/g,
   lua: /\b(?:os\.execute|io\.popen)\s*\(?/g,
   awk: /\bsystem\s*\(/g,
 };
 /** Calls that run code given as a string. */
 const EVAL_FN = /(?<![\w.])(?:exec|eval|compile|Function|instance_eval|class_eval|assert)\s*\(|\bnew\s+Function\b/g;
-const SHELL_FN_NAME = /(["'])(system|popen|exec|execSync|execFile|spawn|spawnSync|shell_exec|passthru|proc_open|check_output|getoutput)\1|send\(\s*:(system|exec|spawn|`)/;
+const SHELL_FN_NAME = /(getattr\s*\([^)]*,\s*|=\s*|\[\s*)(["'])(system|popen|exec|execSync|execFile|spawn|spawnSync|shell_exec|passthru|proc_open|check_output|getoutput)\2|send\(\s*:(system|exec|spawn|`)/;
 
 /** The text of a call's arguments, up to the closing parenthesis (or the end of the statement without one). */
 function argumentsAt(code: string, start: number, parenthesised: boolean): string {

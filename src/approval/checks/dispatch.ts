@@ -9,7 +9,7 @@ import { infraChecks } from './infra.js';
 import { networkChecks } from './network.js';
 import { powershellChecks } from './powershell.js';
 import { interpreterOf } from './exec.js';
-import { isProjectPackageManager, isSystemPackageManager, packageManager, resourceVerbs, scriptSubcommands, systemPackages } from './resource.js';
+import { isProjectPackageManager, isSystemPackageManager, packageManager, remoteRun, resourceVerbs, scriptSubcommands, systemPackages } from './resource.js';
 import { storageChecks } from './storage.js';
 import { systemCheckFor, systemChecks } from './system.js';
 import type { Check } from './types.js';
@@ -60,6 +60,7 @@ export function checkLookup(exec: (name: string) => Check | undefined): (name: s
     const special = systemCheckFor(name) ?? exec(name);
     if (special) found.push(special);
     if (interpreterOf(name)) found.push(scriptSubcommands);
+    if (name === 'ansible' || name === 'salt' || name === 'salt-ssh' || name === 'pdsh') found.push(remoteRun);
     if (isProjectPackageManager(name)) found.push(packageManager);
     else if (isSystemPackageManager(name)) found.push(systemPackages);
     else if (!NOT_RESOURCE_CLIS.has(name) && !claimed(name, exec)) found.push(resourceVerbs);

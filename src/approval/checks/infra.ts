@@ -49,6 +49,7 @@ const kubectl: Check = (cmd, io, ctx) => {
 
 const terraform: Check = (cmd, _io, ctx) => {
   const words = cmd.args.map((a) => a.text);
+  if (words.includes('plan') || words.includes('preview')) return;
   if (words.includes('destroy') || (cmd.name === 'pulumi' && words.includes('down')) || words.some((w) => /^--?destroy(=true)?$/.test(w))) ctx.add('terraform-destroy', show(cmd));
 };
 

@@ -12,6 +12,13 @@ const DESTRUCTIVE = new Set([
   'detach', 'deregister', 'unregister', 'unset', 'decommission', 'teardown', 'nuke', 'zap', 'leave', 'fresh',
 ]);
 
+/** Verbs that take something away when they lead a compound verb (stop-instances, release-address, pg:killall) or end
+ * a deep path (gcloud compute instances stop); alone after the CLI (docker stop, npm stop) they are routine. */
+const COMPOUND_ONLY = new Set(['stop', 'release', 'disassociate', 'deallocate', 'undefine', 'seal', 'killall', 'kill', 'shutdown', 'suspend', 'evict', 'expire', 'discard', 'abandon', 'retire', 'close']);
+
+/** Script names that say what they do: ./teardown.sh, k3s-uninstall.sh, reset-db.sh. */
+const SCRIPT_VERBS = new Set(['uninstall', 'destroy', 'teardown', 'nuke', 'wipe', 'purge', 'drop', 'reset', 'delete', 'remove', 'erase']);
+
 /** Verbs that only ask about or rehearse an action: what follows them is not done. */
 const HYPOTHETICAL = new Set(['can-i', 'explain', 'help', 'plan', 'preview', 'diff', 'template', 'search', 'lint', 'validate', 'completion']);
 
@@ -26,14 +33,14 @@ const VALUE_OPTS = new Set([
 ]);
 
 /** Flags that destroy whatever the verb is (nomad job stop -purge, minikube delete --purge, kubectl apply --prune). */
-const DESTRUCTIVE_FLAGS = /^--?(purge|prune|destroy|wipe|force-reset|force-delete|delete|delete-all|delete-data|remove-data|cascade)(=(true|all|foreground|background))?$/;
+const DESTRUCTIVE_FLAGS = /^--?(purge|prune|destroy|wipe|force-reset|force-delete|delete|delete-all|cascade|no-deletion-protection|disable-deletion-protection|(remove|delete|destroy|wipe)-[\w-]*(storage|data|volumes?|disks?|snapshots?|backups?))(=(true|all|foreground|background))?$/;
 
 /** Options that set a count, size or replica number: a zero value takes the service away. */
-const SIZE_OPTS = /^--?(replicas|desired-count|desired-capacity|min-size|max-size|count|num-nodes|size|min-instances|max-instances|min-count|max-count|instances|min-replicas|max-replicas|capacity)$/;
+const SIZE_OPTS = /^--?([\w-]*-)?(replicas|count|capacity|size|nodes|instances)$/;
 
-const IDENTIFIER = /^[A-Za-z][\w.:/-]*$/;
+const IDENTIFIER = /^[A-Za-z][\w:-]*$/;
 
-const parts = (word: string): string[] => word.replace(/([a-z])([A-Z])/g, '$1-$2').toLowerCase().split(/[-:_/.]/);
+const parts = (word: string): string[] => word.replace(/([a-z])([A-Z])/g, '$1-$2').toLowerCase().split(/[-:_]/);
 
 export interface Path {
   /** The leading words (the subcommand path), option values skipped. */
@@ -51,7 +58,8 @@ export function subcommandPath(args: Word[], limit = 5): Path {
     const t = a.text;
     if (t === '--') return { verbs, stop: i, hypothetical: false };
     if (t.startsWith('-')) {
-      if (!t.includes('=') && VALUE_OPTS.has(t)) i += 1;
+      // The word after an option is taken as its value (--filter delete, -k delete): a verb rarely follows a flag.
+      if (!t.includes('=') && (VALUE_OPTS.has(t) || (args[i + 1] && !args[i + 1]!.text.startsWith('-')))) i += 1;
       continue;
     }
     if (a.dynamic || !IDENTIFIER.test(t) || /^[a-z]+:\/\//i.test(t)) {
@@ -81,7 +89,7 @@ export function scalesToZero(args: Word[], verbs: string[]): boolean {
   }
   const scaling = verbs.some((v) => parts(v).includes('scale') || parts(v).includes('resize') || parts(v).includes('count'));
   if (scaling && args.some((a) => /^[\w-]+=0$/.test(a.text) || a.text === '0')) return true;
-  return args.some((a) => /"?(replicas|desiredCount|desired_count|minReplicas)"?\s*:\s*0\b/.test(a.text));
+  return args.some((a) => /"?(replicas|desiredCount|desired_count|minReplicas|maxReplicas)"?\s*:\s*0\b/.test(a.text) || /(^|[,\s])(desired|max)[-_]?(size|count|capacity)=0\b/i.test(a.text));
 }
 
 /** The generic judgement: a destructive verb in the subcommand path, a destructive flag, or a scale to zero. */
@@ -91,6 +99,14 @@ export function destructiveVerb(cmd: Argv): string | undefined {
   if (path.hypothetical) return undefined;
   const verb = path.verbs.find((v) => parts(v).some((p) => DESTRUCTIVE.has(p)));
   if (verb) return verb;
+  const compound = path.verbs.find((v, i) => {
+    const p = parts(v);
+    if (!COMPOUND_ONLY.has(p[0]!) && !p.slice(1).some((x) => COMPOUND_ONLY.has(x) && x !== 'close')) return false;
+    return p.length > 1 || i >= 2 || (i >= 1 && !/^(stop|kill|close|release)$/.test(p[0]!));
+  });
+  if (compound) return compound;
+  // Stopping or killing a computed list (docker kill $(docker ps -q)): everything the list names.
+  if (path.verbs.some((v) => /^(stop|kill)$/i.test(v)) && cmd.args.some((a) => a.substitutions.length > 0)) return 'every listed resource';
   // Migration tools going back to nothing or reloading the schema: every table is dropped.
   const words = path.verbs.map((v) => v.toLowerCase());
   if ((words.some((v) => /(^|:)(downgrade|rollback)$/.test(v)) && cmd.args.some((a) => a.text === 'base' || a.text === '--all' || a.text === '0')) || words.some((v) => /(^|:)(schema|structure):load$/.test(v))) return words.join(' ');
@@ -108,6 +124,8 @@ export function destructiveVerb(cmd: Argv): string | undefined {
 export const resourceVerbs: Check = (cmd, _io, ctx) => {
   const verb = destructiveVerb(cmd);
   if (verb) ctx.add('resource-delete', `${show(cmd)} (${verb})`);
+  // A script named for what it destroys.
+  if (/[/.]/.test(cmd.written) && parts(cmd.written.replace(/^.*\//, '').replace(/\.(sh|bash|py|rb|js|ps1)$/, '').replace(/_/g, '-')).some((p) => SCRIPT_VERBS.has(p))) ctx.add('resource-delete', `${show(cmd)} (the script's name)`);
 };
 
 /** Project package managers: removing a dependency is ordinary; withdrawing a published package is not. */
@@ -153,4 +171,20 @@ export const scriptSubcommands: Check = (cmd, io, ctx) => {
   if (first < 0 || cmd.args.slice(0, first).some((a) => /^-(c|e|r|m|p|E|-eval|-print)$/.test(a.text) || /^-[a-zA-Z]*[ce]$/.test(a.text))) return;
   if (!/\.(py|js|mjs|cjs|ts|rb|php|pl)$|^(manage\.py|artisan|console|bin\/console)$/.test(cmd.args[first]!.text.replace(/^\.\//, ''))) return;
   resourceVerbs({ ...cmd, args: cmd.args.slice(first + 1) }, io, ctx);
+};
+
+/** Ad-hoc remote execution: `ansible HOSTS -m shell -a CMD`, `salt TARGET cmd.run CMD`, `pdsh -w HOSTS CMD`. */
+export const remoteRun: Check = (cmd, _io, ctx) => {
+  const args = cmd.args.map((a) => a.text);
+  if (cmd.name === 'ansible') {
+    const m = args.findIndex((a) => a === '-m' || a === '--module-name');
+    const a = args.findIndex((x) => x === '-a' || x === '--args');
+    if (a >= 0 && (m < 0 || /^(ansible\.builtin\.)?(shell|command|raw|script)$/.test(args[m + 1] ?? ''))) ctx.script(args[a + 1] ?? '');
+  } else if (cmd.name === 'salt' || cmd.name === 'salt-ssh') {
+    const run = args.findIndex((x) => /^cmd\.(run|shell|script)$/.test(x));
+    if (run >= 0 && args[run + 1] !== undefined) ctx.script(args[run + 1]!);
+  } else {
+    const at = args.findIndex((x) => !x.startsWith('-') && !/^-/.test(args[args.indexOf(x) - 1] ?? ''));
+    if (at >= 0) ctx.script(args.slice(at).join(' '));
+  }
 };

@@ -37,7 +37,8 @@ const systemctl: Check = (cmd, _io, ctx) => {
   const f = parseFlags(cmd.args, ['-H', '--host', '-M', '--machine', '-t', '--type', '-p', '--property', '-s', '--signal', '--state', '--root', '--job-mode', '--kill-whom', '--what', '-n', '--lines', '-o', '--output']);
   const verb = f.operands[0]?.text;
   if (verb && /^(start|isolate|restart)$/.test(verb) && f.operands.some((o) => /^(poweroff|reboot|halt|kexec|rescue|emergency)\.target$/.test(o.text))) ctx.add('shutdown', show(cmd));
-  if (verb && /^(stop|disable|mask|kill|isolate)$/.test(verb)) ctx.add('service-stop', show(cmd));
+  // The user's own units (systemctl --user stop dev-server) are not the system's services.
+  if (verb && /^(stop|disable|mask|kill|isolate)$/.test(verb) && !f.long.has('--user')) ctx.add('service-stop', show(cmd));
   if (verb && /^(poweroff|reboot|halt|kexec|rescue|emergency|soft-reboot)$/.test(verb)) ctx.add('shutdown', show(cmd));
 };
 
