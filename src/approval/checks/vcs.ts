@@ -10,7 +10,7 @@ import type { Argv } from '../argv.js';
 const GIT_VALUE_OPTS = ['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--exec-path', '--config-env'];
 
 /** A pathspec that covers a whole tree rather than a file: `.`, `:/`, a directory, a glob. */
-const broad = (w: Word): boolean => w.text === '.' || w.text === './' || w.text === '*' || w.text.startsWith(':/') || w.text.startsWith(':(') || w.text.endsWith('/') || w.pattern || w.dynamic;
+const broad = (w: Word): boolean => w.text === '.' || w.text === './' || w.text === '*' || w.text.startsWith(':/') || w.text.startsWith(':(') || w.text.endsWith('/') || /[*?[]/.test(w.text) || w.pattern || w.dynamic;
 
 function push(cmd: Argv, f: Flags, ctx: CheckContext): void {
   if (has(f, 'n', '--dry-run')) return;
