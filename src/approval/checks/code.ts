@@ -116,6 +116,7 @@ function onlyLiterals(args: string): boolean {
   return /^[\sS,[\]()]*$/.test(rest);
 }
 
+const FILE_DELETE = /\bunlink\s+\w|\b(unlink|unlinkSync|remove|removeSync|rmSync|rmdir|rmdirSync|delete|deleteSync)\b\s*[("]|\bos\.(remove|unlink|rmdir)\b|"unlink"/;
 const SEND = /requests\.(post|put|patch)|urlopen|\bfetch\s*\(|https?\.request|Net::HTTP|\bsocket\b|IO::Socket|LWP|curl_exec|HTTP::Tiny|sendall|smtplib/;
 
 /** A shell or eval call whose argument is built at run time (joined, decoded, from variables): what runs cannot be read. */
@@ -165,6 +166,8 @@ export function analyseCode(source: string, language: string, ctx: CheckContext)
     for (const c of classes) if (c === 'root' || c === 'home' || c === 'system-dir') ctx.add(c === 'root' ? 'delete-root' : c === 'home' ? 'delete-home' : 'delete-system-dir', detail);
   }
   if (FORK_BOMB.test(code)) ctx.add('fork-bomb', detail);
+  // Deleting files one by one (unlink, os.remove, glob): judged by the literal paths the code names.
+  if (FILE_DELETE.test(code) && [...code.matchAll(new RegExp(STR, 'g'))].some((m) => ['root', 'home', 'system-dir', 'system-path', 'outside'].includes(classifyPath(literal(m[2]!.replace(/\/?\*.*$/, '') || '/'), ctx.where)))) ctx.add('interpreter-delete', detail);
   dynamicCalls(code, language, ctx, detail);
   if (DOWNLOAD.test(code) || SEND.test(code)) {
     const paths = [...code.matchAll(new RegExp(STR, 'g'))].map((m) => m[2]!.replace(/^~?\/?/, (p) => p));

@@ -153,6 +153,7 @@ export const packageManager: Check = (cmd, io, ctx) => {
 const SYSTEM_PMS = new Set(['apt', 'apt-get', 'aptitude', 'dnf', 'yum', 'microdnf', 'zypper', 'apk', 'brew', 'port', 'snap', 'flatpak', 'pkg', 'choco', 'winget', 'scoop', 'nix-env', 'emerge']);
 
 export const systemPackages: Check = (cmd, _io, ctx) => {
+  if (cmd.args.some((a) => /^(--dry-run|--simulate|-s|--just-print|--no-act|--recon|-n|--assumeno)$/.test(a.text))) return;
   const verbs = subcommandPath(cmd.args, 2).verbs;
   if (verbs.some((v) => /^(remove|purge|erase|uninstall|del|delete|autoremove|rm)$/i.test(v)) || (cmd.name === 'nix-env' && cmd.args.some((a) => a.text === '-e' || a.text === '--uninstall'))) ctx.add('package-remove', show(cmd));
 };
