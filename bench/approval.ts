@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { detect } from '../src/approval/detect.js';
 import { DANGEROUS, ORDINARY, TABLE_CWD } from '../src/approval/detect.table.js';
 import { loadBashParser } from '../src/approval/parser.js';
-import type { AgentState } from '../src/workflows/types.js';
+import type { AgentState } from '../src/common/types.js';
 import { startScriptedModel, type ChatRequest, type ScriptedReply } from '../test/support/scripted-model.js';
 import { durableEnv } from './durable-env.js';
 import { fmt, machine, summary } from './stats.js';

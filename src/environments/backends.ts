@@ -2,7 +2,7 @@
 // backend's schema. Worker-only.
 import { z } from 'zod';
 import type { TerminalConfig } from '../config/config.js';
-import { TetherError } from '../registry/errors.js';
+import { TetherError } from '../common/errors.js';
 import type { BackendDefinition } from './backend-types.js';
 import { environmentProvider } from './providers.js';
 import type { Transport } from './types.js';
