@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { detect } from '../src/approval/detect.js';
-import { DANGEROUS, ORDINARY, TABLE_CWD } from '../src/approval/detect.table.js';
+import { DANGEROUS, ORDINARY, TABLE_CWD } from '../test/fixtures/detect-table.js';
 import { loadBashParser } from '../src/approval/parser.js';
 import type { AgentState } from '../src/common/types.js';
 import { startScriptedModel, type ChatRequest, type ScriptedReply } from '../test/support/scripted-model.js';

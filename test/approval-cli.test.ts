@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { signBody } from '../src/approval/signature.js';
-import { DANGEROUS, ORDINARY } from '../src/approval/detect.table.js';
+import { DANGEROUS, ORDINARY } from './fixtures/detect-table.js';
 import type { AgentResult, AgentState } from '../src/common/types.js';
 import { cliPath, runCli, until } from './support/cli.js';
 import { startScriptedModel, type ScriptedModel } from './support/scripted-model.js';
