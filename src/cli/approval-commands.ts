@@ -5,7 +5,7 @@ import type { Client } from '@temporalio/client';
 import { RULES } from '../approval/rules.js';
 import { hasHiddenCharacters, visibleJson, visibleText } from '../approval/visible-text.js';
 import { queryRunState } from '../temporal/run-handle.js';
-import type { ApprovalChoice, PendingApproval } from '../workflows/approval-types.js';
+import type { ApprovalChoice, PendingApproval } from '../common/approval-types.js';
 import { runApprovalCheck, type CheckOptions } from './approval-check.js';
 import { sendDecision, type DecideOutcome } from './decide.js';
 import { CliError } from './errors.js';

@@ -1,6 +1,6 @@
 // formatApproval is what the CLI prompt, `tether approvals` and `tether status` print for a pending approval.
 import { describe, expect, it } from 'vitest';
-import type { PendingApproval } from '../workflows/approval-types.js';
+import type { PendingApproval } from '../common/approval-types.js';
 import { formatApproval } from './approval-commands.js';
 
 const pending = (command: string): PendingApproval => ({
