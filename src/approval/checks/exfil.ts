@@ -30,9 +30,50 @@ const READS_SECRETS = /(~|\$HOME|\$\{HOME\}|\/home\/[^/\s]+|\/root|\/Users\/[^/\
 
 export const isCredentialPath = (text: string): boolean => CREDENTIAL_FILE.test(text.replace(/\/+$/, '') || text);
 
+/** Files this command line made from credentials (`tar czf /tmp/k.tgz ~/.ssh && curl -F f=@/tmp/k.tgz ...`). */
+const derived = new WeakMap<CheckContext, Set<string>>();
+const bare = (text: string): string => text.replace(/^\.\//, '');
+
+function secretFile(text: string, ctx: CheckContext): boolean {
+  return isCredentialPath(text) || (derived.get(ctx)?.has(bare(text)) ?? false);
+}
+
+function derive(output: string | undefined, inputs: Word[], ctx: CheckContext): void {
+  if (output === undefined || output === '-' || !inputs.some((w) => secretFile(w.text, ctx) || w.substitutions.some((n) => READS_SECRETS.test(n.text)))) return;
+  const set = derived.get(ctx) ?? new Set<string>();
+  set.add(bare(output));
+  derived.set(ctx, set);
+}
+
+/** tar -czf OUT IN..., zip OUT IN..., 7z a OUT IN..., cp IN... OUT, gpg -o OUT IN: an archive or copy of credentials. */
+const archive: Check = (cmd, _io, ctx) => {
+  const f = parseFlags(cmd.args, ['-f', '--file', '-C', '--directory', '-o', '--output', '-t', '--target-directory', '-x', '-i']);
+  const ops = f.operands;
+  if (cmd.name === 'tar') {
+    const first = cmd.args[0]?.text ?? '';
+    // Old-style `tar czf OUT IN...`: the f in the first word takes the first operand.
+    const old = /^[a-z]*f[a-z]*$/.test(first) && !first.startsWith('-');
+    const out = f.values.get('-f') ?? f.values.get('--file') ?? (old ? ops[1]?.text : undefined);
+    derive(out, old ? ops.slice(2) : ops, ctx);
+  } else if (cmd.name === 'zip') derive(ops[0]?.text, ops.slice(1), ctx);
+  else if (cmd.name === '7z' || cmd.name === '7za') derive(ops[1]?.text, ops.slice(2), ctx);
+  else if (cmd.name === 'gpg' || cmd.name === 'openssl') derive(f.values.get('-o') ?? f.values.get('--output') ?? f.values.get('-out'), cmd.args, ctx);
+  else derive(f.values.get('-t') ?? f.values.get('--target-directory') ?? ops.at(-1)?.text, f.values.has('-t') ? ops : ops.slice(0, -1), ctx);
+};
+
+/** python -m http.server --directory ~/.ssh serves the keys to whoever connects. */
+const pythonServe: Check = (cmd, _io, ctx) => {
+  const args = cmd.args.map((a) => a.text);
+  const m = args.indexOf('-m');
+  if (m < 0 || !/^(http\.server|SimpleHTTPServer|uploadserver)$/.test(args[m + 1] ?? '')) return;
+  const d = args.findIndex((a) => a === '--directory' || a === '-d');
+  const dir = d >= 0 ? args[d + 1] : args.find((a) => a.startsWith('--directory='))?.slice('--directory='.length);
+  if (dir !== undefined && (isCredentialPath(dir) || /^(~|\/root|\/home\/[^/]+)\/?$/.test(dir))) report(cmd, ctx);
+};
+
 /** A word that carries secrets: a credential path, a substitution that reads them, a secret variable. */
-function carriesSecret(w: Word, variables: boolean): boolean {
-  if (isCredentialPath(w.text)) return true;
+function carriesSecret(w: Word, variables: boolean, ctx?: CheckContext): boolean {
+  if (ctx ? secretFile(w.text, ctx) : isCredentialPath(w.text)) return true;
   if (w.substitutions.some((n) => READS_SECRETS.test(n.text))) return true;
   return variables && SECRET_VAR.test(w.text);
 }
@@ -89,13 +130,13 @@ const httpClient: Check = (cmd, io, ctx) => {
     const file = uploadedFile(opt, word.text);
     if (file === '-' || file === '/dev/stdin') {
       if (secretStdin(io)) report(cmd, ctx);
-    } else if ((file !== undefined && isCredentialPath(file)) || carriesSecret(word, true)) report(cmd, ctx);
+    } else if ((file !== undefined && secretFile(file, ctx)) || carriesSecret(word, true, ctx)) report(cmd, ctx);
   }
 };
 
 /** httpie / xh: `field@file` and `@file` items, standard input as the body. */
 const httpie: Check = (cmd, io, ctx) => {
-  if (cmd.args.some((a) => { const m = /(?:^|[^\\])@(.+)$/.exec(a.text); return (m !== null && isCredentialPath(m[1]!)) || carriesSecret(a, /=[^=]/.test(a.text) && !a.text.includes(':')); }) || secretStdin(io)) report(cmd, ctx);
+  if (cmd.args.some((a) => { const m = /(?:^|[^\\])@(.+)$/.exec(a.text); return (m !== null && secretFile(m[1]!, ctx)) || carriesSecret(a, /=[^=]/.test(a.text) && !a.text.includes(':'), ctx); }) || secretStdin(io)) report(cmd, ctx);
 };
 
 /** nc, socat, telnet, openssl s_client, ssh: whatever arrives on standard input goes over the connection. */
@@ -118,7 +159,7 @@ const copyOut: Check = (cmd, io, ctx) => {
     ops = ops.slice(verb + 1);
   }
   const dest = ops.at(-1);
-  if (ops.length >= 2 && dest && REMOTE.test(dest.text) && ops.slice(0, -1).some((o) => carriesSecret(o, false) || isCredentialPath(o.text))) report(cmd, ctx);
+  if (ops.length >= 2 && dest && REMOTE.test(dest.text) && ops.slice(0, -1).some((o) => carriesSecret(o, false, ctx))) report(cmd, ctx);
   // sftp/ftp scripts on standard input: `put ~/.ssh/id_rsa`.
   if ((cmd.name === 'sftp' || cmd.name === 'ftp' || cmd.name === 'lftp') && /\bput\s+\S*/.test(stdinText(io) ?? '') && READS_SECRETS.test(stdinText(io) ?? '')) report(cmd, ctx);
 };
@@ -131,7 +172,7 @@ const lookup: Check = (cmd, _io, ctx) => {
 /** gh gist create FILE publishes the file. */
 const gh: Check = (cmd, _io, ctx) => {
   const w = cmd.args.map((a) => a.text);
-  if (w[0] === 'gist' && /^(create|new|edit)$/.test(w[1] ?? '') && cmd.args.slice(2).some((a) => isCredentialPath(a.text))) report(cmd, ctx);
+  if (w[0] === 'gist' && /^(create|new|edit)$/.test(w[1] ?? '') && cmd.args.slice(2).some((a) => secretFile(a.text, ctx))) report(cmd, ctx);
 };
 
 export const exfilChecks: Record<string, Check> = {
@@ -167,4 +208,12 @@ export const exfilChecks: Record<string, Check> = {
   ping: lookup,
   drill: lookup,
   gh,
+  tar: archive,
+  zip: archive,
+  '7z': archive,
+  '7za': archive,
+  cp: archive,
+  gpg: archive,
+  python: pythonServe,
+  python3: pythonServe,
 };

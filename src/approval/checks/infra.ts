@@ -36,7 +36,7 @@ const kubectl: Check = (cmd, io, ctx) => {
   const dashes = cmd.args.findIndex((w) => w.text === '--');
   const words = (dashes < 0 ? cmd.args : cmd.args.slice(0, dashes)).map((w) => w.text);
   const path = subcommandPath(dashes < 0 ? cmd.args : cmd.args.slice(0, dashes));
-  if (path.hypothetical) return; // kubectl auth can-i delete pods, kubectl explain
+  if (path.hypothetical || words.some((w) => /^--dry-run(=(client|server|true))?$/.test(w))) return; // can-i, explain, dry runs
   const deleting = cmd.name === 'helm' ? words.some((w) => /^(uninstall|delete|del|un)$/.test(w)) : words.includes('delete');
   if (deleting) ctx.add('kubectl-delete', show(cmd));
   // replace --force deletes and re-creates; apply --prune deletes what the files no longer list.

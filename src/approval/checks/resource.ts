@@ -3,7 +3,7 @@
 // zero. Applies to CLIs no rule has heard of. Pure.
 import type { Argv } from '../argv.js';
 import type { Word } from '../words.js';
-import { show, type Check } from './types.js';
+import { show, type Check, type CheckContext, type Io } from './types.js';
 
 /** Verbs (or parts of compound verbs) that destroy, disable or take away. */
 const DESTRUCTIVE = new Set([
@@ -121,7 +121,37 @@ export function destructiveVerb(cmd: Argv): string | undefined {
   return undefined;
 }
 
-export const resourceVerbs: Check = (cmd, _io, ctx) => {
+/** Options of resource CLIs whose value is a command run on a machine (gcloud compute ssh --command, az --scripts). */
+const COMMAND_OPTS = /^--(command|cmd|scripts?|exec|remote-command)$/;
+const CONTAINER_CLIS = new Set(['docker', 'podman', 'nerdctl', 'kubectl', 'oc', 'helm']);
+
+/** Commands a resource CLI runs elsewhere: `heroku run CMD`, `fly ssh console -C CMD`, `--command CMD`, SSM commands=[...]. */
+function nestedCommands(cmd: Argv, io: Io, ctx: CheckContext): void {
+  const args = cmd.args;
+  const path = subcommandPath(args);
+  const remoteShell = path.verbs.some((v) => /^(ssh|console)$/i.test(v)) || args[path.stop]?.text === 'ssh' || args[path.stop]?.text === 'console';
+  for (let i = 0; i < args.length; i += 1) {
+    const t = args[i]!.text;
+    const eq = t.indexOf('=');
+    const name = eq >= 0 ? t.slice(0, eq) : t;
+    if (COMMAND_OPTS.test(name) || (remoteShell && name === '-C')) {
+      const value = eq >= 0 ? t.slice(eq + 1) : args[i + 1]?.text;
+      if (value !== undefined) ctx.script(value);
+    }
+    for (const m of t.matchAll(/"?commands"?\s*[=:]\s*\[([^\]]*)\]/g)) for (const c of m[1]!.matchAll(/"((?:\\.|[^"\\])*)"/g)) ctx.script(c[1]!);
+  }
+  // heroku run CMD, railway run CMD: the words after `run` are the command (docker run IMAGE CMD is judged elsewhere).
+  if (path.stop >= 0 && /^(run|exec)$/i.test(args[path.stop]!.text) && !CONTAINER_CLIS.has(cmd.name ?? '')) {
+    const rest = args.slice(path.stop + 1);
+    let i = 0;
+    while (i < rest.length && rest[i]!.text.startsWith('-') && rest[i]!.text !== '--') i += rest[i]!.text.includes('=') ? 1 : 2;
+    if (rest[i]?.text === '--') i += 1;
+    if (i < rest.length) ctx.argv(rest.slice(i), io);
+  }
+}
+
+export const resourceVerbs: Check = (cmd, io, ctx) => {
+  nestedCommands(cmd, io, ctx);
   const verb = destructiveVerb(cmd);
   if (verb) ctx.add('resource-delete', `${show(cmd)} (${verb})`);
   // A script named for what it destroys.
