@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -47,9 +47,14 @@ describe('terminal (local)', () => {
 
   it('kills the command when the call is cancelled', async () => {
     const ctl = new AbortController();
-    setTimeout(() => ctl.abort(), 200);
-    const r = await run({ command: 'sleep 30' }, ctl.signal);
-    expect(r.error).toMatch(/cancelled/);
+    const pidFile = join(cwd, 'cancelled.pid');
+    const call = run({ command: `sleep 30 & echo $! > ${pidFile}; wait` }, ctl.signal);
+    // Cancel once the command is running (its child wrote its pid), not after a guessed pause.
+    await until('the command to start', () => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '', 10_000);
+    const child = Number(readFileSync(pidFile, 'utf8').trim());
+    ctl.abort();
+    expect((await call).error).toMatch(/cancelled/);
+    await until(`the cancelled command's child ${child} to be gone`, () => !alive(child), 10_000);
   });
 
   it('caps long output, keeping head and tail', async () => {
