@@ -32,12 +32,22 @@ function signalCode(signal: NodeJS.Signals | number | null | undefined): number 
 /** A started program and, once known, its process id (a sandbox's bwrap, which a later helper joins). */
 type LocalProcess = TransportProcess & { readonly pid: Promise<number | undefined> };
 
+/**
+ * bash sources ~/.bashrc when its standard input is a socket (Node's pipes are) and SHLVL is unset: its guess that
+ * rshd started it. Whether that happens then depends on how the worker was started; in the sandbox the file's
+ * writes (pyenv's rehash, caches) fail into every command's output. A sandboxed command is never interactive.
+ */
+function sandboxEnv(): NodeJS.ProcessEnv {
+  const level = process.env.SHLVL;
+  return { ...process.env, SHLVL: level && level !== '0' ? level : '1' };
+}
+
 /** A child process with pipes; `extraFd` becomes its fd 3. */
-function pipeProcess(argv: string[], cwd: string, stdin: string | undefined, extraFd?: number): LocalProcess {
+function pipeProcess(argv: string[], cwd: string, stdin: string | undefined, extraFd?: number, env: NodeJS.ProcessEnv = process.env): LocalProcess {
   const [file, ...args] = argv as [string, ...string[]];
   // The first three are pipes either way; the typings only know that for a three-element stdio.
   const stdio: StdioOptions = extraFd === undefined ? ['pipe', 'pipe', 'pipe'] : ['pipe', 'pipe', 'pipe', extraFd];
-  const child = spawn(file, args, { cwd, env: process.env, detached: true, stdio }) as ChildProcessWithoutNullStreams;
+  const child = spawn(file, args, { cwd, env, detached: true, stdio }) as ChildProcessWithoutNullStreams;
   const listeners: ((c: Buffer) => void)[] = [];
   const emit = (c: Buffer): void => listeners.forEach((l) => l(c));
   child.stdout.on('data', emit);
@@ -144,7 +154,7 @@ export class LocalTransport implements Transport {
     if (!this.sandbox) return opts.pty ? ptyProcess(['/bin/sh', '-c', script], this.workdir, opts) : pipeProcess(['/bin/sh', '-c', script], this.workdir, opts.stdin);
     if (opts.joins !== undefined) return this.joined(script, opts.joins, opts.stdin);
     const argv = [this.sandbox.bwrap, ...bwrapArgs(this.sandbox, this.layout(), { pty: opts.pty !== undefined }), '/bin/sh', '-c', script];
-    const proc = opts.pty ? ptyProcess(argv, this.workdir, opts) : pipeProcess(argv, this.workdir, opts.stdin);
+    const proc = opts.pty ? ptyProcess(argv, this.workdir, opts) : pipeProcess(argv, this.workdir, opts.stdin, undefined, sandboxEnv());
     this.running.add(proc);
     if (opts.tag !== undefined) this.tagged.set(opts.tag, proc.pid);
     const done = (): void => {
@@ -178,7 +188,7 @@ export class LocalTransport implements Transport {
           throw gone;
         }
         try {
-          return pipeProcess([spec.bwrap, ...bwrapArgs(spec, this.layout(), { pty: false, joinFd: 3 }), '/bin/sh', '-c', script], this.workdir, stdin, fd);
+          return pipeProcess([spec.bwrap, ...bwrapArgs(spec, this.layout(), { pty: false, joinFd: 3 }), '/bin/sh', '-c', script], this.workdir, stdin, fd, sandboxEnv());
         } finally {
           closeSync(fd);
         }
