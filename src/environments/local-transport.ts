@@ -1,12 +1,14 @@
 // The local backend: scripts run by /bin/sh on the worker's machine, in the task's directory, inside a bubblewrap
 // sandbox on Linux (see local-sandbox.ts); PTYs through node-pty. Worker-only.
 import { spawn, type ChildProcessWithoutNullStreams, type StdioOptions } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, mkdtempSync, openSync, rmSync } from 'node:fs';
 import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BackendDefinition } from './backend-types.js';
 import { deferredProcess, failedProcess } from './deferred-process.js';
 import { bwrapArgs, firstChild, sandboxPidNamespace } from './local-sandbox.js';
+import { COMMAND_MARK, ENV_MARK, killMarked } from './local-stragglers.js';
 import { checkLocalSettings, LocalSettingsSchema, sandboxSpec, type LocalSettings, type SandboxSpec } from './local-sandbox-settings.js';
 import { EnvironmentError, type SpawnOptions, type Transport, type TransportProcess } from './types.js';
 
@@ -86,7 +88,7 @@ function pipeProcess(argv: string[], cwd: string, stdin: string | undefined, ext
 }
 
 /** A child process on a pseudo-terminal (node-pty); its output arrives as the terminal's. */
-function ptyProcess(argv: string[], cwd: string, opts: SpawnOptions & { stdin?: string }): LocalProcess {
+function ptyProcess(argv: string[], cwd: string, opts: SpawnOptions & { stdin?: string }, env: NodeJS.ProcessEnv = process.env): LocalProcess {
   const [file, ...args] = argv as [string, ...string[]];
   const listeners: ((c: Buffer) => void)[] = [];
   const queued: (string | Buffer)[] = [];
@@ -97,7 +99,7 @@ function ptyProcess(argv: string[], cwd: string, opts: SpawnOptions & { stdin?: 
   const exited = loadPty().then(
     (pty) =>
       new Promise<number | null>((resolve) => {
-        term = pty.spawn(file, args, { cwd, env: process.env as Record<string, string>, cols: opts.pty!.cols, rows: opts.pty!.rows, name: 'xterm-256color', encoding: null });
+        term = pty.spawn(file, args, { cwd, env: env as Record<string, string>, cols: opts.pty!.cols, rows: opts.pty!.rows, name: 'xterm-256color', encoding: null });
         term.onData((d) => {
           const c = typeof d === 'string' ? Buffer.from(d) : Buffer.from(d);
           listeners.forEach((l) => l(c));
@@ -133,6 +135,9 @@ export class LocalTransport implements Transport {
   /** Tagged commands still running, by tag: their process (a sandbox's bwrap) id. */
   private readonly tagged = new Map<string, Promise<number | undefined>>();
   private readonly running = new Set<LocalProcess>();
+  /** Unsandboxed: the variable value that marks this environment's processes, and a counter for its commands. */
+  private readonly mark = randomBytes(8).toString('hex');
+  private commands = 0;
 
   /** Without `sandbox`, commands run as the worker's own children, with its access to the machine. */
   constructor(
@@ -151,7 +156,7 @@ export class LocalTransport implements Transport {
   }
 
   spawn(script: string, opts: SpawnOptions & { stdin?: string } = {}): TransportProcess {
-    if (!this.sandbox) return opts.pty ? ptyProcess(['/bin/sh', '-c', script], this.workdir, opts) : pipeProcess(['/bin/sh', '-c', script], this.workdir, opts.stdin);
+    if (!this.sandbox) return this.unsandboxed(script, opts);
     if (opts.joins !== undefined) return this.joined(script, opts.joins, opts.stdin);
     const argv = [this.sandbox.bwrap, ...bwrapArgs(this.sandbox, this.layout(), { pty: opts.pty !== undefined }), '/bin/sh', '-c', script];
     const proc = opts.pty ? ptyProcess(argv, this.workdir, opts) : pipeProcess(argv, this.workdir, opts.stdin, undefined, sandboxEnv());
@@ -162,6 +167,26 @@ export class LocalTransport implements Transport {
       if (opts.tag !== undefined && this.tagged.get(opts.tag) === proc.pid) this.tagged.delete(opts.tag);
     };
     proc.exited.then(done, done);
+    return proc;
+  }
+
+  /**
+   * Without the sandbox, every process inherits marks naming this environment and its command: a command that
+   * ends by timeout (124) or a kill (130, or 128 + a signal) takes the processes it left behind with it, setsid children included, and
+   * close() takes every one of the environment's. A process that clears its environment escapes this.
+   */
+  private unsandboxed(script: string, opts: SpawnOptions & { stdin?: string }): TransportProcess {
+    this.commands += 1;
+    const command = `${this.mark}-${this.commands}`;
+    const env = { ...process.env, [ENV_MARK]: this.mark, [COMMAND_MARK]: command };
+    const argv = ['/bin/sh', '-c', script];
+    const proc = opts.pty ? ptyProcess(argv, this.workdir, opts, env) : pipeProcess(argv, this.workdir, opts.stdin, undefined, env);
+    if (opts.tag !== undefined) {
+      proc.exited.then(
+        (code) => void (code !== null && (code === 124 || code >= 128) ? killMarked(COMMAND_MARK, command) : 0),
+        () => undefined,
+      );
+    }
     return proc;
   }
 
@@ -210,6 +235,7 @@ export class LocalTransport implements Transport {
 
   /** Ends every sandbox still running (and with each, every process in it), then removes the sandbox's /tmp. */
   async close(): Promise<void> {
+    if (!this.sandbox) killMarked(ENV_MARK, this.mark);
     const procs = [...this.running];
     this.running.clear();
     this.tagged.clear();

@@ -149,6 +149,19 @@ describe('the local sandbox (bubblewrap)', () => {
     expect(existsSync(join(outside, 'yes'))).toBe(true);
   });
 
+  it('sandbox off: a setsid child still goes at the timeout and when the environment closes (found by an inherited mark)', async () => {
+    await configure({ sandbox: 'off' });
+    const t = task();
+    const r = await sh(t, { command: 'setsid sleep 3456.25 & (setsid sleep 3456.25 &); sleep 60', timeout: 1 });
+    expect(r.exit_code).toBe(124);
+    await until('setsid children gone after the timeout', async () => hostProcesses('3456.25').length === 0, 15_000);
+    // Unsandboxed, a command that ends normally leaves its detached children running (nohup works) until the run ends.
+    expect((await sh(t, { command: '(setsid sleep 3456.75 &); echo left' })).output).toBe('left\n');
+    await until('the detached child runs', async () => hostProcesses('3456.75').length === 1, 15_000);
+    await environmentManager().release(t);
+    await until('gone when the environment closes', async () => hostProcesses('3456.75').length === 0, 15_000);
+  });
+
   it('a missing bwrap stops start-up with a message naming the package, never a silent fallback', async () => {
     await expect(configure({ sandbox: { bwrap: '/nonexistent/bwrap' } })).rejects.toThrow(
       /^terminal\.local\.sandbox: bubblewrap \(bwrap\) not found \(terminal\.local\.sandbox\.bwrap is \/nonexistent\/bwrap\); install the package 'bubblewrap' \(Debian\/Ubuntu: apt-get install bubblewrap\)/,
