@@ -152,6 +152,10 @@ export class LocalTransport implements Transport {
 
   async start(): Promise<void> {
     if (!existsSync(this.workdir)) throw new EnvironmentError('Environment.Config', 'local', `working directory ${this.workdir} does not exist`);
+    if (this.sandbox && !existsSync(this.sandbox.bwrap)) {
+      // The worker checks this at start for the configured backend; `--backend local` picked later lands here.
+      throw new EnvironmentError('Environment.Config', 'local', `bubblewrap (${this.sandbox.bwrap}) not found; install the package 'bubblewrap', or set terminal.local.sandbox: off`);
+    }
     if (this.sandbox) this.tmpDir ??= mkdtempSync(join(tmpdir(), 'tether-sandbox-'));
   }
 
