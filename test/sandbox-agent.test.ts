@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { WorkflowHandle } from '@temporalio/client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parseConfig } from '../src/config/config.js';
-import type { AgentResult, AgentState } from '../src/workflows/types.js';
+import type { AgentResult, AgentState } from '../src/common/types.js';
 import { harness, type Harness } from './support/agent-harness.js';
 import { until } from './support/cli.js';
 import { lastToolResults, startScriptedModel } from './support/scripted-model.js';

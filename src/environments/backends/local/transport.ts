@@ -5,12 +5,12 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, mkdtempSync, openSync, rmSync } from 'node:fs';
 import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { BackendDefinition } from './backend-types.js';
-import { deferredProcess, failedProcess } from './deferred-process.js';
-import { bwrapArgs, firstChild, sandboxPidNamespace } from './local-sandbox.js';
-import { COMMAND_MARK, ENV_MARK, killMarked } from './local-stragglers.js';
-import { checkLocalSettings, LocalSettingsSchema, sandboxSpec, type LocalSettings, type SandboxSpec } from './local-sandbox-settings.js';
-import { EnvironmentError, type SpawnOptions, type Transport, type TransportProcess } from './types.js';
+import type { BackendDefinition } from '../../backend-types.js';
+import { deferredProcess, failedProcess } from '../../deferred-process.js';
+import { bwrapArgs, firstChild, sandboxPidNamespace } from '../../local-sandbox.js';
+import { COMMAND_MARK, ENV_MARK, killMarked } from '../../local-stragglers.js';
+import { checkLocalSettings, LocalSettingsSchema, sandboxSpec, type LocalSettings, type SandboxSpec } from '../../local-sandbox-settings.js';
+import { EnvironmentError, type SpawnOptions, type Transport, type TransportProcess } from '../../types.js';
 
 /** After the script exits, how long to wait for pipes still held open by processes it left behind. */
 const DRAIN_MS = 300;
