@@ -2,8 +2,8 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { bwrapArgs } from './local-sandbox.js';
-import { LocalSettingsSchema, locateBwrap } from './local-sandbox-settings.js';
+import { bwrapArgs } from './sandbox.js';
+import { LocalSettingsSchema, locateBwrap } from './settings.js';
 
 const layout = { workdir: '/home/me/proj', tmpDir: '/tmp/tether-sandbox-x' };
 const spec = { bwrap: '/usr/bin/bwrap', network: true, writable: ['/srv/data'] };

@@ -1,7 +1,7 @@
 // The bubblewrap command line for one local command, and how a helper finds that command's PID namespace to join
 // it. Worker-only (reads /proc).
 import { existsSync, lstatSync, readFileSync, readdirSync } from 'node:fs';
-import type { SandboxSpec } from './local-sandbox-settings.js';
+import type { SandboxSpec } from './settings.js';
 
 export interface SandboxLayout {
   /** The task's working directory: writable, and where commands start. */

@@ -5,7 +5,7 @@ import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { homedir, platform } from 'node:os';
 import { delimiter, isAbsolute, join } from 'node:path';
 import { z } from 'zod';
-import { TetherError } from '../common/errors.js';
+import { TetherError } from '../../../common/errors.js';
 
 const SHAPE = 'off, on, or a mapping with enabled, network, writable and bwrap';
 

@@ -1,5 +1,5 @@
 // The local backend: scripts run by /bin/sh on the worker's machine, in the task's directory, inside a bubblewrap
-// sandbox on Linux (see local-sandbox.ts); PTYs through node-pty. Worker-only.
+// sandbox on Linux (see sandbox.ts); PTYs through node-pty. Worker-only.
 import { spawn, type ChildProcessWithoutNullStreams, type StdioOptions } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, mkdtempSync, openSync, rmSync } from 'node:fs';
@@ -7,9 +7,9 @@ import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BackendDefinition } from '../../backend-types.js';
 import { deferredProcess, failedProcess } from '../../deferred-process.js';
-import { bwrapArgs, firstChild, sandboxPidNamespace } from '../../local-sandbox.js';
-import { COMMAND_MARK, ENV_MARK, killMarked } from '../../local-stragglers.js';
-import { checkLocalSettings, LocalSettingsSchema, sandboxSpec, type LocalSettings, type SandboxSpec } from '../../local-sandbox-settings.js';
+import { bwrapArgs, firstChild, sandboxPidNamespace } from './sandbox.js';
+import { COMMAND_MARK, ENV_MARK, killMarked } from './stragglers.js';
+import { checkLocalSettings, LocalSettingsSchema, sandboxSpec, type LocalSettings, type SandboxSpec } from './settings.js';
 import { EnvironmentError, type SpawnOptions, type Transport, type TransportProcess } from '../../types.js';
 
 /** After the script exits, how long to wait for pipes still held open by processes it left behind. */
