@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, realpathSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -14,15 +14,28 @@ const run = async (args: object, signal?: AbortSignal) =>
     error?: string;
   };
 
-/** Running, as opposed to gone or a zombie waiting for a parent that does not reap (PID 1 in some containers). */
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch {
-    return false;
-  }
+/**
+ * Host pids of live (not zombie) processes whose command line is exactly `argv`. Commands run in the sandbox's own
+ * PID namespace, where `$!` is not a host pid, so tests find their processes by a command line no one else uses.
+ */
+function running(argv: string[]): number[] {
+  const want = `${argv.join('\0')}\0`;
+  return readdirSync('/proc')
+    .filter((p) => /^\d+$/.test(p))
+    .filter((p) => {
+      try {
+        const stat = readFileSync(`/proc/${p}/stat`, 'utf8');
+        return readFileSync(`/proc/${p}/cmdline`, 'utf8') === want && stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+      } catch {
+        return false; // gone meanwhile
+      }
+    })
+    .map(Number);
 }
+
+/** A `sleep` argument unique to this test process and call: long, and findable with running(['sleep', it]). */
+let sleeps = 0;
+const uniqueSleep = (): string => `300.${process.pid}${++sleeps}`;
 
 describe('terminal (local)', () => {
   it('returns output and exit code, in the task working directory', async () => {
@@ -37,24 +50,23 @@ describe('terminal (local)', () => {
   });
 
   it('kills the whole process tree on timeout', async () => {
-    const r = await run({ command: 'sleep 30 & echo $!; wait', timeout: 1 });
+    const sleep = uniqueSleep();
+    const r = await run({ command: `sleep ${sleep} & echo started; wait`, timeout: 1 });
     expect(r.error).toMatch(/timed out after 1s/);
-    const child = Number(r.output.trim().split("\n")[0]);
-    expect(child).toBeGreaterThan(0);
-    // Waits for the child to go (it would live 30 s if the kill missed it), so no fixed pause decides the outcome.
-    await until(`the timed-out command's child ${child} to be gone`, () => !alive(child), 10_000);
+    expect(r.output).toMatch(/^started\n/);
+    // Waits for the child to go (it would live 300 s if the kill missed it), so no fixed pause decides the outcome.
+    await until(`the timed-out command's child (sleep ${sleep}) to be gone`, () => running(['sleep', sleep]).length === 0, 10_000);
   });
 
   it('kills the command when the call is cancelled', async () => {
     const ctl = new AbortController();
-    const pidFile = join(cwd, 'cancelled.pid');
-    const call = run({ command: `sleep 30 & echo $! > ${pidFile}; wait` }, ctl.signal);
-    // Cancel once the command is running (its child wrote its pid), not after a guessed pause.
-    await until('the command to start', () => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '', 10_000);
-    const child = Number(readFileSync(pidFile, 'utf8').trim());
+    const sleep = uniqueSleep();
+    const call = run({ command: `sleep ${sleep} & wait` }, ctl.signal);
+    // Cancel once the command is running, not after a guessed pause.
+    await until('the command to start', () => running(['sleep', sleep]).length > 0, 10_000);
     ctl.abort();
     expect((await call).error).toMatch(/cancelled/);
-    await until(`the cancelled command's child ${child} to be gone`, () => !alive(child), 10_000);
+    await until(`the cancelled command's child (sleep ${sleep}) to be gone`, () => running(['sleep', sleep]).length === 0, 10_000);
   });
 
   it('caps long output, keeping head and tail', async () => {
@@ -72,11 +84,10 @@ describe('terminal (local)', () => {
   });
 
   it('does not wait for a background process that keeps the output pipe open', async () => {
-    const r = await run({ command: 'sleep 30 & echo $!' });
-    const background = Number(r.output.trim());
-    expect(r.exit_code).toBe(0);
-    // The call returned while the background process, which holds the output pipe, still runs.
-    expect(alive(background)).toBe(true);
-    process.kill(background, 'SIGKILL');
+    const sleep = uniqueSleep();
+    // Returning at all shows it: the background process would hold the pipe for 300 s, past the test's timeout.
+    const r = await run({ command: `sleep ${sleep} & echo started` });
+    expect(r).toMatchObject({ exit_code: 0, output: 'started\n' });
+    for (const pid of running(['sleep', sleep])) process.kill(pid, 'SIGKILL'); // left running when the sandbox is off
   });
 });
