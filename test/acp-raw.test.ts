@@ -8,7 +8,7 @@ import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import { RawAcpClient, spawnAcp, type RpcMessage } from './support/acp-child.js';
 import { startScriptedModel, type ChatRequest, type ScriptedModel } from './support/scripted-model.js';
 import { workerEnv } from './support/worker-process.js';
-import type { AgentState } from '../src/workflows/types.js';
+import type { AgentState } from '../src/common/types.js';
 
 let client: Client;
 beforeAll(async () => {

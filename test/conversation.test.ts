@@ -5,7 +5,7 @@ import { mkdtempSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { AgentState } from '../src/workflows/types.js';
+import type { AgentState } from '../src/common/types.js';
 import { harness, type Harness } from './support/agent-harness.js';
 import { until } from './support/cli.js';
 import { recordHistory } from './support/history.js';

@@ -3,7 +3,7 @@ import type { AgentContext, PermissionOption, RequestPermissionOutcome, SessionI
 import type { PromptAnswer } from '../cli/approval-prompt.js';
 import type { ApprovalAsker } from '../cli/follow.js';
 import type { Logger } from '../logging/logger.js';
-import type { ApprovalChoice, PendingApproval } from '../workflows/approval-types.js';
+import type { ApprovalChoice, PendingApproval } from '../common/approval-types.js';
 
 /** tether's four choices; ACP has no "session" kind, so both wider grants are allow_always, told apart by their names. */
 export const PERMISSION_OPTIONS: readonly PermissionOption[] = [

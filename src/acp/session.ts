@@ -9,7 +9,7 @@ import { newWorkflowId } from '../cli/run-options.js';
 import type { Logger } from '../logging/logger.js';
 import { queryRunState } from '../temporal/run-handle.js';
 import type { TemporalSettings } from '../temporal/settings.js';
-import type { AgentInput, AgentState } from '../workflows/types.js';
+import type { AgentInput, AgentState } from '../common/types.js';
 import { EditorAsker } from './permission.js';
 import { UpdateTracker } from './updates.js';
 

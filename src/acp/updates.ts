@@ -2,7 +2,7 @@
 // (todo) and every tool call (tool_call, then tool_call_update with status and output; file edits as diffs). Worker-only (pure).
 import { isAbsolute, resolve } from 'node:path';
 import type { PlanEntry, SessionUpdate, ToolCallContent, ToolCallStatus, ToolKind } from '@agentclientprotocol/sdk';
-import type { AgentState, ToolCallView } from '../workflows/types.js';
+import type { AgentState, ToolCallView } from '../common/types.js';
 
 const KINDS: Readonly<Record<string, ToolKind>> = {
   terminal: 'execute',

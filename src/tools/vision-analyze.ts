@@ -8,7 +8,7 @@ import { LOCAL_PREFIX } from '../models/types.js';
 import { isOpenAIConfigured, openAISettingsFromEnv } from '../models/openai-provider.js';
 import { registry } from '../registry/index.js';
 import type { ToolContext } from '../registry/types.js';
-import { toolError } from '../registry/errors.js';
+import { toolError } from '../common/errors.js';
 import { resolveTaskPath } from './task-paths.js';
 
 const MAX_BYTES = 20 * 1024 * 1024;
