@@ -13,6 +13,9 @@ import { addWorkerCommands } from './cli/worker-command.js';
 import { CliError } from './cli/errors.js';
 import { TetherError } from './registry/errors.js';
 import { closeTools } from './worker.js';
+import { ensureTetherHome } from './config/home.js';
+import { explainTemporalFailure } from './cli/temporal-errors.js';
+import { temporalSettings } from './temporal/settings.js';
 
 // A closed pipe (`tether tools | head`) ends the output, not the process with a stack trace.
 process.stdout.on('error', (err: NodeJS.ErrnoException) => {
@@ -25,7 +28,9 @@ const program = new Command()
   .description('A durable runner for tool-using AI agents, on Temporal')
   .version('0.1.0')
   .showHelpAfterError()
-  .exitOverride();
+  .exitOverride()
+  // Every command may write logs or state: a TETHER_HOME that cannot be written is one line before anything runs.
+  .hook('preAction', () => void ensureTetherHome());
 
 addRunCommand(program);
 addInspectCommands(program);
@@ -36,6 +41,15 @@ addWorkerCommands(program);
 addServeCommand(program);
 addToolsCommands(program);
 addExecCommand(program);
+
+/** A lost Temporal connection in the middle of a command is still one line naming the variable. */
+function temporalLine(err: unknown): string | undefined {
+  try {
+    return explainTemporalFailure(err, temporalSettings());
+  } catch {
+    return undefined;
+  }
+}
 
 try {
   await program.parseAsync(process.argv);
@@ -48,6 +62,9 @@ try {
   } else if (err instanceof CliError || err instanceof TetherError) {
     process.stderr.write(`tether: ${err.message}\n`);
     process.exitCode = err instanceof CliError ? err.exitCode : 2;
+  } else if (temporalLine(err)) {
+    process.stderr.write(`tether: ${temporalLine(err)}\n`);
+    process.exitCode = 1;
   } else {
     process.stderr.write(`tether: unexpected error: ${(err as Error)?.stack ?? String(err)}\n`);
     process.exitCode = 1;

@@ -1,9 +1,8 @@
 // The gateway's nonce book on disk (SQLite under TETHER_HOME), so a signed decision replayed after a restart of
 // `tether serve` is refused as well. Worker-only (better-sqlite3).
-import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
-import { tetherHome } from '../config/home.js';
+import { makeDirs, tetherHome } from '../config/home.js';
 import { MAX_SKEW_MS, type Nonces } from './signature.js';
 
 /** Where `tether serve` keeps the nonces it has seen. */
@@ -19,7 +18,7 @@ export class SqliteNonceBook implements Nonces {
   private readonly insert: Database.Statement<[string, number]>;
 
   constructor(file = nonceFile()) {
-    mkdirSync(dirname(file), { recursive: true });
+    makeDirs(dirname(file));
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
     this.db.exec('CREATE TABLE IF NOT EXISTS nonces (nonce TEXT PRIMARY KEY, until INTEGER NOT NULL)');
