@@ -52,7 +52,7 @@ describe('tether schedule', () => {
   it('starts runs on an interval and on trigger; pause stops them', async () => {
     workers.push(await startWorkerProcess(env));
     const id = `sched-${randomUUID().slice(0, 8)}`;
-    const created = await tether(['schedule', 'create', '--every', '2s', '--id', id, 'scheduled task']);
+    const created = await tether(['schedule', 'create', '--every', '10s', '--id', id, 'scheduled task']);
     expect(created.code).toBe(0);
     expect(created.stdout.trim()).toBe(id);
     const describe = async () => JSON.parse((await tether(['schedule', 'describe', id, '--json'])).stdout) as { runs: number; paused: boolean; task: string; overlap: string };
@@ -61,7 +61,7 @@ describe('tether schedule', () => {
     expect((await tether(['schedule', 'pause', id, '--note', 'test'])).code).toBe(0);
     const paused = await describe();
     expect(paused).toMatchObject({ paused: true, task: 'scheduled task', overlap: 'SKIP' });
-    await new Promise((r) => setTimeout(r, 5_000));
+    await new Promise((r) => setTimeout(r, 11_000)); // longer than the interval
     expect((await describe()).runs).toBe(paused.runs);
     // Scheduled runs are ordinary runs: they finish and `tether list` shows them.
     await until('the scheduled runs to finish', async () => {
