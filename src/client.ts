@@ -14,6 +14,7 @@ import { CliError } from './cli/errors.js';
 import { TetherError } from './registry/errors.js';
 import { closeTools } from './worker.js';
 import { ensureTetherHome } from './config/home.js';
+import { lazyLogger } from './logging/logger.js';
 import { explainTemporalFailure } from './cli/temporal-errors.js';
 import { temporalSettings } from './temporal/settings.js';
 
@@ -22,6 +23,24 @@ process.stdout.on('error', (err: NodeJS.ErrnoException) => {
   if (err.code === 'EPIPE') process.exit(0);
   throw err;
 });
+
+// A gRPC call still in flight when Ctrl-C closes the Temporal connection (a retried model call being followed,
+// say) rejects with "Channel has been shut down" after nobody waits for it: the command is ending anyway, so the
+// rejection goes to the log file. Any other stray rejection is one line, with its stack in the log file.
+// (The client's gRPC retry timer throws it from a timer, so it arrives as an uncaught exception too.)
+function strayFailure(err: unknown): void {
+  const message = err instanceof Error ? err.message : String(err);
+  try {
+    lazyLogger.warn({ err: err instanceof Error ? err.stack : message }, 'stray failure in the CLI');
+  } catch {
+    // no log file (TETHER_HOME unwritable): the line below is all there is
+  }
+  if (/Channel has been shut down/i.test(message)) return;
+  process.stderr.write(`tether: unexpected error: ${message} (details in TETHER_HOME/logs/tether.log)\n`);
+  process.exit(1);
+}
+process.on('unhandledRejection', strayFailure);
+process.on('uncaughtException', strayFailure);
 
 const program = new Command()
   .name('tether')

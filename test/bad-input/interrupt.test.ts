@@ -5,6 +5,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { until } from '../support/cli.js';
 import { looksLikeACrash, startCli } from '../support/cli-process.js';
 import { startScriptedModel, type ScriptedModel } from '../support/scripted-model.js';
 
@@ -42,5 +43,22 @@ describe('Ctrl-C on tether batch', () => {
     await batch.waitFor(/Ctrl-C again to quit at once/, 'the interrupt notice');
     batch.child.kill('SIGINT');
     expect((await batch.exited()).code).toBe(130);
+  }, 240_000);
+});
+
+describe('Ctrl-C on tether run while model calls fail', () => {
+  it('ends without a stray "Channel has been shut down" trace', async () => {
+    const failing = await startScriptedModel([{ status: 503, error: 'overloaded, try later' }]);
+    try {
+      const { env } = largeBatch();
+      const run = startCli(['run', 'say hello'], { env: { ...env, OPENAI_BASE_URL: failing.url } });
+      await until('the model to be called (and fail) twice', () => failing.requests.length >= 2, 120_000);
+      run.child.kill('SIGINT');
+      await run.exited();
+      expect(run.output()).not.toMatch(/Channel has been shut down/);
+      expect(looksLikeACrash(run.output())).toBe(false);
+    } finally {
+      await failing.close();
+    }
   }, 240_000);
 });
