@@ -1,9 +1,10 @@
 // Follows a running agent workflow: one line per tool call, a spinner while waiting, then the result. Worker-only.
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { queryRunState, runFailure } from '../temporal/run-handle.js';
-import type { AgentResult, AgentState } from '../workflows/types.js';
-import type { ApprovalDecision, PendingApproval } from '../workflows/approval-types.js';
+import type { AgentResult, AgentState } from '../common/types.js';
+import type { ApprovalDecision, PendingApproval } from '../common/approval-types.js';
 import type { ApprovalPrompter } from './approval-prompt.js';
+import { visibleText } from '../approval/visible-text.js';
 
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 const POLL_MS = 400;
@@ -72,7 +73,7 @@ export async function follow(client: Client, workflowId: string, opts: FollowOpt
   const printNew = (state: AgentState | undefined): void => {
     for (const call of state?.recentToolCalls ?? []) {
       if (call.index <= printed) continue;
-      progress.line(`  ${call.emoji} ${call.name}  ${call.summary}`);
+      progress.line(`  ${call.emoji} ${call.name}  ${visibleText(call.summary, { newlines: 'escape' })}`);
       printed = call.index;
     }
   };

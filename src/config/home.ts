@@ -2,7 +2,7 @@
 import { accessSync, constants, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { TetherError } from '../registry/errors.js';
+import { TetherError } from '../common/errors.js';
 
 export function tetherHome(): string {
   const fromEnv = process.env.TETHER_HOME;

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { signBody } from '../../src/approval/signature.js';
-import type { AgentState } from '../../src/workflows/types.js';
+import type { AgentState } from '../../src/common/types.js';
 import { runCli, until } from '../support/cli.js';
 import { looksLikeACrash, startCli, type CliProcess } from '../support/cli-process.js';
 import { startScriptedModel } from '../support/scripted-model.js';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { harness, type Harness } from '../support/agent-harness.js';
 import { startScriptedModel } from '../support/scripted-model.js';
-import type { AgentState } from '../../src/workflows/types.js';
+import type { AgentState } from '../../src/common/types.js';
 
 let h: Harness;
 beforeAll(async () => {
