@@ -34,6 +34,8 @@ export function installRuntimeLogging(): void {
       if (entry.level === 'ERROR') log.error(fields, entry.message);
       else log.warn(fields, entry.message);
     }),
+    // Without `forward` the Rust core prints its own lines (ERROR temporal_sdk_core ...) straight to the terminal.
+    telemetryOptions: { logging: { forward: {}, filter: { core: 'WARN', other: 'ERROR' } } },
   });
 }
 

@@ -52,7 +52,7 @@ describe('tether schedule', () => {
   it('starts runs on an interval and on trigger; pause stops them', async () => {
     workers.push(await startWorkerProcess(env));
     const id = `sched-${randomUUID().slice(0, 8)}`;
-    const created = await tether(['schedule', 'create', '--every', '2s', '--id', id, 'scheduled task']);
+    const created = await tether(['schedule', 'create', '--every', '10s', '--id', id, 'scheduled task']);
     expect(created.code).toBe(0);
     expect(created.stdout.trim()).toBe(id);
     const describe = async () =>
@@ -67,7 +67,7 @@ describe('tether schedule', () => {
     // The firings the server had planned go by (the last one leaves the scheduler an interval to act on the others);
     // had the pause not held, at least one of them would have started a run.
     const lastPlanned = Date.parse(planned[2]!);
-    await until('the planned firings to go by', () => Date.now() > lastPlanned, 30_000);
+    await until('the planned firings to go by', () => Date.now() > lastPlanned, 60_000);
     expect((await describe()).runs).toBe(paused.runs);
     // Scheduled runs are ordinary runs: they finish and `tether list` shows them.
     await until('the scheduled runs to finish', async () => {

@@ -20,8 +20,17 @@ export interface SignedDecision extends ApprovalDecision {
 
 export type Verified = { ok: true; decision: SignedDecision } | { ok: false; status: 400 | 401 | 409; error: string };
 
+/** Where nonces are remembered: in memory (tests) or on disk (`tether serve`, see nonce-store.ts). */
+export interface Nonces {
+  /** False when the nonce was used already. */
+  use(nonce: string, now: number): boolean;
+}
+
+/** The longest nonce accepted: the book stores each one, so a signer cannot make it store megabytes. */
+export const MAX_NONCE_CHARS = 200;
+
 /** Remembers nonces for the skew window; a nonce seen again inside it is a replay. */
-export class NonceBook {
+export class NonceBook implements Nonces {
   private readonly seen = new Map<string, number>();
 
   /** False when the nonce was used already. */
@@ -33,19 +42,29 @@ export class NonceBook {
   }
 }
 
-export function verifySignedDecision(body: string, signature: string | undefined, secret: string, nonces: NonceBook, now = Date.now()): Verified {
+const OPTIONAL_TEXT = ['reason', 'callId', 'argsDigest', 'by'] as const;
+
+export function verifySignedDecision(body: string, signature: string | undefined, secret: string, nonces: Nonces, now = Date.now()): Verified {
   if (!signature) return { ok: false, status: 401, error: `unsigned: the ${SIGNATURE_HEADER} header is missing` };
   const expected = Buffer.from(signBody(secret, body));
   const given = Buffer.from(signature);
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { ok: false, status: 401, error: 'bad signature: the body was not signed with the shared secret' };
-  let d: Partial<SignedDecision>;
+  let parsed: unknown;
   try {
-    d = JSON.parse(body) as Partial<SignedDecision>;
+    parsed = JSON.parse(body);
   } catch (err) {
     return { ok: false, status: 400, error: `body is not JSON: ${(err as Error).message}` };
   }
+  // A signer can still send nonsense: `null`, a list, a number. Only an object is a decision.
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    return { ok: false, status: 400, error: `body must be a JSON object with workflowId, approvalId, choice, timestamp and nonce (got ${parsed === null ? 'null' : Array.isArray(parsed) ? 'an array' : typeof parsed})` };
+  }
+  const d = parsed as Partial<SignedDecision>;
   const missing = (['workflowId', 'approvalId', 'nonce'] as const).filter((k) => typeof d[k] !== 'string' || d[k] === '');
   if (missing.length > 0) return { ok: false, status: 400, error: `missing or empty: ${missing.join(', ')}` };
+  const notText = OPTIONAL_TEXT.filter((k) => d[k] !== undefined && typeof d[k] !== 'string');
+  if (notText.length > 0) return { ok: false, status: 400, error: `must be strings when given: ${notText.join(', ')}` };
+  if (d.nonce!.length > MAX_NONCE_CHARS) return { ok: false, status: 400, error: `nonce is longer than ${MAX_NONCE_CHARS} characters` };
   if (!APPROVAL_CHOICES.includes(d.choice as never)) return { ok: false, status: 400, error: `choice must be one of ${APPROVAL_CHOICES.join(', ')}` };
   if (typeof d.timestamp !== 'number' || Math.abs(now - d.timestamp) > MAX_SKEW_MS) return { ok: false, status: 401, error: `stale: timestamp must be within ${MAX_SKEW_MS / 60_000} minutes of now` };
   if (!nonces.use(d.nonce!, now)) return { ok: false, status: 409, error: `replayed: nonce ${d.nonce} was used already` };

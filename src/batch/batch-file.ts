@@ -28,11 +28,25 @@ export interface BadLine {
   error: string;
 }
 
+/** What a line is when it parses as JSON other than a string or object ("an array", "null", ...); else undefined. */
+function jsonKind(source: string): string | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(source);
+  } catch {
+    return undefined;
+  }
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'string' || typeof value === 'object' ? undefined : `a ${typeof value}`;
+}
+
 const joinList = (v: string | string[] | undefined): string | undefined => (Array.isArray(v) ? v.join(',') : v);
 
 /**
  * Blank lines and lines starting with '#' are skipped. A line starting with '{' or '"' must be JSON (an object
- * with `task`, or a string); any other line is the task text itself.
+ * with `task`, or a string); a line that is other JSON (a list, a number, null, true) is refused; any other line
+ * is the task text itself.
  */
 export function parseBatchFile(text: string): { items: BatchItem[]; bad: BadLine[] } {
   const items: BatchItem[] = [];
@@ -42,7 +56,10 @@ export function parseBatchFile(text: string): { items: BatchItem[]; bad: BadLine
     const source = raw.trim();
     if (source === '' || source.startsWith('#')) return;
     if (!source.startsWith('{') && !source.startsWith('"')) {
-      items.push({ line, task: source, source });
+      // JSON that is not a task (`[1,2,3]`, `null`, `42`, `true`) is a mistake, not a task with that text.
+      const kind = jsonKind(source);
+      if (kind) bad.push({ line, error: `JSON ${kind} is not a task: give the task's text, a JSON string, or an object with "task"` });
+      else items.push({ line, task: source, source });
       return;
     }
     let value: unknown;
@@ -55,6 +72,10 @@ export function parseBatchFile(text: string): { items: BatchItem[]; bad: BadLine
     if (typeof value === 'string') {
       if (value.trim() === '') bad.push({ line, error: 'the task is empty' });
       else items.push({ line, task: value, source });
+      return;
+    }
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      bad.push({ line, error: `JSON ${jsonKind(source) ?? typeof value} is not a task: give the task's text, a JSON string, or an object with "task"` });
       return;
     }
     const parsed = LineObject.safeParse(value);

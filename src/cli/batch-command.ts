@@ -15,6 +15,9 @@ import { runInput, type RunFlags } from './run-options.js';
 import { checkToolsets, loadTools } from './tools-command.js';
 import { withTemporal } from './temporal-client.js';
 
+/** How long the embedded worker gets to stop after Ctrl-C before the command exits anyway. */
+const INTERRUPT_GRACE_MS = 1_500;
+
 interface BatchFlags extends RunFlags {
   concurrency: string;
   out?: string;
@@ -49,6 +52,18 @@ interface RunContext {
 async function runAndReport({ client, settings, path, items, bad, concurrency, flags }: RunContext): Promise<void> {
   const stop = interruptSignal();
   const bar = progressPrinter(process.stderr);
+  // Ctrl-C: say at once how to resume, give the embedded worker a short while to hand its work back, then leave;
+  // a second Ctrl-C leaves at once. The runs are on the server, so nothing is lost either way.
+  stop.signal.addEventListener(
+    'abort',
+    () => {
+      bar.end();
+      process.stderr.write(`Interrupted: started runs go on; run the same command again to resume (finished tasks are not run again). Ctrl-C again to quit at once.\n`);
+      process.once('SIGINT', () => process.exit(130));
+      setTimeout(() => process.exit(130), INTERRUPT_GRACE_MS).unref();
+    },
+    { once: true },
+  );
   const outPath = flags.out ? resolve(flags.out) : undefined;
   const go = () =>
     runBatch({
@@ -68,7 +83,6 @@ async function runAndReport({ client, settings, path, items, bad, concurrency, f
     const done = flags.worker ? await withEmbeddedWorker(settings, stop.signal, go) : await go();
     bar.end();
     if (!done || done.interrupted) {
-      process.stderr.write('Interrupted: started runs go on; run the same command again to resume (finished tasks are not run again).\n');
       process.exitCode = 130;
       return;
     }

@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { loadConfig } from '../config/config.js';
+import { loadConfig, MAX_FOREGROUND_TIMEOUT } from '../config/config.js';
 import { builtinBackendNames } from '../environments/backends.js';
 import { closeEnvironments } from '../environments/current.js';
 import { registry } from '../registry/index.js';
@@ -28,12 +28,15 @@ export function addExecCommand(program: Command): void {
     .option('--task <id>', 'task id the environment is made for (default: a new one)')
     .option('--cwd <dir>', "the task's working directory on this machine (default: the current directory)")
     .option('--pty', 'run it on a pseudo-terminal')
-    .option('--timeout <seconds>', 'seconds before the command is killed (default: terminal.default_timeout)')
+    .option('--timeout <seconds>', 'seconds before the command is killed (default: terminal.default_timeout; at most terminal.max_timeout, 600)')
     .option('--json', 'print the tool result as JSON')
     .action(async (words: string[], opts: ExecOptions) => {
       const config = loadConfig();
       const terminal = opts.backend ? { ...config.terminal, backend: opts.backend } : config.terminal;
       const timeout = positiveIntOption(opts.timeout, '--timeout');
+      if (timeout !== undefined && timeout > terminal.max_timeout) {
+        throw new CliError(`--timeout ${timeout} is over the foreground limit of ${terminal.max_timeout} s (terminal.max_timeout in config.yaml, which may be raised to ${MAX_FOREGROUND_TIMEOUT})`);
+      }
       await loadTools({ ...config, terminal });
       const taskId = opts.task ?? `exec-${randomBytes(4).toString('hex')}`;
       const started = Date.now();

@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Command } from 'commander';
 import { ScheduleAlreadyRunning, type Client, type ScheduleDescription } from '@temporalio/client';
-import { isOverlapName, OVERLAP_POLICIES, parseEvery, scheduleOptions } from '../schedules/schedule-options.js';
+import { isOverlapName, OVERLAP_POLICIES, parseEvery, scheduleIdProblem, scheduleOptions } from '../schedules/schedule-options.js';
 import type { AgentInput } from '../common/types.js';
 import { CliError } from './errors.js';
 import { runInput, type RunFlags } from './run-options.js';
@@ -44,7 +44,7 @@ export function addScheduleCommands(program: Command): void {
     .description('Create a schedule that starts an agent run for <task> each time it fires')
     .argument('<task>', 'what each run should do')
     .option('--cron <expr>', 'cron expression, for example "0 9 * * 1-5"')
-    .option('--every <interval>', 'fixed interval instead of cron: 30s, 5m, 2h, 1d')
+    .option('--every <interval>', 'fixed interval instead of cron: 30s, 5m, 2h, 1d (at least 10s)')
     .option('--id <id>', 'schedule id (default: generated)')
     .option('--overlap <policy>', `when a run is still going at the next firing: ${OVERLAP_POLICIES.join(', ')}`, 'skip')
     .option('--paused', 'create it paused')
@@ -55,8 +55,11 @@ export function addScheduleCommands(program: Command): void {
     .option('--max-turns <n>', 'turn limit of each run')
     .action(async (task: string, flags: CreateFlags) => {
       if (Boolean(flags.cron) === Boolean(flags.every)) throw new CliError('give exactly one of --cron "EXPR" and --every INTERVAL');
-      const every = flags.every !== undefined ? parseEvery(flags.every) : undefined;
-      if (flags.every !== undefined && !every) throw new CliError(`--every: '${flags.every}' is not an interval like 30s, 5m, 2h or 1d`);
+      const interval = flags.every !== undefined ? parseEvery(flags.every) : undefined;
+      if (interval && 'error' in interval) throw new CliError(`--every: ${interval.error}`);
+      const every = interval?.every;
+      const idProblem = flags.id === undefined ? undefined : scheduleIdProblem(flags.id);
+      if (idProblem) throw new CliError(`--id: ${idProblem}`);
       if (!isOverlapName(flags.overlap)) throw new CliError(`--overlap must be one of ${OVERLAP_POLICIES.join(', ')}, got '${flags.overlap}'`);
       await loadTools();
       const input = runInput(task, flags);
@@ -70,6 +73,12 @@ export function addScheduleCommands(program: Command): void {
           if (err instanceof ScheduleAlreadyRunning) throw err;
           // The server validates cron expressions; its message says what is wrong.
           throw new CliError(`the schedule was refused: ${(err as Error).message}`);
+        }
+        // The server accepts a cron that matches no date at all ("0 9 31 2 *"): ask it when it fires next.
+        const handle = client.schedule.getHandle(scheduleId);
+        if ((await handle.describe()).info.nextActionTimes.length === 0) {
+          await handle.delete();
+          throw new CliError(`--cron '${flags.cron ?? ''}' never fires (no date matches it), so no schedule was created`);
         }
       });
       process.stdout.write(`${scheduleId}\n`);

@@ -1,9 +1,10 @@
 // How CLI commands reach Temporal: settings, the embedded dev server when none is configured, a client, worker presence. Worker-only.
-import { readFileSync, writeFileSync, mkdirSync, rmSync } from 'node:fs';
+import { readFileSync, writeFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client, Connection, ScheduleAlreadyRunning, ScheduleNotFoundError, WorkflowNotFoundError } from '@temporalio/client';
 import { CliError } from './errors.js';
-import { tetherHome } from '../config/home.js';
+import { explainTemporalFailure } from './temporal-errors.js';
+import { makeDirs, tetherHome } from '../config/home.js';
 import { DEFAULT_PORT, temporalSettings, type TemporalSettings } from '../temporal/settings.js';
 import { isListening, startDevServer } from '../temporal/dev-server.js';
 
@@ -22,7 +23,7 @@ export async function ensureTemporal(note = (line: string): void => void process
   const settings = temporalSettings();
   if (!settings.embedded || (await isListening(DEFAULT_PORT))) return settings;
   const files = devServerFiles();
-  mkdirSync(files.dir, { recursive: true });
+  makeDirs(files.dir);
   const uiPort = (await isListening(DEFAULT_UI_PORT)) ? undefined : DEFAULT_UI_PORT;
   const server = await startDevServer({ port: DEFAULT_PORT, uiPort, dbFile: files.db, logFile: files.log, detached: true });
   writeFileSync(files.pid, String(server.pid));
@@ -60,8 +61,23 @@ export function stopBackgroundServer(): boolean {
   }
 }
 
+/**
+ * Connects and checks the namespace, so an unreachable server or a missing namespace is one line naming the
+ * variable before a command does anything.
+ */
 export async function connectClient(settings: TemporalSettings): Promise<{ client: Client; close: () => Promise<void> }> {
-  const connection = await Connection.connect({ address: settings.address, tls: settings.tls, apiKey: settings.apiKey });
+  let connection: Connection;
+  try {
+    connection = await Connection.connect({ address: settings.address, tls: settings.tls, apiKey: settings.apiKey });
+  } catch (err) {
+    throw new CliError(explainTemporalFailure(err, settings) ?? `cannot reach Temporal at ${settings.address} (TEMPORAL_ADDRESS): ${(err as Error).message}`, 1);
+  }
+  try {
+    await connection.workflowService.describeNamespace({ namespace: settings.namespace });
+  } catch (err) {
+    await connection.close();
+    throw new CliError(explainTemporalFailure(err, settings) ?? `namespace '${settings.namespace}' (TEMPORAL_NAMESPACE): ${(err as Error).message}`, 1);
+  }
   return { client: new Client({ connection, namespace: settings.namespace }), close: () => connection.close() };
 }
 
@@ -104,6 +120,8 @@ export async function withTemporal<T>(fn: (client: Client, settings: TemporalSet
     if (err instanceof WorkflowNotFoundError) throw new CliError(`no such run: ${err.workflowId ?? ''}`.trim(), 1);
     if (err instanceof ScheduleNotFoundError) throw new CliError(`no such schedule: ${err.scheduleId}`, 1);
     if (err instanceof ScheduleAlreadyRunning) throw new CliError(`a schedule with id '${err.scheduleId}' exists already`, 1);
+    const line = explainTemporalFailure(err, settings);
+    if (line) throw new CliError(line, 1);
     throw err;
   } finally {
     await close();

@@ -5,7 +5,7 @@ import { registry } from '../registry/index.js';
 import { DEFAULT_PORT } from '../temporal/settings.js';
 import { isListening, startDevServer } from '../temporal/dev-server.js';
 import { CliError } from './errors.js';
-import { DEFAULT_UI_PORT, devServerFiles, ensureTemporal, stopBackgroundServer } from './temporal-client.js';
+import { connectClient, DEFAULT_UI_PORT, devServerFiles, ensureTemporal, stopBackgroundServer } from './temporal-client.js';
 
 function port(value: string, option: string): number {
   const n = Number(value);
@@ -19,6 +19,8 @@ export function addWorkerCommands(program: Command): void {
     .description('Run a worker: discover tools, poll the task queue, run agent workflows and their tool calls')
     .action(async () => {
       const settings = await ensureTemporal();
+      // An unreachable server or a missing namespace is one line naming the variable, before tools load.
+      await (await connectClient(settings)).close();
       installRuntimeLogging();
       const { worker, connection } = await createWorker({ settings });
       process.stderr.write(

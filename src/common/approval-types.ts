@@ -33,6 +33,8 @@ export interface ApprovalDecision {
   argsDigest?: string;
   /** Who decided (a user name, "cli", "gateway"), for the record. */
   by?: string;
+  /** A name the sender of a signed gateway decision put in its body: claimed by the signer, never verified. */
+  claimedBy?: string;
 }
 
 export interface DecidedApproval {
@@ -45,6 +47,8 @@ export interface DecidedApproval {
   /** person (signal/update), smart (the auxiliary model), timeout. */
   source: 'person' | 'smart' | 'timeout';
   by?: string;
+  /** See ApprovalDecision.claimedBy: what the signer said about who decided, not an identity. */
+  claimedBy?: string;
   decidedAt: string;
 }
 

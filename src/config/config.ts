@@ -27,14 +27,19 @@ export const McpServerSchema = z
 
 export type McpServerConfig = z.infer<typeof McpServerSchema>;
 
-/** Seconds, as a number or a duration such as "90s", "30m", "1h", "2d". */
-const Duration = z.union([
-  z.number().positive(),
-  z
-    .string()
-    .regex(/^\d+(\.\d+)?\s*(s|m|h|d)$/, 'a duration such as 90s, 30m, 1h or 2d')
-    .transform((v) => parseFloat(v) * { s: 1, m: 60, h: 3600, d: 86400 }[v.trim().slice(-1) as 's' | 'm' | 'h' | 'd']),
-]);
+/** The hard ceiling of terminal.max_timeout, in seconds. */
+export const MAX_FOREGROUND_TIMEOUT = 3600;
+
+const DURATION_FORMATS = 'seconds as a number (3600) or a number with s, m, h or d (90s, 30m, 1h, 2d)';
+
+/** Seconds, as a number or a duration such as "90s", "30m", "1h", "2d"; anything else is refused naming the formats. */
+const Duration = z.unknown().transform((v, ctx): number => {
+  if (typeof v === 'number' && v > 0 && Number.isFinite(v)) return v;
+  const m = typeof v === 'string' ? /^(\d+(?:\.\d+)?)\s*(s|m|h|d)$/.exec(v.trim()) : null;
+  if (m && parseFloat(m[1]!) > 0) return parseFloat(m[1]!) * { s: 1, m: 60, h: 3600, d: 86400 }[m[2] as 's' | 'm' | 'h' | 'd'];
+  ctx.addIssue({ code: 'custom', message: `${JSON.stringify(v)} is not a duration: give ${DURATION_FORMATS}` });
+  return z.NEVER;
+});
 
 const ApprovalsSchema = z
   .strictObject({
@@ -59,20 +64,34 @@ export type ApprovalsConfig = z.infer<typeof ApprovalsSchema>;
  * Where and how `terminal` runs commands. Each backend's own section (`terminal.docker`, `terminal.ssh`, ...) is
  * checked by that backend's schema when the worker starts (see src/environments/backends.ts).
  */
+const terminalShape = {
+  /** local, docker, ssh, singularity, modal, daytona, vercel_sandbox, or a plugin's backend. */
+  backend: z.string().regex(/^[a-z][a-z0-9_-]*$/, 'a backend name such as local, docker or ssh').default('local'),
+  /** An environment unused for this long is closed (and made anew by the next command). */
+  lifetime_seconds: z.number().positive().default(300),
+  /** Seconds a command may run when the call gives no timeout. */
+  default_timeout: z.number().int().positive().default(180),
+  /** The most a foreground command may ask for; 3600 is the ceiling (tool calls' activity timeout is built on it). */
+  max_timeout: z.number().int().positive().max(MAX_FOREGROUND_TIMEOUT).default(600),
+  /** Characters of output the model sees (40% head, 60% tail of longer output). */
+  output_chars: z.number().int().min(1000).default(50_000),
+  /** Variables every command gets. */
+  env: z.record(z.string(), z.string()).default({}),
+};
+
+/** The keys of `terminal` itself; any other key must name a backend (its section, checked when the worker starts). */
+export const TERMINAL_KEYS: readonly string[] = Object.keys(terminalShape);
+
 const TerminalSchema = z
-  .looseObject({
-    /** local, docker, ssh, singularity, modal, daytona, vercel_sandbox, or a plugin's backend. */
-    backend: z.string().regex(/^[a-z][a-z0-9_-]*$/, 'a backend name such as local, docker or ssh').default('local'),
-    /** An environment unused for this long is closed (and made anew by the next command). */
-    lifetime_seconds: z.number().positive().default(300),
-    /** Seconds a command may run when the call gives no timeout. */
-    default_timeout: z.number().int().positive().default(180),
-    /** The most a foreground command may ask for. */
-    max_timeout: z.number().int().positive().default(600),
-    /** Characters of output the model sees (40% head, 60% tail of longer output). */
-    output_chars: z.number().int().min(1000).default(50_000),
-    /** Variables every command gets. */
-    env: z.record(z.string(), z.string()).default({}),
+  .looseObject(terminalShape)
+  .superRefine((t, ctx) => {
+    if (t.default_timeout > t.max_timeout) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['default_timeout'],
+        message: `${t.default_timeout} is larger than terminal.max_timeout (${t.max_timeout}): every command would be refused; lower default_timeout or raise max_timeout`,
+      });
+    }
   })
   .prefault({});
 

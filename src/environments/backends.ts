@@ -1,7 +1,7 @@
 // The terminal backends by name: the built-in ones and those plugins registered; settings checked against each
 // backend's schema. Worker-only.
 import { z } from 'zod';
-import type { TerminalConfig } from '../config/config.js';
+import { TERMINAL_KEYS, type TerminalConfig } from '../config/config.js';
 import { TetherError } from '../common/errors.js';
 import type { BackendDefinition } from './backend-types.js';
 import { environmentProvider } from './providers.js';
@@ -69,4 +69,25 @@ export async function resolveBackend(terminal: TerminalConfig, name = terminal.b
     throw new TetherError('Config.Invalid', issues.join('; '), false);
   }
   return { definition, settings: parsed.data };
+}
+
+/**
+ * Every key of `terminal` is a setting of its own or the section of a backend, and every section present is
+ * checked, selected or not: a misspelt key or a wrong value in a section kept for later is named now.
+ */
+export async function checkTerminalSections(terminal: TerminalConfig): Promise<void> {
+  const problems: string[] = [];
+  for (const key of Object.keys(terminal)) {
+    if (TERMINAL_KEYS.includes(key) || key === terminal.backend) continue;
+    if (!(await findBackend(key))) {
+      problems.push(`terminal: Unrecognized key "${key}" (terminal's settings: ${TERMINAL_KEYS.join(', ')}; backend sections: ${builtinBackendNames().join(', ')} or a plugin's backend)`);
+      continue;
+    }
+    try {
+      await resolveBackend(terminal, key);
+    } catch (err) {
+      problems.push((err as Error).message);
+    }
+  }
+  if (problems.length > 0) throw new TetherError('Config.Invalid', problems.join('; '), false);
 }

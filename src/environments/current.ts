@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { parseConfig, type TerminalConfig } from '../config/config.js';
 import { lazyLogger, type Logger } from '../logging/logger.js';
-import { resolveBackend } from './backends.js';
+import { checkTerminalSections, resolveBackend } from './backends.js';
 import { EnvironmentManager } from './manager.js';
 
 let current: EnvironmentManager | undefined;
@@ -17,6 +17,7 @@ export const WORKER_ID = `${hostname()}-${process.pid}-${randomBytes(3).toString
  */
 export async function configureEnvironments(terminal: TerminalConfig, log: Logger = lazyLogger): Promise<EnvironmentManager> {
   const { definition, settings } = await resolveBackend(terminal);
+  await checkTerminalSections(terminal);
   const warnings = definition.preflight?.(settings) ?? [];
   for (const w of warnings) log.warn({ backend: definition.name }, w);
   const old = current;

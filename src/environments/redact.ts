@@ -30,11 +30,28 @@ export function secretValues(...envs: (Record<string, string | undefined> | unde
   return [...found.entries()].map(([value, name]) => ({ name, value })).sort((a, b) => b.value.length - a.value.length);
 }
 
+/**
+ * `NAME=value` or `NAME: value` where NAME is an upper-case secret name (a .env file, `env` output, YAML): the
+ * value is hidden even when it is not in this process's environment. Upper case only, so code such as
+ * `password: string` is left alone. The value stops at a quote, a backslash or white space, so
+ * the rule works inside JSON text too.
+ */
+const SECRET_ASSIGNMENT = /\b([A-Z0-9_]*(?:API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|PRIVATE_KEY|ACCESS_KEY|CREDENTIALS?))((?:\\?["'])?\s*[=:]\s*(?:\\?["'])?)([^\s"'\\]{6,})/g;
+
+/**
+ * The one redaction policy for everything a tool returns (terminal output, files, search hits, web pages, MCP
+ * results, program output): secret-named variables' values, `SECRET_NAME=value` assignments and well-known key
+ * formats. It works on plain text and on JSON text alike (a value is also looked for in its JSON-escaped form).
+ * It cannot hide a secret that was transformed (base64, split, reversed, hashed).
+ */
 export function redactSecrets(text: string, secrets: { name: string; value: string }[]): string {
   let out = text;
   for (const { name, value } of secrets) {
-    if (out.includes(value)) out = out.split(value).join(`[REDACTED ${name}]`);
+    for (const form of new Set([value, JSON.stringify(value).slice(1, -1)])) {
+      if (out.includes(form)) out = out.split(form).join(`[REDACTED ${name}]`);
+    }
   }
+  out = out.replace(SECRET_ASSIGNMENT, (whole, name: string, sep: string, value: string) => (value.startsWith('[REDACTED') ? whole : `${name}${sep}[REDACTED ${name}]`));
   for (const pattern of KEY_PATTERNS) out = out.replace(pattern, '[REDACTED key]');
   return out;
 }

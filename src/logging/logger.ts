@@ -1,8 +1,7 @@
 // The process logger: pino JSON lines in a file under TETHER_HOME, never over the terminal display. Worker-only.
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { pino } from 'pino';
-import { tetherHome } from '../config/home.js';
+import { ensureTetherHome, makeDirs } from '../config/home.js';
 
 /** The subset of a pino logger the rest of the code relies on, so tests can pass a recorder. */
 export interface Logger {
@@ -17,11 +16,11 @@ let shared: Logger | undefined;
 /** Log file: `$TETHER_HOME/logs/tether.log`; level from TETHER_LOG_LEVEL (default info). */
 export function getLogger(): Logger {
   if (!shared) {
-    const dir = join(tetherHome(), 'logs');
-    mkdirSync(dir, { recursive: true });
+    const dir = join(ensureTetherHome(), 'logs');
+    makeDirs(dir);
     shared = pino(
       { level: process.env.TETHER_LOG_LEVEL ?? 'info', base: { pid: process.pid } },
-      pino.destination({ dest: join(dir, 'tether.log'), sync: true, mkdir: true }),
+      pino.destination({ dest: join(dir, 'tether.log'), sync: true }),
     );
   }
   return shared;

@@ -32,6 +32,18 @@ export function isOpenAIConfigured(settings: OpenAISettings): boolean {
   return settings.baseURL !== undefined || settings.apiKey !== undefined;
 }
 
+/** What a server error says when the request itself was invalid, not the server unwell. */
+const INVALID_REQUEST = /\bvalidation errors? for\b|\bvalidation error\b|\binvalid_request_error\b|\bis not valid under\b|\bextra inputs are not permitted\b/i;
+
+/**
+ * The messages as sent. An assistant message that carries tool calls goes with `content: ""` instead of null:
+ * OpenAI takes both, but servers that check the schema strictly (llama-cpp-python) refuse null, and some refuse a
+ * missing key; an empty string is what every server tried accepts. History keeps the model's own null.
+ */
+export function wireMessages(messages: readonly ChatMessage[]): OpenAI.Chat.Completions.ChatCompletionMessageParam[] {
+  return messages.map((m) => (m.role === 'assistant' && m.content === null ? { ...m, content: '' } : m)) as OpenAI.Chat.Completions.ChatCompletionMessageParam[];
+}
+
 /** Maps an HTTP failure to: retry (429, 5xx, network) or fail the run now with the setting to fix. */
 export function classifyModelError(err: unknown, model: string, settings: OpenAISettings): Error {
   const where = settings.baseURL ?? 'https://api.openai.com/v1 (OPENAI_BASE_URL unset)';
@@ -54,6 +66,11 @@ export function classifyModelError(err: unknown, model: string, settings: OpenAI
     if (status === 400 || status === 422) {
       return ApplicationFailure.nonRetryable(`The model endpoint ${where} rejected the request (HTTP ${status}): ${detail}`, 'Model.BadRequest');
     }
+    // Some servers answer a request they cannot validate with a 5xx (llama-cpp-python: HTTP 500, "1 validation error
+    // for ..."): retrying the same request cannot help, so it fails now like a 400, with the server's words.
+    if (status !== undefined && status >= 500 && INVALID_REQUEST.test(detail)) {
+      return ApplicationFailure.nonRetryable(`The model endpoint ${where} rejected the request (HTTP ${status}, a validation error): ${detail}`, 'Model.BadRequest');
+    }
     if (status === 429 || (status !== undefined && status >= 500)) {
       return ApplicationFailure.retryable(`Model endpoint ${where} answered HTTP ${status}: ${detail}`, 'Model.Unavailable');
     }
@@ -72,7 +89,7 @@ export function createOpenAIProvider(settings: OpenAISettings): ModelProvider {
         completion = await client.chat.completions.create(
           {
             model: input.model,
-            messages: input.messages as OpenAI.Chat.Completions.ChatCompletionMessageParam[],
+            messages: wireMessages(input.messages),
             ...(input.tools.length > 0 ? { tools: input.tools, tool_choice: 'auto' as const } : {}),
           },
           { signal },

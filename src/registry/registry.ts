@@ -2,6 +2,7 @@
 import type { z } from 'zod';
 import { describeError, isRetryable, toolError } from '../common/errors.js';
 import { finalizeResult, parseArguments } from './result.js';
+import { redactToolOutput } from './redact-output.js';
 import { compileParameters } from './schema.js';
 import type { Logger } from '../logging/logger.js';
 import { lazyLogger } from '../logging/logger.js';
@@ -159,8 +160,9 @@ export class ToolRegistry {
     } catch (err) {
       if (isRetryable(err)) throw err;
       const { type, message } = describeError(err);
-      return toolError(`Tool execution failed: ${type}: ${message}`);
+      return redactToolOutput(toolError(`Tool execution failed: ${type}: ${message}`));
     }
-    return finalizeResult(name, result, entry.maxResultChars);
+    // Every tool's output gets the same redaction here, before it is capped and reaches the model or history.
+    return finalizeResult(name, typeof result === 'string' ? redactToolOutput(result) : result, entry.maxResultChars);
   }
 }

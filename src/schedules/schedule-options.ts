@@ -18,12 +18,27 @@ export function isOverlapName(v: string): v is OverlapName {
   return (OVERLAP_POLICIES as readonly string[]).includes(v);
 }
 
-/** `30s`, `5m`, `2h`, `1d`: an interval for --every. */
-export function parseEvery(text: string): string | undefined {
+/**
+ * The shortest --every. Each firing starts a whole agent run (model calls, tools), which takes seconds at least:
+ * a shorter interval only piles runs up or skips them, and floods the model provider.
+ */
+export const MIN_EVERY_SECONDS = 10;
+
+/** `30s`, `5m`, `2h`, `1d`: an interval for --every, or why it cannot be one. */
+export function parseEvery(text: string): { every: string } | { error: string } {
   const m = /^(\d+)\s*(s|m|h|d)$/.exec(text.trim());
-  if (!m || Number(m[1]) < 1) return undefined;
-  const unit = { s: 'seconds', m: 'minutes', h: 'hours', d: 'days' }[m[2] as 's' | 'm' | 'h' | 'd'];
-  return `${m[1]} ${unit}`;
+  if (!m || Number(m[1]) < 1) return { error: `'${text}' is not an interval like 30s, 5m, 2h or 1d` };
+  const unit = m[2] as 's' | 'm' | 'h' | 'd';
+  if (Number(m[1]) * { s: 1, m: 60, h: 3600, d: 86400 }[unit] < MIN_EVERY_SECONDS) {
+    return { error: `'${text}' is shorter than the minimum of ${MIN_EVERY_SECONDS}s: each firing starts a whole agent run, so a shorter interval only piles runs up or skips them` };
+  }
+  return { every: `${m[1]} ${{ s: 'seconds', m: 'minutes', h: 'hours', d: 'days' }[unit]}` };
+}
+
+/** Schedule ids become part of each run's workflow id and of URLs: plain characters only. */
+export function scheduleIdProblem(id: string): string | undefined {
+  if (/^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/.test(id)) return undefined;
+  return `'${id}' is not a schedule id: use up to 200 letters, digits, '.', '_' and '-', starting with a letter or digit (no spaces or slashes)`;
 }
 
 export interface ScheduleRequest {

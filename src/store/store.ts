@@ -1,9 +1,8 @@
 // The worker's SQLite store under TETHER_HOME (better-sqlite3): run transcripts with full-text search (FTS5) and
 // the agent's memory notes. Writes are idempotent, so retried activities never duplicate rows. Worker-only.
-import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
-import { tetherHome } from '../config/home.js';
+import { makeDirs, tetherHome } from '../config/home.js';
 
 import type { TranscriptEntry } from '../common/transcript.js';
 
@@ -40,7 +39,7 @@ export class Store {
   readonly db: Database.Database;
 
   constructor(readonly path = join(tetherHome(), 'tether.sqlite')) {
-    mkdirSync(dirname(path), { recursive: true });
+    makeDirs(dirname(path));
     this.db = new Database(path);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('busy_timeout = 5000');

@@ -30,6 +30,12 @@ function readSetting(name: string): Buffer {
  * TEMPORAL_API_KEY (Temporal Cloud; implies TLS).
  */
 export function temporalSettings(env = process.env): TemporalSettings {
+  // Set but empty is a mistake (a shell default gone wrong), not a request for the local dev server.
+  for (const name of ['TEMPORAL_ADDRESS', 'TEMPORAL_NAMESPACE', 'TETHER_TASK_QUEUE'] as const) {
+    if (env[name] !== undefined && env[name]!.trim() === '') {
+      throw new TetherError('Config.Invalid', `${name} is set but empty: unset it for the default, or give a value`, false);
+    }
+  }
   const address = env.TEMPORAL_ADDRESS?.trim();
   const cert = env.TEMPORAL_TLS_CERT;
   const key = env.TEMPORAL_TLS_KEY;

@@ -1,13 +1,14 @@
 // The `terminal` tool: a shell command in the task's environment (local, Docker, SSH, ...), in the foreground with
 // a timeout, in the background as a process, or on a PTY. Worker-only.
 import { z } from 'zod';
+import { MAX_FOREGROUND_TIMEOUT } from '../config/config.js';
 import { environmentManager } from '../environments/current.js';
 import { registry } from '../registry/index.js';
 import { resolveTaskPath } from './task-paths.js';
 import { environmentAvailable, inTaskEnvironment, modelOutput } from './task-environment.js';
 
-/** The schema's upper bound; terminal.max_timeout (default 600) is the one in force. */
-const MAX_TIMEOUT_SECONDS = 3_600;
+/** terminal.max_timeout's ceiling: the activity's own timeout is built on it. */
+const MAX_TIMEOUT_SECONDS = MAX_FOREGROUND_TIMEOUT;
 /** Output kept in heartbeats, so an interrupted command's last output reaches the model. */
 const PROGRESS_TAIL_CHARS = 2_000;
 export const PTY_SIZE = { cols: 120, rows: 40 };
@@ -23,7 +24,8 @@ registry.register({
     'Use background: true for servers and long jobs (returns a process id for the `process` tool), and pty: true for programs that need a terminal.',
   schema: z.object({
     command: z.string().min(1).describe('The shell command to run'),
-    timeout: z.number().int().positive().max(MAX_TIMEOUT_SECONDS).optional().describe('Seconds before a foreground command is killed (default 180, at most 600)'),
+    // No schema maximum: terminal.max_timeout is the limit in force, and the handler's refusal names it.
+    timeout: z.number().int().positive().optional().describe('Seconds before a foreground command is killed (default 180, at most 600 unless terminal.max_timeout says otherwise)'),
     workdir: z.string().optional().describe("Directory to run in, relative to the task's working directory; a `cd` inside it is not carried over"),
     background: z.boolean().optional().describe('Start it in the background and return a process id at once'),
     pty: z.boolean().optional().describe('Run it on a pseudo-terminal (interactive programs, colour output)'),

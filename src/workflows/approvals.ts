@@ -167,7 +167,7 @@ export class ApprovalBook {
     }
     const d = this.decisions.get(pending.approvalId)!;
     this.decisions.delete(pending.approvalId);
-    this.record({ ...base, choice: d.choice, source: 'person', by: d.by, reason: d.reason, decidedAt });
+    this.record({ ...base, choice: d.choice, source: 'person', by: d.by, ...(d.claimedBy === undefined ? {} : { claimedBy: d.claimedBy }), reason: d.reason, decidedAt });
     if (d.choice === 'deny') {
       return { run: false, result: denied(`The user denied this command${d.reason ? `: ${d.reason}` : ''}. Do not run it again; continue without it or ask the user.`) };
     }

@@ -163,10 +163,12 @@ export async function runToolBatch(calls: ModelToolCall[], turn: number, ctx: Ba
   const results: string[] = new Array<string>(calls.length);
   // Tool names come from the model: an own-property lookup, so '__proto__' finds nothing.
   const metas = calls.map((c) => (Object.hasOwn(ctx.meta, c.function.name) ? ctx.meta[c.function.name] : undefined));
+  // Calls past the per-turn limit are refused, not run: they are not counted as tool calls of the run.
+  const ran = Math.min(calls.length, ctx.maxCallsPerTurn);
   const views: ToolCallView[] = calls.map((c, i) => {
     const meta = metas[i];
     return {
-      index: state.toolCallCount + i + 1,
+      index: state.toolCallCount + Math.min(i, ran - 1) + 1,
       turn,
       id: c.id,
       name: c.function.name,
@@ -176,7 +178,7 @@ export async function runToolBatch(calls: ModelToolCall[], turn: number, ctx: Ba
       args: capText(c.function.arguments),
     };
   });
-  state.toolCallCount += calls.length;
+  state.toolCallCount += ran;
   state.currentToolCalls = views;
   state.recentToolCalls = [...state.recentToolCalls, ...views].slice(-RECENT);
 
@@ -185,6 +187,7 @@ export async function runToolBatch(calls: ModelToolCall[], turn: number, ctx: Ba
     if (i >= ctx.maxCallsPerTurn) {
       results[i] = JSON.stringify({ error: `Not run: more than ${ctx.maxCallsPerTurn} tool calls in one turn. Ask for fewer at a time.` });
       views[i]!.status = 'error';
+      views[i]!.summary = `not run (over ${ctx.maxCallsPerTurn} calls in one turn)`;
       return;
     }
     planned.push({ position: i, name: c.function.name, args: c.function.arguments, meta: metas[i] });

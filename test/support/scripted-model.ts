@@ -25,7 +25,7 @@ export interface ChatRequest {
   tools?: { function: { name: string } }[];
 }
 
-export type Step = ScriptedReply | ((req: ChatRequest) => ScriptedReply);
+export type Step = ScriptedReply | ((req: ChatRequest) => ScriptedReply | Promise<ScriptedReply>);
 
 export interface ScriptedModel {
   url: string;
@@ -70,7 +70,7 @@ export async function startScriptedModel(script: Step[], byModel: Record<string,
         send(400, { error: { message, type: 'invalid_request_error' } });
         return;
       }
-      const reply = typeof step === 'function' ? step(request) : step;
+      const reply = typeof step === 'function' ? await step(request) : step;
       if (reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs));
       if (reply.status) {
         send(reply.status, { error: { message: reply.error ?? `scripted status ${reply.status}`, type: 'scripted' } });
