@@ -70,10 +70,12 @@ function ptyProcess(script: string, cwd: string, opts: SpawnOptions & { stdin?: 
   const queued: (string | Buffer)[] = [];
   let term: import('node-pty').IPty | undefined;
   let ended = false;
+  // A resize before node-pty has loaded applies when the terminal is made, instead of being lost.
+  let size = opts.pty!;
   const exited = loadPty().then(
     (pty) =>
       new Promise<number | null>((resolve) => {
-        term = pty.spawn('/bin/sh', ['-c', script], { cwd, env: process.env as Record<string, string>, cols: opts.pty!.cols, rows: opts.pty!.rows, name: 'xterm-256color', encoding: null });
+        term = pty.spawn('/bin/sh', ['-c', script], { cwd, env: process.env as Record<string, string>, cols: size.cols, rows: size.rows, name: 'xterm-256color', encoding: null });
         term.onData((d) => {
           const c = typeof d === 'string' ? Buffer.from(d) : Buffer.from(d);
           listeners.forEach((l) => l(c));
@@ -92,7 +94,10 @@ function ptyProcess(script: string, cwd: string, opts: SpawnOptions & { stdin?: 
       ended = true;
       term?.write('\x04');
     },
-    resize: (s) => term?.resize(s.cols, s.rows),
+    resize: (s) => {
+      size = s;
+      term?.resize(s.cols, s.rows);
+    },
     exited,
     destroy: () => term?.kill('SIGHUP'),
   };
