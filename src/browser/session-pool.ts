@@ -198,11 +198,6 @@ export const browserPool = new BrowserPool();
 // A run that ends closes its task's page on the worker holding it (the idle limit catches the rest).
 registerTaskCleanup('browser', (taskId) => browserPool.closeTask(taskId));
 
-/** Closes the task's browser context (the agent loop calls it when a run ends). */
-export async function closeBrowserTask(taskId: string): Promise<void> {
-  await browserPool.closeTask(taskId);
-}
-
 /** Closes every context and the browser process (worker shutdown, tests). */
 export async function closeAllBrowsers(): Promise<void> {
   await browserPool.closeAll();
