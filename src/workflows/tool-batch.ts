@@ -7,7 +7,7 @@ import type { ApprovalBook, GateRequest } from './approvals.js';
 import type { LoopTools } from './loop-tools.js';
 import { runRouted, type EnvironmentRoute } from './environment-route.js';
 import { chunk, planSegments, type PlannedCall } from './batching.js';
-import { summariseArgs } from './summary.js';
+import { capText, summariseArgs } from './summary.js';
 import type { AgentState, ChatMessage, ModelToolCall, ToolCallView, ToolMeta } from '../common/types.js';
 
 export interface BatchContext {
@@ -173,6 +173,7 @@ export async function runToolBatch(calls: ModelToolCall[], turn: number, ctx: Ba
       emoji: meta?.emoji ?? '❔',
       summary: summariseArgs(c.function.arguments),
       status: 'running',
+      args: capText(c.function.arguments),
     };
   });
   state.toolCallCount += calls.length;
@@ -196,6 +197,7 @@ export async function runToolBatch(calls: ModelToolCall[], turn: number, ctx: Ba
           const result = await runOne(call, views[call.position]!, ctx);
           results[call.position] = result;
           views[call.position]!.status = isError(result) ? 'error' : 'ok';
+          views[call.position]!.output = capText(result);
         }),
       );
     }
