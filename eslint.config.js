@@ -1,8 +1,35 @@
-// Lint: TypeScript-aware rules; floating and misused promises are errors (the most common Temporal bug).
+// Lint: TypeScript-aware rules; floating and misused promises are errors (the most common Temporal bug); and the
+// architecture's boundaries: no import cycles, and workflow code (src/workflows, src/common) reaches nothing but
+// itself, zod and Temporal's workflow-side packages (no Node built-in, worker folder or native module).
 import tseslint from 'typescript-eslint';
+import { importX } from 'eslint-plugin-import-x';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+
+/** Workflow code is bundled into Temporal's sandbox: what it may import, besides its own folder. */
+const workflowImports = (allowedRelative, what) => ({
+  'no-restricted-imports': [
+    'error',
+    {
+      patterns: [
+        {
+          regex: `^(?!(?:@temporalio/workflow|@temporalio/common|zod)$)(?!(?:${allowedRelative})(?!.*\\.\\.))`,
+          message: `${what} is workflow code: it may import only ${allowedRelative.replaceAll('\\', '')}, zod and @temporalio/workflow or /common (no Node built-in, worker folder or native module).`,
+        },
+      ],
+    },
+  ],
+});
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', '.tether-tools/**', 'test/fixtures/discovery/**', 'test/fixtures/fake-apptainer/**'] },
+  {
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      '.tether-tools/**',
+      'test/fixtures/discovery/**',
+      'test/fixtures/fake-apptainer/**',
+    ],
+  },
   ...tseslint.configs.recommended,
   {
     languageOptions: {
@@ -16,5 +43,17 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
   },
+  {
+    files: ['src/**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: {
+      // Without the extensions the rule parses no .ts dependency and so never sees a cycle.
+      'import-x/extensions': ['.ts', '.js'],
+      'import-x/resolver-next': [createTypeScriptImportResolver({ project: 'tsconfig.json' })],
+    },
+    rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
+  },
+  { files: ['src/workflows/**/*.ts'], ignores: ['**/*.test.ts'], rules: workflowImports('\\./|\\.\\./common/', 'src/workflows') },
+  { files: ['src/common/**/*.ts'], ignores: ['**/*.test.ts'], rules: workflowImports('\\./', 'src/common') },
   { files: ['eslint.config.js', 'scripts/**/*.mjs'], ...tseslint.configs.disableTypeChecked },
 );

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import proto from '@temporalio/proto';
 import { z } from 'zod';
 import { registry } from '../src/registry/index.js';
+import { agentWorkflow } from '../src/workflows/agent-workflow.js';
 import { startScriptedModel, type Step } from '../test/support/scripted-model.js';
 import { durableEnv } from './durable-env.js';
 import { fmt, machine, summary } from './stats.js';
@@ -34,7 +35,7 @@ async function run(script: Step[], limits: Record<string, number> = {}): Promise
   const id = `bench-${randomUUID()}`;
   const t0 = performance.now();
   await worker.runUntil(
-    client.workflow.execute('agentWorkflow', { taskQueue, workflowId: id, args: [{ task: 'bench', model: 'scripted', cwd: process.cwd(), limits }] }),
+    client.workflow.execute(agentWorkflow, { taskQueue, workflowId: id, args: [{ task: 'bench', model: 'scripted', cwd: process.cwd(), limits }] }),
   );
   const wallMs = performance.now() - t0;
   await model.close();

@@ -10,6 +10,7 @@ import type { Logger } from '../logging/logger.js';
 import { queryRunState } from '../temporal/run-handle.js';
 import type { TemporalSettings } from '../temporal/settings.js';
 import type { AgentInput, AgentState } from '../common/types.js';
+import { agentWorkflow } from '../workflows/agent-workflow.js';
 import { EditorAsker } from './permission.js';
 import { UpdateTracker } from './updates.js';
 
@@ -75,7 +76,7 @@ export class AcpSession {
       // A first prompt, or one after the run was cancelled: a new run, under the session id when it is free.
       const workflowId = this.runId === undefined ? this.id : newWorkflowId();
       const input: AgentInput = { task: text, model: this.deps.model(), enabledToolsets: this.toolsets, cwd: this.cwd, conversation: true };
-      await client.workflow.start('agentWorkflow', { taskQueue: settings.taskQueue, workflowId, args: [input] });
+      await client.workflow.start(agentWorkflow, { taskQueue: settings.taskQueue, workflowId, args: [input] });
       this.runId = workflowId;
       this.answers = 0;
       this.tracker = new UpdateTracker(this.cwd);

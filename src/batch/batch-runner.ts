@@ -5,6 +5,7 @@ import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowHandle 
 import { queryRunState, runFailure } from '../temporal/run-handle.js';
 import type { AgentInput, AgentResult } from '../common/types.js';
 import type { BatchItem } from './batch-file.js';
+import { agentWorkflow } from '../workflows/agent-workflow.js';
 
 export interface BatchResultLine {
   line: number;
@@ -118,7 +119,7 @@ export async function runBatch(
       let handle: WorkflowHandle;
       try {
         // A finished or running workflow with this id is never started again: its result is awaited instead.
-        handle = await o.client.workflow.start('agentWorkflow', {
+        handle = await o.client.workflow.start(agentWorkflow, {
           taskQueue: o.taskQueue,
           workflowId,
           args: [input],

@@ -3,9 +3,9 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { currentConfig } from '../config/current.js';
-import { toolError } from '../common/errors.js';
+import { isTetherError, toolError } from '../common/errors.js';
 import type { ToolContext } from '../registry/types.js';
-import { browserPool, BrowserGone, isBrowserGone, type TaskPage } from './session-pool.js';
+import { browserPool, isBrowserGone, type TaskPage } from './session-pool.js';
 import { locateRef, normalizeRef, snapshotPage } from './snapshot.js';
 import { refuseUrl } from './url-guard.js';
 
@@ -46,7 +46,7 @@ async function onPage(ctx: ToolContext, what: string, fn: (s: TaskPage) => Promi
     try {
       session = await browserPool.existing(ctx.taskId);
     } catch (err) {
-      if (err instanceof BrowserGone) return toolError(err.message);
+      if (isTetherError(err, 'Browser.Gone')) return toolError(err.message);
       throw err;
     }
     if (!session) return toolError(NO_PAGE);

@@ -4,6 +4,7 @@ import { currentConfig } from '../config/current.js';
 import { registerTaskCleanup } from '../registry/task-cleanup.js';
 import { requireBrowser } from './find-browser.js';
 import { refuseUrl } from './url-guard.js';
+import { isTetherError, TetherError } from '../common/errors.js';
 
 /** Flags for a headless Chromium on a worker: nothing phones home, nothing waits for a GPU or a big /dev/shm. */
 export const LAUNCH_ARGS: readonly string[] = [
@@ -31,13 +32,9 @@ export interface TaskPage {
 }
 
 /** The browser or the task's page went away under a call (crash, kill); the message is for the model. */
-export class BrowserGone extends Error {
-  override readonly name = 'BrowserGone';
-}
-
 /** Errors Playwright raises when the page, context or browser died under a call. */
 export function isBrowserGone(err: unknown): boolean {
-  if (err instanceof BrowserGone) return true;
+  if (isTetherError(err, 'Browser.Gone')) return true;
   return err instanceof Error && /has been closed|crash|browser has disconnected|Connection closed/i.test(err.message);
 }
 
@@ -52,7 +49,7 @@ export class BrowserPool {
     return this.tasks.has(taskId);
   }
 
-  /** The task's page, or undefined when it has none; a crashed one is closed and reported as BrowserGone. */
+  /** The task's page, or undefined when it has none; a crashed one is closed and reported as Browser.Gone. */
   async existing(taskId: string): Promise<TaskPage | undefined> {
     const pending = this.tasks.get(taskId);
     if (!pending) return undefined;
@@ -60,7 +57,7 @@ export class BrowserPool {
     if (!session) return undefined;
     if (!this.alive(session)) {
       await this.closeTask(taskId);
-      throw new BrowserGone("the task's browser page crashed or was closed, and is gone: call browser_navigate again");
+      throw new TetherError('Browser.Gone', "the task's browser page crashed or was closed, and is gone: call browser_navigate again");
     }
     return session;
   }
@@ -200,11 +197,6 @@ export class BrowserPool {
 export const browserPool = new BrowserPool();
 // A run that ends closes its task's page on the worker holding it (the idle limit catches the rest).
 registerTaskCleanup('browser', (taskId) => browserPool.closeTask(taskId));
-
-/** Closes the task's browser context (the agent loop calls it when a run ends). */
-export async function closeBrowserTask(taskId: string): Promise<void> {
-  await browserPool.closeTask(taskId);
-}
 
 /** Closes every context and the browser process (worker shutdown, tests). */
 export async function closeAllBrowsers(): Promise<void> {

@@ -1,12 +1,14 @@
 // How the CLI reports a user error: a message on stderr and a non-zero exit code, never a stack trace. Worker-only.
+import { TetherError } from '../common/errors.js';
 
-export class CliError extends Error {
-  override readonly name = 'CliError';
+/** A user error of the command line (code Cli.Usage), with the exit code to leave with. */
+export class CliError extends TetherError {
+  override readonly name: string = 'CliError';
   constructor(
     message: string,
     readonly exitCode = 2,
   ) {
-    super(message);
+    super('Cli.Usage', message);
   }
 }
 

@@ -11,6 +11,7 @@ import { checkToolsets, loadTools } from './tools-command.js';
 import { hasLiveWorker, runWasPickedUp, withTemporal } from './temporal-client.js';
 import { newWorkflowId, runInput, type RunFlags } from './run-options.js';
 import type { AgentInput } from '../common/types.js';
+import { agentWorkflow } from '../workflows/agent-workflow.js';
 
 interface RunOptions extends RunFlags {
   prompt?: boolean;
@@ -48,7 +49,7 @@ export function printOutcome(workflowId: string, outcome: FollowOutcome, json: b
 
 async function startAndFollow(client: Client, settings: TemporalSettings, input: AgentInput, opts: RunOptions): Promise<void> {
   const workflowId = newWorkflowId();
-  await client.workflow.start('agentWorkflow', { taskQueue: settings.taskQueue, workflowId, args: [input] });
+  await client.workflow.start(agentWorkflow, { taskQueue: settings.taskQueue, workflowId, args: [input] });
   if (opts.detach) {
     if (!(await hasLiveWorker(client, settings))) {
       process.stderr.write(`No worker polls queue '${settings.taskQueue}' yet: the run waits until 'tether worker' starts.\n`);

@@ -1,4 +1,5 @@
 // The narrow interface every terminal backend implements, and the error it raises when the backend fails. Worker-only (types and one error class).
+import { TetherError, type TetherErrorCode } from '../common/errors.js';
 
 /** A pseudo-terminal's size. */
 export interface PtySize {
@@ -80,28 +81,16 @@ export interface Transport {
   refusalNote?(output: string): string | undefined;
 }
 
-export type EnvironmentErrorCode =
-  /** The backend could not be reached (daemon down, host unreachable, API down). Retryable. */
-  | 'Environment.Unreachable'
-  /** The environment existed and is gone (container killed, sandbox stopped). Recreated on the next command. */
-  | 'Environment.Gone'
-  /** The backend's configuration is wrong (missing credentials, bad image). Not retryable. */
-  | 'Environment.Config'
-  /** The backend cannot do what was asked (a PTY where it has none). Not retryable; the model is told. */
-  | 'Environment.Unsupported';
+export type EnvironmentErrorCode = Extract<TetherErrorCode, `Environment.${string}`>;
 
-/** A backend failure, naming the backend and what failed. */
-export class EnvironmentError extends Error {
-  override readonly name = 'EnvironmentError';
+/** A backend failure, naming the backend and what failed; retryable when unreachable or gone. */
+export class EnvironmentError extends TetherError {
+  override readonly name: string = 'EnvironmentError';
   constructor(
-    readonly code: EnvironmentErrorCode,
+    override readonly code: EnvironmentErrorCode,
     readonly backend: string,
     message: string,
   ) {
-    super(`${backend} backend: ${message}`);
-  }
-
-  get retryable(): boolean {
-    return this.code === 'Environment.Unreachable' || this.code === 'Environment.Gone';
+    super(code, `${backend} backend: ${message}`);
   }
 }

@@ -3,10 +3,7 @@ import { Ajv } from 'ajv';
 import { z } from 'zod';
 import type { JsonSchema } from '../common/tool-definition.js';
 import type { ArgsValidator } from './types.js';
-
-export class SchemaError extends Error {
-  override readonly name = 'SchemaError';
-}
+import { TetherError } from '../common/errors.js';
 
 const ajv = new Ajv({ allErrors: true, strict: false, validateSchema: true });
 
@@ -16,13 +13,13 @@ function isZodType(schema: unknown): schema is z.ZodType {
 
 function fromZod(tool: string, schema: z.ZodType): { parameters: JsonSchema; validate: ArgsValidator } {
   if (!(schema instanceof z.ZodObject)) {
-    throw new SchemaError(`Tool '${tool}': parameters must be a Zod object (z.object({...})), got ${schema._zod.def.type}`);
+    throw new TetherError('Tool.BadSchema', `Tool '${tool}': parameters must be a Zod object (z.object({...})), got ${schema._zod.def.type}`);
   }
   let parameters: JsonSchema;
   try {
     parameters = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'throw' }) as JsonSchema;
   } catch (err) {
-    throw new SchemaError(`Tool '${tool}': parameters cannot be expressed as JSON schema: ${(err as Error).message}`);
+    throw new TetherError('Tool.BadSchema', `Tool '${tool}': parameters cannot be expressed as JSON schema: ${(err as Error).message}`);
   }
   delete parameters.$schema;
   const validate: ArgsValidator = (args) => {
@@ -35,16 +32,16 @@ function fromZod(tool: string, schema: z.ZodType): { parameters: JsonSchema; val
 
 function fromJsonSchema(tool: string, schema: JsonSchema): { parameters: JsonSchema; validate: ArgsValidator } {
   if (schema.type !== 'object') {
-    throw new SchemaError(`Tool '${tool}': a JSON schema for parameters must have "type": "object"`);
+    throw new TetherError('Tool.BadSchema', `Tool '${tool}': a JSON schema for parameters must have "type": "object"`);
   }
   if (!ajv.validateSchema(schema)) {
-    throw new SchemaError(`Tool '${tool}': malformed JSON schema: ${ajv.errorsText(ajv.errors, { dataVar: 'schema' })}`);
+    throw new TetherError('Tool.BadSchema', `Tool '${tool}': malformed JSON schema: ${ajv.errorsText(ajv.errors, { dataVar: 'schema' })}`);
   }
   let check: ReturnType<typeof ajv.compile>;
   try {
     check = ajv.compile(schema);
   } catch (err) {
-    throw new SchemaError(`Tool '${tool}': malformed JSON schema: ${(err as Error).message}`);
+    throw new TetherError('Tool.BadSchema', `Tool '${tool}': malformed JSON schema: ${(err as Error).message}`);
   }
   const validate: ArgsValidator = (args) => {
     if (check(args)) return { ok: true, value: args as Record<string, unknown> };
@@ -59,5 +56,5 @@ export function compileParameters(tool: string, schema: unknown): { parameters: 
   if (typeof schema === 'object' && schema !== null && !Array.isArray(schema)) {
     return fromJsonSchema(tool, schema as JsonSchema);
   }
-  throw new SchemaError(`Tool '${tool}': schema must be a Zod object or a JSON schema object, got ${schema === null ? 'null' : typeof schema}`);
+  throw new TetherError('Tool.BadSchema', `Tool '${tool}': schema must be a Zod object or a JSON schema object, got ${schema === null ? 'null' : typeof schema}`);
 }

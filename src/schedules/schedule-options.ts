@@ -1,6 +1,7 @@
 // Turns `tether schedule create` options into a Temporal schedule: spec, overlap policy, the agent run to start. Worker-only.
 import type { ScheduleOptions, ScheduleOverlapPolicy } from '@temporalio/client';
 import type { AgentInput } from '../common/types.js';
+import { agentWorkflow } from '../workflows/agent-workflow.js';
 
 export const OVERLAP_POLICIES = ['skip', 'buffer_one', 'buffer_all', 'cancel_other', 'terminate_other', 'allow_all'] as const;
 export type OverlapName = (typeof OVERLAP_POLICIES)[number];
@@ -56,7 +57,7 @@ export function scheduleOptions(r: ScheduleRequest): ScheduleOptions {
   return {
     scheduleId: r.scheduleId,
     spec: r.cron ? { cronExpressions: [r.cron] } : { intervals: [{ every: r.every! }] },
-    action: { type: 'startWorkflow', workflowType: 'agentWorkflow', taskQueue: r.taskQueue, workflowId: r.scheduleId, args: [r.input] },
+    action: { type: 'startWorkflow', workflowType: agentWorkflow, taskQueue: r.taskQueue, workflowId: r.scheduleId, args: [r.input] },
     policies: { overlap: OVERLAP[r.overlap] },
     state: { paused: r.paused ?? false, note: `tether: ${r.input.task?.slice(0, 100) ?? ''}` },
     memo: { tether: true, cron: r.cron ?? null, every: r.every ?? null },

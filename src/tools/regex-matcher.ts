@@ -1,6 +1,7 @@
 // Helper for search tools (registers nothing): runs a model-given regular expression off the main thread,
 // so a catastrophically slow pattern is stopped by a time limit instead of freezing the worker. Worker-only.
 import { Worker } from 'node:worker_threads';
+import { TetherError } from '../common/errors.js';
 
 const THREAD = `
 const { parentPort, workerData } = require('node:worker_threads');
@@ -14,10 +15,6 @@ parentPort.on('message', ({ id, text, max, lineChars }) => {
   parentPort.postMessage({ id, out });
 });
 `;
-
-export class RegexTimeoutError extends Error {
-  override readonly name = 'RegexTimeoutError';
-}
 
 export class RegexMatcher {
   private readonly worker: Worker;
@@ -42,7 +39,7 @@ export class RegexMatcher {
       const timer = setTimeout(() => {
         this.waiting.delete(id);
         void this.worker.terminate();
-        reject(new RegexTimeoutError(`the regular expression took longer than ${this.timeoutMs} ms on one file and was stopped; simplify it`));
+        reject(new TetherError('Tool.RegexTimeout', `the regular expression took longer than ${this.timeoutMs} ms on one file and was stopped; simplify it`));
       }, this.timeoutMs);
       this.waiting.set(id, (lines) => {
         clearTimeout(timer);

@@ -3,9 +3,9 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { z } from 'zod';
 import { registry } from '../registry/index.js';
-import { toolError } from '../common/errors.js';
+import { isTetherError, toolError } from '../common/errors.js';
 import { globMatches, globToRegExp } from './glob.js';
-import { RegexMatcher, RegexTimeoutError } from './regex-matcher.js';
+import { RegexMatcher } from './regex-matcher.js';
 import { resolveTaskPath } from './task-paths.js';
 
 const SKIP_DIRS = new Set(['.git', 'node_modules', '.hg', '.svn', '__pycache__']);
@@ -93,7 +93,7 @@ registry.register({
         if (truncated) break;
       }
     } catch (err) {
-      if (err instanceof RegexTimeoutError) return toolError(err.message);
+      if (isTetherError(err, 'Tool.RegexTimeout')) return toolError(err.message);
       throw err;
     } finally {
       await matcher.close();

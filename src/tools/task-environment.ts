@@ -5,7 +5,6 @@ import { formatOutput } from '../environments/format-output.js';
 import type { Acquired } from '../environments/manager.js';
 import { secretValues } from '../environments/redact.js';
 import { EnvironmentError } from '../environments/types.js';
-import { TetherError } from '../common/errors.js';
 import type { ToolContext } from '../registry/types.js';
 
 /**
@@ -21,10 +20,8 @@ export async function inTaskEnvironment(ctx: ToolContext, fn: (a: Acquired) => P
       return JSON.stringify(a.recreated ? { ...result, environment_recreated: a.recreated } : result);
     });
   } catch (err) {
-    if (err instanceof EnvironmentError) {
-      if (err.retryable) throw new TetherError('Environment.Unreachable', err.message, true);
-      return JSON.stringify({ error: err.message });
-    }
+    // Unreachable and gone stay what they are (retried by Temporal under their own failure type); the rest the model sees.
+    if (err instanceof EnvironmentError && !err.retryable) return JSON.stringify({ error: err.message });
     throw err;
   }
 }

@@ -2,17 +2,14 @@
 import { lstatSync, readlinkSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { ToolContext } from '../registry/types.js';
-
-export class PathOutsideWorkdirError extends Error {
-  override readonly name = 'PathOutsideWorkdirError';
-}
+import { TetherError } from '../common/errors.js';
 
 /**
  * Where `p` really points: every symlink on the way is followed, dangling ones included (a link to a file that
  * does not exist yet must not let a write land outside the working directory).
  */
 function realish(p: string, hops = 0): string {
-  if (hops > 40) throw new PathOutsideWorkdirError(`path '${p}' has too many levels of symbolic links`);
+  if (hops > 40) throw new TetherError('Path.OutsideWorkdir', `path '${p}' has too many levels of symbolic links`);
   const parts = resolve(p).split(sep).filter(Boolean);
   let current: string = sep;
   for (let i = 0; i < parts.length; i += 1) {
@@ -45,7 +42,7 @@ export function resolveTaskPath(ctx: ToolContext, p: string): string {
   const abs = resolve(ctx.cwd, p);
   if (ctx.allowOutsideCwd) return abs;
   if (!inside(realish(ctx.cwd), realish(abs))) {
-    throw new PathOutsideWorkdirError(
+    throw new TetherError('Path.OutsideWorkdir', 
       `path '${p}' is outside the working directory ${ctx.cwd} (set files.allow_outside_cwd: true in config.yaml to allow)`,
     );
   }

@@ -2,9 +2,9 @@
 import { z } from 'zod';
 import { currentConfig } from '../config/current.js';
 import { registry } from '../registry/index.js';
-import { AddressRefused } from '../web/address-policy.js';
-import { fetchPage, FetchPageError } from '../web/fetch-page.js';
+import { fetchPage } from '../web/fetch-page.js';
 import { boundText, htmlToText } from '../web/readable.js';
+import { isTetherError } from '../common/errors.js';
 
 const HTML_TYPES = new Set(['text/html', 'application/xhtml+xml']);
 const TEXT_TYPES = new Set(['text/plain', 'text/markdown', 'text/x-markdown', 'application/json']);
@@ -50,7 +50,7 @@ async function extractOne(url: string, signal: AbortSignal | undefined): Promise
       ...(page.truncated || bounded.cut ? { truncated: true } : {}),
     };
   } catch (err) {
-    if (err instanceof FetchPageError || err instanceof AddressRefused) return { url, error: err.message };
+    if (isTetherError(err, 'Web.FetchFailed', 'Web.AddressRefused')) return { url, error: err.message };
     return { url, error: `could not extract ${url}: ${err instanceof Error ? err.message : String(err)}` };
   }
 }

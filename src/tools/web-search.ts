@@ -2,8 +2,8 @@
 import { z } from 'zod';
 import { currentConfig } from '../config/current.js';
 import { registry } from '../registry/index.js';
-import { toolError } from '../common/errors.js';
-import { chooseProvider, search, SearchError } from '../web/search-providers.js';
+import { isTetherError, toolError } from '../common/errors.js';
+import { chooseProvider, search } from '../web/search-providers.js';
 
 function searchAvailable(): boolean {
   chooseProvider(currentConfig().web.search_provider, process.env);
@@ -43,7 +43,7 @@ registry.register({
       });
       return JSON.stringify({ query, provider: provider.name, results });
     } catch (err) {
-      if (err instanceof SearchError) return toolError(err.message);
+      if (isTetherError(err, 'Web.SearchFailed')) return toolError(err.message);
       throw err;
     }
   },

@@ -2,6 +2,7 @@
 import { lookup as dnsLookup } from 'node:dns';
 import type { LookupAddress } from 'node:dns';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
+import { TetherError } from '../common/errors.js';
 
 /** The kinds of address a model must not reach unless `web.allow_private` says so; checked in this order. */
 const RANGES: ReadonlyArray<readonly [kind: string, net: string, prefix: number, family: 'ipv4' | 'ipv6']> = [
@@ -30,10 +31,6 @@ const LISTS: ReadonlyArray<readonly [string, BlockList]> = RANGES.map(([kind, ne
 });
 
 /** Raised when a URL or an address it resolves to is refused; the message is for the model. */
-export class AddressRefused extends Error {
-  override readonly name = 'AddressRefused';
-}
-
 /**
  * Why `address` (an IP literal) may not be fetched, or undefined when it may. BlockList matches IPv4 rules against
  * IPv4-mapped IPv6 addresses (::ffff:127.0.0.1, ::ffff:7f00:1) too.
@@ -48,16 +45,16 @@ export function blockedAddressReason(address: string): string | undefined {
   return undefined;
 }
 
-/** The URL when its scheme may be fetched; throws AddressRefused for a malformed URL or another scheme. */
+/** The URL when its scheme may be fetched; throws a Web.AddressRefused TetherError for a malformed URL or another scheme. */
 export function parseFetchableUrl(raw: string): URL {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw new AddressRefused(`${JSON.stringify(raw)} is not a valid URL`);
+    throw new TetherError('Web.AddressRefused', `${JSON.stringify(raw)} is not a valid URL`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new AddressRefused(`only http and https URLs can be fetched, not ${url.protocol} (${raw})`);
+    throw new TetherError('Web.AddressRefused', `only http and https URLs can be fetched, not ${url.protocol} (${raw})`);
   }
   return url;
 }
@@ -67,12 +64,12 @@ export function bareHost(url: URL): string {
   return url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
 }
 
-/** Throws AddressRefused when the host of `url` is an IP literal the policy refuses (names skip this: see guardedLookup). */
+/** Throws a Web.AddressRefused TetherError when the host of `url` is an IP literal the policy refuses (names skip this: see guardedLookup). */
 export function checkLiteralHost(url: URL, allowPrivate: boolean): void {
   const host = bareHost(url);
   if (allowPrivate || isIP(host) === 0) return;
   const reason = blockedAddressReason(host);
-  if (reason) throw new AddressRefused(`refused to fetch ${url.href}: ${reason} (set web.allow_private to allow it)`);
+  if (reason) throw new TetherError('Web.AddressRefused', `refused to fetch ${url.href}: ${reason} (set web.allow_private to allow it)`);
 }
 
 /**
@@ -88,7 +85,7 @@ export function guardedLookup(allowPrivate: boolean): LookupFunction {
         for (const a of addresses) {
           const reason = blockedAddressReason(a.address);
           if (reason) {
-            return callback(new AddressRefused(`refused to fetch from ${hostname}: it resolves to ${reason} (set web.allow_private to allow it)`), []);
+            return callback(new TetherError('Web.AddressRefused', `refused to fetch from ${hostname}: it resolves to ${reason} (set web.allow_private to allow it)`), []);
           }
         }
       }

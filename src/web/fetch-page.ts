@@ -3,7 +3,8 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
-import { AddressRefused, checkLiteralHost, guardedLookup, parseFetchableUrl } from './address-policy.js';
+import { checkLiteralHost, guardedLookup, parseFetchableUrl } from './address-policy.js';
+import { isTetherError, TetherError } from '../common/errors.js';
 
 export interface FetchPageOptions {
   timeoutMs: number;
@@ -28,10 +29,6 @@ export interface FetchedPage {
 }
 
 /** A failure the model should read (bad status, refused address, unsupported type, timeout). */
-export class FetchPageError extends Error {
-  override readonly name = 'FetchPageError';
-}
-
 export async function fetchPage(rawUrl: string, opts: FetchPageOptions): Promise<FetchedPage> {
   const maxRedirects = opts.maxRedirects ?? 5;
   const deadline = AbortSignal.timeout(opts.timeoutMs);
@@ -44,29 +41,29 @@ export async function fetchPage(rawUrl: string, opts: FetchPageOptions): Promise
       const location = res.headers.location;
       if (res.statusCode !== undefined && res.statusCode >= 300 && res.statusCode < 400 && location) {
         res.resume();
-        if (hop >= maxRedirects) throw new FetchPageError(`more than ${maxRedirects} redirects (the last went to ${location})`);
+        if (hop >= maxRedirects) throw new TetherError('Web.FetchFailed', `more than ${maxRedirects} redirects (the last went to ${location})`);
         url = parseFetchableUrl(new URL(location, url).href);
         continue;
       }
       const status = res.statusCode ?? 0;
       if (status < 200 || status >= 300) {
         res.resume();
-        throw new FetchPageError(`HTTP ${status}${res.statusMessage ? ` ${res.statusMessage}` : ''} from ${url.href}`);
+        throw new TetherError('Web.FetchFailed', `HTTP ${status}${res.statusMessage ? ` ${res.statusMessage}` : ''} from ${url.href}`);
       }
       const { type, charset } = parseContentType(res.headers['content-type']);
       if (!opts.acceptTypes.has(type)) {
         res.destroy();
-        throw new FetchPageError(`unsupported content type ${type || '(none given)'} at ${url.href}: only web pages and text can be extracted`);
+        throw new TetherError('Web.FetchFailed', `unsupported content type ${type || '(none given)'} at ${url.href}: only web pages and text can be extracted`);
       }
       const { body, truncated } = await readCapped(res, decoded(res), opts.maxBytes);
       return { finalUrl: url.href, status, contentType: type, ...(charset ? { charset } : {}), body, truncated };
     }
   } catch (err) {
-    if (err instanceof FetchPageError || err instanceof AddressRefused) throw err;
-    if (deadline.aborted) throw new FetchPageError(`timed out after ${opts.timeoutMs / 1000} s fetching ${url.href}`);
-    if (opts.signal?.aborted) throw new FetchPageError(`cancelled while fetching ${url.href}`);
+    if (isTetherError(err, 'Web.FetchFailed', 'Web.AddressRefused')) throw err;
+    if (deadline.aborted) throw new TetherError('Web.FetchFailed', `timed out after ${opts.timeoutMs / 1000} s fetching ${url.href}`);
+    if (opts.signal?.aborted) throw new TetherError('Web.FetchFailed', `cancelled while fetching ${url.href}`);
     const cause = err instanceof Error ? ((err as NodeJS.ErrnoException).code ?? err.message) : String(err);
-    throw new FetchPageError(`could not fetch ${url.href}: ${cause}`);
+    throw new TetherError('Web.FetchFailed', `could not fetch ${url.href}: ${cause}`);
   }
 }
 

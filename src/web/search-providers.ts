@@ -1,4 +1,5 @@
 // The web search APIs web_search can use (SerpAPI, Brave Search, Tavily): choosing one, the request, the answer. Worker-only.
+import { TetherError } from '../common/errors.js';
 
 export type ProviderName = 'serpapi' | 'brave' | 'tavily';
 
@@ -29,7 +30,7 @@ function list(v: unknown): Json[] {
 /** Throws when a provider answered 200 with an error object instead of results. */
 function failIfError(label: string, body: Json): void {
   const error = body.error ?? body.detail;
-  if (typeof error === 'string' && error !== '') throw new SearchError(`${label} answered with an error: ${error}`);
+  if (typeof error === 'string' && error !== '') throw new TetherError('Web.SearchFailed', `${label} answered with an error: ${error}`);
 }
 
 export const PROVIDERS: Record<ProviderName, Provider> = {
@@ -97,10 +98,6 @@ export const PROVIDERS: Record<ProviderName, Provider> = {
 const ORDER: readonly ProviderName[] = ['serpapi', 'brave', 'tavily'];
 
 /** A search failure the model should read. */
-export class SearchError extends Error {
-  override readonly name = 'SearchError';
-}
-
 /**
  * The provider to use: the configured one (its key must be set), else the first whose key is set. Throws an Error
  * whose message says which variable to set; the tool's availability check shows it.
@@ -118,7 +115,7 @@ export function chooseProvider(configured: ProviderName | undefined, env: NodeJS
   throw new Error('no search key: set SERPAPI_API_KEY, BRAVE_API_KEY or TAVILY_API_KEY');
 }
 
-/** Runs one search; throws SearchError with a message for the model on any failure. */
+/** Runs one search; throws a Web.SearchFailed TetherError with a message for the model on any failure. */
 export async function search(
   name: ProviderName,
   key: string,
@@ -137,21 +134,21 @@ export async function search(
     res = await fetch(url, { ...init, headers: { ...(init.headers as Record<string, string>), 'user-agent': opts.userAgent }, signal });
     text = await res.text();
   } catch (err) {
-    if (deadline.aborted) throw new SearchError(`${p.label} did not answer within ${opts.timeoutMs / 1000} s`);
-    if (opts.signal?.aborted) throw new SearchError(`the ${p.label} search was cancelled`);
+    if (deadline.aborted) throw new TetherError('Web.SearchFailed', `${p.label} did not answer within ${opts.timeoutMs / 1000} s`);
+    if (opts.signal?.aborted) throw new TetherError('Web.SearchFailed', `the ${p.label} search was cancelled`);
     const cause = err instanceof Error && err.cause instanceof Error ? err.cause.message : String(err);
-    throw new SearchError(`could not reach ${p.label} at ${base}: ${cause}`);
+    throw new TetherError('Web.SearchFailed', `could not reach ${p.label} at ${base}: ${cause}`);
   }
   if (res.status === 401 || res.status === 403) {
-    throw new SearchError(`${p.label} refused the API key (HTTP ${res.status}): check ${p.keyEnv}`);
+    throw new TetherError('Web.SearchFailed', `${p.label} refused the API key (HTTP ${res.status}): check ${p.keyEnv}`);
   }
-  if (res.status === 429) throw new SearchError(`rate limited by ${p.label} (HTTP 429); wait before searching again`);
-  if (!res.ok) throw new SearchError(`${p.label} answered HTTP ${res.status}: ${text.slice(0, 300)}`);
+  if (res.status === 429) throw new TetherError('Web.SearchFailed', `rate limited by ${p.label} (HTTP 429); wait before searching again`);
+  if (!res.ok) throw new TetherError('Web.SearchFailed', `${p.label} answered HTTP ${res.status}: ${text.slice(0, 300)}`);
   let body: unknown;
   try {
     body = JSON.parse(text);
   } catch {
-    throw new SearchError(`${p.label} answered with something that is not JSON: ${text.slice(0, 200)}`);
+    throw new TetherError('Web.SearchFailed', `${p.label} answered with something that is not JSON: ${text.slice(0, 200)}`);
   }
   return p.results(body).filter((r) => r.url !== '').slice(0, limit);
 }

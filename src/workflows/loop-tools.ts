@@ -14,7 +14,8 @@ import {
 } from '@temporalio/workflow';
 import { ClarifyArgs, DelegateArgs, MemoryArgs, parseLoopArgs, SessionSearchArgs, TodoArgs, type TodoItem } from '../common/loop-schemas.js';
 import type { AgentActivities } from '../common/activity-contract.js';
-import type { AgentInput, AgentResult, AgentState, ToolCallView } from '../common/types.js';
+import type { agentWorkflow } from './agent-workflow.js';
+import type { AgentInput, AgentState, ToolCallView } from '../common/types.js';
 
 export const answerSignal = defineSignal<[{ text: string; questionId?: string }]>('answer');
 
@@ -128,7 +129,8 @@ export class LoopTools {
             compaction: this.input.compaction,
             parent: { workflowId: parentId, depth },
           };
-          const r = (await executeChild('agentWorkflow', { workflowId, args: [childInput] })) as AgentResult;
+          // Typed by the workflow's function type; a value import of agentWorkflow would be an import cycle.
+          const r = await executeChild<typeof agentWorkflow>('agentWorkflow', { workflowId, args: [childInput] });
           setStatus(r.status);
           results[i] = { goal: t.goal, workflow_id: workflowId, status: r.status, answer: r.answer, turns: r.turns };
         } catch (err) {

@@ -1,5 +1,5 @@
 // Modal transport: the real `modal` SDK against test/support/fake-modal-server.ts, a double of Modal's gRPC API on loopback.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +13,7 @@ import type { TransportProcess } from '../../src/environments/types.js';
 import type { Logger } from '../../src/logging/logger.js';
 import { startFakeModal, type FakeModal } from '../support/fake-modal-server.js';
 import { describeConformance } from './conformance.js';
+import { describeTransportCases } from './transport-cases.js';
 
 const quiet: Logger = { warn: () => undefined, info: () => undefined, error: () => undefined, debug: () => undefined };
 const ENV_KEYS = ['MODAL_SERVER_URL', 'MODAL_TOKEN_ID', 'MODAL_TOKEN_SECRET', 'MODAL_CONFIG_PATH'] as const;
@@ -81,71 +82,27 @@ describe('modal transport (double: fake Modal API on loopback)', () => {
     expect((await collect(t.spawn('echo "$FOO"'))).output).toBe('bar\n');
   });
 
-  it('runs sh -c in the workdir: stdout, stderr and the exit code', async () => {
-    const t = await started();
-    const r = await collect(t.spawn('pwd; echo oops >&2; printf "no newline"; exit 5'));
-    expect(r.code).toBe(5);
-    expect(r.output).toContain(`${dir}\n`);
-    expect(r.output).toContain('oops\n');
-    expect(r.output).toContain('no newline');
-  });
-
-  it('reports a signal as 128+n', async () => {
-    const t = await started();
-    expect((await collect(t.spawn('kill -TERM $$'))).code).toBe(143);
-  });
-
-  it('gives stdin whole or streams it', async () => {
-    const t = await started();
-    expect(await collect(t.spawn('tr a-z A-Z', { stdin: 'abc\n' }))).toEqual({ output: 'ABC\n', code: 0 });
-    expect(await collect(t.spawn('cat; echo end', { stdin: '' }))).toEqual({ output: 'end\n', code: 0 });
-    const p = t.spawn('read a; echo "got $a"; read b; echo "then $b"');
-    const r = collect(p);
-    p.write('one\n');
-    p.write(Buffer.from('two\n'));
-    p.end();
-    expect(await r).toEqual({ output: 'got one\nthen two\n', code: 0 });
-  });
-
-  it('runs several processes at once', async () => {
-    const t = await started();
-    const sync = join(dir, 'conc');
-    mkdirSync(sync, { recursive: true });
-    // Each waits for a file the next one creates, so they can only finish if all run concurrently.
-    const results = await Promise.all(
-      [0, 1, 2].map((i) => collect(t.spawn(`touch ${sync}/${i}; while [ ! -e ${sync}/${(i + 1) % 3} ]; do sleep 0.05; done; echo ${i}`))),
-    );
-    expect(results.map((r) => r.output.trim())).toEqual(['0', '1', '2']);
-  });
-
-  it('allocates a PTY of the asked size', async () => {
-    const t = await started();
-    const r = await collect(t.spawn('[ -t 1 ] && echo tty; stty size', { pty: { cols: 100, rows: 30 } }));
-    expect(r.code).toBe(0);
-    expect(r.output).toContain('tty');
-    expect(r.output).toContain('30 100');
-  });
-
-  it('alive() turns false when the sandbox is terminated elsewhere; spawn then rejects with Environment.Gone', async () => {
-    const t = await started();
+  /** Terminates the sandbox through another client, as a user or Modal itself would. */
+  async function terminateElsewhere(t: ModalTransport): Promise<void> {
     const other = new ModalClient();
     await (await other.sandboxes.fromId(t.sandboxId ?? '')).terminate();
     other.close();
-    expect(await t.alive()).toBe(false);
-    const err = await rejection(t.spawn('echo hi').exited);
-    expect(err.code).toBe('Environment.Gone');
-    expect(err.message).toContain(t.sandboxId);
+  }
+
+  describeTransportCases('modal (double: fake Modal API on loopback)', {
+    fresh: () => started(),
+    killFromOutside: (t) => terminateElsewhere(t as ModalTransport),
   });
 
-  it('a process running when the sandbox is terminated rejects with Environment.Gone', async () => {
+  it('runs sh -c in the workdir', async () => {
     const t = await started();
-    const p = t.spawn('echo started; sleep 30');
-    const seen = new Promise<void>((resolve) => p.onData(() => resolve()));
-    await seen;
-    const other = new ModalClient();
-    await (await other.sandboxes.fromId(t.sandboxId ?? '')).terminate();
-    other.close();
-    expect((await rejection(p.exited)).code).toBe('Environment.Gone');
+    expect(await collect(t.spawn('pwd'))).toEqual({ output: `${dir}\n`, code: 0 });
+  });
+
+  it('names the sandbox when it was terminated elsewhere', async () => {
+    const t = await started();
+    await terminateElsewhere(t);
+    expect((await rejection(t.spawn('echo hi').exited)).message).toContain(t.sandboxId);
   });
 
   it('close() terminates the sandbox and is idempotent', async () => {

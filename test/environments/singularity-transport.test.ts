@@ -1,6 +1,6 @@
 // Singularity/Apptainer transport against test/fixtures/fake-apptainer, a double of the CLI (Apptainer is not packaged here).
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +9,7 @@ import type { SingularitySettings } from '../../src/environments/backends/singul
 import { EnvironmentError } from '../../src/environments/types.js';
 import type { TransportProcess } from '../../src/environments/types.js';
 import { describeConformance } from './conformance.js';
+import { describeTransportCases } from './transport-cases.js';
 
 const FAKE = resolve(import.meta.dirname, '../fixtures/fake-apptainer');
 
@@ -76,40 +77,13 @@ describe('singularity transport (double: fake apptainer CLI)', () => {
     expect(r.output.trim()).toBe(root);
   });
 
-  it('gives stdin whole or streams it', async () => {
-    const t = await started();
-    expect((await collect(t.spawn('tr a-z A-Z', { stdin: 'abc\n' }))).output).toBe('ABC\n');
-    const p = t.spawn('read line; echo "got $line"; read more; echo "then $more"');
-    const r = collect(p);
-    p.write('one\n');
-    p.write(Buffer.from('two\n'));
-    p.end();
-    expect(await r).toEqual({ output: 'got one\nthen two\n', code: 0 });
-  });
-
-  it('runs several processes at once', async () => {
-    const t = await started();
-    // Each waits for a file the next one creates, so they can only finish if all run concurrently.
-    const dir = join(root, 'conc');
-    mkdirSync(dir, { recursive: true });
-    const procs = [0, 1, 2].map((i) =>
-      collect(t.spawn(`touch ${dir}/${i}; while [ ! -e ${dir}/${(i + 1) % 3} ]; do sleep 0.05; done; echo ${i}`)),
-    );
-    const results = await Promise.all(procs);
-    expect(results.map((r) => r.output.trim())).toEqual(['0', '1', '2']);
-  });
-
-  it('reports a signal as 128+n', async () => {
-    const t = await started();
-    expect((await collect(t.spawn('kill -TERM $$'))).code).toBe(143);
-  });
-
-  it('allocates a PTY through node-pty', async () => {
-    const t = await started();
-    const r = await collect(t.spawn('[ -t 1 ] && echo tty; stty size', { pty: { cols: 100, rows: 30 } }));
-    expect(r.code).toBe(0);
-    expect(r.output).toContain('tty');
-    expect(r.output).toContain('30 100');
+  describeTransportCases('singularity (double: fake apptainer CLI)', {
+    fresh: () => started(),
+    // The fake CLI runs commands on this host, outside any instance: stopping the instance cannot end them.
+    killsRunning: false,
+    killFromOutside: (t) => {
+      execFileSync(FAKE, ['instance', 'stop', (t as SingularityTransport).name]);
+    },
   });
 
   it('a script exiting 255 on its own is a result, not a backend failure', async () => {

@@ -10,6 +10,7 @@ import { SshTransport } from '../../src/environments/backends/ssh/transport.js';
 import { EnvironmentError, type SpawnOptions, type TransportProcess } from '../../src/environments/types.js';
 import { freePort } from '../../src/temporal/dev-server.js';
 import { sshdAvailable, startSshd, type SshdFixture } from '../support/sshd-fixture.js';
+import { describeTransportCases } from './transport-cases.js';
 
 const skip = sshdAvailable();
 
@@ -108,27 +109,12 @@ describe.skipIf(skip !== undefined)(`ssh transport against a real sshd${skip ? `
     expect(err.message).toContain('terminal.ssh.cwd');
   });
 
-  it('gives stdin whole and closes it', async () => {
-    const t = await started();
-    const { code, out } = await run(t, 'cat; echo "[eof]"', { stdin: 'hello\nworld' });
-    expect(code).toBe(0);
-    expect(out).toBe('hello\nworld[eof]\n');
-  });
+  describeTransportCases('ssh (real sshd)', { fresh: () => started() });
 
-  it('streams stdin while the process runs', async () => {
+  it('takes writes to a process that already ended without harm', async () => {
     const t = await started();
-    const proc = t.spawn('read a; echo "got:$a"; read b; echo "got:$b"; cat');
-    const out = collect(proc);
-    proc.write('one\n');
-    await until(() => out.text().includes('got:one'), 'the first line to come back');
-    expect(out.text()).not.toContain('got:two');
-    proc.write(Buffer.from('two\nrest'));
-    proc.end();
-    expect(await proc.exited).toBe(0);
-    expect(out.text()).toBe('got:one\ngot:two\nrest');
     const quick = t.spawn('exit 0');
     expect(await quick.exited).toBe(0);
-    // Writing to a process that already ended is harmless.
     quick.write('late');
     quick.end();
     expect((await run(t, 'echo still fine')).out).toBe('still fine\n');
@@ -168,26 +154,6 @@ describe.skipIf(skip !== undefined)(`ssh transport against a real sshd${skip ? `
     expect(t.connection?.openLinks).toBe(1);
     const after = (await run(t, 'echo "$SSH_CONNECTION"')).out.split(' ')[1];
     expect(ports.filter((p) => p === after)).toHaveLength(counts[0] ?? 0);
-  });
-
-  it('allocates a PTY of the asked size and resizes it', async () => {
-    const t = await started();
-    const { code, out } = await run(t, 'tty; stty size', { pty: { cols: 91, rows: 27 } });
-    expect(code).toBe(0);
-    expect(out).toMatch(/\/dev\/pts\/\d+/);
-    expect(out).toContain('27 91');
-    const proc = t.spawn('read x; stty size', { pty: { cols: 80, rows: 24 } });
-    const text = collect(proc);
-    proc.resize?.({ cols: 120, rows: 40 });
-    proc.write('go\n');
-    expect(await proc.exited).toBe(0);
-    expect(text.text()).toContain('40 120');
-  });
-
-  it('reports death by a signal as 128 + n', async () => {
-    const t = await started();
-    expect((await run(t, 'kill -TERM $$')).code).toBe(143);
-    expect((await run(t, 'kill -KILL $$')).code).toBe(137);
   });
 
   it('rejects a command in flight when the server goes down with Environment.Unreachable, then reconnects after restart', async () => {

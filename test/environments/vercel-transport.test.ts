@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TransportProcess } from '../../src/environments/types.js';
 import { vercelBackend, vercelCleanup, VercelTransport } from '../../src/environments/backends/vercel/transport.js';
 import { vercelSettings, vercelUnavailable } from '../../src/environments/backends/vercel/settings.js';
+import { describeTransportCases } from './transport-cases.js';
 import { startFakeVercel, type FakeVercel } from '../support/fake-vercel-server.js';
 
 const ctx = { taskId: 'task-1', workerId: 'worker-test' };
@@ -73,21 +74,6 @@ describe('Vercel Sandbox transport (double: fake Vercel Sandbox API on loopback)
     expect(output.split('\n').sort()).toEqual(['', 'err', 'hello from env', 'out', transport.workdir].sort());
   });
 
-  it('reports a killing signal as 128 + n', async () => {
-    expect((await collect(transport.spawn('kill -TERM $$'))).code).toBe(143);
-  });
-
-  it('gives stdin whole, quotes intact, and keeps the script exit code', async () => {
-    const input = "line one\nit's $HOME `date` \"quoted\"\n\u00e9t\u00e9\n";
-    const { code, output } = await collect(transport.spawn('cat; exit 5', { stdin: input }));
-    expect(output).toBe(input);
-    expect(code).toBe(5);
-  });
-
-  it('gives a command without stdin an empty input instead of a pipe left open', async () => {
-    expect(await collect(transport.spawn('cat; echo done'))).toEqual({ code: 0, output: 'done\n' });
-  });
-
   it('streams output while the command runs', async () => {
     const proc = transport.spawn('echo first; while [ ! -f go ]; do sleep 0.05; done; echo second');
     const seen: string[] = [];
@@ -100,35 +86,9 @@ describe('Vercel Sandbox transport (double: fake Vercel Sandbox API on loopback)
     expect(seen.join('')).toBe('first\nsecond\n');
   });
 
-  it('runs two commands at once', async () => {
-    const a = transport.spawn('while [ ! -f flag ]; do sleep 0.05; done; echo A');
-    const b = transport.spawn('touch flag; echo B');
-    const [ra, rb] = await Promise.all([collect(a), collect(b)]);
-    expect(ra).toEqual({ code: 0, output: 'A\n' });
-    expect(rb).toEqual({ code: 0, output: 'B\n' });
-  });
-
-  it('refuses a PTY and says stdin is not streamed', async () => {
-    expect(transport.capabilities).toEqual({ streamsStdin: false, pty: false });
-    await expect(transport.spawn('true', { pty: { cols: 80, rows: 24 } }).exited).rejects.toMatchObject({ code: 'Environment.Unsupported' });
-  });
-
-  it('is not alive once the sandbox was stopped, and spawn then rejects with Environment.Gone (no silent resume)', async () => {
-    const t = await open();
-    expect(await t.alive()).toBe(true);
-    fake.stopSandbox(t.sandboxName!);
-    expect(await t.alive()).toBe(false);
-    await expect(t.spawn('echo hi').exited).rejects.toMatchObject({ code: 'Environment.Gone' });
-    await t.close();
-  });
-
-  it('rejects a running command with Environment.Gone when its sandbox stops under it', async () => {
-    const t = await open();
-    const proc = t.spawn('echo started; sleep 30');
-    await new Promise<void>((resolve) => proc.onData(() => resolve()));
-    fake.stopSandbox(t.sandboxName!);
-    await expect(proc.exited).rejects.toMatchObject({ code: 'Environment.Gone' });
-    await t.close();
+  describeTransportCases('Vercel Sandbox (double: fake Vercel Sandbox API on loopback)', {
+    fresh: () => open(),
+    killFromOutside: (t) => fake.stopSandbox((t as VercelTransport).sandboxName!),
   });
 
   it('is not alive once the sandbox was deleted; close() then still succeeds, twice', async () => {
@@ -138,15 +98,6 @@ describe('Vercel Sandbox transport (double: fake Vercel Sandbox API on loopback)
     await expect(t.spawn('echo hi').exited).rejects.toMatchObject({ code: 'Environment.Gone' });
     await t.close();
     await t.close();
-  });
-
-  it('close() stops and deletes the sandbox and is idempotent', async () => {
-    const t = await open();
-    const name = t.sandboxName!;
-    await t.close();
-    expect(fake.sandboxes.has(name)).toBe(false);
-    await t.close();
-    expect(await t.alive()).toBe(false);
   });
 
   it('names the URL when the API cannot be reached', async () => {

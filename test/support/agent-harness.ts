@@ -6,6 +6,7 @@ import { inject } from 'vitest';
 import { localModelSettings } from '../../src/models/local-model.js';
 import { createWorker, installRuntimeLogging, workflowsPath } from '../../src/worker.js';
 import type { AgentInput, AgentResult } from '../../src/common/types.js';
+import { agentWorkflow } from '../../src/workflows/agent-workflow.js';
 import { recordingLogger } from './recording-logger.js';
 import { parseConfig, type TetherConfig } from '../../src/config/config.js';
 
@@ -53,11 +54,11 @@ export async function harness(config: TetherConfig = parseConfig({})): Promise<H
       return worker.runUntil(fn());
     },
     run(input, workflowId = `test-${randomUUID()}`) {
-      return client.workflow.execute('agentWorkflow', {
+      return client.workflow.execute(agentWorkflow, {
         taskQueue,
         workflowId,
         args: [{ model: 'scripted', ...input }],
-      }) as Promise<AgentResult>;
+      });
     },
     async close() {
       await connection.close();

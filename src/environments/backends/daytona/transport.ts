@@ -51,7 +51,6 @@ function createParams(settings: DaytonaSettings, labels: Record<string, string>)
 export class DaytonaTransport implements Transport {
   readonly backend = BACKEND;
   readonly capabilities = { streamsStdin: false, pty: false };
-  private client: Daytona | undefined;
   private sandbox: Sandbox | undefined;
   private dir = '';
   /** Sessions whose last command finished; reused so a long run does not leave one session per command. */
@@ -75,7 +74,6 @@ export class DaytonaTransport implements Transport {
 
   async start(): Promise<void> {
     const client = daytonaClient(this.settings, this.apiKey);
-    this.client = client;
     const labels = tetherLabels(this.ctx);
     try {
       this.sandbox = await client.create(createParams(this.settings, labels), { timeout: CREATE_TIMEOUT_S });

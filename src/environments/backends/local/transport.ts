@@ -96,10 +96,12 @@ function ptyProcess(argv: string[], cwd: string, opts: SpawnOptions & { stdin?: 
   let ended = false;
   let started: (pid: number | undefined) => void = () => undefined;
   const pid = new Promise<number | undefined>((r) => (started = r));
+  // A resize before node-pty has loaded applies when the terminal is made, instead of being lost.
+  let size = opts.pty!;
   const exited = loadPty().then(
     (pty) =>
       new Promise<number | null>((resolve) => {
-        term = pty.spawn(file, args, { cwd, env: env as Record<string, string>, cols: opts.pty!.cols, rows: opts.pty!.rows, name: 'xterm-256color', encoding: null });
+        term = pty.spawn(file, args, { cwd, env: env as Record<string, string>, cols: size.cols, rows: size.rows, name: 'xterm-256color', encoding: null });
         term.onData((d) => {
           const c = typeof d === 'string' ? Buffer.from(d) : Buffer.from(d);
           listeners.forEach((l) => l(c));
@@ -121,7 +123,10 @@ function ptyProcess(argv: string[], cwd: string, opts: SpawnOptions & { stdin?: 
       ended = true;
       term?.write('\x04');
     },
-    resize: (s) => term?.resize(s.cols, s.rows),
+    resize: (s) => {
+      size = s;
+      term?.resize(s.cols, s.rows);
+    },
     exited,
     destroy: () => term?.kill('SIGHUP'),
   };
