@@ -11,6 +11,7 @@ import { hooks, registry } from './registry/index.js';
 import { loadExtensions, type Extensions } from './plugins/extensions.js';
 import type { TemporalSettings } from './temporal/settings.js';
 import { WorkerGroup } from './temporal/worker-group.js';
+import { payloadGuard } from './temporal/payload-guard.js';
 import { closeEnvironments, configureEnvironments, WORKER_ID } from './environments/current.js';
 import { cleanupLeftovers } from './environments/leftovers.js';
 import { setCurrentConfig } from './config/current.js';
@@ -99,6 +100,7 @@ export async function createWorker(opts: WorkerOptions): Promise<{ worker: Worke
     activities,
     maxConcurrentActivityTaskExecutions: opts.maxConcurrentActivities ?? 32,
     shutdownGraceTime: opts.shutdownGraceTime ?? '30 seconds',
+    interceptors: { activity: [payloadGuard()] },
   });
   const own = await Worker.create({
     connection,
@@ -107,6 +109,7 @@ export async function createWorker(opts: WorkerOptions): Promise<{ worker: Worke
     activities: { runTool: activities.runTool, closeEnvironment: activities.closeEnvironment },
     maxConcurrentActivityTaskExecutions: opts.maxConcurrentActivities ?? 32,
     shutdownGraceTime: opts.shutdownGraceTime ?? '30 seconds',
+    interceptors: { activity: [payloadGuard()] },
   });
   log.info({ taskQueue: opts.settings.taskQueue, ownQueue, tools: registry.all().length }, 'worker ready');
   return { worker: new WorkerGroup(shared, own, ownQueue), connection, ownConnection: !opts.connection };

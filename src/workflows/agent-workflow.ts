@@ -20,6 +20,7 @@ import { compacted, planCompaction, summaryRequest } from './compaction.js';
 import { keepWithinBudget } from './conversation-budget.js';
 import { LoopTools } from './loop-tools.js';
 import { initialMessages } from './prompt.js';
+import { oversizedFollowUp } from './payload-limits.js';
 import { runToolBatch } from './tool-batch.js';
 import { releaseEnvironment, type EnvironmentRoute } from './environment-route.js';
 import { transcriptEntries, type TranscriptEntry } from './transcript.js';
@@ -162,6 +163,11 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
       state.usage = addUsage(state.usage, reply.usage);
       messages.push(reply.message);
       recorded = messages.length;
+      if (reply.oversized) {
+        // The model is told and asked again; the shortened reply it gave is what it sees of its own turn.
+        messages.push(...oversizedFollowUp({ ...reply, oversized: reply.oversized }));
+        continue;
+      }
       const calls = reply.message.tool_calls ?? [];
       if (calls.length === 0) {
         if (pendingMessages.length > 0) continue; // an instruction arrived during the last model call

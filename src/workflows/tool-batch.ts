@@ -8,6 +8,7 @@ import type { LoopTools } from './loop-tools.js';
 import { runRouted, type EnvironmentRoute } from './environment-route.js';
 import { chunk, planSegments, type PlannedCall } from './batching.js';
 import { summariseArgs } from './summary.js';
+import { capLoopResult } from './payload-limits.js';
 import type { AgentState, ChatMessage, ModelToolCall, ToolCallView, ToolMeta } from './types.js';
 
 export interface BatchContext {
@@ -124,7 +125,8 @@ async function runOne(call: PlannedCall, view: ToolCallView, ctx: BatchContext):
   };
   try {
     // Agent-loop tools (todo, memory, delegate_task, ...) run in the workflow; their activity failures become results too.
-    if (call.meta?.agentLoop) return await ctx.loop.run(call.name, call.args, view);
+    // Capped like tool results: sub-agents' answers together could otherwise pass Temporal's payload limit.
+    if (call.meta?.agentLoop) return capLoopResult(await ctx.loop.run(call.name, call.args, view));
     let approved = false;
     const command = commandOf(call.args, call.meta?.commandArg);
     if (command !== undefined) {

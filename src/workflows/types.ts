@@ -116,6 +116,8 @@ export interface ModelReply {
   message: ChatMessage;
   usage: TokenUsage;
   finishReason: string | null;
+  /** The model's reply was over the size limit: `message` is a shortened copy, and its tool calls are not run. */
+  oversized?: { bytes: number; limit: number };
 }
 
 export interface TokenUsage {
