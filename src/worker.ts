@@ -101,6 +101,9 @@ export async function createWorker(opts: WorkerOptions): Promise<{ worker: Worke
     maxConcurrentActivityTaskExecutions: opts.maxConcurrentActivities ?? 32,
     shutdownGraceTime: opts.shutdownGraceTime ?? '30 seconds',
     interceptors: { activity: [payloadGuard()] },
+    // Cancellation reaches an activity only in the answer to a heartbeat: the default throttle (80% of the
+    // heartbeat timeout) held it back for up to 12 s, while the command it should stop went on.
+    maxHeartbeatThrottleInterval: '1 second',
   });
   const own = await Worker.create({
     connection,
@@ -110,6 +113,9 @@ export async function createWorker(opts: WorkerOptions): Promise<{ worker: Worke
     maxConcurrentActivityTaskExecutions: opts.maxConcurrentActivities ?? 32,
     shutdownGraceTime: opts.shutdownGraceTime ?? '30 seconds',
     interceptors: { activity: [payloadGuard()] },
+    // Cancellation reaches an activity only in the answer to a heartbeat: the default throttle (80% of the
+    // heartbeat timeout) held it back for up to 12 s, while the command it should stop went on.
+    maxHeartbeatThrottleInterval: '1 second',
   });
   log.info({ taskQueue: opts.settings.taskQueue, ownQueue, tools: registry.all().length }, 'worker ready');
   return { worker: new WorkerGroup(shared, own, ownQueue), connection, ownConnection: !opts.connection };

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { harness, type Harness } from './support/agent-harness.js';
 import { startScriptedModel } from './support/scripted-model.js';
+import { recordHistory } from './support/history.js';
 
 let h: Harness;
 const workdir = () => realpathSync(mkdtempSync(join(tmpdir(), 'tether-oversized-')));
@@ -33,6 +34,7 @@ describe('an oversized model reply', () => {
     const workflowId = `oversized-${Date.now()}`;
     const result = await h.withWorker(model.url, () => h.run({ task: 'write a big file', cwd }, workflowId));
     await model.close();
+    recordHistory(h.address, workflowId, 'oversized-reply');
     expect(model.errors).toEqual([]);
     expect(result).toMatchObject({ status: 'completed', answer: 'wrote it in parts', turns: 3 });
     // One request per turn: the oversized reply was not asked for again.

@@ -1,10 +1,11 @@
 // Keeps an activity heartbeating while it waits, so a dead worker is noticed and cancellation arrives. Worker-only.
 import { Context } from '@temporalio/activity';
 
-const HEARTBEAT_MS = 2_000;
+/** With the workers' 1 s heartbeat throttle, a cancellation reaches a running activity within about a second. */
+const HEARTBEAT_MS = 1_000;
 
 /**
- * Runs `fn` with the activity's cancellation signal, heartbeating now and every 2 s until it settles. `details`
+ * Runs `fn` with the activity's cancellation signal, heartbeating now and every second until it settles. `details`
  * gives what each heartbeat carries (Temporal keeps the last one for the next attempt, even on another worker).
  */
 export async function withHeartbeat<T>(fn: (signal: AbortSignal) => Promise<T>, details?: () => unknown): Promise<T> {

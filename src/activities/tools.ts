@@ -109,7 +109,8 @@ export function createToolActivities(deps: ToolActivityDeps) {
           environmentExpected: input.environmentExpected,
           backend: input.backend,
         });
-        if (signal.aborted) throw new CancelledFailure(`tool call ${input.callId} cancelled`);
+        // Reported only now that the tool has stopped; its last words (killed, or not confirmed dead) go with it.
+        if (signal.aborted) throw new CancelledFailure(`tool call ${input.callId} cancelled`, [{ tool: input.name, callId: input.callId, result: String(outcome.result).slice(0, 2_000) }]);
         const reason = outcome.status === 'approval_required' ? outcome.reason : undefined;
         const routed = registry.get(input.name)?.environment && deps.workerQueue ? { workerQueue: deps.workerQueue } : {};
         return { status: outcome.status, result: finalizeResult(input.name, outcome.result, HISTORY_RESULT_CHARS), ...(reason ? { reason } : {}), ...routed };

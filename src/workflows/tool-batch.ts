@@ -1,5 +1,5 @@
 // Runs one turn's tool calls as activities: ordered segments, bounded concurrency, results in the model's order. Workflow-safe.
-import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities, TimeoutFailure, type ActivityOptions } from '@temporalio/workflow';
+import { ActivityCancellationType, ActivityFailure, ApplicationFailure, isCancellation, patched, proxyActivities, TimeoutFailure, type ActivityOptions } from '@temporalio/workflow';
 import type { AgentActivities, RunToolInput, RunToolOutput } from './activity-contract.js';
 import { normalizePath } from '../approval/paths.js';
 import { argsDigest, type ApprovalMode } from './approval-types.js';
@@ -32,6 +32,8 @@ export interface BatchContext {
 }
 
 const RECENT = 20;
+/** Added when cancellation began to wait for tool calls; histories recorded before it replay as they ran. */
+const CANCEL_WAITS_PATCH = 'cancel-waits-for-tools';
 
 /**
  * Retries only where running twice is harmless. A world-changing call gets a second attempt only to learn that the
@@ -40,6 +42,8 @@ const RECENT = 20;
 function activityOptions(meta: ToolMeta | undefined, call: ToolCallView, heartbeatSeconds: number): ActivityOptions {
   const safe = meta !== undefined && meta.sideEffects !== 'changes-world';
   return {
+    // A cancelled run waits until its tool calls say they stopped (their processes are gone) before it ends.
+    ...(patched(CANCEL_WAITS_PATCH) ? { cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED } : {}),
     startToCloseTimeout: `${(meta?.timeoutSeconds ?? 300) + 30} seconds`,
     heartbeatTimeout: `${heartbeatSeconds} seconds`,
     retry: safe
@@ -155,6 +159,13 @@ async function runOne(call: PlannedCall, view: ToolCallView, ctx: BatchContext):
   }
 }
 
+/** Like Promise.all, but a cancellation does not end the batch while its other calls are still stopping. */
+async function allSettledOrThrow(runs: Promise<void>[]): Promise<void> {
+  const settled = await Promise.allSettled(runs);
+  const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (failed) throw failed.reason;
+}
+
 function isError(result: string): boolean {
   return result.startsWith('{"error"');
 }
@@ -193,13 +204,12 @@ export async function runToolBatch(calls: ModelToolCall[], turn: number, ctx: Ba
 
   for (const segment of planSegments(planned, ctx.cwd)) {
     for (const slice of chunk(segment, ctx.maxParallel)) {
-      await Promise.all(
-        slice.map(async (call) => {
-          const result = await runOne(call, views[call.position]!, ctx);
-          results[call.position] = result;
-          views[call.position]!.status = isError(result) ? 'error' : 'ok';
-        }),
-      );
+      const runs = slice.map(async (call) => {
+        const result = await runOne(call, views[call.position]!, ctx);
+        results[call.position] = result;
+        views[call.position]!.status = isError(result) ? 'error' : 'ok';
+      });
+      await (patched(CANCEL_WAITS_PATCH) ? allSettledOrThrow(runs) : Promise.all(runs));
     }
   }
   state.lastToolCalls = views;

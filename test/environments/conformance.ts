@@ -95,6 +95,25 @@ export function describeConformance(name: string, setup: () => Promise<Conforman
       expect((await sh(t, { command: 'test -e late-marker && echo present || echo absent' })).output).toBe('absent\n');
     });
 
+    test('a cancelled command returns only when its whole group is gone, a TERM-ignoring child included', async () => {
+      const t = task();
+      const abort = new AbortController();
+      const command = "sh -c 'trap \"\" TERM; echo $$ > cancel-child.pid; sleep 30; touch cancel-marker' & sleep 30";
+      const watcher = task();
+      await sh(watcher, { command: 'rm -f cancel-child.pid' });
+      const ran = registry.dispatch('terminal', JSON.stringify({ command }), { taskId: t, cwd: target!.hostCwd, signal: abort.signal });
+      // Another task in the same directory sees when the child has started.
+      for (let i = 0; i < 100 && (await sh(watcher, { command: 'test -s cancel-child.pid && echo up' })).output !== 'up\n'; i += 1) {
+        await new Promise((res) => setTimeout(res, 200));
+      }
+      abort.abort();
+      expect((JSON.parse(await ran) as Result).error).toBe('Command was cancelled and killed');
+      // Asked right after the cancelled call returned: the child that ignored TERM is already gone (a zombie
+      // waiting for an init that does not reap counts as gone).
+      const state = 'p=$(cat cancel-child.pid); s=$(cat /proc/"$p"/stat 2>/dev/null); [ -n "$p" ] || s=missing; case "${s##*) }" in ""|Z*) echo dead;; *) echo alive;; esac';
+      expect((await sh(t, { command: state })).output).toBe('dead\n');
+    });
+
     test('caps long output, keeping 40% head and 60% tail', async () => {
       const r = await sh(task(), { command: 'echo FIRST; i=0; while [ $i -lt 4000 ]; do echo "line $i of filler text for the cap test"; i=$((i+1)); done; echo LAST' });
       const out = String(r.output);
