@@ -104,6 +104,9 @@ export async function createWorker(opts: WorkerOptions): Promise<{ worker: Worke
     // Cancellation reaches an activity only in the answer to a heartbeat: the default throttle (80% of the
     // heartbeat timeout) held it back for up to 12 s, while the command it should stop went on.
     maxHeartbeatThrottleInterval: '1 second',
+    // A workflow task for a run whose worker died waits this long on that worker's sticky queue (default 10 s);
+    // past it, any worker takes the task and replays the run's history.
+    stickyQueueScheduleToStartTimeout: '1 second',
   });
   const own = await Worker.create({
     connection,

@@ -1,6 +1,6 @@
 // The model-call activity: picks the provider for the run's model and heartbeats while it answers. Worker-only.
 import { ApplicationFailure } from '@temporalio/activity';
-import { withHeartbeat } from './heartbeat.js';
+import { lostWorker, withHeartbeat } from './heartbeat.js';
 import { openStore } from './store.js';
 import { transcriptEntries } from '../workflows/transcript.js';
 import { fitReply } from '../workflows/payload-limits.js';
@@ -53,7 +53,8 @@ export function createModelActivity(complete: CompleteFn): (input: CallModelInpu
         getLogger().warn({ workflowId: t.workflowId, err: (err as Error).message }, 'transcript not recorded');
       }
     }
-    return reply;
+    const lost = lostWorker();
+    return lost ? { ...reply, lostWorker: lost } : reply;
   };
 }
 

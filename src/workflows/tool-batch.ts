@@ -5,7 +5,7 @@ import { normalizePath } from '../approval/paths.js';
 import { argsDigest, type ApprovalMode } from './approval-types.js';
 import type { ApprovalBook, GateRequest } from './approvals.js';
 import type { LoopTools } from './loop-tools.js';
-import { runRouted, type EnvironmentRoute } from './environment-route.js';
+import { forgetLostWorker, runRouted, type EnvironmentRoute } from './environment-route.js';
 import { chunk, planSegments, type PlannedCall } from './batching.js';
 import { summariseArgs } from './summary.js';
 import { capLoopResult } from './payload-limits.js';
@@ -47,8 +47,8 @@ function activityOptions(meta: ToolMeta | undefined, call: ToolCallView, heartbe
     startToCloseTimeout: `${(meta?.timeoutSeconds ?? 300) + 30} seconds`,
     heartbeatTimeout: `${heartbeatSeconds} seconds`,
     retry: safe
-      ? { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 5 }
-      : { initialInterval: '1 second', maximumAttempts: 2 },
+      ? { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 5 }
+      : { initialInterval: '200 milliseconds', maximumAttempts: 2 },
     summary: `${call.emoji} ${call.name}: ${call.summary}`,
   };
 }
@@ -111,8 +111,12 @@ async function runOne(call: PlannedCall, view: ToolCallView, ctx: BatchContext):
   // A call without metadata (unknown or filtered-out tool) still goes to the worker: dispatch gives the precise error.
   const options = activityOptions(call.meta, view, ctx.heartbeatTimeoutSeconds);
   const acts = proxyActivities<AgentActivities>(options);
-  const runTool = (input: RunToolInput): Promise<RunToolOutput> =>
-    call.meta?.environment ? runRouted(ctx.environment, options, call.meta, input) : acts.runTool(input);
+  const runTool = async (input: RunToolInput): Promise<RunToolOutput> => {
+    if (call.meta?.environment) return runRouted(ctx.environment, options, call.meta, input);
+    const out = await acts.runTool(input);
+    forgetLostWorker(ctx.environment, out.lostWorker);
+    return out;
+  };
   const gateRequest = (command: string): GateRequest => ({
     callId: view.id,
     tool: call.name,
