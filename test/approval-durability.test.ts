@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import { freePort, startDevServer } from '../src/temporal/dev-server.js';
-import type { AgentResult, AgentState } from '../src/workflows/types.js';
+import type { AgentResult, AgentState } from '../src/common/types.js';
 import { until } from './support/cli.js';
 import { startScriptedModel, type ScriptedModel } from './support/scripted-model.js';
 import { WorkerPool, workerEnv, type WorkerProcess } from './support/worker-process.js';
@@ -72,7 +72,11 @@ it('a decision sent while no worker runs is applied when one starts', async () =
   await first.kill('SIGKILL');
 
   await handle.signal('approval', { approvalId: p.approvalId, choice: 'once', callId: p.callId, argsDigest: p.argsDigest });
-  await new Promise((r) => setTimeout(r, 1_000));
+  // The decision is in history (signal() returns once the server recorded it), and no workflow task has run since.
+  const events = (await handle.fetchHistory()).events ?? [];
+  const signalled = events.findIndex((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'approval');
+  expect(signalled).toBeGreaterThan(0);
+  expect(events.slice(signalled).filter((e) => e.workflowTaskCompletedEventAttributes || e.activityTaskScheduledEventAttributes)).toEqual([]);
   expect(lines(marker)).toEqual([]); // nothing runs without a worker
 
   await worker(env);

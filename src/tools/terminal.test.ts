@@ -1,8 +1,9 @@
-import { mkdtempSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { registry } from '../registry/index.js';
+import { until } from '../../test/support/cli.js';
 import './terminal.js';
 
 const cwd = realpathSync(mkdtempSync(join(tmpdir(), 'tether-terminal-')));
@@ -40,15 +41,20 @@ describe('terminal (local)', () => {
     expect(r.error).toMatch(/timed out after 1s/);
     const child = Number(r.output.trim().split("\n")[0]);
     expect(child).toBeGreaterThan(0);
-    await new Promise((res) => setTimeout(res, 300));
-    expect(alive(child)).toBe(false);
+    // Waits for the child to go (it would live 30 s if the kill missed it), so no fixed pause decides the outcome.
+    await until(`the timed-out command's child ${child} to be gone`, () => !alive(child), 10_000);
   });
 
   it('kills the command when the call is cancelled', async () => {
     const ctl = new AbortController();
-    setTimeout(() => ctl.abort(), 200);
-    const r = await run({ command: 'sleep 30' }, ctl.signal);
-    expect(r.error).toMatch(/cancelled/);
+    const pidFile = join(cwd, 'cancelled.pid');
+    const call = run({ command: `sleep 30 & echo $! > ${pidFile}; wait` }, ctl.signal);
+    // Cancel once the command is running (its child wrote its pid), not after a guessed pause.
+    await until('the command to start', () => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '', 10_000);
+    const child = Number(readFileSync(pidFile, 'utf8').trim());
+    ctl.abort();
+    expect((await call).error).toMatch(/cancelled/);
+    await until(`the cancelled command's child ${child} to be gone`, () => !alive(child), 10_000);
   });
 
   it('caps long output, keeping head and tail', async () => {
@@ -66,9 +72,11 @@ describe('terminal (local)', () => {
   });
 
   it('does not wait for a background process that keeps the output pipe open', async () => {
-    const started = Date.now();
-    const r = await run({ command: 'sleep 5 & echo started' });
-    expect(r.output).toBe('started\n');
-    expect(Date.now() - started).toBeLessThan(4_000);
+    const r = await run({ command: 'sleep 30 & echo $!' });
+    const background = Number(r.output.trim());
+    expect(r.exit_code).toBe(0);
+    // The call returned while the background process, which holds the output pipe, still runs.
+    expect(alive(background)).toBe(true);
+    process.kill(background, 'SIGKILL');
   });
 });

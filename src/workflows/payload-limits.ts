@@ -1,7 +1,7 @@
 // Sizes against Temporal's payload limit: a model reply too large to record, and tool results the workflow makes
 // itself (sub-agent answers, memory, search), are turned into something the model sees instead of a failed
 // activity or a lost turn. Pure and workflow-safe.
-import type { ChatMessage, ModelReply } from './types.js';
+import type { ChatMessage, ModelReply } from '../common/types.js';
 
 /** Temporal's default per-payload limit (the server's `limit.blobSize.error`): a larger result fails to record. */
 export const TEMPORAL_PAYLOAD_LIMIT_BYTES = 2 * 1024 * 1024;

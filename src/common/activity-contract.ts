@@ -1,0 +1,66 @@
+// The activities the agent workflow calls, as types only; implemented in src/activities. Workflow-safe (types only).
+import type { ApprovalFinding, CommandAssessment, PendingApproval, SmartVerdict } from './approval-types.js';
+import type { TranscriptEntry } from './transcript.js';
+import type { ChatMessage, ModelReply, ToolCatalog } from './types.js';
+import type { ToolDefinition } from './tool-definition.js';
+
+export interface ListToolsInput {
+  enabledToolsets?: string[];
+  disabledToolsets?: string[];
+}
+
+export interface CallModelInput {
+  model: string;
+  messages: ChatMessage[];
+  tools: ToolDefinition[];
+  /** Record messages[fromIndex..] and the reply in the run's transcript, numbered from firstSeq. */
+  transcript?: { workflowId: string; turn: number; fromIndex: number; firstSeq: number };
+}
+
+export interface RunToolInput {
+  name: string;
+  args: string;
+  callId: string;
+  taskId: string;
+  userTask?: string;
+  cwd: string;
+  /** A person (or the policy) approved this call: a plugin's require_approval no longer stops it. */
+  approved?: boolean;
+  /** The task's terminal environment existed before this call; if the worker has none, it was lost. */
+  environmentExpected?: boolean;
+  /** The run's terminal backend, when it overrides the worker's terminal.backend. */
+  backend?: string;
+}
+
+export interface RunToolOutput {
+  result: string;
+  status: 'ok' | 'blocked' | 'approval_required';
+  /** Why a plugin hook asks for approval. */
+  reason?: string;
+  /** For tools that run in the task's environment: the task queue of the worker that holds it now. */
+  workerQueue?: string;
+  /** An earlier attempt's worker was lost: its id (environment calls stop going to its queue). */
+  lostWorker?: string;
+}
+
+export interface AgentActivities {
+  listTools(input: ListToolsInput): Promise<ToolCatalog>;
+  callModel(input: CallModelInput): Promise<ModelReply>;
+  runTool(input: RunToolInput): Promise<RunToolOutput>;
+  /** The verdict on a command, the allowlist, and the approval policy from the worker's configuration. */
+  assessCommand(input: { command: string; cwd: string }): Promise<CommandAssessment>;
+  /** Smart approval: an auxiliary model call answering APPROVE, DENY or ESCALATE. */
+  judgeCommand(input: { command: string; findings: ApprovalFinding[]; model: string }): Promise<SmartVerdict>;
+  /** POSTs a pending approval to the configured webhook. */
+  notifyApproval(input: { approval: PendingApproval }): Promise<void>;
+  /** Adds rule ids or commands to command_allowlist in config.yaml. */
+  addToAllowlist(input: { entries: string[] }): Promise<void>;
+  /** The memory tool against the store; `opId` makes a retried call apply once. */
+  memoryOp(input: { action: 'add' | 'replace' | 'remove' | 'read'; content?: string; old_text?: string; opId: string }): Promise<{ result: string }>;
+  /** Adds entries to a run's transcript (a compaction summary). */
+  recordTranscript(input: { workflowId: string; entries: TranscriptEntry[] }): Promise<void>;
+  /** Closes the task's terminal environments on the worker that holds them (the run ended). */
+  closeEnvironment(input: { taskId: string }): Promise<{ closed: number }>;
+  /** Full-text search over past runs' transcripts. */
+  searchSessions(input: { query: string; limit: number; excludeWorkflowId?: string }): Promise<{ result: string }>;
+}
