@@ -180,7 +180,7 @@ export class ShellEnvironment {
       // In a sandbox per command, the kill script must run in that command's PID namespace to see its processes.
       const r = await this.exec(killScript(this.stateDir, id), '', { joins: id });
       const said = r.output.toString();
-      return said.includes('killed') ? 'killed' : said.includes('alive') ? 'alive' : 'gone';
+      return said.includes('alive') ? 'alive' : said.includes('sent') ? 'killed' : 'gone';
     } catch {
       return 'gone';
     }

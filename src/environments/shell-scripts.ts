@@ -119,8 +119,9 @@ export function commandScript(o: CommandScriptOptions): string {
 
 /**
  * Kills a running command's process group: TERM, then KILL after `graceSeconds`, and waits until the group is gone,
- * so a caller told `killed` knows nothing of it runs any more. Prints `killed`, `gone` (it had ended) or `alive`
- * (still there a second after KILL: a process stuck in the kernel, or one that left the group).
+ * so a caller told `killed` knows nothing of it runs any more. Prints `sent` once the TERM is out, then `killed`,
+ * or `alive` (still there a second after KILL: a process stuck in the kernel); only `gone` if it had ended. A script
+ * that printed `sent` and nothing more died with the sandbox's PID namespace, so the group is gone too.
  */
 export function killScript(stateDir: string, id: string, graceSeconds = 2): string {
   const f = shQuote(`${stateDir}/${id}`);
@@ -144,6 +145,8 @@ export function killScript(stateDir: string, id: string, graceSeconds = 2): stri
     'kill -0 "$P" 2>/dev/null || { echo gone; exit 0; }',
     ': > "$F.killed"',
     'kill -TERM -"$P" 2>/dev/null || kill -TERM "$P" 2>/dev/null',
+    // In a sandbox's PID namespace this script may die with the namespace's last process: `sent` already says so.
+    'echo sent',
     `n=0; while ${present} && [ "$n" -lt ${graceSeconds * 10} ]; do sleep 0.1; n=$((n+1)); done`,
     'kill -KILL -"$P" 2>/dev/null || kill -KILL "$P" 2>/dev/null',
     `n=0; while ${present} && [ "$n" -lt 10 ]; do sleep 0.1; n=$((n+1)); done`,
