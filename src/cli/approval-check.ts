@@ -2,6 +2,7 @@
 import { createInterface } from 'node:readline';
 import { detect, type Verdict } from '../approval/detect.js';
 import { loadBashParser } from '../approval/parser.js';
+import { visibleText } from '../approval/visible-text.js';
 
 export interface CheckOptions {
   json?: boolean;
@@ -25,7 +26,7 @@ function printHuman(v: Verdict): void {
     return;
   }
   const head = v.tier === 'hardline' ? 'HARDLINE: never run, whatever the approval mode' : 'DANGEROUS: asks for approval';
-  process.stdout.write(`${head}\n${v.findings.map((f) => `  [${f.rule}] ${f.description}`).join('\n')}\n`);
+  process.stdout.write(`${head}\n${v.findings.map((f) => `  [${f.rule}] ${visibleText(f.description, { newlines: 'escape' })}`).join('\n')}\n`);
 }
 
 /** Reads JSON-encoded command strings, one per line, and writes one verdict per line in the same order. */

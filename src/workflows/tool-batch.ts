@@ -7,7 +7,7 @@ import type { ApprovalBook, GateRequest } from './approvals.js';
 import type { LoopTools } from './loop-tools.js';
 import { forgetLostWorker, runRouted, type EnvironmentRoute } from './environment-route.js';
 import { chunk, planSegments, type PlannedCall } from './batching.js';
-import { summariseArgs } from './summary.js';
+import { capText, summariseArgs } from './summary.js';
 import { capLoopResult } from './payload-limits.js';
 import type { AgentState, ChatMessage, ModelToolCall, ToolCallView, ToolMeta } from '../common/types.js';
 
@@ -190,6 +190,7 @@ export async function runToolBatch(calls: ModelToolCall[], turn: number, ctx: Ba
       emoji: meta?.emoji ?? '❔',
       summary: summariseArgs(c.function.arguments),
       status: 'running',
+      args: capText(c.function.arguments),
     };
   });
   state.toolCallCount += calls.length;
@@ -212,6 +213,7 @@ export async function runToolBatch(calls: ModelToolCall[], turn: number, ctx: Ba
         const result = await runOne(call, views[call.position]!, ctx);
         results[call.position] = result;
         views[call.position]!.status = isError(result) ? 'error' : 'ok';
+        views[call.position]!.output = capText(result);
       });
       await (patched(CANCEL_WAITS_PATCH) ? allSettledOrThrow(runs) : Promise.all(runs));
     }
