@@ -11,6 +11,7 @@ import { hooks, registry } from './registry/index.js';
 import { loadExtensions, type Extensions } from './plugins/extensions.js';
 import type { TemporalSettings } from './temporal/settings.js';
 import { WorkerGroup } from './temporal/worker-group.js';
+import { payloadGuard } from './temporal/payload-guard.js';
 import { closeEnvironments, configureEnvironments, WORKER_ID } from './environments/current.js';
 import { cleanupLeftovers } from './environments/leftovers.js';
 import { setCurrentConfig } from './config/current.js';
@@ -102,6 +103,13 @@ export async function createWorker(opts: WorkerOptions): Promise<{ worker: Worke
     activities,
     maxConcurrentActivityTaskExecutions: opts.maxConcurrentActivities ?? 32,
     shutdownGraceTime: opts.shutdownGraceTime ?? '30 seconds',
+    interceptors: { activity: [payloadGuard()] },
+    // Cancellation reaches an activity only in the answer to a heartbeat: the default throttle (80% of the
+    // heartbeat timeout) held it back for up to 12 s, while the command it should stop went on.
+    maxHeartbeatThrottleInterval: '1 second',
+    // A workflow task for a run whose worker died waits this long on that worker's sticky queue (default 10 s);
+    // past it, any worker takes the task and replays the run's history.
+    stickyQueueScheduleToStartTimeout: '1 second',
   });
   const own = await Worker.create({
     connection,
@@ -110,6 +118,10 @@ export async function createWorker(opts: WorkerOptions): Promise<{ worker: Worke
     activities: { runTool: activities.runTool, closeEnvironment: activities.closeEnvironment },
     maxConcurrentActivityTaskExecutions: opts.maxConcurrentActivities ?? 32,
     shutdownGraceTime: opts.shutdownGraceTime ?? '30 seconds',
+    interceptors: { activity: [payloadGuard()] },
+    // Cancellation reaches an activity only in the answer to a heartbeat: the default throttle (80% of the
+    // heartbeat timeout) held it back for up to 12 s, while the command it should stop went on.
+    maxHeartbeatThrottleInterval: '1 second',
   });
   log.info({ taskQueue: opts.settings.taskQueue, ownQueue, tools: registry.all().length }, 'worker ready');
   return { worker: new WorkerGroup(shared, own, ownQueue), connection, ownConnection: !opts.connection };

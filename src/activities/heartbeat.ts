@@ -1,19 +1,37 @@
 // Keeps an activity heartbeating while it waits, so a dead worker is noticed and cancellation arrives. Worker-only.
 import { Context } from '@temporalio/activity';
+import { WORKER_ID } from '../environments/current.js';
 
-const HEARTBEAT_MS = 2_000;
+/** With the workers' 1 s heartbeat throttle, a cancellation reaches a running activity within about a second. */
+const HEARTBEAT_MS = 1_000;
 
 /**
- * Runs `fn` with the activity's cancellation signal, heartbeating now and every 2 s until it settles. `details`
+ * Runs `fn` with the activity's cancellation signal, heartbeating now and every second until it settles. `details`
  * gives what each heartbeat carries (Temporal keeps the last one for the next attempt, even on another worker).
  */
 export async function withHeartbeat<T>(fn: (signal: AbortSignal) => Promise<T>, details?: () => unknown): Promise<T> {
   const ctx = Context.current();
-  const beat = setInterval(() => ctx.heartbeat(details?.()), HEARTBEAT_MS);
-  ctx.heartbeat(details?.());
+  // Every heartbeat names this worker: an attempt after a lost one can tell the workflow which worker died.
+  const payload = (): Record<string, unknown> => {
+    const d = details?.();
+    return { ...(d && typeof d === 'object' ? d : {}), worker: WORKER_ID };
+  };
+  const beat = setInterval(() => ctx.heartbeat(payload()), HEARTBEAT_MS);
+  ctx.heartbeat(payload());
   try {
     return await fn(ctx.cancellationSignal);
   } finally {
     clearInterval(beat);
   }
+}
+
+/**
+ * On a retry after a lost attempt: the id of the worker that ran that attempt (from its last heartbeat), when it was
+ * another worker. The workflow stops routing the task's environment calls to that worker's queue.
+ */
+export function lostWorker(): string | undefined {
+  const info = Context.current().info;
+  if (info.attempt <= 1) return undefined;
+  const worker = (info.heartbeatDetails as { worker?: unknown } | undefined)?.worker;
+  return typeof worker === 'string' && worker !== WORKER_ID ? worker : undefined;
 }

@@ -1,8 +1,9 @@
 // The model-call activity: picks the provider for the run's model and heartbeats while it answers. Worker-only.
 import { ApplicationFailure } from '@temporalio/activity';
-import { withHeartbeat } from './heartbeat.js';
+import { lostWorker, withHeartbeat } from './heartbeat.js';
 import { openStore } from './store.js';
 import { transcriptEntries } from '../common/transcript.js';
+import { fitReply } from '../workflows/payload-limits.js';
 import { getLogger } from '../logging/logger.js';
 import type { CallModelInput } from '../common/activity-contract.js';
 import type { ModelReply } from '../common/types.js';
@@ -40,7 +41,8 @@ export function createModelRouter(settings: ModelSettings): CompleteFn {
 export function createModelActivity(complete: CompleteFn): (input: CallModelInput) => Promise<ModelReply> {
   return async (input) => {
     // A model call can take minutes: heartbeats let a crashed worker's call be retried elsewhere within seconds.
-    const reply = await withHeartbeat((signal) => complete(input, signal));
+    // A reply too large to record becomes a shortened one the workflow answers with an error, never a failed attempt.
+    const reply = fitReply(await withHeartbeat((signal) => complete(input, signal)));
     // The transcript (for session_search) is written here, where the messages already are. Best effort: a store
     // problem never fails the model call; a retry overwrites an earlier attempt's reply with the one returned.
     const t = input.transcript;
@@ -51,7 +53,8 @@ export function createModelActivity(complete: CompleteFn): (input: CallModelInpu
         getLogger().warn({ workflowId: t.workflowId, err: (err as Error).message }, 'transcript not recorded');
       }
     }
-    return reply;
+    const lost = lostWorker();
+    return lost ? { ...reply, lostWorker: lost } : reply;
   };
 }
 

@@ -12,7 +12,7 @@ import type { ListToolsInput, RunToolInput, RunToolOutput } from '../common/acti
 import type { ToolCatalog, ToolMeta } from '../common/types.js';
 import { detect } from '../approval/detect.js';
 import { loadBashParser } from '../approval/parser.js';
-import { withHeartbeat } from './heartbeat.js';
+import { lostWorker, withHeartbeat } from './heartbeat.js';
 import { environmentManager } from '../environments/current.js';
 import { releaseTask } from '../registry/task-cleanup.js';
 
@@ -109,10 +109,12 @@ export function createToolActivities(deps: ToolActivityDeps) {
           environmentExpected: input.environmentExpected,
           backend: input.backend,
         });
-        if (signal.aborted) throw new CancelledFailure(`tool call ${input.callId} cancelled`);
+        // Reported only now that the tool has stopped; its last words (killed, or not confirmed dead) go with it.
+        if (signal.aborted) throw new CancelledFailure(`tool call ${input.callId} cancelled`, [{ tool: input.name, callId: input.callId, result: String(outcome.result).slice(0, 2_000) }]);
         const reason = outcome.status === 'approval_required' ? outcome.reason : undefined;
         const routed = registry.get(input.name)?.environment && deps.workerQueue ? { workerQueue: deps.workerQueue } : {};
-        return { status: outcome.status, result: finalizeResult(input.name, outcome.result, HISTORY_RESULT_CHARS), ...(reason ? { reason } : {}), ...routed };
+        const lost = lostWorker();
+        return { status: outcome.status, result: finalizeResult(input.name, outcome.result, HISTORY_RESULT_CHARS), ...(reason ? { reason } : {}), ...routed, ...(lost ? { lostWorker: lost } : {}) };
       }, () => progress);
     } catch (err) {
       if (err instanceof TetherError) {

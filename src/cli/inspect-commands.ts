@@ -10,6 +10,13 @@ import { formatApproval } from './approval-commands.js';
 import { visibleJson, visibleText } from '../approval/visible-text.js';
 import { printOutcome } from './run-command.js';
 import { withTemporal } from './temporal-client.js';
+import { cancelAndReport, formatCancelReport } from '../temporal/cancel-report.js';
+
+function secondsOption(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new CliError(`--wait must be a whole number of seconds (0 or more), got '${value}'`);
+  return n;
+}
 
 /** Status of one run: live state from the query while it runs, its result or failure once closed. */
 async function runStatus(client: Client, workflowId: string): Promise<Record<string, unknown>> {
@@ -128,8 +135,9 @@ export function addInspectCommands(program: Command): void {
     .command('cancel')
     .description('Cancel a run: running tool calls are stopped and the run ends as cancelled')
     .argument('<workflowId>')
-    .action(async (workflowId: string) => {
-      await withTemporal((client) => client.workflow.getHandle(workflowId).cancel());
-      process.stdout.write(`cancellation requested for ${workflowId}\n`);
+    .option('--wait <seconds>', 'how long to wait for the tool calls to stop and the run to end (0: do not wait)', secondsOption, 60)
+    .action(async (workflowId: string, opts: { wait: number }) => {
+      const report = await withTemporal((client) => cancelAndReport(client, workflowId, opts.wait * 1000));
+      process.stdout.write(`${formatCancelReport(workflowId, report).join('\n')}\n`);
     });
 }

@@ -39,6 +39,8 @@ export interface RunToolOutput {
   reason?: string;
   /** For tools that run in the task's environment: the task queue of the worker that holds it now. */
   workerQueue?: string;
+  /** An earlier attempt's worker was lost: its id (environment calls stop going to its queue). */
+  lostWorker?: string;
 }
 
 export interface AgentActivities {

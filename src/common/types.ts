@@ -24,7 +24,7 @@ export interface RunLimits {
   maxToolCallsPerTurn?: number;
   /** Tool calls running at once within a parallel segment (default 8). */
   maxParallel?: number;
-  /** A tool activity that has not heartbeaten for this long is considered lost (default 15). */
+  /** A model or tool activity that has not heartbeaten for this long is considered lost (default 2; heartbeats come every second). */
   heartbeatTimeoutSeconds?: number;
   /** Continue as new once a run's history has this many events (default 5000; Temporal's own suggestion also counts). */
   continueAsNewAfterEvents?: number;
@@ -36,7 +36,7 @@ export interface RunLimits {
   clarifyTimeoutSeconds?: number;
   /**
    * Seconds a terminal or process call waits for the worker holding the task's environment to pick it up before
-   * that worker counts as gone and another one makes the environment anew (default 20).
+   * that worker counts as gone and another one makes the environment anew (default 10).
    */
   environmentWorkerTimeoutSeconds?: number;
 }
@@ -125,6 +125,10 @@ export interface ModelReply {
   message: ChatMessage;
   usage: TokenUsage;
   finishReason: string | null;
+  /** The model's reply was over the size limit: `message` is a shortened copy, and its tool calls are not run. */
+  oversized?: { bytes: number; limit: number };
+  /** An earlier attempt's worker was lost: its id (environment calls stop going to its queue). */
+  lostWorker?: string;
 }
 
 export interface TokenUsage {

@@ -141,7 +141,7 @@ export class ProcessTable {
     return { ...this.info(e), timed_out: e.running };
   }
 
-  async kill(id: string): Promise<ProcessInfo & { result: 'killed' | 'gone' }> {
+  async kill(id: string): Promise<ProcessInfo & { result: 'killed' | 'gone' | 'alive' }> {
     const e = this.entry(id);
     const result = e.running ? await this.env.kill(id) : 'gone';
     if (result === 'killed') await this.wait(id, 5);

@@ -26,6 +26,8 @@ export interface RunResult {
   output: string;
   timedOut: boolean;
   cancelled: boolean;
+  /** Cancelled, but its process group was still there after KILL: it could not be confirmed dead. */
+  survivedKill?: boolean;
   durationMs: number;
 }
 
@@ -124,9 +126,11 @@ export class ShellEnvironment {
     });
     let cancelled = false;
     let backstopHit = false;
+    let killing: Promise<'killed' | 'gone' | 'alive'> | undefined;
     const kill = async (): Promise<void> => {
       cancelled = true;
-      await this.kill(id);
+      killing ??= this.kill(id);
+      await killing;
     };
     const onAbort = (): void => void kill();
     req.signal?.addEventListener('abort', onAbort, { once: true });
@@ -141,12 +145,14 @@ export class ShellEnvironment {
     const result = (async (): Promise<RunResult> => {
       try {
         let exitCode = await proc.exited;
+        // A cancelled command is over only when its whole group is gone, not when its wrapper exits.
+        const killed = killing ? await killing : undefined;
         const elapsed = Date.now() - started;
         // With a PTY the wrapper may itself be killed by the group kill; the clock then tells a timeout apart.
         const timedOut = exitCode === 124 || backstopHit || (req.pty !== undefined && !cancelled && exitCode !== null && exitCode > 128 && elapsed >= req.timeoutSeconds * 1000);
         if (timedOut) exitCode = 124;
         if (cancelled && !timedOut) exitCode = 130;
-        return { exitCode, output: out.text(), timedOut, cancelled: cancelled && !timedOut, durationMs: Date.now() - started };
+        return { exitCode, output: out.text(), timedOut, cancelled: cancelled && !timedOut, ...(killed === 'alive' ? { survivedKill: true } : {}), durationMs: Date.now() - started };
       } finally {
         if (backstop) clearTimeout(backstop);
         req.signal?.removeEventListener('abort', onAbort);
@@ -168,12 +174,13 @@ export class ShellEnvironment {
     return { exitCode, output: Buffer.concat(chunks) };
   }
 
-  /** Kills a running command (or background process) by its id: its whole process group. */
-  async kill(id: string): Promise<'killed' | 'gone'> {
+  /** Kills a running command (or background process) by its id: its whole process group, and waits until it is gone. */
+  async kill(id: string): Promise<'killed' | 'gone' | 'alive'> {
     try {
       // In a sandbox per command, the kill script must run in that command's PID namespace to see its processes.
       const r = await this.exec(killScript(this.stateDir, id), '', { joins: id });
-      return r.output.toString().includes('killed') ? 'killed' : 'gone';
+      const said = r.output.toString();
+      return said.includes('alive') ? 'alive' : said.includes('sent') ? 'killed' : 'gone';
     } catch {
       return 'gone';
     }

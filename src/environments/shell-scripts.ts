@@ -117,10 +117,27 @@ export function commandScript(o: CommandScriptOptions): string {
   return lines.filter((l) => l !== '').join('\n');
 }
 
-/** Kills a running command's process group: TERM, then KILL after `graceSeconds`. Prints `killed` or `gone`. */
+/**
+ * Kills a running command's process group: TERM, then KILL after `graceSeconds`, and waits until the group is gone,
+ * so a caller told `killed` knows nothing of it runs any more. Prints `sent` once the TERM is out, then `killed`,
+ * or `alive` (still there a second after KILL: a process stuck in the kernel); only `gone` if it had ended. A script
+ * that printed `sent` and nothing more died with the sandbox's PID namespace, so the group is gone too.
+ */
 export function killScript(stateDir: string, id: string, graceSeconds = 2): string {
   const f = shQuote(`${stateDir}/${id}`);
+  const present = '__present';
   return [
+    // A zombie (killed, not yet reaped: orphans wait for an init that may be slow) counts as gone.
+    '__present() {',
+    '  { kill -0 -"$P" || kill -0 "$P"; } 2>/dev/null || return 1',
+    '  [ -r /proc/self/stat ] || return 0',
+    '  for s in /proc/[0-9]*/stat; do',
+    '    { read -r l < "$s"; } 2>/dev/null || continue',
+    '    set -- ${l##*") "}',
+    '    [ "$3" = "$P" ] && [ "$1" != Z ] && return 0',
+    '  done',
+    '  return 1',
+    '}',
     `F=${f}; n=0`,
     // The wrapper writes the pid file right after it starts the command: a kill sent just before waits for it.
     'while [ ! -s "$F.pid" ] && [ "$n" -lt 20 ]; do sleep 0.1; n=$((n+1)); done',
@@ -128,7 +145,11 @@ export function killScript(stateDir: string, id: string, graceSeconds = 2): stri
     'kill -0 "$P" 2>/dev/null || { echo gone; exit 0; }',
     ': > "$F.killed"',
     'kill -TERM -"$P" 2>/dev/null || kill -TERM "$P" 2>/dev/null',
-    `( sleep ${graceSeconds}; kill -KILL -"$P" 2>/dev/null || kill -KILL "$P" 2>/dev/null ) </dev/null >/dev/null 2>&1 &`,
-    'echo killed',
+    // In a sandbox's PID namespace this script may die with the namespace's last process: `sent` already says so.
+    'echo sent',
+    `n=0; while ${present} && [ "$n" -lt ${graceSeconds * 10} ]; do sleep 0.1; n=$((n+1)); done`,
+    'kill -KILL -"$P" 2>/dev/null || kill -KILL "$P" 2>/dev/null',
+    `n=0; while ${present} && [ "$n" -lt 10 ]; do sleep 0.1; n=$((n+1)); done`,
+    `if ${present}; then echo alive; else echo killed; fi`,
   ].join('\n');
 }

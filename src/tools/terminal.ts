@@ -64,7 +64,7 @@ registry.register({
       const r = await env.run({ command, cwd, stdin, timeoutSeconds: seconds, pty: size, signal: ctx.signal, onOutput });
       const result: Record<string, unknown> = { exit_code: r.exitCode, output: modelOutput(r.output) };
       if (r.timedOut) result.error = `Command timed out after ${seconds}s and was killed`;
-      if (r.cancelled) result.error = 'Command was cancelled and killed';
+      if (r.cancelled) result.error = r.survivedKill ? 'Command was cancelled, but its process group was still there after KILL: it could not be confirmed dead' : 'Command was cancelled and killed';
       const refused = r.exitCode !== 0 ? env.transport.refusalNote?.(r.output) : undefined;
       if (refused) result.sandbox = refused;
       return result;

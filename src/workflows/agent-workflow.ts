@@ -20,8 +20,9 @@ import { compacted, planCompaction, summaryRequest } from './compaction.js';
 import { keepWithinBudget } from './conversation-budget.js';
 import { LoopTools } from './loop-tools.js';
 import { initialMessages } from './prompt.js';
+import { oversizedFollowUp } from './payload-limits.js';
 import { runToolBatch } from './tool-batch.js';
-import { releaseEnvironment, type EnvironmentRoute } from './environment-route.js';
+import { forgetLostWorker, releaseEnvironment, type EnvironmentRoute } from './environment-route.js';
 import { transcriptEntries, type TranscriptEntry } from '../common/transcript.js';
 import type { AgentInput, AgentResult, AgentState, ChatMessage, TokenUsage } from '../common/types.js';
 import { capText } from './summary.js';
@@ -45,7 +46,8 @@ function modelActivities(heartbeatSeconds: number): AgentActivities {
   return proxyActivities<AgentActivities>({
     startToCloseTimeout: '10 minutes',
     heartbeatTimeout: `${heartbeatSeconds} seconds`,
-    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 10 },
+    // A lost worker's call is taken over as soon as its heartbeat timeout says so.
+    retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 10 },
     summary: 'model call',
   });
 }
@@ -67,7 +69,9 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
   const limits = input.limits ?? {};
   const carry = input.carry;
   const maxTurns = limits.maxTurns ?? 50;
-  const heartbeatTimeoutSeconds = limits.heartbeatTimeoutSeconds ?? 15;
+  // Heartbeats arrive every second: 2 s without one is a lost worker, taken over by another. (The server checks
+  // the timeout lazily, so a lost worker is noticed 2 to 4 s after its last heartbeat.)
+  const heartbeatTimeoutSeconds = limits.heartbeatTimeoutSeconds ?? 2;
   const model = modelActivities(heartbeatTimeoutSeconds);
   const { workflowId } = workflowInfo();
   const state: AgentState = {
@@ -95,7 +99,7 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
   const pendingMessages = [...(carry?.pendingMessages ?? [])];
   let transcriptSeq = carry?.transcriptSeq ?? 0;
   const taskId = input.sessionId ?? workflowId;
-  const environment: EnvironmentRoute = { ...carry?.environment, pinSeconds: limits.environmentWorkerTimeoutSeconds ?? 20 };
+  const environment: EnvironmentRoute = { ...carry?.environment, pinSeconds: limits.environmentWorkerTimeoutSeconds ?? 10 };
   /** A run that ends (not one that continues as new) closes its environment on the worker holding it. */
   const ended = async (result: AgentResult): Promise<AgentResult> => {
     await releaseEnvironment(environment, taskId);
@@ -179,10 +183,16 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
       const reply = await model.callModel({ model: input.model, messages, tools: catalog.definitions, transcript: { workflowId, turn: state.turn, fromIndex, firstSeq: transcriptSeq } });
       transcriptSeq += messages.length - fromIndex + 1;
       state.usage = addUsage(state.usage, reply.usage);
+      forgetLostWorker(environment, reply.lostWorker);
       messages.push(reply.message);
       recorded = messages.length;
       if (reply.message.content) {
         state.recentReplies = [...(state.recentReplies ?? []), { turn: state.turn, text: capText(reply.message.content) }].slice(-RECENT_REPLIES);
+      }
+      if (reply.oversized) {
+        // The model is told and asked again; the shortened reply it gave is what it sees of its own turn.
+        messages.push(...oversizedFollowUp({ ...reply, oversized: reply.oversized }));
+        continue;
       }
       const calls = reply.message.tool_calls ?? [];
       if (calls.length === 0) {

@@ -46,11 +46,20 @@ export async function runRouted(route: EnvironmentRoute, options: ActivityOption
     }
   }
   const out = await shared.runTool({ ...input, environmentExpected: route.had });
+  forgetLostWorker(route, out.lostWorker);
   if (out.workerQueue) {
     route.queue = out.workerQueue;
     route.had = true;
   }
   return out;
+}
+
+/**
+ * A retried activity found that its earlier attempt's worker was lost: if that worker held the environment, the
+ * next environment call goes straight to the shared queue instead of waiting `pinSeconds` on a dead worker's queue.
+ */
+export function forgetLostWorker(route: EnvironmentRoute, lost: string | undefined): void {
+  if (lost && route.queue?.endsWith(`@${lost}`)) route.queue = undefined;
 }
 
 /** The run ended: the holding worker closes the task's environments now instead of at their idle timeout. */

@@ -1,13 +1,14 @@
 // Runs one turn's tool calls as activities: ordered segments, bounded concurrency, results in the model's order. Workflow-safe.
-import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities, TimeoutFailure, type ActivityOptions } from '@temporalio/workflow';
+import { ActivityCancellationType, ActivityFailure, ApplicationFailure, isCancellation, patched, proxyActivities, TimeoutFailure, type ActivityOptions } from '@temporalio/workflow';
 import type { AgentActivities, RunToolInput, RunToolOutput } from '../common/activity-contract.js';
 import { normalizePath } from '../common/paths.js';
 import { argsDigest, type ApprovalMode } from '../common/approval-types.js';
 import type { ApprovalBook, GateRequest } from './approvals.js';
 import type { LoopTools } from './loop-tools.js';
-import { runRouted, type EnvironmentRoute } from './environment-route.js';
+import { forgetLostWorker, runRouted, type EnvironmentRoute } from './environment-route.js';
 import { chunk, planSegments, type PlannedCall } from './batching.js';
 import { capText, summariseArgs } from './summary.js';
+import { capLoopResult } from './payload-limits.js';
 import type { AgentState, ChatMessage, ModelToolCall, ToolCallView, ToolMeta } from '../common/types.js';
 
 export interface BatchContext {
@@ -31,6 +32,8 @@ export interface BatchContext {
 }
 
 const RECENT = 20;
+/** Added when cancellation began to wait for tool calls; histories recorded before it replay as they ran. */
+const CANCEL_WAITS_PATCH = 'cancel-waits-for-tools';
 
 /**
  * Retries only where running twice is harmless. A world-changing call gets a second attempt only to learn that the
@@ -39,11 +42,13 @@ const RECENT = 20;
 function activityOptions(meta: ToolMeta | undefined, call: ToolCallView, heartbeatSeconds: number): ActivityOptions {
   const safe = meta !== undefined && meta.sideEffects !== 'changes-world';
   return {
+    // A cancelled run waits until its tool calls say they stopped (their processes are gone) before it ends.
+    ...(patched(CANCEL_WAITS_PATCH) ? { cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED } : {}),
     startToCloseTimeout: `${(meta?.timeoutSeconds ?? 300) + 30} seconds`,
     heartbeatTimeout: `${heartbeatSeconds} seconds`,
     retry: safe
-      ? { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 5 }
-      : { initialInterval: '1 second', maximumAttempts: 2 },
+      ? { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 5 }
+      : { initialInterval: '200 milliseconds', maximumAttempts: 2 },
     summary: `${call.emoji} ${call.name}: ${call.summary}`,
   };
 }
@@ -106,8 +111,12 @@ async function runOne(call: PlannedCall, view: ToolCallView, ctx: BatchContext):
   // A call without metadata (unknown or filtered-out tool) still goes to the worker: dispatch gives the precise error.
   const options = activityOptions(call.meta, view, ctx.heartbeatTimeoutSeconds);
   const acts = proxyActivities<AgentActivities>(options);
-  const runTool = (input: RunToolInput): Promise<RunToolOutput> =>
-    call.meta?.environment ? runRouted(ctx.environment, options, call.meta, input) : acts.runTool(input);
+  const runTool = async (input: RunToolInput): Promise<RunToolOutput> => {
+    if (call.meta?.environment) return runRouted(ctx.environment, options, call.meta, input);
+    const out = await acts.runTool(input);
+    forgetLostWorker(ctx.environment, out.lostWorker);
+    return out;
+  };
   const gateRequest = (command: string): GateRequest => ({
     callId: view.id,
     tool: call.name,
@@ -124,7 +133,8 @@ async function runOne(call: PlannedCall, view: ToolCallView, ctx: BatchContext):
   };
   try {
     // Agent-loop tools (todo, memory, delegate_task, ...) run in the workflow; their activity failures become results too.
-    if (call.meta?.agentLoop) return await ctx.loop.run(call.name, call.args, view);
+    // Capped like tool results: sub-agents' answers together could otherwise pass Temporal's payload limit.
+    if (call.meta?.agentLoop) return capLoopResult(await ctx.loop.run(call.name, call.args, view));
     let approved = false;
     const command = commandOf(call.args, call.meta?.commandArg);
     if (command !== undefined) {
@@ -151,6 +161,13 @@ async function runOne(call: PlannedCall, view: ToolCallView, ctx: BatchContext):
     if (err instanceof ActivityFailure) return failureResult(call.name, call.meta, err);
     throw err;
   }
+}
+
+/** Like Promise.all, but a cancellation does not end the batch while its other calls are still stopping. */
+async function allSettledOrThrow(runs: Promise<void>[]): Promise<void> {
+  const settled = await Promise.allSettled(runs);
+  const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (failed) throw failed.reason;
 }
 
 function isError(result: string): boolean {
@@ -195,14 +212,13 @@ export async function runToolBatch(calls: ModelToolCall[], turn: number, ctx: Ba
 
   for (const segment of planSegments(planned, ctx.cwd)) {
     for (const slice of chunk(segment, ctx.maxParallel)) {
-      await Promise.all(
-        slice.map(async (call) => {
-          const result = await runOne(call, views[call.position]!, ctx);
-          results[call.position] = result;
-          views[call.position]!.status = isError(result) ? 'error' : 'ok';
-          views[call.position]!.output = capText(result);
-        }),
-      );
+      const runs = slice.map(async (call) => {
+        const result = await runOne(call, views[call.position]!, ctx);
+        results[call.position] = result;
+        views[call.position]!.status = isError(result) ? 'error' : 'ok';
+        views[call.position]!.output = capText(result);
+      });
+      await (patched(CANCEL_WAITS_PATCH) ? allSettledOrThrow(runs) : Promise.all(runs));
     }
   }
   state.lastToolCalls = views;

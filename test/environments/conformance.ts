@@ -1,5 +1,6 @@
 // The conformance suite every terminal backend runs: the terminal and process tools through the registry's one
 // dispatch path, against a real (or, for cloud backends, a named double's) environment.
+import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/config.js';
 import { configureEnvironments, environmentManager } from '../../src/environments/current.js';
@@ -18,6 +19,21 @@ export interface ConformanceTarget {
   /** After breakEnvironment, the next command runs in a new environment (containers) or the old one (SSH reconnects). */
   recreatedAfterBreak?: boolean;
   stop?: () => Promise<void>;
+}
+
+/** Live (not zombie) processes on this machine whose command line contains (or starts with) `token`. */
+function liveWith(token: string, starts = false): number[] {
+  const found: number[] = [];
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const cmd = readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0').join(' ');
+      if ((starts ? cmd.startsWith(token) : cmd.includes(token)) && readFileSync(`/proc/${d}/stat`, 'utf8').replace(/^.*\) /, '')[0] !== 'Z') found.push(Number(d));
+    } catch {
+      // it ended while we looked
+    }
+  }
+  return found;
 }
 
 type Result = Record<string, unknown> & { exit_code?: number | null; output?: string; error?: string };
@@ -97,6 +113,24 @@ export function describeConformance(name: string, setup: () => Promise<Conforman
       const childState = `p=$(cat late-pid); if kill -0 "$p" 2>/dev/null && ! grep -q '^State:.*Z' "/proc/$p/status" 2>/dev/null; then echo alive; else echo gone; fi`;
       await until('the timed-out command\'s child to be gone', async () => (await sh(t, { command: childState })).output === 'gone\n', 30_000);
       expect((await sh(t, { command: 'test -e late-marker && echo present || echo absent' })).output).toBe('absent\n');
+    });
+
+    test('a cancelled command returns only when its whole group is gone, a TERM-ignoring child included', async () => {
+      const t = task();
+      const abort = new AbortController();
+      // A sleep with a duration nothing else has: the test finds the child by it in the host's /proc (every backend
+      // of this suite runs on this machine's kernel; a sandbox's own PID namespace hides pids from later commands).
+      const token = `30.${String(Math.floor(Math.random() * 1e6)).padStart(6, '0')}7`;
+      const command = `sh -c 'trap "" TERM; sleep ${token}; touch cancel-marker' & sleep 30`;
+      const ran = registry.dispatch('terminal', JSON.stringify({ command }), { taskId: t, cwd: target!.hostCwd, signal: abort.signal });
+      // The child itself (its command line starts with the sleep; the shells around it only contain it).
+      const child = (): number[] => liveWith(`sleep ${token}`, true);
+      for (let i = 0; i < 150 && child().length === 0; i += 1) await new Promise((res) => setTimeout(res, 200));
+      expect(child()).toHaveLength(1);
+      abort.abort();
+      expect((JSON.parse(await ran) as Result).error).toBe('Command was cancelled and killed');
+      // Looked at right after the cancelled call returned: the child that ignored TERM is already gone.
+      expect(liveWith(`sleep ${token}`)).toEqual([]);
     });
 
     test('caps long output, keeping 40% head and 60% tail', async () => {
