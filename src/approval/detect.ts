@@ -15,6 +15,8 @@ import { decodedText } from './decode.js';
 import { crontabCommands, indirectCode, makefileCommands } from './indirect.js';
 import { scriptKey, shebangLanguage, type ScriptFile } from './scripts.js';
 import type { ParseBash, SyntaxNode } from './parser.js';
+import type { ProgramEffect } from './programs/effects.js';
+import type { ReadProgram } from './programs/load.js';
 import { rule, type Tier } from './rules.js';
 import { literal, wordOf, type Word } from './words.js';
 
@@ -41,6 +43,10 @@ export interface DetectOptions {
   stdin?: string;
   /** Scripts run by path, read in the task's environment. Given, a script missing from it asks; absent, scripts are not judged. */
   files?: ReadonlyMap<string, ScriptFile>;
+  /** Reads Python and JavaScript with a real grammar (loadProgramReader()); without it, only the one-liner patterns apply. */
+  programs?: ReadProgram;
+  /** The text is a program in this language (an execute_code program), not a command line. */
+  language?: string;
 }
 
 const MAX_DEPTH = 8;
@@ -82,6 +88,7 @@ class Analysis implements CheckContext {
     project: string | undefined,
     private depth = 0,
     private readonly files?: ReadonlyMap<string, ScriptFile>,
+    private readonly programs?: ReadProgram,
   ) {
     this.where = { project, cwd: project };
   }
@@ -178,7 +185,18 @@ class Analysis implements CheckContext {
   }
 
   code(source: string, language: string): void {
-    this.nested(() => analyseCode(source, language, this));
+    this.nested(() => {
+      analyseCode(source, language, this);
+      for (const e of this.programs?.(source, language) ?? []) this.effect(e);
+    });
+  }
+
+  /** What a program's call would run, judged as the command it amounts to. */
+  private effect(e: ProgramEffect): void {
+    if (e.kind === 'shell') this.script(e.text);
+    else if (e.kind === 'argv') this.argv(e.words.map(literal));
+    else if (e.kind === 'code') this.code(e.text, e.language);
+    else this.add('dynamic-command', e.detail);
   }
 
   substitutionInput(word: Word): Io | undefined {
@@ -382,8 +400,11 @@ const TIER_ORDER: Record<Tier, number> = { dangerous: 1, hardline: 2 };
 
 /** Judges one command line. `parse` comes from loadBashParser(). */
 export function detect(parse: ParseBash, command: string, opts: DetectOptions = {}): Verdict {
-  const analysis = new Analysis(parse, opts.cwd, -1, opts.files);
-  if (command.trim() !== '') analysis.script(command, opts.stdin === undefined ? undefined : { upstream: [], stdinText: opts.stdin });
+  const analysis = new Analysis(parse, opts.cwd, -1, opts.files, opts.programs);
+  if (command.trim() === '') {
+    // nothing to judge
+  } else if (opts.language !== undefined) analysis.code(command, opts.language);
+  else analysis.script(command, opts.stdin === undefined ? undefined : { upstream: [], stdinText: opts.stdin });
   const findings = [...analysis.findings.values()].sort((a, b) => TIER_ORDER[b.tier] - TIER_ORDER[a.tier]);
   const scripts = [...analysis.wanted];
   return { command, dangerous: findings.length > 0, tier: findings[0]?.tier ?? null, findings, ...(scripts.length > 0 ? { scripts } : {}) };
