@@ -42,6 +42,8 @@ registry.register({
   checkFn: environmentAvailable,
   isAsync: true,
   timeoutSeconds: MAX_TIMEOUT_SECONDS + 120,
+  // The program is read with its language's grammar: every call that spawns, deletes or signals is judged.
+  gate: ({ language, code }) => ({ text: String(code), language: String(language), shown: `${String(language)} program:\n${String(code)}` }),
   // The registration-time description listed what existed then; the model's list decides what it is told now.
   schemaPatch: (definition, finalNames) => {
     const tools = callableTools(registry, finalNames);
