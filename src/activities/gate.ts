@@ -6,6 +6,7 @@ import { MAX_SCRIPT_BYTES, type ScriptFile } from '../approval/scripts.js';
 import { shownText } from '../approval/subject.js';
 import type { TetherConfig } from '../config/config.js';
 import { environmentManager } from '../environments/current.js';
+import type { ShellEnvironment } from '../environments/shell-environment.js';
 import { shQuote } from '../environments/shell-scripts.js';
 import type { Logger } from '../logging/logger.js';
 import type { ToolRegistry } from '../registry/registry.js';
@@ -40,6 +41,16 @@ function parseRead(output: string, exitCode: number | null): ScriptFile {
   return { text };
 }
 
+/** Reads scripts in a task's environment, each relative to where the command runs (`workdir`, or the shell's directory). */
+export async function readScriptsIn(env: ShellEnvironment, keys: string[], workdir?: string): Promise<Map<string, ScriptFile>> {
+  const out = new Map<string, ScriptFile>();
+  for (const key of keys) {
+    const r = await env.run({ command: readCommand(key), cwd: workdir, timeoutSeconds: 30 });
+    out.set(key, parseRead(r.output, r.exitCode));
+  }
+  return out;
+}
+
 export function createGateActivities(deps: GateActivityDeps) {
   const { registry, config, configFile, log } = deps;
 
@@ -62,14 +73,7 @@ export function createGateActivities(deps: GateActivityDeps) {
     if (!subject) return { ...policy, command: '', dangerous: false, tier: null, findings: [], ...held() };
     const cwd = subject.workdir ? (subject.workdir.startsWith('/') ? subject.workdir : `${input.cwd}/${subject.workdir}`) : input.cwd;
     const read: ReadScripts = (keys) =>
-      environmentManager().use(input.taskId, { hostCwd: input.cwd, expected: input.environmentExpected, backend: input.backend }, async ({ env }) => {
-        const out = new Map<string, ScriptFile>();
-        for (const key of keys) {
-          const r = await env.run({ command: readCommand(key), cwd: subject.workdir, timeoutSeconds: 30 });
-          out.set(key, parseRead(r.output, r.exitCode));
-        }
-        return out;
-      });
+      environmentManager().use(input.taskId, { hostCwd: input.cwd, expected: input.environmentExpected, backend: input.backend }, ({ env }) => readScriptsIn(env, keys, subject.workdir));
     const { verdict, allowlistedBy, scripts } = await assessSubject(subject, cwd, config, configFile, {
       read: entry.environment ? read : undefined,
       onUnreadable: (err) => log.warn({ configFile, err: err.message }, 'could not read command_allowlist; using the start-up configuration'),
