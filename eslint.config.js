@@ -2,7 +2,7 @@
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', '.tether-tools/**', 'test/fixtures/**'] },
+  { ignores: ['dist/**', 'node_modules/**', '.tether-tools/**', 'test/fixtures/discovery/**', 'test/fixtures/fake-apptainer/**'] },
   ...tseslint.configs.recommended,
   {
     languageOptions: {

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AgentResult, AgentState } from '../src/workflows/types.js';
+import type { AgentResult, AgentState } from '../src/common/types.js';
 import { longRunScript, runHistories } from '../test/support/long-run.js';
 import { startScriptedModel, type ChatRequest, type Step } from '../test/support/scripted-model.js';
 import { durableEnv } from './durable-env.js';

@@ -11,7 +11,7 @@ import { addServeCommand } from './cli/serve-command.js';
 import { addToolsCommands } from './cli/tools-command.js';
 import { addWorkerCommands } from './cli/worker-command.js';
 import { CliError } from './cli/errors.js';
-import { TetherError } from './registry/errors.js';
+import { TetherError } from './common/errors.js';
 import { closeTools } from './worker.js';
 
 // A closed pipe (`tether tools | head`) ends the output, not the process with a stack trace.

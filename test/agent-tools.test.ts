@@ -9,7 +9,7 @@ import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listPendingApprovals } from '../src/cli/approval-commands.js';
 import { Store } from '../src/store/store.js';
-import type { AgentInput, AgentResult, AgentState } from '../src/workflows/types.js';
+import type { AgentInput, AgentResult, AgentState } from '../src/common/types.js';
 import { harness, type Harness } from './support/agent-harness.js';
 import { runCli, until } from './support/cli.js';
 import { recordHistory } from './support/history.js';

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import { freePort, startDevServer } from '../src/temporal/dev-server.js';
-import type { AgentResult, AgentState } from '../src/workflows/types.js';
+import type { AgentResult, AgentState } from '../src/common/types.js';
 import { until } from './support/cli.js';
 import { startScriptedModel, type ScriptedModel } from './support/scripted-model.js';
 import { WorkerPool, workerEnv, type WorkerProcess } from './support/worker-process.js';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import Docker from 'dockerode';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parseConfig } from '../src/config/config.js';
-import { defaultSocketPath } from '../src/environments/docker-settings.js';
+import { defaultSocketPath } from '../src/environments/backends/docker/settings.js';
 import { harness, type Harness } from './support/agent-harness.js';
 import { dockerAvailable, ensureTestImage } from './support/docker-fixture.js';
 import { recordHistory } from './support/history.js';

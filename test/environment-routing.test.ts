@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { expect, inject, it } from 'vitest';
-import type { AgentResult } from '../src/workflows/types.js';
+import type { AgentResult } from '../src/common/types.js';
 import { until } from './support/cli.js';
 import { startScriptedModel, type ChatRequest } from './support/scripted-model.js';
 import { workerEnv, workerProcessSuite, type WorkerProcess } from './support/worker-process.js';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomInt, randomUUID } from 'node:crypto';
 import { expect, inject, it } from 'vitest';
-import type { AgentResult } from '../src/workflows/types.js';
+import type { AgentResult } from '../src/common/types.js';
 import { startScriptedModel } from './support/scripted-model.js';
 import { workerEnv, workerProcessSuite } from './support/worker-process.js';
 

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { AgentState } from '../src/workflows/types.js';
+import type { AgentState } from '../src/common/types.js';
 import { harness, type Harness } from './support/agent-harness.js';
 import { cliPath, runCli, until } from './support/cli.js';
 import { startScriptedModel } from './support/scripted-model.js';

@@ -8,7 +8,7 @@ import { registry } from '../src/registry/index.js';
 import { LOCAL_MODEL_NAME, localModelSettings } from '../src/models/local-model.js';
 import { createLocalProvider } from '../src/models/local-provider.js';
 import { getToolDefinitions } from '../src/toolsets/resolve.js';
-import type { ChatMessage } from '../src/workflows/types.js';
+import type { ChatMessage } from '../src/common/types.js';
 import { harness, type Harness } from './support/agent-harness.js';
 
 const settings = localModelSettings();

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { AgentResult, AgentState } from '../src/workflows/types.js';
+import type { AgentResult, AgentState } from '../src/common/types.js';
 import { harness, type Harness } from './support/agent-harness.js';
 import { until } from './support/cli.js';
 import { longRunScript, runHistories } from './support/long-run.js';

@@ -8,7 +8,7 @@ import { NativeConnection } from '@temporalio/worker';
 import { expect, it } from 'vitest';
 import { freePort, startDevServer } from '../src/temporal/dev-server.js';
 import { createWorker, installRuntimeLogging } from '../src/worker.js';
-import type { AgentResult } from '../src/workflows/types.js';
+import type { AgentResult } from '../src/common/types.js';
 import { workflowBundle } from './support/agent-harness.js';
 import { recordingLogger } from './support/recording-logger.js';
 import { startScriptedModel } from './support/scripted-model.js';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { expect, it } from 'vitest';
 import { inject } from 'vitest';
-import type { AgentResult } from '../src/workflows/types.js';
+import type { AgentResult } from '../src/common/types.js';
 import { until } from './support/cli.js';
 import { startScriptedModel, type ScriptedModel } from './support/scripted-model.js';
 import { workerEnv, workerProcessSuite } from './support/worker-process.js';

@@ -7,7 +7,7 @@ import { SIGNATURE_HEADER, signBody } from '../approval/signature.js';
 import { readSmartAnswer, smartPrompt } from '../approval/smart.js';
 import type { TetherConfig } from '../config/config.js';
 import type { Logger } from '../logging/logger.js';
-import type { ApprovalFinding, CommandAssessment, PendingApproval, SmartVerdict } from '../workflows/approval-types.js';
+import type { ApprovalFinding, CommandAssessment, PendingApproval, SmartVerdict } from '../common/approval-types.js';
 import { withHeartbeat } from './heartbeat.js';
 import type { CompleteFn } from './model.js';
 

@@ -10,7 +10,7 @@ import type { ShellEnvironment } from '../environments/shell-environment.js';
 import { shQuote } from '../environments/shell-scripts.js';
 import type { Logger } from '../logging/logger.js';
 import type { ToolRegistry } from '../registry/registry.js';
-import type { AssessCallInput, CallAssessment } from '../workflows/approval-types.js';
+import type { AssessCallInput, CallAssessment } from '../common/approval-types.js';
 
 export interface GateActivityDeps {
   registry: ToolRegistry;

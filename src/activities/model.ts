@@ -2,10 +2,10 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { withHeartbeat } from './heartbeat.js';
 import { openStore } from './store.js';
-import { transcriptEntries } from '../workflows/transcript.js';
+import { transcriptEntries } from '../common/transcript.js';
 import { getLogger } from '../logging/logger.js';
-import type { CallModelInput } from '../workflows/activity-contract.js';
-import type { ModelReply } from '../workflows/types.js';
+import type { CallModelInput } from '../common/activity-contract.js';
+import type { ModelReply } from '../common/types.js';
 import { createLocalProvider, type LocalModelSettings } from '../models/local-provider.js';
 import { localModelSettings } from '../models/local-model.js';
 import { createOpenAIProvider, openAISettingsFromEnv, type OpenAISettings } from '../models/openai-provider.js';

@@ -2,7 +2,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { applyMemory } from '../store/memory.js';
 import { Store } from '../store/store.js';
-import type { TranscriptEntry } from '../workflows/transcript.js';
+import type { TranscriptEntry } from '../common/transcript.js';
 
 let opened: Store | undefined;
 

@@ -2,14 +2,14 @@
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import type { TetherConfig } from '../config/config.js';
 import type { Logger } from '../logging/logger.js';
-import { TetherError } from '../registry/errors.js';
+import { TetherError } from '../common/errors.js';
 import { runToolCall } from '../registry/handle-function-call.js';
 import type { Hooks } from '../registry/hooks.js';
 import type { ToolRegistry } from '../registry/registry.js';
 import { finalizeResult } from '../registry/result.js';
 import { getToolDefinitions, validateToolsets } from '../toolsets/resolve.js';
-import type { ListToolsInput, RunToolInput, RunToolOutput } from '../workflows/activity-contract.js';
-import type { ToolCatalog, ToolMeta } from '../workflows/types.js';
+import type { ListToolsInput, RunToolInput, RunToolOutput } from '../common/activity-contract.js';
+import type { ToolCatalog, ToolMeta } from '../common/types.js';
 import { detect } from '../approval/detect.js';
 import { loadBashParser } from '../approval/parser.js';
 import { withHeartbeat } from './heartbeat.js';

@@ -3,7 +3,7 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { isSeq, parseDocument, YAMLSeq } from 'yaml';
-import { TetherError } from '../registry/errors.js';
+import { TetherError } from '../common/errors.js';
 
 let queue: Promise<unknown> = Promise.resolve();
 

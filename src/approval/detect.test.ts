@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { detect } from './detect.js';
-import { DANGEROUS, ORDINARY, TABLE_CWD } from './detect.table.js';
+import { DANGEROUS, ORDINARY, TABLE_CWD } from '../../test/fixtures/detect-table.js';
 import { loadBashParser, type ParseBash } from './parser.js';
 import { RULES } from './rules.js';
 

@@ -1,5 +1,6 @@
 // Classifies the paths a command deletes or writes: the root, the home directory, system directories and
 // files, outside the project, or inside it. Pure (no file-system access; `cwd` only compares strings).
+import { normalizePath } from '../common/paths.js';
 import type { Word } from './words.js';
 
 export type PathClass = 'root' | 'home' | 'system-dir' | 'system-path' | 'outside' | 'project-all' | 'temp' | 'inside';
@@ -24,23 +25,6 @@ const HARMLESS_DEVICES = new Set(['/dev/null', '/dev/stdout', '/dev/stderr', '/d
 export const isBlockDevice = (path: string): boolean => BLOCK_DEVICE.test(path);
 export const isNetworkDevice = (path: string): boolean => /^\/dev\/(tcp|udp)\//.test(path);
 export const isHarmlessDevice = (path: string): boolean => HARMLESS_DEVICES.has(path);
-
-/** POSIX path normalisation without node:path: collapses '//', '.', and '..' (which cannot climb above '/'). */
-export function normalizePath(path: string): string {
-  const absolute = path.startsWith('/');
-  const out: string[] = [];
-  for (const seg of path.split('/')) {
-    if (seg === '' || seg === '.') continue;
-    if (seg === '..') {
-      if (out.length > 0 && out.at(-1) !== '..') out.pop();
-      else if (!absolute) out.push('..');
-      continue;
-    }
-    out.push(seg);
-  }
-  const joined = out.join('/');
-  return absolute ? `/${joined}` : joined || '.';
-}
 
 /** Where relative paths are: the project directory, and the shell's current directory (null: unknown after `cd $X`). */
 export interface Where {

@@ -1,6 +1,7 @@
 // Scripts run by path (`sh x.sh`, `./x.sh`, `python x.py`, `source x.sh`): how the analysis names them, the
 // language their first line declares, and what a reader gives back. Pure.
-import { normalizePath, type Where } from './paths.js';
+import { normalizePath } from '../common/paths.js';
+import type { Where } from './paths.js';
 
 /** A script's content as read in the task's environment, or why it could not be read. */
 export type ScriptFile = { text: string } | { binary: true } | { missing: true } | { error: string };

@@ -1,7 +1,7 @@
 // Signed approval decisions for the gateway: HMAC-SHA256 over the raw body with a shared secret, a timestamp
 // window and single-use nonces, so unsigned, forged and replayed decisions are refused. Worker-only (node:crypto).
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { APPROVAL_CHOICES, type ApprovalDecision } from '../workflows/approval-types.js';
+import { APPROVAL_CHOICES, type ApprovalDecision } from '../common/approval-types.js';
 
 export const SIGNATURE_HEADER = 'x-tether-signature';
 /** How old (or how far in the future) a signed decision may be. */

@@ -1,7 +1,7 @@
 // Smart approval: the prompt for the auxiliary model and the reading of its answer (APPROVE, DENY, ESCALATE;
 // anything else escalates to a person). Pure.
-import type { ApprovalFinding, SmartVerdict } from '../workflows/approval-types.js';
-import type { ChatMessage } from '../workflows/types.js';
+import type { ApprovalFinding, SmartVerdict } from '../common/approval-types.js';
+import type { ChatMessage } from '../common/types.js';
 
 const SYSTEM = [
   'You review shell commands that an AI agent wants to run on a user\'s machine.',

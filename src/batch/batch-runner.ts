@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { queryRunState, runFailure } from '../temporal/run-handle.js';
-import type { AgentInput, AgentResult } from '../workflows/types.js';
+import type { AgentInput, AgentResult } from '../common/types.js';
 import type { BatchItem } from './batch-file.js';
 
 export interface BatchResultLine {

@@ -3,7 +3,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { currentConfig } from '../config/current.js';
-import { toolError } from '../registry/errors.js';
+import { toolError } from '../common/errors.js';
 import type { ToolContext } from '../registry/types.js';
 import { browserPool, BrowserGone, isBrowserGone, type TaskPage } from './session-pool.js';
 import { locateRef, normalizeRef, snapshotPage } from './snapshot.js';

@@ -4,7 +4,7 @@ import { Option, type Command } from 'commander';
 import type { Client } from '@temporalio/client';
 import { RULES } from '../approval/rules.js';
 import { queryRunState } from '../temporal/run-handle.js';
-import type { ApprovalChoice, PendingApproval } from '../workflows/approval-types.js';
+import type { ApprovalChoice, PendingApproval } from '../common/approval-types.js';
 import { runApprovalCheck, type CheckOptions } from './approval-check.js';
 import { sendDecision, type DecideOutcome } from './decide.js';
 import { CliError } from './errors.js';

@@ -1,7 +1,7 @@
 // Asks on this terminal about a pending approval: [o]nce / [s]ession / [a]lways / [d]eny (Enter denies).
 // Reads lines from standard input, a terminal or a pipe. Worker-only.
 import { createInterface, type Interface } from 'node:readline';
-import type { ApprovalChoice, PendingApproval } from '../workflows/approval-types.js';
+import type { ApprovalChoice, PendingApproval } from '../common/approval-types.js';
 import { formatApproval } from './approval-commands.js';
 
 export interface PromptAnswer {

@@ -8,7 +8,7 @@ import { parseBatchFile, type BadLine, type BatchItem } from '../batch/batch-fil
 import { runBatch, unsuccessful } from '../batch/batch-runner.js';
 import { progressPrinter } from '../batch/progress-bar.js';
 import { modelSettingsFromEnv } from '../activities/model.js';
-import type { AgentInput } from '../workflows/types.js';
+import type { AgentInput } from '../common/types.js';
 import { CliError, positiveIntOption } from './errors.js';
 import { interruptSignal, withEmbeddedWorker } from './embedded-worker.js';
 import { runInput, type RunFlags } from './run-options.js';

@@ -2,7 +2,7 @@
 // whether it applied), else as the approval signal, which waits durably for a worker. Worker-only.
 import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import type { TemporalSettings } from '../temporal/settings.js';
-import type { ApprovalDecision } from '../workflows/approval-types.js';
+import type { ApprovalDecision } from '../common/approval-types.js';
 import { hasLiveWorker } from './temporal-client.js';
 
 export type DecideOutcome =

@@ -1,8 +1,8 @@
 // Follows a running agent workflow: one line per tool call, a spinner while waiting, then the result. Worker-only.
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { queryRunState, runFailure } from '../temporal/run-handle.js';
-import type { AgentResult, AgentState } from '../workflows/types.js';
-import type { ApprovalDecision, PendingApproval } from '../workflows/approval-types.js';
+import type { AgentResult, AgentState } from '../common/types.js';
+import type { ApprovalDecision, PendingApproval } from '../common/approval-types.js';
 import type { ApprovalPrompter } from './approval-prompt.js';
 
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];

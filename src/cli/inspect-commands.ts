@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import type { Client } from '@temporalio/client';
 import { queryRunState, runFailure } from '../temporal/run-handle.js';
-import type { AgentResult, AgentState } from '../workflows/types.js';
+import type { AgentResult, AgentState } from '../common/types.js';
 import { CliError, positiveIntOption } from './errors.js';
 import { follow } from './follow.js';
 import { promptOptions } from './approval-follow.js';

@@ -10,7 +10,7 @@ import { promptOptions } from './approval-follow.js';
 import { checkToolsets, loadTools } from './tools-command.js';
 import { hasLiveWorker, runWasPickedUp, withTemporal } from './temporal-client.js';
 import { newWorkflowId, runInput, type RunFlags } from './run-options.js';
-import type { AgentInput } from '../workflows/types.js';
+import type { AgentInput } from '../common/types.js';
 
 interface RunOptions extends RunFlags {
   prompt?: boolean;

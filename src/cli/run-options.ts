@@ -5,7 +5,7 @@ import { existsSync, statSync } from 'node:fs';
 import { LOCAL_MODEL_NAME, localModelSettings } from '../models/local-model.js';
 import { LOCAL_PREFIX } from '../models/types.js';
 import { isOpenAIConfigured, openAISettingsFromEnv } from '../models/openai-provider.js';
-import type { AgentInput } from '../workflows/types.js';
+import type { AgentInput } from '../common/types.js';
 import { CliError, listOption, positiveIntOption } from './errors.js';
 import { builtinBackendNames } from '../environments/backends.js';
 

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { Command } from 'commander';
 import { ScheduleAlreadyRunning, type Client, type ScheduleDescription } from '@temporalio/client';
 import { isOverlapName, OVERLAP_POLICIES, parseEvery, scheduleOptions } from '../schedules/schedule-options.js';
-import type { AgentInput } from '../workflows/types.js';
+import type { AgentInput } from '../common/types.js';
 import { CliError } from './errors.js';
 import { runInput, type RunFlags } from './run-options.js';
 import { checkToolsets, loadTools } from './tools-command.js';

@@ -1,7 +1,8 @@
 // Which tools an execute_code program may call, and how they are described to the model and the generated
 // clients. Worker-only.
 import type { ToolRegistry } from '../registry/registry.js';
-import type { JsonSchema, ToolEntry } from '../registry/types.js';
+import type { JsonSchema } from '../common/tool-definition.js';
+import type { ToolEntry } from '../registry/types.js';
 
 /** The tools a program may ever call; the ones that exist and are available are offered. */
 export const CALLABLE_TOOLS: readonly string[] = ['web_search', 'web_extract', 'read_file', 'write_file', 'search_files', 'patch', 'terminal'];

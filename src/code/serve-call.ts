@@ -1,5 +1,6 @@
 // The worker's side of one execute_code program's tool requests: the allowed set, the call limit, the terminal's
 // approval check, then the registry's one dispatch path. Worker-only.
+import { normalizePath } from '../common/paths.js';
 import type { TetherConfig } from '../config/config.js';
 import type { ToolRegistry } from '../registry/registry.js';
 import type { ToolContext } from '../registry/types.js';
@@ -19,16 +20,6 @@ export interface CallServer {
   serve: (request: RpcRequest, signal: AbortSignal) => Promise<unknown>;
   /** Requests that reached a tool. */
   readonly dispatched: number;
-}
-
-function normalizePath(p: string): string {
-  const parts: string[] = [];
-  for (const seg of p.split('/')) {
-    if (seg === '' || seg === '.') continue;
-    if (seg === '..') parts.pop();
-    else parts.push(seg);
-  }
-  return `/${parts.join('/')}`;
 }
 
 export function callServer(o: ServeOptions): CallServer {

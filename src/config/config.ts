@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { z } from 'zod';
-import { TetherError } from '../registry/errors.js';
+import { TetherError } from '../common/errors.js';
 import { tetherHome } from './home.js';
 
 /**

@@ -2,7 +2,7 @@
 // backend's schema. Worker-only.
 import { z } from 'zod';
 import type { TerminalConfig } from '../config/config.js';
-import { TetherError } from '../registry/errors.js';
+import { TetherError } from '../common/errors.js';
 import type { BackendDefinition } from './backend-types.js';
 import { environmentProvider } from './providers.js';
 import type { Transport } from './types.js';
@@ -14,13 +14,13 @@ type Loader = () => Promise<BackendDefinition<unknown>>;
  * when selected, so a worker never pays for the cloud SDKs it does not use.
  */
 const BUILTIN: Record<string, Loader> = {
-  local: async () => (await import('./local-transport.js')).localBackend as BackendDefinition<unknown>,
-  docker: async () => (await import('./docker-transport.js')).dockerBackend as BackendDefinition<unknown>,
-  ssh: async () => (await import('./ssh-transport.js')).sshBackend as BackendDefinition<unknown>,
-  singularity: async () => (await import('./singularity-transport.js')).singularityBackend as BackendDefinition<unknown>,
-  modal: async () => (await import('./modal-transport.js')).modalBackend as BackendDefinition<unknown>,
-  daytona: async () => (await import('./daytona-transport.js')).daytonaBackend as BackendDefinition<unknown>,
-  vercel_sandbox: async () => (await import('./vercel-transport.js')).vercelBackend as BackendDefinition<unknown>,
+  local: async () => (await import('./backends/local/transport.js')).localBackend as BackendDefinition<unknown>,
+  docker: async () => (await import('./backends/docker/transport.js')).dockerBackend as BackendDefinition<unknown>,
+  ssh: async () => (await import('./backends/ssh/transport.js')).sshBackend as BackendDefinition<unknown>,
+  singularity: async () => (await import('./backends/singularity/transport.js')).singularityBackend as BackendDefinition<unknown>,
+  modal: async () => (await import('./backends/modal/transport.js')).modalBackend as BackendDefinition<unknown>,
+  daytona: async () => (await import('./backends/daytona/transport.js')).daytonaBackend as BackendDefinition<unknown>,
+  vercel_sandbox: async () => (await import('./backends/vercel/transport.js')).vercelBackend as BackendDefinition<unknown>,
 };
 
 export function builtinBackendNames(): string[] {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '../config/config.js';
 import { lazyLogger } from '../logging/logger.js';
-import { LocalTransport } from './local-transport.js';
+import { LocalTransport } from './backends/local/transport.js';
 import { EnvironmentManager } from './manager.js';
 import { registerEnvironmentProvider } from './providers.js';
 

@@ -2,9 +2,9 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServerConfig } from '../config/config.js';
 import type { Logger } from '../logging/logger.js';
-import { describeError } from '../registry/errors.js';
+import { describeError } from '../common/errors.js';
 import type { ToolRegistry } from '../registry/registry.js';
-import type { JsonSchema, SideEffects } from '../registry/types.js';
+import type { JsonSchema, SideEffects } from '../common/tool-definition.js';
 import { mcpToolsetName } from '../toolsets/resolve.js';
 import { McpConnection, type McpStatus } from './connection.js';
 import { mcpResultToJson } from './result.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ToolDefinition } from '../registry/types.js';
+import type { ToolDefinition } from '../common/tool-definition.js';
 import { decisionSchema, MAX_STRING_CHARS, toGrammarSchema } from './decision-grammar.js';
 import { toLocalHistory } from './local-history.js';
 import { toMessage } from './local-provider.js';

@@ -1,5 +1,5 @@
 // The JSON schema a local model's reply must follow (a tool call or an answer), in the subset llama.cpp grammars accept. Pure.
-import type { JsonSchema, ToolDefinition } from '../registry/types.js';
+import type { JsonSchema, ToolDefinition } from '../common/tool-definition.js';
 
 const SCALARS = new Set(['string', 'number', 'integer', 'boolean', 'null']);
 

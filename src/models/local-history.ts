@@ -1,6 +1,6 @@
 // Turns an OpenAI-style conversation into the plain chat a small local model reads, tools described in text. Pure.
-import type { ToolDefinition } from '../registry/types.js';
-import type { ChatMessage } from '../workflows/types.js';
+import type { ToolDefinition } from '../common/tool-definition.js';
+import type { ChatMessage } from '../common/types.js';
 
 export type LocalTurn = { type: 'system'; text: string } | { type: 'user'; text: string } | { type: 'model'; response: string[] };
 

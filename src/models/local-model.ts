@@ -2,7 +2,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { TetherError } from '../registry/errors.js';
+import { TetherError } from '../common/errors.js';
 import type { LocalModelSettings } from './local-provider.js';
 
 /** The model name runs use for the local model. */

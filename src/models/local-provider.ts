@@ -1,8 +1,8 @@
 // The local provider: a small GGUF model run by node-llama-cpp on the CPU, replies constrained by a JSON grammar. Worker-only.
 import { ApplicationFailure } from '@temporalio/activity';
 import type { ChatHistoryItem, Llama, LlamaContext, LlamaModel } from 'node-llama-cpp';
-import type { CallModelInput } from '../workflows/activity-contract.js';
-import type { ChatMessage, ModelReply } from '../workflows/types.js';
+import type { CallModelInput } from '../common/activity-contract.js';
+import type { ChatMessage, ModelReply } from '../common/types.js';
 import { decisionSchema } from './decision-grammar.js';
 import { toLocalHistory } from './local-history.js';
 import type { ModelProvider } from './types.js';

@@ -1,9 +1,9 @@
 // The OpenAI-compatible provider: any chat completions endpoint through the `openai` client. Worker-only.
 import { ApplicationFailure } from '@temporalio/activity';
 import OpenAI, { APIConnectionError, APIError } from 'openai';
-import { TetherError } from '../registry/errors.js';
-import type { ChatMessage, ModelReply } from '../workflows/types.js';
-import type { CallModelInput } from '../workflows/activity-contract.js';
+import { TetherError } from '../common/errors.js';
+import type { ChatMessage, ModelReply } from '../common/types.js';
+import type { CallModelInput } from '../common/activity-contract.js';
 import type { ModelProvider } from './types.js';
 
 export interface OpenAISettings {

@@ -1,6 +1,6 @@
 // The interface every model backend implements: messages and tools in, one assistant message out. Worker-only (types).
-import type { CallModelInput } from '../workflows/activity-contract.js';
-import type { ModelReply } from '../workflows/types.js';
+import type { CallModelInput } from '../common/activity-contract.js';
+import type { ModelReply } from '../common/types.js';
 
 export interface ModelProvider {
   /** What `tether run` prints as the model in use. */

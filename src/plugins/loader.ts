@@ -6,7 +6,7 @@ import { pathToFileURL } from 'node:url';
 import type { TetherConfig } from '../config/config.js';
 import { registerEnvironmentProvider } from '../environments/providers.js';
 import type { Logger } from '../logging/logger.js';
-import { describeError } from '../registry/errors.js';
+import { describeError } from '../common/errors.js';
 import type { Hooks, HookName } from '../registry/hooks.js';
 import type { ToolRegistry } from '../registry/registry.js';
 import { registerToolset } from '../toolsets/resolve.js';

@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseSync } from 'oxc-parser';
-import { describeError } from './errors.js';
+import { describeError } from '../common/errors.js';
 import { lazyLogger, type Logger } from '../logging/logger.js';
 
 export interface DiscoveryResult {

@@ -1,5 +1,5 @@
 // The entry point the agent loop uses for a tool call: hooks, dispatch, and a last wrapper that turns anything into JSON. Worker-only.
-import { describeError, isRetryable, toolError } from './errors.js';
+import { describeError, isRetryable, toolError } from '../common/errors.js';
 import type { ToolCallInfo } from './hooks.js';
 import type { Hooks } from './hooks.js';
 import { DEFAULT_MAX_RESULT_CHARS, type ToolRegistry } from './registry.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { recordingLogger } from '../../test/support/recording-logger.js';
-import { TetherError } from './errors.js';
+import { TetherError } from '../common/errors.js';
 import { ToolRegistry } from './registry.js';
 import { SchemaError } from './schema.js';
 import type { ToolContext } from './types.js';

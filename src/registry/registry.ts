@@ -1,11 +1,12 @@
 // ToolRegistry: one map of tools keyed by name; registration, availability and the single dispatch path. Worker-only.
 import type { z } from 'zod';
-import { describeError, isRetryable, toolError } from './errors.js';
+import { describeError, isRetryable, toolError } from '../common/errors.js';
 import { finalizeResult, parseArguments } from './result.js';
 import { compileParameters } from './schema.js';
 import type { Logger } from '../logging/logger.js';
 import { lazyLogger } from '../logging/logger.js';
-import type { Availability, RegisterOptions, ToolContext, ToolDefinition, ToolEntry } from './types.js';
+import type { ToolDefinition } from '../common/tool-definition.js';
+import type { Availability, RegisterOptions, ToolContext, ToolEntry } from './types.js';
 
 export const DEFAULT_MAX_RESULT_CHARS = 100_000;
 export const DEFAULT_TIMEOUT_SECONDS = 300;

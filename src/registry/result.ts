@@ -1,5 +1,5 @@
 // Normalises what a handler returned into the JSON string the model sees: capped, always parseable. Worker-only.
-import { toolError } from './errors.js';
+import { toolError } from '../common/errors.js';
 import { cutMiddle } from './truncate.js';
 
 function isJson(text: string): boolean {

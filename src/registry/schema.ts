@@ -1,7 +1,8 @@
 // Turns a tool's declared parameters (Zod v4 object or JSON schema) into an OpenAI schema and a validator. Worker-only.
 import { Ajv } from 'ajv';
 import { z } from 'zod';
-import type { ArgsValidator, JsonSchema } from './types.js';
+import type { JsonSchema } from '../common/tool-definition.js';
+import type { ArgsValidator } from './types.js';
 
 export class SchemaError extends Error {
   override readonly name = 'SchemaError';

@@ -1,12 +1,7 @@
-// Types of the tool registry: what a tool declares and what its handler receives. Workflow-safe (types only).
+// Types of the tool registry: what a tool declares and what its handler receives. Worker-only (types only).
 import type { CallSubject, GateContext } from '../approval/subject.js';
 import type { z } from 'zod';
-
-/** What running a tool does to the world; decides retries and ordering in the agent loop. */
-export type SideEffects = 'read-only' | 'idempotent' | 'changes-world';
-
-/** A JSON schema object, as given by MCP servers or hand-written tools. */
-export type JsonSchema = Record<string, unknown>;
+import type { JsonSchema, SideEffects, ToolDefinition } from '../common/tool-definition.js';
 
 /** Everything a handler may know about the call it serves. */
 export interface ToolContext {
@@ -33,12 +28,6 @@ export type ToolHandler<A = Record<string, unknown>> = (
   args: A,
   ctx: ToolContext,
 ) => string | Promise<string>;
-
-/** The OpenAI function-calling definition of one tool. */
-export interface ToolDefinition {
-  type: 'function';
-  function: { name: string; description: string; parameters: JsonSchema };
-}
 
 /**
  * Lets a tool adapt its definition to the final list of tools the model will see

@@ -1,6 +1,6 @@
 // Turns `tether schedule create` options into a Temporal schedule: spec, overlap policy, the agent run to start. Worker-only.
 import type { ScheduleOptions, ScheduleOverlapPolicy } from '@temporalio/client';
-import type { AgentInput } from '../workflows/types.js';
+import type { AgentInput } from '../common/types.js';
 
 export const OVERLAP_POLICIES = ['skip', 'buffer_one', 'buffer_all', 'cancel_other', 'terminate_other', 'allow_all'] as const;
 export type OverlapName = (typeof OVERLAP_POLICIES)[number];

@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { tetherHome } from '../config/home.js';
 
-import type { TranscriptEntry } from '../workflows/transcript.js';
+import type { TranscriptEntry } from '../common/transcript.js';
 
 export interface SearchHit {
   workflowId: string;

@@ -1,6 +1,6 @@
 // Reading an agent run from a client: its live state, and how it ended when it did not complete. Worker-only.
 import { WorkflowFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
-import type { AgentState } from '../workflows/types.js';
+import type { AgentState } from '../common/types.js';
 
 /** The `state` query, or undefined when no worker answers within `timeoutMs` (none running, or the run just closed). */
 export async function queryRunState(client: Client, handle: WorkflowHandle, timeoutMs: number): Promise<AgentState | undefined> {

@@ -1,7 +1,7 @@
 // Temporal connection settings from the environment: address, namespace, task queue, TLS, API key. Worker-only.
 import { readFileSync } from 'node:fs';
 import type { TLSConfig } from '@temporalio/client';
-import { TetherError } from '../registry/errors.js';
+import { TetherError } from '../common/errors.js';
 
 export const DEFAULT_PORT = 7233;
 

@@ -2,7 +2,7 @@
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { TetherError } from '../registry/errors.js';
+import { TetherError } from '../common/errors.js';
 
 function executable(p: string): boolean {
   try {

@@ -1,6 +1,6 @@
 // The `clarify` tool's declaration: ask the user a question and wait for the answer, handled by the agent loop. Workflow-safe schema.
 import { registry } from '../registry/index.js';
-import { ClarifyArgs } from './loop-schemas.js';
+import { ClarifyArgs } from '../common/loop-schemas.js';
 
 registry.register({
   name: 'clarify',

@@ -1,5 +1,5 @@
 // The `delegate_task` tool's declaration: sub-agents as child workflows, handled by the agent loop (no dispatch handler). Workflow-safe schema.
-import { DelegateArgs } from './loop-schemas.js';
+import { DelegateArgs } from '../common/loop-schemas.js';
 import { registry } from '../registry/index.js';
 
 registry.register({

@@ -3,7 +3,7 @@ import { ApiError, createFalClient, ValidationError, type RequestMiddleware } fr
 import { z } from 'zod';
 import { currentConfig } from '../config/current.js';
 import { registry } from '../registry/index.js';
-import { toolError } from '../registry/errors.js';
+import { toolError } from '../common/errors.js';
 
 const SIZES = ['square_hd', 'square', 'portrait_4_3', 'portrait_16_9', 'landscape_4_3', 'landscape_16_9'] as const;
 const TIMEOUT_SECONDS = 180;

@@ -1,5 +1,5 @@
 // The `memory` tool's declaration: durable notes across sessions, handled by the agent loop (no dispatch handler). Workflow-safe schema.
-import { MemoryArgs } from './loop-schemas.js';
+import { MemoryArgs } from '../common/loop-schemas.js';
 import { registry } from '../registry/index.js';
 
 registry.register({

@@ -2,7 +2,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { registry } from '../registry/index.js';
-import { toolError } from '../registry/errors.js';
+import { toolError } from '../common/errors.js';
 import { resolveTaskPath } from './task-paths.js';
 
 function countOccurrences(haystack: string, needle: string): number {

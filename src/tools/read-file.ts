@@ -2,7 +2,7 @@
 import { open, stat } from 'node:fs/promises';
 import { z } from 'zod';
 import { registry } from '../registry/index.js';
-import { toolError } from '../registry/errors.js';
+import { toolError } from '../common/errors.js';
 import { resolveTaskPath } from './task-paths.js';
 
 const MAX_LINE_CHARS = 2_000;

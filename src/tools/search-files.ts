@@ -3,7 +3,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { z } from 'zod';
 import { registry } from '../registry/index.js';
-import { toolError } from '../registry/errors.js';
+import { toolError } from '../common/errors.js';
 import { globMatches, globToRegExp } from './glob.js';
 import { RegexMatcher, RegexTimeoutError } from './regex-matcher.js';
 import { resolveTaskPath } from './task-paths.js';

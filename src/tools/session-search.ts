@@ -1,5 +1,5 @@
 // The `session_search` tool's declaration: full-text search over past runs, handled by the agent loop (no dispatch handler). Workflow-safe schema.
-import { SessionSearchArgs } from './loop-schemas.js';
+import { SessionSearchArgs } from '../common/loop-schemas.js';
 import { registry } from '../registry/index.js';
 
 registry.register({

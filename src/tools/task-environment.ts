@@ -5,7 +5,7 @@ import { formatOutput } from '../environments/format-output.js';
 import type { Acquired } from '../environments/manager.js';
 import { secretValues } from '../environments/redact.js';
 import { EnvironmentError } from '../environments/types.js';
-import { TetherError } from '../registry/errors.js';
+import { TetherError } from '../common/errors.js';
 import type { ToolContext } from '../registry/types.js';
 
 /**

@@ -1,5 +1,5 @@
 // The `todo` tool's declaration: the agent's plan, kept in workflow state by the agent loop (no dispatch handler). Workflow-safe schema.
-import { TodoArgs } from './loop-schemas.js';
+import { TodoArgs } from '../common/loop-schemas.js';
 import { registry } from '../registry/index.js';
 
 registry.register({

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { currentConfig } from '../config/current.js';
 import { registry } from '../registry/index.js';
-import { toolError } from '../registry/errors.js';
+import { toolError } from '../common/errors.js';
 import { chooseProvider, search, SearchError } from '../web/search-providers.js';
 
 function searchAvailable(): boolean {

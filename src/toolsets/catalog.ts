@@ -1,5 +1,5 @@
 // The toolsets that are not base toolsets: composites, platform presets, legacy names, and ones added at run time. Workflow-safe.
-import type { SideEffects } from '../registry/types.js';
+import type { SideEffects } from '../common/tool-definition.js';
 
 export interface ToolsetDef {
   description: string;

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { recordingLogger } from '../../test/support/recording-logger.js';
 import { ToolRegistry } from '../registry/registry.js';
-import type { ToolDefinition } from '../registry/types.js';
+import type { ToolDefinition } from '../common/tool-definition.js';
 import {
   canonicalToolset,
   getToolDefinitions,

@@ -2,7 +2,7 @@
 import { lazyLogger, type Logger } from '../logging/logger.js';
 import { registry } from '../registry/index.js';
 import type { ToolRegistry } from '../registry/registry.js';
-import type { ToolDefinition } from '../registry/types.js';
+import type { ToolDefinition } from '../common/tool-definition.js';
 import { BUILTIN_TOOLSETS, LEGACY_TOOLSETS, type ToolsetDef } from './catalog.js';
 
 /** Toolsets added while running (MCP servers, plugins); same shape as the built-in catalog. */

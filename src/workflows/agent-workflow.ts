@@ -14,7 +14,7 @@ import {
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { AgentActivities } from './activity-contract.js';
+import type { AgentActivities } from '../common/activity-contract.js';
 import { ApprovalBook } from './approvals.js';
 import { compacted, planCompaction, summaryRequest } from './compaction.js';
 import { keepWithinBudget } from './conversation-budget.js';
@@ -22,8 +22,8 @@ import { LoopTools } from './loop-tools.js';
 import { initialMessages } from './prompt.js';
 import { runToolBatch } from './tool-batch.js';
 import { releaseEnvironment, type EnvironmentRoute } from './environment-route.js';
-import { transcriptEntries, type TranscriptEntry } from './transcript.js';
-import type { AgentInput, AgentResult, AgentState, ChatMessage, TokenUsage } from './types.js';
+import { transcriptEntries, type TranscriptEntry } from '../common/transcript.js';
+import type { AgentInput, AgentResult, AgentState, ChatMessage, TokenUsage } from '../common/types.js';
 
 export const stateQuery = defineQuery<AgentState>('state');
 /** A user instruction for a running agent, taken at its next turn (`tether say`). */

@@ -1,7 +1,7 @@
 // Approvals as workflow state: pending approvals bound to tool calls, decisions by signal or update (validated),
 // session scope, smart approval, timeouts as denials. Workflow-safe.
 import { condition, defineSignal, defineUpdate, log, proxyActivities, proxyLocalActivities, setHandler, uuid4 } from '@temporalio/workflow';
-import type { AgentActivities } from './activity-contract.js';
+import type { AgentActivities } from '../common/activity-contract.js';
 import {
   APPROVAL_CHOICES,
   type ApprovalDecision,
@@ -11,7 +11,7 @@ import {
   type DecidedApproval,
   type PendingApproval,
   type RejectedDecision,
-} from './approval-types.js';
+} from '../common/approval-types.js';
 
 export const approvalSignal = defineSignal<[ApprovalDecision]>('approval');
 export const decideApprovalUpdate = defineUpdate<{ approvalId: string; choice: string }, [ApprovalDecision]>('decideApproval');

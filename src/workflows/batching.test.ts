@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { chunk, normalisePath, planSegments, type PlannedCall } from './batching.js';
-import type { ToolMeta } from './types.js';
+import type { ToolMeta } from '../common/types.js';
 
 const read: ToolMeta = { emoji: '', parallelSafe: true, sideEffects: 'read-only', pathArg: 'path', timeoutSeconds: 60 };
 const write: ToolMeta = { emoji: '', parallelSafe: true, sideEffects: 'idempotent', pathArg: 'path', timeoutSeconds: 60 };

@@ -1,5 +1,5 @@
 // Splits one turn's tool calls into ordered segments that may run concurrently. Pure and workflow-safe.
-import type { ToolMeta } from './types.js';
+import type { ToolMeta } from '../common/types.js';
 
 export interface PlannedCall {
   /** Position in the model's list; results are put back in this order. */

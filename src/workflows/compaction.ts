@@ -1,6 +1,6 @@
 // Compaction: when the conversation grows past a threshold, older turns are replaced by a summary made through a
 // model call, and recent turns are kept as they are. Workflow-safe (the model call is an activity of the caller's).
-import type { CompactionSettings, ChatMessage } from './types.js';
+import type { CompactionSettings, ChatMessage } from '../common/types.js';
 import { conversationSize } from './conversation-budget.js';
 
 export const DEFAULT_COMPACTION_CHARS = 120_000;

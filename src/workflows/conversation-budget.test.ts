@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { keepWithinBudget } from './conversation-budget.js';
-import type { ChatMessage } from './types.js';
+import type { ChatMessage } from '../common/types.js';
 
 const big = (n: number, c = 'x') => c.repeat(n);
 

@@ -1,5 +1,5 @@
 // Keeps the conversation sent to the model (an activity input, so part of history) under a size budget. Pure and workflow-safe.
-import type { ChatMessage } from './types.js';
+import type { ChatMessage } from '../common/types.js';
 
 /** Characters of message content; the model call's input stays well under Temporal's 2 MB payload limit. */
 export const CONVERSATION_BUDGET_CHARS = 400_000;

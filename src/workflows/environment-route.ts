@@ -1,8 +1,8 @@
 // Sends a task's environment tool calls (terminal, process) to the worker that holds its environment, and falls
 // back to any worker, which makes the environment anew, when that worker is gone. Workflow-safe.
 import { ActivityFailure, CancellationScope, patched, proxyActivities, TimeoutFailure, type ActivityOptions } from '@temporalio/workflow';
-import type { AgentActivities, RunToolInput, RunToolOutput } from './activity-contract.js';
-import type { ToolMeta } from './types.js';
+import type { AgentActivities, RunToolInput, RunToolOutput } from '../common/activity-contract.js';
+import type { ToolMeta } from '../common/types.js';
 
 /** Where the task's environment lives; part of the state carried through continue-as-new. */
 export interface EnvironmentRoute {

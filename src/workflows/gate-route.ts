@@ -1,8 +1,8 @@
 // Sends a tool call's approval check (assessCall) to the worker that holds the task's environment, where scripts
 // the call runs are read and background processes are known; any worker when none holds it yet. Workflow-safe.
 import { ActivityFailure, proxyActivities, TimeoutFailure } from '@temporalio/workflow';
-import type { AgentActivities } from './activity-contract.js';
-import type { AssessCallInput, CallAssessment } from './approval-types.js';
+import type { AgentActivities } from '../common/activity-contract.js';
+import type { AssessCallInput, CallAssessment } from '../common/approval-types.js';
 import type { EnvironmentRoute } from './environment-route.js';
 
 const OPTIONS = { startToCloseTimeout: '2 minutes', retry: { initialInterval: '1 second', maximumAttempts: 3 }, summary: 'approval check' } as const;

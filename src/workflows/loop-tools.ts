@@ -12,9 +12,9 @@ import {
   uuid4,
   workflowInfo,
 } from '@temporalio/workflow';
-import { ClarifyArgs, DelegateArgs, MemoryArgs, parseLoopArgs, SessionSearchArgs, TodoArgs, type TodoItem } from '../tools/loop-schemas.js';
-import type { AgentActivities } from './activity-contract.js';
-import type { AgentInput, AgentResult, AgentState, ToolCallView } from './types.js';
+import { ClarifyArgs, DelegateArgs, MemoryArgs, parseLoopArgs, SessionSearchArgs, TodoArgs, type TodoItem } from '../common/loop-schemas.js';
+import type { AgentActivities } from '../common/activity-contract.js';
+import type { AgentInput, AgentResult, AgentState, ToolCallView } from '../common/types.js';
 
 export const answerSignal = defineSignal<[{ text: string; questionId?: string }]>('answer');
 

@@ -1,5 +1,5 @@
 // The conversation a run starts from: system prompt plus the task or the given messages. Pure and workflow-safe.
-import type { AgentInput, ChatMessage } from './types.js';
+import type { AgentInput, ChatMessage } from '../common/types.js';
 
 export function defaultSystemPrompt(cwd: string): string {
   return [

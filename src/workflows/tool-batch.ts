@@ -1,15 +1,15 @@
 // Runs one turn's tool calls as activities: ordered segments, bounded concurrency, results in the model's order. Workflow-safe.
 import { ActivityFailure, ApplicationFailure, isCancellation, patched, proxyActivities, TimeoutFailure, type ActivityOptions } from '@temporalio/workflow';
-import type { AgentActivities, RunToolInput, RunToolOutput } from './activity-contract.js';
-import { normalizePath } from '../approval/paths.js';
-import { argsDigest, type ApprovalMode } from './approval-types.js';
+import type { AgentActivities, RunToolInput, RunToolOutput } from '../common/activity-contract.js';
+import { normalizePath } from '../common/paths.js';
+import { argsDigest, type ApprovalMode } from '../common/approval-types.js';
 import type { ApprovalBook, GateRequest } from './approvals.js';
 import type { LoopTools } from './loop-tools.js';
 import { runRouted, type EnvironmentRoute } from './environment-route.js';
 import { assessRouted } from './gate-route.js';
 import { chunk, planSegments, type PlannedCall } from './batching.js';
 import { summariseArgs } from './summary.js';
-import type { AgentState, ChatMessage, ModelToolCall, ToolCallView, ToolMeta } from './types.js';
+import type { AgentState, ChatMessage, ModelToolCall, ToolCallView, ToolMeta } from '../common/types.js';
 
 export interface BatchContext {
   state: AgentState;

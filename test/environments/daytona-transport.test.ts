@@ -5,8 +5,8 @@ import { createServer } from 'node:net';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { daytonaBackend, daytonaCleanup, DaytonaTransport } from '../../src/environments/daytona-transport.js';
-import { daytonaSettings, daytonaUnavailable } from '../../src/environments/daytona-settings.js';
+import { daytonaBackend, daytonaCleanup, DaytonaTransport } from '../../src/environments/backends/daytona/transport.js';
+import { daytonaSettings, daytonaUnavailable } from '../../src/environments/backends/daytona/settings.js';
 import type { TransportProcess } from '../../src/environments/types.js';
 import { startFakeDaytona, type FakeDaytona } from '../support/fake-daytona-server.js';
 

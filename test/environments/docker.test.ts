@@ -1,6 +1,6 @@
 // The conformance suite on the Docker backend: a real dockerd (started by .ci/run) and a test image built locally.
 import Docker from 'dockerode';
-import { defaultSocketPath } from '../../src/environments/docker-settings.js';
+import { defaultSocketPath } from '../../src/environments/backends/docker/settings.js';
 import { dockerAvailable, ensureTestImage } from '../support/docker-fixture.js';
 import { describeConformance } from './conformance.js';
 

@@ -3,7 +3,7 @@
 import { mkdtempSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LocalTransport } from '../../src/environments/local-transport.js';
+import { LocalTransport } from '../../src/environments/backends/local/transport.js';
 import { registerEnvironmentProvider } from '../../src/environments/providers.js';
 import { describeConformance } from './conformance.js';
 

@@ -4,8 +4,8 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync,
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { singularityBackend, SingularityTransport, instanceName } from '../../src/environments/singularity-transport.js';
-import type { SingularitySettings } from '../../src/environments/singularity-settings.js';
+import { singularityBackend, SingularityTransport, instanceName } from '../../src/environments/backends/singularity/transport.js';
+import type { SingularitySettings } from '../../src/environments/backends/singularity/settings.js';
 import { EnvironmentError } from '../../src/environments/types.js';
 import type { TransportProcess } from '../../src/environments/types.js';
 import { describeConformance } from './conformance.js';

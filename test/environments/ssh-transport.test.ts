@@ -4,9 +4,9 @@ import { appendFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { sshSettingsSchema, type SshSettings } from '../../src/environments/ssh-settings.js';
-import { sshPoolSize } from '../../src/environments/ssh-pool.js';
-import { SshTransport } from '../../src/environments/ssh-transport.js';
+import { sshSettingsSchema, type SshSettings } from '../../src/environments/backends/ssh/settings.js';
+import { sshPoolSize } from '../../src/environments/backends/ssh/pool.js';
+import { SshTransport } from '../../src/environments/backends/ssh/transport.js';
 import { EnvironmentError, type SpawnOptions, type TransportProcess } from '../../src/environments/types.js';
 import { freePort } from '../../src/temporal/dev-server.js';
 import { sshdAvailable, startSshd, type SshdFixture } from '../support/sshd-fixture.js';

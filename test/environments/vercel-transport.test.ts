@@ -7,8 +7,8 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TransportProcess } from '../../src/environments/types.js';
-import { vercelBackend, vercelCleanup, VercelTransport } from '../../src/environments/vercel-transport.js';
-import { vercelSettings, vercelUnavailable } from '../../src/environments/vercel-settings.js';
+import { vercelBackend, vercelCleanup, VercelTransport } from '../../src/environments/backends/vercel/transport.js';
+import { vercelSettings, vercelUnavailable } from '../../src/environments/backends/vercel/settings.js';
 import { startFakeVercel, type FakeVercel } from '../support/fake-vercel-server.js';
 
 const ctx = { taskId: 'task-1', workerId: 'worker-test' };

@@ -5,7 +5,7 @@ import { bundleWorkflowCode, NativeConnection, type WorkflowBundle } from '@temp
 import { inject } from 'vitest';
 import { localModelSettings } from '../../src/models/local-model.js';
 import { createWorker, installRuntimeLogging, workflowsPath } from '../../src/worker.js';
-import type { AgentInput, AgentResult } from '../../src/workflows/types.js';
+import type { AgentInput, AgentResult } from '../../src/common/types.js';
 import { recordingLogger } from './recording-logger.js';
 import { parseConfig, type TetherConfig } from '../../src/config/config.js';
 

@@ -5,8 +5,8 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import Docker from 'dockerode';
 import type { BackendContext } from '../../src/environments/backend-types.js';
-import { defaultSocketPath, dockerSettings } from '../../src/environments/docker-settings.js';
-import { DockerTransport } from '../../src/environments/docker-transport.js';
+import { defaultSocketPath, dockerSettings } from '../../src/environments/backends/docker/settings.js';
+import { DockerTransport } from '../../src/environments/backends/docker/transport.js';
 import { recordingLogger } from './recording-logger.js';
 
 export const TEST_IMAGE = 'tether-test:latest';

@@ -1,7 +1,7 @@
 // Shapes that cross the workflow boundary: run input, model messages, tool metadata, state and result. Workflow-safe (types only).
-import type { SideEffects, ToolDefinition } from '../registry/types.js';
+import type { SideEffects, ToolDefinition } from './tool-definition.js';
 import type { ApprovalMode, DecidedApproval, PendingApproval, RejectedDecision } from './approval-types.js';
-import type { TodoItem } from '../tools/loop-schemas.js';
+import type { TodoItem } from './loop-schemas.js';
 
 export interface ModelToolCall {
   id: string;

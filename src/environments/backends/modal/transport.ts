@@ -1,14 +1,14 @@
 // The Modal backend: one Modal Sandbox per task through the official `modal` SDK; commands via sandbox.exec. Worker-only.
 import { ModalClient } from 'modal';
 import type { Logger as ModalLogger, Sandbox } from 'modal';
-import type { Logger } from '../logging/logger.js';
-import type { BackendContext, BackendDefinition } from './backend-types.js';
-import { modalError } from './modal-errors.js';
-import { modalProcess } from './modal-process.js';
-import { modalCredentialsMissing, modalSettings } from './modal-settings.js';
-import type { ModalSettings } from './modal-settings.js';
-import { EnvironmentError } from './types.js';
-import type { SpawnOptions, Transport, TransportCapabilities, TransportProcess } from './types.js';
+import type { Logger } from '../../../logging/logger.js';
+import type { BackendContext, BackendDefinition } from '../../backend-types.js';
+import { modalError } from './errors.js';
+import { modalProcess } from './process.js';
+import { modalCredentialsMissing, modalSettings } from './settings.js';
+import type { ModalSettings } from './settings.js';
+import { EnvironmentError } from '../../types.js';
+import type { SpawnOptions, Transport, TransportCapabilities, TransportProcess } from '../../types.js';
 
 const BACKEND = 'modal';
 /** What a sandbox's exec reports for a process killed with the sandbox (SIGKILL). */

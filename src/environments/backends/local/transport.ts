@@ -3,8 +3,8 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { constants } from 'node:os';
 import { z } from 'zod';
-import type { BackendDefinition } from './backend-types.js';
-import { EnvironmentError, type SpawnOptions, type Transport, type TransportProcess } from './types.js';
+import type { BackendDefinition } from '../../backend-types.js';
+import { EnvironmentError, type SpawnOptions, type Transport, type TransportProcess } from '../../types.js';
 
 /** After the script exits, how long to wait for pipes still held open by processes it left behind. */
 const DRAIN_MS = 300;

@@ -2,9 +2,9 @@
 import { appendFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Client, type ConnectConfig, type ServerHostKeyAlgorithm } from 'ssh2';
-import { EnvironmentError } from './types.js';
-import { checkHostKey, knownHostsLine, parseKnownHosts, preferredHostKeyAlgorithms, type KnownHostEntry } from './ssh-known-hosts.js';
-import { targetName, type SshTarget } from './ssh-settings.js';
+import { EnvironmentError } from '../../types.js';
+import { checkHostKey, knownHostsLine, parseKnownHosts, preferredHostKeyAlgorithms, type KnownHostEntry } from './known-hosts.js';
+import { targetName, type SshTarget } from './settings.js';
 
 /** ssh2's default host key algorithms (ed25519 first; Node 20 supports it). */
 const HOST_KEY_ALGORITHMS: ServerHostKeyAlgorithm[] = [

@@ -2,7 +2,7 @@
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { poolKey, sshSettingsSchema, sshTarget, sshUnavailable } from './ssh-settings.js';
+import { poolKey, sshSettingsSchema, sshTarget, sshUnavailable } from './settings.js';
 
 describe('terminal.ssh settings', () => {
   it('fills in defaults', () => {

@@ -1,7 +1,7 @@
 // Maps what the Modal SDK throws (its error classes, raw gRPC ClientErrors, socket errors) to EnvironmentError. Worker-only.
 import { ClientClosedError, ConflictError, InvalidError, NotFoundError, ResourceExhaustedError, TimeoutError } from 'modal';
-import { EnvironmentError } from './types.js';
-import type { EnvironmentErrorCode } from './types.js';
+import { EnvironmentError } from '../../types.js';
+import type { EnvironmentErrorCode } from '../../types.js';
 
 const BACKEND = 'modal';
 

@@ -1,13 +1,13 @@
 // The Docker backend: one long-lived container per task, commands run by `docker exec`, leftovers of dead workers removed. Worker-only.
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { hostLabels, leftByDeadWorker, tetherLabels } from './tether-labels.js';
+import { hostLabels, leftByDeadWorker, tetherLabels } from '../../tether-labels.js';
 import Docker from 'dockerode';
-import type { BackendContext, BackendDefinition } from './backend-types.js';
-import { dockerError, isNotFound } from './docker-errors.js';
-import { DockerProcess, type ExecTarget } from './docker-exec.js';
-import { dockerSettings, type DockerSettings } from './docker-settings.js';
-import { EnvironmentError, type SpawnOptions, type Transport, type TransportProcess } from './types.js';
+import type { BackendContext, BackendDefinition } from '../../backend-types.js';
+import { dockerError, isNotFound } from './errors.js';
+import { DockerProcess, type ExecTarget } from './exec.js';
+import { dockerSettings, type DockerSettings } from './settings.js';
+import { EnvironmentError, type SpawnOptions, type Transport, type TransportProcess } from '../../types.js';
 
 /** Keeps the container alive; TERM ends it at once instead of after Docker's stop timeout. */
 const KEEPALIVE = 'trap "exit 0" TERM; while :; do sleep 3600 & wait $!; done';

@@ -2,7 +2,7 @@
 import { spawn as spawnChild } from 'node:child_process';
 import { constants } from 'node:os';
 import * as pty from 'node-pty';
-import type { EnvironmentError, PtySize, TransportProcess } from './types.js';
+import type { EnvironmentError, PtySize, TransportProcess } from '../../types.js';
 
 export interface CliSpawn {
   binary: string;

@@ -1,12 +1,12 @@
 // The Vercel Sandbox backend: a sandbox per environment; each command a detached `sh -c` whose logs stream in as it
 // runs. Worker-only.
 import { Sandbox } from '@vercel/sandbox';
-import type { BackendContext, BackendDefinition } from './backend-types.js';
-import { RemoteProcess } from './remote-process.js';
-import { hostLabels, leftByDeadWorker, tetherLabels } from './tether-labels.js';
-import { vercelError } from './vercel-errors.js';
-import { VERCEL_DEFAULT_API_URL, vercelCredentials, vercelSettings, vercelUnavailable, type VercelCredentials, type VercelSettings } from './vercel-settings.js';
-import { EnvironmentError, type SpawnOptions, type Transport, type TransportProcess } from './types.js';
+import type { BackendContext, BackendDefinition } from '../../backend-types.js';
+import { RemoteProcess } from '../../remote-process.js';
+import { hostLabels, leftByDeadWorker, tetherLabels } from '../../tether-labels.js';
+import { vercelError } from './errors.js';
+import { VERCEL_DEFAULT_API_URL, vercelCredentials, vercelSettings, vercelUnavailable, type VercelCredentials, type VercelSettings } from './settings.js';
+import { EnvironmentError, type SpawnOptions, type Transport, type TransportProcess } from '../../types.js';
 
 const BACKEND = 'vercel_sandbox';
 const LIVE = new Set(['pending', 'running']);

@@ -1,5 +1,5 @@
 // Turns dockerode failures (socket errors, HTTP statuses) into EnvironmentErrors that name what failed. Worker-only.
-import { EnvironmentError } from './types.js';
+import { EnvironmentError } from '../../types.js';
 
 /** The fields dockerode puts on its errors: a socket error has `code`, an HTTP failure `statusCode` and `json`. */
 export interface DockerodeError extends Error {

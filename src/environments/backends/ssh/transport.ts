@@ -1,13 +1,13 @@
 // The SSH backend: runs `sh -c SCRIPT` on a remote host over a shared, reconnecting ssh2 connection. Worker-only.
 import type { ClientChannel } from 'ssh2';
-import type { BackendDefinition } from './backend-types.js';
-import type { Logger } from '../logging/logger.js';
-import { signalExitCode, sshCommand } from './ssh-command.js';
-import { shQuote } from './shell-scripts.js';
-import { releaseSshConnection, retainSshConnection, type SshConnection } from './ssh-pool.js';
-import { sshSettingsSchema, sshTarget, sshUnavailable, targetName, type SshSettings } from './ssh-settings.js';
-import type { SshLink } from './ssh-connect.js';
-import { EnvironmentError, type PtySize, type SpawnOptions, type Transport, type TransportProcess } from './types.js';
+import type { BackendDefinition } from '../../backend-types.js';
+import type { Logger } from '../../../logging/logger.js';
+import { signalExitCode, sshCommand } from './command.js';
+import { shQuote } from '../../shell-scripts.js';
+import { releaseSshConnection, retainSshConnection, type SshConnection } from './pool.js';
+import { sshSettingsSchema, sshTarget, sshUnavailable, targetName, type SshSettings } from './settings.js';
+import type { SshLink } from './connect.js';
+import { EnvironmentError, type PtySize, type SpawnOptions, type Transport, type TransportProcess } from '../../types.js';
 
 class SshProcess implements TransportProcess {
   readonly exited: Promise<number | null>;

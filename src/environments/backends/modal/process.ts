@@ -1,6 +1,6 @@
 // A TransportProcess over a Modal `sandbox.exec` (its stdin, stdout and stderr streams and wait()). Worker-only.
 import type { ContainerProcess } from 'modal';
-import type { EnvironmentError, TransportProcess } from './types.js';
+import type { EnvironmentError, TransportProcess } from '../../types.js';
 
 export interface ModalExecRequest {
   /** Starts the exec; the handle is returned before it resolves, so stdin written early is queued. */

@@ -1,8 +1,8 @@
 // One shared SSH connection per login (user, host, port, key) for the whole process, reference-counted, reconnecting after a drop. Worker-only.
 import type { ClientChannel, PseudoTtyOptions } from 'ssh2';
-import { connectOnce, type SshLink } from './ssh-connect.js';
-import { poolKey, targetName, type SshTarget } from './ssh-settings.js';
-import { EnvironmentError } from './types.js';
+import { connectOnce, type SshLink } from './connect.js';
+import { poolKey, targetName, type SshTarget } from './settings.js';
+import { EnvironmentError } from '../../types.js';
 
 /** Connection attempts after a drop or at start, and the waits between them (bounded: about 5 s in all). */
 const RETRY_DELAYS_MS = [500, 1_500, 3_000];

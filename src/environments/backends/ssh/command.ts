@@ -1,6 +1,6 @@
 // The command line an SSH channel runs for a script, and exit codes for signals. Worker-only.
 import { constants } from 'node:os';
-import { exportLines, shQuote } from './shell-scripts.js';
+import { exportLines, shQuote } from '../../shell-scripts.js';
 
 /** The command line sent over the channel: the settings' env exported, then the script, under `sh -c`. */
 export function sshCommand(script: string, env: Record<string, string>): string {

@@ -8,7 +8,7 @@ import {
   knownHostsLine,
   parseKnownHosts,
   preferredHostKeyAlgorithms,
-} from './ssh-known-hosts.js';
+} from './known-hosts.js';
 
 // Two throw-away ed25519 keys; the hashed line was produced by `ssh-keygen -H` for [127.0.0.1]:2222 and KEY_A.
 const KEY_A_B64 = 'AAAAC3NzaC1lZDI1NTE5AAAAINl9tIeFFZPhebZD9zT2T1N73sRDORinrKcHcuPyjECG';

@@ -1,9 +1,9 @@
 // Unit tests for the SSH connection retry policy (the connect function is a stub; real connections are tested against sshd in test/). Worker-only.
 import type { Client } from 'ssh2';
 import { describe, expect, it } from 'vitest';
-import type { SshLink } from './ssh-connect.js';
-import { connectWithRetry } from './ssh-pool.js';
-import { EnvironmentError } from './types.js';
+import type { SshLink } from './connect.js';
+import { connectWithRetry } from './pool.js';
+import { EnvironmentError } from '../../types.js';
 
 const link: SshLink = { client: {} as Client, lost: undefined, channels: 0, full: false };
 

@@ -2,8 +2,8 @@
 import type { Duplex } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type Docker from 'dockerode';
-import { dockerError, isConnectionError } from './docker-errors.js';
-import { EnvironmentError, type PtySize, type SpawnOptions, type TransportProcess } from './types.js';
+import { dockerError, isConnectionError } from './errors.js';
+import { EnvironmentError, type PtySize, type SpawnOptions, type TransportProcess } from '../../types.js';
 
 /** What a process needs from its transport. */
 export interface ExecTarget {

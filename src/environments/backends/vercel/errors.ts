@@ -1,5 +1,5 @@
 // Turns a Vercel Sandbox SDK failure into an EnvironmentError that names what failed. Worker-only.
-import { EnvironmentError } from './types.js';
+import { EnvironmentError } from '../../types.js';
 
 const BACKEND = 'vercel_sandbox';
 

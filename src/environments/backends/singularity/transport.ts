@@ -1,12 +1,12 @@
 // The Singularity/Apptainer backend: one `instance start`ed container per task, commands through `exec instance://`. Worker-only.
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { spawnCli } from './singularity-process.js';
-import { findOnPath, singularitySettings } from './singularity-settings.js';
-import type { SingularitySettings } from './singularity-settings.js';
-import type { BackendContext, BackendDefinition } from './backend-types.js';
-import { EnvironmentError } from './types.js';
-import type { SpawnOptions, Transport, TransportCapabilities, TransportProcess } from './types.js';
+import { spawnCli } from './process.js';
+import { findOnPath, singularitySettings } from './settings.js';
+import type { SingularitySettings } from './settings.js';
+import type { BackendContext, BackendDefinition } from '../../backend-types.js';
+import { EnvironmentError } from '../../types.js';
+import type { SpawnOptions, Transport, TransportCapabilities, TransportProcess } from '../../types.js';
 
 const BACKEND = 'singularity';
 /** What Apptainer and SingularityCE print when an instance name does not resolve. */

@@ -2,13 +2,13 @@
 // streamed over the SDK's log socket. Worker-only.
 import { randomUUID } from 'node:crypto';
 import { Daytona, type CreateSandboxFromImageParams, type CreateSandboxFromSnapshotParams, type Sandbox } from '@daytonaio/sdk';
-import type { BackendContext, BackendDefinition } from './backend-types.js';
-import { daytonaError, daytonaGone } from './daytona-errors.js';
-import { RemoteProcess } from './remote-process.js';
-import { daytonaApiKey, daytonaSettings, daytonaUnavailable, type DaytonaSettings } from './daytona-settings.js';
-import { hostLabels, leftByDeadWorker, tetherLabels } from './tether-labels.js';
-import { shQuote } from './shell-scripts.js';
-import { EnvironmentError, type SpawnOptions, type Transport, type TransportProcess } from './types.js';
+import type { BackendContext, BackendDefinition } from '../../backend-types.js';
+import { daytonaError, daytonaGone } from './errors.js';
+import { RemoteProcess } from '../../remote-process.js';
+import { daytonaApiKey, daytonaSettings, daytonaUnavailable, type DaytonaSettings } from './settings.js';
+import { hostLabels, leftByDeadWorker, tetherLabels } from '../../tether-labels.js';
+import { shQuote } from '../../shell-scripts.js';
+import { EnvironmentError, type SpawnOptions, type Transport, type TransportProcess } from '../../types.js';
 
 const BACKEND = 'daytona';
 /** How long to wait for the exit code to be recorded after the log stream closed. */

@@ -2,7 +2,7 @@
 import type { ApprovalFinding, AssessCallInput, CallAssessment, CommandAssessment, PendingApproval, SmartVerdict } from './approval-types.js';
 import type { TranscriptEntry } from './transcript.js';
 import type { ChatMessage, ModelReply, ToolCatalog } from './types.js';
-import type { ToolDefinition } from '../registry/types.js';
+import type { ToolDefinition } from './tool-definition.js';
 
 export interface ListToolsInput {
   enabledToolsets?: string[];

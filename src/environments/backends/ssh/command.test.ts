@@ -1,8 +1,8 @@
 // Unit tests for the SSH command line (checked by running it through this machine's sh) and signal exit codes. Worker-only.
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { signalExitCode, sshCommand } from './ssh-command.js';
-import { shQuote } from './shell-scripts.js';
+import { signalExitCode, sshCommand } from './command.js';
+import { shQuote } from '../../shell-scripts.js';
 
 /** What the remote login shell does with the command line: parse it, then run the inner `sh -c`. */
 function viaShell(commandLine: string): string {
