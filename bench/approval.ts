@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, existsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readScriptsIn } from '../src/activities/gate.js';
+import { readScriptsIn } from '../src/environments/read-scripts.js';
 import { judgeSubject } from '../src/approval/assess.js';
 import { detect } from '../src/approval/detect.js';
 import { parseConfig } from '../src/config/config.js';
