@@ -194,7 +194,7 @@ class Analysis implements CheckContext {
   /** What a program's call would run, judged as the command it amounts to. */
   private effect(e: ProgramEffect): void {
     if (e.kind === 'shell') this.script(e.text);
-    else if (e.kind === 'argv') this.argv(e.words.map(literal));
+    else if (e.kind === 'argv') this.argv(e.words.map((w) => (w === null ? { text: '$COMPUTED', dynamic: true, pattern: false, substitutions: [] } : literal(w))));
     else if (e.kind === 'code') this.code(e.text, e.language);
     else this.add('dynamic-command', e.detail);
   }

@@ -23,7 +23,8 @@ export interface ProgramCall {
 
 export type ProgramEffect =
   | { kind: 'shell'; text: string }
-  | { kind: 'argv'; words: string[] }
+  /** An argument vector; null stands for an argument computed at run time (the program name never is). */
+  | { kind: 'argv'; words: (string | null)[] }
   | { kind: 'code'; language: string; text: string }
   | { kind: 'computed'; detail: string };
 
@@ -35,6 +36,13 @@ function strings(v: Value | undefined): string[] | undefined {
   if (v?.kind !== 'list') return undefined;
   const out = v.items.map(str);
   return out.every((s): s is string => s !== undefined) ? out : undefined;
+}
+
+/** A list whose program name is known; other items may be computed (null). */
+function argvOf(v: Value | undefined): (string | null)[] | undefined {
+  if (v?.kind !== 'list' || v.items.some((i) => i.kind === 'unknown' && i.text.startsWith('*'))) return undefined;
+  const out = v.items.map((i) => str(i) ?? null);
+  return out.length > 0 && out[0] !== null ? out : undefined;
 }
 
 const truthy = (v: Value | undefined): boolean | undefined => (v === undefined ? false : v.kind === 'bool' ? v.v : v.kind === 'unknown' ? undefined : v.kind === 'str' ? v.v !== '' : v.kind === 'num' ? v.v !== 0 : true);
@@ -73,6 +81,8 @@ const subprocessLike =
     const words = strings(first);
     const shell = truthy(c.keywords[shellKey]);
     if (words) return shell ? [{ kind: 'shell', text: words.join(' ') }] : [{ kind: 'argv', words }];
+    const partly = shell === false ? argvOf(first) : undefined;
+    if (partly) return [{ kind: 'argv', words: partly }];
     const s = str(first);
     if (s === undefined || shell === undefined) return computed(c);
     return shell ? [{ kind: 'shell', text: s }] : [{ kind: 'argv', words: [s] }];
@@ -81,17 +91,18 @@ const subprocessLike =
 /** execFile(file, [args]) / spawn(cmd, [args], {shell}) / execa(cmd, [args]). */
 const fileAndArgs: Reader = (c) => {
   const file = str(c.args[0]);
-  const rest = c.args[1] === undefined || c.args[1].kind === 'obj' ? [] : strings(c.args[1]);
   const options = c.args.find((a) => a.kind === 'obj');
-  if (file === undefined || rest === undefined) return computed(c);
   const shell = options?.kind === 'obj' ? truthy(options.keys.shell) : false;
-  if (shell === undefined) return computed(c);
-  return shell ? [{ kind: 'shell', text: [file, ...rest].join(' ') }] : [{ kind: 'argv', words: [file, ...rest] }];
+  const listed = c.args[1] === undefined || c.args[1].kind === 'obj' ? [] : c.args[1].kind === 'list' ? c.args[1].items : undefined;
+  if (file === undefined || listed === undefined || shell === undefined) return computed(c);
+  const rest = listed.map((i) => str(i) ?? null);
+  if (shell) return rest.some((r) => r === null) ? computed(c) : [{ kind: 'shell', text: [file, ...rest].join(' ') }];
+  return listed.some((i) => i.kind === 'unknown' && i.text.startsWith('...')) ? computed(c) : [{ kind: 'argv', words: [file, ...rest] }];
 };
 
 /** A list of words as one argument (Bun.spawn([...]), pty.spawn([...]) or pty.spawn('prog')). */
 const argvList: Reader = (c) => {
-  const words = strings(c.args[0]) ?? (str(c.args[0]) !== undefined ? [str(c.args[0])!] : undefined);
+  const words = argvOf(c.args[0]) ?? (str(c.args[0]) !== undefined ? [str(c.args[0])!] : undefined);
   return words ? [{ kind: 'argv', words }] : computed(c);
 };
 

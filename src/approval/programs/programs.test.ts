@@ -45,6 +45,10 @@ const PYTHON: [string, 'hardline' | 'dangerous' | null, string?][] = [
   ['import os\nos.kill(os.getpid(), 0)', null],
   ["import subprocess, signal\np = subprocess.Popen(['sleep', '5'])\np.send_signal(signal.SIGTERM)\nos.kill(p.pid, 15)", null],
   ['import os\nprint(os.listdir("."))', null],
+  // a known program with computed arguments is judged with them unknown
+  ["import subprocess\nsubprocess.run(['git', 'log', f'-{n}'])", null],
+  ["import subprocess\nsubprocess.run(['rm', '-rf', target])", 'dangerous', 'recursive-delete'],
+  ["import subprocess\nsubprocess.run([prog, '-x'])", 'dangerous', 'dynamic-command'],
 ];
 
 const JAVASCRIPT: [string, 'hardline' | 'dangerous' | null, string?][] = [
@@ -68,6 +72,8 @@ const JAVASCRIPT: [string, 'hardline' | 'dangerous' | null, string?][] = [
   ["import fs from 'node:fs';\nfs.rmSync('dist', { recursive: true, force: true });", null],
   ["import fs from 'node:fs';\nfs.rmSync('/etc/passwd.bak');", null],
   ["import { spawn } from 'node:child_process';\nconst c = spawn('sleep', ['5']);\nprocess.kill(c.pid);", null],
+  ["import { spawn } from 'node:child_process';\nspawn('git', ['log', branch]);", null],
+  ["import { spawn } from 'node:child_process';\nspawn('git', [...args]);", 'dangerous', 'dynamic-command'],
 ];
 
 describe('execute_code programs', () => {
