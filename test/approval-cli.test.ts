@@ -67,7 +67,7 @@ describe('tether approval check', () => {
     expect(JSON.parse(script.stdout)).toMatchObject({ decision: 'refuse', findings: [{ rule: 'delete-home' }] });
     const bad = await runCli(['approval', 'check', '--language', 'ruby', 'x'], { cwd });
     expect(bad).toMatchObject({ code: 2, stderr: expect.stringContaining('--language must be python or javascript') });
-  });
+  }, 240_000); // five CLI start-ups: a limit for a busy machine, not a speed assertion
 
   it('judges one command, with exit code 3 when dangerous', async () => {
     const cwd = realpathSync(tmpdir());
