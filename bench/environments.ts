@@ -1,5 +1,6 @@
 // Benchmark (not a test): per-command overhead of a trivial command, and background-process start to first output,
-// on the local, Docker and SSH backends (Docker and SSH when they can run here). Run: npm run bench:environments
+// on the local backend with its bubblewrap sandbox and without (side by side: the sandbox's cost), Docker and SSH
+// (Docker and SSH when they can run here). Run: npm run bench:environments
 import { mkdtempSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -58,18 +59,24 @@ async function backgroundLatency(env: ShellEnvironment): Promise<ReturnType<type
   return summary(samples);
 }
 
-async function bench(name: string, terminal: Record<string, unknown>, hostCwd: string): Promise<void> {
+interface Figures {
+  bare: number;
+  command: number;
+}
+
+async function bench(name: string, terminal: Record<string, unknown>, hostCwd: string): Promise<Figures> {
   const manager = new EnvironmentManager({ terminal: parseConfig({ terminal }).terminal, workerId: 'bench', log: silent });
   try {
-    await manager.use(`bench-${name}`, { hostCwd }, async ({ env }) => {
+    return await manager.use(`bench-${name.replace(/\W/g, '')}`, { hostCwd }, async ({ env }) => {
       const bare = await transportOverhead(env);
       const cmd = await commandOverhead(env);
       const bg = await backgroundLatency(env);
       console.log(
-        `${name.padEnd(7)} trivial command (${cmd.n}): median ${fmt(cmd.median)} ms, p99 ${fmt(cmd.p99)} ms · ` +
+        `${name.padEnd(13)} trivial command (${cmd.n}): median ${fmt(cmd.median)} ms, p99 ${fmt(cmd.p99)} ms · ` +
           `bare transport sh -c true: median ${fmt(bare.median)} ms, p99 ${fmt(bare.p99)} ms · ` +
           `background start to first output (${bg.n}): median ${fmt(bg.median)} ms, p99 ${fmt(bg.p99)} ms`,
       );
+      return { bare: bare.median, command: cmd.median };
     });
   } finally {
     await manager.closeAll();
@@ -78,14 +85,20 @@ async function bench(name: string, terminal: Record<string, unknown>, hostCwd: s
 
 console.log(`terminal environments on ${machine()}, ${new Date().toISOString().slice(0, 10)}`);
 const cwd = realpathSync(mkdtempSync(join(tmpdir(), 'tether-bench-env-')));
-await bench('local', { backend: 'local' }, cwd);
+const sandboxed = await bench('local+sandbox', { backend: 'local', local: { sandbox: 'on' } }, cwd);
+const plain = await bench('local', { backend: 'local', local: { sandbox: 'off' } }, cwd);
+console.log(
+  `local sandbox cost (medians, with / without): trivial command ${fmt(sandboxed.command)} / ${fmt(plain.command)} ms = ` +
+    `+${fmt(sandboxed.command - plain.command)} ms (${(sandboxed.command / plain.command).toFixed(2)}x) · ` +
+    `bare sh -c true ${fmt(sandboxed.bare)} / ${fmt(plain.bare)} ms = +${fmt(sandboxed.bare - plain.bare)} ms (${(sandboxed.bare / plain.bare).toFixed(2)}x)`,
+);
 
 const noDocker = await dockerAvailable();
-if (noDocker) console.log(`docker  skipped: ${noDocker}`);
+if (noDocker) console.log(`docker        skipped: ${noDocker}`);
 else await bench('docker', { backend: 'docker', docker: { image: await ensureTestImage() } }, cwd);
 
 const noSsh = sshdAvailable();
-if (noSsh) console.log(`ssh     skipped: ${noSsh}`);
+if (noSsh) console.log(`ssh           skipped: ${noSsh}`);
 else {
   const sshd = await startSshd();
   try {

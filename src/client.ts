@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The `tether` command: composition of the subcommands only; each lives in src/cli. Worker-only.
 import { Command, CommanderError } from 'commander';
+import { addAcpCommand } from './cli/acp-command.js';
 import { addApprovalCommands } from './cli/approval-commands.js';
 import { addBatchCommand } from './cli/batch-command.js';
 import { addExecCommand } from './cli/exec-command.js';
@@ -36,6 +37,7 @@ addWorkerCommands(program);
 addServeCommand(program);
 addToolsCommands(program);
 addExecCommand(program);
+addAcpCommand(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -84,7 +84,8 @@ export async function createWorker(opts: WorkerOptions): Promise<{ worker: Worke
   await loadToolsOnce(config, log);
   // A wrong terminal setting stops the worker here, naming the setting; leftovers of crashed workers go first.
   setCurrentConfig(config);
-  await configureEnvironments(config.terminal, log);
+  const environments = await configureEnvironments(config.terminal, log);
+  for (const w of environments.warnings) process.stderr.write(`tether: warning: ${w}\n`);
   await cleanupLeftovers(config.terminal, WORKER_ID, log);
   const connection =
     opts.connection ??

@@ -72,7 +72,11 @@ it('a decision sent while no worker runs is applied when one starts', async () =
   await first.kill('SIGKILL');
 
   await handle.signal('approval', { approvalId: p.approvalId, choice: 'once', callId: p.callId, argsDigest: p.argsDigest });
-  await new Promise((r) => setTimeout(r, 1_000));
+  // The decision is in history (signal() returns once the server recorded it), and no workflow task has run since.
+  const events = (await handle.fetchHistory()).events ?? [];
+  const signalled = events.findIndex((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'approval');
+  expect(signalled).toBeGreaterThan(0);
+  expect(events.slice(signalled).filter((e) => e.workflowTaskCompletedEventAttributes || e.activityTaskScheduledEventAttributes)).toEqual([]);
   expect(lines(marker)).toEqual([]); // nothing runs without a worker
 
   await worker(env);

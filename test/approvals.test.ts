@@ -245,7 +245,7 @@ describe('the approval webhook', () => {
       await until('the webhook delivery', () => received.length >= 2, 20_000);
       const last = received.at(-1)!;
       expect(last.signature).toBe(signBody(secret, last.body));
-      expect(JSON.parse(last.body)).toEqual({ type: 'approval.pending', workflowId: handle.workflowId, approval: p });
+      expect(JSON.parse(last.body)).toEqual({ type: 'approval.pending', workflowId: handle.workflowId, approval: p, commandVisible: p!.command });
       await decide(handle, { approvalId: p!.approvalId, choice: 'once' });
       await handle.result();
     });

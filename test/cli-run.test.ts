@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { runCli } from './support/cli.js';
+import { runCli, until } from './support/cli.js';
 import { startScriptedModel, type ScriptedModel } from './support/scripted-model.js';
 import { startWorkerProcess, type WorkerProcess } from './support/worker-process.js';
 
@@ -74,13 +74,10 @@ describe('detached runs and a separate worker', () => {
     expect(attached.stdout).toBe('The command printed a greeting.\n');
     const status = JSON.parse((await tether(['status', id, '--json'])).stdout) as Record<string, unknown>;
     expect(status).toMatchObject({ workflowId: id, status: 'completed', turns: 2, toolCalls: 1 });
-    // Visibility (what list reads) is eventually consistent: give it a few tries.
-    let listed: string[] = [];
-    for (let i = 0; i < 20 && !listed.includes(id); i += 1) {
-      if (i > 0) await new Promise((r) => setTimeout(r, 250));
-      listed = (JSON.parse((await tether(['list', '--json'])).stdout) as { workflowId: string }[]).map((r) => r.workflowId);
-    }
-    expect(listed).toContain(id);
+    // Visibility (what list reads) is eventually consistent: wait for the run to show.
+    await until('the run in tether list', async () =>
+      (JSON.parse((await tether(['list', '--json'])).stdout) as { workflowId: string }[]).some((r) => r.workflowId === id),
+    );
   });
 
   it('cancels a running run and stops its command', async () => {
@@ -94,12 +91,10 @@ describe('detached runs and a separate worker', () => {
     const after = JSON.parse((await tether(['status', id, '--json'])).stdout) as Record<string, unknown>;
     expect(after.status).toBe('cancelled');
     // The cancellation reaches the activity with its next heartbeat, and the command's process group is killed.
-    let running = true;
-    for (let i = 0; i < 50 && running; i += 1) {
-      await new Promise((r) => setTimeout(r, 200));
-      running = (await new Promise<string>((res) => execFile('pgrep', ['-f', '^sleep 120$'], (_e, out) => res(out)))).trim() !== '';
-    }
-    expect(running).toBe(false);
+    await until('the cancelled command to be gone', async () =>
+      (await new Promise<string>((res) => execFile('pgrep', ['-f', '^sleep 120$'], (_e, out) => res(out)))).trim() === '',
+      20_000,
+    );
   });
 
   it('reports an unknown run id with a non-zero exit code', async () => {

@@ -21,7 +21,7 @@ describe('tether tools', () => {
       [
         'browser_back', 'browser_click', 'browser_close', 'browser_navigate', 'browser_screenshot', 'browser_scroll', 'browser_snapshot', 'browser_type',
         'clarify', 'delegate_task', 'execute_code', 'image_generate', 'memory', 'patch', 'process', 'read_file', 'search_files', 'session_search',
-        'terminal', 'todo', 'web_extract', 'web_search', 'write_file',
+        'terminal', 'todo', 'vision_analyze', 'web_extract', 'web_search', 'write_file',
       ],
     );
     // Tools whose keys are missing are listed, hidden, with the reason.

@@ -6,11 +6,13 @@ import { describe, expect, it } from 'vitest';
 import { historiesDir } from './support/history.js';
 import { workflowBundle } from './support/agent-harness.js';
 
-const files = readdirSync(historiesDir).filter((f) => f.endsWith('.json'));
+// Every file, old versions included: a recording is never replaced, and each one must keep replaying.
+const files = readdirSync(historiesDir);
 
 describe('replay of recorded histories', () => {
-  it('has histories to replay', () => {
+  it('has histories to replay, and nothing else in their folder', () => {
     expect(files.length).toBeGreaterThanOrEqual(2);
+    expect(files.filter((f) => !f.endsWith('.json'))).toEqual([]);
   });
 
   it.each(files)('%s replays without nondeterminism', async (file) => {

@@ -55,13 +55,19 @@ describe('tether schedule', () => {
     const created = await tether(['schedule', 'create', '--every', '2s', '--id', id, 'scheduled task']);
     expect(created.code).toBe(0);
     expect(created.stdout.trim()).toBe(id);
-    const describe = async () => JSON.parse((await tether(['schedule', 'describe', id, '--json'])).stdout) as { runs: number; paused: boolean; task: string; overlap: string };
+    const describe = async () =>
+      JSON.parse((await tether(['schedule', 'describe', id, '--json'])).stdout) as { runs: number; paused: boolean; task: string; overlap: string; nextRuns: string[] };
     await until('two scheduled runs', async () => (await describe()).runs >= 2);
     expect(await tether(['schedule', 'trigger', id])).toMatchObject({ code: 0 });
+    const planned = (await describe()).nextRuns;
+    expect(planned).toHaveLength(3);
     expect((await tether(['schedule', 'pause', id, '--note', 'test'])).code).toBe(0);
     const paused = await describe();
     expect(paused).toMatchObject({ paused: true, task: 'scheduled task', overlap: 'SKIP' });
-    await new Promise((r) => setTimeout(r, 5_000));
+    // The firings the server had planned go by (the last one leaves the scheduler an interval to act on the others);
+    // had the pause not held, at least one of them would have started a run.
+    const lastPlanned = Date.parse(planned[2]!);
+    await until('the planned firings to go by', () => Date.now() > lastPlanned, 30_000);
     expect((await describe()).runs).toBe(paused.runs);
     // Scheduled runs are ordinary runs: they finish and `tether list` shows them.
     await until('the scheduled runs to finish', async () => {

@@ -1,5 +1,5 @@
 // A worker killed with SIGKILL mid-run: a new worker completes the run; a world-changing call is not run twice.
-import { existsSync, mkdtempSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -11,6 +11,21 @@ import { startScriptedModel, type ScriptedModel } from './support/scripted-model
 import { workerEnv, workerProcessSuite } from './support/worker-process.js';
 
 const { client: temporal, workers } = workerProcessSuite();
+
+/** Pids of live (not zombie) processes whose working directory is `dir`. */
+function processesIn(dir: string): number[] {
+  return readdirSync('/proc')
+    .filter((p) => /^\d+$/.test(p))
+    .filter((p) => {
+      try {
+        const stat = readFileSync(`/proc/${p}/stat`, 'utf8');
+        return readlinkSync(`/proc/${p}/cwd`) === dir && stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+      } catch {
+        return false; // gone meanwhile, or not ours to read
+      }
+    })
+    .map(Number);
+}
 
 
 it('survives SIGKILL of the worker during a model call and during a terminal command', async () => {
@@ -45,8 +60,9 @@ it('survives SIGKILL of the worker during a model call and during a terminal com
   // The command was not run again, and the model was told it may have partly run.
   const toolMessage = model.requests[2]!.messages.find((m) => m.role === 'tool')!;
   expect(JSON.parse(toolMessage.content!)).toMatchObject({ interrupted: true, error: expect.stringMatching(/was interrupted: the worker running it was lost.*may have partly run/) });
-  // Its orphaned process group was killed with the dead worker: it never finished.
-  await new Promise((r) => setTimeout(r, 7_000));
+  // Its orphaned process group was killed with the dead worker: it never finished. A survivor would write
+  // "finished" before exiting, so wait for every process in the run's directory to be gone, then look.
+  await until('no process left in the run\'s directory', () => processesIn(cwd).length === 0, 30_000);
   expect(readFileSync(log, 'utf8')).toBe('started\n');
   await third.kill('SIGTERM');
   await model.close();

@@ -10,6 +10,7 @@ import type { Logger } from '../logging/logger.js';
 import type { ApprovalFinding, CommandAssessment, PendingApproval, SmartVerdict } from '../common/approval-types.js';
 import { withHeartbeat } from './heartbeat.js';
 import type { CompleteFn } from './model.js';
+import { visibleJson, visibleText } from '../approval/visible-text.js';
 
 export interface ApprovalActivityDeps {
   config: TetherConfig;
@@ -49,7 +50,8 @@ export function createApprovalActivities(deps: ApprovalActivityDeps) {
     const url = config.approvals.webhook_url;
     if (!url) return;
     const info = Context.current().info;
-    const body = JSON.stringify({ type: 'approval.pending', workflowId: info.workflowExecution?.workflowId, approval: input.approval });
+    // commandVisible is what a chat message should show; visibleJson writes bidi and invisible characters as escapes.
+    const body = visibleJson({ type: 'approval.pending', workflowId: info.workflowExecution?.workflowId, approval: input.approval, commandVisible: visibleText(input.approval.command) });
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (config.approvals.secret) headers[SIGNATURE_HEADER] = signBody(config.approvals.secret, body);
     let res: Response;

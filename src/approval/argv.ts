@@ -212,6 +212,8 @@ export function peel(words: Word[]): Peeled {
     }
     rest = rest.slice(i);
     if (rest.length === 0 && shellOption) return { argv: null, shell: true };
+    // `env` alone prints the environment (a command of its own, e.g. upstream of `| curl -d @-`).
+    if (rest.length === 0 && name === 'env') return { argv: { name: 'env', written: 'env', args: [], viaXargs } };
   }
   if (rest.length === 0) return { argv: null };
   const first = rest[0]!;

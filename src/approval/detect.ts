@@ -3,14 +3,14 @@
 // and reports findings with their tier. Pure once the parser is loaded (no I/O per command).
 import { peel } from './argv.js';
 import { analyseCode } from './checks/code.js';
-import { dataChecks } from './checks/data.js';
 import { execChecks, pipelineShellOverNetwork, DOWNLOADERS, runsCode } from './checks/exec.js';
 import { commandWords, firstCommand, named, pipelineChain, pipelineLeaves, printedText, redirectsOf, stdinTextOf } from './syntax.js';
 import { resolveDir, type Where } from './paths.js';
-import { checkWrite, fileChecks } from './checks/files.js';
-import { infraChecks } from './checks/infra.js';
-import { initScriptCheck, systemCheckFor, systemChecks } from './checks/system.js';
-import { stdinText, type Check, type CheckContext, type Io, type Upstream } from './checks/types.js';
+import { checkWrite } from './checks/files.js';
+import { checkLookup } from './checks/dispatch.js';
+import { checkAssignment } from './checks/identity.js';
+import { initScriptCheck } from './checks/system.js';
+import { stdinText, type CheckContext, type Io, type Upstream } from './checks/types.js';
 import { decodedText } from './decode.js';
 import { crontabCommands, indirectCode, makefileCommands } from './indirect.js';
 import { scriptKey, shebangLanguage, type ScriptFile } from './scripts.js';
@@ -61,10 +61,7 @@ function containsDownload(node: SyntaxNode): boolean {
 
 const EXEC = execChecks(containsDownload);
 
-function checkFor(name: string): Check | undefined {
-  for (const table of [fileChecks, systemChecks, dataChecks, infraChecks]) if (Object.hasOwn(table, name)) return table[name];
-  return systemCheckFor(name) ?? EXEC(name);
-}
+const checkFor = checkLookup(EXEC);
 
 class Analysis implements CheckContext {
   readonly findings = new Map<string, Finding>();
@@ -247,11 +244,12 @@ class Analysis implements CheckContext {
 
   /** `X=literal` outside a command is remembered; `X=$(mktemp ...)` is a temporary path. */
   private assignment(node: SyntaxNode): void {
-    if (node.parent?.type === 'command') return;
     const name = node.childForFieldName('name')?.text;
     const value = node.childForFieldName('value');
     if (!name) return;
     const w = value ? wordOf(value, this.vars) : { text: '', dynamic: false, pattern: false, substitutions: [] };
+    checkAssignment(name, w, this);
+    if (node.parent?.type === 'command') return;
     if (!w.dynamic) this.vars.set(name, w.text);
     else if (/^\$\(\s*mktemp\b/.test(value?.text ?? '')) this.vars.set(name, '/tmp/mktemp.tmp');
     else this.vars.delete(name);
@@ -313,7 +311,8 @@ class Analysis implements CheckContext {
       this.where.cwd = argv.args[0] ? resolveDir(argv.args[0], this.where) : '/~home';
       return;
     }
-    if (argv.args.some((a) => a.text === '--help' || a.text === '--version')) return;
+    // `--help` anywhere, `--version` last (`cargo yank --version 0.4.1 crate` gives it a value).
+    if (argv.args.some((a) => a.text === '--help') || argv.args.at(-1)?.text === '--version') return;
     const name = argv.name === 'busybox' ? null : argv.name;
     indirectCode(argv, assignments, io, this);
     // ./x.sh, bin/deploy: a program run by its path is read and judged (installed programs are not).

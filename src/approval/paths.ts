@@ -66,6 +66,8 @@ function classifyAbsolute(p: string, project: string | undefined): PathClass {
 }
 
 export function classifyPath(word: Word, where: Where = {}): PathClass {
+  // $TMPDIR is a temporary directory like /tmp.
+  if (word.dynamic && /^\$(\{TMPDIR\}|TMPDIR)\/[^$`]*[^/$`]/.test(word.text) && word.substitutions.length === 0) return 'temp';
   let text = word.text;
   if (word.dynamic) {
     // Only the part before the first expansion is known; a command substitution could produce anything.

@@ -7,6 +7,7 @@ import { judgeSubject, type ReadScripts } from '../approval/assess.js';
 import type { Verdict } from '../approval/detect.js';
 import { MAX_SCRIPT_BYTES, type ScriptFile } from '../approval/scripts.js';
 import { CliError } from './errors.js';
+import { visibleText } from '../approval/visible-text.js';
 
 export interface CheckOptions {
   json?: boolean;
@@ -66,7 +67,7 @@ function printHuman(v: Verdict): void {
     return;
   }
   const head = v.tier === 'hardline' ? 'HARDLINE: never run, whatever the approval mode' : v.findings.every((f) => NOT_UNDERSTOOD.has(f.rule)) ? 'ASKS: not understood, so a person decides' : 'DANGEROUS: asks for approval';
-  process.stdout.write(`${head}\n${v.findings.map((f) => `  [${f.rule}] ${f.description}`).join('\n')}\n`);
+  process.stdout.write(`${head}\n${v.findings.map((f) => `  [${f.rule}] ${visibleText(f.description, { newlines: 'escape' })}`).join('\n')}\n`);
 }
 
 /** Reads JSON-encoded command strings, one per line, and writes one verdict per line in the same order. */

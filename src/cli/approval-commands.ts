@@ -3,6 +3,7 @@
 import { Option, type Command } from 'commander';
 import type { Client } from '@temporalio/client';
 import { RULES } from '../approval/rules.js';
+import { hasHiddenCharacters, visibleJson, visibleText } from '../approval/visible-text.js';
 import { queryRunState } from '../temporal/run-handle.js';
 import type { ApprovalChoice, PendingApproval } from '../common/approval-types.js';
 import { runApprovalCheck, type CheckOptions } from './approval-check.js';
@@ -24,9 +25,16 @@ export async function listPendingApprovals(client: Client): Promise<{ approvals:
   return { approvals, unanswered };
 }
 
+/**
+ * An approval as a person reads it: the command exactly, with control, bidi and invisible characters shown as escapes
+ * (they could otherwise repaint the line), continuation lines marked so they cannot pass for findings.
+ */
 export function formatApproval(a: PendingApproval, workflowId?: string): string {
   const head = `${workflowId ? `${workflowId} ` : ''}${a.approvalId} · ${a.tool} · asked ${a.askedAt} · denied at ${a.expiresAt} unless decided`;
-  return [head, `  $ ${a.command}`, ...a.findings.map((f) => `  [${f.rule}] ${f.description}`)].join('\n');
+  const [first = '', ...more] = visibleText(a.command).split('\n');
+  const command = [`  $ ${first}`, ...more.map((l) => `  > ${l}`)];
+  if (hasHiddenCharacters(a.command)) command.push('  (the command holds control or invisible characters, shown above as \\x.. and \\u.... escapes)');
+  return [head, ...command, ...a.findings.map((f) => `  [${f.rule}] ${visibleText(f.description, { newlines: 'escape' })}`)].join('\n');
 }
 
 function report(workflowId: string, approvalId: string, choice: ApprovalChoice, out: DecideOutcome): void {
@@ -66,7 +74,7 @@ export function addApprovalCommands(program: Command): void {
     .option('--json', 'print JSON')
     .action(async (opts: { json?: boolean }) => {
       const { approvals, unanswered } = await withTemporal((client) => listPendingApprovals(client));
-      if (opts.json) process.stdout.write(`${JSON.stringify(approvals, null, 2)}\n`);
+      if (opts.json) process.stdout.write(`${visibleJson(approvals, 2)}\n`);
       else if (approvals.length === 0) process.stdout.write('no pending approvals\n');
       else process.stdout.write(`${approvals.map((a) => formatApproval(a, a.workflowId)).join('\n\n')}\n`);
       if (unanswered.length > 0) process.stderr.write(`no worker answered for: ${unanswered.join(', ')} (their approvals are not listed)\n`);

@@ -3,7 +3,8 @@ import type { Client, WorkflowHandle } from '@temporalio/client';
 import { queryRunState, runFailure } from '../temporal/run-handle.js';
 import type { AgentResult, AgentState } from '../common/types.js';
 import type { ApprovalDecision, PendingApproval } from '../common/approval-types.js';
-import type { ApprovalPrompter } from './approval-prompt.js';
+import type { PromptAnswer } from './approval-prompt.js';
+import { visibleText } from '../approval/visible-text.js';
 
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 const POLL_MS = 400;
@@ -14,6 +15,15 @@ export interface FollowOutcome {
   error?: string;
   /** Following stopped (Ctrl-C) while the run goes on. */
   detached?: boolean;
+  /** `until` held: the run goes on (a conversation waiting for its next message). */
+  reached?: boolean;
+}
+
+/** Who is asked about a pending approval: this terminal (ApprovalPrompter), or an editor over ACP. */
+export interface ApprovalAsker {
+  /** Null: no answer (input ended, or the asker gave up); the approval stays pending for `tether approve`. */
+  ask(approval: PendingApproval): Promise<PromptAnswer | null>;
+  readonly exhausted: boolean;
 }
 
 /** Where progress goes: stderr, so that stdout carries only the answer (or JSON). */
@@ -47,9 +57,13 @@ const queryState = (client: Client, handle: WorkflowHandle): Promise<AgentState 
 export interface FollowOptions {
   progress: boolean;
   signal?: AbortSignal;
-  /** Ask on this terminal about pending approvals; `decide` sends the answer. */
-  prompter?: ApprovalPrompter;
+  /** Ask about pending approvals; `decide` sends the answer. */
+  prompter?: ApprovalAsker;
   decide?: (decision: ApprovalDecision) => Promise<string>;
+  /** Called with every state read, before approvals are asked about (an editor turns it into updates). */
+  onState?: (state: AgentState) => Promise<void> | void;
+  /** Stop following once this holds for a state read; the run goes on. */
+  until?: (state: AgentState) => boolean;
 }
 
 export async function follow(client: Client, workflowId: string, opts: FollowOptions): Promise<FollowOutcome> {
@@ -72,7 +86,7 @@ export async function follow(client: Client, workflowId: string, opts: FollowOpt
   const printNew = (state: AgentState | undefined): void => {
     for (const call of state?.recentToolCalls ?? []) {
       if (call.index <= printed) continue;
-      progress.line(`  ${call.emoji} ${call.name}  ${call.summary}`);
+      progress.line(`  ${call.emoji} ${call.name}  ${visibleText(call.summary, { newlines: 'escape' })}`);
       printed = call.index;
     }
   };
@@ -86,7 +100,9 @@ export async function follow(client: Client, workflowId: string, opts: FollowOpt
       progress.clear();
       // The run may end (or the approval time out) while the person thinks: stop asking then.
       const answer = await Promise.race([prompter.ask(p), done.then(() => null)]);
-      if (answer) process.stderr.write(`  ${await decide({ approvalId: p.approvalId, callId: p.callId, argsDigest: p.argsDigest, by: 'prompt', ...answer })}\n`);
+      if (!answer) continue;
+      const said = await decide({ approvalId: p.approvalId, callId: p.callId, argsDigest: p.argsDigest, by: 'prompt', ...answer });
+      process.stderr.write(`  ${said}\n`);
     }
   };
   while (!settled) {
@@ -96,6 +112,11 @@ export async function follow(client: Client, workflowId: string, opts: FollowOpt
     }
     const state = await queryState(client, handle);
     printNew(state);
+    if (state) await opts.onState?.(state);
+    if (state && opts.until?.(state)) {
+      progress.clear();
+      return { status: 'running', reached: true };
+    }
     await askAbout(state?.pendingApprovals ?? []);
     if (state) {
       const running = state.currentToolCalls.length;
@@ -113,7 +134,11 @@ export async function follow(client: Client, workflowId: string, opts: FollowOpt
     await Promise.race([done, interrupted, new Promise((r) => setTimeout(r, POLL_MS))]);
   }
   // Calls made after the last poll.
-  if (opts.progress) printNew(await queryState(client, handle));
+  if (opts.progress || opts.onState) {
+    const last = await queryState(client, handle);
+    printNew(last);
+    if (last) await opts.onState?.(last);
+  }
   progress.clear();
   return settled;
 }

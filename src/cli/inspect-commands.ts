@@ -7,6 +7,7 @@ import { CliError, positiveIntOption } from './errors.js';
 import { follow } from './follow.js';
 import { promptOptions } from './approval-follow.js';
 import { formatApproval } from './approval-commands.js';
+import { visibleJson, visibleText } from '../approval/visible-text.js';
 import { printOutcome } from './run-command.js';
 import { withTemporal } from './temporal-client.js';
 
@@ -31,7 +32,7 @@ function printStatus(s: Record<string, unknown>): void {
   const lines = [`${s.workflowId}: ${String(s.status ?? s.temporalStatus)}`];
   if (s.turn !== undefined || s.turns !== undefined) lines.push(`  turns: ${String(s.turn ?? s.turns)}  tool calls: ${String(s.toolCallCount ?? s.toolCalls)}`);
   const current = s.currentToolCalls as AgentState['currentToolCalls'] | undefined;
-  for (const c of current ?? []) lines.push(`  ${c.status === 'awaiting_approval' ? 'waiting for approval' : 'running'}: ${c.emoji} ${c.name}  ${c.summary}`);
+  for (const c of current ?? []) lines.push(`  ${c.status === 'awaiting_approval' ? 'waiting for approval' : 'running'}: ${c.emoji} ${c.name}  ${visibleText(c.summary, { newlines: 'escape' })}`);
   for (const a of (s.pendingApprovals as AgentState['pendingApprovals'] | undefined) ?? []) lines.push(formatApproval(a).replace(/^/gm, '  '));
   const todo = (s.todo as AgentState['todo'] | undefined) ?? [];
   if (todo.length > 0) lines.push('  plan:', ...todo.map((t) => `    [${{ pending: ' ', in_progress: '~', completed: 'x', cancelled: '-' }[t.status]}] ${t.content}`));
@@ -53,7 +54,7 @@ export function addInspectCommands(program: Command): void {
     .option('--json', 'print JSON')
     .action(async (workflowId: string, opts: { json?: boolean }) => {
       const s = await withTemporal((client) => runStatus(client, workflowId));
-      if (opts.json) process.stdout.write(`${JSON.stringify(s, null, 2)}\n`);
+      if (opts.json) process.stdout.write(`${visibleJson(s, 2)}\n`);
       else printStatus(s);
     });
 

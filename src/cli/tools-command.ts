@@ -7,7 +7,7 @@ import type { Extensions } from '../plugins/extensions.js';
 import { loadToolsOnce } from '../worker.js';
 import { registry } from '../registry/index.js';
 import type { Availability } from '../registry/types.js';
-import { listToolsets, selectToolNames, validateToolsets } from '../toolsets/resolve.js';
+import { listToolsets, selectToolNames, toolsetNotices, validateToolsets } from '../toolsets/resolve.js';
 import { CliError, listOption } from './errors.js';
 
 /** Built-in tools, plugins and MCP servers, as a worker of this configuration would have them. */
@@ -23,6 +23,7 @@ export async function loadTools(config = loadConfig()): Promise<Extensions> {
 export function checkToolsets(names: string[] | undefined, option: string): void {
   const problem = validateToolsets(names ?? []);
   if (problem) throw new CliError(`${option}: ${problem}`);
+  for (const notice of toolsetNotices(names ?? [])) process.stderr.write(`tether: ${option}: ${notice}\n`);
 }
 
 export function addToolsCommands(program: Command): void {

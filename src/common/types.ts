@@ -63,6 +63,10 @@ export interface CarriedState {
   compactions: number;
   /** Where the task's terminal environment lives (absent in runs continued before environments were routed). */
   environment?: { queue?: string; had?: boolean };
+  /** Answers given so far in a conversation run (absent before conversations existed). */
+  answers?: number;
+  /** The turn at which the conversation's current message was taken. */
+  messageTurn?: number;
 }
 
 export interface AgentInput {
@@ -84,6 +88,11 @@ export interface AgentInput {
   /** Overrides terminal.backend of the worker's config.yaml for this run's terminal (`tether run --backend`). */
   backend?: string;
   compaction?: CompactionSettings;
+  /**
+   * A conversation (an editor session over ACP): after an answer the run stays open and waits for the next `message`
+   * signal instead of completing; max-turns then counts per message. It ends when cancelled.
+   */
+  conversation?: boolean;
   /** Set by delegate_task on a sub-agent. */
   parent?: { workflowId: string; depth: number };
   /** Set on continue-as-new. */
@@ -135,6 +144,15 @@ export interface ToolCallView {
   emoji: string;
   summary: string;
   status: 'running' | 'awaiting_approval' | 'ok' | 'error';
+  /** The call's arguments and result, capped, for followers that show them (an editor over ACP). */
+  args?: string;
+  output?: string;
+}
+
+/** Text the model wrote in one turn (with or without tool calls), for followers: one reply per turn at most. */
+export interface ReplyView {
+  turn: number;
+  text: string;
 }
 
 export type RunStatus = 'running' | 'completed' | 'limit_reached' | 'failed' | 'cancelled';
@@ -155,6 +173,11 @@ export interface AgentState {
   approvals: { decided: DecidedApproval[]; rejected: RejectedDecision[]; sessionRules: string[] };
   /** The agent's plan (the todo tool). */
   todo: TodoItem[];
+  /** The model's last few texts (absent in states of older workers). */
+  recentReplies?: ReplyView[];
+  /** Answers given in a conversation run; `idle` while it waits for the next message. */
+  answers?: number;
+  idle?: boolean;
   /** A clarify question waiting for `tether answer`. */
   question?: PendingQuestion;
   /** Sub-agents started by delegate_task. */

@@ -5,11 +5,8 @@ import { parse } from 'yaml';
 import { z } from 'zod';
 import { TetherError } from '../common/errors.js';
 import { tetherHome } from './home.js';
+import { translateHermes } from './hermes-keys.js';
 
-/**
- * Known sections are checked strictly (a misspelt key is an error); unknown top-level sections are kept
- * for features that read their own section.
- */
 /** One MCP server: `command` (stdio) or `url` (streamable HTTP, or SSE for older servers). */
 export const McpServerSchema = z
   .strictObject({
@@ -132,7 +129,8 @@ const ImageGenSchema = z
   })
   .prefault({});
 
-const ConfigSchema = z.looseObject({
+/** Every section is checked strictly: a misspelt or unknown key is named, never silently ignored. */
+const ConfigSchema = z.strictObject({
   terminal: TerminalSchema,
   web: WebSchema,
   browser: BrowserSchema,
@@ -170,9 +168,24 @@ export function loadConfig(path = configPath()): TetherConfig {
   return parseConfig(raw, path);
 }
 
-/** Checks a configuration object; `source` names it in errors. `parseConfig({})` gives the defaults. */
-export function parseConfig(raw: unknown, source = 'config'): TetherConfig {
-  const parsed = ConfigSchema.safeParse(raw);
+const noticed = new Set<string>();
+
+/** A Hermes key read as tether's: said once per process, on standard error (never standard output). */
+function noticeOnce(line: string): void {
+  if (noticed.has(line)) return;
+  noticed.add(line);
+  process.stderr.write(`tether: ${line}\n`);
+}
+
+/**
+ * Checks a configuration object; `source` names it in errors. `parseConfig({})` gives the defaults. Hermes's keys
+ * are mapped first (each with a notice) or refused naming the tether setting.
+ */
+export function parseConfig(raw: unknown, source = 'config', notice: (line: string) => void = noticeOnce): TetherConfig {
+  const hermes = translateHermes(raw);
+  if (hermes.refused.length > 0) throw new TetherError('Config.Invalid', `${source}: ${hermes.refused.join('; ')}`, false);
+  for (const n of hermes.notices) notice(`${source}: ${n}`);
+  const parsed = ConfigSchema.safeParse(hermes.value);
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(top level)'}: ${i.message}`);
     throw new TetherError('Config.Invalid', `${source}: ${issues.join('; ')}`, false);

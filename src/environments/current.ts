@@ -17,8 +17,10 @@ export const WORKER_ID = `${hostname()}-${process.pid}-${randomBytes(3).toString
  */
 export async function configureEnvironments(terminal: TerminalConfig, log: Logger = lazyLogger): Promise<EnvironmentManager> {
   const { definition, settings } = await resolveBackend(terminal);
+  const warnings = definition.preflight?.(settings) ?? [];
+  for (const w of warnings) log.warn({ backend: definition.name }, w);
   const old = current;
-  current = new EnvironmentManager({ terminal, workerId: WORKER_ID, log, unavailable: definition.unavailable?.(settings) });
+  current = new EnvironmentManager({ terminal, workerId: WORKER_ID, log, unavailable: definition.unavailable?.(settings), warnings });
   await old?.closeAll();
   return current;
 }

@@ -32,7 +32,7 @@ export class EnvironmentManager {
   private readonly reaper: NodeJS.Timeout;
 
   constructor(
-    private readonly opts: { terminal: TerminalConfig; workerId: string; log: Logger; unavailable?: string },
+    private readonly opts: { terminal: TerminalConfig; workerId: string; log: Logger; unavailable?: string; warnings?: string[] },
   ) {
     const every = Math.min(30_000, Math.max(1_000, (opts.terminal.lifetime_seconds * 1000) / 4));
     this.reaper = setInterval(() => void this.reap(), every);
@@ -46,6 +46,11 @@ export class EnvironmentManager {
   /** Why the configured backend cannot be used here (missing credentials or binary); the terminal tools hide then. */
   get unavailable(): string | undefined {
     return this.opts.unavailable;
+  }
+
+  /** What the worker should warn about at start (the local sandbox turned off, or not possible here). */
+  get warnings(): string[] {
+    return this.opts.warnings ?? [];
   }
 
   get workerId(): string {
@@ -91,7 +96,8 @@ export class EnvironmentManager {
     const made = (async (): Promise<Acquired> => {
       const { definition, settings } = await resolveBackend(this.opts.terminal, backend);
       const transport = definition.create(settings, { taskId, hostCwd: o.hostCwd, workerId: this.opts.workerId, log: this.opts.log });
-      const env = new ShellEnvironment(transport, { env: this.opts.terminal.env, guardPid: backend === 'local' ? process.pid : undefined });
+      const guarded = backend === 'local' && !transport.diesWithWorker;
+      const env = new ShellEnvironment(transport, { env: this.opts.terminal.env, guardPid: guarded ? process.pid : undefined });
       try {
         await env.start();
       } catch (err) {

@@ -67,7 +67,7 @@ export class ProcessTable {
     const e: Entry = { id, command, pty: opts.pty !== undefined, startedAt: new Date(), log: new OutputLog(), exitCode: null, running: true, polled: 0 };
     if (this.streams) {
       const script = this.env.scriptFor(id, { command, cwd: opts.cwd, env: opts.env, timeoutSeconds: 0, pty: opts.pty, saveState: false });
-      const proc = this.env.transport.spawn(script, { pty: opts.pty });
+      const proc = this.env.transport.spawn(script, { pty: opts.pty, tag: id });
       proc.onData((c) => e.log.append(c));
       e.proc = proc;
       e.exited = proc.exited.then(

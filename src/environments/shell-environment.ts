@@ -116,7 +116,7 @@ export class ShellEnvironment {
     const out = new HeadTailBuffer();
     // Without a PTY the command reads end of input after `stdin`; a terminal has no end of input, so it is typed.
     const open = req.pty !== undefined || req.keepStdinOpen === true;
-    const proc = this.transport.spawn(this.scriptFor(id, { ...req, saveState: true }), open ? { pty: req.pty } : { stdin: req.stdin ?? '' });
+    const proc = this.transport.spawn(this.scriptFor(id, { ...req, saveState: true }), open ? { pty: req.pty, tag: id } : { stdin: req.stdin ?? '', tag: id });
     if (open && req.stdin) proc.write(req.stdin);
     proc.onData((chunk) => {
       out.push(chunk);
@@ -160,9 +160,9 @@ export class ShellEnvironment {
   }
 
   /** Runs a short helper script to completion and returns its exit code and output. */
-  async exec(script: string, stdin = ''): Promise<{ exitCode: number | null; output: Buffer }> {
+  async exec(script: string, stdin = '', opts: { joins?: string } = {}): Promise<{ exitCode: number | null; output: Buffer }> {
     const chunks: Buffer[] = [];
-    const proc = this.transport.spawn(script, { stdin });
+    const proc = this.transport.spawn(script, { stdin, ...opts });
     proc.onData((c) => chunks.push(c));
     const exitCode = await proc.exited;
     return { exitCode, output: Buffer.concat(chunks) };
@@ -171,7 +171,8 @@ export class ShellEnvironment {
   /** Kills a running command (or background process) by its id: its whole process group. */
   async kill(id: string): Promise<'killed' | 'gone'> {
     try {
-      const r = await this.exec(killScript(this.stateDir, id));
+      // In a sandbox per command, the kill script must run in that command's PID namespace to see its processes.
+      const r = await this.exec(killScript(this.stateDir, id), '', { joins: id });
       return r.output.toString().includes('killed') ? 'killed' : 'gone';
     } catch {
       return 'gone';

@@ -9,6 +9,14 @@ export interface PtySize {
 export interface SpawnOptions {
   /** Allocate a pseudo-terminal of this size; stdout and stderr then arrive as one terminal stream. */
   pty?: PtySize;
+  /** Names this process, so that a later spawn can join it (`joins`) while it runs. */
+  tag?: string;
+  /**
+   * Runs inside the same sandbox as the running process tagged so (tether's kill script must see the command's
+   * processes). Transports without per-command sandboxes ignore it; when that process has ended, `exited` rejects
+   * with Environment.Gone.
+   */
+  joins?: string;
 }
 
 /** One process started by a transport: a POSIX `sh -c SCRIPT` on the far side. */
@@ -60,6 +68,16 @@ export interface Transport {
   alive(): Promise<boolean>;
   /** Removes what start() made. Safe to call twice and after a failure. */
   close(): Promise<void>;
+  /**
+   * True when every process of a command dies with the worker by the transport's own means (a sandbox with
+   * --die-with-parent); the watchdog then does not watch the worker's pid, which it may not even see.
+   */
+  readonly diesWithWorker?: boolean;
+  /**
+   * When the environment's own enforcement (a sandbox) refused part of a failed command, as its output shows: one
+   * line saying what refused and how a person can allow it. The command's own error stays in its output.
+   */
+  refusalNote?(output: string): string | undefined;
 }
 
 export type EnvironmentErrorCode =

@@ -1,8 +1,11 @@
-import { mkdtempSync, readFileSync, realpathSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parseConfig } from '../config/config.js';
+import { closeEnvironments, configureEnvironments } from '../environments/current.js';
 import { registry } from '../registry/index.js';
+import { until } from '../../test/support/cli.js';
 import './terminal.js';
 
 const cwd = realpathSync(mkdtempSync(join(tmpdir(), 'tether-terminal-')));
@@ -23,6 +26,23 @@ function alive(pid: number): boolean {
   }
 }
 
+/**
+ * Live processes (as this machine sees them) whose arguments include `arg`. A pid printed by the command would be
+ * one of its sandbox's PID namespace, not of this machine, so children are found by a unique argument instead.
+ */
+function running(arg: string): number[] {
+  return readdirSync('/proc')
+    .filter((n) => /^\d+$/.test(n))
+    .filter((n) => {
+      try {
+        return readFileSync(`/proc/${n}/cmdline`, 'utf8').split('\0').includes(arg) && alive(Number(n));
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
 describe('terminal (local)', () => {
   it('returns output and exit code, in the task working directory', async () => {
     expect(await run({ command: 'pwd; echo err >&2; exit 3' })).toEqual({ exit_code: 3, output: `${cwd}\nerr\n` });
@@ -36,19 +56,23 @@ describe('terminal (local)', () => {
   });
 
   it('kills the whole process tree on timeout', async () => {
-    const r = await run({ command: 'sleep 30 & echo $!; wait', timeout: 1 });
-    expect(r.error).toMatch(/timed out after 1s/);
-    const child = Number(r.output.trim().split("\n")[0]);
-    expect(child).toBeGreaterThan(0);
-    await new Promise((res) => setTimeout(res, 300));
-    expect(alive(child)).toBe(false);
+    const marker = `30.${process.pid}1`;
+    const call = run({ command: `sleep ${marker} & wait`, timeout: 1 });
+    await until('the command to start its child', () => running(marker).length === 1, 10_000);
+    expect((await call).error).toMatch(/timed out after 1s/);
+    // Waits for the child to go (it would live 30 s if the kill missed it), so no fixed pause decides the outcome.
+    await until(`the timed-out command's child to be gone`, () => running(marker).length === 0, 10_000);
   });
 
   it('kills the command when the call is cancelled', async () => {
     const ctl = new AbortController();
-    setTimeout(() => ctl.abort(), 200);
-    const r = await run({ command: 'sleep 30' }, ctl.signal);
-    expect(r.error).toMatch(/cancelled/);
+    const marker = `30.${process.pid}2`;
+    const call = run({ command: `sleep ${marker} & wait` }, ctl.signal);
+    // Cancel once the command is running (its child is there), not after a guessed pause.
+    await until('the command to start its child', () => running(marker).length === 1, 10_000);
+    ctl.abort();
+    expect((await call).error).toMatch(/cancelled/);
+    await until(`the cancelled command's child to be gone`, () => running(marker).length === 0, 10_000);
   });
 
   it('caps long output, keeping head and tail', async () => {
@@ -66,9 +90,16 @@ describe('terminal (local)', () => {
   });
 
   it('does not wait for a background process that keeps the output pipe open', async () => {
-    const started = Date.now();
-    const r = await run({ command: 'sleep 5 & echo started' });
-    expect(r.output).toBe('started\n');
-    expect(Date.now() - started).toBeLessThan(4_000);
+    // In the sandbox (the default on Linux) such a process ends with its command; without it, it outlives the call.
+    await configureEnvironments(parseConfig({ terminal: { local: { sandbox: 'off' } } }).terminal);
+    const marker = `30.${process.pid}3`;
+    const r = await run({ command: `sleep ${marker} & echo started` });
+    expect(r).toMatchObject({ exit_code: 0, output: 'started\n' });
+    // The call returned while the background process, which holds the output pipe, still runs.
+    const [background, ...more] = running(marker);
+    expect(more).toEqual([]);
+    expect(alive(background!)).toBe(true);
+    process.kill(background!, 'SIGKILL');
+    await closeEnvironments();
   });
 });

@@ -65,6 +65,8 @@ registry.register({
       const result: Record<string, unknown> = { exit_code: r.exitCode, output: modelOutput(r.output) };
       if (r.timedOut) result.error = `Command timed out after ${seconds}s and was killed`;
       if (r.cancelled) result.error = 'Command was cancelled and killed';
+      const refused = r.exitCode !== 0 ? env.transport.refusalNote?.(r.output) : undefined;
+      if (refused) result.sandbox = refused;
       return result;
     });
   },

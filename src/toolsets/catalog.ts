@@ -42,6 +42,13 @@ export const BUILTIN_TOOLSETS: Readonly<Record<string, ToolsetDef>> = {
     description: 'Unattended batch and scheduled runs: no tool that waits for a person',
     includes: without('clarify'),
   },
+  // Hermes's hermes-acp: coding in an editor. Without clarify (the editor asks through permission requests) and
+  // without the `mcp` composite: a session gets config.yaml's servers and its own editor's, never another's.
+  'tether-acp': {
+    kind: 'preset',
+    description: 'Editors over ACP (tether acp): coding tools, without clarify or image generation',
+    includes: ['terminal', 'file', 'web', 'browser', 'code_execution', 'vision', 'todo', 'memory', 'session_search', 'delegation'],
+  },
   'tether-coding': {
     kind: 'preset',
     description: 'A curated coding set without interactive tools',

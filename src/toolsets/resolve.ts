@@ -4,6 +4,7 @@ import { registry } from '../registry/index.js';
 import type { ToolRegistry } from '../registry/registry.js';
 import type { ToolDefinition } from '../common/tool-definition.js';
 import { BUILTIN_TOOLSETS, LEGACY_TOOLSETS, type ToolsetDef } from './catalog.js';
+import { HERMES_TOOLSETS } from './hermes-names.js';
 
 /** Toolsets added while running (MCP servers, plugins); same shape as the built-in catalog. */
 const dynamicToolsets = new Map<string, ToolsetDef>();
@@ -31,16 +32,37 @@ export function canonicalToolset(name: string): string {
   return name;
 }
 
-export function isKnownToolset(name: string, reg: ToolRegistry = registry): boolean {
-  const n = canonicalToolset(name);
-  return n === 'all' || definitionOf(n) !== undefined || reg.toolsets().has(n);
+/** The tether toolsets a Hermes name stands for; undefined when it is not one, or one tether refuses. */
+function hermesTargets(name: string, reg: ToolRegistry): readonly string[] | undefined {
+  // A toolset of tether's own (an MCP server named `search`, say) wins over Hermes's meaning of the name.
+  if (definitionOf(name) !== undefined || reg.toolsets().has(name) || !Object.hasOwn(HERMES_TOOLSETS, name)) return undefined;
+  return HERMES_TOOLSETS[name]!.use;
 }
 
-/** An error message naming the unknown toolsets among `names`, or undefined when all are known. */
+export function isKnownToolset(name: string, reg: ToolRegistry = registry): boolean {
+  const n = canonicalToolset(name);
+  return n === 'all' || definitionOf(n) !== undefined || reg.toolsets().has(n) || hermesTargets(n, reg) !== undefined;
+}
+
+/** An error message naming the unknown toolsets among `names` (and what to use for Hermes's), or undefined when all are known. */
 export function validateToolsets(names: readonly string[], reg: ToolRegistry = registry): string | undefined {
   const unknown = names.filter((n) => !isKnownToolset(n, reg));
   if (unknown.length === 0) return undefined;
-  return `unknown toolset ${unknown.map((n) => `'${n}'`).join(', ')} (see 'tether toolsets')`;
+  const hermes = unknown.filter((n) => Object.hasOwn(HERMES_TOOLSETS, n)).map((n) => `'${n}' is a Hermes toolset: ${HERMES_TOOLSETS[n]!.why ?? 'tether has none like it'}`);
+  const rest = unknown.filter((n) => !Object.hasOwn(HERMES_TOOLSETS, n));
+  return [...hermes, ...(rest.length > 0 ? [`unknown toolset ${rest.map((n) => `'${n}'`).join(', ')} (see 'tether toolsets')`] : [])].join('; ');
+}
+
+/** One line for each old or Hermes name among `names`, saying which tether toolsets it is read as. */
+export function toolsetNotices(names: readonly string[], reg: ToolRegistry = registry): string[] {
+  const notices: string[] = [];
+  for (const n of names) {
+    if (Object.hasOwn(LEGACY_TOOLSETS, n)) notices.push(`toolset '${n}' is an old name: read as '${LEGACY_TOOLSETS[n]!}'`);
+    const targets = hermesTargets(n, reg);
+    const why = Object.hasOwn(HERMES_TOOLSETS, n) ? HERMES_TOOLSETS[n]!.why : undefined;
+    if (targets) notices.push(`toolset '${n}' is Hermes's name: read as ${targets.map((t) => `'${t}'`).join(', ')}${why ? ` (${why})` : ''}`);
+  }
+  return notices;
 }
 
 /** Every toolset name a user may give: base, composite, preset, dynamic (legacy names are accepted too). */
@@ -69,6 +91,11 @@ export function resolveToolset(name: string, reg: ToolRegistry = registry): Set<
     visited.add(n);
     if (n === 'all') {
       for (const t of reg.all()) out.add(t.name);
+      return;
+    }
+    const hermes = hermesTargets(n, reg);
+    if (hermes) {
+      for (const target of hermes) visit(target);
       return;
     }
     for (const t of base.get(n) ?? []) out.add(t);

@@ -24,12 +24,14 @@ import { runToolBatch } from './tool-batch.js';
 import { releaseEnvironment, type EnvironmentRoute } from './environment-route.js';
 import { transcriptEntries, type TranscriptEntry } from '../common/transcript.js';
 import type { AgentInput, AgentResult, AgentState, ChatMessage, TokenUsage } from '../common/types.js';
+import { capText } from './summary.js';
 
 export const stateQuery = defineQuery<AgentState>('state');
 /** A user instruction for a running agent, taken at its next turn (`tether say`). */
 export const messageSignal = defineSignal<[{ text: string }]>('message');
 
 const MAX_MESSAGE_CHARS = 20_000;
+const RECENT_REPLIES = 20;
 
 const setup = proxyActivities<AgentActivities>({
   startToCloseTimeout: '1 minute',
@@ -83,7 +85,11 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
     children: [],
     continuedRuns: carry?.continuedRuns ?? 0,
     compactions: carry?.compactions ?? 0,
+    recentReplies: [],
+    ...(input.conversation ? { answers: carry?.answers ?? 0, idle: false } : {}),
   };
+  /** Conversations count max-turns per message; other runs from their start. */
+  let messageTurn = carry?.messageTurn ?? 0;
   const approvals = new ApprovalBook({ sessionRules: carry?.sessionRules });
   const loop = new LoopTools(state, input);
   const pendingMessages = [...(carry?.pendingMessages ?? [])];
@@ -113,6 +119,17 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
     state.stopReason = stopReason;
     return { status, answer, turns: state.turn, toolCalls: state.toolCallCount, usage: state.usage, stopReason };
   };
+  /** A conversation answered: it waits, durably and for as long as it takes, for the next message. */
+  const waitForMessage = async (answer: string, stopReason?: string): Promise<void> => {
+    state.answer = answer;
+    state.stopReason = stopReason;
+    state.answers = (state.answers ?? 0) + 1;
+    state.idle = true;
+    await condition(() => pendingMessages.length > 0);
+    state.idle = false;
+    state.stopReason = undefined;
+    messageTurn = state.turn;
+  };
   const historyIsLong = (): boolean => {
     const info = workflowInfo();
     return info.continueAsNewSuggested || info.historyLength >= (limits.continueAsNewAfterEvents ?? 5_000) || info.historySize >= (limits.continueAsNewAfterBytes ?? 8_000_000);
@@ -138,11 +155,13 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
         await recordPending();
         // Signals and updates being handled finish first, so nothing is lost across the transition.
         await condition(allHandlersFinished);
-        const carried = { turn: state.turn, toolCallCount: state.toolCallCount, usage: state.usage, todo: state.todo, sessionRules: approvals.state.sessionRules, transcriptSeq, pendingMessages, continuedRuns: state.continuedRuns + 1, compactions: state.compactions, environment: { queue: environment.queue, had: environment.had } };
+        const carried = { turn: state.turn, toolCallCount: state.toolCallCount, usage: state.usage, todo: state.todo, sessionRules: approvals.state.sessionRules, transcriptSeq, pendingMessages, continuedRuns: state.continuedRuns + 1, compactions: state.compactions, environment: { queue: environment.queue, had: environment.had }, ...(input.conversation ? { answers: state.answers, messageTurn } : {}) };
         return await continueAsNew<typeof agentWorkflow>({ ...input, messages, carry: carried });
       }
-      if (state.turn >= maxTurns) {
-        return await ended(finish('limit_reached', `Stopped after ${maxTurns} turns (the max-turns limit) before the model gave a final answer.`, 'max_turns'));
+      if (state.turn - messageTurn >= maxTurns) {
+        const note = `Stopped after ${maxTurns} turns (the max-turns limit) before the model gave a final answer.`;
+        if (!input.conversation) return await ended(finish('limit_reached', note, 'max_turns'));
+        await waitForMessage(note, 'max_turns');
       }
       state.turn += 1;
       if (pendingMessages.length > 0) messages.push(...pendingMessages.splice(0).map((text): ChatMessage => ({ role: 'user', content: text })));
@@ -162,10 +181,15 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
       state.usage = addUsage(state.usage, reply.usage);
       messages.push(reply.message);
       recorded = messages.length;
+      if (reply.message.content) {
+        state.recentReplies = [...(state.recentReplies ?? []), { turn: state.turn, text: capText(reply.message.content) }].slice(-RECENT_REPLIES);
+      }
       const calls = reply.message.tool_calls ?? [];
       if (calls.length === 0) {
         if (pendingMessages.length > 0) continue; // an instruction arrived during the last model call
-        return await ended(finish('completed', reply.message.content ?? ''));
+        if (!input.conversation) return await ended(finish('completed', reply.message.content ?? ''));
+        await waitForMessage(reply.message.content ?? '');
+        continue;
       }
       const results = await runToolBatch(calls, state.turn, {
         state,

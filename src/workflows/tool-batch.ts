@@ -8,7 +8,7 @@ import type { LoopTools } from './loop-tools.js';
 import { runRouted, type EnvironmentRoute } from './environment-route.js';
 import { assessRouted } from './gate-route.js';
 import { chunk, planSegments, type PlannedCall } from './batching.js';
-import { summariseArgs } from './summary.js';
+import { capText, summariseArgs } from './summary.js';
 import type { AgentState, ChatMessage, ModelToolCall, ToolCallView, ToolMeta } from '../common/types.js';
 
 export interface BatchContext {
@@ -192,6 +192,7 @@ export async function runToolBatch(calls: ModelToolCall[], turn: number, ctx: Ba
       emoji: meta?.emoji ?? '❔',
       summary: summariseArgs(c.function.arguments),
       status: 'running',
+      args: capText(c.function.arguments),
     };
   });
   state.toolCallCount += calls.length;
@@ -215,6 +216,7 @@ export async function runToolBatch(calls: ModelToolCall[], turn: number, ctx: Ba
           const result = await runOne(call, views[call.position]!, ctx);
           results[call.position] = result;
           views[call.position]!.status = isError(result) ? 'error' : 'ok';
+          views[call.position]!.output = capText(result);
         }),
       );
     }

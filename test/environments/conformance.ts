@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/config.js';
 import { configureEnvironments, environmentManager } from '../../src/environments/current.js';
 import { registry } from '../../src/registry/index.js';
+import { until } from '../support/cli.js';
 import '../../src/tools/terminal.js';
 import '../../src/tools/process.js';
 
@@ -86,12 +87,15 @@ export function describeConformance(name: string, setup: () => Promise<Conforman
 
     test('kills a command at its timeout, with exit code 124, the output so far, and its children', async () => {
       const t = task();
-      const r = await sh(t, { command: 'echo before; (sleep 3; touch late-marker) & sleep 30; echo after', timeout: 1 });
+      const r = await sh(t, { command: "echo before; sh -c 'echo $$ > late-pid; sleep 3; touch late-marker' & sleep 30; echo after", timeout: 1 });
       expect(r.exit_code).toBe(124);
       expect(r.error).toMatch(/timed out after 1s/);
       expect(r.output).toMatch(/^before\n/);
       expect(r.output).not.toMatch(/after/);
-      await new Promise((res) => setTimeout(res, 3_500));
+      // A child the kill missed would touch the marker before it exits: wait for it to be gone (a zombie counts), then look.
+      expect((await sh(t, { command: 'test -s late-pid && echo has-pid' })).output).toBe('has-pid\n');
+      const childState = `p=$(cat late-pid); if kill -0 "$p" 2>/dev/null && ! grep -q '^State:.*Z' "/proc/$p/status" 2>/dev/null; then echo alive; else echo gone; fi`;
+      await until('the timed-out command\'s child to be gone', async () => (await sh(t, { command: childState })).output === 'gone\n', 30_000);
       expect((await sh(t, { command: 'test -e late-marker && echo present || echo absent' })).output).toBe('absent\n');
     });
 

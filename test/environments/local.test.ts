@@ -1,10 +1,15 @@
-// The conformance suite on the local backend.
+// The conformance suite on the local backend: inside the bubblewrap sandbox (the default on Linux), and with it off.
 import { mkdtempSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describeConformance } from './conformance.js';
 
-describeConformance('local', async () => ({
-  terminal: { backend: 'local' },
+describeConformance('local (bubblewrap sandbox)', async () => ({
+  terminal: { backend: 'local', local: { sandbox: { enabled: true } } },
   hostCwd: realpathSync(mkdtempSync(join(tmpdir(), 'tether-conf-local-'))),
+}));
+
+describeConformance('local (sandbox off)', async () => ({
+  terminal: { backend: 'local', local: { sandbox: 'off' } },
+  hostCwd: realpathSync(mkdtempSync(join(tmpdir(), 'tether-conf-local-off-'))),
 }));

@@ -1,5 +1,6 @@
-// Reads activity start and end times from a workflow's history, to check what overlapped.
-import { writeFileSync } from 'node:fs';
+// Records workflow histories for the replay test (never over an old one) and reads activity times from a history.
+import { readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Client } from '@temporalio/client';
 import { execFileSync } from 'node:child_process';
@@ -7,14 +8,37 @@ import { findTemporalBinary } from '../../src/temporal/temporal-bin.js';
 
 export const historiesDir = fileURLToPath(new URL('../histories/', import.meta.url));
 
-/** With RECORD_HISTORIES=1, saves the run's history for the replay test (commit the file to guard determinism). */
+/**
+ * The file name a new recording of `name` gets in `dir`: `name.json` the first time, then `name-v2.json`, `name-v3.json`, ...
+ * (one past the highest version there), so an old history is never replaced and keeps replaying.
+ */
+export function nextHistoryFile(dir: string, name: string): string {
+  // A plain kebab-case name (not itself ending in a version) keeps `name-vN.json` unambiguous.
+  if (!/^[a-z0-9]+(?:-[a-z0-9]+)*$/.test(name) || /-v\d+$/.test(name)) throw new Error(`history name ${JSON.stringify(name)}: use kebab-case without a -vN ending`);
+  const versionOf = new RegExp(`^${name}(?:-v(\\d+))?\\.json$`);
+  let highest = 0;
+  for (const file of readdirSync(dir)) {
+    const m = versionOf.exec(file);
+    if (m) highest = Math.max(highest, m[1] === undefined ? 1 : Number(m[1]));
+  }
+  return highest === 0 ? `${name}.json` : `${name}-v${highest + 1}.json`;
+}
+
+/** Writes `json` as a new version of history `name` in `dir` and returns the file name; the `wx` flag refuses to replace a file. */
+export function writeNewHistory(dir: string, name: string, json: string): string {
+  const file = nextHistoryFile(dir, name);
+  writeFileSync(join(dir, file), json, { flag: 'wx' });
+  return file;
+}
+
+/** With RECORD_HISTORIES=1, saves the run's history as a new file for the replay test (commit it to guard determinism). */
 export function recordHistory(address: string, workflowId: string, name: string): void {
   if (process.env.RECORD_HISTORIES !== '1') return;
   // The temporal CLI writes the canonical proto3 JSON that Worker.runReplayHistory reads.
   const json = execFileSync(findTemporalBinary(), ['workflow', 'show', '--address', address, '--workflow-id', workflowId, '--output', 'json'], {
     encoding: 'utf8',
   });
-  writeFileSync(`${historiesDir}${name}.json`, json);
+  writeNewHistory(historiesDir, name, json);
 }
 
 export interface Window {

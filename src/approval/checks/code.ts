@@ -2,6 +2,7 @@
 // commands they run, recursive deletes, fork bombs, reverse shells, downloaded code they execute. Pure.
 import { classifyPath } from '../paths.js';
 import { literal } from '../words.js';
+import { isCredentialPath } from './exfil.js';
 import type { CheckContext } from './types.js';
 
 /** Calls that hand a string to a shell. */
@@ -26,7 +27,127 @@ function unescape(s: string): string {
   return s.replace(/\\(["'`\\])/g, '$1').replace(/\\n/g, '\n');
 }
 
-export function analyseCode(code: string, language: string, ctx: CheckContext): void {
+const STR = String.raw`(["'])((?:\\.|(?!\1)[^\\\n])*)\1`;
+/** Two string literals joined by +, ., .. or nothing (awk, python): one literal. */
+const CONCAT = new RegExp(String.raw`(["'])((?:\\.|(?!\1)[^\\\n])*)\1\s*(?:\+|\.\.|\.)?\s*(["'])((?:\\.|(?!\3)[^\\\n])*)\3`, 'g');
+/** SEP.join([literals]), [literals].join(SEP), join(SEP, literals), implode(SEP, [literals]), %w[...].join(SEP). */
+const JOINS: [RegExp, (m: RegExpExecArray) => [string, string[]] | undefined][] = [
+  [/(["'])([^"'\n]*)\1\.join\(\s*\[([^\]]*)\]\s*\)/g, (m) => [m[2]!, literals(m[3]!)].every((x) => x !== undefined) ? [m[2]!, literals(m[3]!)!] : undefined],
+  [/\[([^\]]*)\]\.join\(\s*(["'])([^"'\n]*)\2\s*\)/g, (m) => (literals(m[1]!) ? [m[3]!, literals(m[1]!)!] : undefined)],
+  [/%w\[([^\]]*)\]\.join\(\s*(["'])([^"'\n]*)\2\s*\)/g, (m) => [m[3]!, m[1]!.trim().split(/\s+/)]],
+  [/\b(?:join|implode)\(\s*(["'])([^"'\n]*)\1\s*,\s*\[?([^\])]*)\]?\s*\)/g, (m) => (literals(m[3]!) ? [m[2]!, literals(m[3]!)!] : undefined)],
+];
+
+/** The contents of a comma-separated list of string literals; undefined when anything else is in it. */
+function literals(list: string): string[] | undefined {
+  const items = list.split(',').map((x) => x.trim()).filter((x) => x !== '');
+  const out: string[] = [];
+  for (const item of items) {
+    const m = /^(["'])(.*)\1$/s.exec(item);
+    if (!m) return undefined;
+    out.push(m[2]!);
+  }
+  return out;
+}
+
+/** Joins pieces of string literals the way the interpreter would, so that a command built from pieces can be read. */
+export function collapse(code: string): string {
+  let out = code;
+  for (const [re, join] of JOINS) {
+    out = out.replace(re, (...args: unknown[]) => {
+      const m = args.slice(0, -2) as unknown as RegExpExecArray;
+      const parts = join(m);
+      return parts ? JSON.stringify(parts[1].join(parts[0])) : m[0]!;
+    });
+  }
+  for (let i = 0; i < 32; i += 1) {
+    const next = out.replace(CONCAT, (_all, q: string, a: string, _q2: string, b: string) => `${q}${a}${b}${q}`);
+    if (next === out) break;
+    out = next;
+  }
+  return out;
+}
+
+/** Calls that run a shell command or a program, per language. */
+const SHELL_FN: Record<string, RegExp> = {
+  python: /(?:(?<![\w.])os\.(?:system|popen|exec\w*|spawn\w*)|\)\.(?:system|popen)|(?<![\w.])subprocess\.\w+|pty\.spawn)\s*\(/g,
+  /** subprocess imported under another name (`import subprocess as s; s.call(...)`, `from subprocess import run`). */
+  'python-subprocess': /(?:\w+\.|(?<![\w.]))(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput)\s*\(/g,
+  javascript: /(?:\.|\b)(?:exec|execSync|spawn|spawnSync|execFile|execFileSync)\s*\(|\$`/g,
+  perl: /(?<![\w$>"'])(?:system|exec|qx)\b(?=\s|\()\s*\(?/g,
+  ruby: /(?<![\w."'])(?:system|exec|spawn|Kernel\.system|Kernel\.exec|IO\.popen|Open3\.\w+|%x)\b(?=\s|\()\s*\(?/g,
+  php: /(?<![\w>])(?:system|exec|shell_exec|passthru|popen|proc_open|pcntl_exec)\s*\(/g,
+  lua: /\b(?:os\.execute|io\.popen)\s*\(?/g,
+  awk: /\bsystem\s*\(/g,
+};
+/** Calls that run code given as a string. */
+const EVAL_FN = /(?<![\w.])(?:exec|eval|compile|Function|instance_eval|class_eval|assert)\s*\(|\bnew\s+Function\b/g;
+const SHELL_FN_NAME = /(getattr\s*\([^)]*,\s*|=\s*|\[\s*)(["'])(system|popen|exec|execSync|execFile|spawn|spawnSync|shell_exec|passthru|proc_open|check_output|getoutput)\2|send\(\s*:(system|exec|spawn|`)/;
+
+/** The text of a call's arguments, up to the closing parenthesis (or the end of the statement without one). */
+function argumentsAt(code: string, start: number, parenthesised: boolean): string {
+  let depth = 0;
+  let quote: string | null = null;
+  for (let i = start; i < code.length && i < start + 600; i += 1) {
+    const c = code[i]!;
+    if (quote) {
+      if (c === '\\') i += 1;
+      else if (c === quote) quote = null;
+      continue;
+    }
+    if (c === '"' || c === "'" || c === '`') quote = c;
+    else if ('([{'.includes(c)) depth += 1;
+    else if (')]}'.includes(c)) {
+      if (depth === 0 && parenthesised) return code.slice(start, i);
+      depth -= 1;
+    } else if ((c === ';' || c === '\n') && depth === 0 && !parenthesised) return code.slice(start, i);
+  }
+  return code.slice(start, start + 600);
+}
+
+/** Arguments made only of string literals, lists of them and keyword options (shell=True, {stdio: 'inherit'}). */
+function onlyLiterals(args: string): boolean {
+  if (/\$\{|#\{|\bf(["'])[^"']*\{/.test(args)) return false;
+  const rest = args
+    .replace(/(["'`])(?:\\.|(?!\1)[^\\])*\1/g, 'S')
+    .replace(/\{[^{}]*\}/g, 'S')
+    .replace(/\b\w+\s*=\s*(True|False|None|S|\d+|true|false)/g, 'S')
+    .replace(/%w\[[^\]]*\]/g, 'S');
+  return /^[\sS,[\]()]*$/.test(rest);
+}
+
+const FILE_DELETE = /\bunlink\s+\w|\b(unlink|unlinkSync|remove|removeSync|rmSync|rmdir|rmdirSync|delete|deleteSync)\b\s*[("]|\bos\.(remove|unlink|rmdir)\b|"unlink"/;
+const SEND = /requests\.(post|put|patch)|urlopen|\bfetch\s*\(|https?\.request|Net::HTTP|\bsocket\b|IO::Socket|LWP|curl_exec|HTTP::Tiny|sendall|smtplib/;
+
+/** A shell or eval call whose argument is built at run time (joined, decoded, from variables): what runs cannot be read. */
+function dynamicCalls(code: string, language: string, ctx: CheckContext, detail: string): void {
+  const shell = SHELL_FN[language];
+  const calls = shell && (language !== 'javascript' || /child_process|Bun\.\$|\$`/.test(code)) ? [...code.matchAll(shell)] : [];
+  if (language === 'python' && /\bsubprocess\b/.test(code)) calls.push(...code.matchAll(SHELL_FN['python-subprocess']!));
+  for (const m of calls) {
+    if (m[0] === '$`') continue; // a template literal is read like backticks
+    const parenthesised = m[0].trimEnd().endsWith('(');
+    if (!onlyLiterals(argumentsAt(code, m.index + m[0].length, parenthesised))) {
+      ctx.add('dynamic-command', `${detail} (the command is built at run time)`);
+      return;
+    }
+  }
+  if (SHELL_FN_NAME.test(code)) ctx.add('dynamic-command', `${detail} (a shell function is called by a computed name)`);
+  if (language !== 'awk' && language !== 'perl') {
+    for (const m of code.matchAll(EVAL_FN)) {
+      if (!onlyLiterals(argumentsAt(code, m.index + m[0].length, m[0].endsWith('(')))) {
+        ctx.add('dynamic-command', `${detail} (code built at run time is evaluated)`);
+        return;
+      }
+    }
+  }
+  // perl/ruby backticks with interpolation; `sh -c` with a literal in an argument list.
+  if ((language === 'perl' || language === 'ruby') && /`[^`]*(#\{|\$\w)[^`]*`/.test(code)) ctx.add('dynamic-command', `${detail} (backticks run an interpolated command)`);
+  for (const m of code.matchAll(/(["'])(?:\/bin\/)?(?:ba|z|da)?sh\1\s*,\s*(["'])-c\2\s*,\s*(["'])((?:\\.|(?!\3)[^\\])*)\3/g)) ctx.script(unescape(m[4]!));
+}
+
+export function analyseCode(source: string, language: string, ctx: CheckContext): void {
+  const code = collapse(source);
   for (const m of code.matchAll(SHELL_CALL)) ctx.script(unescape(m[2]!));
   for (const m of code.matchAll(LIST_CALL)) {
     const parts = [...m[1]!.matchAll(/(["'])((?:\\.|(?!\1)[^\\])*)\1/g)].map((p) => unescape(p[2]!));
@@ -45,6 +166,13 @@ export function analyseCode(code: string, language: string, ctx: CheckContext): 
     for (const c of classes) if (c === 'root' || c === 'home' || c === 'system-dir') ctx.add(c === 'root' ? 'delete-root' : c === 'home' ? 'delete-home' : 'delete-system-dir', detail);
   }
   if (FORK_BOMB.test(code)) ctx.add('fork-bomb', detail);
+  // Deleting files one by one (unlink, os.remove, glob): judged by the literal paths the code names.
+  if (FILE_DELETE.test(code) && [...code.matchAll(new RegExp(STR, 'g'))].some((m) => ['root', 'home', 'system-dir', 'system-path', 'outside'].includes(classifyPath(literal(m[2]!.replace(/\/?\*.*$/, '') || '/'), ctx.where)))) ctx.add('interpreter-delete', detail);
+  dynamicCalls(code, language, ctx, detail);
+  if (DOWNLOAD.test(code) || SEND.test(code)) {
+    const paths = [...code.matchAll(new RegExp(STR, 'g'))].map((m) => m[2]!.replace(/^~?\/?/, (p) => p));
+    if (paths.some((p) => isCredentialPath(p) || /(^|\/)\.(ssh|aws|kube|gnupg)\//.test(p))) ctx.add('exfiltration', detail);
+  }
   if (SOCKET.test(code) && SHELL_SPAWN.test(code)) ctx.add('reverse-shell', detail);
   if (DOWNLOAD.test(code) && RUNS_STRING.test(code)) ctx.add('remote-code-exec', detail);
 }

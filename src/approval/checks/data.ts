@@ -53,6 +53,8 @@ const redis: Check = (cmd, io, ctx) => {
   const lines = (stdinText(io) ?? '').split('\n').map((l) => l.trim().split(/\s+/)[0] ?? '');
   const scripts = /^eval(sha)?$/i.test(first) ? f.operands.slice(1).map((w) => w.text).join(' ') : '';
   if ([first, ...lines].some((w) => /^flush(all|db)$/i.test(w)) || /flush(all|db)/i.test(scripts)) ctx.add('redis-flush', show(cmd));
+  // `redis-cli --scan ... | xargs redis-cli del`: every key a scan finds.
+  if (cmd.viaXargs && /^(del|unlink)$/i.test(first)) ctx.add('redis-flush', show(cmd));
 };
 
 const mongo: Check = (cmd, io, ctx) => {

@@ -22,6 +22,8 @@ const INTERPRETERS: Record<string, { codeOpts: string[]; language: string }> = {
   lua: { codeOpts: ['-e'], language: 'lua' },
 };
 
+const LIBRARY_OPTS: Record<string, string[]> = { ruby: ['-r', '-I'], perl: ['-M', '-m', '-I'], javascript: ['-r', '--require', '--import', '--loader'], python: ['-W', '-X'] };
+
 export function interpreterOf(name: string): { codeOpts: string[]; language: string } | undefined {
   const base = /^python[\d.]*$/.test(name) ? 'python' : /^(perl|ruby|php|lua)[\d.]*$/.test(name) ? name.replace(/[\d.]+$/, '') : name;
   return Object.hasOwn(INTERPRETERS, base) ? INTERPRETERS[base] : undefined;
@@ -65,6 +67,9 @@ function stdinProgram(cmd: Argv, io: Io, ctx: CheckContext, language: string | n
   else if (io.upstream.length > 0 && !stdinIsDynamic(io)) ctx.add('dynamic-command', `${show(cmd)} runs what ${last?.written ?? 'an earlier command'} prints`);
 }
 
+/** Command text that decodes hidden data: base64 -d, xxd -r, rev, tr, openssl -d. */
+const DECODES = /\b(base64|base32|basenc)\b[^|]*\s(-d|-D|--decode)\b|\bxxd\b[^|]*\s-r|\|\s*(rev|tr)\b|\bopenssl\b[^|]*\s-d\b|\buudecode\b/;
+
 export function isDecoder(a: Argv): boolean {
   const f = parseFlags(a.args);
   if (a.name === 'base64' || a.name === 'base32' || a.name === 'basenc') return f.short.has('d') || f.short.has('D') || f.long.has('--decode');
@@ -84,7 +89,11 @@ export function execChecks(downloads: (node: Word['substitutions'][number]) => b
       // sh -c STRING [name args...]: the first operand is the script (re-read only when it is known text).
       const script = operands[0];
       if (script && !script.dynamic) ctx.script(script.text);
-      else if (script) ctx.computed(script, `${cmd.written} -c`);
+      else if (script) {
+        // sh -c "$(echo ... | base64 -d)": the script is decoded at run time.
+        if (script.substitutions.some((n) => DECODES.test(n.text))) ctx.add('decoded-to-shell', show(cmd));
+        ctx.computed(script, `${cmd.written} -c`);
+      }
       return;
     }
     const first = operands[0];
@@ -101,7 +110,8 @@ export function execChecks(downloads: (node: Word['substitutions'][number]) => b
     if (substitutesDownload(cmd.args, downloads)) ctx.add('remote-code-exec', show(cmd));
     // node -pe CODE is -p and -e: the code is the next word.
     const args = cmd.args.map((a) => (spec.language === 'javascript' && /^-[pe]{2}$/.test(a.text) ? { ...a, text: '-e' } : a));
-    const f = parseFlags(args, spec.codeOpts.filter((o) => o.startsWith('-')));
+    // Library options take a value (ruby -rnet/http, perl -MMIME::Base64, node -r ts-node/register): not code flags.
+    const f = parseFlags(args, [...spec.codeOpts.filter((o) => o.startsWith('-')), ...(LIBRARY_OPTS[spec.language] ?? [])]);
     const code = spec.codeOpts.map((o) => f.values.get(o)).find((v) => v !== undefined);
     if (spec.codeOpts.includes('eval') && cmd.args[0]?.text === 'eval' && cmd.args[1]) ctx.code(cmd.args[1].text, spec.language);
     // perl -i / ruby -i edit the named files in place.
@@ -200,8 +210,10 @@ export function execChecks(downloads: (node: Word['substitutions'][number]) => b
 
   /** at/batch run their standard input later. */
   const at: Check = (cmd, io, ctx) => {
+    if (cmd.args.some((a) => a.text === '-l' || a.text === '-r' || a.text === '-c' || a.text === '-d')) return;
     const text = stdinText(io);
-    if (text !== undefined && !cmd.args.some((a) => a.text === '-l' || a.text === '-r' || a.text === '-c')) ctx.script(text);
+    if (text !== undefined) ctx.script(text);
+    else if (cmd.args.some((a) => a.text === '-f') || stdinIsDynamic(io) || io.stdinFile) ctx.add('schedule-unchecked', show(cmd));
   };
 
   /** parallel CMD ::: ARGS: the command once per argument. */

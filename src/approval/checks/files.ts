@@ -23,6 +23,8 @@ const SINGLE_RULE: Partial<Record<PathClass, string>> = {
 
 /** A write onto `target`: a block device, system configuration or a network socket. */
 export function checkWrite(target: Word, detail: string, ctx: CheckContext): void {
+  // A file in .git/hooks runs by itself on the next commit, checkout or merge.
+  if (/(^|\/)\.git\/hooks\/[^/]+$/.test(target.text)) ctx.add('git-hook', detail);
   const c = classifyWrite(target, ctx.where);
   if (c === 'block-device') ctx.add('raw-disk-write', detail);
   else if (c === 'system-config') ctx.add('overwrite-system-config', detail);
@@ -185,6 +187,9 @@ function permissions(firstIsSpec: boolean): Check {
     const args = cmd.name === 'chmod' ? cmd.args.map((a) => (/^-[rwxXstugo=+,-]*[rwxXst][rwxXstugo=+,-]*$/.test(a.text) && !/^-[Rvcf]+$/.test(a.text) ? { ...a, text: `=${a.text}` } : a)) : cmd.args;
     const f = parseFlags(args, ['--reference', '--from']);
     const paths = firstIsSpec && !f.values.has('--reference') ? f.operands.slice(1) : f.operands;
+    // Set-uid and set-gid bits make a file run as its owner, wherever it is (u+s, +s, 4755, 6755).
+    const mode = cmd.name === 'chmod' && firstIsSpec ? f.operands[0]?.text.replace(/^=/, '') : undefined;
+    if (mode !== undefined && (/^[0-7]?[2467][0-7]{3}$/.test(mode) || /^[ugoa]*[+=][rwxXt]*s/.test(mode) || /,[ugoa]*[+=][rwxXt]*s/.test(mode))) ctx.add('security-posture', show(cmd));
     for (const p of paths.flatMap(expandBraces)) {
       const c = classifyPath(p, ctx.where);
       if (c === 'root' || c === 'home' || c === 'system-dir' || c === 'system-path') ctx.add('system-permissions', show(cmd));

@@ -1,36 +1,9 @@
-// Checks for destructive version-control and infrastructure commands: git, docker, kubectl, terraform, cloud
-// storage; and the nested commands docker exec / kubectl exec run. Pure.
+// Checks for destructive infrastructure commands: docker, kubectl, terraform, cloud storage; and the nested commands
+// docker exec / kubectl exec run (git lives in vcs.ts; other resource CLIs in resource.ts). Pure.
 import { has, parseFlags } from '../argv.js';
 import type { Word } from '../words.js';
+import { subcommandPath } from './resource.js';
 import { show, type Check } from './types.js';
-
-const GIT_VALUE_OPTS = ['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--exec-path', '--config-env'];
-
-const git: Check = (cmd, _io, ctx) => {
-  let i = 0;
-  const args = cmd.args;
-  // Global options before the subcommand; an alias defined with -c alias.x='!cmd' runs a shell command.
-  while (i < args.length && args[i]!.text.startsWith('-')) {
-    if (args[i]!.text === '-c') {
-      const alias = /^alias\.[^=]+=!(.*)$/s.exec(args[i + 1]?.text ?? '');
-      if (alias) ctx.script(alias[1]!);
-    }
-    i += GIT_VALUE_OPTS.includes(args[i]!.text) ? 2 : 1;
-  }
-  const sub = args[i]?.text;
-  const rest = args.slice(i + 1);
-  const f = parseFlags(rest, ['-o', '--push-option', '--repo', '-e', '--exclude', '-m', '--message']);
-  const dryRun = has(f, 'n', '--dry-run');
-  if (sub === 'push' && !dryRun) {
-    const forced = has(f, 'fd', '--force', '--mirror', '--delete', '--prune') || [...f.long].some((l) => l.startsWith('--force-with-lease'));
-    const refspec = f.operands.slice(1).some((o) => o.text.startsWith('+') || /^:./.test(o.text));
-    if (forced || refspec) ctx.add('git-force-push', show(cmd));
-  } else if (sub === 'reset' && has(f, '', '--hard')) {
-    ctx.add('git-reset-hard', show(cmd));
-  } else if (sub === 'clean' && has(f, 'f', '--force') && !dryRun) {
-    ctx.add('git-clean', show(cmd));
-  }
-};
 
 const DOCKER_VALUE_OPTS = ['-H', '--host', '--context', '-c', '--config', '-l', '--log-level'];
 const EXEC_VALUE_OPTS = ['-e', '--env', '-u', '--user', '-w', '--workdir', '--env-file', '--detach-keys', '-c', '--container', '-n', '--namespace'];
@@ -62,8 +35,12 @@ const kubectl: Check = (cmd, io, ctx) => {
   // Global options may take values the parser does not know; the verb is the first of the known verbs.
   const dashes = cmd.args.findIndex((w) => w.text === '--');
   const words = (dashes < 0 ? cmd.args : cmd.args.slice(0, dashes)).map((w) => w.text);
+  const path = subcommandPath(dashes < 0 ? cmd.args : cmd.args.slice(0, dashes));
+  if (path.hypothetical || words.some((w) => /^--dry-run(=(client|server|true))?$/.test(w))) return; // can-i, explain, dry runs
   const deleting = cmd.name === 'helm' ? words.some((w) => /^(uninstall|delete|del|un)$/.test(w)) : words.includes('delete');
   if (deleting) ctx.add('kubectl-delete', show(cmd));
+  // replace --force deletes and re-creates; apply --prune deletes what the files no longer list.
+  if (path.verbs.includes('replace') && words.some((w) => w === '--force' || w === '--force=true')) ctx.add('kubectl-delete', show(cmd));
   if (cmd.name !== 'helm' && words.includes('exec')) {
     const at = cmd.args.findIndex((w) => w.text === 'exec');
     ctx.argv(execTarget(cmd.args.slice(at + 1)), io);
@@ -72,6 +49,7 @@ const kubectl: Check = (cmd, io, ctx) => {
 
 const terraform: Check = (cmd, _io, ctx) => {
   const words = cmd.args.map((a) => a.text);
+  if (words.includes('plan') || words.includes('preview')) return;
   if (words.includes('destroy') || (cmd.name === 'pulumi' && words.includes('down')) || words.some((w) => /^--?destroy(=true)?$/.test(w))) ctx.add('terraform-destroy', show(cmd));
 };
 
@@ -120,7 +98,6 @@ const mc: Check = (cmd, _io, ctx) => {
 };
 
 export const infraChecks: Record<string, Check> = {
-  git,
   docker,
   podman: docker,
   'docker-compose': (cmd, io, ctx) => docker({ ...cmd, args: [{ text: 'compose', dynamic: false, pattern: false, substitutions: [] }, ...cmd.args] }, io, ctx),

@@ -37,7 +37,8 @@ const systemctl: Check = (cmd, _io, ctx) => {
   const f = parseFlags(cmd.args, ['-H', '--host', '-M', '--machine', '-t', '--type', '-p', '--property', '-s', '--signal', '--state', '--root', '--job-mode', '--kill-whom', '--what', '-n', '--lines', '-o', '--output']);
   const verb = f.operands[0]?.text;
   if (verb && /^(start|isolate|restart)$/.test(verb) && f.operands.some((o) => /^(poweroff|reboot|halt|kexec|rescue|emergency)\.target$/.test(o.text))) ctx.add('shutdown', show(cmd));
-  if (verb && /^(stop|disable|mask|kill|isolate)$/.test(verb)) ctx.add('service-stop', show(cmd));
+  // The user's own units (systemctl --user stop dev-server) are not the system's services.
+  if (verb && /^(stop|disable|mask|kill|isolate)$/.test(verb) && !f.long.has('--user')) ctx.add('service-stop', show(cmd));
   if (verb && /^(poweroff|reboot|halt|kexec|rescue|emergency|soft-reboot)$/.test(verb)) ctx.add('shutdown', show(cmd));
 };
 
@@ -77,12 +78,39 @@ const ufw: Check = (cmd, _io, ctx) => {
   if (cmd.args.some((a) => a.text === 'disable' || a.text === 'reset')) ctx.add('firewall-flush', show(cmd));
 };
 
+/** The command of each crontab line: after `@reboot`-style specials or five time fields (and a user in system tables). */
+export function cronCommands(table: string): string[] {
+  const out: string[] = [];
+  for (const raw of table.split('\n')) {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#') || /^[A-Za-z_][A-Za-z0-9_]*\s*=/.test(line)) continue;
+    const m = /^(?:@\w+|(?:\S+\s+){4}\S+)\s+(.*)$/.exec(line);
+    if (!m) continue;
+    out.push(m[1]!);
+    // /etc/crontab and cron.d lines name a user first: judge the rest as well.
+    const user = /^[a-z_][a-z0-9_-]*\s+(.*)$/.exec(m[1]!);
+    if (user) out.push(user[1]!);
+  }
+  return out;
+}
+
 const crontab: Check = (cmd, io, ctx) => {
   const f = parseFlags(cmd.args, ['-u']);
   if (has(f, 'r', '--remove')) ctx.add('crontab-remove', show(cmd));
-  // Installing an empty table deletes every job too: crontab /dev/null, or `-` fed nothing.
+  if (has(f, 'le', '--list', '--edit')) return;
+  // Installing a table replaces every job: an empty one deletes them; a file or computed text cannot be checked.
   const file = f.operands[0]?.text;
-  if (file === '/dev/null' || (file === '-' && (stdinText(io) ?? '').trim() === '')) ctx.add('crontab-remove', show(cmd));
+  if (file === undefined) return;
+  const text = file === '-' ? stdinText(io) : undefined;
+  if (file === '/dev/null' || (text !== undefined && text.trim() === '')) ctx.add('crontab-remove', show(cmd));
+  else if (text === undefined) ctx.add('schedule-unchecked', show(cmd));
+  else {
+    for (const c of cronCommands(text)) {
+      ctx.script(c);
+      // A job that runs a program from a directory anyone can write to runs whatever is put there.
+      if (/^(\/tmp|\/var\/tmp|\/dev\/shm)\//.test(c.split(/\s+/)[0] ?? '')) ctx.add('schedule-unchecked', show(cmd));
+    }
+  }
 };
 
 const SIGNAL = /^-(\d+|[A-Z][A-Z0-9+-]*)$/;
@@ -102,16 +130,33 @@ const kill: Check = (cmd, _io, ctx) => {
   if (targets.includes('-1')) ctx.add('kill-all', show(cmd));
   // Process ids from standard input (ps ... | xargs kill): any process at all.
   if (cmd.viaXargs) ctx.add('mass-kill', `${show(cmd)} (process ids from xargs)`);
+  const signal = i === 2 ? args[1] : i === 1 ? args[0]!.replace(/^--signal=/, '') : undefined;
+  if (signal === '0' || signal === '-0') return;
+  if (targets.includes('1')) ctx.add('kill-init', show(cmd));
+  // A list computed by pgrep, pidof, ps, lsof or a text filter: whatever processes match a name or user.
+  if (cmd.args.slice(i).some((w) => w.substitutions.some((n) => COMPUTED_PIDS.test(n.text)))) ctx.add('mass-kill', show(cmd));
 };
+
+const COMPUTED_PIDS = /\b(pgrep|pidof|ps|lsof|awk|grep|jobs|fuser|pstree)\b/;
 
 const killall: Check = (cmd, _io, ctx) => {
   if (!cmd.args.some((a) => a.text === '-l' || a.text === '--list' || a.text === '-0')) ctx.add('mass-kill', show(cmd));
 };
 
+/** pkill signals every process whose name (or command line, or user) matches: only signal 0 (a probe) is harmless. */
 const pkill: Check = (cmd, _io, ctx) => {
   const f = parseFlags(cmd.args, ['-u', '-U', '-g', '-G', '-P', '-s', '-t', '--signal', '--euid', '--uid', '--parent', '--session']);
-  const pattern = f.operands[0]?.text;
-  if (has(f, 'fuUv', '--full', '--euid', '--uid', '--inverse') || pattern === '.' || pattern === '.*' || pattern === '') ctx.add('mass-kill', show(cmd));
+  if (cmd.args.some((a) => a.text === '-0' || a.text === '--signal=0') || f.values.get('--signal') === '0') return;
+  ctx.add('mass-kill', show(cmd));
+};
+
+/** fuser -k kills every process using a file, mount or port; skill/snice act on users, terminals and names. */
+const fuser: Check = (cmd, _io, ctx) => {
+  if (cmd.args.some((a) => /^-[a-zA-Z]*k/.test(a.text) || a.text === '--kill')) ctx.add('mass-kill', show(cmd));
+};
+
+const skill: Check = (cmd, _io, ctx) => {
+  if (cmd.args.length > 0 && !cmd.args.some((a) => a.text === '-l' || a.text === '-L' || a.text === '--list')) ctx.add('mass-kill', show(cmd));
 };
 
 export const systemChecks: Record<string, Check> = {
@@ -151,6 +196,8 @@ export const systemChecks: Record<string, Check> = {
   killall,
   killall5: killall,
   pkill,
+  fuser,
+  skill,
 };
 
 /** Commands checked by prefix (mkfs.ext4, mkfs.xfs, ...). */

@@ -46,7 +46,8 @@ const PYTHON: [string, 'hardline' | 'dangerous' | null, string?][] = [
   ["import subprocess, signal\np = subprocess.Popen(['sleep', '5'])\np.send_signal(signal.SIGTERM)\nos.kill(p.pid, 15)", null],
   ['import os\nprint(os.listdir("."))', null],
   // a known program with computed arguments is judged with them unknown
-  ["import subprocess\nsubprocess.run(['git', 'log', f'-{n}'])", null],
+  // the one-liner patterns (checks/code.ts) apply on top of the grammar: they ask for a command built at run time
+  ["import subprocess\nsubprocess.run(['git', 'log', f'-{n}'])", 'dangerous', 'dynamic-command'],
   ["import subprocess\nsubprocess.run(['rm', '-rf', target])", 'dangerous', 'recursive-delete'],
   ["import subprocess\nsubprocess.run([prog, '-x'])", 'dangerous', 'dynamic-command'],
 ];
@@ -70,9 +71,9 @@ const JAVASCRIPT: [string, 'hardline' | 'dangerous' | null, string?][] = [
   ['console.log(1 + 1);', null],
   ["import { execFileSync } from 'node:child_process';\nconsole.log(execFileSync('git', ['status']).toString());", null],
   ["import fs from 'node:fs';\nfs.rmSync('dist', { recursive: true, force: true });", null],
-  ["import fs from 'node:fs';\nfs.rmSync('/etc/passwd.bak');", null],
+  ["import fs from 'node:fs';\nfs.rmSync('/etc/passwd.bak');", 'dangerous', 'interpreter-delete'],
   ["import { spawn } from 'node:child_process';\nconst c = spawn('sleep', ['5']);\nprocess.kill(c.pid);", null],
-  ["import { spawn } from 'node:child_process';\nspawn('git', ['log', branch]);", null],
+  ["import { spawn } from 'node:child_process';\nspawn('git', ['log', branch]);", 'dangerous', 'dynamic-command'],
   ["import { spawn } from 'node:child_process';\nspawn('git', [...args]);", 'dangerous', 'dynamic-command'],
 ];
 

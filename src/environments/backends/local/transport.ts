@@ -1,9 +1,15 @@
-// The local backend: scripts run by /bin/sh on the worker's machine, in the task's directory; PTYs through node-pty. Worker-only.
-import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { constants } from 'node:os';
-import { z } from 'zod';
+// The local backend: scripts run by /bin/sh on the worker's machine, in the task's directory, inside a bubblewrap
+// sandbox on Linux (see sandbox.ts); PTYs through node-pty. Worker-only.
+import { spawn, type ChildProcessWithoutNullStreams, type StdioOptions } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { closeSync, existsSync, mkdtempSync, openSync, rmSync } from 'node:fs';
+import { constants, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { BackendDefinition } from '../../backend-types.js';
+import { deferredProcess, failedProcess } from '../../deferred-process.js';
+import { bwrapArgs, firstChild, sandboxPidNamespace } from './sandbox.js';
+import { COMMAND_MARK, ENV_MARK, killMarked } from './stragglers.js';
+import { checkLocalSettings, LocalSettingsSchema, sandboxSpec, type LocalSettings, type SandboxSpec } from './settings.js';
 import { EnvironmentError, type SpawnOptions, type Transport, type TransportProcess } from '../../types.js';
 
 /** After the script exits, how long to wait for pipes still held open by processes it left behind. */
@@ -25,9 +31,25 @@ function signalCode(signal: NodeJS.Signals | number | null | undefined): number 
   return 128 + (typeof signal === 'number' ? signal : (constants.signals[signal] ?? 0));
 }
 
-/** A child process with pipes. */
-function pipeProcess(script: string, cwd: string, stdin: string | undefined): TransportProcess {
-  const child = spawn('/bin/sh', ['-c', script], { cwd, env: process.env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+/** A started program and, once known, its process id (a sandbox's bwrap, which a later helper joins). */
+type LocalProcess = TransportProcess & { readonly pid: Promise<number | undefined> };
+
+/**
+ * bash sources ~/.bashrc when its standard input is a socket (Node's pipes are) and SHLVL is unset: its guess that
+ * rshd started it. Whether that happens then depends on how the worker was started; in the sandbox the file's
+ * writes (pyenv's rehash, caches) fail into every command's output. A sandboxed command is never interactive.
+ */
+function sandboxEnv(): NodeJS.ProcessEnv {
+  const level = process.env.SHLVL;
+  return { ...process.env, SHLVL: level && level !== '0' ? level : '1' };
+}
+
+/** A child process with pipes; `extraFd` becomes its fd 3. */
+function pipeProcess(argv: string[], cwd: string, stdin: string | undefined, extraFd?: number, env: NodeJS.ProcessEnv = process.env): LocalProcess {
+  const [file, ...args] = argv as [string, ...string[]];
+  // The first three are pipes either way; the typings only know that for a three-element stdio.
+  const stdio: StdioOptions = extraFd === undefined ? ['pipe', 'pipe', 'pipe'] : ['pipe', 'pipe', 'pipe', extraFd];
+  const child = spawn(file, args, { cwd, env, detached: true, stdio }) as ChildProcessWithoutNullStreams;
   const listeners: ((c: Buffer) => void)[] = [];
   const emit = (c: Buffer): void => listeners.forEach((l) => l(c));
   child.stdout.on('data', emit);
@@ -44,7 +66,7 @@ function pipeProcess(script: string, cwd: string, stdin: string | undefined): Tr
       child.stderr.destroy();
       resolve(code);
     };
-    child.on('error', (err) => reject(new EnvironmentError('Environment.Unreachable', 'local', `cannot start /bin/sh in ${cwd}: ${err.message}`)));
+    child.on('error', (err) => reject(new EnvironmentError('Environment.Unreachable', 'local', `cannot start ${file} in ${cwd}: ${err.message}`)));
     child.on('exit', (c, s) => {
       code = c ?? signalCode(s);
       child.on('close', finish);
@@ -52,6 +74,7 @@ function pipeProcess(script: string, cwd: string, stdin: string | undefined): Tr
     });
   });
   return {
+    pid: Promise.resolve(child.pid),
     onData: (l) => listeners.push(l),
     write: (d) => child.stdin.write(d),
     end: () => child.stdin.end(),
@@ -65,26 +88,32 @@ function pipeProcess(script: string, cwd: string, stdin: string | undefined): Tr
 }
 
 /** A child process on a pseudo-terminal (node-pty); its output arrives as the terminal's. */
-function ptyProcess(script: string, cwd: string, opts: SpawnOptions & { stdin?: string }): TransportProcess {
+function ptyProcess(argv: string[], cwd: string, opts: SpawnOptions & { stdin?: string }, env: NodeJS.ProcessEnv = process.env): LocalProcess {
+  const [file, ...args] = argv as [string, ...string[]];
   const listeners: ((c: Buffer) => void)[] = [];
   const queued: (string | Buffer)[] = [];
   let term: import('node-pty').IPty | undefined;
   let ended = false;
+  let started: (pid: number | undefined) => void = () => undefined;
+  const pid = new Promise<number | undefined>((r) => (started = r));
   const exited = loadPty().then(
     (pty) =>
       new Promise<number | null>((resolve) => {
-        term = pty.spawn('/bin/sh', ['-c', script], { cwd, env: process.env as Record<string, string>, cols: opts.pty!.cols, rows: opts.pty!.rows, name: 'xterm-256color', encoding: null });
+        term = pty.spawn(file, args, { cwd, env: env as Record<string, string>, cols: opts.pty!.cols, rows: opts.pty!.rows, name: 'xterm-256color', encoding: null });
         term.onData((d) => {
           const c = typeof d === 'string' ? Buffer.from(d) : Buffer.from(d);
           listeners.forEach((l) => l(c));
         });
+        started(term.pid);
         term.onExit(({ exitCode, signal }) => resolve(signal ? signalCode(signal) : exitCode));
         for (const q of queued.splice(0)) term.write(typeof q === 'string' ? q : q.toString('utf8'));
         if (opts.stdin) term.write(opts.stdin);
         if (ended) term.write('\x04');
       }),
   );
+  exited.catch(() => started(undefined));
   return {
+    pid,
     onData: (l) => listeners.push(l),
     write: (d) => (term ? term.write(typeof d === 'string' ? d : d.toString('utf8')) : queued.push(d)),
     // A terminal has no end of input; Ctrl-D at the start of a line is what programs read as one.
@@ -101,27 +130,140 @@ function ptyProcess(script: string, cwd: string, opts: SpawnOptions & { stdin?: 
 export class LocalTransport implements Transport {
   readonly backend = 'local';
   readonly capabilities = { streamsStdin: true, pty: true };
+  /** The sandbox's /tmp on this machine, made by start() and removed by close(). */
+  private tmpDir: string | undefined;
+  /** Tagged commands still running, by tag: their process (a sandbox's bwrap) id. */
+  private readonly tagged = new Map<string, Promise<number | undefined>>();
+  private readonly running = new Set<LocalProcess>();
+  /** Unsandboxed: the variable value that marks this environment's processes, and a counter for its commands. */
+  private readonly mark = randomBytes(8).toString('hex');
+  private commands = 0;
 
-  constructor(readonly workdir: string) {}
+  /** Without `sandbox`, commands run as the worker's own children, with its access to the machine. */
+  constructor(
+    readonly workdir: string,
+    readonly sandbox?: SandboxSpec,
+  ) {}
+
+  /** A sandboxed command dies with the worker (bwrap --die-with-parent), and could not see the worker's pid anyway. */
+  get diesWithWorker(): boolean {
+    return this.sandbox !== undefined;
+  }
 
   async start(): Promise<void> {
     if (!existsSync(this.workdir)) throw new EnvironmentError('Environment.Config', 'local', `working directory ${this.workdir} does not exist`);
+    if (this.sandbox && !existsSync(this.sandbox.bwrap)) {
+      // The worker checks this at start for the configured backend; `--backend local` picked later lands here.
+      throw new EnvironmentError('Environment.Config', 'local', `bubblewrap (${this.sandbox.bwrap}) not found; install the package 'bubblewrap', or set terminal.local.sandbox: off`);
+    }
+    if (this.sandbox) this.tmpDir ??= mkdtempSync(join(tmpdir(), 'tether-sandbox-'));
   }
 
   spawn(script: string, opts: SpawnOptions & { stdin?: string } = {}): TransportProcess {
-    return opts.pty ? ptyProcess(script, this.workdir, opts) : pipeProcess(script, this.workdir, opts.stdin);
+    if (!this.sandbox) return this.unsandboxed(script, opts);
+    if (opts.joins !== undefined) return this.joined(script, opts.joins, opts.stdin);
+    const argv = [this.sandbox.bwrap, ...bwrapArgs(this.sandbox, this.layout(), { pty: opts.pty !== undefined }), '/bin/sh', '-c', script];
+    const proc = opts.pty ? ptyProcess(argv, this.workdir, opts) : pipeProcess(argv, this.workdir, opts.stdin, undefined, sandboxEnv());
+    this.running.add(proc);
+    if (opts.tag !== undefined) this.tagged.set(opts.tag, proc.pid);
+    const done = (): void => {
+      this.running.delete(proc);
+      if (opts.tag !== undefined && this.tagged.get(opts.tag) === proc.pid) this.tagged.delete(opts.tag);
+    };
+    proc.exited.then(done, done);
+    return proc;
+  }
+
+  /**
+   * Without the sandbox, every process inherits marks naming this environment and its command: a command that
+   * ends by timeout (124) or a kill (130, or 128 + a signal) takes the processes it left behind with it, setsid children included, and
+   * close() takes every one of the environment's. A process that clears its environment escapes this.
+   */
+  private unsandboxed(script: string, opts: SpawnOptions & { stdin?: string }): TransportProcess {
+    this.commands += 1;
+    const command = `${this.mark}-${this.commands}`;
+    const env = { ...process.env, [ENV_MARK]: this.mark, [COMMAND_MARK]: command };
+    const argv = ['/bin/sh', '-c', script];
+    const proc = opts.pty ? ptyProcess(argv, this.workdir, opts, env) : pipeProcess(argv, this.workdir, opts.stdin, undefined, env);
+    if (opts.tag !== undefined) {
+      proc.exited.then(
+        (code) => void (code !== null && (code === 124 || code >= 128) ? killMarked(COMMAND_MARK, command) : 0),
+        () => undefined,
+      );
+    }
+    return proc;
+  }
+
+  private layout(): { workdir: string; tmpDir: string } {
+    if (!this.tmpDir) throw new EnvironmentError('Environment.Gone', 'local', 'the sandbox was closed');
+    return { workdir: this.workdir, tmpDir: this.tmpDir };
+  }
+
+  /** Runs a helper (tether's kill script) in the PID namespace of the running command tagged `tag`. */
+  private joined(script: string, tag: string, stdin: string | undefined): TransportProcess {
+    const target = this.tagged.get(tag);
+    const gone = new EnvironmentError('Environment.Gone', 'local', `the sandbox of ${tag} has ended`);
+    if (!target) return failedProcess(gone);
+    const spec = this.sandbox!;
+    return deferredProcess(
+      (async () => {
+        const pid = await target;
+        const ns = pid === undefined ? undefined : await sandboxPidNamespace(pid);
+        if (!ns) throw gone;
+        let fd: number;
+        try {
+          fd = openSync(ns, 'r');
+        } catch {
+          throw gone;
+        }
+        try {
+          return pipeProcess([spec.bwrap, ...bwrapArgs(spec, this.layout(), { pty: false, joinFd: 3 }), '/bin/sh', '-c', script], this.workdir, stdin, fd, sandboxEnv());
+        } finally {
+          closeSync(fd);
+        }
+      })(),
+    );
+  }
+
+  refusalNote(output: string): string | undefined {
+    if (!this.sandbox || !/Read-only file system/i.test(output)) return undefined;
+    return (
+      `the local sandbox keeps everything outside ${this.workdir}, /tmp and terminal.local.sandbox.writable read-only; ` +
+      'if this command needs to write elsewhere, a person must add the path to terminal.local.sandbox.writable in config.yaml and restart the worker'
+    );
   }
 
   async alive(): Promise<boolean> {
-    return existsSync(this.workdir);
+    return existsSync(this.workdir) && (this.tmpDir === undefined || existsSync(this.tmpDir));
   }
 
-  async close(): Promise<void> {}
+  /** Ends every sandbox still running (and with each, every process in it), then removes the sandbox's /tmp. */
+  async close(): Promise<void> {
+    if (!this.sandbox) killMarked(ENV_MARK, this.mark);
+    const procs = [...this.running];
+    this.running.clear();
+    this.tagged.clear();
+    for (const p of procs) {
+      const pid = await p.pid;
+      if (pid === undefined) continue;
+      // Killing the sandbox's init ends its PID namespace (the kernel kills the rest) and bwrap then exits and is
+      // reaped here; killing bwrap would also do (--die-with-parent) but leaves the init to the machine's init.
+      try {
+        process.kill(firstChild(pid) ?? pid, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    }
+    await Promise.all(procs.map((p) => p.exited.catch(() => null)));
+    if (this.tmpDir) rmSync(this.tmpDir, { recursive: true, force: true });
+    this.tmpDir = undefined;
+  }
 }
 
-export const localBackend: BackendDefinition<Record<string, never>> = {
+export const localBackend: BackendDefinition<LocalSettings> = {
   name: 'local',
-  description: 'this machine, in the task\'s working directory',
-  settings: z.strictObject({}),
-  create: (_settings, ctx) => new LocalTransport(ctx.hostCwd),
+  description: "this machine, in the task's working directory (inside a bubblewrap sandbox on Linux)",
+  settings: LocalSettingsSchema,
+  preflight: checkLocalSettings,
+  create: (settings, ctx) => new LocalTransport(ctx.hostCwd, sandboxSpec(settings)),
 };

@@ -1,0 +1,103 @@
+// Identity and security posture: users, groups, passwords, sudoers and SSH keys; SELinux/AppArmor switches, kernel
+// parameters, PAM, alternatives, capabilities; PATH and preload hijacks through variable assignments. Pure.
+import { has, parseFlags } from '../argv.js';
+import type { Word } from '../words.js';
+import { show, type Check, type CheckContext } from './types.js';
+
+const account: Check = (cmd, _io, ctx) => ctx.add('account-change', show(cmd));
+
+/** Tools that only change accounts unless given one of their read-only options. */
+function accountUnless(...readOnly: string[]): Check {
+  return (cmd, _io, ctx) => {
+    if (cmd.args.some((a) => readOnly.includes(a.text))) return;
+    ctx.add('account-change', show(cmd));
+  };
+}
+
+const posture: Check = (cmd, _io, ctx) => ctx.add('security-posture', show(cmd));
+
+function postureUnless(...readOnly: string[]): Check {
+  return (cmd, _io, ctx) => {
+    if (cmd.args.length === 0 || cmd.args.some((a) => readOnly.includes(a.text))) return;
+    ctx.add('security-posture', show(cmd));
+  };
+}
+
+/** sysctl KEY reads; sysctl -w KEY=VALUE, sysctl KEY=VALUE and sysctl -p FILE write. */
+const sysctl: Check = (cmd, _io, ctx) => {
+  const f = parseFlags(cmd.args, ['-p', '--load', '--pattern', '-r']);
+  if (has(f, 'w', '--write') || f.operands.some((o) => o.text.includes('=')) || f.values.has('-p') || f.values.has('--load') || (has(f, 'p', '--load') && f.operands.length > 0)) ctx.add('security-posture', show(cmd));
+};
+
+/** update-alternatives --set/--install/--remove/--config change which program a system name runs. */
+const alternatives: Check = (cmd, _io, ctx) => {
+  if (cmd.args.some((a) => /^--(set|install|remove|remove-all|config|auto|all|set-selections)$/.test(a.text))) ctx.add('security-posture', show(cmd));
+};
+
+const apparmorParser: Check = (cmd, _io, ctx) => {
+  if (cmd.args.some((a) => a.text === '-R' || a.text === '--remove' || /^-[a-zA-Z]*R/.test(a.text))) ctx.add('security-posture', show(cmd));
+};
+
+const authselect: Check = (cmd, _io, ctx) => {
+  const sub = cmd.args.find((a) => !a.text.startsWith('-'))?.text;
+  if (sub && !/^(current|list|list-features|show|check|requirements|test)$/.test(sub)) ctx.add('security-posture', show(cmd));
+};
+
+export const identityChecks: Record<string, Check> = {
+  useradd: account,
+  adduser: account,
+  usermod: account,
+  userdel: account,
+  deluser: account,
+  groupadd: account,
+  addgroup: account,
+  groupdel: account,
+  delgroup: account,
+  groupmod: account,
+  gpasswd: account,
+  passwd: accountUnless('-S', '--status', '-a', '--all'),
+  chpasswd: account,
+  chgpasswd: account,
+  chage: accountUnless('-l', '--list'),
+  chsh: accountUnless('-l', '--list-shells'),
+  chfn: account,
+  newusers: account,
+  vipw: account,
+  vigr: account,
+  visudo: accountUnless('-c', '--check'),
+  pwconv: account,
+  pwunconv: account,
+  'ssh-copy-id': account,
+  setenforce: postureUnless(),
+  'aa-teardown': posture,
+  'aa-disable': posture,
+  'aa-complain': posture,
+  'aa-audit': posture,
+  apparmor_parser: apparmorParser,
+  authselect,
+  authconfig: posture,
+  'pam-auth-update': postureUnless('--help'),
+  sysctl,
+  'update-alternatives': alternatives,
+  alternatives,
+  setcap: postureUnless('-v', '--verify'),
+  'setsebool': posture,
+  semanage: postureUnless('-l', '--list'),
+};
+
+/** Directories anyone can write to: first on PATH, they decide what every later command name runs. */
+const SHARED_DIRS = /^(\/tmp|\/var\/tmp|\/dev\/shm|\$TMPDIR|\$\{TMPDIR\})(\/|$)/;
+
+/** `PATH=...`, `export PATH=...`, `LD_PRELOAD=...`: a variable that decides which code later commands run. */
+export function checkAssignment(name: string, value: Word, ctx: CheckContext): void {
+  if (/^(LD_PRELOAD|LD_AUDIT|DYLD_INSERT_LIBRARIES|BASH_ENV)$/.test(name) && value.text !== '') {
+    ctx.add('hijack-path', `${name}=${value.text}`);
+    return;
+  }
+  if (name !== 'PATH' && name !== 'LD_LIBRARY_PATH') return;
+  const entries = value.text.split(':');
+  const own = entries.findIndex((e) => e === '$PATH' || e === '${PATH}' || e === `$${name}` || e === `\${${name}}`);
+  // The entries searched before the old value (all of them when PATH is replaced).
+  const first = own < 0 ? entries : entries.slice(0, own);
+  if (first.some((e) => e === '' || e === '.' || e === './' || SHARED_DIRS.test(e))) ctx.add('hijack-path', `${name}=${value.text}`);
+}

@@ -1,0 +1,83 @@
+// The bubblewrap command line for one local command, and how a helper finds that command's PID namespace to join
+// it. Worker-only (reads /proc).
+import { existsSync, lstatSync, readFileSync, readdirSync } from 'node:fs';
+import type { SandboxSpec } from './settings.js';
+
+export interface SandboxLayout {
+  /** The task's working directory: writable, and where commands start. */
+  workdir: string;
+  /** The host directory that is the sandbox's /tmp, shared by the task's commands (carried state lives there). */
+  tmpDir: string;
+}
+
+/** /var/run is a link to /run on most systems; where it is a directory of its own it is hidden too. */
+const VAR_RUN_IS_DIR = ((): boolean => {
+  try {
+    return lstatSync('/var/run').isDirectory();
+  } catch {
+    return false;
+  }
+})();
+
+/**
+ * bwrap's arguments (before the command). The order matters: later mounts go on top of earlier ones, so the
+ * read-only root comes first and the writable paths last.
+ *
+ * - `/` read-only; `/dev` minimal (the host's /dev/pts only for a PTY, whose slave must keep its name);
+ *   a fresh /proc of the command's own PID namespace.
+ * - `/run` (and a separate /var/run) empty: the sockets of the machine's daemons live there (Docker, D-Bus,
+ *   systemd), and as the same user a command could connect to them even on a read-only mount and leave the
+ *   sandbox through them. DNS through systemd-resolved keeps its directory, read-only.
+ * - Its own PID namespace (`joinFd`: join a running command's instead, for tether's kill script), all
+ *   capabilities dropped (as root, bwrap keeps them otherwise, and could remount `/` writable), dies with the worker.
+ */
+export function bwrapArgs(spec: SandboxSpec, layout: SandboxLayout, o: { pty: boolean; joinFd?: number }): string[] {
+  const args = ['--ro-bind', '/', '/', '--dev', '/dev'];
+  if (o.pty) args.push('--dev-bind', '/dev/pts', '/dev/pts');
+  args.push('--tmpfs', '/dev/shm', '--proc', '/proc', '--tmpfs', '/run');
+  if (existsSync('/run/systemd/resolve')) args.push('--ro-bind', '/run/systemd/resolve', '/run/systemd/resolve');
+  if (VAR_RUN_IS_DIR) args.push('--tmpfs', '/var/run');
+  args.push('--bind', layout.tmpDir, '/tmp', '--bind', layout.workdir, layout.workdir);
+  for (const p of spec.writable) args.push('--bind', p, p);
+  args.push(...(o.joinFd === undefined ? ['--unshare-pid'] : ['--pidns', String(o.joinFd)]));
+  args.push('--unshare-ipc', '--cap-drop', 'ALL', '--die-with-parent');
+  if (!spec.network) args.push('--unshare-net');
+  args.push('--chdir', layout.workdir, '--');
+  return args;
+}
+
+/** The first child of a process (bwrap's sandboxed init is the only child of the bwrap process the worker started). */
+export function firstChild(pid: number): number | undefined {
+  try {
+    const listed = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/)[0];
+    if (listed) return Number(listed);
+  } catch {
+    // Kernels without CONFIG_PROC_CHILDREN: scan every process's parent instead.
+  }
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      // Field 4 (the parent) follows the command name, which is in parentheses and may hold spaces.
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === pid) return Number(name);
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The PID namespace file of the sandbox whose bwrap process is `bwrapPid`, waiting briefly for a sandbox that is
+ * still being set up; undefined when it has ended.
+ */
+export async function sandboxPidNamespace(bwrapPid: number): Promise<string | undefined> {
+  for (let i = 0; i < 50; i += 1) {
+    if (!existsSync(`/proc/${bwrapPid}`)) return undefined;
+    const child = firstChild(bwrapPid);
+    if (child !== undefined) return `/proc/${child}/ns/pid`;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  return undefined;
+}

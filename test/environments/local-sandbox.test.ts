@@ -1,0 +1,189 @@
+// The local backend's bubblewrap sandbox, for real: writes outside the allowed paths fail with the real error,
+// nothing outside can be signalled, setsid children die with their command, network off, and the start-up checks.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { parseConfig } from '../../src/config/config.js';
+import { configureEnvironments, environmentManager } from '../../src/environments/current.js';
+import { registry } from '../../src/registry/index.js';
+import '../../src/tools/terminal.js';
+import '../../src/tools/process.js';
+import { until } from '../support/cli.js';
+import { recordingLogger } from '../support/recording-logger.js';
+
+type Result = Record<string, unknown> & { exit_code?: number | null; output?: string; error?: string; sandbox?: string };
+
+const dir = (prefix: string, parent = tmpdir()): string => realpathSync(mkdtempSync(join(parent, prefix)));
+let cwd = dir('tether-sbx-');
+let n = 0;
+const task = (): string => `sbx-${process.pid}-${++n}`;
+const call = async (tool: string, taskId: string, args: object): Promise<Result> =>
+  JSON.parse(await registry.dispatch(tool, JSON.stringify(args), { taskId, cwd })) as Result;
+const sh = (taskId: string, args: object): Promise<Result> => call('terminal', taskId, args);
+
+async function configure(local: unknown): Promise<ReturnType<typeof recordingLogger>> {
+  const log = recordingLogger();
+  await configureEnvironments(parseConfig({ terminal: { backend: 'local', local } }).terminal, log);
+  return log;
+}
+
+/** Host pids of processes whose command line holds `marker` (seen from outside any sandbox). */
+function hostProcesses(marker: string): number[] {
+  const pids: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      if (readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0').includes(marker)) pids.push(Number(name));
+    } catch {
+      // ended while we looked
+    }
+  }
+  return pids;
+}
+
+const children: ChildProcess[] = [];
+afterEach(() => {
+  for (const c of children.splice(0)) c.kill('SIGKILL');
+});
+afterAll(async () => {
+  await environmentManager().closeAll();
+});
+
+describe('the local sandbox (bubblewrap)', () => {
+  it('refuses writes outside the task directory, /tmp and writable with the real error, and says how to allow them', async () => {
+    const extra = dir('tether-sbx-writable-');
+    // Not under /tmp: the sandbox's /tmp is its own, so a host path there is simply not found.
+    const outside = dir('tether-sbx-outside-', '/var/tmp');
+    await configure({ sandbox: { writable: [extra] } });
+    const t = task();
+    const etc = await sh(t, { command: 'echo x > /etc/tether-sandbox-probe' });
+    expect(etc.exit_code).not.toBe(0);
+    expect(etc.output).toMatch(/\/etc\/tether-sandbox-probe: Read-only file system/);
+    expect(etc.sandbox).toMatch(/terminal\.local\.sandbox\.writable/);
+    expect(existsSync('/etc/tether-sandbox-probe')).toBe(false);
+    const other = await sh(t, { command: `touch ${outside}/nope` });
+    expect(other.output).toMatch(/Read-only file system/);
+    expect(existsSync(join(outside, 'nope'))).toBe(false);
+    // The allowed places: the task's directory, the listed path, and a /tmp private to the task that lasts between commands.
+    expect((await sh(t, { command: `echo a > here.txt && echo b > ${extra}/there.txt && echo c > /tmp/private.txt && echo ok` })).output).toBe('ok\n');
+    expect(readFileSync(join(cwd, 'here.txt'), 'utf8')).toBe('a\n');
+    expect(readFileSync(join(extra, 'there.txt'), 'utf8')).toBe('b\n');
+    expect(existsSync('/tmp/private.txt')).toBe(false);
+    expect((await sh(t, { command: 'cat /tmp/private.txt' })).output).toBe('c\n');
+    // Another task has a /tmp of its own.
+    expect((await sh(task(), { command: 'cat /tmp/private.txt' })).output).toMatch(/No such file/);
+    // The machine's daemons' sockets are not reachable (Docker's would be root on the host).
+    expect((await sh(t, { command: 'ls /run /var/run' })).output).not.toMatch(/docker\.sock/);
+  });
+
+  it('cannot signal anything outside: kill -9 -1 and kill <outside pid> leave the machine alone', async () => {
+    await configure({ sandbox: 'on' });
+    const outsider = spawn('sleep', ['4321.5'], { stdio: 'ignore' });
+    children.push(outsider);
+    await until('the outside process runs', async () => hostProcesses('4321.5').length === 1, 10_000);
+    const t = task();
+    const direct = await sh(t, { command: `kill -TERM ${outsider.pid}` });
+    expect(direct.exit_code).not.toBe(0);
+    expect(direct.output).toMatch(/No such process/);
+    await sh(t, { command: 'kill -9 -1; echo survived' });
+    await sh(t, { command: `python3 -c "import os; os.kill(${process.pid}, 9)"` });
+    expect(outsider.exitCode).toBeNull();
+    expect(hostProcesses('4321.5')).toEqual([outsider.pid]);
+    // The environment still works after the command killed everything it could see.
+    expect((await sh(t, { command: 'echo still here' })).output).toBe('still here\n');
+  });
+
+  it('a setsid child is gone after its command times out, and after its command ends', async () => {
+    await configure({ sandbox: {} });
+    const t = task();
+    const r = await sh(t, { command: 'setsid sleep 1234.25 & (setsid sleep 1234.25 &); sleep 60', timeout: 1 });
+    expect(r.exit_code).toBe(124);
+    await until('setsid children gone after the timeout', async () => hostProcesses('1234.25').length === 0, 15_000);
+    const quick = await sh(t, { command: 'setsid -f sleep 1234.75; echo left' });
+    expect(quick.output).toBe('left\n');
+    await until('setsid child gone after its command ended', async () => hostProcesses('1234.75').length === 0, 15_000);
+  });
+
+  it('a background process and its setsid children are gone when the environment closes', async () => {
+    await configure({ sandbox: {} });
+    const t = task();
+    const p = await sh(t, { command: 'setsid sleep 2345.5 & echo up; sleep 2345.75', background: true });
+    expect(p.process_id).toMatch(/^proc_/);
+    await until('the background process runs', async () => hostProcesses('2345.5').length === 1 && hostProcesses('2345.75').length === 1, 15_000);
+    await environmentManager().release(t);
+    await until('everything it started is gone', async () => hostProcesses('2345.5').length === 0 && hostProcesses('2345.75').length === 0, 15_000);
+  });
+
+  it('network: false cuts the network (a loopback server on this machine cannot be reached); on by default', async () => {
+    let connections = 0;
+    const server: Server = createServer((s) => {
+      connections += 1;
+      s.end();
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as { port: number }).port;
+    const probe = `python3 -c "import socket; socket.create_connection(('127.0.0.1', ${port}), 5); print('connected')"`;
+    try {
+      await configure({ sandbox: { network: false } });
+      const off = await sh(task(), { command: probe });
+      expect(off.exit_code).not.toBe(0);
+      expect(off.output).toMatch(/Connection refused/);
+      expect(connections).toBe(0);
+      await configure({ sandbox: { network: true } });
+      expect((await sh(task(), { command: probe })).output).toBe('connected\n');
+      expect(connections).toBe(1);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('sandbox: off warns at start, and commands then run unsandboxed', async () => {
+    const log = await configure({ sandbox: 'off' });
+    expect(environmentManager().warnings).toEqual([expect.stringMatching(/terminal\.local\.sandbox is off: local commands run unsandboxed/)]);
+    expect(log.lines.filter((l) => l.level === 'warn').map((l) => l.msg)).toEqual(environmentManager().warnings);
+    const outside = dir('tether-sbx-off-', '/var/tmp');
+    expect((await sh(task(), { command: `touch ${outside}/yes && echo ok` })).output).toBe('ok\n');
+    expect(existsSync(join(outside, 'yes'))).toBe(true);
+  });
+
+  it('sandbox off: a setsid child still goes at the timeout and when the environment closes (found by an inherited mark)', async () => {
+    await configure({ sandbox: 'off' });
+    const t = task();
+    const r = await sh(t, { command: 'setsid sleep 3456.25 & (setsid sleep 3456.25 &); sleep 60', timeout: 1 });
+    expect(r.exit_code).toBe(124);
+    await until('setsid children gone after the timeout', async () => hostProcesses('3456.25').length === 0, 15_000);
+    // Unsandboxed, a command that ends normally leaves its detached children running (nohup works) until the run ends.
+    expect((await sh(t, { command: '(setsid sleep 3456.75 &); echo left' })).output).toBe('left\n');
+    await until('the detached child runs', async () => hostProcesses('3456.75').length === 1, 15_000);
+    await environmentManager().release(t);
+    await until('gone when the environment closes', async () => hostProcesses('3456.75').length === 0, 15_000);
+  });
+
+  it('a missing bwrap stops start-up with a message naming the package, never a silent fallback', async () => {
+    await expect(configure({ sandbox: { bwrap: '/nonexistent/bwrap' } })).rejects.toThrow(
+      /^terminal\.local\.sandbox: bubblewrap \(bwrap\) not found \(terminal\.local\.sandbox\.bwrap is \/nonexistent\/bwrap\); install the package 'bubblewrap' \(Debian\/Ubuntu: apt-get install bubblewrap\)/,
+    );
+    process.env.TETHER_BWRAP = '/nonexistent/bwrap-env';
+    try {
+      await expect(configure({})).rejects.toThrow(/TETHER_BWRAP is \/nonexistent\/bwrap-env.*bubblewrap/);
+    } finally {
+      delete process.env.TETHER_BWRAP;
+    }
+  });
+
+  it('checks terminal.local strictly, one line naming the key', async () => {
+    await expect(configure({ sandbox: { writabel: [] } })).rejects.toThrow(/^terminal\.local\.sandbox: Unrecognized key: "writabel"$/);
+    await expect(configure({ sandbox: 'maybe' })).rejects.toThrow(/^terminal\.local\.sandbox: off, on, or a mapping with enabled, network, writable and bwrap$/);
+    await expect(configure({ sandbox: { writable: ['relative/dir'] } })).rejects.toThrow(/^terminal\.local\.sandbox\.writable\.0: an absolute path/);
+    await expect(configure({ sandbox: { network: 'no' } })).rejects.toThrow(/^terminal\.local\.sandbox\.network: /);
+    await expect(configure({ sandbox: { writable: ['/nonexistent/tether-dir'] } })).rejects.toThrow(/^terminal\.local\.sandbox\.writable: \/nonexistent\/tether-dir does not exist$/);
+    await expect(configure({ sandboxx: 'off' })).rejects.toThrow(/^terminal\.local: Unrecognized key: "sandboxx"$/);
+    mkdirSync(join(cwd, 'sub'), { recursive: true });
+    cwd = join(cwd, 'sub');
+    await configure({ sandbox: 'on' });
+    expect((await sh(task(), { command: 'pwd' })).output).toBe(`${cwd}\n`);
+  });
+});
