@@ -1,10 +1,14 @@
 // Benchmark (not a test): dangerous-command detection per command, and the time from a decision to the approved
 // command starting, on a local dev server with a real worker. Run: npm run bench:approval
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
+import { mkdtempSync, readFileSync, existsSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { readScriptsIn } from '../src/environments/read-scripts.js';
+import { judgeSubject } from '../src/approval/assess.js';
 import { detect } from '../src/approval/detect.js';
+import { parseConfig } from '../src/config/config.js';
+import { configureEnvironments, environmentManager } from '../src/environments/current.js';
 import { DANGEROUS, ORDINARY, TABLE_CWD } from '../test/fixtures/detect-table.js';
 import { CORPUS_CWD, loadCorpus } from '../test/support/detector-corpus.js';
 import { loadBashParser } from '../src/approval/parser.js';
@@ -36,6 +40,34 @@ if (process.argv.includes('--detection-only')) {
   process.stdout.write(`${detectionLine} · ${machine()} · load ${loadavg()[0]!.toFixed(1)}\n`);
   process.exit(0);
 }
+
+// 1b. The gate's extra cost per channel: judging stdin, a script run by path (read through a real local
+// environment, as the gate activity does) and execute_code programs, against the bare command.
+const timeIt = async (fn: () => unknown, rounds = 200): Promise<ReturnType<typeof summary>> => {
+  const times: number[] = [];
+  for (let i = 0; i < rounds; i += 1) {
+    const t0 = performance.now();
+    await fn();
+    times.push(performance.now() - t0);
+  }
+  return summary(times);
+};
+const script = Array.from({ length: 20 }, (_, i) => `echo step ${i} && mkdir -p out/${i} && cp -r src out/${i}/`).join('\n');
+const python = ['import json, subprocess, os', 'def build(n):', "    subprocess.run(['make', f'-j{n}'], check=True)", ...Array.from({ length: 36 }, (_, i) => `x${i} = [k * ${i} for k in range(10)]`), "print(json.dumps(os.listdir('.')))"].join('\n');
+const javascript = ["import { execFileSync } from 'node:child_process';", "import fs from 'node:fs';", ...Array.from({ length: 36 }, (_, i) => `const x${i} = [1, 2, 3].map((k) => k * ${i});`), "console.log(execFileSync('git', ['status']).toString(), fs.readdirSync('.'));"].join('\n');
+await judgeSubject({ text: 'true' }, TABLE_CWD); // grammars loaded
+const bare = await timeIt(() => judgeSubject({ text: 'sh' }, TABLE_CWD));
+const withStdin = await timeIt(() => judgeSubject({ text: 'sh', stdin: script }, TABLE_CWD));
+const py = await timeIt(() => judgeSubject({ text: python, language: 'python' }, TABLE_CWD));
+const js = await timeIt(() => judgeSubject({ text: javascript, language: 'javascript' }, TABLE_CWD));
+const scriptDir = mkdtempSync(join(tmpdir(), 'tether-bench-gate-'));
+writeFileSync(join(scriptDir, 'build.sh'), `${script}\n`);
+await configureEnvironments(parseConfig({ terminal: { backend: 'local' } }).terminal);
+const byPath = await environmentManager().use('bench-gate', { hostCwd: scriptDir }, ({ env }) =>
+  timeIt(() => judgeSubject({ text: 'sh build.sh' }, scriptDir, (keys) => readScriptsIn(env, keys)), 50),
+);
+await environmentManager().closeAll();
+const ms = (s: ReturnType<typeof summary>): string => `${fmt(s.median, 2)} ms median, ${fmt(s.p99, 2)} ms p99`;
 
 // 2. Decision to command start: runs whose only tool call asks; the command's first act records the time.
 const env = await durableEnv();
@@ -74,6 +106,8 @@ process.stdout.write(
   [
     `approval benchmark · ${machine()}`,
     detectionLine,
+    `gate per channel (judging in the worker, n=200 each): bare \`sh\` ${ms(bare)}; stdin (20-line script) ${ms(withStdin)}; execute_code python (40 lines) ${ms(py)}; execute_code javascript (40 lines) ${ms(js)}`,
+    `script by path: \`sh build.sh\` read through the local environment and judged ${ms(byPath)} (n=${byPath.n})`,
     `decision → command start: ${fmt(l.median, 1)} ms median, ${fmt(l.p99, 1)} ms p99 (n=${l.n}; decideApproval update to the command's first act, worker and dev server on this machine)`,
     'reproduce: npm run bench:approval',
   ].join('\n') + '\n',

@@ -115,7 +115,7 @@ export async function createWorker(opts: WorkerOptions): Promise<{ worker: Worke
     connection,
     namespace: opts.settings.namespace,
     taskQueue: ownQueue,
-    activities: { runTool: activities.runTool, closeEnvironment: activities.closeEnvironment },
+    activities: { runTool: activities.runTool, assessCall: activities.assessCall, closeEnvironment: activities.closeEnvironment },
     maxConcurrentActivityTaskExecutions: opts.maxConcurrentActivities ?? 32,
     shutdownGraceTime: opts.shutdownGraceTime ?? '30 seconds',
     interceptors: { activity: [payloadGuard()] },

@@ -44,13 +44,30 @@ describe('tether approval check', () => {
     expect(rows).toHaveLength(502);
     rows.slice(0, 500).forEach((row, i) => {
       expect(row.command).toBe(many[i]);
-      expect(Object.keys(row)).toEqual(['command', 'dangerous', 'tier', 'findings']);
+      expect(Object.keys(row).slice(0, 5)).toEqual(['command', 'dangerous', 'tier', 'findings', 'decision']);
+      expect(row.decision).toBe(row.tier === 'hardline' ? 'refuse' : row.dangerous ? 'ask' : 'ok');
     });
     const byCommand = new Map(DANGEROUS.map(([c, tier]) => [c, tier]));
     for (const row of rows.slice(0, 500)) expect(row.tier).toBe(byCommand.get(row.command as string) ?? null);
     expect(rows[500]).toMatchObject({ line: 501, error: expect.stringMatching(/^line 501 is not JSON/) });
     expect(rows[501]).toMatchObject({ line: 502, error: 'line 502 is not a JSON string (got object)' });
   });
+
+  it('asks (never ok) for a computed command and says why; judges stdin, programs and scripts by path', async () => {
+    const cwd = realpathSync(mkdtempSync(join(tmpdir(), 'tether-check-')));
+    const computed = await runCli(['approval', 'check', '--json', 'X="ls -la"; $X'], { cwd });
+    expect(computed.code).toBe(3);
+    expect(JSON.parse(computed.stdout)).toMatchObject({ decision: 'ask', reason: expect.stringContaining('computed command name: $X'), unknown: [expect.stringContaining('computed command name: $X (= ls -la)')] });
+    const stdin = await runCli(['approval', 'check', '--json', '--stdin', 'kill -9 -1', 'bash'], { cwd });
+    expect(JSON.parse(stdin.stdout)).toMatchObject({ decision: 'refuse', findings: [{ rule: 'kill-all' }] });
+    const program = await runCli(['approval', 'check', '--json', '--language', 'python', "import subprocess; subprocess.run(input(), shell=True)"], { cwd });
+    expect(JSON.parse(program.stdout)).toMatchObject({ decision: 'ask', unknown: [expect.stringContaining('subprocess.run(input(), shell=True)')] });
+    writeFileSync(join(cwd, 'x.sh'), 'rm -rf ~\n');
+    const script = await runCli(['approval', 'check', '--json', 'sh x.sh'], { cwd });
+    expect(JSON.parse(script.stdout)).toMatchObject({ decision: 'refuse', findings: [{ rule: 'delete-home' }] });
+    const bad = await runCli(['approval', 'check', '--language', 'ruby', 'x'], { cwd });
+    expect(bad).toMatchObject({ code: 2, stderr: expect.stringContaining('--language must be python or javascript') });
+  }, 240_000); // five CLI start-ups: a limit for a busy machine, not a speed assertion
 
   it('judges one command, with exit code 3 when dangerous', async () => {
     const cwd = realpathSync(tmpdir());

@@ -127,6 +127,22 @@ describe('execute_code (local backend, real python3 and node)', () => {
     expect(existsSync(join(cwd, 'ran-hard.txt'))).toBe(false);
   });
 
+  it('a terminal call from the program is judged with its stdin and the scripts it runs (kill -0 -1: harmless if it ran)', async () => {
+    const r = await run('python', [
+      'from tether_tools import terminal, write_file',
+      'print(terminal(command="sh", stdin="kill -0 -1; touch ran-stdin.txt\\n").get("error"))',
+      'write_file(path="k.sh", content="kill -0 -1; touch ran-script.txt\\n")',
+      'print(terminal(command="sh k.sh").get("error"))',
+      'print(terminal(command="sh", stdin="echo fine\\n")["output"].strip())',
+    ].join('\n'));
+    const lines = r.output.trim().split('\n');
+    expect(lines[0]).toMatch(/never run.*kill-all/);
+    expect(lines[1]).toMatch(/never run.*kill-all/);
+    expect(lines[2]).toBe('fine');
+    expect(existsSync(join(cwd, 'ran-stdin.txt'))).toBe(false);
+    expect(existsSync(join(cwd, 'ran-script.txt'))).toBe(false);
+  });
+
   it("a dangerous terminal command is refused inside the program as needing a person's approval", async () => {
     const r = await run('javascript', [
       "import { terminal } from './tether_tools.mjs';",

@@ -2,6 +2,7 @@
 import { configPath } from '../config/config.js';
 import type { AgentActivities } from '../common/activity-contract.js';
 import { createApprovalActivities } from './approvals.js';
+import { createGateActivities } from './gate.js';
 import { createModelActivity, createModelRouter, type ModelSettings } from './model.js';
 import { createStoreActivities } from './store.js';
 import { createToolActivities, type ToolActivityDeps } from './tools.js';
@@ -13,6 +14,7 @@ export function createActivities(deps: ToolActivityDeps & { model: ModelSettings
     ...createToolActivities({ ...deps, loopHandled: deps.loopHandled ?? new Set(LOOP_TOOL_NAMES) }),
     ...createStoreActivities(),
     ...createApprovalActivities({ config: deps.config, configFile: deps.configFile ?? configPath(), log: deps.log, complete }),
+    ...createGateActivities({ registry: deps.registry, config: deps.config, configFile: deps.configFile ?? configPath(), log: deps.log, workerQueue: deps.workerQueue }),
     callModel: createModelActivity(complete),
   };
 }

@@ -84,7 +84,7 @@ export function createToolActivities(deps: ToolActivityDeps) {
     const meta: Record<string, ToolMeta> = {};
     for (const d of definitions) {
       const t = registry.get(d.function.name)!;
-      meta[t.name] = { emoji: t.emoji, parallelSafe: t.parallelSafe, sideEffects: t.sideEffects, pathArg: t.pathArg, commandArg: t.commandArg, cwdArg: t.cwdArg, agentLoop: t.agentLoop || undefined, environment: t.environment || undefined, timeoutSeconds: t.timeoutSeconds };
+      meta[t.name] = { emoji: t.emoji, parallelSafe: t.parallelSafe, sideEffects: t.sideEffects, pathArg: t.pathArg, commandArg: t.commandArg, cwdArg: t.cwdArg, gated: t.gate ? true : undefined, agentLoop: t.agentLoop || undefined, environment: t.environment || undefined, timeoutSeconds: t.timeoutSeconds };
     }
     return { definitions, meta };
   }

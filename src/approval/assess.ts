@@ -1,27 +1,66 @@
-// The verdict on a command with the allowlist applied: what the approval activity and execute_code's terminal calls
-// both decide from. Worker-only (reads config.yaml's allowlist).
+// The verdict on what a tool call would run (a command with its stdin, a script it runs by path, a program) with
+// the allowlist applied: what the approval activities and execute_code's terminal calls decide from. Worker-only
+// (reads config.yaml's allowlist, loads the grammars).
 import type { TetherConfig } from '../config/config.js';
 import { allowlistMatch } from './allowlist.js';
 import { readAllowlist } from './allowlist-file.js';
 import { detect, type Verdict } from './detect.js';
 import { loadBashParser } from './parser.js';
+import { loadProgramReader } from './programs/load.js';
+import type { ScriptFile } from './scripts.js';
+import type { CallSubject } from './subject.js';
 
 export interface Assessed {
   verdict: Verdict;
   /** The allowlist entry that covers a dangerous (not hardline) command, if any. */
   allowlistedBy?: string;
+  /** Scripts read to judge it (path → text), to show a person deciding. */
+  scripts: Map<string, string>;
 }
 
-/** Analyses the command, then matches a dangerous one against command_allowlist (configuration and config.yaml). */
-export async function assess(command: string, cwd: string, config: TetherConfig, configFile: string, onUnreadable?: (err: Error) => void): Promise<Assessed> {
-  const verdict: Verdict = command.trim() === '' ? { command, dangerous: false, tier: null, findings: [] } : detect(await loadBashParser(), command, { cwd });
-  if (verdict.tier !== 'dangerous') return { verdict };
+/** Reads scripts run by path where the command will run (the task's environment); keys as the detector names them. */
+export type ReadScripts = (keys: string[]) => Promise<Map<string, ScriptFile>>;
+
+/** A script that runs another runs a third...: beyond this many rounds of reading, what is left asks. */
+const READ_ROUNDS = 4;
+
+/** Judges a tool call's subject: scripts it runs by path are read (through `read`) and judged as their program's text. */
+export async function judgeSubject(subject: CallSubject, cwd: string, read?: ReadScripts): Promise<{ verdict: Verdict; scripts: Map<string, string> }> {
+  const parse = await loadBashParser();
+  const programs = await loadProgramReader();
+  const files = new Map<string, ScriptFile>();
+  const opts = { cwd, stdin: subject.stdin, language: subject.language, programs };
+  if (subject.text.trim() === '') return { verdict: { command: subject.text, dangerous: false, tier: null, findings: [] }, scripts: new Map() };
+  let verdict = detect(parse, subject.text, { ...opts, files: read ? files : undefined });
+  for (let round = 0; read && verdict.scripts && round < READ_ROUNDS; round += 1) {
+    for (const [k, v] of await read(verdict.scripts)) files.set(k, v);
+    verdict = detect(parse, subject.text, { ...opts, files });
+  }
+  if (subject.inputOnly) {
+    const before = new Set(detect(parse, subject.text, { ...opts, stdin: undefined, files: read ? files : undefined }).findings.map((f) => f.description));
+    const findings = verdict.findings.filter((f) => !before.has(f.description));
+    verdict = { ...verdict, findings, dangerous: findings.length > 0, tier: findings[0]?.tier ?? null };
+  }
+  const scripts = new Map<string, string>();
+  for (const [k, v] of files) if ('text' in v) scripts.set(k, v.text);
+  return { verdict, scripts };
+}
+
+/** The judged subject, then a dangerous verdict matched against command_allowlist (configuration and config.yaml). */
+export async function assessSubject(subject: CallSubject, cwd: string, config: TetherConfig, configFile: string, opts: { read?: ReadScripts; onUnreadable?: (err: Error) => void } = {}): Promise<Assessed> {
+  const { verdict, scripts } = await judgeSubject(subject, cwd, opts.read);
+  if (verdict.tier !== 'dangerous') return { verdict, scripts };
   let entries = config.command_allowlist;
   try {
     entries = [...entries, ...readAllowlist(configFile)];
   } catch (err) {
     // An unreadable config.yaml leaves the start-up allowlist.
-    onUnreadable?.(err as Error);
+    opts.onUnreadable?.(err as Error);
   }
-  return { verdict, allowlistedBy: allowlistMatch(entries, { command, rules: verdict.findings.map((f) => f.rule) }) };
+  return { verdict, scripts, allowlistedBy: allowlistMatch(entries, { command: subject.text, rules: verdict.findings.map((f) => f.rule) }) };
+}
+
+/** Analyses a command line, then matches a dangerous one against command_allowlist. */
+export function assess(command: string, cwd: string, config: TetherConfig, configFile: string, onUnreadable?: (err: Error) => void): Promise<Assessed> {
+  return assessSubject({ text: command }, cwd, config, configFile, { onUnreadable });
 }

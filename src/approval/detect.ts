@@ -10,8 +10,13 @@ import { checkWrite } from './checks/files.js';
 import { checkLookup } from './checks/dispatch.js';
 import { checkAssignment } from './checks/identity.js';
 import { initScriptCheck } from './checks/system.js';
-import type { CheckContext, Io, Upstream } from './checks/types.js';
+import { stdinText, type CheckContext, type Io, type Upstream } from './checks/types.js';
+import { decodedText } from './decode.js';
+import { crontabCommands, indirectCode, makefileCommands } from './indirect.js';
+import { scriptKey, shebangLanguage, type ScriptFile } from './scripts.js';
 import type { ParseBash, SyntaxNode } from './parser.js';
+import type { ProgramEffect } from './programs/effects.js';
+import type { ReadProgram } from './programs/load.js';
 import { rule, type Tier } from './rules.js';
 import { literal, wordOf, type Word } from './words.js';
 
@@ -27,11 +32,21 @@ export interface Verdict {
   /** The worst tier found; null when nothing was found. */
   tier: Tier | null;
   findings: Finding[];
+  /** Scripts run by path that `files` did not hold (keys for a reader to fetch); absent when there are none. */
+  scripts?: string[];
 }
 
 export interface DetectOptions {
   /** The project directory: absolute paths inside it count as the project's own files. */
   cwd?: string;
+  /** Text on the command's standard input (terminal `stdin`, data written to a background process). */
+  stdin?: string;
+  /** Scripts run by path, read in the task's environment. Given, a script missing from it asks; absent, scripts are not judged. */
+  files?: ReadonlyMap<string, ScriptFile>;
+  /** Reads Python and JavaScript with a real grammar (loadProgramReader()); without it, only the one-liner patterns apply. */
+  programs?: ReadProgram;
+  /** The text is a program in this language (an execute_code program), not a command line. */
+  language?: string;
 }
 
 const MAX_DEPTH = 8;
@@ -58,12 +73,74 @@ class Analysis implements CheckContext {
   /** Files written by a downloader in this command line (`curl -o x.sh URL && bash x.sh`). */
   readonly downloaded = new Set<string>();
 
+  /** Scripts run by path that `files` did not hold. */
+  readonly wanted = new Set<string>();
+  /** Files this command line writes known text to (`echo ... > x.sh; sh x.sh`). */
+  private readonly writtenText = new Map<string, string>();
+  /** Commands seen so far: a script missing before a list runs may be written by an earlier command of it. */
+  private commandsSeen = 0;
+
   constructor(
     private readonly parse: ParseBash,
     project: string | undefined,
     private depth = 0,
+    private readonly files?: ReadonlyMap<string, ScriptFile>,
+    private readonly programs?: ReadProgram,
   ) {
     this.where = { project, cwd: project };
+  }
+
+  runsFile(path: Word, language: string | null): void {
+    if (path.dynamic) {
+      this.add('dynamic-command', `the script's path is computed at run time: ${path.text.slice(0, 80)}`);
+      return;
+    }
+    const key = scriptKey(path.text, this.where);
+    if (key === undefined) return;
+    if (key === null) {
+      this.add('unread-script', `${path.text} (after a cd to a directory known only at run time)`);
+      return;
+    }
+    const written = this.writtenText.get(key);
+    if (written !== undefined) {
+      if (language === null) this.script(written);
+      else this.code(written, language);
+      return;
+    }
+    const file = this.files?.get(key);
+    if (file && 'missing' in file) {
+      // Nothing runs from a file that is not there, unless an earlier command of this line makes it.
+      if (this.commandsSeen > 1) this.add('unread-script', `${key} does not exist before this command line runs; an earlier command may write it`);
+      return;
+    }
+    if (!file) {
+      this.wanted.add(key);
+      if (this.files) this.add('unread-script', `${key} was not read`);
+      return;
+    }
+    if ('error' in file) this.add('unread-script', `${key}: ${file.error}`);
+    if (!('text' in file)) return;
+    const lang = language ?? shebangLanguage(file.text);
+    if (lang === undefined) this.add('unread-script', `${key} is run by an interpreter the detector does not read (${file.text.split('\n')[0]!.slice(0, 60)})`);
+    else if (lang === 'make') for (const c of makefileCommands(file.text)) this.script(c);
+    else if (lang === 'crontab') for (const c of crontabCommands(file.text)) this.script(c);
+    else if (lang === null) this.script(file.text);
+    else this.code(file.text, lang);
+  }
+
+  computed(word: Word, who: string, language: string | null = null): void {
+    this.add('dynamic-command', `${who} runs text computed at run time: ${word.text.length > 80 ? `${word.text.slice(0, 77)}...` : word.text}`);
+    // What can be seen through (`sh -c "$(printf 'kill -9 -1')"`) is judged as well: hardline stays hardline.
+    const sub = word.substitutions.length === 1 ? word.substitutions[0]! : undefined;
+    if (!sub || sub.text !== word.text) return;
+    const text = this.knownText(this.ioOf(sub));
+    if (text === undefined) return;
+    if (language === null) this.script(text);
+    else this.code(text, language);
+  }
+
+  knownText(io: Io): string | undefined {
+    return stdinText(io) ?? decodedText(io.upstream);
   }
 
   add(id: string, detail: string): void {
@@ -105,13 +182,29 @@ class Analysis implements CheckContext {
   }
 
   code(source: string, language: string): void {
-    this.nested(() => analyseCode(source, language, this));
+    this.nested(() => {
+      analyseCode(source, language, this);
+      for (const e of this.programs?.(source, language) ?? []) this.effect(e);
+    });
+  }
+
+  /** What a program's call would run, judged as the command it amounts to. */
+  private effect(e: ProgramEffect): void {
+    if (e.kind === 'shell') this.script(e.text);
+    else if (e.kind === 'argv') this.argv(e.words.map((w) => (w === null ? { text: '$COMPUTED', dynamic: true, pattern: false, substitutions: [] } : literal(w))));
+    else if (e.kind === 'code') this.code(e.text, e.language);
+    else this.add('dynamic-command', e.detail);
   }
 
   substitutionInput(word: Word): Io | undefined {
     const sub = word.substitutions.find((n) => n.type === 'process_substitution' && n.text === word.text);
-    const top = sub ? named(sub)[0] : undefined;
-    if (!top) return undefined;
+    return sub && named(sub)[0] ? this.ioOf(sub) : undefined;
+  }
+
+  /** What a command or process substitution's commands print, as standard input for the command reading it. */
+  private ioOf(sub: SyntaxNode): Io {
+    const top = named(sub)[0];
+    if (!top) return { upstream: [] };
     const leaves = top.type === 'pipeline' ? pipelineLeaves(top) : [top];
     return {
       upstream: leaves.map((el) => {
@@ -163,6 +256,7 @@ class Analysis implements CheckContext {
   }
 
   private command(node: SyntaxNode): void {
+    this.commandsSeen += 1;
     const redirects = redirectsOf(node);
     const io: Io = { upstream: [], stdinText: stdinTextOf(redirects) };
     const input = redirects.find((r) => r.type === 'file_redirect' && r.children.some((c) => c?.type === '<'));
@@ -178,13 +272,31 @@ class Analysis implements CheckContext {
       io.upstream = this.inherited.upstream;
       io.stdinText = this.inherited.stdinText;
     }
-    this.judge(commandWords(node, this.vars), io);
+    const assignments = named(node)
+      .filter((c) => c.type === 'variable_assignment')
+      .flatMap((a) => {
+        const name = a.childForFieldName('name')?.text;
+        const value = a.childForFieldName('value');
+        return name && value ? [{ name, value: wordOf(value, this.vars) }] : [];
+      });
+    this.judge(commandWords(node, this.vars), io, assignments);
   }
 
   /** Peels wrappers from an argv and runs the check for the command that really runs. */
-  private judge(words: Word[], io: Io): void {
+  private judge(words: Word[], io: Io, assignments: { name: string; value: Word }[] = []): void {
     if (words.length === 0) return;
     const { argv, splitString, shell, chdir } = peel(words);
+    const nameWord = argv ? words[words.length - argv.args.length - 1] : undefined;
+    if (argv && nameWord?.expansion) {
+      // `X="rm -rf /"; $X`: the command name comes from a variable. It asks, and the value is judged as bash splits it.
+      this.add('dynamic-command', `computed command name: ${nameWord.expansion.text} (= ${nameWord.text.slice(0, 80)})`);
+      const ifs = this.vars.get('IFS') ?? ' \t\n';
+      const parts = nameWord.expansion.split ? nameWord.text.split(new RegExp(`[${ifs.replace(/[\]\\^-]/g, '\\$&')}]+`)).filter((p) => p !== '') : [nameWord.text];
+      if (parts.length !== 1 || parts[0] !== nameWord.text) {
+        this.argv([...parts.map(literal), ...argv.args], io);
+        return;
+      }
+    }
     if (splitString !== undefined) this.script(splitString);
     if (shell) EXEC('sh')?.({ name: 'sh', written: 'sh', args: [], viaXargs: false }, io, this);
     if (!argv) return;
@@ -202,6 +314,9 @@ class Analysis implements CheckContext {
     // `--help` anywhere, `--version` last (`cargo yank --version 0.4.1 crate` gives it a value).
     if (argv.args.some((a) => a.text === '--help') || argv.args.at(-1)?.text === '--version') return;
     const name = argv.name === 'busybox' ? null : argv.name;
+    indirectCode(argv, assignments, io, this);
+    // ./x.sh, bin/deploy: a program run by its path is read and judged (installed programs are not).
+    if (argv.written.includes('/') && !initScriptCheck(argv.written)) this.runsFile(literal(argv.written), null);
     const check = initScriptCheck(argv.written) ?? (name ? checkFor(name) : undefined);
     if (!check) return;
     const before = this.where.cwd;
@@ -236,6 +351,9 @@ class Analysis implements CheckContext {
       return;
     }
     if (op.includes('>')) checkWrite(word, `${op} ${word.text}`, this);
+    const printed = owner ? printedText(owner, ownerArgv, this.vars).text : undefined;
+    const key = word.dynamic ? undefined : scriptKey(word.text, this.where);
+    if (op.includes('>') && printed !== undefined && key) this.writtenText.set(key, op === '>>' ? `${this.writtenText.get(key) ?? ''}\n${printed}` : printed);
   }
 
   /** `f(){ f | f & }; f` or `f(){ while :; do f & done; }`: a function that keeps starting itself. */
@@ -281,8 +399,12 @@ const TIER_ORDER: Record<Tier, number> = { dangerous: 1, hardline: 2 };
 
 /** Judges one command line. `parse` comes from loadBashParser(). */
 export function detect(parse: ParseBash, command: string, opts: DetectOptions = {}): Verdict {
-  const analysis = new Analysis(parse, opts.cwd, -1);
-  if (command.trim() !== '') analysis.script(command);
+  const analysis = new Analysis(parse, opts.cwd, -1, opts.files, opts.programs);
+  if (command.trim() === '') {
+    // nothing to judge
+  } else if (opts.language !== undefined) analysis.code(command, opts.language);
+  else analysis.script(command, opts.stdin === undefined ? undefined : { upstream: [], stdinText: opts.stdin });
   const findings = [...analysis.findings.values()].sort((a, b) => TIER_ORDER[b.tier] - TIER_ORDER[a.tier]);
-  return { command, dangerous: findings.length > 0, tier: findings[0]?.tier ?? null, findings };
+  const scripts = [...analysis.wanted];
+  return { command, dangerous: findings.length > 0, tier: findings[0]?.tier ?? null, findings, ...(scripts.length > 0 ? { scripts } : {}) };
 }

@@ -71,9 +71,11 @@ const list: Rule[] = [
   // Exfiltration
   { id: 'exfiltration', tier: 'dangerous', description: 'sends credentials, keys or secrets to the network' },
   // What cannot be checked
-  { id: 'dynamic-command', tier: 'dangerous', description: 'the command name is computed at run time, so it cannot be checked' },
+  { id: 'dynamic-command', tier: 'dangerous', description: 'the command name or the code it runs is computed at run time, so it cannot be checked' },
   { id: 'unparsed', tier: 'dangerous', description: 'the command could not be parsed, so it cannot be checked' },
   { id: 'too-deep', tier: 'dangerous', description: 'commands nested too deeply to check' },
+  // Channels beyond the command line (t16-gate)
+  { id: 'unread-script', tier: 'dangerous', description: 'runs a script whose content could not be read and checked' },
 ];
 
 export const RULES: ReadonlyMap<string, Rule> = new Map(list.map((r) => [r.id, r]));

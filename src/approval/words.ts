@@ -10,6 +10,8 @@ export interface Word {
   pattern: boolean;
   /** Command and process substitutions inside the word. */
   substitutions: SyntaxNode[];
+  /** It comes from a variable whose value is known (`X=...; $X`); `split`: unquoted, so bash splits it into words at IFS. */
+  expansion?: { text: string; split: boolean };
 }
 
 export const literal = (text: string): Word => ({ text, dynamic: false, pattern: false, substitutions: [] });
@@ -54,18 +56,20 @@ const NO_VARS: Vars = new Map();
 function variable(node: SyntaxNode, vars: Vars): Word {
   const name = node.namedChildren.find((c) => c?.type === 'variable_name')?.text;
   const plain = node.type === 'simple_expansion' || node.text === `\${${name}}`;
-  if (plain && name !== undefined && vars.has(name)) return literal(vars.get(name)!);
+  if (plain && name !== undefined && vars.has(name)) return { ...literal(vars.get(name)!), expansion: { text: node.text, split: true } };
   if (plain && name === 'HOME') return literal('~');
   if (plain && name === 'PWD') return literal('.');
   return { text: node.text, dynamic: true, pattern: false, substitutions: [] };
 }
 
-function join(parts: Word[]): Word {
+function join(parts: Word[], quoted = false): Word {
+  const expanded = parts.filter((p) => p.expansion);
   return {
     text: parts.map((p) => p.text).join(''),
     dynamic: parts.some((p) => p.dynamic),
     pattern: parts.some((p) => p.pattern),
     substitutions: parts.flatMap((p) => p.substitutions),
+    ...(expanded.length > 0 ? { expansion: { text: expanded.map((p) => p.expansion!.text).join(''), split: !quoted && expanded.some((p) => p.expansion!.split) } } : {}),
   };
 }
 
@@ -86,7 +90,7 @@ export function wordOf(node: SyntaxNode, vars: Vars = NO_VARS): Word {
     case 'string':
     case 'translated_string': {
       const parts = node.namedChildren.filter((c): c is SyntaxNode => c !== null).map((c) => (c.type === 'string_content' ? literal(unescapeDouble(c.text)) : wordOf(c, vars)));
-      return { ...join(parts), pattern: false };
+      return { ...join(parts, true), pattern: false };
     }
     case 'concatenation':
       return join(node.namedChildren.filter((c): c is SyntaxNode => c !== null).map((c) => wordOf(c, vars)));

@@ -1,37 +1,77 @@
 // `tether approval check`: the verdict on commands, one at a time or as JSON lines on standard input. Worker-only.
+import { readFileSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { detect, type Verdict } from '../approval/detect.js';
-import { loadBashParser } from '../approval/parser.js';
+import { judgeSubject, type ReadScripts } from '../approval/assess.js';
+import type { Verdict } from '../approval/detect.js';
+import { MAX_SCRIPT_BYTES, type ScriptFile } from '../approval/scripts.js';
+import { CliError } from './errors.js';
 import { visibleText } from '../approval/visible-text.js';
 
 export interface CheckOptions {
   json?: boolean;
   jsonl?: boolean;
   cwd?: string;
+  /** Text given to the command on standard input. */
+  stdin?: string;
+  /** The words are a program in this language (as execute_code runs it), not a command line. */
+  language?: string;
+}
+
+/** Rules that mean "could not be understood": the verdict asks because of what it could not see. */
+const NOT_UNDERSTOOD = new Set(['dynamic-command', 'unparsed', 'too-deep', 'unread-script']);
+
+/** Scripts run by path, read from this machine (relative to the project directory). */
+function localReader(cwd: string): ReadScripts {
+  return async (keys) => {
+    const out = new Map<string, ScriptFile>();
+    for (const key of keys) {
+      const path = key.startsWith('~/') ? resolve(homedir(), key.slice(2)) : resolve(cwd, key);
+      try {
+        const info = statSync(path);
+        if (!info.isFile()) out.set(key, { error: 'is not a readable file' });
+        else if (info.size > MAX_SCRIPT_BYTES) out.set(key, { error: `is too big to check (${info.size} bytes; at most ${MAX_SCRIPT_BYTES} are read)` });
+        else {
+          const text = readFileSync(path, 'utf8');
+          out.set(key, text.includes('\u0000') ? { binary: true } : { text });
+        }
+      } catch (err) {
+        out.set(key, (err as NodeJS.ErrnoException).code === 'ENOENT' ? { missing: true } : { error: (err as Error).message });
+      }
+    }
+    return out;
+  };
 }
 
 /** Exit code of `approval check` for a dangerous verdict (0 when nothing was found). */
 export const DANGEROUS_EXIT = 3;
 
-const publicVerdict = (v: Verdict) => ({
-  command: v.command,
-  dangerous: v.dangerous,
-  tier: v.tier,
-  findings: v.findings.map((f) => ({ rule: f.rule, tier: f.tier, description: f.description })),
-});
+const publicVerdict = (v: Verdict) => {
+  const unknown = v.findings.filter((f) => NOT_UNDERSTOOD.has(f.rule)).map((f) => f.description);
+  return {
+    command: v.command,
+    dangerous: v.dangerous,
+    tier: v.tier,
+    findings: v.findings.map((f) => ({ rule: f.rule, tier: f.tier, description: f.description })),
+    /** What the gate does in manual mode: run, ask a person, or refuse (hardline). */
+    decision: v.tier === 'hardline' ? 'refuse' : v.dangerous ? 'ask' : 'ok',
+    ...(v.findings[0] ? { reason: v.findings[0].description } : {}),
+    ...(unknown.length > 0 ? { unknown } : {}),
+  };
+};
 
 function printHuman(v: Verdict): void {
   if (!v.dangerous) {
     process.stdout.write('ok: nothing dangerous found\n');
     return;
   }
-  const head = v.tier === 'hardline' ? 'HARDLINE: never run, whatever the approval mode' : 'DANGEROUS: asks for approval';
+  const head = v.tier === 'hardline' ? 'HARDLINE: never run, whatever the approval mode' : v.findings.every((f) => NOT_UNDERSTOOD.has(f.rule)) ? 'ASKS: not understood, so a person decides' : 'DANGEROUS: asks for approval';
   process.stdout.write(`${head}\n${v.findings.map((f) => `  [${f.rule}] ${visibleText(f.description, { newlines: 'escape' })}`).join('\n')}\n`);
 }
 
 /** Reads JSON-encoded command strings, one per line, and writes one verdict per line in the same order. */
 async function checkLines(cwd: string): Promise<number> {
-  const parse = await loadBashParser();
   const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
   let n = 0;
   const out: string[] = [];
@@ -53,7 +93,7 @@ async function checkLines(cwd: string): Promise<number> {
       out.push(JSON.stringify({ line: n, error: `line ${n} is not a JSON string (got ${Array.isArray(command) ? 'array' : typeof command})` }));
       continue;
     }
-    out.push(JSON.stringify(publicVerdict(detect(parse, command, { cwd }))));
+    out.push(JSON.stringify(publicVerdict((await judgeSubject({ text: command }, cwd, localReader(cwd))).verdict)));
     if (out.length >= 256) flush();
   }
   flush();
@@ -64,7 +104,8 @@ export async function runApprovalCheck(words: string[], opts: CheckOptions): Pro
   const cwd = opts.cwd ?? process.cwd();
   if (opts.jsonl) return checkLines(cwd);
   const command = words.join(' ');
-  const verdict = detect(await loadBashParser(), command, { cwd });
+  if (opts.language !== undefined && opts.language !== 'python' && opts.language !== 'javascript') throw new CliError(`--language must be python or javascript (got '${opts.language}')`, 2);
+  const { verdict } = await judgeSubject({ text: command, stdin: opts.stdin, language: opts.language }, cwd, localReader(cwd));
   if (opts.json) process.stdout.write(`${JSON.stringify(publicVerdict(verdict), null, 2)}\n`);
   else printHuman(verdict);
   return verdict.dangerous ? DANGEROUS_EXIT : 0;

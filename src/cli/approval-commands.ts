@@ -52,6 +52,8 @@ export function addApprovalCommands(program: Command): void {
     .option('--json', 'print the verdict as JSON')
     .option('--jsonl', 'read one JSON-encoded command string per line on standard input; write one JSON verdict per line')
     .option('--cwd <dir>', 'the project directory paths are judged against (default: the current directory)')
+    .option('--stdin <text>', "text given to the command on standard input (judged as the program's input: `sh`, `python3`, `psql`)")
+    .option('--language <language>', 'the words are a python or javascript program, judged as execute_code judges it')
     .action(async (words: string[], opts: CheckOptions) => {
       if (!opts.jsonl && words.length === 0) throw new CliError('give a command to check, or --jsonl to read commands from standard input', 2);
       process.exitCode = await runApprovalCheck(words, opts);

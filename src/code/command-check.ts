@@ -1,12 +1,21 @@
-// Approval of a terminal command an execute_code program asks for: the same verdict the approval activity reaches
-// (command analysis, then command_allowlist from the configuration and config.yaml), decided at once because a
+// Approval of a tool call an execute_code program asks for (a terminal command with its stdin and the scripts it
+// runs, input to a background process): the tool's own gate function and the same verdict the approval activity
+// reaches (analysis, then command_allowlist from the configuration and config.yaml), decided at once because a
 // running program cannot wait for a person. Worker-only.
-import { assess } from '../approval/assess.js';
+import { assessSubject } from '../approval/assess.js';
+import type { CallSubject } from '../approval/subject.js';
+import { normalizePath } from '../common/paths.js';
 import { configPath, type TetherConfig } from '../config/config.js';
+import { environmentManager } from '../environments/current.js';
+import { readScriptsIn } from '../environments/read-scripts.js';
+import type { ToolRegistry } from '../registry/registry.js';
+import type { ToolContext } from '../registry/types.js';
 
-/** Why the command may not run from inside a program, or undefined when it may. */
-export async function refusalFor(command: string, cwd: string, config: TetherConfig, configFile = configPath()): Promise<string | undefined> {
-  const { verdict, allowlistedBy } = await assess(command, cwd, config, configFile);
+async function refusalForSubject(subject: CallSubject, cwd: string, config: TetherConfig, configFile: string, ctx?: ToolContext): Promise<string | undefined> {
+  const read = ctx
+    ? (keys: string[]) => environmentManager().use(ctx.taskId, { hostCwd: ctx.cwd, backend: ctx.backend, expected: true }, ({ env }) => readScriptsIn(env, keys, subject.workdir))
+    : undefined;
+  const { verdict, allowlistedBy } = await assessSubject(subject, cwd, config, configFile, { read });
   if (!verdict.dangerous) return undefined;
   if (verdict.tier === 'hardline') {
     const what = verdict.findings.filter((f) => f.tier === 'hardline').map((f) => `[${f.rule}] ${f.description}`).join('; ');
@@ -18,4 +27,20 @@ export async function refusalFor(command: string, cwd: string, config: TetherCon
     `Refused: this command needs a person's approval (${what}), and execute_code cannot pause for a decision. ` +
     'Run it with the terminal tool directly, outside the program.'
   );
+}
+
+/** Why the command may not run from inside a program, or undefined when it may. */
+export function refusalFor(command: string, cwd: string, config: TetherConfig, configFile = configPath()): Promise<string | undefined> {
+  return refusalForSubject({ text: command }, cwd, config, configFile);
+}
+
+/** Why a tool call from inside a program may not run: what the tool says the call would run, judged in the task's environment. */
+export async function refusalForCall(registry: ToolRegistry, name: string, args: Record<string, unknown>, ctx: ToolContext, config: TetherConfig, configFile = configPath()): Promise<string | undefined> {
+  const entry = registry.get(name);
+  const valid = entry?.validate(args);
+  if (!entry?.gate || !valid?.ok) return undefined; // dispatch reports bad arguments
+  const subject = await entry.gate(valid.value, { taskId: ctx.taskId, cwd: ctx.cwd, backend: ctx.backend });
+  if (!subject) return undefined;
+  const cwd = subject.workdir === undefined ? ctx.cwd : normalizePath(subject.workdir.startsWith('/') ? subject.workdir : `${ctx.cwd}/${subject.workdir}`);
+  return refusalForSubject(subject, cwd, config, configFile, entry.environment ? ctx : undefined);
 }

@@ -1,10 +1,9 @@
 // The worker's side of one execute_code program's tool requests: the allowed set, the call limit, the terminal's
 // approval check, then the registry's one dispatch path. Worker-only.
-import { normalizePath } from '../common/paths.js';
 import type { TetherConfig } from '../config/config.js';
 import type { ToolRegistry } from '../registry/registry.js';
 import type { ToolContext } from '../registry/types.js';
-import { refusalFor } from './command-check.js';
+import { refusalForCall } from './command-check.js';
 import { resultValue, type RpcRequest } from './rpc.js';
 
 export interface ServeOptions {
@@ -34,13 +33,9 @@ export function callServer(o: ServeOptions): CallServer {
     if (seen > o.maxCalls) {
       return { error: `this program reached its limit of ${o.maxCalls} tool calls (code_execution.max_tool_calls); no more calls are run` };
     }
-    if (r.tool === 'terminal' && typeof r.args.command === 'string') {
-      // Judged where it runs, as the agent loop judges a direct call with its workdir.
-      const workdir = typeof r.args.workdir === 'string' && r.args.workdir !== '' ? r.args.workdir : undefined;
-      const cwd = workdir === undefined ? o.ctx.cwd : normalizePath(workdir.startsWith('/') ? workdir : `${o.ctx.cwd}/${workdir}`);
-      const refusal = await refusalFor(r.args.command, cwd, o.config);
-      if (refusal) return { error: refusal };
-    }
+    // Judged as the agent loop judges a direct call: what the tool says it would run (command, stdin, scripts, input).
+    const refusal = await refusalForCall(o.registry, r.tool, r.args, o.ctx, o.config);
+    if (refusal) return { error: refusal };
     dispatched += 1;
     // Progress stays the program's own; the inner call is cancelled with the program.
     const ctx: ToolContext = { ...o.ctx, progress: undefined, signal, environmentExpected: true };

@@ -1,5 +1,5 @@
 // The activities the agent workflow calls, as types only; implemented in src/activities. Workflow-safe (types only).
-import type { ApprovalFinding, CommandAssessment, PendingApproval, SmartVerdict } from './approval-types.js';
+import type { ApprovalFinding, AssessCallInput, CallAssessment, CommandAssessment, PendingApproval, SmartVerdict } from './approval-types.js';
 import type { TranscriptEntry } from './transcript.js';
 import type { ChatMessage, ModelReply, ToolCatalog } from './types.js';
 import type { ToolDefinition } from './tool-definition.js';
@@ -49,6 +49,8 @@ export interface AgentActivities {
   runTool(input: RunToolInput): Promise<RunToolOutput>;
   /** The verdict on a command, the allowlist, and the approval policy from the worker's configuration. */
   assessCommand(input: { command: string; cwd: string }): Promise<CommandAssessment>;
+  /** What a tool call would run, judged on the worker holding the task's environment (scripts are read there). */
+  assessCall(input: AssessCallInput): Promise<CallAssessment>;
   /** Smart approval: an auxiliary model call answering APPROVE, DENY or ESCALATE. */
   judgeCommand(input: { command: string; findings: ApprovalFinding[]; model: string }): Promise<SmartVerdict>;
   /** POSTs a pending approval to the configured webhook. */

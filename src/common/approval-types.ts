@@ -71,6 +71,23 @@ export interface CommandAssessment {
   notify: boolean;
 }
 
+/** A tool call the gate judges: the tool says what it would run, the worker holding its environment reads scripts. */
+export interface AssessCallInput {
+  name: string;
+  args: string;
+  taskId: string;
+  cwd: string;
+  backend?: string;
+  environmentExpected?: boolean;
+}
+
+/** The verdict on a tool call, with what a person is shown (the command, its stdin, scripts it runs, the program). */
+export interface CallAssessment extends CommandAssessment {
+  command: string;
+  /** The worker that judged it holds the task's environment: later calls go there. */
+  workerQueue?: string;
+}
+
 export interface SmartVerdict {
   answer: 'APPROVE' | 'DENY' | 'ESCALATE';
   /** The model's reply, shortened, for the record. */

@@ -111,6 +111,8 @@ export interface ToolMeta {
   commandArg?: string;
   /** The argument holding that command's working directory. */
   cwdArg?: string;
+  /** The tool says what a call would run: the gate judges every call (assessCall) before it runs. */
+  gated?: boolean;
   /** Runs in the task's terminal environment, on the worker that holds it. */
   environment?: boolean;
   timeoutSeconds: number;

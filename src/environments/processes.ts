@@ -34,6 +34,8 @@ interface Entry {
   polled: number;
   /** Streaming transports: the live channel. */
   proc?: TransportProcess;
+  /** Input written since its last end of line: the approval gate judges it with the next write. */
+  unterminated?: string;
   exited?: Promise<void>;
 }
 
@@ -152,12 +154,19 @@ export class ProcessTable {
     const e = this.entry(id);
     await this.refresh(e);
     if (!e.running) throw new EnvironmentError('Environment.Unsupported', this.env.backend, `process ${id} has exited (exit code ${e.exitCode}); it takes no more input`);
+    e.unterminated = `${e.unterminated ?? ''}${data}`.split(/[\r\n]/).at(-1)!.slice(-4096);
     if (e.proc) e.proc.write(data);
     else {
       const r = await this.env.exec(writeFileProcessScript(this.env.stateDir, id, data));
       if (r.exitCode !== 0) throw new EnvironmentError('Environment.Gone', this.env.backend, `process ${id}'s input is gone`);
     }
     return this.info(e);
+  }
+
+  /** The command a process was started with and its input not yet ended by a newline, for the approval gate. */
+  inputOf(id: string): { command: string; unterminated: string } | undefined {
+    const e = this.entries.get(id);
+    return e ? { command: e.command, unterminated: e.unterminated ?? '' } : undefined;
   }
 
   /** Ends the process's standard input. */

@@ -48,6 +48,7 @@ export class ToolRegistry {
       pathArg: opts.pathArg,
       commandArg: opts.commandArg,
       cwdArg: opts.cwdArg,
+      gate: opts.gate,
       agentLoop: opts.agentLoop ?? false,
       environment: opts.environment ?? false,
       schemaPatch: opts.schemaPatch,

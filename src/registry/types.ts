@@ -1,4 +1,5 @@
 // Types of the tool registry: what a tool declares and what its handler receives. Worker-only (types only).
+import type { CallSubject, GateContext } from '../approval/subject.js';
 import type { z } from 'zod';
 import type { JsonSchema, SideEffects, ToolDefinition } from '../common/tool-definition.js';
 
@@ -63,6 +64,8 @@ export interface RegisterOptions<S extends z.ZodObject = z.ZodObject> {
   commandArg?: string;
   /** Name of the argument giving that command's working directory (judged there, not in the run's cwd). */
   cwdArg?: string;
+  /** What a call would run (a command, its stdin, a program): the approval gate judges it before the call runs. */
+  gate?: (args: Record<string, unknown>, ctx: GateContext) => CallSubject | undefined | Promise<CallSubject | undefined>;
   /** Handled by the agent loop (todo, memory, ...); dispatch refuses it with a clear error. */
   agentLoop?: boolean;
   /** Runs in the task's terminal environment: the agent loop sends all such calls of a task to the worker holding it. */
@@ -91,6 +94,7 @@ export interface ToolEntry {
   readonly pathArg?: string;
   readonly commandArg?: string;
   readonly cwdArg?: string;
+  readonly gate?: (args: Record<string, unknown>, ctx: GateContext) => CallSubject | undefined | Promise<CallSubject | undefined>;
   readonly agentLoop: boolean;
   readonly environment: boolean;
   readonly schemaPatch?: SchemaPatch;

@@ -20,7 +20,9 @@ const DESCRIPTION =
   'returns a dict); JavaScript (an ES module) `import { read_file } from "./tether_tools.mjs"` then ' +
   '`await read_file({ path: "x" })`. A failed or refused tool call returns {"error": ...} rather than raising. ' +
   "Standard input is the tool channel: the program cannot read its own stdin. `cd` and `export` of the program's terminal calls " +
-  "carry over between them but not past the program. Terminal commands that need a person's " +
+  "carry over between them but not past the program. The program is read before it runs: a call that starts a " +
+  'process, deletes a tree or signals a process is judged like a terminal command, and a program that needs approval ' +
+  "waits for it (one whose command is computed at run time asks). Terminal commands that need a person's " +
   'approval are refused inside the program (run them with the terminal tool). Limits: code_execution.timeout_seconds ' +
   '(the timeout argument may only lower it; exit code 124 when killed), max_tool_calls tool calls per program, ' +
   'max_output_chars of output.';
@@ -42,6 +44,8 @@ registry.register({
   checkFn: environmentAvailable,
   isAsync: true,
   timeoutSeconds: MAX_TIMEOUT_SECONDS + 120,
+  // The program is read with its language's grammar: every call that spawns, deletes or signals is judged.
+  gate: ({ language, code }) => ({ text: String(code), language: String(language), shown: `${String(language)} program:\n${String(code)}` }),
   // The registration-time description listed what existed then; the model's list decides what it is told now.
   schemaPatch: (definition, finalNames) => {
     const tools = callableTools(registry, finalNames);

@@ -1,6 +1,7 @@
 // The `process` tool: the task's background processes started by `terminal` with background: true — list, poll,
 // log, wait, kill, and standard input (write, submit, close). Worker-only.
 import { z } from 'zod';
+import { environmentManager } from '../environments/current.js';
 import { registry } from '../registry/index.js';
 import { environmentAvailable, inTaskEnvironment, modelOutput } from './task-environment.js';
 
@@ -31,6 +32,16 @@ registry.register({
   environment: true,
   checkFn: environmentAvailable,
   isAsync: true,
+  // Data for a background shell, interpreter or REPL is judged as input to the command it was started with.
+  gate: async ({ action, process_id: id, data }, ctx) => {
+    if ((action !== 'write' && action !== 'submit') || typeof id !== 'string' || typeof data !== 'string') return undefined;
+    const manager = environmentManager();
+    if (!manager.has(ctx.taskId, ctx.backend ?? manager.terminal.backend)) return undefined; // no process: the call fails
+    const input = await manager.use(ctx.taskId, { hostCwd: ctx.cwd, backend: ctx.backend }, async ({ env }) => env.processes.inputOf(id));
+    if (!input) return undefined;
+    const stdin = `${input.unterminated}${data}${action === 'submit' ? '\n' : ''}`;
+    return { text: input.command, stdin, inputOnly: true, shown: `process ${id} (${input.command}) ${action}: ${stdin}` };
+  },
   timeoutSeconds: MAX_WAIT_SECONDS + 60,
   handler: async ({ action, process_id: id, data, offset, limit, timeout }, ctx) => {
     if (action !== 'list' && !id) return JSON.stringify({ error: `action '${action}' needs process_id (see action list)` });

@@ -37,6 +37,8 @@ registry.register({
   checkFn: environmentAvailable,
   commandArg: 'command',
   cwdArg: 'workdir',
+  // The command line, with its standard input: `sh` with a script on stdin is judged as that script.
+  gate: ({ command, stdin, workdir }) => ({ text: String(command), stdin: typeof stdin === 'string' ? stdin : undefined, workdir: typeof workdir === 'string' && workdir !== '' ? workdir : undefined }),
   isAsync: true,
   timeoutSeconds: MAX_TIMEOUT_SECONDS + 60,
   handler: async ({ command, timeout, workdir, background, pty, stdin }, ctx) => {

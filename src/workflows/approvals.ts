@@ -47,6 +47,8 @@ export interface GateRequest {
   model: string;
   mode?: ApprovalMode;
   timeoutSeconds?: number;
+  /** The verdict assessCall already reached (every gated tool); without it the gate judges `command` itself. */
+  assessment?: CommandAssessment;
 }
 
 const denied = (why: string): string => JSON.stringify({ error: why, denied: true });
@@ -110,7 +112,9 @@ export class ApprovalBook {
    */
   async gate(req: GateRequest): Promise<GateOutcome> {
     let a: CommandAssessment;
-    if (req.findings) {
+    if (req.assessment) {
+      a = req.assessment;
+    } else if (req.findings) {
       const policy = await assess.assessCommand({ command: '', cwd: req.cwd });
       a = { ...policy, dangerous: true, tier: 'dangerous', findings: req.findings, allowlistedBy: undefined };
     } else {

@@ -6,6 +6,7 @@ import { argsDigest, type ApprovalMode } from '../common/approval-types.js';
 import type { ApprovalBook, GateRequest } from './approvals.js';
 import type { LoopTools } from './loop-tools.js';
 import { forgetLostWorker, runRouted, type EnvironmentRoute } from './environment-route.js';
+import { assessRouted } from './gate-route.js';
 import { chunk, planSegments, type PlannedCall } from './batching.js';
 import { capText, summariseArgs } from './summary.js';
 import { capLoopResult } from './payload-limits.js';
@@ -96,9 +97,17 @@ function commandCwd(args: string, cwdArg: string | undefined, cwd: string): stri
   }
 }
 
+/** Added with the gate for every channel (stdin, process input, scripts by path, execute_code); older histories replay without it. */
+const GATE_PATCH = 'gate-every-channel';
+
 /** The gate, with its own failures (an approval activity giving up) turned into a result that says nothing ran. */
-async function gateOrExplain(ctx: BatchContext, req: GateRequest): Promise<Awaited<ReturnType<ApprovalBook['gate']>>> {
+async function gateOrExplain(ctx: BatchContext, req: GateRequest, judge?: () => Promise<GateRequest | undefined>): Promise<Awaited<ReturnType<ApprovalBook['gate']>>> {
   try {
+    if (judge) {
+      const judged = await judge();
+      if (!judged) return { run: true, approved: false };
+      req = judged;
+    }
     return await ctx.approvals.gate(req);
   } catch (err) {
     if (isCancellation(err) || !(err instanceof ActivityFailure)) throw err;
@@ -137,7 +146,17 @@ async function runOne(call: PlannedCall, view: ToolCallView, ctx: BatchContext):
     if (call.meta?.agentLoop) return capLoopResult(await ctx.loop.run(call.name, call.args, view));
     let approved = false;
     const command = commandOf(call.args, call.meta?.commandArg);
-    if (command !== undefined) {
+    if (call.meta?.gated && patched(GATE_PATCH)) {
+      // One mechanism for every tool: the tool says what the call would run, the worker holding its environment judges it.
+      setStatus('awaiting_approval');
+      const gate = await gateOrExplain(ctx, gateRequest(command ?? ''), async () => {
+        const a = await assessRouted(ctx.environment, call.meta?.environment === true, { name: call.name, args: call.args, taskId: ctx.taskId, cwd: ctx.cwd, ...(ctx.backend ? { backend: ctx.backend } : {}) });
+        return a.dangerous ? { ...gateRequest(a.command), assessment: a } : undefined;
+      });
+      setStatus('running');
+      if (!gate.run) return gate.result;
+      approved = gate.approved;
+    } else if (command !== undefined) {
       setStatus('awaiting_approval');
       const gate = await gateOrExplain(ctx, gateRequest(command));
       setStatus('running');

@@ -53,11 +53,18 @@ function stdinProgram(cmd: Argv, io: Io, ctx: CheckContext, language: string | n
   if (io.upstream.some((u) => u.argv !== null && isDecoder(u.argv))) ctx.add('decoded-to-shell', show(cmd));
   if (names.some((n) => n !== undefined && n !== null && NETWORK_TOOLS.has(n))) ctx.add('reverse-shell', show(cmd));
   if (stdinIsDynamic(io)) ctx.add('dynamic-command', `${show(cmd)} runs text computed at run time`);
-  const text = stdinText(io);
+  const text = ctx.knownText(io);
   if (text !== undefined) {
     if (language === null) ctx.script(text);
     else ctx.code(text, language);
+    return;
   }
+  // Not known text: a file (`sh < x.sh`, `cat x.sh | sh`) is read; what another program prints asks.
+  const last = io.upstream.at(-1)?.argv;
+  const catFile = last?.name === 'cat' ? last.args.filter((a) => !a.text.startsWith('-')) : [];
+  if (io.upstream.length === 0 && io.stdinFile && !ctx.substitutionInput(io.stdinFile)) ctx.runsFile(io.stdinFile, language);
+  else if (catFile.length === 1) ctx.runsFile(catFile[0]!, language);
+  else if (io.upstream.length > 0 && !stdinIsDynamic(io)) ctx.add('dynamic-command', `${show(cmd)} runs what ${last?.written ?? 'an earlier command'} prints`);
 }
 
 /** Command text that decodes hidden data: base64 -d, xxd -r, rev, tr, openssl -d. */
@@ -82,8 +89,11 @@ export function execChecks(downloads: (node: Word['substitutions'][number]) => b
       // sh -c STRING [name args...]: the first operand is the script (re-read only when it is known text).
       const script = operands[0];
       if (script && !script.dynamic) ctx.script(script.text);
-      // sh -c "$(echo ... | base64 -d)": the script is decoded at run time.
-      else if (script?.substitutions.some((n) => DECODES.test(n.text))) ctx.add('decoded-to-shell', show(cmd));
+      else if (script) {
+        // sh -c "$(echo ... | base64 -d)": the script is decoded at run time.
+        if (script.substitutions.some((n) => DECODES.test(n.text))) ctx.add('decoded-to-shell', show(cmd));
+        ctx.computed(script, `${cmd.written} -c`);
+      }
       return;
     }
     const first = operands[0];
@@ -92,6 +102,7 @@ export function execChecks(downloads: (node: Word['substitutions'][number]) => b
     const fromSubstitution = (first && ctx.substitutionInput(first)) ?? (io.stdinFile && ctx.substitutionInput(io.stdinFile));
     if (fromSubstitution) stdinProgram(cmd, fromSubstitution, ctx, null);
     else if (!first || f.short.has('s') || first.text === '-' || first.text === '/dev/stdin') stdinProgram(cmd, io, ctx, null);
+    else ctx.runsFile(first, null);
   };
 
   const interpreter: Check = (cmd, io, ctx) => {
@@ -107,15 +118,20 @@ export function execChecks(downloads: (node: Word['substitutions'][number]) => b
     if (f.short.has('i') && (spec.language === 'perl' || spec.language === 'ruby')) for (const file of f.operands) checkWrite(file, show(cmd), ctx);
     const first = f.operands[0];
     const fromSubstitution = first && ctx.substitutionInput(first);
-    if (code !== undefined) ctx.code(code, spec.language);
+    const codeWord = spec.codeOpts.map((o) => args.find((_, i) => i > 0 && args[i - 1]!.text === o)).find((w) => w !== undefined);
+    if (codeWord?.dynamic) ctx.computed(codeWord, `${cmd.written} ${spec.codeOpts[0]}`, spec.language);
+    else if (code !== undefined) ctx.code(code, spec.language);
     else if (fromSubstitution) stdinProgram(cmd, fromSubstitution, ctx, spec.language);
     else if (!first || first.text === '-' || first.text === '/dev/stdin') stdinProgram(cmd, io, ctx, spec.language);
+    // python -m MODULE runs an installed module, not a file; anything else is the script's path.
+    else if (!(spec.language === 'python' && (f.short.has('m') || f.short.has('c'))) && !/^(repl|test|run|install)$/.test(first.text)) ctx.runsFile(first, spec.language);
   };
 
   const evalCheck: Check = (cmd, _io, ctx) => {
     if (substitutesDownload(cmd.args, downloads)) ctx.add('remote-code-exec', show(cmd));
-    // eval "$(tool init)" runs generated code whose commands cannot be seen; known text is re-read.
+    // eval "$(tool init)" runs generated code whose commands cannot be seen: it asks; known text is re-read.
     if (cmd.args.every((a) => !a.dynamic)) ctx.script(cmd.args.map((a) => a.text).join(' '));
+    else for (const a of cmd.args.filter((w) => w.dynamic)) ctx.computed(a, 'eval');
   };
 
   const source: Check = (cmd, io, ctx) => {
@@ -125,6 +141,7 @@ export function execChecks(downloads: (node: Word['substitutions'][number]) => b
     const fromSubstitution = first && ctx.substitutionInput(first);
     if (fromSubstitution) stdinProgram(cmd, fromSubstitution, ctx, null);
     else if (first?.text === '/dev/stdin') stdinProgram(cmd, io, ctx, null);
+    else if (first) ctx.runsFile(first, null);
   };
 
   const su: Check = (cmd, _io, ctx) => {

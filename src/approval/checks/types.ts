@@ -37,6 +37,12 @@ export interface CheckContext {
   substitutionInput(word: Word): Io | undefined;
   /** Files written by a downloader earlier in the command line. */
   readonly downloaded: Set<string>;
+  /** A script run by path (`sh x.sh`, `./x.sh`, `python x.py`): judged from its content as `language` (null: shell or its `#!` line). */
+  runsFile(path: Word, language: string | null): void;
+  /** Program text computed at run time (`sh -c "$(...)"`, `eval "$X"`): asks, and what can be seen of it is judged. */
+  computed(word: Word, who: string, language?: string | null): void;
+  /** The text arriving on standard input when it is known, decoders (base64 -d, rev) seen through. */
+  knownText(io: Io): string | undefined;
 }
 
 /** Commands that pass their input through unchanged. */

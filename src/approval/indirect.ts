@@ -1,0 +1,123 @@
+// Commands that run other code given in their options, configuration or input: git -c core.pager=CMD,
+// GIT_SSH_COMMAND=CMD, ssh -o ProxyCommand=CMD, rsync -e CMD, tar --to-command=CMD, make -f FILE, crontab fed
+// entries. The code is judged like any command line; code computed at run time asks. Pure.
+import { parseFlags, type Argv } from './argv.js';
+import { stdinIsDynamic, stdinText, type CheckContext, type Io } from './checks/types.js';
+import { literal, type Word } from './words.js';
+
+/** git configuration keys whose value is a command git runs. */
+const GIT_COMMAND_KEYS =
+  /^(core\.(pager|sshcommand|editor|fsmonitor|askpass|hookspath)|sequence\.editor|diff\.external|diff\..+\.(textconv|command)|merge\..+\.driver|filter\..+\.(clean|smudge|process)|credential(\..+)?\.helper|gpg(\..+)?\.program|pager\..+|alias\..+|uploadpack\.packobjectshook|remote\..+\.(uploadpack|receivepack|proxy)|web\.browser|man\..+\.cmd|browser\..+\.cmd|difftool\..+\.cmd|mergetool\..+\.cmd|core\.gitproxy)$/i;
+
+/** Variables whose value is a command the program runs (`GIT_SSH_COMMAND='...' git fetch`). */
+const COMMAND_VARIABLES = new Set(['GIT_SSH_COMMAND', 'GIT_SSH', 'GIT_PAGER', 'PAGER', 'GIT_EDITOR', 'EDITOR', 'VISUAL', 'GIT_EXTERNAL_DIFF', 'GIT_ASKPASS', 'SSH_ASKPASS', 'LESSOPEN', 'LESSCLOSE', 'PROMPT_COMMAND', 'GIT_PROXY_COMMAND', 'RSYNC_RSH', 'MANPAGER']);
+/** Variables that name a script the shell runs at start. */
+const SCRIPT_VARIABLES = new Set(['BASH_ENV', 'ENV']);
+
+/** Judges a command line given as an option value; computed at run time, it asks. */
+function commandValue(value: Word, who: string, ctx: CheckContext): void {
+  if (value.dynamic) ctx.computed(value, who);
+  else if (value.text.trim() !== '') ctx.script(value.text.replace(/^!/, ''));
+}
+
+function gitOptions(cmd: Argv, ctx: CheckContext): void {
+  for (let i = 0; i < cmd.args.length; i += 1) {
+    const t = cmd.args[i]!.text;
+    if (!t.startsWith('-')) break; // the subcommand: what follows is its own
+    const setting = t === '-c' ? cmd.args[(i += 1)] : t.startsWith('-c') ? { ...cmd.args[i]!, text: t.slice(2) } : undefined;
+    if (!setting) continue;
+    const eq = setting.text.indexOf('=');
+    if (eq > 0 && GIT_COMMAND_KEYS.test(setting.text.slice(0, eq))) commandValue({ ...setting, text: setting.text.slice(eq + 1) }, `git -c ${setting.text.slice(0, eq)}`, ctx);
+  }
+}
+
+/** make recipes (tab-indented lines) and $(shell ...) calls are shell command lines. */
+export function makefileCommands(text: string): string[] {
+  const recipes = text.split('\n').filter((l) => l.startsWith('\t')).map((l) => l.slice(1).replace(/^[@+-]+/, ''));
+  const shells = [...text.matchAll(/\$\(shell\s+([^)]*)\)/g)].map((m) => m[1]!);
+  return [...recipes, ...shells];
+}
+
+/** The commands of crontab entries: what follows five time fields or an @keyword. */
+export function crontabCommands(text: string): string[] {
+  return text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !l.startsWith('#') && !/^[A-Za-z_][A-Za-z0-9_]*\s*=/.test(l))
+    .map((l) => (l.startsWith('@') ? l.replace(/^@\S+\s+/, '') : l.split(/\s+/).slice(5).join(' ')));
+}
+
+function make(cmd: Argv, ctx: CheckContext): void {
+  const f = parseFlags(cmd.args, ['-f', '--file', '--makefile', '-C', '--directory', '-j', '--jobs', '-l', '-o', '-W', '-I', '--eval']);
+  const file = cmd.args.find((_, i) => i > 0 && ['-f', '--file', '--makefile'].includes(cmd.args[i - 1]!.text)) ?? cmd.args.find((a) => /^(--file|--makefile)=/.test(a.text));
+  const evaluated = f.values.get('--eval');
+  if (evaluated !== undefined) for (const c of makefileCommands(evaluated.replace(/\\t/g, '\t'))) ctx.script(c);
+  if (!file) return;
+  const word = file.text.includes('=') && file.text.startsWith('--') ? { ...file, text: file.text.slice(file.text.indexOf('=') + 1) } : file;
+  const fromSubstitution = ctx.substitutionInput(word);
+  if (fromSubstitution) {
+    ctx.add('dynamic-command', `make reads a makefile computed at run time: ${word.text.slice(0, 80)}`);
+    const text = ctx.knownText(fromSubstitution);
+    if (text !== undefined) for (const c of makefileCommands(text)) ctx.script(c);
+    return;
+  }
+  if (f.values.has('-C') || f.values.has('--directory')) return; // the file is relative to another directory
+  ctx.runsFile(word, 'make');
+}
+
+function crontab(cmd: Argv, io: Io, ctx: CheckContext): void {
+  const f = parseFlags(cmd.args, ['-u']);
+  if (f.short.has('l') || f.short.has('r') || f.short.has('e')) return;
+  const file = f.operands[0];
+  if (file && file.text !== '-') {
+    ctx.runsFile(file, 'crontab');
+    return;
+  }
+  const text = stdinText(io) ?? ctx.knownText(io);
+  if (text !== undefined) for (const c of crontabCommands(text)) ctx.script(c);
+  else if (stdinIsDynamic(io) || io.upstream.length > 0) ctx.add('dynamic-command', 'crontab installs entries computed at run time');
+}
+
+/** Options whose value is a command, per program. */
+const COMMAND_OPTIONS: Record<string, { opts: string[]; ssh?: boolean }> = {
+  ssh: { opts: ['-o'], ssh: true },
+  scp: { opts: ['-o', '-S'], ssh: true },
+  sftp: { opts: ['-o', '-S'], ssh: true },
+  rsync: { opts: ['-e', '--rsh', '--rsync-path'] },
+  tar: { opts: ['--to-command', '--use-compress-program', '-I', '--checkpoint-action', '--info-script', '-F', '--new-volume-script'] },
+};
+
+function commandOptions(cmd: Argv, ctx: CheckContext): void {
+  const spec = COMMAND_OPTIONS[cmd.name!]!;
+  cmd.args.forEach((a, i) => {
+    for (const opt of spec.opts) {
+      let value: Word | undefined;
+      if (a.text === opt) value = cmd.args[i + 1];
+      else if (opt.startsWith('--') && a.text.startsWith(`${opt}=`)) value = { ...a, text: a.text.slice(opt.length + 1) };
+      else if (!opt.startsWith('--') && a.text.startsWith(opt) && a.text.length > opt.length) value = { ...a, text: a.text.slice(opt.length) };
+      if (!value) continue;
+      if (spec.ssh && opt === '-o') {
+        const m = /^(ProxyCommand|LocalCommand|KnownHostsCommand)[\s=]+(.*)$/is.exec(value.text);
+        if (m) commandValue({ ...value, text: m[2]! }, `${cmd.name} -o ${m[1]}`, ctx);
+      } else if (opt === '--checkpoint-action') {
+        const m = /^exec=(.*)$/s.exec(value.text);
+        if (m) commandValue({ ...value, text: m[1]! }, 'tar --checkpoint-action', ctx);
+      } else commandValue(value, `${cmd.name} ${opt}`, ctx);
+    }
+  });
+}
+
+/** Finds code that `cmd` runs from its options, its variables (`assignments`) or its input, and judges it. */
+export function indirectCode(cmd: Argv, assignments: readonly { name: string; value: Word }[], io: Io, ctx: CheckContext): void {
+  for (const { name, value } of assignments) {
+    if (COMMAND_VARIABLES.has(name)) commandValue(value, name, ctx);
+    if (SCRIPT_VARIABLES.has(name) && value.text !== '') {
+      if (value.dynamic) ctx.computed(value, name);
+      else ctx.runsFile(literal(value.text), null);
+    }
+  }
+  if (cmd.name === 'git') gitOptions(cmd, ctx);
+  else if (cmd.name === 'make' || cmd.name === 'gmake') make(cmd, ctx);
+  else if (cmd.name === 'crontab') crontab(cmd, io, ctx);
+  else if (cmd.name !== null && Object.hasOwn(COMMAND_OPTIONS, cmd.name)) commandOptions(cmd, ctx);
+}

@@ -1,0 +1,225 @@
+// What a program's calls would run, independent of its language: a call's qualified name and its folded literal
+// arguments become shell command lines, argument vectors, nested code, or "computed" (asks). Pure.
+
+/** A folded expression: known text, a number, a list, a flag, an object of known keys, or unknown. */
+export type Value =
+  | { kind: 'str'; v: string }
+  | { kind: 'num'; v: number }
+  | { kind: 'bool'; v: boolean }
+  | { kind: 'list'; items: Value[] }
+  | { kind: 'obj'; keys: Record<string, Value> }
+  /** `text`: the source, for the finding; `child`: the pid of a process the program started (`p.pid`, `os.getpid()`). */
+  | { kind: 'unknown'; text: string; child?: boolean };
+
+/** One call of interest in a program. */
+export interface ProgramCall {
+  /** Qualified through imports and aliases: `subprocess.run`, `child_process.exec`, `os.kill`. */
+  name: string;
+  args: Value[];
+  keywords: Record<string, Value>;
+  /** The call as written, shortened, for the finding. */
+  text: string;
+}
+
+export type ProgramEffect =
+  | { kind: 'shell'; text: string }
+  /** An argument vector; null stands for an argument computed at run time (the program name never is). */
+  | { kind: 'argv'; words: (string | null)[] }
+  | { kind: 'code'; language: string; text: string }
+  | { kind: 'computed'; detail: string };
+
+export const unknown = (text: string, child = false): Value => ({ kind: 'unknown', text: text.length > 80 ? `${text.slice(0, 77)}...` : text, ...(child ? { child } : {}) });
+
+const str = (v: Value | undefined): string | undefined => (v?.kind === 'str' ? v.v : v?.kind === 'num' ? String(v.v) : undefined);
+
+function strings(v: Value | undefined): string[] | undefined {
+  if (v?.kind !== 'list') return undefined;
+  const out = v.items.map(str);
+  return out.every((s): s is string => s !== undefined) ? out : undefined;
+}
+
+/** A list whose program name is known; other items may be computed (null). */
+function argvOf(v: Value | undefined): (string | null)[] | undefined {
+  if (v?.kind !== 'list' || v.items.some((i) => i.kind === 'unknown' && i.text.startsWith('*'))) return undefined;
+  const out = v.items.map((i) => str(i) ?? null);
+  return out.length > 0 && out[0] !== null ? out : undefined;
+}
+
+const truthy = (v: Value | undefined): boolean | undefined => (v === undefined ? false : v.kind === 'bool' ? v.v : v.kind === 'unknown' ? undefined : v.kind === 'str' ? v.v !== '' : v.kind === 'num' ? v.v !== 0 : true);
+
+const SIGNALS: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGKILL: 9, SIGUSR1: 10, SIGUSR2: 12, SIGTERM: 15, SIGCONT: 18, SIGSTOP: 19 };
+
+function signalOf(v: Value | undefined, fallback: string): string | undefined {
+  if (v === undefined) return fallback;
+  if (v.kind === 'num') return String(v.v);
+  if (v.kind === 'str') return v.v.replace(/^SIG/, '');
+  if (v.kind === 'unknown') {
+    const m = /(SIG[A-Z0-9]+)$/.exec(v.text);
+    return m && Object.hasOwn(SIGNALS, m[1]!) ? String(SIGNALS[m[1]!]) : undefined;
+  }
+  return undefined;
+}
+
+/** How the arguments of one kind of call are read. */
+type Reader = (c: ProgramCall) => ProgramEffect[];
+
+const computed = (c: ProgramCall, what = 'its command'): ProgramEffect[] => [{ kind: 'computed', detail: `${c.text}: ${what} is computed at run time` }];
+
+/** A whole command line for a shell. */
+const shellText =
+  (at = 0): Reader =>
+  (c) => {
+    const s = str(c.args[at]);
+    return s === undefined ? computed(c) : [{ kind: 'shell', text: s }];
+  };
+
+/** subprocess.run(args, shell=...): a list is an argv; a string is a command line with shell=True, a program otherwise. */
+const subprocessLike =
+  (shellKey: string): Reader =>
+  (c) => {
+    const first = c.args[0] ?? c.keywords.args;
+    const words = strings(first);
+    const shell = truthy(c.keywords[shellKey]);
+    if (words) return shell ? [{ kind: 'shell', text: words.join(' ') }] : [{ kind: 'argv', words }];
+    const partly = shell === false ? argvOf(first) : undefined;
+    if (partly) return [{ kind: 'argv', words: partly }];
+    const s = str(first);
+    if (s === undefined || shell === undefined) return computed(c);
+    return shell ? [{ kind: 'shell', text: s }] : [{ kind: 'argv', words: [s] }];
+  };
+
+/** execFile(file, [args]) / spawn(cmd, [args], {shell}) / execa(cmd, [args]). */
+const fileAndArgs: Reader = (c) => {
+  const file = str(c.args[0]);
+  const options = c.args.find((a) => a.kind === 'obj');
+  const shell = options?.kind === 'obj' ? truthy(options.keys.shell) : false;
+  const listed = c.args[1] === undefined || c.args[1].kind === 'obj' ? [] : c.args[1].kind === 'list' ? c.args[1].items : undefined;
+  if (file === undefined || listed === undefined || shell === undefined) return computed(c);
+  const rest = listed.map((i) => str(i) ?? null);
+  if (shell) return rest.some((r) => r === null) ? computed(c) : [{ kind: 'shell', text: [file, ...rest].join(' ') }];
+  return listed.some((i) => i.kind === 'unknown' && i.text.startsWith('...')) ? computed(c) : [{ kind: 'argv', words: [file, ...rest] }];
+};
+
+/** A list of words as one argument (Bun.spawn([...]), pty.spawn([...]) or pty.spawn('prog')). */
+const argvList: Reader = (c) => {
+  const words = argvOf(c.args[0]) ?? (str(c.args[0]) !== undefined ? [str(c.args[0])!] : undefined);
+  return words ? [{ kind: 'argv', words }] : computed(c);
+};
+
+/** os.execl(path, arg0, arg1, ...) / os.execv(path, [arg0, ...]); `skip` leading arguments (spawn's mode), `env`: the last one is the environment. */
+const execFamily =
+  (listForm: boolean, skip: number, env: boolean): Reader =>
+  (c) => {
+    const args = c.args.slice(skip, env ? -1 : undefined);
+    const path = str(args[0]);
+    const rest = listForm ? strings(args[1]) : args.slice(1).map(str);
+    if (path === undefined || rest === undefined || rest.some((r) => r === undefined)) return computed(c);
+    const words = rest as string[];
+    return [{ kind: 'argv', words: [path, ...words.slice(1)] }];
+  };
+
+/** kill(pid, sig): `kill -SIG PID`. The pid of a child the program started, or its own, is its own business. */
+const kill =
+  (group: boolean, fallback: string): Reader =>
+  (c) => {
+    const pid = c.args[0];
+    const sig = signalOf(c.args[1], fallback);
+    if (pid?.kind === 'unknown' && pid.child) return [];
+    if (pid?.kind !== 'num' || sig === undefined) return computed(c, 'the process it signals');
+    return [{ kind: 'argv', words: ['kill', `-${sig}`, String(group ? -Math.abs(pid.v) : pid.v)] }];
+  };
+
+/** shutil.rmtree(path) / fs.rmSync(path, {recursive: true}): `rm -rf -- PATH`. */
+const recursiveDelete =
+  (needsRecursive: boolean): Reader =>
+  (c) => {
+    const options = c.args[1];
+    const recursive = !needsRecursive || (options?.kind === 'obj' && truthy(options.keys.recursive));
+    if (recursive === false) return [];
+    const path = str(c.args[0]);
+    if (path === undefined || recursive === undefined) return computed(c, 'the path it deletes recursively');
+    return [{ kind: 'argv', words: ['rm', '-rf', '--', path] }];
+  };
+
+const code =
+  (language: string): Reader =>
+  (c) => {
+    const s = str(c.args[0]);
+    return s === undefined ? computed(c, 'the code it runs') : [{ kind: 'code', language, text: s }];
+  };
+
+/** Calls that run commands, delete trees or signal processes, by qualified name. */
+export const SPAWNERS: Record<string, Reader> = {
+  // Python
+  'os.system': shellText(),
+  'os.popen': shellText(),
+  'subprocess.getoutput': shellText(),
+  'subprocess.getstatusoutput': shellText(),
+  'commands.getoutput': shellText(),
+  'subprocess.run': subprocessLike('shell'),
+  'subprocess.call': subprocessLike('shell'),
+  'subprocess.check_call': subprocessLike('shell'),
+  'subprocess.check_output': subprocessLike('shell'),
+  'subprocess.Popen': subprocessLike('shell'),
+  'asyncio.create_subprocess_shell': shellText(),
+  'asyncio.create_subprocess_exec': execFamily(false, 0, false),
+  'pty.spawn': argvList,
+  'os.execl': execFamily(false, 0, false),
+  'os.execlp': execFamily(false, 0, false),
+  'os.execle': execFamily(false, 0, true),
+  'os.execlpe': execFamily(false, 0, true),
+  'os.execv': execFamily(true, 0, false),
+  'os.execvp': execFamily(true, 0, false),
+  'os.execve': execFamily(true, 0, true),
+  'os.execvpe': execFamily(true, 0, true),
+  'os.spawnl': execFamily(false, 1, false),
+  'os.spawnlp': execFamily(false, 1, false),
+  'os.spawnv': execFamily(true, 1, false),
+  'os.spawnvp': execFamily(true, 1, false),
+  'os.spawnve': execFamily(true, 1, true),
+  'os.spawnvpe': execFamily(true, 1, true),
+  'os.posix_spawn': execFamily(true, 0, true),
+  'os.posix_spawnp': execFamily(true, 0, true),
+  'os.kill': kill(false, '15'),
+  'os.killpg': kill(true, '15'),
+  'shutil.rmtree': recursiveDelete(false),
+  exec: code('python'),
+  eval: code('python'),
+  // JavaScript
+  'child_process.exec': shellText(),
+  'child_process.execSync': shellText(),
+  'child_process.execFile': fileAndArgs,
+  'child_process.execFileSync': fileAndArgs,
+  'child_process.spawn': fileAndArgs,
+  'child_process.spawnSync': fileAndArgs,
+  'child_process.fork': (c) => (str(c.args[0]) === undefined ? computed(c) : [{ kind: 'argv', words: ['node', str(c.args[0])!] }]),
+  execa: fileAndArgs,
+  execaSync: fileAndArgs,
+  'execa.execa': fileAndArgs,
+  'execa.execaSync': fileAndArgs,
+  'execa.execaCommand': shellText(),
+  'execa.execaCommandSync': shellText(),
+  'Bun.spawn': argvList,
+  'Bun.spawnSync': argvList,
+  'process.kill': kill(false, '15'),
+  'fs.rmSync': recursiveDelete(true),
+  'fs.rm': recursiveDelete(true),
+  'fs.rmdirSync': recursiveDelete(true),
+  'fs.rmdir': recursiveDelete(true),
+  'fs.promises.rm': recursiveDelete(true),
+  'fs.promises.rmdir': recursiveDelete(true),
+  'fs/promises.rm': recursiveDelete(true),
+  'fs/promises.rmdir': recursiveDelete(true),
+  'js.eval': code('javascript'),
+  'js.Function': (c) => (c.args.length === 0 ? [] : code('javascript')({ ...c, args: [c.args.at(-1)!] })),
+};
+
+/** Names of modules whose functions spawn, delete or signal: a computed lookup on one of them asks. */
+export const DANGEROUS_MODULES = new Set(['os', 'subprocess', 'pty', 'shutil', 'asyncio', 'commands', 'child_process', 'execa', 'fs', 'fs/promises']);
+
+/** The effects of one call, or none when it is not a call of interest. */
+export function effectsOf(call: ProgramCall): ProgramEffect[] {
+  if (call.name.endsWith('.<computed>')) return computed(call, 'the function it calls');
+  if (Object.hasOwn(SPAWNERS, call.name)) return SPAWNERS[call.name]!(call);
+  return [];
+}

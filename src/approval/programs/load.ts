@@ -1,0 +1,45 @@
+// Loads the program readers once per process: Python through tree-sitter-python's wasm grammar in web-tree-sitter,
+// JavaScript through oxc-parser. Worker-only (reads files, native parser).
+import { createRequire } from 'node:module';
+import { parseSync } from 'oxc-parser';
+import { Language, Parser } from 'web-tree-sitter';
+import { effectsOf, type ProgramCall, type ProgramEffect } from './effects.js';
+import { javascriptCalls, type EsNode } from './javascript.js';
+import { pythonCalls } from './python.js';
+
+/** What a program would run, by a real grammar; undefined for a language without one here. */
+export type ReadProgram = (source: string, language: string) => ProgramEffect[] | undefined;
+
+let loading: Promise<ReadProgram> | undefined;
+
+function effects(calls: ProgramCall[], parsedWithErrors: boolean, language: string): ProgramEffect[] {
+  const out = calls.flatMap(effectsOf);
+  // The interpreter refuses a program it cannot parse, but a grammar may disagree with it: what was not read asks.
+  if (parsedWithErrors) out.push({ kind: 'computed', detail: `the ${language} program could not be fully parsed, so not all of it could be checked` });
+  return out;
+}
+
+export function loadProgramReader(): Promise<ReadProgram> {
+  loading ??= (async () => {
+    const require = createRequire(import.meta.url);
+    await Parser.init();
+    const python = new Parser();
+    python.setLanguage(await Language.load(require.resolve('tree-sitter-python/tree-sitter-python.wasm')));
+    return (source: string, language: string): ProgramEffect[] | undefined => {
+      if (language === 'python') {
+        const tree = python.parse(source);
+        try {
+          return tree ? effects(pythonCalls(tree.rootNode), tree.rootNode.hasError, language) : effects([], true, language);
+        } finally {
+          tree?.delete();
+        }
+      }
+      if (language === 'javascript') {
+        const r = parseSync('program.mjs', source, { sourceType: 'module' });
+        return effects(javascriptCalls(r.program as unknown as EsNode, source), r.errors.length > 0, language);
+      }
+      return undefined;
+    };
+  })();
+  return loading;
+}

@@ -1,0 +1,154 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { judgeSubject } from '../assess.js';
+import { detect } from '../detect.js';
+import { loadBashParser, type ParseBash } from '../parser.js';
+import type { ScriptFile } from '../scripts.js';
+import { shebangLanguage, scriptKey } from '../scripts.js';
+import { loadProgramReader, type ReadProgram } from './load.js';
+
+let parse: ParseBash;
+let programs: ReadProgram;
+beforeAll(async () => {
+  parse = await loadBashParser();
+  programs = await loadProgramReader();
+});
+
+const CWD = '/work/proj';
+const judge = (code: string, language: string) => detect(parse, code, { cwd: CWD, programs, language });
+const rules = (code: string, language: string): string[] => judge(code, language).findings.map((f) => f.rule);
+
+/** [program, tier or null, a rule it must report] */
+const PYTHON: [string, 'hardline' | 'dangerous' | null, string?][] = [
+  ["import os; os.system('r'+'m -rf /')", 'hardline', 'delete-root'],
+  ["import subprocess as sp\nsp.run(['kill', '-9', '-1'])", 'hardline', 'kill-all'],
+  ['import os, signal\nos.kill(-1, signal.SIGKILL)', 'hardline', 'kill-all'],
+  ["x = ''.join(['r', 'm', ' -rf ~'])\n__import__('os').system(x)", 'hardline', 'delete-home'],
+  ["import os\nos.system(chr(114) + chr(109) + ' -rf /')", 'hardline', 'delete-root'],
+  ["import base64, os\nos.system(base64.b64decode('a2lsbCAtOSAtMQ==').decode())", 'hardline', 'kill-all'],
+  ["from os import system as s\ns('kill -9 -1')", 'hardline', 'kill-all'],
+  ["from subprocess import *\ncall('kubectl delete ns prod', shell=True)", 'dangerous', 'kubectl-delete'],
+  ["import os\nos.execvp('rm', ['rm', '-rf', '/'])", 'hardline', 'delete-root'],
+  ["import pty\npty.spawn(['bash', '-c', 'kill -9 -1'])", 'hardline', 'kill-all'],
+  ["import shutil\nshutil.rmtree('/etc')", 'hardline', 'delete-system-dir'],
+  ["import os\ncmd = 'ki' + 'll -9 -1'[::-1][::-1]\nos.system(cmd)", 'hardline', 'kill-all'],
+  ['import subprocess\nsubprocess.run(cmd, shell=True)', 'dangerous', 'dynamic-command'],
+  ["import os\nos.system(f'rm -rf {target}')", 'dangerous', 'dynamic-command'],
+  ["import os\ngetattr(os, 'sys' + name)('ls')", 'dangerous', 'dynamic-command'],
+  ["exec(\"import os; os.system('kill -9 -1')\")", 'hardline', 'kill-all'],
+  ['exec(code)', 'dangerous', 'dynamic-command'],
+  ['import os\nos.kill(pid, 9)', 'dangerous', 'dynamic-command'],
+  ['def broken(:\n  pass', 'dangerous', 'dynamic-command'],
+  // ordinary programs
+  ["print('hello')", null],
+  ["import subprocess\nprint(subprocess.run(['git', 'status'], capture_output=True).stdout)", null],
+  ["import shutil\nshutil.rmtree('build')", null],
+  ['import os\nos.kill(os.getpid(), 0)', null],
+  ["import subprocess, signal\np = subprocess.Popen(['sleep', '5'])\np.send_signal(signal.SIGTERM)\nos.kill(p.pid, 15)", null],
+  ['import os\nprint(os.listdir("."))', null],
+  // a known program with computed arguments is judged with them unknown
+  // the one-liner patterns (checks/code.ts) apply on top of the grammar: they ask for a command built at run time
+  ["import subprocess\nsubprocess.run(['git', 'log', f'-{n}'])", 'dangerous', 'dynamic-command'],
+  ["import subprocess\nsubprocess.run(['rm', '-rf', target])", 'dangerous', 'recursive-delete'],
+  ["import subprocess\nsubprocess.run([prog, '-x'])", 'dangerous', 'dynamic-command'],
+];
+
+const JAVASCRIPT: [string, 'hardline' | 'dangerous' | null, string?][] = [
+  ["import { execSync } from 'node:child_process';\nexecSync('r' + 'm -rf /');", 'hardline', 'delete-root'],
+  ["const cp = require('child_process');\ncp.spawn('kill', ['-9', '-1']);", 'hardline', 'kill-all'],
+  ["const { exec: run } = require('node:child_process');\nrun(`kill -9 -1`);", 'hardline', 'kill-all'],
+  ["process.kill(-1, 'SIGKILL');", 'hardline', 'kill-all'],
+  ["import fs from 'node:fs';\nfs.rmSync('/usr', { recursive: true });", 'hardline', 'delete-system-dir'],
+  ["import { rm } from 'node:fs/promises';\nawait rm(process.env.HOME, { recursive: true });", 'dangerous', 'dynamic-command'],
+  ["import cp from 'child_process';\ncp.execSync(['ki', 'll -9 -1'].join(''));", 'hardline', 'kill-all'],
+  ["import cp from 'child_process';\ncp.execSync(Buffer.from('a2lsbCAtOSAtMQ==', 'base64').toString());", 'hardline', 'kill-all'],
+  ["import cp from 'child_process';\ncp.execSync(String.fromCharCode(107, 105, 108, 108) + ' -9 -1');", 'hardline', 'kill-all'],
+  ["const { exec } = require('child_process');\nexec(process.argv[2]);", 'dangerous', 'dynamic-command'],
+  ["import cp from 'child_process';\ncp['ex' + 'ecSync'](x);", 'dangerous', 'dynamic-command'],
+  ["eval(\"require('child_process').execSync('kill -9 -1')\")", 'hardline', 'kill-all'],
+  ["import cp from 'child_process';\ncp.spawn('rm', ['-rf', '/'], { shell: true });", 'hardline', 'delete-root'],
+  ['const x = ;', 'dangerous', 'dynamic-command'],
+  // ordinary programs
+  ['console.log(1 + 1);', null],
+  ["import { execFileSync } from 'node:child_process';\nconsole.log(execFileSync('git', ['status']).toString());", null],
+  ["import fs from 'node:fs';\nfs.rmSync('dist', { recursive: true, force: true });", null],
+  ["import fs from 'node:fs';\nfs.rmSync('/etc/passwd.bak');", 'dangerous', 'interpreter-delete'],
+  ["import { spawn } from 'node:child_process';\nconst c = spawn('sleep', ['5']);\nprocess.kill(c.pid);", null],
+  ["import { spawn } from 'node:child_process';\nspawn('git', ['log', branch]);", 'dangerous', 'dynamic-command'],
+  ["import { spawn } from 'node:child_process';\nspawn('git', [...args]);", 'dangerous', 'dynamic-command'],
+];
+
+describe('execute_code programs', () => {
+  it.each(PYTHON)('python: %s', (code, tier, rule) => {
+    const v = judge(code, 'python');
+    expect(v.tier).toBe(tier);
+    if (rule) expect(v.findings.map((f) => f.rule)).toContain(rule);
+  });
+  it.each(JAVASCRIPT)('javascript: %s', (code, tier, rule) => {
+    const v = judge(code, 'javascript');
+    expect(v.tier).toBe(tier);
+    if (rule) expect(v.findings.map((f) => f.rule)).toContain(rule);
+  });
+  it('reads interpreter one-liners with the same grammar (python3 -c, node -e)', () => {
+    expect(detect(parse, `python3 -c "import os; os.system('r'+'m -rf /')"`, { cwd: CWD, programs }).tier).toBe('hardline');
+    expect(detect(parse, `node -e "require('child_process').execSync(['kill','-9','-1'].join(' '))"`, { cwd: CWD, programs }).tier).toBe('hardline');
+    expect(rules('print(1)', 'python')).toEqual([]);
+  });
+});
+
+describe('stdin and scripts by path', () => {
+  const files = (entries: Record<string, ScriptFile>) => new Map(Object.entries(entries));
+
+  it('judges stdin as the input of the program that reads it', () => {
+    expect(detect(parse, 'sh', { cwd: CWD, stdin: 'kill -9 -1\n' }).tier).toBe('hardline');
+    expect(detect(parse, 'python3 -i', { cwd: CWD, stdin: "import os\nos.system('kill -9 -1')\n", programs }).tier).toBe('hardline');
+    expect(detect(parse, 'psql app', { cwd: CWD, stdin: 'DROP TABLE users;' }).findings.map((f) => f.rule)).toContain('sql-drop');
+    expect(detect(parse, 'cat > notes.txt', { cwd: CWD, stdin: 'kill -9 -1' }).dangerous).toBe(false);
+    expect(detect(parse, 'python3 app.py', { cwd: CWD, stdin: 'rm -rf /' }).dangerous).toBe(false);
+  });
+
+  it('asks for scripts it wants and judges them by content, language from the command or the #! line', () => {
+    expect(detect(parse, 'sh x.sh && ./y && python3 z.py', { cwd: CWD }).scripts).toEqual(['x.sh', './y', 'z.py']);
+    const read = files({ 'x.sh': { text: 'kill -9 -1\n' }, './y': { text: '#!/usr/bin/env python3\nimport shutil\nshutil.rmtree("/etc")\n' }, 'z.py': { missing: true } });
+    const v = detect(parse, 'sh x.sh; ./y; python3 z.py', { cwd: CWD, files: read, programs });
+    expect(v.findings.map((f) => f.rule)).toEqual(expect.arrayContaining(['kill-all', 'delete-system-dir']));
+    expect(detect(parse, 'source big.sh', { cwd: CWD, files: files({ 'big.sh': { error: 'is too big to check' } }) }).findings.map((f) => f.rule)).toEqual(['unread-script']);
+    expect(detect(parse, 'cp a x.sh && sh x.sh', { cwd: CWD, files: files({ 'x.sh': { missing: true } }) }).findings.map((f) => f.rule)).toEqual(['unread-script']);
+    expect(detect(parse, 'python3 -W ignore x.py', { cwd: CWD, files: files({ ignore: { missing: true }, 'x.py': { missing: true } }) }).dangerous).toBe(false);
+    expect(detect(parse, './a.out', { cwd: CWD, files: files({ './a.out': { binary: true } }) }).dangerous).toBe(false);
+    expect(detect(parse, '/usr/bin/python3 --version', { cwd: CWD }).scripts).toBeUndefined();
+    expect(detect(parse, 'cd sub && sh x.sh', { cwd: CWD }).scripts).toEqual(['sub/x.sh']);
+    expect(detect(parse, 'cd "$D" && sh x.sh', { cwd: CWD }).findings.map((f) => f.rule)).toEqual(['unread-script']);
+  });
+
+  it('reads scripts that run scripts, a bounded number of rounds', async () => {
+    const disk: Record<string, string> = { 'a.sh': 'sh b.sh\n', 'b.sh': '. ./c.sh\n', './c.sh': 'kill -9 -1\n' };
+    const asked: string[][] = [];
+    const { verdict, scripts } = await judgeSubject({ text: 'bash a.sh' }, CWD, async (keys) => {
+      asked.push(keys);
+      return new Map(keys.map((k) => [k, disk[k] !== undefined ? { text: disk[k]! } : { missing: true as const }]));
+    });
+    expect(asked).toEqual([['a.sh'], ['b.sh'], ['./c.sh']]);
+    expect(verdict.tier).toBe('hardline');
+    expect([...scripts.keys()]).toEqual(['a.sh', 'b.sh', './c.sh']);
+  });
+
+  it('names script paths and languages', () => {
+    expect(scriptKey('x.sh', { project: CWD, cwd: CWD })).toBe('x.sh');
+    expect(scriptKey('/usr/local/bin/tool', { project: CWD, cwd: CWD })).toBeUndefined();
+    expect(scriptKey('x.sh', { project: CWD, cwd: null })).toBeNull();
+    expect(shebangLanguage('#!/bin/bash\n')).toBeNull();
+    expect(shebangLanguage('#!/usr/bin/env -S python3 -u\n')).toBe('python');
+    expect(shebangLanguage('#!/usr/bin/env node\n')).toBe('javascript');
+    expect(shebangLanguage('#!/usr/bin/awk -f\n')).toBeUndefined();
+    expect(shebangLanguage('echo no shebang\n')).toBeNull();
+  });
+});
+
+describe('input to a background process judged alone', () => {
+  it('reports only what the input adds to the command the process started with', async () => {
+    const judged = await judgeSubject({ text: 'kubectl delete pod x; bash', stdin: 'ls\n', inputOnly: true }, CWD);
+    expect(judged.verdict.dangerous).toBe(false);
+    const bad = await judgeSubject({ text: 'kubectl delete pod x; bash', stdin: 'kill -9 -1\n', inputOnly: true }, CWD);
+    expect(bad.verdict.findings.map((f) => f.rule)).toEqual(['kill-all']);
+  });
+});

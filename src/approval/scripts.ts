@@ -1,0 +1,49 @@
+// Scripts run by path (`sh x.sh`, `./x.sh`, `python x.py`, `source x.sh`): how the analysis names them, the
+// language their first line declares, and what a reader gives back. Pure.
+import { normalizePath } from '../common/paths.js';
+import type { Where } from './paths.js';
+
+/** A script's content as read in the task's environment, or why it could not be read. */
+export type ScriptFile = { text: string } | { binary: true } | { missing: true } | { error: string };
+
+/** Scripts at most this size are judged; a bigger one asks. */
+export const MAX_SCRIPT_BYTES = 64 * 1024;
+
+/** Installed programs are not scripts the run wrote: `/usr/bin/python3` is not read. */
+const INSTALLED = /^\/(usr|bin|sbin|lib|lib64|opt|nix|snap)\//;
+
+/**
+ * The key under which a script is read: the path as written when the command has not changed directory (the
+ * environment resolves it where the command runs), otherwise the path below the new directory. Null when the
+ * directory is unknown (`cd "$D"`); undefined for an installed program that is not read.
+ */
+export function scriptKey(written: string, where: Where): string | null | undefined {
+  if (INSTALLED.test(written)) return undefined;
+  if (written.startsWith('/') || written.startsWith('~') || where.cwd === where.project) return written;
+  if (!where.cwd) return null;
+  const project = where.project ?? '';
+  const below = where.cwd === project ? '' : where.cwd.startsWith(`${project}/`) ? where.cwd.slice(project.length + 1) : where.cwd;
+  return normalizePath(below ? `${below}/${written}` : written);
+}
+
+const LANGUAGES: [RegExp, string | null][] = [
+  [/^(ba|da|k|mk|z|a|ya|fi)?sh$/, null],
+  [/^python[\d.]*$/, 'python'],
+  [/^(node|nodejs|deno|bun)$/, 'javascript'],
+  [/^perl[\d.]*$/, 'perl'],
+  [/^ruby[\d.]*$/, 'ruby'],
+  [/^php[\d.]*$/, 'php'],
+];
+
+/**
+ * The language a script's `#!` line names: null for a shell (and for no `#!` line: the shell runs it), a language
+ * for an interpreter the detector reads, undefined for an interpreter it cannot read.
+ */
+export function shebangLanguage(text: string): string | null | undefined {
+  const m = /^#!\s*(\S+)(?:[ \t]+(.*))?/.exec(text);
+  if (!m) return null;
+  let program = m[1]!.slice(m[1]!.lastIndexOf('/') + 1);
+  if (program === 'env') program = (m[2] ?? '').split(/\s+/).find((w) => w !== '' && !w.startsWith('-')) ?? '';
+  for (const [re, language] of LANGUAGES) if (re.test(program)) return language;
+  return undefined;
+}

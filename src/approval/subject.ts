@@ -1,0 +1,34 @@
+// What a tool call would run, as the approval gate judges it: a command line with its standard input, or a
+// program in a language, and the text a person is shown. Workflow-safe (types only).
+
+export interface CallSubject {
+  /** A command line, or a program when `language` is set. */
+  text: string;
+  /** `text` is a program in this language (execute_code), not a command line. */
+  language?: string;
+  /** The command's standard input (terminal `stdin`, data for a background process). */
+  stdin?: string;
+  /** The directory it runs in, as the tool was given it (terminal `workdir`). */
+  workdir?: string;
+  /** Only what `stdin` adds is judged: the command itself was judged when it started (a background process). */
+  inputOnly?: boolean;
+  /** What a person deciding is shown, when it differs from `text`. */
+  shown?: string;
+}
+
+/** Where a tool's gate function looks things up (a background process's command). */
+export interface GateContext {
+  taskId: string;
+  cwd: string;
+  backend?: string;
+}
+
+/** What the gate is shown at most: longer text is cut (the digest binds the approval to the full arguments). */
+export const MAX_SHOWN_CHARS = 4_000;
+
+export function shownText(subject: CallSubject, scripts: ReadonlyMap<string, string> = new Map()): string {
+  let out = subject.shown ?? subject.text;
+  if (subject.stdin !== undefined && subject.shown === undefined) out += `\n# standard input:\n${subject.stdin}`;
+  for (const [path, text] of scripts) out += `\n# ${path}:\n${text}`;
+  return out.length > MAX_SHOWN_CHARS ? `${out.slice(0, MAX_SHOWN_CHARS - 30)}\n... (${out.length} characters)` : out;
+}

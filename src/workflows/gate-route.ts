@@ -1,0 +1,28 @@
+// Sends a tool call's approval check (assessCall) to the worker that holds the task's environment, where scripts
+// the call runs are read and background processes are known; any worker when none holds it yet. Workflow-safe.
+import { ActivityFailure, proxyActivities, TimeoutFailure } from '@temporalio/workflow';
+import type { AgentActivities } from '../common/activity-contract.js';
+import type { AssessCallInput, CallAssessment } from '../common/approval-types.js';
+import type { EnvironmentRoute } from './environment-route.js';
+
+const OPTIONS = { startToCloseTimeout: '2 minutes', retry: { initialInterval: '1 second', maximumAttempts: 3 }, summary: 'approval check' } as const;
+
+export async function assessRouted(route: EnvironmentRoute, environment: boolean, input: AssessCallInput): Promise<CallAssessment> {
+  if (environment && route.queue) {
+    const pinned = proxyActivities<AgentActivities>({ ...OPTIONS, taskQueue: route.queue, scheduleToStartTimeout: `${route.pinSeconds} seconds`, retry: { maximumAttempts: 1 } });
+    try {
+      return await pinned.assessCall({ ...input, environmentExpected: true });
+    } catch (err) {
+      // The holding worker is gone: any worker judges it, and the call itself will say the environment was lost.
+      if (!(err instanceof ActivityFailure) || !(err.cause instanceof TimeoutFailure)) throw err;
+      route.queue = undefined;
+    }
+  }
+  const out = await proxyActivities<AgentActivities>(OPTIONS).assessCall({ ...input, environmentExpected: route.had });
+  // Reading a script made the environment on that worker: the call goes there too.
+  if (environment && out.workerQueue) {
+    route.queue = out.workerQueue;
+    route.had = true;
+  }
+  return out;
+}

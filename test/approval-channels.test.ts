@@ -1,0 +1,196 @@
+// Every channel that can run code passes the approval gate (issue 16), in real runs on the dev server with a real
+// worker in manual mode: computed commands, stdin to a shell or interpreter, input to a background shell, scripts
+// run by path, execute_code programs. Each route either waits for approval (denied here, and its marker file is
+// never made) or is refused as hardline. Hardline payloads are `kill -0 -1` (signal 0 only tests; harmless if it ran).
+import { existsSync, mkdtempSync, realpathSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseConfig } from '../src/config/config.js';
+import type { PendingApproval } from '../src/common/approval-types.js';
+import type { AgentResult, AgentState } from '../src/common/types.js';
+import { harness, type Harness } from './support/agent-harness.js';
+import { recordHistory } from './support/history.js';
+import { startScriptedModel, type ChatRequest, type ScriptedModel, type Step } from './support/scripted-model.js';
+
+let h: Harness;
+const configFile = join(mkdtempSync(join(tmpdir(), 'tether-channels-conf-')), 'config.yaml');
+
+beforeAll(async () => {
+  process.env.TETHER_CONFIG = configFile;
+  h = await harness(parseConfig({}));
+});
+afterAll(async () => {
+  delete process.env.TETHER_CONFIG;
+  await h.close();
+});
+
+const project = (): string => realpathSync(mkdtempSync(join(tmpdir(), 'tether-channels-')));
+const call = (name: string, args: Record<string, unknown>): Step => ({ toolCalls: [{ name, arguments: args }] });
+const results = (model: ScriptedModel): Record<string, unknown>[] =>
+  model.requests.slice(1).map((r) => JSON.parse(r.messages.at(-1)!.content!) as Record<string, unknown>);
+
+/** Runs the script; every approval that appears is denied. Returns the approvals in the order they appeared. */
+async function runDenying(cwd: string, steps: Step[], record?: string): Promise<{ model: ScriptedModel; asked: PendingApproval[]; result: AgentResult }> {
+  const model = await startScriptedModel([...steps, { content: 'done' }]);
+  const asked: PendingApproval[] = [];
+  const result = await h.withWorker(model.url, async () => {
+    const handle = await h.client.workflow.start('agentWorkflow', {
+      taskQueue: h.taskQueue,
+      workflowId: `channels-${randomUUID()}`,
+      args: [{ task: 't', model: 'scripted', cwd, enabledToolsets: ['terminal', 'file', 'code_execution'] }],
+    });
+    let finished = false;
+    const done = handle.result().finally(() => (finished = true));
+    while (!finished) {
+      const s = await handle.query<AgentState>('state');
+      for (const p of s.pendingApprovals) {
+        if (asked.some((a) => a.approvalId === p.approvalId)) continue;
+        asked.push(p);
+        await handle.signal('approval', { approvalId: p.approvalId, choice: 'deny', reason: 'test' });
+      }
+      if (!finished) await new Promise((r) => setTimeout(r, 100));
+    }
+    const out = (await done) as AgentResult;
+    if (record) recordHistory(h.address, handle.workflowId, record);
+    return out;
+  });
+  expect(model.errors).toEqual([]);
+  await model.close();
+  return { model, asked, result };
+}
+
+const denied = { denied: true, error: expect.stringMatching(/^The user denied this command/) };
+const hardline = { hardline: true, error: expect.stringMatching(/never run.*\[kill-all\]/) };
+
+describe('computed commands ask (manual mode)', () => {
+  it('variables in command position, IFS, sh -c/eval of a substitution, git -c, make -f <(...), crontab, interpreter pieces', async () => {
+    const cwd = project();
+    const m = (i: number): string => join(cwd, `m${i}`);
+    const commands = [
+      `X="touch ${m(1)}"; $X`,
+      `IFS=,; X="touch,${m(2)}"; $X`,
+      `sh -c "$(echo touch ${m(3)})"`,
+      `sh -c "$(printf 'touch ${m(4)}')"`,
+      `eval "$(echo ${Buffer.from(`touch ${m(5)}`).toString('base64')} | base64 -d)"`,
+      `git -c core.pager='kubectl delete pod demo' log; touch ${m(6)}`,
+      `make -f <(printf 'all:\\n\\ttouch ${m(7)}\\n')`,
+      `echo '* * * * * kubectl delete pod demo' | crontab - ; touch ${m(8)}`,
+      `python3 -c "import os; os.system('kubectl dele' + 'te pod demo; touch ${m(9)}')"`,
+      `echo ${[...`touch ${m(10)}`].reverse().join('')} | rev | sh`,
+    ];
+    const { model, asked } = await runDenying(cwd, [...commands.map((command) => call('terminal', { command })), call('terminal', { command: `X="kill -0 -1"; $X; touch ${m(11)}` })]);
+    expect(asked.map((a) => a.command)).toEqual(commands);
+    expect(asked.slice(0, 5).every((a) => a.findings.some((f) => f.rule === 'dynamic-command'))).toBe(true);
+    const out = results(model);
+    for (let i = 0; i < commands.length; i += 1) expect(out[i]).toMatchObject(denied);
+    expect(out[commands.length]).toMatchObject(hardline);
+    for (let i = 1; i <= 11; i += 1) expect(existsSync(m(i)), `marker m${i}`).toBe(false);
+  });
+});
+
+describe('stdin and scripts run by path (manual mode)', () => {
+  it('judges stdin as the program it feeds and a script by its content; benign ones run', async () => {
+    const cwd = project();
+    const m = (i: number): string => join(cwd, `m${i}`);
+    const asking = (i: number): string => `kubectl delete pod demo 2>/dev/null; touch ${m(i)}\n`;
+    const steps: Step[] = [
+      call('terminal', { command: 'sh', stdin: asking(1) }),
+      call('terminal', { command: 'python3', stdin: `import os\nos.system('kubectl delete pod demo; touch ${m(2)}')\n` }),
+      call('terminal', { command: 'bash -s', stdin: `kill -0 -1; touch ${m(3)}\n` }),
+      call('write_file', { path: 'x.sh', content: asking(4) }),
+      call('terminal', { command: 'sh x.sh' }),
+      call('terminal', { command: 'bash ./x.sh' }),
+      call('terminal', { command: '. ./x.sh' }),
+      call('terminal', { command: 'chmod +x x.sh && ./x.sh' }),
+      call('write_file', { path: 'k.py', content: `import os, signal\nos.kill(-1, 0)\nopen(${JSON.stringify(m(5))}, 'w')\n` }),
+      call('terminal', { command: 'python3 k.py' }),
+      call('write_file', { path: 'ok.sh', content: `echo fine > ${join(cwd, 'ok.txt')}\n` }),
+      call('terminal', { command: 'sh ok.sh' }),
+      call('terminal', { command: 'sh', stdin: 'echo from-stdin\n' }),
+    ];
+    const { model, asked } = await runDenying(cwd, steps, 'approval-channels');
+    expect(asked.map((a) => a.command)).toEqual([
+      `sh\n# standard input:\n${asking(1)}`,
+      expect.stringContaining('python3\n# standard input:\nimport os'),
+      `sh x.sh\n# x.sh:\n${asking(4)}`,
+      `bash ./x.sh\n# ./x.sh:\n${asking(4)}`,
+      `. ./x.sh\n# ./x.sh:\n${asking(4)}`,
+      `chmod +x x.sh && ./x.sh\n# ./x.sh:\n${asking(4)}`,
+    ]);
+    const out = results(model);
+    expect(out[0]).toMatchObject(denied);
+    expect(out[1]).toMatchObject(denied);
+    expect(out[2]).toMatchObject(hardline);
+    for (const i of [4, 5, 6, 7]) expect(out[i]).toMatchObject(denied);
+    expect(out[9]).toMatchObject(hardline);
+    expect(out[11]).toMatchObject({ exit_code: 0 });
+    expect(out[12]).toMatchObject({ exit_code: 0, output: expect.stringContaining('from-stdin') });
+    expect(existsSync(join(cwd, 'ok.txt'))).toBe(true);
+    for (let i = 1; i <= 5; i += 1) expect(existsSync(m(i)), `marker m${i}`).toBe(false);
+  });
+});
+
+describe('input to a background shell (manual mode)', () => {
+  it('judges each submitted or written line as a command of that shell, partial lines joined', async () => {
+    const cwd = project();
+    const marker = join(cwd, 'm1');
+    const pid = (req: ChatRequest): string => {
+      for (const msg of [...req.messages].reverse()) {
+        const id = /"process_id":"([^"]+)"/.exec(msg.content ?? '')?.[1];
+        if (id) return id;
+      }
+      throw new Error('no process id in the conversation');
+    };
+    const proc = (action: string, extra: Record<string, unknown> = {}): Step => (req) => ({ toolCalls: [{ name: 'process', arguments: { action, process_id: pid(req), ...extra } }] });
+    const steps: Step[] = [
+      call('terminal', { command: 'bash', background: true }),
+      proc('submit', { data: `kubectl delete pod demo 2>/dev/null; touch ${marker}` }),
+      proc('submit', { data: 'kill -0 -1' }),
+      proc('write', { data: 'kill -0 ' }),
+      proc('write', { data: '-1\n' }),
+      proc('submit', { data: `echo ok > ${join(cwd, 'ok.txt')}; exit` }),
+      proc('wait', { timeout: 30 }),
+    ];
+    const { model, asked } = await runDenying(cwd, steps);
+    expect(asked).toHaveLength(1);
+    expect(asked[0]!.tool).toBe('process');
+    expect(asked[0]!.command).toMatch(/^process \S+ \(bash\) submit: kubectl delete pod demo/);
+    const out = results(model);
+    expect(out[1]).toMatchObject(denied);
+    expect(out[2]).toMatchObject(hardline);
+    expect(out[3]).toMatchObject({ status: 'running' }); // "kill -0 " alone is not a command yet
+    expect(out[4]).toMatchObject(hardline);
+    // The refused "-1" never reached bash, so its line still began "kill -0 ": that line failed, the shell went on.
+    expect(out[6]).toMatchObject({ status: 'exited' });
+    expect(existsSync(join(cwd, 'ok.txt'))).toBe(true);
+    expect(existsSync(marker)).toBe(false);
+  });
+});
+
+describe('execute_code programs (manual mode)', () => {
+  it('judges every call that spawns or signals; a computed command asks; a benign program runs', async () => {
+    const cwd = project();
+    const m = (i: number): string => JSON.stringify(join(cwd, `m${i}`));
+    const programs: [string, string][] = [
+      ['python', `import subprocess\nsubprocess.run(['kubectl', 'delete', 'pod', 'demo'])\nopen(${m(1)}, 'w')\n`],
+      ['python', `import os, sys\nos.system(sys.argv[0])\nopen(${m(2)}, 'w')\n`],
+      ['python', `import os\nos.kill(-1, 0)\nopen(${m(3)}, 'w')\n`],
+      ['javascript', `import { execSync } from 'node:child_process';\nimport fs from 'node:fs';\nexecSync(process.env.CMD ?? 'true');\nfs.writeFileSync(${m(4)}, '');\n`],
+      ['javascript', `import fs from 'node:fs';\nprocess.kill(-1, 0);\nfs.writeFileSync(${m(5)}, '');\n`],
+      ['python', `import subprocess\nprint(subprocess.run(['echo', 'benign'], capture_output=True, text=True).stdout)\n`],
+    ];
+    const { model, asked } = await runDenying(cwd, programs.map(([language, code]) => call('execute_code', { language, code })));
+    expect(asked.map((a) => a.command)).toEqual([`python program:\n${programs[0]![1]}`, `python program:\n${programs[1]![1]}`, `javascript program:\n${programs[3]![1]}`]);
+    expect(asked[1]!.findings.map((f) => f.rule)).toEqual(['dynamic-command']);
+    const out = results(model);
+    expect(out[0]).toMatchObject(denied);
+    expect(out[1]).toMatchObject(denied);
+    expect(out[2]).toMatchObject(hardline);
+    expect(out[3]).toMatchObject(denied);
+    expect(out[4]).toMatchObject(hardline);
+    expect(out[5]).toMatchObject({ exit_code: 0, output: expect.stringContaining('benign') });
+    for (let i = 1; i <= 5; i += 1) expect(existsSync(join(cwd, `m${i}`)), `marker m${i}`).toBe(false);
+  });
+});
