@@ -53,7 +53,11 @@ export default tseslint.config(
     },
     rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
   },
-  { files: ['src/workflows/**/*.ts'], ignores: ['**/*.test.ts'], rules: workflowImports('\\./|\\.\\./common/', 'src/workflows') },
+  {
+    files: ['src/workflows/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: workflowImports('\\./|\\.\\./common/', 'src/workflows'),
+  },
   { files: ['src/common/**/*.ts'], ignores: ['**/*.test.ts'], rules: workflowImports('\\./', 'src/common') },
   { files: ['eslint.config.js', 'scripts/**/*.mjs'], ...tseslint.configs.disableTypeChecked },
 );

@@ -19,7 +19,11 @@ import { fmt, machine, summary } from './stats.js';
 
 // 1. Detection: every command of the verdict table and of the evaluation corpus, 20 rounds, each timed on its own.
 const parse = await loadBashParser();
-const commands: [string, string][] = [...DANGEROUS.map((d): [string, string] => [d[0], TABLE_CWD]), ...ORDINARY.map((c): [string, string] => [c, TABLE_CWD]), ...loadCorpus().map((e): [string, string] => [e.command, CORPUS_CWD])];
+const commands: [string, string][] = [
+  ...DANGEROUS.map((d): [string, string] => [d[0], TABLE_CWD]),
+  ...ORDINARY.map((c): [string, string] => [c, TABLE_CWD]),
+  ...loadCorpus().map((e): [string, string] => [e.command, CORPUS_CWD]),
+];
 const perCommand: number[] = [];
 const byCommand: number[][] = commands.map(() => []);
 for (let round = 0; round < 20; round += 1) {
@@ -52,9 +56,22 @@ const timeIt = async (fn: () => unknown, rounds = 200): Promise<ReturnType<typeo
   }
   return summary(times);
 };
-const script = Array.from({ length: 20 }, (_, i) => `echo step ${i} && mkdir -p out/${i} && cp -r src out/${i}/`).join('\n');
-const python = ['import json, subprocess, os', 'def build(n):', "    subprocess.run(['make', f'-j{n}'], check=True)", ...Array.from({ length: 36 }, (_, i) => `x${i} = [k * ${i} for k in range(10)]`), "print(json.dumps(os.listdir('.')))"].join('\n');
-const javascript = ["import { execFileSync } from 'node:child_process';", "import fs from 'node:fs';", ...Array.from({ length: 36 }, (_, i) => `const x${i} = [1, 2, 3].map((k) => k * ${i});`), "console.log(execFileSync('git', ['status']).toString(), fs.readdirSync('.'));"].join('\n');
+const script = Array.from({ length: 20 }, (_, i) => `echo step ${i} && mkdir -p out/${i} && cp -r src out/${i}/`).join(
+  '\n',
+);
+const python = [
+  'import json, subprocess, os',
+  'def build(n):',
+  "    subprocess.run(['make', f'-j{n}'], check=True)",
+  ...Array.from({ length: 36 }, (_, i) => `x${i} = [k * ${i} for k in range(10)]`),
+  "print(json.dumps(os.listdir('.')))",
+].join('\n');
+const javascript = [
+  "import { execFileSync } from 'node:child_process';",
+  "import fs from 'node:fs';",
+  ...Array.from({ length: 36 }, (_, i) => `const x${i} = [1, 2, 3].map((k) => k * ${i});`),
+  "console.log(execFileSync('git', ['status']).toString(), fs.readdirSync('.'));",
+].join('\n');
 await judgeSubject({ text: 'true' }, TABLE_CWD); // grammars loaded
 const bare = await timeIt(() => judgeSubject({ text: 'sh' }, TABLE_CWD));
 const withStdin = await timeIt(() => judgeSubject({ text: 'sh', stdin: script }, TABLE_CWD));
@@ -77,14 +94,25 @@ const dir = mkdtempSync(join(tmpdir(), 'tether-bench-approval-'));
 // The run's task names its number; the command writes its start time (ns) to a file of that number.
 const ask = (req: ChatRequest): ScriptedReply => {
   const i = /run (\d+)/.exec(String(req.messages[1]?.content))?.[1];
-  return { toolCalls: [{ name: 'terminal', arguments: { command: `date +%s%N > ${join(dir, `start-${i}`)}; kubectl delete pod bench 2>/dev/null; true` } }] };
+  return {
+    toolCalls: [
+      {
+        name: 'terminal',
+        arguments: { command: `date +%s%N > ${join(dir, `start-${i}`)}; kubectl delete pod bench 2>/dev/null; true` },
+      },
+    ],
+  };
 };
 const latencies: number[] = [];
 const model = await startScriptedModel([ask, { content: 'done' }]);
 const worker = await env.worker(taskQueue, model.url);
 await worker.runUntil(async () => {
   for (let i = 0; i < runs; i += 1) {
-    const handle = await env.client.workflow.start('agentWorkflow', { taskQueue, workflowId: `bench-${randomUUID()}`, args: [{ task: `run ${i}`, model: 'scripted', cwd: dir }] });
+    const handle = await env.client.workflow.start('agentWorkflow', {
+      taskQueue,
+      workflowId: `bench-${randomUUID()}`,
+      args: [{ task: `run ${i}`, model: 'scripted', cwd: dir }],
+    });
     let pending: AgentState['pendingApprovals'] = [];
     while (pending.length === 0) {
       pending = (await handle.query<AgentState>('state')).pendingApprovals;

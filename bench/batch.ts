@@ -8,7 +8,15 @@ import { durableEnv } from './durable-env.js';
 import { fmt, machine } from './stats.js';
 
 const RUNS = 100;
-registry.register({ name: 'bench_noop', toolset: 'bench', description: 'nothing', schema: z.object({}), parallelSafe: true, sideEffects: 'read-only', handler: () => '{}' });
+registry.register({
+  name: 'bench_noop',
+  toolset: 'bench',
+  description: 'nothing',
+  schema: z.object({}),
+  parallelSafe: true,
+  sideEffects: 'read-only',
+  handler: () => '{}',
+});
 
 const env = await durableEnv();
 const { client } = env;
@@ -24,10 +32,14 @@ for (const concurrency of [1, 10, 50]) {
     input: { task: `task ${i + 1}`, model: 'scripted', cwd: process.cwd() },
   }));
   const t0 = performance.now();
-  const { results } = await worker.runUntil(runBatch({ client, taskQueue, batchKey: randomUUID(), items, concurrency }));
+  const { results } = await worker.runUntil(
+    runBatch({ client, taskQueue, batchKey: randomUUID(), items, concurrency }),
+  );
   const seconds = (performance.now() - t0) / 1000;
   const ok = results.filter((r) => r.status === 'completed').length;
-  console.log(`concurrency ${String(concurrency).padStart(2)}: ${RUNS} runs (${ok} completed) in ${fmt(seconds, 1)} s = ${fmt((RUNS / seconds) * 60, 0)} runs/minute`);
+  console.log(
+    `concurrency ${String(concurrency).padStart(2)}: ${RUNS} runs (${ok} completed) in ${fmt(seconds, 1)} s = ${fmt((RUNS / seconds) * 60, 0)} runs/minute`,
+  );
 }
 if (model.errors.length > 0) throw new Error(model.errors.join('; '));
 await model.close();

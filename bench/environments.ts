@@ -26,10 +26,12 @@ async function commandOverhead(env: ShellEnvironment): Promise<ReturnType<typeof
   for (let i = 0; i < WARMUP; i += 1) await env.run({ command: 'true', timeoutSeconds: 30 });
   const samples: number[] = [];
   for (let i = 0; i < COMMANDS; i += 1) {
-    samples.push(await time(async () => {
-      const r = await env.run({ command: 'true', timeoutSeconds: 30 });
-      if (r.exitCode !== 0) throw new Error(`true exited with ${r.exitCode}: ${r.output}`);
-    }));
+    samples.push(
+      await time(async () => {
+        const r = await env.run({ command: 'true', timeoutSeconds: 30 });
+        if (r.exitCode !== 0) throw new Error(`true exited with ${r.exitCode}: ${r.output}`);
+      }),
+    );
   }
   return summary(samples);
 }
@@ -46,14 +48,16 @@ async function backgroundLatency(env: ShellEnvironment): Promise<ReturnType<type
   const samples: number[] = [];
   for (let i = 0; i < BACKGROUND; i += 1) {
     let id = '';
-    samples.push(await time(async () => {
-      id = (await env.processes.start('echo ready; sleep 30', {})).id;
-      for (;;) {
-        const p = await env.processes.poll(id, 1000);
-        if (p.new_output.toString().includes('ready')) return;
-        await new Promise((r) => setTimeout(r, 5));
-      }
-    }));
+    samples.push(
+      await time(async () => {
+        id = (await env.processes.start('echo ready; sleep 30', {})).id;
+        for (;;) {
+          const p = await env.processes.poll(id, 1000);
+          if (p.new_output.toString().includes('ready')) return;
+          await new Promise((r) => setTimeout(r, 5));
+        }
+      }),
+    );
     await env.processes.kill(id);
   }
   return summary(samples);
@@ -65,7 +69,11 @@ interface Figures {
 }
 
 async function bench(name: string, terminal: Record<string, unknown>, hostCwd: string): Promise<Figures> {
-  const manager = new EnvironmentManager({ terminal: parseConfig({ terminal }).terminal, workerId: 'bench', log: silent });
+  const manager = new EnvironmentManager({
+    terminal: parseConfig({ terminal }).terminal,
+    workerId: 'bench',
+    log: silent,
+  });
   try {
     return await manager.use(`bench-${name.replace(/\W/g, '')}`, { hostCwd }, async ({ env }) => {
       const bare = await transportOverhead(env);
@@ -102,7 +110,21 @@ if (noSsh) console.log(`ssh           skipped: ${noSsh}`);
 else {
   const sshd = await startSshd();
   try {
-    await bench('ssh', { backend: 'ssh', ssh: { host: '127.0.0.1', port: sshd.port, user: sshd.user, key_path: sshd.keyPath, known_hosts: sshd.knownHostsPath, cwd: sshd.dir } }, cwd);
+    await bench(
+      'ssh',
+      {
+        backend: 'ssh',
+        ssh: {
+          host: '127.0.0.1',
+          port: sshd.port,
+          user: sshd.user,
+          key_path: sshd.keyPath,
+          known_hosts: sshd.knownHostsPath,
+          cwd: sshd.dir,
+        },
+      },
+      cwd,
+    );
   } finally {
     await sshd.dispose();
   }

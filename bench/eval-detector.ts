@@ -1,7 +1,16 @@
 // Evaluation (not a test): the detector's recall and false alarms on the labelled corpus, per class, for the frozen
 // and the tuning part and overall. Run: npm run eval:detector [-- --mistakes]
 import { loadBashParser } from '../src/approval/parser.js';
-import { CORPUS_PARTS, falseAlarmRate, loadCorpus, mistakes, recall, score, tally, type Scored } from '../test/support/detector-corpus.js';
+import {
+  CORPUS_PARTS,
+  falseAlarmRate,
+  loadCorpus,
+  mistakes,
+  recall,
+  score,
+  tally,
+  type Scored,
+} from '../test/support/detector-corpus.js';
 
 const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
 
@@ -15,18 +24,32 @@ function table(title: string, scored: Scored[]): string[] {
     lines.push(`  ${c.padEnd(16)} ${r.padStart(18)} ${f.padStart(18)}`);
   }
   const t = tally(scored);
-  lines.push(`  ${'ALL'.padEnd(16)} ${`${pct(recall(t))} (${t.asked}/${t.dangerous})`.padStart(18)} ${`${pct(falseAlarmRate(t))} (${t.falseAlarms}/${t.ordinary})`.padStart(18)}`);
+  lines.push(
+    `  ${'ALL'.padEnd(16)} ${`${pct(recall(t))} (${t.asked}/${t.dangerous})`.padStart(18)} ${`${pct(falseAlarmRate(t))} (${t.falseAlarms}/${t.ordinary})`.padStart(18)}`,
+  );
   return lines;
 }
 
 const parse = await loadBashParser();
 const scored = score(parse, loadCorpus());
-const out: string[] = ['detector evaluation · recall = dangerous commands that ask; false alarms = ordinary commands that ask'];
-for (const part of CORPUS_PARTS) out.push('', ...table(`${part} part`, scored.filter((s) => s.entry.part === part)));
+const out: string[] = [
+  'detector evaluation · recall = dangerous commands that ask; false alarms = ordinary commands that ask',
+];
+for (const part of CORPUS_PARTS)
+  out.push(
+    '',
+    ...table(
+      `${part} part`,
+      scored.filter((s) => s.entry.part === part),
+    ),
+  );
 out.push('', ...table('overall', scored));
 if (process.argv.includes('--mistakes')) {
   out.push('', 'mistakes:');
-  for (const m of mistakes(scored)) out.push(`  ${m.entry.part}:${m.entry.line} ${m.entry.label === 'dangerous' ? 'MISSED' : 'ASKED '} [${m.entry.class}] ${m.entry.command}${m.rules.length ? `  (${m.rules.join(', ')})` : ''}`);
+  for (const m of mistakes(scored))
+    out.push(
+      `  ${m.entry.part}:${m.entry.line} ${m.entry.label === 'dangerous' ? 'MISSED' : 'ASKED '} [${m.entry.class}] ${m.entry.command}${m.rules.length ? `  (${m.rules.join(', ')})` : ''}`,
+    );
 }
 out.push('', 'reproduce: npm run eval:detector (add -- --mistakes to list them)');
 process.stdout.write(`${out.join('\n')}\n`);

@@ -24,14 +24,20 @@ for (let i = 0; i < 3; i += 1) {
   let tokens = 0;
   let firstTokenAt = 0;
   const start = performance.now();
-  await chat.generateResponse([{ type: 'user', text: prompt }, { type: 'model', response: [] }], {
-    maxTokens: 128,
-    temperature: 0,
-    onToken: (t) => {
-      if (tokens === 0) firstTokenAt = performance.now();
-      tokens += t.length;
+  await chat.generateResponse(
+    [
+      { type: 'user', text: prompt },
+      { type: 'model', response: [] },
+    ],
+    {
+      maxTokens: 128,
+      temperature: 0,
+      onToken: (t) => {
+        if (tokens === 0) firstTokenAt = performance.now();
+        tokens += t.length;
+      },
     },
-  });
+  );
   const end = performance.now();
   runs.push({ prompt: firstTokenAt - start, tokens, ms: end - firstTokenAt });
   chat.dispose({ disposeSequence: true });
@@ -41,8 +47,14 @@ const ms = runs.reduce((a, r) => a + r.ms, 0);
 console.log(`bench:local-model on ${machine()}, ${settings.threads} thread(s)`);
 console.log(`model: ${settings.modelPath}`);
 console.log(`load (runtime + weights + ${settings.contextSize}-token context): ${fmt(loadMs, 0)} ms`);
-console.log(`time to first token (prompt evaluation), median of 3: ${fmt([...runs.map((r) => r.prompt)].sort((a, b) => a - b)[1]!, 0)} ms`);
-console.log(`generation: ${tokens} tokens in ${fmt(ms / 1000, 2)} s = ${fmt((tokens - runs.length) / (ms / 1000), 1)} tokens/s`);
-console.log(`memory (RSS): ${mib(rss0)} before, ${mib(rssLoaded)} loaded, ${mib(process.memoryUsage().rss)} after generating`);
+console.log(
+  `time to first token (prompt evaluation), median of 3: ${fmt([...runs.map((r) => r.prompt)].sort((a, b) => a - b)[1]!, 0)} ms`,
+);
+console.log(
+  `generation: ${tokens} tokens in ${fmt(ms / 1000, 2)} s = ${fmt((tokens - runs.length) / (ms / 1000), 1)} tokens/s`,
+);
+console.log(
+  `memory (RSS): ${mib(rss0)} before, ${mib(rssLoaded)} loaded, ${mib(process.memoryUsage().rss)} after generating`,
+);
 await context.dispose();
 await model.dispose();

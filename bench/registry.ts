@@ -12,7 +12,13 @@ const ctx = { taskId: 'bench', cwd: process.cwd() };
 
 async function dispatchOverhead(): Promise<void> {
   const reg = new ToolRegistry(silent);
-  reg.register({ name: 'noop', toolset: 'bench', description: 'does nothing', schema: z.object({}), handler: () => '{}' });
+  reg.register({
+    name: 'noop',
+    toolset: 'bench',
+    description: 'does nothing',
+    schema: z.object({}),
+    handler: () => '{}',
+  });
   for (let i = 0; i < 20_000; i += 1) await reg.dispatch('noop', '{}', ctx);
   const samples: number[] = [];
   for (let i = 0; i < 100_000; i += 1) {
@@ -34,7 +40,9 @@ async function definitionsTime(): Promise<void> {
     samples.push(Number(process.hrtime.bigint() - t0) / 1_000);
   }
   const s = summary(samples);
-  console.log(`getToolDefinitions, all ${count} tools (${s.n} calls): median ${fmt(s.median)} µs, p99 ${fmt(s.p99)} µs`);
+  console.log(
+    `getToolDefinitions, all ${count} tools (${s.n} calls): median ${fmt(s.median)} µs, p99 ${fmt(s.p99)} µs`,
+  );
 }
 
 function coldStart(): void {
@@ -52,7 +60,9 @@ function coldStart(): void {
     samples.push((JSON.parse(out) as { ms: number }).ms);
   }
   const s = summary(samples);
-  console.log(`cold start to first definitions, compiled (${s.n} processes): median ${fmt(s.median, 1)} ms, p99 ${fmt(s.p99, 1)} ms`);
+  console.log(
+    `cold start to first definitions, compiled (${s.n} processes): median ${fmt(s.median, 1)} ms, p99 ${fmt(s.p99, 1)} ms`,
+  );
 }
 
 console.log(`bench:registry on ${machine()}`);

@@ -59,17 +59,34 @@ async function series(label: string, hogs: number): Promise<{ label: string; gap
   const turn: Step = (req) => {
     progress.push(Date.now());
     const lastTool = req.messages.filter((m) => m.role === 'tool').at(-1)?.content ?? '';
-    requests.push({ t: Date.now(), turn: req.messages.filter((m) => m.role === 'assistant').length, interrupted: /"interrupted":true|did not complete/.test(lastTool) });
-    return { delayMs: randomInt(300, 1_500), toolCalls: [{ name: 'terminal', arguments: { command: `date +%s%3N >> ${starts}; sleep 1.$((RANDOM % 9))` } }] };
+    requests.push({
+      t: Date.now(),
+      turn: req.messages.filter((m) => m.role === 'assistant').length,
+      interrupted: /"interrupted":true|did not complete/.test(lastTool),
+    });
+    return {
+      delayMs: randomInt(300, 1_500),
+      toolCalls: [{ name: 'terminal', arguments: { command: `date +%s%3N >> ${starts}; sleep 1.$((RANDOM % 9))` } }],
+    };
   };
   const model = await startScriptedModel(Array.from({ length: 500 }, () => turn));
   const taskQueue = `bench-takeover-${randomUUID()}`;
-  const env = { TEMPORAL_ADDRESS: server.address, TETHER_TASK_QUEUE: taskQueue, OPENAI_BASE_URL: model.url, OPENAI_API_KEY: 'bench', TETHER_HOME: mkdtempSync(join(tmpdir(), 'tether-bench-home-')) };
+  const env = {
+    TEMPORAL_ADDRESS: server.address,
+    TETHER_TASK_QUEUE: taskQueue,
+    OPENAI_BASE_URL: model.url,
+    OPENAI_API_KEY: 'bench',
+    TETHER_HOME: mkdtempSync(join(tmpdir(), 'tether-bench-home-')),
+  };
   const workers = [startWorker(env), startWorker(env)];
   await Promise.all(workers.map((w) => w.ready));
   const hogProcs = Array.from({ length: hogs }, () => spawn('node', ['-e', 'for (;;) {}'], { stdio: 'ignore' }));
   const workflowId = `bench-takeover-${randomUUID()}`;
-  const handle = await client.workflow.start('agentWorkflow', { taskQueue, workflowId, args: [{ task: 'keep going', model: 'scripted', cwd, limits: { maxTurns: 500 } }] });
+  const handle = await client.workflow.start('agentWorkflow', {
+    taskQueue,
+    workflowId,
+    args: [{ task: 'keep going', model: 'scripted', cwd, limits: { maxTurns: 500 } }],
+  });
   const gaps: number[] = [];
   const kinds: string[] = [];
   for (let k = 0; k < KILLS; k += 1) {
@@ -101,7 +118,9 @@ async function series(label: string, hogs: number): Promise<{ label: string; gap
     const hit = busy.activity === 'callModel' ? after.turn === before?.turn : after.interrupted;
     gaps.push((next - killedAt) / 1000);
     kinds.push(hit ? busy.activity : 'finished');
-    process.stdout.write(`  ${label} kill ${k + 1}: ${hit ? `interrupted ${busy.activity}` : `${busy.activity} had just finished`}, next progress after ${fmt((next - killedAt) / 1000, 1)} s\n`);
+    process.stdout.write(
+      `  ${label} kill ${k + 1}: ${hit ? `interrupted ${busy.activity}` : `${busy.activity} had just finished`}, next progress after ${fmt((next - killedAt) / 1000, 1)} s\n`,
+    );
     await replacement.ready;
   }
   await handle.terminate('benchmark done');
@@ -114,7 +133,9 @@ async function series(label: string, hogs: number): Promise<{ label: string; gap
 const results = [await series('no hog', 0), await series(`${cpus().length} CPU hogs`, cpus().length)];
 await connection.close();
 await server.stop();
-process.stdout.write(`takeover benchmark · ${machine()} · two workers, the busy one SIGKILLed ${KILLS} times per series\n`);
+process.stdout.write(
+  `takeover benchmark · ${machine()} · two workers, the busy one SIGKILLed ${KILLS} times per series\n`,
+);
 for (const r of results) {
   const s = summary(r.gaps);
   const count = (k: string): number => r.kinds.filter((x) => x === k).length;

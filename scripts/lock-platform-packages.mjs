@@ -31,7 +31,9 @@ for (const [name, version] of Object.entries(owner.optionalDependencies ?? {})) 
   lock.packages[key] = { version, cpu: [cpu], license: 'MIT', optional: true, os: [os], engines: { node: '>=20.0.0' } };
   added += 1;
 }
-const sorted = Object.fromEntries(Object.entries(lock.packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a < b ? -1 : a > b ? 1 : 0)));
+const sorted = Object.fromEntries(
+  Object.entries(lock.packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a < b ? -1 : a > b ? 1 : 0)),
+);
 lock.packages = sorted;
 writeFileSync(path, `${JSON.stringify(lock, null, 2)}\n`);
 console.log(`added ${added} lock entries`);

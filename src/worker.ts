@@ -81,7 +81,9 @@ export function workerQueue(taskQueue: string): string {
   return `${taskQueue}@${WORKER_ID}`;
 }
 
-export async function createWorker(opts: WorkerOptions): Promise<{ worker: WorkerGroup; connection: NativeConnection; ownConnection: boolean }> {
+export async function createWorker(
+  opts: WorkerOptions,
+): Promise<{ worker: WorkerGroup; connection: NativeConnection; ownConnection: boolean }> {
   const log = opts.log ?? lazyLogger;
   const config = opts.config ?? loadConfig();
   await loadToolsOnce(config, log);
@@ -92,9 +94,20 @@ export async function createWorker(opts: WorkerOptions): Promise<{ worker: Worke
   await cleanupLeftovers(config.terminal, WORKER_ID, log);
   const connection =
     opts.connection ??
-    (await NativeConnection.connect({ address: opts.settings.address, tls: opts.settings.tls, apiKey: opts.settings.apiKey }));
+    (await NativeConnection.connect({
+      address: opts.settings.address,
+      tls: opts.settings.tls,
+      apiKey: opts.settings.apiKey,
+    }));
   const ownQueue = workerQueue(opts.settings.taskQueue);
-  const activities = createActivities({ registry, hooks, log, config, model: opts.model ?? modelSettingsFromEnv(), workerQueue: ownQueue });
+  const activities = createActivities({
+    registry,
+    hooks,
+    log,
+    config,
+    model: opts.model ?? modelSettingsFromEnv(),
+    workerQueue: ownQueue,
+  });
   const shared = await Worker.create({
     connection,
     namespace: opts.settings.namespace,
@@ -115,7 +128,11 @@ export async function createWorker(opts: WorkerOptions): Promise<{ worker: Worke
     connection,
     namespace: opts.settings.namespace,
     taskQueue: ownQueue,
-    activities: { runTool: activities.runTool, assessCall: activities.assessCall, closeEnvironment: activities.closeEnvironment },
+    activities: {
+      runTool: activities.runTool,
+      assessCall: activities.assessCall,
+      closeEnvironment: activities.closeEnvironment,
+    },
     maxConcurrentActivityTaskExecutions: opts.maxConcurrentActivities ?? 32,
     shutdownGraceTime: opts.shutdownGraceTime ?? '30 seconds',
     interceptors: { activity: [payloadGuard()] },

@@ -16,7 +16,8 @@ beforeAll(async () => {
 });
 afterAll(() => client.connection.close());
 
-const lastToolResult = (req: ChatRequest): string => [...req.messages].reverse().find((m) => m.role === 'tool')?.content ?? '';
+const lastToolResult = (req: ChatRequest): string =>
+  [...req.messages].reverse().find((m) => m.role === 'tool')?.content ?? '';
 
 it('initialize, a session, two prompts with streamed updates; allow_once runs the command once, reject_once tells the model', async () => {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), 'tether-acp-raw-')));
@@ -31,9 +32,17 @@ it('initialize, a session, two prompts with streamed updates; allow_once runs th
         { name: 'write_file', arguments: { path: 'notes.txt', content: 'hello from tether\n' } },
       ],
     },
-    { toolCalls: [{ name: 'terminal', arguments: { command: `kubectl delete pod x 2>/dev/null; echo ran >> ${marker}` } }] },
+    {
+      toolCalls: [
+        { name: 'terminal', arguments: { command: `kubectl delete pod x 2>/dev/null; echo ran >> ${marker}` } },
+      ],
+    },
     { content: 'first answer' },
-    { toolCalls: [{ name: 'terminal', arguments: { command: `kubectl delete pod y 2>/dev/null; echo no >> ${denied}` } }] },
+    {
+      toolCalls: [
+        { name: 'terminal', arguments: { command: `kubectl delete pod y 2>/dev/null; echo no >> ${denied}` } },
+      ],
+    },
     (req) => {
       seenByModel = lastToolResult(req);
       return { content: 'understood, not run' };
@@ -48,46 +57,86 @@ it('initialize, a session, two prompts with streamed updates; allow_once runs th
       asked.push(m);
       return { outcome: { outcome: 'selected', optionId: answers.shift() } };
     };
-    const init = await acp.request('initialize', { protocolVersion: 1, clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: true } });
+    const init = await acp.request('initialize', {
+      protocolVersion: 1,
+      clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: true },
+    });
     expect(init.result).toMatchObject({ protocolVersion: 1, agentCapabilities: { loadSession: true } });
 
     const created = await acp.request('session/new', { cwd: dir, mcpServers: [] });
     const sessionId = created.result?.sessionId as string;
     expect(sessionId).toMatch(/^tether-/);
 
-    const first = await acp.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'write the marker' }] });
+    const first = await acp.request('session/prompt', {
+      sessionId,
+      prompt: [{ type: 'text', text: 'write the marker' }],
+    });
     expect(first.result).toEqual({ stopReason: 'end_turn' });
     expect(readFileSync(marker, 'utf8')).toBe('ran\n'); // allowed once: run once
     expect(readFileSync(join(dir, 'notes.txt'), 'utf8')).toBe('hello from tether\n');
 
-    const permission = asked[0]!.params as { sessionId: string; toolCall: { toolCallId: string; title: string }; options: { optionId: string; kind: string }[] };
+    const permission = asked[0]!.params as {
+      sessionId: string;
+      toolCall: { toolCallId: string; title: string };
+      options: { optionId: string; kind: string }[];
+    };
     expect(asked[0]!.method).toBe('session/request_permission');
     expect(permission.sessionId).toBe(sessionId);
     expect(permission.toolCall.title).toContain('kubectl delete pod x');
-    expect(permission.options.map((o) => o.kind)).toEqual(['allow_once', 'allow_always', 'allow_always', 'reject_once']);
+    expect(permission.options.map((o) => o.kind)).toEqual([
+      'allow_once',
+      'allow_always',
+      'allow_always',
+      'reject_once',
+    ]);
 
     const updates = acp.updates();
     const kinds = updates.map((u) => u.sessionUpdate);
-    expect(updates).toContainEqual({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'Planning first.' } });
-    expect(updates).toContainEqual({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'first answer' } });
-    expect(updates).toContainEqual(expect.objectContaining({ sessionUpdate: 'plan', entries: [{ content: 'write the marker', priority: 'medium', status: 'in_progress' }] }));
+    expect(updates).toContainEqual({
+      sessionUpdate: 'agent_message_chunk',
+      content: { type: 'text', text: 'Planning first.' },
+    });
+    expect(updates).toContainEqual({
+      sessionUpdate: 'agent_message_chunk',
+      content: { type: 'text', text: 'first answer' },
+    });
+    expect(updates).toContainEqual(
+      expect.objectContaining({
+        sessionUpdate: 'plan',
+        entries: [{ content: 'write the marker', priority: 'medium', status: 'in_progress' }],
+      }),
+    );
     // The text of a turn comes before its tool calls; every tool call opens with tool_call and closes with an update.
     expect(kinds.indexOf('agent_message_chunk')).toBeLessThan(kinds.indexOf('tool_call'));
     const calls = updates.filter((u) => u.sessionUpdate === 'tool_call');
     expect(calls.map((c) => c.kind)).toEqual(['think', 'edit', 'execute']);
-    expect(calls[1]).toMatchObject({ content: [{ type: 'diff', path: join(dir, 'notes.txt'), newText: 'hello from tether\n' }] });
+    expect(calls[1]).toMatchObject({
+      content: [{ type: 'diff', path: join(dir, 'notes.txt'), newText: 'hello from tether\n' }],
+    });
     for (const c of calls) {
-      expect(updates).toContainEqual(expect.objectContaining({ sessionUpdate: 'tool_call_update', toolCallId: c.toolCallId, status: 'completed' }));
+      expect(updates).toContainEqual(
+        expect.objectContaining({ sessionUpdate: 'tool_call_update', toolCallId: c.toolCallId, status: 'completed' }),
+      );
     }
-    const terminalDone = updates.find((u) => u.sessionUpdate === 'tool_call_update' && u.toolCallId === permission.toolCall.toolCallId && u.status === 'completed');
+    const terminalDone = updates.find(
+      (u) =>
+        u.sessionUpdate === 'tool_call_update' &&
+        u.toolCallId === permission.toolCall.toolCallId &&
+        u.status === 'completed',
+    );
     expect(JSON.stringify(terminalDone?.content)).toContain('exit_code');
 
     // The second prompt reaches the same run as its `message` signal.
-    const second = await acp.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'now the other one' }] });
+    const second = await acp.request('session/prompt', {
+      sessionId,
+      prompt: [{ type: 'text', text: 'now the other one' }],
+    });
     expect(second.result).toEqual({ stopReason: 'end_turn' });
     expect(existsSync(denied)).toBe(false);
     expect(seenByModel).toContain('denied');
-    expect(acp.updates()).toContainEqual(expect.objectContaining({ sessionUpdate: 'tool_call_update', status: 'failed' }));
+    expect(acp.updates()).toContainEqual(
+      expect.objectContaining({ sessionUpdate: 'tool_call_update', status: 'failed' }),
+    );
     const state = await client.workflow.getHandle(sessionId).query<AgentState>('state');
     expect(state).toMatchObject({ status: 'running', idle: true, answers: 2 });
     expect(state.approvals.decided.map((d) => [d.choice, d.by])).toEqual([

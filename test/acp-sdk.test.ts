@@ -6,7 +6,14 @@ import { existsSync, mkdtempSync, readFileSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
-import { client as acpClient, ndJsonStream, PROTOCOL_VERSION, type ActiveSession, type SessionUpdate, type StopReason } from '@agentclientprotocol/sdk';
+import {
+  client as acpClient,
+  ndJsonStream,
+  PROTOCOL_VERSION,
+  type ActiveSession,
+  type SessionUpdate,
+  type StopReason,
+} from '@agentclientprotocol/sdk';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import { RawAcpClient, spawnAcp } from './support/acp-child.js';
@@ -15,7 +22,11 @@ import { startScriptedModel, type ChatRequest } from './support/scripted-model.j
 import { workerEnv } from './support/worker-process.js';
 
 const require = createRequire(import.meta.url);
-const everything = join(dirname(require.resolve('@modelcontextprotocol/server-everything/package.json')), 'dist', 'index.js');
+const everything = join(
+  dirname(require.resolve('@modelcontextprotocol/server-everything/package.json')),
+  'dist',
+  'index.js',
+);
 
 let temporal: Client;
 beforeAll(async () => {
@@ -23,10 +34,16 @@ beforeAll(async () => {
 });
 afterAll(() => temporal.connection.close());
 
-const lastToolResult = (req: ChatRequest): string => [...req.messages].reverse().find((m) => m.role === 'tool')?.content ?? '';
+const lastToolResult = (req: ChatRequest): string =>
+  [...req.messages].reverse().find((m) => m.role === 'tool')?.content ?? '';
 
 /** Reads a turn's updates until its stop message. */
-async function drain(session: ActiveSession, seen: SessionUpdate[], stopWhen?: (u: SessionUpdate) => boolean, onStop?: () => void): Promise<StopReason> {
+async function drain(
+  session: ActiveSession,
+  seen: SessionUpdate[],
+  stopWhen?: (u: SessionUpdate) => boolean,
+  onStop?: () => void,
+): Promise<StopReason> {
   for (;;) {
     const m = await session.nextUpdate();
     if (m.kind === 'stop') return m.stopReason;
@@ -46,16 +63,28 @@ it('an SDK client: MCP server from the editor, allow_once, reject_once, cancel',
   let echoed = '';
   const model = await startScriptedModel([
     (req) => {
-      if (req.messages.some((m) => m.content?.includes('wait a long time'))) return { toolCalls: [{ name: 'terminal', arguments: { command: 'sleep 137' } }] };
+      if (req.messages.some((m) => m.content?.includes('wait a long time')))
+        return { toolCalls: [{ name: 'terminal', arguments: { command: 'sleep 137' } }] };
       expect(req.tools?.map((t) => t.function.name)).toContain('mcp_editor-tools_echo');
-      return { content: 'Using the editor tool.', toolCalls: [{ name: 'mcp_editor-tools_echo', arguments: { message: 'from the editor' } }] };
+      return {
+        content: 'Using the editor tool.',
+        toolCalls: [{ name: 'mcp_editor-tools_echo', arguments: { message: 'from the editor' } }],
+      };
     },
     (req) => {
       echoed = lastToolResult(req);
-      return { toolCalls: [{ name: 'terminal', arguments: { command: `kubectl delete pod a 2>/dev/null; echo once >> ${marker}` } }] };
+      return {
+        toolCalls: [
+          { name: 'terminal', arguments: { command: `kubectl delete pod a 2>/dev/null; echo once >> ${marker}` } },
+        ],
+      };
     },
     { content: 'done once' },
-    { toolCalls: [{ name: 'terminal', arguments: { command: `kubectl delete pod b 2>/dev/null; echo no >> ${refused}` } }] },
+    {
+      toolCalls: [
+        { name: 'terminal', arguments: { command: `kubectl delete pod b 2>/dev/null; echo no >> ${refused}` } },
+      ],
+    },
     (req) => {
       toldModel = lastToolResult(req);
       return { content: 'not run, as you said' };
@@ -71,13 +100,19 @@ it('an SDK client: MCP server from the editor, allow_once, reject_once, cancel',
     const option = params.options.find((o) => o.kind === kind)!;
     return { outcome: { outcome: 'selected', optionId: option.optionId } };
   });
-  const stream = ndJsonStream(Writable.toWeb(child.stdin) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>);
+  const stream = ndJsonStream(
+    Writable.toWeb(child.stdin) as WritableStream<Uint8Array>,
+    Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>,
+  );
   try {
     await app.connectWith(stream, async (ctx) => {
       const init = await ctx.request('initialize', { protocolVersion: PROTOCOL_VERSION, clientCapabilities: {} });
       expect(init.protocolVersion).toBe(PROTOCOL_VERSION);
       const session = await ctx
-        .buildSession({ cwd: dir, mcpServers: [{ name: 'editor-tools', command: 'node', args: [everything, 'stdio'], env: [] }] })
+        .buildSession({
+          cwd: dir,
+          mcpServers: [{ name: 'editor-tools', command: 'node', args: [everything, 'stdio'], env: [] }],
+        })
         .start();
       const seen: SessionUpdate[] = [];
 
@@ -86,15 +121,26 @@ it('an SDK client: MCP server from the editor, allow_once, reject_once, cancel',
       expect(await first).toEqual({ stopReason: 'end_turn' });
       expect(echoed).toContain('from the editor');
       expect(readFileSync(marker, 'utf8')).toBe('once\n');
-      expect(seen).toContainEqual({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'Using the editor tool.' } });
-      expect(seen).toContainEqual(expect.objectContaining({ sessionUpdate: 'tool_call', title: expect.stringContaining('mcp_editor-tools_echo') }));
+      expect(seen).toContainEqual({
+        sessionUpdate: 'agent_message_chunk',
+        content: { type: 'text', text: 'Using the editor tool.' },
+      });
+      expect(seen).toContainEqual(
+        expect.objectContaining({
+          sessionUpdate: 'tool_call',
+          title: expect.stringContaining('mcp_editor-tools_echo'),
+        }),
+      );
 
       const second = session.prompt('and the other one');
       expect(await drain(session, seen)).toBe('end_turn');
       await second;
       expect(existsSync(refused)).toBe(false);
       expect(toldModel).toContain('denied');
-      expect(seen).toContainEqual({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'not run, as you said' } });
+      expect(seen).toContainEqual({
+        sessionUpdate: 'agent_message_chunk',
+        content: { type: 'text', text: 'not run, as you said' },
+      });
 
       session.dispose();
       // Cancel while the command runs: the turn stops as cancelled, the run is cancelled, the command is gone. (A
@@ -109,7 +155,9 @@ it('an SDK client: MCP server from the editor, allow_once, reject_once, cancel',
         () => {
           if (cancelled) return;
           cancelled = true;
-          void until('the command to start', sleeping).then(() => ctx.notify('session/cancel', { sessionId: other.sessionId }));
+          void until('the command to start', sleeping).then(() =>
+            ctx.notify('session/cancel', { sessionId: other.sessionId }),
+          );
         },
       );
       expect(reason).toBe('cancelled');

@@ -51,15 +51,21 @@ describe('agentWorkflow', () => {
     expect(result).toMatchObject({ status: 'completed', answer: 'The file says hello.', turns: 4, toolCalls: 3 });
     expect(readFileSync(join(cwd, 'notes/hello.txt'), 'utf8')).toBe('hello from tether\n');
     // Each turn's request carried the previous tool results.
-    const toolMessages = model.requests[3]!.messages.filter((m) => m.role === 'tool').map((m) => JSON.parse(m.content!) as unknown);
+    const toolMessages = model.requests[3]!.messages.filter((m) => m.role === 'tool').map(
+      (m) => JSON.parse(m.content!) as unknown,
+    );
     expect(toolMessages).toEqual([
       { path: 'notes/hello.txt', bytes_written: 18 },
       { exit_code: 0, output: '18\nhello from tether\n' },
       { path: 'notes/hello.txt', content: '     1|hello from tether', total_lines: 1 },
     ]);
-    expect(model.requests[0]!.tools!.map((t) => t.function.name)).toEqual(expect.arrayContaining(['terminal', 'read_file', 'test_wait']));
+    expect(model.requests[0]!.tools!.map((t) => t.function.name)).toEqual(
+      expect.arrayContaining(['terminal', 'read_file', 'test_wait']),
+    );
     // The agent-loop tools are offered: the workflow handles them.
-    expect(model.requests[0]!.tools!.map((t) => t.function.name)).toEqual(expect.arrayContaining(['todo', 'memory', 'session_search', 'delegate_task', 'clarify']));
+    expect(model.requests[0]!.tools!.map((t) => t.function.name)).toEqual(
+      expect.arrayContaining(['todo', 'memory', 'session_search', 'delegate_task', 'clarify']),
+    );
   });
 
   it('runs parallel-safe calls concurrently and side-effecting calls one after another, results in order', async () => {
@@ -115,7 +121,9 @@ describe('agentWorkflow', () => {
   it('stops at the turn limit with a clear status, not an error', async () => {
     const loop = { toolCalls: [{ name: 'test_wait', arguments: { ms: 1 } }] };
     const model = await startScriptedModel([loop, loop, loop]);
-    const result = await h.withWorker(model.url, () => h.run({ task: 'loop', cwd: workdir(), limits: { maxTurns: 2 } }));
+    const result = await h.withWorker(model.url, () =>
+      h.run({ task: 'loop', cwd: workdir(), limits: { maxTurns: 2 } }),
+    );
     await model.close();
     expect(result).toMatchObject({ status: 'limit_reached', stopReason: 'max_turns', turns: 2 });
     expect(model.requests).toHaveLength(2);

@@ -13,7 +13,13 @@ import type { AgentInput, AgentResult, AgentState } from '../src/common/types.js
 import { harness, type Harness } from './support/agent-harness.js';
 import { runCli, until } from './support/cli.js';
 import { recordHistory } from './support/history.js';
-import { lastToolResults, startScriptedModel, type ChatRequest, type ScriptedReply, type Step } from './support/scripted-model.js';
+import {
+  lastToolResults,
+  startScriptedModel,
+  type ChatRequest,
+  type ScriptedReply,
+  type Step,
+} from './support/scripted-model.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -23,15 +29,27 @@ afterAll(() => h.close());
 
 const cwd = (): string => realpathSync(mkdtempSync(join(tmpdir(), 'tether-tools-')));
 const start = (input: Partial<AgentInput>, workflowId = `tools-${randomUUID()}`): Promise<WorkflowHandle> =>
-  h.client.workflow.start('agentWorkflow', { taskQueue: h.taskQueue, workflowId, args: [{ task: 't', model: 'scripted', cwd: cwd(), ...input }] });
+  h.client.workflow.start('agentWorkflow', {
+    taskQueue: h.taskQueue,
+    workflowId,
+    args: [{ task: 't', model: 'scripted', cwd: cwd(), ...input }],
+  });
 const state = (handle: WorkflowHandle): Promise<AgentState> => handle.query<AgentState>('state');
-const call = (name: string, args: Record<string, unknown>): ScriptedReply => ({ toolCalls: [{ name, arguments: args }] });
-const toolResult = (req: ChatRequest, back = 1): Record<string, unknown> => JSON.parse(req.messages.filter((m) => m.role === 'tool').at(-back)!.content!) as Record<string, unknown>;
+const call = (name: string, args: Record<string, unknown>): ScriptedReply => ({
+  toolCalls: [{ name, arguments: args }],
+});
+const toolResult = (req: ChatRequest, back = 1): Record<string, unknown> =>
+  JSON.parse(req.messages.filter((m) => m.role === 'tool').at(-back)!.content!) as Record<string, unknown>;
 
 describe('todo and memory', () => {
   it('keeps the plan in workflow state (replace, merge, read) and reports bad arguments by field', async () => {
     const model = await startScriptedModel([
-      call('todo', { todos: [{ id: 'a', content: 'write tests', status: 'in_progress' }, { id: 'b', content: 'ship', status: 'pending' }] }),
+      call('todo', {
+        todos: [
+          { id: 'a', content: 'write tests', status: 'in_progress' },
+          { id: 'b', content: 'ship', status: 'pending' },
+        ],
+      }),
       call('todo', { todos: [{ id: 'a', content: 'write tests', status: 'completed' }], merge: true }),
       call('todo', { todos: [{ id: 'c', status: 'nope' }] }),
       call('todo', {}),
@@ -67,7 +85,11 @@ describe('todo and memory', () => {
     expect(missing!.error).toMatch(/no memory entry contains "nothing like this"/);
     await model.close();
 
-    const second = await startScriptedModel([call('memory', { action: 'read' }), call('memory', { action: 'remove', old_text: note }), { content: 'read' }]);
+    const second = await startScriptedModel([
+      call('memory', { action: 'read' }),
+      call('memory', { action: 'remove', old_text: note }),
+      { content: 'read' },
+    ]);
     await h.withWorker(second.url, () => start({}).then((x) => x.result()));
     expect(toolResult(second.requests[1]!).notes).toContain(note);
     expect(toolResult(second.requests[2]!).notes).not.toContain(note);
@@ -78,14 +100,28 @@ describe('todo and memory', () => {
 describe('session_search', () => {
   it('finds words from a past run, naming the run and the turn', async () => {
     const word = `zebra${randomUUID().slice(0, 8)}`;
-    const first = await startScriptedModel([call('terminal', { command: `echo the ${word} was found` }), { content: `done with ${word}` }]);
+    const first = await startScriptedModel([
+      call('terminal', { command: `echo the ${word} was found` }),
+      { content: `done with ${word}` },
+    ]);
     const firstId = `search-${randomUUID()}`;
     await h.withWorker(first.url, () => start({}, firstId).then((x) => x.result()));
     await first.close();
-    const second = await startScriptedModel([call('session_search', { query: word }), call('session_search', { query: '"; DROP TABLE transcript; --' }), { content: 'found' }]);
+    const second = await startScriptedModel([
+      call('session_search', { query: word }),
+      call('session_search', { query: '"; DROP TABLE transcript; --' }),
+      { content: 'found' },
+    ]);
     await h.withWorker(second.url, () => start({}).then((x) => x.result()));
-    const found = toolResult(second.requests[1]!) as { results: { run: string; turn: number; role: string; snippet: string }[] };
-    expect(found.results.map((r) => [r.run, r.turn, r.role])).toEqual(expect.arrayContaining([[firstId, 1, 'tool'], [firstId, 2, 'assistant']]));
+    const found = toolResult(second.requests[1]!) as {
+      results: { run: string; turn: number; role: string; snippet: string }[];
+    };
+    expect(found.results.map((r) => [r.run, r.turn, r.role])).toEqual(
+      expect.arrayContaining([
+        [firstId, 1, 'tool'],
+        [firstId, 2, 'assistant'],
+      ]),
+    );
     expect(found.results.find((r) => r.role === 'tool')!.snippet).toContain(`[${word}]`);
     expect(toolResult(second.requests[2]!)).toMatchObject({ results: expect.any(Array) });
     await second.close();
@@ -94,31 +130,55 @@ describe('session_search', () => {
 
 describe('talking to a running agent', () => {
   it('clarify waits for tether answer, and says so when no answer comes in time', async () => {
-    const model = await startScriptedModel([call('clarify', { question: 'Which database?', choices: ['postgres', 'sqlite'] }), call('clarify', { question: 'Anything else?' }), { content: 'ok' }]);
+    const model = await startScriptedModel([
+      call('clarify', { question: 'Which database?', choices: ['postgres', 'sqlite'] }),
+      call('clarify', { question: 'Anything else?' }),
+      { content: 'ok' },
+    ]);
     await h.withWorker(model.url, async () => {
       const handle = await start({ limits: { clarifyTimeoutSeconds: 3 } });
       let s: AgentState | undefined;
       await until('the question', async () => (s = await state(handle)).question !== undefined);
       expect(s!.question).toMatchObject({ question: 'Which database?', choices: ['postgres', 'sqlite'] });
       await handle.signal('answer', { text: 'mysql', questionId: 'q-wrong' }); // ignored: another question
-      const answered = await runCli(['answer', handle.workflowId, 'sqlite'], { cwd: tmpdir(), env: { TEMPORAL_ADDRESS: h.address, TETHER_TASK_QUEUE: h.taskQueue } });
+      const answered = await runCli(['answer', handle.workflowId, 'sqlite'], {
+        cwd: tmpdir(),
+        env: { TEMPORAL_ADDRESS: h.address, TETHER_TASK_QUEUE: h.taskQueue },
+      });
       expect(answered).toMatchObject({ code: 0, stdout: `answer sent to ${handle.workflowId}\n` });
       await handle.result();
     });
     expect(toolResult(model.requests[1]!)).toEqual({ answer: 'sqlite' });
-    expect(toolResult(model.requests[2]!)).toMatchObject({ no_answer: true, error: expect.stringMatching(/No answer within 3 seconds/) });
+    expect(toolResult(model.requests[2]!)).toMatchObject({
+      no_answer: true,
+      error: expect.stringMatching(/No answer within 3 seconds/),
+    });
     await model.close();
   });
 
   it('a message signal reaches the next model call', async () => {
-    const model = await startScriptedModel([{ ...call('terminal', { command: 'sleep 4; echo slow' }) }, (req) => ({ content: `saw: ${req.messages.filter((m) => m.role === 'user').map((m) => m.content).join(' | ')}` })]);
+    const model = await startScriptedModel([
+      { ...call('terminal', { command: 'sleep 4; echo slow' }) },
+      (req) => ({
+        content: `saw: ${req.messages
+          .filter((m) => m.role === 'user')
+          .map((m) => m.content)
+          .join(' | ')}`,
+      }),
+    ]);
     await h.withWorker(model.url, async () => {
       const handle = await start({ task: 'first task' });
       await until('the first model call', () => model.requests.length >= 1);
       await handle.signal('message', { text: '' }); // ignored
-      const said = await runCli(['say', handle.workflowId, 'also update the changelog'], { cwd: tmpdir(), env: { TEMPORAL_ADDRESS: h.address, TETHER_TASK_QUEUE: h.taskQueue } });
+      const said = await runCli(['say', handle.workflowId, 'also update the changelog'], {
+        cwd: tmpdir(),
+        env: { TEMPORAL_ADDRESS: h.address, TETHER_TASK_QUEUE: h.taskQueue },
+      });
       expect(said).toMatchObject({ code: 0, stdout: `message sent to ${handle.workflowId}\n` });
-      const tooLong = await runCli(['say', handle.workflowId, 'x'.repeat(20_001)], { cwd: tmpdir(), env: { TEMPORAL_ADDRESS: h.address } });
+      const tooLong = await runCli(['say', handle.workflowId, 'x'.repeat(20_001)], {
+        cwd: tmpdir(),
+        env: { TEMPORAL_ADDRESS: h.address },
+      });
       expect(tooLong.code).toBe(2);
       expect(tooLong.stderr).toMatch(/at most 20000 are taken/);
       expect(((await handle.result()) as AgentResult).answer).toBe('saw: first task | also update the changelog');
@@ -141,7 +201,10 @@ describe('delegate_task', () => {
   it('runs three children in parallel and returns their answers in order', async () => {
     const goals = ['sub: count apples', 'sub: count pears', 'sub: count plums'];
     const model = await startScriptedModel(
-      routed([call('delegate_task', { tasks: goals.map((goal) => ({ goal })) }), { content: 'all counted' }], (goal) => ({ delayMs: 1_500, content: `${goal} → 3` })),
+      routed(
+        [call('delegate_task', { tasks: goals.map((goal) => ({ goal })) }), { content: 'all counted' }],
+        (goal) => ({ delayMs: 1_500, content: `${goal} → 3` }),
+      ),
     );
     await h.withWorker(model.url, async () => {
       const handle = await start({});
@@ -155,34 +218,54 @@ describe('delegate_task', () => {
       const firstClose = Math.min(...times.map((t) => t.closeTime!.getTime()));
       expect(lastStart).toBeLessThan(firstClose);
     });
-    const result = toolResult(model.requests.at(-1)!) as { results: { goal: string; status: string; answer: string }[] };
+    const result = toolResult(model.requests.at(-1)!) as {
+      results: { goal: string; status: string; answer: string }[];
+    };
     expect(result.results.map((r) => r.answer)).toEqual(goals.map((g) => `${g} → 3`));
-    expect(model.requests.find((r) => String(r.messages[1]?.content).startsWith('sub:'))!.tools!.map((t) => t.function.name)).not.toContain('delegate_task');
+    expect(
+      model.requests.find((r) => String(r.messages[1]?.content).startsWith('sub:'))!.tools!.map((t) => t.function.name),
+    ).not.toContain('delegate_task');
     await model.close();
   });
 
   it("lists a child's pending approval with the others, decides it the same way, and cancelling the parent cancels children", async () => {
     const dir = cwd();
     const model = await startScriptedModel(
-      routed([call('delegate_task', { tasks: [{ goal: 'sub: clean the cluster' }] }), { content: 'parent done' }], (_goal, req) =>
-        req.messages.some((m) => m.role === 'tool') ? { content: 'child done' } : call('terminal', { command: 'kubectl delete pod old 2>/dev/null; echo cleaned' }),
+      routed(
+        [call('delegate_task', { tasks: [{ goal: 'sub: clean the cluster' }] }), { content: 'parent done' }],
+        (_goal, req) =>
+          req.messages.some((m) => m.role === 'tool')
+            ? { content: 'child done' }
+            : call('terminal', { command: 'kubectl delete pod old 2>/dev/null; echo cleaned' }),
       ),
     );
     await h.withWorker(model.url, async () => {
       const parent = await start({ cwd: dir });
       let pending: Awaited<ReturnType<typeof listPendingApprovals>>['approvals'] = [];
-      await until('the child approval to be listed', async () => (pending = (await listPendingApprovals(h.client)).approvals.filter((a) => a.workflowId.startsWith(`${parent.workflowId}--sub`))).length > 0);
+      await until(
+        'the child approval to be listed',
+        async () =>
+          (pending = (await listPendingApprovals(h.client)).approvals.filter((a) =>
+            a.workflowId.startsWith(`${parent.workflowId}--sub`),
+          )).length > 0,
+      );
       const child = h.client.workflow.getHandle(pending[0]!.workflowId);
       await child.executeUpdate('decideApproval', { args: [{ approvalId: pending[0]!.approvalId, choice: 'once' }] });
       expect(((await parent.result()) as AgentResult).answer).toBe('parent done');
 
       // A second parent whose child waits: cancelling the parent cancels the child.
       const parent2 = await start({ cwd: dir });
-      await until('the second child to wait', async () => (await listPendingApprovals(h.client)).approvals.some((a) => a.workflowId.startsWith(`${parent2.workflowId}--sub`)));
+      await until('the second child to wait', async () =>
+        (await listPendingApprovals(h.client)).approvals.some((a) =>
+          a.workflowId.startsWith(`${parent2.workflowId}--sub`),
+        ),
+      );
       // A sub-agent cancelled on its own is a result for its parent, which goes on.
       const parent3 = await start({ cwd: dir });
       const child3 = `${parent3.workflowId}--sub1-1`;
-      await until('the third child to wait', async () => (await listPendingApprovals(h.client)).approvals.some((a) => a.workflowId === child3));
+      await until('the third child to wait', async () =>
+        (await listPendingApprovals(h.client)).approvals.some((a) => a.workflowId === child3),
+      );
       await h.client.workflow.getHandle(child3).cancel();
       expect(((await parent3.result()) as AgentResult).answer).toBe('parent done');
       expect((await state(parent3)).children.map((c) => c.status)).toEqual(['cancelled']);
@@ -190,7 +273,10 @@ describe('delegate_task', () => {
       await parent2.cancel();
       await expect(parent2.result()).rejects.toBeInstanceOf(WorkflowFailedError);
       const childId = `${parent2.workflowId}--sub1-1`;
-      await until('the child to be cancelled', async () => (await h.client.workflow.getHandle(childId).describe()).status.name === 'CANCELLED');
+      await until(
+        'the child to be cancelled',
+        async () => (await h.client.workflow.getHandle(childId).describe()).status.name === 'CANCELLED',
+      );
     });
     await model.close();
   });
@@ -204,7 +290,10 @@ describe('long conversations', () => {
       req.messages.some((m) => m.content?.startsWith('[Summary'))
         ? { content: `first message after the task: ${req.messages[2]!.content!.slice(0, 60)}` }
         : call('terminal', { command: `echo ${big}` });
-    const model = await startScriptedModel(Array.from({ length: 20 }, () => step), { summariser: { content: 'The agent echoed data six times.' } });
+    const model = await startScriptedModel(
+      Array.from({ length: 20 }, () => step),
+      { summariser: { content: 'The agent echoed data six times.' } },
+    );
     let answer = '';
     await h.withWorker(model.url, async () => {
       const handle = await start({ compaction: { thresholdChars: 8_000, keepRecentMessages: 4, model: 'summariser' } });
@@ -212,7 +301,12 @@ describe('long conversations', () => {
       expect((await state(handle)).compactions).toBeGreaterThanOrEqual(1);
       // The summary is part of the run's transcript (the worker's store under this process's TETHER_HOME).
       const store = new Store();
-      expect(store.search('echoed data six times', 5).filter((r) => r.workflowId === handle.workflowId).map((r) => r.role)).toContain('summary');
+      expect(
+        store
+          .search('echoed data six times', 5)
+          .filter((r) => r.workflowId === handle.workflowId)
+          .map((r) => r.role),
+      ).toContain('summary');
       store.close();
     });
     expect(answer).toContain('[Summary of the earlier conversation');
@@ -240,7 +334,9 @@ describe('long conversations', () => {
       // Every tool result is in the transcript, also those of turns that ended a run.
       const store = new Store();
       for (let i = 0; i < turns - 2; i += 1) {
-        expect(store.search(`${marker}x${i}`, 5).filter((r) => r.workflowId === handle.workflowId && r.role === 'tool')).toHaveLength(1);
+        expect(
+          store.search(`${marker}x${i}`, 5).filter((r) => r.workflowId === handle.workflowId && r.role === 'tool'),
+        ).toHaveLength(1);
       }
       store.close();
     });

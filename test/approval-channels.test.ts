@@ -32,7 +32,11 @@ const results = (model: ScriptedModel): Record<string, unknown>[] =>
   model.requests.slice(1).map((r) => JSON.parse(r.messages.at(-1)!.content!) as Record<string, unknown>);
 
 /** Runs the script; every approval that appears is denied. Returns the approvals in the order they appeared. */
-async function runDenying(cwd: string, steps: Step[], record?: string): Promise<{ model: ScriptedModel; asked: PendingApproval[]; result: AgentResult }> {
+async function runDenying(
+  cwd: string,
+  steps: Step[],
+  record?: string,
+): Promise<{ model: ScriptedModel; asked: PendingApproval[]; result: AgentResult }> {
   const model = await startScriptedModel([...steps, { content: 'done' }]);
   const asked: PendingApproval[] = [];
   const result = await h.withWorker(model.url, async () => {
@@ -80,7 +84,10 @@ describe('computed commands ask (manual mode)', () => {
       `python3 -c "import os; os.system('kubectl dele' + 'te pod demo; touch ${m(9)}')"`,
       `echo ${[...`touch ${m(10)}`].reverse().join('')} | rev | sh`,
     ];
-    const { model, asked } = await runDenying(cwd, [...commands.map((command) => call('terminal', { command })), call('terminal', { command: `X="kill -0 -1"; $X; touch ${m(11)}` })]);
+    const { model, asked } = await runDenying(cwd, [
+      ...commands.map((command) => call('terminal', { command })),
+      call('terminal', { command: `X="kill -0 -1"; $X; touch ${m(11)}` }),
+    ]);
     expect(asked.map((a) => a.command)).toEqual(commands);
     expect(asked.slice(0, 5).every((a) => a.findings.some((f) => f.rule === 'dynamic-command'))).toBe(true);
     const out = results(model);
@@ -97,14 +104,20 @@ describe('stdin and scripts run by path (manual mode)', () => {
     const asking = (i: number): string => `kubectl delete pod demo 2>/dev/null; touch ${m(i)}\n`;
     const steps: Step[] = [
       call('terminal', { command: 'sh', stdin: asking(1) }),
-      call('terminal', { command: 'python3', stdin: `import os\nos.system('kubectl delete pod demo; touch ${m(2)}')\n` }),
+      call('terminal', {
+        command: 'python3',
+        stdin: `import os\nos.system('kubectl delete pod demo; touch ${m(2)}')\n`,
+      }),
       call('terminal', { command: 'bash -s', stdin: `kill -0 -1; touch ${m(3)}\n` }),
       call('write_file', { path: 'x.sh', content: asking(4) }),
       call('terminal', { command: 'sh x.sh' }),
       call('terminal', { command: 'bash ./x.sh' }),
       call('terminal', { command: '. ./x.sh' }),
       call('terminal', { command: 'chmod +x x.sh && ./x.sh' }),
-      call('write_file', { path: 'k.py', content: `import os, signal\nos.kill(-1, 0)\nopen(${JSON.stringify(m(5))}, 'w')\n` }),
+      call('write_file', {
+        path: 'k.py',
+        content: `import os, signal\nos.kill(-1, 0)\nopen(${JSON.stringify(m(5))}, 'w')\n`,
+      }),
       call('terminal', { command: 'python3 k.py' }),
       call('write_file', { path: 'ok.sh', content: `echo fine > ${join(cwd, 'ok.txt')}\n` }),
       call('terminal', { command: 'sh ok.sh' }),
@@ -143,7 +156,9 @@ describe('input to a background shell (manual mode)', () => {
       }
       throw new Error('no process id in the conversation');
     };
-    const proc = (action: string, extra: Record<string, unknown> = {}): Step => (req) => ({ toolCalls: [{ name: 'process', arguments: { action, process_id: pid(req), ...extra } }] });
+    const proc =
+      (action: string, extra: Record<string, unknown> = {}): Step =>
+      (req) => ({ toolCalls: [{ name: 'process', arguments: { action, process_id: pid(req), ...extra } }] });
     const steps: Step[] = [
       call('terminal', { command: 'bash', background: true }),
       proc('submit', { data: `kubectl delete pod demo 2>/dev/null; touch ${marker}` }),
@@ -177,12 +192,25 @@ describe('execute_code programs (manual mode)', () => {
       ['python', `import subprocess\nsubprocess.run(['kubectl', 'delete', 'pod', 'demo'])\nopen(${m(1)}, 'w')\n`],
       ['python', `import os, sys\nos.system(sys.argv[0])\nopen(${m(2)}, 'w')\n`],
       ['python', `import os\nos.kill(-1, 0)\nopen(${m(3)}, 'w')\n`],
-      ['javascript', `import { execSync } from 'node:child_process';\nimport fs from 'node:fs';\nexecSync(process.env.CMD ?? 'true');\nfs.writeFileSync(${m(4)}, '');\n`],
+      [
+        'javascript',
+        `import { execSync } from 'node:child_process';\nimport fs from 'node:fs';\nexecSync(process.env.CMD ?? 'true');\nfs.writeFileSync(${m(4)}, '');\n`,
+      ],
       ['javascript', `import fs from 'node:fs';\nprocess.kill(-1, 0);\nfs.writeFileSync(${m(5)}, '');\n`],
-      ['python', `import subprocess\nprint(subprocess.run(['echo', 'benign'], capture_output=True, text=True).stdout)\n`],
+      [
+        'python',
+        `import subprocess\nprint(subprocess.run(['echo', 'benign'], capture_output=True, text=True).stdout)\n`,
+      ],
     ];
-    const { model, asked } = await runDenying(cwd, programs.map(([language, code]) => call('execute_code', { language, code })));
-    expect(asked.map((a) => a.command)).toEqual([`python program:\n${programs[0]![1]}`, `python program:\n${programs[1]![1]}`, `javascript program:\n${programs[3]![1]}`]);
+    const { model, asked } = await runDenying(
+      cwd,
+      programs.map(([language, code]) => call('execute_code', { language, code })),
+    );
+    expect(asked.map((a) => a.command)).toEqual([
+      `python program:\n${programs[0]![1]}`,
+      `python program:\n${programs[1]![1]}`,
+      `javascript program:\n${programs[3]![1]}`,
+    ]);
     expect(asked[1]!.findings.map((f) => f.rule)).toEqual(['dynamic-command']);
     const out = results(model);
     expect(out[0]).toMatchObject(denied);

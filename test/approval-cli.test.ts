@@ -27,20 +27,26 @@ afterAll(async () => {
   await connection.close();
 });
 
-const lines = (file: string): string[] => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : []);
+const lines = (file: string): string[] =>
+  existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : [];
 
 describe('tether approval check', () => {
   it('prints one verdict per JSON line, in order, and reports bad lines by number', async () => {
     const commands = [...DANGEROUS.map((d) => d[0]), ...ORDINARY];
     const many = Array.from({ length: 500 }, (_, i) => commands[i % commands.length]!);
     const input = [...many.map((c) => JSON.stringify(c)), 'not json', '{"command": "ls"}'].join('\n');
-    const child = spawn('node', [cliPath, 'approval', 'check', '--jsonl', '--cwd', '/work/proj'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn('node', [cliPath, 'approval', 'check', '--jsonl', '--cwd', '/work/proj'], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let out = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
     child.stdin.end(input);
     const code = await new Promise<number | null>((r) => child.on('exit', r));
     expect(code).toBe(0);
-    const rows = out.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const rows = out
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(rows).toHaveLength(502);
     rows.slice(0, 500).forEach((row, i) => {
       expect(row.command).toBe(many[i]);
@@ -57,11 +63,21 @@ describe('tether approval check', () => {
     const cwd = realpathSync(mkdtempSync(join(tmpdir(), 'tether-check-')));
     const computed = await runCli(['approval', 'check', '--json', 'X="ls -la"; $X'], { cwd });
     expect(computed.code).toBe(3);
-    expect(JSON.parse(computed.stdout)).toMatchObject({ decision: 'ask', reason: expect.stringContaining('computed command name: $X'), unknown: [expect.stringContaining('computed command name: $X (= ls -la)')] });
+    expect(JSON.parse(computed.stdout)).toMatchObject({
+      decision: 'ask',
+      reason: expect.stringContaining('computed command name: $X'),
+      unknown: [expect.stringContaining('computed command name: $X (= ls -la)')],
+    });
     const stdin = await runCli(['approval', 'check', '--json', '--stdin', 'kill -9 -1', 'bash'], { cwd });
     expect(JSON.parse(stdin.stdout)).toMatchObject({ decision: 'refuse', findings: [{ rule: 'kill-all' }] });
-    const program = await runCli(['approval', 'check', '--json', '--language', 'python', "import subprocess; subprocess.run(input(), shell=True)"], { cwd });
-    expect(JSON.parse(program.stdout)).toMatchObject({ decision: 'ask', unknown: [expect.stringContaining('subprocess.run(input(), shell=True)')] });
+    const program = await runCli(
+      ['approval', 'check', '--json', '--language', 'python', 'import subprocess; subprocess.run(input(), shell=True)'],
+      { cwd },
+    );
+    expect(JSON.parse(program.stdout)).toMatchObject({
+      decision: 'ask',
+      unknown: [expect.stringContaining('subprocess.run(input(), shell=True)')],
+    });
     writeFileSync(join(cwd, 'x.sh'), 'rm -rf ~\n');
     const script = await runCli(['approval', 'check', '--json', 'sh x.sh'], { cwd });
     expect(JSON.parse(script.stdout)).toMatchObject({ decision: 'refuse', findings: [{ rule: 'delete-home' }] });
@@ -73,7 +89,12 @@ describe('tether approval check', () => {
     const cwd = realpathSync(tmpdir());
     const bad = await runCli(['approval', 'check', '--json', '--', 'sudo', 'rm', '-rf', '/'], { cwd });
     expect(bad.code).toBe(3);
-    expect(JSON.parse(bad.stdout)).toMatchObject({ command: 'sudo rm -rf /', dangerous: true, tier: 'hardline', findings: [{ rule: 'delete-root' }] });
+    expect(JSON.parse(bad.stdout)).toMatchObject({
+      command: 'sudo rm -rf /',
+      dangerous: true,
+      tier: 'hardline',
+      findings: [{ rule: 'delete-root' }],
+    });
     const ok = await runCli(['approval', 'check', 'ls -la'], { cwd });
     expect(ok).toMatchObject({ code: 0, stdout: 'ok: nothing dangerous found\n' });
     const rules = await runCli(['approval', 'rules', '--json'], { cwd });
@@ -96,18 +117,38 @@ describe('deciding from the command line', () => {
     const command = (word: string): string => `kubectl delete pod ${word} 2>/dev/null; echo ${word} >> ${marker}`;
     model = await startScriptedModel([
       { toolCalls: [{ name: 'terminal', arguments: { command: command('first') } }] },
-      { toolCalls: [{ name: 'terminal', arguments: { command: `terraform destroy 2>/dev/null; echo second >> ${marker}` } }] },
-      { toolCalls: [{ name: 'terminal', arguments: { command: `git push --force 2>/dev/null; echo third >> ${marker}` } }] },
+      {
+        toolCalls: [
+          { name: 'terminal', arguments: { command: `terraform destroy 2>/dev/null; echo second >> ${marker}` } },
+        ],
+      },
+      {
+        toolCalls: [
+          { name: 'terminal', arguments: { command: `git push --force 2>/dev/null; echo third >> ${marker}` } },
+        ],
+      },
       { content: 'all decided' },
     ]);
     taskQueue = `approval-cli-${randomUUID()}`;
-    env = { TEMPORAL_ADDRESS: inject('temporalAddress'), TETHER_TASK_QUEUE: taskQueue, OPENAI_BASE_URL: model.url, OPENAI_API_KEY: 'k', TETHER_HOME: home };
+    env = {
+      TEMPORAL_ADDRESS: inject('temporalAddress'),
+      TETHER_TASK_QUEUE: taskQueue,
+      OPENAI_BASE_URL: model.url,
+      OPENAI_API_KEY: 'k',
+      TETHER_HOME: home,
+    };
     cleanups.push(() => model.close());
   });
 
   async function waitPending(handle: WorkflowHandle, count: number): Promise<AgentState['pendingApprovals'][number]> {
     let s: AgentState | undefined;
-    await until('a pending approval', async () => (s = await handle.query<AgentState>('state')).approvals.decided.length + s.pendingApprovals.length >= count && s.pendingApprovals.length > 0, 30_000);
+    await until(
+      'a pending approval',
+      async () =>
+        (s = await handle.query<AgentState>('state')).approvals.decided.length + s.pendingApprovals.length >= count &&
+        s.pendingApprovals.length > 0,
+      30_000,
+    );
     return s!.pendingApprovals[0]!;
   }
 
@@ -115,7 +156,11 @@ describe('deciding from the command line', () => {
     const worker: WorkerProcess = await startWorkerProcess(env);
     cleanups.push(() => worker.kill());
     // `tether run --prompt` reads answers from its standard input (a pipe here, a terminal for a person).
-    const run: ChildProcess = spawn('node', [cliPath, 'run', '--model', 'scripted', '--cwd', cwd, '--prompt', '--json', 'decide things'], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const run: ChildProcess = spawn(
+      'node',
+      [cliPath, 'run', '--model', 'scripted', '--cwd', cwd, '--prompt', '--json', 'decide things'],
+      { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] },
+    );
     cleanups.push(async () => run.kill('SIGKILL'));
     let stdout = '';
     let stderr = '';
@@ -138,7 +183,15 @@ describe('deciding from the command line', () => {
     const second = await waitPending(handle, 2);
     const listed = await runCli(['approvals', '--json'], { cwd, env });
     expect(listed.code).toBe(0);
-    expect(JSON.parse(listed.stdout)).toEqual(expect.arrayContaining([expect.objectContaining({ workflowId, approvalId: second.approvalId, command: expect.stringContaining('terraform destroy') })]));
+    expect(JSON.parse(listed.stdout)).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          workflowId,
+          approvalId: second.approvalId,
+          command: expect.stringContaining('terraform destroy'),
+        }),
+      ]),
+    );
     const human = await runCli(['approvals'], { cwd, env });
     expect(human.stdout).toContain(`${workflowId} ${second.approvalId} · terminal`);
     expect(human.stdout).toContain('[terraform-destroy]');
@@ -160,8 +213,14 @@ describe('deciding from the command line', () => {
     const final = (await handle.result()) as AgentResult;
     expect(final.status).toBe('completed');
     const decided = (await handle.query<AgentState>('state')).approvals.decided;
-    expect(decided.map((d) => [d.choice, d.by])).toEqual([['session', 'prompt'], ['once', 'cli'], ['deny', 'cli']]);
-    expect(JSON.parse(model.requests.at(-1)!.messages.at(-1)!.content!).error).toMatch(/denied this command: never force-push/);
+    expect(decided.map((d) => [d.choice, d.by])).toEqual([
+      ['session', 'prompt'],
+      ['once', 'cli'],
+      ['deny', 'cli'],
+    ]);
+    expect(JSON.parse(model.requests.at(-1)!.messages.at(-1)!.content!).error).toMatch(
+      /denied this command: never force-push/,
+    );
   }, 120_000);
 });
 
@@ -173,15 +232,28 @@ describe('tether serve', () => {
     const cwd = realpathSync(mkdtempSync(join(tmpdir(), 'tether-gateway-')));
     const marker = join(cwd, 'ran.txt');
     const model = await startScriptedModel([
-      { toolCalls: [{ name: 'terminal', arguments: { command: `kubectl delete pod x 2>/dev/null; echo ran >> ${marker}` } }] },
+      {
+        toolCalls: [
+          { name: 'terminal', arguments: { command: `kubectl delete pod x 2>/dev/null; echo ran >> ${marker}` } },
+        ],
+      },
       { content: 'approved through the gateway' },
     ]);
     cleanups.push(() => model.close());
     const taskQueue = `gateway-${randomUUID()}`;
-    const env = { TEMPORAL_ADDRESS: inject('temporalAddress'), TETHER_TASK_QUEUE: taskQueue, OPENAI_BASE_URL: model.url, OPENAI_API_KEY: 'k', TETHER_HOME: home };
+    const env = {
+      TEMPORAL_ADDRESS: inject('temporalAddress'),
+      TETHER_TASK_QUEUE: taskQueue,
+      OPENAI_BASE_URL: model.url,
+      OPENAI_API_KEY: 'k',
+      TETHER_HOME: home,
+    };
     const worker = await startWorkerProcess(env);
     cleanups.push(() => worker.kill());
-    const gateway = spawn('node', [cliPath, 'serve', '--port', '0'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const gateway = spawn('node', [cliPath, 'serve', '--port', '0'], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     cleanups.push(async () => gateway.kill('SIGKILL'));
     let out = '';
     gateway.stdout.on('data', (c: Buffer) => (out += c.toString()));
@@ -190,34 +262,77 @@ describe('tether serve', () => {
     const base = /listening on (http:\/\/\S+)/.exec(out)![1]!;
 
     const workflowId = `gw-${randomUUID()}`;
-    const handle = await client.workflow.start('agentWorkflow', { taskQueue, workflowId, args: [{ task: 't', model: 'scripted', cwd }] });
+    const handle = await client.workflow.start('agentWorkflow', {
+      taskQueue,
+      workflowId,
+      args: [{ task: 't', model: 'scripted', cwd }],
+    });
     let s: AgentState | undefined;
-    await until('a pending approval', async () => (s = await handle.query<AgentState>('state')).pendingApprovals.length > 0, 30_000);
+    await until(
+      'a pending approval',
+      async () => (s = await handle.query<AgentState>('state')).pendingApprovals.length > 0,
+      30_000,
+    );
     const p = s!.pendingApprovals[0]!;
 
-    const post = async (body: string, signature?: string): Promise<{ status: number; json: Record<string, unknown> }> => {
-      const res = await fetch(`${base}/approvals/decision`, { method: 'POST', body, headers: signature ? { 'x-tether-signature': signature } : {} });
+    const post = async (
+      body: string,
+      signature?: string,
+    ): Promise<{ status: number; json: Record<string, unknown> }> => {
+      const res = await fetch(`${base}/approvals/decision`, {
+        method: 'POST',
+        body,
+        headers: signature ? { 'x-tether-signature': signature } : {},
+      });
       return { status: res.status, json: (await res.json()) as Record<string, unknown> };
     };
-    const decision = (extra: Record<string, unknown> = {}): string => JSON.stringify({ workflowId, approvalId: p.approvalId, choice: 'once', timestamp: Date.now(), nonce: randomUUID(), ...extra });
+    const decision = (extra: Record<string, unknown> = {}): string =>
+      JSON.stringify({
+        workflowId,
+        approvalId: p.approvalId,
+        choice: 'once',
+        timestamp: Date.now(),
+        nonce: randomUUID(),
+        ...extra,
+      });
 
     const unsigned = decision();
     expect(await post(unsigned)).toMatchObject({ status: 401, json: { error: expect.stringMatching(/^unsigned/) } });
-    expect(await post(unsigned, signBody('the-wrong-secret-entirely', unsigned))).toMatchObject({ status: 401, json: { error: expect.stringMatching(/^bad signature/) } });
+    expect(await post(unsigned, signBody('the-wrong-secret-entirely', unsigned))).toMatchObject({
+      status: 401,
+      json: { error: expect.stringMatching(/^bad signature/) },
+    });
     const tampered = decision();
-    expect(await post(tampered.replace('"once"', '"always"'), signBody(secret, tampered))).toMatchObject({ status: 401 });
+    expect(await post(tampered.replace('"once"', '"always"'), signBody(secret, tampered))).toMatchObject({
+      status: 401,
+    });
     const stale = decision({ timestamp: Date.now() - 10 * 60_000 });
-    expect(await post(stale, signBody(secret, stale))).toMatchObject({ status: 401, json: { error: expect.stringMatching(/^stale/) } });
+    expect(await post(stale, signBody(secret, stale))).toMatchObject({
+      status: 401,
+      json: { error: expect.stringMatching(/^stale/) },
+    });
     const mismatched = decision({ argsDigest: '0000000000000000' });
-    expect(await post(mismatched, signBody(secret, mismatched))).toMatchObject({ status: 409, json: { error: expect.stringMatching(/different arguments/) } });
+    expect(await post(mismatched, signBody(secret, mismatched))).toMatchObject({
+      status: 409,
+      json: { error: expect.stringMatching(/different arguments/) },
+    });
     expect(lines(marker)).toEqual([]);
 
     const good = decision({ callId: p.callId, argsDigest: p.argsDigest });
-    expect(await post(good, signBody(secret, good))).toMatchObject({ status: 200, json: { status: 'applied', approvalId: p.approvalId } });
-    expect(await post(good, signBody(secret, good))).toMatchObject({ status: 409, json: { error: expect.stringMatching(/^replayed/) } });
+    expect(await post(good, signBody(secret, good))).toMatchObject({
+      status: 200,
+      json: { status: 'applied', approvalId: p.approvalId },
+    });
+    expect(await post(good, signBody(secret, good))).toMatchObject({
+      status: 409,
+      json: { error: expect.stringMatching(/^replayed/) },
+    });
     expect(((await handle.result()) as AgentResult).answer).toBe('approved through the gateway');
     expect(lines(marker)).toEqual(['ran']);
     const again = decision();
-    expect(await post(again, signBody(secret, again))).toMatchObject({ status: 409, json: { error: expect.stringMatching(/is completed: nothing is pending/) } });
+    expect(await post(again, signBody(secret, again))).toMatchObject({
+      status: 409,
+      json: { error: expect.stringMatching(/is completed: nothing is pending/) },
+    });
   }, 120_000);
 });

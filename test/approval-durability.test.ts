@@ -27,13 +27,20 @@ afterAll(async () => {
   await connection.close();
 });
 
-const lines = (file: string): string[] => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : []);
+const lines = (file: string): string[] =>
+  existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : [];
 
-async function setUp(address: string): Promise<{ cwd: string; marker: string; env: Record<string, string>; taskQueue: string }> {
+async function setUp(
+  address: string,
+): Promise<{ cwd: string; marker: string; env: Record<string, string>; taskQueue: string }> {
   const cwd = realpathSync(mkdtempSync(join(tmpdir(), 'tether-approval-crash-')));
   const marker = join(cwd, 'ran.txt');
   const model = await startScriptedModel([
-    { toolCalls: [{ name: 'terminal', arguments: { command: `kubectl delete pod demo 2>/dev/null; echo ran >> ${marker}` } }] },
+    {
+      toolCalls: [
+        { name: 'terminal', arguments: { command: `kubectl delete pod demo 2>/dev/null; echo ran >> ${marker}` } },
+      ],
+    },
     { content: 'finished after the approval' },
   ]);
   models.push(model);
@@ -44,14 +51,22 @@ const worker = (env: Record<string, string>): Promise<WorkerProcess> => workers.
 
 async function pending(handle: WorkflowHandle): Promise<AgentState['pendingApprovals'][number]> {
   let s: AgentState | undefined;
-  await until('a pending approval', async () => ((s = await handle.query<AgentState>('state')).pendingApprovals.length ?? 0) > 0, 60_000);
+  await until(
+    'a pending approval',
+    async () => ((s = await handle.query<AgentState>('state')).pendingApprovals.length ?? 0) > 0,
+    60_000,
+  );
   return s!.pendingApprovals[0]!;
 }
 
 it('SIGKILL of the worker while an approval waits: a new worker takes the decision and the command runs once', async () => {
   const { cwd, marker, env, taskQueue } = await setUp(inject('temporalAddress'));
   const first = await worker(env);
-  const handle = await client.workflow.start('agentWorkflow', { taskQueue, workflowId: `apc-${randomUUID()}`, args: [{ task: 't', model: 'scripted', cwd }] });
+  const handle = await client.workflow.start('agentWorkflow', {
+    taskQueue,
+    workflowId: `apc-${randomUUID()}`,
+    args: [{ task: 't', model: 'scripted', cwd }],
+  });
   const p = await pending(handle);
   await first.kill('SIGKILL');
 
@@ -67,16 +82,29 @@ it('SIGKILL of the worker while an approval waits: a new worker takes the decisi
 it('a decision sent while no worker runs is applied when one starts', async () => {
   const { cwd, marker, env, taskQueue } = await setUp(inject('temporalAddress'));
   const first = await worker(env);
-  const handle = await client.workflow.start('agentWorkflow', { taskQueue, workflowId: `apc-${randomUUID()}`, args: [{ task: 't', model: 'scripted', cwd }] });
+  const handle = await client.workflow.start('agentWorkflow', {
+    taskQueue,
+    workflowId: `apc-${randomUUID()}`,
+    args: [{ task: 't', model: 'scripted', cwd }],
+  });
   const p = await pending(handle);
   await first.kill('SIGKILL');
 
-  await handle.signal('approval', { approvalId: p.approvalId, choice: 'once', callId: p.callId, argsDigest: p.argsDigest });
+  await handle.signal('approval', {
+    approvalId: p.approvalId,
+    choice: 'once',
+    callId: p.callId,
+    argsDigest: p.argsDigest,
+  });
   // The decision is in history (signal() returns once the server recorded it), and no workflow task has run since.
   const events = (await handle.fetchHistory()).events ?? [];
   const signalled = events.findIndex((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'approval');
   expect(signalled).toBeGreaterThan(0);
-  expect(events.slice(signalled).filter((e) => e.workflowTaskCompletedEventAttributes || e.activityTaskScheduledEventAttributes)).toEqual([]);
+  expect(
+    events
+      .slice(signalled)
+      .filter((e) => e.workflowTaskCompletedEventAttributes || e.activityTaskScheduledEventAttributes),
+  ).toEqual([]);
   expect(lines(marker)).toEqual([]); // nothing runs without a worker
 
   await worker(env);
@@ -93,7 +121,13 @@ it('the Temporal server restarts (same SQLite file) while an approval waits, and
     const first = await worker(env);
     let conn = await Connection.connect({ address: server.address });
     const workflowId = `apc-${randomUUID()}`;
-    const p = await pending(await new Client({ connection: conn }).workflow.start('agentWorkflow', { taskQueue, workflowId, args: [{ task: 't', model: 'scripted', cwd }] }));
+    const p = await pending(
+      await new Client({ connection: conn }).workflow.start('agentWorkflow', {
+        taskQueue,
+        workflowId,
+        args: [{ task: 't', model: 'scripted', cwd }],
+      }),
+    );
     await conn.close();
     await first.kill('SIGKILL');
     await server.stop();

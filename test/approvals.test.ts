@@ -32,16 +32,22 @@ afterAll(async () => {
 });
 
 const project = (): string => realpathSync(mkdtempSync(join(tmpdir(), 'tether-approvals-')));
-const lines = (file: string): string[] => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : []);
+const lines = (file: string): string[] =>
+  existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : [];
 const state = (handle: WorkflowHandle): Promise<AgentState> => handle.query<AgentState>('state');
 
 async function pendingOf(handle: WorkflowHandle, count = 1): Promise<AgentState['pendingApprovals']> {
   let s: AgentState | undefined;
-  await until(`${count} pending approval(s)`, async () => (s = await state(handle)).pendingApprovals.length >= count, 20_000);
+  await until(
+    `${count} pending approval(s)`,
+    async () => (s = await state(handle)).pendingApprovals.length >= count,
+    20_000,
+  );
   return s!.pendingApprovals;
 }
 
-const decide = (handle: WorkflowHandle, d: ApprovalDecision): Promise<unknown> => handle.executeUpdate('decideApproval', { args: [d] });
+const decide = (handle: WorkflowHandle, d: ApprovalDecision): Promise<unknown> =>
+  handle.executeUpdate('decideApproval', { args: [d] });
 
 /** The validator's reason for rejecting an update. */
 async function rejection(p: Promise<unknown>): Promise<string> {
@@ -65,18 +71,38 @@ describe('a dangerous command', () => {
       { content: 'done' },
     ]);
     await h.withWorker(model.url, async () => {
-      const handle = await h.client.workflow.start('agentWorkflow', { taskQueue: h.taskQueue, workflowId: `ap-${randomUUID()}`, args: [{ task: 't', model: 'scripted', cwd }] });
+      const handle = await h.client.workflow.start('agentWorkflow', {
+        taskQueue: h.taskQueue,
+        workflowId: `ap-${randomUUID()}`,
+        args: [{ task: 't', model: 'scripted', cwd }],
+      });
       const [p] = await pendingOf(handle);
       expect(p).toMatchObject({ tool: 'terminal', command: asking(marker), callId: 'call_1_1' });
       expect(p!.findings.map((f) => f.rule)).toEqual(['kubectl-delete']);
       expect((await state(handle)).currentToolCalls[0]!.status).toBe('awaiting_approval');
       expect(lines(marker)).toEqual([]);
 
-      expect(await rejection(decide(handle, { approvalId: 'ap-nope', choice: 'once' }))).toMatch(/unknown approval id ap-nope \(pending: ap-/);
-      expect(await rejection(decide(handle, { approvalId: p!.approvalId, choice: 'once', argsDigest: 'ffff' }))).toMatch(/different arguments/);
-      expect(await rejection(decide(handle, { approvalId: p!.approvalId, choice: 'once', callId: 'call_9' }))).toMatch(/is for tool call call_1_1/);
-      expect(await rejection(decide(handle, { approvalId: p!.approvalId, choice: 'maybe' as never }))).toMatch(/choice must be one of once, session, always, deny/);
-      await expect(decide(handle, { approvalId: p!.approvalId, choice: 'once', callId: p!.callId, argsDigest: p!.argsDigest, by: 'test' })).resolves.toEqual({ approvalId: p!.approvalId, choice: 'once' });
+      expect(await rejection(decide(handle, { approvalId: 'ap-nope', choice: 'once' }))).toMatch(
+        /unknown approval id ap-nope \(pending: ap-/,
+      );
+      expect(
+        await rejection(decide(handle, { approvalId: p!.approvalId, choice: 'once', argsDigest: 'ffff' })),
+      ).toMatch(/different arguments/);
+      expect(await rejection(decide(handle, { approvalId: p!.approvalId, choice: 'once', callId: 'call_9' }))).toMatch(
+        /is for tool call call_1_1/,
+      );
+      expect(await rejection(decide(handle, { approvalId: p!.approvalId, choice: 'maybe' as never }))).toMatch(
+        /choice must be one of once, session, always, deny/,
+      );
+      await expect(
+        decide(handle, {
+          approvalId: p!.approvalId,
+          choice: 'once',
+          callId: p!.callId,
+          argsDigest: p!.argsDigest,
+          by: 'test',
+        }),
+      ).resolves.toEqual({ approvalId: p!.approvalId, choice: 'once' });
       expect(await rejection(decide(handle, { approvalId: p!.approvalId, choice: 'once' }))).toMatch(/already decided/);
       // A forged signal cannot be answered, so its rejection is recorded in the state.
       await handle.signal('approval', { approvalId: 'ap-forged', choice: 'once' });
@@ -86,8 +112,12 @@ describe('a dangerous command', () => {
       expect(result.status).toBe('completed');
       expect(lines(marker)).toEqual(['ran']);
       const s = await state(handle);
-      expect(s.approvals.decided).toMatchObject([{ approvalId: p!.approvalId, choice: 'once', source: 'person', by: 'test' }]);
-      expect(s.approvals.rejected.map((r) => r.reason)).toEqual([expect.stringMatching(/unknown approval id ap-forged/)]);
+      expect(s.approvals.decided).toMatchObject([
+        { approvalId: p!.approvalId, choice: 'once', source: 'person', by: 'test' },
+      ]);
+      expect(s.approvals.rejected.map((r) => r.reason)).toEqual([
+        expect.stringMatching(/unknown approval id ap-forged/),
+      ]);
     });
     expect(model.errors).toEqual([]);
     await model.close();
@@ -102,13 +132,20 @@ describe('a dangerous command', () => {
       { content: 'gave up on deleting' },
     ]);
     await h.withWorker(model.url, async () => {
-      const handle = await h.client.workflow.start('agentWorkflow', { taskQueue: h.taskQueue, workflowId: `ap-${randomUUID()}`, args: [{ task: 't', model: 'scripted', cwd }] });
+      const handle = await h.client.workflow.start('agentWorkflow', {
+        taskQueue: h.taskQueue,
+        workflowId: `ap-${randomUUID()}`,
+        args: [{ task: 't', model: 'scripted', cwd }],
+      });
       const [p] = await pendingOf(handle);
       await handle.signal('approval', { approvalId: p!.approvalId, choice: 'deny', reason: 'not in production' });
       expect(((await handle.result()) as AgentResult).answer).toBe('gave up on deleting');
     });
     const denied = model.requests[1]!.messages.at(-1)!;
-    expect(JSON.parse(denied.content!)).toEqual({ error: expect.stringMatching(/^The user denied this command: not in production\./), denied: true });
+    expect(JSON.parse(denied.content!)).toEqual({
+      error: expect.stringMatching(/^The user denied this command: not in production\./),
+      denied: true,
+    });
     expect(lines(marker)).toEqual([]);
     expect(lastToolResults(model)[1]).toMatchObject({ exit_code: 0 });
     await model.close();
@@ -116,18 +153,26 @@ describe('a dangerous command', () => {
 
   it('a timeout counts as a denial', async () => {
     const cwd = project();
-    const model = await startScriptedModel([{ toolCalls: [{ name: 'terminal', arguments: { command: asking(join(cwd, 'ran.txt')) } }] }, { content: 'ok' }]);
+    const model = await startScriptedModel([
+      { toolCalls: [{ name: 'terminal', arguments: { command: asking(join(cwd, 'ran.txt')) } }] },
+      { content: 'ok' },
+    ]);
     await h.withWorker(model.url, async () => {
       const result = await h.run({ task: 't', cwd, approvalTimeoutSeconds: 2 });
       expect(result.status).toBe('completed');
     });
-    expect(JSON.parse(model.requests[1]!.messages.at(-1)!.content!).error).toMatch(/No one approved this command within 2 seconds/);
+    expect(JSON.parse(model.requests[1]!.messages.at(-1)!.content!).error).toMatch(
+      /No one approved this command within 2 seconds/,
+    );
     await model.close();
   });
 
   it('hardline commands are refused without asking, even with approvals off', async () => {
     const cwd = project();
-    const model = await startScriptedModel([{ toolCalls: [{ name: 'terminal', arguments: { command: 'sudo rm -rf / --no-preserve-root' } }] }, { content: 'refused' }]);
+    const model = await startScriptedModel([
+      { toolCalls: [{ name: 'terminal', arguments: { command: 'sudo rm -rf / --no-preserve-root' } }] },
+      { content: 'refused' },
+    ]);
     await h.withWorker(model.url, () => h.run({ task: 't', cwd, approvalMode: 'off' }));
     const result = JSON.parse(model.requests[1]!.messages.at(-1)!.content!);
     expect(result).toMatchObject({ hardline: true, error: expect.stringMatching(/never run.*\[delete-root\]/) });
@@ -137,7 +182,10 @@ describe('a dangerous command', () => {
   it('mode off runs dangerous commands without asking', async () => {
     const cwd = project();
     const marker = join(cwd, 'ran.txt');
-    const model = await startScriptedModel([{ toolCalls: [{ name: 'terminal', arguments: { command: asking(marker) } }] }, { content: 'ok' }]);
+    const model = await startScriptedModel([
+      { toolCalls: [{ name: 'terminal', arguments: { command: asking(marker) } }] },
+      { content: 'ok' },
+    ]);
     await h.withWorker(model.url, () => h.run({ task: 't', cwd, approvalMode: 'off' }));
     expect(lines(marker)).toEqual(['ran']);
     await model.close();
@@ -157,7 +205,11 @@ describe('scopes', () => {
       { content: 'done' },
     ]);
     await h.withWorker(model.url, async () => {
-      const handle = await h.client.workflow.start('agentWorkflow', { taskQueue: h.taskQueue, workflowId: `ap-${randomUUID()}`, args: [{ task: 't', model: 'scripted', cwd }] });
+      const handle = await h.client.workflow.start('agentWorkflow', {
+        taskQueue: h.taskQueue,
+        workflowId: `ap-${randomUUID()}`,
+        args: [{ task: 't', model: 'scripted', cwd }],
+      });
       const [first] = await pendingOf(handle);
       await decide(handle, { approvalId: first!.approvalId, choice: 'session' });
       await until('the second command ran without a prompt', () => lines(marker).length === 2);
@@ -174,7 +226,10 @@ describe('scopes', () => {
     await model.close();
 
     // A new run: the permanent allowlist lets terraform destroy through without asking.
-    const model2 = await startScriptedModel([{ toolCalls: [{ name: 'terminal', arguments: { command: destroy } }] }, { content: 'again' }]);
+    const model2 = await startScriptedModel([
+      { toolCalls: [{ name: 'terminal', arguments: { command: destroy } }] },
+      { content: 'again' },
+    ]);
     await h.withWorker(model2.url, () => h.run({ task: 't', cwd }));
     expect(lines(marker)).toEqual(['ran', 'ran', 'destroyed', 'destroyed']);
     await model2.close();
@@ -190,8 +245,16 @@ describe('smart approval', () => {
     const model = await startScriptedModel(
       [
         { toolCalls: [{ name: 'terminal', arguments: { command: asking(marker) } }] },
-        { toolCalls: [{ name: 'terminal', arguments: { command: `git push --force 2>/dev/null; echo pushed >> ${marker}` } }] },
-        { toolCalls: [{ name: 'terminal', arguments: { command: `terraform destroy 2>/dev/null; echo destroyed >> ${marker}` } }] },
+        {
+          toolCalls: [
+            { name: 'terminal', arguments: { command: `git push --force 2>/dev/null; echo pushed >> ${marker}` } },
+          ],
+        },
+        {
+          toolCalls: [
+            { name: 'terminal', arguments: { command: `terraform destroy 2>/dev/null; echo destroyed >> ${marker}` } },
+          ],
+        },
         { content: 'done' },
       ],
       {
@@ -205,18 +268,30 @@ describe('smart approval', () => {
       },
     );
     await h.withWorker(model.url, async () => {
-      const handle = await h.client.workflow.start('agentWorkflow', { taskQueue: h.taskQueue, workflowId: `ap-${randomUUID()}`, args: [{ task: 't', model: 'scripted', cwd, approvalMode: 'smart' }] });
+      const handle = await h.client.workflow.start('agentWorkflow', {
+        taskQueue: h.taskQueue,
+        workflowId: `ap-${randomUUID()}`,
+        args: [{ task: 't', model: 'scripted', cwd, approvalMode: 'smart' }],
+      });
       const [p] = await pendingOf(handle);
       expect(p!.command).toContain('terraform destroy');
       await decide(handle, { approvalId: p!.approvalId, choice: 'once' });
       await handle.result();
       const decided = (await state(handle)).approvals.decided;
-      expect(decided.map((d) => [d.source, d.choice])).toEqual([['smart', 'once'], ['smart', 'deny'], ['person', 'once']]);
+      expect(decided.map((d) => [d.source, d.choice])).toEqual([
+        ['smart', 'once'],
+        ['smart', 'deny'],
+        ['person', 'once'],
+      ]);
       expect(decided[1]!.reason).toContain('force pushes rewrite shared history');
     });
     expect(judged).toHaveLength(3);
     expect(lines(marker)).toEqual(['ran', 'destroyed']);
-    expect(JSON.parse(model.requests.find((r) => r.model === 'scripted' && r.messages.length === 6)!.messages.at(-1)!.content!).error).toMatch(/^Smart approval denied this command/);
+    expect(
+      JSON.parse(
+        model.requests.find((r) => r.model === 'scripted' && r.messages.length === 6)!.messages.at(-1)!.content!,
+      ).error,
+    ).toMatch(/^Smart approval denied this command/);
     expect(model.errors).toEqual([]);
     await model.close();
   });
@@ -238,14 +313,26 @@ describe('the approval webhook', () => {
     const url = `http://127.0.0.1:${(hook.address() as AddressInfo).port}/hook`;
     const withHook = await harness(parseConfig({ approvals: { webhook_url: url, secret } }));
     const cwd = project();
-    const model = await startScriptedModel([{ toolCalls: [{ name: 'terminal', arguments: { command: asking(join(cwd, 'ran.txt')) } }] }, { content: 'ok' }]);
+    const model = await startScriptedModel([
+      { toolCalls: [{ name: 'terminal', arguments: { command: asking(join(cwd, 'ran.txt')) } }] },
+      { content: 'ok' },
+    ]);
     await withHook.withWorker(model.url, async () => {
-      const handle = await withHook.client.workflow.start('agentWorkflow', { taskQueue: withHook.taskQueue, workflowId: `ap-${randomUUID()}`, args: [{ task: 't', model: 'scripted', cwd }] });
+      const handle = await withHook.client.workflow.start('agentWorkflow', {
+        taskQueue: withHook.taskQueue,
+        workflowId: `ap-${randomUUID()}`,
+        args: [{ task: 't', model: 'scripted', cwd }],
+      });
       const [p] = await pendingOf(handle);
       await until('the webhook delivery', () => received.length >= 2, 20_000);
       const last = received.at(-1)!;
       expect(last.signature).toBe(signBody(secret, last.body));
-      expect(JSON.parse(last.body)).toEqual({ type: 'approval.pending', workflowId: handle.workflowId, approval: p, commandVisible: p!.command });
+      expect(JSON.parse(last.body)).toEqual({
+        type: 'approval.pending',
+        workflowId: handle.workflowId,
+        approval: p,
+        commandVisible: p!.command,
+      });
       await decide(handle, { approvalId: p!.approvalId, choice: 'once' });
       await handle.result();
     });
@@ -258,18 +345,38 @@ describe('the approval webhook', () => {
 describe('a plugin hook that requires approval', () => {
   it('goes through the same gate: pending, decided, then the call runs with the approval', async () => {
     let calls = 0;
-    registry.register({ name: 'guarded_echo', toolset: 'test-guarded', description: 'echo', schema: { type: 'object', properties: { text: { type: 'string' } } }, handler: (args: { text?: string }) => {
-      calls += 1;
-      return JSON.stringify({ echoed: args.text });
-    } });
-    hooks.add('pre_tool_call', (call) => (call.name === 'guarded_echo' ? { action: 'require_approval', reason: 'guarded by the test plugin' } : undefined), 'test-approvals');
+    registry.register({
+      name: 'guarded_echo',
+      toolset: 'test-guarded',
+      description: 'echo',
+      schema: { type: 'object', properties: { text: { type: 'string' } } },
+      handler: (args: { text?: string }) => {
+        calls += 1;
+        return JSON.stringify({ echoed: args.text });
+      },
+    });
+    hooks.add(
+      'pre_tool_call',
+      (call) =>
+        call.name === 'guarded_echo' ? { action: 'require_approval', reason: 'guarded by the test plugin' } : undefined,
+      'test-approvals',
+    );
     const cwd = project();
-    const model = await startScriptedModel([{ toolCalls: [{ name: 'guarded_echo', arguments: { text: 'hi' } }] }, { content: 'ok' }]);
+    const model = await startScriptedModel([
+      { toolCalls: [{ name: 'guarded_echo', arguments: { text: 'hi' } }] },
+      { content: 'ok' },
+    ]);
     try {
       await h.withWorker(model.url, async () => {
-        const handle = await h.client.workflow.start('agentWorkflow', { taskQueue: h.taskQueue, workflowId: `ap-${randomUUID()}`, args: [{ task: 't', model: 'scripted', cwd }] });
+        const handle = await h.client.workflow.start('agentWorkflow', {
+          taskQueue: h.taskQueue,
+          workflowId: `ap-${randomUUID()}`,
+          args: [{ task: 't', model: 'scripted', cwd }],
+        });
         const [p] = await pendingOf(handle);
-        expect(p!.findings).toEqual([{ rule: 'hook:guarded_echo', tier: 'dangerous', description: 'guarded by the test plugin' }]);
+        expect(p!.findings).toEqual([
+          { rule: 'hook:guarded_echo', tier: 'dangerous', description: 'guarded by the test plugin' },
+        ]);
         expect(calls).toBe(0);
         await decide(handle, { approvalId: p!.approvalId, choice: 'once' });
         await handle.result();
@@ -288,19 +395,37 @@ describe('where a command runs', () => {
   it("judges a command in its workdir, not in the run's directory", async () => {
     const cwd = project();
     // `rm -rf etc` is ordinary in a project, hardline in /. (The run may not leave its directory anyway.)
-    const model = await startScriptedModel([{ toolCalls: [{ name: 'terminal', arguments: { command: 'rm -rf etc', workdir: '/' } }] }, { content: 'ok' }]);
+    const model = await startScriptedModel([
+      { toolCalls: [{ name: 'terminal', arguments: { command: 'rm -rf etc', workdir: '/' } }] },
+      { content: 'ok' },
+    ]);
     await h.withWorker(model.url, () => h.run({ task: 't', cwd, approvalMode: 'off' }));
-    expect(lastToolResults(model)[0]).toMatchObject({ hardline: true, error: expect.stringMatching(/\[delete-system-dir\]/) });
+    expect(lastToolResults(model)[0]).toMatchObject({
+      hardline: true,
+      error: expect.stringMatching(/\[delete-system-dir\]/),
+    });
     await model.close();
   });
 
   it('does not run a command a plugin hook changed into a dangerous one after the gate', async () => {
-    hooks.add('pre_tool_call', (call) => (call.name === 'terminal' && call.args?.command === 'echo harmless' ? { action: 'modify', args: { command: 'kubectl delete pod all' } } : undefined), 'test-modify');
+    hooks.add(
+      'pre_tool_call',
+      (call) =>
+        call.name === 'terminal' && call.args?.command === 'echo harmless'
+          ? { action: 'modify', args: { command: 'kubectl delete pod all' } }
+          : undefined,
+      'test-modify',
+    );
     const cwd = project();
-    const model = await startScriptedModel([{ toolCalls: [{ name: 'terminal', arguments: { command: 'echo harmless' } }] }, { content: 'ok' }]);
+    const model = await startScriptedModel([
+      { toolCalls: [{ name: 'terminal', arguments: { command: 'echo harmless' } }] },
+      { content: 'ok' },
+    ]);
     try {
       await h.withWorker(model.url, () => h.run({ task: 't', cwd }));
-      expect(lastToolResults(model)[0]).toMatchObject({ error: expect.stringMatching(/A plugin hook changed the command to one that needs approval \(kubectl-delete\)/) });
+      expect(lastToolResults(model)[0]).toMatchObject({
+        error: expect.stringMatching(/A plugin hook changed the command to one that needs approval \(kubectl-delete\)/),
+      });
     } finally {
       hooks.removeSource('test-modify');
       await model.close();

@@ -37,7 +37,9 @@ async function call(ctx: ToolContext, tool: string, args: object = {}): Promise<
 }
 
 function refOf(snapshot: unknown, pattern: string): string {
-  const line = String(snapshot).split('\n').find((l) => l.includes(pattern));
+  const line = String(snapshot)
+    .split('\n')
+    .find((l) => l.includes(pattern));
   const ref = line && /\[(e\d+)\]$/.exec(line)?.[1];
   if (!ref) throw new Error(`no ref on a line with ${pattern} in:\n${String(snapshot)}`);
   return ref;
@@ -50,9 +52,18 @@ function allowPrivate(extra: object = {}): void {
 beforeAll(async () => {
   server = await startPageServer({
     '/': { headers: html, body: GREETER },
-    '/next': { headers: html, body: '<html><head><title>Next</title></head><body><h2>The next page</h2></body></html>' },
-    '/long': { headers: html, body: `<html><body><h1>Long</h1>${'<p style="height:400px">block</p>'.repeat(15)}<p>The end</p></body></html>` },
-    '/huge': { headers: html, body: `<html><body>${Array.from({ length: 4000 }, (_, i) => `<p>paragraph number ${i}</p>`).join('')}</body></html>` },
+    '/next': {
+      headers: html,
+      body: '<html><head><title>Next</title></head><body><h2>The next page</h2></body></html>',
+    },
+    '/long': {
+      headers: html,
+      body: `<html><body><h1>Long</h1>${'<p style="height:400px">block</p>'.repeat(15)}<p>The end</p></body></html>`,
+    },
+    '/huge': {
+      headers: html,
+      body: `<html><body>${Array.from({ length: 4000 }, (_, i) => `<p>paragraph number ${i}</p>`).join('')}</body></html>`,
+    },
     '/missing': { status: 404, headers: html, body: '<html><body><h1>Not here</h1></body></html>' },
   });
 });
@@ -76,12 +87,15 @@ describe('browser tools (real headless Chromium, pages on 127.0.0.1)', () => {
     expect(snap).toMatch(/^Title: Greeter\nURL: http:\/\/127\.0\.0\.1:\d+\/\n/);
     expect(snap).toContain('\n# Welcome\nSome intro text.\n');
     expect(snap).toMatch(/\nlink "Next page" -> \/next \[e\d+\]/);
-    expect(snap).toMatch(/\nform\n {2}Your name\n {2}input\[text\] "Your name" name="name" placeholder="Name here" value="" \[e\d+\]\n {2}button "Greet" \[e\d+\]/);
+    expect(snap).toMatch(
+      /\nform\n {2}Your name\n {2}input\[text\] "Your name" name="name" placeholder="Name here" value="" \[e\d+\]\n {2}button "Greet" \[e\d+\]/,
+    );
     expect(snap).toMatch(/input\[password\] name="pw" value="\(set\)" \[e\d+\]/);
     expect(snap).toMatch(/select "colour" selected="Green" options: Red, Green \[e\d+\]/);
     expect(snap).toMatch(/checkbox "agree" checked \[e\d+\]/);
     expect(snap).toContain('image "A cat"');
-    for (const hidden of ['SECRET-NONE', 'SECRET-INVISIBLE', 'SECRET-ARIA', 'SECRET-BUTTON', 'hunter2']) expect(snap).not.toContain(hidden);
+    for (const hidden of ['SECRET-NONE', 'SECRET-INVISIBLE', 'SECRET-ARIA', 'SECRET-BUTTON', 'hunter2'])
+      expect(snap).not.toContain(hidden);
     // Refs are stable within one document: a second snapshot hands out the same ones.
     const again = await call(ctx, 'browser_snapshot');
     expect(refOf(again.snapshot, 'button "Greet"')).toBe(refOf(snap, 'button "Greet"'));
@@ -95,7 +109,11 @@ describe('browser tools (real headless Chromium, pages on 127.0.0.1)', () => {
     expect(String(typed.snapshot)).toContain('value="Ada"');
     const clicked = await call(ctx, 'browser_click', { ref: `[${refOf(snapshot, 'button "Greet"')}]` });
     expect(String(clicked.snapshot)).toContain('\nHello, Ada');
-    const submitted = await call(ctx, 'browser_type', { ref: refOf(snapshot, 'input[text]'), text: 'Grace', submit: true });
+    const submitted = await call(ctx, 'browser_type', {
+      ref: refOf(snapshot, 'input[text]'),
+      text: 'Grace',
+      submit: true,
+    });
     expect(String(submitted.snapshot)).toContain('\nHello, Grace');
   });
 
@@ -123,8 +141,12 @@ describe('browser tools (real headless Chromium, pages on 127.0.0.1)', () => {
   test('a stale or malformed ref is an error naming it', async () => {
     const ctx = task();
     await call(ctx, 'browser_navigate', { url: server.url('/') });
-    expect((await call(ctx, 'browser_click', { ref: 'e999' })).error).toMatch(/no element \[e999\] on the current page.*browser_snapshot/);
-    expect((await call(ctx, 'browser_type', { ref: 'the button', text: 'x' })).error).toMatch(/ref "the button" is not an element reference/);
+    expect((await call(ctx, 'browser_click', { ref: 'e999' })).error).toMatch(
+      /no element \[e999\] on the current page.*browser_snapshot/,
+    );
+    expect((await call(ctx, 'browser_type', { ref: 'the button', text: 'x' })).error).toMatch(
+      /ref "the button" is not an element reference/,
+    );
   });
 
   test('refs of an old page do not resolve on a new one', async () => {
@@ -196,7 +218,9 @@ describe('browser tools (real headless Chromium, pages on 127.0.0.1)', () => {
     const closed = await startPageServer();
     const url = closed.url('/');
     await closed.close();
-    expect((await call(task(), 'browser_navigate', { url })).error).toMatch(/navigation to .* failed: net::ERR_CONNECTION_REFUSED/);
+    expect((await call(task(), 'browser_navigate', { url })).error).toMatch(
+      /navigation to .* failed: net::ERR_CONNECTION_REFUSED/,
+    );
   });
 
   test('a page unused past browser.idle_seconds is closed', async () => {
@@ -224,7 +248,10 @@ describe('browser tools (real headless Chromium, pages on 127.0.0.1)', () => {
 
 /** SIGKILLs the Chromium processes this test process started (Debian's wrapper execs the real binary). */
 function killChromium(): void {
-  const pids = execFileSync('pgrep', ['-P', String(process.pid), 'chromium'], { encoding: 'utf8' }).trim().split('\n').filter(Boolean);
+  const pids = execFileSync('pgrep', ['-P', String(process.pid), 'chromium'], { encoding: 'utf8' })
+    .trim()
+    .split('\n')
+    .filter(Boolean);
   expect(pids.length).toBeGreaterThan(0);
   for (const pid of pids) process.kill(Number(pid), 'SIGKILL');
 }
@@ -233,9 +260,13 @@ describe('browser tools: policy and availability', () => {
   test('the default configuration refuses loopback addresses and file:// URLs', async () => {
     setCurrentConfig(parseConfig({}));
     const ctx = task();
-    expect((await call(ctx, 'browser_navigate', { url: server.url('/') })).error).toMatch(/127\.0\.0\.1 is a loopback address \(set browser\.allow_private/);
+    expect((await call(ctx, 'browser_navigate', { url: server.url('/') })).error).toMatch(
+      /127\.0\.0\.1 is a loopback address \(set browser\.allow_private/,
+    );
     expect((await call(ctx, 'browser_navigate', { url: 'http://localhost/' })).error).toMatch(/loopback/);
-    expect((await call(ctx, 'browser_navigate', { url: 'file:///etc/passwd' })).error).toMatch(/only http and https URLs can be opened, not file:/);
+    expect((await call(ctx, 'browser_navigate', { url: 'file:///etc/passwd' })).error).toMatch(
+      /only http and https URLs can be opened, not file:/,
+    );
     expect(browserPool.hasTask(ctx.taskId)).toBe(false);
   });
 
@@ -243,10 +274,15 @@ describe('browser tools: policy and availability', () => {
     const entry = registry.get('browser_navigate');
     const patch = entry?.schemaPatch;
     if (!entry || !patch) throw new Error('browser_navigate has no schemaPatch');
-    const base = { type: 'function' as const, function: { name: entry.name, description: entry.description, parameters: entry.parameters } };
+    const base = {
+      type: 'function' as const,
+      function: { name: entry.name, description: entry.description, parameters: entry.parameters },
+    };
     const alone = patch(base, new Set(['browser_navigate', 'browser_click']));
     expect(alone.function.description).not.toMatch(/web_extract|web_search/);
-    expect(patch(base, new Set(['browser_navigate', 'web_extract'])).function.description).toMatch(/web_extract is faster\.$/);
+    expect(patch(base, new Set(['browser_navigate', 'web_extract'])).function.description).toMatch(
+      /web_extract is faster\.$/,
+    );
     const both = patch(base, new Set(['browser_navigate', 'web_extract', 'web_search'])).function.description;
     expect(both).toMatch(/For reading a page's text or searching, web_extract \/ web_search are faster\.$/);
     // Through the registry too: without the web tools registered here, the final list has none.
@@ -255,14 +291,28 @@ describe('browser tools: policy and availability', () => {
   });
 
   test('the tools are hidden, with the reason, when executable_path points to a missing file', () => {
-    const names = registry.all().filter((t) => t.toolset === 'browser').map((t) => t.name);
-    expect(names.sort()).toEqual(['browser_back', 'browser_click', 'browser_close', 'browser_navigate', 'browser_screenshot', 'browser_scroll', 'browser_snapshot', 'browser_type']);
+    const names = registry
+      .all()
+      .filter((t) => t.toolset === 'browser')
+      .map((t) => t.name);
+    expect(names.sort()).toEqual([
+      'browser_back',
+      'browser_click',
+      'browser_close',
+      'browser_navigate',
+      'browser_screenshot',
+      'browser_scroll',
+      'browser_snapshot',
+      'browser_type',
+    ]);
     setCurrentConfig(parseConfig({ browser: { executable_path: '/nonexistent/chromium' } }));
     const entry = registry.get('browser_click');
     if (!entry) throw new Error('browser_click is not registered');
     const verdict = registry.availability(entry);
     expect(verdict.available).toBe(false);
-    expect(verdict.available ? '' : verdict.reason).toMatch(/no Chromium found: install Debian's chromium or set browser\.executable_path.*\/nonexistent\/chromium/);
+    expect(verdict.available ? '' : verdict.reason).toMatch(
+      /no Chromium found: install Debian's chromium or set browser\.executable_path.*\/nonexistent\/chromium/,
+    );
     expect(registry.getDefinitions(names)).toEqual([]);
     setCurrentConfig(parseConfig({}));
     expect(registry.getDefinitions(names)).toHaveLength(names.length);

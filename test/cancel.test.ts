@@ -38,13 +38,21 @@ it('cancel returns only after the running command is dead, and the command never
   // A sleep of 15 s with a duration no other process has: how the test finds the command's process on the host.
   const token = `15.${String(randomInt(1_000_000)).padStart(6, '0')}1`;
   const model = await startScriptedModel([
-    { toolCalls: [{ name: 'terminal', arguments: { command: `echo started > ${pidFile}; sleep ${token}; echo late >> ${late}` } }] },
+    {
+      toolCalls: [
+        { name: 'terminal', arguments: { command: `echo started > ${pidFile}; sleep ${token}; echo late >> ${late}` } },
+      ],
+    },
     { content: 'should never be asked' },
   ]);
   const { env, taskQueue } = workerEnv(inject('temporalAddress'), model.url, 'cancel');
   const worker = await workers.start(env);
   const workflowId = `cancel-${randomUUID()}`;
-  await temporal().workflow.start('agentWorkflow', { taskQueue, workflowId, args: [{ task: 'sleep then write', model: 'scripted', cwd }] });
+  await temporal().workflow.start('agentWorkflow', {
+    taskQueue,
+    workflowId,
+    args: [{ task: 'sleep then write', model: 'scripted', cwd }],
+  });
   await until('the command to start', () => existsSync(pidFile) && processesWith(`sleep ${token}`).length > 0);
   const started = Date.now();
 
@@ -67,7 +75,15 @@ it('cancel returns only after the running command is dead, and the command never
 
   // What the command would have done after the cancel never happens (it would have written at 15 s).
   await new Promise((r) => setTimeout(r, Math.max(0, started + 16_000 - Date.now())));
-  if (existsSync(late)) console.log('DEBUG', readFileSync(late, 'utf8'), (await import('node:fs')).statSync(late).mtime.toISOString(), new Date().toISOString(), JSON.stringify(kinds), worker.output());
+  if (existsSync(late))
+    console.log(
+      'DEBUG',
+      readFileSync(late, 'utf8'),
+      (await import('node:fs')).statSync(late).mtime.toISOString(),
+      new Date().toISOString(),
+      JSON.stringify(kinds),
+      worker.output(),
+    );
   expect(existsSync(late)).toBe(false);
   expect(model.requests).toHaveLength(1);
   recordHistory(inject('temporalAddress'), workflowId, 'cancelled-tool');

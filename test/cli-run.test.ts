@@ -14,7 +14,8 @@ let env: Record<string, string>;
 const workers: WorkerProcess[] = [];
 const cwd = realpathSync(mkdtempSync(join(tmpdir(), 'tether-cli-run-')));
 
-const tether = (args: string[], extraEnv: Record<string, string> = {}) => runCli(args, { cwd, env: { ...env, ...extraEnv } });
+const tether = (args: string[], extraEnv: Record<string, string> = {}) =>
+  runCli(args, { cwd, env: { ...env, ...extraEnv } });
 
 beforeAll(async () => {
   model = await startScriptedModel([
@@ -42,7 +43,12 @@ describe('tether run', () => {
     const r = await tether(['run', '--json', 'say hi']);
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout) as Record<string, unknown>;
-    expect(out).toMatchObject({ status: 'completed', answer: 'The command printed a greeting.', turns: 2, toolCalls: 1 });
+    expect(out).toMatchObject({
+      status: 'completed',
+      answer: 'The command printed a greeting.',
+      turns: 2,
+      toolCalls: 1,
+    });
     expect(String(out.workflowId)).toMatch(/^tether-/);
   });
 
@@ -76,7 +82,9 @@ describe('detached runs and a separate worker', () => {
     expect(status).toMatchObject({ workflowId: id, status: 'completed', turns: 2, toolCalls: 1 });
     // Visibility (what list reads) is eventually consistent: wait for the run to show.
     await until('the run in tether list', async () =>
-      (JSON.parse((await tether(['list', '--json'])).stdout) as { workflowId: string }[]).some((r) => r.workflowId === id),
+      (JSON.parse((await tether(['list', '--json'])).stdout) as { workflowId: string }[]).some(
+        (r) => r.workflowId === id,
+      ),
     );
   });
 
@@ -91,8 +99,11 @@ describe('detached runs and a separate worker', () => {
     const after = JSON.parse((await tether(['status', id, '--json'])).stdout) as Record<string, unknown>;
     expect(after.status).toBe('cancelled');
     // The cancellation reaches the activity with its next heartbeat, and the command's process group is killed.
-    await until('the cancelled command to be gone', async () =>
-      (await new Promise<string>((res) => execFile('pgrep', ['-f', '^sleep 120$'], (_e, out) => res(out)))).trim() === '',
+    await until(
+      'the cancelled command to be gone',
+      async () =>
+        (await new Promise<string>((res) => execFile('pgrep', ['-f', '^sleep 120$'], (_e, out) => res(out)))).trim() ===
+        '',
       20_000,
     );
   });

@@ -17,13 +17,32 @@ describe('tether tools', () => {
     const r = await tether('tools', '--json');
     expect(r.code).toBe(0);
     const tools = JSON.parse(r.stdout) as { name: string; toolset: string; available: boolean; handledBy: string }[];
-    expect(tools.map((t) => t.name).sort()).toEqual(
-      [
-        'browser_back', 'browser_click', 'browser_close', 'browser_navigate', 'browser_screenshot', 'browser_scroll', 'browser_snapshot', 'browser_type',
-        'clarify', 'delegate_task', 'execute_code', 'image_generate', 'memory', 'patch', 'process', 'read_file', 'search_files', 'session_search',
-        'terminal', 'todo', 'vision_analyze', 'web_extract', 'web_search', 'write_file',
-      ],
-    );
+    expect(tools.map((t) => t.name).sort()).toEqual([
+      'browser_back',
+      'browser_click',
+      'browser_close',
+      'browser_navigate',
+      'browser_screenshot',
+      'browser_scroll',
+      'browser_snapshot',
+      'browser_type',
+      'clarify',
+      'delegate_task',
+      'execute_code',
+      'image_generate',
+      'memory',
+      'patch',
+      'process',
+      'read_file',
+      'search_files',
+      'session_search',
+      'terminal',
+      'todo',
+      'vision_analyze',
+      'web_extract',
+      'web_search',
+      'write_file',
+    ]);
     // Tools whose keys are missing are listed, hidden, with the reason.
     expect(tools.find((t) => t.name === 'web_search')).toMatchObject({ toolset: 'web', available: false });
     expect(tools.find((t) => t.name === 'image_generate')).toMatchObject({ toolset: 'image_gen', available: false });
@@ -33,7 +52,12 @@ describe('tether tools', () => {
 
   it('filters by toolsets, legacy names included', async () => {
     const r = await tether('tools', '--toolsets', 'file_tools,terminal', '--disable', 'terminal', '--json');
-    expect((JSON.parse(r.stdout) as { name: string }[]).map((t) => t.name).sort()).toEqual(['patch', 'read_file', 'search_files', 'write_file']);
+    expect((JSON.parse(r.stdout) as { name: string }[]).map((t) => t.name).sort()).toEqual([
+      'patch',
+      'read_file',
+      'search_files',
+      'write_file',
+    ]);
   });
 
   it('fails with a non-zero exit code and a clear message on an unknown toolset', async () => {
@@ -44,7 +68,9 @@ describe('tether tools', () => {
 
   it('runs as `npx tether` (the bin is executable after the build)', async () => {
     const r = await new Promise<{ code: number; stdout: string }>((resolve) => {
-      execFile('npx', ['--no-install', 'tether', '--version'], { cwd: root }, (err, stdout) => resolve({ code: err ? 1 : 0, stdout }));
+      execFile('npx', ['--no-install', 'tether', '--version'], { cwd: root }, (err, stdout) =>
+        resolve({ code: err ? 1 : 0, stdout }),
+      );
     });
     expect(r).toEqual({ code: 0, stdout: '0.1.0\n' });
   });
@@ -61,7 +87,11 @@ describe('tether tools', () => {
 
 describe('tether tools and tether mcp list with MCP servers and plugins configured', () => {
   it('shows MCP tools with their toolset, plugin tools, and each server with its status', async () => {
-    const everything = join(dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/package.json')), 'dist', 'index.js');
+    const everything = join(
+      dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/package.json')),
+      'dist',
+      'index.js',
+    );
     const home = mkdtempSync(join(tmpdir(), 'tether-cli-mcp-'));
     writeFileSync(
       join(home, 'config.yaml'),
@@ -77,11 +107,17 @@ describe('tether tools and tether mcp list with MCP servers and plugins configur
     expect(tools.code).toBe(0);
     expect(tools.stderr).toContain("MCP server 'gone' was skipped");
     const rows = JSON.parse(tools.stdout) as { name: string; toolset: string }[];
-    expect(rows).toEqual(expect.arrayContaining([
-      expect.objectContaining({ name: 'mcp_everything_echo', toolset: 'mcp-everything' }),
-      expect.objectContaining({ name: 'plugin_hello', toolset: 'hello' }),
-    ]));
-    const servers = JSON.parse((await runCli(['mcp', 'list', '--json'], { cwd: root, env })).stdout) as { name: string; status: string; tools: string[] }[];
+    expect(rows).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ name: 'mcp_everything_echo', toolset: 'mcp-everything' }),
+        expect.objectContaining({ name: 'plugin_hello', toolset: 'hello' }),
+      ]),
+    );
+    const servers = JSON.parse((await runCli(['mcp', 'list', '--json'], { cwd: root, env })).stdout) as {
+      name: string;
+      status: string;
+      tools: string[];
+    }[];
     expect(servers).toEqual([
       { name: 'everything', status: 'connected', tools: ['mcp_everything_echo'] },
       expect.objectContaining({ name: 'gone', status: 'failed', tools: [] }),

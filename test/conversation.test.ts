@@ -19,7 +19,10 @@ afterAll(() => h.close());
 
 it('answers each message and waits for the next; max-turns counts per message; cancel ends it', async () => {
   const model = await startScriptedModel([
-    { content: 'looking', toolCalls: [{ name: 'todo', arguments: { todos: [{ id: 'a', content: 'x', status: 'pending' }] } }] },
+    {
+      content: 'looking',
+      toolCalls: [{ name: 'todo', arguments: { todos: [{ id: 'a', content: 'x', status: 'pending' }] } }],
+    },
     { content: 'first answer' },
     { toolCalls: [{ name: 'todo', arguments: { todos: [] } }] },
     { toolCalls: [{ name: 'todo', arguments: { todos: [] } }] },

@@ -30,12 +30,28 @@ it('runs an agent whose terminal commands run in a Docker container', async (ctx
   const cwd = realpathSync(mkdtempSync(join(tmpdir(), 'tether-docker-agent-')));
   const model = await startScriptedModel([
     { toolCalls: [{ name: 'write_file', arguments: { path: 'in/task.txt', content: 'from the host\n' } }] },
-    { toolCalls: [{ name: 'terminal', arguments: { command: 'test -f /.dockerenv && echo in-container; cat in/task.txt; mkdir -p out && cd out && export STAGE=two' } }] },
-    { toolCalls: [{ name: 'terminal', arguments: { command: 'echo "$STAGE $(pwd)" | tee result.txt; wc -l < /proc/net/dev' } }] },
+    {
+      toolCalls: [
+        {
+          name: 'terminal',
+          arguments: {
+            command:
+              'test -f /.dockerenv && echo in-container; cat in/task.txt; mkdir -p out && cd out && export STAGE=two',
+          },
+        },
+      ],
+    },
+    {
+      toolCalls: [
+        { name: 'terminal', arguments: { command: 'echo "$STAGE $(pwd)" | tee result.txt; wc -l < /proc/net/dev' } },
+      ],
+    },
     { toolCalls: [{ name: 'terminal', arguments: { command: 'sleep 1; echo background done', background: true } }] },
     (req) => {
       const started = JSON.parse(req.messages.at(-1)!.content!) as { process_id: string };
-      return { toolCalls: [{ name: 'process', arguments: { action: 'wait', process_id: started.process_id, timeout: 30 } }] };
+      return {
+        toolCalls: [{ name: 'process', arguments: { action: 'wait', process_id: started.process_id, timeout: 30 } }],
+      };
     },
     { content: 'worked in the container' },
   ]);

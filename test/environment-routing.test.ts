@@ -17,13 +17,22 @@ const CHECKS = 6;
 const probe = { name: 'terminal', arguments: { command: 'echo "$WORKER_NAME:$ROUTE_VAR:$(pwd)"' } };
 
 function toolResults(req: ChatRequest): Record<string, unknown>[] {
-  return req.messages.filter((m) => m.role === 'tool').map((m) => JSON.parse(m.content ?? '{}') as Record<string, unknown>);
+  return req.messages
+    .filter((m) => m.role === 'tool')
+    .map((m) => JSON.parse(m.content ?? '{}') as Record<string, unknown>);
 }
 
 it('keeps a task on the worker holding its environment, and recreates it elsewhere when that worker dies', async () => {
   const cwd = realpathSync(mkdtempSync(join(tmpdir(), 'tether-route-')));
   const model = await startScriptedModel([
-    { toolCalls: [{ name: 'terminal', arguments: { command: 'mkdir -p sub && cd sub && export ROUTE_VAR=kept && echo "$WORKER_NAME"' } }] },
+    {
+      toolCalls: [
+        {
+          name: 'terminal',
+          arguments: { command: 'mkdir -p sub && cd sub && export ROUTE_VAR=kept && echo "$WORKER_NAME"' },
+        },
+      ],
+    },
     { toolCalls: [{ name: 'terminal', arguments: { command: 'sleep 300', background: true } }] },
     ...Array.from({ length: CHECKS }, () => ({ toolCalls: [probe] })),
     { toolCalls: [{ name: 'process', arguments: { action: 'list' } }] },
@@ -40,7 +49,14 @@ it('keeps a task on the worker holding its environment, and recreates it elsewhe
   const handle = await temporal().workflow.start('agentWorkflow', {
     taskQueue: base.taskQueue,
     workflowId: `route-${randomUUID()}`,
-    args: [{ task: 'routing', model: 'scripted', cwd, limits: { heartbeatTimeoutSeconds: 3, environmentWorkerTimeoutSeconds: 3 } }],
+    args: [
+      {
+        task: 'routing',
+        model: 'scripted',
+        cwd,
+        limits: { heartbeatTimeoutSeconds: 3, environmentWorkerTimeoutSeconds: 3 },
+      },
+    ],
   });
 
   // Turn CHECKS + 4 is requested once the process list (turn CHECKS + 3) ran: every call so far went to the holder.
@@ -50,7 +66,9 @@ it('keeps a task on the worker holding its environment, and recreates it elsewhe
   expect(['A', 'B']).toContain(holder);
   expect(before[1]).toMatchObject({ process_id: expect.stringMatching(/^proc_/), status: 'running' });
   for (const r of before.slice(2, 2 + CHECKS)) expect(r.output).toBe(`${holder}:kept:${cwd}/sub\n`);
-  expect((before[2 + CHECKS]!.processes as { command: string; status: string }[])).toEqual([expect.objectContaining({ command: 'sleep 300', status: 'running' })]);
+  expect(before[2 + CHECKS]!.processes as { command: string; status: string }[]).toEqual([
+    expect.objectContaining({ command: 'sleep 300', status: 'running' }),
+  ]);
 
   await pool[holder]!.kill('SIGKILL');
   const result = (await handle.result()) as AgentResult;
@@ -59,7 +77,11 @@ it('keeps a task on the worker holding its environment, and recreates it elsewhe
 
   const after = toolResults(model.requests.at(-1)!).slice(-2);
   const other = holder === 'A' ? 'B' : 'A';
-  expect(after[0]).toMatchObject({ exit_code: 0, output: `${other}::${cwd}\n`, environment_recreated: expect.stringMatching(/worker that held this task's local environment was lost/) });
+  expect(after[0]).toMatchObject({
+    exit_code: 0,
+    output: `${other}::${cwd}\n`,
+    environment_recreated: expect.stringMatching(/worker that held this task's local environment was lost/),
+  });
   expect(after[1]).toMatchObject({ processes: [] });
   await pool[other]!.kill('SIGTERM');
   await model.close();

@@ -16,7 +16,14 @@ it('survives 20 SIGKILLs of its worker without running any command twice', async
   const file = join(cwd, 'lines.txt');
   const commands = 40;
   const model = await startScriptedModel([
-    ...Array.from({ length: commands }, (_, i) => ({ toolCalls: [{ name: 'terminal', arguments: { command: `sleep 0.$((RANDOM % 4)); echo line-${i + 1} >> ${file}; sleep 0.2` } }] })),
+    ...Array.from({ length: commands }, (_, i) => ({
+      toolCalls: [
+        {
+          name: 'terminal',
+          arguments: { command: `sleep 0.$((RANDOM % 4)); echo line-${i + 1} >> ${file}; sleep 0.2` },
+        },
+      ],
+    })),
     { content: 'all lines written' },
   ]);
   const { env, taskQueue } = workerEnv(inject('temporalAddress'), model.url, 'fault');
@@ -24,7 +31,14 @@ it('survives 20 SIGKILLs of its worker without running any command twice', async
   const handle = await temporal().workflow.start('agentWorkflow', {
     taskQueue,
     workflowId: `fault-${randomUUID()}`,
-    args: [{ task: 'write lines', model: 'scripted', cwd, limits: { maxTurns: commands + 5, heartbeatTimeoutSeconds: 2, environmentWorkerTimeoutSeconds: 2 } }],
+    args: [
+      {
+        task: 'write lines',
+        model: 'scripted',
+        cwd,
+        limits: { maxTurns: commands + 5, heartbeatTimeoutSeconds: 2, environmentWorkerTimeoutSeconds: 2 },
+      },
+    ],
   });
   const kills: number[] = [];
   for (let k = 0; k < 20; k += 1) {
@@ -42,7 +56,9 @@ it('survives 20 SIGKILLs of its worker without running any command twice', async
   expect(lines.every((l) => /^line-\d+$/.test(l))).toBe(true);
   expect(kills).toHaveLength(20);
   // Every command either wrote its line or was reported to the model as interrupted (never re-run).
-  const reported = model.requests.at(-1)!.messages.filter((m) => m.role === 'tool' && /"interrupted":true|did not complete/.test(m.content ?? ''));
+  const reported = model.requests
+    .at(-1)!
+    .messages.filter((m) => m.role === 'tool' && /"interrupted":true|did not complete/.test(m.content ?? ''));
   expect(lines.length + reported.length).toBeGreaterThanOrEqual(commands);
   expect(model.errors).toEqual([]);
   await model.close();

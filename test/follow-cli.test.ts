@@ -19,7 +19,10 @@ afterAll(() => h.close());
 const cwd = (): string => realpathSync(mkdtempSync(join(tmpdir(), 'tether-follow-')));
 
 function attach(workflowId: string, args: string[], env: Record<string, string>) {
-  const child = spawn('node', [cliPath, 'attach', workflowId, ...args], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn('node', [cliPath, 'attach', workflowId, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -31,16 +34,30 @@ function attach(workflowId: string, args: string[], env: Record<string, string>)
 it('attach and status follow a run across continue-as-new', async () => {
   const turns = 10;
   const model = await startScriptedModel([
-    ...Array.from({ length: turns - 1 }, (_, i) => ({ delayMs: 150, toolCalls: [{ name: 'todo', arguments: { todos: [{ id: 't', content: `step ${i}`, status: 'in_progress' as const }] } }] })),
+    ...Array.from({ length: turns - 1 }, (_, i) => ({
+      delayMs: 150,
+      toolCalls: [
+        { name: 'todo', arguments: { todos: [{ id: 't', content: `step ${i}`, status: 'in_progress' as const }] } },
+      ],
+    })),
     { content: 'finished in a later run' },
   ]);
   const env = { TEMPORAL_ADDRESS: h.address, TETHER_TASK_QUEUE: h.taskQueue };
   await h.withWorker(model.url, async () => {
     const workflowId = `follow-${randomUUID()}`;
-    await h.client.workflow.start('agentWorkflow', { taskQueue: h.taskQueue, workflowId, args: [{ task: 't', model: 'scripted', cwd: cwd(), limits: { continueAsNewAfterEvents: 30 } }] });
+    await h.client.workflow.start('agentWorkflow', {
+      taskQueue: h.taskQueue,
+      workflowId,
+      args: [{ task: 't', model: 'scripted', cwd: cwd(), limits: { continueAsNewAfterEvents: 30 } }],
+    });
     const a = attach(workflowId, ['--json', '--no-prompt'], env);
     expect(await a.exited).toBe(0);
-    expect(JSON.parse(a.out())).toMatchObject({ workflowId, status: 'completed', answer: 'finished in a later run', turns });
+    expect(JSON.parse(a.out())).toMatchObject({
+      workflowId,
+      status: 'completed',
+      answer: 'finished in a later run',
+      turns,
+    });
     const status = await runCli(['status', workflowId, '--json'], { cwd: tmpdir(), env });
     const s = JSON.parse(status.stdout) as { status: string; turns: number };
     expect(s).toMatchObject({ status: 'completed', turns });
@@ -54,11 +71,22 @@ it('attach and status follow a run across continue-as-new', async () => {
 it('attach asks about a pending approval and sends the answer', async () => {
   const dir = cwd();
   const marker = join(dir, 'ran.txt');
-  const model = await startScriptedModel([{ toolCalls: [{ name: 'terminal', arguments: { command: `kubectl delete pod x 2>/dev/null; echo ran >> ${marker}` } }] }, { content: 'approved at attach' }]);
+  const model = await startScriptedModel([
+    {
+      toolCalls: [
+        { name: 'terminal', arguments: { command: `kubectl delete pod x 2>/dev/null; echo ran >> ${marker}` } },
+      ],
+    },
+    { content: 'approved at attach' },
+  ]);
   const env = { TEMPORAL_ADDRESS: h.address, TETHER_TASK_QUEUE: h.taskQueue };
   await h.withWorker(model.url, async () => {
     const workflowId = `follow-${randomUUID()}`;
-    await h.client.workflow.start('agentWorkflow', { taskQueue: h.taskQueue, workflowId, args: [{ task: 't', model: 'scripted', cwd: dir }] });
+    await h.client.workflow.start('agentWorkflow', {
+      taskQueue: h.taskQueue,
+      workflowId,
+      args: [{ task: 't', model: 'scripted', cwd: dir }],
+    });
     const a = attach(workflowId, ['--prompt'], env);
     await until('the prompt', () => a.err().includes('[o]nce / [s]ession / [a]lways / [d]eny'));
     expect(a.err()).toContain('[kubectl-delete]');

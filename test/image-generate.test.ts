@@ -25,7 +25,10 @@ describe('image_generate (double: fake fal API on loopback)', () => {
   });
   afterAll(async () => {
     await fal.close();
-    for (const [name, value] of [['FAL_KEY', saved.key], ['FAL_BASE_URL', saved.base]] as const) {
+    for (const [name, value] of [
+      ['FAL_KEY', saved.key],
+      ['FAL_BASE_URL', saved.base],
+    ] as const) {
       if (value === undefined) delete process.env[name];
       else process.env[name] = value;
     }
@@ -38,7 +41,10 @@ describe('image_generate (double: fake fal API on loopback)', () => {
 
   it('is hidden without FAL_KEY, with the variable named', () => {
     delete process.env.FAL_KEY;
-    expect(registry.availability(registry.get('image_generate')!)).toEqual({ available: false, reason: 'missing environment variable FAL_KEY' });
+    expect(registry.availability(registry.get('image_generate')!)).toEqual({
+      available: false,
+      reason: 'missing environment variable FAL_KEY',
+    });
     process.env.FAL_KEY = GOOD_FAL_KEY;
     expect(available()).toBe(true);
   });
@@ -63,6 +69,8 @@ describe('image_generate (double: fake fal API on loopback)', () => {
   it('reports a refused key and a bad size as errors', async () => {
     process.env.FAL_KEY = 'wrong';
     expect((await call({ prompt: 'x' })).error).toBe('fal refused the key (HTTP 401): check FAL_KEY');
-    expect(String((await call({ prompt: 'x', size: 'huge' })).error)).toMatch(/Invalid arguments for tool 'image_generate'/);
+    expect(String((await call({ prompt: 'x', size: 'huge' })).error)).toMatch(
+      /Invalid arguments for tool 'image_generate'/,
+    );
   });
 });

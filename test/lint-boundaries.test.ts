@@ -14,7 +14,10 @@ const written: string[] = [];
 
 function probe(folder: string, name: string, text: string): string {
   const path = join(root, 'src', folder, `${tag}-${name}.ts`);
-  writeFileSync(path, `// A probe of the lint boundary rules, written and removed by test/lint-boundaries.test.ts.\n${text}`);
+  writeFileSync(
+    path,
+    `// A probe of the lint boundary rules, written and removed by test/lint-boundaries.test.ts.\n${text}`,
+  );
   written.push(path);
   return path;
 }
@@ -22,7 +25,9 @@ function probe(folder: string, name: string, text: string): string {
 /** The ids of the rules each file breaks. */
 async function brokenRules(files: string[]): Promise<string[][]> {
   const results = await new ESLint({ cwd: root }).lintFiles(files);
-  return files.map((f) => results.find((r) => r.filePath === f)?.messages.map((m) => m.ruleId ?? m.message) ?? ['not linted']);
+  return files.map(
+    (f) => results.find((r) => r.filePath === f)?.messages.map((m) => m.ruleId ?? m.message) ?? ['not linted'],
+  );
 }
 
 afterAll(() => {
@@ -32,9 +37,21 @@ afterAll(() => {
 describe('lint boundary rules', () => {
   it('fails on an import cycle, a node: import and a worker folder in workflow code; passes the real workflow entry', async () => {
     const a = probe('registry', 'a', `import { b } from './${tag}-b.js';\nexport const a = (): number => b() + 1;\n`);
-    const b = probe('registry', 'b', `import { a } from './${tag}-a.js';\nexport const b = (): number => (a.length > 0 ? 1 : 0);\n`);
-    const fs = probe('workflows', 'fs', `import { readFileSync } from 'node:fs';\nexport const read = (): string => readFileSync('/etc/hostname', 'utf8');\n`);
-    const worker = probe('common', 'worker', `import type { ToolContext } from '../registry/types.js';\nexport type Probe = ToolContext;\n`);
+    const b = probe(
+      'registry',
+      'b',
+      `import { a } from './${tag}-a.js';\nexport const b = (): number => (a.length > 0 ? 1 : 0);\n`,
+    );
+    const fs = probe(
+      'workflows',
+      'fs',
+      `import { readFileSync } from 'node:fs';\nexport const read = (): string => readFileSync('/etc/hostname', 'utf8');\n`,
+    );
+    const worker = probe(
+      'common',
+      'worker',
+      `import type { ToolContext } from '../registry/types.js';\nexport type Probe = ToolContext;\n`,
+    );
     const real = join(root, 'src', 'workflows', 'index.ts');
     const [ra, rb, rfs, rworker, rreal] = await brokenRules([a, b, fs, worker, real]);
     expect(ra).toContain('import-x/no-cycle');

@@ -13,7 +13,9 @@ import { harness, type Harness } from './support/agent-harness.js';
 
 const settings = localModelSettings();
 if (!settings) {
-  console.warn("local-model tests skipped: the weights are not installed (run 'npm run setup:local-model'; .ci/run does)");
+  console.warn(
+    "local-model tests skipped: the weights are not installed (run 'npm run setup:local-model'; .ci/run does)",
+  );
 }
 
 describe.skipIf(!settings)('local model (SmolLM2-135M-Instruct, node-llama-cpp, CPU)', () => {
@@ -52,7 +54,13 @@ describe.skipIf(!settings)('local model (SmolLM2-135M-Instruct, node-llama-cpp, 
     const cwd = realpathSync(mkdtempSync(join(tmpdir(), 'tether-local-')));
     writeFileSync(join(cwd, 'notes.txt'), 'buy milk\n');
     const result = await h.withWorker('http://127.0.0.1:9/unused', () =>
-      h.run({ task: 'What does notes.txt say?', model: LOCAL_MODEL_NAME, cwd, enabledToolsets: ['read-only'], limits: { maxTurns: 6 } }),
+      h.run({
+        task: 'What does notes.txt say?',
+        model: LOCAL_MODEL_NAME,
+        cwd,
+        enabledToolsets: ['read-only'],
+        limits: { maxTurns: 6 },
+      }),
     );
     expect(result.status).toBe('completed');
     expect(result.toolCalls).toBeGreaterThanOrEqual(1);

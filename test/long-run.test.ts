@@ -37,12 +37,20 @@ it('runs 1,000 turns with continue-as-new, every history bounded', async () => {
       ],
     });
     const result = (await handle.result()) as AgentResult;
-    expect(result).toMatchObject({ status: 'completed', answer: `done after ${turns} turns`, turns, toolCalls: turns - 1 });
+    expect(result).toMatchObject({
+      status: 'completed',
+      answer: `done after ${turns} turns`,
+      turns,
+      toolCalls: turns - 1,
+    });
     const s = await handle.query<AgentState>('state');
     expect(s.continuedRuns).toBeGreaterThanOrEqual(3);
     expect(s.compactions).toBeGreaterThan(10);
     let runs: Awaited<ReturnType<typeof runHistories>> = [];
-    await until('every run listed', async () => (runs = await runHistories(h.client, workflowId)).length === s.continuedRuns + 1);
+    await until(
+      'every run listed',
+      async () => (runs = await runHistories(h.client, workflowId)).length === s.continuedRuns + 1,
+    );
     for (const r of runs) {
       expect(r.events).toBeLessThan(10_000);
       expect(r.bytes).toBeLessThan(10 * 1024 * 1024);

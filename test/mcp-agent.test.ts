@@ -9,11 +9,19 @@ import { harness, type Harness } from './support/agent-harness.js';
 import { lastToolResults, startScriptedModel } from './support/scripted-model.js';
 
 const require = createRequire(import.meta.url);
-const everything = join(dirname(require.resolve('@modelcontextprotocol/server-everything/package.json')), 'dist', 'index.js');
+const everything = join(
+  dirname(require.resolve('@modelcontextprotocol/server-everything/package.json')),
+  'dist',
+  'index.js',
+);
 let h: Harness;
 
 beforeAll(async () => {
-  h = await harness(parseConfig({ mcp_servers: { everything: { command: 'node', args: [everything, 'stdio'], include: ['echo', 'get-sum'] } } }));
+  h = await harness(
+    parseConfig({
+      mcp_servers: { everything: { command: 'node', args: [everything, 'stdio'], include: ['echo', 'get-sum'] } },
+    }),
+  );
 });
 afterAll(async () => {
   await closeTools();
@@ -22,13 +30,23 @@ afterAll(async () => {
 
 it('offers MCP tools to the model and runs its calls through the worker', async () => {
   const model = await startScriptedModel([
-    { toolCalls: [{ name: 'mcp_everything_get-sum', arguments: { a: 20, b: 22 } }, { name: 'mcp_everything_echo', arguments: { message: 'hi' } }] },
+    {
+      toolCalls: [
+        { name: 'mcp_everything_get-sum', arguments: { a: 20, b: 22 } },
+        { name: 'mcp_everything_echo', arguments: { message: 'hi' } },
+      ],
+    },
     { content: 'The sum is 42.' },
   ]);
-  const result = await h.withWorker(model.url, () => h.run({ task: 'add numbers', cwd: tmpdir(), enabledToolsets: ['mcp'] }));
+  const result = await h.withWorker(model.url, () =>
+    h.run({ task: 'add numbers', cwd: tmpdir(), enabledToolsets: ['mcp'] }),
+  );
   await model.close();
   expect(model.errors).toEqual([]);
   expect(result).toMatchObject({ status: 'completed', answer: 'The sum is 42.', toolCalls: 2 });
-  expect(model.requests[0]!.tools!.map((t) => t.function.name).sort()).toEqual(['mcp_everything_echo', 'mcp_everything_get-sum']);
+  expect(model.requests[0]!.tools!.map((t) => t.function.name).sort()).toEqual([
+    'mcp_everything_echo',
+    'mcp_everything_get-sum',
+  ]);
   expect(lastToolResults(model)).toEqual([{ result: 'The sum of 20 and 22 is 42.' }, { result: 'Echo: hi' }]);
 });

@@ -14,8 +14,16 @@ import { until } from './support/cli.js';
 import { recordingLogger } from './support/recording-logger.js';
 
 const require = createRequire(import.meta.url);
-const everything = join(dirname(require.resolve('@modelcontextprotocol/server-everything/package.json')), 'dist', 'index.js');
-const filesystem = join(dirname(require.resolve('@modelcontextprotocol/server-filesystem/package.json')), 'dist', 'index.js');
+const everything = join(
+  dirname(require.resolve('@modelcontextprotocol/server-everything/package.json')),
+  'dist',
+  'index.js',
+);
+const filesystem = join(
+  dirname(require.resolve('@modelcontextprotocol/server-filesystem/package.json')),
+  'dist',
+  'index.js',
+);
 const ctx = { taskId: 't', cwd: tmpdir() };
 const managers: McpManager[] = [];
 const children: ChildProcess[] = [];
@@ -26,12 +34,16 @@ async function load(servers: Record<string, unknown>) {
   const manager = new McpManager(registry, log);
   managers.push(manager);
   const summary = await manager.load(parseConfig({ mcp_servers: servers }).mcp_servers);
-  const call = async (name: string, args: object) => JSON.parse(await registry.dispatch(name, JSON.stringify(args), ctx)) as Record<string, unknown>;
+  const call = async (name: string, args: object) =>
+    JSON.parse(await registry.dispatch(name, JSON.stringify(args), ctx)) as Record<string, unknown>;
   return { registry, manager, summary, call, log };
 }
 
 async function httpServer(port: number, mode: 'streamableHttp' | 'sse' = 'streamableHttp'): Promise<ChildProcess> {
-  const child = spawn('node', [everything, mode], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn('node', [everything, mode], {
+    env: { ...process.env, PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   children.push(child);
   let err = '';
   child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
@@ -60,7 +72,10 @@ describe('MCP over stdio', () => {
     expect(ev.tools).toEqual(expect.arrayContaining(['mcp_everything_echo', 'mcp_everything_get-sum']));
     const sum = stdio.registry.get('mcp_everything_get-sum')!;
     expect(sum).toMatchObject({ toolset: 'mcp-everything', sideEffects: 'read-only', parallelSafe: true });
-    expect(sum.parameters).toMatchObject({ type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } } });
+    expect(sum.parameters).toMatchObject({
+      type: 'object',
+      properties: { a: { type: 'number' }, b: { type: 'number' } },
+    });
     expect(resolveToolset('mcp', stdio.registry).has('mcp_everything_echo')).toBe(true);
   });
 

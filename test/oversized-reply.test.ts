@@ -27,7 +27,12 @@ describe('an oversized model reply', () => {
     const cwd = workdir();
     const big = 'x'.repeat(5 * 1024 * 1024 + 300 * 1024);
     const model = await startScriptedModel([
-      { toolCalls: [{ name: 'write_file', arguments: { path: 'big.txt', content: big } }, { name: 'read_file', arguments: { path: 'nothing.txt' } }] },
+      {
+        toolCalls: [
+          { name: 'write_file', arguments: { path: 'big.txt', content: big } },
+          { name: 'read_file', arguments: { path: 'nothing.txt' } },
+        ],
+      },
       { toolCalls: [{ name: 'write_file', arguments: { path: 'small.txt', content: 'part 1\n' } }] },
       { content: 'wrote it in parts' },
     ]);
@@ -43,7 +48,12 @@ describe('an oversized model reply', () => {
     const tools = second.filter((m) => m.role === 'tool');
     expect(tools).toHaveLength(2);
     for (const t of tools) {
-      expect(JSON.parse(t.content!)).toMatchObject({ not_run: true, error: expect.stringMatching(/^Your reply was 5\.3 MB; the limit is 512 KB \(524288 bytes\).*Write large content in parts/) });
+      expect(JSON.parse(t.content!)).toMatchObject({
+        not_run: true,
+        error: expect.stringMatching(
+          /^Your reply was 5\.3 MB; the limit is 512 KB \(524288 bytes\).*Write large content in parts/,
+        ),
+      });
     }
     // The model sees its own turn, shortened: the calls keep their ids, the arguments are left out.
     const own = second.find((m) => m.role === 'assistant')!;
@@ -51,7 +61,9 @@ describe('an oversized model reply', () => {
     expect(existsSync(join(cwd, 'big.txt'))).toBe(false);
     expect(existsSync(join(cwd, 'small.txt'))).toBe(true);
     const events = await eventTypes(workflowId);
-    expect(events.filter((e) => e === 'activityTaskFailedEventAttributes' || e === 'activityTaskTimedOutEventAttributes')).toEqual([]);
+    expect(
+      events.filter((e) => e === 'activityTaskFailedEventAttributes' || e === 'activityTaskTimedOutEventAttributes'),
+    ).toEqual([]);
   }, 120_000);
 
   it('without tool calls: the model is told in a note and answers again', async () => {

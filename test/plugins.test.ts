@@ -51,7 +51,10 @@ write(
 );
 write(join(userDir, 'notes.txt'), 'not a plugin');
 // A plugin folder whose package.json names a build that was never made.
-write(join(userDir, 'c-unbuilt', 'package.json'), JSON.stringify({ name: 'c-unbuilt', type: 'module', main: 'dist/index.js' }));
+write(
+  join(userDir, 'c-unbuilt', 'package.json'),
+  JSON.stringify({ name: 'c-unbuilt', type: 'module', main: 'dist/index.js' }),
+);
 write(
   join(projectDir, 'project-plugin.mjs'),
   `export default {
@@ -69,7 +72,10 @@ write(
 };
 `,
 );
-write(join(project, 'node_modules', 'tether-plugin-sample', 'package.json'), JSON.stringify({ name: 'tether-plugin-sample', type: 'module', main: 'index.js' }));
+write(
+  join(project, 'node_modules', 'tether-plugin-sample', 'package.json'),
+  JSON.stringify({ name: 'tether-plugin-sample', type: 'module', main: 'index.js' }),
+);
 write(
   join(project, 'node_modules', 'tether-plugin-sample', 'index.js'),
   `export function register(ctx) {
@@ -84,7 +90,8 @@ describe('plugins', () => {
   const log = recordingLogger();
   let result: PluginLoadResult;
   let options: CallOptions;
-  const call = (name: string, args: object, approved = false) => runToolCall(name, JSON.stringify(args), 'task', 'user task', { ...options, approved });
+  const call = (name: string, args: object, approved = false) =>
+    runToolCall(name, JSON.stringify(args), 'task', 'user task', { ...options, approved });
 
   beforeAll(async () => {
     g.pluginEvents = [];
@@ -97,7 +104,11 @@ describe('plugins', () => {
 
   it('loads from the user folder, the project folder and npm packages, in that order; failures are skipped', () => {
     expect(result.loaded).toEqual(['user:a-user', 'project:project-plugin', 'npm:tether-plugin-sample']);
-    expect(result.failed.map((f) => f.plugin)).toEqual(['user:b-broken', 'user:c-unbuilt', 'npm:tether-plugin-not-installed']);
+    expect(result.failed.map((f) => f.plugin)).toEqual([
+      'user:b-broken',
+      'user:c-unbuilt',
+      'npm:tether-plugin-not-installed',
+    ]);
     expect(result.failed[0]!.error).toBe('Error: cannot start');
     expect(log.lines.filter((l) => l.msg.includes('failed to load'))).toHaveLength(3);
     // Nothing of the broken plugin stays registered.
@@ -116,7 +127,11 @@ describe('plugins', () => {
     g.pluginEvents = [];
     const out = await call('user_hello', { name: 'ada' });
     expect(JSON.parse(out.result)).toEqual({ hello: 'ADA', by: 'user:a-user' });
-    expect(g.pluginEvents).toEqual(['user:pre:user_hello', 'project:pre:user_hello', 'project:post:user_hello:{"hello":"ADA"}']);
+    expect(g.pluginEvents).toEqual([
+      'user:pre:user_hello',
+      'project:pre:user_hello',
+      'project:post:user_hello:{"hello":"ADA"}',
+    ]);
   });
 
   it('lets a pre_tool_call hook block a call, and another require approval', async () => {

@@ -19,6 +19,8 @@ describe('replay of recorded histories', () => {
     const text = readFileSync(join(historiesDir, file), 'utf8');
     // Child workflow ids derive from the parent's id: replay under the recorded id when the history shows one.
     const workflowId = /"workflowId":\s*"([^"]+?)--sub\d+-\d+"/.exec(text)?.[1] ?? file;
-    await expect(Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, JSON.parse(text) as unknown, workflowId)).resolves.toBeUndefined();
+    await expect(
+      Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, JSON.parse(text) as unknown, workflowId),
+    ).resolves.toBeUndefined();
   });
 });

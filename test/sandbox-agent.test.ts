@@ -14,7 +14,12 @@ import { lastToolResults, startScriptedModel } from './support/scripted-model.js
 
 let h: Harness;
 beforeAll(async () => {
-  h = await harness(parseConfig({ approvals: { mode: 'manual' }, terminal: { backend: 'local', local: { sandbox: { enabled: true } } } }));
+  h = await harness(
+    parseConfig({
+      approvals: { mode: 'manual' },
+      terminal: { backend: 'local', local: { sandbox: { enabled: true } } },
+    }),
+  );
 });
 afterAll(async () => {
   await h.close();
@@ -25,7 +30,10 @@ it('an approved command still cannot write outside the allowed paths or signal t
   const probe = `/etc/tether-sandbox-agent-${randomUUID()}`;
   // `kubectl delete` asks (rule kubectl-delete); kubectl is not installed, so only the rest does anything.
   const command = `kubectl delete pod demo 2>/dev/null; echo inside > done.txt; kill -TERM ${process.pid}; echo pwned > ${probe}`;
-  const model = await startScriptedModel([{ toolCalls: [{ name: 'terminal', arguments: { command } }] }, { content: 'finished' }]);
+  const model = await startScriptedModel([
+    { toolCalls: [{ name: 'terminal', arguments: { command } }] },
+    { content: 'finished' },
+  ]);
   await h.withWorker(model.url, async () => {
     const handle: WorkflowHandle = await h.client.workflow.start('agentWorkflow', {
       taskQueue: h.taskQueue,
@@ -33,9 +41,15 @@ it('an approved command still cannot write outside the allowed paths or signal t
       args: [{ task: 't', model: 'scripted', cwd }],
     });
     let pending: AgentState['pendingApprovals'] = [];
-    await until('the command waits for approval', async () => (pending = (await handle.query<AgentState>('state')).pendingApprovals).length === 1, 30_000);
+    await until(
+      'the command waits for approval',
+      async () => (pending = (await handle.query<AgentState>('state')).pendingApprovals).length === 1,
+      30_000,
+    );
     expect(pending[0]!.command).toBe(command);
-    await handle.executeUpdate('decideApproval', { args: [{ approvalId: pending[0]!.approvalId, choice: 'once', by: 'test' }] });
+    await handle.executeUpdate('decideApproval', {
+      args: [{ approvalId: pending[0]!.approvalId, choice: 'once', by: 'test' }],
+    });
     expect(((await handle.result()) as AgentResult).status).toBe('completed');
   });
   const [result] = lastToolResults(model) as { exit_code: number; output: string; sandbox?: string }[];

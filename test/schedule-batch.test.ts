@@ -56,7 +56,13 @@ describe('tether schedule', () => {
     expect(created.code).toBe(0);
     expect(created.stdout.trim()).toBe(id);
     const describe = async () =>
-      JSON.parse((await tether(['schedule', 'describe', id, '--json'])).stdout) as { runs: number; paused: boolean; task: string; overlap: string; nextRuns: string[] };
+      JSON.parse((await tether(['schedule', 'describe', id, '--json'])).stdout) as {
+        runs: number;
+        paused: boolean;
+        task: string;
+        overlap: string;
+        nextRuns: string[];
+      };
     await until('two scheduled runs', async () => (await describe()).runs >= 2);
     expect(await tether(['schedule', 'trigger', id])).toMatchObject({ code: 0 });
     const planned = (await describe()).nextRuns;
@@ -71,7 +77,10 @@ describe('tether schedule', () => {
     expect((await describe()).runs).toBe(paused.runs);
     // Scheduled runs are ordinary runs: they finish and `tether list` shows them.
     await until('the scheduled runs to finish', async () => {
-      const list = JSON.parse((await tether(['list', '--json', '--limit', '200'])).stdout) as { workflowId: string; status: string }[];
+      const list = JSON.parse((await tether(['list', '--json', '--limit', '200'])).stdout) as {
+        workflowId: string;
+        status: string;
+      }[];
       const mine = list.filter((r) => r.workflowId.startsWith(`${id}-`));
       return mine.length >= paused.runs && mine.every((r) => r.status === 'COMPLETED');
     });
@@ -93,7 +102,8 @@ describe('tether batch', () => {
     // The resume test runs with --no-worker so that killing the command leaves its runs to this worker.
     if (workers.length === 0) workers.push(await startWorkerProcess(env));
   });
-  const tasks = (n: number, extra: string[] = []) => [...Array.from({ length: n }, (_, i) => JSON.stringify(`task number ${i + 1}`)), ...extra].join('\n');
+  const tasks = (n: number, extra: string[] = []) =>
+    [...Array.from({ length: n }, (_, i) => JSON.stringify(`task number ${i + 1}`)), ...extra].join('\n');
 
   it('runs 20 tasks at concurrency 5, writes 20 results, and reports bad lines', async () => {
     const file = join(dir, 'twenty.jsonl');
@@ -103,7 +113,10 @@ describe('tether batch', () => {
     expect(r.stderr).toContain('twenty.jsonl:21: skipped: not valid JSON');
     expect(r.stderr).toContain("twenty.jsonl:22: skipped: toolsets: unknown toolset 'nope'");
     expect(r.code).toBe(1); // bad lines were skipped
-    const results = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { line: number; status: string; answer: string; toolCalls: number });
+    const results = readFileSync(out, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { line: number; status: string; answer: string; toolCalls: number });
     expect(results).toHaveLength(20);
     expect(new Set(results.map((x) => x.line)).size).toBe(20);
     expect(results.every((x) => x.status === 'completed' && x.answer === 'done' && x.toolCalls === 1)).toBe(true);
@@ -114,7 +127,10 @@ describe('tether batch', () => {
     const file = join(dir, 'resume.jsonl');
     writeFileSync(file, tasks(20));
     const out = join(dir, 'resume.results.jsonl');
-    const first = spawn('node', [cliPath, 'batch', file, '--concurrency', '2', '--out', out, '--no-worker'], { cwd: dir, env: { ...process.env, ...env } });
+    const first = spawn('node', [cliPath, 'batch', file, '--concurrency', '2', '--out', out, '--no-worker'], {
+      cwd: dir,
+      env: { ...process.env, ...env },
+    });
     await until('six results', () => existsSync(out) && readFileSync(out, 'utf8').trim().split('\n').length >= 6);
     first.kill('SIGKILL');
     await new Promise((r) => first.once('exit', r));
@@ -124,7 +140,10 @@ describe('tether batch', () => {
     const again = await tether(['batch', file, '--concurrency', '5', '--out', out, '--no-worker']);
     expect(again.code).toBe(0);
     expect(again.stderr).toMatch(new RegExp(`${before} earlier`));
-    const lines = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { line: number; workflowId: string; status: string });
+    const lines = readFileSync(out, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { line: number; workflowId: string; status: string });
     expect(lines).toHaveLength(20);
     expect(new Set(lines.map((l) => l.line)).size).toBe(20);
     expect(lines.every((l) => l.status === 'completed')).toBe(true);

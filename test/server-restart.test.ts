@@ -18,7 +18,10 @@ it('keeps a run started before a server restart and completes it after', async (
   installRuntimeLogging();
   const dbFile = join(mkdtempSync(join(tmpdir(), 'tether-restart-')), 'dev.sqlite');
   const port = await freePort();
-  const model = await startScriptedModel([{ toolCalls: [{ name: 'read_file', arguments: { path: 'missing.txt' } }] }, { content: 'after the restart' }]);
+  const model = await startScriptedModel([
+    { toolCalls: [{ name: 'read_file', arguments: { path: 'missing.txt' } }] },
+    { content: 'after the restart' },
+  ]);
   const taskQueue = `restart-${randomUUID()}`;
   const workflowId = `restart-${randomUUID()}`;
 

@@ -16,7 +16,8 @@ const FORM = `<!doctype html><html><head><title>Sign-up</title></head><body><h1>
 
 let h: Harness;
 let pages: PageServer;
-const noBrowser = findBrowser(undefined) === undefined ? 'no Chromium on this machine (Debian package chromium)' : undefined;
+const noBrowser =
+  findBrowser(undefined) === undefined ? 'no Chromium on this machine (Debian package chromium)' : undefined;
 
 beforeAll(async () => {
   pages = await startPageServer({ '/form': { headers: { 'content-type': 'text/html' }, body: FORM } });
@@ -30,7 +31,9 @@ afterAll(async () => {
 /** The ref of the first snapshot line containing `pattern`, in the last tool result the model got. */
 function refIn(req: ChatRequest, pattern: string): string {
   const result = JSON.parse(req.messages.at(-1)!.content!) as { snapshot?: string };
-  const line = String(result.snapshot).split('\n').find((l) => l.includes(pattern));
+  const line = String(result.snapshot)
+    .split('\n')
+    .find((l) => l.includes(pattern));
   const ref = line && /\[(e\d+)\]$/.exec(line)?.[1];
   if (!ref) throw new Error(`no ref for ${pattern} in ${String(result.snapshot)}`);
   return ref;

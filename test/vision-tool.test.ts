@@ -22,8 +22,14 @@ afterEach(() => {
 });
 
 // The smallest PNG: one red pixel.
-const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000' + '1f15c4890000000d49444154789c63f8cfc0f01f0005000201' + 'e2a1d6b50000000049454e44ae426082', 'hex');
-const lastTool = (req: ChatRequest): string => [...req.messages].reverse().find((m) => m.role === 'tool')?.content ?? '';
+const PNG = Buffer.from(
+  '89504e470d0a1a0a0000000d4948445200000001000000010806000000' +
+    '1f15c4890000000d49444154789c63f8cfc0f01f0005000201' +
+    'e2a1d6b50000000049454e44ae426082',
+  'hex',
+);
+const lastTool = (req: ChatRequest): string =>
+  [...req.messages].reverse().find((m) => m.role === 'tool')?.content ?? '';
 
 it('sends the image as an image_url part and returns the answer', async () => {
   const cwd = realpathSync(mkdtempSync(join(tmpdir(), 'tether-vision-')));
@@ -45,11 +51,18 @@ it('sends the image as an image_url part and returns the answer', async () => {
       },
     },
   );
-  Object.assign(process.env, { OPENAI_BASE_URL: model.url, OPENAI_API_KEY: 'test-key', TETHER_VISION_MODEL: 'vision-scripted' });
+  Object.assign(process.env, {
+    OPENAI_BASE_URL: model.url,
+    OPENAI_API_KEY: 'test-key',
+    TETHER_VISION_MODEL: 'vision-scripted',
+  });
   await h.withWorker(model.url, () => h.run({ task: 'look', cwd, enabledToolsets: ['vision_tools'] }));
   const parts = seen!.messages[0]!.content as unknown as { type: string; text?: string; image_url?: { url: string } }[];
   expect(parts[0]).toEqual({ type: 'text', text: 'What colour is it?' });
-  expect(parts[1]).toEqual({ type: 'image_url', image_url: { url: `data:image/png;base64,${PNG.toString('base64')}` } });
+  expect(parts[1]).toEqual({
+    type: 'image_url',
+    image_url: { url: `data:image/png;base64,${PNG.toString('base64')}` },
+  });
   expect(JSON.parse(result)).toEqual({ answer: 'a red pixel', model: 'vision-scripted' });
   expect(model.errors).toEqual([]);
   await model.close();
@@ -59,15 +72,25 @@ it('is unavailable, saying why, when the model takes no images', async () => {
   const cwd = realpathSync(mkdtempSync(join(tmpdir(), 'tether-vision-')));
   let result = '';
   const model = await startScriptedModel([
-    { toolCalls: [{ name: 'vision_analyze', arguments: { image: 'https://example.invalid/cat.png', question: 'cat?' } }] },
+    {
+      toolCalls: [
+        { name: 'vision_analyze', arguments: { image: 'https://example.invalid/cat.png', question: 'cat?' } },
+      ],
+    },
     (req) => {
       result = lastTool(req);
       return { content: 'done' };
     },
   ]);
-  Object.assign(process.env, { OPENAI_BASE_URL: model.url, OPENAI_API_KEY: 'test-key', TETHER_VISION_MODEL: 'local:tiny' });
+  Object.assign(process.env, {
+    OPENAI_BASE_URL: model.url,
+    OPENAI_API_KEY: 'test-key',
+    TETHER_VISION_MODEL: 'local:tiny',
+  });
   await h.withWorker(model.url, () => h.run({ task: 'look', cwd, enabledToolsets: ['vision'] }));
-  expect(JSON.parse(result).error).toMatch(/vision_analyze is unavailable: the configured model local:tiny .* takes no images/);
+  expect(JSON.parse(result).error).toMatch(
+    /vision_analyze is unavailable: the configured model local:tiny .* takes no images/,
+  );
   expect(model.requests).toHaveLength(2); // no request for the image
   await model.close();
 });

@@ -10,13 +10,28 @@ import { GOOD_KEY, startFakeSearchApi, type FakeSearchApi } from './support/fake
 import { ARTICLE_PARAGRAPHS, startPageServer, type PageServer } from './support/page-server.js';
 
 const ctx = { taskId: 'web', cwd: process.cwd() };
-const SEARCH_ENV = ['SERPAPI_API_KEY', 'BRAVE_API_KEY', 'TAVILY_API_KEY', 'SERPAPI_BASE_URL', 'BRAVE_BASE_URL', 'TAVILY_BASE_URL'] as const;
+const SEARCH_ENV = [
+  'SERPAPI_API_KEY',
+  'BRAVE_API_KEY',
+  'TAVILY_API_KEY',
+  'SERPAPI_BASE_URL',
+  'BRAVE_BASE_URL',
+  'TAVILY_BASE_URL',
+] as const;
 
 async function call(tool: string, args: object): Promise<Record<string, unknown>> {
   return JSON.parse(await registry.dispatch(tool, JSON.stringify(args), ctx)) as Record<string, unknown>;
 }
 
-type Page = { url: string; final_url?: string; title?: string; content?: string; content_type?: string; truncated?: boolean; error?: string };
+type Page = {
+  url: string;
+  final_url?: string;
+  title?: string;
+  content?: string;
+  content_type?: string;
+  truncated?: boolean;
+  error?: string;
+};
 
 async function extract(...urls: string[]): Promise<Page[]> {
   const out = await call('web_extract', { urls });
@@ -49,7 +64,9 @@ describe('web_search (double: fake SerpAPI, Brave and Tavily APIs on loopback)',
   it('is hidden when no search key is set, and says which to set', () => {
     const verdict = registry.availability(registry.get('web_search')!);
     expect(verdict.available).toBe(false);
-    expect(verdict.available ? '' : verdict.reason).toMatch(/no search key: set SERPAPI_API_KEY, BRAVE_API_KEY or TAVILY_API_KEY/);
+    expect(verdict.available ? '' : verdict.reason).toMatch(
+      /no search key: set SERPAPI_API_KEY, BRAVE_API_KEY or TAVILY_API_KEY/,
+    );
     process.env.BRAVE_API_KEY = GOOD_KEY;
     expect(registry.availability(registry.get('web_search')!).available).toBe(true);
   });
@@ -60,9 +77,17 @@ describe('web_search (double: fake SerpAPI, Brave and Tavily APIs on loopback)',
     expect(out).toEqual({
       query: 'sea otters',
       provider: 'serpapi',
-      results: [1, 2, 3].map((i) => ({ title: `Result ${i} for sea otters`, url: `https://example.com/${i}`, snippet: `Snippet ${i} about sea otters` })),
+      results: [1, 2, 3].map((i) => ({
+        title: `Result ${i} for sea otters`,
+        url: `https://example.com/${i}`,
+        snippet: `Snippet ${i} about sea otters`,
+      })),
     });
-    expect(api.calls.at(-1)).toMatchObject({ api: 'serpapi', key: GOOD_KEY, params: { engine: 'google', q: 'sea otters', num: '3' } });
+    expect(api.calls.at(-1)).toMatchObject({
+      api: 'serpapi',
+      key: GOOD_KEY,
+      params: { engine: 'google', q: 'sea otters', num: '3' },
+    });
   });
 
   it('uses Brave when only its key is set, with 5 results by default', async () => {
@@ -80,33 +105,53 @@ describe('web_search (double: fake SerpAPI, Brave and Tavily APIs on loopback)',
     setCurrentConfig(parseConfig({ web: { search_provider: 'tavily' } }));
     const out = await call('web_search', { query: 'otter fur', limit: 2 });
     expect(out.provider).toBe('tavily');
-    expect(out.results).toEqual([1, 2].map((i) => ({ title: `Result ${i} for otter fur`, url: `https://example.com/${i}`, snippet: `Snippet ${i} about otter fur` })));
-    expect(api.calls.at(-1)).toMatchObject({ api: 'tavily', key: GOOD_KEY, params: { query: 'otter fur', max_results: 2 } });
+    expect(out.results).toEqual(
+      [1, 2].map((i) => ({
+        title: `Result ${i} for otter fur`,
+        url: `https://example.com/${i}`,
+        snippet: `Snippet ${i} about otter fur`,
+      })),
+    );
+    expect(api.calls.at(-1)).toMatchObject({
+      api: 'tavily',
+      key: GOOD_KEY,
+      params: { query: 'otter fur', max_results: 2 },
+    });
   });
 
   it('hides the tool when the configured provider has no key', () => {
     process.env.SERPAPI_API_KEY = GOOD_KEY;
     setCurrentConfig(parseConfig({ web: { search_provider: 'brave' } }));
     const verdict = registry.availability(registry.get('web_search')!);
-    expect(verdict.available ? '' : verdict.reason).toMatch(/web.search_provider is brave but BRAVE_API_KEY is not set/);
+    expect(verdict.available ? '' : verdict.reason).toMatch(
+      /web.search_provider is brave but BRAVE_API_KEY is not set/,
+    );
   });
 
   it('reports a refused key naming the variable, a rate limit, non-JSON and an unreachable API as errors', async () => {
     process.env.BRAVE_API_KEY = 'revoked';
-    expect((await call('web_search', { query: 'q' })).error).toBe('Brave Search refused the API key (HTTP 401): check BRAVE_API_KEY');
+    expect((await call('web_search', { query: 'q' })).error).toBe(
+      'Brave Search refused the API key (HTTP 401): check BRAVE_API_KEY',
+    );
     process.env.BRAVE_API_KEY = GOOD_KEY;
     api.failNext(429, '{"error":"too many"}');
     expect((await call('web_search', { query: 'q' })).error).toMatch(/rate limited by Brave Search/);
     api.failNext(200, '<html>maintenance</html>', 'text/html');
-    expect((await call('web_search', { query: 'q' })).error).toMatch(/Brave Search answered with something that is not JSON/);
+    expect((await call('web_search', { query: 'q' })).error).toMatch(
+      /Brave Search answered with something that is not JSON/,
+    );
     const closed = await startPageServer();
     await closed.close();
     process.env.BRAVE_BASE_URL = closed.origin;
-    expect((await call('web_search', { query: 'q' })).error).toMatch(/could not reach Brave Search at http:\/\/127\.0\.0\.1:\d+: .*ECONNREFUSED/);
+    expect((await call('web_search', { query: 'q' })).error).toMatch(
+      /could not reach Brave Search at http:\/\/127\.0\.0\.1:\d+: .*ECONNREFUSED/,
+    );
   });
 
   it('reports a search API that does not answer in web.timeout_seconds', async () => {
-    const slow = await startPageServer({ '/search': { delayMs: 5_000, headers: { 'content-type': 'application/json' }, body: '{}' } });
+    const slow = await startPageServer({
+      '/search': { delayMs: 5_000, headers: { 'content-type': 'application/json' }, body: '{}' },
+    });
     try {
       setCurrentConfig(parseConfig({ web: { timeout_seconds: 0.3 } }));
       process.env.SERPAPI_API_KEY = GOOD_KEY;
@@ -124,10 +169,16 @@ describe('web_extract (real page server on 127.0.0.1, web.allow_private: true)',
   beforeAll(async () => {
     pages = await startPageServer({
       '/big.txt': { headers: { 'content-type': 'text/plain' }, body: 'x'.repeat(300_000) },
-      '/long': { headers: { 'content-type': 'text/html' }, body: `<html><head><title>Long</title></head><body><article>${'<p>otters are great swimmers and divers. </p>'.repeat(200)}</article></body></html>` },
+      '/long': {
+        headers: { 'content-type': 'text/html' },
+        body: `<html><head><title>Long</title></head><body><article>${'<p>otters are great swimmers and divers. </p>'.repeat(200)}</article></body></html>`,
+      },
       '/notes.md': { headers: { 'content-type': 'text/markdown' }, body: '# Notes\n\n- one\n' },
       '/to-file': { status: 302, headers: { location: 'file:///etc/passwd' } },
-      '/gzipped': { headers: { 'content-type': 'text/plain', 'content-encoding': 'gzip' }, body: gzipSync('packed otter facts') },
+      '/gzipped': {
+        headers: { 'content-type': 'text/plain', 'content-encoding': 'gzip' },
+        body: gzipSync('packed otter facts'),
+      },
     });
   });
   afterAll(async () => {
@@ -139,10 +190,20 @@ describe('web_extract (real page server on 127.0.0.1, web.allow_private: true)',
 
   it('returns the article text and title without navigation, sidebar, footer or scripts', async () => {
     const [page] = await extract(pages.url('/article'));
-    expect(page).toMatchObject({ url: pages.url('/article'), final_url: pages.url('/article'), content_type: 'text/html' });
+    expect(page).toMatchObject({
+      url: pages.url('/article'),
+      final_url: pages.url('/article'),
+      content_type: 'text/html',
+    });
     expect(page!.title).toMatch(/Otters|How sea otters live/);
     for (const p of ARTICLE_PARAGRAPHS) expect(page!.content).toContain(p);
-    for (const chrome of ['Subscribe to our newsletter', 'All rights reserved', 'Cookie settings', 'TRACKER-SCRIPT', 'About us']) {
+    for (const chrome of [
+      'Subscribe to our newsletter',
+      'All rights reserved',
+      'Cookie settings',
+      'TRACKER-SCRIPT',
+      'About us',
+    ]) {
       expect(page!.content).not.toContain(chrome);
     }
     expect(page!.truncated).toBeUndefined();
@@ -179,7 +240,9 @@ describe('web_extract (real page server on 127.0.0.1, web.allow_private: true)',
     const [long] = await extract(pages.url('/long'));
     expect(long!.truncated).toBe(true);
     expect(long!.content!.length).toBeLessThanOrEqual(2_000);
-    expect(long!.content).toMatch(/otters are great swimmers[\s\S]*\[\.\.\. cut: the first 2000 of \d+ characters are shown\]$/);
+    expect(long!.content).toMatch(
+      /otters are great swimmers[\s\S]*\[\.\.\. cut: the first 2000 of \d+ characters are shown\]$/,
+    );
   });
 
   it('returns plain text, Markdown and JSON as they are', async () => {
@@ -191,7 +254,10 @@ describe('web_extract (real page server on 127.0.0.1, web.allow_private: true)',
 
   it('refuses an image with an error naming its content type', async () => {
     const [page] = await extract(pages.url('/image.png'));
-    expect(page).toEqual({ url: pages.url('/image.png'), error: expect.stringMatching(/unsupported content type image\/png/) as unknown });
+    expect(page).toEqual({
+      url: pages.url('/image.png'),
+      error: expect.stringMatching(/unsupported content type image\/png/) as unknown,
+    });
   });
 
   it('reports a slow page as a timeout and a 404 with its status', async () => {
@@ -209,7 +275,9 @@ describe('web_extract (real page server on 127.0.0.1, web.allow_private: true)',
 
   it('validates its arguments: at least one URL, at most five', async () => {
     expect((await call('web_extract', { urls: [] })).error).toMatch(/Invalid arguments/);
-    expect((await call('web_extract', { urls: Array(6).fill(pages.url('/plain.txt')) })).error).toMatch(/Invalid arguments/);
+    expect((await call('web_extract', { urls: Array(6).fill(pages.url('/plain.txt')) })).error).toMatch(
+      /Invalid arguments/,
+    );
   });
 });
 
@@ -228,7 +296,12 @@ describe('web_extract under the default config (allow_private: false)', () => {
 
   it('refuses loopback URLs by address and by name, and file:// URLs, before any request', async () => {
     const port = new URL(pages.origin).port;
-    const [ip, name, v6, file] = await extract(pages.url('/plain.txt'), `http://localhost:${port}/plain.txt`, `http://[::ffff:127.0.0.1]:${port}/plain.txt`, 'file:///etc/passwd');
+    const [ip, name, v6, file] = await extract(
+      pages.url('/plain.txt'),
+      `http://localhost:${port}/plain.txt`,
+      `http://[::ffff:127.0.0.1]:${port}/plain.txt`,
+      'file:///etc/passwd',
+    );
     expect(ip!.error).toMatch(/127\.0\.0\.1 is a loopback address/);
     expect(name!.error).toMatch(/localhost: it resolves to (127\.0\.0\.1|::1) is a loopback address/);
     expect(v6!.error).toMatch(/::ffff:7f00:1 is a loopback address/);

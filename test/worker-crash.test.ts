@@ -27,13 +27,17 @@ function processesIn(dir: string): number[] {
     .map(Number);
 }
 
-
 it('survives SIGKILL of the worker during a model call and during a terminal command', async () => {
   const cwd = realpathSync(mkdtempSync(join(tmpdir(), 'tether-crash-')));
   const log = join(cwd, 'log.txt');
   const model: ScriptedModel = await startScriptedModel([
     // Turn 1 answers slowly, so the first worker dies while waiting for it; the retry gets the same answer.
-    { delayMs: 2_000, toolCalls: [{ name: 'terminal', arguments: { command: `echo started >> ${log}; sleep 6; echo finished >> ${log}` } }] },
+    {
+      delayMs: 2_000,
+      toolCalls: [
+        { name: 'terminal', arguments: { command: `echo started >> ${log}; sleep 6; echo finished >> ${log}` } },
+      ],
+    },
     { content: 'recovered after two crashes' },
   ]);
   const { env, taskQueue } = workerEnv(inject('temporalAddress'), model.url, 'crash');
@@ -59,10 +63,13 @@ it('survives SIGKILL of the worker during a model call and during a terminal com
   expect(model.requests.length).toBe(3);
   // The command was not run again, and the model was told it may have partly run.
   const toolMessage = model.requests[2]!.messages.find((m) => m.role === 'tool')!;
-  expect(JSON.parse(toolMessage.content!)).toMatchObject({ interrupted: true, error: expect.stringMatching(/was interrupted: the worker running it was lost.*may have partly run/) });
+  expect(JSON.parse(toolMessage.content!)).toMatchObject({
+    interrupted: true,
+    error: expect.stringMatching(/was interrupted: the worker running it was lost.*may have partly run/),
+  });
   // Its orphaned process group was killed with the dead worker: it never finished. A survivor would write
   // "finished" before exiting, so wait for every process in the run's directory to be gone, then look.
-  await until('no process left in the run\'s directory', () => processesIn(cwd).length === 0, 30_000);
+  await until("no process left in the run's directory", () => processesIn(cwd).length === 0, 30_000);
   expect(readFileSync(log, 'utf8')).toBe('started\n');
   await third.kill('SIGTERM');
   await model.close();

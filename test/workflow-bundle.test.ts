@@ -53,7 +53,9 @@ describe('workflow bundle', () => {
     expect(own).toContain(['src', 'workflows', 'agent-workflow.ts'].join(sep));
     expect(own.some((f) => f.startsWith(['src', 'common', ''].join(sep)))).toBe(true);
 
-    const outsideSrc = own.filter((f) => !f.startsWith(['src', 'workflows', ''].join(sep)) && !f.startsWith(['src', 'common', ''].join(sep)));
+    const outsideSrc = own.filter(
+      (f) => !f.startsWith(['src', 'workflows', ''].join(sep)) && !f.startsWith(['src', 'common', ''].join(sep)),
+    );
     expect(outsideSrc).toEqual([]);
     const packages = new Set(files.map(packageOf).filter((p): p is string => p !== undefined));
     expect([...packages].filter((p) => !ALLOWED_PACKAGES.has(p))).toEqual([]);

@@ -14,7 +14,8 @@ export interface AcpAgentDeps extends SessionDeps {
 }
 
 function checkCwd(cwd: string): void {
-  if (!isAbsolute(cwd) || !existsSync(cwd) || !statSync(cwd).isDirectory()) throw RequestError.invalidParams({ cwd }, `cwd: ${cwd} is not an absolute path to a directory`);
+  if (!isAbsolute(cwd) || !existsSync(cwd) || !statSync(cwd).isDirectory())
+    throw RequestError.invalidParams({ cwd }, `cwd: ${cwd} is not an absolute path to a directory`);
 }
 
 export function acpAgent(deps: AcpAgentDeps): AgentApp {
@@ -24,7 +25,10 @@ export function acpAgent(deps: AcpAgentDeps): AgentApp {
     if (!s) throw RequestError.sessionNotFound(id);
     return s;
   };
-  const toolsetsFor = async (servers: readonly McpServer[]): Promise<string[]> => [...deps.toolsets, ...(await deps.mcp.connect(servers))];
+  const toolsetsFor = async (servers: readonly McpServer[]): Promise<string[]> => [
+    ...deps.toolsets,
+    ...(await deps.mcp.connect(servers)),
+  ];
   const modelOrError = (): string => {
     try {
       return deps.model();
@@ -49,7 +53,10 @@ export function acpAgent(deps: AcpAgentDeps): AgentApp {
       checkCwd(params.cwd);
       const id = newWorkflowId();
       sessions.set(id, new AcpSession(id, params.cwd, await toolsetsFor(params.mcpServers), client, sessionDeps));
-      deps.log.info({ session: id, cwd: params.cwd, mcpServers: params.mcpServers.map((s) => s.name) }, 'ACP session created');
+      deps.log.info(
+        { session: id, cwd: params.cwd, mcpServers: params.mcpServers.map((s) => s.name) },
+        'ACP session created',
+      );
       return { sessionId: id };
     })
     .onRequest('session/load', async ({ params, client }) => {
@@ -57,7 +64,14 @@ export function acpAgent(deps: AcpAgentDeps): AgentApp {
       checkCwd(params.cwd);
       const state = await AcpSession.stateOf(deps.client, params.sessionId);
       if (!state || state.status !== 'running') throw RequestError.sessionNotFound(params.sessionId);
-      const s = new AcpSession(params.sessionId, params.cwd, await toolsetsFor(params.mcpServers), client, sessionDeps, params.sessionId);
+      const s = new AcpSession(
+        params.sessionId,
+        params.cwd,
+        await toolsetsFor(params.mcpServers),
+        client,
+        sessionDeps,
+        params.sessionId,
+      );
       sessions.set(params.sessionId, s);
       await s.reattach(state);
       return {};

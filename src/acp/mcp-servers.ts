@@ -12,8 +12,16 @@ export function editorServerConfig(server: McpServer): { name: string; config: M
   const name = server.name.replace(/[^a-zA-Z0-9_-]/g, '_') || 'editor';
   const raw =
     'command' in server
-      ? { command: server.command, args: server.args, env: Object.fromEntries(server.env.map((e) => [e.name, e.value])) }
-      : { url: server.url, headers: Object.fromEntries(server.headers.map((h) => [h.name, h.value])), transport: server.type };
+      ? {
+          command: server.command,
+          args: server.args,
+          env: Object.fromEntries(server.env.map((e) => [e.name, e.value])),
+        }
+      : {
+          url: server.url,
+          headers: Object.fromEntries(server.headers.map((h) => [h.name, h.value])),
+          transport: server.type,
+        };
   return { name, config: McpServerSchema.parse(raw) };
 }
 
@@ -34,7 +42,11 @@ export class EditorMcpServers {
       const { name, config } = editorServerConfig(s);
       const key = JSON.stringify(config);
       const known = this.loaded.get(name);
-      if (known !== undefined && known !== key) this.log.warn({ server: name }, `MCP server '${name}' is connected already with other settings: the first one stays`);
+      if (known !== undefined && known !== key)
+        this.log.warn(
+          { server: name },
+          `MCP server '${name}' is connected already with other settings: the first one stays`,
+        );
       if (known === undefined) {
         this.loaded.set(name, key);
         fresh[name] = config;
@@ -45,7 +57,8 @@ export class EditorMcpServers {
     const status = new Map(this.manager.summaries().map((s) => [s.name, s]));
     for (const n of Object.keys(fresh)) {
       const s = status.get(n);
-      if (s?.status === 'failed') this.log.warn({ server: n, error: s.error }, `editor MCP server '${n}' failed to start and was skipped`);
+      if (s?.status === 'failed')
+        this.log.warn({ server: n, error: s.error }, `editor MCP server '${n}' failed to start and was skipped`);
     }
     return names.filter((n) => status.get(n)?.status === 'connected').map(mcpToolsetName);
   }

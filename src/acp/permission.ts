@@ -13,7 +13,12 @@ export const PERMISSION_OPTIONS: readonly PermissionOption[] = [
   { optionId: 'deny', name: 'Reject', kind: 'reject_once' },
 ];
 
-const CHOICES: Readonly<Record<string, ApprovalChoice>> = { once: 'once', session: 'session', always: 'always', deny: 'deny' };
+const CHOICES: Readonly<Record<string, ApprovalChoice>> = {
+  once: 'once',
+  session: 'session',
+  always: 'always',
+  deny: 'deny',
+};
 
 /** The decision an editor's answer stands for; null when it cancelled (the approval stays pending). */
 export function answerFor(outcome: RequestPermissionOutcome): PromptAnswer | null {
@@ -59,7 +64,10 @@ export class EditorAsker implements ApprovalAsker {
       return answerFor(res.outcome);
     } catch (err) {
       this.gone = true;
-      this.log.warn({ approvalId: p.approvalId, error: (err as Error).message }, 'the editor did not answer a permission request; the approval stays pending');
+      this.log.warn(
+        { approvalId: p.approvalId, error: (err as Error).message },
+        'the editor did not answer a permission request; the approval stays pending',
+      );
       return null;
     }
   }

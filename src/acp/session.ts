@@ -29,7 +29,12 @@ export function promptText(blocks: readonly ContentBlock[]): string {
   for (const b of blocks) {
     if (b.type === 'text') parts.push(b.text);
     else if (b.type === 'resource_link') parts.push(`[${b.name}](${b.uri})`);
-    else if (b.type === 'resource') parts.push('text' in b.resource ? `${b.resource.uri}:\n${b.resource.text}` : `(binary resource ${b.resource.uri} left out)`);
+    else if (b.type === 'resource')
+      parts.push(
+        'text' in b.resource
+          ? `${b.resource.uri}:\n${b.resource.text}`
+          : `(binary resource ${b.resource.uri} left out)`,
+      );
     else parts.push(`(${b.type} content left out: tether takes text)`);
   }
   return parts.join('\n\n').trim();
@@ -56,7 +61,8 @@ export class AcpSession {
   async reattach(state: AgentState): Promise<void> {
     this.tracker.baseline(state);
     this.answers = state.answers ?? 0;
-    if (state.answer) await this.send({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: state.answer } });
+    if (state.answer)
+      await this.send({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: state.answer } });
   }
 
   private send(update: SessionUpdate): Promise<void> {
@@ -75,7 +81,13 @@ export class AcpSession {
     if (!(await this.running())) {
       // A first prompt, or one after the run was cancelled: a new run, under the session id when it is free.
       const workflowId = this.runId === undefined ? this.id : newWorkflowId();
-      const input: AgentInput = { task: text, model: this.deps.model(), enabledToolsets: this.toolsets, cwd: this.cwd, conversation: true };
+      const input: AgentInput = {
+        task: text,
+        model: this.deps.model(),
+        enabledToolsets: this.toolsets,
+        cwd: this.cwd,
+        conversation: true,
+      };
       await client.workflow.start(agentWorkflow, { taskQueue: settings.taskQueue, workflowId, args: [input] });
       this.runId = workflowId;
       this.answers = 0;
@@ -109,7 +121,11 @@ export class AcpSession {
       return last?.stopReason === 'max_turns' ? 'max_turn_requests' : 'end_turn';
     }
     if (outcome.status === 'cancelled' || outcome.detached) return 'cancelled';
-    if (outcome.status === 'failed') await this.send({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: `✗ the run failed: ${outcome.error ?? ''}` } });
+    if (outcome.status === 'failed')
+      await this.send({
+        sessionUpdate: 'agent_message_chunk',
+        content: { type: 'text', text: `✗ the run failed: ${outcome.error ?? ''}` },
+      });
     return 'end_turn';
   }
 

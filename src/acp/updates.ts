@@ -40,11 +40,16 @@ function parseArgs(args: string | undefined): Record<string, unknown> | undefine
 }
 
 /** What ACP shows for a file edit: write_file's new content, patch's replaced text. */
-export function editDiff(name: string, args: Record<string, unknown> | undefined, cwd: string): ToolCallContent | undefined {
+export function editDiff(
+  name: string,
+  args: Record<string, unknown> | undefined,
+  cwd: string,
+): ToolCallContent | undefined {
   const path = typeof args?.path === 'string' ? args.path : undefined;
   if (!path) return undefined;
   const abs = isAbsolute(path) ? path : resolve(cwd, path);
-  if (name === 'write_file' && typeof args?.content === 'string') return { type: 'diff', path: abs, oldText: null, newText: args.content };
+  if (name === 'write_file' && typeof args?.content === 'string')
+    return { type: 'diff', path: abs, oldText: null, newText: args.content };
   if (name === 'patch' && typeof args?.old_string === 'string' && typeof args.new_string === 'string') {
     return { type: 'diff', path: abs, oldText: args.old_string, newText: args.new_string };
   }
@@ -80,7 +85,11 @@ export class UpdateTracker {
     for (const r of state.recentReplies ?? []) {
       if (r.turn <= this.replyTurn) continue;
       this.replyTurn = r.turn;
-      events.push({ turn: r.turn, order: 0, update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: r.text } } });
+      events.push({
+        turn: r.turn,
+        order: 0,
+        update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: r.text } },
+      });
     }
     const calls = new Map<number, ToolCallView>();
     for (const c of [...state.recentToolCalls, ...state.currentToolCalls]) calls.set(c.index, c);
@@ -90,7 +99,11 @@ export class UpdateTracker {
     const plan = JSON.stringify(state.todo);
     if (plan !== this.plan) {
       this.plan = plan;
-      events.push({ turn: state.turn, order: Number.MAX_SAFE_INTEGER, update: { sessionUpdate: 'plan', entries: planEntries(state.todo) } });
+      events.push({
+        turn: state.turn,
+        order: Number.MAX_SAFE_INTEGER,
+        update: { sessionUpdate: 'plan', entries: planEntries(state.todo) },
+      });
     }
     // Stable sort: a turn's text comes before its tool calls.
     return events.sort((a, b) => a.turn - b.turn || a.order - b.order).map((e) => e.update);
@@ -121,7 +134,8 @@ export class UpdateTracker {
     const done = status === 'completed' || status === 'failed';
     // An update's content replaces the call's: an edit keeps its diff beside the result.
     const diff = editDiff(c.name, parseArgs(c.args), this.cwd);
-    const output: ToolCallContent[] = c.output !== undefined ? [{ type: 'content', content: { type: 'text', text: c.output } }] : [];
+    const output: ToolCallContent[] =
+      c.output !== undefined ? [{ type: 'content', content: { type: 'text', text: c.output } }] : [];
     out.push({
       sessionUpdate: 'tool_call_update',
       toolCallId: c.id,

@@ -38,11 +38,20 @@ export function createApprovalActivities(deps: ApprovalActivityDeps) {
     };
   }
 
-  async function judgeCommand(input: { command: string; findings: ApprovalFinding[]; model: string }): Promise<SmartVerdict> {
+  async function judgeCommand(input: {
+    command: string;
+    findings: ApprovalFinding[];
+    model: string;
+  }): Promise<SmartVerdict> {
     const model = config.approvals.smart_model ?? input.model;
-    const reply = await withHeartbeat((signal) => deps.complete({ model, messages: smartPrompt(input.command, input.findings), tools: [] }, signal));
+    const reply = await withHeartbeat((signal) =>
+      deps.complete({ model, messages: smartPrompt(input.command, input.findings), tools: [] }, signal),
+    );
     const verdict = readSmartAnswer(reply.message.content, model);
-    log.info({ command: input.command, answer: verdict.answer, reply: verdict.reply, model }, 'smart approval answered');
+    log.info(
+      { command: input.command, answer: verdict.answer, reply: verdict.reply, model },
+      'smart approval answered',
+    );
     return verdict;
   }
 
@@ -51,16 +60,25 @@ export function createApprovalActivities(deps: ApprovalActivityDeps) {
     if (!url) return;
     const info = Context.current().info;
     // commandVisible is what a chat message should show; visibleJson writes bidi and invisible characters as escapes.
-    const body = visibleJson({ type: 'approval.pending', workflowId: info.workflowExecution?.workflowId, approval: input.approval, commandVisible: visibleText(input.approval.command) });
+    const body = visibleJson({
+      type: 'approval.pending',
+      workflowId: info.workflowExecution?.workflowId,
+      approval: input.approval,
+      commandVisible: visibleText(input.approval.command),
+    });
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (config.approvals.secret) headers[SIGNATURE_HEADER] = signBody(config.approvals.secret, body);
     let res: Response;
     try {
       res = await fetch(url, { method: 'POST', headers, body, signal: AbortSignal.timeout(10_000) });
     } catch (err) {
-      throw ApplicationFailure.retryable(`approval webhook ${url} unreachable: ${(err as Error).message}`, 'Approval.Webhook');
+      throw ApplicationFailure.retryable(
+        `approval webhook ${url} unreachable: ${(err as Error).message}`,
+        'Approval.Webhook',
+      );
     }
-    if (!res.ok) throw ApplicationFailure.retryable(`approval webhook ${url} answered HTTP ${res.status}`, 'Approval.Webhook');
+    if (!res.ok)
+      throw ApplicationFailure.retryable(`approval webhook ${url} answered HTTP ${res.status}`, 'Approval.Webhook');
   }
 
   async function addToAllowlist(input: { entries: string[] }): Promise<void> {

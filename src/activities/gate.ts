@@ -23,10 +23,17 @@ export function createGateActivities(deps: GateActivityDeps) {
 
   async function assessCall(input: AssessCallInput): Promise<CallAssessment> {
     const entry = registry.get(input.name);
-    const policy = { mode: config.approvals.mode, timeoutSeconds: config.approvals.timeout, notify: config.approvals.webhook_url !== undefined };
+    const policy = {
+      mode: config.approvals.mode,
+      timeoutSeconds: config.approvals.timeout,
+      notify: config.approvals.webhook_url !== undefined,
+    };
     const backend = input.backend ?? environmentManager().terminal.backend;
     // Only a worker that now holds the task's environment pins the task to itself.
-    const held = (): { workerQueue?: string } => (entry?.environment && deps.workerQueue && environmentManager().has(input.taskId, backend) ? { workerQueue: deps.workerQueue } : {});
+    const held = (): { workerQueue?: string } =>
+      entry?.environment && deps.workerQueue && environmentManager().has(input.taskId, backend)
+        ? { workerQueue: deps.workerQueue }
+        : {};
     let args: unknown;
     try {
       args = JSON.parse(input.args || '{}');
@@ -35,17 +42,38 @@ export function createGateActivities(deps: GateActivityDeps) {
     }
     const valid = entry ? entry.validate(args) : undefined;
     // Arguments the tool will refuse run nothing: dispatch reports the problem to the model.
-    if (!entry?.gate || !valid?.ok) return { ...policy, command: '', dangerous: false, tier: null, findings: [], ...held() };
+    if (!entry?.gate || !valid?.ok)
+      return { ...policy, command: '', dangerous: false, tier: null, findings: [], ...held() };
     const subject = await entry.gate(valid.value, { taskId: input.taskId, cwd: input.cwd, backend: input.backend });
     if (!subject) return { ...policy, command: '', dangerous: false, tier: null, findings: [], ...held() };
-    const cwd = subject.workdir ? (subject.workdir.startsWith('/') ? subject.workdir : `${input.cwd}/${subject.workdir}`) : input.cwd;
+    const cwd = subject.workdir
+      ? subject.workdir.startsWith('/')
+        ? subject.workdir
+        : `${input.cwd}/${subject.workdir}`
+      : input.cwd;
     const read: ReadScripts = (keys) =>
-      environmentManager().use(input.taskId, { hostCwd: input.cwd, expected: input.environmentExpected, backend: input.backend }, ({ env }) => readScriptsIn(env, keys, subject.workdir));
+      environmentManager().use(
+        input.taskId,
+        { hostCwd: input.cwd, expected: input.environmentExpected, backend: input.backend },
+        ({ env }) => readScriptsIn(env, keys, subject.workdir),
+      );
     const { verdict, allowlistedBy, scripts } = await assessSubject(subject, cwd, config, configFile, {
       read: entry.environment ? read : undefined,
-      onUnreadable: (err) => log.warn({ configFile, err: err.message }, 'could not read command_allowlist; using the start-up configuration'),
+      onUnreadable: (err) =>
+        log.warn(
+          { configFile, err: err.message },
+          'could not read command_allowlist; using the start-up configuration',
+        ),
     });
-    return { ...policy, command: shownText(subject, scripts), dangerous: verdict.dangerous, tier: verdict.tier, findings: verdict.findings, allowlistedBy, ...held() };
+    return {
+      ...policy,
+      command: shownText(subject, scripts),
+      dangerous: verdict.dangerous,
+      tier: verdict.tier,
+      findings: verdict.findings,
+      allowlistedBy,
+      ...held(),
+    };
   }
 
   return { assessCall };

@@ -48,7 +48,10 @@ export function createModelActivity(complete: CompleteFn): (input: CallModelInpu
     const t = input.transcript;
     if (t) {
       try {
-        openStore().record(t.workflowId, transcriptEntries(input.messages, t.fromIndex, t.firstSeq, t.turn, reply.message));
+        openStore().record(
+          t.workflowId,
+          transcriptEntries(input.messages, t.fromIndex, t.firstSeq, t.turn, reply.message),
+        );
       } catch (err) {
         getLogger().warn({ workflowId: t.workflowId, err: (err as Error).message }, 'transcript not recorded');
       }

@@ -12,20 +12,45 @@ export function openStore(): Store {
     opened ??= new Store();
     return opened;
   } catch (err) {
-    throw ApplicationFailure.retryable(`store: cannot open the SQLite file under TETHER_HOME: ${(err as Error).message}`, 'Store.Unavailable');
+    throw ApplicationFailure.retryable(
+      `store: cannot open the SQLite file under TETHER_HOME: ${(err as Error).message}`,
+      'Store.Unavailable',
+    );
   }
 }
 
 export function createStoreActivities() {
   return {
-    async memoryOp(input: { action: 'add' | 'replace' | 'remove' | 'read'; content?: string; old_text?: string; opId: string }): Promise<{ result: string }> {
+    async memoryOp(input: {
+      action: 'add' | 'replace' | 'remove' | 'read';
+      content?: string;
+      old_text?: string;
+      opId: string;
+    }): Promise<{ result: string }> {
       const store = openStore();
       const { opId, ...args } = input;
-      return { result: args.action === 'read' ? applyMemory(store, args) : store.once(opId, () => applyMemory(store, args)) };
+      return {
+        result: args.action === 'read' ? applyMemory(store, args) : store.once(opId, () => applyMemory(store, args)),
+      };
     },
-    async searchSessions(input: { query: string; limit: number; excludeWorkflowId?: string }): Promise<{ result: string }> {
+    async searchSessions(input: {
+      query: string;
+      limit: number;
+      excludeWorkflowId?: string;
+    }): Promise<{ result: string }> {
       const hits = openStore().search(input.query, input.limit, input.excludeWorkflowId);
-      return { result: JSON.stringify({ query: input.query, results: hits.map((h) => ({ run: h.workflowId, turn: h.turn, role: h.role, tool: h.tool ?? undefined, snippet: h.snippet })) }) };
+      return {
+        result: JSON.stringify({
+          query: input.query,
+          results: hits.map((h) => ({
+            run: h.workflowId,
+            turn: h.turn,
+            role: h.role,
+            tool: h.tool ?? undefined,
+            snippet: h.snippet,
+          })),
+        }),
+      };
     },
     async recordTranscript(input: { workflowId: string; entries: TranscriptEntry[] }): Promise<void> {
       openStore().record(input.workflowId, input.entries);

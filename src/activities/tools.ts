@@ -53,7 +53,9 @@ export function createToolActivities(deps: ToolActivityDeps) {
    * A plugin hook that rewrites a command runs after the approval gate: the new command is judged here, and one
    * that would have needed approval is not run.
    */
-  async function modifiedCommandCheck(input: RunToolInput): Promise<((args: Record<string, unknown>) => string | undefined) | undefined> {
+  async function modifiedCommandCheck(
+    input: RunToolInput,
+  ): Promise<((args: Record<string, unknown>) => string | undefined) | undefined> {
     const commandArg = registry.get(input.name)?.commandArg;
     if (!commandArg) return undefined;
     const parse = await loadBashParser();
@@ -76,7 +78,11 @@ export function createToolActivities(deps: ToolActivityDeps) {
   async function listTools(input: ListToolsInput): Promise<ToolCatalog> {
     const problem = validateToolsets([...(input.enabledToolsets ?? []), ...(input.disabledToolsets ?? [])], registry);
     if (problem) throw ApplicationFailure.nonRetryable(problem, 'Config.Invalid');
-    const all = getToolDefinitions({ enabledToolsets: input.enabledToolsets, disabledToolsets: input.disabledToolsets, quiet: true }, registry, log);
+    const all = getToolDefinitions(
+      { enabledToolsets: input.enabledToolsets, disabledToolsets: input.disabledToolsets, quiet: true },
+      registry,
+      log,
+    );
     const definitions = all.filter((d) => {
       const entry = registry.get(d.function.name);
       return entry !== undefined && (!entry.agentLoop || loopHandled.has(entry.name));
@@ -84,7 +90,18 @@ export function createToolActivities(deps: ToolActivityDeps) {
     const meta: Record<string, ToolMeta> = {};
     for (const d of definitions) {
       const t = registry.get(d.function.name)!;
-      meta[t.name] = { emoji: t.emoji, parallelSafe: t.parallelSafe, sideEffects: t.sideEffects, pathArg: t.pathArg, commandArg: t.commandArg, cwdArg: t.cwdArg, gated: t.gate ? true : undefined, agentLoop: t.agentLoop || undefined, environment: t.environment || undefined, timeoutSeconds: t.timeoutSeconds };
+      meta[t.name] = {
+        emoji: t.emoji,
+        parallelSafe: t.parallelSafe,
+        sideEffects: t.sideEffects,
+        pathArg: t.pathArg,
+        commandArg: t.commandArg,
+        cwdArg: t.cwdArg,
+        gated: t.gate ? true : undefined,
+        agentLoop: t.agentLoop || undefined,
+        environment: t.environment || undefined,
+        timeoutSeconds: t.timeoutSeconds,
+      };
     }
     return { definitions, meta };
   }
@@ -95,30 +112,45 @@ export function createToolActivities(deps: ToolActivityDeps) {
     let progress: unknown;
     try {
       // Heartbeats let Temporal notice a dead worker within the heartbeat timeout, and deliver cancellation.
-      return await withHeartbeat(async (signal) => {
-        const outcome = await runToolCall(input.name, input.args, input.taskId, input.userTask, {
-          registry,
-          hooks,
-          log,
-          cwd: input.cwd,
-          allowOutsideCwd: config.files.allow_outside_cwd,
-          signal,
-          approved: input.approved,
-          progress: (d) => (progress = d),
-          checkModified: await modifiedCommandCheck(input),
-          environmentExpected: input.environmentExpected,
-          backend: input.backend,
-        });
-        // Reported only now that the tool has stopped; its last words (killed, or not confirmed dead) go with it.
-        if (signal.aborted) throw new CancelledFailure(`tool call ${input.callId} cancelled`, [{ tool: input.name, callId: input.callId, result: String(outcome.result).slice(0, 2_000) }]);
-        const reason = outcome.status === 'approval_required' ? outcome.reason : undefined;
-        const routed = registry.get(input.name)?.environment && deps.workerQueue ? { workerQueue: deps.workerQueue } : {};
-        const lost = lostWorker();
-        return { status: outcome.status, result: finalizeResult(input.name, outcome.result, HISTORY_RESULT_CHARS), ...(reason ? { reason } : {}), ...routed, ...(lost ? { lostWorker: lost } : {}) };
-      }, () => progress);
+      return await withHeartbeat(
+        async (signal) => {
+          const outcome = await runToolCall(input.name, input.args, input.taskId, input.userTask, {
+            registry,
+            hooks,
+            log,
+            cwd: input.cwd,
+            allowOutsideCwd: config.files.allow_outside_cwd,
+            signal,
+            approved: input.approved,
+            progress: (d) => (progress = d),
+            checkModified: await modifiedCommandCheck(input),
+            environmentExpected: input.environmentExpected,
+            backend: input.backend,
+          });
+          // Reported only now that the tool has stopped; its last words (killed, or not confirmed dead) go with it.
+          if (signal.aborted)
+            throw new CancelledFailure(`tool call ${input.callId} cancelled`, [
+              { tool: input.name, callId: input.callId, result: String(outcome.result).slice(0, 2_000) },
+            ]);
+          const reason = outcome.status === 'approval_required' ? outcome.reason : undefined;
+          const routed =
+            registry.get(input.name)?.environment && deps.workerQueue ? { workerQueue: deps.workerQueue } : {};
+          const lost = lostWorker();
+          return {
+            status: outcome.status,
+            result: finalizeResult(input.name, outcome.result, HISTORY_RESULT_CHARS),
+            ...(reason ? { reason } : {}),
+            ...routed,
+            ...(lost ? { lostWorker: lost } : {}),
+          };
+        },
+        () => progress,
+      );
     } catch (err) {
       if (err instanceof TetherError) {
-        throw err.retryable ? ApplicationFailure.retryable(err.message, err.code) : ApplicationFailure.nonRetryable(err.message, err.code);
+        throw err.retryable
+          ? ApplicationFailure.retryable(err.message, err.code)
+          : ApplicationFailure.nonRetryable(err.message, err.code);
       }
       throw err;
     }
@@ -127,7 +159,8 @@ export function createToolActivities(deps: ToolActivityDeps) {
   /** The run ended: its terminal environments and every other per-task resource on this worker (browser pages). */
   async function closeEnvironment(input: { taskId: string }): Promise<{ closed: number }> {
     const closed = await environmentManager().release(input.taskId);
-    for (const f of await releaseTask(input.taskId)) log.warn({ taskId: input.taskId, resource: f.name, err: f.error }, 'per-task clean-up failed');
+    for (const f of await releaseTask(input.taskId))
+      log.warn({ taskId: input.taskId, resource: f.name, err: f.error }, 'per-task clean-up failed');
     return { closed };
   }
 

@@ -10,12 +10,18 @@ const dir = (): string => mkdtempSync(join(tmpdir(), 'tether-allowlist-'));
 describe('addToAllowlistFile', () => {
   it('adds entries and keeps comments and other settings', async () => {
     const path = join(dir(), 'config.yaml');
-    writeFileSync(path, '# my settings\nfiles:\n  allow_outside_cwd: true # yes\ncommand_allowlist:\n  - git-reset-hard\n');
+    writeFileSync(
+      path,
+      '# my settings\nfiles:\n  allow_outside_cwd: true # yes\ncommand_allowlist:\n  - git-reset-hard\n',
+    );
     expect(await addToAllowlistFile(path, ['git-force-push', 'git-reset-hard'])).toEqual(['git-force-push']);
     const text = readFileSync(path, 'utf8');
     expect(text).toContain('# my settings');
     expect(text).toContain('allow_outside_cwd: true # yes');
-    expect(parse(text)).toEqual({ files: { allow_outside_cwd: true }, command_allowlist: ['git-reset-hard', 'git-force-push'] });
+    expect(parse(text)).toEqual({
+      files: { allow_outside_cwd: true },
+      command_allowlist: ['git-reset-hard', 'git-force-push'],
+    });
     expect(readAllowlist(path)).toEqual(['git-reset-hard', 'git-force-push']);
   });
 

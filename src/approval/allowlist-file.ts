@@ -10,14 +10,20 @@ let queue: Promise<unknown> = Promise.resolve();
 function addNow(path: string, entries: string[]): string[] {
   const text = existsSync(path) ? readFileSync(path, 'utf8') : '';
   const doc = parseDocument(text);
-  if (doc.errors.length > 0) throw new TetherError('Config.Invalid', `${path}: not valid YAML, allowlist not changed: ${doc.errors[0]!.message}`, false);
+  if (doc.errors.length > 0)
+    throw new TetherError(
+      'Config.Invalid',
+      `${path}: not valid YAML, allowlist not changed: ${doc.errors[0]!.message}`,
+      false,
+    );
   if (doc.contents === null) doc.contents = doc.createNode({}) as never;
   let list = doc.get('command_allowlist', true);
   if (list === undefined || list === null) {
     list = new YAMLSeq();
     doc.set('command_allowlist', list);
   }
-  if (!isSeq(list)) throw new TetherError('Config.Invalid', `${path}: command_allowlist is not a list, allowlist not changed`, false);
+  if (!isSeq(list))
+    throw new TetherError('Config.Invalid', `${path}: command_allowlist is not a list, allowlist not changed`, false);
   const present = new Set(list.items.map((i) => String((i as { value?: unknown })?.value ?? i)));
   const added = entries.filter((e) => !present.has(e));
   for (const e of added) list.add(e);

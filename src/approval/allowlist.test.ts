@@ -3,14 +3,33 @@ import { allowlistMatch } from './allowlist.js';
 
 describe('allowlistMatch', () => {
   it('matches exact commands, glob patterns and rule ids', () => {
-    expect(allowlistMatch(['git push --force origin main'], { command: ' git push --force origin main ', rules: ['git-force-push'] })).toBe('git push --force origin main');
-    expect(allowlistMatch(['git push --force origin feature/*'], { command: 'git push --force origin feature/x', rules: ['git-force-push'] })).toBe('git push --force origin feature/*');
-    expect(allowlistMatch(['git-force-push'], { command: 'git push -f', rules: ['git-force-push'] })).toBe('git-force-push');
+    expect(
+      allowlistMatch(['git push --force origin main'], {
+        command: ' git push --force origin main ',
+        rules: ['git-force-push'],
+      }),
+    ).toBe('git push --force origin main');
+    expect(
+      allowlistMatch(['git push --force origin feature/*'], {
+        command: 'git push --force origin feature/x',
+        rules: ['git-force-push'],
+      }),
+    ).toBe('git push --force origin feature/*');
+    expect(allowlistMatch(['git-force-push'], { command: 'git push -f', rules: ['git-force-push'] })).toBe(
+      'git-force-push',
+    );
   });
 
   it('needs every finding allowed, and treats glob characters literally elsewhere', () => {
-    expect(allowlistMatch(['git-force-push'], { command: 'git push -f && git reset --hard', rules: ['git-force-push', 'git-reset-hard'] })).toBeUndefined();
-    expect(allowlistMatch(['rm -rf build.(x)'], { command: 'rm -rf build.(y)', rules: ['recursive-delete'] })).toBeUndefined();
+    expect(
+      allowlistMatch(['git-force-push'], {
+        command: 'git push -f && git reset --hard',
+        rules: ['git-force-push', 'git-reset-hard'],
+      }),
+    ).toBeUndefined();
+    expect(
+      allowlistMatch(['rm -rf build.(x)'], { command: 'rm -rf build.(y)', rules: ['recursive-delete'] }),
+    ).toBeUndefined();
     expect(allowlistMatch(['git push ?'], { command: 'git push -f', rules: ['git-force-push'] })).toBeUndefined();
     expect(allowlistMatch([], { command: 'git push -f', rules: ['git-force-push'] })).toBeUndefined();
   });

@@ -8,7 +8,12 @@ export interface AllowlistSubject {
 
 /** A glob over the whole command: `*` any run of characters, `?` one character. */
 function globMatches(pattern: string, text: string): boolean {
-  const re = new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[\\s\\S]*').replace(/\?/g, '[\\s\\S]')}$`);
+  const re = new RegExp(
+    `^${pattern
+      .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+      .replace(/\*/g, '[\\s\\S]*')
+      .replace(/\?/g, '[\\s\\S]')}$`,
+  );
   return re.test(text);
 }
 
@@ -18,7 +23,8 @@ function globMatches(pattern: string, text: string): boolean {
  */
 export function allowlistMatch(entries: readonly string[], subject: AllowlistSubject): string | undefined {
   const command = subject.command.trim();
-  for (const e of entries) if (!RULES.has(e) && (e === command || (/[*?]/.test(e) && globMatches(e, command)))) return e;
+  for (const e of entries)
+    if (!RULES.has(e) && (e === command || (/[*?]/.test(e) && globMatches(e, command)))) return e;
   if (subject.rules.length > 0 && subject.rules.every((r) => entries.includes(r))) return subject.rules.join(', ');
   return undefined;
 }

@@ -70,7 +70,9 @@ export function parseFlags(args: Word[], valueOpts: readonly string[] = []): Fla
  */
 export function has(flags: Flags, short: string, ...long: string[]): boolean {
   if (short !== '' && [...short].some((c) => flags.short.has(c))) return true;
-  return long.some((l) => flags.long.has(l) || [...flags.long].some((given) => given.length >= 4 && l.startsWith(given)));
+  return long.some(
+    (l) => flags.long.has(l) || [...flags.long].some((given) => given.length >= 4 && l.startsWith(given)),
+  );
 }
 
 interface Wrapper {
@@ -87,7 +89,32 @@ interface Wrapper {
 }
 
 const WRAPPERS: Record<string, Wrapper> = {
-  sudo: { valueOpts: ['-u', '--user', '-g', '--group', '-C', '--close-from', '-h', '--host', '-p', '--prompt', '-r', '--role', '-t', '--type', '-U', '--other-user', '-D', '--chdir', '-T', '--command-timeout'], lookupOnly: ['-l', '--list', '-v', '--validate', '-k', '-K'], assignments: true },
+  sudo: {
+    valueOpts: [
+      '-u',
+      '--user',
+      '-g',
+      '--group',
+      '-C',
+      '--close-from',
+      '-h',
+      '--host',
+      '-p',
+      '--prompt',
+      '-r',
+      '--role',
+      '-t',
+      '--type',
+      '-U',
+      '--other-user',
+      '-D',
+      '--chdir',
+      '-T',
+      '--command-timeout',
+    ],
+    lookupOnly: ['-l', '--list', '-v', '--validate', '-k', '-K'],
+    assignments: true,
+  },
   doas: { valueOpts: ['-u', '-C'] },
   pkexec: { valueOpts: ['--user'] },
   run0: { valueOpts: ['-u', '--user'] },
@@ -102,7 +129,26 @@ const WRAPPERS: Record<string, Wrapper> = {
   stdbuf: { valueOpts: ['-i', '-o', '-e', '--input', '--output', '--error'] },
   ionice: { valueOpts: ['-c', '--class', '-n', '--classdata', '-p', '--pid'] },
   timeout: { valueOpts: ['-s', '--signal', '-k', '--kill-after'], skip: 1 },
-  xargs: { valueOpts: ['-I', '-n', '-P', '-d', '-L', '-E', '-s', '-a', '--arg-file', '--delimiter', '--max-args', '--max-procs', '--max-lines', '--replace', '--eof', '--max-chars'] },
+  xargs: {
+    valueOpts: [
+      '-I',
+      '-n',
+      '-P',
+      '-d',
+      '-L',
+      '-E',
+      '-s',
+      '-a',
+      '--arg-file',
+      '--delimiter',
+      '--max-args',
+      '--max-procs',
+      '--max-lines',
+      '--replace',
+      '--eof',
+      '--max-chars',
+    ],
+  },
   busybox: {},
   chroot: { valueOpts: ['--userspec', '--groups'], skip: 1 },
   flock: { valueOpts: ['-w', '--timeout', '-E', '--conflict-exit-code'], skip: 1, commandOpts: ['-c', '--command'] },
@@ -123,7 +169,25 @@ const WRAPPERS: Record<string, Wrapper> = {
   proxychains4: {},
   torsocks: {},
   catchsegv: {},
-  'systemd-run': { valueOpts: ['-u', '--unit', '-p', '--property', '-E', '--setenv', '--uid', '--gid', '--working-directory', '-M', '--machine', '--description', '--slice', '-H', '--host'] },
+  'systemd-run': {
+    valueOpts: [
+      '-u',
+      '--unit',
+      '-p',
+      '--property',
+      '-E',
+      '--setenv',
+      '--uid',
+      '--gid',
+      '--working-directory',
+      '-M',
+      '--machine',
+      '--description',
+      '--slice',
+      '-H',
+      '--host',
+    ],
+  },
   nsenter: { valueOpts: ['-t', '--target', '-S', '--setuid', '-G', '--setgid', '--wd', '-r', '--root'] },
   sshpass: { valueOpts: ['-p', '-f', '-d', '-P'] },
   unshare: {},
@@ -177,18 +241,25 @@ export function peel(words: Word[]): Peeled {
         // -S STRING, -SSTRING, -iS STRING: the rest of the option word or the next word is a command line.
         const attached = t.slice(t.indexOf('S') + 1);
         const value = attached || (rest[i + 1]?.text ?? '');
-        return { argv: null, splitString: [value, ...rest.slice(attached ? i + 1 : i + 2).map((w) => w.text)].join(' ') };
+        return {
+          argv: null,
+          splitString: [value, ...rest.slice(attached ? i + 1 : i + 2).map((w) => w.text)].join(' '),
+        };
       }
       if (name === 'env' && t.startsWith('--split-string')) {
         const value = t.includes('=') ? t.slice(t.indexOf('=') + 1) : (rest[i + 1]?.text ?? '');
-        return { argv: null, splitString: [value, ...rest.slice(t.includes('=') ? i + 1 : i + 2).map((w) => w.text)].join(' ') };
+        return {
+          argv: null,
+          splitString: [value, ...rest.slice(t.includes('=') ? i + 1 : i + 2).map((w) => w.text)].join(' '),
+        };
       }
       if (name === 'env' && t === '-') continue;
       if (t.startsWith('-') && t.length > 1 && !rest[i]!.dynamic) {
         if (name === 'sudo' && /^-[a-zA-Z]*[si]/.test(t) && !t.startsWith('--')) shellOption = true;
         if (t.startsWith('--')) {
           const opt = t.split('=')[0]!;
-          if (CHDIR_OPTS[name]?.includes(opt)) chdir = t.includes('=') ? { ...rest[i]!, text: t.slice(t.indexOf('=') + 1) } : rest[i + 1];
+          if (CHDIR_OPTS[name]?.includes(opt))
+            chdir = t.includes('=') ? { ...rest[i]!, text: t.slice(t.indexOf('=') + 1) } : rest[i + 1];
           if (spec.valueOpts?.includes(opt) && !t.includes('=')) i += 1;
           continue;
         }

@@ -25,19 +25,28 @@ export type ReadScripts = (keys: string[]) => Promise<Map<string, ScriptFile>>;
 const READ_ROUNDS = 4;
 
 /** Judges a tool call's subject: scripts it runs by path are read (through `read`) and judged as their program's text. */
-export async function judgeSubject(subject: CallSubject, cwd: string, read?: ReadScripts): Promise<{ verdict: Verdict; scripts: Map<string, string> }> {
+export async function judgeSubject(
+  subject: CallSubject,
+  cwd: string,
+  read?: ReadScripts,
+): Promise<{ verdict: Verdict; scripts: Map<string, string> }> {
   const parse = await loadBashParser();
   const programs = await loadProgramReader();
   const files = new Map<string, ScriptFile>();
   const opts = { cwd, stdin: subject.stdin, language: subject.language, programs };
-  if (subject.text.trim() === '') return { verdict: { command: subject.text, dangerous: false, tier: null, findings: [] }, scripts: new Map() };
+  if (subject.text.trim() === '')
+    return { verdict: { command: subject.text, dangerous: false, tier: null, findings: [] }, scripts: new Map() };
   let verdict = detect(parse, subject.text, { ...opts, files: read ? files : undefined });
   for (let round = 0; read && verdict.scripts && round < READ_ROUNDS; round += 1) {
     for (const [k, v] of await read(verdict.scripts)) files.set(k, v);
     verdict = detect(parse, subject.text, { ...opts, files });
   }
   if (subject.inputOnly) {
-    const before = new Set(detect(parse, subject.text, { ...opts, stdin: undefined, files: read ? files : undefined }).findings.map((f) => f.description));
+    const before = new Set(
+      detect(parse, subject.text, { ...opts, stdin: undefined, files: read ? files : undefined }).findings.map(
+        (f) => f.description,
+      ),
+    );
     const findings = verdict.findings.filter((f) => !before.has(f.description));
     verdict = { ...verdict, findings, dangerous: findings.length > 0, tier: findings[0]?.tier ?? null };
   }
@@ -47,7 +56,13 @@ export async function judgeSubject(subject: CallSubject, cwd: string, read?: Rea
 }
 
 /** The judged subject, then a dangerous verdict matched against command_allowlist (configuration and config.yaml). */
-export async function assessSubject(subject: CallSubject, cwd: string, config: TetherConfig, configFile: string, opts: { read?: ReadScripts; onUnreadable?: (err: Error) => void } = {}): Promise<Assessed> {
+export async function assessSubject(
+  subject: CallSubject,
+  cwd: string,
+  config: TetherConfig,
+  configFile: string,
+  opts: { read?: ReadScripts; onUnreadable?: (err: Error) => void } = {},
+): Promise<Assessed> {
   const { verdict, scripts } = await judgeSubject(subject, cwd, opts.read);
   if (verdict.tier !== 'dangerous') return { verdict, scripts };
   let entries = config.command_allowlist;
@@ -57,10 +72,20 @@ export async function assessSubject(subject: CallSubject, cwd: string, config: T
     // An unreadable config.yaml leaves the start-up allowlist.
     opts.onUnreadable?.(err as Error);
   }
-  return { verdict, scripts, allowlistedBy: allowlistMatch(entries, { command: subject.text, rules: verdict.findings.map((f) => f.rule) }) };
+  return {
+    verdict,
+    scripts,
+    allowlistedBy: allowlistMatch(entries, { command: subject.text, rules: verdict.findings.map((f) => f.rule) }),
+  };
 }
 
 /** Analyses a command line, then matches a dangerous one against command_allowlist. */
-export function assess(command: string, cwd: string, config: TetherConfig, configFile: string, onUnreadable?: (err: Error) => void): Promise<Assessed> {
+export function assess(
+  command: string,
+  cwd: string,
+  config: TetherConfig,
+  configFile: string,
+  onUnreadable?: (err: Error) => void,
+): Promise<Assessed> {
   return assessSubject({ text: command }, cwd, config, configFile, { onUnreadable });
 }

@@ -3,7 +3,17 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { corpusFile, falseAlarmRate, loadCorpus, mistakes, recall, score, tally, type Part, type Scored } from '../../test/support/detector-corpus.js';
+import {
+  corpusFile,
+  falseAlarmRate,
+  loadCorpus,
+  mistakes,
+  recall,
+  score,
+  tally,
+  type Part,
+  type Scored,
+} from '../../test/support/detector-corpus.js';
 import { loadBashParser } from './parser.js';
 
 /** sha256 of frozen.txt as committed before any rule change (issue 17); never update it to make this test pass. */
@@ -14,11 +24,16 @@ beforeAll(async () => {
   scored = score(await loadBashParser(), loadCorpus());
 });
 
-const list = (s: Scored[]): string => s.map((m) => `${m.entry.part}:${m.entry.line} [${m.entry.class}] ${m.entry.command}`).join('\n');
+const list = (s: Scored[]): string =>
+  s.map((m) => `${m.entry.part}:${m.entry.line} [${m.entry.class}] ${m.entry.command}`).join('\n');
 
 describe('the detector evaluation corpus', () => {
   it('keeps the frozen part exactly as it was written', () => {
-    expect(createHash('sha256').update(readFileSync(corpusFile('frozen'))).digest('hex')).toBe(FROZEN_SHA256);
+    expect(
+      createHash('sha256')
+        .update(readFileSync(corpusFile('frozen')))
+        .digest('hex'),
+    ).toBe(FROZEN_SHA256);
   });
 
   it('has at least 1,000 labelled commands, each once, in classes of both labels', () => {
@@ -26,14 +41,23 @@ describe('the detector evaluation corpus', () => {
     expect(all.length).toBeGreaterThanOrEqual(1000);
     expect(all.filter((e) => e.part === 'frozen').length).toBeGreaterThanOrEqual(400);
     expect(new Set(all.map((e) => e.command)).size).toBe(all.length);
-    for (const label of ['dangerous', 'ordinary'] as const) expect(all.filter((e) => e.label === label).length).toBeGreaterThan(300);
+    for (const label of ['dangerous', 'ordinary'] as const)
+      expect(all.filter((e) => e.label === label).length).toBeGreaterThan(300);
   });
 
-  it.each<Part>(['frozen', 'tuning'])('%s part: at least 98%% of dangerous commands ask and at most 2%% of ordinary ones do', (part) => {
-    const mine = scored.filter((s) => s.entry.part === part);
-    const t = tally(mine);
-    const wrong = mistakes(mine);
-    expect(recall(t), `missed:\n${list(wrong.filter((m) => m.entry.label === 'dangerous'))}`).toBeGreaterThanOrEqual(0.98);
-    expect(falseAlarmRate(t), `false alarms:\n${list(wrong.filter((m) => m.entry.label === 'ordinary'))}`).toBeLessThanOrEqual(0.02);
-  });
+  it.each<Part>(['frozen', 'tuning'])(
+    '%s part: at least 98%% of dangerous commands ask and at most 2%% of ordinary ones do',
+    (part) => {
+      const mine = scored.filter((s) => s.entry.part === part);
+      const t = tally(mine);
+      const wrong = mistakes(mine);
+      expect(recall(t), `missed:\n${list(wrong.filter((m) => m.entry.label === 'dangerous'))}`).toBeGreaterThanOrEqual(
+        0.98,
+      );
+      expect(
+        falseAlarmRate(t),
+        `false alarms:\n${list(wrong.filter((m) => m.entry.label === 'ordinary'))}`,
+      ).toBeLessThanOrEqual(0.02);
+    },
+  );
 });

@@ -39,7 +39,10 @@ function decodeHex(text: string): string | undefined {
   return bytesToText(bytes);
 }
 
-const rot13 = (text: string): string => text.replace(/[a-zA-Z]/g, (c) => String.fromCharCode(((c.charCodeAt(0) - (c <= 'Z' ? 65 : 97) + 13) % 26) + (c <= 'Z' ? 65 : 97)));
+const rot13 = (text: string): string =>
+  text.replace(/[a-zA-Z]/g, (c) =>
+    String.fromCharCode(((c.charCodeAt(0) - (c <= 'Z' ? 65 : 97) + 13) % 26) + (c <= 'Z' ? 65 : 97)),
+  );
 
 /** What one pipeline element makes of its input, when it is a decoder this module knows; undefined otherwise. */
 export function applyDecoder(argv: Argv, input: string): string | undefined {
@@ -81,7 +84,8 @@ export function decodedText(upstream: readonly Upstream[]): string | undefined {
   let text: string | undefined = upstream[at]!.text!;
   for (const u of upstream.slice(at + 1)) {
     if (text === undefined || !u.argv?.name) return undefined;
-    if (PASS_THROUGH.has(u.argv.name) && !(u.argv.name === 'cat' && u.argv.args.some((a) => !a.text.startsWith('-')))) continue;
+    if (PASS_THROUGH.has(u.argv.name) && !(u.argv.name === 'cat' && u.argv.args.some((a) => !a.text.startsWith('-'))))
+      continue;
     text = applyDecoder(u.argv, text);
   }
   return text;

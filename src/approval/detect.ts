@@ -4,7 +4,16 @@
 import { peel } from './argv.js';
 import { analyseCode } from './checks/code.js';
 import { execChecks, pipelineShellOverNetwork, DOWNLOADERS, runsCode } from './checks/exec.js';
-import { commandWords, firstCommand, named, pipelineChain, pipelineLeaves, printedText, redirectsOf, stdinTextOf } from './syntax.js';
+import {
+  commandWords,
+  firstCommand,
+  named,
+  pipelineChain,
+  pipelineLeaves,
+  printedText,
+  redirectsOf,
+  stdinTextOf,
+} from './syntax.js';
 import { resolveDir, type Where } from './paths.js';
 import { checkWrite } from './checks/files.js';
 import { checkLookup } from './checks/dispatch.js';
@@ -110,7 +119,11 @@ class Analysis implements CheckContext {
     const file = this.files?.get(key);
     if (file && 'missing' in file) {
       // Nothing runs from a file that is not there, unless an earlier command of this line makes it.
-      if (this.commandsSeen > 1) this.add('unread-script', `${key} does not exist before this command line runs; an earlier command may write it`);
+      if (this.commandsSeen > 1)
+        this.add(
+          'unread-script',
+          `${key} does not exist before this command line runs; an earlier command may write it`,
+        );
       return;
     }
     if (!file) {
@@ -121,7 +134,11 @@ class Analysis implements CheckContext {
     if ('error' in file) this.add('unread-script', `${key}: ${file.error}`);
     if (!('text' in file)) return;
     const lang = language ?? shebangLanguage(file.text);
-    if (lang === undefined) this.add('unread-script', `${key} is run by an interpreter the detector does not read (${file.text.split('\n')[0]!.slice(0, 60)})`);
+    if (lang === undefined)
+      this.add(
+        'unread-script',
+        `${key} is run by an interpreter the detector does not read (${file.text.split('\n')[0]!.slice(0, 60)})`,
+      );
     else if (lang === 'make') for (const c of makefileCommands(file.text)) this.script(c);
     else if (lang === 'crontab') for (const c of crontabCommands(file.text)) this.script(c);
     else if (lang === null) this.script(file.text);
@@ -129,7 +146,10 @@ class Analysis implements CheckContext {
   }
 
   computed(word: Word, who: string, language: string | null = null): void {
-    this.add('dynamic-command', `${who} runs text computed at run time: ${word.text.length > 80 ? `${word.text.slice(0, 77)}...` : word.text}`);
+    this.add(
+      'dynamic-command',
+      `${who} runs text computed at run time: ${word.text.length > 80 ? `${word.text.slice(0, 77)}...` : word.text}`,
+    );
     // What can be seen through (`sh -c "$(printf 'kill -9 -1')"`) is judged as well: hardline stays hardline.
     const sub = word.substitutions.length === 1 ? word.substitutions[0]! : undefined;
     if (!sub || sub.text !== word.text) return;
@@ -191,7 +211,12 @@ class Analysis implements CheckContext {
   /** What a program's call would run, judged as the command it amounts to. */
   private effect(e: ProgramEffect): void {
     if (e.kind === 'shell') this.script(e.text);
-    else if (e.kind === 'argv') this.argv(e.words.map((w) => (w === null ? { text: '$COMPUTED', dynamic: true, pattern: false, substitutions: [] } : literal(w))));
+    else if (e.kind === 'argv')
+      this.argv(
+        e.words.map((w) =>
+          w === null ? { text: '$COMPUTED', dynamic: true, pattern: false, substitutions: [] } : literal(w),
+        ),
+      );
     else if (e.kind === 'code') this.code(e.text, e.language);
     else this.add('dynamic-command', e.detail);
   }
@@ -289,9 +314,14 @@ class Analysis implements CheckContext {
     const nameWord = argv ? words[words.length - argv.args.length - 1] : undefined;
     if (argv && nameWord?.expansion) {
       // `X="rm -rf /"; $X`: the command name comes from a variable. It asks, and the value is judged as bash splits it.
-      this.add('dynamic-command', `computed command name: ${nameWord.expansion.text} (= ${nameWord.text.slice(0, 80)})`);
+      this.add(
+        'dynamic-command',
+        `computed command name: ${nameWord.expansion.text} (= ${nameWord.text.slice(0, 80)})`,
+      );
       const ifs = this.vars.get('IFS') ?? ' \t\n';
-      const parts = nameWord.expansion.split ? nameWord.text.split(new RegExp(`[${ifs.replace(/[\]\\^-]/g, '\\$&')}]+`)).filter((p) => p !== '') : [nameWord.text];
+      const parts = nameWord.expansion.split
+        ? nameWord.text.split(new RegExp(`[${ifs.replace(/[\]\\^-]/g, '\\$&')}]+`)).filter((p) => p !== '')
+        : [nameWord.text];
       if (parts.length !== 1 || parts[0] !== nameWord.text) {
         this.argv([...parts.map(literal), ...argv.args], io);
         return;
@@ -306,7 +336,8 @@ class Analysis implements CheckContext {
       this.add('dynamic-command', argv.written);
       return;
     }
-    if (this.downloaded.has(argv.written.replace(/^\.\//, ''))) this.add('remote-code-exec', `${argv.written} was downloaded in this command line`);
+    if (this.downloaded.has(argv.written.replace(/^\.\//, '')))
+      this.add('remote-code-exec', `${argv.written} was downloaded in this command line`);
     if (argv.name === 'cd' || argv.name === 'pushd') {
       this.where.cwd = argv.args[0] ? resolveDir(argv.args[0], this.where) : '/~home';
       return;
@@ -353,7 +384,8 @@ class Analysis implements CheckContext {
     if (op.includes('>')) checkWrite(word, `${op} ${word.text}`, this);
     const printed = owner ? printedText(owner, ownerArgv, this.vars).text : undefined;
     const key = word.dynamic ? undefined : scriptKey(word.text, this.where);
-    if (op.includes('>') && printed !== undefined && key) this.writtenText.set(key, op === '>>' ? `${this.writtenText.get(key) ?? ''}\n${printed}` : printed);
+    if (op.includes('>') && printed !== undefined && key)
+      this.writtenText.set(key, op === '>>' ? `${this.writtenText.get(key) ?? ''}\n${printed}` : printed);
   }
 
   /** `f(){ f | f & }; f` or `f(){ while :; do f & done; }`: a function that keeps starting itself. */
@@ -406,5 +438,11 @@ export function detect(parse: ParseBash, command: string, opts: DetectOptions = 
   else analysis.script(command, opts.stdin === undefined ? undefined : { upstream: [], stdinText: opts.stdin });
   const findings = [...analysis.findings.values()].sort((a, b) => TIER_ORDER[b.tier] - TIER_ORDER[a.tier]);
   const scripts = [...analysis.wanted];
-  return { command, dangerous: findings.length > 0, tier: findings[0]?.tier ?? null, findings, ...(scripts.length > 0 ? { scripts } : {}) };
+  return {
+    command,
+    dangerous: findings.length > 0,
+    tier: findings[0]?.tier ?? null,
+    findings,
+    ...(scripts.length > 0 ? { scripts } : {}),
+  };
 }

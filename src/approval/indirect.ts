@@ -10,7 +10,24 @@ const GIT_COMMAND_KEYS =
   /^(core\.(pager|sshcommand|editor|fsmonitor|askpass|hookspath)|sequence\.editor|diff\.external|diff\..+\.(textconv|command)|merge\..+\.driver|filter\..+\.(clean|smudge|process)|credential(\..+)?\.helper|gpg(\..+)?\.program|pager\..+|alias\..+|uploadpack\.packobjectshook|remote\..+\.(uploadpack|receivepack|proxy)|web\.browser|man\..+\.cmd|browser\..+\.cmd|difftool\..+\.cmd|mergetool\..+\.cmd|core\.gitproxy)$/i;
 
 /** Variables whose value is a command the program runs (`GIT_SSH_COMMAND='...' git fetch`). */
-const COMMAND_VARIABLES = new Set(['GIT_SSH_COMMAND', 'GIT_SSH', 'GIT_PAGER', 'PAGER', 'GIT_EDITOR', 'EDITOR', 'VISUAL', 'GIT_EXTERNAL_DIFF', 'GIT_ASKPASS', 'SSH_ASKPASS', 'LESSOPEN', 'LESSCLOSE', 'PROMPT_COMMAND', 'GIT_PROXY_COMMAND', 'RSYNC_RSH', 'MANPAGER']);
+const COMMAND_VARIABLES = new Set([
+  'GIT_SSH_COMMAND',
+  'GIT_SSH',
+  'GIT_PAGER',
+  'PAGER',
+  'GIT_EDITOR',
+  'EDITOR',
+  'VISUAL',
+  'GIT_EXTERNAL_DIFF',
+  'GIT_ASKPASS',
+  'SSH_ASKPASS',
+  'LESSOPEN',
+  'LESSCLOSE',
+  'PROMPT_COMMAND',
+  'GIT_PROXY_COMMAND',
+  'RSYNC_RSH',
+  'MANPAGER',
+]);
 /** Variables that name a script the shell runs at start. */
 const SCRIPT_VARIABLES = new Set(['BASH_ENV', 'ENV']);
 
@@ -24,16 +41,21 @@ function gitOptions(cmd: Argv, ctx: CheckContext): void {
   for (let i = 0; i < cmd.args.length; i += 1) {
     const t = cmd.args[i]!.text;
     if (!t.startsWith('-')) break; // the subcommand: what follows is its own
-    const setting = t === '-c' ? cmd.args[(i += 1)] : t.startsWith('-c') ? { ...cmd.args[i]!, text: t.slice(2) } : undefined;
+    const setting =
+      t === '-c' ? cmd.args[(i += 1)] : t.startsWith('-c') ? { ...cmd.args[i]!, text: t.slice(2) } : undefined;
     if (!setting) continue;
     const eq = setting.text.indexOf('=');
-    if (eq > 0 && GIT_COMMAND_KEYS.test(setting.text.slice(0, eq))) commandValue({ ...setting, text: setting.text.slice(eq + 1) }, `git -c ${setting.text.slice(0, eq)}`, ctx);
+    if (eq > 0 && GIT_COMMAND_KEYS.test(setting.text.slice(0, eq)))
+      commandValue({ ...setting, text: setting.text.slice(eq + 1) }, `git -c ${setting.text.slice(0, eq)}`, ctx);
   }
 }
 
 /** make recipes (tab-indented lines) and $(shell ...) calls are shell command lines. */
 export function makefileCommands(text: string): string[] {
-  const recipes = text.split('\n').filter((l) => l.startsWith('\t')).map((l) => l.slice(1).replace(/^[@+-]+/, ''));
+  const recipes = text
+    .split('\n')
+    .filter((l) => l.startsWith('\t'))
+    .map((l) => l.slice(1).replace(/^[@+-]+/, ''));
   const shells = [...text.matchAll(/\$\(shell\s+([^)]*)\)/g)].map((m) => m[1]!);
   return [...recipes, ...shells];
 }
@@ -48,12 +70,30 @@ export function crontabCommands(text: string): string[] {
 }
 
 function make(cmd: Argv, ctx: CheckContext): void {
-  const f = parseFlags(cmd.args, ['-f', '--file', '--makefile', '-C', '--directory', '-j', '--jobs', '-l', '-o', '-W', '-I', '--eval']);
-  const file = cmd.args.find((_, i) => i > 0 && ['-f', '--file', '--makefile'].includes(cmd.args[i - 1]!.text)) ?? cmd.args.find((a) => /^(--file|--makefile)=/.test(a.text));
+  const f = parseFlags(cmd.args, [
+    '-f',
+    '--file',
+    '--makefile',
+    '-C',
+    '--directory',
+    '-j',
+    '--jobs',
+    '-l',
+    '-o',
+    '-W',
+    '-I',
+    '--eval',
+  ]);
+  const file =
+    cmd.args.find((_, i) => i > 0 && ['-f', '--file', '--makefile'].includes(cmd.args[i - 1]!.text)) ??
+    cmd.args.find((a) => /^(--file|--makefile)=/.test(a.text));
   const evaluated = f.values.get('--eval');
   if (evaluated !== undefined) for (const c of makefileCommands(evaluated.replace(/\\t/g, '\t'))) ctx.script(c);
   if (!file) return;
-  const word = file.text.includes('=') && file.text.startsWith('--') ? { ...file, text: file.text.slice(file.text.indexOf('=') + 1) } : file;
+  const word =
+    file.text.includes('=') && file.text.startsWith('--')
+      ? { ...file, text: file.text.slice(file.text.indexOf('=') + 1) }
+      : file;
   const fromSubstitution = ctx.substitutionInput(word);
   if (fromSubstitution) {
     ctx.add('dynamic-command', `make reads a makefile computed at run time: ${word.text.slice(0, 80)}`);
@@ -75,7 +115,8 @@ function crontab(cmd: Argv, io: Io, ctx: CheckContext): void {
   }
   const text = stdinText(io) ?? ctx.knownText(io);
   if (text !== undefined) for (const c of crontabCommands(text)) ctx.script(c);
-  else if (stdinIsDynamic(io) || io.upstream.length > 0) ctx.add('dynamic-command', 'crontab installs entries computed at run time');
+  else if (stdinIsDynamic(io) || io.upstream.length > 0)
+    ctx.add('dynamic-command', 'crontab installs entries computed at run time');
 }
 
 /** Options whose value is a command, per program. */
@@ -84,7 +125,17 @@ const COMMAND_OPTIONS: Record<string, { opts: string[]; ssh?: boolean }> = {
   scp: { opts: ['-o', '-S'], ssh: true },
   sftp: { opts: ['-o', '-S'], ssh: true },
   rsync: { opts: ['-e', '--rsh', '--rsync-path'] },
-  tar: { opts: ['--to-command', '--use-compress-program', '-I', '--checkpoint-action', '--info-script', '-F', '--new-volume-script'] },
+  tar: {
+    opts: [
+      '--to-command',
+      '--use-compress-program',
+      '-I',
+      '--checkpoint-action',
+      '--info-script',
+      '-F',
+      '--new-volume-script',
+    ],
+  },
 };
 
 function commandOptions(cmd: Argv, ctx: CheckContext): void {
@@ -93,8 +144,10 @@ function commandOptions(cmd: Argv, ctx: CheckContext): void {
     for (const opt of spec.opts) {
       let value: Word | undefined;
       if (a.text === opt) value = cmd.args[i + 1];
-      else if (opt.startsWith('--') && a.text.startsWith(`${opt}=`)) value = { ...a, text: a.text.slice(opt.length + 1) };
-      else if (!opt.startsWith('--') && a.text.startsWith(opt) && a.text.length > opt.length) value = { ...a, text: a.text.slice(opt.length) };
+      else if (opt.startsWith('--') && a.text.startsWith(`${opt}=`))
+        value = { ...a, text: a.text.slice(opt.length + 1) };
+      else if (!opt.startsWith('--') && a.text.startsWith(opt) && a.text.length > opt.length)
+        value = { ...a, text: a.text.slice(opt.length) };
       if (!value) continue;
       if (spec.ssh && opt === '-o') {
         const m = /^(ProxyCommand|LocalCommand|KnownHostsCommand)[\s=]+(.*)$/is.exec(value.text);
@@ -108,7 +161,12 @@ function commandOptions(cmd: Argv, ctx: CheckContext): void {
 }
 
 /** Finds code that `cmd` runs from its options, its variables (`assignments`) or its input, and judges it. */
-export function indirectCode(cmd: Argv, assignments: readonly { name: string; value: Word }[], io: Io, ctx: CheckContext): void {
+export function indirectCode(
+  cmd: Argv,
+  assignments: readonly { name: string; value: Word }[],
+  io: Io,
+  ctx: CheckContext,
+): void {
   for (const { name, value } of assignments) {
     if (COMMAND_VARIABLES.has(name)) commandValue(value, name, ctx);
     if (SCRIPT_VARIABLES.has(name) && value.text !== '') {

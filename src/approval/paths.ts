@@ -6,21 +6,93 @@ import type { Word } from './words.js';
 export type PathClass = 'root' | 'home' | 'system-dir' | 'system-path' | 'outside' | 'project-all' | 'temp' | 'inside';
 
 const SYSTEM_DIRS = new Set([
-  '/bin', '/boot', '/dev', '/etc', '/lib', '/lib32', '/lib64', '/libx32', '/opt', '/proc', '/root', '/run', '/sbin',
-  '/srv', '/sys', '/usr', '/var', '/mnt', '/media', '/snap', '/usr/bin', '/usr/lib', '/usr/lib64', '/usr/local',
-  '/usr/sbin', '/usr/share', '/usr/include', '/usr/local/bin', '/var/lib', '/var/log', '/var/cache', '/etc/ssh',
+  '/bin',
+  '/boot',
+  '/dev',
+  '/etc',
+  '/lib',
+  '/lib32',
+  '/lib64',
+  '/libx32',
+  '/opt',
+  '/proc',
+  '/root',
+  '/run',
+  '/sbin',
+  '/srv',
+  '/sys',
+  '/usr',
+  '/var',
+  '/mnt',
+  '/media',
+  '/snap',
+  '/usr/bin',
+  '/usr/lib',
+  '/usr/lib64',
+  '/usr/local',
+  '/usr/sbin',
+  '/usr/share',
+  '/usr/include',
+  '/usr/local/bin',
+  '/var/lib',
+  '/var/log',
+  '/var/cache',
+  '/etc/ssh',
 ]);
 
 /** Directories whose contents are the system's own: writing or deleting there changes the machine. */
-const SYSTEM_TREES = ['/etc', '/boot', '/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/var/lib', '/var/spool', '/sys', '/proc', '/root', '/private/etc'];
+const SYSTEM_TREES = [
+  '/etc',
+  '/boot',
+  '/usr',
+  '/bin',
+  '/sbin',
+  '/lib',
+  '/lib32',
+  '/lib64',
+  '/libx32',
+  '/var/lib',
+  '/var/spool',
+  '/sys',
+  '/proc',
+  '/root',
+  '/private/etc',
+];
 
 const STARTUP_FILES = new Set([
-  '.bashrc', '.bash_aliases', '.bash_profile', '.bash_login', '.bash_logout', '.profile', '.zshrc', '.zprofile', '.zshenv', '.zlogin',
-  '.kshrc', '.cshrc', '.tcshrc', '.config/fish/config.fish', '.inputrc', '.xinitrc', '.xprofile', '.pam_environment',
+  '.bashrc',
+  '.bash_aliases',
+  '.bash_profile',
+  '.bash_login',
+  '.bash_logout',
+  '.profile',
+  '.zshrc',
+  '.zprofile',
+  '.zshenv',
+  '.zlogin',
+  '.kshrc',
+  '.cshrc',
+  '.tcshrc',
+  '.config/fish/config.fish',
+  '.inputrc',
+  '.xinitrc',
+  '.xprofile',
+  '.pam_environment',
 ]);
 
-const BLOCK_DEVICE = /^\/dev\/(sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d|mmcblk\d|md\d|dm-\d|loop\d|nbd\d|sr\d|mapper\/|disk\/|root$|rdisk\d|disk\d)/;
-const HARMLESS_DEVICES = new Set(['/dev/null', '/dev/stdout', '/dev/stderr', '/dev/stdin', '/dev/tty', '/dev/zero', '/dev/full', '/dev/fd/1', '/dev/fd/2']);
+const BLOCK_DEVICE =
+  /^\/dev\/(sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d|mmcblk\d|md\d|dm-\d|loop\d|nbd\d|sr\d|mapper\/|disk\/|root$|rdisk\d|disk\d)/;
+const HARMLESS_DEVICES = new Set([
+  '/dev/null',
+  '/dev/stdout',
+  '/dev/stderr',
+  '/dev/stdin',
+  '/dev/tty',
+  '/dev/zero',
+  '/dev/full',
+  '/dev/fd/1',
+  '/dev/fd/2',
+]);
 
 export const isBlockDevice = (path: string): boolean => BLOCK_DEVICE.test(path);
 export const isNetworkDevice = (path: string): boolean => /^\/dev\/(tcp|udp)\//.test(path);
@@ -34,7 +106,10 @@ export interface Where {
 
 /** Normalises `~`, `~user`, `//`, `.`, `..` and trailing slashes, keeping a trailing glob segment. */
 function normalise(text: string): string {
-  const t = text.replace(/^~(?=\/|$)/, '/~home').replace(/^~(root)(?=\/|$)/, '/root').replace(/^~([a-z_][a-z0-9_.-]*)(?=\/|$)/i, '/home/$1');
+  const t = text
+    .replace(/^~(?=\/|$)/, '/~home')
+    .replace(/^~(root)(?=\/|$)/, '/root')
+    .replace(/^~([a-z_][a-z0-9_.-]*)(?=\/|$)/i, '/home/$1');
   return normalizePath(t);
 }
 
@@ -67,7 +142,8 @@ function classifyAbsolute(p: string, project: string | undefined): PathClass {
 
 export function classifyPath(word: Word, where: Where = {}): PathClass {
   // $TMPDIR is a temporary directory like /tmp.
-  if (word.dynamic && /^\$(\{TMPDIR\}|TMPDIR)\/[^$`]*[^/$`]/.test(word.text) && word.substitutions.length === 0) return 'temp';
+  if (word.dynamic && /^\$(\{TMPDIR\}|TMPDIR)\/[^$`]*[^/$`]/.test(word.text) && word.substitutions.length === 0)
+    return 'temp';
   let text = word.text;
   if (word.dynamic) {
     // Only the part before the first expansion is known; a command substitution could produce anything.

@@ -14,7 +14,11 @@ const list: Rule[] = [
   { id: 'delete-root', tier: 'hardline', description: 'deletes the root file system' },
   { id: 'delete-system-dir', tier: 'hardline', description: 'deletes a system directory' },
   { id: 'delete-home', tier: 'hardline', description: 'deletes the home directory' },
-  { id: 'recursive-delete', tier: 'dangerous', description: 'deletes recursively outside the project (or a target known only at run time)' },
+  {
+    id: 'recursive-delete',
+    tier: 'dangerous',
+    description: 'deletes recursively outside the project (or a target known only at run time)',
+  },
   { id: 'delete-system-path', tier: 'dangerous', description: 'deletes a system or configuration file' },
   { id: 'find-delete', tier: 'dangerous', description: 'deletes what find matches outside the project' },
   { id: 'rsync-delete', tier: 'dangerous', description: 'rsync --delete removes files at the destination' },
@@ -31,14 +35,22 @@ const list: Rule[] = [
   { id: 'sql-update-all', tier: 'dangerous', description: 'SQL UPDATE without WHERE changes every row' },
   { id: 'redis-flush', tier: 'dangerous', description: 'redis FLUSHALL/FLUSHDB deletes every key' },
   // System configuration
-  { id: 'overwrite-system-config', tier: 'dangerous', description: 'overwrites system configuration, a shell start-up file or ~/.ssh' },
+  {
+    id: 'overwrite-system-config',
+    tier: 'dangerous',
+    description: 'overwrites system configuration, a shell start-up file or ~/.ssh',
+  },
   // Services and the host
   { id: 'service-stop', tier: 'dangerous', description: 'stops, disables or masks a system service' },
   { id: 'shutdown', tier: 'hardline', description: 'shuts down, reboots or suspends the machine' },
   { id: 'network-down', tier: 'dangerous', description: 'takes a network interface, route or network manager down' },
   { id: 'firewall-flush', tier: 'dangerous', description: 'flushes or disables the firewall' },
   { id: 'crontab-remove', tier: 'dangerous', description: 'crontab -r deletes every cron job of the user' },
-  { id: 'schedule-unchecked', tier: 'dangerous', description: 'schedules commands that cannot be checked (a crontab, at job or task from a file or computed text)' },
+  {
+    id: 'schedule-unchecked',
+    tier: 'dangerous',
+    description: 'schedules commands that cannot be checked (a crontab, at job or task from a file or computed text)',
+  },
   // Remote code
   { id: 'remote-code-exec', tier: 'dangerous', description: 'runs code downloaded from the network' },
   { id: 'decoded-to-shell', tier: 'dangerous', description: 'runs decoded (hidden) data as a shell script' },
@@ -46,32 +58,74 @@ const list: Rule[] = [
   // Processes
   { id: 'fork-bomb', tier: 'hardline', description: 'a fork bomb exhausts the machine' },
   { id: 'kill-all', tier: 'hardline', description: 'kills every process (kill -1)' },
-  { id: 'mass-kill', tier: 'dangerous', description: 'kills processes by name, user or a computed list (killall, pkill, kill $(pgrep ...))' },
+  {
+    id: 'mass-kill',
+    tier: 'dangerous',
+    description: 'kills processes by name, user or a computed list (killall, pkill, kill $(pgrep ...))',
+  },
   { id: 'kill-init', tier: 'dangerous', description: 'signals PID 1 (init or the container entry point)' },
   // Permissions
   { id: 'system-permissions', tier: 'dangerous', description: 'changes permissions or ownership of system paths' },
   // Identity and security posture
-  { id: 'account-change', tier: 'dangerous', description: 'creates, changes or deletes users, groups, passwords or sudo rights' },
-  { id: 'security-posture', tier: 'dangerous', description: 'weakens a security setting (SELinux/AppArmor, kernel parameters, PAM, alternatives, capabilities, set-uid bits)' },
-  { id: 'hijack-path', tier: 'dangerous', description: 'puts a temporary or relative directory first on PATH, or preloads a library' },
-  { id: 'git-hook', tier: 'dangerous', description: 'installs code git runs by itself (hooks path, fsmonitor, hooks outside the project)' },
+  {
+    id: 'account-change',
+    tier: 'dangerous',
+    description: 'creates, changes or deletes users, groups, passwords or sudo rights',
+  },
+  {
+    id: 'security-posture',
+    tier: 'dangerous',
+    description:
+      'weakens a security setting (SELinux/AppArmor, kernel parameters, PAM, alternatives, capabilities, set-uid bits)',
+  },
+  {
+    id: 'hijack-path',
+    tier: 'dangerous',
+    description: 'puts a temporary or relative directory first on PATH, or preloads a library',
+  },
+  {
+    id: 'git-hook',
+    tier: 'dangerous',
+    description: 'installs code git runs by itself (hooks path, fsmonitor, hooks outside the project)',
+  },
   // Storage
-  { id: 'storage-destroy', tier: 'dangerous', description: 'removes or rewrites a volume, pool, array, encrypted device or swap (LVM, ZFS, RAID, LUKS, secure erase)' },
+  {
+    id: 'storage-destroy',
+    tier: 'dangerous',
+    description:
+      'removes or rewrites a volume, pool, array, encrypted device or swap (LVM, ZFS, RAID, LUKS, secure erase)',
+  },
   // Version control and infrastructure
   { id: 'git-force-push', tier: 'dangerous', description: 'git push rewrites or deletes remote history' },
   { id: 'git-reset-hard', tier: 'dangerous', description: 'git reset --hard discards uncommitted work' },
   { id: 'git-clean', tier: 'dangerous', description: 'git clean deletes untracked files' },
-  { id: 'git-history', tier: 'dangerous', description: 'destroys commits, branches, tags, stashes, reflogs or uncommitted changes' },
+  {
+    id: 'git-history',
+    tier: 'dangerous',
+    description: 'destroys commits, branches, tags, stashes, reflogs or uncommitted changes',
+  },
   { id: 'docker-prune', tier: 'dangerous', description: 'removes Docker data (prune, volume removal)' },
   { id: 'kubectl-delete', tier: 'dangerous', description: 'deletes Kubernetes resources' },
-  { id: 'terraform-destroy', tier: 'dangerous', description: 'destroys managed infrastructure (terraform, tofu or pulumi destroy)' },
+  {
+    id: 'terraform-destroy',
+    tier: 'dangerous',
+    description: 'destroys managed infrastructure (terraform, tofu or pulumi destroy)',
+  },
   { id: 'cloud-storage-delete', tier: 'dangerous', description: 'deletes cloud storage recursively' },
-  { id: 'resource-delete', tier: 'dangerous', description: 'a resource CLI deletes, destroys, disables, revokes or scales something to zero' },
+  {
+    id: 'resource-delete',
+    tier: 'dangerous',
+    description: 'a resource CLI deletes, destroys, disables, revokes or scales something to zero',
+  },
   { id: 'package-remove', tier: 'dangerous', description: 'removes system packages or withdraws published ones' },
   // Exfiltration
   { id: 'exfiltration', tier: 'dangerous', description: 'sends credentials, keys or secrets to the network' },
   // What cannot be checked
-  { id: 'dynamic-command', tier: 'dangerous', description: 'the command name or the code it runs is computed at run time, so it cannot be checked' },
+  {
+    id: 'dynamic-command',
+    tier: 'dangerous',
+    description: 'the command name or the code it runs is computed at run time, so it cannot be checked',
+  },
   { id: 'unparsed', tier: 'dangerous', description: 'the command could not be parsed, so it cannot be checked' },
   { id: 'too-deep', tier: 'dangerous', description: 'commands nested too deeply to check' },
   // Channels beyond the command line (t16-gate)

@@ -22,7 +22,8 @@ export function scriptKey(written: string, where: Where): string | null | undefi
   if (written.startsWith('/') || written.startsWith('~') || where.cwd === where.project) return written;
   if (!where.cwd) return null;
   const project = where.project ?? '';
-  const below = where.cwd === project ? '' : where.cwd.startsWith(`${project}/`) ? where.cwd.slice(project.length + 1) : where.cwd;
+  const below =
+    where.cwd === project ? '' : where.cwd.startsWith(`${project}/`) ? where.cwd.slice(project.length + 1) : where.cwd;
   return normalizePath(below ? `${below}/${written}` : written);
 }
 

@@ -12,7 +12,9 @@ describe('smart approval', () => {
   });
 
   it('puts the command and every finding in the prompt', () => {
-    const [system, user] = smartPrompt('git push -f', [{ rule: 'git-force-push', tier: 'dangerous', description: 'rewrites history' }]);
+    const [system, user] = smartPrompt('git push -f', [
+      { rule: 'git-force-push', tier: 'dangerous', description: 'rewrites history' },
+    ]);
     expect(system!.content).toContain('APPROVE, DENY or ESCALATE');
     expect(user!.content).toContain('git push -f');
     expect(user!.content).toContain('[git-force-push] rewrites history');

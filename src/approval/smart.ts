@@ -4,7 +4,7 @@ import type { ApprovalFinding, SmartVerdict } from '../common/approval-types.js'
 import type { ChatMessage } from '../common/types.js';
 
 const SYSTEM = [
-  'You review shell commands that an AI agent wants to run on a user\'s machine.',
+  "You review shell commands that an AI agent wants to run on a user's machine.",
   'A static check flagged the command for the reasons given. Decide:',
   'APPROVE when the command is clearly safe in context (the flag is a false alarm or the effect is limited and intended);',
   'DENY when it would destroy data, weaken security or affect systems beyond the task;',
@@ -16,7 +16,10 @@ export function smartPrompt(command: string, findings: ApprovalFinding[]): ChatM
   const reasons = findings.map((f) => `- [${f.rule}] ${f.description}`).join('\n');
   return [
     { role: 'system', content: SYSTEM },
-    { role: 'user', content: `Command:\n${command}\n\nFlagged because:\n${reasons}\n\nYour answer (APPROVE, DENY or ESCALATE):` },
+    {
+      role: 'user',
+      content: `Command:\n${command}\n\nFlagged because:\n${reasons}\n\nYour answer (APPROVE, DENY or ESCALATE):`,
+    },
   ];
 }
 

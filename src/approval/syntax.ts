@@ -29,7 +29,15 @@ export function redirectsOf(node: SyntaxNode): SyntaxNode[] {
 /** Backslash escapes of `echo -e` and printf formats. */
 function unescapePrintf(text: string): string {
   return text.replace(/\\(n|t|r|\\|x[0-9a-fA-F]{1,2}|0[0-7]{0,3})/g, (_, e: string) =>
-    e === 'n' ? '\n' : e === 't' ? '\t' : e === 'r' ? '\r' : e === '\\' ? '\\' : String.fromCharCode(parseInt(e.slice(1) || '0', e[0] === 'x' ? 16 : 8)),
+    e === 'n'
+      ? '\n'
+      : e === 't'
+        ? '\t'
+        : e === 'r'
+          ? '\r'
+          : e === '\\'
+            ? '\\'
+            : String.fromCharCode(parseInt(e.slice(1) || '0', e[0] === 'x' ? 16 : 8)),
   );
 }
 
@@ -39,7 +47,9 @@ function renderPrintf(args: string[]): string {
   let out = '';
   let i = 0;
   do {
-    out += unescapePrintf(format).replace(/%(%|[-0-9.]*[sbdq])/g, (m, k: string) => (k === '%' ? '%' : (rest[i++] ?? '')));
+    out += unescapePrintf(format).replace(/%(%|[-0-9.]*[sbdq])/g, (m, k: string) =>
+      k === '%' ? '%' : (rest[i++] ?? ''),
+    );
   } while (i < rest.length && /%[-0-9.]*[sbdq]/.test(format));
   return out;
 }
@@ -53,7 +63,9 @@ export interface Printed {
 /** What an upstream pipeline element prints, when that is known: echo, printf, cat <<EOF, or a { group; } of those. */
 export function printedText(element: SyntaxNode, argv: Argv | null, vars?: Vars): Printed {
   if (element.type === 'compound_statement' || element.type === 'subshell') {
-    const parts = named(element).filter((c) => c.type === 'command').map((c) => printedText(c, peel(commandWords(c, vars)).argv, vars));
+    const parts = named(element)
+      .filter((c) => c.type === 'command')
+      .map((c) => printedText(c, peel(commandWords(c, vars)).argv, vars));
     if (parts.length === 0) return {};
     if (parts.some((p) => p.dynamic)) return { dynamic: true };
     return parts.every((p) => p.text !== undefined) ? { text: parts.map((p) => p.text).join('\n') } : {};
@@ -62,8 +74,14 @@ export function printedText(element: SyntaxNode, argv: Argv | null, vars?: Vars)
   if (argv.name === 'echo' || argv.name === 'printf') {
     if (argv.args.some((a) => a.dynamic)) return { dynamic: true };
     if (argv.name === 'printf') return { text: renderPrintf(argv.args.map((a) => a.text)) };
-    const flags = argv.args.filter((a) => /^-[neE]+$/.test(a.text)).map((a) => a.text).join('');
-    const words = argv.args.filter((a) => !/^-[neE]+$/.test(a.text)).map((a) => a.text).join(' ');
+    const flags = argv.args
+      .filter((a) => /^-[neE]+$/.test(a.text))
+      .map((a) => a.text)
+      .join('');
+    const words = argv.args
+      .filter((a) => !/^-[neE]+$/.test(a.text))
+      .map((a) => a.text)
+      .join(' ');
     return { text: flags.includes('e') ? unescapePrintf(words) : words };
   }
   if (argv.name === 'cat' && argv.args.length === 0) {
@@ -117,7 +135,9 @@ export function pipelineChain(node: SyntaxNode): { before: SyntaxNode[] } {
   }
   if (!outer) return { before: [] };
   const leaves = pipelineLeaves(outer);
-  const at = leaves.findIndex((l) => l.id === node.id || (l.type === 'redirected_statement' && l.childForFieldName('body')?.id === node.id));
+  const at = leaves.findIndex(
+    (l) => l.id === node.id || (l.type === 'redirected_statement' && l.childForFieldName('body')?.id === node.id),
+  );
   const before = leaves.slice(0, Math.max(at, 0));
   if (outer.parent?.type === 'heredoc_redirect' && outer.parent.parent?.type === 'redirected_statement') {
     const owner = outer.parent.parent.childForFieldName('body');
@@ -125,4 +145,3 @@ export function pipelineChain(node: SyntaxNode): { before: SyntaxNode[] } {
   }
   return { before };
 }
-

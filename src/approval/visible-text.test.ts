@@ -3,7 +3,12 @@ import { hasHiddenCharacters, visibleJson, visibleText } from './visible-text.js
 
 describe('visibleText', () => {
   it('leaves ordinary commands exactly as they are', () => {
-    for (const c of ['rm -rf build', "find . -name '*.o' -exec rm {} \\;", 'echo "héllo wörld ✓ 日本"', 'git log --format=%H']) {
+    for (const c of [
+      'rm -rf build',
+      "find . -name '*.o' -exec rm {} \\;",
+      'echo "héllo wörld ✓ 日本"',
+      'git log --format=%H',
+    ]) {
       expect(visibleText(c)).toBe(c);
       expect(hasHiddenCharacters(c)).toBe(false);
     }

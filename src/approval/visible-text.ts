@@ -2,9 +2,19 @@
 // become visible escapes (\x1b, \r, \t, \u202e), so that what is read is what will run. Workflow-safe (pure).
 
 /** Characters that change how a terminal draws text, or are not drawn at all. */
-const HIDDEN = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u00ad\u061c\u115f\u1160\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\ufff9-\ufffb]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]|\udb40[\udc00-\udc7f]/g;
+const HIDDEN =
+  /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u00ad\u061c\u115f\u1160\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\ufff9-\ufffb]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]|\udb40[\udc00-\udc7f]/g;
 
-const NAMED: Record<string, string> = { '\r': '\\r', '\t': '\\t', '\b': '\\b', '\f': '\\f', '\v': '\\v', '\0': '\\0', '\x1b': '\\x1b', '\x07': '\\a' };
+const NAMED: Record<string, string> = {
+  '\r': '\\r',
+  '\t': '\\t',
+  '\b': '\\b',
+  '\f': '\\f',
+  '\v': '\\v',
+  '\0': '\\0',
+  '\x1b': '\\x1b',
+  '\x07': '\\a',
+};
 
 function escape(ch: string): string {
   const named = NAMED[ch];

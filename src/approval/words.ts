@@ -16,17 +16,34 @@ export interface Word {
 
 export const literal = (text: string): Word => ({ text, dynamic: false, pattern: false, substitutions: [] });
 
-const ANSI_ESCAPES: Record<string, string> = { n: '\n', t: '\t', r: '\r', a: '\x07', b: '\b', e: '\x1b', E: '\x1b', f: '\f', v: '\v', '\\': '\\', "'": "'", '"': '"', '?': '?' };
+const ANSI_ESCAPES: Record<string, string> = {
+  n: '\n',
+  t: '\t',
+  r: '\r',
+  a: '\x07',
+  b: '\b',
+  e: '\x1b',
+  E: '\x1b',
+  f: '\f',
+  v: '\v',
+  '\\': '\\',
+  "'": "'",
+  '"': '"',
+  '?': '?',
+};
 
 /** Decodes the inside of $'...'. */
 export function decodeAnsiC(body: string): string {
-  return body.replace(/\\(x[0-9a-fA-F]{1,2}|u[0-9a-fA-F]{1,4}|U[0-9a-fA-F]{1,8}|[0-7]{1,3}|c.|.)/gs, (all, esc: string) => {
-    const head = esc[0]!;
-    if (head === 'x' || head === 'u' || head === 'U') return String.fromCodePoint(parseInt(esc.slice(1), 16));
-    if (/[0-7]/.test(head)) return String.fromCharCode(parseInt(esc, 8));
-    if (head === 'c' && esc.length === 2) return String.fromCharCode(esc.charCodeAt(1) & 31);
-    return ANSI_ESCAPES[esc] ?? all;
-  });
+  return body.replace(
+    /\\(x[0-9a-fA-F]{1,2}|u[0-9a-fA-F]{1,4}|U[0-9a-fA-F]{1,8}|[0-7]{1,3}|c.|.)/gs,
+    (all, esc: string) => {
+      const head = esc[0]!;
+      if (head === 'x' || head === 'u' || head === 'U') return String.fromCodePoint(parseInt(esc.slice(1), 16));
+      if (/[0-7]/.test(head)) return String.fromCharCode(parseInt(esc, 8));
+      if (head === 'c' && esc.length === 2) return String.fromCharCode(esc.charCodeAt(1) & 31);
+      return ANSI_ESCAPES[esc] ?? all;
+    },
+  );
 }
 
 /** An unquoted word: a backslash quotes the next character. */
@@ -47,7 +64,8 @@ function unescapeBare(text: string): { text: string; pattern: boolean } {
 }
 
 /** Inside double quotes only \\ \" \$ \` and a newline are escapes. */
-const unescapeDouble = (text: string): string => text.replace(/\\([\\"$`\n])/g, (_, c: string) => (c === '\n' ? '' : c));
+const unescapeDouble = (text: string): string =>
+  text.replace(/\\([\\"$`\n])/g, (_, c: string) => (c === '\n' ? '' : c));
 
 /** Values of variables assigned earlier in the same command line (`D=/dev/sda; dd of=$D`). */
 export type Vars = ReadonlyMap<string, string>;
@@ -56,7 +74,8 @@ const NO_VARS: Vars = new Map();
 function variable(node: SyntaxNode, vars: Vars): Word {
   const name = node.namedChildren.find((c) => c?.type === 'variable_name')?.text;
   const plain = node.type === 'simple_expansion' || node.text === `\${${name}}`;
-  if (plain && name !== undefined && vars.has(name)) return { ...literal(vars.get(name)!), expansion: { text: node.text, split: true } };
+  if (plain && name !== undefined && vars.has(name))
+    return { ...literal(vars.get(name)!), expansion: { text: node.text, split: true } };
   if (plain && name === 'HOME') return literal('~');
   if (plain && name === 'PWD') return literal('.');
   return { text: node.text, dynamic: true, pattern: false, substitutions: [] };
@@ -69,7 +88,14 @@ function join(parts: Word[], quoted = false): Word {
     dynamic: parts.some((p) => p.dynamic),
     pattern: parts.some((p) => p.pattern),
     substitutions: parts.flatMap((p) => p.substitutions),
-    ...(expanded.length > 0 ? { expansion: { text: expanded.map((p) => p.expansion!.text).join(''), split: !quoted && expanded.some((p) => p.expansion!.split) } } : {}),
+    ...(expanded.length > 0
+      ? {
+          expansion: {
+            text: expanded.map((p) => p.expansion!.text).join(''),
+            split: !quoted && expanded.some((p) => p.expansion!.split),
+          },
+        }
+      : {}),
   };
 }
 
@@ -89,7 +115,9 @@ export function wordOf(node: SyntaxNode, vars: Vars = NO_VARS): Word {
       return literal(decodeAnsiC(node.text.slice(2, -1)));
     case 'string':
     case 'translated_string': {
-      const parts = node.namedChildren.filter((c): c is SyntaxNode => c !== null).map((c) => (c.type === 'string_content' ? literal(unescapeDouble(c.text)) : wordOf(c, vars)));
+      const parts = node.namedChildren
+        .filter((c): c is SyntaxNode => c !== null)
+        .map((c) => (c.type === 'string_content' ? literal(unescapeDouble(c.text)) : wordOf(c, vars)));
       return { ...join(parts, true), pattern: false };
     }
     case 'concatenation':

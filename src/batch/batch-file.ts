@@ -58,7 +58,11 @@ export function parseBatchFile(text: string): { items: BatchItem[]; bad: BadLine
     if (!source.startsWith('{') && !source.startsWith('"')) {
       // JSON that is not a task (`[1,2,3]`, `null`, `42`, `true`) is a mistake, not a task with that text.
       const kind = jsonKind(source);
-      if (kind) bad.push({ line, error: `JSON ${kind} is not a task: give the task's text, a JSON string, or an object with "task"` });
+      if (kind)
+        bad.push({
+          line,
+          error: `JSON ${kind} is not a task: give the task's text, a JSON string, or an object with "task"`,
+        });
       else items.push({ line, task: source, source });
       return;
     }
@@ -75,16 +79,31 @@ export function parseBatchFile(text: string): { items: BatchItem[]; bad: BadLine
       return;
     }
     if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-      bad.push({ line, error: `JSON ${jsonKind(source) ?? typeof value} is not a task: give the task's text, a JSON string, or an object with "task"` });
+      bad.push({
+        line,
+        error: `JSON ${jsonKind(source) ?? typeof value} is not a task: give the task's text, a JSON string, or an object with "task"`,
+      });
       return;
     }
     const parsed = LineObject.safeParse(value);
     if (!parsed.success) {
-      bad.push({ line, error: parsed.error.issues.map((x) => `${x.path.join('.') || 'line'}: ${x.message}`).join('; ') });
+      bad.push({
+        line,
+        error: parsed.error.issues.map((x) => `${x.path.join('.') || 'line'}: ${x.message}`).join('; '),
+      });
       return;
     }
     const o = parsed.data;
-    items.push({ line, task: o.task, model: o.model, toolsets: joinList(o.toolsets), disable: joinList(o.disable), cwd: o.cwd, maxTurns: o.max_turns, source });
+    items.push({
+      line,
+      task: o.task,
+      model: o.model,
+      toolsets: joinList(o.toolsets),
+      disable: joinList(o.disable),
+      cwd: o.cwd,
+      maxTurns: o.max_turns,
+      source,
+    });
   });
   return { items, bad };
 }

@@ -80,14 +80,25 @@ async function outcome(handle: WorkflowHandle, item: BatchItem): Promise<BatchRe
   return line;
 }
 
-export async function runBatch(
-  o: BatchOptions,
-): Promise<{ results: BatchResultLine[]; interrupted: boolean; previouslyDone: number; previouslyUnsuccessful: number }> {
+export async function runBatch(o: BatchOptions): Promise<{
+  results: BatchResultLine[];
+  interrupted: boolean;
+  previouslyDone: number;
+  previouslyUnsuccessful: number;
+}> {
   const written = alreadyWritten(o.outPath);
-  const earlier = o.items.map(({ item }) => written.get(batchWorkflowId(o.batchKey, item))).filter((s): s is string => s !== undefined);
+  const earlier = o.items
+    .map(({ item }) => written.get(batchWorkflowId(o.batchKey, item)))
+    .filter((s): s is string => s !== undefined);
   const todo = o.items.filter(({ item }) => !written.has(batchWorkflowId(o.batchKey, item)));
   const previouslyUnsuccessful = earlier.filter(unsuccessful).length;
-  const progress: BatchProgress = { total: o.items.length, done: earlier.length, running: 0, waitingApproval: 0, failed: previouslyUnsuccessful };
+  const progress: BatchProgress = {
+    total: o.items.length,
+    done: earlier.length,
+    running: 0,
+    waitingApproval: 0,
+    failed: previouslyUnsuccessful,
+  };
   const results: BatchResultLine[] = [];
   const running = new Map<string, WorkflowHandle>();
   const report = (): void => o.onProgress?.({ ...progress, running: running.size });

@@ -39,7 +39,11 @@ async function snapshotOf(session: TaskPage): Promise<string> {
 }
 
 /** Runs `fn` on the task's existing page; no page, a lost browser and Playwright failures become error results. */
-async function onPage(ctx: ToolContext, what: string, fn: (s: TaskPage) => Promise<Record<string, unknown> | string>): Promise<string> {
+async function onPage(
+  ctx: ToolContext,
+  what: string,
+  fn: (s: TaskPage) => Promise<Record<string, unknown> | string>,
+): Promise<string> {
   browserPool.hold(ctx.taskId);
   try {
     let session: TaskPage | undefined;
@@ -93,7 +97,9 @@ async function openAndGo(url: string, ctx: ToolContext): Promise<string> {
         url: session.page.url(),
         title: await session.page.title(),
         ...(response && response.status() >= 400 ? { status: response.status() } : {}),
-        ...(restarted ? { note: 'the browser had crashed and was restarted; earlier pages of this task are gone' } : {}),
+        ...(restarted
+          ? { note: 'the browser had crashed and was restarted; earlier pages of this task are gone' }
+          : {}),
         snapshot,
       });
     } catch (err) {
@@ -119,12 +125,17 @@ export function click(ref: string, ctx: ToolContext): Promise<string> {
     if (typeof target === 'string') return toolError(target);
     // A link into another tab opens it after the click returns; wait for it so the snapshot shows the new tab.
     const newTab = (await s.page.evaluate(opensTab(normalizeRef(ref) ?? ''))) === true;
-    const tab = newTab ? s.context.waitForEvent('page', { timeout: NAVIGATION_TIMEOUT_MS }).catch(() => undefined) : undefined;
+    const tab = newTab
+      ? s.context.waitForEvent('page', { timeout: NAVIGATION_TIMEOUT_MS }).catch(() => undefined)
+      : undefined;
     await target.click({ timeout: ACTION_TIMEOUT_MS });
     const opened = await tab;
     if (opened) s.page = opened;
     await settle(s.page);
-    return { action: `clicked ${ref}${opened ? ' (it opened a new tab, which is now the current page)' : ''}`, snapshot: await snapshotOf(s) };
+    return {
+      action: `clicked ${ref}${opened ? ' (it opened a new tab, which is now the current page)' : ''}`,
+      snapshot: await snapshotOf(s),
+    };
   });
 }
 
@@ -137,7 +148,10 @@ export function type(ref: string, text: string, submit: boolean, ctx: ToolContex
       await target.press('Enter', { timeout: ACTION_TIMEOUT_MS });
       await settle(s.page);
     }
-    return { action: `typed ${text.length} characters into ${ref}${submit ? ' and pressed Enter' : ''}`, snapshot: await snapshotOf(s) };
+    return {
+      action: `typed ${text.length} characters into ${ref}${submit ? ' and pressed Enter' : ''}`,
+      snapshot: await snapshotOf(s),
+    };
   });
 }
 
@@ -150,7 +164,11 @@ export function scroll(direction: 'up' | 'down', amount: number | undefined, ctx
     await s.page.waitForLoadState('networkidle', { timeout: IDLE_WAIT_MS }).catch(() => undefined);
     const after = (await s.page.evaluate('Math.round(window.scrollY)')) as number;
     const note = after === before ? ` (already at the ${direction === 'down' ? 'bottom' : 'top'})` : '';
-    return { action: `scrolled ${direction} from ${before} to ${after} px${note}`, scroll_y: after, snapshot: await snapshotOf(s) };
+    return {
+      action: `scrolled ${direction} from ${before} to ${after} px${note}`,
+      scroll_y: after,
+      snapshot: await snapshotOf(s),
+    };
   });
 }
 

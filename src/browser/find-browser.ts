@@ -23,7 +23,10 @@ function isExecutableFile(path: string): boolean {
 }
 
 /** The browser to launch, or undefined; a configured path is the only one tried (a typo must not silently fall back). */
-export function findBrowser(configured: string | undefined, candidates: readonly string[] = DEFAULT_BROWSER_PATHS): string | undefined {
+export function findBrowser(
+  configured: string | undefined,
+  candidates: readonly string[] = DEFAULT_BROWSER_PATHS,
+): string | undefined {
   if (configured !== undefined) return isExecutableFile(configured) ? configured : undefined;
   return candidates.find(isExecutableFile);
 }
@@ -33,7 +36,11 @@ export function requireBrowser(): string {
   const configured = currentConfig().browser.executable_path;
   const found = findBrowser(configured);
   if (found) return found;
-  throw new Error(configured === undefined ? NOT_FOUND : `${NOT_FOUND} (browser.executable_path ${configured} is not an executable file)`);
+  throw new Error(
+    configured === undefined
+      ? NOT_FOUND
+      : `${NOT_FOUND} (browser.executable_path ${configured} is not an executable file)`,
+  );
 }
 
 /** The shared checkFn of every browser tool: one function, so the registry runs it once per listing. */

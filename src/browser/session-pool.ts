@@ -57,7 +57,10 @@ export class BrowserPool {
     if (!session) return undefined;
     if (!this.alive(session)) {
       await this.closeTask(taskId);
-      throw new TetherError('Browser.Gone', "the task's browser page crashed or was closed, and is gone: call browser_navigate again");
+      throw new TetherError(
+        'Browser.Gone',
+        "the task's browser page crashed or was closed, and is gone: call browser_navigate again",
+      );
     }
     return session;
   }

@@ -11,7 +11,9 @@ const WALK_MAX_LINES = 3_000;
 export function formatSnapshot(walk: PageWalk, maxChars = SNAPSHOT_MAX_CHARS): string {
   const head = [`Title: ${walk.title || '(untitled)'}`, `URL: ${walk.url}`];
   if (walk.scrollHeight > walk.viewportHeight) {
-    head.push(`Scroll: ${walk.scrollY} of ${walk.scrollHeight - walk.viewportHeight} px (viewport ${walk.viewportHeight} px high)`);
+    head.push(
+      `Scroll: ${walk.scrollY} of ${walk.scrollHeight - walk.viewportHeight} px (viewport ${walk.viewportHeight} px high)`,
+    );
   }
   if (walk.lines.length === 0) head.push('(no visible content)');
   let out = head.join('\n');

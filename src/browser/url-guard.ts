@@ -12,14 +12,19 @@ const systemResolver: Resolver = async (host) => (await lookup(host, { all: true
  * Chromium resolves the name again itself, so a DNS answer that changes in between is not caught here, and
  * redirects and clicked links are checked by the session's route guard.
  */
-export async function refuseUrl(raw: string, allowPrivate: boolean, resolve: Resolver = systemResolver): Promise<string | undefined> {
+export async function refuseUrl(
+  raw: string,
+  allowPrivate: boolean,
+  resolve: Resolver = systemResolver,
+): Promise<string | undefined> {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
     return `${JSON.stringify(raw)} is not a valid URL (give an absolute http:// or https:// URL)`;
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return `only http and https URLs can be opened, not ${url.protocol} (${raw})`;
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    return `only http and https URLs can be opened, not ${url.protocol} (${raw})`;
   if (allowPrivate) return undefined;
   const host = bareHost(url);
   let addresses: string[];
@@ -30,7 +35,8 @@ export async function refuseUrl(raw: string, allowPrivate: boolean, resolve: Res
   }
   for (const address of addresses) {
     const reason = blockedAddressReason(address);
-    if (reason) return `refused to open ${url.href}: ${host === address ? '' : `${host} resolves to ${address}, and `}${reason} (set browser.allow_private to allow it)`;
+    if (reason)
+      return `refused to open ${url.href}: ${host === address ? '' : `${host} resolves to ${address}, and `}${reason} (set browser.allow_private to allow it)`;
   }
   return undefined;
 }

@@ -27,7 +27,8 @@ function claimStdout(log: Logger): WritableStream<Uint8Array> {
     return true;
   }) as typeof process.stdout.write;
   return new WritableStream<Uint8Array>({
-    write: (chunk) => new Promise<void>((resolve, reject) => void write(chunk, (err) => (err ? reject(err) : resolve()))),
+    write: (chunk) =>
+      new Promise<void>((resolve, reject) => void write(chunk, (err) => (err ? reject(err) : resolve()))),
   });
 }
 
@@ -48,13 +49,25 @@ async function serveAcp(opts: AcpOptions): Promise<void> {
   const configured = Object.entries(config.mcp_servers)
     .filter(([, c]) => c.enabled)
     .map(([name]) => mcpToolsetName(name));
-  const app = acpAgent({ client, settings, log, model: () => chooseModel(opts.model), mcp, toolsets: ['tether-acp', ...configured] });
+  const app = acpAgent({
+    client,
+    settings,
+    log,
+    model: () => chooseModel(opts.model),
+    mcp,
+    toolsets: ['tether-acp', ...configured],
+  });
   const input = Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>;
   const connection = app.connect(ndJsonStream(output, input));
   log.info({ taskQueue: settings.taskQueue }, 'tether acp: serving on standard input/output');
   installRuntimeLogging();
   try {
-    const { worker, connection: native } = await createWorker({ settings, config, log, shutdownGraceTime: '5 seconds' });
+    const { worker, connection: native } = await createWorker({
+      settings,
+      config,
+      log,
+      shutdownGraceTime: '5 seconds',
+    });
     try {
       // The editor going away ends this process; the runs wait on the server for the next ACP process.
       await worker.runUntil(connection.closed);

@@ -31,13 +31,17 @@ function localReader(cwd: string): ReadScripts {
       try {
         const info = statSync(path);
         if (!info.isFile()) out.set(key, { error: 'is not a readable file' });
-        else if (info.size > MAX_SCRIPT_BYTES) out.set(key, { error: `is too big to check (${info.size} bytes; at most ${MAX_SCRIPT_BYTES} are read)` });
+        else if (info.size > MAX_SCRIPT_BYTES)
+          out.set(key, { error: `is too big to check (${info.size} bytes; at most ${MAX_SCRIPT_BYTES} are read)` });
         else {
           const text = readFileSync(path, 'utf8');
           out.set(key, text.includes('\u0000') ? { binary: true } : { text });
         }
       } catch (err) {
-        out.set(key, (err as NodeJS.ErrnoException).code === 'ENOENT' ? { missing: true } : { error: (err as Error).message });
+        out.set(
+          key,
+          (err as NodeJS.ErrnoException).code === 'ENOENT' ? { missing: true } : { error: (err as Error).message },
+        );
       }
     }
     return out;
@@ -66,8 +70,15 @@ function printHuman(v: Verdict): void {
     process.stdout.write('ok: nothing dangerous found\n');
     return;
   }
-  const head = v.tier === 'hardline' ? 'HARDLINE: never run, whatever the approval mode' : v.findings.every((f) => NOT_UNDERSTOOD.has(f.rule)) ? 'ASKS: not understood, so a person decides' : 'DANGEROUS: asks for approval';
-  process.stdout.write(`${head}\n${v.findings.map((f) => `  [${f.rule}] ${visibleText(f.description, { newlines: 'escape' })}`).join('\n')}\n`);
+  const head =
+    v.tier === 'hardline'
+      ? 'HARDLINE: never run, whatever the approval mode'
+      : v.findings.every((f) => NOT_UNDERSTOOD.has(f.rule))
+        ? 'ASKS: not understood, so a person decides'
+        : 'DANGEROUS: asks for approval';
+  process.stdout.write(
+    `${head}\n${v.findings.map((f) => `  [${f.rule}] ${visibleText(f.description, { newlines: 'escape' })}`).join('\n')}\n`,
+  );
 }
 
 /** Reads JSON-encoded command strings, one per line, and writes one verdict per line in the same order. */
@@ -90,7 +101,12 @@ async function checkLines(cwd: string): Promise<number> {
       continue;
     }
     if (typeof command !== 'string') {
-      out.push(JSON.stringify({ line: n, error: `line ${n} is not a JSON string (got ${Array.isArray(command) ? 'array' : typeof command})` }));
+      out.push(
+        JSON.stringify({
+          line: n,
+          error: `line ${n} is not a JSON string (got ${Array.isArray(command) ? 'array' : typeof command})`,
+        }),
+      );
       continue;
     }
     out.push(JSON.stringify(publicVerdict((await judgeSubject({ text: command }, cwd, localReader(cwd))).verdict)));
@@ -104,8 +120,13 @@ export async function runApprovalCheck(words: string[], opts: CheckOptions): Pro
   const cwd = opts.cwd ?? process.cwd();
   if (opts.jsonl) return checkLines(cwd);
   const command = words.join(' ');
-  if (opts.language !== undefined && opts.language !== 'python' && opts.language !== 'javascript') throw new CliError(`--language must be python or javascript (got '${opts.language}')`, 2);
-  const { verdict } = await judgeSubject({ text: command, stdin: opts.stdin, language: opts.language }, cwd, localReader(cwd));
+  if (opts.language !== undefined && opts.language !== 'python' && opts.language !== 'javascript')
+    throw new CliError(`--language must be python or javascript (got '${opts.language}')`, 2);
+  const { verdict } = await judgeSubject(
+    { text: command, stdin: opts.stdin, language: opts.language },
+    cwd,
+    localReader(cwd),
+  );
   if (opts.json) process.stdout.write(`${JSON.stringify(publicVerdict(verdict), null, 2)}\n`);
   else printHuman(verdict);
   return verdict.dangerous ? DANGEROUS_EXIT : 0;

@@ -14,10 +14,14 @@ import { withTemporal } from './temporal-client.js';
 export type ListedApproval = PendingApproval & { workflowId: string };
 
 /** Pending approvals of every running agent run (each asked through its state query). */
-export async function listPendingApprovals(client: Client): Promise<{ approvals: ListedApproval[]; unanswered: string[] }> {
+export async function listPendingApprovals(
+  client: Client,
+): Promise<{ approvals: ListedApproval[]; unanswered: string[] }> {
   const approvals: ListedApproval[] = [];
   const unanswered: string[] = [];
-  for await (const w of client.workflow.list({ query: "WorkflowType = 'agentWorkflow' AND ExecutionStatus = 'Running'" })) {
+  for await (const w of client.workflow.list({
+    query: "WorkflowType = 'agentWorkflow' AND ExecutionStatus = 'Running'",
+  })) {
     const state = await queryRunState(client, client.workflow.getHandle(w.workflowId), 3_000);
     if (!state) unanswered.push(w.workflowId);
     for (const p of state?.pendingApprovals ?? []) approvals.push({ ...p, workflowId: w.workflowId });
@@ -33,29 +37,45 @@ export function formatApproval(a: PendingApproval, workflowId?: string): string 
   const head = `${workflowId ? `${workflowId} ` : ''}${a.approvalId} · ${a.tool} · asked ${a.askedAt} · denied at ${a.expiresAt} unless decided`;
   const [first = '', ...more] = visibleText(a.command).split('\n');
   const command = [`  $ ${first}`, ...more.map((l) => `  > ${l}`)];
-  if (hasHiddenCharacters(a.command)) command.push('  (the command holds control or invisible characters, shown above as \\x.. and \\u.... escapes)');
-  return [head, ...command, ...a.findings.map((f) => `  [${f.rule}] ${visibleText(f.description, { newlines: 'escape' })}`)].join('\n');
+  if (hasHiddenCharacters(a.command))
+    command.push('  (the command holds control or invisible characters, shown above as \\x.. and \\u.... escapes)');
+  return [
+    head,
+    ...command,
+    ...a.findings.map((f) => `  [${f.rule}] ${visibleText(f.description, { newlines: 'escape' })}`),
+  ].join('\n');
 }
 
 function report(workflowId: string, approvalId: string, choice: ApprovalChoice, out: DecideOutcome): void {
   if (out.status === 'rejected') throw new CliError(`decision rejected: ${out.reason}`, 1);
   if (out.status === 'queued') process.stderr.write(`${out.note}\n`);
-  process.stdout.write(`${choice === 'deny' ? 'denied' : `approved (${choice})`}: ${workflowId} ${approvalId}${out.status === 'queued' ? ' (queued)' : ''}\n`);
+  process.stdout.write(
+    `${choice === 'deny' ? 'denied' : `approved (${choice})`}: ${workflowId} ${approvalId}${out.status === 'queued' ? ' (queued)' : ''}\n`,
+  );
 }
 
 export function addApprovalCommands(program: Command): void {
   const approval = program.command('approval').description('Dangerous-command detection');
   approval
     .command('check')
-    .description('Print the verdict on a command (exit code 3 when it is dangerous), or on JSON lines from standard input')
+    .description(
+      'Print the verdict on a command (exit code 3 when it is dangerous), or on JSON lines from standard input',
+    )
     .argument('[command...]', 'the command, as one argument or several words')
     .option('--json', 'print the verdict as JSON')
-    .option('--jsonl', 'read one JSON-encoded command string per line on standard input; write one JSON verdict per line')
+    .option(
+      '--jsonl',
+      'read one JSON-encoded command string per line on standard input; write one JSON verdict per line',
+    )
     .option('--cwd <dir>', 'the project directory paths are judged against (default: the current directory)')
-    .option('--stdin <text>', "text given to the command on standard input (judged as the program's input: `sh`, `python3`, `psql`)")
+    .option(
+      '--stdin <text>',
+      "text given to the command on standard input (judged as the program's input: `sh`, `python3`, `psql`)",
+    )
     .option('--language <language>', 'the words are a python or javascript program, judged as execute_code judges it')
     .action(async (words: string[], opts: CheckOptions) => {
-      if (!opts.jsonl && words.length === 0) throw new CliError('give a command to check, or --jsonl to read commands from standard input', 2);
+      if (!opts.jsonl && words.length === 0)
+        throw new CliError('give a command to check, or --jsonl to read commands from standard input', 2);
       process.exitCode = await runApprovalCheck(words, opts);
     });
   approval
@@ -77,7 +97,8 @@ export function addApprovalCommands(program: Command): void {
       if (opts.json) process.stdout.write(`${visibleJson(approvals, 2)}\n`);
       else if (approvals.length === 0) process.stdout.write('no pending approvals\n');
       else process.stdout.write(`${approvals.map((a) => formatApproval(a, a.workflowId)).join('\n\n')}\n`);
-      if (unanswered.length > 0) process.stderr.write(`no worker answered for: ${unanswered.join(', ')} (their approvals are not listed)\n`);
+      if (unanswered.length > 0)
+        process.stderr.write(`no worker answered for: ${unanswered.join(', ')} (their approvals are not listed)\n`);
     });
 
   program
@@ -85,9 +106,18 @@ export function addApprovalCommands(program: Command): void {
     .description('Approve a pending tool call')
     .argument('<workflowId>')
     .argument('<approvalId>')
-    .addOption(new Option('--scope <scope>', 'once: this call; session: this rule for the rest of the run; always: add the rule to command_allowlist').choices(['once', 'session', 'always']).default('once'))
+    .addOption(
+      new Option(
+        '--scope <scope>',
+        'once: this call; session: this rule for the rest of the run; always: add the rule to command_allowlist',
+      )
+        .choices(['once', 'session', 'always'])
+        .default('once'),
+    )
     .action(async (workflowId: string, approvalId: string, opts: { scope: ApprovalChoice }) => {
-      const out = await withTemporal((client, settings) => sendDecision(client, settings, workflowId, { approvalId, choice: opts.scope, by: 'cli' }));
+      const out = await withTemporal((client, settings) =>
+        sendDecision(client, settings, workflowId, { approvalId, choice: opts.scope, by: 'cli' }),
+      );
       report(workflowId, approvalId, opts.scope, out);
     });
 
@@ -98,7 +128,9 @@ export function addApprovalCommands(program: Command): void {
     .argument('<approvalId>')
     .option('--reason <text>', 'why (the model sees it)')
     .action(async (workflowId: string, approvalId: string, opts: { reason?: string }) => {
-      const out = await withTemporal((client, settings) => sendDecision(client, settings, workflowId, { approvalId, choice: 'deny', reason: opts.reason, by: 'cli' }));
+      const out = await withTemporal((client, settings) =>
+        sendDecision(client, settings, workflowId, { approvalId, choice: 'deny', reason: opts.reason, by: 'cli' }),
+      );
       report(workflowId, approvalId, 'deny', out);
     });
 }

@@ -6,7 +6,12 @@ import { sendDecision } from './decide.js';
 import type { FollowOptions } from './follow.js';
 
 /** --prompt forces asking (even from a pipe), --no-prompt never asks; by default only an interactive terminal is asked. */
-export function promptOptions(client: Client, settings: TemporalSettings, workflowId: string, prompt: boolean | undefined): { prompter?: ApprovalPrompter; decide?: FollowOptions['decide'] } {
+export function promptOptions(
+  client: Client,
+  settings: TemporalSettings,
+  workflowId: string,
+  prompt: boolean | undefined,
+): { prompter?: ApprovalPrompter; decide?: FollowOptions['decide'] } {
   if (!(prompt ?? process.stdin.isTTY === true)) return {};
   return {
     prompter: new ApprovalPrompter(),

@@ -9,7 +9,17 @@ export interface PromptAnswer {
   reason?: string;
 }
 
-const CHOICES: Record<string, ApprovalChoice> = { o: 'once', once: 'once', s: 'session', session: 'session', a: 'always', always: 'always', d: 'deny', deny: 'deny', '': 'deny' };
+const CHOICES: Record<string, ApprovalChoice> = {
+  o: 'once',
+  once: 'once',
+  s: 'session',
+  session: 'session',
+  a: 'always',
+  always: 'always',
+  d: 'deny',
+  deny: 'deny',
+  '': 'deny',
+};
 
 /** Reads one answer: a choice, optionally followed by a reason ("d not on production"). Null: unknown input. */
 export function parseAnswer(line: string): PromptAnswer | null {

@@ -58,7 +58,9 @@ async function runAndReport({ client, settings, path, items, bad, concurrency, f
     'abort',
     () => {
       bar.end();
-      process.stderr.write(`Interrupted: started runs go on; run the same command again to resume (finished tasks are not run again). Ctrl-C again to quit at once.\n`);
+      process.stderr.write(
+        `Interrupted: started runs go on; run the same command again to resume (finished tasks are not run again). Ctrl-C again to quit at once.\n`,
+      );
       process.once('SIGINT', () => process.exit(130));
       setTimeout(() => process.exit(130), INTERRUPT_GRACE_MS).unref();
     },
@@ -100,7 +102,9 @@ async function runAndReport({ client, settings, path, items, bad, concurrency, f
 export function addBatchCommand(program: Command): void {
   program
     .command('batch')
-    .description('Run one agent per line of a JSON Lines file (a task string, or {"task": ..., run options}); re-run to resume')
+    .description(
+      'Run one agent per line of a JSON Lines file (a task string, or {"task": ..., run options}); re-run to resume',
+    )
     .argument('<file>', 'the batch file')
     .option('--concurrency <n>', 'runs at once', '4')
     .option('--out <file>', 'append one JSON result line per task here (default: standard output)')
@@ -131,9 +135,12 @@ export function addBatchCommand(program: Command): void {
           bad.push({ line: item.line, error: (err as Error).message });
         }
       }
-      for (const b of bad.sort((a, c) => a.line - c.line)) process.stderr.write(`${file}:${b.line}: skipped: ${b.error}\n`);
+      for (const b of bad.sort((a, c) => a.line - c.line))
+        process.stderr.write(`${file}:${b.line}: skipped: ${b.error}\n`);
       if (items.length === 0) throw new CliError(`${file}: no runnable task`, 1);
 
-      await withTemporal((client, settings) => runAndReport({ client, settings, path, items, bad: bad.length, concurrency, flags }));
+      await withTemporal((client, settings) =>
+        runAndReport({ client, settings, path, items, bad: bad.length, concurrency, flags }),
+      );
     });
 }

@@ -12,13 +12,27 @@ export type DecideOutcome =
 
 const UPDATE_WAIT_MS = 10_000;
 
-export async function sendDecision(client: Client, settings: TemporalSettings, workflowId: string, decision: ApprovalDecision): Promise<DecideOutcome> {
+export async function sendDecision(
+  client: Client,
+  settings: TemporalSettings,
+  workflowId: string,
+  decision: ApprovalDecision,
+): Promise<DecideOutcome> {
   const handle = client.workflow.getHandle(workflowId);
   const desc = await handle.describe(); // an unknown run fails clearly here
-  if (desc.status.name !== 'RUNNING') return { status: 'rejected', via: 'update', reason: `run ${workflowId} is ${desc.status.name.toLowerCase()}: nothing is pending` };
+  if (desc.status.name !== 'RUNNING')
+    return {
+      status: 'rejected',
+      via: 'update',
+      reason: `run ${workflowId} is ${desc.status.name.toLowerCase()}: nothing is pending`,
+    };
   const queued = async (why: string): Promise<DecideOutcome> => {
     await handle.signal('approval', decision);
-    return { status: 'queued', via: 'signal', note: `${why}: the decision was sent as a signal and applies when a worker runs the workflow (an invalid one is recorded as rejected in its state)` };
+    return {
+      status: 'queued',
+      via: 'signal',
+      note: `${why}: the decision was sent as a signal and applies when a worker runs the workflow (an invalid one is recorded as rejected in its state)`,
+    };
   };
   if (!(await hasLiveWorker(client, settings))) return queued('no worker is polling');
   let timer: NodeJS.Timeout | undefined;
@@ -31,7 +45,8 @@ export async function sendDecision(client: Client, settings: TemporalSettings, w
     if (answer === 'timeout') return await queued(`no worker answered within ${UPDATE_WAIT_MS / 1000} s`);
     return { status: 'applied', via: 'update' };
   } catch (err) {
-    if (err instanceof WorkflowUpdateFailedError) return { status: 'rejected', via: 'update', reason: err.cause?.message ?? err.message };
+    if (err instanceof WorkflowUpdateFailedError)
+      return { status: 'rejected', via: 'update', reason: err.cause?.message ?? err.message };
     throw err;
   } finally {
     clearTimeout(timer);

@@ -6,7 +6,11 @@ import { closeTools, createWorker, installRuntimeLogging } from '../worker.js';
  * Runs `fn` with a worker polling the task queue in this process. On Ctrl-C the Temporal runtime stops the
  * worker too; then this resolves to undefined and the runs go on on the server for the next worker.
  */
-export async function withEmbeddedWorker<T>(settings: TemporalSettings, stop: AbortSignal, fn: () => Promise<T>): Promise<T | undefined> {
+export async function withEmbeddedWorker<T>(
+  settings: TemporalSettings,
+  stop: AbortSignal,
+  fn: () => Promise<T>,
+): Promise<T | undefined> {
   installRuntimeLogging();
   const { worker, connection } = await createWorker({ settings, shutdownGraceTime: '5 seconds' });
   try {

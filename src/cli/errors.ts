@@ -15,7 +15,10 @@ export class CliError extends TetherError {
 /** Splits a comma-separated option value ("a,b, c") into names. */
 export function listOption(value: string | undefined): string[] | undefined {
   if (value === undefined) return undefined;
-  return value.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  return value
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
 }
 
 /** A whole number of at least 1 from an option's text; `undefined` stays undefined. */

@@ -30,7 +30,10 @@ export interface ApprovalAsker {
 class Progress {
   private frame = 0;
   private spinning = false;
-  constructor(private readonly out: NodeJS.WriteStream, private readonly enabled: boolean) {}
+  constructor(
+    private readonly out: NodeJS.WriteStream,
+    private readonly enabled: boolean,
+  ) {}
 
   line(text: string): void {
     if (!this.enabled) return;
@@ -51,7 +54,8 @@ class Progress {
   }
 }
 
-const queryState = (client: Client, handle: WorkflowHandle): Promise<AgentState | undefined> => queryRunState(client, handle, 3_000);
+const queryState = (client: Client, handle: WorkflowHandle): Promise<AgentState | undefined> =>
+  queryRunState(client, handle, 3_000);
 
 /** Follows until the run closes, or until `signal` aborts (Ctrl-C): then the run goes on without us. */
 export interface FollowOptions {
@@ -101,7 +105,13 @@ export async function follow(client: Client, workflowId: string, opts: FollowOpt
       // The run may end (or the approval time out) while the person thinks: stop asking then.
       const answer = await Promise.race([prompter.ask(p), done.then(() => null)]);
       if (!answer) continue;
-      const said = await decide({ approvalId: p.approvalId, callId: p.callId, argsDigest: p.argsDigest, by: 'prompt', ...answer });
+      const said = await decide({
+        approvalId: p.approvalId,
+        callId: p.callId,
+        argsDigest: p.argsDigest,
+        by: 'prompt',
+        ...answer,
+      });
       process.stderr.write(`  ${said}\n`);
     }
   };

@@ -25,7 +25,9 @@ export function readBody(req: IncomingMessage): Promise<Body> {
         resolve({ ok: false, size });
       }
     });
-    req.on('end', () => resolve(size > MAX_BODY ? { ok: false, size } : { ok: true, text: Buffer.concat(chunks).toString('utf8') }));
+    req.on('end', () =>
+      resolve(size > MAX_BODY ? { ok: false, size } : { ok: true, text: Buffer.concat(chunks).toString('utf8') }),
+    );
     req.on('error', reject);
   });
 }
@@ -39,12 +41,19 @@ export function send(res: ServerResponse, status: number, payload: unknown, clos
 /** `--port`'s text (or the config's number) as a TCP port; 0 picks a free one. */
 export function portOption(value: string | number, from: string): number {
   const n = typeof value === 'number' ? value : Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 65_535) throw new CliError(`${from} must be a TCP port from 0 to 65535 (0 picks a free one), got '${String(value)}'`);
+  if (!Number.isInteger(n) || n < 0 || n > 65_535)
+    throw new CliError(`${from} must be a TCP port from 0 to 65535 (0 picks a free one), got '${String(value)}'`);
   return n;
 }
 
 /** Listens, or fails with one line that names the option to change. */
-export async function listen(server: Server, host: string, port: number, hostFrom: string, portFrom: string): Promise<void> {
+export async function listen(
+  server: Server,
+  host: string,
+  port: number,
+  hostFrom: string,
+  portFrom: string,
+): Promise<void> {
   try {
     await new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, host, () => resolve()));
   } catch (err) {
@@ -57,6 +66,9 @@ export async function listen(server: Server, host: string, port: number, hostFro
       EAI_AGAIN: `${hostFrom} ${host}: the host name could not be resolved`,
       EAFNOSUPPORT: `${hostFrom} ${host}: the address family is not supported here`,
     };
-    throw new CliError(`cannot listen: ${why[code ?? ''] ?? `${hostFrom} ${host}, ${portFrom} ${port}: ${(err as Error).message}`}`, 2);
+    throw new CliError(
+      `cannot listen: ${why[code ?? ''] ?? `${hostFrom} ${host}, ${portFrom} ${port}: ${(err as Error).message}`}`,
+      2,
+    );
   }
 }

@@ -14,7 +14,8 @@ import { cancelAndReport, formatCancelReport } from '../temporal/cancel-report.j
 
 function secondsOption(value: string): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw new CliError(`--wait must be a whole number of seconds (0 or more), got '${value}'`);
+  if (!Number.isInteger(n) || n < 0)
+    throw new CliError(`--wait must be a whole number of seconds (0 or more), got '${value}'`);
   return n;
 }
 
@@ -22,13 +23,20 @@ function secondsOption(value: string): number {
 async function runStatus(client: Client, workflowId: string): Promise<Record<string, unknown>> {
   const handle = client.workflow.getHandle(workflowId);
   const desc = await handle.describe();
-  const base = { workflowId, temporalStatus: desc.status.name, startTime: desc.startTime.toISOString(), closeTime: desc.closeTime?.toISOString() ?? null };
+  const base = {
+    workflowId,
+    temporalStatus: desc.status.name,
+    startTime: desc.startTime.toISOString(),
+    closeTime: desc.closeTime?.toISOString() ?? null,
+  };
   if (desc.status.name === 'RUNNING') {
     const s = await queryRunState(client, handle, 5_000);
-    return s ? { ...base, ...s } : { ...base, status: 'running', note: 'no worker answered the state query (is one running?)' };
+    return s
+      ? { ...base, ...s }
+      : { ...base, status: 'running', note: 'no worker answered the state query (is one running?)' };
   }
   try {
-    const r = await handle.result() as AgentResult;
+    const r = (await handle.result()) as AgentResult;
     return { ...base, ...r };
   } catch (err) {
     return { ...base, ...runFailure(err) };
@@ -37,15 +45,30 @@ async function runStatus(client: Client, workflowId: string): Promise<Record<str
 
 function printStatus(s: Record<string, unknown>): void {
   const lines = [`${s.workflowId}: ${String(s.status ?? s.temporalStatus)}`];
-  if (s.turn !== undefined || s.turns !== undefined) lines.push(`  turns: ${String(s.turn ?? s.turns)}  tool calls: ${String(s.toolCallCount ?? s.toolCalls)}`);
+  if (s.turn !== undefined || s.turns !== undefined)
+    lines.push(`  turns: ${String(s.turn ?? s.turns)}  tool calls: ${String(s.toolCallCount ?? s.toolCalls)}`);
   const current = s.currentToolCalls as AgentState['currentToolCalls'] | undefined;
-  for (const c of current ?? []) lines.push(`  ${c.status === 'awaiting_approval' ? 'waiting for approval' : 'running'}: ${c.emoji} ${c.name}  ${visibleText(c.summary, { newlines: 'escape' })}`);
-  for (const a of (s.pendingApprovals as AgentState['pendingApprovals'] | undefined) ?? []) lines.push(formatApproval(a).replace(/^/gm, '  '));
+  for (const c of current ?? [])
+    lines.push(
+      `  ${c.status === 'awaiting_approval' ? 'waiting for approval' : 'running'}: ${c.emoji} ${c.name}  ${visibleText(c.summary, { newlines: 'escape' })}`,
+    );
+  for (const a of (s.pendingApprovals as AgentState['pendingApprovals'] | undefined) ?? [])
+    lines.push(formatApproval(a).replace(/^/gm, '  '));
   const todo = (s.todo as AgentState['todo'] | undefined) ?? [];
-  if (todo.length > 0) lines.push('  plan:', ...todo.map((t) => `    [${{ pending: ' ', in_progress: '~', completed: 'x', cancelled: '-' }[t.status]}] ${t.content}`));
+  if (todo.length > 0)
+    lines.push(
+      '  plan:',
+      ...todo.map(
+        (t) => `    [${{ pending: ' ', in_progress: '~', completed: 'x', cancelled: '-' }[t.status]}] ${t.content}`,
+      ),
+    );
   const q = s.question as AgentState['question'];
-  if (q) lines.push(`  question ${q.id}: ${q.question}${q.choices ? ` (${q.choices.join(' / ')})` : ''} — answer with: tether answer ${String(s.workflowId)} "..."`);
-  for (const c of (s.children as AgentState['children'] | undefined) ?? []) lines.push(`  sub-agent ${c.workflowId}: ${c.status} · ${c.goal}`);
+  if (q)
+    lines.push(
+      `  question ${q.id}: ${q.question}${q.choices ? ` (${q.choices.join(' / ')})` : ''} — answer with: tether answer ${String(s.workflowId)} "..."`,
+    );
+  for (const c of (s.children as AgentState['children'] | undefined) ?? [])
+    lines.push(`  sub-agent ${c.workflowId}: ${c.status} · ${c.goal}`);
   if (s.continuedRuns) lines.push(`  continued as new ${String(s.continuedRuns)} times`);
   if (s.answer) lines.push(`  answer: ${String(s.answer)}`);
   if (s.error) lines.push(`  error: ${String(s.error)}`);
@@ -75,7 +98,12 @@ export function addInspectCommands(program: Command): void {
       const rows = await withTemporal(async (client) => {
         const out: { workflowId: string; status: string; startTime: string; closeTime: string | null }[] = [];
         for await (const w of client.workflow.list({ query: "WorkflowType = 'agentWorkflow'" })) {
-          out.push({ workflowId: w.workflowId, status: w.status.name, startTime: w.startTime.toISOString(), closeTime: w.closeTime?.toISOString() ?? null });
+          out.push({
+            workflowId: w.workflowId,
+            status: w.status.name,
+            startTime: w.startTime.toISOString(),
+            closeTime: w.closeTime?.toISOString() ?? null,
+          });
           if (out.length >= limit) break;
         }
         return out;
@@ -109,7 +137,8 @@ export function addInspectCommands(program: Command): void {
     .action(async (workflowId: string, words: string[]) => {
       const text = words.join(' ');
       if (text.trim() === '') throw new CliError('the message is empty', 2);
-      if (text.length > 20_000) throw new CliError(`the message has ${text.length} characters; at most 20000 are taken`, 2);
+      if (text.length > 20_000)
+        throw new CliError(`the message has ${text.length} characters; at most 20000 are taken`, 2);
       await withTemporal((client) => client.workflow.getHandle(workflowId).signal('message', { text }));
       process.stdout.write(`message sent to ${workflowId}\n`);
     });
@@ -121,7 +150,8 @@ export function addInspectCommands(program: Command): void {
     .argument('<text...>')
     .action(async (workflowId: string, words: string[]) => {
       const text = words.join(' ');
-      if (text.length > 20_000) throw new CliError(`the answer has ${text.length} characters; at most 20000 are taken`, 2);
+      if (text.length > 20_000)
+        throw new CliError(`the answer has ${text.length} characters; at most 20000 are taken`, 2);
       await withTemporal(async (client) => {
         const handle = client.workflow.getHandle(workflowId);
         const state = await queryRunState(client, handle, 5_000);
@@ -135,7 +165,12 @@ export function addInspectCommands(program: Command): void {
     .command('cancel')
     .description('Cancel a run: running tool calls are stopped and the run ends as cancelled')
     .argument('<workflowId>')
-    .option('--wait <seconds>', 'how long to wait for the tool calls to stop and the run to end (0: do not wait)', secondsOption, 60)
+    .option(
+      '--wait <seconds>',
+      'how long to wait for the tool calls to stop and the run to end (0: do not wait)',
+      secondsOption,
+      60,
+    )
     .action(async (workflowId: string, opts: { wait: number }) => {
       const report = await withTemporal((client) => cancelAndReport(client, workflowId, opts.wait * 1000));
       process.stdout.write(`${formatCancelReport(workflowId, report).join('\n')}\n`);

@@ -27,12 +27,24 @@ function describeModel(model: string): string {
   return `${model} at ${process.env.OPENAI_BASE_URL || 'https://api.openai.com/v1'}`;
 }
 
-export const EXIT_BY_STATUS: Record<string, number> = { completed: 0, limit_reached: 3, failed: 1, cancelled: 130, running: 0 };
+export const EXIT_BY_STATUS: Record<string, number> = {
+  completed: 0,
+  limit_reached: 3,
+  failed: 1,
+  cancelled: 130,
+  running: 0,
+};
 
 export function printOutcome(workflowId: string, outcome: FollowOutcome, json: boolean): void {
   if (json) {
     const r = outcome.result;
-    const out = { workflowId, status: outcome.status, answer: r?.answer ?? null, turns: r?.turns ?? null, toolCalls: r?.toolCalls ?? null };
+    const out = {
+      workflowId,
+      status: outcome.status,
+      answer: r?.answer ?? null,
+      turns: r?.turns ?? null,
+      toolCalls: r?.toolCalls ?? null,
+    };
     process.stdout.write(`${JSON.stringify(outcome.error ? { ...out, error: outcome.error } : out)}\n`);
   } else if (outcome.detached) {
     process.stderr.write(`Stopped following; the run goes on. Follow it again with: tether attach ${workflowId}\n`);
@@ -40,33 +52,45 @@ export function printOutcome(workflowId: string, outcome: FollowOutcome, json: b
     const r = outcome.result;
     process.stdout.write(`${r.answer}\n`);
     const mark = r.status === 'completed' ? '✓' : '■';
-    process.stderr.write(`${mark} ${r.status} · ${r.turns} turns · ${r.toolCalls} tool calls · ${r.usage.totalTokens} tokens · ${workflowId}\n`);
+    process.stderr.write(
+      `${mark} ${r.status} · ${r.turns} turns · ${r.toolCalls} tool calls · ${r.usage.totalTokens} tokens · ${workflowId}\n`,
+    );
   } else {
     process.stderr.write(`✗ ${outcome.status}: ${outcome.error ?? ''}\n`);
   }
   process.exitCode = outcome.detached ? 130 : (EXIT_BY_STATUS[outcome.status] ?? 1);
 }
 
-async function startAndFollow(client: Client, settings: TemporalSettings, input: AgentInput, opts: RunOptions): Promise<void> {
+async function startAndFollow(
+  client: Client,
+  settings: TemporalSettings,
+  input: AgentInput,
+  opts: RunOptions,
+): Promise<void> {
   const workflowId = newWorkflowId();
   await client.workflow.start(agentWorkflow, { taskQueue: settings.taskQueue, workflowId, args: [input] });
   if (opts.detach) {
     if (!(await hasLiveWorker(client, settings))) {
-      process.stderr.write(`No worker polls queue '${settings.taskQueue}' yet: the run waits until 'tether worker' starts.\n`);
+      process.stderr.write(
+        `No worker polls queue '${settings.taskQueue}' yet: the run waits until 'tether worker' starts.\n`,
+      );
     }
     process.stdout.write(opts.json ? `${JSON.stringify({ workflowId, status: 'running' })}\n` : `${workflowId}\n`);
     return;
   }
   process.stderr.write(`tether · ${workflowId} · model ${describeModel(input.model)} · queue ${settings.taskQueue}\n`);
-  const needWorker = opts.worker && (!(await hasLiveWorker(client, settings)) || !(await runWasPickedUp(client, workflowId, 3_000)));
+  const needWorker =
+    opts.worker && (!(await hasLiveWorker(client, settings)) || !(await runWasPickedUp(client, workflowId, 3_000)));
   const stop = interruptSignal();
   const asking = promptOptions(client, settings, workflowId, opts.prompt);
-  const followRun = (): Promise<FollowOutcome> => follow(client, workflowId, { progress: !opts.json, signal: stop.signal, ...asking });
+  const followRun = (): Promise<FollowOutcome> =>
+    follow(client, workflowId, { progress: !opts.json, signal: stop.signal, ...asking });
   let outcome: FollowOutcome;
   if (needWorker) {
     outcome = (await withEmbeddedWorker(settings, stop.signal, followRun)) ?? { status: 'running', detached: true };
   } else {
-    if (!opts.worker) process.stderr.write(`Waiting for a worker on queue '${settings.taskQueue}' ('tether worker' starts one).\n`);
+    if (!opts.worker)
+      process.stderr.write(`Waiting for a worker on queue '${settings.taskQueue}' ('tether worker' starts one).\n`);
     outcome = await followRun();
   }
   stop.release();
@@ -85,9 +109,18 @@ export function addRunCommand(program: Command): void {
     .option('--cwd <dir>', "the tools' working directory (default: the current directory)")
     .option('--max-turns <n>', 'stop after this many model turns (default 50)')
     .option('--max-parallel <n>', 'tool calls running at once (default 8)')
-    .option('--approval-mode <mode>', 'manual (ask a person), smart (ask a model first) or off (never ask; hardline still refused); default from config.yaml')
-    .option('--backend <name>', "where terminal commands run (local, docker, ssh, ...; default terminal.backend of the worker's config.yaml)")
-    .option('--approval-timeout <seconds>', 'a pending approval counts as denied after this long (default approvals.timeout, 1 hour)')
+    .option(
+      '--approval-mode <mode>',
+      'manual (ask a person), smart (ask a model first) or off (never ask; hardline still refused); default from config.yaml',
+    )
+    .option(
+      '--backend <name>',
+      "where terminal commands run (local, docker, ssh, ...; default terminal.backend of the worker's config.yaml)",
+    )
+    .option(
+      '--approval-timeout <seconds>',
+      'a pending approval counts as denied after this long (default approvals.timeout, 1 hour)',
+    )
     .option('--prompt', 'ask about approvals on this terminal even when standard input is not one')
     .option('--no-prompt', 'never ask here; decide with tether approve / deny')
     .option('--detach', 'print the workflow id and exit; follow later with tether attach')

@@ -47,13 +47,17 @@ export function newWorkflowId(now = new Date()): string {
 
 function approvalModeOption(value: string | undefined): AgentInput['approvalMode'] {
   if (value === undefined) return undefined;
-  if (!(MODES as readonly string[]).includes(value)) throw new CliError(`--approval-mode: '${value}' is not one of ${MODES.join(', ')}`);
+  if (!(MODES as readonly string[]).includes(value))
+    throw new CliError(`--approval-mode: '${value}' is not one of ${MODES.join(', ')}`);
   return value as AgentInput['approvalMode'];
 }
 
 function backendOption(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
-  if (!/^[a-z][a-z0-9_-]*$/.test(value)) throw new CliError(`--backend: '${value}' is not a backend name (${builtinBackendNames().join(', ')}, or a plugin's)`);
+  if (!/^[a-z][a-z0-9_-]*$/.test(value))
+    throw new CliError(
+      `--backend: '${value}' is not a backend name (${builtinBackendNames().join(', ')}, or a plugin's)`,
+    );
   return value;
 }
 
@@ -73,7 +77,10 @@ export function runInput(task: string, flags: RunFlags): AgentInput {
     enabledToolsets,
     disabledToolsets,
     cwd,
-    limits: { maxTurns: positiveIntOption(flags.maxTurns, '--max-turns'), maxParallel: positiveIntOption(flags.maxParallel, '--max-parallel') },
+    limits: {
+      maxTurns: positiveIntOption(flags.maxTurns, '--max-turns'),
+      maxParallel: positiveIntOption(flags.maxParallel, '--max-parallel'),
+    },
     approvalMode: approvalModeOption(flags.approvalMode),
     approvalTimeoutSeconds: positiveIntOption(flags.approvalTimeout, '--approval-timeout'),
     backend: backendOption(flags.backend),

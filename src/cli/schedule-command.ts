@@ -2,7 +2,13 @@
 import { randomBytes } from 'node:crypto';
 import type { Command } from 'commander';
 import { ScheduleAlreadyRunning, type Client, type ScheduleDescription } from '@temporalio/client';
-import { isOverlapName, OVERLAP_POLICIES, parseEvery, scheduleIdProblem, scheduleOptions } from '../schedules/schedule-options.js';
+import {
+  isOverlapName,
+  OVERLAP_POLICIES,
+  parseEvery,
+  scheduleIdProblem,
+  scheduleOptions,
+} from '../schedules/schedule-options.js';
 import type { AgentInput } from '../common/types.js';
 import { CliError } from './errors.js';
 import { runInput, type RunFlags } from './run-options.js';
@@ -22,7 +28,10 @@ function summary(d: ScheduleDescription): Record<string, unknown> {
     paused: d.state.paused,
     note: d.state.note ?? null,
     nextRuns: d.info.nextActionTimes.slice(0, 3).map((t) => t.toISOString()),
-    recentRuns: d.info.recentActions.map((a) => ({ workflowId: a.action.workflow.workflowId, at: a.takenAt.toISOString() })),
+    recentRuns: d.info.recentActions.map((a) => ({
+      workflowId: a.action.workflow.workflowId,
+      at: a.takenAt.toISOString(),
+    })),
     runningRuns: d.info.runningActions.map((a) => a.workflow.workflowId),
     runs: d.info.numActionsTaken,
   };
@@ -46,7 +55,11 @@ export function addScheduleCommands(program: Command): void {
     .option('--cron <expr>', 'cron expression, for example "0 9 * * 1-5"')
     .option('--every <interval>', 'fixed interval instead of cron: 30s, 5m, 2h, 1d (at least 10s)')
     .option('--id <id>', 'schedule id (default: generated)')
-    .option('--overlap <policy>', `when a run is still going at the next firing: ${OVERLAP_POLICIES.join(', ')}`, 'skip')
+    .option(
+      '--overlap <policy>',
+      `when a run is still going at the next firing: ${OVERLAP_POLICIES.join(', ')}`,
+      'skip',
+    )
     .option('--paused', 'create it paused')
     .option('--model <name>', 'model for the runs')
     .option('--toolsets <names>', 'only these toolsets (comma-separated)')
@@ -54,13 +67,15 @@ export function addScheduleCommands(program: Command): void {
     .option('--cwd <dir>', "the tools' working directory on the worker")
     .option('--max-turns <n>', 'turn limit of each run')
     .action(async (task: string, flags: CreateFlags) => {
-      if (Boolean(flags.cron) === Boolean(flags.every)) throw new CliError('give exactly one of --cron "EXPR" and --every INTERVAL');
+      if (Boolean(flags.cron) === Boolean(flags.every))
+        throw new CliError('give exactly one of --cron "EXPR" and --every INTERVAL');
       const interval = flags.every !== undefined ? parseEvery(flags.every) : undefined;
       if (interval && 'error' in interval) throw new CliError(`--every: ${interval.error}`);
       const every = interval?.every;
       const idProblem = flags.id === undefined ? undefined : scheduleIdProblem(flags.id);
       if (idProblem) throw new CliError(`--id: ${idProblem}`);
-      if (!isOverlapName(flags.overlap)) throw new CliError(`--overlap must be one of ${OVERLAP_POLICIES.join(', ')}, got '${flags.overlap}'`);
+      if (!isOverlapName(flags.overlap))
+        throw new CliError(`--overlap must be one of ${OVERLAP_POLICIES.join(', ')}, got '${flags.overlap}'`);
       await loadTools();
       const input = runInput(task, flags);
       checkToolsets(input.enabledToolsets, '--toolsets');
@@ -68,7 +83,17 @@ export function addScheduleCommands(program: Command): void {
       const scheduleId = flags.id ?? `tether-schedule-${randomBytes(4).toString('hex')}`;
       await withTemporal(async (client, { taskQueue }) => {
         try {
-          await client.schedule.create(scheduleOptions({ scheduleId, cron: flags.cron, every, overlap: flags.overlap as never, taskQueue, input, paused: flags.paused }));
+          await client.schedule.create(
+            scheduleOptions({
+              scheduleId,
+              cron: flags.cron,
+              every,
+              overlap: flags.overlap as never,
+              taskQueue,
+              input,
+              paused: flags.paused,
+            }),
+          );
         } catch (err) {
           if (err instanceof ScheduleAlreadyRunning) throw err;
           // The server validates cron expressions; its message says what is wrong.
@@ -78,7 +103,9 @@ export function addScheduleCommands(program: Command): void {
         const handle = client.schedule.getHandle(scheduleId);
         if ((await handle.describe()).info.nextActionTimes.length === 0) {
           await handle.delete();
-          throw new CliError(`--cron '${flags.cron ?? ''}' never fires (no date matches it), so no schedule was created`);
+          throw new CliError(
+            `--cron '${flags.cron ?? ''}' never fires (no date matches it), so no schedule was created`,
+          );
         }
       });
       process.stdout.write(`${scheduleId}\n`);
@@ -93,12 +120,21 @@ export function addScheduleCommands(program: Command): void {
       const rows = await withTemporal(async (client) => {
         const out: { scheduleId: string; paused: boolean; note: string | null; nextRun: string | null }[] = [];
         for await (const s of client.schedule.list()) {
-          out.push({ scheduleId: s.scheduleId, paused: s.state.paused, note: s.state.note ?? null, nextRun: s.info.nextActionTimes[0]?.toISOString() ?? null });
+          out.push({
+            scheduleId: s.scheduleId,
+            paused: s.state.paused,
+            note: s.state.note ?? null,
+            nextRun: s.info.nextActionTimes[0]?.toISOString() ?? null,
+          });
         }
         return out;
       });
       if (opts.json) process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
-      else for (const r of rows) process.stdout.write(`${r.scheduleId}  ${r.paused ? 'paused ' : 'active '}  next ${r.nextRun ?? '-'}  ${r.note ?? ''}\n`);
+      else
+        for (const r of rows)
+          process.stdout.write(
+            `${r.scheduleId}  ${r.paused ? 'paused ' : 'active '}  next ${r.nextRun ?? '-'}  ${r.note ?? ''}\n`,
+          );
     });
 
   schedule
@@ -109,7 +145,9 @@ export function addScheduleCommands(program: Command): void {
     .action(async (id: string, opts: { json?: boolean }) => {
       const d = await withTemporal((client) => client.schedule.getHandle(id).describe().then(summary));
       if (opts.json) process.stdout.write(`${JSON.stringify(d, null, 2)}\n`);
-      else for (const [k, v] of Object.entries(d)) process.stdout.write(`${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}\n`);
+      else
+        for (const [k, v] of Object.entries(d))
+          process.stdout.write(`${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}\n`);
     });
 
   const simple: [string, string, (client: Client, id: string, note?: string) => Promise<void>][] = [

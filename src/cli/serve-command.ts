@@ -18,7 +18,8 @@ import { interruptSignal } from './embedded-worker.js';
 export function gatewayHandler(client: Client, settings: TemporalSettings, secret: string, nonces: Nonces) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (req.method === 'GET' && req.url === '/healthz') return send(res, 200, { ok: true });
-    if (req.method !== 'POST' || req.url !== '/approvals/decision') return send(res, 404, { error: `no route ${req.method} ${req.url} (POST /approvals/decision)` });
+    if (req.method !== 'POST' || req.url !== '/approvals/decision')
+      return send(res, 404, { error: `no route ${req.method} ${req.url} (POST /approvals/decision)` });
     const body = await readBody(req);
     if (!body.ok) return send(res, 413, { error: `body larger than ${MAX_BODY} bytes` }, true);
     const header = req.headers[SIGNATURE_HEADER];
@@ -27,7 +28,15 @@ export function gatewayHandler(client: Client, settings: TemporalSettings, secre
     const { workflowId, approvalId, choice, reason, callId, argsDigest, by } = v.decision;
     // The signature proves the sender holds the secret, not who they are: a name in the body is recorded as
     // claimed (claimedBy), and `by` says only that the decision came through the gateway.
-    const decision = { approvalId, choice, reason, callId, argsDigest, by: 'gateway', ...(by === undefined ? {} : { claimedBy: by }) };
+    const decision = {
+      approvalId,
+      choice,
+      reason,
+      callId,
+      argsDigest,
+      by: 'gateway',
+      ...(by === undefined ? {} : { claimedBy: by }),
+    };
     try {
       const out = await sendDecision(client, settings, workflowId, decision);
       if (out.status === 'rejected') return send(res, 409, { error: out.reason });
@@ -42,13 +51,19 @@ export function gatewayHandler(client: Client, settings: TemporalSettings, secre
 export function addServeCommand(program: Command): void {
   program
     .command('serve')
-    .description('Run the approval gateway: POST /approvals/decision with a body signed by approvals.secret (HMAC-SHA256)')
+    .description(
+      'Run the approval gateway: POST /approvals/decision with a body signed by approvals.secret (HMAC-SHA256)',
+    )
     .option('--host <host>', 'address to listen on (default approvals.serve.host, 127.0.0.1)')
     .option('--port <port>', 'port (default approvals.serve.port, 8787; 0 picks a free one)')
     .action(async (opts: { host?: string; port?: string }) => {
       const config = loadConfig();
       const secret = config.approvals.secret;
-      if (!secret) throw new CliError('approvals.secret is not set in config.yaml: the gateway refuses to accept unsigned decisions', 2);
+      if (!secret)
+        throw new CliError(
+          'approvals.secret is not set in config.yaml: the gateway refuses to accept unsigned decisions',
+          2,
+        );
       const host = opts.host ?? config.approvals.serve.host;
       const hostFrom = opts.host === undefined ? 'approvals.serve.host' : '--host';
       const portFrom = opts.port === undefined ? 'approvals.serve.port' : '--port';
@@ -64,7 +79,9 @@ export function addServeCommand(program: Command): void {
               send(res, 500, { error: 'internal error; see the gateway log' }, true);
             });
           });
-          server.on('clientError', (_err, socket) => socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n'));
+          server.on('clientError', (_err, socket) =>
+            socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n'),
+          );
           await listen(server, host, port, hostFrom, portFrom);
           const { port: actual } = server.address() as AddressInfo;
           process.stdout.write(`tether gateway listening on http://${host}:${actual} · POST /approvals/decision\n`);

@@ -1,7 +1,13 @@
 // How CLI commands reach Temporal: settings, the embedded dev server when none is configured, a client, worker presence. Worker-only.
 import { readFileSync, writeFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client, Connection, ScheduleAlreadyRunning, ScheduleNotFoundError, WorkflowNotFoundError } from '@temporalio/client';
+import {
+  Client,
+  Connection,
+  ScheduleAlreadyRunning,
+  ScheduleNotFoundError,
+  WorkflowNotFoundError,
+} from '@temporalio/client';
 import { CliError } from './errors.js';
 import { explainTemporalFailure } from './temporal-errors.js';
 import { makeDirs, tetherHome } from '../config/home.js';
@@ -12,20 +18,33 @@ export const DEFAULT_UI_PORT = 8233;
 
 export function devServerFiles(): { dir: string; db: string; pid: string; log: string } {
   const dir = join(tetherHome(), 'temporal');
-  return { dir, db: join(dir, 'dev-server.sqlite'), pid: join(dir, 'dev-server.pid'), log: join(tetherHome(), 'logs', 'temporal-server.log') };
+  return {
+    dir,
+    db: join(dir, 'dev-server.sqlite'),
+    pid: join(dir, 'dev-server.pid'),
+    log: join(tetherHome(), 'logs', 'temporal-server.log'),
+  };
 }
 
 /**
  * With TEMPORAL_ADDRESS unset and nothing on the default port, starts the dev server in the background
  * (SQLite under TETHER_HOME, so runs survive a restart) and leaves it running for later commands.
  */
-export async function ensureTemporal(note = (line: string): void => void process.stderr.write(`${line}\n`)): Promise<TemporalSettings> {
+export async function ensureTemporal(
+  note = (line: string): void => void process.stderr.write(`${line}\n`),
+): Promise<TemporalSettings> {
   const settings = temporalSettings();
   if (!settings.embedded || (await isListening(DEFAULT_PORT))) return settings;
   const files = devServerFiles();
   makeDirs(files.dir);
   const uiPort = (await isListening(DEFAULT_UI_PORT)) ? undefined : DEFAULT_UI_PORT;
-  const server = await startDevServer({ port: DEFAULT_PORT, uiPort, dbFile: files.db, logFile: files.log, detached: true });
+  const server = await startDevServer({
+    port: DEFAULT_PORT,
+    uiPort,
+    dbFile: files.db,
+    logFile: files.log,
+    detached: true,
+  });
   writeFileSync(files.pid, String(server.pid));
   note(
     `Started the Temporal dev server on ${server.address}${server.uiAddress ? ` (UI ${server.uiAddress})` : ''}, ` +
@@ -65,18 +84,28 @@ export function stopBackgroundServer(): boolean {
  * Connects and checks the namespace, so an unreachable server or a missing namespace is one line naming the
  * variable before a command does anything.
  */
-export async function connectClient(settings: TemporalSettings): Promise<{ client: Client; close: () => Promise<void> }> {
+export async function connectClient(
+  settings: TemporalSettings,
+): Promise<{ client: Client; close: () => Promise<void> }> {
   let connection: Connection;
   try {
     connection = await Connection.connect({ address: settings.address, tls: settings.tls, apiKey: settings.apiKey });
   } catch (err) {
-    throw new CliError(explainTemporalFailure(err, settings) ?? `cannot reach Temporal at ${settings.address} (TEMPORAL_ADDRESS): ${(err as Error).message}`, 1);
+    throw new CliError(
+      explainTemporalFailure(err, settings) ??
+        `cannot reach Temporal at ${settings.address} (TEMPORAL_ADDRESS): ${(err as Error).message}`,
+      1,
+    );
   }
   try {
     await connection.workflowService.describeNamespace({ namespace: settings.namespace });
   } catch (err) {
     await connection.close();
-    throw new CliError(explainTemporalFailure(err, settings) ?? `namespace '${settings.namespace}' (TEMPORAL_NAMESPACE): ${(err as Error).message}`, 1);
+    throw new CliError(
+      explainTemporalFailure(err, settings) ??
+        `namespace '${settings.namespace}' (TEMPORAL_NAMESPACE): ${(err as Error).message}`,
+      1,
+    );
   }
   return { client: new Client({ connection, namespace: settings.namespace }), close: () => connection.close() };
 }
@@ -119,7 +148,8 @@ export async function withTemporal<T>(fn: (client: Client, settings: TemporalSet
   } catch (err) {
     if (err instanceof WorkflowNotFoundError) throw new CliError(`no such run: ${err.workflowId ?? ''}`.trim(), 1);
     if (err instanceof ScheduleNotFoundError) throw new CliError(`no such schedule: ${err.scheduleId}`, 1);
-    if (err instanceof ScheduleAlreadyRunning) throw new CliError(`a schedule with id '${err.scheduleId}' exists already`, 1);
+    if (err instanceof ScheduleAlreadyRunning)
+      throw new CliError(`a schedule with id '${err.scheduleId}' exists already`, 1);
     const line = explainTemporalFailure(err, settings);
     if (line) throw new CliError(line, 1);
     throw err;

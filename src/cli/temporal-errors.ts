@@ -11,7 +11,9 @@ const UNAUTHENTICATED = 16;
 const PERMISSION_DENIED = 7;
 
 function where(settings: TemporalSettings): string {
-  return settings.embedded ? `${settings.address} (the local dev server; set TEMPORAL_ADDRESS for another)` : `${settings.address} (TEMPORAL_ADDRESS)`;
+  return settings.embedded
+    ? `${settings.address} (the local dev server; set TEMPORAL_ADDRESS for another)`
+    : `${settings.address} (TEMPORAL_ADDRESS)`;
 }
 
 /** The gRPC status code of an error or of its causes, if any. */
@@ -33,10 +35,16 @@ export function explainTemporalFailure(err: unknown, settings: TemporalSettings)
   if (err instanceof NamespaceNotFoundError) return namespace;
   const code = grpcCode(err);
   if (/namespace\b.*\bnot (found|exist)/i.test(message) && (code === NOT_FOUND || code === undefined)) return namespace;
-  if (code === UNAUTHENTICATED || code === PERMISSION_DENIED) return `Temporal at ${where(settings)} refused the credentials (TEMPORAL_API_KEY, TEMPORAL_TLS_CERT): ${message}`;
-  if (code === UNAVAILABLE || code === DEADLINE_EXCEEDED || /Failed to connect before the deadline|ECONNREFUSED|transport error|connection refused/i.test(message)) {
+  if (code === UNAUTHENTICATED || code === PERMISSION_DENIED)
+    return `Temporal at ${where(settings)} refused the credentials (TEMPORAL_API_KEY, TEMPORAL_TLS_CERT): ${message}`;
+  if (
+    code === UNAVAILABLE ||
+    code === DEADLINE_EXCEEDED ||
+    /Failed to connect before the deadline|ECONNREFUSED|transport error|connection refused/i.test(message)
+  ) {
     return `cannot reach Temporal at ${where(settings)}: ${message.split('\n')[0]}`;
   }
-  if (err instanceof ServiceError && /connect/i.test(message)) return `cannot reach Temporal at ${where(settings)}: ${message.split('\n')[0]}`;
+  if (err instanceof ServiceError && /connect/i.test(message))
+    return `cannot reach Temporal at ${where(settings)}: ${message.split('\n')[0]}`;
   return undefined;
 }

@@ -16,7 +16,8 @@ export async function loadTools(config = loadConfig()): Promise<Extensions> {
   // The terminal tools' availability depends on the configured backend (credentials, binaries).
   await configureEnvironments(config.terminal);
   for (const f of ext.plugins.failed) process.stderr.write(`warning: plugin ${f.plugin} was skipped: ${f.error}\n`);
-  for (const s of ext.mcpServers) if (s.status === 'failed') process.stderr.write(`warning: MCP server '${s.name}' was skipped: ${s.error ?? ''}\n`);
+  for (const s of ext.mcpServers)
+    if (s.status === 'failed') process.stderr.write(`warning: MCP server '${s.name}' was skipped: ${s.error ?? ''}\n`);
   return ext;
 }
 
@@ -101,7 +102,9 @@ export function addToolsCommands(program: Command): void {
         return;
       }
       for (const s of sets) {
-        process.stdout.write(`${s.name} (${s.kind}${s.available ? '' : ', nothing available'}): ${s.tools.join(', ') || '-'}\n`);
+        process.stdout.write(
+          `${s.name} (${s.kind}${s.available ? '' : ', nothing available'}): ${s.tools.join(', ') || '-'}\n`,
+        );
       }
     });
 }

@@ -5,11 +5,18 @@ import { registry } from '../registry/index.js';
 import { DEFAULT_PORT } from '../temporal/settings.js';
 import { isListening, startDevServer } from '../temporal/dev-server.js';
 import { CliError } from './errors.js';
-import { connectClient, DEFAULT_UI_PORT, devServerFiles, ensureTemporal, stopBackgroundServer } from './temporal-client.js';
+import {
+  connectClient,
+  DEFAULT_UI_PORT,
+  devServerFiles,
+  ensureTemporal,
+  stopBackgroundServer,
+} from './temporal-client.js';
 
 function port(value: string, option: string): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1 || n > 65_535) throw new CliError(`${option} must be a TCP port number, got '${value}'`);
+  if (!Number.isInteger(n) || n < 1 || n > 65_535)
+    throw new CliError(`${option} must be a TCP port number, got '${value}'`);
   return n;
 }
 
@@ -46,10 +53,13 @@ export function addWorkerCommands(program: Command): void {
     .action(async (opts: { port: string; uiPort: string; db?: string }) => {
       const p = port(opts.port, '--port');
       const ui = port(opts.uiPort, '--ui-port');
-      if (await isListening(p)) throw new CliError(`something already listens on port ${p} (a running dev server? 'tether server stop')`);
+      if (await isListening(p))
+        throw new CliError(`something already listens on port ${p} (a running dev server? 'tether server stop')`);
       const dbFile = opts.db ?? devServerFiles().db;
       const dev = await startDevServer({ port: p, uiPort: ui, dbFile });
-      process.stdout.write(`Temporal dev server on ${dev.address}\nUI: ${dev.uiAddress}\nState: ${dbFile}\nCtrl-C stops it.\n`);
+      process.stdout.write(
+        `Temporal dev server on ${dev.address}\nUI: ${dev.uiAddress}\nState: ${dbFile}\nCtrl-C stops it.\n`,
+      );
       let stopping = false;
       const code = await new Promise<number | null>((resolve) => {
         const stop = (): void => {
@@ -60,7 +70,8 @@ export function addWorkerCommands(program: Command): void {
         process.once('SIGTERM', stop);
         dev.child.once('exit', (c) => resolve(c));
       });
-      if (!stopping) throw new CliError(`the Temporal dev server exited on its own (code ${String(code)}); see its output above`, 1);
+      if (!stopping)
+        throw new CliError(`the Temporal dev server exited on its own (code ${String(code)}); see its output above`, 1);
     });
 
   server

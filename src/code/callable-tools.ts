@@ -5,7 +5,15 @@ import type { JsonSchema } from '../common/tool-definition.js';
 import type { ToolEntry } from '../registry/types.js';
 
 /** The tools a program may ever call; the ones that exist and are available are offered. */
-export const CALLABLE_TOOLS: readonly string[] = ['web_search', 'web_extract', 'read_file', 'write_file', 'search_files', 'patch', 'terminal'];
+export const CALLABLE_TOOLS: readonly string[] = [
+  'web_search',
+  'web_extract',
+  'read_file',
+  'write_file',
+  'search_files',
+  'patch',
+  'terminal',
+];
 
 /** What a generated client needs to know about one tool. */
 export interface CallableTool {
@@ -47,7 +55,9 @@ export interface ArgumentInfo {
 
 export function argumentsOf(parameters: JsonSchema): ArgumentInfo[] {
   const props = parameters.properties;
-  const required = new Set(Array.isArray(parameters.required) ? parameters.required.filter((r): r is string => typeof r === 'string') : []);
+  const required = new Set(
+    Array.isArray(parameters.required) ? parameters.required.filter((r): r is string => typeof r === 'string') : [],
+  );
   if (typeof props !== 'object' || props === null) return [];
   return Object.keys(props).map((name) => ({ name, required: required.has(name) }));
 }
@@ -55,6 +65,11 @@ export function argumentsOf(parameters: JsonSchema): ArgumentInfo[] {
 /** One line per tool for the execute_code description: `read_file(path, offset?, limit?): Read a text file.` */
 export function toolLines(tools: readonly CallableTool[]): string {
   return tools
-    .map((t) => `- ${t.name}(${argumentsOf(t.parameters).map((a) => (a.required ? a.name : `${a.name}?`)).join(', ')}): ${t.purpose}`)
+    .map(
+      (t) =>
+        `- ${t.name}(${argumentsOf(t.parameters)
+          .map((a) => (a.required ? a.name : `${a.name}?`))
+          .join(', ')}): ${t.purpose}`,
+    )
     .join('\n');
 }

@@ -5,7 +5,10 @@ import { RPC_PREFIX } from './rpc.js';
 export function javascriptClient(token: string, tools: readonly CallableTool[]): string {
   const exports = tools
     .filter((t) => /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(t.name))
-    .map((t) => `/** ${t.purpose.replace(/\*\//g, '* /')} */\nexport const ${t.name} = (args = {}) => call(${JSON.stringify(t.name)}, args);`)
+    .map(
+      (t) =>
+        `/** ${t.purpose.replace(/\*\//g, '* /')} */\nexport const ${t.name} = (args = {}) => call(${JSON.stringify(t.name)}, args);`,
+    )
     .join('\n');
   return `// tether_tools: calls tether tools from this program (generated for one execute_code call).
 // Each function sends one request line on standard output and resolves to the tool's JSON result read from

@@ -3,9 +3,44 @@ import { argumentsOf, type CallableTool } from './callable-tools.js';
 import { RPC_PREFIX } from './rpc.js';
 
 const PY_KEYWORDS = new Set([
-  'False', 'None', 'True', 'and', 'as', 'assert', 'async', 'await', 'break', 'class', 'continue', 'def', 'del', 'elif',
-  'else', 'except', 'finally', 'for', 'from', 'global', 'if', 'import', 'in', 'is', 'lambda', 'nonlocal', 'not', 'or',
-  'pass', 'raise', 'return', 'try', 'while', 'with', 'yield', 'match', 'case', 'type',
+  'False',
+  'None',
+  'True',
+  'and',
+  'as',
+  'assert',
+  'async',
+  'await',
+  'break',
+  'class',
+  'continue',
+  'def',
+  'del',
+  'elif',
+  'else',
+  'except',
+  'finally',
+  'for',
+  'from',
+  'global',
+  'if',
+  'import',
+  'in',
+  'is',
+  'lambda',
+  'nonlocal',
+  'not',
+  'or',
+  'pass',
+  'raise',
+  'return',
+  'try',
+  'while',
+  'with',
+  'yield',
+  'match',
+  'case',
+  'type',
 ]);
 
 /** A name usable as a Python parameter; leading underscores are the module's own. */
@@ -25,7 +60,8 @@ function toolFunction(t: CallableTool): string {
   if (!args.every((a) => safeName(a.name))) {
     return `def ${t.name}(**kwargs):\n${doc}\n    return _call(${pyString(t.name)}, kwargs)\n`;
   }
-  const params = args.length === 0 ? '' : `*, ${args.map((a) => (a.required ? a.name : `${a.name}=_UNSET`)).join(', ')}`;
+  const params =
+    args.length === 0 ? '' : `*, ${args.map((a) => (a.required ? a.name : `${a.name}=_UNSET`)).join(', ')}`;
   const dict = `{${args.map((a) => `${pyString(a.name)}: ${a.name}`).join(', ')}}`;
   return `def ${t.name}(${params}):\n${doc}\n    return _call(${pyString(t.name)}, ${dict})\n`;
 }

@@ -5,8 +5,16 @@ import { javascriptClient } from './client-javascript.js';
 import { pythonClient } from './client-python.js';
 
 const TOOLS: CallableTool[] = [
-  { name: 'read_file', purpose: 'Read a text file.', parameters: { type: 'object', properties: { path: {}, offset: {}, limit: {} }, required: ['path'] } },
-  { name: 'odd', purpose: 'Has an argument named "from" — a keyword.', parameters: { type: 'object', properties: { from: {} }, required: [] } },
+  {
+    name: 'read_file',
+    purpose: 'Read a text file.',
+    parameters: { type: 'object', properties: { path: {}, offset: {}, limit: {} }, required: ['path'] },
+  },
+  {
+    name: 'odd',
+    purpose: 'Has an argument named "from" — a keyword.',
+    parameters: { type: 'object', properties: { from: {} }, required: [] },
+  },
 ];
 
 describe('generated clients', () => {
@@ -26,6 +34,8 @@ describe('generated clients', () => {
   });
 
   it('describes each tool with its purpose and arguments', () => {
-    expect(toolLines(TOOLS)).toBe('- read_file(path, offset?, limit?): Read a text file.\n- odd(from?): Has an argument named "from" — a keyword.');
+    expect(toolLines(TOOLS)).toBe(
+      '- read_file(path, offset?, limit?): Read a text file.\n- odd(from?): Has an argument named "from" — a keyword.',
+    );
   });
 });

@@ -11,14 +11,26 @@ import { readScriptsIn } from '../environments/read-scripts.js';
 import type { ToolRegistry } from '../registry/registry.js';
 import type { ToolContext } from '../registry/types.js';
 
-async function refusalForSubject(subject: CallSubject, cwd: string, config: TetherConfig, configFile: string, ctx?: ToolContext): Promise<string | undefined> {
+async function refusalForSubject(
+  subject: CallSubject,
+  cwd: string,
+  config: TetherConfig,
+  configFile: string,
+  ctx?: ToolContext,
+): Promise<string | undefined> {
   const read = ctx
-    ? (keys: string[]) => environmentManager().use(ctx.taskId, { hostCwd: ctx.cwd, backend: ctx.backend, expected: true }, ({ env }) => readScriptsIn(env, keys, subject.workdir))
+    ? (keys: string[]) =>
+        environmentManager().use(ctx.taskId, { hostCwd: ctx.cwd, backend: ctx.backend, expected: true }, ({ env }) =>
+          readScriptsIn(env, keys, subject.workdir),
+        )
     : undefined;
   const { verdict, allowlistedBy } = await assessSubject(subject, cwd, config, configFile, { read });
   if (!verdict.dangerous) return undefined;
   if (verdict.tier === 'hardline') {
-    const what = verdict.findings.filter((f) => f.tier === 'hardline').map((f) => `[${f.rule}] ${f.description}`).join('; ');
+    const what = verdict.findings
+      .filter((f) => f.tier === 'hardline')
+      .map((f) => `[${f.rule}] ${f.description}`)
+      .join('; ');
     return `Refused: this command is never run, whatever the approval mode: ${what}`;
   }
   if (config.approvals.mode === 'off' || allowlistedBy !== undefined) return undefined;
@@ -30,17 +42,32 @@ async function refusalForSubject(subject: CallSubject, cwd: string, config: Teth
 }
 
 /** Why the command may not run from inside a program, or undefined when it may. */
-export function refusalFor(command: string, cwd: string, config: TetherConfig, configFile = configPath()): Promise<string | undefined> {
+export function refusalFor(
+  command: string,
+  cwd: string,
+  config: TetherConfig,
+  configFile = configPath(),
+): Promise<string | undefined> {
   return refusalForSubject({ text: command }, cwd, config, configFile);
 }
 
 /** Why a tool call from inside a program may not run: what the tool says the call would run, judged in the task's environment. */
-export async function refusalForCall(registry: ToolRegistry, name: string, args: Record<string, unknown>, ctx: ToolContext, config: TetherConfig, configFile = configPath()): Promise<string | undefined> {
+export async function refusalForCall(
+  registry: ToolRegistry,
+  name: string,
+  args: Record<string, unknown>,
+  ctx: ToolContext,
+  config: TetherConfig,
+  configFile = configPath(),
+): Promise<string | undefined> {
   const entry = registry.get(name);
   const valid = entry?.validate(args);
   if (!entry?.gate || !valid?.ok) return undefined; // dispatch reports bad arguments
   const subject = await entry.gate(valid.value, { taskId: ctx.taskId, cwd: ctx.cwd, backend: ctx.backend });
   if (!subject) return undefined;
-  const cwd = subject.workdir === undefined ? ctx.cwd : normalizePath(subject.workdir.startsWith('/') ? subject.workdir : `${ctx.cwd}/${subject.workdir}`);
+  const cwd =
+    subject.workdir === undefined
+      ? ctx.cwd
+      : normalizePath(subject.workdir.startsWith('/') ? subject.workdir : `${ctx.cwd}/${subject.workdir}`);
   return refusalForSubject(subject, cwd, config, configFile, entry.environment ? ctx : undefined);
 }

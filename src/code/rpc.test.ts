@@ -18,7 +18,9 @@ describe('RpcParser', () => {
   it('separates requests from output, also mid-line', () => {
     const events = collect([`hello\nbefore-${req('{"id":1,"tool":"read_file","args":{"path":"a"}}')}after\n`]);
     expect(outputOf(events)).toBe('hello\nbefore-after\n');
-    expect(events.filter((e) => e.kind === 'request')).toEqual([{ kind: 'request', request: { id: 1, tool: 'read_file', args: { path: 'a' } } }]);
+    expect(events.filter((e) => e.kind === 'request')).toEqual([
+      { kind: 'request', request: { id: 1, tool: 'read_file', args: { path: 'a' } } },
+    ]);
   });
 
   it('joins a request split across chunks, at any byte', () => {

@@ -89,13 +89,16 @@ function readRequest(body: string): RpcEvent {
   } catch (err) {
     return { kind: 'malformed', error: `tool request is not valid JSON: ${(err as Error).message}` };
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { kind: 'malformed', error: 'tool request must be a JSON object' };
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return { kind: 'malformed', error: 'tool request must be a JSON object' };
   const v = value as Record<string, unknown>;
   const id = typeof v.id === 'number' && Number.isInteger(v.id) ? v.id : undefined;
   if (id === undefined) return { kind: 'malformed', error: 'tool request has no integer id' };
-  if (typeof v.tool !== 'string' || v.tool === '') return { kind: 'malformed', id, error: 'tool request names no tool' };
+  if (typeof v.tool !== 'string' || v.tool === '')
+    return { kind: 'malformed', id, error: 'tool request names no tool' };
   const args = v.args ?? {};
-  if (typeof args !== 'object' || args === null || Array.isArray(args)) return { kind: 'malformed', id, error: 'tool arguments must be a JSON object' };
+  if (typeof args !== 'object' || args === null || Array.isArray(args))
+    return { kind: 'malformed', id, error: 'tool arguments must be a JSON object' };
   return { kind: 'request', request: { id, tool: v.tool, args: args as Record<string, unknown> } };
 }
 
@@ -104,7 +107,10 @@ function readRequest(body: string): RpcEvent {
  * streams use another encoding (a C locale) still reads it intact.
  */
 export function responseLine(id: number, result: unknown): string {
-  const json = JSON.stringify({ id, result }).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  const json = JSON.stringify({ id, result }).replace(
+    /[\u007f-\uffff]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
   return `${json}\n`;
 }
 

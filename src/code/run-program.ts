@@ -41,11 +41,14 @@ export interface ProgramResult {
 
 const SETUP_TIMEOUT_SECONDS = 60;
 
-
 async function writeFile(env: ShellEnvironment, path: string, content: string): Promise<void> {
   const r = await env.run({ command: `cat > ${shQuote(path)}`, stdin: content, timeoutSeconds: SETUP_TIMEOUT_SECONDS });
   if (r.exitCode !== 0) {
-    throw new EnvironmentError('Environment.Unsupported', env.backend, `could not write the program to ${path} in the environment: ${r.output.trim()}`);
+    throw new EnvironmentError(
+      'Environment.Unsupported',
+      env.backend,
+      `could not write the program to ${path} in the environment: ${r.output.trim()}`,
+    );
   }
 }
 
@@ -56,10 +59,18 @@ export async function runProgram(env: ShellEnvironment, req: ProgramRequest): Pr
   const program = `${dir}/${python ? 'prog.py' : 'prog.mjs'}`;
   const mkdir = await env.run({ command: `mkdir -p ${shQuote(dir)}`, timeoutSeconds: SETUP_TIMEOUT_SECONDS });
   if (mkdir.exitCode !== 0) {
-    throw new EnvironmentError('Environment.Unsupported', env.backend, `could not make ${dir} in the environment: ${mkdir.output.trim()}`);
+    throw new EnvironmentError(
+      'Environment.Unsupported',
+      env.backend,
+      `could not make ${dir} in the environment: ${mkdir.output.trim()}`,
+    );
   }
   try {
-    await writeFile(env, `${dir}/${python ? 'tether_tools.py' : 'tether_tools.mjs'}`, python ? pythonClient(token, req.tools) : javascriptClient(token, req.tools));
+    await writeFile(
+      env,
+      `${dir}/${python ? 'tether_tools.py' : 'tether_tools.mjs'}`,
+      python ? pythonClient(token, req.tools) : javascriptClient(token, req.tools),
+    );
     await writeFile(env, program, req.code);
     return await serveProgram(env, req, token, `${python ? req.python : req.node} ${shQuote(program)}`);
   } finally {
@@ -67,7 +78,12 @@ export async function runProgram(env: ShellEnvironment, req: ProgramRequest): Pr
   }
 }
 
-async function serveProgram(env: ShellEnvironment, req: ProgramRequest, token: string, command: string): Promise<ProgramResult> {
+async function serveProgram(
+  env: ShellEnvironment,
+  req: ProgramRequest,
+  token: string,
+  command: string,
+): Promise<ProgramResult> {
   const parser = new RpcParser(token);
   const out = new HeadTailBuffer(req.keepBytes);
   let requests = 0;
@@ -124,5 +140,11 @@ async function serveProgram(env: ShellEnvironment, req: ProgramRequest, token: s
   handle(parser.end());
   running.end();
   await queue;
-  return { exitCode: result.exitCode, output: out.text(), timedOut: result.timedOut, cancelled: result.cancelled, requests };
+  return {
+    exitCode: result.exitCode,
+    output: out.text(),
+    timedOut: result.timedOut,
+    cancelled: result.cancelled,
+    requests,
+  };
 }

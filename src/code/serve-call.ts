@@ -31,7 +31,9 @@ export function callServer(o: ServeOptions): CallServer {
       return { error: `tool '${r.tool}' cannot be called from execute_code; allowed: ${allowedList}` };
     }
     if (seen > o.maxCalls) {
-      return { error: `this program reached its limit of ${o.maxCalls} tool calls (code_execution.max_tool_calls); no more calls are run` };
+      return {
+        error: `this program reached its limit of ${o.maxCalls} tool calls (code_execution.max_tool_calls); no more calls are run`,
+      };
     }
     // Judged as the agent loop judges a direct call: what the tool says it would run (command, stdin, scripts, input).
     const refusal = await refusalForCall(o.registry, r.tool, r.args, o.ctx, o.config);

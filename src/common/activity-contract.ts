@@ -1,5 +1,12 @@
 // The activities the agent workflow calls, as types only; implemented in src/activities. Workflow-safe (types only).
-import type { ApprovalFinding, AssessCallInput, CallAssessment, CommandAssessment, PendingApproval, SmartVerdict } from './approval-types.js';
+import type {
+  ApprovalFinding,
+  AssessCallInput,
+  CallAssessment,
+  CommandAssessment,
+  PendingApproval,
+  SmartVerdict,
+} from './approval-types.js';
 import type { TranscriptEntry } from './transcript.js';
 import type { ChatMessage, ModelReply, ToolCatalog } from './types.js';
 import type { ToolDefinition } from './tool-definition.js';
@@ -58,7 +65,12 @@ export interface AgentActivities {
   /** Adds rule ids or commands to command_allowlist in config.yaml. */
   addToAllowlist(input: { entries: string[] }): Promise<void>;
   /** The memory tool against the store; `opId` makes a retried call apply once. */
-  memoryOp(input: { action: 'add' | 'replace' | 'remove' | 'read'; content?: string; old_text?: string; opId: string }): Promise<{ result: string }>;
+  memoryOp(input: {
+    action: 'add' | 'replace' | 'remove' | 'read';
+    content?: string;
+    old_text?: string;
+    opId: string;
+  }): Promise<{ result: string }>;
   /** Adds entries to a run's transcript (a compaction summary). */
   recordTranscript(input: { workflowId: string; entries: TranscriptEntry[] }): Promise<void>;
   /** Closes the task's terminal environments on the worker that holds them (the run ended). */

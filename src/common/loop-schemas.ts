@@ -36,7 +36,10 @@ export const DelegateArgs = z.object({
     .array(
       z.object({
         goal: z.string().min(1).describe('What the sub-agent must achieve, with all the context it needs'),
-        toolsets: z.array(z.string()).optional().describe('Toolsets the sub-agent may use (default: your own, without delegation)'),
+        toolsets: z
+          .array(z.string())
+          .optional()
+          .describe('Toolsets the sub-agent may use (default: your own, without delegation)'),
         max_turns: z.number().int().min(1).max(200).optional().describe('Turn limit of the sub-agent (default 30)'),
       }),
     )
@@ -46,13 +49,21 @@ export const DelegateArgs = z.object({
 
 export const ClarifyArgs = z.object({
   question: z.string().min(1).max(2000).describe('The question for the user'),
-  choices: z.array(z.string().min(1)).max(6).optional().describe('Answers to offer, if the question has a few obvious ones'),
+  choices: z
+    .array(z.string().min(1))
+    .max(6)
+    .optional()
+    .describe('Answers to offer, if the question has a few obvious ones'),
 });
 
 export type TodoItem = NonNullable<z.infer<typeof TodoArgs>['todos']>[number];
 
 /** Parses a loop tool's arguments; the error names the tool and each wrong field. */
-export function parseLoopArgs<T>(schema: z.ZodType<T>, tool: string, raw: string): { ok: true; value: T } | { ok: false; error: string } {
+export function parseLoopArgs<T>(
+  schema: z.ZodType<T>,
+  tool: string,
+  raw: string,
+): { ok: true; value: T } | { ok: false; error: string } {
   let value: unknown;
   try {
     value = raw.trim() === '' ? {} : JSON.parse(raw);

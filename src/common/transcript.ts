@@ -14,7 +14,13 @@ export interface TranscriptEntry {
  * Entries for messages[fromIndex..] (and the model's reply, if given), numbered from firstSeq. Tool results belong to
  * the turn whose calls produced them (the one before `turn`); tool names come from the calls in `messages`.
  */
-export function transcriptEntries(messages: ChatMessage[], fromIndex: number, firstSeq: number, turn: number, reply?: ChatMessage): TranscriptEntry[] {
+export function transcriptEntries(
+  messages: ChatMessage[],
+  fromIndex: number,
+  firstSeq: number,
+  turn: number,
+  reply?: ChatMessage,
+): TranscriptEntry[] {
   const toolNames = new Map<string, string>();
   for (const m of messages) for (const c of m.tool_calls ?? []) toolNames.set(c.id, c.function.name);
   const entry = (m: ChatMessage, k: number): TranscriptEntry => {

@@ -18,7 +18,13 @@ describe('loadConfig', () => {
   it('reads settings', () => {
     const cfg = loadConfig(file('files:\n  allow_outside_cwd: true\nterminal:\n  backend: docker\n'));
     expect(cfg.files.allow_outside_cwd).toBe(true);
-    expect(cfg.terminal).toMatchObject({ backend: 'docker', lifetime_seconds: 300, default_timeout: 180, max_timeout: 600, output_chars: 50_000 });
+    expect(cfg.terminal).toMatchObject({
+      backend: 'docker',
+      lifetime_seconds: 300,
+      default_timeout: 180,
+      max_timeout: 600,
+      output_chars: 50_000,
+    });
   });
 
   it.each([

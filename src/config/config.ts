@@ -23,7 +23,9 @@ export const McpServerSchema = z
     include: z.array(z.string()).optional(),
     exclude: z.array(z.string()).optional(),
   })
-  .refine((s) => Boolean(s.command) !== Boolean(s.url), { message: 'give exactly one of command (stdio) and url (HTTP)' });
+  .refine((s) => Boolean(s.command) !== Boolean(s.url), {
+    message: 'give exactly one of command (stdio) and url (HTTP)',
+  });
 
 export type McpServerConfig = z.infer<typeof McpServerSchema>;
 
@@ -36,7 +38,8 @@ const DURATION_FORMATS = 'seconds as a number (3600) or a number with s, m, h or
 const Duration = z.unknown().transform((v, ctx): number => {
   if (typeof v === 'number' && v > 0 && Number.isFinite(v)) return v;
   const m = typeof v === 'string' ? /^(\d+(?:\.\d+)?)\s*(s|m|h|d)$/.exec(v.trim()) : null;
-  if (m && parseFloat(m[1]!) > 0) return parseFloat(m[1]!) * { s: 1, m: 60, h: 3600, d: 86400 }[m[2] as 's' | 'm' | 'h' | 'd'];
+  if (m && parseFloat(m[1]!) > 0)
+    return parseFloat(m[1]!) * { s: 1, m: 60, h: 3600, d: 86400 }[m[2] as 's' | 'm' | 'h' | 'd'];
   ctx.addIssue({ code: 'custom', message: `${JSON.stringify(v)} is not a duration: give ${DURATION_FORMATS}` });
   return z.NEVER;
 });
@@ -54,7 +57,9 @@ const ApprovalsSchema = z
     /** Shared secret: signs webhook bodies and checks decisions sent to `tether serve` (HMAC-SHA256). */
     secret: z.string().min(16, 'use at least 16 characters').optional(),
     /** Where `tether serve` listens. */
-    serve: z.strictObject({ host: z.string().default('127.0.0.1'), port: z.number().int().min(0).max(65535).default(8787) }).prefault({}),
+    serve: z
+      .strictObject({ host: z.string().default('127.0.0.1'), port: z.number().int().min(0).max(65535).default(8787) })
+      .prefault({}),
   })
   .prefault({});
 
@@ -66,7 +71,10 @@ export type ApprovalsConfig = z.infer<typeof ApprovalsSchema>;
  */
 const terminalShape = {
   /** local, docker, ssh, singularity, modal, daytona, vercel_sandbox, or a plugin's backend. */
-  backend: z.string().regex(/^[a-z][a-z0-9_-]*$/, 'a backend name such as local, docker or ssh').default('local'),
+  backend: z
+    .string()
+    .regex(/^[a-z][a-z0-9_-]*$/, 'a backend name such as local, docker or ssh')
+    .default('local'),
   /** An environment unused for this long is closed (and made anew by the next command). */
   lifetime_seconds: z.number().positive().default(300),
   /** Seconds a command may run when the call gives no timeout. */
@@ -161,7 +169,9 @@ const ConfigSchema = z.strictObject({
       allow_outside_cwd: z.boolean().default(false),
     })
     .prefault({}),
-  mcp_servers: z.record(z.string().regex(/^[a-zA-Z0-9_-]+$/, 'server names use letters, digits, _ and -'), McpServerSchema).default({}),
+  mcp_servers: z
+    .record(z.string().regex(/^[a-zA-Z0-9_-]+$/, 'server names use letters, digits, _ and -'), McpServerSchema)
+    .default({}),
   /** npm packages that are tether plugins (besides TETHER_HOME/plugins and .tether/plugins). */
   plugins: z.array(z.string().min(1)).default([]),
   approvals: ApprovalsSchema,
@@ -200,9 +210,14 @@ function noticeOnce(line: string): void {
  * Checks a configuration object; `source` names it in errors. `parseConfig({})` gives the defaults. Hermes's keys
  * are mapped first (each with a notice) or refused naming the tether setting.
  */
-export function parseConfig(raw: unknown, source = 'config', notice: (line: string) => void = noticeOnce): TetherConfig {
+export function parseConfig(
+  raw: unknown,
+  source = 'config',
+  notice: (line: string) => void = noticeOnce,
+): TetherConfig {
   const hermes = translateHermes(raw);
-  if (hermes.refused.length > 0) throw new TetherError('Config.Invalid', `${source}: ${hermes.refused.join('; ')}`, false);
+  if (hermes.refused.length > 0)
+    throw new TetherError('Config.Invalid', `${source}: ${hermes.refused.join('; ')}`, false);
   for (const n of hermes.notices) notice(`${source}: ${n}`);
   const parsed = ConfigSchema.safeParse(hermes.value);
   if (!parsed.success) {

@@ -53,7 +53,9 @@ describe("Hermes's config.yaml keys", () => {
   });
 
   it('refuses a Hermes key set beside its tether key rather than choosing one', () => {
-    expect(() => parse({ terminal: { timeout: 10, default_timeout: 20 } })).toThrow("terminal.timeout (Hermes's name) and terminal.default_timeout are both set");
+    expect(() => parse({ terminal: { timeout: 10, default_timeout: 20 } })).toThrow(
+      "terminal.timeout (Hermes's name) and terminal.default_timeout are both set",
+    );
   });
 
   it.each([
@@ -77,15 +79,23 @@ describe("Hermes's config.yaml keys", () => {
   ])('command_allowlist "%s" (a Hermes pattern description) reads as rule %s', (entry, rule) => {
     const { config, notices } = parse({ command_allowlist: ['npm test', entry] });
     expect(config.command_allowlist).toEqual(['npm test', rule]);
-    expect(notices).toEqual([`config.yaml: command_allowlist: "${entry}" is a Hermes pattern description: read as tether rule ${rule}`]);
+    expect(notices).toEqual([
+      `config.yaml: command_allowlist: "${entry}" is a Hermes pattern description: read as tether rule ${rule}`,
+    ]);
   });
 
-  it.each(['delete in root path', 'format filesystem', 'disk copy', 'write to block device', 'kill all processes', 'fork bomb'])(
-    'command_allowlist "%s" is refused: its tether rule is hardline',
-    (entry) => {
-      expect(() => parse({ command_allowlist: [entry] })).toThrow(`command_allowlist: "${entry}" is a Hermes pattern whose tether rule is hardline`);
-    },
-  );
+  it.each([
+    'delete in root path',
+    'format filesystem',
+    'disk copy',
+    'write to block device',
+    'kill all processes',
+    'fork bomb',
+  ])('command_allowlist "%s" is refused: its tether rule is hardline', (entry) => {
+    expect(() => parse({ command_allowlist: [entry] })).toThrow(
+      `command_allowlist: "${entry}" is a Hermes pattern whose tether rule is hardline`,
+    );
+  });
 
   it.each([
     ['model', '--model'],

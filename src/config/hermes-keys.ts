@@ -18,17 +18,33 @@ const TERMINAL: Readonly<Record<string, KeyRule>> = {
   ssh_user: { to: ['ssh', 'user'] },
   ssh_port: { to: ['ssh', 'port'] },
   ssh_key: { to: ['ssh', 'key_path'] },
-  cwd: { refuse: "a run's working directory is `tether run --cwd` (default: where tether is started); for SSH, terminal.ssh.cwd" },
+  cwd: {
+    refuse:
+      "a run's working directory is `tether run --cwd` (default: where tether is started); for SSH, terminal.ssh.cwd",
+  },
   docker_volumes: { refuse: 'tether mounts nothing from the host but the task directory: terminal.docker.mount_cwd' },
-  docker_forward_env: { refuse: "tether forwards none of the worker's variables (its secrets stay out of commands): set values in terminal.env or terminal.docker.env" },
-  env_passthrough: { refuse: "tether forwards none of the worker's variables (its secrets stay out of commands): set values in terminal.env" },
+  docker_forward_env: {
+    refuse:
+      "tether forwards none of the worker's variables (its secrets stay out of commands): set values in terminal.env or terminal.docker.env",
+  },
+  env_passthrough: {
+    refuse:
+      "tether forwards none of the worker's variables (its secrets stay out of commands): set values in terminal.env",
+  },
   docker_network: { refuse: 'use terminal.docker.network (a Docker network mode; default none)' },
   docker_run_as_host_user: { refuse: 'use terminal.docker.user ("uid:gid")' },
-  docker_extra_args: { refuse: 'tether builds the container from typed settings only: see terminal.docker (cpus, memory, cap_add, read_only, ...)' },
+  docker_extra_args: {
+    refuse:
+      'tether builds the container from typed settings only: see terminal.docker (cpus, memory, cap_add, read_only, ...)',
+  },
   container_cpu: { refuse: 'set it per backend: terminal.docker.cpus, terminal.modal.cpu or terminal.daytona.cpu' },
-  container_memory: { refuse: 'set it per backend: terminal.docker.memory, terminal.modal.memory_mib or terminal.daytona.memory_gib' },
+  container_memory: {
+    refuse: 'set it per backend: terminal.docker.memory, terminal.modal.memory_mib or terminal.daytona.memory_gib',
+  },
   container_disk: { refuse: 'tether has no disk limit setting' },
-  container_persistent: { refuse: "tether keeps a task's environment for terminal.lifetime_seconds after its last command, then removes it" },
+  container_persistent: {
+    refuse: "tether keeps a task's environment for terminal.lifetime_seconds after its last command, then removes it",
+  },
   persistent_shell: { refuse: 'tether has no such setting (see docs/coming-from-hermes.md)' },
   shell_init_files: { refuse: 'tether sources no start-up files: put variables in terminal.env' },
   auto_source_bashrc: { refuse: 'tether sources no start-up files: put variables in terminal.env' },
@@ -111,7 +127,9 @@ function translateTerminal(terminal: Record<string, unknown>, out: HermesTransla
     } else if (setPath(next, rule.to, value)) {
       out.notices.push(`terminal.${key} is Hermes's name: read as terminal.${rule.to.join('.')}`);
     } else {
-      out.refused.push(`terminal.${key} (Hermes's name) and terminal.${rule.to.join('.')} are both set: keep terminal.${rule.to.join('.')}`);
+      out.refused.push(
+        `terminal.${key} (Hermes's name) and terminal.${rule.to.join('.')} are both set: keep terminal.${rule.to.join('.')}`,
+      );
     }
   }
   return next;
@@ -124,7 +142,9 @@ function translateAllowlist(entries: unknown[], out: HermesTranslation): unknown
     if (!Object.hasOwn(PATTERNS, key)) return entry;
     const rule = PATTERNS[key];
     if (rule === null || rule === undefined) {
-      out.refused.push(`command_allowlist: "${entry}" is a Hermes pattern whose tether rule is hardline: it is never allowed (see tether approval rules)`);
+      out.refused.push(
+        `command_allowlist: "${entry}" is a Hermes pattern whose tether rule is hardline: it is never allowed (see tether approval rules)`,
+      );
       return entry;
     }
     out.notices.push(`command_allowlist: "${entry}" is a Hermes pattern description: read as tether rule ${rule}`);

@@ -34,7 +34,9 @@ let checked: string | undefined;
 export function ensureTetherHome(): string {
   const home = tetherHome();
   if (checked === home) return home;
-  const named = process.env.TETHER_HOME?.trim() ? `TETHER_HOME=${process.env.TETHER_HOME}` : `TETHER_HOME (default ${home})`;
+  const named = process.env.TETHER_HOME?.trim()
+    ? `TETHER_HOME=${process.env.TETHER_HOME}`
+    : `TETHER_HOME (default ${home})`;
   try {
     makeDirs(home);
     accessSync(home, constants.W_OK);
@@ -44,7 +46,11 @@ export function ensureTetherHome(): string {
     rmSync(probe, { force: true });
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
-    throw new TetherError('Config.Invalid', `${named} cannot be created or written (${e.code ?? e.message}): set TETHER_HOME to a directory you can write to`, false);
+    throw new TetherError(
+      'Config.Invalid',
+      `${named} cannot be created or written (${e.code ?? e.message}): set TETHER_HOME to a directory you can write to`,
+      false,
+    );
   }
   checked = home;
   return home;

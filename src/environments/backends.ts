@@ -17,10 +17,12 @@ const BUILTIN: Record<string, Loader> = {
   local: async () => (await import('./backends/local/transport.js')).localBackend as BackendDefinition<unknown>,
   docker: async () => (await import('./backends/docker/transport.js')).dockerBackend as BackendDefinition<unknown>,
   ssh: async () => (await import('./backends/ssh/transport.js')).sshBackend as BackendDefinition<unknown>,
-  singularity: async () => (await import('./backends/singularity/transport.js')).singularityBackend as BackendDefinition<unknown>,
+  singularity: async () =>
+    (await import('./backends/singularity/transport.js')).singularityBackend as BackendDefinition<unknown>,
   modal: async () => (await import('./backends/modal/transport.js')).modalBackend as BackendDefinition<unknown>,
   daytona: async () => (await import('./backends/daytona/transport.js')).daytonaBackend as BackendDefinition<unknown>,
-  vercel_sandbox: async () => (await import('./backends/vercel/transport.js')).vercelBackend as BackendDefinition<unknown>,
+  vercel_sandbox: async () =>
+    (await import('./backends/vercel/transport.js')).vercelBackend as BackendDefinition<unknown>,
 };
 
 export function builtinBackendNames(): string[] {
@@ -38,7 +40,11 @@ function pluginBackend(name: string): BackendDefinition<Record<string, unknown>>
     create: (settings, ctx) => {
       const t = provider.factory({ taskId: ctx.taskId, cwd: ctx.hostCwd, settings }) as Partial<Transport> | undefined;
       if (!t || typeof t.spawn !== 'function' || typeof t.start !== 'function') {
-        throw new TetherError('Config.Invalid', `plugin ${provider.source}: backend '${name}' factory did not return a Transport (start, spawn, alive, close)`, false);
+        throw new TetherError(
+          'Config.Invalid',
+          `plugin ${provider.source}: backend '${name}' factory did not return a Transport (start, spawn, alive, close)`,
+          false,
+        );
       }
       return t as Transport;
     },
@@ -60,12 +66,18 @@ export async function resolveBackend(terminal: TerminalConfig, name = terminal.b
   const definition = await findBackend(name);
   if (!definition) {
     const known = builtinBackendNames().join(', ');
-    throw new TetherError('Config.Invalid', `terminal.backend: unknown backend '${name}' (built in: ${known}; plugins may add more)`, false);
+    throw new TetherError(
+      'Config.Invalid',
+      `terminal.backend: unknown backend '${name}' (built in: ${known}; plugins may add more)`,
+      false,
+    );
   }
   const raw = (terminal as Record<string, unknown>)[name] ?? {};
   const parsed = definition.settings.safeParse(raw);
   if (!parsed.success) {
-    const issues = parsed.error.issues.map((i) => `terminal.${name}${i.path.length ? `.${i.path.join('.')}` : ''}: ${i.message}`);
+    const issues = parsed.error.issues.map(
+      (i) => `terminal.${name}${i.path.length ? `.${i.path.join('.')}` : ''}: ${i.message}`,
+    );
     throw new TetherError('Config.Invalid', issues.join('; '), false);
   }
   return { definition, settings: parsed.data };
@@ -80,7 +92,9 @@ export async function checkTerminalSections(terminal: TerminalConfig): Promise<v
   for (const key of Object.keys(terminal)) {
     if (TERMINAL_KEYS.includes(key) || key === terminal.backend) continue;
     if (!(await findBackend(key))) {
-      problems.push(`terminal: Unrecognized key "${key}" (terminal's settings: ${TERMINAL_KEYS.join(', ')}; backend sections: ${builtinBackendNames().join(', ')} or a plugin's backend)`);
+      problems.push(
+        `terminal: Unrecognized key "${key}" (terminal's settings: ${TERMINAL_KEYS.join(', ')}; backend sections: ${builtinBackendNames().join(', ')} or a plugin's backend)`,
+      );
       continue;
     }
     try {

@@ -15,13 +15,22 @@ export const WORKER_ID = `${hostname()}-${process.pid}-${randomBytes(3).toString
  * Replaces the manager (closing the old one's environments). The selected backend's settings are checked now,
  * so a wrong setting stops the worker at start with a message that names it.
  */
-export async function configureEnvironments(terminal: TerminalConfig, log: Logger = lazyLogger): Promise<EnvironmentManager> {
+export async function configureEnvironments(
+  terminal: TerminalConfig,
+  log: Logger = lazyLogger,
+): Promise<EnvironmentManager> {
   const { definition, settings } = await resolveBackend(terminal);
   await checkTerminalSections(terminal);
   const warnings = definition.preflight?.(settings) ?? [];
   for (const w of warnings) log.warn({ backend: definition.name }, w);
   const old = current;
-  current = new EnvironmentManager({ terminal, workerId: WORKER_ID, log, unavailable: definition.unavailable?.(settings), warnings });
+  current = new EnvironmentManager({
+    terminal,
+    workerId: WORKER_ID,
+    log,
+    unavailable: definition.unavailable?.(settings),
+    warnings,
+  });
   await old?.closeAll();
   return current;
 }

@@ -10,7 +10,9 @@ function files(stateDir: string, id: string): string {
  * Starts the command detached from the spawning channel. A holder process keeps the FIFO open for writing, so
  * the command sees end of input only when `closeInputScript` ends the holder.
  */
-export function startFileProcessScript(o: Omit<CommandScriptOptions, 'exitFile' | 'pty' | 'saveState' | 'timeoutSeconds'>): string {
+export function startFileProcessScript(
+  o: Omit<CommandScriptOptions, 'exitFile' | 'pty' | 'saveState' | 'timeoutSeconds'>,
+): string {
   const f = `${o.stateDir}/${o.id}`;
   const wrapper = commandScript({ ...o, pty: false, saveState: false, timeoutSeconds: 0, exitFile: `${f}.rc` });
   return [
@@ -44,21 +46,36 @@ export function writeFileProcessScript(stateDir: string, id: string, data: strin
 
 /** Ends the process's standard input (it reads end of file). */
 export function closeInputScript(stateDir: string, id: string): string {
-  return [files(stateDir, id), 'H=$(cat "$F.holder" 2>/dev/null) && kill "$H" 2>/dev/null', 'rm -f "$F.holder"; exit 0'].join('\n');
+  return [
+    files(stateDir, id),
+    'H=$(cat "$F.holder" 2>/dev/null) && kill "$H" 2>/dev/null',
+    'rm -f "$F.holder"; exit 0',
+  ].join('\n');
 }
 
 /** Removes the process's files once it is done with. */
 export function forgetFileProcessScript(stateDir: string, id: string): string {
-  return [files(stateDir, id), 'H=$(cat "$F.holder" 2>/dev/null) && kill "$H" 2>/dev/null', 'rm -f "$F.in" "$F.rc" "$F.log" "$F.holder"'].join('\n');
+  return [
+    files(stateDir, id),
+    'H=$(cat "$F.holder" 2>/dev/null) && kill "$H" 2>/dev/null',
+    'rm -f "$F.in" "$F.rc" "$F.log" "$F.holder"',
+  ].join('\n');
 }
 
 /** Parses what pollFileProcessScript printed. */
-export function parsePoll(out: Buffer): { exitCode: number | null; running: boolean; size: number; data: Buffer } | undefined {
+export function parsePoll(
+  out: Buffer,
+): { exitCode: number | null; running: boolean; size: number; data: Buffer } | undefined {
   const first = out.indexOf(0x0a);
   const second = first < 0 ? -1 : out.indexOf(0x0a, first + 1);
   if (second < 0) return undefined;
   const rc = out.subarray(0, first).toString().trim();
-  const size = Number(out.subarray(first + 1, second).toString().trim());
+  const size = Number(
+    out
+      .subarray(first + 1, second)
+      .toString()
+      .trim(),
+  );
   if (!Number.isFinite(size)) return undefined;
   const running = rc === '-';
   return { exitCode: running ? null : Number(rc), running, size, data: out.subarray(second + 1) };

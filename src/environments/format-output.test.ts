@@ -3,7 +3,13 @@ import { capHeadTail, formatOutput } from './format-output.js';
 import { redactSecrets, secretValues } from './redact.js';
 
 describe('secret redaction', () => {
-  const secrets = secretValues({ OPENAI_API_KEY: 'sk-abcdefghijklmnopqrstuvwx', GH_TOKEN: 'tok-123456', DB_PASSWORD: 'hunter22', SHORT_TOKEN: 'abc', HOME: '/root' });
+  const secrets = secretValues({
+    OPENAI_API_KEY: 'sk-abcdefghijklmnopqrstuvwx',
+    GH_TOKEN: 'tok-123456',
+    DB_PASSWORD: 'hunter22',
+    SHORT_TOKEN: 'abc',
+    HOME: '/root',
+  });
   it.each([
     ['key sk-abcdefghijklmnopqrstuvwx end', 'key [REDACTED OPENAI_API_KEY] end'],
     ['tok-123456 and hunter22', '[REDACTED GH_TOKEN] and [REDACTED DB_PASSWORD]'],
@@ -27,6 +33,8 @@ describe('formatOutput', () => {
   });
 
   it('turns PTY line ends and carriage-return redraws into the lines a person saw', () => {
-    expect(formatOutput('a\r\nprogress 10%\rprogress 100%\r\n\u001b[31mred\u001b[0m\r\n', { maxChars: 1_000, secrets: [] })).toBe('a\nprogress 100%\nred\n');
+    expect(
+      formatOutput('a\r\nprogress 10%\rprogress 100%\r\n\u001b[31mred\u001b[0m\r\n', { maxChars: 1_000, secrets: [] }),
+    ).toBe('a\nprogress 100%\nred\n');
   });
 });

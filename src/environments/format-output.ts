@@ -24,6 +24,8 @@ export function formatOutput(raw: string, opts: FormatOptions): string {
   // A PTY ends lines with CR LF, and programs redraw a line with a lone CR: keep what the line finally showed.
   const lines = cleanOutput(raw.replace(/\r\n/g, '\n'))
     .split('\n')
-    .map((line) => (line.includes('\r') ? line.slice(line.lastIndexOf('\r', line.length - 2) + 1).replace(/\r$/, '') : line));
+    .map((line) =>
+      line.includes('\r') ? line.slice(line.lastIndexOf('\r', line.length - 2) + 1).replace(/\r$/, '') : line,
+    );
   return capHeadTail(redactSecrets(lines.join('\n'), opts.secrets), opts.maxChars);
 }

@@ -29,7 +29,11 @@ registerEnvironmentProvider('vanishing', ({ cwd }) => new Vanishing(cwd), 'manag
 const cwd = realpathSync(mkdtempSync(join(tmpdir(), 'tether-manager-')));
 let manager: EnvironmentManager;
 const make = (lifetime = 300): EnvironmentManager =>
-  (manager = new EnvironmentManager({ terminal: parseConfig({ terminal: { backend: 'vanishing', lifetime_seconds: lifetime } }).terminal, workerId: 'w', log: lazyLogger }));
+  (manager = new EnvironmentManager({
+    terminal: parseConfig({ terminal: { backend: 'vanishing', lifetime_seconds: lifetime } }).terminal,
+    workerId: 'w',
+    log: lazyLogger,
+  }));
 
 afterEach(async () => {
   await manager.closeAll();
@@ -59,14 +63,18 @@ describe('EnvironmentManager', () => {
     await manager.use('a', { hostCwd: cwd }, async () => undefined);
     Vanishing.made[0]!.gone = true;
     const recreated = await manager.use('a', { hostCwd: cwd }, async ({ recreated }) => recreated);
-    expect(recreated).toMatch(/vanishing environment of this task was gone.*earlier cd, export and background processes are gone/);
+    expect(recreated).toMatch(
+      /vanishing environment of this task was gone.*earlier cd, export and background processes are gone/,
+    );
     expect(Vanishing.made).toHaveLength(2);
     expect(await manager.use('a', { hostCwd: cwd }, async ({ recreated }) => recreated)).toBeUndefined();
   });
 
   it('says the environment was lost when the task had one on another worker', async () => {
     make();
-    expect(await manager.use('a', { hostCwd: cwd, expected: true }, async ({ recreated }) => recreated)).toMatch(/worker that held this task's vanishing environment was lost/);
+    expect(await manager.use('a', { hostCwd: cwd, expected: true }, async ({ recreated }) => recreated)).toMatch(
+      /worker that held this task's vanishing environment was lost/,
+    );
   });
 
   it('reaps idle environments, not busy ones nor ones with a running background process', async () => {
@@ -84,7 +92,7 @@ describe('EnvironmentManager', () => {
     expect(await manager.reap(Date.now() + 5_000)).toBe(1); // 'busy', now idle
   });
 
-  it('closes a task\'s environments when its run ends', async () => {
+  it("closes a task's environments when its run ends", async () => {
     make();
     await manager.use('a', { hostCwd: cwd }, async () => undefined);
     expect(await manager.release('a')).toBe(1);

@@ -32,7 +32,13 @@ export class EnvironmentManager {
   private readonly reaper: NodeJS.Timeout;
 
   constructor(
-    private readonly opts: { terminal: TerminalConfig; workerId: string; log: Logger; unavailable?: string; warnings?: string[] },
+    private readonly opts: {
+      terminal: TerminalConfig;
+      workerId: string;
+      log: Logger;
+      unavailable?: string;
+      warnings?: string[];
+    },
   ) {
     const every = Math.min(30_000, Math.max(1_000, (opts.terminal.lifetime_seconds * 1000) / 4));
     this.reaper = setInterval(() => void this.reap(), every);
@@ -86,18 +92,38 @@ export class EnvironmentManager {
       if (await slot.env.alive().catch(() => false)) return { env: slot.env };
       this.slots.delete(key);
       void slot.env.close().catch(() => undefined);
-      return this.create(key, taskId, backend, o, `the ${backend} environment of this task was gone (stopped or removed from outside)`);
+      return this.create(
+        key,
+        taskId,
+        backend,
+        o,
+        `the ${backend} environment of this task was gone (stopped or removed from outside)`,
+      );
     }
     const reason = o.expected ? `the worker that held this task's ${backend} environment was lost` : undefined;
     return this.create(key, taskId, backend, o, reason);
   }
 
-  private create(key: string, taskId: string, backend: string, o: AcquireOptions, lost: string | undefined): Promise<Acquired> {
+  private create(
+    key: string,
+    taskId: string,
+    backend: string,
+    o: AcquireOptions,
+    lost: string | undefined,
+  ): Promise<Acquired> {
     const made = (async (): Promise<Acquired> => {
       const { definition, settings } = await resolveBackend(this.opts.terminal, backend);
-      const transport = definition.create(settings, { taskId, hostCwd: o.hostCwd, workerId: this.opts.workerId, log: this.opts.log });
+      const transport = definition.create(settings, {
+        taskId,
+        hostCwd: o.hostCwd,
+        workerId: this.opts.workerId,
+        log: this.opts.log,
+      });
       const guarded = backend === 'local' && !transport.diesWithWorker;
-      const env = new ShellEnvironment(transport, { env: this.opts.terminal.env, guardPid: guarded ? process.pid : undefined });
+      const env = new ShellEnvironment(transport, {
+        env: this.opts.terminal.env,
+        guardPid: guarded ? process.pid : undefined,
+      });
       try {
         await env.start();
       } catch (err) {
@@ -125,7 +151,9 @@ export class EnvironmentManager {
     for (const [key, slot] of [...this.slots]) {
       if (!key.endsWith(`\u0000${taskId}`)) continue;
       this.slots.delete(key);
-      await slot.env.close().catch((err: unknown) => this.opts.log.warn({ taskId, err: String(err) }, 'environment close failed'));
+      await slot.env
+        .close()
+        .catch((err: unknown) => this.opts.log.warn({ taskId, err: String(err) }, 'environment close failed'));
       closed += 1;
     }
     return closed;
@@ -135,7 +163,12 @@ export class EnvironmentManager {
   async reap(now = Date.now()): Promise<number> {
     let closed = 0;
     for (const [key, slot] of [...this.slots]) {
-      if (slot.busy > 0 || slot.env.processes.running > 0 || now - slot.lastUsed < this.opts.terminal.lifetime_seconds * 1000) continue;
+      if (
+        slot.busy > 0 ||
+        slot.env.processes.running > 0 ||
+        now - slot.lastUsed < this.opts.terminal.lifetime_seconds * 1000
+      )
+        continue;
       this.slots.delete(key);
       this.opts.log.info({ backend: slot.env.backend }, 'idle environment closed');
       await slot.env.close().catch(() => undefined);

@@ -54,19 +54,46 @@ export class ProcessTable {
     const e = this.entries.get(id);
     if (!e) {
       const known = [...this.entries.keys()].join(', ') || 'none';
-      throw new EnvironmentError('Environment.Unsupported', this.env.backend, `no background process '${id}' in this task (known: ${known})`);
+      throw new EnvironmentError(
+        'Environment.Unsupported',
+        this.env.backend,
+        `no background process '${id}' in this task (known: ${known})`,
+      );
     }
     return e;
   }
 
-  async start(command: string, opts: { cwd?: string; env?: Record<string, string>; pty?: PtySize }): Promise<ProcessInfo> {
+  async start(
+    command: string,
+    opts: { cwd?: string; env?: Record<string, string>; pty?: PtySize },
+  ): Promise<ProcessInfo> {
     if (opts.pty && !this.env.transport.capabilities.pty) {
-      throw new EnvironmentError('Environment.Unsupported', this.env.backend, 'this backend has no PTY support; start the process without pty');
+      throw new EnvironmentError(
+        'Environment.Unsupported',
+        this.env.backend,
+        'this backend has no PTY support; start the process without pty',
+      );
     }
     const id = this.env.nextId('proc_');
-    const e: Entry = { id, command, pty: opts.pty !== undefined, startedAt: new Date(), log: new OutputLog(), exitCode: null, running: true, polled: 0 };
+    const e: Entry = {
+      id,
+      command,
+      pty: opts.pty !== undefined,
+      startedAt: new Date(),
+      log: new OutputLog(),
+      exitCode: null,
+      running: true,
+      polled: 0,
+    };
     if (this.streams) {
-      const script = this.env.scriptFor(id, { command, cwd: opts.cwd, env: opts.env, timeoutSeconds: 0, pty: opts.pty, saveState: false });
+      const script = this.env.scriptFor(id, {
+        command,
+        cwd: opts.cwd,
+        env: opts.env,
+        timeoutSeconds: 0,
+        pty: opts.pty,
+        saveState: false,
+      });
       const proc = this.env.transport.spawn(script, { pty: opts.pty, tag: id });
       proc.onData((c) => e.log.append(c));
       e.proc = proc;
@@ -80,8 +107,22 @@ export class ProcessTable {
         },
       );
     } else {
-      const r = await this.env.exec(startFileProcessScript({ stateDir: this.env.stateDir, id, command, defaultCwd: this.env.workdir, cwd: opts.cwd, env: opts.env }));
-      if (r.exitCode !== 0) throw new EnvironmentError('Environment.Unreachable', this.env.backend, `could not start the background process: ${r.output.toString().slice(0, 500)}`);
+      const r = await this.env.exec(
+        startFileProcessScript({
+          stateDir: this.env.stateDir,
+          id,
+          command,
+          defaultCwd: this.env.workdir,
+          cwd: opts.cwd,
+          env: opts.env,
+        }),
+      );
+      if (r.exitCode !== 0)
+        throw new EnvironmentError(
+          'Environment.Unreachable',
+          this.env.backend,
+          `could not start the background process: ${r.output.toString().slice(0, 500)}`,
+        );
     }
     this.entries.set(id, e);
     return this.info(e);
@@ -93,7 +134,8 @@ export class ProcessTable {
     for (;;) {
       const r = await this.env.exec(pollFileProcessScript(this.env.stateDir, e.id, e.log.total, FETCH_BYTES));
       const p = parsePoll(r.output);
-      if (!p) throw new EnvironmentError('Environment.Gone', this.env.backend, `background process ${e.id}'s files are gone`);
+      if (!p)
+        throw new EnvironmentError('Environment.Gone', this.env.backend, `background process ${e.id}'s files are gone`);
       e.log.append(p.data);
       if (!p.running && e.log.total >= p.size) {
         e.running = false;
@@ -104,7 +146,15 @@ export class ProcessTable {
   }
 
   private info(e: Entry): ProcessInfo {
-    return { id: e.id, command: e.command, status: e.running ? 'running' : 'exited', exit_code: e.exitCode, pty: e.pty, started_at: e.startedAt.toISOString(), output_bytes: e.log.total };
+    return {
+      id: e.id,
+      command: e.command,
+      status: e.running ? 'running' : 'exited',
+      exit_code: e.exitCode,
+      pty: e.pty,
+      started_at: e.startedAt.toISOString(),
+      output_bytes: e.log.total,
+    };
   }
 
   async list(): Promise<ProcessInfo[]> {
@@ -121,7 +171,11 @@ export class ProcessTable {
     return { ...this.info(e), new_output: r.data, more: r.next < e.log.total };
   }
 
-  async log(id: string, offset: number, limit: number): Promise<ProcessInfo & { data: Buffer; offset: number; next_offset: number; dropped_before: number }> {
+  async log(
+    id: string,
+    offset: number,
+    limit: number,
+  ): Promise<ProcessInfo & { data: Buffer; offset: number; next_offset: number; dropped_before: number }> {
     const e = this.entry(id);
     await this.refresh(e);
     const r = e.log.read(offset, limit);
@@ -153,12 +207,21 @@ export class ProcessTable {
   async write(id: string, data: string): Promise<ProcessInfo> {
     const e = this.entry(id);
     await this.refresh(e);
-    if (!e.running) throw new EnvironmentError('Environment.Unsupported', this.env.backend, `process ${id} has exited (exit code ${e.exitCode}); it takes no more input`);
-    e.unterminated = `${e.unterminated ?? ''}${data}`.split(/[\r\n]/).at(-1)!.slice(-4096);
+    if (!e.running)
+      throw new EnvironmentError(
+        'Environment.Unsupported',
+        this.env.backend,
+        `process ${id} has exited (exit code ${e.exitCode}); it takes no more input`,
+      );
+    e.unterminated = `${e.unterminated ?? ''}${data}`
+      .split(/[\r\n]/)
+      .at(-1)!
+      .slice(-4096);
     if (e.proc) e.proc.write(data);
     else {
       const r = await this.env.exec(writeFileProcessScript(this.env.stateDir, id, data));
-      if (r.exitCode !== 0) throw new EnvironmentError('Environment.Gone', this.env.backend, `process ${id}'s input is gone`);
+      if (r.exitCode !== 0)
+        throw new EnvironmentError('Environment.Gone', this.env.backend, `process ${id}'s input is gone`);
     }
     return this.info(e);
   }

@@ -2,7 +2,11 @@
 import type { Transport } from './types.js';
 
 /** What a plugin gives for a backend: called with the task and its `terminal.<name>` settings, returns a Transport. */
-export type EnvironmentFactory = (options: { taskId: string; cwd: string; settings: Record<string, unknown> }) => Transport;
+export type EnvironmentFactory = (options: {
+  taskId: string;
+  cwd: string;
+  settings: Record<string, unknown>;
+}) => Transport;
 
 const providers = new Map<string, { factory: EnvironmentFactory; source: string }>();
 

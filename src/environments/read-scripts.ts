@@ -18,7 +18,8 @@ function parseRead(output: string, exitCode: number | null): ScriptFile {
   if (head === 'unreadable') return { error: 'is not a readable file' };
   const size = /^size\s+(\d+)$/.exec(head);
   if (!size) return { error: `could not be read (${head.slice(0, 80)})` };
-  if (Number(size[1]) > MAX_SCRIPT_BYTES) return { error: `is too big to check (${size[1]} bytes; at most ${MAX_SCRIPT_BYTES} are read)` };
+  if (Number(size[1]) > MAX_SCRIPT_BYTES)
+    return { error: `is too big to check (${size[1]} bytes; at most ${MAX_SCRIPT_BYTES} are read)` };
   const text = output.slice(nl + 1);
   // A compiled program is not a script: what it does cannot be read from its bytes.
   if (text.includes('\u0000') || text.startsWith('\u007fELF')) return { binary: true };
@@ -26,7 +27,11 @@ function parseRead(output: string, exitCode: number | null): ScriptFile {
 }
 
 /** Reads scripts in a task's environment, each relative to where the command runs (`workdir`, or the shell's directory). */
-export async function readScriptsIn(env: ShellEnvironment, keys: string[], workdir?: string): Promise<Map<string, ScriptFile>> {
+export async function readScriptsIn(
+  env: ShellEnvironment,
+  keys: string[],
+  workdir?: string,
+): Promise<Map<string, ScriptFile>> {
   const out = new Map<string, ScriptFile>();
   for (const key of keys) {
     const r = await env.run({ command: readCommand(key), cwd: workdir, timeoutSeconds: 30 });

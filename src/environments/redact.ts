@@ -20,7 +20,9 @@ export function isSecretName(name: string): boolean {
 }
 
 /** The secret values among `envs` (later maps win), longest first so a value containing another is hidden whole. */
-export function secretValues(...envs: (Record<string, string | undefined> | undefined)[]): { name: string; value: string }[] {
+export function secretValues(
+  ...envs: (Record<string, string | undefined> | undefined)[]
+): { name: string; value: string }[] {
   const found = new Map<string, string>();
   for (const env of envs) {
     for (const [name, value] of Object.entries(env ?? {})) {
@@ -36,7 +38,8 @@ export function secretValues(...envs: (Record<string, string | undefined> | unde
  * `password: string` is left alone. The value stops at a quote, a backslash or white space, so
  * the rule works inside JSON text too.
  */
-const SECRET_ASSIGNMENT = /\b([A-Z0-9_]*(?:API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|PRIVATE_KEY|ACCESS_KEY|CREDENTIALS?))((?:\\?["'])?\s*[=:]\s*(?:\\?["'])?)([^\s"'\\]{6,})/g;
+const SECRET_ASSIGNMENT =
+  /\b([A-Z0-9_]*(?:API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|PRIVATE_KEY|ACCESS_KEY|CREDENTIALS?))((?:\\?["'])?\s*[=:]\s*(?:\\?["'])?)([^\s"'\\]{6,})/g;
 
 /**
  * The one redaction policy for everything a tool returns (terminal output, files, search hits, web pages, MCP
@@ -51,7 +54,9 @@ export function redactSecrets(text: string, secrets: { name: string; value: stri
       if (out.includes(form)) out = out.split(form).join(`[REDACTED ${name}]`);
     }
   }
-  out = out.replace(SECRET_ASSIGNMENT, (whole, name: string, sep: string, value: string) => (value.startsWith('[REDACTED') ? whole : `${name}${sep}[REDACTED ${name}]`));
+  out = out.replace(SECRET_ASSIGNMENT, (whole, name: string, sep: string, value: string) =>
+    value.startsWith('[REDACTED') ? whole : `${name}${sep}[REDACTED ${name}]`,
+  );
   for (const pattern of KEY_PATTERNS) out = out.replace(pattern, '[REDACTED key]');
   return out;
 }

@@ -39,7 +39,11 @@ export class RemoteProcess implements TransportProcess {
   }
 
   write(): void {
-    throw new EnvironmentError('Environment.Unsupported', this.backend, 'standard input cannot be streamed to this backend; pass it whole as `stdin` at spawn');
+    throw new EnvironmentError(
+      'Environment.Unsupported',
+      this.backend,
+      'standard input cannot be streamed to this backend; pass it whole as `stdin` at spawn',
+    );
   }
 
   /** Nothing to end: without `stdin` the command was started with /dev/null as its input. */

@@ -85,7 +85,10 @@ export class ShellEnvironment {
   }
 
   /** The full script for a command, shared with background processes. */
-  scriptFor(id: string, req: Omit<RunRequest, 'signal' | 'onOutput' | 'stdin'> & { saveState: boolean; exitFile?: string }): string {
+  scriptFor(
+    id: string,
+    req: Omit<RunRequest, 'signal' | 'onOutput' | 'stdin'> & { saveState: boolean; exitFile?: string },
+  ): string {
     return commandScript({
       stateDir: this.stateDir,
       id,
@@ -108,17 +111,28 @@ export class ShellEnvironment {
    */
   launch(req: RunRequest & { keepStdinOpen?: boolean }): RunningCommand {
     if (req.pty && !this.transport.capabilities.pty) {
-      throw new EnvironmentError('Environment.Unsupported', this.backend, 'this backend has no PTY support; run the command without pty');
+      throw new EnvironmentError(
+        'Environment.Unsupported',
+        this.backend,
+        'this backend has no PTY support; run the command without pty',
+      );
     }
     if (req.keepStdinOpen && !this.transport.capabilities.streamsStdin) {
-      throw new EnvironmentError('Environment.Unsupported', this.backend, 'this backend cannot stream standard input to a running command');
+      throw new EnvironmentError(
+        'Environment.Unsupported',
+        this.backend,
+        'this backend cannot stream standard input to a running command',
+      );
     }
     const started = Date.now();
     const id = this.nextId('c');
     const out = new HeadTailBuffer();
     // Without a PTY the command reads end of input after `stdin`; a terminal has no end of input, so it is typed.
     const open = req.pty !== undefined || req.keepStdinOpen === true;
-    const proc = this.transport.spawn(this.scriptFor(id, { ...req, saveState: true }), open ? { pty: req.pty, tag: id } : { stdin: req.stdin ?? '', tag: id });
+    const proc = this.transport.spawn(
+      this.scriptFor(id, { ...req, saveState: true }),
+      open ? { pty: req.pty, tag: id } : { stdin: req.stdin ?? '', tag: id },
+    );
     if (open && req.stdin) proc.write(req.stdin);
     proc.onData((chunk) => {
       out.push(chunk);
@@ -136,12 +150,16 @@ export class ShellEnvironment {
     req.signal?.addEventListener('abort', onAbort, { once: true });
     if (req.signal?.aborted) onAbort();
     // The watchdog inside the environment enforces the timeout; this only covers a far side that stopped answering.
-    const backstop = req.timeoutSeconds > 0
-      ? setTimeout(() => {
-          backstopHit = true;
-          void this.kill(id).finally(() => setTimeout(() => proc.destroy(), 3_000).unref());
-        }, req.timeoutSeconds * 1000 + BACKSTOP_MS)
-      : undefined;
+    const backstop =
+      req.timeoutSeconds > 0
+        ? setTimeout(
+            () => {
+              backstopHit = true;
+              void this.kill(id).finally(() => setTimeout(() => proc.destroy(), 3_000).unref());
+            },
+            req.timeoutSeconds * 1000 + BACKSTOP_MS,
+          )
+        : undefined;
     const result = (async (): Promise<RunResult> => {
       try {
         let exitCode = await proc.exited;
@@ -149,10 +167,24 @@ export class ShellEnvironment {
         const killed = killing ? await killing : undefined;
         const elapsed = Date.now() - started;
         // With a PTY the wrapper may itself be killed by the group kill; the clock then tells a timeout apart.
-        const timedOut = exitCode === 124 || backstopHit || (req.pty !== undefined && !cancelled && exitCode !== null && exitCode > 128 && elapsed >= req.timeoutSeconds * 1000);
+        const timedOut =
+          exitCode === 124 ||
+          backstopHit ||
+          (req.pty !== undefined &&
+            !cancelled &&
+            exitCode !== null &&
+            exitCode > 128 &&
+            elapsed >= req.timeoutSeconds * 1000);
         if (timedOut) exitCode = 124;
         if (cancelled && !timedOut) exitCode = 130;
-        return { exitCode, output: out.text(), timedOut, cancelled: cancelled && !timedOut, ...(killed === 'alive' ? { survivedKill: true } : {}), durationMs: Date.now() - started };
+        return {
+          exitCode,
+          output: out.text(),
+          timedOut,
+          cancelled: cancelled && !timedOut,
+          ...(killed === 'alive' ? { survivedKill: true } : {}),
+          durationMs: Date.now() - started,
+        };
       } finally {
         if (backstop) clearTimeout(backstop);
         req.signal?.removeEventListener('abort', onAbort);
@@ -166,7 +198,11 @@ export class ShellEnvironment {
   }
 
   /** Runs a short helper script to completion and returns its exit code and output. */
-  async exec(script: string, stdin = '', opts: { joins?: string } = {}): Promise<{ exitCode: number | null; output: Buffer }> {
+  async exec(
+    script: string,
+    stdin = '',
+    opts: { joins?: string } = {},
+  ): Promise<{ exitCode: number | null; output: Buffer }> {
     const chunks: Buffer[] = [];
     const proc = this.transport.spawn(script, { stdin, ...opts });
     proc.onData((c) => chunks.push(c));

@@ -36,7 +36,7 @@ const INNER = [
   '__tether_save() {',
   '  [ "$__ts" = 1 ] || return 0',
   // Read-only variables cannot be assigned when the file is sourced again.
-  "  export -p 2>/dev/null | grep -v '^declare -[a-zA-Z]*r' > \"$__td/env.$$\" && mv -f \"$__td/env.$$\" \"$__td/env\"",
+  '  export -p 2>/dev/null | grep -v \'^declare -[a-zA-Z]*r\' > "$__td/env.$$" && mv -f "$__td/env.$$" "$__td/env"',
   '  [ -z "$__to" ] && pwd > "$__td/cwd.$$" && mv -f "$__td/cwd.$$" "$__td/cwd"',
   '  return 0',
   '}',

@@ -3,7 +3,12 @@ import { hostname } from 'node:os';
 import type { BackendContext } from './backend-types.js';
 
 export function tetherLabels(ctx: Pick<BackendContext, 'taskId' | 'workerId'>): Record<string, string> {
-  return { 'tether.task': ctx.taskId, 'tether.worker': ctx.workerId, 'tether.host': hostname(), 'tether.pid': String(process.pid) };
+  return {
+    'tether.task': ctx.taskId,
+    'tether.worker': ctx.workerId,
+    'tether.host': hostname(),
+    'tether.pid': String(process.pid),
+  };
 }
 
 /** The filter for sandboxes made on this machine (only here can a worker's pid be checked). */

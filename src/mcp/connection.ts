@@ -17,7 +17,9 @@ function transportFor(cfg: McpServerConfig): Transport {
   }
   const url = new URL(cfg.url!);
   const requestInit = cfg.headers ? { headers: cfg.headers } : undefined;
-  return cfg.transport === 'sse' ? new SSEClientTransport(url, { requestInit }) : new StreamableHTTPClientTransport(url, { requestInit });
+  return cfg.transport === 'sse'
+    ? new SSEClientTransport(url, { requestInit })
+    : new StreamableHTTPClientTransport(url, { requestInit });
 }
 
 export class McpConnection {
@@ -84,7 +86,10 @@ export class McpConnection {
   async callTool(tool: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<CallToolResult> {
     const client = await this.ready();
     try {
-      return (await client.callTool({ name: tool, arguments: args }, undefined, { timeout: this.timeoutMs, signal })) as CallToolResult;
+      return (await client.callTool({ name: tool, arguments: args }, undefined, {
+        timeout: this.timeoutMs,
+        signal,
+      })) as CallToolResult;
     } catch (err) {
       // An answer from the server (McpError: bad params, timeout) leaves the connection usable; anything else
       // (HTTP failure, lost session after a server restart) means the next call must connect again.

@@ -64,7 +64,10 @@ export class McpManager {
       const { $schema: _ignored, ...schema } = tool.inputSchema as JsonSchema;
       const registeredName = mcpToolName(name, tool.name);
       if (taken.has(registeredName)) {
-        this.log.warn({ server: name, tool: tool.name }, `MCP tool '${tool.name}' of '${name}' skipped: its name becomes ${registeredName}, like another tool's`);
+        this.log.warn(
+          { server: name, tool: tool.name },
+          `MCP tool '${tool.name}' of '${name}' skipped: its name becomes ${registeredName}, like another tool's`,
+        );
         continue;
       }
       taken.add(registeredName);
@@ -81,7 +84,10 @@ export class McpManager {
           handler: async (args, ctx) => mcpResultToJson(await conn.callTool(tool.name, args, ctx.signal)),
         });
       } catch (err) {
-        this.log.warn({ server: name, tool: tool.name, error: describeError(err).message }, `MCP tool '${tool.name}' of '${name}' skipped`);
+        this.log.warn(
+          { server: name, tool: tool.name, error: describeError(err).message },
+          `MCP tool '${tool.name}' of '${name}' skipped`,
+        );
       }
     }
   }

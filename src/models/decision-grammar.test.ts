@@ -29,8 +29,14 @@ describe('toGrammarSchema', () => {
 
   it('maps enums, arrays, anyOf and unknown shapes to what a grammar accepts', () => {
     expect(toGrammarSchema({ enum: ['a', 'b'] })).toEqual({ enum: ['a', 'b'] });
-    expect(toGrammarSchema({ type: 'array', items: { type: 'number', minimum: 0 }, minItems: 1 })).toEqual({ type: 'array', items: { type: 'number' }, minItems: 1 });
-    expect(toGrammarSchema({ anyOf: [{ type: 'string' }, { type: 'null' }] })).toEqual({ oneOf: [{ type: 'string', maxLength: MAX_STRING_CHARS }, { type: 'null' }] });
+    expect(toGrammarSchema({ type: 'array', items: { type: 'number', minimum: 0 }, minItems: 1 })).toEqual({
+      type: 'array',
+      items: { type: 'number' },
+      minItems: 1,
+    });
+    expect(toGrammarSchema({ anyOf: [{ type: 'string' }, { type: 'null' }] })).toEqual({
+      oneOf: [{ type: 'string', maxLength: MAX_STRING_CHARS }, { type: 'null' }],
+    });
     expect(toGrammarSchema({})).toEqual({ type: ['string', 'number', 'boolean', 'null'] });
   });
 });
@@ -53,7 +59,11 @@ describe('local conversation', () => {
       [
         { role: 'system', content: 'sys' },
         { role: 'user', content: 'task' },
-        { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'read_file', arguments: '{"path":"a"}' } }] },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'c1', type: 'function', function: { name: 'read_file', arguments: '{"path":"a"}' } }],
+        },
         { role: 'tool', tool_call_id: 'c1', content: '{"content":"x"}' },
       ],
       [readFile],

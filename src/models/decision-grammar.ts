@@ -32,7 +32,10 @@ export function toGrammarSchema(schema: unknown): JsonSchema {
     return out;
   }
   if (type === 'string') {
-    const out: JsonSchema = { type: 'string', maxLength: Math.min(typeof s.maxLength === 'number' ? s.maxLength : MAX_STRING_CHARS, MAX_STRING_CHARS) };
+    const out: JsonSchema = {
+      type: 'string',
+      maxLength: Math.min(typeof s.maxLength === 'number' ? s.maxLength : MAX_STRING_CHARS, MAX_STRING_CHARS),
+    };
     if (typeof s.minLength === 'number') out.minLength = s.minLength;
     return out;
   }
@@ -58,7 +61,12 @@ export function decisionSchema(tools: ToolDefinition[], mode: 'tool' | 'either' 
     }
   }
   if (mode !== 'tool' || options.length === 0) {
-    options.push({ type: 'object', properties: { answer: { type: 'string', minLength: 1, maxLength: 2 * MAX_STRING_CHARS } }, required: ['answer'], additionalProperties: false });
+    options.push({
+      type: 'object',
+      properties: { answer: { type: 'string', minLength: 1, maxLength: 2 * MAX_STRING_CHARS } },
+      required: ['answer'],
+      additionalProperties: false,
+    });
   }
   return options.length === 1 ? options[0]! : { oneOf: options };
 }

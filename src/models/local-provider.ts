@@ -44,7 +44,12 @@ export function createLocalProvider(settings: LocalModelSettings): ModelProvider
     const { llama, model, context } = await load();
     const { LlamaChat } = await import('node-llama-cpp');
     const toolRounds = input.messages.filter((m) => m.role === 'assistant' && (m.tool_calls?.length ?? 0) > 0).length;
-    const mode = input.tools.length === 0 || toolRounds >= settings.maxToolRounds ? 'answer' : toolRounds === 0 ? 'tool' : 'either';
+    const mode =
+      input.tools.length === 0 || toolRounds >= settings.maxToolRounds
+        ? 'answer'
+        : toolRounds === 0
+          ? 'tool'
+          : 'either';
     const grammar = await llama.createGrammarForJsonSchema(decisionSchema(input.tools, mode) as never);
     const history = toLocalHistory(input.messages, input.tools) as ChatHistoryItem[];
     history.push({ type: 'model', response: [] });
@@ -62,7 +67,9 @@ export function createLocalProvider(settings: LocalModelSettings): ModelProvider
           completionTokens += tokens.length;
         },
       });
-      const promptTokens = model.tokenize(history.map((h) => ('text' in h ? String(h.text) : h.response.join(''))).join('\n')).length;
+      const promptTokens = model.tokenize(
+        history.map((h) => ('text' in h ? String(h.text) : h.response.join(''))).join('\n'),
+      ).length;
       return {
         message: toMessage(res.response, toolRounds),
         finishReason: res.metadata.stopReason,
@@ -98,7 +105,13 @@ export function toMessage(text: string, round: number): ChatMessage {
     return {
       role: 'assistant',
       content: null,
-      tool_calls: [{ id: `local_${round + 1}_1`, type: 'function', function: { name: parsed.tool, arguments: JSON.stringify(parsed.arguments ?? {}) } }],
+      tool_calls: [
+        {
+          id: `local_${round + 1}_1`,
+          type: 'function',
+          function: { name: parsed.tool, arguments: JSON.stringify(parsed.arguments ?? {}) },
+        },
+      ],
     };
   }
   if (parsed && typeof parsed.answer === 'string') return { role: 'assistant', content: parsed.answer };

@@ -22,7 +22,11 @@ export function openAISettingsFromEnv(env = process.env): OpenAISettings {
       url = undefined;
     }
     if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-      throw new TetherError('Config.Invalid', `OPENAI_BASE_URL=${baseURL} is not an http(s) URL (for example http://127.0.0.1:8080/v1)`, false);
+      throw new TetherError(
+        'Config.Invalid',
+        `OPENAI_BASE_URL=${baseURL} is not an http(s) URL (for example http://127.0.0.1:8080/v1)`,
+        false,
+      );
     }
   }
   return { baseURL, apiKey: env.OPENAI_API_KEY || undefined };
@@ -33,7 +37,8 @@ export function isOpenAIConfigured(settings: OpenAISettings): boolean {
 }
 
 /** What a server error says when the request itself was invalid, not the server unwell. */
-const INVALID_REQUEST = /\bvalidation errors? for\b|\bvalidation error\b|\binvalid_request_error\b|\bis not valid under\b|\bextra inputs are not permitted\b/i;
+const INVALID_REQUEST =
+  /\bvalidation errors? for\b|\bvalidation error\b|\binvalid_request_error\b|\bis not valid under\b|\bextra inputs are not permitted\b/i;
 
 /**
  * The messages as sent. An assistant message that carries tool calls goes with `content: ""` instead of null:
@@ -41,7 +46,9 @@ const INVALID_REQUEST = /\bvalidation errors? for\b|\bvalidation error\b|\binval
  * missing key; an empty string is what every server tried accepts. History keeps the model's own null.
  */
 export function wireMessages(messages: readonly ChatMessage[]): OpenAI.Chat.Completions.ChatCompletionMessageParam[] {
-  return messages.map((m) => (m.role === 'assistant' && m.content === null ? { ...m, content: '' } : m)) as OpenAI.Chat.Completions.ChatCompletionMessageParam[];
+  return messages.map((m) =>
+    m.role === 'assistant' && m.content === null ? { ...m, content: '' } : m,
+  ) as OpenAI.Chat.Completions.ChatCompletionMessageParam[];
 }
 
 /** Maps an HTTP failure to: retry (429, 5xx, network) or fail the run now with the setting to fix. */
@@ -64,15 +71,24 @@ export function classifyModelError(err: unknown, model: string, settings: OpenAI
       );
     }
     if (status === 400 || status === 422) {
-      return ApplicationFailure.nonRetryable(`The model endpoint ${where} rejected the request (HTTP ${status}): ${detail}`, 'Model.BadRequest');
+      return ApplicationFailure.nonRetryable(
+        `The model endpoint ${where} rejected the request (HTTP ${status}): ${detail}`,
+        'Model.BadRequest',
+      );
     }
     // Some servers answer a request they cannot validate with a 5xx (llama-cpp-python: HTTP 500, "1 validation error
     // for ..."): retrying the same request cannot help, so it fails now like a 400, with the server's words.
     if (status !== undefined && status >= 500 && INVALID_REQUEST.test(detail)) {
-      return ApplicationFailure.nonRetryable(`The model endpoint ${where} rejected the request (HTTP ${status}, a validation error): ${detail}`, 'Model.BadRequest');
+      return ApplicationFailure.nonRetryable(
+        `The model endpoint ${where} rejected the request (HTTP ${status}, a validation error): ${detail}`,
+        'Model.BadRequest',
+      );
     }
     if (status === 429 || (status !== undefined && status >= 500)) {
-      return ApplicationFailure.retryable(`Model endpoint ${where} answered HTTP ${status}: ${detail}`, 'Model.Unavailable');
+      return ApplicationFailure.retryable(
+        `Model endpoint ${where} answered HTTP ${status}: ${detail}`,
+        'Model.Unavailable',
+      );
     }
   }
   return err instanceof Error ? err : new Error(String(err));
@@ -80,7 +96,12 @@ export function classifyModelError(err: unknown, model: string, settings: OpenAI
 
 export function createOpenAIProvider(settings: OpenAISettings): ModelProvider {
   // Retries belong to Temporal (durable, visible in history), not to the client.
-  const client = new OpenAI({ baseURL: settings.baseURL, apiKey: settings.apiKey ?? 'not-set', maxRetries: 0, timeout: 9 * 60_000 });
+  const client = new OpenAI({
+    baseURL: settings.baseURL,
+    apiKey: settings.apiKey ?? 'not-set',
+    maxRetries: 0,
+    timeout: 9 * 60_000,
+  });
   return {
     describe: (model) => `${model} at ${settings.baseURL ?? 'https://api.openai.com/v1'}`,
     async complete(input: CallModelInput, signal: AbortSignal): Promise<ModelReply> {
@@ -100,7 +121,9 @@ export function createOpenAIProvider(settings: OpenAISettings): ModelProvider {
       const choice = completion.choices[0];
       if (!choice) throw ApplicationFailure.retryable('The model returned no choices', 'Model.EmptyReply');
       // Servers differ: a call without `type`, without arguments or without an id is normalised, not dropped.
-      const calls = (choice.message.tool_calls ?? []).filter((c) => (c as { type?: string }).type === undefined || c.type === 'function') as {
+      const calls = (choice.message.tool_calls ?? []).filter(
+        (c) => (c as { type?: string }).type === undefined || c.type === 'function',
+      ) as {
         id?: string;
         function?: { name?: string; arguments?: string };
       }[];
@@ -112,7 +135,10 @@ export function createOpenAIProvider(settings: OpenAISettings): ModelProvider {
               tool_calls: calls.map((c, i) => ({
                 id: c.id || `call_${completion.id ?? 'x'}_${i + 1}`,
                 type: 'function' as const,
-                function: { name: String(c.function?.name ?? ''), arguments: typeof c.function?.arguments === 'string' ? c.function.arguments : '{}' },
+                function: {
+                  name: String(c.function?.name ?? ''),
+                  arguments: typeof c.function?.arguments === 'string' ? c.function.arguments : '{}',
+                },
               })),
             }
           : {}),
@@ -121,7 +147,11 @@ export function createOpenAIProvider(settings: OpenAISettings): ModelProvider {
       return {
         message,
         finishReason: choice.finish_reason ?? null,
-        usage: { promptTokens: u?.prompt_tokens ?? 0, completionTokens: u?.completion_tokens ?? 0, totalTokens: u?.total_tokens ?? 0 },
+        usage: {
+          promptTokens: u?.prompt_tokens ?? 0,
+          completionTokens: u?.completion_tokens ?? 0,
+          totalTokens: u?.total_tokens ?? 0,
+        },
       };
     },
   };

@@ -24,7 +24,12 @@ export async function loadExtensions(deps: {
 }): Promise<Extensions> {
   const projectRoot = deps.projectRoot ?? process.cwd();
   const plugins = await loadPlugins(
-    { userDir: join(tetherHome(), 'plugins'), projectDir: join(projectRoot, '.tether', 'plugins'), packages: deps.config.plugins, projectRoot },
+    {
+      userDir: join(tetherHome(), 'plugins'),
+      projectDir: join(projectRoot, '.tether', 'plugins'),
+      packages: deps.config.plugins,
+      projectRoot,
+    },
     deps,
   );
   const mcp = new McpManager(deps.registry, deps.log);

@@ -48,7 +48,8 @@ function fromDir(dir: string, origin: string): Candidate[] {
       if (!isDir && !/\.(m?js)$/.test(entry)) return [];
       if (isDir && !existsSync(join(path, 'package.json')) && !existsSync(join(path, 'index.js'))) return [];
       // Resolved when loading, inside the plugin's own try: a folder with a broken package.json is skipped alone.
-      const load = (): Promise<unknown> => import(pathToFileURL(isDir ? createRequire(join(path, 'noop.js')).resolve(path) : path).href);
+      const load = (): Promise<unknown> =>
+        import(pathToFileURL(isDir ? createRequire(join(path, 'noop.js')).resolve(path) : path).href);
       return [{ name: `${origin}:${basename(entry).replace(/\.m?js$/, '')}`, load }];
     });
 }
@@ -73,7 +74,11 @@ export async function loadPlugins(
   deps: { registry: ToolRegistry; hooks: Hooks; log: Logger; config: TetherConfig },
 ): Promise<PluginLoadResult> {
   const result: PluginLoadResult = { loaded: [], failed: [] };
-  const candidates = [...fromDir(sources.userDir, 'user'), ...fromDir(sources.projectDir, 'project'), ...fromPackages(sources.packages, sources.projectRoot)];
+  const candidates = [
+    ...fromDir(sources.userDir, 'user'),
+    ...fromDir(sources.projectDir, 'project'),
+    ...fromPackages(sources.packages, sources.projectRoot),
+  ];
   for (const c of candidates) {
     const tools: string[] = [];
     try {
@@ -99,7 +104,10 @@ export async function loadPlugins(
       deps.hooks.removeSource(c.name);
       for (const t of tools) deps.registry.unregister(t);
       const { type, message } = describeError(err);
-      deps.log.warn({ plugin: c.name, error: `${type}: ${message}` }, `plugin '${c.name}' failed to load and was skipped`);
+      deps.log.warn(
+        { plugin: c.name, error: `${type}: ${message}` },
+        `plugin '${c.name}' failed to load and was skipped`,
+      );
       result.failed.push({ plugin: c.name, error: `${type}: ${message}` });
     }
   }

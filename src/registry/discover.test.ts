@@ -41,23 +41,47 @@ describe('discoverBuiltinTools', () => {
     expect(found.loaded).toEqual(['const-register', 'good', 'plain-js']);
     expect(found.skipped.sort()).toEqual(['helper', 'nested']);
     expect(found.failed.map((f) => f.module).sort()).toEqual(['broken', 'syntax-error']);
-    expect(found.failed.find((f) => f.module === 'broken')?.error).toContain('tether-optional-dependency-that-does-not-exist');
+    expect(found.failed.find((f) => f.module === 'broken')?.error).toContain(
+      'tether-optional-dependency-that-does-not-exist',
+    );
     // Helper modules were never evaluated.
     expect(g.__discoveryLoaded).not.toContain('helper');
     expect(g.__discoveryLoaded).not.toContain('nested');
     const reg = g.__discoveryRegistry!;
-    expect(reg.all().map((t) => t.name).sort()).toEqual(['fixture_const', 'fixture_good', 'fixture_plain_js']);
-    expect(log.lines.filter((l) => l.level === 'warn').map((l) => l.msg).join('\n')).toMatch(/'broken' failed to load/);
+    expect(
+      reg
+        .all()
+        .map((t) => t.name)
+        .sort(),
+    ).toEqual(['fixture_const', 'fixture_good', 'fixture_plain_js']);
+    expect(
+      log.lines
+        .filter((l) => l.level === 'warn')
+        .map((l) => l.msg)
+        .join('\n'),
+    ).toMatch(/'broken' failed to load/);
   });
 
   it('finds the built-in tools with no list to maintain, and leaves helper modules alone', async () => {
     const found = await discoverBuiltinTools();
     expect(found.failed).toEqual([]);
-    expect(found.loaded).toEqual(expect.arrayContaining(['terminal', 'read-file', 'write-file', 'patch', 'search-files', 'todo']));
+    expect(found.loaded).toEqual(
+      expect.arrayContaining(['terminal', 'read-file', 'write-file', 'patch', 'search-files', 'todo']),
+    );
     expect(found.skipped).toEqual(expect.arrayContaining(['task-paths', 'glob']));
     const names = sharedRegistry.all().map((t) => t.name);
     expect(names).toEqual(
-      expect.arrayContaining(['terminal', 'read_file', 'write_file', 'patch', 'search_files', 'todo', 'memory', 'session_search', 'delegate_task']),
+      expect.arrayContaining([
+        'terminal',
+        'read_file',
+        'write_file',
+        'patch',
+        'search_files',
+        'todo',
+        'memory',
+        'session_search',
+        'delegate_task',
+      ]),
     );
   });
 });

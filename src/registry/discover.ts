@@ -28,7 +28,12 @@ function isRegisterCall(node: unknown): boolean {
   if (callee.type !== 'MemberExpression' || callee.computed) return false;
   const object = callee.object as Node;
   const property = callee.property as Node;
-  return object.type === 'Identifier' && object.name === 'registry' && property.type === 'Identifier' && property.name === 'register';
+  return (
+    object.type === 'Identifier' &&
+    object.name === 'registry' &&
+    property.type === 'Identifier' &&
+    property.name === 'register'
+  );
 }
 
 function declaresWithRegister(decl: Node | null | undefined): boolean {
@@ -58,7 +63,10 @@ export function defaultToolsDir(): string {
 }
 
 /** Imports every self-registering module in `toolsDir` (default: this build's `tools` folder), in name order. */
-export async function discoverBuiltinTools(toolsDir = defaultToolsDir(), log: Logger = lazyLogger): Promise<DiscoveryResult> {
+export async function discoverBuiltinTools(
+  toolsDir = defaultToolsDir(),
+  log: Logger = lazyLogger,
+): Promise<DiscoveryResult> {
   const result: DiscoveryResult = { loaded: [], skipped: [], failed: [] };
   const files = readdirSync(toolsDir, { withFileTypes: true })
     .filter((e) => e.isFile() && MODULE_FILE.test(e.name) && !NOT_A_MODULE.test(e.name))

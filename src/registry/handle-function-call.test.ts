@@ -37,7 +37,11 @@ describe('runToolCall', () => {
 
   it('lets a pre_tool_call hook block a call with a message', async () => {
     const { options, hooks, seen } = setup();
-    hooks.add('pre_tool_call', (c) => (c.args?.text === 'hi' ? { action: 'block', message: 'no greetings' } : undefined), 'guard');
+    hooks.add(
+      'pre_tool_call',
+      (c) => (c.args?.text === 'hi' ? { action: 'block', message: 'no greetings' } : undefined),
+      'guard',
+    );
     const outcome = await call(options);
     expect(outcome.status).toBe('blocked');
     expect(JSON.parse(outcome.result)).toEqual({ error: 'Blocked by guard: no greetings' });

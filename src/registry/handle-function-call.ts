@@ -40,7 +40,9 @@ function asObject(raw: unknown): Record<string, unknown> | null {
       return null;
     }
   }
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : null;
 }
 
 async function callWithHooks(name: string, rawArgs: unknown, info: ToolCallInfo, o: CallOptions): Promise<CallOutcome> {
@@ -50,12 +52,19 @@ async function callWithHooks(name: string, rawArgs: unknown, info: ToolCallInfo,
     try {
       decision = await fn({ ...info });
     } catch (err) {
-      o.log.warn({ hook: 'pre_tool_call', source, tool: name, err: describeError(err) }, 'pre_tool_call hook threw; ignored');
+      o.log.warn(
+        { hook: 'pre_tool_call', source, tool: name, err: describeError(err) },
+        'pre_tool_call hook threw; ignored',
+      );
       continue;
     }
     if (!decision) continue;
     if (decision.action === 'block') {
-      return { status: 'blocked', message: decision.message, result: toolError(`Blocked by ${source}: ${decision.message}`) };
+      return {
+        status: 'blocked',
+        message: decision.message,
+        result: toolError(`Blocked by ${source}: ${decision.message}`),
+      };
     }
     if (decision.action === 'modify') {
       args = decision.args;
@@ -72,22 +81,38 @@ async function callWithHooks(name: string, rawArgs: unknown, info: ToolCallInfo,
     const problem = o.checkModified(args as Record<string, unknown>);
     if (problem) return { status: 'blocked', message: problem, result: toolError(problem) };
   }
-  const ctx: ToolContext = { taskId: info.taskId, cwd: o.cwd, userTask: info.userTask, allowOutsideCwd: o.allowOutsideCwd, signal: o.signal, progress: o.progress, environmentExpected: o.environmentExpected, backend: o.backend };
+  const ctx: ToolContext = {
+    taskId: info.taskId,
+    cwd: o.cwd,
+    userTask: info.userTask,
+    allowOutsideCwd: o.allowOutsideCwd,
+    signal: o.signal,
+    progress: o.progress,
+    environmentExpected: o.environmentExpected,
+    backend: o.backend,
+  };
   let result = await o.registry.dispatch(name, args, ctx);
   for (const { source, fn } of o.hooks.set.post_tool_call) {
     try {
       await fn({ ...info, result });
     } catch (err) {
-      o.log.warn({ hook: 'post_tool_call', source, tool: name, err: describeError(err) }, 'post_tool_call hook threw; ignored');
+      o.log.warn(
+        { hook: 'post_tool_call', source, tool: name, err: describeError(err) },
+        'post_tool_call hook threw; ignored',
+      );
     }
   }
   for (const { source, fn } of o.hooks.set.transform_tool_result) {
     try {
       const replaced = await fn({ ...info, result });
       // A replacement goes through the same normalisation as a handler's result: capped, always JSON.
-      if (typeof replaced === 'string') result = finalizeResult(name, replaced, o.registry.get(name)?.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS);
+      if (typeof replaced === 'string')
+        result = finalizeResult(name, replaced, o.registry.get(name)?.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS);
     } catch (err) {
-      o.log.warn({ hook: 'transform_tool_result', source, tool: name, err: describeError(err) }, 'transform_tool_result hook threw; ignored');
+      o.log.warn(
+        { hook: 'transform_tool_result', source, tool: name, err: describeError(err) },
+        'transform_tool_result hook threw; ignored',
+      );
     }
   }
   return { status: 'ok', result };

@@ -19,7 +19,9 @@ export type PreToolDecision =
 export type PreToolCallHook = (call: ToolCallInfo) => PreToolDecision | Promise<PreToolDecision>;
 export type PostToolCallHook = (call: ToolCallInfo & { result: string }) => void | Promise<void>;
 /** Returns a replacement result, or undefined to keep it. */
-export type TransformResultHook = (call: ToolCallInfo & { result: string }) => string | undefined | Promise<string | undefined>;
+export type TransformResultHook = (
+  call: ToolCallInfo & { result: string },
+) => string | undefined | Promise<string | undefined>;
 
 export interface HookSet {
   pre_tool_call: { source: string; fn: PreToolCallHook }[];

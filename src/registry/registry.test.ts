@@ -56,7 +56,11 @@ describe('register', () => {
   });
 
   it.each([
-    ['a JSON schema with an unknown type', { type: 'object', properties: { a: { type: 'strnig' } } }, /malformed JSON schema/],
+    [
+      'a JSON schema with an unknown type',
+      { type: 'object', properties: { a: { type: 'strnig' } } },
+      /malformed JSON schema/,
+    ],
     ['a JSON schema that is not an object', { type: 'string' }, /"type": "object"/],
     ['a Zod schema that is not an object', z.string(), /must be a Zod object/],
     ['a Zod schema with no JSON form', z.object({ when: z.date() }), /cannot be expressed as JSON schema/],
@@ -64,7 +68,13 @@ describe('register', () => {
   ])('refuses %s, naming the tool', (_label, schema, message) => {
     const { reg } = fresh();
     const register = () =>
-      reg.register({ name: 'broken_tool', toolset: 'demo', description: 'x', schema: schema as never, handler: () => '{}' });
+      reg.register({
+        name: 'broken_tool',
+        toolset: 'demo',
+        description: 'x',
+        schema: schema as never,
+        handler: () => '{}',
+      });
     expect(register).toThrow(expect.objectContaining({ code: 'Tool.BadSchema' }));
     expect(register).toThrow(/broken_tool/);
     expect(register).toThrow(message);
@@ -73,14 +83,24 @@ describe('register', () => {
 
   it('refuses an invalid name and a missing handler', () => {
     const { reg } = fresh();
-    expect(() => reg.register({ name: 'has space', toolset: 'd', description: '', schema: noArgs, handler: () => '{}' })).toThrow(/invalid/);
-    expect(() => reg.register({ name: 'nohandler', toolset: 'd', description: '', schema: noArgs })).toThrow(/handler is required/);
+    expect(() =>
+      reg.register({ name: 'has space', toolset: 'd', description: '', schema: noArgs, handler: () => '{}' }),
+    ).toThrow(/invalid/);
+    expect(() => reg.register({ name: 'nohandler', toolset: 'd', description: '', schema: noArgs })).toThrow(
+      /handler is required/,
+    );
   });
 
   it('warns naming both toolsets when a name is registered twice, and the later one applies', async () => {
     const { reg, log } = fresh();
     reg.register({ name: 'dup', toolset: 'first', description: '', schema: noArgs, handler: () => '{"from":"first"}' });
-    reg.register({ name: 'dup', toolset: 'second', description: '', schema: noArgs, handler: () => '{"from":"second"}' });
+    reg.register({
+      name: 'dup',
+      toolset: 'second',
+      description: '',
+      schema: noArgs,
+      handler: () => '{"from":"second"}',
+    });
     const warning = log.lines.find((l) => l.level === 'warn');
     expect(warning?.msg).toContain("'first'");
     expect(warning?.msg).toContain("'second'");
@@ -104,8 +124,13 @@ describe('availability', () => {
     });
     reg.register({ ...base, name: 'needs_env', requiresEnv: ['TETHER_TEST_SURELY_UNSET_VAR'] });
     expect(reg.getDefinitions(['ok', 'off', 'throws', 'needs_env']).map((d) => d.function.name)).toEqual(['ok']);
-    expect(reg.availability(reg.get('throws')!)).toEqual({ available: false, reason: 'availability check threw Error: no daemon' });
-    expect(reg.availability(reg.get('needs_env')!)).toMatchObject({ reason: expect.stringContaining('TETHER_TEST_SURELY_UNSET_VAR') });
+    expect(reg.availability(reg.get('throws')!)).toEqual({
+      available: false,
+      reason: 'availability check threw Error: no daemon',
+    });
+    expect(reg.availability(reg.get('needs_env')!)).toMatchObject({
+      reason: expect.stringContaining('TETHER_TEST_SURELY_UNSET_VAR'),
+    });
   });
 
   it('runs a check shared by many tools once per getDefinitions call', () => {
@@ -123,7 +148,14 @@ describe('availability', () => {
   it('answers for a toolset', () => {
     const { reg } = fresh();
     reg.register({ name: 'x', toolset: 'up', description: '', schema: noArgs, handler: () => '{}' });
-    reg.register({ name: 'y', toolset: 'down', description: '', schema: noArgs, handler: () => '{}', checkFn: () => false });
+    reg.register({
+      name: 'y',
+      toolset: 'down',
+      description: '',
+      schema: noArgs,
+      handler: () => '{}',
+      checkFn: () => false,
+    });
     expect(reg.isToolsetAvailable('up')).toBe(true);
     expect(reg.isToolsetAvailable('down')).toBe(false);
     expect(reg.isToolsetAvailable('nothing')).toBe(false);
@@ -160,8 +192,20 @@ describe('dispatch', () => {
         throw new TypeError('cannot read x of undefined');
       },
     });
-    reg.register({ name: 'not_string', toolset: 'demo', description: '', schema: noArgs, handler: () => ({ ok: true }) as unknown as string });
-    reg.register({ name: 'plain', toolset: 'demo', description: '', schema: noArgs, handler: () => 'done, no JSON here' });
+    reg.register({
+      name: 'not_string',
+      toolset: 'demo',
+      description: '',
+      schema: noArgs,
+      handler: () => ({ ok: true }) as unknown as string,
+    });
+    reg.register({
+      name: 'plain',
+      toolset: 'demo',
+      description: '',
+      schema: noArgs,
+      handler: () => 'done, no JSON here',
+    });
     reg.register({ name: 'loop_tool', toolset: 'todo', description: '', schema: noArgs, agentLoop: true });
     reg.register({
       name: 'big',

@@ -13,13 +13,19 @@ function isZodType(schema: unknown): schema is z.ZodType {
 
 function fromZod(tool: string, schema: z.ZodType): { parameters: JsonSchema; validate: ArgsValidator } {
   if (!(schema instanceof z.ZodObject)) {
-    throw new TetherError('Tool.BadSchema', `Tool '${tool}': parameters must be a Zod object (z.object({...})), got ${schema._zod.def.type}`);
+    throw new TetherError(
+      'Tool.BadSchema',
+      `Tool '${tool}': parameters must be a Zod object (z.object({...})), got ${schema._zod.def.type}`,
+    );
   }
   let parameters: JsonSchema;
   try {
     parameters = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'throw' }) as JsonSchema;
   } catch (err) {
-    throw new TetherError('Tool.BadSchema', `Tool '${tool}': parameters cannot be expressed as JSON schema: ${(err as Error).message}`);
+    throw new TetherError(
+      'Tool.BadSchema',
+      `Tool '${tool}': parameters cannot be expressed as JSON schema: ${(err as Error).message}`,
+    );
   }
   delete parameters.$schema;
   const validate: ArgsValidator = (args) => {
@@ -35,7 +41,10 @@ function fromJsonSchema(tool: string, schema: JsonSchema): { parameters: JsonSch
     throw new TetherError('Tool.BadSchema', `Tool '${tool}': a JSON schema for parameters must have "type": "object"`);
   }
   if (!ajv.validateSchema(schema)) {
-    throw new TetherError('Tool.BadSchema', `Tool '${tool}': malformed JSON schema: ${ajv.errorsText(ajv.errors, { dataVar: 'schema' })}`);
+    throw new TetherError(
+      'Tool.BadSchema',
+      `Tool '${tool}': malformed JSON schema: ${ajv.errorsText(ajv.errors, { dataVar: 'schema' })}`,
+    );
   }
   let check: ReturnType<typeof ajv.compile>;
   try {
@@ -56,5 +65,8 @@ export function compileParameters(tool: string, schema: unknown): { parameters: 
   if (typeof schema === 'object' && schema !== null && !Array.isArray(schema)) {
     return fromJsonSchema(tool, schema as JsonSchema);
   }
-  throw new TetherError('Tool.BadSchema', `Tool '${tool}': schema must be a Zod object or a JSON schema object, got ${schema === null ? 'null' : typeof schema}`);
+  throw new TetherError(
+    'Tool.BadSchema',
+    `Tool '${tool}': schema must be a Zod object or a JSON schema object, got ${schema === null ? 'null' : typeof schema}`,
+  );
 }

@@ -24,10 +24,7 @@ export interface ToolContext {
 }
 
 /** A handler gets arguments already validated against its schema; it returns a JSON string. */
-export type ToolHandler<A = Record<string, unknown>> = (
-  args: A,
-  ctx: ToolContext,
-) => string | Promise<string>;
+export type ToolHandler<A = Record<string, unknown>> = (args: A, ctx: ToolContext) => string | Promise<string>;
 
 /**
  * Lets a tool adapt its definition to the final list of tools the model will see
@@ -65,7 +62,10 @@ export interface RegisterOptions<S extends z.ZodObject = z.ZodObject> {
   /** Name of the argument giving that command's working directory (judged there, not in the run's cwd). */
   cwdArg?: string;
   /** What a call would run (a command, its stdin, a program): the approval gate judges it before the call runs. */
-  gate?: (args: Record<string, unknown>, ctx: GateContext) => CallSubject | undefined | Promise<CallSubject | undefined>;
+  gate?: (
+    args: Record<string, unknown>,
+    ctx: GateContext,
+  ) => CallSubject | undefined | Promise<CallSubject | undefined>;
   /** Handled by the agent loop (todo, memory, ...); dispatch refuses it with a clear error. */
   agentLoop?: boolean;
   /** Runs in the task's terminal environment: the agent loop sends all such calls of a task to the worker holding it. */
@@ -74,7 +74,9 @@ export interface RegisterOptions<S extends z.ZodObject = z.ZodObject> {
 }
 
 /** Validates parsed arguments; returns the value to pass to the handler or an error message. */
-export type ArgsValidator = (args: unknown) => { ok: true; value: Record<string, unknown> } | { ok: false; error: string };
+export type ArgsValidator = (
+  args: unknown,
+) => { ok: true; value: Record<string, unknown> } | { ok: false; error: string };
 
 export interface ToolEntry {
   readonly name: string;
@@ -94,7 +96,10 @@ export interface ToolEntry {
   readonly pathArg?: string;
   readonly commandArg?: string;
   readonly cwdArg?: string;
-  readonly gate?: (args: Record<string, unknown>, ctx: GateContext) => CallSubject | undefined | Promise<CallSubject | undefined>;
+  readonly gate?: (
+    args: Record<string, unknown>,
+    ctx: GateContext,
+  ) => CallSubject | undefined | Promise<CallSubject | undefined>;
   readonly agentLoop: boolean;
   readonly environment: boolean;
   readonly schemaPatch?: SchemaPatch;

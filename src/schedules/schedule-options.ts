@@ -3,7 +3,14 @@ import type { ScheduleOptions, ScheduleOverlapPolicy } from '@temporalio/client'
 import type { AgentInput } from '../common/types.js';
 import { agentWorkflow } from '../workflows/agent-workflow.js';
 
-export const OVERLAP_POLICIES = ['skip', 'buffer_one', 'buffer_all', 'cancel_other', 'terminate_other', 'allow_all'] as const;
+export const OVERLAP_POLICIES = [
+  'skip',
+  'buffer_one',
+  'buffer_all',
+  'cancel_other',
+  'terminate_other',
+  'allow_all',
+] as const;
 export type OverlapName = (typeof OVERLAP_POLICIES)[number];
 
 const OVERLAP: Record<OverlapName, ScheduleOverlapPolicy> = {
@@ -31,7 +38,9 @@ export function parseEvery(text: string): { every: string } | { error: string } 
   if (!m || Number(m[1]) < 1) return { error: `'${text}' is not an interval like 30s, 5m, 2h or 1d` };
   const unit = m[2] as 's' | 'm' | 'h' | 'd';
   if (Number(m[1]) * { s: 1, m: 60, h: 3600, d: 86400 }[unit] < MIN_EVERY_SECONDS) {
-    return { error: `'${text}' is shorter than the minimum of ${MIN_EVERY_SECONDS}s: each firing starts a whole agent run, so a shorter interval only piles runs up or skips them` };
+    return {
+      error: `'${text}' is shorter than the minimum of ${MIN_EVERY_SECONDS}s: each firing starts a whole agent run, so a shorter interval only piles runs up or skips them`,
+    };
   }
   return { every: `${m[1]} ${{ s: 'seconds', m: 'minutes', h: 'hours', d: 'days' }[unit]}` };
 }
@@ -57,7 +66,13 @@ export function scheduleOptions(r: ScheduleRequest): ScheduleOptions {
   return {
     scheduleId: r.scheduleId,
     spec: r.cron ? { cronExpressions: [r.cron] } : { intervals: [{ every: r.every! }] },
-    action: { type: 'startWorkflow', workflowType: agentWorkflow, taskQueue: r.taskQueue, workflowId: r.scheduleId, args: [r.input] },
+    action: {
+      type: 'startWorkflow',
+      workflowType: agentWorkflow,
+      taskQueue: r.taskQueue,
+      workflowId: r.scheduleId,
+      args: [r.input],
+    },
     policies: { overlap: OVERLAP[r.overlap] },
     state: { paused: r.paused ?? false, note: `tether: ${r.input.task?.slice(0, 100) ?? ''}` },
     memo: { tether: true, cron: r.cron ?? null, every: r.every ?? null },

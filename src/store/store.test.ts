@@ -12,10 +12,15 @@ afterEach(() => store?.close());
 describe('Store', () => {
   it('records transcript entries once, however often a retried activity sends them', () => {
     open();
-    const entries = [{ seq: 0, turn: 1, role: 'user', content: 'find the walrus' }, { seq: 1, turn: 1, role: 'assistant', content: 'looking' }];
+    const entries = [
+      { seq: 0, turn: 1, role: 'user', content: 'find the walrus' },
+      { seq: 1, turn: 1, role: 'assistant', content: 'looking' },
+    ];
     expect(store.record('wf-1', entries)).toBe(2);
     expect(store.record('wf-1', entries)).toBe(0);
-    expect(store.search('walrus', 10)).toEqual([{ workflowId: 'wf-1', turn: 1, role: 'user', tool: null, snippet: 'find the [walrus]' }]);
+    expect(store.search('walrus', 10)).toEqual([
+      { workflowId: 'wf-1', turn: 1, role: 'user', tool: null, snippet: 'find the [walrus]' },
+    ]);
     expect(store.search('walrus', 10, 'wf-1')).toEqual([]);
   });
 
@@ -42,9 +47,13 @@ describe('memory', () => {
   it('adds, replaces and removes notes within the limit', () => {
     open();
     expect(JSON.parse(applyMemory(store, { action: 'add', content: 'a note' })).notes).toEqual(['a note']);
-    expect(JSON.parse(applyMemory(store, { action: 'replace', old_text: 'a n', content: 'the note' })).notes).toEqual(['the note']);
+    expect(JSON.parse(applyMemory(store, { action: 'replace', old_text: 'a n', content: 'the note' })).notes).toEqual([
+      'the note',
+    ]);
     applyMemory(store, { action: 'add', content: 'the other note' });
-    expect(JSON.parse(applyMemory(store, { action: 'remove', old_text: 'note' })).error).toMatch(/2 entries contain "note"/);
+    expect(JSON.parse(applyMemory(store, { action: 'remove', old_text: 'note' })).error).toMatch(
+      /2 entries contain "note"/,
+    );
     expect(JSON.parse(applyMemory(store, { action: 'remove', old_text: 'other' })).notes).toEqual(['the note']);
     for (let i = 0; i < 10; i += 1) applyMemory(store, { action: 'add', content: `${i}${'x'.repeat(1_990)}` });
     const full = JSON.parse(applyMemory(store, { action: 'add', content: 'y'.repeat(100) })) as { error: string };

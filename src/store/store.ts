@@ -58,7 +58,9 @@ export class Store {
         'ON CONFLICT (workflow_id, seq) DO UPDATE SET turn = excluded.turn, role = excluded.role, tool = excluded.tool, content = excluded.content, at = excluded.at',
     );
     const unindex = this.db.prepare('DELETE FROM transcript_fts WHERE workflow_id = ? AND seq = ?');
-    const index = this.db.prepare('INSERT INTO transcript_fts (content, workflow_id, seq, turn, role, tool) VALUES (?, ?, ?, ?, ?, ?)');
+    const index = this.db.prepare(
+      'INSERT INTO transcript_fts (content, workflow_id, seq, turn, role, tool) VALUES (?, ?, ?, ?, ?, ?)',
+    );
     let changed = 0;
     this.db.transaction(() => {
       for (const e of entries) {
@@ -95,7 +97,8 @@ export class Store {
   /** Runs `fn` once per `opId` (a retried activity gets the first result back). */
   once(opId: string, fn: () => string): string {
     return this.db.transaction(() => {
-      const done = this.db.prepare('SELECT result FROM applied_ops WHERE op_id = ?').get(opId) as { result: string } | undefined;
+      const done = this.db.prepare('SELECT result FROM applied_ops WHERE op_id = ?').get(opId) as
+        { result: string } | undefined;
       if (done) return done.result;
       const result = fn();
       this.db.prepare('INSERT INTO applied_ops (op_id, result) VALUES (?, ?)').run(opId, result);

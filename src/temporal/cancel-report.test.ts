@@ -14,7 +14,13 @@ describe('cancelledCalls', () => {
       { eventId: 12, activityTaskCancelRequestedEventAttributes: { scheduledEventId: 5 } },
       { eventId: 13, activityTaskCancelRequestedEventAttributes: { scheduledEventId: 6 } },
       { eventId: 14, activityTaskCancelRequestedEventAttributes: { scheduledEventId: 7 } },
-      { eventId: 15, activityTaskCanceledEventAttributes: { scheduledEventId: 5, details: { payloads: [{ data: json({ result: '{"error":"Command was cancelled and killed"}' }) }] } } },
+      {
+        eventId: 15,
+        activityTaskCanceledEventAttributes: {
+          scheduledEventId: 5,
+          details: { payloads: [{ data: json({ result: '{"error":"Command was cancelled and killed"}' }) }] },
+        },
+      },
       { eventId: 16, activityTaskCompletedEventAttributes: { scheduledEventId: 6 } },
       { eventId: 17, activityTaskTimedOutEventAttributes: { scheduledEventId: 7 } },
     ];

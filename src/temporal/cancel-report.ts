@@ -41,12 +41,17 @@ export function cancelledCalls(events: HistoryEvent[]): StoppedCall[] {
     if (cancel) asked.add(Number(cancel.scheduledEventId));
     const c = e.activityTaskCanceledEventAttributes;
     if (c) ended.set(Number(c.scheduledEventId), { outcome: 'stopped', said: firstPayloadText(c.details) });
-    if (e.activityTaskCompletedEventAttributes) ended.set(Number(e.activityTaskCompletedEventAttributes.scheduledEventId), { outcome: 'finished' });
-    if (e.activityTaskFailedEventAttributes) ended.set(Number(e.activityTaskFailedEventAttributes.scheduledEventId), { outcome: 'failed' });
+    if (e.activityTaskCompletedEventAttributes)
+      ended.set(Number(e.activityTaskCompletedEventAttributes.scheduledEventId), { outcome: 'finished' });
+    if (e.activityTaskFailedEventAttributes)
+      ended.set(Number(e.activityTaskFailedEventAttributes.scheduledEventId), { outcome: 'failed' });
     // A timeout after the cancel request: the worker running it was lost, so nobody saw it stop.
-    if (e.activityTaskTimedOutEventAttributes) ended.set(Number(e.activityTaskTimedOutEventAttributes.scheduledEventId), { outcome: 'unconfirmed' });
+    if (e.activityTaskTimedOutEventAttributes)
+      ended.set(Number(e.activityTaskTimedOutEventAttributes.scheduledEventId), { outcome: 'unconfirmed' });
   }
-  return [...asked].sort((a, b) => a - b).map((id) => ({ activity: types.get(id) ?? '?', ...(ended.get(id) ?? { outcome: 'unconfirmed' as const }) }));
+  return [...asked]
+    .sort((a, b) => a - b)
+    .map((id) => ({ activity: types.get(id) ?? '?', ...(ended.get(id) ?? { outcome: 'unconfirmed' as const }) }));
 }
 
 /** Requests cancellation, waits up to `waitMs` for the run to close, and reads what happened to its tool calls. */
@@ -66,7 +71,10 @@ export async function cancelAndReport(client: Client, workflowId: string, waitMs
 /** The lines `tether cancel` prints. */
 export function formatCancelReport(workflowId: string, r: CancelReport): string[] {
   const lines: string[] = [];
-  if (r.status === 'RUNNING') lines.push(`cancellation requested for ${workflowId}; it has not ended yet (its tool calls are still stopping, or no worker is running)`);
+  if (r.status === 'RUNNING')
+    lines.push(
+      `cancellation requested for ${workflowId}; it has not ended yet (its tool calls are still stopping, or no worker is running)`,
+    );
   else lines.push(`${workflowId} ${r.status.toLowerCase()}`);
   for (const c of r.calls) {
     const what = {

@@ -41,7 +41,8 @@ export function isListening(port: number, host = '127.0.0.1', timeoutMs = 500): 
 export async function waitForPort(port: number, timeoutMs: number, child?: ChildProcess): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (child && child.exitCode !== null) throw new Error(`temporal dev server exited with code ${child.exitCode} before listening`);
+    if (child && child.exitCode !== null)
+      throw new Error(`temporal dev server exited with code ${child.exitCode} before listening`);
     if (await isListening(port)) return;
     await new Promise((r) => setTimeout(r, 100));
   }

@@ -3,7 +3,11 @@ import { WorkflowFailedError, type Client, type WorkflowHandle } from '@temporal
 import type { AgentState } from '../common/types.js';
 
 /** The `state` query, or undefined when no worker answers within `timeoutMs` (none running, or the run just closed). */
-export async function queryRunState(client: Client, handle: WorkflowHandle, timeoutMs: number): Promise<AgentState | undefined> {
+export async function queryRunState(
+  client: Client,
+  handle: WorkflowHandle,
+  timeoutMs: number,
+): Promise<AgentState | undefined> {
   try {
     return await client.withDeadline(Date.now() + timeoutMs, () => handle.query<AgentState>('state'));
   } catch {
@@ -14,5 +18,8 @@ export async function queryRunState(client: Client, handle: WorkflowHandle, time
 /** What `handle.result()` threw, as a run status and the message that explains it. */
 export function runFailure(err: unknown): { status: 'cancelled' | 'failed'; error: string } {
   const cause = err instanceof WorkflowFailedError ? err.cause : undefined;
-  return { status: cause?.name === 'CancelledFailure' ? 'cancelled' : 'failed', error: cause?.message ?? (err as Error).message };
+  return {
+    status: cause?.name === 'CancelledFailure' ? 'cancelled' : 'failed',
+    error: cause?.message ?? (err as Error).message,
+  };
 }

@@ -33,19 +33,29 @@ export function temporalSettings(env = process.env): TemporalSettings {
   // Set but empty is a mistake (a shell default gone wrong), not a request for the local dev server.
   for (const name of ['TEMPORAL_ADDRESS', 'TEMPORAL_NAMESPACE', 'TETHER_TASK_QUEUE'] as const) {
     if (env[name] !== undefined && env[name]!.trim() === '') {
-      throw new TetherError('Config.Invalid', `${name} is set but empty: unset it for the default, or give a value`, false);
+      throw new TetherError(
+        'Config.Invalid',
+        `${name} is set but empty: unset it for the default, or give a value`,
+        false,
+      );
     }
   }
   const address = env.TEMPORAL_ADDRESS?.trim();
   const cert = env.TEMPORAL_TLS_CERT;
   const key = env.TEMPORAL_TLS_KEY;
   if (Boolean(cert) !== Boolean(key)) {
-    throw new TetherError('Config.Invalid', 'TEMPORAL_TLS_CERT and TEMPORAL_TLS_KEY must be set together (mTLS client certificate and key)', false);
+    throw new TetherError(
+      'Config.Invalid',
+      'TEMPORAL_TLS_CERT and TEMPORAL_TLS_KEY must be set together (mTLS client certificate and key)',
+      false,
+    );
   }
   let tls: TLSConfig | boolean | undefined;
   if (cert || env.TEMPORAL_TLS_CA) {
     tls = {
-      ...(cert ? { clientCertPair: { crt: readSetting('TEMPORAL_TLS_CERT'), key: readSetting('TEMPORAL_TLS_KEY') } } : {}),
+      ...(cert
+        ? { clientCertPair: { crt: readSetting('TEMPORAL_TLS_CERT'), key: readSetting('TEMPORAL_TLS_KEY') } }
+        : {}),
       ...(env.TEMPORAL_TLS_CA ? { serverRootCACertificate: readSetting('TEMPORAL_TLS_CA') } : {}),
     };
   } else if (env.TEMPORAL_TLS === 'true' || env.TEMPORAL_TLS === '1' || env.TEMPORAL_API_KEY) {

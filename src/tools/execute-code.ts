@@ -20,7 +20,7 @@ const DESCRIPTION =
   'returns a dict); JavaScript (an ES module) `import { read_file } from "./tether_tools.mjs"` then ' +
   '`await read_file({ path: "x" })`. A failed or refused tool call returns {"error": ...} rather than raising. ' +
   "Standard input is the tool channel: the program cannot read its own stdin. `cd` and `export` of the program's terminal calls " +
-  "carry over between them but not past the program. The program is read before it runs: a call that starts a " +
+  'carry over between them but not past the program. The program is read before it runs: a call that starts a ' +
   'process, deletes a tree or signals a process is judged like a terminal command, and a program that needs approval ' +
   "waits for it (one whose command is computed at run time asks). Terminal commands that need a person's " +
   'approval are refused inside the program (run them with the terminal tool). Limits: code_execution.timeout_seconds ' +
@@ -34,9 +34,19 @@ registry.register({
   // Checking availability here would run at import; schemaPatch writes the available ones into the model's copy.
   description: `${DESCRIPTION}\n\nTools the program can call, those of them available: ${CALLABLE_TOOLS.join(', ')}.`,
   schema: z.object({
-    language: z.enum(['python', 'javascript']).describe('python (run with python3) or javascript (an ES module run with node)'),
+    language: z
+      .enum(['python', 'javascript'])
+      .describe('python (run with python3) or javascript (an ES module run with node)'),
     code: z.string().min(1).describe('The program'),
-    timeout: z.number().int().positive().max(MAX_TIMEOUT_SECONDS).optional().describe('Seconds before the program is killed (default and maximum: code_execution.timeout_seconds, 300 unless configured)'),
+    timeout: z
+      .number()
+      .int()
+      .positive()
+      .max(MAX_TIMEOUT_SECONDS)
+      .optional()
+      .describe(
+        'Seconds before the program is killed (default and maximum: code_execution.timeout_seconds, 300 unless configured)',
+      ),
   }),
   sideEffects: 'changes-world',
   parallelSafe: false,
@@ -45,11 +55,18 @@ registry.register({
   isAsync: true,
   timeoutSeconds: MAX_TIMEOUT_SECONDS + 120,
   // The program is read with its language's grammar: every call that spawns, deletes or signals is judged.
-  gate: ({ language, code }) => ({ text: String(code), language: String(language), shown: `${String(language)} program:\n${String(code)}` }),
+  gate: ({ language, code }) => ({
+    text: String(code),
+    language: String(language),
+    shown: `${String(language)} program:\n${String(code)}`,
+  }),
   // The registration-time description listed what existed then; the model's list decides what it is told now.
   schemaPatch: (definition, finalNames) => {
     const tools = callableTools(registry, finalNames);
-    const lines = tools.length > 0 ? `${TOOLS_HEADING}${toolLines(tools)}` : '\n\nNo tools can be called from the program in this run.';
+    const lines =
+      tools.length > 0
+        ? `${TOOLS_HEADING}${toolLines(tools)}`
+        : '\n\nNo tools can be called from the program in this run.';
     return { ...definition, function: { ...definition.function, description: `${DESCRIPTION}${lines}` } };
   },
   handler: async ({ language, code, timeout }, ctx) => {
@@ -58,10 +75,18 @@ registry.register({
     const seconds = Math.min(timeout ?? settings.timeout_seconds, settings.timeout_seconds);
     return inTaskEnvironment(ctx, async ({ env }) => {
       if (!env.transport.capabilities.streamsStdin) {
-        return { error: `execute_code needs a terminal backend that streams standard input to a running command; '${env.backend}' does not` };
+        return {
+          error: `execute_code needs a terminal backend that streams standard input to a running command; '${env.backend}' does not`,
+        };
       }
       const tools = callableTools(registry);
-      const server = callServer({ registry, allowed: new Set(tools.map((t) => t.name)), maxCalls: settings.max_tool_calls, config, ctx });
+      const server = callServer({
+        registry,
+        allowed: new Set(tools.map((t) => t.name)),
+        maxCalls: settings.max_tool_calls,
+        config,
+        ctx,
+      });
       let tail = '';
       const r = await runProgram(env, {
         language,
@@ -78,7 +103,11 @@ registry.register({
           ctx.progress?.({ output_tail: tail });
         },
       });
-      const result: Record<string, unknown> = { exit_code: r.exitCode, output: modelOutput(r.output, settings.max_output_chars), tool_calls: r.requests };
+      const result: Record<string, unknown> = {
+        exit_code: r.exitCode,
+        output: modelOutput(r.output, settings.max_output_chars),
+        tool_calls: r.requests,
+      };
       if (r.timedOut) result.error = `Program timed out after ${seconds}s and was killed`;
       if (r.cancelled) result.error = 'Program was cancelled and killed';
       return result;

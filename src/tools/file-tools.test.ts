@@ -20,7 +20,10 @@ async function call(ctx: ToolContext, tool: string, args: object): Promise<Recor
 describe('write_file and read_file', () => {
   it('writes into new folders and reads numbered lines with paging', async () => {
     const ctx = workspace();
-    expect(await call(ctx, 'write_file', { path: 'a/b/notes.txt', content: 'one\ntwo\nthree\n' })).toEqual({ path: 'a/b/notes.txt', bytes_written: 14 });
+    expect(await call(ctx, 'write_file', { path: 'a/b/notes.txt', content: 'one\ntwo\nthree\n' })).toEqual({
+      path: 'a/b/notes.txt',
+      bytes_written: 14,
+    });
     expect(readFileSync(join(ctx.cwd, 'a/b/notes.txt'), 'utf8')).toBe('one\ntwo\nthree\n');
     const page = await call(ctx, 'read_file', { path: 'a/b/notes.txt', offset: 2, limit: 1 });
     expect(page).toEqual({ path: 'a/b/notes.txt', content: '     2|two', total_lines: 3, next_offset: 3 });
@@ -39,13 +42,19 @@ describe('write_file and read_file', () => {
     const outside = realpathSync(mkdtempSync(join(tmpdir(), 'tether-outside-')));
     writeFileSync(join(outside, 'secret.txt'), 'secret');
     symlinkSync(outside, join(ctx.cwd, 'link'));
-    expect((await call(ctx, 'read_file', { path: join(outside, 'secret.txt') })).error).toMatch(/outside the working directory/);
+    expect((await call(ctx, 'read_file', { path: join(outside, 'secret.txt') })).error).toMatch(
+      /outside the working directory/,
+    );
     expect((await call(ctx, 'read_file', { path: '../x.txt' })).error).toMatch(/outside the working directory/);
     expect((await call(ctx, 'read_file', { path: 'link/secret.txt' })).error).toMatch(/outside the working directory/);
-    expect((await call(ctx, 'write_file', { path: 'link/new.txt', content: 'x' })).error).toMatch(/outside the working directory/);
+    expect((await call(ctx, 'write_file', { path: 'link/new.txt', content: 'x' })).error).toMatch(
+      /outside the working directory/,
+    );
     // A dangling link pointing outside: writing through it would create the file out there.
     symlinkSync(join(outside, 'not-yet.txt'), join(ctx.cwd, 'notes.md'));
-    expect((await call(ctx, 'write_file', { path: 'notes.md', content: 'x' })).error).toMatch(/outside the working directory/);
+    expect((await call(ctx, 'write_file', { path: 'notes.md', content: 'x' })).error).toMatch(
+      /outside the working directory/,
+    );
     expect(existsSync(join(outside, 'not-yet.txt'))).toBe(false);
     const allowed = { ...ctx, allowOutsideCwd: true };
     expect((await call(allowed, 'read_file', { path: join(outside, 'secret.txt') })).content).toBe('     1|secret');
@@ -56,10 +65,17 @@ describe('patch', () => {
   it('replaces a unique match, refuses an ambiguous one, and replaces all when asked', async () => {
     const ctx = workspace();
     writeFileSync(join(ctx.cwd, 'f.ts'), 'let a = 1;\nlet b = 1;\n');
-    expect((await call(ctx, 'patch', { path: 'f.ts', old_string: '= 1', new_string: '= 2' })).error).toMatch(/matches 2 places/);
-    expect(await call(ctx, 'patch', { path: 'f.ts', old_string: 'let a = 1', new_string: 'let a = $&' })).toEqual({ path: 'f.ts', replacements: 1 });
+    expect((await call(ctx, 'patch', { path: 'f.ts', old_string: '= 1', new_string: '= 2' })).error).toMatch(
+      /matches 2 places/,
+    );
+    expect(await call(ctx, 'patch', { path: 'f.ts', old_string: 'let a = 1', new_string: 'let a = $&' })).toEqual({
+      path: 'f.ts',
+      replacements: 1,
+    });
     expect(readFileSync(join(ctx.cwd, 'f.ts'), 'utf8')).toBe('let a = $&;\nlet b = 1;\n');
-    expect(await call(ctx, 'patch', { path: 'f.ts', old_string: 'let', new_string: 'const', replace_all: true })).toEqual({ path: 'f.ts', replacements: 2 });
+    expect(
+      await call(ctx, 'patch', { path: 'f.ts', old_string: 'let', new_string: 'const', replace_all: true }),
+    ).toEqual({ path: 'f.ts', replacements: 2 });
     expect((await call(ctx, 'patch', { path: 'f.ts', old_string: 'var', new_string: 'x' })).error).toMatch(/not found/);
   });
 });
@@ -79,15 +95,24 @@ describe('search_files', () => {
   it('finds content by regular expression, filtered by file glob, skipping node_modules', async () => {
     const ctx = tree();
     const all = await call(ctx, 'search_files', { pattern: 'TODO' });
-    expect((all.matches as string[]).sort()).toEqual(['README.md:1:TODO in docs', 'src/a.ts:2:// TODO: beta', 'src/deep/b.test.ts:1:test("TODO later")']);
+    expect((all.matches as string[]).sort()).toEqual([
+      'README.md:1:TODO in docs',
+      'src/a.ts:2:// TODO: beta',
+      'src/deep/b.test.ts:1:test("TODO later")',
+    ]);
     const ts = await call(ctx, 'search_files', { pattern: 'TODO', file_glob: '*.ts', limit: 1 });
     expect(ts).toMatchObject({ count: 1, truncated: true });
   });
 
   it('finds files by glob and reports a bad regular expression', async () => {
     const ctx = tree();
-    expect((await call(ctx, 'search_files', { pattern: 'src/**/*.test.ts', target: 'files' })).files).toEqual(['src/deep/b.test.ts']);
-    expect(((await call(ctx, 'search_files', { pattern: '*.ts', target: 'files' })).files as string[]).sort()).toEqual(['src/a.ts', 'src/deep/b.test.ts']);
+    expect((await call(ctx, 'search_files', { pattern: 'src/**/*.test.ts', target: 'files' })).files).toEqual([
+      'src/deep/b.test.ts',
+    ]);
+    expect(((await call(ctx, 'search_files', { pattern: '*.ts', target: 'files' })).files as string[]).sort()).toEqual([
+      'src/a.ts',
+      'src/deep/b.test.ts',
+    ]);
     expect((await call(ctx, 'search_files', { pattern: '(' })).error).toMatch(/Invalid regular expression/);
   });
 

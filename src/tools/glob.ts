@@ -20,7 +20,11 @@ export function globToRegExp(glob: string): RegExp {
         re += '\\{';
         continue;
       }
-      re += `(?:${glob.slice(i + 1, end).split(',').map(escape).join('|')})`;
+      re += `(?:${glob
+        .slice(i + 1, end)
+        .split(',')
+        .map(escape)
+        .join('|')})`;
       i = end;
     } else {
       re += escape(c);

@@ -15,7 +15,8 @@ const TIMEOUT_SECONDS = 180;
 function redirectTo(base: string | undefined): RequestMiddleware | undefined {
   if (!base) return undefined;
   const origin = base.replace(/\/+$/, '');
-  return (request) => Promise.resolve({ ...request, url: request.url.replace(/^https:\/\/([a-z]+\.)?fal\.(run|ai)/, origin) });
+  return (request) =>
+    Promise.resolve({ ...request, url: request.url.replace(/^https:\/\/([a-z]+\.)?fal\.(run|ai)/, origin) });
 }
 
 function describeFalError(err: unknown): string {

@@ -36,7 +36,9 @@ registry.register({
     const found = countOccurrences(text, old_string);
     if (found === 0) return toolError(`old_string was not found in ${path}`);
     if (found > 1 && !replace_all) {
-      return toolError(`old_string matches ${found} places in ${path}; add context to make it unique or set replace_all`);
+      return toolError(
+        `old_string matches ${found} places in ${path}; add context to make it unique or set replace_all`,
+      );
     }
     const updated = replace_all ? text.split(old_string).join(new_string) : text.replace(old_string, () => new_string);
     await writeFile(abs, updated, 'utf8');

@@ -24,8 +24,19 @@ registry.register({
     process_id: z.string().optional().describe('The id terminal returned (every action but list)'),
     data: z.string().optional().describe('Text for write / submit'),
     offset: z.number().int().min(0).optional().describe('log: byte offset to read from (default 0)'),
-    limit: z.number().int().positive().max(CHUNK_BYTES).optional().describe(`log: bytes to read (default ${CHUNK_BYTES})`),
-    timeout: z.number().positive().max(MAX_WAIT_SECONDS).optional().describe('wait: seconds to wait at most (default 30)'),
+    limit: z
+      .number()
+      .int()
+      .positive()
+      .max(CHUNK_BYTES)
+      .optional()
+      .describe(`log: bytes to read (default ${CHUNK_BYTES})`),
+    timeout: z
+      .number()
+      .positive()
+      .max(MAX_WAIT_SECONDS)
+      .optional()
+      .describe('wait: seconds to wait at most (default 30)'),
   }),
   sideEffects: 'changes-world',
   parallelSafe: false,
@@ -34,18 +45,28 @@ registry.register({
   isAsync: true,
   // Data for a background shell, interpreter or REPL is judged as input to the command it was started with.
   gate: async ({ action, process_id: id, data }, ctx) => {
-    if ((action !== 'write' && action !== 'submit') || typeof id !== 'string' || typeof data !== 'string') return undefined;
+    if ((action !== 'write' && action !== 'submit') || typeof id !== 'string' || typeof data !== 'string')
+      return undefined;
     const manager = environmentManager();
     if (!manager.has(ctx.taskId, ctx.backend ?? manager.terminal.backend)) return undefined; // no process: the call fails
-    const input = await manager.use(ctx.taskId, { hostCwd: ctx.cwd, backend: ctx.backend }, async ({ env }) => env.processes.inputOf(id));
+    const input = await manager.use(ctx.taskId, { hostCwd: ctx.cwd, backend: ctx.backend }, async ({ env }) =>
+      env.processes.inputOf(id),
+    );
     if (!input) return undefined;
     const stdin = `${input.unterminated}${data}${action === 'submit' ? '\n' : ''}`;
-    return { text: input.command, stdin, inputOnly: true, shown: `process ${id} (${input.command}) ${action}: ${stdin}` };
+    return {
+      text: input.command,
+      stdin,
+      inputOnly: true,
+      shown: `process ${id} (${input.command}) ${action}: ${stdin}`,
+    };
   },
   timeoutSeconds: MAX_WAIT_SECONDS + 60,
   handler: async ({ action, process_id: id, data, offset, limit, timeout }, ctx) => {
-    if (action !== 'list' && !id) return JSON.stringify({ error: `action '${action}' needs process_id (see action list)` });
-    if ((action === 'write' || action === 'submit') && data === undefined) return JSON.stringify({ error: `action '${action}' needs data` });
+    if (action !== 'list' && !id)
+      return JSON.stringify({ error: `action '${action}' needs process_id (see action list)` });
+    if ((action === 'write' || action === 'submit') && data === undefined)
+      return JSON.stringify({ error: `action '${action}' needs data` });
     return inTaskEnvironment(ctx, async ({ env }) => {
       const table = env.processes;
       switch (action) {

@@ -12,7 +12,8 @@ registry.register({
   name: 'read_file',
   toolset: 'file',
   emoji: '📖',
-  description: 'Read a text file. Returns numbered lines ("N|text") from `offset` (1-based) for up to `limit` lines, and the total line count.',
+  description:
+    'Read a text file. Returns numbered lines ("N|text") from `offset` (1-based) for up to `limit` lines, and the total line count.',
   schema: z.object({
     path: z.string().min(1).describe('File path, relative to the working directory'),
     offset: z.number().int().min(1).optional().describe('First line to return (1-based, default 1)'),
@@ -28,7 +29,8 @@ registry.register({
     const info = await stat(abs).catch(() => undefined);
     if (!info) return toolError(`File not found: ${path}`);
     if (info.isDirectory()) return toolError(`${path} is a directory; use search_files to list it`);
-    if (info.size > MAX_BYTES) return toolError(`${path} is ${info.size} bytes; files over ${MAX_BYTES} bytes are not read`);
+    if (info.size > MAX_BYTES)
+      return toolError(`${path} is ${info.size} bytes; files over ${MAX_BYTES} bytes are not read`);
     const handle = await open(abs, 'r');
     let data: Buffer;
     try {
@@ -36,7 +38,8 @@ registry.register({
     } finally {
       await handle.close();
     }
-    if (data.subarray(0, 8192).includes(0)) return toolError(`${path} looks like a binary file (it contains NUL bytes)`);
+    if (data.subarray(0, 8192).includes(0))
+      return toolError(`${path} looks like a binary file (it contains NUL bytes)`);
     const lines = data.toString('utf8').split('\n');
     if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
     const start = (offset ?? 1) - 1;

@@ -22,7 +22,10 @@ export class RegexMatcher {
   private readonly waiting = new Map<number, (lines: [number, string][]) => void>();
 
   /** Throws a SyntaxError for an invalid pattern, before any thread starts. */
-  constructor(pattern: string, private readonly timeoutMs: number) {
+  constructor(
+    pattern: string,
+    private readonly timeoutMs: number,
+  ) {
     const re = new RegExp(pattern);
     this.worker = new Worker(THREAD, { eval: true, workerData: { source: re.source, flags: re.flags } });
     this.worker.on('message', ({ id, out }: { id: number; out: [number, string][] }) => {
@@ -39,7 +42,12 @@ export class RegexMatcher {
       const timer = setTimeout(() => {
         this.waiting.delete(id);
         void this.worker.terminate();
-        reject(new TetherError('Tool.RegexTimeout', `the regular expression took longer than ${this.timeoutMs} ms on one file and was stopped; simplify it`));
+        reject(
+          new TetherError(
+            'Tool.RegexTimeout',
+            `the regular expression took longer than ${this.timeoutMs} ms on one file and was stopped; simplify it`,
+          ),
+        );
       }, this.timeoutMs);
       this.waiting.set(id, (lines) => {
         clearTimeout(timer);

@@ -63,7 +63,10 @@ registry.register({
       const re = globToRegExp(pattern);
       for await (const f of walk(root, ctx.signal)) {
         if (!globMatches(re, rel(f), pattern.includes('/'))) continue;
-        if (matches.length === max) { truncated = true; break; }
+        if (matches.length === max) {
+          truncated = true;
+          break;
+        }
         matches.push(rel(f));
       }
       return JSON.stringify({ files: matches, count: matches.length, truncated });

@@ -15,14 +15,22 @@ describe('one error base', () => {
   it('makes environment and CLI errors TetherErrors with their own codes; retryable follows the code', () => {
     const gone = new EnvironmentError('Environment.Gone', 'docker', 'container x is gone');
     expect(gone).toBeInstanceOf(TetherError);
-    expect(gone).toMatchObject({ code: 'Environment.Gone', retryable: true, backend: 'docker', message: 'docker backend: container x is gone' });
+    expect(gone).toMatchObject({
+      code: 'Environment.Gone',
+      retryable: true,
+      backend: 'docker',
+      message: 'docker backend: container x is gone',
+    });
     expect(new EnvironmentError('Environment.Config', 'docker', 'no image').retryable).toBe(false);
     expect(isRetryable(new TetherError('Environment.Unreachable', 'down'))).toBe(true);
     expect(new TetherError('Environment.Unreachable', 'down', false).retryable).toBe(false);
     const cli = new CliError('bad option', 3);
     expect(isTetherError(cli, 'Cli.Usage')).toBe(true);
     expect(isTetherError(cli, 'Config.Invalid')).toBe(false);
-    expect(describeError(new TetherError('Path.OutsideWorkdir', 'outside'))).toEqual({ type: 'Path.OutsideWorkdir', message: 'outside' });
+    expect(describeError(new TetherError('Path.OutsideWorkdir', 'outside'))).toEqual({
+      type: 'Path.OutsideWorkdir',
+      message: 'outside',
+    });
   });
 });
 
@@ -30,12 +38,16 @@ describe('inTaskEnvironment', () => {
   const ctx = { taskId: 'task-env-test', cwd };
 
   it('lets a gone environment through as Environment.Gone (retryable), not as another code', async () => {
-    const failure = inTaskEnvironment(ctx, () => Promise.reject(new EnvironmentError('Environment.Gone', 'local', 'it vanished')));
+    const failure = inTaskEnvironment(ctx, () =>
+      Promise.reject(new EnvironmentError('Environment.Gone', 'local', 'it vanished')),
+    );
     await expect(failure).rejects.toMatchObject({ code: 'Environment.Gone', retryable: true });
   });
 
   it('gives the model a backend error it can act on as an error result', async () => {
-    const result = await inTaskEnvironment(ctx, () => Promise.reject(new EnvironmentError('Environment.Unsupported', 'local', 'no PTY here')));
+    const result = await inTaskEnvironment(ctx, () =>
+      Promise.reject(new EnvironmentError('Environment.Unsupported', 'local', 'no PTY here')),
+    );
     expect(JSON.parse(result)).toEqual({ error: 'local backend: no PTY here' });
   });
 });

@@ -12,13 +12,20 @@ import type { ToolContext } from '../registry/types.js';
  * was made anew. A backend that cannot be reached, or an environment that vanished, is a retryable
  * infrastructure failure naming the backend; an unsupported request or a bad setting is an error the model sees.
  */
-export async function inTaskEnvironment(ctx: ToolContext, fn: (a: Acquired) => Promise<Record<string, unknown>>): Promise<string> {
+export async function inTaskEnvironment(
+  ctx: ToolContext,
+  fn: (a: Acquired) => Promise<Record<string, unknown>>,
+): Promise<string> {
   const manager = environmentManager();
   try {
-    return await manager.use(ctx.taskId, { hostCwd: ctx.cwd, expected: ctx.environmentExpected, backend: ctx.backend }, async (a) => {
-      const result = await fn(a);
-      return JSON.stringify(a.recreated ? { ...result, environment_recreated: a.recreated } : result);
-    });
+    return await manager.use(
+      ctx.taskId,
+      { hostCwd: ctx.cwd, expected: ctx.environmentExpected, backend: ctx.backend },
+      async (a) => {
+        const result = await fn(a);
+        return JSON.stringify(a.recreated ? { ...result, environment_recreated: a.recreated } : result);
+      },
+    );
   } catch (err) {
     // Unreachable and gone stay what they are (retried by Temporal under their own failure type); the rest the model sees.
     if (err instanceof EnvironmentError && !err.retryable) return JSON.stringify({ error: err.message });
@@ -32,7 +39,8 @@ export async function inTaskEnvironment(ctx: ToolContext, fn: (a: Acquired) => P
  */
 export function environmentAvailable(): boolean {
   const manager = environmentManager();
-  if (manager.unavailable) throw new Error(`terminal backend '${manager.terminal.backend}' cannot be used: ${manager.unavailable}`);
+  if (manager.unavailable)
+    throw new Error(`terminal backend '${manager.terminal.backend}' cannot be used: ${manager.unavailable}`);
   return true;
 }
 

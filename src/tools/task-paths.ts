@@ -42,7 +42,8 @@ export function resolveTaskPath(ctx: ToolContext, p: string): string {
   const abs = resolve(ctx.cwd, p);
   if (ctx.allowOutsideCwd) return abs;
   if (!inside(realish(ctx.cwd), realish(abs))) {
-    throw new TetherError('Path.OutsideWorkdir', 
+    throw new TetherError(
+      'Path.OutsideWorkdir',
       `path '${p}' is outside the working directory ${ctx.cwd} (set files.allow_outside_cwd: true in config.yaml to allow)`,
     );
   }

@@ -51,7 +51,9 @@ describe('terminal (local)', () => {
   it('runs in a workdir below the working directory and refuses one outside it', async () => {
     await run({ command: 'mkdir -p sub' });
     expect((await run({ command: 'pwd', workdir: 'sub' })).output).toBe(`${join(cwd, 'sub')}\n`);
-    const outside = JSON.parse(await registry.dispatch('terminal', { command: 'pwd', workdir: '/' }, { taskId: 't', cwd }));
+    const outside = JSON.parse(
+      await registry.dispatch('terminal', { command: 'pwd', workdir: '/' }, { taskId: 't', cwd }),
+    );
     expect(outside.error).toMatch(/outside the working directory/);
   });
 

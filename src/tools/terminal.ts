@@ -25,8 +25,18 @@ registry.register({
   schema: z.object({
     command: z.string().min(1).describe('The shell command to run'),
     // No schema maximum: terminal.max_timeout is the limit in force, and the handler's refusal names it.
-    timeout: z.number().int().positive().optional().describe('Seconds before a foreground command is killed (default 180, at most 600 unless terminal.max_timeout says otherwise)'),
-    workdir: z.string().optional().describe("Directory to run in, relative to the task's working directory; a `cd` inside it is not carried over"),
+    timeout: z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .describe(
+        'Seconds before a foreground command is killed (default 180, at most 600 unless terminal.max_timeout says otherwise)',
+      ),
+    workdir: z
+      .string()
+      .optional()
+      .describe("Directory to run in, relative to the task's working directory; a `cd` inside it is not carried over"),
     background: z.boolean().optional().describe('Start it in the background and return a process id at once'),
     pty: z.boolean().optional().describe('Run it on a pseudo-terminal (interactive programs, colour output)'),
     stdin: z.string().optional().describe('Text given to the command on standard input (foreground only)'),
@@ -38,17 +48,26 @@ registry.register({
   commandArg: 'command',
   cwdArg: 'workdir',
   // The command line, with its standard input: `sh` with a script on stdin is judged as that script.
-  gate: ({ command, stdin, workdir }) => ({ text: String(command), stdin: typeof stdin === 'string' ? stdin : undefined, workdir: typeof workdir === 'string' && workdir !== '' ? workdir : undefined }),
+  gate: ({ command, stdin, workdir }) => ({
+    text: String(command),
+    stdin: typeof stdin === 'string' ? stdin : undefined,
+    workdir: typeof workdir === 'string' && workdir !== '' ? workdir : undefined,
+  }),
   isAsync: true,
   timeoutSeconds: MAX_TIMEOUT_SECONDS + 60,
   handler: async ({ command, timeout, workdir, background, pty, stdin }, ctx) => {
     const terminal = environmentManager().terminal;
     const seconds = timeout ?? terminal.default_timeout;
     if (!background && seconds > terminal.max_timeout) {
-      return JSON.stringify({ error: `timeout ${seconds}s is over the foreground limit of ${terminal.max_timeout}s (terminal.max_timeout); start long commands with background: true` });
+      return JSON.stringify({
+        error: `timeout ${seconds}s is over the foreground limit of ${terminal.max_timeout}s (terminal.max_timeout); start long commands with background: true`,
+      });
     }
     if (background && stdin !== undefined) {
-      return JSON.stringify({ error: 'stdin is for foreground commands; write to a background process with the process tool (action write or submit)' });
+      return JSON.stringify({
+        error:
+          'stdin is for foreground commands; write to a background process with the process tool (action write or submit)',
+      });
     }
     return inTaskEnvironment(ctx, async ({ env }) => {
       // Locally the task's directory is a real path here and is checked; elsewhere the environment resolves it.
@@ -56,17 +75,33 @@ registry.register({
       const size = pty ? PTY_SIZE : undefined;
       if (background) {
         const p = await env.processes.start(command, { cwd, pty: size });
-        return { process_id: p.id, status: p.status, pty: p.pty, note: 'Running in the background: use the process tool (poll, log, wait, write, submit, close, kill) with this process_id.' };
+        return {
+          process_id: p.id,
+          status: p.status,
+          pty: p.pty,
+          note: 'Running in the background: use the process tool (poll, log, wait, write, submit, close, kill) with this process_id.',
+        };
       }
       let tail = '';
       const onOutput = (chunk: Buffer): void => {
         tail = (tail + chunk.toString('utf8')).slice(-PROGRESS_TAIL_CHARS);
         ctx.progress?.({ output_tail: tail });
       };
-      const r = await env.run({ command, cwd, stdin, timeoutSeconds: seconds, pty: size, signal: ctx.signal, onOutput });
+      const r = await env.run({
+        command,
+        cwd,
+        stdin,
+        timeoutSeconds: seconds,
+        pty: size,
+        signal: ctx.signal,
+        onOutput,
+      });
       const result: Record<string, unknown> = { exit_code: r.exitCode, output: modelOutput(r.output) };
       if (r.timedOut) result.error = `Command timed out after ${seconds}s and was killed`;
-      if (r.cancelled) result.error = r.survivedKill ? 'Command was cancelled, but its process group was still there after KILL: it could not be confirmed dead' : 'Command was cancelled and killed';
+      if (r.cancelled)
+        result.error = r.survivedKill
+          ? 'Command was cancelled, but its process group was still there after KILL: it could not be confirmed dead'
+          : 'Command was cancelled and killed';
       const refused = r.exitCode !== 0 ? env.transport.refusalNote?.(r.output) : undefined;
       if (refused) result.sandbox = refused;
       return result;

@@ -13,7 +13,13 @@ import { resolveTaskPath } from './task-paths.js';
 
 const MAX_BYTES = 20 * 1024 * 1024;
 const TIMEOUT_SECONDS = 120;
-const TYPES: Readonly<Record<string, string>> = { '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.gif': 'image/gif', '.webp': 'image/webp' };
+const TYPES: Readonly<Record<string, string>> = {
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+  '.gif': 'image/gif',
+  '.webp': 'image/webp',
+};
 
 /** TETHER_VISION_MODEL, else the worker's TETHER_MODEL, else gpt-4o-mini. */
 export function visionModel(env = process.env): string {
@@ -25,7 +31,8 @@ function unavailable(model: string): string | undefined {
   if (model.startsWith(LOCAL_PREFIX)) {
     return `the configured model ${model} (the local demonstration model) takes no images: set TETHER_VISION_MODEL to one that does, on an OpenAI-compatible server`;
   }
-  if (!isOpenAIConfigured(openAISettingsFromEnv())) return 'no OpenAI-compatible model is configured (OPENAI_API_KEY or OPENAI_BASE_URL)';
+  if (!isOpenAIConfigured(openAISettingsFromEnv()))
+    return 'no OpenAI-compatible model is configured (OPENAI_API_KEY or OPENAI_BASE_URL)';
   return undefined;
 }
 
@@ -45,7 +52,8 @@ registry.register({
   name: 'vision_analyze',
   toolset: 'vision',
   emoji: '👁️',
-  description: 'Answer a question about an image: a file in the working directory (png, jpeg, gif, webp) or an http(s) URL.',
+  description:
+    'Answer a question about an image: a file in the working directory (png, jpeg, gif, webp) or an http(s) URL.',
   schema: z.object({
     image: z.string().min(1).describe('Path of an image file, relative to the working directory, or an http(s) URL'),
     question: z.string().min(1).max(4_000).describe('What to find out about the image'),
@@ -65,16 +73,35 @@ registry.register({
       return toolError((err as Error).message);
     }
     const settings = openAISettingsFromEnv();
-    const client = new OpenAI({ baseURL: settings.baseURL, apiKey: settings.apiKey ?? 'not-needed', timeout: TIMEOUT_SECONDS * 1000, maxRetries: 1 });
+    const client = new OpenAI({
+      baseURL: settings.baseURL,
+      apiKey: settings.apiKey ?? 'not-needed',
+      timeout: TIMEOUT_SECONDS * 1000,
+      maxRetries: 1,
+    });
     try {
       const reply = await client.chat.completions.create(
-        { model, messages: [{ role: 'user', content: [{ type: 'text', text: question }, { type: 'image_url', image_url: { url } }] }] },
+        {
+          model,
+          messages: [
+            {
+              role: 'user',
+              content: [
+                { type: 'text', text: question },
+                { type: 'image_url', image_url: { url } },
+              ],
+            },
+          ],
+        },
         { signal: ctx.signal },
       );
       return JSON.stringify({ answer: reply.choices[0]?.message.content ?? '', model });
     } catch (err) {
       // A model that takes no images usually answers 400 saying so: the model sees why.
-      if (err instanceof APIError) return toolError(`vision_analyze: the model ${model} refused the image (HTTP ${err.status ?? '?'}): ${err.message}`);
+      if (err instanceof APIError)
+        return toolError(
+          `vision_analyze: the model ${model} refused the image (HTTP ${err.status ?? '?'}): ${err.message}`,
+        );
       throw err;
     }
   },

@@ -18,20 +18,52 @@ export interface ToolsetDef {
 
 /** Every toolset a full interactive agent may use; presets start from this. */
 const CORE = [
-  'terminal', 'file', 'web', 'browser', 'code_execution', 'vision', 'image_gen',
-  'todo', 'memory', 'session_search', 'delegation', 'clarify', 'mcp',
+  'terminal',
+  'file',
+  'web',
+  'browser',
+  'code_execution',
+  'vision',
+  'image_gen',
+  'todo',
+  'memory',
+  'session_search',
+  'delegation',
+  'clarify',
+  'mcp',
 ] as const;
 
 const without = (...drop: string[]): string[] => CORE.filter((t) => !drop.includes(t));
 
 export const BUILTIN_TOOLSETS: Readonly<Record<string, ToolsetDef>> = {
   // Unattended by design (the local demonstration model uses it): clarify, which waits for a person, is left out.
-  'read-only': { kind: 'composite', description: 'Every tool that only reads (no side effects) and needs no person', includeSideEffects: ['read-only'], excludeToolsets: ['clarify'] },
+  'read-only': {
+    kind: 'composite',
+    description: 'Every tool that only reads (no side effects) and needs no person',
+    includeSideEffects: ['read-only'],
+    excludeToolsets: ['clarify'],
+  },
   mcp: { kind: 'composite', description: 'Tools of every connected MCP server', includePrefix: 'mcp-' },
-  planning: { kind: 'composite', description: 'Plan and remember: todo, memory, session search', includes: ['todo', 'memory', 'session_search'] },
-  debugging: { kind: 'composite', description: 'Run, read and fix: terminal, files, web', includes: ['terminal', 'file', 'web'] },
-  research: { kind: 'composite', description: 'Find and read: web, browser, files', includes: ['web', 'browser', 'file'] },
-  'tether-cli': { kind: 'preset', description: 'The interactive command line: every core toolset', includes: [...CORE] },
+  planning: {
+    kind: 'composite',
+    description: 'Plan and remember: todo, memory, session search',
+    includes: ['todo', 'memory', 'session_search'],
+  },
+  debugging: {
+    kind: 'composite',
+    description: 'Run, read and fix: terminal, files, web',
+    includes: ['terminal', 'file', 'web'],
+  },
+  research: {
+    kind: 'composite',
+    description: 'Find and read: web, browser, files',
+    includes: ['web', 'browser', 'file'],
+  },
+  'tether-cli': {
+    kind: 'preset',
+    description: 'The interactive command line: every core toolset',
+    includes: [...CORE],
+  },
   'tether-gateway': {
     kind: 'preset',
     description: 'Agents answering on a messaging platform: core toolsets without delegation',
@@ -47,7 +79,18 @@ export const BUILTIN_TOOLSETS: Readonly<Record<string, ToolsetDef>> = {
   'tether-acp': {
     kind: 'preset',
     description: 'Editors over ACP (tether acp): coding tools, without clarify or image generation',
-    includes: ['terminal', 'file', 'web', 'browser', 'code_execution', 'vision', 'todo', 'memory', 'session_search', 'delegation'],
+    includes: [
+      'terminal',
+      'file',
+      'web',
+      'browser',
+      'code_execution',
+      'vision',
+      'todo',
+      'memory',
+      'session_search',
+      'delegation',
+    ],
   },
   'tether-coding': {
     kind: 'preset',

@@ -9,15 +9,27 @@ import { isKnownToolset, resolveToolset, toolsetNotices, validateToolsets } from
 function registry(): ToolRegistry {
   const reg = new ToolRegistry(recordingLogger());
   const tools: [string, string][] = [
-    ['terminal', 'terminal'], ['read_file', 'file'], ['web_search', 'web'], ['web_extract', 'web'], ['browser_navigate', 'browser'],
-    ['execute_code', 'code_execution'], ['vision_analyze', 'vision'], ['image_generate', 'image_gen'], ['todo', 'todo'],
-    ['memory', 'memory'], ['session_search', 'session_search'], ['delegate_task', 'delegation'], ['clarify', 'clarify'],
+    ['terminal', 'terminal'],
+    ['read_file', 'file'],
+    ['web_search', 'web'],
+    ['web_extract', 'web'],
+    ['browser_navigate', 'browser'],
+    ['execute_code', 'code_execution'],
+    ['vision_analyze', 'vision'],
+    ['image_generate', 'image_gen'],
+    ['todo', 'todo'],
+    ['memory', 'memory'],
+    ['session_search', 'session_search'],
+    ['delegate_task', 'delegation'],
+    ['clarify', 'clarify'],
   ];
-  for (const [name, toolset] of tools) reg.register({ name, toolset, description: name, schema: z.object({}), handler: () => '{}' });
+  for (const [name, toolset] of tools)
+    reg.register({ name, toolset, description: name, schema: z.object({}), handler: () => '{}' });
   return reg;
 }
 
-const union = (names: readonly string[], reg: ToolRegistry): string[] => [...new Set(names.flatMap((n) => [...resolveToolset(n, reg)]))].sort();
+const union = (names: readonly string[], reg: ToolRegistry): string[] =>
+  [...new Set(names.flatMap((n) => [...resolveToolset(n, reg)]))].sort();
 
 describe('Hermes toolset names', () => {
   const reg = registry();
@@ -54,12 +66,22 @@ describe('Hermes toolset names', () => {
 
   it('a toolset of tether with a Hermes name keeps its tether meaning', () => {
     const own = registry();
-    own.register({ name: 'mcp_search_q', toolset: 'search', description: 'q', schema: z.object({}), handler: () => '{}' });
+    own.register({
+      name: 'mcp_search_q',
+      toolset: 'search',
+      description: 'q',
+      schema: z.object({}),
+      handler: () => '{}',
+    });
     expect([...resolveToolset('search', own)]).toEqual(['mcp_search_q']);
     expect(toolsetNotices(['search'], own)).toEqual([]);
   });
 
   it('still names a toolset nobody knows', () => {
-    expect(validateToolsets(['nonesuch', 'skills'], reg)).toBe("'skills' is a Hermes toolset: " + HERMES_TOOLSETS.skills!.why! + "; unknown toolset 'nonesuch' (see 'tether toolsets')");
+    expect(validateToolsets(['nonesuch', 'skills'], reg)).toBe(
+      "'skills' is a Hermes toolset: " +
+        HERMES_TOOLSETS.skills!.why! +
+        "; unknown toolset 'nonesuch' (see 'tether toolsets')",
+    );
   });
 });

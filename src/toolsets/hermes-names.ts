@@ -41,7 +41,9 @@ export const HERMES_TOOLSETS: Readonly<Record<string, HermesToolset>> = {
   skills: { why: 'tether has no skills tools: give instructions in the task, or keep them with the memory tool' },
   tts: { why: 'tether has no text-to-speech tool' },
   cronjob: { why: 'tether has no cron tool: schedules are made with `tether schedule`' },
-  homeassistant: { why: 'tether has no Home Assistant tools: connect an MCP server for it (mcp_servers in config.yaml)' },
+  homeassistant: {
+    why: 'tether has no Home Assistant tools: connect an MCP server for it (mcp_servers in config.yaml)',
+  },
   kanban: { why: 'tether has no kanban tools: sub-agents are delegate_task (toolset delegation)' },
   computer_use: { why: 'tether has no desktop control: the browser toolset drives a headless Chromium' },
   video: { why: 'tether has no video tools' },

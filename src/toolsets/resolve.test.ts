@@ -17,7 +17,14 @@ function registryWith(tools: [name: string, toolset: string, available?: boolean
   const log = recordingLogger();
   const reg = new ToolRegistry(log);
   for (const [name, toolset, available = true] of tools) {
-    reg.register({ name, toolset, description: `${name} tool`, schema: z.object({}), handler: () => '{}', checkFn: () => available });
+    reg.register({
+      name,
+      toolset,
+      description: `${name} tool`,
+      schema: z.object({}),
+      handler: () => '{}',
+      checkFn: () => available,
+    });
   }
   return { reg, log };
 }
@@ -45,7 +52,13 @@ describe('resolveToolset', () => {
   it('resolves base toolsets from registrations and composites from their includes', () => {
     const { reg } = standard();
     expect([...resolveToolset('file', reg)].sort()).toEqual(['read_file', 'write_file']);
-    expect([...resolveToolset('debugging', reg)].sort()).toEqual(['read_file', 'terminal', 'web_extract', 'web_search', 'write_file']);
+    expect([...resolveToolset('debugging', reg)].sort()).toEqual([
+      'read_file',
+      'terminal',
+      'web_extract',
+      'web_search',
+      'write_file',
+    ]);
   });
 
   it('survives cycles between composites', () => {
@@ -67,7 +80,13 @@ describe('resolveToolset', () => {
     const { reg } = standard();
     expect(mcpToolsetName('fs')).toBe('mcp-fs');
     expect([...resolveToolset('mcp', reg)].sort()).toEqual(['mcp_fs_read', 'mcp_git_log']);
-    reg.register({ name: 'mcp_new_ping', toolset: mcpToolsetName('new'), description: '', schema: z.object({}), handler: () => '{}' });
+    reg.register({
+      name: 'mcp_new_ping',
+      toolset: mcpToolsetName('new'),
+      description: '',
+      schema: z.object({}),
+      handler: () => '{}',
+    });
     expect(resolveToolset('mcp', reg).has('mcp_new_ping')).toBe(true);
   });
 
@@ -91,22 +110,43 @@ describe('resolveToolset', () => {
 describe('getToolDefinitions', () => {
   it('neither enabled nor disabled → every available tool', () => {
     const { reg } = standard();
-    expect(names(getToolDefinitions({}, reg))).toEqual(['terminal', 'read_file', 'write_file', 'web_search', 'todo', 'clarify', 'mcp_fs_read', 'mcp_git_log']);
+    expect(names(getToolDefinitions({}, reg))).toEqual([
+      'terminal',
+      'read_file',
+      'write_file',
+      'web_search',
+      'todo',
+      'clarify',
+      'mcp_fs_read',
+      'mcp_git_log',
+    ]);
   });
 
   it('enabled only → just those toolsets', () => {
     const { reg } = standard();
-    expect(names(getToolDefinitions({ enabledToolsets: ['file', 'todo_tools'] }, reg))).toEqual(['read_file', 'write_file', 'todo']);
+    expect(names(getToolDefinitions({ enabledToolsets: ['file', 'todo_tools'] }, reg))).toEqual([
+      'read_file',
+      'write_file',
+      'todo',
+    ]);
   });
 
   it('disabled only → all minus those', () => {
     const { reg } = standard();
-    expect(names(getToolDefinitions({ disabledToolsets: ['mcp', 'web', 'clarify'] }, reg))).toEqual(['terminal', 'read_file', 'write_file', 'todo']);
+    expect(names(getToolDefinitions({ disabledToolsets: ['mcp', 'web', 'clarify'] }, reg))).toEqual([
+      'terminal',
+      'read_file',
+      'write_file',
+      'todo',
+    ]);
   });
 
   it('both → enabled minus disabled', () => {
     const { reg } = standard();
-    expect(names(getToolDefinitions({ enabledToolsets: ['debugging'], disabledToolsets: ['file'] }, reg))).toEqual(['terminal', 'web_search']);
+    expect(names(getToolDefinitions({ enabledToolsets: ['debugging'], disabledToolsets: ['file'] }, reg))).toEqual([
+      'terminal',
+      'web_search',
+    ]);
   });
 
   it('warns about an unknown toolset unless quiet', () => {
@@ -127,7 +167,9 @@ describe('getToolDefinitions', () => {
       schema: z.object({ code: z.string() }),
       handler: () => '{}',
       schemaPatch: (def, final) => {
-        const callable = ['terminal', 'read_file', 'write_file', 'web_search', 'web_extract'].filter((t) => final.has(t));
+        const callable = ['terminal', 'read_file', 'write_file', 'web_search', 'web_extract'].filter((t) =>
+          final.has(t),
+        );
         def.function.description += ` Tools available inside the script: ${callable.join(', ')}.`;
         return def;
       },
@@ -148,11 +190,17 @@ describe('getToolDefinitions', () => {
     const exec = all.find((d) => d.function.name === 'execute_code')!;
     // web_extract is registered but unavailable, so it is not offered inside the script.
     expect(exec.function.description).toContain('terminal, read_file, write_file, web_search.');
-    expect(all.find((d) => d.function.name === 'browser_navigate')!.function.description).toContain('prefer web_search.');
+    expect(all.find((d) => d.function.name === 'browser_navigate')!.function.description).toContain(
+      'prefer web_search.',
+    );
 
     const noWeb = getToolDefinitions({ disabledToolsets: ['web', 'file'] }, reg);
-    expect(noWeb.find((d) => d.function.name === 'execute_code')!.function.description).toMatch(/inside the script: terminal\.$/);
-    expect(noWeb.find((d) => d.function.name === 'browser_navigate')!.function.description).toBe('Open a page in the browser.');
+    expect(noWeb.find((d) => d.function.name === 'execute_code')!.function.description).toMatch(
+      /inside the script: terminal\.$/,
+    );
+    expect(noWeb.find((d) => d.function.name === 'browser_navigate')!.function.description).toBe(
+      'Open a page in the browser.',
+    );
     // Patching works on copies: the registered description is unchanged.
     expect(reg.get('execute_code')!.description).toBe('Run a script that can call tools.');
   });
@@ -161,7 +209,11 @@ describe('getToolDefinitions', () => {
 describe('the read-only composite', () => {
   it('takes every read-only tool except those that wait for a person', () => {
     const { reg } = registryWith([]);
-    for (const [name, toolset, sideEffects] of [['read_file', 'file', 'read-only'], ['clarify', 'clarify', 'read-only'], ['terminal', 'terminal', 'changes-world']] as const) {
+    for (const [name, toolset, sideEffects] of [
+      ['read_file', 'file', 'read-only'],
+      ['clarify', 'clarify', 'read-only'],
+      ['terminal', 'terminal', 'changes-world'],
+    ] as const) {
       reg.register({ name, toolset, description: name, schema: z.object({}), handler: () => '{}', sideEffects });
     }
     expect([...resolveToolset('read-only', reg)]).toEqual(['read_file']);

@@ -35,7 +35,8 @@ export function canonicalToolset(name: string): string {
 /** The tether toolsets a Hermes name stands for; undefined when it is not one, or one tether refuses. */
 function hermesTargets(name: string, reg: ToolRegistry): readonly string[] | undefined {
   // A toolset of tether's own (an MCP server named `search`, say) wins over Hermes's meaning of the name.
-  if (definitionOf(name) !== undefined || reg.toolsets().has(name) || !Object.hasOwn(HERMES_TOOLSETS, name)) return undefined;
+  if (definitionOf(name) !== undefined || reg.toolsets().has(name) || !Object.hasOwn(HERMES_TOOLSETS, name))
+    return undefined;
   return HERMES_TOOLSETS[name]!.use;
 }
 
@@ -48,25 +49,36 @@ export function isKnownToolset(name: string, reg: ToolRegistry = registry): bool
 export function validateToolsets(names: readonly string[], reg: ToolRegistry = registry): string | undefined {
   const unknown = names.filter((n) => !isKnownToolset(n, reg));
   if (unknown.length === 0) return undefined;
-  const hermes = unknown.filter((n) => Object.hasOwn(HERMES_TOOLSETS, n)).map((n) => `'${n}' is a Hermes toolset: ${HERMES_TOOLSETS[n]!.why ?? 'tether has none like it'}`);
+  const hermes = unknown
+    .filter((n) => Object.hasOwn(HERMES_TOOLSETS, n))
+    .map((n) => `'${n}' is a Hermes toolset: ${HERMES_TOOLSETS[n]!.why ?? 'tether has none like it'}`);
   const rest = unknown.filter((n) => !Object.hasOwn(HERMES_TOOLSETS, n));
-  return [...hermes, ...(rest.length > 0 ? [`unknown toolset ${rest.map((n) => `'${n}'`).join(', ')} (see 'tether toolsets')`] : [])].join('; ');
+  return [
+    ...hermes,
+    ...(rest.length > 0 ? [`unknown toolset ${rest.map((n) => `'${n}'`).join(', ')} (see 'tether toolsets')`] : []),
+  ].join('; ');
 }
 
 /** One line for each old or Hermes name among `names`, saying which tether toolsets it is read as. */
 export function toolsetNotices(names: readonly string[], reg: ToolRegistry = registry): string[] {
   const notices: string[] = [];
   for (const n of names) {
-    if (Object.hasOwn(LEGACY_TOOLSETS, n)) notices.push(`toolset '${n}' is an old name: read as '${LEGACY_TOOLSETS[n]!}'`);
+    if (Object.hasOwn(LEGACY_TOOLSETS, n))
+      notices.push(`toolset '${n}' is an old name: read as '${LEGACY_TOOLSETS[n]!}'`);
     const targets = hermesTargets(n, reg);
     const why = Object.hasOwn(HERMES_TOOLSETS, n) ? HERMES_TOOLSETS[n]!.why : undefined;
-    if (targets) notices.push(`toolset '${n}' is Hermes's name: read as ${targets.map((t) => `'${t}'`).join(', ')}${why ? ` (${why})` : ''}`);
+    if (targets)
+      notices.push(
+        `toolset '${n}' is Hermes's name: read as ${targets.map((t) => `'${t}'`).join(', ')}${why ? ` (${why})` : ''}`,
+      );
   }
   return notices;
 }
 
 /** Every toolset name a user may give: base, composite, preset, dynamic (legacy names are accepted too). */
-export function listToolsets(reg: ToolRegistry = registry): { name: string; kind: string; description: string; tools: string[] }[] {
+export function listToolsets(
+  reg: ToolRegistry = registry,
+): { name: string; kind: string; description: string; tools: string[] }[] {
   const base = reg.toolsets();
   const names = new Set([...base.keys(), ...Object.keys(BUILTIN_TOOLSETS), ...dynamicToolsets.keys()]);
   return [...names].sort().map((name) => {
@@ -104,7 +116,9 @@ export function resolveToolset(name: string, reg: ToolRegistry = registry): Set<
     for (const t of def.tools ?? []) if (reg.get(t)) out.add(t);
     for (const inc of def.includes ?? []) visit(inc);
     if (def.includeSideEffects) {
-      for (const t of reg.all()) if (def.includeSideEffects.includes(t.sideEffects) && !def.excludeToolsets?.includes(t.toolset)) out.add(t.name);
+      for (const t of reg.all())
+        if (def.includeSideEffects.includes(t.sideEffects) && !def.excludeToolsets?.includes(t.toolset))
+          out.add(t.name);
     }
     if (def.includePrefix) {
       for (const b of base.keys()) if (b.startsWith(def.includePrefix)) visit(b);
@@ -122,7 +136,11 @@ export interface DefinitionOptions {
 }
 
 /** Names selected by the enabled/disabled rules, before availability filtering, in registration order. */
-export function selectToolNames(opts: DefinitionOptions = {}, reg: ToolRegistry = registry, log: Logger = lazyLogger): string[] {
+export function selectToolNames(
+  opts: DefinitionOptions = {},
+  reg: ToolRegistry = registry,
+  log: Logger = lazyLogger,
+): string[] {
   const expand = (names: readonly string[]): Set<string> => {
     const out = new Set<string>();
     for (const n of names) {

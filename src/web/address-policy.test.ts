@@ -29,7 +29,15 @@ describe('blockedAddressReason', () => {
     expect(blockedAddressReason(address)).toBe(`${address} is a ${kind} address`);
   });
 
-  it.each(['93.184.216.34', '8.8.8.8', '172.32.0.1', '100.128.0.1', '192.169.0.1', '2606:4700::1111', '::ffff:8.8.8.8'])('allows %s', (address) => {
+  it.each([
+    '93.184.216.34',
+    '8.8.8.8',
+    '172.32.0.1',
+    '100.128.0.1',
+    '192.169.0.1',
+    '2606:4700::1111',
+    '::ffff:8.8.8.8',
+  ])('allows %s', (address) => {
     expect(blockedAddressReason(address)).toBeUndefined();
   });
 });
@@ -38,12 +46,16 @@ describe('parseFetchableUrl and checkLiteralHost', () => {
   it('accepts http and https and refuses other schemes and garbage', () => {
     expect(parseFetchableUrl('https://example.com/a').href).toBe('https://example.com/a');
     expect(() => parseFetchableUrl('file:///etc/passwd')).toThrow(/only http and https URLs can be fetched, not file:/);
-    expect(() => parseFetchableUrl('javascript:alert(1)')).toThrow(expect.objectContaining({ code: 'Web.AddressRefused' }));
+    expect(() => parseFetchableUrl('javascript:alert(1)')).toThrow(
+      expect.objectContaining({ code: 'Web.AddressRefused' }),
+    );
     expect(() => parseFetchableUrl('not a url')).toThrow(/is not a valid URL/);
   });
 
   it('refuses internal IP literals, bracketed IPv6 included, unless private addresses are allowed', () => {
-    expect(() => checkLiteralHost(new URL('http://169.254.169.254/latest/meta-data'), false)).toThrow(/169\.254\.169\.254 is a link-local address/);
+    expect(() => checkLiteralHost(new URL('http://169.254.169.254/latest/meta-data'), false)).toThrow(
+      /169\.254\.169\.254 is a link-local address/,
+    );
     expect(() => checkLiteralHost(new URL('http://[::1]:8080/'), false)).toThrow(/::1 is a loopback address/);
     expect(() => checkLiteralHost(new URL('http://[::1]:8080/'), true)).not.toThrow();
     expect(() => checkLiteralHost(new URL('http://8.8.8.8/'), false)).not.toThrow();
@@ -67,7 +79,9 @@ describe('guardedLookup', () => {
   it('passes the addresses through when private addresses are allowed, in both callback forms', async () => {
     const many = await resolve(true, true);
     expect(many.err).toBeNull();
-    expect((many.address as { address: string }[]).map((a) => a.address)).toEqual(expect.arrayContaining([expect.stringMatching(/^(127\.0\.0\.1|::1)$/)]));
+    expect((many.address as { address: string }[]).map((a) => a.address)).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^(127\.0\.0\.1|::1)$/)]),
+    );
     const one = await resolve(true, false);
     expect(one.err).toBeNull();
     expect(one.address).toMatch(/^(127\.0\.0\.1|::1)$/);

@@ -54,7 +54,10 @@ export function parseFetchableUrl(raw: string): URL {
     throw new TetherError('Web.AddressRefused', `${JSON.stringify(raw)} is not a valid URL`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new TetherError('Web.AddressRefused', `only http and https URLs can be fetched, not ${url.protocol} (${raw})`);
+    throw new TetherError(
+      'Web.AddressRefused',
+      `only http and https URLs can be fetched, not ${url.protocol} (${raw})`,
+    );
   }
   return url;
 }
@@ -69,7 +72,11 @@ export function checkLiteralHost(url: URL, allowPrivate: boolean): void {
   const host = bareHost(url);
   if (allowPrivate || isIP(host) === 0) return;
   const reason = blockedAddressReason(host);
-  if (reason) throw new TetherError('Web.AddressRefused', `refused to fetch ${url.href}: ${reason} (set web.allow_private to allow it)`);
+  if (reason)
+    throw new TetherError(
+      'Web.AddressRefused',
+      `refused to fetch ${url.href}: ${reason} (set web.allow_private to allow it)`,
+    );
 }
 
 /**
@@ -85,7 +92,13 @@ export function guardedLookup(allowPrivate: boolean): LookupFunction {
         for (const a of addresses) {
           const reason = blockedAddressReason(a.address);
           if (reason) {
-            return callback(new TetherError('Web.AddressRefused', `refused to fetch from ${hostname}: it resolves to ${reason} (set web.allow_private to allow it)`), []);
+            return callback(
+              new TetherError(
+                'Web.AddressRefused',
+                `refused to fetch from ${hostname}: it resolves to ${reason} (set web.allow_private to allow it)`,
+              ),
+              [],
+            );
           }
         }
       }

@@ -41,26 +41,37 @@ export async function fetchPage(rawUrl: string, opts: FetchPageOptions): Promise
       const location = res.headers.location;
       if (res.statusCode !== undefined && res.statusCode >= 300 && res.statusCode < 400 && location) {
         res.resume();
-        if (hop >= maxRedirects) throw new TetherError('Web.FetchFailed', `more than ${maxRedirects} redirects (the last went to ${location})`);
+        if (hop >= maxRedirects)
+          throw new TetherError(
+            'Web.FetchFailed',
+            `more than ${maxRedirects} redirects (the last went to ${location})`,
+          );
         url = parseFetchableUrl(new URL(location, url).href);
         continue;
       }
       const status = res.statusCode ?? 0;
       if (status < 200 || status >= 300) {
         res.resume();
-        throw new TetherError('Web.FetchFailed', `HTTP ${status}${res.statusMessage ? ` ${res.statusMessage}` : ''} from ${url.href}`);
+        throw new TetherError(
+          'Web.FetchFailed',
+          `HTTP ${status}${res.statusMessage ? ` ${res.statusMessage}` : ''} from ${url.href}`,
+        );
       }
       const { type, charset } = parseContentType(res.headers['content-type']);
       if (!opts.acceptTypes.has(type)) {
         res.destroy();
-        throw new TetherError('Web.FetchFailed', `unsupported content type ${type || '(none given)'} at ${url.href}: only web pages and text can be extracted`);
+        throw new TetherError(
+          'Web.FetchFailed',
+          `unsupported content type ${type || '(none given)'} at ${url.href}: only web pages and text can be extracted`,
+        );
       }
       const { body, truncated } = await readCapped(res, decoded(res), opts.maxBytes);
       return { finalUrl: url.href, status, contentType: type, ...(charset ? { charset } : {}), body, truncated };
     }
   } catch (err) {
     if (isTetherError(err, 'Web.FetchFailed', 'Web.AddressRefused')) throw err;
-    if (deadline.aborted) throw new TetherError('Web.FetchFailed', `timed out after ${opts.timeoutMs / 1000} s fetching ${url.href}`);
+    if (deadline.aborted)
+      throw new TetherError('Web.FetchFailed', `timed out after ${opts.timeoutMs / 1000} s fetching ${url.href}`);
     if (opts.signal?.aborted) throw new TetherError('Web.FetchFailed', `cancelled while fetching ${url.href}`);
     const cause = err instanceof Error ? ((err as NodeJS.ErrnoException).code ?? err.message) : String(err);
     throw new TetherError('Web.FetchFailed', `could not fetch ${url.href}: ${cause}`);
@@ -89,20 +100,34 @@ function send(url: URL, opts: FetchPageOptions, signal: AbortSignal): Promise<In
 export function parseContentType(header: string | undefined): { type: string; charset?: string } {
   if (!header) return { type: '' };
   const [type = '', ...params] = header.split(';').map((p) => p.trim());
-  const charset = params.find((p) => p.toLowerCase().startsWith('charset='))?.slice(8).replace(/^"|"$/g, '');
+  const charset = params
+    .find((p) => p.toLowerCase().startsWith('charset='))
+    ?.slice(8)
+    .replace(/^"|"$/g, '');
   return { type: type.toLowerCase(), ...(charset ? { charset } : {}) };
 }
 
 function decoded(res: IncomingMessage): Readable {
   const encoding = String(res.headers['content-encoding'] ?? '').toLowerCase();
-  const decoder = encoding === 'gzip' ? createGunzip() : encoding === 'deflate' ? createInflate() : encoding === 'br' ? createBrotliDecompress() : undefined;
+  const decoder =
+    encoding === 'gzip'
+      ? createGunzip()
+      : encoding === 'deflate'
+        ? createInflate()
+        : encoding === 'br'
+          ? createBrotliDecompress()
+          : undefined;
   if (!decoder) return res;
   res.once('error', (err) => decoder.destroy(err));
   return res.pipe(decoder);
 }
 
 /** Reads at most maxBytes (after decompression), then stops the transfer. */
-async function readCapped(res: IncomingMessage, stream: Readable, maxBytes: number): Promise<{ body: Buffer; truncated: boolean }> {
+async function readCapped(
+  res: IncomingMessage,
+  stream: Readable,
+  maxBytes: number,
+): Promise<{ body: Buffer; truncated: boolean }> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of stream) {

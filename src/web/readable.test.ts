@@ -4,13 +4,17 @@ import { boundText, htmlToText } from './readable.js';
 
 describe('htmlToText', () => {
   it('keeps paragraphs, headings and list items on their own lines', () => {
-    const { text } = htmlToText('<html><body><div><h2>Facts</h2><p>First  paragraph\n of text.</p><ul><li>one</li><li>two</li></ul></div></body></html>');
+    const { text } = htmlToText(
+      '<html><body><div><h2>Facts</h2><p>First  paragraph\n of text.</p><ul><li>one</li><li>two</li></ul></div></body></html>',
+    );
     expect(text).toContain('First paragraph of text.');
     expect(text).toMatch(/- one\n- two/);
   });
 
   it('falls back to the body text, without scripts, when there is no article', () => {
-    const out = htmlToText('<html><head><title> Tiny </title><script>var x = "SCRIPT"</script></head><body><span>just a line</span><style>.a{}</style></body></html>');
+    const out = htmlToText(
+      '<html><head><title> Tiny </title><script>var x = "SCRIPT"</script></head><body><span>just a line</span><style>.a{}</style></body></html>',
+    );
     expect(out).toEqual({ title: 'Tiny', text: 'just a line' });
   });
 

@@ -4,13 +4,23 @@ import { chooseProvider, PROVIDERS } from './search-providers.js';
 describe('chooseProvider', () => {
   it('takes the configured provider, else the first with a key, in the order SerpAPI, Brave, Tavily', () => {
     expect(chooseProvider(undefined, { TAVILY_API_KEY: 't', BRAVE_API_KEY: 'b' })).toEqual({ name: 'brave', key: 'b' });
-    expect(chooseProvider(undefined, { TAVILY_API_KEY: 't', SERPAPI_API_KEY: 's' })).toEqual({ name: 'serpapi', key: 's' });
-    expect(chooseProvider('tavily', { TAVILY_API_KEY: 't', SERPAPI_API_KEY: 's' })).toEqual({ name: 'tavily', key: 't' });
+    expect(chooseProvider(undefined, { TAVILY_API_KEY: 't', SERPAPI_API_KEY: 's' })).toEqual({
+      name: 'serpapi',
+      key: 's',
+    });
+    expect(chooseProvider('tavily', { TAVILY_API_KEY: 't', SERPAPI_API_KEY: 's' })).toEqual({
+      name: 'tavily',
+      key: 't',
+    });
   });
 
   it('names the variables to set when a key is missing', () => {
-    expect(() => chooseProvider(undefined, { BRAVE_API_KEY: '' })).toThrow('no search key: set SERPAPI_API_KEY, BRAVE_API_KEY or TAVILY_API_KEY');
-    expect(() => chooseProvider('serpapi', { BRAVE_API_KEY: 'b' })).toThrow('web.search_provider is serpapi but SERPAPI_API_KEY is not set');
+    expect(() => chooseProvider(undefined, { BRAVE_API_KEY: '' })).toThrow(
+      'no search key: set SERPAPI_API_KEY, BRAVE_API_KEY or TAVILY_API_KEY',
+    );
+    expect(() => chooseProvider('serpapi', { BRAVE_API_KEY: 'b' })).toThrow(
+      'web.search_provider is serpapi but SERPAPI_API_KEY is not set',
+    );
   });
 });
 
@@ -27,14 +37,22 @@ describe('provider requests and answers', () => {
   });
 
   it('maps each answer to title, url and snippet, tolerating missing fields', () => {
-    expect(PROVIDERS.serpapi.results({ organic_results: [{ title: 'T', link: 'https://a', snippet: 'S' }, 'junk'] })).toEqual([{ title: 'T', url: 'https://a', snippet: 'S' }]);
-    expect(PROVIDERS.brave.results({ web: { results: [{ title: 'T', url: 'https://b' }] } })).toEqual([{ title: 'T', url: 'https://b', snippet: '' }]);
+    expect(
+      PROVIDERS.serpapi.results({ organic_results: [{ title: 'T', link: 'https://a', snippet: 'S' }, 'junk'] }),
+    ).toEqual([{ title: 'T', url: 'https://a', snippet: 'S' }]);
+    expect(PROVIDERS.brave.results({ web: { results: [{ title: 'T', url: 'https://b' }] } })).toEqual([
+      { title: 'T', url: 'https://b', snippet: '' },
+    ]);
     expect(PROVIDERS.brave.results({ type: 'search' })).toEqual([]);
-    expect(PROVIDERS.tavily.results({ results: [{ title: 'T', url: 'https://c', content: 'C' }] })).toEqual([{ title: 'T', url: 'https://c', snippet: 'C' }]);
+    expect(PROVIDERS.tavily.results({ results: [{ title: 'T', url: 'https://c', content: 'C' }] })).toEqual([
+      { title: 'T', url: 'https://c', snippet: 'C' },
+    ]);
   });
 
   it("treats SerpAPI's empty-page message as no results and other errors as errors", () => {
     expect(PROVIDERS.serpapi.results({ error: "Google hasn't returned any results for this query." })).toEqual([]);
-    expect(() => PROVIDERS.serpapi.results({ error: 'Your account has run out of searches.' })).toThrow(expect.objectContaining({ code: 'Web.SearchFailed' }));
+    expect(() => PROVIDERS.serpapi.results({ error: 'Your account has run out of searches.' })).toThrow(
+      expect.objectContaining({ code: 'Web.SearchFailed' }),
+    );
   });
 });

@@ -30,7 +30,8 @@ function list(v: unknown): Json[] {
 /** Throws when a provider answered 200 with an error object instead of results. */
 function failIfError(label: string, body: Json): void {
   const error = body.error ?? body.detail;
-  if (typeof error === 'string' && error !== '') throw new TetherError('Web.SearchFailed', `${label} answered with an error: ${error}`);
+  if (typeof error === 'string' && error !== '')
+    throw new TetherError('Web.SearchFailed', `${label} answered with an error: ${error}`);
 }
 
 export const PROVIDERS: Record<ProviderName, Provider> = {
@@ -41,7 +42,13 @@ export const PROVIDERS: Record<ProviderName, Provider> = {
     baseEnv: 'SERPAPI_BASE_URL',
     defaultBase: 'https://serpapi.com',
     request(base, key, query, limit) {
-      const params = new URLSearchParams({ engine: 'google', q: query, num: String(limit), api_key: key, output: 'json' });
+      const params = new URLSearchParams({
+        engine: 'google',
+        q: query,
+        num: String(limit),
+        api_key: key,
+        output: 'json',
+      });
       return { url: `${base}/search?${params}`, init: { method: 'GET', headers: { accept: 'application/json' } } };
     },
     results(body) {
@@ -49,7 +56,11 @@ export const PROVIDERS: Record<ProviderName, Provider> = {
       // SerpAPI reports an empty result page as an error string; that is no results, not a failure.
       if (typeof body.error === 'string' && /hasn't returned any results/i.test(body.error)) return [];
       failIfError('SerpAPI', body);
-      return list(body.organic_results).map((r) => ({ title: str(r.title), url: str(r.link), snippet: str(r.snippet) }));
+      return list(body.organic_results).map((r) => ({
+        title: str(r.title),
+        url: str(r.link),
+        snippet: str(r.snippet),
+      }));
     },
   },
   // https://api-dashboard.search.brave.com/app/documentation/web-search: GET /res/v1/web/search?q=&count=, key in X-Subscription-Token.
@@ -102,7 +113,10 @@ const ORDER: readonly ProviderName[] = ['serpapi', 'brave', 'tavily'];
  * The provider to use: the configured one (its key must be set), else the first whose key is set. Throws an Error
  * whose message says which variable to set; the tool's availability check shows it.
  */
-export function chooseProvider(configured: ProviderName | undefined, env: NodeJS.ProcessEnv): { name: ProviderName; key: string } {
+export function chooseProvider(
+  configured: ProviderName | undefined,
+  env: NodeJS.ProcessEnv,
+): { name: ProviderName; key: string } {
   if (configured) {
     const key = env[PROVIDERS[configured].keyEnv];
     if (!key) throw new Error(`web.search_provider is ${configured} but ${PROVIDERS[configured].keyEnv} is not set`);
@@ -131,10 +145,15 @@ export async function search(
   let res: Response;
   let text: string;
   try {
-    res = await fetch(url, { ...init, headers: { ...(init.headers as Record<string, string>), 'user-agent': opts.userAgent }, signal });
+    res = await fetch(url, {
+      ...init,
+      headers: { ...(init.headers as Record<string, string>), 'user-agent': opts.userAgent },
+      signal,
+    });
     text = await res.text();
   } catch (err) {
-    if (deadline.aborted) throw new TetherError('Web.SearchFailed', `${p.label} did not answer within ${opts.timeoutMs / 1000} s`);
+    if (deadline.aborted)
+      throw new TetherError('Web.SearchFailed', `${p.label} did not answer within ${opts.timeoutMs / 1000} s`);
     if (opts.signal?.aborted) throw new TetherError('Web.SearchFailed', `the ${p.label} search was cancelled`);
     const cause = err instanceof Error && err.cause instanceof Error ? err.cause.message : String(err);
     throw new TetherError('Web.SearchFailed', `could not reach ${p.label} at ${base}: ${cause}`);
@@ -142,13 +161,21 @@ export async function search(
   if (res.status === 401 || res.status === 403) {
     throw new TetherError('Web.SearchFailed', `${p.label} refused the API key (HTTP ${res.status}): check ${p.keyEnv}`);
   }
-  if (res.status === 429) throw new TetherError('Web.SearchFailed', `rate limited by ${p.label} (HTTP 429); wait before searching again`);
-  if (!res.ok) throw new TetherError('Web.SearchFailed', `${p.label} answered HTTP ${res.status}: ${text.slice(0, 300)}`);
+  if (res.status === 429)
+    throw new TetherError('Web.SearchFailed', `rate limited by ${p.label} (HTTP 429); wait before searching again`);
+  if (!res.ok)
+    throw new TetherError('Web.SearchFailed', `${p.label} answered HTTP ${res.status}: ${text.slice(0, 300)}`);
   let body: unknown;
   try {
     body = JSON.parse(text);
   } catch {
-    throw new TetherError('Web.SearchFailed', `${p.label} answered with something that is not JSON: ${text.slice(0, 200)}`);
+    throw new TetherError(
+      'Web.SearchFailed',
+      `${p.label} answered with something that is not JSON: ${text.slice(0, 200)}`,
+    );
   }
-  return p.results(body).filter((r) => r.url !== '').slice(0, limit);
+  return p
+    .results(body)
+    .filter((r) => r.url !== '')
+    .slice(0, limit);
 }

@@ -40,14 +40,23 @@ const setup = proxyActivities<AgentActivities>({
   summary: 'list tools',
 });
 
-const store = proxyActivities<AgentActivities>({ startToCloseTimeout: '1 minute', retry: { maximumAttempts: 5 }, summary: 'transcript' });
+const store = proxyActivities<AgentActivities>({
+  startToCloseTimeout: '1 minute',
+  retry: { maximumAttempts: 5 },
+  summary: 'transcript',
+});
 
 function modelActivities(heartbeatSeconds: number): AgentActivities {
   return proxyActivities<AgentActivities>({
     startToCloseTimeout: '10 minutes',
     heartbeatTimeout: `${heartbeatSeconds} seconds`,
     // A lost worker's call is taken over as soon as its heartbeat timeout says so.
-    retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 10 },
+    retry: {
+      initialInterval: '500 milliseconds',
+      backoffCoefficient: 2,
+      maximumInterval: '1 minute',
+      maximumAttempts: 10,
+    },
     summary: 'model call',
   });
 }
@@ -99,7 +108,10 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
   const pendingMessages = [...(carry?.pendingMessages ?? [])];
   let transcriptSeq = carry?.transcriptSeq ?? 0;
   const taskId = input.sessionId ?? workflowId;
-  const environment: EnvironmentRoute = { ...carry?.environment, pinSeconds: limits.environmentWorkerTimeoutSeconds ?? 10 };
+  const environment: EnvironmentRoute = {
+    ...carry?.environment,
+    pinSeconds: limits.environmentWorkerTimeoutSeconds ?? 10,
+  };
   /** A run that ends (not one that continues as new) closes its environment on the worker holding it. */
   const ended = async (result: AgentResult): Promise<AgentResult> => {
     await releaseEnvironment(environment, taskId);
@@ -108,7 +120,11 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
   setHandler(stateQuery, () => ({
     ...state,
     pendingApprovals: approvals.state.pending,
-    approvals: { decided: approvals.state.decided, rejected: approvals.state.rejected, sessionRules: approvals.state.sessionRules },
+    approvals: {
+      decided: approvals.state.decided,
+      rejected: approvals.state.rejected,
+      sessionRules: approvals.state.sessionRules,
+    },
   }));
   setHandler(messageSignal, (m) => {
     if (typeof m?.text !== 'string' || m.text.trim() === '' || m.text.length > MAX_MESSAGE_CHARS) {
@@ -136,17 +152,27 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
   };
   const historyIsLong = (): boolean => {
     const info = workflowInfo();
-    return info.continueAsNewSuggested || info.historyLength >= (limits.continueAsNewAfterEvents ?? 5_000) || info.historySize >= (limits.continueAsNewAfterBytes ?? 8_000_000);
+    return (
+      info.continueAsNewSuggested ||
+      info.historyLength >= (limits.continueAsNewAfterEvents ?? 5_000) ||
+      info.historySize >= (limits.continueAsNewAfterBytes ?? 8_000_000)
+    );
   };
 
   try {
     let messages: ChatMessage[] = initialMessages(input);
     // After continue-as-new the carried conversation is already in the transcript.
     let recorded = carry ? messages.length : 0;
-    const catalog = await setup.listTools({ enabledToolsets: input.enabledToolsets, disabledToolsets: input.disabledToolsets });
+    const catalog = await setup.listTools({
+      enabledToolsets: input.enabledToolsets,
+      disabledToolsets: input.disabledToolsets,
+    });
     // Messages not yet in the transcript (the last tool results) are recorded before they leave this run's view.
     const recordPending = async (extra: TranscriptEntry[] = []): Promise<void> => {
-      const entries = [...transcriptEntries(messages, recorded, transcriptSeq, state.turn), ...extra.map((e, k) => ({ ...e, seq: transcriptSeq + (messages.length - recorded) + k }))];
+      const entries = [
+        ...transcriptEntries(messages, recorded, transcriptSeq, state.turn),
+        ...extra.map((e, k) => ({ ...e, seq: transcriptSeq + (messages.length - recorded) + k })),
+      ];
       if (entries.length === 0) return;
       await store.recordTranscript({ workflowId, entries });
       transcriptSeq += entries.length;
@@ -159,7 +185,19 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
         await recordPending();
         // Signals and updates being handled finish first, so nothing is lost across the transition.
         await condition(allHandlersFinished);
-        const carried = { turn: state.turn, toolCallCount: state.toolCallCount, usage: state.usage, todo: state.todo, sessionRules: approvals.state.sessionRules, transcriptSeq, pendingMessages, continuedRuns: state.continuedRuns + 1, compactions: state.compactions, environment: { queue: environment.queue, had: environment.had }, ...(input.conversation ? { answers: state.answers, messageTurn } : {}) };
+        const carried = {
+          turn: state.turn,
+          toolCallCount: state.toolCallCount,
+          usage: state.usage,
+          todo: state.todo,
+          sessionRules: approvals.state.sessionRules,
+          transcriptSeq,
+          pendingMessages,
+          continuedRuns: state.continuedRuns + 1,
+          compactions: state.compactions,
+          environment: { queue: environment.queue, had: environment.had },
+          ...(input.conversation ? { answers: state.answers, messageTurn } : {}),
+        };
         return await continueAsNew<typeof agentWorkflow>({ ...input, messages, carry: carried });
       }
       if (state.turn - messageTurn >= maxTurns) {
@@ -168,10 +206,15 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
         await waitForMessage(note, 'max_turns');
       }
       state.turn += 1;
-      if (pendingMessages.length > 0) messages.push(...pendingMessages.splice(0).map((text): ChatMessage => ({ role: 'user', content: text })));
+      if (pendingMessages.length > 0)
+        messages.push(...pendingMessages.splice(0).map((text): ChatMessage => ({ role: 'user', content: text })));
       const plan = planCompaction(messages, input.compaction);
       if (plan) {
-        const summary = await model.callModel({ model: input.compaction?.model ?? input.model, messages: summaryRequest(plan.middle), tools: [] });
+        const summary = await model.callModel({
+          model: input.compaction?.model ?? input.model,
+          messages: summaryRequest(plan.middle),
+          tools: [],
+        });
         state.usage = addUsage(state.usage, summary.usage);
         await recordPending([{ seq: 0, turn: state.turn, role: 'summary', content: summary.message.content ?? '' }]);
         messages = compacted(plan, summary.message.content ?? '(no summary)');
@@ -180,14 +223,22 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
       }
       keepWithinBudget(messages);
       const fromIndex = Math.min(recorded, messages.length);
-      const reply = await model.callModel({ model: input.model, messages, tools: catalog.definitions, transcript: { workflowId, turn: state.turn, fromIndex, firstSeq: transcriptSeq } });
+      const reply = await model.callModel({
+        model: input.model,
+        messages,
+        tools: catalog.definitions,
+        transcript: { workflowId, turn: state.turn, fromIndex, firstSeq: transcriptSeq },
+      });
       transcriptSeq += messages.length - fromIndex + 1;
       state.usage = addUsage(state.usage, reply.usage);
       forgetLostWorker(environment, reply.lostWorker);
       messages.push(reply.message);
       recorded = messages.length;
       if (reply.message.content) {
-        state.recentReplies = [...(state.recentReplies ?? []), { turn: state.turn, text: capText(reply.message.content) }].slice(-RECENT_REPLIES);
+        state.recentReplies = [
+          ...(state.recentReplies ?? []),
+          { turn: state.turn, text: capText(reply.message.content) },
+        ].slice(-RECENT_REPLIES);
       }
       if (reply.oversized) {
         // The model is told and asked again; the shortened reply it gave is what it sees of its own turn.

@@ -1,6 +1,15 @@
 // Approvals as workflow state: pending approvals bound to tool calls, decisions by signal or update (validated),
 // session scope, smart approval, timeouts as denials. Workflow-safe.
-import { condition, defineSignal, defineUpdate, log, proxyActivities, proxyLocalActivities, setHandler, uuid4 } from '@temporalio/workflow';
+import {
+  condition,
+  defineSignal,
+  defineUpdate,
+  log,
+  proxyActivities,
+  proxyLocalActivities,
+  setHandler,
+  uuid4,
+} from '@temporalio/workflow';
 import type { AgentActivities } from '../common/activity-contract.js';
 import {
   APPROVAL_CHOICES,
@@ -14,7 +23,9 @@ import {
 } from '../common/approval-types.js';
 
 export const approvalSignal = defineSignal<[ApprovalDecision]>('approval');
-export const decideApprovalUpdate = defineUpdate<{ approvalId: string; choice: string }, [ApprovalDecision]>('decideApproval');
+export const decideApprovalUpdate = defineUpdate<{ approvalId: string; choice: string }, [ApprovalDecision]>(
+  'decideApproval',
+);
 
 const KEEP_DECIDED = 50;
 
@@ -26,7 +37,10 @@ export interface ApprovalState {
   sessionRules: string[];
 }
 
-const assess = proxyLocalActivities<AgentActivities>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 5 } });
+const assess = proxyLocalActivities<AgentActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { maximumAttempts: 5 },
+});
 const effects = proxyActivities<AgentActivities>({
   startToCloseTimeout: '2 minutes',
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 5 },
@@ -63,7 +77,10 @@ export class ApprovalBook {
       const problem = this.problemWith(d);
       if (problem) {
         // A signal cannot answer its sender: the rejection is kept in the state for `tether status`.
-        this.state.rejected = [...this.state.rejected, { approvalId: String(d?.approvalId), reason: problem, at: new Date().toISOString() }].slice(-KEEP_DECIDED);
+        this.state.rejected = [
+          ...this.state.rejected,
+          { approvalId: String(d?.approvalId), reason: problem, at: new Date().toISOString() },
+        ].slice(-KEEP_DECIDED);
         log.warn('approval decision rejected', { approvalId: d?.approvalId, reason: problem });
         return;
       }
@@ -87,8 +104,10 @@ export class ApprovalBook {
   /** Why a decision cannot apply, or undefined when it can. */
   problemWith(d: ApprovalDecision | undefined): string | undefined {
     if (!d || typeof d !== 'object' || typeof d.approvalId !== 'string') return 'a decision needs an approvalId';
-    if (!APPROVAL_CHOICES.includes(d.choice)) return `choice must be one of ${APPROVAL_CHOICES.join(', ')} (got ${JSON.stringify(d.choice)})`;
-    if (d.reason !== undefined && (typeof d.reason !== 'string' || d.reason.length > 2000)) return 'reason must be a string of at most 2000 characters';
+    if (!APPROVAL_CHOICES.includes(d.choice))
+      return `choice must be one of ${APPROVAL_CHOICES.join(', ')} (got ${JSON.stringify(d.choice)})`;
+    if (d.reason !== undefined && (typeof d.reason !== 'string' || d.reason.length > 2000))
+      return 'reason must be a string of at most 2000 characters';
     const pending = this.state.pending.find((p) => p.approvalId === d.approvalId);
     if (!pending) {
       const done = this.state.decided.find((p) => p.approvalId === d.approvalId);
@@ -97,8 +116,10 @@ export class ApprovalBook {
       return `unknown approval id ${d.approvalId}${open.length ? ` (pending: ${open.join(', ')})` : ' (nothing is pending)'}`;
     }
     if (this.decisions.has(d.approvalId)) return `approval ${d.approvalId} was already decided`;
-    if (d.callId !== undefined && d.callId !== pending.callId) return `approval ${d.approvalId} is for tool call ${pending.callId}, not ${d.callId}`;
-    if (d.argsDigest !== undefined && d.argsDigest !== pending.argsDigest) return `approval ${d.approvalId} is for different arguments (digest ${pending.argsDigest}, not ${d.argsDigest})`;
+    if (d.callId !== undefined && d.callId !== pending.callId)
+      return `approval ${d.approvalId} is for tool call ${pending.callId}, not ${d.callId}`;
+    if (d.argsDigest !== undefined && d.argsDigest !== pending.argsDigest)
+      return `approval ${d.approvalId} is for different arguments (digest ${pending.argsDigest}, not ${d.argsDigest})`;
     return undefined;
   }
 
@@ -123,12 +144,22 @@ export class ApprovalBook {
     const mode = req.mode ?? a.mode;
     if (!a.dangerous) return { run: true, approved: false };
     if (a.tier === 'hardline') {
-      const what = a.findings.filter((f) => f.tier === 'hardline').map((f) => `[${f.rule}] ${f.description}`).join('; ');
-      return { run: false, result: JSON.stringify({ error: `Refused: this command is never run, whatever the approval mode: ${what}`, hardline: true }) };
+      const what = a.findings
+        .filter((f) => f.tier === 'hardline')
+        .map((f) => `[${f.rule}] ${f.description}`)
+        .join('; ');
+      return {
+        run: false,
+        result: JSON.stringify({
+          error: `Refused: this command is never run, whatever the approval mode: ${what}`,
+          hardline: true,
+        }),
+      };
     }
     const rules = a.findings.map((f) => f.rule);
     // Allowed by policy, not by a decision about this call: a plugin hook may still ask for a person.
-    if (mode === 'off' || a.allowlistedBy !== undefined || rules.every((r) => this.state.sessionRules.includes(r))) return { run: true, approved: false };
+    if (mode === 'off' || a.allowlistedBy !== undefined || rules.every((r) => this.state.sessionRules.includes(r)))
+      return { run: true, approved: false };
 
     const base = { approvalId: `ap-${uuid4().slice(0, 8)}`, callId: req.callId, tool: req.tool, command: req.command };
     if (mode === 'smart') {
@@ -140,14 +171,23 @@ export class ApprovalBook {
       }
       if (verdict.answer === 'DENY') {
         this.record({ ...base, choice: 'deny', source: 'smart', by: verdict.model, reason: verdict.reply, decidedAt });
-        return { run: false, result: denied(`Smart approval denied this command (${verdict.reply}). Do not retry it; find another way or ask the user.`) };
+        return {
+          run: false,
+          result: denied(
+            `Smart approval denied this command (${verdict.reply}). Do not retry it; find another way or ask the user.`,
+          ),
+        };
       }
       // ESCALATE or anything unclear: a person decides.
     }
     return this.askPerson(base, req, a);
   }
 
-  private async askPerson(base: Omit<PendingApproval, 'findings' | 'argsDigest' | 'askedAt' | 'expiresAt'>, req: GateRequest, a: CommandAssessment): Promise<GateOutcome> {
+  private async askPerson(
+    base: Omit<PendingApproval, 'findings' | 'argsDigest' | 'askedAt' | 'expiresAt'>,
+    req: GateRequest,
+    a: CommandAssessment,
+  ): Promise<GateOutcome> {
     const timeoutSeconds = req.timeoutSeconds ?? a.timeoutSeconds;
     const now = Date.now();
     const pending: PendingApproval = {
@@ -160,23 +200,50 @@ export class ApprovalBook {
     this.state.pending = [...this.state.pending, pending];
     if (a.notify) {
       // Best effort: a webhook that is down must not stop the person deciding by other means.
-      effects.notifyApproval({ approval: pending }).catch((err: unknown) => log.warn('approval webhook failed', { error: String(err) }));
+      effects
+        .notifyApproval({ approval: pending })
+        .catch((err: unknown) => log.warn('approval webhook failed', { error: String(err) }));
     }
     const arrived = await condition(() => this.decisions.has(pending.approvalId), timeoutSeconds * 1000);
     this.state.pending = this.state.pending.filter((p) => p.approvalId !== pending.approvalId);
     const decidedAt = new Date().toISOString();
     if (!arrived) {
-      this.record({ ...base, choice: 'deny', source: 'timeout', reason: `no decision within ${timeoutSeconds} s`, decidedAt });
-      return { run: false, result: denied(`No one approved this command within ${timeoutSeconds} seconds, so it was not run (a timeout counts as a denial).`) };
+      this.record({
+        ...base,
+        choice: 'deny',
+        source: 'timeout',
+        reason: `no decision within ${timeoutSeconds} s`,
+        decidedAt,
+      });
+      return {
+        run: false,
+        result: denied(
+          `No one approved this command within ${timeoutSeconds} seconds, so it was not run (a timeout counts as a denial).`,
+        ),
+      };
     }
     const d = this.decisions.get(pending.approvalId)!;
     this.decisions.delete(pending.approvalId);
-    this.record({ ...base, choice: d.choice, source: 'person', by: d.by, ...(d.claimedBy === undefined ? {} : { claimedBy: d.claimedBy }), reason: d.reason, decidedAt });
+    this.record({
+      ...base,
+      choice: d.choice,
+      source: 'person',
+      by: d.by,
+      ...(d.claimedBy === undefined ? {} : { claimedBy: d.claimedBy }),
+      reason: d.reason,
+      decidedAt,
+    });
     if (d.choice === 'deny') {
-      return { run: false, result: denied(`The user denied this command${d.reason ? `: ${d.reason}` : ''}. Do not run it again; continue without it or ask the user.`) };
+      return {
+        run: false,
+        result: denied(
+          `The user denied this command${d.reason ? `: ${d.reason}` : ''}. Do not run it again; continue without it or ask the user.`,
+        ),
+      };
     }
     const rules = a.findings.map((f) => f.rule);
-    if (d.choice === 'session' || d.choice === 'always') this.state.sessionRules = [...new Set([...this.state.sessionRules, ...rules])];
+    if (d.choice === 'session' || d.choice === 'always')
+      this.state.sessionRules = [...new Set([...this.state.sessionRules, ...rules])];
     if (d.choice === 'always') await effects.addToAllowlist({ entries: rules.filter((r) => !r.startsWith('hook:')) });
     return { run: true, approved: true };
   }

@@ -3,7 +3,13 @@ import { chunk, normalisePath, planSegments, type PlannedCall } from './batching
 import type { ToolMeta } from '../common/types.js';
 
 const read: ToolMeta = { emoji: '', parallelSafe: true, sideEffects: 'read-only', pathArg: 'path', timeoutSeconds: 60 };
-const write: ToolMeta = { emoji: '', parallelSafe: true, sideEffects: 'idempotent', pathArg: 'path', timeoutSeconds: 60 };
+const write: ToolMeta = {
+  emoji: '',
+  parallelSafe: true,
+  sideEffects: 'idempotent',
+  pathArg: 'path',
+  timeoutSeconds: 60,
+};
 const web: ToolMeta = { emoji: '', parallelSafe: true, sideEffects: 'read-only', timeoutSeconds: 60 };
 const terminal: ToolMeta = { emoji: '', parallelSafe: false, sideEffects: 'changes-world', timeoutSeconds: 60 };
 const unsafeWriter: ToolMeta = { emoji: '', parallelSafe: true, sideEffects: 'changes-world', timeoutSeconds: 60 };
@@ -17,7 +23,13 @@ const shape = (segments: PlannedCall[][]) => segments.map((s) => s.map((c) => c.
 describe('planSegments', () => {
   it('groups consecutive parallel-safe calls and isolates terminal calls, keeping order', () => {
     n = 0;
-    const calls = [call('read_file', read, { path: 'a' }), call('web', web), call('terminal', terminal), call('terminal', terminal), call('read_file', read, { path: 'b' })];
+    const calls = [
+      call('read_file', read, { path: 'a' }),
+      call('web', web),
+      call('terminal', terminal),
+      call('terminal', terminal),
+      call('read_file', read, { path: 'b' }),
+    ];
     expect(shape(planSegments(calls, '/w'))).toEqual([[0, 1], [2], [3], [4]]);
   });
 
@@ -37,13 +49,20 @@ describe('planSegments', () => {
 
   it('runs alone a parallel-safe tool that changes the world without declaring its path, and unknown tools', () => {
     n = 0;
-    const calls = [call('a', read, { path: 'x' }), call('mystery', unsafeWriter), call('nope', undefined), call('b', read, { path: 'y' })];
+    const calls = [
+      call('a', read, { path: 'x' }),
+      call('mystery', unsafeWriter),
+      call('nope', undefined),
+      call('b', read, { path: 'y' }),
+    ];
     expect(shape(planSegments(calls, '/w'))).toEqual([[0], [1], [2], [3]]);
   });
 
   it('does not trip over arguments that are not JSON', () => {
     n = 0;
-    expect(shape(planSegments([call('read_file', read, '{oops'), call('write_file', write, { path: 'x' })], '/w'))).toEqual([[0, 1]]);
+    expect(
+      shape(planSegments([call('read_file', read, '{oops'), call('write_file', write, { path: 'x' })], '/w')),
+    ).toEqual([[0, 1]]);
   });
 });
 

@@ -63,7 +63,8 @@ export function planSegments(calls: PlannedCall[], cwd: string): PlannedCall[][]
     }
     const path = pathOf(call, cwd);
     const writes = call.meta!.sideEffects !== 'read-only';
-    const clash = path !== undefined && current.some((c) => c.path !== undefined && (writes || c.writes) && overlaps(path, c.path));
+    const clash =
+      path !== undefined && current.some((c) => c.path !== undefined && (writes || c.writes) && overlaps(path, c.path));
     if (clash) close();
     current.push({ call, path, writes });
   }

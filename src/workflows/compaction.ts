@@ -28,7 +28,9 @@ export function planCompaction(messages: ChatMessage[], settings: CompactionSett
 /** The request that asks the model for the summary. */
 export function summaryRequest(middle: ChatMessage[]): ChatMessage[] {
   const lines = middle.map((m) => {
-    const calls = (m.tool_calls ?? []).map((c) => `${c.function.name}(${c.function.arguments.slice(0, 500)})`).join('; ');
+    const calls = (m.tool_calls ?? [])
+      .map((c) => `${c.function.name}(${c.function.arguments.slice(0, 500)})`)
+      .join('; ');
     const text = (m.content ?? '').slice(0, 2_000);
     return `${m.role}${calls ? ` calls ${calls}` : ''}: ${text}`;
   });
@@ -36,7 +38,7 @@ export function summaryRequest(middle: ChatMessage[]): ChatMessage[] {
     {
       role: 'system',
       content:
-        'Summarise this part of an agent\'s conversation for the agent itself: what was asked, what was done (tools, files, commands), ' +
+        "Summarise this part of an agent's conversation for the agent itself: what was asked, what was done (tools, files, commands), " +
         'what was found, decisions and open problems. Be specific (names, paths, values); at most 400 words.',
     },
     { role: 'user', content: lines.join('\n') },

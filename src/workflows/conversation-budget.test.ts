@@ -8,9 +8,17 @@ function conversation(): ChatMessage[] {
   return [
     { role: 'system', content: big(5_000, 's') },
     { role: 'user', content: big(5_000, 'u') },
-    { role: 'assistant', content: big(10_000, 'a'), tool_calls: [{ id: '1', type: 'function', function: { name: 't', arguments: '{}' } }] },
+    {
+      role: 'assistant',
+      content: big(10_000, 'a'),
+      tool_calls: [{ id: '1', type: 'function', function: { name: 't', arguments: '{}' } }],
+    },
     { role: 'tool', tool_call_id: '1', content: big(60_000, '1') },
-    { role: 'assistant', content: null, tool_calls: [{ id: '2', type: 'function', function: { name: 't', arguments: '{}' } }] },
+    {
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id: '2', type: 'function', function: { name: 't', arguments: '{}' } }],
+    },
     { role: 'tool', tool_call_id: '2', content: big(60_000, '2') },
   ];
 }
@@ -46,11 +54,23 @@ describe('keepWithinBudget', () => {
 
 describe('keepWithinBudget, the latest turn', () => {
   it('shortens the latest tool results too when everything else is not enough', () => {
-    const results = Array.from({ length: 4 }, (_, i): ChatMessage => ({ role: 'tool', tool_call_id: `c${i}`, content: 'r'.repeat(50_000) }));
+    const results = Array.from({ length: 4 }, (_, i): ChatMessage => ({
+      role: 'tool',
+      tool_call_id: `c${i}`,
+      content: 'r'.repeat(50_000),
+    }));
     const messages: ChatMessage[] = [
       { role: 'system', content: 'sys' },
       { role: 'user', content: 'task' },
-      { role: 'assistant', content: null, tool_calls: results.map((r) => ({ id: r.tool_call_id!, type: 'function', function: { name: 't', arguments: '{}' } })) },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: results.map((r) => ({
+          id: r.tool_call_id!,
+          type: 'function',
+          function: { name: 't', arguments: '{}' },
+        })),
+      },
       ...results,
     ];
     expect(keepWithinBudget(messages, 120_000)).toBeGreaterThan(0);

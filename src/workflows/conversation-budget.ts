@@ -7,7 +7,10 @@ export const CONVERSATION_BUDGET_CHARS = 400_000;
 const SHORTENED_CHARS = 2_000;
 
 export const conversationSize = (messages: ChatMessage[]): number =>
-  messages.reduce((n, m) => n + (m.content?.length ?? 0) + (m.tool_calls ?? []).reduce((k, c) => k + c.function.arguments.length, 0), 0);
+  messages.reduce(
+    (n, m) => n + (m.content?.length ?? 0) + (m.tool_calls ?? []).reduce((k, c) => k + c.function.arguments.length, 0),
+    0,
+  );
 
 function shorten(text: string): string {
   const half = SHORTENED_CHARS / 2;

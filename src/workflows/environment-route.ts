@@ -1,6 +1,13 @@
 // Sends a task's environment tool calls (terminal, process) to the worker that holds its environment, and falls
 // back to any worker, which makes the environment anew, when that worker is gone. Workflow-safe.
-import { ActivityFailure, CancellationScope, patched, proxyActivities, TimeoutFailure, type ActivityOptions } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  CancellationScope,
+  patched,
+  proxyActivities,
+  TimeoutFailure,
+  type ActivityOptions,
+} from '@temporalio/workflow';
 import type { AgentActivities, RunToolInput, RunToolOutput } from '../common/activity-contract.js';
 import type { ToolMeta } from '../common/types.js';
 
@@ -27,7 +34,12 @@ function neverStarted(err: ActivityFailure): boolean {
  * in the result. A call that started and then lost its worker is reported by the caller as interrupted (a
  * world-changing call) or tried again on the shared queue (a safe one).
  */
-export async function runRouted(route: EnvironmentRoute, options: ActivityOptions, meta: ToolMeta | undefined, input: RunToolInput): Promise<RunToolOutput> {
+export async function runRouted(
+  route: EnvironmentRoute,
+  options: ActivityOptions,
+  meta: ToolMeta | undefined,
+  input: RunToolInput,
+): Promise<RunToolOutput> {
   const shared = proxyActivities<AgentActivities>(options);
   if (!patched(ROUTING_PATCH)) return shared.runTool(input);
   if (route.queue) {

@@ -5,11 +5,24 @@ import type { AgentActivities } from '../common/activity-contract.js';
 import type { AssessCallInput, CallAssessment } from '../common/approval-types.js';
 import type { EnvironmentRoute } from './environment-route.js';
 
-const OPTIONS = { startToCloseTimeout: '2 minutes', retry: { initialInterval: '1 second', maximumAttempts: 3 }, summary: 'approval check' } as const;
+const OPTIONS = {
+  startToCloseTimeout: '2 minutes',
+  retry: { initialInterval: '1 second', maximumAttempts: 3 },
+  summary: 'approval check',
+} as const;
 
-export async function assessRouted(route: EnvironmentRoute, environment: boolean, input: AssessCallInput): Promise<CallAssessment> {
+export async function assessRouted(
+  route: EnvironmentRoute,
+  environment: boolean,
+  input: AssessCallInput,
+): Promise<CallAssessment> {
   if (environment && route.queue) {
-    const pinned = proxyActivities<AgentActivities>({ ...OPTIONS, taskQueue: route.queue, scheduleToStartTimeout: `${route.pinSeconds} seconds`, retry: { maximumAttempts: 1 } });
+    const pinned = proxyActivities<AgentActivities>({
+      ...OPTIONS,
+      taskQueue: route.queue,
+      scheduleToStartTimeout: `${route.pinSeconds} seconds`,
+      retry: { maximumAttempts: 1 },
+    });
     try {
       return await pinned.assessCall({ ...input, environmentExpected: true });
     } catch (err) {

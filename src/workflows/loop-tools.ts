@@ -12,7 +12,15 @@ import {
   uuid4,
   workflowInfo,
 } from '@temporalio/workflow';
-import { ClarifyArgs, DelegateArgs, MemoryArgs, parseLoopArgs, SessionSearchArgs, TodoArgs, type TodoItem } from '../common/loop-schemas.js';
+import {
+  ClarifyArgs,
+  DelegateArgs,
+  MemoryArgs,
+  parseLoopArgs,
+  SessionSearchArgs,
+  TodoArgs,
+  type TodoItem,
+} from '../common/loop-schemas.js';
 import type { AgentActivities } from '../common/activity-contract.js';
 import type { agentWorkflow } from './agent-workflow.js';
 import type { AgentInput, AgentState, ToolCallView } from '../common/types.js';
@@ -36,7 +44,12 @@ export class LoopTools {
   ) {
     setHandler(answerSignal, (a) => {
       const q = this.state.question;
-      if (!q || typeof a?.text !== 'string' || a.text.length > 20_000 || (a.questionId !== undefined && a.questionId !== q.id)) {
+      if (
+        !q ||
+        typeof a?.text !== 'string' ||
+        a.text.length > 20_000 ||
+        (a.questionId !== undefined && a.questionId !== q.id)
+      ) {
         log.warn('answer ignored: no matching question is pending', { questionId: a?.questionId });
         return;
       }
@@ -50,11 +63,21 @@ export class LoopTools {
         return this.todo(args);
       case 'memory': {
         const p = parseLoopArgs(MemoryArgs, name, args);
-        return p.ok ? (await store.memoryOp({ ...p.value, opId: `${workflowInfo().workflowId}/${view.index}` })).result : error(p.error);
+        return p.ok
+          ? (await store.memoryOp({ ...p.value, opId: `${workflowInfo().workflowId}/${view.index}` })).result
+          : error(p.error);
       }
       case 'session_search': {
         const p = parseLoopArgs(SessionSearchArgs, name, args);
-        return p.ok ? (await store.searchSessions({ query: p.value.query, limit: p.value.limit ?? 10, excludeWorkflowId: workflowInfo().workflowId })).result : error(p.error);
+        return p.ok
+          ? (
+              await store.searchSessions({
+                query: p.value.query,
+                limit: p.value.limit ?? 10,
+                excludeWorkflowId: workflowInfo().workflowId,
+              })
+            ).result
+          : error(p.error);
       }
       case 'delegate_task':
         return this.delegate(args, view);
@@ -79,7 +102,16 @@ export class LoopTools {
       }
     }
     const count = (s: TodoItem['status']): number => this.state.todo.filter((t) => t.status === s).length;
-    return JSON.stringify({ todos: this.state.todo, summary: { total: this.state.todo.length, pending: count('pending'), in_progress: count('in_progress'), completed: count('completed'), cancelled: count('cancelled') } });
+    return JSON.stringify({
+      todos: this.state.todo,
+      summary: {
+        total: this.state.todo.length,
+        pending: count('pending'),
+        in_progress: count('in_progress'),
+        completed: count('completed'),
+        cancelled: count('cancelled'),
+      },
+    });
   }
 
   private async clarify(args: string): Promise<string> {
@@ -88,10 +120,20 @@ export class LoopTools {
     const seconds = this.input.limits?.clarifyTimeoutSeconds ?? 3600;
     const now = Date.now();
     this.answer = undefined;
-    this.state.question = { id: `q-${uuid4().slice(0, 8)}`, question: p.value.question, choices: p.value.choices, askedAt: new Date(now).toISOString(), expiresAt: new Date(now + seconds * 1000).toISOString() };
+    this.state.question = {
+      id: `q-${uuid4().slice(0, 8)}`,
+      question: p.value.question,
+      choices: p.value.choices,
+      askedAt: new Date(now).toISOString(),
+      expiresAt: new Date(now + seconds * 1000).toISOString(),
+    };
     const answered = await condition(() => this.answer !== undefined, seconds * 1000);
     this.state.question = undefined;
-    if (!answered) return JSON.stringify({ error: `No answer within ${seconds} seconds. Decide yourself, or stop and explain what you need.`, no_answer: true });
+    if (!answered)
+      return JSON.stringify({
+        error: `No answer within ${seconds} seconds. Decide yourself, or stop and explain what you need.`,
+        no_answer: true,
+      });
     return JSON.stringify({ answer: this.answer });
   }
 
@@ -138,13 +180,23 @@ export class LoopTools {
           if (isCancellation(err) && CancellationScope.current().consideredCancelled) throw err;
           if (isCancellation(err)) {
             setStatus('cancelled');
-            results[i] = { goal: t.goal, workflow_id: workflowId, status: 'cancelled', error: 'The sub-agent was cancelled.' };
+            results[i] = {
+              goal: t.goal,
+              workflow_id: workflowId,
+              status: 'cancelled',
+              error: 'The sub-agent was cancelled.',
+            };
             continue;
           }
           setStatus('failed');
           let cause = err as { message?: string; cause?: unknown };
           while (cause?.cause && typeof cause.cause === 'object') cause = cause.cause as typeof cause;
-          results[i] = { goal: t.goal, workflow_id: workflowId, status: 'failed', error: cause?.message ?? String(err) };
+          results[i] = {
+            goal: t.goal,
+            workflow_id: workflowId,
+            status: 'failed',
+            error: cause?.message ?? String(err),
+          };
         }
       }
     };
@@ -152,4 +204,3 @@ export class LoopTools {
     return JSON.stringify({ results });
   }
 }
-

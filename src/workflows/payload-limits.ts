@@ -36,7 +36,10 @@ export function formatBytes(bytes: number): string {
 
 /** The bytes a reply's message takes (content and every tool call's arguments). */
 export function replyBytes(message: ChatMessage): number {
-  return utf8Bytes(message.content ?? '') + (message.tool_calls ?? []).reduce((n, c) => n + utf8Bytes(c.function.arguments) + utf8Bytes(c.function.name), 0);
+  return (
+    utf8Bytes(message.content ?? '') +
+    (message.tool_calls ?? []).reduce((n, c) => n + utf8Bytes(c.function.arguments) + utf8Bytes(c.function.name), 0)
+  );
 }
 
 const PREVIEW_CHARS = 1_000;
@@ -50,9 +53,24 @@ export function fitReply(reply: ModelReply, limit = MAX_REPLY_BYTES): ModelReply
   const bytes = replyBytes(reply.message);
   if (bytes <= limit) return reply;
   const content = reply.message.content;
-  const cut = content !== null && content.length > PREVIEW_CHARS ? `${content.slice(0, PREVIEW_CHARS)}\n[... the rest of this reply was removed: it was ${formatBytes(bytes)} ...]` : content;
-  const calls = reply.message.tool_calls?.map((c) => ({ ...c, function: { name: c.function.name, arguments: JSON.stringify({ omitted: `${formatBytes(utf8Bytes(c.function.arguments))} of arguments, over the reply size limit` }) } }));
-  return { ...reply, message: { ...reply.message, content: cut, ...(calls ? { tool_calls: calls } : {}) }, oversized: { bytes, limit } };
+  const cut =
+    content !== null && content.length > PREVIEW_CHARS
+      ? `${content.slice(0, PREVIEW_CHARS)}\n[... the rest of this reply was removed: it was ${formatBytes(bytes)} ...]`
+      : content;
+  const calls = reply.message.tool_calls?.map((c) => ({
+    ...c,
+    function: {
+      name: c.function.name,
+      arguments: JSON.stringify({
+        omitted: `${formatBytes(utf8Bytes(c.function.arguments))} of arguments, over the reply size limit`,
+      }),
+    },
+  }));
+  return {
+    ...reply,
+    message: { ...reply.message, content: cut, ...(calls ? { tool_calls: calls } : {}) },
+    oversized: { bytes, limit },
+  };
 }
 
 export function oversizedMessage(o: { bytes: number; limit: number }): string {
@@ -67,12 +85,20 @@ export function oversizedFollowUp(reply: ModelReply & { oversized: { bytes: numb
   const text = oversizedMessage(reply.oversized);
   const calls = reply.message.tool_calls ?? [];
   if (calls.length === 0) return [{ role: 'user', content: `[tether] ${text}` }];
-  return calls.map((c) => ({ role: 'tool', tool_call_id: c.id, content: JSON.stringify({ error: text, not_run: true }) }));
+  return calls.map((c) => ({
+    role: 'tool',
+    tool_call_id: c.id,
+    content: JSON.stringify({ error: text, not_run: true }),
+  }));
 }
 
 /** Caps a result the workflow made itself, keeping its start and end. */
 export function capLoopResult(text: string, maxChars = MAX_LOOP_RESULT_CHARS): string {
   if (text.length <= maxChars) return text;
   const half = Math.floor(maxChars / 2);
-  return JSON.stringify({ truncated: true, original_chars: text.length, content: `${text.slice(0, half)}\n[... ${text.length - 2 * half} characters cut ...]\n${text.slice(-half)}` });
+  return JSON.stringify({
+    truncated: true,
+    original_chars: text.length,
+    content: `${text.slice(0, half)}\n[... ${text.length - 2 * half} characters cut ...]\n${text.slice(-half)}`,
+  });
 }

@@ -1,5 +1,14 @@
 // Runs one turn's tool calls as activities: ordered segments, bounded concurrency, results in the model's order. Workflow-safe.
-import { ActivityCancellationType, ActivityFailure, ApplicationFailure, isCancellation, patched, proxyActivities, TimeoutFailure, type ActivityOptions } from '@temporalio/workflow';
+import {
+  ActivityCancellationType,
+  ActivityFailure,
+  ApplicationFailure,
+  isCancellation,
+  patched,
+  proxyActivities,
+  TimeoutFailure,
+  type ActivityOptions,
+} from '@temporalio/workflow';
 import type { AgentActivities, RunToolInput, RunToolOutput } from '../common/activity-contract.js';
 import { normalizePath } from '../common/paths.js';
 import { argsDigest, type ApprovalMode } from '../common/approval-types.js';
@@ -48,7 +57,12 @@ function activityOptions(meta: ToolMeta | undefined, call: ToolCallView, heartbe
     startToCloseTimeout: `${(meta?.timeoutSeconds ?? 300) + 30} seconds`,
     heartbeatTimeout: `${heartbeatSeconds} seconds`,
     retry: safe
-      ? { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 5 }
+      ? {
+          initialInterval: '500 milliseconds',
+          backoffCoefficient: 2,
+          maximumInterval: '30 seconds',
+          maximumAttempts: 5,
+        }
       : { initialInterval: '200 milliseconds', maximumAttempts: 2 },
     summary: `${call.emoji} ${call.name}: ${call.summary}`,
   };
@@ -58,7 +72,9 @@ function failureResult(name: string, meta: ToolMeta | undefined, err: ActivityFa
   const cause = err.cause;
   const why =
     cause instanceof TimeoutFailure
-      ? `the worker running it was lost or it ran past its time limit (${String(cause.timeoutType ?? 'unknown').toLowerCase().replace(/_/g, '-')} timeout)`
+      ? `the worker running it was lost or it ran past its time limit (${String(cause.timeoutType ?? 'unknown')
+          .toLowerCase()
+          .replace(/_/g, '-')} timeout)`
       : cause instanceof ApplicationFailure
         ? `${cause.type ?? 'error'}: ${cause.message}`
         : (cause?.message ?? err.message);
@@ -67,7 +83,8 @@ function failureResult(name: string, meta: ToolMeta | undefined, err: ActivityFa
     ? 'It was retried and still failed.'
     : 'It changes the world, so it was not run again: it may have partly run. Check its effects before repeating it.';
   // The last output a lost command reported in its heartbeats is what the model can check its effects against.
-  const details = cause instanceof TimeoutFailure ? (cause.lastHeartbeatDetails as { output_tail?: unknown } | undefined) : undefined;
+  const details =
+    cause instanceof TimeoutFailure ? (cause.lastHeartbeatDetails as { output_tail?: unknown } | undefined) : undefined;
   const tail = typeof details?.output_tail === 'string' ? { output_before_interruption: details.output_tail } : {};
   const interrupted = cause instanceof TimeoutFailure && !retried ? { interrupted: true } : {};
   return JSON.stringify({ error: `Tool '${name}' did not complete: ${why}. ${advice}`, ...interrupted, ...tail });
@@ -78,7 +95,8 @@ function commandOf(args: string, commandArg: string | undefined): string | undef
   if (!commandArg) return undefined;
   try {
     const parsed = JSON.parse(args || '{}') as Record<string, unknown>;
-    const value = parsed && typeof parsed === 'object' && Object.hasOwn(parsed, commandArg) ? parsed[commandArg] : undefined;
+    const value =
+      parsed && typeof parsed === 'object' && Object.hasOwn(parsed, commandArg) ? parsed[commandArg] : undefined;
     return typeof value === 'string' ? value : undefined;
   } catch {
     return undefined; // dispatch reports the malformed arguments
@@ -101,7 +119,11 @@ function commandCwd(args: string, cwdArg: string | undefined, cwd: string): stri
 const GATE_PATCH = 'gate-every-channel';
 
 /** The gate, with its own failures (an approval activity giving up) turned into a result that says nothing ran. */
-async function gateOrExplain(ctx: BatchContext, req: GateRequest, judge?: () => Promise<GateRequest | undefined>): Promise<Awaited<ReturnType<ApprovalBook['gate']>>> {
+async function gateOrExplain(
+  ctx: BatchContext,
+  req: GateRequest,
+  judge?: () => Promise<GateRequest | undefined>,
+): Promise<Awaited<ReturnType<ApprovalBook['gate']>>> {
   try {
     if (judge) {
       const judged = await judge();
@@ -112,7 +134,12 @@ async function gateOrExplain(ctx: BatchContext, req: GateRequest, judge?: () => 
   } catch (err) {
     if (isCancellation(err) || !(err instanceof ActivityFailure)) throw err;
     const why = err.cause instanceof ApplicationFailure ? err.cause.message : (err.cause?.message ?? err.message);
-    return { run: false, result: JSON.stringify({ error: `The approval check failed (${why}), so the command was not run. Try again later.` }) };
+    return {
+      run: false,
+      result: JSON.stringify({
+        error: `The approval check failed (${why}), so the command was not run. Try again later.`,
+      }),
+    };
   }
 }
 
@@ -150,7 +177,13 @@ async function runOne(call: PlannedCall, view: ToolCallView, ctx: BatchContext):
       // One mechanism for every tool: the tool says what the call would run, the worker holding its environment judges it.
       setStatus('awaiting_approval');
       const gate = await gateOrExplain(ctx, gateRequest(command ?? ''), async () => {
-        const a = await assessRouted(ctx.environment, call.meta?.environment === true, { name: call.name, args: call.args, taskId: ctx.taskId, cwd: ctx.cwd, ...(ctx.backend ? { backend: ctx.backend } : {}) });
+        const a = await assessRouted(ctx.environment, call.meta?.environment === true, {
+          name: call.name,
+          args: call.args,
+          taskId: ctx.taskId,
+          cwd: ctx.cwd,
+          ...(ctx.backend ? { backend: ctx.backend } : {}),
+        });
         return a.dangerous ? { ...gateRequest(a.command), assessment: a } : undefined;
       });
       setStatus('running');
@@ -163,13 +196,25 @@ async function runOne(call: PlannedCall, view: ToolCallView, ctx: BatchContext):
       if (!gate.run) return gate.result;
       approved = gate.approved;
     }
-    const input: RunToolInput = { name: call.name, args: call.args, callId: view.id, taskId: ctx.taskId, userTask: ctx.userTask, cwd: ctx.cwd, approved, ...(ctx.backend ? { backend: ctx.backend } : {}) };
+    const input: RunToolInput = {
+      name: call.name,
+      args: call.args,
+      callId: view.id,
+      taskId: ctx.taskId,
+      userTask: ctx.userTask,
+      cwd: ctx.cwd,
+      approved,
+      ...(ctx.backend ? { backend: ctx.backend } : {}),
+    };
     let out = await runTool(input);
     if (out.status === 'approval_required' && !approved) {
       // A plugin's pre_tool_call hook asked for a person: the same gate, with its reason as the finding.
       const reason = out.reason ?? 'a plugin hook asked for approval';
       setStatus('awaiting_approval');
-      const gate = await gateOrExplain(ctx, { ...gateRequest(command ?? call.args), findings: [{ rule: `hook:${call.name}`, tier: 'dangerous', description: reason }] });
+      const gate = await gateOrExplain(ctx, {
+        ...gateRequest(command ?? call.args),
+        findings: [{ rule: `hook:${call.name}`, tier: 'dangerous', description: reason }],
+      });
       setStatus('running');
       if (!gate.run) return gate.result;
       out = await runTool({ ...input, approved: true });
@@ -221,7 +266,9 @@ export async function runToolBatch(calls: ModelToolCall[], turn: number, ctx: Ba
   const planned: PlannedCall[] = [];
   calls.forEach((c, i) => {
     if (i >= ctx.maxCallsPerTurn) {
-      results[i] = JSON.stringify({ error: `Not run: more than ${ctx.maxCallsPerTurn} tool calls in one turn. Ask for fewer at a time.` });
+      results[i] = JSON.stringify({
+        error: `Not run: more than ${ctx.maxCallsPerTurn} tool calls in one turn. Ask for fewer at a time.`,
+      });
       views[i]!.status = 'error';
       views[i]!.summary = `not run (over ${ctx.maxCallsPerTurn} calls in one turn)`;
       return;

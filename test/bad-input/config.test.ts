@@ -23,19 +23,31 @@ function expectRefused(r: CliResult, line: RegExp): void {
 
 describe('config.yaml: tether refuses', () => {
   it('terminal.default_timeout larger than terminal.max_timeout, naming both', async () => {
-    expectRefused(await execWith('terminal:\n  default_timeout: 900\n  max_timeout: 600\n'), /terminal\.default_timeout: 900 is larger than terminal\.max_timeout \(600\)/);
+    expectRefused(
+      await execWith('terminal:\n  default_timeout: 900\n  max_timeout: 600\n'),
+      /terminal\.default_timeout: 900 is larger than terminal\.max_timeout \(600\)/,
+    );
   });
 
   it('terminal.max_timeout over the 3600 s ceiling', async () => {
-    expectRefused(await execWith('terminal:\n  max_timeout: 7200\n'), /terminal\.max_timeout: Too big: expected number to be <=3600/);
+    expectRefused(
+      await execWith('terminal:\n  max_timeout: 7200\n'),
+      /terminal\.max_timeout: Too big: expected number to be <=3600/,
+    );
   });
 
   it('an unknown key in terminal, naming it and what is allowed', async () => {
-    expectRefused(await execWith('terminal:\n  default_timout: 30\n'), /terminal: Unrecognized key "default_timout" \(terminal's settings: backend, lifetime_seconds, default_timeout, max_timeout, output_chars, env; backend sections: local, docker/);
+    expectRefused(
+      await execWith('terminal:\n  default_timout: 30\n'),
+      /terminal: Unrecognized key "default_timout" \(terminal's settings: backend, lifetime_seconds, default_timeout, max_timeout, output_chars, env; backend sections: local, docker/,
+    );
   });
 
   it('an unknown key in the section of a backend that is not selected', async () => {
-    expectRefused(await execWith('terminal:\n  backend: local\n  docker:\n    imagee: alpine\n'), /terminal\.docker: Unrecognized key: "imagee"/);
+    expectRefused(
+      await execWith('terminal:\n  backend: local\n  docker:\n    imagee: alpine\n'),
+      /terminal\.docker: Unrecognized key: "imagee"/,
+    );
   });
 
   it('approvals.timeout in a format it does not take, listing the formats it does', async () => {
@@ -49,7 +61,10 @@ describe('config.yaml: tether refuses', () => {
 describe('tether exec --timeout: one truth with terminal.max_timeout (600 s unless config.yaml raises it)', () => {
   it('refuses more than terminal.max_timeout, naming it', async () => {
     const r = await execWith('', ['--timeout', '99999']);
-    expectRefused(r, /^tether: --timeout 99999 is over the foreground limit of 600 s \(terminal\.max_timeout in config\.yaml, which may be raised to 3600\)$/);
+    expectRefused(
+      r,
+      /^tether: --timeout 99999 is over the foreground limit of 600 s \(terminal\.max_timeout in config\.yaml, which may be raised to 3600\)$/,
+    );
     expectRefused(await execWith('', ['--timeout', '601']), /--timeout 601 is over the foreground limit of 600 s/);
   });
 

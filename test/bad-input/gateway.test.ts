@@ -33,23 +33,48 @@ async function startGateway(env: Record<string, string>): Promise<{ gateway: Cli
   return { gateway, base: m[1]! };
 }
 
-async function post(base: string, body: string, signature = signBody(secret, body)): Promise<{ status: number; json: Record<string, unknown> }> {
-  const res = await fetch(`${base}/approvals/decision`, { method: 'POST', body, headers: { 'x-tether-signature': signature } });
+async function post(
+  base: string,
+  body: string,
+  signature = signBody(secret, body),
+): Promise<{ status: number; json: Record<string, unknown> }> {
+  const res = await fetch(`${base}/approvals/decision`, {
+    method: 'POST',
+    body,
+    headers: { 'x-tether-signature': signature },
+  });
   return { status: res.status, json: (await res.json()) as Record<string, unknown> };
 }
 
 const decision = (extra: Record<string, unknown> = {}): string =>
-  JSON.stringify({ workflowId: `no-such-run-${randomUUID()}`, approvalId: 'a-1', choice: 'once', timestamp: Date.now(), nonce: randomUUID(), ...extra });
+  JSON.stringify({
+    workflowId: `no-such-run-${randomUUID()}`,
+    approvalId: 'a-1',
+    choice: 'once',
+    timestamp: Date.now(),
+    nonce: randomUUID(),
+    ...extra,
+  });
 
 describe('tether serve refuses', () => {
   it('signed bodies that are JSON but not an object (null, a list, a number, a string): 400 with a line, and stays up', async () => {
     const { gateway, base } = await startGateway({ TETHER_HOME: home() });
-    for (const [body, got] of [['null', 'null'], ['[1,2,3]', 'an array'], ['42', 'number'], ['"approve"', 'string']] as const) {
+    for (const [body, got] of [
+      ['null', 'null'],
+      ['[1,2,3]', 'an array'],
+      ['42', 'number'],
+      ['"approve"', 'string'],
+    ] as const) {
       const res = await post(base, body);
       expect(res.status, body).toBe(400);
-      expect(res.json.error).toBe(`body must be a JSON object with workflowId, approvalId, choice, timestamp and nonce (got ${got})`);
+      expect(res.json.error).toBe(
+        `body must be a JSON object with workflowId, approvalId, choice, timestamp and nonce (got ${got})`,
+      );
     }
-    expect(await post(base, decision({ reason: 42 }))).toMatchObject({ status: 400, json: { error: 'must be strings when given: reason' } });
+    expect(await post(base, decision({ reason: 42 }))).toMatchObject({
+      status: 400,
+      json: { error: 'must be strings when given: reason' },
+    });
     expect((await fetch(`${base}/healthz`)).status).toBe(200);
     expect(gateway.child.exitCode).toBe(null);
     expect(looksLikeACrash(gateway.output())).toBe(false);
@@ -70,10 +95,16 @@ describe('tether serve refuses', () => {
     const first = await startGateway(env);
     const body = decision();
     // The run does not exist, but the signature and nonce were good: the nonce is used up.
-    expect(await post(first.base, body)).toMatchObject({ status: 404, json: { error: expect.stringMatching(/^no such run/) } });
+    expect(await post(first.base, body)).toMatchObject({
+      status: 404,
+      json: { error: expect.stringMatching(/^no such run/) },
+    });
     await first.gateway.kill('SIGINT');
     const second = await startGateway(env);
-    expect(await post(second.base, body)).toMatchObject({ status: 409, json: { error: expect.stringMatching(/^replayed: nonce/) } });
+    expect(await post(second.base, body)).toMatchObject({
+      status: 409,
+      json: { error: expect.stringMatching(/^replayed: nonce/) },
+    });
   });
 
   it('--port out of range, a port in use and an address this machine lacks: one line naming the flag', async () => {
@@ -88,7 +119,9 @@ describe('tether serve refuses', () => {
     const port = (taken.address() as { port: number }).port;
     const inUse = await runCli(['serve', '--port', String(port)], { cwd, env }).finally(() => taken.close());
     expect(inUse.code).toBe(2);
-    expect(inUse.stderr).toBe(`tether: cannot listen: --port ${port}: the port is in use on 127.0.0.1 (another tether serve? pick another port, or 0 for a free one)\n`);
+    expect(inUse.stderr).toBe(
+      `tether: cannot listen: --port ${port}: the port is in use on 127.0.0.1 (another tether serve? pick another port, or 0 for a free one)\n`,
+    );
     // 192.0.2.1 is a documentation address (TEST-NET-1): binding to it fails locally, nothing is sent anywhere.
     const noHost = await runCli(['serve', '--host', '192.0.2.1', '--port', '0'], { cwd, env });
     expect(noHost.code).toBe(2);
@@ -108,11 +141,26 @@ describe('tether serve refuses', () => {
       await workers.start(env);
       const { base } = await startGateway(env);
       const workflowId = `bad-gateway-${randomUUID()}`;
-      const handle = await client().workflow.start('agentWorkflow', { taskQueue, workflowId, args: [{ task: 't', model: 'scripted', cwd }] });
+      const handle = await client().workflow.start('agentWorkflow', {
+        taskQueue,
+        workflowId,
+        args: [{ task: 't', model: 'scripted', cwd }],
+      });
       let s: AgentState | undefined;
-      await until('a pending approval', async () => (s = await handle.query<AgentState>('state')).pendingApprovals.length > 0, 30_000);
+      await until(
+        'a pending approval',
+        async () => (s = await handle.query<AgentState>('state')).pendingApprovals.length > 0,
+        30_000,
+      );
       const p = s!.pendingApprovals[0]!;
-      const body = JSON.stringify({ workflowId, approvalId: p.approvalId, choice: 'once', timestamp: Date.now(), nonce: randomUUID(), by: 'the-admin' });
+      const body = JSON.stringify({
+        workflowId,
+        approvalId: p.approvalId,
+        choice: 'once',
+        timestamp: Date.now(),
+        nonce: randomUUID(),
+        by: 'the-admin',
+      });
       expect((await post(base, body)).status).toBe(200);
       await handle.result();
       const decided = (await handle.query<AgentState>('state')).approvals.decided;

@@ -20,7 +20,16 @@ function largeBatch(): { file: string; env: Record<string, string> } {
   const home = mkdtempSync(join(tmpdir(), 'tether-interrupt-'));
   const file = join(home, 'large.jsonl');
   writeFileSync(file, Array.from({ length: 2_000 }, (_, i) => JSON.stringify(`task ${i + 1}`)).join('\n'));
-  return { file, env: { TETHER_HOME: home, TEMPORAL_ADDRESS: inject('temporalAddress'), TETHER_TASK_QUEUE: `interrupt-${randomUUID()}`, OPENAI_BASE_URL: model.url, OPENAI_API_KEY: 'k' } };
+  return {
+    file,
+    env: {
+      TETHER_HOME: home,
+      TEMPORAL_ADDRESS: inject('temporalAddress'),
+      TETHER_TASK_QUEUE: `interrupt-${randomUUID()}`,
+      OPENAI_BASE_URL: model.url,
+      OPENAI_API_KEY: 'k',
+    },
+  };
 }
 
 describe('Ctrl-C on tether batch', () => {

@@ -21,7 +21,10 @@ describe('OpenAI-compatible servers', () => {
   it('the assistant message that carries tool_calls is sent with content "" (never null)', async () => {
     const cwd = workdir();
     writeFileSync(join(cwd, 'a.txt'), 'alpha\n');
-    const model = await startScriptedModel([{ toolCalls: [{ name: 'read_file', arguments: { path: 'a.txt' } }] }, { content: 'read it' }]);
+    const model = await startScriptedModel([
+      { toolCalls: [{ name: 'read_file', arguments: { path: 'a.txt' } }] },
+      { content: 'read it' },
+    ]);
     try {
       const result = await h.withWorker(model.url, () => h.run({ task: 'read a.txt', cwd }));
       expect(result.answer).toBe('read it');
@@ -33,12 +36,22 @@ describe('OpenAI-compatible servers', () => {
     }
   });
 
-  it('a 5xx whose body is a validation error fails the run at once, with the server\'s message (no retries)', async () => {
-    const model = await startScriptedModel([{ status: 500, error: "1 validation error for ChatCompletionRequest\nmessages.1.content\n  Input should be a valid string [type=string_type, input_value=None]" }]);
+  it("a 5xx whose body is a validation error fails the run at once, with the server's message (no retries)", async () => {
+    const model = await startScriptedModel([
+      {
+        status: 500,
+        error:
+          '1 validation error for ChatCompletionRequest\nmessages.1.content\n  Input should be a valid string [type=string_type, input_value=None]',
+      },
+    ]);
     try {
-      const err = await h.withWorker(model.url, () => h.run({ task: 'anything', cwd: workdir() })).catch((e: unknown) => e);
+      const err = await h
+        .withWorker(model.url, () => h.run({ task: 'anything', cwd: workdir() }))
+        .catch((e: unknown) => e);
       expect(err).toBeInstanceOf(WorkflowFailedError);
-      expect(String((err as WorkflowFailedError).cause?.message)).toMatch(/rejected the request \(HTTP 500, a validation error\): .*1 validation error for ChatCompletionRequest/s);
+      expect(String((err as WorkflowFailedError).cause?.message)).toMatch(
+        /rejected the request \(HTTP 500, a validation error\): .*1 validation error for ChatCompletionRequest/s,
+      );
       expect(model.requests).toHaveLength(1);
     } finally {
       await model.close();
@@ -47,29 +60,42 @@ describe('OpenAI-compatible servers', () => {
 
   const missing = llamaServerMissing();
   const skip = missing !== undefined && process.env.TETHER_SKIP_LLAMA_SERVER === '1';
-  it.skipIf(skip)(`runs a tool-calling turn end to end against llama-cpp-python's server${skip ? ` (skipped: TETHER_SKIP_LLAMA_SERVER=1 and ${missing})` : ''}`, async () => {
-    if (missing) throw new Error(`${missing}; set TETHER_SKIP_LLAMA_SERVER=1 to skip this test on a machine without it`);
-    const server = await startLlamaServer();
-    // The real server writes every answer; the scripted server in front of it only decides the first turn, so the
-    // second request, which carries the assistant's tool_calls, is answered by llama-cpp-python itself.
-    const cwd = workdir();
-    writeFileSync(join(cwd, 'a.txt'), 'alpha\n');
-    const proxy = await startScriptedModel([
-      { toolCalls: [{ name: 'read_file', arguments: { path: 'a.txt' } }] },
-      async (req) => {
-        const res = await fetch(`${server.url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...req, max_tokens: 16 }) });
-        const body = (await res.json()) as { choices?: { message?: { content?: string } }[]; error?: unknown; detail?: unknown };
-        if (!res.ok) return { status: res.status, error: JSON.stringify(body) };
-        return { content: body.choices?.[0]?.message?.content || '(empty)' };
-      },
-    ]);
-    try {
-      const result = await h.withWorker(proxy.url, () => h.run({ task: 'read a.txt', cwd }));
-      expect(result.status).toBe('completed');
-      expect(proxy.errors).toEqual([]);
-    } finally {
-      await proxy.close();
-      await server.close();
-    }
-  }, 300_000);
+  it.skipIf(skip)(
+    `runs a tool-calling turn end to end against llama-cpp-python's server${skip ? ` (skipped: TETHER_SKIP_LLAMA_SERVER=1 and ${missing})` : ''}`,
+    async () => {
+      if (missing)
+        throw new Error(`${missing}; set TETHER_SKIP_LLAMA_SERVER=1 to skip this test on a machine without it`);
+      const server = await startLlamaServer();
+      // The real server writes every answer; the scripted server in front of it only decides the first turn, so the
+      // second request, which carries the assistant's tool_calls, is answered by llama-cpp-python itself.
+      const cwd = workdir();
+      writeFileSync(join(cwd, 'a.txt'), 'alpha\n');
+      const proxy = await startScriptedModel([
+        { toolCalls: [{ name: 'read_file', arguments: { path: 'a.txt' } }] },
+        async (req) => {
+          const res = await fetch(`${server.url}/chat/completions`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ ...req, max_tokens: 16 }),
+          });
+          const body = (await res.json()) as {
+            choices?: { message?: { content?: string } }[];
+            error?: unknown;
+            detail?: unknown;
+          };
+          if (!res.ok) return { status: res.status, error: JSON.stringify(body) };
+          return { content: body.choices?.[0]?.message?.content || '(empty)' };
+        },
+      ]);
+      try {
+        const result = await h.withWorker(proxy.url, () => h.run({ task: 'read a.txt', cwd }));
+        expect(result.status).toBe('completed');
+        expect(proxy.errors).toEqual([]);
+      } finally {
+        await proxy.close();
+        await server.close();
+      }
+    },
+    300_000,
+  );
 });

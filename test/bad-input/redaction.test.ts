@@ -20,7 +20,10 @@ beforeAll(async () => {
   await discoverBuiltinTools();
   cwd = realpathSync(mkdtempSync(join(tmpdir(), 'tether-redact-')));
   // A .env file: one value that is also in the environment, one that only the file has.
-  writeFileSync(join(cwd, '.env'), `REDACTION_TEST_TOKEN=${TOKEN}\nSTRIPE_SECRET="${FILE_ONLY}"\nPLAIN=visible-value\n`);
+  writeFileSync(
+    join(cwd, '.env'),
+    `REDACTION_TEST_TOKEN=${TOKEN}\nSTRIPE_SECRET="${FILE_ONLY}"\nPLAIN=visible-value\n`,
+  );
   registry.register({
     name: 'test_echo_secret',
     toolset: 'test',
@@ -60,19 +63,29 @@ describe('tool output reaching the model', () => {
     expect(() => JSON.parse(out) as unknown).not.toThrow();
   });
 
-  it('hides secrets in a failing tool\'s error message too', async () => {
+  it("hides secrets in a failing tool's error message too", async () => {
     const out = await registry.dispatch('test_throw_secret', {}, ctx());
     expect(out).not.toContain(TOKEN);
-    expect(JSON.parse(out)).toEqual({ error: 'Tool execution failed: Error: could not log in with [REDACTED REDACTION_TEST_TOKEN]' });
+    expect(JSON.parse(out)).toEqual({
+      error: 'Tool execution failed: Error: could not log in with [REDACTED REDACTION_TEST_TOKEN]',
+    });
   });
 
   it('hides well-known key formats that are in no variable', async () => {
-    const out = await registry.dispatch('test_echo_secret', { text: 'key ghp_0123456789abcdefghijABCDEFGHIJ0123 here' }, ctx());
+    const out = await registry.dispatch(
+      'test_echo_secret',
+      { text: 'key ghp_0123456789abcdefghijABCDEFGHIJ0123 here' },
+      ctx(),
+    );
     expect(JSON.parse(out)).toEqual({ text: 'key [REDACTED key] here' });
   });
 
   it('leaves code that only looks like an assignment alone (lower-case names)', async () => {
-    const out = await registry.dispatch('test_echo_secret', { text: 'interface Login { password: string; token: string }' }, ctx());
+    const out = await registry.dispatch(
+      'test_echo_secret',
+      { text: 'interface Login { password: string; token: string }' },
+      ctx(),
+    );
     expect(JSON.parse(out)).toEqual({ text: 'interface Login { password: string; token: string }' });
   });
 

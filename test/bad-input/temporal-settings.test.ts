@@ -34,7 +34,15 @@ async function everyCommand(env: Record<string, string>): Promise<[string[], Cli
   const cwd = mkdtempSync(join(tmpdir(), 'tether-bad-temporal-cwd-'));
   const all = commands(cwd);
   // In parallel: each waits for its own connection attempt to give up.
-  return Promise.all(all.map(async (args) => [args, await runCli(args, { cwd, env: { TETHER_HOME: home(), OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', ...env } })] as [string[], CliResult]));
+  return Promise.all(
+    all.map(
+      async (args) =>
+        [
+          args,
+          await runCli(args, { cwd, env: { TETHER_HOME: home(), OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', ...env } }),
+        ] as [string[], CliResult],
+    ),
+  );
 }
 
 function expectOneLine(args: string[], r: CliResult, pattern: RegExp): void {
@@ -54,7 +62,10 @@ describe('tether refuses, naming the variable', () => {
   }, 120_000);
 
   it('TEMPORAL_NAMESPACE that does not exist', async () => {
-    for (const [args, r] of await everyCommand({ TEMPORAL_ADDRESS: inject('temporalAddress'), TEMPORAL_NAMESPACE: 'no-such-namespace' })) {
+    for (const [args, r] of await everyCommand({
+      TEMPORAL_ADDRESS: inject('temporalAddress'),
+      TEMPORAL_NAMESPACE: 'no-such-namespace',
+    })) {
       expectOneLine(args, r, /^tether: namespace 'no-such-namespace' does not exist on \S+ \(TEMPORAL_NAMESPACE\)/);
     }
   }, 120_000);
@@ -68,8 +79,15 @@ describe('tether refuses, naming the variable', () => {
   it('TETHER_HOME that cannot be created (under /proc): tether exec and the rest stop with one line', async () => {
     const cwd = mkdtempSync(join(tmpdir(), 'tether-bad-home-'));
     for (const args of [['exec', 'echo', 'hi'], ['list'], ['tools']]) {
-      const r = await runCli(args, { cwd, env: { TETHER_HOME: '/proc/tether-cannot-be-here', TEMPORAL_ADDRESS: inject('temporalAddress') } });
-      expectOneLine(args, r, /^tether: TETHER_HOME=\/proc\/tether-cannot-be-here cannot be created or written \(\w+\): set TETHER_HOME to a directory you can write to$/);
+      const r = await runCli(args, {
+        cwd,
+        env: { TETHER_HOME: '/proc/tether-cannot-be-here', TEMPORAL_ADDRESS: inject('temporalAddress') },
+      });
+      expectOneLine(
+        args,
+        r,
+        /^tether: TETHER_HOME=\/proc\/tether-cannot-be-here cannot be created or written \(\w+\): set TETHER_HOME to a directory you can write to$/,
+      );
     }
   }, 120_000);
 });

@@ -18,7 +18,11 @@ describe('more than 32 tool calls in one turn', () => {
   it('runs the first 32, refuses the rest with an error result, and counts 32', async () => {
     const cwd = realpathSync(mkdtempSync(join(tmpdir(), 'tether-bad-calls-')));
     writeFileSync(join(cwd, 'note.txt'), 'hello\n');
-    const calls = Array.from({ length: 35 }, (_, i) => ({ id: `call_${i}`, name: 'read_file', arguments: { path: 'note.txt' } }));
+    const calls = Array.from({ length: 35 }, (_, i) => ({
+      id: `call_${i}`,
+      name: 'read_file',
+      arguments: { path: 'note.txt' },
+    }));
     let results: string[] = [];
     const model = await startScriptedModel([
       { toolCalls: calls },
@@ -36,10 +40,15 @@ describe('more than 32 tool calls in one turn', () => {
       });
       expect(results).toHaveLength(35);
       expect(results.slice(0, 32).every((r) => r.includes('hello'))).toBe(true);
-      for (const r of results.slice(32)) expect(JSON.parse(r)).toEqual({ error: 'Not run: more than 32 tool calls in one turn. Ask for fewer at a time.' });
+      for (const r of results.slice(32))
+        expect(JSON.parse(r)).toEqual({
+          error: 'Not run: more than 32 tool calls in one turn. Ask for fewer at a time.',
+        });
       expect(result.toolCalls).toBe(32);
       expect(state.toolCallCount).toBe(32);
-      expect(state.lastToolCalls.slice(32).map((v) => [v.status, v.summary])).toEqual(Array(3).fill(['error', 'not run (over 32 calls in one turn)']));
+      expect(state.lastToolCalls.slice(32).map((v) => [v.status, v.summary])).toEqual(
+        Array(3).fill(['error', 'not run (over 32 calls in one turn)']),
+      );
     } finally {
       await model.close();
     }

@@ -35,7 +35,12 @@ describeConformance('vercel_sandbox (double: fake Vercel API on loopback)', asyn
   // The SDK's API address is not a setting: a provider hands the transport the fake's address.
   registerEnvironmentProvider(
     'vercel-fake',
-    ({ taskId }) => new VercelTransport(vercelSettings.parse({ workdir }), { taskId, workerId: 'conformance' }, { apiUrl: fake.apiUrl, env }),
+    ({ taskId }) =>
+      new VercelTransport(
+        vercelSettings.parse({ workdir }),
+        { taskId, workerId: 'conformance' },
+        { apiUrl: fake.apiUrl, env },
+      ),
     'cloud-conformance.test.ts',
   );
   return {
@@ -43,7 +48,9 @@ describeConformance('vercel_sandbox (double: fake Vercel API on loopback)', asyn
     hostCwd: workdir,
     recreatedAfterBreak: true,
     breakEnvironment: async (taskId) => {
-      const found = [...fake.sandboxes.values()].filter((s) => s.tags['tether.task'] === taskId && s.status === 'running');
+      const found = [...fake.sandboxes.values()].filter(
+        (s) => s.tags['tether.task'] === taskId && s.status === 'running',
+      );
       if (found.length !== 1) throw new Error(`expected one sandbox for ${taskId}, found ${found.length}`);
       fake.stopSandbox(found[0]!.name);
     },

@@ -28,7 +28,11 @@ function liveWith(token: string, starts = false): number[] {
     if (!/^\d+$/.test(d)) continue;
     try {
       const cmd = readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0').join(' ');
-      if ((starts ? cmd.startsWith(token) : cmd.includes(token)) && readFileSync(`/proc/${d}/stat`, 'utf8').replace(/^.*\) /, '')[0] !== 'Z') found.push(Number(d));
+      if (
+        (starts ? cmd.startsWith(token) : cmd.includes(token)) &&
+        readFileSync(`/proc/${d}/stat`, 'utf8').replace(/^.*\) /, '')[0] !== 'Z'
+      )
+        found.push(Number(d));
     } catch {
       // it ended while we looked
     }
@@ -65,17 +69,23 @@ export function describeConformance(name: string, setup: () => Promise<Conforman
         return;
       }
       target = t;
-      await configureEnvironments(parseConfig({ terminal: { ...t.terminal, env: { CONFORMANCE_API_KEY: 'sekrit-value-123' } } }).terminal);
+      await configureEnvironments(
+        parseConfig({ terminal: { ...t.terminal, env: { CONFORMANCE_API_KEY: 'sekrit-value-123' } } }).terminal,
+      );
     }, 300_000);
     afterAll(async () => {
       await environmentManager().closeAll();
       await target?.stop?.();
     }, 120_000);
     const test = (title: string, fn: (skipTest: (why: string) => void) => Promise<void>, timeout = 60_000): void => {
-      it(title, async (ctx) => {
-        if (skip) ctx.skip(skip);
-        await fn((why) => ctx.skip(why));
-      }, timeout);
+      it(
+        title,
+        async (ctx) => {
+          if (skip) ctx.skip(skip);
+          await fn((why) => ctx.skip(why));
+        },
+        timeout,
+      );
     };
 
     test('reports exit codes and stderr', async () => {
@@ -89,7 +99,9 @@ export function describeConformance(name: string, setup: () => Promise<Conforman
     test('carries cd and export over to the next command; workdir is one-off', async () => {
       const t = task();
       const start = String((await sh(t, { command: 'pwd' })).output).trim();
-      expect((await sh(t, { command: 'mkdir -p conf-sub/deeper && cd conf-sub && export CONF_VAR=forty-two' })).exit_code).toBe(0);
+      expect(
+        (await sh(t, { command: 'mkdir -p conf-sub/deeper && cd conf-sub && export CONF_VAR=forty-two' })).exit_code,
+      ).toBe(0);
       expect((await sh(t, { command: 'pwd; echo "$CONF_VAR"' })).output).toBe(`${start}/conf-sub\nforty-two\n`);
       expect((await sh(t, { command: 'pwd', workdir: 'conf-sub/deeper' })).output).toBe(`${start}/conf-sub/deeper\n`);
       expect((await sh(t, { command: 'pwd' })).output).toBe(`${start}/conf-sub\n`);
@@ -103,7 +115,10 @@ export function describeConformance(name: string, setup: () => Promise<Conforman
 
     test('kills a command at its timeout, with exit code 124, the output so far, and its children', async () => {
       const t = task();
-      const r = await sh(t, { command: "echo before; sh -c 'echo $$ > late-pid; sleep 3; touch late-marker' & sleep 30; echo after", timeout: 1 });
+      const r = await sh(t, {
+        command: "echo before; sh -c 'echo $$ > late-pid; sleep 3; touch late-marker' & sleep 30; echo after",
+        timeout: 1,
+      });
       expect(r.exit_code).toBe(124);
       expect(r.error).toMatch(/timed out after 1s/);
       expect(r.output).toMatch(/^before\n/);
@@ -111,7 +126,11 @@ export function describeConformance(name: string, setup: () => Promise<Conforman
       // A child the kill missed would touch the marker before it exits: wait for it to be gone (a zombie counts), then look.
       expect((await sh(t, { command: 'test -s late-pid && echo has-pid' })).output).toBe('has-pid\n');
       const childState = `p=$(cat late-pid); if kill -0 "$p" 2>/dev/null && ! grep -q '^State:.*Z' "/proc/$p/status" 2>/dev/null; then echo alive; else echo gone; fi`;
-      await until('the timed-out command\'s child to be gone', async () => (await sh(t, { command: childState })).output === 'gone\n', 30_000);
+      await until(
+        "the timed-out command's child to be gone",
+        async () => (await sh(t, { command: childState })).output === 'gone\n',
+        30_000,
+      );
       expect((await sh(t, { command: 'test -e late-marker && echo present || echo absent' })).output).toBe('absent\n');
     });
 
@@ -122,7 +141,11 @@ export function describeConformance(name: string, setup: () => Promise<Conforman
       // of this suite runs on this machine's kernel; a sandbox's own PID namespace hides pids from later commands).
       const token = `30.${String(Math.floor(Math.random() * 1e6)).padStart(6, '0')}7`;
       const command = `sh -c 'trap "" TERM; sleep ${token}; touch cancel-marker' & sleep 30`;
-      const ran = registry.dispatch('terminal', JSON.stringify({ command }), { taskId: t, cwd: target!.hostCwd, signal: abort.signal });
+      const ran = registry.dispatch('terminal', JSON.stringify({ command }), {
+        taskId: t,
+        cwd: target!.hostCwd,
+        signal: abort.signal,
+      });
       // The child itself (its command line starts with the sleep; the shells around it only contain it).
       const child = (): number[] => liveWith(`sleep ${token}`, true);
       for (let i = 0; i < 150 && child().length === 0; i += 1) await new Promise((res) => setTimeout(res, 200));
@@ -134,7 +157,10 @@ export function describeConformance(name: string, setup: () => Promise<Conforman
     });
 
     test('caps long output, keeping 40% head and 60% tail', async () => {
-      const r = await sh(task(), { command: 'echo FIRST; i=0; while [ $i -lt 4000 ]; do echo "line $i of filler text for the cap test"; i=$((i+1)); done; echo LAST' });
+      const r = await sh(task(), {
+        command:
+          'echo FIRST; i=0; while [ $i -lt 4000 ]; do echo "line $i of filler text for the cap test"; i=$((i+1)); done; echo LAST',
+      });
       const out = String(r.output);
       expect(out.length).toBeLessThan(50_300);
       expect(out.startsWith('FIRST\n')).toBe(true);
@@ -158,7 +184,10 @@ export function describeConformance(name: string, setup: () => Promise<Conforman
 
     test('runs background processes: start, poll, write, submit, close, list, kill', async () => {
       const t = task();
-      const started = await sh(t, { command: 'echo ready; read a; echo "got:$a"; cat; echo eof; sleep 30', background: true });
+      const started = await sh(t, {
+        command: 'echo ready; read a; echo "got:$a"; cat; echo eof; sleep 30',
+        background: true,
+      });
       const id = String(started.process_id);
       expect(id).toMatch(/^proc_/);
       expect(await pollUntil(t, id, /ready/)).toMatch(/ready/);
@@ -175,7 +204,9 @@ export function describeConformance(name: string, setup: () => Promise<Conforman
       expect(killed.status).toBe('exited');
       const log = await proc(t, { action: 'log', process_id: id, offset: 0 });
       expect(String(log.output)).toMatch(/^ready\ngot:hello\n/);
-      expect((await proc(t, { action: 'poll', process_id: 'proc_999' })).error).toMatch(/no background process 'proc_999'/);
+      expect((await proc(t, { action: 'poll', process_id: 'proc_999' })).error).toMatch(
+        /no background process 'proc_999'/,
+      );
     });
 
     test('waits for a background process to exit', async () => {
@@ -197,7 +228,10 @@ export function describeConformance(name: string, setup: () => Promise<Conforman
       }
       expect(withPty.output).toMatch(/^\/dev\/pts\/\d+\n$/);
       expect((await sh(t, { command: 'tty' })).output).toMatch(/not a tty/);
-      const id = String((await sh(t, { command: 'printf "name? "; read n; echo "hi $n"; sleep 30', pty: true, background: true })).process_id);
+      const id = String(
+        (await sh(t, { command: 'printf "name? "; read n; echo "hi $n"; sleep 30', pty: true, background: true }))
+          .process_id,
+      );
       expect(await pollUntil(t, id, /name\? /)).toMatch(/name\?/);
       await proc(t, { action: 'submit', process_id: id, data: 'bob' });
       expect(await pollUntil(t, id, /hi bob/)).toMatch(/hi bob/);

@@ -56,7 +56,11 @@ describe('Daytona transport (double: fake Daytona API on loopback)', () => {
 
   it('creates a labelled sandbox and starts in the sandbox user home', () => {
     const sandbox = fake.sandboxes.get(transport.sandboxId!);
-    expect(sandbox?.labels).toMatchObject({ 'tether.task': 'task-1', 'tether.worker': 'worker-test', 'tether.host': hostname() });
+    expect(sandbox?.labels).toMatchObject({
+      'tether.task': 'task-1',
+      'tether.worker': 'worker-test',
+      'tether.host': hostname(),
+    });
     expect(sandbox?.request.autoStopInterval).toBe(15);
     expect(transport.workdir).toBe(sandbox?.dir);
   });
@@ -112,7 +116,10 @@ describe('Daytona transport (double: fake Daytona API on loopback)', () => {
   it('names the URL when the API cannot be reached', async () => {
     const url = `http://127.0.0.1:${await closedPort()}/api`;
     const t = new DaytonaTransport(daytonaSettings.parse({ api_url: url }), ctx, 'some-key');
-    const err = await t.start().then(() => undefined, (e: unknown) => e);
+    const err = await t.start().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(err).toMatchObject({ code: 'Environment.Unreachable' });
     expect((err as Error).message).toContain(`cannot reach the Daytona API at ${url}`);
     await t.close();
@@ -120,17 +127,32 @@ describe('Daytona transport (double: fake Daytona API on loopback)', () => {
 
   it('reports a refused key as Environment.Config', async () => {
     const t = new DaytonaTransport(daytonaSettings.parse({ api_url: fake.apiUrl }), ctx, 'wrong-key');
-    await expect(t.start()).rejects.toMatchObject({ code: 'Environment.Config', message: expect.stringContaining('DAYTONA_API_KEY was refused') });
+    await expect(t.start()).rejects.toMatchObject({
+      code: 'Environment.Config',
+      message: expect.stringContaining('DAYTONA_API_KEY was refused'),
+    });
   });
 
   it('removes sandboxes of dead workers on this host, and only those', async () => {
     const mine = await open();
     const dead = String(await deadPid());
     const leftover = await open();
-    fake.sandboxes.get(leftover.sandboxId!)!.labels = { 'tether.host': hostname(), 'tether.worker': 'gone-worker', 'tether.pid': dead };
+    fake.sandboxes.get(leftover.sandboxId!)!.labels = {
+      'tether.host': hostname(),
+      'tether.worker': 'gone-worker',
+      'tether.pid': dead,
+    };
     const elsewhere = await open();
-    fake.sandboxes.get(elsewhere.sandboxId!)!.labels = { 'tether.host': 'another-host', 'tether.worker': 'gone-worker', 'tether.pid': dead };
-    const removed = await daytonaCleanup(daytonaSettings.parse({ api_url: fake.apiUrl }), { workerId: 'other-live-worker' }, fake.apiKey);
+    fake.sandboxes.get(elsewhere.sandboxId!)!.labels = {
+      'tether.host': 'another-host',
+      'tether.worker': 'gone-worker',
+      'tether.pid': dead,
+    };
+    const removed = await daytonaCleanup(
+      daytonaSettings.parse({ api_url: fake.apiUrl }),
+      { workerId: 'other-live-worker' },
+      fake.apiKey,
+    );
     expect(removed).toBe(1);
     expect(fake.sandboxes.has(leftover.sandboxId!)).toBe(false);
     expect(fake.sandboxes.has(elsewhere.sandboxId!)).toBe(true);

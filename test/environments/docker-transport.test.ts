@@ -35,7 +35,13 @@ async function rejection(promise: Promise<unknown>): Promise<EnvironmentError> {
 describe('docker settings', () => {
   it('has defaults for everything and rejects misspelt keys and bad sizes', () => {
     const s = dockerSettings.parse({});
-    expect(s).toMatchObject({ image: 'debian:bookworm-slim', network: 'none', memory: 1024 ** 3, cpus: 1, pids_limit: 256 });
+    expect(s).toMatchObject({
+      image: 'debian:bookworm-slim',
+      network: 'none',
+      memory: 1024 ** 3,
+      cpus: 1,
+      pids_limit: 256,
+    });
     expect(s.cap_drop).toEqual(['ALL']);
     expect(dockerSettings.safeParse({ imgae: 'x' }).success).toBe(false);
     expect(dockerSettings.safeParse({ memory: 'lots' }).success).toBe(false);
@@ -79,7 +85,12 @@ describe('docker transport (real dockerd, local test image)', () => {
     skip = await dockerAvailable();
     if (skip) return;
     await ensureTestImage();
-    shared = transport('docker-test/shared', { memory: '512m', pids_limit: 64, cpus: 0.5, env: { GREETING: 'hi there' } });
+    shared = transport('docker-test/shared', {
+      memory: '512m',
+      pids_limit: 64,
+      cpus: 0.5,
+      env: { GREETING: 'hi there' },
+    });
     await shared.start();
   }, 120_000);
   afterAll(async () => {
@@ -150,9 +161,15 @@ describe('docker transport (real dockerd, local test image)', () => {
   test('mounts the host cwd at workdir when mount_cwd is set; read_only keeps the root file system read-only', async () => {
     const dir = realpathSync(mkdtempSync(join(tmpdir(), 'tether-docker-mount-')));
     writeFileSync(join(dir, 'from-host.txt'), 'host says hi\n');
-    const t = transport('docker-test/mount', { mount_cwd: true, workdir: '/project', read_only: true }, { hostCwd: dir });
+    const t = transport(
+      'docker-test/mount',
+      { mount_cwd: true, workdir: '/project', read_only: true },
+      { hostCwd: dir },
+    );
     await t.start();
-    expect(await run(t, 'pwd; cat from-host.txt; echo back > from-container.txt; touch /tmp/ok && echo tmp-ok')).toEqual({
+    expect(
+      await run(t, 'pwd; cat from-host.txt; echo back > from-container.txt; touch /tmp/ok && echo tmp-ok'),
+    ).toEqual({
       code: 0,
       out: '/project\nhost says hi\ntmp-ok\n',
     });
@@ -198,7 +215,13 @@ describe('docker transport (real dockerd, local test image)', () => {
         name: `tether-cleanup-${tag}-${process.pid}`,
         Image: TEST_IMAGE,
         Cmd: ['sleep', '600'],
-        Labels: { 'tether.managed': '1', 'tether.host': hostname(), 'tether.pid': String(pid), 'tether.task': 'x', 'tether.worker': 'w' },
+        Labels: {
+          'tether.managed': '1',
+          'tether.host': hostname(),
+          'tether.pid': String(pid),
+          'tether.task': 'x',
+          'tether.worker': 'w',
+        },
         HostConfig: { NetworkMode: 'none' },
       });
     const deadOne = await make(dead, 'dead');

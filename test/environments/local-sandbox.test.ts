@@ -14,7 +14,12 @@ import '../../src/tools/process.js';
 import { until } from '../support/cli.js';
 import { recordingLogger } from '../support/recording-logger.js';
 
-type Result = Record<string, unknown> & { exit_code?: number | null; output?: string; error?: string; sandbox?: string };
+type Result = Record<string, unknown> & {
+  exit_code?: number | null;
+  output?: string;
+  error?: string;
+  sandbox?: string;
+};
 
 const dir = (prefix: string, parent = tmpdir()): string => realpathSync(mkdtempSync(join(parent, prefix)));
 let cwd = dir('tether-sbx-');
@@ -68,7 +73,13 @@ describe('the local sandbox (bubblewrap)', () => {
     expect(other.output).toMatch(/Read-only file system/);
     expect(existsSync(join(outside, 'nope'))).toBe(false);
     // The allowed places: the task's directory, the listed path, and a /tmp private to the task that lasts between commands.
-    expect((await sh(t, { command: `echo a > here.txt && echo b > ${extra}/there.txt && echo c > /tmp/private.txt && echo ok` })).output).toBe('ok\n');
+    expect(
+      (
+        await sh(t, {
+          command: `echo a > here.txt && echo b > ${extra}/there.txt && echo c > /tmp/private.txt && echo ok`,
+        })
+      ).output,
+    ).toBe('ok\n');
     expect(readFileSync(join(cwd, 'here.txt'), 'utf8')).toBe('a\n');
     expect(readFileSync(join(extra, 'there.txt'), 'utf8')).toBe('b\n');
     expect(existsSync('/tmp/private.txt')).toBe(false);
@@ -112,9 +123,17 @@ describe('the local sandbox (bubblewrap)', () => {
     const t = task();
     const p = await sh(t, { command: 'setsid sleep 2345.5 & echo up; sleep 2345.75', background: true });
     expect(p.process_id).toMatch(/^proc_/);
-    await until('the background process runs', async () => hostProcesses('2345.5').length === 1 && hostProcesses('2345.75').length === 1, 15_000);
+    await until(
+      'the background process runs',
+      async () => hostProcesses('2345.5').length === 1 && hostProcesses('2345.75').length === 1,
+      15_000,
+    );
     await environmentManager().release(t);
-    await until('everything it started is gone', async () => hostProcesses('2345.5').length === 0 && hostProcesses('2345.75').length === 0, 15_000);
+    await until(
+      'everything it started is gone',
+      async () => hostProcesses('2345.5').length === 0 && hostProcesses('2345.75').length === 0,
+      15_000,
+    );
   });
 
   it('network: false cuts the network (a loopback server on this machine cannot be reached); on by default', async () => {
@@ -142,7 +161,9 @@ describe('the local sandbox (bubblewrap)', () => {
 
   it('sandbox: off warns at start, and commands then run unsandboxed', async () => {
     const log = await configure({ sandbox: 'off' });
-    expect(environmentManager().warnings).toEqual([expect.stringMatching(/terminal\.local\.sandbox is off: local commands run unsandboxed/)]);
+    expect(environmentManager().warnings).toEqual([
+      expect.stringMatching(/terminal\.local\.sandbox is off: local commands run unsandboxed/),
+    ]);
     expect(log.lines.filter((l) => l.level === 'warn').map((l) => l.msg)).toEqual(environmentManager().warnings);
     const outside = dir('tether-sbx-off-', '/var/tmp');
     expect((await sh(task(), { command: `touch ${outside}/yes && echo ok` })).output).toBe('ok\n');
@@ -175,11 +196,19 @@ describe('the local sandbox (bubblewrap)', () => {
   });
 
   it('checks terminal.local strictly, one line naming the key', async () => {
-    await expect(configure({ sandbox: { writabel: [] } })).rejects.toThrow(/^terminal\.local\.sandbox: Unrecognized key: "writabel"$/);
-    await expect(configure({ sandbox: 'maybe' })).rejects.toThrow(/^terminal\.local\.sandbox: off, on, or a mapping with enabled, network, writable and bwrap$/);
-    await expect(configure({ sandbox: { writable: ['relative/dir'] } })).rejects.toThrow(/^terminal\.local\.sandbox\.writable\.0: an absolute path/);
+    await expect(configure({ sandbox: { writabel: [] } })).rejects.toThrow(
+      /^terminal\.local\.sandbox: Unrecognized key: "writabel"$/,
+    );
+    await expect(configure({ sandbox: 'maybe' })).rejects.toThrow(
+      /^terminal\.local\.sandbox: off, on, or a mapping with enabled, network, writable and bwrap$/,
+    );
+    await expect(configure({ sandbox: { writable: ['relative/dir'] } })).rejects.toThrow(
+      /^terminal\.local\.sandbox\.writable\.0: an absolute path/,
+    );
     await expect(configure({ sandbox: { network: 'no' } })).rejects.toThrow(/^terminal\.local\.sandbox\.network: /);
-    await expect(configure({ sandbox: { writable: ['/nonexistent/tether-dir'] } })).rejects.toThrow(/^terminal\.local\.sandbox\.writable: \/nonexistent\/tether-dir does not exist$/);
+    await expect(configure({ sandbox: { writable: ['/nonexistent/tether-dir'] } })).rejects.toThrow(
+      /^terminal\.local\.sandbox\.writable: \/nonexistent\/tether-dir does not exist$/,
+    );
     await expect(configure({ sandboxx: 'off' })).rejects.toThrow(/^terminal\.local: Unrecognized key: "sandboxx"$/);
     mkdirSync(join(cwd, 'sub'), { recursive: true });
     cwd = join(cwd, 'sub');

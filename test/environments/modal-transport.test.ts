@@ -73,11 +73,22 @@ describe('modal transport (double: fake Modal API on loopback)', () => {
   }
 
   it('creates the app, the image and a sandbox with the settings', async () => {
-    const t = await started({ app: 'tether-test', image: 'alpine:3.20', cpu: 0.5, memory_mib: 1024, timeout_seconds: 120, env: { FOO: 'bar' } });
+    const t = await started({
+      app: 'tether-test',
+      image: 'alpine:3.20',
+      cpu: 0.5,
+      memory_mib: 1024,
+      timeout_seconds: 120,
+      env: { FOO: 'bar' },
+    });
     expect(fake.apps.has('tether-test')).toBe(true);
     expect(fake.images.at(-1)).toEqual(['FROM alpine:3.20']);
     const sb = fake.sandboxes.get(t.sandboxId ?? '');
-    expect(sb?.definition).toMatchObject({ timeoutSecs: 120, workdir: dir, resources: { milliCpu: 500, memoryMb: 1024 } });
+    expect(sb?.definition).toMatchObject({
+      timeoutSecs: 120,
+      workdir: dir,
+      resources: { milliCpu: 500, memoryMb: 1024 },
+    });
     expect(await t.alive()).toBe(true);
     expect((await collect(t.spawn('echo "$FOO"'))).output).toBe('bar\n');
   });
@@ -116,7 +127,11 @@ describe('modal transport (double: fake Modal API on loopback)', () => {
   });
 
   it('wrong credentials fail start() with Environment.Config', async () => {
-    const t = new ModalTransport(settings(), { taskId: 't', workerId: 'w', log: quiet }, () => new ModalClient({ tokenId: 'ak-wrong', tokenSecret: 'as-wrong' }));
+    const t = new ModalTransport(
+      settings(),
+      { taskId: 't', workerId: 'w', log: quiet },
+      () => new ModalClient({ tokenId: 'ak-wrong', tokenSecret: 'as-wrong' }),
+    );
     const err = await rejection(t.start());
     expect(err.code).toBe('Environment.Config');
     expect(err.message).toMatch(/incorrect/);
@@ -153,7 +168,9 @@ describe('modal settings and availability', () => {
     const dir = mkdtempSync(join(tmpdir(), 'tether-modal-cfg-'));
     try {
       const none = { MODAL_CONFIG_PATH: join(dir, 'absent.toml') };
-      expect(modalCredentialsMissing(none)).toBe('MODAL_TOKEN_ID and MODAL_TOKEN_SECRET are not set (or ~/.modal.toml)');
+      expect(modalCredentialsMissing(none)).toBe(
+        'MODAL_TOKEN_ID and MODAL_TOKEN_SECRET are not set (or ~/.modal.toml)',
+      );
       expect(modalCredentialsMissing({ ...none, MODAL_TOKEN_ID: 'ak-x' })).toMatch(/MODAL_TOKEN_SECRET/);
       expect(modalCredentialsMissing({ ...none, MODAL_TOKEN_ID: 'ak-x', MODAL_TOKEN_SECRET: 'as-y' })).toBeUndefined();
       const toml = join(dir, 'modal.toml');
@@ -165,7 +182,13 @@ describe('modal settings and availability', () => {
   });
 
   it('has defaults and rejects misspelt keys', () => {
-    expect(modalBackend.settings.parse({})).toEqual({ app: 'tether', image: 'python:3.12-slim', timeout_seconds: 3600, workdir: '/root', env: {} });
+    expect(modalBackend.settings.parse({})).toEqual({
+      app: 'tether',
+      image: 'python:3.12-slim',
+      timeout_seconds: 3600,
+      workdir: '/root',
+      env: {},
+    });
     expect(() => modalBackend.settings.parse({ timeout: 5 })).toThrow();
   });
 });

@@ -4,7 +4,11 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileS
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { singularityBackend, SingularityTransport, instanceName } from '../../src/environments/backends/singularity/transport.js';
+import {
+  singularityBackend,
+  SingularityTransport,
+  instanceName,
+} from '../../src/environments/backends/singularity/transport.js';
 import type { SingularitySettings } from '../../src/environments/backends/singularity/settings.js';
 import { EnvironmentError } from '../../src/environments/types.js';
 import type { TransportProcess } from '../../src/environments/types.js';
@@ -44,20 +48,26 @@ describe('singularity transport (double: fake apptainer CLI)', () => {
   function settings(extra: Partial<Record<keyof SingularitySettings, unknown>> = {}): SingularitySettings {
     return singularityBackend.settings.parse({ binary: FAKE, image, ...extra });
   }
-  async function started(extra: Partial<Record<keyof SingularitySettings, unknown>> = {}): Promise<SingularityTransport> {
+  async function started(
+    extra: Partial<Record<keyof SingularitySettings, unknown>> = {},
+  ): Promise<SingularityTransport> {
     const t = new SingularityTransport(settings(extra), { taskId: 'Task #1/ü', hostCwd: root });
     open.push(t);
     await t.start();
     return t;
   }
   function calls(): string[] {
-    return readFileSync(join(root, 'state', 'calls.log'), 'utf8').trim().split('\n');
+    return readFileSync(join(root, 'state', 'calls.log'), 'utf8')
+      .trim()
+      .split('\n');
   }
 
   it('starts an instance with the documented flags and a sanitised name', async () => {
     const t = await started({ bind: ['/data:/data'], extra_args: ['--nv'] });
     expect(t.name).toMatch(/^tether-task-1-[0-9a-f]{8}$/);
-    expect(calls()).toContain(`instance start --containall --writable-tmpfs --bind /data:/data --nv ${image} ${t.name}`);
+    expect(calls()).toContain(
+      `instance start --containall --writable-tmpfs --bind /data:/data --nv ${image} ${t.name}`,
+    );
     expect(t.workdir).toBe('/tmp');
     expect(await t.alive()).toBe(true);
   });
@@ -122,7 +132,10 @@ describe('singularity transport (double: fake apptainer CLI)', () => {
   });
 
   it('a missing binary is Environment.Config on start and spawn', async () => {
-    const t = new SingularityTransport(settings({ binary: join(root, 'no-such-apptainer') }), { taskId: 't', hostCwd: root });
+    const t = new SingularityTransport(settings({ binary: join(root, 'no-such-apptainer') }), {
+      taskId: 't',
+      hostCwd: root,
+    });
     const startErr = await t.start().catch((e: unknown) => e);
     expect((startErr as EnvironmentError).code).toBe('Environment.Config');
     expect((startErr as EnvironmentError).message).toContain('no-such-apptainer is not on PATH');
@@ -138,7 +151,9 @@ describe('singularity settings and availability', () => {
     expect(singularityBackend.unavailable?.(none)).toMatch(/no-such-apptainer-binary is not on PATH/);
     const noImage = singularityBackend.settings.parse({ binary: FAKE });
     expect(singularityBackend.unavailable?.(noImage)).toMatch(/terminal\.singularity\.image is not set/);
-    expect(singularityBackend.unavailable?.(singularityBackend.settings.parse({ binary: FAKE, image: 'docker://alpine' }))).toBeUndefined();
+    expect(
+      singularityBackend.unavailable?.(singularityBackend.settings.parse({ binary: FAKE, image: 'docker://alpine' })),
+    ).toBeUndefined();
   });
 
   it('defaults the binary to apptainer when it is on PATH, else singularity', () => {
@@ -158,7 +173,14 @@ describe('singularity settings and availability', () => {
   it('rejects misspelt keys and keeps defaults', () => {
     expect(() => singularityBackend.settings.parse({ imagee: 'x' })).toThrow();
     const s = singularityBackend.settings.parse({ image: 'x.sif' });
-    expect(s).toMatchObject({ contain: true, writable_tmpfs: true, mount_cwd: false, bind: [], env: {}, extra_args: [] });
+    expect(s).toMatchObject({
+      contain: true,
+      writable_tmpfs: true,
+      mount_cwd: false,
+      bind: [],
+      env: {},
+      extra_args: [],
+    });
   });
 
   it('names instances from the task id', () => {
@@ -180,7 +202,8 @@ describeConformance('singularity (double: fake apptainer CLI)', async () => {
     breakEnvironment: async (taskId) => {
       const log = readFileSync(join(root, 'state', 'calls.log'), 'utf8');
       const name = [...log.matchAll(/instance:\/\/(\S+)/g)].at(-1)?.[1];
-      if (!name || !readdirSync(join(root, 'state', 'instances')).includes(name)) throw new Error(`no running instance for ${taskId}`);
+      if (!name || !readdirSync(join(root, 'state', 'instances')).includes(name))
+        throw new Error(`no running instance for ${taskId}`);
       execFileSync(FAKE, ['instance', 'stop', name]);
     },
     stop: async () => rmSync(root, { recursive: true, force: true }),

@@ -20,7 +20,11 @@ function collect(proc: TransportProcess): { text: () => string } {
   return { text: () => Buffer.concat(chunks).toString('utf8') };
 }
 
-async function run(t: SshTransport, script: string, opts?: SpawnOptions & { stdin?: string }): Promise<{ code: number | null; out: string }> {
+async function run(
+  t: SshTransport,
+  script: string,
+  opts?: SpawnOptions & { stdin?: string },
+): Promise<{ code: number | null; out: string }> {
   const proc = t.spawn(script, opts);
   const out = collect(proc);
   const code = await proc.exited;
@@ -139,7 +143,9 @@ describe.skipIf(skip !== undefined)(`ssh transport against a real sshd${skip ? `
     const t = await started();
     const barrier = join(scratch, `barrier-${Date.now()}`);
     // Every command holds its session until all twelve run, so the overflow does not depend on timing.
-    const procs = Array.from({ length: 12 }, () => t.spawn(`echo "$SSH_CONNECTION"; while [ ! -e ${barrier} ]; do sleep 0.1; done`));
+    const procs = Array.from({ length: 12 }, () =>
+      t.spawn(`echo "$SSH_CONNECTION"; while [ ! -e ${barrier} ]; do sleep 0.1; done`),
+    );
     const outs = procs.map(collect);
     await until(() => outs.every((o) => o.text().includes('\n')), 'all twelve commands to run');
     writeFileSync(barrier, '');
@@ -190,7 +196,10 @@ describe.skipIf(skip !== undefined)(`ssh transport against a real sshd${skip ? `
   });
 
   it('refuses a mismatched host key loudly, even under accept-new, and leaves the file alone', async () => {
-    const other = readFileSync(`${keygen(scratch, 'impostor')}.pub`, 'utf8').split(' ').slice(0, 2).join(' ');
+    const other = readFileSync(`${keygen(scratch, 'impostor')}.pub`, 'utf8')
+      .split(' ')
+      .slice(0, 2)
+      .join(' ');
     const knownHosts = join(scratch, 'mismatch_known_hosts');
     const content = `[127.0.0.1]:${fx.port} ${other}\n`;
     writeFileSync(knownHosts, content);

@@ -9,7 +9,14 @@ describeConformance('ssh', async () => {
   return {
     terminal: {
       backend: 'ssh',
-      ssh: { host: '127.0.0.1', port: sshd.port, user: sshd.user, key_path: sshd.keyPath, known_hosts: sshd.knownHostsPath, cwd: sshd.dir },
+      ssh: {
+        host: '127.0.0.1',
+        port: sshd.port,
+        user: sshd.user,
+        key_path: sshd.keyPath,
+        known_hosts: sshd.knownHostsPath,
+        cwd: sshd.dir,
+      },
     },
     hostCwd: process.cwd(),
     // The server restarts; the connection is made again and the task's state on the host is still there.

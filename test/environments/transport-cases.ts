@@ -2,7 +2,12 @@
 // environment, repeated close), so each backend's own file keeps only what is particular to it.
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { EnvironmentError, type SpawnOptions, type Transport, type TransportProcess } from '../../src/environments/types.js';
+import {
+  EnvironmentError,
+  type SpawnOptions,
+  type Transport,
+  type TransportProcess,
+} from '../../src/environments/types.js';
 
 export interface TransportCaseOptions {
   /** Why the backend cannot run here (the cases are then skipped with it), or undefined. Called once the suite runs. */
@@ -18,7 +23,11 @@ export interface TransportCaseOptions {
 }
 
 /** Output (stdout and stderr as they arrive) and exit code of one spawned script. */
-export async function runScript(t: Transport, script: string, opts?: SpawnOptions & { stdin?: string }): Promise<{ code: number | null; out: string }> {
+export async function runScript(
+  t: Transport,
+  script: string,
+  opts?: SpawnOptions & { stdin?: string },
+): Promise<{ code: number | null; out: string }> {
   const p = t.spawn(script, opts);
   const out = collected(p);
   const code = await p.exited;
@@ -75,7 +84,7 @@ export function describeTransportCases(name: string, o: TransportCaseOptions): v
     });
 
     test('gives stdin whole and then closes it', async (t) => {
-      const input = "line one\nit's $HOME `date` \"quoted\"\n\u00e9t\u00e9\n";
+      const input = 'line one\nit\'s $HOME `date` "quoted"\n\u00e9t\u00e9\n';
       expect(await runScript(t, 'cat; echo end; exit 5', { stdin: input })).toEqual({ code: 5, out: `${input}end\n` });
     });
 
@@ -99,7 +108,10 @@ export function describeTransportCases(name: string, o: TransportCaseOptions): v
     test('runs two processes at once', async (t) => {
       const flag = `/tmp/tether-flag-${randomBytes(4).toString('hex')}`;
       // The first can only finish once the second ran: they would deadlock if spawns were serialised.
-      const first = runScript(t, `i=0; while [ ! -f ${flag} ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done; [ -f ${flag} ] && echo saw-flag; rm -f ${flag}`);
+      const first = runScript(
+        t,
+        `i=0; while [ ! -f ${flag} ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done; [ -f ${flag} ] && echo saw-flag; rm -f ${flag}`,
+      );
       const second = runScript(t, `touch ${flag}; echo touched`);
       expect(await Promise.all([first, second])).toEqual([
         { code: 0, out: 'saw-flag\n' },
@@ -120,9 +132,12 @@ export function describeTransportCases(name: string, o: TransportCaseOptions): v
       expect(await probe.exited).toBe(0);
       if (!probe.resize) return;
       // Resizing reaches the far side's terminal: the loop ends once it sees the new size.
-      const p = t.spawn('i=0; while [ "$(stty size)" != "40 120" ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done; stty size', {
-        pty: { cols: 80, rows: 24 },
-      });
+      const p = t.spawn(
+        'i=0; while [ "$(stty size)" != "40 120" ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done; stty size',
+        {
+          pty: { cols: 80, rows: 24 },
+        },
+      );
       const out = collected(p);
       p.resize?.({ cols: 120, rows: 40 });
       expect(await p.exited).toBe(0);

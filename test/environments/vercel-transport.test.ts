@@ -43,7 +43,11 @@ describe('Vercel Sandbox transport (double: fake Vercel Sandbox API on loopback)
 
   const open = async (extra: Record<string, unknown> = {}, e: NodeJS.ProcessEnv = env): Promise<VercelTransport> => {
     // Commands run on this machine, so the workdir is a local temp dir rather than /vercel/sandbox.
-    const t = new VercelTransport(vercelSettings.parse({ workdir: join(root, `w${Math.random().toString(36).slice(2)}`), ...extra }), ctx, { apiUrl: fake.apiUrl, env: e });
+    const t = new VercelTransport(
+      vercelSettings.parse({ workdir: join(root, `w${Math.random().toString(36).slice(2)}`), ...extra }),
+      ctx,
+      { apiUrl: fake.apiUrl, env: e },
+    );
     await t.start();
     return t;
   };
@@ -63,8 +67,17 @@ describe('Vercel Sandbox transport (double: fake Vercel Sandbox API on loopback)
 
   it('creates a tagged sandbox with the configured runtime, timeout and resources', () => {
     const sandbox = fake.sandboxes.get(transport.sandboxName!);
-    expect(sandbox?.tags).toMatchObject({ 'tether.task': 'task-1', 'tether.worker': 'worker-test', 'tether.host': hostname() });
-    expect(sandbox?.request).toMatchObject({ runtime: 'node22', timeout: 2_700_000, resources: { vcpus: 2 }, projectId: fake.projectId });
+    expect(sandbox?.tags).toMatchObject({
+      'tether.task': 'task-1',
+      'tether.worker': 'worker-test',
+      'tether.host': hostname(),
+    });
+    expect(sandbox?.request).toMatchObject({
+      runtime: 'node22',
+      timeout: 2_700_000,
+      resources: { vcpus: 2 },
+      projectId: fake.projectId,
+    });
   });
 
   it('returns stdout and stderr and the exit code, in the workdir', async () => {
@@ -103,30 +116,54 @@ describe('Vercel Sandbox transport (double: fake Vercel Sandbox API on loopback)
   it('names the URL when the API cannot be reached', async () => {
     const url = `http://127.0.0.1:${await closedPort()}`;
     const t = new VercelTransport(vercelSettings.parse({}), ctx, { apiUrl: url, env });
-    const err = await t.start().then(() => undefined, (e: unknown) => e);
+    const err = await t.start().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(err).toMatchObject({ code: 'Environment.Unreachable' });
     expect((err as Error).message).toContain(`cannot reach the Vercel Sandbox API at ${url}`);
     await t.close();
   });
 
   it('reports a refused token as Environment.Config', async () => {
-    const t = new VercelTransport(vercelSettings.parse({}), ctx, { apiUrl: fake.apiUrl, env: { ...env, VERCEL_TOKEN: 'wrong' } });
-    await expect(t.start()).rejects.toMatchObject({ code: 'Environment.Config', message: expect.stringContaining('was refused') });
+    const t = new VercelTransport(vercelSettings.parse({}), ctx, {
+      apiUrl: fake.apiUrl,
+      env: { ...env, VERCEL_TOKEN: 'wrong' },
+    });
+    await expect(t.start()).rejects.toMatchObject({
+      code: 'Environment.Config',
+      message: expect.stringContaining('was refused'),
+    });
   });
 
   it('fails start with Environment.Config when no credentials are set', async () => {
     const t = new VercelTransport(vercelSettings.parse({}), ctx, { apiUrl: fake.apiUrl, env: {} });
-    await expect(t.start()).rejects.toMatchObject({ code: 'Environment.Config', message: expect.stringContaining('VERCEL_TOKEN') });
+    await expect(t.start()).rejects.toMatchObject({
+      code: 'Environment.Config',
+      message: expect.stringContaining('VERCEL_TOKEN'),
+    });
   });
 
   it('removes sandboxes of dead workers on this host, and only those', async () => {
     const mine = await open();
     const dead = String(await deadPid());
     const leftover = await open();
-    fake.sandboxes.get(leftover.sandboxName!)!.tags = { 'tether.host': hostname(), 'tether.worker': 'gone-worker', 'tether.pid': dead };
+    fake.sandboxes.get(leftover.sandboxName!)!.tags = {
+      'tether.host': hostname(),
+      'tether.worker': 'gone-worker',
+      'tether.pid': dead,
+    };
     const elsewhere = await open();
-    fake.sandboxes.get(elsewhere.sandboxName!)!.tags = { 'tether.host': 'another-host', 'tether.worker': 'gone-worker', 'tether.pid': dead };
-    const removed = await vercelCleanup(vercelSettings.parse({}), { workerId: 'other-live-worker' }, { apiUrl: fake.apiUrl, env });
+    fake.sandboxes.get(elsewhere.sandboxName!)!.tags = {
+      'tether.host': 'another-host',
+      'tether.worker': 'gone-worker',
+      'tether.pid': dead,
+    };
+    const removed = await vercelCleanup(
+      vercelSettings.parse({}),
+      { workerId: 'other-live-worker' },
+      { apiUrl: fake.apiUrl, env },
+    );
     expect(removed).toBe(1);
     expect(fake.sandboxes.has(leftover.sandboxName!)).toBe(false);
     expect(fake.sandboxes.has(elsewhere.sandboxName!)).toBe(true);
@@ -145,7 +182,9 @@ describe('Vercel Sandbox settings', () => {
 
   it('say which variables are missing', () => {
     const s = vercelSettings.parse({});
-    expect(vercelUnavailable(s, {})).toBe('VERCEL_TOKEN, VERCEL_TEAM_ID and VERCEL_PROJECT_ID (or VERCEL_OIDC_TOKEN) are not set');
+    expect(vercelUnavailable(s, {})).toBe(
+      'VERCEL_TOKEN, VERCEL_TEAM_ID and VERCEL_PROJECT_ID (or VERCEL_OIDC_TOKEN) are not set',
+    );
     expect(vercelUnavailable(s, { VERCEL_TOKEN: 't', VERCEL_TEAM_ID: 'x' })).toBeDefined();
     expect(vercelUnavailable(s, { VERCEL_TOKEN: 't', VERCEL_TEAM_ID: 'x', VERCEL_PROJECT_ID: 'p' })).toBeUndefined();
     expect(vercelUnavailable(s, { VERCEL_OIDC_TOKEN: 'o' })).toBeUndefined();

@@ -74,7 +74,9 @@ export class RawAcpClient {
 
   /** session/update payloads received so far. */
   updates(): Record<string, unknown>[] {
-    return this.received.filter((m) => m.method === 'session/update').map((m) => m.params!.update as Record<string, unknown>);
+    return this.received
+      .filter((m) => m.method === 'session/update')
+      .map((m) => m.params!.update as Record<string, unknown>);
   }
 
   async close(): Promise<void> {

@@ -13,16 +13,26 @@ export interface CliProcess {
 }
 
 export function startCli(args: string[], opts: { cwd?: string; env?: Record<string, string> }): CliProcess {
-  const child = spawn('node', [cliPath, ...args], { cwd: opts.cwd, env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('node', [cliPath, ...args], {
+    cwd: opts.cwd,
+    env: { ...process.env, ...opts.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout.on('data', (c: Buffer) => (out += c.toString()));
   child.stderr.on('data', (c: Buffer) => (out += c.toString()));
-  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   return {
     child,
     output: () => out,
     async waitFor(pattern, what, timeoutMs = 60_000) {
-      await until(`${what} (output so far: ${JSON.stringify(out.slice(-500))})`, () => pattern.test(out) || child.exitCode !== null, timeoutMs);
+      await until(
+        `${what} (output so far: ${JSON.stringify(out.slice(-500))})`,
+        () => pattern.test(out) || child.exitCode !== null,
+        timeoutMs,
+      );
       const m = pattern.exec(out);
       if (!m) throw new Error(`tether exited (${String(child.exitCode)}) before ${what}: ${out}`);
       return m;
@@ -37,4 +47,5 @@ export function startCli(args: string[], opts: { cwd?: string; env?: Record<stri
 }
 
 /** No stack trace and no "unexpected error": what a user sees for bad input is a line, not a crash report. */
-export const looksLikeACrash = (text: string): boolean => /unexpected error|\n\s+at .+:\d+:\d+|TypeError|RangeError/.test(text);
+export const looksLikeACrash = (text: string): boolean =>
+  /unexpected error|\n\s+at .+:\d+:\d+|TypeError|RangeError/.test(text);

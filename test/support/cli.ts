@@ -13,11 +13,17 @@ export interface CliResult {
 
 /** `node dist/client.js ...args` in `cwd` with `env` added to this process's environment. */
 export function runCli(args: string[], opts: { cwd: string; env?: Record<string, string> }): Promise<CliResult> {
-  if (!existsSync(cliPath)) throw new Error(`${cliPath} is missing: run 'npm run build' (npm ci does it through 'prepare')`);
+  if (!existsSync(cliPath))
+    throw new Error(`${cliPath} is missing: run 'npm run build' (npm ci does it through 'prepare')`);
   return new Promise((resolve) => {
-    execFile('node', [cliPath, ...args], { cwd: opts.cwd, env: { ...process.env, ...opts.env } }, (err, stdout, stderr) => {
-      resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
+    execFile(
+      'node',
+      [cliPath, ...args],
+      { cwd: opts.cwd, env: { ...process.env, ...opts.env } },
+      (err, stdout, stderr) => {
+        resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 

@@ -20,7 +20,8 @@ export interface CorpusEntry {
 export const CORPUS_CWD = '/work/proj';
 export const CORPUS_PARTS: readonly Part[] = ['frozen', 'tuning'];
 
-export const corpusFile = (part: Part): string => fileURLToPath(new URL(`../fixtures/detector-corpus/${part}.txt`, import.meta.url));
+export const corpusFile = (part: Part): string =>
+  fileURLToPath(new URL(`../fixtures/detector-corpus/${part}.txt`, import.meta.url));
 
 /** Parses one part: "@@ LABEL CLASS" starts a section, "# " starts a comment, every other non-empty line is a command. */
 export function parseCorpus(text: string, part: Part): CorpusEntry[] {
@@ -83,4 +84,5 @@ export const recall = (t: Tally): number => (t.dangerous === 0 ? 1 : t.asked / t
 export const falseAlarmRate = (t: Tally): number => (t.ordinary === 0 ? 0 : t.falseAlarms / t.ordinary);
 
 /** Misses (dangerous that did not ask) and false alarms (ordinary that asked). */
-export const mistakes = (scored: readonly Scored[]): Scored[] => scored.filter((s) => (s.entry.label === 'dangerous') !== s.asked);
+export const mistakes = (scored: readonly Scored[]): Scored[] =>
+  scored.filter((s) => (s.entry.label === 'dangerous') !== s.asked);

@@ -42,8 +42,19 @@ function frame(opcode: number, payload: Buffer): Buffer {
 /** Completes the upgrade handshake and returns the socket; the client's frames (its close reply) are ignored. */
 function acceptWebSocket(req: IncomingMessage, socket: Duplex): FakeSocket {
   const key = req.headers['sec-websocket-key'];
-  const accept = createHash('sha1').update(`${String(key)}${GUID}`).digest('base64');
-  socket.write(['HTTP/1.1 101 Switching Protocols', 'Upgrade: websocket', 'Connection: Upgrade', `Sec-WebSocket-Accept: ${accept}`, '', ''].join('\r\n'));
+  const accept = createHash('sha1')
+    .update(`${String(key)}${GUID}`)
+    .digest('base64');
+  socket.write(
+    [
+      'HTTP/1.1 101 Switching Protocols',
+      'Upgrade: websocket',
+      'Connection: Upgrade',
+      `Sec-WebSocket-Accept: ${accept}`,
+      '',
+      '',
+    ].join('\r\n'),
+  );
   let closed = false;
   socket.on('error', () => undefined);
   socket.on('data', () => undefined);
@@ -75,7 +86,9 @@ function acceptWebSocket(req: IncomingMessage, socket: Duplex): FakeSocket {
 /** Answers an upgrade with a plain HTTP error, as an API does for a refused or unknown stream. */
 function refuseUpgrade(socket: Duplex, status: number, message: string): void {
   const body = JSON.stringify({ statusCode: status, message });
-  socket.end(`HTTP/1.1 ${status} Error\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  socket.end(
+    `HTTP/1.1 ${status} Error\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 // ---- The fake API ----
@@ -179,7 +192,12 @@ export async function startFakeDaytona(opts: { apiKey?: string } = {}): Promise<
   const execute = (s: FakeSandbox, commands: Map<string, FakeCommand>, line: string): FakeCommand => {
     seq += 1;
     // Like the daemon: the line is shell code, its input an open pipe nobody writes to.
-    const child = spawn('sh', ['-c', line], { cwd: s.dir, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: s.dir, ...s.env }, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn('sh', ['-c', line], {
+      cwd: s.dir,
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: s.dir, ...s.env },
+      detached: true,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     const cmd: FakeCommand = { id: `cmd-${seq}`, command: line, chunks: [], watchers: [], child };
     const push = (stream: 1 | 2) => (data: Buffer) => {
       cmd.chunks.push({ stream, data });
@@ -208,13 +226,23 @@ export async function startFakeDaytona(opts: { apiKey?: string } = {}): Promise<
       const sid = `sbx-${seq}`;
       const dir = join(root, sid);
       await mkdir(dir, { recursive: true });
-      const sandbox: FakeSandbox = { id: sid, state: 'started', labels: (body.labels ?? {}) as Record<string, string>, env: (body.env ?? {}) as Record<string, string>, dir, request: body, sessions: new Map() };
+      const sandbox: FakeSandbox = {
+        id: sid,
+        state: 'started',
+        labels: (body.labels ?? {}) as Record<string, string>,
+        env: (body.env ?? {}) as Record<string, string>,
+        dir,
+        request: body,
+        sessions: new Map(),
+      };
       sandboxes.set(sid, sandbox);
       return json(res, 200, dto(sandbox));
     }
     if (req.method === 'GET' && id === undefined) {
       const wanted = JSON.parse(url.searchParams.get('labels') ?? '{}') as Record<string, string>;
-      const items = [...sandboxes.values()].filter((s) => Object.entries(wanted).every(([k, v]) => s.labels[k] === v)).map(dto);
+      const items = [...sandboxes.values()]
+        .filter((s) => Object.entries(wanted).every(([k, v]) => s.labels[k] === v))
+        .map(dto);
       return json(res, 200, { items, nextCursor: null });
     }
     const sandbox = id === undefined ? undefined : sandboxes.get(id);
@@ -235,7 +263,8 @@ export async function startFakeDaytona(opts: { apiKey?: string } = {}): Promise<
     if (sandbox.state !== 'started') return fail(res, 400, `sandbox is ${sandbox.state}`);
     const route = parts.slice(1);
     if (req.method === 'GET' && route.join('/') === 'user-home-dir') return json(res, 200, { dir: sandbox.dir });
-    if (route[0] !== 'process' || route[1] !== 'session') return fail(res, 404, `no route ${req.method} ${url.pathname}`);
+    if (route[0] !== 'process' || route[1] !== 'session')
+      return fail(res, 404, `no route ${req.method} ${url.pathname}`);
     if (req.method === 'POST' && route.length === 2) {
       const body = await readJson(req);
       sandbox.sessions.set(String(body.sessionId), new Map());
@@ -256,7 +285,8 @@ export async function startFakeDaytona(opts: { apiKey?: string } = {}): Promise<
       return json(res, 200, { cmdId: execute(sandbox, commands, String(body.command)).id });
     }
     const cmd = commands.get(route[4] ?? '');
-    if (req.method === 'GET' && route[3] === 'command' && cmd && route.length === 5) return json(res, 200, { id: cmd.id, command: cmd.command, exitCode: cmd.exitCode });
+    if (req.method === 'GET' && route[3] === 'command' && cmd && route.length === 5)
+      return json(res, 200, { id: cmd.id, command: cmd.command, exitCode: cmd.exitCode });
     return fail(res, 404, `no route ${req.method} ${url.pathname}`);
   };
 
@@ -276,7 +306,16 @@ export async function startFakeDaytona(opts: { apiKey?: string } = {}): Promise<
     if (!authorized(req)) return refuseUpgrade(socket, 401, 'Invalid credentials');
     const sandbox = sandboxes.get(sid ?? '');
     const cmd = sandbox?.sessions.get(session ?? '')?.get(cmdId ?? '');
-    if (top !== 'toolbox' || p1 !== 'process' || p2 !== 'session' || p3 !== 'command' || p4 !== 'logs' || !sandbox || !cmd) return refuseUpgrade(socket, 404, 'not found');
+    if (
+      top !== 'toolbox' ||
+      p1 !== 'process' ||
+      p2 !== 'session' ||
+      p3 !== 'command' ||
+      p4 !== 'logs' ||
+      !sandbox ||
+      !cmd
+    )
+      return refuseUpgrade(socket, 404, 'not found');
     const ws = acceptWebSocket(req, socket);
     // Like the daemon's log file: a late follower gets everything from the start.
     for (const c of cmd.chunks) ws.send(Buffer.concat([c.stream === 1 ? STDOUT : STDERR, c.data]));

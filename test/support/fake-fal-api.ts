@@ -69,7 +69,13 @@ export async function startFakeFalApi(): Promise<FakeFalApi> {
         if (!job) return json(res, 404, { detail: 'Request not found' });
         job.polls++;
         // The first poll finds the job running, so the client's polling loop is exercised.
-        json(res, 200, job.polls < 2 ? { status: 'IN_PROGRESS', logs: [] } : { status: 'COMPLETED', logs: [], metrics: { inference_time: 0.5 } });
+        json(
+          res,
+          200,
+          job.polls < 2
+            ? { status: 'IN_PROGRESS', logs: [] }
+            : { status: 'COMPLETED', logs: [], metrics: { inference_time: 0.5 } },
+        );
       } else if (req.method === 'GET' && result) {
         const job = jobs.get(result[2]!);
         if (!job) return json(res, 404, { detail: 'Request not found' });

@@ -140,7 +140,8 @@ export async function startFakeModal(opts: { tokenId?: string; tokenSecret?: str
     return sb;
   };
   const byTask = (taskId: unknown, ctx: CallContext): FakeSandbox => {
-    if (ctx.metadata.get('authorization') !== `Bearer ${jwt}`) throw new ServerError(Status.UNAUTHENTICATED, 'bad router token');
+    if (ctx.metadata.get('authorization') !== `Bearer ${jwt}`)
+      throw new ServerError(Status.UNAUTHENTICATED, 'bad router token');
     const sb = [...sandboxes.values()].find((s) => s.taskId === taskId);
     if (!sb) throw new ServerError(Status.NOT_FOUND, `Task ${String(taskId)} not found`);
     if (sb.terminated) throw new ServerError(Status.NOT_FOUND, `Sandbox ${sb.id} has already finished`);
@@ -189,7 +190,12 @@ export async function startFakeModal(opts: { tokenId?: string; tokenSecret?: str
         dir: mkdtempSync(join(root, `${id}-`)),
         definition: (req['definition'] as Msg | undefined) ?? {},
         secretSources: (req['secretSources'] as Msg[] | undefined) ?? [],
-        tags: Object.fromEntries(((req['tags'] as { tagName: string; tagValue: string }[] | undefined) ?? []).map((t) => [t.tagName, t.tagValue])),
+        tags: Object.fromEntries(
+          ((req['tags'] as { tagName: string; tagValue: string }[] | undefined) ?? []).map((t) => [
+            t.tagName,
+            t.tagValue,
+          ]),
+        ),
         terminated: false,
         execs: new Map(),
         waiters: new Set(),
@@ -245,11 +251,17 @@ export async function startFakeModal(opts: { tokenId?: string; tokenSecret?: str
       const cwd = workdir && existsSync(workdir) ? workdir : sb.dir;
       const env: Record<string, string> = { ...(process.env as Record<string, string>), HOME: sb.dir };
       const sources = [...sb.secretSources, ...((req['secretSources'] as Msg[] | undefined) ?? [])];
-      for (const s of sources) Object.assign(env, ((s['env'] as Msg | undefined)?.['contents'] as Record<string, string>) ?? {});
+      for (const s of sources)
+        Object.assign(env, ((s['env'] as Msg | undefined)?.['contents'] as Record<string, string>) ?? {});
       const e: Exec = { out: [[], []], stdinOffset: 0, done: false, changed: new Set() };
       const ptyInfo = req['ptyInfo'] as Msg | undefined;
       if (ptyInfo?.['enabled']) {
-        e.term = pty.spawn(cmd, rest, { cwd, env, cols: Number(ptyInfo['winszCols']), rows: Number(ptyInfo['winszRows']) });
+        e.term = pty.spawn(cmd, rest, {
+          cwd,
+          env,
+          cols: Number(ptyInfo['winszCols']),
+          rows: Number(ptyInfo['winszRows']),
+        });
         e.term.onData((d) => {
           e.out[0].push(Buffer.from(d));
           notify(e.changed);

@@ -67,7 +67,13 @@ export async function startFakeSearchApi(): Promise<FakeSearchApi> {
       }
       if (key !== GOOD_KEY) {
         // Each service's own refusal: SerpAPI and Tavily 401 with an error body, Brave 401 (422 for a malformed token).
-        json(res, 401, api === 'brave' ? { type: 'ErrorResponse', error: { code: 'SUBSCRIPTION_TOKEN_INVALID', status: 401 } } : { error: 'Invalid API key.' });
+        json(
+          res,
+          401,
+          api === 'brave'
+            ? { type: 'ErrorResponse', error: { code: 'SUBSCRIPTION_TOKEN_INVALID', status: 401 } }
+            : { error: 'Invalid API key.' },
+        );
         return;
       }
       const q = String(params.q ?? params.query ?? '');
@@ -75,14 +81,30 @@ export async function startFakeSearchApi(): Promise<FakeSearchApi> {
         const n = Number(params.num ?? 10);
         json(res, 200, {
           search_metadata: { status: 'Success' },
-          organic_results: hits(q, n).map((h, i) => ({ position: i + 1, title: h.title, link: h.url, snippet: h.text })),
+          organic_results: hits(q, n).map((h, i) => ({
+            position: i + 1,
+            title: h.title,
+            link: h.url,
+            snippet: h.text,
+          })),
         });
       } else if (api === 'brave') {
         const n = Number(params.count ?? 20);
-        json(res, 200, { type: 'search', query: { original: q }, web: { type: 'search', results: hits(q, n).map((h) => ({ title: h.title, url: h.url, description: h.text })) } });
+        json(res, 200, {
+          type: 'search',
+          query: { original: q },
+          web: {
+            type: 'search',
+            results: hits(q, n).map((h) => ({ title: h.title, url: h.url, description: h.text })),
+          },
+        });
       } else {
         const n = Number(params.max_results ?? 5);
-        json(res, 200, { query: q, results: hits(q, n).map((h) => ({ title: h.title, url: h.url, content: h.text, score: 0.9 })), response_time: 0.1 });
+        json(res, 200, {
+          query: q,
+          results: hits(q, n).map((h) => ({ title: h.title, url: h.url, content: h.text, score: 0.9 })),
+          response_time: 0.1,
+        });
       }
     })();
   });

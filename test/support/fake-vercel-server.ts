@@ -120,10 +120,24 @@ export async function startFakeVercel(): Promise<FakeVercel> {
     seq += 1;
     const args = (body.args ?? []) as string[];
     const cwd = String(body.cwd ?? '/');
-    const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', ...s.env, ...((body.env ?? {}) as Record<string, string>) };
+    const env = {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      ...s.env,
+      ...((body.env ?? {}) as Record<string, string>),
+    };
     // Standard input is an open pipe nobody writes to: the API has no way to send any.
     const child = spawn(String(body.command), args, { cwd, env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
-    const cmd: FakeVercelCommand = { id: `cmd_${seq}`, name: String(body.command), args, cwd, startedAt: Date.now(), exitCode: null, logs: [], listeners: new Set(), child };
+    const cmd: FakeVercelCommand = {
+      id: `cmd_${seq}`,
+      name: String(body.command),
+      args,
+      cwd,
+      startedAt: Date.now(),
+      exitCode: null,
+      logs: [],
+      listeners: new Set(),
+      child,
+    };
     const notify = (): void => cmd.listeners.forEach((l) => l());
     const push = (stream: 'stdout' | 'stderr') => (data: Buffer) => {
       cmd.logs.push({ stream, data: data.toString('utf8') });
@@ -151,7 +165,9 @@ export async function startFakeVercel(): Promise<FakeVercel> {
     const pump = (): void => {
       while (sent < cmd.logs.length) res.write(`${JSON.stringify(cmd.logs[sent++])}\n`);
       if (s.status !== 'running' && cmd.exitCode === null) {
-        res.end(`${JSON.stringify({ stream: 'error', data: { code: 'sandbox_stopped', message: 'The sandbox was stopped' } })}\n`);
+        res.end(
+          `${JSON.stringify({ stream: 'error', data: { code: 'sandbox_stopped', message: 'The sandbox was stopped' } })}\n`,
+        );
       } else if (cmd.exitCode !== null || s.status !== 'running') res.end();
       else return;
       cmd.listeners.delete(pump);
@@ -182,7 +198,8 @@ export async function startFakeVercel(): Promise<FakeVercel> {
     if (rest[0] === 'sessions') {
       const s = [...sandboxes.values()].find((x) => x.sessionId === rest[1]);
       if (!s) return fail(res, 404, 'not_found', 'Session not found');
-      if (s.status !== 'running' && !(req.method === 'POST' && rest[2] === 'stop')) return fail(res, 410, 'sandbox_stopped', 'The sandbox was stopped');
+      if (s.status !== 'running' && !(req.method === 'POST' && rest[2] === 'stop'))
+        return fail(res, 410, 'sandbox_stopped', 'The sandbox was stopped');
       if (req.method === 'POST' && rest[2] === 'stop' && rest.length === 3) {
         s.status = 'stopped';
         stopProcesses(s);
@@ -196,7 +213,8 @@ export async function startFakeVercel(): Promise<FakeVercel> {
       const cmd = rest[2] === 'cmd' ? s.commands.get(rest[3] ?? '') : undefined;
       if (!cmd) return fail(res, 404, 'not_found', 'Command not found');
       if (req.method === 'GET' && rest.length === 5 && rest[4] === 'logs') return streamLogs(res, s, cmd);
-      if (req.method === 'GET' && rest.length === 4 && url.searchParams.get('wait') === 'true') return waitFor(res, s, cmd);
+      if (req.method === 'GET' && rest.length === 4 && url.searchParams.get('wait') === 'true')
+        return waitFor(res, s, cmd);
       if (req.method === 'GET' && rest.length === 4) return json(res, 200, { command: commandDto(cmd, s.sessionId) });
       return fail(res, 404, 'not_found', `no route ${url.pathname}`);
     }
@@ -204,7 +222,16 @@ export async function startFakeVercel(): Promise<FakeVercel> {
       const body = await readJson(req);
       if (body.projectId !== projectId) return fail(res, 400, 'bad_request', 'unknown project');
       seq += 1;
-      const s: FakeVercelSandbox = { name: `sbx_${seq}`, sessionId: `sess_${seq}`, status: 'running', tags: (body.tags ?? {}) as Record<string, string>, env: (body.env ?? {}) as Record<string, string>, request: body, commands: new Map(), createdAt: Date.now() };
+      const s: FakeVercelSandbox = {
+        name: `sbx_${seq}`,
+        sessionId: `sess_${seq}`,
+        status: 'running',
+        tags: (body.tags ?? {}) as Record<string, string>,
+        env: (body.env ?? {}) as Record<string, string>,
+        request: body,
+        commands: new Map(),
+        createdAt: Date.now(),
+      };
       sandboxes.set(s.name, s);
       return json(res, 200, { sandbox: sandboxDto(s), session: sessionDto(s), routes: [] });
     }
@@ -216,7 +243,8 @@ export async function startFakeVercel(): Promise<FakeVercel> {
     const s = sandboxes.get(decodeURIComponent(rest[0] ?? ''));
     if (!s) return fail(res, 404, 'not_found', 'Sandbox not found');
     if (req.method === 'GET' && rest.length === 1) {
-      if (url.searchParams.get('resume') !== 'false') return fail(res, 400, 'bad_request', 'the fake does not resume sandboxes');
+      if (url.searchParams.get('resume') !== 'false')
+        return fail(res, 400, 'bad_request', 'the fake does not resume sandboxes');
       return json(res, 200, { sandbox: sandboxDto(s), session: sessionDto(s), routes: [] });
     }
     if (req.method === 'DELETE' && rest.length === 1) {

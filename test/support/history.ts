@@ -14,7 +14,8 @@ export const historiesDir = fileURLToPath(new URL('../histories/', import.meta.u
  */
 export function nextHistoryFile(dir: string, name: string): string {
   // A plain kebab-case name (not itself ending in a version) keeps `name-vN.json` unambiguous.
-  if (!/^[a-z0-9]+(?:-[a-z0-9]+)*$/.test(name) || /-v\d+$/.test(name)) throw new Error(`history name ${JSON.stringify(name)}: use kebab-case without a -vN ending`);
+  if (!/^[a-z0-9]+(?:-[a-z0-9]+)*$/.test(name) || /-v\d+$/.test(name))
+    throw new Error(`history name ${JSON.stringify(name)}: use kebab-case without a -vN ending`);
   const versionOf = new RegExp(`^${name}(?:-v(\\d+))?\\.json$`);
   let highest = 0;
   for (const file of readdirSync(dir)) {
@@ -35,9 +36,13 @@ export function writeNewHistory(dir: string, name: string, json: string): string
 export function recordHistory(address: string, workflowId: string, name: string): void {
   if (process.env.RECORD_HISTORIES !== '1') return;
   // The temporal CLI writes the canonical proto3 JSON that Worker.runReplayHistory reads.
-  const json = execFileSync(findTemporalBinary(), ['workflow', 'show', '--address', address, '--workflow-id', workflowId, '--output', 'json'], {
-    encoding: 'utf8',
-  });
+  const json = execFileSync(
+    findTemporalBinary(),
+    ['workflow', 'show', '--address', address, '--workflow-id', workflowId, '--output', 'json'],
+    {
+      encoding: 'utf8',
+    },
+  );
   writeNewHistory(historiesDir, name, json);
 }
 
@@ -59,12 +64,18 @@ export async function activityWindows(client: Client, workflowId: string, activi
   const windows: Window[] = [];
   for (const e of history.events ?? []) {
     const id = Number(e.eventId);
-    if (e.activityTaskScheduledEventAttributes) scheduled.set(id, e.activityTaskScheduledEventAttributes.activityType?.name ?? '');
-    if (e.activityTaskStartedEventAttributes) started.set(Number(e.activityTaskStartedEventAttributes.scheduledEventId), millis(e.eventTime));
-    const closed = e.activityTaskCompletedEventAttributes ?? e.activityTaskFailedEventAttributes ?? e.activityTaskTimedOutEventAttributes;
+    if (e.activityTaskScheduledEventAttributes)
+      scheduled.set(id, e.activityTaskScheduledEventAttributes.activityType?.name ?? '');
+    if (e.activityTaskStartedEventAttributes)
+      started.set(Number(e.activityTaskStartedEventAttributes.scheduledEventId), millis(e.eventTime));
+    const closed =
+      e.activityTaskCompletedEventAttributes ??
+      e.activityTaskFailedEventAttributes ??
+      e.activityTaskTimedOutEventAttributes;
     if (closed) {
       const sid = Number(closed.scheduledEventId);
-      if (scheduled.get(sid) === activityType) windows.push({ scheduledEventId: sid, start: started.get(sid) ?? NaN, end: millis(e.eventTime) });
+      if (scheduled.get(sid) === activityType)
+        windows.push({ scheduledEventId: sid, start: started.get(sid) ?? NaN, end: millis(e.eventTime) });
     }
   }
   return windows.sort((a, b) => a.scheduledEventId - b.scheduledEventId);

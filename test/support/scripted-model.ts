@@ -79,7 +79,10 @@ export async function startScriptedModel(script: Step[], byModel: Record<string,
       const toolCalls = (reply.toolCalls ?? []).map((c, i) => ({
         id: c.id ?? `call_${turn + 1}_${i + 1}`,
         type: 'function',
-        function: { name: c.name, arguments: typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments) },
+        function: {
+          name: c.name,
+          arguments: typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments),
+        },
       }));
       send(200, {
         id: `chatcmpl-${turn + 1}`,
@@ -89,7 +92,11 @@ export async function startScriptedModel(script: Step[], byModel: Record<string,
         choices: [
           {
             index: 0,
-            message: { role: 'assistant', content: reply.content ?? null, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) },
+            message: {
+              role: 'assistant',
+              content: reply.content ?? null,
+              ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
+            },
             finish_reason: toolCalls.length > 0 ? 'tool_calls' : 'stop',
           },
         ],

@@ -15,7 +15,10 @@ export interface WorkerProcess {
 }
 
 export async function startWorkerProcess(env: Record<string, string>): Promise<WorkerProcess> {
-  const child = spawn('node', [cliPath, 'worker'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('node', [cliPath, 'worker'], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout.on('data', (c: Buffer) => (out += c.toString()));
   child.stderr.on('data', (c: Buffer) => (out += c.toString()));
@@ -38,7 +41,11 @@ export async function startWorkerProcess(env: Record<string, string>): Promise<W
 }
 
 /** The environment of `tether worker` processes for one test: a task queue of its own, the scripted model, a fresh TETHER_HOME. */
-export function workerEnv(address: string, modelUrl: string, name: string): { env: Record<string, string>; taskQueue: string } {
+export function workerEnv(
+  address: string,
+  modelUrl: string,
+  name: string,
+): { env: Record<string, string>; taskQueue: string } {
   const taskQueue = `${name}-${randomUUID()}`;
   return {
     taskQueue,

@@ -6,21 +6,27 @@ import { isCredentialPath } from './exfil.js';
 import type { CheckContext } from './types.js';
 
 /** Calls that hand a string to a shell. */
-const SHELL_CALL = /(?<!\/\.)\b(?:system|popen|exec|execSync|spawnSync|execFileSync|shell_exec|passthru|check_output|check_call|call|run|Popen|getoutput|getstatusoutput|spawn|proc_open|IO\.popen|Open3\.\w+|os\.execute|io\.popen)\s*\(?\s*[rfbu]?(["'`])((?:\\.|(?!\1)[^\\])*)\1/g;
+const SHELL_CALL =
+  /(?<!\/\.)\b(?:system|popen|exec|execSync|spawnSync|execFileSync|shell_exec|passthru|check_output|check_call|call|run|Popen|getoutput|getstatusoutput|spawn|proc_open|IO\.popen|Open3\.\w+|os\.execute|io\.popen)\s*\(?\s*[rfbu]?(["'`])((?:\\.|(?!\1)[^\\])*)\1/g;
 /** The same with a list of arguments: subprocess.run(["rm", "-rf", "/"]). */
-const LIST_CALL = /\b(?:check_output|check_call|call|run|Popen|execvp?|spawnSync|spawn|execFileSync|execFile)\s*\(\s*\[([^\]]*)\]/g;
+const LIST_CALL =
+  /\b(?:check_output|check_call|call|run|Popen|execvp?|spawnSync|spawn|execFileSync|execFile)\s*\(\s*\[([^\]]*)\]/g;
 /** Backticks and %x{} run shell commands in perl, ruby and php. */
 const BACKTICKS = /`([^`]+)`|%x\{([^}]+)\}|\bqx[{(/]([^})/]+)[})/]/g;
 /** awk: system("...") and print | "sh". */
 const AWK_PIPE = /\|\s*"(sh|bash|\/bin\/sh|\/bin\/bash)"/;
 
-const RECURSIVE_DELETE = /shutil\.rmtree|os\.removedirs|\.rm(?:Sync)?\s*\([\s\S]{0,300}recursive|rmdirSync\s*\([\s\S]{0,300}recursive|\brimraf\b|File::Path|\brmtree\b|remove_tree|FileUtils\.(rm_r|rm_rf|remove_dir|remove_entry)|Deno\.remove\s*\([\s\S]{0,300}recursive|Bun\.\$`rm/;
+const RECURSIVE_DELETE =
+  /shutil\.rmtree|os\.removedirs|\.rm(?:Sync)?\s*\([\s\S]{0,300}recursive|rmdirSync\s*\([\s\S]{0,300}recursive|\brimraf\b|File::Path|\brmtree\b|remove_tree|FileUtils\.(rm_r|rm_rf|remove_dir|remove_entry)|Deno\.remove\s*\([\s\S]{0,300}recursive|Bun\.\$`rm/;
 /** The path a recursive delete is given, when it is a string literal. */
-const DELETE_TARGET = /(?:rmtree|removedirs|\.rm(?:Sync)?|rmdirSync|rimraf(?:\.sync)?|remove_tree|rm_rf?|remove_dir|remove_entry|Deno\.remove)\s*\(\s*\[?\s*(["'])([^"'\\]+)\1/g;
-const FORK_BOMB = /fork\s+while\s+(fork|1|true)|while\s*\(?\s*(1|true|True)\s*\)?\s*[:{]?\s*(os\.)?fork\s*\(|(os\.)?fork\(\)\s*while|loop\s*\{\s*fork|while\s+True:\s*os\.fork/;
+const DELETE_TARGET =
+  /(?:rmtree|removedirs|\.rm(?:Sync)?|rmdirSync|rimraf(?:\.sync)?|remove_tree|rm_rf?|remove_dir|remove_entry|Deno\.remove)\s*\(\s*\[?\s*(["'])([^"'\\]+)\1/g;
+const FORK_BOMB =
+  /fork\s+while\s+(fork|1|true)|while\s*\(?\s*(1|true|True)\s*\)?\s*[:{]?\s*(os\.)?fork\s*\(|(os\.)?fork\(\)\s*while|loop\s*\{\s*fork|while\s+True:\s*os\.fork/;
 const SOCKET = /\bsocket\b|IO::Socket|TCPSocket|net\.connect|net\.Socket|fsockopen/;
 const SHELL_SPAWN = /pty\.spawn|\/bin\/(ba)?sh|dup2|subprocess|child_process|exec\s*\(|spawn\s*\(/;
-const DOWNLOAD = /urlopen|urllib\.request|requests\.get|\bfetch\s*\(|https?\.get|LWP::Simple|\bget\s*\(\s*["']https?:|open-uri|Net::HTTP|file_get_contents\s*\(\s*["']https?:/;
+const DOWNLOAD =
+  /urlopen|urllib\.request|requests\.get|\bfetch\s*\(|https?\.get|LWP::Simple|\bget\s*\(\s*["']https?:|open-uri|Net::HTTP|file_get_contents\s*\(\s*["']https?:/;
 const RUNS_STRING = /\b(exec|eval|Function)\s*\(|\beval\b/;
 
 function unescape(s: string): string {
@@ -29,18 +35,30 @@ function unescape(s: string): string {
 
 const STR = String.raw`(["'])((?:\\.|(?!\1)[^\\\n])*)\1`;
 /** Two string literals joined by +, ., .. or nothing (awk, python): one literal. */
-const CONCAT = new RegExp(String.raw`(["'])((?:\\.|(?!\1)[^\\\n])*)\1\s*(?:\+|\.\.|\.)?\s*(["'])((?:\\.|(?!\3)[^\\\n])*)\3`, 'g');
+const CONCAT = new RegExp(
+  String.raw`(["'])((?:\\.|(?!\1)[^\\\n])*)\1\s*(?:\+|\.\.|\.)?\s*(["'])((?:\\.|(?!\3)[^\\\n])*)\3`,
+  'g',
+);
 /** SEP.join([literals]), [literals].join(SEP), join(SEP, literals), implode(SEP, [literals]), %w[...].join(SEP). */
 const JOINS: [RegExp, (m: RegExpExecArray) => [string, string[]] | undefined][] = [
-  [/(["'])([^"'\n]*)\1\.join\(\s*\[([^\]]*)\]\s*\)/g, (m) => [m[2]!, literals(m[3]!)].every((x) => x !== undefined) ? [m[2]!, literals(m[3]!)!] : undefined],
+  [
+    /(["'])([^"'\n]*)\1\.join\(\s*\[([^\]]*)\]\s*\)/g,
+    (m) => ([m[2]!, literals(m[3]!)].every((x) => x !== undefined) ? [m[2]!, literals(m[3]!)!] : undefined),
+  ],
   [/\[([^\]]*)\]\.join\(\s*(["'])([^"'\n]*)\2\s*\)/g, (m) => (literals(m[1]!) ? [m[3]!, literals(m[1]!)!] : undefined)],
   [/%w\[([^\]]*)\]\.join\(\s*(["'])([^"'\n]*)\2\s*\)/g, (m) => [m[3]!, m[1]!.trim().split(/\s+/)]],
-  [/\b(?:join|implode)\(\s*(["'])([^"'\n]*)\1\s*,\s*\[?([^\])]*)\]?\s*\)/g, (m) => (literals(m[3]!) ? [m[2]!, literals(m[3]!)!] : undefined)],
+  [
+    /\b(?:join|implode)\(\s*(["'])([^"'\n]*)\1\s*,\s*\[?([^\])]*)\]?\s*\)/g,
+    (m) => (literals(m[3]!) ? [m[2]!, literals(m[3]!)!] : undefined),
+  ],
 ];
 
 /** The contents of a comma-separated list of string literals; undefined when anything else is in it. */
 function literals(list: string): string[] | undefined {
-  const items = list.split(',').map((x) => x.trim()).filter((x) => x !== '');
+  const items = list
+    .split(',')
+    .map((x) => x.trim())
+    .filter((x) => x !== '');
   const out: string[] = [];
   for (const item of items) {
     const m = /^(["'])(.*)\1$/s.exec(item);
@@ -70,7 +88,8 @@ export function collapse(code: string): string {
 
 /** Calls that run a shell command or a program, per language. */
 const SHELL_FN: Record<string, RegExp> = {
-  python: /(?:(?<![\w.])os\.(?:system|popen|exec\w*|spawn\w*)|\)\.(?:system|popen)|(?<![\w.])subprocess\.\w+|pty\.spawn)\s*\(/g,
+  python:
+    /(?:(?<![\w.])os\.(?:system|popen|exec\w*|spawn\w*)|\)\.(?:system|popen)|(?<![\w.])subprocess\.\w+|pty\.spawn)\s*\(/g,
   /** subprocess imported under another name (`import subprocess as s; s.call(...)`, `from subprocess import run`). */
   'python-subprocess': /(?:\w+\.|(?<![\w.]))(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput)\s*\(/g,
   javascript: /(?:\.|\b)(?:exec|execSync|spawn|spawnSync|execFile|execFileSync)\s*\(|\$`/g,
@@ -82,7 +101,8 @@ const SHELL_FN: Record<string, RegExp> = {
 };
 /** Calls that run code given as a string. */
 const EVAL_FN = /(?<![\w.])(?:exec|eval|compile|Function|instance_eval|class_eval|assert)\s*\(|\bnew\s+Function\b/g;
-const SHELL_FN_NAME = /(getattr\s*\([^)]*,\s*|=\s*|\[\s*)(["'])(system|popen|exec|execSync|execFile|spawn|spawnSync|shell_exec|passthru|proc_open|check_output|getoutput)\2|send\(\s*:(system|exec|spawn|`)/;
+const SHELL_FN_NAME =
+  /(getattr\s*\([^)]*,\s*|=\s*|\[\s*)(["'])(system|popen|exec|execSync|execFile|spawn|spawnSync|shell_exec|passthru|proc_open|check_output|getoutput)\2|send\(\s*:(system|exec|spawn|`)/;
 
 /** The text of a call's arguments, up to the closing parenthesis (or the end of the statement without one). */
 function argumentsAt(code: string, start: number, parenthesised: boolean): string {
@@ -116,14 +136,18 @@ function onlyLiterals(args: string): boolean {
   return /^[\sS,[\]()]*$/.test(rest);
 }
 
-const FILE_DELETE = /\bunlink\s+\w|\b(unlink|unlinkSync|remove|removeSync|rmSync|rmdir|rmdirSync|delete|deleteSync)\b\s*[("]|\bos\.(remove|unlink|rmdir)\b|"unlink"/;
-const SEND = /requests\.(post|put|patch)|urlopen|\bfetch\s*\(|https?\.request|Net::HTTP|\bsocket\b|IO::Socket|LWP|curl_exec|HTTP::Tiny|sendall|smtplib/;
+const FILE_DELETE =
+  /\bunlink\s+\w|\b(unlink|unlinkSync|remove|removeSync|rmSync|rmdir|rmdirSync|delete|deleteSync)\b\s*[("]|\bos\.(remove|unlink|rmdir)\b|"unlink"/;
+const SEND =
+  /requests\.(post|put|patch)|urlopen|\bfetch\s*\(|https?\.request|Net::HTTP|\bsocket\b|IO::Socket|LWP|curl_exec|HTTP::Tiny|sendall|smtplib/;
 
 /** A shell or eval call whose argument is built at run time (joined, decoded, from variables): what runs cannot be read. */
 function dynamicCalls(code: string, language: string, ctx: CheckContext, detail: string): void {
   const shell = SHELL_FN[language];
-  const calls = shell && (language !== 'javascript' || /child_process|Bun\.\$|\$`/.test(code)) ? [...code.matchAll(shell)] : [];
-  if (language === 'python' && /\bsubprocess\b/.test(code)) calls.push(...code.matchAll(SHELL_FN['python-subprocess']!));
+  const calls =
+    shell && (language !== 'javascript' || /child_process|Bun\.\$|\$`/.test(code)) ? [...code.matchAll(shell)] : [];
+  if (language === 'python' && /\bsubprocess\b/.test(code))
+    calls.push(...code.matchAll(SHELL_FN['python-subprocess']!));
   for (const m of calls) {
     if (m[0] === '$`') continue; // a template literal is read like backticks
     const parenthesised = m[0].trimEnd().endsWith('(');
@@ -142,8 +166,12 @@ function dynamicCalls(code: string, language: string, ctx: CheckContext, detail:
     }
   }
   // perl/ruby backticks with interpolation; `sh -c` with a literal in an argument list.
-  if ((language === 'perl' || language === 'ruby') && /`[^`]*(#\{|\$\w)[^`]*`/.test(code)) ctx.add('dynamic-command', `${detail} (backticks run an interpolated command)`);
-  for (const m of code.matchAll(/(["'])(?:\/bin\/)?(?:ba|z|da)?sh\1\s*,\s*(["'])-c\2\s*,\s*(["'])((?:\\.|(?!\3)[^\\])*)\3/g)) ctx.script(unescape(m[4]!));
+  if ((language === 'perl' || language === 'ruby') && /`[^`]*(#\{|\$\w)[^`]*`/.test(code))
+    ctx.add('dynamic-command', `${detail} (backticks run an interpolated command)`);
+  for (const m of code.matchAll(
+    /(["'])(?:\/bin\/)?(?:ba|z|da)?sh\1\s*,\s*(["'])-c\2\s*,\s*(["'])((?:\\.|(?!\3)[^\\])*)\3/g,
+  ))
+    ctx.script(unescape(m[4]!));
 }
 
 export function analyseCode(source: string, language: string, ctx: CheckContext): void {
@@ -151,7 +179,8 @@ export function analyseCode(source: string, language: string, ctx: CheckContext)
   for (const m of code.matchAll(SHELL_CALL)) ctx.script(unescape(m[2]!));
   for (const m of code.matchAll(LIST_CALL)) {
     const parts = [...m[1]!.matchAll(/(["'])((?:\\.|(?!\1)[^\\])*)\1/g)].map((p) => unescape(p[2]!));
-    if (parts.length > 0) ctx.script(parts.map((p) => (/^[\w./=:-]+$/.test(p) ? p : `'${p.replace(/'/g, `'\\''`)}'`)).join(' '));
+    if (parts.length > 0)
+      ctx.script(parts.map((p) => (/^[\w./=:-]+$/.test(p) ? p : `'${p.replace(/'/g, `'\\''`)}'`)).join(' '));
   }
   if (language !== 'python' && language !== 'javascript') {
     for (const m of code.matchAll(BACKTICKS)) ctx.script(m[1] ?? m[2] ?? m[3]!);
@@ -162,16 +191,28 @@ export function analyseCode(source: string, language: string, ctx: CheckContext)
     // A literal path inside the project is ordinary clean-up (shutil.rmtree('build')); anything else asks.
     const targets = [...code.matchAll(DELETE_TARGET)].map((m) => m[2]!);
     const classes = targets.map((t) => classifyPath(literal(t), ctx.where));
-    if (targets.length === 0 || classes.some((c) => c !== 'inside' && c !== 'temp')) ctx.add('interpreter-delete', detail);
-    for (const c of classes) if (c === 'root' || c === 'home' || c === 'system-dir') ctx.add(c === 'root' ? 'delete-root' : c === 'home' ? 'delete-home' : 'delete-system-dir', detail);
+    if (targets.length === 0 || classes.some((c) => c !== 'inside' && c !== 'temp'))
+      ctx.add('interpreter-delete', detail);
+    for (const c of classes)
+      if (c === 'root' || c === 'home' || c === 'system-dir')
+        ctx.add(c === 'root' ? 'delete-root' : c === 'home' ? 'delete-home' : 'delete-system-dir', detail);
   }
   if (FORK_BOMB.test(code)) ctx.add('fork-bomb', detail);
   // Deleting files one by one (unlink, os.remove, glob): judged by the literal paths the code names.
-  if (FILE_DELETE.test(code) && [...code.matchAll(new RegExp(STR, 'g'))].some((m) => ['root', 'home', 'system-dir', 'system-path', 'outside'].includes(classifyPath(literal(m[2]!.replace(/\/?\*.*$/, '') || '/'), ctx.where)))) ctx.add('interpreter-delete', detail);
+  if (
+    FILE_DELETE.test(code) &&
+    [...code.matchAll(new RegExp(STR, 'g'))].some((m) =>
+      ['root', 'home', 'system-dir', 'system-path', 'outside'].includes(
+        classifyPath(literal(m[2]!.replace(/\/?\*.*$/, '') || '/'), ctx.where),
+      ),
+    )
+  )
+    ctx.add('interpreter-delete', detail);
   dynamicCalls(code, language, ctx, detail);
   if (DOWNLOAD.test(code) || SEND.test(code)) {
     const paths = [...code.matchAll(new RegExp(STR, 'g'))].map((m) => m[2]!.replace(/^~?\/?/, (p) => p));
-    if (paths.some((p) => isCredentialPath(p) || /(^|\/)\.(ssh|aws|kube|gnupg)\//.test(p))) ctx.add('exfiltration', detail);
+    if (paths.some((p) => isCredentialPath(p) || /(^|\/)\.(ssh|aws|kube|gnupg)\//.test(p)))
+      ctx.add('exfiltration', detail);
   }
   if (SOCKET.test(code) && SHELL_SPAWN.test(code)) ctx.add('reverse-shell', detail);
   if (DOWNLOAD.test(code) && RUNS_STRING.test(code)) ctx.add('remote-code-exec', detail);

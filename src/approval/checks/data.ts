@@ -15,12 +15,18 @@ export function sqlFindings(sql: string): string[] {
   for (const raw of text.split(';')) {
     const s = raw.trim();
     if (s === '') continue;
-    if (/\bDROP\s+(TABLE|DATABASE|SCHEMA|VIEW|MATERIALIZED\s+VIEW|INDEX|USER|ROLE|SEQUENCE|FUNCTION|PROCEDURE|TRIGGER|TYPE|EXTENSION|KEYSPACE|COLLECTION|OWNED)\b/i.test(s)) found.add('sql-drop');
+    if (
+      /\bDROP\s+(TABLE|DATABASE|SCHEMA|VIEW|MATERIALIZED\s+VIEW|INDEX|USER|ROLE|SEQUENCE|FUNCTION|PROCEDURE|TRIGGER|TYPE|EXTENSION|KEYSPACE|COLLECTION|OWNED)\b/i.test(
+        s,
+      )
+    )
+      found.add('sql-drop');
     if (/\bALTER\s+TABLE\s+\S+\s+DROP\b/i.test(s)) found.add('sql-drop');
     if (/^(WITH\b[\s\S]*?\)\s*)?TRUNCATE\b/i.test(s) || /\bTRUNCATE\s+TABLE\b/i.test(s)) found.add('sql-truncate');
     const where = /\bWHERE\b/i.test(s);
     if (/\bDELETE\s+((LOW_PRIORITY|QUICK|IGNORE)\s+)*FROM\b/i.test(s) && !where) found.add('sql-delete-all');
-    if (/\bUPDATE\s+((ONLY|LOW_PRIORITY|IGNORE)\s+)*\S+(\s+(AS\s+)?\w+)?\s+SET\b/i.test(s) && !where) found.add('sql-update-all');
+    if (/\bUPDATE\s+((ONLY|LOW_PRIORITY|IGNORE)\s+)*\S+(\s+(AS\s+)?\w+)?\s+SET\b/i.test(s) && !where)
+      found.add('sql-update-all');
   }
   return [...found];
 }
@@ -28,7 +34,28 @@ export function sqlFindings(sql: string): string[] {
 /** The SQL a client runs: its command option, operands after the database (sqlite3), or standard input. */
 function sqlClient(options: string[], operandSql?: (operands: string[]) => string[]): Check {
   return (cmd: Argv, io: Io, ctx) => {
-    const f = parseFlags(cmd.args, [...options, '-h', '--host', '--port', '-U', '--username', '-u', '--user', '-d', '--dbname', '-D', '--database', '-f', '--file', '-S', '-o', '--output', '--cmd', '-init', '-separator']);
+    const f = parseFlags(cmd.args, [
+      ...options,
+      '-h',
+      '--host',
+      '--port',
+      '-U',
+      '--username',
+      '-u',
+      '--user',
+      '-d',
+      '--dbname',
+      '-D',
+      '--database',
+      '-f',
+      '--file',
+      '-S',
+      '-o',
+      '--output',
+      '--cmd',
+      '-init',
+      '-separator',
+    ]);
     const texts = options.map((o) => f.values.get(o)).filter((v): v is string => v !== undefined);
     if (f.values.has('--cmd')) texts.push(f.values.get('--cmd')!);
     // sqlite3's single-dash long options: -cmd SQL.
@@ -48,11 +75,30 @@ function sqlClient(options: string[], operandSql?: (operands: string[]) => strin
 
 const redis: Check = (cmd, io, ctx) => {
   // The command is the first operand (or each line of standard input); EVAL scripts can call it too.
-  const f = parseFlags(cmd.args, ['-h', '-p', '-a', '-n', '-u', '--user', '--pass', '-s', '-r', '-i', '--tls', '--cacert']);
+  const f = parseFlags(cmd.args, [
+    '-h',
+    '-p',
+    '-a',
+    '-n',
+    '-u',
+    '--user',
+    '--pass',
+    '-s',
+    '-r',
+    '-i',
+    '--tls',
+    '--cacert',
+  ]);
   const first = f.operands[0]?.text ?? '';
   const lines = (stdinText(io) ?? '').split('\n').map((l) => l.trim().split(/\s+/)[0] ?? '');
-  const scripts = /^eval(sha)?$/i.test(first) ? f.operands.slice(1).map((w) => w.text).join(' ') : '';
-  if ([first, ...lines].some((w) => /^flush(all|db)$/i.test(w)) || /flush(all|db)/i.test(scripts)) ctx.add('redis-flush', show(cmd));
+  const scripts = /^eval(sha)?$/i.test(first)
+    ? f.operands
+        .slice(1)
+        .map((w) => w.text)
+        .join(' ')
+    : '';
+  if ([first, ...lines].some((w) => /^flush(all|db)$/i.test(w)) || /flush(all|db)/i.test(scripts))
+    ctx.add('redis-flush', show(cmd));
   // `redis-cli --scan ... | xargs redis-cli del`: every key a scan finds.
   if (cmd.viaXargs && /^(del|unlink)$/i.test(first)) ctx.add('redis-flush', show(cmd));
 };

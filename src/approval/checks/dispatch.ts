@@ -9,7 +9,15 @@ import { infraChecks } from './infra.js';
 import { networkChecks } from './network.js';
 import { powershellChecks } from './powershell.js';
 import { interpreterOf } from './exec.js';
-import { isProjectPackageManager, isSystemPackageManager, packageManager, remoteRun, resourceVerbs, scriptSubcommands, systemPackages } from './resource.js';
+import {
+  isProjectPackageManager,
+  isSystemPackageManager,
+  packageManager,
+  remoteRun,
+  resourceVerbs,
+  scriptSubcommands,
+  systemPackages,
+} from './resource.js';
 import { storageChecks } from './storage.js';
 import { systemCheckFor, systemChecks } from './system.js';
 import type { Check } from './types.js';
@@ -32,15 +40,39 @@ const NOT_RESOURCE_CLIS = new Set(
   eval time nohup setsid stdbuf ionice chroot flock unbuffer strace ltrace ldd readelf objdump nm hexyl bat exa eza
   webpack esbuild rollup vite storybook turbo nx lerna rimraf del-cli mkdocs sphinx-build hugo jekyll gcc g++ cc clang
   clang++ ld as rustc javac java kotlin scala go cargo node deno bun python python3 pip pip3 ruby perl php lua Rscript julia
-  docker-credential-helper qemu-img losetup truncate fallocate chmod chown chgrp setfacl getfacl chattr lsattr`.split(/\s+/),
+  docker-credential-helper qemu-img losetup truncate fallocate chmod chown chgrp setfacl getfacl chattr lsattr`.split(
+    /\s+/,
+  ),
 );
 
-const TABLES: Record<string, Check>[] = [fileChecks, systemChecks, dataChecks, infraChecks, vcsChecks, identityChecks, storageChecks, networkChecks, exfilChecks, powershellChecks];
+const TABLES: Record<string, Check>[] = [
+  fileChecks,
+  systemChecks,
+  dataChecks,
+  infraChecks,
+  vcsChecks,
+  identityChecks,
+  storageChecks,
+  networkChecks,
+  exfilChecks,
+  powershellChecks,
+];
 
 /** Names a table judges fully (their verbs are not a resource CLI's): databases, shells, system tools. */
 function claimed(name: string, exec: (name: string) => Check | undefined): boolean {
   if (Object.hasOwn(infraChecks, name) && name !== 'git') return false;
-  return [fileChecks, systemChecks, dataChecks, vcsChecks, identityChecks, storageChecks, networkChecks, powershellChecks].some((t) => Object.hasOwn(t, name)) || exec(name) !== undefined;
+  return (
+    [
+      fileChecks,
+      systemChecks,
+      dataChecks,
+      vcsChecks,
+      identityChecks,
+      storageChecks,
+      networkChecks,
+      powershellChecks,
+    ].some((t) => Object.hasOwn(t, name)) || exec(name) !== undefined
+  );
 }
 
 function compose(checks: Check[]): Check | undefined {

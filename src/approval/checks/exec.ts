@@ -5,7 +5,20 @@ import type { Word } from '../words.js';
 import { checkWrite } from './files.js';
 import { show, stdinIsDynamic, stdinText, type Check, type CheckContext, type Io } from './types.js';
 
-export const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'fish', 'csh', 'tcsh', 'yash', 'rbash']);
+export const SHELLS = new Set([
+  'sh',
+  'bash',
+  'zsh',
+  'dash',
+  'ksh',
+  'mksh',
+  'ash',
+  'fish',
+  'csh',
+  'tcsh',
+  'yash',
+  'rbash',
+]);
 export const DOWNLOADERS = new Set(['curl', 'wget', 'fetch', 'aria2c', 'http', 'https', 'xh', 'lwp-request', 'GET']);
 const NETWORK_TOOLS = new Set(['nc', 'ncat', 'netcat', 'telnet', 'socat', 'cryptcat']);
 
@@ -22,14 +35,24 @@ const INTERPRETERS: Record<string, { codeOpts: string[]; language: string }> = {
   lua: { codeOpts: ['-e'], language: 'lua' },
 };
 
-const LIBRARY_OPTS: Record<string, string[]> = { ruby: ['-r', '-I'], perl: ['-M', '-m', '-I'], javascript: ['-r', '--require', '--import', '--loader'], python: ['-W', '-X'] };
+const LIBRARY_OPTS: Record<string, string[]> = {
+  ruby: ['-r', '-I'],
+  perl: ['-M', '-m', '-I'],
+  javascript: ['-r', '--require', '--import', '--loader'],
+  python: ['-W', '-X'],
+};
 
 export function interpreterOf(name: string): { codeOpts: string[]; language: string } | undefined {
-  const base = /^python[\d.]*$/.test(name) ? 'python' : /^(perl|ruby|php|lua)[\d.]*$/.test(name) ? name.replace(/[\d.]+$/, '') : name;
+  const base = /^python[\d.]*$/.test(name)
+    ? 'python'
+    : /^(perl|ruby|php|lua)[\d.]*$/.test(name)
+      ? name.replace(/[\d.]+$/, '')
+      : name;
   return Object.hasOwn(INTERPRETERS, base) ? INTERPRETERS[base] : undefined;
 }
 
-export const runsCode = (name: string | null): boolean => name !== null && (SHELLS.has(name) || interpreterOf(name) !== undefined);
+export const runsCode = (name: string | null): boolean =>
+  name !== null && (SHELLS.has(name) || interpreterOf(name) !== undefined);
 
 /** Does any command inside these substitutions download something? */
 function substitutesDownload(words: Word[], downloads: (node: Word['substitutions'][number]) => boolean): boolean {
@@ -62,17 +85,21 @@ function stdinProgram(cmd: Argv, io: Io, ctx: CheckContext, language: string | n
   // Not known text: a file (`sh < x.sh`, `cat x.sh | sh`) is read; what another program prints asks.
   const last = io.upstream.at(-1)?.argv;
   const catFile = last?.name === 'cat' ? last.args.filter((a) => !a.text.startsWith('-')) : [];
-  if (io.upstream.length === 0 && io.stdinFile && !ctx.substitutionInput(io.stdinFile)) ctx.runsFile(io.stdinFile, language);
+  if (io.upstream.length === 0 && io.stdinFile && !ctx.substitutionInput(io.stdinFile))
+    ctx.runsFile(io.stdinFile, language);
   else if (catFile.length === 1) ctx.runsFile(catFile[0]!, language);
-  else if (io.upstream.length > 0 && !stdinIsDynamic(io)) ctx.add('dynamic-command', `${show(cmd)} runs what ${last?.written ?? 'an earlier command'} prints`);
+  else if (io.upstream.length > 0 && !stdinIsDynamic(io))
+    ctx.add('dynamic-command', `${show(cmd)} runs what ${last?.written ?? 'an earlier command'} prints`);
 }
 
 /** Command text that decodes hidden data: base64 -d, xxd -r, rev, tr, openssl -d. */
-const DECODES = /\b(base64|base32|basenc)\b[^|]*\s(-d|-D|--decode)\b|\bxxd\b[^|]*\s-r|\|\s*(rev|tr)\b|\bopenssl\b[^|]*\s-d\b|\buudecode\b/;
+const DECODES =
+  /\b(base64|base32|basenc)\b[^|]*\s(-d|-D|--decode)\b|\bxxd\b[^|]*\s-r|\|\s*(rev|tr)\b|\bopenssl\b[^|]*\s-d\b|\buudecode\b/;
 
 export function isDecoder(a: Argv): boolean {
   const f = parseFlags(a.args);
-  if (a.name === 'base64' || a.name === 'base32' || a.name === 'basenc') return f.short.has('d') || f.short.has('D') || f.long.has('--decode');
+  if (a.name === 'base64' || a.name === 'base32' || a.name === 'basenc')
+    return f.short.has('d') || f.short.has('D') || f.long.has('--decode');
   if (a.name === 'tr') return true; // rot13 and other substitutions hide text as well as base64 does
   if (interpreterOf(a.name ?? '') && a.args.some((w) => w.text === 'base64' || w.text === 'codecs')) return true;
   if (a.name === 'xxd') return f.short.has('r') || f.long.has('--revert');
@@ -80,7 +107,9 @@ export function isDecoder(a: Argv): boolean {
   return a.name === 'uudecode' || a.name === 'rev';
 }
 
-export function execChecks(downloads: (node: Word['substitutions'][number]) => boolean): (name: string) => Check | undefined {
+export function execChecks(
+  downloads: (node: Word['substitutions'][number]) => boolean,
+): (name: string) => Check | undefined {
   const shell: Check = (cmd, io, ctx) => {
     const f = parseFlags(cmd.args, ['-o', '+o', '-O', '+O', '--rcfile', '--init-file']);
     const operands = f.operands.filter((w) => !/^\+[a-zA-Z]+$/.test(w.text));
@@ -97,11 +126,14 @@ export function execChecks(downloads: (node: Word['substitutions'][number]) => b
       return;
     }
     const first = operands[0];
-    if (first && ctx.downloaded.has(first.text.replace(/^\.\//, ''))) ctx.add('remote-code-exec', `${show(cmd)}: the script was downloaded in this command line`);
+    if (first && ctx.downloaded.has(first.text.replace(/^\.\//, '')))
+      ctx.add('remote-code-exec', `${show(cmd)}: the script was downloaded in this command line`);
     // bash <(...) and sh < <(...): the substitution's output is the program.
-    const fromSubstitution = (first && ctx.substitutionInput(first)) ?? (io.stdinFile && ctx.substitutionInput(io.stdinFile));
+    const fromSubstitution =
+      (first && ctx.substitutionInput(first)) ?? (io.stdinFile && ctx.substitutionInput(io.stdinFile));
     if (fromSubstitution) stdinProgram(cmd, fromSubstitution, ctx, null);
-    else if (!first || f.short.has('s') || first.text === '-' || first.text === '/dev/stdin') stdinProgram(cmd, io, ctx, null);
+    else if (!first || f.short.has('s') || first.text === '-' || first.text === '/dev/stdin')
+      stdinProgram(cmd, io, ctx, null);
     else ctx.runsFile(first, null);
   };
 
@@ -109,22 +141,35 @@ export function execChecks(downloads: (node: Word['substitutions'][number]) => b
     const spec = interpreterOf(cmd.name!)!;
     if (substitutesDownload(cmd.args, downloads)) ctx.add('remote-code-exec', show(cmd));
     // node -pe CODE is -p and -e: the code is the next word.
-    const args = cmd.args.map((a) => (spec.language === 'javascript' && /^-[pe]{2}$/.test(a.text) ? { ...a, text: '-e' } : a));
+    const args = cmd.args.map((a) =>
+      spec.language === 'javascript' && /^-[pe]{2}$/.test(a.text) ? { ...a, text: '-e' } : a,
+    );
     // Library options take a value (ruby -rnet/http, perl -MMIME::Base64, node -r ts-node/register): not code flags.
-    const f = parseFlags(args, [...spec.codeOpts.filter((o) => o.startsWith('-')), ...(LIBRARY_OPTS[spec.language] ?? [])]);
+    const f = parseFlags(args, [
+      ...spec.codeOpts.filter((o) => o.startsWith('-')),
+      ...(LIBRARY_OPTS[spec.language] ?? []),
+    ]);
     const code = spec.codeOpts.map((o) => f.values.get(o)).find((v) => v !== undefined);
-    if (spec.codeOpts.includes('eval') && cmd.args[0]?.text === 'eval' && cmd.args[1]) ctx.code(cmd.args[1].text, spec.language);
+    if (spec.codeOpts.includes('eval') && cmd.args[0]?.text === 'eval' && cmd.args[1])
+      ctx.code(cmd.args[1].text, spec.language);
     // perl -i / ruby -i edit the named files in place.
-    if (f.short.has('i') && (spec.language === 'perl' || spec.language === 'ruby')) for (const file of f.operands) checkWrite(file, show(cmd), ctx);
+    if (f.short.has('i') && (spec.language === 'perl' || spec.language === 'ruby'))
+      for (const file of f.operands) checkWrite(file, show(cmd), ctx);
     const first = f.operands[0];
     const fromSubstitution = first && ctx.substitutionInput(first);
-    const codeWord = spec.codeOpts.map((o) => args.find((_, i) => i > 0 && args[i - 1]!.text === o)).find((w) => w !== undefined);
+    const codeWord = spec.codeOpts
+      .map((o) => args.find((_, i) => i > 0 && args[i - 1]!.text === o))
+      .find((w) => w !== undefined);
     if (codeWord?.dynamic) ctx.computed(codeWord, `${cmd.written} ${spec.codeOpts[0]}`, spec.language);
     else if (code !== undefined) ctx.code(code, spec.language);
     else if (fromSubstitution) stdinProgram(cmd, fromSubstitution, ctx, spec.language);
     else if (!first || first.text === '-' || first.text === '/dev/stdin') stdinProgram(cmd, io, ctx, spec.language);
     // python -m MODULE runs an installed module, not a file; anything else is the script's path.
-    else if (!(spec.language === 'python' && (f.short.has('m') || f.short.has('c'))) && !/^(repl|test|run|install)$/.test(first.text)) ctx.runsFile(first, spec.language);
+    else if (
+      !(spec.language === 'python' && (f.short.has('m') || f.short.has('c'))) &&
+      !/^(repl|test|run|install)$/.test(first.text)
+    )
+      ctx.runsFile(first, spec.language);
   };
 
   const evalCheck: Check = (cmd, _io, ctx) => {
@@ -137,7 +182,8 @@ export function execChecks(downloads: (node: Word['substitutions'][number]) => b
   const source: Check = (cmd, io, ctx) => {
     if (substitutesDownload(cmd.args, downloads)) ctx.add('remote-code-exec', show(cmd));
     const first = cmd.args[0];
-    if (first && ctx.downloaded.has(first.text.replace(/^\.\//, ''))) ctx.add('remote-code-exec', `${show(cmd)}: the script was downloaded in this command line`);
+    if (first && ctx.downloaded.has(first.text.replace(/^\.\//, '')))
+      ctx.add('remote-code-exec', `${show(cmd)}: the script was downloaded in this command line`);
     const fromSubstitution = first && ctx.substitutionInput(first);
     if (fromSubstitution) stdinProgram(cmd, fromSubstitution, ctx, null);
     else if (first?.text === '/dev/stdin') stdinProgram(cmd, io, ctx, null);
@@ -150,7 +196,29 @@ export function execChecks(downloads: (node: Word['substitutions'][number]) => b
     if (script !== undefined) ctx.script(script);
   };
 
-  const SSH_VALUE_OPTS = ['-p', '-i', '-l', '-o', '-F', '-J', '-L', '-R', '-D', '-b', '-c', '-e', '-m', '-O', '-Q', '-S', '-W', '-w', '-E', '-B', '-I'];
+  const SSH_VALUE_OPTS = [
+    '-p',
+    '-i',
+    '-l',
+    '-o',
+    '-F',
+    '-J',
+    '-L',
+    '-R',
+    '-D',
+    '-b',
+    '-c',
+    '-e',
+    '-m',
+    '-O',
+    '-Q',
+    '-S',
+    '-W',
+    '-w',
+    '-E',
+    '-B',
+    '-I',
+  ];
   const ssh: Check = (cmd, io, ctx) => {
     // Options, the host, more options (ssh reads them after the host too), then the remote command.
     const at = firstOperand(cmd.args, SSH_VALUE_OPTS);
@@ -163,23 +231,48 @@ export function execChecks(downloads: (node: Word['substitutions'][number]) => b
 
   const watch: Check = (cmd, _io, ctx) => {
     const at = firstOperand(cmd.args, ['-n', '--interval', '-q', '--equexit']);
-    if (at < cmd.args.length) ctx.script(cmd.args.slice(at).map((w) => w.text).join(' '));
+    if (at < cmd.args.length)
+      ctx.script(
+        cmd.args
+          .slice(at)
+          .map((w) => w.text)
+          .join(' '),
+      );
   };
 
   const script: Check = (cmd, _io, ctx) => {
-    const f = parseFlags(cmd.args, ['-c', '--command', '-E', '--echo', '-I', '--log-in', '-O', '--log-out', '-T', '--log-timing']);
+    const f = parseFlags(cmd.args, [
+      '-c',
+      '--command',
+      '-E',
+      '--echo',
+      '-I',
+      '--log-in',
+      '-O',
+      '--log-out',
+      '-T',
+      '--log-timing',
+    ]);
     const c = f.values.get('-c') ?? f.values.get('--command');
     if (c !== undefined) ctx.script(c);
   };
 
   const netcat: Check = (cmd, _io, ctx) => {
     const f = parseFlags(cmd.args, ['-p', '-s', '-w', '-i', '-x', '-X', '-q']);
-    if (f.short.has('e') || f.short.has('c') || f.long.has('--exec') || f.long.has('--sh-exec') || f.long.has('--lua-exec')) ctx.add('reverse-shell', show(cmd));
+    if (
+      f.short.has('e') ||
+      f.short.has('c') ||
+      f.long.has('--exec') ||
+      f.long.has('--sh-exec') ||
+      f.long.has('--lua-exec')
+    )
+      ctx.add('reverse-shell', show(cmd));
     // A shell earlier in the same pipeline talks to the network through this tool.
   };
 
   const socat: Check = (cmd, _io, ctx) => {
-    if (cmd.args.some((a) => /^(exec|system):/i.test(a.text) || /,\s*(exec|system):/i.test(a.text))) ctx.add('reverse-shell', show(cmd));
+    if (cmd.args.some((a) => /^(exec|system):/i.test(a.text) || /,\s*(exec|system):/i.test(a.text)))
+      ctx.add('reverse-shell', show(cmd));
   };
 
   const awk: Check = (cmd, _io, ctx) => {
@@ -195,7 +288,17 @@ export function execChecks(downloads: (node: Word['substitutions'][number]) => b
 
   /** tmux new-session/new-window/split-window 'CMD', screen -dm CMD...: commands run later in a terminal. */
   const tmux: Check = (cmd, _io, ctx) => {
-    const verbs = ['new-session', 'new', 'new-window', 'neww', 'split-window', 'splitw', 'respawn-pane', 'run-shell', 'run'];
+    const verbs = [
+      'new-session',
+      'new',
+      'new-window',
+      'neww',
+      'split-window',
+      'splitw',
+      'respawn-pane',
+      'run-shell',
+      'run',
+    ];
     const at = cmd.args.findIndex((a) => verbs.includes(a.text));
     if (at < 0) return;
     const rest = cmd.args.slice(at + 1);
@@ -204,7 +307,9 @@ export function execChecks(downloads: (node: Word['substitutions'][number]) => b
   };
 
   const screen: Check = (cmd, _io, ctx) => {
-    const command = cmd.args.slice(firstOperand(cmd.args, ['-S', '-c', '-e', '-h', '-p', '-T', '-t', '-L', '-Logfile']));
+    const command = cmd.args.slice(
+      firstOperand(cmd.args, ['-S', '-c', '-e', '-h', '-p', '-T', '-t', '-L', '-Logfile']),
+    );
     if (command.length > 0) ctx.argv(command);
   };
 
@@ -213,18 +318,44 @@ export function execChecks(downloads: (node: Word['substitutions'][number]) => b
     if (cmd.args.some((a) => a.text === '-l' || a.text === '-r' || a.text === '-c' || a.text === '-d')) return;
     const text = stdinText(io);
     if (text !== undefined) ctx.script(text);
-    else if (cmd.args.some((a) => a.text === '-f') || stdinIsDynamic(io) || io.stdinFile) ctx.add('schedule-unchecked', show(cmd));
+    else if (cmd.args.some((a) => a.text === '-f') || stdinIsDynamic(io) || io.stdinFile)
+      ctx.add('schedule-unchecked', show(cmd));
   };
 
   /** parallel CMD ::: ARGS: the command once per argument. */
   const parallel: Check = (cmd, _io, ctx) => {
     const sep = cmd.args.findIndex((a) => a.text === ':::');
-    const command = cmd.args.slice(firstOperand(cmd.args, ['-j', '--jobs', '-S', '--sshlogin', '--delay', '--timeout']), sep < 0 ? undefined : sep);
+    const command = cmd.args.slice(
+      firstOperand(cmd.args, ['-j', '--jobs', '-S', '--sshlogin', '--delay', '--timeout']),
+      sep < 0 ? undefined : sep,
+    );
     const values = sep < 0 ? [] : cmd.args.slice(sep + 1);
-    for (const v of values.length > 0 ? values : [undefined]) if (command.length > 0) ctx.argv(v ? [...command, v] : command);
+    for (const v of values.length > 0 ? values : [undefined])
+      if (command.length > 0) ctx.argv(v ? [...command, v] : command);
   };
 
-  const checks: Record<string, Check> = { eval: evalCheck, source, '.': source, su, runuser: su, sg: su, ssh, watch, script, socat, awk, gawk: awk, mawk: awk, nawk: awk, trap, tmux, screen, at, batch: at, parallel };
+  const checks: Record<string, Check> = {
+    eval: evalCheck,
+    source,
+    '.': source,
+    su,
+    runuser: su,
+    sg: su,
+    ssh,
+    watch,
+    script,
+    socat,
+    awk,
+    gawk: awk,
+    mawk: awk,
+    nawk: awk,
+    trap,
+    tmux,
+    screen,
+    at,
+    batch: at,
+    parallel,
+  };
   for (const s of SHELLS) checks[s] = shell;
   for (const n of NETWORK_TOOLS) if (n !== 'socat') checks[n] = netcat;
   return (name: string) => (Object.hasOwn(checks, name) ? checks[name] : interpreterOf(name) ? interpreter : undefined);

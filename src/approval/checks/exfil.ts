@@ -23,10 +23,12 @@ const CREDENTIAL_FILE = new RegExp(
 );
 
 /** Environment variables that hold secrets. */
-const SECRET_VAR = /\$\{?[A-Z0-9_]*(TOKEN|SECRET|PASSWORD|PASSWD|API_KEY|APIKEY|ACCESS_KEY|PRIVATE_KEY|CREDENTIALS?)[A-Z0-9_]*\}?/;
+const SECRET_VAR =
+  /\$\{?[A-Z0-9_]*(TOKEN|SECRET|PASSWORD|PASSWD|API_KEY|APIKEY|ACCESS_KEY|PRIVATE_KEY|CREDENTIALS?)[A-Z0-9_]*\}?/;
 
 /** Text of a command line that reads credentials: a credential path, the whole environment, exported secret keys. */
-const READS_SECRETS = /(~|\$HOME|\$\{HOME\}|\/home\/[^/\s]+|\/root|\/Users\/[^/\s]+)\/\.(ssh|aws|gnupg|kube|docker|netrc|npmrc|pypirc|git-credentials|azure|config\/gcloud|config\/gh)|\.env\b(?!\.example)|\bid_(rsa|dsa|ecdsa|ed25519)\b|\.(pem|key|p12|pfx)\b|\/etc\/g?shadow|\/proc\/self\/environ|(^|[\s(|;&])(env|printenv|set)(\s*$|\s*[|)])|export-secret|export-credentials|print-access-token|print-identity-token|\$\{?KUBECONFIG/;
+const READS_SECRETS =
+  /(~|\$HOME|\$\{HOME\}|\/home\/[^/\s]+|\/root|\/Users\/[^/\s]+)\/\.(ssh|aws|gnupg|kube|docker|netrc|npmrc|pypirc|git-credentials|azure|config\/gcloud|config\/gh)|\.env\b(?!\.example)|\bid_(rsa|dsa|ecdsa|ed25519)\b|\.(pem|key|p12|pfx)\b|\/etc\/g?shadow|\/proc\/self\/environ|(^|[\s(|;&])(env|printenv|set)(\s*$|\s*[|)])|export-secret|export-credentials|print-access-token|print-identity-token|\$\{?KUBECONFIG/;
 
 export const isCredentialPath = (text: string): boolean => CREDENTIAL_FILE.test(text.replace(/\/+$/, '') || text);
 
@@ -39,7 +41,12 @@ function secretFile(text: string, ctx: CheckContext): boolean {
 }
 
 function derive(output: string | undefined, inputs: Word[], ctx: CheckContext): void {
-  if (output === undefined || output === '-' || !inputs.some((w) => secretFile(w.text, ctx) || w.substitutions.some((n) => READS_SECRETS.test(n.text)))) return;
+  if (
+    output === undefined ||
+    output === '-' ||
+    !inputs.some((w) => secretFile(w.text, ctx) || w.substitutions.some((n) => READS_SECRETS.test(n.text)))
+  )
+    return;
   const set = derived.get(ctx) ?? new Set<string>();
   set.add(bare(output));
   derived.set(ctx, set);
@@ -47,7 +54,18 @@ function derive(output: string | undefined, inputs: Word[], ctx: CheckContext): 
 
 /** tar -czf OUT IN..., zip OUT IN..., 7z a OUT IN..., cp IN... OUT, gpg -o OUT IN: an archive or copy of credentials. */
 const archive: Check = (cmd, _io, ctx) => {
-  const f = parseFlags(cmd.args, ['-f', '--file', '-C', '--directory', '-o', '--output', '-t', '--target-directory', '-x', '-i']);
+  const f = parseFlags(cmd.args, [
+    '-f',
+    '--file',
+    '-C',
+    '--directory',
+    '-o',
+    '--output',
+    '-t',
+    '--target-directory',
+    '-x',
+    '-i',
+  ]);
   const ops = f.operands;
   if (cmd.name === 'tar') {
     const first = cmd.args[0]?.text ?? '';
@@ -57,8 +75,14 @@ const archive: Check = (cmd, _io, ctx) => {
     derive(out, old ? ops.slice(2) : ops, ctx);
   } else if (cmd.name === 'zip') derive(ops[0]?.text, ops.slice(1), ctx);
   else if (cmd.name === '7z' || cmd.name === '7za') derive(ops[1]?.text, ops.slice(2), ctx);
-  else if (cmd.name === 'gpg' || cmd.name === 'openssl') derive(f.values.get('-o') ?? f.values.get('--output') ?? f.values.get('-out'), cmd.args, ctx);
-  else derive(f.values.get('-t') ?? f.values.get('--target-directory') ?? ops.at(-1)?.text, f.values.has('-t') ? ops : ops.slice(0, -1), ctx);
+  else if (cmd.name === 'gpg' || cmd.name === 'openssl')
+    derive(f.values.get('-o') ?? f.values.get('--output') ?? f.values.get('-out'), cmd.args, ctx);
+  else
+    derive(
+      f.values.get('-t') ?? f.values.get('--target-directory') ?? ops.at(-1)?.text,
+      f.values.has('-t') ? ops : ops.slice(0, -1),
+      ctx,
+    );
 };
 
 /** python -m http.server --directory ~/.ssh serves the keys to whoever connects. */
@@ -84,8 +108,20 @@ function upstreamSecret(io: Io): boolean {
   return io.upstream.some((u) => {
     const a = u.argv;
     if (!a?.name) return false;
-    if ((a.name === 'env' || a.name === 'printenv' || a.name === 'set' || a.name === 'export') && a.args.every((w) => SECRET_VAR.test(`$${w.text}`) || w.text.startsWith('-'))) return true;
-    if (a.args.some((w) => w.text.startsWith('--export-secret') || w.text === 'export-credentials' || /^print-(access|identity)-token$/.test(w.text))) return true;
+    if (
+      (a.name === 'env' || a.name === 'printenv' || a.name === 'set' || a.name === 'export') &&
+      a.args.every((w) => SECRET_VAR.test(`$${w.text}`) || w.text.startsWith('-'))
+    )
+      return true;
+    if (
+      a.args.some(
+        (w) =>
+          w.text.startsWith('--export-secret') ||
+          w.text === 'export-credentials' ||
+          /^print-(access|identity)-token$/.test(w.text),
+      )
+    )
+      return true;
     return a.args.some((w) => carriesSecret(w, a.name === 'echo' || a.name === 'printf'));
   });
 }
@@ -98,14 +134,44 @@ function report(cmd: Argv, ctx: CheckContext): void {
 
 /** The file an upload option names: `@file`, `name=@file`, `name=<file`, or the value itself for -T. */
 function uploadedFile(option: string, value: string): string | undefined {
-  if (option === '-T' || option === '--upload-file' || option === '--post-file' || option === '--body-file') return value;
+  if (option === '-T' || option === '--upload-file' || option === '--post-file' || option === '--body-file')
+    return value;
   const at = /(?:^|=)[@<]([^;]*)/.exec(value);
   return at ? at[1] : undefined;
 }
 
-const CURL_DATA = ['-d', '--data', '--data-binary', '--data-raw', '--data-ascii', '--data-urlencode', '--json', '-F', '--form', '--form-string', '-T', '--upload-file'];
+const CURL_DATA = [
+  '-d',
+  '--data',
+  '--data-binary',
+  '--data-raw',
+  '--data-ascii',
+  '--data-urlencode',
+  '--json',
+  '-F',
+  '--form',
+  '--form-string',
+  '-T',
+  '--upload-file',
+];
 const WGET_DATA = ['--post-file', '--body-file', '--post-data', '--body-data'];
-const CURL_VALUES = [...CURL_DATA, '-H', '--header', '-o', '--output', '-X', '--request', '-u', '--user', '-A', '-e', '-x', '--proxy', '-b', '--cookie'];
+const CURL_VALUES = [
+  ...CURL_DATA,
+  '-H',
+  '--header',
+  '-o',
+  '--output',
+  '-X',
+  '--request',
+  '-u',
+  '--user',
+  '-A',
+  '-e',
+  '-x',
+  '--proxy',
+  '-b',
+  '--cookie',
+];
 
 /** curl and wget: a body, form or upload that is (or reads) a credential, or a URL or header computed from one. */
 const httpClient: Check = (cmd, io, ctx) => {
@@ -119,13 +185,22 @@ const httpClient: Check = (cmd, io, ctx) => {
     const attached = !t.startsWith('--') && /^-[dFT]./.test(t) ? t.slice(0, 2) : undefined;
     const opt = attached ?? option;
     if (!data.includes(opt)) {
-      if (!t.startsWith('-') && args[i - 1] && CURL_VALUES.includes(args[i - 1]!.text) && !data.includes(args[i - 1]!.text)) {
+      if (
+        !t.startsWith('-') &&
+        args[i - 1] &&
+        CURL_VALUES.includes(args[i - 1]!.text) &&
+        !data.includes(args[i - 1]!.text)
+      ) {
         // The value of a header or another option: only a substitution reading credentials counts.
         if (args[i]!.substitutions.some((n) => READS_SECRETS.test(n.text))) report(cmd, ctx);
       } else if (!t.startsWith('-') && carriesSecret(args[i]!, false)) report(cmd, ctx);
       continue;
     }
-    const word = attached ? { ...args[i]!, text: t.slice(2) } : eq >= 0 ? { ...args[i]!, text: t.slice(eq + 1) } : args[(i += 1)];
+    const word = attached
+      ? { ...args[i]!, text: t.slice(2) }
+      : eq >= 0
+        ? { ...args[i]!, text: t.slice(eq + 1) }
+        : args[(i += 1)];
     if (!word) continue;
     const file = uploadedFile(opt, word.text);
     if (file === '-' || file === '/dev/stdin') {
@@ -136,7 +211,16 @@ const httpClient: Check = (cmd, io, ctx) => {
 
 /** httpie / xh: `field@file` and `@file` items, standard input as the body. */
 const httpie: Check = (cmd, io, ctx) => {
-  if (cmd.args.some((a) => { const m = /(?:^|[^\\])@(.+)$/.exec(a.text); return (m !== null && secretFile(m[1]!, ctx)) || carriesSecret(a, /=[^=]/.test(a.text) && !a.text.includes(':'), ctx); }) || secretStdin(io)) report(cmd, ctx);
+  if (
+    cmd.args.some((a) => {
+      const m = /(?:^|[^\\])@(.+)$/.exec(a.text);
+      return (
+        (m !== null && secretFile(m[1]!, ctx)) || carriesSecret(a, /=[^=]/.test(a.text) && !a.text.includes(':'), ctx)
+      );
+    }) ||
+    secretStdin(io)
+  )
+    report(cmd, ctx);
 };
 
 /** nc, socat, telnet, openssl s_client, ssh: whatever arrives on standard input goes over the connection. */
@@ -144,14 +228,38 @@ const stream: Check = (cmd, io, ctx) => {
   if (cmd.name === 'openssl' && !cmd.args.some((a) => a.text === 's_client')) return;
   if (secretStdin(io)) report(cmd, ctx);
   // socat FILE:~/.ssh/id_rsa TCP:host:port
-  if (cmd.name === 'socat' && cmd.args.some((a) => /^(FILE|OPEN|GOPEN|CREATE):/i.test(a.text) && isCredentialPath(a.text.replace(/^\w+:/, '').split(',')[0]!))) report(cmd, ctx);
+  if (
+    cmd.name === 'socat' &&
+    cmd.args.some(
+      (a) => /^(FILE|OPEN|GOPEN|CREATE):/i.test(a.text) && isCredentialPath(a.text.replace(/^\w+:/, '').split(',')[0]!),
+    )
+  )
+    report(cmd, ctx);
 };
 
 const REMOTE = /^([\w.-]+@)?[\w.-]+:(?!\/\/)|^(s3|gs|az|r2|b2|sftp|ftp|https?):\/\/|^[\w-]+:/;
 
 /** scp, rsync, rclone, cloud copies: a credential source copied to a remote destination. */
 const copyOut: Check = (cmd, io, ctx) => {
-  const f = parseFlags(cmd.args, ['-e', '--rsh', '-P', '-i', '-o', '-F', '-J', '-c', '-l', '-S', '--exclude', '--include', '--filter', '--config', '--profile', '--region', '-p']);
+  const f = parseFlags(cmd.args, [
+    '-e',
+    '--rsh',
+    '-P',
+    '-i',
+    '-o',
+    '-F',
+    '-J',
+    '-c',
+    '-l',
+    '-S',
+    '--exclude',
+    '--include',
+    '--filter',
+    '--config',
+    '--profile',
+    '--region',
+    '-p',
+  ]);
   let ops = f.operands;
   if (['aws', 'gsutil', 'gcloud', 'azcopy', 'rclone', 'mc', 's3cmd'].includes(cmd.name!)) {
     const verb = ops.findIndex((o) => /^(cp|copy|sync|mv|move|put|copyto)$/.test(o.text));
@@ -159,9 +267,15 @@ const copyOut: Check = (cmd, io, ctx) => {
     ops = ops.slice(verb + 1);
   }
   const dest = ops.at(-1);
-  if (ops.length >= 2 && dest && REMOTE.test(dest.text) && ops.slice(0, -1).some((o) => carriesSecret(o, false, ctx))) report(cmd, ctx);
+  if (ops.length >= 2 && dest && REMOTE.test(dest.text) && ops.slice(0, -1).some((o) => carriesSecret(o, false, ctx)))
+    report(cmd, ctx);
   // sftp/ftp scripts on standard input: `put ~/.ssh/id_rsa`.
-  if ((cmd.name === 'sftp' || cmd.name === 'ftp' || cmd.name === 'lftp') && /\bput\s+\S*/.test(stdinText(io) ?? '') && READS_SECRETS.test(stdinText(io) ?? '')) report(cmd, ctx);
+  if (
+    (cmd.name === 'sftp' || cmd.name === 'ftp' || cmd.name === 'lftp') &&
+    /\bput\s+\S*/.test(stdinText(io) ?? '') &&
+    READS_SECRETS.test(stdinText(io) ?? '')
+  )
+    report(cmd, ctx);
 };
 
 /** A DNS lookup or ping whose name is computed from credentials leaks them to the resolver. */
@@ -172,7 +286,12 @@ const lookup: Check = (cmd, _io, ctx) => {
 /** gh gist create FILE publishes the file. */
 const gh: Check = (cmd, _io, ctx) => {
   const w = cmd.args.map((a) => a.text);
-  if (w[0] === 'gist' && /^(create|new|edit)$/.test(w[1] ?? '') && cmd.args.slice(2).some((a) => secretFile(a.text, ctx))) report(cmd, ctx);
+  if (
+    w[0] === 'gist' &&
+    /^(create|new|edit)$/.test(w[1] ?? '') &&
+    cmd.args.slice(2).some((a) => secretFile(a.text, ctx))
+  )
+    report(cmd, ctx);
 };
 
 export const exfilChecks: Record<string, Check> = {

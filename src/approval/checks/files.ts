@@ -74,20 +74,27 @@ const rm: Check = (cmd, io, ctx) => {
 /** What deleting matches below a find start path means. */
 function findDeletes(start: Word, filtered: boolean, detail: string, ctx: CheckContext): void {
   const c = classifyPath(filtered ? { ...start, text: `${start.text.replace(/\/+$/, '')}/match` } : start, ctx.where);
-  const rule = c === 'root' || c === 'home' || c === 'system-dir' ? RECURSIVE_RULE[c] : c === 'outside' || c === 'system-path' || c === 'project-all' ? 'find-delete' : undefined;
+  const rule =
+    c === 'root' || c === 'home' || c === 'system-dir'
+      ? RECURSIVE_RULE[c]
+      : c === 'outside' || c === 'system-path' || c === 'project-all'
+        ? 'find-delete'
+        : undefined;
   if (rule) ctx.add(rule, detail);
 }
 
 const unlink: Check = (cmd, _io, ctx) => deletes(parseFlags(cmd.args).operands, false, show(cmd), ctx);
 
-const FIND_VALUE_TESTS = /^-(name|iname|path|ipath|wholename|regex|iregex|type|xtype|mtime|mmin|atime|amin|ctime|cmin|newer|size|user|group|perm|empty|links|inum|samefile|uid|gid)$/;
+const FIND_VALUE_TESTS =
+  /^-(name|iname|path|ipath|wholename|regex|iregex|type|xtype|mtime|mmin|atime|amin|ctime|cmin|newer|size|user|group|perm|empty|links|inum|samefile|uid|gid)$/;
 const DELETERS = new Set(['rm', 'unlink', 'shred', 'rmdir']);
 
 const find: Check = (cmd, _io, ctx) => {
   const { starts, expr } = findStarts(cmd.args);
   const filtered = expr.some((a) => FIND_VALUE_TESTS.test(a.text));
   // With a filter, find deletes some of what is under its start paths, not all of it: judge a path below each.
-  const matchIn = (start: Word): Word => (filtered ? { ...start, text: `${start.text.replace(/\/+$/, '')}/match` } : start);
+  const matchIn = (start: Word): Word =>
+    filtered ? { ...start, text: `${start.text.replace(/\/+$/, '')}/match` } : start;
   if (expr.some((a) => a.text === '-delete')) for (const s of starts) findDeletes(s, filtered, show(cmd), ctx);
   for (let j = 0; j < expr.length; j += 1) {
     if (!/^-(exec|execdir|ok|okdir)$/.test(expr[j]!.text)) continue;
@@ -95,16 +102,21 @@ const find: Check = (cmd, _io, ctx) => {
     while (end < expr.length && expr[end]!.text !== ';' && expr[end]!.text !== '+') end += 1;
     const nested = expr.slice(j + 1, end);
     // A deleting command run on each match deletes what find matches, however it is spelled.
-    if (nested[0] && DELETERS.has(nested[0].text.replace(/^.*\//, ''))) for (const s of starts) findDeletes(s, filtered, show(cmd), ctx);
+    if (nested[0] && DELETERS.has(nested[0].text.replace(/^.*\//, '')))
+      for (const s of starts) findDeletes(s, filtered, show(cmd), ctx);
     // `{}` stands for each match (also inside a longer word): judge the nested command as if run on the start paths.
-    for (const s of starts) ctx.argv(nested.map((w) => (w.text.includes('{}') ? { ...w, text: w.text.replaceAll('{}', matchIn(s).text) } : w)));
+    for (const s of starts)
+      ctx.argv(
+        nested.map((w) => (w.text.includes('{}') ? { ...w, text: w.text.replaceAll('{}', matchIn(s).text) } : w)),
+      );
     j = end;
   }
 };
 
 const rsync: Check = (cmd, _io, ctx) => {
   const f = parseFlags(cmd.args, ['-e', '--rsh', '--exclude', '--include', '--filter', '-f']);
-  if ([...f.long].some((l) => l.startsWith('--del') || l === '--remove-source-files')) ctx.add('rsync-delete', show(cmd));
+  if ([...f.long].some((l) => l.startsWith('--del') || l === '--remove-source-files'))
+    ctx.add('rsync-delete', show(cmd));
   const dest = f.operands.at(-1);
   if (f.operands.length > 1 && dest && !/^[^/]*:/.test(dest.text)) checkWrite(dest, show(cmd), ctx);
 };
@@ -116,7 +128,8 @@ const tar: Check = (cmd, _io, ctx) => {
   const dir = f.values.get('-C') ?? f.values.get('--directory');
   if (!extracting || dir === undefined) return;
   const c = classifyPath(literal(dir), ctx.where);
-  if (c === 'root' || c === 'system-dir' || c === 'system-path' || c === 'home') ctx.add('overwrite-system-config', show(cmd));
+  if (c === 'root' || c === 'system-dir' || c === 'system-path' || c === 'home')
+    ctx.add('overwrite-system-config', show(cmd));
 };
 
 const shred: Check = (cmd, _io, ctx) => {
@@ -132,7 +145,18 @@ const tee: Check = (cmd, _io, ctx) => {
 /** cp, mv, install: the destination is the last operand, or -t DIR. */
 function copyLike(moves: boolean): Check {
   return (cmd, _io, ctx) => {
-    const f = parseFlags(cmd.args, ['-t', '--target-directory', '-S', '--suffix', '-m', '--mode', '-o', '--owner', '-g', '--group']);
+    const f = parseFlags(cmd.args, [
+      '-t',
+      '--target-directory',
+      '-S',
+      '--suffix',
+      '-m',
+      '--mode',
+      '-o',
+      '--owner',
+      '-g',
+      '--group',
+    ]);
     const dir = f.values.get('-t') ?? f.values.get('--target-directory');
     const dest = dir !== undefined ? literal(dir) : f.operands.at(-1);
     if (dest) checkWrite(dest, show(cmd), ctx);
@@ -145,7 +169,8 @@ function copyLike(moves: boolean): Check {
 const sed: Check = (cmd, _io, ctx) => {
   const f = parseFlags(cmd.args, ['-e', '--expression', '-f', '--file', '-l', '--line-length']);
   if (!has(f, 'i', '--in-place')) return;
-  const scriptGiven = f.values.has('-e') || f.values.has('--expression') || f.values.has('-f') || f.values.has('--file');
+  const scriptGiven =
+    f.values.has('-e') || f.values.has('--expression') || f.values.has('-f') || f.values.has('--file');
   for (const t of scriptGiven ? f.operands : f.operands.slice(1)) checkWrite(t, show(cmd), ctx);
 };
 
@@ -166,7 +191,28 @@ const dd: Check = (cmd, _io, ctx) => {
 
 /** curl -o FILE / wget -O FILE write where they are told. */
 const download: Check = (cmd, _io, ctx) => {
-  const f = parseFlags(cmd.args, ['-o', '--output', '-O', '--output-document', '--output-dir', '-H', '--header', '-d', '--data', '-X', '--request', '-u', '--user', '-A', '--user-agent', '-e', '-T', '--upload-file', '-P', '--directory-prefix']);
+  const f = parseFlags(cmd.args, [
+    '-o',
+    '--output',
+    '-O',
+    '--output-document',
+    '--output-dir',
+    '-H',
+    '--header',
+    '-d',
+    '--data',
+    '-X',
+    '--request',
+    '-u',
+    '--user',
+    '-A',
+    '--user-agent',
+    '-e',
+    '-T',
+    '--upload-file',
+    '-P',
+    '--directory-prefix',
+  ]);
   for (const key of ['-o', '--output', '--output-document', ...(cmd.name === 'wget' ? ['-O'] : [])]) {
     const v = f.values.get(key);
     if (v === undefined || v === '-') continue;
@@ -184,15 +230,27 @@ const download: Check = (cmd, _io, ctx) => {
 function permissions(firstIsSpec: boolean): Check {
   return (cmd, _io, ctx) => {
     // A symbolic mode may start with '-' (chmod -x FILE): it is the mode, not options.
-    const args = cmd.name === 'chmod' ? cmd.args.map((a) => (/^-[rwxXstugo=+,-]*[rwxXst][rwxXstugo=+,-]*$/.test(a.text) && !/^-[Rvcf]+$/.test(a.text) ? { ...a, text: `=${a.text}` } : a)) : cmd.args;
+    const args =
+      cmd.name === 'chmod'
+        ? cmd.args.map((a) =>
+            /^-[rwxXstugo=+,-]*[rwxXst][rwxXstugo=+,-]*$/.test(a.text) && !/^-[Rvcf]+$/.test(a.text)
+              ? { ...a, text: `=${a.text}` }
+              : a,
+          )
+        : cmd.args;
     const f = parseFlags(args, ['--reference', '--from']);
     const paths = firstIsSpec && !f.values.has('--reference') ? f.operands.slice(1) : f.operands;
     // Set-uid and set-gid bits make a file run as its owner, wherever it is (u+s, +s, 4755, 6755).
     const mode = cmd.name === 'chmod' && firstIsSpec ? f.operands[0]?.text.replace(/^=/, '') : undefined;
-    if (mode !== undefined && (/^[0-7]?[2467][0-7]{3}$/.test(mode) || /^[ugoa]*[+=][rwxXt]*s/.test(mode) || /,[ugoa]*[+=][rwxXt]*s/.test(mode))) ctx.add('security-posture', show(cmd));
+    if (
+      mode !== undefined &&
+      (/^[0-7]?[2467][0-7]{3}$/.test(mode) || /^[ugoa]*[+=][rwxXt]*s/.test(mode) || /,[ugoa]*[+=][rwxXt]*s/.test(mode))
+    )
+      ctx.add('security-posture', show(cmd));
     for (const p of paths.flatMap(expandBraces)) {
       const c = classifyPath(p, ctx.where);
-      if (c === 'root' || c === 'home' || c === 'system-dir' || c === 'system-path') ctx.add('system-permissions', show(cmd));
+      if (c === 'root' || c === 'home' || c === 'system-dir' || c === 'system-path')
+        ctx.add('system-permissions', show(cmd));
     }
   };
 }
@@ -204,10 +262,20 @@ const rimraf: Check = (cmd, _io, ctx) => deletes(parseFlags(cmd.args).operands, 
 const fd: Check = (cmd, _io, ctx) => {
   const at = cmd.args.findIndex((a) => /^(-x|--exec|-X|--exec-batch)$/.test(a.text));
   if (at < 0) return;
-  const ops = parseFlags(cmd.args.slice(0, at), ['-e', '--extension', '-t', '--type', '-d', '--max-depth', '-E', '--exclude']).operands;
+  const ops = parseFlags(cmd.args.slice(0, at), [
+    '-e',
+    '--extension',
+    '-t',
+    '--type',
+    '-d',
+    '--max-depth',
+    '-E',
+    '--exclude',
+  ]).operands;
   const filtered = ops[0] !== undefined && !['.', '', '^'].includes(ops[0].text);
   const starts = ops.length > 1 ? ops.slice(1) : [literal('.')];
-  if (DELETERS.has(cmd.args[at + 1]?.text.replace(/^.*\//, '') ?? '')) for (const s of starts) findDeletes(s, filtered, show(cmd), ctx);
+  if (DELETERS.has(cmd.args[at + 1]?.text.replace(/^.*\//, '') ?? ''))
+    for (const s of starts) findDeletes(s, filtered, show(cmd), ctx);
 };
 
 export const fileChecks: Record<string, Check> = {
@@ -236,4 +304,3 @@ export const fileChecks: Record<string, Check> = {
   setfacl: permissions(false),
   chattr: permissions(true),
 };
-

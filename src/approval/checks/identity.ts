@@ -26,21 +26,31 @@ function postureUnless(...readOnly: string[]): Check {
 /** sysctl KEY reads; sysctl -w KEY=VALUE, sysctl KEY=VALUE and sysctl -p FILE write. */
 const sysctl: Check = (cmd, _io, ctx) => {
   const f = parseFlags(cmd.args, ['-p', '--load', '--pattern', '-r']);
-  if (has(f, 'w', '--write') || f.operands.some((o) => o.text.includes('=')) || f.values.has('-p') || f.values.has('--load') || (has(f, 'p', '--load') && f.operands.length > 0)) ctx.add('security-posture', show(cmd));
+  if (
+    has(f, 'w', '--write') ||
+    f.operands.some((o) => o.text.includes('=')) ||
+    f.values.has('-p') ||
+    f.values.has('--load') ||
+    (has(f, 'p', '--load') && f.operands.length > 0)
+  )
+    ctx.add('security-posture', show(cmd));
 };
 
 /** update-alternatives --set/--install/--remove/--config change which program a system name runs. */
 const alternatives: Check = (cmd, _io, ctx) => {
-  if (cmd.args.some((a) => /^--(set|install|remove|remove-all|config|auto|all|set-selections)$/.test(a.text))) ctx.add('security-posture', show(cmd));
+  if (cmd.args.some((a) => /^--(set|install|remove|remove-all|config|auto|all|set-selections)$/.test(a.text)))
+    ctx.add('security-posture', show(cmd));
 };
 
 const apparmorParser: Check = (cmd, _io, ctx) => {
-  if (cmd.args.some((a) => a.text === '-R' || a.text === '--remove' || /^-[a-zA-Z]*R/.test(a.text))) ctx.add('security-posture', show(cmd));
+  if (cmd.args.some((a) => a.text === '-R' || a.text === '--remove' || /^-[a-zA-Z]*R/.test(a.text)))
+    ctx.add('security-posture', show(cmd));
 };
 
 const authselect: Check = (cmd, _io, ctx) => {
   const sub = cmd.args.find((a) => !a.text.startsWith('-'))?.text;
-  if (sub && !/^(current|list|list-features|show|check|requirements|test)$/.test(sub)) ctx.add('security-posture', show(cmd));
+  if (sub && !/^(current|list|list-features|show|check|requirements|test)$/.test(sub))
+    ctx.add('security-posture', show(cmd));
 };
 
 export const identityChecks: Record<string, Check> = {
@@ -81,7 +91,7 @@ export const identityChecks: Record<string, Check> = {
   'update-alternatives': alternatives,
   alternatives,
   setcap: postureUnless('-v', '--verify'),
-  'setsebool': posture,
+  setsebool: posture,
   semanage: postureUnless('-l', '--list'),
 };
 
@@ -99,5 +109,6 @@ export function checkAssignment(name: string, value: Word, ctx: CheckContext): v
   const own = entries.findIndex((e) => e === '$PATH' || e === '${PATH}' || e === `$${name}` || e === `\${${name}}`);
   // The entries searched before the old value (all of them when PATH is replaced).
   const first = own < 0 ? entries : entries.slice(0, own);
-  if (first.some((e) => e === '' || e === '.' || e === './' || SHARED_DIRS.test(e))) ctx.add('hijack-path', `${name}=${value.text}`);
+  if (first.some((e) => e === '' || e === '.' || e === './' || SHARED_DIRS.test(e)))
+    ctx.add('hijack-path', `${name}=${value.text}`);
 }

@@ -8,9 +8,17 @@ const ip: Check = (cmd, _io, ctx) => {
   const f = parseFlags(cmd.args, ['-n', '-netns', '-b', '-batch', '-f', '-family']);
   const words = f.operands.map((o) => o.text);
   const [object = '', verb = ''] = words;
-  if (/^(l|li|lin|link)$/.test(object) && (/^(del|delete)$/.test(verb) || (verb === 'set' && words.includes('down')))) ctx.add('network-down', show(cmd));
-  if (/^(a|ad|add|addr|addre|addres|address|r|ro|rou|rout|route|n|ne|nei|neigh|ru|rule|netns|tunnel|xfrm)$/.test(object) && /^(del|delete|flush|f)$/.test(verb)) ctx.add('network-down', show(cmd));
-  if (/^(r|ro|rou|rout|route)$/.test(object) && /^(replace|change|add|append)$/.test(verb) && words[2] === 'default') ctx.add('network-down', show(cmd));
+  if (/^(l|li|lin|link)$/.test(object) && (/^(del|delete)$/.test(verb) || (verb === 'set' && words.includes('down'))))
+    ctx.add('network-down', show(cmd));
+  if (
+    /^(a|ad|add|addr|addre|addres|address|r|ro|rou|rout|route|n|ne|nei|neigh|ru|rule|netns|tunnel|xfrm)$/.test(
+      object,
+    ) &&
+    /^(del|delete|flush|f)$/.test(verb)
+  )
+    ctx.add('network-down', show(cmd));
+  if (/^(r|ro|rou|rout|route)$/.test(object) && /^(replace|change|add|append)$/.test(verb) && words[2] === 'default')
+    ctx.add('network-down', show(cmd));
 };
 
 const ifconfig: Check = (cmd, _io, ctx) => {
@@ -18,17 +26,34 @@ const ifconfig: Check = (cmd, _io, ctx) => {
 };
 
 const route: Check = (cmd, _io, ctx) => {
-  if (cmd.args.some((a) => a.text === 'del' || a.text === 'flush' || a.text === '-F')) ctx.add('network-down', show(cmd));
+  if (cmd.args.some((a) => a.text === 'del' || a.text === 'flush' || a.text === '-F'))
+    ctx.add('network-down', show(cmd));
 };
 
 const down: Check = (cmd, _io, ctx) => ctx.add('network-down', show(cmd));
 
 /** nmcli networking off, radio ... off, connection down/delete, device disconnect/delete. */
 const nmcli: Check = (cmd, _io, ctx) => {
-  const w = parseFlags(cmd.args, ['-f', '--fields', '-g', '--get-values', '-w', '--wait', '-c', '--colors', '-e', '--escape']).operands.map((o) => o.text);
+  const w = parseFlags(cmd.args, [
+    '-f',
+    '--fields',
+    '-g',
+    '--get-values',
+    '-w',
+    '--wait',
+    '-c',
+    '--colors',
+    '-e',
+    '--escape',
+  ]).operands.map((o) => o.text);
   const object = w[0] ?? '';
   const off = w.includes('off');
-  if ((/^(n|networking|r|radio|g|general)/.test(object) && off) || (/^c/.test(object) && /^(down|delete|del)$/.test(w[1] ?? '')) || (/^d/.test(object) && /^(disconnect|delete|down)$/.test(w[1] ?? ''))) ctx.add('network-down', show(cmd));
+  if (
+    (/^(n|networking|r|radio|g|general)/.test(object) && off) ||
+    (/^c/.test(object) && /^(down|delete|del)$/.test(w[1] ?? '')) ||
+    (/^d/.test(object) && /^(disconnect|delete|down)$/.test(w[1] ?? ''))
+  )
+    ctx.add('network-down', show(cmd));
 };
 
 const rfkill: Check = (cmd, _io, ctx) => {
@@ -37,7 +62,15 @@ const rfkill: Check = (cmd, _io, ctx) => {
 
 /** firewall-cmd: panic mode, a dropping default zone, removing services or ports (SSH). */
 const firewallCmd: Check = (cmd, _io, ctx) => {
-  if (cmd.args.some((a) => /^--(panic-on|set-default-zone=(drop|block)|remove-service|remove-port|remove-interface|remove-source|complete-reload)/.test(a.text) || /^--set-target=(DROP|REJECT|%%REJECT%%)/.test(a.text))) ctx.add('firewall-flush', show(cmd));
+  if (
+    cmd.args.some(
+      (a) =>
+        /^--(panic-on|set-default-zone=(drop|block)|remove-service|remove-port|remove-interface|remove-source|complete-reload)/.test(
+          a.text,
+        ) || /^--set-target=(DROP|REJECT|%%REJECT%%)/.test(a.text),
+    )
+  )
+    ctx.add('firewall-flush', show(cmd));
 };
 
 /** iptables rules that drop traffic (`-A INPUT -j DROP`), restores from a file, and default-deny policies. */
@@ -57,13 +90,19 @@ const iptablesRestore: Check = (cmd, _io, ctx) => {
 /** nft rules that drop, and policies of drop. */
 const nftDrop: Check = (cmd, _io, ctx) => {
   const text = cmd.args.map((a) => a.text).join(' ');
-  if (/\b(add|insert|replace)\s+rule\b.*\b(drop|reject)\b/.test(text) || /\bpolicy\s+drop\b/.test(text)) ctx.add('firewall-flush', show(cmd));
+  if (/\b(add|insert|replace)\s+rule\b.*\b(drop|reject)\b/.test(text) || /\bpolicy\s+drop\b/.test(text))
+    ctx.add('firewall-flush', show(cmd));
 };
 
 /** ufw default deny, ufw deny PORT, ufw delete RULE. */
 const ufwDeny: Check = (cmd, _io, ctx) => {
   const w = cmd.args.filter((a) => !a.text.startsWith('-')).map((a) => a.text);
-  if ((w[0] === 'default' && /^(deny|reject)$/.test(w[1] ?? '')) || /^(deny|reject|delete)$/.test(w[0] ?? '') || (w[0] === 'insert' && w.some((x) => x === 'deny' || x === 'reject'))) ctx.add('firewall-flush', show(cmd));
+  if (
+    (w[0] === 'default' && /^(deny|reject)$/.test(w[1] ?? '')) ||
+    /^(deny|reject|delete)$/.test(w[0] ?? '') ||
+    (w[0] === 'insert' && w.some((x) => x === 'deny' || x === 'reject'))
+  )
+    ctx.add('firewall-flush', show(cmd));
 };
 
 const power: Check = (cmd, _io, ctx) => ctx.add('shutdown', show(cmd));
@@ -71,13 +110,15 @@ const power: Check = (cmd, _io, ctx) => ctx.add('shutdown', show(cmd));
 /** loginctl suspend / hibernate / poweroff / reboot / terminate-*, kill-*. */
 const loginctl: Check = (cmd, _io, ctx) => {
   const sub = cmd.args.find((a) => !a.text.startsWith('-'))?.text ?? '';
-  if (/^(suspend|hibernate|hybrid-sleep|suspend-then-hibernate|poweroff|reboot|halt)$/.test(sub)) ctx.add('shutdown', show(cmd));
+  if (/^(suspend|hibernate|hybrid-sleep|suspend-then-hibernate|poweroff|reboot|halt)$/.test(sub))
+    ctx.add('shutdown', show(cmd));
   if (/^(terminate|kill)-(session|user|seat)$/.test(sub)) ctx.add('mass-kill', show(cmd));
 };
 
 /** systemctl's sleep states (its stop/poweroff verbs are judged in system.ts). */
 const systemctlSleep: Check = (cmd, _io, ctx) => {
-  if (cmd.args.some((a) => /^(suspend|hibernate|hybrid-sleep|suspend-then-hibernate|sleep)$/.test(a.text))) ctx.add('shutdown', show(cmd));
+  if (cmd.args.some((a) => /^(suspend|hibernate|hybrid-sleep|suspend-then-hibernate|sleep)$/.test(a.text)))
+    ctx.add('shutdown', show(cmd));
 };
 
 const kexec: Check = (cmd, _io, ctx) => {

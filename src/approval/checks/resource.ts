@@ -7,40 +7,149 @@ import { show, type Check, type CheckContext, type Io } from './types.js';
 
 /** Verbs (or parts of compound verbs) that destroy, disable or take away. */
 const DESTRUCTIVE = new Set([
-  'delete', 'del', 'deletion', 'destroy', 'remove', 'rm', 'rb', 'rmi', 'terminate', 'purge', 'prune', 'drop', 'wipe', 'erase',
-  'uninstall', 'unpublish', 'yank', 'deprecate', 'reset', 'flush', 'truncate', 'drain', 'cordon', 'disable', 'revoke',
-  'detach', 'deregister', 'unregister', 'unset', 'decommission', 'teardown', 'nuke', 'zap', 'leave', 'fresh',
+  'delete',
+  'del',
+  'deletion',
+  'destroy',
+  'remove',
+  'rm',
+  'rb',
+  'rmi',
+  'terminate',
+  'purge',
+  'prune',
+  'drop',
+  'wipe',
+  'erase',
+  'uninstall',
+  'unpublish',
+  'yank',
+  'deprecate',
+  'reset',
+  'flush',
+  'truncate',
+  'drain',
+  'cordon',
+  'disable',
+  'revoke',
+  'detach',
+  'deregister',
+  'unregister',
+  'unset',
+  'decommission',
+  'teardown',
+  'nuke',
+  'zap',
+  'leave',
+  'fresh',
 ]);
 
 /** Verbs that take something away when they lead a compound verb (stop-instances, release-address, pg:killall) or end
  * a deep path (gcloud compute instances stop); alone after the CLI (docker stop, npm stop) they are routine. */
-const COMPOUND_ONLY = new Set(['stop', 'release', 'disassociate', 'deallocate', 'undefine', 'seal', 'killall', 'kill', 'shutdown', 'suspend', 'evict', 'expire', 'discard', 'abandon', 'retire', 'close']);
+const COMPOUND_ONLY = new Set([
+  'stop',
+  'release',
+  'disassociate',
+  'deallocate',
+  'undefine',
+  'seal',
+  'killall',
+  'kill',
+  'shutdown',
+  'suspend',
+  'evict',
+  'expire',
+  'discard',
+  'abandon',
+  'retire',
+  'close',
+]);
 
 /** Script names that say what they do: ./teardown.sh, k3s-uninstall.sh, reset-db.sh. */
-const SCRIPT_VERBS = new Set(['uninstall', 'destroy', 'teardown', 'nuke', 'wipe', 'purge', 'drop', 'reset', 'delete', 'remove', 'erase']);
+const SCRIPT_VERBS = new Set([
+  'uninstall',
+  'destroy',
+  'teardown',
+  'nuke',
+  'wipe',
+  'purge',
+  'drop',
+  'reset',
+  'delete',
+  'remove',
+  'erase',
+]);
 
 /** Verbs that only ask about or rehearse an action: what follows them is not done. */
-const HYPOTHETICAL = new Set(['can-i', 'explain', 'help', 'plan', 'preview', 'diff', 'template', 'search', 'lint', 'validate', 'completion']);
+const HYPOTHETICAL = new Set([
+  'can-i',
+  'explain',
+  'help',
+  'plan',
+  'preview',
+  'diff',
+  'template',
+  'search',
+  'lint',
+  'validate',
+  'completion',
+]);
 
 /** Verbs that run a nested command: what follows is judged as that command (docker exec, kubectl exec), not as a verb. */
 const RUNS_NESTED = new Set(['exec', 'run', 'ssh', 'console', 'shell', 'sh', 'bash', 'x', 'dlx']);
 
 /** Options whose value is commonly a name (so it is not a verb of the path): `--profile prod`, `-n staging`. */
 const VALUE_OPTS = new Set([
-  '--profile', '--region', '--zone', '--project', '--context', '--namespace', '-n', '-g', '--resource-group', '-a', '--app',
-  '--output', '-o', '--format', '--config', '-c', '--cluster', '--account', '--subscription', '--org', '--team', '--env',
-  '-e', '--environment', '--stack', '-s', '-p', '--host', '-H', '--kubeconfig', '--scope', '--site', '-R', '--repo',
+  '--profile',
+  '--region',
+  '--zone',
+  '--project',
+  '--context',
+  '--namespace',
+  '-n',
+  '-g',
+  '--resource-group',
+  '-a',
+  '--app',
+  '--output',
+  '-o',
+  '--format',
+  '--config',
+  '-c',
+  '--cluster',
+  '--account',
+  '--subscription',
+  '--org',
+  '--team',
+  '--env',
+  '-e',
+  '--environment',
+  '--stack',
+  '-s',
+  '-p',
+  '--host',
+  '-H',
+  '--kubeconfig',
+  '--scope',
+  '--site',
+  '-R',
+  '--repo',
 ]);
 
 /** Flags that destroy whatever the verb is (nomad job stop -purge, minikube delete --purge, kubectl apply --prune). */
-const DESTRUCTIVE_FLAGS = /^--?(purge|prune|destroy|wipe|force-reset|force-delete|delete|delete-all|cascade|no-deletion-protection|disable-deletion-protection|(remove|delete|destroy|wipe)-[\w-]*(storage|data|volumes?|disks?|snapshots?|backups?))(=(true|all|foreground|background))?$/;
+const DESTRUCTIVE_FLAGS =
+  /^--?(purge|prune|destroy|wipe|force-reset|force-delete|delete|delete-all|cascade|no-deletion-protection|disable-deletion-protection|(remove|delete|destroy|wipe)-[\w-]*(storage|data|volumes?|disks?|snapshots?|backups?))(=(true|all|foreground|background))?$/;
 
 /** Options that set a count, size or replica number: a zero value takes the service away. */
 const SIZE_OPTS = /^--?([\w-]*-)?(replicas|count|capacity|size|nodes|instances)$/;
 
 const IDENTIFIER = /^[A-Za-z][\w:-]*$/;
 
-const parts = (word: string): string[] => word.replace(/([a-z])([A-Z])/g, '$1-$2').toLowerCase().split(/[-:_]/);
+const parts = (word: string): string[] =>
+  word
+    .replace(/([a-z])([A-Z])/g, '$1-$2')
+    .toLowerCase()
+    .split(/[-:_]/);
 
 export interface Path {
   /** The leading words (the subcommand path), option values skipped. */
@@ -71,7 +180,8 @@ export function subcommandPath(args: Word[], limit = 5): Path {
     if (HYPOTHETICAL.has(lower)) return { verbs, stop: i, hypothetical: true };
     // `docker run IMAGE CMD` runs a nested command; in `gh run delete` and `gcloud run services delete` run is a noun.
     const next = args[i + 1]?.text.toLowerCase() ?? '';
-    if (RUNS_NESTED.has(lower) && !/^(services?|jobs?|domain-mappings|revisions|delete|rm|cancel|list)$/.test(next)) return { verbs, stop: i, hypothetical: false };
+    if (RUNS_NESTED.has(lower) && !/^(services?|jobs?|domain-mappings|revisions|delete|rm|cancel|list)$/.test(next))
+      return { verbs, stop: i, hypothetical: false };
     verbs.push(t);
   }
   return { verbs, stop: -1, hypothetical: false };
@@ -87,9 +197,15 @@ export function scalesToZero(args: Word[], verbs: string[]): boolean {
       if (value === '0') return true;
     }
   }
-  const scaling = verbs.some((v) => parts(v).includes('scale') || parts(v).includes('resize') || parts(v).includes('count'));
+  const scaling = verbs.some(
+    (v) => parts(v).includes('scale') || parts(v).includes('resize') || parts(v).includes('count'),
+  );
   if (scaling && args.some((a) => /^[\w-]+=0$/.test(a.text) || a.text === '0')) return true;
-  return args.some((a) => /"?(replicas|desiredCount|desired_count|minReplicas|maxReplicas)"?\s*:\s*0\b/.test(a.text) || /(^|[,\s])(desired|max)[-_]?(size|count|capacity)=0\b/i.test(a.text));
+  return args.some(
+    (a) =>
+      /"?(replicas|desiredCount|desired_count|minReplicas|maxReplicas)"?\s*:\s*0\b/.test(a.text) ||
+      /(^|[,\s])(desired|max)[-_]?(size|count|capacity)=0\b/i.test(a.text),
+  );
 }
 
 /** The generic judgement: a destructive verb in the subcommand path, a destructive flag, or a scale to zero. */
@@ -106,10 +222,16 @@ export function destructiveVerb(cmd: Argv): string | undefined {
   });
   if (compound) return compound;
   // Stopping or killing a computed list (docker kill $(docker ps -q)): everything the list names.
-  if (path.verbs.some((v) => /^(stop|kill)$/i.test(v)) && cmd.args.some((a) => a.substitutions.length > 0)) return 'every listed resource';
+  if (path.verbs.some((v) => /^(stop|kill)$/i.test(v)) && cmd.args.some((a) => a.substitutions.length > 0))
+    return 'every listed resource';
   // Migration tools going back to nothing or reloading the schema: every table is dropped.
   const words = path.verbs.map((v) => v.toLowerCase());
-  if ((words.some((v) => /(^|:)(downgrade|rollback)$/.test(v)) && cmd.args.some((a) => a.text === 'base' || a.text === '--all' || a.text === '0')) || words.some((v) => /(^|:)(schema|structure):load$/.test(v))) return words.join(' ');
+  if (
+    (words.some((v) => /(^|:)(downgrade|rollback)$/.test(v)) &&
+      cmd.args.some((a) => a.text === 'base' || a.text === '--all' || a.text === '0')) ||
+    words.some((v) => /(^|:)(schema|structure):load$/.test(v))
+  )
+    return words.join(' ');
   const upto = path.stop >= 0 ? cmd.args.slice(0, path.stop) : cmd.args;
   const flag = upto.find((a) => DESTRUCTIVE_FLAGS.test(a.text));
   if (flag) return flag.text;
@@ -129,7 +251,10 @@ const CONTAINER_CLIS = new Set(['docker', 'podman', 'nerdctl', 'kubectl', 'oc', 
 function nestedCommands(cmd: Argv, io: Io, ctx: CheckContext): void {
   const args = cmd.args;
   const path = subcommandPath(args);
-  const remoteShell = path.verbs.some((v) => /^(ssh|console)$/i.test(v)) || args[path.stop]?.text === 'ssh' || args[path.stop]?.text === 'console';
+  const remoteShell =
+    path.verbs.some((v) => /^(ssh|console)$/i.test(v)) ||
+    args[path.stop]?.text === 'ssh' ||
+    args[path.stop]?.text === 'console';
   for (let i = 0; i < args.length; i += 1) {
     const t = args[i]!.text;
     const eq = t.indexOf('=');
@@ -138,13 +263,15 @@ function nestedCommands(cmd: Argv, io: Io, ctx: CheckContext): void {
       const value = eq >= 0 ? t.slice(eq + 1) : args[i + 1]?.text;
       if (value !== undefined) ctx.script(value);
     }
-    for (const m of t.matchAll(/"?commands"?\s*[=:]\s*\[([^\]]*)\]/g)) for (const c of m[1]!.matchAll(/"((?:\\.|[^"\\])*)"/g)) ctx.script(c[1]!);
+    for (const m of t.matchAll(/"?commands"?\s*[=:]\s*\[([^\]]*)\]/g))
+      for (const c of m[1]!.matchAll(/"((?:\\.|[^"\\])*)"/g)) ctx.script(c[1]!);
   }
   // heroku run CMD, railway run CMD: the words after `run` are the command (docker run IMAGE CMD is judged elsewhere).
   if (path.stop >= 0 && /^(run|exec)$/i.test(args[path.stop]!.text) && !CONTAINER_CLIS.has(cmd.name ?? '')) {
     const rest = args.slice(path.stop + 1);
     let i = 0;
-    while (i < rest.length && rest[i]!.text.startsWith('-') && rest[i]!.text !== '--') i += rest[i]!.text.includes('=') ? 1 : 2;
+    while (i < rest.length && rest[i]!.text.startsWith('-') && rest[i]!.text !== '--')
+      i += rest[i]!.text.includes('=') ? 1 : 2;
     if (rest[i]?.text === '--') i += 1;
     if (i < rest.length) ctx.argv(rest.slice(i), io);
   }
@@ -155,13 +282,65 @@ export const resourceVerbs: Check = (cmd, io, ctx) => {
   const verb = destructiveVerb(cmd);
   if (verb) ctx.add('resource-delete', `${show(cmd)} (${verb})`);
   // A script named for what it destroys.
-  if (/[/.]/.test(cmd.written) && parts(cmd.written.replace(/^.*\//, '').replace(/\.(sh|bash|py|rb|js|ps1)$/, '').replace(/_/g, '-')).some((p) => SCRIPT_VERBS.has(p))) ctx.add('resource-delete', `${show(cmd)} (the script's name)`);
+  if (
+    /[/.]/.test(cmd.written) &&
+    parts(
+      cmd.written
+        .replace(/^.*\//, '')
+        .replace(/\.(sh|bash|py|rb|js|ps1)$/, '')
+        .replace(/_/g, '-'),
+    ).some((p) => SCRIPT_VERBS.has(p))
+  )
+    ctx.add('resource-delete', `${show(cmd)} (the script's name)`);
 };
 
 /** Project package managers: removing a dependency is ordinary; withdrawing a published package is not. */
-const PROJECT_PMS = new Set(['npm', 'yarn', 'pnpm', 'bun', 'pip', 'pip3', 'pipx', 'uv', 'poetry', 'pdm', 'pipenv', 'hatch', 'cargo', 'go', 'gem', 'bundle', 'bundler', 'composer', 'dotnet', 'mix', 'cabal', 'stack', 'conda', 'mamba', 'deno', 'swift', 'dart', 'flutter', 'nuget', 'twine']);
+const PROJECT_PMS = new Set([
+  'npm',
+  'yarn',
+  'pnpm',
+  'bun',
+  'pip',
+  'pip3',
+  'pipx',
+  'uv',
+  'poetry',
+  'pdm',
+  'pipenv',
+  'hatch',
+  'cargo',
+  'go',
+  'gem',
+  'bundle',
+  'bundler',
+  'composer',
+  'dotnet',
+  'mix',
+  'cabal',
+  'stack',
+  'conda',
+  'mamba',
+  'deno',
+  'swift',
+  'dart',
+  'flutter',
+  'nuget',
+  'twine',
+]);
 /** `bundle exec X`, `poetry run X`, `npm exec X`: the command that really runs. */
-const RUNNERS: Record<string, string[]> = { bundle: ['exec'], bundler: ['exec'], poetry: ['run'], uv: ['run'], pdm: ['run'], pipenv: ['run'], hatch: ['run'], npm: ['exec'], pnpm: ['exec', 'dlx'], yarn: ['dlx', 'exec'], conda: ['run'] };
+const RUNNERS: Record<string, string[]> = {
+  bundle: ['exec'],
+  bundler: ['exec'],
+  poetry: ['run'],
+  uv: ['run'],
+  pdm: ['run'],
+  pipenv: ['run'],
+  hatch: ['run'],
+  npm: ['exec'],
+  pnpm: ['exec', 'dlx'],
+  yarn: ['dlx', 'exec'],
+  conda: ['run'],
+};
 
 export const packageManager: Check = (cmd, io, ctx) => {
   const first = cmd.args.findIndex((a) => !a.text.startsWith('-'));
@@ -175,17 +354,43 @@ export const packageManager: Check = (cmd, io, ctx) => {
   }
   const verbs = subcommandPath(cmd.args, 3).verbs;
   const withdraw = verbs.some((v) => /^(unpublish|yank|deprecate)$/i.test(v));
-  const takeAway = verbs.some((v) => ['owner', 'dist-tag', 'token', 'access', 'team', 'org'].includes(v)) && verbs.some((v) => ['rm', 'remove', 'revoke', 'delete', 'del'].includes(v));
+  const takeAway =
+    verbs.some((v) => ['owner', 'dist-tag', 'token', 'access', 'team', 'org'].includes(v)) &&
+    verbs.some((v) => ['rm', 'remove', 'revoke', 'delete', 'del'].includes(v));
   if (withdraw || takeAway) ctx.add('package-remove', show(cmd));
 };
 
 /** System package managers: removing packages changes the machine. */
-const SYSTEM_PMS = new Set(['apt', 'apt-get', 'aptitude', 'dnf', 'yum', 'microdnf', 'zypper', 'apk', 'brew', 'port', 'snap', 'flatpak', 'pkg', 'choco', 'winget', 'scoop', 'nix-env', 'emerge']);
+const SYSTEM_PMS = new Set([
+  'apt',
+  'apt-get',
+  'aptitude',
+  'dnf',
+  'yum',
+  'microdnf',
+  'zypper',
+  'apk',
+  'brew',
+  'port',
+  'snap',
+  'flatpak',
+  'pkg',
+  'choco',
+  'winget',
+  'scoop',
+  'nix-env',
+  'emerge',
+]);
 
 export const systemPackages: Check = (cmd, _io, ctx) => {
-  if (cmd.args.some((a) => /^(--dry-run|--simulate|-s|--just-print|--no-act|--recon|-n|--assumeno)$/.test(a.text))) return;
+  if (cmd.args.some((a) => /^(--dry-run|--simulate|-s|--just-print|--no-act|--recon|-n|--assumeno)$/.test(a.text)))
+    return;
   const verbs = subcommandPath(cmd.args, 2).verbs;
-  if (verbs.some((v) => /^(remove|purge|erase|uninstall|del|delete|autoremove|rm)$/i.test(v)) || (cmd.name === 'nix-env' && cmd.args.some((a) => a.text === '-e' || a.text === '--uninstall'))) ctx.add('package-remove', show(cmd));
+  if (
+    verbs.some((v) => /^(remove|purge|erase|uninstall|del|delete|autoremove|rm)$/i.test(v)) ||
+    (cmd.name === 'nix-env' && cmd.args.some((a) => a.text === '-e' || a.text === '--uninstall'))
+  )
+    ctx.add('package-remove', show(cmd));
 };
 
 export function isProjectPackageManager(name: string): boolean {
@@ -199,8 +404,19 @@ export function isSystemPackageManager(name: string): boolean {
 /** `python manage.py flush`, `php artisan migrate:fresh`, `node cli.js delete`: a script's words are a CLI's verbs. */
 export const scriptSubcommands: Check = (cmd, io, ctx) => {
   const first = cmd.args.findIndex((a) => !a.text.startsWith('-'));
-  if (first < 0 || cmd.args.slice(0, first).some((a) => /^-(c|e|r|m|p|E|-eval|-print)$/.test(a.text) || /^-[a-zA-Z]*[ce]$/.test(a.text))) return;
-  if (!/\.(py|js|mjs|cjs|ts|rb|php|pl)$|^(manage\.py|artisan|console|bin\/console)$/.test(cmd.args[first]!.text.replace(/^\.\//, ''))) return;
+  if (
+    first < 0 ||
+    cmd.args
+      .slice(0, first)
+      .some((a) => /^-(c|e|r|m|p|E|-eval|-print)$/.test(a.text) || /^-[a-zA-Z]*[ce]$/.test(a.text))
+  )
+    return;
+  if (
+    !/\.(py|js|mjs|cjs|ts|rb|php|pl)$|^(manage\.py|artisan|console|bin\/console)$/.test(
+      cmd.args[first]!.text.replace(/^\.\//, ''),
+    )
+  )
+    return;
   resourceVerbs({ ...cmd, args: cmd.args.slice(first + 1) }, io, ctx);
 };
 
@@ -210,7 +426,8 @@ export const remoteRun: Check = (cmd, _io, ctx) => {
   if (cmd.name === 'ansible') {
     const m = args.findIndex((a) => a === '-m' || a === '--module-name');
     const a = args.findIndex((x) => x === '-a' || x === '--args');
-    if (a >= 0 && (m < 0 || /^(ansible\.builtin\.)?(shell|command|raw|script)$/.test(args[m + 1] ?? ''))) ctx.script(args[a + 1] ?? '');
+    if (a >= 0 && (m < 0 || /^(ansible\.builtin\.)?(shell|command|raw|script)$/.test(args[m + 1] ?? '')))
+      ctx.script(args[a + 1] ?? '');
   } else if (cmd.name === 'salt' || cmd.name === 'salt-ssh') {
     const run = args.findIndex((x) => /^cmd\.(run|shell|script)$/.test(x));
     if (run >= 0 && args[run + 1] !== undefined) ctx.script(args[run + 1]!);

@@ -9,7 +9,10 @@ const destroy: Check = (cmd, _io, ctx) => ctx.add('storage-destroy', show(cmd));
 /** A tool whose subcommand (first operand) decides: `zpool destroy`, `zfs rollback`, `btrfs subvolume delete`. */
 function bySubcommand(pattern: RegExp, depth = 1): Check {
   return (cmd, _io, ctx) => {
-    const words = cmd.args.filter((a) => !a.text.startsWith('-')).slice(0, depth).map((a) => a.text);
+    const words = cmd.args
+      .filter((a) => !a.text.startsWith('-'))
+      .slice(0, depth)
+      .map((a) => a.text);
     if (words.some((w) => pattern.test(w))) ctx.add('storage-destroy', show(cmd));
   };
 }
@@ -34,15 +37,23 @@ const swapoff: Check = (cmd, _io, ctx) => ctx.add('storage-destroy', show(cmd));
 /** umount -f / -l, or of the root or a system directory. */
 const umount: Check = (cmd, _io, ctx) => {
   const f = parseFlags(cmd.args, ['-t', '-O']);
-  const forced = f.short.has('f') || f.short.has('l') || f.long.has('--force') || f.long.has('--lazy') || f.short.has('a') || f.long.has('--all');
+  const forced =
+    f.short.has('f') ||
+    f.short.has('l') ||
+    f.long.has('--force') ||
+    f.long.has('--lazy') ||
+    f.short.has('a') ||
+    f.long.has('--all');
   const system = f.operands.some((o) => ['root', 'system-dir', 'home'].includes(classifyPath(o)));
   if (forced || system) ctx.add('storage-destroy', show(cmd));
 };
 
 const cryptsetup: Check = (cmd, _io, ctx) => {
   const sub = cmd.args.find((a) => !a.text.startsWith('-'))?.text ?? '';
-  if (/^(luksFormat|erase|luksErase|luksKillSlot|luksRemoveKey|reencrypt|convert|repair)$/.test(sub)) ctx.add(sub === 'luksFormat' ? 'format-filesystem' : 'storage-destroy', show(cmd));
-  if (cmd.args.some((a) => a.text === '--type') && cmd.args.some((a) => a.text === 'plain') && sub === 'open') ctx.add('format-filesystem', show(cmd));
+  if (/^(luksFormat|erase|luksErase|luksKillSlot|luksRemoveKey|reencrypt|convert|repair)$/.test(sub))
+    ctx.add(sub === 'luksFormat' ? 'format-filesystem' : 'storage-destroy', show(cmd));
+  if (cmd.args.some((a) => a.text === '--type') && cmd.args.some((a) => a.text === 'plain') && sub === 'open')
+    ctx.add('format-filesystem', show(cmd));
 };
 
 const nvme: Check = (cmd, _io, ctx) => {
@@ -63,7 +74,9 @@ export const storageChecks: Record<string, Check> = {
   zfs: bySubcommand(/^(destroy|rollback|promote|rename)$/),
   mdadm: byOption(/^(--zero-superblock|--stop|-S|--remove|-r|--fail|-f|--create|-C|--grow|-G|--build|-B)$/),
   cryptsetup,
-  hdparm: byOption(/^--(security-erase|security-erase-enhanced|security-set-pass|security-disable|user-master|trim-sector-ranges|write-sector|make-bad-sector|dco-restore|yes-i-know-what-i-am-doing)/),
+  hdparm: byOption(
+    /^--(security-erase|security-erase-enhanced|security-set-pass|security-disable|user-master|trim-sector-ranges|write-sector|make-bad-sector|dco-restore|yes-i-know-what-i-am-doing)/,
+  ),
   nvme,
   sg_format: destroy,
   sg_sanitize: destroy,
@@ -72,5 +85,5 @@ export const storageChecks: Record<string, Check> = {
   xfs_repair: byOption(/^-L$/),
   umount,
   dmsetup: bySubcommand(/^(remove|remove_all|wipe_table|clear|reload)$/),
-  'zramctl': byOption(/^(-r|--reset)$/),
+  zramctl: byOption(/^(-r|--reset)$/),
 };

@@ -5,13 +5,29 @@ import { show, stdinText, type Check } from './types.js';
 
 /** Formatting a device; formatting an image file (mkfs.ext4 disk.img, mkswap ./swapfile) is ordinary. */
 const format: Check = (cmd, _io, ctx) => {
-  const ops = parseFlags(cmd.args, ['-t', '-L', '-b', '-N', '-m', '-O', '-E', '-U', '-I', '-i', '-n', '-c', '-p', '-s']).operands;
+  const ops = parseFlags(cmd.args, [
+    '-t',
+    '-L',
+    '-b',
+    '-N',
+    '-m',
+    '-O',
+    '-E',
+    '-U',
+    '-I',
+    '-i',
+    '-n',
+    '-c',
+    '-p',
+    '-s',
+  ]).operands;
   if (ops.some((o) => o.dynamic || o.text.startsWith('/dev/'))) ctx.add('format-filesystem', show(cmd));
 };
 
 /** cryptsetup luksFormat / erase, nvme format: destroy a device's data. */
 const deviceWipe: Check = (cmd, _io, ctx) => {
-  if (cmd.args.some((a) => /^(luksFormat|erase|luksErase|format|sanitize|reopen --type plain)$/.test(a.text))) ctx.add('format-filesystem', show(cmd));
+  if (cmd.args.some((a) => /^(luksFormat|erase|luksErase|format|sanitize|reopen --type plain)$/.test(a.text)))
+    ctx.add('format-filesystem', show(cmd));
 };
 
 const wipefs: Check = (cmd, _io, ctx) => {
@@ -23,9 +39,16 @@ const wipefs: Check = (cmd, _io, ctx) => {
 function partition(listing: { short: string; long: string[]; words?: string[] }): Check {
   return (cmd, _io, ctx) => {
     const f = parseFlags(cmd.args);
-    const destructive = [...f.long].some((l) => /^--(zap|zap-all|delete|new|clear|largest-new|mbrtogpt|load-backup|replicate)/.test(l)) || [...'ZzdnoN'].some((c) => cmd.name === 'sgdisk' && f.short.has(c));
+    const destructive =
+      [...f.long].some((l) => /^--(zap|zap-all|delete|new|clear|largest-new|mbrtogpt|load-backup|replicate)/.test(l)) ||
+      [...'ZzdnoN'].some((c) => cmd.name === 'sgdisk' && f.short.has(c));
     if (!destructive && has(f, listing.short, ...listing.long)) return;
-    if (listing.words && f.operands.some((w) => listing.words!.includes(w.text.toLowerCase())) && !f.operands.some((w) => /^(mklabel|mkpart|rm|resizepart|mkpartfs)$/.test(w.text))) return;
+    if (
+      listing.words &&
+      f.operands.some((w) => listing.words!.includes(w.text.toLowerCase())) &&
+      !f.operands.some((w) => /^(mklabel|mkpart|rm|resizepart|mkpartfs)$/.test(w.text))
+    )
+      return;
     if (f.operands.length === 0 && cmd.args.length === 0) return;
     ctx.add('partition-disk', show(cmd));
   };
@@ -34,11 +57,37 @@ function partition(listing: { short: string; long: string[]; words?: string[] })
 const rawDisk: Check = (cmd, _io, ctx) => ctx.add('raw-disk-write', show(cmd));
 
 const systemctl: Check = (cmd, _io, ctx) => {
-  const f = parseFlags(cmd.args, ['-H', '--host', '-M', '--machine', '-t', '--type', '-p', '--property', '-s', '--signal', '--state', '--root', '--job-mode', '--kill-whom', '--what', '-n', '--lines', '-o', '--output']);
+  const f = parseFlags(cmd.args, [
+    '-H',
+    '--host',
+    '-M',
+    '--machine',
+    '-t',
+    '--type',
+    '-p',
+    '--property',
+    '-s',
+    '--signal',
+    '--state',
+    '--root',
+    '--job-mode',
+    '--kill-whom',
+    '--what',
+    '-n',
+    '--lines',
+    '-o',
+    '--output',
+  ]);
   const verb = f.operands[0]?.text;
-  if (verb && /^(start|isolate|restart)$/.test(verb) && f.operands.some((o) => /^(poweroff|reboot|halt|kexec|rescue|emergency)\.target$/.test(o.text))) ctx.add('shutdown', show(cmd));
+  if (
+    verb &&
+    /^(start|isolate|restart)$/.test(verb) &&
+    f.operands.some((o) => /^(poweroff|reboot|halt|kexec|rescue|emergency)\.target$/.test(o.text))
+  )
+    ctx.add('shutdown', show(cmd));
   // The user's own units (systemctl --user stop dev-server) are not the system's services.
-  if (verb && /^(stop|disable|mask|kill|isolate)$/.test(verb) && !f.long.has('--user')) ctx.add('service-stop', show(cmd));
+  if (verb && /^(stop|disable|mask|kill|isolate)$/.test(verb) && !f.long.has('--user'))
+    ctx.add('service-stop', show(cmd));
   if (verb && /^(poweroff|reboot|halt|kexec|rescue|emergency|soft-reboot)$/.test(verb)) ctx.add('shutdown', show(cmd));
 };
 
@@ -48,7 +97,9 @@ const service: Check = (cmd, _io, ctx) => {
 
 /** /etc/init.d/NAME stop (the script's base name is the service): checked by where it lives. */
 export function initScriptCheck(written: string): Check | undefined {
-  return /^\/etc\/(init\.d|rc\.d)\//.test(written) ? (cmd, _io, ctx) => (cmd.args[0]?.text === 'stop' ? ctx.add('service-stop', show(cmd)) : undefined) : undefined;
+  return /^\/etc\/(init\.d|rc\.d)\//.test(written)
+    ? (cmd, _io, ctx) => (cmd.args[0]?.text === 'stop' ? ctx.add('service-stop', show(cmd)) : undefined)
+    : undefined;
 }
 
 const shutdown: Check = (cmd, _io, ctx) => {
@@ -63,7 +114,26 @@ const init: Check = (cmd, _io, ctx) => {
 };
 
 const iptables: Check = (cmd, _io, ctx) => {
-  const f = parseFlags(cmd.args, ['-t', '--table', '-A', '-D', '-I', '-R', '-N', '-P', '--policy', '-j', '-s', '-d', '-p', '-i', '-o', '-m', '--dport', '--sport']);
+  const f = parseFlags(cmd.args, [
+    '-t',
+    '--table',
+    '-A',
+    '-D',
+    '-I',
+    '-R',
+    '-N',
+    '-P',
+    '--policy',
+    '-j',
+    '-s',
+    '-d',
+    '-p',
+    '-i',
+    '-o',
+    '-m',
+    '--dport',
+    '--sport',
+  ]);
   if (has(f, 'FX', '--flush', '--delete-chain')) ctx.add('firewall-flush', show(cmd));
   const policy = f.values.get('-P') ?? f.values.get('--policy');
   if (policy !== undefined && f.operands.some((o) => o.text === 'ACCEPT')) ctx.add('firewall-flush', show(cmd));
@@ -134,7 +204,8 @@ const kill: Check = (cmd, _io, ctx) => {
   if (signal === '0' || signal === '-0') return;
   if (targets.includes('1')) ctx.add('kill-init', show(cmd));
   // A list computed by pgrep, pidof, ps, lsof or a text filter: whatever processes match a name or user.
-  if (cmd.args.slice(i).some((w) => w.substitutions.some((n) => COMPUTED_PIDS.test(n.text)))) ctx.add('mass-kill', show(cmd));
+  if (cmd.args.slice(i).some((w) => w.substitutions.some((n) => COMPUTED_PIDS.test(n.text))))
+    ctx.add('mass-kill', show(cmd));
 };
 
 const COMPUTED_PIDS = /\b(pgrep|pidof|ps|lsof|awk|grep|jobs|fuser|pstree)\b/;
@@ -145,7 +216,20 @@ const killall: Check = (cmd, _io, ctx) => {
 
 /** pkill signals every process whose name (or command line, or user) matches: only signal 0 (a probe) is harmless. */
 const pkill: Check = (cmd, _io, ctx) => {
-  const f = parseFlags(cmd.args, ['-u', '-U', '-g', '-G', '-P', '-s', '-t', '--signal', '--euid', '--uid', '--parent', '--session']);
+  const f = parseFlags(cmd.args, [
+    '-u',
+    '-U',
+    '-g',
+    '-G',
+    '-P',
+    '-s',
+    '-t',
+    '--signal',
+    '--euid',
+    '--uid',
+    '--parent',
+    '--session',
+  ]);
   if (cmd.args.some((a) => a.text === '-0' || a.text === '--signal=0') || f.values.get('--signal') === '0') return;
   ctx.add('mass-kill', show(cmd));
 };
@@ -156,7 +240,8 @@ const fuser: Check = (cmd, _io, ctx) => {
 };
 
 const skill: Check = (cmd, _io, ctx) => {
-  if (cmd.args.length > 0 && !cmd.args.some((a) => a.text === '-l' || a.text === '-L' || a.text === '--list')) ctx.add('mass-kill', show(cmd));
+  if (cmd.args.length > 0 && !cmd.args.some((a) => a.text === '-l' || a.text === '-L' || a.text === '--list'))
+    ctx.add('mass-kill', show(cmd));
 };
 
 export const systemChecks: Record<string, Check> = {
@@ -205,4 +290,3 @@ export function systemCheckFor(name: string): Check | undefined {
   if (/^mkfs\./.test(name)) return format;
   return undefined;
 }
-

@@ -54,7 +54,12 @@ export function stdinText(io: Io): string | undefined {
   for (let i = io.upstream.length - 1; i >= 0; i -= 1) {
     const u = io.upstream[i]!;
     if (u.text !== undefined) return u.text;
-    if (!u.argv?.name || !PASS_THROUGH.has(u.argv.name) || (u.argv.name === 'cat' && u.argv.args.some((a) => !a.text.startsWith('-')))) return undefined;
+    if (
+      !u.argv?.name ||
+      !PASS_THROUGH.has(u.argv.name) ||
+      (u.argv.name === 'cat' && u.argv.args.some((a) => !a.text.startsWith('-')))
+    )
+      return undefined;
   }
   return undefined;
 }

@@ -10,11 +10,22 @@ import type { Argv } from '../argv.js';
 const GIT_VALUE_OPTS = ['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--exec-path', '--config-env'];
 
 /** A pathspec that covers a whole tree rather than a file: `.`, `:/`, a directory, a glob. */
-const broad = (w: Word): boolean => w.text === '.' || w.text === './' || w.text === '*' || w.text.startsWith(':/') || w.text.startsWith(':(') || w.text.endsWith('/') || /[*?[]/.test(w.text) || w.pattern || w.dynamic;
+const broad = (w: Word): boolean =>
+  w.text === '.' ||
+  w.text === './' ||
+  w.text === '*' ||
+  w.text.startsWith(':/') ||
+  w.text.startsWith(':(') ||
+  w.text.endsWith('/') ||
+  /[*?[]/.test(w.text) ||
+  w.pattern ||
+  w.dynamic;
 
 function push(cmd: Argv, f: Flags, ctx: CheckContext): void {
   if (has(f, 'n', '--dry-run')) return;
-  const forced = has(f, 'fd', '--force', '--mirror', '--delete', '--prune') || [...f.long].some((l) => l.startsWith('--force-with-lease') || l === '--force-if-includes');
+  const forced =
+    has(f, 'fd', '--force', '--mirror', '--delete', '--prune') ||
+    [...f.long].some((l) => l.startsWith('--force-with-lease') || l === '--force-if-includes');
   const refspec = f.operands.slice(1).some((o) => o.text.startsWith('+') || /^:./.test(o.text));
   if (forced || refspec) ctx.add('git-force-push', show(cmd));
 }
@@ -26,7 +37,11 @@ function configKey(cmd: Argv, operands: Word[], ctx: CheckContext): void {
   if (k === 'core.hookspath') {
     const c = classifyPath(literal(value), ctx.where);
     if (c !== 'inside') ctx.add('git-hook', show(cmd));
-  } else if ((k === 'core.fsmonitor' && !/^(true|false)$/i.test(value)) || k === 'core.sshcommand' || /^(filter|diff)\..*\.(clean|smudge|textconv|process)$/.test(k)) {
+  } else if (
+    (k === 'core.fsmonitor' && !/^(true|false)$/i.test(value)) ||
+    k === 'core.sshcommand' ||
+    /^(filter|diff)\..*\.(clean|smudge|textconv|process)$/.test(k)
+  ) {
     ctx.add('git-hook', show(cmd));
   }
   const alias = /^alias\./.test(k) && value.startsWith('!') ? value.slice(1) : undefined;
@@ -35,7 +50,25 @@ function configKey(cmd: Argv, operands: Word[], ctx: CheckContext): void {
 
 /** What each git subcommand destroys; `rest` are the words after the subcommand. */
 function subcommand(sub: string, rest: Word[], cmd: Argv, ctx: CheckContext): void {
-  const f = parseFlags(rest, ['-o', '--push-option', '--repo', '-e', '--exclude', '-m', '--message', '--source', '-s', '--expire', '--expire-unreachable', '--index-filter', '--tree-filter', '--msg-filter', '--env-filter', '--path', '--conflict']);
+  const f = parseFlags(rest, [
+    '-o',
+    '--push-option',
+    '--repo',
+    '-e',
+    '--exclude',
+    '-m',
+    '--message',
+    '--source',
+    '-s',
+    '--expire',
+    '--expire-unreachable',
+    '--index-filter',
+    '--tree-filter',
+    '--msg-filter',
+    '--env-filter',
+    '--path',
+    '--conflict',
+  ]);
   const ops = f.operands;
   const history = (): void => ctx.add('git-history', show(cmd));
   switch (sub) {
@@ -49,7 +82,13 @@ function subcommand(sub: string, rest: Word[], cmd: Argv, ctx: CheckContext): vo
       return;
     case 'branch':
       // -D, --delete --force, -d -f; -M / -C overwrite an existing branch.
-      if (f.short.has('D') || f.short.has('M') || f.short.has('C') || (has(f, 'd', '--delete') && has(f, 'f', '--force'))) history();
+      if (
+        f.short.has('D') ||
+        f.short.has('M') ||
+        f.short.has('C') ||
+        (has(f, 'd', '--delete') && has(f, 'f', '--force'))
+      )
+        history();
       return;
     case 'tag':
       if (has(f, 'd', '--delete')) history();
@@ -96,7 +135,11 @@ function subcommand(sub: string, rest: Word[], cmd: Argv, ctx: CheckContext): vo
       if (has(f, 'r', '') && !has(f, '', '--cached') && ops.some(broad)) history();
       return;
     case 'config':
-      return configKey(cmd, ops.filter((o) => !/^--(global|system|local|worktree|file|add|replace-all)$/.test(o.text)), ctx);
+      return configKey(
+        cmd,
+        ops.filter((o) => !/^--(global|system|local|worktree|file|add|replace-all)$/.test(o.text)),
+        ctx,
+      );
     default:
       return;
   }
@@ -126,7 +169,8 @@ const hg: Check = (cmd, _io, ctx) => {
 const svn: Check = (cmd, _io, ctx) => {
   const f = parseFlags(cmd.args, ['-m', '--message']);
   const sub = f.operands[0]?.text;
-  if (sub && /^(delete|del|remove|rm)$/.test(sub) && f.operands.slice(1).some((o) => /^[a-z+]+:\/\//.test(o.text))) ctx.add('git-history', show(cmd));
+  if (sub && /^(delete|del|remove|rm)$/.test(sub) && f.operands.slice(1).some((o) => /^[a-z+]+:\/\//.test(o.text)))
+    ctx.add('git-history', show(cmd));
 };
 
 export const vcsChecks: Record<string, Check> = {

@@ -28,9 +28,14 @@ export type ProgramEffect =
   | { kind: 'code'; language: string; text: string }
   | { kind: 'computed'; detail: string };
 
-export const unknown = (text: string, child = false): Value => ({ kind: 'unknown', text: text.length > 80 ? `${text.slice(0, 77)}...` : text, ...(child ? { child } : {}) });
+export const unknown = (text: string, child = false): Value => ({
+  kind: 'unknown',
+  text: text.length > 80 ? `${text.slice(0, 77)}...` : text,
+  ...(child ? { child } : {}),
+});
 
-const str = (v: Value | undefined): string | undefined => (v?.kind === 'str' ? v.v : v?.kind === 'num' ? String(v.v) : undefined);
+const str = (v: Value | undefined): string | undefined =>
+  v?.kind === 'str' ? v.v : v?.kind === 'num' ? String(v.v) : undefined;
 
 function strings(v: Value | undefined): string[] | undefined {
   if (v?.kind !== 'list') return undefined;
@@ -45,9 +50,30 @@ function argvOf(v: Value | undefined): (string | null)[] | undefined {
   return out.length > 0 && out[0] !== null ? out : undefined;
 }
 
-const truthy = (v: Value | undefined): boolean | undefined => (v === undefined ? false : v.kind === 'bool' ? v.v : v.kind === 'unknown' ? undefined : v.kind === 'str' ? v.v !== '' : v.kind === 'num' ? v.v !== 0 : true);
+const truthy = (v: Value | undefined): boolean | undefined =>
+  v === undefined
+    ? false
+    : v.kind === 'bool'
+      ? v.v
+      : v.kind === 'unknown'
+        ? undefined
+        : v.kind === 'str'
+          ? v.v !== ''
+          : v.kind === 'num'
+            ? v.v !== 0
+            : true;
 
-const SIGNALS: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGKILL: 9, SIGUSR1: 10, SIGUSR2: 12, SIGTERM: 15, SIGCONT: 18, SIGSTOP: 19 };
+const SIGNALS: Record<string, number> = {
+  SIGHUP: 1,
+  SIGINT: 2,
+  SIGQUIT: 3,
+  SIGKILL: 9,
+  SIGUSR1: 10,
+  SIGUSR2: 12,
+  SIGTERM: 15,
+  SIGCONT: 18,
+  SIGSTOP: 19,
+};
 
 function signalOf(v: Value | undefined, fallback: string): string | undefined {
   if (v === undefined) return fallback;
@@ -63,7 +89,9 @@ function signalOf(v: Value | undefined, fallback: string): string | undefined {
 /** How the arguments of one kind of call are read. */
 type Reader = (c: ProgramCall) => ProgramEffect[];
 
-const computed = (c: ProgramCall, what = 'its command'): ProgramEffect[] => [{ kind: 'computed', detail: `${c.text}: ${what} is computed at run time` }];
+const computed = (c: ProgramCall, what = 'its command'): ProgramEffect[] => [
+  { kind: 'computed', detail: `${c.text}: ${what} is computed at run time` },
+];
 
 /** A whole command line for a shell. */
 const shellText =
@@ -93,11 +121,14 @@ const fileAndArgs: Reader = (c) => {
   const file = str(c.args[0]);
   const options = c.args.find((a) => a.kind === 'obj');
   const shell = options?.kind === 'obj' ? truthy(options.keys.shell) : false;
-  const listed = c.args[1] === undefined || c.args[1].kind === 'obj' ? [] : c.args[1].kind === 'list' ? c.args[1].items : undefined;
+  const listed =
+    c.args[1] === undefined || c.args[1].kind === 'obj' ? [] : c.args[1].kind === 'list' ? c.args[1].items : undefined;
   if (file === undefined || listed === undefined || shell === undefined) return computed(c);
   const rest = listed.map((i) => str(i) ?? null);
   if (shell) return rest.some((r) => r === null) ? computed(c) : [{ kind: 'shell', text: [file, ...rest].join(' ') }];
-  return listed.some((i) => i.kind === 'unknown' && i.text.startsWith('...')) ? computed(c) : [{ kind: 'argv', words: [file, ...rest] }];
+  return listed.some((i) => i.kind === 'unknown' && i.text.startsWith('...'))
+    ? computed(c)
+    : [{ kind: 'argv', words: [file, ...rest] }];
 };
 
 /** A list of words as one argument (Bun.spawn([...]), pty.spawn([...]) or pty.spawn('prog')). */
@@ -192,7 +223,8 @@ export const SPAWNERS: Record<string, Reader> = {
   'child_process.execFileSync': fileAndArgs,
   'child_process.spawn': fileAndArgs,
   'child_process.spawnSync': fileAndArgs,
-  'child_process.fork': (c) => (str(c.args[0]) === undefined ? computed(c) : [{ kind: 'argv', words: ['node', str(c.args[0])!] }]),
+  'child_process.fork': (c) =>
+    str(c.args[0]) === undefined ? computed(c) : [{ kind: 'argv', words: ['node', str(c.args[0])!] }],
   execa: fileAndArgs,
   execaSync: fileAndArgs,
   'execa.execa': fileAndArgs,
@@ -215,7 +247,18 @@ export const SPAWNERS: Record<string, Reader> = {
 };
 
 /** Names of modules whose functions spawn, delete or signal: a computed lookup on one of them asks. */
-export const DANGEROUS_MODULES = new Set(['os', 'subprocess', 'pty', 'shutil', 'asyncio', 'commands', 'child_process', 'execa', 'fs', 'fs/promises']);
+export const DANGEROUS_MODULES = new Set([
+  'os',
+  'subprocess',
+  'pty',
+  'shutil',
+  'asyncio',
+  'commands',
+  'child_process',
+  'execa',
+  'fs',
+  'fs/promises',
+]);
 
 /** The effects of one call, or none when it is not a call of interest. */
 export function effectsOf(call: ProgramCall): ProgramEffect[] {

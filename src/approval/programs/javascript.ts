@@ -11,9 +11,11 @@ export interface EsNode {
   [key: string]: unknown;
 }
 
-const isNode = (v: unknown): v is EsNode => typeof v === 'object' && v !== null && typeof (v as { type?: unknown }).type === 'string';
+const isNode = (v: unknown): v is EsNode =>
+  typeof v === 'object' && v !== null && typeof (v as { type?: unknown }).type === 'string';
 const child = (n: EsNode, key: string): EsNode | undefined => (isNode(n[key]) ? n[key] : undefined);
-const children = (n: EsNode, key: string): EsNode[] => (Array.isArray(n[key]) ? (n[key] as unknown[]).filter(isNode) : []);
+const children = (n: EsNode, key: string): EsNode[] =>
+  Array.isArray(n[key]) ? (n[key] as unknown[]).filter(isNode) : [];
 
 function walk(n: unknown, visit: (n: EsNode) => void): void {
   if (Array.isArray(n)) for (const c of n) walk(c, visit);
@@ -40,7 +42,11 @@ class JavascriptReader {
         const from = moduleName(String(child(n, 'source')?.value ?? ''));
         for (const s of children(n, 'specifiers')) {
           const local = String(child(s, 'local')?.name ?? '');
-          if (s.type === 'ImportSpecifier') this.aliases.set(local, `${from}.${String(child(s, 'imported')?.name ?? child(s, 'imported')?.value ?? '')}`);
+          if (s.type === 'ImportSpecifier')
+            this.aliases.set(
+              local,
+              `${from}.${String(child(s, 'imported')?.name ?? child(s, 'imported')?.value ?? '')}`,
+            );
           else this.aliases.set(local, from);
         }
       }
@@ -53,7 +59,8 @@ class JavascriptReader {
           for (const p of children(id, 'properties')) {
             const key = String(child(p, 'key')?.name ?? '');
             const value = child(p, 'value');
-            if (base !== undefined && value?.type === 'Identifier') this.aliases.set(String(value.name), `${base}.${key}`);
+            if (base !== undefined && value?.type === 'Identifier')
+              this.aliases.set(String(value.name), `${base}.${key}`);
           }
         } else if (id?.type === 'Identifier') {
           const name = String(id.name);
@@ -81,7 +88,11 @@ class JavascriptReader {
   private requiredModule(n: EsNode): string | undefined {
     const inner = n.type === 'AwaitExpression' ? child(n, 'argument') : n;
     if (!inner) return undefined;
-    if (inner.type === 'CallExpression' && child(inner, 'callee')?.type === 'Identifier' && child(inner, 'callee')?.name === 'require') {
+    if (
+      inner.type === 'CallExpression' &&
+      child(inner, 'callee')?.type === 'Identifier' &&
+      child(inner, 'callee')?.name === 'require'
+    ) {
       const arg = children(inner, 'arguments')[0];
       return arg?.type === 'Literal' && typeof arg.value === 'string' ? moduleName(arg.value) : undefined;
     }
@@ -99,7 +110,8 @@ class JavascriptReader {
       const alias = this.aliases.get(name);
       if (alias !== undefined) return alias;
       const assigned = this.once.get(name);
-      if (assigned && (assigned.type === 'MemberExpression' || assigned.type === 'Identifier')) return this.qualify(assigned, depth + 1);
+      if (assigned && (assigned.type === 'MemberExpression' || assigned.type === 'Identifier'))
+        return this.qualify(assigned, depth + 1);
       return name === 'eval' || name === 'Function' ? `js.${name}` : name;
     }
     if (n.type === 'MemberExpression') {
@@ -124,14 +136,25 @@ class JavascriptReader {
         if (typeof n.value === 'boolean') return { kind: 'bool', v: n.value };
         return unknown(this.text(n));
       case 'TemplateLiteral': {
-        const quasis = children(n, 'quasis').map((q) => String((q.value as { cooked?: string } | undefined)?.cooked ?? ''));
+        const quasis = children(n, 'quasis').map((q) =>
+          String((q.value as { cooked?: string } | undefined)?.cooked ?? ''),
+        );
         const exprs = children(n, 'expressions').map((e) => this.fold(e, depth + 1));
         if (exprs.some((e) => e.kind !== 'str' && e.kind !== 'num')) return unknown(this.text(n));
-        return { kind: 'str', v: quasis.map((q, i) => q + (exprs[i] ? String((exprs[i] as { v: string | number }).v) : '')).join('') };
+        return {
+          kind: 'str',
+          v: quasis.map((q, i) => q + (exprs[i] ? String((exprs[i] as { v: string | number }).v) : '')).join(''),
+        };
       }
       case 'BinaryExpression': {
         const [l, r] = [this.fold(child(n, 'left')!, depth + 1), this.fold(child(n, 'right')!, depth + 1)];
-        if (n.operator === '+' && (l.kind === 'str' || r.kind === 'str') && (l.kind === 'str' || l.kind === 'num') && (r.kind === 'str' || r.kind === 'num')) return { kind: 'str', v: `${l.v}${r.v}` };
+        if (
+          n.operator === '+' &&
+          (l.kind === 'str' || r.kind === 'str') &&
+          (l.kind === 'str' || l.kind === 'num') &&
+          (r.kind === 'str' || r.kind === 'num')
+        )
+          return { kind: 'str', v: `${l.v}${r.v}` };
         return unknown(this.text(n));
       }
       case 'UnaryExpression': {
@@ -139,12 +162,18 @@ class JavascriptReader {
         return n.operator === '-' && v.kind === 'num' ? { kind: 'num', v: -v.v } : unknown(this.text(n));
       }
       case 'ArrayExpression':
-        return { kind: 'list', items: children(n, 'elements').map((e) => (e.type === 'SpreadElement' ? unknown(this.text(e)) : this.fold(e, depth + 1))) };
+        return {
+          kind: 'list',
+          items: children(n, 'elements').map((e) =>
+            e.type === 'SpreadElement' ? unknown(this.text(e)) : this.fold(e, depth + 1),
+          ),
+        };
       case 'ObjectExpression': {
         const keys: Record<string, Value> = {};
         for (const p of children(n, 'properties')) {
           const key = child(p, 'key');
-          const name = key?.type === 'Identifier' ? String(key.name) : key?.type === 'Literal' ? String(key.value) : undefined;
+          const name =
+            key?.type === 'Identifier' ? String(key.name) : key?.type === 'Literal' ? String(key.value) : undefined;
           if (name !== undefined && child(p, 'value')) keys[name] = this.fold(child(p, 'value')!, depth + 1);
         }
         return { kind: 'obj', keys };
@@ -154,7 +183,10 @@ class JavascriptReader {
         return assigned ? this.fold(assigned, depth + 1) : unknown(this.text(n));
       }
       case 'MemberExpression':
-        return unknown(this.text(n), String(child(n, 'property')?.name ?? '') === 'pid' || this.text(n) === 'process.pid');
+        return unknown(
+          this.text(n),
+          String(child(n, 'property')?.name ?? '') === 'pid' || this.text(n) === 'process.pid',
+        );
       case 'ParenthesizedExpression':
         return this.fold(child(n, 'expression')!, depth + 1);
       case 'CallExpression':
@@ -168,7 +200,8 @@ class JavascriptReader {
     const callee = child(n, 'callee');
     const args = children(n, 'arguments').map((a) => this.fold(a, depth + 1));
     const name = this.qualify(callee, depth + 1);
-    if (name === 'String.fromCharCode' && args.every((a) => a.kind === 'num')) return { kind: 'str', v: String.fromCharCode(...args.map((a) => (a as { v: number }).v)) };
+    if (name === 'String.fromCharCode' && args.every((a) => a.kind === 'num'))
+      return { kind: 'str', v: String.fromCharCode(...args.map((a) => (a as { v: number }).v)) };
     if (name === 'atob' && args[0]?.kind === 'str') {
       const d = decodeBase64(args[0].v);
       return d === undefined ? unknown(this.text(n)) : { kind: 'str', v: d };
@@ -177,7 +210,11 @@ class JavascriptReader {
       const method = String(child(callee, 'property')?.name ?? '');
       const object = child(callee, 'object')!;
       // Buffer.from('...', 'base64').toString()
-      if (method === 'toString' && object.type === 'CallExpression' && this.qualify(child(object, 'callee')) === 'Buffer.from') {
+      if (
+        method === 'toString' &&
+        object.type === 'CallExpression' &&
+        this.qualify(child(object, 'callee')) === 'Buffer.from'
+      ) {
         const [data, encoding] = children(object, 'arguments').map((a) => this.fold(a, depth + 1));
         if (data?.kind === 'str' && (encoding === undefined || (encoding.kind === 'str' && encoding.v === 'base64'))) {
           const d = encoding === undefined ? data.v : decodeBase64(data.v);
@@ -191,10 +228,13 @@ class JavascriptReader {
       }
       if (self.kind === 'list' && method === 'reverse') return { kind: 'list', items: [...self.items].reverse() };
       if (self.kind === 'str') {
-        if (method === 'split' && args[0]?.kind === 'str') return { kind: 'list', items: self.v.split(args[0].v).map((v) => ({ kind: 'str', v })) };
+        if (method === 'split' && args[0]?.kind === 'str')
+          return { kind: 'list', items: self.v.split(args[0].v).map((v) => ({ kind: 'str', v })) };
         if (method === 'trim') return { kind: 'str', v: self.v.trim() };
-        if ((method === 'replace' || method === 'replaceAll') && args[0]?.kind === 'str' && args[1]?.kind === 'str') return { kind: 'str', v: self.v.split(args[0].v).join(args[1].v) };
-        if (method === 'concat' && args.every((a) => a.kind === 'str')) return { kind: 'str', v: self.v + args.map((a) => (a as { v: string }).v).join('') };
+        if ((method === 'replace' || method === 'replaceAll') && args[0]?.kind === 'str' && args[1]?.kind === 'str')
+          return { kind: 'str', v: self.v.split(args[0].v).join(args[1].v) };
+        if (method === 'concat' && args.every((a) => a.kind === 'str'))
+          return { kind: 'str', v: self.v + args.map((a) => (a as { v: string }).v).join('') };
       }
     }
     return unknown(this.text(n));
@@ -211,13 +251,25 @@ class JavascriptReader {
       } else if (n.type === 'TaggedTemplateExpression') {
         // Bun.$`rm -rf x`, execa's $`...`: a template tag that runs a command line.
         const tag = this.qualify(child(n, 'tag'));
-        if (tag === 'Bun.$' || tag === 'execa.$' || tag === 'zx.$') out.push({ name: 'execa.execaCommand', args: [this.fold(child(n, 'quasi')!)], keywords: {}, text: this.text(n) });
+        if (tag === 'Bun.$' || tag === 'execa.$' || tag === 'zx.$')
+          out.push({
+            name: 'execa.execaCommand',
+            args: [this.fold(child(n, 'quasi')!)],
+            keywords: {},
+            text: this.text(n),
+          });
         return;
       } else return;
       const name = this.qualify(callee);
       if (name === undefined) return;
       const folded = args.map((a) => (a.type === 'SpreadElement' ? unknown(this.text(a)) : this.fold(a)));
-      if (name.endsWith('.<computed>') || (Object.hasOwn(SPAWNERS, name) && !/^(os|subprocess|shutil|pty|asyncio|commands)\./.test(name) && name !== 'exec' && name !== 'eval')) {
+      if (
+        name.endsWith('.<computed>') ||
+        (Object.hasOwn(SPAWNERS, name) &&
+          !/^(os|subprocess|shutil|pty|asyncio|commands)\./.test(name) &&
+          name !== 'exec' &&
+          name !== 'eval')
+      ) {
         out.push({ name, args: folded, keywords: {}, text: this.text(n) });
       }
     });

@@ -15,7 +15,11 @@ let loading: Promise<ReadProgram> | undefined;
 function effects(calls: ProgramCall[], parsedWithErrors: boolean, language: string): ProgramEffect[] {
   const out = calls.flatMap(effectsOf);
   // The interpreter refuses a program it cannot parse, but a grammar may disagree with it: what was not read asks.
-  if (parsedWithErrors) out.push({ kind: 'computed', detail: `the ${language} program could not be fully parsed, so not all of it could be checked` });
+  if (parsedWithErrors)
+    out.push({
+      kind: 'computed',
+      detail: `the ${language} program could not be fully parsed, so not all of it could be checked`,
+    });
   return out;
 }
 
@@ -29,7 +33,9 @@ export function loadProgramReader(): Promise<ReadProgram> {
       if (language === 'python') {
         const tree = python.parse(source);
         try {
-          return tree ? effects(pythonCalls(tree.rootNode), tree.rootNode.hasError, language) : effects([], true, language);
+          return tree
+            ? effects(pythonCalls(tree.rootNode), tree.rootNode.hasError, language)
+            : effects([], true, language);
         } finally {
           tree?.delete();
         }

@@ -34,7 +34,7 @@ const PYTHON: [string, 'hardline' | 'dangerous' | null, string?][] = [
   ['import subprocess\nsubprocess.run(cmd, shell=True)', 'dangerous', 'dynamic-command'],
   ["import os\nos.system(f'rm -rf {target}')", 'dangerous', 'dynamic-command'],
   ["import os\ngetattr(os, 'sys' + name)('ls')", 'dangerous', 'dynamic-command'],
-  ["exec(\"import os; os.system('kill -9 -1')\")", 'hardline', 'kill-all'],
+  ['exec("import os; os.system(\'kill -9 -1\')")', 'hardline', 'kill-all'],
   ['exec(code)', 'dangerous', 'dynamic-command'],
   ['import os\nos.kill(pid, 9)', 'dangerous', 'dynamic-command'],
   ['def broken(:\n  pass', 'dangerous', 'dynamic-command'],
@@ -43,7 +43,10 @@ const PYTHON: [string, 'hardline' | 'dangerous' | null, string?][] = [
   ["import subprocess\nprint(subprocess.run(['git', 'status'], capture_output=True).stdout)", null],
   ["import shutil\nshutil.rmtree('build')", null],
   ['import os\nos.kill(os.getpid(), 0)', null],
-  ["import subprocess, signal\np = subprocess.Popen(['sleep', '5'])\np.send_signal(signal.SIGTERM)\nos.kill(p.pid, 15)", null],
+  [
+    "import subprocess, signal\np = subprocess.Popen(['sleep', '5'])\np.send_signal(signal.SIGTERM)\nos.kill(p.pid, 15)",
+    null,
+  ],
   ['import os\nprint(os.listdir("."))', null],
   // a known program with computed arguments is judged with them unknown
   // the one-liner patterns (checks/code.ts) apply on top of the grammar: they ask for a command built at run time
@@ -58,10 +61,22 @@ const JAVASCRIPT: [string, 'hardline' | 'dangerous' | null, string?][] = [
   ["const { exec: run } = require('node:child_process');\nrun(`kill -9 -1`);", 'hardline', 'kill-all'],
   ["process.kill(-1, 'SIGKILL');", 'hardline', 'kill-all'],
   ["import fs from 'node:fs';\nfs.rmSync('/usr', { recursive: true });", 'hardline', 'delete-system-dir'],
-  ["import { rm } from 'node:fs/promises';\nawait rm(process.env.HOME, { recursive: true });", 'dangerous', 'dynamic-command'],
+  [
+    "import { rm } from 'node:fs/promises';\nawait rm(process.env.HOME, { recursive: true });",
+    'dangerous',
+    'dynamic-command',
+  ],
   ["import cp from 'child_process';\ncp.execSync(['ki', 'll -9 -1'].join(''));", 'hardline', 'kill-all'],
-  ["import cp from 'child_process';\ncp.execSync(Buffer.from('a2lsbCAtOSAtMQ==', 'base64').toString());", 'hardline', 'kill-all'],
-  ["import cp from 'child_process';\ncp.execSync(String.fromCharCode(107, 105, 108, 108) + ' -9 -1');", 'hardline', 'kill-all'],
+  [
+    "import cp from 'child_process';\ncp.execSync(Buffer.from('a2lsbCAtOSAtMQ==', 'base64').toString());",
+    'hardline',
+    'kill-all',
+  ],
+  [
+    "import cp from 'child_process';\ncp.execSync(String.fromCharCode(107, 105, 108, 108) + ' -9 -1');",
+    'hardline',
+    'kill-all',
+  ],
   ["const { exec } = require('child_process');\nexec(process.argv[2]);", 'dangerous', 'dynamic-command'],
   ["import cp from 'child_process';\ncp['ex' + 'ecSync'](x);", 'dangerous', 'dynamic-command'],
   ["eval(\"require('child_process').execSync('kill -9 -1')\")", 'hardline', 'kill-all'],
@@ -69,7 +84,10 @@ const JAVASCRIPT: [string, 'hardline' | 'dangerous' | null, string?][] = [
   ['const x = ;', 'dangerous', 'dynamic-command'],
   // ordinary programs
   ['console.log(1 + 1);', null],
-  ["import { execFileSync } from 'node:child_process';\nconsole.log(execFileSync('git', ['status']).toString());", null],
+  [
+    "import { execFileSync } from 'node:child_process';\nconsole.log(execFileSync('git', ['status']).toString());",
+    null,
+  ],
   ["import fs from 'node:fs';\nfs.rmSync('dist', { recursive: true, force: true });", null],
   ["import fs from 'node:fs';\nfs.rmSync('/etc/passwd.bak');", 'dangerous', 'interpreter-delete'],
   ["import { spawn } from 'node:child_process';\nconst c = spawn('sleep', ['5']);\nprocess.kill(c.pid);", null],
@@ -89,8 +107,13 @@ describe('execute_code programs', () => {
     if (rule) expect(v.findings.map((f) => f.rule)).toContain(rule);
   });
   it('reads interpreter one-liners with the same grammar (python3 -c, node -e)', () => {
-    expect(detect(parse, `python3 -c "import os; os.system('r'+'m -rf /')"`, { cwd: CWD, programs }).tier).toBe('hardline');
-    expect(detect(parse, `node -e "require('child_process').execSync(['kill','-9','-1'].join(' '))"`, { cwd: CWD, programs }).tier).toBe('hardline');
+    expect(detect(parse, `python3 -c "import os; os.system('r'+'m -rf /')"`, { cwd: CWD, programs }).tier).toBe(
+      'hardline',
+    );
+    expect(
+      detect(parse, `node -e "require('child_process').execSync(['kill','-9','-1'].join(' '))"`, { cwd: CWD, programs })
+        .tier,
+    ).toBe('hardline');
     expect(rules('print(1)', 'python')).toEqual([]);
   });
 });
@@ -100,20 +123,42 @@ describe('stdin and scripts by path', () => {
 
   it('judges stdin as the input of the program that reads it', () => {
     expect(detect(parse, 'sh', { cwd: CWD, stdin: 'kill -9 -1\n' }).tier).toBe('hardline');
-    expect(detect(parse, 'python3 -i', { cwd: CWD, stdin: "import os\nos.system('kill -9 -1')\n", programs }).tier).toBe('hardline');
-    expect(detect(parse, 'psql app', { cwd: CWD, stdin: 'DROP TABLE users;' }).findings.map((f) => f.rule)).toContain('sql-drop');
+    expect(
+      detect(parse, 'python3 -i', { cwd: CWD, stdin: "import os\nos.system('kill -9 -1')\n", programs }).tier,
+    ).toBe('hardline');
+    expect(detect(parse, 'psql app', { cwd: CWD, stdin: 'DROP TABLE users;' }).findings.map((f) => f.rule)).toContain(
+      'sql-drop',
+    );
     expect(detect(parse, 'cat > notes.txt', { cwd: CWD, stdin: 'kill -9 -1' }).dangerous).toBe(false);
     expect(detect(parse, 'python3 app.py', { cwd: CWD, stdin: 'rm -rf /' }).dangerous).toBe(false);
   });
 
   it('asks for scripts it wants and judges them by content, language from the command or the #! line', () => {
     expect(detect(parse, 'sh x.sh && ./y && python3 z.py', { cwd: CWD }).scripts).toEqual(['x.sh', './y', 'z.py']);
-    const read = files({ 'x.sh': { text: 'kill -9 -1\n' }, './y': { text: '#!/usr/bin/env python3\nimport shutil\nshutil.rmtree("/etc")\n' }, 'z.py': { missing: true } });
+    const read = files({
+      'x.sh': { text: 'kill -9 -1\n' },
+      './y': { text: '#!/usr/bin/env python3\nimport shutil\nshutil.rmtree("/etc")\n' },
+      'z.py': { missing: true },
+    });
     const v = detect(parse, 'sh x.sh; ./y; python3 z.py', { cwd: CWD, files: read, programs });
     expect(v.findings.map((f) => f.rule)).toEqual(expect.arrayContaining(['kill-all', 'delete-system-dir']));
-    expect(detect(parse, 'source big.sh', { cwd: CWD, files: files({ 'big.sh': { error: 'is too big to check' } }) }).findings.map((f) => f.rule)).toEqual(['unread-script']);
-    expect(detect(parse, 'cp a x.sh && sh x.sh', { cwd: CWD, files: files({ 'x.sh': { missing: true } }) }).findings.map((f) => f.rule)).toEqual(['unread-script']);
-    expect(detect(parse, 'python3 -W ignore x.py', { cwd: CWD, files: files({ ignore: { missing: true }, 'x.py': { missing: true } }) }).dangerous).toBe(false);
+    expect(
+      detect(parse, 'source big.sh', {
+        cwd: CWD,
+        files: files({ 'big.sh': { error: 'is too big to check' } }),
+      }).findings.map((f) => f.rule),
+    ).toEqual(['unread-script']);
+    expect(
+      detect(parse, 'cp a x.sh && sh x.sh', { cwd: CWD, files: files({ 'x.sh': { missing: true } }) }).findings.map(
+        (f) => f.rule,
+      ),
+    ).toEqual(['unread-script']);
+    expect(
+      detect(parse, 'python3 -W ignore x.py', {
+        cwd: CWD,
+        files: files({ ignore: { missing: true }, 'x.py': { missing: true } }),
+      }).dangerous,
+    ).toBe(false);
     expect(detect(parse, './a.out', { cwd: CWD, files: files({ './a.out': { binary: true } }) }).dangerous).toBe(false);
     expect(detect(parse, '/usr/bin/python3 --version', { cwd: CWD }).scripts).toBeUndefined();
     expect(detect(parse, 'cd sub && sh x.sh', { cwd: CWD }).scripts).toEqual(['sub/x.sh']);

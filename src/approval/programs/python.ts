@@ -16,7 +16,20 @@ function all(root: SyntaxNode, type: string): SyntaxNode[] {
   return out;
 }
 
-const ESCAPES: Record<string, string> = { n: '\n', t: '\t', r: '\r', '\\': '\\', "'": "'", '"': '"', a: '\x07', b: '\b', f: '\f', v: '\v', '0': '\0', '\n': '' };
+const ESCAPES: Record<string, string> = {
+  n: '\n',
+  t: '\t',
+  r: '\r',
+  '\\': '\\',
+  "'": "'",
+  '"': '"',
+  a: '\x07',
+  b: '\b',
+  f: '\f',
+  v: '\v',
+  '0': '\0',
+  '\n': '',
+};
 
 function unescape(text: string): string {
   return text.replace(/\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|[0-7]{1,3}|.)/gs, (all, e: string) => {
@@ -34,17 +47,24 @@ class PythonReader {
   constructor(root: SyntaxNode) {
     for (const imp of all(root, 'import_statement')) {
       for (const n of imp.childrenForFieldName('name').filter((c): c is SyntaxNode => c !== null)) {
-        if (n.type === 'aliased_import') this.aliases.set(n.childForFieldName('alias')?.text ?? '', n.childForFieldName('name')?.text ?? '');
+        if (n.type === 'aliased_import')
+          this.aliases.set(n.childForFieldName('alias')?.text ?? '', n.childForFieldName('name')?.text ?? '');
         else this.aliases.set(n.text.split('.')[0]!, n.text.split('.')[0]!);
       }
     }
     for (const imp of all(root, 'import_from_statement')) {
       const module = imp.childForFieldName('module_name')?.text ?? '';
       if (named(imp).some((c) => c.type === 'wildcard_import')) {
-        for (const key of Object.keys(SPAWNERS)) if (key.startsWith(`${module}.`) && !key.slice(module.length + 1).includes('.')) this.aliases.set(key.slice(module.length + 1), key);
+        for (const key of Object.keys(SPAWNERS))
+          if (key.startsWith(`${module}.`) && !key.slice(module.length + 1).includes('.'))
+            this.aliases.set(key.slice(module.length + 1), key);
       }
       for (const n of imp.childrenForFieldName('name').filter((c): c is SyntaxNode => c !== null)) {
-        if (n.type === 'aliased_import') this.aliases.set(n.childForFieldName('alias')?.text ?? '', `${module}.${n.childForFieldName('name')?.text ?? ''}`);
+        if (n.type === 'aliased_import')
+          this.aliases.set(
+            n.childForFieldName('alias')?.text ?? '',
+            `${module}.${n.childForFieldName('name')?.text ?? ''}`,
+          );
         else this.aliases.set(n.text, `${module}.${n.text}`);
       }
     }
@@ -70,7 +90,8 @@ class PythonReader {
       const alias = this.aliases.get(n.text);
       if (alias !== undefined) return alias;
       const assigned = this.once.get(n.text);
-      if (assigned && (assigned.type === 'attribute' || assigned.type === 'identifier')) return this.qualify(assigned, depth + 1);
+      if (assigned && (assigned.type === 'attribute' || assigned.type === 'identifier'))
+        return this.qualify(assigned, depth + 1);
       return n.text;
     }
     if (n.type === 'attribute') {
@@ -99,17 +120,26 @@ class PythonReader {
       case 'string': {
         const start = named(n).find((c) => c.type === 'string_start')?.text ?? '"';
         if (named(n).some((c) => c.type === 'interpolation')) return unknown(n.text);
-        const body = named(n).filter((c) => c.type === 'string_content').map((c) => c.text).join('');
+        const body = named(n)
+          .filter((c) => c.type === 'string_content')
+          .map((c) => c.text)
+          .join('');
         return { kind: 'str', v: /r/i.test(start) ? body : unescape(body) };
       }
       case 'concatenated_string':
       case 'binary_operator': {
-        const parts = n.type === 'concatenated_string' ? named(n) : [n.childForFieldName('left'), n.childForFieldName('right')].filter((c): c is SyntaxNode => c !== null);
+        const parts =
+          n.type === 'concatenated_string'
+            ? named(n)
+            : [n.childForFieldName('left'), n.childForFieldName('right')].filter((c): c is SyntaxNode => c !== null);
         const op = n.childForFieldName('operator')?.type ?? '+';
         const values = parts.map((p) => this.fold(p, depth + 1));
-        if (op === '+' && values.every((v) => v.kind === 'str')) return { kind: 'str', v: values.map((v) => (v as { v: string }).v).join('') };
-        if (op === '+' && values.every((v) => v.kind === 'list')) return { kind: 'list', items: values.flatMap((v) => (v as { items: Value[] }).items) };
-        if (op === '*' && values[0]?.kind === 'str' && values[1]?.kind === 'num') return { kind: 'str', v: values[0].v.repeat(Math.max(0, Math.min(values[1].v, 1000))) };
+        if (op === '+' && values.every((v) => v.kind === 'str'))
+          return { kind: 'str', v: values.map((v) => (v as { v: string }).v).join('') };
+        if (op === '+' && values.every((v) => v.kind === 'list'))
+          return { kind: 'list', items: values.flatMap((v) => (v as { items: Value[] }).items) };
+        if (op === '*' && values[0]?.kind === 'str' && values[1]?.kind === 'num')
+          return { kind: 'str', v: values[0].v.repeat(Math.max(0, Math.min(values[1].v, 1000))) };
         return unknown(n.text);
       }
       case 'integer':
@@ -123,7 +153,10 @@ class PythonReader {
         return { kind: 'bool', v: n.type === 'true' };
       case 'list':
       case 'tuple':
-        return { kind: 'list', items: named(n).map((c) => (c.type === 'list_splat' ? unknown(c.text) : this.fold(c, depth + 1))) };
+        return {
+          kind: 'list',
+          items: named(n).map((c) => (c.type === 'list_splat' ? unknown(c.text) : this.fold(c, depth + 1))),
+        };
       case 'parenthesized_expression':
         return named(n)[0] ? this.fold(named(n)[0]!, depth + 1) : unknown(n.text);
       case 'identifier': {
@@ -136,7 +169,8 @@ class PythonReader {
         // text[::-1] reverses.
         const v = this.fold(n.childForFieldName('value')!, depth + 1);
         const slice = n.childForFieldName('subscript');
-        if (v.kind === 'str' && slice?.type === 'slice' && slice.text.replace(/\s/g, '') === '::-1') return { kind: 'str', v: [...v.v].reverse().join('') };
+        if (v.kind === 'str' && slice?.type === 'slice' && slice.text.replace(/\s/g, '') === '::-1')
+          return { kind: 'str', v: [...v.v].reverse().join('') };
         return unknown(n.text);
       }
       case 'call':
@@ -160,12 +194,25 @@ class PythonReader {
     if (name === 'base64.b64decode' || name === 'base64.standard_b64decode' || name === 'bytes.fromhex') {
       const s = arg(0);
       if (s.kind !== 'str') return unknown(n.text);
-      const decoded = name === 'bytes.fromhex' ? (/^([0-9a-fA-F]{2}\s*)*$/.test(s.v) ? s.v.replace(/\s/g, '').replace(/../g, (h) => String.fromCharCode(parseInt(h, 16))) : undefined) : decodeBase64(s.v);
+      const decoded =
+        name === 'bytes.fromhex'
+          ? /^([0-9a-fA-F]{2}\s*)*$/.test(s.v)
+            ? s.v.replace(/\s/g, '').replace(/../g, (h) => String.fromCharCode(parseInt(h, 16)))
+            : undefined
+          : decodeBase64(s.v);
       return decoded === undefined ? unknown(n.text) : { kind: 'str', v: decoded };
     }
     if (name === 'shlex.split') {
       const s = arg(0);
-      return s.kind === 'str' ? { kind: 'list', items: s.v.split(/\s+/).filter(Boolean).map((v) => ({ kind: 'str', v })) } : unknown(n.text);
+      return s.kind === 'str'
+        ? {
+            kind: 'list',
+            items: s.v
+              .split(/\s+/)
+              .filter(Boolean)
+              .map((v) => ({ kind: 'str', v })),
+          }
+        : unknown(n.text);
     }
     if (fn?.type === 'attribute') {
       const method = fn.childForFieldName('attribute')?.text;
@@ -173,14 +220,23 @@ class PythonReader {
       if (self.kind === 'str') {
         if (method === 'join') {
           const list = arg(0);
-          if (list.kind === 'list' && list.items.every((i) => i.kind === 'str')) return { kind: 'str', v: list.items.map((i) => (i as { v: string }).v).join(self.v) };
+          if (list.kind === 'list' && list.items.every((i) => i.kind === 'str'))
+            return { kind: 'str', v: list.items.map((i) => (i as { v: string }).v).join(self.v) };
         }
-        if (method === 'decode' || method === 'encode' || method === 'strip') return method === 'strip' ? { kind: 'str', v: self.v.trim() } : self;
+        if (method === 'decode' || method === 'encode' || method === 'strip')
+          return method === 'strip' ? { kind: 'str', v: self.v.trim() } : self;
         if (method === 'replace') {
           const [a, b] = [arg(0), arg(1)];
           if (a.kind === 'str' && b.kind === 'str') return { kind: 'str', v: self.v.split(a.v).join(b.v) };
         }
-        if (method === 'split') return { kind: 'list', items: self.v.split(/\s+/).filter(Boolean).map((v) => ({ kind: 'str', v })) };
+        if (method === 'split')
+          return {
+            kind: 'list',
+            items: self.v
+              .split(/\s+/)
+              .filter(Boolean)
+              .map((v) => ({ kind: 'str', v })),
+          };
       }
     }
     return unknown(n.text);
@@ -197,12 +253,14 @@ class PythonReader {
       const args: Value[] = [];
       const keywords: Record<string, Value> = {};
       for (const a of argNodes) {
-        if (a.type === 'keyword_argument') keywords[a.childForFieldName('name')?.text ?? ''] = this.fold(a.childForFieldName('value')!);
+        if (a.type === 'keyword_argument')
+          keywords[a.childForFieldName('name')?.text ?? ''] = this.fold(a.childForFieldName('value')!);
         else if (a.type === 'list_splat' || a.type === 'dictionary_splat') args.push(unknown(a.text));
         else if (a.type !== 'comment') args.push(this.fold(a));
       }
       if (name.endsWith('.<computed>')) out.push({ name, args, keywords, text });
-      else if (Object.hasOwn(SPAWNERS, name) && !name.startsWith('child_process') && !name.startsWith('js.')) out.push({ name, args, keywords, text });
+      else if (Object.hasOwn(SPAWNERS, name) && !name.startsWith('child_process') && !name.startsWith('js.'))
+        out.push({ name, args, keywords, text });
     }
     return out;
   }

@@ -24,19 +24,39 @@ export function daytonaError(error: unknown, what: string, apiUrl: string): Envi
   const message = messageOf(error);
   if (status === undefined) {
     // No response at all: refused, reset, DNS, a timeout, or a log stream that broke off.
-    return new EnvironmentError('Environment.Unreachable', BACKEND, `cannot reach the Daytona API at ${apiUrl}: ${what}: ${message}`);
+    return new EnvironmentError(
+      'Environment.Unreachable',
+      BACKEND,
+      `cannot reach the Daytona API at ${apiUrl}: ${what}: ${message}`,
+    );
   }
   if (status === 401 || status === 403) {
-    return new EnvironmentError('Environment.Config', BACKEND, `DAYTONA_API_KEY was refused by ${apiUrl} (${status}): ${message}`);
+    return new EnvironmentError(
+      'Environment.Config',
+      BACKEND,
+      `DAYTONA_API_KEY was refused by ${apiUrl} (${status}): ${message}`,
+    );
   }
   if (status === 404 || status === 410) {
-    return new EnvironmentError('Environment.Gone', BACKEND, `${what}: the sandbox no longer exists (${status}: ${message})`);
+    return new EnvironmentError(
+      'Environment.Gone',
+      BACKEND,
+      `${what}: the sandbox no longer exists (${status}: ${message})`,
+    );
   }
   if (status === 400 || status === 422) {
     // The API rejects a bad image, snapshot, target or resource request this way.
-    return new EnvironmentError('Environment.Config', BACKEND, `${what}: the Daytona API rejected the request (${status}): ${message}`);
+    return new EnvironmentError(
+      'Environment.Config',
+      BACKEND,
+      `${what}: the Daytona API rejected the request (${status}): ${message}`,
+    );
   }
-  return new EnvironmentError('Environment.Unreachable', BACKEND, `cannot reach the Daytona API at ${apiUrl}: ${what}: ${status} ${message}`);
+  return new EnvironmentError(
+    'Environment.Unreachable',
+    BACKEND,
+    `cannot reach the Daytona API at ${apiUrl}: ${what}: ${status} ${message}`,
+  );
 }
 
 export function daytonaGone(id: string, state: string): EnvironmentError {

@@ -26,7 +26,10 @@ export const daytonaSettings = z
   })
   .refine((s) => !(s.image && s.snapshot), { message: 'set either image or snapshot, not both', path: ['image'] })
   // The SDK sizes only sandboxes built from an image; a snapshot fixes its own resources.
-  .refine((s) => s.image || (s.cpu === undefined && s.memory_gib === undefined), { message: 'cpu and memory_gib need image (a snapshot fixes its own resources)', path: ['cpu'] });
+  .refine((s) => s.image || (s.cpu === undefined && s.memory_gib === undefined), {
+    message: 'cpu and memory_gib need image (a snapshot fixes its own resources)',
+    path: ['cpu'],
+  });
 
 export type DaytonaSettings = z.output<typeof daytonaSettings>;
 
@@ -35,6 +38,9 @@ export function daytonaApiKey(env: NodeJS.ProcessEnv = process.env): string | un
   return env.DAYTONA_API_KEY || undefined;
 }
 
-export function daytonaUnavailable(_settings: DaytonaSettings, env: NodeJS.ProcessEnv = process.env): string | undefined {
+export function daytonaUnavailable(
+  _settings: DaytonaSettings,
+  env: NodeJS.ProcessEnv = process.env,
+): string | undefined {
   return daytonaApiKey(env) ? undefined : 'DAYTONA_API_KEY is not set';
 }

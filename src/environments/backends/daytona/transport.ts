@@ -1,7 +1,12 @@
 // The Daytona backend: a sandbox per environment; each command runs as `sh -c` in a toolbox session, its output
 // streamed over the SDK's log socket. Worker-only.
 import { randomUUID } from 'node:crypto';
-import { Daytona, type CreateSandboxFromImageParams, type CreateSandboxFromSnapshotParams, type Sandbox } from '@daytonaio/sdk';
+import {
+  Daytona,
+  type CreateSandboxFromImageParams,
+  type CreateSandboxFromSnapshotParams,
+  type Sandbox,
+} from '@daytonaio/sdk';
 import type { BackendContext, BackendDefinition } from '../../backend-types.js';
 import { daytonaError, daytonaGone } from './errors.js';
 import { RemoteProcess } from '../../remote-process.js';
@@ -14,7 +19,6 @@ const BACKEND = 'daytona';
 /** How long to wait for the exit code to be recorded after the log stream closed. */
 const EXIT_CODE_WAIT_MS = 5_000;
 const CREATE_TIMEOUT_S = 180;
-
 
 /**
  * The session shell line for a script. Sessions cannot close a command's input, so given input travels inside
@@ -33,13 +37,25 @@ export function daytonaClient(settings: DaytonaSettings, apiKey: string | undefi
   if (!apiKey) throw new EnvironmentError('Environment.Config', BACKEND, 'DAYTONA_API_KEY is not set');
   try {
     // Polling, not the SDK's event socket: state is read only at start and by alive(), so a socket per sandbox buys nothing.
-    return new Daytona({ apiKey, apiUrl: settings.api_url, target: settings.target ?? process.env.DAYTONA_TARGET, useDeprecatedPolling: true });
+    return new Daytona({
+      apiKey,
+      apiUrl: settings.api_url,
+      target: settings.target ?? process.env.DAYTONA_TARGET,
+      useDeprecatedPolling: true,
+    });
   } catch (error) {
-    throw new EnvironmentError('Environment.Config', BACKEND, `cannot configure the Daytona client: ${(error as Error).message}`);
+    throw new EnvironmentError(
+      'Environment.Config',
+      BACKEND,
+      `cannot configure the Daytona client: ${(error as Error).message}`,
+    );
   }
 }
 
-function createParams(settings: DaytonaSettings, labels: Record<string, string>): CreateSandboxFromImageParams | CreateSandboxFromSnapshotParams {
+function createParams(
+  settings: DaytonaSettings,
+  labels: Record<string, string>,
+): CreateSandboxFromImageParams | CreateSandboxFromSnapshotParams {
   const base = { envVars: settings.env, labels, autoStopInterval: settings.auto_stop_minutes };
   if (!settings.image) return settings.snapshot ? { ...base, snapshot: settings.snapshot } : base;
   const resources: { cpu?: number; memory?: number } = {};
@@ -90,14 +106,33 @@ export class DaytonaTransport implements Transport {
       this.dir = '/';
       const code = await this.spawn(`mkdir -p ${shQuote(dir)}`).exited;
       this.dir = dir;
-      if (code !== 0) throw new EnvironmentError('Environment.Config', BACKEND, `cannot create workdir ${this.dir} in sandbox ${this.sandbox.id} (exit ${code})`);
+      if (code !== 0)
+        throw new EnvironmentError(
+          'Environment.Config',
+          BACKEND,
+          `cannot create workdir ${this.dir} in sandbox ${this.sandbox.id} (exit ${code})`,
+        );
     }
   }
 
   spawn(script: string, opts: SpawnOptions & { stdin?: string } = {}): TransportProcess {
     const proc = new RemoteProcess(BACKEND);
-    if (opts.pty) proc.fail(new EnvironmentError('Environment.Unsupported', BACKEND, 'no PTY on Daytona sandboxes (commands run in toolbox sessions)'));
-    else if (!this.sandbox || this.closed) proc.fail(new EnvironmentError('Environment.Gone', BACKEND, this.closed ? 'the sandbox was closed' : 'spawn before start()'));
+    if (opts.pty)
+      proc.fail(
+        new EnvironmentError(
+          'Environment.Unsupported',
+          BACKEND,
+          'no PTY on Daytona sandboxes (commands run in toolbox sessions)',
+        ),
+      );
+    else if (!this.sandbox || this.closed)
+      proc.fail(
+        new EnvironmentError(
+          'Environment.Gone',
+          BACKEND,
+          this.closed ? 'the sandbox was closed' : 'spawn before start()',
+        ),
+      );
     else void this.run(this.sandbox, daytonaCommandLine(script, this.dir || '.', opts.stdin), proc);
     return proc;
   }
@@ -120,7 +155,6 @@ export class DaytonaTransport implements Transport {
     }
   }
 
-
   private async exitCode(sandbox: Sandbox, session: string, cmdId: string): Promise<number | null> {
     const deadline = Date.now() + EXIT_CODE_WAIT_MS;
     for (let delay = 20; ; delay = Math.min(delay * 2, 500)) {
@@ -138,7 +172,8 @@ export class DaytonaTransport implements Transport {
     if (status === 401 || status === 403 || !this.sandbox) return mapped;
     try {
       await this.sandbox.refreshData();
-      if (this.sandbox.state !== 'started') return daytonaGone(this.sandbox.id, this.sandbox.state ?? 'in an unknown state');
+      if (this.sandbox.state !== 'started')
+        return daytonaGone(this.sandbox.id, this.sandbox.state ?? 'in an unknown state');
       return mapped;
     } catch (refreshError) {
       return daytonaError(refreshError, `checking sandbox ${this.sandbox.id}`, this.settings.api_url);
@@ -175,7 +210,11 @@ export class DaytonaTransport implements Transport {
 }
 
 /** Deletes sandboxes this host's dead workers left behind. */
-async function cleanup(settings: DaytonaSettings, ctx: Pick<BackendContext, 'workerId'>, apiKey = daytonaApiKey()): Promise<number> {
+async function cleanup(
+  settings: DaytonaSettings,
+  ctx: Pick<BackendContext, 'workerId'>,
+  apiKey = daytonaApiKey(),
+): Promise<number> {
   const client = daytonaClient(settings, apiKey);
   let removed = 0;
   try {

@@ -51,7 +51,11 @@ export function dockerError(
     );
   }
   if (e.statusCode === undefined && (e.code === undefined || UNREACHABLE.has(e.code))) {
-    return new EnvironmentError('Environment.Unreachable', 'docker', `cannot reach the Docker daemon at ${socket}: ${e.message}`);
+    return new EnvironmentError(
+      'Environment.Unreachable',
+      'docker',
+      `cannot reach the Docker daemon at ${socket}: ${e.message}`,
+    );
   }
   const status = e.statusCode === undefined ? '' : ` (HTTP ${e.statusCode})`;
   return new EnvironmentError(fallback, 'docker', `${doing} failed${status}: ${daemonMessage(e)}`);

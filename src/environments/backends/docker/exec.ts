@@ -42,7 +42,8 @@ function command(script: string, pty: PtySize | undefined): string[] {
   // The daemon copies stdout and stderr in separate goroutines, which can reorder them; one pipe keeps the order.
   if (!pty) return ['sh', '-c', 'exec sh -c "$1" 2>&1', 'sh', script];
   // Only while the size is unset (0 0, or an error from busybox): a resize() that reached the daemon first stays.
-  const prelude = 'case "$(stty size 2>/dev/null)" in ""|"0 0") stty cols "$1" rows "$2" 2>/dev/null;; esac; exec sh -c "$3"';
+  const prelude =
+    'case "$(stty size 2>/dev/null)" in ""|"0 0") stty cols "$1" rows "$2" 2>/dev/null;; esac; exec sh -c "$3"';
   return ['sh', '-c', prelude, 'sh', String(pty.cols), String(pty.rows), script];
 }
 

@@ -39,7 +39,10 @@ export const dockerSettings = z.strictObject({
   image: z.string().min(1).default('debian:bookworm-slim'),
   /** Pull a missing image from its registry at start. Off by default: a run never downloads behind one's back. */
   pull: z.boolean().default(false),
-  socket_path: z.string().min(1).default(() => defaultSocketPath()),
+  socket_path: z
+    .string()
+    .min(1)
+    .default(() => defaultSocketPath()),
   /** Docker network mode; `none` leaves only loopback. */
   network: z.string().min(1).default('none'),
   /** Memory limit in bytes after parsing (swap gets no more than this). */

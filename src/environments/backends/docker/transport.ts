@@ -14,7 +14,10 @@ const KEEPALIVE = 'trap "exit 0" TERM; while :; do sleep 3600 & wait $!; done';
 
 /** Docker names allow [a-zA-Z0-9][a-zA-Z0-9_.-]*; task ids may hold anything. */
 export function containerName(taskId: string): string {
-  const safe = taskId.replace(/[^a-zA-Z0-9_.-]+/g, '-').replace(/^[^a-zA-Z0-9]+/, '').slice(0, 40);
+  const safe = taskId
+    .replace(/[^a-zA-Z0-9_.-]+/g, '-')
+    .replace(/^[^a-zA-Z0-9]+/, '')
+    .slice(0, 40);
   return `tether-${safe || 'task'}-${randomBytes(3).toString('hex')}`;
 }
 
@@ -117,9 +120,11 @@ export class DockerTransport implements Transport {
 
   async alive(): Promise<boolean> {
     if (!this.container || this.closed) return false;
-    return (await this.goneReason().catch((error: unknown) => {
-      throw dockerError(error, this.settings.socket_path, `inspect container ${this.name}`);
-    })) === undefined;
+    return (
+      (await this.goneReason().catch((error: unknown) => {
+        throw dockerError(error, this.settings.socket_path, `inspect container ${this.name}`);
+      })) === undefined
+    );
   }
 
   async close(): Promise<void> {
@@ -183,7 +188,10 @@ async function cleanupDocker(
   const docker = new Docker({ socketPath: settings.socket_path });
   const socket = settings.socket_path;
   const listed = await docker
-    .listContainers({ all: true, filters: { label: ['tether.managed=1', `tether.host=${hostLabels()['tether.host']}`] } })
+    .listContainers({
+      all: true,
+      filters: { label: ['tether.managed=1', `tether.host=${hostLabels()['tether.host']}`] },
+    })
     .catch((error: unknown) => {
       throw dockerError(error, socket, 'list containers');
     });

@@ -17,14 +17,20 @@ describe('terminal.local settings', () => {
     ['off', { enabled: false, network: true, writable: [] }],
     [false, { enabled: false, network: true, writable: [] }],
     ['on', { enabled: true, network: true, writable: [] }],
-    [{ network: false, writable: ['~/cache', '/x'] }, { enabled: true, network: false, writable: [join(homedir(), 'cache'), '/x'] }],
+    [
+      { network: false, writable: ['~/cache', '/x'] },
+      { enabled: true, network: false, writable: [join(homedir(), 'cache'), '/x'] },
+    ],
   ])('sandbox: %j', (sandbox, expected) => {
     expect(LocalSettingsSchema.parse(sandbox === undefined ? {} : { sandbox }).sandbox).toEqual(expected);
   });
 
   it('finds bwrap by setting, TETHER_BWRAP or PATH', () => {
     expect(locateBwrap('/nonexistent/bwrap', {})).toEqual({ path: '/nonexistent/bwrap', found: false });
-    expect(locateBwrap(undefined, { TETHER_BWRAP: '/nope', PATH: '/usr/bin' })).toEqual({ path: '/nope', found: false });
+    expect(locateBwrap(undefined, { TETHER_BWRAP: '/nope', PATH: '/usr/bin' })).toEqual({
+      path: '/nope',
+      found: false,
+    });
     expect(locateBwrap(undefined, { PATH: '/nonexistent-dir' })).toEqual({ path: 'bwrap', found: false });
   });
 });

@@ -57,7 +57,10 @@ function executable(path: string): boolean {
 }
 
 /** The bwrap to run: the setting, TETHER_BWRAP, or `bwrap` on PATH; `found` false when it is not there. */
-export function locateBwrap(setting: string | undefined, env: NodeJS.ProcessEnv = process.env): { path: string; found: boolean } {
+export function locateBwrap(
+  setting: string | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): { path: string; found: boolean } {
   const named = setting ?? env.TETHER_BWRAP;
   if (named) return { path: named, found: executable(named) };
   for (const dir of (env.PATH ?? '/usr/bin:/bin').split(delimiter)) {
@@ -79,13 +82,22 @@ export function sandboxSpec(settings: LocalSettings): SandboxSpec | undefined {
  */
 export function checkLocalSettings(settings: LocalSettings): string[] {
   const s = settings.sandbox;
-  if (!s.enabled) return ["terminal.local.sandbox is off: local commands run unsandboxed, with the worker's full access to this machine"];
+  if (!s.enabled)
+    return [
+      "terminal.local.sandbox is off: local commands run unsandboxed, with the worker's full access to this machine",
+    ];
   if (platform() !== 'linux') {
-    return [`terminal.local.sandbox: the sandbox needs Linux (bubblewrap); on ${platform()} local commands run unsandboxed (set terminal.local.sandbox: off to silence this)`];
+    return [
+      `terminal.local.sandbox: the sandbox needs Linux (bubblewrap); on ${platform()} local commands run unsandboxed (set terminal.local.sandbox: off to silence this)`,
+    ];
   }
   const bwrap = locateBwrap(s.bwrap);
   if (!bwrap.found) {
-    const where = s.bwrap ? `terminal.local.sandbox.bwrap is ${s.bwrap}` : process.env.TETHER_BWRAP ? `TETHER_BWRAP is ${process.env.TETHER_BWRAP}` : 'not on PATH';
+    const where = s.bwrap
+      ? `terminal.local.sandbox.bwrap is ${s.bwrap}`
+      : process.env.TETHER_BWRAP
+        ? `TETHER_BWRAP is ${process.env.TETHER_BWRAP}`
+        : 'not on PATH';
     throw new TetherError(
       'Config.Invalid',
       `terminal.local.sandbox: bubblewrap (bwrap) not found (${where}); install the package 'bubblewrap' (Debian/Ubuntu: apt-get install bubblewrap), or set terminal.local.sandbox: off to run local commands unsandboxed`,
@@ -93,13 +105,22 @@ export function checkLocalSettings(settings: LocalSettings): string[] {
     );
   }
   for (const p of s.writable) {
-    if (!existsSync(p)) throw new TetherError('Config.Invalid', `terminal.local.sandbox.writable: ${p} does not exist`, false);
+    if (!existsSync(p))
+      throw new TetherError('Config.Invalid', `terminal.local.sandbox.writable: ${p} does not exist`, false);
   }
   // Kernels or containers that forbid namespaces make bwrap fail on every command; say so now, once.
-  const probe = spawnSync(bwrap.path, ['--ro-bind', '/', '/', '--unshare-pid', '--cap-drop', 'ALL', '--die-with-parent', 'true'], { encoding: 'utf8', timeout: 10_000 });
+  const probe = spawnSync(
+    bwrap.path,
+    ['--ro-bind', '/', '/', '--unshare-pid', '--cap-drop', 'ALL', '--die-with-parent', 'true'],
+    { encoding: 'utf8', timeout: 10_000 },
+  );
   if (probe.status !== 0) {
     const why = (probe.stderr || probe.error?.message || `exit ${String(probe.status)}`).trim().split('\n')[0];
-    throw new TetherError('Config.Invalid', `terminal.local.sandbox: ${bwrap.path} cannot make a sandbox on this machine (${why}); allow user namespaces, or set terminal.local.sandbox: off`, false);
+    throw new TetherError(
+      'Config.Invalid',
+      `terminal.local.sandbox: ${bwrap.path} cannot make a sandbox on this machine (${why}); allow user namespaces, or set terminal.local.sandbox: off`,
+      false,
+    );
   }
   return [];
 }

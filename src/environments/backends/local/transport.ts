@@ -9,7 +9,13 @@ import type { BackendDefinition } from '../../backend-types.js';
 import { deferredProcess, failedProcess } from '../../deferred-process.js';
 import { bwrapArgs, firstChild, sandboxPidNamespace } from './sandbox.js';
 import { COMMAND_MARK, ENV_MARK, killMarked } from './stragglers.js';
-import { checkLocalSettings, LocalSettingsSchema, sandboxSpec, type LocalSettings, type SandboxSpec } from './settings.js';
+import {
+  checkLocalSettings,
+  LocalSettingsSchema,
+  sandboxSpec,
+  type LocalSettings,
+  type SandboxSpec,
+} from './settings.js';
 import { EnvironmentError, type SpawnOptions, type Transport, type TransportProcess } from '../../types.js';
 
 /** After the script exits, how long to wait for pipes still held open by processes it left behind. */
@@ -21,7 +27,11 @@ let ptyModule: Promise<PtyModule> | undefined;
 function loadPty(): Promise<PtyModule> {
   ptyModule ??= import('node-pty').catch((err: unknown) => {
     ptyModule = undefined;
-    throw new EnvironmentError('Environment.Unsupported', 'local', `node-pty could not be loaded (${(err as Error).message}); PTY mode needs its native module built at npm ci`);
+    throw new EnvironmentError(
+      'Environment.Unsupported',
+      'local',
+      `node-pty could not be loaded (${(err as Error).message}); PTY mode needs its native module built at npm ci`,
+    );
   });
   return ptyModule;
 }
@@ -45,7 +55,13 @@ function sandboxEnv(): NodeJS.ProcessEnv {
 }
 
 /** A child process with pipes; `extraFd` becomes its fd 3. */
-function pipeProcess(argv: string[], cwd: string, stdin: string | undefined, extraFd?: number, env: NodeJS.ProcessEnv = process.env): LocalProcess {
+function pipeProcess(
+  argv: string[],
+  cwd: string,
+  stdin: string | undefined,
+  extraFd?: number,
+  env: NodeJS.ProcessEnv = process.env,
+): LocalProcess {
   const [file, ...args] = argv as [string, ...string[]];
   // The first three are pipes either way; the typings only know that for a three-element stdio.
   const stdio: StdioOptions = extraFd === undefined ? ['pipe', 'pipe', 'pipe'] : ['pipe', 'pipe', 'pipe', extraFd];
@@ -66,7 +82,11 @@ function pipeProcess(argv: string[], cwd: string, stdin: string | undefined, ext
       child.stderr.destroy();
       resolve(code);
     };
-    child.on('error', (err) => reject(new EnvironmentError('Environment.Unreachable', 'local', `cannot start ${file} in ${cwd}: ${err.message}`)));
+    child.on('error', (err) =>
+      reject(
+        new EnvironmentError('Environment.Unreachable', 'local', `cannot start ${file} in ${cwd}: ${err.message}`),
+      ),
+    );
     child.on('exit', (c, s) => {
       code = c ?? signalCode(s);
       child.on('close', finish);
@@ -88,7 +108,12 @@ function pipeProcess(argv: string[], cwd: string, stdin: string | undefined, ext
 }
 
 /** A child process on a pseudo-terminal (node-pty); its output arrives as the terminal's. */
-function ptyProcess(argv: string[], cwd: string, opts: SpawnOptions & { stdin?: string }, env: NodeJS.ProcessEnv = process.env): LocalProcess {
+function ptyProcess(
+  argv: string[],
+  cwd: string,
+  opts: SpawnOptions & { stdin?: string },
+  env: NodeJS.ProcessEnv = process.env,
+): LocalProcess {
   const [file, ...args] = argv as [string, ...string[]];
   const listeners: ((c: Buffer) => void)[] = [];
   const queued: (string | Buffer)[] = [];
@@ -101,7 +126,14 @@ function ptyProcess(argv: string[], cwd: string, opts: SpawnOptions & { stdin?: 
   const exited = loadPty().then(
     (pty) =>
       new Promise<number | null>((resolve) => {
-        term = pty.spawn(file, args, { cwd, env: env as Record<string, string>, cols: size.cols, rows: size.rows, name: 'xterm-256color', encoding: null });
+        term = pty.spawn(file, args, {
+          cwd,
+          env: env as Record<string, string>,
+          cols: size.cols,
+          rows: size.rows,
+          name: 'xterm-256color',
+          encoding: null,
+        });
         term.onData((d) => {
           const c = typeof d === 'string' ? Buffer.from(d) : Buffer.from(d);
           listeners.forEach((l) => l(c));
@@ -156,10 +188,15 @@ export class LocalTransport implements Transport {
   }
 
   async start(): Promise<void> {
-    if (!existsSync(this.workdir)) throw new EnvironmentError('Environment.Config', 'local', `working directory ${this.workdir} does not exist`);
+    if (!existsSync(this.workdir))
+      throw new EnvironmentError('Environment.Config', 'local', `working directory ${this.workdir} does not exist`);
     if (this.sandbox && !existsSync(this.sandbox.bwrap)) {
       // The worker checks this at start for the configured backend; `--backend local` picked later lands here.
-      throw new EnvironmentError('Environment.Config', 'local', `bubblewrap (${this.sandbox.bwrap}) not found; install the package 'bubblewrap', or set terminal.local.sandbox: off`);
+      throw new EnvironmentError(
+        'Environment.Config',
+        'local',
+        `bubblewrap (${this.sandbox.bwrap}) not found; install the package 'bubblewrap', or set terminal.local.sandbox: off`,
+      );
     }
     if (this.sandbox) this.tmpDir ??= mkdtempSync(join(tmpdir(), 'tether-sandbox-'));
   }
@@ -167,8 +204,16 @@ export class LocalTransport implements Transport {
   spawn(script: string, opts: SpawnOptions & { stdin?: string } = {}): TransportProcess {
     if (!this.sandbox) return this.unsandboxed(script, opts);
     if (opts.joins !== undefined) return this.joined(script, opts.joins, opts.stdin);
-    const argv = [this.sandbox.bwrap, ...bwrapArgs(this.sandbox, this.layout(), { pty: opts.pty !== undefined }), '/bin/sh', '-c', script];
-    const proc = opts.pty ? ptyProcess(argv, this.workdir, opts) : pipeProcess(argv, this.workdir, opts.stdin, undefined, sandboxEnv());
+    const argv = [
+      this.sandbox.bwrap,
+      ...bwrapArgs(this.sandbox, this.layout(), { pty: opts.pty !== undefined }),
+      '/bin/sh',
+      '-c',
+      script,
+    ];
+    const proc = opts.pty
+      ? ptyProcess(argv, this.workdir, opts)
+      : pipeProcess(argv, this.workdir, opts.stdin, undefined, sandboxEnv());
     this.running.add(proc);
     if (opts.tag !== undefined) this.tagged.set(opts.tag, proc.pid);
     const done = (): void => {
@@ -189,7 +234,9 @@ export class LocalTransport implements Transport {
     const command = `${this.mark}-${this.commands}`;
     const env = { ...process.env, [ENV_MARK]: this.mark, [COMMAND_MARK]: command };
     const argv = ['/bin/sh', '-c', script];
-    const proc = opts.pty ? ptyProcess(argv, this.workdir, opts, env) : pipeProcess(argv, this.workdir, opts.stdin, undefined, env);
+    const proc = opts.pty
+      ? ptyProcess(argv, this.workdir, opts, env)
+      : pipeProcess(argv, this.workdir, opts.stdin, undefined, env);
     if (opts.tag !== undefined) {
       proc.exited.then(
         (code) => void (code !== null && (code === 124 || code >= 128) ? killMarked(COMMAND_MARK, command) : 0),
@@ -222,7 +269,13 @@ export class LocalTransport implements Transport {
           throw gone;
         }
         try {
-          return pipeProcess([spec.bwrap, ...bwrapArgs(spec, this.layout(), { pty: false, joinFd: 3 }), '/bin/sh', '-c', script], this.workdir, stdin, fd, sandboxEnv());
+          return pipeProcess(
+            [spec.bwrap, ...bwrapArgs(spec, this.layout(), { pty: false, joinFd: 3 }), '/bin/sh', '-c', script],
+            this.workdir,
+            stdin,
+            fd,
+            sandboxEnv(),
+          );
         } finally {
           closeSync(fd);
         }

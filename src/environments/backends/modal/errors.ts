@@ -1,5 +1,12 @@
 // Maps what the Modal SDK throws (its error classes, raw gRPC ClientErrors, socket errors) to EnvironmentError. Worker-only.
-import { ClientClosedError, ConflictError, InvalidError, NotFoundError, ResourceExhaustedError, TimeoutError } from 'modal';
+import {
+  ClientClosedError,
+  ConflictError,
+  InvalidError,
+  NotFoundError,
+  ResourceExhaustedError,
+  TimeoutError,
+} from 'modal';
 import { EnvironmentError } from '../../types.js';
 import type { EnvironmentErrorCode } from '../../types.js';
 
@@ -25,7 +32,8 @@ function grpcCode(err: Error): number | undefined {
 }
 
 function classify(err: Error): EnvironmentErrorCode {
-  if (err instanceof NotFoundError || err instanceof ConflictError || err instanceof ClientClosedError) return 'Environment.Gone';
+  if (err instanceof NotFoundError || err instanceof ConflictError || err instanceof ClientClosedError)
+    return 'Environment.Gone';
   if (err instanceof InvalidError) return 'Environment.Config';
   if (err instanceof ResourceExhaustedError || err instanceof TimeoutError) return 'Environment.Unreachable';
   const code = grpcCode(err);

@@ -12,7 +12,11 @@ export interface ModalExecRequest {
   gone(code: number): Promise<EnvironmentError | undefined>;
 }
 
-async function pump(stream: ReadableStream<Uint8Array>, emit: (b: Buffer) => void, cancelled: AbortSignal): Promise<void> {
+async function pump(
+  stream: ReadableStream<Uint8Array>,
+  emit: (b: Buffer) => void,
+  cancelled: AbortSignal,
+): Promise<void> {
   const reader = stream.getReader();
   const onAbort = (): void => void reader.cancel().catch(() => undefined);
   cancelled.addEventListener('abort', onAbort);
@@ -47,7 +51,8 @@ export function modalProcess(req: ModalExecRequest): TransportProcess {
     next.catch(() => undefined);
     stdinChain = next;
   };
-  const write = (data: string | Buffer): void => withWriter((w) => w.write(typeof data === 'string' ? Buffer.from(data) : data));
+  const write = (data: string | Buffer): void =>
+    withWriter((w) => w.write(typeof data === 'string' ? Buffer.from(data) : data));
   const end = (): void => withWriter((w) => w.close());
   if (req.stdin !== undefined) {
     if (req.stdin.length > 0) write(req.stdin);

@@ -87,9 +87,17 @@ export class ModalTransport implements Transport {
     return modalProcess({
       start: async () => {
         if (!sandbox || this.closed) {
-          throw new EnvironmentError('Environment.Gone', BACKEND, 'the sandbox is not running (start() was not called or close() was)');
+          throw new EnvironmentError(
+            'Environment.Gone',
+            BACKEND,
+            'the sandbox is not running (start() was not called or close() was)',
+          );
         }
-        return sandbox.exec(['sh', '-c', body], { mode: 'binary', workdir: this.workdir, ...(opts.pty ? { pty: true } : {}) });
+        return sandbox.exec(['sh', '-c', body], {
+          mode: 'binary',
+          workdir: this.workdir,
+          ...(opts.pty ? { pty: true } : {}),
+        });
       },
       ...(opts.stdin !== undefined ? { stdin: opts.stdin } : {}),
       fail: async (err) => {
@@ -98,12 +106,19 @@ export class ModalTransport implements Transport {
         // A sandbox that ended makes later calls fail in assorted ways; say it is gone when it is.
         return (await this.alive().catch(() => true)) ? mapped : this.goneError(mapped.message);
       },
-      gone: async (code) => (code === KILLED && !(await this.alive().catch(() => true)) ? this.goneError('the process was killed with it') : undefined),
+      gone: async (code) =>
+        code === KILLED && !(await this.alive().catch(() => true))
+          ? this.goneError('the process was killed with it')
+          : undefined,
     });
   }
 
   private goneError(detail: string): EnvironmentError {
-    return new EnvironmentError('Environment.Gone', BACKEND, `sandbox ${this.sandbox?.sandboxId ?? ''} has ended: ${detail}`);
+    return new EnvironmentError(
+      'Environment.Gone',
+      BACKEND,
+      `sandbox ${this.sandbox?.sandboxId ?? ''} has ended: ${detail}`,
+    );
   }
 
   /** Polls the sandbox: running means alive. Throws Environment.Unreachable when the API cannot be asked. */
@@ -126,7 +141,10 @@ export class ModalTransport implements Transport {
       // An already-terminated sandbox accepts terminate again; any failure here leaves it to its own timeout.
       await sandbox?.terminate();
     } catch (err) {
-      this.ctx.log.warn({ backend: BACKEND, sandbox: sandbox?.sandboxId, err: String(err) }, 'terminating the Modal sandbox failed');
+      this.ctx.log.warn(
+        { backend: BACKEND, sandbox: sandbox?.sandboxId, err: String(err) },
+        'terminating the Modal sandbox failed',
+      );
     } finally {
       sandbox?.detach();
       this.client?.close();

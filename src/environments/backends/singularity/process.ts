@@ -90,7 +90,11 @@ function spawnPty(req: CliSpawn, emit: (c: Buffer) => void, finish: Finish, list
   const size = req.pty ?? { cols: 80, rows: 24 };
   let term: pty.IPty;
   try {
-    term = pty.spawn(req.binary, req.args, { cols: size.cols, rows: size.rows, env: process.env as Record<string, string> });
+    term = pty.spawn(req.binary, req.args, {
+      cols: size.cols,
+      rows: size.rows,
+      env: process.env as Record<string, string>,
+    });
   } catch (err) {
     const failed = req.spawnFailed(err as NodeJS.ErrnoException);
     const exited = Promise.reject(failed);

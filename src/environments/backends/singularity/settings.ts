@@ -5,7 +5,12 @@ import { z } from 'zod';
 
 /** The absolute path of `name` if it is an executable file on PATH (or an executable path itself). */
 export function findOnPath(name: string, path = process.env['PATH'] ?? ''): string | undefined {
-  const candidates = name.includes('/') ? [name] : path.split(delimiter).filter(Boolean).map((dir) => join(dir, name));
+  const candidates = name.includes('/')
+    ? [name]
+    : path
+        .split(delimiter)
+        .filter(Boolean)
+        .map((dir) => join(dir, name));
   for (const candidate of candidates) {
     try {
       accessSync(candidate, constants.X_OK);

@@ -84,7 +84,11 @@ export class SingularityTransport implements Transport {
         // 255 is also a script's own exit code; only a FATAL line plus a missing instance make it the backend's.
         if (code !== 255 || !/FATAL/.test(tail)) return undefined;
         if (NO_INSTANCE.test(tail) || !(await this.alive())) {
-          return new EnvironmentError('Environment.Gone', BACKEND, `instance ${this.name} no longer exists: ${lastLine(tail)}`);
+          return new EnvironmentError(
+            'Environment.Gone',
+            BACKEND,
+            `instance ${this.name} no longer exists: ${lastLine(tail)}`,
+          );
         }
         return undefined;
       },
@@ -113,9 +117,17 @@ export class SingularityTransport implements Transport {
 
   private binaryError(err: NodeJS.ErrnoException): EnvironmentError {
     if (err.code === 'ENOENT') {
-      return new EnvironmentError('Environment.Config', BACKEND, `${this.settings.binary} is not on PATH (terminal.singularity.binary): ${err.message}`);
+      return new EnvironmentError(
+        'Environment.Config',
+        BACKEND,
+        `${this.settings.binary} is not on PATH (terminal.singularity.binary): ${err.message}`,
+      );
     }
-    return new EnvironmentError('Environment.Unreachable', BACKEND, `cannot run ${this.settings.binary}: ${err.message}`);
+    return new EnvironmentError(
+      'Environment.Unreachable',
+      BACKEND,
+      `cannot run ${this.settings.binary}: ${err.message}`,
+    );
   }
 
   /** Runs the CLI to completion; stdout and stderr together (JSON from `instance list` comes on stdout alone, stderr is empty then). */

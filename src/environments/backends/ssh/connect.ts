@@ -3,7 +3,13 @@ import { appendFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Client, type ConnectConfig, type ServerHostKeyAlgorithm } from 'ssh2';
 import { EnvironmentError } from '../../types.js';
-import { checkHostKey, knownHostsLine, parseKnownHosts, preferredHostKeyAlgorithms, type KnownHostEntry } from './known-hosts.js';
+import {
+  checkHostKey,
+  knownHostsLine,
+  parseKnownHosts,
+  preferredHostKeyAlgorithms,
+  type KnownHostEntry,
+} from './known-hosts.js';
 import { targetName, type SshTarget } from './settings.js';
 
 /** ssh2's default host key algorithms (ed25519 first; Node 20 supports it). */
@@ -32,7 +38,11 @@ function readKnownHosts(path: string): KnownHostEntry[] {
     return parseKnownHosts(readFileSync(path, 'utf8'));
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw new EnvironmentError('Environment.Config', 'ssh', `cannot read known_hosts file ${path}: ${(err as Error).message}`);
+    throw new EnvironmentError(
+      'Environment.Config',
+      'ssh',
+      `cannot read known_hosts file ${path}: ${(err as Error).message}`,
+    );
   }
 }
 
@@ -51,7 +61,9 @@ function judgeHostKey(t: SshTarget, entries: KnownHostEntry[], key: Buffer): Env
           `was changed. Refusing to connect; if the change is expected, remove that line and connect again.`,
       );
     case 'revoked':
-      return config(`the host key of ${t.host}:${t.port} is marked @revoked in ${t.knownHosts} line ${verdict.line}; refusing to connect`);
+      return config(
+        `the host key of ${t.host}:${t.port} is marked @revoked in ${t.knownHosts} line ${verdict.line}; refusing to connect`,
+      );
     case 'unknown':
       if (t.hostKeyCheck === 'accept-new') {
         try {
@@ -82,10 +94,18 @@ function triedMethods(t: SshTarget): string {
 function connectError(t: SshTarget, err: Error & { level?: string }): EnvironmentError {
   const name = targetName(t);
   if (err.level === 'client-authentication') {
-    return new EnvironmentError('Environment.Config', 'ssh', `authentication as ${name} failed (tried: ${triedMethods(t)}): ${err.message}`);
+    return new EnvironmentError(
+      'Environment.Config',
+      'ssh',
+      `authentication as ${name} failed (tried: ${triedMethods(t)}): ${err.message}`,
+    );
   }
   if (err.level === 'client-timeout') {
-    return new EnvironmentError('Environment.Unreachable', 'ssh', `cannot connect to ${name}: no SSH handshake within ${t.connectTimeoutMs / 1000} s`);
+    return new EnvironmentError(
+      'Environment.Unreachable',
+      'ssh',
+      `cannot connect to ${name}: no SSH handshake within ${t.connectTimeoutMs / 1000} s`,
+    );
   }
   return new EnvironmentError('Environment.Unreachable', 'ssh', `cannot connect to ${name}: ${err.message}`);
 }
@@ -95,7 +115,11 @@ function readKey(t: SshTarget): Buffer | undefined {
   try {
     return readFileSync(t.keyPath);
   } catch (err) {
-    throw new EnvironmentError('Environment.Config', 'ssh', `cannot read the private key ${t.keyPath} (terminal.ssh.key_path): ${(err as Error).message}`);
+    throw new EnvironmentError(
+      'Environment.Config',
+      'ssh',
+      `cannot read the private key ${t.keyPath} (terminal.ssh.key_path): ${(err as Error).message}`,
+    );
   }
 }
 
@@ -134,7 +158,11 @@ export function connectOnce(t: SshTarget): Promise<SshLink> {
       },
     };
     const markLost = (why: string) => {
-      link.lost ??= new EnvironmentError('Environment.Unreachable', 'ssh', `connection to ${targetName(t)} lost: ${why}`);
+      link.lost ??= new EnvironmentError(
+        'Environment.Unreachable',
+        'ssh',
+        `connection to ${targetName(t)} lost: ${why}`,
+      );
     };
     client.on('ready', () => {
       ready = true;
@@ -156,7 +184,13 @@ export function connectOnce(t: SshTarget): Promise<SshLink> {
       client.connect(config);
     } catch (err) {
       // ssh2 throws here for a key it cannot parse or decrypt (a missing or wrong passphrase).
-      reject(new EnvironmentError('Environment.Config', 'ssh', `cannot use the private key ${t.keyPath} for ${targetName(t)}: ${(err as Error).message}`));
+      reject(
+        new EnvironmentError(
+          'Environment.Config',
+          'ssh',
+          `cannot use the private key ${t.keyPath} for ${targetName(t)}: ${(err as Error).message}`,
+        ),
+      );
     }
   });
 }

@@ -71,7 +71,9 @@ describe('parseKnownHosts', () => {
 });
 
 describe('checkHostKey', () => {
-  const entries = parseKnownHosts(`${HASHED}\nother.example ssh-ed25519 ${KEY_B_B64}\n@revoked revoked.example ssh-ed25519 ${KEY_A_B64}\n`);
+  const entries = parseKnownHosts(
+    `${HASHED}\nother.example ssh-ed25519 ${KEY_B_B64}\n@revoked revoked.example ssh-ed25519 ${KEY_A_B64}\n`,
+  );
 
   it('knows the hashed host with its key', () => {
     expect(checkHostKey(entries, '127.0.0.1', 2222, KEY_A)).toEqual({ kind: 'known' });
@@ -82,7 +84,10 @@ describe('checkHostKey', () => {
   });
 
   it('treats a key of a type without an entry as unknown, listing the known types', () => {
-    expect(checkHostKey(entries, '127.0.0.1', 2222, rsaBlob())).toEqual({ kind: 'unknown', knownTypes: ['ssh-ed25519'] });
+    expect(checkHostKey(entries, '127.0.0.1', 2222, rsaBlob())).toEqual({
+      kind: 'unknown',
+      knownTypes: ['ssh-ed25519'],
+    });
   });
 
   it('treats a host without entries as unknown', () => {

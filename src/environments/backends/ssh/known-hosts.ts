@@ -47,7 +47,10 @@ export function parseKnownHosts(text: string): KnownHostEntry[] {
 }
 
 function wildcardToRegExp(pattern: string): RegExp {
-  const escaped = pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  const escaped = pattern
+    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+    .replace(/\*/g, '.*')
+    .replace(/\?/g, '.');
   return new RegExp(`^${escaped}$`, 'i');
 }
 
@@ -113,7 +116,12 @@ const ALGORITHMS_FOR_TYPE: Record<string, string[]> = {
  * Orders ssh2's host key algorithms so that types already in known_hosts come first: a server with several
  * host keys then offers the one we can check, as OpenSSH does.
  */
-export function preferredHostKeyAlgorithms<A extends string>(defaults: readonly A[], knownTypes: readonly string[]): A[] {
-  const first = knownTypes.flatMap((t) => ALGORITHMS_FOR_TYPE[t] ?? [t]).filter((a): a is A => (defaults as readonly string[]).includes(a));
+export function preferredHostKeyAlgorithms<A extends string>(
+  defaults: readonly A[],
+  knownTypes: readonly string[],
+): A[] {
+  const first = knownTypes
+    .flatMap((t) => ALGORITHMS_FOR_TYPE[t] ?? [t])
+    .filter((a): a is A => (defaults as readonly string[]).includes(a));
   return [...new Set([...first, ...defaults])];
 }

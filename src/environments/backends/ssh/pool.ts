@@ -22,7 +22,8 @@ export async function connectWithRetry(
       return await connect();
     } catch (err) {
       const delay = delaysMs[attempt];
-      if (!(err instanceof EnvironmentError) || err.code !== 'Environment.Unreachable' || delay === undefined) throw err;
+      if (!(err instanceof EnvironmentError) || err.code !== 'Environment.Unreachable' || delay === undefined)
+        throw err;
       await sleep(delay);
     }
   }
@@ -82,7 +83,7 @@ export class SshConnection {
    */
   async exec(command: string, pty: PseudoTtyOptions | undefined): Promise<{ channel: ClientChannel; link: SshLink }> {
     let reconnected = false;
-    for (let links = 0; ; ) {
+    for (let links = 0; ;) {
       const primary = await this.acquire();
       this.extras = this.extras.filter((l) => l.lost === undefined);
       const link = [primary, ...this.extras].find((l) => !l.full) ?? (await this.addExtra());
@@ -135,7 +136,11 @@ export class SshConnection {
   }
 
   private execError(err: Error): EnvironmentError {
-    return new EnvironmentError('Environment.Unreachable', 'ssh', `${targetName(this.target)} refused a new session: ${err.message}`);
+    return new EnvironmentError(
+      'Environment.Unreachable',
+      'ssh',
+      `${targetName(this.target)} refused a new session: ${err.message}`,
+    );
   }
 
   close(): void {
@@ -145,7 +150,11 @@ export class SshConnection {
     for (const link of links) {
       if (!link) continue;
       // Commands still running learn why their channel went away.
-      link.lost ??= new EnvironmentError('Environment.Gone', 'ssh', `the connection to ${targetName(this.target)} was closed (environment closed)`);
+      link.lost ??= new EnvironmentError(
+        'Environment.Gone',
+        'ssh',
+        `the connection to ${targetName(this.target)} was closed (environment closed)`,
+      );
       link.client.end();
     }
   }

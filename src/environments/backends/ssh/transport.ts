@@ -7,7 +7,13 @@ import { shQuote } from '../../shell-scripts.js';
 import { releaseSshConnection, retainSshConnection, type SshConnection } from './pool.js';
 import { sshSettingsSchema, sshTarget, sshUnavailable, targetName, type SshSettings } from './settings.js';
 import type { SshLink } from './connect.js';
-import { EnvironmentError, type PtySize, type SpawnOptions, type Transport, type TransportProcess } from '../../types.js';
+import {
+  EnvironmentError,
+  type PtySize,
+  type SpawnOptions,
+  type Transport,
+  type TransportProcess,
+} from '../../types.js';
 
 class SshProcess implements TransportProcess {
   readonly exited: Promise<number | null>;
@@ -34,7 +40,12 @@ class SshProcess implements TransportProcess {
     this.exited.catch(() => undefined);
   }
 
-  private wire(channel: ClientChannel, link: SshLink, resolve: (code: number | null) => void, reject: (err: Error) => void): void {
+  private wire(
+    channel: ClientChannel,
+    link: SshLink,
+    resolve: (code: number | null) => void,
+    reject: (err: Error) => void,
+  ): void {
     if (this.destroyed) {
       channel.close();
       return;
@@ -51,7 +62,9 @@ class SshProcess implements TransportProcess {
     const deliver = (chunk: Buffer) => this.emit(chunk);
     channel.on('data', deliver);
     channel.stderr.on('data', deliver);
-    const stderrDone = new Promise<void>((r) => (channel.stderr.readableEnded ? r() : channel.stderr.once('end', r).once('close', r)));
+    const stderrDone = new Promise<void>((r) =>
+      channel.stderr.readableEnded ? r() : channel.stderr.once('end', r).once('close', r),
+    );
     channel.once('close', () => {
       void stderrDone.then(() => {
         if (code !== undefined) resolve(code);
@@ -126,7 +139,8 @@ export class SshTransport implements Transport {
 
   async start(): Promise<void> {
     if (!this.target.host) throw new EnvironmentError('Environment.Config', 'ssh', 'terminal.ssh.host is not set');
-    if (this.closed) throw new EnvironmentError('Environment.Gone', 'ssh', `the transport to ${targetName(this.target)} was closed`);
+    if (this.closed)
+      throw new EnvironmentError('Environment.Gone', 'ssh', `the transport to ${targetName(this.target)} was closed`);
     this.conn ??= retainSshConnection(this.target);
     await this.conn.acquire();
     const cwd = this.settings.cwd;
@@ -159,7 +173,13 @@ export class SshTransport implements Transport {
     const open =
       conn && !this.closed
         ? conn.exec(sshCommand(script, this.settings.env), pty)
-        : Promise.reject(new EnvironmentError('Environment.Gone', 'ssh', `spawn before start() or after close() on ${targetName(this.target)}`));
+        : Promise.reject(
+            new EnvironmentError(
+              'Environment.Gone',
+              'ssh',
+              `spawn before start() or after close() on ${targetName(this.target)}`,
+            ),
+          );
     return new SshProcess(open, opts.stdin);
   }
 
@@ -185,7 +205,8 @@ export class SshTransport implements Transport {
 
 export const sshBackend: BackendDefinition<SshSettings> = {
   name: 'ssh',
-  description: 'Runs commands on a remote host over SSH (one shared connection per login; host keys checked against known_hosts)',
+  description:
+    'Runs commands on a remote host over SSH (one shared connection per login; host keys checked against known_hosts)',
   settings: sshSettingsSchema,
   unavailable: sshUnavailable,
   create: (settings, ctx) => new SshTransport(settings, ctx.log),

@@ -29,16 +29,36 @@ export function vercelError(error: unknown, what: string, apiUrl: string): Envir
       // The API ends a log stream with an error line when the sandbox stops under it.
       return new EnvironmentError('Environment.Gone', BACKEND, `${what}: the sandbox stopped (${message})`);
     }
-    return new EnvironmentError('Environment.Unreachable', BACKEND, `cannot reach the Vercel Sandbox API at ${apiUrl}: ${what}: ${message}`);
+    return new EnvironmentError(
+      'Environment.Unreachable',
+      BACKEND,
+      `cannot reach the Vercel Sandbox API at ${apiUrl}: ${what}: ${message}`,
+    );
   }
   if (status === 401 || status === 403) {
-    return new EnvironmentError('Environment.Config', BACKEND, `the Vercel token (VERCEL_TOKEN or VERCEL_OIDC_TOKEN) was refused by ${apiUrl} (${status}): ${message}`);
+    return new EnvironmentError(
+      'Environment.Config',
+      BACKEND,
+      `the Vercel token (VERCEL_TOKEN or VERCEL_OIDC_TOKEN) was refused by ${apiUrl} (${status}): ${message}`,
+    );
   }
   if (status === 404 || status === 410) {
-    return new EnvironmentError('Environment.Gone', BACKEND, `${what}: the sandbox is stopped or gone (${status}: ${message})`);
+    return new EnvironmentError(
+      'Environment.Gone',
+      BACKEND,
+      `${what}: the sandbox is stopped or gone (${status}: ${message})`,
+    );
   }
   if (status === 400 || status === 422) {
-    return new EnvironmentError('Environment.Config', BACKEND, `${what}: the Vercel Sandbox API rejected the request (${status}): ${message}`);
+    return new EnvironmentError(
+      'Environment.Config',
+      BACKEND,
+      `${what}: the Vercel Sandbox API rejected the request (${status}): ${message}`,
+    );
   }
-  return new EnvironmentError('Environment.Unreachable', BACKEND, `cannot reach the Vercel Sandbox API at ${apiUrl}: ${what}: ${status} ${message}`);
+  return new EnvironmentError(
+    'Environment.Unreachable',
+    BACKEND,
+    `cannot reach the Vercel Sandbox API at ${apiUrl}: ${what}: ${status} ${message}`,
+  );
 }

@@ -5,7 +5,14 @@ import type { BackendContext, BackendDefinition } from '../../backend-types.js';
 import { RemoteProcess } from '../../remote-process.js';
 import { hostLabels, leftByDeadWorker, tetherLabels } from '../../tether-labels.js';
 import { vercelError } from './errors.js';
-import { VERCEL_DEFAULT_API_URL, vercelCredentials, vercelSettings, vercelUnavailable, type VercelCredentials, type VercelSettings } from './settings.js';
+import {
+  VERCEL_DEFAULT_API_URL,
+  vercelCredentials,
+  vercelSettings,
+  vercelUnavailable,
+  type VercelCredentials,
+  type VercelSettings,
+} from './settings.js';
 import { EnvironmentError, type SpawnOptions, type Transport, type TransportProcess } from '../../types.js';
 
 const BACKEND = 'vercel_sandbox';
@@ -33,7 +40,10 @@ function redirectingFetch(apiUrl: string): typeof globalThis.fetch | undefined {
   const target = apiUrl.replace(/\/$/, '');
   return (input, init) => {
     const url = input instanceof Request ? input.url : String(input);
-    return globalThis.fetch(url.startsWith(VERCEL_DEFAULT_API_URL) ? target + url.slice(VERCEL_DEFAULT_API_URL.length) : url, init);
+    return globalThis.fetch(
+      url.startsWith(VERCEL_DEFAULT_API_URL) ? target + url.slice(VERCEL_DEFAULT_API_URL.length) : url,
+      init,
+    );
   };
 }
 
@@ -48,7 +58,11 @@ function access(opts: VercelTransportOptions): Access {
   const apiUrl = opts.apiUrl ?? VERCEL_DEFAULT_API_URL;
   const credentials = vercelCredentials(env);
   if (!credentials && !env.VERCEL_OIDC_TOKEN) {
-    throw new EnvironmentError('Environment.Config', BACKEND, 'VERCEL_TOKEN, VERCEL_TEAM_ID and VERCEL_PROJECT_ID (or VERCEL_OIDC_TOKEN) are not set');
+    throw new EnvironmentError(
+      'Environment.Config',
+      BACKEND,
+      'VERCEL_TOKEN, VERCEL_TEAM_ID and VERCEL_PROJECT_ID (or VERCEL_OIDC_TOKEN) are not set',
+    );
   }
   return { credentials: credentials ?? {}, fetch: redirectingFetch(apiUrl), apiUrl };
 }
@@ -91,7 +105,12 @@ export class VercelTransport implements Transport {
       throw vercelError(error, 'creating a sandbox', api.apiUrl);
     }
     const code = await this.run(['-c', 'mkdir -p "$1"', 'sh', this.workdir], '/');
-    if (code !== 0) throw new EnvironmentError('Environment.Config', BACKEND, `cannot create workdir ${this.workdir} in sandbox ${this.sandbox.name} (exit ${code})`);
+    if (code !== 0)
+      throw new EnvironmentError(
+        'Environment.Config',
+        BACKEND,
+        `cannot create workdir ${this.workdir} in sandbox ${this.sandbox.name} (exit ${code})`,
+      );
   }
 
   private run(args: string[], cwd: string): Promise<number | null> {
@@ -102,7 +121,10 @@ export class VercelTransport implements Transport {
 
   spawn(script: string, opts: SpawnOptions & { stdin?: string } = {}): TransportProcess {
     const proc = new RemoteProcess(BACKEND);
-    if (opts.pty) proc.fail(new EnvironmentError('Environment.Unsupported', BACKEND, 'no PTY through the Vercel Sandbox command API'));
+    if (opts.pty)
+      proc.fail(
+        new EnvironmentError('Environment.Unsupported', BACKEND, 'no PTY through the Vercel Sandbox command API'),
+      );
     else void this.execute(vercelArgs(script, opts.stdin), this.workdir, proc);
     return proc;
   }
@@ -111,7 +133,13 @@ export class VercelTransport implements Transport {
     const sandbox = this.sandbox;
     const api = this.api;
     if (!sandbox || !api || this.closed) {
-      proc.fail(new EnvironmentError('Environment.Gone', BACKEND, this.closed ? 'the sandbox was closed' : 'spawn before start()'));
+      proc.fail(
+        new EnvironmentError(
+          'Environment.Gone',
+          BACKEND,
+          this.closed ? 'the sandbox was closed' : 'spawn before start()',
+        ),
+      );
       return;
     }
     try {
@@ -165,7 +193,11 @@ export class VercelTransport implements Transport {
 }
 
 /** Stops and deletes sandboxes this host's dead workers left behind. */
-async function cleanup(_settings: VercelSettings, ctx: Pick<BackendContext, 'workerId'>, opts: VercelTransportOptions = {}): Promise<number> {
+async function cleanup(
+  _settings: VercelSettings,
+  ctx: Pick<BackendContext, 'workerId'>,
+  opts: VercelTransportOptions = {},
+): Promise<number> {
   const api = access(opts);
   let removed = 0;
   try {
