@@ -75,10 +75,25 @@ function claimed(name: string, exec: (name: string) => Check | undefined): boole
   );
 }
 
-function compose(checks: Check[]): Check | undefined {
-  if (checks.length <= 1) return checks[0];
+/**
+ * Runs every check; the fallback only when none of them found anything, so an infrastructure CLI its own table knows
+ * (kubectl delete) is reported once, by its own rule, and the generic verb check covers what that table misses.
+ */
+function compose(checks: Check[], fallback?: Check): Check | undefined {
+  if (!fallback) return checks.length <= 1 ? checks[0] : (cmd, io, ctx) => checks.forEach((c) => c(cmd, io, ctx));
+  if (checks.length === 0) return fallback;
   return (cmd, io, ctx) => {
-    for (const c of checks) c(cmd, io, ctx);
+    let found = 0;
+    // Every other member is the real context's, called on it (its methods keep state of their own).
+    const counting = new Proxy(ctx, {
+      get: (target, key) => {
+        if (key === 'add') return (rule: string, detail: string) => ((found += 1), target.add(rule, detail));
+        const v: unknown = Reflect.get(target, key, target);
+        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+      },
+    });
+    for (const c of checks) c(cmd, io, counting);
+    if (found === 0) fallback(cmd, io, ctx);
   };
 }
 
@@ -95,8 +110,12 @@ export function checkLookup(exec: (name: string) => Check | undefined): (name: s
     if (name === 'ansible' || name === 'salt' || name === 'salt-ssh' || name === 'pdsh') found.push(remoteRun);
     if (isProjectPackageManager(name)) found.push(packageManager);
     else if (isSystemPackageManager(name)) found.push(systemPackages);
-    else if (!NOT_RESOURCE_CLIS.has(name) && !claimed(name, exec)) found.push(resourceVerbs);
-    const check = compose(found);
+    const generic =
+      !isProjectPackageManager(name) &&
+      !isSystemPackageManager(name) &&
+      !NOT_RESOURCE_CLIS.has(name) &&
+      !claimed(name, exec);
+    const check = compose(found, generic ? resourceVerbs : undefined);
     cache.set(name, check);
     return check;
   };
