@@ -63,7 +63,7 @@ export async function closeTools(): Promise<void> {
   await closeEnvironments();
 }
 
-export interface WorkerOptions {
+interface WorkerOptions {
   settings: TemporalSettings;
   connection?: NativeConnection;
   /** A prebuilt bundle (tests build it once); otherwise the workflows are bundled at start. */

@@ -7,7 +7,7 @@ import { newWorkflowId } from '../cli/run-options.js';
 import { AcpSession, promptText, type SessionDeps } from './session.js';
 import type { EditorMcpServers } from './mcp-servers.js';
 
-export interface AcpAgentDeps extends SessionDeps {
+interface AcpAgentDeps extends SessionDeps {
   mcp: EditorMcpServers;
   /** Toolsets every ACP run gets (tether-acp and config.yaml's MCP servers); the session's own MCP servers are added. */
   toolsets: string[];

@@ -8,7 +8,7 @@ import { registry } from '../registry/index.js';
 import { mcpToolsetName } from '../toolsets/resolve.js';
 
 /** An editor's server as tether's configuration shape; the name keeps what config.yaml allows. */
-export function editorServerConfig(server: McpServer): { name: string; config: McpServerConfig } {
+function editorServerConfig(server: McpServer): { name: string; config: McpServerConfig } {
   const name = server.name.replace(/[^a-zA-Z0-9_-]/g, '_') || 'editor';
   const raw =
     'command' in server

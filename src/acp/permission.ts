@@ -6,7 +6,7 @@ import type { Logger } from '../logging/logger.js';
 import type { ApprovalChoice, PendingApproval } from '../common/approval-types.js';
 
 /** tether's four choices; ACP has no "session" kind, so both wider grants are allow_always, told apart by their names. */
-export const PERMISSION_OPTIONS: readonly PermissionOption[] = [
+const PERMISSION_OPTIONS: readonly PermissionOption[] = [
   { optionId: 'once', name: 'Allow once', kind: 'allow_once' },
   { optionId: 'session', name: 'Allow for this session (this rule, until the run ends)', kind: 'allow_always' },
   { optionId: 'always', name: 'Always allow (adds the rule to command_allowlist)', kind: 'allow_always' },
@@ -21,7 +21,7 @@ const CHOICES: Readonly<Record<string, ApprovalChoice>> = {
 };
 
 /** The decision an editor's answer stands for; null when it cancelled (the approval stays pending). */
-export function answerFor(outcome: RequestPermissionOutcome): PromptAnswer | null {
+function answerFor(outcome: RequestPermissionOutcome): PromptAnswer | null {
   if (outcome.outcome !== 'selected') return null;
   const choice = Object.hasOwn(CHOICES, outcome.optionId) ? CHOICES[outcome.optionId] : undefined;
   if (!choice) return null;

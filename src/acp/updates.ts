@@ -25,7 +25,7 @@ const STATUS: Readonly<Record<ToolCallView['status'], ToolCallStatus>> = {
   error: 'failed',
 };
 
-export function toolKind(name: string): ToolKind {
+function toolKind(name: string): ToolKind {
   if (Object.hasOwn(KINDS, name)) return KINDS[name]!;
   return name.startsWith('browser_') ? 'fetch' : 'other';
 }
@@ -40,7 +40,7 @@ function parseArgs(args: string | undefined): Record<string, unknown> | undefine
 }
 
 /** What ACP shows for a file edit: write_file's new content, patch's replaced text. */
-export function editDiff(
+function editDiff(
   name: string,
   args: Record<string, unknown> | undefined,
   cwd: string,

@@ -12,7 +12,7 @@ import { withHeartbeat } from './heartbeat.js';
 import type { CompleteFn } from './model.js';
 import { visibleJson, visibleText } from '../approval/visible-text.js';
 
-export interface ApprovalActivityDeps {
+interface ApprovalActivityDeps {
   config: TetherConfig;
   /** config.yaml, where `always` decisions are written. */
   configFile: string;

@@ -10,7 +10,7 @@ import type { Logger } from '../logging/logger.js';
 import type { ToolRegistry } from '../registry/registry.js';
 import type { AssessCallInput, CallAssessment } from '../common/approval-types.js';
 
-export interface GateActivityDeps {
+interface GateActivityDeps {
   registry: ToolRegistry;
   config: TetherConfig;
   configFile: string;

@@ -17,7 +17,7 @@ import { environmentManager } from '../environments/current.js';
 import { releaseTask } from '../registry/task-cleanup.js';
 
 /** No single tool result may come near Temporal's payload limits: this is the cap before history. */
-export const HISTORY_RESULT_CHARS = 64_000;
+const HISTORY_RESULT_CHARS = 64_000;
 
 export interface ToolActivityDeps {
   registry: ToolRegistry;

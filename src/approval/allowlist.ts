@@ -1,7 +1,7 @@
 // Matches a command and its findings against command_allowlist: exact commands, rule ids or glob patterns. Pure.
 import { RULES } from './rules.js';
 
-export interface AllowlistSubject {
+interface AllowlistSubject {
   command: string;
   rules: string[];
 }

@@ -20,7 +20,7 @@ export interface Flags {
   operands: Word[];
 }
 
-export function baseName(path: string): string {
+function baseName(path: string): string {
   const i = path.lastIndexOf('/');
   return i >= 0 ? path.slice(i + 1) : path;
 }
@@ -193,11 +193,11 @@ const WRAPPERS: Record<string, Wrapper> = {
   unshare: {},
 };
 
-export function isWrapper(name: string): boolean {
+function isWrapper(name: string): boolean {
   return Object.hasOwn(WRAPPERS, name);
 }
 
-export interface Peeled {
+interface Peeled {
   argv: Argv | null;
   /** `env -S STRING`: a whole command line in one argument. */
   splitString?: string;

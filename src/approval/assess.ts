@@ -10,7 +10,7 @@ import { loadProgramReader } from './programs/load.js';
 import type { ScriptFile } from './scripts.js';
 import type { CallSubject } from './subject.js';
 
-export interface Assessed {
+interface Assessed {
   verdict: Verdict;
   /** The allowlist entry that covers a dangerous (not hardline) command, if any. */
   allowlistedBy?: string;

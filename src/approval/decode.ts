@@ -45,7 +45,7 @@ const rot13 = (text: string): string =>
   );
 
 /** What one pipeline element makes of its input, when it is a decoder this module knows; undefined otherwise. */
-export function applyDecoder(argv: Argv, input: string): string | undefined {
+function applyDecoder(argv: Argv, input: string): string | undefined {
   const f = parseFlags(argv.args);
   switch (argv.name) {
     case 'base64':

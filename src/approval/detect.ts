@@ -29,7 +29,7 @@ import type { ReadProgram } from './programs/load.js';
 import { rule, type Tier } from './rules.js';
 import { literal, wordOf, type Word } from './words.js';
 
-export interface Finding {
+interface Finding {
   rule: string;
   tier: Tier;
   description: string;
@@ -45,7 +45,7 @@ export interface Verdict {
   scripts?: string[];
 }
 
-export interface DetectOptions {
+interface DetectOptions {
   /** The project directory: absolute paths inside it count as the project's own files. */
   cwd?: string;
   /** Text on the command's standard input (terminal `stdin`, data written to a background process). */

@@ -6,7 +6,7 @@ import { makeDirs, tetherHome } from '../config/home.js';
 import { MAX_SKEW_MS, type Nonces } from './signature.js';
 
 /** Where `tether serve` keeps the nonces it has seen. */
-export const nonceFile = (): string => join(tetherHome(), 'gateway', 'nonces.sqlite');
+const nonceFile = (): string => join(tetherHome(), 'gateway', 'nonces.sqlite');
 
 /**
  * Nonces live until their decision would be stale anyway (twice the timestamp window), then they are dropped:

@@ -95,8 +95,8 @@ const HARMLESS_DEVICES = new Set([
 ]);
 
 export const isBlockDevice = (path: string): boolean => BLOCK_DEVICE.test(path);
-export const isNetworkDevice = (path: string): boolean => /^\/dev\/(tcp|udp)\//.test(path);
-export const isHarmlessDevice = (path: string): boolean => HARMLESS_DEVICES.has(path);
+const isNetworkDevice = (path: string): boolean => /^\/dev\/(tcp|udp)\//.test(path);
+const isHarmlessDevice = (path: string): boolean => HARMLESS_DEVICES.has(path);
 
 /** Where relative paths are: the project directory, and the shell's current directory (null: unknown after `cd $X`). */
 export interface Where {
@@ -176,7 +176,7 @@ export function resolveDir(word: Word, where: Where): string | null {
 }
 
 /** Where a write lands: a block device, a network socket, system configuration, or somewhere ordinary. */
-export type WriteClass = 'block-device' | 'network' | 'system-config' | 'ordinary';
+type WriteClass = 'block-device' | 'network' | 'system-config' | 'ordinary';
 
 export function classifyWrite(word: Word, where: Where = {}): WriteClass {
   const p = normalise(word.text);

@@ -11,7 +11,7 @@ export const MAX_SKEW_MS = 5 * 60_000;
 export const signBody = (secret: string, body: string): string =>
   `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 
-export interface SignedDecision extends ApprovalDecision {
+interface SignedDecision extends ApprovalDecision {
   workflowId: string;
   /** Milliseconds since the epoch when it was signed. */
   timestamp: number;
@@ -19,7 +19,7 @@ export interface SignedDecision extends ApprovalDecision {
   nonce: string;
 }
 
-export type Verified = { ok: true; decision: SignedDecision } | { ok: false; status: 400 | 401 | 409; error: string };
+type Verified = { ok: true; decision: SignedDecision } | { ok: false; status: 400 | 401 | 409; error: string };
 
 /** Where nonces are remembered: in memory (tests) or on disk (`tether serve`, see nonce-store.ts). */
 export interface Nonces {
@@ -28,20 +28,7 @@ export interface Nonces {
 }
 
 /** The longest nonce accepted: the book stores each one, so a signer cannot make it store megabytes. */
-export const MAX_NONCE_CHARS = 200;
-
-/** Remembers nonces for the skew window; a nonce seen again inside it is a replay. */
-export class NonceBook implements Nonces {
-  private readonly seen = new Map<string, number>();
-
-  /** False when the nonce was used already. */
-  use(nonce: string, now: number): boolean {
-    for (const [n, until] of this.seen) if (until < now) this.seen.delete(n);
-    if (this.seen.has(nonce)) return false;
-    this.seen.set(nonce, now + 2 * MAX_SKEW_MS);
-    return true;
-  }
-}
+const MAX_NONCE_CHARS = 200;
 
 const OPTIONAL_TEXT = ['reason', 'callId', 'argsDigest', 'by'] as const;
 

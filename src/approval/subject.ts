@@ -24,7 +24,7 @@ export interface GateContext {
 }
 
 /** What the gate is shown at most: longer text is cut (the digest binds the approval to the full arguments). */
-export const MAX_SHOWN_CHARS = 4_000;
+const MAX_SHOWN_CHARS = 4_000;
 
 export function shownText(subject: CallSubject, scripts: ReadonlyMap<string, string> = new Map()): string {
   let out = subject.shown ?? subject.text;

@@ -54,7 +54,7 @@ function renderPrintf(args: string[]): string {
   return out;
 }
 
-export interface Printed {
+interface Printed {
   text?: string;
   /** It prints something computed at run time. */
   dynamic?: boolean;

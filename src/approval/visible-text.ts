@@ -25,7 +25,7 @@ function escape(ch: string): string {
   return `\\u${code.toString(16).padStart(4, '0')}`;
 }
 
-export interface VisibleOptions {
+interface VisibleOptions {
   /** Keep line feeds as line breaks (a multi-line script); otherwise they are shown as \n. Default: keep. */
   newlines?: 'keep' | 'escape';
 }

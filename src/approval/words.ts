@@ -33,7 +33,7 @@ const ANSI_ESCAPES: Record<string, string> = {
 };
 
 /** Decodes the inside of $'...'. */
-export function decodeAnsiC(body: string): string {
+function decodeAnsiC(body: string): string {
   return body.replace(
     /\\(x[0-9a-fA-F]{1,2}|u[0-9a-fA-F]{1,4}|U[0-9a-fA-F]{1,8}|[0-7]{1,3}|c.|.)/gs,
     (all, esc: string) => {

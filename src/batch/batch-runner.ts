@@ -7,7 +7,7 @@ import type { AgentInput, AgentResult } from '../common/types.js';
 import type { BatchItem } from './batch-file.js';
 import { agentWorkflow } from '../workflows/agent-workflow.js';
 
-export interface BatchResultLine {
+interface BatchResultLine {
   line: number;
   task: string;
   workflowId: string;
@@ -27,7 +27,7 @@ export interface BatchProgress {
   failed: number;
 }
 
-export interface BatchOptions {
+interface BatchOptions {
   client: Client;
   taskQueue: string;
   /** Identifies the batch file (its absolute path) so ids differ between files. */
@@ -44,7 +44,7 @@ export interface BatchOptions {
 const short = (text: string): string => createHash('sha256').update(text).digest('hex').slice(0, 10);
 
 /** Stable across re-runs of the same file: same path, same line number, same line text. */
-export function batchWorkflowId(batchKey: string, item: BatchItem): string {
+function batchWorkflowId(batchKey: string, item: BatchItem): string {
   return `tether-batch-${short(batchKey)}-L${item.line}-${short(item.source)}`;
 }
 

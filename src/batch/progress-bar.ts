@@ -3,7 +3,7 @@ import type { BatchProgress } from './batch-runner.js';
 
 const WIDTH = 24;
 
-export function renderProgress(p: BatchProgress): string {
+function renderProgress(p: BatchProgress): string {
   const filled = p.total === 0 ? WIDTH : Math.round((p.done / p.total) * WIDTH);
   const bar = `${'█'.repeat(filled)}${'░'.repeat(WIDTH - filled)}`;
   return `[${bar}] ${p.done}/${p.total} done · ${p.running} running · ${p.waitingApproval} waiting for approval · ${p.failed} failed or stopped`;

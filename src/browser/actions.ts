@@ -22,7 +22,7 @@ const NO_PAGE = "no page is open in this task's browser: call browser_navigate f
 const LOST = 'the browser closed unexpectedly (crash?) and this page is lost; call browser_navigate again';
 
 /** A Playwright error's first line without the API name or call log, for the model. */
-export function playwrightMessage(err: unknown): string {
+function playwrightMessage(err: unknown): string {
   const first = (err instanceof Error ? err.message : String(err)).split('\n')[0] ?? '';
   return first.replace(/^[\w.]+: (Error: )?/, '').trim();
 }
@@ -188,7 +188,7 @@ export function back(ctx: ToolContext): Promise<string> {
 }
 
 /** Width and height from a PNG's IHDR chunk. */
-export function pngSize(png: Buffer): { width: number; height: number } {
+function pngSize(png: Buffer): { width: number; height: number } {
   return { width: png.readUInt32BE(16), height: png.readUInt32BE(20) };
 }
 

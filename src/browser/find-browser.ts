@@ -3,7 +3,7 @@ import { accessSync, constants, statSync } from 'node:fs';
 import { currentConfig } from '../config/current.js';
 
 /** Tried in order when browser.executable_path is not set. */
-export const DEFAULT_BROWSER_PATHS: readonly string[] = [
+const DEFAULT_BROWSER_PATHS: readonly string[] = [
   '/usr/bin/chromium',
   '/usr/bin/chromium-browser',
   '/usr/bin/google-chrome',

@@ -7,7 +7,7 @@ import { refuseUrl } from './url-guard.js';
 import { isTetherError, TetherError } from '../common/errors.js';
 
 /** Flags for a headless Chromium on a worker: nothing phones home, nothing waits for a GPU or a big /dev/shm. */
-export const LAUNCH_ARGS: readonly string[] = [
+const LAUNCH_ARGS: readonly string[] = [
   '--disable-gpu',
   '--disable-dev-shm-usage',
   '--no-first-run',
@@ -38,7 +38,7 @@ export function isBrowserGone(err: unknown): boolean {
   return err instanceof Error && /has been closed|crash|browser has disconnected|Connection closed/i.test(err.message);
 }
 
-export class BrowserPool {
+class BrowserPool {
   private launching?: Promise<Browser>;
   private readonly tasks = new Map<string, Promise<TaskPage>>();
   private readonly timers = new Map<string, NodeJS.Timeout>();

@@ -1,7 +1,7 @@
 // The in-page DOM walk behind browser_snapshot, kept as JavaScript source so no bundler helper leaks into it. Worker-only.
 
 /** One visible, meaningful element or text run of the page, at its container depth. */
-export interface SnapshotLine {
+interface SnapshotLine {
   depth: number;
   text: string;
 }
@@ -18,7 +18,7 @@ export interface PageWalk {
   next: number;
 }
 
-export interface WalkOptions {
+interface WalkOptions {
   /** Refs already handed out in this session; new ones continue after it, so a stale ref never hits a new element. */
   start: number;
   maxLines: number;

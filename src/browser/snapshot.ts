@@ -3,7 +3,7 @@ import type { Locator, Page } from 'playwright-core';
 import { walkExpression, type PageWalk } from './snapshot-script.js';
 
 /** Characters of one snapshot the model gets; navigate, click, type, scroll and back return one too. */
-export const SNAPSHOT_MAX_CHARS = 20_000;
+const SNAPSHOT_MAX_CHARS = 20_000;
 /** Lines the walk collects at most; a page past this is cut there even if the lines are short. */
 const WALK_MAX_LINES = 3_000;
 

@@ -49,7 +49,7 @@ function localReader(cwd: string): ReadScripts {
 }
 
 /** Exit code of `approval check` for a dangerous verdict (0 when nothing was found). */
-export const DANGEROUS_EXIT = 3;
+const DANGEROUS_EXIT = 3;
 
 const publicVerdict = (v: Verdict) => {
   const unknown = v.findings.filter((f) => NOT_UNDERSTOOD.has(f.rule)).map((f) => f.description);

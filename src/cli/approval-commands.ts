@@ -11,7 +11,7 @@ import { sendDecision, type DecideOutcome } from './decide.js';
 import { CliError } from './errors.js';
 import { withTemporal } from './temporal-client.js';
 
-export type ListedApproval = PendingApproval & { workflowId: string };
+type ListedApproval = PendingApproval & { workflowId: string };
 
 /** Pending approvals of every running agent run (each asked through its state query). */
 export async function listPendingApprovals(

@@ -22,7 +22,7 @@ const CHOICES: Record<string, ApprovalChoice> = {
 };
 
 /** Reads one answer: a choice, optionally followed by a reason ("d not on production"). Null: unknown input. */
-export function parseAnswer(line: string): PromptAnswer | null {
+function parseAnswer(line: string): PromptAnswer | null {
   const trimmed = line.trim();
   const [word = '', ...rest] = trimmed.split(/\s+/);
   const choice = CHOICES[word.toLowerCase()];

@@ -7,7 +7,7 @@ export const MAX_BODY = 64 * 1024;
 /** Up to 8 MiB an oversized body is read and dropped so the client sees the 413; past that the connection is closed after it. */
 const MAX_DRAIN = 128 * MAX_BODY;
 
-export type Body = { ok: true; text: string } | { ok: false; size: number };
+type Body = { ok: true; text: string } | { ok: false; size: number };
 
 /**
  * Reads the body. An oversized one is still read to its end (up to MAX_DRAIN) and discarded, so the client gets

@@ -27,7 +27,7 @@ function describeModel(model: string): string {
   return `${model} at ${process.env.OPENAI_BASE_URL || 'https://api.openai.com/v1'}`;
 }
 
-export const EXIT_BY_STATUS: Record<string, number> = {
+const EXIT_BY_STATUS: Record<string, number> = {
   completed: 0,
   limit_reached: 3,
   failed: 1,

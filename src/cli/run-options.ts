@@ -9,7 +9,7 @@ import type { AgentInput } from '../common/types.js';
 import { CliError, listOption, positiveIntOption } from './errors.js';
 import { builtinBackendNames } from '../environments/backends.js';
 
-export const DEFAULT_MODEL = 'gpt-4o-mini';
+const DEFAULT_MODEL = 'gpt-4o-mini';
 
 /**
  * --model, else TETHER_MODEL, else gpt-4o-mini when an OpenAI-compatible endpoint is configured, else the local

@@ -15,7 +15,7 @@ import { listen, MAX_BODY, portOption, readBody, send } from './gateway-http.js'
 import { withTemporal } from './temporal-client.js';
 import { interruptSignal } from './embedded-worker.js';
 
-export function gatewayHandler(client: Client, settings: TemporalSettings, secret: string, nonces: Nonces) {
+function gatewayHandler(client: Client, settings: TemporalSettings, secret: string, nonces: Nonces) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (req.method === 'GET' && req.url === '/healthz') return send(res, 200, { ok: true });
     if (req.method !== 'POST' || req.url !== '/approvals/decision')

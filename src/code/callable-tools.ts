@@ -39,7 +39,7 @@ export function callableTools(reg: ToolRegistry, within?: ReadonlySet<string>): 
   return out;
 }
 
-export function describeTool(entry: Pick<ToolEntry, 'name' | 'description' | 'parameters'>): CallableTool {
+function describeTool(entry: Pick<ToolEntry, 'name' | 'description' | 'parameters'>): CallableTool {
   return { name: entry.name, purpose: firstSentence(entry.description), parameters: entry.parameters };
 }
 
@@ -48,7 +48,7 @@ function firstSentence(text: string): string {
   return (m?.[1] ?? text.trim()).replace(/\s+/g, ' ');
 }
 
-export interface ArgumentInfo {
+interface ArgumentInfo {
   name: string;
   required: boolean;
 }

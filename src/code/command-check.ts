@@ -41,16 +41,6 @@ async function refusalForSubject(
   );
 }
 
-/** Why the command may not run from inside a program, or undefined when it may. */
-export function refusalFor(
-  command: string,
-  cwd: string,
-  config: TetherConfig,
-  configFile = configPath(),
-): Promise<string | undefined> {
-  return refusalForSubject({ text: command }, cwd, config, configFile);
-}
-
 /** Why a tool call from inside a program may not run: what the tool says the call would run, judged in the task's environment. */
 export async function refusalForCall(
   registry: ToolRegistry,

@@ -13,7 +13,7 @@ import { newToken, responseLine, RpcParser, type RpcEvent, type RpcRequest } fro
 
 export type Language = 'python' | 'javascript';
 
-export interface ProgramRequest {
+interface ProgramRequest {
   language: Language;
   code: string;
   timeoutSeconds: number;
@@ -30,7 +30,7 @@ export interface ProgramRequest {
   onOutput?: (text: string) => void;
 }
 
-export interface ProgramResult {
+interface ProgramResult {
   exitCode: number | null;
   /** The program's own output, requests taken out (raw: not yet cleaned or capped). */
   output: string;

@@ -6,7 +6,7 @@ import type { ToolContext } from '../registry/types.js';
 import { refusalForCall } from './command-check.js';
 import { resultValue, type RpcRequest } from './rpc.js';
 
-export interface ServeOptions {
+interface ServeOptions {
   registry: ToolRegistry;
   /** Tool names the program may call. */
   allowed: ReadonlySet<string>;
@@ -15,7 +15,7 @@ export interface ServeOptions {
   ctx: ToolContext;
 }
 
-export interface CallServer {
+interface CallServer {
   serve: (request: RpcRequest, signal: AbortSignal) => Promise<unknown>;
   /** Requests that reached a tool. */
   readonly dispatched: number;

@@ -17,7 +17,7 @@ export interface ChatMessage {
   tool_call_id?: string;
 }
 
-export interface RunLimits {
+interface RunLimits {
   /** Model turns before the run stops with status `limit_reached` (default 50). */
   maxTurns?: number;
   /** Tool calls run per model turn; the rest get an error result (default 32). */
@@ -51,7 +51,7 @@ export interface CompactionSettings {
 }
 
 /** What a run hands to its continuation (continue-as-new): everything it needs to go on where it was. */
-export interface CarriedState {
+interface CarriedState {
   turn: number;
   toolCallCount: number;
   usage: TokenUsage;
@@ -154,12 +154,12 @@ export interface ToolCallView {
 }
 
 /** Text the model wrote in one turn (with or without tool calls), for followers: one reply per turn at most. */
-export interface ReplyView {
+interface ReplyView {
   turn: number;
   text: string;
 }
 
-export type RunStatus = 'running' | 'completed' | 'limit_reached' | 'failed' | 'cancelled';
+type RunStatus = 'running' | 'completed' | 'limit_reached' | 'failed' | 'cancelled';
 
 export interface AgentState {
   status: RunStatus;
@@ -195,7 +195,7 @@ export interface AgentState {
   error?: string;
 }
 
-export interface PendingQuestion {
+interface PendingQuestion {
   id: string;
   question: string;
   choices?: string[];
@@ -203,7 +203,7 @@ export interface PendingQuestion {
   expiresAt: string;
 }
 
-export interface ChildView {
+interface ChildView {
   workflowId: string;
   goal: string;
   status: RunStatus;

@@ -96,7 +96,7 @@ const PATTERNS: Readonly<Record<string, string | null>> = {
   'fork bomb': null,
 };
 
-export interface HermesTranslation {
+interface HermesTranslation {
   value: unknown;
   notices: string[];
   refused: string[];

@@ -51,12 +51,12 @@ function pluginBackend(name: string): BackendDefinition<Record<string, unknown>>
   };
 }
 
-export async function findBackend(name: string): Promise<BackendDefinition<unknown> | undefined> {
+async function findBackend(name: string): Promise<BackendDefinition<unknown> | undefined> {
   const load = Object.hasOwn(BUILTIN, name) ? BUILTIN[name] : undefined;
   return load ? load() : (pluginBackend(name) as BackendDefinition<unknown> | undefined);
 }
 
-export interface ResolvedBackend {
+interface ResolvedBackend {
   definition: BackendDefinition<unknown>;
   settings: unknown;
 }

@@ -6,7 +6,7 @@ import { redactSecrets } from './redact.js';
 /** Of the characters kept from long output, this share comes from the start; the rest (the end) matters more. */
 const HEAD_SHARE = 0.4;
 
-export interface FormatOptions {
+interface FormatOptions {
   maxChars: number;
   secrets: { name: string; value: string }[];
 }

@@ -11,7 +11,7 @@ export interface Acquired {
   recreated?: string;
 }
 
-export interface AcquireOptions {
+interface AcquireOptions {
   /** The run's working directory on this machine. */
   hostCwd: string;
   /** Another backend than terminal.backend (`tether exec --backend`). */

@@ -12,7 +12,7 @@ import { OutputLog } from './output-log.js';
 import type { ShellEnvironment } from './shell-environment.js';
 import { EnvironmentError, type PtySize, type TransportProcess } from './types.js';
 
-export interface ProcessInfo {
+interface ProcessInfo {
   id: string;
   command: string;
   status: 'running' | 'exited';

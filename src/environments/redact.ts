@@ -15,7 +15,7 @@ const KEY_PATTERNS: RegExp[] = [
 /** Values shorter than this are not redacted: they would hide ordinary words. */
 const MIN_SECRET_CHARS = 6;
 
-export function isSecretName(name: string): boolean {
+function isSecretName(name: string): boolean {
   return SECRET_NAME.test(name);
 }
 

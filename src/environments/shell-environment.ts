@@ -6,7 +6,7 @@ import { ProcessTable } from './processes.js';
 import { commandScript, killScript } from './shell-scripts.js';
 import { EnvironmentError, type PtySize, type Transport } from './types.js';
 
-export interface RunRequest {
+interface RunRequest {
   command: string;
   /** A one-off working directory (absolute, or relative to the current one); `cd` inside it is not carried over. */
   cwd?: string;
@@ -19,7 +19,7 @@ export interface RunRequest {
 }
 
 /** A non-zero exit code is a result, not an error. */
-export interface RunResult {
+interface RunResult {
   /** 124 after a timeout, 130 after a cancellation; null when the channel was lost without a status. */
   exitCode: number | null;
   /** stdout and stderr interleaved as they arrived (raw: not yet cleaned, redacted or capped). */
@@ -32,7 +32,7 @@ export interface RunResult {
 }
 
 /** A foreground command that is still running. */
-export interface RunningCommand {
+interface RunningCommand {
   write(data: string | Buffer): void;
   /** Ends its standard input. */
   end(): void;
@@ -44,7 +44,7 @@ export interface RunningCommand {
 /** How long past its own timeout a command may go before the worker gives up on the far side's watchdog. */
 const BACKSTOP_MS = 15_000;
 
-export interface ShellEnvironmentOptions {
+interface ShellEnvironmentOptions {
   /** Variables every command gets (config `terminal.env`, the backend's `env`). */
   env?: Record<string, string>;
   /** A local process whose death kills running commands (the worker itself, for the local backend). */

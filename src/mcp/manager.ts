@@ -16,7 +16,7 @@ export interface McpServerSummary {
   error?: string;
 }
 
-export function mcpToolName(server: string, tool: string): string {
+function mcpToolName(server: string, tool: string): string {
   return `mcp_${server}_${tool}`.replace(/[^a-zA-Z0-9_-]/g, '_').slice(0, 64);
 }
 

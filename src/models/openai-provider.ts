@@ -45,14 +45,14 @@ const INVALID_REQUEST =
  * OpenAI takes both, but servers that check the schema strictly (llama-cpp-python) refuse null, and some refuse a
  * missing key; an empty string is what every server tried accepts. History keeps the model's own null.
  */
-export function wireMessages(messages: readonly ChatMessage[]): OpenAI.Chat.Completions.ChatCompletionMessageParam[] {
+function wireMessages(messages: readonly ChatMessage[]): OpenAI.Chat.Completions.ChatCompletionMessageParam[] {
   return messages.map((m) =>
     m.role === 'assistant' && m.content === null ? { ...m, content: '' } : m,
   ) as OpenAI.Chat.Completions.ChatCompletionMessageParam[];
 }
 
 /** Maps an HTTP failure to: retry (429, 5xx, network) or fail the run now with the setting to fix. */
-export function classifyModelError(err: unknown, model: string, settings: OpenAISettings): Error {
+function classifyModelError(err: unknown, model: string, settings: OpenAISettings): Error {
   const where = settings.baseURL ?? 'https://api.openai.com/v1 (OPENAI_BASE_URL unset)';
   if (err instanceof APIConnectionError) return err; // network: retryable, Temporal backs off
   if (err instanceof APIError) {

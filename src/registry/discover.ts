@@ -6,7 +6,7 @@ import { parseSync } from 'oxc-parser';
 import { describeError } from '../common/errors.js';
 import { lazyLogger, type Logger } from '../logging/logger.js';
 
-export interface DiscoveryResult {
+interface DiscoveryResult {
   /** Modules imported because they register a tool at top level. */
   loaded: string[];
   /** Modules left alone: helpers with no top-level registration. */
@@ -58,7 +58,7 @@ export function hasTopLevelRegister(filename: string, source: string): boolean {
   });
 }
 
-export function defaultToolsDir(): string {
+function defaultToolsDir(): string {
   return fileURLToPath(new URL('../tools/', import.meta.url));
 }
 

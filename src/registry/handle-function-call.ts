@@ -25,7 +25,7 @@ export interface CallOptions {
   checkModified?: (args: Record<string, unknown>) => string | undefined;
 }
 
-export type CallOutcome =
+type CallOutcome =
   | { status: 'ok'; result: string }
   | { status: 'blocked'; result: string; message: string }
   | { status: 'approval_required'; result: string; reason: string };

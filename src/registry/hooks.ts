@@ -9,17 +9,17 @@ export interface ToolCallInfo {
 }
 
 /** What a pre_tool_call hook may decide; returning nothing lets the call go on unchanged. */
-export type PreToolDecision =
+type PreToolDecision =
   | { action: 'block'; message: string }
   | { action: 'modify'; args: Record<string, unknown> }
   | { action: 'require_approval'; reason: string }
   | undefined
   | void;
 
-export type PreToolCallHook = (call: ToolCallInfo) => PreToolDecision | Promise<PreToolDecision>;
-export type PostToolCallHook = (call: ToolCallInfo & { result: string }) => void | Promise<void>;
+type PreToolCallHook = (call: ToolCallInfo) => PreToolDecision | Promise<PreToolDecision>;
+type PostToolCallHook = (call: ToolCallInfo & { result: string }) => void | Promise<void>;
 /** Returns a replacement result, or undefined to keep it. */
-export type TransformResultHook = (
+type TransformResultHook = (
   call: ToolCallInfo & { result: string },
 ) => string | undefined | Promise<string | undefined>;
 

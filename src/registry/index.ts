@@ -7,7 +7,7 @@ import { ToolRegistry } from './registry.js';
 export const registry = new ToolRegistry();
 export const hooks = new Hooks();
 
-export type HandleOptions = Partial<Omit<CallOptions, 'registry' | 'hooks' | 'log'>>;
+type HandleOptions = Partial<Omit<CallOptions, 'registry' | 'hooks' | 'log'>>;
 
 /**
  * Runs one tool call for the model: pre hooks, dispatch, post and transform hooks, and a last wrapper

@@ -10,7 +10,7 @@ import type { ToolDefinition } from '../common/tool-definition.js';
 import type { Availability, RegisterOptions, ToolContext, ToolEntry } from './types.js';
 
 export const DEFAULT_MAX_RESULT_CHARS = 100_000;
-export const DEFAULT_TIMEOUT_SECONDS = 300;
+const DEFAULT_TIMEOUT_SECONDS = 300;
 
 export class ToolRegistry {
   private readonly tools = new Map<string, ToolEntry>();

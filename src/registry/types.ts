@@ -24,7 +24,7 @@ export interface ToolContext {
 }
 
 /** A handler gets arguments already validated against its schema; it returns a JSON string. */
-export type ToolHandler<A = Record<string, unknown>> = (args: A, ctx: ToolContext) => string | Promise<string>;
+type ToolHandler<A = Record<string, unknown>> = (args: A, ctx: ToolContext) => string | Promise<string>;
 
 /**
  * Lets a tool adapt its definition to the final list of tools the model will see

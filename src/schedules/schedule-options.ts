@@ -11,7 +11,7 @@ export const OVERLAP_POLICIES = [
   'terminate_other',
   'allow_all',
 ] as const;
-export type OverlapName = (typeof OVERLAP_POLICIES)[number];
+type OverlapName = (typeof OVERLAP_POLICIES)[number];
 
 const OVERLAP: Record<OverlapName, ScheduleOverlapPolicy> = {
   skip: 'SKIP',
@@ -30,7 +30,7 @@ export function isOverlapName(v: string): v is OverlapName {
  * The shortest --every. Each firing starts a whole agent run (model calls, tools), which takes seconds at least:
  * a shorter interval only piles runs up or skips them, and floods the model provider.
  */
-export const MIN_EVERY_SECONDS = 10;
+const MIN_EVERY_SECONDS = 10;
 
 /** `30s`, `5m`, `2h`, `1d`: an interval for --every, or why it cannot be one. */
 export function parseEvery(text: string): { every: string } | { error: string } {
@@ -51,7 +51,7 @@ export function scheduleIdProblem(id: string): string | undefined {
   return `'${id}' is not a schedule id: use up to 200 letters, digits, '.', '_' and '-', starting with a letter or digit (no spaces or slashes)`;
 }
 
-export interface ScheduleRequest {
+interface ScheduleRequest {
   scheduleId: string;
   cron?: string;
   every?: string;

@@ -2,7 +2,7 @@
 import type { Store } from './store.js';
 
 export const MEMORY_LIMIT_CHARS = 20_000;
-export const MEMORY_ENTRY_CHARS = 2_000;
+const MEMORY_ENTRY_CHARS = 2_000;
 
 export interface MemoryArgs {
   action: 'add' | 'replace' | 'remove' | 'read';

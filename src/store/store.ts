@@ -6,7 +6,7 @@ import { makeDirs, tetherHome } from '../config/home.js';
 
 import type { TranscriptEntry } from '../common/transcript.js';
 
-export interface SearchHit {
+interface SearchHit {
   workflowId: string;
   turn: number;
   role: string;
@@ -14,7 +14,7 @@ export interface SearchHit {
   snippet: string;
 }
 
-export interface MemoryNote {
+interface MemoryNote {
   id: number;
   content: string;
   created: string;

@@ -4,14 +4,14 @@ import type { temporal } from '@temporalio/proto';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
-export interface StoppedCall {
+interface StoppedCall {
   activity: string;
   /** What the tool call said when it stopped (the tool's last result), when it said anything. */
   said?: string;
   outcome: 'stopped' | 'finished' | 'failed' | 'unconfirmed';
 }
 
-export interface CancelReport {
+interface CancelReport {
   /** The run's Temporal status once the wait ended (CANCELLED, or RUNNING if it had not closed in time). */
   status: string;
   calls: StoppedCall[];

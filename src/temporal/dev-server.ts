@@ -5,7 +5,7 @@ import { dirname } from 'node:path';
 import { createConnection, createServer } from 'node:net';
 import { findTemporalBinary } from './temporal-bin.js';
 
-export interface DevServerOptions {
+interface DevServerOptions {
   port: number;
   uiPort?: number;
   /** SQLite file: workflows survive a server restart. Without it, state lives in memory. */
@@ -17,7 +17,7 @@ export interface DevServerOptions {
   detached?: boolean;
 }
 
-export interface DevServer {
+interface DevServer {
   address: string;
   uiAddress?: string;
   pid: number;
@@ -38,7 +38,7 @@ export function isListening(port: number, host = '127.0.0.1', timeoutMs = 500): 
   });
 }
 
-export async function waitForPort(port: number, timeoutMs: number, child?: ChildProcess): Promise<void> {
+async function waitForPort(port: number, timeoutMs: number, child?: ChildProcess): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (child && child.exitCode !== null)

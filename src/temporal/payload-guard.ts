@@ -8,7 +8,7 @@ import { formatBytes, TEMPORAL_PAYLOAD_LIMIT_BYTES } from '../workflows/payload-
 const MARGIN_BYTES = 64 * 1024;
 
 /** Bytes of the JSON the default payload converter would write for `value`. */
-export function jsonBytes(value: unknown): number {
+function jsonBytes(value: unknown): number {
   if (value === undefined) return 0;
   return Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8');
 }

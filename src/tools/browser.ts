@@ -28,7 +28,7 @@ const NAVIGATE_DESCRIPTION =
   'that need JavaScript, clicks or forms.';
 
 /** Points the model at the faster text tools, but only at the ones it actually has. */
-export const mentionWebTools: SchemaPatch = (definition, finalToolNames) => {
+const mentionWebTools: SchemaPatch = (definition, finalToolNames) => {
   const faster = ['web_extract', 'web_search'].filter((t) => finalToolNames.has(t));
   if (faster.length === 0) return definition;
   const tools = faster.join(' / ');

@@ -11,7 +11,7 @@ import { environmentAvailable, inTaskEnvironment, modelOutput } from './task-env
 const MAX_TIMEOUT_SECONDS = MAX_FOREGROUND_TIMEOUT;
 /** Output kept in heartbeats, so an interrupted command's last output reaches the model. */
 const PROGRESS_TAIL_CHARS = 2_000;
-export const PTY_SIZE = { cols: 120, rows: 40 };
+const PTY_SIZE = { cols: 120, rows: 40 };
 
 registry.register({
   name: 'terminal',

@@ -22,7 +22,7 @@ const TYPES: Readonly<Record<string, string>> = {
 };
 
 /** TETHER_VISION_MODEL, else the worker's TETHER_MODEL, else gpt-4o-mini. */
-export function visionModel(env = process.env): string {
+function visionModel(env = process.env): string {
   return env.TETHER_VISION_MODEL?.trim() || env.TETHER_MODEL?.trim() || 'gpt-4o-mini';
 }
 

@@ -2,7 +2,7 @@
 // others are refused naming what tether has instead. Workflow-safe (data only).
 
 /** `use`: the tether toolsets the name stands for; without it the name is refused and `why` says what to do. */
-export interface HermesToolset {
+interface HermesToolset {
   use?: readonly string[];
   why?: string;
 }

@@ -128,7 +128,7 @@ export function resolveToolset(name: string, reg: ToolRegistry = registry): Set<
   return out;
 }
 
-export interface DefinitionOptions {
+interface DefinitionOptions {
   enabledToolsets?: readonly string[];
   disabledToolsets?: readonly string[];
   /** Do not log unknown toolset names. */

@@ -6,7 +6,7 @@ import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { checkLiteralHost, guardedLookup, parseFetchableUrl } from './address-policy.js';
 import { isTetherError, TetherError } from '../common/errors.js';
 
-export interface FetchPageOptions {
+interface FetchPageOptions {
   timeoutMs: number;
   maxBytes: number;
   userAgent: string;
@@ -17,7 +17,7 @@ export interface FetchPageOptions {
   signal?: AbortSignal;
 }
 
-export interface FetchedPage {
+interface FetchedPage {
   finalUrl: string;
   status: number;
   /** Media type without parameters, lower case. */

@@ -54,7 +54,7 @@ function parse(html: string): DomDocument {
 }
 
 /** Text of a node with a line break around block elements, headings marked with '#' and list items with '-'. */
-export function nodeText(node: DomNode): string {
+function nodeText(node: DomNode): string {
   const out: string[] = [];
   const walk = (n: DomNode): void => {
     if (n.nodeType === 3) {

@@ -1,9 +1,9 @@
 // The web search APIs web_search can use (SerpAPI, Brave Search, Tavily): choosing one, the request, the answer. Worker-only.
 import { TetherError } from '../common/errors.js';
 
-export type ProviderName = 'serpapi' | 'brave' | 'tavily';
+type ProviderName = 'serpapi' | 'brave' | 'tavily';
 
-export interface SearchResult {
+interface SearchResult {
   title: string;
   url: string;
   snippet: string;

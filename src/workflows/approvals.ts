@@ -29,7 +29,7 @@ export const decideApprovalUpdate = defineUpdate<{ approvalId: string; choice: s
 
 const KEEP_DECIDED = 50;
 
-export interface ApprovalState {
+interface ApprovalState {
   pending: PendingApproval[];
   decided: DecidedApproval[];
   rejected: RejectedDecision[];
@@ -48,7 +48,7 @@ const effects = proxyActivities<AgentActivities>({
 });
 
 /** What the gate decided for one tool call. */
-export type GateOutcome = { run: true; approved: boolean } | { run: false; result: string };
+type GateOutcome = { run: true; approved: boolean } | { run: false; result: string };
 
 export interface GateRequest {
   callId: string;

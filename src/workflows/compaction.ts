@@ -3,11 +3,11 @@
 import type { CompactionSettings, ChatMessage } from '../common/types.js';
 import { conversationSize } from './conversation-budget.js';
 
-export const DEFAULT_COMPACTION_CHARS = 120_000;
+const DEFAULT_COMPACTION_CHARS = 120_000;
 const DEFAULT_KEEP = 12;
-export const SUMMARY_PREFIX = '[Summary of the earlier conversation, written to keep within the context]';
+const SUMMARY_PREFIX = '[Summary of the earlier conversation, written to keep within the context]';
 
-export interface CompactionPlan {
+interface CompactionPlan {
   /** System prompt and task, kept. */
   head: ChatMessage[];
   /** Summarised. */

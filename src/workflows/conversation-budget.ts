@@ -2,7 +2,7 @@
 import type { ChatMessage } from '../common/types.js';
 
 /** Characters of message content; the model call's input stays well under Temporal's 2 MB payload limit. */
-export const CONVERSATION_BUDGET_CHARS = 400_000;
+const CONVERSATION_BUDGET_CHARS = 400_000;
 /** What is kept of an old message that had to be shortened. */
 const SHORTENED_CHARS = 2_000;
 

@@ -9,12 +9,12 @@ export const TEMPORAL_PAYLOAD_LIMIT_BYTES = 2 * 1024 * 1024;
  * The largest model reply recorded as it is. Its tool calls' arguments go on into a tool activity's input and into
  * every later model request, so it stays at Temporal's warning size, far below the limit.
  */
-export const MAX_REPLY_BYTES = 512 * 1024;
+const MAX_REPLY_BYTES = 512 * 1024;
 /** Results that the workflow makes itself (delegate_task, memory, session_search) are capped like tool results. */
-export const MAX_LOOP_RESULT_CHARS = 64_000;
+const MAX_LOOP_RESULT_CHARS = 64_000;
 
 /** UTF-8 length without TextEncoder (not every workflow sandbox has one). */
-export function utf8Bytes(text: string): number {
+function utf8Bytes(text: string): number {
   let n = 0;
   for (let i = 0; i < text.length; i += 1) {
     const c = text.charCodeAt(i);
@@ -35,7 +35,7 @@ export function formatBytes(bytes: number): string {
 }
 
 /** The bytes a reply's message takes (content and every tool call's arguments). */
-export function replyBytes(message: ChatMessage): number {
+function replyBytes(message: ChatMessage): number {
   return (
     utf8Bytes(message.content ?? '') +
     (message.tool_calls ?? []).reduce((n, c) => n + utf8Bytes(c.function.arguments) + utf8Bytes(c.function.name), 0)
@@ -73,7 +73,7 @@ export function fitReply(reply: ModelReply, limit = MAX_REPLY_BYTES): ModelReply
   };
 }
 
-export function oversizedMessage(o: { bytes: number; limit: number }): string {
+function oversizedMessage(o: { bytes: number; limit: number }): string {
   return (
     `Your reply was ${formatBytes(o.bytes)}; the limit is ${formatBytes(o.limit)} (${o.limit} bytes), so it was not carried out. ` +
     'Write large content in parts: a first part with write_file, then the rest appended in further calls (for example terminal with `cat >> file`), each well under the limit.'

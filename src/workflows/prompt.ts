@@ -1,7 +1,7 @@
 // The conversation a run starts from: system prompt plus the task or the given messages. Pure and workflow-safe.
 import type { AgentInput, ChatMessage } from '../common/types.js';
 
-export function defaultSystemPrompt(cwd: string): string {
+function defaultSystemPrompt(cwd: string): string {
   return [
     'You are tether, an autonomous agent that completes tasks by calling tools.',
     `Your working directory is ${cwd}. Relative paths given to tools resolve against it.`,

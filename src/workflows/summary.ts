@@ -25,7 +25,7 @@ export function summariseArgs(args: string): string {
 }
 
 /** Characters of a call's arguments, result or a reply kept in the state for followers (queries, not history). */
-export const VIEW_CHARS = 8_000;
+const VIEW_CHARS = 8_000;
 
 /** `text` cut to `max` characters, saying how much was left out. */
 export function capText(text: string, max = VIEW_CHARS): string {

@@ -21,7 +21,7 @@ import { capText, summariseArgs } from './summary.js';
 import { capLoopResult } from './payload-limits.js';
 import type { AgentState, ChatMessage, ModelToolCall, ToolCallView, ToolMeta } from '../common/types.js';
 
-export interface BatchContext {
+interface BatchContext {
   state: AgentState;
   meta: Record<string, ToolMeta>;
   cwd: string;

@@ -4,7 +4,7 @@ import { parseFlags, type Argv } from '../argv.js';
 import { show, stdinText, type Check, type Io } from './types.js';
 
 /** Rule ids for destructive statements in SQL text. Comments and string literals are ignored. */
-export function sqlFindings(sql: string): string[] {
+function sqlFindings(sql: string): string[] {
   const text = sql
     .replace(/--[^\n]*/g, ' ')
     .replace(/#[^\n]*/g, ' ')

@@ -5,7 +5,7 @@ import type { Word } from '../words.js';
 import { checkWrite } from './files.js';
 import { show, stdinIsDynamic, stdinText, type Check, type CheckContext, type Io } from './types.js';
 
-export const SHELLS = new Set([
+const SHELLS = new Set([
   'sh',
   'bash',
   'zsh',
@@ -96,7 +96,7 @@ function stdinProgram(cmd: Argv, io: Io, ctx: CheckContext, language: string | n
 const DECODES =
   /\b(base64|base32|basenc)\b[^|]*\s(-d|-D|--decode)\b|\bxxd\b[^|]*\s-r|\|\s*(rev|tr)\b|\bopenssl\b[^|]*\s-d\b|\buudecode\b/;
 
-export function isDecoder(a: Argv): boolean {
+function isDecoder(a: Argv): boolean {
   const f = parseFlags(a.args);
   if (a.name === 'base64' || a.name === 'base32' || a.name === 'basenc')
     return f.short.has('d') || f.short.has('D') || f.long.has('--decode');

@@ -32,7 +32,7 @@ export function checkWrite(target: Word, detail: string, ctx: CheckContext): voi
 }
 
 /** `{a,b}` in a word, as bash expands it (one level, at most 64 results); other words stay as they are. */
-export function expandBraces(word: Word): Word[] {
+function expandBraces(word: Word): Word[] {
   if (!word.pattern) return [word];
   const m = /^(.*?)\{([^{}]*,[^{}]*)\}(.*)$/s.exec(word.text);
   if (!m) return [word];

@@ -17,7 +17,7 @@ const SECURITY =
   /\b(Set-MpPreference\s+-Disable|Set-ExecutionPolicy\s+(Unrestricted|Bypass)|Disable-WindowsOptionalFeature|New-LocalUser|Add-LocalGroupMember|Remove-LocalUser|Set-LocalUser)\b/i;
 
 /** Judges PowerShell text: what it evaluates, removes, stops or formats. */
-export function analysePowerShell(text: string, ctx: CheckContext): void {
+function analysePowerShell(text: string, ctx: CheckContext): void {
   const detail = `PowerShell: ${text.length > 80 ? `${text.slice(0, 77)}...` : text}`;
   if (EVAL.test(text)) ctx.add(DOWNLOAD.test(text) ? 'remote-code-exec' : 'dynamic-command', detail);
   for (const m of text.matchAll(REMOVE)) {

@@ -188,7 +188,7 @@ export function subcommandPath(args: Word[], limit = 5): Path {
 }
 
 /** Does the argv scale something to zero (`--replicas=0`, `web=0` after scale, `scale count 0`, `"replicas": 0`)? */
-export function scalesToZero(args: Word[], verbs: string[]): boolean {
+function scalesToZero(args: Word[], verbs: string[]): boolean {
   for (let i = 0; i < args.length; i += 1) {
     const t = args[i]!.text;
     const eq = t.indexOf('=');
@@ -209,7 +209,7 @@ export function scalesToZero(args: Word[], verbs: string[]): boolean {
 }
 
 /** The generic judgement: a destructive verb in the subcommand path, a destructive flag, or a scale to zero. */
-export function destructiveVerb(cmd: Argv): string | undefined {
+function destructiveVerb(cmd: Argv): string | undefined {
   if (cmd.args.some((a) => /^--dry-run(=(client|server|true))?$/.test(a.text) || a.text === '--help')) return undefined;
   const path = subcommandPath(cmd.args);
   if (path.hypothetical) return undefined;

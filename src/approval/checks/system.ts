@@ -149,7 +149,7 @@ const ufw: Check = (cmd, _io, ctx) => {
 };
 
 /** The command of each crontab line: after `@reboot`-style specials or five time fields (and a user in system tables). */
-export function cronCommands(table: string): string[] {
+function cronCommands(table: string): string[] {
   const out: string[] = [];
   for (const raw of table.split('\n')) {
     const line = raw.trim();

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 
 /** The SDK's own default endpoint, used when neither the setting nor DAYTONA_API_URL names one. */
-export const DAYTONA_DEFAULT_API_URL = 'https://app.daytona.io/api';
+const DAYTONA_DEFAULT_API_URL = 'https://app.daytona.io/api';
 
 export const daytonaSettings = z
   .strictObject({

@@ -26,14 +26,14 @@ const CREATE_TIMEOUT_S = 180;
  * script's own exit code comes back. Without input the script reads /dev/null instead of waiting forever. Sessions
  * start in the home directory, so the line enters the workdir first.
  */
-export function daytonaCommandLine(script: string, dir: string, stdin?: string): string {
+function daytonaCommandLine(script: string, dir: string, stdin?: string): string {
   const cd = `cd ${shQuote(dir)} && `;
   if (stdin === undefined) return `${cd}sh -c ${shQuote(script)} </dev/null`;
   const encoded = Buffer.from(stdin, 'utf8').toString('base64');
   return `${cd}printf %s ${shQuote(encoded)} | base64 -d | sh -c ${shQuote(script)}`;
 }
 
-export function daytonaClient(settings: DaytonaSettings, apiKey: string | undefined): Daytona {
+function daytonaClient(settings: DaytonaSettings, apiKey: string | undefined): Daytona {
   if (!apiKey) throw new EnvironmentError('Environment.Config', BACKEND, 'DAYTONA_API_KEY is not set');
   try {
     // Polling, not the SDK's event socket: state is read only at start and by alive(), so a socket per sandbox buys nothing.

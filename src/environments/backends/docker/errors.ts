@@ -2,7 +2,7 @@
 import { EnvironmentError } from '../../types.js';
 
 /** The fields dockerode puts on its errors: a socket error has `code`, an HTTP failure `statusCode` and `json`. */
-export interface DockerodeError extends Error {
+interface DockerodeError extends Error {
   code?: string;
   statusCode?: number;
   json?: { message?: string } | null;
@@ -10,12 +10,12 @@ export interface DockerodeError extends Error {
 
 const UNREACHABLE = new Set(['ENOENT', 'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTSOCK', 'EHOSTUNREACH']);
 
-export function asDockerodeError(error: unknown): DockerodeError {
+function asDockerodeError(error: unknown): DockerodeError {
   return error instanceof Error ? error : new Error(String(error));
 }
 
 /** The daemon's own sentence for an HTTP failure, without dockerode's "(HTTP code 404) no such container -" prefix. */
-export function daemonMessage(error: DockerodeError): string {
+function daemonMessage(error: DockerodeError): string {
   const fromJson = error.json && typeof error.json === 'object' ? error.json.message : undefined;
   return (fromJson ?? error.message).trim();
 }

@@ -13,7 +13,7 @@ import { EnvironmentError, type SpawnOptions, type Transport, type TransportProc
 const KEEPALIVE = 'trap "exit 0" TERM; while :; do sleep 3600 & wait $!; done';
 
 /** Docker names allow [a-zA-Z0-9][a-zA-Z0-9_.-]*; task ids may hold anything. */
-export function containerName(taskId: string): string {
+function containerName(taskId: string): string {
   const safe = taskId
     .replace(/[^a-zA-Z0-9_.-]+/g, '-')
     .replace(/^[^a-zA-Z0-9]+/, '')

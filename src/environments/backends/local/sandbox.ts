@@ -3,7 +3,7 @@
 import { existsSync, lstatSync, readFileSync, readdirSync } from 'node:fs';
 import type { SandboxSpec } from './settings.js';
 
-export interface SandboxLayout {
+interface SandboxLayout {
   /** The task's working directory: writable, and where commands start. */
   workdir: string;
   /** The host directory that is the sandbox's /tmp, shared by the task's commands (carried state lives there). */

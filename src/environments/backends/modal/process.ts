@@ -2,7 +2,7 @@
 import type { ContainerProcess } from 'modal';
 import type { EnvironmentError, TransportProcess } from '../../types.js';
 
-export interface ModalExecRequest {
+interface ModalExecRequest {
   /** Starts the exec; the handle is returned before it resolves, so stdin written early is queued. */
   start(): Promise<ContainerProcess<Uint8Array>>;
   stdin?: string;

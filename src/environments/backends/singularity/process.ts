@@ -4,7 +4,7 @@ import { constants } from 'node:os';
 import * as pty from 'node-pty';
 import type { EnvironmentError, PtySize, TransportProcess } from '../../types.js';
 
-export interface CliSpawn {
+interface CliSpawn {
   binary: string;
   args: string[];
   pty?: PtySize;

@@ -13,7 +13,7 @@ export interface KnownHostEntry {
   line: number;
 }
 
-export type HostKeyVerdict =
+type HostKeyVerdict =
   | { kind: 'known' }
   | { kind: 'unknown'; knownTypes: string[] }
   | { kind: 'mismatch'; line: number }

@@ -51,7 +51,7 @@ export interface SshTarget {
   connectTimeoutMs: number;
 }
 
-export function expandHome(path: string): string {
+function expandHome(path: string): string {
   return path === '~' || path.startsWith('~/') ? join(homedir(), path.slice(1)) : path;
 }
 

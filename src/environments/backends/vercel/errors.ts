@@ -4,7 +4,7 @@ import { EnvironmentError } from '../../types.js';
 const BACKEND = 'vercel_sandbox';
 
 /** The HTTP status of the SDK's APIError (duck-typed: the SDK ships CommonJS and ESM copies of the class). */
-export function vercelStatus(error: unknown): number | undefined {
+function vercelStatus(error: unknown): number | undefined {
   const status = (error as { response?: { status?: unknown } } | null)?.response?.status;
   return typeof status === 'number' ? status : undefined;
 }

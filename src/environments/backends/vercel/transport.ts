@@ -23,12 +23,12 @@ const LIVE = new Set(['pending', 'running']);
  * (base64, so any bytes survive) and is piped in; the pipeline's status is the script's own. Without input the
  * script reads /dev/null.
  */
-export function vercelArgs(script: string, stdin?: string): string[] {
+function vercelArgs(script: string, stdin?: string): string[] {
   if (stdin === undefined) return ['-c', 'exec sh -c "$1" </dev/null', 'sh', script];
   return ['-c', 'printf %s "$1" | base64 -d | sh -c "$2"', 'sh', Buffer.from(stdin, 'utf8').toString('base64'), script];
 }
 
-export interface VercelTransportOptions {
+interface VercelTransportOptions {
   /** Where the API is. The SDK has no setting for it, so requests are redirected in the fetch it accepts. */
   apiUrl?: string;
   env?: NodeJS.ProcessEnv;
