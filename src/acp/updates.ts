@@ -40,11 +40,7 @@ function parseArgs(args: string | undefined): Record<string, unknown> | undefine
 }
 
 /** What ACP shows for a file edit: write_file's new content, patch's replaced text. */
-function editDiff(
-  name: string,
-  args: Record<string, unknown> | undefined,
-  cwd: string,
-): ToolCallContent | undefined {
+function editDiff(name: string, args: Record<string, unknown> | undefined, cwd: string): ToolCallContent | undefined {
   const path = typeof args?.path === 'string' ? args.path : undefined;
   if (!path) return undefined;
   const abs = isAbsolute(path) ? path : resolve(cwd, path);

@@ -5,20 +5,7 @@ import type { Word } from '../words.js';
 import { checkWrite } from './files.js';
 import { show, stdinIsDynamic, stdinText, type Check, type CheckContext, type Io } from './types.js';
 
-const SHELLS = new Set([
-  'sh',
-  'bash',
-  'zsh',
-  'dash',
-  'ksh',
-  'mksh',
-  'ash',
-  'fish',
-  'csh',
-  'tcsh',
-  'yash',
-  'rbash',
-]);
+const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'fish', 'csh', 'tcsh', 'yash', 'rbash']);
 export const DOWNLOADERS = new Set(['curl', 'wget', 'fetch', 'aria2c', 'http', 'https', 'xh', 'lwp-request', 'GET']);
 const NETWORK_TOOLS = new Set(['nc', 'ncat', 'netcat', 'telnet', 'socat', 'cryptcat']);
 
