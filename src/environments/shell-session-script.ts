@@ -81,13 +81,15 @@ export interface DriverOptions {
 /**
  * What a transport runs to start the shell: bash when the environment has it (commands then run in bash, as on
  * the per-command path), else sh, reading the driver and then commands from its standard input. Not `exec`, so a
- * command's `$PPID` is this wrapper, never the worker that started it.
+ * command's `$PPID` is this wrapper, never the worker that started it, and the wrapper reports the shell's end.
  */
-export function bootScript(stateDir: string, env: Record<string, string> | undefined): string {
+export function bootScript(stateDir: string, env: Record<string, string> | undefined, nonce: string): string {
   return [
     `mkdir -p ${shQuote(stateDir)} 2>/dev/null`,
     exportLines(env),
     'if command -v bash >/dev/null 2>&1; then bash --norc --noprofile -s; else sh -s; fi',
+    // Said at once, while what the dead shell's command started may still hold the channel open.
+    `printf '\\000%s:died:%s\\000' ${shQuote(nonce)} "$?"`,
   ]
     .filter((l) => l !== '')
     .join('\n');

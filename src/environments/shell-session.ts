@@ -48,7 +48,7 @@ export class ShellSession {
     this.ready = new Promise<void>((resolve, reject) => (this.readyWait = { resolve, reject }));
     this.ready.catch(() => undefined);
     const support = transport.persistentShell ?? {};
-    this.proc = transport.spawn(bootScript(opts.stateDir, opts.env), { tag: opts.tag });
+    this.proc = transport.spawn(bootScript(opts.stateDir, opts.env, this.nonce), { tag: opts.tag });
     this.proc.onData((c) => this.feed(c));
     this.proc.exited.then(
       (code) => this.finish(undefined, code),
@@ -116,6 +116,11 @@ export class ShellSession {
   private sentinel(body: string): void {
     if (body === 'ready') {
       this.readyWait?.resolve();
+      return;
+    }
+    if (body.startsWith('died:')) {
+      this.finish(undefined, Number(body.slice('died:'.length)));
+      this.proc.destroy();
       return;
     }
     const [id, code, ...cwd] = body.split(':');
