@@ -221,6 +221,10 @@ start_server() {
   else
     port_busy "$PORT" && die "port $PORT is taken by something else: set TETHER_CLUSTER_PORT"
     write_config
+    # A misspelt dynamic-config key is ignored by the server in silence: refuse it here instead.
+    local unknown
+    unknown="$("$SERVER_HOME/bin/server" validate-dynamic-config "$DIR/dynamicconfig.yaml" 2>&1 | grep -i 'warning' || true)"
+    [ -z "$unknown" ] || die "dynamic config $DIR/dynamicconfig.yaml: $(echo "$unknown" | tr '\n' ' ')"
     # Own session, so the server outlives this script and `stop` can signal it alone.
     setsid "$SERVER_HOME/bin/server" --config-file "$DIR/server.yaml" --allow-no-auth start \
       >>"$SERVER_LOG" 2>&1 </dev/null &
