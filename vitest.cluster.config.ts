@@ -8,7 +8,8 @@ export default defineConfig({
     // Every file in test/cluster/ runs here (and only here: vitest.config.ts leaves the folder out).
     include: ['test/cluster/**/*.test.ts'],
     reporters: ['default', './test/support/summary-reporter.ts'],
-    testTimeout: 120_000,
+    // Limits for a loaded 2-core machine (several worker processes and the server at once), not speed assertions.
+    testTimeout: 300_000,
     hookTimeout: 300_000,
     // The cluster is one shared server: files run one after another, so their workers do not compete for 2 cores.
     fileParallelism: false,
