@@ -19,6 +19,8 @@ interface Entry {
 const messageChars = (m: ChatMessage): number =>
   (m.content?.length ?? 0) + (m.tool_calls ?? []).reduce((n, c) => n + c.function.arguments.length, 0);
 
+export const isCacheMiss = (err: unknown): boolean => err instanceof ApplicationFailure && err.type === CACHE_MISS_TYPE;
+
 function miss(what: string): never {
   throw ApplicationFailure.nonRetryable(`conversation cache miss: ${what}`, CACHE_MISS_TYPE);
 }

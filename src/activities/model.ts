@@ -5,7 +5,8 @@ import { openStore } from './store.js';
 import { transcriptEntries } from '../common/transcript.js';
 import { fitReply } from '../workflows/payload-limits.js';
 import { summaryRequest } from '../workflows/compaction.js';
-import { ConversationCache } from './conversation-cache.js';
+import { ConversationCache, isCacheMiss } from './conversation-cache.js';
+import { rebuildEnabled, requestFromWorkflow } from './conversation-rebuild.js';
 import { getLogger } from '../logging/logger.js';
 import type { CallModelInput } from '../common/activity-contract.js';
 import type { ChatMessage, ModelReply } from '../common/types.js';
@@ -43,13 +44,22 @@ export function createModelRouter(settings: ModelSettings): CompleteFn {
 export function createModelActivity(
   complete: CompleteFn,
   cache = new ConversationCache(),
+  rebuild = rebuildEnabled(),
 ): (input: CallModelInput) => Promise<ModelReply> {
   return async (input) => {
     const { conversation: ref, summarise, ...rest } = input;
-    // A call that names its conversation by reference is put together from this worker's cache (or fails as a miss).
-    const held = ref
-      ? cache.resolve(ref, input.messages, input.tools)
-      : { messages: input.messages, tools: input.tools };
+    // A call that names its conversation by reference is put together from this worker's cache; on a miss the
+    // workflow is asked (nothing recorded); failing that, the miss goes back to it and it sends everything once.
+    let held = { messages: input.messages, tools: input.tools };
+    if (ref) {
+      try {
+        held = cache.resolve(ref, input.messages, input.tools);
+      } catch (err) {
+        const asked = rebuild && isCacheMiss(err) ? await requestFromWorkflow(ref) : undefined;
+        if (!asked) throw err;
+        held = asked;
+      }
+    }
     const request: CallModelInput = {
       ...rest,
       messages: summarise ? summaryRequest(held.messages) : held.messages,

@@ -40,6 +40,11 @@ interface RunLimits {
    * that worker counts as gone and another one makes the environment anew (default 10).
    */
   environmentWorkerTimeoutSeconds?: number;
+  /**
+   * Record the whole conversation with every model call, as before the conversation cache (history then grows with
+   * conversation length times turns; for comparison, or to see each full request in the Temporal UI). Default false.
+   */
+  wholeConversationInHistory?: boolean;
 }
 
 export interface CompactionSettings {

@@ -165,7 +165,7 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
     // After continue-as-new the carried conversation is already in the transcript.
     let recorded = carry ? messages.length : 0;
     // Model calls record what is new since the last one; the worker holds the rest (see model-input.ts).
-    const modelInput = new ModelInput(workflowId, carry?.modelInput, messages);
+    const modelInput = new ModelInput(workflowId, carry?.modelInput, messages, limits.wholeConversationInHistory);
     const catalog = await setup.listTools({
       enabledToolsets: input.enabledToolsets,
       disabledToolsets: input.disabledToolsets,

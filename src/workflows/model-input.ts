@@ -1,7 +1,7 @@
 // Model calls whose recorded input is what is new since the last call: messages the worker already holds are named
 // by digest and range, and on a cache miss (another worker, a restart, an eviction) the whole conversation is
 // sent once. So history records each message about once instead of once per later turn. Workflow-safe.
-import { ActivityFailure, ApplicationFailure, patched } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, defineQuery, patched, setHandler } from '@temporalio/workflow';
 import type { AgentActivities, CallModelInput, ConversationRef } from '../common/activity-contract.js';
 import { digestConversation, digestMessage, digestText, type HeldConversation } from '../common/conversation-digest.js';
 import type { ChatMessage, ModelReply } from '../common/types.js';
@@ -9,6 +9,11 @@ import { summaryRequest } from './compaction.js';
 
 /** Added with the conversation cache; histories recorded before it replay sending the whole conversation. */
 const DELTA_PATCH = 'model-input-delta';
+/**
+ * The model request in flight, whole: a worker that misses its cache asks for it (a query records nothing), so a
+ * miss costs history nothing while a worker can answer. Name as in src/activities/conversation-rebuild.ts.
+ */
+const modelRequestQuery = defineQuery<Pick<CallModelInput, 'messages' | 'tools'> | null>('modelRequest');
 /** Must equal the worker's CACHE_MISS_TYPE (src/activities/conversation-cache.ts). */
 const CACHE_MISS_TYPE = 'Model.ConversationCacheMiss';
 
@@ -76,13 +81,16 @@ export class ModelInput {
   private held?: Held;
   /** Digests of tool result messages made by a tool activity since the last model call: its worker holds them. */
   private made = new Set<string>();
+  private inFlight: Pick<CallModelInput, 'messages' | 'tools'> | null = null;
 
   /** `carried` is what the previous run believed; it holds only if the carried messages still match it. */
   constructor(
     private readonly id: string,
     carried?: HeldConversation,
     messages: ChatMessage[] = [],
+    private readonly whole = false,
   ) {
+    setHandler(modelRequestQuery, () => this.inFlight);
     if (!carried || carried.count > messages.length) return;
     const digests = messages.slice(0, carried.count).map(digestMessage);
     if (digestConversation(digests) === carried.digest)
@@ -100,7 +108,7 @@ export class ModelInput {
 
   async call(activities: AgentActivities, req: ModelRequest): Promise<ModelReply> {
     const { summarise, ...plain } = req;
-    if (!patched(DELTA_PATCH))
+    if (this.whole || !patched(DELTA_PATCH))
       return activities.callModel(summarise ? { ...plain, messages: summaryRequest(req.messages), tools: [] } : plain);
     const digests = req.messages.map(digestMessage);
     const ref: ConversationRef = {
@@ -109,6 +117,7 @@ export class ModelInput {
       tools: digestText(JSON.stringify(req.tools)),
     };
     const summary = summarise ? { summarise } : {};
+    this.inFlight = { messages: req.messages, tools: req.tools };
     // First try: name what the worker should hold (the conversation it answered last, tool results it made, the
     // tool list it listed); the messages it cannot have are sent.
     const held = this.held;
@@ -130,6 +139,7 @@ export class ModelInput {
       this.held = undefined;
       reply = await activities.callModel({ ...plain, ...summary, conversation: ref });
     }
+    this.inFlight = null;
     if (!summarise) {
       this.made.clear();
       const all = [...digests, digestMessage(reply.message)];
