@@ -39,6 +39,8 @@ interface BatchContext {
   environment: EnvironmentRoute;
   /** The run's terminal backend, when it overrides the worker's. */
   backend?: string;
+  /** A tool activity returned this result (the worker that ran it holds it; see model-input.ts). */
+  onToolResult?: (callId: string, result: string) => void;
 }
 
 const RECENT = 20;
@@ -148,9 +150,13 @@ async function runOne(call: PlannedCall, view: ToolCallView, ctx: BatchContext):
   const options = activityOptions(call.meta, view, ctx.heartbeatTimeoutSeconds);
   const acts = proxyActivities<AgentActivities>(options);
   const runTool = async (input: RunToolInput): Promise<RunToolOutput> => {
-    if (call.meta?.environment) return runRouted(ctx.environment, options, call.meta, input);
-    const out = await acts.runTool(input);
-    forgetLostWorker(ctx.environment, out.lostWorker);
+    let out: RunToolOutput;
+    if (call.meta?.environment) out = await runRouted(ctx.environment, options, call.meta, input);
+    else {
+      out = await acts.runTool(input);
+      forgetLostWorker(ctx.environment, out.lostWorker);
+    }
+    ctx.onToolResult?.(input.callId, out.result);
     return out;
   };
   const gateRequest = (command: string): GateRequest => ({
