@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { WorkflowHandle } from '@temporalio/client';
 import { expect, inject, it } from 'vitest';
 import type { AgentResult, AgentState } from '../src/common/types.js';
-import { until } from './support/cli.js';
+import { runCli, until } from './support/cli.js';
 import { startScriptedModel, type ScriptedModel } from './support/scripted-model.js';
 import { workerEnv, workerProcessSuite, type WorkerProcess } from './support/worker-process.js';
 
@@ -79,7 +79,10 @@ it('AUTO_UPGRADE (default): the run waiting for an approval finishes on the new 
   await v1.kill('SIGTERM');
 
   await versionedWorker(env, ['--build-id', 'v2']);
-  await handle.executeUpdate('decideApproval', { args: [{ approvalId: p.approvalId, choice: 'once' }] });
+  // What the user sees: `tether approve` applies the decision at once (the update ran on v2).
+  const approved = await runCli(['approve', handle.workflowId, p.approvalId], { cwd, env });
+  expect(approved.code).toBe(0);
+  expect(approved.stdout + approved.stderr).not.toMatch(/sent as a signal/);
   expect((await handle.result()) as AgentResult).toMatchObject({
     status: 'completed',
     answer: 'finished after the approval',
@@ -103,8 +106,9 @@ it('PINNED: the decision is recorded, but the run goes on only when a worker of 
   await p1.kill('SIGTERM');
 
   await versionedWorker(env, ['--build-id', 'p2', '--versioning', 'pinned']);
-  // A signal, not the update: it is durable with no worker of p1 to run the update's handler.
-  await handle.signal('approval', { approvalId: p.approvalId, choice: 'once' });
+  // What the user sees: no worker of p1 answers the update, so `tether approve` sends the durable signal and says so.
+  const queued = await runCli(['approve', handle.workflowId, p.approvalId], { cwd, env });
+  expect(queued.stdout + queued.stderr).toMatch(/sent as a signal and applies when a worker runs the workflow/);
   // The old version comes back (a drained worker kept for pinned runs): the run finishes there, never on p2.
   await versionedWorker(env, ['--build-id', 'p1', '--versioning', 'pinned'], false);
   expect((await handle.result()) as AgentResult).toMatchObject({
