@@ -1,7 +1,7 @@
 // `tether replay` on the real dev server: recorded runs (one closed, one waiting on an approval) replay cleanly against
 // this build and fail with the run and event against a deliberately incompatible build of the workflows.
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, realpathSync } from 'node:fs';
+import { mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -113,13 +113,19 @@ describe('tether replay', () => {
     expect(r.code).toBe(0);
   }, 60_000);
 
-  it('bad input: a malformed --query, a missing --workflows file, a bad --last: one line each', async () => {
+  it('bad input: a malformed --query, a missing or broken --workflows file, a bad --last: one line each', async () => {
     const q = await replay(['--query', 'ExecutionStatus = = 1']);
     expect(q.stderr).toMatch(/^tether: --query: /);
     expect(q.stderr.trim().split('\n')).toHaveLength(1);
     expect(q.code).not.toBe(0);
     const w = await replay(['--workflows', '/nonexistent/workflows.js']);
     expect(w.stderr.trim()).toBe('tether: --workflows /nonexistent/workflows.js: no such file');
+    const broken = join(mkdtempSync(join(tmpdir(), 'tether-replay-broken-')), 'workflows.ts');
+    writeFileSync(broken, 'export const x = ;\n');
+    const b = await replay(['--workflows', broken]);
+    expect(b.stderr).toMatch(/^tether: cannot bundle the workflow code at .*workflows\.ts: ERROR in .*workflows\.ts: /);
+    expect(b.stderr.trim().split('\n')).toHaveLength(1);
+    expect(b.code).toBe(2);
     const l = await replay(['--last', '0']);
     expect(l.stderr.trim()).toBe("tether: --last must be a positive whole number, got '0'");
   }, 60_000);

@@ -2,13 +2,28 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
+import { DefaultLogger } from '@temporalio/worker';
+import { getLogger } from '../logging/logger.js';
 import { installRuntimeLogging, workflowsPath } from '../worker.js';
-import { fetchRuns, replayRuns, selectionQuery, selectRuns, type ReplayVerdict } from '../temporal/replay-runs.js';
+import {
+  bundleForReplay,
+  fetchRuns,
+  replayRuns,
+  selectionQuery,
+  selectRuns,
+  type ReplayVerdict,
+} from '../temporal/replay-runs.js';
 import { visibleText } from '../approval/visible-text.js';
 import { CliError, positiveIntOption } from './errors.js';
 import { withTemporal } from './temporal-client.js';
 
 const DEFAULT_LAST = 20;
+
+/** The bundler's progress and errors go to the log file; the command prints one line of its own. */
+function bundlerLogger(): DefaultLogger {
+  const log = getLogger();
+  return new DefaultLogger('WARN', (entry) => log.warn({ temporal: true, ...entry.meta }, entry.message));
+}
 
 interface ReplayOptions {
   last?: string;
@@ -64,10 +79,11 @@ export function addReplayCommand(program: Command): void {
           );
           return;
         }
+        const bundle = await bundleForReplay(entry, bundlerLogger());
         // The core's own warnings about a failed replay go to the log file; the verdict lines say what matters.
         // (Installed only now: an installed runtime with no worker would keep the process alive.)
         installRuntimeLogging();
-        await replayRuns(fetchRuns(client, runs), entry, (v) => {
+        await replayRuns(fetchRuns(client, runs), bundle, (v) => {
           if (v.kind === 'ok') counts.ok += 1;
           else if (v.kind === 'nondeterminism' || v.kind === 'failed') counts.bad += 1;
           else counts.unchecked += 1;

@@ -1,6 +1,7 @@
 // Fetches agent runs' histories from Temporal and replays them against a workflow build: the pre-deploy check. Worker-only.
 import type { Client } from '@temporalio/client';
-import { Worker } from '@temporalio/worker';
+import { bundleWorkflowCode, Worker, type WorkflowBundle } from '@temporalio/worker';
+import type { Logger } from '@temporalio/common';
 import { TetherError } from '../common/errors.js';
 
 type History = Awaited<ReturnType<ReturnType<Client['workflow']['getHandle']>['fetchHistory']>>;
@@ -90,12 +91,40 @@ export function eventIdOf(message: string): number | undefined {
 }
 
 /**
- * Replays each fetched history with the workflow code at `workflowsPath` (bundled as a worker bundles it) and
- * reports every run through `report`, in order, as soon as it is known.
+ * Bundles the workflow code at `workflowsPath` as a worker does, before any replay worker exists: a bundle that
+ * fails is one error here (a failure inside the replay worker would leave the SDK's runtime, and the CLI, running).
  */
+export async function bundleForReplay(workflowsPath: string, logger: Logger): Promise<WorkflowBundle> {
+  let firstError: string | undefined;
+  // Webpack's error text arrives through the logger; the thrown error only says that there were errors.
+  const recording: Logger = {
+    ...logger,
+    log: (level, message, meta) => logger.log(level, message, meta),
+    trace: (m, meta) => logger.trace(m, meta),
+    debug: (m, meta) => logger.debug(m, meta),
+    info: (m, meta) => logger.info(m, meta),
+    warn: (m, meta) => logger.warn(m, meta),
+    error: (message, meta) => {
+      // "ERROR in <file>", then "Module build failed (from <loader>):", then what is wrong.
+      const lines = message.split('\n').map((l) => l.trim());
+      const at = lines.findIndex((l) => l.startsWith('ERROR in'));
+      const what = lines.slice(at + 1).find((l) => l !== '' && !l.startsWith('Module build failed'));
+      firstError ??= at >= 0 && what ? `${lines[at]}: ${what}` : lines[0];
+      logger.error(message, meta);
+    },
+  };
+  try {
+    return await bundleWorkflowCode({ workflowsPath, logger: recording });
+  } catch (err) {
+    const why = firstError ?? (err as Error).message.split('\n')[0];
+    throw new TetherError('Config.Invalid', `cannot bundle the workflow code at ${workflowsPath}: ${why}`, false);
+  }
+}
+
+/** Replays each fetched history with `workflowBundle` and reports every run through `report`, in order, as soon as it is known. */
 export async function replayRuns(
   fetched: AsyncIterable<Fetched>,
-  workflowsPath: string,
+  workflowBundle: WorkflowBundle,
   report: (v: ReplayVerdict) => void,
 ): Promise<void> {
   async function* histories(): AsyncGenerator<{ workflowId: string; history: History }> {
@@ -104,7 +133,7 @@ export async function replayRuns(
       else yield { workflowId: f.workflowId, history: f.history };
     }
   }
-  for await (const r of Worker.runReplayHistories({ workflowsPath }, histories())) {
+  for await (const r of Worker.runReplayHistories({ workflowBundle }, histories())) {
     const base = { workflowId: r.workflowId, runId: r.runId };
     if (!r.error) report({ ...base, kind: 'ok' });
     else if (r.error.name === 'DeterminismViolationError' || /nondetermin/i.test(r.error.message)) {
