@@ -7,6 +7,7 @@ import { addBatchCommand } from './cli/batch-command.js';
 import { addExecCommand } from './cli/exec-command.js';
 import { addInspectCommands } from './cli/inspect-commands.js';
 import { addRunCommand } from './cli/run-command.js';
+import { addReplayCommand } from './cli/replay-command.js';
 import { addScheduleCommands } from './cli/schedule-command.js';
 import { addServeCommand } from './cli/serve-command.js';
 import { addToolsCommands } from './cli/tools-command.js';
@@ -62,6 +63,7 @@ addServeCommand(program);
 addToolsCommands(program);
 addExecCommand(program);
 addAcpCommand(program);
+addReplayCommand(program);
 
 /** A lost Temporal connection in the middle of a command is still one line naming the variable. */
 function temporalLine(err: unknown): string | undefined {

@@ -15,6 +15,7 @@ import { payloadGuard } from './temporal/payload-guard.js';
 import { closeEnvironments, configureEnvironments, WORKER_ID } from './environments/current.js';
 import { cleanupLeftovers } from './environments/leftovers.js';
 import { setCurrentConfig } from './config/current.js';
+import { deploymentOptions, versioningSettings, type VersioningSettings } from './temporal/versioning.js';
 
 /** The workflow bundle's entry: compiled JS next to this file, or the TypeScript source in development. */
 export function workflowsPath(): string {
@@ -74,6 +75,8 @@ interface WorkerOptions {
   maxConcurrentActivities?: number;
   /** How long running activities may take to finish on shutdown before they are handed back. */
   shutdownGraceTime?: string;
+  /** Worker Versioning (opt-in); default: from TETHER_BUILD_ID and friends, off when unset. */
+  versioning?: VersioningSettings;
 }
 
 /** The task queue only this worker process polls: tool calls of tasks whose environment it holds go there. */
@@ -123,6 +126,9 @@ export async function createWorker(
     // A workflow task for a run whose worker died waits this long on that worker's sticky queue (default 10 s);
     // past it, any worker takes the task and replays the run's history.
     stickyQueueScheduleToStartTimeout: '1 second',
+    // Only the shared queue's worker runs workflow code, so only it joins the Worker Deployment; the own queue
+    // carries activities, which replay never touches.
+    ...deploymentOptions(opts.versioning ?? versioningSettings(opts.settings.taskQueue)),
   });
   const own = await Worker.create({
     connection,
