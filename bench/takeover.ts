@@ -4,7 +4,7 @@
 // worker) and where the time went. Run: npm run bench:takeover [-- --only standby|restart]
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomInt, randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -64,6 +64,19 @@ async function pending(workflowId: string): Promise<Pending[]> {
       attempt: a.attempt ?? 1,
       startedAt: Number(a.lastStartedTime?.seconds ?? 0) * 1000 + Math.floor((a.lastStartedTime?.nanos ?? 0) / 1e6),
     }));
+}
+
+/** Each worker's start-up steps in ms (process start to createWorker, tools, environments, connection, workers), from its ready log line. */
+function workerStarts(home: string): Map<number, Record<string, number>> {
+  const out = new Map<number, Record<string, number>>();
+  const file = join(home, 'logs', 'tether.log');
+  if (!existsSync(file)) return out;
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    if (!line.includes('"worker ready"')) continue;
+    const entry = JSON.parse(line) as { pid: number; startMs?: Record<string, number> };
+    if (entry.startMs) out.set(entry.pid, entry.startMs);
+  }
+  return out;
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -166,9 +179,16 @@ async function series(mode: Mode, hogs: number): Promise<Series> {
   for (const h of hogProcs) h.kill('SIGKILL');
   for (const w of workers) w.child.kill('SIGKILL');
   await model.close();
+  const startSteps = workerStarts(env.TETHER_HOME);
   const steps = records.map((r, i) => {
     const b = breakdown(r, events);
-    process.stdout.write(`    kill ${i + 1} (${r.activity}): ${describeBreakdown(b)}\n`);
+    const st = r.pids.replacement ? startSteps.get(r.pids.replacement) : undefined;
+    const start = st
+      ? ` · replacement start ${Object.entries(st)
+          .map(([k, v]) => `${k} ${fmt(v / 1000, 1)}`)
+          .join(', ')} s`
+      : '';
+    process.stdout.write(`    kill ${i + 1} (${r.activity}): ${describeBreakdown(b)}${start}\n`);
     return b;
   });
   return { label, gaps, kinds, steps };
