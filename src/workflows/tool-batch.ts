@@ -183,13 +183,18 @@ async function runOne(call: PlannedCall, view: ToolCallView, ctx: BatchContext):
       // One mechanism for every tool: the tool says what the call would run, the worker holding its environment judges it.
       setStatus('awaiting_approval');
       const gate = await gateOrExplain(ctx, gateRequest(command ?? ''), async () => {
-        const a = await assessRouted(ctx.environment, call.meta?.environment === true, {
-          name: call.name,
-          args: call.args,
-          taskId: ctx.taskId,
-          cwd: ctx.cwd,
-          ...(ctx.backend ? { backend: ctx.backend } : {}),
-        });
+        const a = await assessRouted(
+          ctx.environment,
+          call.meta?.environment === true,
+          {
+            name: call.name,
+            args: call.args,
+            taskId: ctx.taskId,
+            cwd: ctx.cwd,
+            ...(ctx.backend ? { backend: ctx.backend } : {}),
+          },
+          ctx.heartbeatTimeoutSeconds,
+        );
         return a.dangerous ? { ...gateRequest(a.command), assessment: a } : undefined;
       });
       setStatus('running');
