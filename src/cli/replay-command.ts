@@ -14,6 +14,7 @@ import {
   type ReplayVerdict,
 } from '../temporal/replay-runs.js';
 import { visibleText } from '../approval/visible-text.js';
+import { prebuiltBundle } from '../temporal/prebuilt-bundle.js';
 import { CliError, positiveIntOption } from './errors.js';
 import { withTemporal } from './temporal-client.js';
 
@@ -79,7 +80,8 @@ export function addReplayCommand(program: Command): void {
           );
           return;
         }
-        const bundle = await bundleForReplay(entry, bundlerLogger());
+        // The bundle `npm run build` made, when it was made from exactly these files (as a worker starts); else bundle now.
+        const bundle = prebuiltBundle(entry).bundle ?? (await bundleForReplay(entry, bundlerLogger()));
         // The core's own warnings about a failed replay go to the log file; the verdict lines say what matters.
         // (Installed only now: an installed runtime with no worker would keep the process alive.)
         installRuntimeLogging();

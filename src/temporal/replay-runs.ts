@@ -1,6 +1,6 @@
 // Fetches agent runs' histories from Temporal and replays them against a workflow build: the pre-deploy check. Worker-only.
 import type { Client } from '@temporalio/client';
-import { bundleWorkflowCode, Worker, type WorkflowBundle } from '@temporalio/worker';
+import { bundleWorkflowCode, Worker, type WorkflowBundle, type WorkflowBundleOption } from '@temporalio/worker';
 import type { Logger } from '@temporalio/common';
 import { TetherError } from '../common/errors.js';
 
@@ -124,7 +124,7 @@ export async function bundleForReplay(workflowsPath: string, logger: Logger): Pr
 /** Replays each fetched history with `workflowBundle` and reports every run through `report`, in order, as soon as it is known. */
 export async function replayRuns(
   fetched: AsyncIterable<Fetched>,
-  workflowBundle: WorkflowBundle,
+  workflowBundle: WorkflowBundleOption,
   report: (v: ReplayVerdict) => void,
 ): Promise<void> {
   async function* histories(): AsyncGenerator<{ workflowId: string; history: History }> {
