@@ -15,6 +15,7 @@ import { payloadGuard } from './temporal/payload-guard.js';
 import { closeEnvironments, configureEnvironments, WORKER_ID } from './environments/current.js';
 import { cleanupLeftovers } from './environments/leftovers.js';
 import { setCurrentConfig } from './config/current.js';
+import { requireSearchAttributes } from './visibility/cluster-setup.js';
 
 /** The workflow bundle's entry: compiled JS next to this file, or the TypeScript source in development. */
 export function workflowsPath(): string {
@@ -99,6 +100,11 @@ export async function createWorker(
       tls: opts.settings.tls,
       apiKey: opts.settings.apiKey,
     }));
+  // Workflows set tether's search attributes: a namespace without them is one line here, not failing tasks later.
+  await requireSearchAttributes(connection.operatorService, opts.settings).catch(async (err: unknown) => {
+    if (!opts.connection) await connection.close(); // an open connection would keep the process alive
+    throw err;
+  });
   const ownQueue = workerQueue(opts.settings.taskQueue);
   const activities = createActivities({
     registry,
