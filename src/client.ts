@@ -6,6 +6,8 @@ import { addApprovalCommands } from './cli/approval-commands.js';
 import { addBatchCommand } from './cli/batch-command.js';
 import { addExecCommand } from './cli/exec-command.js';
 import { addInspectCommands } from './cli/inspect-commands.js';
+import { addListCommand } from './cli/list-command.js';
+import { addClusterCommand } from './cli/cluster-command.js';
 import { addRunCommand } from './cli/run-command.js';
 import { addReplayCommand } from './cli/replay-command.js';
 import { addScheduleCommands } from './cli/schedule-command.js';
@@ -55,10 +57,12 @@ const program = new Command()
 
 addRunCommand(program);
 addInspectCommands(program);
+addListCommand(program);
 addApprovalCommands(program);
 addBatchCommand(program);
 addScheduleCommands(program);
 addWorkerCommands(program);
+addClusterCommand(program);
 addServeCommand(program);
 addToolsCommands(program);
 addExecCommand(program);

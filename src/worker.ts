@@ -24,6 +24,7 @@ import { cleanupLeftovers } from './environments/leftovers.js';
 import { setCurrentConfig } from './config/current.js';
 import { deploymentOptions, versioningSettings, type VersioningSettings } from './temporal/versioning.js';
 import { prebuiltBundle } from './temporal/prebuilt-bundle.js';
+import { requireSearchAttributes } from './visibility/cluster-setup.js';
 
 /** The workflow bundle's entry: compiled JS next to this file, or the TypeScript source in development. */
 export function workflowsPath(): string {
@@ -132,6 +133,11 @@ export async function createWorker(
       tls: opts.settings.tls,
       apiKey: opts.settings.apiKey,
     }));
+  // Workflows set tether's search attributes: a namespace without them is one line here, not failing tasks later.
+  await requireSearchAttributes(connection.operatorService, opts.settings).catch(async (err: unknown) => {
+    if (!opts.connection) await connection.close(); // an open connection would keep the process alive
+    throw err;
+  });
   step('connection');
   const ownQueue = workerQueue(opts.settings.taskQueue);
   const activities = createActivities({

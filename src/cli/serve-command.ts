@@ -14,12 +14,16 @@ import { CliError } from './errors.js';
 import { listen, MAX_BODY, portOption, readBody, send } from './gateway-http.js';
 import { withTemporal } from './temporal-client.js';
 import { interruptSignal } from './embedded-worker.js';
+import { listApprovalsRoute } from './gateway-listing.js';
 
 function gatewayHandler(client: Client, settings: TemporalSettings, secret: string, nonces: Nonces) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (req.method === 'GET' && req.url === '/healthz') return send(res, 200, { ok: true });
+    if (req.method === 'GET' && req.url === '/approvals') return listApprovalsRoute(req, res, client, secret);
     if (req.method !== 'POST' || req.url !== '/approvals/decision')
-      return send(res, 404, { error: `no route ${req.method} ${req.url} (POST /approvals/decision)` });
+      return send(res, 404, {
+        error: `no route ${req.method} ${req.url} (POST /approvals/decision, GET /approvals)`,
+      });
     const body = await readBody(req);
     if (!body.ok) return send(res, 413, { error: `body larger than ${MAX_BODY} bytes` }, true);
     const header = req.headers[SIGNATURE_HEADER];
@@ -52,7 +56,7 @@ export function addServeCommand(program: Command): void {
   program
     .command('serve')
     .description(
-      'Run the approval gateway: POST /approvals/decision with a body signed by approvals.secret (HMAC-SHA256)',
+      'Run the approval gateway: POST /approvals/decision with a body signed by approvals.secret (HMAC-SHA256); GET /approvals lists what waits',
     )
     .option('--host <host>', 'address to listen on (default approvals.serve.host, 127.0.0.1)')
     .option('--port <port>', 'port (default approvals.serve.port, 8787; 0 picks a free one)')

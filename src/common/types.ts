@@ -103,6 +103,8 @@ export interface AgentInput {
   conversation?: boolean;
   /** Set by delegate_task on a sub-agent. */
   parent?: { workflowId: string; depth: number };
+  /** Set by `tether batch`: the batch the run belongs to (shown in visibility, `tether list --batch`). */
+  batchId?: string;
   /** Set on continue-as-new. */
   carry?: CarriedState;
 }

@@ -27,6 +27,7 @@ import { forgetLostWorker, releaseEnvironment, type EnvironmentRoute } from './e
 import { transcriptEntries, type TranscriptEntry } from '../common/transcript.js';
 import type { AgentInput, AgentResult, AgentState, ChatMessage, TokenUsage } from '../common/types.js';
 import { capText } from './summary.js';
+import { publishVisibility } from './visibility.js';
 
 export const stateQuery = defineQuery<AgentState>('state');
 /** A user instruction for a running agent, taken at its next turn (`tether say`). */
@@ -113,8 +114,10 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
     ...carry?.environment,
     pinSeconds: limits.environmentWorkerTimeoutSeconds ?? 10,
   };
+  const visibility = publishVisibility(input, () => ({ state, pending: approvals.state.pending }));
   /** A run that ends (not one that continues as new) closes its environment on the worker holding it. */
   const ended = async (result: AgentResult): Promise<AgentResult> => {
+    visibility?.flush();
     await releaseEnvironment(environment, taskId);
     return result;
   };
