@@ -29,11 +29,14 @@ function replay(args: string[], taskQueue = h.taskQueue): Promise<CliResult> {
   });
 }
 
-/** The id of the run's first ActivityTaskScheduled event: the first command a timer in front would displace. */
+/**
+ * The id of the run's first command event (the first after its first WorkflowTaskCompleted: a patch marker or a
+ * scheduled activity): the first command a timer in front would displace.
+ */
 async function firstActivityEvent(workflowId: string): Promise<number> {
-  const history = await h.client.workflow.getHandle(workflowId).fetchHistory();
-  const e = (history.events ?? []).find((ev) => ev.activityTaskScheduledEventAttributes);
-  return Number(e?.eventId);
+  const events = (await h.client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+  const done = events.findIndex((ev) => ev.workflowTaskCompletedEventAttributes);
+  return Number(events[done + 1]?.eventId);
 }
 
 beforeAll(async () => {

@@ -84,10 +84,26 @@ export async function* fetchRuns(
   for (const r of runs) yield await fetchOne(client, r.workflowId, r.runId);
 }
 
-/** The id of the history event the SDK's core names in a nondeterminism message ("HistoryEvent(id: 5, ...)"). */
-export function eventIdOf(message: string): number | undefined {
+/**
+ * The id of the history event a nondeterminism message is about: the one the SDK's core names ("HistoryEvent(id: 5,
+ * ...)"), or, for a patch marker the code no longer makes ("patch marker encountered for change X"), the marker
+ * event that recorded patch X in `history`.
+ */
+export function eventIdOf(message: string, history?: History): number | undefined {
   const m = /HistoryEvent\(id:\s*(\d+)/.exec(message) ?? /\bevent(?:[ _]?id)?[:\s#]+(\d+)/i.exec(message);
-  return m ? Number(m[1]) : undefined;
+  if (m) return Number(m[1]);
+  const patch = /patch marker encountered for change ([^\s,]+)/i.exec(message)?.[1];
+  if (!patch || !history) return undefined;
+  const marker = (history.events ?? []).find((e) =>
+    Object.values(e.markerRecordedEventAttributes?.details ?? {}).some((d) =>
+      (d.payloads ?? []).some((p) =>
+        Buffer.from(p.data ?? [])
+          .toString('utf8')
+          .includes(JSON.stringify(patch)),
+      ),
+    ),
+  );
+  return marker?.eventId == null ? undefined : Number(marker.eventId);
 }
 
 /**
@@ -127,17 +143,22 @@ export async function replayRuns(
   workflowBundle: WorkflowBundleOption,
   report: (v: ReplayVerdict) => void,
 ): Promise<void> {
+  const byRun = new Map<string, History>();
   async function* histories(): AsyncGenerator<{ workflowId: string; history: History }> {
     for await (const f of fetched) {
       if (f.problem || !f.history) report(f.problem ?? { workflowId: f.workflowId, kind: 'unreadable', detail: '' });
-      else yield { workflowId: f.workflowId, history: f.history };
+      else {
+        byRun.set(f.workflowId, f.history);
+        yield { workflowId: f.workflowId, history: f.history };
+      }
     }
   }
   for await (const r of Worker.runReplayHistories({ workflowBundle }, histories())) {
     const base = { workflowId: r.workflowId, runId: r.runId };
     if (!r.error) report({ ...base, kind: 'ok' });
     else if (r.error.name === 'DeterminismViolationError' || /nondetermin/i.test(r.error.message)) {
-      report({ ...base, kind: 'nondeterminism', eventId: eventIdOf(r.error.message), detail: r.error.message });
+      const eventId = eventIdOf(r.error.message, byRun.get(r.workflowId));
+      report({ ...base, kind: 'nondeterminism', eventId, detail: r.error.message });
     } else report({ ...base, kind: 'failed', detail: r.error.message });
   }
 }
