@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { visibleText } from '../src/approval/visible-text.js';
 import { findBrowser } from '../src/browser/find-browser.js';
 import type { AgentResult, AgentState } from '../src/common/types.js';
 import { until } from './support/cli.js';
@@ -27,7 +28,8 @@ const marker = join(cwd, 'ran.txt');
 const XSS = `<script>window.__xss = 1</script>"><img src=x onerror="window.__xss = 2">`;
 const COMMANDS: Record<string, string> = {
   'approve once': `kubectl delete pod web-1 2>/dev/null; echo ran >> ${marker}`,
-  'deny with a reason': `kubectl delete pod '${XSS}' 2>/dev/null; echo "never" >> ${marker}.deny`,
+  // A terminal escape and a bidi override: shown as \x1b and \u202e, never drawn.
+  'deny with a reason': `kubectl delete pod '${XSS}' 2>/dev/null; echo "\x1b[2Knever\u202e" >> ${marker}.deny`,
   'stay pending': `kubectl delete pod idle 2>/dev/null; echo pending >> ${marker}.pending`,
 };
 
@@ -59,6 +61,12 @@ async function openInbox(): Promise<void> {
   else await page.goto(`${base}/inbox`);
   await page.waitForSelector('body[data-ready="true"]');
 }
+
+/** A text node that says only null or undefined: a missing value drawn as text. */
+const strayNulls = (selector: string): Promise<boolean> =>
+  page.evaluate(
+    `[...document.querySelectorAll(${JSON.stringify(`${selector}, ${selector} *`)})].some((e) => [...e.childNodes].some((c) => c.nodeType === 3 && /^(null|undefined)$/.test(c.textContent.trim())))`,
+  ) as Promise<boolean>;
 
 const lines = (file: string): string[] =>
   existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : [];
@@ -139,21 +147,26 @@ describe('the approval inbox (real Chromium, real worker, scripted model)', () =
     const transcript = await page.locator('ol.transcript').textContent();
     expect(transcript).toContain(COMMANDS['approve once']!.replaceAll('"', '\\"'));
     expect(await page.locator('.decided[data-choice="once"] [data-by]').textContent()).toBe('inbox');
+    expect(await strayNulls('main')).toBe(false);
     if (SHOTS) await page.screenshot({ path: join(imagesDir, 'inbox-run.png'), fullPage: true });
     await page.goto(`${base}/inbox/runs`);
     await page.waitForSelector('body[data-ready="true"]');
     expect(await page.locator(`tr[data-workflow-id="${workflowId}"] [data-status]`).textContent()).toBe('completed');
   });
 
-  it('shows markup and quotes in a command as text; `deny` with a reason reaches the model', async () => {
+  it('shows markup, quotes and control characters in a command as text; `deny` with a reason reaches the model', async () => {
     await openInbox();
     const workflowId = await start('deny with a reason');
     const row = page.locator(`[data-workflow-id="${workflowId}"][data-approval-id]`);
     await row.waitFor({ timeout: 60_000 });
-    expect(await row.locator('[data-command]').textContent()).toBe(COMMANDS['deny with a reason']);
+    expect(await row.locator('[data-command]').textContent()).toBe(visibleText(COMMANDS['deny with a reason']!));
+    expect(await row.locator('[data-command]').textContent()).toContain('echo "\\x1b[2Knever\\u202e"');
+    expect(await row.locator('.warn').textContent()).toMatch(/control or invisible characters/);
     expect(await row.locator('script, img').count()).toBe(0);
     expect(await page.evaluate('window.__xss')).toBeUndefined();
 
+    expect(await strayNulls('.approval')).toBe(false);
+    expect(await row.locator('form.deny').isVisible()).toBe(false);
     await row.locator('[data-decision="deny"]').click();
     const reason = 'not on a Friday <b>"please"</b>';
     await row.locator('input[data-reason]').fill(reason);

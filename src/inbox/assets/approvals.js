@@ -83,31 +83,33 @@ function render(a) {
     return b;
   });
   row.append(
-    el(
-      'header',
-      {},
-      el('a', { href: `/inbox/runs/${encodeURIComponent(a.workflowId)}`, class: 'run' }, a.workflowId),
-      el('span', { class: 'muted' }, ` · ${a.tool} · ${a.approvalId}`),
-    ),
-    a.task ? el('p', { class: 'task' }, el('span', { class: 'muted' }, 'task: '), a.task) : null,
-    el('pre', { class: 'command', 'data-command': '' }, a.command),
-    a.hidden
-      ? el(
-          'p',
-          { class: 'warn' },
-          'The command holds control or invisible characters, shown above as \\x.. and \\u.... escapes.',
-        )
-      : null,
-    el(
-      'ul',
-      { class: 'findings' },
-      a.findings.map((f) =>
-        el('li', { class: f.tier }, el('code', { 'data-rule': f.rule }, f.rule), ' ', f.description),
+    ...[
+      el(
+        'header',
+        {},
+        el('a', { href: `/inbox/runs/${encodeURIComponent(a.workflowId)}`, class: 'run' }, a.workflowId),
+        el('span', { class: 'muted' }, ` · ${a.tool} · ${a.approvalId}`),
       ),
-    ),
-    el('p', { class: 'times muted' }, `asked ${when(a.askedAt)} · denied in `, left, ' unless decided'),
-    el('div', { class: 'buttons' }, buttons),
-    deny,
+      a.task ? el('p', { class: 'task' }, el('span', { class: 'muted' }, 'task: '), a.task) : null,
+      el('pre', { class: 'command', 'data-command': '' }, a.command),
+      a.hidden
+        ? el(
+            'p',
+            { class: 'warn' },
+            'The command holds control or invisible characters, shown above as \\x.. and \\u.... escapes.',
+          )
+        : null,
+      el(
+        'ul',
+        { class: 'findings' },
+        a.findings.map((f) =>
+          el('li', { class: f.tier }, el('code', { 'data-rule': f.rule }, f.rule), ' ', f.description),
+        ),
+      ),
+      el('p', { class: 'times muted' }, `asked ${when(a.askedAt)} · denied in `, left, ' unless decided'),
+      el('div', { class: 'buttons' }, buttons),
+      deny,
+    ].filter(Boolean),
   );
   return row;
 }

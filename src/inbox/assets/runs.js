@@ -3,6 +3,8 @@
 import { el, getJson, setStatus, when } from './common.js';
 
 const main = document.getElementById('main');
+/** append and replaceChildren would show a null as the text "null". */
+const present = (...nodes) => nodes.filter(Boolean);
 const runLink = (id) => el('a', { href: `/inbox/runs/${encodeURIComponent(id)}` }, id);
 const statusBadge = (s) =>
   el('span', { class: `badge ${String(s).toLowerCase()}`, 'data-status': s }, String(s).toLowerCase());
@@ -25,21 +27,23 @@ async function showRuns() {
     ),
   );
   main.replaceChildren(
-    el('h1', {}, 'Recent runs'),
-    runs.length === 0 ? el('p', { class: 'muted' }, 'No runs yet.') : null,
-    el(
-      'table',
-      { class: 'runs' },
+    ...present(
+      el('h1', {}, 'Recent runs'),
+      runs.length === 0 ? el('p', { class: 'muted' }, 'No runs yet.') : null,
       el(
-        'thead',
-        {},
+        'table',
+        { class: 'runs' },
         el(
-          'tr',
+          'thead',
           {},
-          ['run', 'status', 'task', 'started', 'closed'].map((h) => el('th', {}, h)),
+          el(
+            'tr',
+            {},
+            ['run', 'status', 'task', 'started', 'closed'].map((h) => el('th', {}, h)),
+          ),
         ),
+        body,
       ),
-      body,
     ),
   );
 }
@@ -78,35 +82,37 @@ async function showRun(id) {
   const r = await getJson(`/inbox/api/runs/${encodeURIComponent(id)}`);
   document.title = `tether · ${r.workflowId}`;
   main.replaceChildren(
-    el('h1', {}, r.workflowId, ' ', statusBadge(r.runStatus ?? r.status)),
-    el('p', { class: 'muted' }, `started ${when(r.startTime)}${r.closeTime ? ` · closed ${when(r.closeTime)}` : ''}`),
-    r.task ? el('p', { class: 'task' }, el('span', { class: 'muted' }, 'task: '), r.task) : null,
-    r.answer
-      ? el('section', { class: 'answer' }, el('h2', {}, 'Answer'), el('pre', { 'data-answer': '' }, r.answer))
-      : null,
-    r.error ? el('section', { class: 'error' }, el('h2', {}, 'Error'), el('pre', {}, r.error)) : null,
-    r.pendingApprovals.length > 0
-      ? el(
-          'p',
-          { class: 'warn' },
-          `${r.pendingApprovals.length} approval(s) waiting: `,
-          el('a', { href: '/inbox' }, 'decide in the inbox'),
-        )
-      : null,
-    el('h2', {}, 'Decided approvals'),
-    r.stateUnavailable
-      ? el('p', { class: 'muted' }, 'No worker answered the state query, so the decisions are not known right now.')
-      : r.decided.length === 0
-        ? el('p', { class: 'muted' }, 'None.')
-        : el('ul', { class: 'decisions' }, r.decided.map(decided)),
-    el('h2', {}, 'Transcript'),
-    r.transcript.length === 0
-      ? el(
-          'p',
-          { class: 'muted' },
-          `No transcript in ${r.transcriptMissing ?? 'the store'} (workers write it under their TETHER_HOME; serve from the same one to see it).`,
-        )
-      : el('ol', { class: 'transcript' }, r.transcript.map(entry)),
+    ...present(
+      el('h1', {}, r.workflowId, ' ', statusBadge(r.runStatus ?? r.status)),
+      el('p', { class: 'muted' }, `started ${when(r.startTime)}${r.closeTime ? ` · closed ${when(r.closeTime)}` : ''}`),
+      r.task ? el('p', { class: 'task' }, el('span', { class: 'muted' }, 'task: '), r.task) : null,
+      r.answer
+        ? el('section', { class: 'answer' }, el('h2', {}, 'Answer'), el('pre', { 'data-answer': '' }, r.answer))
+        : null,
+      r.error ? el('section', { class: 'error' }, el('h2', {}, 'Error'), el('pre', {}, r.error)) : null,
+      r.pendingApprovals.length > 0
+        ? el(
+            'p',
+            { class: 'warn' },
+            `${r.pendingApprovals.length} approval(s) waiting: `,
+            el('a', { href: '/inbox' }, 'decide in the inbox'),
+          )
+        : null,
+      el('h2', {}, 'Decided approvals'),
+      r.stateUnavailable
+        ? el('p', { class: 'muted' }, 'No worker answered the state query, so the decisions are not known right now.')
+        : r.decided.length === 0
+          ? el('p', { class: 'muted' }, 'None.')
+          : el('ul', { class: 'decisions' }, r.decided.map(decided)),
+      el('h2', {}, 'Transcript'),
+      r.transcript.length === 0
+        ? el(
+            'p',
+            { class: 'muted' },
+            `No transcript in ${r.transcriptMissing ?? 'the store'} (workers write it under their TETHER_HOME; serve from the same one to see it).`,
+          )
+        : el('ol', { class: 'transcript' }, r.transcript.map(entry)),
+    ),
   );
 }
 
