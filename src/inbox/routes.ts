@@ -145,13 +145,19 @@ export function inboxRoutes(opts: InboxOptions): (req: IncomingMessage, res: Ser
     else if (runId && !runId[1]) html(res, 200, viewPage('run', session.csrf));
     else if (path === '/inbox/api/approvals') json(res, 200, await inboxApprovals(client));
     else if (path === '/inbox/api/runs') json(res, 200, { runs: await recentRuns(client, 50) });
-    else if (runId) await run(res, client, decodeURIComponent(runId[2] ?? ''));
+    else if (runId) await run(res, client, runId[2] ?? '');
     else json(res, 404, { error: `no route GET ${path}` });
     return true;
   };
 }
 
-async function run(res: ServerResponse, client: Client, workflowId: string): Promise<void> {
+async function run(res: ServerResponse, client: Client, encoded: string): Promise<void> {
+  let workflowId: string;
+  try {
+    workflowId = decodeURIComponent(encoded);
+  } catch {
+    return json(res, 400, { error: `not a valid run id in the address: ${encoded}` });
+  }
   try {
     json(res, 200, await runDetail(client, workflowId));
   } catch (err) {
