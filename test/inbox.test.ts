@@ -19,6 +19,9 @@ import { startScriptedModel, type ChatRequest, type ScriptedModel } from './supp
 import { workerEnv, workerProcessSuite } from './support/worker-process.js';
 
 const { client, workers } = workerProcessSuite();
+// Until listPendingApprovals reads visibility, it asks every running run in turn (3 s for one no worker answers):
+// on a dev server shared with other test files the listing can take a while.
+const LISTING_MS = 120_000;
 const SHOTS = process.env.TETHER_SCREENSHOTS === '1';
 const imagesDir = fileURLToPath(new URL('../docs/images/', import.meta.url));
 
@@ -122,7 +125,7 @@ describe('the approval inbox (real Chromium, real worker, scripted model)', () =
     await openInbox();
     const workflowId = await start('approve once');
     const row = page.locator(`[data-workflow-id="${workflowId}"][data-approval-id]`);
-    await row.waitFor({ timeout: 60_000 });
+    await row.waitFor({ timeout: LISTING_MS });
     const [p] = await pending(workflowId);
     expect(await row.getAttribute('data-approval-id')).toBe(p!.approvalId);
     expect(await row.locator('[data-command]').textContent()).toBe(COMMANDS['approve once']);
@@ -152,13 +155,13 @@ describe('the approval inbox (real Chromium, real worker, scripted model)', () =
     await page.goto(`${base}/inbox/runs`);
     await page.waitForSelector('body[data-ready="true"]');
     expect(await page.locator(`tr[data-workflow-id="${workflowId}"] [data-status]`).textContent()).toBe('completed');
-  });
+  }, 240_000);
 
   it('shows markup, quotes and control characters in a command as text; `deny` with a reason reaches the model', async () => {
     await openInbox();
     const workflowId = await start('deny with a reason');
     const row = page.locator(`[data-workflow-id="${workflowId}"][data-approval-id]`);
-    await row.waitFor({ timeout: 60_000 });
+    await row.waitFor({ timeout: LISTING_MS });
     expect(await row.locator('[data-command]').textContent()).toBe(visibleText(COMMANDS['deny with a reason']!));
     expect(await row.locator('[data-command]').textContent()).toContain('echo "\\x1b[2Knever\\u202e"');
     expect(await row.locator('.warn').textContent()).toMatch(/control or invisible characters/);
@@ -179,7 +182,7 @@ describe('the approval inbox (real Chromium, real worker, scripted model)', () =
       .map((m) => (JSON.parse(m.content ?? '{}') as { error?: string }).error ?? '');
     expect(results.some((e) => e.includes(reason))).toBe(true);
     expect(lines(`${marker}.deny`)).toEqual([]);
-  });
+  }, 240_000);
 
   it('refuses a request without the session, with a forged cookie, from another origin or without the CSRF token', async () => {
     const workflowId = await start('stay pending');
@@ -236,5 +239,5 @@ describe('the approval inbox (real Chromium, real worker, scripted model)', () =
     expect(lines(`${marker}.pending`)).toEqual([]);
     await page.locator(`[data-workflow-id="${workflowId}"][data-approval-id="${p!.approvalId}"]`).waitFor();
     await client().workflow.getHandle(workflowId).terminate('test over');
-  });
+  }, 240_000);
 });
