@@ -114,12 +114,22 @@ async function showRun(id) {
         : el('ol', { class: 'transcript' }, r.transcript.map(entry)),
     ),
   );
+  return r.status;
 }
 
+const REFRESH_MS = 2000;
 const id = /^\/inbox\/runs\/([^/]+)$/.exec(window.location.pathname)?.[1];
-try {
-  await (id ? showRun(decodeURIComponent(id)) : showRuns());
-} catch (err) {
-  setStatus(String(err.message ?? err), true);
+
+/** Draws the view; a running run (or the list) is drawn again every two seconds, after the last drawing ended. */
+async function refresh() {
+  let again = !id;
+  try {
+    if (id) again = (await showRun(decodeURIComponent(id))) === 'RUNNING';
+    else await showRuns();
+  } catch (err) {
+    setStatus(String(err.message ?? err), true);
+  }
+  document.body.dataset.ready = 'true';
+  if (again) setTimeout(() => void refresh(), REFRESH_MS);
 }
-document.body.dataset.ready = 'true';
+void refresh();
