@@ -16,7 +16,7 @@ import { until } from './support/cli.js';
 import { startCli, type CliProcess } from './support/cli-process.js';
 import { startPageServer, type PageServer } from './support/page-server.js';
 import { startScriptedModel, type ChatRequest, type ScriptedModel } from './support/scripted-model.js';
-import { workerEnv, workerProcessSuite } from './support/worker-process.js';
+import { workerEnv, workerProcessSuite, type WorkerProcess } from './support/worker-process.js';
 
 const { client, workers } = workerProcessSuite();
 // Until listPendingApprovals reads visibility, it asks every running run in turn (3 s for one no worker answers):
@@ -34,6 +34,7 @@ const COMMANDS: Record<string, string> = {
   // A terminal escape and a bidi override: shown as \x1b and \u202e, never drawn.
   'deny with a reason': `kubectl delete pod '${XSS}' 2>/dev/null; echo "\x1b[2Knever\u202e" >> ${marker}.deny`,
   'stay pending': `kubectl delete pod idle 2>/dev/null; echo pending >> ${marker}.pending`,
+  'decide while no worker runs': `kubectl delete pod later 2>/dev/null; echo queued >> ${marker}.queued`,
 };
 
 const taskOf = (req: ChatRequest): string => req.messages.find((m) => m.role === 'user')?.content ?? '';
@@ -43,6 +44,8 @@ let serve: CliProcess;
 let link: string;
 let base: string;
 let taskQueue: string;
+let workerEnvironment: Record<string, string>;
+let worker: WorkerProcess;
 let browser: Browser;
 let context: BrowserContext;
 let page: Page;
@@ -83,7 +86,8 @@ beforeAll(async () => {
   ]);
   const w = workerEnv(inject('temporalAddress'), model.url, 'inbox');
   taskQueue = w.taskQueue;
-  await workers.start(w.env);
+  workerEnvironment = w.env;
+  worker = await workers.start(w.env);
   serve = startCli(['serve', '--port', '0'], { env: w.env });
   link = (await serve.waitFor(/^inbox: (http:\/\/\S+)$/m, 'the inbox link'))[1]!;
   base = new URL(link).origin;
@@ -239,5 +243,22 @@ describe('the approval inbox (real Chromium, real worker, scripted model)', () =
     expect(lines(`${marker}.pending`)).toEqual([]);
     await page.locator(`[data-workflow-id="${workflowId}"][data-approval-id="${p!.approvalId}"]`).waitFor();
     await client().workflow.getHandle(workflowId).terminate('test over');
+  }, 240_000);
+
+  it('a decision sent while no worker runs is queued as the signal, and applies once a worker is back', async () => {
+    const workflowId = await start('decide while no worker runs');
+    await until('a pending approval', async () => (await pending(workflowId).catch(() => [])).length > 0, 60_000);
+    const [p] = await pending(workflowId);
+    await worker.kill();
+    await openInbox();
+    // What the page's Deny/Approve buttons send, from the page itself (its cookie, Origin and CSRF token).
+    const answer = await page.evaluate(
+      `fetch('/inbox/api/decide', { method: 'POST', headers: { 'content-type': 'application/json', 'x-csrf-token': document.querySelector('meta[name="csrf-token"]').content }, body: ${JSON.stringify(JSON.stringify({ workflowId, approvalId: p!.approvalId, callId: p!.callId, argsDigest: p!.argsDigest, choice: 'once' }))} }).then(async (r) => [r.status, (await r.json()).status])`,
+    );
+    expect(answer).toEqual([202, 'queued']);
+    expect(lines(`${marker}.queued`)).toEqual([]);
+    worker = await workers.start(workerEnvironment);
+    expect(await client().workflow.getHandle(workflowId).result()).toMatchObject({ status: 'completed' });
+    expect(lines(`${marker}.queued`)).toEqual(['queued']);
   }, 240_000);
 });
