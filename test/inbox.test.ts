@@ -186,6 +186,13 @@ describe('the approval inbox (real Chromium, real worker, scripted model)', () =
       .map((m) => (JSON.parse(m.content ?? '{}') as { error?: string }).error ?? '');
     expect(results.some((e) => e.includes(reason))).toBe(true);
     expect(lines(`${marker}.deny`)).toEqual([]);
+    // The run's page shows the same command (in the tool call, the decision and the transcript) as text too.
+    await page.goto(`${base}/inbox/runs/${encodeURIComponent(workflowId)}`);
+    await page.waitForSelector('body[data-ready="true"]');
+    expect(await page.locator('.decided[data-choice="deny"]').textContent()).toContain(`reason: ${reason}`);
+    expect(await page.locator('ol.transcript').textContent()).toContain('<script>window.__xss = 1</script>');
+    expect(await page.locator('main script, main img').count()).toBe(0);
+    expect(await page.evaluate('window.__xss')).toBeUndefined();
   }, 240_000);
 
   it('refuses a request without the session, with a forged cookie, from another origin or without the CSRF token', async () => {
