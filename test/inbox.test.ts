@@ -117,12 +117,26 @@ describe('the approval inbox (real Chromium, real worker, scripted model)', () =
     expect(wrong?.status()).toBe(401);
 
     await page.goto(link);
-    expect(page.url()).toBe(`${base}/inbox`);
+    await page.waitForURL(`${base}/inbox`);
     await page.waitForSelector('body[data-ready="true"]');
     const [cookie, ...others] = await context.cookies(base);
     expect(others).toEqual([]);
     expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/' });
     expect(await page.evaluate('document.cookie')).toBe('');
+
+    // The link clicked on a page of another site (localhost is another site than 127.0.0.1): the session
+    // (SameSite=Strict) must still reach the inbox after the login's redirect.
+    const fresh = await browser.newContext();
+    const elsewhere = await fresh.newPage();
+    await elsewhere.goto(evil.url('/').replace('127.0.0.1', 'localhost'));
+    await elsewhere.evaluate(
+      `(() => { const a = document.createElement('a'); a.href = ${JSON.stringify(link)}; a.textContent = 'inbox'; a.id = 'go'; document.body.append(a); })()`,
+    );
+    await elsewhere.click('#go');
+    await elsewhere.waitForURL(`${base}/inbox`);
+    await elsewhere.waitForSelector('body[data-ready="true"]');
+    expect(await elsewhere.locator('#login-needed').count()).toBe(0);
+    await fresh.close();
   });
 
   it('a pending approval appears without a reload; `once` runs the command exactly once and the run completes', async () => {

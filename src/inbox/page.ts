@@ -35,3 +35,11 @@ export function loginPage(why: string): string {
 (the line starting with <code>inbox:</code>).</p><p class="muted">${escapeHtml(why)}</p></main></body></html>
 `;
 }
+
+/** Sent with the new session's cookie: moves on to the inbox at once (a link too, should refreshes be off). */
+export function loggedInPage(): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta http-equiv="refresh" content="0; url=/inbox">
+<title>tether · logged in</title></head><body><p>Logged in. <a href="/inbox">Open the inbox</a>.</p></body></html>
+`;
+}

@@ -10,7 +10,7 @@ import { sendDecision } from '../cli/decide.js';
 import { readBody } from '../cli/gateway-http.js';
 import type { InboxAuth } from './auth.js';
 import { inboxApprovals, recentRuns, runDetail } from './data.js';
-import { loginPage, viewPage } from './page.js';
+import { loggedInPage, loginPage, viewPage } from './page.js';
 
 /** dist/inbox and src/inbox both sit two levels below the project: the files are read from src either way. */
 const ASSET_DIR = fileURLToPath(new URL('../../src/inbox/assets/', import.meta.url));
@@ -118,8 +118,10 @@ export function inboxRoutes(opts: InboxOptions): (req: IncomingMessage, res: Ser
         return true;
       }
       const { cookie } = auth.open();
-      // Redirected to the page without the token, so it stays out of the history and of anything the page loads.
-      reply(res, 303, 'text/plain; charset=utf-8', 'logged in\n', { location: '/inbox', 'set-cookie': cookie });
+      // On to the page without the token. Not an HTTP redirect: after a link clicked on another site the browser
+      // would count the redirect as cross-site too and hold the SameSite=Strict cookie back; a navigation this
+      // page starts is same-site.
+      html(res, 200, loggedInPage(), { 'set-cookie': cookie });
       return true;
     }
     const session = auth.session(req);
