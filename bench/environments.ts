@@ -1,6 +1,9 @@
-// Benchmark (not a test): per-command overhead of a trivial command, and background-process start to first output,
-// on the local backend with its bubblewrap sandbox and without (side by side: the sandbox's cost), Docker and SSH
-// (Docker and SSH when they can run here). Run: npm run bench:environments
+// Benchmark (not a test): per-command overhead of a trivial command in the task's long-lived shell, side by side
+// with a bare `sh -c true` spawn and each backend's bare transport (one process / docker exec / SSH channel per
+// command), printed as ratios; the same command inside its activity; background-process start to first output. On
+// the local backend with its bubblewrap sandbox and without, Docker and SSH (when they can run here).
+// Run: npm run bench:environments
+import { spawn } from 'node:child_process';
 import { mkdtempSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,10 +13,25 @@ import type { ShellEnvironment } from '../src/environments/shell-environment.js'
 import { dockerAvailable, ensureTestImage } from '../test/support/docker-fixture.js';
 import { sshdAvailable, startSshd } from '../test/support/sshd-fixture.js';
 import { fmt, machine, silent, summary } from './stats.js';
+import { terminalActivity } from './terminal-activity.js';
 
 const COMMANDS = 200;
 const BACKGROUND = 30;
 const WARMUP = 10;
+
+/** What the worker pays to start one process: `sh -c true` spawned from Node, to its exit. */
+async function bareSpawn(): Promise<ReturnType<typeof summary>> {
+  const once = (): Promise<void> =>
+    new Promise((resolve, reject) => {
+      const child = spawn('sh', ['-c', 'true'], { stdio: 'ignore' });
+      child.on('error', reject);
+      child.on('exit', () => resolve());
+    });
+  for (let i = 0; i < WARMUP; i += 1) await once();
+  const samples: number[] = [];
+  for (let i = 0; i < COMMANDS; i += 1) samples.push(await time(once));
+  return summary(samples);
+}
 
 async function time(fn: () => Promise<unknown>): Promise<number> {
   const t0 = process.hrtime.bigint();
@@ -36,7 +54,7 @@ async function commandOverhead(env: ShellEnvironment): Promise<ReturnType<typeof
   return summary(samples);
 }
 
-/** The bare transport: `sh -c true`, for what the shared wrapper adds on top. */
+/** The bare transport: `sh -c true` as a process / docker exec / SSH channel of its own (today's per-command path). */
 async function transportOverhead(env: ShellEnvironment): Promise<ReturnType<typeof summary>> {
   const samples: number[] = [];
   for (let i = 0; i < COMMANDS; i += 1) samples.push(await time(() => env.exec('true')));
@@ -68,6 +86,8 @@ interface Figures {
   command: number;
 }
 
+const ratio = (a: number, b: number): string => `${(a / b).toFixed(2)}x`;
+
 async function bench(name: string, terminal: Record<string, unknown>, hostCwd: string): Promise<Figures> {
   const manager = new EnvironmentManager({
     terminal: parseConfig({ terminal }).terminal,
@@ -80,8 +100,9 @@ async function bench(name: string, terminal: Record<string, unknown>, hostCwd: s
       const cmd = await commandOverhead(env);
       const bg = await backgroundLatency(env);
       console.log(
-        `${name.padEnd(13)} trivial command (${cmd.n}): median ${fmt(cmd.median)} ms, p99 ${fmt(cmd.p99)} ms · ` +
+        `${name.padEnd(13)} trivial command in the task shell (${cmd.n}): median ${fmt(cmd.median)} ms, p99 ${fmt(cmd.p99)} ms · ` +
           `bare transport sh -c true: median ${fmt(bare.median)} ms, p99 ${fmt(bare.p99)} ms · ` +
+          `command / bare transport ${ratio(cmd.median, bare.median)} · ` +
           `background start to first output (${bg.n}): median ${fmt(bg.median)} ms, p99 ${fmt(bg.p99)} ms`,
       );
       return { bare: bare.median, command: cmd.median };
@@ -92,25 +113,33 @@ async function bench(name: string, terminal: Record<string, unknown>, hostCwd: s
 }
 
 console.log(`terminal environments on ${machine()}, ${new Date().toISOString().slice(0, 10)}`);
+const spawned = await bareSpawn();
+console.log(
+  `bare spawn    sh -c true from node (${spawned.n}): median ${fmt(spawned.median)} ms, p99 ${fmt(spawned.p99)} ms`,
+);
 const cwd = realpathSync(mkdtempSync(join(tmpdir(), 'tether-bench-env-')));
 const sandboxed = await bench('local+sandbox', { backend: 'local', local: { sandbox: 'on' } }, cwd);
 const plain = await bench('local', { backend: 'local', local: { sandbox: 'off' } }, cwd);
 console.log(
-  `local sandbox cost (medians, with / without): trivial command ${fmt(sandboxed.command)} / ${fmt(plain.command)} ms = ` +
-    `+${fmt(sandboxed.command - plain.command)} ms (${(sandboxed.command / plain.command).toFixed(2)}x) · ` +
-    `bare sh -c true ${fmt(sandboxed.bare)} / ${fmt(plain.bare)} ms = +${fmt(sandboxed.bare - plain.bare)} ms (${(sandboxed.bare / plain.bare).toFixed(2)}x)`,
+  `local vs bare spawn (target <= 3 ms and <= 1x): sandbox off ${fmt(plain.command)} ms = ${ratio(plain.command, spawned.median)} · ` +
+    `sandbox on ${fmt(sandboxed.command)} ms = ${ratio(sandboxed.command, spawned.median)}`,
 );
 
 const noDocker = await dockerAvailable();
 if (noDocker) console.log(`docker        skipped: ${noDocker}`);
-else await bench('docker', { backend: 'docker', docker: { image: await ensureTestImage() } }, cwd);
+else {
+  const d = await bench('docker', { backend: 'docker', docker: { image: await ensureTestImage() } }, cwd);
+  console.log(
+    `docker vs bare docker exec (target <= 10 ms and <= 0.20x): ${fmt(d.command)} ms = ${ratio(d.command, d.bare)}`,
+  );
+}
 
 const noSsh = sshdAvailable();
 if (noSsh) console.log(`ssh           skipped: ${noSsh}`);
 else {
   const sshd = await startSshd();
   try {
-    await bench(
+    const r = await bench(
       'ssh',
       {
         backend: 'ssh',
@@ -125,7 +154,19 @@ else {
       },
       cwd,
     );
+    console.log(
+      `ssh vs bare exec channel (target <= 15 ms and <= 0.05x): ${fmt(r.command)} ms = ${ratio(r.command, r.bare)}`,
+    );
   } finally {
     await sshd.dispose();
   }
 }
+
+// The default config: local backend, sandbox on (on Linux).
+const activity = await terminalActivity(100, 5);
+const spawnedAgain = await bareSpawn();
+const spawnMedian = Math.min(spawned.median, spawnedAgain.median);
+console.log(
+  `local terminal call inside its activity (${activity.n}, history timestamps): median ${fmt(activity.median)} ms, p99 ${fmt(activity.p99)} ms · ` +
+    `bare spawn ${fmt(spawnMedian)} ms (lower of two runs: ${fmt(spawned.median)}, ${fmt(spawnedAgain.median)}) · ratio ${ratio(activity.median, spawnMedian)} (target <= 3x)`,
+);

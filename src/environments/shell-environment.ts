@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { HeadTailBuffer } from './output-buffer.js';
 import { ProcessTable } from './processes.js';
 import { commandScript, killScript } from './shell-scripts.js';
+import { ShellSession } from './shell-session.js';
 import { EnvironmentError, type PtySize, type Transport } from './types.js';
 
 interface RunRequest {
@@ -28,6 +29,8 @@ interface RunResult {
   cancelled: boolean;
   /** Cancelled, but its process group was still there after KILL: it could not be confirmed dead. */
   survivedKill?: boolean;
+  /** The task's long-lived shell ended during the command (it killed its shell): what the model is told. */
+  shellReplaced?: string;
   durationMs: number;
 }
 
@@ -57,6 +60,10 @@ export class ShellEnvironment {
   readonly processes: ProcessTable;
   private seq = 0;
   private started = false;
+  /** The task's long-lived shell, when the transport hosts one (replaced when it ends). */
+  private session: ShellSession | undefined;
+  /** Why the long-lived shell could not start here: every command then takes the per-command path. */
+  private sessionUnusable: string | undefined;
 
   constructor(
     readonly transport: Transport,
@@ -73,6 +80,30 @@ export class ShellEnvironment {
     if (this.started) return;
     await this.transport.start();
     this.started = true;
+    // Started with the environment, so the first command does not wait for it.
+    if (this.transport.persistentShell && this.transport.capabilities.streamsStdin) this.session = this.newSession();
+  }
+
+  private newSession(): ShellSession {
+    return new ShellSession(this.transport, {
+      stateDir: this.stateDir,
+      workdir: this.workdir,
+      tag: this.nextId('sh'),
+      env: this.opts.env,
+      guardPid: this.opts.guardPid,
+    });
+  }
+
+  /** The long-lived shell reserved for this command, or undefined when it takes the per-command path. */
+  private claimSession(req: { pty?: PtySize; keepStdinOpen?: boolean }): ShellSession | undefined {
+    if (!this.transport.persistentShell || !this.transport.capabilities.streamsStdin || this.sessionUnusable) return;
+    // A terminal or a program talking on its stdin needs a process of its own; so does a second concurrent command.
+    if (req.pty !== undefined || req.keepStdinOpen === true) return;
+    if (this.session?.ended) this.session = undefined;
+    if (this.session?.busy) return;
+    this.session ??= this.newSession();
+    this.session.busy = true;
+    return this.session;
   }
 
   get workdir(): string {
@@ -126,6 +157,101 @@ export class ShellEnvironment {
     }
     const started = Date.now();
     const id = this.nextId('c');
+    const session = this.claimSession(req);
+    if (session) return this.launchInSession(session, id, req, started);
+    return this.launchProcess(id, req, started);
+  }
+
+  /** A foreground command in the task's long-lived shell (see shell-session.ts). */
+  private launchInSession(session: ShellSession, id: string, req: RunRequest, started: number): RunningCommand {
+    const out = new HeadTailBuffer();
+    const tag = session.opts.tag;
+    let cancelled = false;
+    let backstopHit = false;
+    let killing: Promise<'killed' | 'gone' | 'alive'> | undefined;
+    const kill = async (): Promise<void> => {
+      cancelled = true;
+      killing ??= this.kill(id, tag);
+      await killing;
+    };
+    const onAbort = (): void => void kill();
+    req.signal?.addEventListener('abort', onAbort, { once: true });
+    if (req.signal?.aborted) onAbort();
+    // The shell's watchdog enforces the timeout; this covers a shell that stopped answering: it is then replaced.
+    const backstop =
+      req.timeoutSeconds > 0
+        ? setTimeout(
+            () => {
+              backstopHit = true;
+              void this.kill(id, tag).finally(() => setTimeout(() => session.drop(), 3_000).unref());
+            },
+            req.timeoutSeconds * 1000 + BACKSTOP_MS,
+          )
+        : undefined;
+    const result = (async (): Promise<RunResult> => {
+      try {
+        const ready = await session.ready.then(
+          () => true,
+          (err: unknown) => err,
+        );
+        if (ready !== true) {
+          if (ready instanceof EnvironmentError && ready.backend === this.backend) throw ready;
+          // The environment is there but a shell could not start in it: this and later commands go one by one.
+          this.sessionUnusable = String((ready as Error).message);
+          return await this.launchProcess(id, req, started).result;
+        }
+        const onData = (chunk: Buffer): void => {
+          out.push(chunk);
+          req.onOutput?.(chunk);
+        };
+        const o = await session.run(
+          {
+            id,
+            command: req.command,
+            cwd: req.cwd,
+            env: req.env,
+            stdin: req.stdin,
+            timeoutSeconds: req.timeoutSeconds,
+          },
+          onData,
+        );
+        let exitCode = o.exitCode;
+        let shellReplaced: string | undefined;
+        if (o.kind === 'shell-died' && !backstopHit) {
+          // What the command started may outlive its shell: its group goes too.
+          killing ??= this.kill(id, tag);
+          shellReplaced =
+            `the task's shell ended during this command (exit status ${o.exitCode ?? 'unknown'}); ` +
+            'the next command runs in a new shell with the working directory and exported variables carried over';
+        }
+        const killed = killing ? await killing : undefined;
+        const timedOut = exitCode === 124 || backstopHit;
+        if (timedOut) exitCode = 124;
+        if (cancelled && !timedOut) exitCode = 130;
+        if (timedOut || cancelled) this.transport.reapCommand?.(tag, id);
+        return {
+          exitCode,
+          output: out.text(),
+          timedOut,
+          cancelled: cancelled && !timedOut,
+          ...(killed === 'alive' ? { survivedKill: true } : {}),
+          ...(shellReplaced ? { shellReplaced } : {}),
+          durationMs: Date.now() - started,
+        };
+      } finally {
+        session.busy = false;
+        if (backstop) clearTimeout(backstop);
+        req.signal?.removeEventListener('abort', onAbort);
+      }
+    })();
+    const unsupported = (): void => {
+      throw new EnvironmentError('Environment.Unsupported', this.backend, 'this command has no open standard input');
+    };
+    return { write: unsupported, end: () => undefined, kill, result };
+  }
+
+  /** A foreground command as a transport process of its own. */
+  private launchProcess(id: string, req: RunRequest & { keepStdinOpen?: boolean }, started: number): RunningCommand {
     const out = new HeadTailBuffer();
     // Without a PTY the command reads end of input after `stdin`; a terminal has no end of input, so it is typed.
     const open = req.pty !== undefined || req.keepStdinOpen === true;
@@ -211,10 +337,10 @@ export class ShellEnvironment {
   }
 
   /** Kills a running command (or background process) by its id: its whole process group, and waits until it is gone. */
-  async kill(id: string): Promise<'killed' | 'gone' | 'alive'> {
+  async kill(id: string, session?: string): Promise<'killed' | 'gone' | 'alive'> {
     try {
-      // In a sandbox per command, the kill script must run in that command's PID namespace to see its processes.
-      const r = await this.exec(killScript(this.stateDir, id), '', { joins: id });
+      // In a sandbox per command (or per shell), the kill script must run in its PID namespace to see its processes.
+      const r = await this.exec(killScript(this.stateDir, id, 2, session), '', { joins: session ?? id });
       const said = r.output.toString();
       return said.includes('alive') ? 'alive' : said.includes('sent') ? 'killed' : 'gone';
     } catch {
@@ -229,6 +355,8 @@ export class ShellEnvironment {
   /** Ends the background processes, removes the state directory, then what the transport made. */
   async close(): Promise<void> {
     try {
+      this.session?.drop();
+      this.session = undefined;
       if (this.started && (await this.transport.alive().catch(() => false))) {
         await this.processes.killAll();
         await this.exec(`rm -rf '${this.stateDir}'`).catch(() => undefined);

@@ -31,7 +31,8 @@ const INNER = [
   // A one-off directory is relative to the task's working directory, not to wherever the last `cd` went.
   'case $__to in ""|/*) ;; *) __to=$__tw/$__to ;; esac',
   'if [ -n "$__to" ]; then cd -- "$__to" || exit 126',
-  'elif [ -r "$__td/cwd" ] && cd -- "$(cat "$__td/cwd")" 2>/dev/null; then :',
+  // The first line only: the long-lived shell overwrites this file in place, leaving older bytes after it.
+  'elif [ -r "$__td/cwd" ] && read -r __tp < "$__td/cwd" && cd -- "$__tp" 2>/dev/null; then :',
   'else cd -- "$__tw" 2>/dev/null || cd /; fi',
   '__tether_save() {',
   '  [ "$__ts" = 1 ] || return 0',
@@ -118,13 +119,13 @@ export function commandScript(o: CommandScriptOptions): string {
 }
 
 /**
- * Kills a running command's process group: TERM, then KILL after `graceSeconds`, and waits until the group is gone,
+ * Kills a running command's process group (`session`: the command running in that long-lived shell): TERM, then KILL after `graceSeconds`, and waits until the group is gone,
  * so a caller told `killed` knows nothing of it runs any more. Prints `sent` once the TERM is out, then `killed`,
  * or `alive` (still there a second after KILL: a process stuck in the kernel); only `gone` if it had ended. A script
  * that printed `sent` and nothing more died with the sandbox's PID namespace, so the group is gone too.
  */
-export function killScript(stateDir: string, id: string, graceSeconds = 2): string {
-  const f = shQuote(`${stateDir}/${id}`);
+export function killScript(stateDir: string, id: string, graceSeconds = 2, session?: string): string {
+  const f = shQuote(`${stateDir}/${session ?? id}`);
   const present = '__present';
   return [
     // A zombie (killed, not yet reaped: orphans wait for an init that may be slow) counts as gone.
@@ -138,12 +139,20 @@ export function killScript(stateDir: string, id: string, graceSeconds = 2): stri
     '  done',
     '  return 1',
     '}',
-    `F=${f}; n=0`,
+    `F=${f}; I=${shQuote(id)}; n=0`,
     // The wrapper writes the pid file right after it starts the command: a kill sent just before waits for it.
-    'while [ ! -s "$F.pid" ] && [ "$n" -lt 20 ]; do sleep 0.1; n=$((n+1)); done',
-    'P=$(cat "$F.pid" 2>/dev/null) || { echo gone; exit 0; }',
+    // A long-lived shell's one pid file names the command running in it: `pid id timeout`.
+    ...(session === undefined
+      ? [
+          'while [ ! -s "$F.pid" ] && [ "$n" -lt 20 ]; do sleep 0.1; n=$((n+1)); done',
+          'P=$(cat "$F.pid" 2>/dev/null) || { echo gone; exit 0; }',
+        ]
+      : [
+          'while ! { read -r P C T < "$F.pid" && [ "$C" = "$I" ]; } 2>/dev/null && [ "$n" -lt 20 ]; do sleep 0.1; n=$((n+1)); done',
+          '[ "$C" = "$I" ] || { echo gone; exit 0; }',
+        ]),
     'kill -0 "$P" 2>/dev/null || { echo gone; exit 0; }',
-    ': > "$F.killed"',
+    'echo "$I" > "$F.killed"',
     'kill -TERM -"$P" 2>/dev/null || kill -TERM "$P" 2>/dev/null',
     // In a sandbox's PID namespace this script may die with the namespace's last process: `sent` already says so.
     'echo sent',

@@ -75,10 +75,25 @@ export interface Transport {
    */
   readonly diesWithWorker?: boolean;
   /**
+   * Set when commands may run in one long-lived shell per task started with `spawn` (needs `streamsStdin`); absent,
+   * every command is a `spawn` of its own.
+   */
+  readonly persistentShell?: PersistentShellSupport;
+  /** Kills what a command run in the long-lived shell tagged `tag` left behind, after it timed out or was killed. */
+  reapCommand?(tag: string, id: string): void;
+  /**
    * When the environment's own enforcement (a sandbox) refused part of a failed command, as its output shows: one
    * line saying what refused and how a person can allow it. The command's own error stays in its output.
    */
   refusalNote?(output: string): string | undefined;
+}
+
+/** How a transport hosts a task's long-lived shell (see shell-session.ts). */
+export interface PersistentShellSupport {
+  /** The shell has a PID namespace of its own (the local sandbox): after each command every process it left is killed. */
+  ownPidNamespace?: boolean;
+  /** A variable each command's processes inherit, with the command's id appended: how leftovers are found. */
+  markVariable?: string;
 }
 
 export type EnvironmentErrorCode = Extract<TetherErrorCode, `Environment.${string}`>;

@@ -19,6 +19,8 @@ export interface ConformanceTarget {
   /** After breakEnvironment, the next command runs in a new environment (containers) or the old one (SSH reconnects). */
   recreatedAfterBreak?: boolean;
   stop?: () => Promise<void>;
+  /** Commands run in one long-lived shell per task: a command that kills that shell is told it was replaced. */
+  persistentShell?: boolean;
 }
 
 /** Live (not zombie) processes on this machine whose command line contains (or starts with) `token`. */
@@ -154,6 +156,62 @@ export function describeConformance(name: string, setup: () => Promise<Conforman
       expect((JSON.parse(await ran) as Result).error).toBe('Command was cancelled and killed');
       // Looked at right after the cancelled call returned: the child that ignored TERM is already gone.
       expect(liveWith(`sleep ${token}`)).toEqual([]);
+    });
+
+    test('a command that reads standard input does not eat the next command', async () => {
+      const t = task();
+      const none = await sh(t, { command: 'cat; read x; echo "[$x]"' });
+      expect(none).toMatchObject({ exit_code: 0, output: '[]\n' });
+      expect((await sh(t, { command: 'cat', stdin: 'given\n' })).output).toBe('given\n');
+      expect((await sh(t, { command: 'read a; echo "<$a>"; cat', stdin: 'one\ntwo\n' })).output).toBe('<one>\ntwo\n');
+      expect((await sh(t, { command: 'echo next' })).output).toBe('next\n');
+    });
+
+    test('exit, exec and a killed shell end only that command; cwd and exports carry over to the next', async () => {
+      const t = task();
+      const start = String((await sh(t, { command: 'pwd' })).output).trim();
+      const kept = `${start}/leak-dir\n1\n`;
+      expect((await sh(t, { command: 'mkdir -p leak-dir && cd leak-dir && export LEAK_KEEP=1' })).exit_code).toBe(0);
+      const exited = await sh(t, { command: 'echo bye; exit 5' });
+      expect(exited).toMatchObject({ exit_code: 5, output: 'bye\n' });
+      expect(exited.shell).toBeUndefined();
+      expect((await sh(t, { command: 'pwd; echo "$LEAK_KEEP"' })).output).toBe(kept);
+      const execd = await sh(t, { command: 'exec sh -c "echo replaced; exit 6"' });
+      expect(execd).toMatchObject({ exit_code: 6, output: 'replaced\n' });
+      expect((await sh(t, { command: 'pwd; echo "$LEAK_KEEP"' })).output).toBe(kept);
+      const killed = await sh(t, { command: 'echo going; kill -9 $$; sleep 5; echo not-reached' });
+      expect(killed.exit_code).toBe(137);
+      expect(killed.output).toMatch(/^going\n/);
+      expect(killed.output).not.toMatch(/not-reached/);
+      if (target!.persistentShell) expect(killed.shell).toMatch(/shell ended during this command.*new shell/);
+      else expect(killed.shell).toBeUndefined();
+      expect((await sh(t, { command: 'pwd; echo "$LEAK_KEEP"' })).output).toBe(kept);
+    });
+
+    test('traps, set -e, functions, aliases and unexported variables do not reach the next command', async () => {
+      const t = task();
+      const first = await sh(t, {
+        command:
+          'set -e; trap "echo trapped" EXIT INT; leak_fn() { echo fn; }; alias leak_alias=true; LEAK_LOCAL=1; false; echo unreachable',
+      });
+      expect(first).toMatchObject({ exit_code: 1, output: 'trapped\n' });
+      const next = await sh(t, {
+        command:
+          'false; echo still-runs; command -v leak_fn >/dev/null && echo has-fn; alias leak_alias >/dev/null 2>&1 && echo has-alias; echo "[$LEAK_LOCAL]"',
+      });
+      expect(next).toMatchObject({ exit_code: 0, output: 'still-runs\n[]\n' });
+    });
+
+    test('a timeout kills the command, not the task shell: the next command runs with its state', async () => {
+      const t = task();
+      expect((await sh(t, { command: 'export TIMEOUT_KEEP=kept' })).exit_code).toBe(0);
+      const r = await sh(t, { command: 'echo started; sleep 30', timeout: 1 });
+      expect(r.exit_code).toBe(124);
+      expect(r.output).toMatch(/^started\n/);
+      expect(r.shell).toBeUndefined();
+      const after = await sh(t, { command: 'echo "$TIMEOUT_KEEP"' });
+      expect(after).toMatchObject({ exit_code: 0, output: 'kept\n' });
+      expect(after.shell).toBeUndefined();
     });
 
     test('caps long output, keeping 40% head and 60% tail', async () => {

@@ -13,6 +13,7 @@ describeConformance('docker', async () => {
     terminal: { backend: 'docker', docker: { image } },
     hostCwd: process.cwd(),
     recreatedAfterBreak: true,
+    persistentShell: true,
     breakEnvironment: async (taskId) => {
       const found = await docker.listContainers({ filters: { label: [`tether.task=${taskId}`] } });
       if (found.length !== 1) throw new Error(`expected one container for ${taskId}, found ${found.length}`);

@@ -7,9 +7,11 @@ import { describeConformance } from './conformance.js';
 describeConformance('local (bubblewrap sandbox)', async () => ({
   terminal: { backend: 'local', local: { sandbox: { enabled: true } } },
   hostCwd: realpathSync(mkdtempSync(join(tmpdir(), 'tether-conf-local-'))),
+  persistentShell: true,
 }));
 
 describeConformance('local (sandbox off)', async () => ({
   terminal: { backend: 'local', local: { sandbox: 'off' } },
   hostCwd: realpathSync(mkdtempSync(join(tmpdir(), 'tether-conf-local-off-'))),
+  persistentShell: true,
 }));

@@ -22,6 +22,7 @@ describeConformance('ssh', async () => {
     // The server restarts; the connection is made again and the task's state on the host is still there.
     breakEnvironment: () => sshd.restart(),
     recreatedAfterBreak: false,
+    persistentShell: true,
     stop: () => sshd.dispose(),
   };
 });

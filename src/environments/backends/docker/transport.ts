@@ -30,6 +30,8 @@ interface DaemonInfo {
 export class DockerTransport implements Transport {
   readonly backend = 'docker';
   readonly capabilities = { streamsStdin: true, pty: true };
+  /** The task's shell is one `docker exec` (no exec per command). */
+  readonly persistentShell = {};
   readonly workdir: string;
   readonly name: string;
   private readonly docker: Docker;

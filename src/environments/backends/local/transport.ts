@@ -16,7 +16,13 @@ import {
   type LocalSettings,
   type SandboxSpec,
 } from './settings.js';
-import { EnvironmentError, type SpawnOptions, type Transport, type TransportProcess } from '../../types.js';
+import {
+  EnvironmentError,
+  type PersistentShellSupport,
+  type SpawnOptions,
+  type Transport,
+  type TransportProcess,
+} from '../../types.js';
 
 /** After the script exits, how long to wait for pipes still held open by processes it left behind. */
 const DRAIN_MS = 300;
@@ -175,12 +181,28 @@ export class LocalTransport implements Transport {
   /** Unsandboxed: the variable value that marks this environment's processes, and a counter for its commands. */
   private readonly mark = randomBytes(8).toString('hex');
   private commands = 0;
+  /** Unsandboxed: the mark of each tagged process (a long-lived shell's commands append their id to it). */
+  private readonly tagMarks = new Map<string, string>();
 
   /** Without `sandbox`, commands run as the worker's own children, with its access to the machine. */
   constructor(
     readonly workdir: string,
     readonly sandbox?: SandboxSpec,
   ) {}
+
+  /**
+   * One long-lived shell per task: in the sandbox one bwrap for it (its PID namespace is emptied after each command,
+   * as a sandbox per command was); without it, each command's processes carry a mark of their own.
+   */
+  get persistentShell(): PersistentShellSupport {
+    return this.sandbox ? { ownPidNamespace: true } : { markVariable: COMMAND_MARK };
+  }
+
+  /** Unsandboxed, what a timed-out or killed command of a long-lived shell left (setsid children) goes too. */
+  reapCommand(tag: string, id: string): void {
+    const mark = this.tagMarks.get(tag);
+    if (!this.sandbox && mark !== undefined) killMarked(COMMAND_MARK, `${mark}/${id}`);
+  }
 
   /** A sandboxed command dies with the worker (bwrap --die-with-parent), and could not see the worker's pid anyway. */
   get diesWithWorker(): boolean {
@@ -238,6 +260,7 @@ export class LocalTransport implements Transport {
       ? ptyProcess(argv, this.workdir, opts, env)
       : pipeProcess(argv, this.workdir, opts.stdin, undefined, env);
     if (opts.tag !== undefined) {
+      this.tagMarks.set(opts.tag, command);
       proc.exited.then(
         (code) => void (code !== null && (code === 124 || code >= 128) ? killMarked(COMMAND_MARK, command) : 0),
         () => undefined,

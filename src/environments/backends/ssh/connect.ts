@@ -166,6 +166,8 @@ export function connectOnce(t: SshTarget): Promise<SshLink> {
     };
     client.on('ready', () => {
       ready = true;
+      // A task's shell sends each command as a small write and waits for its answer: Nagle would hold it back.
+      client.setNoDelay(true);
       resolve(link);
     });
     client.on('error', (err: Error & { level?: string }) => {

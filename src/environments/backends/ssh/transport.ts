@@ -120,6 +120,8 @@ class SshProcess implements TransportProcess {
 export class SshTransport implements Transport {
   readonly backend = 'ssh';
   readonly capabilities = { streamsStdin: true, pty: true };
+  /** The task's shell is one exec channel on the shared connection (no channel per command). */
+  readonly persistentShell = {};
   workdir = '';
   private conn: SshConnection | undefined;
   private closed = false;
