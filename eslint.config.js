@@ -56,7 +56,11 @@ export default tseslint.config(
   {
     files: ['src/workflows/**/*.ts'],
     ignores: ['**/*.test.ts'],
-    rules: workflowImports('\\./|\\.\\./common/', 'src/workflows'),
+    // Besides common: the two pure text modules the visibility memo needs (escaping, secret redaction).
+    rules: workflowImports(
+      '\\./|\\.\\./common/|\\.\\./approval/visible-text\\.js$|\\.\\./environments/redact\\.js$',
+      'src/workflows',
+    ),
   },
   { files: ['src/common/**/*.ts'], ignores: ['**/*.test.ts'], rules: workflowImports('\\./', 'src/common') },
   { files: ['eslint.config.js', 'scripts/**/*.mjs', 'src/inbox/assets/*.js'], ...tseslint.configs.disableTypeChecked },

@@ -6,7 +6,10 @@ import { addApprovalCommands } from './cli/approval-commands.js';
 import { addBatchCommand } from './cli/batch-command.js';
 import { addExecCommand } from './cli/exec-command.js';
 import { addInspectCommands } from './cli/inspect-commands.js';
+import { addListCommand } from './cli/list-command.js';
+import { addClusterCommand } from './cli/cluster-command.js';
 import { addRunCommand } from './cli/run-command.js';
+import { addReplayCommand } from './cli/replay-command.js';
 import { addScheduleCommands } from './cli/schedule-command.js';
 import { addServeCommand } from './cli/serve-command.js';
 import { addToolsCommands } from './cli/tools-command.js';
@@ -54,14 +57,17 @@ const program = new Command()
 
 addRunCommand(program);
 addInspectCommands(program);
+addListCommand(program);
 addApprovalCommands(program);
 addBatchCommand(program);
 addScheduleCommands(program);
 addWorkerCommands(program);
+addClusterCommand(program);
 addServeCommand(program);
 addToolsCommands(program);
 addExecCommand(program);
 addAcpCommand(program);
+addReplayCommand(program);
 
 /** A lost Temporal connection in the middle of a command is still one line naming the variable. */
 function temporalLine(err: unknown): string | undefined {

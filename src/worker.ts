@@ -1,7 +1,14 @@
 // A tether worker: discovers tools, connects to Temporal, runs the agent workflow and its activities. Worker-only.
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { DefaultLogger, NativeConnection, Runtime, Worker, type WorkflowBundle } from '@temporalio/worker';
+import {
+  DefaultLogger,
+  NativeConnection,
+  Runtime,
+  Worker,
+  type WorkflowBundle,
+  type WorkflowBundleOption,
+} from '@temporalio/worker';
 import { createActivities } from './activities/index.js';
 import { modelSettingsFromEnv, type ModelSettings } from './activities/model.js';
 import { loadConfig, type TetherConfig } from './config/config.js';
@@ -15,11 +22,27 @@ import { payloadGuard } from './temporal/payload-guard.js';
 import { closeEnvironments, configureEnvironments, WORKER_ID } from './environments/current.js';
 import { cleanupLeftovers } from './environments/leftovers.js';
 import { setCurrentConfig } from './config/current.js';
+import { deploymentOptions, versioningSettings, type VersioningSettings } from './temporal/versioning.js';
+import { prebuiltBundle } from './temporal/prebuilt-bundle.js';
+import { requireSearchAttributes } from './visibility/cluster-setup.js';
 
 /** The workflow bundle's entry: compiled JS next to this file, or the TypeScript source in development. */
 export function workflowsPath(): string {
   const js = fileURLToPath(new URL('./workflows/index.js', import.meta.url));
   return existsSync(js) ? js : fileURLToPath(new URL('./workflows/index.ts', import.meta.url));
+}
+
+/**
+ * The workflow code a worker loads: the bundle `npm run build` made when it matches the sources on disk (no webpack
+ * at start, which took seconds of CPU just when a worker replaced a crashed one), else the source to bundle now.
+ */
+export function workflowCode(
+  log: Logger,
+): { workflowBundle: WorkflowBundleOption; workflowsPath?: undefined } | { workflowsPath: string } {
+  const found = prebuiltBundle(workflowsPath());
+  if (found.bundle) return { workflowBundle: found.bundle };
+  log.info({ reason: found.reason }, 'bundling the workflows at start');
+  return { workflowsPath: workflowsPath() };
 }
 
 let runtimeInstalled = false;
@@ -74,6 +97,8 @@ interface WorkerOptions {
   maxConcurrentActivities?: number;
   /** How long running activities may take to finish on shutdown before they are handed back. */
   shutdownGraceTime?: string;
+  /** Worker Versioning (opt-in); default: from TETHER_BUILD_ID and friends, off when unset. */
+  versioning?: VersioningSettings;
 }
 
 /** The task queue only this worker process polls: tool calls of tasks whose environment it holds go there. */
@@ -86,12 +111,21 @@ export async function createWorker(
 ): Promise<{ worker: WorkerGroup; connection: NativeConnection; ownConnection: boolean }> {
   const log = opts.log ?? lazyLogger;
   const config = opts.config ?? loadConfig();
+  // How long each start-up step took goes into the ready line: a worker replacing a crashed one should be quick.
+  const steps: Record<string, number> = { process: Math.round(process.uptime() * 1000) };
+  let last = Date.now();
+  const step = (name: string): void => {
+    steps[name] = Date.now() - last;
+    last = Date.now();
+  };
   await loadToolsOnce(config, log);
+  step('tools');
   // A wrong terminal setting stops the worker here, naming the setting; leftovers of crashed workers go first.
   setCurrentConfig(config);
   const environments = await configureEnvironments(config.terminal, log);
   for (const w of environments.warnings) process.stderr.write(`tether: warning: ${w}\n`);
   await cleanupLeftovers(config.terminal, WORKER_ID, log);
+  step('environments');
   const connection =
     opts.connection ??
     (await NativeConnection.connect({
@@ -99,6 +133,12 @@ export async function createWorker(
       tls: opts.settings.tls,
       apiKey: opts.settings.apiKey,
     }));
+  // Workflows set tether's search attributes: a namespace without them is one line here, not failing tasks later.
+  await requireSearchAttributes(connection.operatorService, opts.settings).catch(async (err: unknown) => {
+    if (!opts.connection) await connection.close(); // an open connection would keep the process alive
+    throw err;
+  });
+  step('connection');
   const ownQueue = workerQueue(opts.settings.taskQueue);
   const activities = createActivities({
     registry,
@@ -108,11 +148,12 @@ export async function createWorker(
     model: opts.model ?? modelSettingsFromEnv(),
     workerQueue: ownQueue,
   });
+  const code = opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : workflowCode(log);
   const shared = await Worker.create({
     connection,
     namespace: opts.settings.namespace,
     taskQueue: opts.settings.taskQueue,
-    ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: workflowsPath() }),
+    ...code,
     activities,
     maxConcurrentActivityTaskExecutions: opts.maxConcurrentActivities ?? 32,
     shutdownGraceTime: opts.shutdownGraceTime ?? '30 seconds',
@@ -123,6 +164,9 @@ export async function createWorker(
     // A workflow task for a run whose worker died waits this long on that worker's sticky queue (default 10 s);
     // past it, any worker takes the task and replays the run's history.
     stickyQueueScheduleToStartTimeout: '1 second',
+    // Only the shared queue's worker runs workflow code, so only it joins the Worker Deployment; the own queue
+    // carries activities, which replay never touches.
+    ...deploymentOptions(opts.versioning ?? versioningSettings(opts.settings.taskQueue)),
   });
   const own = await Worker.create({
     connection,
@@ -140,6 +184,9 @@ export async function createWorker(
     // heartbeat timeout) held it back for up to 12 s, while the command it should stop went on.
     maxHeartbeatThrottleInterval: '1 second',
   });
-  log.info({ taskQueue: opts.settings.taskQueue, ownQueue, tools: registry.all().length }, 'worker ready');
+  step('workers');
+  const workflows = opts.workflowBundle ? 'given' : code.workflowsPath ? 'bundled at start' : 'prebuilt';
+  const tools = registry.all().length;
+  log.info({ taskQueue: opts.settings.taskQueue, ownQueue, tools, workflows, startMs: steps }, 'worker ready');
   return { worker: new WorkerGroup(shared, own, ownQueue), connection, ownConnection: !opts.connection };
 }

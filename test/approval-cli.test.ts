@@ -181,7 +181,11 @@ describe('deciding from the command line', () => {
 
     // 2. Listed by `tether approvals`, approved by `tether approve` from another terminal.
     const second = await waitPending(handle, 2);
-    const listed = await runCli(['approvals', '--json'], { cwd, env });
+    // The listing reads visibility, which shows a new approval a moment after the run has it.
+    let listed = await runCli(['approvals', '--json'], { cwd, env });
+    await until('the approval in tether approvals', async () =>
+      (listed = await runCli(['approvals', '--json'], { cwd, env })).stdout.includes(second.approvalId),
+    );
     expect(listed.code).toBe(0);
     expect(JSON.parse(listed.stdout)).toEqual(
       expect.arrayContaining([

@@ -82,7 +82,7 @@ describe('tether schedule', () => {
         status: string;
       }[];
       const mine = list.filter((r) => r.workflowId.startsWith(`${id}-`));
-      return mine.length >= paused.runs && mine.every((r) => r.status === 'COMPLETED');
+      return mine.length >= paused.runs && mine.every((r) => r.status === 'completed');
     });
     expect((await tether(['schedule', 'delete', id])).code).toBe(0);
     expect((await tether(['schedule', 'describe', id])).code).toBe(1);

@@ -9,6 +9,7 @@ import { readScriptsIn } from '../environments/read-scripts.js';
 import type { Logger } from '../logging/logger.js';
 import type { ToolRegistry } from '../registry/registry.js';
 import type { AssessCallInput, CallAssessment } from '../common/approval-types.js';
+import { withHeartbeat } from './heartbeat.js';
 
 interface GateActivityDeps {
   registry: ToolRegistry;
@@ -21,7 +22,7 @@ interface GateActivityDeps {
 export function createGateActivities(deps: GateActivityDeps) {
   const { registry, config, configFile, log } = deps;
 
-  async function assessCall(input: AssessCallInput): Promise<CallAssessment> {
+  async function assess(input: AssessCallInput): Promise<CallAssessment> {
     const entry = registry.get(input.name);
     const policy = {
       mode: config.approvals.mode,
@@ -75,6 +76,10 @@ export function createGateActivities(deps: GateActivityDeps) {
       ...held(),
     };
   }
+
+  // Heartbeats let the workflow's heartbeat timeout notice a worker killed mid-check within seconds (without them a
+  // lost check waited out its 2-minute start-to-close timeout).
+  const assessCall = (input: AssessCallInput): Promise<CallAssessment> => withHeartbeat(() => assess(input));
 
   return { assessCall };
 }

@@ -3,6 +3,7 @@ import { configPath } from '../config/config.js';
 import type { AgentActivities } from '../common/activity-contract.js';
 import { createApprovalActivities } from './approvals.js';
 import { createGateActivities } from './gate.js';
+import { ConversationCache } from './conversation-cache.js';
 import { createModelActivity, createModelRouter, type ModelSettings } from './model.js';
 import { createStoreActivities } from './store.js';
 import { createToolActivities, type ToolActivityDeps } from './tools.js';
@@ -12,8 +13,21 @@ export function createActivities(
   deps: ToolActivityDeps & { model: ModelSettings; configFile?: string },
 ): AgentActivities {
   const complete = createModelRouter(deps.model);
+  const tools = createToolActivities({ ...deps, loopHandled: deps.loopHandled ?? new Set(LOOP_TOOL_NAMES) });
+  // What this worker lists and makes it holds, so model calls on it name those by digest instead of carrying them.
+  const cache = new ConversationCache();
   return {
-    ...createToolActivities({ ...deps, loopHandled: deps.loopHandled ?? new Set(LOOP_TOOL_NAMES) }),
+    ...tools,
+    async listTools(input) {
+      const catalog = await tools.listTools(input);
+      cache.holdTools(catalog.definitions);
+      return catalog;
+    },
+    async runTool(input) {
+      const out = await tools.runTool(input);
+      cache.holdMessage({ role: 'tool', tool_call_id: input.callId, content: out.result });
+      return out;
+    },
     ...createStoreActivities(),
     ...createApprovalActivities({
       config: deps.config,
@@ -28,6 +42,6 @@ export function createActivities(
       log: deps.log,
       workerQueue: deps.workerQueue,
     }),
-    callModel: createModelActivity(complete),
+    callModel: createModelActivity(complete, cache),
   };
 }

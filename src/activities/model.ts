@@ -4,9 +4,12 @@ import { lostWorker, withHeartbeat } from './heartbeat.js';
 import { openStore } from './store.js';
 import { transcriptEntries } from '../common/transcript.js';
 import { fitReply } from '../workflows/payload-limits.js';
+import { summaryRequest } from '../workflows/compaction.js';
+import { ConversationCache, isCacheMiss } from './conversation-cache.js';
+import { rebuildEnabled, requestFromWorkflow } from './conversation-rebuild.js';
 import { getLogger } from '../logging/logger.js';
 import type { CallModelInput } from '../common/activity-contract.js';
-import type { ModelReply } from '../common/types.js';
+import type { ChatMessage, ModelReply } from '../common/types.js';
 import { createLocalProvider, type LocalModelSettings } from '../models/local-provider.js';
 import { localModelSettings } from '../models/local-model.js';
 import { createOpenAIProvider, openAISettingsFromEnv, type OpenAISettings } from '../models/openai-provider.js';
@@ -38,11 +41,36 @@ export function createModelRouter(settings: ModelSettings): CompleteFn {
   };
 }
 
-export function createModelActivity(complete: CompleteFn): (input: CallModelInput) => Promise<ModelReply> {
+export function createModelActivity(
+  complete: CompleteFn,
+  cache = new ConversationCache(),
+  rebuild = rebuildEnabled(),
+): (input: CallModelInput) => Promise<ModelReply> {
   return async (input) => {
+    const { conversation: ref, summarise, ...rest } = input;
+    // A call that names its conversation by reference is put together from this worker's cache; on a miss the
+    // workflow is asked (nothing recorded); failing that, the miss goes back to it and it sends everything once.
+    let held = { messages: input.messages, tools: input.tools };
+    if (ref) {
+      try {
+        held = cache.resolve(ref, input.messages, input.tools);
+      } catch (err) {
+        const asked = rebuild && isCacheMiss(err) ? await requestFromWorkflow(ref) : undefined;
+        if (!asked) throw err;
+        held = asked;
+      }
+    }
+    const request: CallModelInput = {
+      ...rest,
+      messages: summarise ? summaryRequest(held.messages) : held.messages,
+      tools: held.tools,
+    };
     // A model call can take minutes: heartbeats let a crashed worker's call be retried elsewhere within seconds.
     // A reply too large to record becomes a shortened one the workflow answers with an error, never a failed attempt.
-    const reply = fitReply(await withHeartbeat((signal) => complete(input, signal)));
+    const reply = fitReply(await withHeartbeat((signal) => complete(request, signal)));
+    // Held as the workflow will see it (parsed from JSON), so both sides' digests agree.
+    if (ref && !summarise)
+      cache.store(ref.id, [...held.messages, JSON.parse(JSON.stringify(reply.message)) as ChatMessage]);
     // The transcript (for session_search) is written here, where the messages already are. Best effort: a store
     // problem never fails the model call; a retry overwrites an earlier attempt's reply with the one returned.
     const t = input.transcript;
@@ -50,7 +78,7 @@ export function createModelActivity(complete: CompleteFn): (input: CallModelInpu
       try {
         openStore().record(
           t.workflowId,
-          transcriptEntries(input.messages, t.fromIndex, t.firstSeq, t.turn, reply.message),
+          transcriptEntries(held.messages, t.fromIndex, t.firstSeq, t.turn, reply.message),
         );
       } catch (err) {
         getLogger().warn({ workflowId: t.workflowId, err: (err as Error).message }, 'transcript not recorded');

@@ -43,9 +43,12 @@ interface BatchOptions {
 
 const short = (text: string): string => createHash('sha256').update(text).digest('hex').slice(0, 10);
 
+/** The batch's id (in its runs' workflow ids and their TetherBatch attribute): the same for every run of one file. */
+export const batchIdOf = (batchKey: string): string => short(batchKey);
+
 /** Stable across re-runs of the same file: same path, same line number, same line text. */
 function batchWorkflowId(batchKey: string, item: BatchItem): string {
-  return `tether-batch-${short(batchKey)}-L${item.line}-${short(item.source)}`;
+  return `tether-batch-${batchIdOf(batchKey)}-L${item.line}-${short(item.source)}`;
 }
 
 /** Workflow id → status of the result lines an earlier invocation wrote. */
@@ -133,7 +136,7 @@ export async function runBatch(o: BatchOptions): Promise<{
         handle = await o.client.workflow.start(agentWorkflow, {
           taskQueue: o.taskQueue,
           workflowId,
-          args: [input],
+          args: [{ ...input, batchId: batchIdOf(o.batchKey) }],
           workflowIdReusePolicy: 'REJECT_DUPLICATE',
         });
       } catch (err) {

@@ -1,44 +1,31 @@
 // `tether approval check|rules`, `tether approvals`, `tether approve`, `tether deny`: judge commands, list what
 // waits for a person across running workflows, and decide from any terminal. Worker-only.
 import { Option, type Command } from 'commander';
-import type { Client } from '@temporalio/client';
 import { RULES } from '../approval/rules.js';
 import { hasHiddenCharacters, visibleJson, visibleText } from '../approval/visible-text.js';
-import { queryRunState } from '../temporal/run-handle.js';
+import { listPendingApprovals } from '../visibility/pending-approvals.js';
 import type { ApprovalChoice, PendingApproval } from '../common/approval-types.js';
+import type { MemoApproval } from '../common/search-attributes.js';
 import { runApprovalCheck, type CheckOptions } from './approval-check.js';
 import { sendDecision, type DecideOutcome } from './decide.js';
 import { CliError } from './errors.js';
 import { withTemporal } from './temporal-client.js';
 
-type ListedApproval = PendingApproval & { workflowId: string };
-
-/** Pending approvals of every running agent run (each asked through its state query). */
-export async function listPendingApprovals(
-  client: Client,
-): Promise<{ approvals: ListedApproval[]; unanswered: string[] }> {
-  const approvals: ListedApproval[] = [];
-  const unanswered: string[] = [];
-  for await (const w of client.workflow.list({
-    query: "WorkflowType = 'agentWorkflow' AND ExecutionStatus = 'Running'",
-  })) {
-    const state = await queryRunState(client, client.workflow.getHandle(w.workflowId), 3_000);
-    if (!state) unanswered.push(w.workflowId);
-    for (const p of state?.pendingApprovals ?? []) approvals.push({ ...p, workflowId: w.workflowId });
-  }
-  return { approvals, unanswered };
-}
+/** Kept here for callers of the approval commands (the gateway's inbox); it reads visibility, no worker needed. */
+export { listPendingApprovals };
 
 /**
  * An approval as a person reads it: the command exactly, with control, bidi and invisible characters shown as escapes
  * (they could otherwise repaint the line), continuation lines marked so they cannot pass for findings.
  */
-export function formatApproval(a: PendingApproval, workflowId?: string): string {
+export function formatApproval(a: PendingApproval & Partial<MemoApproval>, workflowId?: string): string {
   const head = `${workflowId ? `${workflowId} ` : ''}${a.approvalId} · ${a.tool} · asked ${a.askedAt} · denied at ${a.expiresAt} unless decided`;
   const [first = '', ...more] = visibleText(a.command).split('\n');
   const command = [`  $ ${first}`, ...more.map((l) => `  > ${l}`)];
-  if (hasHiddenCharacters(a.command))
+  if (a.hidden || hasHiddenCharacters(a.command))
     command.push('  (the command holds control or invisible characters, shown above as \\x.. and \\u.... escapes)');
+  if (a.redacted) command.push('  (what looked like a secret is shown as [REDACTED ...] in this listing)');
+  if (a.shortened) command.push('  (shortened in this listing: tether status shows the whole command)');
   return [
     head,
     ...command,
@@ -98,7 +85,9 @@ export function addApprovalCommands(program: Command): void {
       else if (approvals.length === 0) process.stdout.write('no pending approvals\n');
       else process.stdout.write(`${approvals.map((a) => formatApproval(a, a.workflowId)).join('\n\n')}\n`);
       if (unanswered.length > 0)
-        process.stderr.write(`no worker answered for: ${unanswered.join(', ')} (their approvals are not listed)\n`);
+        process.stderr.write(
+          `not listed, no worker answered for: ${unanswered.join(', ')} (runs started by an older worker, or not yet picked up)\n`,
+        );
     });
 
   program

@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import type { Client } from '@temporalio/client';
 import type { TemporalSettings } from '../temporal/settings.js';
 import { parseBatchFile, type BadLine, type BatchItem } from '../batch/batch-file.js';
-import { runBatch, unsuccessful } from '../batch/batch-runner.js';
+import { batchIdOf, runBatch, unsuccessful } from '../batch/batch-runner.js';
 import { progressPrinter } from '../batch/progress-bar.js';
 import { modelSettingsFromEnv } from '../activities/model.js';
 import type { AgentInput } from '../common/types.js';
@@ -67,6 +67,7 @@ async function runAndReport({ client, settings, path, items, bad, concurrency, f
     { once: true },
   );
   const outPath = flags.out ? resolve(flags.out) : undefined;
+  process.stderr.write(`batch ${batchIdOf(path)} (its runs: tether list --batch ${batchIdOf(path)})\n`);
   const go = () =>
     runBatch({
       client,

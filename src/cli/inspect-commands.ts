@@ -1,9 +1,9 @@
-// `tether status`, `list`, `attach` and `cancel`: look at and steer runs from any terminal. Worker-only.
+// `tether status`, `attach` and `cancel`: look at and steer runs from any terminal. Worker-only.
 import type { Command } from 'commander';
 import type { Client } from '@temporalio/client';
 import { queryRunState, runFailure } from '../temporal/run-handle.js';
 import type { AgentResult, AgentState } from '../common/types.js';
-import { CliError, positiveIntOption } from './errors.js';
+import { CliError } from './errors.js';
 import { follow } from './follow.js';
 import { promptOptions } from './approval-follow.js';
 import { formatApproval } from './approval-commands.js';
@@ -86,30 +86,6 @@ export function addInspectCommands(program: Command): void {
       const s = await withTemporal((client) => runStatus(client, workflowId));
       if (opts.json) process.stdout.write(`${visibleJson(s, 2)}\n`);
       else printStatus(s);
-    });
-
-  program
-    .command('list')
-    .description('List agent runs, newest first')
-    .option('--limit <n>', 'most runs to show', '20')
-    .option('--json', 'print JSON')
-    .action(async (opts: { limit: string; json?: boolean }) => {
-      const limit = positiveIntOption(opts.limit, '--limit');
-      const rows = await withTemporal(async (client) => {
-        const out: { workflowId: string; status: string; startTime: string; closeTime: string | null }[] = [];
-        for await (const w of client.workflow.list({ query: "WorkflowType = 'agentWorkflow'" })) {
-          out.push({
-            workflowId: w.workflowId,
-            status: w.status.name,
-            startTime: w.startTime.toISOString(),
-            closeTime: w.closeTime?.toISOString() ?? null,
-          });
-          if (out.length >= limit) break;
-        }
-        return out;
-      });
-      if (opts.json) process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
-      else for (const r of rows) process.stdout.write(`${r.workflowId}  ${r.status.padEnd(10)}  ${r.startTime}\n`);
     });
 
   program

@@ -14,11 +14,16 @@ import { sendDecision } from './decide.js';
 import { listen, MAX_BODY, portOption, readBody, send } from './gateway-http.js';
 import { withTemporal } from './temporal-client.js';
 import { interruptSignal } from './embedded-worker.js';
+import { listApprovalsRoute } from './gateway-listing.js';
 import { InboxAuth } from '../inbox/auth.js';
 import { inboxRoutes } from '../inbox/routes.js';
 import { inboxToken } from '../inbox/token.js';
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|localhost|::1)$/i;
+
+const notFound = (req: IncomingMessage): { error: string } => ({
+  error: `no route ${req.method} ${req.url} (POST /approvals/decision, GET /approvals, GET /inbox)`,
+});
 
 function gatewayHandler(
   client: Client,
@@ -30,10 +35,11 @@ function gatewayHandler(
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (req.method === 'GET' && req.url === '/healthz') return send(res, 200, { ok: true });
     if (await inbox(req, res)) return;
-    if (req.method !== 'POST' || req.url !== '/approvals/decision')
-      return send(res, 404, { error: `no route ${req.method} ${req.url} (POST /approvals/decision, GET /inbox)` });
+    const listing = req.method === 'GET' && req.url === '/approvals';
+    if (!listing && (req.method !== 'POST' || req.url !== '/approvals/decision')) return send(res, 404, notFound(req));
     if (!secret)
       return send(res, 503, { error: 'approvals.secret is not set in config.yaml: signed decisions are turned off' });
+    if (listing) return listApprovalsRoute(req, res, client, secret);
     const body = await readBody(req);
     if (!body.ok) return send(res, 413, { error: `body larger than ${MAX_BODY} bytes` }, true);
     const header = req.headers[SIGNATURE_HEADER];
@@ -66,7 +72,7 @@ export function addServeCommand(program: Command): void {
   program
     .command('serve')
     .description(
-      'Run the approval gateway: the approval inbox in a browser (the printed inbox: link), and POST /approvals/decision with a body signed by approvals.secret (HMAC-SHA256)',
+      'Run the approval gateway: the approval inbox in a browser (the printed inbox: link), POST /approvals/decision with a body signed by approvals.secret (HMAC-SHA256), and GET /approvals listing what waits',
     )
     .option('--host <host>', 'address to listen on (default approvals.serve.host, 127.0.0.1)')
     .option('--port <port>', 'port (default approvals.serve.port, 8787; 0 picks a free one)')

@@ -3,7 +3,9 @@
 import { isGrpcServiceError, ServiceError } from '@temporalio/client';
 import { NamespaceNotFoundError } from '@temporalio/common';
 import type { TemporalSettings } from '../temporal/settings.js';
+import { missingAttributesLine } from '../visibility/cluster-setup.js';
 
+const INVALID_ARGUMENT = 3;
 const UNAVAILABLE = 14;
 const NOT_FOUND = 5;
 const DEADLINE_EXCEEDED = 4;
@@ -35,6 +37,10 @@ export function explainTemporalFailure(err: unknown, settings: TemporalSettings)
   if (err instanceof NamespaceNotFoundError) return namespace;
   const code = grpcCode(err);
   if (/namespace\b.*\bnot (found|exist)/i.test(message) && (code === NOT_FOUND || code === undefined)) return namespace;
+  // A listing whose query names an attribute the namespace does not have: the cluster was never set up.
+  const attribute = /invalid search attribute: (Tether\w+)/.exec(message);
+  if (attribute && (code === INVALID_ARGUMENT || code === undefined))
+    return missingAttributesLine(settings, attribute[1]!);
   if (code === UNAUTHENTICATED || code === PERMISSION_DENIED)
     return `Temporal at ${where(settings)} refused the credentials (TEMPORAL_API_KEY, TEMPORAL_TLS_CERT): ${message}`;
   if (

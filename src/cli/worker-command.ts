@@ -4,6 +4,7 @@ import { closeTools, createWorker, installRuntimeLogging } from '../worker.js';
 import { registry } from '../registry/index.js';
 import { DEFAULT_PORT } from '../temporal/settings.js';
 import { isListening, startDevServer } from '../temporal/dev-server.js';
+import { setCurrentVersion, versioningSettings } from '../temporal/versioning.js';
 import { CliError } from './errors.js';
 import {
   connectClient,
@@ -24,19 +25,45 @@ export function addWorkerCommands(program: Command): void {
   program
     .command('worker')
     .description('Run a worker: discover tools, poll the task queue, run agent workflows and their tool calls')
-    .action(async () => {
+    .option(
+      '--build-id <id>',
+      'join a Worker Deployment with this build id (default: TETHER_BUILD_ID; unset: unversioned)',
+    )
+    .option('--deployment <name>', 'Worker Deployment name (default: TETHER_DEPLOYMENT_NAME, else the task queue)')
+    .option('--versioning <behavior>', 'auto-upgrade (default) or pinned: where runs started on this version go next')
+    .option('--make-current', 'make this version current once it polls, so new and auto-upgrade runs come to it')
+    .action(async (opts: { buildId?: string; deployment?: string; versioning?: string; makeCurrent?: boolean }) => {
       const settings = await ensureTemporal();
+      const versioning = versioningSettings(settings.taskQueue, process.env, opts);
+      if (opts.makeCurrent && !versioning) throw new CliError('--make-current needs --build-id (or TETHER_BUILD_ID)');
       // An unreachable server or a missing namespace is one line naming the variable, before tools load.
-      await (await connectClient(settings)).close();
+      const { client, close } = await connectClient(settings);
+      if (!opts.makeCurrent) await close();
       installRuntimeLogging();
-      const { worker, connection } = await createWorker({ settings });
+      const { worker, connection } = await createWorker({ settings, versioning });
+      const version = versioning
+        ? ` · version ${versioning.deploymentName}.${versioning.buildId} (${versioning.behavior.toLowerCase().replace('_', '-')})`
+        : '';
       process.stderr.write(
-        `tether worker · ${settings.address} · namespace ${settings.namespace} · queue ${settings.taskQueue} · ${registry.all().length} tools. ` +
+        `tether worker · ${settings.address} · namespace ${settings.namespace} · queue ${settings.taskQueue} · ${registry.all().length} tools${version}. ` +
           'Ctrl-C stops it gracefully.\n',
       );
-      // The Temporal runtime turns SIGINT/SIGTERM into a graceful shutdown: running activities get the grace time.
+      const running = worker.run();
       try {
-        await worker.run();
+        if (opts.makeCurrent && versioning) {
+          try {
+            await setCurrentVersion(client, settings.namespace, versioning);
+            process.stderr.write(`${versioning.deploymentName}.${versioning.buildId} is now the current version\n`);
+          } finally {
+            await close();
+          }
+        }
+        // The Temporal runtime turns SIGINT/SIGTERM into a graceful shutdown: running activities get the grace time.
+        await running;
+      } catch (err) {
+        worker.shutdown();
+        await running.catch(() => undefined);
+        throw err;
       } finally {
         await connection.close();
         await closeTools();

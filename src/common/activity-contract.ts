@@ -22,6 +22,30 @@ export interface CallModelInput {
   tools: ToolDefinition[];
   /** Record messages[fromIndex..] and the reply in the run's transcript, numbered from firstSeq. */
   transcript?: { workflowId: string; turn: number; fromIndex: number; firstSeq: number };
+  /**
+   * The conversation by reference to what the worker holds (absent in histories recorded before it): `messages`
+   * then holds only the messages the worker is not known to have, and `tools` may be empty.
+   */
+  conversation?: ConversationRef;
+  /** Ask for a summary of the conversation (compaction) instead of a reply to it; the worker writes the request. */
+  summarise?: boolean;
+}
+
+/** A model call's conversation named by digests, so history records each message once. */
+export interface ConversationRef {
+  /** The run's conversation (its workflow id), under which the worker caches it. */
+  id: string;
+  /** Digest of the whole conversation of this call, checked once the worker has put it together. */
+  digest: string;
+  /** Digest of the cached conversation that `layout` ranges refer to; absent when `messages` is all of it. */
+  base?: string;
+  /**
+   * The conversation in order: `[from, to]` is messages from..to-1 of `base`, a number an index into `messages`, a
+   * string the digest of a message the worker made itself (a tool call's result).
+   */
+  layout?: ([number, number] | number | string)[];
+  /** Digest of the tool definitions; `tools` is empty when the worker is believed to hold them. */
+  tools: string;
 }
 
 export interface RunToolInput {

@@ -2,6 +2,7 @@
 import type { SideEffects, ToolDefinition } from './tool-definition.js';
 import type { ApprovalMode, DecidedApproval, PendingApproval, RejectedDecision } from './approval-types.js';
 import type { TodoItem } from './loop-schemas.js';
+import type { HeldConversation } from './conversation-digest.js';
 
 export interface ModelToolCall {
   id: string;
@@ -39,6 +40,11 @@ interface RunLimits {
    * that worker counts as gone and another one makes the environment anew (default 10).
    */
   environmentWorkerTimeoutSeconds?: number;
+  /**
+   * Record the whole conversation with every model call, as before the conversation cache (history then grows with
+   * conversation length times turns; for comparison, or to see each full request in the Temporal UI). Default false.
+   */
+  wholeConversationInHistory?: boolean;
 }
 
 export interface CompactionSettings {
@@ -67,6 +73,8 @@ interface CarriedState {
   answers?: number;
   /** The turn at which the conversation's current message was taken. */
   messageTurn?: number;
+  /** The conversation a worker was last known to hold, so the next run's first model call sends only what is new. */
+  modelInput?: HeldConversation;
 }
 
 export interface AgentInput {
@@ -95,6 +103,8 @@ export interface AgentInput {
   conversation?: boolean;
   /** Set by delegate_task on a sub-agent. */
   parent?: { workflowId: string; depth: number };
+  /** Set by `tether batch`: the batch the run belongs to (shown in visibility, `tether list --batch`). */
+  batchId?: string;
   /** Set on continue-as-new. */
   carry?: CarriedState;
 }

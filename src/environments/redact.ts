@@ -1,4 +1,5 @@
-// Hides secrets in command output: values of secret-named environment variables and well-known key formats. Worker-only.
+// Hides secrets in command output: values of secret-named environment variables and well-known key formats.
+// Workflow-safe (pure: the visibility memo uses it too).
 
 /** Names whose values are secrets: *_API_KEY, *_TOKEN, *_SECRET, passwords and the like. */
 const SECRET_NAME = /(^|_)(API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASS|PRIVATE_KEY|ACCESS_KEY|CREDENTIALS?)$/i;

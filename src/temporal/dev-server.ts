@@ -4,6 +4,7 @@ import { mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { createConnection, createServer } from 'node:net';
 import { findTemporalBinary } from './temporal-bin.js';
+import { attributeTypeName, TETHER_SEARCH_ATTRIBUTES } from '../common/search-attributes.js';
 
 interface DevServerOptions {
   port: number;
@@ -15,6 +16,8 @@ interface DevServerOptions {
   logFile?: string;
   /** Keep running after this process exits (own session, not killed with us). */
   detached?: boolean;
+  /** Register tether's search attributes at start (default true; false makes a server that needs `tether cluster setup`). */
+  searchAttributes?: boolean;
 }
 
 interface DevServer {
@@ -55,6 +58,8 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
     mkdirSync(dirname(opts.dbFile), { recursive: true });
     args.push('--db-filename', opts.dbFile);
   }
+  if (opts.searchAttributes ?? true)
+    for (const k of TETHER_SEARCH_ATTRIBUTES) args.push('--search-attribute', `${k.name}=${attributeTypeName(k.type)}`);
   if (opts.headless || opts.uiPort === undefined) args.push('--headless');
   else args.push('--ui-port', String(opts.uiPort), '--ui-ip', '127.0.0.1');
   let out: 'ignore' | number = 'ignore';

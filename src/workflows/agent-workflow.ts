@@ -16,8 +16,9 @@ import {
 } from '@temporalio/workflow';
 import type { AgentActivities } from '../common/activity-contract.js';
 import { ApprovalBook } from './approvals.js';
-import { compacted, planCompaction, summaryRequest } from './compaction.js';
+import { compacted, planCompaction } from './compaction.js';
 import { keepWithinBudget } from './conversation-budget.js';
+import { ModelInput } from './model-input.js';
 import { LoopTools } from './loop-tools.js';
 import { initialMessages } from './prompt.js';
 import { oversizedFollowUp } from './payload-limits.js';
@@ -26,6 +27,7 @@ import { forgetLostWorker, releaseEnvironment, type EnvironmentRoute } from './e
 import { transcriptEntries, type TranscriptEntry } from '../common/transcript.js';
 import type { AgentInput, AgentResult, AgentState, ChatMessage, TokenUsage } from '../common/types.js';
 import { capText } from './summary.js';
+import { publishVisibility } from './visibility.js';
 
 export const stateQuery = defineQuery<AgentState>('state');
 /** A user instruction for a running agent, taken at its next turn (`tether say`). */
@@ -112,8 +114,10 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
     ...carry?.environment,
     pinSeconds: limits.environmentWorkerTimeoutSeconds ?? 10,
   };
+  const visibility = publishVisibility(input, () => ({ state, pending: approvals.state.pending }));
   /** A run that ends (not one that continues as new) closes its environment on the worker holding it. */
   const ended = async (result: AgentResult): Promise<AgentResult> => {
+    visibility?.flush();
     await releaseEnvironment(environment, taskId);
     return result;
   };
@@ -163,6 +167,8 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
     let messages: ChatMessage[] = initialMessages(input);
     // After continue-as-new the carried conversation is already in the transcript.
     let recorded = carry ? messages.length : 0;
+    // Model calls record what is new since the last one; the worker holds the rest (see model-input.ts).
+    const modelInput = new ModelInput(workflowId, carry?.modelInput, messages, limits.wholeConversationInHistory);
     const catalog = await setup.listTools({
       enabledToolsets: input.enabledToolsets,
       disabledToolsets: input.disabledToolsets,
@@ -196,6 +202,7 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
           continuedRuns: state.continuedRuns + 1,
           compactions: state.compactions,
           environment: { queue: environment.queue, had: environment.had },
+          modelInput: modelInput.carry(),
           ...(input.conversation ? { answers: state.answers, messageTurn } : {}),
         };
         return await continueAsNew<typeof agentWorkflow>({ ...input, messages, carry: carried });
@@ -210,10 +217,11 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
         messages.push(...pendingMessages.splice(0).map((text): ChatMessage => ({ role: 'user', content: text })));
       const plan = planCompaction(messages, input.compaction);
       if (plan) {
-        const summary = await model.callModel({
+        const summary = await modelInput.call(model, {
           model: input.compaction?.model ?? input.model,
-          messages: summaryRequest(plan.middle),
+          messages: plan.middle,
           tools: [],
+          summarise: true,
         });
         state.usage = addUsage(state.usage, summary.usage);
         await recordPending([{ seq: 0, turn: state.turn, role: 'summary', content: summary.message.content ?? '' }]);
@@ -223,7 +231,7 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
       }
       keepWithinBudget(messages);
       const fromIndex = Math.min(recorded, messages.length);
-      const reply = await model.callModel({
+      const reply = await modelInput.call(model, {
         model: input.model,
         messages,
         tools: catalog.definitions,
@@ -268,6 +276,7 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
         model: input.model,
         approvalMode: input.approvalMode,
         approvalTimeoutSeconds: input.approvalTimeoutSeconds,
+        onToolResult: (callId, result) => modelInput.noteToolResult(callId, result),
       });
       messages.push(...results);
     }

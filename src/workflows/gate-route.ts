@@ -11,14 +11,20 @@ const OPTIONS = {
   summary: 'approval check',
 } as const;
 
+/**
+ * `heartbeatSeconds`: a check whose worker was killed is noticed by its missing heartbeats, not by its start-to-close
+ * timeout. (Timeouts are not part of replay, so histories recorded without it still replay.)
+ */
 export async function assessRouted(
   route: EnvironmentRoute,
   environment: boolean,
   input: AssessCallInput,
+  heartbeatSeconds: number,
 ): Promise<CallAssessment> {
+  const options = { ...OPTIONS, heartbeatTimeout: `${heartbeatSeconds} seconds` };
   if (environment && route.queue) {
     const pinned = proxyActivities<AgentActivities>({
-      ...OPTIONS,
+      ...options,
       taskQueue: route.queue,
       scheduleToStartTimeout: `${route.pinSeconds} seconds`,
       retry: { maximumAttempts: 1 },
@@ -31,7 +37,7 @@ export async function assessRouted(
       route.queue = undefined;
     }
   }
-  const out = await proxyActivities<AgentActivities>(OPTIONS).assessCall({ ...input, environmentExpected: route.had });
+  const out = await proxyActivities<AgentActivities>(options).assessCall({ ...input, environmentExpected: route.had });
   // Reading a script made the environment on that worker: the call goes there too.
   if (environment && out.workerQueue) {
     route.queue = out.workerQueue;

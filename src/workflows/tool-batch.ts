@@ -39,6 +39,8 @@ interface BatchContext {
   environment: EnvironmentRoute;
   /** The run's terminal backend, when it overrides the worker's. */
   backend?: string;
+  /** A tool activity returned this result (the worker that ran it holds it; see model-input.ts). */
+  onToolResult?: (callId: string, result: string) => void;
 }
 
 const RECENT = 20;
@@ -148,9 +150,13 @@ async function runOne(call: PlannedCall, view: ToolCallView, ctx: BatchContext):
   const options = activityOptions(call.meta, view, ctx.heartbeatTimeoutSeconds);
   const acts = proxyActivities<AgentActivities>(options);
   const runTool = async (input: RunToolInput): Promise<RunToolOutput> => {
-    if (call.meta?.environment) return runRouted(ctx.environment, options, call.meta, input);
-    const out = await acts.runTool(input);
-    forgetLostWorker(ctx.environment, out.lostWorker);
+    let out: RunToolOutput;
+    if (call.meta?.environment) out = await runRouted(ctx.environment, options, call.meta, input);
+    else {
+      out = await acts.runTool(input);
+      forgetLostWorker(ctx.environment, out.lostWorker);
+    }
+    ctx.onToolResult?.(input.callId, out.result);
     return out;
   };
   const gateRequest = (command: string): GateRequest => ({
@@ -177,13 +183,18 @@ async function runOne(call: PlannedCall, view: ToolCallView, ctx: BatchContext):
       // One mechanism for every tool: the tool says what the call would run, the worker holding its environment judges it.
       setStatus('awaiting_approval');
       const gate = await gateOrExplain(ctx, gateRequest(command ?? ''), async () => {
-        const a = await assessRouted(ctx.environment, call.meta?.environment === true, {
-          name: call.name,
-          args: call.args,
-          taskId: ctx.taskId,
-          cwd: ctx.cwd,
-          ...(ctx.backend ? { backend: ctx.backend } : {}),
-        });
+        const a = await assessRouted(
+          ctx.environment,
+          call.meta?.environment === true,
+          {
+            name: call.name,
+            args: call.args,
+            taskId: ctx.taskId,
+            cwd: ctx.cwd,
+            ...(ctx.backend ? { backend: ctx.backend } : {}),
+          },
+          ctx.heartbeatTimeoutSeconds,
+        );
         return a.dangerous ? { ...gateRequest(a.command), assessment: a } : undefined;
       });
       setStatus('running');

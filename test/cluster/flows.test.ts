@@ -135,7 +135,7 @@ describe('on the Temporal server with PostgreSQL', () => {
         status: string;
       }[];
       mine = list.filter((r) => r.workflowId.startsWith(`${id}-`));
-      return mine.length >= 1 && mine.every((r) => r.status === 'COMPLETED');
+      return mine.length >= 1 && mine.every((r) => r.status === 'completed');
     });
     const result = (await client.workflow.getHandle(mine[0]!.workflowId).result()) as AgentResult;
     expect(result).toMatchObject({ status: 'completed', answer: 'scheduled work done' });

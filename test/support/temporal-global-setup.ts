@@ -1,4 +1,5 @@
-// Vitest global setup: one real Temporal dev server (in memory, loopback, free port) for the test run.
+// Vitest global setup: one real Temporal dev server (in memory, loopback, free port, tether's search attributes)
+// for the test run.
 import type { TestProject } from 'vitest/node';
 import { freePort, startDevServer } from '../../src/temporal/dev-server.js';
 
@@ -9,7 +10,8 @@ declare module 'vitest' {
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const server = await startDevServer({ port: await freePort(), headless: true });
+  // With tether's search attributes registered, as the dev server tether starts has them.
+  const server = await startDevServer({ port: await freePort(), headless: true, searchAttributes: true });
   project.provide('temporalAddress', server.address);
   return () => server.stop();
 }

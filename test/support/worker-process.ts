@@ -14,8 +14,8 @@ export interface WorkerProcess {
   kill(signal?: NodeJS.Signals): Promise<void>;
 }
 
-export async function startWorkerProcess(env: Record<string, string>): Promise<WorkerProcess> {
-  const child = spawn('node', [cliPath, 'worker'], {
+export async function startWorkerProcess(env: Record<string, string>, args: string[] = []): Promise<WorkerProcess> {
+  const child = spawn('node', [cliPath, 'worker', ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -63,8 +63,8 @@ export function workerEnv(
 export class WorkerPool {
   private readonly all: WorkerProcess[] = [];
 
-  async start(env: Record<string, string>): Promise<WorkerProcess> {
-    const w = await startWorkerProcess(env);
+  async start(env: Record<string, string>, args: string[] = []): Promise<WorkerProcess> {
+    const w = await startWorkerProcess(env, args);
     this.all.push(w);
     return w;
   }
