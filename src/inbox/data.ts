@@ -34,11 +34,13 @@ const visibleOrNot = (t: string | undefined): string | undefined => (t === undef
 
 export type InboxApproval = ShownApproval & { workflowId: string; task?: string };
 
-function shown<T extends PendingApproval>(a: T): T & { hidden: boolean } {
+function shown<T extends PendingApproval & { hidden?: boolean }>(a: T): T & { hidden: boolean } {
   return {
     ...a,
+    // From visibility the command comes already shown (escaped, maybe redacted or shortened, with `hidden` set):
+    // escaping again changes nothing, and its `hidden` is kept.
     command: visibleText(a.command),
-    hidden: hasHiddenCharacters(a.command),
+    hidden: a.hidden === true || hasHiddenCharacters(a.command),
     findings: a.findings.map((f) => ({ ...f, description: visibleText(f.description, { newlines: 'escape' }) })),
   };
 }

@@ -99,6 +99,8 @@ function render(a) {
             'The command holds control or invisible characters, shown above as \\x.. and \\u.... escapes.',
           )
         : null,
+      a.redacted ? el('p', { class: 'warn' }, 'What looked like a secret is shown as [REDACTED ...] here.') : null,
+      a.shortened ? el('p', { class: 'warn' }, 'Shortened here: tether status shows the whole command.') : null,
       el(
         'ul',
         { class: 'findings' },
