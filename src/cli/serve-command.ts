@@ -1,5 +1,6 @@
 // `tether serve`: the approval gateway. An HTTP endpoint that takes decisions signed with the shared secret
-// (approvals.secret) and hands them to the run; unsigned, forged, stale and replayed ones are refused. Worker-only.
+// (approvals.secret) and hands them to the run (unsigned, forged, stale and replayed ones are refused), and the
+// approval inbox for a browser under /inbox (src/inbox). Worker-only.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Command } from 'commander';
@@ -10,20 +11,35 @@ import { loadConfig } from '../config/config.js';
 import { lazyLogger } from '../logging/logger.js';
 import type { TemporalSettings } from '../temporal/settings.js';
 import { sendDecision } from './decide.js';
-import { CliError } from './errors.js';
 import { listen, MAX_BODY, portOption, readBody, send } from './gateway-http.js';
 import { withTemporal } from './temporal-client.js';
 import { interruptSignal } from './embedded-worker.js';
 import { listApprovalsRoute } from './gateway-listing.js';
+import { InboxAuth } from '../inbox/auth.js';
+import { inboxRoutes } from '../inbox/routes.js';
+import { inboxToken } from '../inbox/token.js';
 
-function gatewayHandler(client: Client, settings: TemporalSettings, secret: string, nonces: Nonces) {
+const LOOPBACK = /^(127\.\d+\.\d+\.\d+|localhost|::1)$/i;
+
+const notFound = (req: IncomingMessage): { error: string } => ({
+  error: `no route ${req.method} ${req.url} (POST /approvals/decision, GET /approvals, GET /inbox)`,
+});
+
+function gatewayHandler(
+  client: Client,
+  settings: TemporalSettings,
+  secret: string | undefined,
+  nonces: Nonces,
+  inbox: (req: IncomingMessage, res: ServerResponse) => Promise<boolean>,
+) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (req.method === 'GET' && req.url === '/healthz') return send(res, 200, { ok: true });
-    if (req.method === 'GET' && req.url === '/approvals') return listApprovalsRoute(req, res, client, secret);
-    if (req.method !== 'POST' || req.url !== '/approvals/decision')
-      return send(res, 404, {
-        error: `no route ${req.method} ${req.url} (POST /approvals/decision, GET /approvals)`,
-      });
+    if (await inbox(req, res)) return;
+    const listing = req.method === 'GET' && req.url === '/approvals';
+    if (!listing && (req.method !== 'POST' || req.url !== '/approvals/decision')) return send(res, 404, notFound(req));
+    if (!secret)
+      return send(res, 503, { error: 'approvals.secret is not set in config.yaml: signed decisions are turned off' });
+    if (listing) return listApprovalsRoute(req, res, client, secret);
     const body = await readBody(req);
     if (!body.ok) return send(res, 413, { error: `body larger than ${MAX_BODY} bytes` }, true);
     const header = req.headers[SIGNATURE_HEADER];
@@ -56,18 +72,15 @@ export function addServeCommand(program: Command): void {
   program
     .command('serve')
     .description(
-      'Run the approval gateway: POST /approvals/decision with a body signed by approvals.secret (HMAC-SHA256); GET /approvals lists what waits',
+      'Run the approval gateway: the approval inbox in a browser (the printed inbox: link), POST /approvals/decision with a body signed by approvals.secret (HMAC-SHA256), and GET /approvals listing what waits',
     )
     .option('--host <host>', 'address to listen on (default approvals.serve.host, 127.0.0.1)')
     .option('--port <port>', 'port (default approvals.serve.port, 8787; 0 picks a free one)')
-    .action(async (opts: { host?: string; port?: string }) => {
+    .option('--new-token', 'make a new inbox login token (links printed before stop working)')
+    .action(async (opts: { host?: string; port?: string; newToken?: boolean }) => {
       const config = loadConfig();
       const secret = config.approvals.secret;
-      if (!secret)
-        throw new CliError(
-          'approvals.secret is not set in config.yaml: the gateway refuses to accept unsigned decisions',
-          2,
-        );
+      const token = inboxToken(opts.newToken ?? false);
       const host = opts.host ?? config.approvals.serve.host;
       const hostFrom = opts.host === undefined ? 'approvals.serve.host' : '--host';
       const portFrom = opts.port === undefined ? 'approvals.serve.port' : '--port';
@@ -75,7 +88,9 @@ export function addServeCommand(program: Command): void {
       const nonces = new SqliteNonceBook();
       try {
         await withTemporal(async (client, settings) => {
-          const handle = gatewayHandler(client, settings, secret, nonces);
+          // The cookie name needs the port, known only after listening: the routes are made then.
+          let inbox: (req: IncomingMessage, res: ServerResponse) => Promise<boolean> = async () => false;
+          const handle = gatewayHandler(client, settings, secret, nonces, (req, res) => inbox(req, res));
           // Whatever a request does, the gateway answers it and stays up: an unexpected failure is a 500 and a log line.
           const server = createServer((req, res) => {
             handle(req, res).catch((err: unknown) => {
@@ -88,7 +103,17 @@ export function addServeCommand(program: Command): void {
           );
           await listen(server, host, port, hostFrom, portFrom);
           const { port: actual } = server.address() as AddressInfo;
-          process.stdout.write(`tether gateway listening on http://${host}:${actual} · POST /approvals/decision\n`);
+          const loopbackOnly = LOOPBACK.test(host);
+          inbox = inboxRoutes({ client, settings, auth: new InboxAuth(token, actual), loopbackOnly });
+          const shown = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+          process.stdout.write(
+            `tether gateway listening on http://${shown}:${actual} · POST /approvals/decision${secret ? '' : ' (off: approvals.secret is not set)'}\n` +
+              `inbox: http://${shown}:${actual}/inbox?token=${token}\n`,
+          );
+          if (!loopbackOnly)
+            process.stderr.write(
+              `warning: listening on ${host}, not only this machine: anyone who can reach it and has the inbox link can decide approvals, over plain HTTP (put TLS in front, or keep the default 127.0.0.1)\n`,
+            );
           const stop = interruptSignal();
           await new Promise<void>((resolve) => stop.signal.addEventListener('abort', () => resolve(), { once: true }));
           stop.release();

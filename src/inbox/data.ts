@@ -1,0 +1,120 @@
+// What the inbox shows, read from Temporal and the worker's store: pending approvals (through listPendingApprovals,
+// the same listing `tether approvals` prints), recent runs, and one run with its transcript. Worker-only.
+import type { Client } from '@temporalio/client';
+import type { AgentResult } from '../common/types.js';
+import type { DecidedApproval, PendingApproval } from '../common/approval-types.js';
+import { listPendingApprovals } from '../cli/approval-commands.js';
+import { hasHiddenCharacters, visibleText } from '../approval/visible-text.js';
+import { queryRunState, runFailure } from '../temporal/run-handle.js';
+import { readTask, readTranscript, storePath, type StoredEntry } from '../store/transcript-reader.js';
+
+const TASK_CHARS = 500;
+const shorten = (text: string | undefined): string | undefined =>
+  text === undefined || text.length <= TASK_CHARS ? text : `${text.slice(0, TASK_CHARS)}…`;
+
+/** A run's task never changes: read once per run from the store, then remembered (bounded). */
+const tasks = new Map<string, string>();
+function taskOf(workflowId: string): string | undefined {
+  const known = tasks.get(workflowId);
+  if (known !== undefined) return known;
+  const found = shorten(readTask(workflowId));
+  if (found !== undefined) {
+    if (tasks.size > 5000) tasks.clear();
+    tasks.set(workflowId, found);
+  }
+  return found;
+}
+
+/**
+ * A pending approval as the page shows it: the command exactly, with control, bidi and invisible characters made
+ * visible escapes (the same as in a terminal), and whether it had any.
+ */
+type ShownApproval = PendingApproval & { hidden: boolean };
+const visibleOrNot = (t: string | undefined): string | undefined => (t === undefined ? t : visibleText(t));
+
+export type InboxApproval = ShownApproval & { workflowId: string; task?: string };
+
+function shown<T extends PendingApproval & { hidden?: boolean }>(a: T): T & { hidden: boolean } {
+  return {
+    ...a,
+    // From visibility the command comes already shown (escaped, maybe redacted or shortened, with `hidden` set):
+    // escaping again changes nothing, and its `hidden` is kept.
+    command: visibleText(a.command),
+    hidden: a.hidden === true || hasHiddenCharacters(a.command),
+    findings: a.findings.map((f) => ({ ...f, description: visibleText(f.description, { newlines: 'escape' }) })),
+  };
+}
+
+export async function inboxApprovals(client: Client): Promise<{ approvals: InboxApproval[]; unanswered: string[] }> {
+  const { approvals, unanswered } = await listPendingApprovals(client);
+  return { approvals: approvals.map((a) => ({ ...shown(a), task: visibleOrNot(taskOf(a.workflowId)) })), unanswered };
+}
+
+interface RunRow {
+  workflowId: string;
+  status: string;
+  startTime: string;
+  closeTime: string | null;
+  task?: string;
+}
+
+export async function recentRuns(client: Client, limit: number): Promise<RunRow[]> {
+  const out: RunRow[] = [];
+  for await (const w of client.workflow.list({ query: "WorkflowType = 'agentWorkflow'" })) {
+    out.push({
+      workflowId: w.workflowId,
+      status: w.status.name,
+      startTime: w.startTime.toISOString(),
+      closeTime: w.closeTime?.toISOString() ?? null,
+      task: visibleOrNot(taskOf(w.workflowId)),
+    });
+    if (out.length >= limit) break;
+  }
+  return out;
+}
+
+interface RunDetail extends RunRow {
+  /** The run's own status (completed, limit_reached, ...) when known, else Temporal's. */
+  runStatus?: string;
+  answer?: string;
+  error?: string;
+  transcript: StoredEntry[];
+  /** Where the transcript was looked for, when it was not found (it is written by the worker, on its machine). */
+  transcriptMissing?: string;
+  pendingApprovals: ShownApproval[];
+  decided: DecidedApproval[];
+  /** No worker answered the state query: decisions are not known. */
+  stateUnavailable?: boolean;
+}
+
+export async function runDetail(client: Client, workflowId: string): Promise<RunDetail> {
+  const handle = client.workflow.getHandle(workflowId);
+  const desc = await handle.describe();
+  const state = await queryRunState(client, handle, 3_000);
+  const transcript = readTranscript(workflowId).map((e) => ({ ...e, content: visibleText(e.content) }));
+  const detail: RunDetail = {
+    workflowId,
+    status: desc.status.name,
+    startTime: desc.startTime.toISOString(),
+    closeTime: desc.closeTime?.toISOString() ?? null,
+    task: visibleOrNot(taskOf(workflowId)),
+    runStatus: state?.status,
+    answer: visibleOrNot(state?.answer),
+    error: visibleOrNot(state?.error),
+    transcript,
+    ...(transcript.length === 0 ? { transcriptMissing: storePath() } : {}),
+    pendingApprovals: (state?.pendingApprovals ?? []).map(shown),
+    decided: (state?.approvals.decided ?? []).map((d) => ({ ...d, command: visibleText(d.command) })),
+    ...(state ? {} : { stateUnavailable: true }),
+  };
+  if (desc.status.name !== 'RUNNING' && detail.answer === undefined) {
+    try {
+      const r = (await handle.result()) as AgentResult;
+      Object.assign(detail, { runStatus: r.status, answer: visibleOrNot(r.answer) });
+    } catch (err) {
+      const f = runFailure(err);
+      Object.assign(detail, { runStatus: f.status, error: visibleOrNot(f.error) });
+    }
+  }
+  return detail;
+}
