@@ -1,6 +1,6 @@
 // Pending approvals survive crashes: a SIGKILLed worker, a decision sent while no worker runs, and a restart of the
 // Temporal server itself (same SQLite file). Workers are real `tether worker` processes.
-import { existsSync, mkdtempSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -9,8 +9,9 @@ import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import { freePort, startDevServer } from '../src/temporal/dev-server.js';
 import type { AgentResult, AgentState } from '../src/common/types.js';
 import { until } from './support/cli.js';
-import { startScriptedModel, type ScriptedModel } from './support/scripted-model.js';
-import { WorkerPool, workerEnv, type WorkerProcess } from './support/worker-process.js';
+import type { ScriptedModel } from './support/scripted-model.js';
+import { WorkerPool, type WorkerProcess } from './support/worker-process.js';
+import { approvalScenario, type ApprovalScenario } from './support/approval-scenario.js';
 
 let connection: Connection;
 let client: Client;
@@ -30,22 +31,7 @@ afterAll(async () => {
 const lines = (file: string): string[] =>
   existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : [];
 
-async function setUp(
-  address: string,
-): Promise<{ cwd: string; marker: string; env: Record<string, string>; taskQueue: string }> {
-  const cwd = realpathSync(mkdtempSync(join(tmpdir(), 'tether-approval-crash-')));
-  const marker = join(cwd, 'ran.txt');
-  const model = await startScriptedModel([
-    {
-      toolCalls: [
-        { name: 'terminal', arguments: { command: `kubectl delete pod demo 2>/dev/null; echo ran >> ${marker}` } },
-      ],
-    },
-    { content: 'finished after the approval' },
-  ]);
-  models.push(model);
-  return { cwd, marker, ...workerEnv(address, model.url, 'approval-crash') };
-}
+const setUp = (address: string): Promise<ApprovalScenario> => approvalScenario(address, 'approval-crash', models);
 
 const worker = (env: Record<string, string>): Promise<WorkerProcess> => workers.start(env);
 

@@ -1,35 +1,22 @@
 // Worker Versioning on the real dev server: a run waiting for an approval while its worker's version is replaced by a
 // new one. AUTO_UPGRADE (tether's default) finishes on the new version; PINNED waits for its own version's worker.
-import { existsSync, mkdtempSync, readFileSync, realpathSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import type { WorkflowHandle } from '@temporalio/client';
-import { expect, inject, it } from 'vitest';
+import { afterAll, expect, inject, it } from 'vitest';
 import type { AgentResult, AgentState } from '../src/common/types.js';
 import { runCli, until } from './support/cli.js';
-import { startScriptedModel, type ScriptedModel } from './support/scripted-model.js';
-import { workerEnv, workerProcessSuite, type WorkerProcess } from './support/worker-process.js';
+import type { ScriptedModel } from './support/scripted-model.js';
+import { workerProcessSuite, type WorkerProcess } from './support/worker-process.js';
+import { approvalScenario, type ApprovalScenario } from './support/approval-scenario.js';
 
 const suite = workerProcessSuite();
 const models: ScriptedModel[] = [];
 
-async function setUp(
-  name: string,
-): Promise<{ cwd: string; marker: string; env: Record<string, string>; taskQueue: string }> {
-  const cwd = realpathSync(mkdtempSync(join(tmpdir(), `tether-${name}-`)));
-  const marker = join(cwd, 'ran.txt');
-  const model = await startScriptedModel([
-    {
-      toolCalls: [
-        { name: 'terminal', arguments: { command: `kubectl delete pod demo 2>/dev/null; echo ran >> ${marker}` } },
-      ],
-    },
-    { content: 'finished after the approval' },
-  ]);
-  models.push(model);
-  return { cwd, marker, ...workerEnv(inject('temporalAddress'), model.url, name) };
-}
+const setUp = (name: string): Promise<ApprovalScenario> => approvalScenario(inject('temporalAddress'), name, models);
+afterAll(async () => {
+  for (const m of models) await m.close();
+});
 
 /** A versioned `tether worker`; with `current`, it made its version current (it says so once the server accepted it). */
 async function versionedWorker(env: Record<string, string>, args: string[], current = true): Promise<WorkerProcess> {
