@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { HeadTailBuffer } from './output-buffer.js';
 import { ProcessTable } from './processes.js';
+import { CommandGuard } from './command-guard.js';
 import { commandScript, killScript } from './shell-scripts.js';
 import { ShellSession } from './shell-session.js';
 import { EnvironmentError, type PtySize, type Transport } from './types.js';
@@ -43,9 +44,6 @@ interface RunningCommand {
   kill(): Promise<void>;
   readonly result: Promise<RunResult>;
 }
-
-/** How long past its own timeout a command may go before the worker gives up on the far side's watchdog. */
-const BACKSTOP_MS = 15_000;
 
 interface ShellEnvironmentOptions {
   /** Variables every command gets (config `terminal.env`, the backend's `env`). */
@@ -166,28 +164,12 @@ export class ShellEnvironment {
   private launchInSession(session: ShellSession, id: string, req: RunRequest, started: number): RunningCommand {
     const out = new HeadTailBuffer();
     const tag = session.opts.tag;
-    let cancelled = false;
-    let backstopHit = false;
-    let killing: Promise<'killed' | 'gone' | 'alive'> | undefined;
-    const kill = async (): Promise<void> => {
-      cancelled = true;
-      killing ??= this.kill(id, tag);
-      await killing;
-    };
-    const onAbort = (): void => void kill();
-    req.signal?.addEventListener('abort', onAbort, { once: true });
-    if (req.signal?.aborted) onAbort();
-    // The shell's watchdog enforces the timeout; this covers a shell that stopped answering: it is then replaced.
-    const backstop =
-      req.timeoutSeconds > 0
-        ? setTimeout(
-            () => {
-              backstopHit = true;
-              void this.kill(id, tag).finally(() => setTimeout(() => session.drop(), 3_000).unref());
-            },
-            req.timeoutSeconds * 1000 + BACKSTOP_MS,
-          )
-        : undefined;
+    // The shell's watchdog enforces the timeout; the backstop covers a shell that stopped answering: it is replaced.
+    const guard = new CommandGuard(
+      req,
+      () => this.kill(id, tag),
+      () => session.drop(),
+    );
     const result = (async (): Promise<RunResult> => {
       try {
         const ready = await session.ready.then(
@@ -217,37 +199,36 @@ export class ShellEnvironment {
         );
         let exitCode = o.exitCode;
         let shellReplaced: string | undefined;
-        if (o.kind === 'shell-died' && !backstopHit) {
+        if (o.kind === 'shell-died' && !guard.backstopHit) {
           // What the command started may outlive its shell: its group goes too.
-          killing ??= this.kill(id, tag);
+          guard.killing ??= this.kill(id, tag);
           shellReplaced =
             `the task's shell ended during this command (exit status ${o.exitCode ?? 'unknown'}); ` +
             'the next command runs in a new shell with the working directory and exported variables carried over';
         }
-        const killed = killing ? await killing : undefined;
-        const timedOut = exitCode === 124 || backstopHit;
+        const killed = guard.killing ? await guard.killing : undefined;
+        const timedOut = exitCode === 124 || guard.backstopHit;
         if (timedOut) exitCode = 124;
-        if (cancelled && !timedOut) exitCode = 130;
-        if (timedOut || cancelled) this.transport.reapCommand?.(tag, id);
+        if (guard.cancelled && !timedOut) exitCode = 130;
+        if (timedOut || guard.cancelled) this.transport.reapCommand?.(tag, id);
         return {
           exitCode,
           output: out.text(),
           timedOut,
-          cancelled: cancelled && !timedOut,
+          cancelled: guard.cancelled && !timedOut,
           ...(killed === 'alive' ? { survivedKill: true } : {}),
           ...(shellReplaced ? { shellReplaced } : {}),
           durationMs: Date.now() - started,
         };
       } finally {
         session.busy = false;
-        if (backstop) clearTimeout(backstop);
-        req.signal?.removeEventListener('abort', onAbort);
+        guard.dispose();
       }
     })();
     const unsupported = (): void => {
       throw new EnvironmentError('Environment.Unsupported', this.backend, 'this command has no open standard input');
     };
-    return { write: unsupported, end: () => undefined, kill, result };
+    return { write: unsupported, end: () => undefined, kill: guard.kill, result };
   }
 
   /** A foreground command as a transport process of its own. */
@@ -264,59 +245,42 @@ export class ShellEnvironment {
       out.push(chunk);
       req.onOutput?.(chunk);
     });
-    let cancelled = false;
-    let backstopHit = false;
-    let killing: Promise<'killed' | 'gone' | 'alive'> | undefined;
-    const kill = async (): Promise<void> => {
-      cancelled = true;
-      killing ??= this.kill(id);
-      await killing;
-    };
-    const onAbort = (): void => void kill();
-    req.signal?.addEventListener('abort', onAbort, { once: true });
-    if (req.signal?.aborted) onAbort();
-    // The watchdog inside the environment enforces the timeout; this only covers a far side that stopped answering.
-    const backstop =
-      req.timeoutSeconds > 0
-        ? setTimeout(
-            () => {
-              backstopHit = true;
-              void this.kill(id).finally(() => setTimeout(() => proc.destroy(), 3_000).unref());
-            },
-            req.timeoutSeconds * 1000 + BACKSTOP_MS,
-          )
-        : undefined;
+    // The watchdog inside the environment enforces the timeout; the backstop covers a far side that stopped answering.
+    const guard = new CommandGuard(
+      req,
+      () => this.kill(id),
+      () => proc.destroy(),
+    );
     const result = (async (): Promise<RunResult> => {
       try {
         let exitCode = await proc.exited;
         // A cancelled command is over only when its whole group is gone, not when its wrapper exits.
-        const killed = killing ? await killing : undefined;
+        const killed = guard.killing ? await guard.killing : undefined;
         const elapsed = Date.now() - started;
         // With a PTY the wrapper may itself be killed by the group kill; the clock then tells a timeout apart.
         const timedOut =
           exitCode === 124 ||
-          backstopHit ||
+          guard.backstopHit ||
           (req.pty !== undefined &&
-            !cancelled &&
+            !guard.cancelled &&
             exitCode !== null &&
             exitCode > 128 &&
             elapsed >= req.timeoutSeconds * 1000);
         if (timedOut) exitCode = 124;
-        if (cancelled && !timedOut) exitCode = 130;
+        if (guard.cancelled && !timedOut) exitCode = 130;
         return {
           exitCode,
           output: out.text(),
           timedOut,
-          cancelled: cancelled && !timedOut,
+          cancelled: guard.cancelled && !timedOut,
           ...(killed === 'alive' ? { survivedKill: true } : {}),
           durationMs: Date.now() - started,
         };
       } finally {
-        if (backstop) clearTimeout(backstop);
-        req.signal?.removeEventListener('abort', onAbort);
+        guard.dispose();
       }
     })();
-    return { write: (d) => proc.write(d), end: () => proc.end(), kill, result };
+    return { write: (d) => proc.write(d), end: () => proc.end(), kill: guard.kill, result };
   }
 
   run(req: RunRequest): Promise<RunResult> {

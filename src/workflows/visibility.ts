@@ -1,6 +1,13 @@
 // Keeps a run's search attributes and memo in step with its state, so listings read visibility instead of asking
 // each run (which needs a live worker). Workflow-safe.
-import { condition, patched, upsertMemo, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import {
+  CancellationScope,
+  condition,
+  patched,
+  upsertMemo,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { SearchAttributeUpdatePair } from '@temporalio/common';
 import type { PendingApproval } from '../common/approval-types.js';
 import type { AgentInput, AgentState } from '../common/types.js';
@@ -67,11 +74,13 @@ export function publishVisibility(
     upsertMemo({ [MEMO_KEY]: memo });
   };
   flush();
-  void (async () => {
+  // Outside the run's cancellation: a cancelled run still publishes until it closes, and a wait cancelled under it
+  // would be an unhandled rejection that fails the workflow task (a cancel then never completes).
+  void CancellationScope.nonCancellable(async () => {
     for (;;) {
       await condition(() => key() !== published);
       flush();
     }
-  })();
+  });
   return { flush };
 }
