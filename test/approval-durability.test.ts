@@ -5,28 +5,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
-import { afterAll, beforeAll, expect, inject, it } from 'vitest';
+import { expect, inject, it } from 'vitest';
 import { freePort, startDevServer } from '../src/temporal/dev-server.js';
 import type { AgentResult, AgentState } from '../src/common/types.js';
 import { until } from './support/cli.js';
-import type { ScriptedModel } from './support/scripted-model.js';
-import { WorkerPool, type WorkerProcess } from './support/worker-process.js';
+import { workerProcessSuite, type WorkerProcess } from './support/worker-process.js';
 import { approvalScenario, type ApprovalScenario } from './support/approval-scenario.js';
 
-let connection: Connection;
-let client: Client;
-const workers = new WorkerPool();
-const models: ScriptedModel[] = [];
-
-beforeAll(async () => {
-  connection = await Connection.connect({ address: inject('temporalAddress') });
-  client = new Client({ connection });
-});
-afterAll(async () => {
-  await workers.killAll();
-  for (const m of models) await m.close();
-  await connection.close();
-});
+const { client, workers, models } = workerProcessSuite();
 
 const lines = (file: string): string[] =>
   existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : [];
@@ -48,7 +34,7 @@ async function pending(handle: WorkflowHandle): Promise<AgentState['pendingAppro
 it('SIGKILL of the worker while an approval waits: a new worker takes the decision and the command runs once', async () => {
   const { cwd, marker, env, taskQueue } = await setUp(inject('temporalAddress'));
   const first = await worker(env);
-  const handle = await client.workflow.start('agentWorkflow', {
+  const handle = await client().workflow.start('agentWorkflow', {
     taskQueue,
     workflowId: `apc-${randomUUID()}`,
     args: [{ task: 't', model: 'scripted', cwd }],
@@ -68,7 +54,7 @@ it('SIGKILL of the worker while an approval waits: a new worker takes the decisi
 it('a decision sent while no worker runs is applied when one starts', async () => {
   const { cwd, marker, env, taskQueue } = await setUp(inject('temporalAddress'));
   const first = await worker(env);
-  const handle = await client.workflow.start('agentWorkflow', {
+  const handle = await client().workflow.start('agentWorkflow', {
     taskQueue,
     workflowId: `apc-${randomUUID()}`,
     args: [{ task: 't', model: 'scripted', cwd }],

@@ -3,20 +3,16 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import type { WorkflowHandle } from '@temporalio/client';
-import { afterAll, expect, inject, it } from 'vitest';
+import { expect, inject, it } from 'vitest';
 import type { AgentResult, AgentState } from '../src/common/types.js';
 import { runCli, until } from './support/cli.js';
-import type { ScriptedModel } from './support/scripted-model.js';
 import { workerProcessSuite, type WorkerProcess } from './support/worker-process.js';
 import { approvalScenario, type ApprovalScenario } from './support/approval-scenario.js';
 
 const suite = workerProcessSuite();
-const models: ScriptedModel[] = [];
 
-const setUp = (name: string): Promise<ApprovalScenario> => approvalScenario(inject('temporalAddress'), name, models);
-afterAll(async () => {
-  for (const m of models) await m.close();
-});
+const setUp = (name: string): Promise<ApprovalScenario> =>
+  approvalScenario(inject('temporalAddress'), name, suite.models);
 
 /** A versioned `tether worker`; with `current`, it made its version current (it says so once the server accepted it). */
 async function versionedWorker(env: Record<string, string>, args: string[], current = true): Promise<WorkerProcess> {

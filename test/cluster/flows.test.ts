@@ -5,27 +5,13 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client, Connection } from '@temporalio/client';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import type { AgentResult } from '../../src/common/types.js';
 import { runCli, until } from '../support/cli.js';
-import { startScriptedModel, type ScriptedModel, type Step } from '../support/scripted-model.js';
-import { WorkerPool, workerEnv } from '../support/worker-process.js';
+import { startScriptedModel, type Step } from '../support/scripted-model.js';
+import { workerEnv, workerProcessSuite } from '../support/worker-process.js';
 
-let connection: Connection;
-let client: Client;
-const workers = new WorkerPool();
-const models: ScriptedModel[] = [];
-
-beforeAll(async () => {
-  connection = await Connection.connect({ address: inject('temporalAddress') });
-  client = new Client({ connection });
-});
-afterAll(async () => {
-  await workers.killAll();
-  for (const m of models) await m.close();
-  await connection.close();
-});
+const { client, workers, models } = workerProcessSuite();
 
 const lines = (file: string): string[] =>
   existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : [];
@@ -44,9 +30,9 @@ async function setUp(
 
 describe('on the Temporal server with PostgreSQL', () => {
   it('the cluster is the real server, not the dev server', async () => {
-    const info = await connection.workflowService.getSystemInfo({});
+    const info = await client().connection.workflowService.getSystemInfo({});
     expect(info.serverVersion).toBe('1.32.2');
-    const cluster = await connection.operatorService.listClusters({});
+    const cluster = await client().connection.operatorService.listClusters({});
     expect(cluster.clusters?.map((c) => c.clusterName)).toEqual(['active']);
   });
 
@@ -70,7 +56,7 @@ describe('on the Temporal server with PostgreSQL', () => {
     expect(readFileSync(join(cwd, 'notes', 'plan.txt'), 'utf8')).toBe('step one\nstep two\n');
     expect(readFileSync(join(cwd, 'out', 'count.txt'), 'utf8').trim()).toBe('2');
     // The history the server kept in PostgreSQL has the three tool activities.
-    const events = (await client.workflow.getHandle(out.workflowId).fetchHistory()).events ?? [];
+    const events = (await client().workflow.getHandle(out.workflowId).fetchHistory()).events ?? [];
     const tools = events.filter((e) => e.activityTaskCompletedEventAttributes).length;
     expect(tools).toBeGreaterThanOrEqual(3);
     await workers.killAll();
@@ -107,7 +93,7 @@ describe('on the Temporal server with PostgreSQL', () => {
     expect(lines(join(cwd, marker))).toEqual([]); // nothing runs without a worker
 
     await workers.start(env);
-    const result = (await client.workflow.getHandle(workflowId).result()) as AgentResult;
+    const result = (await client().workflow.getHandle(workflowId).result()) as AgentResult;
     expect(result).toMatchObject({ status: 'completed', answer: 'finished after the approval' });
     expect(lines(join(cwd, marker))).toEqual(['ran']);
     await workers.killAll();
@@ -137,7 +123,7 @@ describe('on the Temporal server with PostgreSQL', () => {
       mine = list.filter((r) => r.workflowId.startsWith(`${id}-`));
       return mine.length >= 1 && mine.every((r) => r.status === 'completed');
     });
-    const result = (await client.workflow.getHandle(mine[0]!.workflowId).result()) as AgentResult;
+    const result = (await client().workflow.getHandle(mine[0]!.workflowId).result()) as AgentResult;
     expect(result).toMatchObject({ status: 'completed', answer: 'scheduled work done' });
     expect((await tether(['schedule', 'delete', id])).code).toBe(0);
     expect((await tether(['schedule', 'describe', id])).code).toBe(1);

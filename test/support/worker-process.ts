@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { cliPath } from './cli.js';
+import type { ScriptedModel } from './scripted-model.js';
 
 export interface WorkerProcess {
   child: ChildProcess;
@@ -75,19 +76,21 @@ export class WorkerPool {
 }
 
 /**
- * For a test file that runs worker processes: a Temporal client on the shared dev server, and a pool whose workers
- * are killed after the file's tests.
+ * For a test file that runs worker processes: a Temporal client on the shared dev server, a pool whose workers
+ * are killed after the file's tests, and a list of the scripted models to close then.
  */
-export function workerProcessSuite(): { client: () => Client; workers: WorkerPool } {
+export function workerProcessSuite(): { client: () => Client; workers: WorkerPool; models: ScriptedModel[] } {
   let connection: Connection | undefined;
   let client: Client | undefined;
   const workers = new WorkerPool();
+  const models: ScriptedModel[] = [];
   beforeAll(async () => {
     connection = await Connection.connect({ address: inject('temporalAddress') });
     client = new Client({ connection });
   });
   afterAll(async () => {
     await workers.killAll();
+    for (const m of models) await m.close();
     await connection?.close();
   });
   return {
@@ -96,5 +99,6 @@ export function workerProcessSuite(): { client: () => Client; workers: WorkerPoo
       return client;
     },
     workers,
+    models,
   };
 }
