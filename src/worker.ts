@@ -20,6 +20,7 @@ import { loadExtensions, type Extensions } from './plugins/extensions.js';
 import type { TemporalSettings } from './temporal/settings.js';
 import { WorkerGroup } from './temporal/worker-group.js';
 import { payloadGuard } from './temporal/payload-guard.js';
+import { releaseLostWorkerSticky } from './activities/sticky-release.js';
 import { closeEnvironments, configureEnvironments, WORKER_ID } from './environments/current.js';
 import { cleanupLeftovers } from './environments/leftovers.js';
 import { setCurrentConfig } from './config/current.js';
@@ -162,7 +163,7 @@ export async function createWorker(
     activities,
     maxConcurrentActivityTaskExecutions: opts.maxConcurrentActivities ?? 32,
     shutdownGraceTime: opts.shutdownGraceTime ?? '30 seconds',
-    interceptors: { activity: [payloadGuard()] },
+    interceptors: { activity: [payloadGuard(), releaseLostWorkerSticky(log)] },
     // Cancellation reaches an activity only in the answer to a heartbeat: the default throttle (80% of the
     // heartbeat timeout) held it back for up to 12 s, while the command it should stop went on.
     maxHeartbeatThrottleInterval: '1 second',
@@ -185,7 +186,7 @@ export async function createWorker(
     },
     maxConcurrentActivityTaskExecutions: opts.maxConcurrentActivities ?? 32,
     shutdownGraceTime: opts.shutdownGraceTime ?? '30 seconds',
-    interceptors: { activity: [payloadGuard()] },
+    interceptors: { activity: [payloadGuard(), releaseLostWorkerSticky(log)] },
     // Cancellation reaches an activity only in the answer to a heartbeat: the default throttle (80% of the
     // heartbeat timeout) held it back for up to 12 s, while the command it should stop went on.
     maxHeartbeatThrottleInterval: '1 second',

@@ -79,6 +79,17 @@ it('a standby worker takes over the run of a worker SIGKILLed during a command; 
   expect(later.map((e) => pidOf(e.workflowTaskStartedEventAttributes?.identity))).toEqual(
     later.map(() => survivor.child.pid),
   );
+  // The attempt that took over released the dead worker's sticky queue: the workflow task after it went to the
+  // shared queue at once instead of waiting out the sticky-queue timeout there.
+  const toolDone = events.findIndex(
+    (e) => e.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED && eventMs(e) > killedAt,
+  );
+  expect(toolDone).toBeGreaterThan(0);
+  const next = events.slice(toolDone).find((e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED);
+  expect(next?.workflowTaskScheduledEventAttributes?.taskQueue?.kind).toBe(
+    proto.temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL,
+  );
+  expect(events.filter((e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT)).toEqual([]);
   // Every call the loop waits on while the run goes on (model call, gate check, command) is noticed as lost by its
   // missing heartbeats, not by its much longer start-to-close timeout.
   const scheduled = events

@@ -1,5 +1,5 @@
 // One Chromium per worker process and one BrowserContext + Page per task, closed when idle, at run end or on close. Worker-only.
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { currentConfig } from '../config/current.js';
 import { registerTaskCleanup } from '../registry/task-cleanup.js';
 import { requireBrowser } from './find-browser.js';
@@ -152,6 +152,8 @@ class BrowserPool {
 
   private async launch(): Promise<Browser> {
     const settings = currentConfig().browser;
+    // Loaded on first use: Playwright takes about half a second to import, which a worker start should not pay.
+    const { chromium } = await import('playwright-core');
     // A dead browser needs no handler: alive() sees its pages' browser disconnected and the next call says so.
     return chromium.launch({
       executablePath: requireBrowser(),

@@ -44,6 +44,25 @@ export class CommandGuard {
     await this.killing;
   };
 
+  /**
+   * What the command's end means, once any kill under way has finished: a timeout is exit 124, a cancel 130.
+   * `timedOutOtherwise` is asked only after that kill, so it may read the clock.
+   */
+  async outcome(
+    exitCode: number | null,
+    timedOutOtherwise: () => boolean = () => false,
+  ): Promise<{ exitCode: number | null; timedOut: boolean; cancelled: boolean; survivedKill?: true }> {
+    const killed = this.killing ? await this.killing : undefined;
+    const timedOut = exitCode === 124 || this.backstopHit || timedOutOtherwise();
+    const cancelled = this.cancelled && !timedOut;
+    return {
+      exitCode: timedOut ? 124 : cancelled ? 130 : exitCode,
+      timedOut,
+      cancelled,
+      ...(killed === 'alive' ? { survivedKill: true as const } : {}),
+    };
+  }
+
   /** The command is over: no more backstop, no more listening for a cancel. */
   dispose(): void {
     if (this.backstop) clearTimeout(this.backstop);

@@ -197,7 +197,6 @@ export class ShellEnvironment {
           },
           onData,
         );
-        let exitCode = o.exitCode;
         let shellReplaced: string | undefined;
         if (o.kind === 'shell-died' && !guard.backstopHit) {
           // What the command started may outlive its shell: its group goes too.
@@ -206,17 +205,11 @@ export class ShellEnvironment {
             `the task's shell ended during this command (exit status ${o.exitCode ?? 'unknown'}); ` +
             'the next command runs in a new shell with the working directory and exported variables carried over';
         }
-        const killed = guard.killing ? await guard.killing : undefined;
-        const timedOut = exitCode === 124 || guard.backstopHit;
-        if (timedOut) exitCode = 124;
-        if (guard.cancelled && !timedOut) exitCode = 130;
-        if (timedOut || guard.cancelled) this.transport.reapCommand?.(tag, id);
+        const end = await guard.outcome(o.exitCode);
+        if (end.timedOut || end.cancelled) this.transport.reapCommand?.(tag, id);
         return {
-          exitCode,
+          ...end,
           output: out.text(),
-          timedOut,
-          cancelled: guard.cancelled && !timedOut,
-          ...(killed === 'alive' ? { survivedKill: true } : {}),
           ...(shellReplaced ? { shellReplaced } : {}),
           durationMs: Date.now() - started,
         };
@@ -253,29 +246,19 @@ export class ShellEnvironment {
     );
     const result = (async (): Promise<RunResult> => {
       try {
-        let exitCode = await proc.exited;
-        // A cancelled command is over only when its whole group is gone, not when its wrapper exits.
-        const killed = guard.killing ? await guard.killing : undefined;
-        const elapsed = Date.now() - started;
-        // With a PTY the wrapper may itself be killed by the group kill; the clock then tells a timeout apart.
-        const timedOut =
-          exitCode === 124 ||
-          guard.backstopHit ||
-          (req.pty !== undefined &&
+        const exitCode = await proc.exited;
+        // A cancelled command is over only when its whole group is gone, not when its wrapper exits. With a PTY the
+        // wrapper may itself be killed by the group kill; the clock (read after that kill) then tells a timeout apart.
+        const end = await guard.outcome(
+          exitCode,
+          () =>
+            req.pty !== undefined &&
             !guard.cancelled &&
             exitCode !== null &&
             exitCode > 128 &&
-            elapsed >= req.timeoutSeconds * 1000);
-        if (timedOut) exitCode = 124;
-        if (guard.cancelled && !timedOut) exitCode = 130;
-        return {
-          exitCode,
-          output: out.text(),
-          timedOut,
-          cancelled: guard.cancelled && !timedOut,
-          ...(killed === 'alive' ? { survivedKill: true } : {}),
-          durationMs: Date.now() - started,
-        };
+            Date.now() - started >= req.timeoutSeconds * 1000,
+        );
+        return { ...end, output: out.text(), durationMs: Date.now() - started };
       } finally {
         guard.dispose();
       }

@@ -6,7 +6,7 @@ import { describeError } from '../common/errors.js';
 import type { ToolRegistry } from '../registry/registry.js';
 import type { JsonSchema, SideEffects } from '../common/tool-definition.js';
 import { mcpToolsetName } from '../toolsets/resolve.js';
-import { McpConnection, type McpStatus } from './connection.js';
+import type { McpConnection, McpStatus } from './connection.js';
 import { mcpResultToJson } from './result.js';
 
 export interface McpServerSummary {
@@ -47,6 +47,8 @@ export class McpManager {
   }
 
   private async loadOne(name: string, cfg: McpServerConfig): Promise<void> {
+    // The MCP SDK is loaded only when a server is configured: it would add a fifth of a second to every worker start.
+    const { McpConnection } = await import('./connection.js');
     const conn = new McpConnection(name, cfg);
     this.connections.set(name, conn);
     if (!cfg.enabled) return;

@@ -35,7 +35,7 @@ async function extractOne(url: string, signal: AbortSignal | undefined): Promise
       ...(signal ? { signal } : {}),
     });
     const raw = decode(page.body, page.charset);
-    const { title, text } = HTML_TYPES.has(page.contentType) ? htmlToText(raw) : { title: '', text: raw };
+    const { title, text } = HTML_TYPES.has(page.contentType) ? await htmlToText(raw) : { title: '', text: raw };
     const bounded = boundText(text, web.max_chars);
     // The notice goes into the content too: the model reads the text, not always the flags beside it.
     const cutNotice = page.truncated

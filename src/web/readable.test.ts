@@ -3,23 +3,23 @@ import { parseContentType } from './fetch-page.js';
 import { boundText, htmlToText } from './readable.js';
 
 describe('htmlToText', () => {
-  it('keeps paragraphs, headings and list items on their own lines', () => {
-    const { text } = htmlToText(
+  it('keeps paragraphs, headings and list items on their own lines', async () => {
+    const { text } = await htmlToText(
       '<html><body><div><h2>Facts</h2><p>First  paragraph\n of text.</p><ul><li>one</li><li>two</li></ul></div></body></html>',
     );
     expect(text).toContain('First paragraph of text.');
     expect(text).toMatch(/- one\n- two/);
   });
 
-  it('falls back to the body text, without scripts, when there is no article', () => {
-    const out = htmlToText(
+  it('falls back to the body text, without scripts, when there is no article', async () => {
+    const out = await htmlToText(
       '<html><head><title> Tiny </title><script>var x = "SCRIPT"</script></head><body><span>just a line</span><style>.a{}</style></body></html>',
     );
     expect(out).toEqual({ title: 'Tiny', text: 'just a line' });
   });
 
-  it('returns empty text for an empty page', () => {
-    expect(htmlToText('<html><body></body></html>').text).toBe('');
+  it('returns empty text for an empty page', async () => {
+    expect((await htmlToText('<html><body></body></html>')).text).toBe('');
   });
 });
 

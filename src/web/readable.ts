@@ -1,6 +1,14 @@
 // Turns fetched pages into text for the model: readable main content of HTML (Readability on linkedom), bounded length. Worker-only.
-import { Readability } from '@mozilla/readability';
-import { parseHTML } from 'linkedom';
+import type { Readability as ReadabilityClass } from '@mozilla/readability';
+import type { parseHTML as ParseHTML } from 'linkedom';
+
+/** The HTML libraries, loaded on first use: linkedom takes about 0.2 s to import, which a worker start should not pay. */
+let libraries: Promise<{ Readability: typeof ReadabilityClass; parseHTML: typeof ParseHTML }> | undefined;
+const loadLibraries = (): NonNullable<typeof libraries> =>
+  (libraries ??= Promise.all([import('@mozilla/readability'), import('linkedom')]).then(([r, l]) => ({
+    Readability: r.Readability,
+    parseHTML: l.parseHTML,
+  })));
 
 /** The parts of a DOM node the text walker reads (linkedom's types lean on the DOM lib, which this project does not load). */
 interface DomNode {
@@ -49,8 +57,8 @@ const BLOCK = new Set([
 ]);
 const SKIP = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'SVG', 'IFRAME']);
 
-function parse(html: string): DomDocument {
-  return (parseHTML(html) as unknown as { document: DomDocument }).document;
+function parser(parseHTML: typeof ParseHTML): (html: string) => DomDocument {
+  return (html) => (parseHTML(html) as unknown as { document: DomDocument }).document;
 }
 
 /** Text of a node with a line break around block elements, headings marked with '#' and list items with '-'. */
@@ -89,7 +97,9 @@ function nodeText(node: DomNode): string {
 }
 
 /** The title and readable main text of an HTML page; the whole body's text when Readability finds no article. */
-export function htmlToText(html: string): { title: string; text: string } {
+export async function htmlToText(html: string): Promise<{ title: string; text: string }> {
+  const { Readability, parseHTML } = await loadLibraries();
+  const parse = parser(parseHTML);
   const doc = parse(html);
   const pageTitle = doc.title.trim();
   // Readability changes the document it reads, so it gets its own copy.
