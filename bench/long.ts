@@ -117,9 +117,16 @@ const tiny = await measure(
   },
   mkdtempSync(join(tmpdir(), 'tether-bench-long-')),
 );
+// Per turn by event type: the floor a turn costs whatever it produces (docs/durability.md, "History size").
+const tinyParts = await historyBreakdown(env.client, tiny.workflowId);
 await env.close();
 if (tiny.result.turns !== turns) throw new Error(`expected ${turns} turns, got ${tiny.result.turns}`);
 report('1,000 turns of tiny todo calls', tiny);
+const perTurn = Object.entries(tinyParts)
+  .sort((a, b) => b[1] - a[1])
+  .slice(0, 8)
+  .map(([k, v]) => `${k.replace('EVENT_TYPE_', '').toLowerCase()} ${fmt(v / tiny.result.turns, 0)}`);
+lines.push(`  bytes per tiny turn by event: ${perTurn.join(', ')}`);
 const gaps = tiny.arrivals.slice(1).map((t, i) => t - tiny.arrivals[i]!);
 lines.push(
   `  time per turn: ${fmt(summary(gaps.slice(5, 15)).median, 1)} ms median around turn 10, ` +

@@ -2,6 +2,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import {
+  bundleWorkflowCode,
   DefaultLogger,
   NativeConnection,
   Runtime,
@@ -25,6 +26,7 @@ import { cleanupLeftovers } from './environments/leftovers.js';
 import { setCurrentConfig } from './config/current.js';
 import { deploymentOptions, versioningSettings, type VersioningSettings } from './temporal/versioning.js';
 import { prebuiltBundle } from './temporal/prebuilt-bundle.js';
+import { workflowBuildId } from './temporal/build-id.js';
 import { requireSearchAttributes } from './visibility/cluster-setup.js';
 
 /** The workflow bundle's entry: compiled JS next to this file, or the TypeScript source in development. */
@@ -35,15 +37,15 @@ export function workflowsPath(): string {
 
 /**
  * The workflow code a worker loads: the bundle `npm run build` made when it matches the sources on disk (no webpack
- * at start, which took seconds of CPU just when a worker replaced a crashed one), else the source to bundle now.
+ * at start, which took seconds of CPU just when a worker replaced a crashed one), else the source bundled now.
  */
-export function workflowCode(
-  log: Logger,
-): { workflowBundle: WorkflowBundleOption; workflowsPath?: undefined } | { workflowsPath: string } {
+export async function workflowCode(log: Logger): Promise<{ workflowBundle: WorkflowBundleOption; atStart: boolean }> {
   const found = prebuiltBundle(workflowsPath());
-  if (found.bundle) return { workflowBundle: found.bundle };
+  if (found.bundle) return { workflowBundle: found.bundle, atStart: false };
   log.info({ reason: found.reason }, 'bundling the workflows at start');
-  return { workflowsPath: workflowsPath() };
+  // Bundled here as Worker.create would, so the worker's build id can name the code (src/temporal/build-id.ts).
+  const logger = Runtime.instance().logger;
+  return { workflowBundle: await bundleWorkflowCode({ workflowsPath: workflowsPath(), logger }), atStart: true };
 }
 
 let runtimeInstalled = false;
@@ -149,12 +151,15 @@ export async function createWorker(
     model: opts.model ?? modelSettingsFromEnv(),
     workerQueue: ownQueue,
   });
-  const code = opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : workflowCode(log);
+  const code = opts.workflowBundle ? { workflowBundle: opts.workflowBundle, atStart: false } : await workflowCode(log);
+  const versioning = deploymentOptions(opts.versioning ?? versioningSettings(opts.settings.taskQueue));
+  // Unversioned, a short build id: every workflow task and activity start records it (src/temporal/build-id.ts).
+  const buildId = workflowBuildId(code.workflowBundle);
   const shared = await Worker.create({
     connection,
     namespace: opts.settings.namespace,
     taskQueue: opts.settings.taskQueue,
-    ...code,
+    workflowBundle: code.workflowBundle,
     activities,
     maxConcurrentActivityTaskExecutions: opts.maxConcurrentActivities ?? 32,
     shutdownGraceTime: opts.shutdownGraceTime ?? '30 seconds',
@@ -167,12 +172,13 @@ export async function createWorker(
     stickyQueueScheduleToStartTimeout: '1 second',
     // Only the shared queue's worker runs workflow code, so only it joins the Worker Deployment; the own queue
     // carries activities, which replay never touches.
-    ...deploymentOptions(opts.versioning ?? versioningSettings(opts.settings.taskQueue)),
+    ...(versioning.workerDeploymentOptions ? versioning : { buildId }),
   });
   const own = await Worker.create({
     connection,
     namespace: opts.settings.namespace,
     taskQueue: ownQueue,
+    buildId,
     activities: {
       runTool: activities.runTool,
       assessCall: activities.assessCall,
@@ -186,8 +192,19 @@ export async function createWorker(
     maxHeartbeatThrottleInterval: '1 second',
   });
   step('workers');
-  const workflows = opts.workflowBundle ? 'given' : code.workflowsPath ? 'bundled at start' : 'prebuilt';
+  const workflows = opts.workflowBundle ? 'given' : code.atStart ? 'bundled at start' : 'prebuilt';
   const tools = registry.all().length;
-  log.info({ taskQueue: opts.settings.taskQueue, ownQueue, tools, workflows, startMs: steps }, 'worker ready');
+  const version = versioning.workerDeploymentOptions?.version;
+  log.info(
+    {
+      taskQueue: opts.settings.taskQueue,
+      ownQueue,
+      tools,
+      workflows,
+      buildId: version?.buildId ?? buildId,
+      startMs: steps,
+    },
+    'worker ready',
+  );
   return { worker: new WorkerGroup(shared, own, ownQueue), connection, ownConnection: !opts.connection };
 }

@@ -20,6 +20,7 @@ import {
   writeReadable,
 } from './support/history-size.js';
 import { runHistories } from './support/long-run.js';
+import { readTranscript } from '../src/store/transcript-reader.js';
 import { startScriptedModel, type ScriptedModel } from './support/scripted-model.js';
 
 let h: Harness;
@@ -88,4 +89,33 @@ it('after continue-as-new the first model call still sends only what is new', as
   expect(first.tools).toEqual([]);
   expect(first.messages.length).toBeLessThanOrEqual(2);
   expect(first.conversation?.layout?.some((p) => Array.isArray(p) && p[1] - p[0] > 10)).toBe(true);
+}, 300_000);
+
+it('model call inputs do not name the run: the worker finds its conversation and transcript by its own workflow id', async () => {
+  // Without the query a worker that looked under the wrong id would miss, and the miss would be in the history.
+  const before = process.env.TETHER_CONVERSATION_REBUILD;
+  process.env.TETHER_CONVERSATION_REBUILD = '0';
+  try {
+    const { model, workflowId } = await readingRun(6, { limits: { maxTurns: 100 } });
+    recordHistory(h.address, workflowId, 'model-input-lean');
+    const history = await h.client.workflow.getHandle(workflowId).fetchHistory();
+    const scheduled = (history.events ?? []).filter(
+      (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel',
+    );
+    expect(scheduled).toHaveLength(6);
+    for (const e of scheduled) {
+      const payload = e.activityTaskScheduledEventAttributes!.input!.payloads![0]!.data!;
+      expect(Buffer.from(payload).toString('utf8')).not.toContain(workflowId);
+    }
+    expect(history.events?.filter((e) => e.activityTaskFailedEventAttributes)).toEqual([]);
+    // Every call after the first named the conversation the worker held (no whole resend after a miss).
+    const inputs = await modelInputs(h.client, workflowId);
+    expect(inputs.slice(1).every((i) => i.conversation?.base !== undefined && i.messages.length <= 2)).toBe(true);
+    // The transcript went under the run's id: every message the model was given, and its replies, once.
+    const last = model.requests.at(-1)!;
+    expect(readTranscript(workflowId).map((e) => e.role)).toEqual([...last.messages.map((m) => m.role), 'assistant']);
+  } finally {
+    if (before === undefined) delete process.env.TETHER_CONVERSATION_REBUILD;
+    else process.env.TETHER_CONVERSATION_REBUILD = before;
+  }
 }, 300_000);

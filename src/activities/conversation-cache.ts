@@ -45,7 +45,7 @@ export class ConversationCache {
 
   /** The whole conversation and tool list of a call, from its input and what this worker holds; throws a miss. */
   resolve(
-    ref: ConversationRef,
+    ref: ConversationRef & { id: string },
     messages: ChatMessage[],
     tools: ToolDefinition[],
   ): { messages: ChatMessage[]; tools: ToolDefinition[] } {

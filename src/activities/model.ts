@@ -1,5 +1,5 @@
 // The model-call activity: picks the provider for the run's model and heartbeats while it answers. Worker-only.
-import { ApplicationFailure } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import { lostWorker, withHeartbeat } from './heartbeat.js';
 import { openStore } from './store.js';
 import { transcriptEntries } from '../common/transcript.js';
@@ -41,6 +41,19 @@ export function createModelRouter(settings: ModelSettings): CompleteFn {
   };
 }
 
+/**
+ * The run a model call belongs to, under which its conversation is cached and its transcript kept: the workflow
+ * that scheduled it. Inputs scheduled before the id was left out (recorded histories, runs in flight) name it.
+ */
+export function runOf(input: CallModelInput): string {
+  const named = input.conversation?.id ?? input.transcript?.workflowId;
+  if (named !== undefined) return named;
+  const run = Context.current().info.workflowExecution;
+  if (!run)
+    throw ApplicationFailure.nonRetryable('callModel was started without a workflow: it has no run', 'Model.BadInput');
+  return run.workflowId;
+}
+
 export function createModelActivity(
   complete: CompleteFn,
   cache = new ConversationCache(),
@@ -50,10 +63,11 @@ export function createModelActivity(
     const { conversation: ref, summarise, ...rest } = input;
     // A call that names its conversation by reference is put together from this worker's cache; on a miss the
     // workflow is asked (nothing recorded); failing that, the miss goes back to it and it sends everything once.
+    const run = ref || input.transcript ? runOf(input) : '';
     let held = { messages: input.messages, tools: input.tools };
     if (ref) {
       try {
-        held = cache.resolve(ref, input.messages, input.tools);
+        held = cache.resolve({ ...ref, id: run }, input.messages, input.tools);
       } catch (err) {
         const asked = rebuild && isCacheMiss(err) ? await requestFromWorkflow(ref) : undefined;
         if (!asked) throw err;
@@ -70,18 +84,15 @@ export function createModelActivity(
     const reply = fitReply(await withHeartbeat((signal) => complete(request, signal)));
     // Held as the workflow will see it (parsed from JSON), so both sides' digests agree.
     if (ref && !summarise)
-      cache.store(ref.id, [...held.messages, JSON.parse(JSON.stringify(reply.message)) as ChatMessage]);
+      cache.store(run, [...held.messages, JSON.parse(JSON.stringify(reply.message)) as ChatMessage]);
     // The transcript (for session_search) is written here, where the messages already are. Best effort: a store
     // problem never fails the model call; a retry overwrites an earlier attempt's reply with the one returned.
     const t = input.transcript;
     if (t) {
       try {
-        openStore().record(
-          t.workflowId,
-          transcriptEntries(held.messages, t.fromIndex, t.firstSeq, t.turn, reply.message),
-        );
+        openStore().record(run, transcriptEntries(held.messages, t.fromIndex, t.firstSeq, t.turn, reply.message));
       } catch (err) {
-        getLogger().warn({ workflowId: t.workflowId, err: (err as Error).message }, 'transcript not recorded');
+        getLogger().warn({ workflowId: run, err: (err as Error).message }, 'transcript not recorded');
       }
     }
     const lost = lostWorker();

@@ -20,8 +20,11 @@ export interface CallModelInput {
   model: string;
   messages: ChatMessage[];
   tools: ToolDefinition[];
-  /** Record messages[fromIndex..] and the reply in the run's transcript, numbered from firstSeq. */
-  transcript?: { workflowId: string; turn: number; fromIndex: number; firstSeq: number };
+  /**
+   * Record messages[fromIndex..] and the reply in the run's transcript, numbered from firstSeq. The run is the
+   * workflow that scheduled the call; inputs scheduled before that was left out also name it here (`workflowId`).
+   */
+  transcript?: { workflowId?: string; turn: number; fromIndex: number; firstSeq: number };
   /**
    * The conversation by reference to what the worker holds (absent in histories recorded before it): `messages`
    * then holds only the messages the worker is not known to have, and `tools` may be empty.
@@ -33,8 +36,11 @@ export interface CallModelInput {
 
 /** A model call's conversation named by digests, so history records each message once. */
 export interface ConversationRef {
-  /** The run's conversation (its workflow id), under which the worker caches it. */
-  id: string;
+  /**
+   * The run's conversation (its workflow id), under which the worker caches it. Left out since the activity reads
+   * its workflow id from its own context; inputs scheduled before (recorded histories, runs in flight) carry it.
+   */
+  id?: string;
   /** Digest of the whole conversation of this call, checked once the worker has put it together. */
   digest: string;
   /** Digest of the cached conversation that `layout` ranges refer to; absent when `messages` is all of it. */

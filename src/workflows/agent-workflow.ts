@@ -59,7 +59,8 @@ function modelActivities(heartbeatSeconds: number): AgentActivities {
       maximumInterval: '1 minute',
       maximumAttempts: 10,
     },
-    summary: 'model call',
+    // No summary: the UI shows the activity type (callModel) in its place, and a summary is recorded with every call
+    // (~43 bytes a turn). The input shows the new messages, the result the reply.
   });
 }
 
@@ -168,7 +169,7 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
     // After continue-as-new the carried conversation is already in the transcript.
     let recorded = carry ? messages.length : 0;
     // Model calls record what is new since the last one; the worker holds the rest (see model-input.ts).
-    const modelInput = new ModelInput(workflowId, carry?.modelInput, messages, limits.wholeConversationInHistory);
+    const modelInput = new ModelInput(carry?.modelInput, messages, limits.wholeConversationInHistory);
     const catalog = await setup.listTools({
       enabledToolsets: input.enabledToolsets,
       disabledToolsets: input.disabledToolsets,
@@ -235,7 +236,8 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
         model: input.model,
         messages,
         tools: catalog.definitions,
-        transcript: { workflowId, turn: state.turn, fromIndex, firstSeq: transcriptSeq },
+        // The run is the activity's own workflow (it reads the id from its context), so the input does not name it.
+        transcript: { turn: state.turn, fromIndex, firstSeq: transcriptSeq },
       });
       transcriptSeq += messages.length - fromIndex + 1;
       state.usage = addUsage(state.usage, reply.usage);

@@ -85,7 +85,6 @@ export class ModelInput {
 
   /** `carried` is what the previous run believed; it holds only if the carried messages still match it. */
   constructor(
-    private readonly id: string,
     carried?: HeldConversation,
     messages: ChatMessage[] = [],
     private readonly whole = false,
@@ -111,8 +110,8 @@ export class ModelInput {
     if (this.whole || !patched(DELTA_PATCH))
       return activities.callModel(summarise ? { ...plain, messages: summaryRequest(req.messages), tools: [] } : plain);
     const digests = req.messages.map(digestMessage);
+    // No run id: the activity reads its workflow's id from its own context (src/activities/model.ts, runOf).
     const ref: ConversationRef = {
-      id: this.id,
       digest: digestConversation(digests),
       tools: digestText(JSON.stringify(req.tools)),
     };
