@@ -13,7 +13,7 @@ import type { ShellEnvironment } from '../src/environments/shell-environment.js'
 import { dockerAvailable, ensureTestImage } from '../test/support/docker-fixture.js';
 import { sshdAvailable, startSshd } from '../test/support/sshd-fixture.js';
 import { fmt, machine, silent, summary } from './stats.js';
-import { terminalActivity } from './terminal-activity.js';
+import { NO_PROCESS, toolActivity, TRIVIAL_COMMAND } from './terminal-activity.js';
 
 const COMMANDS = 200;
 const BACKGROUND = 30;
@@ -163,10 +163,14 @@ else {
 }
 
 // The default config: local backend, sandbox on (on Linux).
-const activity = await terminalActivity(100, 5);
+const activity = await toolActivity(TRIVIAL_COMMAND, 100, 5);
+// The same run's floor: a tool call that starts no process, so what is left is Temporal's dispatch and completion.
+const floor = await toolActivity(NO_PROCESS, 100, 5);
 const spawnedAgain = await bareSpawn();
 const spawnMedian = Math.min(spawned.median, spawnedAgain.median);
 console.log(
   `local terminal call inside its activity (${activity.n}, history timestamps): median ${fmt(activity.median)} ms, p99 ${fmt(activity.p99)} ms · ` +
     `bare spawn ${fmt(spawnMedian)} ms (lower of two runs: ${fmt(spawned.median)}, ${fmt(spawnedAgain.median)}) · ratio ${ratio(activity.median, spawnMedian)} (target <= 3x)`,
+  `\n  of which any tool activity's own cost (read_file of a one-line file, ${floor.n} calls): median ${fmt(floor.median)} ms · ` +
+    `the command's share: ${fmt(activity.median - floor.median)} ms = ${ratio(activity.median - floor.median, spawnMedian)} the bare spawn`,
 );

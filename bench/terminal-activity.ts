@@ -1,7 +1,7 @@
-// Benchmark part (not a test): a trivial `terminal` call measured inside its activity, from the history's
+// Benchmark part (not a test): a trivial tool call measured inside its activity, from the history's
 // ActivityTaskStarted to ActivityTaskCompleted timestamps, on the local backend of a real worker.
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, realpathSync } from 'node:fs';
+import { mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { agentWorkflow } from '../src/workflows/agent-workflow.js';
@@ -12,13 +12,21 @@ import { summary } from './stats.js';
 const ms = (t: { seconds?: unknown; nanos?: number | null } | null | undefined): number =>
   Number(t?.seconds ?? 0) * 1000 + (t?.nanos ?? 0) / 1e6;
 
-/** `calls` sequential `terminal: true` calls in one run; the first few (environment start) are left out. */
-export async function terminalActivity(calls: number, warmup: number): Promise<ReturnType<typeof summary>> {
+/** A trivial command, and a call that starts no process (Temporal's own cost of any tool activity). */
+export const TRIVIAL_COMMAND = { name: 'terminal', arguments: { command: 'true' } };
+export const NO_PROCESS = { name: 'read_file', arguments: { path: 'note.txt' } };
+
+/** `calls` sequential calls of `call` in one run; the first few (environment start) are left out. */
+export async function toolActivity(
+  call: { name: string; arguments: Record<string, unknown> },
+  calls: number,
+  warmup: number,
+): Promise<ReturnType<typeof summary>> {
   const env = await durableEnv();
+  // One call per model reply, as an agent's turn usually is: calls of one reply that are safe in parallel (like
+  // read_file) would run at once and time each other.
   const model = await startScriptedModel([
-    {
-      toolCalls: Array.from({ length: calls + warmup }, () => ({ name: 'terminal', arguments: { command: 'true' } })),
-    },
+    ...Array.from({ length: calls + warmup }, () => ({ toolCalls: [call] })),
     { content: 'done' },
   ]);
   try {
@@ -26,11 +34,12 @@ export async function terminalActivity(calls: number, warmup: number): Promise<R
     const worker = await env.worker(taskQueue, model.url);
     const id = `bench-env-${randomUUID()}`;
     const cwd = realpathSync(mkdtempSync(join(tmpdir(), 'tether-bench-activity-')));
+    writeFileSync(join(cwd, 'note.txt'), 'one line\n');
     await worker.runUntil(
       env.client.workflow.execute(agentWorkflow, {
         taskQueue,
         workflowId: id,
-        args: [{ task: 'bench', model: 'scripted', cwd, limits: { maxToolCallsPerTurn: calls + warmup } }],
+        args: [{ task: 'bench', model: 'scripted', cwd, limits: { maxTurns: calls + warmup + 10 } }],
       }),
     );
     if (model.errors.length > 0) throw new Error(model.errors.join('; '));
@@ -48,7 +57,7 @@ export async function terminalActivity(calls: number, warmup: number): Promise<R
       if (begun !== undefined) durations.push(ms(e.eventTime) - begun);
     }
     if (durations.length !== calls + warmup)
-      throw new Error(`expected ${calls + warmup} terminal activities in the history, found ${durations.length}`);
+      throw new Error(`expected ${calls + warmup} ${call.name} activities in the history, found ${durations.length}`);
     const tools = durations.slice(warmup);
     return summary(tools);
   } finally {
