@@ -1,7 +1,8 @@
 // Benchmark (not a test): history size against the content a run produced, and a 1,000-turn run, on a local dev
 // server: 40 turns of 2.5 KB tool results with a 5 KB task (`npm run bench:long -- --task-only` runs this alone), the
-// same with a short task and with the whole conversation recorded per call (as before the conversation cache), 400 such turns (compaction, continue-as-new), then 1,000 turns of tiny `todo` calls with
-// time per turn early and late. Run: npm run bench:long
+// same with a short task and with the whole conversation recorded per call (as before the conversation cache), 400
+// such turns (compaction, continue-as-new), then 1,000 turns of tiny `todo` calls with time per turn early and late.
+// Run: npm run bench:long
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
