@@ -10,17 +10,21 @@ import { readsTask, TaskTexts } from './task-text.js';
 const task = `the task ${'x'.repeat(5_000)}`;
 const ref = digestText(task);
 
-function setUp(conversation: Record<string, string>, answer: string | undefined) {
+function setUp(conversation: Record<string, string>, answer: string | undefined, now = () => 0) {
   const warnings: string[] = [];
   const log: Logger = { warn: (_o, m) => warnings.push(m), info: () => {}, error: () => {}, debug: () => {} };
   let asked = 0;
-  const texts = new TaskTexts(log, {
-    firstUserMessage: (run) => conversation[run],
-    ask: async () => {
-      asked += 1;
-      return answer;
+  const texts = new TaskTexts(
+    log,
+    {
+      firstUserMessage: (run) => conversation[run],
+      ask: async () => {
+        asked += 1;
+        return answer;
+      },
     },
-  });
+    now,
+  );
   return { texts, warnings, asked: () => asked };
 }
 
@@ -46,6 +50,19 @@ describe('TaskTexts', () => {
       expect(s.warnings).toHaveLength(1);
       expect(s.warnings[0]).toMatch(/task text could not be had/);
     }
+  });
+
+  it('does not ask again for a minute after the workflow did not answer; the calls go on without the text', async () => {
+    let t = 0;
+    const s = setUp({}, undefined, () => t);
+    expect(await s.texts.resolve('run', ref)).toBeUndefined();
+    t = 59_000;
+    expect(await s.texts.resolve('run', ref)).toBeUndefined();
+    expect(s.asked()).toBe(1);
+    expect(s.warnings).toHaveLength(2);
+    t = 61_000;
+    expect(await s.texts.resolve('run', ref)).toBeUndefined();
+    expect(s.asked()).toBe(2);
   });
 
   it('keeps each run apart', async () => {
