@@ -1,7 +1,8 @@
 // Benchmark (not a test): history size against the content a run produced, and a 1,000-turn run, on a local dev
-// server: 40 turns of 2.5 KB tool results (and the same with the whole conversation recorded per call, as before
-// the conversation cache), 400 such turns (compaction, continue-as-new), then 1,000 turns of tiny `todo` calls with
-// time per turn early and late. Run: npm run bench:long
+// server: 40 turns of 2.5 KB tool results with a 5 KB task (`npm run bench:long -- --task-only` runs this alone), the
+// same with a short task and with the whole conversation recorded per call (as before the conversation cache), 400
+// such turns (compaction, continue-as-new), then 1,000 turns of tiny `todo` calls with time per turn early and late.
+// Run: npm run bench:long
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -82,7 +83,7 @@ async function reading(turns: number, extra: Partial<AgentInput> = {}): Promise<
     readingScript(turns, path),
     { content: 'Earlier turns read data.txt forty lines at a time.' },
     {
-      task: 'read data.txt until told to stop',
+      task: extra.task ?? 'read data.txt until told to stop',
       limits: { maxTurns: turns + 10, ...extra.limits },
       compaction: { model: 'summariser' },
     },
@@ -92,6 +93,16 @@ async function reading(turns: number, extra: Partial<AgentInput> = {}): Promise<
   return m;
 }
 
+/** A 5 KB task: every tool call's input used to carry it (userTask), so history grew with it × tool calls. */
+const longTask = `read data.txt until told to stop. ${'Background the reader may need. '.repeat(160)}`.slice(0, 5_000);
+const withTask = await reading(40, { task: longTask });
+report('40 turns, 2.5 KB tool results, 5 KB task', withTask);
+// `npm run bench:long -- --task-only` stops here (the task text case alone).
+if (process.argv.includes('--task-only')) {
+  await env.close();
+  process.stdout.write(`${lines.join('\n')}\n`);
+  process.exit(0);
+}
 const short = await reading(40);
 report('40 turns, 2.5 KB tool results', short);
 const before = await reading(40, { limits: { wholeConversationInHistory: true } });

@@ -116,6 +116,16 @@ export class ConversationCache {
     }
   }
 
+  /** The first user message of the run's conversation held here (the task, in a run started from one). */
+  firstUserMessage(id: string): string | undefined {
+    for (const e of this.entries.values()) {
+      if (e.id !== id) continue;
+      const content = e.messages.find((m) => m.role === 'user')?.content;
+      if (typeof content === 'string') return content;
+    }
+    return undefined;
+  }
+
   /** Forgets everything (a test's fresh-worker case, without a new process). */
   clear(): void {
     this.entries.clear();

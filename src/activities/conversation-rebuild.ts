@@ -1,16 +1,13 @@
 // On a conversation cache miss, the model activity asks its workflow (a query, which writes nothing to history) for
 // the request it is making, and checks it against the call's digests. Worker-only.
-import { Context } from '@temporalio/activity';
 import type { ConversationRef } from '../common/activity-contract.js';
 import { digestConversation, digestMessage, digestText } from '../common/conversation-digest.js';
 import type { ToolDefinition } from '../common/tool-definition.js';
 import type { ChatMessage } from '../common/types.js';
-import { withHeartbeat } from './heartbeat.js';
+import { queryOwnWorkflow } from './workflow-query.js';
 
 /** The query the agent workflow answers with the model request in flight (src/workflows/model-input.ts). */
 export const MODEL_REQUEST_QUERY = 'modelRequest';
-/** A query waits this long (a workflow whose worker died is replayed elsewhere to answer it). */
-const QUERY_TIMEOUT_MS = 15_000;
 
 interface Request {
   messages: ChatMessage[];
@@ -22,30 +19,11 @@ export const rebuildEnabled = (env = process.env): boolean => env.TETHER_CONVERS
 
 /** The whole request from the workflow, or undefined when it cannot be had or does not match `ref`. */
 export async function requestFromWorkflow(ref: ConversationRef): Promise<Request | undefined> {
-  const ctx = Context.current();
-  const run = ctx.info.workflowExecution;
-  if (!run) return undefined;
-  const { workflowId, runId } = run;
-  try {
-    const request = await withHeartbeat(async (signal) => {
-      const query = ctx.client.workflow.getHandle(workflowId, runId).query<Request | null>(MODEL_REQUEST_QUERY);
-      let timer: NodeJS.Timeout | undefined;
-      const stop = new Promise<null>((resolve) => {
-        timer = setTimeout(() => resolve(null), QUERY_TIMEOUT_MS);
-        signal.addEventListener('abort', () => resolve(null), { once: true });
-      });
-      try {
-        return await Promise.race([query, stop]);
-      } finally {
-        clearTimeout(timer);
-      }
-    });
-    if (!request) return undefined;
-    const matches =
-      digestConversation(request.messages.map(digestMessage)) === ref.digest &&
-      digestText(JSON.stringify(request.tools)) === ref.tools;
-    return matches ? request : undefined;
-  } catch {
-    return undefined; // no answer (no worker, an old workflow without the query): the workflow sends it instead
-  }
+  // No answer (no worker, an old workflow without the query): the workflow sends it instead.
+  const request = await queryOwnWorkflow<Request>(MODEL_REQUEST_QUERY);
+  if (!request) return undefined;
+  const matches =
+    digestConversation(request.messages.map(digestMessage)) === ref.digest &&
+    digestText(JSON.stringify(request.tools)) === ref.tools;
+  return matches ? request : undefined;
 }

@@ -1,4 +1,5 @@
 // All activities of a tether worker, built from their dependencies. Worker-only.
+import { Context } from '@temporalio/activity';
 import { configPath } from '../config/config.js';
 import type { AgentActivities } from '../common/activity-contract.js';
 import { createApprovalActivities } from './approvals.js';
@@ -8,14 +9,24 @@ import { createModelActivity, createModelRouter, type ModelSettings } from './mo
 import { createStoreActivities } from './store.js';
 import { createToolActivities, type ToolActivityDeps } from './tools.js';
 import { LOOP_TOOL_NAMES } from '../common/loop-schemas.js';
+import { TASK_TEXT_QUERY, TaskTexts } from './task-text.js';
+import { queryOwnWorkflow } from './workflow-query.js';
 
 export function createActivities(
   deps: ToolActivityDeps & { model: ModelSettings; configFile?: string },
 ): AgentActivities {
   const complete = createModelRouter(deps.model);
-  const tools = createToolActivities({ ...deps, loopHandled: deps.loopHandled ?? new Set(LOOP_TOOL_NAMES) });
   // What this worker lists and makes it holds, so model calls on it name those by digest instead of carrying them.
   const cache = new ConversationCache();
+  const taskTexts = new TaskTexts(deps.log, {
+    firstUserMessage: (run) => cache.firstUserMessage(run),
+    ask: () => queryOwnWorkflow<string>(TASK_TEXT_QUERY),
+  });
+  const tools = createToolActivities({
+    ...deps,
+    loopHandled: deps.loopHandled ?? new Set(LOOP_TOOL_NAMES),
+    taskText: (ref) => taskTexts.resolve(Context.current().info.workflowExecution?.workflowId ?? '', ref),
+  });
   return {
     ...tools,
     async listTools(input) {

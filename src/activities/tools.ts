@@ -15,6 +15,7 @@ import { loadBashParser } from '../approval/parser.js';
 import { lostWorker, withHeartbeat } from './heartbeat.js';
 import { environmentManager } from '../environments/current.js';
 import { releaseTask } from '../registry/task-cleanup.js';
+import { readsTask } from './task-text.js';
 
 /** No single tool result may come near Temporal's payload limits: this is the cap before history. */
 const HISTORY_RESULT_CHARS = 64_000;
@@ -28,6 +29,8 @@ export interface ToolActivityDeps {
   loopHandled?: ReadonlySet<string>;
   /** This worker's own task queue: environment tools' calls of a task are routed to it once it holds the environment. */
   workerQueue?: string;
+  /** The run's task text by its digest (src/activities/task-text.ts); without it, calls named by digest get none. */
+  taskText?: (ref: string) => Promise<string | undefined>;
 }
 
 /**
@@ -114,7 +117,13 @@ export function createToolActivities(deps: ToolActivityDeps) {
       // Heartbeats let Temporal notice a dead worker within the heartbeat timeout, and deliver cancellation.
       return await withHeartbeat(
         async (signal) => {
-          const outcome = await runToolCall(input.name, input.args, input.taskId, input.userTask, {
+          // Looked up only for a hook or a tool that reads it: a plain call pays nothing for it.
+          const userTask =
+            input.userTask ??
+            (input.userTaskRef !== undefined && readsTask(input.name, registry, hooks)
+              ? await deps.taskText?.(input.userTaskRef)
+              : undefined);
+          const outcome = await runToolCall(input.name, input.args, input.taskId, userTask, {
             registry,
             hooks,
             log,

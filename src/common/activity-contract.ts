@@ -59,7 +59,13 @@ export interface RunToolInput {
   args: string;
   callId: string;
   taskId: string;
+  /** The run's task text, whole: inputs scheduled before `userTaskRef` (recorded histories, runs in flight). */
   userTask?: string;
+  /**
+   * Digest of the run's task text (src/common/conversation-digest.ts): the worker looks the text up only when a hook
+   * or a tool will read it (src/activities/task-text.ts), so history does not record it with every call.
+   */
+  userTaskRef?: string;
   cwd: string;
   /** A person (or the policy) approved this call: a plugin's require_approval no longer stops it. */
   approved?: boolean;

@@ -89,7 +89,8 @@ export async function loadPlugins(
         config: deps.config,
         log: deps.log,
         registerTool: (opts) => {
-          const entry = deps.registry.register(opts);
+          // A plugin's handler may read ctx.userTask (it always could): it gets the task unless it says it does not.
+          const entry = deps.registry.register({ readsUserTask: true, ...opts });
           tools.push(entry.name);
           return entry;
         },

@@ -11,6 +11,7 @@ export interface PluginContext {
   readonly name: string;
   readonly config: TetherConfig;
   readonly log: Logger;
+  /** Its handler gets the run's task as `ctx.userTask` unless it passes `readsUserTask: false` (no lookup then). */
   registerTool(opts: RegisterOptions): ToolEntry;
   registerToolset(name: string, def: Omit<ToolsetDef, 'kind'>): void;
   /** A terminal backend: `terminal.backend: <name>` selects it; the factory returns a Transport (src/environments/types.ts). */

@@ -5,6 +5,7 @@ export interface ToolCallInfo {
   /** Parsed arguments, or null when the model's arguments were not a JSON object. */
   args: Record<string, unknown> | null;
   taskId: string;
+  /** The run's task text; undefined in a run started from messages, or when the worker could not have it (logged). */
   userTask?: string;
 }
 

@@ -50,6 +50,7 @@ export class ToolRegistry {
       cwdArg: opts.cwdArg,
       gate: opts.gate,
       agentLoop: opts.agentLoop ?? false,
+      readsUserTask: opts.readsUserTask ?? false,
       environment: opts.environment ?? false,
       schemaPatch: opts.schemaPatch,
     };

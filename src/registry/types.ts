@@ -9,7 +9,10 @@ export interface ToolContext {
   taskId: string;
   /** Working directory of the task; relative paths given to tools resolve against it. */
   cwd: string;
-  /** The user's task text, for tools that want it (for example to summarise). */
+  /**
+   * The user's task text, for tools that want it (for example to summarise): given to tools registered with
+   * `readsUserTask` (plugin tools are by default); others get undefined, so their calls never look it up.
+   */
   userTask?: string;
   /** Whether file tools may touch paths outside `cwd` (config `files.allow_outside_cwd`). */
   allowOutsideCwd?: boolean;
@@ -68,6 +71,8 @@ export interface RegisterOptions<S extends z.ZodObject = z.ZodObject> {
   ) => CallSubject | undefined | Promise<CallSubject | undefined>;
   /** Handled by the agent loop (todo, memory, ...); dispatch refuses it with a clear error. */
   agentLoop?: boolean;
+  /** The handler reads `ctx.userTask`: the worker then looks the run's task text up for each call. Default false. */
+  readsUserTask?: boolean;
   /** Runs in the task's terminal environment: the agent loop sends all such calls of a task to the worker holding it. */
   environment?: boolean;
   schemaPatch?: SchemaPatch;
@@ -101,6 +106,7 @@ export interface ToolEntry {
     ctx: GateContext,
   ) => CallSubject | undefined | Promise<CallSubject | undefined>;
   readonly agentLoop: boolean;
+  readonly readsUserTask: boolean;
   readonly environment: boolean;
   readonly schemaPatch?: SchemaPatch;
 }

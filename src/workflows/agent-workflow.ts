@@ -23,6 +23,7 @@ import { LoopTools } from './loop-tools.js';
 import { initialMessages } from './prompt.js';
 import { oversizedFollowUp } from './payload-limits.js';
 import { runToolBatch } from './tool-batch.js';
+import { answerTaskText, taskForTools } from './task-text.js';
 import { forgetLostWorker, releaseEnvironment, type EnvironmentRoute } from './environment-route.js';
 import { transcriptEntries, type TranscriptEntry } from '../common/transcript.js';
 import type { AgentInput, AgentResult, AgentState, ChatMessage, TokenUsage } from '../common/types.js';
@@ -115,6 +116,9 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
     ...carry?.environment,
     pinSeconds: limits.environmentWorkerTimeoutSeconds ?? 10,
   };
+  // Tool inputs name the task by digest; a worker whose hook or tool reads it asks for the text (taskText query).
+  answerTaskText(input.task);
+  const toolTask = taskForTools(input.task);
   const visibility = publishVisibility(input, () => ({ state, pending: approvals.state.pending }));
   /** A run that ends (not one that continues as new) closes its environment on the worker holding it. */
   const ended = async (result: AgentResult): Promise<AgentResult> => {
@@ -269,7 +273,7 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
         taskId,
         environment,
         backend: input.backend,
-        userTask: input.task,
+        task: toolTask(),
         maxParallel: limits.maxParallel ?? 8,
         maxCallsPerTurn: limits.maxToolCallsPerTurn ?? 32,
         heartbeatTimeoutSeconds,

@@ -26,7 +26,8 @@ interface BatchContext {
   meta: Record<string, ToolMeta>;
   cwd: string;
   taskId: string;
-  userTask?: string;
+  /** What each tool input says of the run's task (src/workflows/task-text.ts). */
+  task: Pick<RunToolInput, 'userTask' | 'userTaskRef'>;
   maxParallel: number;
   maxCallsPerTurn: number;
   heartbeatTimeoutSeconds: number;
@@ -212,7 +213,7 @@ async function runOne(call: PlannedCall, view: ToolCallView, ctx: BatchContext):
       args: call.args,
       callId: view.id,
       taskId: ctx.taskId,
-      userTask: ctx.userTask,
+      ...ctx.task,
       cwd: ctx.cwd,
       approved,
       ...(ctx.backend ? { backend: ctx.backend } : {}),
