@@ -35,7 +35,7 @@ function refIn(req: ChatRequest, pattern: string): string {
     .split('\n')
     .find((l) => l.includes(pattern));
   const ref = line && /\[(e\d+)\]$/.exec(line)?.[1];
-  if (!ref) throw new Error(`no ref for ${pattern} in ${String(result.snapshot)}`);
+  if (!ref) throw new Error(`no ref for ${pattern} in ${req.messages.at(-1)!.content!.slice(0, 2_000)}`);
   return ref;
 }
 
