@@ -118,7 +118,8 @@ export function describeConformance(name: string, setup: () => Promise<Conforman
     test('kills a command at its timeout, with exit code 124, the output so far, and its children', async () => {
       const t = task();
       const r = await sh(t, {
-        command: "echo before; sh -c 'echo $$ > late-pid; sleep 3; touch late-marker' & sleep 30; echo after",
+        // The parent writes the child's pid as soon as it forked it, so a slow start of the child cannot leave it out.
+        command: "echo before; sh -c 'sleep 3; touch late-marker' & echo $! > late-pid; sleep 30; echo after",
         timeout: 1,
       });
       expect(r.exit_code).toBe(124);
