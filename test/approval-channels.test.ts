@@ -222,3 +222,35 @@ describe('execute_code programs (manual mode)', () => {
     for (let i = 1; i <= 5; i += 1) expect(existsSync(join(cwd, `m${i}`)), `marker m${i}`).toBe(false);
   });
 });
+
+describe('attack probes: code left by one call for a later one (manual mode)', () => {
+  it('a git hook written by write_file, package.json scripts, a Makefile, an exported PAGER and git config ask; a plain Makefile runs', async () => {
+    const cwd = project();
+    const m = (i: number): string => join(cwd, `m${i}`);
+    const steps: Step[] = [
+      call('terminal', { command: 'git init -q .' }),
+      call('write_file', { path: '.git/hooks/pre-commit', content: `#!/bin/sh\ntouch ${m(1)}\n` }),
+      call('write_file', {
+        path: 'package.json',
+        content: JSON.stringify({ scripts: { test: `touch ${m(2)}; kill -0 -1` } }),
+      }),
+      call('terminal', { command: 'npm test' }),
+      call('write_file', { path: 'Makefile', content: `all:\n\ttouch ${m(3)}; kill -0 -1\n` }),
+      call('terminal', { command: 'make' }),
+      call('terminal', { command: `export PAGER='touch ${m(4)}; kill -0 -1'` }),
+      call('terminal', { command: `git config core.pager 'touch ${m(5)}; kill -0 -1'` }),
+      call('write_file', { path: 'Makefile', content: `all:\n\techo fine > ${join(cwd, 'ok.txt')}\n` }),
+      call('terminal', { command: 'make' }),
+    ];
+    const { model, asked } = await runDenying(cwd, steps);
+    expect(asked.map((a) => a.command)).toEqual([`write_file .git/hooks/pre-commit:\n#!/bin/sh\ntouch ${m(1)}\n`]);
+    const out = results(model);
+    expect(out[0]).toMatchObject({ exit_code: 0 });
+    expect(out[1]).toMatchObject(denied);
+    for (const i of [3, 5, 6, 7]) expect(out[i], `step ${i}`).toMatchObject(hardline);
+    expect(out[9]).toMatchObject({ exit_code: 0 });
+    expect(existsSync(join(cwd, '.git/hooks/pre-commit'))).toBe(false);
+    expect(existsSync(join(cwd, 'ok.txt'))).toBe(true);
+    for (let i = 1; i <= 5; i += 1) expect(existsSync(m(i)), `marker m${i}`).toBe(false);
+  });
+});

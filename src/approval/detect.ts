@@ -19,9 +19,18 @@ import { checkWrite } from './checks/files.js';
 import { checkLookup } from './checks/dispatch.js';
 import { checkAssignment } from './checks/identity.js';
 import { initScriptCheck } from './checks/system.js';
-import { stdinText, type CheckContext, type Io, type Upstream } from './checks/types.js';
+import { stdinText, type Io, type Upstream } from './checks/types.js';
 import { decodedText } from './decode.js';
-import { crontabCommands, indirectCode, makefileCommands } from './indirect.js';
+import { crontabCommands, indirectCode } from './indirect.js';
+import {
+  aliasDefinitions,
+  carriedVariable,
+  codeFileWrite,
+  declarationCommand,
+  gitConfig,
+  type CarryContext,
+} from './carried.js';
+import { runnerFile, taskRunner } from './task-runners.js';
 import { scriptKey, shebangLanguage, type ScriptFile } from './scripts.js';
 import type { ParseBash, SyntaxNode } from './parser.js';
 import type { ProgramEffect } from './programs/effects.js';
@@ -72,7 +81,7 @@ const EXEC = execChecks(containsDownload);
 
 const checkFor = checkLookup(EXEC);
 
-class Analysis implements CheckContext {
+class Analysis implements CarryContext {
   readonly findings = new Map<string, Finding>();
   readonly where: Where;
   /** Variables assigned with literal values so far (`D=/dev/sda; ...`). */
@@ -88,6 +97,8 @@ class Analysis implements CheckContext {
   private readonly writtenText = new Map<string, string>();
   /** Commands seen so far: a script missing before a list runs may be written by an earlier command of it. */
   private commandsSeen = 0;
+  /** Inside code that runs in a later call (an exported PAGER): a script it runs by path may change before then. */
+  private laterDepth = 0;
 
   constructor(
     private readonly parse: ParseBash,
@@ -99,19 +110,25 @@ class Analysis implements CheckContext {
     this.where = { project, cwd: project };
   }
 
-  runsFile(path: Word, language: string | null): void {
+  /** `optional`: a file a program reads if it is there (a task runner's package.json): missing, it never asks. */
+  runsFile(path: Word, language: string | null, optional = false): void {
     if (path.dynamic) {
       this.add('dynamic-command', `the script's path is computed at run time: ${path.text.slice(0, 80)}`);
       return;
     }
     const key = scriptKey(path.text, this.where);
     if (key === undefined) return;
+    if (this.laterDepth > 0) {
+      this.add('carried-code', `${path.text} is run by a later command, when its content may have changed`);
+      return;
+    }
     if (key === null) {
       this.add('unread-script', `${path.text} (after a cd to a directory known only at run time)`);
       return;
     }
     const written = this.writtenText.get(key);
     if (written !== undefined) {
+      if (language !== null && runnerFile(key, written, language, this)) return;
       if (language === null) this.script(written);
       else this.code(written, language);
       return;
@@ -119,7 +136,7 @@ class Analysis implements CheckContext {
     const file = this.files?.get(key);
     if (file && 'missing' in file) {
       // Nothing runs from a file that is not there, unless an earlier command of this line makes it.
-      if (this.commandsSeen > 1)
+      if (this.commandsSeen > 1 && !optional)
         this.add(
           'unread-script',
           `${key} does not exist before this command line runs; an earlier command may write it`,
@@ -133,13 +150,13 @@ class Analysis implements CheckContext {
     }
     if ('error' in file) this.add('unread-script', `${key}: ${file.error}`);
     if (!('text' in file)) return;
+    if (language !== null && runnerFile(key, file.text, language, this)) return;
     const lang = language ?? shebangLanguage(file.text);
     if (lang === undefined)
       this.add(
         'unread-script',
         `${key} is run by an interpreter the detector does not read (${file.text.split('\n')[0]!.slice(0, 60)})`,
       );
-    else if (lang === 'make') for (const c of makefileCommands(file.text)) this.script(c);
     else if (lang === 'crontab') for (const c of crontabCommands(file.text)) this.script(c);
     else if (lang === null) this.script(file.text);
     else this.code(file.text, lang);
@@ -157,6 +174,15 @@ class Analysis implements CheckContext {
     if (text === undefined) return;
     if (language === null) this.script(text);
     else this.code(text, language);
+  }
+
+  later(run: () => void): void {
+    this.laterDepth += 1;
+    try {
+      run();
+    } finally {
+      this.laterDepth -= 1;
+    }
   }
 
   knownText(io: Io): string | undefined {
@@ -261,6 +287,9 @@ class Analysis implements CheckContext {
       case 'pipeline':
         this.pipeline(node);
         break;
+      case 'declaration_command':
+        declarationCommand(node, this.vars, this);
+        break;
       default:
         break;
     }
@@ -275,6 +304,7 @@ class Analysis implements CheckContext {
     const w = value ? wordOf(value, this.vars) : { text: '', dynamic: false, pattern: false, substitutions: [] };
     checkAssignment(name, w, this);
     if (node.parent?.type === 'command') return;
+    carriedVariable(name, w, this);
     if (!w.dynamic) this.vars.set(name, w.text);
     else if (/^\$\(\s*mktemp\b/.test(value?.text ?? '')) this.vars.set(name, '/tmp/mktemp.tmp');
     else this.vars.delete(name);
@@ -346,6 +376,9 @@ class Analysis implements CheckContext {
     if (argv.args.some((a) => a.text === '--help') || argv.args.at(-1)?.text === '--version') return;
     const name = argv.name === 'busybox' ? null : argv.name;
     indirectCode(argv, assignments, io, this);
+    if (argv.name === 'alias') aliasDefinitions(argv, this);
+    if (argv.name === 'git') gitConfig(argv, this);
+    taskRunner(argv, this);
     // ./x.sh, bin/deploy: a program run by its path is read and judged (installed programs are not).
     if (argv.written.includes('/') && !initScriptCheck(argv.written)) this.runsFile(literal(argv.written), null);
     const check = initScriptCheck(argv.written) ?? (name ? checkFor(name) : undefined);
@@ -381,7 +414,10 @@ class Analysis implements CheckContext {
       if (runsCode(ownerArgv?.name ?? null)) this.add('reverse-shell', `${op} ${word.text}`);
       return;
     }
-    if (op.includes('>')) checkWrite(word, `${op} ${word.text}`, this);
+    if (op.includes('>')) {
+      checkWrite(word, `${op} ${word.text}`, this);
+      codeFileWrite(word, this);
+    }
     const printed = owner ? printedText(owner, ownerArgv, this.vars).text : undefined;
     const key = word.dynamic ? undefined : scriptKey(word.text, this.where);
     if (op.includes('>') && printed !== undefined && key)

@@ -3,6 +3,7 @@
 // entries. The code is judged like any command line; code computed at run time asks. Pure.
 import { parseFlags, type Argv } from './argv.js';
 import { stdinIsDynamic, stdinText, type CheckContext, type Io } from './checks/types.js';
+import { readMakefile } from './makefile.js';
 import { literal, type Word } from './words.js';
 
 /** git configuration keys whose value is a command git runs. */
@@ -50,14 +51,9 @@ function gitOptions(cmd: Argv, ctx: CheckContext): void {
   }
 }
 
-/** make recipes (tab-indented lines) and $(shell ...) calls are shell command lines. */
+/** make recipes and $(shell ...) calls, make variables expanded: shell command lines. */
 export function makefileCommands(text: string): string[] {
-  const recipes = text
-    .split('\n')
-    .filter((l) => l.startsWith('\t'))
-    .map((l) => l.slice(1).replace(/^[@+-]+/, ''));
-  const shells = [...text.matchAll(/\$\(shell\s+([^)]*)\)/g)].map((m) => m[1]!);
-  return [...recipes, ...shells];
+  return readMakefile(text).commands;
 }
 
 /** The commands of crontab entries: what follows five time fields or an @keyword. */

@@ -130,6 +130,12 @@ const list: Rule[] = [
   { id: 'too-deep', tier: 'dangerous', description: 'commands nested too deeply to check' },
   // Channels beyond the command line (t16-gate)
   { id: 'unread-script', tier: 'dangerous', description: 'runs a script whose content could not be read and checked' },
+  {
+    id: 'carried-code',
+    tier: 'dangerous',
+    description:
+      'leaves code for later commands to run (an exported PAGER, BASH_ENV, HOME or NODE_OPTIONS, git configuration, a file the code reads)',
+  },
 ];
 
 export const RULES: ReadonlyMap<string, Rule> = new Map(list.map((r) => [r.id, r]));

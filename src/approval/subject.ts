@@ -32,3 +32,15 @@ export function shownText(subject: CallSubject, scripts: ReadonlyMap<string, str
   for (const [path, text] of scripts) out += `\n# ${path}:\n${text}`;
   return out.length > MAX_SHOWN_CHARS ? `${out.slice(0, MAX_SHOWN_CHARS - 30)}\n... (${out.length} characters)` : out;
 }
+
+/**
+ * A file tool's write (write_file, patch), judged as the shell redirect that would write the same file: the write
+ * rules of the command line (git hooks and .git/config, shell start-up files, system configuration, ~/.ssh) apply to
+ * every channel that writes files. The content is judged where it runs (a script by path, a makefile, package.json).
+ */
+export function fileWriteSubject(tool: string, path: unknown, content: unknown): CallSubject | undefined {
+  if (typeof path !== 'string' || path === '') return undefined;
+  const quoted = `'${path.replace(/'/g, `'\\''`)}'`;
+  const text = typeof content === 'string' ? content : '';
+  return { text: `: > ${quoted}`, shown: `${tool} ${path}:\n${text}` };
+}

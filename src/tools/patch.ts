@@ -1,6 +1,7 @@
 // The `patch` tool: targeted find-and-replace edits in a file, refusing ambiguous matches. Worker-only.
 import { readFile, writeFile } from 'node:fs/promises';
 import { z } from 'zod';
+import { fileWriteSubject } from '../approval/subject.js';
 import { registry } from '../registry/index.js';
 import { toolError } from '../common/errors.js';
 import { resolveTaskPath } from './task-paths.js';
@@ -28,6 +29,8 @@ registry.register({
   parallelSafe: true,
   isAsync: true,
   pathArg: 'path',
+  // Judged like a shell redirect to the same path: writing a git hook or .git/config asks, as `echo > ...` does.
+  gate: ({ path, new_string }) => fileWriteSubject('patch', path, new_string),
   timeoutSeconds: 60,
   handler: async ({ path, old_string, new_string, replace_all }, ctx) => {
     const abs = resolveTaskPath(ctx, path);

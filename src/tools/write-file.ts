@@ -2,6 +2,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { z } from 'zod';
+import { fileWriteSubject } from '../approval/subject.js';
 import { registry } from '../registry/index.js';
 import { resolveTaskPath } from './task-paths.js';
 
@@ -19,6 +20,8 @@ registry.register({
   parallelSafe: true,
   isAsync: true,
   pathArg: 'path',
+  // Judged like a shell redirect to the same path: writing a git hook or .git/config asks, as `echo > ...` does.
+  gate: ({ path, content }) => fileWriteSubject('write_file', path, content),
   timeoutSeconds: 60,
   handler: async ({ path, content }, ctx) => {
     const abs = resolveTaskPath(ctx, path);

@@ -1,0 +1,148 @@
+// What a command leaves behind for later commands to run: exported variables that make programs run code
+// (PAGER, GIT_SSH_COMMAND, BASH_ENV, NODE_OPTIONS=--require, HOME, ...), aliases, git configuration that runs
+// commands, writes into .git/config. The code runs in a later call, when the files it names may have changed, so it
+// is judged now and scripts it runs by path ask. Pure.
+import type { Argv } from './argv.js';
+import type { SyntaxNode } from './parser.js';
+import { named } from './syntax.js';
+import { wordOf, type Word } from './words.js';
+import type { CheckContext } from './checks/types.js';
+
+/** What the analysis offers beyond a check's context: judging code that runs later (its scripts by path ask). */
+export interface CarryContext extends CheckContext {
+  later(run: () => void): void;
+}
+
+/** Variables whose value is a command line some program runs (a pager, an editor, an ssh, a diff). */
+const COMMAND_VARIABLES =
+  /^(GIT_SSH_COMMAND|GIT_SSH|GIT_PAGER|PAGER|MANPAGER|SYSTEMD_PAGER|GIT_EDITOR|GIT_SEQUENCE_EDITOR|EDITOR|VISUAL|FCEDIT|KUBE_EDITOR|GIT_EXTERNAL_DIFF|GIT_ASKPASS|SSH_ASKPASS|SUDO_ASKPASS|LESSOPEN|LESSCLOSE|PROMPT_COMMAND|GIT_PROXY_COMMAND|RSYNC_RSH|BROWSER|npm_config_(script_shell|shell|editor|browser|git))$/i;
+
+/**
+ * Variables that make programs load code or configuration from a file chosen by their value: a start-up script, a
+ * home or configuration directory (~/.gitconfig, ~/.bashrc, .npmrc), a git directory or template (hooks).
+ */
+const START_FILE_VARIABLES =
+  /^(BASH_ENV|ENV|ZDOTDIR|PYTHONSTARTUP|HOME|XDG_CONFIG_HOME|GIT_CONFIG|GIT_CONFIG_GLOBAL|GIT_CONFIG_SYSTEM|GIT_CONFIG_PARAMETERS|GIT_CONFIG_COUNT|GIT_CONFIG_KEY_\d+|GIT_CONFIG_VALUE_\d+|GIT_DIR|GIT_TEMPLATE_DIR|GIT_EXEC_PATH|npm_config_userconfig|npm_config_globalconfig|npm_config_node_options|PERL5OPT|PERL5DB|RUBYOPT|JAVA_TOOL_OPTIONS|_JAVA_OPTIONS)$/i;
+
+/** NODE_OPTIONS that load a module before the program; MAKEFLAGS that add make code. */
+const OPTION_CODE: Record<string, RegExp> = {
+  NODE_OPTIONS: /(^|\s)(-r|--require|--import|--loader|--experimental-loader)(\s|=|$)/,
+  MAKEFLAGS: /--eval/,
+  MFLAGS: /--eval/,
+};
+
+/**
+ * A variable set outside a command's own prefix (`export X=...`, `declare -x X=...`, `X=...`): exported, it reaches
+ * every later command of the task. `value` undefined: exported with a value known only at run time.
+ */
+export function carriedVariable(name: string, value: Word | undefined, ctx: CarryContext): void {
+  if (value === undefined) {
+    if (COMMAND_VARIABLES.test(name) || START_FILE_VARIABLES.test(name) || Object.hasOwn(OPTION_CODE, name))
+      ctx.add('carried-code', `${name} is exported with a value set at run time`);
+    return;
+  }
+  if (value.text === '' && !value.dynamic) return; // unsetting runs nothing
+  if (COMMAND_VARIABLES.test(name)) {
+    if (value.dynamic) ctx.computed(value, name);
+    else ctx.later(() => ctx.script(value.text.replace(/^!/, '')));
+    return;
+  }
+  if (START_FILE_VARIABLES.test(name)) {
+    ctx.add('carried-code', `${name}=${value.text.slice(0, 80)}`);
+    return;
+  }
+  const option = Object.hasOwn(OPTION_CODE, name) ? OPTION_CODE[name] : undefined;
+  if (option && (value.dynamic || option.test(value.text))) {
+    ctx.add('carried-code', `${name}=${value.text.slice(0, 80)}`);
+    return;
+  }
+}
+
+/** Arguments of `export`/`declare`/`typeset`/`readonly`/`local` that are not plain `NAME=value` assignments. */
+export function declarationWord(word: Word, vars: ReadonlyMap<string, string>, ctx: CarryContext): void {
+  if (word.text.startsWith('-') && !word.dynamic) return; // a flag
+  const m = /^([A-Za-z_][A-Za-z0-9_]*)(\+?=)?(.*)$/s.exec(word.text);
+  if (!m) {
+    if (word.dynamic) ctx.add('dynamic-command', `declares variables computed at run time: ${word.text.slice(0, 80)}`);
+    return;
+  }
+  const [, name, eq, rest] = m;
+  if (eq === undefined) {
+    const known = vars.get(name!);
+    carriedVariable(name!, known === undefined ? undefined : { ...word, text: known, dynamic: false }, ctx);
+  } else carriedVariable(name!, { ...word, text: rest! }, ctx);
+}
+
+/** `export NAME`, `export "NAME=value"`, `export $N=...`: what is not a plain assignment (those are walked). */
+export function declarationCommand(node: SyntaxNode, vars: ReadonlyMap<string, string>, ctx: CarryContext): void {
+  // `export -n X` takes the export away: nothing is left for later.
+  if (node.child(0)?.type === 'export' && named(node).some((c) => /^-[a-z]*n/.test(c.text))) return;
+  // The grammar splits `PA''GER=x` into `PA` and `''GER=x`; bash reads one word: nodes that touch are joined.
+  const groups: SyntaxNode[][] = [];
+  for (const child of named(node)) {
+    const last = groups.at(-1);
+    if (last && last.at(-1)!.endIndex === child.startIndex) last.push(child);
+    else groups.push([child]);
+  }
+  for (const group of groups) {
+    if (group.length === 1 && group[0]!.type === 'variable_assignment') continue; // walked as an assignment
+    const parts = group.map((n) => wordOf(n, vars));
+    const word = {
+      ...parts[0]!,
+      text: parts.map((p) => p.text).join(''),
+      dynamic: parts.some((p) => p.dynamic),
+      substitutions: parts.flatMap((p) => p.substitutions),
+    };
+    declarationWord(word, vars, ctx);
+  }
+}
+
+/** git configuration keys whose value is a command git runs later. */
+const GIT_COMMAND_KEYS =
+  /^(core\.(pager|sshcommand|editor|fsmonitor|askpass|gitproxy|hookspath)|sequence\.editor|diff\.external|diff\..+\.(textconv|command)|merge\..+\.driver|filter\..+\.(clean|smudge|process)|credential(\..+)?\.helper|gpg(\..+)?\.program|pager\..+|alias\..+|uploadpack\.packobjectshook|remote\..+\.(uploadpack|receivepack|proxy)|web\.browser|man\..+\.cmd|browser\..+\.cmd|difftool\..+\.cmd|mergetool\..+\.cmd|include\.path|includeif\..+\.path)$/i;
+
+const GIT_CONFIG_VALUE_OPTS = new Set(['-f', '--file', '--blob', '--type', '--default', '--comment', '-C', '-c']);
+
+/** `git config KEY VALUE` (also `--global`, `--file F`, `--add`): a command-valued key's value is judged as code run later. */
+export function gitConfig(cmd: Argv, ctx: CarryContext): void {
+  const words = cmd.args;
+  let i = 0;
+  while (i < words.length && words[i]!.text.startsWith('-')) i += GIT_CONFIG_VALUE_OPTS.has(words[i]!.text) ? 2 : 1;
+  if (words[i]?.text !== 'config') return;
+  const operands: Word[] = [];
+  for (i += 1; i < words.length; i += 1) {
+    const t = words[i]!.text;
+    if (t === 'set' && operands.length === 0) continue; // git 2.46: git config set KEY VALUE
+    if (t.startsWith('-')) i += GIT_CONFIG_VALUE_OPTS.has(t) ? 1 : 0;
+    else operands.push(words[i]!);
+  }
+  const [key, value] = operands;
+  if (!key || !value) return;
+  if (key.dynamic) {
+    ctx.add('dynamic-command', `git config of a key computed at run time: ${key.text.slice(0, 80)}`);
+    return;
+  }
+  if (!GIT_COMMAND_KEYS.test(key.text)) return;
+  if (/^(include(if\..+)?\.path|core\.hookspath)$/i.test(key.text))
+    ctx.add('carried-code', `git config ${key.text} ${value.text}`);
+  else if (value.dynamic) ctx.computed(value, `git config ${key.text}`);
+  else ctx.later(() => ctx.script(value.text.replace(/^!/, '')));
+}
+
+/** `alias NAME='VALUE'`: the value is a command line that runs where the alias is used. */
+export function aliasDefinitions(cmd: Argv, ctx: CarryContext): void {
+  for (const a of cmd.args) {
+    const eq = a.text.indexOf('=');
+    if (eq <= 0) continue;
+    if (a.dynamic) ctx.computed({ ...a, text: a.text.slice(eq + 1) }, `alias ${a.text.slice(0, eq)}`);
+    else ctx.script(a.text.slice(eq + 1));
+  }
+}
+
+/** Files whose content git or a shell runs by itself: writing them is installing code that runs later. */
+const RUNS_LATER = /(^|\/)\.git\/(config|hooks\/[^/]+)$/;
+
+export function codeFileWrite(path: Word, ctx: CarryContext): void {
+  if (!path.dynamic && RUNS_LATER.test(path.text))
+    ctx.add('carried-code', `writes ${path.text}, which git reads for commands to run`);
+}

@@ -1,0 +1,129 @@
+// Task runners that run the project's own command lines: `npm test`/`npm run x` (package.json scripts and their
+// pre/post scripts, with .npmrc's script-shell), yarn, pnpm and bun scripts, and `make` (its makefile's recipes, with
+// make variables expanded). The gate reads those files like scripts run by path. Pure.
+import { parseFlags, type Argv } from './argv.js';
+import type { CheckContext } from './checks/types.js';
+import { readMakefile } from './makefile.js';
+import { literal } from './words.js';
+
+/** Reading a file that may not exist: a missing one runs nothing and never asks. */
+export interface RunnerContext extends CheckContext {
+  runsFile(path: ReturnType<typeof literal>, language: string | null, optional?: boolean): void;
+}
+
+const INSTALL_SCRIPTS = ['preinstall', 'install', 'postinstall', 'prepublish', 'preprepare', 'prepare', 'postprepare'];
+const PUBLISH_SCRIPTS = ['prepack', 'prepare', 'postpack', 'prepublishOnly', 'publish', 'postpublish'];
+const withPrePost = (name: string): string[] => [`pre${name}`, name, `post${name}`];
+
+/** npm's own commands that run package.json scripts, by alias. */
+function npmScripts(sub: string, rest: string[]): string[] {
+  if (/^(test|tst|t|start|stop|restart)$/.test(sub)) return withPrePost(sub.startsWith('t') ? 'test' : sub);
+  if (/^(run|run-script|rum|urn)$/.test(sub)) return rest[0] ? withPrePost(rest[0]) : [];
+  if (/^(i|in|ins|inst|insta|instal|install|isnt|isntall|add|ci|clean-install|install-clean|ic|rebuild|rb)$/.test(sub))
+    return INSTALL_SCRIPTS;
+  if (/^(pack|publish)$/.test(sub)) return PUBLISH_SCRIPTS;
+  if (sub === 'version') return withPrePost('version');
+  return [];
+}
+
+/** yarn and pnpm commands that are theirs, not a script's name (`yarn build` runs the script build). */
+const YARN_BUILTINS = new Set(
+  'add audit bin cache config constraints create dedupe dlx exec explain help import info init link list login logout ls node npm outdated pack patch plugin publish remove search set unlink up update upgrade version why workspace workspaces global store env fetch prune licenses'.split(
+    ' ',
+  ),
+);
+
+function yarnLikeScripts(sub: string | undefined, rest: string[]): string[] {
+  if (sub === undefined || /^(install|i|rebuild)$/.test(sub)) return INSTALL_SCRIPTS;
+  if (sub === 'run' || sub === 'run-script') return rest[0] ? withPrePost(rest[0]) : [];
+  if (YARN_BUILTINS.has(sub)) return [];
+  return withPrePost(sub);
+}
+
+const VALUE_FLAGS = ['--prefix', '-C', '--dir', '--cwd', '-w', '--workspace', '--filter', '-F', '--loglevel'];
+
+/** Judges what a task runner will run: the package.json scripts or makefile recipes it picks, read in the environment. */
+export function taskRunner(cmd: Argv, ctx: RunnerContext): void {
+  const name = cmd.name;
+  if (name === 'make' || name === 'gmake') {
+    const f = parseFlags(cmd.args, [
+      '-f',
+      '--file',
+      '--makefile',
+      '-C',
+      '--directory',
+      '-j',
+      '--jobs',
+      '-l',
+      '-o',
+      '-W',
+      '-I',
+      '--eval',
+    ]);
+    if (f.values.has('-f') || f.values.has('--file') || f.values.has('--makefile')) return; // read as make -f FILE
+    const dir = f.values.get('-C') ?? f.values.get('--directory');
+    for (const file of ['GNUmakefile', 'makefile', 'Makefile'])
+      ctx.runsFile(literal(dir ? `${dir}/${file}` : file), 'make', true);
+    return;
+  }
+  if (name !== 'npm' && name !== 'yarn' && name !== 'pnpm' && name !== 'bun') return;
+  const f = parseFlags(cmd.args, VALUE_FLAGS);
+  const [sub, ...rest] = f.operands.map((o) => o.text);
+  let scripts: string[];
+  if (name === 'npm') scripts = sub ? npmScripts(sub, rest) : [];
+  else if (name === 'bun')
+    scripts =
+      sub === 'run' && rest[0] && !/[./]/.test(rest[0])
+        ? withPrePost(rest[0])
+        : sub === 'install' || sub === 'i'
+          ? INSTALL_SCRIPTS
+          : [];
+  else scripts = yarnLikeScripts(sub, rest);
+  if (scripts.length === 0) return;
+  const prefix = f.values.get('--prefix') ?? f.values.get('-C') ?? f.values.get('--dir') ?? f.values.get('--cwd');
+  const at = (file: string): ReturnType<typeof literal> => literal(prefix ? `${prefix}/${file}` : file);
+  ctx.runsFile(at('package.json'), `package-scripts:${scripts.join(',')}`, true);
+  // Settings that decide which program runs the scripts, or load code into every node the runner starts.
+  ctx.runsFile(at('.npmrc'), 'runner-config', true);
+  if (name === 'yarn') {
+    ctx.runsFile(at('.yarnrc.yml'), 'runner-config', true);
+    ctx.runsFile(at('.yarnrc'), 'runner-config', true);
+  }
+}
+
+/** package.json scripts by name: each is a shell command line. Unparsable JSON runs nothing (the runner fails). */
+export function packageScripts(text: string, names: string[]): string[] {
+  let scripts: unknown;
+  try {
+    scripts = (JSON.parse(text) as { scripts?: unknown }).scripts;
+  } catch {
+    return [];
+  }
+  if (typeof scripts !== 'object' || scripts === null) return [];
+  const table = scripts as Record<string, unknown>;
+  return names.flatMap((n) => (Object.hasOwn(table, n) && typeof table[n] === 'string' ? [table[n]] : []));
+}
+
+/** .npmrc / .yarnrc keys that choose the program running scripts or load code: what they name runs, unseen. */
+const RUNNER_CODE_KEYS =
+  /^\s*["']?(script-shell|shell|node-options|onload-script|git|editor|browser|yarnPath|yarn-path|plugins|init-module|globalconfig|userconfig)["']?\s*[:=]/im;
+
+export function runnerConfigProblem(text: string): string | undefined {
+  return RUNNER_CODE_KEYS.exec(text)?.[1];
+}
+
+/** Files task runners read: a makefile's recipes, package.json scripts, a runner's settings. False: not one of them. */
+export function runnerFile(key: string, text: string, language: string, ctx: RunnerContext): boolean {
+  if (language === 'make') {
+    const m = readMakefile(text);
+    for (const p of m.problems) ctx.add('unread-script', `${key}: ${p}`);
+    for (const inc of m.includes) ctx.runsFile(literal(inc), 'make', true);
+    for (const c of m.commands) ctx.script(c);
+  } else if (language.startsWith('package-scripts:'))
+    for (const c of packageScripts(text, language.slice('package-scripts:'.length).split(','))) ctx.script(c);
+  else if (language === 'runner-config') {
+    const setting = runnerConfigProblem(text);
+    if (setting) ctx.add('carried-code', `${key} sets ${setting}, which decides what runs the project's scripts`);
+  } else return false;
+  return true;
+}
