@@ -46,6 +46,8 @@ describe('code left for later commands asks where it is left', () => {
     ['printf -v PAGER %s x; export PAGER', 'carried-code'],
     ["P=PAGER; export $P='rm -rf ~'", 'delete-home'],
     ['export $(cat vars.env)', 'dynamic-command'],
+    ["export PAGER=less; declare -n r=PAGER; r='rm -rf ~'", 'carried-code'],
+    ["set -a; PAGER='rm -rf ~'", 'delete-home'],
     ["alias ls='rm -rf ~'", 'delete-home'],
     ["git config core.pager 'rm -rf ~'", 'delete-home'],
     ["git config --global core.editor 'kill -9 -1'", 'kill-all'],

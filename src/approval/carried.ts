@@ -31,14 +31,17 @@ const OPTION_CODE: Record<string, RegExp> = {
   MFLAGS: /--eval/,
 };
 
+/** Setting this variable can make later programs run code. */
+const carries = (name: string): boolean =>
+  COMMAND_VARIABLES.test(name) || START_FILE_VARIABLES.test(name) || Object.hasOwn(OPTION_CODE, name);
+
 /**
  * A variable set outside a command's own prefix (`export X=...`, `declare -x X=...`, `X=...`): exported, it reaches
  * every later command of the task. `value` undefined: exported with a value known only at run time.
  */
 export function carriedVariable(name: string, value: Word | undefined, ctx: CarryContext): void {
   if (value === undefined) {
-    if (COMMAND_VARIABLES.test(name) || START_FILE_VARIABLES.test(name) || Object.hasOwn(OPTION_CODE, name))
-      ctx.add('carried-code', `${name} is exported with a value set at run time`);
+    if (carries(name)) ctx.add('carried-code', `${name} is exported with a value set at run time`);
     return;
   }
   if (value.text === '' && !value.dynamic) return; // unsetting runs nothing
@@ -75,8 +78,16 @@ export function declarationWord(word: Word, vars: ReadonlyMap<string, string>, c
 
 /** `export NAME`, `export "NAME=value"`, `export $N=...`: what is not a plain assignment (those are walked). */
 export function declarationCommand(node: SyntaxNode, vars: ReadonlyMap<string, string>, ctx: CarryContext): void {
+  const nameFlag = named(node).some((c) => c.type === 'word' && /^-[a-zA-Z]*n/.test(c.text));
   // `export -n X` takes the export away: nothing is left for later.
-  if (node.child(0)?.type === 'export' && named(node).some((c) => /^-[a-z]*n/.test(c.text))) return;
+  if (nameFlag && node.child(0)?.type === 'export') return;
+  // `declare -n r=PAGER; r=...`: later assignments to `r` set the variable it names.
+  if (nameFlag)
+    for (const a of named(node).filter((c) => c.type === 'variable_assignment')) {
+      const target = a.childForFieldName('value')?.text.replace(/^["']|["']$/g, '') ?? '';
+      if (carries(target) || target.startsWith('$'))
+        ctx.add('carried-code', `${a.text.slice(0, 80)} (a reference to a variable that makes programs run code)`);
+    }
   // The grammar splits `PA''GER=x` into `PA` and `''GER=x`; bash reads one word: nodes that touch are joined.
   const groups: SyntaxNode[][] = [];
   for (const child of named(node)) {
