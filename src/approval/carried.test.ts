@@ -78,6 +78,22 @@ describe('code left for later commands asks where it is left', () => {
   });
 });
 
+describe('wrappers and xargs', () => {
+  it("a wrapper's NAME=VALUE words are the command's variables: env BASH_ENV=x.sh bash, sudo PAGER=...", async () => {
+    expect((await judged('env -i BASH_ENV=x.sh bash -c true', { 'x.sh': 'rm -rf ~' })).tier).toBe('hardline');
+    expect(rules('sudo PAGER="kill -9 -1" git log')).toContain('kill-all');
+  });
+
+  it.each(['xargs -a cmds.txt -I{} sh -c {}', "printf 'rm -rf ~' | xargs -0 sh -c", 'ls | xargs -n1 bash -c'])(
+    'a shell running what xargs reads asks: %s',
+    (command) => expect(rules(command)).toContain('dynamic-command'),
+  );
+
+  it('a shell whose script is literal stays ordinary under xargs', () => {
+    expect(rules(`find . -name '*.txt' | xargs sh -c 'wc -l "$@"' _`)).toEqual([]);
+  });
+});
+
 describe('task runners: what npm, yarn, pnpm and make run is read and judged', () => {
   const pkg = (scripts: Record<string, string>): string => JSON.stringify({ name: 'p', scripts });
 

@@ -375,7 +375,20 @@ class Analysis implements CarryContext {
     // `--help` anywhere, `--version` last (`cargo yank --version 0.4.1 crate` gives it a value).
     if (argv.args.some((a) => a.text === '--help') || argv.args.at(-1)?.text === '--version') return;
     const name = argv.name === 'busybox' ? null : argv.name;
-    indirectCode(argv, assignments, io, this);
+    // `env BASH_ENV=x.sh bash ...`, `sudo PAGER=... git log`: a wrapper's NAME=VALUE words are the command's variables.
+    const wrapperWords = words.slice(0, words.length - argv.args.length - 1);
+    const settings = wrapperWords.flatMap((w) => {
+      const m = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(w.text);
+      return m ? [{ name: m[1]!, value: { ...w, text: m[2]! } }] : [];
+    });
+    indirectCode(argv, [...assignments, ...settings], io, this);
+    // `xargs sh -c` / `xargs -I{} sh -c {}`: the shell runs text xargs reads at run time.
+    if (
+      argv.viaXargs &&
+      runsCode(argv.name) &&
+      (argv.args.at(-1)?.text === '-c' || argv.args.some((a) => a.text.includes('{}')))
+    )
+      this.add('dynamic-command', `${argv.written} runs what xargs reads at run time`);
     if (argv.name === 'alias') aliasDefinitions(argv, this);
     if (argv.name === 'git') gitConfig(argv, this);
     taskRunner(argv, this);
