@@ -110,8 +110,12 @@ class Analysis implements CarryContext {
     this.where = { project, cwd: project };
   }
 
-  /** `optional`: a file a program reads if it is there (a task runner's package.json): missing, it never asks. */
-  runsFile(path: Word, language: string | null, optional = false): void {
+  /**
+   * `optional`: a file a program reads only if it is there (a task runner's settings: missing, it never asks), or the
+   * alternatives it picks from (`GNUmakefile`, `makefile`, `Makefile`: asks when all are missing before a line in
+   * which an earlier command may write one).
+   */
+  runsFile(path: Word, language: string | null, optional?: true | readonly string[]): void {
     if (path.dynamic) {
       this.add('dynamic-command', `the script's path is computed at run time: ${path.text.slice(0, 80)}`);
       return;
@@ -136,7 +140,12 @@ class Analysis implements CarryContext {
     const file = this.files?.get(key);
     if (file && 'missing' in file) {
       // Nothing runs from a file that is not there, unless an earlier command of this line makes it.
-      if (this.commandsSeen > 1 && !optional)
+      const alternatives = optional === true ? [] : optional ? optional.map((p) => scriptKey(p, this.where)) : [key];
+      const allMissing = alternatives.every((k) => {
+        const f = typeof k === 'string' ? this.files?.get(k) : undefined;
+        return f !== undefined && 'missing' in f;
+      });
+      if (this.commandsSeen > 1 && alternatives.length > 0 && allMissing)
         this.add(
           'unread-script',
           `${key} does not exist before this command line runs; an earlier command may write it`,

@@ -8,7 +8,7 @@ import { literal } from './words.js';
 
 /** Reading a file that may not exist: a missing one runs nothing and never asks. */
 export interface RunnerContext extends CheckContext {
-  runsFile(path: ReturnType<typeof literal>, language: string | null, optional?: boolean): void;
+  runsFile(path: ReturnType<typeof literal>, language: string | null, optional?: true | readonly string[]): void;
 }
 
 const INSTALL_SCRIPTS = ['preinstall', 'install', 'postinstall', 'prepublish', 'preprepare', 'prepare', 'postprepare'];
@@ -62,8 +62,8 @@ export function taskRunner(cmd: Argv, ctx: RunnerContext): void {
     ]);
     if (f.values.has('-f') || f.values.has('--file') || f.values.has('--makefile')) return; // read as make -f FILE
     const dir = f.values.get('-C') ?? f.values.get('--directory');
-    for (const file of ['GNUmakefile', 'makefile', 'Makefile'])
-      ctx.runsFile(literal(dir ? `${dir}/${file}` : file), 'make', true);
+    const files = ['GNUmakefile', 'makefile', 'Makefile'].map((file) => (dir ? `${dir}/${file}` : file));
+    for (const file of files) ctx.runsFile(literal(file), 'make', files);
     return;
   }
   if (name !== 'npm' && name !== 'yarn' && name !== 'pnpm' && name !== 'bun') return;
@@ -82,7 +82,7 @@ export function taskRunner(cmd: Argv, ctx: RunnerContext): void {
   if (scripts.length === 0) return;
   const prefix = f.values.get('--prefix') ?? f.values.get('-C') ?? f.values.get('--dir') ?? f.values.get('--cwd');
   const at = (file: string): ReturnType<typeof literal> => literal(prefix ? `${prefix}/${file}` : file);
-  ctx.runsFile(at('package.json'), `package-scripts:${scripts.join(',')}`, true);
+  ctx.runsFile(at('package.json'), `package-scripts:${scripts.join(',')}`, [at('package.json').text]);
   // Settings that decide which program runs the scripts, or load code into every node the runner starts.
   ctx.runsFile(at('.npmrc'), 'runner-config', true);
   if (name === 'yarn') {
