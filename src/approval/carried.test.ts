@@ -164,3 +164,25 @@ describe('file tools are judged as the redirect that writes the same file', () =
     expect(verdict.dangerous).toBe(false);
   });
 });
+
+describe('execute_code programs: files written at a known path are judged as the redirect', () => {
+  it.each([
+    ['python', "open('.git/hooks/pre-commit', 'w').write('rm -rf ~')", 'git-hook'],
+    ['python', "import shutil\nshutil.copy('x.sh', '.git/hooks/post-checkout')", 'git-hook'],
+    ['python', "f = open('.git/config', mode='a')", 'carried-code'],
+    ['javascript', "require('fs').writeFileSync('.git/config', '[core] pager = x')", 'carried-code'],
+    ['javascript', "import { appendFileSync } from 'node:fs'; appendFileSync('.git/hooks/pre-push', 'x')", 'git-hook'],
+  ])('%s: %s', async (language, code, rule) => {
+    const { verdict } = await judgeSubject({ text: code, language }, CWD);
+    expect(verdict.findings.map((f) => f.rule)).toContain(rule);
+  });
+
+  it.each([
+    ['python', "print(open('.git/config').read())"],
+    ['python', "open('out.txt', 'w').write('hi')"],
+    ['javascript', "const fs = require('node:fs'); fs.writeFileSync('dist/out.js', 'x')"],
+  ])('does not ask: %s: %s', async (language, code) => {
+    const { verdict } = await judgeSubject({ text: code, language }, CWD);
+    expect(verdict.findings).toEqual([]);
+  });
+});

@@ -179,6 +179,21 @@ const code =
     return s === undefined ? computed(c, 'the code it runs') : [{ kind: 'code', language, text: s }];
   };
 
+/**
+ * A file the program writes at a known path, judged as the shell redirect that writes it (`: > PATH`): writing a git
+ * hook, .git/config or a shell start-up file asks as it does from the command line. A computed path is not judged.
+ */
+const writes =
+  (at: number, python = false): Reader =>
+  (c) => {
+    if (python) {
+      const mode = str(c.args[1] ?? c.keywords.mode) ?? 'r';
+      if (!/[wax+]/.test(mode)) return [];
+    }
+    const path = str(c.args[at] ?? c.keywords.dst ?? c.keywords.file);
+    return path === undefined ? [] : [{ kind: 'shell', text: `: > '${path.replace(/'/g, `'\\''`)}'` }];
+  };
+
 /** Calls that run commands, delete trees or signal processes, by qualified name. */
 export const SPAWNERS: Record<string, Reader> = {
   // Python
@@ -215,6 +230,15 @@ export const SPAWNERS: Record<string, Reader> = {
   'os.killpg': kill(true, '15'),
   'shutil.rmtree': recursiveDelete(false),
   exec: code('python'),
+  open: writes(0, true),
+  'io.open': writes(0, true),
+  'shutil.copy': writes(1),
+  'shutil.copy2': writes(1),
+  'shutil.copyfile': writes(1),
+  'shutil.move': writes(1),
+  'os.symlink': writes(1),
+  'os.rename': writes(1),
+  'os.replace': writes(1),
   eval: code('python'),
   // JavaScript
   'child_process.exec': shellText(),
@@ -242,6 +266,19 @@ export const SPAWNERS: Record<string, Reader> = {
   'fs.promises.rmdir': recursiveDelete(true),
   'fs/promises.rm': recursiveDelete(true),
   'fs/promises.rmdir': recursiveDelete(true),
+  'fs.writeFileSync': writes(0),
+  'fs.writeFile': writes(0),
+  'fs.appendFileSync': writes(0),
+  'fs.appendFile': writes(0),
+  'fs.promises.writeFile': writes(0),
+  'fs.promises.appendFile': writes(0),
+  'fs/promises.writeFile': writes(0),
+  'fs/promises.appendFile': writes(0),
+  'fs.copyFileSync': writes(1),
+  'fs.copyFile': writes(1),
+  'fs.renameSync': writes(1),
+  'fs.symlinkSync': writes(1),
+  'fs.createWriteStream': writes(0),
   'js.eval': code('javascript'),
   'js.Function': (c) => (c.args.length === 0 ? [] : code('javascript')({ ...c, args: [c.args.at(-1)!] })),
 };
