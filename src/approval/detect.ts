@@ -18,6 +18,9 @@ import { resolveDir, type Where } from './paths.js';
 import { checkWrite } from './checks/files.js';
 import { checkLookup } from './checks/dispatch.js';
 import { checkAssignment } from './checks/identity.js';
+import { checkMiner } from './checks/miner.js';
+import { checkWrapperWords } from './checks/container.js';
+import { checkUnset } from './checks/traces.js';
 import { initScriptCheck } from './checks/system.js';
 import { stdinText, type CheckContext, type Io, type Upstream } from './checks/types.js';
 import { decodedText } from './decode.js';
@@ -261,6 +264,12 @@ class Analysis implements CheckContext {
       case 'pipeline':
         this.pipeline(node);
         break;
+      case 'unset_command':
+        checkUnset(
+          named(node).map((c) => c.text),
+          this,
+        );
+        break;
       default:
         break;
     }
@@ -310,6 +319,7 @@ class Analysis implements CheckContext {
   /** Peels wrappers from an argv and runs the check for the command that really runs. */
   private judge(words: Word[], io: Io, assignments: { name: string; value: Word }[] = []): void {
     if (words.length === 0) return;
+    checkWrapperWords(words, this);
     const { argv, splitString, shell, chdir } = peel(words);
     const nameWord = argv ? words[words.length - argv.args.length - 1] : undefined;
     if (argv && nameWord?.expansion) {
@@ -345,6 +355,7 @@ class Analysis implements CheckContext {
     // `--help` anywhere, `--version` last (`cargo yank --version 0.4.1 crate` gives it a value).
     if (argv.args.some((a) => a.text === '--help') || argv.args.at(-1)?.text === '--version') return;
     const name = argv.name === 'busybox' ? null : argv.name;
+    checkMiner(argv, this);
     indirectCode(argv, assignments, io, this);
     // ./x.sh, bin/deploy: a program run by its path is read and judged (installed programs are not).
     if (argv.written.includes('/') && !initScriptCheck(argv.written)) this.runsFile(literal(argv.written), null);
@@ -381,7 +392,7 @@ class Analysis implements CheckContext {
       if (runsCode(ownerArgv?.name ?? null)) this.add('reverse-shell', `${op} ${word.text}`);
       return;
     }
-    if (op.includes('>')) checkWrite(word, `${op} ${word.text}`, this);
+    if (op.includes('>')) checkWrite(word, `${op} ${word.text}`, this, op.includes('>>'));
     const printed = owner ? printedText(owner, ownerArgv, this.vars).text : undefined;
     const key = word.dynamic ? undefined : scriptKey(word.text, this.where);
     if (op.includes('>') && printed !== undefined && key)

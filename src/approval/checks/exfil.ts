@@ -30,7 +30,10 @@ const SECRET_VAR =
 const READS_SECRETS =
   /(~|\$HOME|\$\{HOME\}|\/home\/[^/\s]+|\/root|\/Users\/[^/\s]+)\/\.(ssh|aws|gnupg|kube|docker|netrc|npmrc|pypirc|git-credentials|azure|config\/gcloud|config\/gh)|\.env\b(?!\.example)|\bid_(rsa|dsa|ecdsa|ed25519)\b|\.(pem|key|p12|pfx)\b|\/etc\/g?shadow|\/proc\/self\/environ|(^|[\s(|;&])(env|printenv|set)(\s*$|\s*[|)])|export-secret|export-credentials|print-access-token|print-identity-token|\$\{?KUBECONFIG/;
 
-export const isCredentialPath = (text: string): boolean => CREDENTIAL_FILE.test(text.replace(/\/+$/, '') || text);
+export const isCredentialPath = (text: string): boolean => {
+  const t = text.replace(/\\/g, '/'); // Windows paths (%USERPROFILE%\.aws\credentials) have the same names
+  return CREDENTIAL_FILE.test(t.replace(/\/+$/, '') || t);
+};
 
 /** Files this command line made from credentials (`tar czf /tmp/k.tgz ~/.ssh && curl -F f=@/tmp/k.tgz ...`). */
 const derived = new WeakMap<CheckContext, Set<string>>();
@@ -126,7 +129,7 @@ function upstreamSecret(io: Io): boolean {
   });
 }
 
-const secretStdin = (io: Io): boolean => upstreamSecret(io) || READS_SECRETS.test(stdinText(io) ?? '');
+export const secretStdin = (io: Io): boolean => upstreamSecret(io) || READS_SECRETS.test(stdinText(io) ?? '');
 
 function report(cmd: Argv, ctx: CheckContext): void {
   ctx.add('exfiltration', show(cmd));
