@@ -19,7 +19,7 @@ import { checkWrite } from './checks/files.js';
 import { checkLookup } from './checks/dispatch.js';
 import { checkAssignment } from './checks/identity.js';
 import { checkMiner } from './checks/miner.js';
-import { checkWrapperWords } from './checks/container.js';
+import { checkWrappers } from './checks/wrappers.js';
 import { checkUnset } from './checks/traces.js';
 import { initScriptCheck } from './checks/system.js';
 import { stdinText, type CheckContext, type Io, type Upstream } from './checks/types.js';
@@ -264,6 +264,9 @@ class Analysis implements CheckContext {
       case 'pipeline':
         this.pipeline(node);
         break;
+      case 'for_statement':
+        this.forLoop(node);
+        break;
       case 'unset_command':
         checkUnset(
           named(node).map((c) => c.text),
@@ -319,8 +322,8 @@ class Analysis implements CheckContext {
   /** Peels wrappers from an argv and runs the check for the command that really runs. */
   private judge(words: Word[], io: Io, assignments: { name: string; value: Word }[] = []): void {
     if (words.length === 0) return;
-    checkWrapperWords(words, this);
     const { argv, splitString, shell, chdir } = peel(words);
+    checkWrappers(words, argv, this);
     const nameWord = argv ? words[words.length - argv.args.length - 1] : undefined;
     if (argv && nameWord?.expansion) {
       // `X="rm -rf /"; $X`: the command name comes from a variable. It asks, and the value is judged as bash splits it.
@@ -397,6 +400,22 @@ class Analysis implements CheckContext {
     const key = word.dynamic ? undefined : scriptKey(word.text, this.where);
     if (op.includes('>') && printed !== undefined && key)
       this.writtenText.set(key, op === '>>' ? `${this.writtenText.get(key) ?? ''}\n${printed}` : printed);
+  }
+
+  /**
+   * `for p in $(pgrep x); do kill -9 "$p"; done`: the body acts on every element of a computed list, so it is judged
+   * once more with the loop variable replaced by the list (`kill -9 "$(pgrep x)"`).
+   */
+  private forLoop(node: SyntaxNode): void {
+    const name = node.childForFieldName('variable')?.text;
+    const list = node.childrenForFieldName('value').find((v) => v?.type === 'command_substitution');
+    const body = node.childForFieldName('body');
+    if (!name || !list || !body) return;
+    const inner = named(body)
+      .map((c) => c.text)
+      .join('\n');
+    const uses = new RegExp(`\\$(\\{${name}\\}|${name}\\b)`, 'g');
+    if (uses.test(inner)) this.script(inner.replace(uses, () => list.text));
   }
 
   /** `f(){ f | f & }; f` or `f(){ while :; do f & done; }`: a function that keeps starting itself. */

@@ -1,7 +1,7 @@
 // Container escapes: a container run with the host's privileges or file system (`docker|podman|nerdctl|ctr run`
 // with --privileged, host namespaces, broad capabilities, confinement switched off, a host disk, the host's root,
 // home, system directories or the container socket mounted), `kubectl debug node/...` and pod overrides asking for
-// the same, and `nsenter` into PID 1's namespaces. Pure.
+// the same (nsenter into PID 1's namespaces is in wrappers.ts). Pure.
 import { classifyPath, isBlockDevice } from '../paths.js';
 import { literal, type Word } from '../words.js';
 import { isMinerName } from './miner.js';
@@ -120,23 +120,6 @@ const kubectl: Check = (cmd, io, ctx) => {
   if (POD_ESCAPE.test(text) || /^\s*(privileged|hostPID|hostIPC|hostNetwork):\s*true\b|^\s*hostPath:/m.test(text))
     ctx.add('container-escape', `${show(cmd)} (a pod with the host's privileges or paths)`);
 };
-
-/**
- * nsenter --target 1: the namespaces of PID 1, the host's own when run from a privileged container or as root.
- * nsenter is a wrapper (what it runs is judged as a command), so its own options are read from the words before.
- */
-export function checkWrapperWords(words: Word[], ctx: CheckContext): void {
-  const at = words.findIndex((w) => /(^|\/)nsenter$/.test(w.text));
-  if (at < 0) return;
-  const w: string[] = [];
-  for (const word of words.slice(at + 1)) {
-    if (!word.text.startsWith('-') && !/^\d+$/.test(word.text)) break;
-    w.push(word.text);
-  }
-  const target = w.findIndex((t) => t === '-t' || t === '--target');
-  if ((target >= 0 && w[target + 1] === '1') || w.some((t) => t === '-t1' || t === '--target=1'))
-    ctx.add('container-escape', `nsenter ${w.join(' ')} (the namespaces of PID 1)`);
-}
 
 export const containerChecks: Record<string, Check> = {
   docker: containerRun,

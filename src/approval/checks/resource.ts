@@ -362,10 +362,17 @@ export const packageManager: Check = (cmd, io, ctx) => {
   }
   const verbs = subcommandPath(cmd.args, 3).verbs;
   const withdraw = verbs.some((v) => /^(unpublish|yank|deprecate)$/i.test(v));
-  const takeAway =
-    verbs.some((v) => ['owner', 'dist-tag', 'token', 'access', 'team', 'org'].includes(v)) &&
-    verbs.some((v) => ['rm', 'remove', 'revoke', 'delete', 'del'].includes(v));
+  const registry = verbs.some((v) => ['owner', 'dist-tag', 'token', 'access', 'team', 'org', 'nuget'].includes(v));
+  const takeAway = registry && verbs.some((v) => ['rm', 'remove', 'revoke', 'delete', 'del'].includes(v));
   if (withdraw || takeAway) ctx.add('package-remove', show(cmd));
+  // npm owner add, npm access grant, cargo owner --add, gem owner -a: someone else may publish the package.
+  const owners = verbs.some((v) => ['owner', 'owners', 'access', 'team', 'collaborator'].includes(v));
+  if (
+    owners &&
+    (verbs.some((v) => ['add', 'grant', 'set'].includes(v)) ||
+      cmd.args.some((a) => a.text === '--add' || a.text === '-a'))
+  )
+    ctx.add('access-grant', `${show(cmd)} (publishing rights)`);
 };
 
 /** System package managers: removing packages changes the machine. */
