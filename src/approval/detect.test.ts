@@ -158,6 +158,8 @@ describe('classes found by the holdout-2 corpus', () => {
     "(crontab -l; echo '*/10 * * * * cd /work/proj && npm run sync') | crontab -",
     'cat urls.txt | xargs -n1 curl -sO',
     'npm owner ls my-lib',
+    'rm -rf .history',
+    "GIT_SSH_COMMAND='ssh -i /tmp/deploy_key -o StrictHostKeyChecking=accept-new' git fetch",
   ];
 
   it.each(asks)('asks: %s', (command, ruleId) => {

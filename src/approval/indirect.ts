@@ -37,7 +37,7 @@ const SCRIPT_VARIABLES = new Set(['BASH_ENV', 'ENV']);
  * code itself looks harmless (`core.pager='sh -c "id > /tmp/o"'`).
  */
 export const hidesCode = (text: string): boolean =>
-  /(^|[\s;|&(!'"])(sh|bash|zsh|dash|ksh|python[\d.]*|perl|ruby|node|php)\s+-[a-zA-Z]*[ce]\b|(^|[\s;|&(!'"])(curl|wget|nc|ncat|netcat|socat|telnet)\s|(^|[\s'"=!])(\/tmp|\/var\/tmp|\/dev\/shm)\//.test(
+  /(^|[\s;|&(!'"])(sh|bash|zsh|dash|ksh|python[\d.]*|perl|ruby|node|php)\s+-[a-zA-Z]*[ce]\b|(^|[\s;|&(!'"])(curl|wget|nc|ncat|netcat|socat|telnet)\s|(^|[;|&!]\s*)(\/tmp|\/var\/tmp|\/dev\/shm)\//.test(
     text,
   );
 

@@ -4,7 +4,9 @@
 import type { Word } from '../words.js';
 import { show, type Check, type CheckContext } from './types.js';
 
-const HISTORY_FILE = /(^|\/)(\.[\w-]*_?history|\.lesshst|\.viminfo|fish_history)$/;
+/** History files live in the home directory (a project's own `.history` folder is not the shell's). */
+const HISTORY_FILE =
+  /^(~|\$HOME|\$\{HOME\}|\/home\/[^/]+|\/root|\/Users\/[^/]+)\/(.*\/)?(\.[\w-]*_?history|\.lesshst|\.viminfo|fish_history)$/;
 const SYSTEM_LOG = /^\/(var\/log(\/|$)|(var\/)?run\/utmp$|var\/adm\/)/;
 
 /** A history file or a system log: erasing it hides what was done. */
