@@ -159,6 +159,7 @@ describe('classes found by the holdout-2 corpus', () => {
     'cat urls.txt | xargs -n1 curl -sO',
     'npm owner ls my-lib',
     'rm -rf .history',
+    'nohup ./server --port 8080 > /var/log/server.log 2>&1 &',
     "GIT_SSH_COMMAND='ssh -i /tmp/deploy_key -o StrictHostKeyChecking=accept-new' git fetch",
   ];
 

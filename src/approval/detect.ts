@@ -1,7 +1,7 @@
 // Judges a shell command line: parses it with the bash grammar, visits every simple command wherever it sits
 // (pipelines, lists, subshells, functions, loops, substitutions, here-documents, nested sh -c / eval / ssh),
 // and reports findings with their tier. Pure once the parser is loaded (no I/O per command).
-import { peel } from './argv.js';
+import { peel, type Argv } from './argv.js';
 import { analyseCode } from './checks/code.js';
 import { execChecks, pipelineShellOverNetwork, DOWNLOADERS, runsCode } from './checks/exec.js';
 import {
@@ -20,7 +20,7 @@ import { checkLookup } from './checks/dispatch.js';
 import { checkAssignment } from './checks/identity.js';
 import { checkMiner } from './checks/miner.js';
 import { checkWrappers } from './checks/wrappers.js';
-import { checkUnset } from './checks/traces.js';
+import { checkUnset, type WriteMode } from './checks/traces.js';
 import { initScriptCheck } from './checks/system.js';
 import { stdinText, type CheckContext, type Io, type Upstream } from './checks/types.js';
 import { decodedText } from './decode.js';
@@ -395,8 +395,8 @@ class Analysis implements CheckContext {
       if (runsCode(ownerArgv?.name ?? null)) this.add('reverse-shell', `${op} ${word.text}`);
       return;
     }
-    if (op.includes('>')) checkWrite(word, `${op} ${word.text}`, this, op.includes('>>'));
     const printed = owner ? printedText(owner, ownerArgv, this.vars).text : undefined;
+    if (op.includes('>')) checkWrite(word, `${op} ${word.text}`, this, writeMode(op, ownerArgv, printed));
     const key = word.dynamic ? undefined : scriptKey(word.text, this.where);
     if (op.includes('>') && printed !== undefined && key)
       this.writtenText.set(key, op === '>>' ? `${this.writtenText.get(key) ?? ''}\n${printed}` : printed);
@@ -444,6 +444,18 @@ class Analysis implements CheckContext {
     });
     if (pipelineShellOverNetwork(names)) this.add('reverse-shell', node.text.slice(0, 80));
   }
+}
+
+/** A redirect appends (`>>`), empties the file (`> f`, `: > f`, `echo > f`, `cat /dev/null > f`) or writes output. */
+function writeMode(op: string, owner: Argv | null, printed: string | undefined): WriteMode {
+  if (op.includes('>>')) return 'append';
+  const empty =
+    owner === null ||
+    owner.name === ':' ||
+    owner.name === 'true' ||
+    printed?.trim() === '' ||
+    (owner.name === 'cat' && owner.args.length > 0 && owner.args.every((a) => a.text === '/dev/null'));
+  return empty ? 'replace' : 'output';
 }
 
 /** The command a redirect belongs to: the command it sits in, or the body of its redirected_statement. */

@@ -3,7 +3,7 @@
 import { has, parseFlags } from '../argv.js';
 import { classifyPath, classifyWrite, isBlockDevice, type PathClass } from '../paths.js';
 import { literal, type Word } from '../words.js';
-import { checkTraceWrite, isTrace } from './traces.js';
+import { checkTraceWrite, isTrace, type WriteMode } from './traces.js';
 import { show, type Check, type CheckContext } from './types.js';
 
 const RECURSIVE_RULE: Partial<Record<PathClass, string>> = {
@@ -23,8 +23,8 @@ const SINGLE_RULE: Partial<Record<PathClass, string>> = {
 };
 
 /** A write onto `target`: a block device, system configuration, a network socket, or over a history file or log. */
-export function checkWrite(target: Word, detail: string, ctx: CheckContext, append = false): void {
-  checkTraceWrite(target, append, detail, ctx);
+export function checkWrite(target: Word, detail: string, ctx: CheckContext, mode: WriteMode = 'replace'): void {
+  checkTraceWrite(target, mode, detail, ctx);
   // A file in .git/hooks runs by itself on the next commit, checkout or merge.
   if (/(^|\/)\.git\/hooks\/[^/]+$/.test(target.text)) ctx.add('git-hook', detail);
   const c = classifyWrite(target, ctx.where);
@@ -144,7 +144,7 @@ const shred: Check = (cmd, _io, ctx) => {
 
 const tee: Check = (cmd, _io, ctx) => {
   const f = parseFlags(cmd.args, ['--output-error']);
-  for (const t of f.operands) checkWrite(t, show(cmd), ctx, has(f, 'a', '--append'));
+  for (const t of f.operands) checkWrite(t, show(cmd), ctx, has(f, 'a', '--append') ? 'append' : 'output');
 };
 
 /** cp, mv, install: the destination is the last operand, or -t DIR. */

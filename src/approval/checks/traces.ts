@@ -15,9 +15,16 @@ export function isTrace(path: string): boolean {
   return HISTORY_FILE.test(p) || SYSTEM_LOG.test(p);
 }
 
-/** A write that replaces (not appends to) a history file or log. */
-export function checkTraceWrite(target: Word, append: boolean, detail: string, ctx: CheckContext): void {
-  if (!append && isTrace(target.text)) ctx.add('log-wipe', detail);
+/**
+ * How a write treats what was in the file: `replace` empties or swaps it (`: > f`, `cp /dev/null f`, `truncate`),
+ * `output` is a program's output written over it (`server > /var/log/server.log`, `tee`), `append` keeps it.
+ */
+export type WriteMode = 'replace' | 'output' | 'append';
+
+/** A write that erases a history file or log; a program logging into /var/log over its own old log is not. */
+export function checkTraceWrite(target: Word, mode: WriteMode, detail: string, ctx: CheckContext): void {
+  if (mode === 'append' || !isTrace(target.text)) return;
+  if (mode === 'replace' || HISTORY_FILE.test(target.text.replace(/\/+$/, ''))) ctx.add('log-wipe', detail);
 }
 
 /** `HISTFILE=/dev/null`, `HISTSIZE=0`: history is not kept from here on. */
