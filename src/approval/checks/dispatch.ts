@@ -1,6 +1,7 @@
 // Which checks judge a command name: every table that knows the name (a name may be judged by several: curl for where
 // it writes and for what it uploads), and the generic resource-CLI verb check for names no table claims and for the
 // infrastructure CLIs. Pure.
+import { controlPlaneChecks } from './control-plane.js';
 import { dataChecks } from './data.js';
 import { exfilChecks } from './exfil.js';
 import { fileChecks } from './files.js';
@@ -56,6 +57,7 @@ const TABLES: Record<string, Check>[] = [
   networkChecks,
   exfilChecks,
   powershellChecks,
+  controlPlaneChecks,
 ];
 
 /** Names a table judges fully (their verbs are not a resource CLI's): databases, shells, system tools. */
@@ -71,6 +73,7 @@ function claimed(name: string, exec: (name: string) => Check | undefined): boole
       storageChecks,
       networkChecks,
       powershellChecks,
+      controlPlaneChecks,
     ].some((t) => Object.hasOwn(t, name)) || exec(name) !== undefined
   );
 }
