@@ -40,9 +40,11 @@ export function workflowsPath(): string {
  * The workflow code a worker loads: the bundle `npm run build` made when it matches the sources on disk (no webpack
  * at start, which took seconds of CPU just when a worker replaced a crashed one), else the source bundled now.
  */
-export async function workflowCode(log: Logger): Promise<{ workflowBundle: WorkflowBundleOption; atStart: boolean }> {
+export async function workflowCode(
+  log: Logger,
+): Promise<{ workflowBundle: WorkflowBundleOption; atStart: boolean; sha256?: string }> {
   const found = prebuiltBundle(workflowsPath());
-  if (found.bundle) return { workflowBundle: found.bundle, atStart: false };
+  if (found.bundle) return { workflowBundle: found.bundle, atStart: false, sha256: found.sha256 };
   log.info({ reason: found.reason }, 'bundling the workflows at start');
   // Bundled here as Worker.create would, so the worker's build id can name the code (src/temporal/build-id.ts).
   const logger = Runtime.instance().logger;
@@ -155,7 +157,7 @@ export async function createWorker(
   const code = opts.workflowBundle ? { workflowBundle: opts.workflowBundle, atStart: false } : await workflowCode(log);
   const versioning = deploymentOptions(opts.versioning ?? versioningSettings(opts.settings.taskQueue));
   // Unversioned, a short build id: every workflow task and activity start records it (src/temporal/build-id.ts).
-  const buildId = workflowBuildId(code.workflowBundle);
+  const buildId = workflowBuildId(code.workflowBundle, code.sha256);
   // Both workers run activities the same way; one object keeps them from drifting apart.
   const activityOptions = {
     maxConcurrentActivityTaskExecutions: opts.maxConcurrentActivities ?? 32,
