@@ -7,8 +7,6 @@ import type { Hooks } from '../registry/hooks.js';
 import type { ToolRegistry } from '../registry/registry.js';
 import { BoundedMap } from './bounded-map.js';
 
-/** The query the agent workflow answers with its task text (src/workflows/task-text.ts). */
-export const TASK_TEXT_QUERY = 'taskText';
 /** Runs whose task text is held; a run's text is small next to its conversation, but runs are many. */
 const MAX_RUNS = 200;
 /**
