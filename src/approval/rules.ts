@@ -139,6 +139,13 @@ const list: Rule[] = [
     tier: 'dangerous',
     description: 'exposes a local port to another network through a tunnel (ssh -R, ngrok tcp, cloudflared)',
   },
+  // tether's own control plane, driven from inside a run (src/approval/checks/control-plane.ts)
+  { id: 'self-approval', tier: 'hardline', description: "decides a run's pending approval from inside a run" },
+  {
+    id: 'control-plane',
+    tier: 'dangerous',
+    description: 'starts, signals, cancels or serves tether runs, or changes workflows on a Temporal server',
+  },
   // Exfiltration
   { id: 'exfiltration', tier: 'dangerous', description: 'sends credentials, keys or secrets to the network' },
   // What cannot be checked

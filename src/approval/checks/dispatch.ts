@@ -2,6 +2,7 @@
 // it writes and for what it uploads), and the generic resource-CLI verb check for names no table claims and for the
 // infrastructure CLIs. Pure.
 import { containerChecks } from './container.js';
+import { controlPlaneChecks } from './control-plane.js';
 import { dataChecks } from './data.js';
 import { exfilChecks } from './exfil.js';
 import { fileChecks } from './files.js';
@@ -62,6 +63,7 @@ const TABLES: Record<string, Check>[] = [
   containerChecks,
   traceChecks,
   windowsChecks,
+  controlPlaneChecks,
 ];
 
 /** Names a table judges fully (their verbs are not a resource CLI's): databases, shells, system tools. */
@@ -77,6 +79,7 @@ function claimed(name: string, exec: (name: string) => Check | undefined): boole
       storageChecks,
       networkChecks,
       powershellChecks,
+      controlPlaneChecks,
     ].some((t) => Object.hasOwn(t, name)) || exec(name) !== undefined
   );
 }
