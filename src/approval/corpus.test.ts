@@ -71,4 +71,19 @@ describe('the detector evaluation corpus', () => {
       ).toBeLessThanOrEqual(0.02);
     },
   );
+
+  // holdout-2 was measured once held out (73.5% of its own lines asked) and tuned on afterwards; this keeps the class
+  // fixes from sliding back. Its 13 publishing lines stay ordinary by the other parts' labels, hence 95%, not 98%.
+  it('holdout-2 part (tuned on after its first measurement): at least 95% of dangerous commands ask, at most 2% of ordinary ones', () => {
+    const mine = scored.filter((s) => s.entry.part === 'holdout-2');
+    const t = tally(mine);
+    const wrong = mistakes(mine);
+    expect(recall(t), `missed:\n${list(wrong.filter((m) => m.entry.label === 'dangerous'))}`).toBeGreaterThanOrEqual(
+      0.95,
+    );
+    expect(
+      falseAlarmRate(t),
+      `false alarms:\n${list(wrong.filter((m) => m.entry.label === 'ordinary'))}`,
+    ).toBeLessThanOrEqual(0.02);
+  });
 });
