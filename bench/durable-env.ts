@@ -9,6 +9,8 @@ import { parseConfig } from '../src/config/config.js';
 
 export interface DurableEnv {
   client: Client;
+  /** For workers other than tether's (a bare SDK worker measuring Temporal's own floor). */
+  native: NativeConnection;
   /** A worker on `taskQueue` whose model calls go to `modelUrl`. */
   worker(taskQueue: string, modelUrl: string, maxConcurrentActivities?: number): Promise<WorkerGroup>;
   close(): Promise<void>;
@@ -22,6 +24,7 @@ export async function durableEnv(): Promise<DurableEnv> {
   const bundle = await bundleWorkflowCode({ workflowsPath: workflowsPath(), logger: undefined });
   return {
     client: new Client({ connection }),
+    native,
     async worker(taskQueue, modelUrl, maxConcurrentActivities) {
       const { worker } = await createWorker({
         settings: { address: server.address, namespace: 'default', taskQueue, embedded: false },

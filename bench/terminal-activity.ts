@@ -1,6 +1,7 @@
 // Benchmark part (not a test): a trivial tool call measured inside its activity, from the history's
 // ActivityTaskStarted to ActivityTaskCompleted timestamps, on the local backend of a real worker.
 import { randomUUID } from 'node:crypto';
+import type { WorkflowHandle } from '@temporalio/client';
 import { mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +12,25 @@ import { summary } from './stats.js';
 
 const ms = (t: { seconds?: unknown; nanos?: number | null } | null | undefined): number =>
   Number(t?.seconds ?? 0) * 1000 + (t?.nanos ?? 0) / 1e6;
+
+type HistoryEvent = NonNullable<Awaited<ReturnType<WorkflowHandle['fetchHistory']>>['events']>[number];
+
+/** Milliseconds from each `type` activity's ActivityTaskStarted to its ActivityTaskCompleted, in history order. */
+export function activitySpans(events: readonly HistoryEvent[], type: string): number[] {
+  const scheduled = new Set<string>();
+  const started = new Map<string, number>();
+  const spans: number[] = [];
+  for (const e of events) {
+    const sch = e.activityTaskScheduledEventAttributes;
+    const s = e.activityTaskStartedEventAttributes;
+    const c = e.activityTaskCompletedEventAttributes;
+    if (sch?.activityType?.name === type) scheduled.add(String(e.eventId));
+    if (s && scheduled.has(String(s.scheduledEventId))) started.set(String(s.scheduledEventId), ms(e.eventTime));
+    const begun = c ? started.get(String(c.scheduledEventId)) : undefined;
+    if (begun !== undefined) spans.push(ms(e.eventTime) - begun);
+  }
+  return spans;
+}
 
 /** A trivial command, and a call that starts no process (Temporal's own cost of any tool activity). */
 export const TRIVIAL_COMMAND = { name: 'terminal', arguments: { command: 'true' } };
@@ -44,18 +64,7 @@ export async function toolActivity(
     );
     if (model.errors.length > 0) throw new Error(model.errors.join('; '));
     const events = (await env.client.workflow.getHandle(id).fetchHistory()).events ?? [];
-    const tool = new Set<string>();
-    const started = new Map<string, number>();
-    const durations: number[] = [];
-    for (const e of events) {
-      const sch = e.activityTaskScheduledEventAttributes;
-      const s = e.activityTaskStartedEventAttributes;
-      const c = e.activityTaskCompletedEventAttributes;
-      if (sch?.activityType?.name === 'runTool') tool.add(String(e.eventId));
-      if (s && tool.has(String(s.scheduledEventId))) started.set(String(s.scheduledEventId), ms(e.eventTime));
-      const begun = c ? started.get(String(c.scheduledEventId)) : undefined;
-      if (begun !== undefined) durations.push(ms(e.eventTime) - begun);
-    }
+    const durations = activitySpans(events, 'runTool');
     if (durations.length !== calls + warmup)
       throw new Error(`expected ${calls + warmup} ${call.name} activities in the history, found ${durations.length}`);
     const tools = durations.slice(warmup);

@@ -7,6 +7,7 @@ import {
   NativeConnection,
   Runtime,
   Worker,
+  type WorkerOptions as TemporalWorkerOptions,
   type WorkflowBundle,
   type WorkflowBundleOption,
 } from '@temporalio/worker';
@@ -39,9 +40,11 @@ export function workflowsPath(): string {
  * The workflow code a worker loads: the bundle `npm run build` made when it matches the sources on disk (no webpack
  * at start, which took seconds of CPU just when a worker replaced a crashed one), else the source bundled now.
  */
-export async function workflowCode(log: Logger): Promise<{ workflowBundle: WorkflowBundleOption; atStart: boolean }> {
+export async function workflowCode(
+  log: Logger,
+): Promise<{ workflowBundle: WorkflowBundleOption; atStart: boolean; sha256?: string }> {
   const found = prebuiltBundle(workflowsPath());
-  if (found.bundle) return { workflowBundle: found.bundle, atStart: false };
+  if (found.bundle) return { workflowBundle: found.bundle, atStart: false, sha256: found.sha256 };
   log.info({ reason: found.reason }, 'bundling the workflows at start');
   // Bundled here as Worker.create would, so the worker's build id can name the code (src/temporal/build-id.ts).
   const logger = Runtime.instance().logger;
@@ -154,19 +157,23 @@ export async function createWorker(
   const code = opts.workflowBundle ? { workflowBundle: opts.workflowBundle, atStart: false } : await workflowCode(log);
   const versioning = deploymentOptions(opts.versioning ?? versioningSettings(opts.settings.taskQueue));
   // Unversioned, a short build id: every workflow task and activity start records it (src/temporal/build-id.ts).
-  const buildId = workflowBuildId(code.workflowBundle);
-  const shared = await Worker.create({
-    connection,
-    namespace: opts.settings.namespace,
-    taskQueue: opts.settings.taskQueue,
-    workflowBundle: code.workflowBundle,
-    activities,
+  const buildId = workflowBuildId(code.workflowBundle, code.sha256);
+  // Both workers run activities the same way; one object keeps them from drifting apart.
+  const activityOptions = {
     maxConcurrentActivityTaskExecutions: opts.maxConcurrentActivities ?? 32,
     shutdownGraceTime: opts.shutdownGraceTime ?? '30 seconds',
     interceptors: { activity: [payloadGuard(), releaseLostWorkerSticky(log)] },
     // Cancellation reaches an activity only in the answer to a heartbeat: the default throttle (80% of the
     // heartbeat timeout) held it back for up to 12 s, while the command it should stop went on.
     maxHeartbeatThrottleInterval: '1 second',
+  } satisfies Partial<TemporalWorkerOptions>;
+  const shared = await Worker.create({
+    connection,
+    namespace: opts.settings.namespace,
+    taskQueue: opts.settings.taskQueue,
+    workflowBundle: code.workflowBundle,
+    activities,
+    ...activityOptions,
     // A workflow task for a run whose worker died waits this long on that worker's sticky queue (default 10 s);
     // past it, any worker takes the task and replays the run's history.
     stickyQueueScheduleToStartTimeout: '1 second',
@@ -184,12 +191,7 @@ export async function createWorker(
       assessCall: activities.assessCall,
       closeEnvironment: activities.closeEnvironment,
     },
-    maxConcurrentActivityTaskExecutions: opts.maxConcurrentActivities ?? 32,
-    shutdownGraceTime: opts.shutdownGraceTime ?? '30 seconds',
-    interceptors: { activity: [payloadGuard(), releaseLostWorkerSticky(log)] },
-    // Cancellation reaches an activity only in the answer to a heartbeat: the default throttle (80% of the
-    // heartbeat timeout) held it back for up to 12 s, while the command it should stop went on.
-    maxHeartbeatThrottleInterval: '1 second',
+    ...activityOptions,
   });
   step('workers');
   const workflows = opts.workflowBundle ? 'given' : code.atStart ? 'bundled at start' : 'prebuilt';

@@ -10,6 +10,7 @@ import type { Logger } from '../logging/logger.js';
 import { queryRunState } from '../temporal/run-handle.js';
 import type { TemporalSettings } from '../temporal/settings.js';
 import type { AgentInput, AgentState } from '../common/types.js';
+import { MESSAGE_SIGNAL } from '../common/workflow-messages.js';
 import { agentWorkflow } from '../workflows/agent-workflow.js';
 import { EditorAsker } from './permission.js';
 import { UpdateTracker } from './updates.js';
@@ -94,7 +95,7 @@ export class AcpSession {
       this.tracker = new UpdateTracker(this.cwd);
       log.info({ session: this.id, workflowId }, 'ACP session started a run');
     } else {
-      await client.workflow.getHandle(this.runId!).signal('message', { text });
+      await client.workflow.getHandle(this.runId!).signal(MESSAGE_SIGNAL, { text });
     }
     const runId = this.runId!;
     const baseline = this.answers;

@@ -6,6 +6,7 @@ import type { ConversationRef } from '../common/activity-contract.js';
 import { digestConversation, digestMessage, digestText } from '../common/conversation-digest.js';
 import type { ToolDefinition } from '../common/tool-definition.js';
 import type { ChatMessage } from '../common/types.js';
+import { BoundedMap } from './bounded-map.js';
 
 /** The failure type the workflow answers by sending the whole conversation. */
 export const CACHE_MISS_TYPE = 'Model.ConversationCacheMiss';
@@ -13,7 +14,6 @@ export const CACHE_MISS_TYPE = 'Model.ConversationCacheMiss';
 interface Entry {
   id: string;
   messages: ChatMessage[];
-  chars: number;
 }
 
 const messageChars = (m: ChatMessage): number =>
@@ -33,15 +33,25 @@ export interface CacheLimits {
 }
 
 export class ConversationCache {
-  /** Key `${id} ${digest}`; a Map iterates oldest first, and a use moves an entry to the end. */
-  private readonly entries = new Map<string, Entry>();
-  private readonly tools = new Map<string, ToolDefinition[]>();
+  /** Key `${id} ${digest}`; the least recently used conversation goes first. */
+  private readonly entries: BoundedMap<string, Entry>;
+  /** Tool lists by digest. */
+  private readonly tools = new BoundedMap<string, ToolDefinition[]>({ maxEntries: 32 });
   /** Messages made on this worker (tool results), by digest, for a model call to name instead of carry. */
-  private readonly made = new Map<string, ChatMessage>();
-  private madeChars = 0;
-  private chars = 0;
+  private readonly made: BoundedMap<string, ChatMessage>;
 
-  constructor(private readonly limits: CacheLimits = { maxChars: 50_000_000, maxEntries: 500 }) {}
+  constructor(limits: CacheLimits = { maxChars: 50_000_000, maxEntries: 500 }) {
+    this.entries = new BoundedMap({
+      maxEntries: limits.maxEntries,
+      maxSize: limits.maxChars,
+      sizeOf: (e) => e.messages.reduce((n, m) => n + messageChars(m), 0),
+    });
+    this.made = new BoundedMap({
+      maxEntries: limits.maxEntries * 20,
+      maxSize: limits.maxChars / 4,
+      sizeOf: messageChars,
+    });
+  }
 
   /** The whole conversation and tool list of a call, from its input and what this worker holds; throws a miss. */
   resolve(
@@ -51,7 +61,7 @@ export class ConversationCache {
   ): { messages: ChatMessage[]; tools: ToolDefinition[] } {
     let full = messages;
     if (ref.base !== undefined) {
-      const base = this.take(`${ref.id} ${ref.base}`);
+      const base = this.entries.get(`${ref.id} ${ref.base}`);
       if (!base) miss(`this worker does not hold conversation ${ref.id} at ${ref.base}`);
       full = [];
       for (const part of ref.layout ?? []) {
@@ -60,7 +70,7 @@ export class ConversationCache {
           if (!m) miss(`layout names message ${part} of ${messages.length}`);
           full.push(m);
         } else if (typeof part === 'string') {
-          const m = this.made.get(part);
+          const m = this.made.peek(part);
           if (!m) miss(`this worker does not hold message ${part}`);
           full.push(m);
         } else {
@@ -73,9 +83,9 @@ export class ConversationCache {
     const digests = full.map(digestMessage);
     if (digestConversation(digests) !== ref.digest) miss(`conversation ${ref.id} does not match its digest`);
     let toolList = tools;
-    if (digestText(JSON.stringify(tools)) === ref.tools) this.keepTools(ref.tools, tools);
+    if (digestText(JSON.stringify(tools)) === ref.tools) this.tools.set(ref.tools, tools);
     else {
-      const held = this.tools.get(ref.tools);
+      const held = this.tools.peek(ref.tools);
       if (!held) miss(`this worker does not hold tool list ${ref.tools}`);
       toolList = held;
     }
@@ -86,34 +96,21 @@ export class ConversationCache {
   store(id: string, messages: ChatMessage[]): string {
     const digest = digestConversation(messages.map(digestMessage));
     // Older versions of the same conversation are not referred to again once a newer one answered.
-    for (const [key, e] of this.entries) if (e.id === id) this.drop(key);
-    const entry = { id, messages, chars: messages.reduce((n, m) => n + messageChars(m), 0) };
-    this.entries.set(`${id} ${digest}`, entry);
-    this.chars += entry.chars;
-    for (const key of this.entries.keys()) {
-      if (this.chars <= this.limits.maxChars && this.entries.size <= this.limits.maxEntries) break;
-      this.drop(key);
-    }
+    for (const [key, e] of this.entries.entries()) if (e.id === id) this.entries.delete(key);
+    this.entries.set(`${id} ${digest}`, { id, messages });
     return digest;
   }
 
   /** Holds a tool list (as listed for a run), so the run's model calls can name it by digest. */
   holdTools(tools: ToolDefinition[]): void {
     const copy = JSON.parse(JSON.stringify(tools)) as ToolDefinition[];
-    this.keepTools(digestText(JSON.stringify(copy)), copy);
+    this.tools.set(digestText(JSON.stringify(copy)), copy);
   }
 
   /** Holds a message made here (a tool call's result message), so the next model call can name it by digest. */
   holdMessage(message: ChatMessage): void {
     const digest = digestMessage(message);
-    if (this.made.has(digest)) return;
-    this.made.set(digest, message);
-    this.madeChars += messageChars(message);
-    for (const [key, m] of this.made) {
-      if (this.madeChars <= this.limits.maxChars / 4 && this.made.size <= this.limits.maxEntries * 20) break;
-      this.made.delete(key);
-      this.madeChars -= messageChars(m);
-    }
+    if (!this.made.has(digest)) this.made.set(digest, message);
   }
 
   /** The first user message of the run's conversation held here (the task, in a run started from one). */
@@ -131,32 +128,5 @@ export class ConversationCache {
     this.entries.clear();
     this.tools.clear();
     this.made.clear();
-    this.chars = 0;
-    this.madeChars = 0;
-  }
-
-  private take(key: string): Entry | undefined {
-    const e = this.entries.get(key);
-    if (e) {
-      this.entries.delete(key);
-      this.entries.set(key, e);
-    }
-    return e;
-  }
-
-  private drop(key: string): void {
-    const e = this.entries.get(key);
-    if (!e) return;
-    this.entries.delete(key);
-    this.chars -= e.chars;
-  }
-
-  private keepTools(digest: string, tools: ToolDefinition[]): void {
-    this.tools.delete(digest);
-    this.tools.set(digest, tools);
-    for (const key of this.tools.keys()) {
-      if (this.tools.size <= 32) break;
-      this.tools.delete(key);
-    }
   }
 }

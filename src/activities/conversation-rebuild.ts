@@ -4,10 +4,8 @@ import type { ConversationRef } from '../common/activity-contract.js';
 import { digestConversation, digestMessage, digestText } from '../common/conversation-digest.js';
 import type { ToolDefinition } from '../common/tool-definition.js';
 import type { ChatMessage } from '../common/types.js';
+import { MODEL_REQUEST_QUERY } from '../common/workflow-messages.js';
 import { queryOwnWorkflow } from './workflow-query.js';
-
-/** The query the agent workflow answers with the model request in flight (src/workflows/model-input.ts). */
-export const MODEL_REQUEST_QUERY = 'modelRequest';
 
 interface Request {
   messages: ChatMessage[];

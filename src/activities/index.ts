@@ -9,7 +9,8 @@ import { createModelActivity, createModelRouter, type ModelSettings } from './mo
 import { createStoreActivities } from './store.js';
 import { createToolActivities, type ToolActivityDeps } from './tools.js';
 import { LOOP_TOOL_NAMES } from '../common/loop-schemas.js';
-import { TASK_TEXT_QUERY, TaskTexts } from './task-text.js';
+import { TASK_TEXT_QUERY } from '../common/workflow-messages.js';
+import { TaskTexts } from './task-text.js';
 import { queryOwnWorkflow } from './workflow-query.js';
 
 export function createActivities(

@@ -5,9 +5,8 @@ import { digestText } from '../common/conversation-digest.js';
 import type { Logger } from '../logging/logger.js';
 import type { Hooks } from '../registry/hooks.js';
 import type { ToolRegistry } from '../registry/registry.js';
+import { BoundedMap } from './bounded-map.js';
 
-/** The query the agent workflow answers with its task text (src/workflows/task-text.ts). */
-export const TASK_TEXT_QUERY = 'taskText';
 /** Runs whose task text is held; a run's text is small next to its conversation, but runs are many. */
 const MAX_RUNS = 200;
 /**
@@ -31,10 +30,13 @@ export function readsTask(name: string, registry: ToolRegistry, hooks: Hooks): b
 }
 
 export class TaskTexts {
-  /** By workflow id; a Map iterates oldest first, and a use moves a run to the end. */
-  private readonly held = new Map<string, { ref: string; text: string }>();
-  /** `${run} ${ref}` → when the workflow last failed to answer. */
-  private readonly unanswered = new Map<string, number>();
+  /** By workflow id; the least recently used run goes first. */
+  private readonly held = new BoundedMap<string, { ref: string; text: string }>({ maxEntries: MAX_RUNS });
+  /**
+   * `${run} ${ref}` → when the workflow last failed to answer. A repeated failure updates its time in place, so the
+   * first failures go first.
+   */
+  private readonly unanswered = new BoundedMap<string, { at: number }>({ maxEntries: MAX_RUNS });
 
   constructor(
     private readonly log: Logger,
@@ -44,23 +46,23 @@ export class TaskTexts {
 
   /** Run `run`'s task text whose digest is `ref`, or undefined (with one warn line) when it cannot be had. */
   async resolve(run: string, ref: string): Promise<string | undefined> {
-    const held = this.held.get(run);
+    const held = this.held.peek(run);
     if (held?.ref === ref) {
-      this.held.delete(run);
       this.held.set(run, held);
       return held.text;
     }
     // Each source is checked against the digest: a conversation may start from other messages than the task.
     let text = this.sources.firstUserMessage(run);
     const key = `${run} ${ref}`;
-    const failedAt = this.unanswered.get(key);
-    const askNow = failedAt === undefined || this.now() - failedAt >= ASK_AGAIN_AFTER_MS;
+    const failed = this.unanswered.peek(key);
+    const askNow = failed === undefined || this.now() - failed.at >= ASK_AGAIN_AFTER_MS;
     if ((text === undefined || digestText(text) !== ref) && askNow) text = await this.sources.ask();
     if (text === undefined || digestText(text) !== ref) {
-      if (askNow) this.unanswered.set(key, this.now());
-      for (const k of this.unanswered.keys()) {
-        if (this.unanswered.size <= MAX_RUNS) break;
-        this.unanswered.delete(k);
+      if (askNow) {
+        // Looked up again: another call may have changed the entry while this one waited for the workflow.
+        const entry = this.unanswered.peek(key);
+        if (entry) entry.at = this.now();
+        else this.unanswered.set(key, { at: this.now() });
       }
       this.log.warn(
         { workflowId: run, task: ref },
@@ -71,12 +73,7 @@ export class TaskTexts {
       return undefined;
     }
     this.unanswered.delete(key);
-    this.held.delete(run);
     this.held.set(run, { ref, text });
-    for (const key of this.held.keys()) {
-      if (this.held.size <= MAX_RUNS) break;
-      this.held.delete(key);
-    }
     return text;
   }
 }

@@ -1,9 +1,11 @@
-// The detector on its evaluation corpus (test/fixtures/detector-corpus): the issue's targets on both parts, and the
-// frozen part unchanged since it was written before the rules were generalised.
+// The detector on its evaluation corpus (test/fixtures/detector-corpus): the issue's targets on the frozen and tuning
+// parts, and the held-out parts unchanged since they were written (frozen before the rules were generalised,
+// holdout-2 before its author read the rules).
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
+  CORPUS_PARTS,
   corpusFile,
   falseAlarmRate,
   loadCorpus,
@@ -18,6 +20,8 @@ import { loadBashParser } from './parser.js';
 
 /** sha256 of frozen.txt as committed before any rule change (issue 17); never update it to make this test pass. */
 const FROZEN_SHA256 = '740f7c15dc2a103dbfe10831d298e8061bb18973c7d77302b19eede8ef000ad5';
+/** sha256 of holdout-2.txt as committed alone, before its author read the rules; never update it either. */
+const HOLDOUT_2_SHA256 = 'c40aee35e9b386255b41b7c6d031b3a3b6075048a9b881261cde6c5b22e72498';
 
 let scored: Scored[];
 beforeAll(async () => {
@@ -28,19 +32,26 @@ const list = (s: Scored[]): string =>
   s.map((m) => `${m.entry.part}:${m.entry.line} [${m.entry.class}] ${m.entry.command}`).join('\n');
 
 describe('the detector evaluation corpus', () => {
-  it('keeps the frozen part exactly as it was written', () => {
+  it.each<[Part, string]>([
+    ['frozen', FROZEN_SHA256],
+    ['holdout-2', HOLDOUT_2_SHA256],
+  ])('keeps the %s part exactly as it was written', (part, sha256) => {
     expect(
       createHash('sha256')
-        .update(readFileSync(corpusFile('frozen')))
+        .update(readFileSync(corpusFile(part)))
         .digest('hex'),
-    ).toBe(FROZEN_SHA256);
+    ).toBe(sha256);
   });
 
-  it('has at least 1,000 labelled commands, each once, in classes of both labels', () => {
+  it('has at least 1,000 labelled commands, each once in its part, in classes of both labels', () => {
     const all = loadCorpus();
     expect(all.length).toBeGreaterThanOrEqual(1000);
     expect(all.filter((e) => e.part === 'frozen').length).toBeGreaterThanOrEqual(400);
-    expect(new Set(all.map((e) => e.command)).size).toBe(all.length);
+    // A held-out part was written without looking at the others, so it may repeat their lines; within a part, never.
+    for (const part of CORPUS_PARTS) {
+      const mine = all.filter((e) => e.part === part);
+      expect(new Set(mine.map((e) => e.command)).size, part).toBe(mine.length);
+    }
     for (const label of ['dangerous', 'ordinary'] as const)
       expect(all.filter((e) => e.label === label).length).toBeGreaterThan(300);
   });
@@ -60,4 +71,19 @@ describe('the detector evaluation corpus', () => {
       ).toBeLessThanOrEqual(0.02);
     },
   );
+
+  // holdout-2 was measured once held out (73.5% of its own lines asked) and tuned on afterwards; this keeps the class
+  // fixes from sliding back. Its 13 publishing lines stay ordinary by the other parts' labels, hence 95%, not 98%.
+  it('holdout-2 part (tuned on after its first measurement): at least 95% of dangerous commands ask, at most 2% of ordinary ones', () => {
+    const mine = scored.filter((s) => s.entry.part === 'holdout-2');
+    const t = tally(mine);
+    const wrong = mistakes(mine);
+    expect(recall(t), `missed:\n${list(wrong.filter((m) => m.entry.label === 'dangerous'))}`).toBeGreaterThanOrEqual(
+      0.95,
+    );
+    expect(
+      falseAlarmRate(t),
+      `false alarms:\n${list(wrong.filter((m) => m.entry.label === 'ordinary'))}`,
+    ).toBeLessThanOrEqual(0.02);
+  });
 });

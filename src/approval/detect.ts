@@ -1,7 +1,7 @@
 // Judges a shell command line: parses it with the bash grammar, visits every simple command wherever it sits
 // (pipelines, lists, subshells, functions, loops, substitutions, here-documents, nested sh -c / eval / ssh),
 // and reports findings with their tier. Pure once the parser is loaded (no I/O per command).
-import { peel } from './argv.js';
+import { peel, type Argv } from './argv.js';
 import { analyseCode } from './checks/code.js';
 import { execChecks, pipelineShellOverNetwork, DOWNLOADERS, runsCode } from './checks/exec.js';
 import {
@@ -18,6 +18,9 @@ import { resolveDir, type Where } from './paths.js';
 import { checkWrite } from './checks/files.js';
 import { checkLookup } from './checks/dispatch.js';
 import { checkAssignment } from './checks/identity.js';
+import { checkMiner } from './checks/miner.js';
+import { checkWrappers } from './checks/wrappers.js';
+import { checkUnset, type WriteMode } from './checks/traces.js';
 import { initScriptCheck } from './checks/system.js';
 import { stdinText, type Io, type Upstream } from './checks/types.js';
 import { decodedText } from './decode.js';
@@ -299,6 +302,15 @@ class Analysis implements CarryContext {
       case 'declaration_command':
         declarationCommand(node, this.vars, this);
         break;
+      case 'for_statement':
+        this.forLoop(node);
+        break;
+      case 'unset_command':
+        checkUnset(
+          named(node).map((c) => c.text),
+          this,
+        );
+        break;
       default:
         break;
     }
@@ -350,6 +362,7 @@ class Analysis implements CarryContext {
   private judge(words: Word[], io: Io, assignments: { name: string; value: Word }[] = []): void {
     if (words.length === 0) return;
     const { argv, splitString, shell, chdir } = peel(words);
+    checkWrappers(words, argv, this);
     const nameWord = argv ? words[words.length - argv.args.length - 1] : undefined;
     if (argv && nameWord?.expansion) {
       // `X="rm -rf /"; $X`: the command name comes from a variable. It asks, and the value is judged as bash splits it.
@@ -390,6 +403,7 @@ class Analysis implements CarryContext {
       const m = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(w.text);
       return m ? [{ name: m[1]!, value: { ...w, text: m[2]! } }] : [];
     });
+    checkMiner(argv, this);
     indirectCode(argv, [...assignments, ...settings], io, this);
     // `xargs sh -c` / `xargs -I{} sh -c {}`: the shell runs text xargs reads at run time.
     if (
@@ -436,14 +450,28 @@ class Analysis implements CarryContext {
       if (runsCode(ownerArgv?.name ?? null)) this.add('reverse-shell', `${op} ${word.text}`);
       return;
     }
-    if (op.includes('>')) {
-      checkWrite(word, `${op} ${word.text}`, this);
-      codeFileWrite(word, this);
-    }
     const printed = owner ? printedText(owner, ownerArgv, this.vars).text : undefined;
+    if (op.includes('>')) checkWrite(word, `${op} ${word.text}`, this, writeMode(op, ownerArgv, printed));
+    if (op.includes('>')) codeFileWrite(word, this);
     const key = word.dynamic ? undefined : scriptKey(word.text, this.where);
     if (op.includes('>') && printed !== undefined && key)
       this.writtenText.set(key, op === '>>' ? `${this.writtenText.get(key) ?? ''}\n${printed}` : printed);
+  }
+
+  /**
+   * `for p in $(pgrep x); do kill -9 "$p"; done`: the body acts on every element of a computed list, so it is judged
+   * once more with the loop variable replaced by the list (`kill -9 "$(pgrep x)"`).
+   */
+  private forLoop(node: SyntaxNode): void {
+    const name = node.childForFieldName('variable')?.text;
+    const list = node.childrenForFieldName('value').find((v) => v?.type === 'command_substitution');
+    const body = node.childForFieldName('body');
+    if (!name || !list || !body) return;
+    const inner = named(body)
+      .map((c) => c.text)
+      .join('\n');
+    const uses = new RegExp(`\\$(\\{${name}\\}|${name}\\b)`, 'g');
+    if (uses.test(inner)) this.script(inner.replace(uses, () => list.text));
   }
 
   /** `f(){ f | f & }; f` or `f(){ while :; do f & done; }`: a function that keeps starting itself. */
@@ -472,6 +500,18 @@ class Analysis implements CarryContext {
     });
     if (pipelineShellOverNetwork(names)) this.add('reverse-shell', node.text.slice(0, 80));
   }
+}
+
+/** A redirect appends (`>>`), empties the file (`> f`, `: > f`, `echo > f`, `cat /dev/null > f`) or writes output. */
+function writeMode(op: string, owner: Argv | null, printed: string | undefined): WriteMode {
+  if (op.includes('>>')) return 'append';
+  const empty =
+    owner === null ||
+    owner.name === ':' ||
+    owner.name === 'true' ||
+    printed?.trim() === '' ||
+    (owner.name === 'cat' && owner.args.length > 0 && owner.args.every((a) => a.text === '/dev/null'));
+  return empty ? 'replace' : 'output';
 }
 
 /** The command a redirect belongs to: the command it sits in, or the body of its redirected_statement. */

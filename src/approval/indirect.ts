@@ -11,7 +11,7 @@ const GIT_COMMAND_KEYS =
   /^(core\.(pager|sshcommand|editor|fsmonitor|askpass|hookspath)|sequence\.editor|diff\.external|diff\..+\.(textconv|command)|merge\..+\.driver|filter\..+\.(clean|smudge|process)|credential(\..+)?\.helper|gpg(\..+)?\.program|pager\..+|alias\..+|uploadpack\.packobjectshook|remote\..+\.(uploadpack|receivepack|proxy)|web\.browser|man\..+\.cmd|browser\..+\.cmd|difftool\..+\.cmd|mergetool\..+\.cmd|core\.gitproxy)$/i;
 
 /** Variables whose value is a command the program runs (`GIT_SSH_COMMAND='...' git fetch`). */
-const COMMAND_VARIABLES = new Set([
+export const COMMAND_VARIABLES = new Set([
   'GIT_SSH_COMMAND',
   'GIT_SSH',
   'GIT_PAGER',
@@ -32,10 +32,21 @@ const COMMAND_VARIABLES = new Set([
 /** Variables that name a script the shell runs at start. */
 const SCRIPT_VARIABLES = new Set(['BASH_ENV', 'ENV']);
 
+/**
+ * A command value that hides code: a shell or interpreter given inline code, a network tool, a program in a
+ * directory anyone can write to. As a pager, editor or ssh command it runs later, unseen, so it asks even when the
+ * code itself looks harmless (`core.pager='sh -c "id > /tmp/o"'`).
+ */
+export const hidesCode = (text: string): boolean =>
+  /(^|[\s;|&(!'"])(sh|bash|zsh|dash|ksh|python[\d.]*|perl|ruby|node|php)\s+-[a-zA-Z]*[ce]\b|(^|[\s;|&(!'"])(curl|wget|nc|ncat|netcat|socat|telnet)\s|(^|[;|&!]\s*)(\/tmp|\/var\/tmp|\/dev\/shm)\//.test(
+    text,
+  );
+
 /** Judges a command line given as an option value; computed at run time, it asks. */
 function commandValue(value: Word, who: string, ctx: CheckContext): void {
   if (value.dynamic) ctx.computed(value, who);
   else if (value.text.trim() !== '') ctx.script(value.text.replace(/^!/, ''));
+  if (!value.dynamic && who.startsWith('git') && hidesCode(value.text)) ctx.add('git-hook', `${who}=${value.text}`);
 }
 
 function gitOptions(cmd: Argv, ctx: CheckContext): void {
@@ -48,7 +59,11 @@ function gitOptions(cmd: Argv, ctx: CheckContext): void {
     const eq = setting.text.indexOf('=');
     if (eq > 0 && GIT_COMMAND_KEYS.test(setting.text.slice(0, eq)))
       commandValue({ ...setting, text: setting.text.slice(eq + 1) }, `git -c ${setting.text.slice(0, eq)}`, ctx);
+    // The ext:: transport runs its URL as a command; allowing it lets a URL run anything.
+    if (/^protocol\.(ext\.)?allow=(always|user)$/i.test(setting.text)) ctx.add('git-hook', `git -c ${setting.text}`);
   }
+  const ext = cmd.args.find((a) => /^ext::/.test(a.text));
+  if (ext) ctx.add('git-hook', `git ... ${ext.text} (the ext:: transport runs a command)`);
 }
 
 /** make recipes and $(shell ...) calls, make variables expanded: shell command lines. */

@@ -122,11 +122,15 @@ function homeRelative(p: string): string | null {
 
 const stripGlob = (p: string): string => p.replace(/\/(\*|\.\*|\.\[!.\]\*|\{.*\})$/, '') || '/';
 
+/** A tool's cache in the home directory (~/.cache/..., ~/.npm/_cacache, ~/.gradle/caches): rebuilt when missing. */
+const HOME_CACHE = /^(\.cache(\/|$)|\.[\w.-]+\/(.+\/)?(_?cache|caches|_cacache)(\/|$))/;
+
 function classifyAbsolute(p: string, project: string | undefined): PathClass {
   const base = stripGlob(p);
   if (base === '/' || p === '/') return 'root';
   const home = homeRelative(base);
   if (home === '' || p === '/home' || p === '/Users') return 'home';
+  if (home !== null && HOME_CACHE.test(home)) return 'temp';
   if (home !== null && (home === '.ssh' || home.startsWith('.ssh/') || STARTUP_FILES.has(home))) return 'system-path';
   if (SYSTEM_DIRS.has(base)) return 'system-dir';
   if (SYSTEM_TREES.some((t) => p.startsWith(`${t}/`))) return 'system-path';
@@ -144,6 +148,8 @@ export function classifyPath(word: Word, where: Where = {}): PathClass {
   // $TMPDIR is a temporary directory like /tmp.
   if (word.dynamic && /^\$(\{TMPDIR\}|TMPDIR)\/[^$`]*[^/$`]/.test(word.text) && word.substitutions.length === 0)
     return 'temp';
+  // "$(mktemp -d)": a new temporary path, whatever it is called.
+  if (word.substitutions.length === 1 && /^\$\(\s*mktemp\b[^)]*\)$/.test(word.text.trim())) return 'temp';
   let text = word.text;
   if (word.dynamic) {
     // Only the part before the first expansion is known; a command substitution could produce anything.

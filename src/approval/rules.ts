@@ -81,7 +81,8 @@ const list: Rule[] = [
   {
     id: 'hijack-path',
     tier: 'dangerous',
-    description: 'puts a temporary or relative directory first on PATH, or preloads a library',
+    description:
+      'puts a temporary or relative directory first on PATH, preloads a library, loads code from a shared directory, or sets a command variable that hides code',
   },
   {
     id: 'git-hook',
@@ -118,6 +119,33 @@ const list: Rule[] = [
     description: 'a resource CLI deletes, destroys, disables, revokes or scales something to zero',
   },
   { id: 'package-remove', tier: 'dangerous', description: 'removes system packages or withdraws published ones' },
+  // Host access and traces (holdout-2)
+  {
+    id: 'container-escape',
+    tier: 'dangerous',
+    description:
+      "runs a container or namespace with the host's privileges (privileged, host namespaces, the host's root, system directories or container socket mounted)",
+  },
+  { id: 'log-wipe', tier: 'dangerous', description: 'erases shell history, system logs or audit records' },
+  {
+    id: 'access-grant',
+    tier: 'dangerous',
+    description:
+      'grants broad access: an admin or owner role, new long-lived credentials, public visibility, or an admin port open to every address',
+  },
+  { id: 'crypto-miner', tier: 'dangerous', description: 'runs a cryptocurrency miner' },
+  {
+    id: 'expose-service',
+    tier: 'dangerous',
+    description: 'exposes a local port to another network through a tunnel (ssh -R, ngrok tcp, cloudflared)',
+  },
+  // tether's own control plane, driven from inside a run (src/approval/checks/control-plane.ts)
+  { id: 'self-approval', tier: 'hardline', description: "decides a run's pending approval from inside a run" },
+  {
+    id: 'control-plane',
+    tier: 'dangerous',
+    description: 'starts, signals, cancels or serves tether runs, or changes workflows on a Temporal server',
+  },
   // Exfiltration
   { id: 'exfiltration', tier: 'dangerous', description: 'sends credentials, keys or secrets to the network' },
   // What cannot be checked

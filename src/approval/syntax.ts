@@ -65,7 +65,13 @@ export function printedText(element: SyntaxNode, argv: Argv | null, vars?: Vars)
   if (element.type === 'compound_statement' || element.type === 'subshell') {
     const parts = named(element)
       .filter((c) => c.type === 'command')
-      .map((c) => printedText(c, peel(commandWords(c, vars)).argv, vars));
+      .map((c) => {
+        const a = peel(commandWords(c, vars)).argv;
+        // `(crontab -l; echo JOB) | crontab -`: the jobs already installed stay as they are; the echoed ones are new.
+        if (a?.name === 'crontab' && a.args.length === 1 && a.args[0]!.text === '-l')
+          return { text: '# the crontab already installed' };
+        return printedText(c, a, vars);
+      });
     if (parts.length === 0) return {};
     if (parts.some((p) => p.dynamic)) return { dynamic: true };
     return parts.every((p) => p.text !== undefined) ? { text: parts.map((p) => p.text).join('\n') } : {};

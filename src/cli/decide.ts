@@ -3,6 +3,7 @@
 import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import type { TemporalSettings } from '../temporal/settings.js';
 import type { ApprovalDecision } from '../common/approval-types.js';
+import { APPROVAL_SIGNAL, DECIDE_APPROVAL_UPDATE } from '../common/workflow-messages.js';
 import { hasLiveWorker } from './temporal-client.js';
 
 export type DecideOutcome =
@@ -27,7 +28,7 @@ export async function sendDecision(
       reason: `run ${workflowId} is ${desc.status.name.toLowerCase()}: nothing is pending`,
     };
   const queued = async (why: string): Promise<DecideOutcome> => {
-    await handle.signal('approval', decision);
+    await handle.signal(APPROVAL_SIGNAL, decision);
     return {
       status: 'queued',
       via: 'signal',
@@ -38,7 +39,7 @@ export async function sendDecision(
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), UPDATE_WAIT_MS)));
   try {
-    const update = handle.executeUpdate('decideApproval', { args: [decision] }).then(() => 'applied' as const);
+    const update = handle.executeUpdate(DECIDE_APPROVAL_UPDATE, { args: [decision] }).then(() => 'applied' as const);
     update.catch(() => undefined); // after a timeout nobody waits for it: a late rejection must not crash the CLI
     const answer = await Promise.race([update, timeout]);
     // A late update and the signal cannot both apply: the second is rejected as already decided.

@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import type { Client } from '@temporalio/client';
 import { queryRunState, runFailure } from '../temporal/run-handle.js';
 import type { AgentResult, AgentState } from '../common/types.js';
+import { ANSWER_SIGNAL, MESSAGE_SIGNAL } from '../common/workflow-messages.js';
 import { CliError } from './errors.js';
 import { follow } from './follow.js';
 import { promptOptions } from './approval-follow.js';
@@ -115,7 +116,7 @@ export function addInspectCommands(program: Command): void {
       if (text.trim() === '') throw new CliError('the message is empty', 2);
       if (text.length > 20_000)
         throw new CliError(`the message has ${text.length} characters; at most 20000 are taken`, 2);
-      await withTemporal((client) => client.workflow.getHandle(workflowId).signal('message', { text }));
+      await withTemporal((client) => client.workflow.getHandle(workflowId).signal(MESSAGE_SIGNAL, { text }));
       process.stdout.write(`message sent to ${workflowId}\n`);
     });
 
@@ -132,7 +133,7 @@ export function addInspectCommands(program: Command): void {
         const handle = client.workflow.getHandle(workflowId);
         const state = await queryRunState(client, handle, 5_000);
         if (state && !state.question) throw new CliError(`${workflowId} is not waiting for an answer`, 1);
-        await handle.signal('answer', { text, questionId: state?.question?.id });
+        await handle.signal(ANSWER_SIGNAL, { text, questionId: state?.question?.id });
       });
       process.stdout.write(`answer sent to ${workflowId}\n`);
     });

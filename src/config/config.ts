@@ -1,10 +1,9 @@
 // Loads TETHER_HOME/config.yaml; a wrong setting fails fast with a message naming it. Worker-only.
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { parse } from 'yaml';
 import { z } from 'zod';
 import { TetherError } from '../common/errors.js';
-import { tetherHome } from './home.js';
+import { configPath } from './home.js';
 import { translateHermes } from './hermes-keys.js';
 
 /** One MCP server: `command` (stdio) or `url` (streamable HTTP, or SSE for older servers). */
@@ -181,9 +180,7 @@ const ConfigSchema = z.strictObject({
 
 export type TetherConfig = z.infer<typeof ConfigSchema>;
 
-export function configPath(): string {
-  return process.env.TETHER_CONFIG ?? join(tetherHome(), 'config.yaml');
-}
+export { configPath };
 
 export function loadConfig(path = configPath()): TetherConfig {
   let raw: unknown = {};

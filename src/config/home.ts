@@ -9,6 +9,11 @@ export function tetherHome(): string {
   return fromEnv && fromEnv.trim() !== '' ? resolve(fromEnv) : join(homedir(), '.tether');
 }
 
+/** The config file: TETHER_CONFIG, default config.yaml in TETHER_HOME. */
+export function configPath(): string {
+  return process.env.TETHER_CONFIG ?? join(tetherHome(), 'config.yaml');
+}
+
 /**
  * `mkdir -p` one level at a time. Node's own `recursive: true` loops forever on some paths (under /proc it
  * gets ENOENT for a directory it just failed to make and tries again), which made `tether exec` spin.

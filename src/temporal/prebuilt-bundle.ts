@@ -2,10 +2,11 @@
 // it: a worker then starts without running webpack, which takes seconds of CPU and, on a busy machine, slowed the
 // worker taking over a crashed one's runs. Worker-only.
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode, type BundleOptions, type Logger, type WorkflowBundleOption } from '@temporalio/worker';
+import { workflowCodeSha256 } from './build-id.js';
 
 type WebpackConfig = Parameters<NonNullable<BundleOptions['webpackConfigHook']>>[0];
 type WebpackPlugin = NonNullable<WebpackConfig['plugins']>[number];
@@ -14,10 +15,14 @@ type Compiler = Parameters<Extract<WebpackPlugin, (compiler: never) => unknown>>
 const CODE = 'workflow-bundle.js';
 const MANIFEST = 'workflow-bundle.json';
 
-/** What the bundle was made from: every file webpack put in it, by path relative to the bundle's folder, with its hash. */
+/**
+ * What the bundle was made from: every file webpack put in it, by path relative to the bundle's folder, with its hash;
+ * and the code's own digest and size, so a worker names its build without hashing the code (absent in older builds).
+ */
 interface Manifest {
   entry: string;
   files: Record<string, string>;
+  code?: { sha256: string; bytes: number };
 }
 
 /** Where `npm run build` puts the bundle: dist/workflow-bundle/ beside the compiled code (none when run from source). */
@@ -62,7 +67,11 @@ export async function writePrebuiltBundle(
     webpackConfigHook: (config) => ({ ...config, plugins: [...(config.plugins ?? []), recorder] }),
   });
   if (files.size === 0) throw new Error('workflow bundle: webpack reported no source files');
-  const manifest: Manifest = { entry: relative(dir, entry), files: {} };
+  const manifest: Manifest = {
+    entry: relative(dir, entry),
+    files: {},
+    code: { sha256: workflowCodeSha256(code), bytes: Buffer.byteLength(code) },
+  };
   for (const f of [...files].sort()) manifest.files[relative(dir, f)] = sha256(f);
   mkdirSync(dir, { recursive: true });
   // Code first, manifest last: a build stopped half-way leaves no manifest that vouches for the wrong code.
@@ -76,11 +85,14 @@ export async function writePrebuiltBundle(
 /**
  * The prebuilt bundle for the workflows at `entry`, if it was made from exactly the files now on disk; otherwise
  * why not (the worker then bundles at start, as before). Reading and hashing its ~150 files takes milliseconds.
+ * `sha256` is the code's digest from the manifest, given only while the code file still has the size recorded with it.
  */
 export function prebuiltBundle(
   entry: string,
   dir: string = prebuiltBundleDir(),
-): { bundle: WorkflowBundleOption; reason?: undefined } | { bundle?: undefined; reason: string } {
+):
+  | { bundle: WorkflowBundleOption; sha256?: string; reason?: undefined }
+  | { bundle?: undefined; sha256?: undefined; reason: string } {
   const manifestFile = join(dir, MANIFEST);
   if (!existsSync(manifestFile)) return { reason: `no prebuilt workflow bundle in ${dir} (npm run build makes it)` };
   let manifest: Manifest;
@@ -99,6 +111,14 @@ export function prebuiltBundle(
     if (!existsSync(path) || sha256(path) !== hash)
       return { reason: `${relative(dirname(dir), path)} changed since the workflow bundle was built` };
   }
-  if (!existsSync(join(dir, CODE))) return { reason: `${join(dir, CODE)} is missing` };
-  return { bundle: { codePath: join(dir, CODE) } };
+  const codePath = join(dir, CODE);
+  if (!existsSync(codePath)) return { reason: `${codePath} is missing` };
+  // A digest that does not fit the file (an older build's manifest, an edited file) is dropped: the code is hashed.
+  const recorded = manifest.code;
+  const fits =
+    typeof recorded?.sha256 === 'string' &&
+    /^[0-9a-f]{64}$/.test(recorded.sha256) &&
+    statSync(codePath).size === recorded.bytes;
+  const digest = fits ? recorded.sha256 : undefined;
+  return { bundle: { codePath }, sha256: digest };
 }

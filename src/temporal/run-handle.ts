@@ -1,6 +1,7 @@
 // Reading an agent run from a client: its live state, and how it ended when it did not complete. Worker-only.
 import { WorkflowFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import type { AgentState } from '../common/types.js';
+import { STATE_QUERY } from '../common/workflow-messages.js';
 
 /** The `state` query, or undefined when no worker answers within `timeoutMs` (none running, or the run just closed). */
 export async function queryRunState(
@@ -9,7 +10,7 @@ export async function queryRunState(
   timeoutMs: number,
 ): Promise<AgentState | undefined> {
   try {
-    return await client.withDeadline(Date.now() + timeoutMs, () => handle.query<AgentState>('state'));
+    return await client.withDeadline(Date.now() + timeoutMs, () => handle.query<AgentState>(STATE_QUERY));
   } catch {
     return undefined;
   }

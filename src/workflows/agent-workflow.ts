@@ -27,12 +27,13 @@ import { answerTaskText, taskForTools } from './task-text.js';
 import { forgetLostWorker, releaseEnvironment, type EnvironmentRoute } from './environment-route.js';
 import { transcriptEntries, type TranscriptEntry } from '../common/transcript.js';
 import type { AgentInput, AgentResult, AgentState, ChatMessage, TokenUsage } from '../common/types.js';
+import { MESSAGE_SIGNAL, STATE_QUERY } from '../common/workflow-messages.js';
 import { capText } from './summary.js';
 import { publishVisibility } from './visibility.js';
 
-export const stateQuery = defineQuery<AgentState>('state');
+export const stateQuery = defineQuery<AgentState>(STATE_QUERY);
 /** A user instruction for a running agent, taken at its next turn (`tether say`). */
-export const messageSignal = defineSignal<[{ text: string }]>('message');
+export const messageSignal = defineSignal<[{ text: string }]>(MESSAGE_SIGNAL);
 
 const MAX_MESSAGE_CHARS = 20_000;
 const RECENT_REPLIES = 20;

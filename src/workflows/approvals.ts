@@ -21,10 +21,11 @@ import {
   type PendingApproval,
   type RejectedDecision,
 } from '../common/approval-types.js';
+import { APPROVAL_SIGNAL, DECIDE_APPROVAL_UPDATE } from '../common/workflow-messages.js';
 
-export const approvalSignal = defineSignal<[ApprovalDecision]>('approval');
+export const approvalSignal = defineSignal<[ApprovalDecision]>(APPROVAL_SIGNAL);
 export const decideApprovalUpdate = defineUpdate<{ approvalId: string; choice: string }, [ApprovalDecision]>(
-  'decideApproval',
+  DECIDE_APPROVAL_UPDATE,
 );
 
 const KEEP_DECIDED = 50;

@@ -24,8 +24,9 @@ import {
 import type { AgentActivities } from '../common/activity-contract.js';
 import type { agentWorkflow } from './agent-workflow.js';
 import type { AgentInput, AgentState, ToolCallView } from '../common/types.js';
+import { ANSWER_SIGNAL } from '../common/workflow-messages.js';
 
-export const answerSignal = defineSignal<[{ text: string; questionId?: string }]>('answer');
+export const answerSignal = defineSignal<[{ text: string; questionId?: string }]>(ANSWER_SIGNAL);
 
 const store = proxyActivities<AgentActivities>({
   startToCloseTimeout: '1 minute',

@@ -5,15 +5,16 @@ import { ActivityFailure, ApplicationFailure, defineQuery, patched, setHandler }
 import type { AgentActivities, CallModelInput, ConversationRef } from '../common/activity-contract.js';
 import { digestConversation, digestMessage, digestText, type HeldConversation } from '../common/conversation-digest.js';
 import type { ChatMessage, ModelReply } from '../common/types.js';
+import { MODEL_REQUEST_QUERY } from '../common/workflow-messages.js';
 import { summaryRequest } from './compaction.js';
 
 /** Added with the conversation cache; histories recorded before it replay sending the whole conversation. */
 const DELTA_PATCH = 'model-input-delta';
 /**
  * The model request in flight, whole: a worker that misses its cache asks for it (a query records nothing), so a
- * miss costs history nothing while a worker can answer. Name as in src/activities/conversation-rebuild.ts.
+ * miss costs history nothing while a worker can answer (src/activities/conversation-rebuild.ts).
  */
-const modelRequestQuery = defineQuery<Pick<CallModelInput, 'messages' | 'tools'> | null>('modelRequest');
+const modelRequestQuery = defineQuery<Pick<CallModelInput, 'messages' | 'tools'> | null>(MODEL_REQUEST_QUERY);
 /** Must equal the worker's CACHE_MISS_TYPE (src/activities/conversation-cache.ts). */
 const CACHE_MISS_TYPE = 'Model.ConversationCacheMiss';
 

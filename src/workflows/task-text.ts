@@ -3,11 +3,11 @@
 import { defineQuery, patched, setHandler } from '@temporalio/workflow';
 import type { RunToolInput } from '../common/activity-contract.js';
 import { digestText } from '../common/conversation-digest.js';
+import { TASK_TEXT_QUERY } from '../common/workflow-messages.js';
 
 /** Added when tool inputs stopped carrying the task text; histories recorded before it replay sending it whole. */
 const TASK_BY_REFERENCE_PATCH = 'tool-input-task-by-reference';
-/** Name as TASK_TEXT_QUERY in src/activities/task-text.ts. */
-const taskTextQuery = defineQuery<string | null>('taskText');
+const taskTextQuery = defineQuery<string | null>(TASK_TEXT_QUERY);
 
 /** Answers the worker's query for the task text (a query records nothing in history). */
 export function answerTaskText(task: string | undefined): void {

@@ -1,7 +1,7 @@
 // The local backend's bubblewrap sandbox, for real: writes outside the allowed paths fail with the real error,
 // nothing outside can be signalled, setsid children die with their command, network off, and the start-up checks.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -159,6 +159,48 @@ describe('the local sandbox (bubblewrap)', () => {
     }
   });
 
+  it("hides tether's own secrets and the configured hidden paths, and gives commands no Temporal credentials", async () => {
+    // Outside /tmp: the sandbox's /tmp is its own, so a home there would be out of sight anyway.
+    const home = dir('tether-sbx-home-', '/var/tmp');
+    writeFileSync(join(home, 'config.yaml'), 'secret-config\n');
+    mkdirSync(join(home, 'gateway'));
+    writeFileSync(join(home, 'gateway', 'inbox-token'), 'secret-token\n');
+    const keys = dir('tether-sbx-keys-', '/var/tmp');
+    writeFileSync(join(keys, 'id_ed25519'), 'secret-key\n');
+    const tlsKey = join(keys, 'client.key');
+    writeFileSync(tlsKey, 'secret-tls\n');
+    // A task whose directory lies inside a hidden one still has it.
+    const inner = join(keys, 'project');
+    mkdirSync(inner);
+    const saved = { ...process.env };
+    Object.assign(process.env, { TETHER_HOME: home, TEMPORAL_API_KEY: 'secret-api', TEMPORAL_TLS_KEY: tlsKey });
+    try {
+      await configure({ sandbox: { hidden: [keys] } });
+      const t = task();
+      const seen = await sh(t, {
+        command: `ls -A ${home}; cat ${home}/gateway/inbox-token ${keys}/id_ed25519 ${tlsKey}; echo "api=[$TEMPORAL_API_KEY] tls=[$TEMPORAL_TLS_KEY]"; echo x > ${home}/planted`,
+      });
+      expect(seen.output).not.toMatch(/secret/);
+      expect(seen.output).toMatch(/No such file or directory/);
+      expect(seen.output).toMatch(/api=\[\] tls=\[\]/);
+      expect(seen.output).toMatch(/planted: Permission denied/);
+      expect(readdirSync(home).sort()).toEqual(['config.yaml', 'gateway']);
+      const own = JSON.parse(
+        await registry.dispatch('terminal', JSON.stringify({ command: 'echo made > here.txt && cat here.txt' }), {
+          taskId: task(),
+          cwd: inner,
+        }),
+      ) as Result;
+      expect(own.output).toBe('made\n');
+      expect(readFileSync(join(inner, 'here.txt'), 'utf8')).toBe('made\n');
+    } finally {
+      for (const k of ['TETHER_HOME', 'TEMPORAL_API_KEY', 'TEMPORAL_TLS_KEY'] as const) {
+        if (saved[k] === undefined) delete process.env[k];
+        else process.env[k] = saved[k];
+      }
+    }
+  });
+
   it('sandbox: off warns at start, and commands then run unsandboxed', async () => {
     const log = await configure({ sandbox: 'off' });
     expect(environmentManager().warnings).toEqual([
@@ -200,7 +242,7 @@ describe('the local sandbox (bubblewrap)', () => {
       /^terminal\.local\.sandbox: Unrecognized key: "writabel"$/,
     );
     await expect(configure({ sandbox: 'maybe' })).rejects.toThrow(
-      /^terminal\.local\.sandbox: off, on, or a mapping with enabled, network, writable and bwrap$/,
+      /^terminal\.local\.sandbox: off, on, or a mapping with enabled, network, writable, hidden and bwrap$/,
     );
     await expect(configure({ sandbox: { writable: ['relative/dir'] } })).rejects.toThrow(
       /^terminal\.local\.sandbox\.writable\.0: an absolute path/,

@@ -23,8 +23,9 @@ const DELETE_TARGET =
   /(?:rmtree|removedirs|\.rm(?:Sync)?|rmdirSync|rimraf(?:\.sync)?|remove_tree|rm_rf?|remove_dir|remove_entry|Deno\.remove)\s*\(\s*\[?\s*(["'])([^"'\\]+)\1/g;
 const FORK_BOMB =
   /fork\s+while\s+(fork|1|true)|while\s*\(?\s*(1|true|True)\s*\)?\s*[:{]?\s*(os\.)?fork\s*\(|(os\.)?fork\(\)\s*while|loop\s*\{\s*fork|while\s+True:\s*os\.fork/;
-const SOCKET = /\bsocket\b|IO::Socket|TCPSocket|net\.connect|net\.Socket|fsockopen/;
-const SHELL_SPAWN = /pty\.spawn|\/bin\/(ba)?sh|dup2|subprocess|child_process|exec\s*\(|spawn\s*\(/;
+const SOCKET =
+  /\bsocket\b|IO::Socket|TCPSocket|net\.connect|net\.Socket|fsockopen|require\(\s*["'](node:)?(net|tls)["']\s*\)|\/inet6?\/(tcp|udp)\//;
+const SHELL_SPAWN = /pty\.spawn|\/bin\/(ba)?sh|dup2|subprocess|child_process|exec\s*\(|spawn\s*\(|\|&\s*getline/;
 const DOWNLOAD =
   /urlopen|urllib\.request|requests\.get|\bfetch\s*\(|https?\.get|LWP::Simple|\bget\s*\(\s*["']https?:|open-uri|Net::HTTP|file_get_contents\s*\(\s*["']https?:/;
 const RUNS_STRING = /\b(exec|eval|Function)\s*\(|\beval\b/;

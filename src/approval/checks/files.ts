@@ -3,6 +3,7 @@
 import { has, parseFlags } from '../argv.js';
 import { classifyPath, classifyWrite, isBlockDevice, type PathClass } from '../paths.js';
 import { literal, type Word } from '../words.js';
+import { checkTraceWrite, isTrace, type WriteMode } from './traces.js';
 import { show, type Check, type CheckContext } from './types.js';
 
 const RECURSIVE_RULE: Partial<Record<PathClass, string>> = {
@@ -21,8 +22,9 @@ const SINGLE_RULE: Partial<Record<PathClass, string>> = {
   'system-path': 'delete-system-path',
 };
 
-/** A write onto `target`: a block device, system configuration or a network socket. */
-export function checkWrite(target: Word, detail: string, ctx: CheckContext): void {
+/** A write onto `target`: a block device, system configuration, a network socket, or over a history file or log. */
+export function checkWrite(target: Word, detail: string, ctx: CheckContext, mode: WriteMode = 'replace'): void {
+  checkTraceWrite(target, mode, detail, ctx);
   // A file in .git/hooks runs by itself on the next commit, checkout or merge.
   if (/(^|\/)\.git\/hooks\/[^/]+$/.test(target.text)) ctx.add('git-hook', detail);
   const c = classifyWrite(target, ctx.where);
@@ -43,6 +45,7 @@ function expandBraces(word: Word): Word[] {
 function deletes(targets: Word[], recursive: boolean, detail: string, ctx: CheckContext): void {
   for (const t of targets.flatMap(expandBraces)) {
     if (isBlockDevice(t.text)) ctx.add('raw-disk-write', detail);
+    if (isTrace(t.text)) ctx.add('log-wipe', detail);
     const rule = (recursive ? RECURSIVE_RULE : SINGLE_RULE)[classifyPath(t, ctx.where)];
     if (rule) ctx.add(rule, detail);
   }
@@ -73,6 +76,7 @@ const rm: Check = (cmd, io, ctx) => {
 
 /** What deleting matches below a find start path means. */
 function findDeletes(start: Word, filtered: boolean, detail: string, ctx: CheckContext): void {
+  if (isTrace(`${start.text.replace(/\/+$/, '')}/match`)) ctx.add('log-wipe', detail);
   const c = classifyPath(filtered ? { ...start, text: `${start.text.replace(/\/+$/, '')}/match` } : start, ctx.where);
   const rule =
     c === 'root' || c === 'home' || c === 'system-dir'
@@ -139,7 +143,8 @@ const shred: Check = (cmd, _io, ctx) => {
 };
 
 const tee: Check = (cmd, _io, ctx) => {
-  for (const t of parseFlags(cmd.args, ['--output-error']).operands) checkWrite(t, show(cmd), ctx);
+  const f = parseFlags(cmd.args, ['--output-error']);
+  for (const t of f.operands) checkWrite(t, show(cmd), ctx, has(f, 'a', '--append') ? 'append' : 'output');
 };
 
 /** cp, mv, install: the destination is the last operand, or -t DIR. */
@@ -162,7 +167,8 @@ function copyLike(moves: boolean): Check {
     if (dest) checkWrite(dest, show(cmd), ctx);
     if (!moves) return;
     const sources = dir !== undefined ? f.operands : f.operands.slice(0, -1);
-    deletes(sources, false, show(cmd), ctx);
+    // Moved onto /dev/null, a source is gone (and, as root, so is the device): judged as deleting it whole.
+    deletes(sources, dest?.text === '/dev/null', show(cmd), ctx);
   };
 }
 
@@ -247,7 +253,10 @@ function permissions(firstIsSpec: boolean): Check {
       (/^[0-7]?[2467][0-7]{3}$/.test(mode) || /^[ugoa]*[+=][rwxXt]*s/.test(mode) || /,[ugoa]*[+=][rwxXt]*s/.test(mode))
     )
       ctx.add('security-posture', show(cmd));
+    // Taking permissions away from group and others (600, 700, go-rwx) on the user's own files (~/.ssh) is hygiene.
+    const restrictive = mode !== undefined && (/^0?[4-7]00$/.test(mode) || /^[go]+-[rwx]+$/.test(mode));
     for (const p of paths.flatMap(expandBraces)) {
+      if (restrictive && /^(~|\$HOME|\$\{HOME\}|\/home\/[^/]+)\//.test(p.text)) continue;
       const c = classifyPath(p, ctx.where);
       if (c === 'root' || c === 'home' || c === 'system-dir' || c === 'system-path')
         ctx.add('system-permissions', show(cmd));

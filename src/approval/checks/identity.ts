@@ -2,6 +2,8 @@
 // parameters, PAM, alternatives, capabilities; PATH and preload hijacks through variable assignments. Pure.
 import { has, parseFlags } from '../argv.js';
 import type { Word } from '../words.js';
+import { COMMAND_VARIABLES, hidesCode } from '../indirect.js';
+import { checkHistoryVariable } from './traces.js';
 import { show, type Check, type CheckContext } from './types.js';
 
 const account: Check = (cmd, _io, ctx) => ctx.add('account-change', show(cmd));
@@ -53,7 +55,33 @@ const authselect: Check = (cmd, _io, ctx) => {
     ctx.add('security-posture', show(cmd));
 };
 
+/** auditctl -D deletes every audit rule, -e 0 turns auditing off; -l and -s only read. */
+const auditctl: Check = (cmd, _io, ctx) => {
+  const w = cmd.args.map((a) => a.text);
+  const e = w.indexOf('-e');
+  if (w.includes('-D') || (e >= 0 && w[e + 1] === '0') || w.includes('-e0')) ctx.add('security-posture', show(cmd));
+};
+
+/** macOS: spctl --master-disable turns Gatekeeper off; csrutil disable turns off System Integrity Protection. */
+const spctl: Check = (cmd, _io, ctx) => {
+  if (cmd.args.some((a) => /^--(master|global)-disable$|^--disable$/.test(a.text)))
+    ctx.add('security-posture', show(cmd));
+};
+
+/** launchctl unload/bootout/disable of a system daemon stops it (and keeps it stopped with -w). */
+const launchctl: Check = (cmd, _io, ctx) => {
+  const w = cmd.args.map((a) => a.text);
+  if (
+    /^(unload|bootout|disable|remove|kill)$/.test(w[0] ?? '') &&
+    w.some((t) => /^\/(System\/)?Library\/LaunchDaemons\/|^system\//.test(t))
+  )
+    ctx.add('service-stop', show(cmd));
+};
+
 export const identityChecks: Record<string, Check> = {
+  auditctl,
+  spctl,
+  launchctl,
   useradd: account,
   adduser: account,
   usermod: account,
@@ -95,12 +123,39 @@ export const identityChecks: Record<string, Check> = {
   semanage: postureUnless('-l', '--list'),
 };
 
+/** Variables whose value names code to load, as the list of paths they load from. */
+const CODE_PATHS: Record<string, (v: string) => string[]> = {
+  BASH_ENV: (v) => [v],
+  ENV: (v) => [v],
+  PYTHONSTARTUP: (v) => [v],
+  PYTHONPATH: (v) => v.split(':'),
+  PERL5LIB: (v) => v.split(':'),
+  RUBYLIB: (v) => v.split(':'),
+  NODE_PATH: (v) => v.split(':'),
+  NODE_OPTIONS: (v) =>
+    [...v.matchAll(/(?:--require|-r|--import|--loader|--experimental-loader)[=\s]+(\S+)/g)].map((m) => m[1]!),
+};
+/** Search paths where an empty entry or `.` means the current directory. */
+const LIST_VARS = new Set(['PYTHONPATH', 'PERL5LIB', 'RUBYLIB', 'NODE_PATH']);
+
 /** Directories anyone can write to: first on PATH, they decide what every later command name runs. */
 const SHARED_DIRS = /^(\/tmp|\/var\/tmp|\/dev\/shm|\$TMPDIR|\$\{TMPDIR\})(\/|$)/;
 
 /** `PATH=...`, `export PATH=...`, `LD_PRELOAD=...`: a variable that decides which code later commands run. */
 export function checkAssignment(name: string, value: Word, ctx: CheckContext): void {
-  if (/^(LD_PRELOAD|LD_AUDIT|DYLD_INSERT_LIBRARIES|BASH_ENV)$/.test(name) && value.text !== '') {
+  checkHistoryVariable(name, value, ctx);
+  if (/^(LD_PRELOAD|LD_AUDIT|DYLD_INSERT_LIBRARIES)$/.test(name) && value.text !== '') {
+    ctx.add('hijack-path', `${name}=${value.text}`);
+    return;
+  }
+  // A command run later, unseen (PROMPT_COMMAND before every prompt, a pager, GIT_SSH_COMMAND).
+  if (COMMAND_VARIABLES.has(name) && !value.dynamic && hidesCode(value.text)) {
+    ctx.add('hijack-path', `${name}=${value.text}`);
+    return;
+  }
+  // Files and directories a shell or runtime loads code from: from a shared directory, anyone's code runs.
+  const loaded = CODE_PATHS[name]?.(value.text) ?? [];
+  if (loaded.some((e) => SHARED_DIRS.test(e) || (LIST_VARS.has(name) && (e === '.' || e === '')))) {
     ctx.add('hijack-path', `${name}=${value.text}`);
     return;
   }

@@ -72,7 +72,9 @@ const terraform: Check = (cmd, _io, ctx) => {
   if (
     words.includes('destroy') ||
     (cmd.name === 'pulumi' && words.includes('down')) ||
-    words.some((w) => /^--?destroy(=true)?$/.test(w))
+    words.some((w) => /^--?destroy(=true)?$/.test(w)) ||
+    // apply -replace=ADDR destroys ADDR (and its data) before creating it again.
+    (words.includes('apply') && words.some((w) => /^--?replace(=|$)/.test(w)))
   )
     ctx.add('terraform-destroy', show(cmd));
 };

@@ -125,7 +125,37 @@ const kexec: Check = (cmd, _io, ctx) => {
   if (cmd.args.some((a) => /^-[a-zA-Z]*e$|^--exec$|^-f$|^--force$/.test(a.text))) ctx.add('shutdown', show(cmd));
 };
 
+/** ssh -R (and -R in a combined flag word): a port of this side is opened on the remote side, for whoever is there. */
+const sshRemoteForward: Check = (cmd, _io, ctx) => {
+  for (const a of cmd.args) {
+    if (!a.text.startsWith('-') || a.text.startsWith('--')) {
+      if (!a.text.startsWith('-')) break; // the host: what follows is the remote command
+      continue;
+    }
+    if (/^-[a-zA-Z]*R/.test(a.text) || /^-o\s*RemoteForward/i.test(a.text)) {
+      ctx.add('expose-service', show(cmd));
+      return;
+    }
+    if (/^-[a-zA-Z]*[bcDEeFIiJLlmOopQSWw]$/.test(a.text)) continue; // its value follows (skipped as a non-flag below)
+  }
+};
+
+/** ngrok tcp/tls, cloudflared --url ssh://..., bore local: a raw port (a shell's, SSH's, a database's) made public. */
+const tunnel: Check = (cmd, _io, ctx) => {
+  const w = cmd.args.map((a) => a.text);
+  if (
+    (cmd.name === 'ngrok' && /^(tcp|tls)$/.test(w[0] ?? '')) ||
+    (cmd.name === 'cloudflared' && w.some((t) => /^(--url=?)?(ssh|tcp|rdp|smb):\/\//.test(t))) ||
+    (cmd.name === 'bore' && w[0] === 'local')
+  )
+    ctx.add('expose-service', show(cmd));
+};
+
 export const networkChecks: Record<string, Check> = {
+  ssh: sshRemoteForward,
+  ngrok: tunnel,
+  cloudflared: tunnel,
+  bore: tunnel,
   ip,
   ifconfig,
   route,

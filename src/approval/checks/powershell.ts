@@ -3,7 +3,9 @@
 // del /s in cmd. Pure.
 import { classifyPath } from '../paths.js';
 import { literal } from '../words.js';
+import { secretStdin } from './exfil.js';
 import { show, stdinText, type Check, type CheckContext } from './types.js';
+import { windowsPathOutside } from './windows.js';
 
 const DOWNLOAD =
   /\b(iwr|irm|curl|wget|Invoke-WebRequest|Invoke-RestMethod|DownloadString|DownloadFile|DownloadData|Net\.WebClient|Start-BitsTransfer)\b/i;
@@ -14,7 +16,7 @@ const KILL =
   /\b(Stop-Process|spps|kill)\b[^;|]*-(Name|ProcessName)\b|\bGet-Process\b[^;]*\|\s*(Stop-Process|spps|kill)\b/i;
 const DISK = /\b(Clear-Disk|Format-Volume|Initialize-Disk|Remove-Partition|Format-Disk)\b/i;
 const SECURITY =
-  /\b(Set-MpPreference\s+-Disable|Set-ExecutionPolicy\s+(Unrestricted|Bypass)|Disable-WindowsOptionalFeature|New-LocalUser|Add-LocalGroupMember|Remove-LocalUser|Set-LocalUser)\b/i;
+  /\b(Set-MpPreference\s+(-\w+\s+\S+\s+)*-Disable\w*|Add-MpPreference\s+-Exclusion|Set-ExecutionPolicy\s+(Unrestricted|Bypass)|Disable-WindowsOptionalFeature|New-LocalUser|Add-LocalGroupMember|Remove-LocalUser|Set-LocalUser)\b/i;
 
 /** Judges PowerShell text: what it evaluates, removes, stops or formats. */
 function analysePowerShell(text: string, ctx: CheckContext): void {
@@ -40,7 +42,12 @@ function analysePowerShell(text: string, ctx: CheckContext): void {
   if (KILL.test(text)) ctx.add('mass-kill', detail);
   if (DISK.test(text)) ctx.add('format-filesystem', detail);
   if (SECURITY.test(text)) ctx.add('security-posture', detail);
+  if (EVENT_LOG.test(text)) ctx.add('log-wipe', detail);
+  if (SERVICE_STOP.test(text)) ctx.add('service-stop', detail);
 }
+
+const EVENT_LOG = /\b(Clear-EventLog|Remove-EventLog|Limit-EventLog)\b|\bwevtutil(\.exe)?\s+(cl|clear-log)\b/i;
+const SERVICE_STOP = /\b(Stop-Service|spsv|Remove-Service)\b|\bSet-Service\b[^;|]*-StartupType\s+Disabled\b/i;
 
 const COMMAND_OPTS = /^-(c|command|com|comm|comma|comman)$/i;
 const ENCODED_OPTS = /^-(e|ec|en|enc|enco|encod|encode|encoded|encodedc|encodedcommand)$/i;
@@ -70,13 +77,43 @@ const pwsh: Check = (cmd, io, ctx) => {
 /** A PowerShell cmdlet run as a command of its own (in a PowerShell terminal, or by mistake in bash). */
 const cmdlet: Check = (cmd, io, ctx) => {
   const text = [cmd.written, ...cmd.args.map((a) => a.text)].join(' ');
-  if (/^(iex|invoke-expression)$/i.test(cmd.name ?? '')) {
+  const name = (cmd.name ?? '').toLowerCase();
+  if (/^(iex|invoke-expression)$/.test(name)) {
     const downloaded = DOWNLOAD.test(text) || io.upstream.some((u) => u.argv?.name && DOWNLOAD.test(u.argv.name));
     ctx.add(downloaded ? 'remote-code-exec' : 'dynamic-command', show(cmd));
     return;
   }
+  const value = (opt: RegExp): string | undefined => {
+    const at = cmd.args.findIndex((a) => opt.test(a.text));
+    return at >= 0 ? cmd.args[at + 1]?.text : undefined;
+  };
+  // Invoke-WebRequest URL -OutFile F: running F later in this command line runs downloaded code.
+  if (/^(iwr|invoke-webrequest|start-bitstransfer|curl|wget)$/.test(name)) {
+    const out = value(/^-(OutFile|o|Destination)$/i);
+    if (out !== undefined) ctx.downloaded.add(out);
+  }
+  if (/^(start-process|saps|start|invoke-item|ii)$/.test(name)) {
+    const target = value(/^-(FilePath)$/i) ?? cmd.args.find((a) => !a.text.startsWith('-'))?.text;
+    if (target !== undefined && ctx.downloaded.has(target))
+      ctx.add('remote-code-exec', `${show(cmd)} (downloaded in this command line)`);
+  }
+  // Get-Content SECRET | Invoke-RestMethod -Method Post: the secret is the request body.
+  if (/^(irm|iwr|invoke-restmethod|invoke-webrequest)$/.test(name) && secretStdin(io))
+    ctx.add('exfiltration', show(cmd));
+  // Get-ChildItem -Recurse C:\Users | Remove-Item: everything it lists.
+  if (/^(remove-item|ri|del|rm)$/.test(name)) {
+    const lister = io.upstream.find((u) => /^(get-childitem|gci|ls|dir)$/i.test(u.argv?.name ?? ''))?.argv;
+    const recursive = lister?.args.some((a) => /^-r(ecurse)?$/i.test(a.text));
+    const path = lister?.args.find((a) => !a.text.startsWith('-'))?.text ?? '.';
+    if (lister && recursive && windowsPathOutside(path, ctx.where)) ctx.add('recursive-delete', show(cmd));
+  }
   analysePowerShell(text, ctx);
 };
+
+/** Any cmdlet in PowerShell's Verb-Noun form that no table names (Set-MpPreference, Clear-EventLog, Start-Process). */
+export function powershellCheckFor(name: string): Check | undefined {
+  return /^[A-Z][a-z]+-[A-Z][A-Za-z]+$/.test(name) ? cmdlet : undefined;
+}
 
 /** cmd /c TEXT: rd /s, del /s /q, format, shutdown. */
 const cmdExe: Check = (cmd, _io, ctx) => {
@@ -105,6 +142,9 @@ const launchctl: Check = (cmd, _io, ctx) => {
 
 const CMDLETS = [
   'iex',
+  'iwr',
+  'irm',
+  'saps',
   'Invoke-Expression',
   'Remove-Item',
   'Stop-Computer',

@@ -3,6 +3,7 @@
 // zero. Applies to CLIs no rule has heard of. Pure.
 import type { Argv } from '../argv.js';
 import type { Word } from '../words.js';
+import { checkGrant } from './grants.js';
 import { show, type Check, type CheckContext, type Io } from './types.js';
 
 /** Verbs (or parts of compound verbs) that destroy, disable or take away. */
@@ -240,6 +241,9 @@ function destructiveVerb(cmd: Argv): string | undefined {
   if (method >= 0 && upto[method + 1]?.text.toUpperCase() === 'DELETE') return 'DELETE';
   if (upto.some((a) => /^(-X|--method=?)DELETE$/i.test(a.text))) return 'DELETE';
   if (scalesToZero(upto, path.verbs)) return 'scale to zero';
+  // A change batch whose action deletes (route53 change-resource-record-sets, batch APIs): "Action": "DELETE".
+  if (cmd.args.some((a) => /"(Action|action|op|Op)"\s*:\s*"(DELETE|Delete|delete)"/.test(a.text)))
+    return 'DELETE action';
   return undefined;
 }
 
@@ -281,6 +285,10 @@ export const resourceVerbs: Check = (cmd, io, ctx) => {
   nestedCommands(cmd, io, ctx);
   const verb = destructiveVerb(cmd);
   if (verb) ctx.add('resource-delete', `${show(cmd)} (${verb})`);
+  else if (!cmd.args.some((a) => /^--dry-run(=(client|server|true))?$/.test(a.text))) {
+    const path = subcommandPath(cmd.args);
+    if (!path.hypothetical) checkGrant(cmd, path.verbs, ctx);
+  }
   // A script named for what it destroys.
   if (
     /[/.]/.test(cmd.written) &&
@@ -354,10 +362,17 @@ export const packageManager: Check = (cmd, io, ctx) => {
   }
   const verbs = subcommandPath(cmd.args, 3).verbs;
   const withdraw = verbs.some((v) => /^(unpublish|yank|deprecate)$/i.test(v));
-  const takeAway =
-    verbs.some((v) => ['owner', 'dist-tag', 'token', 'access', 'team', 'org'].includes(v)) &&
-    verbs.some((v) => ['rm', 'remove', 'revoke', 'delete', 'del'].includes(v));
+  const registry = verbs.some((v) => ['owner', 'dist-tag', 'token', 'access', 'team', 'org', 'nuget'].includes(v));
+  const takeAway = registry && verbs.some((v) => ['rm', 'remove', 'revoke', 'delete', 'del'].includes(v));
   if (withdraw || takeAway) ctx.add('package-remove', show(cmd));
+  // npm owner add, npm access grant, cargo owner --add, gem owner -a: someone else may publish the package.
+  const owners = verbs.some((v) => ['owner', 'owners', 'access', 'team', 'collaborator'].includes(v));
+  if (
+    owners &&
+    (verbs.some((v) => ['add', 'grant', 'set'].includes(v)) ||
+      cmd.args.some((a) => a.text === '--add' || a.text === '-a'))
+  )
+    ctx.add('access-grant', `${show(cmd)} (publishing rights)`);
 };
 
 /** System package managers: removing packages changes the machine. */

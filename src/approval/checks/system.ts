@@ -2,6 +2,7 @@
 // cron, killing processes. Pure.
 import { has, parseFlags } from '../argv.js';
 import { show, stdinText, type Check } from './types.js';
+import { SHARED_DIR } from './wrappers.js';
 
 /** Formatting a device; formatting an image file (mkfs.ext4 disk.img, mkswap ./swapfile) is ordinary. */
 const format: Check = (cmd, _io, ctx) => {
@@ -89,6 +90,9 @@ const systemctl: Check = (cmd, _io, ctx) => {
   if (verb && /^(stop|disable|mask|kill|isolate)$/.test(verb) && !f.long.has('--user'))
     ctx.add('service-stop', show(cmd));
   if (verb && /^(poweroff|reboot|halt|kexec|rescue|emergency|soft-reboot)$/.test(verb)) ctx.add('shutdown', show(cmd));
+  // A unit file linked or enabled from a directory anyone can write to runs whatever is put there.
+  if (verb && /^(enable|link|start|restart|reenable)$/.test(verb) && f.operands.some((o) => SHARED_DIR.test(o.text)))
+    ctx.add('schedule-unchecked', show(cmd));
 };
 
 const service: Check = (cmd, _io, ctx) => {

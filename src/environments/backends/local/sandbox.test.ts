@@ -1,25 +1,26 @@
 // Unit tests for terminal.local (the sandbox settings) and the bwrap command line built from them. Worker-only.
-import { homedir } from 'node:os';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { bwrapArgs } from './sandbox.js';
 import { LocalSettingsSchema, locateBwrap } from './settings.js';
 
 const layout = { workdir: '/home/me/proj', tmpDir: '/tmp/tether-sandbox-x' };
-const spec = { bwrap: '/usr/bin/bwrap', network: true, writable: ['/srv/data'] };
+const spec = { bwrap: '/usr/bin/bwrap', network: true, writable: ['/srv/data'], hidden: [] };
 
 /** The value that follows `flag` (its first argument), for each occurrence. */
 const after = (args: string[], flag: string): string[] => args.flatMap((a, i) => (a === flag ? [args[i + 1]!] : []));
 
 describe('terminal.local settings', () => {
   it.each([
-    [undefined, { enabled: true, network: true, writable: [] }],
-    ['off', { enabled: false, network: true, writable: [] }],
-    [false, { enabled: false, network: true, writable: [] }],
-    ['on', { enabled: true, network: true, writable: [] }],
+    [undefined, { enabled: true, network: true, writable: [], hidden: [] }],
+    ['off', { enabled: false, network: true, writable: [], hidden: [] }],
+    [false, { enabled: false, network: true, writable: [], hidden: [] }],
+    ['on', { enabled: true, network: true, writable: [], hidden: [] }],
     [
-      { network: false, writable: ['~/cache', '/x'] },
-      { enabled: true, network: false, writable: [join(homedir(), 'cache'), '/x'] },
+      { network: false, writable: ['~/cache', '/x'], hidden: ['~/.ssh'] },
+      { enabled: true, network: false, writable: [join(homedir(), 'cache'), '/x'], hidden: [join(homedir(), '.ssh')] },
     ],
   ])('sandbox: %j', (sandbox, expected) => {
     expect(LocalSettingsSchema.parse(sandbox === undefined ? {} : { sandbox }).sandbox).toEqual(expected);
@@ -55,5 +56,36 @@ describe('bwrapArgs', () => {
     const joined = bwrapArgs(spec, layout, { pty: false, joinFd: 3 });
     expect(after(joined, '--pidns')).toEqual(['3']);
     expect(joined).not.toContain('--unshare-pid');
+  });
+
+  it('hides directories under an empty read-only file system and files behind /dev/null, on top of the binds; a bind inside a hidden directory is bound again', () => {
+    const home = mkdtempSync(join(tmpdir(), 'tether-hide-'));
+    const secrets = join(home, 'secrets');
+    mkdirSync(secrets);
+    const key = join(home, 'key.pem');
+    writeFileSync(key, 'k');
+    const task = join(secrets, 'task');
+    mkdirSync(task);
+    const args = bwrapArgs(
+      { ...spec, hidden: [secrets, key, join(home, 'missing')] },
+      { ...layout, workdir: task },
+      {
+        pty: false,
+      },
+    );
+    const at = (flag: string, value: string): number => args.findIndex((a, i) => a === flag && args[i + 1] === value);
+    expect(at('--tmpfs', secrets)).toBeGreaterThan(at('--bind', layout.tmpDir));
+    expect(args.slice(at('--tmpfs', secrets) - 4, at('--tmpfs', secrets))).toEqual([
+      '--perms',
+      '0555',
+      '--size',
+      '4096',
+    ]);
+    expect(args[at('--ro-bind', '/dev/null') + 2]).toBe(key);
+    expect(args.join(' ')).not.toContain('missing');
+    expect(args.join(' ')).not.toContain('inner.txt');
+    // The task's directory, inside the hidden one, is bound once before and once again after it.
+    expect(after(args, '--bind').filter((p) => p === task)).toHaveLength(2);
+    expect(args.lastIndexOf(task)).toBeGreaterThan(at('--tmpfs', secrets));
   });
 });

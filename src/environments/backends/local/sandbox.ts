@@ -2,6 +2,7 @@
 // it. Worker-only (reads /proc).
 import { existsSync, lstatSync, readFileSync, readdirSync } from 'node:fs';
 import type { SandboxSpec } from './settings.js';
+import { isDirectory } from './control-plane.js';
 
 interface SandboxLayout {
   /** The task's working directory: writable, and where commands start. */
@@ -37,12 +38,40 @@ export function bwrapArgs(spec: SandboxSpec, layout: SandboxLayout, o: { pty: bo
   args.push('--tmpfs', '/dev/shm', '--proc', '/proc', '--tmpfs', '/run');
   if (existsSync('/run/systemd/resolve')) args.push('--ro-bind', '/run/systemd/resolve', '/run/systemd/resolve');
   if (VAR_RUN_IS_DIR) args.push('--tmpfs', '/var/run');
-  args.push('--bind', layout.tmpDir, '/tmp', '--bind', layout.workdir, layout.workdir);
-  for (const p of spec.writable) args.push('--bind', p, p);
+  const binds: [string, string][] = [
+    [layout.tmpDir, '/tmp'],
+    [layout.workdir, layout.workdir],
+  ];
+  for (const p of spec.writable) binds.push([p, p]);
+  for (const [from, to] of binds) args.push('--bind', from, to);
+  args.push(...hide(spec.hidden, binds));
   args.push(...(o.joinFd === undefined ? ['--unshare-pid'] : ['--pidns', String(o.joinFd)]));
   args.push('--unshare-ipc', '--cap-drop', 'ALL', '--die-with-parent');
   if (!spec.network) args.push('--unshare-net');
   args.push('--chdir', layout.workdir, '--');
+  return args;
+}
+
+const within = (path: string, dir: string): boolean =>
+  path === dir || path.startsWith(dir.endsWith('/') ? dir : `${dir}/`);
+
+/**
+ * Each hidden path that still exists becomes an empty directory no command can write (mode 0555; with every
+ * capability dropped even root is held to it), or reads as an empty file. They go on top of the writable binds (a
+ * hidden ~/.ssh stays hidden in a task whose directory is the home); a bind that lies inside a hidden directory (a
+ * task directory under TETHER_HOME) is bound again on top, so the task still has it. A path inside another hidden
+ * directory is hidden with it.
+ */
+function hide(hidden: readonly string[], binds: readonly [string, string][]): string[] {
+  const present = hidden.filter((p) => p !== '/' && existsSync(p));
+  const dirs = present.filter(isDirectory);
+  const shown = present.filter((p) => !dirs.some((d) => d !== p && within(p, d)));
+  const args: string[] = [];
+  for (const p of shown) {
+    if (dirs.includes(p)) args.push('--perms', '0555', '--size', '4096', '--tmpfs', p);
+    else args.push('--ro-bind', '/dev/null', p);
+  }
+  for (const [from, to] of binds) if (dirs.some((d) => within(to, d))) args.push('--bind', from, to);
   return args;
 }
 

@@ -6,8 +6,9 @@ import { homedir, platform } from 'node:os';
 import { delimiter, isAbsolute, join } from 'node:path';
 import { z } from 'zod';
 import { TetherError } from '../../../common/errors.js';
+import { controlPlanePaths } from './control-plane.js';
 
-const SHAPE = 'off, on, or a mapping with enabled, network, writable and bwrap';
+const SHAPE = 'off, on, or a mapping with enabled, network, writable, hidden and bwrap';
 
 const writablePath = z
   .string()
@@ -23,6 +24,8 @@ const SandboxObject = z.strictObject(
     network: z.boolean().default(true),
     /** Paths writable besides the task's working directory and the sandbox's private /tmp. */
     writable: z.array(writablePath).default([]),
+    /** Paths commands cannot read (an empty directory or file in their place), e.g. ~/.ssh, ~/.aws. */
+    hidden: z.array(writablePath).default([]),
     /** The bwrap binary; default: TETHER_BWRAP, else `bwrap` on PATH. */
     bwrap: z.string().min(1).optional(),
   },
@@ -45,6 +48,8 @@ export interface SandboxSpec {
   bwrap: string;
   network: boolean;
   writable: string[];
+  /** Shown empty inside: the configured `hidden` paths and tether's own secrets (src/environments/backends/local/control-plane.ts). */
+  hidden: string[];
 }
 
 function executable(path: string): boolean {
@@ -73,7 +78,12 @@ export function locateBwrap(
 export function sandboxSpec(settings: LocalSettings): SandboxSpec | undefined {
   const s = settings.sandbox;
   if (!s.enabled || platform() !== 'linux') return undefined;
-  return { bwrap: locateBwrap(s.bwrap).path, network: s.network, writable: s.writable };
+  return {
+    bwrap: locateBwrap(s.bwrap).path,
+    network: s.network,
+    writable: s.writable,
+    hidden: [...new Set([...controlPlanePaths(), ...s.hidden])],
+  };
 }
 
 /**

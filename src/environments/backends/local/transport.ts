@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { BackendDefinition } from '../../backend-types.js';
 import { deferredProcess, failedProcess } from '../../deferred-process.js';
 import { bwrapArgs, firstChild, sandboxPidNamespace } from './sandbox.js';
+import { withoutControlPlane } from './control-plane.js';
 import { COMMAND_MARK, ENV_MARK, killMarked } from './stragglers.js';
 import {
   checkLocalSettings,
@@ -57,7 +58,7 @@ type LocalProcess = TransportProcess & { readonly pid: Promise<number | undefine
  */
 function sandboxEnv(): NodeJS.ProcessEnv {
   const level = process.env.SHLVL;
-  return { ...process.env, SHLVL: level && level !== '0' ? level : '1' };
+  return { ...withoutControlPlane(process.env), SHLVL: level && level !== '0' ? level : '1' };
 }
 
 /** A child process with pipes; `extraFd` becomes its fd 3. */
@@ -234,7 +235,7 @@ export class LocalTransport implements Transport {
       script,
     ];
     const proc = opts.pty
-      ? ptyProcess(argv, this.workdir, opts)
+      ? ptyProcess(argv, this.workdir, opts, sandboxEnv())
       : pipeProcess(argv, this.workdir, opts.stdin, undefined, sandboxEnv());
     this.running.add(proc);
     if (opts.tag !== undefined) this.tagged.set(opts.tag, proc.pid);
@@ -254,7 +255,7 @@ export class LocalTransport implements Transport {
   private unsandboxed(script: string, opts: SpawnOptions & { stdin?: string }): TransportProcess {
     this.commands += 1;
     const command = `${this.mark}-${this.commands}`;
-    const env = { ...process.env, [ENV_MARK]: this.mark, [COMMAND_MARK]: command };
+    const env = { ...withoutControlPlane(process.env), [ENV_MARK]: this.mark, [COMMAND_MARK]: command };
     const argv = ['/bin/sh', '-c', script];
     const proc = opts.pty
       ? ptyProcess(argv, this.workdir, opts, env)
