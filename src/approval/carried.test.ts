@@ -29,19 +29,12 @@ describe('code left for later commands asks where it is left', () => {
     ["export GIT_SSH_COMMAND='kill -9 -1'", 'kill-all'],
     ["typeset -x PROMPT_COMMAND='rm -rf ~'", 'delete-home'],
     ['export "PAGER=rm -rf ~"', 'delete-home'],
-    ['export EDITOR=./x.sh', 'carried-code'],
-    ["export GIT_PAGER='sh x.sh'", 'carried-code'],
-    ['export GIT_EXTERNAL_DIFF=./diff.sh', 'carried-code'],
-    ['export ENV=./x.sh', 'carried-code'],
-    ['export PYTHONSTARTUP=./x.py', 'carried-code'],
     ['export HOME=/tmp/h', 'carried-code'],
     ['export XDG_CONFIG_HOME=.', 'carried-code'],
     ['export GIT_CONFIG_GLOBAL=./g', 'carried-code'],
     ["export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0='rm -rf ~'", 'carried-code'],
-    ["export NODE_OPTIONS='--require ./evil.js'", 'carried-code'],
     ['export PERL5OPT=-Mevil', 'carried-code'],
     ["export MAKEFLAGS='--eval=x:;touch y'", 'carried-code'],
-    ['export npm_config_script_shell=./x.sh', 'carried-code'],
     ['P=$(cat v); export PAGER="$P"', 'dynamic-command'],
     ['printf -v PAGER %s x; export PAGER', 'carried-code'],
     ["P=PAGER; export $P='rm -rf ~'", 'delete-home'],
@@ -51,13 +44,47 @@ describe('code left for later commands asks where it is left', () => {
     ["alias ls='rm -rf ~'", 'delete-home'],
     ["git config core.pager 'rm -rf ~'", 'delete-home'],
     ["git config --global core.editor 'kill -9 -1'", 'kill-all'],
-    ['git config core.pager ./pager.sh', 'carried-code'],
     ['git config core.hooksPath .githooks', 'carried-code'],
     ['git config include.path ../evil.gitconfig', 'carried-code'],
     ["echo '[core] pager = rm -rf ~' >> .git/config", 'carried-code'],
   ])('%s', (command, rule) => {
     expect(rules(command)).toContain(rule);
   });
+
+  it.each([
+    'export EDITOR=./x.sh',
+    "export GIT_PAGER='sh x.sh'",
+    'export GIT_EXTERNAL_DIFF=./x.sh',
+    'export npm_config_script_shell=./x.sh',
+    'export ENV=./x.sh',
+    'export BASH_ENV=./x.sh',
+    'export PYTHONSTARTUP=./x.py',
+    "export NODE_OPTIONS='--require ./x.js'",
+    'git config core.pager ./x.sh',
+  ])('a file named for later commands is judged now, and asks while it does not exist: %s', async (command) => {
+    expect((await judged(command, {})).rules).toEqual(['carried-code']);
+    // Keys as the detector names them: `./x.sh` as written, `x.sh` after `sh`.
+    const both = (files: Record<string, string>): Record<string, string> =>
+      Object.fromEntries(
+        Object.entries(files).flatMap(([k, v]) => [
+          [k, v],
+          [`./${k}`, v],
+        ]),
+      );
+    const evil = both({
+      'x.sh': 'rm -rf ~',
+      'x.py': 'import os\nos.system("rm -rf ~")',
+      'x.js': 'require("child_process").execSync("rm -rf ~")',
+    });
+    expect((await judged(command, evil)).tier).toBe('hardline');
+    const plain = both({ 'x.sh': 'echo hi', 'x.py': 'print(1)', 'x.js': 'console.log(1)' });
+    expect(await judged(command, plain)).toEqual({ tier: null, rules: [] });
+  });
+
+  it.each(['export BASH_ENV=/tmp/.x.sh', "export NODE_OPTIONS='--require /tmp/hook.js'", 'export EDITOR=~/bin/ed.sh'])(
+    'one outside the project asks: %s',
+    async (command) => expect((await judged(command, { '/tmp/.x.sh': 'echo hi' })).rules).toContain('carried-code'),
+  );
 
   it.each([
     "export PAGER='less -R'",
@@ -137,6 +164,10 @@ describe('task runners: what npm, yarn, pnpm and make run is read and judged', (
     );
     expect((await judged('make', { Makefile: 'X = $(subst x,/,x)\nall:\n\trm -rf $(X)\n' })).tier).toBe('hardline');
     expect((await judged('make', { Makefile: 'SHELL = ./sh.sh\nall:\n\tls\n' })).rules).toEqual(['unread-script']);
+    expect(await judged('make -n deploy', { Makefile: 'deploy:\n\tkubectl delete ns prod\n' })).toEqual({
+      tier: null,
+      rules: [],
+    });
   });
 
   it('an ordinary makefile does not ask: make variables are expanded, not read as command substitutions', async () => {

@@ -5,7 +5,7 @@
 import type { Argv } from './argv.js';
 import type { SyntaxNode } from './parser.js';
 import { named } from './syntax.js';
-import { wordOf, type Word } from './words.js';
+import { literal, wordOf, type Word } from './words.js';
 import type { CheckContext } from './checks/types.js';
 
 /** What the analysis offers beyond a check's context: judging code that runs later (its scripts by path ask). */
@@ -22,7 +22,10 @@ const COMMAND_VARIABLES =
  * home or configuration directory (~/.gitconfig, ~/.bashrc, .npmrc), a git directory or template (hooks).
  */
 const START_FILE_VARIABLES =
-  /^(BASH_ENV|ENV|ZDOTDIR|PYTHONSTARTUP|HOME|XDG_CONFIG_HOME|GIT_CONFIG|GIT_CONFIG_GLOBAL|GIT_CONFIG_SYSTEM|GIT_CONFIG_PARAMETERS|GIT_CONFIG_COUNT|GIT_CONFIG_KEY_\d+|GIT_CONFIG_VALUE_\d+|GIT_DIR|GIT_TEMPLATE_DIR|GIT_EXEC_PATH|npm_config_userconfig|npm_config_globalconfig|npm_config_node_options|PERL5OPT|PERL5DB|RUBYOPT|JAVA_TOOL_OPTIONS|_JAVA_OPTIONS)$/i;
+  /^(ZDOTDIR|HOME|XDG_CONFIG_HOME|GIT_CONFIG|GIT_CONFIG_GLOBAL|GIT_CONFIG_SYSTEM|GIT_CONFIG_PARAMETERS|GIT_CONFIG_COUNT|GIT_CONFIG_KEY_\d+|GIT_CONFIG_VALUE_\d+|GIT_DIR|GIT_TEMPLATE_DIR|GIT_EXEC_PATH|npm_config_userconfig|npm_config_globalconfig|npm_config_node_options|PERL5OPT|PERL5DB|RUBYOPT|JAVA_TOOL_OPTIONS|_JAVA_OPTIONS)$/i;
+
+/** Variables naming a script a program runs at start: judged like the script (a project file as it is now). */
+const SCRIPT_VARIABLES: Record<string, string | null> = { BASH_ENV: null, ENV: null, PYTHONSTARTUP: 'python' };
 
 /** NODE_OPTIONS that load a module before the program; MAKEFLAGS that add make code. */
 const OPTION_CODE: Record<string, RegExp> = {
@@ -30,10 +33,15 @@ const OPTION_CODE: Record<string, RegExp> = {
   MAKEFLAGS: /--eval/,
   MFLAGS: /--eval/,
 };
+/** The modules NODE_OPTIONS preloads. */
+const PRELOADS = /(?:^|\s)(?:-r|--require|--import|--loader|--experimental-loader)(?:\s+|=)(\S+)/g;
 
 /** Setting this variable can make later programs run code. */
 const carries = (name: string): boolean =>
-  COMMAND_VARIABLES.test(name) || START_FILE_VARIABLES.test(name) || Object.hasOwn(OPTION_CODE, name);
+  COMMAND_VARIABLES.test(name) ||
+  START_FILE_VARIABLES.test(name) ||
+  Object.hasOwn(OPTION_CODE, name) ||
+  Object.hasOwn(SCRIPT_VARIABLES, name);
 
 /**
  * A variable set outside a command's own prefix (`export X=...`, `declare -x X=...`, `X=...`): exported, it reaches
@@ -48,6 +56,16 @@ export function carriedVariable(name: string, value: Word | undefined, ctx: Carr
   if (COMMAND_VARIABLES.test(name)) {
     if (value.dynamic) ctx.computed(value, name);
     else ctx.later(() => ctx.script(value.text.replace(/^!/, '')));
+    return;
+  }
+  if (Object.hasOwn(SCRIPT_VARIABLES, name)) {
+    if (value.dynamic) ctx.computed(value, name);
+    else ctx.later(() => ctx.runsFile(literal(value.text), SCRIPT_VARIABLES[name]!));
+    return;
+  }
+  if (name === 'NODE_OPTIONS' && !value.dynamic) {
+    for (const m of value.text.matchAll(PRELOADS))
+      ctx.later(() => ctx.runsFile(literal(m[1]!.replace(/^["']|["']$/g, '')), 'javascript'));
     return;
   }
   if (START_FILE_VARIABLES.test(name)) {

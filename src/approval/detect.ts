@@ -14,7 +14,7 @@ import {
   redirectsOf,
   stdinTextOf,
 } from './syntax.js';
-import { resolveDir, type Where } from './paths.js';
+import { classifyPath, resolveDir, type Where } from './paths.js';
 import { checkWrite } from './checks/files.js';
 import { checkLookup } from './checks/dispatch.js';
 import { checkAssignment } from './checks/identity.js';
@@ -125,8 +125,10 @@ class Analysis implements CarryContext {
     }
     const key = scriptKey(path.text, this.where);
     if (key === undefined) return;
-    if (this.laterDepth > 0) {
-      this.add('carried-code', `${path.text} is run by a later command, when its content may have changed`);
+    // Run by a later command (an exported EDITOR, BASH_ENV): a project file is judged as it is now; one elsewhere
+    // (a shared /tmp, the home directory) asks, as does one that does not exist yet.
+    if (this.laterDepth > 0 && classifyPath(path, this.where) !== 'inside') {
+      this.add('carried-code', `${path.text} is run by later commands and is not a file of the project`);
       return;
     }
     if (key === null) {
@@ -141,6 +143,10 @@ class Analysis implements CarryContext {
       return;
     }
     const file = this.files?.get(key);
+    if (file && 'missing' in file && this.laterDepth > 0) {
+      this.add('carried-code', `${key} does not exist yet: what is written there later runs in later commands`);
+      return;
+    }
     if (file && 'missing' in file) {
       // Nothing runs from a file that is not there, unless an earlier command of this line makes it.
       const alternatives = optional === true ? [] : optional ? optional.map((p) => scriptKey(p, this.where)) : [key];

@@ -61,6 +61,9 @@ export function taskRunner(cmd: Argv, ctx: RunnerContext): void {
       '--eval',
     ]);
     if (f.values.has('-f') || f.values.has('--file') || f.values.has('--makefile')) return; // read as make -f FILE
+    // -n prints the recipes, -q only answers whether targets are up to date: neither runs them.
+    if (cmd.args.some((a) => /^(-[a-zA-Z]*[nq][a-zA-Z]*|--dry-run|--just-print|--recon|--question)$/.test(a.text)))
+      return;
     const dir = f.values.get('-C') ?? f.values.get('--directory');
     const files = ['GNUmakefile', 'makefile', 'Makefile'].map((file) => (dir ? `${dir}/${file}` : file));
     for (const file of files) ctx.runsFile(literal(file), 'make', files);
