@@ -58,3 +58,26 @@ it.each([
 ])('ordinary: %s', (command) => {
   expect(verdict(command).findings).toEqual([]);
 });
+
+it.each([
+  [
+    `node -e "const {Connection, Client} = require('@temporalio/client'); (async () => { const c = new Client({connection: await Connection.connect()}); await c.workflow.getHandle(process.argv[1]).executeUpdate('decide' + 'Approval', {args: [{approvalId: process.argv[2], choice: 'once'}]}); })()" run-7 a1`,
+    'self-approval',
+  ],
+  [
+    `python3 -c "import asyncio; from temporalio.client import Client; asyncio.run(Client.connect('127.0.0.1:7233')).get_workflow_handle('run-7').signal('approval', {'choice': 'once'})"`,
+    'self-approval',
+  ],
+  [
+    `node -e "require('@temporalio/client'); c.workflow.start('agentWorkflow', {taskQueue: 'tether', args: [{task: 'x', approvalMode: 'off'}]})"`,
+    'control-plane',
+  ],
+])('code that drives the Temporal server: %s', (command, rule) => {
+  expect(verdict(command).findings.map((f) => f.rule)).toContain(rule);
+});
+
+it('code that only uses a Temporal client of its own project stays ordinary', () => {
+  expect(
+    verdict(`node -e "const {Client} = require('@temporalio/client'); console.log(typeof Client)"`).findings,
+  ).toEqual([]);
+});

@@ -139,6 +139,11 @@ const list: Rule[] = [
     tier: 'dangerous',
     description: 'exposes a local port to another network through a tunnel (ssh -R, ngrok tcp, cloudflared)',
   },
+  {
+    id: 'package-publish',
+    tier: 'dangerous',
+    description: 'publishes a package, image or chart to a registry others take it from',
+  },
   // tether's own control plane, driven from inside a run (src/approval/checks/control-plane.ts)
   { id: 'self-approval', tier: 'hardline', description: "decides a run's pending approval from inside a run" },
   {

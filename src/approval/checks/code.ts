@@ -175,6 +175,13 @@ function dynamicCalls(code: string, language: string, ctx: CheckContext, detail:
     ctx.script(unescape(m[4]!));
 }
 
+/** A Temporal client in code: the SDKs' client modules, or the server's gRPC service by name. */
+const TEMPORAL_CLIENT =
+  /@temporalio\/(client|worker|testing)|\btemporalio(\.client)?\b|go\.temporal\.io\/sdk\/client|temporal\.api\.workflowservice|WorkflowService/;
+/** What tether's workflows take decisions by, and a run started without the gate. */
+const APPROVAL_NAME = /["'`](approval|decideApproval)["'`]/;
+const RUN_START = /["'`]agentWorkflow["'`]|approvalMode/;
+
 export function analyseCode(source: string, language: string, ctx: CheckContext): void {
   const code = collapse(source);
   for (const m of code.matchAll(SHELL_CALL)) ctx.script(unescape(m[2]!));
@@ -217,4 +224,9 @@ export function analyseCode(source: string, language: string, ctx: CheckContext)
   }
   if (SOCKET.test(code) && SHELL_SPAWN.test(code)) ctx.add('reverse-shell', detail);
   if (DOWNLOAD.test(code) && RUNS_STRING.test(code)) ctx.add('remote-code-exec', detail);
+  // Code that talks to tether's Temporal server: deciding an approval is refused, starting a run asks (as the CLI).
+  if (TEMPORAL_CLIENT.test(code)) {
+    if (APPROVAL_NAME.test(code)) ctx.add('self-approval', detail);
+    else if (RUN_START.test(code)) ctx.add('control-plane', detail);
+  }
 }

@@ -4,6 +4,7 @@
 import { containerChecks } from './container.js';
 import { controlPlaneChecks } from './control-plane.js';
 import { dataChecks } from './data.js';
+import { publishChecks } from './publish.js';
 import { exfilChecks } from './exfil.js';
 import { fileChecks } from './files.js';
 import { identityChecks } from './identity.js';
@@ -64,6 +65,7 @@ const TABLES: Record<string, Check>[] = [
   traceChecks,
   windowsChecks,
   controlPlaneChecks,
+  publishChecks,
 ];
 
 /** Names a table judges fully (their verbs are not a resource CLI's): databases, shells, system tools. */

@@ -147,6 +147,12 @@ export function execChecks(
     const codeWord = spec.codeOpts
       .map((o) => args.find((_, i) => i > 0 && args[i - 1]!.text === o))
       .find((w) => w !== undefined);
+    // python -m MODULE ARGS is the module's own command line: judged as that command (python -m twine upload).
+    if (spec.language === 'python') {
+      const m = args.findIndex((a) => a.text === '-m');
+      const beforeOperand = m >= 0 && args.slice(0, m).every((a) => a.text.startsWith('-'));
+      if (beforeOperand && args[m + 1] && !args[m + 1]!.dynamic) ctx.argv(args.slice(m + 1));
+    }
     if (codeWord?.dynamic) ctx.computed(codeWord, `${cmd.written} ${spec.codeOpts[0]}`, spec.language);
     else if (code !== undefined) ctx.code(code, spec.language);
     else if (fromSubstitution) stdinProgram(cmd, fromSubstitution, ctx, spec.language);

@@ -1,7 +1,7 @@
 // The `terminal.local` config section (the bubblewrap sandbox, on by default on Linux) and its start-up check:
 // a missing bwrap stops the worker with a message naming the package; a sandbox turned off is a warning. Worker-only.
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants, existsSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, realpathSync, statSync } from 'node:fs';
 import { homedir, platform } from 'node:os';
 import { delimiter, isAbsolute, join } from 'node:path';
 import { z } from 'zod';
@@ -74,6 +74,15 @@ export function locateBwrap(
   return { path: 'bwrap', found: false };
 }
 
+/** A link's target (bwrap mounts over what the path names); a path that does not exist is kept, and skipped later. */
+function realPath(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return p;
+  }
+}
+
 /** The sandbox the local backend uses, or undefined when it is off or this is not Linux. */
 export function sandboxSpec(settings: LocalSettings): SandboxSpec | undefined {
   const s = settings.sandbox;
@@ -82,7 +91,7 @@ export function sandboxSpec(settings: LocalSettings): SandboxSpec | undefined {
     bwrap: locateBwrap(s.bwrap).path,
     network: s.network,
     writable: s.writable,
-    hidden: [...new Set([...controlPlanePaths(), ...s.hidden])],
+    hidden: [...new Set([...controlPlanePaths(), ...s.hidden.map(realPath)])],
   };
 }
 
