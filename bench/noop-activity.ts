@@ -1,5 +1,6 @@
-// Benchmark part (not a test): Temporal's own floor for one activity, a bare SDK worker running a no-op activity,
-// from the history's ActivityTaskStarted to ActivityTaskCompleted timestamps, as the tool-call figures are taken.
+// Benchmark part (not a test): Temporal's own floor for one activity, bare SDK workers running a no-op activity on
+// another queue than the workflow's (as tether routes tool calls), from the history's ActivityTaskStarted to
+// ActivityTaskCompleted timestamps, as the tool-call figures are taken.
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode, Worker } from '@temporalio/worker';
@@ -16,15 +17,18 @@ export async function sdkNoopActivity(calls: number, warmup: number): Promise<Re
       logger: undefined,
     });
     const taskQueue = `bench-noop-${randomUUID()}`;
-    const worker = await Worker.create({
+    const activityQueue = `${taskQueue}-activities`;
+    const workflows = await Worker.create({ connection: env.native, taskQueue, workflowBundle });
+    const activities = await Worker.create({
       connection: env.native,
-      taskQueue,
-      workflowBundle,
+      taskQueue: activityQueue,
       activities: { noop: async (i: number) => i },
     });
     const id = `bench-noop-${randomUUID()}`;
-    await worker.runUntil(
-      env.client.workflow.execute('noopCalls', { taskQueue, workflowId: id, args: [calls + warmup] }),
+    await activities.runUntil(
+      workflows.runUntil(
+        env.client.workflow.execute('noopCalls', { taskQueue, workflowId: id, args: [calls + warmup, activityQueue] }),
+      ),
     );
     const events = (await env.client.workflow.getHandle(id).fetchHistory()).events ?? [];
     const spans = activitySpans(events, 'noop');
