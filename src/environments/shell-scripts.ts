@@ -1,5 +1,6 @@
 // The POSIX sh scripts that give every backend the same behaviour: state carried between commands, process groups,
 // timeouts, kills and file-backed background processes. Pure string building, no I/O. Worker-only.
+import { CARRIED_STATE_FUNCTIONS } from './carried-state.js';
 
 /** Quotes a value for POSIX sh: safe for any string without NUL. */
 export function shQuote(value: string): string {
@@ -27,7 +28,11 @@ export function exportLines(env: Record<string, string> | undefined): string {
  */
 const INNER = [
   '__td=$1; __tw=$2; __tc=$3; __to=$4; __ts=$5; shift 5',
-  '[ -r "$__td/env" ] && . "$__td/env" >/dev/null 2>&1',
+  ...CARRIED_STATE_FUNCTIONS,
+  // Only a command whose state is saved needs to know what it was given (background processes are not saved).
+  '[ "$__ts" = 1 ] && __tsnap "$__td/names.$$"',
+  // Read as data, never run: a command can write this file (see carried-state.ts).
+  '[ -r "$__td/env" ] && __tenv_in < "$__td/env" 2>/dev/null',
   // A one-off directory is relative to the task's working directory, not to wherever the last `cd` went.
   'case $__to in ""|/*) ;; *) __to=$__tw/$__to ;; esac',
   'if [ -n "$__to" ]; then cd -- "$__to" || exit 126',
@@ -36,8 +41,8 @@ const INNER = [
   'else cd -- "$__tw" 2>/dev/null || cd /; fi',
   '__tether_save() {',
   '  [ "$__ts" = 1 ] || return 0',
-  // Read-only variables cannot be assigned when the file is sourced again.
-  '  export -p 2>/dev/null | grep -v \'^declare -[a-zA-Z]*r\' > "$__td/env.$$" && mv -f "$__td/env.$$" "$__td/env"',
+  '  __tenv_out "$__td/names.$$" > "$__td/env.$$" 2>/dev/null && mv -f "$__td/env.$$" "$__td/env"',
+  '  rm -f "$__td/names.$$"',
   '  [ -z "$__to" ] && pwd > "$__td/cwd.$$" && mv -f "$__td/cwd.$$" "$__td/cwd"',
   '  return 0',
   '}',

@@ -1,5 +1,6 @@
 // The POSIX sh text of a task's long-lived shell: the boot line a transport starts, the driver it then reads on its
 // standard input, and one frame per command. Pure string building, no I/O. Worker-only.
+import { CARRIED_STATE_FUNCTIONS } from './carried-state.js';
 import { exportLines, shQuote } from './shell-scripts.js';
 
 /**
@@ -10,7 +11,8 @@ import { exportLines, shQuote } from './shell-scripts.js';
  */
 const INNER = [
   '__td=$1; __tw=$2; __tc=$3; __to=$4; __te=$5; __tmv=$6; __tmk=$7; shift 7',
-  '[ -r "$__td/env" ] && . "$__td/env" >/dev/null 2>&1',
+  // Read as data, never run: a command can write this file (see carried-state.ts).
+  '[ -r "$__td/env" ] && __tenv_in < "$__td/env" 2>/dev/null',
   'case $__to in ""|/*) ;; *) __to=$__tw/$__to ;; esac',
   'if [ -n "$__to" ]; then cd -- "$__to" || exit 126',
   'elif [ -r "$__td/cwd" ] && read -r __tp < "$__td/cwd" && cd -- "$__tp" 2>/dev/null; then :',
@@ -18,11 +20,11 @@ const INNER = [
   'eval "$__te"',
   '[ -n "$__tmv" ] && export "$__tmv=$__tmk"',
   // Overwritten in place (`1<>`), never truncated: on ext4 a truncate-and-rewrite costs a flush (~2 ms) per
-  // command. What an earlier, longer state left after `return 0` (env) or the first line (cwd) is never read.
+  // command. What an earlier, longer state left after the `=end` record (env) or the first line (cwd) is never read.
   '__tether_save() {',
   '  [ -z "$__tsaved" ] || return 0; __tsaved=1',
   '  [ -n "$__tmv" ] && unset "$__tmv"',
-  '  { export -p; echo "return 0"; } 1<> "$__td/env"',
+  '  __tenv_out "$__td/names" 1<> "$__td/env"',
   '  [ -z "$__to" ] && pwd 1<> "$__td/cwd"',
   '  return 0',
   '}',
@@ -109,6 +111,9 @@ export function driverScript(o: DriverOptions): string {
     `G=${shQuote(o.guardPid === undefined ? '' : String(o.guardPid))}; R=${o.reapsLeftovers ? 1 : 0}; M=${shQuote(o.markVariable ?? '')}; MB=`,
     '[ -n "$M" ] && eval "MB=\\${$M}"',
     'J=; SS=; if [ -n "$BASH_VERSION" ]; then set -m; J=1; elif command -v setsid >/dev/null 2>&1; then SS=setsid; fi',
+    // The carried-state functions, and what this shell was given: each command's subshell inherits both.
+    ...CARRIED_STATE_FUNCTIONS,
+    '__td=$D; __tsnap "$D/names"',
     `__tinner=${shQuote(INNER)}`,
     ': > "$S.pid"; : > "$S.timeout"; : > "$S.killed"',
     WATCHDOG,

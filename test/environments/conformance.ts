@@ -111,6 +111,28 @@ export function describeConformance(name: string, setup: () => Promise<Conforman
       expect((await sh(other, { command: 'echo "[$CONF_VAR]"' })).output).toBe('[]\n');
     });
 
+    test('what a command writes into the carried state is read as data: planted code never runs, a planted PAGER is not carried', async () => {
+      const t = task();
+      expect((await sh(t, { command: 'export PLANT_KEEP=kept' })).exit_code).toBe(0);
+      // A prompt-injected command that knows where the state lives: it skips its own save and writes the file itself.
+      const plant = await sh(t, {
+        command:
+          '__tsaved=1; __ts=0; printf "touch planted-a\\n" > "$__td/env"; ' +
+          'printf "touch planted-b\\000PAGER=touch planted-c\\000=end\\000" >> "$__td/env"; echo planted',
+      });
+      expect(plant.output).toBe('planted\n');
+      const next = await sh(t, {
+        command:
+          'ls planted-* 2>/dev/null; echo "pager=[$PAGER]"; git --version >/dev/null 2>&1; ls planted-* 2>/dev/null; echo done',
+      });
+      expect(next.output).not.toMatch(/planted/);
+      expect(next.output).not.toMatch(/pager=\[touch/);
+      expect(next.output).toMatch(/done\n$/);
+      // Variables that make programs run code are not carried even when set the normal way.
+      expect((await sh(t, { command: 'export PAGER=cat GIT_SSH_COMMAND=ssh PLANT_AFTER=1' })).exit_code).toBe(0);
+      expect((await sh(t, { command: 'echo "[$GIT_SSH_COMMAND] [$PLANT_AFTER]"' })).output).toBe('[] [1]\n');
+    });
+
     test('gives standard input', async () => {
       expect((await sh(task(), { command: 'cat', stdin: 'line one\nline two\n' })).output).toBe('line one\nline two\n');
     });
