@@ -3,7 +3,7 @@
 // entries. The code is judged like any command line; code computed at run time asks. Pure.
 import { parseFlags, type Argv } from './argv.js';
 import { stdinIsDynamic, stdinText, type CheckContext, type Io } from './checks/types.js';
-import { readMakefile } from './makefile.js';
+import { MAKE_VALUE_FLAGS, readMakefile } from './makefile.js';
 import { literal, type Word } from './words.js';
 
 /** git configuration keys whose value is a command git runs. */
@@ -81,20 +81,7 @@ export function crontabCommands(text: string): string[] {
 }
 
 function make(cmd: Argv, ctx: CheckContext): void {
-  const f = parseFlags(cmd.args, [
-    '-f',
-    '--file',
-    '--makefile',
-    '-C',
-    '--directory',
-    '-j',
-    '--jobs',
-    '-l',
-    '-o',
-    '-W',
-    '-I',
-    '--eval',
-  ]);
+  const f = parseFlags(cmd.args, MAKE_VALUE_FLAGS);
   const file =
     cmd.args.find((_, i) => i > 0 && ['-f', '--file', '--makefile'].includes(cmd.args[i - 1]!.text)) ??
     cmd.args.find((a) => /^(--file|--makefile)=/.test(a.text));

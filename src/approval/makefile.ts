@@ -3,6 +3,22 @@
 // commands, included makefiles named, and what the gate cannot follow (`$(eval)`, .RECIPEPREFIX, another SHELL)
 // reported. Pure.
 
+/** make's options that take a value (so the value is not read as a target). */
+export const MAKE_VALUE_FLAGS = [
+  '-f',
+  '--file',
+  '--makefile',
+  '-C',
+  '--directory',
+  '-j',
+  '--jobs',
+  '-l',
+  '-o',
+  '-W',
+  '-I',
+  '--eval',
+];
+
 export interface Makefile {
   commands: string[];
   includes: string[];

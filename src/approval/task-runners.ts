@@ -3,7 +3,7 @@
 // make variables expanded). The gate reads those files like scripts run by path. Pure.
 import { parseFlags, type Argv } from './argv.js';
 import type { CheckContext } from './checks/types.js';
-import { readMakefile } from './makefile.js';
+import { MAKE_VALUE_FLAGS, readMakefile } from './makefile.js';
 import { literal } from './words.js';
 
 /** Reading a file that may not exist: a missing one runs nothing and never asks. */
@@ -46,20 +46,7 @@ const VALUE_FLAGS = ['--prefix', '-C', '--dir', '--cwd', '-w', '--workspace', '-
 export function taskRunner(cmd: Argv, ctx: RunnerContext): void {
   const name = cmd.name;
   if (name === 'make' || name === 'gmake') {
-    const f = parseFlags(cmd.args, [
-      '-f',
-      '--file',
-      '--makefile',
-      '-C',
-      '--directory',
-      '-j',
-      '--jobs',
-      '-l',
-      '-o',
-      '-W',
-      '-I',
-      '--eval',
-    ]);
+    const f = parseFlags(cmd.args, MAKE_VALUE_FLAGS);
     if (f.values.has('-f') || f.values.has('--file') || f.values.has('--makefile')) return; // read as make -f FILE
     // -n prints the recipes, -q only answers whether targets are up to date: neither runs them.
     if (cmd.args.some((a) => /^(-[a-zA-Z]*[nq][a-zA-Z]*|--dry-run|--just-print|--recon|--question)$/.test(a.text)))
