@@ -97,10 +97,13 @@ const SH_IO = [
   '__tenv_out() { export -p; echo =end; }',
   '__tenv_in() {',
   '  while IFS= read -r __l && [ "$__l" != =end ]; do',
-  '    case $__l in "export "*=*) __l=${__l#export } ;; *) continue ;; esac',
+  // dash and busybox print export NAME='value'; an older bash prints declare -x NAME="value" (taken without escapes).
+  '    case $__l in "export "*=*) __l=${__l#export } ;; "declare -x "*=*) __l=${__l#declare -x } ;; *) continue ;; esac',
   '    __tn=${__l%%=*}; __tv=${__l#*=}',
-  "    case $__tv in \\'*\\') __tv=${__tv#\\'}; __tv=${__tv%\\'} ;; *) continue ;; esac",
-  "    case $__tv in *\\'*) continue ;; esac",
+  // Single quotes: no quote inside (an escaped one is skipped). Double quotes: no backslash inside (no escapes).
+  "    case $__tv in \\'*\\') __tv=${__tv#?}; __tv=${__tv%?}; case $__tv in *\\'*) continue ;; esac ;;",
+  '      \\"*\\") __tv=${__tv#?}; __tv=${__tv%?}; case $__tv in *\\\\*) continue ;; esac ;;',
+  '      *) continue ;; esac',
   '    __tcarry "$__tn" "$__tv" && export "$__tn=$__tv" 2>/dev/null',
   '  done',
   '}',
