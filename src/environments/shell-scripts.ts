@@ -30,9 +30,9 @@ const INNER = [
   '__td=$1; __tw=$2; __tc=$3; __to=$4; __ts=$5; shift 5',
   ...CARRIED_STATE_FUNCTIONS,
   // Only a command whose state is saved needs to know what it was given (background processes are not saved).
-  '[ "$__ts" = 1 ] && __tsnap "$__td/names.$$"',
+  '__tscratch=; [ "$__ts" = 1 ] && __tscratch=$__td/names.$$ && __tsnap "$__tscratch"',
   // Read as data, never run: a command can write this file (see carried-state.ts).
-  '[ -r "$__td/env" ] && __tenv_in < "$__td/env" 2>/dev/null',
+  '[ -r "$__td/env" ] && __tenv_in "$__tscratch" < "$__td/env" 2>/dev/null',
   // A one-off directory is relative to the task's working directory, not to wherever the last `cd` went.
   'case $__to in ""|/*) ;; *) __to=$__tw/$__to ;; esac',
   'if [ -n "$__to" ]; then cd -- "$__to" || exit 126',
@@ -41,7 +41,7 @@ const INNER = [
   'else cd -- "$__tw" 2>/dev/null || cd /; fi',
   '__tether_save() {',
   '  [ "$__ts" = 1 ] || return 0',
-  '  __tenv_out "$__td/names.$$" > "$__td/env.$$" 2>/dev/null && mv -f "$__td/env.$$" "$__td/env"',
+  '  __tenv_changed "$__td/names.$$" && __tenv_out "$__td/names.$$" > "$__td/env.$$" 2>/dev/null && mv -f "$__td/env.$$" "$__td/env"',
   '  rm -f "$__td/names.$$"',
   '  [ -z "$__to" ] && pwd > "$__td/cwd.$$" && mv -f "$__td/cwd.$$" "$__td/cwd"',
   '  return 0',

@@ -12,7 +12,7 @@ import { exportLines, shQuote } from './shell-scripts.js';
 const INNER = [
   '__td=$1; __tw=$2; __tc=$3; __to=$4; __te=$5; __tmv=$6; __tmk=$7; shift 7',
   // Read as data, never run: a command can write this file (see carried-state.ts).
-  '[ -r "$__td/env" ] && __tenv_in < "$__td/env" 2>/dev/null',
+  '[ -r "$__td/env" ] && __tenv_in "$__td/names" < "$__td/env" 2>/dev/null',
   'case $__to in ""|/*) ;; *) __to=$__tw/$__to ;; esac',
   'if [ -n "$__to" ]; then cd -- "$__to" || exit 126',
   'elif [ -r "$__td/cwd" ] && read -r __tp < "$__td/cwd" && cd -- "$__tp" 2>/dev/null; then :',
@@ -24,7 +24,7 @@ const INNER = [
   '__tether_save() {',
   '  [ -z "$__tsaved" ] || return 0; __tsaved=1',
   '  [ -n "$__tmv" ] && unset "$__tmv"',
-  '  __tenv_out "$__td/names" 1<> "$__td/env"',
+  '  __tenv_changed "$__td/names" && __tenv_out "$__td/names" 1<> "$__td/env"',
   '  [ -z "$__to" ] && pwd 1<> "$__td/cwd"',
   '  return 0',
   '}',
