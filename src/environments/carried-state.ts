@@ -71,8 +71,6 @@ __tsnap() {
   declare -gA __tboot=(); __tnames "$1"
   for __tn in "\${__tns[@]}"; do [ "$__tn" = =end ] && break; __tboot[$__tn]=\${!__tn}; done
 }
-__texp() { { export -p; echo =tether-end=; } 1<> "$1" 2>/dev/null; mapfile -t __tx < "$1"; }
-__tenv_changed() { __texp "$1"; [ "\${__tx[*]}" != "$__tbefore" ]; }
 __tenv_out() {
   __tnames "$1"
   for __tn in "\${__tns[@]}"; do
@@ -89,7 +87,6 @@ __tenv_in() {
     [ "$__kv" = =end ] && break
     __tcarry "\${__kv%%=*}" "\${__kv#*=}" && export -- "$__kv" 2>/dev/null
   done
-  [ -z "$1" ] || { __texp "$1"; __tbefore="\${__tx[*]}"; }
 }'`;
 
 /** Other shells save `export -p` and read back only one-line `export NAME='value'` entries, as text. */
@@ -97,7 +94,6 @@ const SH_IO = [
   '[ -n "$__tbash" ] || {',
   ...SH_CARRY,
   '__tsnap() { :; }',
-  '__tenv_changed() { return 0; }',
   '__tenv_out() { export -p; echo =end; }',
   '__tenv_in() {',
   '  while IFS= read -r __l && [ "$__l" != =end ]; do',
@@ -115,14 +111,28 @@ const SH_IO = [
 ];
 
 /**
- * Defines `__tsnap FILE` (notes the exports this shell was given), `__tenv_in [FILE]` (sets the carried state read
- * on stdin; with FILE, notes the exports then for `__tenv_changed`), `__tenv_changed FILE` (whether the exports differ from those after `__tenv_in`: most commands change none,
- * and then nothing is written; the scratch file is overwritten in place, and the end line after the listing makes a
- * shorter listing differ from a longer one's leftover bytes) and `__tenv_out FILE` (prints the exports that differ from what the shell was given,
- * as carried state). FILE is scratch space: one writer at a time.
+ * `__tmay_export COMMAND`: whether the command's text could change an exported variable (an `export`, an assignment,
+ * `unset`, `read`, a sourced file, `eval`, ...). Only then is the state saved after it: most commands (`ls`, `npm
+ * test`) change none, and the save is the costly part. A command that changes none is never missed; one that could
+ * is saved even when it did not.
+ */
+const MAY_EXPORT = [
+  '__tmay_export() {',
+  '  case $1 in',
+  "    *=*|*export*|*declare*|*typeset*|*unset*|*source*|*'. '*|*eval*|*readonly*|*local*|*read*|*mapfile*|*printf*|*let*|*'(('*|*set*|*getopts*) return 0 ;;",
+  '  esac',
+  '  return 1',
+  '}',
+];
+
+/**
+ * Defines `__tsnap FILE` (notes the exports this shell was given), `__tenv_in` (sets the carried state read on
+ * stdin), `__tmay_export COMMAND` (above) and `__tenv_out FILE` (prints the exports that differ from what the shell
+ * was given, as carried state). FILE is scratch space: one writer at a time.
  */
 export const CARRIED_STATE_FUNCTIONS = [
   '__tbash=; [ -n "$BASH_VERSION" ] && eval \'[ "${BASH_VERSINFO[0]}" -gt 4 ] || { [ "${BASH_VERSINFO[0]}" -eq 4 ] && [ "${BASH_VERSINFO[1]}" -ge 4 ]; }\' && __tbash=1',
   BASH_IO,
   ...SH_IO,
+  ...MAY_EXPORT,
 ];

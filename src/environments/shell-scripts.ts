@@ -29,10 +29,10 @@ export function exportLines(env: Record<string, string> | undefined): string {
 const INNER = [
   '__td=$1; __tw=$2; __tc=$3; __to=$4; __ts=$5; shift 5',
   ...CARRIED_STATE_FUNCTIONS,
-  // Only a command whose state is saved needs to know what it was given (background processes are not saved).
-  '__tscratch=; [ "$__ts" = 1 ] && __tscratch=$__td/names.$$ && __tsnap "$__tscratch"',
+  // What this shell was given is noted only when the command could change an export (then its state is saved).
+  '[ "$__ts" = 1 ] && __tmay_export "$__tc" && __tsnap "$__td/names.$$"',
   // Read as data, never run: a command can write this file (see carried-state.ts).
-  '[ -r "$__td/env" ] && __tenv_in "$__tscratch" < "$__td/env" 2>/dev/null',
+  '[ -r "$__td/env" ] && __tenv_in < "$__td/env" 2>/dev/null',
   // A one-off directory is relative to the task's working directory, not to wherever the last `cd` went.
   'case $__to in ""|/*) ;; *) __to=$__tw/$__to ;; esac',
   'if [ -n "$__to" ]; then cd -- "$__to" || exit 126',
@@ -41,8 +41,10 @@ const INNER = [
   'else cd -- "$__tw" 2>/dev/null || cd /; fi',
   '__tether_save() {',
   '  [ "$__ts" = 1 ] || return 0',
-  '  __tenv_changed "$__td/names.$$" && __tenv_out "$__td/names.$$" > "$__td/env.$$" 2>/dev/null && mv -f "$__td/env.$$" "$__td/env"',
-  '  rm -f "$__td/names.$$"',
+  '  if __tmay_export "$__tc"; then',
+  '    __tenv_out "$__td/names.$$" > "$__td/env.$$" 2>/dev/null && mv -f "$__td/env.$$" "$__td/env"',
+  '    rm -f "$__td/names.$$"',
+  '  fi',
   '  [ -z "$__to" ] && pwd > "$__td/cwd.$$" && mv -f "$__td/cwd.$$" "$__td/cwd"',
   '  return 0',
   '}',

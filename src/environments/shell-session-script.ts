@@ -12,19 +12,20 @@ import { exportLines, shQuote } from './shell-scripts.js';
 const INNER = [
   '__td=$1; __tw=$2; __tc=$3; __to=$4; __te=$5; __tmv=$6; __tmk=$7; shift 7',
   // Read as data, never run: a command can write this file (see carried-state.ts).
-  '[ -r "$__td/env" ] && __tenv_in "$__td/names" < "$__td/env" 2>/dev/null',
+  '[ -r "$__td/env" ] && __tenv_in < "$__td/env" 2>/dev/null',
   'case $__to in ""|/*) ;; *) __to=$__tw/$__to ;; esac',
   'if [ -n "$__to" ]; then cd -- "$__to" || exit 126',
   'elif [ -r "$__td/cwd" ] && read -r __tp < "$__td/cwd" && cd -- "$__tp" 2>/dev/null; then :',
   'else cd -- "$__tw" 2>/dev/null || cd /; fi',
   'eval "$__te"',
-  '[ -n "$__tmv" ] && export "$__tmv=$__tmk"',
+  // The mark names this command's processes; the save puts back the shell's own, so the exports read as unchanged.
+  '[ -n "$__tmv" ] && { eval "__tmkprev=\\${$__tmv-}; __tmkhad=\\${$__tmv+1}"; export "$__tmv=$__tmk"; }',
   // Overwritten in place (`1<>`), never truncated: on ext4 a truncate-and-rewrite costs a flush (~2 ms) per
   // command. What an earlier, longer state left after the `=end` record (env) or the first line (cwd) is never read.
   '__tether_save() {',
   '  [ -z "$__tsaved" ] || return 0; __tsaved=1',
-  '  [ -n "$__tmv" ] && unset "$__tmv"',
-  '  __tenv_changed "$__td/names" && __tenv_out "$__td/names" 1<> "$__td/env"',
+  '  if [ -z "$__tmv" ]; then :; elif [ -n "$__tmkhad" ]; then export "$__tmv=$__tmkprev"; else unset "$__tmv"; fi',
+  '  __tmay_export "$__tc" && __tenv_out "$__td/names" 1<> "$__td/env"',
   '  [ -z "$__to" ] && pwd 1<> "$__td/cwd"',
   '  return 0',
   '}',
