@@ -29,8 +29,9 @@ export function exportLines(env: Record<string, string> | undefined): string {
 const INNER = [
   '__td=$1; __tw=$2; __tc=$3; __to=$4; __ts=$5; shift 5',
   ...CARRIED_STATE_FUNCTIONS,
-  // What this shell was given is noted only when the command could change an export (then its state is saved).
-  '[ "$__ts" = 1 ] && __tmay_export "$__tc" && __tsnap "$__td/names.$$"',
+  // Saved after every command on this path, unlike the task shell: what a program run by execute_code exported through
+  // its own terminal calls ends with it because its wrapper saves its own exports over theirs when it exits.
+  '[ "$__ts" = 1 ] && __tsnap "$__td/names.$$"',
   // Read as data, never run: a command can write this file (see carried-state.ts).
   '[ -r "$__td/env" ] && __tenv_in < "$__td/env" 2>/dev/null',
   // A one-off directory is relative to the task's working directory, not to wherever the last `cd` went.
@@ -41,10 +42,8 @@ const INNER = [
   'else cd -- "$__tw" 2>/dev/null || cd /; fi',
   '__tether_save() {',
   '  [ "$__ts" = 1 ] || return 0',
-  '  if __tmay_export "$__tc"; then',
-  '    __tenv_out "$__td/names.$$" > "$__td/env.$$" 2>/dev/null && mv -f "$__td/env.$$" "$__td/env"',
-  '    rm -f "$__td/names.$$"',
-  '  fi',
+  '  __tenv_out "$__td/names.$$" > "$__td/env.$$" 2>/dev/null && mv -f "$__td/env.$$" "$__td/env"',
+  '  rm -f "$__td/names.$$"',
   '  [ -z "$__to" ] && pwd > "$__td/cwd.$$" && mv -f "$__td/cwd.$$" "$__td/cwd"',
   '  return 0',
   '}',
