@@ -1,6 +1,6 @@
 // What a local command must never hold: tether's own secrets and the credentials that reach its Temporal server.
 // With them a command could approve its own commands or start runs of its own. Worker-only (reads the environment).
-import { existsSync, realpathSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { configPath, tetherHome } from '../../../config/home.js';
 
 /**
@@ -19,15 +19,11 @@ export function withoutControlPlane(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 /**
  * Paths the sandbox hides: TETHER_HOME (the config with its keys, the inbox token, the gateway's nonces, every
  * run's transcript), the config file when TETHER_CONFIG puts it elsewhere, and the mTLS certificate and key files.
- * Only those that exist: a path that does not cannot be read anyway, and bwrap cannot mount over nothing.
+ * As named: the sandbox resolves links and skips what does not exist, as for the configured `hidden` paths.
  */
 export function controlPlanePaths(env: NodeJS.ProcessEnv = process.env): string[] {
   const named = [tetherHome(), configPath(), env.TEMPORAL_TLS_CERT, env.TEMPORAL_TLS_KEY];
-  // Resolved: bwrap mounts over the real path, and a link would be followed to it anyway.
-  const real = named
-    .filter((p): p is string => typeof p === 'string' && p !== '' && existsSync(p))
-    .map((p) => realpathSync(p));
-  return [...new Set(real)];
+  return named.filter((p): p is string => typeof p === 'string' && p !== '');
 }
 
 /** Whether `path` is a directory (hidden under an empty file system) rather than a file (hidden behind /dev/null). */

@@ -91,7 +91,7 @@ export function sandboxSpec(settings: LocalSettings): SandboxSpec | undefined {
     bwrap: locateBwrap(s.bwrap).path,
     network: s.network,
     writable: s.writable,
-    hidden: [...new Set([...controlPlanePaths(), ...s.hidden.map(realPath)])],
+    hidden: [...new Set([...controlPlanePaths(), ...s.hidden].map(realPath))],
   };
 }
 
