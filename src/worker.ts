@@ -28,6 +28,7 @@ import { setCurrentConfig } from './config/current.js';
 import { deploymentOptions, versioningSettings, type VersioningSettings } from './temporal/versioning.js';
 import { prebuiltBundle } from './temporal/prebuilt-bundle.js';
 import { workflowBuildId } from './temporal/build-id.js';
+import { preloadPlaywright } from './browser/playwright-module.js';
 import { requireSearchAttributes } from './visibility/cluster-setup.js';
 
 /** The workflow bundle's entry: compiled JS next to this file, or the TypeScript source in development. */
@@ -132,6 +133,8 @@ export async function createWorker(
   for (const w of environments.warnings) process.stderr.write(`tether: warning: ${w}\n`);
   await cleanupLeftovers(config.terminal, WORKER_ID, log);
   step('environments');
+  // Runs beside the connection and worker set-up, and is done before the first call can arrive (playwright-module.ts).
+  const browserModule = preloadPlaywright(config.browser.executable_path);
   const connection =
     opts.connection ??
     (await NativeConnection.connect({
@@ -194,6 +197,8 @@ export async function createWorker(
     ...activityOptions,
   });
   step('workers');
+  const browser = await browserModule;
+  step('browser');
   const workflows = opts.workflowBundle ? 'given' : code.atStart ? 'bundled at start' : 'prebuilt';
   const tools = registry.all().length;
   const version = versioning.workerDeploymentOptions?.version;
@@ -203,6 +208,7 @@ export async function createWorker(
       ownQueue,
       tools,
       workflows,
+      browser,
       buildId: version?.buildId ?? buildId,
       startMs: steps,
     },

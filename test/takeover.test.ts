@@ -8,6 +8,7 @@ import proto from '@temporalio/proto';
 import { expect, inject, it } from 'vitest';
 import type { AgentResult } from '../src/common/types.js';
 import { until } from './support/cli.js';
+import { findBrowser } from '../src/browser/find-browser.js';
 import { startScriptedModel } from './support/scripted-model.js';
 import { workerEnv, workerProcessSuite } from './support/worker-process.js';
 
@@ -17,11 +18,11 @@ const { client: temporal, workers } = workerProcessSuite();
 const pidOf = (identity: string | null | undefined): number => Number(/^(\d+)@/.exec(identity ?? '')?.[1]);
 
 /** The 'worker ready' lines the workers wrote to the shared log file. */
-function readyLines(home: string): { pid: number; workflows?: string }[] {
+function readyLines(home: string): { pid: number; workflows?: string; browser?: boolean }[] {
   return readFileSync(join(home, 'logs', 'tether.log'), 'utf8')
     .split('\n')
     .filter((l) => l.includes('"worker ready"'))
-    .map((l) => JSON.parse(l) as { pid: number; workflows?: string });
+    .map((l) => JSON.parse(l) as { pid: number; workflows?: string; browser?: boolean });
 }
 
 it('a standby worker takes over the run of a worker SIGKILLed during a command; the command is not run again', async () => {
@@ -40,6 +41,9 @@ it('a standby worker takes over the run of a worker SIGKILLed during a command; 
   const byPid = new Map([a, b].map((w) => [w.child.pid!, w]));
   // Both started without running webpack: `npm run build` made the bundle and it matches the sources.
   expect(readyLines(env.TETHER_HOME!).map((l) => l.workflows)).toEqual(['prebuilt', 'prebuilt']);
+  // Where a browser is found, Playwright is loaded before the worker takes calls (its load stalls heartbeats).
+  const browser = findBrowser(undefined) !== undefined;
+  expect(readyLines(env.TETHER_HOME!).map((l) => l.browser)).toEqual([browser, browser]);
 
   const handle = await temporal().workflow.start('agentWorkflow', {
     taskQueue,

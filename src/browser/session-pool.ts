@@ -4,6 +4,7 @@ import { currentConfig } from '../config/current.js';
 import { registerTaskCleanup } from '../registry/task-cleanup.js';
 import { requireBrowser } from './find-browser.js';
 import { refuseUrl } from './url-guard.js';
+import { playwright } from './playwright-module.js';
 import { isTetherError, TetherError } from '../common/errors.js';
 
 /** Flags for a headless Chromium on a worker: nothing phones home, nothing waits for a GPU or a big /dev/shm. */
@@ -152,8 +153,7 @@ class BrowserPool {
 
   private async launch(): Promise<Browser> {
     const settings = currentConfig().browser;
-    // Loaded on first use: Playwright takes about half a second to import, which a worker start should not pay.
-    const { chromium } = await import('playwright-core');
+    const { chromium } = await playwright();
     // A dead browser needs no handler: alive() sees its pages' browser disconnected and the next call says so.
     return chromium.launch({
       executablePath: requireBrowser(),
