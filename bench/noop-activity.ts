@@ -1,6 +1,7 @@
 // Benchmark part (not a test): Temporal's own floor for one activity, bare SDK workers running a no-op activity on
-// another queue than the workflow's (as tether routes tool calls), from the history's ActivityTaskStarted to
-// ActivityTaskCompleted timestamps, as the tool-call figures are taken.
+// the workflow's queue (eager dispatch, as tether's tool calls) or on another one (through matching, as a call sent to
+// the holding worker's own queue), from the history's ActivityTaskStarted to ActivityTaskCompleted timestamps, as the
+// tool-call figures are taken.
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode, Worker } from '@temporalio/worker';
@@ -9,7 +10,11 @@ import { activitySpans } from './terminal-activity.js';
 import { summary } from './stats.js';
 
 /** `calls` sequential no-op activities in one run of a one-loop workflow; the first `warmup` are left out. */
-export async function sdkNoopActivity(calls: number, warmup: number): Promise<ReturnType<typeof summary>> {
+export async function sdkNoopActivity(
+  calls: number,
+  warmup: number,
+  eager: boolean,
+): Promise<ReturnType<typeof summary>> {
   const env = await durableEnv();
   try {
     const workflowBundle = await bundleWorkflowCode({
@@ -18,16 +23,26 @@ export async function sdkNoopActivity(calls: number, warmup: number): Promise<Re
     });
     const taskQueue = `bench-noop-${randomUUID()}`;
     const activityQueue = `${taskQueue}-activities`;
-    const workflows = await Worker.create({ connection: env.native, taskQueue, workflowBundle });
+    const noop = { noop: async (i: number) => i };
+    const workflows = await Worker.create({
+      connection: env.native,
+      taskQueue,
+      workflowBundle,
+      ...(eager ? { activities: noop } : {}),
+    });
     const activities = await Worker.create({
       connection: env.native,
       taskQueue: activityQueue,
-      activities: { noop: async (i: number) => i },
+      activities: noop,
     });
     const id = `bench-noop-${randomUUID()}`;
     await activities.runUntil(
       workflows.runUntil(
-        env.client.workflow.execute('noopCalls', { taskQueue, workflowId: id, args: [calls + warmup, activityQueue] }),
+        env.client.workflow.execute('noopCalls', {
+          taskQueue,
+          workflowId: id,
+          args: [calls + warmup, eager ? undefined : activityQueue],
+        }),
       ),
     );
     const events = (await env.client.workflow.getHandle(id).fetchHistory()).events ?? [];

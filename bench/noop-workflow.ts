@@ -2,13 +2,13 @@
 import { proxyActivities } from '@temporalio/workflow';
 
 /**
- * On `activityQueue`, another task queue than the workflow's: as tether's tool calls go to the queue of the worker
- * holding the task's environment, the call goes through matching (on the workflow's own queue the SDK would ask for
- * eager dispatch, and the activity would come back with the workflow task's completion instead).
+ * On the workflow's own queue (`activityQueue` undefined) the SDK asks for eager dispatch: the activity comes back
+ * with the workflow task's completion, as tether's tool calls do. On another queue, the call goes through matching,
+ * as a tool call sent to the holding worker's own queue does.
  */
-export async function noopCalls(calls: number, activityQueue: string): Promise<number> {
+export async function noopCalls(calls: number, activityQueue?: string): Promise<number> {
   const { noop } = proxyActivities<{ noop(i: number): Promise<number> }>({
-    taskQueue: activityQueue,
+    ...(activityQueue ? { taskQueue: activityQueue } : {}),
     startToCloseTimeout: '30 seconds',
     heartbeatTimeout: '30 seconds',
     retry: { maximumAttempts: 1 },

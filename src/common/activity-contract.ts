@@ -73,11 +73,18 @@ export interface RunToolInput {
   environmentExpected?: boolean;
   /** The run's terminal backend, when it overrides the worker's terminal.backend. */
   backend?: string;
+  /**
+   * The own queue of the worker holding the task's environment, on a call scheduled on the workflow's queue so that
+   * it can start at once (eager dispatch, src/workflows/environment-route.ts): any other worker answers `misrouted`
+   * without running anything.
+   */
+  holder?: string;
 }
 
 export interface RunToolOutput {
   result: string;
-  status: 'ok' | 'blocked' | 'approval_required';
+  /** `misrouted`: this worker does not hold the environment named by `holder`, and ran nothing. */
+  status: 'ok' | 'blocked' | 'approval_required' | 'misrouted';
   /** Why a plugin hook asks for approval. */
   reason?: string;
   /** For tools that run in the task's environment: the task queue of the worker that holds it now. */

@@ -79,6 +79,8 @@ export interface AssessCallInput {
   cwd: string;
   backend?: string;
   environmentExpected?: boolean;
+  /** As RunToolInput.holder: another worker answers `misrouted` and judges nothing. */
+  holder?: string;
 }
 
 /** The verdict on a tool call, with what a person is shown (the command, its stdin, scripts it runs, the program). */
@@ -86,6 +88,8 @@ export interface CallAssessment extends CommandAssessment {
   command: string;
   /** The worker that judged it holds the task's environment: later calls go there. */
   workerQueue?: string;
+  /** This worker is not the `holder` the check was meant for, and judged nothing. */
+  misrouted?: true;
 }
 
 export interface SmartVerdict {

@@ -28,10 +28,60 @@ function neverStarted(err: ActivityFailure): boolean {
   return err.cause instanceof TimeoutFailure && err.cause.timeoutType === 'SCHEDULE_TO_START';
 }
 
+/** Added with eager dispatch of calls for the holding worker; histories recorded before it replay as they ran. */
+const EAGER_PATCH = 'environment-calls-eager';
+
 /**
- * Runs an environment tool call. On the holding worker's own queue it is tried once: a call no worker picked up in
- * time never started, so it goes to the shared queue, where another worker makes a new environment and says so
- * in the result. A call that started and then lost its worker is reported by the caller as interrupted (a
+ * Where a call for the worker holding the task's environment is tried, in order. First the workflow's own queue:
+ * the worker completing this workflow task takes the call at once (Temporal's eager dispatch; about 1 ms sooner
+ * than a trip through matching), and it is the holder whenever that worker runs the run's workflow tasks, which is
+ * always so with one worker. Any other worker answers `misrouted` without running anything, and the call goes to
+ * the holder's own queue as before. Each try is a single attempt: a lost one is handled below, never retried blindly.
+ */
+function holderTries(route: EnvironmentRoute & { queue: string }, options: ActivityOptions): HolderTry[] {
+  const once = { scheduleToStartTimeout: `${route.pinSeconds} seconds`, retry: { maximumAttempts: 1 } };
+  const pinned: HolderTry = { options: { ...options, ...once, taskQueue: route.queue }, eager: false };
+  return patched(EAGER_PATCH) ? [{ options: { ...options, ...once }, eager: true }, pinned] : [pinned];
+}
+
+interface HolderTry {
+  options: ActivityOptions;
+  /** On the workflow's queue: the input names the holder, and another worker answers misrouted. */
+  eager: boolean;
+}
+
+/**
+ * Runs a call for the worker holding the task's environment (`call`), trying the places `holderTries` gives. Returns
+ * undefined when that worker is gone (no worker picked the call up in time, or the call started and its worker was
+ * lost and `rerunLost` allows another try elsewhere): the caller then sends it to the shared queue.
+ */
+export async function onHolder<T>(
+  route: EnvironmentRoute,
+  options: ActivityOptions,
+  call: (options: ActivityOptions, holder: string | undefined) => Promise<T | 'misrouted'>,
+  rerunLost: boolean,
+): Promise<T | undefined> {
+  if (!route.queue) return undefined;
+  for (const attempt of holderTries({ ...route, queue: route.queue }, options)) {
+    try {
+      const out = await call(attempt.options, attempt.eager ? route.queue : undefined);
+      if (out !== 'misrouted') return out;
+    } catch (err) {
+      if (!(err instanceof ActivityFailure) || !(err.cause instanceof TimeoutFailure)) throw err;
+      // Not picked up on the workflow's queue in time: the holder's own queue may still answer.
+      if (attempt.eager && neverStarted(err)) continue;
+      route.queue = undefined;
+      if (!neverStarted(err) && !rerunLost) throw err;
+      return undefined;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Runs an environment tool call. For the holding worker (`onHolder`) it is tried once: a call no worker picked up in
+ * time never started, so it goes to the shared queue, where another worker makes a new environment and says so in
+ * the result. A call that started and then lost its worker is reported by the caller as interrupted (a
  * world-changing call) or tried again on the shared queue (a safe one).
  */
 export async function runRouted(
@@ -42,21 +92,20 @@ export async function runRouted(
 ): Promise<RunToolOutput> {
   const shared = proxyActivities<AgentActivities>(options);
   if (!patched(ROUTING_PATCH)) return shared.runTool(input);
-  if (route.queue) {
-    const pinned = proxyActivities<AgentActivities>({
-      ...options,
-      taskQueue: route.queue,
-      scheduleToStartTimeout: `${route.pinSeconds} seconds`,
-      retry: { maximumAttempts: 1 },
-    });
-    try {
-      return await pinned.runTool({ ...input, environmentExpected: true });
-    } catch (err) {
-      if (!(err instanceof ActivityFailure) || !(err.cause instanceof TimeoutFailure)) throw err;
-      route.queue = undefined;
-      if (!neverStarted(err) && meta?.sideEffects === 'changes-world') throw err;
-    }
-  }
+  const held = await onHolder(
+    route,
+    options,
+    async (opts, holder) => {
+      const out = await proxyActivities<AgentActivities>(opts).runTool({
+        ...input,
+        environmentExpected: true,
+        ...(holder ? { holder } : {}),
+      });
+      return out.status === 'misrouted' ? 'misrouted' : out;
+    },
+    meta?.sideEffects !== 'changes-world',
+  );
+  if (held) return held;
   const out = await shared.runTool({ ...input, environmentExpected: route.had });
   forgetLostWorker(route, out.lostWorker);
   if (out.workerQueue) {

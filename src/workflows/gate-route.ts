@@ -1,9 +1,9 @@
 // Sends a tool call's approval check (assessCall) to the worker that holds the task's environment, where scripts
 // the call runs are read and background processes are known; any worker when none holds it yet. Workflow-safe.
-import { ActivityFailure, proxyActivities, TimeoutFailure } from '@temporalio/workflow';
+import { proxyActivities } from '@temporalio/workflow';
 import type { AgentActivities } from '../common/activity-contract.js';
 import type { AssessCallInput, CallAssessment } from '../common/approval-types.js';
-import type { EnvironmentRoute } from './environment-route.js';
+import { onHolder, type EnvironmentRoute } from './environment-route.js';
 
 const OPTIONS = {
   startToCloseTimeout: '2 minutes',
@@ -22,21 +22,24 @@ export async function assessRouted(
   heartbeatSeconds: number,
 ): Promise<CallAssessment> {
   const options = { ...OPTIONS, heartbeatTimeout: `${heartbeatSeconds} seconds` };
-  if (environment && route.queue) {
-    const pinned = proxyActivities<AgentActivities>({
-      ...options,
-      taskQueue: route.queue,
-      scheduleToStartTimeout: `${route.pinSeconds} seconds`,
-      retry: { maximumAttempts: 1 },
-    });
-    try {
-      return await pinned.assessCall({ ...input, environmentExpected: true });
-    } catch (err) {
-      // The holding worker is gone: any worker judges it, and the call itself will say the environment was lost.
-      if (!(err instanceof ActivityFailure) || !(err.cause instanceof TimeoutFailure)) throw err;
-      route.queue = undefined;
-    }
-  }
+  const held = environment
+    ? await onHolder(
+        route,
+        options,
+        async (opts, holder) => {
+          const out = await proxyActivities<AgentActivities>(opts).assessCall({
+            ...input,
+            environmentExpected: true,
+            ...(holder ? { holder } : {}),
+          });
+          return out.misrouted ? 'misrouted' : out;
+        },
+        true,
+      )
+    : undefined;
+  if (held) return held;
+  // No worker holds it, or the holding one is gone: any worker judges it, and the call itself will say the
+  // environment was lost.
   const out = await proxyActivities<AgentActivities>(options).assessCall({ ...input, environmentExpected: route.had });
   // Reading a script made the environment on that worker: the call goes there too.
   if (environment && out.workerQueue) {
