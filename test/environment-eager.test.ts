@@ -1,15 +1,18 @@
 // A call for the worker holding a task's environment is first scheduled on the workflow's own queue, where Temporal
-// hands it to the worker completing the workflow task at once (eager dispatch). When that worker holds the
-// environment, the call runs there in one activity; when it does not, it answers misrouted without running anything
-// and the call goes to the holder's own queue. Real routing code and dev server; the activities stand in for tools.
+// hands it to the worker completing the workflow task at once (eager dispatch). There, on the holder, it runs in
+// one activity; on another worker it runs nothing and goes to the holder's queue, and later calls go there directly.
+// A worker from before this change, or one lost before it answered, never runs it and never makes the run drop a
+// live holder. Real routing code and the real holder check on the dev server; `runTool` stands in for the tools.
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import { Context } from '@temporalio/activity';
 import { bundleWorkflowCode, NativeConnection, Worker, type WorkflowBundle } from '@temporalio/worker';
-import { afterAll, beforeAll, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { RunToolInput, RunToolOutput } from '../src/common/activity-contract.js';
-import { misrouted } from '../src/activities/heartbeat.js';
+import type { SideEffects } from '../src/common/tool-definition.js';
+import type { EnvironmentRoute } from '../src/workflows/environment-route.js';
+import { holderActivities } from '../src/activities/holder-only.js';
 import { installRuntimeLogging } from '../src/worker.js';
 
 let client: Client;
@@ -35,59 +38,121 @@ afterAll(async () => {
 
 const input: RunToolInput = { name: 'terminal', args: '{}', callId: 'c1', taskId: 't1', cwd: '/tmp' };
 
-/** A worker's runTool: answers misrouted as the real one does, else runs (records) and names the worker. */
-function tool(ownQueue: string, ran: string[]) {
-  return async (i: RunToolInput): Promise<RunToolOutput> => {
-    if (misrouted(i.holder, ownQueue)) return { status: 'misrouted', result: '' };
-    ran.push(`${ownQueue} attempt ${Context.current().info.attempt}`);
-    return { status: 'ok', result: ownQueue };
-  };
+/** How the worker running the workflow treats the eager try. */
+type WorkflowWorker = 'current' | 'before-eager' | 'lost-silent' | 'lost-after-heartbeat';
+
+interface Scenario {
+  /** The worker running the workflow holds the environment (else the other worker does). */
+  holderRunsWorkflow: boolean;
+  workflowWorker?: WorkflowWorker;
+  calls?: number;
+  sideEffects?: SideEffects;
 }
 
-async function scenario(holderIsWorkflowWorker: boolean) {
+async function run(s: Scenario) {
   const taskQueue = `eager-${randomUUID()}`;
-  const [wfQueue, otherQueue] = [`${taskQueue}@wf`, `${taskQueue}@other`];
+  const [wfId, otherId] = [`wf-${randomUUID().slice(0, 8)}`, `other-${randomUUID().slice(0, 8)}`];
+  const [wfQueue, otherQueue] = [`${taskQueue}@${wfId}`, `${taskQueue}@${otherId}`];
   const ran: string[] = [];
-  const wf = await Worker.create({
-    connection: native,
-    taskQueue,
-    workflowBundle: bundle,
-    activities: { runTool: tool(wfQueue, ran) },
-  });
+  const tool =
+    (name: string) =>
+    async (i: RunToolInput): Promise<RunToolOutput> => {
+      ran.push(`${name}${i.holder ? ' via eager try' : ''}`);
+      return { status: 'ok', result: name };
+    };
+  /** A worker that takes the eager try and is lost before it answers (heartbeating its id first, or not). */
+  const lost = (heartbeat: boolean) => async (): Promise<RunToolOutput> => {
+    if (heartbeat) Context.current().heartbeat({ worker: wfId });
+    await Context.current().sleep(2_500); // past the 1 s heartbeat timeout: Temporal counts it as lost
+    return { status: 'ok', result: 'too late' };
+  };
+  const kind = s.workflowWorker ?? 'current';
+  const wfActivities = {
+    runTool: tool('wf'),
+    ...(kind === 'current'
+      ? { runToolOnHolder: holderActivities(wfQueue, { runTool: tool('wf'), assessCall: never }).runToolOnHolder }
+      : {}),
+    ...(kind === 'lost-silent' ? { runToolOnHolder: lost(false) } : {}),
+    ...(kind === 'lost-after-heartbeat' ? { runToolOnHolder: lost(true) } : {}),
+  };
+  const wf = await Worker.create({ connection: native, taskQueue, workflowBundle: bundle, activities: wfActivities });
   const other = await Worker.create({
     connection: native,
     taskQueue: otherQueue,
-    activities: { runTool: tool(otherQueue, ran) },
+    activities: { runTool: tool('other') },
   });
   const workflowId = `eager-${randomUUID()}`;
-  const holder = holderIsWorkflowWorker ? wfQueue : otherQueue;
-  const result = await other.runUntil(
+  const holder = s.holderRunsWorkflow ? wfQueue : otherQueue;
+  const route: EnvironmentRoute = { queue: holder, had: true, pinSeconds: 5 };
+  const inputs = Array.from({ length: s.calls ?? 1 }, () => input);
+  const out = (await other.runUntil(
     wf.runUntil(
-      client.workflow.execute('routedCall', {
+      client.workflow.execute('routedCalls', {
         taskQueue,
         workflowId,
-        args: [{ queue: holder, had: true, pinSeconds: 5 }, input],
+        args: [route, inputs, s.sideEffects ?? 'changes-world'],
       }),
     ),
-  );
+  )) as { results: string[]; route: EnvironmentRoute };
   const events = (await client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
   const scheduled = events
     .map((e) => e.activityTaskScheduledEventAttributes)
     .filter((a) => a)
-    .map((a) => a!.taskQueue?.name);
-  return { result: result as { out: RunToolOutput }, ran, scheduled, holder, taskQueue };
+    .map(
+      (a) =>
+        `${a!.activityType?.name} on ${a!.taskQueue?.name === taskQueue ? 'workflow queue' : a!.taskQueue?.name === otherQueue ? 'other' : a!.taskQueue?.name}`,
+    );
+  return { ...out, ran, scheduled, holder };
 }
 
-it('runs a call in one activity on the workflow queue when the worker taking it holds the environment', async () => {
-  const s = await scenario(true);
-  expect(s.result.out).toEqual({ status: 'ok', result: s.holder });
-  expect(s.ran).toEqual([`${s.holder} attempt 1`]);
-  expect(s.scheduled).toEqual([s.taskQueue]);
-});
+const never = (): Promise<never> => Promise.reject(new Error('not used'));
 
-it('a worker without the environment runs nothing, and the call goes to the holder once', async () => {
-  const s = await scenario(false);
-  expect(s.result.out).toEqual({ status: 'ok', result: s.holder });
-  expect(s.ran).toEqual([`${s.holder} attempt 1`]);
-  expect(s.scheduled).toEqual([s.taskQueue, s.holder]);
+describe('calls for the worker holding the environment', () => {
+  it('run in one activity on the workflow queue when the worker running the workflow holds it', async () => {
+    const r = await run({ holderRunsWorkflow: true, calls: 2 });
+    expect(r.results).toEqual(['wf', 'wf']);
+    expect(r.ran).toEqual(['wf via eager try', 'wf via eager try']);
+    expect(r.scheduled).toEqual(['runToolOnHolder on workflow queue', 'runToolOnHolder on workflow queue']);
+  });
+
+  it('run nothing on another worker, reach the holder once, and later go to the holder directly', async () => {
+    const r = await run({ holderRunsWorkflow: false, calls: 2 });
+    expect(r.results).toEqual(['other', 'other']);
+    expect(r.ran).toEqual(['other', 'other']);
+    expect(r.scheduled).toEqual(['runToolOnHolder on workflow queue', 'runTool on other', 'runTool on other']);
+  });
+
+  it('a worker from before the eager try (no runToolOnHolder) runs nothing; the call reaches the holder', async () => {
+    const r = await run({ holderRunsWorkflow: false, workflowWorker: 'before-eager' });
+    expect(r.results).toEqual(['other']);
+    expect(r.ran).toEqual(['other']);
+    expect(r.scheduled).toEqual(['runToolOnHolder on workflow queue', 'runTool on other']);
+  });
+
+  it('a worker lost before it answered does not make the run drop a live holder', async () => {
+    // World-changing: the call may have started, so it is reported lost, never run again; the route stays.
+    const changing = await run({ holderRunsWorkflow: false, workflowWorker: 'lost-silent' });
+    expect(changing.results).toEqual(['lost']);
+    expect(changing.ran).toEqual([]);
+    expect(changing.route.queue).toBe(changing.holder);
+    // Safe: the holder's own queue runs it.
+    const safe = await run({ holderRunsWorkflow: false, workflowWorker: 'lost-silent', sideEffects: 'idempotent' });
+    expect(safe.results).toEqual(['other']);
+    expect(safe.route.queue).toBe(safe.holder);
+  });
+
+  it('a holder lost during the call (its heartbeat names it) is dropped at once', async () => {
+    const changing = await run({ holderRunsWorkflow: true, workflowWorker: 'lost-after-heartbeat' });
+    expect(changing.results).toEqual(['lost']);
+    expect(changing.route.queue).toBeUndefined();
+    // Safe: straight to the shared queue (where a real worker makes a new environment), not to the lost one's queue.
+    const safe = await run({
+      holderRunsWorkflow: true,
+      workflowWorker: 'lost-after-heartbeat',
+      sideEffects: 'idempotent',
+    });
+    expect(safe.results).toEqual(['wf']);
+    expect(safe.scheduled).toEqual(['runToolOnHolder on workflow queue', 'runTool on workflow queue']);
+    expect(safe.route.queue).toBeUndefined();
+  });
 });

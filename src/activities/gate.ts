@@ -9,7 +9,7 @@ import { readScriptsIn } from '../environments/read-scripts.js';
 import type { Logger } from '../logging/logger.js';
 import type { ToolRegistry } from '../registry/registry.js';
 import type { AssessCallInput, CallAssessment } from '../common/approval-types.js';
-import { misrouted, withHeartbeat } from './heartbeat.js';
+import { withHeartbeat } from './heartbeat.js';
 
 interface GateActivityDeps {
   registry: ToolRegistry;
@@ -18,20 +18,6 @@ interface GateActivityDeps {
   log: Logger;
   workerQueue?: string;
 }
-
-/** The answer of a worker that is not the one a check was meant for: it judged nothing, so it reads as dangerous. */
-const NOT_JUDGED: CallAssessment = {
-  misrouted: true,
-  command: '',
-  dangerous: true,
-  tier: 'dangerous',
-  findings: [
-    { rule: 'misrouted', tier: 'dangerous', description: 'not judged: sent to a worker without the environment' },
-  ],
-  mode: 'manual',
-  timeoutSeconds: 0,
-  notify: false,
-};
 
 export function createGateActivities(deps: GateActivityDeps) {
   const { registry, config, configFile, log } = deps;
@@ -93,8 +79,7 @@ export function createGateActivities(deps: GateActivityDeps) {
 
   // Heartbeats let the workflow's heartbeat timeout notice a worker killed mid-check within seconds (without them a
   // lost check waited out its 2-minute start-to-close timeout).
-  const assessCall = async (input: AssessCallInput): Promise<CallAssessment> =>
-    misrouted(input.holder, deps.workerQueue) ? NOT_JUDGED : withHeartbeat(() => assess(input));
+  const assessCall = (input: AssessCallInput): Promise<CallAssessment> => withHeartbeat(() => assess(input));
 
   return { assessCall };
 }

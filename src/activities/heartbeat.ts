@@ -40,11 +40,3 @@ export function lostWorker(): string | undefined {
   const worker = (info.heartbeatDetails as { worker?: unknown } | undefined)?.worker;
   return typeof worker === 'string' && worker !== WORKER_ID ? worker : undefined;
 }
-
-/**
- * A call meant for the worker whose own queue is `holder` was taken by this one (whose own queue is `ownQueue`). Only
- * a first attempt is sent away: a later one means an attempt ran, and at-most-once is decided where it runs now.
- */
-export function misrouted(holder: string | undefined, ownQueue: string | undefined): boolean {
-  return holder !== undefined && holder !== ownQueue && Context.current().info.attempt <= 1;
-}

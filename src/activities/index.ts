@@ -1,9 +1,10 @@
 // All activities of a tether worker, built from their dependencies. Worker-only.
 import { Context } from '@temporalio/activity';
 import { configPath } from '../config/config.js';
-import type { AgentActivities } from '../common/activity-contract.js';
+import type { AgentActivities, RunToolInput, RunToolOutput } from '../common/activity-contract.js';
 import { createApprovalActivities } from './approvals.js';
 import { createGateActivities } from './gate.js';
+import { holderActivities } from './holder-only.js';
 import { ConversationCache } from './conversation-cache.js';
 import { createModelActivity, createModelRouter, type ModelSettings } from './model.js';
 import { createStoreActivities } from './store.js';
@@ -28,6 +29,18 @@ export function createActivities(
     loopHandled: deps.loopHandled ?? new Set(LOOP_TOOL_NAMES),
     taskText: (ref) => taskTexts.resolve(Context.current().info.workflowExecution?.workflowId ?? '', ref),
   });
+  const gate = createGateActivities({
+    registry: deps.registry,
+    config: deps.config,
+    configFile: deps.configFile ?? configPath(),
+    log: deps.log,
+    workerQueue: deps.workerQueue,
+  });
+  const runTool = async (input: RunToolInput): Promise<RunToolOutput> => {
+    const out = await tools.runTool(input);
+    cache.holdMessage({ role: 'tool', tool_call_id: input.callId, content: out.result });
+    return out;
+  };
   return {
     ...tools,
     async listTools(input) {
@@ -35,11 +48,7 @@ export function createActivities(
       cache.holdTools(catalog.definitions);
       return catalog;
     },
-    async runTool(input) {
-      const out = await tools.runTool(input);
-      cache.holdMessage({ role: 'tool', tool_call_id: input.callId, content: out.result });
-      return out;
-    },
+    runTool,
     ...createStoreActivities(),
     ...createApprovalActivities({
       config: deps.config,
@@ -47,13 +56,9 @@ export function createActivities(
       log: deps.log,
       complete,
     }),
-    ...createGateActivities({
-      registry: deps.registry,
-      config: deps.config,
-      configFile: deps.configFile ?? configPath(),
-      log: deps.log,
-      workerQueue: deps.workerQueue,
-    }),
+    ...gate,
+    // A misrouted answer runs nothing and is not held as the call's result.
+    ...holderActivities(deps.workerQueue, { runTool, assessCall: gate.assessCall }),
     callModel: createModelActivity(complete, cache),
   };
 }

@@ -12,7 +12,7 @@ import type { ListToolsInput, RunToolInput, RunToolOutput } from '../common/acti
 import type { ToolCatalog, ToolMeta } from '../common/types.js';
 import { detect } from '../approval/detect.js';
 import { loadBashParser } from '../approval/parser.js';
-import { lostWorker, misrouted, withHeartbeat } from './heartbeat.js';
+import { lostWorker, withHeartbeat } from './heartbeat.js';
 import { environmentManager } from '../environments/current.js';
 import { releaseTask } from '../registry/task-cleanup.js';
 import { readsTask } from './task-text.js';
@@ -110,8 +110,6 @@ export function createToolActivities(deps: ToolActivityDeps) {
   }
 
   async function runTool(input: RunToolInput): Promise<RunToolOutput> {
-    // Meant for the worker holding the environment and taken by another: nothing runs, the workflow sends it there.
-    if (misrouted(input.holder, deps.workerQueue)) return { status: 'misrouted', result: '' };
     const interrupted = interruptedAttempt(input.name, registry);
     if (interrupted) return { status: 'ok', result: interrupted };
     let progress: unknown;

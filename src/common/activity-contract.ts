@@ -73,11 +73,7 @@ export interface RunToolInput {
   environmentExpected?: boolean;
   /** The run's terminal backend, when it overrides the worker's terminal.backend. */
   backend?: string;
-  /**
-   * The own queue of the worker holding the task's environment, on a call scheduled on the workflow's queue so that
-   * it can start at once (eager dispatch, src/workflows/environment-route.ts): any other worker answers `misrouted`
-   * without running anything.
-   */
+  /** runToolOnHolder: the own queue of the worker that may run it (src/activities/holder-only.ts). */
   holder?: string;
 }
 
@@ -97,10 +93,14 @@ export interface AgentActivities {
   listTools(input: ListToolsInput): Promise<ToolCatalog>;
   callModel(input: CallModelInput): Promise<ModelReply>;
   runTool(input: RunToolInput): Promise<RunToolOutput>;
+  /** runTool on the worker holding the environment named by `holder`; any other answers `misrouted`, running nothing. */
+  runToolOnHolder(input: RunToolInput): Promise<RunToolOutput>;
   /** The verdict on a command, the allowlist, and the approval policy from the worker's configuration. */
   assessCommand(input: { command: string; cwd: string }): Promise<CommandAssessment>;
   /** What a tool call would run, judged on the worker holding the task's environment (scripts are read there). */
   assessCall(input: AssessCallInput): Promise<CallAssessment>;
+  /** assessCall on the worker holding the environment named by `holder`; any other answers `misrouted: true`. */
+  assessCallOnHolder(input: AssessCallInput): Promise<CallAssessment>;
   /** Smart approval: an auxiliary model call answering APPROVE, DENY or ESCALATE. */
   judgeCommand(input: { command: string; findings: ApprovalFinding[]; model: string }): Promise<SmartVerdict>;
   /** POSTs a pending approval to the configured webhook. */

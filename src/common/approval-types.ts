@@ -79,7 +79,7 @@ export interface AssessCallInput {
   cwd: string;
   backend?: string;
   environmentExpected?: boolean;
-  /** As RunToolInput.holder: another worker answers `misrouted` and judges nothing. */
+  /** assessCallOnHolder: the own queue of the worker that may judge it (src/activities/holder-only.ts). */
   holder?: string;
 }
 

@@ -2,6 +2,7 @@
 // back to any worker, which makes the environment anew, when that worker is gone. Workflow-safe.
 import {
   ActivityFailure,
+  ApplicationFailure,
   CancellationScope,
   patched,
   proxyActivities,
@@ -19,6 +20,8 @@ export interface EnvironmentRoute {
   had?: boolean;
   /** Seconds a call waits for that worker to pick it up before the worker counts as gone. */
   pinSeconds: number;
+  /** The eager try of a call for this holder reached another worker: later calls go to the holder's queue directly. */
+  eagerMissed?: string;
 }
 
 /** Added in the terminal-backends change; histories recorded before it replay without routing. */
@@ -35,43 +38,67 @@ const EAGER_PATCH = 'environment-calls-eager';
  * Where a call for the worker holding the task's environment is tried, in order. First the workflow's own queue:
  * the worker completing this workflow task takes the call at once (Temporal's eager dispatch; about 1 ms sooner
  * than a trip through matching), and it is the holder whenever that worker runs the run's workflow tasks, which is
- * always so with one worker. Any other worker answers `misrouted` without running anything, and the call goes to
- * the holder's own queue as before. Each try is a single attempt: a lost one is handled below, never retried blindly.
+ * always so with one worker. Any other worker answers `misrouted` without running anything (the `...OnHolder`
+ * activities, src/activities/holder-only.ts), and the call goes to the holder's own queue as before; after a miss,
+ * later calls for the same holder go there directly. Each try is a single attempt, never retried blindly.
  */
 function holderTries(route: EnvironmentRoute & { queue: string }, options: ActivityOptions): HolderTry[] {
   const once = { scheduleToStartTimeout: `${route.pinSeconds} seconds`, retry: { maximumAttempts: 1 } };
   const pinned: HolderTry = { options: { ...options, ...once, taskQueue: route.queue }, eager: false };
-  return patched(EAGER_PATCH) ? [{ options: { ...options, ...once }, eager: true }, pinned] : [pinned];
+  if (route.eagerMissed === route.queue || !patched(EAGER_PATCH)) return [pinned];
+  return [{ options: { ...options, ...once }, eager: true }, pinned];
 }
 
 interface HolderTry {
   options: ActivityOptions;
-  /** On the workflow's queue: the input names the holder, and another worker answers misrouted. */
+  /** On the workflow's queue, through the `...OnHolder` activity that names the holder. */
   eager: boolean;
 }
 
+/** The worker the lost attempt's last heartbeat named is the one whose own queue is `queue`. */
+function heartbeatFrom(failure: TimeoutFailure, queue: string): boolean {
+  const worker = (failure.lastHeartbeatDetails as { worker?: unknown } | undefined)?.worker;
+  return typeof worker === 'string' && queue.endsWith(`@${worker}`);
+}
+
+/** A worker from before the `...OnHolder` activities took the eager try: it ran nothing. */
+function notRegistered(err: ActivityFailure): boolean {
+  return err.cause instanceof ApplicationFailure && err.cause.type === 'NotFoundError';
+}
+
 /**
- * Runs a call for the worker holding the task's environment (`call`), trying the places `holderTries` gives. Returns
- * undefined when that worker is gone (no worker picked the call up in time, or the call started and its worker was
- * lost and `rerunLost` allows another try elsewhere): the caller then sends it to the shared queue.
+ * Runs a call for the worker holding the task's environment (`call`, told whether this is the eager try), trying
+ * the places `holderTries` gives. Returns undefined when that worker is gone (no worker picked the call up in time,
+ * or the holder was lost during it and `rerunLost` allows another try elsewhere): the caller then sends it to the
+ * shared queue. A lost call that may have run and must not run twice is thrown, for the caller to report.
  */
 export async function onHolder<T>(
   route: EnvironmentRoute,
   options: ActivityOptions,
-  call: (options: ActivityOptions, holder: string | undefined) => Promise<T | 'misrouted'>,
+  call: (options: ActivityOptions, eager: boolean) => Promise<T | 'misrouted'>,
   rerunLost: boolean,
 ): Promise<T | undefined> {
   if (!route.queue) return undefined;
-  for (const attempt of holderTries({ ...route, queue: route.queue }, options)) {
+  const holder = route.queue;
+  for (const attempt of holderTries({ ...route, queue: holder }, options)) {
     try {
-      const out = await call(attempt.options, attempt.eager ? route.queue : undefined);
+      const out = await call(attempt.options, attempt.eager);
       if (out !== 'misrouted') return out;
+      route.eagerMissed = holder;
     } catch (err) {
-      if (!(err instanceof ActivityFailure) || !(err.cause instanceof TimeoutFailure)) throw err;
-      // Not picked up on the workflow's queue in time: the holder's own queue may still answer.
-      if (attempt.eager && neverStarted(err)) continue;
+      if (!(err instanceof ActivityFailure)) throw err;
+      if (attempt.eager && notRegistered(err)) continue;
+      if (!(err.cause instanceof TimeoutFailure)) throw err;
+      const started = !neverStarted(err);
+      // On the workflow's queue a lost attempt may have been another worker's, before it answered misrouted: only
+      // a heartbeat from the holder proves the holder is gone. Otherwise its own queue decides; a call that may have
+      // started on it is still never run twice.
+      if (attempt.eager && !(started && heartbeatFrom(err.cause, holder))) {
+        if (started && !rerunLost) throw err;
+        continue;
+      }
       route.queue = undefined;
-      if (!neverStarted(err) && !rerunLost) throw err;
+      if (started && !rerunLost) throw err;
       return undefined;
     }
   }
@@ -92,15 +119,15 @@ export async function runRouted(
 ): Promise<RunToolOutput> {
   const shared = proxyActivities<AgentActivities>(options);
   if (!patched(ROUTING_PATCH)) return shared.runTool(input);
+  const holder = route.queue;
   const held = await onHolder(
     route,
     options,
-    async (opts, holder) => {
-      const out = await proxyActivities<AgentActivities>(opts).runTool({
-        ...input,
-        environmentExpected: true,
-        ...(holder ? { holder } : {}),
-      });
+    async (opts, eager) => {
+      const acts = proxyActivities<AgentActivities>(opts);
+      const out = eager
+        ? await acts.runToolOnHolder({ ...input, environmentExpected: true, holder })
+        : await acts.runTool({ ...input, environmentExpected: true });
       return out.status === 'misrouted' ? 'misrouted' : out;
     },
     meta?.sideEffects !== 'changes-world',

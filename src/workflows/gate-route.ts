@@ -26,12 +26,11 @@ export async function assessRouted(
     ? await onHolder(
         route,
         options,
-        async (opts, holder) => {
-          const out = await proxyActivities<AgentActivities>(opts).assessCall({
-            ...input,
-            environmentExpected: true,
-            ...(holder ? { holder } : {}),
-          });
+        async (opts, eager) => {
+          const acts = proxyActivities<AgentActivities>(opts);
+          const out = eager
+            ? await acts.assessCallOnHolder({ ...input, environmentExpected: true, holder: route.queue })
+            : await acts.assessCall({ ...input, environmentExpected: true });
           return out.misrouted ? 'misrouted' : out;
         },
         true,

@@ -1,20 +1,31 @@
-// Workflow for test/environment-eager.test.ts (workflow-safe): one environment call through the real routing code.
-import type { RunToolInput, RunToolOutput } from '../../src/common/activity-contract.js';
+// Workflow for test/environment-eager.test.ts (workflow-safe): environment calls through the real routing code.
+import { ActivityFailure } from '@temporalio/workflow';
+import type { RunToolInput } from '../../src/common/activity-contract.js';
+import type { SideEffects } from '../../src/common/tool-definition.js';
 import type { ToolMeta } from '../../src/common/types.js';
 import { runRouted, type EnvironmentRoute } from '../../src/workflows/environment-route.js';
 
-const TERMINAL: ToolMeta = {
-  emoji: '💻',
-  parallelSafe: false,
-  sideEffects: 'changes-world',
-  environment: true,
-  timeoutSeconds: 30,
-};
-
-export async function routedCall(
+/** Each call's result, or `lost` when it was reported as lost (a world-changing call that may have run). */
+export async function routedCalls(
   route: EnvironmentRoute,
-  input: RunToolInput,
-): Promise<{ out: RunToolOutput; route: EnvironmentRoute }> {
-  const out = await runRouted(route, { startToCloseTimeout: '30 seconds' }, TERMINAL, input);
-  return { out, route };
+  inputs: RunToolInput[],
+  sideEffects: SideEffects,
+): Promise<{ results: string[]; route: EnvironmentRoute }> {
+  const meta: ToolMeta = { emoji: '💻', parallelSafe: false, sideEffects, environment: true, timeoutSeconds: 30 };
+  const results: string[] = [];
+  for (const input of inputs) {
+    try {
+      const out = await runRouted(
+        route,
+        { startToCloseTimeout: '30 seconds', heartbeatTimeout: '1 second' },
+        meta,
+        input,
+      );
+      results.push(out.result);
+    } catch (err) {
+      if (!(err instanceof ActivityFailure)) throw err;
+      results.push('lost');
+    }
+  }
+  return { results, route };
 }

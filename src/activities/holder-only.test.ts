@@ -1,0 +1,62 @@
+// The eager try of a call meant for the worker holding a task's environment (`...OnHolder` activities) runs only on
+// the worker it names; any other answers misrouted and runs nothing. Activity context: Temporal's
+// MockActivityEnvironment; the tool and the gate are the real activities.
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { describe, expect, it } from 'vitest';
+import { parseConfig } from '../config/config.js';
+import { Hooks } from '../registry/hooks.js';
+import { ToolRegistry } from '../registry/registry.js';
+import { recordingLogger } from '../../test/support/recording-logger.js';
+import { createGateActivities } from './gate.js';
+import { holderActivities } from './holder-only.js';
+import { createToolActivities } from './tools.js';
+
+function setUp() {
+  const ran: string[] = [];
+  const registry = new ToolRegistry();
+  registry.register({
+    name: 'act',
+    toolset: 't',
+    description: '',
+    schema: { type: 'object', properties: { what: { type: 'string' } } },
+    handler: (args: { what?: string }) => {
+      ran.push(args.what ?? '');
+      return JSON.stringify({ did: args.what });
+    },
+    gate: (args: { what?: string }) => ({ text: `echo ${args.what ?? ''}` }),
+    sideEffects: 'changes-world',
+  });
+  const deps = { registry, hooks: new Hooks(), log: recordingLogger(), config: parseConfig({}), workerQueue: 'q@me' };
+  const acts = {
+    runTool: createToolActivities(deps).runTool,
+    assessCall: createGateActivities({ ...deps, configFile: '/nonexistent/config.yaml' }).assessCall,
+  };
+  return { ran, ...holderActivities('q@me', acts) };
+}
+
+const call = { name: 'act', args: '{"what":"x"}', callId: 'c1', taskId: 't1', cwd: '/tmp' };
+
+describe('a call for the holding worker', () => {
+  it('runs nothing on another worker, or where no holder is named', async () => {
+    const s = setUp();
+    const env = new MockActivityEnvironment();
+    for (const holder of ['q@other', undefined]) {
+      expect(await env.run(s.runToolOnHolder, { ...call, holder })).toEqual({ status: 'misrouted', result: '' });
+      // Judged nothing: were it ever read as a verdict, it would refuse the call, not let it through.
+      expect(await env.run(s.assessCallOnHolder, { ...call, holder })).toMatchObject({
+        misrouted: true,
+        dangerous: true,
+        tier: 'hardline',
+      });
+    }
+    expect(s.ran).toEqual([]);
+  });
+
+  it('runs and judges on the worker it names', async () => {
+    const s = setUp();
+    const env = new MockActivityEnvironment();
+    expect(await env.run(s.runToolOnHolder, { ...call, holder: 'q@me' })).toMatchObject({ status: 'ok' });
+    expect(await env.run(s.assessCallOnHolder, { ...call, holder: 'q@me' })).toMatchObject({ command: 'echo x' });
+    expect(s.ran).toEqual(['x']);
+  });
+});

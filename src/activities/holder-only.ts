@@ -1,0 +1,54 @@
+// The eager try of a call meant for the worker holding a task's environment (src/workflows/environment-route.ts):
+// scheduled on the run's own queue, it may reach another worker, which must run nothing. Worker-only.
+import type { RunToolInput, RunToolOutput } from '../common/activity-contract.js';
+import type { AssessCallInput, CallAssessment } from '../common/approval-types.js';
+
+/** What a worker that does not hold the environment answers to a call: nothing ran. */
+export const NOT_RUN: RunToolOutput = { status: 'misrouted', result: '' };
+
+/**
+ * What it answers to a gate check: nothing was judged. The workflow never takes it for a verdict (it goes on to the
+ * holder); were it ever read as one, it refuses the call rather than letting it through.
+ */
+export const NOT_JUDGED: CallAssessment = {
+  misrouted: true,
+  command: '',
+  dangerous: true,
+  tier: 'hardline',
+  findings: [
+    { rule: 'misrouted', tier: 'hardline', description: 'not judged: reached a worker without the environment' },
+  ],
+  mode: 'manual',
+  timeoutSeconds: 0,
+  notify: false,
+};
+
+/** `fn` on the worker whose own queue is the input's `holder`; anywhere else (or with no holder named), `notHere`. */
+function holderOnly<I extends { holder?: string }, O>(
+  ownQueue: string | undefined,
+  fn: (input: I) => Promise<O>,
+  notHere: O,
+): (input: I) => Promise<O> {
+  return async (input) => (input.holder !== undefined && input.holder === ownQueue ? fn(input) : notHere);
+}
+
+/**
+ * The activities of the eager try, under their own names: a worker from before them does not have them and fails the
+ * try with NotFoundError instead of running the call, and workflow code from before them cannot mistake their answer
+ * for a result when it replays.
+ */
+export function holderActivities(
+  ownQueue: string | undefined,
+  acts: {
+    runTool(input: RunToolInput): Promise<RunToolOutput>;
+    assessCall(input: AssessCallInput): Promise<CallAssessment>;
+  },
+): {
+  runToolOnHolder(input: RunToolInput): Promise<RunToolOutput>;
+  assessCallOnHolder(input: AssessCallInput): Promise<CallAssessment>;
+} {
+  return {
+    runToolOnHolder: holderOnly(ownQueue, (i: RunToolInput) => acts.runTool(i), NOT_RUN),
+    assessCallOnHolder: holderOnly(ownQueue, (i: AssessCallInput) => acts.assessCall(i), NOT_JUDGED),
+  };
+}
