@@ -15,8 +15,8 @@ const ms = (t: { seconds?: unknown; nanos?: number | null } | null | undefined):
 
 type HistoryEvent = NonNullable<Awaited<ReturnType<WorkflowHandle['fetchHistory']>>['events']>[number];
 
-/** Milliseconds from each `type` activity's ActivityTaskStarted to its ActivityTaskCompleted, in history order. */
-export function activitySpans(events: readonly HistoryEvent[], type: string): number[] {
+/** Milliseconds from each `types` activity's ActivityTaskStarted to its ActivityTaskCompleted, in history order. */
+export function activitySpans(events: readonly HistoryEvent[], ...types: string[]): number[] {
   const scheduled = new Set<string>();
   const started = new Map<string, number>();
   const spans: number[] = [];
@@ -24,7 +24,7 @@ export function activitySpans(events: readonly HistoryEvent[], type: string): nu
     const sch = e.activityTaskScheduledEventAttributes;
     const s = e.activityTaskStartedEventAttributes;
     const c = e.activityTaskCompletedEventAttributes;
-    if (sch?.activityType?.name === type) scheduled.add(String(e.eventId));
+    if (types.includes(sch?.activityType?.name ?? '')) scheduled.add(String(e.eventId));
     if (s && scheduled.has(String(s.scheduledEventId))) started.set(String(s.scheduledEventId), ms(e.eventTime));
     const begun = c ? started.get(String(c.scheduledEventId)) : undefined;
     if (begun !== undefined) spans.push(ms(e.eventTime) - begun);
@@ -64,7 +64,8 @@ export async function toolActivity(
     );
     if (model.errors.length > 0) throw new Error(model.errors.join('; '));
     const events = (await env.client.workflow.getHandle(id).fetchHistory()).events ?? [];
-    const durations = activitySpans(events, 'runTool');
+    // An environment call runs as runToolOnHolder when the worker running the workflow holds the environment.
+    const durations = activitySpans(events, 'runTool', 'runToolOnHolder');
     if (durations.length !== calls + warmup)
       throw new Error(`expected ${calls + warmup} ${call.name} activities in the history, found ${durations.length}`);
     const tools = durations.slice(warmup);
