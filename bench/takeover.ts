@@ -3,6 +3,7 @@
 // after the kill; prints the gap from the kill to the run's next progress (a model request, necessarily from another
 // worker) and where the time went. Run: npm run bench:takeover [-- --only standby|restart]
 import { spawn, type ChildProcess } from 'node:child_process';
+import { callActivity } from '../src/common/activity-contract.js';
 import { randomInt, randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
@@ -60,7 +61,7 @@ async function pending(workflowId: string): Promise<Pending[]> {
     .filter((a) => a.state === 2 /* STARTED */ && pidOfIdentity(a.lastWorkerIdentity ?? '') > 0)
     .map((a) => ({
       pid: pidOfIdentity(a.lastWorkerIdentity ?? ''),
-      activity: a.activityType?.name ?? '?',
+      activity: callActivity(a.activityType?.name ?? '?'),
       attempt: a.attempt ?? 1,
       startedAt: Number(a.lastStartedTime?.seconds ?? 0) * 1000 + Math.floor((a.lastStartedTime?.nanos ?? 0) / 1e6),
     }));

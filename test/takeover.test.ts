@@ -9,6 +9,7 @@ import { expect, inject, it } from 'vitest';
 import type { AgentResult } from '../src/common/types.js';
 import { until } from './support/cli.js';
 import { findBrowser } from '../src/browser/find-browser.js';
+import { callActivity } from '../src/common/activity-contract.js';
 import { startScriptedModel } from './support/scripted-model.js';
 import { workerEnv, workerProcessSuite } from './support/worker-process.js';
 
@@ -54,7 +55,9 @@ it('a standby worker takes over the run of a worker SIGKILLed during a command; 
   let runningOn = 0;
   await until('the command to show as running on a worker', async () => {
     const desc = await handle.describe();
-    const tool = desc.raw.pendingActivities?.find((p) => p.activityType?.name === 'runTool' && p.state === 2);
+    const tool = desc.raw.pendingActivities?.find(
+      (p) => callActivity(p.activityType?.name ?? '') === 'runTool' && p.state === 2,
+    );
     runningOn = pidOf(tool?.lastWorkerIdentity);
     return byPid.has(runningOn);
   });
@@ -99,8 +102,10 @@ it('a standby worker takes over the run of a worker SIGKILLed during a command; 
   const scheduled = events
     .filter((e) => e.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED)
     .map((e) => e.activityTaskScheduledEventAttributes!)
-    .filter((s) => ['callModel', 'assessCall', 'runTool'].includes(s.activityType?.name ?? ''));
-  expect(new Set(scheduled.map((s) => s.activityType?.name))).toEqual(new Set(['callModel', 'assessCall', 'runTool']));
+    .filter((s) => ['callModel', 'assessCall', 'runTool'].includes(callActivity(s.activityType?.name ?? '')));
+  expect(new Set(scheduled.map((s) => callActivity(s.activityType?.name ?? '')))).toEqual(
+    new Set(['callModel', 'assessCall', 'runTool']),
+  );
   for (const s of scheduled)
     expect([s.activityType?.name, Number(s.heartbeatTimeout?.seconds ?? 0)]).toEqual([s.activityType?.name, 2]);
   await survivor.kill('SIGTERM');

@@ -121,3 +121,8 @@ export interface AgentActivities {
   /** Full-text search over past runs' transcripts. */
   searchSessions(input: { query: string; limit: number; excludeWorkflowId?: string }): Promise<{ result: string }>;
 }
+
+/** The activity a call is, whichever way it was tried: `runToolOnHolder` (the eager try) is a `runTool` call. */
+export function callActivity(activityType: string): string {
+  return activityType.replace(/OnHolder$/, '');
+}

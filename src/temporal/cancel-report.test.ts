@@ -8,7 +8,8 @@ describe('cancelledCalls', () => {
   it('tells stopped, finished and unconfirmed tool calls apart', () => {
     const events = [
       { eventId: 5, activityTaskScheduledEventAttributes: { activityType: { name: 'runTool' } } },
-      { eventId: 6, activityTaskScheduledEventAttributes: { activityType: { name: 'runTool' } } },
+      // The eager try of an environment call is reported as the runTool call it is.
+      { eventId: 6, activityTaskScheduledEventAttributes: { activityType: { name: 'runToolOnHolder' } } },
       { eventId: 7, activityTaskScheduledEventAttributes: { activityType: { name: 'runTool' } } },
       { eventId: 8, activityTaskScheduledEventAttributes: { activityType: { name: 'callModel' } } },
       { eventId: 12, activityTaskCancelRequestedEventAttributes: { scheduledEventId: 5 } },

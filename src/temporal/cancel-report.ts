@@ -1,6 +1,7 @@
 // Cancels a run and reports, from its history, whether each running tool call confirmed that it stopped. Worker-only.
 import type { Client } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
+import { callActivity } from '../common/activity-contract.js';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
@@ -36,7 +37,7 @@ export function cancelledCalls(events: HistoryEvent[]): StoppedCall[] {
   for (const e of events) {
     const id = Number(e.eventId);
     const scheduled = e.activityTaskScheduledEventAttributes;
-    if (scheduled) types.set(id, scheduled.activityType?.name ?? '?');
+    if (scheduled) types.set(id, callActivity(scheduled.activityType?.name ?? '?'));
     const cancel = e.activityTaskCancelRequestedEventAttributes;
     if (cancel) asked.add(Number(cancel.scheduledEventId));
     const c = e.activityTaskCanceledEventAttributes;

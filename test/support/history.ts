@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import type { Client } from '@temporalio/client';
 import { execFileSync } from 'node:child_process';
 import { findTemporalBinary } from '../../src/temporal/temporal-bin.js';
+import { callActivity } from '../../src/common/activity-contract.js';
 
 export const historiesDir = fileURLToPath(new URL('../histories/', import.meta.url));
 
@@ -56,7 +57,7 @@ function millis(t: { seconds?: unknown; nanos?: number | null } | null | undefin
   return Number(t?.seconds ?? 0) * 1000 + Math.floor((t?.nanos ?? 0) / 1e6);
 }
 
-/** Start and close time of every activity of the given type, in the order they were scheduled. */
+/** Start and close time of every activity of the given type (its eager try included), in the order scheduled. */
 export async function activityWindows(client: Client, workflowId: string, activityType: string): Promise<Window[]> {
   const history = await client.workflow.getHandle(workflowId).fetchHistory();
   const scheduled = new Map<number, string>();
@@ -65,7 +66,7 @@ export async function activityWindows(client: Client, workflowId: string, activi
   for (const e of history.events ?? []) {
     const id = Number(e.eventId);
     if (e.activityTaskScheduledEventAttributes)
-      scheduled.set(id, e.activityTaskScheduledEventAttributes.activityType?.name ?? '');
+      scheduled.set(id, callActivity(e.activityTaskScheduledEventAttributes.activityType?.name ?? ''));
     if (e.activityTaskStartedEventAttributes)
       started.set(Number(e.activityTaskStartedEventAttributes.scheduledEventId), millis(e.eventTime));
     const closed =
