@@ -1,8 +1,7 @@
 // A call for the worker holding a task's environment is first scheduled on the workflow's own queue, where Temporal
 // hands it to the worker completing the workflow task at once (eager dispatch). There, on the holder, it runs in
 // one activity; on another worker it runs nothing and goes to the holder's queue, and later calls go there directly.
-// A worker from before this change, or one lost before it answered, never runs it and never makes the run drop a
-// live holder. Real routing code and the real holder check on the dev server; `runTool` stands in for the tools.
+// A worker from before this change runs nothing; a try lost after it started counts as the holder lost. Real routing code and the real holder check on the dev server; `runTool` stands in for the tools.
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
@@ -129,30 +128,18 @@ describe('calls for the worker holding the environment', () => {
     expect(r.scheduled).toEqual(['runToolOnHolder on workflow queue', 'runTool on other']);
   });
 
-  it('a worker lost before it answered does not make the run drop a live holder', async () => {
-    // World-changing: the call may have started, so it is reported lost, never run again; the route stays.
-    const changing = await run({ holderRunsWorkflow: false, workflowWorker: 'lost-silent' });
+  it('a try lost after it started counts as the holder lost: never run again, the route dropped at once', async () => {
+    // World-changing: it may have partly run, so it is reported lost and run nowhere else.
+    const changing = await run({ holderRunsWorkflow: true, workflowWorker: 'lost-silent' });
     expect(changing.results).toEqual(['lost']);
     expect(changing.ran).toEqual([]);
-    expect(changing.route.queue).toBe(changing.holder);
-    // Safe: the holder's own queue runs it.
-    const safe = await run({ holderRunsWorkflow: false, workflowWorker: 'lost-silent', sideEffects: 'idempotent' });
-    expect(safe.results).toEqual(['other']);
-    expect(safe.route.queue).toBe(safe.holder);
-  });
-
-  it('a holder lost during the call (its heartbeat names it) is dropped at once', async () => {
-    const changing = await run({ holderRunsWorkflow: true, workflowWorker: 'lost-after-heartbeat' });
-    expect(changing.results).toEqual(['lost']);
     expect(changing.route.queue).toBeUndefined();
     // Safe: straight to the shared queue (where a real worker makes a new environment), not to the lost one's queue.
-    const safe = await run({
-      holderRunsWorkflow: true,
-      workflowWorker: 'lost-after-heartbeat',
-      sideEffects: 'idempotent',
-    });
-    expect(safe.results).toEqual(['wf']);
-    expect(safe.scheduled).toEqual(['runToolOnHolder on workflow queue', 'runTool on workflow queue']);
-    expect(safe.route.queue).toBeUndefined();
+    for (const workflowWorker of ['lost-silent', 'lost-after-heartbeat'] as const) {
+      const safe = await run({ holderRunsWorkflow: true, workflowWorker, sideEffects: 'idempotent' });
+      expect(safe.results).toEqual(['wf']);
+      expect(safe.scheduled).toEqual(['runToolOnHolder on workflow queue', 'runTool on workflow queue']);
+      expect(safe.route.queue).toBeUndefined();
+    }
   });
 });

@@ -55,12 +55,6 @@ interface HolderTry {
   eager: boolean;
 }
 
-/** The worker the lost attempt's last heartbeat named is the one whose own queue is `queue`. */
-function heartbeatFrom(failure: TimeoutFailure, queue: string): boolean {
-  const worker = (failure.lastHeartbeatDetails as { worker?: unknown } | undefined)?.worker;
-  return typeof worker === 'string' && queue.endsWith(`@${worker}`);
-}
-
 /** A worker from before the `...OnHolder` activities took the eager try: it ran nothing. */
 function notRegistered(err: ActivityFailure): boolean {
   return err.cause instanceof ApplicationFailure && err.cause.type === 'NotFoundError';
@@ -90,13 +84,11 @@ export async function onHolder<T>(
       if (attempt.eager && notRegistered(err)) continue;
       if (!(err.cause instanceof TimeoutFailure)) throw err;
       const started = !neverStarted(err);
-      // On the workflow's queue a lost attempt may have been another worker's, before it answered misrouted: only
-      // a heartbeat from the holder proves the holder is gone. Otherwise its own queue decides; a call that may have
-      // started on it is still never run twice.
-      if (attempt.eager && !(started && heartbeatFrom(err.cause, holder))) {
-        if (started && !rerunLost) throw err;
-        continue;
-      }
+      // Not picked up on the workflow's queue in time: the holder's own queue may still answer.
+      if (attempt.eager && !started) continue;
+      // Lost after it started, on the workflow's queue as on the holder's own: read as the holder's loss. Another
+      // worker answers misrouted at once (and gets the eager try only until the first miss), while the holder can die
+      // at any moment of a call, before its first heartbeat too: dropping the route keeps takeover fast.
       route.queue = undefined;
       if (started && !rerunLost) throw err;
       return undefined;
