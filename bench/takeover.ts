@@ -3,13 +3,13 @@
 // after the kill; prints the gap from the kill to the run's next progress (a model request, necessarily from another
 // worker) and where the time went. Run: npm run bench:takeover [-- --only standby|restart]
 import { spawn, type ChildProcess } from 'node:child_process';
-import { callActivity } from '../src/common/activity-contract.js';
 import { randomInt, randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
+import { callActivity } from '../src/common/activity-contract.js';
 import { freePort, startDevServer } from '../src/temporal/dev-server.js';
 import { startScriptedModel, type Step } from '../test/support/scripted-model.js';
 import { fmt, machine, summary } from './stats.js';

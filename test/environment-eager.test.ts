@@ -1,7 +1,8 @@
 // A call for the worker holding a task's environment is first scheduled on the workflow's own queue, where Temporal
 // hands it to the worker completing the workflow task at once (eager dispatch). There, on the holder, it runs in
 // one activity; on another worker it runs nothing and goes to the holder's queue, and later calls go there directly.
-// A worker from before this change runs nothing; a try lost after it started counts as the holder lost. Real routing code and the real holder check on the dev server; `runTool` stands in for the tools.
+// A worker from before this change runs nothing; a try lost after it started counts as the holder lost. Real
+// routing code and the real holder check on the dev server; `runTool` stands in for the tools.
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';

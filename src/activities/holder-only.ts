@@ -4,13 +4,13 @@ import type { RunToolInput, RunToolOutput } from '../common/activity-contract.js
 import type { AssessCallInput, CallAssessment } from '../common/approval-types.js';
 
 /** What a worker that does not hold the environment answers to a call: nothing ran. */
-export const NOT_RUN: RunToolOutput = { status: 'misrouted', result: '' };
+const NOT_RUN: RunToolOutput = { status: 'misrouted', result: '' };
 
 /**
  * What it answers to a gate check: nothing was judged. The workflow never takes it for a verdict (it goes on to the
  * holder); were it ever read as one, it refuses the call rather than letting it through.
  */
-export const NOT_JUDGED: CallAssessment = {
+const NOT_JUDGED: CallAssessment = {
   misrouted: true,
   command: '',
   dangerous: true,

@@ -1,3 +1,4 @@
+// Playwright is loaded once per process, and only where a browser could be launched.
 import { expect, it } from 'vitest';
 import { playwright, preloadPlaywright } from './playwright-module.js';
 

@@ -42,17 +42,17 @@ const EAGER_PATCH = 'environment-calls-eager';
  * activities, src/activities/holder-only.ts), and the call goes to the holder's own queue as before; after a miss,
  * later calls for the same holder go there directly. Each try is a single attempt, never retried blindly.
  */
-function holderTries(route: EnvironmentRoute & { queue: string }, options: ActivityOptions): HolderTry[] {
+function holderTries(route: EnvironmentRoute, holder: string, options: ActivityOptions): HolderTry[] {
   const once = { scheduleToStartTimeout: `${route.pinSeconds} seconds`, retry: { maximumAttempts: 1 } };
-  const pinned: HolderTry = { options: { ...options, ...once, taskQueue: route.queue }, eager: false };
-  if (route.eagerMissed === route.queue || !patched(EAGER_PATCH)) return [pinned];
-  return [{ options: { ...options, ...once }, eager: true }, pinned];
+  const pinned: HolderTry = { options: { ...options, ...once, taskQueue: holder } };
+  if (route.eagerMissed === holder || !patched(EAGER_PATCH)) return [pinned];
+  return [{ options: { ...options, ...once }, holder }, pinned];
 }
 
 interface HolderTry {
   options: ActivityOptions;
-  /** On the workflow's queue, through the `...OnHolder` activity that names the holder. */
-  eager: boolean;
+  /** The eager try, on the workflow's queue: the `...OnHolder` activity is told which worker holds it. */
+  holder?: string;
 }
 
 /** A worker from before the `...OnHolder` activities took the eager try: it ran nothing. */
@@ -61,7 +61,7 @@ function notRegistered(err: ActivityFailure): boolean {
 }
 
 /**
- * Runs a call for the worker holding the task's environment (`call`, told whether this is the eager try), trying
+ * Runs a call for the worker holding the task's environment (`call`, given the holder on the eager try), trying
  * the places `holderTries` gives. Returns undefined when that worker is gone (no worker picked the call up in time,
  * or the holder was lost during it and `rerunLost` allows another try elsewhere): the caller then sends it to the
  * shared queue. A lost call that may have run and must not run twice is thrown, for the caller to report.
@@ -69,23 +69,24 @@ function notRegistered(err: ActivityFailure): boolean {
 export async function onHolder<T>(
   route: EnvironmentRoute,
   options: ActivityOptions,
-  call: (options: ActivityOptions, eager: boolean) => Promise<T | 'misrouted'>,
+  call: (options: ActivityOptions, holder: string | undefined) => Promise<T | 'misrouted'>,
   rerunLost: boolean,
 ): Promise<T | undefined> {
-  if (!route.queue) return undefined;
   const holder = route.queue;
-  for (const attempt of holderTries({ ...route, queue: holder }, options)) {
+  if (!holder) return undefined;
+  for (const attempt of holderTries(route, holder, options)) {
+    const eager = attempt.holder !== undefined;
     try {
-      const out = await call(attempt.options, attempt.eager);
+      const out = await call(attempt.options, attempt.holder);
       if (out !== 'misrouted') return out;
       route.eagerMissed = holder;
     } catch (err) {
       if (!(err instanceof ActivityFailure)) throw err;
-      if (attempt.eager && notRegistered(err)) continue;
+      if (eager && notRegistered(err)) continue;
       if (!(err.cause instanceof TimeoutFailure)) throw err;
       const started = !neverStarted(err);
       // Not picked up on the workflow's queue in time: the holder's own queue may still answer.
-      if (attempt.eager && !started) continue;
+      if (eager && !started) continue;
       // Lost after it started, on the workflow's queue as on the holder's own: read as the holder's loss. Another
       // worker answers misrouted at once (and gets the eager try only until the first miss), while the holder can die
       // at any moment of a call, before its first heartbeat too: dropping the route keeps takeover fast.
@@ -111,13 +112,12 @@ export async function runRouted(
 ): Promise<RunToolOutput> {
   const shared = proxyActivities<AgentActivities>(options);
   if (!patched(ROUTING_PATCH)) return shared.runTool(input);
-  const holder = route.queue;
   const held = await onHolder(
     route,
     options,
-    async (opts, eager) => {
+    async (opts, holder) => {
       const acts = proxyActivities<AgentActivities>(opts);
-      const out = eager
+      const out = holder
         ? await acts.runToolOnHolder({ ...input, environmentExpected: true, holder })
         : await acts.runTool({ ...input, environmentExpected: true });
       return out.status === 'misrouted' ? 'misrouted' : out;

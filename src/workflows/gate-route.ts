@@ -26,10 +26,10 @@ export async function assessRouted(
     ? await onHolder(
         route,
         options,
-        async (opts, eager) => {
+        async (opts, holder) => {
           const acts = proxyActivities<AgentActivities>(opts);
-          const out = eager
-            ? await acts.assessCallOnHolder({ ...input, environmentExpected: true, holder: route.queue })
+          const out = holder
+            ? await acts.assessCallOnHolder({ ...input, environmentExpected: true, holder })
             : await acts.assessCall({ ...input, environmentExpected: true });
           return out.misrouted ? 'misrouted' : out;
         },
