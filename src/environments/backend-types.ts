@@ -24,7 +24,7 @@ export interface BackendDefinition<S = unknown> {
   /** Why the backend cannot be used here (missing credentials or binary), or undefined when it can. */
   unavailable?(settings: S): string | undefined;
   /** Checked once when the worker starts: throws a one-line configuration error, or returns warnings to show. */
-  preflight?(settings: S): string[];
+  preflight?(settings: S): string[] | Promise<string[]>;
   create(settings: S, ctx: BackendContext): Transport;
   /** Removes what dead workers left behind (containers, instances); returns how many were removed. */
   cleanup?(settings: S, ctx: Omit<BackendContext, 'taskId' | 'hostCwd'>): Promise<number>;

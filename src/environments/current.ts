@@ -21,7 +21,7 @@ export async function configureEnvironments(
 ): Promise<EnvironmentManager> {
   const { definition, settings } = await resolveBackend(terminal);
   await checkTerminalSections(terminal);
-  const warnings = definition.preflight?.(settings) ?? [];
+  const warnings = (await definition.preflight?.(settings)) ?? [];
   for (const w of warnings) log.warn({ backend: definition.name }, w);
   const old = current;
   current = new EnvironmentManager({

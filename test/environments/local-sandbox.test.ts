@@ -1,53 +1,19 @@
 // The local backend's bubblewrap sandbox, for real: writes outside the allowed paths fail with the real error,
-// nothing outside can be signalled, setsid children die with their command, network off, and the start-up checks.
+// nothing outside can be signalled, setsid children die with their command, and the start-up checks (the network:
+// local-task-network.test.ts).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/config/config.js';
-import { configureEnvironments, environmentManager } from '../../src/environments/current.js';
-import { registry } from '../../src/registry/index.js';
-import '../../src/tools/terminal.js';
-import '../../src/tools/process.js';
+import { environmentManager } from '../../src/environments/current.js';
 import { until } from '../support/cli.js';
-import { recordingLogger } from '../support/recording-logger.js';
+import { call as callIn, configure, dir, hostProcesses, type Result } from '../support/local-sandbox.js';
 
-type Result = Record<string, unknown> & {
-  exit_code?: number | null;
-  output?: string;
-  error?: string;
-  sandbox?: string;
-};
-
-const dir = (prefix: string, parent = tmpdir()): string => realpathSync(mkdtempSync(join(parent, prefix)));
 let cwd = dir('tether-sbx-');
 let n = 0;
 const task = (): string => `sbx-${process.pid}-${++n}`;
-const call = async (tool: string, taskId: string, args: object): Promise<Result> =>
-  JSON.parse(await registry.dispatch(tool, JSON.stringify(args), { taskId, cwd })) as Result;
+const call = (tool: string, taskId: string, args: object): Promise<Result> => callIn(tool, taskId, cwd, args);
 const sh = (taskId: string, args: object): Promise<Result> => call('terminal', taskId, args);
-
-async function configure(local: unknown): Promise<ReturnType<typeof recordingLogger>> {
-  const log = recordingLogger();
-  await configureEnvironments(parseConfig({ terminal: { backend: 'local', local } }).terminal, log);
-  return log;
-}
-
-/** Host pids of processes whose command line holds `marker` (seen from outside any sandbox). */
-function hostProcesses(marker: string): number[] {
-  const pids: number[] = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      if (readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0').includes(marker)) pids.push(Number(name));
-    } catch {
-      // ended while we looked
-    }
-  }
-  return pids;
-}
 
 const children: ChildProcess[] = [];
 afterEach(() => {
@@ -136,29 +102,6 @@ describe('the local sandbox (bubblewrap)', () => {
     );
   });
 
-  it('network: false cuts the network (a loopback server on this machine cannot be reached); on by default', async () => {
-    let connections = 0;
-    const server: Server = createServer((s) => {
-      connections += 1;
-      s.end();
-    });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    const port = (server.address() as { port: number }).port;
-    const probe = `python3 -c "import socket; socket.create_connection(('127.0.0.1', ${port}), 5); print('connected')"`;
-    try {
-      await configure({ sandbox: { network: false } });
-      const off = await sh(task(), { command: probe });
-      expect(off.exit_code).not.toBe(0);
-      expect(off.output).toMatch(/Connection refused/);
-      expect(connections).toBe(0);
-      await configure({ sandbox: { network: true } });
-      expect((await sh(task(), { command: probe })).output).toBe('connected\n');
-      expect(connections).toBe(1);
-    } finally {
-      server.close();
-    }
-  });
-
   it("hides tether's own secrets and the configured hidden paths, and gives commands no Temporal credentials", async () => {
     // Outside /tmp: the sandbox's /tmp is its own, so a home there would be out of sight anyway.
     const home = dir('tether-sbx-home-', '/var/tmp');
@@ -185,12 +128,7 @@ describe('the local sandbox (bubblewrap)', () => {
       expect(seen.output).toMatch(/api=\[\] tls=\[\]/);
       expect(seen.output).toMatch(/planted: Permission denied/);
       expect(readdirSync(home).sort()).toEqual(['config.yaml', 'gateway']);
-      const own = JSON.parse(
-        await registry.dispatch('terminal', JSON.stringify({ command: 'echo made > here.txt && cat here.txt' }), {
-          taskId: task(),
-          cwd: inner,
-        }),
-      ) as Result;
+      const own = await callIn('terminal', task(), inner, { command: 'echo made > here.txt && cat here.txt' });
       expect(own.output).toBe('made\n');
       expect(readFileSync(join(inner, 'here.txt'), 'utf8')).toBe('made\n');
     } finally {

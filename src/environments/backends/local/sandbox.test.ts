@@ -7,7 +7,14 @@ import { bwrapArgs } from './sandbox.js';
 import { LocalSettingsSchema, locateBwrap } from './settings.js';
 
 const layout = { workdir: '/home/me/proj', tmpDir: '/tmp/tether-sandbox-x' };
-const spec = { bwrap: '/usr/bin/bwrap', network: true, writable: ['/srv/data'], hidden: [] };
+const spec = {
+  bwrap: '/usr/bin/bwrap',
+  network: true,
+  nsenter: '/usr/bin/nsenter',
+  slirp4netns: '/usr/bin/slirp4netns',
+  writable: ['/srv/data'],
+  hidden: [],
+};
 
 /** The value that follows `flag` (its first argument), for each occurrence. */
 const after = (args: string[], flag: string): string[] => args.flatMap((a, i) => (a === flag ? [args[i + 1]!] : []));
@@ -18,6 +25,7 @@ describe('terminal.local settings', () => {
     ['off', { enabled: false, network: true, writable: [], hidden: [] }],
     [false, { enabled: false, network: true, writable: [], hidden: [] }],
     ['on', { enabled: true, network: true, writable: [], hidden: [] }],
+    [{ network: 'host' }, { enabled: true, network: 'host', writable: [], hidden: [] }],
     [
       { network: false, writable: ['~/cache', '/x'], hidden: ['~/.ssh'] },
       { enabled: true, network: false, writable: [join(homedir(), 'cache'), '/x'], hidden: [join(homedir(), '.ssh')] },
@@ -45,13 +53,21 @@ describe('bwrapArgs', () => {
     expect(args).toEqual(expect.arrayContaining(['--unshare-pid', '--die-with-parent', '--proc', '--dev']));
     expect(after(args, '--cap-drop')).toEqual(['ALL']);
     expect(after(args, '--tmpfs')).toEqual(expect.arrayContaining(['/run', '/dev/shm']));
-    expect(args).not.toContain('--unshare-net');
     expect(args).not.toContain('/dev/pts');
     expect(args.slice(-3)).toEqual(['--chdir', layout.workdir, '--']);
   });
 
-  it('network off unshares it; a PTY keeps the host /dev/pts; a kill script joins a PID namespace instead of making one', () => {
-    expect(bwrapArgs({ ...spec, network: false }, layout, { pty: false })).toContain('--unshare-net');
+  it('leaves the network to the task network (never unshares it per command); mounts its resolv.conf when it has one', () => {
+    for (const network of [true, false, 'host'] as const)
+      expect(bwrapArgs({ ...spec, network }, layout, { pty: false })).not.toContain('--unshare-net');
+    const resolvConf = { file: '/tmp/tether-net-x/resolv.conf', target: '/run/systemd/resolve/stub-resolv.conf' };
+    const args = bwrapArgs(spec, { ...layout, resolvConf }, { pty: false });
+    const bound = args.findIndex((a, i) => a === '--ro-bind' && args[i + 1] === resolvConf.file);
+    expect(args[bound + 2]).toBe(resolvConf.target);
+    expect(bound).toBeGreaterThan(args.indexOf('/run'));
+  });
+
+  it('a PTY keeps the host /dev/pts; a kill script joins a PID namespace instead of making one', () => {
     expect(after(bwrapArgs(spec, layout, { pty: true }), '--dev-bind')).toEqual(['/dev/pts']);
     const joined = bwrapArgs(spec, layout, { pty: false, joinFd: 3 });
     expect(after(joined, '--pidns')).toEqual(['3']);

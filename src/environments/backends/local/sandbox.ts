@@ -9,6 +9,8 @@ interface SandboxLayout {
   workdir: string;
   /** The host directory that is the sandbox's /tmp, shared by the task's commands (carried state lives there). */
   tmpDir: string;
+  /** Mounted read-only over the machine's resolv.conf (its `target`) when the task network needs its own. */
+  resolvConf?: { file: string; target: string };
 }
 
 /** /var/run is a link to /run on most systems; where it is a directory of its own it is hidden too. */
@@ -31,6 +33,8 @@ const VAR_RUN_IS_DIR = ((): boolean => {
  *   sandbox through them. DNS through systemd-resolved keeps its directory, read-only.
  * - Its own PID namespace (`joinFd`: join a running command's instead, for tether's kill script), all
  *   capabilities dropped (as root, bwrap keeps them otherwise, and could remount `/` writable), dies with the worker.
+ * - No network setting here: the command runs in its task's network namespace (task-network.ts wraps the whole
+ *   command line), or in the machine's with `network: host`.
  */
 export function bwrapArgs(spec: SandboxSpec, layout: SandboxLayout, o: { pty: boolean; joinFd?: number }): string[] {
   const args = ['--ro-bind', '/', '/', '--dev', '/dev'];
@@ -38,6 +42,7 @@ export function bwrapArgs(spec: SandboxSpec, layout: SandboxLayout, o: { pty: bo
   args.push('--tmpfs', '/dev/shm', '--proc', '/proc', '--tmpfs', '/run');
   if (existsSync('/run/systemd/resolve')) args.push('--ro-bind', '/run/systemd/resolve', '/run/systemd/resolve');
   if (VAR_RUN_IS_DIR) args.push('--tmpfs', '/var/run');
+  if (layout.resolvConf) args.push('--ro-bind', layout.resolvConf.file, layout.resolvConf.target);
   const binds: [string, string][] = [
     [layout.tmpDir, '/tmp'],
     [layout.workdir, layout.workdir],
@@ -47,7 +52,6 @@ export function bwrapArgs(spec: SandboxSpec, layout: SandboxLayout, o: { pty: bo
   args.push(...hide(spec.hidden, binds));
   args.push(...(o.joinFd === undefined ? ['--unshare-pid'] : ['--pidns', String(o.joinFd)]));
   args.push('--unshare-ipc', '--cap-drop', 'ALL', '--die-with-parent');
-  if (!spec.network) args.push('--unshare-net');
   args.push('--chdir', layout.workdir, '--');
   return args;
 }

@@ -7,6 +7,7 @@ import { delimiter, isAbsolute, join } from 'node:path';
 import { z } from 'zod';
 import { TetherError } from '../../../common/errors.js';
 import { controlPlanePaths } from './control-plane.js';
+import { TaskNetwork, type TaskNetworkTools } from './task-network.js';
 
 const SHAPE = 'off, on, or a mapping with enabled, network, writable, hidden and bwrap';
 
@@ -20,8 +21,11 @@ const SandboxObject = z.strictObject(
   {
     /** false: commands run with the worker's own access to this machine (a warning at worker start). */
     enabled: z.boolean().default(true),
-    /** false: commands get a network namespace of their own with only loopback. */
-    network: z.boolean().default(true),
+    /**
+     * true: the outside network, without this machine's loopback (slirp4netns); false: only the task's own loopback;
+     * host: this machine's network as it is, its loopback services (the Temporal dev server) included.
+     */
+    network: z.union([z.boolean(), z.literal('host')], { error: () => 'true, false or host' }).default(true),
     /** Paths writable besides the task's working directory and the sandbox's private /tmp. */
     writable: z.array(writablePath).default([]),
     /** Paths commands cannot read (an empty directory or file in their place), e.g. ~/.ssh, ~/.aws. */
@@ -46,7 +50,12 @@ export type LocalSettings = z.infer<typeof LocalSettingsSchema>;
 /** What a sandboxed local transport needs: resolved from the settings. */
 export interface SandboxSpec {
   bwrap: string;
-  network: boolean;
+  /** See the setting; true and false give each task a network namespace of its own (task-network.ts). */
+  network: boolean | 'host';
+  /** Joins a task's network namespace. */
+  nsenter: string;
+  /** Gives it the outside network (network: true). */
+  slirp4netns: string;
   writable: string[];
   /** Shown empty inside: the configured `hidden` paths and tether's own secrets (src/environments/backends/local/control-plane.ts). */
   hidden: string[];
@@ -61,6 +70,14 @@ function executable(path: string): boolean {
   }
 }
 
+/** A program on PATH (or in /usr/sbin and /sbin, where nsenter may live); `found` false when it is not there. */
+function locate(name: string, env: NodeJS.ProcessEnv = process.env): { path: string; found: boolean } {
+  for (const dir of [...(env.PATH ?? '/usr/bin:/bin').split(delimiter), '/usr/sbin', '/sbin']) {
+    if (dir && executable(join(dir, name))) return { path: join(dir, name), found: true };
+  }
+  return { path: name, found: false };
+}
+
 /** The bwrap to run: the setting, TETHER_BWRAP, or `bwrap` on PATH; `found` false when it is not there. */
 export function locateBwrap(
   setting: string | undefined,
@@ -68,10 +85,7 @@ export function locateBwrap(
 ): { path: string; found: boolean } {
   const named = setting ?? env.TETHER_BWRAP;
   if (named) return { path: named, found: executable(named) };
-  for (const dir of (env.PATH ?? '/usr/bin:/bin').split(delimiter)) {
-    if (dir && executable(join(dir, 'bwrap'))) return { path: join(dir, 'bwrap'), found: true };
-  }
-  return { path: 'bwrap', found: false };
+  return locate('bwrap', env);
 }
 
 /** A link's target (bwrap mounts over what the path names); a path that does not exist is kept, and skipped later. */
@@ -90,6 +104,8 @@ export function sandboxSpec(settings: LocalSettings): SandboxSpec | undefined {
   return {
     bwrap: locateBwrap(s.bwrap).path,
     network: s.network,
+    nsenter: locate('nsenter').path,
+    slirp4netns: locate('slirp4netns').path,
     writable: s.writable,
     hidden: [...new Set([...controlPlanePaths(), ...s.hidden].map(realPath))],
   };
@@ -97,9 +113,10 @@ export function sandboxSpec(settings: LocalSettings): SandboxSpec | undefined {
 
 /**
  * Checked once when the worker starts. Throws a one-line configuration error (bwrap missing or unable to make a
- * sandbox here, a writable path that does not exist); returns warnings (the sandbox off, or not Linux).
+ * sandbox here, a writable path that does not exist, no task network); returns warnings (the sandbox off, not
+ * Linux, or the host's network).
  */
-export function checkLocalSettings(settings: LocalSettings): string[] {
+export async function checkLocalSettings(settings: LocalSettings): Promise<string[]> {
   const s = settings.sandbox;
   if (!s.enabled)
     return [
@@ -141,5 +158,39 @@ export function checkLocalSettings(settings: LocalSettings): string[] {
       false,
     );
   }
+  if (s.network === 'host') {
+    return [
+      "terminal.local.sandbox.network is host: commands can reach every service on this machine's loopback, the Temporal server included",
+    ];
+  }
+  await checkTaskNetwork(sandboxSpec(settings)!);
   return [];
+}
+
+/** A task network made and closed once, so a machine that cannot make one stops the worker now, with the reason. */
+async function checkTaskNetwork(spec: SandboxSpec): Promise<void> {
+  const way = "or set terminal.local.sandbox.network: false (no network) or host (this machine's, loopback included)";
+  const missing = (name: string, pkg: string): TetherError =>
+    new TetherError(
+      'Config.Invalid',
+      `terminal.local.sandbox.network: ${name} not found (not on PATH); install the package '${pkg}' (Debian/Ubuntu: apt-get install ${pkg}), ${way}`,
+      false,
+    );
+  if (!locate('nsenter').found) throw missing('nsenter', 'util-linux');
+  if (spec.network === true && !locate('slirp4netns').found) throw missing('slirp4netns', 'slirp4netns');
+  try {
+    (await TaskNetwork.open(networkTools(spec))).close();
+  } catch (err) {
+    const why = (err as Error).message.replace(/^local backend: /, '');
+    throw new TetherError('Config.Invalid', `terminal.local.sandbox.network: ${why}; ${way}`, false);
+  }
+}
+
+/** The helpers a task network of this sandbox uses: slirp4netns only for the outside network. */
+export function networkTools(spec: SandboxSpec): TaskNetworkTools {
+  return {
+    bwrap: spec.bwrap,
+    nsenter: spec.nsenter,
+    slirp4netns: spec.network === true ? spec.slirp4netns : undefined,
+  };
 }

@@ -13,10 +13,12 @@ import { COMMAND_MARK, ENV_MARK, killMarked } from './stragglers.js';
 import {
   checkLocalSettings,
   LocalSettingsSchema,
+  networkTools,
   sandboxSpec,
   type LocalSettings,
   type SandboxSpec,
 } from './settings.js';
+import { TaskNetwork } from './task-network.js';
 import {
   EnvironmentError,
   type PersistentShellSupport,
@@ -176,6 +178,8 @@ export class LocalTransport implements Transport {
   readonly capabilities = { streamsStdin: true, pty: true };
   /** The sandbox's /tmp on this machine, made by start() and removed by close(). */
   private tmpDir: string | undefined;
+  /** The task's network namespace (not with `network: host`), made by start() and ended by close(). */
+  private network: TaskNetwork | undefined;
   /** Tagged commands still running, by tag: their process (a sandbox's bwrap) id. */
   private readonly tagged = new Map<string, Promise<number | undefined>>();
   private readonly running = new Set<LocalProcess>();
@@ -221,19 +225,22 @@ export class LocalTransport implements Transport {
         `bubblewrap (${this.sandbox.bwrap}) not found; install the package 'bubblewrap', or set terminal.local.sandbox: off`,
       );
     }
-    if (this.sandbox) this.tmpDir ??= mkdtempSync(join(tmpdir(), 'tether-sandbox-'));
+    if (!this.sandbox) return;
+    this.tmpDir ??= mkdtempSync(join(tmpdir(), 'tether-sandbox-'));
+    if (this.sandbox.network !== 'host') this.network ??= await TaskNetwork.open(networkTools(this.sandbox));
   }
 
   spawn(script: string, opts: SpawnOptions & { stdin?: string } = {}): TransportProcess {
     if (!this.sandbox) return this.unsandboxed(script, opts);
     if (opts.joins !== undefined) return this.joined(script, opts.joins, opts.stdin);
-    const argv = [
+    const command = [
       this.sandbox.bwrap,
       ...bwrapArgs(this.sandbox, this.layout(), { pty: opts.pty !== undefined }),
       '/bin/sh',
       '-c',
       script,
     ];
+    const argv = this.network ? this.network.wrap(command) : command;
     const proc = opts.pty
       ? ptyProcess(argv, this.workdir, opts, sandboxEnv())
       : pipeProcess(argv, this.workdir, opts.stdin, undefined, sandboxEnv());
@@ -270,9 +277,9 @@ export class LocalTransport implements Transport {
     return proc;
   }
 
-  private layout(): { workdir: string; tmpDir: string } {
+  private layout(): { workdir: string; tmpDir: string; resolvConf?: { file: string; target: string } } {
     if (!this.tmpDir) throw new EnvironmentError('Environment.Gone', 'local', 'the sandbox was closed');
-    return { workdir: this.workdir, tmpDir: this.tmpDir };
+    return { workdir: this.workdir, tmpDir: this.tmpDir, resolvConf: this.network?.resolvConf };
   }
 
   /** Runs a helper (tether's kill script) in the PID namespace of the running command tagged `tag`. */
@@ -316,7 +323,11 @@ export class LocalTransport implements Transport {
   }
 
   async alive(): Promise<boolean> {
-    return existsSync(this.workdir) && (this.tmpDir === undefined || existsSync(this.tmpDir));
+    return (
+      existsSync(this.workdir) &&
+      (this.tmpDir === undefined || existsSync(this.tmpDir)) &&
+      (this.network === undefined || this.network.alive())
+    );
   }
 
   /** Ends every sandbox still running (and with each, every process in it), then removes the sandbox's /tmp. */
@@ -339,6 +350,8 @@ export class LocalTransport implements Transport {
     await Promise.all(procs.map((p) => p.exited.catch(() => null)));
     if (this.tmpDir) rmSync(this.tmpDir, { recursive: true, force: true });
     this.tmpDir = undefined;
+    this.network?.close();
+    this.network = undefined;
   }
 }
 

@@ -1,0 +1,49 @@
+// A task network made and closed at once (as the worker's start-up check does) leaves nothing behind: its namespace's
+// owner, its bwrap and its slirp4netns all end. Real bwrap and slirp4netns (Linux).
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { TaskNetwork } from './task-network.js';
+
+const tools = { bwrap: '/usr/bin/bwrap', nsenter: '/usr/bin/nsenter', slirp4netns: '/usr/bin/slirp4netns' };
+
+/** Whether a process is still there and not a zombie waiting to be reaped. */
+function running(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
+async function gone(pids: number[]): Promise<number[]> {
+  for (let i = 0; i < 100 && pids.some(running); i += 1) await new Promise((r) => setTimeout(r, 50));
+  return pids.filter(running);
+}
+
+describe.skipIf(!existsSync(tools.bwrap) || !existsSync(tools.slirp4netns))('TaskNetwork', () => {
+  it('ends its namespace owner even when closed the moment it was made, with or without the outside network', async () => {
+    const owners: number[] = [];
+    for (let i = 0; i < 10; i += 1) {
+      const net = await TaskNetwork.open(i % 2 ? tools : { ...tools, slirp4netns: undefined });
+      owners.push(net.owner);
+      expect(net.alive()).toBe(true);
+      net.close();
+    }
+    expect(await gone(owners)).toEqual([]);
+  });
+
+  it('runs a command line inside the namespace, whose outside is up before open returns', async () => {
+    const net = await TaskNetwork.open(tools);
+    try {
+      const argv = net.wrap(['cat', '/proc/net/dev']);
+      expect(argv.slice(-3)).toEqual(['--', 'cat', '/proc/net/dev']);
+      const devices = execFileSync(argv[0]!, argv.slice(1), { encoding: 'utf8' });
+      expect(devices).toMatch(/tap0:/);
+      expect(devices).not.toMatch(/eth0:/);
+    } finally {
+      net.close();
+    }
+    expect(net.alive()).toBe(false);
+  });
+});

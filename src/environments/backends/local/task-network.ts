@@ -1,0 +1,198 @@
+// One network namespace per task for the local sandbox: every command, background process and PTY of a task joins
+// it, so they share a loopback (a server a task starts on 127.0.0.1 is reachable by its later commands, and by no
+// other task) while this machine's loopback (the Temporal dev server, databases, the worker's own ports) is out of
+// reach. With the network on, slirp4netns gives the namespace the outside network with host loopback disabled;
+// off, it has only its own loopback. Worker-only.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { EnvironmentError } from '../../types.js';
+
+/** How long making the namespace (bwrap) and bringing up its network (slirp4netns) may take. */
+const START_MS = 10_000;
+/** slirp4netns's default guest side: its DNS forwarder sits at .3 of this network. */
+const SLIRP_DNS = '10.0.2.3';
+
+export interface TaskNetworkTools {
+  bwrap: string;
+  /** The slirp4netns binary; undefined: no outside network (only the namespace's own loopback). */
+  slirp4netns?: string;
+  nsenter: string;
+}
+
+/** Reads a child's fd until `done` says the text so far is complete; rejects when the fd closes before that. */
+function readUntil(stream: Readable, done: (text: string) => boolean, what: () => string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    const timer = setTimeout(() => finish(new Error(`${what()}: no answer within ${START_MS / 1000} s`)), START_MS);
+    const finish = (err?: Error): void => {
+      clearTimeout(timer);
+      stream.removeAllListeners('data');
+      stream.removeAllListeners('close');
+      if (err) reject(err);
+      else resolve(text);
+    };
+    stream.on('data', (c: Buffer) => {
+      text += c.toString('utf8');
+      if (done(text)) finish();
+    });
+    stream.on('close', () => (done(text) ? finish() : finish(new Error(what()))));
+    stream.on('error', () => undefined);
+  });
+}
+
+/** The last lines a helper wrote to stderr, for an error message. */
+function tail(lines: string[]): string {
+  const text = lines.join('').trim().split('\n').slice(-2).join('; ');
+  return text || 'no message';
+}
+
+function stderrOf(child: ChildProcess): string[] {
+  const out: string[] = [];
+  child.stderr?.on('data', (c: Buffer) => {
+    if (out.join('').length < 4_000) out.push(c.toString('utf8'));
+  });
+  return out;
+}
+
+/**
+ * A resolv.conf for the namespace when this machine's names resolve through a loopback server (systemd-resolved's
+ * 127.0.0.53, a local dnsmasq): that address is the namespace's own loopback there, so names would not resolve. It
+ * points at slirp4netns's forwarder instead; search and options lines are kept. Undefined when nothing needs it.
+ */
+function namespaceResolvConf(dir: string): { file: string; target: string } | undefined {
+  let text: string;
+  let target: string;
+  try {
+    target = realpathSync('/etc/resolv.conf');
+    text = readFileSync(target, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const servers = [...text.matchAll(/^\s*nameserver\s+(\S+)/gm)].map((m) => m[1]!);
+  const loopback = (a: string): boolean => a.startsWith('127.') || a === '::1';
+  if (servers.length === 0 || !servers.every(loopback)) return undefined;
+  const kept = text.split('\n').filter((l) => /^\s*(search|domain|options)\b/.test(l));
+  const file = join(dir, 'resolv.conf');
+  writeFileSync(file, [`nameserver ${SLIRP_DNS}`, ...kept, ''].join('\n'));
+  return { file, target };
+}
+
+/**
+ * Kills the namespace's owner before its bwrap: bwrap's child dies with bwrap only once it has set itself up to,
+ * which a namespace closed right after it was made (the start-up check) may not have done yet. While bwrap runs, the
+ * pid is still its child's (not yet reaped, so not reused).
+ */
+function killOwner(holder: ChildProcess, owner: number): void {
+  if (holder.exitCode !== null || holder.signalCode) return;
+  try {
+    process.kill(owner, 'SIGKILL');
+  } catch {
+    // already gone
+  }
+}
+
+export class TaskNetwork {
+  private closed = false;
+
+  private constructor(
+    /** The holder: a bwrap whose child sleeps in the namespace for as long as the task's environment lives. */
+    private readonly holder: ChildProcess,
+    /** The namespace's owner (the holder's child): its /proc entry names the namespace to join. */
+    readonly owner: number,
+    private readonly tools: TaskNetworkTools,
+    private readonly slirp: ChildProcess | undefined,
+    private readonly dir: string,
+    /** A resolv.conf to mount over the machine's (see namespaceResolvConf). */
+    readonly resolvConf: { file: string; target: string } | undefined,
+  ) {}
+
+  /**
+   * Makes the namespace and, with `tools.slirp4netns`, brings up its outside network; throws an EnvironmentError
+   * with the helper's own reason when either fails (and leaves nothing running).
+   */
+  static async open(tools: TaskNetworkTools): Promise<TaskNetwork> {
+    const unprivileged = process.getuid?.() !== 0;
+    // Not root: the namespace needs a user namespace of its own to be made, and joined, without privileges.
+    const holderArgs = ['--ro-bind', '/', '/', ...(unprivileged ? ['--unshare-user'] : []), '--unshare-net'];
+    holderArgs.push('--cap-drop', 'ALL', '--die-with-parent', '--info-fd', '3', '--', 'sleep', 'infinity');
+    const holder = spawn(tools.bwrap, holderArgs, { stdio: ['ignore', 'ignore', 'pipe', 'pipe'], detached: true });
+    const holderErr = stderrOf(holder);
+    holder.on('error', () => undefined);
+    const fail = (what: string): EnvironmentError =>
+      new EnvironmentError('Environment.Config', 'local', `the sandbox's network namespace: ${what}`);
+    let slirp: ChildProcess | undefined;
+    let owner: number | undefined;
+    const dir = mkdtempSync(join(tmpdir(), 'tether-net-'));
+    const cleanUp = (): void => {
+      slirp?.kill('SIGKILL');
+      if (owner !== undefined) killOwner(holder, owner);
+      holder.kill('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    };
+    try {
+      const info = await readUntil(
+        holder.stdio[3] as Readable,
+        (t) => /"child-pid":\s*\d+/.test(t),
+        () => `${tools.bwrap} could not make it (${tail(holderErr)})`,
+      ).catch((err: Error) => {
+        throw fail(err.message);
+      });
+      owner = Number(/"child-pid":\s*(\d+)/.exec(info)![1]);
+      if (tools.slirp4netns) {
+        // fd 3: slirp4netns writes "1" once the interface is up; fd 4: it exits when this end closes (the worker
+        // ended, or close() below), so it never outlives the task's environment.
+        const args = ['--configure', '--mtu=65520', '--disable-host-loopback', '--ready-fd=3', '--exit-fd=4'];
+        if (unprivileged) args.push(`--userns-path=/proc/${owner}/ns/user`);
+        args.push(String(owner), 'tap0');
+        slirp = spawn(tools.slirp4netns, args, { stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'], detached: true });
+        slirp.on('error', () => undefined);
+        const slirpErr = stderrOf(slirp);
+        await readUntil(
+          slirp.stdio[3] as Readable,
+          (t) => t.includes('1'),
+          () => `${tools.slirp4netns} could not bring up its network (${tail(slirpErr)})`,
+        ).catch((err: Error) => {
+          throw fail(err.message);
+        });
+      }
+      return new TaskNetwork(
+        holder,
+        owner,
+        tools,
+        slirp,
+        dir,
+        tools.slirp4netns ? namespaceResolvConf(dir) : undefined,
+      );
+    } catch (err) {
+      cleanUp();
+      throw err;
+    }
+  }
+
+  /** `argv` run inside the namespace: nsenter joins it (and, not as root, the user namespace that owns it). */
+  wrap(argv: string[]): string[] {
+    const ns = `/proc/${this.owner}/ns`;
+    const user = process.getuid?.() !== 0 ? ['--preserve-credentials', `--user=${ns}/user`] : [];
+    return [this.tools.nsenter, ...user, `--net=${ns}/net`, '--', ...argv];
+  }
+
+  /** Whether the namespace (and its outside network, when it has one) is still there. */
+  alive(): boolean {
+    if (this.closed) return false;
+    const up = (c: ChildProcess | undefined): boolean => c === undefined || (c.exitCode === null && !c.signalCode);
+    return up(this.holder) && up(this.slirp);
+  }
+
+  /** Ends the outside network and the namespace (processes still inside keep only their loopback until they end). */
+  close(): void {
+    this.closed = true;
+    (this.slirp?.stdio[4] as Readable | undefined)?.destroy();
+    this.slirp?.kill('SIGKILL');
+    killOwner(this.holder, this.owner);
+    this.holder.kill('SIGKILL');
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
