@@ -46,4 +46,20 @@ describe.skipIf(!existsSync(tools.bwrap) || !existsSync(tools.slirp4netns))('Tas
     }
     expect(net.alive()).toBe(false);
   });
+
+  it.skipIf(process.getuid?.() !== 0)(
+    'as root, slirp4netns (which parses every packet a command sends) keeps no capability but binding low ports, under seccomp',
+    async () => {
+      const net = await TaskNetwork.open(tools);
+      try {
+        const children = readFileSync(`/proc/${process.pid}/task/${process.pid}/children`, 'utf8').trim().split(/\s+/);
+        const slirp = children.find((pid) => readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'slirp4netns');
+        const status = readFileSync(`/proc/${slirp}/status`, 'utf8');
+        expect(/^CapEff:\s*(\S+)/m.exec(status)?.[1]).toBe('0000000000000400'); // CAP_NET_BIND_SERVICE
+        expect(/^Seccomp:\s*(\S+)/m.exec(status)?.[1]).toBe('2');
+      } finally {
+        net.close();
+      }
+    },
+  );
 });

@@ -144,8 +144,13 @@ export class TaskNetwork {
       if (tools.slirp4netns) {
         // fd 3: slirp4netns writes "1" once the interface is up; fd 4: it exits when this end closes (the worker
         // ended, or close() below), so it never outlives the task's environment.
-        const args = ['--configure', '--mtu=65520', '--disable-host-loopback', '--ready-fd=3', '--exit-fd=4'];
+        const args = ['--configure', '--mtu=65520', '--disable-host-loopback', '--enable-seccomp'];
+        args.push('--ready-fd=3', '--exit-fd=4');
+        // It parses every packet a command sends: as root, in a mount namespace of its own with every capability
+        // dropped but binding low ports, so a flaw in it is not root on this machine. Not as root it runs with the
+        // worker's own rights, and joins the user namespace that owns the network one (its sandbox cannot, there).
         if (unprivileged) args.push(`--userns-path=/proc/${owner}/ns/user`);
+        else args.push('--enable-sandbox');
         args.push(String(owner), 'tap0');
         slirp = spawn(tools.slirp4netns, args, { stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'], detached: true });
         slirp.on('error', () => undefined);
