@@ -108,6 +108,19 @@ describe("the local sandbox's task network", () => {
     expect(reached.output).toMatch(/^failed: Connection refused/);
   });
 
+  it.skipIf(process.getuid?.() !== 0)(
+    'as root, a command cannot write a sysctl (core_pattern would run its program as root in the host namespaces, loopback included)',
+    async () => {
+      await configure({});
+      // Writes the value back unchanged: harmless even where the sandbox fails to stop it.
+      const r = await sh(task(), {
+        command: 'v=$(cat /proc/sys/kernel/core_pattern); printf %s "$v" > /proc/sys/kernel/core_pattern && echo written',
+      });
+      expect(r.output).toMatch(/Read-only file system/);
+      expect(r.output).not.toMatch(/written/);
+    },
+  );
+
   it.skipIf(!outsideAddress)('network on reaches a server on another address (this machine’s own, here)', async () => {
     await configure({ sandbox: { network: true } });
     const outside = await hostServer(outsideAddress!);

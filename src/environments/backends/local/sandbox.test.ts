@@ -57,6 +57,16 @@ describe('bwrapArgs', () => {
     expect(args.slice(-3)).toEqual(['--chdir', layout.workdir, '--']);
   });
 
+  it("mounts the fresh /proc's sys read-only: as root (no capabilities) a command could otherwise write kernel.core_pattern and run a program as root outside every namespace", () => {
+    // bwrap skips /proc/sys when covering /proc's dangerous entries (access(W_OK) on that directory always fails),
+    // but each sysctl file in it is writable by uid 0 whatever its capabilities.
+    const args = bwrapArgs(spec, layout, { pty: false });
+    const proc = args.findIndex((a, i) => a === '--proc' && args[i + 1] === '/proc');
+    const sys = args.findIndex((a, i) => a === '--ro-bind' && args[i + 1] === '/proc/sys' && args[i + 2] === '/proc/sys');
+    expect(proc).toBeGreaterThanOrEqual(0);
+    expect(sys).toBeGreaterThan(proc);
+  });
+
   it('leaves the network to the task network (never unshares it per command); mounts its resolv.conf when it has one', () => {
     for (const network of [true, false, 'host'] as const)
       expect(bwrapArgs({ ...spec, network }, layout, { pty: false })).not.toContain('--unshare-net');
