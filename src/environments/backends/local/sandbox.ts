@@ -39,7 +39,10 @@ const VAR_RUN_IS_DIR = ((): boolean => {
 export function bwrapArgs(spec: SandboxSpec, layout: SandboxLayout, o: { pty: boolean; joinFd?: number }): string[] {
   const args = ['--ro-bind', '/', '/', '--dev', '/dev'];
   if (o.pty) args.push('--dev-bind', '/dev/pts', '/dev/pts');
-  args.push('--tmpfs', '/dev/shm', '--proc', '/proc', '--tmpfs', '/run');
+  args.push('--tmpfs', '/dev/shm', '--proc', '/proc');
+  // bwrap leaves /proc/sys writable (its access(W_OK) check on that directory always fails), and each sysctl is
+  // writable by uid 0 whatever its capabilities: kernel.core_pattern would run a program as root outside the sandbox.
+  args.push('--ro-bind', '/proc/sys', '/proc/sys', '--tmpfs', '/run');
   if (existsSync('/run/systemd/resolve')) args.push('--ro-bind', '/run/systemd/resolve', '/run/systemd/resolve');
   if (VAR_RUN_IS_DIR) args.push('--tmpfs', '/var/run');
   if (layout.resolvConf) args.push('--ro-bind', layout.resolvConf.file, layout.resolvConf.target);
