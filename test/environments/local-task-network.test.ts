@@ -114,7 +114,8 @@ describe("the local sandbox's task network", () => {
       await configure({});
       // Writes the value back unchanged: harmless even where the sandbox fails to stop it.
       const r = await sh(task(), {
-        command: 'v=$(cat /proc/sys/kernel/core_pattern); printf %s "$v" > /proc/sys/kernel/core_pattern && echo written',
+        command:
+          'v=$(cat /proc/sys/kernel/core_pattern); printf %s "$v" > /proc/sys/kernel/core_pattern && echo written',
       });
       expect(r.output).toMatch(/Read-only file system/);
       expect(r.output).not.toMatch(/written/);

@@ -62,7 +62,9 @@ describe('bwrapArgs', () => {
     // but each sysctl file in it is writable by uid 0 whatever its capabilities.
     const args = bwrapArgs(spec, layout, { pty: false });
     const proc = args.findIndex((a, i) => a === '--proc' && args[i + 1] === '/proc');
-    const sys = args.findIndex((a, i) => a === '--ro-bind' && args[i + 1] === '/proc/sys' && args[i + 2] === '/proc/sys');
+    const sys = args.findIndex(
+      (a, i) => a === '--ro-bind' && args[i + 1] === '/proc/sys' && args[i + 2] === '/proc/sys',
+    );
     expect(proc).toBeGreaterThanOrEqual(0);
     expect(sys).toBeGreaterThan(proc);
   });
