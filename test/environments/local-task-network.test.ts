@@ -119,6 +119,9 @@ describe("the local sandbox's task network", () => {
       });
       expect(r.output).toMatch(/Read-only file system/);
       expect(r.output).not.toMatch(/written/);
+      // sysrq-trigger (reboot, crash) is only asked, never written: test -w sees a read-only mount even as root.
+      const sysrq = await sh(task(), { command: 'test -w /proc/sysrq-trigger && echo writable || echo read-only' });
+      expect(sysrq.output).toBe('read-only\n');
     },
   );
 

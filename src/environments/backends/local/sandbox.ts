@@ -42,7 +42,10 @@ export function bwrapArgs(spec: SandboxSpec, layout: SandboxLayout, o: { pty: bo
   args.push('--tmpfs', '/dev/shm', '--proc', '/proc');
   // bwrap leaves /proc/sys writable (its access(W_OK) check on that directory always fails), and each sysctl is
   // writable by uid 0 whatever its capabilities: kernel.core_pattern would run a program as root outside the sandbox.
-  args.push('--ro-bind', '/proc/sys', '/proc/sys', '--tmpfs', '/run');
+  args.push('--ro-bind', '/proc/sys', '/proc/sys');
+  // Nor does it cover sysrq-trigger here, which uid 0 may write without capabilities too (reboot, crash).
+  if (existsSync('/proc/sysrq-trigger')) args.push('--ro-bind', '/proc/sysrq-trigger', '/proc/sysrq-trigger');
+  args.push('--tmpfs', '/run');
   if (existsSync('/run/systemd/resolve')) args.push('--ro-bind', '/run/systemd/resolve', '/run/systemd/resolve');
   if (VAR_RUN_IS_DIR) args.push('--tmpfs', '/var/run');
   if (layout.resolvConf) args.push('--ro-bind', layout.resolvConf.file, layout.resolvConf.target);

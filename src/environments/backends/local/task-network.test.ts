@@ -45,6 +45,8 @@ describe.skipIf(!existsSync(tools.bwrap) || !existsSync(tools.slirp4netns))('Tas
       net.close();
     }
     expect(net.alive()).toBe(false);
+    // Nothing joins a namespace that has ended: no command falls back to another's (or the machine's) network.
+    expect(() => net.wrap(['true'])).toThrow(/the task's network namespace has ended/);
   });
 
   it.skipIf(process.getuid?.() !== 0)(

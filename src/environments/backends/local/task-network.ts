@@ -4,7 +4,7 @@
 // reach. With the network on, slirp4netns gives the namespace the outside network with host loopback disabled;
 // off, it has only its own loopback. Worker-only.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -102,6 +102,8 @@ export class TaskNetwork {
     private readonly holder: ChildProcess,
     /** The namespace's owner (the holder's child): its /proc entry names the namespace to join. */
     readonly owner: number,
+    /** The namespace's inode, as bwrap reported it. */
+    private readonly netns: number,
     private readonly tools: TaskNetworkTools,
     private readonly slirp: ChildProcess | undefined,
     private readonly dir: string,
@@ -135,12 +137,13 @@ export class TaskNetwork {
     try {
       const info = await readUntil(
         holder.stdio[3] as Readable,
-        (t) => /"child-pid":\s*\d+/.test(t),
+        (t) => /"child-pid":\s*\d+/.test(t) && /"net-namespace":\s*\d+/.test(t),
         () => `${tools.bwrap} could not make it (${tail(holderErr)})`,
       ).catch((err: Error) => {
         throw fail(err.message);
       });
       owner = Number(/"child-pid":\s*(\d+)/.exec(info)![1]);
+      const netns = Number(/"net-namespace":\s*(\d+)/.exec(info)![1]);
       if (tools.slirp4netns) {
         // fd 3: slirp4netns writes "1" once the interface is up; fd 4: it exits when this end closes (the worker
         // ended, or close() below), so it never outlives the task's environment.
@@ -166,6 +169,7 @@ export class TaskNetwork {
       return new TaskNetwork(
         holder,
         owner,
+        netns,
         tools,
         slirp,
         dir,
@@ -177,9 +181,20 @@ export class TaskNetwork {
     }
   }
 
-  /** `argv` run inside the namespace: nsenter joins it (and, not as root, the user namespace that owns it). */
+  /**
+   * `argv` run inside the namespace: nsenter joins it (and, not as root, the user namespace that owns it). The
+   * owner's pid must still name the namespace made for this task (a pid reused after the holder died would not).
+   */
   wrap(argv: string[]): string[] {
     const ns = `/proc/${this.owner}/ns`;
+    let inode: number | undefined;
+    try {
+      inode = statSync(`${ns}/net`).ino;
+    } catch {
+      // the owner has ended
+    }
+    if (this.closed || inode !== this.netns)
+      throw new EnvironmentError('Environment.Gone', 'local', "the task's network namespace has ended");
     const user = process.getuid?.() !== 0 ? ['--preserve-credentials', `--user=${ns}/user`] : [];
     return [this.tools.nsenter, ...user, `--net=${ns}/net`, '--', ...argv];
   }

@@ -240,6 +240,9 @@ export class LocalTransport implements Transport {
       '-c',
       script,
     ];
+    // Never the machine's network by mistake: without its task network (closed, or not made) nothing runs.
+    if (this.sandbox.network !== 'host' && !this.network)
+      throw new EnvironmentError('Environment.Gone', 'local', "the task's network namespace has ended");
     const argv = this.network ? this.network.wrap(command) : command;
     const proc = opts.pty
       ? ptyProcess(argv, this.workdir, opts, sandboxEnv())
