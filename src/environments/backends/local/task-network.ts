@@ -6,7 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { EnvironmentError } from '../../types.js';
 
@@ -62,7 +62,7 @@ function stderrOf(child: ChildProcess): string[] {
  * 127.0.0.53, a local dnsmasq): that address is the namespace's own loopback there, so names would not resolve. It
  * points at slirp4netns's forwarder instead; search and options lines are kept. Undefined when nothing needs it.
  */
-function namespaceResolvConf(dir: string): { file: string; target: string } | undefined {
+function namespaceResolvConf(): { file: string; target: string } | undefined {
   let text: string;
   let target: string;
   try {
@@ -75,7 +75,8 @@ function namespaceResolvConf(dir: string): { file: string; target: string } | un
   const loopback = (a: string): boolean => a.startsWith('127.') || a === '::1';
   if (servers.length === 0 || !servers.every(loopback)) return undefined;
   const kept = text.split('\n').filter((l) => /^\s*(search|domain|options)\b/.test(l));
-  const file = join(dir, 'resolv.conf');
+  // Named for this worker, so a later worker can remove it once this one is gone (leftover-dirs.ts).
+  const file = join(mkdtempSync(join(tmpdir(), `tether-net-${process.pid}-`)), 'resolv.conf');
   writeFileSync(file, [`nameserver ${SLIRP_DNS}`, ...kept, ''].join('\n'));
   return { file, target };
 }
@@ -106,7 +107,6 @@ export class TaskNetwork {
     private readonly netns: number,
     private readonly tools: TaskNetworkTools,
     private readonly slirp: ChildProcess | undefined,
-    private readonly dir: string,
     /** A resolv.conf to mount over the machine's (see namespaceResolvConf). */
     readonly resolvConf: { file: string; target: string } | undefined,
   ) {}
@@ -127,12 +127,10 @@ export class TaskNetwork {
       new EnvironmentError('Environment.Config', 'local', `the sandbox's network namespace: ${what}`);
     let slirp: ChildProcess | undefined;
     let owner: number | undefined;
-    const dir = mkdtempSync(join(tmpdir(), 'tether-net-'));
     const cleanUp = (): void => {
       slirp?.kill('SIGKILL');
       if (owner !== undefined) killOwner(holder, owner);
       holder.kill('SIGKILL');
-      rmSync(dir, { recursive: true, force: true });
     };
     try {
       const info = await readUntil(
@@ -166,15 +164,7 @@ export class TaskNetwork {
           throw fail(err.message);
         });
       }
-      return new TaskNetwork(
-        holder,
-        owner,
-        netns,
-        tools,
-        slirp,
-        dir,
-        tools.slirp4netns ? namespaceResolvConf(dir) : undefined,
-      );
+      return new TaskNetwork(holder, owner, netns, tools, slirp, tools.slirp4netns ? namespaceResolvConf() : undefined);
     } catch (err) {
       cleanUp();
       throw err;
@@ -213,6 +203,6 @@ export class TaskNetwork {
     this.slirp?.kill('SIGKILL');
     killOwner(this.holder, this.owner);
     this.holder.kill('SIGKILL');
-    rmSync(this.dir, { recursive: true, force: true });
+    if (this.resolvConf) rmSync(dirname(this.resolvConf.file), { recursive: true, force: true });
   }
 }

@@ -19,6 +19,7 @@ import {
   type SandboxSpec,
 } from './settings.js';
 import { TaskNetwork } from './task-network.js';
+import { removeDeadWorkersDirs } from './leftover-dirs.js';
 import {
   EnvironmentError,
   type PersistentShellSupport,
@@ -226,7 +227,8 @@ export class LocalTransport implements Transport {
       );
     }
     if (!this.sandbox) return;
-    this.tmpDir ??= mkdtempSync(join(tmpdir(), 'tether-sandbox-'));
+    // Named for this worker, so a later worker can remove it once this one is gone (leftover-dirs.ts).
+    this.tmpDir ??= mkdtempSync(join(tmpdir(), `tether-sandbox-${process.pid}-`));
     if (this.sandbox.network !== 'host') this.network ??= await TaskNetwork.open(networkTools(this.sandbox));
   }
 
@@ -364,4 +366,5 @@ export const localBackend: BackendDefinition<LocalSettings> = {
   settings: LocalSettingsSchema,
   preflight: checkLocalSettings,
   create: (settings, ctx) => new LocalTransport(ctx.hostCwd, sandboxSpec(settings)),
+  cleanup: async () => removeDeadWorkersDirs(),
 };
