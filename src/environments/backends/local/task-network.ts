@@ -9,11 +9,10 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { EnvironmentError } from '../../types.js';
+import { namespaceResolvText } from './namespace-resolv.js';
 
 /** How long making the namespace (bwrap) and bringing up its network (slirp4netns) may take. */
 const START_MS = 10_000;
-/** slirp4netns's default guest side: its DNS forwarder sits at .3 of this network. */
-const SLIRP_DNS = '10.0.2.3';
 
 export interface TaskNetworkTools {
   bwrap: string;
@@ -57,27 +56,20 @@ function stderrOf(child: ChildProcess): string[] {
   return out;
 }
 
-/**
- * A resolv.conf for the namespace when this machine's names resolve through a loopback server (systemd-resolved's
- * 127.0.0.53, a local dnsmasq): that address is the namespace's own loopback there, so names would not resolve. It
- * points at slirp4netns's forwarder instead; search and options lines are kept. Undefined when nothing needs it.
- */
+/** The namespace's resolv.conf (namespace-resolv.ts), written where it can be mounted; undefined when not needed. */
 function namespaceResolvConf(): { file: string; target: string } | undefined {
-  let text: string;
+  let text: string | undefined;
   let target: string;
   try {
     target = realpathSync('/etc/resolv.conf');
-    text = readFileSync(target, 'utf8');
+    text = namespaceResolvText(readFileSync(target, 'utf8'));
   } catch {
     return undefined;
   }
-  const servers = [...text.matchAll(/^\s*nameserver\s+(\S+)/gm)].map((m) => m[1]!);
-  const loopback = (a: string): boolean => a.startsWith('127.') || a === '::1';
-  if (servers.length === 0 || !servers.every(loopback)) return undefined;
-  const kept = text.split('\n').filter((l) => /^\s*(search|domain|options)\b/.test(l));
+  if (text === undefined) return undefined;
   // Named for this worker, so a later worker can remove it once this one is gone (leftover-dirs.ts).
   const file = join(mkdtempSync(join(tmpdir(), `tether-net-${process.pid}-`)), 'resolv.conf');
-  writeFileSync(file, [`nameserver ${SLIRP_DNS}`, ...kept, ''].join('\n'));
+  writeFileSync(file, text);
   return { file, target };
 }
 
