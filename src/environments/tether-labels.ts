@@ -16,7 +16,8 @@ export function hostLabels(): { 'tether.host': string } {
   return { 'tether.host': hostname() };
 }
 
-function pidAlive(pid: number): boolean {
+/** Whether a process with this pid runs on this machine (one of another user's counts). */
+export function pidAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

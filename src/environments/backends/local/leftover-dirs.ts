@@ -4,18 +4,9 @@
 import { readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pidAlive } from '../../tether-labels.js';
 
 const NAMED = /^tether-(?:sandbox|net)-(\d+)-/;
-
-/** Whether a process with this pid exists (one of another user's counts: EPERM). */
-function exists(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** Removes the directories under `dir` whose worker has ended; returns how many. */
 export function removeDeadWorkersDirs(dir = tmpdir()): number {
@@ -28,7 +19,7 @@ export function removeDeadWorkersDirs(dir = tmpdir()): number {
   }
   for (const name of names) {
     const pid = Number(NAMED.exec(name)?.[1]);
-    if (!pid || pid === process.pid || exists(pid)) continue;
+    if (!pid || pid === process.pid || pidAlive(pid)) continue;
     try {
       rmSync(join(dir, name), { recursive: true, force: true });
       removed += 1;
