@@ -3,14 +3,14 @@
 // command could otherwise send its own run's approval); a task's commands, background processes and PTYs share a
 // loopback no other task sees; network off has only that loopback; `host` is the machine's network, with a warning.
 // Traffic stays on this machine: the "outside" is a server on this machine's own non-loopback address.
-import { readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { symlinkSync, writeFileSync } from 'node:fs';
 import { createConnection, createServer, type Server } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { environmentManager } from '../../src/environments/current.js';
 import { until } from '../support/cli.js';
-import { call, configure, dir, type Result } from '../support/local-sandbox.js';
+import { call, configure, dir, ownChildren, type Result } from '../support/local-sandbox.js';
 
 const cwd = dir('tether-net-');
 let n = 0;
@@ -63,19 +63,6 @@ async function hostServer(host: string): Promise<{ port: number; connections: ()
 const outsideAddress = Object.values(networkInterfaces())
   .flat()
   .find((a) => a && a.family === 'IPv4' && !a.internal)?.address;
-
-/** Processes this test process started whose program is `name` (other test files run their own in parallel). */
-function ownChildren(name: string): number[] {
-  const pids: number[] = [];
-  for (const pid of readFileSync(`/proc/${process.pid}/task/${process.pid}/children`, 'utf8').trim().split(/\s+/)) {
-    try {
-      if (pid && readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === name) pids.push(Number(pid));
-    } catch {
-      // ended while we looked
-    }
-  }
-  return pids;
-}
 
 describe("the local sandbox's task network", () => {
   it("network on (the default) reaches out, but nothing on this machine's loopback: the Temporal dev server's place", async () => {

@@ -45,3 +45,16 @@ export function hostProcesses(marker: string): number[] {
   }
   return pids;
 }
+
+/** Processes this test process started whose program is `name` (other test files run their own in parallel). */
+export function ownChildren(name: string): number[] {
+  const pids: number[] = [];
+  for (const pid of readFileSync(`/proc/${process.pid}/task/${process.pid}/children`, 'utf8').trim().split(/\s+/)) {
+    try {
+      if (pid && readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === name) pids.push(Number(pid));
+    } catch {
+      // ended while we looked
+    }
+  }
+  return pids;
+}

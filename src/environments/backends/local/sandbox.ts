@@ -3,14 +3,15 @@
 import { existsSync, lstatSync, readFileSync, readdirSync } from 'node:fs';
 import type { SandboxSpec } from './settings.js';
 import { isDirectory } from './control-plane.js';
+import type { FileMount } from './task-network.js';
 
-interface SandboxLayout {
+export interface SandboxLayout {
   /** The task's working directory: writable, and where commands start. */
   workdir: string;
   /** The host directory that is the sandbox's /tmp, shared by the task's commands (carried state lives there). */
   tmpDir: string;
   /** Mounted read-only over the machine's resolv.conf (its `target`) when the task network needs its own. */
-  resolvConf?: { file: string; target: string };
+  resolvConf?: FileMount;
 }
 
 /** /var/run is a link to /run on most systems; where it is a directory of its own it is hidden too. */

@@ -3,6 +3,8 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { until } from '../../../../test/support/cli.js';
+import { ownChildren } from '../../../../test/support/local-sandbox.js';
 import { TaskNetwork } from './task-network.js';
 
 const tools = { bwrap: '/usr/bin/bwrap', nsenter: '/usr/bin/nsenter', slirp4netns: '/usr/bin/slirp4netns' };
@@ -16,11 +18,6 @@ function running(pid: number): boolean {
   }
 }
 
-async function gone(pids: number[]): Promise<number[]> {
-  for (let i = 0; i < 100 && pids.some(running); i += 1) await new Promise((r) => setTimeout(r, 50));
-  return pids.filter(running);
-}
-
 describe.skipIf(!existsSync(tools.bwrap) || !existsSync(tools.slirp4netns))('TaskNetwork', () => {
   it('ends its namespace owner even when closed the moment it was made, with or without the outside network', async () => {
     const owners: number[] = [];
@@ -30,7 +27,8 @@ describe.skipIf(!existsSync(tools.bwrap) || !existsSync(tools.slirp4netns))('Tas
       expect(net.alive()).toBe(true);
       net.close();
     }
-    expect(await gone(owners)).toEqual([]);
+    await until('every owner has ended', async () => !owners.some(running), 5_000);
+    expect(owners.filter(running)).toEqual([]);
   });
 
   it('runs a command line inside the namespace, whose outside is up before open returns', async () => {
@@ -54,8 +52,7 @@ describe.skipIf(!existsSync(tools.bwrap) || !existsSync(tools.slirp4netns))('Tas
     async () => {
       const net = await TaskNetwork.open(tools);
       try {
-        const children = readFileSync(`/proc/${process.pid}/task/${process.pid}/children`, 'utf8').trim().split(/\s+/);
-        const slirp = children.find((pid) => readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'slirp4netns');
+        const [slirp] = ownChildren('slirp4netns');
         const status = readFileSync(`/proc/${slirp}/status`, 'utf8');
         expect(/^CapEff:\s*(\S+)/m.exec(status)?.[1]).toBe('0000000000000400'); // CAP_NET_BIND_SERVICE
         expect(/^Seccomp:\s*(\S+)/m.exec(status)?.[1]).toBe('2');

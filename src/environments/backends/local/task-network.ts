@@ -14,6 +14,12 @@ import { namespaceResolvText } from './namespace-resolv.js';
 /** How long making the namespace (bwrap) and bringing up its network (slirp4netns) may take. */
 const START_MS = 10_000;
 
+/** A file of tether's mounted read-only over one of the machine's inside the sandbox. */
+export interface FileMount {
+  file: string;
+  target: string;
+}
+
 export interface TaskNetworkTools {
   bwrap: string;
   /** The slirp4netns binary; undefined: no outside network (only the namespace's own loopback). */
@@ -57,7 +63,7 @@ function stderrOf(child: ChildProcess): string[] {
 }
 
 /** The namespace's resolv.conf (namespace-resolv.ts), written where it can be mounted; undefined when not needed. */
-function namespaceResolvConf(): { file: string; target: string } | undefined {
+function namespaceResolvConf(): FileMount | undefined {
   let text: string | undefined;
   let target: string;
   try {
@@ -100,7 +106,7 @@ export class TaskNetwork {
     private readonly tools: TaskNetworkTools,
     private readonly slirp: ChildProcess | undefined,
     /** A resolv.conf to mount over the machine's (see namespaceResolvConf). */
-    readonly resolvConf: { file: string; target: string } | undefined,
+    readonly resolvConf: FileMount | undefined,
   ) {}
 
   /**

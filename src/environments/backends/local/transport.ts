@@ -7,7 +7,7 @@ import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BackendDefinition } from '../../backend-types.js';
 import { deferredProcess, failedProcess } from '../../deferred-process.js';
-import { bwrapArgs, firstChild, sandboxPidNamespace } from './sandbox.js';
+import { bwrapArgs, firstChild, sandboxPidNamespace, type SandboxLayout } from './sandbox.js';
 import { withoutControlPlane } from './control-plane.js';
 import { COMMAND_MARK, ENV_MARK, killMarked } from './stragglers.js';
 import {
@@ -282,7 +282,7 @@ export class LocalTransport implements Transport {
     return proc;
   }
 
-  private layout(): { workdir: string; tmpDir: string; resolvConf?: { file: string; target: string } } {
+  private layout(): SandboxLayout {
     if (!this.tmpDir) throw new EnvironmentError('Environment.Gone', 'local', 'the sandbox was closed');
     return { workdir: this.workdir, tmpDir: this.tmpDir, resolvConf: this.network?.resolvConf };
   }
