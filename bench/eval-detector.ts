@@ -1,10 +1,11 @@
 // Evaluation (not a test): the detector's recall and false alarms on the labelled corpus, per class, for each part
-// (frozen, tuning, holdout-2), for holdout-2's lines found in no other part, and overall.
+// (frozen, tuning, holdout-2, holdout-3), for each held-out part's lines found in no other part, and overall.
 // Run: npm run eval:detector [-- --mistakes]
 import { loadBashParser } from '../src/approval/parser.js';
 import {
   CORPUS_PARTS,
   falseAlarmRate,
+  HELD_OUT_PARTS,
   loadCorpus,
   mistakes,
   recall,
@@ -44,11 +45,13 @@ for (const part of CORPUS_PARTS)
       scored.filter((s) => s.entry.part === part),
     ),
   );
-// holdout-2 was written without looking at the other parts and repeats some of their lines; those were tuned on,
-// so the lines it alone holds are the estimate for commands never seen.
-const elsewhere = new Set(scored.filter((s) => s.entry.part !== 'holdout-2').map((s) => s.entry.command));
-const novel = scored.filter((s) => s.entry.part === 'holdout-2' && !elsewhere.has(s.entry.command));
-out.push('', ...table('holdout-2 part, only lines in no other part', novel));
+// A held-out part was written without looking at the other parts and repeats some of their lines; those were tuned
+// on, so the lines it alone holds are the estimate for commands never seen.
+for (const part of HELD_OUT_PARTS) {
+  const elsewhere = new Set(scored.filter((s) => s.entry.part !== part).map((s) => s.entry.command));
+  const novel = scored.filter((s) => s.entry.part === part && !elsewhere.has(s.entry.command));
+  out.push('', ...table(`${part} part, only lines in no other part`, novel));
+}
 out.push('', ...table('overall', scored));
 if (process.argv.includes('--mistakes')) {
   out.push('', 'mistakes:');
