@@ -59,6 +59,18 @@ async function rejection(p: Promise<unknown>): Promise<string> {
   return String((err as WorkflowUpdateFailedError).cause?.message);
 }
 
+/**
+ * The tool call and gate check activities of a run, in the order scheduled (an eager try counts as the call it is).
+ * A gated call is judged inside its own activity (runGatedTool): a call nobody decides costs one activity.
+ */
+async function toolActivities(handle: WorkflowHandle): Promise<string[]> {
+  const { events } = await handle.fetchHistory();
+  return (events ?? [])
+    .map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? '')
+    .filter((n) => /^(runTool|runGatedTool|assessCall)/.test(n))
+    .map((n) => n.replace(/OnHolder$/, ''));
+}
+
 /** `kubectl delete` asks (rule kubectl-delete) and is harmless here: kubectl is not installed. */
 const asking = (marker: string): string => `kubectl delete pod demo 2>/dev/null; echo ran >> ${marker}`;
 
@@ -111,6 +123,8 @@ describe('a dangerous command', () => {
       recordHistory(h.address, handle.workflowId, 'approval-decided');
       expect(result.status).toBe('completed');
       expect(lines(marker)).toEqual(['ran']);
+      // Judged in the call's activity and sent back unrun; after the decision, run once without a second check.
+      expect(await toolActivities(handle)).toEqual(['runGatedTool', 'runTool']);
       const s = await state(handle);
       expect(s.approvals.decided).toMatchObject([
         { approvalId: p!.approvalId, choice: 'once', source: 'person', by: 'test' },
@@ -140,6 +154,8 @@ describe('a dangerous command', () => {
       const [p] = await pendingOf(handle);
       await handle.signal('approval', { approvalId: p!.approvalId, choice: 'deny', reason: 'not in production' });
       expect(((await handle.result()) as AgentResult).answer).toBe('gave up on deleting');
+      // The denied call was judged and never run; the harmless one was judged and run in one activity.
+      expect(await toolActivities(handle)).toEqual(['runGatedTool', 'runGatedTool']);
     });
     const denied = model.requests[1]!.messages.at(-1)!;
     expect(JSON.parse(denied.content!)).toEqual({

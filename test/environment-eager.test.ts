@@ -70,7 +70,10 @@ async function run(s: Scenario) {
   const wfActivities = {
     runTool: tool('wf'),
     ...(kind === 'current'
-      ? { runToolOnHolder: holderActivities(wfQueue, { runTool: tool('wf'), assessCall: never }).runToolOnHolder }
+      ? {
+          runToolOnHolder: holderActivities(wfQueue, { runTool: tool('wf'), runGatedTool: never, assessCall: never })
+            .runToolOnHolder,
+        }
       : {}),
     ...(kind === 'lost-silent' ? { runToolOnHolder: lost(false) } : {}),
     ...(kind === 'lost-after-heartbeat' ? { runToolOnHolder: lost(true) } : {}),

@@ -97,14 +97,14 @@ it('a standby worker takes over the run of a worker SIGKILLed during a command; 
     proto.temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL,
   );
   expect(events.filter((e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT)).toEqual([]);
-  // Every call the loop waits on while the run goes on (model call, gate check, command) is noticed as lost by its
-  // missing heartbeats, not by its much longer start-to-close timeout.
+  // Every call the loop waits on while the run goes on (model call, command with its gate check) is noticed as lost
+  // by its missing heartbeats, not by its much longer start-to-close timeout.
   const scheduled = events
     .filter((e) => e.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED)
     .map((e) => e.activityTaskScheduledEventAttributes!)
-    .filter((s) => ['callModel', 'assessCall', 'runTool'].includes(callActivity(s.activityType?.name ?? '')));
+    .filter((s) => ['callModel', 'runTool'].includes(callActivity(s.activityType?.name ?? '')));
   expect(new Set(scheduled.map((s) => callActivity(s.activityType?.name ?? '')))).toEqual(
-    new Set(['callModel', 'assessCall', 'runTool']),
+    new Set(['callModel', 'runTool']),
   );
   for (const s of scheduled)
     expect([s.activityType?.name, Number(s.heartbeatTimeout?.seconds ?? 0)]).toEqual([s.activityType?.name, 2]);

@@ -81,5 +81,5 @@ export function createGateActivities(deps: GateActivityDeps) {
   // lost check waited out its 2-minute start-to-close timeout).
   const assessCall = (input: AssessCallInput): Promise<CallAssessment> => withHeartbeat(() => assess(input));
 
-  return { assessCall };
+  return { assessCall, judge: assess };
 }

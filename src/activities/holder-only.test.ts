@@ -10,6 +10,7 @@ import { recordingLogger } from '../../test/support/recording-logger.js';
 import { createGateActivities } from './gate.js';
 import { holderActivities } from './holder-only.js';
 import { createToolActivities } from './tools.js';
+import type { RunToolInput, RunToolOutput } from '../common/activity-contract.js';
 
 function setUp() {
   const ran: string[] = [];
@@ -27,9 +28,12 @@ function setUp() {
     sideEffects: 'changes-world',
   });
   const deps = { registry, hooks: new Hooks(), log: recordingLogger(), config: parseConfig({}), workerQueue: 'q@me' };
+  const tools = createToolActivities(deps);
+  const gate = createGateActivities({ ...deps, configFile: '/nonexistent/config.yaml' });
   const acts = {
-    runTool: createToolActivities(deps).runTool,
-    assessCall: createGateActivities({ ...deps, configFile: '/nonexistent/config.yaml' }).assessCall,
+    runTool: (i: RunToolInput) => tools.runTool(i),
+    runGatedTool: (i: RunToolInput) => tools.runTool(i, gate.judge),
+    assessCall: gate.assessCall,
   };
   return { ran, ...holderActivities('q@me', acts) };
 }
@@ -42,6 +46,7 @@ describe('a call for the holding worker', () => {
     const env = new MockActivityEnvironment();
     for (const holder of ['q@other', undefined]) {
       expect(await env.run(s.runToolOnHolder, { ...call, holder })).toEqual({ status: 'misrouted', result: '' });
+      expect(await env.run(s.runGatedToolOnHolder, { ...call, holder })).toEqual({ status: 'misrouted', result: '' });
       // Judged nothing: were it ever read as a verdict, it would refuse the call, not let it through.
       expect(await env.run(s.assessCallOnHolder, { ...call, holder })).toMatchObject({
         misrouted: true,
@@ -57,6 +62,19 @@ describe('a call for the holding worker', () => {
     const env = new MockActivityEnvironment();
     expect(await env.run(s.runToolOnHolder, { ...call, holder: 'q@me' })).toMatchObject({ status: 'ok' });
     expect(await env.run(s.assessCallOnHolder, { ...call, holder: 'q@me' })).toMatchObject({ command: 'echo x' });
-    expect(s.ran).toEqual(['x']);
+    expect(await env.run(s.runGatedToolOnHolder, { ...call, holder: 'q@me' })).toMatchObject({ status: 'ok' });
+    expect(s.ran).toEqual(['x', 'x']);
+  });
+
+  it('judges a gated call first: one that needs a person comes back with its verdict, unrun', async () => {
+    const s = setUp();
+    const env = new MockActivityEnvironment();
+    const dangerous = { ...call, args: JSON.stringify({ what: 'x; rm -rf /home' }), holder: 'q@me' };
+    const out: RunToolOutput = await env.run(s.runGatedToolOnHolder, dangerous);
+    expect(out).toMatchObject({ status: 'approval_required', result: '', assessment: { dangerous: true } });
+    expect(out.assessment?.command).toBe('echo x; rm -rf /home');
+    // Approved, the call runs (through runTool, which does not judge again).
+    expect(await env.run(s.runToolOnHolder, { ...dangerous, approved: true })).toMatchObject({ status: 'ok' });
+    expect(s.ran).toEqual(['x; rm -rf /home']);
   });
 });

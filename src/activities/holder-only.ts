@@ -41,14 +41,17 @@ export function holderActivities(
   ownQueue: string | undefined,
   acts: {
     runTool(input: RunToolInput): Promise<RunToolOutput>;
+    runGatedTool(input: RunToolInput): Promise<RunToolOutput>;
     assessCall(input: AssessCallInput): Promise<CallAssessment>;
   },
 ): {
   runToolOnHolder(input: RunToolInput): Promise<RunToolOutput>;
+  runGatedToolOnHolder(input: RunToolInput): Promise<RunToolOutput>;
   assessCallOnHolder(input: AssessCallInput): Promise<CallAssessment>;
 } {
   return {
     runToolOnHolder: holderOnly(ownQueue, (i: RunToolInput) => acts.runTool(i), NOT_RUN),
+    runGatedToolOnHolder: holderOnly(ownQueue, (i: RunToolInput) => acts.runGatedTool(i), NOT_RUN),
     assessCallOnHolder: holderOnly(ownQueue, (i: AssessCallInput) => acts.assessCall(i), NOT_JUDGED),
   };
 }

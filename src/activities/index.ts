@@ -36,11 +36,14 @@ export function createActivities(
     log: deps.log,
     workerQueue: deps.workerQueue,
   });
-  const runTool = async (input: RunToolInput): Promise<RunToolOutput> => {
-    const out = await tools.runTool(input);
-    cache.holdMessage({ role: 'tool', tool_call_id: input.callId, content: out.result });
+  const held = (input: RunToolInput, out: RunToolOutput): RunToolOutput => {
+    // A call sent back for approval ran nothing: its result comes from the run that follows the decision.
+    if (!out.assessment) cache.holdMessage({ role: 'tool', tool_call_id: input.callId, content: out.result });
     return out;
   };
+  const runTool = async (input: RunToolInput): Promise<RunToolOutput> => held(input, await tools.runTool(input));
+  const runGatedTool = async (input: RunToolInput): Promise<RunToolOutput> =>
+    held(input, await tools.runTool(input, gate.judge));
   return {
     ...tools,
     async listTools(input) {
@@ -56,9 +59,10 @@ export function createActivities(
       log: deps.log,
       complete,
     }),
-    ...gate,
+    runGatedTool,
+    assessCall: gate.assessCall,
     // A misrouted answer runs nothing and is not held as the call's result.
-    ...holderActivities(deps.workerQueue, { runTool, assessCall: gate.assessCall }),
+    ...holderActivities(deps.workerQueue, { runTool, runGatedTool, assessCall: gate.assessCall }),
     callModel: createModelActivity(complete, cache),
   };
 }

@@ -10,6 +10,7 @@ import { finalizeResult } from '../registry/result.js';
 import { getToolDefinitions, validateToolsets } from '../toolsets/resolve.js';
 import type { ListToolsInput, RunToolInput, RunToolOutput } from '../common/activity-contract.js';
 import type { ToolCatalog, ToolMeta } from '../common/types.js';
+import type { AssessCallInput, CallAssessment } from '../common/approval-types.js';
 import { detect } from '../approval/detect.js';
 import { loadBashParser } from '../approval/parser.js';
 import { lostWorker, withHeartbeat } from './heartbeat.js';
@@ -47,6 +48,28 @@ function interruptedAttempt(name: string, registry: ToolRegistry): string | unde
     interrupted: true,
     output_before_interruption: details?.output_tail ?? '',
   });
+}
+
+/** The gate's check of one call (src/activities/gate.ts), run inside runGatedTool. */
+export type Judge = (input: AssessCallInput) => Promise<CallAssessment>;
+
+/** The check's verdict, or, when the check itself failed, the result that says nothing ran. */
+async function judgeOrExplain(judge: Judge, input: RunToolInput): Promise<CallAssessment | string> {
+  try {
+    return await judge({
+      name: input.name,
+      args: input.args,
+      taskId: input.taskId,
+      cwd: input.cwd,
+      ...(input.backend !== undefined ? { backend: input.backend } : {}),
+      ...(input.environmentExpected !== undefined ? { environmentExpected: input.environmentExpected } : {}),
+    });
+  } catch (err) {
+    const why = err instanceof Error ? err.message : String(err);
+    return JSON.stringify({
+      error: `The approval check failed (${why}), so the command was not run. Try again later.`,
+    });
+  }
 }
 
 export function createToolActivities(deps: ToolActivityDeps) {
@@ -109,7 +132,13 @@ export function createToolActivities(deps: ToolActivityDeps) {
     return { definitions, meta };
   }
 
-  async function runTool(input: RunToolInput): Promise<RunToolOutput> {
+  /**
+   * One tool call. With `judge` (runGatedTool), the gate judges the call first, in the same activity: a call that
+   * needs a person (or the policy) to decide is not run, and its verdict goes back to the workflow, which asks and
+   * then runs it with runTool. A call that needs nobody runs at once, without an activity of its own for the check.
+   */
+  async function runTool(input: RunToolInput, judge?: Judge): Promise<RunToolOutput> {
+    // Before the check: a retried world-changing call is reported, never judged and run again.
     const interrupted = interruptedAttempt(input.name, registry);
     if (interrupted) return { status: 'ok', result: interrupted };
     let progress: unknown;
@@ -117,6 +146,13 @@ export function createToolActivities(deps: ToolActivityDeps) {
       // Heartbeats let Temporal notice a dead worker within the heartbeat timeout, and deliver cancellation.
       return await withHeartbeat(
         async (signal) => {
+          const routed =
+            registry.get(input.name)?.environment && deps.workerQueue ? { workerQueue: deps.workerQueue } : {};
+          if (judge && !input.approved) {
+            const verdict = await judgeOrExplain(judge, input);
+            if (typeof verdict === 'string') return { status: 'blocked', result: verdict, ...routed };
+            if (verdict.dangerous) return { status: 'approval_required', result: '', assessment: verdict, ...routed };
+          }
           // Looked up only for a hook or a tool that reads it: a plain call pays nothing for it.
           const userTask =
             input.userTask ??
@@ -142,8 +178,6 @@ export function createToolActivities(deps: ToolActivityDeps) {
               { tool: input.name, callId: input.callId, result: String(outcome.result).slice(0, 2_000) },
             ]);
           const reason = outcome.status === 'approval_required' ? outcome.reason : undefined;
-          const routed =
-            registry.get(input.name)?.environment && deps.workerQueue ? { workerQueue: deps.workerQueue } : {};
           const lost = lostWorker();
           return {
             status: outcome.status,

@@ -83,6 +83,11 @@ export interface RunToolOutput {
   status: 'ok' | 'blocked' | 'approval_required' | 'misrouted';
   /** Why a plugin hook asks for approval. */
   reason?: string;
+  /**
+   * runGatedTool: the gate's verdict on a call it did not run (`approval_required`), for the workflow to ask about.
+   * Without it, `approval_required` is a plugin hook's request (`reason`).
+   */
+  assessment?: CallAssessment;
   /** For tools that run in the task's environment: the task queue of the worker that holds it now. */
   workerQueue?: string;
   /** An earlier attempt's worker was lost: its id (environment calls stop going to its queue). */
@@ -95,6 +100,14 @@ export interface AgentActivities {
   runTool(input: RunToolInput): Promise<RunToolOutput>;
   /** runTool on the worker holding the environment named by `holder`; any other answers `misrouted`, running nothing. */
   runToolOnHolder(input: RunToolInput): Promise<RunToolOutput>;
+  /**
+   * runTool for a gated tool, judged first in the same activity: a call that needs a person or the policy to decide
+   * is not run and comes back as `approval_required` with its `assessment`. (Its own name: a worker from before it
+   * fails it with NotFoundError instead of running a call it would not judge.)
+   */
+  runGatedTool(input: RunToolInput): Promise<RunToolOutput>;
+  /** runGatedTool on the worker holding the environment named by `holder`; any other answers `misrouted`. */
+  runGatedToolOnHolder(input: RunToolInput): Promise<RunToolOutput>;
   /** The verdict on a command, the allowlist, and the approval policy from the worker's configuration. */
   assessCommand(input: { command: string; cwd: string }): Promise<CommandAssessment>;
   /** What a tool call would run, judged on the worker holding the task's environment (scripts are read there). */
@@ -122,7 +135,10 @@ export interface AgentActivities {
   searchSessions(input: { query: string; limit: number; excludeWorkflowId?: string }): Promise<{ result: string }>;
 }
 
-/** The activity a call is, whichever way it was tried: `runToolOnHolder` (the eager try) is a `runTool` call. */
+/**
+ * The activity a call is, whichever way it was tried: `runToolOnHolder` (the eager try) and `runGatedTool` (judged
+ * in the same activity) are `runTool` calls.
+ */
 export function callActivity(activityType: string): string {
-  return activityType.replace(/OnHolder$/, '');
+  return activityType.replace(/OnHolder$/, '').replace(/^runGatedTool$/, 'runTool');
 }

@@ -109,6 +109,7 @@ export async function runRouted(
   options: ActivityOptions,
   meta: ToolMeta | undefined,
   input: RunToolInput,
+  gated = false,
 ): Promise<RunToolOutput> {
   const shared = proxyActivities<AgentActivities>(options);
   if (!patched(ROUTING_PATCH)) return shared.runTool(input);
@@ -117,15 +118,16 @@ export async function runRouted(
     options,
     async (opts, holder) => {
       const acts = proxyActivities<AgentActivities>(opts);
+      const on = { ...input, environmentExpected: true };
       const out = holder
-        ? await acts.runToolOnHolder({ ...input, environmentExpected: true, holder })
-        : await acts.runTool({ ...input, environmentExpected: true });
+        ? await (gated ? acts.runGatedToolOnHolder : acts.runToolOnHolder)({ ...on, holder })
+        : await (gated ? acts.runGatedTool : acts.runTool)(on);
       return out.status === 'misrouted' ? 'misrouted' : out;
     },
     meta?.sideEffects !== 'changes-world',
   );
   if (held) return held;
-  const out = await shared.runTool({ ...input, environmentExpected: route.had });
+  const out = await (gated ? shared.runGatedTool : shared.runTool)({ ...input, environmentExpected: route.had });
   forgetLostWorker(route, out.lostWorker);
   if (out.workerQueue) {
     route.queue = out.workerQueue;

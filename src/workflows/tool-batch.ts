@@ -120,6 +120,11 @@ function commandCwd(args: string, cwdArg: string | undefined, cwd: string): stri
 
 /** Added with the gate for every channel (stdin, process input, scripts by path, execute_code); older histories replay without it. */
 const GATE_PATCH = 'gate-every-channel';
+/**
+ * Added when a gated call's check moved into the tool's own activity (runGatedTool): one activity and one workflow
+ * task fewer for every call nobody needs to decide. Older histories replay with the check as its own activity.
+ */
+const GATE_IN_RUN_PATCH = 'gate-in-tool-activity';
 
 /** The gate, with its own failures (an approval activity giving up) turned into a result that says nothing ran. */
 async function gateOrExplain(
@@ -150,14 +155,16 @@ async function runOne(call: PlannedCall, view: ToolCallView, ctx: BatchContext):
   // A call without metadata (unknown or filtered-out tool) still goes to the worker: dispatch gives the precise error.
   const options = activityOptions(call.meta, view, ctx.heartbeatTimeoutSeconds);
   const acts = proxyActivities<AgentActivities>(options);
-  const runTool = async (input: RunToolInput): Promise<RunToolOutput> => {
+  /** `gated`: the activity judges the call first and runs it only when nobody needs to decide (runGatedTool). */
+  const runTool = async (input: RunToolInput, gated = false): Promise<RunToolOutput> => {
     let out: RunToolOutput;
-    if (call.meta?.environment) out = await runRouted(ctx.environment, options, call.meta, input);
+    if (call.meta?.environment) out = await runRouted(ctx.environment, options, call.meta, input, gated);
     else {
-      out = await acts.runTool(input);
+      out = await (gated ? acts.runGatedTool : acts.runTool)(input);
       forgetLostWorker(ctx.environment, out.lostWorker);
     }
-    ctx.onToolResult?.(input.callId, out.result);
+    // A call sent back for a decision ran nothing: its result comes later.
+    if (!out.assessment) ctx.onToolResult?.(input.callId, out.result);
     return out;
   };
   const gateRequest = (command: string): GateRequest => ({
@@ -180,34 +187,6 @@ async function runOne(call: PlannedCall, view: ToolCallView, ctx: BatchContext):
     if (call.meta?.agentLoop) return capLoopResult(await ctx.loop.run(call.name, call.args, view));
     let approved = false;
     const command = commandOf(call.args, call.meta?.commandArg);
-    if (call.meta?.gated && patched(GATE_PATCH)) {
-      // One mechanism for every tool: the tool says what the call would run, the worker holding its environment judges it.
-      setStatus('awaiting_approval');
-      const gate = await gateOrExplain(ctx, gateRequest(command ?? ''), async () => {
-        const a = await assessRouted(
-          ctx.environment,
-          call.meta?.environment === true,
-          {
-            name: call.name,
-            args: call.args,
-            taskId: ctx.taskId,
-            cwd: ctx.cwd,
-            ...(ctx.backend ? { backend: ctx.backend } : {}),
-          },
-          ctx.heartbeatTimeoutSeconds,
-        );
-        return a.dangerous ? { ...gateRequest(a.command), assessment: a } : undefined;
-      });
-      setStatus('running');
-      if (!gate.run) return gate.result;
-      approved = gate.approved;
-    } else if (command !== undefined) {
-      setStatus('awaiting_approval');
-      const gate = await gateOrExplain(ctx, gateRequest(command));
-      setStatus('running');
-      if (!gate.run) return gate.result;
-      approved = gate.approved;
-    }
     const input: RunToolInput = {
       name: call.name,
       args: call.args,
@@ -218,7 +197,52 @@ async function runOne(call: PlannedCall, view: ToolCallView, ctx: BatchContext):
       approved,
       ...(ctx.backend ? { backend: ctx.backend } : {}),
     };
-    let out = await runTool(input);
+    let out: RunToolOutput;
+    const gated = call.meta?.gated && patched(GATE_PATCH);
+    if (gated && patched(GATE_IN_RUN_PATCH)) {
+      // One mechanism for every tool: the tool says what the call would run, and its own activity judges that (on
+      // the worker holding its environment, where scripts are read) and runs it when nobody needs to decide.
+      // Otherwise the verdict comes back unrun, the gate decides here, and an approved call runs without a new check.
+      out = await runTool(input, true);
+      if (out.assessment) {
+        setStatus('awaiting_approval');
+        const gate = await gateOrExplain(ctx, { ...gateRequest(out.assessment.command), assessment: out.assessment });
+        setStatus('running');
+        if (!gate.run) return gate.result;
+        approved = gate.approved;
+        out = await runTool({ ...input, approved });
+      }
+    } else {
+      if (gated) {
+        // Recorded before the check moved into the tool's activity: a check activity of its own, then the call.
+        setStatus('awaiting_approval');
+        const gate = await gateOrExplain(ctx, gateRequest(command ?? ''), async () => {
+          const a = await assessRouted(
+            ctx.environment,
+            call.meta?.environment === true,
+            {
+              name: call.name,
+              args: call.args,
+              taskId: ctx.taskId,
+              cwd: ctx.cwd,
+              ...(ctx.backend ? { backend: ctx.backend } : {}),
+            },
+            ctx.heartbeatTimeoutSeconds,
+          );
+          return a.dangerous ? { ...gateRequest(a.command), assessment: a } : undefined;
+        });
+        setStatus('running');
+        if (!gate.run) return gate.result;
+        approved = gate.approved;
+      } else if (command !== undefined) {
+        setStatus('awaiting_approval');
+        const gate = await gateOrExplain(ctx, gateRequest(command));
+        setStatus('running');
+        if (!gate.run) return gate.result;
+        approved = gate.approved;
+      }
+      out = await runTool({ ...input, approved });
+    }
     if (out.status === 'approval_required' && !approved) {
       // A plugin's pre_tool_call hook asked for a person: the same gate, with its reason as the finding.
       const reason = out.reason ?? 'a plugin hook asked for approval';
