@@ -1,7 +1,8 @@
 // Benchmark (not a test): history size against the content a run produced, and a 1,000-turn run, on a local dev
 // server: 40 turns of 2.5 KB tool results with a 5 KB task (`npm run bench:long -- --task-only` runs this alone), the
 // same with a short task and with the whole conversation recorded per call (as before the conversation cache), 400
-// such turns (compaction, continue-as-new), then 1,000 turns of tiny `todo` calls with time per turn early and late.
+// such turns (compaction, continue-as-new), 200 turns of tiny terminal commands, then 1,000 turns of tiny `todo` calls
+// with time per turn early and late.
 // Run: npm run bench:long
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
@@ -9,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AgentInput, AgentResult, AgentState } from '../src/common/types.js';
 import { historyBreakdown, producedBytes, readingScript, writeReadable } from '../test/support/history-size.js';
-import { longRunScript, runHistories } from '../test/support/long-run.js';
+import { echoScript, longRunScript, runHistories } from '../test/support/long-run.js';
 import { startScriptedModel, type ChatRequest, type Step } from '../test/support/scripted-model.js';
 import { durableEnv } from './durable-env.js';
 import { fmt, machine, summary } from './stats.js';
@@ -76,6 +77,15 @@ function report(label: string, m: Measured): void {
   );
 }
 
+/** Bytes per turn by event type (and activity type), largest first. */
+function byEvent(parts: Record<string, number>, turns: number): string {
+  return Object.entries(parts)
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 10)
+    .map(([k, v]) => `${k.replace('EVENT_TYPE_', '').toLowerCase()} ${fmt(v / turns, 0)}`)
+    .join(', ');
+}
+
 async function reading(turns: number, extra: Partial<AgentInput> = {}): Promise<Measured> {
   const cwd = mkdtempSync(join(tmpdir(), 'tether-bench-long-'));
   const path = writeReadable(cwd, turns);
@@ -116,6 +126,20 @@ const top = Object.entries(parts)
   .map(([k, v]) => `${k.replace('EVENT_TYPE_', '').toLowerCase()} ${fmt((100 * v) / longer.historyBytes, 0)}%`);
 lines.push(`  where the 400-turn history goes: ${top.join(', ')}`);
 
+// Tiny tool turns: each turn runs `echo N` in the terminal (a tool activity as well as a model call), so the run
+// shows the floor of a turn that changes the world, beside the todo turns' floor (a model call alone).
+const terminalTurns = 200;
+const echo = await measure(
+  echoScript(terminalTurns),
+  { content: 'Earlier turns echoed the turn counter.' },
+  { task: 'echo the turn counter until told to stop', limits: { maxTurns: terminalTurns + 10 } },
+  mkdtempSync(join(tmpdir(), 'tether-bench-long-')),
+);
+if (echo.result.turns !== terminalTurns) throw new Error(`expected ${terminalTurns} turns, got ${echo.result.turns}`);
+report(`${terminalTurns} turns of tiny terminal commands`, echo);
+const echoParts = await historyBreakdown(env.client, echo.workflowId);
+lines.push(`  bytes per tiny terminal turn by event: ${byEvent(echoParts, echo.result.turns)}`);
+
 const turns = 1_000;
 const { steps, summariser } = longRunScript(turns);
 const tiny = await measure(
@@ -133,11 +157,7 @@ const tinyParts = await historyBreakdown(env.client, tiny.workflowId);
 await env.close();
 if (tiny.result.turns !== turns) throw new Error(`expected ${turns} turns, got ${tiny.result.turns}`);
 report('1,000 turns of tiny todo calls', tiny);
-const perTurn = Object.entries(tinyParts)
-  .sort((a, b) => b[1] - a[1])
-  .slice(0, 8)
-  .map(([k, v]) => `${k.replace('EVENT_TYPE_', '').toLowerCase()} ${fmt(v / tiny.result.turns, 0)}`);
-lines.push(`  bytes per tiny turn by event: ${perTurn.join(', ')}`);
+lines.push(`  bytes per tiny turn by event: ${byEvent(tinyParts, tiny.result.turns)}`);
 const gaps = tiny.arrivals.slice(1).map((t, i) => t - tiny.arrivals[i]!);
 lines.push(
   `  time per turn: ${fmt(summary(gaps.slice(5, 15)).median, 1)} ms median around turn 10, ` +

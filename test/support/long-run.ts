@@ -19,6 +19,17 @@ export function longRunScript(turns: number): { steps: Step[]; summariser: Step 
   };
 }
 
+/** Every turn runs `echo N` in the terminal, N read back from the last command's output, until turn `turns` answers. */
+export function echoScript(turns: number): Step[] {
+  const step = (req: ChatRequest): ScriptedReply => {
+    const last = req.messages.filter((m) => m.role === 'tool').at(-1);
+    const n = last ? Number((JSON.parse(last.content!) as { output: string }).output.trim()) + 1 : 1;
+    if (n >= turns) return { content: `done after ${n} turns` };
+    return { toolCalls: [{ name: 'terminal', arguments: { command: `echo ${n}` } }] };
+  };
+  return Array.from({ length: turns + 1 }, () => step);
+}
+
 export interface RunHistory {
   runId: string;
   events: number;
