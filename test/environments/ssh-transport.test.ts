@@ -152,11 +152,14 @@ describe.skipIf(skip !== undefined)(`ssh transport against a real sshd${skip ? `
     expect(await Promise.all(procs.map((p) => p.exited))).toEqual(Array(12).fill(0));
     const ports = outs.map((o) => o.text().split(' ')[1]);
     const counts = [...new Set(ports)].map((p) => ports.filter((q) => q === p).length).sort((a, b) => b - a);
-    // sshd frees a closed session's slot a moment after the close, so the first connection holds 9 or 10.
-    expect(counts).toHaveLength(2);
+    // sshd frees a closed session's slot a moment after the close, so the first connection holds 9 or 10. The rest
+    // go to overflow connections: one, or (seen once on a loaded machine, as [10, 1, 1]) another when sshd refused
+    // a session on the first overflow connection too.
+    expect(counts.length).toBeGreaterThanOrEqual(2);
     expect(counts[0]).toBeLessThanOrEqual(10);
     expect(counts[0]).toBeGreaterThanOrEqual(9);
-    expect(t.connection?.connects).toBe(2);
+    expect(t.connection?.connects).toBe(counts.length);
+    // Every overflow connection closed with its last session.
     expect(t.connection?.openLinks).toBe(1);
     const after = (await run(t, 'echo "$SSH_CONNECTION"')).out.split(' ')[1];
     expect(ports.filter((p) => p === after)).toHaveLength(counts[0] ?? 0);
