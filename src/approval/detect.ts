@@ -72,6 +72,10 @@ interface DetectOptions {
 
 const MAX_DEPTH = 8;
 
+/** PowerShell's automatic variables (never set in bash, whose names no bash tool uses). */
+const POWERSHELL_AUTOMATIC =
+  /^\$(PSVersionTable|PSHOME|PSEdition|PSCulture|PSUICulture|PSScriptRoot|PSCommandPath|PSBoundParameters|IsWindows|IsLinux|IsMacOS|IsCoreCLR|ExecutionContext|LASTEXITCODE|PROFILE)(\.\w+)*$/;
+
 function containsDownload(node: SyntaxNode): boolean {
   if (node.type === 'command') {
     const argv = peel(commandWords(node)).argv;
@@ -91,6 +95,9 @@ class Analysis implements CarryContext {
   private readonly vars = new Map<string, string>();
   /** Standard input of a nested script (ssh HOST CMD <<EOF): every top-level command of it reads it. */
   private inherited: Io | undefined;
+  /** Aliases defined so far (`alias ls='rm -rf'`), and those being expanded (bash does not expand one in itself). */
+  private readonly aliases = new Map<string, string>();
+  private readonly expanding = new Set<string>();
   /** Files written by a downloader in this command line (`curl -o x.sh URL && bash x.sh`). */
   readonly downloaded = new Set<string>();
 
@@ -203,6 +210,17 @@ class Analysis implements CarryContext {
     }
   }
 
+  private readonly exitHandlers: (() => void)[] = [];
+
+  atExit(judge: () => void): void {
+    this.exitHandlers.push(judge);
+  }
+
+  /** Judges the trap handlers set while the command line was read, with the variables as they are at its end. */
+  runExitHandlers(): void {
+    for (let i = 0; i < this.exitHandlers.length && i < 64; i += 1) this.exitHandlers[i]!();
+  }
+
   knownText(io: Io): string | undefined {
     return stdinText(io) ?? decodedText(io.upstream);
   }
@@ -226,7 +244,12 @@ class Analysis implements CarryContext {
     }
   }
 
-  script(source: string, io?: Io): void {
+  script(text: string, io?: Io): void {
+    // The grammar fails on a here-string after an output redirect (`cat > f <<< 'x'`); bash reads the same command
+    // with the two swapped, so that spelling is parsed instead when it is clean.
+    const broken = text.includes('<<<') && this.parse(text, (root) => root?.hasError === true);
+    const swapped = broken ? hereStringFirst(text) : text;
+    const source = swapped !== text && this.parse(swapped, (root) => root?.hasError === false) ? swapped : text;
     this.nested(() =>
       this.parse(source, (root) => {
         if (!root) {
@@ -368,7 +391,7 @@ class Analysis implements CarryContext {
   private judge(words: Word[], io: Io, assignments: { name: string; value: Word }[] = []): void {
     if (words.length === 0) return;
     const { argv, splitString, shell, chdir } = peel(words);
-    checkWrappers(words, argv, this);
+    checkWrappers(words, argv, this, io);
     const nameWord = argv ? words[words.length - argv.args.length - 1] : undefined;
     if (argv && nameWord?.expansion) {
       // `X="rm -rf /"; $X`: the command name comes from a variable. It asks, and the value is judged as bash splits it.
@@ -391,6 +414,8 @@ class Analysis implements CarryContext {
     if (argv.name === null) {
       // `time ( ... )` and `exec {fd}>file`: the group is walked on its own.
       if (/^[({]/.test(argv.written)) return;
+      // `$PSVersionTable` typed alone shows a PowerShell automatic variable; in bash it is unset and runs nothing.
+      if (argv.args.length === 0 && POWERSHELL_AUTOMATIC.test(argv.written)) return;
       this.add('dynamic-command', argv.written);
       return;
     }
@@ -409,6 +434,8 @@ class Analysis implements CarryContext {
       const m = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(w.text);
       return m ? [{ name: m[1]!, value: { ...w, text: m[2]! } }] : [];
     });
+    // `sudo LD_PRELOAD=x.so cmd`, `env PATH=/tmp/x:$PATH make`: judged like the same assignment before the command.
+    for (const s of settings) checkAssignment(s.name, s.value, this);
     checkMiner(argv, this);
     indirectCode(argv, [...assignments, ...settings], io, this);
     // `xargs sh -c` / `xargs -I{} sh -c {}`: the shell runs text xargs reads at run time.
@@ -418,7 +445,23 @@ class Analysis implements CarryContext {
       (argv.args.at(-1)?.text === '-c' || argv.args.some((a) => a.text.includes('{}')))
     )
       this.add('dynamic-command', `${argv.written} runs what xargs reads at run time`);
-    if (argv.name === 'alias') aliasDefinitions(argv, this);
+    if (argv.name === 'alias') {
+      aliasDefinitions(argv, this);
+      for (const a of argv.args) {
+        const m = /^([^=\s/]+)=(.*)$/s.exec(a.text);
+        if (m && !a.dynamic) this.aliases.set(m[1]!, m[2]!);
+      }
+    }
+    // A name defined as an alias earlier runs the alias's text with these arguments (`alias ls='rm -rf'; ls ~/data`).
+    const alias = argv.name !== null && argv.written === argv.name ? this.aliases.get(argv.name) : undefined;
+    if (alias !== undefined && !this.expanding.has(argv.name!)) {
+      this.expanding.add(argv.name!);
+      try {
+        this.script([alias, ...argv.args.map((a) => `'${a.text.replace(/'/g, `'\\''`)}'`)].join(' '));
+      } finally {
+        this.expanding.delete(argv.name!);
+      }
+    }
     if (argv.name === 'git') gitConfig(argv, this);
     taskRunner(argv, this);
     // ./x.sh, bin/deploy: a program run by its path is read and judged (installed programs are not).
@@ -508,6 +551,17 @@ class Analysis implements CarryContext {
   }
 }
 
+const WORD = String.raw`(?:'[^']*'|"(?:\\.|[^"\\])*"|\$'(?:\\.|[^'\\])*'|[^\s;&|<>()]+)`;
+const OUT_THEN_HERE_STRING = new RegExp(String.raw`((?:\d*>>?|&>>?|\d*>&|>\|)\s*${WORD})(\s*)(<<<\s*${WORD})`, 'g');
+
+/** `cmd > f <<< 'x'` → `cmd <<< 'x' > f`: an output redirect and a here-string, in the order the grammar can read. */
+function hereStringFirst(text: string): string {
+  return text.replace(
+    OUT_THEN_HERE_STRING,
+    (_m, out: string, space: string, here: string) => `${here}${space || ' '}${out}`,
+  );
+}
+
 /** A redirect appends (`>>`), empties the file (`> f`, `: > f`, `echo > f`, `cat /dev/null > f`) or writes output. */
 function writeMode(op: string, owner: Argv | null, printed: string | undefined): WriteMode {
   if (op.includes('>>')) return 'append';
@@ -540,6 +594,7 @@ export function detect(parse: ParseBash, command: string, opts: DetectOptions = 
     // nothing to judge
   } else if (opts.language !== undefined) analysis.code(command, opts.language);
   else analysis.script(command, opts.stdin === undefined ? undefined : { upstream: [], stdinText: opts.stdin });
+  analysis.runExitHandlers();
   const findings = [...analysis.findings.values()].sort((a, b) => TIER_ORDER[b.tier] - TIER_ORDER[a.tier]);
   const scripts = [...analysis.wanted];
   return {

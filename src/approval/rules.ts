@@ -144,6 +144,55 @@ const list: Rule[] = [
     tier: 'dangerous',
     description: 'publishes a package, image or chart to a registry others take it from',
   },
+  // Host and agent (holdout-3)
+  {
+    id: 'privilege-escalation',
+    tier: 'dangerous',
+    description:
+      "opens a shell as root or another user (sudo -i, su, pkexec bash, an editor's shell escape under sudo) or hands sudo a password",
+  },
+  {
+    id: 'boot-kernel',
+    tier: 'dangerous',
+    description:
+      'loads or removes kernel modules or extensions, or changes the boot loader, boot entries or firmware variables',
+  },
+  {
+    id: 'remote-access',
+    tier: 'dangerous',
+    description:
+      'turns on remote login or remote control of the machine (an SSH server, screen sharing, remote desktop)',
+  },
+  {
+    id: 'persistence',
+    tier: 'dangerous',
+    description:
+      'installs something that starts by itself later (a user service or timer, a login item, a launch agent, an autostart entry)',
+  },
+  {
+    id: 'agent-safety',
+    tier: 'dangerous',
+    description:
+      "changes an AI agent's own permission, sandbox or hook settings, or starts an agent with its safety checks bypassed",
+  },
+  {
+    id: 'source-redirect',
+    tier: 'dangerous',
+    description:
+      'redirects where git or a package manager fetches code from (url.*.insteadOf, a proxy, another registry)',
+  },
+  {
+    id: 'repo-protection',
+    tier: 'dangerous',
+    description:
+      "changes what protects a repository through its host's API (branch protection, rulesets, collaborators, deploy keys, webhooks, Actions permissions)",
+  },
+  {
+    id: 'credential-dump',
+    tier: 'dangerous',
+    description:
+      "reads credentials out of the system's memory or password stores (an LSASS dump, the SAM hive, a keychain)",
+  },
   // tether's own control plane, driven from inside a run (src/approval/checks/control-plane.ts)
   { id: 'self-approval', tier: 'hardline', description: "decides a run's pending approval from inside a run" },
   {

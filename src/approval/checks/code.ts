@@ -1,6 +1,7 @@
 // Looks inside interpreter one-liners (python -c, node -e, perl -e, ruby -e, php -r, awk programs): shell
 // commands they run, recursive deletes, fork bombs, reverse shells, downloaded code they execute. Pure.
-import { classifyPath } from '../paths.js';
+import { classifyPath, classifyWrite } from '../paths.js';
+import { isAgentSettings } from './agents.js';
 import { literal } from '../words.js';
 import { isCredentialPath } from './exfil.js';
 import type { CheckContext } from './types.js';
@@ -139,6 +140,13 @@ function onlyLiterals(args: string): boolean {
 
 const FILE_DELETE =
   /\bunlink\s+\w|\b(unlink|unlinkSync|remove|removeSync|rmSync|rmdir|rmdirSync|delete|deleteSync)\b\s*[("]|\bos\.(remove|unlink|rmdir)\b|"unlink"/;
+/** `$ENV{HOME}`, `os.environ['HOME']`, `process.env.HOME`, `ENV['HOME']`, `Dir.home`, `getenv('HOME')` at a string's start. */
+const HOME_PREFIX =
+  /^(\$ENV\{HOME\}|\$HOME|\$\{HOME\}|#\{Dir\.home\}|#\{ENV\[.HOME.\]\}|\$\{process\.env\.HOME\}|\{os\.environ\[.HOME.\]\})(?=\/|$)/;
+const PERMISSION_CALL =
+  /\b(os\.(chmod|chown|lchown|fchmod)|chmodSync|chownSync|fs\.(chmod|chown)|File\.(chmod|chown)|FileUtils\.(chmod|chown)\w*|chmod|chown)\s*\(/;
+const FILE_WRITE =
+  /\bopen\s*\([^)]*,\s*(["'])[wax]\+?b?\1|\.write_(text|bytes)\s*\(|writeFileSync|writeFile\s*\(|appendFileSync|File\.(write|open\s*\([^)]*["'][wa])|file_put_contents|IO\.write|open\s*\(\s*\w+\s*,\s*["']?[>+]|json\.dump\s*\(/;
 const SEND =
   /requests\.(post|put|patch)|urlopen|\bfetch\s*\(|https?\.request|Net::HTTP|\bsocket\b|IO::Socket|LWP|curl_exec|HTTP::Tiny|sendall|smtplib/;
 
@@ -197,7 +205,7 @@ export function analyseCode(source: string, language: string, ctx: CheckContext)
   if (language === 'awk' && AWK_PIPE.test(code)) ctx.add('dynamic-command', detail);
   if (RECURSIVE_DELETE.test(code)) {
     // A literal path inside the project is ordinary clean-up (shutil.rmtree('build')); anything else asks.
-    const targets = [...code.matchAll(DELETE_TARGET)].map((m) => m[2]!);
+    const targets = [...code.matchAll(DELETE_TARGET)].map((m) => m[2]!.replace(HOME_PREFIX, '~'));
     const classes = targets.map((t) => classifyPath(literal(t), ctx.where));
     if (targets.length === 0 || classes.some((c) => c !== 'inside' && c !== 'temp'))
       ctx.add('interpreter-delete', detail);
@@ -206,16 +214,27 @@ export function analyseCode(source: string, language: string, ctx: CheckContext)
         ctx.add(c === 'root' ? 'delete-root' : c === 'home' ? 'delete-home' : 'delete-system-dir', detail);
   }
   if (FORK_BOMB.test(code)) ctx.add('fork-bomb', detail);
-  // Deleting files one by one (unlink, os.remove, glob): judged by the literal paths the code names.
+  // String literals, with the interpreter's spelling of the home directory as `~` ($ENV{HOME}, os.environ['HOME'], ...).
+  const strings = [...code.matchAll(new RegExp(STR, 'g'))].map((m) => m[2]!.replace(HOME_PREFIX, '~'));
+  // Permissions and ownership (os.chmod, fs.chmodSync, File.chmod, chown): judged like chmod on the paths named.
   if (
-    FILE_DELETE.test(code) &&
-    [...code.matchAll(new RegExp(STR, 'g'))].some((m) =>
-      ['root', 'home', 'system-dir', 'system-path', 'outside'].includes(
-        classifyPath(literal(m[2]!.replace(/\/?\*.*$/, '') || '/'), ctx.where),
-      ),
-    )
+    PERMISSION_CALL.test(code) &&
+    strings.some((p) => /^(root|home|system-dir|system-path)$/.test(classifyPath(literal(p), ctx.where)))
   )
-    ctx.add('interpreter-delete', detail);
+    ctx.add('system-permissions', detail);
+  // Files opened for writing or written whole: system configuration and an agent's own settings.
+  if (FILE_WRITE.test(code)) {
+    if (strings.some((p) => p.startsWith('/') && classifyWrite(literal(p), ctx.where) === 'system-config'))
+      ctx.add('overwrite-system-config', detail);
+    if (strings.some(isAgentSettings)) ctx.add('agent-safety', detail);
+  }
+  // Deleting files one by one (unlink, os.remove, glob): judged by the literal paths the code names.
+  if (FILE_DELETE.test(code)) {
+    if (strings.some(isAgentSettings)) ctx.add('agent-safety', detail);
+    const deleted = strings.map((p) => classifyPath(literal(p.replace(/\/?\*.*$/, '') || '/'), ctx.where));
+    if (deleted.some((c) => ['root', 'home', 'system-dir', 'system-path', 'outside'].includes(c)))
+      ctx.add('interpreter-delete', detail);
+  }
   dynamicCalls(code, language, ctx, detail);
   if (DOWNLOAD.test(code) || SEND.test(code)) {
     const paths = [...code.matchAll(new RegExp(STR, 'g'))].map((m) => m[2]!.replace(/^~?\/?/, (p) => p));

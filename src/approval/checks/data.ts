@@ -25,6 +25,14 @@ function sqlFindings(sql: string): string[] {
       found.add('sql-drop');
     if (/\bALTER\s+TABLE\s+\S+\s+DROP\b/i.test(s)) found.add('sql-drop');
     if (/^(WITH\b[\s\S]*?\)\s*)?TRUNCATE\b/i.test(s) || /\bTRUNCATE\s+TABLE\b/i.test(s)) found.add('sql-truncate');
+    // Superuser and admin rights for a database account: every table, and on PostgreSQL the server's files.
+    if (
+      /\b(ALTER|CREATE)\s+(USER|ROLE)\b[\s\S]*\b(SUPERUSER|CREATEROLE|BYPASSRLS|REPLICATION)\b/i.test(s) ||
+      /\bGRANT\s+(ALL(\s+PRIVILEGES)?\s+ON\s+\*\.\*|SUPER\b|[\s\S]*\bWITH\s+(GRANT|ADMIN)\s+OPTION\b)/i.test(s) ||
+      /\bGRANT\s+(pg_\w+|rds_superuser|cloudsqlsuperuser|azure_pg_admin|sysadmin|db_owner|dba)\s+TO\b/i.test(s) ||
+      /\bALTER\s+SERVER\s+ROLE\s+sysadmin\s+ADD\s+MEMBER\b/i.test(s)
+    )
+      found.add('access-grant');
     const where = /\bWHERE\b/i.test(s);
     if (/\bDELETE\s+((LOW_PRIORITY|QUICK|IGNORE)\s+)*FROM\b/i.test(s) && !where) found.add('sql-delete-all');
     if (/\bUPDATE\s+((ONLY|LOW_PRIORITY|IGNORE)\s+)*\S+(\s+(AS\s+)?\w+)?\s+SET\b/i.test(s) && !where)

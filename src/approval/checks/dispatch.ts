@@ -1,12 +1,15 @@
 // Which checks judge a command name: every table that knows the name (a name may be judged by several: curl for where
 // it writes and for what it uploads), and the generic resource-CLI verb check for names no table claims and for the
 // infrastructure CLIs. Pure.
+import { agentChecks } from './agents.js';
 import { containerChecks } from './container.js';
 import { controlPlaneChecks } from './control-plane.js';
 import { dataChecks } from './data.js';
 import { publishChecks } from './publish.js';
+import { escapeChecks } from './escapes.js';
 import { exfilChecks } from './exfil.js';
 import { fileChecks } from './files.js';
+import { hostChecks } from './host.js';
 import { identityChecks } from './identity.js';
 import { infraChecks } from './infra.js';
 import { networkChecks } from './network.js';
@@ -21,6 +24,8 @@ import {
   scriptSubcommands,
   systemPackages,
 } from './resource.js';
+import { repoApiChecks } from './repo-api.js';
+import { settingsChecks } from './settings.js';
 import { storageChecks } from './storage.js';
 import { systemCheckFor, systemChecks } from './system.js';
 import { traceChecks } from './traces.js';
@@ -66,6 +71,11 @@ const TABLES: Record<string, Check>[] = [
   windowsChecks,
   controlPlaneChecks,
   publishChecks,
+  hostChecks,
+  agentChecks,
+  settingsChecks,
+  escapeChecks,
+  repoApiChecks,
 ];
 
 /** Names a table judges fully (their verbs are not a resource CLI's): databases, shells, system tools. */
@@ -82,6 +92,8 @@ function claimed(name: string, exec: (name: string) => Check | undefined): boole
       networkChecks,
       powershellChecks,
       controlPlaneChecks,
+      hostChecks,
+      agentChecks,
     ].some((t) => Object.hasOwn(t, name)) || exec(name) !== undefined
   );
 }

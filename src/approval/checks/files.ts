@@ -3,6 +3,8 @@
 import { has, parseFlags } from '../argv.js';
 import { classifyPath, classifyWrite, isBlockDevice, type PathClass } from '../paths.js';
 import { literal, type Word } from '../words.js';
+import { isAgentSettings } from './agents.js';
+import { persistenceWrite } from './host.js';
 import { checkTraceWrite, isTrace, type WriteMode } from './traces.js';
 import { show, type Check, type CheckContext } from './types.js';
 
@@ -27,6 +29,8 @@ export function checkWrite(target: Word, detail: string, ctx: CheckContext, mode
   checkTraceWrite(target, mode, detail, ctx);
   // A file in .git/hooks runs by itself on the next commit, checkout or merge.
   if (/(^|\/)\.git\/hooks\/[^/]+$/.test(target.text)) ctx.add('git-hook', detail);
+  if (isAgentSettings(target.text)) ctx.add('agent-safety', detail);
+  persistenceWrite(target.text, detail, ctx);
   const c = classifyWrite(target, ctx.where);
   if (c === 'block-device') ctx.add('raw-disk-write', detail);
   else if (c === 'system-config') ctx.add('overwrite-system-config', detail);
@@ -46,6 +50,12 @@ function deletes(targets: Word[], recursive: boolean, detail: string, ctx: Check
   for (const t of targets.flatMap(expandBraces)) {
     if (isBlockDevice(t.text)) ctx.add('raw-disk-write', detail);
     if (isTrace(t.text)) ctx.add('log-wipe', detail);
+    if (isAgentSettings(t.text)) ctx.add('agent-safety', detail);
+    // The repository itself (.git, its objects, refs or logs): every commit not pushed is gone.
+    // A vendored copy's .git inside the project (vendor/x/.git) is not the project's history.
+    const repo = /^(.*?)\/?\.git(\/(objects|refs|logs))?\/?(\*)?$/.exec(t.text);
+    if (recursive && repo && (/^(\.\/?)?$|^[/~$]/.test(repo[1]!) || t.text.startsWith('..')))
+      ctx.add('git-history', detail);
     const rule = (recursive ? RECURSIVE_RULE : SINGLE_RULE)[classifyPath(t, ctx.where)];
     if (rule) ctx.add(rule, detail);
   }
@@ -96,9 +106,13 @@ const DELETERS = new Set(['rm', 'unlink', 'shred', 'rmdir']);
 const find: Check = (cmd, _io, ctx) => {
   const { starts, expr } = findStarts(cmd.args);
   const filtered = expr.some((a) => FIND_VALUE_TESTS.test(a.text));
+  // A match is named like its -name pattern (`*.pem` → match.pem), so what is done with it can be judged by name.
+  const nameAt = expr.findIndex((a) => /^-i?name$/.test(a.text));
+  const pattern = nameAt >= 0 ? expr[nameAt + 1]?.text : undefined;
+  const leaf = pattern && !pattern.includes('/') ? pattern.replace(/\*/g, 'match').replace(/[?[\]]/g, 'x') : 'match';
   // With a filter, find deletes some of what is under its start paths, not all of it: judge a path below each.
   const matchIn = (start: Word): Word =>
-    filtered ? { ...start, text: `${start.text.replace(/\/+$/, '')}/match` } : start;
+    filtered ? { ...start, text: `${start.text.replace(/\/+$/, '')}/${leaf}` } : start;
   if (expr.some((a) => a.text === '-delete')) for (const s of starts) findDeletes(s, filtered, show(cmd), ctx);
   for (let j = 0; j < expr.length; j += 1) {
     if (!/^-(exec|execdir|ok|okdir)$/.test(expr[j]!.text)) continue;
@@ -253,6 +267,16 @@ function permissions(firstIsSpec: boolean): Check {
       (/^[0-7]?[2467][0-7]{3}$/.test(mode) || /^[ugoa]*[+=][rwxXt]*s/.test(mode) || /,[ugoa]*[+=][rwxXt]*s/.test(mode))
     )
       ctx.add('security-posture', show(cmd));
+    // Anyone may write (777, 666, o+w, a+w): a container socket or a file outside the project becomes everyone's.
+    const worldWritable =
+      mode !== undefined &&
+      (/^[0-7]?[0-7]{2}[2367]$/.test(mode) || mode.split(',').some((m) => /^[ugo]*[oa][ugoa]*[+=][rwxXst]*w/.test(m)));
+    for (const p of paths) {
+      const c = classifyPath(p, ctx.where);
+      if (worldWritable && (/\.sock$/.test(p.text) || (c !== 'inside' && c !== 'temp')))
+        ctx.add('security-posture', show(cmd));
+      if (isAgentSettings(p.text)) ctx.add('agent-safety', show(cmd));
+    }
     // Taking permissions away from group and others (600, 700, go-rwx) on the user's own files (~/.ssh) is hygiene.
     const restrictive = mode !== undefined && (/^0?[4-7]00$/.test(mode) || /^[go]+-[rwx]+$/.test(mode));
     for (const p of paths.flatMap(expandBraces)) {

@@ -4,6 +4,8 @@ import { has, parseFlags } from '../argv.js';
 import type { Word } from '../words.js';
 import { COMMAND_VARIABLES, hidesCode } from '../indirect.js';
 import { checkHistoryVariable } from './traces.js';
+import { agentSafetyVariable } from './agents.js';
+import { settingVariable } from './settings.js';
 import { show, type Check, type CheckContext } from './types.js';
 
 const account: Check = (cmd, _io, ctx) => ctx.add('account-change', show(cmd));
@@ -144,6 +146,8 @@ const SHARED_DIRS = /^(\/tmp|\/var\/tmp|\/dev\/shm|\$TMPDIR|\$\{TMPDIR\})(\/|$)/
 /** `PATH=...`, `export PATH=...`, `LD_PRELOAD=...`: a variable that decides which code later commands run. */
 export function checkAssignment(name: string, value: Word, ctx: CheckContext): void {
   checkHistoryVariable(name, value, ctx);
+  settingVariable(name, value, ctx);
+  agentSafetyVariable(name, value, ctx);
   if (/^(LD_PRELOAD|LD_AUDIT|DYLD_INSERT_LIBRARIES)$/.test(name) && value.text !== '') {
     ctx.add('hijack-path', `${name}=${value.text}`);
     return;

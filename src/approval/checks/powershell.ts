@@ -5,7 +5,7 @@ import { classifyPath } from '../paths.js';
 import { literal } from '../words.js';
 import { secretStdin } from './exfil.js';
 import { show, stdinText, type Check, type CheckContext } from './types.js';
-import { windowsPathOutside } from './windows.js';
+import { CREDENTIAL_DUMP, windowsPathOutside } from './windows.js';
 
 const DOWNLOAD =
   /\b(iwr|irm|curl|wget|Invoke-WebRequest|Invoke-RestMethod|DownloadString|DownloadFile|DownloadData|Net\.WebClient|Start-BitsTransfer)\b/i;
@@ -44,7 +44,21 @@ function analysePowerShell(text: string, ctx: CheckContext): void {
   if (SECURITY.test(text)) ctx.add('security-posture', detail);
   if (EVENT_LOG.test(text)) ctx.add('log-wipe', detail);
   if (SERVICE_STOP.test(text)) ctx.add('service-stop', detail);
+  if (SYSTEM_WRITE.test(text)) ctx.add('overwrite-system-config', detail);
+  if (REMOTE_ACCESS.test(text)) ctx.add('remote-access', detail);
+  if (CREDENTIAL_DUMP.test(text)) ctx.add('credential-dump', detail);
 }
+
+/** PowerShell remoting, Remote Desktop (fDenyTSConnections 0), the OpenSSH server installed or started. */
+const REMOTE_ACCESS =
+  /\bEnable-PSRemoting\b|\bfDenyTSConnections\b[^;|]*-Value\s+0\b|\bAdd-WindowsCapability\b[^;|]*OpenSSH\.Server|\b(Start-Service|Set-Service)\b[^;|]*\bsshd\b|\bEnable-NetFirewallRule\b[^;|]*Remote ?Desktop/i;
+
+/**
+ * Writes into Windows' own directories or the machine's registry hive (the hosts file, System32, Program Files,
+ * HKLM:). Unquoted in bash the backslashes are gone (`C:WindowsSystem32...`), so they are optional here.
+ */
+const SYSTEM_WRITE =
+  /\b(Add-Content|Set-Content|Out-File|Copy-Item|Move-Item|New-Item|Set-ItemProperty|New-ItemProperty|Tee-Object|ac|sc|cpi|mi|ni|sp)\b[^;|]*?(\b[A-Za-z]:\\?(Windows|Program ?Files|ProgramData)\b|\$env:(windir|SystemRoot|ProgramFiles|ProgramData)\b|%(windir|SystemRoot)%|\bHKLM:|drivers\\?etc\\?hosts\b)/i;
 
 const EVENT_LOG = /\b(Clear-EventLog|Remove-EventLog|Limit-EventLog)\b|\bwevtutil(\.exe)?\s+(cl|clear-log)\b/i;
 const SERVICE_STOP = /\b(Stop-Service|spsv|Remove-Service)\b|\bSet-Service\b[^;|]*-StartupType\s+Disabled\b/i;
@@ -97,8 +111,14 @@ const cmdlet: Check = (cmd, io, ctx) => {
     if (target !== undefined && ctx.downloaded.has(target))
       ctx.add('remote-code-exec', `${show(cmd)} (downloaded in this command line)`);
   }
-  // Get-Content SECRET | Invoke-RestMethod -Method Post: the secret is the request body.
-  if (/^(irm|iwr|invoke-restmethod|invoke-webrequest)$/.test(name) && secretStdin(io))
+  // Get-Content SECRET | Invoke-RestMethod -Method Post: the secret is the request body; so is the environment
+  // (Get-ChildItem Env: | ConvertTo-Json | irm ...), which holds every token the shell was given.
+  const envDump = io.upstream.some(
+    (u) =>
+      /^(get-childitem|gci|dir|ls|get-item|gi)$/i.test(u.argv?.name ?? '') &&
+      u.argv!.args.some((a) => /^env:/i.test(a.text)),
+  );
+  if (/^(irm|iwr|invoke-restmethod|invoke-webrequest)$/.test(name) && (secretStdin(io) || envDump))
     ctx.add('exfiltration', show(cmd));
   // Get-ChildItem -Recurse C:\Users | Remove-Item: everything it lists.
   if (/^(remove-item|ri|del|rm)$/.test(name)) {

@@ -207,10 +207,21 @@ const kill: Check = (cmd, _io, ctx) => {
   const signal = i === 2 ? args[1] : i === 1 ? args[0]!.replace(/^--signal=/, '') : undefined;
   if (signal === '0' || signal === '-0') return;
   if (targets.includes('1')) ctx.add('kill-init', show(cmd));
-  // A list computed by pgrep, pidof, ps, lsof or a text filter: whatever processes match a name or user.
-  if (cmd.args.slice(i).some((w) => w.substitutions.some((n) => COMPUTED_PIDS.test(n.text))))
-    ctx.add('mass-kill', show(cmd));
+  // A list computed by pgrep, pidof, ps, lsof or a text filter: whatever processes match a name or user (unless the
+  // list is the agent's own user's processes narrowed further: `lsof -t -a -i :8000 -u "$USER"`, `pgrep -u "$USER" -f x`).
+  const subs = cmd.args.slice(i).flatMap((w) => w.substitutions.map((n) => n.text));
+  if (subs.some((t) => COMPUTED_PIDS.test(t) && !ownNarrowed(t))) ctx.add('mass-kill', show(cmd));
 };
+
+/** `-u "$USER"`, `-u $(whoami)`, `-u "$(id -un)"`: the user running the command. */
+const OWN_USER = /(^|\s)-u\s*"?(\$\{?(USER|LOGNAME)\}?|\$\((whoami|id -un?)\))"?(\s|$|\))/;
+
+/** A process list limited to the agent's own user and narrowed by a port (lsof -a -i) or a pattern (pgrep PATTERN). */
+function ownNarrowed(text: string): boolean {
+  if (!OWN_USER.test(text) || /[|;&]/.test(text)) return false;
+  if (/^\$\(\s*lsof\b/.test(text)) return /\s-a\b|\s-[a-zA-Z]*a/.test(text) && /\s-i\s*\S/.test(text);
+  return /^\$\(\s*pgrep\b/.test(text) && /\s(-f\s+)?['"]?[\w./-][^)]*\)$/.test(text.replace(OWN_USER, ' '));
+}
 
 const COMPUTED_PIDS = /\b(pgrep|pidof|ps|lsof|awk|grep|jobs|fuser|pstree)\b/;
 
@@ -235,6 +246,9 @@ const pkill: Check = (cmd, _io, ctx) => {
     '--session',
   ]);
   if (cmd.args.some((a) => a.text === '-0' || a.text === '--signal=0') || f.values.get('--signal') === '0') return;
+  // The agent's own user's processes matching a pattern (`pkill -u "$USER" -f 'jest --watch'`): its own tools.
+  const user = f.values.get('-u') ?? f.values.get('--euid') ?? f.values.get('-U') ?? f.values.get('--uid');
+  if (user !== undefined && OWN_USER.test(`-u ${user}`) && f.operands.length > 0) return;
   ctx.add('mass-kill', show(cmd));
 };
 

@@ -41,6 +41,8 @@ export interface CheckContext {
   runsFile(path: Word, language: string | null): void;
   /** Program text computed at run time (`sh -c "$(...)"`, `eval "$X"`): asks, and what can be seen of it is judged. */
   computed(word: Word, who: string, language?: string | null): void;
+  /** Runs `judge` once the whole command line has been read (a trap's handler runs when the shell exits). */
+  atExit?(judge: () => void): void;
   /** The text arriving on standard input when it is known, decoders (base64 -d, rev) seen through. */
   knownText(io: Io): string | undefined;
 }

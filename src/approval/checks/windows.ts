@@ -46,7 +46,8 @@ const wevtutil: Check = (cmd, _io, ctx) => {
 };
 
 /** reg add/delete/import under HKLM: machine-wide settings, policies (Defender, UAC) and what runs at start-up. */
-const reg: Check = (cmd, _io, ctx) => {
+const reg: Check = (cmd, io, ctx) => {
+  credentialDump(cmd, io, ctx);
   const [verb, key] = cmd.args.map((a) => a.text);
   if (!verb || !/^(add|delete|import|restore|load|copy)$/i.test(verb)) return;
   if (/^(HKLM|HKEY_LOCAL_MACHINE)\b/i.test(key ?? '') || /\\(Run|RunOnce|Winlogon|Policies)\b/i.test(key ?? ''))
@@ -80,6 +81,18 @@ const certutil: Check = (cmd, _io, ctx) => {
   if (file !== undefined && !/^https?:/i.test(file)) ctx.downloaded.add(file);
 };
 
+/** Reading credentials out of memory or the registry: an LSASS minidump, Mimikatz, the SAM and SECURITY hives. */
+export const CREDENTIAL_DUMP =
+  /comsvcs(\.dll)?\W+#?(MiniDump|24)\b|\b(Invoke-Mimikatz|Out-Minidump|sekurlsa::|lsadump::|mimikatz)\b|\bprocdump(64)?(\.exe)?\b[^;|]*\blsass\b|\breg(\.exe)?\s+save\s+(HKLM|HKEY_LOCAL_MACHINE)\\?(SAM|SECURITY|SYSTEM)\b|\bntdsutil\b[^;|]*\bifm\b/i;
+
+/** Windows programs that dump credentials by name (rundll32 comsvcs.dll MiniDump, procdump of lsass, reg save HKLM\SAM). */
+const credentialDump: Check = (cmd, _io, ctx) => {
+  const text = [cmd.written, ...cmd.args.map((a) => a.text)].join(' ');
+  if (CREDENTIAL_DUMP.test(text)) ctx.add('credential-dump', show(cmd));
+  // rundll32 powrprof.dll,SetSuspendState: sleep or hibernate.
+  if (/\bpowrprof(\.dll)?\W+SetSuspendState\b/i.test(text)) ctx.add('shutdown', show(cmd));
+};
+
 export const windowsChecks: Record<string, Check> = {
   del: cmdDelete,
   erase: cmdDelete,
@@ -100,4 +113,12 @@ export const windowsChecks: Record<string, Check> = {
   'taskkill.exe': taskkill,
   certutil,
   'certutil.exe': certutil,
+  ...Object.fromEntries(
+    ['rundll32', 'procdump', 'procdump64', 'ntdsutil', 'mimikatz', 'pypykatz', 'lsassy', 'secretsdump.py'].flatMap(
+      (n) => [
+        [n, credentialDump],
+        [`${n}.exe`, credentialDump],
+      ],
+    ),
+  ),
 };

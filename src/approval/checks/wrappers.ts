@@ -3,7 +3,8 @@
 // wrapped command itself is judged by its own check. Pure.
 import type { Argv } from '../argv.js';
 import type { Word } from '../words.js';
-import type { CheckContext } from './types.js';
+import { checkPrivilege } from './privilege.js';
+import type { CheckContext, Io } from './types.js';
 
 /** Directories anyone can write to. */
 export const SHARED_DIR = /^(\/tmp|\/var\/tmp|\/dev\/shm)\//;
@@ -26,8 +27,9 @@ function nsenter(words: Word[], ctx: CheckContext): void {
 }
 
 /** `words` is the command as written, `argv` what runs once the wrappers are peeled. */
-export function checkWrappers(words: Word[], argv: Argv | null, ctx: CheckContext): void {
+export function checkWrappers(words: Word[], argv: Argv | null, ctx: CheckContext, io?: Io): void {
   nsenter(words, ctx);
+  checkPrivilege(words, argv, io, ctx);
   const scheduler = words.findIndex((w) => /(^|\/)systemd-run$/.test(w.text));
   if (scheduler >= 0 && argv && SHARED_DIR.test(argv.written))
     ctx.add('schedule-unchecked', `systemd-run ... ${argv.written} (a program in a directory anyone can write to)`);
