@@ -144,6 +144,13 @@ const list: Rule[] = [
     tier: 'dangerous',
     description: 'publishes a package, image or chart to a registry others take it from',
   },
+  // Acting towards other people (holdout-3)
+  {
+    id: 'send-message',
+    tier: 'dangerous',
+    description: "sends an email, chat message, SMS or public comment in the user's name",
+  },
+  { id: 'payment', tier: 'dangerous', description: 'moves money or changes billing through a payment API or CLI' },
   // tether's own control plane, driven from inside a run (src/approval/checks/control-plane.ts)
   { id: 'self-approval', tier: 'hardline', description: "decides a run's pending approval from inside a run" },
   {
