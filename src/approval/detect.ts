@@ -19,6 +19,7 @@ import { checkWrite } from './checks/files.js';
 import { checkLookup } from './checks/dispatch.js';
 import { checkAssignment } from './checks/identity.js';
 import { checkMiner } from './checks/miner.js';
+import { checkExposure } from './checks/exposure.js';
 import { checkWrappers } from './checks/wrappers.js';
 import { checkUnset, type WriteMode } from './checks/traces.js';
 import { initScriptCheck } from './checks/system.js';
@@ -410,6 +411,7 @@ class Analysis implements CarryContext {
       return m ? [{ name: m[1]!, value: { ...w, text: m[2]! } }] : [];
     });
     checkMiner(argv, this);
+    checkExposure(argv, this);
     indirectCode(argv, [...assignments, ...settings], io, this);
     // `xargs sh -c` / `xargs -I{} sh -c {}`: the shell runs text xargs reads at run time.
     if (

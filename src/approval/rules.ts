@@ -137,7 +137,8 @@ const list: Rule[] = [
   {
     id: 'expose-service',
     tier: 'dangerous',
-    description: 'exposes a local port to another network through a tunnel (ssh -R, ngrok tcp, cloudflared)',
+    description:
+      'exposes a local port to another network: a tunnel (ssh -R, ngrok, cloudflared, tailscale funnel), or a listener on every interface without authentication, relaying to another host or serving a private tree',
   },
   {
     id: 'package-publish',
