@@ -145,6 +145,18 @@ const list: Rule[] = [
     tier: 'dangerous',
     description: 'publishes a package, image or chart to a registry others take it from',
   },
+  // Production and infrastructure state (holdout-3)
+  {
+    id: 'production-change',
+    tier: 'dangerous',
+    description:
+      "applies, deploys or edits something aimed at production (a context, namespace, stack, project or environment named prod) or a cluster's kube-system",
+  },
+  {
+    id: 'infra-state',
+    tier: 'dangerous',
+    description: 'rewrites or unlocks infrastructure state by hand (terraform force-unlock, state push)',
+  },
   // Acting towards other people (holdout-3)
   {
     id: 'send-message',

@@ -4,6 +4,7 @@
 import type { Argv } from '../argv.js';
 import type { Word } from '../words.js';
 import { checkGrant } from './grants.js';
+import { checkProduction } from './production.js';
 import { show, type Check, type CheckContext, type Io } from './types.js';
 
 /** Verbs (or parts of compound verbs) that destroy, disable or take away. */
@@ -289,6 +290,8 @@ export const resourceVerbs: Check = (cmd, io, ctx) => {
     const path = subcommandPath(cmd.args);
     if (!path.hypothetical) checkGrant(cmd, path.verbs, ctx);
   }
+  const path = subcommandPath(cmd.args);
+  if (!path.hypothetical) checkProduction(cmd, path.verbs, ctx);
   // A script named for what it destroys.
   if (
     /[/.]/.test(cmd.written) &&
