@@ -157,6 +157,11 @@ const list: Rule[] = [
     tier: 'dangerous',
     description: 'rewrites or unlocks infrastructure state by hand (terraform force-unlock, state push)',
   },
+  {
+    id: 'dns-change',
+    tier: 'dangerous',
+    description: "points the machine's name resolution at other DNS servers",
+  },
   // Acting towards other people (holdout-3)
   {
     id: 'send-message',

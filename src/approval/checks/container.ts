@@ -130,7 +130,8 @@ const socketApi: Check = (cmd, _io, ctx) => {
   const at = w.findIndex((x) => x === '--unix-socket' || x.startsWith('--unix-socket='));
   const socket = at < 0 ? undefined : w[at]!.includes('=') ? w[at]!.slice(w[at]!.indexOf('=') + 1) : w[at + 1];
   if (socket === undefined || !SOCKET.test(socket)) return;
-  const method = w[w.findIndex((x) => x === '-X' || x === '--request') + 1] ?? '';
+  const m = w.findIndex((x) => x === '-X' || x === '--request');
+  const method = m < 0 ? '' : (w[m + 1] ?? '');
   const writes =
     /^(POST|PUT|DELETE|PATCH)$/i.test(method) ||
     w.some((x) => /^(-X|--request=)(POST|PUT|DELETE|PATCH)$/i.test(x) || /^(-d|--data[\w-]*|--json)(=|$)|^-d./.test(x));

@@ -10,6 +10,7 @@ import { fileChecks } from './files.js';
 import { identityChecks } from './identity.js';
 import { infraChecks } from './infra.js';
 import { networkChecks } from './network.js';
+import { hostNetworkChecks } from './host-network.js';
 import { outboundChecks } from './outbound.js';
 import { powershellCheckFor, powershellChecks } from './powershell.js';
 import { interpreterOf } from './exec.js';
@@ -68,6 +69,7 @@ const TABLES: Record<string, Check>[] = [
   controlPlaneChecks,
   publishChecks,
   outboundChecks,
+  hostNetworkChecks,
 ];
 
 /** Names a table judges fully (their verbs are not a resource CLI's): databases, shells, system tools. */

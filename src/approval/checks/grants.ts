@@ -29,7 +29,8 @@ const ACCESS_OPT =
 const BROAD =
   /administrator|(^|[/:_-])(cluster-)?admin(istrator)?s?($|[/:_-])|(^|[/.])owners?$|roles\/(owner|editor)$|^\*$|^public(-read(-write)?)?$|^all(Authenticated)?Users$|FullControl|full[-_]access/i;
 const EVERYWHERE = /(^|[=,\s])(0\.0\.0\.0\/0|::\/0)(\b|$)/;
-const ADMIN_PORT = /(^|[^\d])(22|23|3389|2375|2376|5432|3306|1433|6379|27017|9200|5900|11211|2379|10250)($|[^\d])/;
+export const ADMIN_PORT =
+  /(^|[^\d])(22|23|3389|2375|2376|5432|3306|1433|6379|27017|9200|5900|11211|2379|10250)($|[^\d])/;
 /** The value names every port or protocol (-1, all, 0-65535). */
 const ALL_PORTS = /^(-1|all|0-65535|1-65535)$|^(tcp|udp):(0-65535|1-65535)$/i;
 const PORT_OPT = /^--?([\w-]*-)?(port|ports|allow|rules|protocol|destination-port-ranges?|from-port|to-port)$/i;
