@@ -20,6 +20,7 @@ import { checkLookup } from './checks/dispatch.js';
 import { checkAssignment } from './checks/identity.js';
 import { checkMiner } from './checks/miner.js';
 import { checkExposure } from './checks/exposure.js';
+import { checkRemoteInstall } from './checks/remote-install.js';
 import { checkWrappers } from './checks/wrappers.js';
 import { checkUnset, type WriteMode } from './checks/traces.js';
 import { initScriptCheck } from './checks/system.js';
@@ -412,6 +413,7 @@ class Analysis implements CarryContext {
     });
     checkMiner(argv, this);
     checkExposure(argv, this);
+    checkRemoteInstall(argv, this);
     indirectCode(argv, [...assignments, ...settings], io, this);
     // `xargs sh -c` / `xargs -I{} sh -c {}`: the shell runs text xargs reads at run time.
     if (

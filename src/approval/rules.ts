@@ -169,6 +169,11 @@ const list: Rule[] = [
     description: "sends an email, chat message, SMS or public comment in the user's name",
   },
   { id: 'payment', tier: 'dangerous', description: 'moves money or changes billing through a payment API or CLI' },
+  {
+    id: 'package-source',
+    tier: 'dangerous',
+    description: 'points a package manager at another registry for every later install on this machine',
+  },
   // tether's own control plane, driven from inside a run (src/approval/checks/control-plane.ts)
   { id: 'self-approval', tier: 'hardline', description: "decides a run's pending approval from inside a run" },
   {

@@ -64,6 +64,9 @@ function derive(output: string | undefined, inputs: Word[], ctx: CheckContext): 
   )
     return;
   addDerived(output, ctx);
+  // Copied where a web server or a static site serves it: anyone who asks gets it.
+  if (/(^|\/)(public|static|www|htdocs|wwwroot|public_html)(\/|$)/.test(output))
+    ctx.add('exfiltration', `${output} (credentials copied where they are served)`);
 }
 
 function addDerived(output: string, ctx: CheckContext): void {

@@ -5,7 +5,7 @@ import type { Argv } from '../argv.js';
 import type { Word } from '../words.js';
 import { checkGrant } from './grants.js';
 import { checkProduction } from './production.js';
-import { show, type Check, type CheckContext, type Io } from './types.js';
+import { show, stdinText, type Check, type CheckContext, type Io } from './types.js';
 
 /** Verbs (or parts of compound verbs) that destroy, disable or take away. */
 const DESTRUCTIVE = new Set([
@@ -288,7 +288,7 @@ export const resourceVerbs: Check = (cmd, io, ctx) => {
   if (verb) ctx.add('resource-delete', `${show(cmd)} (${verb})`);
   else if (!cmd.args.some((a) => /^--dry-run(=(client|server|true))?$/.test(a.text))) {
     const path = subcommandPath(cmd.args);
-    if (!path.hypothetical) checkGrant(cmd, path.verbs, ctx);
+    if (!path.hypothetical) checkGrant(cmd, path.verbs, ctx, stdinText(io));
   }
   const path = subcommandPath(cmd.args);
   if (!path.hypothetical) checkProduction(cmd, path.verbs, ctx);
@@ -369,6 +369,9 @@ export const packageManager: Check = (cmd, io, ctx) => {
   const takeAway = registry && verbs.some((v) => ['rm', 'remove', 'revoke', 'delete', 'del'].includes(v));
   if (withdraw || takeAway) ctx.add('package-remove', show(cmd));
   // npm owner add, npm access grant, cargo owner --add, gem owner -a: someone else may publish the package.
+  // npm token create: a new long-lived publishing credential.
+  if (verbs.includes('token') && verbs.some((v) => ['create', 'add', 'new'].includes(v)))
+    ctx.add('access-grant', `${show(cmd)} (a new publishing token)`);
   const owners = verbs.some((v) => ['owner', 'owners', 'access', 'team', 'collaborator'].includes(v));
   if (
     owners &&
