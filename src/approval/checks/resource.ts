@@ -3,6 +3,7 @@
 // zero. Applies to CLIs no rule has heard of. Pure.
 import type { Argv } from '../argv.js';
 import type { Word } from '../words.js';
+import { sqlFindings } from './data.js';
 import { checkGrant } from './grants.js';
 import { checkProduction } from './production.js';
 import { show, stdinText, type Check, type CheckContext, type Io } from './types.js';
@@ -266,7 +267,8 @@ function nestedCommands(cmd: Argv, io: Io, ctx: CheckContext): void {
     const name = eq >= 0 ? t.slice(0, eq) : t;
     if (COMMAND_OPTS.test(name) || (remoteShell && name === '-C')) {
       const value = eq >= 0 ? t.slice(eq + 1) : args[i + 1]?.text;
-      if (value !== undefined) ctx.script(value);
+      // SQL given to a managed database's --command is judged as SQL (sqlOptions), not as a shell line.
+      if (value !== undefined && !SQL_TEXT.test(value)) ctx.script(value);
     }
     for (const m of t.matchAll(/"?commands"?\s*[=:]\s*\[([^\]]*)\]/g))
       for (const c of m[1]!.matchAll(/"((?:\\.|[^"\\])*)"/g)) ctx.script(c[1]!);
@@ -282,9 +284,43 @@ function nestedCommands(cmd: Argv, io: Io, ctx: CheckContext): void {
   }
 }
 
+const SQL_TEXT = /^\s*(SELECT|INSERT|UPDATE|DELETE|DROP|TRUNCATE|ALTER|CREATE|WITH|SHOW|EXPLAIN|PRAGMA)\s/i;
+
+/** Options of resource CLIs whose value is SQL run on a managed database (wrangler d1 execute --command, bq query). */
+const SQL_OPTS = /^--?(command|query|sql|statement|execute|e|q)$/;
+
+function sqlOptions(cmd: Argv, ctx: CheckContext): void {
+  const args = cmd.args;
+  for (let i = 0; i < args.length; i += 1) {
+    const t = args[i]!.text;
+    const eq = t.indexOf('=');
+    const value =
+      eq > 0 && SQL_OPTS.test(t.slice(0, eq)) ? t.slice(eq + 1) : SQL_OPTS.test(t) ? args[i + 1]?.text : undefined;
+    // The operand of `bq query "..."`, `gcloud sql ... --sql`: an SQL statement at the front of a word.
+    const bare = !t.startsWith('-') && /^\s*(DROP|TRUNCATE|DELETE|UPDATE|ALTER)\s/i.test(t) ? t : undefined;
+    for (const rule of sqlFindings(value ?? bare ?? '')) ctx.add(rule, show(cmd));
+  }
+}
+
+/**
+ * `docker rm api-1`, `podman container rm web`: stopped containers named one by one are recreated from their image,
+ * like a build output. Forcing a running one away (`-f`), their volumes (`-v`), a computed list (`$(docker ps -aq)`)
+ * and images stay resource-delete.
+ */
+function namedContainerRemoval(cmd: Argv): boolean {
+  if (!CONTAINER_CLIS.has(cmd.name ?? '') || cmd.name === 'kubectl' || cmd.name === 'oc' || cmd.name === 'helm')
+    return false;
+  const w = cmd.args.map((a) => a.text);
+  const at = w[0] === 'container' ? 1 : 0;
+  if (!/^(rm|remove)$/.test(w[at] ?? '')) return false;
+  const rest = cmd.args.slice(at + 1);
+  return rest.length > 0 && rest.every((a) => !a.dynamic && a.substitutions.length === 0 && /^\w[\w.-]*$/.test(a.text));
+}
+
 export const resourceVerbs: Check = (cmd, io, ctx) => {
   nestedCommands(cmd, io, ctx);
-  const verb = destructiveVerb(cmd);
+  sqlOptions(cmd, ctx);
+  const verb = namedContainerRemoval(cmd) ? undefined : destructiveVerb(cmd);
   if (verb) ctx.add('resource-delete', `${show(cmd)} (${verb})`);
   else if (!cmd.args.some((a) => /^--dry-run(=(client|server|true))?$/.test(a.text))) {
     const path = subcommandPath(cmd.args);
