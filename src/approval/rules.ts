@@ -137,7 +137,8 @@ const list: Rule[] = [
   {
     id: 'expose-service',
     tier: 'dangerous',
-    description: 'exposes a local port to another network through a tunnel (ssh -R, ngrok tcp, cloudflared)',
+    description:
+      'exposes a local port to another network: a tunnel (ssh -R, ngrok, cloudflared, tailscale funnel), or a listener on every interface without authentication, relaying to another host or serving a private tree',
   },
   {
     id: 'package-publish',
@@ -193,6 +194,30 @@ const list: Rule[] = [
     description:
       "reads credentials out of the system's memory or password stores (an LSASS dump, the SAM hive, a keychain)",
   },
+  // Production and infrastructure state (holdout-3)
+  {
+    id: 'production-change',
+    tier: 'dangerous',
+    description:
+      "applies, deploys or edits something aimed at production (a context, namespace, stack, project or environment named prod) or a cluster's kube-system",
+  },
+  {
+    id: 'infra-state',
+    tier: 'dangerous',
+    description: 'rewrites or unlocks infrastructure state by hand (terraform force-unlock, state push)',
+  },
+  {
+    id: 'dns-change',
+    tier: 'dangerous',
+    description: "points the machine's name resolution at other DNS servers",
+  },
+  // Acting towards other people (holdout-3)
+  {
+    id: 'send-message',
+    tier: 'dangerous',
+    description: "sends an email, chat message, SMS or public comment in the user's name",
+  },
+  { id: 'payment', tier: 'dangerous', description: 'moves money or changes billing through a payment API or CLI' },
   // tether's own control plane, driven from inside a run (src/approval/checks/control-plane.ts)
   { id: 'self-approval', tier: 'hardline', description: "decides a run's pending approval from inside a run" },
   {

@@ -150,6 +150,9 @@ const FILE_WRITE =
 const SEND =
   /requests\.(post|put|patch)|urlopen|\bfetch\s*\(|https?\.request|Net::HTTP|\bsocket\b|IO::Socket|LWP|curl_exec|HTTP::Tiny|sendall|smtplib/;
 
+const WHOLE_ENV =
+  /\bos\.environ\b(?!\s*(\[|\.get\b|\.setdefault\b))|\bprocess\.env\b(?!\s*(\.|\[))|\bENV\.(to_h|to_a|to_s|inspect)\b|%ENV\b|\bgetenv\(\s*\)/;
+
 /** A shell or eval call whose argument is built at run time (joined, decoded, from variables): what runs cannot be read. */
 function dynamicCalls(code: string, language: string, ctx: CheckContext, detail: string): void {
   const shell = SHELL_FN[language];
@@ -240,6 +243,8 @@ export function analyseCode(source: string, language: string, ctx: CheckContext)
     const paths = [...code.matchAll(new RegExp(STR, 'g'))].map((m) => m[2]!.replace(/^~?\/?/, (p) => p));
     if (paths.some((p) => isCredentialPath(p) || /(^|\/)\.(ssh|aws|kube|gnupg)\//.test(p)))
       ctx.add('exfiltration', detail);
+    // The whole environment (every token in it), not one variable read by name.
+    if (SEND.test(code) && WHOLE_ENV.test(code)) ctx.add('exfiltration', detail);
   }
   if (SOCKET.test(code) && SHELL_SPAWN.test(code)) ctx.add('reverse-shell', detail);
   if (DOWNLOAD.test(code) && RUNS_STRING.test(code)) ctx.add('remote-code-exec', detail);

@@ -121,7 +121,25 @@ const kubectl: Check = (cmd, io, ctx) => {
     ctx.add('container-escape', `${show(cmd)} (a pod with the host's privileges or paths)`);
 };
 
+/**
+ * `curl --unix-socket /var/run/docker.sock -X POST .../containers/create`: the container API spoken directly, where
+ * no flag says what the container gets (a body can bind the host's root and ask for privileges). Reads stay ordinary.
+ */
+const socketApi: Check = (cmd, _io, ctx) => {
+  const w = cmd.args.map((a) => a.text);
+  const at = w.findIndex((x) => x === '--unix-socket' || x.startsWith('--unix-socket='));
+  const socket = at < 0 ? undefined : w[at]!.includes('=') ? w[at]!.slice(w[at]!.indexOf('=') + 1) : w[at + 1];
+  if (socket === undefined || !SOCKET.test(socket)) return;
+  const m = w.findIndex((x) => x === '-X' || x === '--request');
+  const method = m < 0 ? '' : (w[m + 1] ?? '');
+  const writes =
+    /^(POST|PUT|DELETE|PATCH)$/i.test(method) ||
+    w.some((x) => /^(-X|--request=)(POST|PUT|DELETE|PATCH)$/i.test(x) || /^(-d|--data[\w-]*|--json)(=|$)|^-d./.test(x));
+  if (writes) ctx.add('container-escape', `${show(cmd)} (the container API, written to)`);
+};
+
 export const containerChecks: Record<string, Check> = {
+  curl: socketApi,
   docker: containerRun,
   podman: containerRun,
   nerdctl: containerRun,

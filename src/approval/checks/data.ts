@@ -6,7 +6,7 @@ import { checkWrite } from './files.js';
 import { show, stdinText, type Check, type Io } from './types.js';
 
 /** Rule ids for destructive statements in SQL text. Comments and string literals are ignored. */
-function sqlFindings(sql: string): string[] {
+export function sqlFindings(sql: string): string[] {
   const text = sql
     .replace(/--[^\n]*/g, ' ')
     .replace(/#[^\n]*/g, ' ')
@@ -141,7 +141,15 @@ const mysqladmin: Check = (cmd, _io, ctx) => {
   if (cmd.args.some((a) => a.text === 'drop')) ctx.add('sql-drop', show(cmd));
 };
 
+/** pg_restore --clean, mongorestore --drop: the objects in the target are dropped before the dump is loaded. */
+const restoreOverwrites: Check = (cmd, _io, ctx) => {
+  if (cmd.args.some((a) => /^(--clean|--drop|-c)$/.test(a.text) || /^-[a-zA-Z]*c[a-zA-Z]*$/.test(a.text)))
+    ctx.add('sql-drop', `${show(cmd)} (drops what is there before restoring)`);
+};
+
 export const dataChecks: Record<string, Check> = {
+  pg_restore: restoreOverwrites,
+  mongorestore: restoreOverwrites,
   psql: sqlClient(['-c', '--command']),
   mysql: sqlClient(['-e', '--execute']),
   mariadb: sqlClient(['-e', '--execute']),

@@ -13,6 +13,8 @@ import { hostChecks } from './host.js';
 import { identityChecks } from './identity.js';
 import { infraChecks } from './infra.js';
 import { networkChecks } from './network.js';
+import { hostNetworkChecks } from './host-network.js';
+import { outboundChecks } from './outbound.js';
 import { powershellCheckFor, powershellChecks } from './powershell.js';
 import { interpreterOf } from './exec.js';
 import {
@@ -76,6 +78,8 @@ const TABLES: Record<string, Check>[] = [
   settingsChecks,
   escapeChecks,
   repoApiChecks,
+  outboundChecks,
+  hostNetworkChecks,
 ];
 
 /** Names a table judges fully (their verbs are not a resource CLI's): databases, shells, system tools. */

@@ -3,6 +3,15 @@
 // tool's standard input (nc, socat, openssl), or copied to a remote (scp, rsync, sftp, cloud copy). Pure.
 import { parseFlags, type Argv } from '../argv.js';
 import type { Word } from '../words.js';
+import {
+  dumpsData,
+  foreignToken,
+  isDropHost,
+  isPrivateTree,
+  PRINTS_SECRET,
+  printsSecret,
+  SECRET_VAR,
+} from './secret-sources.js';
 import { show, stdinText, type Check, type CheckContext, type Io } from './types.js';
 
 /** Files that hold credentials or keys (public keys, known_hosts, ssh config and *.example files do not). */
@@ -17,18 +26,19 @@ const CREDENTIAL_FILE = new RegExp(
     String.raw`(^|/)id_(rsa|dsa|ecdsa|ed25519)$`,
     String.raw`(^|/)(credentials|credentials\.json|credentials\.db|application_default_credentials\.json|service-account[\w-]*\.json|kubeconfig)$`,
     String.raw`^/etc/(g?shadow|sudoers)$`,
+    // Browser cookie and password stores, keychains: sessions and saved passwords.
+    String.raw`(^|/)(Cookies|Login Data|Web Data|logins\.json|key[34]\.db|cookies\.sqlite|signons\.sqlite)$|\.keychain(-db)?$`,
     String.raw`^/proc/(self|\d+)/environ$`,
     String.raw`^\$\{?KUBECONFIG\}?$`,
   ].join('|'),
 );
 
-/** Environment variables that hold secrets. */
-const SECRET_VAR =
-  /\$\{?[A-Z0-9_]*(TOKEN|SECRET|PASSWORD|PASSWD|API_KEY|APIKEY|ACCESS_KEY|PRIVATE_KEY|CREDENTIALS?)[A-Z0-9_]*\}?/;
-
 /** Text of a command line that reads credentials: a credential path, the whole environment, exported secret keys. */
 const READS_SECRETS =
   /(~|\$HOME|\$\{HOME\}|\/home\/[^/\s]+|\/root|\/Users\/[^/\s]+)\/\.(ssh|aws|gnupg|kube|docker|netrc|npmrc|pypirc|git-credentials|azure|config\/gcloud|config\/gh)|\.env\b(?!\.example)|\bid_(rsa|dsa|ecdsa|ed25519)\b|\.(pem|key|p12|pfx)\b|\/etc\/g?shadow|\/proc\/self\/environ|(^|[\s(|;&])(env|printenv|set)(\s*$|\s*[|)])|export-secret|export-credentials|print-access-token|print-identity-token|\$\{?KUBECONFIG/;
+
+/** Command text (a substitution's) that reads credentials or prints a secret. */
+const readsSecrets = (text: string): boolean => READS_SECRETS.test(text) || PRINTS_SECRET.test(text);
 
 export const isCredentialPath = (text: string): boolean => {
   const t = text.replace(/\\/g, '/'); // Windows paths (%USERPROFILE%\.aws\credentials) have the same names
@@ -36,23 +46,33 @@ export const isCredentialPath = (text: string): boolean => {
 };
 
 /** Files this command line made from credentials (`tar czf /tmp/k.tgz ~/.ssh && curl -F f=@/tmp/k.tgz ...`). */
-const derived = new WeakMap<CheckContext, Set<string>>();
+// Keyed by the analysis's `where`, which is the same object when a check is handed a proxy of the context.
+const derived = new WeakMap<object, Set<string>>();
 const bare = (text: string): string => text.replace(/^\.\//, '');
 
 function secretFile(text: string, ctx: CheckContext): boolean {
-  return isCredentialPath(text) || (derived.get(ctx)?.has(bare(text)) ?? false);
+  return isCredentialPath(text) || (derived.get(ctx.where)?.has(bare(text)) ?? false);
 }
 
 function derive(output: string | undefined, inputs: Word[], ctx: CheckContext): void {
   if (
     output === undefined ||
     output === '-' ||
-    !inputs.some((w) => secretFile(w.text, ctx) || w.substitutions.some((n) => READS_SECRETS.test(n.text)))
+    !inputs.some(
+      (w) => secretFile(w.text, ctx) || isPrivateTree(w.text) || w.substitutions.some((n) => readsSecrets(n.text)),
+    )
   )
     return;
-  const set = derived.get(ctx) ?? new Set<string>();
+  addDerived(output, ctx);
+  // Copied where a web server or a static site serves it: anyone who asks gets it.
+  if (/(^|\/)(public|static|www|htdocs|wwwroot|public_html)(\/|$)/.test(output))
+    ctx.add('exfiltration', `${output} (credentials copied where they are served)`);
+}
+
+function addDerived(output: string, ctx: CheckContext): void {
+  const set = derived.get(ctx.where) ?? new Set<string>();
   set.add(bare(output));
-  derived.set(ctx, set);
+  derived.set(ctx.where, set);
 }
 
 /** tar -czf OUT IN..., zip OUT IN..., 7z a OUT IN..., cp IN... OUT, gpg -o OUT IN: an archive or copy of credentials. */
@@ -101,7 +121,7 @@ const pythonServe: Check = (cmd, _io, ctx) => {
 /** A word that carries secrets: a credential path, a substitution that reads them, a secret variable. */
 function carriesSecret(w: Word, variables: boolean, ctx?: CheckContext): boolean {
   if (ctx ? secretFile(w.text, ctx) : isCredentialPath(w.text)) return true;
-  if (w.substitutions.some((n) => READS_SECRETS.test(n.text))) return true;
+  if (w.substitutions.some((n) => readsSecrets(n.text))) return true;
   return variables && SECRET_VAR.test(w.text);
 }
 
@@ -125,9 +145,14 @@ function upstreamSecret(io: Io): boolean {
       )
     )
       return true;
+    if (printsSecret(a) || dumpsData(a)) return true;
+    if (ARCHIVERS.has(a.name) && a.args.some((w) => isPrivateTree(w.text))) return true;
     return a.args.some((w) => carriesSecret(w, a.name === 'echo' || a.name === 'printf'));
   });
 }
+
+/** Archivers: an archive of a private tree on standard output carries all of it. */
+const ARCHIVERS = new Set(['tar', 'bsdtar', 'zip', '7z', '7za', 'cpio', 'pax', 'gzip', 'zstd', 'xz']);
 
 export const secretStdin = (io: Io): boolean => upstreamSecret(io) || READS_SECRETS.test(stdinText(io) ?? '');
 
@@ -184,6 +209,7 @@ const httpClient: Check = (cmd, io, ctx) => {
   if (fedSecret(cmd, io)) report(cmd, ctx);
   const data = cmd.name === 'wget' ? WGET_DATA : CURL_DATA;
   const args = cmd.args;
+  const urls = args.map((a) => a.text).filter((t) => /^(https?:\/\/|[\w.-]+\.[a-z]{2,}(:\d+)?\/)/i.test(t));
   for (let i = 0; i < args.length; i += 1) {
     const t = args[i]!.text;
     const eq = t.startsWith('--') ? t.indexOf('=') : -1;
@@ -199,7 +225,7 @@ const httpClient: Check = (cmd, io, ctx) => {
         !data.includes(args[i - 1]!.text)
       ) {
         // The value of a header or another option: only a substitution reading credentials counts.
-        if (args[i]!.substitutions.some((n) => READS_SECRETS.test(n.text))) report(cmd, ctx);
+        if (args[i]!.substitutions.some((n) => readsSecrets(n.text))) report(cmd, ctx);
       } else if (!t.startsWith('-') && carriesSecret(args[i]!, false)) report(cmd, ctx);
       continue;
     }
@@ -213,7 +239,10 @@ const httpClient: Check = (cmd, io, ctx) => {
     if (file === '-' || file === '/dev/stdin') {
       if (secretStdin(io)) report(cmd, ctx);
     } else if ((file !== undefined && secretFile(file, ctx)) || carriesSecret(word, true, ctx)) report(cmd, ctx);
+    if (file !== undefined && urls.some(isDropHost))
+      ctx.add('exfiltration', `${show(cmd)} (an anonymous drop service)`);
   }
+  foreignToken(cmd, urls, ctx);
 };
 
 /** httpie / xh: `field@file` and `@file` items, standard input as the body. */
@@ -274,8 +303,18 @@ const copyOut: Check = (cmd, io, ctx) => {
     if (verb < 0) return;
     ops = ops.slice(verb + 1);
   }
-  const dest = ops.at(-1);
-  if (ops.length >= 2 && dest && REMOTE.test(dest.text) && ops.slice(0, -1).some((o) => carriesSecret(o, false, ctx)))
+  // The destination is the last remote operand (options the list above does not know may leave values after it).
+  const at = ops.findLastIndex((o) => REMOTE.test(o.text));
+  const sources = ops.slice(0, Math.max(at, 0));
+  if (
+    at >= 1 &&
+    sources.some(
+      (o) =>
+        carriesSecret(o, false, ctx) ||
+        isPrivateTree(o.text) ||
+        ((o.text === '-' || o.text === '/dev/stdin') && secretStdin(io)),
+    )
+  )
     report(cmd, ctx);
   // sftp/ftp scripts on standard input: `put ~/.ssh/id_rsa`.
   if (
@@ -289,18 +328,42 @@ const copyOut: Check = (cmd, io, ctx) => {
 /** A DNS lookup or ping whose name is computed from credentials leaks them to the resolver. */
 const lookup: Check = (cmd, io, ctx) => {
   if (fedSecret(cmd, io)) report(cmd, ctx);
-  if (cmd.args.some((a) => a.substitutions.some((n) => READS_SECRETS.test(n.text)))) report(cmd, ctx);
+  if (cmd.args.some((a) => a.substitutions.some((n) => readsSecrets(n.text)) || SECRET_VAR.test(a.text)))
+    report(cmd, ctx);
 };
 
 /** gh gist create FILE publishes the file. */
 const gh: Check = (cmd, _io, ctx) => {
   const w = cmd.args.map((a) => a.text);
+  // gh secret set X --body "$(cat ~/.npmrc)", gh api -f k="$(...)": the credential is handed to GitHub.
+  if (cmd.args.some((a) => a.substitutions.some((n) => readsSecrets(n.text)))) report(cmd, ctx);
   if (
     w[0] === 'gist' &&
     /^(create|new|edit)$/.test(w[1] ?? '') &&
     cmd.args.slice(2).some((a) => secretFile(a.text, ctx))
   )
     report(cmd, ctx);
+};
+
+/**
+ * git bundle create OUT --all is the whole repository in one file (judged like an archive of secrets when it is sent);
+ * git add of a credential file (or of everything, after this line copied credentials into the project) puts the
+ * secret into history, where every clone and push carries it.
+ */
+const gitCheck: Check = (cmd, _io, ctx) => {
+  const w = cmd.args.map((a) => a.text);
+  if (dumpsData(cmd)) {
+    const out = w.slice(2).find((x) => !x.startsWith('-'));
+    if (out !== undefined) addDerived(out, ctx);
+  }
+  if (w[0] !== 'add' && w[0] !== 'commit') return;
+  const files = w[0] === 'add' ? cmd.args.slice(1).filter((a) => !a.text.startsWith('-')) : [];
+  const everything = w.some((x) => /^(-A|--all|-a|\.)$/.test(x));
+  const project = ctx.where.project;
+  const copied = [...(derived.get(ctx.where) ?? [])].some(
+    (d) => !/^[/~$]/.test(d) || (project !== undefined && d.startsWith(`${project}/`)),
+  );
+  if (files.some((f) => secretFile(f.text, ctx)) || (everything && copied)) report(cmd, ctx);
 };
 
 export const exfilChecks: Record<string, Check> = {
@@ -342,6 +405,7 @@ export const exfilChecks: Record<string, Check> = {
   '7za': archive,
   cp: archive,
   gpg: archive,
+  git: gitCheck,
   python: pythonServe,
   python3: pythonServe,
 };

@@ -29,7 +29,8 @@ const ACCESS_OPT =
 const BROAD =
   /administrator|(^|[/:_-])(cluster-)?admin(istrator)?s?($|[/:_-])|(^|[/.])owners?$|roles\/(owner|editor)$|^\*$|^public(-read(-write)?)?$|^all(Authenticated)?Users$|FullControl|full[-_]access/i;
 const EVERYWHERE = /(^|[=,\s])(0\.0\.0\.0\/0|::\/0)(\b|$)/;
-const ADMIN_PORT = /(^|[^\d])(22|23|3389|2375|2376|5432|3306|1433|6379|27017|9200|5900|11211|2379|10250)($|[^\d])/;
+export const ADMIN_PORT =
+  /(^|[^\d])(22|23|3389|2375|2376|5432|3306|1433|6379|27017|9200|5900|11211|2379|10250)($|[^\d])/;
 /** The value names every port or protocol (-1, all, 0-65535). */
 const ALL_PORTS = /^(-1|all|0-65535|1-65535)$|^(tcp|udp):(0-65535|1-65535)$/i;
 const PORT_OPT = /^--?([\w-]*-)?(port|ports|allow|rules|protocol|destination-port-ranges?|from-port|to-port)$/i;
@@ -54,12 +55,35 @@ function options(args: string[]): [string, string][] {
   return out;
 }
 
-/** `verbs` is the subcommand path the resource check found. */
-export function checkGrant(cmd: Argv, verbs: string[], ctx: CheckContext): void {
-  const words = verbs.flatMap(parts);
-  if (!words.some((w) => GRANTING.has(w) || CREATING.has(w))) return;
+/** Policy text that allows anyone, or everything: a `*` principal, `*` actions on `*`, a vault path `*` or sudo. */
+const BROAD_POLICY =
+  /"Principal"\s*:\s*(\{\s*"AWS"\s*:\s*)?"\*"|"Action"\s*:\s*\[?\s*"\*(:\*)?"[\s\S]*"Resource"\s*:\s*\[?\s*"\*"|"Resource"\s*:\s*\[?\s*"\*"[\s\S]*"Action"\s*:\s*\[?\s*"\*(:\*)?"|\bpath\s+"\*"|capabilities\s*=\s*\[[^\]]*"(sudo|root)"/;
+/** A public-access block switched off (`BlockPublicAcls=false`, `"RestrictPublicBuckets": false`). */
+const UNBLOCKED = /\b"?(Block|Ignore|Restrict)Public\w*"?\s*[=:]\s*false\b/i;
+/** A source option whose value is every address in a cloud's own words (`--source-address-prefixes '*'`). */
+const SOURCE_OPT = /^--?[\w-]*(source|cidr|range|prefix)[\w-]*$/i;
+const ANY_SOURCE = /^(\*|Internet|Any|0\.0\.0\.0\/0)$/i;
+
+/** `verbs` is the subcommand path the resource check found; `stdin` the text arriving on standard input. */
+export function checkGrant(cmd: Argv, verbs: string[], ctx: CheckContext, stdin?: string): void {
   const args = cmd.args.map((a) => a.text);
-  const opts = options(args);
+  // gh api -X PUT .../collaborators/x -f permission=admin: an HTTP write is a granting verb, its fields are options.
+  const method = args.find((a, i) => /^(-X|--method)$/.test(args[i - 1] ?? '') || /^(-X|--method=)\w+$/.test(a));
+  const http = /(PUT|POST|PATCH)$/i.test(method ?? '');
+  const words = verbs.flatMap(parts);
+  if (!http && !words.some((w) => GRANTING.has(w) || CREATING.has(w) || w === 'write')) return;
+  // Policies nested as escaped JSON strings (an SQS or SNS attribute) are read with the escapes taken out.
+  const texts = [...args, stdin ?? ''].map((a) => a.replace(/\\/g, ''));
+  if (texts.some((a) => BROAD_POLICY.test(a) || UNBLOCKED.test(a))) {
+    ctx.add('access-grant', `${show(cmd)} (a policy open to anyone or for everything)`);
+    return;
+  }
+  const fields = args.flatMap((a, i) =>
+    /^(-f|-F|--field|--raw-field)$/.test(args[i - 1] ?? '') && a.includes('=')
+      ? [[`--${a.slice(0, a.indexOf('='))}`, a.slice(a.indexOf('=') + 1)] as [string, string]]
+      : [],
+  );
+  const opts = [...options(args), ...fields];
   const role = opts.find(([o, v]) => ACCESS_OPT.test(o) && v.split(',').some((x) => BROAD.test(x.trim())));
   if (role) {
     ctx.add('access-grant', `${show(cmd)} (${role[0]} ${role[1]})`);
@@ -71,7 +95,7 @@ export function checkGrant(cmd: Argv, verbs: string[], ctx: CheckContext): void 
     ctx.add('access-grant', `${show(cmd)} (new credentials)`);
     return;
   }
-  if (!args.some((a) => EVERYWHERE.test(a))) return;
+  if (!args.some((a) => EVERYWHERE.test(a)) && !opts.some(([o, v]) => SOURCE_OPT.test(o) && ANY_SOURCE.test(v))) return;
   // gcloud --allow=tcp (a protocol without ports) allows every port of it.
   const ports = opts
     .filter(([o]) => PORT_OPT.test(o))

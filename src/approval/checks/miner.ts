@@ -14,4 +14,15 @@ export const isMinerName = (name: string): boolean => MINER_NAME.test(name);
 export function checkMiner(cmd: Argv, ctx: CheckContext): void {
   if (isMinerName(cmd.written)) ctx.add('crypto-miner', show(cmd));
   else if (cmd.args.some((a) => STRATUM.test(a.text))) ctx.add('crypto-miner', `${show(cmd)} (a mining pool address)`);
+  else if (image(cmd.args.map((a) => a.text)).some(isMinerName))
+    ctx.add('crypto-miner', `${show(cmd)} (a miner image)`);
+}
+
+/** Images named by an option (`kubectl run x --image=xmrig/xmrig`, `create deployment --image`, `--set image=`). */
+function image(words: string[]): string[] {
+  return words.flatMap((w, i) => {
+    const m = /^--?(image|container-image|docker-image)(=(.*))?$/.exec(w);
+    if (m) return [m[3] ?? words[i + 1] ?? ''];
+    return /(^|[.,])image(\.repository)?=([^,]+)/.exec(w)?.slice(3, 4) ?? [];
+  });
 }

@@ -29,6 +29,16 @@ function verbCheck(verbs: RegExp, valueFlags: readonly string[] = []): Check {
 const LOCAL_REGISTRY = /^(localhost|127\.0\.0\.1|\[::1\]|0\.0\.0\.0)(:\d+)?\//;
 
 const imagePush: Check = (cmd, _io, ctx) => {
+  // docker buildx build --push, docker build --push, buildx bake --push: built and pushed in one step.
+  const args = cmd.args.map((a) => a.text);
+  const tag = args.find((a, i) => /^(-t|--tag)$/.test(args[i - 1] ?? '') || /^--tag=/.test(a))?.replace(/^--tag=/, '');
+  if (
+    args.some((a) => a === '--push' || a === '--push=true' || /^--output=.*type=registry/.test(a)) &&
+    !(tag !== undefined && LOCAL_REGISTRY.test(tag))
+  ) {
+    ctx.add('package-publish', show(cmd));
+    return;
+  }
   const w = words(cmd, ['--platform', '-q']);
   if (w[0] !== 'push' && !(w[0] === 'image' && w[1] === 'push')) return;
   const image = w[0] === 'push' ? w[1] : w[2];
@@ -55,6 +65,25 @@ const nugetPush: Check = (cmd, _io, ctx) => {
 };
 
 const PUBLISH = /^publish$/;
+
+/** Release tools that publish whatever the project releases (npm, GitHub releases, stores) unless dry or a snapshot. */
+const releaseTool: Check = (cmd, _io, ctx) => {
+  const args = cmd.args.map((a) => a.text);
+  if (dryRun(cmd) || args.some((a) => /^(-d|--snapshot|--skip=publish|--skip-publish|--no-publish)$/.test(a))) return;
+  if (cmd.name === 'goreleaser' && args.find((a) => !a.startsWith('-')) !== 'release') return;
+  ctx.add('package-publish', show(cmd));
+};
+
+/** fastlane LANE: lanes named for shipping (release, deploy, beta, appstore, upload...) send a build to a store. */
+const fastlane: Check = (cmd, _io, ctx) => {
+  const lane = words(cmd).filter((w) => !/^(ios|android|mac)$/.test(w))[0] ?? '';
+  if (
+    /(release|deploy|beta|appstore|app_store|playstore|play_store|upload|submit|publish|production|testflight|supply|deliver|pilot)/i.test(
+      lane,
+    )
+  )
+    ctx.add('package-publish', show(cmd));
+};
 
 export const publishChecks: Record<string, Check> = {
   npm: verbCheck(PUBLISH),
@@ -83,5 +112,10 @@ export const publishChecks: Record<string, Check> = {
   mvn,
   mvnw: mvn,
   dotnet: nugetPush,
+  'semantic-release': releaseTool,
+  'release-it': releaseTool,
+  goreleaser: releaseTool,
+  np: releaseTool,
+  fastlane,
   nuget: nugetPush,
 };

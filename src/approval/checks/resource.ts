@@ -3,8 +3,10 @@
 // zero. Applies to CLIs no rule has heard of. Pure.
 import type { Argv } from '../argv.js';
 import type { Word } from '../words.js';
+import { sqlFindings } from './data.js';
 import { checkGrant } from './grants.js';
-import { show, type Check, type CheckContext, type Io } from './types.js';
+import { checkProduction } from './production.js';
+import { show, stdinText, type Check, type CheckContext, type Io } from './types.js';
 
 /** Verbs (or parts of compound verbs) that destroy, disable or take away. */
 const DESTRUCTIVE = new Set([
@@ -265,7 +267,8 @@ function nestedCommands(cmd: Argv, io: Io, ctx: CheckContext): void {
     const name = eq >= 0 ? t.slice(0, eq) : t;
     if (COMMAND_OPTS.test(name) || (remoteShell && name === '-C')) {
       const value = eq >= 0 ? t.slice(eq + 1) : args[i + 1]?.text;
-      if (value !== undefined) ctx.script(value);
+      // SQL given to a managed database's --command is judged as SQL (sqlOptions), not as a shell line.
+      if (value !== undefined && !SQL_TEXT.test(value)) ctx.script(value);
     }
     for (const m of t.matchAll(/"?commands"?\s*[=:]\s*\[([^\]]*)\]/g))
       for (const c of m[1]!.matchAll(/"((?:\\.|[^"\\])*)"/g)) ctx.script(c[1]!);
@@ -281,14 +284,50 @@ function nestedCommands(cmd: Argv, io: Io, ctx: CheckContext): void {
   }
 }
 
+const SQL_TEXT = /^\s*(SELECT|INSERT|UPDATE|DELETE|DROP|TRUNCATE|ALTER|CREATE|WITH|SHOW|EXPLAIN|PRAGMA)\s/i;
+
+/** Options of resource CLIs whose value is SQL run on a managed database (wrangler d1 execute --command, bq query). */
+const SQL_OPTS = /^--?(command|query|sql|statement|execute|e|q)$/;
+
+function sqlOptions(cmd: Argv, ctx: CheckContext): void {
+  const args = cmd.args;
+  for (let i = 0; i < args.length; i += 1) {
+    const t = args[i]!.text;
+    const eq = t.indexOf('=');
+    const value =
+      eq > 0 && SQL_OPTS.test(t.slice(0, eq)) ? t.slice(eq + 1) : SQL_OPTS.test(t) ? args[i + 1]?.text : undefined;
+    // The operand of `bq query "..."`, `gcloud sql ... --sql`: an SQL statement at the front of a word.
+    const bare = !t.startsWith('-') && /^\s*(DROP|TRUNCATE|DELETE|UPDATE|ALTER)\s/i.test(t) ? t : undefined;
+    for (const rule of sqlFindings(value ?? bare ?? '')) ctx.add(rule, show(cmd));
+  }
+}
+
+/**
+ * `docker rm api-1`, `podman container rm web`: stopped containers named one by one are recreated from their image,
+ * like a build output. Forcing a running one away (`-f`), their volumes (`-v`), a computed list (`$(docker ps -aq)`)
+ * and images stay resource-delete.
+ */
+function namedContainerRemoval(cmd: Argv): boolean {
+  if (!CONTAINER_CLIS.has(cmd.name ?? '') || cmd.name === 'kubectl' || cmd.name === 'oc' || cmd.name === 'helm')
+    return false;
+  const w = cmd.args.map((a) => a.text);
+  const at = w[0] === 'container' ? 1 : 0;
+  if (!/^(rm|remove)$/.test(w[at] ?? '')) return false;
+  const rest = cmd.args.slice(at + 1);
+  return rest.length > 0 && rest.every((a) => !a.dynamic && a.substitutions.length === 0 && /^\w[\w.-]*$/.test(a.text));
+}
+
 export const resourceVerbs: Check = (cmd, io, ctx) => {
   nestedCommands(cmd, io, ctx);
-  const verb = destructiveVerb(cmd);
+  sqlOptions(cmd, ctx);
+  const verb = namedContainerRemoval(cmd) ? undefined : destructiveVerb(cmd);
   if (verb) ctx.add('resource-delete', `${show(cmd)} (${verb})`);
   else if (!cmd.args.some((a) => /^--dry-run(=(client|server|true))?$/.test(a.text))) {
     const path = subcommandPath(cmd.args);
-    if (!path.hypothetical) checkGrant(cmd, path.verbs, ctx);
+    if (!path.hypothetical) checkGrant(cmd, path.verbs, ctx, stdinText(io));
   }
+  const path = subcommandPath(cmd.args);
+  if (!path.hypothetical) checkProduction(cmd, path.verbs, ctx);
   // A script named for what it destroys.
   if (
     /[/.]/.test(cmd.written) &&
@@ -366,6 +405,9 @@ export const packageManager: Check = (cmd, io, ctx) => {
   const takeAway = registry && verbs.some((v) => ['rm', 'remove', 'revoke', 'delete', 'del'].includes(v));
   if (withdraw || takeAway) ctx.add('package-remove', show(cmd));
   // npm owner add, npm access grant, cargo owner --add, gem owner -a: someone else may publish the package.
+  // npm token create: a new long-lived publishing credential.
+  if (verbs.includes('token') && verbs.some((v) => ['create', 'add', 'new'].includes(v)))
+    ctx.add('access-grant', `${show(cmd)} (a new publishing token)`);
   const owners = verbs.some((v) => ['owner', 'owners', 'access', 'team', 'collaborator'].includes(v));
   if (
     owners &&

@@ -7,8 +7,22 @@ import { show, type Check, type CheckContext } from './types.js';
 const FALSE = /^(false|0|no|off)$/i;
 const TRUE = /^(true|1|yes|on)$/i;
 
-/** A setting (`http.sslVerify false`, `strict-ssl=false`, `global.trusted-host h`) judged by its key's last part. */
-export function configSetting(key: string, value: string, detail: string, ctx: CheckContext): void {
+/** A registry, index or mirror on this machine, or a public registry's own address (setting the default back). */
+const HARMLESS_SOURCE =
+  /^https?:\/\/(localhost|127\.0\.0\.1|\[::1\])(:\d+)?(\/|$)|^https?:\/\/(registry\.npmjs\.org|registry\.yarnpkg\.com|pypi\.org\/simple|files\.pythonhosted\.org|rubygems\.org|index\.crates\.io|proxy\.golang\.org)\/?$/i;
+
+/**
+ * A setting (`http.sslVerify false`, `strict-ssl=false`, `global.trusted-host h`) judged by its key's last part.
+ * `projectOnly`: it is written into the project's own settings file (`--location=project`), where it is part of the
+ * project's code and its diff; where packages come from is then the project's choice, not this machine's.
+ */
+export function configSetting(
+  key: string,
+  value: string,
+  detail: string,
+  ctx: CheckContext,
+  projectOnly = false,
+): void {
   const k = key.toLowerCase().replace(/_/g, '-');
   const last = k.split(/[.:]/).at(-1) ?? k;
   const v = value.trim().replace(/^["']|["']$/g, '');
@@ -22,10 +36,12 @@ export function configSetting(key: string, value: string, detail: string, ctx: C
     ctx.add('security-posture', detail);
   // Where sources and packages are fetched from: another URL, another registry or index, a proxy in the middle.
   if (
-    /^(insteadof|pushinsteadof|registry|index-?url|extra-?index-?url|index|find-?links|proxy|https?-?proxy|npmregistryserver|mirror)$/.test(
+    /^(insteadof|pushinsteadof|registry|index-?url|extra-?index-?url|index|find-?links|proxy|https?-?proxy|npmregistryserver|mirror|source)$/.test(
       last,
     ) &&
-    v !== ''
+    v !== '' &&
+    !HARMLESS_SOURCE.test(v) &&
+    !projectOnly
   )
     ctx.add('source-redirect', detail);
   // A credential helper that is shell code (or a program in a shared directory) is handed every password git uses.
@@ -67,7 +83,18 @@ const toolConfig: Check = (cmd, _io, ctx) => {
   if (sub.some((a) => /^(get|list|ls|delete|rm|unset|edit|debug|show)$/.test(a.text))) return;
   const settingWords = cmd.args[at]!.text === 'set' ? [{ ...cmd.args[at]! }, ...sub] : sub;
   const kv = cmd.name === 'poetry' ? keyValue([{ ...cmd.args[at]!, text: 'set' }, ...sub]) : keyValue(settingWords);
-  if (kv) configSetting(kv[0], kv[1], show(cmd), ctx);
+  const words = cmd.args.map((a) => a.text);
+  const l = words.findIndex((t) => t === '--location' || t.startsWith('--location='));
+  const projectOnly = l >= 0 && (words[l] === '--location=project' || words[l + 1] === 'project');
+  if (kv) configSetting(kv[0], kv[1], show(cmd), ctx, projectOnly);
+};
+
+/** `gem sources --add URL` (or `-a URL`): every later gem install on this machine may come from there. */
+const gemSources: Check = (cmd, _io, ctx) => {
+  const w = cmd.args.map((a) => a.text);
+  if (w[0] !== 'sources') return;
+  const at = w.findIndex((t) => t === '--add' || t === '-a');
+  if (at >= 0 && w[at + 1] !== undefined) configSetting('source', w[at + 1]!, show(cmd), ctx);
 };
 
 /** `git -c http.sslVerify=false clone ...`, and `git config [--global] KEY VALUE`. */
@@ -95,6 +122,7 @@ const git: Check = (cmd, _io, ctx) => {
 
 export const settingsChecks: Record<string, Check> = {
   git,
+  gem: gemSources,
   ...Object.fromEntries(
     ['npm', 'pnpm', 'yarn', 'pip', 'pip3', 'conda', 'mamba', 'poetry', 'bundle', 'composer', 'uv'].map((n) => [
       n,

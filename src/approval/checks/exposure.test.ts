@@ -1,0 +1,53 @@
+// Public exposure (src/approval/checks/exposure.ts): tunnel services and listeners on every interface that hand
+// something out; the container API written to over its socket; miner images named by an option.
+import { beforeAll, expect, it } from 'vitest';
+import { detect } from '../detect.js';
+import { loadBashParser, type ParseBash } from '../parser.js';
+
+let parse: ParseBash;
+beforeAll(async () => {
+  parse = await loadBashParser();
+});
+
+const rules = (command: string) => detect(parse, command, { cwd: '/home/me/proj' }).findings.map((f) => f.rule);
+
+it.each([
+  ['ngrok http --domain=demo.example.dev 8080', 'expose-service'],
+  ['ngrok start --all', 'expose-service'],
+  ['npx localtunnel --port 5173', 'expose-service'],
+  ['cloudflared tunnel run dev-box', 'expose-service'],
+  ['tailscale funnel --bg 3000', 'expose-service'],
+  ['code tunnel --accept-server-license-terms', 'expose-service'],
+  ['zrok share public localhost:8080', 'expose-service'],
+  ['chisel client https://relay.example.org R:2222:localhost:22', 'expose-service'],
+  ['redis-server --bind 0.0.0.0 --protected-mode no', 'expose-service'],
+  ['jupyter lab --ServerApp.ip=0.0.0.0 --ServerApp.token= --no-browser', 'expose-service'],
+  ['code-server --bind-addr 0.0.0.0:8443 --auth none', 'expose-service'],
+  ['oc port-forward --address=0.0.0.0 pod/db-0 5432', 'expose-service'],
+  ['socat TCP4-LISTEN:6000,bind=0.0.0.0,fork TCP4:10.1.2.3:6379', 'expose-service'],
+  ['php -S [::]:9000 -t ~', 'expose-service'],
+  ['curl -XDELETE --unix-socket /var/run/docker.sock http://x/containers/db?force=1', 'container-escape'],
+  ['curl --unix-socket /run/containerd/containerd.sock --data @spec.json http://x/run', 'container-escape'],
+  ['kubectl create deployment w --image=ghcr.io/someone/xmrig-proxy:latest', 'crypto-miner'],
+])('asks: %s', (command, rule) => {
+  expect(rules(command)).toContain(rule);
+});
+
+it.each([
+  'ngrok config add-authtoken $NGROK_AUTHTOKEN',
+  'ngrok version',
+  'cloudflared tunnel list',
+  'tailscale funnel status',
+  'tailscale serve 3000',
+  'jupyter lab --ip=0.0.0.0 --port 8888 --no-browser',
+  'npx vite --host 0.0.0.0 --port 5173',
+  'uvicorn app:app --host 0.0.0.0 --port 8000',
+  'kubectl port-forward svc/web 8080:80',
+  'socat TCP-LISTEN:9000,fork,bind=0.0.0.0 TCP:localhost:3000',
+  'php -S 0.0.0.0:8080 -t public',
+  'docker run -d -p 6379:6379 redis:7',
+  'curl --unix-socket /var/run/docker.sock http://x/images/json',
+  'kubectl run web --image=nginx:1.27',
+])('ordinary: %s', (command) => {
+  expect(rules(command)).toEqual([]);
+});

@@ -1,0 +1,111 @@
+// The host's own network settings, beyond taking things down (network.ts): firewall rules that open an admin or
+// database port (or every port) to any address, firewalls switched off (pf, the macOS application firewall), and the
+// machine's DNS servers pointed elsewhere. Opening a web port, or an admin port to one network, stays ordinary. Pure.
+import { ADMIN_PORT } from './grants.js';
+import { show, type Check, type CheckContext } from './types.js';
+
+/** A source that is every address (or none given). */
+const ANY_SOURCE = /^(any|0\.0\.0\.0\/0|::\/0|\*)$/i;
+
+function open(cmd: Parameters<Check>[0], ctx: CheckContext, port: string | undefined): void {
+  const what = port === undefined ? 'every port' : `port ${port}`;
+  ctx.add('access-grant', `${show(cmd)} (${what} opened to every address)`);
+}
+
+/** The ports a rule names, split on lists and ranges' ends (`22,80`, `5432:5440`, `3306/tcp`). */
+const ports = (value: string): string[] => value.split(/[,:]/).map((p) => p.replace(/\/\w+$/, ''));
+const admin = (value: string): boolean => ports(value).some((p) => ADMIN_PORT.test(p));
+
+/** iptables -A/-I INPUT ... -j ACCEPT, for an admin port or every port, from no particular source. */
+const iptables: Check = (cmd, _io, ctx) => {
+  const w = cmd.args.map((a) => a.text);
+  const at = (names: RegExp): string | undefined => {
+    const i = w.findIndex((x) => names.test(x));
+    return i < 0 ? undefined : w[i + 1];
+  };
+  if (!w.some((x) => /^-(A|I)$|^--(append|insert)$/.test(x)) || !/^ACCEPT$/.test(at(/^(-j|--jump)$/) ?? '')) return;
+  if (!/^(INPUT|FORWARD|DOCKER-USER)$/.test(at(/^-(A|I)$|^--(append|insert)$/) ?? '')) return;
+  const source = at(/^(-s|--source|--src)$/);
+  if (source !== undefined && !ANY_SOURCE.test(source)) return;
+  // Loopback, established connections and other matches narrow the rule; without a port it opens every port.
+  if (w.includes('lo') || w.some((x) => /^(--state|--ctstate)$/.test(x))) return;
+  const port = at(/^(--dport|--destination-port|--dports)$/);
+  if (port === undefined || admin(port)) open(cmd, ctx, port);
+};
+
+/** nft add rule ... tcp dport 6379 accept, without a source address. */
+const nft: Check = (cmd, _io, ctx) => {
+  const text = cmd.args.map((a) => a.text).join(' ');
+  const m = /\b(add|insert)\s+rule\b.*\bdport\s+(\{[^}]*\}|\S+).*\baccept\b/.exec(text);
+  if (m && !/\b(saddr|iifname\s+"?lo)\b/.test(text) && admin(m[2]!.replace(/[{}\s]/g, ''))) open(cmd, ctx, m[2]);
+};
+
+/** ufw allow 22, ufw allow from any to any port 5432, ufw allow proto tcp to any port 3306. */
+const ufw: Check = (cmd, _io, ctx) => {
+  const w = cmd.args.filter((a) => !a.text.startsWith('-')).map((a) => a.text);
+  const allow = w.indexOf('allow');
+  if (allow < 0 || (w[0] !== 'allow' && w[0] !== 'insert' && w[0] !== 'prepend')) return;
+  const rest = w.slice(allow + 1);
+  const from = rest.indexOf('from');
+  if (from >= 0 && !ANY_SOURCE.test(rest[from + 1] ?? '')) return;
+  const port = rest.includes('port') ? rest[rest.indexOf('port') + 1] : rest.find((x) => /^\d/.test(x));
+  const service = rest.find((x) => /^(ssh|OpenSSH|mysql|postgresql|postgres|redis|mongodb|telnet|vnc|rdp)$/i.test(x));
+  if ((port !== undefined && admin(port)) || service !== undefined) open(cmd, ctx, port ?? service);
+};
+
+/** firewall-cmd --add-port=3306/tcp, --add-service=mysql (a web port stays ordinary). */
+const firewallCmd: Check = (cmd, _io, ctx) => {
+  for (const a of cmd.args) {
+    const m = /^--add-(port|service|rich-rule)=(.*)$/.exec(a.text);
+    if (!m) continue;
+    if (m[1] === 'port' && admin(m[2]!.replace(/-/g, ','))) open(cmd, ctx, m[2]);
+    if (
+      m[1] === 'service' &&
+      /^(mysql|postgresql|redis|mongodb|telnet|vnc-server|rdp|docker-swarm|etcd-client)$/.test(m[2]!)
+    )
+      open(cmd, ctx, m[2]);
+  }
+};
+
+/** pfctl -d disables pf; the macOS application firewall switched off. */
+const pfctl: Check = (cmd, _io, ctx) => {
+  if (cmd.args.some((a) => a.text === '-d' || a.text === '-F' || /^-F/.test(a.text)))
+    ctx.add('firewall-flush', show(cmd));
+};
+const socketfilterfw: Check = (cmd, _io, ctx) => {
+  const w = cmd.args.map((a) => a.text);
+  if (
+    w.some((x, i) => /^--(setglobalstate|setstealthmode|setblockall)$/.test(x) && w[i + 1] === 'off') ||
+    w.includes('--add')
+  )
+    ctx.add('firewall-flush', show(cmd));
+};
+
+/** DNS servers pointed elsewhere: networksetup, nmcli ipv4.dns, resolvectl dns IFACE ADDR, systemd-resolve --set-dns. */
+const DNS_OPTION = /^[+-]?ipv[46]\.(dns|dns-search|ignore-auto-dns)$/;
+function dns(cmd: Parameters<Check>[0], ctx: CheckContext): void {
+  const w = cmd.args.map((a) => a.text);
+  const name = cmd.name ?? '';
+  const changes =
+    (name === 'networksetup' && w.some((x, i) => /^-setdnsservers$/i.test(x) && (w[i + 2] ?? 'Empty') !== 'Empty')) ||
+    (name === 'nmcli' && w.some((x) => DNS_OPTION.test(x))) ||
+    (name === 'resolvectl' && /^(dns|domain)$/.test(w[0] ?? '') && w.length >= 3) ||
+    (name === 'systemd-resolve' && w.some((x) => /^--set-dns(=|$)/.test(x)));
+  if (changes) ctx.add('dns-change', show(cmd));
+}
+
+export const hostNetworkChecks: Record<string, Check> = {
+  iptables,
+  ip6tables: iptables,
+  'iptables-legacy': iptables,
+  'iptables-nft': iptables,
+  nft,
+  ufw,
+  'firewall-cmd': firewallCmd,
+  pfctl,
+  socketfilterfw,
+  networksetup: (cmd, _io, ctx) => dns(cmd, ctx),
+  nmcli: (cmd, _io, ctx) => dns(cmd, ctx),
+  resolvectl: (cmd, _io, ctx) => dns(cmd, ctx),
+  'systemd-resolve': (cmd, _io, ctx) => dns(cmd, ctx),
+};
