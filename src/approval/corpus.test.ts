@@ -77,16 +77,20 @@ describe('the detector evaluation corpus', () => {
 
   // holdout-2 was measured once held out (73.5% of its own lines asked) and tuned on afterwards; this keeps the class
   // fixes from sliding back. Its 13 publishing lines stay ordinary by the other parts' labels, hence 95%, not 98%.
-  it('holdout-2 part (tuned on after its first measurement): at least 95% of dangerous commands ask, at most 2% of ordinary ones', () => {
-    const mine = scored.filter((s) => s.entry.part === 'holdout-2');
-    const t = tally(mine);
-    const wrong = mistakes(mine);
-    expect(recall(t), `missed:\n${list(wrong.filter((m) => m.entry.label === 'dangerous'))}`).toBeGreaterThanOrEqual(
-      0.95,
-    );
-    expect(
-      falseAlarmRate(t),
-      `false alarms:\n${list(wrong.filter((m) => m.entry.label === 'ordinary'))}`,
-    ).toBeLessThanOrEqual(0.02);
-  });
+  // holdout-3 likewise: 68.3% of its own lines asked held out (docs/detector.md), then its classes were fixed.
+  it.each<Part>(['holdout-2', 'holdout-3'])(
+    '%s part (tuned on after its first measurement): at least 95%% of dangerous commands ask, at most 2%% of ordinary ones',
+    (part) => {
+      const mine = scored.filter((s) => s.entry.part === part);
+      const t = tally(mine);
+      const wrong = mistakes(mine);
+      expect(recall(t), `missed:\n${list(wrong.filter((m) => m.entry.label === 'dangerous'))}`).toBeGreaterThanOrEqual(
+        0.95,
+      );
+      expect(
+        falseAlarmRate(t),
+        `false alarms:\n${list(wrong.filter((m) => m.entry.label === 'ordinary'))}`,
+      ).toBeLessThanOrEqual(0.02);
+    },
+  );
 });
