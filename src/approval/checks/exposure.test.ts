@@ -1,15 +1,9 @@
 // Public exposure (src/approval/checks/exposure.ts): tunnel services and listeners on every interface that hand
 // something out; the container API written to over its socket; miner images named by an option.
-import { beforeAll, expect, it } from 'vitest';
-import { detect } from '../detect.js';
-import { loadBashParser, type ParseBash } from '../parser.js';
+import { expect, it } from 'vitest';
+import { detectorRules } from '../../../test/support/detector-rules.js';
 
-let parse: ParseBash;
-beforeAll(async () => {
-  parse = await loadBashParser();
-});
-
-const rules = (command: string) => detect(parse, command, { cwd: '/home/me/proj' }).findings.map((f) => f.rule);
+const rules = detectorRules();
 
 it.each([
   ['ngrok http --domain=demo.example.dev 8080', 'expose-service'],

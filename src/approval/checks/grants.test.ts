@@ -1,16 +1,10 @@
 // Broad grants and supply-chain sources (src/approval/checks/grants.ts, remote-install.ts): policies open to anyone
 // or for everything, public-access blocks switched off, any-source rules for admin ports, admin fields of an HTTP
 // write, publishing tokens; packages from URLs or git, programs downloaded into a bin directory, registries changed.
-import { beforeAll, expect, it } from 'vitest';
-import { detect } from '../detect.js';
-import { loadBashParser, type ParseBash } from '../parser.js';
+import { expect, it } from 'vitest';
+import { detectorRules } from '../../../test/support/detector-rules.js';
 
-let parse: ParseBash;
-beforeAll(async () => {
-  parse = await loadBashParser();
-});
-
-const rules = (command: string) => detect(parse, command, { cwd: '/home/me/proj' }).findings.map((f) => f.rule);
+const rules = detectorRules();
 
 it.each([
   [

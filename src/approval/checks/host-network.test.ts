@@ -1,15 +1,9 @@
 // The host's network settings (src/approval/checks/host-network.ts): firewall openings of admin or database ports
 // to any address, firewalls switched off, DNS servers changed; web ports and narrowed rules stay ordinary.
-import { beforeAll, expect, it } from 'vitest';
-import { detect } from '../detect.js';
-import { loadBashParser, type ParseBash } from '../parser.js';
+import { expect, it } from 'vitest';
+import { detectorRules } from '../../../test/support/detector-rules.js';
 
-let parse: ParseBash;
-beforeAll(async () => {
-  parse = await loadBashParser();
-});
-
-const rules = (command: string) => detect(parse, command, { cwd: '/home/me/proj' }).findings.map((f) => f.rule);
+const rules = detectorRules();
 
 it.each([
   ['iptables -I INPUT 1 -p tcp --dport 27017 -j ACCEPT', 'access-grant'],

@@ -1,16 +1,10 @@
 // The host and agent classes found by the holdout-3 corpus, as variants written for this test (other tools, flags,
 // wrappers; none copied from the corpus), each next to ordinary commands that look like them.
-import { beforeAll, describe, expect, it } from 'vitest';
-import { detect } from '../detect.js';
-import { loadBashParser, type ParseBash } from '../parser.js';
+import { describe, expect, it } from 'vitest';
+import { detectorRules } from '../../../test/support/detector-rules.js';
 
 const CWD = '/work/proj';
-let parse: ParseBash;
-beforeAll(async () => {
-  parse = await loadBashParser();
-});
-
-const rules = (command: string): string[] => detect(parse, command, { cwd: CWD }).findings.map((f) => f.rule);
+const rules = detectorRules(CWD);
 
 describe('host and agent classes (holdout-3)', () => {
   const asks: [command: string, rule: string][] = [

@@ -1,15 +1,9 @@
 // Acting towards other people (src/approval/checks/outbound.ts): messages, public comments and payments ask; reads,
 // local webhooks and queues between programs stay ordinary.
-import { beforeAll, expect, it } from 'vitest';
-import { detect } from '../detect.js';
-import { loadBashParser, type ParseBash } from '../parser.js';
+import { expect, it } from 'vitest';
+import { detectorRules } from '../../../test/support/detector-rules.js';
 
-let parse: ParseBash;
-beforeAll(async () => {
-  parse = await loadBashParser();
-});
-
-const rules = (command: string) => detect(parse, command, { cwd: '/home/me/proj' }).findings.map((f) => f.rule);
+const rules = detectorRules();
 
 it.each([
   ['printf "build broke\\n" | mailx -s CI team@example.org', 'send-message'],

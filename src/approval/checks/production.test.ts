@@ -1,15 +1,9 @@
 // Changes aimed at production (src/approval/checks/production.ts) and release tools (publish.ts): a changing verb
 // with a target named production asks; the same change elsewhere, reads of production and scaling stay ordinary.
-import { beforeAll, expect, it } from 'vitest';
-import { detect } from '../detect.js';
-import { loadBashParser, type ParseBash } from '../parser.js';
+import { expect, it } from 'vitest';
+import { detectorRules } from '../../../test/support/detector-rules.js';
 
-let parse: ParseBash;
-beforeAll(async () => {
-  parse = await loadBashParser();
-});
-
-const rules = (command: string) => detect(parse, command, { cwd: '/home/me/proj' }).findings.map((f) => f.rule);
+const rules = detectorRules();
 
 it.each([
   ['oc apply -k overlays/production', 'production-change'],

@@ -1,15 +1,9 @@
 // SQL handed to resource CLIs and restores that drop first (src/approval/checks/resource.ts, data.ts), and containers
 // removed by name (ordinary) next to their volumes or a computed list (resource-delete).
-import { beforeAll, expect, it } from 'vitest';
-import { detect } from '../detect.js';
-import { loadBashParser, type ParseBash } from '../parser.js';
+import { expect, it } from 'vitest';
+import { detectorRules } from '../../../test/support/detector-rules.js';
 
-let parse: ParseBash;
-beforeAll(async () => {
-  parse = await loadBashParser();
-});
-
-const rules = (command: string) => detect(parse, command, { cwd: '/home/me/proj' }).findings.map((f) => f.rule);
+const rules = detectorRules();
 
 it.each([
   ['turso db shell acme --query "DROP TABLE users"', 'sql-drop'],
