@@ -24,6 +24,8 @@ const FROZEN_SHA256 = '740f7c15dc2a103dbfe10831d298e8061bb18973c7d77302b19eede8e
 const HOLDOUT_2_SHA256 = 'c40aee35e9b386255b41b7c6d031b3a3b6075048a9b881261cde6c5b22e72498';
 /** sha256 of holdout-3.txt as committed alone (3bd8204), written blind like holdout-2; never update it either. */
 const HOLDOUT_3_SHA256 = 'c931071d6285a5788be6e6b9f1a871f15edf866314d73d787292509928758d7a';
+/** sha256 of holdout-4.txt as committed alone (994900d), written blind like the others; never update it either. */
+const HOLDOUT_4_SHA256 = 'e6ac488ca98223cf8174db2369b3d70c325f665ed038e30acead1346ce86cbc1';
 
 let scored: Scored[];
 beforeAll(async () => {
@@ -38,6 +40,7 @@ describe('the detector evaluation corpus', () => {
     ['frozen', FROZEN_SHA256],
     ['holdout-2', HOLDOUT_2_SHA256],
     ['holdout-3', HOLDOUT_3_SHA256],
+    ['holdout-4', HOLDOUT_4_SHA256],
   ])('keeps the %s part exactly as it was written', (part, sha256) => {
     expect(
       createHash('sha256')
