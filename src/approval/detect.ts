@@ -17,6 +17,7 @@ import {
 import { classifyPath, resolveDir, type Where } from './paths.js';
 import { checkWrite } from './checks/files.js';
 import { checkLookup } from './checks/dispatch.js';
+import { DISPOSABLE_RULES, localTarget } from './checks/local-target.js';
 import { checkAssignment } from './checks/identity.js';
 import { checkMiner } from './checks/miner.js';
 import { checkExposure } from './checks/exposure.js';
@@ -24,7 +25,7 @@ import { checkRemoteInstall } from './checks/remote-install.js';
 import { checkWrappers } from './checks/wrappers.js';
 import { checkUnset, type WriteMode } from './checks/traces.js';
 import { initScriptCheck } from './checks/system.js';
-import { stdinText, type Io, type Upstream } from './checks/types.js';
+import { stdinText, type CheckContext, type Io, type Upstream } from './checks/types.js';
 import { decodedText } from './decode.js';
 import { crontabCommands, indirectCode } from './indirect.js';
 import {
@@ -475,10 +476,22 @@ class Analysis implements CarryContext {
     const before = this.where.cwd;
     if (chdir) this.where.cwd = resolveDir(chdir, this.where);
     try {
-      check(argv, io, this);
+      check(argv, io, this.localFilter(argv, [...assignments, ...settings]));
     } finally {
       this.where.cwd = before;
     }
+  }
+
+  /** This context, or one that drops data-destroying findings when the command's target is local or a dry run. */
+  private localFilter(argv: Argv, assignments: { name: string; value: Word }[]): CheckContext {
+    if (!localTarget(argv, assignments, this.where)) return this;
+    return new Proxy(this, {
+      get: (target, key) => {
+        if (key === 'add') return (id: string, detail: string) => DISPOSABLE_RULES.has(id) || target.add(id, detail);
+        const v: unknown = Reflect.get(target, key, target);
+        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+      },
+    });
   }
 
   private redirect(node: SyntaxNode): void {
