@@ -20,6 +20,7 @@ import { checkLookup } from './checks/dispatch.js';
 import { DISPOSABLE_RULES, localTarget } from './checks/local-target.js';
 import { checkAssignment } from './checks/identity.js';
 import { checkMiner } from './checks/miner.js';
+import { checkSecretSinks } from './checks/secret-sinks.js';
 import { checkExposure } from './checks/exposure.js';
 import { checkRemoteInstall } from './checks/remote-install.js';
 import { checkWrappers } from './checks/wrappers.js';
@@ -440,6 +441,7 @@ class Analysis implements CarryContext {
     // `sudo LD_PRELOAD=x.so cmd`, `env PATH=/tmp/x:$PATH make`: judged like the same assignment before the command.
     for (const s of settings) checkAssignment(s.name, s.value, this);
     checkMiner(argv, this);
+    checkSecretSinks(argv, io, this);
     checkExposure(argv, this);
     checkRemoteInstall(argv, this);
     indirectCode(argv, [...assignments, ...settings], io, this);
