@@ -20,6 +20,7 @@ import { checkLookup } from './checks/dispatch.js';
 import { DISPOSABLE_RULES, localTarget } from './checks/local-target.js';
 import { checkAssignment } from './checks/identity.js';
 import { checkMiner } from './checks/miner.js';
+import { checkLifecycle } from './checks/lifecycle.js';
 import { checkSecretSinks } from './checks/secret-sinks.js';
 import { checkExposure } from './checks/exposure.js';
 import { checkRemoteInstall } from './checks/remote-install.js';
@@ -442,6 +443,7 @@ class Analysis implements CarryContext {
     for (const s of settings) checkAssignment(s.name, s.value, this);
     checkMiner(argv, this);
     checkSecretSinks(argv, io, this);
+    checkLifecycle(argv, this.localFilter(argv, [...assignments, ...settings]));
     checkExposure(argv, this);
     checkRemoteInstall(argv, this);
     indirectCode(argv, [...assignments, ...settings], io, this);

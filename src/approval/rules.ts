@@ -33,6 +33,12 @@ const list: Rule[] = [
   { id: 'sql-truncate', tier: 'dangerous', description: 'SQL TRUNCATE empties a table' },
   { id: 'sql-delete-all', tier: 'dangerous', description: 'SQL DELETE without WHERE removes every row' },
   { id: 'sql-update-all', tier: 'dangerous', description: 'SQL UPDATE without WHERE changes every row' },
+  {
+    id: 'data-lifecycle',
+    tier: 'dangerous',
+    description:
+      'makes data expire or stop being kept: retention or time-to-live cut to almost nothing, a deleting lifecycle rule, persistence off, or an old snapshot restored over the current state',
+  },
   { id: 'redis-flush', tier: 'dangerous', description: 'redis FLUSHALL/FLUSHDB deletes every key' },
   // System configuration
   {

@@ -23,6 +23,7 @@ export const DISPOSABLE_RULES = new Set([
   'sql-update-all',
   'redis-flush',
   'rsync-delete',
+  'data-lifecycle',
 ]);
 
 const LOOPBACK = String.raw`(localhost|127(?:\.\d{1,3}){3}|\[::1\]|::1|0\.0\.0\.0|host\.docker\.internal)`;
