@@ -21,6 +21,7 @@ import { DISPOSABLE_RULES, localTarget } from './checks/local-target.js';
 import { checkAssignment } from './checks/identity.js';
 import { checkMiner } from './checks/miner.js';
 import { checkLifecycle } from './checks/lifecycle.js';
+import { checkDataTargets } from './checks/data-targets.js';
 import { checkSecretSinks } from './checks/secret-sinks.js';
 import { checkExposure } from './checks/exposure.js';
 import { checkRemoteInstall } from './checks/remote-install.js';
@@ -444,6 +445,7 @@ class Analysis implements CarryContext {
     checkMiner(argv, this);
     checkSecretSinks(argv, io, this);
     checkLifecycle(argv, this.localFilter(argv, [...assignments, ...settings]));
+    checkDataTargets(argv, [...assignments, ...settings], this.localFilter(argv, [...assignments, ...settings]));
     checkExposure(argv, this);
     checkRemoteInstall(argv, this);
     indirectCode(argv, [...assignments, ...settings], io, this);

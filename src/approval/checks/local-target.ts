@@ -67,7 +67,11 @@ export function localTarget(cmd: Argv, assignments: { name: string; value: Word 
   const texts = args.map((a) => a.text);
   if (texts.some((t) => DRY_RUN.test(t))) return 'a dry run';
   // rsync's -n (in any bundle of short options) rehearses the transfer.
-  if (cmd.name === 'rsync' && texts.some((t) => /^-[a-zA-Z]*n[a-zA-Z]*$/.test(t))) return 'a dry run';
+  if (
+    (cmd.name === 'rsync' || texts.find((t) => !t.startsWith('-')) === 'rsync') &&
+    texts.some((t) => /^-[a-zA-Z]*n[a-zA-Z]*$/.test(t))
+  )
+    return 'a dry run';
   if ([...texts, ...assignments.map((a) => a.value.text)].some((t) => PROD.test(t))) return undefined;
   // A host given that is not this machine makes the target remote, whatever else the command says.
   let remoteHost = false;
@@ -93,6 +97,11 @@ export function localTarget(cmd: Argv, assignments: { name: string; value: Word 
     const db = valueOf(args, i, DB_OPTS);
     if (db !== undefined && TEST_DB.test(db)) local ??= `the database ${db}`;
     if (t === '--local') local ??= '--local';
+  }
+  // `rake db:reset RAILS_ENV=test`: a task's environment given as an argument.
+  for (const t of texts) {
+    const m = /^([A-Z_]+)=(\w+)$/.exec(t);
+    if (m && ENV_VARS.test(m[1]!) && TEST_ENV.test(m[2]!)) local ??= t;
   }
   for (const a of assignments) {
     if (ENV_VARS.test(a.name) && TEST_ENV.test(a.value.text)) local ??= `${a.name}=${a.value.text}`;
