@@ -223,6 +223,12 @@ const list: Rule[] = [
     tier: 'dangerous',
     description: "sends an email, chat message, SMS or public comment in the user's name",
   },
+  {
+    id: 'remote-publish',
+    tier: 'dangerous',
+    description:
+      "publishes a message or command to another machine's broker (MQTT, NATS, Kafka, AMQP, Redis) or calls an acting gRPC method there",
+  },
   { id: 'payment', tier: 'dangerous', description: 'moves money or changes billing through a payment API or CLI' },
   // tether's own control plane, driven from inside a run (src/approval/checks/control-plane.ts)
   { id: 'self-approval', tier: 'hardline', description: "decides a run's pending approval from inside a run" },
