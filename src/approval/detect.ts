@@ -19,7 +19,7 @@ import { checkWrite } from './checks/files.js';
 import { checkLookup } from './checks/dispatch.js';
 import { DISPOSABLE_RULES, localTarget } from './checks/local-target.js';
 import { checkAssignment } from './checks/identity.js';
-import { checkMiner } from './checks/miner.js';
+import { checkGpuFleet, checkMiner } from './checks/miner.js';
 import { checkLifecycle } from './checks/lifecycle.js';
 import { checkDataTargets } from './checks/data-targets.js';
 import { checkSecretSinks } from './checks/secret-sinks.js';
@@ -443,6 +443,7 @@ class Analysis implements CarryContext {
     // `sudo LD_PRELOAD=x.so cmd`, `env PATH=/tmp/x:$PATH make`: judged like the same assignment before the command.
     for (const s of settings) checkAssignment(s.name, s.value, this);
     checkMiner(argv, this);
+    checkGpuFleet(argv, this);
     checkSecretSinks(argv, io, this);
     checkLifecycle(argv, this.localFilter(argv, [...assignments, ...settings]));
     checkDataTargets(argv, [...assignments, ...settings], this.localFilter(argv, [...assignments, ...settings]));

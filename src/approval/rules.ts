@@ -139,6 +139,11 @@ const list: Rule[] = [
     description:
       'grants broad access: an admin or owner role, new long-lived credentials, public visibility, or an admin port open to every address',
   },
+  {
+    id: 'gpu-fleet',
+    tier: 'dangerous',
+    description: 'launches cloud machines with GPUs (costly, and the shape of mining with stolen credentials)',
+  },
   { id: 'crypto-miner', tier: 'dangerous', description: 'runs a cryptocurrency miner' },
   {
     id: 'expose-service',

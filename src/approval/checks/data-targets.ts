@@ -52,6 +52,9 @@ export function checkDataTargets(cmd: Argv, assignments: { name: string; value: 
     return;
   }
   const ws = words(cmd);
+  // git push to a deploy remote (heroku, dokku, production): the push is a deploy.
+  if (name === 'git' && ws[0] === 'push' && /^(heroku|dokku|piku|production|prod|live|deploy)$/i.test(ws[1] ?? ''))
+    ctx.add('production-change', `${show(cmd)} (a push to the deploy remote ${ws[1]})`);
   const parts = tokens(ws);
   const prod = production(cmd, assignments);
   if (prod !== undefined && parts.some((p) => CHANGE.test(p)) && !parts.some((p) => READ.test(p)))

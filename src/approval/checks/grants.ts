@@ -27,9 +27,9 @@ const CREATING = new Set(['create', 'add', 'new', 'generate', 'issue', 'mint']);
 const IDENTITY = new Set(['iam', 'service', 'accounts', 'account', 'sa', 'user', 'users', 'ad', 'sp', 'principal']);
 /** Options whose value says who may do what. */
 const ACCESS_OPT =
-  /^--?[\w-]*(role|policy|acl|permission|access|grant|visibility|privacy|member|grantee|principal)[\w-]*$/i;
+  /^--?[\w-]*(role|polic(y|ies)|acl|permission|access|grant|visibility|privacy|member|grantee|principal)[\w-]*$/i;
 const BROAD =
-  /administrator|(^|[/:_-])(cluster-)?admin(istrator)?s?($|[/:_-])|(^|[/.])owners?$|roles\/(owner|editor)$|^\*$|^public(-read(-write)?)?$|^all(Authenticated)?Users$|FullControl|full[-_]access/i;
+  /^root$|^(sudo|superuser|cluster-admin)$|administrator|(^|[/:_-])(cluster-)?admin(istrator)?s?($|[/:_-])|(^|[/.])owners?$|roles\/(owner|editor)$|^\*$|^public(-read(-write)?)?$|^all(Authenticated)?Users$|FullControl|full[-_]access/i;
 const EVERYWHERE = /(^|[=,:\s])(0\.0\.0\.0\/0|::\/0)(\b|$)/;
 export const ADMIN_PORT =
   /(^|[^\d])(22|23|3389|2375|2376|5432|3306|1433|6379|27017|9200|5900|11211|2379|10250)($|[^\d])/;
@@ -85,7 +85,13 @@ export function checkGrant(cmd: Argv, verbs: string[], ctx: CheckContext, stdin?
       ? [[`--${a.slice(0, a.indexOf('='))}`, a.slice(a.indexOf('=') + 1)] as [string, string]]
       : [],
   );
-  const opts = [...options(args), ...fields];
+  // `vault write auth/.../users/x policies=root`: NAME=VALUE operands are options too.
+  const pairs = args.flatMap((a) =>
+    /^[a-z][\w-]*=/.test(a)
+      ? [[`--${a.slice(0, a.indexOf('='))}`, a.slice(a.indexOf('=') + 1)] as [string, string]]
+      : [],
+  );
+  const opts = [...options(args), ...fields, ...pairs];
   // Made reachable by anyone: `--publicly-accessible`, `--public-network-access Enabled`, a grant to allUsers
   // (`gsutil iam ch allUsers:objectViewer`), anonymous downloads (`mc anonymous set download`).
   const open =

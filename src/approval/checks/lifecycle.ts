@@ -22,6 +22,8 @@ function tiny(name: string, value: string): boolean {
   const m = /^["']?(\d+(?:\.\d+)?)\s*([a-z]*)["']?$/i.exec(value.trim());
   if (!m) return false;
   const n = Number(m[1]);
+  // A bare TTL is also a token's, lease's or record's lifetime: only zero says the data goes at once.
+  if (/(^|[^a-z])ttl$/i.test(name)) return n === 0;
   if (/ms$|millis/i.test(name) || m[2] === 'ms') return n < 3_600_000;
   if (/seconds?$|secs?$/i.test(name) || m[2] === 's') return n < 3600;
   return n <= 1;
