@@ -26,6 +26,7 @@ it.each([
   'rsync -rn --delete build/ web@host:/var/www/',
   'pulumi destroy --stack dev --preview-only',
   'az group delete -n scratch --what-if',
+  'mc rm --recursive --force local/scratch',
 ])('%s stays ordinary', (command) => {
   expect(rules(command)).toEqual([]);
 });
@@ -41,6 +42,7 @@ it.each([
   ['sqlite3 ~/Library/Messages/chat.db "DELETE FROM message"', 'sql-delete-all'],
   ['RAILS_ENV=production bin/rails db:reset', 'resource-delete'],
   ['multipass delete --all --purge', 'resource-delete'],
+  ['mc rm --recursive --force backup/scratch', 'cloud-storage-delete'],
 ])('%s still asks (%s)', (command, rule) => {
   expect(rules(command)).toContain(rule);
 });

@@ -112,6 +112,8 @@ export function localTarget(cmd: Argv, assignments: { name: string; value: Word 
   }
   if (remoteHost) return undefined;
   if (local) return local;
+  // MinIO's client ships an alias `local` for http://localhost:9000.
+  if (cmd.name === 'mc' && args.some((a) => /^local(\/|$)/.test(a.text))) return 'the local MinIO alias';
   if (cmd.name && LOCAL_MANAGERS.has(cmd.name)) return `a local ${cmd.name} machine`;
   // SQL statements naming a test database (`DROP DATABASE IF EXISTS app_test`) with no remote host.
   if (texts.some((t) => /\b(DATABASE|SCHEMA)\s+(IF\s+EXISTS\s+)?["`]?(\w+_(test|dev)|test_\w+)\b/i.test(t)))
