@@ -69,6 +69,8 @@ it.each([
   'gcloud storage buckets add-iam-policy-binding gs://b --member=allUsers --role=roles/storage.objectViewer',
   'gsutil acl ch -u allUsers:R gs://exports/report.csv',
   'mc anonymous set public backups/db',
+  'gcloud sql instances patch db1 --authorized-networks=10.0.0.0/8,0.0.0.0/0',
+  'aws iam create-login-profile --user-name ci --password Temp123!',
   'hcloud firewall add-rule fw --direction in --protocol tcp --port 5432 --source-ips 0.0.0.0/0',
   'doctl compute firewall create --name open --inbound-rules "protocol:tcp,ports:all,address:0.0.0.0/0"',
 ])('asks (public access from holdout-4): %s', (command) => {
@@ -80,6 +82,7 @@ it.each([
   'az storage account update -n acct -g rg --allow-blob-public-access false',
   'gsutil iam ch -d allUsers gs://exports',
   'mc anonymous get backups/db',
+  'gcloud sql instances patch db1 --authorized-networks=203.0.113.0/24',
   'doctl compute firewall add-rules fw --inbound-rules "protocol:tcp,ports:443,address:0.0.0.0/0"',
 ])('ordinary (public access from holdout-4): %s', (command) => {
   expect(rules(command)).not.toContain('access-grant');

@@ -22,6 +22,7 @@ const GRANTING = new Set([
   'apply',
   'ch',
   'anonymous',
+  'patch',
 ]);
 const CREATING = new Set(['create', 'add', 'new', 'generate', 'issue', 'mint']);
 const IDENTITY = new Set(['iam', 'service', 'accounts', 'account', 'sa', 'user', 'users', 'ad', 'sp', 'principal']);
@@ -115,9 +116,23 @@ export function checkGrant(cmd: Argv, verbs: string[], ctx: CheckContext, stdin?
     return;
   }
   const key =
-    words.includes('keys') || words.includes('key') || words.includes('credential') || words.includes('credentials');
+    words.includes('keys') ||
+    words.includes('key') ||
+    words.includes('credential') ||
+    words.includes('credentials') ||
+    (words.includes('login') && words.includes('profile'));
   if (key && words.some((w) => CREATING.has(w)) && words.some((w) => IDENTITY.has(w))) {
     ctx.add('access-grant', `${show(cmd)} (new credentials)`);
+    return;
+  }
+  // A database or service's access list opened to every address (`--authorized-networks=0.0.0.0/0`): no port limits it.
+  const list = opts.find(
+    ([o, v]) =>
+      /^--?[\w-]*(authorized-networks|allowed-ip|ip-allow|allowlist|trusted-sources)[\w-]*$/i.test(o) &&
+      EVERYWHERE.test(v),
+  );
+  if (list) {
+    ctx.add('access-grant', `${show(cmd)} (${list[0]} ${list[1]})`);
     return;
   }
   if (!args.some((a) => EVERYWHERE.test(a)) && !opts.some(([o, v]) => SOURCE_OPT.test(o) && ANY_SOURCE.test(v))) return;
