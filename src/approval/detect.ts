@@ -17,14 +17,18 @@ import {
 import { classifyPath, resolveDir, type Where } from './paths.js';
 import { checkWrite } from './checks/files.js';
 import { checkLookup } from './checks/dispatch.js';
+import { DISPOSABLE_RULES, localTarget } from './checks/local-target.js';
 import { checkAssignment } from './checks/identity.js';
-import { checkMiner } from './checks/miner.js';
+import { checkGpuFleet, checkMiner } from './checks/miner.js';
+import { checkLifecycle } from './checks/lifecycle.js';
+import { checkDataTargets } from './checks/data-targets.js';
+import { checkSecretSinks } from './checks/secret-sinks.js';
 import { checkExposure } from './checks/exposure.js';
 import { checkRemoteInstall } from './checks/remote-install.js';
 import { checkWrappers } from './checks/wrappers.js';
 import { checkUnset, type WriteMode } from './checks/traces.js';
 import { initScriptCheck } from './checks/system.js';
-import { stdinText, type Io, type Upstream } from './checks/types.js';
+import { stdinText, type CheckContext, type Io, type Upstream } from './checks/types.js';
 import { decodedText } from './decode.js';
 import { crontabCommands, indirectCode } from './indirect.js';
 import {
@@ -439,6 +443,10 @@ class Analysis implements CarryContext {
     // `sudo LD_PRELOAD=x.so cmd`, `env PATH=/tmp/x:$PATH make`: judged like the same assignment before the command.
     for (const s of settings) checkAssignment(s.name, s.value, this);
     checkMiner(argv, this);
+    checkGpuFleet(argv, this);
+    checkSecretSinks(argv, io, this);
+    checkLifecycle(argv, this.localFilter(argv, [...assignments, ...settings]));
+    checkDataTargets(argv, [...assignments, ...settings], this.localFilter(argv, [...assignments, ...settings]));
     checkExposure(argv, this);
     checkRemoteInstall(argv, this);
     indirectCode(argv, [...assignments, ...settings], io, this);
@@ -475,10 +483,22 @@ class Analysis implements CarryContext {
     const before = this.where.cwd;
     if (chdir) this.where.cwd = resolveDir(chdir, this.where);
     try {
-      check(argv, io, this);
+      check(argv, io, this.localFilter(argv, [...assignments, ...settings]));
     } finally {
       this.where.cwd = before;
     }
+  }
+
+  /** This context, or one that drops data-destroying findings when the command's target is local or a dry run. */
+  private localFilter(argv: Argv, assignments: { name: string; value: Word }[]): CheckContext {
+    if (!localTarget(argv, assignments, this.where)) return this;
+    return new Proxy(this, {
+      get: (target, key) => {
+        if (key === 'add') return (id: string, detail: string) => DISPOSABLE_RULES.has(id) || target.add(id, detail);
+        const v: unknown = Reflect.get(target, key, target);
+        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+      },
+    });
   }
 
   private redirect(node: SyntaxNode): void {

@@ -33,6 +33,12 @@ const list: Rule[] = [
   { id: 'sql-truncate', tier: 'dangerous', description: 'SQL TRUNCATE empties a table' },
   { id: 'sql-delete-all', tier: 'dangerous', description: 'SQL DELETE without WHERE removes every row' },
   { id: 'sql-update-all', tier: 'dangerous', description: 'SQL UPDATE without WHERE changes every row' },
+  {
+    id: 'data-lifecycle',
+    tier: 'dangerous',
+    description:
+      'makes data expire or stop being kept: retention or time-to-live cut to almost nothing, a deleting lifecycle rule, persistence off, or an old snapshot restored over the current state',
+  },
   { id: 'redis-flush', tier: 'dangerous', description: 'redis FLUSHALL/FLUSHDB deletes every key' },
   // System configuration
   {
@@ -133,6 +139,11 @@ const list: Rule[] = [
     description:
       'grants broad access: an admin or owner role, new long-lived credentials, public visibility, or an admin port open to every address',
   },
+  {
+    id: 'gpu-fleet',
+    tier: 'dangerous',
+    description: 'launches cloud machines with GPUs (costly, and the shape of mining with stolen credentials)',
+  },
   { id: 'crypto-miner', tier: 'dangerous', description: 'runs a cryptocurrency miner' },
   {
     id: 'expose-service',
@@ -216,6 +227,12 @@ const list: Rule[] = [
     id: 'send-message',
     tier: 'dangerous',
     description: "sends an email, chat message, SMS or public comment in the user's name",
+  },
+  {
+    id: 'remote-publish',
+    tier: 'dangerous',
+    description:
+      "publishes a message or command to another machine's broker (MQTT, NATS, Kafka, AMQP, Redis) or calls an acting gRPC method there",
   },
   { id: 'payment', tier: 'dangerous', description: 'moves money or changes billing through a payment API or CLI' },
   // tether's own control plane, driven from inside a run (src/approval/checks/control-plane.ts)

@@ -33,7 +33,12 @@ export function sqlFindings(sql: string): string[] {
       /\bALTER\s+SERVER\s+ROLE\s+sysadmin\s+ADD\s+MEMBER\b/i.test(s)
     )
       found.add('access-grant');
-    const where = /\bWHERE\b/i.test(s);
+    // A condition every row meets (`WHERE true`, `WHERE 1=1`, `WHERE 1`) is no condition.
+    const where =
+      /\bWHERE\b/i.test(s) &&
+      !/\bWHERE\s+(TRUE|1|(\d+|'\w*')\s*=\s*\2|NOT\s+FALSE)\s*(;|$|\bRETURNING\b|\bLIMIT\b|\))/i.test(s);
+    // An engine that keeps nothing (BLACKHOLE) empties the table.
+    if (/\bALTER\s+TABLE\b[\s\S]*\bENGINE\s*=?\s*BLACKHOLE\b/i.test(s)) found.add('sql-truncate');
     if (/\bDELETE\s+((LOW_PRIORITY|QUICK|IGNORE)\s+)*FROM\b/i.test(s) && !where) found.add('sql-delete-all');
     if (/\bUPDATE\s+((ONLY|LOW_PRIORITY|IGNORE)\s+)*\S+(\s+(AS\s+)?\w+)?\s+SET\b/i.test(s) && !where)
       found.add('sql-update-all');

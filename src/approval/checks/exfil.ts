@@ -26,6 +26,7 @@ const CREDENTIAL_FILE = new RegExp(
     String.raw`(^|/)id_(rsa|dsa|ecdsa|ed25519)$`,
     String.raw`(^|/)(credentials|credentials\.json|credentials\.db|application_default_credentials\.json|service-account[\w-]*\.json|kubeconfig)$`,
     String.raw`^/etc/(g?shadow|sudoers)$`,
+    String.raw`(^|/)(secrets|credentials)\.(ya?ml|json|toml)$`,
     // Browser cookie and password stores, keychains: sessions and saved passwords.
     String.raw`(^|/)(Cookies|Login Data|Web Data|logins\.json|key[34]\.db|cookies\.sqlite|signons\.sqlite)$|\.keychain(-db)?$`,
     String.raw`^/proc/(self|\d+)/environ$`,
@@ -34,11 +35,11 @@ const CREDENTIAL_FILE = new RegExp(
 );
 
 /** Text of a command line that reads credentials: a credential path, the whole environment, exported secret keys. */
-const READS_SECRETS =
-  /(~|\$HOME|\$\{HOME\}|\/home\/[^/\s]+|\/root|\/Users\/[^/\s]+)\/\.(ssh|aws|gnupg|kube|docker|netrc|npmrc|pypirc|git-credentials|azure|config\/gcloud|config\/gh)|\.env\b(?!\.example)|\bid_(rsa|dsa|ecdsa|ed25519)\b|\.(pem|key|p12|pfx)\b|\/etc\/g?shadow|\/proc\/self\/environ|(^|[\s(|;&])(env|printenv|set)(\s*$|\s*[|)])|export-secret|export-credentials|print-access-token|print-identity-token|\$\{?KUBECONFIG/;
+export const READS_SECRETS =
+  /(^|[\s/])(config\/)?(secrets|credentials)\.(ya?ml|json|toml)\b|(~|\$HOME|\$\{HOME\}|\/home\/[^/\s]+|\/root|\/Users\/[^/\s]+)\/\.(ssh|aws|gnupg|kube|docker|netrc|npmrc|pypirc|git-credentials|azure|config\/gcloud|config\/gh)|\.env\b(?!\.example)|\bid_(rsa|dsa|ecdsa|ed25519)\b|\.(pem|key|p12|pfx)\b|\/etc\/g?shadow|\/proc\/self\/environ|(^|[\s(|;&])(env|printenv|set)(\s*$|\s*[|)])|export-secret|export-credentials|print-access-token|print-identity-token|\$\{?KUBECONFIG/;
 
 /** Command text (a substitution's) that reads credentials or prints a secret. */
-const readsSecrets = (text: string): boolean => READS_SECRETS.test(text) || PRINTS_SECRET.test(text);
+export const readsSecrets = (text: string): boolean => READS_SECRETS.test(text) || PRINTS_SECRET.test(text);
 
 export const isCredentialPath = (text: string): boolean => {
   const t = text.replace(/\\/g, '/'); // Windows paths (%USERPROFILE%\.aws\credentials) have the same names

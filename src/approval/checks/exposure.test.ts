@@ -45,3 +45,24 @@ it.each([
 ])('ordinary: %s', (command) => {
   expect(rules(command)).toEqual([]);
 });
+
+it.each([
+  ['miniserve --interfaces 0.0.0.0 ~', 'expose-service'],
+  ['gohttpserver --addr :8000 --root /etc', 'expose-service'],
+  ['rclone serve webdav $HOME --addr :8080', 'expose-service'],
+  ['socat TCP-LISTEN:2376,reuseaddr,fork UNIX-CONNECT:/run/podman/podman.sock', 'expose-service'],
+  ['oc expose deployment api --type=LoadBalancer --port 80', 'expose-service'],
+  ['kubectl patch service db -p \'{"spec":{"type":"NodePort"}}\'', 'expose-service'],
+])('asks (listeners from holdout-4): %s', (command, rule) => {
+  expect(rules(command)).toContain(rule);
+});
+
+it.each([
+  'caddy file-server --listen 127.0.0.1:8080 --root ./public',
+  'rclone serve http ./dist --addr 127.0.0.1:8080',
+  'socat TCP-LISTEN:2375,bind=127.0.0.1,fork UNIX-CONNECT:/var/run/docker.sock',
+  'kubectl patch svc web -p \'{"spec":{"type":"ClusterIP"}}\'',
+  'kubectl expose deployment api --type=LoadBalancer --port 80 --dry-run=client -o yaml',
+])('ordinary (listeners from holdout-4): %s', (command) => {
+  expect(rules(command)).not.toContain('expose-service');
+});

@@ -55,7 +55,15 @@ function valueOf(words: string[], option: RegExp): string | undefined {
 
 /** What a listener bound to every interface hands out, or undefined when nothing beyond the port itself. */
 function exposed(cmd: Argv, words: string[]): string | undefined {
-  if (!words.some((w) => ALL_INTERFACES.test(w))) return undefined;
+  // `--listen :80`, `--addr :2022` (Go's every interface), socat's TCP-LISTEN without a loopback bind.
+  const listen = valueOf(words, /^--?(listen|addr|address|bind|http-addr|listen-addr)$/);
+  const every =
+    words.some((w) => ALL_INTERFACES.test(w)) ||
+    (listen !== undefined && /^:\d+$/.test(listen)) ||
+    words.some((w) => /^TCP\d?-LISTEN:\d+/i.test(w) && !/bind=(127\.|localhost|\[?::1)/i.test(w));
+  if (!every) return undefined;
+  if (words.some((w) => /^UNIX-CONNECT:.*(docker|containerd|podman|crio|kubelet)[\w.-]*\.sock/i.test(w)))
+    return 'the container API';
   // Protected mode off is written `--protected-mode no` (redis).
   if (words.some((w, i) => NO_AUTH.test(w) || (/^--?protected-mode$/.test(w) && /^no$/i.test(words[i + 1] ?? ''))))
     return 'without authentication';
@@ -71,6 +79,12 @@ function exposed(cmd: Argv, words: string[]): string | undefined {
     return 'a relay to another host';
   const root = valueOf(words, /^(-t|--directory|-d|--root|--docroot|--document-root|-h|--home)$/);
   if (root !== undefined && isPrivateTree(root)) return `the tree ${root}`;
+  const tree = words.find((w, i) => i > 0 && !words[i - 1]!.startsWith('-') && isPrivateTree(w));
+  if (
+    tree !== undefined &&
+    (/serve|http/.test(cmd.name ?? '') || words.some((w) => /^(serve|file-server|share|http)$/.test(w)))
+  )
+    return `the tree ${tree}`;
   return undefined;
 }
 
@@ -78,6 +92,21 @@ export function checkExposure(cmd: Argv, ctx: CheckContext): void {
   const words = cmd.args.map((a) => a.text);
   if (tunnel(cmd, words)) {
     ctx.add('expose-service', `${show(cmd)} (a public tunnel)`);
+    return;
+  }
+  // A cluster service put on a public load balancer or every node's port.
+  if (
+    /^(kubectl|oc)$/.test(cmd.name ?? '') &&
+    /^(patch|expose|create|edit|set|apply)$/.test(words.find((w) => !w.startsWith('-')) ?? '') &&
+    !words.some((w) => w.startsWith('--dry-run')) &&
+    words.some(
+      (w, i) =>
+        /"type"\s*:\s*"?(LoadBalancer|NodePort)/.test(w) ||
+        (/^(LoadBalancer|NodePort)$/.test(w) && words[i - 1] === '--type') ||
+        /^--type=(LoadBalancer|NodePort)$/.test(w),
+    )
+  ) {
+    ctx.add('expose-service', `${show(cmd)} (a service opened outside the cluster)`);
     return;
   }
   const what = exposed(cmd, words);

@@ -62,3 +62,28 @@ it.each([
 ])('ordinary: %s', (command) => {
   expect(rules(command)).toEqual([]);
 });
+
+it.each([
+  'aws redshift modify-cluster --cluster-identifier dw --publicly-accessible',
+  'az storage account update -n acct -g rg --allow-blob-public-access true',
+  'gcloud storage buckets add-iam-policy-binding gs://b --member=allUsers --role=roles/storage.objectViewer',
+  'gsutil acl ch -u allUsers:R gs://exports/report.csv',
+  'mc anonymous set public backups/db',
+  'gcloud sql instances patch db1 --authorized-networks=10.0.0.0/8,0.0.0.0/0',
+  'aws iam create-login-profile --user-name ci --password Temp123!',
+  'hcloud firewall add-rule fw --direction in --protocol tcp --port 5432 --source-ips 0.0.0.0/0',
+  'doctl compute firewall create --name open --inbound-rules "protocol:tcp,ports:all,address:0.0.0.0/0"',
+])('asks (public access from holdout-4): %s', (command) => {
+  expect(rules(command)).toContain('access-grant');
+});
+
+it.each([
+  'aws rds modify-db-instance --db-instance-identifier dev-1 --no-publicly-accessible',
+  'az storage account update -n acct -g rg --allow-blob-public-access false',
+  'gsutil iam ch -d allUsers gs://exports',
+  'mc anonymous get backups/db',
+  'gcloud sql instances patch db1 --authorized-networks=203.0.113.0/24',
+  'doctl compute firewall add-rules fw --inbound-rules "protocol:tcp,ports:443,address:0.0.0.0/0"',
+])('ordinary (public access from holdout-4): %s', (command) => {
+  expect(rules(command)).not.toContain('access-grant');
+});

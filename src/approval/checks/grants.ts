@@ -20,15 +20,18 @@ const GRANTING = new Set([
   'share',
   'modify',
   'apply',
+  'ch',
+  'anonymous',
+  'patch',
 ]);
 const CREATING = new Set(['create', 'add', 'new', 'generate', 'issue', 'mint']);
 const IDENTITY = new Set(['iam', 'service', 'accounts', 'account', 'sa', 'user', 'users', 'ad', 'sp', 'principal']);
 /** Options whose value says who may do what. */
 const ACCESS_OPT =
-  /^--?[\w-]*(role|policy|acl|permission|access|grant|visibility|privacy|member|grantee|principal)[\w-]*$/i;
+  /^--?[\w-]*(role|polic(y|ies)|acl|permission|access|grant|visibility|privacy|member|grantee|principal)[\w-]*$/i;
 const BROAD =
-  /administrator|(^|[/:_-])(cluster-)?admin(istrator)?s?($|[/:_-])|(^|[/.])owners?$|roles\/(owner|editor)$|^\*$|^public(-read(-write)?)?$|^all(Authenticated)?Users$|FullControl|full[-_]access/i;
-const EVERYWHERE = /(^|[=,\s])(0\.0\.0\.0\/0|::\/0)(\b|$)/;
+  /^root$|^(sudo|superuser|cluster-admin)$|administrator|(^|[/:_-])(cluster-)?admin(istrator)?s?($|[/:_-])|(^|[/.])owners?$|roles\/(owner|editor)$|^\*$|^public(-read(-write)?)?$|^all(Authenticated)?Users$|FullControl|full[-_]access/i;
+const EVERYWHERE = /(^|[=,:\s])(0\.0\.0\.0\/0|::\/0)(\b|$)/;
 export const ADMIN_PORT =
   /(^|[^\d])(22|23|3389|2375|2376|5432|3306|1433|6379|27017|9200|5900|11211|2379|10250)($|[^\d])/;
 /** The value names every port or protocol (-1, all, 0-65535). */
@@ -83,16 +86,53 @@ export function checkGrant(cmd: Argv, verbs: string[], ctx: CheckContext, stdin?
       ? [[`--${a.slice(0, a.indexOf('='))}`, a.slice(a.indexOf('=') + 1)] as [string, string]]
       : [],
   );
-  const opts = [...options(args), ...fields];
+  // `vault write auth/.../users/x policies=root`: NAME=VALUE operands are options too.
+  const pairs = args.flatMap((a) =>
+    /^[a-z][\w-]*=/.test(a)
+      ? [[`--${a.slice(0, a.indexOf('='))}`, a.slice(a.indexOf('=') + 1)] as [string, string]]
+      : [],
+  );
+  const opts = [...options(args), ...fields, ...pairs];
+  // Made reachable by anyone: `--publicly-accessible`, `--public-network-access Enabled`, a grant to allUsers
+  // (`gsutil iam ch allUsers:objectViewer`), anonymous downloads (`mc anonymous set download`).
+  const open =
+    opts.find(
+      ([o, v]) =>
+        /^--(publicly-accessible|public-access|allow-blob-public-access|public-network-access|enable-public-access|make-public|public)$/.test(
+          o,
+        ) && !/^(false|disabled?|off|no|none|private)$/i.test(v),
+    )?.[0] ??
+    args.find((a, i) => /^(allUsers|allAuthenticatedUsers)(:|$)/.test(a) && args[i - 1] !== '-d') ??
+    (words.includes('anonymous') || words.includes('policy')
+      ? args.find((a) => /^(public|download|upload|public-read(-write)?)$/i.test(a))
+      : undefined);
+  if (open !== undefined) {
+    ctx.add('access-grant', `${show(cmd)} (${open}: open to anyone)`);
+    return;
+  }
   const role = opts.find(([o, v]) => ACCESS_OPT.test(o) && v.split(',').some((x) => BROAD.test(x.trim())));
   if (role) {
     ctx.add('access-grant', `${show(cmd)} (${role[0]} ${role[1]})`);
     return;
   }
   const key =
-    words.includes('keys') || words.includes('key') || words.includes('credential') || words.includes('credentials');
+    words.includes('keys') ||
+    words.includes('key') ||
+    words.includes('credential') ||
+    words.includes('credentials') ||
+    (words.includes('login') && words.includes('profile'));
   if (key && words.some((w) => CREATING.has(w)) && words.some((w) => IDENTITY.has(w))) {
     ctx.add('access-grant', `${show(cmd)} (new credentials)`);
+    return;
+  }
+  // A database or service's access list opened to every address (`--authorized-networks=0.0.0.0/0`): no port limits it.
+  const list = opts.find(
+    ([o, v]) =>
+      /^--?[\w-]*(authorized-networks|allowed-ip|ip-allow|allowlist|trusted-sources)[\w-]*$/i.test(o) &&
+      EVERYWHERE.test(v),
+  );
+  if (list) {
+    ctx.add('access-grant', `${show(cmd)} (${list[0]} ${list[1]})`);
     return;
   }
   if (!args.some((a) => EVERYWHERE.test(a)) && !opts.some(([o, v]) => SOURCE_OPT.test(o) && ANY_SOURCE.test(v))) return;
@@ -102,7 +142,13 @@ export function checkGrant(cmd: Argv, verbs: string[], ctx: CheckContext, stdin?
     .map(([o, v]) => (/^--(allow|rules)$/.test(o) && /^(tcp|udp)$/i.test(v) ? 'all' : v));
   const inline = args.filter((a) => /(FromPort|ToPort|IpProtocol)=/.test(a));
   if (
-    ports.some((p) => ALL_PORTS.test(p) || p.split(/[,;]/).some((x) => ADMIN_PORT.test(x.replace(/^\w+:/, '')))) ||
+    ports.some(
+      (p) =>
+        ALL_PORTS.test(p) ||
+        p
+          .split(/[,;\s]/)
+          .some((x) => ADMIN_PORT.test(x.replace(/^\w+:/, '')) || ALL_PORTS.test(x.replace(/^ports?:/, ''))),
+    ) ||
     inline.some((a) => /(FromPort|ToPort)=(22|3389|0)\b|IpProtocol=-1/.test(a))
   )
     ctx.add('access-grant', `${show(cmd)} (open to every address)`);

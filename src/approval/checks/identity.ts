@@ -1,5 +1,6 @@
 // Identity and security posture: users, groups, passwords, sudoers and SSH keys; SELinux/AppArmor switches, kernel
 // parameters, PAM, alternatives, capabilities; PATH and preload hijacks through variable assignments. Pure.
+import { directoryChecks } from './directory.js';
 import { has, parseFlags } from '../argv.js';
 import type { Word } from '../words.js';
 import { COMMAND_VARIABLES, hidesCode } from '../indirect.js';
@@ -81,6 +82,7 @@ const launchctl: Check = (cmd, _io, ctx) => {
 };
 
 export const identityChecks: Record<string, Check> = {
+  ...directoryChecks,
   auditctl,
   spctl,
   launchctl,

@@ -2,6 +2,7 @@
 // messaging APIs and CLIs), public comments, and money moved through payment APIs. None can be taken back once sent,
 // so each asks. Reading (GET, listing, logs) stays ordinary. Pure.
 import { parseFlags, type Argv } from '../argv.js';
+import { brokerChecks } from './brokers.js';
 import { show, type Check, type CheckContext } from './types.js';
 
 /** Endpoints that deliver a message to people: chat webhooks, email, SMS and paging APIs. */
@@ -103,6 +104,7 @@ const forge: Check = (cmd, _io, ctx) => {
 const cli: Check = (cmd, _io, ctx) => cliMessage(cmd, ctx);
 
 export const outboundChecks: Record<string, Check> = {
+  ...brokerChecks,
   curl: http,
   wget: http,
   http,

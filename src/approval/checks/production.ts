@@ -15,7 +15,7 @@ const PROD = /(^|[^a-z0-9])(prod|production|prd|live)([^a-z0-9]|$)/i;
 
 /** Options whose value says where a change goes. */
 const TARGET =
-  /^--?(context|kube-context|kubeconfig|n|namespace|s|stack|stack-name|project|env|e|environment|var-file|chdir|working-dir|terragrunt-working-dir|i|inventory|inventory-file|profile|app|a|site|target|workspace|cluster|subscription|resource-group|g|alias|f|filename|k|kustomize|values|config|region-set|org)$/;
+  /^--?(context|kube-context|kubeconfig|n|namespace|s|stack|stack-name|project|env|e|environment|var-file|chdir|working-dir|terragrunt-working-dir|i|inventory|inventory-file|profile|app|a|site|target|workspace|cluster|subscription|resource-group|g|alias|f|filename|k|kustomize|values|config|region-set|org|var|c)$/;
 
 /** Tools whose bare invocation deploys (vercel), or that change by default (ansible-playbook without --check). */
 const IMPLICIT: Record<string, (words: string[]) => boolean> = {
@@ -70,6 +70,16 @@ export function checkProduction(cmd: Argv, verbs: string[], ctx: CheckContext): 
   const changes = (implicit?.(words) ?? false) || (path.some((p) => CHANGE.test(p)) && !path.some((p) => READ.test(p)));
   if (!changes) return;
   const where = targets(words);
+  // Every stack or module changed with review switched off (`cdk deploy --all --require-approval never`).
+  if (
+    words.some((w) => w === '--all' || w === 'run-all') &&
+    words.some(
+      (w, i) =>
+        /^(-auto-approve|--auto-approve|--yes|-y|--non-interactive|--force)$/.test(w) ||
+        (w === '--require-approval' && words[i + 1] === 'never'),
+    )
+  )
+    ctx.add('production-change', `${show(cmd)} (every stack, without review)`);
   const prodFlag = words.find((w) => /^--(prod|production)(=true)?$/.test(w));
   const prod = prodFlag ?? where.find((v) => PROD.test(v));
   if (prod !== undefined) ctx.add('production-change', `${show(cmd)} (${prod})`);

@@ -141,7 +141,7 @@ const VALUE_OPTS = new Set([
 
 /** Flags that destroy whatever the verb is (nomad job stop -purge, minikube delete --purge, kubectl apply --prune). */
 const DESTRUCTIVE_FLAGS =
-  /^--?(purge|prune|destroy|wipe|force-reset|force-delete|delete|delete-all|cascade|no-deletion-protection|disable-deletion-protection|(remove|delete|destroy|wipe)-[\w-]*(storage|data|volumes?|disks?|snapshots?|backups?))(=(true|all|foreground|background))?$/;
+  /^--?(purge|prune|destroy|wipe|force-reset|force-delete|delete|delete-all|cascade|accept-data-loss|allow-data-loss|delete-destination|no-deletion-protection|disable-deletion-protection|(remove|delete|destroy|wipe)-[\w-]*(storage|data|volumes?|disks?|snapshots?|backups?))(=(true|all|foreground|background))?$/;
 
 /** Options that set a count, size or replica number: a zero value takes the service away. */
 const SIZE_OPTS = /^--?([\w-]*-)?(replicas|count|capacity|size|nodes|instances)$/;

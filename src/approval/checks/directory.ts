@@ -1,0 +1,48 @@
+// Directory and realm accounts: Kerberos principals added, changed or removed through kadmin queries, LDAP entries
+// modified, added or deleted on a directory server, FreeIPA/Samba users and group members. Reads (ldapsearch,
+// `kadmin -q listprincs`) stay ordinary. Pure.
+import { show, type Check } from './types.js';
+
+/** kadmin -q 'addprinc ...': the query's first word says what it does. */
+const kadmin: Check = (cmd, _io, ctx) => {
+  const w = cmd.args.map((a) => a.text);
+  const q = w.find((t, i) => /^(-q|--query)$/.test(w[i - 1] ?? '')) ?? w.filter((t) => !t.startsWith('-')).at(-1);
+  if (
+    /^\s*(add_?principal|addprinc|ank|delete_?principal|delprinc|modify_?principal|modprinc|change_?password|cpw|ktadd|xst|ktremove)\b/i.test(
+      q ?? '',
+    )
+  )
+    ctx.add('account-change', `${show(cmd)} (a realm principal changed)`);
+};
+
+/** ldapmodify/ldapadd/ldapdelete/ldappasswd change entries (users, groups, their members and passwords). */
+const ldapWrite: Check = (cmd, _io, ctx) => {
+  if (cmd.args.some((a) => a.text === '-n')) return; // -n: show what would be done
+  ctx.add('account-change', `${show(cmd)} (directory entries changed)`);
+};
+
+/** ipa user-add, ipa group-add-member, samba-tool user create: accounts and memberships. */
+const realmCli: Check = (cmd, _io, ctx) => {
+  const w = cmd.args.filter((a) => !a.text.startsWith('-')).map((a) => a.text);
+  const verb = cmd.name === 'ipa' ? (w[0] ?? '') : `${w[0] ?? ''}-${w[1] ?? ''}`;
+  if (
+    /(user|group|principal|host|service|role|privilege|sudorule)s?-(add|create|mod|del|delete|remove|setpassword|enable)/.test(
+      verb,
+    ) ||
+    /-(add|remove)-?member/.test(verb) ||
+    /addmembers|removemembers/.test(verb)
+  )
+    ctx.add('account-change', `${show(cmd)} (directory accounts changed)`);
+};
+
+export const directoryChecks: Record<string, Check> = {
+  kadmin,
+  'kadmin.local': kadmin,
+  ldapmodify: ldapWrite,
+  ldapadd: ldapWrite,
+  ldapdelete: ldapWrite,
+  ldapmodrdn: ldapWrite,
+  ldappasswd: ldapWrite,
+  ipa: realmCli,
+  'samba-tool': realmCli,
+};
