@@ -2,6 +2,7 @@
 // it writes and for what it uploads), and the generic resource-CLI verb check for names no table claims and for the
 // infrastructure CLIs. Pure.
 import { agentChecks } from './agents.js';
+import { ciChecks } from './ci.js';
 import { containerChecks } from './container.js';
 import { controlPlaneChecks } from './control-plane.js';
 import { dataChecks } from './data.js';
@@ -80,6 +81,7 @@ const TABLES: Record<string, Check>[] = [
   repoApiChecks,
   outboundChecks,
   hostNetworkChecks,
+  ciChecks,
 ];
 
 /** Names a table judges fully (their verbs are not a resource CLI's): databases, shells, system tools. */
