@@ -17,6 +17,7 @@ import {
 import { classifyPath, resolveDir, type Where } from './paths.js';
 import { checkWrite } from './checks/files.js';
 import { ciConfigWrite } from './checks/ci.js';
+import { packageSettingsWrite } from './checks/supply-chain.js';
 import { checkLookup } from './checks/dispatch.js';
 import { checkAssignment } from './checks/identity.js';
 import { checkMiner } from './checks/miner.js';
@@ -507,7 +508,10 @@ class Analysis implements CarryContext {
     const printed = owner ? printedText(owner, ownerArgv, this.vars).text : undefined;
     if (op.includes('>')) checkWrite(word, `${op} ${word.text}`, this, writeMode(op, ownerArgv, printed));
     if (op.includes('>')) codeFileWrite(word, this);
-    if (op.includes('>')) ciConfigWrite(word, printed, `${op} ${word.text}`, this);
+    if (op.includes('>')) {
+      ciConfigWrite(word, printed, `${op} ${word.text}`, this);
+      packageSettingsWrite(word, printed, `${op} ${word.text}`, this);
+    }
     const key = word.dynamic ? undefined : scriptKey(word.text, this.where);
     if (op.includes('>') && printed !== undefined && key)
       this.writtenText.set(key, op === '>>' ? `${this.writtenText.get(key) ?? ''}\n${printed}` : printed);

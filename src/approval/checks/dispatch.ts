@@ -3,6 +3,7 @@
 // infrastructure CLIs. Pure.
 import { agentChecks } from './agents.js';
 import { ciChecks } from './ci.js';
+import { supplyChainChecks } from './supply-chain.js';
 import { containerChecks } from './container.js';
 import { controlPlaneChecks } from './control-plane.js';
 import { dataChecks } from './data.js';
@@ -82,6 +83,7 @@ const TABLES: Record<string, Check>[] = [
   outboundChecks,
   hostNetworkChecks,
   ciChecks,
+  supplyChainChecks,
 ];
 
 /** Names a table judges fully (their verbs are not a resource CLI's): databases, shells, system tools. */
