@@ -17,6 +17,7 @@ import {
 import { classifyPath, resolveDir, type Where } from './paths.js';
 import { checkWrite } from './checks/files.js';
 import { ciConfigWrite } from './checks/ci.js';
+import { wasDownloaded } from './checks/fetched.js';
 import { packageSettingsWrite } from './checks/supply-chain.js';
 import { checkLookup } from './checks/dispatch.js';
 import { checkAssignment } from './checks/identity.js';
@@ -423,7 +424,7 @@ class Analysis implements CarryContext {
       this.add('dynamic-command', argv.written);
       return;
     }
-    if (this.downloaded.has(argv.written.replace(/^\.\//, '')))
+    if (wasDownloaded(this.downloaded, argv.written))
       this.add('remote-code-exec', `${argv.written} was downloaded in this command line`);
     if (argv.name === 'cd' || argv.name === 'pushd') {
       this.where.cwd = argv.args[0] ? resolveDir(argv.args[0], this.where) : '/~home';

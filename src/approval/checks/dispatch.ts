@@ -3,6 +3,7 @@
 // infrastructure CLIs. Pure.
 import { agentChecks } from './agents.js';
 import { ciChecks } from './ci.js';
+import { fetchedChecks } from './fetched.js';
 import { supplyChainChecks } from './supply-chain.js';
 import { containerChecks } from './container.js';
 import { controlPlaneChecks } from './control-plane.js';
@@ -84,6 +85,7 @@ const TABLES: Record<string, Check>[] = [
   hostNetworkChecks,
   ciChecks,
   supplyChainChecks,
+  fetchedChecks,
 ];
 
 /** Names a table judges fully (their verbs are not a resource CLI's): databases, shells, system tools. */

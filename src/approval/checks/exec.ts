@@ -3,6 +3,7 @@
 import { parseFlags, type Argv } from '../argv.js';
 import type { Word } from '../words.js';
 import { checkWrite } from './files.js';
+import { wasDownloaded } from './fetched.js';
 import { show, stdinIsDynamic, stdinText, type Check, type CheckContext, type Io } from './types.js';
 
 const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'fish', 'csh', 'tcsh', 'yash', 'rbash']);
@@ -113,7 +114,7 @@ export function execChecks(
       return;
     }
     const first = operands[0];
-    if (first && ctx.downloaded.has(first.text.replace(/^\.\//, '')))
+    if (first && wasDownloaded(ctx.downloaded, first.text))
       ctx.add('remote-code-exec', `${show(cmd)}: the script was downloaded in this command line`);
     // bash <(...) and sh < <(...): the substitution's output is the program.
     const fromSubstitution =
@@ -175,7 +176,7 @@ export function execChecks(
   const source: Check = (cmd, io, ctx) => {
     if (substitutesDownload(cmd.args, downloads)) ctx.add('remote-code-exec', show(cmd));
     const first = cmd.args[0];
-    if (first && ctx.downloaded.has(first.text.replace(/^\.\//, '')))
+    if (first && wasDownloaded(ctx.downloaded, first.text))
       ctx.add('remote-code-exec', `${show(cmd)}: the script was downloaded in this command line`);
     const fromSubstitution = first && ctx.substitutionInput(first);
     if (fromSubstitution) stdinProgram(cmd, fromSubstitution, ctx, null);
