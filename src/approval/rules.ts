@@ -257,6 +257,12 @@ const list: Rule[] = [
     description: "registers this machine as a CI runner: the pipelines' owners run code on it from then on",
   },
   {
+    id: 'hardware-control',
+    tier: 'dangerous',
+    description:
+      'powers off, re-boots or re-configures a machine through its management controller or hypervisor (IPMI, iDRAC, iLO, Redfish, vSphere)',
+  },
+  {
     id: 'supply-chain',
     tier: 'dangerous',
     description:

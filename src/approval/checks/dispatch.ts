@@ -3,6 +3,7 @@
 // infrastructure CLIs. Pure.
 import { agentChecks } from './agents.js';
 import { ciChecks } from './ci.js';
+import { hardwareChecks } from './hardware.js';
 import { fetchedChecks } from './fetched.js';
 import { supplyChainChecks } from './supply-chain.js';
 import { containerChecks } from './container.js';
@@ -86,6 +87,7 @@ const TABLES: Record<string, Check>[] = [
   ciChecks,
   supplyChainChecks,
   fetchedChecks,
+  hardwareChecks,
 ];
 
 /** Names a table judges fully (their verbs are not a resource CLI's): databases, shells, system tools. */
