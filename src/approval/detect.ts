@@ -421,6 +421,12 @@ class Analysis implements CarryContext {
       if (/^[({]/.test(argv.written)) return;
       // `$PSVersionTable` typed alone shows a PowerShell automatic variable; in bash it is unset and runs nothing.
       if (argv.args.length === 0 && POWERSHELL_AUTOMATIC.test(argv.written)) return;
+      // `$env:NAME = 'value'`: a PowerShell variable set for later commands, judged like `NAME=value`.
+      const ps = /^\$env:(\w+)$/i.exec(argv.written);
+      if (ps && argv.args[0]?.text === '=' && argv.args.length === 2) {
+        checkAssignment(ps[1]!, argv.args[1]!, this);
+        return;
+      }
       this.add('dynamic-command', argv.written);
       return;
     }

@@ -6,6 +6,10 @@ import { checkWrite } from './files.js';
 import { wasDownloaded } from './fetched.js';
 import { show, stdinIsDynamic, stdinText, type Check, type CheckContext, type Io } from './types.js';
 
+/** `$(...)` of a local tool that prints shell set-up: agents' variables, version managers' hooks, completions. */
+const SHELL_SETUP =
+  /^\$\(\s*((ssh-agent|gpg-agent)(\s+(-s|-c|--daemon|--sh))*|(pyenv|rbenv|nodenv|goenv|jenv|plenv|phpenv|pyenv-virtualenv)\s+(init|virtualenv-init)(\s+-{1,2}\w*)*(\s+-)?|direnv\s+hook\s+\w+|(\/[\w./-]+\/)?brew\s+shellenv|fnm\s+env(\s+--[\w-]+(=\S+)?)*|(zoxide|starship|atuin|mcfly|thefuck)\s+init\s+\w+(\s+--[\w-]+)*|(mise|rtx)\s+activate\s+\w+|conda\s+shell\.\w+\s+hook|opam\s+env(\s+--[\w-]+(=\S+)?)*|luarocks\s+path|dircolors(\s+-[bc])?|keychain\s+--eval(\s+[\w.-]+)*|(minikube\s+docker-env|docker-machine\s+env\s+[\w-]+)|(kubectl|helm|gh|npm|pip|uv|rustup|poetry)\s+completion\s+\w+)\s*\)$/;
+
 const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'fish', 'csh', 'tcsh', 'yash', 'rbash']);
 export const DOWNLOADERS = new Set(['curl', 'wget', 'fetch', 'aria2c', 'http', 'https', 'xh', 'lwp-request', 'GET']);
 const NETWORK_TOOLS = new Set(['nc', 'ncat', 'netcat', 'telnet', 'socat', 'cryptcat']);
@@ -102,6 +106,8 @@ export function execChecks(
     const f = parseFlags(cmd.args, ['-o', '+o', '-O', '+O', '--rcfile', '--init-file']);
     const operands = f.operands.filter((w) => !/^\+[a-zA-Z]+$/.test(w.text));
     if (substitutesDownload(cmd.args, downloads)) ctx.add('remote-code-exec', show(cmd));
+    // `bash -n FILE` (noexec) only parses the script: a syntax check runs nothing.
+    if ((f.short.has('n') || f.values.get('-o') === 'noexec') && !f.short.has('c') && !f.short.has('s')) return;
     if (f.short.has('c')) {
       // sh -c STRING [name args...]: the first operand is the script (re-read only when it is known text).
       const script = operands[0];
@@ -168,9 +174,10 @@ export function execChecks(
 
   const evalCheck: Check = (cmd, _io, ctx) => {
     if (substitutesDownload(cmd.args, downloads)) ctx.add('remote-code-exec', show(cmd));
-    // eval "$(tool init)" runs generated code whose commands cannot be seen: it asks; known text is re-read.
+    // eval "$(tool init)" runs generated code whose commands cannot be seen: it asks; known text is re-read. The shell
+    // set-up that version managers and agents print (`eval "$(ssh-agent -s)"`, `eval "$(pyenv init -)"`) is theirs.
     if (cmd.args.every((a) => !a.dynamic)) ctx.script(cmd.args.map((a) => a.text).join(' '));
-    else for (const a of cmd.args.filter((w) => w.dynamic)) ctx.computed(a, 'eval');
+    else for (const a of cmd.args.filter((w) => w.dynamic && !SHELL_SETUP.test(w.text))) ctx.computed(a, 'eval');
   };
 
   const source: Check = (cmd, io, ctx) => {
