@@ -3,6 +3,7 @@
 // infrastructure CLIs. Pure.
 import { agentChecks } from './agents.js';
 import { ciChecks } from './ci.js';
+import { systemContainerChecks } from './system-containers.js';
 import { hardwareChecks } from './hardware.js';
 import { fetchedChecks } from './fetched.js';
 import { supplyChainChecks } from './supply-chain.js';
@@ -88,6 +89,7 @@ const TABLES: Record<string, Check>[] = [
   supplyChainChecks,
   fetchedChecks,
   hardwareChecks,
+  systemContainerChecks,
 ];
 
 /** Names a table judges fully (their verbs are not a resource CLI's): databases, shells, system tools. */
