@@ -323,7 +323,13 @@ export function execChecks(
     if (cmd.args.some((a) => a.text === '-l' || a.text === '-r' || a.text === '-c' || a.text === '-d')) return;
     const text = stdinText(io);
     if (text !== undefined) ctx.script(text);
-    else if (cmd.args.some((a) => a.text === '-f') || stdinIsDynamic(io) || io.stdinFile)
+    // A job that runs a program or script from a directory anyone can write to, or a hidden one, runs what is there then.
+    if (
+      text !== undefined &&
+      /(^|[\s;&|])(\/tmp|\/var\/tmp|\/dev\/shm)\/|(^|\s)(\S*\/)?\.[\w-]+\.(py|sh|pl|rb|js)\b/.test(text)
+    )
+      ctx.add('schedule-unchecked', show(cmd));
+    else if (text === undefined && (cmd.args.some((a) => a.text === '-f') || stdinIsDynamic(io) || io.stdinFile))
       ctx.add('schedule-unchecked', show(cmd));
   };
 
