@@ -65,10 +65,10 @@ const DEPLOYING = /deploy|release|publish|prod(uction)?\b|\bprd\b|\blive\b|rollo
 /** This machine's own credentials: SSH and GPG keys, cloud and cluster credentials, git and netrc passwords. */
 const MACHINE_CREDENTIAL =
   /\.ssh\/|\bid_(rsa|dsa|ecdsa|ed25519)\b|\.aws\/|\.kube\/|kubeconfig|\.gnupg|\.git-credentials|\.netrc|\.docker\/config|gcloud\/|\$\{?(AWS_SECRET_ACCESS_KEY|AWS_SESSION_TOKEN|GOOGLE_APPLICATION_CREDENTIALS|AZURE_CLIENT_SECRET|ARM_CLIENT_SECRET|SSH_PRIVATE_KEY)\b/;
-const UNMASKED = /^--(masked|protected|hidden)(=false|=0)$|^--visibility(=|$)all$/;
+const UNMASKED = /(^|\s)--(masked|protected|hidden)(=false|=0)(\s|$)|(^|\s)--visibility(=|\s+)all(\s|$)/;
 
 /** `gh secret|variable set`, `glab variable set|update`, `gh workflow run deploy`, `git rm` of a scanner. */
-const forge: Check = (cmd, _io, ctx) => {
+const forge: Check = (cmd, io, ctx) => {
   const words = cmd.args.map((a) => a.text);
   const path = words.filter((w) => !w.startsWith('-'));
   const [group, verb] = path;
@@ -80,7 +80,9 @@ const forge: Check = (cmd, _io, ctx) => {
   if (
     /^(secret|variable)s?$/.test(group ?? '') &&
     /^(set|create|update|new|add|import)$/.test(verb ?? '') &&
-    (words.some((w) => MACHINE_CREDENTIAL.test(w)) || words.some((w) => UNMASKED.test(w)))
+    (words.some((w) => MACHINE_CREDENTIAL.test(w)) ||
+      MACHINE_CREDENTIAL.test(io.stdinFile?.text ?? '') ||
+      UNMASKED.test(words.join(' ')))
   )
     ctx.add('ci-tampering', show(cmd));
   // gh workflow run, glab ci run, gh run rerun: a pipeline that deploys, releases or names production.

@@ -6,10 +6,6 @@ import { checkWrite } from './files.js';
 import { wasDownloaded } from './fetched.js';
 import { show, stdinIsDynamic, stdinText, type Check, type CheckContext, type Io } from './types.js';
 
-/** `$(...)` of a local tool that prints shell set-up: agents' variables, version managers' hooks, completions. */
-const SHELL_SETUP =
-  /^\$\(\s*((ssh-agent|gpg-agent)(\s+(-s|-c|--daemon|--sh))*|(pyenv|rbenv|nodenv|goenv|jenv|plenv|phpenv|pyenv-virtualenv)\s+(init|virtualenv-init)(\s+-{1,2}\w*)*(\s+-)?|direnv\s+hook\s+\w+|(\/[\w./-]+\/)?brew\s+shellenv|fnm\s+env(\s+--[\w-]+(=\S+)?)*|(zoxide|starship|atuin|mcfly|thefuck)\s+init\s+\w+(\s+--[\w-]+)*|(mise|rtx)\s+activate\s+\w+|conda\s+shell\.\w+\s+hook|opam\s+env(\s+--[\w-]+(=\S+)?)*|luarocks\s+path|dircolors(\s+-[bc])?|keychain\s+--eval(\s+[\w.-]+)*|(minikube\s+docker-env|docker-machine\s+env\s+[\w-]+)|(kubectl|helm|gh|npm|pip|uv|rustup|poetry)\s+completion\s+\w+)\s*\)$/;
-
 const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'fish', 'csh', 'tcsh', 'yash', 'rbash']);
 export const DOWNLOADERS = new Set(['curl', 'wget', 'fetch', 'aria2c', 'http', 'https', 'xh', 'lwp-request', 'GET']);
 const NETWORK_TOOLS = new Set(['nc', 'ncat', 'netcat', 'telnet', 'socat', 'cryptcat']);
@@ -174,10 +170,9 @@ export function execChecks(
 
   const evalCheck: Check = (cmd, _io, ctx) => {
     if (substitutesDownload(cmd.args, downloads)) ctx.add('remote-code-exec', show(cmd));
-    // eval "$(tool init)" runs generated code whose commands cannot be seen: it asks; known text is re-read. The shell
-    // set-up that version managers and agents print (`eval "$(ssh-agent -s)"`, `eval "$(pyenv init -)"`) is theirs.
+    // eval "$(tool init)" runs generated code whose commands cannot be seen: it asks; known text is re-read.
     if (cmd.args.every((a) => !a.dynamic)) ctx.script(cmd.args.map((a) => a.text).join(' '));
-    else for (const a of cmd.args.filter((w) => w.dynamic && !SHELL_SETUP.test(w.text))) ctx.computed(a, 'eval');
+    else for (const a of cmd.args.filter((w) => w.dynamic)) ctx.computed(a, 'eval');
   };
 
   const source: Check = (cmd, io, ctx) => {

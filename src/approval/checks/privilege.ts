@@ -28,9 +28,13 @@ export function checkPrivilege(words: Word[], argv: Argv | null, io: Io | undefi
     const fed = stdinText(io) !== undefined || io.upstream.length > 0 || io.stdinFile !== undefined;
     if (fed) ctx.add('privilege-escalation', `${detail} (a password on sudo's standard input)`);
   }
-  if (words[at]!.text.endsWith('machinectl')) {
+  const mc = words.findIndex((w) => /(^|\/)machinectl$/.test(w.text));
+  if (mc >= 0) {
     // `machinectl shell`, `machinectl shell root@.host`: a shell (the target is read as a command by the peeler).
-    const own = argv?.name === 'machinectl' ? argv.args.map((a) => a.text) : before;
+    const own =
+      argv?.name === 'machinectl'
+        ? argv.args.map((a) => a.text)
+        : words.slice(mc + 1, argv ? words.length - argv.args.length - 1 : words.length).map((w) => w.text);
     const verb = own.find((t) => !t.startsWith('-')) ?? '';
     if ((argv === null || argv.name === 'machinectl' || /@/.test(argv.written)) && /^(shell|login)$/.test(verb))
       ctx.add('privilege-escalation', detail);

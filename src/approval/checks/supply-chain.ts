@@ -93,6 +93,10 @@ const UNVERIFIED =
   /^--?(allow-untrusted|allow-unauthenticated|allow-insecure[\w-]*|nogpgcheck|no-gpg-checks?|nosignature|nodigest|no-verify-ssl|insecure|skip-signature[\w-]*|ignore-signatures?|trusted-host|disable-tls|no-check-certificate|force-bad-verify|unsigned|skip-verif\w*)(=|$)|^Acquire::(AllowInsecureRepositories|AllowDowngradeToInsecureRepositories|https::Verify-Peer)=(true|false)$|^APT::Get::AllowUnauthenticated=true$/i;
 const INDEX_OPT = /^--?(extra-index-url|index-url|i|index|registry|repository|repo|source|find-links|f)$/;
 
+/** Options whose value follows as its own word (not a package name). */
+const VALUE_OPT =
+  /^(-[ricetCp]|--(requirement|constraint|editable|target|prefix|root|filter|registry|index-url|extra-index-url|find-links|cache-dir|src|python|group|extras|source|dir|cwd|workspace|tag))$/;
+
 /** Every installer: package names against look-alikes, indexes and flags against the checks they skip. */
 const install: Check = (cmd, _io, ctx) => {
   const words = cmd.args.map((a) => a.text);
@@ -112,7 +116,7 @@ const install: Check = (cmd, _io, ctx) => {
   if (!eco || at < 0 || (cmd.name === 'uv' && path[0] !== 'pip' && path[0] !== 'add')) return;
   for (let i = 0; i < words.length; i += 1) {
     const w = words[i]!;
-    if (w.startsWith('-') || INSTALL_VERBS.test(w) || w === 'pip' || /^-/.test(words[i - 1] ?? '')) continue;
+    if (w.startsWith('-') || INSTALL_VERBS.test(w) || w === 'pip' || VALUE_OPT.test(words[i - 1] ?? '')) continue;
     const name = w.replace(/(?<=.)@.*$/, '').replace(/[<>=!~;].*$/, '');
     const original = /^[\w.-]+$/.test(name) ? imitated(name, eco) : undefined;
     if (original) ctx.add('supply-chain', `${show(cmd)} (${name} imitates ${original})`);
