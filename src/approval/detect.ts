@@ -16,6 +16,9 @@ import {
 } from './syntax.js';
 import { classifyPath, resolveDir, type Where } from './paths.js';
 import { checkWrite } from './checks/files.js';
+import { ciConfigWrite } from './checks/ci.js';
+import { wasDownloaded } from './checks/fetched.js';
+import { packageSettingsWrite } from './checks/supply-chain.js';
 import { checkLookup } from './checks/dispatch.js';
 import { DISPOSABLE_RULES, localTarget } from './checks/local-target.js';
 import { checkAssignment } from './checks/identity.js';
@@ -422,10 +425,16 @@ class Analysis implements CarryContext {
       if (/^[({]/.test(argv.written)) return;
       // `$PSVersionTable` typed alone shows a PowerShell automatic variable; in bash it is unset and runs nothing.
       if (argv.args.length === 0 && POWERSHELL_AUTOMATIC.test(argv.written)) return;
+      // `$env:NAME = 'value'`: a PowerShell variable set for later commands, judged like `NAME=value`.
+      const ps = /^\$env:(\w+)$/i.exec(argv.written);
+      if (ps && argv.args[0]?.text === '=' && argv.args.length === 2) {
+        checkAssignment(ps[1]!, argv.args[1]!, this);
+        return;
+      }
       this.add('dynamic-command', argv.written);
       return;
     }
-    if (this.downloaded.has(argv.written.replace(/^\.\//, '')))
+    if (wasDownloaded(this.downloaded, argv.written))
       this.add('remote-code-exec', `${argv.written} was downloaded in this command line`);
     if (argv.name === 'cd' || argv.name === 'pushd') {
       this.where.cwd = argv.args[0] ? resolveDir(argv.args[0], this.where) : '/~home';
@@ -526,6 +535,10 @@ class Analysis implements CarryContext {
     const printed = owner ? printedText(owner, ownerArgv, this.vars).text : undefined;
     if (op.includes('>')) checkWrite(word, `${op} ${word.text}`, this, writeMode(op, ownerArgv, printed));
     if (op.includes('>')) codeFileWrite(word, this);
+    if (op.includes('>')) {
+      ciConfigWrite(word, printed, `${op} ${word.text}`, this);
+      packageSettingsWrite(word, printed, `${op} ${word.text}`, this);
+    }
     const key = word.dynamic ? undefined : scriptKey(word.text, this.where);
     if (op.includes('>') && printed !== undefined && key)
       this.writtenText.set(key, op === '>>' ? `${this.writtenText.get(key) ?? ''}\n${printed}` : printed);

@@ -260,6 +260,31 @@ const list: Rule[] = [
     description:
       'leaves code for later commands to run (an exported PAGER, BASH_ENV, HOME or NODE_OPTIONS, git configuration, a file the code reads)',
   },
+  // CI/CD and supply chain (holdout-4)
+  {
+    id: 'ci-tampering',
+    tier: 'dangerous',
+    description:
+      "changes a CI/CD pipeline so it leaks its secrets or runs fetched code, removes a security workflow, or sets a pipeline's secrets",
+  },
+  { id: 'ci-deploy', tier: 'dangerous', description: 'starts a CI/CD pipeline that deploys, releases or publishes' },
+  {
+    id: 'ci-runner',
+    tier: 'dangerous',
+    description: "registers this machine as a CI runner: the pipelines' owners run code on it from then on",
+  },
+  {
+    id: 'hardware-control',
+    tier: 'dangerous',
+    description:
+      'powers off, re-boots or re-configures a machine through its management controller or hypervisor (IPMI, iDRAC, iLO, Redfish, vSphere)',
+  },
+  {
+    id: 'supply-chain',
+    tier: 'dangerous',
+    description:
+      'installs from an untrusted source (a look-alike package name, an extra or unsigned index), edits a lockfile by hand or adds an install script that runs fetched code',
+  },
 ];
 
 export const RULES: ReadonlyMap<string, Rule> = new Map(list.map((r) => [r.id, r]));

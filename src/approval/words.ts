@@ -126,6 +126,9 @@ export function wordOf(node: SyntaxNode, vars: Vars = NO_VARS): Word {
     case 'expansion':
       return variable(node, vars);
     case 'command_substitution':
+      // `$(pwd)` is the current directory, like `$PWD`.
+      if (/^(\$\(\s*pwd(\s+-[LP])?\s*\)|`\s*pwd(\s+-[LP])?\s*`)$/.test(node.text)) return literal('.');
+      return { text: node.text, dynamic: true, pattern: false, substitutions: [node] };
     case 'process_substitution':
       return { text: node.text, dynamic: true, pattern: false, substitutions: [node] };
     default:

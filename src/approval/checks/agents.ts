@@ -13,8 +13,17 @@ const SETTINGS =
 
 /** A path that holds an agent's permission, sandbox or hook settings. */
 export function isAgentSettings(path: string): boolean {
-  return SETTINGS.test(path.replace(/\/+$/, '/').replace(/\/\*$/, '/'));
+  const p = path.replace(/\/+$/, '/').replace(/\/\*$/, '/');
+  return SETTINGS.test(p) || AGENT_CONTROL.test(p);
 }
+
+/**
+ * Any agent's own control files, by name: MCP server lists (tools the agent may call, and which it may call without
+ * asking: `autoApprove`), allowlists, approval logs, permission, trust, sandbox and hook files, in a directory named
+ * for an agent (`.agent/allowlist.txt`, `~/.cursor/mcp.json`, `.vscode/mcp.json`, `claude_desktop_config.json`).
+ */
+const AGENT_CONTROL =
+  /(^|\/)(\.mcp\.json$|claude_desktop_config\.json$|\.vscode\/mcp\.json$|(\.|\.config\/)(agents?|claude|codex|gemini|cursor|aider|continue|windsurf|codeium|roo|cline|kiro|amp|opencode|goose|copilot|tether|devin|openhands|qwen|crush)\/(.*\/)?[^/]*(mcp|allow|approv|permission|polic|trust|sandbox|hook|guard|deny)[^/]*$)/i;
 
 /** Reports a write, deletion or permission change of agent settings. */
 export function agentSettingsTouched(targets: Word[], detail: string, ctx: CheckContext): void {
@@ -64,6 +73,17 @@ const agentCli: Check = (cmd, _io, ctx) => {
   const args = cmd.args.map((a) => a.text);
   const own = cmd.name !== null ? OWN_BYPASS[cmd.name] : undefined;
   if (own && args.some((t) => own.test(t))) ctx.add('agent-safety', show(cmd));
+  // `claude mcp add NAME -- CMD`: the agent gets new tools (a server it fetches and runs) without a person adding them.
+  const path = args.filter((t) => !t.startsWith('-'));
+  if (path[0] === 'mcp' && /^(add|add-json|add-from-claude-desktop|install|import)$/.test(path[1] ?? ''))
+    ctx.add('agent-safety', show(cmd));
+  // `claude config add allowedTools ...`, `... config set autoApprove true`: permissions through the agent's own CLI.
+  if (
+    path[0] === 'config' &&
+    /^(add|set)$/.test(path[1] ?? '') &&
+    /allow|approv|permission|trust|sandbox|hook|yolo|bypass/i.test(path[2] ?? '')
+  )
+    ctx.add('agent-safety', show(cmd));
   for (let i = 0; i < args.length; i += 1) {
     const t = args[i]!;
     const eq = t.indexOf('=');

@@ -78,7 +78,8 @@ function sqlClient(options: string[], operandSql?: (operands: string[]) => strin
       if (a.text === '-cmd' && cmd.args[i + 1]) texts.push(cmd.args[i + 1]!.text);
     });
     if (operandSql) texts.push(...operandSql(f.operands.map((w) => w.text)));
-    const input = stdinText(io);
+    // Decoders seen through (`echo BASE64 | base64 -d | mysql`): hidden SQL is judged like written SQL.
+    const input = stdinText(io) ?? ctx.knownText(io);
     if (input !== undefined) texts.push(input);
     for (const t of texts) {
       for (const r of sqlFindings(t)) ctx.add(r, show(cmd));

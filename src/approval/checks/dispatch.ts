@@ -2,6 +2,11 @@
 // it writes and for what it uploads), and the generic resource-CLI verb check for names no table claims and for the
 // infrastructure CLIs. Pure.
 import { agentChecks } from './agents.js';
+import { ciChecks } from './ci.js';
+import { systemContainerChecks } from './system-containers.js';
+import { hardwareChecks } from './hardware.js';
+import { fetchedChecks } from './fetched.js';
+import { supplyChainChecks } from './supply-chain.js';
 import { containerChecks } from './container.js';
 import { controlPlaneChecks } from './control-plane.js';
 import { dataChecks } from './data.js';
@@ -80,6 +85,11 @@ const TABLES: Record<string, Check>[] = [
   repoApiChecks,
   outboundChecks,
   hostNetworkChecks,
+  ciChecks,
+  supplyChainChecks,
+  fetchedChecks,
+  hardwareChecks,
+  systemContainerChecks,
 ];
 
 /** Names a table judges fully (their verbs are not a resource CLI's): databases, shells, system tools. */

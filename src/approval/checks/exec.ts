@@ -3,6 +3,7 @@
 import { parseFlags, type Argv } from '../argv.js';
 import type { Word } from '../words.js';
 import { checkWrite } from './files.js';
+import { wasDownloaded } from './fetched.js';
 import { show, stdinIsDynamic, stdinText, type Check, type CheckContext, type Io } from './types.js';
 
 const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'fish', 'csh', 'tcsh', 'yash', 'rbash']);
@@ -101,6 +102,8 @@ export function execChecks(
     const f = parseFlags(cmd.args, ['-o', '+o', '-O', '+O', '--rcfile', '--init-file']);
     const operands = f.operands.filter((w) => !/^\+[a-zA-Z]+$/.test(w.text));
     if (substitutesDownload(cmd.args, downloads)) ctx.add('remote-code-exec', show(cmd));
+    // `bash -n FILE` (noexec) only parses the script: a syntax check runs nothing.
+    if ((f.short.has('n') || f.values.get('-o') === 'noexec') && !f.short.has('c') && !f.short.has('s')) return;
     if (f.short.has('c')) {
       // sh -c STRING [name args...]: the first operand is the script (re-read only when it is known text).
       const script = operands[0];
@@ -113,7 +116,7 @@ export function execChecks(
       return;
     }
     const first = operands[0];
-    if (first && ctx.downloaded.has(first.text.replace(/^\.\//, '')))
+    if (first && wasDownloaded(ctx.downloaded, first.text))
       ctx.add('remote-code-exec', `${show(cmd)}: the script was downloaded in this command line`);
     // bash <(...) and sh < <(...): the substitution's output is the program.
     const fromSubstitution =
@@ -175,7 +178,7 @@ export function execChecks(
   const source: Check = (cmd, io, ctx) => {
     if (substitutesDownload(cmd.args, downloads)) ctx.add('remote-code-exec', show(cmd));
     const first = cmd.args[0];
-    if (first && ctx.downloaded.has(first.text.replace(/^\.\//, '')))
+    if (first && wasDownloaded(ctx.downloaded, first.text))
       ctx.add('remote-code-exec', `${show(cmd)}: the script was downloaded in this command line`);
     const fromSubstitution = first && ctx.substitutionInput(first);
     if (fromSubstitution) stdinProgram(cmd, fromSubstitution, ctx, null);
@@ -315,7 +318,13 @@ export function execChecks(
     if (cmd.args.some((a) => a.text === '-l' || a.text === '-r' || a.text === '-c' || a.text === '-d')) return;
     const text = stdinText(io);
     if (text !== undefined) ctx.script(text);
-    else if (cmd.args.some((a) => a.text === '-f') || stdinIsDynamic(io) || io.stdinFile)
+    // A job that runs a program or script from a directory anyone can write to, or a hidden one, runs what is there then.
+    if (
+      text !== undefined &&
+      /(^|[\s;&|])(\/tmp|\/var\/tmp|\/dev\/shm)\/|(^|\s)(\S*\/)?\.[\w-]+\.(py|sh|pl|rb|js)\b/.test(text)
+    )
+      ctx.add('schedule-unchecked', show(cmd));
+    else if (text === undefined && (cmd.args.some((a) => a.text === '-f') || stdinIsDynamic(io) || io.stdinFile))
       ctx.add('schedule-unchecked', show(cmd));
   };
 

@@ -24,6 +24,8 @@ const SINGLE_RULE: Partial<Record<PathClass, string>> = {
   'system-path': 'delete-system-path',
 };
 
+const KNOWN_HOSTS = /^(~|\$HOME|\$\{HOME\}|\/home\/[^/]+|\/Users\/[^/]+|\/root)\/\.ssh\/known_hosts$/;
+
 /** A write onto `target`: a block device, system configuration, a network socket, or over a history file or log. */
 export function checkWrite(target: Word, detail: string, ctx: CheckContext, mode: WriteMode = 'replace'): void {
   checkTraceWrite(target, mode, detail, ctx);
@@ -33,7 +35,10 @@ export function checkWrite(target: Word, detail: string, ctx: CheckContext, mode
   persistenceWrite(target.text, detail, ctx);
   const c = classifyWrite(target, ctx.where);
   if (c === 'block-device') ctx.add('raw-disk-write', detail);
-  else if (c === 'system-config') ctx.add('overwrite-system-config', detail);
+  // Appending a host's key to known_hosts (`ssh-keyscan github.com >> ~/.ssh/known_hosts`) is how CI and set-up
+  // scripts trust a forge; replacing the file, or writing any other ~/.ssh file, still asks.
+  else if (c === 'system-config' && !(mode === 'append' && KNOWN_HOSTS.test(target.text)))
+    ctx.add('overwrite-system-config', detail);
   else if (c === 'network') ctx.add('reverse-shell', detail);
 }
 

@@ -132,6 +132,13 @@ const sshRemoteForward: Check = (cmd, _io, ctx) => {
       if (!a.text.startsWith('-')) break; // the host: what follows is the remote command
       continue;
     }
+    // -D/-L bound to every interface (`-D 0.0.0.0:1080`, `-g`): a proxy or forward into this network for anyone.
+    const at = cmd.args.indexOf(a);
+    const bound = /^-[a-zA-Z]*[DL]$/.test(a.text) ? cmd.args[at + 1]?.text : /^-[DL](.+)$/.exec(a.text)?.[1];
+    if ((bound !== undefined && /^(0\.0\.0\.0|\*|\[::\]|::):/.test(bound)) || /^-[a-zA-Z]*g/.test(a.text)) {
+      ctx.add('expose-service', show(cmd));
+      return;
+    }
     if (/^-[a-zA-Z]*R/.test(a.text) || /^-o\s*RemoteForward/i.test(a.text)) {
       ctx.add('expose-service', show(cmd));
       return;

@@ -3,7 +3,7 @@
 // del /s in cmd. Pure.
 import { classifyPath } from '../paths.js';
 import { literal } from '../words.js';
-import { secretStdin } from './exfil.js';
+import { isCredentialPath, secretStdin } from './exfil.js';
 import { show, stdinText, type Check, type CheckContext } from './types.js';
 import { CREDENTIAL_DUMP, windowsPathOutside } from './windows.js';
 
@@ -119,6 +119,12 @@ const cmdlet: Check = (cmd, io, ctx) => {
       u.argv!.args.some((a) => /^env:/i.test(a.text)),
   );
   if (/^(irm|iwr|invoke-restmethod|invoke-webrequest)$/.test(name) && (secretStdin(io) || envDump))
+    ctx.add('exfiltration', show(cmd));
+  // Invoke-RestMethod -InFile CREDENTIALS: the file is the request body.
+  const inFile = value(/^-(InFile|inf)$/i)
+    ?.replace(/\\/g, '/')
+    .replace(/^\$(env:USERPROFILE|HOME|env:HOME)\b/i, '~');
+  if (/^(irm|iwr|invoke-restmethod|invoke-webrequest)$/.test(name) && inFile !== undefined && isCredentialPath(inFile))
     ctx.add('exfiltration', show(cmd));
   // Get-ChildItem -Recurse C:\Users | Remove-Item: everything it lists.
   if (/^(remove-item|ri|del|rm)$/.test(name)) {

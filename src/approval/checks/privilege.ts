@@ -28,8 +28,16 @@ export function checkPrivilege(words: Word[], argv: Argv | null, io: Io | undefi
     const fed = stdinText(io) !== undefined || io.upstream.length > 0 || io.stdinFile !== undefined;
     if (fed) ctx.add('privilege-escalation', `${detail} (a password on sudo's standard input)`);
   }
-  if (words[at]!.text.endsWith('machinectl')) {
-    if (argv === null && before.includes('shell')) ctx.add('privilege-escalation', detail);
+  const mc = words.findIndex((w) => /(^|\/)machinectl$/.test(w.text));
+  if (mc >= 0) {
+    // `machinectl shell`, `machinectl shell root@.host`: a shell (the target is read as a command by the peeler).
+    const own =
+      argv?.name === 'machinectl'
+        ? argv.args.map((a) => a.text)
+        : words.slice(mc + 1, argv ? words.length - argv.args.length - 1 : words.length).map((w) => w.text);
+    const verb = own.find((t) => !t.startsWith('-')) ?? '';
+    if ((argv === null || argv.name === 'machinectl' || /@/.test(argv.written)) && /^(shell|login)$/.test(verb))
+      ctx.add('privilege-escalation', detail);
     return;
   }
   // `sudo -i`, `sudo -s`, `doas -s`: a login or interactive shell; pkexec and run0 alone start one as well.
@@ -51,4 +59,14 @@ export function checkPrivilege(words: Word[], argv: Argv | null, io: Io | undefi
   const escape =
     argv.name !== null && EDITORS.test(argv.name) && args.some((t) => /(^|[:\s])!|^\+?:?(sh|shell|terminal)\b/.test(t));
   if (interactive || escape) ctx.add('privilege-escalation', detail);
+  // A program that starts a shell for its caller (`sudo find . -exec /bin/sh \;`, `sudo awk 'BEGIN{system("/bin/sh")}'`,
+  // `sudo tar --checkpoint-action=exec=sh`): a root shell, whichever program hands it over. A shell given as an
+  // option's value (`chsh -s /bin/zsh`) and containers' own shells (`docker exec -it c sh`) are not this.
+  if (!runsCode(argv.name) && !CONTAINER_CLIS.test(argv.name ?? '')) {
+    const spawns = args.some((t, i) => SHELL_WORD.test(t) && !/^(-s|--shell|-l)$/.test(args[i - 1] ?? ''));
+    if (spawns) ctx.add('privilege-escalation', `${detail} (a shell started as root)`);
+  }
 }
+
+const SHELL_WORD = /(^|[\s"'(=,;{])(\/usr)?(\/local)?\/bin\/(ba|z|da|k|c|tc|fi|a)?sh\b|^(ba|z|da|k)?sh$/;
+const CONTAINER_CLIS = /^(docker|podman|nerdctl|kubectl|oc|lxc|incus|ctr|chsh|usermod|useradd|adduser)$/;

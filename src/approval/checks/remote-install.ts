@@ -48,6 +48,15 @@ export function checkRemoteInstall(cmd: Argv, ctx: CheckContext): void {
     if (spec !== undefined || git)
       ctx.add('remote-code-exec', `${show(cmd)} (installed from ${spec ?? 'a git repository'})`);
   }
+  // uvx --from git+https://..., pipx run --spec URL, uv run --with URL, npx --package github:...: the same, by option.
+  if (/^(uvx|uv|pipx|npx|pnpx|bunx|pnpm|npm|yarn)$/.test(cmd.name ?? '')) {
+    const at = words.findIndex(
+      (w, i) =>
+        /^--(from|spec|with|package)$|^-p$/.test(words[i - 1] ?? '') && remote(w.replace(/^[\w.-]+\s*@\s*/, '')),
+    );
+    const inline = words.find((w) => /^--(from|spec|with|package)=/.test(w) && remote(w.replace(/^[^=]*=/, '')));
+    if (at >= 0 || inline !== undefined) ctx.add('remote-code-exec', `${show(cmd)} (run from ${inline ?? words[at]})`);
+  }
   // wget URL -O ~/.local/bin/tool && tool: a download into a bin directory, run by its bare name.
   if (!cmd.written.includes('/') && [...ctx.downloaded].some((d) => d.endsWith(`/bin/${cmd.written}`)))
     ctx.add('remote-code-exec', `${cmd.written} was downloaded into a bin directory in this command line`);

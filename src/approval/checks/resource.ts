@@ -152,7 +152,7 @@ const parts = (word: string): string[] =>
   word
     .replace(/([a-z])([A-Z])/g, '$1-$2')
     .toLowerCase()
-    .split(/[-:_]/);
+    .split(/[-:_.]/);
 
 export interface Path {
   /** The leading words (the subcommand path), option values skipped. */
@@ -174,7 +174,14 @@ export function subcommandPath(args: Word[], limit = 5): Path {
       if (!t.includes('=') && (VALUE_OPTS.has(t) || (args[i + 1] && !args[i + 1]!.text.startsWith('-')))) i += 1;
       continue;
     }
-    if (a.dynamic || !IDENTIFIER.test(t) || /^[a-z]+:\/\//i.test(t)) {
+    // govc vm.destroy, ... cluster.rm: a dotted command word, first in the path (later, `x.delete` is a name).
+    const dotted =
+      verbs.length === 0 &&
+      /^[a-z]+(\.[a-z][\w-]*)+$/.test(t) &&
+      !/\.(sql|sh|py|js|mjs|ts|json|ya?ml|txt|log|md|csv|xml|toml|conf|cfg|ini|tf|rb|go|rs|java|html?|css|zip|gz|tar|lock|env|pem|key)$/.test(
+        t,
+      );
+    if (a.dynamic || (!IDENTIFIER.test(t) && !dotted) || /^[a-z]+:\/\//i.test(t)) {
       // A path, URL or computed operand: the path ends, unless it is the value of the option before it.
       if (args[i - 1]?.text.startsWith('-')) continue;
       break;

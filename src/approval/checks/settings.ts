@@ -28,12 +28,16 @@ export function configSetting(
   const v = value.trim().replace(/^["']|["']$/g, '');
   // Certificate checks off, another CA trusted, a host trusted without TLS.
   if (
-    (/^(ssl-?verify|strict-?ssl|verify-?ssl|tls-?verify|check-?certificate|ssl-verify-?peer)$/.test(last) &&
+    (/^(ssl-?verify|strict-?ssl|verify-?ssl|tls-?verify|check-?certificate|ssl-verify-?peer|secure-?http)$/.test(
+      last,
+    ) &&
       FALSE.test(v)) ||
     (/^(insecure|ssl-?no-?verify|disable-?ssl|allow-?insecure[\w-]*)$/.test(last) && TRUE.test(v)) ||
     /^(trusted-?host|sslcainfo|sslcapath|cafile|ca|sslbackend)$/.test(last)
   )
     ctx.add('security-posture', detail);
+  // `safe.directory '*'`: git trusts repositories owned by anyone (their hooks and config run as this user).
+  if (k === 'safe.directory' && v === '*') ctx.add('security-posture', detail);
   // Where sources and packages are fetched from: another URL, another registry or index, a proxy in the middle.
   if (
     /^(insteadof|pushinsteadof|registry|index-?url|extra-?index-?url|index|find-?links|proxy|https?-?proxy|npmregistryserver|mirror|source)$/.test(

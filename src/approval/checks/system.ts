@@ -189,7 +189,7 @@ const crontab: Check = (cmd, io, ctx) => {
 
 const SIGNAL = /^-(\d+|[A-Z][A-Z0-9+-]*)$/;
 
-const kill: Check = (cmd, _io, ctx) => {
+const kill: Check = (cmd, io, ctx) => {
   const args = cmd.args.map((a) => a.text);
   if (args.some((a) => a === '-l' || a === '-L' || a === '--list')) return;
   // A lone `kill -1` is ambiguous (signal 1 to nothing, or everything): treated as kill-all.
@@ -202,16 +202,35 @@ const kill: Check = (cmd, _io, ctx) => {
   else if (args[0] !== undefined && (SIGNAL.test(args[0]) || args[0].startsWith('--signal='))) i = 1;
   const targets = args.slice(i).filter((a) => a !== '--');
   if (targets.includes('-1')) ctx.add('kill-all', show(cmd));
-  // Process ids from standard input (ps ... | xargs kill): any process at all.
-  if (cmd.viaXargs) ctx.add('mass-kill', `${show(cmd)} (process ids from xargs)`);
+  // Process ids from standard input (ps ... | xargs kill): any process at all, unless they are a dev server's port.
+  const from = io.upstream.length === 1 ? io.upstream[0]!.argv : null;
+  const lister = from ? [from.written, ...from.args.map((a) => a.text)].join(' ') : '';
+  if (cmd.viaXargs && !devPortListener(lister)) ctx.add('mass-kill', `${show(cmd)} (process ids from xargs)`);
   const signal = i === 2 ? args[1] : i === 1 ? args[0]!.replace(/^--signal=/, '') : undefined;
   if (signal === '0' || signal === '-0') return;
   if (targets.includes('1')) ctx.add('kill-init', show(cmd));
   // A list computed by pgrep, pidof, ps, lsof or a text filter: whatever processes match a name or user (unless the
   // list is the agent's own user's processes narrowed further: `lsof -t -a -i :8000 -u "$USER"`, `pgrep -u "$USER" -f x`).
   const subs = cmd.args.slice(i).flatMap((w) => w.substitutions.map((n) => n.text));
-  if (subs.some((t) => COMPUTED_PIDS.test(t) && !ownNarrowed(t))) ctx.add('mass-kill', show(cmd));
+  if (subs.some((t) => COMPUTED_PIDS.test(t) && !ownNarrowed(t) && !devPortListener(t.replace(/^\$\(|\)$/g, ''))))
+    ctx.add('mass-kill', show(cmd));
 };
+
+/** Ports of shared services (databases, queues, caches) that a dev server does not use. */
+const SERVICE_PORTS = new Set([3306, 5432, 5433, 6379, 27017, 9200, 9300, 11211, 5672, 15672, 9092, 2181, 8500, 2379]);
+
+/**
+ * `lsof -ti tcp:5173`, `lsof -t -i :3000`: the process listening on one unprivileged port, the dev server the agent
+ * started; a privileged port (< 1024) or a database's port is a system service.
+ */
+function devPortListener(text: string): boolean {
+  const m = /^\s*lsof\s+(.*)$/.exec(text);
+  if (!m || /[|;&`$]/.test(m[1]!) || !/(^|\s)-[a-zA-Z]*t/.test(m[1]!)) return false;
+  const ports = [...m[1]!.matchAll(/(?:^|\s)-[a-zA-Z]*i\s*(?:tcp|udp|TCP|UDP)?(?:@[\w.-]+)?:(\d+)(?=\s|$)/g)].map((x) =>
+    Number(x[1]),
+  );
+  return ports.length > 0 && ports.every((p) => p >= 1024 && !SERVICE_PORTS.has(p));
+}
 
 /** `-u "$USER"`, `-u $(whoami)`, `-u "$(id -un)"`: the user running the command. */
 const OWN_USER = /(^|\s)-u\s*"?(\$\{?(USER|LOGNAME)\}?|\$\((whoami|id -un?)\))"?(\s|$|\))/;
@@ -249,6 +268,11 @@ const pkill: Check = (cmd, _io, ctx) => {
   // The agent's own user's processes matching a pattern (`pkill -u "$USER" -f 'jest --watch'`): its own tools.
   const user = f.values.get('-u') ?? f.values.get('--euid') ?? f.values.get('-U') ?? f.values.get('--uid');
   if (user !== undefined && OWN_USER.test(`-u ${user}`) && f.operands.length > 0) return;
+  // `pkill -f 'node server.js'`, `pkill -f ./bin/dev`: a command line naming a script file or path the agent started,
+  // not every instance of a program (`pkill -f gunicorn`, `pkill -f 'npm run'`).
+  const full = cmd.args.some((a) => /^-[a-zA-Z]*f$|^--full$/.test(a.text));
+  const SCRIPT = /(^|[\s/])[\w.-]+\.(js|mjs|cjs|ts|mts|tsx|py|rb|php|pl|go|jar|sh|exs?)(\s|$)|(^|\s)\.{0,2}\/[\w.-]+\//;
+  if (full && user === undefined && f.operands.length > 0 && f.operands.every((o) => SCRIPT.test(o.text))) return;
   ctx.add('mass-kill', show(cmd));
 };
 

@@ -52,6 +52,13 @@ const reg: Check = (cmd, io, ctx) => {
   if (!verb || !/^(add|delete|import|restore|load|copy)$/i.test(verb)) return;
   if (/^(HKLM|HKEY_LOCAL_MACHINE)\b/i.test(key ?? '') || /\\(Run|RunOnce|Winlogon|Policies)\b/i.test(key ?? ''))
     ctx.add(/\\Policies\\/i.test(key ?? '') ? 'security-posture' : 'overwrite-system-config', show(cmd));
+  // The user's own start-up keys (HKCU ...\CurrentVersion\Run, also with bash's quoting having eaten the backslashes).
+  if (
+    /CurrentVersion\\?(Run|RunOnce|RunServices|RunServicesOnce|Explorer\\?StartupApproved\S*)$|Winlogon\\?$/i.test(
+      key ?? '',
+    )
+  )
+    ctx.add('persistence', show(cmd));
 };
 
 /** netsh advfirewall set ... state off, netsh firewall set opmode disable. */

@@ -31,6 +31,11 @@ export function checkWrappers(words: Word[], argv: Argv | null, ctx: CheckContex
   nsenter(words, ctx);
   checkPrivilege(words, argv, io, ctx);
   const scheduler = words.findIndex((w) => /(^|\/)systemd-run$/.test(w.text));
+  // A timer that fires again and again (on a calendar, at every boot, after each run): persistence.
+  const recurring = words
+    .slice(scheduler + 1)
+    .some((w) => /^--on-(calendar|boot|startup|unit-active|unit-inactive|clock-change|timezone-change)\b/.test(w.text));
+  if (scheduler >= 0 && recurring) ctx.add('persistence', `systemd-run ... ${argv?.written ?? ''} (a recurring timer)`);
   if (scheduler >= 0 && argv && SHARED_DIR.test(argv.written))
     ctx.add('schedule-unchecked', `systemd-run ... ${argv.written} (a program in a directory anyone can write to)`);
 }

@@ -1,0 +1,58 @@
+// Code fetched by tools other than curl and wget, for "downloaded, then run in the same command line": aria2c, axel,
+// httpie --download, and `git clone` of a repository whose script is then run (`git clone URL /tmp/x && bash
+// /tmp/x/install.sh` is `curl | sh` with more steps). A cloned directory is remembered with a trailing `/`. Pure.
+import type { Check } from './types.js';
+
+/** `path` was written by a download earlier in this command line, or lies inside a directory that was cloned. */
+export function wasDownloaded(downloaded: ReadonlySet<string>, path: string): boolean {
+  const p = path.replace(/^\.\//, '');
+  if (downloaded.has(p)) return true;
+  for (const d of downloaded) if (d.endsWith('/') && p.startsWith(d)) return true;
+  return false;
+}
+
+const join = (dir: string | undefined, name: string): string =>
+  dir === undefined || name.startsWith('/') ? name : `${dir.replace(/\/+$/, '')}/${name}`;
+
+/** `aria2c -d DIR -o NAME URL`, `axel -o PATH URL`: the file they write. */
+const fetcher: Check = (cmd, _io, ctx) => {
+  const w = cmd.args.map((a) => a.text);
+  const value = (...keys: string[]): string | undefined => {
+    for (let i = 0; i < w.length; i += 1) {
+      for (const k of keys) {
+        if (w[i] === k) return w[i + 1];
+        if (k.startsWith('--') && w[i]!.startsWith(`${k}=`)) return w[i]!.slice(k.length + 1);
+      }
+    }
+    return undefined;
+  };
+  const dir = value('-d', '--dir');
+  const out = value('-o', '--out', '--output');
+  const url = w.find((t) => /^(https?|ftp):\/\//.test(t));
+  const name = out ?? url?.replace(/[?#].*$/, '').replace(/^.*\//, '');
+  if (name) ctx.downloaded.add(join(dir, name).replace(/^\.\//, ''));
+};
+
+/** `git clone URL [DIR]`: the repository's files are fetched code until someone has read them. */
+const gitClone: Check = (cmd, _io, ctx) => {
+  const w = cmd.args.map((a) => a.text);
+  const at = w.indexOf('clone');
+  if (at < 0 || w.slice(0, at).some((t) => !t.startsWith('-'))) return;
+  const ops: string[] = [];
+  for (let i = at + 1; i < w.length; i += 1) {
+    if (/^(-b|--branch|-o|--origin|--depth|-c|--config|--reference|--template|-u|--upload-pack|-j|--jobs)$/.test(w[i]!))
+      i += 1;
+    else if (!w[i]!.startsWith('-')) ops.push(w[i]!);
+  }
+  const [url, dir] = ops;
+  if (!url || !/^(https?:\/\/|git@|ssh:\/\/|git:\/\/)/.test(url)) return;
+  const name =
+    dir ??
+    url
+      .replace(/\/+$/, '')
+      .replace(/\.git$/, '')
+      .replace(/^.*[/:]/, '');
+  if (name) ctx.downloaded.add(`${name.replace(/^\.\//, '').replace(/\/+$/, '')}/`);
+};
+
+export const fetchedChecks: Record<string, Check> = { aria2c: fetcher, axel: fetcher, git: gitClone };

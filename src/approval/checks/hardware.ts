@@ -1,0 +1,92 @@
+// Machines driven through their management controller or hypervisor, and firmware: IPMI (`ipmitool chassis power
+// off`, `chassis bootdev pxe`, users, LAN settings, raw commands, firmware), Dell racadm, HPE ilorest, redfishtool,
+// VMware govc power and destroy verbs, firmware flashing (`fwupdmgr update`, `flashrom -w`). Reads (status, sensors,
+// sdr, fru, `fwupdmgr get-devices`) stay ordinary. Pure.
+import { show, type Check } from './types.js';
+
+const words = (cmd: Parameters<Check>[0]): string[] =>
+  cmd.args.map((a) => a.text).filter((t, i, all) => !t.startsWith('-') && !/^-[IHUPpLRNTfEyK]$/.test(all[i - 1] ?? ''));
+
+/** ipmitool [-I lanplus -H h -U u -P p] GROUP VERB ...: what changes the machine or its controller. */
+const ipmitool: Check = (cmd, _io, ctx) => {
+  const [group, verb, arg] = words(cmd).map((w) => w.toLowerCase());
+  const changes =
+    (group === 'chassis' &&
+      (verb === 'power'
+        ? !/^(status)$/.test(arg ?? 'status')
+        : /^(bootdev|bootparam|identify|policy)$/.test(verb ?? ''))) ||
+    (group === 'power' && !/^(status)?$/.test(verb ?? '')) ||
+    (group === 'mc' && /^(reset|setenables|watchdog|selftest)$/.test(verb ?? '')) ||
+    (/^(lan|user|channel|sol|sel|sensor|pef|dcmi|delloem|firewall|kontronoem|sdr)$/.test(group ?? '') &&
+      /^(set|enable|disable|priv|clear|reset|activate|thresh|power|delete|add)$/.test(verb ?? '')) ||
+    /^(raw|i2c|hpm|fwum|ekanalyzer|bootdev|exec)$/.test(group ?? '');
+  if (changes) ctx.add('hardware-control', show(cmd));
+};
+
+/** racadm serveraction powerdown, racadm set ..., racadm jobqueue create: Dell iDRAC. */
+const racadm: Check = (cmd, _io, ctx) => {
+  const [verb, arg] = words(cmd).map((w) => w.toLowerCase());
+  if (
+    verb === 'serveraction'
+      ? !/^powerstatus$/.test(arg ?? '')
+      : /^(set|config|racreset|racresetcfg|systemerase|update|fwupdate|jobqueue|storage|raid|sslcertupload|useradd|remoteimage|lclog)$/.test(
+          verb ?? '',
+        )
+  )
+    if (
+      !(verb === 'jobqueue' && arg === 'view') &&
+      !(verb === 'storage' && arg === 'get') &&
+      !(verb === 'raid' && arg === 'get')
+    )
+      ctx.add('hardware-control', show(cmd));
+};
+
+/** ilorest reboot|set|commit|firmwareupdate|factoryreset..., redfishtool Systems reset|setBootOverride|patch. */
+const redfish: Check = (cmd, _io, ctx) => {
+  const text = words(cmd).join(' ').toLowerCase();
+  if (
+    /\b(reboot|reset|set\w*|commit|patch|post|delete|firmwareupdate|flashfwpkg|factoryreset|factorydefaults|iloreset|serverstate|bootorder|onetimeboot|secureboot|useraccounts\s+add|uploadcomp)\b/.test(
+      text,
+    )
+  )
+    ctx.add('hardware-control', show(cmd));
+};
+
+/** govc vm.power -off|-reset|-suspend|-s, host.shutdown, host.maintenance.enter, vm.destroy (the verb check). */
+const govc: Check = (cmd, _io, ctx) => {
+  const w = cmd.args.map((a) => a.text);
+  const verb = w.find((t) => !t.startsWith('-')) ?? '';
+  if (
+    (verb === 'vm.power' && w.some((t) => /^-(off|reset|suspend|s|r)(=true)?$/.test(t))) ||
+    /^host\.(shutdown|reboot|maintenance\.enter|disconnect|remove)$|^(vm|host|datastore|cluster|dvs|pool)\.(unregister|rm|remove|destroy)$|^snapshot\.(remove|revert)$/.test(
+      verb,
+    )
+  )
+    ctx.add('hardware-control', show(cmd));
+};
+
+/** Firmware written: `fwupdmgr update|install|downgrade|switch-branch`, `flashrom -w`, `fwupdtool install`. */
+const firmware: Check = (cmd, _io, ctx) => {
+  const w = cmd.args.map((a) => a.text);
+  const verb = w.find((t) => !t.startsWith('-')) ?? '';
+  const writes =
+    cmd.name === 'flashrom'
+      ? w.some((t) => /^(-w|--write|-E|--erase)$/.test(t))
+      : /^(update|upgrade|install|install-blob|downgrade|reinstall|switch-branch|activate|unlock|modify-config|flash-firmware|clear-results|security-fix)$/.test(
+          verb,
+        );
+  if (writes) ctx.add('boot-kernel', show(cmd));
+};
+
+export const hardwareChecks: Record<string, Check> = {
+  ipmitool,
+  ipmiutil: ipmitool,
+  racadm,
+  idracadm: racadm,
+  ilorest: redfish,
+  redfishtool: redfish,
+  govc,
+  fwupdmgr: firmware,
+  fwupdtool: firmware,
+  flashrom: firmware,
+};
