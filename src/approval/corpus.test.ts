@@ -80,8 +80,9 @@ describe('the detector evaluation corpus', () => {
 
   // holdout-2 was measured once held out (73.5% of its own lines asked) and tuned on afterwards; this keeps the class
   // fixes from sliding back. Its 13 publishing lines stay ordinary by the other parts' labels, hence 95%, not 98%.
-  // holdout-3 likewise: 68.3% of its own lines asked held out (docs/detector.md), then its classes were fixed.
-  it.each<Part>(['holdout-2', 'holdout-3'])(
+  // holdout-3 and holdout-4 likewise: 68.3% and 75.4% of their own lines asked held out (docs/detector.md), then
+  // their classes were fixed.
+  it.each<Part>(['holdout-2', 'holdout-3', 'holdout-4'])(
     '%s part (tuned on after its first measurement): at least 95%% of dangerous commands ask, at most 2%% of ordinary ones',
     (part) => {
       const mine = scored.filter((s) => s.entry.part === part);

@@ -54,7 +54,9 @@ function secretUrl(cmd: Argv): boolean {
       return readsSecrets(n.text);
     });
     const url = /(https?:)?\/\/[\w-]+\.[\w.-]+[^\s"'<>)]*/i.exec(text)?.[0];
-    if (!url) return false;
+    // `//registry.npmjs.org/:_authToken=${NPM_TOKEN}` is how .npmrc names a registry's credential: a setting the
+    // package manager sends only to that registry, not a link that is fetched or shown.
+    if (!url || /^\/\/[^/\s]+\/(?:[^\s]*\/)?:_(authToken|auth|password)=/.test(url)) return false;
     const inUrl = secret.some((s, i) => s && url.includes(`__SUB${i}__`));
     return inUrl || (!HTTP_CLIENTS.has(cmd.name ?? '') && SECRET_VAR.test(url));
   });
