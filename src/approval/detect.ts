@@ -31,7 +31,7 @@ import { checkRemoteInstall } from './checks/remote-install.js';
 import { checkWrappers } from './checks/wrappers.js';
 import { checkUnset, type WriteMode } from './checks/traces.js';
 import { initScriptCheck } from './checks/system.js';
-import { stdinText, type CheckContext, type Io, type Upstream } from './checks/types.js';
+import { stdinText, withAdd, type CheckContext, type Io, type Upstream } from './checks/types.js';
 import { decodedText } from './decode.js';
 import { crontabCommands, indirectCode } from './indirect.js';
 import {
@@ -451,14 +451,17 @@ class Analysis implements CarryContext {
     });
     // `sudo LD_PRELOAD=x.so cmd`, `env PATH=/tmp/x:$PATH make`: judged like the same assignment before the command.
     for (const s of settings) checkAssignment(s.name, s.value, this);
+    const allAssignments = [...assignments, ...settings];
+    // Where the command's target is explicitly local or it is a dry run, its data-destroying findings are dropped.
+    const local = this.localFilter(argv, allAssignments);
     checkMiner(argv, this);
     checkGpuFleet(argv, this);
     checkSecretSinks(argv, io, this);
-    checkLifecycle(argv, this.localFilter(argv, [...assignments, ...settings]));
-    checkDataTargets(argv, [...assignments, ...settings], this.localFilter(argv, [...assignments, ...settings]));
+    checkLifecycle(argv, local);
+    checkDataTargets(argv, allAssignments, local);
     checkExposure(argv, this);
     checkRemoteInstall(argv, this);
-    indirectCode(argv, [...assignments, ...settings], io, this);
+    indirectCode(argv, allAssignments, io, this);
     // `xargs sh -c` / `xargs -I{} sh -c {}`: the shell runs text xargs reads at run time.
     if (
       argv.viaXargs &&
@@ -492,7 +495,8 @@ class Analysis implements CarryContext {
     const before = this.where.cwd;
     if (chdir) this.where.cwd = resolveDir(chdir, this.where);
     try {
-      check(argv, io, this.localFilter(argv, [...assignments, ...settings]));
+      // Judged again only when the command runs elsewhere (`git -C dir`): a file it names is then relative to there.
+      check(argv, io, chdir ? this.localFilter(argv, allAssignments) : local);
     } finally {
       this.where.cwd = before;
     }
@@ -501,13 +505,7 @@ class Analysis implements CarryContext {
   /** This context, or one that drops data-destroying findings when the command's target is local or a dry run. */
   private localFilter(argv: Argv, assignments: { name: string; value: Word }[]): CheckContext {
     if (!localTarget(argv, assignments, this.where)) return this;
-    return new Proxy(this, {
-      get: (target, key) => {
-        if (key === 'add') return (id: string, detail: string) => DISPOSABLE_RULES.has(id) || target.add(id, detail);
-        const v: unknown = Reflect.get(target, key, target);
-        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
-      },
-    });
+    return withAdd(this, (id, detail) => DISPOSABLE_RULES.has(id) || this.add(id, detail));
   }
 
   private redirect(node: SyntaxNode): void {

@@ -37,7 +37,7 @@ import { storageChecks } from './storage.js';
 import { systemCheckFor, systemChecks } from './system.js';
 import { traceChecks } from './traces.js';
 import { windowsChecks } from './windows.js';
-import type { Check } from './types.js';
+import { withAdd, type Check } from './types.js';
 import { vcsChecks } from './vcs.js';
 
 /** Tools whose words are text, paths, patterns or build targets, never a resource CLI's verbs. */
@@ -121,14 +121,7 @@ function compose(checks: Check[], fallback?: Check): Check | undefined {
   if (checks.length === 0) return fallback;
   return (cmd, io, ctx) => {
     let found = 0;
-    // Every other member is the real context's, called on it (its methods keep state of their own).
-    const counting = new Proxy(ctx, {
-      get: (target, key) => {
-        if (key === 'add') return (rule: string, detail: string) => ((found += 1), target.add(rule, detail));
-        const v: unknown = Reflect.get(target, key, target);
-        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
-      },
-    });
+    const counting = withAdd(ctx, (rule, detail) => ((found += 1), ctx.add(rule, detail)));
     for (const c of checks) c(cmd, io, counting);
     if (found === 0) fallback(cmd, io, ctx);
   };

@@ -47,6 +47,20 @@ export interface CheckContext {
   knownText(io: Io): string | undefined;
 }
 
+/**
+ * The same context with its `add` replaced (to count findings, or to drop some); every other member is the real
+ * context's, called on it, since its methods keep state of their own.
+ */
+export function withAdd(ctx: CheckContext, add: (rule: string, detail: string) => void): CheckContext {
+  return new Proxy(ctx, {
+    get: (target, key) => {
+      if (key === 'add') return add;
+      const v: unknown = Reflect.get(target, key, target);
+      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+    },
+  });
+}
+
 /** Commands that pass their input through unchanged. */
 const PASS_THROUGH = new Set(['cat', 'tee', 'stdbuf', 'pv', 'dd']);
 
