@@ -178,8 +178,28 @@ async function runOne(call: PlannedCall, view: ToolCallView, ctx: BatchContext):
     mode: ctx.approvalMode,
     timeoutSeconds: ctx.approvalTimeoutSeconds,
   });
-  const setStatus = (status: ToolCallView['status']): void => {
-    view.status = status;
+  /** The gate's decision, with the call shown as awaiting approval while it is made. */
+  const decide = async (req: GateRequest, judge?: () => Promise<GateRequest | undefined>) => {
+    view.status = 'awaiting_approval';
+    const gate = await gateOrExplain(ctx, req, judge);
+    view.status = 'running';
+    return gate;
+  };
+  /** Recorded before the check moved into the tool's activity: the check as an activity of its own. */
+  const assessOnItsOwn = async (): Promise<GateRequest | undefined> => {
+    const a = await assessRouted(
+      ctx.environment,
+      call.meta?.environment === true,
+      {
+        name: call.name,
+        args: call.args,
+        taskId: ctx.taskId,
+        cwd: ctx.cwd,
+        ...(ctx.backend ? { backend: ctx.backend } : {}),
+      },
+      ctx.heartbeatTimeoutSeconds,
+    );
+    return a.dangerous ? { ...gateRequest(a.command), assessment: a } : undefined;
   };
   try {
     // Agent-loop tools (todo, memory, delegate_task, ...) run in the workflow; their activity failures become results too.
@@ -205,53 +225,30 @@ async function runOne(call: PlannedCall, view: ToolCallView, ctx: BatchContext):
       // Otherwise the verdict comes back unrun, the gate decides here, and an approved call runs without a new check.
       out = await runTool(input, true);
       if (out.assessment) {
-        setStatus('awaiting_approval');
-        const gate = await gateOrExplain(ctx, { ...gateRequest(out.assessment.command), assessment: out.assessment });
-        setStatus('running');
+        const gate = await decide({ ...gateRequest(out.assessment.command), assessment: out.assessment });
         if (!gate.run) return gate.result;
         approved = gate.approved;
         out = await runTool({ ...input, approved });
       }
     } else {
-      if (gated) {
-        // Recorded before the check moved into the tool's activity: a check activity of its own, then the call.
-        setStatus('awaiting_approval');
-        const gate = await gateOrExplain(ctx, gateRequest(command ?? ''), async () => {
-          const a = await assessRouted(
-            ctx.environment,
-            call.meta?.environment === true,
-            {
-              name: call.name,
-              args: call.args,
-              taskId: ctx.taskId,
-              cwd: ctx.cwd,
-              ...(ctx.backend ? { backend: ctx.backend } : {}),
-            },
-            ctx.heartbeatTimeoutSeconds,
-          );
-          return a.dangerous ? { ...gateRequest(a.command), assessment: a } : undefined;
-        });
-        setStatus('running');
-        if (!gate.run) return gate.result;
-        approved = gate.approved;
-      } else if (command !== undefined) {
-        setStatus('awaiting_approval');
-        const gate = await gateOrExplain(ctx, gateRequest(command));
-        setStatus('running');
-        if (!gate.run) return gate.result;
-        approved = gate.approved;
-      }
+      // Histories recorded before: the gated tool's check as an activity of its own, or (before the gate judged every
+      // channel) the command alone; then the call.
+      const gate = gated
+        ? await decide(gateRequest(command ?? ''), assessOnItsOwn)
+        : command !== undefined
+          ? await decide(gateRequest(command))
+          : undefined;
+      if (gate && !gate.run) return gate.result;
+      approved = gate?.approved ?? false;
       out = await runTool({ ...input, approved });
     }
     if (out.status === 'approval_required' && !approved) {
       // A plugin's pre_tool_call hook asked for a person: the same gate, with its reason as the finding.
       const reason = out.reason ?? 'a plugin hook asked for approval';
-      setStatus('awaiting_approval');
-      const gate = await gateOrExplain(ctx, {
+      const gate = await decide({
         ...gateRequest(command ?? call.args),
         findings: [{ rule: `hook:${call.name}`, tier: 'dangerous', description: reason }],
       });
-      setStatus('running');
       if (!gate.run) return gate.result;
       out = await runTool({ ...input, approved: true });
     }
