@@ -5,7 +5,7 @@ import { mkdtempSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@temporalio/client';
-import { listPendingApprovals } from '../src/cli/approval-commands.js';
+import { listPendingApprovals } from '../src/visibility/pending-approvals.js';
 import { queryRunState } from '../src/temporal/run-handle.js';
 import { listRunPage } from '../src/visibility/list-runs.js';
 import { startScriptedModel } from '../test/support/scripted-model.js';

@@ -1,26 +1,12 @@
 #!/usr/bin/env node
-// The `tether` command: composition of the subcommands only; each lives in src/cli. Worker-only.
+// The `tether` command: parses the command line, then loads only the chosen subcommand's module (the table in
+// src/cli/commands.ts), so a quick command does not pay for the worker's module graph. Worker-only.
 import { Command, CommanderError } from 'commander';
-import { addAcpCommand } from './cli/acp-command.js';
-import { addApprovalCommands } from './cli/approval-commands.js';
-import { addBatchCommand } from './cli/batch-command.js';
-import { addExecCommand } from './cli/exec-command.js';
-import { addInspectCommands } from './cli/inspect-commands.js';
-import { addListCommand } from './cli/list-command.js';
-import { addClusterCommand } from './cli/cluster-command.js';
-import { addRunCommand } from './cli/run-command.js';
-import { addReplayCommand } from './cli/replay-command.js';
-import { addScheduleCommands } from './cli/schedule-command.js';
-import { addServeCommand } from './cli/serve-command.js';
-import { addToolsCommands } from './cli/tools-command.js';
-import { addWorkerCommands } from './cli/worker-command.js';
+import { defineCommands } from './cli/commands.js';
 import { CliError } from './cli/errors.js';
+import { runCommandEnd } from './cli/command-end.js';
 import { TetherError } from './common/errors.js';
-import { closeTools } from './worker.js';
 import { ensureTetherHome } from './config/home.js';
-import { lazyLogger } from './logging/logger.js';
-import { explainTemporalFailure } from './cli/temporal-errors.js';
-import { temporalSettings } from './temporal/settings.js';
 
 // A closed pipe (`tether tools | head`) ends the output, not the process with a stack trace.
 process.stdout.on('error', (err: NodeJS.ErrnoException) => {
@@ -32,19 +18,22 @@ process.stdout.on('error', (err: NodeJS.ErrnoException) => {
 // say) rejects with "Channel has been shut down" after nobody waits for it: the command is ending anyway, so the
 // rejection goes to the log file. Any other stray rejection is one line, with its stack in the log file.
 // (The client's gRPC retry timer throws it from a timer, so it arrives as an uncaught exception too.)
-function strayFailure(err: unknown): void {
+async function strayFailure(err: unknown): Promise<void> {
   const message = err instanceof Error ? err.message : String(err);
+  const expected = /Channel has been shut down/i.test(message);
+  if (!expected)
+    process.stderr.write(`tether: unexpected error: ${message} (details in TETHER_HOME/logs/tether.log)\n`);
   try {
+    // Imported here: the logger's module graph (pino) is not worth loading for the commands that never fail.
+    const { lazyLogger } = await import('./logging/logger.js');
     lazyLogger.warn({ err: err instanceof Error ? err.stack : message }, 'stray failure in the CLI');
   } catch {
-    // no log file (TETHER_HOME unwritable): the line below is all there is
+    // no log file (TETHER_HOME unwritable): the line above is all there is
   }
-  if (/Channel has been shut down/i.test(message)) return;
-  process.stderr.write(`tether: unexpected error: ${message} (details in TETHER_HOME/logs/tether.log)\n`);
-  process.exit(1);
+  if (!expected) process.exit(1);
 }
-process.on('unhandledRejection', strayFailure);
-process.on('uncaughtException', strayFailure);
+process.on('unhandledRejection', (err) => void strayFailure(err));
+process.on('uncaughtException', (err) => void strayFailure(err));
 
 const program = new Command()
   .name('tether')
@@ -55,23 +44,15 @@ const program = new Command()
   // Every command may write logs or state: a TETHER_HOME that cannot be written is one line before anything runs.
   .hook('preAction', () => void ensureTetherHome());
 
-addRunCommand(program);
-addInspectCommands(program);
-addListCommand(program);
-addApprovalCommands(program);
-addBatchCommand(program);
-addScheduleCommands(program);
-addWorkerCommands(program);
-addClusterCommand(program);
-addServeCommand(program);
-addToolsCommands(program);
-addExecCommand(program);
-addAcpCommand(program);
-addReplayCommand(program);
+await defineCommands(program, process.argv.slice(2));
 
 /** A lost Temporal connection in the middle of a command is still one line naming the variable. */
-function temporalLine(err: unknown): string | undefined {
+async function temporalLine(err: unknown): Promise<string | undefined> {
   try {
+    const [{ explainTemporalFailure }, { temporalSettings }] = await Promise.all([
+      import('./cli/temporal-errors.js'),
+      import('./temporal/settings.js'),
+    ]);
     return explainTemporalFailure(err, temporalSettings());
   } catch {
     return undefined;
@@ -80,17 +61,18 @@ function temporalLine(err: unknown): string | undefined {
 
 try {
   await program.parseAsync(process.argv);
-  await closeTools();
+  await runCommandEnd();
 } catch (err) {
-  await closeTools().catch(() => undefined);
+  await runCommandEnd().catch(() => undefined);
+  const temporal = err instanceof CommanderError || err instanceof TetherError ? undefined : await temporalLine(err);
   if (err instanceof CommanderError) {
     // Commander has printed its own message (or the help); keep its exit code.
     process.exitCode = err.exitCode;
   } else if (err instanceof CliError || err instanceof TetherError) {
     process.stderr.write(`tether: ${err.message}\n`);
     process.exitCode = err instanceof CliError ? err.exitCode : 2;
-  } else if (temporalLine(err)) {
-    process.stderr.write(`tether: ${temporalLine(err)}\n`);
+  } else if (temporal) {
+    process.stderr.write(`tether: ${temporal}\n`);
     process.exitCode = 1;
   } else {
     process.stderr.write(`tether: unexpected error: ${(err as Error)?.stack ?? String(err)}\n`);

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listPendingApprovals } from '../src/cli/approval-commands.js';
+import { listPendingApprovals } from '../src/visibility/pending-approvals.js';
 import { Store } from '../src/store/store.js';
 import type { AgentInput, AgentResult, AgentState } from '../src/common/types.js';
 import { harness, type Harness } from './support/agent-harness.js';

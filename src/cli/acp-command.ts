@@ -8,7 +8,8 @@ import { EditorMcpServers } from '../acp/mcp-servers.js';
 import { loadConfig } from '../config/config.js';
 import { getLogger, type Logger } from '../logging/logger.js';
 import { mcpToolsetName } from '../toolsets/resolve.js';
-import { createWorker, installRuntimeLogging } from '../worker.js';
+import { closeTools, createWorker, installRuntimeLogging } from '../worker.js';
+import { atCommandEnd } from './command-end.js';
 import { chooseModel } from './run-options.js';
 import { connectClient, ensureTemporal } from './temporal-client.js';
 
@@ -88,5 +89,8 @@ export function addAcpCommand(program: Command): void {
     .description('Serve as an Agent Client Protocol (ACP) agent on standard input/output, for editors (Zed, ...)')
     .option('--model <name>', 'model name (default: TETHER_MODEL, else gpt-4o-mini)')
     .option('--queue <name>', 'task queue of the runs it starts (default: the task queue with -acp added)')
-    .action((opts: AcpOptions) => serveAcp(opts));
+    .action((opts: AcpOptions) => {
+      atCommandEnd(closeTools); // the embedded worker's MCP connections and terminal environments
+      return serveAcp(opts);
+    });
 }

@@ -1,7 +1,7 @@
 // formatApproval is what the CLI prompt, `tether approvals` and `tether status` print for a pending approval.
 import { describe, expect, it } from 'vitest';
 import type { PendingApproval } from '../common/approval-types.js';
-import { formatApproval } from './approval-commands.js';
+import { formatApproval } from './approval-format.js';
 
 const pending = (command: string): PendingApproval => ({
   approvalId: 'ap-1',

@@ -2,7 +2,7 @@
 // Reads lines from standard input, a terminal or a pipe. Worker-only.
 import { createInterface, type Interface } from 'node:readline';
 import type { ApprovalChoice, PendingApproval } from '../common/approval-types.js';
-import { formatApproval } from './approval-commands.js';
+import { formatApproval } from './approval-format.js';
 
 export interface PromptAnswer {
   choice: ApprovalChoice;

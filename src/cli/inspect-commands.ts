@@ -1,15 +1,11 @@
-// `tether status`, `attach` and `cancel`: look at and steer runs from any terminal. Worker-only.
+// `tether attach`, `say`, `answer` and `cancel`: follow and steer runs from any terminal. Worker-only.
 import type { Command } from 'commander';
-import type { Client } from '@temporalio/client';
-import { queryRunState, runFailure } from '../temporal/run-handle.js';
-import type { AgentResult, AgentState } from '../common/types.js';
+import { queryRunState } from '../temporal/run-handle.js';
 import { ANSWER_SIGNAL, MESSAGE_SIGNAL } from '../common/workflow-messages.js';
 import { CliError } from './errors.js';
 import { follow } from './follow.js';
 import { promptOptions } from './approval-follow.js';
-import { formatApproval } from './approval-commands.js';
-import { visibleJson, visibleText } from '../approval/visible-text.js';
-import { printOutcome } from './run-command.js';
+import { printOutcome } from './outcome.js';
 import { withTemporal } from './temporal-client.js';
 import { cancelAndReport, formatCancelReport } from '../temporal/cancel-report.js';
 
@@ -20,75 +16,7 @@ function secondsOption(value: string): number {
   return n;
 }
 
-/** Status of one run: live state from the query while it runs, its result or failure once closed. */
-async function runStatus(client: Client, workflowId: string): Promise<Record<string, unknown>> {
-  const handle = client.workflow.getHandle(workflowId);
-  const desc = await handle.describe();
-  const base = {
-    workflowId,
-    temporalStatus: desc.status.name,
-    startTime: desc.startTime.toISOString(),
-    closeTime: desc.closeTime?.toISOString() ?? null,
-  };
-  if (desc.status.name === 'RUNNING') {
-    const s = await queryRunState(client, handle, 5_000);
-    return s
-      ? { ...base, ...s }
-      : { ...base, status: 'running', note: 'no worker answered the state query (is one running?)' };
-  }
-  try {
-    const r = (await handle.result()) as AgentResult;
-    return { ...base, ...r };
-  } catch (err) {
-    return { ...base, ...runFailure(err) };
-  }
-}
-
-function printStatus(s: Record<string, unknown>): void {
-  const lines = [`${s.workflowId}: ${String(s.status ?? s.temporalStatus)}`];
-  if (s.turn !== undefined || s.turns !== undefined)
-    lines.push(`  turns: ${String(s.turn ?? s.turns)}  tool calls: ${String(s.toolCallCount ?? s.toolCalls)}`);
-  const current = s.currentToolCalls as AgentState['currentToolCalls'] | undefined;
-  for (const c of current ?? [])
-    lines.push(
-      `  ${c.status === 'awaiting_approval' ? 'waiting for approval' : 'running'}: ${c.emoji} ${c.name}  ${visibleText(c.summary, { newlines: 'escape' })}`,
-    );
-  for (const a of (s.pendingApprovals as AgentState['pendingApprovals'] | undefined) ?? [])
-    lines.push(formatApproval(a).replace(/^/gm, '  '));
-  const todo = (s.todo as AgentState['todo'] | undefined) ?? [];
-  if (todo.length > 0)
-    lines.push(
-      '  plan:',
-      ...todo.map(
-        (t) => `    [${{ pending: ' ', in_progress: '~', completed: 'x', cancelled: '-' }[t.status]}] ${t.content}`,
-      ),
-    );
-  const q = s.question as AgentState['question'];
-  if (q)
-    lines.push(
-      `  question ${q.id}: ${q.question}${q.choices ? ` (${q.choices.join(' / ')})` : ''} — answer with: tether answer ${String(s.workflowId)} "..."`,
-    );
-  for (const c of (s.children as AgentState['children'] | undefined) ?? [])
-    lines.push(`  sub-agent ${c.workflowId}: ${c.status} · ${c.goal}`);
-  if (s.continuedRuns) lines.push(`  continued as new ${String(s.continuedRuns)} times`);
-  if (s.answer) lines.push(`  answer: ${String(s.answer)}`);
-  if (s.error) lines.push(`  error: ${String(s.error)}`);
-  if (s.note) lines.push(`  ${String(s.note)}`);
-  process.stdout.write(`${lines.join('\n')}\n`);
-}
-
 export function addInspectCommands(program: Command): void {
-  program
-    .command('status')
-    .description('Show the state of a run: status, turn, current tool calls, usage, answer')
-    .argument('<workflowId>')
-    .option('--json', 'print JSON')
-    .action(async (workflowId: string, opts: { json?: boolean }) => {
-      const s = await withTemporal((client) => runStatus(client, workflowId));
-      if (opts.json) process.stdout.write(`${visibleJson(s, 2)}\n`);
-      else printStatus(s);
-    });
-
   program
     .command('attach')
     .description('Follow a running agent run from another terminal until it ends')

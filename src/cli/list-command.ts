@@ -5,7 +5,7 @@ import { visibleJson, visibleText } from '../approval/visible-text.js';
 import { listRunPage, MAX_PAGE, type RunRow } from '../visibility/list-runs.js';
 import { STATUS_CHOICES } from '../visibility/run-query.js';
 import { CliError, positiveIntOption } from './errors.js';
-import { withTemporal } from './temporal-client.js';
+import { withFastReads } from './fast-reads.js';
 
 interface ListOptions {
   status?: string;
@@ -54,15 +54,18 @@ export function addListCommand(program: Command): void {
     .action(async (opts: ListOptions) => {
       const limit = positiveIntOption(opts.limit, '--limit');
       if (limit > MAX_PAGE) throw new CliError(`--limit must be at most ${MAX_PAGE} (use --page-token for more)`);
-      const page = await withTemporal(async (client) => {
-        try {
-          return await listRunPage(client, { ...opts, pageSize: limit });
-        } catch (err) {
-          if (opts.pageToken && badToken(err))
-            throw new CliError('--page-token is not a page token of this listing (copy it from the last page)');
-          throw err;
-        }
-      });
+      const page = await withFastReads(
+        (reader) => listRunPage(reader, { ...opts, pageSize: limit }),
+        async (client) => {
+          try {
+            return await listRunPage(client, { ...opts, pageSize: limit });
+          } catch (err) {
+            if (opts.pageToken && badToken(err))
+              throw new CliError('--page-token is not a page token of this listing (copy it from the last page)');
+            throw err;
+          }
+        },
+      );
       if (opts.json) process.stdout.write(`${visibleJson(page.runs, 2)}\n`);
       else if (page.runs.length === 0) process.stdout.write('no runs\n');
       else process.stdout.write(`${page.runs.map(textRow).join('\n')}\n`);

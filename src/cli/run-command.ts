@@ -6,6 +6,7 @@ import { LOCAL_PREFIX } from '../models/types.js';
 import { interruptSignal, withEmbeddedWorker } from './embedded-worker.js';
 import type { TemporalSettings } from '../temporal/settings.js';
 import { follow, type FollowOutcome } from './follow.js';
+import { printOutcome } from './outcome.js';
 import { promptOptions } from './approval-follow.js';
 import { checkToolsets, loadTools } from './tools-command.js';
 import { hasLiveWorker, runWasPickedUp, withTemporal } from './temporal-client.js';
@@ -25,40 +26,6 @@ function describeModel(model: string): string {
     return `${model} (a tiny local demonstration model: set OPENAI_API_KEY or OPENAI_BASE_URL for a real one)`;
   }
   return `${model} at ${process.env.OPENAI_BASE_URL || 'https://api.openai.com/v1'}`;
-}
-
-const EXIT_BY_STATUS: Record<string, number> = {
-  completed: 0,
-  limit_reached: 3,
-  failed: 1,
-  cancelled: 130,
-  running: 0,
-};
-
-export function printOutcome(workflowId: string, outcome: FollowOutcome, json: boolean): void {
-  if (json) {
-    const r = outcome.result;
-    const out = {
-      workflowId,
-      status: outcome.status,
-      answer: r?.answer ?? null,
-      turns: r?.turns ?? null,
-      toolCalls: r?.toolCalls ?? null,
-    };
-    process.stdout.write(`${JSON.stringify(outcome.error ? { ...out, error: outcome.error } : out)}\n`);
-  } else if (outcome.detached) {
-    process.stderr.write(`Stopped following; the run goes on. Follow it again with: tether attach ${workflowId}\n`);
-  } else if (outcome.result) {
-    const r = outcome.result;
-    process.stdout.write(`${r.answer}\n`);
-    const mark = r.status === 'completed' ? '✓' : '■';
-    process.stderr.write(
-      `${mark} ${r.status} · ${r.turns} turns · ${r.toolCalls} tool calls · ${r.usage.totalTokens} tokens · ${workflowId}\n`,
-    );
-  } else {
-    process.stderr.write(`✗ ${outcome.status}: ${outcome.error ?? ''}\n`);
-  }
-  process.exitCode = outcome.detached ? 130 : (EXIT_BY_STATUS[outcome.status] ?? 1);
 }
 
 async function startAndFollow(

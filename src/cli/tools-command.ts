@@ -4,14 +4,17 @@ import { loadConfig } from '../config/config.js';
 import { configureEnvironments } from '../environments/current.js';
 import { lazyLogger } from '../logging/logger.js';
 import type { Extensions } from '../plugins/extensions.js';
-import { loadToolsOnce } from '../worker.js';
+import { closeTools, loadToolsOnce } from '../worker.js';
 import { registry } from '../registry/index.js';
 import type { Availability } from '../registry/types.js';
 import { listToolsets, selectToolNames, toolsetNotices, validateToolsets } from '../toolsets/resolve.js';
+import { atCommandEnd } from './command-end.js';
 import { CliError, listOption } from './errors.js';
 
 /** Built-in tools, plugins and MCP servers, as a worker of this configuration would have them. */
 export async function loadTools(config = loadConfig()): Promise<Extensions> {
+  // MCP connections and terminal environments opened from here are closed when the command ends.
+  atCommandEnd(closeTools);
   const ext = await loadToolsOnce(config, lazyLogger);
   // The terminal tools' availability depends on the configured backend (credentials, binaries).
   await configureEnvironments(config.terminal);

@@ -1,30 +1,27 @@
 // The search attributes and memo an agent run keeps up to date for visibility listings (`tether list`, `tether
-// approvals`, the gateway): names, types, status values and the memo's shape. Workflow-safe (definitions only).
+// approvals`, the gateway): typed keys over the names in search-attribute-names.ts. Workflow-safe (definitions only).
 import { defineSearchAttributeKey } from '@temporalio/common';
-import type { ApprovalFinding } from './approval-types.js';
+import { ATTRIBUTES } from './search-attribute-names.js';
 
-/** Where a run is, as `tether list --status` filters it. Closed runs also say how they ended. */
-export const RUN_STATUSES = [
-  'running',
-  'waiting-approval',
-  'waiting-answer',
-  'waiting-message',
-  'waiting-subagents',
-  'completed',
-  'limit-reached',
-  'failed',
-  'cancelled',
-  'terminated',
-  'timed-out',
-] as const;
-export type VisibleStatus = (typeof RUN_STATUSES)[number];
+export {
+  ATTRIBUTES,
+  attributeTypeName,
+  MEMO_KEY,
+  RUN_STATUSES,
+  type MemoApproval,
+  type RunMemo,
+  type VisibleStatus,
+} from './search-attribute-names.js';
 
-export const STATUS_KEY = defineSearchAttributeKey('TetherStatus', 'KEYWORD');
-export const PENDING_APPROVALS_KEY = defineSearchAttributeKey('TetherPendingApprovals', 'KEYWORD_LIST');
-export const MODEL_KEY = defineSearchAttributeKey('TetherModel', 'KEYWORD');
-export const PARENT_RUN_KEY = defineSearchAttributeKey('TetherParentRun', 'KEYWORD');
-export const BATCH_KEY = defineSearchAttributeKey('TetherBatch', 'KEYWORD');
-export const SCHEDULE_KEY = defineSearchAttributeKey('TetherSchedule', 'KEYWORD');
+export const STATUS_KEY = defineSearchAttributeKey(ATTRIBUTES.status.name, ATTRIBUTES.status.type);
+export const PENDING_APPROVALS_KEY = defineSearchAttributeKey(
+  ATTRIBUTES.pendingApprovals.name,
+  ATTRIBUTES.pendingApprovals.type,
+);
+export const MODEL_KEY = defineSearchAttributeKey(ATTRIBUTES.model.name, ATTRIBUTES.model.type);
+export const PARENT_RUN_KEY = defineSearchAttributeKey(ATTRIBUTES.parentRun.name, ATTRIBUTES.parentRun.type);
+export const BATCH_KEY = defineSearchAttributeKey(ATTRIBUTES.batch.name, ATTRIBUTES.batch.type);
+export const SCHEDULE_KEY = defineSearchAttributeKey(ATTRIBUTES.schedule.name, ATTRIBUTES.schedule.type);
 /** Set by the server on every run a schedule starts. */
 export const SCHEDULED_BY_KEY = defineSearchAttributeKey('TemporalScheduledById', 'KEYWORD');
 
@@ -37,45 +34,3 @@ export const TETHER_SEARCH_ATTRIBUTES = [
   BATCH_KEY,
   SCHEDULE_KEY,
 ] as const;
-
-/** The memo key a run's visibility memo lives under. */
-export const MEMO_KEY = 'tether';
-
-/** What a person needs to decide one pending approval, bounded and with secrets hidden. */
-export interface MemoApproval {
-  approvalId: string;
-  callId: string;
-  tool: string;
-  /** The command as shown: control and invisible characters escaped, secrets redacted, at most MEMO_COMMAND_CHARS. */
-  command: string;
-  /** The command was cut to fit; `tether status` (with a worker) shows it whole. */
-  shortened?: boolean;
-  /** Something that looked like a secret was replaced by [REDACTED ...]. */
-  redacted?: boolean;
-  /** The command held control or invisible characters (shown as escapes). */
-  hidden?: boolean;
-  findings: ApprovalFinding[];
-  argsDigest: string;
-  askedAt: string;
-  expiresAt: string;
-}
-
-export interface RunMemo {
-  v: 1;
-  status: VisibleStatus;
-  /** The start of the task, redacted. */
-  task?: string;
-  approvals: MemoApproval[];
-  /** Pending approvals beyond those in `approvals` (the memo keeps a bounded number). */
-  moreApprovals?: number;
-  question?: { id: string; text: string; askedAt: string; expiresAt: string };
-}
-
-/** The type's name as Temporal's CLI and UI spell it (`--search-attribute TetherStatus=Keyword`). */
-export function attributeTypeName(type: string): string {
-  return type
-    .toLowerCase()
-    .split('_')
-    .map((w) => `${w.charAt(0).toUpperCase()}${w.slice(1)}`)
-    .join('');
-}

@@ -3,7 +3,7 @@
 import type { Client } from '@temporalio/client';
 import type { AgentResult } from '../common/types.js';
 import type { DecidedApproval, PendingApproval } from '../common/approval-types.js';
-import { listPendingApprovals } from '../cli/approval-commands.js';
+import { listPendingApprovals } from '../visibility/pending-approvals.js';
 import { hasHiddenCharacters, visibleText } from '../approval/visible-text.js';
 import { queryRunState, runFailure } from '../temporal/run-handle.js';
 import { readTask, readTranscript, storePath, type StoredEntry } from '../store/transcript-reader.js';

@@ -4,7 +4,7 @@ import { mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { createConnection, createServer } from 'node:net';
 import { findTemporalBinary } from './temporal-bin.js';
-import { attributeTypeName, TETHER_SEARCH_ATTRIBUTES } from '../common/search-attributes.js';
+import { ATTRIBUTES, attributeTypeName } from '../common/search-attribute-names.js';
 
 interface DevServerOptions {
   port: number;
@@ -59,7 +59,8 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
     args.push('--db-filename', opts.dbFile);
   }
   if (opts.searchAttributes ?? true)
-    for (const k of TETHER_SEARCH_ATTRIBUTES) args.push('--search-attribute', `${k.name}=${attributeTypeName(k.type)}`);
+    for (const k of Object.values(ATTRIBUTES))
+      args.push('--search-attribute', `${k.name}=${attributeTypeName(k.type)}`);
   if (opts.headless || opts.uiPort === undefined) args.push('--headless');
   else args.push('--ui-port', String(opts.uiPort), '--ui-ip', '127.0.0.1');
   let out: 'ignore' | number = 'ignore';

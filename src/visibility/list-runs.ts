@@ -1,17 +1,10 @@
 // Lists agent runs from Temporal's visibility store (search attributes and memo), a page at a time: no run is
-// asked anything, so listings work with no worker running. Worker-only.
+// asked anything, so listings work with no worker running. On the SDK's client or the lean reader. Worker-only.
 import type { Client } from '@temporalio/client';
-import { executionInfoFromRaw } from '@temporalio/client/lib/helpers.js';
-import {
-  BATCH_KEY,
-  MEMO_KEY,
-  MODEL_KEY,
-  PARENT_RUN_KEY,
-  PENDING_APPROVALS_KEY,
-  SCHEDULE_KEY,
-  STATUS_KEY,
-  type RunMemo,
-} from '../common/search-attributes.js';
+import type { temporal } from '@temporalio/proto';
+import { ATTRIBUTES, MEMO_KEY, type RunMemo } from '../common/search-attribute-names.js';
+import { EXECUTION_STATUS, jsonPayload, timestamp, type RawPayload } from '../temporal/json-payload.js';
+import { readerOf, type RunReader } from './run-reader.js';
 import { rowStatus, runQuery, type RunFilter } from './run-query.js';
 
 export interface RunRow {
@@ -44,48 +37,66 @@ function isRunMemo(v: unknown): v is RunMemo {
   return typeof v === 'object' && v !== null && (v as RunMemo).v === 1 && Array.isArray((v as RunMemo).approvals);
 }
 
+type RawExecution = temporal.api.workflow.v1.IWorkflowExecutionInfo;
+
+/** A search attribute's value as the default converter wrote it; undefined when absent or not JSON. */
+function attribute(raw: RawExecution, name: string): unknown {
+  const p = raw.searchAttributes?.indexedFields?.[name] as RawPayload | undefined;
+  const decoded = p ? jsonPayload(p) : undefined;
+  return decoded?.ok ? decoded.value : undefined;
+}
+
+const text = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+
+/** One listed run from the raw protobuf the server sent (the same whichever client asked). */
+export function rowFromRaw(raw: RawExecution): RunRow {
+  const temporalStatus = EXECUTION_STATUS[raw.status ?? 0] ?? 'UNSPECIFIED';
+  const memoPayload = raw.memo?.fields?.[MEMO_KEY] as RawPayload | undefined;
+  const memo = memoPayload ? jsonPayload(memoPayload) : undefined;
+  const pending = attribute(raw, ATTRIBUTES.pendingApprovals.name);
+  return {
+    workflowId: raw.execution?.workflowId ?? '',
+    runId: raw.execution?.runId ?? '',
+    status: rowStatus(temporalStatus, text(attribute(raw, ATTRIBUTES.status.name))),
+    temporalStatus,
+    model: text(attribute(raw, ATTRIBUTES.model.name)),
+    parent: text(attribute(raw, ATTRIBUTES.parentRun.name)),
+    batch: text(attribute(raw, ATTRIBUTES.batch.name)),
+    schedule: text(attribute(raw, ATTRIBUTES.schedule.name)),
+    pendingApprovals:
+      temporalStatus === 'RUNNING' && Array.isArray(pending) ? pending.filter((p) => typeof p === 'string') : [],
+    startTime: (timestamp(raw.startTime) ?? new Date(0)).toISOString(),
+    closeTime: timestamp(raw.closeTime)?.toISOString() ?? null,
+    ...(memo?.ok && isRunMemo(memo.value) ? { memo: memo.value } : {}),
+  };
+}
+
 export async function listRunPage(
-  client: Client,
+  source: Client | RunReader,
   filter: RunFilter & { pageSize: number; pageToken?: string; query?: string },
 ): Promise<RunPage> {
-  const res = await client.workflowService.listWorkflowExecutions({
-    namespace: client.options.namespace,
+  const reader = await readerOf(source);
+  const res = await reader.listWorkflowExecutions({
+    namespace: reader.namespace,
     pageSize: Math.min(filter.pageSize, MAX_PAGE),
     nextPageToken: filter.pageToken ? Buffer.from(filter.pageToken, 'base64url') : undefined,
     query: filter.query ?? runQuery(filter),
   });
-  const runs = await Promise.all(
-    (res.executions ?? []).map(async (raw) => {
-      const w = await executionInfoFromRaw(raw, client.options.loadedDataConverter, raw, client.options.namespace);
-      const sa = w.typedSearchAttributes;
-      const memo = w.memo?.[MEMO_KEY];
-      const row: RunRow = {
-        workflowId: w.workflowId,
-        runId: w.runId,
-        status: rowStatus(w.status.name, sa.get(STATUS_KEY)),
-        temporalStatus: w.status.name,
-        model: sa.get(MODEL_KEY),
-        parent: sa.get(PARENT_RUN_KEY),
-        batch: sa.get(BATCH_KEY),
-        schedule: sa.get(SCHEDULE_KEY),
-        pendingApprovals: w.status.name === 'RUNNING' ? (sa.get(PENDING_APPROVALS_KEY) ?? []) : [],
-        startTime: w.startTime.toISOString(),
-        closeTime: w.closeTime?.toISOString() ?? null,
-        ...(isRunMemo(memo) ? { memo } : {}),
-      };
-      return row;
-    }),
-  );
+  const runs = (res.executions ?? []).map(rowFromRaw);
   const token = res.nextPageToken && res.nextPageToken.length > 0 ? Buffer.from(res.nextPageToken) : undefined;
   return { runs, ...(token ? { nextPageToken: token.toString('base64url') } : {}) };
 }
 
 /** Every page of a filter (for `tether approvals`, which shows all that waits). */
-export async function listAllRuns(client: Client, filter: RunFilter & { query?: string }): Promise<RunRow[]> {
+export async function listAllRuns(
+  source: Client | RunReader,
+  filter: RunFilter & { query?: string },
+): Promise<RunRow[]> {
+  const reader = await readerOf(source);
   const all: RunRow[] = [];
   let pageToken: string | undefined;
   do {
-    const page = await listRunPage(client, { ...filter, pageSize: MAX_PAGE, pageToken });
+    const page = await listRunPage(reader, { ...filter, pageSize: MAX_PAGE, pageToken });
     all.push(...page.runs);
     pageToken = page.nextPageToken;
   } while (pageToken);

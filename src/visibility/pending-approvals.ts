@@ -1,9 +1,9 @@
 // Every approval waiting for a person, read from visibility (each run's memo), with the runs of older workers that
 // publish nothing asked through their state query as before. Worker-only.
 import type { Client } from '@temporalio/client';
-import type { MemoApproval } from '../common/search-attributes.js';
-import { queryRunState } from '../temporal/run-handle.js';
+import type { MemoApproval } from '../common/search-attribute-names.js';
 import { listAllRuns } from './list-runs.js';
+import { readerOf, type RunReader } from './run-reader.js';
 
 export type ListedApproval = MemoApproval & { workflowId: string };
 
@@ -12,11 +12,12 @@ const LEGACY_AT_ONCE = 16;
 const QUERY_MS = 3_000;
 
 export async function listPendingApprovals(
-  client: Client,
+  source: Client | RunReader,
 ): Promise<{ approvals: ListedApproval[]; unanswered: string[] }> {
+  const reader = await readerOf(source);
   const [waiting, legacy] = await Promise.all([
-    listAllRuns(client, { status: 'waiting-approval' }),
-    listAllRuns(client, {
+    listAllRuns(reader, { status: 'waiting-approval' }),
+    listAllRuns(reader, {
       query: "WorkflowType = 'agentWorkflow' AND ExecutionStatus = 'Running' AND TetherStatus IS NULL",
     }),
   ]);
@@ -31,7 +32,7 @@ export async function listPendingApprovals(
   for (let i = 0; i < legacy.length; i += LEGACY_AT_ONCE) {
     await Promise.all(
       legacy.slice(i, i + LEGACY_AT_ONCE).map(async (run) => {
-        const state = await queryRunState(client, client.workflow.getHandle(run.workflowId), QUERY_MS);
+        const state = await reader.queryState(run.workflowId, QUERY_MS);
         if (!state) unanswered.push(run.workflowId);
         for (const p of state?.pendingApprovals ?? []) approvals.push({ ...p, workflowId: run.workflowId });
       }),

@@ -1,6 +1,6 @@
 // The visibility query for a listing of agent runs (`tether list`, `tether approvals`): filters become a
 // Temporal list-filter string with every value quoted. Worker-only (pure).
-import { RUN_STATUSES, type VisibleStatus } from '../common/search-attributes.js';
+import { RUN_STATUSES, type VisibleStatus } from '../common/search-attribute-names.js';
 
 export interface RunFilter {
   /** A status of RUN_STATUSES, or `open` for every run that has not ended. */
