@@ -5,9 +5,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Client, Connection } from '@temporalio/client';
-import { freePort, startDevServer } from '../src/temporal/dev-server.js';
 import { findTemporalBinary } from '../src/temporal/temporal-bin.js';
+import { startScriptedModel } from '../test/support/scripted-model.js';
+import { durableEnv } from './durable-env.js';
 import { fmt, machine, summary } from './stats.js';
 
 const ROUNDS = Number(process.argv[2] ?? 15);
@@ -24,22 +24,27 @@ try {
   process.exit(1);
 }
 
-const server = await startDevServer({ port: await freePort(), headless: true, searchAttributes: true });
+const durable = await durableEnv();
+const address = durable.address;
 const home = mkdtempSync(join(tmpdir(), 'tether-bench-cli-'));
-const env = { ...process.env, TEMPORAL_ADDRESS: server.address, TETHER_HOME: home };
+const env = { ...process.env, TEMPORAL_ADDRESS: address, TETHER_HOME: home };
 
-// One finished run for `tether status` to show (started without a worker, then terminated: describe and result,
-// no worker query), so the figure is the client's own cost.
-const connection = await Connection.connect({ address: server.address });
-const client = new Client({ connection });
-const runId = `bench-cli-${Date.now()}`;
-const handle = await client.workflow.start('agentWorkflow', {
-  taskQueue: 'bench-cli-none',
-  workflowId: runId,
-  args: [],
-});
-await handle.terminate('bench:cli');
-await connection.close();
+// Runs for `tether status` to show, made before measuring (no worker runs while the commands are timed): a completed
+// one (what the lean reader answers) and a terminated one (which it leaves to the SDK client).
+const model = await startScriptedModel([{ content: 'done' }]);
+const worker = await durable.worker('bench-cli', model.url);
+const completed = `bench-cli-done-${Date.now()}`;
+await worker.runUntil(
+  durable.client.workflow.execute('agentWorkflow', {
+    taskQueue: 'bench-cli',
+    workflowId: completed,
+    args: [{ task: 'say done', model: 'scripted', cwd: tmpdir() }],
+  }),
+);
+await model.close();
+const terminated = `bench-cli-term-${Date.now()}`;
+await durable.client.workflow.start('agentWorkflow', { taskQueue: 'bench-cli-none', workflowId: terminated, args: [] });
+await durable.client.workflow.getHandle(terminated).terminate('bench:cli');
 
 interface Case {
   label: string;
@@ -50,12 +55,13 @@ const temporal = findTemporalBinary();
 const tether = (label: string, ...args: string[]): Case => ({ label, cmd: 'node', args: [cli, ...args] });
 const cases: Case[] = [
   { label: 'node -e 0', cmd: 'node', args: ['-e', '0'] },
-  { label: 'temporal workflow list', cmd: temporal, args: ['workflow', 'list', '--address', server.address] },
+  { label: 'temporal workflow list', cmd: temporal, args: ['workflow', 'list', '--address', address] },
   tether('tether --version', '--version'),
   tether('tether --help', '--help'),
   tether('tether approvals --json', 'approvals', '--json'),
   tether('tether list --json', 'list', '--json'),
-  tether('tether status', 'status', runId),
+  tether('tether status', 'status', completed),
+  tether('tether status (terminated: SDK client)', 'status', terminated),
   { label: 'npx tether --version', cmd: 'npx', args: ['--no-install', 'tether', '--version'] },
   { label: 'npx tether approvals --json', cmd: 'npx', args: ['--no-install', 'tether', 'approvals', '--json'] },
 ];
@@ -69,13 +75,13 @@ for (let round = 0; round <= ROUNDS; round += 1) {
     const took = performance.now() - t0;
     if (r.status !== 0) {
       console.error(`bench:cli: '${c.label}' failed (exit ${String(r.status)}): ${String(r.stderr).trim()}`);
-      await server.stop();
+      await durable.close();
       process.exit(1);
     }
     if (round > 0) ms.get(c.label)!.push(took); // round 0 warms the file cache
   }
 }
-await server.stop();
+await durable.close();
 rmSync(home, { recursive: true, force: true });
 
 const median = (label: string): number => summary(ms.get(label)!).median;
@@ -99,6 +105,7 @@ row('tether --help', node, 'node', 4);
 row('tether approvals --json', goCli, 'temporal', 6);
 row('tether list --json', goCli, 'temporal', 6);
 row('tether status', goCli, 'temporal', 6);
+row('tether status (terminated: SDK client)', goCli, 'temporal');
 row('npx tether --version', median('tether --version'), 'tether');
 row('npx tether approvals --json', median('tether approvals --json'), 'tether');
 console.log('');

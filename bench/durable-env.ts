@@ -6,8 +6,11 @@ import { freePort, startDevServer } from '../src/temporal/dev-server.js';
 import { createWorker, installRuntimeLogging, workflowsPath } from '../src/worker.js';
 import { silent } from './stats.js';
 import { parseConfig } from '../src/config/config.js';
+import { localModelResolver } from '../src/models/local-model.js';
 
 export interface DurableEnv {
+  /** The dev server's host:port. */
+  address: string;
   client: Client;
   /** For workers other than tether's (a bare SDK worker measuring Temporal's own floor). */
   native: NativeConnection;
@@ -23,6 +26,7 @@ export async function durableEnv(): Promise<DurableEnv> {
   const native = await NativeConnection.connect({ address: server.address });
   const bundle = await bundleWorkflowCode({ workflowsPath: workflowsPath(), logger: undefined });
   return {
+    address: server.address,
     client: new Client({ connection }),
     native,
     async worker(taskQueue, modelUrl, maxConcurrentActivities) {
@@ -30,7 +34,7 @@ export async function durableEnv(): Promise<DurableEnv> {
         settings: { address: server.address, namespace: 'default', taskQueue, embedded: false },
         connection: native,
         workflowBundle: bundle,
-        model: { openai: { baseURL: modelUrl, apiKey: 'bench' } },
+        model: { openai: { baseURL: modelUrl, apiKey: 'bench' }, local: localModelResolver() },
         config: parseConfig({}),
         log: silent,
         maxConcurrentActivities,

@@ -1,11 +1,12 @@
-// Benchmark (not a test): the local demonstration model's load time, speed and memory. Run: npm run bench:local-model
+// Benchmark (not a test): a local model's load time, speed and memory. Run: npm run bench:local-model [-- <id>]
 import { getLlama, LlamaChat, LlamaLogLevel } from 'node-llama-cpp';
-import { localModelSettings } from '../src/models/local-model.js';
+import { LOCAL_MODEL_NAME, localModelSettingsFor } from '../src/models/local-model.js';
 import { fmt, machine } from './stats.js';
 
-const settings = localModelSettings();
+const name = process.argv[2] ? `local:${process.argv[2].replace(/^local:/, '')}` : LOCAL_MODEL_NAME;
+const settings = localModelSettingsFor(name);
 if (!settings) {
-  console.error("bench:local-model: the weights are not installed: run 'npm run setup:local-model'");
+  console.error(`bench:local-model: ${name} is not installed: run 'npx tether model install ${name.slice(6)}'`);
   process.exit(1);
 }
 const mib = (bytes: number): string => `${fmt(bytes / 1024 / 1024, 0)} MiB`;
@@ -45,7 +46,7 @@ for (let i = 0; i < 3; i += 1) {
 const tokens = runs.reduce((a, r) => a + r.tokens, 0);
 const ms = runs.reduce((a, r) => a + r.ms, 0);
 console.log(`bench:local-model on ${machine()}, ${settings.threads} thread(s)`);
-console.log(`model: ${settings.modelPath}`);
+console.log(`model: ${name} (${settings.modelPath})`);
 console.log(`load (runtime + weights + ${settings.contextSize}-token context): ${fmt(loadMs, 0)} ms`);
 console.log(
   `time to first token (prompt evaluation), median of 3: ${fmt([...runs.map((r) => r.prompt)].sort((a, b) => a - b)[1]!, 0)} ms`,

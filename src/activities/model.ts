@@ -10,14 +10,15 @@ import { rebuildEnabled, requestFromWorkflow } from './conversation-rebuild.js';
 import { getLogger } from '../logging/logger.js';
 import type { CallModelInput } from '../common/activity-contract.js';
 import type { ChatMessage, ModelReply } from '../common/types.js';
-import { createLocalProvider, type LocalModelSettings } from '../models/local-provider.js';
-import { localModelSettings } from '../models/local-model.js';
+import { createLocalProvider } from '../models/local-provider.js';
+import { localModelResolver, localModelSettings, type LocalModelResolver } from '../models/local-model.js';
 import { createOpenAIProvider, openAISettingsFromEnv, type OpenAISettings } from '../models/openai-provider.js';
 import { LOCAL_PREFIX, type ModelProvider } from '../models/types.js';
 
 export interface ModelSettings {
   openai: OpenAISettings;
-  local?: LocalModelSettings;
+  /** Settings of a `local:<id>` model, undefined while its weights are not installed. */
+  local?: LocalModelResolver;
 }
 
 export type CompleteFn = (input: CallModelInput, signal: AbortSignal) => Promise<ModelReply>;
@@ -25,17 +26,27 @@ export type CompleteFn = (input: CallModelInput, signal: AbortSignal) => Promise
 /** Sends a request to the provider of its model: the local model for `local:` names, the OpenAI-compatible endpoint otherwise. */
 export function createModelRouter(settings: ModelSettings): CompleteFn {
   const openai = createOpenAIProvider(settings.openai);
-  let local: ModelProvider | undefined;
+  // One provider per weights file: each holds its model in memory once loaded.
+  const local = new Map<string, ModelProvider>();
   return async (input, signal) => {
     let provider = openai;
     if (input.model.startsWith(LOCAL_PREFIX)) {
-      if (!settings.local) {
+      let found;
+      try {
+        found = settings.local?.(input.model);
+      } catch (err) {
+        throw ApplicationFailure.nonRetryable((err as Error).message, 'Model.NotFound');
+      }
+      if (!found) {
         throw ApplicationFailure.nonRetryable(
-          `Model '${input.model}' is the local model, but its weights are not installed: run 'npm run setup:local-model' or set TETHER_LOCAL_MODEL`,
+          `Model '${input.model}' is a local model whose weights are not installed on this worker: run ` +
+            `'tether model install ${input.model.slice(LOCAL_PREFIX.length)}' (or 'npm run setup:local-model' for the default)`,
           'Model.NotFound',
         );
       }
-      provider = local ??= createLocalProvider(settings.local);
+      const key = `${found.format}:${found.modelPath}`;
+      provider = local.get(key) ?? createLocalProvider(found);
+      local.set(key, provider);
     }
     return provider.complete(input, signal);
   };
@@ -102,5 +113,6 @@ export function createModelActivity(
 
 /** Model settings from the environment: the OpenAI-compatible endpoint, and the local model when installed. */
 export function modelSettingsFromEnv(env = process.env): ModelSettings {
-  return { openai: openAISettingsFromEnv(env), local: localModelSettings(env) };
+  localModelSettings(env); // a wrong TETHER_LOCAL_MODEL* setting fails here, at start, naming the variable
+  return { openai: openAISettingsFromEnv(env), local: localModelResolver(env) };
 }

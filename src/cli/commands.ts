@@ -159,6 +159,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: () => import('./exec-command.js').then((m) => m.addExecCommand),
   },
   {
+    name: 'model',
+    summary: 'Local models: list them, install their weights',
+    load: () => import('./model-command.js').then((m) => m.addModelCommands),
+  },
+  {
     name: 'acp',
     summary: 'Serve as an Agent Client Protocol (ACP) agent on standard input/output, for editors (Zed, ...)',
     load: () => import('./acp-command.js').then((m) => m.addAcpCommand),

@@ -1,8 +1,12 @@
 // `tether run`: starts an agent run and follows it, with an embedded worker when none is polling. Worker-only.
+import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { Client } from '@temporalio/client';
 import { modelSettingsFromEnv } from '../activities/model.js';
 import { LOCAL_PREFIX } from '../models/types.js';
+import { localModelSpec } from '../models/local-catalog.js';
+import { localModelSettingsFor } from '../models/local-model.js';
+import { installWithProgress } from './model-command.js';
 import { interruptSignal, withEmbeddedWorker } from './embedded-worker.js';
 import type { TemporalSettings } from '../temporal/settings.js';
 import { follow, type FollowOutcome } from './follow.js';
@@ -11,6 +15,7 @@ import { promptOptions } from './approval-follow.js';
 import { checkToolsets, loadTools } from './tools-command.js';
 import { hasLiveWorker, runWasPickedUp, withTemporal } from './temporal-client.js';
 import { newWorkflowId, runInput, type RunFlags } from './run-options.js';
+import { CliError } from './errors.js';
 import type { AgentInput } from '../common/types.js';
 import { agentWorkflow } from '../workflows/agent-workflow.js';
 
@@ -22,9 +27,11 @@ interface RunOptions extends RunFlags {
 }
 
 function describeModel(model: string): string {
-  if (model.startsWith(LOCAL_PREFIX)) {
-    return `${model} (a tiny local demonstration model: set OPENAI_API_KEY or OPENAI_BASE_URL for a real one)`;
-  }
+  const local = localModelSpec(model);
+  if (local?.id === 'smollm2-135m')
+    return `${model} (a tiny local demonstration model: set OPENAI_API_KEY or OPENAI_BASE_URL for a real one, or try --model local:qwen2.5-coder-1.5b)`;
+  if (local) return `${model} (${local.title}, on this machine's CPU)`;
+  if (model.startsWith(LOCAL_PREFIX)) return model;
   return `${model} at ${process.env.OPENAI_BASE_URL || 'https://api.openai.com/v1'}`;
 }
 
@@ -65,6 +72,18 @@ async function startAndFollow(
   printOutcome(workflowId, outcome, opts.json ?? false);
 }
 
+/** A local model this process will run (embedded worker) is installed now if its catalog says so, with progress. */
+async function installOnFirstUse(model: string): Promise<void> {
+  const spec = localModelSpec(model);
+  if (!spec || localModelSettingsFor(model)) return;
+  if (!spec.installOnFirstUse)
+    throw new CliError(`--model ${model}: its weights are not installed: run 'npm run setup:local-model'`, 1);
+  const { defaultCacheDir } = await import('../models/install/install-model.js');
+  const cache = defaultCacheDir(spec);
+  // A cache folder someone made (CI does) is used and filled; nobody else gets a second gigabyte on disk.
+  await installWithProgress(spec, existsSync(cache) ? cache : undefined);
+}
+
 export function addRunCommand(program: Command): void {
   program
     .command('run')
@@ -95,7 +114,10 @@ export function addRunCommand(program: Command): void {
     .option('--no-worker', 'never run an embedded worker, even when none polls the queue')
     .action(async (task: string, opts: RunOptions) => {
       const input = runInput(task, opts);
-      if (opts.worker) modelSettingsFromEnv(); // a wrong OPENAI_BASE_URL fails here, before a run is started
+      if (opts.worker) {
+        modelSettingsFromEnv(); // a wrong OPENAI_BASE_URL fails here, before a run is started
+        await installOnFirstUse(input.model);
+      }
       await loadTools();
       checkToolsets(input.enabledToolsets, '--toolsets');
       checkToolsets(input.disabledToolsets, '--disable');

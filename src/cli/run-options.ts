@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { existsSync, statSync } from 'node:fs';
 import { LOCAL_MODEL_NAME, localModelSettings } from '../models/local-model.js';
+import { localModelSpec, localNames } from '../models/local-catalog.js';
 import { LOCAL_PREFIX } from '../models/types.js';
 import { isOpenAIConfigured, openAISettingsFromEnv } from '../models/openai-provider.js';
 import type { AgentInput } from '../common/types.js';
@@ -66,11 +67,14 @@ export function runInput(task: string, flags: RunFlags): AgentInput {
   const cwd = resolve(flags.cwd ?? process.cwd());
   if (!existsSync(cwd) || !statSync(cwd).isDirectory()) throw new CliError(`--cwd: ${cwd} is not a directory`);
   const model = chooseModel(flags.model);
-  // A tiny demonstration model writes random commands: unless told otherwise, it only gets tools that read, and
-  // only local ones (it would fetch made-up URLs and open a browser for them).
-  const demo = flags.toolsets === undefined && model.startsWith(LOCAL_PREFIX);
-  const enabledToolsets = listOption(flags.toolsets) ?? (demo ? ['read-only'] : undefined);
-  const disabledToolsets = listOption(flags.disable) ?? (demo ? ['web', 'browser'] : undefined);
+  const local = localModelSpec(model);
+  if (model.startsWith(LOCAL_PREFIX) && !local)
+    throw new CliError(`--model: unknown local model '${model}' (known: ${localNames()})`);
+  // A small local model gets the tools its catalog entry names unless told otherwise: the 135M one writes random
+  // commands, so it only reads; neither gets the web or a browser (they would fetch made-up URLs).
+  const demo = flags.toolsets === undefined && local !== undefined;
+  const enabledToolsets = listOption(flags.toolsets) ?? (demo ? local.toolsets : undefined);
+  const disabledToolsets = listOption(flags.disable) ?? (demo ? local.disabledToolsets : undefined);
   return {
     task,
     model,

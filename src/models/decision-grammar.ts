@@ -8,25 +8,26 @@ export const MAX_STRING_CHARS = 240;
 
 /**
  * Keeps the keywords a GBNF JSON-schema grammar understands. Objects are closed and keep only their required
- * properties (a tiny model fills optional ones with noise); strings are bounded.
+ * properties (a tiny model fills optional ones with noise, and node-llama-cpp's grammar makes every listed property
+ * required); strings are bounded to `maxChars`.
  */
-export function toGrammarSchema(schema: unknown): JsonSchema {
+export function toGrammarSchema(schema: unknown, maxChars = MAX_STRING_CHARS): JsonSchema {
   if (typeof schema !== 'object' || schema === null) return { type: ['string', 'number', 'boolean', 'null'] };
   const s = schema as Record<string, unknown>;
   if (Array.isArray(s.enum)) return { enum: s.enum };
   if (s.const !== undefined) return { const: s.const };
   const alternatives = (s.oneOf ?? s.anyOf) as unknown[] | undefined;
-  if (Array.isArray(alternatives)) return { oneOf: alternatives.map(toGrammarSchema) };
+  if (Array.isArray(alternatives)) return { oneOf: alternatives.map((a) => toGrammarSchema(a, maxChars)) };
   const type = s.type;
   if (type === 'object') {
     const props = (s.properties ?? {}) as Record<string, unknown>;
     const required = Array.isArray(s.required) ? (s.required as string[]).filter((k) => k in props) : [];
     const properties: Record<string, JsonSchema> = {};
-    for (const k of required) properties[k] = toGrammarSchema(props[k]);
+    for (const k of required) properties[k] = toGrammarSchema(props[k], maxChars);
     return { type: 'object', properties, required, additionalProperties: false };
   }
   if (type === 'array') {
-    const out: JsonSchema = { type: 'array', items: toGrammarSchema(s.items) };
+    const out: JsonSchema = { type: 'array', items: toGrammarSchema(s.items, maxChars) };
     if (typeof s.minItems === 'number') out.minItems = s.minItems;
     if (typeof s.maxItems === 'number') out.maxItems = s.maxItems;
     return out;
@@ -34,7 +35,7 @@ export function toGrammarSchema(schema: unknown): JsonSchema {
   if (type === 'string') {
     const out: JsonSchema = {
       type: 'string',
-      maxLength: Math.min(typeof s.maxLength === 'number' ? s.maxLength : MAX_STRING_CHARS, MAX_STRING_CHARS),
+      maxLength: Math.min(typeof s.maxLength === 'number' ? s.maxLength : maxChars, maxChars),
     };
     if (typeof s.minLength === 'number') out.minLength = s.minLength;
     return out;

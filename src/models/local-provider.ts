@@ -1,44 +1,27 @@
-// The local provider: a small GGUF model run by node-llama-cpp on the CPU, replies constrained by a JSON grammar. Worker-only.
+// The local provider: a GGUF model run by node-llama-cpp on the CPU. The 135M model's replies are constrained by a
+// JSON decision grammar (here); Qwen speaks its own tool-call format (qwen-provider.ts). Worker-only.
 import { ApplicationFailure } from '@temporalio/activity';
-import type { ChatHistoryItem, Llama, LlamaContext, LlamaModel } from 'node-llama-cpp';
+import type { ChatHistoryItem } from 'node-llama-cpp';
 import type { CallModelInput } from '../common/activity-contract.js';
 import type { ChatMessage, ModelReply } from '../common/types.js';
 import { decisionSchema } from './decision-grammar.js';
 import { toLocalHistory } from './local-history.js';
+import { lazyModel, oneAtATime, type LocalModelSettings } from './local-runtime.js';
+import { createQwenProvider } from './qwen-provider.js';
 import type { ModelProvider } from './types.js';
 
-export interface LocalModelSettings {
-  modelPath: string;
-  threads: number;
-  contextSize: number;
-  /** After this many tool rounds the model must answer (tiny models otherwise call tools forever). */
-  maxToolRounds: number;
-}
+export type { LocalModelSettings };
 
 // Enough for the longest reply the grammar allows (see MAX_STRING_CHARS), so a reply is never cut.
 const MAX_REPLY_TOKENS = 1_024;
 
-interface Loaded {
-  llama: Llama;
-  model: LlamaModel;
-  context: LlamaContext;
+export function createLocalProvider(settings: LocalModelSettings): ModelProvider {
+  return settings.format === 'qwen-tools' ? createQwenProvider(settings) : createDecisionProvider(settings);
 }
 
-export function createLocalProvider(settings: LocalModelSettings): ModelProvider {
-  let loading: Promise<Loaded> | undefined;
-  // One context sequence: replies are generated one at a time.
-  let queue: Promise<unknown> = Promise.resolve();
-
-  const load = (): Promise<Loaded> =>
-    (loading ??= (async () => {
-      // Loaded on first use only: workers that never use the local model never load node-llama-cpp.
-      const { getLlama, LlamaLogLevel } = await import('node-llama-cpp');
-      // build: 'never' — use the prebuilt CPU binary shipped in the npm package; never compile or download.
-      const llama = await getLlama({ gpu: false, build: 'never', progressLogs: false, logLevel: LlamaLogLevel.error });
-      const model = await llama.loadModel({ modelPath: settings.modelPath });
-      const context = await model.createContext({ contextSize: settings.contextSize, threads: settings.threads });
-      return { llama, model, context };
-    })());
+function createDecisionProvider(settings: LocalModelSettings): ModelProvider {
+  const load = lazyModel(settings);
+  const serial = oneAtATime();
 
   async function generate(input: CallModelInput, signal: AbortSignal): Promise<ModelReply> {
     const { llama, model, context } = await load();
@@ -85,11 +68,7 @@ export function createLocalProvider(settings: LocalModelSettings): ModelProvider
 
   return {
     describe: (model) => `${model} (local demonstration model, ${settings.modelPath})`,
-    complete(input, signal) {
-      const next = queue.then(() => generate(input, signal));
-      queue = next.catch(() => undefined);
-      return next;
-    },
+    complete: (input, signal) => serial(() => generate(input, signal)),
   };
 }
 

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, NativeConnection, type WorkflowBundle } from '@temporalio/worker';
 import { inject } from 'vitest';
-import { localModelSettings } from '../../src/models/local-model.js';
+import { localModelResolver } from '../../src/models/local-model.js';
 import { createWorker, installRuntimeLogging, workflowsPath } from '../../src/worker.js';
 import type { AgentInput, AgentResult } from '../../src/common/types.js';
 import { agentWorkflow } from '../../src/workflows/agent-workflow.js';
@@ -46,7 +46,7 @@ export async function harness(config: TetherConfig = parseConfig({})): Promise<H
         settings,
         connection: native,
         workflowBundle: await workflowBundle(),
-        model: { openai: { baseURL: modelUrl, apiKey: 'test-key' }, local: localModelSettings() },
+        model: { openai: { baseURL: modelUrl, apiKey: 'test-key' }, local: localModelResolver() },
         config,
         log: recordingLogger(),
         shutdownGraceTime: '1 second',
