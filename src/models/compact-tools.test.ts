@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { compactTools, firstSentence } from './compact-tools.js';
+import { compactTools, shortDescription } from './compact-tools.js';
 
 describe('compactTools', () => {
-  it('keeps names, types, enums and required; cuts descriptions to a sentence and drops bounds', () => {
+  it('keeps required parameters and optional enums; cuts descriptions to their first line and drops bounds', () => {
     const [t] = compactTools([
       {
         type: 'function',
@@ -25,12 +25,11 @@ describe('compactTools', () => {
       type: 'function',
       function: {
         name: 'read_file',
-        description: 'Read a text file.',
+        description: 'Read a text file. Returns numbered lines.',
         parameters: {
           type: 'object',
           properties: {
-            path: { type: 'string', description: 'File path, relative.' },
-            limit: { type: 'integer' },
+            path: { type: 'string', description: 'File path, relative. Long tail.' },
             mode: { type: 'string', enum: ['a', 'b'] },
           },
           required: ['path'],
@@ -39,9 +38,9 @@ describe('compactTools', () => {
     });
   });
 
-  it('finds the first sentence without cutting inside one', () => {
-    expect(firstSentence('Use e.g.x here')).toBe('Use e.g.x here');
-    expect(firstSentence('One. Two.')).toBe('One.');
-    expect(firstSentence('No stop\nsecond line')).toBe('No stop');
+  it('cuts a long line at the last sentence end that fits, never inside a word like e.g.', () => {
+    expect(shortDescription('No stop\nsecond line')).toBe('No stop');
+    expect(shortDescription('One. Two. Three.', 10)).toBe('One. Two.');
+    expect(shortDescription('Use e.g.x here and there', 12)).toBe('Use e.g.x…');
   });
 });
