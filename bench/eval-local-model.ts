@@ -145,6 +145,9 @@ interface Row {
 }
 
 const env = await durableEnv();
+// Stopped early (Ctrl-C), the dev server it started goes too.
+for (const signal of ['SIGINT', 'SIGTERM'] as const)
+  process.once(signal, () => void env.close().finally(() => process.exit(130)));
 const taskQueue = `eval-${randomUUID()}`;
 const worker = await env.worker(taskQueue, 'http://127.0.0.1:9/unused');
 const running = worker.run();
