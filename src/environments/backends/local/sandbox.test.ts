@@ -14,6 +14,7 @@ const spec = {
   slirp4netns: '/usr/bin/slirp4netns',
   writable: ['/srv/data'],
   hidden: [],
+  exposed: [],
 };
 
 /** The value that follows `flag` (its first argument), for each occurrence. */
@@ -21,14 +22,20 @@ const after = (args: string[], flag: string): string[] => args.flatMap((a, i) =>
 
 describe('terminal.local settings', () => {
   it.each([
-    [undefined, { enabled: true, network: true, writable: [], hidden: [] }],
-    ['off', { enabled: false, network: true, writable: [], hidden: [] }],
-    [false, { enabled: false, network: true, writable: [], hidden: [] }],
-    ['on', { enabled: true, network: true, writable: [], hidden: [] }],
-    [{ network: 'host' }, { enabled: true, network: 'host', writable: [], hidden: [] }],
+    [undefined, { enabled: true, network: true, writable: [], hidden: [], expose: [] }],
+    ['off', { enabled: false, network: true, writable: [], hidden: [], expose: [] }],
+    [false, { enabled: false, network: true, writable: [], hidden: [], expose: [] }],
+    ['on', { enabled: true, network: true, writable: [], hidden: [], expose: [] }],
+    [{ network: 'host' }, { enabled: true, network: 'host', writable: [], hidden: [], expose: [] }],
     [
       { network: false, writable: ['~/cache', '/x'], hidden: ['~/.ssh'] },
-      { enabled: true, network: false, writable: [join(homedir(), 'cache'), '/x'], hidden: [join(homedir(), '.ssh')] },
+      {
+        enabled: true,
+        network: false,
+        writable: [join(homedir(), 'cache'), '/x'],
+        hidden: [join(homedir(), '.ssh')],
+        expose: [],
+      },
     ],
   ])('sandbox: %j', (sandbox, expected) => {
     expect(LocalSettingsSchema.parse(sandbox === undefined ? {} : { sandbox }).sandbox).toEqual(expected);
