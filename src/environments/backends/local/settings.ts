@@ -2,7 +2,7 @@
 // a missing bwrap stops the worker with a message naming the package; a sandbox turned off is a warning. Worker-only.
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants, existsSync, realpathSync, statSync } from 'node:fs';
-import { homedir, platform } from 'node:os';
+import { homedir, platform, tmpdir } from 'node:os';
 import { delimiter, isAbsolute, join } from 'node:path';
 import { z } from 'zod';
 import { TetherError } from '../../../common/errors.js';
@@ -105,6 +105,15 @@ function realPath(p: string): string {
   }
 }
 
+/**
+ * Where every task's private /tmp lives on this machine (os.tmpdir()). At /tmp it is out of sight already (each
+ * sandbox's own /tmp is mounted over it); anywhere else (TMPDIR=/var/tmp) it would show other tasks' /tmp
+ * read-only, so it is hidden.
+ */
+function otherTasksTmp(): string[] {
+  return realPath(tmpdir()) === '/tmp' ? [] : [tmpdir()];
+}
+
 /** The sandbox the local backend uses, or undefined when it is off or this is not Linux. */
 export function sandboxSpec(settings: LocalSettings): SandboxSpec | undefined {
   const s = settings.sandbox;
@@ -115,7 +124,11 @@ export function sandboxSpec(settings: LocalSettings): SandboxSpec | undefined {
     nsenter: locate('nsenter').path,
     slirp4netns: locate('slirp4netns').path,
     writable: s.writable,
-    hidden: [...new Set([...controlPlanePaths(), ...defaultHiddenPaths(s.expose), ...s.hidden].map(realPath))],
+    hidden: [
+      ...new Set(
+        [...controlPlanePaths(), ...defaultHiddenPaths(s.expose), ...otherTasksTmp(), ...s.hidden].map(realPath),
+      ),
+    ],
     exposed: s.expose.map(realPath),
   };
 }
