@@ -2,7 +2,7 @@
 // nothing outside can be signalled, setsid children die with their command, and the start-up checks (the network:
 // local-task-network.test.ts).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { environmentManager } from '../../src/environments/current.js';
@@ -54,6 +54,26 @@ describe('the local sandbox (bubblewrap)', () => {
     expect((await sh(task(), { command: 'cat /tmp/private.txt' })).output).toMatch(/No such file/);
     // The machine's daemons' sockets are not reachable (Docker's would be root on the host).
     expect((await sh(t, { command: 'ls /run /var/run' })).output).not.toMatch(/docker\.sock/);
+  });
+
+  it("tether's kill script, started into a command's PID namespace from outside, brings no outside network with it", async () => {
+    await configure({ sandbox: 'on' });
+    const t = task();
+    // The bait ignores TERM (so the kill script lingers); the watcher, in the same PID namespace, notes the network
+    // namespace of every new process it sees: a command that took the kill script over (ptrace) would have that.
+    const bait = await sh(t, {
+      background: true,
+      command:
+        "trap '' TERM; echo $$ > /tmp/bait.pid; for p in /proc/[0-9]*; do readlink $p/ns/net; done | sort -u > /tmp/known; " +
+        'while :; do for p in /proc/[0-9]*; do n=$(readlink $p/ns/net 2>/dev/null) || continue; grep -qx "$n" /tmp/known || echo "$n" >> /tmp/seen; done; done',
+    });
+    const id = String(bait.process_id);
+    await until('the bait runs', async () => (await sh(t, { command: 'cat /tmp/bait.pid' })).exit_code === 0, 20_000);
+    await call('process', t, { action: 'kill', process_id: id });
+    const seen = String((await sh(t, { command: 'cat /tmp/seen 2>/dev/null; true' })).output);
+    const host = readlinkSync('/proc/self/ns/net');
+    expect(seen).toMatch(/net:\[\d+\]/); // the watcher did see the kill script
+    expect(seen).not.toContain(host);
   });
 
   it('cannot signal anything outside: kill -9 -1 and kill <outside pid> leave the machine alone', async () => {

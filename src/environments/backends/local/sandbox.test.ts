@@ -90,6 +90,9 @@ describe('bwrapArgs', () => {
     expect(after(bwrapArgs(spec, layout, { pty: true }), '--dev-bind')).toEqual(['/dev/pts']);
     const joined = bwrapArgs(spec, layout, { pty: false, joinFd: 3 });
     expect(after(joined, '--pidns')).toEqual(['3']);
+    // The kill script is started from the worker's side: it must not carry the worker's network into the sandbox.
+    expect(joined).toContain('--unshare-net');
+    expect(bwrapArgs(spec, layout, { pty: false })).not.toContain('--unshare-net');
     expect(joined).not.toContain('--unshare-pid');
   });
 

@@ -60,7 +60,10 @@ export function bwrapArgs(spec: SandboxSpec, layout: SandboxLayout, o: { pty: bo
   // A path a person exposed inside a hidden directory (~/.ssh/known_hosts in ~/.ssh): read-only, on top.
   for (const p of spec.exposed ?? [])
     if (existsSync(p) && spec.hidden.some((d) => d !== p && within(p, d))) args.push('--ro-bind', p, p);
-  args.push(...(o.joinFd === undefined ? ['--unshare-pid'] : ['--pidns', String(o.joinFd)]));
+  // tether's kill script joins a command's PID namespace from the worker's side, so it gets an empty network namespace
+  // of its own: a command that takes it over (ptrace from inside that PID namespace) gains no way to this machine's
+  // network. It needs none.
+  args.push(...(o.joinFd === undefined ? ['--unshare-pid'] : ['--pidns', String(o.joinFd), '--unshare-net']));
   args.push('--unshare-ipc', '--cap-drop', 'ALL', '--die-with-parent');
   args.push('--chdir', layout.workdir, '--');
   return args;
