@@ -76,6 +76,16 @@ describe('the local sandbox (bubblewrap)', () => {
     expect(seen).not.toContain(host);
   });
 
+  it("a PTY command has a terminal of its own and cannot open this machine's other terminals", async () => {
+    await configure({ sandbox: 'on' });
+    const t = task();
+    const r = await sh(t, { command: 'tty; ls /dev/pts; stty size', pty: true });
+    // Its own devpts: its terminal, and nothing of the host's (whose terminals would be numbered beside it).
+    expect(r.output).toMatch(/^\/dev\/pts\/0\r?\n0\s+ptmx\r?\n\d+ \d+\r?\n$/);
+    expect(r.exit_code).toBe(0);
+    expect((await sh(t, { command: 'exit 7', pty: true })).exit_code).toBe(7);
+  });
+
   it('cannot signal anything outside: kill -9 -1 and kill <outside pid> leave the machine alone', async () => {
     await configure({ sandbox: 'on' });
     const outsider = spawn('sleep', ['4321.5'], { stdio: 'ignore' });
@@ -200,7 +210,7 @@ describe('the local sandbox (bubblewrap)', () => {
       /^terminal\.local\.sandbox: Unrecognized key: "writabel"$/,
     );
     await expect(configure({ sandbox: 'maybe' })).rejects.toThrow(
-      /^terminal\.local\.sandbox: off, on, or a mapping with enabled, network, writable, hidden and bwrap$/,
+      /^terminal\.local\.sandbox: off, on, or a mapping with enabled, network, writable, hidden, expose and bwrap$/,
     );
     await expect(configure({ sandbox: { writable: ['relative/dir'] } })).rejects.toThrow(
       /^terminal\.local\.sandbox\.writable\.0: an absolute path/,

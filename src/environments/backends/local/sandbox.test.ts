@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { bwrapArgs } from './sandbox.js';
+import { bwrapArgs, ptyArgv } from './sandbox.js';
 import { LocalSettingsSchema, locateBwrap, sandboxSpec } from './settings.js';
 
 const layout = { workdir: '/home/me/proj', tmpDir: '/tmp/tether-sandbox-x' };
@@ -86,8 +86,9 @@ describe('bwrapArgs', () => {
     expect(bound).toBeGreaterThan(args.indexOf('/run'));
   });
 
-  it('a PTY keeps the host /dev/pts; a kill script joins a PID namespace instead of making one', () => {
-    expect(after(bwrapArgs(spec, layout, { pty: true }), '--dev-bind')).toEqual(['/dev/pts']);
+  it("a PTY never gets the host's /dev/pts (every terminal of the machine); a kill script joins a PID namespace instead of making one", () => {
+    expect(bwrapArgs(spec, layout, { pty: true })).not.toContain('/dev/pts');
+    expect(ptyArgv('echo "hi"')).toEqual(['script', '-qfec', `exec /bin/sh -c 'echo "hi"'`, '/dev/null']);
     const joined = bwrapArgs(spec, layout, { pty: false, joinFd: 3 });
     expect(after(joined, '--pidns')).toEqual(['3']);
     // The kill script is started from the worker's side: it must not carry the worker's network into the sandbox.

@@ -4,6 +4,7 @@ import { existsSync, lstatSync, readFileSync, readdirSync } from 'node:fs';
 import type { SandboxSpec } from './settings.js';
 import { isDirectory } from './control-plane.js';
 import type { FileMount } from './task-network.js';
+import { shQuote } from '../../shell-scripts.js';
 
 export interface SandboxLayout {
   /** The task's working directory: writable, and where commands start. */
@@ -27,7 +28,8 @@ const VAR_RUN_IS_DIR = ((): boolean => {
  * bwrap's arguments (before the command). The order matters: later mounts go on top of earlier ones, so the
  * read-only root comes first and the writable paths last.
  *
- * - `/` read-only; `/dev` minimal (the host's /dev/pts only for a PTY, whose slave must keep its name);
+ * - `/` read-only; `/dev` minimal, with a devpts of its own (never the host's /dev/pts: through it a command could read
+ *   and write every other terminal of this machine; a PTY command gets a terminal of the sandbox's own, ptyArgv);
  *   a fresh /proc of the command's own PID namespace.
  * - `/run` (and a separate /var/run) empty: the sockets of the machine's daemons live there (Docker, D-Bus,
  *   systemd), and as the same user a command could connect to them even on a read-only mount and leave the
@@ -39,7 +41,6 @@ const VAR_RUN_IS_DIR = ((): boolean => {
  */
 export function bwrapArgs(spec: SandboxSpec, layout: SandboxLayout, o: { pty: boolean; joinFd?: number }): string[] {
   const args = ['--ro-bind', '/', '/', '--dev', '/dev'];
-  if (o.pty) args.push('--dev-bind', '/dev/pts', '/dev/pts');
   args.push('--tmpfs', '/dev/shm', '--proc', '/proc');
   // bwrap leaves /proc/sys writable (its access(W_OK) check on that directory always fails), and each sysctl is
   // writable by uid 0 whatever its capabilities: kernel.core_pattern would run a program as root outside the sandbox.
@@ -90,6 +91,15 @@ function hide(hidden: readonly string[], binds: readonly [string, string][]): st
   }
   for (const [from, to] of binds) if (dirs.some((d) => within(to, d))) args.push('--bind', from, to);
   return args;
+}
+
+/**
+ * The argv after bwrap's arguments for a command on a PTY. The worker's pseudo-terminal reaches the sandbox as the
+ * command's standard input and output only; `script` makes a terminal in the sandbox's own devpts and relays to it
+ * (window size included), so programs that ask for their terminal's name (tty, tmux, ssh) find one.
+ */
+export function ptyArgv(script: string): string[] {
+  return ['script', '-qfec', `exec /bin/sh -c ${shQuote(script)}`, '/dev/null'];
 }
 
 /** The first child of a process (bwrap's sandboxed init is the only child of the bwrap process the worker started). */

@@ -7,7 +7,7 @@ import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BackendDefinition } from '../../backend-types.js';
 import { deferredProcess, failedProcess } from '../../deferred-process.js';
-import { bwrapArgs, firstChild, sandboxPidNamespace, type SandboxLayout } from './sandbox.js';
+import { bwrapArgs, ptyArgv, firstChild, sandboxPidNamespace, type SandboxLayout } from './sandbox.js';
 import { withoutControlPlane } from './control-plane.js';
 import { baseEnvironment } from '../../command-env.js';
 import { COMMAND_MARK, ENV_MARK, killMarked } from './stragglers.js';
@@ -248,9 +248,7 @@ export class LocalTransport implements Transport {
     const command = [
       this.sandbox.bwrap,
       ...bwrapArgs(this.sandbox, this.layout(), { pty: opts.pty !== undefined }),
-      '/bin/sh',
-      '-c',
-      script,
+      ...(opts.pty ? ptyArgv(script) : ['/bin/sh', '-c', script]),
     ];
     // Never the machine's network by mistake: without its task network (closed, or not made) nothing runs.
     if (this.sandbox.network !== 'host' && !this.network)
