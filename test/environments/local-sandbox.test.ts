@@ -226,3 +226,30 @@ describe('the local sandbox (bubblewrap)', () => {
     expect((await sh(task(), { command: 'pwd' })).output).toBe(`${cwd}\n`);
   });
 });
+
+describe('hidden credentials in a task directory that holds them', () => {
+  it('cannot be taken out of hiding by renaming or removing a directory above them', async () => {
+    const home = dir('tether-sbx-home-');
+    mkdirSync(join(home, '.docker'));
+    writeFileSync(join(home, '.docker/config.json'), '{"auths":{"x":{"auth":"SECRET-DOCKER"}}}');
+    mkdirSync(join(home, '.config/gh'), { recursive: true });
+    writeFileSync(join(home, '.config/gh/hosts.yml'), 'oauth_token: SECRET-GH');
+    const saved = cwd;
+    cwd = home;
+    try {
+      await configure({ sandbox: { hidden: [join(home, '.docker/config.json'), join(home, '.config/gh')] } });
+      const t = task();
+      const moved = await sh(t, { command: 'mv .docker moved-docker; mv .config moved-config; rm -rf .config; ls -a' });
+      expect(moved.output).toMatch(/Device or resource busy|Resource busy/);
+      const after = await sh(t, {
+        command:
+          'cat .docker/config.json moved-docker/config.json .config/gh/hosts.yml moved-config/gh/hosts.yml 2>&1; true',
+      });
+      expect(after.output).not.toContain('SECRET');
+      // Still writable as before: the task can work in those directories.
+      expect((await sh(t, { command: 'echo ok > .docker/other.json && cat .docker/other.json' })).output).toBe('ok\n');
+    } finally {
+      cwd = saved;
+    }
+  });
+});

@@ -1,6 +1,7 @@
 // The bubblewrap command line for one local command, and how a helper finds that command's PID namespace to join
 // it. Worker-only (reads /proc).
 import { existsSync, lstatSync, readFileSync, readdirSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { SandboxSpec } from './settings.js';
 import { isDirectory } from './control-plane.js';
 import type { FileMount } from './task-network.js';
@@ -85,6 +86,18 @@ function hide(hidden: readonly string[], binds: readonly [string, string][]): st
   const dirs = present.filter(isDirectory);
   const shown = present.filter((p) => !dirs.some((d) => d !== p && within(p, d)));
   const args: string[] = [];
+  // A hidden path inside a writable one (a task directory that holds the home: ~/.docker/config.json) could be
+  // taken out of hiding by renaming a directory above it (mv .docker x; the next command's sandbox finds no
+  // .docker/config.json to hide). Each such directory is bound onto itself, as writable as before: a mount point
+  // cannot be renamed or removed (EBUSY). The hidden path itself is a mount point already.
+  const pinned = new Set<string>();
+  for (const p of shown)
+    for (const [from, to] of binds) {
+      // Only binds of a host path onto itself show the host's files there (not the private /tmp).
+      if (from !== to || p === to || !within(p, to)) continue;
+      for (let a = dirname(p); a !== to && within(a, to); a = dirname(a)) pinned.add(a);
+    }
+  for (const a of [...pinned].sort((x, y) => x.length - y.length)) args.push('--bind', a, a);
   for (const p of shown) {
     if (dirs.includes(p)) args.push('--perms', '0555', '--size', '4096', '--tmpfs', p);
     else args.push('--ro-bind', '/dev/null', p);
