@@ -4,6 +4,7 @@ import type { TerminalConfig } from '../config/config.js';
 import type { Logger } from '../logging/logger.js';
 import { resolveBackend } from './backends.js';
 import { ShellEnvironment } from './shell-environment.js';
+import { currentToolCall } from './tool-call-context.js';
 
 export interface Acquired {
   env: ShellEnvironment;
@@ -118,6 +119,7 @@ export class EnvironmentManager {
         hostCwd: o.hostCwd,
         workerId: this.opts.workerId,
         log: this.opts.log,
+        workflowId: currentToolCall()?.workflowId,
       });
       const guarded = backend === 'local' && !transport.diesWithWorker;
       const env = new ShellEnvironment(transport, {
