@@ -59,9 +59,13 @@ export class EgressGate {
   private readonly reported = new Map<string, Set<string>>();
   private readonly asking = new Map<string, Asking>();
   private denyAddresses: { at: number; addresses: Set<string> } | undefined;
+  /** This machine's resolver (every address of a name); replaced only by unit tests, which send nothing out. */
+  private resolver = async (name: string): Promise<string[]> =>
+    (await lookup(name, { all: true, verbatim: true })).map((a) => a.address);
 
   configure(o: {
     policy?: EgressSettings;
+    resolver?: (name: string) => Promise<string[]>;
     asker?: EgressAsker;
     approvals?: ApprovalSettings;
     allowlisted?: () => readonly string[];
@@ -75,6 +79,7 @@ export class EgressGate {
     if (o.approvals) this.approvals = o.approvals;
     if (o.allowlisted) this.allowlisted = o.allowlisted;
     if (o.log) this.log = o.log;
+    if (o.resolver) this.resolver = o.resolver;
   }
 
   /** Whether a run can be asked at all (a worker connected to Temporal); tether exec and bare tests cannot. */
@@ -230,7 +235,7 @@ export class EgressGate {
   private async addressesOf(name: string): Promise<string[]> {
     const mapped = this.policy.resolve.get(name);
     if (mapped) return [mapped.host];
-    return (await lookup(name, { all: true, verbatim: true })).map((a) => a.address);
+    return this.resolver(name);
   }
 
   /**

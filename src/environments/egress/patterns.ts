@@ -21,7 +21,7 @@ export function parsePattern(entry: string): HostPattern | { error: string } {
   const m = /^(\*\.)?(\[[^\]]+\]|[^:[\]]+)(?::(\*|[0-9]+))?$/.exec(text);
   if (!m) return { error: `${JSON.stringify(entry)}: a host name, *.domain or IP address, with :port or :* if needed` };
   const h = normalizeHost(m[2]!);
-  if ('error' in h) return { error: `${JSON.stringify(entry)}: ${h.error}` };
+  if ('error' in h) return h;
   if (m[1] && h.ip !== 0) return { error: `${JSON.stringify(entry)}: *. goes before a domain name, not an address` };
   let port: HostPattern['port'];
   if (m[3] === '*') port = 'any';
