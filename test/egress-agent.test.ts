@@ -12,22 +12,37 @@ import { parseConfig } from '../src/config/config.js';
 import type { AgentResult, AgentState } from '../src/common/types.js';
 import type { PendingApproval } from '../src/common/approval-types.js';
 import { harness, type Harness } from './support/agent-harness.js';
-import { until } from './support/cli.js';
+import { runCli, until } from './support/cli.js';
+import { runDetail } from '../src/inbox/data.js';
+import { createServer, type Server } from 'node:http';
 import { recordHistory } from './support/history.js';
 import { lastToolResults, startScriptedModel } from './support/scripted-model.js';
 import { resolveAll, startStandIn, type StandIn } from './support/egress-stand-in.js';
 
 let h: Harness;
 let stand: StandIn;
+/** The approvals webhook: every body it was sent. */
+let webhook: { server: Server; url: string; bodies: { approval: PendingApproval }[] };
 const configFile = join(mkdtempSync(join(tmpdir(), 'tether-egress-conf-')), 'config.yaml');
 const NAMES = ['allowed', 'blocked', 'ask', 'ask1', 'ask2', 'always', 'gone'].map((n) => `${n}.example.test`);
 
 beforeAll(async () => {
   process.env.TETHER_CONFIG = configFile;
   stand = await startStandIn();
+  const bodies: { approval: PendingApproval }[] = [];
+  const server = createServer((req, res) => {
+    let text = '';
+    req.on('data', (c: Buffer) => (text += c.toString()));
+    req.on('end', () => {
+      bodies.push(JSON.parse(text) as { approval: PendingApproval });
+      res.end('ok');
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  webhook = { server, url: `http://127.0.0.1:${(server.address() as { port: number }).port}/hook`, bodies };
   h = await harness(
     parseConfig({
-      approvals: { mode: 'manual' },
+      approvals: { mode: 'manual', webhook_url: webhook.url },
       terminal: {
         backend: 'local',
         local: {
@@ -47,7 +62,11 @@ afterAll(async () => {
   delete process.env.TETHER_CONFIG;
   await h.close();
   await stand.close();
+  webhook.server.close();
 });
+
+const cli = (args: string[]) =>
+  runCli(args, { cwd: tmpdir(), env: { TEMPORAL_ADDRESS: h.address, TETHER_TASK_QUEUE: h.taskQueue } });
 
 const project = (): string => realpathSync(mkdtempSync(join(tmpdir(), 'tether-egress-')));
 const state = (handle: WorkflowHandle): Promise<AgentState> => handle.query<AgentState>('state');
@@ -126,9 +145,22 @@ describe('the egress gate in a real run', () => {
       // The first command asked nobody: allowed went through, blocked was refused.
       expect((await state(handle)).approvals.decided).toEqual([]);
       expect(stand.hits('ask1.example.test')).toBe(0);
-      await handle.executeUpdate('decideApproval', {
-        args: [{ approvalId: ask1.approvalId, choice: 'session', by: 'test' }],
-      });
+      // The CLI lists it (from visibility) naming the host, and decides it.
+      await until(
+        'tether approvals lists the network approval',
+        async () => (await cli(['approvals'])).stdout.includes(`${ask1.approvalId} · network`),
+        30_000,
+      );
+      const listed = (await cli(['approvals'])).stdout;
+      expect(listed).toContain(
+        `  network: ask1.example.test:80\n  $ ${second}\n  [network:ask1.example.test:80] network: ask1.example.test:80 (http)`,
+      );
+      const approved = await cli(['approve', handle.workflowId, ask1.approvalId, '--scope', 'session']);
+      expect(approved.stdout).toBe(`approved (session): ${handle.workflowId} ${ask1.approvalId}\n`);
+      // The webhook was sent the whole approval, host and port included.
+      expect(webhook.bodies.map((b) => b.approval)).toContainEqual(
+        expect.objectContaining({ approvalId: ask1.approvalId, kind: 'network', host: 'ask1.example.test', port: 80 }),
+      );
       const ask2 = await pendingNetwork(handle, 'ask2.example.test');
       expect(ask2).toMatchObject({ command: third, callId: 'call_3_1' });
       // ask1 was reached again by the third command without a second approval.
@@ -151,6 +183,18 @@ describe('the egress gate in a real run', () => {
         'ask1.example.test': ['allowed', 2],
         'ask2.example.test': ['refused', 1],
       });
+      // tether status and the inbox's run page list the hosts.
+      const status = (await cli(['status', handle.workflowId])).stdout;
+      expect(status).toMatch(
+        /\n  network:\n    allowed\.example\.test:80  allowed \(egress\.allow: allowed\.example\.test\) · 1 connection\(s\)\n/,
+      );
+      expect(status).toMatch(
+        /    ask2\.example\.test:80  refused \(denied by a person: not that one\) · 1 connection\(s\)/,
+      );
+      const detail = await runDetail(h.client, handle.workflowId);
+      expect(detail.network?.map((n) => n.host).sort()).toEqual(
+        NAMES.filter((n) => /^(allowed|blocked|ask1|ask2)\./.test(n)).sort(),
+      );
     });
     const results = lastToolResults(model) as { exit_code: number; output: string; sandbox?: string }[];
     expect(results[0]!.output).toMatch(/hello from allowed\.example\.test\/a/);

@@ -49,3 +49,12 @@ export type NetworkReachReport = Omit<NetworkReach, 'count' | 'at'>;
 export function networkRule(host: string, port: number): string {
   return `network:${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
+
+/**
+ * `HOST:PORT` of a network approval, read from its rule (the visibility memo's copy has no host and port fields);
+ * undefined for any other approval.
+ */
+export function networkTargetOf(a: { tool: string; findings: readonly { rule: string }[] }): string | undefined {
+  if (a.tool !== 'network') return undefined;
+  return a.findings.find((f) => f.rule.startsWith('network:'))?.rule.slice('network:'.length);
+}

@@ -6,7 +6,11 @@ const NO_NETWORK =
   /Network is unreachable|ENETUNREACH|Could not resolve host|Temporary failure in name resolution|Name or service not known|EAI_AGAIN|getaddrinfo|No address associated with hostname|nodename nor servname|Failed to establish a new connection/i;
 
 /** The proxy's refusals during the command, or the no-direct-network hint; undefined when neither applies. */
-export function networkNote(output: string, refusals: readonly string[]): string | undefined {
+export function networkNote(
+  output: string,
+  refusals: readonly string[],
+  where = 'the local sandbox',
+): string | undefined {
   if (refusals.length > 0)
     return (
       `tether's egress proxy refused: ${refusals.join('; ')}. A host outside terminal.local.sandbox.egress.allow ` +
@@ -14,8 +18,8 @@ export function networkNote(output: string, refusals: readonly string[]): string
     );
   if (!NO_NETWORK.test(output)) return undefined;
   return (
-    "the local sandbox has no direct network: programs reach the outside only through tether's egress proxy, which " +
+    `${where} has no direct network: programs reach the outside only through tether's egress proxy, which ` +
     'HTTP_PROXY, HTTPS_PROXY and ALL_PROXY (socks5h) name; a program that ignores those variables cannot connect ' +
-    '(give it the proxy in its own settings), and names are resolved by the proxy, not inside the sandbox'
+    `(give it the proxy in its own settings), and names are resolved by the proxy, not inside ${where}`
   );
 }

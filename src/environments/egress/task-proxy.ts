@@ -25,6 +25,23 @@ export interface ProxyLabel {
   workflowId?: string;
 }
 
+/**
+ * The variables that send programs through a proxy on 127.0.0.1:`port`, upper and lower case (tools read one or the
+ * other): HTTP and HTTPS (CONNECT) to its HTTP side, ALL_PROXY to its SOCKS5 side with names resolved by the proxy.
+ */
+export function proxyVariables(port: number): Record<string, string> {
+  const http = `http://127.0.0.1:${port}`;
+  const vars: Record<string, string> = {
+    HTTP_PROXY: http,
+    HTTPS_PROXY: http,
+    ALL_PROXY: `socks5h://127.0.0.1:${port}`,
+    NO_PROXY: 'localhost,127.0.0.1,::1',
+  };
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(vars)) out[k] = out[k.toLowerCase()] = v;
+  return out;
+}
+
 export class TaskProxy {
   private readonly open = new Set<Socket>();
   private readonly front: HttpServer;
@@ -66,18 +83,9 @@ export class TaskProxy {
     this.who = who;
   }
 
-  /** The variables that send programs through the proxy (names upper and lower case: tools read one or the other). */
+  /** The variables that send programs through the proxy (see proxyVariables). */
   env(): Record<string, string> {
-    const http = `http://127.0.0.1:${this.port}`;
-    const vars: Record<string, string> = {
-      HTTP_PROXY: http,
-      HTTPS_PROXY: http,
-      ALL_PROXY: `socks5h://127.0.0.1:${this.port}`,
-      NO_PROXY: 'localhost,127.0.0.1,::1',
-    };
-    const out: Record<string, string> = {};
-    for (const [k, v] of Object.entries(vars)) out[k] = out[k.toLowerCase()] = v;
-    return out;
+    return proxyVariables(this.port);
   }
 
   /** What the proxy refused since `since` (a command's start), one line each, for the command's result. */
