@@ -280,7 +280,7 @@ export class EgressGate {
 
 function connectTo(host: string, port: number): Promise<Socket> {
   return new Promise((resolve, reject) => {
-    const socket = connect({ host, port, allowHalfOpen: true });
+    const socket = connect({ host, port, allowHalfOpen: true, noDelay: true });
     const timer = setTimeout(
       () => socket.destroy(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT' })),
       CONNECT_MS,

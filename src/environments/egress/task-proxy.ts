@@ -95,6 +95,9 @@ export class TaskProxy {
 
   private accept(s: Socket): void {
     s.on('error', () => s.destroy());
+    // Replies are written in pieces (a status line, then the tunnel's data): Nagle would hold each small one back
+    // until the client acknowledged the last, which a client waiting for the rest delays by milliseconds.
+    s.setNoDelay(true);
     if (this.closed || this.open.size >= MAX_CONNECTIONS) {
       s.destroy();
       return;
