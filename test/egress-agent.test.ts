@@ -106,6 +106,8 @@ describe('the egress gate in a real run', () => {
       // What a person is shown: the host, the port and the command that made the connection, bound to its call.
       expect(p).toMatchObject({ kind: 'network', tool: 'network', host: 'ask.example.test', port: 80, command });
       expect(p.callId).toBe('call_1_1');
+      // The call whose command waits shows as awaiting approval.
+      expect((await state(handle)).currentToolCalls).toMatchObject([{ id: 'call_1_1', status: 'awaiting_approval' }]);
       expect(p.findings[0]!.rule).toBe('network:ask.example.test:80');
       expect(p.findings[0]!.description).toMatch(/^network: ask\.example\.test:80 \(http\)/);
       expect(stand.hits('ask.example.test')).toBe(0);

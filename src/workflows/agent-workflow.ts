@@ -110,10 +110,16 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
   /** Conversations count max-turns per message; other runs from their start. */
   let messageTurn = carry?.messageTurn ?? 0;
   const approvals = new ApprovalBook({ sessionRules: carry?.sessionRules });
-  const network = new NetworkApprovals(approvals, {
-    mode: input.approvalMode,
-    timeoutSeconds: input.approvalTimeoutSeconds,
-  });
+  const network = new NetworkApprovals(
+    approvals,
+    { mode: input.approvalMode, timeoutSeconds: input.approvalTimeoutSeconds },
+    // A call whose command waits at the egress proxy shows as awaiting approval, as one the gate holds does.
+    (callId, waiting) => {
+      const view = state.currentToolCalls.find((c) => c.id === callId);
+      if (view && (view.status === 'running' || view.status === 'awaiting_approval'))
+        view.status = waiting ? 'awaiting_approval' : 'running';
+    },
+  );
   const loop = new LoopTools(state, input);
   const pendingMessages = [...(carry?.pendingMessages ?? [])];
   let transcriptSeq = carry?.transcriptSeq ?? 0;

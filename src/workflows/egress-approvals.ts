@@ -63,6 +63,8 @@ export class NetworkApprovals {
     private readonly book: ApprovalBook,
     /** The run's own approvals settings, overriding the worker's. */
     private readonly run: { mode?: ApprovalMode; timeoutSeconds?: number },
+    /** The tool call whose command made the connection waits for a person (true) or no longer (false). */
+    private readonly waiting: (callId: string, waiting: boolean) => void = () => undefined,
   ) {
     if (!patched(EGRESS_PATCH)) return;
     setHandler(egressReachedSignal, (r) => {
@@ -129,6 +131,7 @@ export class NetworkApprovals {
       expiresAt: new Date(now + timeoutSeconds * 1000).toISOString(),
     };
     this.book.addPending(pending);
+    if (pending.callId) this.waiting(pending.callId, true);
     if (req.notify)
       effects
         .notifyApproval({ approval: pending })
@@ -138,6 +141,7 @@ export class NetworkApprovals {
       timeoutSeconds * 1000,
     );
     this.book.removePending(pending.approvalId);
+    if (pending.callId) this.waiting(pending.callId, false);
     const base = {
       approvalId: pending.approvalId,
       callId: pending.callId,
