@@ -11,6 +11,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { environmentManager } from '../../src/environments/current.js';
 import { call, configure, dir, type Result } from '../support/local-sandbox.js';
+import { until } from '../support/cli.js';
 import { makeCertificate, registries, resolveAll, startStandIn, type StandIn } from '../support/egress-stand-in.js';
 import type { recordingLogger } from '../support/recording-logger.js';
 
@@ -132,10 +133,13 @@ describe('real tools through the egress proxy', () => {
     expect(r.output).toBe(
       'hello from secure.example.test/hello\nhello from plain.example.test/p\nhello from plain.example.test/socks\n',
     );
+    // One log line per connection, written when it closes: host, port, how it asked, bytes each way, what allowed it.
+    const allowed = (via: string): boolean =>
+      log.lines.some((l) => l.msg === 'egress' && (l.obj as { via?: string; decision?: string }).via === via);
+    await until('the three connections are logged', () => ['connect', 'http', 'socks'].every(allowed), 10_000);
     const lines = log.lines.filter(
       (l) => l.msg === 'egress' && (l.obj as { decision?: string }).decision === 'allowed',
     );
-    // One log line per connection: host, port, how it asked, bytes each way, and what allowed it.
     expect(lines.map((l) => l.obj)).toEqual(
       expect.arrayContaining([
         expect.objectContaining({
@@ -150,6 +154,25 @@ describe('real tools through the egress proxy', () => {
         expect.objectContaining({ host: 'plain.example.test', port: 80, via: 'socks' }),
       ]),
     );
+  });
+
+  it("a background process's connection is attributed to it in the log", async () => {
+    const t = task();
+    const started = await call('terminal', t, cwd, {
+      command: 'sleep 1; curl -fsS http://plain.example.test/background',
+      background: true,
+    });
+    await until(
+      'the background connection is logged',
+      () => log.lines.some((l) => (l.obj as { command?: string }).command?.includes('/background')),
+      30_000,
+    );
+    const line = log.lines.find((l) => (l.obj as { command?: string }).command?.includes('/background'))!;
+    expect(line.obj).toMatchObject({
+      host: 'plain.example.test',
+      decision: 'allowed',
+      command: `sleep 1; curl -fsS http://plain.example.test/background  (background process ${String(started.process_id)})`,
+    });
   });
 
   it('git clone over HTTPS', async () => {

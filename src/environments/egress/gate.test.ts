@@ -123,4 +123,24 @@ describe('the egress gate', () => {
     expect(await c2).toMatchObject({ allow: false });
     expect(withdrawn).toEqual([asked[2]!.requestId]);
   });
+
+  it('a run asks about at most 200 hosts and reports at most 200: a command looping over names cannot fill its history', async () => {
+    let asked = 0;
+    let reported = 0;
+    const asker: EgressAsker = {
+      ask: async () => (asked++, { allow: false, reason: 'denied by a person' }),
+      reached: () => void reported++,
+      withdraw: () => undefined,
+    };
+    const g = gate({ allow: ['*.allowed.example'] }, asker);
+    const who = { command: 'for i in $(seq 1000); do curl https://$i.example/; done', workflowId: 'run-loop' };
+    for (let i = 0; i < 210; i += 1) await g.decide(t(`h${i}.example`), who, 'connect', never);
+    expect(asked).toBe(200);
+    expect(await g.decide(t('one-more.example'), who, 'connect', never)).toMatchObject({
+      allow: false,
+      by: 'too many hosts',
+    });
+    for (let i = 0; i < 300; i += 1) await g.decide(t(`h${i}.allowed.example`), who, 'connect', never);
+    expect(reported).toBe(200);
+  });
 });

@@ -39,6 +39,13 @@ const CONNECT_MS = 10_000;
 /** Runs whose session approvals the worker remembers, and deny names' addresses: bounded, oldest dropped. */
 const REMEMBERED_RUNS = 1_000;
 const DENY_ADDRESSES_MS = 5 * 60_000;
+/**
+ * Per run and worker: approvals asked for, and hosts reported. Each is an event in the run's history, and a command
+ * looping over names (of a wildcard allowed domain, or hosts nobody allowed) must not fill it: past these, hosts
+ * are refused without asking, and reached hosts are no longer reported (the log still has every connection).
+ */
+const MAX_ASKS_PER_RUN = 200;
+const MAX_REPORTS_PER_RUN = 200;
 
 interface Asking {
   promise: Promise<Decision>;
@@ -58,6 +65,7 @@ export class EgressGate {
   /** Per run: decisions already reported (one signal per host:port and decision). */
   private readonly reported = new Map<string, Set<string>>();
   private readonly asking = new Map<string, Asking>();
+  private readonly asks = new Map<string, number>();
   private denyAddresses: { at: number; addresses: Set<string> } | undefined;
   /** This machine's resolver (every address of a name); replaced only by unit tests, which send nothing out. */
   private resolver = async (name: string): Promise<string[]> =>
@@ -138,6 +146,16 @@ export class EgressGate {
     const key = `${workflowId}\u0000${rule}`;
     let a = this.asking.get(key);
     if (!a) {
+      const asked = this.asks.get(workflowId) ?? 0;
+      if (asked >= MAX_ASKS_PER_RUN)
+        return {
+          allow: false,
+          by: 'too many hosts',
+          reason: `${targetText(t)}: this run already asked about ${MAX_ASKS_PER_RUN} hosts; more are refused without asking (a person can add them to terminal.local.sandbox.egress.allow)`,
+        };
+      if (!this.asks.has(workflowId) && this.asks.size >= REMEMBERED_RUNS)
+        this.asks.delete(this.asks.keys().next().value!);
+      this.asks.set(workflowId, asked + 1);
       const requestId = randomUUID();
       const req: EgressRequest = {
         requestId,
@@ -204,7 +222,7 @@ export class EgressGate {
       seen = new Set();
       this.reported.set(run, seen);
     }
-    if (!seen.has(key)) {
+    if (!seen.has(key) && seen.size < MAX_REPORTS_PER_RUN) {
       seen.add(key);
       this.asker.reached(run, { host: t.host, port: t.port, decision: d.allow ? 'allowed' : 'refused', by: d.by });
     }

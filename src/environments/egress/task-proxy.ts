@@ -153,7 +153,17 @@ export class TaskProxy {
     const gone = new AbortController();
     const onClose = (): void => gone.abort();
     client.once('close', onClose);
-    const base = { ...this.label, workflowId: attribution.workflowId, host: t.host, port: t.port, via };
+    // What was running goes into the log line too (shortened): who made a connection, not only where it went.
+    const command = attribution.command.length > 300 ? `${attribution.command.slice(0, 300)}…` : attribution.command;
+    const base = {
+      ...this.label,
+      workflowId: attribution.workflowId,
+      callId: attribution.callId,
+      host: t.host,
+      port: t.port,
+      via,
+      command,
+    };
     try {
       const d = await this.gate.decide(t, attribution, via, gone.signal);
       if (!d.allow) return this.refused(base, t, d.reason, d.by, 403);
