@@ -24,6 +24,8 @@ let http: StandIn;
 let https: StandIn;
 /** A server on this machine's loopback that must never see a connection (the Temporal dev server's place). */
 let forbidden: { server: Server; port: number; connections: number };
+/** An outside host that answers with a status line Node's server would refuse to write (a DEL in it). */
+let rude: Server;
 let log: ReturnType<typeof recordingLogger>;
 const NAMES = ['plain', 'secure', 'git', 'pypi', 'npm', 'blocked', 'other'].map((h) => `${h}.example.test`);
 
@@ -59,6 +61,9 @@ z.close()`,
   forbidden = { server: createServer((s) => (forbidden.connections++, s.end('inside\n'))), port: 0, connections: 0 };
   await new Promise<void>((r) => forbidden.server.listen(0, '127.0.0.1', r));
   forbidden.port = (forbidden.server.address() as { port: number }).port;
+  rude = createServer((s) => s.once('data', () => s.end('HTTP/1.1 200 O\x7fK\r\nContent-Length: 2\r\n\r\nhi')));
+  await new Promise<void>((r) => rude.listen(0, '127.0.0.1', r));
+  const rudeAt = `127.0.0.1:${(rude.address() as { port: number }).port}`;
   log = await configure({
     sandbox: {
       egress: {
@@ -66,6 +71,7 @@ z.close()`,
         allow: ['*.example.test:*', '127.0.0.1:*', '[::1]:*', `${hostname()}:*`],
         deny: ['blocked.example.test'],
         resolve: {
+          'rude.example.test': rudeAt,
           ...resolveAll(['plain.example.test', 'blocked.example.test', 'other.example.test'], http),
           ...resolveAll(NAMES.slice(1, 5), https),
         },
@@ -79,6 +85,7 @@ afterAll(async () => {
   await http.close();
   await https.close();
   forbidden.server.close();
+  rude.close();
 });
 
 /** A Python program inside the sandbox: sends `bytes` to the proxy (the port in HTTP_PROXY), prints what came back. */
@@ -335,6 +342,15 @@ describe('attacks on the egress proxy from inside the sandbox', () => {
     // The same task's proxy still serves.
     expect((await sh(t, 'curl -fsS http://plain.example.test/after')).output).toBe(
       'hello from plain.example.test/after\n',
+    );
+  });
+
+  it('an outside host answering with a status line that cannot be passed on gets the client a 502, not a crash', async () => {
+    const t = task();
+    const r = await sh(t, 'curl -sS -o /dev/null -w "%{http_code}" http://rude.example.test/');
+    expect(r.output).toBe('502');
+    expect((await sh(t, 'curl -fsS http://plain.example.test/still')).output).toBe(
+      'hello from plain.example.test/still\n',
     );
   });
 

@@ -162,7 +162,8 @@ export class EgressGate {
         host: t.host,
         port: t.port,
         via,
-        command: who.command,
+        // Bounded: every request is recorded in the run's history (the approval shows at most 4,000 characters).
+        command: who.command.length > 4_000 ? `${who.command.slice(0, 4_000)}…` : who.command,
         ...(who.callId ? { callId: who.callId } : {}),
         ...this.approvals(),
       };

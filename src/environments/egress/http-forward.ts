@@ -54,8 +54,13 @@ function refuse(res: ServerResponse, status: number, reason: string): void {
     res.destroy();
     return;
   }
-  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', connection: 'close' });
-  res.end(`tether egress proxy: ${reason}\n`);
+  try {
+    res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', connection: 'close' });
+    res.end(`tether egress proxy: ${reason}\n`);
+  } catch {
+    // A response left unusable by an upstream answer Node refused to write: the connection goes instead.
+    res.destroy();
+  }
 }
 
 /** Pipes both ways until both sides have ended (half-closes kept), and destroys both on an error of either. */
@@ -103,9 +108,17 @@ async function forward(req: IncomingMessage, res: ServerResponse, reach: Reach):
     refuse(res, 502, `${url.host}: ${err.message}`);
   });
   out.on('response', (r) => {
-    res.writeHead(r.statusCode ?? 502, r.statusMessage, endToEnd(r.rawHeaders));
-    r.pipe(res);
     r.on('error', () => res.destroy());
+    try {
+      res.writeHead(r.statusCode ?? 502, r.statusMessage, endToEnd(r.rawHeaders));
+    } catch (err) {
+      // An answer Node will not pass on (a status line or header with forbidden characters): never a crash. The
+      // refused reason phrase stays on the response unless cleared, and would fail the 502 too.
+      res.statusMessage = '';
+      r.destroy();
+      return refuse(res, 502, `${url.host} sent an answer that cannot be passed on (${(err as Error).message})`);
+    }
+    r.pipe(res);
   });
   req.pipe(out);
   req.on('error', () => out.destroy());
@@ -129,8 +142,8 @@ export function proxyFront(reach: Reach): Server {
       client.end(refusal(400, t.error));
       return;
     }
-    void reach(t, 'connect', client).then(
-      (reached) => {
+    reach(t, 'connect', client)
+      .then((reached) => {
         if ('status' in reached) {
           client.end(refusal(reached.status, reached.reason));
           return;
@@ -142,9 +155,8 @@ export function proxyFront(reach: Reach): Server {
         client.write('HTTP/1.1 200 Connection established\r\n\r\n');
         if (head.length > 0) reached.socket.write(head);
         tunnel(client, reached.socket);
-      },
-      () => client.destroy(),
-    );
+      })
+      .catch(() => client.destroy());
   });
   front.on('upgrade', (_req: IncomingMessage, client: Duplex) => {
     client.on('error', () => client.destroy());

@@ -108,7 +108,7 @@ export class TaskProxy {
     s.once('data', (first: Buffer) => {
       s.pause();
       s.setTimeout(0);
-      if (first[0] === 0x05) void this.socks(s, first);
+      if (first[0] === 0x05) this.socks(s, first).catch(() => s.destroy());
       else if (first[0] === 0x04)
         s.end(Buffer.from([0x00, 0x5b])); // SOCKS4: "rejected"; only SOCKS5 names are resolved here
       else {
