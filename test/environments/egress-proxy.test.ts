@@ -330,6 +330,8 @@ describe('attacks on the egress proxy from inside the sandbox', () => {
       'GET http://plain.example.test/a\r\nb HTTP/1.1\r\n\r\n',
       'GET http://plain.example.test:99999/ HTTP/1.1\r\n\r\n',
       'GET http://[::1]:80/ HTTP/1.1\r\n\r\n',
+      // An allowed name as userinfo: the host is what follows the @.
+      `GET http://plain.example.test@127.0.0.1:${forbidden.port}/ HTTP/1.1\r\nHost: plain.example.test\r\n\r\n`,
     ];
     const t = task();
     for (const b of bad) {

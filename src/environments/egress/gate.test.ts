@@ -47,7 +47,14 @@ describe('the egress gate', () => {
     const g = new EgressGate();
     g.configure({
       policy: EgressSchema.parse(policy),
-      resolver: async (name) => ({ 'blocked.example': ['203.0.113.7'] })[name] ?? [],
+      resolver: async (name) =>
+        ({
+          'blocked.example': ['203.0.113.7'],
+          // A rebinding answer: a public address beside this machine's (or, asked again, only this machine's).
+          'rebind.example': ['203.0.113.8', '127.0.0.1'],
+          'metadata.example': ['169.254.169.254'],
+          'mapped.example': ['::ffff:127.0.0.1'],
+        })[name] ?? [],
       ...(asker ? { asker } : {}),
     });
     return g;
@@ -66,6 +73,17 @@ describe('the egress gate', () => {
       by: 'egress.deny: blocked.example',
     });
     expect(await g.decide(t('blocked.example'), { command: '' }, 'socks', never)).toMatchObject({ allow: false });
+  });
+
+  it('a name that resolves to this machine (among other answers, or IPv4-mapped) is refused before any connection', async () => {
+    const g = gate({ allow: ['*.example'] });
+    for (const name of ['rebind.example', 'metadata.example', 'mapped.example']) {
+      expect(await g.decide(t(name), { command: '' }, 'connect', never)).toMatchObject({ allow: true });
+      expect(await g.connect(t(name))).toMatchObject({
+        error: expect.stringMatching(/resolves to .* never reached through the proxy/),
+        unreachable: false,
+      });
+    }
   });
 
   it('outside a run only allowed hosts pass; the rest are refused saying so', async () => {
