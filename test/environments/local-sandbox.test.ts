@@ -210,12 +210,23 @@ describe('the local sandbox (bubblewrap)', () => {
       /^terminal\.local\.sandbox: Unrecognized key: "writabel"$/,
     );
     await expect(configure({ sandbox: 'maybe' })).rejects.toThrow(
-      /^terminal\.local\.sandbox: off, on, or a mapping with enabled, network, writable, hidden, expose and bwrap$/,
+      /^terminal\.local\.sandbox: off, on, or a mapping with enabled, network, egress, writable, hidden, expose and bwrap$/,
     );
     await expect(configure({ sandbox: { writable: ['relative/dir'] } })).rejects.toThrow(
       /^terminal\.local\.sandbox\.writable\.0: an absolute path/,
     );
-    await expect(configure({ sandbox: { network: 'no' } })).rejects.toThrow(/^terminal\.local\.sandbox\.network: /);
+    await expect(configure({ sandbox: { network: 'no' } })).rejects.toThrow(
+      /^terminal\.local\.sandbox\.network: proxy, direct, host or false$/,
+    );
+    await expect(configure({ sandbox: { egress: { allow: ['ok.example', 'bad host'] } } })).rejects.toThrow(
+      /^terminal\.local\.sandbox\.egress\.allow\.1: bad host: not a valid host name$/,
+    );
+    await expect(configure({ sandbox: { egress: { resolve: { 'a.example': '10.0.0.1:80' } } } })).rejects.toThrow(
+      /^terminal\.local\.sandbox\.egress\.resolve\.a\.example: "10\.0\.0\.1:80": give a loopback address and port \(127\.0\.0\.1:8443\); this map is for tests$/,
+    );
+    await expect(configure({ sandbox: { egress: { alow: [] } } })).rejects.toThrow(
+      /^terminal\.local\.sandbox\.egress: Unrecognized key: "alow"$/,
+    );
     await expect(configure({ sandbox: { writable: ['/nonexistent/tether-dir'] } })).rejects.toThrow(
       /^terminal\.local\.sandbox\.writable: \/nonexistent\/tether-dir does not exist$/,
     );
