@@ -9,7 +9,7 @@ import { startAddressProxy, type AddressProxy } from '../src/browser/address-pro
 import { requireBrowser } from '../src/browser/find-browser.js';
 import { playwright } from '../src/browser/playwright-module.js';
 
-let victimHits: string[] = [];
+const victimHits: string[] = [];
 let victim: Server;
 let site: Server;
 let proxy: AddressProxy;
