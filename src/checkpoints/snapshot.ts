@@ -1,0 +1,103 @@
+// Takes a checkpoint: scans the task directory into the store, records what it preceded, and names it with a
+// ref of its run. Worker-only.
+import { realpathSync, statSync } from 'node:fs';
+import type { CheckpointSettings } from '../config/config.js';
+import { ExcludeRules } from './exclude.js';
+import type { CheckpointMeta } from './meta.js';
+import { loadScanCache, saveScanCache } from './scan-cache.js';
+import { encodePerms, KnownObjects, scanTree, TooManyFiles, type ScanResult } from './scan.js';
+import type { Checkpoint, CheckpointStore } from './store.js';
+
+/** What the checkpoint is taken before (the rest of its metadata comes from the scan). */
+export type Occasion = Omit<CheckpointMeta, 'v' | 'cwd' | 'files' | 'bytes' | 'perms' | 'skipped' | 'at'>;
+
+/** The task directory as a real path, or a one-line reason why it cannot be checkpointed. */
+export function taskDirectory(cwd: string): string | { problem: string } {
+  try {
+    const real = realpathSync(cwd);
+    if (!statSync(real).isDirectory()) return { problem: `${cwd} is not a directory` };
+    return real;
+  } catch (err) {
+    return { problem: `${cwd} cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})` };
+  }
+}
+
+/** Trees this process stored, per store. */
+const known = new Map<string, KnownObjects>();
+
+/** Forgets what this process knew of a store's objects (after it pruned them). */
+export function forgetKnownObjects(storeRoot: string): void {
+  known.get(storeRoot)?.clear();
+}
+
+/** Scans `root` (a real path) with the settings' rules and limits; `write` false stores nothing. */
+export async function scanDirectory(
+  store: CheckpointStore,
+  settings: CheckpointSettings,
+  root: string,
+  write: boolean,
+  signal?: AbortSignal,
+): Promise<ScanResult> {
+  store.ensure();
+  const cachePath = store.scanCachePath(root);
+  const result = await scanTree({
+    root,
+    rules: new ExcludeRules(settings.exclude),
+    objects: store.objects,
+    write,
+    cache: loadScanCache(cachePath),
+    maxFileBytes: settings.max_file_bytes,
+    maxFiles: settings.max_files,
+    known: known.get(store.root) ?? known.set(store.root, new KnownObjects()).get(store.root),
+    signal,
+  });
+  // A dry scan's cache is as true as a stored one's, but names objects that were never stored: not kept.
+  if (write && result.cacheChanged) saveScanCache(cachePath, root, result.cache);
+  return result;
+}
+
+export type TakeResult = { checkpoint: Checkpoint; scan: ScanResult } | { skipped: string };
+
+/** Takes a checkpoint of `cwd`; `refName` names it among its run's (the turn, or the rollback's time). */
+export async function takeCheckpoint(
+  store: CheckpointStore,
+  settings: CheckpointSettings,
+  cwd: string,
+  occasion: Occasion,
+  refName: string,
+  signal?: AbortSignal,
+): Promise<TakeResult> {
+  const root = taskDirectory(cwd);
+  if (typeof root !== 'string') return { skipped: root.problem };
+  let scan: ScanResult;
+  try {
+    scan = await scanDirectory(store, settings, root, true, signal);
+  } catch (err) {
+    if (err instanceof TooManyFiles)
+      return {
+        skipped: `${root} holds more than ${settings.max_files} files and directories (checkpoints.max_files); exclude some with checkpoints.exclude, or raise it`,
+      };
+    throw err;
+  }
+  const perms = scan.perms.size > 0 ? store.objects.put('blob', encodePerms(scan.perms)) : undefined;
+  const meta: CheckpointMeta = {
+    v: 1,
+    ...occasion,
+    at: Date.now(),
+    cwd: root,
+    files: scan.files,
+    bytes: scan.bytes,
+    ...(perms ? { perms } : {}),
+    ...(scan.oversizeCount + scan.unreadable + scan.special > 0
+      ? {
+          skipped: {
+            oversize: scan.oversize,
+            oversizeCount: scan.oversizeCount,
+            unreadable: scan.unreadable,
+            special: scan.special,
+          },
+        }
+      : {}),
+  };
+  return { checkpoint: store.commit(scan.tree, meta, refName), scan };
+}
