@@ -9,7 +9,7 @@ import { expect, inject, it } from 'vitest';
 import type { AgentResult, AgentState } from '../src/common/types.js';
 import type { ListedCheckpoint } from '../src/checkpoints/listing.js';
 import type { RollbackReport } from '../src/checkpoints/rollback.js';
-import { runCli } from './support/cli.js';
+import { runCli, until } from './support/cli.js';
 import { recordHistory } from './support/history.js';
 import { startScriptedModel } from './support/scripted-model.js';
 import { manifest } from './support/tree-manifest.js';
@@ -139,3 +139,51 @@ it('explains what it cannot do: no such run, a bad turn, both or neither of --tu
   expect(listed.code).toBe(0);
   expect(listed.stdout).toMatch(/no checkpoints on this machine/);
 });
+
+it('a worker killed during a turn leaves the checkpoint before it listed and restorable; replay takes none again', async () => {
+  const cwd = realpathSync(mkdtempSync(join(tmpdir(), 'tether-ckpt-kill-')));
+  const model = await startScriptedModel([
+    { toolCalls: [{ name: 'write_file', arguments: { path: 'a.txt', content: 'precious\n' } }] },
+    { toolCalls: [{ name: 'terminal', arguments: { command: 'rm a.txt && sleep 60' } }] },
+    { content: 'recovered' },
+  ]);
+  models.push(model);
+  const { env, taskQueue } = workerEnv(inject('temporalAddress'), model.url, 'ckpt-kill');
+  const first = await workers.start(env);
+  const workflowId = `ckpt-kill-${randomUUID()}`;
+  const handle = await client().workflow.start('agentWorkflow', {
+    taskQueue,
+    workflowId,
+    args: [{ task: 'then crash', model: 'scripted', cwd, limits: { heartbeatTimeoutSeconds: 3 } }],
+  });
+  await until('the command to delete a.txt', () => model.requests.length >= 2 && !existsSync(join(cwd, 'a.txt')));
+  await first.kill('SIGKILL');
+  const cli = (...args: string[]) => runCli(args, { cwd, env });
+
+  const list = JSON.parse((await cli('checkpoints', workflowId, '--json')).stdout) as ListedCheckpoint[];
+  expect(list.map((c) => [c.turn, c.tool])).toEqual([
+    [1, 'write_file'],
+    [2, 'terminal'],
+  ]);
+  const refused = await cli('rollback', workflowId, '--turn', '2');
+  expect(refused.code).toBe(1);
+  expect(refused.stderr).toMatch(
+    /is still running .*Cancel it first \(tether cancel .*\), or roll back anyway with --force/s,
+  );
+  expect(existsSync(join(cwd, 'a.txt'))).toBe(false);
+  const forced = await cli('rollback', workflowId, '--turn', '2', '--force');
+  expect(forced.code).toBe(0);
+  expect(readFileSync(join(cwd, 'a.txt'), 'utf8')).toBe('precious\n');
+
+  // Another worker finishes the run from its history: the turn-2 checkpoint is not taken again.
+  await workers.start(env);
+  expect(((await handle.result()) as AgentResult).answer).toBe('recovered');
+  const { events } = await handle.fetchHistory();
+  const scheduled = (events ?? []).filter(
+    (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'checkpointTask',
+  );
+  expect(scheduled).toHaveLength(2);
+  expect(
+    JSON.parse((await cli('checkpoints', workflowId, '--json')).stdout).map((c: ListedCheckpoint) => c.kind),
+  ).toEqual(['turn', 'turn', 'rollback']);
+}, 300_000);
