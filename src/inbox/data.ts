@@ -7,6 +7,9 @@ import { listPendingApprovals } from '../cli/approval-commands.js';
 import { hasHiddenCharacters, visibleText } from '../approval/visible-text.js';
 import { queryRunState, runFailure } from '../temporal/run-handle.js';
 import { readTask, readTranscript, storePath, type StoredEntry } from '../store/transcript-reader.js';
+import type { CheckpointSettings } from '../config/config.js';
+import { listCheckpoints, type ListedCheckpoint } from '../checkpoints/listing.js';
+import { CheckpointStore } from '../checkpoints/store.js';
 
 const TASK_CHARS = 500;
 const shorten = (text: string | undefined): string | undefined =>
@@ -85,9 +88,34 @@ interface RunDetail extends RunRow {
   decided: DecidedApproval[];
   /** No worker answered the state query: decisions are not known. */
   stateUnavailable?: boolean;
+  /** Checkpoints of the run's task directory on this machine, oldest first (src/checkpoints/listing.ts). */
+  checkpoints: ListedCheckpoint[];
 }
 
-export async function runDetail(client: Client, workflowId: string): Promise<RunDetail> {
+/** A checkpoint as the page shows it: what came from the run (arguments, paths) made visible. */
+function shownCheckpoint(c: ListedCheckpoint): ListedCheckpoint {
+  const v = (t: string): string => visibleText(t, { newlines: 'escape' });
+  const a = c.changedAfter;
+  return {
+    ...c,
+    cwd: v(c.cwd),
+    ...(c.args !== undefined ? { args: v(c.args) } : {}),
+    ...(a
+      ? {
+          changedAfter: {
+            ...a,
+            paths: { added: a.paths.added.map(v), modified: a.paths.modified.map(v), deleted: a.paths.deleted.map(v) },
+          },
+        }
+      : {}),
+  };
+}
+
+export async function runDetail(
+  client: Client,
+  workflowId: string,
+  checkpoints: CheckpointSettings,
+): Promise<RunDetail> {
   const handle = client.workflow.getHandle(workflowId);
   const desc = await handle.describe();
   const state = await queryRunState(client, handle, 3_000);
@@ -106,6 +134,7 @@ export async function runDetail(client: Client, workflowId: string): Promise<Run
     pendingApprovals: (state?.pendingApprovals ?? []).map(shown),
     decided: (state?.approvals.decided ?? []).map((d) => ({ ...d, command: visibleText(d.command) })),
     ...(state ? {} : { stateUnavailable: true }),
+    checkpoints: (await listCheckpoints(new CheckpointStore(), checkpoints, workflowId)).map(shownCheckpoint),
   };
   if (desc.status.name !== 'RUNNING' && detail.answer === undefined) {
     try {
