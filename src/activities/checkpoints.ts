@@ -36,7 +36,7 @@ export function createCheckpointActivities(deps: { config: TetherConfig; log: Lo
           args: shortArgs(input.args),
         },
         turnRef(input.turn),
-        signal,
+        { signal },
       );
       if ('skipped' in taken) {
         deps.log.warn({ workflowId, turn: input.turn, reason: taken.skipped }, 'no checkpoint taken');

@@ -50,19 +50,35 @@ export function objectId(type: ObjectType, body: Buffer): Oid {
   return createHash('sha1').update(header(type, body.length)).update(body).digest('hex');
 }
 
-/** Git's order: names compared bytewise, a directory's as if it ended with '/'. */
-function sortKey(e: TreeEntry): Buffer {
-  return e.mode === '40000' ? Buffer.concat([e.name, Buffer.from('/')]) : e.name;
+/** A tree entry being written: its name as latin1 text of its bytes (one character per byte). */
+export interface NewTreeEntry {
+  key: string;
+  mode: TreeMode;
+  oid: Oid;
 }
 
-export function encodeTree(entries: TreeEntry[]): Buffer {
+/**
+ * Git's order: names compared bytewise, a directory's as if it ended with '/'. Latin1 text compares by code unit,
+ * which is by byte; one buffer is written, with no buffer per entry.
+ */
+export function encodeTree(entries: NewTreeEntry[]): Buffer {
+  const sortKey = (e: NewTreeEntry): string => (e.mode === '40000' ? `${e.key}/` : e.key);
   const sorted = entries
-    .map((e) => ({ e, key: sortKey(e) }))
-    .sort((a, b) => Buffer.compare(a.key, b.key))
+    .map((e) => ({ e, k: sortKey(e) }))
+    .sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0))
     .map((x) => x.e);
-  const parts: Buffer[] = [];
-  for (const e of sorted) parts.push(Buffer.from(`${e.mode} `), e.name, Buffer.from([0]), Buffer.from(e.oid, 'hex'));
-  return Buffer.concat(parts);
+  let size = 0;
+  for (const e of sorted) size += e.mode.length + e.key.length + 22;
+  const out = Buffer.allocUnsafe(size);
+  let at = 0;
+  for (const e of sorted) {
+    at += out.write(e.mode, at, 'latin1');
+    out[at++] = 0x20;
+    at += out.write(e.key, at, 'latin1');
+    out[at++] = 0;
+    at += out.write(e.oid, at, 'hex');
+  }
+  return out;
 }
 
 export function decodeTree(body: Buffer): TreeEntry[] {

@@ -60,7 +60,7 @@ async function nowOf(
   if (held && Date.now() - held.at < 5_000) return held.flat;
   if (!existsSync(cwd)) return undefined;
   try {
-    const flat = (await scanDirectory(store, settings, cwd, false)).flat;
+    const flat = (await scanDirectory(store, settings, cwd, false, { flat: true })).flat;
     nowScans.set(cwd, { at: Date.now(), flat });
     if (nowScans.size > 16) nowScans.delete(nowScans.keys().next().value ?? '');
     return flat;

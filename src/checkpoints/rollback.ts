@@ -73,7 +73,7 @@ export async function rollback(
     ...(undo ? { undo } : {}),
   });
   if (req.dryRun) {
-    const now = (await scanDirectory(store, settings, root, false)).flat;
+    const now = (await scanDirectory(store, settings, root, false, { flat: true })).flat;
     checkPath(req.path, prefix, now, wanted);
     return report(describePlan(plan(now, wanted, prefix), now));
   }
@@ -89,6 +89,7 @@ export async function rollback(
       rollback: { to: target.id, ...(req.path !== undefined ? { path: req.path } : {}), by: req.by },
     },
     `r${Date.now()}`,
+    { flat: true },
   );
   if ('skipped' in before)
     throw new TetherError(

@@ -67,19 +67,65 @@ function remember(path: string, h: Held): void {
   held.set(path, h);
 }
 
-/** Replaces the cache file (written whole, then renamed into place). */
-export function saveScanCache(path: string, cwd: string, entries: ScanEntries): void {
+/**
+ * Writing 10,000 entries costs more than the scan that changed one of them, so a cache is written at most every
+ * few seconds, the last version shortly after. Until then this process holds it; another (a restarted worker) only
+ * reads again what changed since the file was written.
+ */
+const SAVE_EVERY_MS = 5_000;
+const lastSaved = new Map<string, number>();
+const pending = new Map<string, NodeJS.Timeout>();
+/** The directory each cache describes (written into the file, for pruning). */
+const cwds = new Map<string, string>();
+
+function write(path: string, cwd: string, entries: ScanEntries): void {
   const rows: Row[] = [];
   for (const [p, e] of entries) rows.push([p, e.dev, e.ino, e.size, e.mtimeMs, e.ctimeMs, e.mode, e.oid]);
   const tmp = `${path}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
-  writeFileSync(tmp, JSON.stringify({ cwd, savedAt: Date.now(), entries: rows }));
-  renameSync(tmp, path);
+  try {
+    writeFileSync(tmp, JSON.stringify({ cwd, savedAt: Date.now(), entries: rows }));
+    renameSync(tmp, path);
+  } catch {
+    rmSync(tmp, { force: true }); // the store went away or is full: the cache is only a shortcut
+    return;
+  }
+  lastSaved.set(path, Date.now());
   remember(path, { entries, file: fileStatus(path) });
+}
+
+/** Keeps `entries` as the directory's cache: held now, written to the store soon (see SAVE_EVERY_MS). */
+export function saveScanCache(path: string, cwd: string, entries: ScanEntries): void {
+  cwds.set(path, cwd);
+  const file = held.get(path)?.file ?? fileStatus(path);
+  remember(path, { entries, file });
+  clearTimeout(pending.get(path));
+  pending.delete(path);
+  const wait = (lastSaved.get(path) ?? 0) + SAVE_EVERY_MS - Date.now();
+  if (wait <= 0) return write(path, cwd, entries);
+  const timer = setTimeout(() => {
+    pending.delete(path);
+    // Another process wrote it meanwhile, or a prune removed it: held entries are replaced by the file's then.
+    if (held.get(path)?.entries === entries) write(path, cwd, entries);
+  }, wait);
+  timer.unref();
+  pending.set(path, timer);
+}
+
+/** Writes every cache held but not yet written (a worker shutting down; tests). */
+export function flushScanCaches(): void {
+  for (const [path, timer] of pending) {
+    clearTimeout(timer);
+    const h = held.get(path);
+    if (h) write(path, cwds.get(path) ?? '', h.entries);
+  }
+  pending.clear();
 }
 
 /** Forgets a cache (pruning removed it). */
 export function dropScanCache(path: string): void {
   held.delete(path);
+  clearTimeout(pending.get(path));
+  pending.delete(path);
   rmSync(path, { force: true });
 }
 

@@ -10,7 +10,7 @@ import {
   objectId,
   type ObjectStore,
   type Oid,
-  type TreeEntry,
+  type NewTreeEntry,
   type TreeMode,
 } from './git-objects.js';
 import type { CacheEntry, ScanEntries } from './scan-cache.js';
@@ -32,6 +32,8 @@ export interface ScanOptions extends ScanLimits {
   write: boolean;
   /** What the last scan of this directory found. */
   cache: ScanEntries;
+  /** Fill `flat` (a rollback and a listing need it; a checkpoint alone does not). */
+  flat?: boolean;
   /** Tree ids known to be stored (see KnownObjects): not looked for again. */
   known?: KnownObjects;
   signal?: AbortSignal;
@@ -71,7 +73,7 @@ export interface ScanResult {
   bytes: number;
   /** Permission bits that the tree's modes do not carry, by path. */
   perms: Map<string, number>;
-  /** Every entry (directories included), by path as latin1 text of its bytes. */
+  /** With `flat`: every entry (directories included), by path as latin1 text of its bytes. */
   flat: Map<string, FlatEntry>;
   oversize: string[];
   oversizeCount: number;
@@ -173,6 +175,9 @@ export async function scanTree(o: ScanOptions): Promise<ScanResult> {
       r.cache.set(rel, entryOf(s, oid));
     }
   };
+  const note = (rel: string, e: FlatEntry): void => {
+    if (o.flat) r.flat.set(rel, e);
+  };
   const blob = (body: Buffer): Oid => (o.write ? o.objects.put('blob', body) : objectId('blob', body));
   const tree = (body: Buffer): Oid => {
     const oid = objectId('tree', body);
@@ -202,7 +207,7 @@ export async function scanTree(o: ScanOptions): Promise<ScanResult> {
   };
 
   const walk = async (level: Level): Promise<Oid> => {
-    const entries: TreeEntry[] = [];
+    const entries: NewTreeEntry[] = [];
     let secure: Dir | undefined;
     let opened = false;
     const dir = (): Dir | undefined => {
@@ -254,9 +259,9 @@ export async function scanTree(o: ScanOptions): Promise<ScanResult> {
               }
             },
           });
-          entries.push({ name: name(), mode: '40000', oid });
+          entries.push({ key: nameKey, mode: '40000', oid });
           const perm = st.mode & 0o777;
-          r.flat.set(rel, perm === 0o755 ? { mode: '40000', oid } : { mode: '40000', oid, perm });
+          note(rel, perm === 0o755 ? { mode: '40000', oid } : { mode: '40000', oid, perm });
           if (perm !== 0o755) r.perms.set(rel, perm);
           continue;
         }
@@ -277,8 +282,8 @@ export async function scanTree(o: ScanOptions): Promise<ScanResult> {
             }
           }
           keep(rel, st, oid, cached);
-          entries.push({ name: name(), mode: '120000', oid });
-          r.flat.set(rel, { mode: '120000', oid });
+          entries.push({ key: nameKey, mode: '120000', oid });
+          note(rel, { mode: '120000', oid });
           r.files += 1;
           continue;
         }
@@ -307,10 +312,10 @@ export async function scanTree(o: ScanOptions): Promise<ScanResult> {
         const perm = found.st.mode & 0o777;
         const mode: TreeMode = perm & 0o100 ? '100755' : '100644';
         keep(rel, found.st, found.oid, cached);
-        entries.push({ name: name(), mode, oid: found.oid });
-        if (perm === defaultPerm(mode)) r.flat.set(rel, { mode, oid: found.oid });
+        entries.push({ key: nameKey, mode, oid: found.oid });
+        if (perm === defaultPerm(mode)) note(rel, { mode, oid: found.oid });
         else {
-          r.flat.set(rel, { mode, oid: found.oid, perm });
+          note(rel, { mode, oid: found.oid, perm });
           r.perms.set(rel, perm);
         }
         r.files += 1;

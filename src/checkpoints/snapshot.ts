@@ -36,7 +36,7 @@ export async function scanDirectory(
   settings: CheckpointSettings,
   root: string,
   write: boolean,
-  signal?: AbortSignal,
+  o: { signal?: AbortSignal; flat?: boolean } = {},
 ): Promise<ScanResult> {
   store.ensure();
   const cachePath = store.scanCachePath(root);
@@ -49,7 +49,8 @@ export async function scanDirectory(
     maxFileBytes: settings.max_file_bytes,
     maxFiles: settings.max_files,
     known: known.get(store.root) ?? known.set(store.root, new KnownObjects()).get(store.root),
-    signal,
+    signal: o.signal,
+    flat: o.flat,
   });
   // A dry scan's cache is as true as a stored one's, but names objects that were never stored: not kept.
   if (write && result.cacheChanged) saveScanCache(cachePath, root, result.cache);
@@ -65,13 +66,13 @@ export async function takeCheckpoint(
   cwd: string,
   occasion: Occasion,
   refName: string,
-  signal?: AbortSignal,
+  o: { signal?: AbortSignal; flat?: boolean } = {},
 ): Promise<TakeResult> {
   const root = taskDirectory(cwd);
   if (typeof root !== 'string') return { skipped: root.problem };
   let scan: ScanResult;
   try {
-    scan = await scanDirectory(store, settings, root, true, signal);
+    scan = await scanDirectory(store, settings, root, true, o);
   } catch (err) {
     if (err instanceof TooManyFiles)
       return {
