@@ -169,32 +169,37 @@ const Bytes = z.unknown().transform((v, ctx): number => {
   return z.NEVER;
 });
 
-/** Checkpoints of the task directory before calls that may change it (docs/checkpoints.md). */
-const CheckpointsObject = z.strictObject({
-  /** Off: no checkpoints are taken (those taken before stay, and can still be restored). */
-  enabled: z.boolean().default(true),
-  /** .gitignore-style patterns left out, after the defaults (`!pattern` takes one of those back). */
-  exclude: z
-    .array(z.string())
-    .default([])
-    .superRefine((patterns, ctx) => {
-      const bad = badPattern(patterns);
-      if (bad) ctx.addIssue({ code: 'custom', message: bad });
-    }),
-  /** Larger files are left out of checkpoints (and named in them). */
-  max_file_bytes: Bytes.default(64 * 1024 * 1024),
-  /** A task directory with more files and directories than this is not checkpointed (and the run says so). */
-  max_files: z.number().int().positive().default(100_000),
-  /** Pruning: each run keeps its newest `count`; any checkpoint older than `age` goes. */
-  keep: z
-    .strictObject({ count: z.number().int().positive().default(50), age: Duration.default(14 * 86400) })
-    .prefault({}),
-});
+const CHECKPOINTS_SHAPE = 'false, true, or a mapping with enabled, exclude, max_file_bytes, max_files and keep';
 
-/** `checkpoints: false` / `true` are short for `{enabled: false}` / the defaults. */
+/** Checkpoints of the task directory before calls that may change it (docs/checkpoints.md). */
+const CheckpointsObject = z.strictObject(
+  {
+    /** Off: no checkpoints are taken (those taken before stay, and can still be restored). */
+    enabled: z.boolean().default(true),
+    /** .gitignore-style patterns left out, after the defaults (`!pattern` takes one of those back). */
+    exclude: z
+      .array(z.string())
+      .default([])
+      .superRefine((patterns, ctx) => {
+        const bad = badPattern(patterns);
+        if (bad) ctx.addIssue({ code: 'custom', message: bad });
+      }),
+    /** Larger files are left out of checkpoints (and named in them). */
+    max_file_bytes: Bytes.default(64 * 1024 * 1024),
+    /** A task directory with more files and directories than this is not checkpointed (and the run says so). */
+    max_files: z.number().int().positive().default(100_000),
+    /** Pruning: each run keeps its newest `count`; any checkpoint older than `age` goes. */
+    keep: z
+      .strictObject({ count: z.number().int().positive().default(50), age: Duration.default(14 * 86400) })
+      .prefault({}),
+  },
+  { error: (iss) => (iss.code === 'invalid_type' ? CHECKPOINTS_SHAPE : undefined) },
+);
+
+/** `checkpoints: false` / `true` (or off / on) are short for `{enabled: false}` / the defaults. */
 const CheckpointsSchema = z.preprocess((v) => {
-  if (v === undefined || v === true || v === null) return {};
-  if (v === false) return { enabled: false };
+  if (v === undefined || v === true || v === null || v === 'on') return {};
+  if (v === false || v === 'off') return { enabled: false };
   return v;
 }, CheckpointsObject);
 
