@@ -1,6 +1,7 @@
 // A rollback: the task directory (or one path in it) put back as a checkpoint holds it, after a checkpoint of how it
 // is now, so that the rollback itself can be undone. Used by `tether rollback` and the inbox. Worker-only.
-import { isAbsolute } from 'node:path';
+import { existsSync, mkdirSync } from 'node:fs';
+import { dirname, isAbsolute } from 'node:path';
 import type { CheckpointSettings } from '../config/config.js';
 import { TetherError } from '../common/errors.js';
 import { normalizePath } from '../common/paths.js';
@@ -59,10 +60,16 @@ export async function rollback(
   req: RollbackRequest,
 ): Promise<RollbackReport> {
   const target = resolveTarget(store.list(req.workflowId), req.target, req.workflowId, req.chain);
+  const remade = !req.dryRun && remakeTaskDirectory(target.meta.cwd);
   const root = taskDirectory(target.meta.cwd);
   if (typeof root !== 'string') throw new TetherError('Checkpoint.Failed', `cannot roll back: ${root.problem}`);
   const prefix = req.path === undefined ? undefined : relativeTo(root, req.path);
-  const wanted = flatten(store.objects, target);
+  let wanted: ReturnType<typeof flatten>;
+  try {
+    wanted = flatten(store.objects, target);
+  } catch (err) {
+    throw new TetherError('Checkpoint.Failed', `checkpoint ${target.id.slice(0, 12)} cannot be read: ${(err as Error).message}`);
+  }
   const report = (changes: Change[], undo?: string): RollbackReport => ({
     workflowId: req.workflowId,
     target: described(target),
@@ -99,7 +106,22 @@ export async function rollback(
   const now = before.scan.flat;
   checkPath(req.path, prefix, now, wanted);
   const changes = applyPlan(plan(now, wanted, prefix), root, now, wanted, store.objects);
+  if (remade) changes.unshift({ path: `${root}/`, action: 'restored' });
   return report(changes, before.checkpoint.id);
+}
+
+/**
+ * The task directory itself was removed (possible when commands run unsandboxed): it is made again, as an empty
+ * directory under its parent, when the parent is still there. True when it was made.
+ */
+function remakeTaskDirectory(cwd: string): boolean {
+  if (existsSync(cwd) || !existsSync(dirname(cwd))) return false;
+  try {
+    mkdirSync(cwd, 0o755);
+    return true;
+  } catch {
+    return false; // taskDirectory() then says why it cannot be used
+  }
 }
 
 function checkPath(

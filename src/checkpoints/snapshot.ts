@@ -59,6 +59,13 @@ export async function scanDirectory(
 
 export type TakeResult = { checkpoint: Checkpoint; scan: ScanResult } | { skipped: string };
 
+/**
+ * Directories found too large, until when: not walked again every turn (up to max_files entries each time) only to
+ * be refused again. Ten minutes, so one cleaned up or excluded gets its checkpoints back soon.
+ */
+const tooLarge = new Map<string, number>();
+const TOO_LARGE_MS = 10 * 60_000;
+
 /** Takes a checkpoint of `cwd`; `refName` names it among its run's (the turn, or the rollback's time). */
 export async function takeCheckpoint(
   store: CheckpointStore,
@@ -70,15 +77,16 @@ export async function takeCheckpoint(
 ): Promise<TakeResult> {
   const root = taskDirectory(cwd);
   if (typeof root !== 'string') return { skipped: root.problem };
+  const large = `${root}\n${settings.max_files}\n${settings.exclude.join('\n')}`;
+  const tooMany = `${root} holds more than ${settings.max_files} files and directories (checkpoints.max_files); exclude some with checkpoints.exclude, or raise it`;
+  if ((tooLarge.get(large) ?? 0) > Date.now()) return { skipped: tooMany };
   let scan: ScanResult;
   try {
     scan = await scanDirectory(store, settings, root, true, o);
   } catch (err) {
-    if (err instanceof TooManyFiles)
-      return {
-        skipped: `${root} holds more than ${settings.max_files} files and directories (checkpoints.max_files); exclude some with checkpoints.exclude, or raise it`,
-      };
-    throw err;
+    if (!(err instanceof TooManyFiles)) throw err;
+    tooLarge.set(large, Date.now() + TOO_LARGE_MS);
+    return { skipped: tooMany };
   }
   const perms = scan.perms.size > 0 ? store.objects.put('blob', encodePerms(scan.perms)) : undefined;
   const meta: CheckpointMeta = {
