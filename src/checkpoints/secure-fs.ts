@@ -1,11 +1,12 @@
 // File operations inside a task directory that no symbolic link or race can lead out of: every name is resolved
 // in a directory held open (on Linux through /proc/self/fd/N/NAME, which pins the directory itself) and its last
 // component is never followed; writes go to a new file that is renamed into place. Worker-only.
+// (src/files/beneath.ts is the file tools' counterpart: it resolves a model's path, links beneath the root included;
+// checkpoints follow no link at all, keep names as raw bytes, and stay synchronous for the walk's speed.)
 import { randomBytes } from 'node:crypto';
 import {
   closeSync,
   constants as C,
-  existsSync,
   fchmodSync,
   fstatSync,
   lstatSync,
@@ -20,13 +21,13 @@ import {
   writeSync,
   type Stats,
 } from 'node:fs';
-import { platform } from 'node:os';
+import { RACE_FREE } from '../files/beneath.js';
 
 /**
  * Linux: a name is looked up in the directory an open descriptor holds, wherever that directory is now and whatever
  * its path has become. Elsewhere only the last component is protected (O_NOFOLLOW); see docs/checkpoints.md.
  */
-export const PINNED = platform() === 'linux' && existsSync('/proc/self/fd');
+export const PINNED = RACE_FREE;
 
 const SLASH = Buffer.from('/');
 
