@@ -29,6 +29,7 @@ const SETUP = [
 it('restores a deleted src/ byte for byte, one path only, and undoes a rollback', async () => {
   const cwd = realpathSync(mkdtempSync(join(tmpdir(), 'tether-ckpt-')));
   let beforeTurn3: Record<string, string> = {};
+  let storeDir = '';
   const model = await startScriptedModel([
     {
       toolCalls: [
@@ -41,11 +42,22 @@ it('restores a deleted src/ byte for byte, one path only, and undoes a rollback'
       beforeTurn3 = manifest(cwd);
       return { toolCalls: [{ name: 'terminal', arguments: { command: 'rm -rf src' } }] };
     },
-    { toolCalls: [{ name: 'terminal', arguments: { command: 'echo later > added.txt && rm -rf empty' } }] },
+    // A command cannot see the store (it is under TETHER_HOME, hidden in the sandbox), let alone change it.
+    () => ({
+      toolCalls: [
+        {
+          name: 'terminal',
+          arguments: {
+            command: `echo "store entries: $(ls -A ${storeDir} | wc -l)"; echo later > added.txt && rm -rf empty`,
+          },
+        },
+      ],
+    }),
     { content: 'done' },
   ]);
   models.push(model);
   const { env, taskQueue } = workerEnv(inject('temporalAddress'), model.url, 'ckpt');
+  storeDir = join(env.TETHER_HOME!, 'checkpoints');
   await workers.start(env);
   const workflowId = `ckpt-${randomUUID()}`;
   const handle = await client().workflow.start('agentWorkflow', {
@@ -57,6 +69,9 @@ it('restores a deleted src/ byte for byte, one path only, and undoes a rollback'
   expect(model.errors).toEqual([]);
   expect(result).toMatchObject({ status: 'completed', turns: 5 });
   recordHistory(inject('temporalAddress'), workflowId, 'checkpoints');
+  const storeSeen = model.requests[4]!.messages.filter((m) => m.role === 'tool').at(-1)!.content!;
+  expect(storeSeen).toContain('store entries: 0');
+  expect(existsSync(join(storeDir, 'HEAD'))).toBe(true);
   const cli = (...args: string[]) => runCli(args, { cwd, env });
   const afterRun = manifest(cwd);
   expect(afterRun['src']).toBeUndefined();
