@@ -1,6 +1,6 @@
 // Walks a task directory and makes its git tree: unchanged files (by status) come from the scan cache, changed ones
 // are read through descriptors that cannot leave the directory. Links are kept as links, never followed. Worker-only.
-import { closeSync, lstatSync, readdirSync, type Stats } from 'node:fs';
+import { closeSync, fstatSync, lstatSync, readdirSync, type Stats } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { ExcludeRules } from './exclude.js';
@@ -14,7 +14,7 @@ import {
   type TreeMode,
 } from './git-objects.js';
 import type { CacheEntry, ScanEntries } from './scan-cache.js';
-import { closeDir, openDirAt, openFileAt, openRoot, readlinkAt, type Dir } from './secure-fs.js';
+import { at, closeDir, openDirAt, openFileAt, openRoot, readlinkAt, type Dir } from './secure-fs.js';
 
 export interface ScanLimits {
   /** Files larger than this are left out (and named in the checkpoint). */
@@ -119,14 +119,17 @@ const entryOf = (s: Stats, oid: Oid): CacheEntry => ({
 
 const SLASH = Buffer.from('/');
 
-/** A directory of the walk: listed and stated by path (fast), opened by descriptor only when a file in it is read. */
+/**
+ * A directory of the walk: opened from its parent's descriptor (never through a link) and listed through that
+ * descriptor, so the names and everything read come from the directory inside the task; its entries' status is
+ * taken by path (fast), which decides only whether the scan cache may be used.
+ */
 interface Level {
+  dir: Dir;
   /** Its path as text, or undefined when a name on the way is not valid UTF-8 (then `bytes` is used). */
   text: string | undefined;
   bytes: Buffer;
   rel: string;
-  /** Opens it from its parent's descriptor, never through a link; undefined when it was replaced meanwhile. */
-  open(): Dir | undefined;
 }
 
 const ASCII = /^[\x20-\x7e]*$/;
@@ -208,128 +211,117 @@ export async function scanTree(o: ScanOptions): Promise<ScanResult> {
 
   const walk = async (level: Level): Promise<Oid> => {
     const entries: NewTreeEntry[] = [];
-    let secure: Dir | undefined;
-    let opened = false;
-    const dir = (): Dir | undefined => {
-      if (!opened) {
-        opened = true;
-        secure = level.open();
-      }
-      return secure;
-    };
+    const dir = level.dir;
     let listed: { text: string; bytes?: Buffer }[];
     try {
-      listed = names(level.text ?? level.bytes);
+      listed = names(at(dir));
     } catch {
       listed = [];
     }
-    try {
-      for (const n of listed) {
-        seen += 1;
-        if (seen > o.maxFiles) throw new TooManyFiles();
-        if ((seen & 255) === 0 && performance.now() - lastYield > YIELD_MS) await pause();
-        const nameKey = n.bytes
-          ? n.bytes.toString('latin1')
-          : ASCII.test(n.text)
-            ? n.text
-            : Buffer.from(n.text).toString('latin1');
-        const rel = level.rel === '' ? nameKey : `${level.rel}/${nameKey}`;
-        const text = n.bytes === undefined && level.text !== undefined ? `${level.text}/${n.text}` : undefined;
-        const name = (): Buffer => n.bytes ?? Buffer.from(n.text);
-        const path = (): Buffer => Buffer.concat([level.bytes, SLASH, name()]);
-        // Status by path is fast; it decides only whether the cache may be used (same device and inode: the same
-        // file). Contents and link targets are read only through descriptors, which a swapped link cannot redirect.
-        const st = lstatSync(text ?? path(), { throwIfNoEntry: false });
-        if (!st) continue;
-        if (st.isDirectory()) {
-          if (o.rules.excluded(rel, true)) continue;
-          const oid = await walk({
+    for (const n of listed) {
+      seen += 1;
+      if (seen > o.maxFiles) throw new TooManyFiles();
+      if ((seen & 255) === 0 && performance.now() - lastYield > YIELD_MS) await pause();
+      const nameKey = n.bytes
+        ? n.bytes.toString('latin1')
+        : ASCII.test(n.text)
+          ? n.text
+          : Buffer.from(n.text).toString('latin1');
+      const rel = level.rel === '' ? nameKey : `${level.rel}/${nameKey}`;
+      const text = n.bytes === undefined && level.text !== undefined ? `${level.text}/${n.text}` : undefined;
+      const name = (): Buffer => n.bytes ?? Buffer.from(n.text);
+      const path = (): Buffer => Buffer.concat([level.bytes, SLASH, name()]);
+      // Status by path is fast; it decides only whether the cache may be used (same device and inode: the same
+      // file). Names, contents and link targets come only through descriptors, which a swapped link cannot redirect.
+      const st = lstatSync(text ?? path(), { throwIfNoEntry: false });
+      if (!st) continue;
+      if (st.isDirectory()) {
+        if (o.rules.excluded(rel, true)) continue;
+        let sub: Dir;
+        try {
+          sub = openDirAt(dir, name());
+        } catch {
+          continue; // replaced meanwhile (by a link, say): not entered, not recorded
+        }
+        let oid: Oid;
+        let perm: number;
+        try {
+          perm = fstatSync(sub.fd).mode & 0o777;
+          oid = await walk({
+            dir: sub,
             text,
             get bytes() {
               return path();
             },
             rel,
-            open: () => {
-              const parent = dir();
-              if (!parent) return undefined;
-              try {
-                return openDirAt(parent, name());
-              } catch {
-                return undefined;
-              }
-            },
           });
-          entries.push({ key: nameKey, mode: '40000', oid });
-          const perm = st.mode & 0o777;
-          note(rel, perm === 0o755 ? { mode: '40000', oid } : { mode: '40000', oid, perm });
-          if (perm !== 0o755) r.perms.set(rel, perm);
-          continue;
+        } finally {
+          closeDir(sub);
         }
-        if (o.rules.excluded(rel, false)) continue;
-        const cached = o.cache.get(rel);
-        const hit = sameStatus(cached, st);
-        if (st.isSymbolicLink()) {
-          let oid: Oid;
-          if (hit) oid = cached.oid;
-          else {
-            const d = dir();
-            try {
-              if (!d) throw new Error('gone');
-              oid = blob(readlinkAt(d, name()));
-            } catch {
-              r.unreadable += 1;
-              continue;
-            }
-          }
-          keep(rel, st, oid, cached);
-          entries.push({ key: nameKey, mode: '120000', oid });
-          note(rel, { mode: '120000', oid });
-          r.files += 1;
-          continue;
-        }
-        if (!st.isFile()) {
-          r.special += 1; // FIFOs, sockets, devices: not content
-          continue;
-        }
-        if (st.size > o.maxFileBytes) {
-          noteOversize(r, rel);
-          continue;
-        }
-        let found: { oid: Oid; st: Stats } | undefined;
-        if (hit) found = { oid: cached.oid, st };
+        entries.push({ key: nameKey, mode: '40000', oid });
+        note(rel, perm === 0o755 ? { mode: '40000', oid } : { mode: '40000', oid, perm });
+        if (perm !== 0o755) r.perms.set(rel, perm);
+        continue;
+      }
+      if (o.rules.excluded(rel, false)) continue;
+      const cached = o.cache.get(rel);
+      const hit = sameStatus(cached, st);
+      if (st.isSymbolicLink()) {
+        let oid: Oid;
+        if (hit) oid = cached.oid;
         else {
-          const d = dir();
-          found = d ? await readFile(d, name()) : undefined;
-          if (!found) {
+          try {
+            oid = blob(readlinkAt(dir, name()));
+          } catch {
             r.unreadable += 1;
             continue;
           }
-          if (found.oid === '') {
-            noteOversize(r, rel);
-            continue;
-          }
         }
-        const perm = found.st.mode & 0o777;
-        const mode: TreeMode = perm & 0o100 ? '100755' : '100644';
-        keep(rel, found.st, found.oid, cached);
-        entries.push({ key: nameKey, mode, oid: found.oid });
-        if (perm === defaultPerm(mode)) note(rel, { mode, oid: found.oid });
-        else {
-          note(rel, { mode, oid: found.oid, perm });
-          r.perms.set(rel, perm);
-        }
+        keep(rel, st, oid, cached);
+        entries.push({ key: nameKey, mode: '120000', oid });
+        note(rel, { mode: '120000', oid });
         r.files += 1;
-        r.bytes += found.st.size;
+        continue;
       }
-    } finally {
-      if (secure) closeDir(secure);
+      if (!st.isFile()) {
+        r.special += 1; // FIFOs, sockets, devices: not content
+        continue;
+      }
+      if (st.size > o.maxFileBytes) {
+        noteOversize(r, rel);
+        continue;
+      }
+      let found: { oid: Oid; st: Stats } | undefined;
+      if (hit) found = { oid: cached.oid, st };
+      else {
+        found = await readFile(dir, name());
+        if (!found) {
+          r.unreadable += 1;
+          continue;
+        }
+        if (found.oid === '') {
+          noteOversize(r, rel);
+          continue;
+        }
+      }
+      const perm = found.st.mode & 0o777;
+      const mode: TreeMode = perm & 0o100 ? '100755' : '100644';
+      keep(rel, found.st, found.oid, cached);
+      entries.push({ key: nameKey, mode, oid: found.oid });
+      if (perm === defaultPerm(mode)) note(rel, { mode, oid: found.oid });
+      else {
+        note(rel, { mode, oid: found.oid, perm });
+        r.perms.set(rel, perm);
+      }
+      r.files += 1;
+      r.bytes += found.st.size;
     }
     return tree(encodeTree(entries));
   };
 
   const root = openRoot(o.root);
   try {
-    r.tree = await walk({ text: o.root, bytes: Buffer.from(o.root), rel: '', open: () => root });
+    r.tree = await walk({ dir: root, text: o.root, bytes: Buffer.from(o.root), rel: '' });
   } finally {
     closeDir(root);
   }
