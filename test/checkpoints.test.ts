@@ -98,6 +98,18 @@ it('restores a deleted src/ byte for byte, one path only, and undoes a rollback'
   expect(text).toContain(list[2]!.id.slice(0, 12));
   expect(text).toMatch(/rm -rf src/);
 
+  // Mistakes are one line each, before anything is asked of Temporal or changed.
+  expect((await cli('rollback', workflowId, '--to', 'zz')).stderr).toMatch(
+    /^tether: --to zz: a checkpoint id is 4 to 40 hexadecimal digits/,
+  );
+  expect((await cli('rollback', workflowId, '--turn', '9')).stderr).toMatch(
+    /^tether: .* has no checkpoint at or after turn 9 \(the last is before turn 4\)/,
+  );
+  expect((await cli('rollback', workflowId, '--turn', '3', '--path', '../x')).stderr).toMatch(
+    /^tether: --path \.\.\/x is outside the run's task directory/,
+  );
+  expect(manifest(cwd)).toEqual(afterRun);
+
   // A dry run says what would change and changes nothing.
   const dry = await cli('rollback', workflowId, '--turn', '3', '--dry-run');
   expect(dry.code).toBe(0);

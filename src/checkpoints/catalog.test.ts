@@ -30,6 +30,9 @@ describe('resolving --turn and --to', () => {
       'wf has no checkpoint at or after turn 6 (the last is before turn 5): no call from turn 6 on could change files, so there is nothing to roll back',
     );
     expect(() => resolveTarget([], { turn: 1 }, 'wf')).toThrow(/^wf has no checkpoints here/);
+    expect(() => resolveTarget(list, { turn: 1 }, 'wf', 'c3')).toThrow(
+      'the current run of wf has no checkpoints yet; the 4 here are of an earlier run with this id: use --to ID',
+    );
   });
 
   it('takes an id by a unique prefix, any chain or kind', () => {

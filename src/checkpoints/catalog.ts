@@ -84,7 +84,12 @@ export function resolveTarget(list: Checkpoint[], target: Target, workflowId: st
       `${workflowId} has no checkpoint ${target.id} (tether checkpoints ${workflowId} lists them)`,
     );
   }
-  const current = chain && list.some((c) => c.meta.chain === chain) ? chain : list[list.length - 1]!.meta.chain;
+  if (chain && !list.some((c) => c.meta.chain === chain))
+    throw new TetherError(
+      'Checkpoint.NotFound',
+      `the current run of ${workflowId} has no checkpoints yet; the ${list.length} here are of an earlier run with this id: use --to ID (tether checkpoints ${workflowId} lists them)`,
+    );
+  const current = chain ?? list[list.length - 1]!.meta.chain;
   const turns = list.filter((c) => c.meta.chain === current && c.meta.kind === 'turn');
   const found = turns.find((c) => c.meta.turn >= target.turn);
   if (found) return found;

@@ -135,8 +135,8 @@ export function addCheckpointCommands(program: Command): void {
         const wanted = target(opts);
         if (opts.path !== undefined && opts.path.trim() === '') throw new CliError('--path is empty');
         const store = new CheckpointStore();
-        // Said before Temporal is asked anything: a run without checkpoints here has nothing to roll back.
-        if (store.list(workflowId).length === 0) resolveTarget([], wanted, workflowId);
+        // Said before Temporal is asked anything: no checkpoint here, an id that names none, a turn after the last.
+        resolveTarget(store.list(workflowId), wanted, workflowId);
         const run = await withTemporal((client) =>
           checkRun(client, workflowId, opts.force === true || opts.dryRun === true),
         );
