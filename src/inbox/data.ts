@@ -3,11 +3,12 @@
 import type { Client } from '@temporalio/client';
 import type { AgentResult } from '../common/types.js';
 import type { DecidedApproval, PendingApproval } from '../common/approval-types.js';
+import type { NetworkReach } from '../common/egress-types.js';
 import { listPendingApprovals } from '../cli/approval-commands.js';
 import { hasHiddenCharacters, visibleText } from '../approval/visible-text.js';
 import { queryRunState, runFailure } from '../temporal/run-handle.js';
 import { readTask, readTranscript, storePath, type StoredEntry } from '../store/transcript-reader.js';
-import type { CheckpointSettings } from '../config/config.js';
+import { loadConfig, type CheckpointSettings } from '../config/config.js';
 import { listCheckpoints, type ListedCheckpoint } from '../checkpoints/listing.js';
 import { CheckpointStore } from '../checkpoints/store.js';
 
@@ -86,11 +87,16 @@ interface RunDetail extends RunRow {
   transcriptMissing?: string;
   pendingApprovals: ShownApproval[];
   decided: DecidedApproval[];
+  /** The hosts the run's commands reached or were refused (egress proxy). */
+  network?: NetworkReach[];
   /** No worker answered the state query: decisions are not known. */
   stateUnavailable?: boolean;
   /** Checkpoints of the run's task directory on this machine, oldest first (src/checkpoints/listing.ts). */
   checkpoints: ListedCheckpoint[];
 }
+
+/** A host as the page shows it: names and reasons come from the sandbox side, so escaped like commands. */
+const shownReach = (n: NetworkReach): NetworkReach => ({ ...n, host: visibleText(n.host), by: visibleText(n.by) });
 
 /** A checkpoint as the page shows it: what came from the run (arguments, paths) made visible. */
 function shownCheckpoint(c: ListedCheckpoint): ListedCheckpoint {
@@ -111,10 +117,11 @@ function shownCheckpoint(c: ListedCheckpoint): ListedCheckpoint {
   };
 }
 
+/** One run; `checkpoints` are the settings its checkpoint summaries use (default: config.yaml's). */
 export async function runDetail(
   client: Client,
   workflowId: string,
-  checkpoints: CheckpointSettings,
+  checkpoints: CheckpointSettings = loadConfig().checkpoints,
 ): Promise<RunDetail> {
   const handle = client.workflow.getHandle(workflowId);
   const desc = await handle.describe();
@@ -133,13 +140,18 @@ export async function runDetail(
     ...(transcript.length === 0 ? { transcriptMissing: storePath() } : {}),
     pendingApprovals: (state?.pendingApprovals ?? []).map(shown),
     decided: (state?.approvals.decided ?? []).map((d) => ({ ...d, command: visibleText(d.command) })),
+    ...(state?.network ? { network: state.network.map(shownReach) } : {}),
     ...(state ? {} : { stateUnavailable: true }),
     checkpoints: (await listCheckpoints(new CheckpointStore(), checkpoints, workflowId)).map(shownCheckpoint),
   };
   if (desc.status.name !== 'RUNNING' && detail.answer === undefined) {
     try {
       const r = (await handle.result()) as AgentResult;
-      Object.assign(detail, { runStatus: r.status, answer: visibleOrNot(r.answer) });
+      Object.assign(detail, {
+        runStatus: r.status,
+        answer: visibleOrNot(r.answer),
+        ...(r.network && !detail.network ? { network: r.network.map(shownReach) } : {}),
+      });
     } catch (err) {
       const f = runFailure(err);
       Object.assign(detail, { runStatus: f.status, error: visibleOrNot(f.error) });
