@@ -68,7 +68,10 @@ export async function rollback(
   try {
     wanted = flatten(store.objects, target);
   } catch (err) {
-    throw new TetherError('Checkpoint.Failed', `checkpoint ${target.id.slice(0, 12)} cannot be read: ${(err as Error).message}`);
+    throw new TetherError(
+      'Checkpoint.Failed',
+      `checkpoint ${target.id.slice(0, 12)} cannot be read: ${(err as Error).message}`,
+    );
   }
   const report = (changes: Change[], undo?: string): RollbackReport => ({
     workflowId: req.workflowId,
