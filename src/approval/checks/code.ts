@@ -193,7 +193,8 @@ const TEMPORAL_CLIENT =
 const APPROVAL_NAME = /["'`](approval|decideApproval)["'`]/;
 const RUN_START = /["'`]agentWorkflow["'`]|approvalMode/;
 
-export function analyseCode(source: string, language: string, ctx: CheckContext): void {
+export function analyseCode(source: string, written: string, ctx: CheckContext): void {
+  const language = written === 'typescript' ? 'javascript' : written;
   const code = collapse(source);
   for (const m of code.matchAll(SHELL_CALL)) ctx.script(unescape(m[2]!));
   for (const m of code.matchAll(LIST_CALL)) {
