@@ -152,8 +152,9 @@ export function gitConfig(cmd: Argv, ctx: CarryContext): void {
     return;
   }
   if (!GIT_COMMAND_KEYS.test(key.text)) return;
-  if (/^(include(if\..+)?\.path|core\.hookspath)$/i.test(key.text))
-    ctx.add('carried-code', `git config ${key.text} ${value.text}`);
+  // A hooks directory is read when git runs its hooks (git/hooks.ts); one outside the project asks (checks/vcs.ts).
+  if (/^core\.hookspath$/i.test(key.text)) return;
+  if (/^include(if\..+)?\.path$/i.test(key.text)) ctx.add('carried-code', `git config ${key.text} ${value.text}`);
   else if (value.dynamic) ctx.computed(value, `git config ${key.text}`);
   else ctx.later(() => ctx.script(value.text.replace(/^!/, '')));
 }

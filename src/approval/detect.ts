@@ -121,12 +121,30 @@ class Analysis implements CarryContext {
   private readonly writtenText = new Map<string, string>();
   /** Commands seen so far: a script missing before a list runs may be written by an earlier command of it. */
   commandsSeen = 0;
+  private fileDepth = 0;
+
+  insideFile(run: () => void): void {
+    this.fileDepth += 1;
+    try {
+      run();
+    } finally {
+      this.fileDepth -= 1;
+    }
+  }
   /** Inside code that runs in a later call (an exported PAGER): a script it runs by path may change before then. */
   laterDepth = 0;
   /** Paths (keys) named by the commands seen so far: a file missing now that one names may be made by it. */
   private readonly named = new Set<string>();
   /** Files programs load by themselves (modules, hooks), judged after the line, once each. */
-  private readonly queue: { key: string; language: string; origin: Origin; cwd: Where['cwd']; later: number }[] = [];
+  private readonly queue: {
+    key: string;
+    language: string;
+    origin: Origin;
+    cwd: Where['cwd'];
+    later: number;
+    /** An earlier command of the line names the file: it may make it. */
+    made: boolean;
+  }[] = [];
   private readonly loaded = new Set<string>();
   /** Where the code being judged came from (imports are relative to it). */
   origin: Origin | undefined;
@@ -173,7 +191,7 @@ class Analysis implements CarryContext {
     return this.writtenText.get(key);
   }
 
-  namedEarlier(key: string): boolean {
+  private namedEarlier(key: string): boolean {
     for (const n of this.named) if (n === key || n === '.' || key.startsWith(`${n}/`)) return true;
     return false;
   }
@@ -182,18 +200,25 @@ class Analysis implements CarryContext {
     const id = `${language}\u0000${key}`;
     if (this.loaded.has(id)) return;
     this.loaded.add(id);
-    this.queue.push({ key, language, origin, cwd: this.where.cwd, later: this.laterDepth });
+    this.queue.push({
+      key,
+      language,
+      origin,
+      cwd: this.where.cwd,
+      later: this.laterDepth,
+      made: this.namedEarlier(key),
+    });
   }
 
   /** Judges the files programs load by themselves (modules, hooks), once each, until none is left. */
   drainLoads(): void {
     for (let i = 0; i < this.queue.length && i < MAX_LOADS; i += 1) {
-      const { key, language, origin, cwd, later } = this.queue[i]!;
+      const { key, language, origin, cwd, later, made } = this.queue[i]!;
       const [before, depth] = [this.where.cwd, this.laterDepth];
       this.where.cwd = cwd;
       this.laterDepth = later;
       try {
-        loadFile(this, key, language === 'shell' ? null : language, origin);
+        loadFile(this, key, language === 'shell' ? null : language, origin, made);
       } finally {
         this.where.cwd = before;
         this.laterDepth = depth;
@@ -386,7 +411,8 @@ class Analysis implements CarryContext {
   }
 
   private command(node: SyntaxNode): void {
-    this.commandsSeen += 1;
+    // Commands of files being judged (a script's own lines) are not earlier commands of the line.
+    if (this.fileDepth === 0) this.commandsSeen += 1;
     const redirects = redirectsOf(node);
     const io: Io = { upstream: [], stdinText: stdinTextOf(redirects) };
     const input = redirects.find((r) => r.type === 'file_redirect' && r.children.some((c) => c?.type === '<'));
@@ -401,6 +427,7 @@ class Analysis implements CarryContext {
     if (this.inherited && io.upstream.length === 0 && io.stdinText === undefined && io.stdinFile === undefined) {
       io.upstream = this.inherited.upstream;
       io.stdinText = this.inherited.stdinText;
+      io.stdinFile = this.inherited.stdinFile;
     }
     const assignments = named(node)
       .filter((c) => c.type === 'variable_assignment')
@@ -467,16 +494,17 @@ class Analysis implements CarryContext {
     // `sudo LD_PRELOAD=x.so cmd`, `env PATH=/tmp/x:$PATH make`: judged like the same assignment before the command.
     for (const s of settings) checkAssignment(s.name, s.value, this);
     const allAssignments = [...assignments, ...settings];
-    for (const a of argv.args) {
-      const key = a.dynamic || a.text.startsWith('-') ? undefined : this.keyOf(a.text.replace(/^[^=]*=/, ''));
-      if (typeof key === 'string') this.named.add(key);
-    }
     const outerEnv = this.commandEnv;
     this.commandEnv = new Map(allAssignments.map((a) => [a.name, a.value]));
     try {
       this.judgeCommand(argv, io, words, allAssignments, chdir);
     } finally {
       this.commandEnv = outerEnv;
+      // Later commands of the line may load a file this one makes (`cp evil.py helper.py && python main.py`).
+      for (const a of argv.args) {
+        const key = a.dynamic || a.text.startsWith('-') ? undefined : this.keyOf(a.text.replace(/^[^=]*=/, ''));
+        if (typeof key === 'string') this.named.add(key);
+      }
     }
   }
 

@@ -8,7 +8,7 @@ import { literal, type Word } from './words.js';
 
 /** git configuration keys whose value is a command git runs. */
 const GIT_COMMAND_KEYS =
-  /^(core\.(pager|sshcommand|editor|fsmonitor|askpass|hookspath)|sequence\.editor|diff\.external|diff\..+\.(textconv|command)|merge\..+\.driver|filter\..+\.(clean|smudge|process)|credential(\..+)?\.helper|gpg(\..+)?\.program|pager\..+|alias\..+|uploadpack\.packobjectshook|remote\..+\.(uploadpack|receivepack|proxy)|web\.browser|man\..+\.cmd|browser\..+\.cmd|difftool\..+\.cmd|mergetool\..+\.cmd|core\.gitproxy)$/i;
+  /^(core\.(pager|sshcommand|editor|fsmonitor|askpass)|sequence\.editor|diff\.external|diff\..+\.(textconv|command)|merge\..+\.driver|filter\..+\.(clean|smudge|process)|credential(\..+)?\.helper|gpg(\..+)?\.program|pager\..+|alias\..+|uploadpack\.packobjectshook|remote\..+\.(uploadpack|receivepack|proxy)|web\.browser|man\..+\.cmd|browser\..+\.cmd|difftool\..+\.cmd|mergetool\..+\.cmd|core\.gitproxy)$/i;
 
 /** Variables whose value is a command the program runs (`GIT_SSH_COMMAND='...' git fetch`). */
 export const COMMAND_VARIABLES = new Set([

@@ -2,6 +2,7 @@
 // it writes and for what it uploads), and the generic resource-CLI verb check for names no table claims and for the
 // infrastructure CLIs. Pure.
 import { agentChecks } from './agents.js';
+import { programTextChecks } from '../interpreters/commands.js';
 import { ciChecks } from './ci.js';
 import { systemContainerChecks } from './system-containers.js';
 import { hardwareChecks } from './hardware.js';
@@ -90,6 +91,7 @@ const TABLES: Record<string, Check>[] = [
   fetchedChecks,
   hardwareChecks,
   systemContainerChecks,
+  programTextChecks,
 ];
 
 /** Names a table judges fully (their verbs are not a resource CLI's): databases, shells, system tools. */
@@ -108,6 +110,7 @@ function claimed(name: string, exec: (name: string) => Check | undefined): boole
       controlPlaneChecks,
       hostChecks,
       agentChecks,
+      programTextChecks,
     ].some((t) => Object.hasOwn(t, name)) || exec(name) !== undefined
   );
 }

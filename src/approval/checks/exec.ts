@@ -4,7 +4,9 @@ import { parseFlags, type Argv } from '../argv.js';
 import type { Word } from '../words.js';
 import { checkWrite } from './files.js';
 import { wasDownloaded } from './fetched.js';
-import { show, stdinIsDynamic, stdinText, type Check, type CheckContext, type Io } from './types.js';
+import { show, stdinIsDynamic, stdinText, type Check, type CheckContext, type Io, type Origin } from './types.js';
+import { interpreterLoads } from '../loaders/preloads.js';
+import { screen, tmux } from '../interpreters/terminals.js';
 
 const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'fish', 'csh', 'tcsh', 'yash', 'rbash']);
 export const DOWNLOADERS = new Set(['curl', 'wget', 'fetch', 'aria2c', 'http', 'https', 'xh', 'lwp-request', 'GET']);
@@ -57,8 +59,11 @@ function firstOperand(args: Word[], valueOpts: string[]): number {
   return i;
 }
 
+/** Paths that name the program's own standard input. */
+const STDIN_PATHS = /^(\/dev\/stdin|\/dev\/fd\/0|\/proc\/self\/fd\/0|\/proc\/\$\$\/fd\/0)$/;
+
 /** Standard input that carries a program: downloaded, decoded, or literal text. */
-function stdinProgram(cmd: Argv, io: Io, ctx: CheckContext, language: string | null): void {
+function stdinProgram(cmd: Argv, io: Io, ctx: CheckContext, language: string | null, origin?: Origin): void {
   const names = io.upstream.map((u) => u.argv?.name);
   if (names.some((n) => n !== undefined && n !== null && DOWNLOADERS.has(n))) ctx.add('remote-code-exec', show(cmd));
   if (io.upstream.some((u) => u.argv !== null && isDecoder(u.argv))) ctx.add('decoded-to-shell', show(cmd));
@@ -67,15 +72,15 @@ function stdinProgram(cmd: Argv, io: Io, ctx: CheckContext, language: string | n
   const text = ctx.knownText(io);
   if (text !== undefined) {
     if (language === null) ctx.script(text);
-    else ctx.code(text, language);
+    else ctx.code(text, language, origin);
     return;
   }
   // Not known text: a file (`sh < x.sh`, `cat x.sh | sh`) is read; what another program prints asks.
   const last = io.upstream.at(-1)?.argv;
   const catFile = last?.name === 'cat' ? last.args.filter((a) => !a.text.startsWith('-')) : [];
   if (io.upstream.length === 0 && io.stdinFile && !ctx.substitutionInput(io.stdinFile))
-    ctx.runsFile(io.stdinFile, language);
-  else if (catFile.length === 1) ctx.runsFile(catFile[0]!, language);
+    ctx.runsFile(io.stdinFile, language, undefined, origin);
+  else if (catFile.length === 1) ctx.runsFile(catFile[0]!, language, undefined, origin);
   else if (io.upstream.length > 0 && !stdinIsDynamic(io))
     ctx.add('dynamic-command', `${show(cmd)} runs what ${last?.written ?? 'an earlier command'} prints`);
 }
@@ -107,7 +112,8 @@ export function execChecks(
     if (f.short.has('c')) {
       // sh -c STRING [name args...]: the first operand is the script (re-read only when it is known text).
       const script = operands[0];
-      if (script && !script.dynamic) ctx.script(withPositional(script.text, operands.slice(1)));
+      // Its commands read the shell's standard input (`bash -c 'source /dev/stdin' < x.sh`).
+      if (script && !script.dynamic) ctx.script(withPositional(script.text, operands.slice(1)), io);
       else if (script) {
         // sh -c "$(echo ... | base64 -d)": the script is decoded at run time.
         if (script.substitutions.some((n) => DECODES.test(n.text))) ctx.add('decoded-to-shell', show(cmd));
@@ -122,7 +128,7 @@ export function execChecks(
     const fromSubstitution =
       (first && ctx.substitutionInput(first)) ?? (io.stdinFile && ctx.substitutionInput(io.stdinFile));
     if (fromSubstitution) stdinProgram(cmd, fromSubstitution, ctx, null);
-    else if (!first || f.short.has('s') || first.text === '-' || first.text === '/dev/stdin')
+    else if (!first || f.short.has('s') || first.text === '-' || STDIN_PATHS.test(first.text))
       stdinProgram(cmd, io, ctx, null);
     else ctx.runsFile(first, null);
   };
@@ -156,16 +162,26 @@ export function execChecks(
       const beforeOperand = m >= 0 && args.slice(0, m).every((a) => a.text.startsWith('-'));
       if (beforeOperand && args[m + 1] && !args[m + 1]!.dynamic) ctx.argv(args.slice(m + 1));
     }
+    // The program given inline, on standard input, or by path (python -m runs an installed or project module).
+    const inline =
+      code !== undefined ||
+      codeWord !== undefined ||
+      !first ||
+      first.text === '-' ||
+      first.text === '/dev/stdin' ||
+      (spec.language === 'python' && (f.short.has('m') || f.short.has('c')));
+    const origin = interpreterLoads(cmd, spec.language, ctx, inline);
     if (codeWord?.dynamic) ctx.computed(codeWord, `${cmd.written} ${spec.codeOpts[0]}`, spec.language);
-    else if (code !== undefined) ctx.code(code, spec.language);
+    else if (code !== undefined) ctx.code(code, spec.language, origin);
     else if (fromSubstitution) stdinProgram(cmd, fromSubstitution, ctx, spec.language);
-    else if (!first || first.text === '-' || first.text === '/dev/stdin') stdinProgram(cmd, io, ctx, spec.language);
-    // python -m MODULE runs an installed module, not a file; anything else is the script's path.
+    else if (!first || first.text === '-' || STDIN_PATHS.test(first.text))
+      stdinProgram(cmd, io, ctx, spec.language, origin);
+    // python -m MODULE runs a module (read above), not a file; anything else is the script's path.
     else if (
       !(spec.language === 'python' && (f.short.has('m') || f.short.has('c'))) &&
       !/^(repl|test|run|install)$/.test(first.text)
     )
-      ctx.runsFile(first, spec.language);
+      ctx.runsFile(first, spec.language, undefined, origin);
   };
 
   const evalCheck: Check = (cmd, _io, ctx) => {
@@ -182,7 +198,7 @@ export function execChecks(
       ctx.add('remote-code-exec', `${show(cmd)}: the script was downloaded in this command line`);
     const fromSubstitution = first && ctx.substitutionInput(first);
     if (fromSubstitution) stdinProgram(cmd, fromSubstitution, ctx, null);
-    else if (first?.text === '/dev/stdin') stdinProgram(cmd, io, ctx, null);
+    else if (first && STDIN_PATHS.test(first.text)) stdinProgram(cmd, io, ctx, null);
     else if (first) ctx.runsFile(first, null);
   };
 
@@ -271,12 +287,6 @@ export function execChecks(
       ctx.add('reverse-shell', show(cmd));
   };
 
-  const awk: Check = (cmd, _io, ctx) => {
-    const f = parseFlags(cmd.args, ['-F', '-v', '-f', '--file', '--assign', '--field-separator']);
-    const program = f.values.has('-f') || f.values.has('--file') ? undefined : f.operands[0];
-    if (program) ctx.code(program.text, 'awk');
-  };
-
   const trap: Check = (cmd, _io, ctx) => {
     const action = cmd.args.find((a) => !a.text.startsWith('-'));
     // The handler runs later (at exit, on a signal), with the variables set by then (`trap 'rm -rf "$d"' EXIT; d=$(mktemp -d)`).
@@ -284,33 +294,6 @@ export function execChecks(
       if (ctx.atExit) ctx.atExit(() => ctx.script(action.text));
       else ctx.script(action.text);
     }
-  };
-
-  /** tmux new-session/new-window/split-window 'CMD', screen -dm CMD...: commands run later in a terminal. */
-  const tmux: Check = (cmd, _io, ctx) => {
-    const verbs = [
-      'new-session',
-      'new',
-      'new-window',
-      'neww',
-      'split-window',
-      'splitw',
-      'respawn-pane',
-      'run-shell',
-      'run',
-    ];
-    const at = cmd.args.findIndex((a) => verbs.includes(a.text));
-    if (at < 0) return;
-    const rest = cmd.args.slice(at + 1);
-    const command = rest.slice(firstOperand(rest, ['-s', '-n', '-t', '-c', '-x', '-y', '-F', '-e', '-l']));
-    if (command.length > 0) ctx.script(command.map((w) => w.text).join(' '));
-  };
-
-  const screen: Check = (cmd, _io, ctx) => {
-    const command = cmd.args.slice(
-      firstOperand(cmd.args, ['-S', '-c', '-e', '-h', '-p', '-T', '-t', '-L', '-Logfile']),
-    );
-    if (command.length > 0) ctx.argv(command);
   };
 
   /** at/batch run their standard input later. */
@@ -351,10 +334,6 @@ export function execChecks(
     watch,
     script,
     socat,
-    awk,
-    gawk: awk,
-    mawk: awk,
-    nawk: awk,
     trap,
     tmux,
     screen,

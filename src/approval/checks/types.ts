@@ -50,7 +50,7 @@ export interface CheckContext {
    * A script run by path (`sh x.sh`, `./x.sh`, `python x.py`, a glob naming it): judged from its content as `language`
    * (null: shell or its `#!` line). `optional`: a missing file never asks (a runner's settings), or the alternatives.
    */
-  runsFile(path: Word, language: string | null, optional?: true | readonly string[]): void;
+  runsFile(path: Word, language: string | null, optional?: true | readonly string[], origin?: Origin): void;
   /**
    * A file's content, or a directory's names for a listing key (scripts.ts), read where the command runs. Undefined
    * while it has not been read (the gate's reader is asked for it) and when the detector runs without reading files.
@@ -67,6 +67,8 @@ export interface CheckContext {
   loads(key: string, language: string, origin: Origin): void;
   /** Where the code being judged now came from (undefined outside a program). */
   readonly origin: Origin | undefined;
+  /** NAME=VALUE settings of the command being judged (`PYTHONPATH=src python x.py`, `env NODE_OPTIONS=... node`). */
+  readonly commandEnv: ReadonlyMap<string, Word>;
   /** Program text computed at run time (`sh -c "$(...)"`, `eval "$X"`): asks, and what can be seen of it is judged. */
   computed(word: Word, who: string, language?: string | null): void;
   /** Runs `judge` once the whole command line has been read (a trap's handler runs when the shell exits). */

@@ -6,6 +6,7 @@ import { classifyPath } from '../paths.js';
 import { literal, type Word } from '../words.js';
 import { show, type Check, type CheckContext } from './types.js';
 import type { Argv } from '../argv.js';
+import { gitCommands } from '../git/commands.js';
 
 const GIT_VALUE_OPTS = ['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--exec-path', '--config-env'];
 
@@ -158,6 +159,7 @@ const git: Check = (cmd, _io, ctx) => {
   }
   const sub = args[i]?.text;
   if (sub) subcommand(sub, args.slice(i + 1), cmd, ctx);
+  gitCommands(cmd, ctx);
 };
 
 /** hg strip / purge / rollback / histedit --force; svn delete of a URL; bfg rewrites history. */

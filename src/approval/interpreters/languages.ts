@@ -9,6 +9,7 @@ import { readLisp } from './lisp.js';
 import { readScripting } from './scripting.js';
 import { readDc, readGnuplot, readJulia, readM4, readR } from './small.js';
 import { readTcl } from './tcl.js';
+import { screenScript, tmuxScript } from './terminals.js';
 
 const detailOf = (language: string, source: string): string =>
   `${language} script: ${source.length > 80 ? `${source.slice(0, 77)}...` : source}`;
@@ -30,6 +31,8 @@ const READERS: Record<string, (source: string, ctx: CheckContext) => void> = {
   r: readR,
   julia: readJulia,
   sql: (s, ctx) => sqlText(s, ctx, detailOf('sql', s)),
+  tmux: (s, ctx) => tmuxScript(s, ctx),
+  screenrc: screenScript,
 };
 
 /** Languages whose text the detector reads (a script in any other interpreter asks). */

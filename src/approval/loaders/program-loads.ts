@@ -71,11 +71,16 @@ function python(e: LoadEffect, origin: Origin, ctx: CheckContext): void {
     for (const key of pythonCandidates(root, e.module, e.names)) ctx.loads(key, 'python', sub(key));
 }
 
-function javascript(e: LoadEffect, origin: Origin, ctx: CheckContext): void {
-  const spec = e.how === 'import' ? e.module : e.path;
+/** A module specifier JavaScript loads: a relative or absolute path of the project, or code in a `data:` URL. */
+export function loadJavascript(spec: string, origin: Origin | undefined, ctx: CheckContext): void {
   const data = /^data:(?:text|application)\/(?:javascript|ecmascript)(;base64)?,(.*)$/s.exec(spec);
   if (data) {
-    const code = data[1] ? decodeBase64(data[2]!) : decodeURIComponent(data[2]!);
+    let code: string | undefined;
+    try {
+      code = data[1] ? decodeBase64(data[2]!) : decodeURIComponent(data[2]!);
+    } catch {
+      code = undefined;
+    }
     if (code === undefined) ctx.add('dynamic-command', `${spec.slice(0, 80)}: code that could not be decoded`);
     else ctx.code(code, 'javascript', origin);
     return;
@@ -87,7 +92,7 @@ function javascript(e: LoadEffect, origin: Origin, ctx: CheckContext): void {
   const path = spec.startsWith('file://') ? spec.slice('file://'.length) : spec;
   // Bare names are installed packages (node_modules) or Node's own modules: not read.
   if (!/^(\.{1,2}\/|\/)/.test(path) && path !== '.' && path !== '..') return;
-  const base = origin.file !== undefined ? dirOf(origin.file) : (ctx.keyOf('.') ?? null);
+  const base = origin?.file !== undefined ? dirOf(origin.file) : (ctx.keyOf('.') ?? null);
   if (base === null) {
     ctx.add('unread-script', `${spec} (after a cd to a directory known only at run time)`);
     return;
@@ -99,5 +104,5 @@ function javascript(e: LoadEffect, origin: Origin, ctx: CheckContext): void {
 export function programLoad(e: LoadEffect, ctx: CheckContext): void {
   const origin = ctx.origin ?? inlineOrigin(ctx);
   if (e.language === 'python') python(e, origin, ctx);
-  else javascript(e, origin, ctx);
+  else loadJavascript(e.how === 'import' ? e.module : e.path, ctx.origin, ctx);
 }

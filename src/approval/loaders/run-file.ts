@@ -16,10 +16,10 @@ export interface FileHost extends CheckContext {
   readonly laterDepth: number;
   /** Commands seen so far in the line: a file missing now may be written by an earlier one. */
   readonly commandsSeen: number;
+  /** Runs the judging of a file's content: its own commands are not commands of the line. */
+  insideFile(run: () => void): void;
   /** Text this command line writes to the file earlier (`echo ... > x.sh; sh x.sh`). */
   writtenTextOf(key: string): string | undefined;
-  /** A path (key) an earlier command of the line names: it may create the file. */
-  namedEarlier(key: string): boolean;
   /** The file as read, without asking for it. */
   fileAt(key: string): ScriptFile | undefined;
 }
@@ -45,6 +45,10 @@ export function originOf(key: string, language: string): Origin {
 
 /** Judges text read from `key` as `language` (null: a shell, or what its `#!` line names). */
 function judgeText(host: FileHost, key: string, text: string, language: string | null, origin?: Origin): void {
+  host.insideFile(() => judgeContent(host, key, text, language, origin));
+}
+
+function judgeContent(host: FileHost, key: string, text: string, language: string | null, origin?: Origin): void {
   if (language !== null && runnerFile(key, text, language, host)) return;
   const lang = language ?? shebangLanguage(text);
   if (lang === undefined)
@@ -55,6 +59,12 @@ function judgeText(host: FileHost, key: string, text: string, language: string |
   else if (lang === 'crontab') for (const c of crontabCommands(text)) host.script(c);
   else if (lang === null) host.script(text);
   else host.code(text, languageFor(key, lang), origin ?? originOf(key, lang));
+}
+
+/** The origin of a program run from `key` given the interpreter's library directories (`-I`, PYTHONPATH). */
+function withFile(key: string, language: string | null, origin: Origin | undefined): Origin | undefined {
+  if (!origin || origin.file !== undefined) return origin;
+  return { file: key, roots: language === 'python' ? [dirOf(key), ...origin.roots] : origin.roots };
 }
 
 /**
@@ -98,7 +108,7 @@ export function runFile(
   }
   const written = host.writtenTextOf(key);
   if (written !== undefined) {
-    judgeText(host, key, written, language, origin);
+    judgeText(host, key, written, language, withFile(key, language, origin));
     return;
   }
   const file = host.fileAt(key);
@@ -126,14 +136,14 @@ export function runFile(
   // compiled program is not read at all, as installed programs are not.
   if ('binary' in read && language !== null && !language.includes(':') && language !== 'make')
     host.add('unread-script', `${key} is not text the detector can read (run by ${language})`);
-  if ('text' in read) judgeText(host, key, read.text, language, origin);
+  if ('text' in read) judgeText(host, key, read.text, language, withFile(key, language, origin));
 }
 
 /**
  * Code a program loads by itself from a file (a module it imports, a hook git runs): judged as `language`. A
- * missing file runs nothing, unless an earlier command of the line names it (it may create it).
+ * missing file runs nothing, unless an earlier command of the line names it (`made`: it may create it).
  */
-export function loadFile(host: FileHost, key: string, language: string | null, origin: Origin): void {
+export function loadFile(host: FileHost, key: string, language: string | null, origin: Origin, made = false): void {
   const written = host.writtenTextOf(key);
   if (written !== undefined) {
     judgeText(host, key, written, language, origin);
@@ -142,7 +152,7 @@ export function loadFile(host: FileHost, key: string, language: string | null, o
   const read = host.readFile(key);
   if (read === undefined || 'directory' in read || 'entries' in read) return;
   if ('missing' in read) {
-    if (host.commandsSeen > 1 && host.namedEarlier(key))
+    if (made)
       host.add('unread-script', `${key} does not exist before this command line runs; an earlier command may write it`);
     return;
   }
