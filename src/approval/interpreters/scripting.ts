@@ -45,7 +45,9 @@ function perl(source: string, ctx: CheckContext, detail: string): void {
   }
   for (const m of source.matchAll(/\b(?:use|require)\s+([A-Z]\w*(?:::\w+)*)\s*[;\s(]/g)) perlModule(m[1]!, ctx);
   // do FILE, require FILE: run the file's code.
-  for (const m of source.matchAll(new RegExp(String.raw`\b(do|require)\s*\(?\s*(?:${STRING}|(\$\w+))`, 'g'))) {
+  for (const m of source.matchAll(
+    new RegExp(String.raw`(?<![\w.:>$])(do|require)\b(?![.:])\s*\(?\s*(?:${STRING}|(\$\w+))`, 'g'),
+  )) {
     if (m[4] !== undefined || interpolated(m[2]!, m[3]!))
       ctx.add('dynamic-command', `${detail} (${m[1]} of a file named at run time)`);
     else loadFrom(ctx, 'perl', [joinKey(ctx.keyOf('.') ?? '.', m[3]!)]);
@@ -74,7 +76,7 @@ function perl(source: string, ctx: CheckContext, detail: string): void {
 
 function ruby(source: string, ctx: CheckContext, detail: string): void {
   for (const m of source.matchAll(
-    new RegExp(String.raw`\b(require_relative|require|load)\s*\(?\s*(?:${STRING}|([\w.:]+))`, 'g'),
+    new RegExp(String.raw`(?<![\w.:])(require_relative|require|load)\b(?![.:])\s*\(?\s*(?:${STRING}|([\w.:]+))`, 'g'),
   )) {
     const [how, quote, name, other] = [m[1]!, m[2], m[3], m[4]];
     if (name === undefined || interpolated(quote!, name)) {
@@ -111,7 +113,10 @@ function ruby(source: string, ctx: CheckContext, detail: string): void {
 
 function php(source: string, ctx: CheckContext, detail: string): void {
   for (const m of source.matchAll(
-    new RegExp(String.raw`\b(include|include_once|require|require_once)\s*\(?\s*(?:${STRING}|([$\w]))`, 'g'),
+    new RegExp(
+      String.raw`(?<![\w>$:])(include|include_once|require|require_once)\b\s*\(?\s*(?:${STRING}|([$\w]))`,
+      'g',
+    ),
   )) {
     if (m[5] !== undefined || interpolated(m[2]!, m[3]!))
       ctx.add('dynamic-command', `${detail} (${m[1]} of a file named at run time)`);
@@ -121,7 +126,7 @@ function php(source: string, ctx: CheckContext, detail: string): void {
 
 function lua(source: string, ctx: CheckContext, detail: string): void {
   for (const m of source.matchAll(
-    new RegExp(String.raw`\b(dofile|loadfile|require)\s*\(?\s*(?:${STRING}|([\w.]+))`, 'g'),
+    new RegExp(String.raw`(?<![\w.:])(dofile|loadfile|require)\b\s*\(?\s*(?:${STRING}|([\w.]+))`, 'g'),
   )) {
     if (m[5] !== undefined) {
       ctx.add('dynamic-command', `${detail} (${m[1]} of a file named at run time)`);
