@@ -15,17 +15,22 @@ import {
   stdinTextOf,
 } from './syntax.js';
 import { resolveDir, type Where } from './paths.js';
+import { outputFileOf, outputOf } from './output.js';
+import { checkResourceAbuse, loopResourceAbuse, parallelRequests } from './checks/resource-abuse.js';
 import { checkWrite } from './checks/files.js';
 import { ciConfigWrite } from './checks/ci.js';
 import { wasDownloaded } from './checks/fetched.js';
 import { packageSettingsWrite } from './checks/supply-chain.js';
 import { checkLookup } from './checks/dispatch.js';
-import { DISPOSABLE_RULES, localTarget } from './checks/local-target.js';
+import { CREATED_HERE, DISPOSABLE_RULES, localTarget } from './checks/local-target.js';
 import { checkAssignment } from './checks/identity.js';
 import { checkGpuFleet, checkMiner } from './checks/miner.js';
 import { checkLifecycle } from './checks/lifecycle.js';
 import { checkDataTargets } from './checks/data-targets.js';
 import { checkSecretSinks } from './checks/secret-sinks.js';
+import { checkSecretRead } from './checks/secret-read.js';
+import { agentRulesWrite, lineGrants } from './checks/agent-rules.js';
+import { checkWriteTampering, lineScriptsNoop, lineSkipsChecks } from './checks/test-tampering.js';
 import { checkExposure } from './checks/exposure.js';
 import { checkRemoteInstall } from './checks/remote-install.js';
 import { checkWrappers } from './checks/wrappers.js';
@@ -291,6 +296,9 @@ class Analysis implements CarryContext {
     const broken = text.includes('<<<') && this.parse(text, (root) => root?.hasError === true);
     const swapped = broken ? hereStringFirst(text) : text;
     const source = swapped !== text && this.parse(swapped, (root) => root?.hasError === false) ? swapped : text;
+    lineGrants(source, this);
+    lineSkipsChecks(source, this);
+    lineScriptsNoop(source, this);
     this.nested(() =>
       this.parse(source, (root) => {
         if (!root) {
@@ -383,6 +391,11 @@ class Analysis implements CarryContext {
         break;
       case 'for_statement':
         this.forLoop(node);
+        loopResourceAbuse(node, this);
+        break;
+      case 'while_statement':
+      case 'c_style_for_statement':
+        loopResourceAbuse(node, this);
         break;
       case 'unset_command':
         checkUnset(
@@ -407,6 +420,8 @@ class Analysis implements CarryContext {
     carriedVariable(name, w, this);
     if (!w.dynamic) this.vars.set(name, w.text);
     else if (/^\$\(\s*mktemp\b/.test(value?.text ?? '')) this.vars.set(name, '/tmp/mktemp.tmp');
+    else if (/^"?\$\(\s*(docker|podman|nerdctl)\s+(container\s+)?(create|run\s+(-\w+\s+)*-d)\b/.test(value?.text ?? ''))
+      this.vars.set(name, CREATED_HERE);
     else this.vars.delete(name);
   }
 
@@ -424,6 +439,8 @@ class Analysis implements CarryContext {
       const argv = cmd ? peel(commandWords(cmd, this.vars)).argv : null;
       io.upstream.push({ argv, ...printedText(prev, argv, this.vars) } satisfies Upstream);
     }
+    io.output = this.inherited?.output === 'consumed' ? 'consumed' : outputOf(node);
+    io.outputFile = outputFileOf(node);
     if (this.inherited && io.upstream.length === 0 && io.stdinText === undefined && io.stdinFile === undefined) {
       io.upstream = this.inherited.upstream;
       io.stdinText = this.inherited.stdinText;
@@ -521,6 +538,8 @@ class Analysis implements CarryContext {
     checkMiner(argv, this);
     checkGpuFleet(argv, this);
     checkSecretSinks(argv, io, this);
+    checkSecretRead(argv, io, local);
+    checkResourceAbuse(argv, io, this, io.outputFile);
     checkLifecycle(argv, local);
     checkDataTargets(argv, allAssignments, local);
     checkExposure(argv, this);
@@ -599,6 +618,9 @@ class Analysis implements CarryContext {
     if (op.includes('>')) codeFileWrite(word, this);
     if (op.includes('>')) {
       ciConfigWrite(word, printed, `${op} ${word.text}`, this);
+      agentRulesWrite(word, printed, `${op} ${word.text}`, this);
+      // `: > PATH` is how file tools are judged (their content is judged where it runs): no text to judge here.
+      checkWriteTampering(word, ownerArgv?.name === ':' ? undefined : printed, op === '>>', `${op} ${word.text}`, this);
       packageSettingsWrite(word, printed, `${op} ${word.text}`, this);
     }
     const key = word.dynamic ? undefined : scriptKey(word.text, this.where);
@@ -647,6 +669,7 @@ class Analysis implements CarryContext {
       return cmd ? (peel(commandWords(cmd, this.vars)).argv?.name ?? null) : null;
     });
     if (pipelineShellOverNetwork(names)) this.add('reverse-shell', node.text.slice(0, 80));
+    parallelRequests(node.text, this);
     this.readLoops(pipelineLeaves(node));
   }
 

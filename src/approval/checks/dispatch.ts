@@ -3,6 +3,10 @@
 // infrastructure CLIs. Pure.
 import { agentChecks } from './agents.js';
 import { programTextChecks } from '../interpreters/commands.js';
+import { forgeChecks } from './forge.js';
+import { sharedProcessChecks } from './shared-processes.js';
+import { agentRulesChecks } from './agent-rules.js';
+import { testTamperingChecks } from './test-tampering.js';
 import { ciChecks } from './ci.js';
 import { systemContainerChecks } from './system-containers.js';
 import { hardwareChecks } from './hardware.js';
@@ -92,6 +96,10 @@ const TABLES: Record<string, Check>[] = [
   hardwareChecks,
   systemContainerChecks,
   programTextChecks,
+  forgeChecks,
+  sharedProcessChecks,
+  agentRulesChecks,
+  testTamperingChecks,
 ];
 
 /** Names a table judges fully (their verbs are not a resource CLI's): databases, shells, system tools. */

@@ -59,6 +59,20 @@ function firstOperand(args: Word[], valueOpts: string[]): number {
   return i;
 }
 
+/**
+ * Tools that print shell set-up code to be eval'd (version managers, prompts, agents, completions), called by name or
+ * by an installed path with literal arguments: `eval "$(ssh-agent -s)"`, `eval "$(brew shellenv)"`.
+ */
+const SHELL_INIT =
+  /^(\/(usr|opt|home\/linuxbrew)\/[\w./-]*\/)?(ssh-agent(\s+-[sck])?|(py|rb|nod|go|pl|j|php|swift|sc|lua)env\s+(init|virtualenv-init)(\s+-)?(\s+\w+)?|direnv\s+(hook|export)\s+\w+|brew\s+shellenv(\s+\w+)?|(conda|micromamba|mamba)\s+shell\.\w+\s+hook|(micromamba|mamba)\s+shell\s+hook(\s+(-s|--shell)\s+\w+)?|fnm\s+env(\s+--[\w-]+)*|(zoxide|starship|atuin|mcfly|oh-my-posh|navi)\s+init\s+\w+(\s+--[\w-]+)*|(mise|rtx)\s+activate\s+\w+|opam\s+env(\s+--[\w-]+)*|luarocks\s+path|dircolors(\s+-[bc])?|keychain\s+--eval(\s+[\w.-]+)*|(kubectl|helm|gh|npm|rustup|poetry|pip)\s+completion(\s+-s)?\s+\w+|thefuck\s+--alias|fzf\s+--(bash|zsh)|gnome-keyring-daemon\s+--start(\s+--[\w,=-]+)*)$/;
+
+/** `"$(TOOL init ...)"` or a backquoted one, with a shell set-up tool and nothing else computed. */
+function shellInit(w: Word): boolean {
+  const m = /^"?(?:\$\(([^()`$]*)\)|`([^`$]*)`)"?$/.exec(w.text);
+  const inner = (m?.[1] ?? m?.[2])?.trim();
+  return inner !== undefined && SHELL_INIT.test(inner);
+}
+
 /** Paths that name the program's own standard input. */
 const STDIN_PATHS = /^(\/dev\/stdin|\/dev\/fd\/0|\/proc\/self\/fd\/0|\/proc\/\$\$\/fd\/0)$/;
 
@@ -188,7 +202,8 @@ export function execChecks(
     if (substitutesDownload(cmd.args, downloads)) ctx.add('remote-code-exec', show(cmd));
     // eval "$(tool init)" runs generated code whose commands cannot be seen: it asks; known text is re-read.
     if (cmd.args.every((a) => !a.dynamic)) ctx.script(cmd.args.map((a) => a.text).join(' '));
-    else for (const a of cmd.args.filter((w) => w.dynamic)) ctx.computed(a, 'eval');
+    // eval "$(pyenv init -)": the set-up code an installed tool prints for the shell is trusted like the tool itself.
+    else for (const a of cmd.args.filter((w) => w.dynamic && !shellInit(w))) ctx.computed(a, 'eval');
   };
 
   const source: Check = (cmd, io, ctx) => {

@@ -29,6 +29,13 @@ export interface Io {
   upstream: Upstream[];
   /** `< FILE` */
   stdinFile?: Word;
+  /**
+   * Where the command's output goes: shown (the terminal, which the model reads), or consumed (a file, a program that
+   * uses it, a variable). Unknown counts as shown.
+   */
+  output?: 'shown' | 'consumed';
+  /** The file standard output is redirected to, as written. */
+  outputFile?: string;
 }
 
 export interface CheckContext {

@@ -3,7 +3,9 @@
 // a pane, source-file and -f configuration files) and screen (a command to start, -X stuff/exec/screen, -c screenrc).
 // Text typed into a pane is judged as a command line of the shell there. Pure.
 import { literal, type Word } from '../words.js';
+import type { Argv } from '../argv.js';
 import { show, type Check, type CheckContext } from '../checks/types.js';
+import { screenKills, tmuxKills } from '../checks/shared-processes.js';
 
 /** tmux key names that end a line when sent. */
 const ENTER = /^(Enter|C-m|C-j|KPEnter|\^M|\^J)$/i;
@@ -23,8 +25,14 @@ const SESSION_VERBS =
 const SESSION_OPTS = ['-s', '-n', '-t', '-c', '-x', '-y', '-F', '-e', '-l', '-f'];
 
 /** One tmux command (its name and arguments). */
-export function tmuxCommand(words: Word[], ctx: CheckContext, detail: string): void {
+export function tmuxCommand(words: Word[], ctx: CheckContext, detail: string, cmd?: Argv): void {
   const [verb, ...args] = words;
+  if (cmd)
+    tmuxKills(
+      words.map((w) => w.text),
+      cmd,
+      ctx,
+    );
   const name = verb?.text ?? '';
   const line = (ws: Word[]): void => {
     if (ws.some((w) => w.dynamic)) ctx.add('dynamic-command', `${detail} (a command computed at run time)`);
@@ -95,7 +103,7 @@ export const tmux: Check = (cmd, _io, ctx) => {
   let start = i;
   for (let j = i; j <= args.length; j += 1) {
     if (j === args.length || args[j]!.text === ';' || args[j]!.text === '\\;') {
-      if (j > start) tmuxCommand(args.slice(start, j), ctx, detail);
+      if (j > start) tmuxCommand(args.slice(start, j), ctx, detail, cmd);
       start = j + 1;
     }
   }
@@ -106,6 +114,7 @@ export const screen: Check = (cmd, _io, ctx) => {
   const detail = show(cmd);
   const valueOpts = ['-S', '-c', '-e', '-h', '-p', '-T', '-t', '-L', '-Logfile', '-X'];
   const args = cmd.args;
+  screenKills(cmd, ctx);
   const x = args.findIndex((a) => a.text === '-X');
   const rc = args.findIndex((a) => a.text === '-c');
   if (rc >= 0 && args[rc + 1]) ctx.runsFile(args[rc + 1]!, 'screenrc');
