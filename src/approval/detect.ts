@@ -48,6 +48,7 @@ import {
   type CarryContext,
 } from './carried.js';
 import { taskRunner } from './task-runners.js';
+import { projectRunner } from './loaders/runners.js';
 import { listedDir, scriptKey, type ScriptFile } from './scripts.js';
 import { loadFile, runFile } from './loaders/run-file.js';
 import { inlineOrigin, programLoad } from './loaders/program-loads.js';
@@ -197,7 +198,7 @@ class Analysis implements CarryContext {
   }
 
   private namedEarlier(key: string): boolean {
-    for (const n of this.named) if (n === key || n === '.' || key.startsWith(`${n}/`)) return true;
+    for (const n of this.named) if (n === key || (n !== '.' && key.startsWith(`${n}/`))) return true;
     return false;
   }
 
@@ -571,6 +572,7 @@ class Analysis implements CarryContext {
     }
     if (argv.name === 'git') gitConfig(argv, this);
     taskRunner(argv, this);
+    projectRunner(argv, this);
     // ./x.sh, bin/deploy: a program run by its path is read and judged (installed programs are not).
     if (argv.written.includes('/') && !initScriptCheck(argv.written)) this.runsFile(literal(argv.written), null);
     const check = initScriptCheck(argv.written) ?? (name ? checkFor(name) : undefined);

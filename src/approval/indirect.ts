@@ -4,6 +4,7 @@
 import { parseFlags, type Argv } from './argv.js';
 import { stdinIsDynamic, stdinText, type CheckContext, type Io } from './checks/types.js';
 import { MAKE_VALUE_FLAGS, readMakefile } from './makefile.js';
+import { makeLanguage } from './task-runners.js';
 import { literal, type Word } from './words.js';
 
 /** git configuration keys whose value is a command git runs. */
@@ -100,7 +101,7 @@ function make(cmd: Argv, ctx: CheckContext): void {
     return;
   }
   if (f.values.has('-C') || f.values.has('--directory')) return; // the file is relative to another directory
-  ctx.runsFile(word, 'make');
+  ctx.runsFile(word, makeLanguage(cmd, ctx));
 }
 
 function crontab(cmd: Argv, io: Io, ctx: CheckContext): void {

@@ -30,7 +30,14 @@ function localReader(cwd: string): ReadScripts {
     try {
       if (dir !== undefined) {
         if (!statSync(at(dir || '.')).isDirectory()) return { missing: true };
-        return { entries: readdirSync(at(dir || '.')) };
+        return {
+          entries: readdirSync(at(dir || '.'), { withFileTypes: true }).map((e) =>
+            e.isDirectory() ||
+            (e.isSymbolicLink() && statSync(resolve(at(dir || '.'), e.name), { throwIfNoEntry: false })?.isDirectory())
+              ? `${e.name}/`
+              : e.name,
+          ),
+        };
       }
       const info = statSync(at(key));
       if (info.isDirectory()) return { directory: true };

@@ -1,6 +1,6 @@
 // Reads what the approval gate asks for in a task's environment, where the command will run: scripts and modules
-// (`missing`, unreadable, too big, a directory, compiled, or the text) and directory listings (for globs and test
-// discovery), many in one command per round. Worker-only.
+// (`missing`, unreadable, too big, a directory, compiled, or the text) and directory listings (names, directories
+// with a trailing `/`, for globs and test discovery), many in one command per round. Worker-only.
 import { randomBytes } from 'node:crypto';
 import { listedDir, MAX_SCRIPT_BYTES, type ScriptFile } from '../approval/scripts.js';
 import type { ShellEnvironment } from './shell-environment.js';
@@ -28,8 +28,8 @@ function batchScript(keys: string[], boundary: string): string {
     '  else t=$((t + n)); echo "size $n"; cat "$f"; fi; fi; }',
     // Names with a line break in them cannot be told apart in this listing: the directory is reported unreadable.
     'l() { d=$1; if [ ! -d "$d" ]; then echo missing; return; fi; c=0; o=;',
-    '  for e in "$d"/* "$d"/.*; do [ -e "$e" ] || [ -L "$e" ] || continue; e=${e##*/};',
-    '    case "$e" in .|..) continue;; *"$nl"*) echo unreadable; return;; esac;',
+    '  for e in "$d"/* "$d"/.*; do [ -e "$e" ] || [ -L "$e" ] || continue; p=$e; e=${e##*/};',
+    '    case "$e" in .|..) continue;; *"$nl"*) echo unreadable; return;; esac; [ -d "$p" ] && e="$e/";',
     `    c=$((c + 1)); if [ "$c" -gt ${MAX_ENTRIES} ]; then echo toomany; return; fi; o="$o$e$nl"; done;`,
     '  echo entries; printf %s "$o"; }',
   ];

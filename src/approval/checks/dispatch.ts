@@ -7,6 +7,7 @@ import { forgeChecks } from './forge.js';
 import { sharedProcessChecks } from './shared-processes.js';
 import { agentRulesChecks } from './agent-rules.js';
 import { testTamperingChecks } from './test-tampering.js';
+import { optionCommandChecks } from './option-commands.js';
 import { ciChecks } from './ci.js';
 import { systemContainerChecks } from './system-containers.js';
 import { hardwareChecks } from './hardware.js';
@@ -100,6 +101,7 @@ const TABLES: Record<string, Check>[] = [
   sharedProcessChecks,
   agentRulesChecks,
   testTamperingChecks,
+  optionCommandChecks,
 ];
 
 /** Names a table judges fully (their verbs are not a resource CLI's): databases, shells, system tools. */

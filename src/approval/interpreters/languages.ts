@@ -9,6 +9,7 @@ import { readLisp } from './lisp.js';
 import { readScripting } from './scripting.js';
 import { readDc, readGnuplot, readJulia, readM4, readR } from './small.js';
 import { readTcl } from './tcl.js';
+import { aptConfig, sshConfig } from '../checks/option-commands.js';
 import { screenScript, tmuxScript } from './terminals.js';
 
 const detailOf = (language: string, source: string): string =>
@@ -32,6 +33,8 @@ const READERS: Record<string, (source: string, ctx: CheckContext) => void> = {
   julia: readJulia,
   sql: (s, ctx) => sqlText(s, ctx, detailOf('sql', s)),
   tmux: (s, ctx) => tmuxScript(s, ctx),
+  'ssh-config': sshConfig,
+  'apt-config': aptConfig,
   screenrc: screenScript,
 };
 

@@ -143,9 +143,11 @@ export function expandGlob(
         }
         if ('error' in listing) return { error: `${base || '.'} ${listing.error}` };
         if (!('entries' in listing)) continue;
-        for (const name of listing.entries)
+        for (const entry of listing.entries) {
+          const name = entry.replace(/\/$/, '');
           if (re.test(name) && (segment.startsWith('.') || !name.startsWith('.')))
             next.push(`${base}${base === '' || base.endsWith('/') ? '' : '/'}${name}`);
+        }
       }
       if (next.length > MAX_ALTERNATIVES) return { error: `${pattern.slice(0, 80)} matches too many files to check` };
       branches = next;

@@ -134,7 +134,13 @@ export function runFile(
   if ('directory' in read && language === 'python') runFile(host, literal(joinKey(key, '__main__.py')), 'python');
   // An interpreter given compiled bytes runs them (a zip app, .pyc): what they do cannot be read. Run directly, a
   // compiled program is not read at all, as installed programs are not.
-  if ('binary' in read && language !== null && !language.includes(':') && language !== 'make')
+  if (
+    'binary' in read &&
+    language !== null &&
+    !language.includes(':') &&
+    !language.startsWith('make') &&
+    language !== 'runner-config'
+  )
     host.add('unread-script', `${key} is not text the detector can read (run by ${language})`);
   if ('text' in read) judgeText(host, key, read.text, language, withFile(key, language, origin));
 }
