@@ -53,6 +53,17 @@ const LANGUAGES: [RegExp, string | null][] = [
   [/^perl[\d.]*$/, 'perl'],
   [/^ruby[\d.]*$/, 'ruby'],
   [/^php[\d.]*$/, 'php'],
+  [/^(tsx|ts-node|ts-node-esm|esno)$/, 'javascript'],
+  [/^(g|m|n|busybox-)?awk$/, 'awk'],
+  [/^g?sed$/, 'sed'],
+  [/^(tclsh[\d.]*|wish[\d.]*|expect|jimsh)$/, 'tcl'],
+  [/^(lua[\d.]*|luajit)$/, 'lua'],
+  [/^Rscript$/, 'r'],
+  [/^julia$/, 'julia'],
+  [/^g?make$/, 'make'],
+  [/^gnuplot$/, 'gnuplot'],
+  [/^emacs$/, 'elisp'],
+  [/^(guile|racket|sbcl|clisp)$/, 'lisp'],
 ];
 
 /**

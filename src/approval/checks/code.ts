@@ -136,7 +136,8 @@ function onlyLiterals(args: string): boolean {
   const rest = args
     .replace(/(["'`])(?:\\.|(?!\1)[^\\])*\1/g, 'S')
     .replace(/\{[^{}]*\}/g, 'S')
-    .replace(/\b\w+\s*=\s*(True|False|None|S|\d+|true|false)/g, 'S')
+    // A keyword option's value (stdout=subprocess.PIPE, cwd=root) does not change the command; args= and executable= do.
+    .replace(/\b(?!args\b|executable\b)\w+\s*=\s*(True|False|None|S|\d+|true|false|[A-Za-z_][\w.]*)/g, 'S')
     .replace(/%w\[[^\]]*\]/g, 'S');
   return /^[\sS,[\]()]*$/.test(rest);
 }

@@ -23,6 +23,11 @@ const INTERPRETERS: Record<string, { codeOpts: string[]; language: string }> = {
   ruby: { codeOpts: ['-e'], language: 'ruby' },
   php: { codeOpts: ['-r'], language: 'php' },
   lua: { codeOpts: ['-e'], language: 'lua' },
+  // TypeScript runners run a file like node does.
+  tsx: { codeOpts: ['-e', '--eval', '-p', '--print'], language: 'javascript' },
+  'ts-node': { codeOpts: ['-e', '--eval', '-p', '--print'], language: 'javascript' },
+  'ts-node-esm': { codeOpts: ['-e', '--eval', '-p', '--print'], language: 'javascript' },
+  esno: { codeOpts: ['-e', '--eval'], language: 'javascript' },
 };
 
 const LIBRARY_OPTS: Record<string, string[]> = {
@@ -165,7 +170,10 @@ export function execChecks(
     // perl -i / ruby -i edit the named files in place.
     if (f.short.has('i') && (spec.language === 'perl' || spec.language === 'ruby'))
       for (const file of f.operands) checkWrite(file, show(cmd), ctx);
-    const first = f.operands[0];
+    // deno run FILE, bun run FILE: the file is after the subcommand (bun run SCRIPT is a package.json script).
+    const runFirst =
+      /^(deno|bun)$/.test(cmd.name ?? '') && f.operands[0]?.text === 'run' && /[./]/.test(f.operands[1]?.text ?? '');
+    const first = runFirst ? f.operands[1] : f.operands[0];
     const fromSubstitution = first && ctx.substitutionInput(first);
     const codeWord = spec.codeOpts
       .map((o) => args.find((_, i) => i > 0 && args[i - 1]!.text === o))

@@ -5,7 +5,8 @@
 import { dirOf, joinKey } from '../loaders/run-file.js';
 import type { CheckContext, Origin } from '../checks/types.js';
 
-const STRING = String.raw`(["'])((?:\\.|(?!\1)[^\\])*)\1`;
+/** A quoted string whose quote is capture group `n` (its text is group n + 1). */
+const stringAt = (n: number): string => `(["'])((?:\\\\.|(?!\\${n})[^\\\\])*)\\${n}`;
 const detailOf = (language: string, source: string): string =>
   `${language} code: ${source.length > 80 ? `${source.slice(0, 77)}...` : source}`;
 
@@ -35,7 +36,7 @@ function perlModule(name: string, ctx: CheckContext): void {
 function perl(source: string, ctx: CheckContext, detail: string): void {
   // use lib 'dir' / use lib "dir": more library directories (relative to the working directory).
   for (const m of source.matchAll(
-    new RegExp(String.raw`\buse\s+lib\s+(?:qw\s*[(\[{/]([^)\]}/]*)[)\]}/]|${STRING})`, 'g'),
+    new RegExp(String.raw`\buse\s+lib\s+(?:qw\s*[(\[{/]([^)\]}/]*)[)\]}/]|${stringAt(2)})`, 'g'),
   )) {
     const dirs = m[1] !== undefined ? m[1].trim().split(/\s+/) : [m[3]!];
     for (const d of dirs) {
@@ -46,7 +47,7 @@ function perl(source: string, ctx: CheckContext, detail: string): void {
   for (const m of source.matchAll(/\b(?:use|require)\s+([A-Z]\w*(?:::\w+)*)\s*[;\s(]/g)) perlModule(m[1]!, ctx);
   // do FILE, require FILE: run the file's code.
   for (const m of source.matchAll(
-    new RegExp(String.raw`(?<![\w.:>$])(do|require)\b(?![.:])\s*\(?\s*(?:${STRING}|(\$\w+))`, 'g'),
+    new RegExp(String.raw`(?<![\w.:>$])(do|require)\b(?![.:])\s*\(?\s*(?:${stringAt(2)}|(\$\w+))`, 'g'),
   )) {
     if (m[4] !== undefined || interpolated(m[2]!, m[3]!))
       ctx.add('dynamic-command', `${detail} (${m[1]} of a file named at run time)`);
@@ -54,7 +55,7 @@ function perl(source: string, ctx: CheckContext, detail: string): void {
   }
   // open(FH, "cmd |"), open(FH, "| cmd"), open(my $fh, '-|', 'cmd', ...): a command behind a file handle.
   for (const m of source.matchAll(
-    new RegExp(String.raw`\bopen\s*\(?\s*(?:my\s+)?[$\w]+\s*,\s*${STRING}(?:\s*,\s*${STRING})?`, 'g'),
+    new RegExp(String.raw`\bopen\s*\(?\s*(?:my\s+)?[$\w]+\s*,\s*${stringAt(1)}(?:\s*,\s*${stringAt(3)})?`, 'g'),
   )) {
     const [mode, cmd] = [m[2]!, m[4]];
     if (/^\s*-?\|\s*$|^\s*\|-\s*$/.test(mode)) {
@@ -76,7 +77,10 @@ function perl(source: string, ctx: CheckContext, detail: string): void {
 
 function ruby(source: string, ctx: CheckContext, detail: string): void {
   for (const m of source.matchAll(
-    new RegExp(String.raw`(?<![\w.:])(require_relative|require|load)\b(?![.:])\s*\(?\s*(?:${STRING}|([\w.:]+))`, 'g'),
+    new RegExp(
+      String.raw`(?<![\w.:])(require_relative|require|load)\b(?![.:])\s*\(?\s*(?:${stringAt(2)}|([\w.:]+))`,
+      'g',
+    ),
   )) {
     const [how, quote, name, other] = [m[1]!, m[2], m[3], m[4]];
     if (name === undefined || interpolated(quote!, name)) {
@@ -98,7 +102,7 @@ function ruby(source: string, ctx: CheckContext, detail: string): void {
   // open("|cmd"), Kernel.open("| cmd"), IO.read("|cmd"): a leading pipe runs the rest.
   for (const m of source.matchAll(
     new RegExp(
-      String.raw`(?:\bKernel\.|\bIO\.|(?<![\w.]))(?:open|read|readlines|foreach|write|binread|popen)\s*\(?\s*${STRING}`,
+      String.raw`(?:\bKernel\.|\bIO\.|(?<![\w.]))(?:open|read|readlines|foreach|write|binread|popen)\s*\(?\s*${stringAt(1)}`,
       'g',
     ),
   ))
@@ -114,11 +118,11 @@ function ruby(source: string, ctx: CheckContext, detail: string): void {
 function php(source: string, ctx: CheckContext, detail: string): void {
   for (const m of source.matchAll(
     new RegExp(
-      String.raw`(?<![\w>$:])(include|include_once|require|require_once)\b\s*\(?\s*(?:${STRING}|([$\w]))`,
+      String.raw`(?<![\w>$:])(include|include_once|require|require_once)\b\s*\(?\s*(?:${stringAt(2)}|([$\w]))`,
       'g',
     ),
   )) {
-    if (m[5] !== undefined || interpolated(m[2]!, m[3]!))
+    if (m[4] !== undefined || interpolated(m[2]!, m[3]!))
       ctx.add('dynamic-command', `${detail} (${m[1]} of a file named at run time)`);
     else loadFrom(ctx, 'php', [joinKey(/^\.{1,2}\//.test(m[3]!) ? (ctx.keyOf('.') ?? '.') : base(ctx), m[3]!)]);
   }
@@ -126,9 +130,9 @@ function php(source: string, ctx: CheckContext, detail: string): void {
 
 function lua(source: string, ctx: CheckContext, detail: string): void {
   for (const m of source.matchAll(
-    new RegExp(String.raw`(?<![\w.:])(dofile|loadfile|require)\b\s*\(?\s*(?:${STRING}|([\w.]+))`, 'g'),
+    new RegExp(String.raw`(?<![\w.:])(dofile|loadfile|require)\b\s*\(?\s*(?:${stringAt(2)}|([\w.]+))`, 'g'),
   )) {
-    if (m[5] !== undefined) {
+    if (m[4] !== undefined) {
       ctx.add('dynamic-command', `${detail} (${m[1]} of a file named at run time)`);
       continue;
     }

@@ -395,7 +395,9 @@ class PythonReader {
       if (v.kind === 'list') for (const item of v.items) path(item, 'root', a.text);
       else path(v, 'root', a.text);
     }
-    return out;
+    // Directories added to sys.path apply to every import of the module, wherever it is written.
+    const isRoot = (e: ProgramEffect): boolean => e.kind === 'load' && e.how === 'root';
+    return [...out.filter(isRoot), ...out.filter((e) => !isRoot(e))];
   }
 
   /**
