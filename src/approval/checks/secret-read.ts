@@ -50,7 +50,10 @@ const TOKEN_PRINTERS = new RegExp(
 function shownSecret(cmd: Argv, io: Io): string | undefined {
   const name = cmd.name!;
   const text = argvText(cmd).replace(/^\S*\//, '');
-  if (READERS.has(name) && !cmd.args.some((a) => NO_CONTENT.test(a.text))) {
+  if (
+    READERS.has(name) &&
+    !(/^(grep|egrep|fgrep|rg|ag)$/.test(name) && cmd.args.some((a) => NO_CONTENT.test(a.text)))
+  ) {
     const file = cmd.args.find((a) => !a.text.startsWith('-') && shownSecretPath(a.text));
     if (file) return file.text;
     if (io.stdinFile && shownSecretPath(io.stdinFile.text) && io.upstream.length === 0) return io.stdinFile.text;
@@ -80,7 +83,7 @@ function shownSecret(cmd: Argv, io: Io): string | undefined {
       pattern &&
       exec >= 0 &&
       READERS.has(cmd.args[exec + 1]?.text.replace(/^.*\//, '') ?? '') &&
-      shownSecretPath(pattern.text.replace(/^\*/, 'x'))
+      ['x', 'rsa', 'ed25519'].some((s) => shownSecretPath(pattern.text.replace(/\*/g, s)))
     )
       return `files named ${pattern.text}`;
   }
