@@ -131,8 +131,29 @@ export function edScript(text: string, ctx: CheckContext, detail: string): void 
 const ed: Check = (cmd, io, ctx) => exInput(io, ctx, show(cmd), 'ed');
 
 /** The commands of a sed script: `e CMD` runs CMD, a bare `e` or `s///e` runs text made at run time; `w FILE` writes. */
+/** A sed script's commands: `;` separates them, except that `e`, `a`, `i`, `c`, `r` and `w` take the rest of the line. */
+function sedCommands(script: string): string[] {
+  const ADDRESS = /^\s*((\d+|\$|\/(?:\\.|[^/\\])*\/)(,(\d+|\$|\/(?:\\.|[^/\\])*\/))?\s*!?\s*)?/;
+  const out: string[] = [];
+  for (const line of script.split('\n')) {
+    let rest = line;
+    while (rest.trim() !== '') {
+      const at = ADDRESS.exec(rest)![0].length;
+      if (/^[eaicrRwW](\s|$)/.test(rest.slice(at))) {
+        out.push(rest);
+        break;
+      }
+      const semi = rest.indexOf(';');
+      out.push(semi < 0 ? rest : rest.slice(0, semi));
+      if (semi < 0) break;
+      rest = rest.slice(semi + 1);
+    }
+  }
+  return out;
+}
+
 export function sedScript(script: string, ctx: CheckContext, detail: string): void {
-  for (const raw of script.split(/[;\n]/)) {
+  for (const raw of sedCommands(script)) {
     const c = raw.trim().replace(/^(\d+|\$|\/(?:\\.|[^/\\])*\/)(,(\d+|\$|\/(?:\\.|[^/\\])*\/))?\s*!?\s*/, '');
     const e = /^e(\s+(.*))?$/s.exec(c);
     if (e) {
