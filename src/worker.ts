@@ -30,6 +30,10 @@ import { prebuiltBundle } from './temporal/prebuilt-bundle.js';
 import { workflowBuildId } from './temporal/build-id.js';
 import { preloadPlaywright } from './browser/playwright-module.js';
 import { requireSearchAttributes } from './visibility/cluster-setup.js';
+import { Client } from '@temporalio/client';
+import { egressGate } from './environments/egress/gate.js';
+import { allowlistReader, temporalEgressAsker } from './activities/egress-asker.js';
+import { configPath } from './config/config.js';
 
 /** The workflow bundle's entry: compiled JS next to this file, or the TypeScript source in development. */
 export function workflowsPath(): string {
@@ -148,6 +152,16 @@ export async function createWorker(
     throw err;
   });
   step('connection');
+  // The egress proxy asks runs about hosts through this worker's own connection.
+  egressGate().configure({
+    asker: temporalEgressAsker(new Client({ connection, namespace: opts.settings.namespace }), log),
+    approvals: () => ({
+      mode: config.approvals.mode,
+      timeoutSeconds: config.approvals.timeout,
+      notify: config.approvals.webhook_url !== undefined,
+    }),
+    allowlisted: allowlistReader(config.command_allowlist, configPath()),
+  });
   const ownQueue = workerQueue(opts.settings.taskQueue);
   const activities = createActivities({
     registry,
