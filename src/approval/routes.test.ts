@@ -153,6 +153,10 @@ const GIT: Row[] = [
     'hardline',
   ],
   ['git --exec-path=./bin status', { 'bin/git-status': KILL }, 'hardline'],
+  // Found by a self-attack pass: configuration from another HOME, -c include.path, an interactive shell's rc file.
+  ['HOME=./h git log', { '.git/': '', 'h/.gitconfig': `[core]\n\tpager = ${KILL}\n` }, 'hardline'],
+  ['XDG_CONFIG_HOME=./cfg git log', { '.git/': '', 'cfg/git/config': `[core]\n\tpager = ${KILL}\n` }, 'hardline'],
+  ['git -c include.path=h/evil.cfg log', { '.git/': '', 'h/evil.cfg': `[core]\n\tpager = ${KILL}\n` }, 'hardline'],
   [
     'pre-commit run --all-files',
     {
@@ -241,6 +245,7 @@ const LOCAL_CODE: Row[] = [
   ['lua -l evil', { 'evil.lua': `os.execute("${KILL}")` }, 'hardline'],
   ['LD_PRELOAD=./evil.so ls', {}, 'dangerous'],
   ['BASH_ENV=./env.sh bash -c true', { './env.sh': KILL }, 'hardline'],
+  ['bash --rcfile rc.sh -i', { 'rc.sh': KILL }, 'hardline'],
   ['npm test --script-shell=./sh.sh', { 'package.json': '{"scripts":{"test":"vitest"}}', './sh.sh': KILL }, 'hardline'],
   ['npm start', { 'package.json': '{"name":"x"}', 'server.js': JS_KILL }, 'hardline'],
   ['just build', { justfile: `build:\n    ${KILL}\n` }, 'hardline'],

@@ -1,7 +1,7 @@
 // Checks for commands that run other code: shells and interpreters (sh -c, python -c, a script on standard
 // input), eval, su -c, ssh HOST CMD, watch, and network tools that hand out a shell. Pure.
 import { parseFlags, type Argv } from '../argv.js';
-import type { Word } from '../words.js';
+import { literal, type Word } from '../words.js';
 import { checkWrite } from './files.js';
 import { wasDownloaded } from './fetched.js';
 import { show, stdinIsDynamic, stdinText, type Check, type CheckContext, type Io, type Origin } from './types.js';
@@ -124,6 +124,9 @@ export function execChecks(
 ): (name: string) => Check | undefined {
   const shell: Check = (cmd, io, ctx) => {
     const f = parseFlags(cmd.args, ['-o', '+o', '-O', '+O', '--rcfile', '--init-file']);
+    // bash --rcfile FILE / --init-file FILE: an interactive shell runs FILE first.
+    const rc = f.values.get('--rcfile') ?? f.values.get('--init-file');
+    if (rc !== undefined) ctx.runsFile(literal(rc), null);
     const operands = f.operands.filter((w) => !/^\+[a-zA-Z]+$/.test(w.text));
     if (substitutesDownload(cmd.args, downloads)) ctx.add('remote-code-exec', show(cmd));
     // `bash -n FILE` (noexec) only parses the script: a syntax check runs nothing.

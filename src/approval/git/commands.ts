@@ -91,8 +91,19 @@ export function gitCommands(cmd: Argv, ctx: CheckContext): void {
   const inv: GitInvocation = { sub: undefined, settings: environmentSettings(ctx) };
   const gitDir = ctx.commandEnv.get('GIT_DIR');
   if (gitDir && !gitDir.dynamic) inv.gitDir = gitDir.text;
+  // The global configuration: GIT_CONFIG_GLOBAL, or HOME's .gitconfig / XDG_CONFIG_HOME's git/config when the
+  // command sets them (`HOME=./h git log` reads ./h/.gitconfig).
+  const home = ctx.commandEnv.get('HOME');
+  const xdg = ctx.commandEnv.get('XDG_CONFIG_HOME');
   const globalConfig = ctx.commandEnv.get('GIT_CONFIG_GLOBAL');
+  for (const v of [globalConfig, home, xdg, ctx.commandEnv.get('GIT_CONFIG_SYSTEM')])
+    if (v?.dynamic)
+      ctx.add('dynamic-command', `git reads its configuration from a place known only at run time: ${v.text}`);
   if (globalConfig && !globalConfig.dynamic) inv.globalConfig = globalConfig.text;
+  else if (xdg && !xdg.dynamic) inv.globalConfig = `${xdg.text}/git/config`;
+  else if (home && !home.dynamic) inv.globalConfig = `${home.text}/.gitconfig`;
+  const system = ctx.commandEnv.get('GIT_CONFIG_SYSTEM');
+  if (system && !system.dynamic) inv.settings.unshift({ key: 'include.path', value: system.text });
   let execPath = ctx.commandEnv.get('GIT_EXEC_PATH');
   let i = 0;
   for (; i < args.length && args[i]!.text.startsWith('-'); i += 1) {

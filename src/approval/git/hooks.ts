@@ -191,7 +191,16 @@ export function gitRuns(inv: GitInvocation, ctx: CheckContext): void {
     if (r === undefined) return;
     settings.push(...r.settings);
   }
-  settings.push(...inv.settings);
+  // `-c include.path=FILE` (and a system file given by GIT_CONFIG_SYSTEM) brings a whole file's settings.
+  for (const setting of inv.settings) {
+    if (!/^include(if\..+)?\.path$/.test(setting.key)) {
+      settings.push(setting);
+      continue;
+    }
+    const r = readConfig(joinKey(here, setting.value), ctx);
+    if (r === undefined) return;
+    settings.push(...r.settings);
+  }
   const last = (key: string): string | undefined => settings.filter((s) => s.key === key).at(-1)?.value;
   // An alias runs a shell command (`!...`) or another subcommand, whose hooks then run.
   let sub = inv.sub;
