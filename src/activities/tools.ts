@@ -17,6 +17,8 @@ import { lostWorker, withHeartbeat } from './heartbeat.js';
 import { environmentManager } from '../environments/current.js';
 import { releaseTask } from '../registry/task-cleanup.js';
 import { readsTask } from './task-text.js';
+import { observeTool } from '../observability/observe.js';
+import { recordToolCall } from '../observability/metrics.js';
 
 /** No single tool result may come near Temporal's payload limits: this is the cap before history. */
 const HISTORY_RESULT_CHARS = 64_000;
@@ -140,7 +142,10 @@ export function createToolActivities(deps: ToolActivityDeps) {
   async function runTool(input: RunToolInput, judge?: Judge): Promise<RunToolOutput> {
     // Before the check: a retried world-changing call is reported, never judged and run again.
     const interrupted = interruptedAttempt(input.name, registry);
-    if (interrupted) return { status: 'ok', result: interrupted };
+    if (interrupted) {
+      recordToolCall(input.name, 'interrupted', 0);
+      return { status: 'ok', result: interrupted };
+    }
     let progress: unknown;
     try {
       // Heartbeats let Temporal notice a dead worker within the heartbeat timeout, and deliver cancellation.
@@ -159,19 +164,24 @@ export function createToolActivities(deps: ToolActivityDeps) {
             (input.userTaskRef !== undefined && readsTask(input.name, registry, hooks)
               ? await deps.taskText?.(input.userTaskRef)
               : undefined);
-          const outcome = await runToolCall(input.name, input.args, input.taskId, userTask, {
-            registry,
-            hooks,
-            log,
-            cwd: input.cwd,
-            allowOutsideCwd: config.files.allow_outside_cwd,
-            signal,
-            approved: input.approved,
-            progress: (d) => (progress = d),
-            checkModified: await modifiedCommandCheck(input),
-            environmentExpected: input.environmentExpected,
-            backend: input.backend,
-          });
+          const call = { name: input.name, callId: input.callId, args: input.args };
+          const checkModified = await modifiedCommandCheck(input);
+          // An `execute_tool` span and the tool metrics, when tracing or metrics are on.
+          const outcome = await observeTool(call, () =>
+            runToolCall(input.name, input.args, input.taskId, userTask, {
+              registry,
+              hooks,
+              log,
+              cwd: input.cwd,
+              allowOutsideCwd: config.files.allow_outside_cwd,
+              signal,
+              approved: input.approved,
+              progress: (d) => (progress = d),
+              checkModified,
+              environmentExpected: input.environmentExpected,
+              backend: input.backend,
+            }),
+          );
           // Reported only now that the tool has stopped; its last words (killed, or not confirmed dead) go with it.
           if (signal.aborted)
             throw new CancelledFailure(`tool call ${input.callId} cancelled`, [
