@@ -2,6 +2,7 @@
 // worker` process proves it (and, with them set, shows the same recorder does see the SDK). Client-only commands
 // never load it, set or not; a wrong value is one line naming the variable.
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
 import { mkdtempSync, readFileSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -111,5 +112,17 @@ describe('observability off', () => {
     }
     const metrics = await runCli(['worker', '--metrics', 'example.com:9464'], { cwd, env });
     expect(metrics.stderr).toMatch(/--metrics: 'example.com:9464': 'example.com' is not an IP address/);
+    // A port something else holds: one line, not a crash of the runtime.
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as { port: number }).port;
+    try {
+      const busy = await runCli(['worker', '--metrics', `127.0.0.1:${port}`], { cwd, env });
+      expect(busy.code).not.toBe(0);
+      expect(busy.stderr).toMatch(new RegExp(`^tether: cannot serve metrics at 127\\.0\\.0\\.1:${port}: `, 'm'));
+      expect(looksLikeACrash(busy.stderr)).toBe(false);
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
   }, 300_000);
 });

@@ -6,7 +6,10 @@ import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { findBrowser } from '../src/browser/find-browser.js';
 import type { AgentState } from '../src/common/types.js';
 import { runCli, until } from './support/cli.js';
 import { recordHistory } from './support/history.js';
@@ -25,6 +28,8 @@ import { startScriptedModel, type ChatRequest } from './support/scripted-model.j
 import { workerEnv, workerProcessSuite, type WorkerProcess } from './support/worker-process.js';
 
 const binary = jaegerBinary();
+/** TETHER_SCREENSHOTS=1 with TETHER_JAEGER_UI (a built Jaeger UI folder) writes docs/images/jaeger-trace.png. */
+const uiAssets = process.env.TETHER_SCREENSHOTS === '1' ? process.env.TETHER_JAEGER_UI : undefined;
 if (!binary)
   process.stderr.write(
     `observability.test.ts: Jaeger ${JAEGER_VERSION} is not built (node scripts/setup-jaeger.mjs builds it into ~/.cache/tether): the trace tests are skipped\n`,
@@ -45,6 +50,7 @@ async function scrape(address: string): Promise<Exposition> {
 }
 
 const MODEL = 'gpt-traced';
+const imagesDir = fileURLToPath(new URL('../docs/images/', import.meta.url));
 const byName = (t: JaegerTrace, name: string): JaegerSpan[] => t.spans.filter((s) => s.operationName === name);
 const one = (t: JaegerTrace, name: string): JaegerSpan => {
   const found = byName(t, name);
@@ -97,12 +103,13 @@ describe.skipIf(!binary)('traces in a real Jaeger, metrics on the worker', () =>
   let metrics: string;
   let env: Record<string, string>;
   const service = `tether-test-${randomUUID().slice(0, 8)}`;
+  let firstTrace = '';
   const cwd = realpathSync(mkdtempSync(join(tmpdir(), 'tether-otel-')));
   writeFileSync(join(cwd, 'notes.txt'), 'line one\nline two\n');
   writeFileSync(join(tmpdir(), 'tether-otel-outside.txt'), 'outside\n');
 
   beforeAll(async () => {
-    jaeger = await startJaeger(binary!);
+    jaeger = await startJaeger(binary!, uiAssets ? { uiAssets } : {});
     // Two runs share the worker (and so its metrics): the task says which script a request follows.
     const pushing = (req: ChatRequest): boolean => JSON.stringify(req.messages[1] ?? '').includes('push it');
     const model = await startScriptedModel([
@@ -152,6 +159,7 @@ describe.skipIf(!binary)('traces in a real Jaeger, metrics on the worker', () =>
       'execute_tool terminal',
       'execute_tool read_file',
     ]);
+    firstTrace = t.traceID;
     const root = expectTree(t);
     // The client's start is the root: `tether run` carried its context to the workflow.
     expect(root.operationName).toBe('StartWorkflow:agentWorkflow');
@@ -278,4 +286,30 @@ describe.skipIf(!binary)('traces in a real Jaeger, metrics on the worker', () =>
     const push = one(t, 'execute_tool terminal');
     expect(push.startTime).toBeGreaterThanOrEqual(wait.startTime + wait.duration);
   }, 240_000);
+
+  it.runIf(uiAssets !== undefined)(
+    'the first run in Jaeger UI (docs/images/jaeger-trace.png)',
+    async () => {
+      expect(firstTrace).not.toBe('');
+      const executablePath = findBrowser(undefined);
+      if (!executablePath) throw new Error("no Chromium: install Debian's chromium");
+      const browser = await chromium.launch({
+        executablePath,
+        headless: true,
+        chromiumSandbox: process.getuid?.() !== 0,
+      });
+      try {
+        const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+        await page.goto(`${jaeger.queryUrl}/trace/${firstTrace}`);
+        await page.getByText('RunWorkflow:agentWorkflow').first().waitFor();
+        // The second model call's span, opened: its GenAI attributes (tokens, finish reason) under the timeline.
+        await page.getByText(`chat ${MODEL}`).last().click();
+        await page.getByText('gen_ai.usage.input_tokens').first().waitFor();
+        await page.screenshot({ path: join(imagesDir, 'jaeger-trace.png'), fullPage: true });
+      } finally {
+        await browser.close();
+      }
+    },
+    120_000,
+  );
 });
