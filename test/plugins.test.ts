@@ -1,11 +1,12 @@
 // Plugins from the user folder, the project folder and an npm package: tools, toolsets, environments and every hook.
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../src/config/config.js';
 import { environmentProvider } from '../src/environments/providers.js';
-import { loadPlugins, type PluginLoadResult } from '../src/plugins/loader.js';
+import { loadPlugins, projectPluginPaths, type PluginLoadResult } from '../src/plugins/loader.js';
+import { recordTrust } from '../src/plugins/trust.js';
 import { runToolCall, type CallOptions } from '../src/registry/handle-function-call.js';
 import { Hooks } from '../src/registry/hooks.js';
 import { ToolRegistry } from '../src/registry/registry.js';
@@ -95,10 +96,15 @@ describe('plugins', () => {
 
   beforeAll(async () => {
     g.pluginEvents = [];
-    result = await loadPlugins(
-      { userDir, projectDir, packages: ['tether-plugin-sample', 'tether-plugin-not-installed'], projectRoot: project },
-      { registry, hooks, log, config: parseConfig({}) },
-    );
+    const sources = {
+      userDir,
+      projectDir,
+      packages: ['tether-plugin-sample', 'tether-plugin-not-installed'],
+      projectRoot: project,
+    };
+    // What `tether plugins trust` does: the person reviewed the project's plugins and trusts them as they are.
+    recordTrust(projectPluginPaths(sources));
+    result = await loadPlugins(sources, { registry, hooks, log, config: parseConfig({}) });
     options = { registry, hooks, log, cwd: project };
   });
 
@@ -147,5 +153,44 @@ describe('plugins', () => {
     const before = log.lines.length;
     expect((await call('shell', { command: 'pwd' })).status).toBe('ok');
     expect(log.lines.slice(before).some((l) => l.msg.includes('post_tool_call hook threw'))).toBe(true);
+  });
+});
+
+describe('project plugins load only as a person trusted them', () => {
+  const fresh = (): { dir: string; sources: Parameters<typeof loadPlugins>[0] } => {
+    const base = mkdtempSync(join(tmpdir(), 'tether-plugin-trust-'));
+    const dir = join(base, '.tether', 'plugins');
+    write(join(dir, 'p.mjs'), `export function register() { globalThis.pluginEvents.push('trusted-ran'); }`);
+    return { dir, sources: { userDir: join(base, 'none'), projectDir: dir, packages: [], projectRoot: base } };
+  };
+  const load = (sources: Parameters<typeof loadPlugins>[0]) =>
+    loadPlugins(sources, {
+      registry: new ToolRegistry(recordingLogger()),
+      hooks: new Hooks(),
+      log: recordingLogger(),
+      config: parseConfig({}),
+    });
+
+  it('skips a plugin a run could have written: never trusted, changed since, or holding a link', async () => {
+    const never = fresh();
+    const r1 = await load(never.sources);
+    expect(r1.loaded).toEqual([]);
+    expect(r1.failed[0]!.error).toMatch(/was never trusted: review it, then run `tether plugins trust`/);
+
+    const changed = fresh();
+    recordTrust(projectPluginPaths(changed.sources));
+    expect((await load(changed.sources)).loaded).toEqual(['project:p']);
+    write(join(changed.dir, 'helper.mjs'), 'export const x = 1;'); // a new file beside it counts too
+    const r2 = await load(changed.sources);
+    expect(r2.loaded).toEqual([]);
+    expect(r2.failed[0]!.error).toMatch(/changed since it was trusted/);
+
+    const linked = fresh();
+    write(join(linked.dir, '..', '..', 'elsewhere.mjs'), 'export function register() {}');
+    symlinkSync(join(linked.dir, '..', '..', 'elsewhere.mjs'), join(linked.dir, 'q.mjs'));
+    recordTrust(projectPluginPaths(linked.sources));
+    const r3 = await load(linked.sources);
+    expect(r3.loaded).toEqual([]);
+    expect(r3.failed.map((f) => f.error).join(' ')).toMatch(/holds a symbolic link \(q\.mjs\)/);
   });
 });

@@ -4,6 +4,7 @@ import type { TerminalConfig } from '../config/config.js';
 import type { Logger } from '../logging/logger.js';
 import { resolveBackend } from './backends.js';
 import { ShellEnvironment } from './shell-environment.js';
+import { passthroughEnvironment } from './command-env.js';
 
 export interface Acquired {
   env: ShellEnvironment;
@@ -121,7 +122,8 @@ export class EnvironmentManager {
       });
       const guarded = backend === 'local' && !transport.diesWithWorker;
       const env = new ShellEnvironment(transport, {
-        env: this.opts.terminal.env,
+        // What a person named of the worker's variables, then terminal.env's values: every backend gets the same.
+        env: { ...passthroughEnvironment(this.opts.terminal.env_passthrough), ...this.opts.terminal.env },
         guardPid: guarded ? process.pid : undefined,
       });
       try {

@@ -114,7 +114,8 @@ export class ProcessTable {
           command,
           defaultCwd: this.env.workdir,
           cwd: opts.cwd,
-          env: opts.env,
+          // As a streamed process gets them through scriptFor: terminal.env and the passed-through variables too.
+          env: { ...this.env.variables, ...opts.env },
         }),
       );
       if (r.exitCode !== 0)

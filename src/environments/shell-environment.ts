@@ -104,6 +104,11 @@ export class ShellEnvironment {
     return this.session;
   }
 
+  /** Variables every command of this environment gets (terminal.env and the passed-through ones). */
+  get variables(): Record<string, string> {
+    return this.opts.env ?? {};
+  }
+
   get workdir(): string {
     return this.transport.workdir;
   }

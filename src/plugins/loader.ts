@@ -1,7 +1,7 @@
 // Loads plugins from TETHER_HOME/plugins, the project's .tether/plugins and npm packages named in config. Worker-only.
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { TetherConfig } from '../config/config.js';
 import { registerEnvironmentProvider } from '../environments/providers.js';
@@ -11,6 +11,7 @@ import type { Hooks, HookName } from '../registry/hooks.js';
 import type { ToolRegistry } from '../registry/registry.js';
 import { registerToolset } from '../toolsets/resolve.js';
 import type { PluginContext } from './types.js';
+import { readTrust, untrusted, type TrustRecord } from './trust.js';
 
 export interface PluginSources {
   /** TETHER_HOME/plugins */
@@ -30,6 +31,30 @@ export interface PluginLoadResult {
 interface Candidate {
   name: string;
   load: () => Promise<unknown>;
+}
+
+/** A candidate that loads only while `trustPath`'s files are what a person trusted (trust.ts). */
+function trusted(c: Candidate, trustPath: () => string, record: TrustRecord): Candidate {
+  return {
+    name: c.name,
+    load: () => {
+      const why = untrusted(trustPath(), record);
+      return why ? Promise.reject(new Error(`not loaded: ${why}`)) : c.load();
+    },
+  };
+}
+
+/** The folder of an installed package (its package.json's), for trust: the whole package is what runs. */
+function packageDir(entry: string, name: string): string {
+  for (let dir = dirname(entry); dir !== dirname(dir); dir = dirname(dir)) {
+    try {
+      const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: unknown };
+      if (pkg.name === name) return realpathSync(dir);
+    } catch {
+      // no package.json here: go up
+    }
+  }
+  return dirname(entry);
 }
 
 /** Plugin files (`*.js`, `*.mjs`) and folders (with an index.js or a package.json) in a directory, by name. */
@@ -59,6 +84,20 @@ function fromPackages(names: readonly string[], root: string): Candidate[] {
   return names.map((name) => ({ name: `npm:${name}`, load: () => import(pathToFileURL(require.resolve(name)).href) }));
 }
 
+/** Where each project plugin source is, for `tether plugins trust`: the project folder and each package's folder. */
+export function projectPluginPaths(sources: PluginSources): string[] {
+  const require = createRequire(join(sources.projectRoot, 'package.json'));
+  const paths = existsSync(sources.projectDir) ? [sources.projectDir] : [];
+  for (const name of sources.packages) {
+    try {
+      paths.push(packageDir(require.resolve(name), name));
+    } catch {
+      // not installed: nothing to trust yet
+    }
+  }
+  return paths;
+}
+
 function registerFunction(mod: unknown): ((ctx: PluginContext) => unknown) | undefined {
   const m = mod as { register?: unknown; default?: unknown };
   if (typeof m.register === 'function') return m.register as (ctx: PluginContext) => unknown;
@@ -74,10 +113,16 @@ export async function loadPlugins(
   deps: { registry: ToolRegistry; hooks: Hooks; log: Logger; config: TetherConfig },
 ): Promise<PluginLoadResult> {
   const result: PluginLoadResult = { loaded: [], failed: [] };
+  // TETHER_HOME's plugins are the person's (no command can write there); the project's and packages resolved from
+  // its node_modules load only as trusted (a run can write the project).
+  const record = readTrust();
+  const require = createRequire(join(sources.projectRoot, 'package.json'));
   const candidates = [
     ...fromDir(sources.userDir, 'user'),
-    ...fromDir(sources.projectDir, 'project'),
-    ...fromPackages(sources.packages, sources.projectRoot),
+    ...fromDir(sources.projectDir, 'project').map((c) => trusted(c, () => sources.projectDir, record)),
+    ...fromPackages(sources.packages, sources.projectRoot).map((c) =>
+      trusted(c, () => packageDir(require.resolve(c.name.slice('npm:'.length)), c.name.slice('npm:'.length)), record),
+    ),
   ];
   for (const c of candidates) {
     const tools: string[] = [];

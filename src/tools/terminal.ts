@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { MAX_FOREGROUND_TIMEOUT } from '../config/config.js';
 import { environmentManager } from '../environments/current.js';
 import { registry } from '../registry/index.js';
-import { resolveTaskPath } from './task-paths.js';
+import { resolveTaskPath } from '../files/check-path.js';
 import { environmentAvailable, inTaskEnvironment, modelOutput } from './task-environment.js';
 
 /** terminal.max_timeout's ceiling: the activity's own timeout is built on it. */

@@ -4,7 +4,7 @@ import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { bwrapArgs } from './sandbox.js';
-import { LocalSettingsSchema, locateBwrap } from './settings.js';
+import { LocalSettingsSchema, locateBwrap, sandboxSpec } from './settings.js';
 
 const layout = { workdir: '/home/me/proj', tmpDir: '/tmp/tether-sandbox-x' };
 const spec = {
@@ -14,6 +14,7 @@ const spec = {
   slirp4netns: '/usr/bin/slirp4netns',
   writable: ['/srv/data'],
   hidden: [],
+  exposed: [],
 };
 
 /** The value that follows `flag` (its first argument), for each occurrence. */
@@ -21,14 +22,20 @@ const after = (args: string[], flag: string): string[] => args.flatMap((a, i) =>
 
 describe('terminal.local settings', () => {
   it.each([
-    [undefined, { enabled: true, network: true, writable: [], hidden: [] }],
-    ['off', { enabled: false, network: true, writable: [], hidden: [] }],
-    [false, { enabled: false, network: true, writable: [], hidden: [] }],
-    ['on', { enabled: true, network: true, writable: [], hidden: [] }],
-    [{ network: 'host' }, { enabled: true, network: 'host', writable: [], hidden: [] }],
+    [undefined, { enabled: true, network: true, writable: [], hidden: [], expose: [] }],
+    ['off', { enabled: false, network: true, writable: [], hidden: [], expose: [] }],
+    [false, { enabled: false, network: true, writable: [], hidden: [], expose: [] }],
+    ['on', { enabled: true, network: true, writable: [], hidden: [], expose: [] }],
+    [{ network: 'host' }, { enabled: true, network: 'host', writable: [], hidden: [], expose: [] }],
     [
       { network: false, writable: ['~/cache', '/x'], hidden: ['~/.ssh'] },
-      { enabled: true, network: false, writable: [join(homedir(), 'cache'), '/x'], hidden: [join(homedir(), '.ssh')] },
+      {
+        enabled: true,
+        network: false,
+        writable: [join(homedir(), 'cache'), '/x'],
+        hidden: [join(homedir(), '.ssh')],
+        expose: [],
+      },
     ],
   ])('sandbox: %j', (sandbox, expected) => {
     expect(LocalSettingsSchema.parse(sandbox === undefined ? {} : { sandbox }).sandbox).toEqual(expected);
@@ -115,5 +122,39 @@ describe('bwrapArgs', () => {
     // The task's directory, inside the hidden one, is bound once before and once again after it.
     expect(after(args, '--bind').filter((p) => p === task)).toHaveLength(2);
     expect(args.lastIndexOf(task)).toBeGreaterThan(at('--tmpfs', secrets));
+  });
+});
+
+describe('sandboxSpec: what is hidden by default', () => {
+  it("hides the credential locations of the worker's home, except what expose names; and other tasks' /tmp when TMPDIR is not /tmp", () => {
+    const home = mkdtempSync(join(tmpdir(), 'tether-spec-home-'));
+    mkdirSync(join(home, '.ssh'));
+    mkdirSync(join(home, '.aws'));
+    const saved = { HOME: process.env.HOME, TMPDIR: process.env.TMPDIR };
+    const elsewhere = mkdtempSync(join(tmpdir(), 'tether-spec-tmp-'));
+    try {
+      process.env.HOME = home;
+      process.env.TMPDIR = elsewhere;
+      const s = sandboxSpec(
+        LocalSettingsSchema.parse({ sandbox: { expose: ['~/.ssh/known_hosts', join(home, '.aws')] } }),
+      )!;
+      expect(s.hidden).toEqual(expect.arrayContaining([join(home, '.ssh'), join(home, '.claude'), elsewhere]));
+      expect(s.hidden).not.toContain(join(home, '.aws'));
+      expect(s.exposed).toEqual([join(home, '.ssh/known_hosts'), join(home, '.aws')]);
+      // An exposed path inside a hidden directory is bound back on top, read-only.
+      writeFileSync(join(home, '.ssh/known_hosts'), 'h');
+      const args = bwrapArgs(s, layout, { pty: false });
+      const i = args.lastIndexOf(join(home, '.ssh/known_hosts'));
+      expect(args.slice(i - 2, i + 1)).toEqual([
+        '--ro-bind',
+        join(home, '.ssh/known_hosts'),
+        join(home, '.ssh/known_hosts'),
+      ]);
+      expect(args.indexOf(join(home, '.ssh'))).toBeLessThan(i);
+    } finally {
+      process.env.HOME = saved.HOME;
+      if (saved.TMPDIR === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved.TMPDIR;
+    }
   });
 });

@@ -57,6 +57,9 @@ export function bwrapArgs(spec: SandboxSpec, layout: SandboxLayout, o: { pty: bo
   for (const p of spec.writable) binds.push([p, p]);
   for (const [from, to] of binds) args.push('--bind', from, to);
   args.push(...hide(spec.hidden, binds));
+  // A path a person exposed inside a hidden directory (~/.ssh/known_hosts in ~/.ssh): read-only, on top.
+  for (const p of spec.exposed ?? [])
+    if (existsSync(p) && spec.hidden.some((d) => d !== p && within(p, d))) args.push('--ro-bind', p, p);
   args.push(...(o.joinFd === undefined ? ['--unshare-pid'] : ['--pidns', String(o.joinFd)]));
   args.push('--unshare-ipc', '--cap-drop', 'ALL', '--die-with-parent');
   args.push('--chdir', layout.workdir, '--');

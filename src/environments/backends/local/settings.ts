@@ -2,14 +2,15 @@
 // a missing bwrap stops the worker with a message naming the package; a sandbox turned off is a warning. Worker-only.
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants, existsSync, realpathSync, statSync } from 'node:fs';
-import { homedir, platform } from 'node:os';
+import { homedir, platform, tmpdir } from 'node:os';
 import { delimiter, isAbsolute, join } from 'node:path';
 import { z } from 'zod';
 import { TetherError } from '../../../common/errors.js';
 import { controlPlanePaths } from './control-plane.js';
+import { defaultHiddenPaths } from './credential-paths.js';
 import { TaskNetwork, type TaskNetworkTools } from './task-network.js';
 
-const SHAPE = 'off, on, or a mapping with enabled, network, writable, hidden and bwrap';
+const SHAPE = 'off, on, or a mapping with enabled, network, writable, hidden, expose and bwrap';
 
 const writablePath = z
   .string()
@@ -28,8 +29,13 @@ const SandboxObject = z.strictObject(
     network: z.union([z.boolean(), z.literal('host')], { error: () => 'true, false or host' }).default(true),
     /** Paths writable besides the task's working directory and the sandbox's private /tmp. */
     writable: z.array(writablePath).default([]),
-    /** Paths commands cannot read (an empty directory or file in their place), e.g. ~/.ssh, ~/.aws. */
+    /**
+     * Paths commands cannot read (an empty directory or file in their place), besides tether's own secrets and the
+     * credential locations hidden by default (credential-paths.ts: ~/.ssh, ~/.aws, ..., other agents' homes).
+     */
     hidden: z.array(writablePath).default([]),
+    /** Credential locations hidden by default that commands may read after all (a warning at worker start). */
+    expose: z.array(writablePath).default([]),
     /** The bwrap binary; default: TETHER_BWRAP, else `bwrap` on PATH. */
     bwrap: z.string().min(1).optional(),
   },
@@ -57,8 +63,10 @@ export interface SandboxSpec {
   /** Gives it the outside network (network: true). */
   slirp4netns: string;
   writable: string[];
-  /** Shown empty inside: the configured `hidden` paths and tether's own secrets (src/environments/backends/local/control-plane.ts). */
+  /** Shown empty inside: the configured `hidden` paths, tether's own secrets (control-plane.ts) and credential locations (credential-paths.ts). */
   hidden: string[];
+  /** Read-only on top of a hidden directory that holds them (`expose` inside a hidden path). */
+  exposed: string[];
 }
 
 function executable(path: string): boolean {
@@ -97,6 +105,15 @@ function realPath(p: string): string {
   }
 }
 
+/**
+ * Where every task's private /tmp lives on this machine (os.tmpdir()). At /tmp it is out of sight already (each
+ * sandbox's own /tmp is mounted over it); anywhere else (TMPDIR=/var/tmp) it would show other tasks' /tmp
+ * read-only, so it is hidden.
+ */
+function otherTasksTmp(): string[] {
+  return realPath(tmpdir()) === '/tmp' ? [] : [tmpdir()];
+}
+
 /** The sandbox the local backend uses, or undefined when it is off or this is not Linux. */
 export function sandboxSpec(settings: LocalSettings): SandboxSpec | undefined {
   const s = settings.sandbox;
@@ -107,7 +124,12 @@ export function sandboxSpec(settings: LocalSettings): SandboxSpec | undefined {
     nsenter: locate('nsenter').path,
     slirp4netns: locate('slirp4netns').path,
     writable: s.writable,
-    hidden: [...new Set([...controlPlanePaths(), ...s.hidden].map(realPath))],
+    hidden: [
+      ...new Set(
+        [...controlPlanePaths(), ...defaultHiddenPaths(s.expose), ...otherTasksTmp(), ...s.hidden].map(realPath),
+      ),
+    ],
+    exposed: s.expose.map(realPath),
   };
 }
 
@@ -117,6 +139,14 @@ export function sandboxSpec(settings: LocalSettings): SandboxSpec | undefined {
  * Linux, or the host's network).
  */
 export async function checkLocalSettings(settings: LocalSettings): Promise<string[]> {
+  const s = settings.sandbox;
+  const exposed = s.expose.map(
+    (p) => `terminal.local.sandbox.expose: ${p} is readable by every sandboxed command (it holds credentials)`,
+  );
+  return [...exposed, ...(await checkSandbox(settings))];
+}
+
+async function checkSandbox(settings: LocalSettings): Promise<string[]> {
   const s = settings.sandbox;
   if (!s.enabled)
     return [

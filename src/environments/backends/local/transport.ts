@@ -9,6 +9,7 @@ import type { BackendDefinition } from '../../backend-types.js';
 import { deferredProcess, failedProcess } from '../../deferred-process.js';
 import { bwrapArgs, firstChild, sandboxPidNamespace, type SandboxLayout } from './sandbox.js';
 import { withoutControlPlane } from './control-plane.js';
+import { baseEnvironment } from '../../command-env.js';
 import { COMMAND_MARK, ENV_MARK, killMarked } from './stragglers.js';
 import {
   checkLocalSettings,
@@ -61,7 +62,16 @@ type LocalProcess = TransportProcess & { readonly pid: Promise<number | undefine
  */
 function sandboxEnv(): NodeJS.ProcessEnv {
   const level = process.env.SHLVL;
-  return { ...withoutControlPlane(process.env), SHLVL: level && level !== '0' ? level : '1' };
+  return { ...commandBase(), SHLVL: level && level !== '0' ? level : '1' };
+}
+
+/**
+ * What every local command's process starts with: the allowlisted variables only (the worker's secrets, provider
+ * keys and Temporal credentials are not among them); terminal.env_passthrough and terminal.env come in through the
+ * task's shell, as on every backend.
+ */
+function commandBase(): NodeJS.ProcessEnv {
+  return withoutControlPlane(baseEnvironment(process.env));
 }
 
 /** A child process with pipes; `extraFd` becomes its fd 3. */
@@ -267,7 +277,7 @@ export class LocalTransport implements Transport {
   private unsandboxed(script: string, opts: SpawnOptions & { stdin?: string }): TransportProcess {
     this.commands += 1;
     const command = `${this.mark}-${this.commands}`;
-    const env = { ...withoutControlPlane(process.env), [ENV_MARK]: this.mark, [COMMAND_MARK]: command };
+    const env = { ...commandBase(), [ENV_MARK]: this.mark, [COMMAND_MARK]: command };
     const argv = ['/bin/sh', '-c', script];
     const proc = opts.pty
       ? ptyProcess(argv, this.workdir, opts, env)
