@@ -102,7 +102,8 @@ describe.skipIf(!binary)('traces in a real Jaeger, metrics on the worker', () =>
   let worker: WorkerProcess;
   let metrics: string;
   let env: Record<string, string>;
-  const service = `tether-test-${randomUUID().slice(0, 8)}`;
+  // Each test Jaeger is new, so the name only needs to differ from the gRPC test's; the screenshot shows it.
+  const service = uiAssets ? 'tether' : `tether-test-${randomUUID().slice(0, 8)}`;
   let firstTrace = '';
   const cwd = realpathSync(mkdtempSync(join(tmpdir(), 'tether-otel-')));
   writeFileSync(join(cwd, 'notes.txt'), 'line one\nline two\n');
@@ -287,6 +288,33 @@ describe.skipIf(!binary)('traces in a real Jaeger, metrics on the worker', () =>
     expect(push.startTime).toBeGreaterThanOrEqual(wait.startTime + wait.duration);
   }, 240_000);
 
+  it('over gRPC with OTEL_EXPORTER_OTLP_PROTOCOL=grpc: the start of a run reaches Jaeger', async () => {
+    const grpcService = `${service}-grpc`;
+    const started = await runCli(['run', '--detach', '--json', '--no-worker', '--cwd', cwd, 'wait here'], {
+      cwd,
+      env: {
+        ...env,
+        // No worker polls this queue: only `tether run` exports, over gRPC, as it exits.
+        TETHER_TASK_QUEUE: `${env.TETHER_TASK_QUEUE}-nobody`,
+        OTEL_EXPORTER_OTLP_ENDPOINT: jaeger.otlpGrpc,
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc',
+        OTEL_SERVICE_NAME: grpcService,
+      },
+    });
+    const { workflowId } = JSON.parse(started.stdout) as { workflowId: string };
+    try {
+      await until('the start span, sent over gRPC', async () =>
+        (await jaeger.traces(grpcService)).some((t) =>
+          t.spans.some(
+            (x) => x.operationName === 'StartWorkflow:agentWorkflow' && tag(x, 'temporalWorkflowId') === workflowId,
+          ),
+        ),
+      );
+    } finally {
+      await suite.client().workflow.getHandle(workflowId).terminate('test done');
+    }
+  }, 120_000);
+
   it.runIf(uiAssets !== undefined)(
     'the first run in Jaeger UI (docs/images/jaeger-trace.png)',
     async () => {
@@ -299,11 +327,21 @@ describe.skipIf(!binary)('traces in a real Jaeger, metrics on the worker', () =>
         chromiumSandbox: process.getuid?.() !== 0,
       });
       try {
-        const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+        const page = await browser.newPage({ viewport: { width: 1500, height: 1000 } });
         await page.goto(`${jaeger.queryUrl}/trace/${firstTrace}`);
         await page.getByText('RunWorkflow:agentWorkflow').first().waitFor();
-        // The second model call's span, opened: its GenAI attributes (tokens, finish reason) under the timeline.
+        // Wider names column: the span names are the point of the picture.
+        const divider = page.locator('[class*="VerticalResizer--dragger"]').first();
+        const box = await divider.boundingBox().catch(() => null);
+        if (box) {
+          await page.mouse.move(box.x + box.width / 2, box.y + 10);
+          await page.mouse.down();
+          await page.mouse.move(620, box.y + 10, { steps: 5 });
+          await page.mouse.up();
+        }
+        // The second model call's span, opened, with its attributes: tokens, finish reason, model, provider.
         await page.getByText(`chat ${MODEL}`).last().click();
+        await page.getByText('Tags:').last().click();
         await page.getByText('gen_ai.usage.input_tokens').first().waitFor();
         await page.screenshot({ path: join(imagesDir, 'jaeger-trace.png'), fullPage: true });
       } finally {
