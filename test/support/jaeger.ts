@@ -45,6 +45,8 @@ export interface JaegerSpan {
   tags: JaegerTag[];
   logs: { timestamp: number; fields: JaegerTag[] }[];
   processID: string;
+  /** What Jaeger found wrong with the span (an unknown parent, clock skew, ...). */
+  warnings?: string[] | null;
 }
 
 export interface JaegerTrace {
