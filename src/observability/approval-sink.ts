@@ -21,6 +21,9 @@ export class PendingApprovals {
   asked(workflowId: string, approvalId: string, expiresAtMs: number): void {
     this.pending.set(`${workflowId}/${approvalId}`, expiresAtMs);
     this.publish();
+    // Counted again once it has expired, in case this worker never hears its decision (capped: timers hold 24.8 days).
+    const wait = Math.min(Math.max(0, expiresAtMs - this.now()) + 1000, 2 ** 31 - 1);
+    setTimeout(() => this.publish(), wait).unref();
   }
 
   decided(workflowId: string, approvalId: string): void {
