@@ -33,6 +33,10 @@ import { requireSearchAttributes } from './visibility/cluster-setup.js';
 import { loadTracing, shutdownTracing } from './observability/tracing-loader.js';
 import { HISTOGRAM_BUCKETS, installMetrics } from './observability/metrics.js';
 import { approvalSinks, pendingApprovals } from './observability/approval-sink.js';
+import { Client } from '@temporalio/client';
+import { egressGate } from './environments/egress/gate.js';
+import { allowlistReader, temporalEgressAsker } from './activities/egress-asker.js';
+import { configPath } from './config/config.js';
 
 /** The workflow bundle's entry: compiled JS next to this file, or the TypeScript source in development. */
 export function workflowsPath(): string {
@@ -186,6 +190,16 @@ export async function createWorker(
     throw err;
   });
   step('connection');
+  // The egress proxy asks runs about hosts through this worker's own connection.
+  egressGate().configure({
+    asker: temporalEgressAsker(new Client({ connection, namespace: opts.settings.namespace }), log),
+    approvals: () => ({
+      mode: config.approvals.mode,
+      timeoutSeconds: config.approvals.timeout,
+      notify: config.approvals.webhook_url !== undefined,
+    }),
+    allowlisted: allowlistReader(config.command_allowlist, configPath()),
+  });
   const ownQueue = workerQueue(opts.settings.taskQueue);
   const activities = createActivities({
     registry,

@@ -25,6 +25,7 @@ import {
 } from './support/jaeger.js';
 import { parsePrometheusText, value, type Exposition } from './support/prometheus-text.js';
 import { startScriptedModel, type ChatRequest } from './support/scripted-model.js';
+import { resolveAll, startStandIn, type StandIn } from './support/egress-stand-in.js';
 import { workerEnv, workerProcessSuite, type WorkerProcess } from './support/worker-process.js';
 
 const binary = jaegerBinary();
@@ -50,6 +51,8 @@ async function scrape(address: string): Promise<Exposition> {
 }
 
 const MODEL = 'gpt-traced';
+const BLOCKED = 'blocked.example.test';
+const TERMINAL_COMMAND = `echo traced-output; curl -fsS --max-time 30 http://${BLOCKED}/ || echo refused`;
 const imagesDir = fileURLToPath(new URL('../docs/images/', import.meta.url));
 const byName = (t: JaegerTrace, name: string): JaegerSpan[] => t.spans.filter((s) => s.operationName === name);
 const one = (t: JaegerTrace, name: string): JaegerSpan => {
@@ -105,6 +108,7 @@ describe.skipIf(!binary)('traces in a real Jaeger, metrics on the worker', () =>
   // Each test Jaeger is new, so the name only needs to differ from the gRPC test's; the screenshot shows it.
   const service = uiAssets ? 'tether' : `tether-test-${randomUUID().slice(0, 8)}`;
   let firstTrace = '';
+  let stand: StandIn | undefined;
   const cwd = realpathSync(mkdtempSync(join(tmpdir(), 'tether-otel-')));
   writeFileSync(join(cwd, 'notes.txt'), 'line one\nline two\n');
   writeFileSync(join(tmpdir(), 'tether-otel-outside.txt'), 'outside\n');
@@ -119,7 +123,8 @@ describe.skipIf(!binary)('traces in a real Jaeger, metrics on the worker', () =>
           ? { toolCalls: [{ name: 'terminal', arguments: { command: 'git push --force' }, id: 'call_push' }] }
           : {
               toolCalls: [
-                { name: 'terminal', arguments: { command: 'echo traced-output' }, id: 'call_term' },
+                // The second half goes to a host egress.deny names: the egress proxy refuses it (a refusal).
+                { name: 'terminal', arguments: { command: TERMINAL_COMMAND }, id: 'call_term' },
                 { name: 'read_file', arguments: { path: 'notes.txt' }, id: 'call_read' },
                 // Outside the task's directory: the sandbox refuses it (a refusal, and an error result).
                 { name: 'read_file', arguments: { path: '../tether-otel-outside.txt' }, id: 'call_outside' },
@@ -130,6 +135,15 @@ describe.skipIf(!binary)('traces in a real Jaeger, metrics on the worker', () =>
     ]);
     suite.models.push(model);
     const w = workerEnv(inject('temporalAddress'), model.url, 'otel');
+    stand = await startStandIn();
+    writeFileSync(
+      join(w.env.TETHER_HOME!, 'config.yaml'),
+      JSON.stringify({
+        terminal: {
+          local: { sandbox: { egress: { deny: [BLOCKED], resolve: resolveAll([BLOCKED], stand) } } },
+        },
+      }),
+    );
     env = {
       ...w.env,
       TETHER_MODEL: MODEL,
@@ -144,6 +158,7 @@ describe.skipIf(!binary)('traces in a real Jaeger, metrics on the worker', () =>
   }, 180_000);
   afterAll(async () => {
     await jaeger?.stop();
+    await stand?.close();
   });
 
   it('one run is one trace: workflow, activity, chat and execute_tool spans, correctly parented', async () => {
@@ -244,6 +259,8 @@ describe.skipIf(!binary)('traces in a real Jaeger, metrics on the worker', () =>
     expect(value(m, 'tether_model_calls_total', { model: MODEL, outcome: 'ok' })).toBe(2);
     expect(value(m, 'tether_model_call_duration_seconds_count', { model: MODEL })).toBe(2);
     expect(value(m, 'tether_refusals_total', { kind: 'sandbox' })).toBe(1);
+    expect(value(m, 'tether_refusals_total', { kind: 'egress' })).toBe(1);
+    expect(stand?.hits(BLOCKED)).toBe(0);
     expect(m.types.get('tether_tool_calls_total')).toBe('counter');
     expect(m.types.get('tether_model_call_duration_seconds')).toBe('histogram');
     // Temporal core's own worker metrics, on the same endpoint.

@@ -1,5 +1,12 @@
 // Approvals as ACP permission requests: the options an editor shows, and its answer as a tether decision. Worker-only.
-import type { AgentContext, PermissionOption, RequestPermissionOutcome, SessionId } from '@agentclientprotocol/sdk';
+import type {
+  AgentContext,
+  PermissionOption,
+  RequestPermissionOutcome,
+  SessionId,
+  ToolCallUpdate,
+} from '@agentclientprotocol/sdk';
+import { networkTargetOf } from '../common/egress-types.js';
 import type { PromptAnswer } from '../cli/approval-prompt.js';
 import type { ApprovalAsker } from '../cli/follow.js';
 import type { Logger } from '../logging/logger.js';
@@ -28,6 +35,19 @@ function answerFor(outcome: RequestPermissionOutcome): PromptAnswer | null {
   return choice === 'deny' ? { choice, reason: 'rejected in the editor' } : { choice };
 }
 
+/** A network approval as the editor shows it: a fetch of HOST:PORT, with the command that made the connection. */
+function networkToolCall(p: PendingApproval): ToolCallUpdate {
+  const target = networkTargetOf(p)!;
+  return {
+    // A background process's connection belongs to no tool call: the approval's own id stands in.
+    toolCallId: p.callId || p.approvalId,
+    title: `network: ${target}${p.command ? ` (asked by: ${p.command})` : ''}`,
+    kind: 'fetch',
+    status: 'pending',
+    rawInput: { host: p.host, port: p.port, command: p.command, approvalId: p.approvalId, expiresAt: p.expiresAt },
+  };
+}
+
 /** Asks the editor with session/request_permission; one that is gone leaves the approval pending, durably. */
 export class EditorAsker implements ApprovalAsker {
   private gone = false;
@@ -50,13 +70,16 @@ export class EditorAsker implements ApprovalAsker {
         'session/request_permission',
         {
           sessionId: this.sessionId,
-          toolCall: {
-            toolCallId: p.callId,
-            title: `${p.tool}: ${p.command}${findings ? ` (${findings})` : ''}`,
-            kind: 'execute',
-            status: 'pending',
-            rawInput: { command: p.command, approvalId: p.approvalId, expiresAt: p.expiresAt },
-          },
+          toolCall:
+            networkTargetOf(p) !== undefined
+              ? networkToolCall(p)
+              : {
+                  toolCallId: p.callId,
+                  title: `${p.tool}: ${p.command}${findings ? ` (${findings})` : ''}`,
+                  kind: 'execute',
+                  status: 'pending',
+                  rawInput: { command: p.command, approvalId: p.approvalId, expiresAt: p.expiresAt },
+                },
           options: [...PERMISSION_OPTIONS],
         },
         { cancellationSignal: this.cancelled },

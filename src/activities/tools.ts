@@ -15,6 +15,7 @@ import { detect } from '../approval/detect.js';
 import { loadBashParser } from '../approval/parser.js';
 import { lostWorker, withHeartbeat } from './heartbeat.js';
 import { environmentManager } from '../environments/current.js';
+import { withToolCall } from '../environments/tool-call-context.js';
 import { releaseTask } from '../registry/task-cleanup.js';
 import { readsTask } from './task-text.js';
 import { observeTool } from '../observability/observe.js';
@@ -164,23 +165,27 @@ export function createToolActivities(deps: ToolActivityDeps) {
             (input.userTaskRef !== undefined && readsTask(input.name, registry, hooks)
               ? await deps.taskText?.(input.userTaskRef)
               : undefined);
-          const call = { name: input.name, callId: input.callId, args: input.args };
           const checkModified = await modifiedCommandCheck(input);
+          // The run and call a command started here belongs to: its connections' approvals name them.
+          const owner = { workflowId: Context.current().info.workflowExecution?.workflowId, callId: input.callId };
           // An `execute_tool` span and the tool metrics, when tracing or metrics are on.
-          const outcome = await observeTool(call, () =>
-            runToolCall(input.name, input.args, input.taskId, userTask, {
-              registry,
-              hooks,
-              log,
-              cwd: input.cwd,
-              allowOutsideCwd: config.files.allow_outside_cwd,
-              signal,
-              approved: input.approved,
-              progress: (d) => (progress = d),
-              checkModified,
-              environmentExpected: input.environmentExpected,
-              backend: input.backend,
-            }),
+          const observed = { name: input.name, callId: input.callId, args: input.args };
+          const outcome = await observeTool(observed, () =>
+            withToolCall(owner, () =>
+              runToolCall(input.name, input.args, input.taskId, userTask, {
+                registry,
+                hooks,
+                log,
+                cwd: input.cwd,
+                allowOutsideCwd: config.files.allow_outside_cwd,
+                signal,
+                approved: input.approved,
+                progress: (d) => (progress = d),
+                checkModified,
+                environmentExpected: input.environmentExpected,
+                backend: input.backend,
+              }),
+            ),
           );
           // Reported only now that the tool has stopped; its last words (killed, or not confirmed dead) go with it.
           if (signal.aborted)

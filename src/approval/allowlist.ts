@@ -24,7 +24,9 @@ function globMatches(pattern: string, text: string): boolean {
 export function allowlistMatch(entries: readonly string[], subject: AllowlistSubject): string | undefined {
   const command = subject.command.trim();
   for (const e of entries)
-    if (!RULES.has(e) && (e === command || (/[*?]/.test(e) && globMatches(e, command)))) return e;
+    // `network:HOST:PORT` entries are hosts a person allowed (the egress proxy reads them), never commands.
+    if (!RULES.has(e) && !e.startsWith('network:') && (e === command || (/[*?]/.test(e) && globMatches(e, command))))
+      return e;
   if (subject.rules.length > 0 && subject.rules.every((r) => entries.includes(r))) return subject.rules.join(', ');
   return undefined;
 }

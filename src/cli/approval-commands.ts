@@ -5,6 +5,7 @@ import { RULES } from '../approval/rules.js';
 import { hasHiddenCharacters, visibleJson, visibleText } from '../approval/visible-text.js';
 import { listPendingApprovals } from '../visibility/pending-approvals.js';
 import type { ApprovalChoice, PendingApproval } from '../common/approval-types.js';
+import { networkTargetOf } from '../common/egress-types.js';
 import type { MemoApproval } from '../common/search-attributes.js';
 import { runApprovalCheck, type CheckOptions } from './approval-check.js';
 import { sendDecision, type DecideOutcome } from './decide.js';
@@ -28,9 +29,16 @@ export function formatApproval(a: PendingApproval & Partial<MemoApproval>, workf
   if (a.shortened) command.push('  (shortened in this listing: tether status shows the whole command)');
   return [
     head,
+    ...networkLine(a),
     ...command,
     ...a.findings.map((f) => `  [${f.rule}] ${visibleText(f.description, { newlines: 'escape' })}`),
   ].join('\n');
+}
+
+/** A network approval names its host first; the command below it is what was running when it connected. */
+function networkLine(a: PendingApproval): string[] {
+  const target = networkTargetOf(a);
+  return target === undefined ? [] : [`  network: ${visibleText(target)}`];
 }
 
 function report(workflowId: string, approvalId: string, choice: ApprovalChoice, out: DecideOutcome): void {

@@ -37,4 +37,30 @@ describe('formatApproval', () => {
     expect(lines.slice(1, 4)).toEqual(['  $ true', '  >   [ok] looks safe', '  > rm -rf /srv']);
     expect(lines[4]).toBe('  [recursive-delete] deletes recursively: true\\n  [ok] looks safe\\nrm -rf /srv');
   });
+
+  it('names the host of a network approval before the command that connected (also from a memo without host fields)', () => {
+    const network: PendingApproval = {
+      ...pending('curl -fsS https://api.example.test/'),
+      tool: 'network',
+      kind: 'network',
+      host: 'api.example.test',
+      port: 443,
+      findings: [
+        {
+          rule: 'network:api.example.test:443',
+          tier: 'dangerous',
+          description:
+            'network: api.example.test:443 (connect), not in terminal.local.sandbox.egress.allow; asked by the command above',
+        },
+      ],
+    };
+    const lines = formatApproval(network, 'wf-1').split('\n');
+    expect(lines.slice(0, 3)).toEqual([
+      'wf-1 ap-1 · network · asked 2026-01-01T00:00:00Z · denied at 2026-01-01T01:00:00Z unless decided',
+      '  network: api.example.test:443',
+      '  $ curl -fsS https://api.example.test/',
+    ]);
+    const { kind: _k, host: _h, port: _p, ...memo } = network;
+    expect(formatApproval(memo).split('\n')[1]).toBe('  network: api.example.test:443');
+  });
 });

@@ -4,7 +4,7 @@ import { loadConfig } from '../config/config.js';
 import { configureEnvironments } from '../environments/current.js';
 import { lazyLogger } from '../logging/logger.js';
 import { pluginSources, type Extensions } from '../plugins/extensions.js';
-import { projectPluginPaths } from '../plugins/loader.js';
+import { existsSync } from 'node:fs';
 import { recordTrust, trustFile } from '../plugins/trust.js';
 import { resolve } from 'node:path';
 import { loadToolsOnce } from '../worker.js';
@@ -75,17 +75,18 @@ export function addToolsCommands(program: Command): void {
   program
     .command('plugins')
     .description(
-      "Trust this project's plugins after reviewing them: .tether/plugins and the npm packages in `plugins` load only while their files are as trusted",
+      "Trust this project's .tether/plugins after reviewing them: they load only while their files are as trusted, from tether's copy",
     )
     .argument('<action>', 'trust')
     .option('--project <dir>', 'the project (default: the current directory)')
     .action((action: string, opts: { project?: string }) => {
       if (action !== 'trust') throw new CliError(`plugins: unknown action ${JSON.stringify(action)}: use trust`);
-      const paths = projectPluginPaths(pluginSources(loadConfig(), resolve(opts.project ?? process.cwd())));
-      if (paths.length === 0) {
-        process.stdout.write('no project plugins or plugin packages here: nothing to trust\n');
+      const dir = pluginSources(loadConfig(), resolve(opts.project ?? process.cwd())).projectDir;
+      if (!existsSync(dir)) {
+        process.stdout.write(`no project plugins here (${dir}): nothing to trust\n`);
         return;
       }
+      const paths = [dir];
       const record = recordTrust(paths);
       for (const p of paths) process.stdout.write(`trusted ${p} (sha256 ${record[p]?.slice(0, 16) ?? '?'}…)\n`);
       process.stdout.write(`recorded in ${trustFile()}; a change to these files untrusts them again\n`);

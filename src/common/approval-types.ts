@@ -21,6 +21,10 @@ export interface PendingApproval {
   askedAt: string;
   /** When it counts as denied. */
   expiresAt: string;
+  /** A network approval (src/workflows/egress-approvals.ts): a connection to `host`:`port` made by `command`. */
+  kind?: 'network';
+  host?: string;
+  port?: number;
 }
 
 /** A decision, as the `approval` signal and the `decideApproval` update carry it. */
@@ -44,12 +48,16 @@ export interface DecidedApproval {
   command: string;
   choice: ApprovalChoice;
   reason?: string;
-  /** person (signal/update), smart (the auxiliary model), timeout. */
-  source: 'person' | 'smart' | 'timeout';
+  /** person (signal/update), smart (the auxiliary model), timeout; withdrawn: the connection asking went away. */
+  source: 'person' | 'smart' | 'timeout' | 'withdrawn';
   by?: string;
   /** See ApprovalDecision.claimedBy: what the signer said about who decided, not an identity. */
   claimedBy?: string;
   decidedAt: string;
+  /** As on PendingApproval, for a network approval. */
+  kind?: 'network';
+  host?: string;
+  port?: number;
 }
 
 export interface RejectedDecision {

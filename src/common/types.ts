@@ -3,6 +3,7 @@ import type { SideEffects, ToolDefinition } from './tool-definition.js';
 import type { ApprovalMode, DecidedApproval, PendingApproval, RejectedDecision } from './approval-types.js';
 import type { TodoItem } from './loop-schemas.js';
 import type { HeldConversation } from './conversation-digest.js';
+import type { NetworkReach } from './egress-types.js';
 
 export interface ModelToolCall {
   id: string;
@@ -183,6 +184,8 @@ export interface AgentState {
   usage: TokenUsage;
   /** Tool calls waiting for a person's decision. */
   pendingApprovals: PendingApproval[];
+  /** Hosts the run's commands connected to or were refused, through the egress proxy (absent before it existed). */
+  network?: NetworkReach[];
   /** Recent decisions (by a person, smart approval or a timeout), rejected decisions, rules approved for the session. */
   approvals: { decided: DecidedApproval[]; rejected: RejectedDecision[]; sessionRules: string[] };
   /** The agent's plan (the todo tool). */
@@ -226,4 +229,6 @@ export interface AgentResult {
   toolCalls: number;
   usage: TokenUsage;
   stopReason?: string;
+  /** The hosts the run's commands reached or were refused (see AgentState.network). */
+  network?: NetworkReach[];
 }

@@ -16,8 +16,22 @@ export const BASE_VARIABLES: readonly string[] = [
   'TMPDIR',
 ];
 
-/** Locale categories (LC_ALL, LC_CTYPE, ...): settings, never credentials. */
-const BASE_PREFIXES: readonly string[] = ['LC_'];
+/** The locale categories (POSIX and glibc's): settings, never credentials. Any other LC_ name is not passed. */
+const LOCALE_VARIABLES: readonly string[] = [
+  'LC_ALL',
+  'LC_CTYPE',
+  'LC_COLLATE',
+  'LC_MESSAGES',
+  'LC_MONETARY',
+  'LC_NUMERIC',
+  'LC_TIME',
+  'LC_ADDRESS',
+  'LC_IDENTIFICATION',
+  'LC_MEASUREMENT',
+  'LC_NAME',
+  'LC_PAPER',
+  'LC_TELEPHONE',
+];
 
 /**
  * Names that look like a credential: what a person would not want a command to hold unless they said so. Used to
@@ -32,7 +46,7 @@ export function baseEnvironment(source: NodeJS.ProcessEnv = process.env): Record
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(source)) {
     if (value === undefined) continue;
-    if (BASE_VARIABLES.includes(name) || BASE_PREFIXES.some((p) => name.startsWith(p))) out[name] = value;
+    if (BASE_VARIABLES.includes(name) || LOCALE_VARIABLES.includes(name)) out[name] = value;
   }
   return out;
 }

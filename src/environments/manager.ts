@@ -4,6 +4,7 @@ import type { TerminalConfig } from '../config/config.js';
 import type { Logger } from '../logging/logger.js';
 import { resolveBackend } from './backends.js';
 import { ShellEnvironment } from './shell-environment.js';
+import { currentToolCall } from './tool-call-context.js';
 import { passthroughEnvironment } from './command-env.js';
 
 export interface Acquired {
@@ -119,6 +120,7 @@ export class EnvironmentManager {
         hostCwd: o.hostCwd,
         workerId: this.opts.workerId,
         log: this.opts.log,
+        workflowId: currentToolCall()?.workflowId,
       });
       const guarded = backend === 'local' && !transport.diesWithWorker;
       const env = new ShellEnvironment(transport, {

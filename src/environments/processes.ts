@@ -158,6 +158,11 @@ export class ProcessTable {
     };
   }
 
+  /** The processes believed running now, as last seen (no refresh: cheap enough for every proxy connection). */
+  runningNow(): { id: string; command: string }[] {
+    return [...this.entries.values()].filter((e) => e.running).map((e) => ({ id: e.id, command: e.command }));
+  }
+
   async list(): Promise<ProcessInfo[]> {
     for (const e of this.entries.values()) await this.refresh(e);
     return [...this.entries.values()].map((e) => this.info(e));

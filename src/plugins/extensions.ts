@@ -15,12 +15,13 @@ export interface Extensions {
   close(): Promise<void>;
 }
 
-/** Where plugins come from: TETHER_HOME/plugins, the project's .tether/plugins, the packages config names. */
+/** Where plugins come from: TETHER_HOME/plugins, the project's .tether/plugins, the packages config names (in TETHER_HOME). */
 export function pluginSources(config: TetherConfig, projectRoot = process.cwd()): PluginSources {
   return {
     userDir: join(tetherHome(), 'plugins'),
     projectDir: join(projectRoot, '.tether', 'plugins'),
     packages: config.plugins,
+    packageRoot: tetherHome(),
     projectRoot,
   };
 }

@@ -1,7 +1,8 @@
-// Loads plugins from TETHER_HOME/plugins, the project's .tether/plugins and npm packages named in config. Worker-only.
-import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+// Loads plugins from TETHER_HOME/plugins, the project's .tether/plugins (as trusted, from tether's own copy) and
+// npm packages named in config (installed in TETHER_HOME). Worker-only.
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { basename, dirname, join } from 'node:path';
+import { basename, join, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { TetherConfig } from '../config/config.js';
 import { registerEnvironmentProvider } from '../environments/providers.js';
@@ -11,15 +12,18 @@ import type { Hooks, HookName } from '../registry/hooks.js';
 import type { ToolRegistry } from '../registry/registry.js';
 import { registerToolset } from '../toolsets/resolve.js';
 import type { PluginContext } from './types.js';
-import { readTrust, untrusted, type TrustRecord } from './trust.js';
+import { readTrust, trustedCopy, untrusted } from './trust.js';
 
 export interface PluginSources {
   /** TETHER_HOME/plugins */
   userDir: string;
-  /** <project>/.tether/plugins */
+  /** <project>/.tether/plugins: loaded from the copy `tether plugins trust` made of it, while it is unchanged. */
   projectDir: string;
-  /** npm package names, resolved from `projectRoot`'s node_modules. */
+  /** npm package names, resolved from `packageRoot`'s node_modules. */
   packages: readonly string[];
+  /** Where packages are installed: TETHER_HOME (no run can write there; a project's node_modules it can). */
+  packageRoot: string;
+  /** The project, to say so when a package is installed there instead. */
   projectRoot: string;
 }
 
@@ -31,30 +35,6 @@ export interface PluginLoadResult {
 interface Candidate {
   name: string;
   load: () => Promise<unknown>;
-}
-
-/** A candidate that loads only while `trustPath`'s files are what a person trusted (trust.ts). */
-function trusted(c: Candidate, trustPath: () => string, record: TrustRecord): Candidate {
-  return {
-    name: c.name,
-    load: () => {
-      const why = untrusted(trustPath(), record);
-      return why ? Promise.reject(new Error(`not loaded: ${why}`)) : c.load();
-    },
-  };
-}
-
-/** The folder of an installed package (its package.json's), for trust: the whole package is what runs. */
-function packageDir(entry: string, name: string): string {
-  for (let dir = dirname(entry); dir !== dirname(dir); dir = dirname(dir)) {
-    try {
-      const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: unknown };
-      if (pkg.name === name) return realpathSync(dir);
-    } catch {
-      // no package.json here: go up
-    }
-  }
-  return dirname(entry);
 }
 
 /** Plugin files (`*.js`, `*.mjs`) and folders (with an index.js or a package.json) in a directory, by name. */
@@ -79,23 +59,51 @@ function fromDir(dir: string, origin: string): Candidate[] {
     });
 }
 
-function fromPackages(names: readonly string[], root: string): Candidate[] {
+/**
+ * Packages resolve from TETHER_HOME's node_modules. One installed only in the project is refused with the way to
+ * install it: its code, and its dependencies beside it, are files a run can write.
+ */
+function fromPackages(names: readonly string[], root: string, projectRoot: string): Candidate[] {
   const require = createRequire(join(root, 'package.json'));
-  return names.map((name) => ({ name: `npm:${name}`, load: () => import(pathToFileURL(require.resolve(name)).href) }));
+  const inProject = createRequire(join(projectRoot, 'package.json'));
+  return names.map((name) => ({
+    name: `npm:${name}`,
+    load: () => {
+      let entry: string | undefined;
+      let missing: unknown;
+      try {
+        entry = require.resolve(name);
+      } catch (err) {
+        missing = err;
+      }
+      // Node looks in every folder above TETHER_HOME too (a home that is a project's): only TETHER_HOME's own counts.
+      if (entry !== undefined && !entry.startsWith(join(root, 'node_modules') + sep)) {
+        missing = new Error(`${name} is not installed in ${root} (found at ${entry})`);
+        entry = undefined;
+      }
+      if (entry === undefined) {
+        try {
+          inProject.resolve(name);
+        } catch {
+          return Promise.reject(missing instanceof Error ? missing : new Error(String(missing)));
+        }
+        return Promise.reject(
+          new Error(
+            `${name} is installed in the project, where a run can write: install it into TETHER_HOME instead (npm install --prefix ${root} ${name})`,
+          ),
+        );
+      }
+      return import(pathToFileURL(entry).href);
+    },
+  }));
 }
 
-/** Where each project plugin source is, for `tether plugins trust`: the project folder and each package's folder. */
-export function projectPluginPaths(sources: PluginSources): string[] {
-  const require = createRequire(join(sources.projectRoot, 'package.json'));
-  const paths = existsSync(sources.projectDir) ? [sources.projectDir] : [];
-  for (const name of sources.packages) {
-    try {
-      paths.push(packageDir(require.resolve(name), name));
-    } catch {
-      // not installed: nothing to trust yet
-    }
-  }
-  return paths;
+/** Each of the project folder's plugins, failing with `why` (not trusted as it is now). */
+function refusedDir(dir: string, why: string): Candidate[] {
+  return fromDir(dir, 'project').map((c) => ({
+    name: c.name,
+    load: () => Promise.reject(new Error(`not loaded: ${why}`)),
+  }));
 }
 
 function registerFunction(mod: unknown): ((ctx: PluginContext) => unknown) | undefined {
@@ -113,16 +121,14 @@ export async function loadPlugins(
   deps: { registry: ToolRegistry; hooks: Hooks; log: Logger; config: TetherConfig },
 ): Promise<PluginLoadResult> {
   const result: PluginLoadResult = { loaded: [], failed: [] };
-  // TETHER_HOME's plugins are the person's (no command can write there); the project's and packages resolved from
-  // its node_modules load only as trusted (a run can write the project).
-  const record = readTrust();
-  const require = createRequire(join(sources.projectRoot, 'package.json'));
+  // TETHER_HOME's plugins and packages are the person's (no command can write there). The project's folder is
+  // where a run can write: its plugins load only while it is as a person trusted it, and then from tether's copy of
+  // it in TETHER_HOME, so that what they import resolves there too, not in the project.
+  const why = existsSync(sources.projectDir) ? untrusted(sources.projectDir, readTrust()) : undefined;
   const candidates = [
     ...fromDir(sources.userDir, 'user'),
-    ...fromDir(sources.projectDir, 'project').map((c) => trusted(c, () => sources.projectDir, record)),
-    ...fromPackages(sources.packages, sources.projectRoot).map((c) =>
-      trusted(c, () => packageDir(require.resolve(c.name.slice('npm:'.length)), c.name.slice('npm:'.length)), record),
-    ),
+    ...(why ? refusedDir(sources.projectDir, why) : fromDir(trustedCopy(sources.projectDir), 'project')),
+    ...fromPackages(sources.packages, sources.packageRoot, sources.projectRoot),
   ];
   for (const c of candidates) {
     const tools: string[] = [];

@@ -1,9 +1,10 @@
-// Which project plugins a person has trusted: a project's .tether/plugins folder and the npm plugin packages
-// resolved from its node_modules live where a run can write, and a plugin runs in the worker, outside every
-// sandbox. Each is loaded only while its files are exactly what `tether plugins trust` recorded (sha256 over the
-// tree). Worker-only.
+// Which project plugins a person has trusted: a project's .tether/plugins folder lives where a run can write, and a
+// plugin runs in the worker, outside every sandbox. It is loaded only while its files are exactly what `tether
+// plugins trust` recorded (sha256 over the whole tree, its node_modules included), and then from the copy made at
+// that moment in TETHER_HOME. Worker-only.
 import { createHash } from 'node:crypto';
 import {
+  cpSync,
   existsSync,
   lstatSync,
   mkdirSync,
@@ -11,10 +12,12 @@ import {
   readFileSync,
   readlinkSync,
   renameSync,
+  rmSync,
   writeFileSync,
 } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { tetherHome } from '../config/home.js';
+import { TetherError } from '../common/errors.js';
 
 /** TETHER_HOME/trusted-plugins.json: absolute path of a plugin folder or package → sha256 of its files. */
 export function trustFile(): string {
@@ -23,8 +26,7 @@ export function trustFile(): string {
 
 /**
  * sha256 over a file or directory tree: every entry's relative path, type and content (a link's target text,
- * never what it points to), in name order. node_modules folders are left out: they hold dependencies, which this
- * does not cover (docs/tools.md says so). Undefined when the path does not exist.
+ * never what it points to), in name order. Undefined when the path does not exist.
  */
 export function treeDigest(root: string): string | undefined {
   return scanTree(root)?.digest;
@@ -42,8 +44,7 @@ function scanTree(root: string): { digest: string; links: string[] } | undefined
       hash.update(`L ${rel}\0${readlinkSync(path)}\0`);
     } else if (info.isDirectory()) {
       hash.update(`D ${rel}\0`);
-      for (const name of readdirSync(path).sort())
-        if (name !== 'node_modules') visit(join(path, name), rel === '' ? name : `${rel}/${name}`);
+      for (const name of readdirSync(path).sort()) visit(join(path, name), rel === '' ? name : `${rel}/${name}`);
     } else if (info.isFile()) {
       hash.update(`F ${rel} ${info.mode & 0o111 ? 'x' : '-'}\0`);
       hash.update(readFileSync(path));
@@ -78,13 +79,39 @@ export function readTrust(file = trustFile()): TrustRecord {
   }
 }
 
-/** Records the current digest of each path (a path that no longer exists is forgotten). */
+/** Where tether keeps its copy of a trusted project folder: TETHER_HOME/trusted-plugins/<digest of its path>. */
+export function trustedCopy(projectDir: string): string {
+  return join(tetherHome(), 'trusted-plugins', createHash('sha256').update(projectDir).digest('hex').slice(0, 16));
+}
+
+/**
+ * Records the current digest of each path and copies it into TETHER_HOME, where it is loaded from (a path that no
+ * longer exists is forgotten). A tree holding a link is refused: what it leads to is not what was reviewed.
+ */
 export function recordTrust(paths: readonly string[], file = trustFile()): TrustRecord {
   const record = readTrust(file);
   for (const p of paths) {
-    const digest = treeDigest(p);
-    if (digest === undefined) delete record[p];
-    else record[p] = digest;
+    const scan = scanTree(p);
+    const copy = trustedCopy(p);
+    rmSync(copy, { recursive: true, force: true });
+    if (scan === undefined) {
+      delete record[p];
+      continue;
+    }
+    if (scan.links.length > 0)
+      throw new TetherError(
+        'Config.Invalid',
+        `${p} holds a symbolic link (${scan.links[0]}): replace it with the files it leads to, then trust again`,
+        false,
+      );
+    cpSync(p, copy, { recursive: true });
+    // What was copied is what is trusted: a change between the scan and the copy would otherwise slip in.
+    const copied = treeDigest(copy);
+    if (copied !== scan.digest) {
+      rmSync(copy, { recursive: true, force: true });
+      throw new TetherError('Config.Invalid', `${p} changed while it was being trusted: trust it again`, false);
+    }
+    record[p] = scan.digest;
   }
   mkdirSync(dirname(file), { recursive: true });
   const tmp = `${file}.${process.pid}.tmp`;
@@ -101,7 +128,7 @@ export function untrusted(path: string, record: TrustRecord): string | undefined
     return `${path} holds a symbolic link (${now.links[0]}): the code it leads to is not what was reviewed; replace the link with the files`;
   if (trusted === undefined)
     return `${path} is in the project (where a run can write) and was never trusted: review it, then run \`tether plugins trust\``;
-  if (now?.digest !== trusted)
+  if (now?.digest !== trusted || treeDigest(trustedCopy(path)) !== trusted)
     return `${path} changed since it was trusted (a run may have written it): review it, then run \`tether plugins trust\``;
   return undefined;
 }

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { registry } from '../registry/index.js';
 import { isTetherError, toolError } from '../common/errors.js';
-import { globMatches, globToRegExp } from './glob.js';
+import { compileGlob, globMatches } from './glob.js';
 import { RegexMatcher } from './regex-matcher.js';
 import { refusalMessage } from '../files/task-files.js';
 import { walkTaskDir, type WalkedFile } from '../files/walk.js';
@@ -53,9 +53,9 @@ registry.register({
       yield* files;
     }
     if ((target ?? 'content') === 'files') {
-      const re = globToRegExp(pattern);
+      const glob = compileGlob(pattern);
       for await (const f of all()) {
-        if (!globMatches(re, f.rel, pattern.includes('/'))) continue;
+        if (!globMatches(glob, f.rel)) continue;
         if (matches.length === max) {
           truncated = true;
           break;
@@ -72,10 +72,10 @@ registry.register({
       await files.return(undefined);
       return toolError(`Invalid regular expression: ${(err as Error).message}`);
     }
-    const only = file_glob ? globToRegExp(file_glob) : undefined;
+    const only = file_glob ? compileGlob(file_glob) : undefined;
     try {
       for await (const f of all()) {
-        if (only && !globMatches(only, f.rel, file_glob!.includes('/'))) continue;
+        if (only && !globMatches(only, f.rel)) continue;
         const data = await f.read(MAX_FILE_BYTES);
         if (!data || data.subarray(0, 8192).includes(0)) continue;
         const found = await matcher.match(data.toString('utf8'), max - matches.length + 1, MAX_LINE_CHARS);

@@ -103,7 +103,7 @@ registry.register({
           ? 'Command was cancelled, but its process group was still there after KILL: it could not be confirmed dead'
           : 'Command was cancelled and killed';
       if (r.shellReplaced) result.shell = r.shellReplaced;
-      const refused = r.exitCode !== 0 ? env.transport.refusalNote?.(r.output) : undefined;
+      const refused = r.exitCode !== 0 ? env.transport.refusalNote?.(r.output, Date.now() - r.durationMs) : undefined;
       if (refused) result.sandbox = refused;
       return result;
     });

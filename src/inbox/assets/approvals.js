@@ -91,6 +91,15 @@ function render(a) {
         el('span', { class: 'muted' }, ` · ${a.tool} · ${a.approvalId}`),
       ),
       a.task ? el('p', { class: 'task' }, el('span', { class: 'muted' }, 'task: '), a.task) : null,
+      networkTarget(a)
+        ? el(
+            'p',
+            { class: 'network' },
+            'network: ',
+            el('code', { 'data-network': '' }, networkTarget(a)),
+            ' · asked by:',
+          )
+        : null,
       el('pre', { class: 'command', 'data-command': '' }, a.command),
       a.hidden
         ? el(
@@ -114,6 +123,12 @@ function render(a) {
     ].filter(Boolean),
   );
   return row;
+}
+
+/** HOST:PORT of a network approval (from its rule: network:HOST:PORT), or undefined for a command's. */
+function networkTarget(a) {
+  if (a.tool !== 'network') return undefined;
+  return a.findings.find((f) => f.rule.startsWith('network:'))?.rule.slice('network:'.length);
 }
 
 function refreshEmpty() {

@@ -1,5 +1,6 @@
-// Where credentials live in a home directory, hidden from sandboxed commands by default: keys, cloud and registry
-// logins, forge tokens, keyrings, browser profiles, shell histories and other agents' homes. Worker-only.
+// Where credentials live, hidden from sandboxed commands by default: in a home directory keys, cloud and registry
+// logins, forge tokens, keyrings, browser profiles, start-up files, histories and other agents' homes; on the
+// machine its password hashes and private keys. Worker-only.
 import { readdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -54,6 +55,59 @@ export const CREDENTIAL_PATHS: readonly string[] = [
   '.config/helm/repositories.yaml',
   '.pgpass',
   '.my.cnf',
+  // Shell start-up files (exported tokens live there; sandboxed shells source none of them) and dotenv files
+  '.bashrc',
+  '.bash_profile',
+  '.bash_login',
+  '.profile',
+  '.zshrc',
+  '.zprofile',
+  '.zshenv',
+  '.zlogin',
+  '.config/fish',
+  '.env',
+  '.envrc',
+  // Logins of tools whose configuration holds a token
+  '.Xauthority',
+  '.curlrc',
+  '.wgetrc',
+  '.terraformrc',
+  '.pulumi',
+  '.config/configstore',
+  '.cloudflared',
+  '.wrangler',
+  '.config/.wrangler',
+  '.config/ngrok',
+  '.ngrok2',
+  '.supabase',
+  '.railway',
+  '.config/stripe',
+  '.expo',
+  '.circleci/cli.yml',
+  '.config/hcloud',
+  '.config/linode-cli',
+  '.config/tea',
+  '.jira.d',
+  // tether's own default home (TETHER_HOME may point elsewhere), its Temporal CLI profiles, and the remote
+  // sandboxes' logins
+  '.tether',
+  '.config/temporalio',
+  '.modal.toml',
+  '.daytona',
+  '.config/daytona',
+  '.vercel',
+  '.local/share/com.vercel.cli',
+  '.singularity',
+  '.apptainer',
+  // Model and editor keys
+  '.huggingface',
+  '.cache/huggingface/token',
+  '.config/huggingface',
+  '.config/anthropic',
+  '.config/openai',
+  '.aider.conf.yml',
+  '.config/Code/User/globalStorage',
+  '.vscode-server/data/User/globalStorage',
   // Shell and REPL histories (tokens typed on a command line end up there)
   '.bash_history',
   '.zsh_history',
@@ -65,6 +119,9 @@ export const CREDENTIAL_PATHS: readonly string[] = [
   '.mysql_history',
   '.sqlite_history',
   '.lesshst',
+  '.rediscli_history',
+  '.irb_history',
+  '.viminfo',
   // Browser profiles (cookies and saved passwords)
   '.mozilla',
   '.config/google-chrome',
@@ -90,6 +147,35 @@ export const CREDENTIAL_PATHS: readonly string[] = [
 ];
 
 /**
+ * Secrets of the machine itself, readable by a worker running as root (capabilities dropped, root still owns them):
+ * password hashes, SSH host keys, TLS private keys, Kerberos keytabs, Wi-Fi and VPN secrets.
+ */
+export const MACHINE_SECRETS: readonly string[] = [
+  '/etc/shadow',
+  '/etc/shadow-',
+  '/etc/gshadow',
+  '/etc/gshadow-',
+  '/etc/ssl/private',
+  '/etc/letsencrypt',
+  '/etc/krb5.keytab',
+  '/etc/NetworkManager/system-connections',
+  '/etc/wpa_supplicant',
+  '/etc/wireguard',
+  '/etc/ipsec.secrets',
+];
+
+/** /etc/ssh's private host keys (the public ones and ssh_config stay readable). */
+function sshHostKeys(): string[] {
+  try {
+    return readdirSync('/etc/ssh')
+      .filter((n) => /^ssh_host_.*_key$/.test(n))
+      .map((n) => join('/etc/ssh', n));
+  } catch {
+    return [];
+  }
+}
+
+/**
  * The homes whose credential paths are hidden: the worker's own, and — where the worker may read them (as root) —
  * /root and every directory under /home.
  */
@@ -113,7 +199,9 @@ const under = (p: string, dir: string): boolean => p === dir || p.startsWith(dir
  * (~/.ssh/known_hosts) leaves the rest hidden: the sandbox binds it back on top (sandbox.ts).
  */
 export function defaultHiddenPaths(expose: readonly string[]): string[] {
-  return homes()
-    .flatMap((home) => CREDENTIAL_PATHS.map((p) => join(home, p)))
-    .filter((p) => !expose.some((e) => under(p, e)));
+  return [
+    ...homes().flatMap((home) => CREDENTIAL_PATHS.map((p) => join(home, p))),
+    ...MACHINE_SECRETS,
+    ...sshHostKeys(),
+  ].filter((p) => !expose.some((e) => under(p, e)));
 }

@@ -3,13 +3,13 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { bwrapArgs } from './sandbox.js';
+import { bwrapArgs, ptyArgv } from './sandbox.js';
 import { LocalSettingsSchema, locateBwrap, sandboxSpec } from './settings.js';
 
 const layout = { workdir: '/home/me/proj', tmpDir: '/tmp/tether-sandbox-x' };
 const spec = {
   bwrap: '/usr/bin/bwrap',
-  network: true,
+  network: 'proxy' as const,
   nsenter: '/usr/bin/nsenter',
   slirp4netns: '/usr/bin/slirp4netns',
   writable: ['/srv/data'],
@@ -22,10 +22,13 @@ const after = (args: string[], flag: string): string[] => args.flatMap((a, i) =>
 
 describe('terminal.local settings', () => {
   it.each([
-    [undefined, { enabled: true, network: true, writable: [], hidden: [], expose: [] }],
-    ['off', { enabled: false, network: true, writable: [], hidden: [], expose: [] }],
-    [false, { enabled: false, network: true, writable: [], hidden: [], expose: [] }],
-    ['on', { enabled: true, network: true, writable: [], hidden: [], expose: [] }],
+    [undefined, { enabled: true, network: 'proxy', writable: [], hidden: [], expose: [] }],
+    ['off', { enabled: false, network: 'proxy', writable: [], hidden: [], expose: [] }],
+    [false, { enabled: false, network: 'proxy', writable: [], hidden: [], expose: [] }],
+    ['on', { enabled: true, network: 'proxy', writable: [], hidden: [], expose: [] }],
+    // true was the outside network before the egress proxy: it means the default way out now.
+    [{ network: true }, { enabled: true, network: 'proxy', writable: [], hidden: [], expose: [] }],
+    [{ network: 'direct' }, { enabled: true, network: 'direct', writable: [], hidden: [], expose: [] }],
     [{ network: 'host' }, { enabled: true, network: 'host', writable: [], hidden: [], expose: [] }],
     [
       { network: false, writable: ['~/cache', '/x'], hidden: ['~/.ssh'] },
@@ -38,7 +41,7 @@ describe('terminal.local settings', () => {
       },
     ],
   ])('sandbox: %j', (sandbox, expected) => {
-    expect(LocalSettingsSchema.parse(sandbox === undefined ? {} : { sandbox }).sandbox).toEqual(expected);
+    expect(LocalSettingsSchema.parse(sandbox === undefined ? {} : { sandbox }).sandbox).toMatchObject(expected);
   });
 
   it('finds bwrap by setting, TETHER_BWRAP or PATH', () => {
@@ -77,7 +80,7 @@ describe('bwrapArgs', () => {
   });
 
   it('leaves the network to the task network (never unshares it per command); mounts its resolv.conf when it has one', () => {
-    for (const network of [true, false, 'host'] as const)
+    for (const network of ['proxy', 'direct', false, 'host'] as const)
       expect(bwrapArgs({ ...spec, network }, layout, { pty: false })).not.toContain('--unshare-net');
     const resolvConf = { file: '/tmp/tether-net-x/resolv.conf', target: '/run/systemd/resolve/stub-resolv.conf' };
     const args = bwrapArgs(spec, { ...layout, resolvConf }, { pty: false });
@@ -86,10 +89,14 @@ describe('bwrapArgs', () => {
     expect(bound).toBeGreaterThan(args.indexOf('/run'));
   });
 
-  it('a PTY keeps the host /dev/pts; a kill script joins a PID namespace instead of making one', () => {
-    expect(after(bwrapArgs(spec, layout, { pty: true }), '--dev-bind')).toEqual(['/dev/pts']);
+  it("a PTY never gets the host's /dev/pts (every terminal of the machine); a kill script joins a PID namespace instead of making one", () => {
+    expect(bwrapArgs(spec, layout, { pty: true })).not.toContain('/dev/pts');
+    expect(ptyArgv('echo "hi"')).toEqual(['script', '-qfec', `exec /bin/sh -c 'echo "hi"'`, '/dev/null']);
     const joined = bwrapArgs(spec, layout, { pty: false, joinFd: 3 });
     expect(after(joined, '--pidns')).toEqual(['3']);
+    // The kill script is started from the worker's side: it must not carry the worker's network into the sandbox.
+    expect(joined).toContain('--unshare-net');
+    expect(bwrapArgs(spec, layout, { pty: false })).not.toContain('--unshare-net');
     expect(joined).not.toContain('--unshare-pid');
   });
 
