@@ -33,6 +33,7 @@ import { requireSearchAttributes } from './visibility/cluster-setup.js';
 import { loadTracing, shutdownTracing } from './observability/tracing-loader.js';
 import { HISTOGRAM_BUCKETS, installMetrics } from './observability/metrics.js';
 import { approvalSinks, pendingApprovals } from './observability/approval-sink.js';
+import { flushScanCaches } from './checkpoints/scan-cache.js';
 import { Client } from '@temporalio/client';
 import { egressGate } from './environments/egress/gate.js';
 import { allowlistReader, temporalEgressAsker } from './activities/egress-asker.js';
@@ -131,6 +132,8 @@ export async function closeTools(): Promise<void> {
   if (current) await (await current).close();
   await closeEnvironments();
   await shutdownTracing();
+  // A scan cache not yet written would make the next worker read those files again (src/checkpoints/scan-cache.ts).
+  flushScanCaches();
 }
 
 interface WorkerOptions {

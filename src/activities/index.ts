@@ -3,6 +3,7 @@ import { Context } from '@temporalio/activity';
 import { configPath } from '../config/config.js';
 import type { AgentActivities, RunToolInput, RunToolOutput } from '../common/activity-contract.js';
 import { createApprovalActivities } from './approvals.js';
+import { createCheckpointActivities } from './checkpoints.js';
 import { createGateActivities } from './gate.js';
 import { holderActivities } from './holder-only.js';
 import { ConversationCache } from './conversation-cache.js';
@@ -53,6 +54,7 @@ export function createActivities(
     },
     runTool,
     ...createStoreActivities(),
+    ...createCheckpointActivities({ config: deps.config, log: deps.log }),
     ...createApprovalActivities({
       config: deps.config,
       configFile: deps.configFile ?? configPath(),
