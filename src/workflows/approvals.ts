@@ -22,6 +22,7 @@ import {
   type RejectedDecision,
 } from '../common/approval-types.js';
 import { APPROVAL_SIGNAL, DECIDE_APPROVAL_UPDATE } from '../common/workflow-messages.js';
+import { approvalAsked, approvalDecided } from './approval-telemetry.js';
 
 export const approvalSignal = defineSignal<[ApprovalDecision]>(APPROVAL_SIGNAL);
 export const decideApprovalUpdate = defineUpdate<{ approvalId: string; choice: string }, [ApprovalDecision]>(
@@ -222,6 +223,7 @@ export class ApprovalBook {
       expiresAt: new Date(now + timeoutSeconds * 1000).toISOString(),
     };
     this.state.pending = [...this.state.pending, pending];
+    approvalAsked({ approvalId: pending.approvalId, tool: req.tool, expiresAtMs: now + timeoutSeconds * 1000 });
     if (a.notify) {
       // Best effort: a webhook that is down must not stop the person deciding by other means.
       effects
@@ -231,7 +233,9 @@ export class ApprovalBook {
     const arrived = await condition(() => this.decisions.has(pending.approvalId), timeoutSeconds * 1000);
     this.state.pending = this.state.pending.filter((p) => p.approvalId !== pending.approvalId);
     const decidedAt = new Date().toISOString();
+    const waited = { approvalId: pending.approvalId, callId: req.callId, tool: req.tool, askedAtMs: now };
     if (!arrived) {
+      approvalDecided({ ...waited, decidedAtMs: Date.parse(decidedAt), choice: 'deny', source: 'timeout' });
       this.record({
         ...base,
         choice: 'deny',
@@ -248,6 +252,7 @@ export class ApprovalBook {
     }
     const d = this.decisions.get(pending.approvalId)!;
     this.decisions.delete(pending.approvalId);
+    approvalDecided({ ...waited, decidedAtMs: Date.parse(decidedAt), choice: d.choice, source: 'person', by: d.by });
     this.record({
       ...base,
       choice: d.choice,
