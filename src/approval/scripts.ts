@@ -3,8 +3,11 @@
 import { normalizePath } from '../common/paths.js';
 import type { Where } from './paths.js';
 
-/** A script's content as read in the task's environment, or why it could not be read. */
-export type ScriptFile = { text: string } | { binary: true } | { missing: true } | { error: string };
+/**
+ * A script's content as read in the task's environment, or why it could not be read. A compiled file carries the
+ * digest of its bytes (what the gate's verdict is bound to), since its text is not kept.
+ */
+export type ScriptFile = { text: string } | { binary: true; digest?: string } | { missing: true } | { error: string };
 
 /** Scripts at most this size are judged; a bigger one asks. */
 export const MAX_SCRIPT_BYTES = 64 * 1024;

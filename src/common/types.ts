@@ -63,6 +63,8 @@ interface CarriedState {
   usage: TokenUsage;
   todo: TodoItem[];
   sessionRules: string[];
+  /** Calls approved for the rest of the session, by scope key (absent in carries recorded before). */
+  sessionScopes?: string[];
   transcriptSeq: number;
   pendingMessages: string[];
   continuedRuns: number;
@@ -184,7 +186,13 @@ export interface AgentState {
   /** Tool calls waiting for a person's decision. */
   pendingApprovals: PendingApproval[];
   /** Recent decisions (by a person, smart approval or a timeout), rejected decisions, rules approved for the session. */
-  approvals: { decided: DecidedApproval[]; rejected: RejectedDecision[]; sessionRules: string[] };
+  approvals: {
+    decided: DecidedApproval[];
+    rejected: RejectedDecision[];
+    sessionRules: string[];
+    /** Scope keys of the calls approved for the rest of the run (ApprovalScope.key). */
+    sessionScopes?: string[];
+  };
   /** The agent's plan (the todo tool). */
   todo: TodoItem[];
   /** The model's last few texts (absent in states of older workers). */

@@ -1,5 +1,6 @@
 // Reads the scripts a command runs by path, in the task's environment where it will run, for the approval gate:
 // `missing`, unreadable, too big, compiled, or the text. Worker-only.
+import { createHash } from 'node:crypto';
 import { MAX_SCRIPT_BYTES, type ScriptFile } from '../approval/scripts.js';
 import type { ShellEnvironment } from './shell-environment.js';
 import { shQuote } from './shell-scripts.js';
@@ -22,7 +23,8 @@ function parseRead(output: string, exitCode: number | null): ScriptFile {
     return { error: `is too big to check (${size[1]} bytes; at most ${MAX_SCRIPT_BYTES} are read)` };
   const text = output.slice(nl + 1);
   // A compiled program is not a script: what it does cannot be read from its bytes.
-  if (text.includes('\u0000') || text.startsWith('\u007fELF')) return { binary: true };
+  if (text.includes('\u0000') || text.startsWith('\u007fELF'))
+    return { binary: true, digest: `sha256:${createHash('sha256').update(text).digest('hex')}` };
   return { text };
 }
 

@@ -10,12 +10,13 @@ import {
   defineSignal,
   isCancellation,
   log,
+  patched,
   proxyActivities,
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { AgentActivities } from '../common/activity-contract.js';
-import { ApprovalBook } from './approvals.js';
+import { ApprovalBook, EXACT_SCOPE_PATCH } from './approvals.js';
 import { compacted, planCompaction } from './compaction.js';
 import { keepWithinBudget } from './conversation-budget.js';
 import { ModelInput } from './model-input.js';
@@ -108,7 +109,7 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
   };
   /** Conversations count max-turns per message; other runs from their start. */
   let messageTurn = carry?.messageTurn ?? 0;
-  const approvals = new ApprovalBook({ sessionRules: carry?.sessionRules });
+  const approvals = new ApprovalBook({ sessionRules: carry?.sessionRules, sessionScopes: carry?.sessionScopes });
   const loop = new LoopTools(state, input);
   const pendingMessages = [...(carry?.pendingMessages ?? [])];
   let transcriptSeq = carry?.transcriptSeq ?? 0;
@@ -134,6 +135,7 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
       decided: approvals.state.decided,
       rejected: approvals.state.rejected,
       sessionRules: approvals.state.sessionRules,
+      sessionScopes: approvals.state.sessionScopes,
     },
   }));
   setHandler(messageSignal, (m) => {
@@ -203,6 +205,7 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
           usage: state.usage,
           todo: state.todo,
           sessionRules: approvals.state.sessionRules,
+          ...(approvals.state.sessionScopes.length > 0 ? { sessionScopes: approvals.state.sessionScopes } : {}),
           transcriptSeq,
           pendingMessages,
           continuedRuns: state.continuedRuns + 1,
@@ -292,6 +295,8 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
     await releaseEnvironment(environment, taskId);
     if (isCancellation(err)) {
       state.status = 'cancelled';
+      // The run's listing says it is cancelled, with nothing pending, before it closes.
+      if (patched(EXACT_SCOPE_PATCH)) visibility?.flush();
       throw err;
     }
     state.status = 'failed';
