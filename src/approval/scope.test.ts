@@ -29,6 +29,9 @@ describe('canonicalCommand', () => {
     ];
     for (const c of same) expect(canonicalCommand(parse, c)).toBe(canonicalCommand(parse, same[0]!));
     expect(canonicalCommand(parse, 'a; b')).toBe(canonicalCommand(parse, 'a\nb'));
+    expect(canonicalCommand(parse, "git push 'R' x 2>/dev/null; echo w >> out")).toBe(
+      canonicalCommand(parse, 'git push R x 2>/dev/null; echo w >>"out"'),
+    );
     // A quoted tilde is a literal ~ either way (an unquoted one is the home directory, kept apart above).
     expect(canonicalCommand(parse, 'rm -rf "~/x"')).toBe(canonicalCommand(parse, "rm -rf '~/x'"));
   });
@@ -47,6 +50,15 @@ describe('canonicalCommand', () => {
       'git push --force R feature-x || cat',
       'git push --force R feature-x # main',
       'git push --force R feature-x > out',
+      'git push --force R feature-x >> out',
+      'git push --force R feature-x 2> out',
+      'git push --force R feature-x > out2',
+      'git push --force R feature-x >| out',
+      'git push --force R feature-x &> out',
+      'git push --force R feature-x < out',
+      'git push --force R feature-x > "$OUT"',
+      'git push --force R feature-x > ~/out',
+      'git push --force R feature-x <<< main',
       'X=1 git push --force R feature-x',
       'git push --force R $B',
       'git push --force R "$B"',
@@ -59,8 +71,9 @@ describe('canonicalCommand', () => {
     ];
     const forms = distinct.map((c) => canonicalCommand(parse, c));
     // The trailing newline is the same program; everything else differs.
-    expect(forms[19]).toBe(forms[0]);
-    const rest = forms.filter((_, i) => i !== 19);
+    const newline = distinct.indexOf('git push --force R feature-x\n');
+    expect(forms[newline]).toBe(forms[0]);
+    const rest = forms.filter((_, i) => i !== newline);
     expect(new Set(rest).size).toBe(rest.length);
   });
 

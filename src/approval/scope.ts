@@ -61,9 +61,36 @@ function literalWord(node: SyntaxNode): string | undefined {
   }
 }
 
+/** A redirect to or from a literal file or descriptor (`2>/dev/null`, `>> out.txt`, `2>&1`). */
+function redirect(node: SyntaxNode): Form | undefined {
+  const out: Form = ['redirect'];
+  for (const c of node.children) {
+    if (!c) return undefined;
+    if (c.type === 'file_descriptor') {
+      if (!/^\d+$/.test(c.text)) return undefined;
+      out.push(`fd ${c.text}`);
+    } else if (!c.isNamed) out.push(`op ${c.type}`);
+    else {
+      const target = literalWord(c);
+      if (target === undefined) return undefined;
+      out.push(`to ${target}`);
+    }
+  }
+  return out;
+}
+
 /** The structure of a list of plain commands, or undefined when any part is more than literal words. */
 function form(node: SyntaxNode): Form | undefined {
   switch (node.type) {
+    case 'redirected_statement': {
+      const out: Form = ['redirected'];
+      for (const c of node.children) {
+        const f = !c?.isNamed ? undefined : c.type === 'file_redirect' ? redirect(c) : form(c);
+        if (!f) return undefined;
+        out.push(f);
+      }
+      return out;
+    }
     case 'program': {
       const out: Form = ['seq'];
       for (const c of node.children) {

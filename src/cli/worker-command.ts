@@ -1,6 +1,7 @@
 // `tether worker` and `tether server`: a long-running worker process, and the Temporal dev server in the foreground. Worker-only.
 import type { Command } from 'commander';
 import { closeTools, createWorker, installRuntimeLogging } from '../worker.js';
+import { loadConfig } from '../config/config.js';
 import { registry } from '../registry/index.js';
 import { DEFAULT_PORT } from '../temporal/settings.js';
 import { isListening, startDevServer } from '../temporal/dev-server.js';
@@ -33,6 +34,9 @@ export function addWorkerCommands(program: Command): void {
     .option('--versioning <behavior>', 'auto-upgrade (default) or pinned: where runs started on this version go next')
     .option('--make-current', 'make this version current once it polls, so new and auto-upgrade runs come to it')
     .action(async (opts: { buildId?: string; deployment?: string; versioning?: string; makeCurrent?: boolean }) => {
+      // Policy is read here, once, before anything connects: a wrong or refused setting (a command_allowlist entry
+      // that allows everything) is one line and exit code 2, and a config.yaml changed later changes nothing.
+      const config = loadConfig();
       const settings = await ensureTemporal();
       const versioning = versioningSettings(settings.taskQueue, process.env, opts);
       if (opts.makeCurrent && !versioning) throw new CliError('--make-current needs --build-id (or TETHER_BUILD_ID)');
@@ -40,7 +44,7 @@ export function addWorkerCommands(program: Command): void {
       const { client, close } = await connectClient(settings);
       if (!opts.makeCurrent) await close();
       installRuntimeLogging();
-      const { worker, connection } = await createWorker({ settings, versioning });
+      const { worker, connection } = await createWorker({ settings, versioning, config });
       const version = versioning
         ? ` · version ${versioning.deploymentName}.${versioning.buildId} (${versioning.behavior.toLowerCase().replace('_', '-')})`
         : '';
