@@ -77,6 +77,25 @@ async function nextPending(h: WorkflowHandle, known: readonly PendingApproval[] 
   return found!;
 }
 
+/**
+ * After a decision: the next pending approval, or undefined when, instead, something ran (the marker grew past
+ * `ran` lines) or the run ended. Lets a test check what ran before anything else.
+ */
+async function askedOrRan(
+  h: WorkflowHandle,
+  known: readonly PendingApproval[],
+  marker: string,
+  ran: number,
+): Promise<PendingApproval | undefined> {
+  let found: PendingApproval | undefined;
+  await until('another approval, or the command to run', async () => {
+    const s = await state(h);
+    found = s.pendingApprovals.find((p) => !known.some((k) => k.approvalId === p.approvalId));
+    return found !== undefined || lines(marker).length > ran || s.status !== 'running';
+  });
+  return found;
+}
+
 const decide = (h: WorkflowHandle, d: ApprovalDecision): Promise<{ applies?: string }> =>
   h.executeUpdate('decideApproval', { args: [d] });
 
@@ -97,18 +116,18 @@ describe('what the person sees is what runs', () => {
     const first = await nextPending(h);
     expect(first.command).toContain('echo judged');
     expect(first.command).not.toContain('unjudged');
-    expect(first.scope?.covers).toBe(`this exact command in ${cwd}, while x.sh stays exactly as shown`);
     // The person reads it; meanwhile the background command swaps the script; then the person approves.
     writeFileSync(join(cwd, 'go'), '');
     await until('the script to be swapped', () => existsSync(join(cwd, 'swapped')));
     await decide(h, { approvalId: first.approvalId, choice: 'once' });
-    // What runs now is not what was approved: the call asks again, showing the new text.
-    const again = await nextPending(h, [first]);
-    expect(again.callId).toBe(first.callId);
-    expect(again.changed).toEqual(['x.sh']);
-    expect(again.command).toContain('echo unjudged');
+    // What runs now is not what was approved: nothing runs, and the call asks again, showing the new text.
+    const again = await askedOrRan(h, [first], marker, 0);
     expect(lines(marker)).toEqual([]);
-    await decide(h, { approvalId: again.approvalId, choice: 'deny', reason: 'not what I approved' });
+    expect(again?.callId).toBe(first.callId);
+    expect(again?.changed).toEqual(['x.sh']);
+    expect(again?.command).toContain('echo unjudged');
+    expect(first.scope?.covers).toBe(`this exact command in ${cwd}, while x.sh stays exactly as shown`);
+    await decide(h, { approvalId: again!.approvalId, choice: 'deny', reason: 'not what I approved' });
     expect(((await h.result()) as AgentResult).status).toBe('completed');
     expect(lines(marker)).toEqual([]);
     expect(s.seen.get('swap')?.at(-1)).toContain('not what I approved');
@@ -130,12 +149,14 @@ describe('what the person sees is what runs', () => {
     writeFileSync(join(cwd, 'y.sh'), script('rewritten'));
     const h = await start(s, 'rewrite', cwd);
     const first = await nextPending(h);
-    expect(await decide(h, { approvalId: first.approvalId, choice: 'session' })).toMatchObject({ applies: 'session' });
+    const applied = await decide(h, { approvalId: first.approvalId, choice: 'session' });
     // The same command with the same script: covered. The same command after the script changed: asks.
-    const again = await nextPending(h, [first]);
+    await until('the covered call', () => lines(marker).length >= 2);
+    const again = await askedOrRan(h, [first], marker, 2);
     expect(lines(marker)).toEqual(['first', 'first']);
-    expect(again.command).toContain('echo rewritten');
-    await decide(h, { approvalId: again.approvalId, choice: 'deny' });
+    expect(again?.command).toContain('echo rewritten');
+    expect(applied).toMatchObject({ applies: 'session' });
+    await decide(h, { approvalId: again!.approvalId, choice: 'deny' });
     await h.result();
     expect(lines(marker)).toEqual(['first', 'first']);
   });
@@ -218,7 +239,7 @@ describe('approvals cover what the person saw', () => {
       push: [
         terminal(push('--force R feature-x', 'feature-x')),
         terminal(push('--force R feature-x', 'feature-x')), // the same: covered
-        terminal(push("--force 'R' \"feature-x\"", 'feature-x')), // the same words, quoted otherwise: covered
+        terminal(push('--force \'R\' "feature-x"', 'feature-x')), // the same words, quoted otherwise: covered
         terminal(push('--force R main', 'main')),
         terminal(push('--mirror R', 'mirror')),
         terminal(push('--delete R main', 'delete')),
@@ -228,11 +249,13 @@ describe('approvals cover what the person saw', () => {
     const first = await nextPending(h);
     await decide(h, { approvalId: first.approvalId, choice: 'session' });
     const known = [first];
+    await until('the covered calls', () => lines(marker).length >= 3);
     for (const word of ['main', 'mirror', 'delete']) {
-      const p = await nextPending(h, known);
-      known.push(p);
-      expect(p.command).toContain(`echo ${word}`);
-      await decide(h, { approvalId: p.approvalId, choice: 'deny' });
+      const p = await askedOrRan(h, known, marker, 3);
+      expect(lines(marker)).toEqual(['feature-x', 'feature-x', 'feature-x']);
+      known.push(p!);
+      expect(p!.command).toContain(`echo ${word}`);
+      await decide(h, { approvalId: p!.approvalId, choice: 'deny' });
     }
     await h.result();
     expect(lines(marker)).toEqual(['feature-x', 'feature-x', 'feature-x']);
@@ -252,15 +275,20 @@ describe('approvals cover what the person saw', () => {
     const configFile = join(s.env.TETHER_HOME!, 'config.yaml');
     const h = await start(s, 'computed', cwd);
     const first = await nextPending(h);
-    expect(first.scope?.onceOnly).toMatch(/\[dynamic-command\] means tether could not read what will run/);
     // "always" here gives once: nothing is remembered for the run, nothing is written to config.yaml.
-    expect(await decide(h, { approvalId: first.approvalId, choice: 'always' })).toMatchObject({ applies: 'once' });
-    const second = await nextPending(h, [first]);
-    expect(second.command).toContain('$(cat cmd.txt)');
-    await decide(h, { approvalId: second.approvalId, choice: 'session' });
-    const third = await nextPending(h, [first, second]);
-    expect(third.command).toBe(first.command);
-    await decide(h, { approvalId: third.approvalId, choice: 'deny' });
+    const applied = await decide(h, { approvalId: first.approvalId, choice: 'always' });
+    await until('the first call', () => lines(marker).length >= 1);
+    const second = await askedOrRan(h, [first], marker, 1);
+    expect(lines(marker)).toEqual(['c1']);
+    expect(second?.command).toContain('$(cat cmd.txt)');
+    expect(applied).toMatchObject({ applies: 'once' });
+    expect(first.scope?.onceOnly).toMatch(/\[dynamic-command\] means tether could not read what will run/);
+    await decide(h, { approvalId: second!.approvalId, choice: 'session' });
+    await until('the second call', () => lines(marker).length >= 2);
+    const third = await askedOrRan(h, [first, second!], marker, 2);
+    expect(lines(marker)).toEqual(['c1', 'c2']);
+    expect(third?.command).toBe(first.command);
+    await decide(h, { approvalId: third!.approvalId, choice: 'deny' });
     await h.result();
     expect(lines(marker)).toEqual(['c1', 'c2']);
     const s2 = await state(h);
@@ -286,9 +314,11 @@ describe('approvals cover what the person saw', () => {
     // What a run that could write config.yaml would add: the rule, the exact next command, and approvals off.
     writeFileSync(configFile, `approvals:\n  mode: 'off'\ncommand_allowlist: [kubectl-delete, ${JSON.stringify(b)}]\n`);
     await decide(h, { approvalId: first.approvalId, choice: 'once' });
-    const second = await nextPending(h, [first]);
-    expect(second.command).toBe(b);
-    await decide(h, { approvalId: second.approvalId, choice: 'deny' });
+    await until('the first call', () => lines(marker).length >= 1);
+    const second = await askedOrRan(h, [first], marker, 1);
+    expect(lines(marker)).toEqual(['a']);
+    expect(second?.command).toBe(b);
+    await decide(h, { approvalId: second!.approvalId, choice: 'deny' });
     await h.result();
     expect(lines(marker)).toEqual(['a']);
 
@@ -331,11 +361,12 @@ describe('one more look at the allowlist: what `always` writes', () => {
     const s = await setUp('always', { always: [terminal(command)] });
     const h = await start(s, 'always', cwd);
     const p = await nextPending(h);
-    expect(p.scope?.always).toEqual({ command, cwd });
     await decide(h, { approvalId: p.approvalId, choice: 'always' });
     await h.result();
+    // Not the rule (kubectl-delete would allow every kubectl delete, anywhere).
     const written = parse(readFileSync(join(s.env.TETHER_HOME!, 'config.yaml'), 'utf8')) as unknown;
     expect(written).toEqual({ command_allowlist: [{ command, cwd }] });
+    expect(p.scope?.always).toEqual({ command, cwd });
     expect(lines(marker)).toEqual(['keep']);
   });
 });
