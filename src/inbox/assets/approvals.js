@@ -66,6 +66,14 @@ function denyForm(a, row) {
   return form;
 }
 
+/**
+ * The text with tether's own markers (⟨4,100 spaces⟩, ⟨redacted: 6 characters⟩) drawn apart from the command: the
+ * text itself can never hold ⟨ or ⟩ unescaped, so each one is a marker. Text nodes only.
+ */
+function commandNodes(text) {
+  return text.split(/(⟨[^⟩\n]*⟩)/).map((part, i) => (i % 2 === 1 ? el('span', { class: 'marker' }, part) : part));
+}
+
 /** Replaces the listing's text (bounded, secrets redacted) by the exact, whole text read from the run. */
 async function showExact(a, pre, button) {
   button.disabled = true;
@@ -73,7 +81,7 @@ async function showExact(a, pre, button) {
     const exact = await getJson(
       `/inbox/api/exact?workflowId=${encodeURIComponent(a.workflowId)}&approvalId=${encodeURIComponent(a.approvalId)}`,
     );
-    pre.textContent = exact.text;
+    pre.replaceChildren(...commandNodes(exact.text));
     pre.setAttribute('data-exact', '');
     button.replaceWith(
       el('p', { class: 'muted', 'data-exact-note': '' }, `The exact text, all ${exact.chars} characters.`),
@@ -99,7 +107,7 @@ function render(a) {
       });
       return b;
     });
-  const pre = el('pre', { class: 'command', 'data-command': '' }, a.text);
+  const pre = el('pre', { class: 'command', 'data-command': '' }, commandNodes(a.text));
   const exact =
     a.shortened || a.redacted
       ? el('button', { type: 'button', 'data-show-exact': '' }, `Show the exact text (all ${a.chars} characters)`)
