@@ -13,6 +13,7 @@ import { parse } from 'yaml';
 import type { ApprovalDecision, PendingApproval } from '../src/common/approval-types.js';
 import type { AgentResult, AgentState } from '../src/common/types.js';
 import { cliPath, runCli, until } from './support/cli.js';
+import { recordHistory } from './support/history.js';
 import { startScriptedModel, type ChatRequest, type ScriptedReply } from './support/scripted-model.js';
 import { startWorkerProcess, workerEnv, workerProcessSuite, type WorkerProcess } from './support/worker-process.js';
 
@@ -129,6 +130,7 @@ describe('what the person sees is what runs', () => {
     expect(first.scope?.covers).toBe(`this exact command in ${cwd}, while x.sh stays exactly as shown`);
     await decide(h, { approvalId: again!.approvalId, choice: 'deny', reason: 'not what I approved' });
     expect(((await h.result()) as AgentResult).status).toBe('completed');
+    recordHistory(inject('temporalAddress'), h.workflowId, 'approval-rejudged');
     expect(lines(marker)).toEqual([]);
     expect(s.seen.get('swap')?.at(-1)).toContain('not what I approved');
   });
@@ -258,6 +260,7 @@ describe('approvals cover what the person saw', () => {
       await decide(h, { approvalId: p!.approvalId, choice: 'deny' });
     }
     await h.result();
+    recordHistory(inject('temporalAddress'), h.workflowId, 'approval-session-scope');
     expect(lines(marker)).toEqual(['feature-x', 'feature-x', 'feature-x']);
   });
 
