@@ -4,7 +4,7 @@
 // approval of a rule, a config.yaml changed during the run, and a cancelled run still listed as waiting.
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
@@ -262,6 +262,28 @@ describe('approvals cover what the person saw', () => {
     await h.result();
     recordHistory(inject('temporalAddress'), h.workflowId, 'approval-session-scope');
     expect(lines(marker)).toEqual(['feature-x', 'feature-x', 'feature-x']);
+  });
+
+  it('a session approval covers the directory the command really ran in: after a cd, the same words ask', async () => {
+    const cwd = project();
+    const marker = join(cwd, 'ran.txt');
+    mkdirSync(join(cwd, 'sub'));
+    const here = `kubectl delete pod z 2>/dev/null; pwd >> ${marker}`;
+    const s = await setUp('where', {
+      where: [terminal('cd sub'), terminal(here), terminal(here), terminal('cd ..'), terminal(here)],
+    });
+    const h = await start(s, 'where', cwd);
+    const first = await nextPending(h);
+    expect(first.cwd).toBe(join(cwd, 'sub'));
+    expect(first.scope?.covers).toBe(`this exact command in ${join(cwd, 'sub')}`);
+    await decide(h, { approvalId: first.approvalId, choice: 'session' });
+    await until('the covered call', () => lines(marker).length >= 2);
+    const elsewhere = await askedOrRan(h, [first], marker, 2);
+    expect(lines(marker)).toEqual([join(cwd, 'sub'), join(cwd, 'sub')]);
+    expect(elsewhere?.cwd).toBe(cwd);
+    await decide(h, { approvalId: elsewhere!.approvalId, choice: 'deny' });
+    await h.result();
+    expect(lines(marker)).toHaveLength(2);
   });
 
   it('a computed command is approved once only, whatever was chosen: the next computed command asks', async () => {

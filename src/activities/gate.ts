@@ -7,7 +7,8 @@ import type { AllowlistBook } from '../approval/allowlist-book.js';
 import { shownText, unshowable, type CallSubject } from '../approval/subject.js';
 import type { TetherConfig } from '../config/config.js';
 import { environmentManager } from '../environments/current.js';
-import { readScriptsIn } from '../environments/read-scripts.js';
+import { currentDirectory, readScriptsIn } from '../environments/read-scripts.js';
+import type { ShellEnvironment } from '../environments/shell-environment.js';
 import type { ToolRegistry } from '../registry/registry.js';
 import type { AssessCallInput, CallAssessment } from '../common/approval-types.js';
 import { withHeartbeat } from './heartbeat.js';
@@ -28,7 +29,9 @@ export function createGateActivities(deps: GateActivityDeps) {
   /** The call's subject, where it runs, and a reader of files in its environment; undefined: it runs nothing. */
   async function subjectOf(
     input: AssessCallInput,
-  ): Promise<{ subject: CallSubject; cwd: string; read?: ReadScripts } | undefined> {
+  ): Promise<
+    { subject: CallSubject; cwd: string; read?: ReadScripts; where?: () => Promise<string> } | undefined
+  > {
     const entry = registry.get(input.name);
     let args: unknown;
     try {
@@ -46,13 +49,16 @@ export function createGateActivities(deps: GateActivityDeps) {
         ? subject.workdir
         : `${input.cwd}/${subject.workdir}`
       : input.cwd;
-    const read: ReadScripts = (keys) =>
+    const inEnvironment = <T>(fn: (env: ShellEnvironment) => Promise<T>): Promise<T> =>
       environmentManager().use(
         input.taskId,
         { hostCwd: input.cwd, expected: input.environmentExpected, backend: input.backend },
-        ({ env }) => readScriptsIn(env, keys, subject.workdir),
+        ({ env }) => fn(env),
       );
-    return { subject, cwd, read: entry.environment ? read : undefined };
+    const read: ReadScripts = (keys) => inEnvironment((env) => readScriptsIn(env, keys, subject.workdir));
+    // The task's shell keeps the directory an earlier `cd` left: that is where the command runs.
+    const where = (): Promise<string> => inEnvironment((env) => currentDirectory(env, subject.workdir, cwd));
+    return entry.environment ? { subject, cwd, read, where } : { subject, cwd };
   }
 
   async function assess(input: AssessCallInput): Promise<CallAssessment> {
@@ -70,11 +76,9 @@ export function createGateActivities(deps: GateActivityDeps) {
         : {};
     const found = await subjectOf(input);
     if (!found) return { ...policy, command: '', dangerous: false, tier: null, findings: [], ...held() };
-    const { subject, cwd, read } = found;
-    const { verdict, allowlistedBy, scripts, reads, scope } = await assessSubject(subject, cwd, allowlist.entries(), {
-      read,
-      tool: input.name,
-    });
+    const { subject, read, where } = found;
+    const judged = await assessSubject(subject, found.cwd, allowlist.entries(), { read, where, tool: input.name });
+    const { verdict, allowlistedBy, scripts, reads, scope } = judged;
     const shown = shownText(subject, scripts);
     const tooLarge = verdict.tier === 'dangerous' ? unshowable(shown) : undefined;
     return {
@@ -85,7 +89,7 @@ export function createGateActivities(deps: GateActivityDeps) {
       findings: verdict.findings,
       allowlistedBy,
       ...(Object.keys(reads).length > 0 ? { reads } : {}),
-      ...(scope ? { scope } : {}),
+      ...(scope ? { scope, where: judged.cwd } : {}),
       ...(tooLarge ? { unshowable: tooLarge } : {}),
       ...held(),
     };

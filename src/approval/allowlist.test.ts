@@ -35,6 +35,29 @@ describe('allowlistMatch', () => {
   });
 });
 
+describe('a wildcard stands for part of one word', () => {
+  it('never another argument, an option, or a quoted or escaped space', () => {
+    const entry = 'git push origin feature/*';
+    expect(allowlistMatch([entry], { command: 'git push origin feature/x-1', rules: ['x'] })).toBe(entry);
+    for (const extra of [
+      'git push origin feature/x --receive-pack=evil',
+      "git push origin 'feature/x --receive-pack=evil'",
+      'git push origin feature/x\\ --receive-pack=evil',
+      'git push origin feature/x main',
+      'git push origin feature/{x,--receive-pack=evil}',
+      'git push origin feature/[x]',
+      'git push origin feature/x*',
+    ])
+      expect(allowlistMatch([entry], { command: extra, rules: ['x'] }), extra).toBeUndefined();
+    expect(
+      allowlistMatch(['git push origin *'], { command: 'git push origin --mirror', rules: ['x'] }),
+    ).toBeUndefined();
+    expect(allowlistMatch(['git push origin *'], { command: 'git push origin main', rules: ['x'] })).toBe(
+      'git push origin *',
+    );
+  });
+});
+
 describe('globs never cross a shell metacharacter', () => {
   it('a pattern for one command does not allow a second one chained after it', () => {
     const entry = 'terraform destroy -target=module.scratch*';
@@ -78,6 +101,9 @@ describe('allowlistProblem: entries refused when the configuration is loaded', (
       '/usr/bin/env *',
       'xargs *',
       'sh *',
+      'npm run *',
+      'make *',
+      'python3 *',
     ])
       expect(allowlistProblem(e), e).toMatch(/matches every command/);
   });
@@ -100,8 +126,8 @@ describe('allowlistProblem: entries refused when the configuration is loaded', (
     for (const e of [
       'git-force-push',
       'terraform destroy -target=module.scratch*',
-      'npm run *',
       'git push origin feature/*',
+      'git push origin *',
       'rm -rf build',
       { command: 'ls', cwd: '/w' },
     ])

@@ -1,6 +1,6 @@
 // Matches a command and its findings against command_allowlist: exact commands (anywhere, or in one directory),
-// rule ids, or glob patterns whose wildcards never cross a shell metacharacter; and says why an entry is refused
-// when the configuration is loaded (it would allow anything). Pure.
+// rule ids, or glob patterns whose wildcards stand for part of one word (never a space, a shell metacharacter or an
+// option's dash); and says why an entry is refused when the configuration is loaded (it would allow anything). Pure.
 import type { AllowlistEntry } from '../common/approval-types.js';
 import { normalizePath } from '../common/paths.js';
 import { isOpaqueRule, RULES } from './rules.js';
@@ -14,19 +14,27 @@ interface AllowlistSubject {
   readsFiles?: boolean;
 }
 
-/** What a wildcard may stand for: anything but what ends a command, starts another or computes text. */
-const WILD = '[^;&|<>()$`\\n\\r]';
+/**
+ * What a wildcard may stand for: part of one word. Never white space (another argument), a shell metacharacter
+ * (another command, a redirect, computed text), a quote or a backslash (which would join words), nor what bash
+ * expands into other words (`{a,b}`, `[-]x*`, `~`, `!`) or a comment.
+ */
+const WILD = `[^\\s;&|<>()$\`'"\\\\{}\\[\\]*?~!#]`;
 
-/** A glob over the whole command: `*` any run of characters, `?` one character, neither a shell metacharacter. */
+/**
+ * A glob over the whole command: `*` any run of characters, `?` one character, both within one word; a wildcard that
+ * begins a word never matches the `-` of an option (`git push origin *` is not `git push origin --receive-pack=x`).
+ */
 function globMatches(pattern: string, text: string): boolean {
-  const re = new RegExp(
-    `^${pattern
-      .replace(/[.+^${}()|[\]\\]/g, '\\$&')
-      // Functions, not strings: `$\`` in a replacement string would insert the text before the match.
-      .replace(/\*/g, () => `${WILD}*`)
-      .replace(/\?/g, () => WILD)}$`,
-  );
-  return re.test(text);
+  let re = '^';
+  for (let i = 0; i < pattern.length; i += 1) {
+    const c = pattern[i]!;
+    const wordStart = i === 0 || /\s/.test(pattern[i - 1]!);
+    if (c === '*') re += `${wordStart ? '(?!-)' : ''}${WILD}*`;
+    else if (c === '?') re += `${wordStart ? '(?!-)' : ''}${WILD}`;
+    else re += c.replace(/[.+^${}()|[\]\\]/g, '\\$&');
+  }
+  return new RegExp(`${re}$`).test(text);
 }
 
 const isGlob = (e: string): boolean => /[*?]/.test(e);
@@ -56,13 +64,17 @@ export function allowlistMatch(entries: readonly AllowlistEntry[], subject: Allo
   return undefined;
 }
 
-/** Programs that run their arguments as another command or as code: a wildcard after one allows anything. */
+/**
+ * Programs whose argument is itself what runs: a wrapper or a shell (the program or script it names), an
+ * interpreter (a script or code), a task runner (a target or script the project's files define, which a run can
+ * write). A wildcard after one allows anything.
+ */
 const RUNS_ITS_ARGUMENTS = new Set(
   (
     'sudo doas su runuser env exec command builtin eval nohup nice ionice timeout time xargs parallel stdbuf setsid ' +
     'chroot unshare nsenter strace ltrace watch script unbuffer flock taskset chrt firejail bwrap sh bash dash zsh ' +
     'ksh mksh fish busybox ssh python python2 python3 node nodejs deno bun perl ruby php lua tclsh awk gawk mawk ' +
-    'pwsh powershell osascript'
+    'pwsh powershell osascript make gmake npm npx pnpm yarn just rake'
   ).split(' '),
 );
 
@@ -90,6 +102,6 @@ export function allowlistProblem(e: unknown): string | undefined {
     return `${entry} matches every command (a wildcard in the program's name): begin the pattern with the program it allows`;
   const name = program.slice(program.lastIndexOf('/') + 1);
   if (RUNS_ITS_ARGUMENTS.has(name))
-    return `${entry} matches every command ${name} can run: list the exact commands to allow instead`;
+    return `${entry} matches every command ${name} can run (what it runs is named by its argument): list the exact commands to allow instead`;
   return undefined;
 }

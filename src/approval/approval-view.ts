@@ -42,8 +42,18 @@ interface ScopeWords {
   alwaysNot?: string;
 }
 
+/** One line, every hidden character escaped: the scope names paths and directories the model chose. */
+const words = (text: string | undefined): string | undefined =>
+  text === undefined ? undefined : renderApprovalText(text, { newlines: 'escape' }).text;
+
 /** What once, session, always and deny give for an approval with this scope (none: a run recorded before scopes). */
-export function choiceViews(scope: ScopeWords | undefined): ChoiceView[] {
+export function choiceViews(raw: ScopeWords | undefined): ChoiceView[] {
+  const scope = raw && {
+    ...raw,
+    covers: words(raw.covers)!,
+    onceOnly: words(raw.onceOnly),
+    alwaysNot: words(raw.alwaysNot),
+  };
   const once: ChoiceView = { choice: 'once', offered: true, gives: 'run this call, once' };
   const deny: ChoiceView = {
     choice: 'deny',

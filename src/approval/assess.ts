@@ -87,27 +87,35 @@ export async function assessSubject(
   subject: CallSubject,
   cwd: string,
   allowlist: readonly AllowlistEntry[],
-  opts: { read?: ReadScripts; tool?: string } = {},
-): Promise<Assessed> {
+  opts: {
+    read?: ReadScripts;
+    tool?: string;
+    /** The directory the command will really run in (the task shell's own, after an earlier `cd`). */
+    where?: () => Promise<string>;
+  } = {},
+): Promise<Assessed & { cwd: string }> {
   const { verdict, scripts, files } = await judgeSubject(subject, cwd, opts.read);
   const reads = digestsOf(files);
-  if (verdict.tier !== 'dangerous') return { verdict, scripts, reads };
+  if (verdict.tier !== 'dangerous') return { verdict, scripts, reads, cwd };
+  // Asked only for what may ask a person: a wider approval covers the command where it really runs.
+  const at = opts.where ? await opts.where().catch(() => cwd) : cwd;
   const parse = await loadBashParser();
   return {
     verdict,
     scripts,
     reads,
-    scope: approvalScope(parse, { tool: opts.tool ?? 'terminal', subject, cwd, findings: verdict.findings, reads }),
+    cwd: at,
+    scope: approvalScope(parse, { tool: opts.tool ?? 'terminal', subject, cwd: at, findings: verdict.findings, reads }),
     allowlistedBy: allowlistMatch(allowlist, {
       command: subject.text,
       rules: verdict.findings.map((f) => f.rule),
-      cwd,
+      cwd: at,
       readsFiles: files.size > 0,
     }),
   };
 }
 
 /** Analyses a command line, then matches a dangerous one against command_allowlist. */
-export function assess(command: string, cwd: string, allowlist: readonly AllowlistEntry[]): Promise<Assessed> {
+export function assess(command: string, cwd: string, allowlist: readonly AllowlistEntry[]): Promise<Assessed & { cwd: string }> {
   return assessSubject({ text: command }, cwd, allowlist);
 }

@@ -1,6 +1,7 @@
 // Words that mix Latin letters with look-alike letters of another script (`gіthub.com` with a Cyrillic і, a
-// branch `maіn`), or are spelled wholly in look-alikes (`раураl`): where they are, so the renderer can escape the
-// foreign letters. Workflow-safe (pure).
+// branch `maіn`), are spelled wholly in look-alikes (`раураl`), or use another form of an ASCII letter or digit
+// (fullwidth `ｍａｉｎ`, mathematical `𝗆𝖺𝗂𝗇`, a combining mark on an ASCII letter): where they are, so the renderer
+// can escape the letters that are not what they look like. Workflow-safe (pure).
 
 /** Host, branch, path and identifier words: letters, marks, digits and the punctuation that joins them. */
 const WORD = /[\p{L}\p{M}\p{N}._/-]+/gu;
@@ -24,6 +25,12 @@ const LIKE_LATIN = new Set(
   ].map((c) => c.codePointAt(0)!),
 );
 
+/** A character that is another form of ASCII (fullwidth, mathematical, a ligature): NFKC makes it plain ASCII. */
+export function asciiInDisguise(ch: string): boolean {
+  // eslint-disable-next-line no-control-regex
+  return !/^[\x00-\x7f]$/.test(ch) && /^[\x21-\x7e]+$/.test(ch.normalize('NFKC'));
+}
+
 function scriptOf(ch: string): string {
   if (LATIN.test(ch)) return 'Latin';
   for (const [name, re] of LOOKALIKE_SCRIPTS) if (re.test(ch)) return name;
@@ -35,7 +42,12 @@ function suspicious(word: string): boolean {
   const scripts = new Set<string>();
   let allLookalike = true;
   let letters = 0;
+  let previous = '';
   for (const ch of word) {
+    if (asciiInDisguise(ch)) return true;
+    // A combining mark on an ASCII letter (`mai̇n`): drawn as one letter that is not there.
+    if (/\p{M}/u.test(ch) && /[A-Za-z]/.test(previous)) return true;
+    previous = ch;
     if (!/\p{L}/u.test(ch)) continue;
     letters += 1;
     const s = scriptOf(ch);

@@ -74,6 +74,11 @@ describe('invisible, space-like and look-alike characters', () => {
     expect(visibleText('git commit -m "Привет, мир"')).toBe('git commit -m "Привет, мир"');
     expect(visibleText('echo Москва αβγ 日本語テスト')).toBe('echo Москва αβγ 日本語テスト');
     expect(hasHiddenCharacters('echo "héllo wörld"')).toBe(false);
+    // Other forms of ASCII: fullwidth, mathematical, a combining mark on an ASCII letter.
+    expect(visibleText('git push R \uff4d\uff41\uff49\uff4e')).toBe('git push R \\uff4d\\uff41\\uff49\\uff4e');
+    expect(visibleText('git push R \u{1d5c6}ain')).toBe('git push R \\u{1d5c6}ain');
+    expect(visibleText('git push R mai\u0307n')).toBe('git push R mai\\u0307n');
+    expect(visibleText('git push R ma\u00efn')).toBe('git push R ma\u00efn'); // a composed ï is itself
   });
 
   it('visibleJson escapes them too, and parses back to the exact text', () => {

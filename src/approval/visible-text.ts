@@ -1,7 +1,7 @@
 // Makes text safe to show a person: terminal control characters, bidirectional overrides, invisible and space-like
 // characters become visible escapes (\x1b, \r, \t, \u202e, \u00a0), letters of another script hiding in a Latin
 // word are escaped too, so that what is read is what will run. Workflow-safe (pure).
-import { lookalikeRanges } from './lookalikes.js';
+import { asciiInDisguise, lookalikeRanges } from './lookalikes.js';
 
 /**
  * Characters that change how a terminal draws text, are not drawn at all, or look like a plain space: controls
@@ -46,7 +46,9 @@ function escapeAll(text: string, esc: (ch: string) => string): string {
   let at = 0;
   for (const [start, end] of ranges) {
     out += text.slice(at, start).replace(HIDDEN, esc);
-    for (const ch of text.slice(start, end)) out += /[\p{Script=Latin}\p{N}._/-]/u.test(ch) ? ch : esc(ch);
+    // Inside such a word, only ASCII and Latin letters that are themselves are kept; the rest is escaped.
+    for (const ch of text.slice(start, end))
+      out += /[\p{Script=Latin}\p{N}._/-]/u.test(ch) && !asciiInDisguise(ch) ? ch : esc(ch);
     at = end;
   }
   return out + text.slice(at).replace(HIDDEN, esc);

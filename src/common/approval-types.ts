@@ -109,6 +109,8 @@ export interface CommandAssessment {
   unshowable?: string;
   /** Files read for an earlier verdict on this call that changed before it ran: this verdict is on their new content. */
   changed?: string[];
+  /** The directory the command really runs in (the task shell's, after an earlier `cd`), when it may ask. */
+  where?: string;
   mode: ApprovalMode;
   timeoutSeconds: number;
   /** A webhook is configured for pending approvals. */

@@ -1,5 +1,5 @@
 // Reads the scripts a command runs by path, in the task's environment where it will run, for the approval gate:
-// `missing`, unreadable, too big, compiled, or the text. Worker-only.
+// `missing`, unreadable, too big, compiled, or the text; and the directory the command runs in. Worker-only.
 import { createHash } from 'node:crypto';
 import { MAX_SCRIPT_BYTES, type ScriptFile } from '../approval/scripts.js';
 import type { ShellEnvironment } from './shell-environment.js';
@@ -40,4 +40,11 @@ export async function readScriptsIn(
     out.set(key, parseRead(r.output, r.exitCode));
   }
   return out;
+}
+
+/** The directory a command runs in: the task shell's own (an earlier `cd` carries over), or `fallback`. */
+export async function currentDirectory(env: ShellEnvironment, workdir: string | undefined, fallback: string) {
+  const r = await env.run({ command: 'pwd -P', cwd: workdir, timeoutSeconds: 30 });
+  const dir = r.output.trim();
+  return r.exitCode === 0 && dir.startsWith('/') && !dir.includes('\n') ? dir : fallback;
 }

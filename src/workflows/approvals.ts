@@ -26,6 +26,7 @@ import {
   type RejectedDecision,
 } from '../common/approval-types.js';
 import { APPROVAL_SIGNAL, DECIDE_APPROVAL_UPDATE } from '../common/workflow-messages.js';
+import { sha256Hex } from '../common/sha256.js';
 
 export const approvalSignal = defineSignal<[ApprovalDecision]>(APPROVAL_SIGNAL);
 export const decideApprovalUpdate = defineUpdate<
@@ -200,7 +201,8 @@ export class ApprovalBook {
       a = {
         ...a,
         scope: {
-          key: `hook:${req.tool}:${req.argsDigest}`,
+          // The arguments whole (a cryptographic digest: argsDigest only binds a decision to its call).
+          key: sha256Hex(JSON.stringify({ v: 1, hook: req.tool, args: req.args })),
           covers: `this exact ${req.tool} call (the same arguments)`,
           alwaysNot: 'a plugin asked for this approval',
         },
@@ -248,7 +250,7 @@ export class ApprovalBook {
       argsDigest: req.argsDigest,
       askedAt: new Date(now).toISOString(),
       expiresAt: new Date(now + timeoutSeconds * 1000).toISOString(),
-      ...(exact ? { cwd: req.cwd } : {}),
+      ...(exact ? { cwd: a.where ?? req.cwd } : {}),
       ...(exact && a.scope ? { scope: a.scope } : {}),
       ...(exact && a.changed?.length ? { changed: a.changed } : {}),
     };
