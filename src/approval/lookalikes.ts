@@ -27,7 +27,6 @@ const LIKE_LATIN = new Set(
 
 /** A character that is another form of ASCII (fullwidth, mathematical, a ligature): NFKC makes it plain ASCII. */
 export function asciiInDisguise(ch: string): boolean {
-  // eslint-disable-next-line no-control-regex
   return !/^[\x00-\x7f]$/.test(ch) && /^[\x21-\x7e]+$/.test(ch.normalize('NFKC'));
 }
 
