@@ -68,6 +68,10 @@ it('renders the request once, without raw control characters; distinct options; 
     // No raw ESC, CR or bidi override anywhere in what the editor is given.
     for (const s of strings(tight)) expect(s).not.toMatch(/[\x1b\r\u202e]/);
     expect(tight!.toolCall.title).not.toContain('\n');
+    // Nor in the tool call updates the editor shows beside the request.
+    const calls = acp.updates().filter((u) => u.sessionUpdate === 'tool_call');
+    expect(calls.length).toBeGreaterThan(0);
+    for (const u of calls) for (const s of strings([u.title, u.rawInput])) expect(s).not.toMatch(/[\x1b\r\u202e]/);
     expect(tight!.toolCall.title).toContain(
       'kubectl delete pod x 2>/dev/null; echo "\\x1b[2K\\rlooks fine \\u202eexe.sh"',
     );
