@@ -168,7 +168,8 @@ describe('what the person sees is what runs', () => {
     const marker = join(cwd, 'ran.txt');
     const padded = `echo start${' '.repeat(4100)}; kubectl delete pod tail-end 2>/dev/null; echo TAIL >> ${marker}`;
     const huge = `kubectl delete pod huge 2>/dev/null; echo ${'x'.repeat(100_050)} > /dev/null; echo HUGE >> ${marker}`;
-    const s = await setUp('long', { long: [terminal(padded)], huge: [terminal(huge)] });
+    const many = `kubectl delete pod many 2>/dev/null\n${Array.from({ length: 300 }, (_, i) => `echo line-${i}`).join('\n')}\necho MANY >> ${marker}`;
+    const s = await setUp('long', { long: [terminal(padded)], huge: [terminal(huge)], many: [terminal(many)] });
     const h = await start(s, 'long', cwd);
     const p = await nextPending(h);
     expect(p.command).toBe(padded);
@@ -195,6 +196,27 @@ describe('what the person sees is what runs', () => {
     attach.stdin.end('d too long\n');
     await new Promise((r) => attach.on('exit', r));
     expect(((await h.result()) as AgentResult).status).toBe('completed');
+    expect(lines(marker)).toEqual([]);
+
+    // 302 lines: the prompt shows the start and the end, counts the middle, and shows all of it on `v`.
+    const m = await start(s, 'many', cwd);
+    await nextPending(m);
+    const viewer = spawn('node', [cliPath, 'attach', m.workflowId, '--prompt'], {
+      env: { ...process.env, ...s.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let shown = '';
+    viewer.stderr.on('data', (c: Buffer) => (shown += c.toString()));
+    await until('the prompt', () => shown.includes('(Enter denies'));
+    expect(shown).toContain(`  > echo MANY >> ${marker}`);
+    expect(shown).toMatch(/⟨263 more lines, [\d,]+ characters, not shown here: answer v to show all⟩/);
+    expect(shown).toContain('or [v]iew all 302 lines');
+    expect(shown).not.toContain('echo line-150\n');
+    viewer.stdin.write('v\n');
+    await until('all of it', () => shown.includes('  > echo line-150\n'));
+    viewer.stdin.end('d\n');
+    await new Promise((r) => viewer.on('exit', r));
+    await m.result();
     expect(lines(marker)).toEqual([]);
 
     // Past what a person can be shown: refused, and the model is told; no approval is ever pending.

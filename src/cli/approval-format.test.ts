@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { viewOfPending } from '../approval/approval-view.js';
 import type { ApprovalScope, PendingApproval } from '../common/approval-types.js';
-import { formatApproval } from './approval-commands.js';
+import { decisionLine, formatApproval } from './approval-commands.js';
 
 const pending = (command: string, scope?: ApprovalScope): PendingApproval => ({
   approvalId: 'ap-1',
@@ -68,5 +68,15 @@ describe('formatApproval', () => {
     const lines = show(pending(`${many}\nrm -rf ~/work`), 40);
     expect(lines).toContain('  > rm -rf ~/work');
     expect(lines.some((l) => /⟨262 more lines, .* answer v to show all⟩/.test(l))).toBe(true);
+  });
+});
+
+describe('decisionLine', () => {
+  it('says what a choice gave, and why when it was narrowed', () => {
+    expect(decisionLine('session', { status: 'applied', via: 'update', applies: 'session' })).toBe('approved (session)');
+    expect(decisionLine('always', { status: 'applied', via: 'update', applies: 'once' })).toBe(
+      'approved (once: always is not offered for this approval, so it counts as once)',
+    );
+    expect(decisionLine('deny', { status: 'applied', via: 'update' })).toBe('denied');
   });
 });
