@@ -30,6 +30,11 @@ import { prebuiltBundle } from './temporal/prebuilt-bundle.js';
 import { workflowBuildId } from './temporal/build-id.js';
 import { preloadPlaywright } from './browser/playwright-module.js';
 import { requireSearchAttributes } from './visibility/cluster-setup.js';
+import { Client } from '@temporalio/client';
+import { egressGate } from './environments/egress/gate.js';
+import { temporalEgressAsker } from './activities/egress-asker.js';
+import { AllowlistBook } from './approval/allowlist-book.js';
+import { configPath } from './config/config.js';
 
 /** The workflow bundle's entry: compiled JS next to this file, or the TypeScript source in development. */
 export function workflowsPath(): string {
@@ -148,6 +153,19 @@ export async function createWorker(
     throw err;
   });
   step('connection');
+  // Policy as it was when the worker started, plus the `always` decisions it applies while it runs (one book for
+  // commands and hosts): a config.yaml changed meanwhile changes nothing here.
+  const allowlist = new AllowlistBook(config.command_allowlist, configPath());
+  // The egress proxy asks runs about hosts through this worker's own connection.
+  egressGate().configure({
+    asker: temporalEgressAsker(new Client({ connection, namespace: opts.settings.namespace }), log),
+    approvals: () => ({
+      mode: config.approvals.mode,
+      timeoutSeconds: config.approvals.timeout,
+      notify: config.approvals.webhook_url !== undefined,
+    }),
+    allowlisted: () => allowlist.entries().filter((e): e is string => typeof e === 'string'),
+  });
   const ownQueue = workerQueue(opts.settings.taskQueue);
   const activities = createActivities({
     registry,
@@ -156,6 +174,7 @@ export async function createWorker(
     config,
     model: opts.model ?? modelSettingsFromEnv(),
     workerQueue: ownQueue,
+    allowlist,
   });
   const code = opts.workflowBundle ? { workflowBundle: opts.workflowBundle, atStart: false } : await workflowCode(log);
   const versioning = deploymentOptions(opts.versioning ?? versioningSettings(opts.settings.taskQueue));

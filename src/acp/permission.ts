@@ -12,6 +12,7 @@ import type {
 import { renderApprovalText } from '../approval/approval-text.js';
 import { viewOfPending, type ApprovalView } from '../approval/approval-view.js';
 import { formatApproval } from '../cli/approval-commands.js';
+import { networkTargetOf } from '../common/egress-types.js';
 import type { PromptAnswer } from '../cli/approval-prompt.js';
 import type { ApprovalAsker } from '../cli/follow.js';
 import type { Logger } from '../logging/logger.js';
@@ -53,20 +54,33 @@ function answerFor(outcome: RequestPermissionOutcome, offered: readonly Permissi
   return choice === 'deny' ? { choice, reason: 'rejected in the editor' } : { choice };
 }
 
-/** The request's tool call: one rendering of the approval for its title, content and raw input. */
+/**
+ * The request's tool call: one rendering of the approval for its title, content and raw input. A command is an
+ * execute call; a network approval is a fetch of HOST:PORT, with the command that made the connection.
+ */
 export function permissionToolCall(p: PendingApproval): { view: ApprovalView; toolCall: ToolCallUpdate } {
   const view = viewOfPending(p);
   const oneLine = renderApprovalText(p.command, { newlines: 'escape' }).text;
-  const title = `${view.tool}: ${oneLine.length > TITLE_CHARS ? `${oneLine.slice(0, TITLE_CHARS - 1)}… (${p.command.length} characters: see the details)` : oneLine}`;
+  const short =
+    oneLine.length > TITLE_CHARS
+      ? `${oneLine.slice(0, TITLE_CHARS - 1)}… (${p.command.length} characters: see the details)`
+      : oneLine;
+  const target = networkTargetOf(p);
+  const shownTarget = target === undefined ? undefined : renderApprovalText(target, { newlines: 'escape' }).text;
   return {
     view,
     toolCall: {
-      toolCallId: p.callId,
-      title,
-      kind: 'execute',
+      // A background process's connection belongs to no tool call: the approval's own id stands in.
+      toolCallId: p.callId || p.approvalId,
+      title:
+        shownTarget === undefined
+          ? `${view.tool}: ${short}`
+          : `network: ${shownTarget}${short ? ` (asked by: ${short})` : ''}`,
+      kind: target === undefined ? 'execute' : 'fetch',
       status: 'pending',
       content: [{ type: 'content', content: { type: 'text', text: formatApproval(view) } }],
       rawInput: {
+        ...(target !== undefined ? { host: renderApprovalText(p.host ?? '').text, port: p.port } : {}),
         command: view.text,
         ...(view.cwd !== undefined ? { cwd: view.cwd } : {}),
         approvalId: p.approvalId,

@@ -16,7 +16,7 @@ import { TaskTexts } from './task-text.js';
 import { queryOwnWorkflow } from './workflow-query.js';
 
 export function createActivities(
-  deps: ToolActivityDeps & { model: ModelSettings; configFile?: string },
+  deps: ToolActivityDeps & { model: ModelSettings; configFile?: string; allowlist?: AllowlistBook },
 ): AgentActivities {
   const complete = createModelRouter(deps.model);
   // What this worker lists and makes it holds, so model calls on it name those by digest instead of carrying them.
@@ -32,7 +32,7 @@ export function createActivities(
   });
   // Policy is read when the worker starts: command_allowlist as the configuration had it then, plus what `always`
   // adds while it runs (a config.yaml changed meanwhile changes nothing until the next start).
-  const allowlist = new AllowlistBook(deps.config.command_allowlist, deps.configFile ?? configPath());
+  const allowlist = deps.allowlist ?? new AllowlistBook(deps.config.command_allowlist, deps.configFile ?? configPath());
   setWorkerAllowlist(allowlist);
   const gate = createGateActivities({
     registry: deps.registry,

@@ -15,6 +15,7 @@ import { detect } from '../approval/detect.js';
 import { loadBashParser } from '../approval/parser.js';
 import { lostWorker, withHeartbeat } from './heartbeat.js';
 import { environmentManager } from '../environments/current.js';
+import { withToolCall } from '../environments/tool-call-context.js';
 import { releaseTask } from '../registry/task-cleanup.js';
 import { readsTask } from './task-text.js';
 
@@ -191,19 +192,24 @@ export function createToolActivities(deps: ToolActivityDeps) {
             (input.userTaskRef !== undefined && readsTask(input.name, registry, hooks)
               ? await deps.taskText?.(input.userTaskRef)
               : undefined);
-          const outcome = await runToolCall(input.name, input.args, input.taskId, userTask, {
-            registry,
-            hooks,
-            log,
-            cwd: input.cwd,
-            allowOutsideCwd: config.files.allow_outside_cwd,
-            signal,
-            approved: input.approved,
-            progress: (d) => (progress = d),
-            checkModified: await modifiedCommandCheck(input),
-            environmentExpected: input.environmentExpected,
-            backend: input.backend,
-          });
+          const checkModified = await modifiedCommandCheck(input);
+          // The run and call a command started here belongs to: its connections' approvals name them.
+          const call = { workflowId: Context.current().info.workflowExecution?.workflowId, callId: input.callId };
+          const outcome = await withToolCall(call, () =>
+            runToolCall(input.name, input.args, input.taskId, userTask, {
+              registry,
+              hooks,
+              log,
+              cwd: input.cwd,
+              allowOutsideCwd: config.files.allow_outside_cwd,
+              signal,
+              approved: input.approved,
+              progress: (d) => (progress = d),
+              checkModified,
+              environmentExpected: input.environmentExpected,
+              backend: input.backend,
+            }),
+          );
           // Reported only now that the tool has stopped; its last words (killed, or not confirmed dead) go with it.
           if (signal.aborted)
             throw new CancelledFailure(`tool call ${input.callId} cancelled`, [

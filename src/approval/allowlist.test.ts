@@ -33,6 +33,14 @@ describe('allowlistMatch', () => {
     expect(allowlistMatch(['git push ?'], { command: 'git push -f', rules: ['git-force-push'] })).toBeUndefined();
     expect(allowlistMatch([], { command: 'git push -f', rules: ['git-force-push'] })).toBeUndefined();
   });
+
+  it('a host a person always allowed (network:HOST:PORT) never allows a command spelt like it', () => {
+    const entries = ['network:api.example.test:443', 'network:*'];
+    expect(
+      allowlistMatch(entries, { command: 'network:api.example.test:443', rules: ['dynamic-command'] }),
+    ).toBeUndefined();
+    expect(allowlistMatch(entries, { command: 'network:anything', rules: ['dynamic-command'] })).toBeUndefined();
+  });
 });
 
 describe('a wildcard stands for part of one word', () => {

@@ -56,7 +56,13 @@ export function allowlistMatch(entries: readonly AllowlistEntry[], subject: Allo
       const here =
         e.cwd === undefined || (subject.cwd !== undefined && normalizePath(e.cwd) === normalizePath(subject.cwd));
       if (here && !subject.readsFiles && e.command.trim() === command) return describeEntry(e);
-    } else if (!RULES.has(e) && (e === command || (isGlob(e) && globMatches(e, command)))) return e;
+    } else if (
+      !RULES.has(e) &&
+      // `network:HOST:PORT` entries are hosts a person allowed (the egress proxy reads them), never commands.
+      !e.startsWith('network:') &&
+      (e === command || (isGlob(e) && globMatches(e, command)))
+    )
+      return e;
   }
   const ids = new Set(entries.filter((e): e is string => typeof e === 'string'));
   if (subject.rules.length > 0 && subject.rules.every((r) => ids.has(r) && !isOpaqueRule(r)))
@@ -93,6 +99,8 @@ export function allowlistProblem(e: unknown): string | undefined {
     return undefined;
   }
   if (typeof e !== 'string' || e.trim() === '') return 'an entry is a command, a rule id or a glob pattern';
+  // A host a person allowed (network:HOST:PORT): the egress gate's, never matched against a command.
+  if (e.startsWith('network:')) return undefined;
   const entry = JSON.stringify(e);
   if (RULES.has(e) && isOpaqueRule(e))
     return `${entry} means tether could not read what runs, so allowing it would allow any command: list the exact commands to allow instead`;

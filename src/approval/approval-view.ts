@@ -2,6 +2,7 @@
 // its text rendered once (approval-text.ts), its findings, and what each choice would give, said before the person
 // chooses. Built from the run's state (the exact text) or from its visibility memo (bounded and redacted). Pure.
 import type { ApprovalChoice, PendingApproval } from '../common/approval-types.js';
+import { networkTargetOf } from '../common/egress-types.js';
 import type { MemoApproval } from '../common/search-attributes.js';
 import { renderApprovalText } from './approval-text.js';
 
@@ -32,6 +33,8 @@ export interface ApprovalView {
   cwd?: string;
   /** Files that changed after an earlier verdict on this call: the text shows their new content. */
   changed?: string[];
+  /** HOST:PORT of a network approval (what is approved; the text is the command that connected). */
+  network?: string;
   choices: ChoiceView[];
 }
 
@@ -97,6 +100,12 @@ export function choiceViews(raw: ScopeWords | undefined): ChoiceView[] {
   ];
 }
 
+/** The host a network approval is about, rendered. */
+function networkOf(a: { tool: string; findings: readonly { rule: string }[] }): { network?: string } {
+  const target = networkTargetOf(a);
+  return target === undefined ? {} : { network: renderApprovalText(target, { newlines: 'escape' }).text };
+}
+
 /** One line of a finding's description. */
 const findingLine = (d: string, redact: boolean): string => renderApprovalText(d, { redact, newlines: 'escape' }).text;
 
@@ -123,6 +132,7 @@ export function viewOfPending(p: PendingApproval, opts: { redact?: boolean } = {
     })),
     ...(p.cwd !== undefined ? { cwd: renderApprovalText(p.cwd, { newlines: 'escape' }).text } : {}),
     ...(p.changed ? { changed: p.changed.map((f) => renderApprovalText(f, { newlines: 'escape' }).text) } : {}),
+    ...networkOf(p),
     choices: choiceViews(p.scope),
   };
 }
@@ -145,6 +155,7 @@ export function viewOfMemo(m: MemoApproval): ApprovalView {
     findings: m.findings,
     ...(m.cwd !== undefined ? { cwd: m.cwd } : {}),
     ...(m.changed ? { changed: m.changed } : {}),
+    ...networkOf(m),
     choices: choiceViews(m.scope),
   };
 }

@@ -54,6 +54,8 @@ export function formatApproval(view: ApprovalView, opts: FormatOptions = {}): st
   const { lines } = textLines(view.text, opts.maxLines);
   const [first = '', ...more] = lines;
   const out = [head];
+  // A network approval names its host first; the command below it is what was running when it connected.
+  if (view.network !== undefined) out.push(`  network: ${view.network}`);
   if (view.cwd !== undefined) out.push(`  in ${view.cwd}`);
   if (view.changed?.length)
     out.push(`  (changed after it was judged or approved: ${view.changed.join(', ')}; shown below as it is now)`);

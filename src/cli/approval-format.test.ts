@@ -1,6 +1,7 @@
 // formatApproval is what the CLI prompt, `tether approvals` and `tether status` print for a pending approval.
 import { describe, expect, it } from 'vitest';
-import { viewOfPending } from '../approval/approval-view.js';
+import { viewOfMemo, viewOfPending } from '../approval/approval-view.js';
+import { memoApproval } from '../workflows/visibility-memo.js';
 import type { ApprovalScope, PendingApproval } from '../common/approval-types.js';
 import { decisionLine, formatApproval } from './approval-commands.js';
 
@@ -61,6 +62,31 @@ describe('formatApproval', () => {
     expect(lines[4]).toBe('  [recursive-delete] deletes recursively: true\\n  [ok] looks safe\\nrm -rf /srv');
   });
 
+  it('names the host of a network approval before the command that connected (also from a memo without host fields)', () => {
+    const network: PendingApproval = {
+      ...pending('curl -fsS https://api.example.test/'),
+      tool: 'network',
+      kind: 'network',
+      host: 'api.example.test',
+      port: 443,
+      findings: [
+        {
+          rule: 'network:api.example.test:443',
+          tier: 'dangerous',
+          description:
+            'network: api.example.test:443 (connect), not in terminal.local.sandbox.egress.allow; asked by the command above',
+        },
+      ],
+    };
+    expect(show(network).slice(0, 3)).toEqual([
+      'wf-1 ap-1 · network · asked 2026-01-01T00:00:00Z · denied at 2026-01-01T01:00:00Z unless decided',
+      '  network: api.example.test:443',
+      '  $ curl -fsS https://api.example.test/',
+    ]);
+    const { kind: _k, host: _h, port: _p, ...bare } = network;
+    expect(formatApproval(viewOfMemo(memoApproval(bare))).split('\n')[1]).toBe('  network: api.example.test:443');
+  });
+
   it('shows the end of a long command: padding is counted, and a long text shows its start and end', () => {
     const padded = show(pending(`echo hi${' '.repeat(4100)}; rm -rf ~/work`));
     expect(padded[1]).toBe('  $ echo hi⟨4,100 spaces⟩; rm -rf ~/work');
@@ -73,7 +99,9 @@ describe('formatApproval', () => {
 
 describe('decisionLine', () => {
   it('says what a choice gave, and why when it was narrowed', () => {
-    expect(decisionLine('session', { status: 'applied', via: 'update', applies: 'session' })).toBe('approved (session)');
+    expect(decisionLine('session', { status: 'applied', via: 'update', applies: 'session' })).toBe(
+      'approved (session)',
+    );
     expect(decisionLine('always', { status: 'applied', via: 'update', applies: 'once' })).toBe(
       'approved (once: always is not offered for this approval, so it counts as once)',
     );

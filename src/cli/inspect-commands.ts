@@ -4,6 +4,7 @@ import type { Client } from '@temporalio/client';
 import { queryRunState, runFailure } from '../temporal/run-handle.js';
 import type { AgentResult, AgentState } from '../common/types.js';
 import { ANSWER_SIGNAL, MESSAGE_SIGNAL } from '../common/workflow-messages.js';
+import { networkRule } from '../common/egress-types.js';
 import { CliError } from './errors.js';
 import { follow } from './follow.js';
 import { promptOptions } from './approval-follow.js';
@@ -68,6 +69,15 @@ function printStatus(s: Record<string, unknown>): void {
   if (q)
     lines.push(
       `  question ${q.id}: ${q.question}${q.choices ? ` (${q.choices.join(' / ')})` : ''} — answer with: tether answer ${String(s.workflowId)} "..."`,
+    );
+  const network = (s.network as AgentState['network']) ?? [];
+  if (network.length > 0)
+    lines.push(
+      '  network:',
+      ...network.map(
+        (n) =>
+          `    ${visibleText(networkRule(n.host, n.port).slice('network:'.length))}  ${n.decision} (${visibleText(n.by, { newlines: 'escape' })}) · ${n.count} connection(s)`,
+      ),
     );
   for (const c of (s.children as AgentState['children'] | undefined) ?? [])
     lines.push(`  sub-agent ${c.workflowId}: ${c.status} · ${c.goal}`);

@@ -51,6 +51,10 @@ export interface PendingApproval {
   scope?: ApprovalScope;
   /** Files the gate read that changed after an earlier verdict on this call: what is shown is their new content. */
   changed?: string[];
+  /** A network approval (src/workflows/egress-approvals.ts): a connection to `host`:`port` made by `command`. */
+  kind?: 'network';
+  host?: string;
+  port?: number;
 }
 
 /** A decision, as the `approval` signal and the `decideApproval` update carry it. */
@@ -77,12 +81,16 @@ export interface DecidedApproval {
   /** The choice the person made, when it was narrowed to `choice`. */
   asked?: ApprovalChoice;
   reason?: string;
-  /** person (signal/update), smart (the auxiliary model), timeout. */
-  source: 'person' | 'smart' | 'timeout';
+  /** person (signal/update), smart (the auxiliary model), timeout; withdrawn: the connection asking went away. */
+  source: 'person' | 'smart' | 'timeout' | 'withdrawn';
   by?: string;
   /** See ApprovalDecision.claimedBy: what the signer said about who decided, not an identity. */
   claimedBy?: string;
   decidedAt: string;
+  /** As on PendingApproval, for a network approval. */
+  kind?: 'network';
+  host?: string;
+  port?: number;
 }
 
 export interface RejectedDecision {

@@ -3,6 +3,7 @@ import type { SideEffects, ToolDefinition } from './tool-definition.js';
 import type { ApprovalMode, DecidedApproval, PendingApproval, RejectedDecision } from './approval-types.js';
 import type { TodoItem } from './loop-schemas.js';
 import type { HeldConversation } from './conversation-digest.js';
+import type { NetworkReach } from './egress-types.js';
 
 export interface ModelToolCall {
   id: string;
@@ -185,6 +186,8 @@ export interface AgentState {
   usage: TokenUsage;
   /** Tool calls waiting for a person's decision. */
   pendingApprovals: PendingApproval[];
+  /** Hosts the run's commands connected to or were refused, through the egress proxy (absent before it existed). */
+  network?: NetworkReach[];
   /** Recent decisions (by a person, smart approval or a timeout), rejected decisions, rules approved for the session. */
   approvals: {
     decided: DecidedApproval[];
@@ -234,4 +237,6 @@ export interface AgentResult {
   toolCalls: number;
   usage: TokenUsage;
   stopReason?: string;
+  /** The hosts the run's commands reached or were refused (see AgentState.network). */
+  network?: NetworkReach[];
 }

@@ -6,6 +6,8 @@ import { TetherError } from '../common/errors.js';
 import { configPath } from './home.js';
 import { translateHermes } from './hermes-keys.js';
 import { allowlistProblem } from '../approval/allowlist.js';
+import { PASSTHROUGH_ENTRY } from '../environments/command-env.js';
+import { CONTROL_PLANE_VARIABLES } from '../environments/backends/local/control-plane.js';
 
 /** One MCP server: `command` (stdio) or `url` (streamable HTTP, or SSE for older servers). */
 export const McpServerSchema = z
@@ -85,6 +87,26 @@ const terminalShape = {
   output_chars: z.number().int().min(1000).default(50_000),
   /** Variables every command gets. */
   env: z.record(z.string(), z.string()).default({}),
+  /**
+   * The worker's own variables that commands may see, by name (`AWS_PROFILE`) or prefix (`AWS_*`): nothing else of
+   * the worker's environment reaches a command but PATH, HOME, USER, LOGNAME, SHELL, LANG, LANGUAGE, LC_*, TERM, TZ
+   * and TMPDIR (src/environments/command-env.ts).
+   */
+  env_passthrough: z
+    .array(
+      z
+        .string()
+        .regex(PASSTHROUGH_ENTRY, 'a variable name, or a name prefix followed by * (AWS_*)')
+        .refine(
+          (n) =>
+            !CONTROL_PLANE_VARIABLES.some((c) => c.startsWith(n.replace(/\*$/, '')) && (n.endsWith('*') || c === n)),
+          {
+            message:
+              "tether's Temporal credentials are never passed to commands: with them a command could approve its own commands",
+          },
+        ),
+    )
+    .default([]),
 };
 
 /** The keys of `terminal` itself; any other key must name a backend (its section, checked when the worker starts). */

@@ -33,8 +33,7 @@ describe("Hermes's config.yaml keys", () => {
   it.each([
     ['cwd', 'tether run --cwd'],
     ['docker_volumes', 'terminal.docker.mount_cwd'],
-    ['docker_forward_env', 'terminal.env'],
-    ['env_passthrough', 'terminal.env'],
+    ['docker_forward_env', 'terminal.env_passthrough'],
     ['docker_network', 'terminal.docker.network'],
     ['docker_run_as_host_user', 'terminal.docker.user'],
     ['docker_extra_args', 'terminal.docker'],

@@ -26,11 +26,7 @@ const TERMINAL: Readonly<Record<string, KeyRule>> = {
   docker_volumes: { refuse: 'tether mounts nothing from the host but the task directory: terminal.docker.mount_cwd' },
   docker_forward_env: {
     refuse:
-      "tether forwards none of the worker's variables (its secrets stay out of commands): set values in terminal.env or terminal.docker.env",
-  },
-  env_passthrough: {
-    refuse:
-      "tether forwards none of the worker's variables (its secrets stay out of commands): set values in terminal.env",
+      "tether forwards the worker's variables to every backend alike, only those named: list them in terminal.env_passthrough",
   },
   docker_network: { refuse: 'use terminal.docker.network (a Docker network mode; default none)' },
   docker_run_as_host_user: { refuse: 'use terminal.docker.user ("uid:gid")' },

@@ -3,6 +3,7 @@
 import type { Client } from '@temporalio/client';
 import type { AgentResult } from '../common/types.js';
 import type { DecidedApproval } from '../common/approval-types.js';
+import type { NetworkReach } from '../common/egress-types.js';
 import { listPendingApprovals } from '../cli/approval-commands.js';
 import { viewOfMemo, viewOfPending, type ApprovalView } from '../approval/approval-view.js';
 import { visibleText } from '../approval/visible-text.js';
@@ -92,9 +93,14 @@ interface RunDetail extends RunRow {
   transcriptMissing?: string;
   pendingApprovals: ApprovalView[];
   decided: DecidedApproval[];
+  /** The hosts the run's commands reached or were refused (egress proxy). */
+  network?: NetworkReach[];
   /** No worker answered the state query: decisions are not known. */
   stateUnavailable?: boolean;
 }
+
+/** A host as the page shows it: names and reasons come from the sandbox side, so escaped like commands. */
+const shownReach = (n: NetworkReach): NetworkReach => ({ ...n, host: visibleText(n.host), by: visibleText(n.by) });
 
 export async function runDetail(client: Client, workflowId: string): Promise<RunDetail> {
   const handle = client.workflow.getHandle(workflowId);
@@ -114,12 +120,17 @@ export async function runDetail(client: Client, workflowId: string): Promise<Run
     ...(transcript.length === 0 ? { transcriptMissing: storePath() } : {}),
     pendingApprovals: (state?.pendingApprovals ?? []).map((p) => viewOfPending(p)),
     decided: (state?.approvals.decided ?? []).map((d) => ({ ...d, command: renderApprovalText(d.command).text })),
+    ...(state?.network ? { network: state.network.map(shownReach) } : {}),
     ...(state ? {} : { stateUnavailable: true }),
   };
   if (desc.status.name !== 'RUNNING' && detail.answer === undefined) {
     try {
       const r = (await handle.result()) as AgentResult;
-      Object.assign(detail, { runStatus: r.status, answer: visibleOrNot(r.answer) });
+      Object.assign(detail, {
+        runStatus: r.status,
+        answer: visibleOrNot(r.answer),
+        ...(r.network && !detail.network ? { network: r.network.map(shownReach) } : {}),
+      });
     } catch (err) {
       const f = runFailure(err);
       Object.assign(detail, { runStatus: f.status, error: visibleOrNot(f.error) });

@@ -17,6 +17,7 @@ import {
 } from '@temporalio/workflow';
 import type { AgentActivities } from '../common/activity-contract.js';
 import { ApprovalBook, EXACT_SCOPE_PATCH } from './approvals.js';
+import { NetworkApprovals } from './egress-approvals.js';
 import { compacted, planCompaction } from './compaction.js';
 import { keepWithinBudget } from './conversation-budget.js';
 import { ModelInput } from './model-input.js';
@@ -110,6 +111,16 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
   /** Conversations count max-turns per message; other runs from their start. */
   let messageTurn = carry?.messageTurn ?? 0;
   const approvals = new ApprovalBook({ sessionRules: carry?.sessionRules, sessionScopes: carry?.sessionScopes });
+  const network = new NetworkApprovals(
+    approvals,
+    { mode: input.approvalMode, timeoutSeconds: input.approvalTimeoutSeconds },
+    // A call whose command waits at the egress proxy shows as awaiting approval, as one the gate holds does.
+    (callId, waiting) => {
+      const view = state.currentToolCalls.find((c) => c.id === callId);
+      if (view && (view.status === 'running' || view.status === 'awaiting_approval'))
+        view.status = waiting ? 'awaiting_approval' : 'running';
+    },
+  );
   const loop = new LoopTools(state, input);
   const pendingMessages = [...(carry?.pendingMessages ?? [])];
   let transcriptSeq = carry?.transcriptSeq ?? 0;
@@ -137,6 +148,7 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
       sessionRules: approvals.state.sessionRules,
       sessionScopes: approvals.state.sessionScopes,
     },
+    ...(network.reached.length > 0 ? { network: network.reached } : {}),
   }));
   setHandler(messageSignal, (m) => {
     if (typeof m?.text !== 'string' || m.text.trim() === '' || m.text.length > MAX_MESSAGE_CHARS) {
@@ -149,7 +161,16 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
     state.status = status;
     state.answer = answer;
     state.stopReason = stopReason;
-    return { status, answer, turns: state.turn, toolCalls: state.toolCallCount, usage: state.usage, stopReason };
+    const reached = network.reached.length > 0 ? { network: network.reached } : {};
+    return {
+      status,
+      answer,
+      turns: state.turn,
+      toolCalls: state.toolCallCount,
+      usage: state.usage,
+      stopReason,
+      ...reached,
+    };
   };
   /** A conversation answered: it waits, durably and for as long as it takes, for the next message. */
   const waitForMessage = async (answer: string, stopReason?: string): Promise<void> => {

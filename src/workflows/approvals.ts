@@ -161,8 +161,31 @@ export class ApprovalBook {
     return undefined;
   }
 
-  private record(entry: DecidedApproval): void {
+  record(entry: DecidedApproval): void {
     this.state.decided = [...this.state.decided, entry].slice(-KEEP_DECIDED);
+  }
+
+  // Other kinds of approval (network, src/workflows/egress-approvals.ts) are listed, decided and recorded here too:
+  // the same query, signal, update and channels.
+
+  /** Lists an approval as pending; decisions for it are then accepted. */
+  addPending(p: PendingApproval): void {
+    this.state.pending = [...this.state.pending, p];
+  }
+
+  removePending(approvalId: string): void {
+    this.state.pending = this.state.pending.filter((p) => p.approvalId !== approvalId);
+  }
+
+  /** The decision that arrived for a pending approval, taken (undefined while none has). */
+  takeDecision(approvalId: string): ApprovalDecision | undefined {
+    const d = this.decisions.get(approvalId);
+    this.decisions.delete(approvalId);
+    return d;
+  }
+
+  hasDecision(approvalId: string): boolean {
+    return this.decisions.has(approvalId);
   }
 
   /**

@@ -122,6 +122,9 @@ function render(a) {
         el('span', { class: 'muted' }, ` · ${a.tool} · ${a.approvalId}`),
       ),
       a.task ? el('p', { class: 'task' }, el('span', { class: 'muted' }, 'task: '), a.task) : null,
+      a.network
+        ? el('p', { class: 'network' }, 'network: ', el('code', { 'data-network': '' }, a.network), ' · asked by:')
+        : null,
       a.cwd ? el('p', { class: 'cwd muted', 'data-cwd': '' }, `in ${a.cwd}`) : null,
       a.changed?.length
         ? el(

@@ -98,6 +98,25 @@ async function showRun(id) {
             el('a', { href: '/inbox' }, 'decide in the inbox'),
           )
         : null,
+      r.network && r.network.length > 0
+        ? el(
+            'section',
+            { class: 'network' },
+            el('h2', {}, 'Network'),
+            el(
+              'ul',
+              { class: 'hosts' },
+              r.network.map((n) =>
+                el(
+                  'li',
+                  { 'data-host': n.host, 'data-decision': n.decision },
+                  el('code', {}, n.host.includes(':') ? `[${n.host}]:${n.port}` : `${n.host}:${n.port}`),
+                  ` ${n.decision} (${n.by}) · ${n.count} connection(s) · last ${when(n.at)}`,
+                ),
+              ),
+            ),
+          )
+        : null,
       el('h2', {}, 'Decided approvals'),
       r.stateUnavailable
         ? el('p', { class: 'muted' }, 'No worker answered the state query, so the decisions are not known right now.')
