@@ -35,6 +35,8 @@ export const decideApprovalUpdate = defineUpdate<
 >(DECIDE_APPROVAL_UPDATE);
 
 const KEEP_DECIDED = 50;
+/** A decided approval's command is kept at most this long in the run's state (50 of them in a query's answer). */
+const MAX_RECORDED_CHARS = 4_000;
 /** Session approvals a run keeps (oldest forgotten first: forgetting one only makes that call ask again). */
 const KEEP_SESSION_SCOPES = 500;
 
@@ -162,7 +164,13 @@ export class ApprovalBook {
   }
 
   record(entry: DecidedApproval): void {
-    this.state.decided = [...this.state.decided, entry].slice(-KEEP_DECIDED);
+    // The record is for the audit trail, not for deciding (the whole text was shown while it was pending): a long one
+    // is kept shortened, so the run's state stays far below a query's size limit.
+    const command =
+      entry.command.length > MAX_RECORDED_CHARS
+        ? `${entry.command.slice(0, MAX_RECORDED_CHARS)}… (${entry.command.length} characters in all)`
+        : entry.command;
+    this.state.decided = [...this.state.decided, { ...entry, command }].slice(-KEEP_DECIDED);
   }
 
   // Other kinds of approval (network, src/workflows/egress-approvals.ts) are listed, decided and recorded here too:
