@@ -29,9 +29,7 @@ export function createGateActivities(deps: GateActivityDeps) {
   /** The call's subject, where it runs, and a reader of files in its environment; undefined: it runs nothing. */
   async function subjectOf(
     input: AssessCallInput,
-  ): Promise<
-    { subject: CallSubject; cwd: string; read?: ReadScripts; where?: () => Promise<string> } | undefined
-  > {
+  ): Promise<{ subject: CallSubject; cwd: string; read?: ReadScripts; where?: () => Promise<string> } | undefined> {
     const entry = registry.get(input.name);
     let args: unknown;
     try {

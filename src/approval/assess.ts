@@ -116,6 +116,10 @@ export async function assessSubject(
 }
 
 /** Analyses a command line, then matches a dangerous one against command_allowlist. */
-export function assess(command: string, cwd: string, allowlist: readonly AllowlistEntry[]): Promise<Assessed & { cwd: string }> {
+export function assess(
+  command: string,
+  cwd: string,
+  allowlist: readonly AllowlistEntry[],
+): Promise<Assessed & { cwd: string }> {
   return assessSubject({ text: command }, cwd, allowlist);
 }
