@@ -4,6 +4,7 @@ import { Command, CommanderError } from 'commander';
 import { addAcpCommand } from './cli/acp-command.js';
 import { addApprovalCommands } from './cli/approval-commands.js';
 import { addBatchCommand } from './cli/batch-command.js';
+import { addCheckpointCommands } from './cli/checkpoints-command.js';
 import { addExecCommand } from './cli/exec-command.js';
 import { addInspectCommands } from './cli/inspect-commands.js';
 import { addListCommand } from './cli/list-command.js';
@@ -57,6 +58,7 @@ const program = new Command()
 
 addRunCommand(program);
 addInspectCommands(program);
+addCheckpointCommands(program);
 addListCommand(program);
 addApprovalCommands(program);
 addBatchCommand(program);

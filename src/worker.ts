@@ -30,6 +30,7 @@ import { prebuiltBundle } from './temporal/prebuilt-bundle.js';
 import { workflowBuildId } from './temporal/build-id.js';
 import { preloadPlaywright } from './browser/playwright-module.js';
 import { requireSearchAttributes } from './visibility/cluster-setup.js';
+import { flushScanCaches } from './checkpoints/scan-cache.js';
 import { Client } from '@temporalio/client';
 import { egressGate } from './environments/egress/gate.js';
 import { temporalEgressAsker } from './activities/egress-asker.js';
@@ -96,6 +97,8 @@ export async function closeTools(): Promise<void> {
   loading = undefined;
   if (current) await (await current).close();
   await closeEnvironments();
+  // A scan cache not yet written would make the next worker read those files again (src/checkpoints/scan-cache.ts).
+  flushScanCaches();
 }
 
 interface WorkerOptions {

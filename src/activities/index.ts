@@ -4,6 +4,7 @@ import { configPath } from '../config/config.js';
 import type { AgentActivities, RunToolInput, RunToolOutput } from '../common/activity-contract.js';
 import { AllowlistBook, setWorkerAllowlist } from '../approval/allowlist-book.js';
 import { createApprovalActivities } from './approvals.js';
+import { createCheckpointActivities } from './checkpoints.js';
 import { createGateActivities } from './gate.js';
 import { holderActivities } from './holder-only.js';
 import { ConversationCache } from './conversation-cache.js';
@@ -57,6 +58,7 @@ export function createActivities(
     },
     runTool,
     ...createStoreActivities(),
+    ...createCheckpointActivities({ config: deps.config, log: deps.log }),
     ...createApprovalActivities({ config: deps.config, allowlist, log: deps.log, complete }),
     runGatedTool,
     assessCall: gate.assessCall,

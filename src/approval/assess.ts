@@ -6,7 +6,7 @@ import type { AllowlistEntry, ApprovalScope } from '../common/approval-types.js'
 import { allowlistMatch } from './allowlist.js';
 import { detect, type Verdict } from './detect.js';
 import { loadBashParser } from './parser.js';
-import { loadProgramReader } from './programs/load.js';
+import { loadProgramReader, type ReadProgram } from './programs/load.js';
 import { approvalScope } from './scope.js';
 import type { ScriptFile } from './scripts.js';
 import type { CallSubject } from './subject.js';
@@ -26,14 +26,24 @@ interface Assessed {
 /** Reads scripts run by path where the command will run (the task's environment); keys as the detector names them. */
 export type ReadScripts = (keys: string[]) => Promise<Map<string, ScriptFile>>;
 
-/** A script that runs another runs a third...: beyond this many rounds of reading, what is left asks. */
-const READ_ROUNDS = 4;
+/**
+ * A script that runs another runs a third, a module imports another...: beyond this many rounds of reading, or this
+ * many files and listings read, what is left asks.
+ */
+const READ_ROUNDS = 12;
+const MAX_READS = 600;
 
 /** What a read gave, as one comparable string: the content's digest, or why there was none. */
 export function fileDigest(f: ScriptFile): string {
   if ('text' in f) return `sha256:${createHash('sha256').update(f.text).digest('hex')}`;
   if ('binary' in f) return f.digest ?? 'binary';
   if ('missing' in f) return 'missing';
+  if ('directory' in f) return 'directory';
+  // A listing (globs, test discovery): the names in it, so a file added or removed there counts as a change.
+  if ('entries' in f)
+    return `entries:${createHash('sha256')
+      .update([...f.entries].sort().join('\u0000'))
+      .digest('hex')}`;
   return `unread: ${f.error}`;
 }
 
@@ -44,14 +54,28 @@ export function digestsOf(files: ReadonlyMap<string, ScriptFile>): Record<string
   return out;
 }
 
-/** Judges a tool call's subject: scripts it runs by path are read (through `read`) and judged as their program's text. */
+/** The program reader, remembering what it read: each round judges the same files again. */
+function remembering(read: ReadProgram): ReadProgram {
+  const seen = new Map<string, ReturnType<ReadProgram>>();
+  return (source, language) => {
+    const key = `${language}\u0000${source}`;
+    if (!seen.has(key)) seen.set(key, read(source, language));
+    return seen.get(key);
+  };
+}
+
+/**
+ * Judges a tool call's subject: scripts it runs by path, modules they import, hooks git will run... are read
+ * (through `read`) and judged as their program's text. Every file read is returned in `scripts` (path → text): what
+ * the verdict was reached on, in one place.
+ */
 export async function judgeSubject(
   subject: CallSubject,
   cwd: string,
   read?: ReadScripts,
 ): Promise<{ verdict: Verdict; scripts: Map<string, string>; files: Map<string, ScriptFile> }> {
   const parse = await loadBashParser();
-  const programs = await loadProgramReader();
+  const programs = remembering(await loadProgramReader());
   const files = new Map<string, ScriptFile>();
   const opts = { cwd, stdin: subject.stdin, language: subject.language, programs };
   if (subject.text.trim() === '')
@@ -62,7 +86,9 @@ export async function judgeSubject(
     };
   let verdict = detect(parse, subject.text, { ...opts, files: read ? files : undefined });
   for (let round = 0; read && verdict.scripts && round < READ_ROUNDS; round += 1) {
-    for (const [k, v] of await read(verdict.scripts)) files.set(k, v);
+    const wanted = verdict.scripts.filter((k) => !files.has(k)).slice(0, Math.max(0, MAX_READS - files.size));
+    if (wanted.length === 0) break;
+    for (const [k, v] of await read(wanted)) files.set(k, v);
     verdict = detect(parse, subject.text, { ...opts, files });
   }
   if (subject.inputOnly) {

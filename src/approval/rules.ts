@@ -311,6 +311,30 @@ const list: Rule[] = [
     description:
       'installs from an untrusted source (a look-alike package name, an extra or unsigned index), edits a lockfile by hand or adds an install script that runs fetched code',
   },
+  {
+    id: 'secret-read',
+    tier: 'dangerous',
+    description:
+      'shows a secret in its output (a credential file, a secret store, a token printer, a cluster secret): the model reads it and the run keeps it',
+  },
+  {
+    id: 'forge-write',
+    tier: 'dangerous',
+    description:
+      "acts on a code forge in the user's name: opens, merges, closes or reviews pull requests and issues, comments, releases, tags or changes a repository",
+  },
+  {
+    id: 'resource-abuse',
+    tier: 'dangerous',
+    description:
+      "exhausts the machine's or another host's resources: huge allocations, disk fillers, stress tools, process floods, traffic floods, huge scale-ups",
+  },
+  {
+    id: 'test-tampering',
+    tier: 'dangerous',
+    description:
+      'makes checks pass without running them: CI steps, tests or test scripts neutralised, code owners changed, hooks or CI skipped on a push to the main branch',
+  },
 ];
 
 export const RULES: ReadonlyMap<string, Rule> = new Map(list.map((r) => [r.id, r]));

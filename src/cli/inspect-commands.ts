@@ -81,6 +81,13 @@ function printStatus(s: Record<string, unknown>): void {
     );
   for (const c of (s.children as AgentState['children'] | undefined) ?? [])
     lines.push(`  sub-agent ${c.workflowId}: ${c.status} · ${c.goal}`);
+  const cp = s.lastCheckpoint as AgentState['lastCheckpoint'];
+  if (cp)
+    lines.push(
+      cp.id
+        ? `  last checkpoint: ${cp.id.slice(0, 12)} before turn ${cp.turn} (${cp.tool}) — tether checkpoints ${String(s.workflowId)}`
+        : `  no checkpoint before turn ${cp.turn} (${cp.tool}): ${cp.skipped ?? ''}`,
+    );
   if (s.continuedRuns) lines.push(`  continued as new ${String(s.continuedRuns)} times`);
   if (s.answer) lines.push(`  answer: ${String(s.answer)}`);
   if (s.error) lines.push(`  error: ${String(s.error)}`);

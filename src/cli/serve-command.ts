@@ -111,7 +111,13 @@ export function addServeCommand(program: Command): void {
           await listen(server, host, port, hostFrom, portFrom);
           const { port: actual } = server.address() as AddressInfo;
           const loopbackOnly = LOOPBACK.test(host);
-          inbox = inboxRoutes({ client, settings, auth: new InboxAuth(token, actual), loopbackOnly });
+          inbox = inboxRoutes({
+            client,
+            settings,
+            auth: new InboxAuth(token, actual),
+            loopbackOnly,
+            checkpoints: config.checkpoints,
+          });
           const shown = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
           process.stdout.write(
             `tether gateway listening on http://${shown}:${actual} · POST /approvals/decision${secret ? '' : ' (off: approvals.secret is not set)'}\n` +

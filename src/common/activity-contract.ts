@@ -100,6 +100,29 @@ export interface RunToolOutput {
   lostWorker?: string;
 }
 
+/** A checkpoint of the task directory before a turn's first call that may change it (src/checkpoints). */
+export interface CheckpointInput {
+  cwd: string;
+  /** The run's chain: its first run id (continue-as-new keeps it). */
+  chain: string;
+  turn: number;
+  /** The call it precedes: id, tool, and its arguments shortened. */
+  callId: string;
+  tool: string;
+  args: string;
+}
+
+export interface CheckpointOutput {
+  /** The checkpoint's id, when one was taken. */
+  id?: string;
+  files?: number;
+  bytes?: number;
+  /** Why none was taken this time (the directory is missing, too large). */
+  skipped?: string;
+  /** Why none will be taken in this run (checkpoints are off). */
+  off?: string;
+}
+
 export interface AgentActivities {
   listTools(input: ListToolsInput): Promise<ToolCatalog>;
   callModel(input: CallModelInput): Promise<ModelReply>;
@@ -137,6 +160,8 @@ export interface AgentActivities {
   recordTranscript(input: { workflowId: string; entries: TranscriptEntry[] }): Promise<void>;
   /** Closes the task's terminal environments on the worker that holds them (the run ended). */
   closeEnvironment(input: { taskId: string }): Promise<{ closed: number }>;
+  /** Checkpoints the task directory (src/activities/checkpoints.ts). */
+  checkpointTask(input: CheckpointInput): Promise<CheckpointOutput>;
   /** Full-text search over past runs' transcripts. */
   searchSessions(input: { query: string; limit: number; excludeWorkflowId?: string }): Promise<{ result: string }>;
 }

@@ -164,6 +164,17 @@ export interface ToolCallView {
   /** The call's arguments and result, capped, for followers that show them (an editor over ACP). */
   args?: string;
   output?: string;
+  /** The checkpoint of the task directory taken just before this call (the first of its turn that may change files). */
+  checkpoint?: string;
+}
+
+/** The last checkpoint a run took (or tried to): before which turn and call, its id or why there is none. */
+interface CheckpointView {
+  turn: number;
+  callId: string;
+  tool: string;
+  id?: string;
+  skipped?: string;
 }
 
 /** Text the model wrote in one turn (with or without tool calls), for followers: one reply per turn at most. */
@@ -207,6 +218,8 @@ export interface AgentState {
   question?: PendingQuestion;
   /** Sub-agents started by delegate_task. */
   children: ChildView[];
+  /** The last checkpoint of the task directory (absent before the first, and in states of older workers). */
+  lastCheckpoint?: CheckpointView;
   /** Continue-as-new transitions so far; the workflow id stays the same. */
   continuedRuns: number;
   /** Times older turns were summarised to keep the conversation within the context. */

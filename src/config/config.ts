@@ -6,6 +6,7 @@ import { TetherError } from '../common/errors.js';
 import { configPath } from './home.js';
 import { translateHermes } from './hermes-keys.js';
 import { allowlistProblem } from '../approval/allowlist.js';
+import { badPattern } from '../checkpoints/exclude.js';
 import { PASSTHROUGH_ENTRY } from '../environments/command-env.js';
 import { CONTROL_PLANE_VARIABLES } from '../environments/backends/local/control-plane.js';
 
@@ -178,6 +179,55 @@ const ImageGenSchema = z
   })
   .prefault({});
 
+/** Bytes, as a number or with a binary unit: 64m, 512k, 1g (also 64MB, 64MiB). */
+const Bytes = z.unknown().transform((v, ctx): number => {
+  if (typeof v === 'number' && Number.isInteger(v) && v > 0) return v;
+  const m = typeof v === 'string' ? /^(\d+(?:\.\d+)?)\s*([kmg])(?:i?b)?$/i.exec(v.trim()) : null;
+  if (m && parseFloat(m[1]!) > 0)
+    return Math.floor(parseFloat(m[1]!) * 1024 ** { k: 1, m: 2, g: 3 }[m[2]!.toLowerCase() as 'k' | 'm' | 'g']);
+  ctx.addIssue({
+    code: 'custom',
+    message: `${JSON.stringify(v)} is not a size: give bytes (1048576) or 512k, 64m, 1g`,
+  });
+  return z.NEVER;
+});
+
+const CHECKPOINTS_SHAPE = 'false, true, or a mapping with enabled, exclude, max_file_bytes, max_files and keep';
+
+/** Checkpoints of the task directory before calls that may change it (docs/checkpoints.md). */
+const CheckpointsObject = z.strictObject(
+  {
+    /** Off: no checkpoints are taken (those taken before stay, and can still be restored). */
+    enabled: z.boolean().default(true),
+    /** .gitignore-style patterns left out, after the defaults (`!pattern` takes one of those back). */
+    exclude: z
+      .array(z.string())
+      .default([])
+      .superRefine((patterns, ctx) => {
+        const bad = badPattern(patterns);
+        if (bad) ctx.addIssue({ code: 'custom', message: bad });
+      }),
+    /** Larger files are left out of checkpoints (and named in them). */
+    max_file_bytes: Bytes.default(64 * 1024 * 1024),
+    /** A task directory with more files and directories than this is not checkpointed (and the run says so). */
+    max_files: z.number().int().positive().default(100_000),
+    /** Pruning: each run keeps its newest `count`; any checkpoint older than `age` goes. */
+    keep: z
+      .strictObject({ count: z.number().int().positive().default(50), age: Duration.default(14 * 86400) })
+      .prefault({}),
+  },
+  { error: (iss) => (iss.code === 'invalid_type' ? CHECKPOINTS_SHAPE : undefined) },
+);
+
+/** `checkpoints: false` / `true` (or off / on) are short for `{enabled: false}` / the defaults. */
+const CheckpointsSchema = z.preprocess((v) => {
+  if (v === undefined || v === true || v === null || v === 'on') return {};
+  if (v === false || v === 'off') return { enabled: false };
+  return v;
+}, CheckpointsObject);
+
+export type CheckpointSettings = z.infer<typeof CheckpointsObject>;
+
 /** Every section is checked strictly: a misspelt or unknown key is named, never silently ignored. */
 const ConfigSchema = z.strictObject({
   terminal: TerminalSchema,
@@ -197,6 +247,7 @@ const ConfigSchema = z.strictObject({
   /** npm packages that are tether plugins (besides TETHER_HOME/plugins and .tether/plugins). */
   plugins: z.array(z.string().min(1)).default([]),
   approvals: ApprovalsSchema,
+  checkpoints: CheckpointsSchema,
   /**
    * Commands that never ask: exact commands, rule ids (see `tether approval rules`), glob patterns, or an exact
    * command in one directory (`{command, cwd}`, what an `always` approval writes). Read when the worker starts.

@@ -10,6 +10,9 @@ import { visibleText } from '../approval/visible-text.js';
 import { renderApprovalText } from '../approval/approval-text.js';
 import { queryRunState, runFailure } from '../temporal/run-handle.js';
 import { readTask, readTranscript, storePath, type StoredEntry } from '../store/transcript-reader.js';
+import { loadConfig, type CheckpointSettings } from '../config/config.js';
+import { listCheckpoints, type ListedCheckpoint } from '../checkpoints/listing.js';
+import { CheckpointStore } from '../checkpoints/store.js';
 
 const TASK_CHARS = 500;
 const shorten = (text: string | undefined): string | undefined =>
@@ -97,12 +100,38 @@ interface RunDetail extends RunRow {
   network?: NetworkReach[];
   /** No worker answered the state query: decisions are not known. */
   stateUnavailable?: boolean;
+  /** Checkpoints of the run's task directory on this machine, oldest first (src/checkpoints/listing.ts). */
+  checkpoints: ListedCheckpoint[];
 }
 
 /** A host as the page shows it: names and reasons come from the sandbox side, so escaped like commands. */
 const shownReach = (n: NetworkReach): NetworkReach => ({ ...n, host: visibleText(n.host), by: visibleText(n.by) });
 
-export async function runDetail(client: Client, workflowId: string): Promise<RunDetail> {
+/** A checkpoint as the page shows it: what came from the run (arguments, paths) made visible. */
+function shownCheckpoint(c: ListedCheckpoint): ListedCheckpoint {
+  const v = (t: string): string => visibleText(t, { newlines: 'escape' });
+  const a = c.changedAfter;
+  return {
+    ...c,
+    cwd: v(c.cwd),
+    ...(c.args !== undefined ? { args: v(c.args) } : {}),
+    ...(a
+      ? {
+          changedAfter: {
+            ...a,
+            paths: { added: a.paths.added.map(v), modified: a.paths.modified.map(v), deleted: a.paths.deleted.map(v) },
+          },
+        }
+      : {}),
+  };
+}
+
+/** One run; `checkpoints` are the settings its checkpoint summaries use (default: config.yaml's). */
+export async function runDetail(
+  client: Client,
+  workflowId: string,
+  checkpoints: CheckpointSettings = loadConfig().checkpoints,
+): Promise<RunDetail> {
   const handle = client.workflow.getHandle(workflowId);
   const desc = await handle.describe();
   const state = await queryRunState(client, handle, 3_000);
@@ -122,6 +151,7 @@ export async function runDetail(client: Client, workflowId: string): Promise<Run
     decided: (state?.approvals.decided ?? []).map((d) => ({ ...d, command: renderApprovalText(d.command).text })),
     ...(state?.network ? { network: state.network.map(shownReach) } : {}),
     ...(state ? {} : { stateUnavailable: true }),
+    checkpoints: (await listCheckpoints(new CheckpointStore(), checkpoints, workflowId)).map(shownCheckpoint),
   };
   if (desc.status.name !== 'RUNNING' && detail.answer === undefined) {
     try {

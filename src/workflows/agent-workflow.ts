@@ -25,6 +25,7 @@ import { LoopTools } from './loop-tools.js';
 import { initialMessages } from './prompt.js';
 import { oversizedFollowUp } from './payload-limits.js';
 import { runToolBatch } from './tool-batch.js';
+import { TurnCheckpoints } from './checkpoints.js';
 import { answerTaskText, taskForTools } from './task-text.js';
 import { forgetLostWorker, releaseEnvironment, type EnvironmentRoute } from './environment-route.js';
 import { transcriptEntries, type TranscriptEntry } from '../common/transcript.js';
@@ -122,6 +123,7 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
     },
   );
   const loop = new LoopTools(state, input);
+  const checkpoints = new TurnCheckpoints({ cwd: input.cwd, heartbeatTimeoutSeconds, state });
   const pendingMessages = [...(carry?.pendingMessages ?? [])];
   let transcriptSeq = carry?.transcriptSeq ?? 0;
   const taskId = input.sessionId ?? workflowId;
@@ -304,6 +306,7 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
         heartbeatTimeoutSeconds,
         approvals,
         loop,
+        checkpoints,
         model: input.model,
         approvalMode: input.approvalMode,
         approvalTimeoutSeconds: input.approvalTimeoutSeconds,

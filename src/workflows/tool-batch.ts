@@ -14,6 +14,7 @@ import { normalizePath } from '../common/paths.js';
 import { argsDigest, type ApprovalMode } from '../common/approval-types.js';
 import { EXACT_SCOPE_PATCH, type ApprovalBook, type GateRequest } from './approvals.js';
 import type { LoopTools } from './loop-tools.js';
+import type { TurnCheckpoints } from './checkpoints.js';
 import { forgetLostWorker, runRouted, type EnvironmentRoute } from './environment-route.js';
 import { assessRouted } from './gate-route.js';
 import { chunk, planSegments, type PlannedCall } from './batching.js';
@@ -40,6 +41,8 @@ interface BatchContext {
   environment: EnvironmentRoute;
   /** The run's terminal backend, when it overrides the worker's. */
   backend?: string;
+  /** Takes the turn's checkpoint before its first call that may change files (checkpoints.ts). */
+  checkpoints?: TurnCheckpoints;
   /** A tool activity returned this result (the worker that ran it holds it; see model-input.ts). */
   onToolResult?: (callId: string, result: string) => void;
 }
@@ -211,6 +214,7 @@ async function runOne(call: PlannedCall, view: ToolCallView, ctx: BatchContext):
     // Agent-loop tools (todo, memory, delegate_task, ...) run in the workflow; their activity failures become results too.
     // Capped like tool results: sub-agents' answers together could otherwise pass Temporal's payload limit.
     if (call.meta?.agentLoop) return capLoopResult(await ctx.loop.run(call.name, call.args, view));
+    await ctx.checkpoints?.before(call.meta, call.name, view);
     let approved = false;
     const command = commandOf(call.args, call.meta?.commandArg);
     const input: RunToolInput = {

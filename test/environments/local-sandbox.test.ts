@@ -1,7 +1,7 @@
 // The local backend's bubblewrap sandbox, for real: writes outside the allowed paths fail with the real error,
 // nothing outside can be signalled, setsid children die with their command, and the start-up checks (the network:
 // local-task-network.test.ts).
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -86,6 +86,16 @@ describe('the local sandbox (bubblewrap)', () => {
     expect((await sh(t, { command: 'exit 7', pty: true })).exit_code).toBe(7);
   });
 
+  it('shares no kernel keyring with the worker: key management calls fail with EPERM inside, not outside', async () => {
+    await configure({ sandbox: 'on' });
+    // keyctl(KEYCTL_GET_KEYRING_ID, KEY_SPEC_USER_KEYRING, 0): the user keyring the worker's other processes share.
+    const probe = `python3 -c "import ctypes,os; l=ctypes.CDLL(None,use_errno=True); r=l.syscall(${process.arch === 'arm64' ? 219 : 250},0,-4,0); print(r, os.strerror(ctypes.get_errno()) if r < 0 else 'ok')"`;
+    const inside = await sh(task(), { command: probe });
+    expect(inside.output).toBe('-1 Operation not permitted\n');
+    const outside = execFileSync('/bin/sh', ['-c', probe], { encoding: 'utf8' });
+    expect(outside).not.toMatch(/Operation not permitted/);
+  });
+
   it('cannot signal anything outside: kill -9 -1 and kill <outside pid> leave the machine alone', async () => {
     await configure({ sandbox: 'on' });
     const outsider = spawn('sleep', ['4321.5'], { stdio: 'ignore' });
@@ -157,7 +167,7 @@ describe('the local sandbox (bubblewrap)', () => {
       expect(seen.output).toMatch(/No such file or directory/);
       expect(seen.output).toMatch(/api=\[\] tls=\[\]/);
       expect(seen.output).toMatch(/planted: Permission denied/);
-      expect(readdirSync(home).sort()).toEqual(['config.yaml', 'gateway']);
+      expect(readdirSync(home).sort()).toEqual(['config.yaml', 'gateway', 'seccomp']);
       const own = await callIn('terminal', task(), inner, { command: 'echo made > here.txt && cat here.txt' });
       expect(own.output).toBe('made\n');
       expect(readFileSync(join(inner, 'here.txt'), 'utf8')).toBe('made\n');

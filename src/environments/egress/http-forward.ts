@@ -43,20 +43,20 @@ function endToEnd(raw: string[]): string[] {
   return out;
 }
 
-export function refusal(status: number, reason: string): string {
-  const text = `tether egress proxy: ${reason}\n`;
+export function refusal(status: number, reason: string, name = 'tether egress proxy'): string {
+  const text = `${name}: ${reason}\n`;
   const title = { 400: 'Bad Request', 403: 'Forbidden', 501: 'Not Implemented', 502: 'Bad Gateway' }[status] ?? 'Error';
   return `HTTP/1.1 ${status} ${title}\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`;
 }
 
-function refuse(res: ServerResponse, status: number, reason: string): void {
+function refuseAs(res: ServerResponse, status: number, reason: string, name: string): void {
   if (res.headersSent) {
     res.destroy();
     return;
   }
   try {
     res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', connection: 'close' });
-    res.end(`tether egress proxy: ${reason}\n`);
+    res.end(`${name}: ${reason}\n`);
   } catch {
     // A response left unusable by an upstream answer Node refused to write: the connection goes instead.
     res.destroy();
@@ -78,7 +78,8 @@ export function tunnel(a: Duplex, b: Duplex): void {
 }
 
 /** One request in absolute form (`GET http://host/path`) to its host, with its own connection there. */
-async function forward(req: IncomingMessage, res: ServerResponse, reach: Reach): Promise<void> {
+async function forward(req: IncomingMessage, res: ServerResponse, reach: Reach, name: string): Promise<void> {
+  const refuse = (r: ServerResponse, status: number, reason: string): void => refuseAs(r, status, reason, name);
   let url: URL;
   try {
     url = new URL(req.url ?? '');
@@ -128,24 +129,24 @@ async function forward(req: IncomingMessage, res: ServerResponse, reach: Reach):
 }
 
 /** The server that reads the task's HTTP proxy requests: `reach` decides and connects each one. */
-export function proxyFront(reach: Reach): Server {
+export function proxyFront(reach: Reach, name = 'tether egress proxy'): Server {
   // No request timeout: a request may wait an hour for a person's approval. Headers must arrive within 30 s.
   const front = createServer({ requestTimeout: 0, headersTimeout: 30_000, keepAliveTimeout: 5_000 });
   front.on(
     'request',
-    (req, res) => void forward(req, res, reach).catch((err: unknown) => refuse(res, 502, String(err))),
+    (req, res) => void forward(req, res, reach, name).catch((err: unknown) => refuseAs(res, 502, String(err), name)),
   );
   front.on('connect', (req: IncomingMessage, client: Duplex, head: Buffer) => {
     client.on('error', () => client.destroy());
     const t = parseAuthority(req.url ?? '');
     if ('error' in t) {
-      client.end(refusal(400, t.error));
+      client.end(refusal(400, t.error, name));
       return;
     }
     reach(t, 'connect', client)
       .then((reached) => {
         if ('status' in reached) {
-          client.end(refusal(reached.status, reached.reason));
+          client.end(refusal(reached.status, reached.reason, name));
           return;
         }
         if (client.destroyed) {
@@ -160,10 +161,10 @@ export function proxyFront(reach: Reach): Server {
   });
   front.on('upgrade', (_req: IncomingMessage, client: Duplex) => {
     client.on('error', () => client.destroy());
-    client.end(refusal(501, 'Upgrade through the proxy is not supported: use CONNECT (wss:// and https:// do)'));
+    client.end(refusal(501, 'Upgrade through the proxy is not supported: use CONNECT (wss:// and https:// do)', name));
   });
   front.on('clientError', (err: NodeJS.ErrnoException, client: Duplex) => {
-    if (client.writable) client.end(refusal(400, `a malformed request (${err.code ?? err.message})`));
+    if (client.writable) client.end(refusal(400, `a malformed request (${err.code ?? err.message})`, name));
     else client.destroy();
   });
   return front;

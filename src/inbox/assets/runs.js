@@ -1,6 +1,6 @@
 // The runs view: recent runs with their status, and one run's transcript (turns, tool calls with their arguments
 // and results, answers) with the approvals decided in it and who decided them. Browser code.
-import { el, getJson, setStatus, when } from './common.js';
+import { el, getJson, postJson, setStatus, when } from './common.js';
 
 const main = document.getElementById('main');
 /** append and replaceChildren would show a null as the text "null". */
@@ -78,9 +78,99 @@ function decided(d) {
   );
 }
 
+const short = (id) => id.slice(0, 12);
+const count = (n, what) => `${n} ${what}`;
+
+/** What changed after a checkpoint, in words, with the first few paths. */
+function changedAfter(c) {
+  const a = c.changedAfter;
+  if (!a) return 'what changed after it is not known';
+  const total = a.added + a.modified + a.deleted;
+  const until = a.until === 'now' ? 'since then' : 'before the next checkpoint';
+  if (total === 0) return `nothing changed ${until}`;
+  const paths = [...a.paths.deleted, ...a.paths.modified, ...a.paths.added].slice(0, 6);
+  return `${until}: ${count(a.added, 'added')}, ${count(a.modified, 'changed')}, ${count(a.deleted, 'deleted')} (${paths.join(', ')}${total > paths.length ? ', …' : ''})`;
+}
+
+async function restore(r, c, item) {
+  for (const b of item.querySelectorAll('button')) b.disabled = true;
+  const { status, body } = await postJson('/inbox/api/restore', { workflowId: r.workflowId, id: c.id });
+  if (status === 200) {
+    const done = body.changes.filter((x) => x.action !== 'kept').length;
+    const kept = body.changes.filter((x) => x.action === 'kept').length;
+    setStatus(
+      `Restored to checkpoint ${short(c.id)}: ${done} change(s)${kept ? `, ${kept} path(s) kept as they were` : ''}; undo with checkpoint ${short(body.undo)}`,
+    );
+    await showRun(r.workflowId);
+  } else {
+    for (const b of item.querySelectorAll('button')) b.disabled = false;
+    setStatus(`Not restored: ${body.error ?? `HTTP ${status}`}`, true);
+  }
+}
+
+/** A checkpoint with what changed after it and a restore button that asks once more before it acts. */
+function checkpoint(r, c) {
+  const running = r.status === 'RUNNING';
+  const item = el('li', { class: `checkpoint ${c.kind}`, 'data-checkpoint-id': c.id, 'data-turn': c.turn });
+  const confirm = el(
+    'div',
+    { class: 'confirm', hidden: true },
+    el(
+      'p',
+      {},
+      `Put ${c.cwd} back as it was here? Files added after it are removed. A checkpoint is taken first, so this can be undone.`,
+    ),
+    el('button', { type: 'button', 'data-confirm-restore': '' }, 'Restore'),
+    el('button', { type: 'button', 'data-cancel-restore': '' }, 'Cancel'),
+  );
+  const ask = el(
+    'button',
+    {
+      type: 'button',
+      'data-restore': '',
+      disabled: running,
+      title: running
+        ? 'The run is still running: cancel it first (or use tether rollback --force)'
+        : 'Restore the task directory to this checkpoint',
+    },
+    'Restore…',
+  );
+  ask.addEventListener('click', () => (confirm.hidden = false));
+  confirm.querySelector('[data-confirm-restore]').addEventListener('click', () => void restore(r, c, item));
+  confirm.querySelector('[data-cancel-restore]').addEventListener('click', () => (confirm.hidden = true));
+  const what =
+    c.kind === 'rollback'
+      ? `taken before a rollback to ${short(c.rollbackTo ?? '')}`
+      : `before turn ${c.turn} · ${c.tool ?? ''} ${c.args ?? ''}`;
+  item.append(
+    el('div', { class: 'meta' }, el('code', {}, short(c.id)), ` checkpoint · ${when(c.at)} · ${what}`),
+    el('div', { class: 'summary', 'data-changed-after': '' }, changedAfter(c)),
+    ask,
+    confirm,
+  );
+  return item;
+}
+
+/** The transcript with each turn's checkpoint next to the model's call that it preceded. */
+function transcriptWithCheckpoints(r) {
+  const byTurn = new Map(r.checkpoints.filter((c) => c.kind === 'turn').map((c) => [c.turn, c]));
+  const placed = new Set();
+  const items = [];
+  for (const e of r.transcript) {
+    items.push(entry(e));
+    const c = e.role === 'assistant' && e.tool ? byTurn.get(e.turn) : undefined;
+    if (c && !placed.has(c.id)) {
+      placed.add(c.id);
+      items.push(checkpoint(r, c));
+    }
+  }
+  return { items, rest: r.checkpoints.filter((c) => !placed.has(c.id)) };
+}
+
 async function showRun(id) {
   const r = await getJson(`/inbox/api/runs/${encodeURIComponent(id)}`);
   document.title = `tether · ${r.workflowId}`;
+  const { items, rest } = transcriptWithCheckpoints(r);
   main.replaceChildren(
     ...present(
       el('h1', {}, r.workflowId, ' ', statusBadge(r.runStatus ?? r.status)),
@@ -130,7 +220,15 @@ async function showRun(id) {
             { class: 'muted' },
             `No transcript in ${r.transcriptMissing ?? 'the store'} (workers write it under their TETHER_HOME; serve from the same one to see it).`,
           )
-        : el('ol', { class: 'transcript' }, r.transcript.map(entry)),
+        : el('ol', { class: 'transcript' }, items),
+      rest.length > 0 ? el('h2', {}, 'Other checkpoints') : null,
+      rest.length > 0
+        ? el(
+            'ul',
+            { class: 'checkpoints' },
+            rest.map((c) => checkpoint(r, c)),
+          )
+        : null,
     ),
   );
   return r.status;

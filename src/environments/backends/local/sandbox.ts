@@ -6,6 +6,7 @@ import type { SandboxSpec } from './settings.js';
 import { isDirectory } from './control-plane.js';
 import type { FileMount } from './task-network.js';
 import { shQuote } from '../../shell-scripts.js';
+import { withFilterOn9 } from './seccomp.js';
 
 export interface SandboxLayout {
   /** The task's working directory: writable, and where commands start. */
@@ -67,6 +68,8 @@ export function bwrapArgs(spec: SandboxSpec, layout: SandboxLayout, o: { pty: bo
   // network. It needs none.
   args.push(...(o.joinFd === undefined ? ['--unshare-pid'] : ['--pidns', String(o.joinFd), '--unshare-net']));
   args.push('--unshare-ipc', '--cap-drop', 'ALL', '--die-with-parent');
+  // The keyring filter (seccomp.ts) is read from descriptor 9, which sandboxArgv opens.
+  if (spec.seccomp) args.push('--seccomp', '9');
   args.push('--chdir', layout.workdir, '--');
   return args;
 }
@@ -113,6 +116,17 @@ function hide(hidden: readonly string[], binds: readonly [string, string][]): st
  */
 export function ptyArgv(script: string): string[] {
   return ['script', '-qfec', `exec /bin/sh -c ${shQuote(script)}`, '/dev/null'];
+}
+
+/** The whole command line: bwrap, its arguments and `tail`, with the seccomp filter open on descriptor 9. */
+export function sandboxArgv(
+  spec: SandboxSpec,
+  layout: SandboxLayout,
+  o: { pty: boolean; joinFd?: number },
+  tail: string[],
+): string[] {
+  const argv = [spec.bwrap, ...bwrapArgs(spec, layout, o), ...tail];
+  return spec.seccomp ? withFilterOn9(spec.seccomp, argv) : argv;
 }
 
 /** The first child of a process (bwrap's sandboxed init is the only child of the bwrap process the worker started). */

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { TetherError } from '../../../common/errors.js';
 import { controlPlanePaths } from './control-plane.js';
 import { defaultHiddenPaths } from './credential-paths.js';
+import { keyringFilterFile } from './seccomp.js';
 import { TaskNetwork, type TaskNetworkTools } from './task-network.js';
 import { EgressSchema } from '../../egress/settings.js';
 import { listenInside } from '../../egress/listener.js';
@@ -78,6 +79,8 @@ export interface SandboxSpec {
   hidden: string[];
   /** Read-only on top of a hidden directory that holds them (`expose` inside a hidden path). */
   exposed: string[];
+  /** The seccomp filter file (seccomp.ts); undefined where tether has none for this architecture. */
+  seccomp?: string;
 }
 
 function executable(path: string): boolean {
@@ -141,6 +144,7 @@ export function sandboxSpec(settings: LocalSettings): SandboxSpec | undefined {
       ),
     ],
     exposed: s.expose.map(realPath),
+    seccomp: keyringFilterFile(),
   };
 }
 

@@ -11,7 +11,7 @@ import { TaskProxy } from '../../egress/task-proxy.js';
 import { networkNote } from '../../egress/network-note.js';
 import { lazyLogger } from '../../../logging/logger.js';
 import { deferredProcess, failedProcess } from '../../deferred-process.js';
-import { bwrapArgs, ptyArgv, firstChild, sandboxPidNamespace, type SandboxLayout } from './sandbox.js';
+import { ptyArgv, sandboxArgv, firstChild, sandboxPidNamespace, type SandboxLayout } from './sandbox.js';
 import { withoutControlPlane } from './control-plane.js';
 import { baseEnvironment } from '../../command-env.js';
 import { COMMAND_MARK, ENV_MARK, killMarked } from './stragglers.js';
@@ -275,11 +275,12 @@ export class LocalTransport implements Transport {
   spawn(script: string, opts: SpawnOptions & { stdin?: string } = {}): TransportProcess {
     if (!this.sandbox) return this.unsandboxed(script, opts);
     if (opts.joins !== undefined) return this.joined(script, opts.joins, opts.stdin);
-    const command = [
-      this.sandbox.bwrap,
-      ...bwrapArgs(this.sandbox, this.layout(), { pty: opts.pty !== undefined }),
-      ...(opts.pty ? ptyArgv(script) : ['/bin/sh', '-c', script]),
-    ];
+    const command = sandboxArgv(
+      this.sandbox,
+      this.layout(),
+      { pty: opts.pty !== undefined },
+      opts.pty ? ptyArgv(script) : ['/bin/sh', '-c', script],
+    );
     // Never the machine's network by mistake: without its task network (closed, or not made) nothing runs.
     if (this.sandbox.network !== 'host' && !this.network)
       throw new EnvironmentError('Environment.Gone', 'local', "the task's network namespace has ended");
@@ -344,7 +345,7 @@ export class LocalTransport implements Transport {
         }
         try {
           return pipeProcess(
-            [spec.bwrap, ...bwrapArgs(spec, this.layout(), { pty: false, joinFd: 3 }), '/bin/sh', '-c', script],
+            sandboxArgv(spec, this.layout(), { pty: false, joinFd: 3 }, ['/bin/sh', '-c', script]),
             this.workdir,
             stdin,
             fd,
