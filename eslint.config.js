@@ -63,5 +63,8 @@ export default tseslint.config(
     ),
   },
   { files: ['src/common/**/*.ts'], ignores: ['**/*.test.ts'], rules: workflowImports('\\./', 'src/common') },
-  { files: ['eslint.config.js', 'scripts/**/*.mjs', 'src/inbox/assets/*.js'], ...tseslint.configs.disableTypeChecked },
+  {
+    files: ['eslint.config.js', 'scripts/**/*.mjs', 'src/inbox/assets/*.js', 'test/fixtures/module-recorder/*.mjs'],
+    ...tseslint.configs.disableTypeChecked,
+  },
 );

@@ -18,6 +18,8 @@ import { environmentManager } from '../environments/current.js';
 import { withToolCall } from '../environments/tool-call-context.js';
 import { releaseTask } from '../registry/task-cleanup.js';
 import { readsTask } from './task-text.js';
+import { observeTool } from '../observability/observe.js';
+import { recordToolCall } from '../observability/metrics.js';
 
 /** No single tool result may come near Temporal's payload limits: this is the cap before history. */
 const HISTORY_RESULT_CHARS = 64_000;
@@ -169,7 +171,10 @@ export function createToolActivities(deps: ToolActivityDeps) {
   async function runTool(input: RunToolInput, gate?: Gate, gated = false): Promise<RunToolOutput> {
     // Before the check: a retried world-changing call is reported, never judged and run again.
     const interrupted = interruptedAttempt(input.name, registry);
-    if (interrupted) return { status: 'ok', result: interrupted };
+    if (interrupted) {
+      recordToolCall(input.name, 'interrupted', 0);
+      return { status: 'ok', result: interrupted };
+    }
     let progress: unknown;
     try {
       // Heartbeats let Temporal notice a dead worker within the heartbeat timeout, and deliver cancellation.
@@ -194,21 +199,25 @@ export function createToolActivities(deps: ToolActivityDeps) {
               : undefined);
           const checkModified = await modifiedCommandCheck(input);
           // The run and call a command started here belongs to: its connections' approvals name them.
-          const call = { workflowId: Context.current().info.workflowExecution?.workflowId, callId: input.callId };
-          const outcome = await withToolCall(call, () =>
-            runToolCall(input.name, input.args, input.taskId, userTask, {
-              registry,
-              hooks,
-              log,
-              cwd: input.cwd,
-              allowOutsideCwd: config.files.allow_outside_cwd,
-              signal,
-              approved: input.approved,
-              progress: (d) => (progress = d),
-              checkModified,
-              environmentExpected: input.environmentExpected,
-              backend: input.backend,
-            }),
+          const owner = { workflowId: Context.current().info.workflowExecution?.workflowId, callId: input.callId };
+          // An `execute_tool` span and the tool metrics, when tracing or metrics are on.
+          const observed = { name: input.name, callId: input.callId, args: input.args };
+          const outcome = await observeTool(observed, () =>
+            withToolCall(owner, () =>
+              runToolCall(input.name, input.args, input.taskId, userTask, {
+                registry,
+                hooks,
+                log,
+                cwd: input.cwd,
+                allowOutsideCwd: config.files.allow_outside_cwd,
+                signal,
+                approved: input.approved,
+                progress: (d) => (progress = d),
+                checkModified,
+                environmentExpected: input.environmentExpected,
+                backend: input.backend,
+              }),
+            ),
           );
           // Reported only now that the tool has stopped; its last words (killed, or not confirmed dead) go with it.
           if (signal.aborted)

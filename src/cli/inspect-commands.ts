@@ -14,6 +14,8 @@ import { visibleJson, visibleText } from '../approval/visible-text.js';
 import { printOutcome } from './run-command.js';
 import { withTemporal } from './temporal-client.js';
 import { cancelAndReport, formatCancelReport } from '../temporal/cancel-report.js';
+import { MODEL_KEY } from '../common/search-attributes.js';
+import { formatUsage, pricesFromConfig, runUsage, type RunUsage } from '../observability/usage.js';
 
 function secondsOption(value: string): number {
   const n = Number(value);
@@ -32,15 +34,21 @@ async function runStatus(client: Client, workflowId: string): Promise<Record<str
     startTime: desc.startTime.toISOString(),
     closeTime: desc.closeTime?.toISOString() ?? null,
   };
+  // Tokens in and out, priced when config.yaml has a price for the run's model (from visibility once it ended).
+  const withTokens = (s: Record<string, unknown>): Record<string, unknown> => {
+    const model = typeof s.model === 'string' ? s.model : desc.typedSearchAttributes.get(MODEL_KEY);
+    const tokens = runUsage(s.usage as AgentState['usage'] | undefined, model, pricesFromConfig());
+    return tokens ? { ...s, tokens } : s;
+  };
   if (desc.status.name === 'RUNNING') {
     const s = await queryRunState(client, handle, 5_000);
     return s
-      ? { ...base, ...s }
+      ? withTokens({ ...base, ...s })
       : { ...base, status: 'running', note: 'no worker answered the state query (is one running?)' };
   }
   try {
     const r = (await handle.result()) as AgentResult;
-    return { ...base, ...r };
+    return withTokens({ ...base, ...r });
   } catch (err) {
     return { ...base, ...runFailure(err) };
   }
@@ -50,6 +58,7 @@ function printStatus(s: Record<string, unknown>): void {
   const lines = [`${s.workflowId}: ${String(s.status ?? s.temporalStatus)}`];
   if (s.turn !== undefined || s.turns !== undefined)
     lines.push(`  turns: ${String(s.turn ?? s.turns)}  tool calls: ${String(s.toolCallCount ?? s.toolCalls)}`);
+  if (s.tokens) lines.push(`  usage: ${formatUsage(s.tokens as RunUsage)}`);
   const current = s.currentToolCalls as AgentState['currentToolCalls'] | undefined;
   for (const c of current ?? [])
     lines.push(

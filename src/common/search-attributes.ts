@@ -2,6 +2,7 @@
 // approvals`, the gateway): names, types, status values and the memo's shape. Workflow-safe (definitions only).
 import { defineSearchAttributeKey } from '@temporalio/common';
 import type { ApprovalFinding } from './approval-types.js';
+import type { TokenUsage } from './types.js';
 
 /** Where a run is, as `tether list --status` filters it. Closed runs also say how they ended. */
 export const RUN_STATUSES = [
@@ -82,6 +83,8 @@ export interface RunMemo {
   /** Pending approvals beyond those in `approvals` (the memo keeps a bounded number). */
   moreApprovals?: number;
   question?: { id: string; text: string; askedAt: string; expiresAt: string };
+  /** Tokens the run used, as of its last status change (final once it ended); absent from runs before it was kept. */
+  usage?: TokenUsage;
 }
 
 /** The type's name as Temporal's CLI and UI spell it (`--search-attribute TetherStatus=Keyword`). */

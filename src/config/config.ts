@@ -6,6 +6,7 @@ import { TetherError } from '../common/errors.js';
 import { configPath } from './home.js';
 import { translateHermes } from './hermes-keys.js';
 import { allowlistProblem } from '../approval/allowlist.js';
+import { parseMetricsAddress } from '../observability/metrics-address.js';
 import { badPattern } from '../checkpoints/exclude.js';
 import { PASSTHROUGH_ENTRY } from '../environments/command-env.js';
 import { CONTROL_PLANE_VARIABLES } from '../environments/backends/local/control-plane.js';
@@ -179,6 +180,28 @@ const ImageGenSchema = z
   })
   .prefault({});
 
+/** Metrics endpoint and model prices (docs/observability.md). Traces are configured by the standard OTEL_* variables. */
+const ObservabilitySchema = z
+  .strictObject({
+    /** Where `tether worker` serves Prometheus metrics, HOST:PORT with an IP address (--metrics overrides it). */
+    metrics: z
+      .string()
+      .transform((v, ctx): string => {
+        const parsed = parseMetricsAddress(v);
+        if ('address' in parsed) return parsed.address;
+        ctx.addIssue({ code: 'custom', message: parsed.problem });
+        return z.NEVER;
+      })
+      .optional(),
+    /** US dollars per million tokens, by model name (as given to --model): runs then show what they cost. */
+    prices: z
+      .record(
+        z.string().min(1),
+        z.strictObject({ input: z.number().nonnegative().finite(), output: z.number().nonnegative().finite() }),
+      )
+      .default({}),
+  })
+  .prefault({});
 /** Bytes, as a number or with a binary unit: 64m, 512k, 1g (also 64MB, 64MiB). */
 const Bytes = z.unknown().transform((v, ctx): number => {
   if (typeof v === 'number' && Number.isInteger(v) && v > 0) return v;
@@ -262,6 +285,7 @@ const ConfigSchema = z.strictObject({
         }),
     )
     .default([]),
+  observability: ObservabilitySchema,
 });
 
 export type TetherConfig = z.infer<typeof ConfigSchema>;

@@ -4,6 +4,7 @@
 import { constants, type Stats } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { countRefusal } from '../observability/metrics.js';
 import { TetherError } from '../common/errors.js';
 import { resolveTaskPath, type FileScope } from './check-path.js';
 import { Beneath, RACE_FREE } from './beneath.js';
@@ -152,6 +153,9 @@ export async function updateTaskFile(
 /** A tool's answer for a refusal: the message as it is; anything else goes on to dispatch's own handling. */
 export function refusalMessage(err: unknown): string | undefined {
   if (err instanceof FileRefusal) return err.message;
-  if (err instanceof TetherError && err.code === 'Path.OutsideWorkdir') return err.message;
+  if (err instanceof TetherError && err.code === 'Path.OutsideWorkdir') {
+    countRefusal('sandbox'); // tether_refusals_total{kind="sandbox"}: the one place file tools turn it into an answer
+    return err.message;
+  }
   return undefined;
 }

@@ -10,6 +10,8 @@ import { visibleText } from '../approval/visible-text.js';
 import { renderApprovalText } from '../approval/approval-text.js';
 import { queryRunState, runFailure } from '../temporal/run-handle.js';
 import { readTask, readTranscript, storePath, type StoredEntry } from '../store/transcript-reader.js';
+import { MEMO_KEY, MODEL_KEY, type RunMemo } from '../common/search-attributes.js';
+import { pricesFromConfig, runUsage, type RunUsage } from '../observability/usage.js';
 import { loadConfig, type CheckpointSettings } from '../config/config.js';
 import { listCheckpoints, type ListedCheckpoint } from '../checkpoints/listing.js';
 import { CheckpointStore } from '../checkpoints/store.js';
@@ -69,17 +71,23 @@ interface RunRow {
   startTime: string;
   closeTime: string | null;
   task?: string;
+  /** Tokens in and out, and cost with a price for the model (config.yaml observability.prices). */
+  tokens?: RunUsage;
 }
 
 export async function recentRuns(client: Client, limit: number): Promise<RunRow[]> {
   const out: RunRow[] = [];
+  const prices = pricesFromConfig(() => undefined);
   for await (const w of client.workflow.list({ query: "WorkflowType = 'agentWorkflow'" })) {
+    const memo = w.memo?.[MEMO_KEY] as RunMemo | undefined;
+    const tokens = runUsage(memo?.usage, w.typedSearchAttributes.get(MODEL_KEY), prices);
     out.push({
       workflowId: w.workflowId,
       status: w.status.name,
       startTime: w.startTime.toISOString(),
       closeTime: w.closeTime?.toISOString() ?? null,
       task: visibleOrNot(taskOf(w.workflowId)),
+      ...(tokens ? { tokens } : {}),
     });
     if (out.length >= limit) break;
   }
@@ -153,9 +161,17 @@ export async function runDetail(
     ...(state ? {} : { stateUnavailable: true }),
     checkpoints: (await listCheckpoints(new CheckpointStore(), checkpoints, workflowId)).map(shownCheckpoint),
   };
+  const model = state?.model ?? desc.typedSearchAttributes.get(MODEL_KEY);
+  const prices = pricesFromConfig(() => undefined);
+  const priced = (usage: AgentResult['usage'] | undefined): void => {
+    const tokens = runUsage(usage, model, prices);
+    if (tokens) detail.tokens = tokens;
+  };
+  priced(state?.usage);
   if (desc.status.name !== 'RUNNING' && detail.answer === undefined) {
     try {
       const r = (await handle.result()) as AgentResult;
+      priced(r.usage);
       Object.assign(detail, {
         runStatus: r.status,
         answer: visibleOrNot(r.answer),

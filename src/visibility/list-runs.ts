@@ -13,6 +13,7 @@ import {
   type RunMemo,
 } from '../common/search-attributes.js';
 import { rowStatus, runQuery, type RunFilter } from './run-query.js';
+import { runUsage, type Prices, type RunUsage } from '../observability/usage.js';
 
 export interface RunRow {
   workflowId: string;
@@ -29,6 +30,8 @@ export interface RunRow {
   closeTime: string | null;
   /** What the run published for people (absent for runs of workers older than visibility). */
   memo?: RunMemo;
+  /** Tokens in and out (and cost, with a price for the model), from the memo: as of the last status change. */
+  tokens?: RunUsage;
 }
 
 export interface RunPage {
@@ -46,7 +49,7 @@ function isRunMemo(v: unknown): v is RunMemo {
 
 export async function listRunPage(
   client: Client,
-  filter: RunFilter & { pageSize: number; pageToken?: string; query?: string },
+  filter: RunFilter & { pageSize: number; pageToken?: string; query?: string; prices?: Prices },
 ): Promise<RunPage> {
   const res = await client.workflowService.listWorkflowExecutions({
     namespace: client.options.namespace,
@@ -73,6 +76,8 @@ export async function listRunPage(
         closeTime: w.closeTime?.toISOString() ?? null,
         ...(isRunMemo(memo) ? { memo } : {}),
       };
+      const tokens = isRunMemo(memo) ? runUsage(memo.usage, row.model, filter.prices ?? {}) : undefined;
+      if (tokens) row.tokens = tokens;
       return row;
     }),
   );

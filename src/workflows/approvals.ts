@@ -27,6 +27,7 @@ import {
 } from '../common/approval-types.js';
 import { APPROVAL_SIGNAL, DECIDE_APPROVAL_UPDATE } from '../common/workflow-messages.js';
 import { sha256Hex } from '../common/sha256.js';
+import { approvalAsked, approvalDecided } from './approval-telemetry.js';
 
 export const approvalSignal = defineSignal<[ApprovalDecision]>(APPROVAL_SIGNAL);
 export const decideApprovalUpdate = defineUpdate<
@@ -286,6 +287,7 @@ export class ApprovalBook {
       ...(exact && a.changed?.length ? { changed: a.changed } : {}),
     };
     this.state.pending = [...this.state.pending, pending];
+    approvalAsked({ approvalId: pending.approvalId, tool: req.tool, expiresAtMs: now + timeoutSeconds * 1000 });
     if (a.notify) {
       // Best effort: a webhook that is down must not stop the person deciding by other means.
       effects
@@ -303,7 +305,9 @@ export class ApprovalBook {
     }
     this.state.pending = this.state.pending.filter((p) => p.approvalId !== pending.approvalId);
     const decidedAt = new Date().toISOString();
+    const waited = { approvalId: pending.approvalId, callId: req.callId, tool: req.tool, askedAtMs: now };
     if (!arrived) {
+      approvalDecided({ ...waited, decidedAtMs: Date.parse(decidedAt), choice: 'deny', source: 'timeout' });
       this.record({
         ...base,
         choice: 'deny',
@@ -321,6 +325,7 @@ export class ApprovalBook {
     const d = this.decisions.get(pending.approvalId)!;
     this.decisions.delete(pending.approvalId);
     const choice = exact ? applies(d.choice, pending.scope) : d.choice;
+    approvalDecided({ ...waited, decidedAtMs: Date.parse(decidedAt), choice, source: 'person', by: d.by });
     this.record({
       ...base,
       choice,

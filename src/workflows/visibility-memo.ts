@@ -67,11 +67,18 @@ export function visibleStatus(state: AgentState, pending: readonly PendingApprov
   return 'running';
 }
 
-export function runMemo(state: AgentState, pending: readonly PendingApproval[], task?: string): RunMemo {
+/** `withUsage`: the run's token usage goes in too (runs started before it was kept leave it out, see visibility.ts). */
+export function runMemo(
+  state: AgentState,
+  pending: readonly PendingApproval[],
+  task?: string,
+  withUsage = false,
+): RunMemo {
   const q = state.question;
   return {
     v: 1,
     status: visibleStatus(state, pending),
+    ...(withUsage ? { usage: { ...state.usage } } : {}),
     ...(task ? { task: line(task, MEMO_LIMITS.textChars) } : {}),
     approvals: pending.slice(0, MEMO_LIMITS.approvals).map(memoApproval),
     ...(pending.length > MEMO_LIMITS.approvals ? { moreApprovals: pending.length - MEMO_LIMITS.approvals } : {}),

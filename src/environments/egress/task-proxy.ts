@@ -11,6 +11,7 @@ import { proxyFront, tunnel, type Reach } from './http-forward.js';
 import { listenInside } from './listener.js';
 import { readSocksRequest, SOCKS, socksReply } from './socks.js';
 import { targetText, type Target } from './target.js';
+import { countRefusal } from '../../observability/metrics.js';
 
 /** Connections a task may hold open through the proxy at once; more are closed at once. */
 const MAX_CONNECTIONS = 512;
@@ -198,6 +199,7 @@ export class TaskProxy {
   ): { status: number; reason: string } {
     const why = reason.includes(t.host) ? reason : `${targetText(t)}: ${reason}`;
     this.log.info({ ...base, decision: 'refused', by, reason }, 'egress');
+    if (status === 403) countRefusal('egress'); // tether_refusals_total{kind="egress"}; a 502 is an unreachable host
     this.refusals = [...this.refusals, { at: Date.now(), text: why }].slice(-KEEP_REFUSALS);
     return { status, reason: why };
   }

@@ -6,6 +6,9 @@ const main = document.getElementById('main');
 /** append and replaceChildren would show a null as the text "null". */
 const present = (...nodes) => nodes.filter(Boolean);
 const runLink = (id) => el('a', { href: `/inbox/runs/${encodeURIComponent(id)}` }, id);
+/** Tokens in / out, and the cost when the worker's config.yaml prices the model. */
+const tokens = (t) =>
+  `${t.inputTokens} in / ${t.outputTokens} out${t.costUsd === undefined ? '' : ` · $${t.costUsd.toFixed(t.costUsd < 0.01 ? 6 : 4)}`}`;
 const statusBadge = (s) =>
   el('span', { class: `badge ${String(s).toLowerCase()}`, 'data-status': s }, String(s).toLowerCase());
 
@@ -23,6 +26,7 @@ async function showRuns() {
         el('td', { class: 'task' }, r.task ?? ''),
         el('td', {}, when(r.startTime)),
         el('td', {}, r.closeTime ? when(r.closeTime) : ''),
+        el('td', { class: 'tokens' }, r.tokens ? tokens(r.tokens) : ''),
       ),
     ),
   );
@@ -39,7 +43,7 @@ async function showRuns() {
           el(
             'tr',
             {},
-            ['run', 'status', 'task', 'started', 'closed'].map((h) => el('th', {}, h)),
+            ['run', 'status', 'task', 'started', 'closed', 'tokens'].map((h) => el('th', {}, h)),
           ),
         ),
         body,
@@ -174,7 +178,12 @@ async function showRun(id) {
   main.replaceChildren(
     ...present(
       el('h1', {}, r.workflowId, ' ', statusBadge(r.runStatus ?? r.status)),
-      el('p', { class: 'muted' }, `started ${when(r.startTime)}${r.closeTime ? ` · closed ${when(r.closeTime)}` : ''}`),
+      el(
+        'p',
+        { class: 'muted' },
+        `started ${when(r.startTime)}${r.closeTime ? ` · closed ${when(r.closeTime)}` : ''}`,
+        r.tokens ? el('span', { 'data-tokens': '' }, ` · ${tokens(r.tokens)} tokens`) : null,
+      ),
       r.task ? el('p', { class: 'task' }, el('span', { class: 'muted' }, 'task: '), r.task) : null,
       r.answer
         ? el('section', { class: 'answer' }, el('h2', {}, 'Answer'), el('pre', { 'data-answer': '' }, r.answer))
