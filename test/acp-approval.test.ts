@@ -35,7 +35,7 @@ interface Permission {
 it('renders the request once, without raw control characters; distinct options; once only for a computed command; cancel clears the listing', async () => {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), 'tether-acp-approval-')));
   const marker = join(dir, 'ran.txt');
-  const tricky = `kubectl delete pod x 2>/dev/null; echo "\x1b[2K\rlooks fine \u202eexe.sh"${'\n'.repeat(51)}echo ran >> ${marker}`;
+  const tricky = `kubectl delete pod x 2>/dev/null; echo "\x1b[2K\rlooks fine \u202eexe.sh"${' '.repeat(4100)}; true${'\n'.repeat(51)}echo ran >> ${marker}`;
   const model = await startScriptedModel([
     { toolCalls: [{ name: 'terminal', arguments: { command: tricky } }] },
     { toolCalls: [{ name: 'terminal', arguments: { command: tricky } }] }, // approved for the session: runs unasked
@@ -80,9 +80,11 @@ it('renders the request once, without raw control characters; distinct options; 
     expect(content).toContain('⟨50 blank lines⟩');
     expect(content).toContain('[kubectl-delete]');
     expect(content).toContain(`session also this exact command in ${dir}, for the rest of this run`);
+    // The tail after 4,100 spaces is there, the spaces counted.
     expect(tight!.toolCall.rawInput.command).toBe(
-      `kubectl delete pod x 2>/dev/null; echo "\\x1b[2K\\rlooks fine \\u202eexe.sh"\n⟨50 blank lines⟩\necho ran >> ${marker}`,
+      `kubectl delete pod x 2>/dev/null; echo "\\x1b[2K\\rlooks fine \\u202eexe.sh"⟨4,100 spaces⟩; true\n⟨50 blank lines⟩\necho ran >> ${marker}`,
     );
+    expect(content).toContain('⟨4,100 spaces⟩; true');
     // Distinct ids, names and kinds: a client choosing by kind gets what the name says.
     expect(tight!.options.map((o) => [o.optionId, o.kind])).toEqual([
       ['once', 'allow_once'],
