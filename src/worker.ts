@@ -36,7 +36,8 @@ import { approvalSinks, pendingApprovals } from './observability/approval-sink.j
 import { flushScanCaches } from './checkpoints/scan-cache.js';
 import { Client } from '@temporalio/client';
 import { egressGate } from './environments/egress/gate.js';
-import { allowlistReader, temporalEgressAsker } from './activities/egress-asker.js';
+import { temporalEgressAsker } from './activities/egress-asker.js';
+import { AllowlistBook } from './approval/allowlist-book.js';
 import { configPath } from './config/config.js';
 
 /** The workflow bundle's entry: compiled JS next to this file, or the TypeScript source in development. */
@@ -193,6 +194,9 @@ export async function createWorker(
     throw err;
   });
   step('connection');
+  // Policy as it was when the worker started, plus the `always` decisions it applies while it runs (one book for
+  // commands and hosts): a config.yaml changed meanwhile changes nothing here.
+  const allowlist = new AllowlistBook(config.command_allowlist, configPath());
   // The egress proxy asks runs about hosts through this worker's own connection.
   egressGate().configure({
     asker: temporalEgressAsker(new Client({ connection, namespace: opts.settings.namespace }), log),
@@ -201,7 +205,7 @@ export async function createWorker(
       timeoutSeconds: config.approvals.timeout,
       notify: config.approvals.webhook_url !== undefined,
     }),
-    allowlisted: allowlistReader(config.command_allowlist, configPath()),
+    allowlisted: () => allowlist.entries().filter((e): e is string => typeof e === 'string'),
   });
   const ownQueue = workerQueue(opts.settings.taskQueue);
   const activities = createActivities({
@@ -211,6 +215,7 @@ export async function createWorker(
     config,
     model: opts.model ?? modelSettingsFromEnv(),
     workerQueue: ownQueue,
+    allowlist,
   });
   const code = opts.workflowBundle
     ? { workflowBundle: opts.workflowBundle, atStart: false }

@@ -1,8 +1,6 @@
 // How the worker's egress gate reaches a run: the `egress` update (a pending approval the run decides like a
 // command's), and best-effort signals for hosts decided without asking and for connections that gave up. Worker-only.
-import { statSync } from 'node:fs';
 import type { Client } from '@temporalio/client';
-import { readAllowlist } from '../approval/allowlist-file.js';
 import type { EgressAnswer, EgressRequest, NetworkReachReport } from '../common/egress-types.js';
 import { EGRESS_REACHED_SIGNAL, EGRESS_UPDATE, EGRESS_WITHDRAW_SIGNAL } from '../common/workflow-messages.js';
 import type { EgressAsker } from '../environments/egress/gate.js';
@@ -35,31 +33,5 @@ export function temporalEgressAsker(client: Client, log: Logger): EgressAsker {
       quietly(workflowId, 'that a connection gave up', () =>
         client.workflow.getHandle(workflowId).signal(EGRESS_WITHDRAW_SIGNAL, { requestId }),
       ),
-  };
-}
-
-/**
- * command_allowlist as config.yaml says now (an `always` decision on a host adds `network:HOST:PORT` while the worker
- * runs), with the start-up configuration's entries; the file is read again only when it changed.
- */
-export function allowlistReader(startup: readonly string[], configFile: string): () => readonly string[] {
-  let seen: { mtimeMs: number; entries: readonly string[] } | undefined;
-  return () => {
-    let mtimeMs: number;
-    try {
-      mtimeMs = statSync(configFile).mtimeMs;
-    } catch {
-      return startup;
-    }
-    if (seen?.mtimeMs !== mtimeMs) {
-      let entries: string[] = [];
-      try {
-        entries = readAllowlist(configFile);
-      } catch {
-        // A file being rewritten, or broken: the start-up entries still hold.
-      }
-      seen = { mtimeMs, entries: [...new Set([...startup, ...entries])] };
-    }
-    return seen.entries;
   };
 }

@@ -5,11 +5,12 @@ import type { Where } from './paths.js';
 
 /**
  * A file's content as read in the task's environment, or why it could not be read; for a listing key, the names in
- * the directory.
+ * the directory. A compiled file carries the digest of its bytes (what the gate's verdict is bound to), since its
+ * text is not kept.
  */
 export type ScriptFile =
   | { text: string }
-  | { binary: true }
+  | { binary: true; digest?: string }
   | { missing: true }
   | { directory: true }
   | { entries: string[] }

@@ -2,11 +2,13 @@
 // waits for a person across running workflows, and decide from any terminal. Worker-only.
 import { Option, type Command } from 'commander';
 import { RULES } from '../approval/rules.js';
-import { hasHiddenCharacters, visibleJson, visibleText } from '../approval/visible-text.js';
+import { viewOfMemo, viewOfPending, type ApprovalView } from '../approval/approval-view.js';
+import { thousands } from '../approval/approval-text.js';
+import { visibleJson } from '../approval/visible-text.js';
 import { listPendingApprovals } from '../visibility/pending-approvals.js';
+import { queryRunState } from '../temporal/run-handle.js';
+import type { Client } from '@temporalio/client';
 import type { ApprovalChoice, PendingApproval } from '../common/approval-types.js';
-import { networkTargetOf } from '../common/egress-types.js';
-import type { MemoApproval } from '../common/search-attributes.js';
 import { runApprovalCheck, type CheckOptions } from './approval-check.js';
 import { sendDecision, type DecideOutcome } from './decide.js';
 import { CliError } from './errors.js';
@@ -15,37 +17,99 @@ import { withTemporal } from './temporal-client.js';
 /** Kept here for callers of the approval commands (the gateway's inbox); it reads visibility, no worker needed. */
 export { listPendingApprovals };
 
-/**
- * An approval as a person reads it: the command exactly, with control, bidi and invisible characters shown as escapes
- * (they could otherwise repaint the line), continuation lines marked so they cannot pass for findings.
- */
-export function formatApproval(a: PendingApproval & Partial<MemoApproval>, workflowId?: string): string {
-  const head = `${workflowId ? `${workflowId} ` : ''}${a.approvalId} · ${a.tool} · asked ${a.askedAt} · denied at ${a.expiresAt} unless decided`;
-  const [first = '', ...more] = visibleText(a.command).split('\n');
-  const command = [`  $ ${first}`, ...more.map((l) => `  > ${l}`)];
-  if (a.hidden || hasHiddenCharacters(a.command))
-    command.push('  (the command holds control or invisible characters, shown above as \\x.. and \\u.... escapes)');
-  if (a.redacted) command.push('  (what looked like a secret is shown as [REDACTED ...] in this listing)');
-  if (a.shortened) command.push('  (shortened in this listing: tether status shows the whole command)');
-  return [
-    head,
-    ...networkLine(a),
-    ...command,
-    ...a.findings.map((f) => `  [${f.rule}] ${visibleText(f.description, { newlines: 'escape' })}`),
-  ].join('\n');
+interface FormatOptions {
+  workflowId?: string;
+  /**
+   * Show at most this many lines of a long text (its start and its end, the middle as one counted line); the
+   * prompt then offers `v` to show all of it. Default: all of it.
+   */
+  maxLines?: number;
 }
 
-/** A network approval names its host first; the command below it is what was running when it connected. */
-function networkLine(a: PendingApproval): string[] {
-  const target = networkTargetOf(a);
-  return target === undefined ? [] : [`  network: ${visibleText(target)}`];
+/** Lines of the text, or its start and end with the middle counted when there are more than `max`. */
+function textLines(text: string, max: number | undefined): { lines: string[]; hidden: number } {
+  const all = text.split('\n');
+  if (max === undefined || all.length <= max) return { lines: all, hidden: 0 };
+  const tail = Math.min(5, Math.floor(max / 4));
+  const head = max - tail - 1;
+  const hidden = all.length - head - tail;
+  const chars = all.slice(head, all.length - tail).join('\n').length;
+  return {
+    lines: [
+      ...all.slice(0, head),
+      `⟨${thousands(hidden)} more lines, ${thousands(chars)} characters, not shown here: answer v to show all⟩`,
+      ...all.slice(all.length - tail),
+    ],
+    hidden,
+  };
+}
+
+/**
+ * An approval as a person reads it: the text rendered once for every channel (control, bidi, invisible and
+ * look-alike characters as escapes, long blank runs counted), continuation lines marked so they cannot pass for
+ * findings, and what each choice gives, said before anyone chooses.
+ */
+export function formatApproval(view: ApprovalView, opts: FormatOptions = {}): string {
+  const head = `${opts.workflowId ? `${opts.workflowId} ` : ''}${view.approvalId} · ${view.tool} · asked ${view.askedAt} · denied at ${view.expiresAt} unless decided`;
+  const { lines } = textLines(view.text, opts.maxLines);
+  const [first = '', ...more] = lines;
+  const out = [head];
+  // A network approval names its host first; the command below it is what was running when it connected.
+  if (view.network !== undefined) out.push(`  network: ${view.network}`);
+  if (view.cwd !== undefined) out.push(`  in ${view.cwd}`);
+  if (view.changed?.length)
+    out.push(`  (changed after it was judged or approved: ${view.changed.join(', ')}; shown below as it is now)`);
+  out.push(`  $ ${first}`, ...more.map((l) => `  > ${l}`));
+  if (view.hidden)
+    out.push('  (it holds control, invisible or look-alike characters, shown above as \\x.. and \\u.... escapes)');
+  if (view.collapsed) out.push('  (⟨N spaces⟩ and ⟨N blank lines⟩ stand for that many, counted)');
+  if (view.redacted)
+    out.push(
+      '  (a secret value is shown as ⟨redacted⟩ in this listing: tether approvals --exact shows the exact text)',
+    );
+  if (view.shortened)
+    out.push(
+      `  (shortened in this listing: ${thousands(view.chars)} characters in all; tether approvals --exact shows them all)`,
+    );
+  out.push(...view.findings.map((f) => `  [${f.rule}] ${f.description}`));
+  out.push('  choices:');
+  for (const c of view.choices) out.push(`    ${c.choice.padEnd(8)}${c.offered ? '' : '(not offered) '}${c.gives}`);
+  return out.join('\n');
+}
+
+/** Every pending approval whole, from each waiting run's state (the listing's runs, asked a few at a time). */
+async function exactApprovals(
+  client: Client,
+): Promise<{ approvals: (PendingApproval & { workflowId: string })[]; unanswered: string[] }> {
+  const listed = await listPendingApprovals(client);
+  const runs = [...new Set(listed.approvals.map((a) => a.workflowId))];
+  const approvals: (PendingApproval & { workflowId: string })[] = [];
+  const unanswered = [...listed.unanswered];
+  for (let i = 0; i < runs.length; i += 8)
+    await Promise.all(
+      runs.slice(i, i + 8).map(async (workflowId) => {
+        const state = await queryRunState(client, client.workflow.getHandle(workflowId), 3_000);
+        if (!state) unanswered.push(workflowId);
+        for (const p of state?.pendingApprovals ?? []) approvals.push({ ...p, workflowId });
+      }),
+    );
+  return { approvals, unanswered };
+}
+
+/** What the CLI says a decision did: the choice that applied, and why when a wider one was narrowed. */
+export function decisionLine(choice: ApprovalChoice, out: DecideOutcome): string {
+  if (choice === 'deny') return 'denied';
+  const applied = out.status === 'applied' && out.applies !== undefined ? out.applies : choice;
+  return applied === choice
+    ? `approved (${choice})`
+    : `approved (${applied}: ${choice} is not offered for this approval, so it counts as ${applied})`;
 }
 
 function report(workflowId: string, approvalId: string, choice: ApprovalChoice, out: DecideOutcome): void {
   if (out.status === 'rejected') throw new CliError(`decision rejected: ${out.reason}`, 1);
   if (out.status === 'queued') process.stderr.write(`${out.note}\n`);
   process.stdout.write(
-    `${choice === 'deny' ? 'denied' : `approved (${choice})`}: ${workflowId} ${approvalId}${out.status === 'queued' ? ' (queued)' : ''}\n`,
+    `${decisionLine(choice, out)}: ${workflowId} ${approvalId}${out.status === 'queued' ? ' (queued: a wider choice than the approval allows is narrowed when it applies)' : ''}\n`,
   );
 }
 
@@ -87,11 +151,30 @@ export function addApprovalCommands(program: Command): void {
     .command('approvals')
     .description('List tool calls waiting for a decision, across running agent runs')
     .option('--json', 'print JSON')
-    .action(async (opts: { json?: boolean }) => {
+    .option(
+      '--exact',
+      'show each approval whole and exactly (secrets not redacted), read from its run (needs a worker; the listing reads visibility)',
+    )
+    .action(async (opts: { json?: boolean; exact?: boolean }) => {
+      if (opts.exact) {
+        const { approvals, unanswered } = await withTemporal((client) => exactApprovals(client));
+        if (opts.json) process.stdout.write(`${visibleJson(approvals, 2)}\n`);
+        else if (approvals.length === 0) process.stdout.write('no pending approvals\n');
+        else
+          process.stdout.write(
+            `${approvals.map((a) => formatApproval(viewOfPending(a), { workflowId: a.workflowId })).join('\n\n')}\n`,
+          );
+        if (unanswered.length > 0)
+          process.stderr.write(`not shown, no worker answered for: ${unanswered.join(', ')}\n`);
+        return;
+      }
       const { approvals, unanswered } = await withTemporal((client) => listPendingApprovals(client));
       if (opts.json) process.stdout.write(`${visibleJson(approvals, 2)}\n`);
       else if (approvals.length === 0) process.stdout.write('no pending approvals\n');
-      else process.stdout.write(`${approvals.map((a) => formatApproval(a, a.workflowId)).join('\n\n')}\n`);
+      else
+        process.stdout.write(
+          `${approvals.map((a) => formatApproval(viewOfMemo(a), { workflowId: a.workflowId })).join('\n\n')}\n`,
+        );
       if (unanswered.length > 0)
         process.stderr.write(
           `not listed, no worker answered for: ${unanswered.join(', ')} (runs started by an older worker, or not yet picked up)\n`,
@@ -106,7 +189,7 @@ export function addApprovalCommands(program: Command): void {
     .addOption(
       new Option(
         '--scope <scope>',
-        'once: this call; session: this rule for the rest of the run; always: add the rule to command_allowlist',
+        'once: this call; session: also this exact call (same command, directory, input and files) for the rest of the run; always: also add this exact command in this directory to command_allowlist (the listing says what each gives; a wider choice than an approval allows is narrowed)',
       )
         .choices(['once', 'session', 'always'])
         .default('once'),

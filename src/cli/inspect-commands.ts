@@ -9,6 +9,7 @@ import { CliError } from './errors.js';
 import { follow } from './follow.js';
 import { promptOptions } from './approval-follow.js';
 import { formatApproval } from './approval-commands.js';
+import { viewOfPending } from '../approval/approval-view.js';
 import { visibleJson, visibleText } from '../approval/visible-text.js';
 import { printOutcome } from './run-command.js';
 import { withTemporal } from './temporal-client.js';
@@ -64,7 +65,7 @@ function printStatus(s: Record<string, unknown>): void {
       `  ${c.status === 'awaiting_approval' ? 'waiting for approval' : 'running'}: ${c.emoji} ${c.name}  ${visibleText(c.summary, { newlines: 'escape' })}`,
     );
   for (const a of (s.pendingApprovals as AgentState['pendingApprovals'] | undefined) ?? [])
-    lines.push(formatApproval(a).replace(/^/gm, '  '));
+    lines.push(formatApproval(viewOfPending(a)).replace(/^/gm, '  '));
   const todo = (s.todo as AgentState['todo'] | undefined) ?? [];
   if (todo.length > 0)
     lines.push(

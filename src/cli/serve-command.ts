@@ -60,7 +60,14 @@ function gatewayHandler(
     try {
       const out = await sendDecision(client, settings, workflowId, decision);
       if (out.status === 'rejected') return send(res, 409, { error: out.reason });
-      return send(res, out.status === 'applied' ? 200 : 202, { status: out.status, workflowId, approvalId, choice });
+      return send(res, out.status === 'applied' ? 200 : 202, {
+        status: out.status,
+        workflowId,
+        approvalId,
+        choice,
+        // What the choice gave: a wider one than the approval allows is narrowed (once only, or session for always).
+        ...(out.status === 'applied' && out.applies ? { applies: out.applies } : {}),
+      });
     } catch (err) {
       if (err instanceof WorkflowNotFoundError) return send(res, 404, { error: `no such run: ${workflowId}` });
       return send(res, 502, { error: `could not reach the run: ${(err as Error).message}` });

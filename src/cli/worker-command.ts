@@ -1,12 +1,12 @@
 // `tether worker` and `tether server`: a long-running worker process, and the Temporal dev server in the foreground. Worker-only.
 import type { Command } from 'commander';
 import { closeTools, createWorker, installRuntimeLogging } from '../worker.js';
+import { loadConfig } from '../config/config.js';
 import { registry } from '../registry/index.js';
 import { DEFAULT_PORT } from '../temporal/settings.js';
 import { isListening, startDevServer } from '../temporal/dev-server.js';
 import { setCurrentVersion, versioningSettings } from '../temporal/versioning.js';
 import { CliError } from './errors.js';
-import { loadConfig } from '../config/config.js';
 import { parseMetricsAddress } from '../observability/metrics-address.js';
 import { otelSettings } from '../observability/otel-env.js';
 import {
@@ -58,6 +58,9 @@ export function addWorkerCommands(program: Command): void {
     .action(async (opts: WorkerFlags) => {
       const metrics = metricsAddress(opts.metrics);
       otelSettings(); // a wrong OTEL_* value is one line before anything connects
+      // Policy is read here, once, before anything connects: a wrong or refused setting (a command_allowlist entry
+      // that allows everything) is one line and exit code 2, and a config.yaml changed later changes nothing.
+      const config = loadConfig();
       const settings = await ensureTemporal();
       const versioning = versioningSettings(settings.taskQueue, process.env, opts);
       if (opts.makeCurrent && !versioning) throw new CliError('--make-current needs --build-id (or TETHER_BUILD_ID)');
@@ -69,7 +72,7 @@ export function addWorkerCommands(program: Command): void {
       } catch (err) {
         throw new CliError(`cannot serve metrics at ${metrics ?? ''}: ${(err as Error).message.split('\n')[0]}`);
       }
-      const { worker, connection } = await createWorker({ settings, versioning });
+      const { worker, connection } = await createWorker({ settings, versioning, config });
       const version = versioning
         ? ` · version ${versioning.deploymentName}.${versioning.buildId} (${versioning.behavior.toLowerCase().replace('_', '-')})`
         : '';

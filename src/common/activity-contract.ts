@@ -1,5 +1,6 @@
 // The activities the agent workflow calls, as types only; implemented in src/activities. Workflow-safe (types only).
 import type {
+  AllowlistEntry,
   ApprovalFinding,
   AssessCallInput,
   CallAssessment,
@@ -75,6 +76,11 @@ export interface RunToolInput {
   backend?: string;
   /** runToolOnHolder: the own queue of the worker that may run it (src/activities/holder-only.ts). */
   holder?: string;
+  /**
+   * The files the gate read to reach the verdict this call runs on (path → digest), when time passed since (a
+   * decision, the policy): the worker reads them again first, and a change sends the call back to be judged again.
+   */
+  bound?: Record<string, string>;
 }
 
 export interface RunToolOutput {
@@ -141,8 +147,8 @@ export interface AgentActivities {
   judgeCommand(input: { command: string; findings: ApprovalFinding[]; model: string }): Promise<SmartVerdict>;
   /** POSTs a pending approval to the configured webhook. */
   notifyApproval(input: { approval: PendingApproval }): Promise<void>;
-  /** Adds rule ids or commands to command_allowlist in config.yaml. */
-  addToAllowlist(input: { entries: string[] }): Promise<void>;
+  /** Adds entries to command_allowlist: this worker holds them from now on, and config.yaml for the next start. */
+  addToAllowlist(input: { entries: AllowlistEntry[] }): Promise<void>;
   /** The memory tool against the store; `opId` makes a retried call apply once. */
   memoryOp(input: {
     action: 'add' | 'replace' | 'remove' | 'read';

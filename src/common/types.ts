@@ -64,6 +64,8 @@ interface CarriedState {
   usage: TokenUsage;
   todo: TodoItem[];
   sessionRules: string[];
+  /** Calls approved for the rest of the session, by scope key (absent in carries recorded before). */
+  sessionScopes?: string[];
   transcriptSeq: number;
   pendingMessages: string[];
   continuedRuns: number;
@@ -198,7 +200,13 @@ export interface AgentState {
   /** Hosts the run's commands connected to or were refused, through the egress proxy (absent before it existed). */
   network?: NetworkReach[];
   /** Recent decisions (by a person, smart approval or a timeout), rejected decisions, rules approved for the session. */
-  approvals: { decided: DecidedApproval[]; rejected: RejectedDecision[]; sessionRules: string[] };
+  approvals: {
+    decided: DecidedApproval[];
+    rejected: RejectedDecision[];
+    sessionRules: string[];
+    /** Scope keys of the calls approved for the rest of the run (ApprovalScope.key). */
+    sessionScopes?: string[];
+  };
   /** The agent's plan (the todo tool). */
   todo: TodoItem[];
   /** The model's last few texts (absent in states of older workers). */

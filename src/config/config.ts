@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { TetherError } from '../common/errors.js';
 import { configPath } from './home.js';
 import { translateHermes } from './hermes-keys.js';
+import { allowlistProblem } from '../approval/allowlist.js';
 import { parseMetricsAddress } from '../observability/metrics-address.js';
 import { badPattern } from '../checkpoints/exclude.js';
 import { PASSTHROUGH_ENTRY } from '../environments/command-env.js';
@@ -270,8 +271,20 @@ const ConfigSchema = z.strictObject({
   plugins: z.array(z.string().min(1)).default([]),
   approvals: ApprovalsSchema,
   checkpoints: CheckpointsSchema,
-  /** Commands that never ask: exact commands, rule ids (see `tether approval rules`) or glob patterns. */
-  command_allowlist: z.array(z.string().min(1)).default([]),
+  /**
+   * Commands that never ask: exact commands, rule ids (see `tether approval rules`), glob patterns, or an exact
+   * command in one directory (`{command, cwd}`, what an `always` approval writes). Read when the worker starts.
+   */
+  command_allowlist: z
+    .array(
+      z
+        .union([z.string(), z.object({ command: z.string(), cwd: z.string().optional() }).loose()])
+        .superRefine((entry, ctx) => {
+          const problem = allowlistProblem(entry);
+          if (problem) ctx.addIssue({ code: 'custom', message: problem });
+        }),
+    )
+    .default([]),
   observability: ObservabilitySchema,
 });
 

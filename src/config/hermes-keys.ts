@@ -1,5 +1,6 @@
 // Hermes agent's config.yaml keys: mapped onto tether's (each with a one-line notice) or refused with a message
 // naming the tether setting, before the configuration is checked. Pure.
+import { isOpaqueRule } from '../approval/rules.js';
 
 /** A Hermes `terminal.*` key: where it goes in tether (a dotted path under terminal), or why it does not. */
 type KeyRule = { to: string[]; convert?: (v: unknown) => unknown } | { refuse: string };
@@ -140,6 +141,12 @@ function translateAllowlist(entries: unknown[], out: HermesTranslation): unknown
     if (rule === null || rule === undefined) {
       out.refused.push(
         `command_allowlist: "${entry}" is a Hermes pattern whose tether rule is hardline: it is never allowed (see tether approval rules)`,
+      );
+      return entry;
+    }
+    if (isOpaqueRule(rule)) {
+      out.refused.push(
+        `command_allowlist: "${entry}" is a Hermes pattern whose tether rule ${rule} means tether could not read what runs, so allowing it would allow any such command: list the exact commands to allow instead`,
       );
       return entry;
     }

@@ -1,7 +1,8 @@
 // Reads what the approval gate asks for in a task's environment, where the command will run: scripts and modules
 // (`missing`, unreadable, too big, a directory, compiled, or the text) and directory listings (names, directories
-// with a trailing `/`, for globs and test discovery), many in one command per round. Worker-only.
-import { randomBytes } from 'node:crypto';
+// with a trailing `/`, for globs and test discovery), many in one command per round; and the directory the command
+// runs in. Worker-only.
+import { createHash, randomBytes } from 'node:crypto';
 import { listedDir, MAX_SCRIPT_BYTES, type ScriptFile } from '../approval/scripts.js';
 import type { ShellEnvironment } from './shell-environment.js';
 import { shQuote } from './shell-scripts.js';
@@ -55,7 +56,8 @@ function parsePiece(piece: string, listing: boolean): ScriptFile | 'deferred' {
   if (Number(size[1]) > MAX_SCRIPT_BYTES)
     return { error: `is too big to check (${size[1]} bytes; at most ${MAX_SCRIPT_BYTES} are read)` };
   // A compiled program is not a script: what it does cannot be read from its bytes.
-  if (body.includes('\u0000') || body.startsWith('\u007fELF')) return { binary: true };
+  if (body.includes('\u0000') || body.startsWith('\u007fELF'))
+    return { binary: true, digest: `sha256:${createHash('sha256').update(body).digest('hex')}` };
   return { text: body };
 }
 
@@ -88,4 +90,11 @@ export async function readScriptsIn(
     pending = next;
   }
   return out;
+}
+
+/** The directory a command runs in: the task shell's own (an earlier `cd` carries over), or `fallback`. */
+export async function currentDirectory(env: ShellEnvironment, workdir: string | undefined, fallback: string) {
+  const r = await env.run({ command: 'pwd -P', cwd: workdir, timeoutSeconds: 30 });
+  const dir = r.output.trim();
+  return r.exitCode === 0 && dir.startsWith('/') && !dir.includes('\n') ? dir : fallback;
 }

@@ -2,10 +2,12 @@
 // the same listing `tether approvals` prints), recent runs, and one run with its transcript. Worker-only.
 import type { Client } from '@temporalio/client';
 import type { AgentResult } from '../common/types.js';
-import type { DecidedApproval, PendingApproval } from '../common/approval-types.js';
+import type { DecidedApproval } from '../common/approval-types.js';
 import type { NetworkReach } from '../common/egress-types.js';
 import { listPendingApprovals } from '../cli/approval-commands.js';
-import { hasHiddenCharacters, visibleText } from '../approval/visible-text.js';
+import { viewOfMemo, viewOfPending, type ApprovalView } from '../approval/approval-view.js';
+import { visibleText } from '../approval/visible-text.js';
+import { renderApprovalText } from '../approval/approval-text.js';
 import { queryRunState, runFailure } from '../temporal/run-handle.js';
 import { readTask, readTranscript, storePath, type StoredEntry } from '../store/transcript-reader.js';
 import { MEMO_KEY, MODEL_KEY, type RunMemo } from '../common/search-attributes.js';
@@ -31,29 +33,36 @@ function taskOf(workflowId: string): string | undefined {
   return found;
 }
 
-/**
- * A pending approval as the page shows it: the command exactly, with control, bidi and invisible characters made
- * visible escapes (the same as in a terminal), and whether it had any.
- */
-type ShownApproval = PendingApproval & { hidden: boolean };
 const visibleOrNot = (t: string | undefined): string | undefined => (t === undefined ? t : visibleText(t));
 
-export type InboxApproval = ShownApproval & { workflowId: string; task?: string };
-
-function shown<T extends PendingApproval & { hidden?: boolean }>(a: T): T & { hidden: boolean } {
-  return {
-    ...a,
-    // From visibility the command comes already shown (escaped, maybe redacted or shortened, with `hidden` set):
-    // escaping again changes nothing, and its `hidden` is kept.
-    command: visibleText(a.command),
-    hidden: a.hidden === true || hasHiddenCharacters(a.command),
-    findings: a.findings.map((f) => ({ ...f, description: visibleText(f.description, { newlines: 'escape' }) })),
-  };
-}
+/**
+ * A pending approval as the page shows it: the same view as every channel (src/approval/approval-view.ts). The
+ * listing comes from visibility (bounded, secrets redacted); `exactApproval` gives the whole, exact text.
+ */
+export type InboxApproval = ApprovalView & { workflowId: string; task?: string };
 
 export async function inboxApprovals(client: Client): Promise<{ approvals: InboxApproval[]; unanswered: string[] }> {
   const { approvals, unanswered } = await listPendingApprovals(client);
-  return { approvals: approvals.map((a) => ({ ...shown(a), task: visibleOrNot(taskOf(a.workflowId)) })), unanswered };
+  return {
+    approvals: approvals.map((a) => ({
+      ...viewOfMemo(a),
+      workflowId: a.workflowId,
+      task: visibleOrNot(taskOf(a.workflowId)),
+    })),
+    unanswered,
+  };
+}
+
+/** One pending approval whole and exact (no secret redacted: the page is behind its session), from the run's state. */
+export async function exactApproval(
+  client: Client,
+  workflowId: string,
+  approvalId: string,
+): Promise<ApprovalView | undefined | 'no-worker'> {
+  const state = await queryRunState(client, client.workflow.getHandle(workflowId), 3_000);
+  if (!state) return 'no-worker';
+  const p = state.pendingApprovals.find((a) => a.approvalId === approvalId);
+  return p && viewOfPending(p);
 }
 
 interface RunRow {
@@ -93,7 +102,7 @@ interface RunDetail extends RunRow {
   transcript: StoredEntry[];
   /** Where the transcript was looked for, when it was not found (it is written by the worker, on its machine). */
   transcriptMissing?: string;
-  pendingApprovals: ShownApproval[];
+  pendingApprovals: ApprovalView[];
   decided: DecidedApproval[];
   /** The hosts the run's commands reached or were refused (egress proxy). */
   network?: NetworkReach[];
@@ -146,8 +155,8 @@ export async function runDetail(
     error: visibleOrNot(state?.error),
     transcript,
     ...(transcript.length === 0 ? { transcriptMissing: storePath() } : {}),
-    pendingApprovals: (state?.pendingApprovals ?? []).map(shown),
-    decided: (state?.approvals.decided ?? []).map((d) => ({ ...d, command: visibleText(d.command) })),
+    pendingApprovals: (state?.pendingApprovals ?? []).map((p) => viewOfPending(p)),
+    decided: (state?.approvals.decided ?? []).map((d) => ({ ...d, command: renderApprovalText(d.command).text })),
     ...(state?.network ? { network: state.network.map(shownReach) } : {}),
     ...(state ? {} : { stateUnavailable: true }),
     checkpoints: (await listCheckpoints(new CheckpointStore(), checkpoints, workflowId)).map(shownCheckpoint),

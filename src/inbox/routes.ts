@@ -9,7 +9,8 @@ import type { TemporalSettings } from '../temporal/settings.js';
 import { sendDecision } from '../cli/decide.js';
 import { readBody } from '../cli/gateway-http.js';
 import type { InboxAuth } from './auth.js';
-import { inboxApprovals, recentRuns, runDetail } from './data.js';
+import { exactApproval, inboxApprovals, recentRuns, runDetail } from './data.js';
+import { parseStrictJson } from '../approval/strict-json.js';
 import { loggedInPage, loginPage, viewPage } from './page.js';
 import { restoreCheckpoint } from './restore.js';
 import { loadConfig, type CheckpointSettings } from '../config/config.js';
@@ -59,9 +60,9 @@ const LOOPBACK_HOST = /^(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/i;
 function parseDecision(text: string): { workflowId: string; decision: ApprovalDecision } | string {
   let body: unknown;
   try {
-    body = JSON.parse(text);
-  } catch {
-    return 'body is not JSON';
+    body = parseStrictJson(text);
+  } catch (err) {
+    return `body is not JSON, or holds a key twice: ${(err as Error).message}`;
   }
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return 'body must be a JSON object';
   const b = body as Record<string, unknown>;
@@ -152,11 +153,29 @@ export function inboxRoutes(opts: InboxOptions): (req: IncomingMessage, res: Ser
     else if (path === '/inbox/runs') html(res, 200, viewPage('runs', session.csrf));
     else if (runId && !runId[1]) html(res, 200, viewPage('run', session.csrf));
     else if (path === '/inbox/api/approvals') json(res, 200, await inboxApprovals(client));
+    else if (path === '/inbox/api/exact') await exact(res, client, url.searchParams);
     else if (path === '/inbox/api/runs') json(res, 200, { runs: await recentRuns(client, 50) });
     else if (runId) await run(res, client, runId[2] ?? '', checkpoints);
     else json(res, 404, { error: `no route GET ${path}` });
     return true;
   };
+}
+
+/** One pending approval's exact, whole text (the listing's is bounded and redacted). */
+async function exact(res: ServerResponse, client: Client, params: URLSearchParams): Promise<void> {
+  const workflowId = params.get('workflowId') ?? '';
+  const approvalId = params.get('approvalId') ?? '';
+  if (!workflowId || !approvalId) return json(res, 400, { error: 'give workflowId and approvalId' });
+  try {
+    const view = await exactApproval(client, workflowId, approvalId);
+    if (view === 'no-worker')
+      return json(res, 503, { error: 'no worker answered: the exact text is read from the run, which needs a worker' });
+    if (!view) return json(res, 404, { error: `approval ${approvalId} is not pending in run ${workflowId}` });
+    json(res, 200, view);
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) json(res, 404, { error: `no such run: ${workflowId}` });
+    else throw err;
+  }
 }
 
 async function run(

@@ -3,6 +3,7 @@
 import type { Client } from '@temporalio/client';
 import type { MemoApproval } from '../common/search-attributes.js';
 import { queryRunState } from '../temporal/run-handle.js';
+import { memoApproval } from '../workflows/visibility-memo.js';
 import { listAllRuns } from './list-runs.js';
 
 export type ListedApproval = MemoApproval & { workflowId: string };
@@ -33,7 +34,9 @@ export async function listPendingApprovals(
       legacy.slice(i, i + LEGACY_AT_ONCE).map(async (run) => {
         const state = await queryRunState(client, client.workflow.getHandle(run.workflowId), QUERY_MS);
         if (!state) unanswered.push(run.workflowId);
-        for (const p of state?.pendingApprovals ?? []) approvals.push({ ...p, workflowId: run.workflowId });
+        // Shown as the memo shows it: bounded and redacted like every listing.
+        for (const p of state?.pendingApprovals ?? [])
+          approvals.push({ ...memoApproval(p), workflowId: run.workflowId });
       }),
     );
   }

@@ -10,12 +10,13 @@ import {
   defineSignal,
   isCancellation,
   log,
+  patched,
   proxyActivities,
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { AgentActivities } from '../common/activity-contract.js';
-import { ApprovalBook } from './approvals.js';
+import { ApprovalBook, EXACT_SCOPE_PATCH } from './approvals.js';
 import { NetworkApprovals } from './egress-approvals.js';
 import { compacted, planCompaction } from './compaction.js';
 import { keepWithinBudget } from './conversation-budget.js';
@@ -110,7 +111,7 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
   };
   /** Conversations count max-turns per message; other runs from their start. */
   let messageTurn = carry?.messageTurn ?? 0;
-  const approvals = new ApprovalBook({ sessionRules: carry?.sessionRules });
+  const approvals = new ApprovalBook({ sessionRules: carry?.sessionRules, sessionScopes: carry?.sessionScopes });
   const network = new NetworkApprovals(
     approvals,
     { mode: input.approvalMode, timeoutSeconds: input.approvalTimeoutSeconds },
@@ -147,6 +148,7 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
       decided: approvals.state.decided,
       rejected: approvals.state.rejected,
       sessionRules: approvals.state.sessionRules,
+      sessionScopes: approvals.state.sessionScopes,
     },
     ...(network.reached.length > 0 ? { network: network.reached } : {}),
   }));
@@ -226,6 +228,7 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
           usage: state.usage,
           todo: state.todo,
           sessionRules: approvals.state.sessionRules,
+          ...(approvals.state.sessionScopes.length > 0 ? { sessionScopes: approvals.state.sessionScopes } : {}),
           transcriptSeq,
           pendingMessages,
           continuedRuns: state.continuedRuns + 1,
@@ -316,6 +319,8 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
     await releaseEnvironment(environment, taskId);
     if (isCancellation(err)) {
       state.status = 'cancelled';
+      // The run's listing says it is cancelled, with nothing pending, before it closes.
+      if (patched(EXACT_SCOPE_PATCH)) visibility?.flush();
       throw err;
     }
     state.status = 'failed';

@@ -127,6 +127,8 @@ export class NetworkApprovals {
         },
       ],
       argsDigest: argsDigest(`${rule}\n${command}`),
+      // What each choice covers, as every channel says it: this host and port, never a wider pattern.
+      scope: { key: rule, covers: `connections of this run's commands to ${shown}`, always: rule },
       askedAt: new Date(now).toISOString(),
       expiresAt: new Date(now + timeoutSeconds * 1000).toISOString(),
     };

@@ -73,7 +73,7 @@ function decided(d) {
     el(
       'div',
       { class: 'meta' },
-      `${d.choice === 'deny' ? 'denied' : `approved (${d.choice})`} by `,
+      `${d.choice === 'deny' ? 'denied' : `approved (${d.choice}${d.asked ? `; ${d.asked} was asked, not offered` : ''})`} by `,
       el('strong', { 'data-by': '' }, who),
       ` · ${when(d.decidedAt)} · ${d.tool}`,
     ),
