@@ -56,15 +56,21 @@ export default tseslint.config(
   {
     files: ['src/workflows/**/*.ts'],
     ignores: ['**/*.test.ts'],
-    // Besides common: the two pure text modules the visibility memo needs (escaping, secret redaction).
+    // Besides common: the pure text modules the visibility memo needs (escaping, approval text, secret redaction).
     rules: workflowImports(
-      '\\./|\\.\\./common/|\\.\\./approval/visible-text\\.js$|\\.\\./environments/redact\\.js$',
+      '\\./|\\.\\./common/|\\.\\./approval/(visible|approval)-text\\.js$|\\.\\./environments/redact\\.js$',
       'src/workflows',
     ),
   },
   { files: ['src/common/**/*.ts'], ignores: ['**/*.test.ts'], rules: workflowImports('\\./', 'src/common') },
   {
-    files: ['eslint.config.js', 'scripts/**/*.mjs', 'test/support/*.mjs', 'src/inbox/assets/*.js'],
+    files: [
+      'eslint.config.js',
+      'scripts/**/*.mjs',
+      'test/support/*.mjs',
+      'src/inbox/assets/*.js',
+      'test/fixtures/module-recorder/*.mjs',
+    ],
     ...tseslint.configs.disableTypeChecked,
   },
 );

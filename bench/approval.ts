@@ -1,7 +1,7 @@
 // Benchmark (not a test): dangerous-command detection per command, and the time from a decision to the approved
 // command starting, on a local dev server with a real worker. Run: npm run bench:approval
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, existsSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, existsSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readScriptsIn } from '../src/environments/read-scripts.js';
@@ -83,8 +83,46 @@ await configureEnvironments(parseConfig({ terminal: { backend: 'local' } }).term
 const byPath = await environmentManager().use('bench-gate', { hostCwd: scriptDir }, ({ env }) =>
   timeIt(() => judgeSubject({ text: 'sh build.sh' }, scriptDir, (keys) => readScriptsIn(env, keys)), 50),
 );
+// Imports of a 20-module Python project (main imports 4 packages of 4 modules each, each module two stdlib modules),
+// read through the local environment as the gate does (one batched read per round of imports), then judged.
+const importDir = mkdtempSync(join(tmpdir(), 'tether-bench-imports-'));
+const packages = ['core', 'io', 'net', 'util'];
+writeFileSync(join(importDir, 'main.py'), `${packages.map((p) => `import ${p}`).join('\n')}\nprint('ok')\n`);
+for (const p of packages) {
+  mkdirSync(join(importDir, p));
+  writeFileSync(
+    join(importDir, p, '__init__.py'),
+    Array.from({ length: 4 }, (_, i) => `from . import m${i}`).join('\n'),
+  );
+  for (let i = 0; i < 4; i += 1)
+    writeFileSync(
+      join(importDir, p, `m${i}.py`),
+      `import json, os\n\ndef f${i}(x):\n    return json.dumps(os.path.join('a', x))\n`,
+    );
+}
+const imports = await environmentManager().use('bench-imports', { hostCwd: importDir }, async ({ env }) => {
+  const read = (keys: string[]) => readScriptsIn(env, keys);
+  const first = await judgeSubject({ text: 'python3 main.py' }, importDir, read);
+  if (first.verdict.dangerous || first.scripts.size !== 21)
+    throw new Error(
+      `imports bench: expected 21 files judged ok, got ${first.scripts.size} (${first.verdict.findings.map((f) => f.rule).join(', ')})`,
+    );
+  return timeIt(() => judgeSubject({ text: 'python3 main.py' }, importDir, read), 50);
+});
 await environmentManager().closeAll();
 const ms = (s: ReturnType<typeof summary>): string => `${fmt(s.median, 2)} ms median, ${fmt(s.p99, 2)} ms p99`;
+if (process.argv.includes('--gate-only')) {
+  process.stdout.write(
+    [
+      `approval benchmark (gate only) · ${machine()} · load ${loadavg()[0]!.toFixed(1)}`,
+      detectionLine,
+      `script by path: \`sh build.sh\` read through the local environment and judged ${ms(byPath)} (n=${byPath.n})`,
+      `imports: \`python3 main.py\` of a 20-module project read through the local environment and judged ${ms(imports)} (n=${imports.n})`,
+      'reproduce: npm run bench:approval -- --gate-only',
+    ].join('\n') + '\n',
+  );
+  process.exit(0);
+}
 
 // 2. Decision to command start: runs whose only tool call asks; the command's first act records the time.
 const env = await durableEnv();
@@ -136,6 +174,7 @@ process.stdout.write(
     detectionLine,
     `gate per channel (judging in the worker, n=200 each): bare \`sh\` ${ms(bare)}; stdin (20-line script) ${ms(withStdin)}; execute_code python (40 lines) ${ms(py)}; execute_code javascript (40 lines) ${ms(js)}`,
     `script by path: \`sh build.sh\` read through the local environment and judged ${ms(byPath)} (n=${byPath.n})`,
+    `imports: \`python3 main.py\` of a 20-module project read through the local environment and judged ${ms(imports)} (n=${imports.n})`,
     `decision → command start: ${fmt(l.median, 1)} ms median, ${fmt(l.p99, 1)} ms p99 (n=${l.n}; decideApproval update to the command's first act, worker and dev server on this machine)`,
     'reproduce: npm run bench:approval',
   ].join('\n') + '\n',

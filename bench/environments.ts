@@ -1,7 +1,8 @@
 // Benchmark (not a test): per-command overhead of a trivial command in the task's long-lived shell, side by side
 // with a bare `sh -c true` spawn and each backend's bare transport (one process / docker exec / SSH channel per
 // command), printed as ratios; the same command inside its activity; background-process start to first output. On
-// the local backend with its bubblewrap sandbox and without, Docker and SSH (when they can run here).
+// the local backend with its bubblewrap sandbox and without, Docker and SSH (when they can run here); the egress
+// proxy's cost per request and per connection (bench/egress.ts).
 // Run: npm run bench:environments
 import { spawn } from 'node:child_process';
 import { mkdtempSync, realpathSync } from 'node:fs';
@@ -15,6 +16,7 @@ import { sshdAvailable, startSshd } from '../test/support/sshd-fixture.js';
 import { fmt, machine, silent, summary } from './stats.js';
 import { NO_PROCESS, toolActivity, TRIVIAL_COMMAND } from './terminal-activity.js';
 import { sdkNoopActivity } from './noop-activity.js';
+import { benchEgress } from './egress.js';
 
 const COMMANDS = 200;
 const BACKGROUND = 30;
@@ -125,6 +127,8 @@ console.log(
   `local vs bare spawn (target <= 3 ms and <= 1x): sandbox off ${fmt(plain.command)} ms = ${ratio(plain.command, spawned.median)} · ` +
     `sandbox on ${fmt(sandboxed.command)} ms = ${ratio(sandboxed.command, spawned.median)}`,
 );
+
+await benchEgress(cwd);
 
 const noDocker = await dockerAvailable();
 if (noDocker) console.log(`docker        skipped: ${noDocker}`);

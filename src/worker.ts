@@ -26,10 +26,19 @@ import { closeEnvironments, configureEnvironments, WORKER_ID } from './environme
 import { cleanupLeftovers } from './environments/leftovers.js';
 import { setCurrentConfig } from './config/current.js';
 import { deploymentOptions, versioningSettings, type VersioningSettings } from './temporal/versioning.js';
-import { prebuiltBundle } from './temporal/prebuilt-bundle.js';
+import { prebuiltBundle, prebuiltBundleDir } from './temporal/prebuilt-bundle.js';
 import { workflowBuildId } from './temporal/build-id.js';
 import { preloadPlaywright } from './browser/playwright-module.js';
 import { requireSearchAttributes } from './visibility/cluster-setup.js';
+import { loadTracing, shutdownTracing } from './observability/tracing-loader.js';
+import { HISTOGRAM_BUCKETS, installMetrics } from './observability/metrics.js';
+import { approvalSinks, pendingApprovals } from './observability/approval-sink.js';
+import { flushScanCaches } from './checkpoints/scan-cache.js';
+import { Client } from '@temporalio/client';
+import { egressGate } from './environments/egress/gate.js';
+import { temporalEgressAsker } from './activities/egress-asker.js';
+import { AllowlistBook } from './approval/allowlist-book.js';
+import { configPath } from './config/config.js';
 
 /** The workflow bundle's entry: compiled JS next to this file, or the TypeScript source in development. */
 export function workflowsPath(): string {
@@ -37,28 +46,56 @@ export function workflowsPath(): string {
   return existsSync(js) ? js : fileURLToPath(new URL('./workflows/index.ts', import.meta.url));
 }
 
+/** The traced bundle's workflow interceptor module, compiled or source like the workflows. */
+export function workflowInterceptorsPath(): string {
+  const js = fileURLToPath(new URL('./observability/workflow-interceptors.js', import.meta.url));
+  return existsSync(js) ? js : fileURLToPath(new URL('./observability/workflow-interceptors.ts', import.meta.url));
+}
+
 /**
  * The workflow code a worker loads: the bundle `npm run build` made when it matches the sources on disk (no webpack
  * at start, which took seconds of CPU just when a worker replaced a crashed one), else the source bundled now.
+ * `traced`: the bundle with the OpenTelemetry workflow interceptors (a worker that exports traces).
  */
 export async function workflowCode(
   log: Logger,
+  traced = false,
 ): Promise<{ workflowBundle: WorkflowBundleOption; atStart: boolean; sha256?: string }> {
-  const found = prebuiltBundle(workflowsPath());
+  const found = prebuiltBundle(workflowsPath(), prebuiltBundleDir(traced));
   if (found.bundle) return { workflowBundle: found.bundle, atStart: false, sha256: found.sha256 };
-  log.info({ reason: found.reason }, 'bundling the workflows at start');
+  log.info({ reason: found.reason, traced }, 'bundling the workflows at start');
   // Bundled here as Worker.create would, so the worker's build id can name the code (src/temporal/build-id.ts).
   const logger = Runtime.instance().logger;
-  return { workflowBundle: await bundleWorkflowCode({ workflowsPath: workflowsPath(), logger }), atStart: true };
+  const workflowBundle = await bundleWorkflowCode({
+    workflowsPath: workflowsPath(),
+    logger,
+    ...(traced ? { workflowInterceptorModules: [workflowInterceptorsPath()] } : {}),
+  });
+  return { workflowBundle, atStart: true };
 }
 
 let runtimeInstalled = false;
 
-/** Sends the Temporal core's own log lines to tether's log file instead of the terminal. */
-export function installRuntimeLogging(): void {
+/**
+ * Sends the Temporal core's own log lines to tether's log file instead of the terminal; with `metrics` (HOST:PORT),
+ * serves Prometheus text there: core's worker metrics and tether's own (src/observability/metrics.ts).
+ */
+export function installRuntimeLogging(opts: { metrics?: string } = {}): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
   const log = getLogger();
+  const metrics = opts.metrics
+    ? {
+        metrics: {
+          prometheus: {
+            bindAddress: opts.metrics,
+            countersTotalSuffix: true,
+            useSecondsForDurations: true,
+            histogramBucketOverrides: HISTOGRAM_BUCKETS,
+          },
+        },
+      }
+    : {};
   Runtime.install({
     logger: new DefaultLogger('WARN', (entry) => {
       const fields = { temporal: true, ...entry.meta };
@@ -66,8 +103,9 @@ export function installRuntimeLogging(): void {
       else log.warn(fields, entry.message);
     }),
     // Without `forward` the Rust core prints its own lines (ERROR temporal_sdk_core ...) straight to the terminal.
-    telemetryOptions: { logging: { forward: {}, filter: { core: 'WARN', other: 'ERROR' } } },
+    telemetryOptions: { logging: { forward: {}, filter: { core: 'WARN', other: 'ERROR' } }, ...metrics },
   });
+  if (opts.metrics) installMetrics(Runtime.instance().metricMeter);
 }
 
 let loading: Promise<Extensions> | undefined;
@@ -85,12 +123,18 @@ export function loadToolsOnce(config: TetherConfig, log: Logger): Promise<Extens
   return loading;
 }
 
-/** Closes MCP connections opened by loadToolsOnce, and this process's terminal environments (containers, sandboxes). */
+/**
+ * Closes MCP connections opened by loadToolsOnce, and this process's terminal environments (containers, sandboxes);
+ * sends the spans still buffered when the process exported traces.
+ */
 export async function closeTools(): Promise<void> {
   const current = loading;
   loading = undefined;
   if (current) await (await current).close();
   await closeEnvironments();
+  await shutdownTracing();
+  // A scan cache not yet written would make the next worker read those files again (src/checkpoints/scan-cache.ts).
+  flushScanCaches();
 }
 
 interface WorkerOptions {
@@ -118,6 +162,8 @@ export async function createWorker(
 ): Promise<{ worker: WorkerGroup; connection: NativeConnection; ownConnection: boolean }> {
   const log = opts.log ?? lazyLogger;
   const config = opts.config ?? loadConfig();
+  // Loaded only when the OTEL variables ask for traces; a wrong value stops the worker here, naming the variable.
+  const tracing = await loadTracing();
   // How long each start-up step took goes into the ready line: a worker replacing a crashed one should be quick.
   const steps: Record<string, number> = { process: Math.round(process.uptime() * 1000) };
   let last = Date.now();
@@ -148,6 +194,19 @@ export async function createWorker(
     throw err;
   });
   step('connection');
+  // Policy as it was when the worker started, plus the `always` decisions it applies while it runs (one book for
+  // commands and hosts): a config.yaml changed meanwhile changes nothing here.
+  const allowlist = new AllowlistBook(config.command_allowlist, configPath());
+  // The egress proxy asks runs about hosts through this worker's own connection.
+  egressGate().configure({
+    asker: temporalEgressAsker(new Client({ connection, namespace: opts.settings.namespace }), log),
+    approvals: () => ({
+      mode: config.approvals.mode,
+      timeoutSeconds: config.approvals.timeout,
+      notify: config.approvals.webhook_url !== undefined,
+    }),
+    allowlisted: () => allowlist.entries().filter((e): e is string => typeof e === 'string'),
+  });
   const ownQueue = workerQueue(opts.settings.taskQueue);
   const activities = createActivities({
     registry,
@@ -156,8 +215,11 @@ export async function createWorker(
     config,
     model: opts.model ?? modelSettingsFromEnv(),
     workerQueue: ownQueue,
+    allowlist,
   });
-  const code = opts.workflowBundle ? { workflowBundle: opts.workflowBundle, atStart: false } : await workflowCode(log);
+  const code = opts.workflowBundle
+    ? { workflowBundle: opts.workflowBundle, atStart: false }
+    : await workflowCode(log, tracing !== undefined);
   const versioning = deploymentOptions(opts.versioning ?? versioningSettings(opts.settings.taskQueue));
   // Unversioned, a short build id: every workflow task and activity start records it (src/temporal/build-id.ts).
   const buildId = workflowBuildId(code.workflowBundle, code.sha256);
@@ -165,7 +227,10 @@ export async function createWorker(
   const activityOptions = {
     maxConcurrentActivityTaskExecutions: opts.maxConcurrentActivities ?? 32,
     shutdownGraceTime: opts.shutdownGraceTime ?? '30 seconds',
-    interceptors: { activity: [payloadGuard(), releaseLostWorkerSticky(log)] },
+    interceptors: {
+      // Tracing's first, so an activity's span covers what the others do.
+      activity: [...(tracing ? [tracing.activityInterceptors] : []), payloadGuard(), releaseLostWorkerSticky(log)],
+    },
     // Cancellation reaches an activity only in the answer to a heartbeat: the default throttle (80% of the
     // heartbeat timeout) held it back for up to 12 s, while the command it should stop went on.
     maxHeartbeatThrottleInterval: '1 second',
@@ -177,6 +242,8 @@ export async function createWorker(
     workflowBundle: code.workflowBundle,
     activities,
     ...activityOptions,
+    // Approval waits reach the metrics through a sink; workflow spans leave the sandbox through the tracing one.
+    sinks: { ...approvalSinks(pendingApprovals), ...tracing?.sinks },
     // A workflow task for a run whose worker died waits this long on that worker's sticky queue (default 10 s);
     // past it, any worker takes the task and replays the run's history.
     stickyQueueScheduleToStartTimeout: '1 second',
@@ -210,6 +277,7 @@ export async function createWorker(
       workflows,
       browser,
       buildId: version?.buildId ?? buildId,
+      ...(tracing ? { tracing: `${tracing.settings.protocol} ${tracing.settings.endpoint}` } : {}),
       startMs: steps,
     },
     'worker ready',

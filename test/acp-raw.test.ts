@@ -83,12 +83,8 @@ it('initialize, a session, two prompts with streamed updates; allow_once runs th
     expect(asked[0]!.method).toBe('session/request_permission');
     expect(permission.sessionId).toBe(sessionId);
     expect(permission.toolCall.title).toContain('kubectl delete pod x');
-    expect(permission.options.map((o) => o.kind)).toEqual([
-      'allow_once',
-      'allow_always',
-      'allow_always',
-      'reject_once',
-    ]);
+    // Session is allow_always; tether's `always` has no ACP kind of its own and is not offered here.
+    expect(permission.options.map((o) => o.kind)).toEqual(['allow_once', 'allow_always', 'reject_once']);
 
     const updates = acp.updates();
     const kinds = updates.map((u) => u.sessionUpdate);

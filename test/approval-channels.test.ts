@@ -88,7 +88,8 @@ describe('computed commands ask (manual mode)', () => {
       ...commands.map((command) => call('terminal', { command })),
       call('terminal', { command: `X="kill -0 -1"; $X; touch ${m(11)}` }),
     ]);
-    expect(asked.map((a) => a.command)).toEqual(commands);
+    // Files the gate read to judge a command follow it (`# ~/.gitconfig:` for git): the command is the first part.
+    expect(asked.map((a) => a.command.split('\n# ')[0])).toEqual(commands);
     expect(asked.slice(0, 5).every((a) => a.findings.some((f) => f.rule === 'dynamic-command'))).toBe(true);
     const out = results(model);
     for (let i = 0; i < commands.length; i += 1) expect(out[i]).toMatchObject(denied);

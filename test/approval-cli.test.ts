@@ -201,7 +201,8 @@ describe('deciding from the command line', () => {
     expect(human.stdout).toContain('[terraform-destroy]');
     const unknown = await runCli(['approve', workflowId, 'ap-00000000'], { cwd, env });
     expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toMatch(/decision rejected: unknown approval id ap-00000000/);
+    expect(unknown.stderr).toMatch(/decision rejected: unknown approval id ap-00000000: it is not pending in this run/);
+    expect(unknown.stderr).not.toContain(second.approvalId);
     const approved = await runCli(['approve', workflowId, second.approvalId], { cwd, env });
     expect(approved).toMatchObject({ code: 0, stdout: `approved (once): ${workflowId} ${second.approvalId}\n` });
     await until('the second command', () => lines(marker).includes('second'));
@@ -314,6 +315,13 @@ describe('tether serve', () => {
     expect(await post(stale, signBody(secret, stale))).toMatchObject({
       status: 401,
       json: { error: expect.stringMatching(/^stale/) },
+    });
+    // The same key twice: refused, whichever copy a reader would keep.
+    const twice = decision().replace('"choice":"once"', '"choice":"once","choice":"always"');
+    expect(twice).toContain('"choice":"always"');
+    expect(await post(twice, signBody(secret, twice))).toMatchObject({
+      status: 400,
+      json: { error: expect.stringMatching(/the key "choice" appears twice/) },
     });
     const mismatched = decision({ argsDigest: '0000000000000000' });
     expect(await post(mismatched, signBody(secret, mismatched))).toMatchObject({

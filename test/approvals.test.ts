@@ -10,14 +10,14 @@ import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/clie
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { signBody } from '../src/approval/signature.js';
-import { parseConfig } from '../src/config/config.js';
+import { loadConfig, parseConfig } from '../src/config/config.js';
 import { hooks, registry } from '../src/registry/index.js';
 import type { ApprovalDecision } from '../src/common/approval-types.js';
 import type { AgentResult, AgentState } from '../src/common/types.js';
 import { harness, type Harness } from './support/agent-harness.js';
 import { until } from './support/cli.js';
 import { recordHistory } from './support/history.js';
-import { lastToolResults, startScriptedModel } from './support/scripted-model.js';
+import { lastToolResults, startScriptedModel, type ChatRequest, type Step } from './support/scripted-model.js';
 
 let h: Harness;
 const configFile = join(mkdtempSync(join(tmpdir(), 'tether-approvals-conf-')), 'config.yaml');
@@ -94,9 +94,10 @@ describe('a dangerous command', () => {
       expect((await state(handle)).currentToolCalls[0]!.status).toBe('awaiting_approval');
       expect(lines(marker)).toEqual([]);
 
-      expect(await rejection(decide(handle, { approvalId: 'ap-nope', choice: 'once' }))).toMatch(
-        /unknown approval id ap-nope \(pending: ap-/,
-      );
+      // The rejection names no other approval of the run (a sender guessing ids learns nothing).
+      const unknown = await rejection(decide(handle, { approvalId: 'ap-nope', choice: 'once' }));
+      expect(unknown).toBe('unknown approval id ap-nope: it is not pending in this run');
+      expect(unknown).not.toContain(p!.approvalId);
       expect(
         await rejection(decide(handle, { approvalId: p!.approvalId, choice: 'once', argsDigest: 'ffff' })),
       ).toMatch(/different arguments/);
@@ -114,7 +115,7 @@ describe('a dangerous command', () => {
           argsDigest: p!.argsDigest,
           by: 'test',
         }),
-      ).resolves.toEqual({ approvalId: p!.approvalId, choice: 'once' });
+      ).resolves.toEqual({ approvalId: p!.approvalId, choice: 'once', applies: 'once' });
       expect(await rejection(decide(handle, { approvalId: p!.approvalId, choice: 'once' }))).toMatch(/already decided/);
       // A forged signal cannot be answered, so its rejection is recorded in the state.
       await handle.signal('approval', { approvalId: 'ap-forged', choice: 'once' });
@@ -209,17 +210,29 @@ describe('a dangerous command', () => {
 });
 
 describe('scopes', () => {
-  it('session stops later prompts for the same rule in this run; always writes the rule to config.yaml', async () => {
+  it('session covers that exact command for the run; always adds it, in this directory, for this worker and the next', async () => {
     const cwd = project();
     const marker = join(cwd, 'ran.txt');
     writeFileSync(configFile, '# kept\nfiles:\n  allow_outside_cwd: false\n');
     const destroy = `terraform destroy -auto-approve 2>/dev/null; echo destroyed >> ${marker}`;
-    const model = await startScriptedModel([
+    const other = `kubectl delete pod other 2>/dev/null; echo other >> ${marker}`;
+    // The first run asks four times; a second run (task 'again') on the same worker runs the destroy once more.
+    const again = (req: ChatRequest): boolean => req.messages.some((m) => m.role === 'user' && m.content === 'again');
+    const run1: Step[] = [
       { toolCalls: [{ name: 'terminal', arguments: { command: asking(marker) } }] },
-      { toolCalls: [{ name: 'terminal', arguments: { command: asking(marker) } }] }, // same rule: no prompt
+      { toolCalls: [{ name: 'terminal', arguments: { command: asking(marker) } }] }, // the same command: no prompt
+      { toolCalls: [{ name: 'terminal', arguments: { command: other } }] }, // the same rule, another command: asks
       { toolCalls: [{ name: 'terminal', arguments: { command: destroy } }] }, // another rule: asks
       { content: 'done' },
-    ]);
+    ];
+    const run2: Step[] = [{ toolCalls: [{ name: 'terminal', arguments: { command: destroy } }] }, { content: 'again' }];
+    const model = await startScriptedModel(
+      run1.map((step, i) => (req: ChatRequest) => {
+        const s = again(req) ? run2[i] : step;
+        if (!s) throw new Error(`no step ${i}`);
+        return typeof s === 'function' ? s(req) : s;
+      }),
+    );
     await h.withWorker(model.url, async () => {
       const handle = await h.client.workflow.start('agentWorkflow', {
         taskQueue: h.taskQueue,
@@ -227,27 +240,48 @@ describe('scopes', () => {
         args: [{ task: 't', model: 'scripted', cwd }],
       });
       const [first] = await pendingOf(handle);
+      expect(first!.scope).toMatchObject({ covers: `this exact command in ${cwd}` });
       await decide(handle, { approvalId: first!.approvalId, choice: 'session' });
       await until('the second command ran without a prompt', () => lines(marker).length === 2);
       const [second] = await pendingOf(handle);
-      expect(second!.findings.map((f) => f.rule)).toEqual(['terraform-destroy']);
-      await decide(handle, { approvalId: second!.approvalId, choice: 'always' });
+      expect(second!.command).toBe(other);
+      await decide(handle, { approvalId: second!.approvalId, choice: 'once' });
+      let third: AgentState['pendingApprovals'][number] | undefined;
+      await until('the third approval', async () => {
+        third = (await state(handle)).pendingApprovals.find((p) => p.command === destroy);
+        return third !== undefined;
+      });
+      expect(third!.findings.map((f) => f.rule)).toEqual(['terraform-destroy']);
+      expect(await decide(handle, { approvalId: third!.approvalId, choice: 'always' })).toEqual({
+        approvalId: third!.approvalId,
+        choice: 'always',
+        applies: 'always',
+      });
       await handle.result();
-      expect((await state(handle)).approvals.sessionRules).toEqual(['kubectl-delete', 'terraform-destroy']);
+      const s = await state(handle);
+      expect(s.approvals.sessionRules).toEqual([]);
+      expect(s.approvals.sessionScopes).toHaveLength(2);
+      // The same worker: `always` holds in its memory at once, so this runs unasked.
+      expect(await h.run({ task: 'again', cwd })).toMatchObject({ status: 'completed', answer: 'again' });
     });
-    expect(lines(marker)).toEqual(['ran', 'ran', 'destroyed']);
+    expect(lines(marker)).toEqual(['ran', 'ran', 'other', 'destroyed', 'destroyed']);
     const text = readFileSync(configFile, 'utf8');
     expect(text).toContain('# kept');
-    expect(parse(text)).toEqual({ files: { allow_outside_cwd: false }, command_allowlist: ['terraform-destroy'] });
+    expect(parse(text)).toEqual({
+      files: { allow_outside_cwd: false },
+      command_allowlist: [{ command: destroy, cwd }],
+    });
     await model.close();
 
-    // A new run: the permanent allowlist lets terraform destroy through without asking.
+    // A worker started later reads it from config.yaml: the same command in the same directory runs unasked.
     const model2 = await startScriptedModel([
       { toolCalls: [{ name: 'terminal', arguments: { command: destroy } }] },
       { content: 'again' },
     ]);
-    await h.withWorker(model2.url, () => h.run({ task: 't', cwd }));
-    expect(lines(marker)).toEqual(['ran', 'ran', 'destroyed', 'destroyed']);
+    const restarted = await harness(loadConfig(configFile));
+    await restarted.withWorker(model2.url, () => restarted.run({ task: 't', cwd }));
+    await restarted.close();
+    expect(lines(marker)).toEqual(['ran', 'ran', 'other', 'destroyed', 'destroyed', 'destroyed']);
     await model2.close();
   });
 });
@@ -348,6 +382,15 @@ describe('the approval webhook', () => {
         workflowId: handle.workflowId,
         approval: p,
         commandVisible: p!.command,
+        view: expect.objectContaining({
+          text: p!.command,
+          choices: [
+            { choice: 'once', offered: true, gives: 'run this call, once' },
+            { choice: 'session', offered: true, gives: `also this exact command in ${cwd}, for the rest of this run` },
+            expect.objectContaining({ choice: 'always', offered: true }),
+            expect.objectContaining({ choice: 'deny', offered: true }),
+          ],
+        }),
       });
       await decide(handle, { approvalId: p!.approvalId, choice: 'once' });
       await handle.result();

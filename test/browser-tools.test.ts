@@ -214,13 +214,13 @@ describe('browser tools (real headless Chromium, pages on 127.0.0.1)', () => {
     expect(String(missing.snapshot)).toContain('# Not here');
   });
 
-  test('a refused connection is a navigation error', async () => {
+  test('a refused connection is reported by the browser proxy, as a 502 the model sees', async () => {
     const closed = await startPageServer();
     const url = closed.url('/');
     await closed.close();
-    expect((await call(task(), 'browser_navigate', { url })).error).toMatch(
-      /navigation to .* failed: net::ERR_CONNECTION_REFUSED/,
-    );
+    const r = await call(task(), 'browser_navigate', { url });
+    expect(r.status).toBe(502);
+    expect(String(r.snapshot)).toMatch(/tether browser proxy: 127\.0\.0\.1:\d+: connect ECONNREFUSED/);
   });
 
   test('a page unused past browser.idle_seconds is closed', async () => {

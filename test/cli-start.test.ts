@@ -19,8 +19,15 @@ const traceHook = fileURLToPath(new URL('./support/module-trace.mjs', import.met
 /** What a client-only command may not load: the worker and what only it needs. */
 const WORKER_ONLY: [RegExp, string][] = [
   [/\/dist\/worker\.js$/, 'the worker'],
-  [/\/dist\/(activities|registry|tools|toolsets|environments|mcp|plugins|code|workflows|batch|acp)\//, 'worker code'],
-  [/\/dist\/approval\/(?!visible-text\.js$)/, 'the command detector'],
+  [/\/dist\/(activities|registry|tools|toolsets|mcp|plugins|code|workflows|batch|acp)\//, 'worker code'],
+  // environments/redact.js is the exception: pure secret patterns the approval text shows secrets with.
+  [/\/dist\/environments\/(?!redact\.js$)/, 'worker code'],
+  // An approval is shown to a person through pure display modules (escapes, look-alikes, redaction, the choices
+  // each scope gives); the detector, its parsers and rules are not among them.
+  [
+    /\/dist\/approval\/(?!(visible-text|lookalikes|approval-view|approval-text|approval-redact)\.js$)/,
+    'the command detector',
+  ],
   [/\/dist\/(browser|models)\//, 'browser or model code'],
   [/node_modules\/(tree-sitter-[a-z]+|web-tree-sitter|oxc-parser)\//, 'a parser'],
   [/node_modules\/(playwright-core|node-llama-cpp|openai|@modelcontextprotocol\/sdk)\//, 'browser, model or MCP code'],

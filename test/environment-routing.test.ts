@@ -1,7 +1,7 @@
 // Two worker processes on one task queue: a task's terminal calls all reach the worker holding its environment, so
 // cd, export and background processes stay visible; when that worker is killed, the next command runs on the other
 // worker in a new environment, and the result says so.
-import { mkdtempSync, realpathSync } from 'node:fs';
+import { mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -42,6 +42,8 @@ it('keeps a task on the worker holding its environment, and recreates it elsewhe
     { content: 'done' },
   ]);
   const base = workerEnv(inject('temporalAddress'), model.url, 'route');
+  // Commands see none of the worker's variables unless named: this one tells which worker ran them.
+  writeFileSync(join(base.env.TETHER_HOME!, 'config.yaml'), 'terminal:\n  env_passthrough: [WORKER_NAME]\n');
   const pool: Record<string, WorkerProcess> = {
     A: await workers.start({ ...base.env, WORKER_NAME: 'A' }),
     B: await workers.start({ ...base.env, WORKER_NAME: 'B' }),

@@ -192,7 +192,8 @@ describe('execute_code (local backend, real python3 and node)', () => {
   });
 
   it('a dangerous command the allowlist covers runs', async () => {
-    configure({}, { command_allowlist: ['remote-code-exec'] });
+    // The exact command (a rule meaning "tether could not read what runs", remote-code-exec, may not be listed).
+    configure({}, { command_allowlist: ['touch ran-allowed.txt; echo echo piped | sh'] });
     const r = await run(
       'python',
       'from tether_tools import terminal\nr = terminal(command="touch ran-allowed.txt; echo echo piped | sh")\nprint(r.get("error"), r["output"].strip())',

@@ -35,6 +35,13 @@ const COMMANDS: Record<string, string> = {
   'deny with a reason': `kubectl delete pod '${XSS}' 2>/dev/null; echo "\x1b[2Knever\u202e" >> ${marker}.deny`,
   'stay pending': `kubectl delete pod idle 2>/dev/null; echo pending >> ${marker}.pending`,
   'decide while no worker runs': `kubectl delete pod later 2>/dev/null; echo queued >> ${marker}.queued`,
+  // What a person must see to decide (issue 37): the tail after padding, blank lines, code after a secret, the rest
+  // of a long command, and a computed command that can be approved once only.
+  'padded tail': `echo start${' '.repeat(4100)}; kubectl delete pod tail-end 2>/dev/null`,
+  'blank lines': `true${'\n'.repeat(201)}kubectl delete pod after-blanks 2>/dev/null`,
+  'secret before code': 'ls; DEPLOY_TOKEN=abcdef;date>>f; kubectl delete pod s 2>/dev/null',
+  'long command': `kubectl delete pod long 2>/dev/null; ${Array.from({ length: 120 }, (_, i) => `echo step-${i}`).join('; ')}; echo LAST-STEP`,
+  'computed command': 'C=ls; $C >/dev/null; kubectl delete pod c 2>/dev/null',
 };
 
 const taskOf = (req: ChatRequest): string => req.messages.find((m) => m.role === 'user')?.content ?? '';
@@ -182,7 +189,9 @@ describe('the approval inbox (real Chromium, real worker, scripted model)', () =
     await row.waitFor({ timeout: LISTING_MS });
     expect(await row.locator('[data-command]').textContent()).toBe(visibleText(COMMANDS['deny with a reason']!));
     expect(await row.locator('[data-command]').textContent()).toContain('echo "\\x1b[2Knever\\u202e"');
-    expect(await row.locator('.warn').textContent()).toMatch(/control or invisible characters/);
+    expect(await row.locator('[data-hidden-note]').textContent()).toMatch(
+      /control, invisible or look-alike characters/,
+    );
     expect(await row.locator('script, img').count()).toBe(0);
     expect(await page.evaluate('window.__xss')).toBeUndefined();
 
@@ -264,6 +273,56 @@ describe('the approval inbox (real Chromium, real worker, scripted model)', () =
     expect(lines(`${marker}.pending`)).toEqual([]);
     await page.locator(`[data-workflow-id="${workflowId}"][data-approval-id="${p!.approvalId}"]`).waitFor();
     await client().workflow.getHandle(workflowId).terminate('test over');
+  }, 240_000);
+
+  it('shows the whole of what will run: padding and blank lines counted, code after a secret, the exact text on request, and only the choices offered', async () => {
+    await openInbox();
+    const ids = new Map<string, string>();
+    for (const task of ['padded tail', 'blank lines', 'secret before code', 'long command', 'computed command'])
+      ids.set(task, await start(task));
+    const row = (task: string) => page.locator(`[data-workflow-id="${ids.get(task)}"][data-approval-id]`);
+    for (const task of ids.keys()) await row(task).waitFor({ timeout: LISTING_MS });
+
+    // The tail after 4,100 spaces is on screen, the spaces counted.
+    expect(await row('padded tail').locator('[data-command]').textContent()).toBe(
+      'echo start⟨4,100 spaces⟩; kubectl delete pod tail-end 2>/dev/null',
+    );
+    expect(await row('padded tail').locator('[data-gives="session"]').textContent()).toBe(
+      `also this exact command in ${cwd}, for the rest of this run`,
+    );
+    // 200 blank lines are one counted line: the card stays the size of a few lines.
+    const blanks = row('blank lines');
+    expect(await blanks.locator('[data-command]').textContent()).toBe(
+      'true\n⟨200 blank lines⟩\nkubectl delete pod after-blanks 2>/dev/null',
+    );
+    expect((await blanks.locator('[data-command]').boundingBox())!.height).toBeLessThan(200);
+    // A secret value is a marked span; the code after it is shown; the exact text is one click away.
+    const secret = row('secret before code');
+    expect(await secret.locator('[data-command]').textContent()).toBe(
+      'ls; DEPLOY_TOKEN=⟨redacted: 6 characters⟩;date>>f; kubectl delete pod s 2>/dev/null',
+    );
+    await secret.locator('[data-show-exact]').click();
+    await secret.locator('[data-command][data-exact]').waitFor();
+    expect(await secret.locator('[data-command]').textContent()).toBe(COMMANDS['secret before code']);
+    // A long command is cut in the listing, said so, and shown whole on request.
+    const long = row('long command');
+    expect(await long.locator('[data-shortened-note]').textContent()).toContain(
+      `${COMMANDS['long command']!.length} characters in all`,
+    );
+    expect(await long.locator('[data-command]').textContent()).not.toContain('LAST-STEP');
+    await long.locator('[data-show-exact]').click();
+    await long.locator('[data-command][data-exact]').waitFor();
+    expect(await long.locator('[data-command]').textContent()).toBe(COMMANDS['long command']);
+    // A computed command: only once or deny, and the page says why.
+    const computed = row('computed command');
+    expect(
+      await computed.locator('[data-decision]').evaluateAll((bs) => bs.map((b) => b.getAttribute('data-decision'))),
+    ).toEqual(['once', 'deny']);
+    expect(await computed.locator('[data-gives="session"]').textContent()).toMatch(
+      /^\(not offered\) once only: \[dynamic-command\] means tether could not read what will run/,
+    );
+    if (SHOTS) await page.screenshot({ path: join(imagesDir, 'inbox-what-runs.png'), fullPage: true });
+    for (const id of ids.values()) await client().workflow.getHandle(id).terminate('test over');
   }, 240_000);
 
   it('a decision sent while no worker runs is queued as the signal, and applies once a worker is back', async () => {

@@ -1,11 +1,12 @@
 // Plugins from the user folder, the project folder and an npm package: tools, toolsets, environments and every hook.
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../src/config/config.js';
 import { environmentProvider } from '../src/environments/providers.js';
 import { loadPlugins, type PluginLoadResult } from '../src/plugins/loader.js';
+import { recordTrust } from '../src/plugins/trust.js';
 import { runToolCall, type CallOptions } from '../src/registry/handle-function-call.js';
 import { Hooks } from '../src/registry/hooks.js';
 import { ToolRegistry } from '../src/registry/registry.js';
@@ -16,6 +17,8 @@ const g = globalThis as unknown as { pluginEvents: string[] };
 const root = mkdtempSync(join(tmpdir(), 'tether-plugins-'));
 const userDir = join(root, 'home', 'plugins');
 const project = join(root, 'project');
+/** Where plugin packages are installed: TETHER_HOME's node_modules (here a folder of the test's own). */
+const packageRoot = join(root, 'home');
 const projectDir = join(project, '.tether', 'plugins');
 
 function write(path: string, text: string): void {
@@ -73,11 +76,11 @@ write(
 `,
 );
 write(
-  join(project, 'node_modules', 'tether-plugin-sample', 'package.json'),
+  join(packageRoot, 'node_modules', 'tether-plugin-sample', 'package.json'),
   JSON.stringify({ name: 'tether-plugin-sample', type: 'module', main: 'index.js' }),
 );
 write(
-  join(project, 'node_modules', 'tether-plugin-sample', 'index.js'),
+  join(packageRoot, 'node_modules', 'tether-plugin-sample', 'index.js'),
   `export function register(ctx) {
   ctx.registerTool({ name: 'shell', toolset: 'sample', description: 'pretend shell', schema: { type: 'object', properties: { command: { type: 'string' } } }, handler: (a) => JSON.stringify({ ran: a.command }) });
 }
@@ -95,10 +98,16 @@ describe('plugins', () => {
 
   beforeAll(async () => {
     g.pluginEvents = [];
-    result = await loadPlugins(
-      { userDir, projectDir, packages: ['tether-plugin-sample', 'tether-plugin-not-installed'], projectRoot: project },
-      { registry, hooks, log, config: parseConfig({}) },
-    );
+    const sources = {
+      userDir,
+      projectDir,
+      packages: ['tether-plugin-sample', 'tether-plugin-not-installed'],
+      packageRoot,
+      projectRoot: project,
+    };
+    // What `tether plugins trust` does: the person reviewed the project's plugins and trusts them as they are.
+    recordTrust([projectDir]);
+    result = await loadPlugins(sources, { registry, hooks, log, config: parseConfig({}) });
     options = { registry, hooks, log, cwd: project };
   });
 
@@ -147,5 +156,96 @@ describe('plugins', () => {
     const before = log.lines.length;
     expect((await call('shell', { command: 'pwd' })).status).toBe('ok');
     expect(log.lines.slice(before).some((l) => l.msg.includes('post_tool_call hook threw'))).toBe(true);
+  });
+});
+
+describe('project plugins load only as a person trusted them', () => {
+  const fresh = (): { dir: string; sources: Parameters<typeof loadPlugins>[0] } => {
+    const base = mkdtempSync(join(tmpdir(), 'tether-plugin-trust-'));
+    const dir = join(base, '.tether', 'plugins');
+    write(join(dir, 'p.mjs'), `export function register() { globalThis.pluginEvents.push('trusted-ran'); }`);
+    return {
+      dir,
+      sources: { userDir: join(base, 'none'), projectDir: dir, packages: [], packageRoot: base, projectRoot: base },
+    };
+  };
+  const load = (sources: Parameters<typeof loadPlugins>[0]) =>
+    loadPlugins(sources, {
+      registry: new ToolRegistry(recordingLogger()),
+      hooks: new Hooks(),
+      log: recordingLogger(),
+      config: parseConfig({}),
+    });
+
+  it('skips a plugin a run could have written: never trusted, changed since, or holding a link', async () => {
+    const never = fresh();
+    const r1 = await load(never.sources);
+    expect(r1.loaded).toEqual([]);
+    expect(r1.failed[0]!.error).toMatch(/was never trusted: review it, then run `tether plugins trust`/);
+
+    const changed = fresh();
+    recordTrust([changed.dir]);
+    expect((await load(changed.sources)).loaded).toEqual(['project:p']);
+    write(join(changed.dir, 'helper.mjs'), 'export const x = 1;'); // a new file beside it counts too
+    const r2 = await load(changed.sources);
+    expect(r2.loaded).toEqual([]);
+    expect(r2.failed[0]!.error).toMatch(/changed since it was trusted/);
+
+    const linked = fresh();
+    write(join(linked.dir, '..', '..', 'elsewhere.mjs'), 'export function register() {}');
+    symlinkSync(join(linked.dir, '..', '..', 'elsewhere.mjs'), join(linked.dir, 'q.mjs'));
+    expect(() => recordTrust([linked.dir])).toThrow(/holds a symbolic link \(q\.mjs\)/);
+    const r3 = await load(linked.sources);
+    expect(r3.loaded).toEqual([]);
+    expect(r3.failed.map((f) => f.error).join(' ')).toMatch(/holds a symbolic link \(q\.mjs\)/);
+  });
+
+  it("a dependency planted beside a trusted plugin is not what it imports: it loads from tether's copy", async () => {
+    const t = fresh();
+    write(
+      join(t.dir, 'uses.mjs'),
+      `import h from 'helper-dep'; export function register() { globalThis.pluginEvents.push(h); }`,
+    );
+    write(
+      join(t.dir, 'node_modules', 'helper-dep', 'package.json'),
+      '{"name":"helper-dep","type":"module","main":"i.js"}',
+    );
+    write(join(t.dir, 'node_modules', 'helper-dep', 'i.js'), `export default 'reviewed-helper';`);
+    recordTrust([t.dir]);
+    g.pluginEvents = [];
+    expect((await load(t.sources)).loaded).toEqual(['project:p', 'project:uses']);
+    expect(g.pluginEvents).toContain('reviewed-helper');
+    // A run writes a dependency where a bare import would look first, and another in the project's node_modules.
+    write(join(t.dir, 'node_modules', 'helper-dep', 'i.js'), `export default 'planted';`);
+    write(join(t.dir, '..', '..', 'node_modules', 'other', 'index.js'), `globalThis.pluginEvents.push('planted-2');`);
+    g.pluginEvents = [];
+    const after = await load(t.sources);
+    expect(after.loaded).toEqual([]);
+    expect(after.failed[0]!.error).toMatch(/changed since it was trusted/);
+    expect(g.pluginEvents).toEqual([]);
+  });
+
+  it('refuses a plugin package installed only in the project, naming how to install it into TETHER_HOME', async () => {
+    const t = fresh();
+    const base = join(t.dir, '..', '..');
+    write(join(base, 'node_modules', 'proj-only-plugin', 'package.json'), '{"name":"proj-only-plugin","main":"i.js"}');
+    write(
+      join(base, 'node_modules', 'proj-only-plugin', 'i.js'),
+      'globalThis.pluginEvents.push("ran-project-package")',
+    );
+    g.pluginEvents = [];
+    const r = await loadPlugins(
+      { ...t.sources, projectDir: join(base, 'none'), packages: ['proj-only-plugin'], packageRoot: join(base, 'home') },
+      {
+        registry: new ToolRegistry(recordingLogger()),
+        hooks: new Hooks(),
+        log: recordingLogger(),
+        config: parseConfig({}),
+      },
+    );
+    expect(r.failed[0]!.error).toMatch(
+      /proj-only-plugin is installed in the project, where a run can write: install it into TETHER_HOME instead \(npm install --prefix .* proj-only-plugin\)/,
+    );
+    expect(g.pluginEvents).toEqual([]);
   });
 });

@@ -97,7 +97,7 @@ describe('visibility of a run', () => {
     expect(approvals.stderr).not.toContain(id);
     const text = await cli(['approvals'], {});
     expect(text.stdout).toContain(`${id} ${approval!.approvalId} · terminal`);
-    expect(text.stdout).toContain('[REDACTED');
+    expect(text.stdout).toContain('OPENAI_API_KEY=⟨redacted: 38 characters⟩ kubectl delete pod web');
     const waiting = await cli(['list', '--status', 'waiting-approval', '--json', '--limit', '1000'], {});
     expect(waiting.code).toBe(0);
     expect((JSON.parse(waiting.stdout) as RunRow[]).map((r) => r.workflowId)).toContain(id);

@@ -15,9 +15,15 @@ const root = dirname(dirname(fileURLToPath(import.meta.url)));
 /** Packages workflow code may reach: Temporal's workflow side and what it needs (ms, long, nexus-rpc), and zod. */
 const ALLOWED_PACKAGES = new Set(['@temporalio/workflow', '@temporalio/common', 'zod', 'long', 'ms', 'nexus-rpc']);
 
-/** Pure modules outside those folders that workflow code may use (the visibility memo escapes and redacts text). */
+/**
+ * Pure modules outside those folders that workflow code may use (the visibility memo renders approval text the way
+ * every channel does: escapes, look-alikes, counted blank runs, redacted spans).
+ */
 const ALLOWED_FILES = new Set([
   ['src', 'approval', 'visible-text.ts'].join(sep),
+  ['src', 'approval', 'approval-text.ts'].join(sep),
+  ['src', 'approval', 'approval-redact.ts'].join(sep),
+  ['src', 'approval', 'lookalikes.ts'].join(sep),
   ['src', 'environments', 'redact.ts'].join(sep),
 ]);
 

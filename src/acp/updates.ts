@@ -2,7 +2,16 @@
 // (todo) and every tool call (tool_call, then tool_call_update with status and output; file edits as diffs). Worker-only (pure).
 import { isAbsolute, resolve } from 'node:path';
 import type { PlanEntry, SessionUpdate, ToolCallContent, ToolCallStatus, ToolKind } from '@agentclientprotocol/sdk';
+import { renderApprovalText } from '../approval/approval-text.js';
 import type { AgentState, ToolCallView } from '../common/types.js';
+
+/** A value with every string in it rendered as approval text is (what an editor may display). */
+function shownValue(v: unknown): unknown {
+  if (typeof v === 'string') return renderApprovalText(v).text;
+  if (Array.isArray(v)) return v.map(shownValue);
+  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, shownValue(x)]));
+  return v;
+}
 
 const KINDS: Readonly<Record<string, ToolKind>> = {
   terminal: 'execute',
@@ -118,10 +127,12 @@ export class UpdateTracker {
       out.push({
         sessionUpdate: 'tool_call',
         toolCallId: c.id,
-        title: `${c.name}: ${c.summary}`,
+        // Rendered as an approval is (no raw control, bidi or invisible character): a call asking for approval shows
+        // this title and input beside the permission request.
+        title: renderApprovalText(`${c.name}: ${c.summary}`, { newlines: 'escape' }).text,
         kind: toolKind(c.name),
         status: status === 'completed' || status === 'failed' ? 'in_progress' : status,
-        rawInput: args ?? c.args,
+        rawInput: shownValue(args ?? c.args),
         ...(diff ? { content: [diff] } : {}),
         ...(path ? { locations: [{ path: isAbsolute(path) ? path : resolve(this.cwd, path) }] } : {}),
       });

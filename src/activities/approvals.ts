@@ -1,37 +1,44 @@
 // Approval activities: the verdict on a command with the allowlist and policy, smart approval through the model,
 // the webhook for pending approvals, and writing the permanent allowlist. Worker-only.
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { addToAllowlistFile } from '../approval/allowlist-file.js';
+import type { AllowlistBook } from '../approval/allowlist-book.js';
+import { describeEntry } from '../approval/allowlist.js';
 import { assess } from '../approval/assess.js';
 import { SIGNATURE_HEADER, signBody } from '../approval/signature.js';
 import { readSmartAnswer, smartPrompt } from '../approval/smart.js';
 import type { TetherConfig } from '../config/config.js';
 import type { Logger } from '../logging/logger.js';
-import type { ApprovalFinding, CommandAssessment, PendingApproval, SmartVerdict } from '../common/approval-types.js';
+import type {
+  AllowlistEntry,
+  ApprovalFinding,
+  CommandAssessment,
+  PendingApproval,
+  SmartVerdict,
+} from '../common/approval-types.js';
 import { withHeartbeat } from './heartbeat.js';
 import type { CompleteFn } from './model.js';
-import { visibleJson, visibleText } from '../approval/visible-text.js';
+import { visibleJson } from '../approval/visible-text.js';
+import { viewOfPending } from '../approval/approval-view.js';
 
 interface ApprovalActivityDeps {
   config: TetherConfig;
-  /** config.yaml, where `always` decisions are written. */
-  configFile: string;
+  /** command_allowlist as this worker holds it; `always` decisions are added to it (and to its config.yaml). */
+  allowlist: AllowlistBook;
   log: Logger;
   complete: CompleteFn;
 }
 
 export function createApprovalActivities(deps: ApprovalActivityDeps) {
-  const { config, configFile, log } = deps;
+  const { config, allowlist, log } = deps;
 
   async function assessCommand(input: { command: string; cwd: string }): Promise<CommandAssessment> {
-    const { verdict, allowlistedBy } = await assess(input.command, input.cwd, config, configFile, (err) =>
-      log.warn({ configFile, err: err.message }, 'could not read command_allowlist; using the start-up configuration'),
-    );
+    const { verdict, allowlistedBy, scope } = await assess(input.command, input.cwd, allowlist.entries());
     return {
       dangerous: verdict.dangerous,
       tier: verdict.tier,
       findings: verdict.findings,
       allowlistedBy,
+      ...(scope ? { scope } : {}),
       mode: config.approvals.mode,
       timeoutSeconds: config.approvals.timeout,
       notify: config.approvals.webhook_url !== undefined,
@@ -59,12 +66,15 @@ export function createApprovalActivities(deps: ApprovalActivityDeps) {
     const url = config.approvals.webhook_url;
     if (!url) return;
     const info = Context.current().info;
-    // commandVisible is what a chat message should show; visibleJson writes bidi and invisible characters as escapes.
+    // `view` is what a chat message should show (the one rendering every channel uses, with what each choice
+    // gives); `approval` is the exact record; visibleJson writes bidi and invisible characters as escapes.
+    const view = viewOfPending(input.approval);
     const body = visibleJson({
       type: 'approval.pending',
       workflowId: info.workflowExecution?.workflowId,
       approval: input.approval,
-      commandVisible: visibleText(input.approval.command),
+      commandVisible: view.text,
+      view,
     });
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (config.approvals.secret) headers[SIGNATURE_HEADER] = signBody(config.approvals.secret, body);
@@ -81,12 +91,19 @@ export function createApprovalActivities(deps: ApprovalActivityDeps) {
       throw ApplicationFailure.retryable(`approval webhook ${url} answered HTTP ${res.status}`, 'Approval.Webhook');
   }
 
-  async function addToAllowlist(input: { entries: string[] }): Promise<void> {
+  /**
+   * `always`: this worker allows the entries from now on, and writes them to its config.yaml for the next start
+   * (other workers read them when they start). A file that cannot be written is logged: the decision stands here.
+   */
+  async function addToAllowlist(input: { entries: AllowlistEntry[] }): Promise<void> {
     try {
-      const added = await addToAllowlistFile(configFile, input.entries);
-      log.info({ configFile, added }, 'command_allowlist updated');
+      const added = await allowlist.add(input.entries);
+      log.info({ configFile: allowlist.file, added: added.map(describeEntry) }, 'command_allowlist updated');
     } catch (err) {
-      throw ApplicationFailure.nonRetryable((err as Error).message, 'Config.Invalid');
+      log.error(
+        { configFile: allowlist.file, err: (err as Error).message },
+        'an always approval applies in this worker but could not be written to config.yaml',
+      );
     }
   }
 

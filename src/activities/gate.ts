@@ -1,12 +1,14 @@
 // The gate's activity: what a tool call would run (the tool's own `gate` function), with scripts it runs by path
-// read in the task's environment, judged and matched against the allowlist. Runs on the worker that holds the
-// task's environment. Worker-only.
-import { assessSubject, type ReadScripts } from '../approval/assess.js';
-import { shownText } from '../approval/subject.js';
+// read in the task's environment, judged and matched against the allowlist; and, before a call whose verdict came
+// earlier runs, the same files read again and compared. Runs on the worker that holds the task's environment.
+// Worker-only.
+import { assessSubject, digestsOf, type ReadScripts } from '../approval/assess.js';
+import type { AllowlistBook } from '../approval/allowlist-book.js';
+import { shownText, unshowable, type CallSubject } from '../approval/subject.js';
 import type { TetherConfig } from '../config/config.js';
 import { environmentManager } from '../environments/current.js';
-import { readScriptsIn } from '../environments/read-scripts.js';
-import type { Logger } from '../logging/logger.js';
+import { currentDirectory, readScriptsIn } from '../environments/read-scripts.js';
+import type { ShellEnvironment } from '../environments/shell-environment.js';
 import type { ToolRegistry } from '../registry/registry.js';
 import type { AssessCallInput, CallAssessment } from '../common/approval-types.js';
 import { withHeartbeat } from './heartbeat.js';
@@ -14,13 +16,48 @@ import { withHeartbeat } from './heartbeat.js';
 interface GateActivityDeps {
   registry: ToolRegistry;
   config: TetherConfig;
-  configFile: string;
-  log: Logger;
+  allowlist: AllowlistBook;
   workerQueue?: string;
 }
 
+/** What the person is shown of a call that cannot be shown whole: only the start, since it is refused anyway. */
+const REFUSED_HEAD_CHARS = 2_000;
+
 export function createGateActivities(deps: GateActivityDeps) {
-  const { registry, config, configFile, log } = deps;
+  const { registry, config, allowlist } = deps;
+
+  /** The call's subject, where it runs, and a reader of files in its environment; undefined: it runs nothing. */
+  async function subjectOf(
+    input: AssessCallInput,
+  ): Promise<{ subject: CallSubject; cwd: string; read?: ReadScripts; where?: () => Promise<string> } | undefined> {
+    const entry = registry.get(input.name);
+    let args: unknown;
+    try {
+      args = JSON.parse(input.args || '{}');
+    } catch {
+      args = undefined;
+    }
+    const valid = entry ? entry.validate(args) : undefined;
+    // Arguments the tool will refuse run nothing: dispatch reports the problem to the model.
+    if (!entry?.gate || !valid?.ok) return undefined;
+    const subject = await entry.gate(valid.value, { taskId: input.taskId, cwd: input.cwd, backend: input.backend });
+    if (!subject) return undefined;
+    const cwd = subject.workdir
+      ? subject.workdir.startsWith('/')
+        ? subject.workdir
+        : `${input.cwd}/${subject.workdir}`
+      : input.cwd;
+    const inEnvironment = <T>(fn: (env: ShellEnvironment) => Promise<T>): Promise<T> =>
+      environmentManager().use(
+        input.taskId,
+        { hostCwd: input.cwd, expected: input.environmentExpected, backend: input.backend },
+        ({ env }) => fn(env),
+      );
+    const read: ReadScripts = (keys) => inEnvironment((env) => readScriptsIn(env, keys, subject.workdir));
+    // The task's shell keeps the directory an earlier `cd` left: that is where the command runs.
+    const where = (): Promise<string> => inEnvironment((env) => currentDirectory(env, subject.workdir, cwd));
+    return entry.environment ? { subject, cwd, read, where } : { subject, cwd };
+  }
 
   async function assess(input: AssessCallInput): Promise<CallAssessment> {
     const entry = registry.get(input.name);
@@ -35,51 +72,41 @@ export function createGateActivities(deps: GateActivityDeps) {
       entry?.environment && deps.workerQueue && environmentManager().has(input.taskId, backend)
         ? { workerQueue: deps.workerQueue }
         : {};
-    let args: unknown;
-    try {
-      args = JSON.parse(input.args || '{}');
-    } catch {
-      args = undefined;
-    }
-    const valid = entry ? entry.validate(args) : undefined;
-    // Arguments the tool will refuse run nothing: dispatch reports the problem to the model.
-    if (!entry?.gate || !valid?.ok)
-      return { ...policy, command: '', dangerous: false, tier: null, findings: [], ...held() };
-    const subject = await entry.gate(valid.value, { taskId: input.taskId, cwd: input.cwd, backend: input.backend });
-    if (!subject) return { ...policy, command: '', dangerous: false, tier: null, findings: [], ...held() };
-    const cwd = subject.workdir
-      ? subject.workdir.startsWith('/')
-        ? subject.workdir
-        : `${input.cwd}/${subject.workdir}`
-      : input.cwd;
-    const read: ReadScripts = (keys) =>
-      environmentManager().use(
-        input.taskId,
-        { hostCwd: input.cwd, expected: input.environmentExpected, backend: input.backend },
-        ({ env }) => readScriptsIn(env, keys, subject.workdir),
-      );
-    const { verdict, allowlistedBy, scripts } = await assessSubject(subject, cwd, config, configFile, {
-      read: entry.environment ? read : undefined,
-      onUnreadable: (err) =>
-        log.warn(
-          { configFile, err: err.message },
-          'could not read command_allowlist; using the start-up configuration',
-        ),
-    });
+    const found = await subjectOf(input);
+    if (!found) return { ...policy, command: '', dangerous: false, tier: null, findings: [], ...held() };
+    const { subject, read, where } = found;
+    const judged = await assessSubject(subject, found.cwd, allowlist.entries(), { read, where, tool: input.name });
+    const { verdict, allowlistedBy, scripts, reads, scope } = judged;
+    const shown = shownText(subject, scripts);
+    const tooLarge = verdict.tier === 'dangerous' ? unshowable(shown) : undefined;
     return {
       ...policy,
-      command: shownText(subject, scripts),
+      command: tooLarge ? `${shown.slice(0, REFUSED_HEAD_CHARS)}…` : shown,
       dangerous: verdict.dangerous,
       tier: verdict.tier,
       findings: verdict.findings,
       allowlistedBy,
+      ...(Object.keys(reads).length > 0 ? { reads } : {}),
+      ...(scope ? { scope, where: judged.cwd } : {}),
+      ...(tooLarge ? { unshowable: tooLarge } : {}),
       ...held(),
     };
+  }
+
+  /** The files of `bound` whose content is not what the verdict was reached on any more (read again now). */
+  async function changedFiles(input: AssessCallInput, bound: Record<string, string>): Promise<string[]> {
+    const keys = Object.keys(bound);
+    if (keys.length === 0) return [];
+    const found = await subjectOf(input);
+    // The call's subject itself changed (a background process's input): everything counts as changed.
+    if (!found?.read) return keys;
+    const now = digestsOf(await found.read(keys));
+    return keys.filter((k) => now[k] !== bound[k]);
   }
 
   // Heartbeats let the workflow's heartbeat timeout notice a worker killed mid-check within seconds (without them a
   // lost check waited out its 2-minute start-to-close timeout).
   const assessCall = (input: AssessCallInput): Promise<CallAssessment> => withHeartbeat(() => assess(input));
 
-  return { assessCall, judge: assess };
+  return { assessCall, judge: assess, changedFiles };
 }

@@ -3,6 +3,7 @@
 // MockActivityEnvironment; the tool and the gate are the real activities.
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { describe, expect, it } from 'vitest';
+import { AllowlistBook } from '../approval/allowlist-book.js';
 import { parseConfig } from '../config/config.js';
 import { Hooks } from '../registry/hooks.js';
 import { ToolRegistry } from '../registry/registry.js';
@@ -29,10 +30,10 @@ function setUp() {
   });
   const deps = { registry, hooks: new Hooks(), log: recordingLogger(), config: parseConfig({}), workerQueue: 'q@me' };
   const tools = createToolActivities(deps);
-  const gate = createGateActivities({ ...deps, configFile: '/nonexistent/config.yaml' });
+  const gate = createGateActivities({ ...deps, allowlist: new AllowlistBook([]) });
   const acts = {
-    runTool: (i: RunToolInput) => tools.runTool(i),
-    runGatedTool: (i: RunToolInput) => tools.runTool(i, gate.judge),
+    runTool: (i: RunToolInput) => tools.runTool(i, gate),
+    runGatedTool: (i: RunToolInput) => tools.runTool(i, gate, true),
     assessCall: gate.assessCall,
   };
   return { ran, ...holderActivities('q@me', acts) };

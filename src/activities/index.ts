@@ -2,7 +2,9 @@
 import { Context } from '@temporalio/activity';
 import { configPath } from '../config/config.js';
 import type { AgentActivities, RunToolInput, RunToolOutput } from '../common/activity-contract.js';
+import { AllowlistBook, setWorkerAllowlist } from '../approval/allowlist-book.js';
 import { createApprovalActivities } from './approvals.js';
+import { createCheckpointActivities } from './checkpoints.js';
 import { createGateActivities } from './gate.js';
 import { holderActivities } from './holder-only.js';
 import { ConversationCache } from './conversation-cache.js';
@@ -15,7 +17,7 @@ import { TaskTexts } from './task-text.js';
 import { queryOwnWorkflow } from './workflow-query.js';
 
 export function createActivities(
-  deps: ToolActivityDeps & { model: ModelSettings; configFile?: string },
+  deps: ToolActivityDeps & { model: ModelSettings; configFile?: string; allowlist?: AllowlistBook },
 ): AgentActivities {
   const complete = createModelRouter(deps.model);
   // What this worker lists and makes it holds, so model calls on it name those by digest instead of carrying them.
@@ -29,11 +31,14 @@ export function createActivities(
     loopHandled: deps.loopHandled ?? new Set(LOOP_TOOL_NAMES),
     taskText: (ref) => taskTexts.resolve(Context.current().info.workflowExecution?.workflowId ?? '', ref),
   });
+  // Policy is read when the worker starts: command_allowlist as the configuration had it then, plus what `always`
+  // adds while it runs (a config.yaml changed meanwhile changes nothing until the next start).
+  const allowlist = deps.allowlist ?? new AllowlistBook(deps.config.command_allowlist, deps.configFile ?? configPath());
+  setWorkerAllowlist(allowlist);
   const gate = createGateActivities({
     registry: deps.registry,
     config: deps.config,
-    configFile: deps.configFile ?? configPath(),
-    log: deps.log,
+    allowlist,
     workerQueue: deps.workerQueue,
   });
   const held = (input: RunToolInput, out: RunToolOutput): RunToolOutput => {
@@ -41,9 +46,9 @@ export function createActivities(
     if (!out.assessment) cache.holdMessage({ role: 'tool', tool_call_id: input.callId, content: out.result });
     return out;
   };
-  const runTool = async (input: RunToolInput): Promise<RunToolOutput> => held(input, await tools.runTool(input));
+  const runTool = async (input: RunToolInput): Promise<RunToolOutput> => held(input, await tools.runTool(input, gate));
   const runGatedTool = async (input: RunToolInput): Promise<RunToolOutput> =>
-    held(input, await tools.runTool(input, gate.judge));
+    held(input, await tools.runTool(input, gate, true));
   return {
     ...tools,
     async listTools(input) {
@@ -53,12 +58,8 @@ export function createActivities(
     },
     runTool,
     ...createStoreActivities(),
-    ...createApprovalActivities({
-      config: deps.config,
-      configFile: deps.configFile ?? configPath(),
-      log: deps.log,
-      complete,
-    }),
+    ...createCheckpointActivities({ config: deps.config, log: deps.log }),
+    ...createApprovalActivities({ config: deps.config, allowlist, log: deps.log, complete }),
     runGatedTool,
     assessCall: gate.assessCall,
     // A misrouted answer runs nothing and is not held as the call's result.

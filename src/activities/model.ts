@@ -14,6 +14,7 @@ import { createLocalProvider } from '../models/local-provider.js';
 import { localModelResolver, localModelSettings, type LocalModelResolver } from '../models/local-model.js';
 import { createOpenAIProvider, openAISettingsFromEnv, type OpenAISettings } from '../models/openai-provider.js';
 import { LOCAL_PREFIX, type ModelProvider } from '../models/types.js';
+import { observeChat } from '../observability/observe.js';
 
 export interface ModelSettings {
   openai: OpenAISettings;
@@ -92,7 +93,9 @@ export function createModelActivity(
     };
     // A model call can take minutes: heartbeats let a crashed worker's call be retried elsewhere within seconds.
     // A reply too large to record becomes a shortened one the workflow answers with an error, never a failed attempt.
-    const reply = fitReply(await withHeartbeat((signal) => complete(request, signal)));
+    // Observed (a `chat` span, model metrics) only when tracing or metrics are on; otherwise just the call.
+    const observed = summarise ? { ...request, summarise } : request;
+    const reply = fitReply(await withHeartbeat((signal) => observeChat(observed, () => complete(request, signal))));
     // Held as the workflow will see it (parsed from JSON), so both sides' digests agree.
     if (ref && !summarise)
       cache.store(run, [...held.messages, JSON.parse(JSON.stringify(reply.message)) as ChatMessage]);

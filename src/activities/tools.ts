@@ -15,8 +15,11 @@ import { detect } from '../approval/detect.js';
 import { loadBashParser } from '../approval/parser.js';
 import { lostWorker, withHeartbeat } from './heartbeat.js';
 import { environmentManager } from '../environments/current.js';
+import { withToolCall } from '../environments/tool-call-context.js';
 import { releaseTask } from '../registry/task-cleanup.js';
 import { readsTask } from './task-text.js';
+import { observeTool } from '../observability/observe.js';
+import { recordToolCall } from '../observability/metrics.js';
 
 /** No single tool result may come near Temporal's payload limits: this is the cap before history. */
 const HISTORY_RESULT_CHARS = 64_000;
@@ -50,26 +53,53 @@ function interruptedAttempt(name: string, registry: ToolRegistry): string | unde
   });
 }
 
-/** The gate's check of one call (src/activities/gate.ts), run inside runGatedTool. */
-export type Judge = (input: AssessCallInput) => Promise<CallAssessment>;
+/** The gate's check of one call (src/activities/gate.ts), and its second look at the files a verdict was reached on. */
+export interface Gate {
+  judge(input: AssessCallInput): Promise<CallAssessment>;
+  /** Files of `bound` whose content changed since (read again now). */
+  changedFiles(input: AssessCallInput, bound: Record<string, string>): Promise<string[]>;
+}
+
+const checkInput = (input: RunToolInput): AssessCallInput => ({
+  name: input.name,
+  args: input.args,
+  taskId: input.taskId,
+  cwd: input.cwd,
+  ...(input.backend !== undefined ? { backend: input.backend } : {}),
+  ...(input.environmentExpected !== undefined ? { environmentExpected: input.environmentExpected } : {}),
+});
+
+const checkFailed = (err: unknown): string =>
+  JSON.stringify({
+    error: `The approval check failed (${err instanceof Error ? err.message : String(err)}), so the command was not run. Try again later.`,
+  });
 
 /** The check's verdict, or, when the check itself failed, the result that says nothing ran. */
-async function judgeOrExplain(judge: Judge, input: RunToolInput): Promise<CallAssessment | string> {
+async function judgeOrExplain(gate: Gate, input: RunToolInput): Promise<CallAssessment | string> {
   try {
-    return await judge({
-      name: input.name,
-      args: input.args,
-      taskId: input.taskId,
-      cwd: input.cwd,
-      ...(input.backend !== undefined ? { backend: input.backend } : {}),
-      ...(input.environmentExpected !== undefined ? { environmentExpected: input.environmentExpected } : {}),
-    });
+    return await gate.judge(checkInput(input));
   } catch (err) {
-    const why = err instanceof Error ? err.message : String(err);
-    return JSON.stringify({
-      error: `The approval check failed (${why}), so the command was not run. Try again later.`,
-    });
+    return checkFailed(err);
   }
+}
+
+/**
+ * Before a call runs on a verdict reached earlier (a person decided, or the allowlist or a session approval let it
+ * through): the files read for that verdict are read again. Unchanged, undefined (it runs). Changed, the call is
+ * judged again on what is there now: a verdict that needs nobody runs it; one that does goes back to the workflow,
+ * naming what changed, to be decided again. A string: the result that says nothing ran.
+ */
+async function recheck(gate: Gate, input: RunToolInput, bound: Record<string, string>) {
+  let changed: string[];
+  try {
+    changed = await gate.changedFiles(checkInput(input), bound);
+  } catch (err) {
+    return checkFailed(err);
+  }
+  if (changed.length === 0) return undefined;
+  const verdict = await judgeOrExplain(gate, input);
+  if (typeof verdict === 'string' || !verdict.dangerous) return verdict;
+  return { ...verdict, changed };
 }
 
 export function createToolActivities(deps: ToolActivityDeps) {
@@ -133,14 +163,18 @@ export function createToolActivities(deps: ToolActivityDeps) {
   }
 
   /**
-   * One tool call. With `judge` (runGatedTool), the gate judges the call first, in the same activity: a call that
+   * One tool call. `gated` (runGatedTool): the gate judges the call first, in the same activity: a call that
    * needs a person (or the policy) to decide is not run, and its verdict goes back to the workflow, which asks and
    * then runs it with runTool. A call that needs nobody runs at once, without an activity of its own for the check.
+   * With `bound` (runTool after a decision), the files that verdict was reached on are compared first (recheck).
    */
-  async function runTool(input: RunToolInput, judge?: Judge): Promise<RunToolOutput> {
+  async function runTool(input: RunToolInput, gate?: Gate, gated = false): Promise<RunToolOutput> {
     // Before the check: a retried world-changing call is reported, never judged and run again.
     const interrupted = interruptedAttempt(input.name, registry);
-    if (interrupted) return { status: 'ok', result: interrupted };
+    if (interrupted) {
+      recordToolCall(input.name, 'interrupted', 0);
+      return { status: 'ok', result: interrupted };
+    }
     let progress: unknown;
     try {
       // Heartbeats let Temporal notice a dead worker within the heartbeat timeout, and deliver cancellation.
@@ -148,10 +182,14 @@ export function createToolActivities(deps: ToolActivityDeps) {
         async (signal) => {
           const routed =
             registry.get(input.name)?.environment && deps.workerQueue ? { workerQueue: deps.workerQueue } : {};
-          if (judge && !input.approved) {
-            const verdict = await judgeOrExplain(judge, input);
+          if (gate && gated && !input.approved) {
+            const verdict = await judgeOrExplain(gate, input);
             if (typeof verdict === 'string') return { status: 'blocked', result: verdict, ...routed };
             if (verdict.dangerous) return { status: 'approval_required', result: '', assessment: verdict, ...routed };
+          } else if (gate && input.bound !== undefined) {
+            const again = await recheck(gate, input, input.bound);
+            if (typeof again === 'string') return { status: 'blocked', result: again, ...routed };
+            if (again?.dangerous) return { status: 'approval_required', result: '', assessment: again, ...routed };
           }
           // Looked up only for a hook or a tool that reads it: a plain call pays nothing for it.
           const userTask =
@@ -159,19 +197,28 @@ export function createToolActivities(deps: ToolActivityDeps) {
             (input.userTaskRef !== undefined && readsTask(input.name, registry, hooks)
               ? await deps.taskText?.(input.userTaskRef)
               : undefined);
-          const outcome = await runToolCall(input.name, input.args, input.taskId, userTask, {
-            registry,
-            hooks,
-            log,
-            cwd: input.cwd,
-            allowOutsideCwd: config.files.allow_outside_cwd,
-            signal,
-            approved: input.approved,
-            progress: (d) => (progress = d),
-            checkModified: await modifiedCommandCheck(input),
-            environmentExpected: input.environmentExpected,
-            backend: input.backend,
-          });
+          const checkModified = await modifiedCommandCheck(input);
+          // The run and call a command started here belongs to: its connections' approvals name them.
+          const owner = { workflowId: Context.current().info.workflowExecution?.workflowId, callId: input.callId };
+          // An `execute_tool` span and the tool metrics, when tracing or metrics are on.
+          const observed = { name: input.name, callId: input.callId, args: input.args };
+          const outcome = await observeTool(observed, () =>
+            withToolCall(owner, () =>
+              runToolCall(input.name, input.args, input.taskId, userTask, {
+                registry,
+                hooks,
+                log,
+                cwd: input.cwd,
+                allowOutsideCwd: config.files.allow_outside_cwd,
+                signal,
+                approved: input.approved,
+                progress: (d) => (progress = d),
+                checkModified,
+                environmentExpected: input.environmentExpected,
+                backend: input.backend,
+              }),
+            ),
+          );
           // Reported only now that the tool has stopped; its last words (killed, or not confirmed dead) go with it.
           if (signal.aborted)
             throw new CancelledFailure(`tool call ${input.callId} cancelled`, [

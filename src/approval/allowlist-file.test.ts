@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { addToAllowlistFile, readAllowlist } from './allowlist-file.js';
+import { addToAllowlistFile } from './allowlist-file.js';
 
 const dir = (): string => mkdtempSync(join(tmpdir(), 'tether-allowlist-'));
 
@@ -22,13 +22,26 @@ describe('addToAllowlistFile', () => {
       files: { allow_outside_cwd: true },
       command_allowlist: ['git-reset-hard', 'git-force-push'],
     });
-    expect(readAllowlist(path)).toEqual(['git-reset-hard', 'git-force-push']);
+    await addToAllowlistFile(path, [{ command: 'make deploy', cwd: '/srv/app' }]);
+    await addToAllowlistFile(path, [{ command: 'make deploy', cwd: '/srv/app' }]);
+    const after = readFileSync(path, 'utf8');
+    expect(after).toContain('- { command: make deploy, cwd: /srv/app }');
+    expect(parse(after).command_allowlist).toEqual([
+      'git-reset-hard',
+      'git-force-push',
+      { command: 'make deploy', cwd: '/srv/app' },
+    ]);
   });
 
   it('creates the file, and serialises concurrent writers', async () => {
     const path = join(dir(), 'sub', 'config.yaml');
     await Promise.all(['a', 'b', 'c', 'd'].map((e) => addToAllowlistFile(path, [e])));
-    expect(readAllowlist(path).sort()).toEqual(['a', 'b', 'c', 'd']);
+    expect((parse(readFileSync(path, 'utf8')) as { command_allowlist: string[] }).command_allowlist.sort()).toEqual([
+      'a',
+      'b',
+      'c',
+      'd',
+    ]);
   });
 
   it('refuses to touch a file that is not valid YAML or whose list is not a list', async () => {

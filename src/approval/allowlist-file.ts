@@ -2,12 +2,16 @@
 // (temporary file + rename), one writer at a time in this process. Worker-only.
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { isSeq, parseDocument, YAMLSeq } from 'yaml';
+import { isMap, isSeq, parseDocument, YAMLSeq } from 'yaml';
+import type { AllowlistEntry } from '../common/approval-types.js';
 import { TetherError } from '../common/errors.js';
 
 let queue: Promise<unknown> = Promise.resolve();
 
-function addNow(path: string, entries: string[]): string[] {
+/** One way of writing an entry, to tell whether the list holds it already. */
+const same = (e: unknown): string => JSON.stringify(e);
+
+function addNow(path: string, entries: AllowlistEntry[]): AllowlistEntry[] {
   const text = existsSync(path) ? readFileSync(path, 'utf8') : '';
   const doc = parseDocument(text);
   if (doc.errors.length > 0)
@@ -24,9 +28,14 @@ function addNow(path: string, entries: string[]): string[] {
   }
   if (!isSeq(list))
     throw new TetherError('Config.Invalid', `${path}: command_allowlist is not a list, allowlist not changed`, false);
-  const present = new Set(list.items.map((i) => String((i as { value?: unknown })?.value ?? i)));
-  const added = entries.filter((e) => !present.has(e));
-  for (const e of added) list.add(e);
+  const present = new Set(list.items.map((i) => same((i as { toJSON?: () => unknown })?.toJSON?.() ?? i)));
+  const added = entries.filter((e) => !present.has(same(e)));
+  for (const e of added) {
+    const node = doc.createNode(e);
+    // An exact command in one directory reads as one line: `- { command: make deploy, cwd: /srv/app }`.
+    if (isMap(node)) node.flow = true;
+    list.add(node);
+  }
   if (added.length === 0) return [];
   mkdirSync(dirname(path), { recursive: true });
   const tmp = `${path}.${process.pid}.tmp`;
@@ -36,16 +45,8 @@ function addNow(path: string, entries: string[]): string[] {
 }
 
 /** Adds the entries not already present; returns those added. */
-export function addToAllowlistFile(path: string, entries: string[]): Promise<string[]> {
+export function addToAllowlistFile(path: string, entries: AllowlistEntry[]): Promise<AllowlistEntry[]> {
   const next = queue.then(() => addNow(path, entries));
   queue = next.catch(() => undefined);
   return next;
-}
-
-/** command_allowlist as the file says now (the worker's start-up config does not see later additions). */
-export function readAllowlist(path: string): string[] {
-  if (!existsSync(path)) return [];
-  const doc = parseDocument(readFileSync(path, 'utf8'));
-  const list = doc.errors.length === 0 ? doc.get('command_allowlist') : undefined;
-  return isSeq(list) ? list.items.map((i) => String((i as { value?: unknown })?.value ?? i)) : [];
 }

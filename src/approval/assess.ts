@@ -1,12 +1,13 @@
 // The verdict on what a tool call would run (a command with its stdin, a script it runs by path, a program) with
-// the allowlist applied: what the approval activities and execute_code's terminal calls decide from. Worker-only
-// (reads config.yaml's allowlist, loads the grammars).
-import type { TetherConfig } from '../config/config.js';
+// the allowlist applied, the digest of every file read to reach it, and what a wider approval of it would cover:
+// what the approval activities and execute_code's terminal calls decide from. Worker-only (loads the grammars).
+import { createHash } from 'node:crypto';
+import type { AllowlistEntry, ApprovalScope } from '../common/approval-types.js';
 import { allowlistMatch } from './allowlist.js';
-import { readAllowlist } from './allowlist-file.js';
 import { detect, type Verdict } from './detect.js';
 import { loadBashParser } from './parser.js';
-import { loadProgramReader } from './programs/load.js';
+import { loadProgramReader, type ReadProgram } from './programs/load.js';
+import { approvalScope } from './scope.js';
 import type { ScriptFile } from './scripts.js';
 import type { CallSubject } from './subject.js';
 
@@ -16,29 +17,78 @@ interface Assessed {
   allowlistedBy?: string;
   /** Scripts read to judge it (path → text), to show a person deciding. */
   scripts: Map<string, string>;
+  /** Every file read to judge it (path → digest of what was read): the verdict holds for these contents only. */
+  reads: Record<string, string>;
+  /** What session and always would cover (for a dangerous verdict). */
+  scope?: ApprovalScope;
 }
 
 /** Reads scripts run by path where the command will run (the task's environment); keys as the detector names them. */
 export type ReadScripts = (keys: string[]) => Promise<Map<string, ScriptFile>>;
 
-/** A script that runs another runs a third...: beyond this many rounds of reading, what is left asks. */
-const READ_ROUNDS = 4;
+/**
+ * A script that runs another runs a third, a module imports another...: beyond this many rounds of reading, or this
+ * many files and listings read, what is left asks.
+ */
+const READ_ROUNDS = 12;
+const MAX_READS = 600;
 
-/** Judges a tool call's subject: scripts it runs by path are read (through `read`) and judged as their program's text. */
+/** What a read gave, as one comparable string: the content's digest, or why there was none. */
+export function fileDigest(f: ScriptFile): string {
+  if ('text' in f) return `sha256:${createHash('sha256').update(f.text).digest('hex')}`;
+  if ('binary' in f) return f.digest ?? 'binary';
+  if ('missing' in f) return 'missing';
+  if ('directory' in f) return 'directory';
+  // A listing (globs, test discovery): the names in it, so a file added or removed there counts as a change.
+  if ('entries' in f)
+    return `entries:${createHash('sha256')
+      .update([...f.entries].sort().join('\u0000'))
+      .digest('hex')}`;
+  return `unread: ${f.error}`;
+}
+
+/** The digests of what was read, by path. */
+export function digestsOf(files: ReadonlyMap<string, ScriptFile>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, f] of files) out[k] = fileDigest(f);
+  return out;
+}
+
+/** The program reader, remembering what it read: each round judges the same files again. */
+function remembering(read: ReadProgram): ReadProgram {
+  const seen = new Map<string, ReturnType<ReadProgram>>();
+  return (source, language) => {
+    const key = `${language}\u0000${source}`;
+    if (!seen.has(key)) seen.set(key, read(source, language));
+    return seen.get(key);
+  };
+}
+
+/**
+ * Judges a tool call's subject: scripts it runs by path, modules they import, hooks git will run... are read
+ * (through `read`) and judged as their program's text. Every file read is returned in `scripts` (path → text): what
+ * the verdict was reached on, in one place.
+ */
 export async function judgeSubject(
   subject: CallSubject,
   cwd: string,
   read?: ReadScripts,
-): Promise<{ verdict: Verdict; scripts: Map<string, string> }> {
+): Promise<{ verdict: Verdict; scripts: Map<string, string>; files: Map<string, ScriptFile> }> {
   const parse = await loadBashParser();
-  const programs = await loadProgramReader();
+  const programs = remembering(await loadProgramReader());
   const files = new Map<string, ScriptFile>();
   const opts = { cwd, stdin: subject.stdin, language: subject.language, programs };
   if (subject.text.trim() === '')
-    return { verdict: { command: subject.text, dangerous: false, tier: null, findings: [] }, scripts: new Map() };
+    return {
+      verdict: { command: subject.text, dangerous: false, tier: null, findings: [] },
+      scripts: new Map(),
+      files,
+    };
   let verdict = detect(parse, subject.text, { ...opts, files: read ? files : undefined });
   for (let round = 0; read && verdict.scripts && round < READ_ROUNDS; round += 1) {
-    for (const [k, v] of await read(verdict.scripts)) files.set(k, v);
+    const wanted = verdict.scripts.filter((k) => !files.has(k)).slice(0, Math.max(0, MAX_READS - files.size));
+    if (wanted.length === 0) break;
+    for (const [k, v] of await read(wanted)) files.set(k, v);
     verdict = detect(parse, subject.text, { ...opts, files });
   }
   if (subject.inputOnly) {
@@ -52,30 +102,42 @@ export async function judgeSubject(
   }
   const scripts = new Map<string, string>();
   for (const [k, v] of files) if ('text' in v) scripts.set(k, v.text);
-  return { verdict, scripts };
+  return { verdict, scripts, files };
 }
 
-/** The judged subject, then a dangerous verdict matched against command_allowlist (configuration and config.yaml). */
+/**
+ * The judged subject; then a dangerous verdict matched against command_allowlist (the entries the worker holds:
+ * read at its start, plus what `always` added since), with what a wider approval of it would cover.
+ */
 export async function assessSubject(
   subject: CallSubject,
   cwd: string,
-  config: TetherConfig,
-  configFile: string,
-  opts: { read?: ReadScripts; onUnreadable?: (err: Error) => void } = {},
-): Promise<Assessed> {
-  const { verdict, scripts } = await judgeSubject(subject, cwd, opts.read);
-  if (verdict.tier !== 'dangerous') return { verdict, scripts };
-  let entries = config.command_allowlist;
-  try {
-    entries = [...entries, ...readAllowlist(configFile)];
-  } catch (err) {
-    // An unreadable config.yaml leaves the start-up allowlist.
-    opts.onUnreadable?.(err as Error);
-  }
+  allowlist: readonly AllowlistEntry[],
+  opts: {
+    read?: ReadScripts;
+    tool?: string;
+    /** The directory the command will really run in (the task shell's own, after an earlier `cd`). */
+    where?: () => Promise<string>;
+  } = {},
+): Promise<Assessed & { cwd: string }> {
+  const { verdict, scripts, files } = await judgeSubject(subject, cwd, opts.read);
+  const reads = digestsOf(files);
+  if (verdict.tier !== 'dangerous') return { verdict, scripts, reads, cwd };
+  // Asked only for what may ask a person: a wider approval covers the command where it really runs.
+  const at = opts.where ? await opts.where().catch(() => cwd) : cwd;
+  const parse = await loadBashParser();
   return {
     verdict,
     scripts,
-    allowlistedBy: allowlistMatch(entries, { command: subject.text, rules: verdict.findings.map((f) => f.rule) }),
+    reads,
+    cwd: at,
+    scope: approvalScope(parse, { tool: opts.tool ?? 'terminal', subject, cwd: at, findings: verdict.findings, reads }),
+    allowlistedBy: allowlistMatch(allowlist, {
+      command: subject.text,
+      rules: verdict.findings.map((f) => f.rule),
+      cwd: at,
+      readsFiles: files.size > 0,
+    }),
   };
 }
 
@@ -83,9 +145,7 @@ export async function assessSubject(
 export function assess(
   command: string,
   cwd: string,
-  config: TetherConfig,
-  configFile: string,
-  onUnreadable?: (err: Error) => void,
-): Promise<Assessed> {
-  return assessSubject({ text: command }, cwd, config, configFile, { onUnreadable });
+  allowlist: readonly AllowlistEntry[],
+): Promise<Assessed & { cwd: string }> {
+  return assessSubject({ text: command }, cwd, allowlist);
 }

@@ -44,7 +44,7 @@ describe('code left for later commands asks where it is left', () => {
     ["alias ls='rm -rf ~'", 'delete-home'],
     ["git config core.pager 'rm -rf ~'", 'delete-home'],
     ["git config --global core.editor 'kill -9 -1'", 'kill-all'],
-    ['git config core.hooksPath .githooks', 'carried-code'],
+    ['git config core.hooksPath ~/hooks', 'git-hook'],
     ['git config include.path ../evil.gitconfig', 'carried-code'],
     ["echo '[core] pager = rm -rf ~' >> .git/config", 'carried-code'],
   ])('%s', (command, rule) => {

@@ -152,8 +152,9 @@ export function gitConfig(cmd: Argv, ctx: CarryContext): void {
     return;
   }
   if (!GIT_COMMAND_KEYS.test(key.text)) return;
-  if (/^(include(if\..+)?\.path|core\.hookspath)$/i.test(key.text))
-    ctx.add('carried-code', `git config ${key.text} ${value.text}`);
+  // A hooks directory is read when git runs its hooks (git/hooks.ts); one outside the project asks (checks/vcs.ts).
+  if (/^core\.hookspath$/i.test(key.text)) return;
+  if (/^include(if\..+)?\.path$/i.test(key.text)) ctx.add('carried-code', `git config ${key.text} ${value.text}`);
   else if (value.dynamic) ctx.computed(value, `git config ${key.text}`);
   else ctx.later(() => ctx.script(value.text.replace(/^!/, '')));
 }
@@ -170,8 +171,12 @@ export function aliasDefinitions(cmd: Argv, ctx: CarryContext): void {
 
 /** Files whose content git or a shell runs by itself: writing them is installing code that runs later. */
 const RUNS_LATER = /(^|\/)\.git\/(config|hooks\/[^/]+)$/;
+/** Files Python runs at every start (a .pth file's `import` lines, sitecustomize): nothing reads them before. */
+const PYTHON_START = /\.pth$|(^|\/)(sitecustomize|usercustomize)\.py$/;
 
 export function codeFileWrite(path: Word, ctx: CarryContext): void {
   if (!path.dynamic && RUNS_LATER.test(path.text))
     ctx.add('carried-code', `writes ${path.text}, which git reads for commands to run`);
+  if (!path.dynamic && PYTHON_START.test(path.text))
+    ctx.add('carried-code', `writes ${path.text}, which Python runs at every start`);
 }

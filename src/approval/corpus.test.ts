@@ -26,6 +26,8 @@ const HOLDOUT_2_SHA256 = 'c40aee35e9b386255b41b7c6d031b3a3b6075048a9b881261cde6c
 const HOLDOUT_3_SHA256 = 'c931071d6285a5788be6e6b9f1a871f15edf866314d73d787292509928758d7a';
 /** sha256 of holdout-4.txt as committed alone (994900d), written blind like the others; never update it either. */
 const HOLDOUT_4_SHA256 = 'e6ac488ca98223cf8174db2369b3d70c325f665ed038e30acead1346ce86cbc1';
+/** sha256 of holdout-5.txt as committed alone (bfa6be1), written blind like the others; never update it either. */
+const HOLDOUT_5_SHA256 = '5c7e3b58f85b75b852283ad9a781d4c341870f81c67e3db9e70894af04d62799';
 
 let scored: Scored[];
 beforeAll(async () => {
@@ -41,6 +43,7 @@ describe('the detector evaluation corpus', () => {
     ['holdout-2', HOLDOUT_2_SHA256],
     ['holdout-3', HOLDOUT_3_SHA256],
     ['holdout-4', HOLDOUT_4_SHA256],
+    ['holdout-5', HOLDOUT_5_SHA256],
   ])('keeps the %s part exactly as it was written', (part, sha256) => {
     expect(
       createHash('sha256')
@@ -82,7 +85,7 @@ describe('the detector evaluation corpus', () => {
   // fixes from sliding back. Its 13 publishing lines stay ordinary by the other parts' labels, hence 95%, not 98%.
   // holdout-3 and holdout-4 likewise: 68.3% and 75.4% of their own lines asked held out (docs/detector.md), then
   // their classes were fixed.
-  it.each<Part>(['holdout-2', 'holdout-3', 'holdout-4'])(
+  it.each<Part>(['holdout-2', 'holdout-3', 'holdout-4', 'holdout-5'])(
     '%s part (tuned on after its first measurement): at least 95%% of dangerous commands ask, at most 2%% of ordinary ones',
     (part) => {
       const mine = scored.filter((s) => s.entry.part === part);

@@ -14,26 +14,31 @@ import {
   redirectsOf,
   stdinTextOf,
 } from './syntax.js';
-import { classifyPath, resolveDir, type Where } from './paths.js';
+import { resolveDir, type Where } from './paths.js';
+import { outputFileOf, outputOf } from './output.js';
+import { checkResourceAbuse, loopResourceAbuse, parallelRequests } from './checks/resource-abuse.js';
 import { checkWrite } from './checks/files.js';
 import { ciConfigWrite } from './checks/ci.js';
 import { wasDownloaded } from './checks/fetched.js';
 import { packageSettingsWrite } from './checks/supply-chain.js';
 import { checkLookup } from './checks/dispatch.js';
-import { DISPOSABLE_RULES, localTarget } from './checks/local-target.js';
+import { CREATED_HERE, DISPOSABLE_RULES, localTarget } from './checks/local-target.js';
 import { checkAssignment } from './checks/identity.js';
 import { checkGpuFleet, checkMiner } from './checks/miner.js';
 import { checkLifecycle } from './checks/lifecycle.js';
 import { checkDataTargets } from './checks/data-targets.js';
 import { checkSecretSinks } from './checks/secret-sinks.js';
+import { checkSecretRead } from './checks/secret-read.js';
+import { agentRulesWrite, lineGrants } from './checks/agent-rules.js';
+import { checkWriteTampering, lineScriptsNoop, lineSkipsChecks } from './checks/test-tampering.js';
 import { checkExposure } from './checks/exposure.js';
 import { checkRemoteInstall } from './checks/remote-install.js';
 import { checkWrappers } from './checks/wrappers.js';
 import { checkUnset, type WriteMode } from './checks/traces.js';
 import { initScriptCheck } from './checks/system.js';
-import { stdinText, withAdd, type CheckContext, type Io, type Upstream } from './checks/types.js';
+import { stdinText, withAdd, type CheckContext, type Io, type Origin, type Upstream } from './checks/types.js';
 import { decodedText } from './decode.js';
-import { crontabCommands, indirectCode } from './indirect.js';
+import { indirectCode } from './indirect.js';
 import {
   aliasDefinitions,
   carriedVariable,
@@ -42,8 +47,12 @@ import {
   gitConfig,
   type CarryContext,
 } from './carried.js';
-import { runnerFile, taskRunner } from './task-runners.js';
-import { scriptKey, shebangLanguage, type ScriptFile } from './scripts.js';
+import { taskRunner } from './task-runners.js';
+import { projectRunner } from './loaders/runners.js';
+import { listedDir, scriptKey, type ScriptFile } from './scripts.js';
+import { loadFile, runFile } from './loaders/run-file.js';
+import { inlineOrigin, programLoad } from './loaders/program-loads.js';
+import { readLanguage } from './interpreters/languages.js';
 import type { ParseBash, SyntaxNode } from './parser.js';
 import type { ProgramEffect } from './programs/effects.js';
 import type { ReadProgram } from './programs/load.js';
@@ -80,6 +89,8 @@ interface DetectOptions {
 }
 
 const MAX_DEPTH = 8;
+/** Files loaded by programs (modules, hooks) judged at most per command line. */
+const MAX_LOADS = 400;
 
 /** PowerShell's automatic variables (never set in bash, whose names no bash tool uses). */
 const POWERSHELL_AUTOMATIC =
@@ -115,9 +126,36 @@ class Analysis implements CarryContext {
   /** Files this command line writes known text to (`echo ... > x.sh; sh x.sh`). */
   private readonly writtenText = new Map<string, string>();
   /** Commands seen so far: a script missing before a list runs may be written by an earlier command of it. */
-  private commandsSeen = 0;
+  commandsSeen = 0;
+  private fileDepth = 0;
+
+  insideFile(run: () => void): void {
+    this.fileDepth += 1;
+    try {
+      run();
+    } finally {
+      this.fileDepth -= 1;
+    }
+  }
   /** Inside code that runs in a later call (an exported PAGER): a script it runs by path may change before then. */
-  private laterDepth = 0;
+  laterDepth = 0;
+  /** Paths (keys) named by the commands seen so far: a file missing now that one names may be made by it. */
+  private readonly named = new Set<string>();
+  /** Files programs load by themselves (modules, hooks), judged after the line, once each. */
+  private readonly queue: {
+    key: string;
+    language: string;
+    origin: Origin;
+    cwd: Where['cwd'];
+    later: number;
+    /** An earlier command of the line names the file: it may make it. */
+    made: boolean;
+  }[] = [];
+  private readonly loaded = new Set<string>();
+  /** Where the code being judged came from (imports are relative to it). */
+  origin: Origin | undefined;
+  /** NAME=VALUE settings of the command being judged (`PYTHONPATH=src python x.py`). */
+  commandEnv: ReadonlyMap<string, Word> = new Map();
 
   constructor(
     private readonly parse: ParseBash,
@@ -129,71 +167,71 @@ class Analysis implements CarryContext {
     this.where = { project, cwd: project };
   }
 
-  /**
-   * `optional`: a file a program reads only if it is there (a task runner's settings: missing, it never asks), or the
-   * alternatives it picks from (`GNUmakefile`, `makefile`, `Makefile`: asks when all are missing before a line in
-   * which an earlier command may write one).
-   */
-  runsFile(path: Word, language: string | null, optional?: true | readonly string[]): void {
-    if (path.dynamic) {
-      this.add('dynamic-command', `the script's path is computed at run time: ${path.text.slice(0, 80)}`);
-      return;
-    }
-    const key = scriptKey(path.text, this.where);
-    if (key === undefined) return;
-    // Run by a later command (an exported EDITOR, BASH_ENV): a project file is judged as it is now; one elsewhere
-    // (a shared /tmp, the home directory) asks, as does one that does not exist yet.
-    if (this.laterDepth > 0 && classifyPath(path, this.where) !== 'inside') {
-      this.add('carried-code', `${path.text} is run by later commands and is not a file of the project`);
-      return;
-    }
-    if (key === null) {
-      this.add('unread-script', `${path.text} (after a cd to a directory known only at run time)`);
-      return;
-    }
-    const written = this.writtenText.get(key);
-    if (written !== undefined) {
-      if (language !== null && runnerFile(key, written, language, this)) return;
-      if (language === null) this.script(written);
-      else this.code(written, language);
-      return;
-    }
+  runsFile(path: Word, language: string | null, optional?: true | readonly string[], origin?: Origin): void {
+    runFile(this, path, language, optional, origin);
+  }
+
+  get reading(): boolean {
+    return this.files !== undefined;
+  }
+
+  keyOf(written: string): string | null | undefined {
+    return scriptKey(written, this.where);
+  }
+
+  fileAt(key: string): ScriptFile | undefined {
+    return this.files?.get(key);
+  }
+
+  readFile(key: string): ScriptFile | undefined {
     const file = this.files?.get(key);
-    if (file && 'missing' in file && this.laterDepth > 0) {
-      this.add('carried-code', `${key} does not exist yet: what is written there later runs in later commands`);
-      return;
-    }
-    if (file && 'missing' in file) {
-      // Nothing runs from a file that is not there, unless an earlier command of this line makes it.
-      const alternatives = optional === true ? [] : optional ? optional.map((p) => scriptKey(p, this.where)) : [key];
-      const allMissing = alternatives.every((k) => {
-        const f = typeof k === 'string' ? this.files?.get(k) : undefined;
-        return f !== undefined && 'missing' in f;
-      });
-      if (this.commandsSeen > 1 && alternatives.length > 0 && allMissing)
-        this.add(
-          'unread-script',
-          `${key} does not exist before this command line runs; an earlier command may write it`,
-        );
-      return;
-    }
-    if (!file) {
+    if (file === undefined) {
       this.wanted.add(key);
-      if (this.files) this.add('unread-script', `${key} was not read`);
-      return;
+      // Judged again once it is read; if it never is, this finding stays and the call asks.
+      if (this.files) this.add('unread-script', `${listedDir(key) ?? key} was not read`);
     }
-    if ('error' in file) this.add('unread-script', `${key}: ${file.error}`);
-    if (!('text' in file)) return;
-    if (language !== null && runnerFile(key, file.text, language, this)) return;
-    const lang = language ?? shebangLanguage(file.text);
-    if (lang === undefined)
-      this.add(
-        'unread-script',
-        `${key} is run by an interpreter the detector does not read (${file.text.split('\n')[0]!.slice(0, 60)})`,
-      );
-    else if (lang === 'crontab') for (const c of crontabCommands(file.text)) this.script(c);
-    else if (lang === null) this.script(file.text);
-    else this.code(file.text, lang);
+    return file;
+  }
+
+  writtenTextOf(key: string): string | undefined {
+    return this.writtenText.get(key);
+  }
+
+  private namedEarlier(key: string): boolean {
+    for (const n of this.named) if (n === key || (n !== '.' && key.startsWith(`${n}/`))) return true;
+    return false;
+  }
+
+  loads(key: string, language: string, origin: Origin): void {
+    const id = `${language}\u0000${key}`;
+    if (this.loaded.has(id)) return;
+    this.loaded.add(id);
+    this.queue.push({
+      key,
+      language,
+      origin,
+      cwd: this.where.cwd,
+      later: this.laterDepth,
+      made: this.namedEarlier(key),
+    });
+  }
+
+  /** Judges the files programs load by themselves (modules, hooks), once each, until none is left. */
+  drainLoads(): void {
+    for (let i = 0; i < this.queue.length && i < MAX_LOADS; i += 1) {
+      const { key, language, origin, cwd, later, made } = this.queue[i]!;
+      const [before, depth] = [this.where.cwd, this.laterDepth];
+      this.where.cwd = cwd;
+      this.laterDepth = later;
+      try {
+        loadFile(this, key, language === 'shell' ? null : language, origin, made);
+      } finally {
+        this.where.cwd = before;
+        this.laterDepth = depth;
+      }
+    }
+    if (this.queue.length > MAX_LOADS)
+      this.add('unread-script', `the program loads more than ${MAX_LOADS} files of the project; not all were read`);
   }
 
   computed(word: Word, who: string, language: string | null = null): void {
@@ -259,6 +297,9 @@ class Analysis implements CarryContext {
     const broken = text.includes('<<<') && this.parse(text, (root) => root?.hasError === true);
     const swapped = broken ? hereStringFirst(text) : text;
     const source = swapped !== text && this.parse(swapped, (root) => root?.hasError === false) ? swapped : text;
+    lineGrants(source, this);
+    lineSkipsChecks(source, this);
+    lineScriptsNoop(source, this);
     this.nested(() =>
       this.parse(source, (root) => {
         if (!root) {
@@ -277,11 +318,19 @@ class Analysis implements CarryContext {
     );
   }
 
-  code(source: string, language: string): void {
-    this.nested(() => {
-      analyseCode(source, language, this);
-      for (const e of this.programs?.(source, language) ?? []) this.effect(e);
-    });
+  code(source: string, language: string, origin: Origin | undefined = this.origin): void {
+    const outer = this.origin;
+    // Code given inline (python -c, node -e, standard input) finds its modules in the working directory.
+    this.origin = origin ?? (/^(python|javascript|typescript)$/.test(language) ? inlineOrigin(this) : undefined);
+    try {
+      this.nested(() => {
+        analyseCode(source, language, this);
+        readLanguage(source, language, this);
+        for (const e of this.programs?.(source, language) ?? []) this.effect(e);
+      });
+    } finally {
+      this.origin = outer;
+    }
   }
 
   /** What a program's call would run, judged as the command it amounts to. */
@@ -294,6 +343,7 @@ class Analysis implements CarryContext {
         ),
       );
     else if (e.kind === 'code') this.code(e.text, e.language);
+    else if (e.kind === 'load') programLoad(e, this);
     else this.add('dynamic-command', e.detail);
   }
 
@@ -342,6 +392,11 @@ class Analysis implements CarryContext {
         break;
       case 'for_statement':
         this.forLoop(node);
+        loopResourceAbuse(node, this);
+        break;
+      case 'while_statement':
+      case 'c_style_for_statement':
+        loopResourceAbuse(node, this);
         break;
       case 'unset_command':
         checkUnset(
@@ -366,11 +421,14 @@ class Analysis implements CarryContext {
     carriedVariable(name, w, this);
     if (!w.dynamic) this.vars.set(name, w.text);
     else if (/^\$\(\s*mktemp\b/.test(value?.text ?? '')) this.vars.set(name, '/tmp/mktemp.tmp');
+    else if (/^"?\$\(\s*(docker|podman|nerdctl)\s+(container\s+)?(create|run\s+(-\w+\s+)*-d)\b/.test(value?.text ?? ''))
+      this.vars.set(name, CREATED_HERE);
     else this.vars.delete(name);
   }
 
   private command(node: SyntaxNode): void {
-    this.commandsSeen += 1;
+    // Commands of files being judged (a script's own lines) are not earlier commands of the line.
+    if (this.fileDepth === 0) this.commandsSeen += 1;
     const redirects = redirectsOf(node);
     const io: Io = { upstream: [], stdinText: stdinTextOf(redirects) };
     const input = redirects.find((r) => r.type === 'file_redirect' && r.children.some((c) => c?.type === '<'));
@@ -382,9 +440,12 @@ class Analysis implements CarryContext {
       const argv = cmd ? peel(commandWords(cmd, this.vars)).argv : null;
       io.upstream.push({ argv, ...printedText(prev, argv, this.vars) } satisfies Upstream);
     }
+    io.output = this.inherited?.output === 'consumed' ? 'consumed' : outputOf(node);
+    io.outputFile = outputFileOf(node);
     if (this.inherited && io.upstream.length === 0 && io.stdinText === undefined && io.stdinFile === undefined) {
       io.upstream = this.inherited.upstream;
       io.stdinText = this.inherited.stdinText;
+      io.stdinFile = this.inherited.stdinFile;
     }
     const assignments = named(node)
       .filter((c) => c.type === 'variable_assignment')
@@ -442,7 +503,6 @@ class Analysis implements CarryContext {
     }
     // `--help` anywhere, `--version` last (`cargo yank --version 0.4.1 crate` gives it a value).
     if (argv.args.some((a) => a.text === '--help') || argv.args.at(-1)?.text === '--version') return;
-    const name = argv.name === 'busybox' ? null : argv.name;
     // `env BASH_ENV=x.sh bash ...`, `sudo PAGER=... git log`: a wrapper's NAME=VALUE words are the command's variables.
     const wrapperWords = words.slice(0, words.length - argv.args.length - 1);
     const settings = wrapperWords.flatMap((w) => {
@@ -452,11 +512,35 @@ class Analysis implements CarryContext {
     // `sudo LD_PRELOAD=x.so cmd`, `env PATH=/tmp/x:$PATH make`: judged like the same assignment before the command.
     for (const s of settings) checkAssignment(s.name, s.value, this);
     const allAssignments = [...assignments, ...settings];
+    const outerEnv = this.commandEnv;
+    this.commandEnv = new Map(allAssignments.map((a) => [a.name, a.value]));
+    try {
+      this.judgeCommand(argv, io, words, allAssignments, chdir);
+    } finally {
+      this.commandEnv = outerEnv;
+      // Later commands of the line may load a file this one makes (`cp evil.py helper.py && python main.py`).
+      for (const a of argv.args) {
+        const key = a.dynamic || a.text.startsWith('-') ? undefined : this.keyOf(a.text.replace(/^[^=]*=/, ''));
+        if (typeof key === 'string') this.named.add(key);
+      }
+    }
+  }
+
+  private judgeCommand(
+    argv: Argv,
+    io: Io,
+    words: Word[],
+    allAssignments: { name: string; value: Word }[],
+    chdir: Word | undefined,
+  ): void {
+    const name = argv.name === 'busybox' ? null : argv.name;
     // Where the command's target is explicitly local or it is a dry run, its data-destroying findings are dropped.
     const local = this.localFilter(argv, allAssignments);
     checkMiner(argv, this);
     checkGpuFleet(argv, this);
     checkSecretSinks(argv, io, this);
+    checkSecretRead(argv, io, local);
+    checkResourceAbuse(argv, io, this, io.outputFile);
     checkLifecycle(argv, local);
     checkDataTargets(argv, allAssignments, local);
     checkExposure(argv, this);
@@ -488,6 +572,7 @@ class Analysis implements CarryContext {
     }
     if (argv.name === 'git') gitConfig(argv, this);
     taskRunner(argv, this);
+    projectRunner(argv, this);
     // ./x.sh, bin/deploy: a program run by its path is read and judged (installed programs are not).
     if (argv.written.includes('/') && !initScriptCheck(argv.written)) this.runsFile(literal(argv.written), null);
     const check = initScriptCheck(argv.written) ?? (name ? checkFor(name) : undefined);
@@ -535,6 +620,9 @@ class Analysis implements CarryContext {
     if (op.includes('>')) codeFileWrite(word, this);
     if (op.includes('>')) {
       ciConfigWrite(word, printed, `${op} ${word.text}`, this);
+      agentRulesWrite(word, printed, `${op} ${word.text}`, this);
+      // `: > PATH` is how file tools are judged (their content is judged where it runs): no text to judge here.
+      checkWriteTampering(word, ownerArgv?.name === ':' ? undefined : printed, op === '>>', `${op} ${word.text}`, this);
       packageSettingsWrite(word, printed, `${op} ${word.text}`, this);
     }
     const key = word.dynamic ? undefined : scriptKey(word.text, this.where);
@@ -583,6 +671,7 @@ class Analysis implements CarryContext {
       return cmd ? (peel(commandWords(cmd, this.vars)).argv?.name ?? null) : null;
     });
     if (pipelineShellOverNetwork(names)) this.add('reverse-shell', node.text.slice(0, 80));
+    parallelRequests(node.text, this);
     this.readLoops(pipelineLeaves(node));
   }
 
@@ -652,6 +741,7 @@ export function detect(parse: ParseBash, command: string, opts: DetectOptions = 
     // nothing to judge
   } else if (opts.language !== undefined) analysis.code(command, opts.language);
   else analysis.script(command, opts.stdin === undefined ? undefined : { upstream: [], stdinText: opts.stdin });
+  analysis.drainLoads();
   analysis.runExitHandlers();
   const findings = [...analysis.findings.values()].sort((a, b) => TIER_ORDER[b.tier] - TIER_ORDER[a.tier]);
   const scripts = [...analysis.wanted];

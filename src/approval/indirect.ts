@@ -4,11 +4,12 @@
 import { parseFlags, type Argv } from './argv.js';
 import { stdinIsDynamic, stdinText, type CheckContext, type Io } from './checks/types.js';
 import { MAKE_VALUE_FLAGS, readMakefile } from './makefile.js';
+import { makeLanguage } from './task-runners.js';
 import { literal, type Word } from './words.js';
 
 /** git configuration keys whose value is a command git runs. */
 const GIT_COMMAND_KEYS =
-  /^(core\.(pager|sshcommand|editor|fsmonitor|askpass|hookspath)|sequence\.editor|diff\.external|diff\..+\.(textconv|command)|merge\..+\.driver|filter\..+\.(clean|smudge|process)|credential(\..+)?\.helper|gpg(\..+)?\.program|pager\..+|alias\..+|uploadpack\.packobjectshook|remote\..+\.(uploadpack|receivepack|proxy)|web\.browser|man\..+\.cmd|browser\..+\.cmd|difftool\..+\.cmd|mergetool\..+\.cmd|core\.gitproxy)$/i;
+  /^(core\.(pager|sshcommand|editor|fsmonitor|askpass)|sequence\.editor|diff\.external|diff\..+\.(textconv|command)|merge\..+\.driver|filter\..+\.(clean|smudge|process)|credential(\..+)?\.helper|gpg(\..+)?\.program|pager\..+|alias\..+|uploadpack\.packobjectshook|remote\..+\.(uploadpack|receivepack|proxy)|web\.browser|man\..+\.cmd|browser\..+\.cmd|difftool\..+\.cmd|mergetool\..+\.cmd|core\.gitproxy)$/i;
 
 /** Variables whose value is a command the program runs (`GIT_SSH_COMMAND='...' git fetch`). */
 export const COMMAND_VARIABLES = new Set([
@@ -100,7 +101,7 @@ function make(cmd: Argv, ctx: CheckContext): void {
     return;
   }
   if (f.values.has('-C') || f.values.has('--directory')) return; // the file is relative to another directory
-  ctx.runsFile(word, 'make');
+  ctx.runsFile(word, makeLanguage(cmd, ctx));
 }
 
 function crontab(cmd: Argv, io: Io, ctx: CheckContext): void {

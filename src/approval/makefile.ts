@@ -123,10 +123,12 @@ class Expander {
   }
 }
 
-export function readMakefile(text: string): Makefile {
+/** `overrides`: `make NAME=VALUE` on the command line, which win over the makefile's own assignments. */
+export function readMakefile(text: string, overrides: ReadonlyMap<string, string> = new Map()): Makefile {
   // A backslash-newline continues a line (a recipe's next line may start with its tab).
   const lines = text.replace(/\\\n\t?/g, ' ').split('\n');
   const ex = new Expander();
+  for (const [k, v] of overrides) ex.vars.set(k, v);
   const raw: { text: string; auto: Record<string, string> }[] = [];
   const includes: string[] = [];
   let auto: Record<string, string> = {};
@@ -156,6 +158,7 @@ export function readMakefile(text: string): Makefile {
       continue;
     }
     const assign = ASSIGN.exec(trimmed);
+    if (assign && overrides.has(assign[1]!) && !/^override\s/.test(trimmed)) continue;
     if (assign) {
       const [, name, op, value] = assign;
       if (name === '.RECIPEPREFIX') ex.problems.push('.RECIPEPREFIX changes how recipes are written');

@@ -7,6 +7,12 @@ export interface Rule {
   id: string;
   tier: Tier;
   description: string;
+  /**
+   * The rule means "tether could not read what runs" (computed text, an unread script, downloaded, decoded or
+   * carried code): the same words can run anything, so an approval covers that one call only, and command_allowlist
+   * may not name the rule.
+   */
+  opaque?: true;
 }
 
 const list: Rule[] = [
@@ -55,11 +61,17 @@ const list: Rule[] = [
   {
     id: 'schedule-unchecked',
     tier: 'dangerous',
+    opaque: true,
     description: 'schedules commands that cannot be checked (a crontab, at job or task from a file or computed text)',
   },
   // Remote code
-  { id: 'remote-code-exec', tier: 'dangerous', description: 'runs code downloaded from the network' },
-  { id: 'decoded-to-shell', tier: 'dangerous', description: 'runs decoded (hidden) data as a shell script' },
+  { id: 'remote-code-exec', tier: 'dangerous', opaque: true, description: 'runs code downloaded from the network' },
+  {
+    id: 'decoded-to-shell',
+    tier: 'dangerous',
+    opaque: true,
+    description: 'runs decoded (hidden) data as a shell script',
+  },
   { id: 'reverse-shell', tier: 'dangerous', description: 'opens a shell over the network (reverse shell)' },
   // Processes
   { id: 'fork-bomb', tier: 'hardline', description: 'a fork bomb exhausts the machine' },
@@ -87,12 +99,14 @@ const list: Rule[] = [
   {
     id: 'hijack-path',
     tier: 'dangerous',
+    opaque: true,
     description:
       'puts a temporary or relative directory first on PATH, preloads a library, loads code from a shared directory, or sets a command variable that hides code',
   },
   {
     id: 'git-hook',
     tier: 'dangerous',
+    opaque: true,
     description: 'installs code git runs by itself (hooks path, fsmonitor, hooks outside the project)',
   },
   // Storage
@@ -248,15 +262,27 @@ const list: Rule[] = [
   {
     id: 'dynamic-command',
     tier: 'dangerous',
+    opaque: true,
     description: 'the command name or the code it runs is computed at run time, so it cannot be checked',
   },
-  { id: 'unparsed', tier: 'dangerous', description: 'the command could not be parsed, so it cannot be checked' },
-  { id: 'too-deep', tier: 'dangerous', description: 'commands nested too deeply to check' },
+  {
+    id: 'unparsed',
+    tier: 'dangerous',
+    opaque: true,
+    description: 'the command could not be parsed, so it cannot be checked',
+  },
+  { id: 'too-deep', tier: 'dangerous', opaque: true, description: 'commands nested too deeply to check' },
   // Channels beyond the command line (t16-gate)
-  { id: 'unread-script', tier: 'dangerous', description: 'runs a script whose content could not be read and checked' },
+  {
+    id: 'unread-script',
+    tier: 'dangerous',
+    opaque: true,
+    description: 'runs a script whose content could not be read and checked',
+  },
   {
     id: 'carried-code',
     tier: 'dangerous',
+    opaque: true,
     description:
       'leaves code for later commands to run (an exported PAGER, BASH_ENV, HOME or NODE_OPTIONS, git configuration, a file the code reads)',
   },
@@ -285,9 +311,38 @@ const list: Rule[] = [
     description:
       'installs from an untrusted source (a look-alike package name, an extra or unsigned index), edits a lockfile by hand or adds an install script that runs fetched code',
   },
+  {
+    id: 'secret-read',
+    tier: 'dangerous',
+    description:
+      'shows a secret in its output (a credential file, a secret store, a token printer, a cluster secret): the model reads it and the run keeps it',
+  },
+  {
+    id: 'forge-write',
+    tier: 'dangerous',
+    description:
+      "acts on a code forge in the user's name: opens, merges, closes or reviews pull requests and issues, comments, releases, tags or changes a repository",
+  },
+  {
+    id: 'resource-abuse',
+    tier: 'dangerous',
+    description:
+      "exhausts the machine's or another host's resources: huge allocations, disk fillers, stress tools, process floods, traffic floods, huge scale-ups",
+  },
+  {
+    id: 'test-tampering',
+    tier: 'dangerous',
+    description:
+      'makes checks pass without running them: CI steps, tests or test scripts neutralised, code owners changed, hooks or CI skipped on a push to the main branch',
+  },
 ];
 
 export const RULES: ReadonlyMap<string, Rule> = new Map(list.map((r) => [r.id, r]));
+
+/** Whether a finding's rule means tether could not read what runs (see Rule.opaque). */
+export function isOpaqueRule(id: string): boolean {
+  return RULES.get(id)?.opaque === true;
+}
 
 export function rule(id: string): Rule {
   const r = RULES.get(id);

@@ -3,8 +3,28 @@
 import { normalizePath } from '../common/paths.js';
 import type { Where } from './paths.js';
 
-/** A script's content as read in the task's environment, or why it could not be read. */
-export type ScriptFile = { text: string } | { binary: true } | { missing: true } | { error: string };
+/**
+ * A file's content as read in the task's environment, or why it could not be read; for a listing key, the names in
+ * the directory. A compiled file carries the digest of its bytes (what the gate's verdict is bound to), since its
+ * text is not kept.
+ */
+export type ScriptFile =
+  | { text: string }
+  | { binary: true; digest?: string }
+  | { missing: true }
+  | { directory: true }
+  | { entries: string[] }
+  | { error: string };
+
+/** Keys that ask for the names in a directory (globs, test discovery) rather than a file's content; a name ending in
+ * `/` is a directory. */
+const LISTING = '\u0000ls:';
+
+export const listingKey = (dir: string): string => `${LISTING}${dir}`;
+
+/** The directory a listing key names ('' for the current one), or undefined for a file key. */
+export const listedDir = (key: string): string | undefined =>
+  key.startsWith(LISTING) ? key.slice(LISTING.length) : undefined;
 
 /** Scripts at most this size are judged; a bigger one asks. */
 export const MAX_SCRIPT_BYTES = 64 * 1024;
@@ -34,6 +54,17 @@ const LANGUAGES: [RegExp, string | null][] = [
   [/^perl[\d.]*$/, 'perl'],
   [/^ruby[\d.]*$/, 'ruby'],
   [/^php[\d.]*$/, 'php'],
+  [/^(tsx|ts-node|ts-node-esm|esno)$/, 'javascript'],
+  [/^(g|m|n|busybox-)?awk$/, 'awk'],
+  [/^g?sed$/, 'sed'],
+  [/^(tclsh[\d.]*|wish[\d.]*|expect|jimsh)$/, 'tcl'],
+  [/^(lua[\d.]*|luajit)$/, 'lua'],
+  [/^Rscript$/, 'r'],
+  [/^julia$/, 'julia'],
+  [/^g?make$/, 'make'],
+  [/^gnuplot$/, 'gnuplot'],
+  [/^emacs$/, 'elisp'],
+  [/^(guile|racket|sbcl|clisp)$/, 'lisp'],
 ];
 
 /**

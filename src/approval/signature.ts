@@ -2,6 +2,7 @@
 // window and single-use nonces, so unsigned, forged and replayed decisions are refused. Worker-only (node:crypto).
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { APPROVAL_CHOICES, type ApprovalDecision } from '../common/approval-types.js';
+import { parseStrictJson } from './strict-json.js';
 
 export const SIGNATURE_HEADER = 'x-tether-signature';
 /** How old (or how far in the future) a signed decision may be. */
@@ -46,9 +47,10 @@ export function verifySignedDecision(
     return { ok: false, status: 401, error: 'bad signature: the body was not signed with the shared secret' };
   let parsed: unknown;
   try {
-    parsed = JSON.parse(body);
+    // A key given twice is refused: what the signer meant must not depend on which copy a reader keeps.
+    parsed = parseStrictJson(body);
   } catch (err) {
-    return { ok: false, status: 400, error: `body is not JSON: ${(err as Error).message}` };
+    return { ok: false, status: 400, error: `body is not JSON, or holds a key twice: ${(err as Error).message}` };
   }
   // A signer can still send nonsense: `null`, a list, a number. Only an object is a decision.
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {

@@ -23,14 +23,29 @@ export interface GateContext {
   backend?: string;
 }
 
-/** What the gate is shown at most: longer text is cut (the digest binds the approval to the full arguments). */
-const MAX_SHOWN_CHARS = 4_000;
+/**
+ * The most a person can be asked to read for one call (the command, its input, every script it runs): a call that
+ * needs approval and shows more is refused (the model is told to split it), never approved unseen. It keeps a
+ * pending approval well inside Temporal's payload limits.
+ */
+export const MAX_APPROVAL_CHARS = 100_000;
 
+/** Everything the call would run, whole: the command, its standard input, each script read with its content. */
 export function shownText(subject: CallSubject, scripts: ReadonlyMap<string, string> = new Map()): string {
   let out = subject.shown ?? subject.text;
   if (subject.stdin !== undefined && subject.shown === undefined) out += `\n# standard input:\n${subject.stdin}`;
   for (const [path, text] of scripts) out += `\n# ${path}:\n${text}`;
-  return out.length > MAX_SHOWN_CHARS ? `${out.slice(0, MAX_SHOWN_CHARS - 30)}\n... (${out.length} characters)` : out;
+  return out;
+}
+
+/** Why a call's text cannot be shown for approval (too large), or undefined when it can. */
+export function unshowable(shown: string): string | undefined {
+  if (shown.length <= MAX_APPROVAL_CHARS) return undefined;
+  return (
+    `This call needs a person's approval, but what they would have to read (the command with its input and the ` +
+    `scripts it runs) is ${shown.length} characters, more than the ${MAX_APPROVAL_CHARS} a person can be shown, ` +
+    'so it was not run and not shown. Split it into smaller steps, each short enough to read.'
+  );
 }
 
 /**

@@ -131,7 +131,7 @@ export function pipelineLeaves(pipeline: SyntaxNode): SyntaxNode[] {
  * The pipeline elements that run before this command and feed its input. `cat <<EOF | sh` parses with the
  * pipeline inside the here-document's redirect: there the command owning the here-document comes first.
  */
-export function pipelineChain(node: SyntaxNode): { before: SyntaxNode[] } {
+export function pipelineChain(node: SyntaxNode): { before: SyntaxNode[]; after: SyntaxNode[] } {
   let element: SyntaxNode = node;
   let outer: SyntaxNode | null = null;
   for (let p = node.parent; p && (p.type === 'pipeline' || p.type === 'redirected_statement'); p = p.parent) {
@@ -139,15 +139,16 @@ export function pipelineChain(node: SyntaxNode): { before: SyntaxNode[] } {
     if (p.type === 'redirected_statement' && p.childForFieldName('body')?.id !== element.id) break;
     element = p;
   }
-  if (!outer) return { before: [] };
+  if (!outer) return { before: [], after: [] };
   const leaves = pipelineLeaves(outer);
   const at = leaves.findIndex(
     (l) => l.id === node.id || (l.type === 'redirected_statement' && l.childForFieldName('body')?.id === node.id),
   );
   const before = leaves.slice(0, Math.max(at, 0));
+  const after = at < 0 ? [] : leaves.slice(at + 1);
   if (outer.parent?.type === 'heredoc_redirect' && outer.parent.parent?.type === 'redirected_statement') {
     const owner = outer.parent.parent.childForFieldName('body');
     if (owner) before.unshift(owner);
   }
-  return { before };
+  return { before, after };
 }

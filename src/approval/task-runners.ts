@@ -21,6 +21,8 @@ function npmScripts(sub: string, rest: string[]): string[] {
   if (/^(run|run-script|rum|urn)$/.test(sub)) return rest[0] ? withPrePost(rest[0]) : [];
   if (/^(i|in|ins|inst|insta|instal|install|isnt|isntall|add|ci|clean-install|install-clean|ic|rebuild|rb)$/.test(sub))
     return INSTALL_SCRIPTS;
+  if (/^(it|install-test|cit|install-ci-test|clean-install-test|sit)$/.test(sub))
+    return [...INSTALL_SCRIPTS, ...withPrePost('test')];
   if (/^(pack|publish)$/.test(sub)) return PUBLISH_SCRIPTS;
   if (sub === 'version') return withPrePost('version');
   return [];
@@ -42,6 +44,24 @@ function yarnLikeScripts(sub: string | undefined, rest: string[]): string[] {
 
 const VALUE_FLAGS = ['--prefix', '-C', '--dir', '--cwd', '-w', '--workspace', '--filter', '-F', '--loglevel'];
 
+/**
+ * `make` with its command-line variables (`make CC='...' SHELL=./x.sh`), which override the makefile's: carried in
+ * the language name to the makefile's reading. MAKEFILES (extra makefiles) and a SHELL that is a script are read too.
+ */
+export function makeLanguage(cmd: Argv, ctx: CheckContext): string {
+  const overrides = cmd.args.flatMap((a) => {
+    const m = /^([A-Za-z_.][\w.]*)=(.*)$/s.exec(a.text);
+    if (!m) return [];
+    if (a.dynamic) ctx.add('dynamic-command', `make variable set at run time: ${a.text.slice(0, 80)}`);
+    return [[m[1]!, m[2]!] as [string, string]];
+  });
+  for (const [k, v] of overrides) if (k === 'SHELL' && v.includes('/')) ctx.runsFile(literal(v), null);
+  const extra = ctx.commandEnv.get('MAKEFILES');
+  if (extra?.dynamic) ctx.add('dynamic-command', 'MAKEFILES set at run time');
+  else if (extra) for (const f of extra.text.split(/\s+/).filter(Boolean)) ctx.runsFile(literal(f), 'make');
+  return overrides.length === 0 ? 'make' : `make\u0000${JSON.stringify(overrides)}`;
+}
+
 /** Judges what a task runner will run: the package.json scripts or makefile recipes it picks, read in the environment. */
 export function taskRunner(cmd: Argv, ctx: RunnerContext): void {
   const name = cmd.name;
@@ -53,7 +73,7 @@ export function taskRunner(cmd: Argv, ctx: RunnerContext): void {
       return;
     const dir = f.values.get('-C') ?? f.values.get('--directory');
     const files = ['GNUmakefile', 'makefile', 'Makefile'].map((file) => (dir ? `${dir}/${file}` : file));
-    for (const file of files) ctx.runsFile(literal(file), 'make', files);
+    for (const file of files) ctx.runsFile(literal(file), makeLanguage(cmd, ctx), files);
     return;
   }
   if (name !== 'npm' && name !== 'yarn' && name !== 'pnpm' && name !== 'bun') return;
@@ -73,6 +93,21 @@ export function taskRunner(cmd: Argv, ctx: RunnerContext): void {
   const prefix = f.values.get('--prefix') ?? f.values.get('-C') ?? f.values.get('--dir') ?? f.values.get('--cwd');
   const at = (file: string): ReturnType<typeof literal> => literal(prefix ? `${prefix}/${file}` : file);
   ctx.runsFile(at('package.json'), `package-scripts:${scripts.join(',')}`, [at('package.json').text]);
+  // Settings given on the command line: the program that runs the scripts, code node preloads, other config files.
+  for (let i = 0; i < cmd.args.length; i += 1) {
+    const t = cmd.args[i]!.text;
+    const m = /^--(script-shell|shell|node-options|userconfig|globalconfig|onload-script)(?:=(.*))?$/s.exec(t);
+    if (!m) continue;
+    const value = m[2] ?? cmd.args[(i += 1)]?.text ?? '';
+    if (m[1] === 'script-shell' || m[1] === 'shell') {
+      if (value.includes('/')) ctx.runsFile(literal(value), null);
+      else if (!/^(ba|da|z|k)?sh$/.test(value))
+        ctx.add('carried-code', `${t} ${value}: another program runs the scripts`);
+    } else if (m[1] === 'node-options') {
+      if (/(^|\s)(-r|--require|--import|--loader|--experimental-loader)\b/.test(value))
+        ctx.add('carried-code', `--node-options ${value.slice(0, 60)}`);
+    } else ctx.add('carried-code', `${t}: npm reads its settings from another file`);
+  }
   // Settings that decide which program runs the scripts, or load code into every node the runner starts.
   ctx.runsFile(at('.npmrc'), 'runner-config', true);
   if (name === 'yarn') {
@@ -89,9 +124,11 @@ export function packageScripts(text: string, names: string[]): string[] {
   } catch {
     return [];
   }
-  if (typeof scripts !== 'object' || scripts === null) return [];
-  const table = scripts as Record<string, unknown>;
-  return names.flatMap((n) => (Object.hasOwn(table, n) && typeof table[n] === 'string' ? [table[n]] : []));
+  const table = (typeof scripts === 'object' && scripts !== null ? scripts : {}) as Record<string, unknown>;
+  const out = names.flatMap((n) => (Object.hasOwn(table, n) && typeof table[n] === 'string' ? [table[n]] : []));
+  // Without a start script, `npm start` runs `node server.js`.
+  if (names.includes('start') && !Object.hasOwn(table, 'start')) out.push('node server.js');
+  return out;
 }
 
 /** .npmrc / .yarnrc keys that choose the program running scripts or load code: what they name runs, unseen. */
@@ -104,10 +141,11 @@ export function runnerConfigProblem(text: string): string | undefined {
 
 /** Files task runners read: a makefile's recipes, package.json scripts, a runner's settings. False: not one of them. */
 export function runnerFile(key: string, text: string, language: string, ctx: RunnerContext): boolean {
-  if (language === 'make') {
-    const m = readMakefile(text);
+  if (language === 'make' || language.startsWith('make\u0000')) {
+    const overrides = language === 'make' ? [] : (JSON.parse(language.slice(5)) as [string, string][]);
+    const m = readMakefile(text, new Map(overrides));
     for (const p of m.problems) ctx.add('unread-script', `${key}: ${p}`);
-    for (const inc of m.includes) ctx.runsFile(literal(inc), 'make', true);
+    for (const inc of m.includes) ctx.runsFile(literal(inc), language, true);
     for (const c of m.commands) ctx.script(c);
   } else if (language.startsWith('package-scripts:'))
     for (const c of packageScripts(text, language.slice('package-scripts:'.length).split(','))) ctx.script(c);

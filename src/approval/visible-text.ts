@@ -1,9 +1,17 @@
-// Makes text safe to show a person: terminal control characters, bidirectional overrides and invisible characters
-// become visible escapes (\x1b, \r, \t, \u202e), so that what is read is what will run. Workflow-safe (pure).
+// Makes text safe to show a person: terminal control characters, bidirectional overrides, invisible and space-like
+// characters become visible escapes (\x1b, \r, \t, \u202e, \u00a0), letters of another script hiding in a Latin
+// word are escaped too, so that what is read is what will run. Workflow-safe (pure).
+import { asciiInDisguise, lookalikeRanges } from './lookalikes.js';
 
-/** Characters that change how a terminal draws text, or are not drawn at all. */
+/**
+ * Characters that change how a terminal draws text, are not drawn at all, or look like a plain space: controls
+ * (but the line feed), format characters (bidi, zero-width), default-ignorable code points (U+034F, U+17B4,
+ * U+FFA0, U+3164, variation selectors, tags), every space but U+0020 (U+00A0, U+2003, U+3000), line and paragraph
+ * separators, lone surrogates, private-use and unassigned code points, the braille blank (U+2800), and the two
+ * brackets tether's own markers use (U+27E8, U+27E9), so a marker in the text cannot pass for one of tether's.
+ */
 const HIDDEN =
-  /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u00ad\u061c\u115f\u1160\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\ufff9-\ufffb]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]|\udb40[\udc00-\udc7f]/g;
+  /(?![\n ])[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}\p{Default_Ignorable_Code_Point}\u2800\u27e8\u27e9]/gu;
 
 const NAMED: Record<string, string> = {
   '\r': '\\r',
@@ -30,28 +38,45 @@ interface VisibleOptions {
   newlines?: 'keep' | 'escape';
 }
 
-/** The text with every control, bidi and invisible character replaced by a visible escape. */
+/** Escapes hidden characters, and the look-alike letters of mixed-script words. */
+function escapeAll(text: string, esc: (ch: string) => string): string {
+  const ranges = lookalikeRanges(text);
+  if (ranges.length === 0) return text.replace(HIDDEN, esc);
+  let out = '';
+  let at = 0;
+  for (const [start, end] of ranges) {
+    out += text.slice(at, start).replace(HIDDEN, esc);
+    // Inside such a word, only ASCII and Latin letters that are themselves are kept; the rest is escaped.
+    for (const ch of text.slice(start, end))
+      out += /[\p{Script=Latin}\p{N}._/-]/u.test(ch) && !asciiInDisguise(ch) ? ch : esc(ch);
+    at = end;
+  }
+  return out + text.slice(at).replace(HIDDEN, esc);
+}
+
+/** The text with every control, bidi, invisible and space-like character replaced by a visible escape. */
 export function visibleText(text: string, opts: VisibleOptions = {}): string {
-  const out = text.replace(HIDDEN, escape);
+  const out = escapeAll(text, escape);
   return opts.newlines === 'escape' ? out.replace(/\n/g, '\\n') : out;
 }
 
-/** Whether the text holds characters a terminal would not show as they are. */
+/** Whether the text holds characters a terminal would not show as they are (or look-alike letters of another script). */
 export function hasHiddenCharacters(text: string): boolean {
   HIDDEN.lastIndex = 0;
   const found = HIDDEN.test(text);
   HIDDEN.lastIndex = 0;
-  return found;
+  return found || lookalikeRanges(text).length > 0;
 }
 
+/** A `\uXXXX` JSON escape (two for a code point above U+FFFF), which a JSON parser reads back as the character. */
+const jsonEscape = (ch: string): string =>
+  [...Array(ch.length).keys()].map((i) => `\\u${ch.charCodeAt(i).toString(16).padStart(4, '0')}`).join('');
+
 /**
- * JSON for a terminal or a chat message: the same value as JSON.stringify gives, with bidi and invisible characters
- * written as \uXXXX escapes (JSON.stringify escapes only C0 controls), so a reader sees them and a parser reads the
- * exact text back.
+ * JSON for a terminal or a chat message: the same value as JSON.stringify gives, with bidi, invisible and
+ * look-alike characters written as \uXXXX escapes (JSON.stringify escapes only C0 controls), so a reader sees them
+ * and a parser reads the exact text back.
  */
 export function visibleJson(value: unknown, space?: number): string {
-  return JSON.stringify(value, null, space).replace(HIDDEN, (ch) => {
-    const code = ch.codePointAt(0)!;
-    return code > 0xffff ? ch : `\\u${code.toString(16).padStart(4, '0')}`;
-  });
+  return escapeAll(JSON.stringify(value, null, space), jsonEscape);
 }

@@ -6,6 +6,7 @@ import { queryRunState, runFailure } from '../temporal/run-handle.js';
 import type { AgentInput, AgentResult } from '../common/types.js';
 import type { BatchItem } from './batch-file.js';
 import { agentWorkflow } from '../workflows/agent-workflow.js';
+import { runUsage, type Prices, type RunUsage } from '../observability/usage.js';
 
 interface BatchResultLine {
   line: number;
@@ -16,6 +17,8 @@ interface BatchResultLine {
   turns: number | null;
   toolCalls: number | null;
   durationMs: number | null;
+  /** Tokens in and out, and the cost when config.yaml prices the model; null for a run that failed. */
+  tokens: RunUsage | null;
   error?: string;
 }
 
@@ -39,6 +42,8 @@ interface BatchOptions {
   signal?: AbortSignal;
   onProgress?: (p: BatchProgress) => void;
   onResult?: (r: BatchResultLine) => void;
+  /** observability.prices: results carry a cost for priced models. */
+  prices?: Prices;
 }
 
 const short = (text: string): string => createHash('sha256').update(text).digest('hex').slice(0, 10);
@@ -69,14 +74,27 @@ function alreadyWritten(outPath: string | undefined): Map<string, string> {
 /** Anything but a completed run counts against the batch (failed, cancelled, stopped at a limit). */
 export const unsuccessful = (status: string): boolean => status !== 'completed';
 
-async function outcome(handle: WorkflowHandle, item: BatchItem): Promise<BatchResultLine> {
+async function outcome(
+  handle: WorkflowHandle,
+  item: BatchItem,
+  model: string,
+  prices: Prices,
+): Promise<BatchResultLine> {
   const base = { line: item.line, task: item.task, workflowId: handle.workflowId };
   let line: BatchResultLine;
   try {
     const r = (await handle.result()) as AgentResult;
-    line = { ...base, status: r.status, answer: r.answer, turns: r.turns, toolCalls: r.toolCalls, durationMs: null };
+    line = {
+      ...base,
+      status: r.status,
+      answer: r.answer,
+      turns: r.turns,
+      toolCalls: r.toolCalls,
+      durationMs: null,
+      tokens: runUsage(r.usage, model, prices) ?? null,
+    };
   } catch (err) {
-    line = { ...base, ...runFailure(err), answer: null, turns: null, toolCalls: null, durationMs: null };
+    line = { ...base, ...runFailure(err), answer: null, turns: null, toolCalls: null, durationMs: null, tokens: null };
   }
   const desc = await handle.describe();
   line.durationMs = desc.closeTime ? desc.closeTime.getTime() - desc.startTime.getTime() : null;
@@ -145,7 +163,7 @@ export async function runBatch(o: BatchOptions): Promise<{
       }
       running.set(workflowId, handle);
       report();
-      const line = await outcome(handle, item);
+      const line = await outcome(handle, item, input.model, o.prices ?? {});
       running.delete(workflowId);
       if (o.signal?.aborted) return; // the run finished as we stopped: a re-run writes it
       if (o.outPath) appendFileSync(o.outPath, `${JSON.stringify(line)}\n`);

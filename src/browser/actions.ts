@@ -1,6 +1,6 @@
 // What each browser_* tool does to the task's page; src/tools/browser.ts registers them. Worker-only.
-import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { writeTaskFile } from '../files/task-files.js';
 import type { Page } from 'playwright-core';
 import { currentConfig } from '../config/current.js';
 import { isTetherError, toolError } from '../common/errors.js';
@@ -195,14 +195,13 @@ function pngSize(png: Buffer): { width: number; height: number } {
 export function screenshot(fullPage: boolean, ctx: ToolContext): Promise<string> {
   return onPage(ctx, 'screenshot', async (s) => {
     const png = await s.page.screenshot({ fullPage, type: 'png', timeout: NAVIGATION_TIMEOUT_MS });
-    const dir = join(ctx.cwd, '.tether-screenshots');
-    await mkdir(dir, { recursive: true });
     const stamp = new Date().toISOString().replace(/[:.]/g, '-');
     for (let n = 0; ; n += 1) {
-      const path = join(dir, `${stamp}${n === 0 ? '' : `-${n}`}.png`);
+      const name = `.tether-screenshots/${stamp}${n === 0 ? '' : `-${n}`}.png`;
       try {
-        await writeFile(path, png, { flag: 'wx' });
-        return { path, ...pngSize(png), full_page: fullPage };
+        // Beneath the task's directory like every file tool's write: a .tether-screenshots link leads nowhere else.
+        await writeTaskFile({ cwd: ctx.cwd }, name, png, { exclusive: true });
+        return { path: join(ctx.cwd, name), ...pngSize(png), full_page: fullPage };
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       }

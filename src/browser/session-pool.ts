@@ -4,6 +4,7 @@ import { currentConfig } from '../config/current.js';
 import { registerTaskCleanup } from '../registry/task-cleanup.js';
 import { requireBrowser } from './find-browser.js';
 import { refuseUrl } from './url-guard.js';
+import { startAddressProxy, type AddressProxy } from './address-proxy.js';
 import { playwright } from './playwright-module.js';
 import { isTetherError, TetherError } from '../common/errors.js';
 
@@ -41,6 +42,8 @@ export function isBrowserGone(err: unknown): boolean {
 
 class BrowserPool {
   private launching?: Promise<Browser>;
+  /** The address proxy every browser of this worker goes through (started with the first browser). */
+  private proxy?: Promise<AddressProxy>;
   private readonly tasks = new Map<string, Promise<TaskPage>>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
   /** Calls running per task; the idle clock only runs while there are none. */
@@ -154,13 +157,17 @@ class BrowserPool {
   private async launch(): Promise<Browser> {
     const settings = currentConfig().browser;
     const { chromium } = await playwright();
+    // Every request goes through the address proxy, loopback included (Chromium bypasses proxies for it otherwise):
+    // a redirect, a sub-resource or a websocket to an internal address is refused there.
+    this.proxy ??= startAddressProxy();
+    const proxy = await this.proxy;
     // A dead browser needs no handler: alive() sees its pages' browser disconnected and the next call says so.
     return chromium.launch({
       executablePath: requireBrowser(),
       headless: settings.headless,
       // Chromium's sandbox cannot start as root; Playwright then passes --no-sandbox.
       chromiumSandbox: process.getuid?.() !== 0,
-      args: [...LAUNCH_ARGS],
+      args: [...LAUNCH_ARGS, `--proxy-server=${proxy.url}`, '--proxy-bypass-list=<-loopback>'],
       timeout: 60_000,
       // The worker shuts down on its own signals; Playwright still kills the browser when the process exits.
       handleSIGINT: false,

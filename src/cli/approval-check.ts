@@ -1,11 +1,11 @@
 // `tether approval check`: the verdict on commands, one at a time or as JSON lines on standard input. Worker-only.
-import { readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { judgeSubject, type ReadScripts } from '../approval/assess.js';
 import type { Verdict } from '../approval/detect.js';
-import { MAX_SCRIPT_BYTES, type ScriptFile } from '../approval/scripts.js';
+import { listedDir, MAX_SCRIPT_BYTES, type ScriptFile } from '../approval/scripts.js';
 import { CliError } from './errors.js';
 import { visibleText } from '../approval/visible-text.js';
 
@@ -22,30 +22,36 @@ export interface CheckOptions {
 /** Rules that mean "could not be understood": the verdict asks because of what it could not see. */
 const NOT_UNDERSTOOD = new Set(['dynamic-command', 'unparsed', 'too-deep', 'unread-script']);
 
-/** Scripts run by path, read from this machine (relative to the project directory). */
+/** Scripts and modules the gate asks for, and directory listings, read from this machine (relative to `cwd`). */
 function localReader(cwd: string): ReadScripts {
-  return async (keys) => {
-    const out = new Map<string, ScriptFile>();
-    for (const key of keys) {
-      const path = key.startsWith('~/') ? resolve(homedir(), key.slice(2)) : resolve(cwd, key);
-      try {
-        const info = statSync(path);
-        if (!info.isFile()) out.set(key, { error: 'is not a readable file' });
-        else if (info.size > MAX_SCRIPT_BYTES)
-          out.set(key, { error: `is too big to check (${info.size} bytes; at most ${MAX_SCRIPT_BYTES} are read)` });
-        else {
-          const text = readFileSync(path, 'utf8');
-          out.set(key, text.includes('\u0000') ? { binary: true } : { text });
-        }
-      } catch (err) {
-        out.set(
-          key,
-          (err as NodeJS.ErrnoException).code === 'ENOENT' ? { missing: true } : { error: (err as Error).message },
-        );
+  const at = (key: string): string => (key.startsWith('~/') ? resolve(homedir(), key.slice(2)) : resolve(cwd, key));
+  const readOne = (key: string): ScriptFile => {
+    const dir = listedDir(key);
+    try {
+      if (dir !== undefined) {
+        if (!statSync(at(dir || '.')).isDirectory()) return { missing: true };
+        return {
+          entries: readdirSync(at(dir || '.'), { withFileTypes: true }).map((e) =>
+            e.isDirectory() ||
+            (e.isSymbolicLink() && statSync(resolve(at(dir || '.'), e.name), { throwIfNoEntry: false })?.isDirectory())
+              ? `${e.name}/`
+              : e.name,
+          ),
+        };
       }
+      const info = statSync(at(key));
+      if (info.isDirectory()) return { directory: true };
+      if (!info.isFile()) return { error: 'is not a readable file' };
+      if (info.size > MAX_SCRIPT_BYTES)
+        return { error: `is too big to check (${info.size} bytes; at most ${MAX_SCRIPT_BYTES} are read)` };
+      const text = readFileSync(at(key), 'utf8');
+      return text.includes('\u0000') || text.startsWith('\u007fELF') ? { binary: true } : { text };
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      return code === 'ENOENT' || code === 'ENOTDIR' ? { missing: true } : { error: (err as Error).message };
     }
-    return out;
   };
+  return async (keys) => new Map(keys.map((key) => [key, readOne(key)]));
 }
 
 /** Exit code of `approval check` for a dangerous verdict (0 when nothing was found). */

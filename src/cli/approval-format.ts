@@ -1,23 +1,75 @@
-// How a pending approval is printed for a person (the prompt, `tether approvals`, `tether status`). Worker-only.
-import { hasHiddenCharacters, visibleText } from '../approval/visible-text.js';
-import type { PendingApproval } from '../common/approval-types.js';
-import type { MemoApproval } from '../common/search-attributes.js';
+// How a pending approval is printed for a person (the prompt, `tether approvals`, `tether status`, ACP), and what a
+// decision did. Pure display code: no Temporal client. Worker-only.
+import type { ApprovalView } from '../approval/approval-view.js';
+import { thousands } from '../approval/approval-text.js';
+import type { ApprovalChoice } from '../common/approval-types.js';
+import type { DecideOutcome } from './decide.js';
+
+export interface FormatOptions {
+  workflowId?: string;
+  /**
+   * Show at most this many lines of a long text (its start and its end, the middle as one counted line); the
+   * prompt then offers `v` to show all of it. Default: all of it.
+   */
+  maxLines?: number;
+}
+
+/** Lines of the text, or its start and end with the middle counted when there are more than `max`. */
+function textLines(text: string, max: number | undefined): { lines: string[]; hidden: number } {
+  const all = text.split('\n');
+  if (max === undefined || all.length <= max) return { lines: all, hidden: 0 };
+  const tail = Math.min(5, Math.floor(max / 4));
+  const head = max - tail - 1;
+  const hidden = all.length - head - tail;
+  const chars = all.slice(head, all.length - tail).join('\n').length;
+  return {
+    lines: [
+      ...all.slice(0, head),
+      `⟨${thousands(hidden)} more lines, ${thousands(chars)} characters, not shown here: answer v to show all⟩`,
+      ...all.slice(all.length - tail),
+    ],
+    hidden,
+  };
+}
 
 /**
- * An approval as a person reads it: the command exactly, with control, bidi and invisible characters shown as escapes
- * (they could otherwise repaint the line), continuation lines marked so they cannot pass for findings.
+ * An approval as a person reads it: the text rendered once for every channel (control, bidi, invisible and
+ * look-alike characters as escapes, long blank runs counted), continuation lines marked so they cannot pass for
+ * findings, and what each choice gives, said before anyone chooses.
  */
-export function formatApproval(a: PendingApproval & Partial<MemoApproval>, workflowId?: string): string {
-  const head = `${workflowId ? `${workflowId} ` : ''}${a.approvalId} · ${a.tool} · asked ${a.askedAt} · denied at ${a.expiresAt} unless decided`;
-  const [first = '', ...more] = visibleText(a.command).split('\n');
-  const command = [`  $ ${first}`, ...more.map((l) => `  > ${l}`)];
-  if (a.hidden || hasHiddenCharacters(a.command))
-    command.push('  (the command holds control or invisible characters, shown above as \\x.. and \\u.... escapes)');
-  if (a.redacted) command.push('  (what looked like a secret is shown as [REDACTED ...] in this listing)');
-  if (a.shortened) command.push('  (shortened in this listing: tether status shows the whole command)');
-  return [
-    head,
-    ...command,
-    ...a.findings.map((f) => `  [${f.rule}] ${visibleText(f.description, { newlines: 'escape' })}`),
-  ].join('\n');
+export function formatApproval(view: ApprovalView, opts: FormatOptions = {}): string {
+  const head = `${opts.workflowId ? `${opts.workflowId} ` : ''}${view.approvalId} · ${view.tool} · asked ${view.askedAt} · denied at ${view.expiresAt} unless decided`;
+  const { lines } = textLines(view.text, opts.maxLines);
+  const [first = '', ...more] = lines;
+  const out = [head];
+  // A network approval names its host first; the command below it is what was running when it connected.
+  if (view.network !== undefined) out.push(`  network: ${view.network}`);
+  if (view.cwd !== undefined) out.push(`  in ${view.cwd}`);
+  if (view.changed?.length)
+    out.push(`  (changed after it was judged or approved: ${view.changed.join(', ')}; shown below as it is now)`);
+  out.push(`  $ ${first}`, ...more.map((l) => `  > ${l}`));
+  if (view.hidden)
+    out.push('  (it holds control, invisible or look-alike characters, shown above as \\x.. and \\u.... escapes)');
+  if (view.collapsed) out.push('  (⟨N spaces⟩ and ⟨N blank lines⟩ stand for that many, counted)');
+  if (view.redacted)
+    out.push(
+      '  (a secret value is shown as ⟨redacted⟩ in this listing: tether approvals --exact shows the exact text)',
+    );
+  if (view.shortened)
+    out.push(
+      `  (shortened in this listing: ${thousands(view.chars)} characters in all; tether approvals --exact shows them all)`,
+    );
+  out.push(...view.findings.map((f) => `  [${f.rule}] ${f.description}`));
+  out.push('  choices:');
+  for (const c of view.choices) out.push(`    ${c.choice.padEnd(8)}${c.offered ? '' : '(not offered) '}${c.gives}`);
+  return out.join('\n');
+}
+
+/** What the CLI says a decision did: the choice that applied, and why when a wider one was narrowed. */
+export function decisionLine(choice: ApprovalChoice, out: DecideOutcome): string {
+  if (choice === 'deny') return 'denied';
+  const applied = out.status === 'applied' && out.applies !== undefined ? out.applies : choice;
+  return applied === choice
+    ? `approved (${choice})`
+    : `approved (${applied}: ${choice} is not offered for this approval, so it counts as ${applied})`;
 }

@@ -6,6 +6,7 @@ import type { Client } from '@temporalio/client';
 import type { TemporalSettings } from '../temporal/settings.js';
 import { parseBatchFile, type BadLine, type BatchItem } from '../batch/batch-file.js';
 import { batchIdOf, runBatch, unsuccessful } from '../batch/batch-runner.js';
+import { pricesFromConfig } from '../observability/prices.js';
 import { progressPrinter } from '../batch/progress-bar.js';
 import { modelSettingsFromEnv } from '../activities/model.js';
 import type { AgentInput } from '../common/types.js';
@@ -78,6 +79,7 @@ async function runAndReport({ client, settings, path, items, bad, concurrency, f
       outPath,
       signal: stop.signal,
       onProgress: (p) => bar.update(p),
+      prices: pricesFromConfig(),
       onResult: (r) => {
         if (!outPath) process.stdout.write(`${JSON.stringify(r)}\n`);
       },
@@ -140,8 +142,9 @@ export function addBatchCommand(program: Command): void {
         process.stderr.write(`${file}:${b.line}: skipped: ${b.error}\n`);
       if (items.length === 0) throw new CliError(`${file}: no runnable task`, 1);
 
-      await withTemporal((client, settings) =>
-        runAndReport({ client, settings, path, items, bad: bad.length, concurrency, flags }),
+      await withTemporal(
+        (client, settings) => runAndReport({ client, settings, path, items, bad: bad.length, concurrency, flags }),
+        { traced: true },
       );
     });
 }

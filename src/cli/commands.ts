@@ -28,6 +28,8 @@ const inspect = (): Promise<AddCommands> => import('./inspect-commands.js').then
 const decisions = (): Promise<AddCommands> => import('./decision-commands.js').then((m) => m.addDecisionCommands);
 const workerCommands = (): Promise<AddCommands> => import('./worker-command.js').then((m) => m.addWorkerCommands);
 const toolsCommands = (): Promise<AddCommands> => import('./tools-command.js').then((m) => m.addToolsCommands);
+const checkpointCommands = (): Promise<AddCommands> =>
+  import('./checkpoints-command.js').then((m) => m.addCheckpointCommands);
 
 export const COMMANDS: readonly CommandEntry[] = [
   {
@@ -70,6 +72,19 @@ export const COMMANDS: readonly CommandEntry[] = [
     summary: 'Cancel a run: running tool calls are stopped and the run ends as cancelled',
     load: inspect,
     clientOnly: true,
+  },
+  {
+    name: 'checkpoints',
+    args: '<workflowId>',
+    summary: "List a run's checkpoints of its task directory: when, before which turn and call, what changed after",
+    load: checkpointCommands,
+  },
+  {
+    name: 'rollback',
+    args: '<workflowId>',
+    summary:
+      "Put a run's task directory (or one path in it) back as a checkpoint holds it; takes a checkpoint first, so a rollback can be undone",
+    load: checkpointCommands,
   },
   {
     name: 'list',
@@ -144,6 +159,13 @@ export const COMMANDS: readonly CommandEntry[] = [
   {
     name: 'toolsets',
     summary: 'List toolsets (base, composite, preset, dynamic) and the tools each resolves to',
+    load: toolsCommands,
+  },
+  {
+    name: 'plugins',
+    args: '<action>',
+    summary:
+      "Trust this project's .tether/plugins after reviewing them: they load only while their files are as trusted, from tether's copy",
     load: toolsCommands,
   },
   {

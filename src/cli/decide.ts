@@ -2,12 +2,13 @@
 // whether it applied), else as the approval signal, which waits durably for a worker. Worker-only.
 import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import type { TemporalSettings } from '../temporal/settings.js';
-import type { ApprovalDecision } from '../common/approval-types.js';
+import type { ApprovalChoice, ApprovalDecision } from '../common/approval-types.js';
 import { APPROVAL_SIGNAL, DECIDE_APPROVAL_UPDATE } from '../common/workflow-messages.js';
 import { hasLiveWorker } from './temporal-client.js';
 
 export type DecideOutcome =
-  | { status: 'applied'; via: 'update' }
+  /** `applies`: what the choice gave (narrower than asked when the approval does not allow it). */
+  | { status: 'applied'; via: 'update'; applies?: ApprovalChoice }
   | { status: 'rejected'; via: 'update'; reason: string }
   | { status: 'queued'; via: 'signal'; note: string };
 
@@ -39,12 +40,14 @@ export async function sendDecision(
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), UPDATE_WAIT_MS)));
   try {
-    const update = handle.executeUpdate(DECIDE_APPROVAL_UPDATE, { args: [decision] }).then(() => 'applied' as const);
+    const update = handle
+      .executeUpdate<{ applies?: ApprovalChoice }, [ApprovalDecision]>(DECIDE_APPROVAL_UPDATE, { args: [decision] })
+      .then((r) => ({ applies: r?.applies }));
     update.catch(() => undefined); // after a timeout nobody waits for it: a late rejection must not crash the CLI
     const answer = await Promise.race([update, timeout]);
     // A late update and the signal cannot both apply: the second is rejected as already decided.
     if (answer === 'timeout') return await queued(`no worker answered within ${UPDATE_WAIT_MS / 1000} s`);
-    return { status: 'applied', via: 'update' };
+    return { status: 'applied', via: 'update', ...(answer.applies ? { applies: answer.applies } : {}) };
   } catch (err) {
     if (err instanceof WorkflowUpdateFailedError)
       return { status: 'rejected', via: 'update', reason: err.cause?.message ?? err.message };

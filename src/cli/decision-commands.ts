@@ -1,10 +1,12 @@
 // `tether approvals`, `tether approve`, `tether deny`: list what waits for a person across running workflows, and
 // decide from any terminal. Worker-only, and client-only: no worker, tool or parser code (test/cli-start.test.ts).
 import { Option, type Command } from 'commander';
+import { viewOfMemo, viewOfPending } from '../approval/approval-view.js';
 import { visibleJson } from '../approval/visible-text.js';
 import { listPendingApprovals } from '../visibility/pending-approvals.js';
-import type { ApprovalChoice, ApprovalDecision } from '../common/approval-types.js';
-import { formatApproval } from './approval-format.js';
+import type { Client } from '@temporalio/client';
+import type { ApprovalChoice, ApprovalDecision, PendingApproval } from '../common/approval-types.js';
+import { decisionLine, formatApproval } from './approval-format.js';
 import type { DecideOutcome } from './decide.js';
 import { CliError } from './errors.js';
 import { withFastReads } from './fast-reads.js';
@@ -18,11 +20,31 @@ async function decide(workflowId: string, decision: ApprovalDecision): Promise<D
   return withTemporal((client, settings) => sendDecision(client, settings, workflowId, decision));
 }
 
+/** Every pending approval whole, from each waiting run's state (the listing's runs, asked a few at a time). */
+async function exactApprovals(
+  client: Client,
+): Promise<{ approvals: (PendingApproval & { workflowId: string })[]; unanswered: string[] }> {
+  const { queryRunState } = await import('../temporal/run-handle.js');
+  const listed = await listPendingApprovals(client);
+  const runs = [...new Set(listed.approvals.map((a) => a.workflowId))];
+  const approvals: (PendingApproval & { workflowId: string })[] = [];
+  const unanswered = [...listed.unanswered];
+  for (let i = 0; i < runs.length; i += 8)
+    await Promise.all(
+      runs.slice(i, i + 8).map(async (workflowId) => {
+        const state = await queryRunState(client, client.workflow.getHandle(workflowId), 3_000);
+        if (!state) unanswered.push(workflowId);
+        for (const p of state?.pendingApprovals ?? []) approvals.push({ ...p, workflowId });
+      }),
+    );
+  return { approvals, unanswered };
+}
+
 function report(workflowId: string, approvalId: string, choice: ApprovalChoice, out: DecideOutcome): void {
   if (out.status === 'rejected') throw new CliError(`decision rejected: ${out.reason}`, 1);
   if (out.status === 'queued') process.stderr.write(`${out.note}\n`);
   process.stdout.write(
-    `${choice === 'deny' ? 'denied' : `approved (${choice})`}: ${workflowId} ${approvalId}${out.status === 'queued' ? ' (queued)' : ''}\n`,
+    `${decisionLine(choice, out)}: ${workflowId} ${approvalId}${out.status === 'queued' ? ' (queued: a wider choice than the approval allows is narrowed when it applies)' : ''}\n`,
   );
 }
 
@@ -31,11 +53,32 @@ export function addDecisionCommands(program: Command): void {
     .command('approvals')
     .description('List tool calls waiting for a decision, across running agent runs')
     .option('--json', 'print JSON')
-    .action(async (opts: { json?: boolean }) => {
+    .option(
+      '--exact',
+      'show each approval whole and exactly (secrets not redacted), read from its run (needs a worker; the listing reads visibility)',
+    )
+    .action(async (opts: { json?: boolean; exact?: boolean }) => {
+      if (opts.exact) {
+        // Queries to each run: the SDK's client, loaded for this option alone.
+        const { withTemporal } = await import('./temporal-client.js');
+        const { approvals, unanswered } = await withTemporal((client) => exactApprovals(client));
+        if (opts.json) process.stdout.write(`${visibleJson(approvals, 2)}\n`);
+        else if (approvals.length === 0) process.stdout.write('no pending approvals\n');
+        else
+          process.stdout.write(
+            `${approvals.map((a) => formatApproval(viewOfPending(a), { workflowId: a.workflowId })).join('\n\n')}\n`,
+          );
+        if (unanswered.length > 0)
+          process.stderr.write(`not shown, no worker answered for: ${unanswered.join(', ')}\n`);
+        return;
+      }
       const { approvals, unanswered } = await withFastReads(listPendingApprovals, listPendingApprovals);
       if (opts.json) process.stdout.write(`${visibleJson(approvals, 2)}\n`);
       else if (approvals.length === 0) process.stdout.write('no pending approvals\n');
-      else process.stdout.write(`${approvals.map((a) => formatApproval(a, a.workflowId)).join('\n\n')}\n`);
+      else
+        process.stdout.write(
+          `${approvals.map((a) => formatApproval(viewOfMemo(a), { workflowId: a.workflowId })).join('\n\n')}\n`,
+        );
       if (unanswered.length > 0)
         process.stderr.write(
           `not listed, no worker answered for: ${unanswered.join(', ')} (runs started by an older worker, or not yet picked up)\n`,
@@ -50,7 +93,7 @@ export function addDecisionCommands(program: Command): void {
     .addOption(
       new Option(
         '--scope <scope>',
-        'once: this call; session: this rule for the rest of the run; always: add the rule to command_allowlist',
+        'once: this call; session: also this exact call (same command, directory, input and files) for the rest of the run; always: also add this exact command in this directory to command_allowlist (the listing says what each gives; a wider choice than an approval allows is narrowed)',
       )
         .choices(['once', 'session', 'always'])
         .default('once'),

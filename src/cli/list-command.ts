@@ -6,6 +6,7 @@ import { listRunPage, MAX_PAGE, type RunRow } from '../visibility/list-runs.js';
 import { STATUS_CHOICES } from '../visibility/run-query.js';
 import { CliError, positiveIntOption } from './errors.js';
 import { withFastReads } from './fast-reads.js';
+import { formatUsage, pricesIfConfigured } from '../observability/usage.js';
 
 interface ListOptions {
   status?: string;
@@ -20,6 +21,7 @@ interface ListOptions {
 function textRow(r: RunRow): string {
   const extra = [
     r.model ? `model ${r.model}` : '',
+    r.tokens ? formatUsage(r.tokens) : '',
     r.pendingApprovals.length ? `approvals ${r.pendingApprovals.join(',')}` : '',
     r.memo?.question ? `question ${r.memo.question.id}` : '',
     r.batch ? `batch ${r.batch}` : '',
@@ -54,11 +56,13 @@ export function addListCommand(program: Command): void {
     .action(async (opts: ListOptions) => {
       const limit = positiveIntOption(opts.limit, '--limit');
       if (limit > MAX_PAGE) throw new CliError(`--limit must be at most ${MAX_PAGE} (use --page-token for more)`);
+      // Read once: a broken config.yaml warns once, whichever reader answers.
+      const prices = await pricesIfConfigured();
       const page = await withFastReads(
-        (reader) => listRunPage(reader, { ...opts, pageSize: limit }),
+        (reader) => listRunPage(reader, { ...opts, pageSize: limit, prices }),
         async (client) => {
           try {
-            return await listRunPage(client, { ...opts, pageSize: limit });
+            return await listRunPage(client, { ...opts, pageSize: limit, prices });
           } catch (err) {
             if (opts.pageToken && badToken(err))
               throw new CliError('--page-token is not a page token of this listing (copy it from the last page)');

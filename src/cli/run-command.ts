@@ -121,6 +121,6 @@ export function addRunCommand(program: Command): void {
       await loadTools();
       checkToolsets(input.enabledToolsets, '--toolsets');
       checkToolsets(input.disabledToolsets, '--disable');
-      await withTemporal((client, settings) => startAndFollow(client, settings, input, opts));
+      await withTemporal((client, settings) => startAndFollow(client, settings, input, opts), { traced: true });
     });
 }

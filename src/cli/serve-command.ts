@@ -60,7 +60,14 @@ function gatewayHandler(
     try {
       const out = await sendDecision(client, settings, workflowId, decision);
       if (out.status === 'rejected') return send(res, 409, { error: out.reason });
-      return send(res, out.status === 'applied' ? 200 : 202, { status: out.status, workflowId, approvalId, choice });
+      return send(res, out.status === 'applied' ? 200 : 202, {
+        status: out.status,
+        workflowId,
+        approvalId,
+        choice,
+        // What the choice gave: a wider one than the approval allows is narrowed (once only, or session for always).
+        ...(out.status === 'applied' && out.applies ? { applies: out.applies } : {}),
+      });
     } catch (err) {
       if (err instanceof WorkflowNotFoundError) return send(res, 404, { error: `no such run: ${workflowId}` });
       return send(res, 502, { error: `could not reach the run: ${(err as Error).message}` });
@@ -104,7 +111,13 @@ export function addServeCommand(program: Command): void {
           await listen(server, host, port, hostFrom, portFrom);
           const { port: actual } = server.address() as AddressInfo;
           const loopbackOnly = LOOPBACK.test(host);
-          inbox = inboxRoutes({ client, settings, auth: new InboxAuth(token, actual), loopbackOnly });
+          inbox = inboxRoutes({
+            client,
+            settings,
+            auth: new InboxAuth(token, actual),
+            loopbackOnly,
+            checkpoints: config.checkpoints,
+          });
           const shown = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
           process.stdout.write(
             `tether gateway listening on http://${shown}:${actual} · POST /approvals/decision${secret ? '' : ' (off: approvals.secret is not set)'}\n` +

@@ -3,16 +3,34 @@
 import type { Command } from 'commander';
 import type { Client } from '@temporalio/client';
 import type { AgentResult, AgentState } from '../common/types.js';
+import { networkRule } from '../common/egress-types.js';
+import { viewOfPending } from '../approval/approval-view.js';
 import { visibleJson, visibleText } from '../approval/visible-text.js';
 import type { LeanReader } from '../temporal/lean/lean-reader.js';
+import { formatUsage, pricesIfConfigured, runUsage, type Prices, type RunUsage } from '../observability/usage.js';
 import { formatApproval } from './approval-format.js';
 import { withFastReads } from './fast-reads.js';
 
 const QUERY_MS = 5_000;
 const NO_ANSWER = 'no worker answered the state query (is one running?)';
 
+/** Tokens in and out, priced when config.yaml has a price for the run's model (from visibility once it ended). */
+function withTokens(
+  s: Record<string, unknown>,
+  attributeModel: string | undefined,
+  prices: Prices,
+): Record<string, unknown> {
+  const model = typeof s.model === 'string' ? s.model : attributeModel;
+  const tokens = runUsage(s.usage as AgentState['usage'] | undefined, model, prices);
+  return tokens ? { ...s, tokens } : s;
+}
+
 /** The lean answer for a running or completed run; undefined for the rest, which the client explains. */
-async function leanStatus(reader: LeanReader, workflowId: string): Promise<Record<string, unknown> | undefined> {
+async function leanStatus(
+  reader: LeanReader,
+  workflowId: string,
+  prices: Prices,
+): Promise<Record<string, unknown> | undefined> {
   const d = await reader.describe(workflowId);
   const base = {
     workflowId,
@@ -22,18 +40,21 @@ async function leanStatus(reader: LeanReader, workflowId: string): Promise<Recor
   };
   if (d.status === 'RUNNING') {
     const s = await reader.queryState(workflowId, QUERY_MS);
-    return s ? { ...base, ...s } : { ...base, status: 'running', note: NO_ANSWER };
+    return s ? withTokens({ ...base, ...s }, d.model, prices) : { ...base, status: 'running', note: NO_ANSWER };
   }
   if (d.status !== 'COMPLETED') return undefined;
   const result = await reader.completedResult(workflowId, d.runId);
   return result && typeof result.value === 'object' && result.value !== null
-    ? { ...base, ...(result.value as AgentResult) }
+    ? withTokens({ ...base, ...(result.value as AgentResult) }, d.model, prices)
     : undefined;
 }
 
 /** Status of one run: live state from the query while it runs, its result or failure once closed. */
-async function clientStatus(client: Client, workflowId: string): Promise<Record<string, unknown>> {
-  const { queryRunState, runFailure } = await import('../temporal/run-handle.js');
+async function clientStatus(client: Client, workflowId: string, prices: Prices): Promise<Record<string, unknown>> {
+  const [{ queryRunState, runFailure }, { MODEL_KEY }] = await Promise.all([
+    import('../temporal/run-handle.js'),
+    import('../common/search-attributes.js'),
+  ]);
   const handle = client.workflow.getHandle(workflowId);
   const desc = await handle.describe();
   const base = {
@@ -42,13 +63,14 @@ async function clientStatus(client: Client, workflowId: string): Promise<Record<
     startTime: desc.startTime.toISOString(),
     closeTime: desc.closeTime?.toISOString() ?? null,
   };
+  const model = desc.typedSearchAttributes.get(MODEL_KEY);
   if (desc.status.name === 'RUNNING') {
     const s = await queryRunState(client, handle, QUERY_MS);
-    return s ? { ...base, ...s } : { ...base, status: 'running', note: NO_ANSWER };
+    return s ? withTokens({ ...base, ...s }, model, prices) : { ...base, status: 'running', note: NO_ANSWER };
   }
   try {
     const r = (await handle.result()) as AgentResult;
-    return { ...base, ...r };
+    return withTokens({ ...base, ...r }, model, prices);
   } catch (err) {
     return { ...base, ...runFailure(err) };
   }
@@ -58,13 +80,14 @@ function printStatus(s: Record<string, unknown>): void {
   const lines = [`${s.workflowId}: ${String(s.status ?? s.temporalStatus)}`];
   if (s.turn !== undefined || s.turns !== undefined)
     lines.push(`  turns: ${String(s.turn ?? s.turns)}  tool calls: ${String(s.toolCallCount ?? s.toolCalls)}`);
+  if (s.tokens) lines.push(`  usage: ${formatUsage(s.tokens as RunUsage)}`);
   const current = s.currentToolCalls as AgentState['currentToolCalls'] | undefined;
   for (const c of current ?? [])
     lines.push(
       `  ${c.status === 'awaiting_approval' ? 'waiting for approval' : 'running'}: ${c.emoji} ${c.name}  ${visibleText(c.summary, { newlines: 'escape' })}`,
     );
   for (const a of (s.pendingApprovals as AgentState['pendingApprovals'] | undefined) ?? [])
-    lines.push(formatApproval(a).replace(/^/gm, '  '));
+    lines.push(formatApproval(viewOfPending(a)).replace(/^/gm, '  '));
   const todo = (s.todo as AgentState['todo'] | undefined) ?? [];
   if (todo.length > 0)
     lines.push(
@@ -78,8 +101,24 @@ function printStatus(s: Record<string, unknown>): void {
     lines.push(
       `  question ${q.id}: ${q.question}${q.choices ? ` (${q.choices.join(' / ')})` : ''} — answer with: tether answer ${String(s.workflowId)} "..."`,
     );
+  const network = (s.network as AgentState['network']) ?? [];
+  if (network.length > 0)
+    lines.push(
+      '  network:',
+      ...network.map(
+        (n) =>
+          `    ${visibleText(networkRule(n.host, n.port).slice('network:'.length))}  ${n.decision} (${visibleText(n.by, { newlines: 'escape' })}) · ${n.count} connection(s)`,
+      ),
+    );
   for (const c of (s.children as AgentState['children'] | undefined) ?? [])
     lines.push(`  sub-agent ${c.workflowId}: ${c.status} · ${c.goal}`);
+  const cp = s.lastCheckpoint as AgentState['lastCheckpoint'];
+  if (cp)
+    lines.push(
+      cp.id
+        ? `  last checkpoint: ${cp.id.slice(0, 12)} before turn ${cp.turn} (${cp.tool}) — tether checkpoints ${String(s.workflowId)}`
+        : `  no checkpoint before turn ${cp.turn} (${cp.tool}): ${cp.skipped ?? ''}`,
+    );
   if (s.continuedRuns) lines.push(`  continued as new ${String(s.continuedRuns)} times`);
   if (s.answer) lines.push(`  answer: ${String(s.answer)}`);
   if (s.error) lines.push(`  error: ${String(s.error)}`);
@@ -94,9 +133,10 @@ export function addStatusCommand(program: Command): void {
     .argument('<workflowId>')
     .option('--json', 'print JSON')
     .action(async (workflowId: string, opts: { json?: boolean }) => {
+      const prices = await pricesIfConfigured();
       const s = await withFastReads(
-        (reader) => leanStatus(reader, workflowId),
-        (client) => clientStatus(client, workflowId),
+        (reader) => leanStatus(reader, workflowId, prices),
+        (client) => clientStatus(client, workflowId, prices),
       );
       if (opts.json) process.stdout.write(`${visibleJson(s, 2)}\n`);
       else printStatus(s);

@@ -11,6 +11,7 @@ import { explainTemporalFailure } from './temporal-errors.js';
 import type { TemporalSettings } from '../temporal/settings.js';
 import { explainTlsMismatch, quietIpServerNameWarning } from '../temporal/tls-probe.js';
 import { ensureTemporal } from './dev-server-start.js';
+import { loadTracing } from '../observability/tracing-loader.js';
 
 // Kept here for the commands that import them with the client.
 export { DEFAULT_UI_PORT, devServerFiles, ensureTemporal, stopBackgroundServer } from './dev-server-start.js';
@@ -21,7 +22,11 @@ export { DEFAULT_UI_PORT, devServerFiles, ensureTemporal, stopBackgroundServer }
  */
 export async function connectClient(
   settings: TemporalSettings,
+  opts: { traced?: boolean } = {},
 ): Promise<{ client: Client; close: () => Promise<void> }> {
+  // A command that starts runs carries its trace context to them (one run, one trace) when the OTEL variables are
+  // set; the SDK is loaded only then, never for commands that only look. A wrong value stops here, before connecting.
+  const tracing = opts.traced ? await loadTracing() : undefined;
   let connection: Connection;
   if (settings.tls) quietIpServerNameWarning();
   try {
@@ -44,7 +49,11 @@ export async function connectClient(
       1,
     );
   }
-  return { client: new Client({ connection, namespace: settings.namespace }), close: () => connection.close() };
+  const interceptors = tracing ? { workflow: [tracing.clientInterceptor()] } : undefined;
+  return {
+    client: new Client({ connection, namespace: settings.namespace, ...(interceptors ? { interceptors } : {}) }),
+    close: () => connection.close(),
+  };
 }
 
 /** A worker polled the task queue recently (pollers long-poll for about a minute, so allow a little more). */
@@ -77,9 +86,12 @@ export async function runWasPickedUp(client: Client, workflowId: string, waitMs:
  * Runs `fn` with a client for the configured (or embedded) Temporal; unknown runs and schedules become
  * clear CLI errors. The connection is closed afterwards.
  */
-export async function withTemporal<T>(fn: (client: Client, settings: TemporalSettings) => Promise<T>): Promise<T> {
+export async function withTemporal<T>(
+  fn: (client: Client, settings: TemporalSettings) => Promise<T>,
+  opts: { traced?: boolean } = {},
+): Promise<T> {
   const settings = await ensureTemporal();
-  const { client, close } = await connectClient(settings);
+  const { client, close } = await connectClient(settings, opts);
   try {
     return await fn(client, settings);
   } catch (err) {

@@ -3,7 +3,10 @@ import type { Command } from 'commander';
 import { loadConfig } from '../config/config.js';
 import { configureEnvironments } from '../environments/current.js';
 import { lazyLogger } from '../logging/logger.js';
-import type { Extensions } from '../plugins/extensions.js';
+import { pluginSources, type Extensions } from '../plugins/extensions.js';
+import { existsSync } from 'node:fs';
+import { recordTrust, trustFile } from '../plugins/trust.js';
+import { resolve } from 'node:path';
 import { closeTools, loadToolsOnce } from '../worker.js';
 import { registry } from '../registry/index.js';
 import type { Availability } from '../registry/types.js';
@@ -70,6 +73,26 @@ export function addToolsCommands(program: Command): void {
         process.stdout.write(`${r.emoji}  ${r.name.padEnd(width)}  ${r.toolset.padEnd(setWidth)}  ${state}\n`);
       }
       process.stdout.write(`${rows.length} tools, ${rows.filter((r) => r.available).length} available\n`);
+    });
+
+  program
+    .command('plugins')
+    .description(
+      "Trust this project's .tether/plugins after reviewing them: they load only while their files are as trusted, from tether's copy",
+    )
+    .argument('<action>', 'trust')
+    .option('--project <dir>', 'the project (default: the current directory)')
+    .action((action: string, opts: { project?: string }) => {
+      if (action !== 'trust') throw new CliError(`plugins: unknown action ${JSON.stringify(action)}: use trust`);
+      const dir = pluginSources(loadConfig(), resolve(opts.project ?? process.cwd())).projectDir;
+      if (!existsSync(dir)) {
+        process.stdout.write(`no project plugins here (${dir}): nothing to trust\n`);
+        return;
+      }
+      const paths = [dir];
+      const record = recordTrust(paths);
+      for (const p of paths) process.stdout.write(`trusted ${p} (sha256 ${record[p]?.slice(0, 16) ?? '?'}…)\n`);
+      process.stdout.write(`recorded in ${trustFile()}; a change to these files untrusts them again\n`);
     });
 
   const mcp = program.command('mcp').description('MCP servers configured in TETHER_HOME/config.yaml (mcp_servers)');

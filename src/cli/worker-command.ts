@@ -1,11 +1,14 @@
 // `tether worker` and `tether server`: a long-running worker process, and the Temporal dev server in the foreground. Worker-only.
 import type { Command } from 'commander';
 import { closeTools, createWorker, installRuntimeLogging } from '../worker.js';
+import { loadConfig } from '../config/config.js';
 import { registry } from '../registry/index.js';
 import { DEFAULT_PORT } from '../temporal/settings.js';
 import { isListening, startDevServer } from '../temporal/dev-server.js';
 import { setCurrentVersion, versioningSettings } from '../temporal/versioning.js';
 import { CliError } from './errors.js';
+import { parseMetricsAddress } from '../observability/metrics-address.js';
+import { otelSettings } from '../observability/otel-env.js';
 import {
   connectClient,
   DEFAULT_UI_PORT,
@@ -21,6 +24,22 @@ function port(value: string, option: string): number {
   return n;
 }
 
+interface WorkerFlags {
+  buildId?: string;
+  deployment?: string;
+  versioning?: string;
+  makeCurrent?: boolean;
+  metrics?: string;
+}
+
+/** --metrics, else observability.metrics of config.yaml (checked when it loaded), else none. */
+function metricsAddress(flag: string | undefined): string | undefined {
+  if (flag === undefined) return loadConfig().observability.metrics;
+  const parsed = parseMetricsAddress(flag);
+  if ('problem' in parsed) throw new CliError(`--metrics: ${parsed.problem}`);
+  return parsed.address;
+}
+
 export function addWorkerCommands(program: Command): void {
   program
     .command('worker')
@@ -32,20 +51,34 @@ export function addWorkerCommands(program: Command): void {
     .option('--deployment <name>', 'Worker Deployment name (default: TETHER_DEPLOYMENT_NAME, else the task queue)')
     .option('--versioning <behavior>', 'auto-upgrade (default) or pinned: where runs started on this version go next')
     .option('--make-current', 'make this version current once it polls, so new and auto-upgrade runs come to it')
-    .action(async (opts: { buildId?: string; deployment?: string; versioning?: string; makeCurrent?: boolean }) => {
+    .option(
+      '--metrics <host:port>',
+      'serve Prometheus metrics at http://HOST:PORT/metrics (default: observability.metrics in config.yaml; unset: none)',
+    )
+    .action(async (opts: WorkerFlags) => {
+      const metrics = metricsAddress(opts.metrics);
+      otelSettings(); // a wrong OTEL_* value is one line before anything connects
+      // Policy is read here, once, before anything connects: a wrong or refused setting (a command_allowlist entry
+      // that allows everything) is one line and exit code 2, and a config.yaml changed later changes nothing.
+      const config = loadConfig();
       const settings = await ensureTemporal();
       const versioning = versioningSettings(settings.taskQueue, process.env, opts);
       if (opts.makeCurrent && !versioning) throw new CliError('--make-current needs --build-id (or TETHER_BUILD_ID)');
       // An unreachable server or a missing namespace is one line naming the variable, before tools load.
       const { client, close } = await connectClient(settings);
       if (!opts.makeCurrent) await close();
-      installRuntimeLogging();
-      const { worker, connection } = await createWorker({ settings, versioning });
+      try {
+        installRuntimeLogging({ metrics });
+      } catch (err) {
+        throw new CliError(`cannot serve metrics at ${metrics ?? ''}: ${(err as Error).message.split('\n')[0]}`);
+      }
+      const { worker, connection } = await createWorker({ settings, versioning, config });
       const version = versioning
         ? ` · version ${versioning.deploymentName}.${versioning.buildId} (${versioning.behavior.toLowerCase().replace('_', '-')})`
         : '';
       process.stderr.write(
-        `tether worker · ${settings.address} · namespace ${settings.namespace} · queue ${settings.taskQueue} · ${registry.all().length} tools${version}. ` +
+        `tether worker · ${settings.address} · namespace ${settings.namespace} · queue ${settings.taskQueue} · ${registry.all().length} tools${version}` +
+          `${metrics ? ` · metrics http://${metrics}/metrics` : ''}. ` +
           'Ctrl-C stops it gracefully.\n',
       );
       const running = worker.run();

@@ -1,11 +1,12 @@
 // Approval of a tool call an execute_code program asks for (a terminal command with its stdin and the scripts it
 // runs, input to a background process): the tool's own gate function and the same verdict the approval activity
-// reaches (analysis, then command_allowlist from the configuration and config.yaml), decided at once because a
-// running program cannot wait for a person. Worker-only.
+// reaches (analysis, then command_allowlist as the worker holds it), decided at once because a running program
+// cannot wait for a person. Worker-only.
+import { workerAllowlist } from '../approval/allowlist-book.js';
 import { assessSubject } from '../approval/assess.js';
 import type { CallSubject } from '../approval/subject.js';
 import { normalizePath } from '../common/paths.js';
-import { configPath, type TetherConfig } from '../config/config.js';
+import type { TetherConfig } from '../config/config.js';
 import { environmentManager } from '../environments/current.js';
 import { readScriptsIn } from '../environments/read-scripts.js';
 import type { ToolRegistry } from '../registry/registry.js';
@@ -15,7 +16,6 @@ async function refusalForSubject(
   subject: CallSubject,
   cwd: string,
   config: TetherConfig,
-  configFile: string,
   ctx?: ToolContext,
 ): Promise<string | undefined> {
   const read = ctx
@@ -24,7 +24,8 @@ async function refusalForSubject(
           readScriptsIn(env, keys, subject.workdir),
         )
     : undefined;
-  const { verdict, allowlistedBy } = await assessSubject(subject, cwd, config, configFile, { read });
+  const allowlist = workerAllowlist()?.entries() ?? config.command_allowlist;
+  const { verdict, allowlistedBy } = await assessSubject(subject, cwd, allowlist, { read });
   if (!verdict.dangerous) return undefined;
   if (verdict.tier === 'hardline') {
     const what = verdict.findings
@@ -48,7 +49,6 @@ export async function refusalForCall(
   args: Record<string, unknown>,
   ctx: ToolContext,
   config: TetherConfig,
-  configFile = configPath(),
 ): Promise<string | undefined> {
   const entry = registry.get(name);
   const valid = entry?.validate(args);
@@ -59,5 +59,5 @@ export async function refusalForCall(
     subject.workdir === undefined
       ? ctx.cwd
       : normalizePath(subject.workdir.startsWith('/') ? subject.workdir : `${ctx.cwd}/${subject.workdir}`);
-  return refusalForSubject(subject, cwd, config, configFile, entry.environment ? ctx : undefined);
+  return refusalForSubject(subject, cwd, config, entry.environment ? ctx : undefined);
 }

@@ -1,5 +1,6 @@
 // The activities the agent workflow calls, as types only; implemented in src/activities. Workflow-safe (types only).
 import type {
+  AllowlistEntry,
   ApprovalFinding,
   AssessCallInput,
   CallAssessment,
@@ -75,6 +76,11 @@ export interface RunToolInput {
   backend?: string;
   /** runToolOnHolder: the own queue of the worker that may run it (src/activities/holder-only.ts). */
   holder?: string;
+  /**
+   * The files the gate read to reach the verdict this call runs on (path → digest), when time passed since (a
+   * decision, the policy): the worker reads them again first, and a change sends the call back to be judged again.
+   */
+  bound?: Record<string, string>;
 }
 
 export interface RunToolOutput {
@@ -92,6 +98,29 @@ export interface RunToolOutput {
   workerQueue?: string;
   /** An earlier attempt's worker was lost: its id (environment calls stop going to its queue). */
   lostWorker?: string;
+}
+
+/** A checkpoint of the task directory before a turn's first call that may change it (src/checkpoints). */
+export interface CheckpointInput {
+  cwd: string;
+  /** The run's chain: its first run id (continue-as-new keeps it). */
+  chain: string;
+  turn: number;
+  /** The call it precedes: id, tool, and its arguments shortened. */
+  callId: string;
+  tool: string;
+  args: string;
+}
+
+export interface CheckpointOutput {
+  /** The checkpoint's id, when one was taken. */
+  id?: string;
+  files?: number;
+  bytes?: number;
+  /** Why none was taken this time (the directory is missing, too large). */
+  skipped?: string;
+  /** Why none will be taken in this run (checkpoints are off). */
+  off?: string;
 }
 
 export interface AgentActivities {
@@ -118,8 +147,8 @@ export interface AgentActivities {
   judgeCommand(input: { command: string; findings: ApprovalFinding[]; model: string }): Promise<SmartVerdict>;
   /** POSTs a pending approval to the configured webhook. */
   notifyApproval(input: { approval: PendingApproval }): Promise<void>;
-  /** Adds rule ids or commands to command_allowlist in config.yaml. */
-  addToAllowlist(input: { entries: string[] }): Promise<void>;
+  /** Adds entries to command_allowlist: this worker holds them from now on, and config.yaml for the next start. */
+  addToAllowlist(input: { entries: AllowlistEntry[] }): Promise<void>;
   /** The memory tool against the store; `opId` makes a retried call apply once. */
   memoryOp(input: {
     action: 'add' | 'replace' | 'remove' | 'read';
@@ -131,6 +160,8 @@ export interface AgentActivities {
   recordTranscript(input: { workflowId: string; entries: TranscriptEntry[] }): Promise<void>;
   /** Closes the task's terminal environments on the worker that holds them (the run ended). */
   closeEnvironment(input: { taskId: string }): Promise<{ closed: number }>;
+  /** Checkpoints the task directory (src/activities/checkpoints.ts). */
+  checkpointTask(input: CheckpointInput): Promise<CheckpointOutput>;
   /** Full-text search over past runs' transcripts. */
   searchSessions(input: { query: string; limit: number; excludeWorkflowId?: string }): Promise<{ result: string }>;
 }

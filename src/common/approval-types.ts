@@ -10,17 +10,51 @@ export interface ApprovalFinding {
   description: string;
 }
 
+/**
+ * What a wider approval of one call covers, worked out when it is asked: never a rule, only the call as shown.
+ * `session` covers later calls with the same `key` in this run; `always` adds `always` to command_allowlist.
+ */
+export interface ApprovalScope {
+  /**
+   * Digest of the call's canonical form: the tool, the command (same program and arguments after quote removal),
+   * its standard input, the directory it runs in, and the digest of every file the gate read for it.
+   */
+  key: string;
+  /** In words, what `session` covers (shown before the person chooses). */
+  covers: string;
+  /** Set when only `once` can be given, and why (what runs could not be read); session and always then mean once. */
+  onceOnly?: string;
+  /** The command_allowlist entry `always` adds: this exact command in this directory. */
+  always?: AllowlistEntry;
+  /** Why `always` is not offered (it then means session), when it is not. */
+  alwaysNot?: string;
+}
+
+/** A command_allowlist entry: an exact command, a rule id or a glob; or an exact command bound to a directory. */
+export type AllowlistEntry = string | { command: string; cwd?: string };
+
 /** A tool call waiting for a person, bound to the call (id, tool, digest of its arguments). */
 export interface PendingApproval {
   approvalId: string;
   callId: string;
   tool: string;
+  /** Everything the call would run, as judged: the command, its input, the scripts it runs with their content. */
   command: string;
   findings: ApprovalFinding[];
   argsDigest: string;
   askedAt: string;
   /** When it counts as denied. */
   expiresAt: string;
+  /** The directory it runs in. */
+  cwd?: string;
+  /** What session and always would cover (absent in runs recorded before it). */
+  scope?: ApprovalScope;
+  /** Files the gate read that changed after an earlier verdict on this call: what is shown is their new content. */
+  changed?: string[];
+  /** A network approval (src/workflows/egress-approvals.ts): a connection to `host`:`port` made by `command`. */
+  kind?: 'network';
+  host?: string;
+  port?: number;
 }
 
 /** A decision, as the `approval` signal and the `decideApproval` update carry it. */
@@ -42,14 +76,21 @@ export interface DecidedApproval {
   callId: string;
   tool: string;
   command: string;
+  /** What applied: a wider choice than the approval allows is narrowed (see ApprovalScope). */
   choice: ApprovalChoice;
+  /** The choice the person made, when it was narrowed to `choice`. */
+  asked?: ApprovalChoice;
   reason?: string;
-  /** person (signal/update), smart (the auxiliary model), timeout. */
-  source: 'person' | 'smart' | 'timeout';
+  /** person (signal/update), smart (the auxiliary model), timeout; withdrawn: the connection asking went away. */
+  source: 'person' | 'smart' | 'timeout' | 'withdrawn';
   by?: string;
   /** See ApprovalDecision.claimedBy: what the signer said about who decided, not an identity. */
   claimedBy?: string;
   decidedAt: string;
+  /** As on PendingApproval, for a network approval. */
+  kind?: 'network';
+  host?: string;
+  port?: number;
 }
 
 export interface RejectedDecision {
@@ -65,6 +106,19 @@ export interface CommandAssessment {
   findings: ApprovalFinding[];
   /** The allowlist entry that allows it, if any. */
   allowlistedBy?: string;
+  /** What a wider approval covers (every verdict that may ask a person). */
+  scope?: ApprovalScope;
+  /**
+   * Every file the gate read to judge it (path as the detector names it → digest of what was read): the verdict
+   * holds for these contents only, and the worker compares them again before the call runs.
+   */
+  reads?: Record<string, string>;
+  /** Too large to show a person: asking is refused with this message (the model sees it). */
+  unshowable?: string;
+  /** Files read for an earlier verdict on this call that changed before it ran: this verdict is on their new content. */
+  changed?: string[];
+  /** The directory the command really runs in (the task shell's, after an earlier `cd`), when it may ask. */
+  where?: string;
   mode: ApprovalMode;
   timeoutSeconds: number;
   /** A webhook is configured for pending approvals. */

@@ -27,6 +27,10 @@ export type TetherErrorCode =
   /** The task's browser page crashed or was closed. */
   | 'Browser.Gone'
   | 'Config.Invalid'
+  /** No checkpoint matches what was asked (src/checkpoints). */
+  | 'Checkpoint.NotFound'
+  /** A checkpoint or a rollback could not be made (the directory, the store). */
+  | 'Checkpoint.Failed'
   /** The command line was used wrongly; the CLI prints the message and exits non-zero. */
   | 'Cli.Usage';
 

@@ -1,6 +1,7 @@
 // Tether's search attribute names and types, the run statuses and the visibility memo's shape, as plain values: no
 // Temporal import, so the CLI's quick listings can read them without the SDK. Workflow-safe (definitions only).
 import type { ApprovalFinding } from './approval-types.js';
+import type { TokenUsage } from './types.js';
 
 /** Where a run is, as `tether list --status` filters it. Closed runs also say how they ended. */
 export const RUN_STATUSES = [
@@ -36,18 +37,31 @@ export interface MemoApproval {
   approvalId: string;
   callId: string;
   tool: string;
-  /** The command as shown: control and invisible characters escaped, secrets redacted, at most MEMO_COMMAND_CHARS. */
+  /**
+   * The command as shown (src/approval/approval-text.ts): control, invisible and look-alike characters escaped,
+   * long blank runs counted, secret values a marked span, at most MEMO_LIMITS.commandChars.
+   */
   command: string;
-  /** The command was cut to fit; `tether status` (with a worker) shows it whole. */
+  /** The command was cut to fit; the run's state (`tether approvals --exact`, the inbox) shows it whole. */
   shortened?: boolean;
-  /** Something that looked like a secret was replaced by [REDACTED ...]. */
+  /** The whole command's length in characters, when shortened. */
+  chars?: number;
+  /** Something that looked like a secret is shown as a ⟨redacted⟩ span. */
   redacted?: boolean;
-  /** The command held control or invisible characters (shown as escapes). */
+  /** The command held control, invisible or look-alike characters (shown as escapes). */
   hidden?: boolean;
+  /** Long runs of spaces or blank lines are shown as a count. */
+  collapsed?: boolean;
   findings: ApprovalFinding[];
   argsDigest: string;
   askedAt: string;
   expiresAt: string;
+  /** Where it runs. */
+  cwd?: string;
+  /** Files that changed after an earlier verdict on this call (their new content is what is shown). */
+  changed?: string[];
+  /** What a wider approval would cover (see ApprovalScope). */
+  scope?: { covers: string; onceOnly?: string; always?: true; alwaysNot?: string };
 }
 
 export interface RunMemo {
@@ -59,6 +73,8 @@ export interface RunMemo {
   /** Pending approvals beyond those in `approvals` (the memo keeps a bounded number). */
   moreApprovals?: number;
   question?: { id: string; text: string; askedAt: string; expiresAt: string };
+  /** Tokens the run used, as of its last status change (final once it ended); absent from runs before it was kept. */
+  usage?: TokenUsage;
 }
 
 /** The type's name as Temporal's CLI and UI spell it (`--search-attribute TetherStatus=Keyword`). */

@@ -3,6 +3,7 @@ import type { SideEffects, ToolDefinition } from './tool-definition.js';
 import type { ApprovalMode, DecidedApproval, PendingApproval, RejectedDecision } from './approval-types.js';
 import type { TodoItem } from './loop-schemas.js';
 import type { HeldConversation } from './conversation-digest.js';
+import type { NetworkReach } from './egress-types.js';
 
 export interface ModelToolCall {
   id: string;
@@ -63,6 +64,8 @@ interface CarriedState {
   usage: TokenUsage;
   todo: TodoItem[];
   sessionRules: string[];
+  /** Calls approved for the rest of the session, by scope key (absent in carries recorded before). */
+  sessionScopes?: string[];
   transcriptSeq: number;
   pendingMessages: string[];
   continuedRuns: number;
@@ -161,6 +164,17 @@ export interface ToolCallView {
   /** The call's arguments and result, capped, for followers that show them (an editor over ACP). */
   args?: string;
   output?: string;
+  /** The checkpoint of the task directory taken just before this call (the first of its turn that may change files). */
+  checkpoint?: string;
+}
+
+/** The last checkpoint a run took (or tried to): before which turn and call, its id or why there is none. */
+interface CheckpointView {
+  turn: number;
+  callId: string;
+  tool: string;
+  id?: string;
+  skipped?: string;
 }
 
 /** Text the model wrote in one turn (with or without tool calls), for followers: one reply per turn at most. */
@@ -183,8 +197,16 @@ export interface AgentState {
   usage: TokenUsage;
   /** Tool calls waiting for a person's decision. */
   pendingApprovals: PendingApproval[];
+  /** Hosts the run's commands connected to or were refused, through the egress proxy (absent before it existed). */
+  network?: NetworkReach[];
   /** Recent decisions (by a person, smart approval or a timeout), rejected decisions, rules approved for the session. */
-  approvals: { decided: DecidedApproval[]; rejected: RejectedDecision[]; sessionRules: string[] };
+  approvals: {
+    decided: DecidedApproval[];
+    rejected: RejectedDecision[];
+    sessionRules: string[];
+    /** Scope keys of the calls approved for the rest of the run (ApprovalScope.key). */
+    sessionScopes?: string[];
+  };
   /** The agent's plan (the todo tool). */
   todo: TodoItem[];
   /** The model's last few texts (absent in states of older workers). */
@@ -196,6 +218,8 @@ export interface AgentState {
   question?: PendingQuestion;
   /** Sub-agents started by delegate_task. */
   children: ChildView[];
+  /** The last checkpoint of the task directory (absent before the first, and in states of older workers). */
+  lastCheckpoint?: CheckpointView;
   /** Continue-as-new transitions so far; the workflow id stays the same. */
   continuedRuns: number;
   /** Times older turns were summarised to keep the conversation within the context. */
@@ -226,4 +250,6 @@ export interface AgentResult {
   toolCalls: number;
   usage: TokenUsage;
   stopReason?: string;
+  /** The hosts the run's commands reached or were refused (see AgentState.network). */
+  network?: NetworkReach[];
 }

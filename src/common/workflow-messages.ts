@@ -15,3 +15,9 @@ export const ANSWER_SIGNAL = 'answer';
 export const APPROVAL_SIGNAL = 'approval';
 /** An approval decision whose caller learns whether it applied (src/cli/decide.ts). */
 export const DECIDE_APPROVAL_UPDATE = 'decideApproval';
+/** A sandboxed command's connection to a host no policy decided: the run asks a person (src/workflows/egress-approvals.ts). */
+export const EGRESS_UPDATE = 'egress';
+/** A host a run's command reached or was refused without asking, for the run's list (`tether status`, the inbox). */
+export const EGRESS_REACHED_SIGNAL = 'egressReached';
+/** Every connection waiting on an `egress` request has gone: its pending approval is dropped. */
+export const EGRESS_WITHDRAW_SIGNAL = 'egressWithdraw';

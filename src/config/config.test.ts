@@ -27,6 +27,11 @@ describe('loadConfig', () => {
     });
   });
 
+  it('reads exact commands bound to a directory beside the other entries', () => {
+    const cfg = loadConfig(file("command_allowlist:\n  - git-force-push\n  - {command: 'make deploy', cwd: /w}\n"));
+    expect(cfg.command_allowlist).toEqual(['git-force-push', { command: 'make deploy', cwd: '/w' }]);
+  });
+
   it.each([
     ['files:\n  allow_outside_cwd: "yes"\n', /files\.allow_outside_cwd: Invalid input: expected boolean/],
     ['files:\n  allow_outside: true\n', /files: Unrecognized key: "allow_outside"/],
@@ -34,6 +39,11 @@ describe('loadConfig', () => {
     ['terminal:\n  lifetime_seconds: -1\n', /terminal\.lifetime_seconds: Too small/],
     ['web:\n  allow_privat: true\n', /web: Unrecognized key: "allow_privat"/],
     ['future_feature:\n  knob: 3\n', /\(top level\): Unrecognized key: "future_feature"/],
+    ["command_allowlist: ['git-force-push', '*']\n", /command_allowlist\.1: "\*" matches every command/],
+    ["command_allowlist: ['* *']\n", /command_allowlist\.0: "\* \*" matches every command/],
+    ["command_allowlist: ['sudo *']\n", /command_allowlist\.0: "sudo \*" matches every command sudo can run/],
+    ['command_allowlist: [dynamic-command]\n', /command_allowlist\.0: "dynamic-command" means tether could not read/],
+    ['command_allowlist: [{command: ls, cwd: here}]\n', /command_allowlist\.0: cwd must be an absolute directory/],
   ])('names the wrong setting: %j', (text, message) => {
     const path = file(text);
     expect(() => loadConfig(path)).toThrow(message);

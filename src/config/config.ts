@@ -5,6 +5,11 @@ import { z } from 'zod';
 import { TetherError } from '../common/errors.js';
 import { configPath } from './home.js';
 import { translateHermes } from './hermes-keys.js';
+import { allowlistProblem } from '../approval/allowlist.js';
+import { parseMetricsAddress } from '../observability/metrics-address.js';
+import { badPattern } from '../checkpoints/exclude.js';
+import { PASSTHROUGH_ENTRY } from '../environments/command-env.js';
+import { CONTROL_PLANE_VARIABLES } from '../environments/backends/local/control-plane.js';
 
 /** One MCP server: `command` (stdio) or `url` (streamable HTTP, or SSE for older servers). */
 export const McpServerSchema = z
@@ -84,6 +89,26 @@ const terminalShape = {
   output_chars: z.number().int().min(1000).default(50_000),
   /** Variables every command gets. */
   env: z.record(z.string(), z.string()).default({}),
+  /**
+   * The worker's own variables that commands may see, by name (`AWS_PROFILE`) or prefix (`AWS_*`): nothing else of
+   * the worker's environment reaches a command but PATH, HOME, USER, LOGNAME, SHELL, LANG, LANGUAGE, LC_*, TERM, TZ
+   * and TMPDIR (src/environments/command-env.ts).
+   */
+  env_passthrough: z
+    .array(
+      z
+        .string()
+        .regex(PASSTHROUGH_ENTRY, 'a variable name, or a name prefix followed by * (AWS_*)')
+        .refine(
+          (n) =>
+            !CONTROL_PLANE_VARIABLES.some((c) => c.startsWith(n.replace(/\*$/, '')) && (n.endsWith('*') || c === n)),
+          {
+            message:
+              "tether's Temporal credentials are never passed to commands: with them a command could approve its own commands",
+          },
+        ),
+    )
+    .default([]),
 };
 
 /** The keys of `terminal` itself; any other key must name a backend (its section, checked when the worker starts). */
@@ -155,6 +180,77 @@ const ImageGenSchema = z
   })
   .prefault({});
 
+/** Metrics endpoint and model prices (docs/observability.md). Traces are configured by the standard OTEL_* variables. */
+const ObservabilitySchema = z
+  .strictObject({
+    /** Where `tether worker` serves Prometheus metrics, HOST:PORT with an IP address (--metrics overrides it). */
+    metrics: z
+      .string()
+      .transform((v, ctx): string => {
+        const parsed = parseMetricsAddress(v);
+        if ('address' in parsed) return parsed.address;
+        ctx.addIssue({ code: 'custom', message: parsed.problem });
+        return z.NEVER;
+      })
+      .optional(),
+    /** US dollars per million tokens, by model name (as given to --model): runs then show what they cost. */
+    prices: z
+      .record(
+        z.string().min(1),
+        z.strictObject({ input: z.number().nonnegative().finite(), output: z.number().nonnegative().finite() }),
+      )
+      .default({}),
+  })
+  .prefault({});
+/** Bytes, as a number or with a binary unit: 64m, 512k, 1g (also 64MB, 64MiB). */
+const Bytes = z.unknown().transform((v, ctx): number => {
+  if (typeof v === 'number' && Number.isInteger(v) && v > 0) return v;
+  const m = typeof v === 'string' ? /^(\d+(?:\.\d+)?)\s*([kmg])(?:i?b)?$/i.exec(v.trim()) : null;
+  if (m && parseFloat(m[1]!) > 0)
+    return Math.floor(parseFloat(m[1]!) * 1024 ** { k: 1, m: 2, g: 3 }[m[2]!.toLowerCase() as 'k' | 'm' | 'g']);
+  ctx.addIssue({
+    code: 'custom',
+    message: `${JSON.stringify(v)} is not a size: give bytes (1048576) or 512k, 64m, 1g`,
+  });
+  return z.NEVER;
+});
+
+const CHECKPOINTS_SHAPE = 'false, true, or a mapping with enabled, exclude, max_file_bytes, max_files and keep';
+
+/** Checkpoints of the task directory before calls that may change it (docs/checkpoints.md). */
+const CheckpointsObject = z.strictObject(
+  {
+    /** Off: no checkpoints are taken (those taken before stay, and can still be restored). */
+    enabled: z.boolean().default(true),
+    /** .gitignore-style patterns left out, after the defaults (`!pattern` takes one of those back). */
+    exclude: z
+      .array(z.string())
+      .default([])
+      .superRefine((patterns, ctx) => {
+        const bad = badPattern(patterns);
+        if (bad) ctx.addIssue({ code: 'custom', message: bad });
+      }),
+    /** Larger files are left out of checkpoints (and named in them). */
+    max_file_bytes: Bytes.default(64 * 1024 * 1024),
+    /** A task directory with more files and directories than this is not checkpointed (and the run says so). */
+    max_files: z.number().int().positive().default(100_000),
+    /** Pruning: each run keeps its newest `count`; any checkpoint older than `age` goes. */
+    keep: z
+      .strictObject({ count: z.number().int().positive().default(50), age: Duration.default(14 * 86400) })
+      .prefault({}),
+  },
+  { error: (iss) => (iss.code === 'invalid_type' ? CHECKPOINTS_SHAPE : undefined) },
+);
+
+/** `checkpoints: false` / `true` (or off / on) are short for `{enabled: false}` / the defaults. */
+const CheckpointsSchema = z.preprocess((v) => {
+  if (v === undefined || v === true || v === null || v === 'on') return {};
+  if (v === false || v === 'off') return { enabled: false };
+  return v;
+}, CheckpointsObject);
+
+export type CheckpointSettings = z.infer<typeof CheckpointsObject>;
+
 /** Every section is checked strictly: a misspelt or unknown key is named, never silently ignored. */
 const ConfigSchema = z.strictObject({
   terminal: TerminalSchema,
@@ -174,8 +270,22 @@ const ConfigSchema = z.strictObject({
   /** npm packages that are tether plugins (besides TETHER_HOME/plugins and .tether/plugins). */
   plugins: z.array(z.string().min(1)).default([]),
   approvals: ApprovalsSchema,
-  /** Commands that never ask: exact commands, rule ids (see `tether approval rules`) or glob patterns. */
-  command_allowlist: z.array(z.string().min(1)).default([]),
+  checkpoints: CheckpointsSchema,
+  /**
+   * Commands that never ask: exact commands, rule ids (see `tether approval rules`), glob patterns, or an exact
+   * command in one directory (`{command, cwd}`, what an `always` approval writes). Read when the worker starts.
+   */
+  command_allowlist: z
+    .array(
+      z
+        .union([z.string(), z.object({ command: z.string(), cwd: z.string().optional() }).loose()])
+        .superRefine((entry, ctx) => {
+          const problem = allowlistProblem(entry);
+          if (problem) ctx.addIssue({ code: 'custom', message: problem });
+        }),
+    )
+    .default([]),
+  observability: ObservabilitySchema,
 });
 
 export type TetherConfig = z.infer<typeof ConfigSchema>;

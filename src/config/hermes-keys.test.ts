@@ -33,8 +33,7 @@ describe("Hermes's config.yaml keys", () => {
   it.each([
     ['cwd', 'tether run --cwd'],
     ['docker_volumes', 'terminal.docker.mount_cwd'],
-    ['docker_forward_env', 'terminal.env'],
-    ['env_passthrough', 'terminal.env'],
+    ['docker_forward_env', 'terminal.env_passthrough'],
     ['docker_network', 'terminal.docker.network'],
     ['docker_run_as_host_user', 'terminal.docker.user'],
     ['docker_extra_args', 'terminal.docker'],
@@ -71,8 +70,6 @@ describe("Hermes's config.yaml keys", () => {
     ['overwrite system config', 'overwrite-system-config'],
     ['stop/restart system service', 'service-stop'],
     ['force kill processes', 'mass-kill'],
-    ['pipe remote content to shell', 'remote-code-exec'],
-    ['execute remote script via process substitution', 'remote-code-exec'],
     ['git reset --hard', 'git-reset-hard'],
     ['git force push', 'git-force-push'],
     ['git clean with force', 'git-clean'],
@@ -83,6 +80,15 @@ describe("Hermes's config.yaml keys", () => {
       `config.yaml: command_allowlist: "${entry}" is a Hermes pattern description: read as tether rule ${rule}`,
     ]);
   });
+
+  it.each(['pipe remote content to shell', 'execute remote script via process substitution'])(
+    'command_allowlist "%s" is refused: its tether rule means tether could not read what runs',
+    (entry) => {
+      expect(() => parse({ command_allowlist: [entry] })).toThrow(
+        `command_allowlist: "${entry}" is a Hermes pattern whose tether rule remote-code-exec means tether could not read what runs`,
+      );
+    },
+  );
 
   it.each([
     'delete in root path',

@@ -1,5 +1,6 @@
 // Hermes agent's config.yaml keys: mapped onto tether's (each with a one-line notice) or refused with a message
 // naming the tether setting, before the configuration is checked. Pure.
+import { isOpaqueRule } from '../approval/rules.js';
 
 /** A Hermes `terminal.*` key: where it goes in tether (a dotted path under terminal), or why it does not. */
 type KeyRule = { to: string[]; convert?: (v: unknown) => unknown } | { refuse: string };
@@ -25,11 +26,7 @@ const TERMINAL: Readonly<Record<string, KeyRule>> = {
   docker_volumes: { refuse: 'tether mounts nothing from the host but the task directory: terminal.docker.mount_cwd' },
   docker_forward_env: {
     refuse:
-      "tether forwards none of the worker's variables (its secrets stay out of commands): set values in terminal.env or terminal.docker.env",
-  },
-  env_passthrough: {
-    refuse:
-      "tether forwards none of the worker's variables (its secrets stay out of commands): set values in terminal.env",
+      "tether forwards the worker's variables to every backend alike, only those named: list them in terminal.env_passthrough",
   },
   docker_network: { refuse: 'use terminal.docker.network (a Docker network mode; default none)' },
   docker_run_as_host_user: { refuse: 'use terminal.docker.user ("uid:gid")' },
@@ -144,6 +141,12 @@ function translateAllowlist(entries: unknown[], out: HermesTranslation): unknown
     if (rule === null || rule === undefined) {
       out.refused.push(
         `command_allowlist: "${entry}" is a Hermes pattern whose tether rule is hardline: it is never allowed (see tether approval rules)`,
+      );
+      return entry;
+    }
+    if (isOpaqueRule(rule)) {
+      out.refused.push(
+        `command_allowlist: "${entry}" is a Hermes pattern whose tether rule ${rule} means tether could not read what runs, so allowing it would allow any such command: list the exact commands to allow instead`,
       );
       return entry;
     }

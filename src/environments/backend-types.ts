@@ -12,6 +12,8 @@ export interface BackendContext {
   /** This worker process's id (labels on containers and sandboxes, so leftovers of dead workers can be found). */
   workerId: string;
   log: Logger;
+  /** The run whose tool call made the environment, when one did (its egress proxy asks that run). */
+  workflowId?: string;
 }
 
 export interface BackendDefinition<S = unknown> {

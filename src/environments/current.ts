@@ -5,6 +5,8 @@ import { parseConfig, type TerminalConfig } from '../config/config.js';
 import { lazyLogger, type Logger } from '../logging/logger.js';
 import { checkTerminalSections, resolveBackend } from './backends.js';
 import { EnvironmentManager } from './manager.js';
+import { egressGate } from './egress/gate.js';
+import type { LocalSettings } from './backends/local/settings.js';
 
 let current: EnvironmentManager | undefined;
 
@@ -21,6 +23,9 @@ export async function configureEnvironments(
 ): Promise<EnvironmentManager> {
   const { definition, settings } = await resolveBackend(terminal);
   await checkTerminalSections(terminal);
+  // One egress policy per worker, whichever backend's sandbox uses the proxy (local, or Docker with egress on).
+  const local = (await resolveBackend(terminal, 'local')).settings as LocalSettings;
+  egressGate().configure({ policy: local.sandbox.egress, log });
   const warnings = (await definition.preflight?.(settings)) ?? [];
   for (const w of warnings) log.warn({ backend: definition.name }, w);
   const old = current;

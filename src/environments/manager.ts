@@ -4,6 +4,8 @@ import type { TerminalConfig } from '../config/config.js';
 import type { Logger } from '../logging/logger.js';
 import { resolveBackend } from './backends.js';
 import { ShellEnvironment } from './shell-environment.js';
+import { currentToolCall } from './tool-call-context.js';
+import { passthroughEnvironment } from './command-env.js';
 
 export interface Acquired {
   env: ShellEnvironment;
@@ -118,10 +120,12 @@ export class EnvironmentManager {
         hostCwd: o.hostCwd,
         workerId: this.opts.workerId,
         log: this.opts.log,
+        workflowId: currentToolCall()?.workflowId,
       });
       const guarded = backend === 'local' && !transport.diesWithWorker;
       const env = new ShellEnvironment(transport, {
-        env: this.opts.terminal.env,
+        // What a person named of the worker's variables, then terminal.env's values: every backend gets the same.
+        env: { ...passthroughEnvironment(this.opts.terminal.env_passthrough), ...this.opts.terminal.env },
         guardPid: guarded ? process.pid : undefined,
       });
       try {

@@ -114,7 +114,8 @@ export class ProcessTable {
           command,
           defaultCwd: this.env.workdir,
           cwd: opts.cwd,
-          env: opts.env,
+          // As a streamed process gets them through scriptFor: terminal.env and the passed-through variables too.
+          env: { ...this.env.variables, ...opts.env },
         }),
       );
       if (r.exitCode !== 0)
@@ -155,6 +156,11 @@ export class ProcessTable {
       started_at: e.startedAt.toISOString(),
       output_bytes: e.log.total,
     };
+  }
+
+  /** The processes believed running now, as last seen (no refresh: cheap enough for every proxy connection). */
+  runningNow(): { id: string; command: string }[] {
+    return [...this.entries.values()].filter((e) => e.running).map((e) => ({ id: e.id, command: e.command }));
   }
 
   async list(): Promise<ProcessInfo[]> {

@@ -5,7 +5,7 @@
 const SECRET_NAME = /(^|_)(API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASS|PRIVATE_KEY|ACCESS_KEY|CREDENTIALS?)$/i;
 
 /** Key formats recognisable on their own (values never set in an environment variable here). */
-const KEY_PATTERNS: RegExp[] = [
+export const KEY_PATTERNS: readonly RegExp[] = [
   /\bsk-(?:proj-|ant-)?[A-Za-z0-9_-]{20,}/g, // OpenAI / Anthropic style
   /\bgh[pousr]_[A-Za-z0-9]{30,}/g, // GitHub
   /\bxox[abposr]-[A-Za-z0-9-]{10,}/g, // Slack
@@ -41,6 +41,10 @@ export function secretValues(
  */
 const SECRET_ASSIGNMENT =
   /\b([A-Z0-9_]*(?:API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|PRIVATE_KEY|ACCESS_KEY|CREDENTIALS?))((?:\\?["'])?\s*[=:]\s*(?:\\?["'])?)([^\s"'\\]{6,})/g;
+
+/** The upper-case names whose assigned values are secrets (SECRET_ASSIGNMENT's name), for other views to reuse. */
+export const SECRET_ASSIGNMENT_NAME =
+  '[A-Z0-9_]*(?:API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|PRIVATE_KEY|ACCESS_KEY|CREDENTIALS?)';
 
 /**
  * The one redaction policy for everything a tool returns (terminal output, files, search hits, web pages, MCP

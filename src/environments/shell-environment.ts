@@ -7,6 +7,8 @@ import { CommandGuard } from './command-guard.js';
 import { commandScript, killScript } from './shell-scripts.js';
 import { ShellSession } from './shell-session.js';
 import { EnvironmentError, type PtySize, type Transport } from './types.js';
+import { currentToolCall, type ToolCallContext } from './tool-call-context.js';
+import type { Attribution } from './egress/gate.js';
 
 interface RunRequest {
   command: string;
@@ -62,12 +64,37 @@ export class ShellEnvironment {
   private session: ShellSession | undefined;
   /** Why the long-lived shell could not start here: every command then takes the per-command path. */
   private sessionUnusable: string | undefined;
+  /** Foreground commands running now, with the run and tool call that started each (for egress approvals). */
+  private readonly foreground = new Map<string, { command: string; call?: ToolCallContext }>();
+  /** The run of the last command started here. */
+  private lastRun: string | undefined;
 
   constructor(
     readonly transport: Transport,
     private readonly opts: ShellEnvironmentOptions = {},
   ) {
     this.processes = new ProcessTable(this);
+    transport.attribute?.(() => this.running());
+  }
+
+  /**
+   * What the environment is running, as a person deciding about a connection should see it: the foreground
+   * commands (with the tool call of the last one), else the background processes.
+   */
+  running(): Attribution {
+    const fg = [...this.foreground.values()];
+    const last = fg[fg.length - 1];
+    if (last)
+      return {
+        command: fg.map((f) => f.command).join('\n'),
+        callId: last.call?.callId,
+        workflowId: last.call?.workflowId ?? this.lastRun,
+      };
+    const bg = this.processes.runningNow();
+    return {
+      command: bg.map((p) => `${p.command}  (background process ${p.id})`).join('\n'),
+      workflowId: this.lastRun,
+    };
   }
 
   get backend(): string {
@@ -102,6 +129,11 @@ export class ShellEnvironment {
     this.session ??= this.newSession();
     this.session.busy = true;
     return this.session;
+  }
+
+  /** Variables every command of this environment gets (terminal.env and the passed-through ones). */
+  get variables(): Record<string, string> {
+    return this.opts.env ?? {};
   }
 
   get workdir(): string {
@@ -155,9 +187,14 @@ export class ShellEnvironment {
     }
     const started = Date.now();
     const id = this.nextId('c');
+    const call = currentToolCall();
+    this.lastRun = call?.workflowId ?? this.lastRun;
+    this.foreground.set(id, { command: req.command, call });
     const session = this.claimSession(req);
-    if (session) return this.launchInSession(session, id, req, started);
-    return this.launchProcess(id, req, started);
+    const running = session ? this.launchInSession(session, id, req, started) : this.launchProcess(id, req, started);
+    const done = (): void => void this.foreground.delete(id);
+    running.result.then(done, done);
+    return running;
   }
 
   /** A foreground command in the task's long-lived shell (see shell-session.ts). */

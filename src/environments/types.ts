@@ -1,4 +1,5 @@
 // The narrow interface every terminal backend implements, and the error it raises when the backend fails. Worker-only (types and one error class).
+import type { Attribution } from './egress/gate.js';
 import { TetherError, type TetherErrorCode } from '../common/errors.js';
 
 /** A pseudo-terminal's size. */
@@ -85,7 +86,12 @@ export interface Transport {
    * When the environment's own enforcement (a sandbox) refused part of a failed command, as its output shows: one
    * line saying what refused and how a person can allow it. The command's own error stays in its output.
    */
-  refusalNote?(output: string): string | undefined;
+  refusalNote?(output: string, startedAt?: number): string | undefined;
+  /**
+   * Told once, by the environment, how to say what it is running (the command behind a connection its egress proxy
+   * asks a person about).
+   */
+  attribute?(who: () => Attribution): void;
 }
 
 /** How a transport hosts a task's long-lived shell (see shell-session.ts). */

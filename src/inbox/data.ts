@@ -2,11 +2,20 @@
 // the same listing `tether approvals` prints), recent runs, and one run with its transcript. Worker-only.
 import type { Client } from '@temporalio/client';
 import type { AgentResult } from '../common/types.js';
-import type { DecidedApproval, PendingApproval } from '../common/approval-types.js';
+import type { DecidedApproval } from '../common/approval-types.js';
+import type { NetworkReach } from '../common/egress-types.js';
 import { listPendingApprovals } from '../visibility/pending-approvals.js';
-import { hasHiddenCharacters, visibleText } from '../approval/visible-text.js';
+import { viewOfMemo, viewOfPending, type ApprovalView } from '../approval/approval-view.js';
+import { visibleText } from '../approval/visible-text.js';
+import { renderApprovalText } from '../approval/approval-text.js';
 import { queryRunState, runFailure } from '../temporal/run-handle.js';
 import { readTask, readTranscript, storePath, type StoredEntry } from '../store/transcript-reader.js';
+import { MEMO_KEY, MODEL_KEY, type RunMemo } from '../common/search-attributes.js';
+import { pricesFromConfig } from '../observability/prices.js';
+import { runUsage, type RunUsage } from '../observability/usage.js';
+import { loadConfig, type CheckpointSettings } from '../config/config.js';
+import { listCheckpoints, type ListedCheckpoint } from '../checkpoints/listing.js';
+import { CheckpointStore } from '../checkpoints/store.js';
 
 const TASK_CHARS = 500;
 const shorten = (text: string | undefined): string | undefined =>
@@ -25,29 +34,36 @@ function taskOf(workflowId: string): string | undefined {
   return found;
 }
 
-/**
- * A pending approval as the page shows it: the command exactly, with control, bidi and invisible characters made
- * visible escapes (the same as in a terminal), and whether it had any.
- */
-type ShownApproval = PendingApproval & { hidden: boolean };
 const visibleOrNot = (t: string | undefined): string | undefined => (t === undefined ? t : visibleText(t));
 
-export type InboxApproval = ShownApproval & { workflowId: string; task?: string };
-
-function shown<T extends PendingApproval & { hidden?: boolean }>(a: T): T & { hidden: boolean } {
-  return {
-    ...a,
-    // From visibility the command comes already shown (escaped, maybe redacted or shortened, with `hidden` set):
-    // escaping again changes nothing, and its `hidden` is kept.
-    command: visibleText(a.command),
-    hidden: a.hidden === true || hasHiddenCharacters(a.command),
-    findings: a.findings.map((f) => ({ ...f, description: visibleText(f.description, { newlines: 'escape' }) })),
-  };
-}
+/**
+ * A pending approval as the page shows it: the same view as every channel (src/approval/approval-view.ts). The
+ * listing comes from visibility (bounded, secrets redacted); `exactApproval` gives the whole, exact text.
+ */
+export type InboxApproval = ApprovalView & { workflowId: string; task?: string };
 
 export async function inboxApprovals(client: Client): Promise<{ approvals: InboxApproval[]; unanswered: string[] }> {
   const { approvals, unanswered } = await listPendingApprovals(client);
-  return { approvals: approvals.map((a) => ({ ...shown(a), task: visibleOrNot(taskOf(a.workflowId)) })), unanswered };
+  return {
+    approvals: approvals.map((a) => ({
+      ...viewOfMemo(a),
+      workflowId: a.workflowId,
+      task: visibleOrNot(taskOf(a.workflowId)),
+    })),
+    unanswered,
+  };
+}
+
+/** One pending approval whole and exact (no secret redacted: the page is behind its session), from the run's state. */
+export async function exactApproval(
+  client: Client,
+  workflowId: string,
+  approvalId: string,
+): Promise<ApprovalView | undefined | 'no-worker'> {
+  const state = await queryRunState(client, client.workflow.getHandle(workflowId), 3_000);
+  if (!state) return 'no-worker';
+  const p = state.pendingApprovals.find((a) => a.approvalId === approvalId);
+  return p && viewOfPending(p);
 }
 
 interface RunRow {
@@ -56,17 +72,23 @@ interface RunRow {
   startTime: string;
   closeTime: string | null;
   task?: string;
+  /** Tokens in and out, and cost with a price for the model (config.yaml observability.prices). */
+  tokens?: RunUsage;
 }
 
 export async function recentRuns(client: Client, limit: number): Promise<RunRow[]> {
   const out: RunRow[] = [];
+  const prices = pricesFromConfig(() => undefined);
   for await (const w of client.workflow.list({ query: "WorkflowType = 'agentWorkflow'" })) {
+    const memo = w.memo?.[MEMO_KEY] as RunMemo | undefined;
+    const tokens = runUsage(memo?.usage, w.typedSearchAttributes.get(MODEL_KEY), prices);
     out.push({
       workflowId: w.workflowId,
       status: w.status.name,
       startTime: w.startTime.toISOString(),
       closeTime: w.closeTime?.toISOString() ?? null,
       task: visibleOrNot(taskOf(w.workflowId)),
+      ...(tokens ? { tokens } : {}),
     });
     if (out.length >= limit) break;
   }
@@ -81,13 +103,44 @@ interface RunDetail extends RunRow {
   transcript: StoredEntry[];
   /** Where the transcript was looked for, when it was not found (it is written by the worker, on its machine). */
   transcriptMissing?: string;
-  pendingApprovals: ShownApproval[];
+  pendingApprovals: ApprovalView[];
   decided: DecidedApproval[];
+  /** The hosts the run's commands reached or were refused (egress proxy). */
+  network?: NetworkReach[];
   /** No worker answered the state query: decisions are not known. */
   stateUnavailable?: boolean;
+  /** Checkpoints of the run's task directory on this machine, oldest first (src/checkpoints/listing.ts). */
+  checkpoints: ListedCheckpoint[];
 }
 
-export async function runDetail(client: Client, workflowId: string): Promise<RunDetail> {
+/** A host as the page shows it: names and reasons come from the sandbox side, so escaped like commands. */
+const shownReach = (n: NetworkReach): NetworkReach => ({ ...n, host: visibleText(n.host), by: visibleText(n.by) });
+
+/** A checkpoint as the page shows it: what came from the run (arguments, paths) made visible. */
+function shownCheckpoint(c: ListedCheckpoint): ListedCheckpoint {
+  const v = (t: string): string => visibleText(t, { newlines: 'escape' });
+  const a = c.changedAfter;
+  return {
+    ...c,
+    cwd: v(c.cwd),
+    ...(c.args !== undefined ? { args: v(c.args) } : {}),
+    ...(a
+      ? {
+          changedAfter: {
+            ...a,
+            paths: { added: a.paths.added.map(v), modified: a.paths.modified.map(v), deleted: a.paths.deleted.map(v) },
+          },
+        }
+      : {}),
+  };
+}
+
+/** One run; `checkpoints` are the settings its checkpoint summaries use (default: config.yaml's). */
+export async function runDetail(
+  client: Client,
+  workflowId: string,
+  checkpoints: CheckpointSettings = loadConfig().checkpoints,
+): Promise<RunDetail> {
   const handle = client.workflow.getHandle(workflowId);
   const desc = await handle.describe();
   const state = await queryRunState(client, handle, 3_000);
@@ -103,14 +156,28 @@ export async function runDetail(client: Client, workflowId: string): Promise<Run
     error: visibleOrNot(state?.error),
     transcript,
     ...(transcript.length === 0 ? { transcriptMissing: storePath() } : {}),
-    pendingApprovals: (state?.pendingApprovals ?? []).map(shown),
-    decided: (state?.approvals.decided ?? []).map((d) => ({ ...d, command: visibleText(d.command) })),
+    pendingApprovals: (state?.pendingApprovals ?? []).map((p) => viewOfPending(p)),
+    decided: (state?.approvals.decided ?? []).map((d) => ({ ...d, command: renderApprovalText(d.command).text })),
+    ...(state?.network ? { network: state.network.map(shownReach) } : {}),
     ...(state ? {} : { stateUnavailable: true }),
+    checkpoints: (await listCheckpoints(new CheckpointStore(), checkpoints, workflowId)).map(shownCheckpoint),
   };
+  const model = state?.model ?? desc.typedSearchAttributes.get(MODEL_KEY);
+  const prices = pricesFromConfig(() => undefined);
+  const priced = (usage: AgentResult['usage'] | undefined): void => {
+    const tokens = runUsage(usage, model, prices);
+    if (tokens) detail.tokens = tokens;
+  };
+  priced(state?.usage);
   if (desc.status.name !== 'RUNNING' && detail.answer === undefined) {
     try {
       const r = (await handle.result()) as AgentResult;
-      Object.assign(detail, { runStatus: r.status, answer: visibleOrNot(r.answer) });
+      priced(r.usage);
+      Object.assign(detail, {
+        runStatus: r.status,
+        answer: visibleOrNot(r.answer),
+        ...(r.network && !detail.network ? { network: r.network.map(shownReach) } : {}),
+      });
     } catch (err) {
       const f = runFailure(err);
       Object.assign(detail, { runStatus: f.status, error: visibleOrNot(f.error) });

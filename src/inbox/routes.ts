@@ -9,8 +9,11 @@ import type { TemporalSettings } from '../temporal/settings.js';
 import { sendDecision } from '../cli/decide.js';
 import { readBody } from '../cli/gateway-http.js';
 import type { InboxAuth } from './auth.js';
-import { inboxApprovals, recentRuns, runDetail } from './data.js';
+import { exactApproval, inboxApprovals, recentRuns, runDetail } from './data.js';
+import { parseStrictJson } from '../approval/strict-json.js';
 import { loggedInPage, loginPage, viewPage } from './page.js';
+import { restoreCheckpoint } from './restore.js';
+import { loadConfig, type CheckpointSettings } from '../config/config.js';
 
 /** dist/inbox and src/inbox both sit two levels below the project: the files are read from src either way. */
 const ASSET_DIR = fileURLToPath(new URL('../../src/inbox/assets/', import.meta.url));
@@ -57,9 +60,9 @@ const LOOPBACK_HOST = /^(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/i;
 function parseDecision(text: string): { workflowId: string; decision: ApprovalDecision } | string {
   let body: unknown;
   try {
-    body = JSON.parse(text);
-  } catch {
-    return 'body is not JSON';
+    body = parseStrictJson(text);
+  } catch (err) {
+    return `body is not JSON, or holds a key twice: ${(err as Error).message}`;
   }
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return 'body must be a JSON object';
   const b = body as Record<string, unknown>;
@@ -90,11 +93,14 @@ interface InboxOptions {
   auth: InboxAuth;
   /** Listening on loopback: a request naming another host (DNS rebinding) is refused. */
   loopbackOnly: boolean;
+  /** The checkpoint settings a run view's summaries and a restore use (default: config.yaml's). */
+  checkpoints?: CheckpointSettings;
 }
 
 /** Handles /inbox and below; false for any other path (the gateway's own routes). */
 export function inboxRoutes(opts: InboxOptions): (req: IncomingMessage, res: ServerResponse) => Promise<boolean> {
   const { client, settings, auth } = opts;
+  const checkpoints = opts.checkpoints ?? loadConfig().checkpoints;
   const assets = loadAssets();
   return async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://inbox.invalid');
@@ -133,8 +139,9 @@ export function inboxRoutes(opts: InboxOptions): (req: IncomingMessage, res: Ser
     if (req.method === 'POST') {
       const refusal = auth.actionRefusal(req, session);
       if (refusal) json(res, 403, { error: refusal });
-      else if (path !== '/inbox/api/decide') json(res, 404, { error: `no route POST ${path}` });
-      else await decide(req, res, client, settings);
+      else if (path === '/inbox/api/decide') await decide(req, res, client, settings);
+      else if (path === '/inbox/api/restore') await restore(req, res, client, checkpoints);
+      else json(res, 404, { error: `no route POST ${path}` });
       return true;
     }
     if (req.method !== 'GET') {
@@ -146,14 +153,37 @@ export function inboxRoutes(opts: InboxOptions): (req: IncomingMessage, res: Ser
     else if (path === '/inbox/runs') html(res, 200, viewPage('runs', session.csrf));
     else if (runId && !runId[1]) html(res, 200, viewPage('run', session.csrf));
     else if (path === '/inbox/api/approvals') json(res, 200, await inboxApprovals(client));
+    else if (path === '/inbox/api/exact') await exact(res, client, url.searchParams);
     else if (path === '/inbox/api/runs') json(res, 200, { runs: await recentRuns(client, 50) });
-    else if (runId) await run(res, client, runId[2] ?? '');
+    else if (runId) await run(res, client, runId[2] ?? '', checkpoints);
     else json(res, 404, { error: `no route GET ${path}` });
     return true;
   };
 }
 
-async function run(res: ServerResponse, client: Client, encoded: string): Promise<void> {
+/** One pending approval's exact, whole text (the listing's is bounded and redacted). */
+async function exact(res: ServerResponse, client: Client, params: URLSearchParams): Promise<void> {
+  const workflowId = params.get('workflowId') ?? '';
+  const approvalId = params.get('approvalId') ?? '';
+  if (!workflowId || !approvalId) return json(res, 400, { error: 'give workflowId and approvalId' });
+  try {
+    const view = await exactApproval(client, workflowId, approvalId);
+    if (view === 'no-worker')
+      return json(res, 503, { error: 'no worker answered: the exact text is read from the run, which needs a worker' });
+    if (!view) return json(res, 404, { error: `approval ${approvalId} is not pending in run ${workflowId}` });
+    json(res, 200, view);
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) json(res, 404, { error: `no such run: ${workflowId}` });
+    else throw err;
+  }
+}
+
+async function run(
+  res: ServerResponse,
+  client: Client,
+  encoded: string,
+  checkpoints: CheckpointSettings,
+): Promise<void> {
   let workflowId: string;
   try {
     workflowId = decodeURIComponent(encoded);
@@ -161,11 +191,18 @@ async function run(res: ServerResponse, client: Client, encoded: string): Promis
     return json(res, 400, { error: `not a valid run id in the address: ${encoded}` });
   }
   try {
-    json(res, 200, await runDetail(client, workflowId));
+    json(res, 200, await runDetail(client, workflowId, checkpoints));
   } catch (err) {
     if (err instanceof WorkflowNotFoundError) json(res, 404, { error: `no such run: ${workflowId}` });
     else throw err;
   }
+}
+
+async function restore(req: IncomingMessage, res: ServerResponse, client: Client, checkpoints: CheckpointSettings) {
+  const body = await readBody(req);
+  if (!body.ok) return json(res, 413, { error: 'body too large' });
+  const out = await restoreCheckpoint(client, checkpoints, body.text);
+  json(res, out.status, out.body);
 }
 
 async function decide(req: IncomingMessage, res: ServerResponse, client: Client, settings: TemporalSettings) {

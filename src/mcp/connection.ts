@@ -6,6 +6,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServerConfig } from '../config/config.js';
+import { tetherHome } from '../config/home.js';
 
 export type McpStatus = 'connected' | 'disconnected' | 'failed' | 'disabled';
 
@@ -13,7 +14,10 @@ function transportFor(cfg: McpServerConfig): Transport {
   if (cfg.command) {
     // Like the SDK's default (a safe subset of variables), never the worker's secrets (model keys, Temporal API key).
     const env = cfg.env ? { ...getDefaultEnvironment(), ...cfg.env } : undefined;
-    return new StdioClientTransport({ command: cfg.command, args: cfg.args, env, cwd: cfg.cwd, stderr: 'ignore' });
+    // Started in TETHER_HOME unless the server's `cwd` says otherwise: from the project's directory, `npx -y NAME`
+    // would run a NAME a run planted in the project's node_modules, outside every sandbox.
+    const cwd = cfg.cwd ?? tetherHome();
+    return new StdioClientTransport({ command: cfg.command, args: cfg.args, env, cwd, stderr: 'ignore' });
   }
   const url = new URL(cfg.url!);
   const requestInit = cfg.headers ? { headers: cfg.headers } : undefined;

@@ -6,13 +6,24 @@ import type { Logger } from '../logging/logger.js';
 import { McpManager, type McpServerSummary } from '../mcp/manager.js';
 import type { Hooks } from '../registry/hooks.js';
 import type { ToolRegistry } from '../registry/registry.js';
-import { loadPlugins, type PluginLoadResult } from './loader.js';
+import { loadPlugins, type PluginLoadResult, type PluginSources } from './loader.js';
 
 export interface Extensions {
   plugins: PluginLoadResult;
   mcp: McpManager;
   mcpServers: McpServerSummary[];
   close(): Promise<void>;
+}
+
+/** Where plugins come from: TETHER_HOME/plugins, the project's .tether/plugins, the packages config names (in TETHER_HOME). */
+export function pluginSources(config: TetherConfig, projectRoot = process.cwd()): PluginSources {
+  return {
+    userDir: join(tetherHome(), 'plugins'),
+    projectDir: join(projectRoot, '.tether', 'plugins'),
+    packages: config.plugins,
+    packageRoot: tetherHome(),
+    projectRoot,
+  };
 }
 
 export async function loadExtensions(deps: {
@@ -22,16 +33,7 @@ export async function loadExtensions(deps: {
   log: Logger;
   projectRoot?: string;
 }): Promise<Extensions> {
-  const projectRoot = deps.projectRoot ?? process.cwd();
-  const plugins = await loadPlugins(
-    {
-      userDir: join(tetherHome(), 'plugins'),
-      projectDir: join(projectRoot, '.tether', 'plugins'),
-      packages: deps.config.plugins,
-      projectRoot,
-    },
-    deps,
-  );
+  const plugins = await loadPlugins(pluginSources(deps.config, deps.projectRoot), deps);
   const mcp = new McpManager(deps.registry, deps.log);
   const mcpServers = await mcp.load(deps.config.mcp_servers);
   return { plugins, mcp, mcpServers, close: () => mcp.closeAll() };

@@ -1,7 +1,8 @@
-// Loads plugins from TETHER_HOME/plugins, the project's .tether/plugins and npm packages named in config. Worker-only.
+// Loads plugins from TETHER_HOME/plugins, the project's .tether/plugins (as trusted, from tether's own copy) and
+// npm packages named in config (installed in TETHER_HOME). Worker-only.
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { basename, join } from 'node:path';
+import { basename, join, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { TetherConfig } from '../config/config.js';
 import { registerEnvironmentProvider } from '../environments/providers.js';
@@ -11,14 +12,18 @@ import type { Hooks, HookName } from '../registry/hooks.js';
 import type { ToolRegistry } from '../registry/registry.js';
 import { registerToolset } from '../toolsets/resolve.js';
 import type { PluginContext } from './types.js';
+import { readTrust, trustedCopy, untrusted } from './trust.js';
 
 export interface PluginSources {
   /** TETHER_HOME/plugins */
   userDir: string;
-  /** <project>/.tether/plugins */
+  /** <project>/.tether/plugins: loaded from the copy `tether plugins trust` made of it, while it is unchanged. */
   projectDir: string;
-  /** npm package names, resolved from `projectRoot`'s node_modules. */
+  /** npm package names, resolved from `packageRoot`'s node_modules. */
   packages: readonly string[];
+  /** Where packages are installed: TETHER_HOME (no run can write there; a project's node_modules it can). */
+  packageRoot: string;
+  /** The project, to say so when a package is installed there instead. */
   projectRoot: string;
 }
 
@@ -54,9 +59,51 @@ function fromDir(dir: string, origin: string): Candidate[] {
     });
 }
 
-function fromPackages(names: readonly string[], root: string): Candidate[] {
+/**
+ * Packages resolve from TETHER_HOME's node_modules. One installed only in the project is refused with the way to
+ * install it: its code, and its dependencies beside it, are files a run can write.
+ */
+function fromPackages(names: readonly string[], root: string, projectRoot: string): Candidate[] {
   const require = createRequire(join(root, 'package.json'));
-  return names.map((name) => ({ name: `npm:${name}`, load: () => import(pathToFileURL(require.resolve(name)).href) }));
+  const inProject = createRequire(join(projectRoot, 'package.json'));
+  return names.map((name) => ({
+    name: `npm:${name}`,
+    load: () => {
+      let entry: string | undefined;
+      let missing: unknown;
+      try {
+        entry = require.resolve(name);
+      } catch (err) {
+        missing = err;
+      }
+      // Node looks in every folder above TETHER_HOME too (a home that is a project's): only TETHER_HOME's own counts.
+      if (entry !== undefined && !entry.startsWith(join(root, 'node_modules') + sep)) {
+        missing = new Error(`${name} is not installed in ${root} (found at ${entry})`);
+        entry = undefined;
+      }
+      if (entry === undefined) {
+        try {
+          inProject.resolve(name);
+        } catch {
+          return Promise.reject(missing instanceof Error ? missing : new Error(String(missing)));
+        }
+        return Promise.reject(
+          new Error(
+            `${name} is installed in the project, where a run can write: install it into TETHER_HOME instead (npm install --prefix ${root} ${name})`,
+          ),
+        );
+      }
+      return import(pathToFileURL(entry).href);
+    },
+  }));
+}
+
+/** Each of the project folder's plugins, failing with `why` (not trusted as it is now). */
+function refusedDir(dir: string, why: string): Candidate[] {
+  return fromDir(dir, 'project').map((c) => ({
+    name: c.name,
+    load: () => Promise.reject(new Error(`not loaded: ${why}`)),
+  }));
 }
 
 function registerFunction(mod: unknown): ((ctx: PluginContext) => unknown) | undefined {
@@ -74,10 +121,14 @@ export async function loadPlugins(
   deps: { registry: ToolRegistry; hooks: Hooks; log: Logger; config: TetherConfig },
 ): Promise<PluginLoadResult> {
   const result: PluginLoadResult = { loaded: [], failed: [] };
+  // TETHER_HOME's plugins and packages are the person's (no command can write there). The project's folder is
+  // where a run can write: its plugins load only while it is as a person trusted it, and then from tether's copy of
+  // it in TETHER_HOME, so that what they import resolves there too, not in the project.
+  const why = existsSync(sources.projectDir) ? untrusted(sources.projectDir, readTrust()) : undefined;
   const candidates = [
     ...fromDir(sources.userDir, 'user'),
-    ...fromDir(sources.projectDir, 'project'),
-    ...fromPackages(sources.packages, sources.projectRoot),
+    ...(why ? refusedDir(sources.projectDir, why) : fromDir(trustedCopy(sources.projectDir), 'project')),
+    ...fromPackages(sources.packages, sources.packageRoot, sources.projectRoot),
   ];
   for (const c of candidates) {
     const tools: string[] = [];

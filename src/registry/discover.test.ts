@@ -68,7 +68,7 @@ describe('discoverBuiltinTools', () => {
     expect(found.loaded).toEqual(
       expect.arrayContaining(['terminal', 'read-file', 'write-file', 'patch', 'search-files', 'todo']),
     );
-    expect(found.skipped).toEqual(expect.arrayContaining(['task-paths', 'glob']));
+    expect(found.skipped).toEqual(expect.arrayContaining(['task-environment', 'glob']));
     const names = sharedRegistry.all().map((t) => t.name);
     expect(names).toEqual(
       expect.arrayContaining([

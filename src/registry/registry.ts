@@ -1,6 +1,7 @@
 // ToolRegistry: one map of tools keyed by name; registration, availability and the single dispatch path. Worker-only.
 import type { z } from 'zod';
-import { describeError, isRetryable, toolError } from '../common/errors.js';
+import { describeError, isRetryable, isTetherError, toolError } from '../common/errors.js';
+import { countRefusal } from '../observability/metrics.js';
 import { finalizeResult, parseArguments } from './result.js';
 import { redactToolOutput } from './redact-output.js';
 import { compileParameters } from './schema.js';
@@ -161,6 +162,7 @@ export class ToolRegistry {
       result = await entry.handler(valid.value, ctx);
     } catch (err) {
       if (isRetryable(err)) throw err;
+      if (isTetherError(err, 'Path.OutsideWorkdir')) countRefusal('sandbox');
       const { type, message } = describeError(err);
       return redactToolOutput(toolError(`Tool execution failed: ${type}: ${message}`));
     }

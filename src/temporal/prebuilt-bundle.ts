@@ -25,9 +25,13 @@ interface Manifest {
   code?: { sha256: string; bytes: number };
 }
 
-/** Where `npm run build` puts the bundle: dist/workflow-bundle/ beside the compiled code (none when run from source). */
-export function prebuiltBundleDir(): string {
-  return fileURLToPath(new URL('../workflow-bundle/', import.meta.url));
+/**
+ * Where `npm run build` puts the bundle: dist/workflow-bundle/ beside the compiled code (none when run from source);
+ * the traced one (with the OpenTelemetry workflow interceptors, src/observability/workflow-interceptors.ts) in
+ * dist/workflow-bundle-otel/.
+ */
+export function prebuiltBundleDir(traced = false): string {
+  return fileURLToPath(new URL(traced ? '../workflow-bundle-otel/' : '../workflow-bundle/', import.meta.url));
 }
 
 /** Webpack's progress lines are noise in a build; its warnings and errors are not. */
@@ -44,10 +48,14 @@ const quiet: Logger = {
 
 const sha256 = (file: string): string => createHash('sha256').update(readFileSync(file)).digest('hex');
 
-/** Bundles the workflows at `entry` into `dir`, with the manifest a worker checks before using the bundle. */
+/**
+ * Bundles the workflows at `entry` into `dir`, with the manifest a worker checks before using the bundle;
+ * `interceptorModules` are bundled with them (the traced bundle's).
+ */
 export async function writePrebuiltBundle(
   entry: string,
   dir: string = prebuiltBundleDir(),
+  interceptorModules?: string[],
 ): Promise<{ bytes: number; files: number }> {
   const files = new Set<string>();
   // Records what webpack read, so a changed source (ours or a package's) is noticed by the worker.
@@ -63,6 +71,7 @@ export async function writePrebuiltBundle(
   };
   const { code } = await bundleWorkflowCode({
     workflowsPath: entry,
+    ...(interceptorModules ? { workflowInterceptorModules: interceptorModules } : {}),
     logger: quiet,
     webpackConfigHook: (config) => ({ ...config, plugins: [...(config.plugins ?? []), recorder] }),
   });

@@ -128,3 +128,14 @@ describe('search_files', () => {
     expect(ticks).toBeGreaterThan(20);
   });
 });
+
+describe('search_files with a pattern that breaks the regular expression engine', () => {
+  it('reports a stack overflow in the matcher as an error the model sees; the worker goes on', async () => {
+    const ctx = workspace();
+    writeFileSync(join(ctx.cwd, 'big.txt'), 'a'.repeat(1_000_000));
+    const r = await call(ctx, 'search_files', { pattern: '^(?:(a)(b?)(c?)(d?)(e?)(f?)(g?)(h?))*x' });
+    expect(String(r.error)).toMatch(/the regular expression failed on one file \(Maximum call stack size exceeded\)/);
+    // The process is still here, and the next search works.
+    expect((await call(ctx, 'search_files', { pattern: 'nothing-here' })).count).toBe(0);
+  });
+});

@@ -1,10 +1,12 @@
 // The `patch` tool: targeted find-and-replace edits in a file, refusing ambiguous matches. Worker-only.
-import { readFile, writeFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { fileWriteSubject } from '../approval/subject.js';
 import { registry } from '../registry/index.js';
 import { toolError } from '../common/errors.js';
-import { resolveTaskPath } from './task-paths.js';
+import { FileRefusal, refusalMessage, updateTaskFile } from '../files/task-files.js';
+
+/** Files over this size are not edited (the whole file is read and written again). */
+const MAX_BYTES = 20 * 1024 * 1024;
 
 function countOccurrences(haystack: string, needle: string): number {
   let count = 0;
@@ -33,18 +35,23 @@ registry.register({
   gate: ({ path, new_string }) => fileWriteSubject('patch', path, new_string),
   timeoutSeconds: 60,
   handler: async ({ path, old_string, new_string, replace_all }, ctx) => {
-    const abs = resolveTaskPath(ctx, path);
-    const text = await readFile(abs, 'utf8').catch(() => undefined);
-    if (text === undefined) return toolError(`File not found: ${path}`);
-    const found = countOccurrences(text, old_string);
-    if (found === 0) return toolError(`old_string was not found in ${path}`);
-    if (found > 1 && !replace_all) {
-      return toolError(
-        `old_string matches ${found} places in ${path}; add context to make it unique or set replace_all`,
-      );
+    let replacements = 0;
+    try {
+      await updateTaskFile(ctx, path, MAX_BYTES, (text) => {
+        const found = countOccurrences(text, old_string);
+        if (found === 0) throw new FileRefusal(`old_string was not found in ${path}`);
+        if (found > 1 && !replace_all)
+          throw new FileRefusal(
+            `old_string matches ${found} places in ${path}; add context to make it unique or set replace_all`,
+          );
+        replacements = replace_all ? found : 1;
+        return replace_all ? text.split(old_string).join(new_string) : text.replace(old_string, () => new_string);
+      });
+    } catch (err) {
+      const refused = refusalMessage(err);
+      if (refused === undefined) throw err;
+      return toolError(refused);
     }
-    const updated = replace_all ? text.split(old_string).join(new_string) : text.replace(old_string, () => new_string);
-    await writeFile(abs, updated, 'utf8');
-    return JSON.stringify({ path, replacements: replace_all ? found : 1 });
+    return JSON.stringify({ path, replacements });
   },
 });

@@ -1,9 +1,8 @@
 // The `read_file` tool: numbered lines of a text file, with paging. Worker-only.
-import { open, stat } from 'node:fs/promises';
 import { z } from 'zod';
 import { registry } from '../registry/index.js';
 import { toolError } from '../common/errors.js';
-import { resolveTaskPath } from './task-paths.js';
+import { readTaskFile, refusalMessage } from '../files/task-files.js';
 
 const MAX_LINE_CHARS = 2_000;
 const MAX_BYTES = 20 * 1024 * 1024;
@@ -25,18 +24,13 @@ registry.register({
   pathArg: 'path',
   timeoutSeconds: 60,
   handler: async ({ path, offset, limit }, ctx) => {
-    const abs = resolveTaskPath(ctx, path);
-    const info = await stat(abs).catch(() => undefined);
-    if (!info) return toolError(`File not found: ${path}`);
-    if (info.isDirectory()) return toolError(`${path} is a directory; use search_files to list it`);
-    if (info.size > MAX_BYTES)
-      return toolError(`${path} is ${info.size} bytes; files over ${MAX_BYTES} bytes are not read`);
-    const handle = await open(abs, 'r');
     let data: Buffer;
     try {
-      data = await handle.readFile();
-    } finally {
-      await handle.close();
+      data = await readTaskFile(ctx, path, MAX_BYTES);
+    } catch (err) {
+      const refused = refusalMessage(err);
+      if (refused === undefined) throw err;
+      return toolError(refused.endsWith(' is a directory') ? `${refused}; use search_files to list it` : refused);
     }
     if (data.subarray(0, 8192).includes(0))
       return toolError(`${path} looks like a binary file (it contains NUL bytes)`);

@@ -9,8 +9,14 @@ const re = new RegExp(workerData.source, workerData.flags);
 parentPort.on('message', ({ id, text, max, lineChars }) => {
   const out = [];
   const lines = text.split('\\n');
-  for (let i = 0; i < lines.length && out.length < max; i += 1) {
-    if (re.test(lines[i])) out.push([i + 1, lines[i].slice(0, lineChars)]);
+  try {
+    for (let i = 0; i < lines.length && out.length < max; i += 1) {
+      if (re.test(lines[i])) out.push([i + 1, lines[i].slice(0, lineChars)]);
+    }
+  } catch (err) {
+    // A pattern that overflows the stack on a long line (RangeError) is the model's to fix, not a crash.
+    parentPort.postMessage({ id, error: String(err && err.message || err) });
+    return;
   }
   parentPort.postMessage({ id, out });
 });
@@ -19,7 +25,7 @@ parentPort.on('message', ({ id, text, max, lineChars }) => {
 export class RegexMatcher {
   private readonly worker: Worker;
   private nextId = 0;
-  private readonly waiting = new Map<number, (lines: [number, string][]) => void>();
+  private readonly waiting = new Map<number, (r: { out?: [number, string][]; error?: string }) => void>();
 
   /** Throws a SyntaxError for an invalid pattern, before any thread starts. */
   constructor(
@@ -28,9 +34,14 @@ export class RegexMatcher {
   ) {
     const re = new RegExp(pattern);
     this.worker = new Worker(THREAD, { eval: true, workerData: { source: re.source, flags: re.flags } });
-    this.worker.on('message', ({ id, out }: { id: number; out: [number, string][] }) => {
-      this.waiting.get(id)?.(out);
+    this.worker.on('message', ({ id, out, error }: { id: number; out?: [number, string][]; error?: string }) => {
+      this.waiting.get(id)?.({ out, error });
       this.waiting.delete(id);
+    });
+    // Whatever else goes wrong in the thread fails the waiting searches; unhandled, it would end the worker process.
+    this.worker.on('error', (err) => {
+      for (const done of this.waiting.values()) done({ error: err.message });
+      this.waiting.clear();
     });
     this.worker.unref();
   }
@@ -49,9 +60,13 @@ export class RegexMatcher {
           ),
         );
       }, this.timeoutMs);
-      this.waiting.set(id, (lines) => {
+      this.waiting.set(id, ({ out, error }) => {
         clearTimeout(timer);
-        resolve(lines);
+        if (error === undefined) resolve(out ?? []);
+        else
+          reject(
+            new TetherError('Tool.RegexTimeout', `the regular expression failed on one file (${error}); simplify it`),
+          );
       });
       this.worker.postMessage({ id, text, max, lineChars });
     });

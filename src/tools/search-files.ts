@@ -1,36 +1,17 @@
 // The `search_files` tool: regex search over file contents, or glob search over file names. Worker-only.
-import { readdir, readFile, stat } from 'node:fs/promises';
-import { join, relative, sep } from 'node:path';
 import { z } from 'zod';
 import { registry } from '../registry/index.js';
 import { isTetherError, toolError } from '../common/errors.js';
-import { globMatches, globToRegExp } from './glob.js';
+import { compileGlob, globMatches } from './glob.js';
 import { RegexMatcher } from './regex-matcher.js';
-import { resolveTaskPath } from './task-paths.js';
+import { refusalMessage } from '../files/task-files.js';
+import { walkTaskDir, type WalkedFile } from '../files/walk.js';
 
 const SKIP_DIRS = new Set(['.git', 'node_modules', '.hg', '.svn', '__pycache__']);
 const MAX_FILE_BYTES = 1024 * 1024;
 const MAX_LINE_CHARS = 300;
 /** Time one file's matching may take; a pattern that backtracks catastrophically is stopped, not the worker. */
 const REGEX_FILE_TIMEOUT_MS = 5_000;
-
-async function* walk(root: string, signal?: AbortSignal): AsyncGenerator<string> {
-  const stack = [root];
-  while (stack.length > 0) {
-    if (signal?.aborted) return;
-    const dir = stack.pop()!;
-    const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
-    entries.sort((a, b) => (a.name < b.name ? 1 : -1));
-    for (const e of entries) {
-      const full = join(dir, e.name);
-      if (e.isDirectory()) {
-        if (!SKIP_DIRS.has(e.name)) stack.push(full);
-      } else if (e.isFile()) {
-        yield full;
-      }
-    }
-  }
-}
 
 registry.register({
   name: 'search_files',
@@ -52,38 +33,50 @@ registry.register({
   pathArg: 'path',
   timeoutSeconds: 120,
   handler: async ({ pattern, target, path, file_glob, limit }, ctx) => {
-    const root = resolveTaskPath(ctx, path ?? '.');
-    const info = await stat(root).catch(() => undefined);
-    if (!info?.isDirectory()) return toolError(`Not a directory: ${path ?? '.'}`);
+    const where = path ?? '.';
     const max = limit ?? 50;
-    const rel = (f: string): string => relative(root, f).split(sep).join('/');
     const matches: string[] = [];
     let truncated = false;
+    // The walk starts lazily: its refusals (outside the directory, not found, not a directory) surface at first use.
+    const files = walkTaskDir(ctx, where, SKIP_DIRS, ctx.signal);
+    let first: IteratorResult<WalkedFile>;
+    try {
+      first = await files.next();
+    } catch (err) {
+      if ((err as { notDirectory?: boolean }).notDirectory) return toolError(`Not a directory: ${where}`);
+      const refused = refusalMessage(err);
+      if (refused === undefined) throw err;
+      return toolError(refused.startsWith('File not found') ? `Not a directory: ${where}` : refused);
+    }
+    async function* all(): AsyncGenerator<WalkedFile> {
+      if (!first.done) yield first.value;
+      yield* files;
+    }
     if ((target ?? 'content') === 'files') {
-      const re = globToRegExp(pattern);
-      for await (const f of walk(root, ctx.signal)) {
-        if (!globMatches(re, rel(f), pattern.includes('/'))) continue;
+      const glob = compileGlob(pattern);
+      for await (const f of all()) {
+        if (!globMatches(glob, f.rel)) continue;
         if (matches.length === max) {
           truncated = true;
           break;
         }
-        matches.push(rel(f));
+        matches.push(f.rel);
       }
+      await files.return(undefined);
       return JSON.stringify({ files: matches, count: matches.length, truncated });
     }
     let matcher: RegexMatcher;
     try {
       matcher = new RegexMatcher(pattern, REGEX_FILE_TIMEOUT_MS);
     } catch (err) {
+      await files.return(undefined);
       return toolError(`Invalid regular expression: ${(err as Error).message}`);
     }
-    const only = file_glob ? globToRegExp(file_glob) : undefined;
+    const only = file_glob ? compileGlob(file_glob) : undefined;
     try {
-      for await (const f of walk(root, ctx.signal)) {
-        if (only && !globMatches(only, rel(f), file_glob!.includes('/'))) continue;
-        const size = (await stat(f).catch(() => undefined))?.size ?? 0;
-        if (size > MAX_FILE_BYTES) continue;
-        const data = await readFile(f).catch(() => undefined);
+      for await (const f of all()) {
+        if (only && !globMatches(only, f.rel)) continue;
+        const data = await f.read(MAX_FILE_BYTES);
         if (!data || data.subarray(0, 8192).includes(0)) continue;
         const found = await matcher.match(data.toString('utf8'), max - matches.length + 1, MAX_LINE_CHARS);
         for (const [line, text] of found) {
@@ -91,7 +84,7 @@ registry.register({
             truncated = true;
             break;
           }
-          matches.push(`${rel(f)}:${line}:${text}`);
+          matches.push(`${f.rel}:${line}:${text}`);
         }
         if (truncated) break;
       }
@@ -99,6 +92,7 @@ registry.register({
       if (isTetherError(err, 'Tool.RegexTimeout')) return toolError(err.message);
       throw err;
     } finally {
+      await files.return(undefined);
       await matcher.close();
     }
     return JSON.stringify({ matches, count: matches.length, truncated });

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { MAX_FOREGROUND_TIMEOUT } from '../config/config.js';
 import { environmentManager } from '../environments/current.js';
 import { registry } from '../registry/index.js';
-import { resolveTaskPath } from './task-paths.js';
+import { resolveTaskPath } from '../files/check-path.js';
 import { environmentAvailable, inTaskEnvironment, modelOutput } from './task-environment.js';
 
 /** terminal.max_timeout's ceiling: the activity's own timeout is built on it. */
@@ -103,7 +103,7 @@ registry.register({
           ? 'Command was cancelled, but its process group was still there after KILL: it could not be confirmed dead'
           : 'Command was cancelled and killed';
       if (r.shellReplaced) result.shell = r.shellReplaced;
-      const refused = r.exitCode !== 0 ? env.transport.refusalNote?.(r.output) : undefined;
+      const refused = r.exitCode !== 0 ? env.transport.refusalNote?.(r.output, Date.now() - r.durationMs) : undefined;
       if (refused) result.sandbox = refused;
       return result;
     });

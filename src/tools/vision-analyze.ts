@@ -1,6 +1,5 @@
 // The `vision_analyze` tool: a question about an image (a file of the task or a URL), answered by the configured model
 // when it takes images (an OpenAI-style image_url part; a local file goes as a base64 data URL). Worker-only.
-import { readFile, stat } from 'node:fs/promises';
 import { extname } from 'node:path';
 import OpenAI, { APIError } from 'openai';
 import { z } from 'zod';
@@ -9,7 +8,7 @@ import { isOpenAIConfigured, openAISettingsFromEnv } from '../models/openai-prov
 import { registry } from '../registry/index.js';
 import type { ToolContext } from '../registry/types.js';
 import { toolError } from '../common/errors.js';
-import { resolveTaskPath } from './task-paths.js';
+import { readTaskFile, refusalMessage } from '../files/task-files.js';
 
 const MAX_BYTES = 20 * 1024 * 1024;
 const TIMEOUT_SECONDS = 120;
@@ -39,13 +38,17 @@ function unavailable(model: string): string | undefined {
 /** The image as the model gets it: a URL as it is, a task file as a data URL. */
 async function imageUrl(image: string, ctx: ToolContext): Promise<string> {
   if (/^https?:\/\//i.test(image) || image.startsWith('data:image/')) return image;
-  const abs = resolveTaskPath(ctx, image);
-  const type = TYPES[extname(abs).toLowerCase()];
+  const type = TYPES[extname(image).toLowerCase()];
   if (!type) throw new Error(`${image}: not an image tether sends (${Object.keys(TYPES).join(', ')})`);
-  const info = await stat(abs).catch(() => undefined);
-  if (!info?.isFile()) throw new Error(`File not found: ${image}`);
-  if (info.size > MAX_BYTES) throw new Error(`${image} is ${info.size} bytes; at most ${MAX_BYTES} are sent`);
-  return `data:${type};base64,${(await readFile(abs)).toString('base64')}`;
+  let data: Buffer;
+  try {
+    data = await readTaskFile(ctx, image, MAX_BYTES);
+  } catch (err) {
+    const refused = refusalMessage(err);
+    if (refused === undefined) throw err;
+    throw new Error(refused.replace(/files over \d+ bytes are not read/, `at most ${MAX_BYTES} are sent`));
+  }
+  return `data:${type};base64,${data.toString('base64')}`;
 }
 
 registry.register({

@@ -1,10 +1,9 @@
 // The `write_file` tool: writes a whole file, creating parent directories. Worker-only.
-import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
 import { z } from 'zod';
 import { fileWriteSubject } from '../approval/subject.js';
 import { registry } from '../registry/index.js';
-import { resolveTaskPath } from './task-paths.js';
+import { refusalMessage, writeTaskFile } from '../files/task-files.js';
+import { toolError } from '../common/errors.js';
 
 registry.register({
   name: 'write_file',
@@ -24,9 +23,13 @@ registry.register({
   gate: ({ path, content }) => fileWriteSubject('write_file', path, content),
   timeoutSeconds: 60,
   handler: async ({ path, content }, ctx) => {
-    const abs = resolveTaskPath(ctx, path);
-    await mkdir(dirname(abs), { recursive: true });
-    await writeFile(abs, content, 'utf8');
+    try {
+      await writeTaskFile(ctx, path, content);
+    } catch (err) {
+      const refused = refusalMessage(err);
+      if (refused === undefined) throw err;
+      return toolError(refused);
+    }
     return JSON.stringify({ path, bytes_written: Buffer.byteLength(content, 'utf8') });
   },
 });

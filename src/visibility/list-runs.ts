@@ -6,6 +6,7 @@ import { ATTRIBUTES, MEMO_KEY, type RunMemo } from '../common/search-attribute-n
 import { EXECUTION_STATUS, jsonPayload, timestamp, type RawPayload } from '../temporal/json-payload.js';
 import { readerOf, type RunReader } from './run-reader.js';
 import { rowStatus, runQuery, type RunFilter } from './run-query.js';
+import { runUsage, type Prices, type RunUsage } from '../observability/usage.js';
 
 export interface RunRow {
   workflowId: string;
@@ -22,6 +23,8 @@ export interface RunRow {
   closeTime: string | null;
   /** What the run published for people (absent for runs of workers older than visibility). */
   memo?: RunMemo;
+  /** Tokens in and out (and cost, with a price for the model), from the memo: as of the last status change. */
+  tokens?: RunUsage;
 }
 
 export interface RunPage {
@@ -73,7 +76,7 @@ export function rowFromRaw(raw: RawExecution): RunRow {
 
 export async function listRunPage(
   source: Client | RunReader,
-  filter: RunFilter & { pageSize: number; pageToken?: string; query?: string },
+  filter: RunFilter & { pageSize: number; pageToken?: string; query?: string; prices?: Prices },
 ): Promise<RunPage> {
   const reader = await readerOf(source);
   const res = await reader.listWorkflowExecutions({
@@ -82,7 +85,11 @@ export async function listRunPage(
     nextPageToken: filter.pageToken ? Buffer.from(filter.pageToken, 'base64url') : undefined,
     query: filter.query ?? runQuery(filter),
   });
-  const runs = (res.executions ?? []).map(rowFromRaw);
+  const runs = (res.executions ?? []).map((raw) => {
+    const row = rowFromRaw(raw);
+    const tokens = row.memo ? runUsage(row.memo.usage, row.model, filter.prices ?? {}) : undefined;
+    return tokens ? { ...row, tokens } : row;
+  });
   const token = res.nextPageToken && res.nextPageToken.length > 0 ? Buffer.from(res.nextPageToken) : undefined;
   return { runs, ...(token ? { nextPageToken: token.toString('base64url') } : {}) };
 }

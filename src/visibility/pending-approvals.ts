@@ -29,12 +29,17 @@ export async function listPendingApprovals(
     for (const a of run.memo?.approvals ?? []) approvals.push({ ...a, workflowId: run.workflowId });
     if (run.pendingApprovals.some((id) => !described.has(id))) unanswered.push(run.workflowId);
   }
+  // Imported only for such runs: it brings the approval text renderer, which a plain listing does not need.
+  const { memoApproval } =
+    legacy.length > 0 ? await import('../workflows/visibility-memo.js') : { memoApproval: undefined };
   for (let i = 0; i < legacy.length; i += LEGACY_AT_ONCE) {
     await Promise.all(
       legacy.slice(i, i + LEGACY_AT_ONCE).map(async (run) => {
         const state = await reader.queryState(run.workflowId, QUERY_MS);
         if (!state) unanswered.push(run.workflowId);
-        for (const p of state?.pendingApprovals ?? []) approvals.push({ ...p, workflowId: run.workflowId });
+        // Shown as the memo shows it: bounded and redacted like every listing.
+        for (const p of state?.pendingApprovals ?? [])
+          approvals.push({ ...memoApproval!(p), workflowId: run.workflowId });
       }),
     );
   }

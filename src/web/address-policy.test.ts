@@ -87,3 +87,54 @@ describe('guardedLookup', () => {
     expect(one.address).toMatch(/^(127\.0\.0\.1|::1)$/);
   });
 });
+
+describe('blockedAddressReason: translators, tunnels, special ranges and this machine', () => {
+  it.each([
+    ['198.18.0.1', 'is a benchmarking address'],
+    ['198.19.255.254', 'is a benchmarking address'],
+    ['192.0.0.8', 'is a special-purpose address'],
+    ['192.0.2.10', 'is a documentation address'],
+    ['fec0::1', 'is a site-local address'],
+    ['feff:ffff::1', 'is a site-local address'],
+    ['64:ff9b:1::a00:1', 'is a local-use NAT64 address'],
+    ['::ffff:0:7f00:1', 'is a IPv4-translated address'],
+    ['2001:db8::1', 'is a documentation address'],
+    ['100::1', 'is a discard-only address'],
+    ['64:ff9b::7f00:1', 'carries 127.0.0.1 (is a loopback address)'],
+    ['64:ff9b::169.254.169.254', 'carries 169.254.169.254 (is a link-local address)'],
+    ['64:ff9b::a00:1', 'carries 10.0.0.1 (is a private address)'],
+    ['2002:7f00:1::1', 'carries 127.0.0.1 (is a loopback address)'],
+    ['2002:a9fe:a9fe::', 'carries 169.254.169.254 (is a link-local address)'],
+    ['2002:c0a8:0101:0:0:0:0:1', 'carries 192.168.1.1 (is a private address)'],
+    // Teredo: the server in bits 32-63, the client inverted in the last 32 (0x80fffffe ^ 0xffffffff = 127.0.0.1).
+    ['2001:0:a00:1::1', 'carries 10.0.0.1 (is a private address)'],
+    ['2001:0:4136:e378:8000:63bf:80ff:fffe', 'carries 127.0.0.1 (is a loopback address)'],
+  ])('refuses %s', (address, why) => {
+    expect(blockedAddressReason(address)).toBe(`${address} ${why}`);
+  });
+
+  it.each(['64:ff9b::808:808', '2002:808:808::1', '2001:0:4136:e378:8000:63bf:f7f7:f7f7', '198.20.0.1'])(
+    'allows %s (a public IPv4 host behind the translator, or outside the range)',
+    (address) => {
+      expect(blockedAddressReason(address)).toBeUndefined();
+    },
+  );
+
+  it("refuses this machine's own addresses, whatever their range and spelling", () => {
+    const own = (): Set<string> => new Set(['203.0.114.7', '2a01:4f8:0:0:0:0:0:7']);
+    expect(blockedAddressReason('203.0.114.7', own)).toBe('203.0.114.7 is an address of this machine');
+    expect(blockedAddressReason('::ffff:203.0.114.7', own)).toBe('::ffff:203.0.114.7 is an address of this machine');
+    expect(blockedAddressReason('2a01:4f8::7', own)).toBe('2a01:4f8::7 is an address of this machine');
+    expect(blockedAddressReason('2A01:04F8:0::0007', own)).toBe('2A01:04F8:0::0007 is an address of this machine');
+    expect(blockedAddressReason('203.0.114.8', own)).toBeUndefined();
+  });
+
+  it("reads this machine's addresses from its interfaces by default", async () => {
+    const { networkInterfaces } = await import('node:os');
+    const external = Object.values(networkInterfaces())
+      .flat()
+      .find((a) => a && !a.internal && a.family === 'IPv4');
+    if (!external) return; // a machine with loopback only has nothing more to refuse
+    expect(blockedAddressReason(external.address)).toBeDefined();
+  });
+});

@@ -10,12 +10,14 @@ import {
   defineSignal,
   isCancellation,
   log,
+  patched,
   proxyActivities,
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { AgentActivities } from '../common/activity-contract.js';
-import { ApprovalBook } from './approvals.js';
+import { ApprovalBook, EXACT_SCOPE_PATCH } from './approvals.js';
+import { NetworkApprovals } from './egress-approvals.js';
 import { compacted, planCompaction } from './compaction.js';
 import { keepWithinBudget } from './conversation-budget.js';
 import { ModelInput } from './model-input.js';
@@ -23,6 +25,7 @@ import { LoopTools } from './loop-tools.js';
 import { initialMessages } from './prompt.js';
 import { oversizedFollowUp } from './payload-limits.js';
 import { runToolBatch } from './tool-batch.js';
+import { TurnCheckpoints } from './checkpoints.js';
 import { answerTaskText, taskForTools } from './task-text.js';
 import { forgetLostWorker, releaseEnvironment, type EnvironmentRoute } from './environment-route.js';
 import { transcriptEntries, type TranscriptEntry } from '../common/transcript.js';
@@ -108,8 +111,19 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
   };
   /** Conversations count max-turns per message; other runs from their start. */
   let messageTurn = carry?.messageTurn ?? 0;
-  const approvals = new ApprovalBook({ sessionRules: carry?.sessionRules });
+  const approvals = new ApprovalBook({ sessionRules: carry?.sessionRules, sessionScopes: carry?.sessionScopes });
+  const network = new NetworkApprovals(
+    approvals,
+    { mode: input.approvalMode, timeoutSeconds: input.approvalTimeoutSeconds },
+    // A call whose command waits at the egress proxy shows as awaiting approval, as one the gate holds does.
+    (callId, waiting) => {
+      const view = state.currentToolCalls.find((c) => c.id === callId);
+      if (view && (view.status === 'running' || view.status === 'awaiting_approval'))
+        view.status = waiting ? 'awaiting_approval' : 'running';
+    },
+  );
   const loop = new LoopTools(state, input);
+  const checkpoints = new TurnCheckpoints({ cwd: input.cwd, heartbeatTimeoutSeconds, state });
   const pendingMessages = [...(carry?.pendingMessages ?? [])];
   let transcriptSeq = carry?.transcriptSeq ?? 0;
   const taskId = input.sessionId ?? workflowId;
@@ -134,7 +148,9 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
       decided: approvals.state.decided,
       rejected: approvals.state.rejected,
       sessionRules: approvals.state.sessionRules,
+      sessionScopes: approvals.state.sessionScopes,
     },
+    ...(network.reached.length > 0 ? { network: network.reached } : {}),
   }));
   setHandler(messageSignal, (m) => {
     if (typeof m?.text !== 'string' || m.text.trim() === '' || m.text.length > MAX_MESSAGE_CHARS) {
@@ -147,7 +163,16 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
     state.status = status;
     state.answer = answer;
     state.stopReason = stopReason;
-    return { status, answer, turns: state.turn, toolCalls: state.toolCallCount, usage: state.usage, stopReason };
+    const reached = network.reached.length > 0 ? { network: network.reached } : {};
+    return {
+      status,
+      answer,
+      turns: state.turn,
+      toolCalls: state.toolCallCount,
+      usage: state.usage,
+      stopReason,
+      ...reached,
+    };
   };
   /** A conversation answered: it waits, durably and for as long as it takes, for the next message. */
   const waitForMessage = async (answer: string, stopReason?: string): Promise<void> => {
@@ -203,6 +228,7 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
           usage: state.usage,
           todo: state.todo,
           sessionRules: approvals.state.sessionRules,
+          ...(approvals.state.sessionScopes.length > 0 ? { sessionScopes: approvals.state.sessionScopes } : {}),
           transcriptSeq,
           pendingMessages,
           continuedRuns: state.continuedRuns + 1,
@@ -280,6 +306,7 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
         heartbeatTimeoutSeconds,
         approvals,
         loop,
+        checkpoints,
         model: input.model,
         approvalMode: input.approvalMode,
         approvalTimeoutSeconds: input.approvalTimeoutSeconds,
@@ -292,6 +319,8 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
     await releaseEnvironment(environment, taskId);
     if (isCancellation(err)) {
       state.status = 'cancelled';
+      // The run's listing says it is cancelled, with nothing pending, before it closes.
+      if (patched(EXACT_SCOPE_PATCH)) visibility?.flush();
       throw err;
     }
     state.status = 'failed';

@@ -4,7 +4,9 @@ import {
   condition,
   defineSignal,
   defineUpdate,
+  isCancellation,
   log,
+  patched,
   proxyActivities,
   proxyLocalActivities,
   setHandler,
@@ -13,29 +15,59 @@ import {
 import type { AgentActivities } from '../common/activity-contract.js';
 import {
   APPROVAL_CHOICES,
+  type ApprovalChoice,
   type ApprovalDecision,
   type ApprovalFinding,
   type ApprovalMode,
+  type ApprovalScope,
   type CommandAssessment,
   type DecidedApproval,
   type PendingApproval,
   type RejectedDecision,
 } from '../common/approval-types.js';
 import { APPROVAL_SIGNAL, DECIDE_APPROVAL_UPDATE } from '../common/workflow-messages.js';
+import { sha256Hex } from '../common/sha256.js';
+import { approvalAsked, approvalDecided } from './approval-telemetry.js';
 
 export const approvalSignal = defineSignal<[ApprovalDecision]>(APPROVAL_SIGNAL);
-export const decideApprovalUpdate = defineUpdate<{ approvalId: string; choice: string }, [ApprovalDecision]>(
-  DECIDE_APPROVAL_UPDATE,
-);
+export const decideApprovalUpdate = defineUpdate<
+  { approvalId: string; choice: string; applies?: ApprovalChoice },
+  [ApprovalDecision]
+>(DECIDE_APPROVAL_UPDATE);
 
 const KEEP_DECIDED = 50;
+/** A decided approval's command is kept at most this long in the run's state (50 of them in a query's answer). */
+const MAX_RECORDED_CHARS = 4_000;
+/** Session approvals a run keeps (oldest forgotten first: forgetting one only makes that call ask again). */
+const KEEP_SESSION_SCOPES = 500;
+
+/**
+ * Added when a wider approval came to cover exactly the call the person saw (its canonical form with the digests of
+ * the files read for it) instead of every call its rules match; with it, a call whose text is too large to show is
+ * refused, and a cancelled run drops its pending approvals. Older histories replay with session rules.
+ */
+export const EXACT_SCOPE_PATCH = 'approval-covers-what-was-seen';
 
 interface ApprovalState {
   pending: PendingApproval[];
   decided: DecidedApproval[];
   rejected: RejectedDecision[];
-  /** Rules approved for the rest of the session. */
+  /** Rules approved for the rest of the session (runs recorded before EXACT_SCOPE_PATCH). */
   sessionRules: string[];
+  /** Calls approved for the rest of the session, by their scope key (ApprovalScope.key). */
+  sessionScopes: string[];
+}
+
+/**
+ * What a choice gives for this approval: a wider choice than it allows is narrowed (never widened): `session` and
+ * `always` to `once` where tether could not read what runs or no scope is known, `always` to `session` where no
+ * allowlist entry could hold what was shown.
+ */
+export function applies(choice: ApprovalChoice, scope: ApprovalScope | undefined): ApprovalChoice {
+  if (choice === 'once' || choice === 'deny') return choice;
+  if (!scope || scope.onceOnly) return 'once';
+  if (choice === 'always' && !scope.always) return 'session';
+  return choice;
 }
 
 const assess = proxyLocalActivities<AgentActivities>({
@@ -73,7 +105,13 @@ export class ApprovalBook {
   private readonly decisions = new Map<string, ApprovalDecision>();
 
   constructor(carried?: Partial<ApprovalState>) {
-    this.state = { pending: [], decided: [], rejected: [], sessionRules: [...(carried?.sessionRules ?? [])] };
+    this.state = {
+      pending: [],
+      decided: [],
+      rejected: [],
+      sessionRules: [...(carried?.sessionRules ?? [])],
+      sessionScopes: [...(carried?.sessionScopes ?? [])],
+    };
     setHandler(approvalSignal, (d) => {
       const problem = this.problemWith(d);
       if (problem) {
@@ -91,7 +129,9 @@ export class ApprovalBook {
       decideApprovalUpdate,
       (d) => {
         this.decisions.set(d.approvalId, d);
-        return { approvalId: d.approvalId, choice: d.choice };
+        // The caller learns what its choice gives (approvals asked before scopes say nothing more).
+        const scope = this.state.pending.find((p) => p.approvalId === d.approvalId)?.scope;
+        return { approvalId: d.approvalId, choice: d.choice, ...(scope ? { applies: applies(d.choice, scope) } : {}) };
       },
       {
         validator: (d) => {
@@ -113,8 +153,8 @@ export class ApprovalBook {
     if (!pending) {
       const done = this.state.decided.find((p) => p.approvalId === d.approvalId);
       if (done) return `approval ${d.approvalId} was already decided (${done.choice}, ${done.source})`;
-      const open = this.state.pending.map((p) => p.approvalId);
-      return `unknown approval id ${d.approvalId}${open.length ? ` (pending: ${open.join(', ')})` : ' (nothing is pending)'}`;
+      // Other pending ids are not named: a sender who guesses ids learns nothing about approvals that are not theirs.
+      return `unknown approval id ${d.approvalId}: it is not pending in this run`;
     }
     if (this.decisions.has(d.approvalId)) return `approval ${d.approvalId} was already decided`;
     if (d.callId !== undefined && d.callId !== pending.callId)
@@ -124,8 +164,37 @@ export class ApprovalBook {
     return undefined;
   }
 
-  private record(entry: DecidedApproval): void {
-    this.state.decided = [...this.state.decided, entry].slice(-KEEP_DECIDED);
+  record(entry: DecidedApproval): void {
+    // The record is for the audit trail, not for deciding (the whole text was shown while it was pending): a long one
+    // is kept shortened, so the run's state stays far below a query's size limit.
+    const command =
+      entry.command.length > MAX_RECORDED_CHARS
+        ? `${entry.command.slice(0, MAX_RECORDED_CHARS)}… (${entry.command.length} characters in all)`
+        : entry.command;
+    this.state.decided = [...this.state.decided, { ...entry, command }].slice(-KEEP_DECIDED);
+  }
+
+  // Other kinds of approval (network, src/workflows/egress-approvals.ts) are listed, decided and recorded here too:
+  // the same query, signal, update and channels.
+
+  /** Lists an approval as pending; decisions for it are then accepted. */
+  addPending(p: PendingApproval): void {
+    this.state.pending = [...this.state.pending, p];
+  }
+
+  removePending(approvalId: string): void {
+    this.state.pending = this.state.pending.filter((p) => p.approvalId !== approvalId);
+  }
+
+  /** The decision that arrived for a pending approval, taken (undefined while none has). */
+  takeDecision(approvalId: string): ApprovalDecision | undefined {
+    const d = this.decisions.get(approvalId);
+    this.decisions.delete(approvalId);
+    return d;
+  }
+
+  hasDecision(approvalId: string): boolean {
+    return this.decisions.has(approvalId);
   }
 
   /**
@@ -158,9 +227,24 @@ export class ApprovalBook {
       };
     }
     const rules = a.findings.map((f) => f.rule);
+    const exact = patched(EXACT_SCOPE_PATCH);
+    // A plugin hook's request covers, at most, this tool with these very arguments.
+    if (exact && req.findings && !a.scope)
+      a = {
+        ...a,
+        scope: {
+          // The arguments whole (a cryptographic digest: argsDigest only binds a decision to its call).
+          key: sha256Hex(JSON.stringify({ v: 1, hook: req.tool, args: req.args })),
+          covers: `this exact ${req.tool} call (the same arguments)`,
+          alwaysNot: 'a plugin asked for this approval',
+        },
+      };
+    const covered = exact
+      ? a.scope !== undefined && this.state.sessionScopes.includes(a.scope.key)
+      : rules.every((r) => this.state.sessionRules.includes(r));
     // Allowed by policy, not by a decision about this call: a plugin hook may still ask for a person.
-    if (mode === 'off' || a.allowlistedBy !== undefined || rules.every((r) => this.state.sessionRules.includes(r)))
-      return { run: true, approved: false };
+    if (mode === 'off' || a.allowlistedBy !== undefined || covered) return { run: true, approved: false };
+    if (exact && a.unshowable) return { run: false, result: denied(a.unshowable) };
 
     const base = { approvalId: `ap-${uuid4().slice(0, 8)}`, callId: req.callId, tool: req.tool, command: req.command };
     if (mode === 'smart') {
@@ -191,24 +275,39 @@ export class ApprovalBook {
   ): Promise<GateOutcome> {
     const timeoutSeconds = req.timeoutSeconds ?? a.timeoutSeconds;
     const now = Date.now();
+    const exact = patched(EXACT_SCOPE_PATCH);
     const pending: PendingApproval = {
       ...base,
       findings: a.findings,
       argsDigest: req.argsDigest,
       askedAt: new Date(now).toISOString(),
       expiresAt: new Date(now + timeoutSeconds * 1000).toISOString(),
+      ...(exact ? { cwd: a.where ?? req.cwd } : {}),
+      ...(exact && a.scope ? { scope: a.scope } : {}),
+      ...(exact && a.changed?.length ? { changed: a.changed } : {}),
     };
     this.state.pending = [...this.state.pending, pending];
+    approvalAsked({ approvalId: pending.approvalId, tool: req.tool, expiresAtMs: now + timeoutSeconds * 1000 });
     if (a.notify) {
       // Best effort: a webhook that is down must not stop the person deciding by other means.
       effects
         .notifyApproval({ approval: pending })
         .catch((err: unknown) => log.warn('approval webhook failed', { error: String(err) }));
     }
-    const arrived = await condition(() => this.decisions.has(pending.approvalId), timeoutSeconds * 1000);
+    let arrived: boolean;
+    try {
+      arrived = await condition(() => this.decisions.has(pending.approvalId), timeoutSeconds * 1000);
+    } catch (err) {
+      // A cancelled run waits for nothing any more: listings (and their search attribute) must not say it does.
+      if (isCancellation(err) && exact)
+        this.state.pending = this.state.pending.filter((p) => p.approvalId !== pending.approvalId);
+      throw err;
+    }
     this.state.pending = this.state.pending.filter((p) => p.approvalId !== pending.approvalId);
     const decidedAt = new Date().toISOString();
+    const waited = { approvalId: pending.approvalId, callId: req.callId, tool: req.tool, askedAtMs: now };
     if (!arrived) {
+      approvalDecided({ ...waited, decidedAtMs: Date.parse(decidedAt), choice: 'deny', source: 'timeout' });
       this.record({
         ...base,
         choice: 'deny',
@@ -225,9 +324,12 @@ export class ApprovalBook {
     }
     const d = this.decisions.get(pending.approvalId)!;
     this.decisions.delete(pending.approvalId);
+    const choice = exact ? applies(d.choice, pending.scope) : d.choice;
+    approvalDecided({ ...waited, decidedAtMs: Date.parse(decidedAt), choice, source: 'person', by: d.by });
     this.record({
       ...base,
-      choice: d.choice,
+      choice,
+      ...(choice !== d.choice ? { asked: d.choice } : {}),
       source: 'person',
       by: d.by,
       ...(d.claimedBy === undefined ? {} : { claimedBy: d.claimedBy }),
@@ -241,6 +343,15 @@ export class ApprovalBook {
           `The user denied this command${d.reason ? `: ${d.reason}` : ''}. Do not run it again; continue without it or ask the user.`,
         ),
       };
+    }
+    if (exact) {
+      const scope = pending.scope;
+      if ((choice === 'session' || choice === 'always') && scope)
+        this.state.sessionScopes = [...this.state.sessionScopes.filter((k) => k !== scope.key), scope.key].slice(
+          -KEEP_SESSION_SCOPES,
+        );
+      if (choice === 'always' && scope?.always) await effects.addToAllowlist({ entries: [scope.always] });
+      return { run: true, approved: true };
     }
     const rules = a.findings.map((f) => f.rule);
     if (d.choice === 'session' || d.choice === 'always')

@@ -12,8 +12,9 @@ import {
 import type { AgentActivities, RunToolInput, RunToolOutput } from '../common/activity-contract.js';
 import { normalizePath } from '../common/paths.js';
 import { argsDigest, type ApprovalMode } from '../common/approval-types.js';
-import type { ApprovalBook, GateRequest } from './approvals.js';
+import { EXACT_SCOPE_PATCH, type ApprovalBook, type GateRequest } from './approvals.js';
 import type { LoopTools } from './loop-tools.js';
+import type { TurnCheckpoints } from './checkpoints.js';
 import { forgetLostWorker, runRouted, type EnvironmentRoute } from './environment-route.js';
 import { assessRouted } from './gate-route.js';
 import { chunk, planSegments, type PlannedCall } from './batching.js';
@@ -40,6 +41,8 @@ interface BatchContext {
   environment: EnvironmentRoute;
   /** The run's terminal backend, when it overrides the worker's. */
   backend?: string;
+  /** Takes the turn's checkpoint before its first call that may change files (checkpoints.ts). */
+  checkpoints?: TurnCheckpoints;
   /** A tool activity returned this result (the worker that ran it holds it; see model-input.ts). */
   onToolResult?: (callId: string, result: string) => void;
 }
@@ -125,6 +128,12 @@ const GATE_PATCH = 'gate-every-channel';
  * task fewer for every call nobody needs to decide. Older histories replay with the check as its own activity.
  */
 const GATE_IN_RUN_PATCH = 'gate-in-tool-activity';
+/**
+ * Each verdict binds the files it was reached on: a call run after a decision (or let through by the policy) is
+ * compared with them first, and sent back with its new verdict when they changed. This many times, then it is not
+ * run: something keeps rewriting what it runs.
+ */
+const MAX_VERDICTS = 4;
 
 /** The gate, with its own failures (an approval activity giving up) turned into a result that says nothing ran. */
 async function gateOrExplain(
@@ -205,6 +214,7 @@ async function runOne(call: PlannedCall, view: ToolCallView, ctx: BatchContext):
     // Agent-loop tools (todo, memory, delegate_task, ...) run in the workflow; their activity failures become results too.
     // Capped like tool results: sub-agents' answers together could otherwise pass Temporal's payload limit.
     if (call.meta?.agentLoop) return capLoopResult(await ctx.loop.run(call.name, call.args, view));
+    await ctx.checkpoints?.before(call.meta, call.name, view);
     let approved = false;
     const command = commandOf(call.args, call.meta?.commandArg);
     const input: RunToolInput = {
@@ -224,11 +234,18 @@ async function runOne(call: PlannedCall, view: ToolCallView, ctx: BatchContext):
       // the worker holding its environment, where scripts are read) and runs it when nobody needs to decide.
       // Otherwise the verdict comes back unrun, the gate decides here, and an approved call runs without a new check.
       out = await runTool(input, true);
-      if (out.assessment) {
-        const gate = await decide({ ...gateRequest(out.assessment.command), assessment: out.assessment });
+      // Older histories: one verdict, and the call ran on it without a second look at its files.
+      for (let verdicts = 1; out.assessment; verdicts += 1) {
+        const judged = out.assessment;
+        if (verdicts > MAX_VERDICTS)
+          return JSON.stringify({
+            error: `Not run: ${judged.changed?.join(', ') ?? 'what this call runs'} changed again between the check and the run, ${MAX_VERDICTS} times. Find out what keeps rewriting it, or run it another way.`,
+          });
+        const gate = await decide({ ...gateRequest(judged.command), assessment: judged });
         if (!gate.run) return gate.result;
         approved = gate.approved;
-        out = await runTool({ ...input, approved });
+        const bound = patched(EXACT_SCOPE_PATCH) ? { bound: judged.reads ?? {} } : {};
+        out = await runTool({ ...input, approved, ...bound });
       }
     } else {
       // Histories recorded before: the gated tool's check as an activity of its own, or (before the gate judged every

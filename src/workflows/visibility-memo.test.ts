@@ -28,13 +28,31 @@ describe('visibility memo', () => {
     const secret = 'sk-proj-abcdefghijklmnopqrstuvwxyz0123';
     const m = memoApproval(pending({ command: `OPENAI_API_KEY=${secret} curl x\u202e; printf '\x1b[2J'` }));
     expect(m.command).not.toContain(secret);
-    expect(m.command).toContain('[REDACTED');
-    expect(m.command).toContain('\\u202e');
+    expect(m.command).toContain('OPENAI_API_KEY=⟨redacted: 38 characters⟩ curl x\\u202e');
     expect(m.command).toContain('\\x1b');
     expect(m).toMatchObject({ redacted: true, hidden: true });
     const long = memoApproval(pending({ command: `echo ${'a'.repeat(5000)}` }));
     expect(long.command.length).toBe(MEMO_LIMITS.commandChars);
-    expect(long.shortened).toBe(true);
+    expect(long).toMatchObject({ shortened: true, chars: 5005 });
+  });
+
+  it('shows the tail after padding, and never hides the code after a secret', () => {
+    const padded = memoApproval(pending({ command: `echo hi${' '.repeat(4100)}; rm -rf ~/work` }));
+    expect(padded).toMatchObject({ command: 'echo hi⟨4,100 spaces⟩; rm -rf ~/work', collapsed: true });
+    expect(padded.shortened).toBeUndefined();
+    const secret = memoApproval(pending({ command: 'ls; DEPLOY_TOKEN=abcdef;date>>f' }));
+    expect(secret.command).toBe('ls; DEPLOY_TOKEN=⟨redacted: 6 characters⟩;date>>f');
+  });
+
+  it('says what a wider approval covers', () => {
+    const m = memoApproval(
+      pending({
+        cwd: '/w',
+        scope: { key: 'k', covers: 'this exact command in /w', always: { command: 'x', cwd: '/w' } },
+      }),
+    );
+    expect(m).toMatchObject({ cwd: '/w', scope: { covers: 'this exact command in /w', always: true } });
+    expect(JSON.stringify(m)).not.toContain('"key"');
   });
 
   it('bounds the number of approvals and findings, and the size of the whole memo', () => {

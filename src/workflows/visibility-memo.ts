@@ -1,7 +1,6 @@
 // What a run shows in visibility: its status and, for each pending approval, a bounded, escaped and redacted
-// description a person can decide from. Workflow-safe (pure).
-import { hasHiddenCharacters, visibleText } from '../approval/visible-text.js';
-import { redactSecrets } from '../environments/redact.js';
+// description a person can decide from, with what a wider approval would cover. Workflow-safe (pure).
+import { renderApprovalText } from '../approval/approval-text.js';
 import type { PendingApproval } from '../common/approval-types.js';
 import type { AgentState } from '../common/types.js';
 import type { MemoApproval, RunMemo, VisibleStatus } from '../common/search-attributes.js';
@@ -9,30 +8,31 @@ import type { MemoApproval, RunMemo, VisibleStatus } from '../common/search-attr
 /** Bounds that keep the memo far below Temporal's memo size limit (2 KB warns, 32 KB fails) in the worst case. */
 export const MEMO_LIMITS = { approvals: 8, commandChars: 600, findings: 6, descriptionChars: 200, textChars: 200 };
 
-/** Secrets are hidden by the shared redaction's patterns (the workflow cannot see a worker's environment). */
-function shown(text: string, max: number): { text: string; shortened: boolean; redacted: boolean } {
-  const redacted = redactSecrets(text, []);
-  const escaped = visibleText(redacted);
-  const shortened = escaped.length > max;
-  return {
-    text: shortened ? `${escaped.slice(0, max - 1)}…` : escaped,
-    shortened,
-    redacted: redacted !== text,
-  };
+/**
+ * Visibility is readable by anyone with access to the namespace: secret values are replaced by a marked span (that
+ * stops at shell metacharacters, so no code is hidden), long blank runs are collapsed as counts; the exact text is
+ * in the run's state (`tether approvals --exact`, the inbox's "exact text").
+ */
+function shown(text: string, max: number, newlines?: 'escape') {
+  const r = renderApprovalText(text, { redact: true, newlines });
+  const shortened = r.text.length > max;
+  return { ...r, text: shortened ? `${r.text.slice(0, max - 1)}…` : r.text, shortened };
 }
 
-const line = (text: string, max: number): string => shown(text, max).text.replace(/\n/g, '\\n');
+const line = (text: string, max: number): string => shown(text, max, 'escape').text;
 
 export function memoApproval(p: PendingApproval): MemoApproval {
   const c = shown(p.command, MEMO_LIMITS.commandChars);
+  const scope = p.scope;
   return {
     approvalId: p.approvalId,
     callId: p.callId,
     tool: line(p.tool, 100),
     command: c.text,
-    ...(c.shortened ? { shortened: true } : {}),
+    ...(c.shortened ? { shortened: true, chars: p.command.length } : {}),
     ...(c.redacted ? { redacted: true } : {}),
-    ...(hasHiddenCharacters(p.command) ? { hidden: true } : {}),
+    ...(c.hidden ? { hidden: true } : {}),
+    ...(c.collapsed ? { collapsed: true } : {}),
     findings: p.findings.slice(0, MEMO_LIMITS.findings).map((f) => ({
       rule: line(f.rule, 100),
       tier: f.tier,
@@ -41,6 +41,18 @@ export function memoApproval(p: PendingApproval): MemoApproval {
     argsDigest: p.argsDigest,
     askedAt: p.askedAt,
     expiresAt: p.expiresAt,
+    ...(p.cwd !== undefined ? { cwd: line(p.cwd, MEMO_LIMITS.textChars) } : {}),
+    ...(p.changed ? { changed: p.changed.slice(0, 20).map((f) => line(f, MEMO_LIMITS.textChars)) } : {}),
+    ...(scope
+      ? {
+          scope: {
+            covers: line(scope.covers, MEMO_LIMITS.descriptionChars * 2),
+            ...(scope.onceOnly ? { onceOnly: line(scope.onceOnly, MEMO_LIMITS.descriptionChars * 2) } : {}),
+            ...(scope.always ? { always: true } : {}),
+            ...(scope.alwaysNot ? { alwaysNot: line(scope.alwaysNot, MEMO_LIMITS.descriptionChars * 2) } : {}),
+          },
+        }
+      : {}),
   };
 }
 
@@ -55,11 +67,18 @@ export function visibleStatus(state: AgentState, pending: readonly PendingApprov
   return 'running';
 }
 
-export function runMemo(state: AgentState, pending: readonly PendingApproval[], task?: string): RunMemo {
+/** `withUsage`: the run's token usage goes in too (runs started before it was kept leave it out, see visibility.ts). */
+export function runMemo(
+  state: AgentState,
+  pending: readonly PendingApproval[],
+  task?: string,
+  withUsage = false,
+): RunMemo {
   const q = state.question;
   return {
     v: 1,
     status: visibleStatus(state, pending),
+    ...(withUsage ? { usage: { ...state.usage } } : {}),
     ...(task ? { task: line(task, MEMO_LIMITS.textChars) } : {}),
     approvals: pending.slice(0, MEMO_LIMITS.approvals).map(memoApproval),
     ...(pending.length > MEMO_LIMITS.approvals ? { moreApprovals: pending.length - MEMO_LIMITS.approvals } : {}),

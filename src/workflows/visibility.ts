@@ -26,6 +26,9 @@ import { runMemo, visibleStatus } from './visibility-memo.js';
 /** Runs recorded before this patch never upsert (their histories have no such commands), and still replay. */
 const VISIBILITY_PATCH = 'tether-visibility';
 
+/** Runs from this patch on carry their token usage in the memo (`tether list`, the inbox). */
+const USAGE_MEMO_PATCH = 'tether-usage-memo';
+
 /** Bounds the keyword list (each id is ~11 characters; the server's search-attribute size limit is far above). */
 const MAX_LISTED_IDS = 64;
 
@@ -44,6 +47,7 @@ export function publishVisibility(
   read: () => { state: AgentState; pending: readonly PendingApproval[] },
 ): Visibility | undefined {
   if (!patched(VISIBILITY_PATCH)) return undefined;
+  const withUsage = patched(USAGE_MEMO_PATCH);
   const schedule = workflowInfo().typedSearchAttributes.get(SCHEDULED_BY_KEY);
   const fixed: SearchAttributeUpdatePair[] = [
     { key: MODEL_KEY, value: input.model.slice(0, 200) },
@@ -61,7 +65,7 @@ export function publishVisibility(
     if (now === published) return;
     published = now;
     const { state, pending } = read();
-    const memo = runMemo(state, pending, input.task);
+    const memo = runMemo(state, pending, input.task, withUsage);
     upsertSearchAttributes([
       ...fixed.splice(0),
       { key: STATUS_KEY, value: memo.status },

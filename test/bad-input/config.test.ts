@@ -39,7 +39,7 @@ describe('config.yaml: tether refuses', () => {
   it('an unknown key in terminal, naming it and what is allowed', async () => {
     expectRefused(
       await execWith('terminal:\n  default_timout: 30\n'),
-      /terminal: Unrecognized key "default_timout" \(terminal's settings: backend, lifetime_seconds, default_timeout, max_timeout, output_chars, env; backend sections: local, docker/,
+      /terminal: Unrecognized key "default_timout" \(terminal's settings: backend, lifetime_seconds, default_timeout, max_timeout, output_chars, env, env_passthrough; backend sections: local, docker/,
     );
   });
 

@@ -42,6 +42,14 @@ function liveWith(token: string, starts = false): number[] {
   return found;
 }
 
+/** Fake credentials put into the worker's own environment for the whole suite. */
+const WORKER_SECRETS: Record<string, string> = {
+  OPENAI_API_KEY: 'sk-conformance-QX7vT2mWq9Lz',
+  AWS_SECRET_ACCESS_KEY: 'conformance/AwsK3yZp8RtY',
+  GITHUB_TOKEN: 'ghp_conformanceR4nd0mT0k3n',
+  TETHER_TEST_PASSWORD: 'conformance-pa55w0rd-Vb',
+};
+
 type Result = Record<string, unknown> & { exit_code?: number | null; output?: string; error?: string };
 
 export function describeConformance(name: string, setup: () => Promise<ConformanceTarget | string>): void {
@@ -71,8 +79,16 @@ export function describeConformance(name: string, setup: () => Promise<Conforman
         return;
       }
       target = t;
+      // The worker holds secrets of its own; only what a person names may reach a command.
+      Object.assign(process.env, WORKER_SECRETS, { CONFORMANCE_PASSED: 'named-by-a-person' });
       await configureEnvironments(
-        parseConfig({ terminal: { ...t.terminal, env: { CONFORMANCE_API_KEY: 'sekrit-value-123' } } }).terminal,
+        parseConfig({
+          terminal: {
+            ...t.terminal,
+            env: { CONFORMANCE_API_KEY: 'sekrit-value-123' },
+            env_passthrough: ['CONFORMANCE_PASSED'],
+          },
+        }).terminal,
       );
     }, 300_000);
     afterAll(async () => {
@@ -256,6 +272,24 @@ export function describeConformance(name: string, setup: () => Promise<Conforman
       expect(r.exit_code).toBe(0);
       expect(String(r.output)).toMatch(/^\[binary output:/);
       expect(String(r.output)).toMatch(/done$/);
+    });
+
+    test("gives commands an allowlisted environment: none of the worker's secrets, what a person named", async () => {
+      const t = task();
+      const shown = [String((await sh(t, { command: 'env' })).output)];
+      const onPty = await sh(t, { command: 'env', pty: true });
+      if (onPty.error === undefined) shown.push(String(onPty.output));
+      else expect(onPty.error).toMatch(/no PTY support/);
+      const bg = await sh(t, { command: 'env; sleep 5', background: true });
+      shown.push(await pollUntil(t, String(bg.process_id), /CONFORMANCE_PASSED/));
+      for (const out of shown) {
+        expect(out).toMatch(/CONFORMANCE_PASSED=named-by-a-person/);
+        expect(out).toMatch(/CONFORMANCE_API_KEY=/); // terminal.env: set by a person, redacted in output
+        for (const [name, value] of Object.entries(WORKER_SECRETS)) {
+          expect(out).not.toContain(name);
+          expect(out).not.toContain(value);
+        }
+      }
     });
 
     test('redacts the values of secret variables', async () => {

@@ -1,8 +1,8 @@
 // The local backend's bubblewrap sandbox, for real: writes outside the allowed paths fail with the real error,
 // nothing outside can be signalled, setsid children die with their command, and the start-up checks (the network:
 // local-task-network.test.ts).
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { environmentManager } from '../../src/environments/current.js';
@@ -54,6 +54,46 @@ describe('the local sandbox (bubblewrap)', () => {
     expect((await sh(task(), { command: 'cat /tmp/private.txt' })).output).toMatch(/No such file/);
     // The machine's daemons' sockets are not reachable (Docker's would be root on the host).
     expect((await sh(t, { command: 'ls /run /var/run' })).output).not.toMatch(/docker\.sock/);
+  });
+
+  it("tether's kill script, started into a command's PID namespace from outside, brings no outside network with it", async () => {
+    await configure({ sandbox: 'on' });
+    const t = task();
+    // The bait ignores TERM (so the kill script lingers); the watcher, in the same PID namespace, notes the network
+    // namespace of every new process it sees: a command that took the kill script over (ptrace) would have that.
+    const bait = await sh(t, {
+      background: true,
+      command:
+        "trap '' TERM; echo $$ > /tmp/bait.pid; for p in /proc/[0-9]*; do readlink $p/ns/net; done | sort -u > /tmp/known; " +
+        'while :; do for p in /proc/[0-9]*; do n=$(readlink $p/ns/net 2>/dev/null) || continue; grep -qx "$n" /tmp/known || echo "$n" >> /tmp/seen; done; done',
+    });
+    const id = String(bait.process_id);
+    await until('the bait runs', async () => (await sh(t, { command: 'cat /tmp/bait.pid' })).exit_code === 0, 20_000);
+    await call('process', t, { action: 'kill', process_id: id });
+    const seen = String((await sh(t, { command: 'cat /tmp/seen 2>/dev/null; true' })).output);
+    const host = readlinkSync('/proc/self/ns/net');
+    expect(seen).toMatch(/net:\[\d+\]/); // the watcher did see the kill script
+    expect(seen).not.toContain(host);
+  });
+
+  it("a PTY command has a terminal of its own and cannot open this machine's other terminals", async () => {
+    await configure({ sandbox: 'on' });
+    const t = task();
+    const r = await sh(t, { command: 'tty; ls /dev/pts; stty size', pty: true });
+    // Its own devpts: its terminal, and nothing of the host's (whose terminals would be numbered beside it).
+    expect(r.output).toMatch(/^\/dev\/pts\/0\r?\n0\s+ptmx\r?\n\d+ \d+\r?\n$/);
+    expect(r.exit_code).toBe(0);
+    expect((await sh(t, { command: 'exit 7', pty: true })).exit_code).toBe(7);
+  });
+
+  it('shares no kernel keyring with the worker: key management calls fail with EPERM inside, not outside', async () => {
+    await configure({ sandbox: 'on' });
+    // keyctl(KEYCTL_GET_KEYRING_ID, KEY_SPEC_USER_KEYRING, 0): the user keyring the worker's other processes share.
+    const probe = `python3 -c "import ctypes,os; l=ctypes.CDLL(None,use_errno=True); r=l.syscall(${process.arch === 'arm64' ? 219 : 250},0,-4,0); print(r, os.strerror(ctypes.get_errno()) if r < 0 else 'ok')"`;
+    const inside = await sh(task(), { command: probe });
+    expect(inside.output).toBe('-1 Operation not permitted\n');
+    const outside = execFileSync('/bin/sh', ['-c', probe], { encoding: 'utf8' });
+    expect(outside).not.toMatch(/Operation not permitted/);
   });
 
   it('cannot signal anything outside: kill -9 -1 and kill <outside pid> leave the machine alone', async () => {
@@ -127,7 +167,7 @@ describe('the local sandbox (bubblewrap)', () => {
       expect(seen.output).toMatch(/No such file or directory/);
       expect(seen.output).toMatch(/api=\[\] tls=\[\]/);
       expect(seen.output).toMatch(/planted: Permission denied/);
-      expect(readdirSync(home).sort()).toEqual(['config.yaml', 'gateway']);
+      expect(readdirSync(home).sort()).toEqual(['config.yaml', 'gateway', 'seccomp']);
       const own = await callIn('terminal', task(), inner, { command: 'echo made > here.txt && cat here.txt' });
       expect(own.output).toBe('made\n');
       expect(readFileSync(join(inner, 'here.txt'), 'utf8')).toBe('made\n');
@@ -180,12 +220,23 @@ describe('the local sandbox (bubblewrap)', () => {
       /^terminal\.local\.sandbox: Unrecognized key: "writabel"$/,
     );
     await expect(configure({ sandbox: 'maybe' })).rejects.toThrow(
-      /^terminal\.local\.sandbox: off, on, or a mapping with enabled, network, writable, hidden and bwrap$/,
+      /^terminal\.local\.sandbox: off, on, or a mapping with enabled, network, egress, writable, hidden, expose and bwrap$/,
     );
     await expect(configure({ sandbox: { writable: ['relative/dir'] } })).rejects.toThrow(
       /^terminal\.local\.sandbox\.writable\.0: an absolute path/,
     );
-    await expect(configure({ sandbox: { network: 'no' } })).rejects.toThrow(/^terminal\.local\.sandbox\.network: /);
+    await expect(configure({ sandbox: { network: 'no' } })).rejects.toThrow(
+      /^terminal\.local\.sandbox\.network: proxy, direct, host or false$/,
+    );
+    await expect(configure({ sandbox: { egress: { allow: ['ok.example', 'bad host'] } } })).rejects.toThrow(
+      /^terminal\.local\.sandbox\.egress\.allow\.1: bad host: not a valid host name$/,
+    );
+    await expect(configure({ sandbox: { egress: { resolve: { 'a.example': '10.0.0.1:80' } } } })).rejects.toThrow(
+      /^terminal\.local\.sandbox\.egress\.resolve\.a\.example: "10\.0\.0\.1:80": give a loopback address and port \(127\.0\.0\.1:8443\); this map is for tests$/,
+    );
+    await expect(configure({ sandbox: { egress: { alow: [] } } })).rejects.toThrow(
+      /^terminal\.local\.sandbox\.egress: Unrecognized key: "alow"$/,
+    );
     await expect(configure({ sandbox: { writable: ['/nonexistent/tether-dir'] } })).rejects.toThrow(
       /^terminal\.local\.sandbox\.writable: \/nonexistent\/tether-dir does not exist$/,
     );
@@ -194,5 +245,32 @@ describe('the local sandbox (bubblewrap)', () => {
     cwd = join(cwd, 'sub');
     await configure({ sandbox: 'on' });
     expect((await sh(task(), { command: 'pwd' })).output).toBe(`${cwd}\n`);
+  });
+});
+
+describe('hidden credentials in a task directory that holds them', () => {
+  it('cannot be taken out of hiding by renaming or removing a directory above them', async () => {
+    const home = dir('tether-sbx-home-');
+    mkdirSync(join(home, '.docker'));
+    writeFileSync(join(home, '.docker/config.json'), '{"auths":{"x":{"auth":"SECRET-DOCKER"}}}');
+    mkdirSync(join(home, '.config/gh'), { recursive: true });
+    writeFileSync(join(home, '.config/gh/hosts.yml'), 'oauth_token: SECRET-GH');
+    const saved = cwd;
+    cwd = home;
+    try {
+      await configure({ sandbox: { hidden: [join(home, '.docker/config.json'), join(home, '.config/gh')] } });
+      const t = task();
+      const moved = await sh(t, { command: 'mv .docker moved-docker; mv .config moved-config; rm -rf .config; ls -a' });
+      expect(moved.output).toMatch(/Device or resource busy|Resource busy/);
+      const after = await sh(t, {
+        command:
+          'cat .docker/config.json moved-docker/config.json .config/gh/hosts.yml moved-config/gh/hosts.yml 2>&1; true',
+      });
+      expect(after.output).not.toContain('SECRET');
+      // Still writable as before: the task can work in those directories.
+      expect((await sh(t, { command: 'echo ok > .docker/other.json && cat .docker/other.json' })).output).toBe('ok\n');
+    } finally {
+      cwd = saved;
+    }
   });
 });

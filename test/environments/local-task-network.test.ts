@@ -1,8 +1,10 @@
 // The local sandbox's network, for real (bubblewrap, nsenter, slirp4netns): each task has a network namespace of
-// its own. Network on reaches out but never this machine's loopback, where the Temporal dev server listens (a
-// command could otherwise send its own run's approval); a task's commands, background processes and PTYs share a
-// loopback no other task sees; network off has only that loopback; `host` is the machine's network, with a warning.
-// Traffic stays on this machine: the "outside" is a server on this machine's own non-loopback address.
+// its own. The default (proxy) has no route out at all: only tether's egress proxy, on a port of the task's
+// loopback (test/environments/egress-proxy.test.ts). Direct reaches out but never this machine's loopback, where the
+// Temporal dev server listens (a command could otherwise send its own run's approval); a task's commands, background
+// processes and PTYs share a loopback no other task sees; network off has only that loopback; `host` is the
+// machine's network, with a warning. Traffic stays on this machine: the "outside" is a server on this machine's own
+// non-loopback address.
 import { symlinkSync, writeFileSync } from 'node:fs';
 import { createConnection, createServer, type Server } from 'node:net';
 import { networkInterfaces } from 'node:os';
@@ -65,8 +67,44 @@ const outsideAddress = Object.values(networkInterfaces())
   .find((a) => a && a.family === 'IPv4' && !a.internal)?.address;
 
 describe("the local sandbox's task network", () => {
-  it("network on (the default) reaches out, but nothing on this machine's loopback: the Temporal dev server's place", async () => {
-    await configure({});
+  it.skipIf(!outsideAddress)(
+    'network proxy (the default): a raw socket to an outside address fails at once, no route, no packet out of the namespace',
+    async () => {
+      await configure({});
+      const outside = await hostServer(outsideAddress!);
+      try {
+        const t = task();
+        const tcp = await sh(t, { command: probe(outsideAddress!, outside.port) });
+        expect(tcp.output).toBe('failed: Network is unreachable\n');
+        // The kernel refuses before any packet is made: the namespace has only its loopback, and no route at all.
+        const udp = await sh(t, {
+          command: `python3 -c "
+import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+try: s.sendto(b'x', ('${outsideAddress!}', 53)); print('sent')
+except OSError as e: print('failed:', e.strerror)
+"`,
+        });
+        expect(udp.output).toBe('failed: Network is unreachable\n');
+        const links = await sh(t, {
+          command: "tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '; grep -vc Iface /proc/net/route",
+        });
+        expect(links.output).toBe('lo\n0\n');
+        // The program's own error, and the result saying why: only the proxy leads out.
+        expect(tcp.exit_code).toBe(0);
+        const failing = await sh(t, { command: `${probe(outsideAddress!, outside.port)}; exit 7` });
+        expect(failing.sandbox).toMatch(
+          /no direct network: programs reach the outside only through tether's egress proxy/,
+        );
+        expect(outside.connections()).toBe(0);
+      } finally {
+        outside.close();
+      }
+    },
+  );
+
+  it("network direct reaches out, but nothing on this machine's loopback: the Temporal dev server's place", async () => {
+    await configure({ sandbox: { network: 'direct' } });
     const local = await hostServer('127.0.0.1');
     try {
       const t = task();
@@ -112,18 +150,22 @@ describe("the local sandbox's task network", () => {
     },
   );
 
-  it.skipIf(!outsideAddress)('network on reaches a server on another address (this machine’s own, here)', async () => {
-    await configure({ sandbox: { network: true } });
-    const outside = await hostServer(outsideAddress!);
-    try {
-      expect((await sh(task(), { command: probe(outsideAddress!, outside.port) })).output).toBe('connected hello\n');
-      expect(outside.connections()).toBe(1);
-    } finally {
-      outside.close();
-    }
-  });
+  it.skipIf(!outsideAddress)(
+    'network direct reaches a server on another address (this machine’s own, here), with a warning at start',
+    async () => {
+      const log = await configure({ sandbox: { network: 'direct' } });
+      expect(log.lines.map((l) => l.msg).join('\n')).toMatch(/network is direct: commands reach every host/);
+      const outside = await hostServer(outsideAddress!);
+      try {
+        expect((await sh(task(), { command: probe(outsideAddress!, outside.port) })).output).toBe('connected hello\n');
+        expect(outside.connections()).toBe(1);
+      } finally {
+        outside.close();
+      }
+    },
+  );
 
-  it.each([true, false])(
+  it.each(['proxy', 'direct', false])(
     "network %s: a task's commands, background processes and PTYs share a loopback no other task sees",
     async (network) => {
       await configure({ sandbox: { network } });
@@ -168,7 +210,7 @@ describe("the local sandbox's task network", () => {
   });
 
   it("a task's namespace and its slirp4netns end with its environment", async () => {
-    await configure({});
+    await configure({ sandbox: { network: 'direct' } });
     await environmentManager().closeAll();
     // The start-up check's own network, made and closed once.
     await until('no task network is left', async () => ownChildren('slirp4netns').length === 0, 10_000);
@@ -188,19 +230,20 @@ describe("the local sandbox's task network", () => {
     const saved = process.env.PATH;
     process.env.PATH = bin;
     try {
-      await expect(configure({})).rejects.toThrow(
-        /^terminal\.local\.sandbox\.network: slirp4netns not found \(not on PATH\); install the package 'slirp4netns' \(Debian\/Ubuntu: apt-get install slirp4netns\), or set terminal\.local\.sandbox\.network: false \(no network\) or host/,
+      await expect(configure({ sandbox: { network: 'direct' } })).rejects.toThrow(
+        /^terminal\.local\.sandbox\.network: slirp4netns not found \(not on PATH\); install the package 'slirp4netns' \(Debian\/Ubuntu: apt-get install slirp4netns\), or set terminal\.local\.sandbox\.network: proxy \(the egress proxy, host by host\), false \(no network\) or host/,
       );
-      // Without the outside network, slirp4netns is not needed.
+      // Without the direct outside network, slirp4netns is not needed.
       await configure({ sandbox: { network: false } });
+      await configure({});
       // One that cannot bring up a network here (as for a worker not running as root without /dev/net/tun) says
       // why, in its own words.
       const failing = join(bin, 'slirp4netns');
       writeFileSync(failing, '#!/bin/sh\necho \'open("/dev/net/tun"): Permission denied\' >&2\nexit 1\n', {
         mode: 0o755,
       });
-      await expect(configure({})).rejects.toThrow(
-        /^terminal\.local\.sandbox\.network: the sandbox's network namespace: \S+slirp4netns could not bring up its network \(open\("\/dev\/net\/tun"\): Permission denied\); or set terminal\.local\.sandbox\.network: false/,
+      await expect(configure({ sandbox: { network: 'direct' } })).rejects.toThrow(
+        /^terminal\.local\.sandbox\.network: the sandbox's network namespace: \S+slirp4netns could not bring up its network \(open\("\/dev\/net\/tun"\): Permission denied\); or set terminal\.local\.sandbox\.network: proxy/,
       );
     } finally {
       process.env.PATH = saved;

@@ -28,20 +28,20 @@ describe('singularity transport (double: fake apptainer CLI)', () => {
   let root: string;
   let image: string;
   const open: SingularityTransport[] = [];
-  const savedState = process.env['FAKE_APPTAINER_STATE'];
+  const savedState = process.env['APPTAINER_FAKE_STATE'];
 
   beforeAll(() => {
     root = mkdtempSync(join(tmpdir(), 'tether-sing-'));
     image = join(root, 'image.sif');
     writeFileSync(image, 'not really a SIF');
-    process.env['FAKE_APPTAINER_STATE'] = join(root, 'state');
+    process.env['APPTAINER_FAKE_STATE'] = join(root, 'state');
   });
   afterEach(async () => {
     await Promise.all(open.splice(0).map((t) => t.close()));
   });
   afterAll(() => {
-    if (savedState === undefined) delete process.env['FAKE_APPTAINER_STATE'];
-    else process.env['FAKE_APPTAINER_STATE'] = savedState;
+    if (savedState === undefined) delete process.env['APPTAINER_FAKE_STATE'];
+    else process.env['APPTAINER_FAKE_STATE'] = savedState;
     rmSync(root, { recursive: true, force: true });
   });
 
@@ -193,7 +193,7 @@ describeConformance('singularity (double: fake apptainer CLI)', async () => {
   const root = mkdtempSync(join(tmpdir(), 'tether-sing-conf-'));
   const image = join(root, 'image.sif');
   writeFileSync(image, 'not really a SIF');
-  process.env['FAKE_APPTAINER_STATE'] = join(root, 'state');
+  process.env['APPTAINER_FAKE_STATE'] = join(root, 'state');
   return {
     terminal: { backend: 'singularity', singularity: { binary: FAKE, image } },
     hostCwd: root,

@@ -4,7 +4,7 @@ import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, NativeConnection, type WorkflowBundle } from '@temporalio/worker';
 import { inject } from 'vitest';
 import { localModelResolver } from '../../src/models/local-model.js';
-import { createWorker, installRuntimeLogging, workflowsPath } from '../../src/worker.js';
+import { createWorker, installRuntimeLogging, workflowInterceptorsPath, workflowsPath } from '../../src/worker.js';
 import type { AgentInput, AgentResult } from '../../src/common/types.js';
 import { agentWorkflow } from '../../src/workflows/agent-workflow.js';
 import { recordingLogger } from './recording-logger.js';
@@ -16,6 +16,18 @@ let bundle: Promise<WorkflowBundle> | undefined;
 export function workflowBundle(): Promise<WorkflowBundle> {
   bundle ??= bundleWorkflowCode({ workflowsPath: workflowsPath(), logger: undefined });
   return bundle;
+}
+
+let traced: Promise<WorkflowBundle> | undefined;
+
+/** The bundle a worker that exports traces runs: the same workflows with the OpenTelemetry workflow interceptors. */
+export function tracedWorkflowBundle(): Promise<WorkflowBundle> {
+  traced ??= bundleWorkflowCode({
+    workflowsPath: workflowsPath(),
+    workflowInterceptorModules: [workflowInterceptorsPath()],
+    logger: undefined,
+  });
+  return traced;
 }
 
 export interface Harness {

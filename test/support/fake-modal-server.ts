@@ -249,7 +249,8 @@ export async function startFakeModal(opts: { tokenId?: string; tokenSecret?: str
       const workdir = (req['workdir'] as string | undefined) || (sb.definition['workdir'] as string | undefined);
       // The sandbox's paths do not exist here; a workdir that does exist on this host is honoured, others map to the sandbox's directory.
       const cwd = workdir && existsSync(workdir) ? workdir : sb.dir;
-      const env: Record<string, string> = { ...(process.env as Record<string, string>), HOME: sb.dir };
+      // A remote machine's own environment, not this worker's.
+      const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: sb.dir };
       const sources = [...sb.secretSources, ...((req['secretSources'] as Msg[] | undefined) ?? [])];
       for (const s of sources)
         Object.assign(env, ((s['env'] as Msg | undefined)?.['contents'] as Record<string, string>) ?? {});

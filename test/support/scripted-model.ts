@@ -17,6 +17,8 @@ export interface ScriptedReply {
   status?: number;
   error?: string;
   delayMs?: number;
+  /** Token usage to report (default 10 prompt, 5 completion tokens). */
+  usage?: { prompt: number; completion: number };
 }
 
 export interface ChatRequest {
@@ -100,7 +102,11 @@ export async function startScriptedModel(script: Step[], byModel: Record<string,
             finish_reason: toolCalls.length > 0 ? 'tool_calls' : 'stop',
           },
         ],
-        usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+        usage: {
+          prompt_tokens: reply.usage?.prompt ?? 10,
+          completion_tokens: reply.usage?.completion ?? 5,
+          total_tokens: (reply.usage?.prompt ?? 10) + (reply.usage?.completion ?? 5),
+        },
       });
     })();
   });

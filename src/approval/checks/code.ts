@@ -4,6 +4,9 @@ import { classifyPath, classifyWrite } from '../paths.js';
 import { isAgentSettings } from './agents.js';
 import { literal } from '../words.js';
 import { isCredentialPath } from './exfil.js';
+import { shownSecretPath } from './secret-read.js';
+import { forgeCode } from './forge.js';
+import { codeResourceAbuse } from './resource-abuse.js';
 import type { CheckContext } from './types.js';
 
 /** Calls that hand a string to a shell. */
@@ -133,7 +136,8 @@ function onlyLiterals(args: string): boolean {
   const rest = args
     .replace(/(["'`])(?:\\.|(?!\1)[^\\])*\1/g, 'S')
     .replace(/\{[^{}]*\}/g, 'S')
-    .replace(/\b\w+\s*=\s*(True|False|None|S|\d+|true|false)/g, 'S')
+    // A keyword option's value (stdout=subprocess.PIPE, cwd=root) does not change the command; args= and executable= do.
+    .replace(/\b(?!args\b|executable\b)\w+\s*=\s*(True|False|None|S|\d+|true|false|[A-Za-z_][\w.]*)/g, 'S')
     .replace(/%w\[[^\]]*\]/g, 'S');
   return /^[\sS,[\]()]*$/.test(rest);
 }
@@ -152,6 +156,14 @@ const SEND =
 
 const WHOLE_ENV =
   /\bos\.environ\b(?!\s*(\[|\.get\b|\.setdefault\b))|\bprocess\.env\b(?!\s*(\.|\[))|\bENV\.(to_h|to_a|to_s|inspect)\b|%ENV\b|\bgetenv\(\s*\)/;
+
+/** Printing to the output; reading a file's content; a secret variable read by name. */
+const PRINTS =
+  /\bprint\s*\(|console\.(log|info|dir)\s*\(|process\.stdout\.write|\bputs\b|\bsay\b|\bprint\s+[$"'\w]|\becho\b|\bp\s+\w/;
+const READS =
+  /\bopen\s*\(|read_text|readFileSync|readFile\s*\(|File\.read|IO\.read|file_get_contents|\bslurp\b|<\$?\w*>/;
+const SECRET_ENV =
+  /(os\.environ|os\.getenv|process\.env|ENV|getenv)\s*(\[\s*|\.|\(\s*|\{)\s*["']?[A-Z0-9_]*(TOKEN|SECRET|PASSWORD|PASSWD|API_KEY|APIKEY|ACCESS_KEY|PRIVATE_KEY|CREDENTIALS?)/;
 
 /** A shell or eval call whose argument is built at run time (joined, decoded, from variables): what runs cannot be read. */
 function dynamicCalls(code: string, language: string, ctx: CheckContext, detail: string): void {
@@ -193,7 +205,8 @@ const TEMPORAL_CLIENT =
 const APPROVAL_NAME = /["'`](approval|decideApproval)["'`]/;
 const RUN_START = /["'`]agentWorkflow["'`]|approvalMode/;
 
-export function analyseCode(source: string, language: string, ctx: CheckContext): void {
+export function analyseCode(source: string, written: string, ctx: CheckContext): void {
+  const language = written === 'typescript' ? 'javascript' : written;
   const code = collapse(source);
   for (const m of code.matchAll(SHELL_CALL)) ctx.script(unescape(m[2]!));
   for (const m of code.matchAll(LIST_CALL)) {
@@ -246,6 +259,19 @@ export function analyseCode(source: string, language: string, ctx: CheckContext)
     // The whole environment (every token in it), not one variable read by name.
     if (SEND.test(code) && WHOLE_ENV.test(code)) ctx.add('exfiltration', detail);
   }
+  // A credential file read and printed, a secret variable or the whole environment printed: shown to the model.
+  if (PRINTS.test(code)) {
+    const paths = strings.map((p) => p.replace(/^.*\/(home|Users)\/[^/]+\//, '~/'));
+    const secretFile =
+      paths.some((p) => shownSecretPath(p)) ||
+      /(HOME|homedir\(\)|expanduser\(["']~)[^\n]{0,40}["'`][^"'`]*\/\.(ssh\/id_|aws\/credentials|netrc|git-credentials|docker\/config\.json|kube\/config)/.test(
+        code,
+      );
+    if ((secretFile && READS.test(code)) || WHOLE_ENV.test(code) || SECRET_ENV.test(code))
+      ctx.add('secret-read', detail);
+  }
+  forgeCode(code, ctx, detail);
+  codeResourceAbuse(source, ctx, detail);
   if (SOCKET.test(code) && SHELL_SPAWN.test(code)) ctx.add('reverse-shell', detail);
   if (DOWNLOAD.test(code) && RUNS_STRING.test(code)) ctx.add('remote-code-exec', detail);
   // Code that talks to tether's Temporal server: deciding an approval is refused, starting a run asks (as the CLI).

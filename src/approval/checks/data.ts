@@ -3,7 +3,7 @@
 import { parseFlags, type Argv } from '../argv.js';
 import { literal } from '../words.js';
 import { checkWrite } from './files.js';
-import { show, stdinText, type Check, type Io } from './types.js';
+import { show, stdinText, type Check, type CheckContext, type Io } from './types.js';
 
 /** Rule ids for destructive statements in SQL text. Comments and string literals are ignored. */
 export function sqlFindings(sql: string): string[] {
@@ -81,12 +81,37 @@ function sqlClient(options: string[], operandSql?: (operands: string[]) => strin
     // Decoders seen through (`echo BASE64 | base64 -d | mysql`): hidden SQL is judged like written SQL.
     const input = stdinText(io) ?? ctx.knownText(io);
     if (input !== undefined) texts.push(input);
-    for (const t of texts) {
-      for (const r of sqlFindings(t)) ctx.add(r, show(cmd));
-      // Client meta-commands that run a shell: psql \! CMD, sqlite3 .shell CMD / .system CMD.
-      for (const m of t.matchAll(/(?:^|\n|;)\s*(?:\\!|\.shell|\.system)\s+([^\n]+)/g)) ctx.script(m[1]!);
-    }
+    for (const t of texts) sqlText(t, ctx, show(cmd));
+    // psql -f FILE, sqlite3 -init FILE, `mysql db < FILE`: the file is the client's script.
+    const files =
+      cmd.name === 'psql'
+        ? [f.values.get('-f'), f.values.get('--file')]
+        : cmd.name === 'sqlite3'
+          ? [f.values.get('-init')]
+          : [];
+    for (const file of files) if (file !== undefined && file !== '-') ctx.runsFile(literal(file), 'sql');
+    if (input === undefined && io.stdinFile && io.upstream.length === 0 && !ctx.substitutionInput(io.stdinFile))
+      ctx.runsFile(io.stdinFile, 'sql');
   };
+}
+
+/**
+ * SQL and client meta-commands: destructive statements, and what runs a shell or reads more script (psql `\\!`,
+ * `\\o |cmd`, `\\copy ... program 'cmd'`, `\\i FILE`; sqlite3 `.shell`, `.system`, `.once |cmd`, `.read FILE`,
+ * `.load`; mysql `system`, `\\!`, `source FILE`).
+ */
+export function sqlText(t: string, ctx: CheckContext, detail: string): void {
+  for (const r of sqlFindings(t)) ctx.add(r, detail);
+  for (const m of t.matchAll(/(?:^|\n|;)\s*(?:\\!|\.shell|\.system|system|\\system)\s+([^\n]+)/gi)) ctx.script(m[1]!);
+  for (const m of t.matchAll(
+    /(?:^|\n|;)\s*(?:\\o|\\out|\\g|\\gx|\\w|\\write|\.once|\.output|\.read|\.import|\.pipe)\s+['"]?\|\s*([^\n'"]+)/gi,
+  ))
+    ctx.script(m[1]!);
+  for (const m of t.matchAll(/\b(?:\\copy\b[^\n]*|COPY\b[^;]*)\bPROGRAM\s+'((?:''|[^'])*)'/gi))
+    ctx.script(m[1]!.replace(/''/g, "'"));
+  for (const m of t.matchAll(/(?:^|\n|;)\s*(?:\\i|\\ir|\\include|\.read|source|\\\.)\s+['"]?([^|\s'";][^\s'";]*)/gi))
+    ctx.runsFile(literal(m[1]!), 'sql');
+  if (/(?:^|\n|;)\s*\.load\s/i.test(t)) ctx.add('unread-script', `${detail} (.load brings in a compiled extension)`);
 }
 
 const redis: Check = (cmd, io, ctx) => {

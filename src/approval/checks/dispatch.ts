@@ -2,6 +2,12 @@
 // it writes and for what it uploads), and the generic resource-CLI verb check for names no table claims and for the
 // infrastructure CLIs. Pure.
 import { agentChecks } from './agents.js';
+import { programTextChecks } from '../interpreters/commands.js';
+import { forgeChecks } from './forge.js';
+import { sharedProcessChecks } from './shared-processes.js';
+import { agentRulesChecks } from './agent-rules.js';
+import { testTamperingChecks } from './test-tampering.js';
+import { optionCommandChecks } from './option-commands.js';
 import { ciChecks } from './ci.js';
 import { systemContainerChecks } from './system-containers.js';
 import { hardwareChecks } from './hardware.js';
@@ -90,6 +96,12 @@ const TABLES: Record<string, Check>[] = [
   fetchedChecks,
   hardwareChecks,
   systemContainerChecks,
+  programTextChecks,
+  forgeChecks,
+  sharedProcessChecks,
+  agentRulesChecks,
+  testTamperingChecks,
+  optionCommandChecks,
 ];
 
 /** Names a table judges fully (their verbs are not a resource CLI's): databases, shells, system tools. */
@@ -108,6 +120,7 @@ function claimed(name: string, exec: (name: string) => Check | undefined): boole
       controlPlaneChecks,
       hostChecks,
       agentChecks,
+      programTextChecks,
     ].some((t) => Object.hasOwn(t, name)) || exec(name) !== undefined
   );
 }

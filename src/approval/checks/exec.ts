@@ -1,10 +1,12 @@
 // Checks for commands that run other code: shells and interpreters (sh -c, python -c, a script on standard
 // input), eval, su -c, ssh HOST CMD, watch, and network tools that hand out a shell. Pure.
 import { parseFlags, type Argv } from '../argv.js';
-import type { Word } from '../words.js';
+import { literal, type Word } from '../words.js';
 import { checkWrite } from './files.js';
 import { wasDownloaded } from './fetched.js';
-import { show, stdinIsDynamic, stdinText, type Check, type CheckContext, type Io } from './types.js';
+import { show, stdinIsDynamic, stdinText, type Check, type CheckContext, type Io, type Origin } from './types.js';
+import { interpreterLoads } from '../loaders/preloads.js';
+import { screen, tmux } from '../interpreters/terminals.js';
 
 const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'fish', 'csh', 'tcsh', 'yash', 'rbash']);
 export const DOWNLOADERS = new Set(['curl', 'wget', 'fetch', 'aria2c', 'http', 'https', 'xh', 'lwp-request', 'GET']);
@@ -21,6 +23,11 @@ const INTERPRETERS: Record<string, { codeOpts: string[]; language: string }> = {
   ruby: { codeOpts: ['-e'], language: 'ruby' },
   php: { codeOpts: ['-r'], language: 'php' },
   lua: { codeOpts: ['-e'], language: 'lua' },
+  // TypeScript runners run a file like node does.
+  tsx: { codeOpts: ['-e', '--eval', '-p', '--print'], language: 'javascript' },
+  'ts-node': { codeOpts: ['-e', '--eval', '-p', '--print'], language: 'javascript' },
+  'ts-node-esm': { codeOpts: ['-e', '--eval', '-p', '--print'], language: 'javascript' },
+  esno: { codeOpts: ['-e', '--eval'], language: 'javascript' },
 };
 
 const LIBRARY_OPTS: Record<string, string[]> = {
@@ -57,8 +64,25 @@ function firstOperand(args: Word[], valueOpts: string[]): number {
   return i;
 }
 
+/**
+ * Tools that print shell set-up code to be eval'd (version managers, prompts, agents, completions), called by name or
+ * by an installed path with literal arguments: `eval "$(ssh-agent -s)"`, `eval "$(brew shellenv)"`.
+ */
+const SHELL_INIT =
+  /^(\/(usr|opt|home\/linuxbrew)\/[\w./-]*\/)?(ssh-agent(\s+-[sck])?|(py|rb|nod|go|pl|j|php|swift|sc|lua)env\s+(init|virtualenv-init)(\s+-)?(\s+\w+)?|direnv\s+(hook|export)\s+\w+|brew\s+shellenv(\s+\w+)?|(conda|micromamba|mamba)\s+shell\.\w+\s+hook|(micromamba|mamba)\s+shell\s+hook(\s+(-s|--shell)\s+\w+)?|fnm\s+env(\s+--[\w-]+)*|(zoxide|starship|atuin|mcfly|oh-my-posh|navi)\s+init\s+\w+(\s+--[\w-]+)*|(mise|rtx)\s+activate\s+\w+|opam\s+env(\s+--[\w-]+)*|luarocks\s+path|dircolors(\s+-[bc])?|keychain\s+--eval(\s+[\w.-]+)*|(kubectl|helm|gh|npm|rustup|poetry|pip)\s+completion(\s+-s)?\s+\w+|thefuck\s+--alias|fzf\s+--(bash|zsh)|gnome-keyring-daemon\s+--start(\s+--[\w,=-]+)*)$/;
+
+/** `"$(TOOL init ...)"` or a backquoted one, with a shell set-up tool and nothing else computed. */
+function shellInit(w: Word): boolean {
+  const m = /^"?(?:\$\(([^()`$]*)\)|`([^`$]*)`)"?$/.exec(w.text);
+  const inner = (m?.[1] ?? m?.[2])?.trim();
+  return inner !== undefined && SHELL_INIT.test(inner);
+}
+
+/** Paths that name the program's own standard input. */
+const STDIN_PATHS = /^(\/dev\/stdin|\/dev\/fd\/0|\/proc\/self\/fd\/0|\/proc\/\$\$\/fd\/0)$/;
+
 /** Standard input that carries a program: downloaded, decoded, or literal text. */
-function stdinProgram(cmd: Argv, io: Io, ctx: CheckContext, language: string | null): void {
+function stdinProgram(cmd: Argv, io: Io, ctx: CheckContext, language: string | null, origin?: Origin): void {
   const names = io.upstream.map((u) => u.argv?.name);
   if (names.some((n) => n !== undefined && n !== null && DOWNLOADERS.has(n))) ctx.add('remote-code-exec', show(cmd));
   if (io.upstream.some((u) => u.argv !== null && isDecoder(u.argv))) ctx.add('decoded-to-shell', show(cmd));
@@ -67,15 +91,15 @@ function stdinProgram(cmd: Argv, io: Io, ctx: CheckContext, language: string | n
   const text = ctx.knownText(io);
   if (text !== undefined) {
     if (language === null) ctx.script(text);
-    else ctx.code(text, language);
+    else ctx.code(text, language, origin);
     return;
   }
   // Not known text: a file (`sh < x.sh`, `cat x.sh | sh`) is read; what another program prints asks.
   const last = io.upstream.at(-1)?.argv;
   const catFile = last?.name === 'cat' ? last.args.filter((a) => !a.text.startsWith('-')) : [];
   if (io.upstream.length === 0 && io.stdinFile && !ctx.substitutionInput(io.stdinFile))
-    ctx.runsFile(io.stdinFile, language);
-  else if (catFile.length === 1) ctx.runsFile(catFile[0]!, language);
+    ctx.runsFile(io.stdinFile, language, undefined, origin);
+  else if (catFile.length === 1) ctx.runsFile(catFile[0]!, language, undefined, origin);
   else if (io.upstream.length > 0 && !stdinIsDynamic(io))
     ctx.add('dynamic-command', `${show(cmd)} runs what ${last?.written ?? 'an earlier command'} prints`);
 }
@@ -100,6 +124,9 @@ export function execChecks(
 ): (name: string) => Check | undefined {
   const shell: Check = (cmd, io, ctx) => {
     const f = parseFlags(cmd.args, ['-o', '+o', '-O', '+O', '--rcfile', '--init-file']);
+    // bash --rcfile FILE / --init-file FILE: an interactive shell runs FILE first.
+    const rc = f.values.get('--rcfile') ?? f.values.get('--init-file');
+    if (rc !== undefined) ctx.runsFile(literal(rc), null);
     const operands = f.operands.filter((w) => !/^\+[a-zA-Z]+$/.test(w.text));
     if (substitutesDownload(cmd.args, downloads)) ctx.add('remote-code-exec', show(cmd));
     // `bash -n FILE` (noexec) only parses the script: a syntax check runs nothing.
@@ -107,7 +134,8 @@ export function execChecks(
     if (f.short.has('c')) {
       // sh -c STRING [name args...]: the first operand is the script (re-read only when it is known text).
       const script = operands[0];
-      if (script && !script.dynamic) ctx.script(withPositional(script.text, operands.slice(1)));
+      // Its commands read the shell's standard input (`bash -c 'source /dev/stdin' < x.sh`).
+      if (script && !script.dynamic) ctx.script(withPositional(script.text, operands.slice(1)), io);
       else if (script) {
         // sh -c "$(echo ... | base64 -d)": the script is decoded at run time.
         if (script.substitutions.some((n) => DECODES.test(n.text))) ctx.add('decoded-to-shell', show(cmd));
@@ -122,7 +150,7 @@ export function execChecks(
     const fromSubstitution =
       (first && ctx.substitutionInput(first)) ?? (io.stdinFile && ctx.substitutionInput(io.stdinFile));
     if (fromSubstitution) stdinProgram(cmd, fromSubstitution, ctx, null);
-    else if (!first || f.short.has('s') || first.text === '-' || first.text === '/dev/stdin')
+    else if (!first || f.short.has('s') || first.text === '-' || STDIN_PATHS.test(first.text))
       stdinProgram(cmd, io, ctx, null);
     else ctx.runsFile(first, null);
   };
@@ -145,7 +173,10 @@ export function execChecks(
     // perl -i / ruby -i edit the named files in place.
     if (f.short.has('i') && (spec.language === 'perl' || spec.language === 'ruby'))
       for (const file of f.operands) checkWrite(file, show(cmd), ctx);
-    const first = f.operands[0];
+    // deno run FILE, bun run FILE: the file is after the subcommand (bun run SCRIPT is a package.json script).
+    const runFirst =
+      /^(deno|bun)$/.test(cmd.name ?? '') && f.operands[0]?.text === 'run' && /[./]/.test(f.operands[1]?.text ?? '');
+    const first = runFirst ? f.operands[1] : f.operands[0];
     const fromSubstitution = first && ctx.substitutionInput(first);
     const codeWord = spec.codeOpts
       .map((o) => args.find((_, i) => i > 0 && args[i - 1]!.text === o))
@@ -156,23 +187,34 @@ export function execChecks(
       const beforeOperand = m >= 0 && args.slice(0, m).every((a) => a.text.startsWith('-'));
       if (beforeOperand && args[m + 1] && !args[m + 1]!.dynamic) ctx.argv(args.slice(m + 1));
     }
+    // The program given inline, on standard input, or by path (python -m runs an installed or project module).
+    const inline =
+      code !== undefined ||
+      codeWord !== undefined ||
+      !first ||
+      first.text === '-' ||
+      first.text === '/dev/stdin' ||
+      (spec.language === 'python' && (f.short.has('m') || f.short.has('c')));
+    const origin = interpreterLoads(cmd, spec.language, ctx, inline);
     if (codeWord?.dynamic) ctx.computed(codeWord, `${cmd.written} ${spec.codeOpts[0]}`, spec.language);
-    else if (code !== undefined) ctx.code(code, spec.language);
+    else if (code !== undefined) ctx.code(code, spec.language, origin);
     else if (fromSubstitution) stdinProgram(cmd, fromSubstitution, ctx, spec.language);
-    else if (!first || first.text === '-' || first.text === '/dev/stdin') stdinProgram(cmd, io, ctx, spec.language);
-    // python -m MODULE runs an installed module, not a file; anything else is the script's path.
+    else if (!first || first.text === '-' || STDIN_PATHS.test(first.text))
+      stdinProgram(cmd, io, ctx, spec.language, origin);
+    // python -m MODULE runs a module (read above), not a file; anything else is the script's path.
     else if (
       !(spec.language === 'python' && (f.short.has('m') || f.short.has('c'))) &&
       !/^(repl|test|run|install)$/.test(first.text)
     )
-      ctx.runsFile(first, spec.language);
+      ctx.runsFile(first, spec.language, undefined, origin);
   };
 
   const evalCheck: Check = (cmd, _io, ctx) => {
     if (substitutesDownload(cmd.args, downloads)) ctx.add('remote-code-exec', show(cmd));
     // eval "$(tool init)" runs generated code whose commands cannot be seen: it asks; known text is re-read.
     if (cmd.args.every((a) => !a.dynamic)) ctx.script(cmd.args.map((a) => a.text).join(' '));
-    else for (const a of cmd.args.filter((w) => w.dynamic)) ctx.computed(a, 'eval');
+    // eval "$(pyenv init -)": the set-up code an installed tool prints for the shell is trusted like the tool itself.
+    else for (const a of cmd.args.filter((w) => w.dynamic && !shellInit(w))) ctx.computed(a, 'eval');
   };
 
   const source: Check = (cmd, io, ctx) => {
@@ -182,7 +224,7 @@ export function execChecks(
       ctx.add('remote-code-exec', `${show(cmd)}: the script was downloaded in this command line`);
     const fromSubstitution = first && ctx.substitutionInput(first);
     if (fromSubstitution) stdinProgram(cmd, fromSubstitution, ctx, null);
-    else if (first?.text === '/dev/stdin') stdinProgram(cmd, io, ctx, null);
+    else if (first && STDIN_PATHS.test(first.text)) stdinProgram(cmd, io, ctx, null);
     else if (first) ctx.runsFile(first, null);
   };
 
@@ -271,12 +313,6 @@ export function execChecks(
       ctx.add('reverse-shell', show(cmd));
   };
 
-  const awk: Check = (cmd, _io, ctx) => {
-    const f = parseFlags(cmd.args, ['-F', '-v', '-f', '--file', '--assign', '--field-separator']);
-    const program = f.values.has('-f') || f.values.has('--file') ? undefined : f.operands[0];
-    if (program) ctx.code(program.text, 'awk');
-  };
-
   const trap: Check = (cmd, _io, ctx) => {
     const action = cmd.args.find((a) => !a.text.startsWith('-'));
     // The handler runs later (at exit, on a signal), with the variables set by then (`trap 'rm -rf "$d"' EXIT; d=$(mktemp -d)`).
@@ -284,33 +320,6 @@ export function execChecks(
       if (ctx.atExit) ctx.atExit(() => ctx.script(action.text));
       else ctx.script(action.text);
     }
-  };
-
-  /** tmux new-session/new-window/split-window 'CMD', screen -dm CMD...: commands run later in a terminal. */
-  const tmux: Check = (cmd, _io, ctx) => {
-    const verbs = [
-      'new-session',
-      'new',
-      'new-window',
-      'neww',
-      'split-window',
-      'splitw',
-      'respawn-pane',
-      'run-shell',
-      'run',
-    ];
-    const at = cmd.args.findIndex((a) => verbs.includes(a.text));
-    if (at < 0) return;
-    const rest = cmd.args.slice(at + 1);
-    const command = rest.slice(firstOperand(rest, ['-s', '-n', '-t', '-c', '-x', '-y', '-F', '-e', '-l']));
-    if (command.length > 0) ctx.script(command.map((w) => w.text).join(' '));
-  };
-
-  const screen: Check = (cmd, _io, ctx) => {
-    const command = cmd.args.slice(
-      firstOperand(cmd.args, ['-S', '-c', '-e', '-h', '-p', '-T', '-t', '-L', '-Logfile']),
-    );
-    if (command.length > 0) ctx.argv(command);
   };
 
   /** at/batch run their standard input later. */
@@ -351,10 +360,6 @@ export function execChecks(
     watch,
     script,
     socat,
-    awk,
-    gawk: awk,
-    mawk: awk,
-    nawk: awk,
     trap,
     tmux,
     screen,

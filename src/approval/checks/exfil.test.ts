@@ -44,7 +44,7 @@ it.each([
 });
 
 it.each([
-  'vault kv get secret/dev/app',
+  'vault kv get -field=username secret/dev/app',
   'op read "op://dev/db/password" > /dev/null && echo ok',
   'kubectl get secret app-tls -n staging',
   'aws secretsmanager describe-secret --secret-id app',

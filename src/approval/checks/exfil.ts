@@ -29,7 +29,11 @@ const CREDENTIAL_FILE = new RegExp(
     String.raw`(^|/)(secrets|credentials)\.(ya?ml|json|toml)$`,
     // Browser cookie and password stores, keychains: sessions and saved passwords.
     String.raw`(^|/)(Cookies|Login Data|Web Data|logins\.json|key[34]\.db|cookies\.sqlite|signons\.sqlite)$|\.keychain(-db)?$`,
-    String.raw`^/proc/(self|\d+)/environ$`,
+    String.raw`^/proc/(self|\d+|\*)/environ$`,
+    // Tools' own credential files.
+    String.raw`(^|/)\.(terraform\.d/credentials\.tfrc\.json|cargo/credentials(\.toml)?|gem/credentials|m2/settings(-security)?\.xml|databrickscfg|oci/config|fly/config\.yml|s3cfg|boto3?|gsutil)$`,
+    String.raw`(^|/)\.config/(rclone/rclone\.conf|hub|doctl/config\.yaml|hcloud/cli\.toml|git/credentials|github-copilot/(hosts|apps)\.json|heroku|op/config|gitlab-cli/config\.yml|glab-cli/config\.yml)$`,
+    String.raw`(^|/)\.(codex/auth\.json|claude/\.credentials\.json|aws/sso/cache)(/|$)`,
     String.raw`^\$\{?KUBECONFIG\}?$`,
   ].join('|'),
 );

@@ -128,7 +128,7 @@ describe('host and agent classes (holdout-3)', () => {
     'Get-ChildItem Env:PATH',
     'Add-Content .\\CHANGELOG.md "fix"',
     'gh api repos/acme/app/branches/main/protection',
-    'gh api -X POST repos/acme/app/issues -f title=flaky',
+    'gh api repos/acme/app/issues --jq .[].title',
     'trap \'rm -rf "$work"\' EXIT; work=$(mktemp -d); cp -r src "$work"',
     'tr -d \'\\r\' > out.txt <<< "$(cat in.txt)"',
     '$PSVersionTable.PSVersion',

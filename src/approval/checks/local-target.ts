@@ -60,12 +60,24 @@ const valueOf = (args: Word[], i: number, opts: RegExp): string | undefined => {
 };
 
 /** Why the command's data is explicitly local or only rehearsed, or undefined. */
+/** The value the analysis gives a variable set from `$(docker create ...)` / `$(docker run -d ...)` in the same line. */
+export const CREATED_HERE = '<a container created in this command line>';
+
 export function localTarget(cmd: Argv, assignments: { name: string; value: Word }[], where: Where): string | undefined {
   // A raw HTTP call's service behind a local port is unknown (often a port-forward to a real cluster): no exception.
   if (cmd.name && HTTP_CLIENTS.has(cmd.name)) return undefined;
   const args = cmd.args;
   const texts = args.map((a) => a.text);
   if (texts.some((t) => DRY_RUN.test(t))) return 'a dry run';
+  // `id=$(docker create img) && ... && docker rm "$id"`: a container this line made and removes again.
+  const containerOps = texts.filter((t, i) => i > 0 && !t.startsWith('-'));
+  if (
+    /^(docker|podman|nerdctl)$/.test(cmd.name ?? '') &&
+    /^(rm|kill|stop|container)$/.test(texts[0] ?? '') &&
+    containerOps.length > 0 &&
+    containerOps.every((t) => t === CREATED_HERE || t === 'rm')
+  )
+    return 'a container made in this command line';
   // rsync's -n (in any bundle of short options) rehearses the transfer.
   if (
     (cmd.name === 'rsync' || texts.find((t) => !t.startsWith('-')) === 'rsync') &&

@@ -48,9 +48,9 @@ it.each([
   'aws sqs send-message --queue-url https://sqs.us-east-1.amazonaws.com/1/jobs --message-body ping',
   'aws ses get-send-quota',
   'gh pr comment --help',
-  'gh pr review 42 --approve',
+  'gh pr view 42 --comments',
   'gh pr list --state open',
-  'gh pr merge 12 --squash --delete-branch=false',
+  'gh pr checks 12 --watch',
   'mail -f ~/mbox',
 ])('ordinary: %s', (command) => {
   expect(rules(command)).toEqual([]);

@@ -150,8 +150,23 @@ const cmdExe: Check = (cmd, _io, ctx) => {
     .map((a) => a.text)
     .join(' ');
   const detail = `cmd: ${text}`;
-  if (/\b(rd|rmdir)\s+\/s|\bdel\s+(\/[a-z]\s+)*\/s|\bdel\s+(\/[a-z]\s+)*\/q\s+[A-Za-z]:\\\*?\s*$/i.test(text))
-    ctx.add('recursive-delete', detail);
+  // Each command of the line (`&&`, `&`, `||`, `if exist X CMD`): rd /s and del /s judged by their paths, as typed alone.
+  for (const segment of text.split(/&&|\|\||&/)) {
+    const words = segment
+      .trim()
+      .replace(/^if\s+(not\s+)?exist\s+\S+\s+/i, '')
+      .split(/\s+/)
+      .filter((w) => w !== '');
+    const [verb, ...rest] = words;
+    if (!/^(rd|rmdir|del|erase)$/i.test(verb ?? '')) continue;
+    const targets = rest.filter((t) => !/^\/[a-z]$/i.test(t));
+    const recursive = rest.some((t) => /^\/s$/i.test(t));
+    if (
+      (recursive || /^(del|erase)$/i.test(verb!)) &&
+      (targets.length === 0 || targets.some((t) => windowsPathOutside(t.replace(/^"|"$/g, ''), ctx.where)))
+    )
+      if (recursive || targets.some((t) => /^[A-Za-z]:\\\*?$/.test(t))) ctx.add('recursive-delete', detail);
+  }
   if (/\bformat\s+[A-Za-z]:/i.test(text)) ctx.add('format-filesystem', detail);
   if (/\bshutdown\s+\/[srp]/i.test(text)) ctx.add('shutdown', detail);
   if (/\bpowershell|\bpwsh/i.test(text)) analysePowerShell(text, ctx);

@@ -212,7 +212,11 @@ const kill: Check = (cmd, io, ctx) => {
   // A list computed by pgrep, pidof, ps, lsof or a text filter: whatever processes match a name or user (unless the
   // list is the agent's own user's processes narrowed further: `lsof -t -a -i :8000 -u "$USER"`, `pgrep -u "$USER" -f x`).
   const subs = cmd.args.slice(i).flatMap((w) => w.substitutions.map((n) => n.text));
-  if (subs.some((t) => COMPUTED_PIDS.test(t) && !ownNarrowed(t) && !devPortListener(t.replace(/^\$\(|\)$/g, ''))))
+  if (
+    subs.some(
+      (t) => COMPUTED_PIDS.test(t) && !ownNarrowed(t) && !ownPgrep(t) && !devPortListener(t.replace(/^\$\(|\)$/g, '')),
+    )
+  )
     ctx.add('mass-kill', show(cmd));
 };
 
@@ -244,6 +248,25 @@ function ownNarrowed(text: string): boolean {
 
 const COMPUTED_PIDS = /\b(pgrep|pidof|ps|lsof|awk|grep|jobs|fuser|pstree)\b/;
 
+/**
+ * A command line that names what the agent started, not every instance of a program: a script file or a path
+ * (`node server.js`, `./bin/dev`), or a dev server on one unprivileged port (`vite --port 5173`, `:4000`).
+ */
+function ownCommandLine(pattern: string): boolean {
+  const SCRIPT = /(^|[\s/])[\w.-]+\.(js|mjs|cjs|ts|mts|tsx|py|rb|php|pl|go|jar|sh|exs?)(\s|$)|(^|\s)\.{0,2}\/[\w.-]+\//;
+  const port = /(--port[= ]|-p\s|:)(\d{4,5})\b/.exec(pattern);
+  return (
+    SCRIPT.test(pattern) ||
+    (port !== null && Number(port[2]) >= 1024 && !SERVICE_PORTS.has(Number(port[2])) && /\w+\s/.test(pattern))
+  );
+}
+
+/** `$(pgrep -f 'node server.js --port 4000')`: the agent's own process, by a command line that names it. */
+function ownPgrep(text: string): boolean {
+  const m = /^\$\(\s*pgrep\s+(?:-[a-zA-Z]*f[a-zA-Z]*\s+)(?:-[a-zA-Z]+\s+)*(['"])([^'"]+)\1\s*\)$/.exec(text);
+  return m !== null && ownCommandLine(m[2]!);
+}
+
 const killall: Check = (cmd, _io, ctx) => {
   if (!cmd.args.some((a) => a.text === '-l' || a.text === '--list' || a.text === '-0')) ctx.add('mass-kill', show(cmd));
 };
@@ -271,14 +294,18 @@ const pkill: Check = (cmd, _io, ctx) => {
   // `pkill -f 'node server.js'`, `pkill -f ./bin/dev`: a command line naming a script file or path the agent started,
   // not every instance of a program (`pkill -f gunicorn`, `pkill -f 'npm run'`).
   const full = cmd.args.some((a) => /^-[a-zA-Z]*f$|^--full$/.test(a.text));
-  const SCRIPT = /(^|[\s/])[\w.-]+\.(js|mjs|cjs|ts|mts|tsx|py|rb|php|pl|go|jar|sh|exs?)(\s|$)|(^|\s)\.{0,2}\/[\w.-]+\//;
-  if (full && user === undefined && f.operands.length > 0 && f.operands.every((o) => SCRIPT.test(o.text))) return;
+  if (full && user === undefined && f.operands.length > 0 && f.operands.every((o) => ownCommandLine(o.text))) return;
   ctx.add('mass-kill', show(cmd));
 };
 
 /** fuser -k kills every process using a file, mount or port; skill/snice act on users, terminals and names. */
 const fuser: Check = (cmd, _io, ctx) => {
-  if (cmd.args.some((a) => /^-[a-zA-Z]*k/.test(a.text) || a.text === '--kill')) ctx.add('mass-kill', show(cmd));
+  if (!cmd.args.some((a) => /^-[a-zA-Z]*k/.test(a.text) || a.text === '--kill')) return;
+  // `fuser -k 8080/tcp`: the listener on one unprivileged port that is not a database's, as with lsof -ti :8080.
+  const targets = cmd.args.filter((a) => !a.text.startsWith('-'));
+  const ports = targets.map((t) => /^(\d+)\/(tcp|udp)$/.exec(t.text));
+  if (ports.length > 0 && ports.every((m) => m && Number(m[1]) >= 1024 && !SERVICE_PORTS.has(Number(m[1])))) return;
+  ctx.add('mass-kill', show(cmd));
 };
 
 const skill: Check = (cmd, _io, ctx) => {

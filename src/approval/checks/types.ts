@@ -2,7 +2,16 @@
 // findings or analyse nested commands. Pure (types only).
 import type { Argv } from '../argv.js';
 import type { Where } from '../paths.js';
+import type { ScriptFile } from '../scripts.js';
 import type { Word } from '../words.js';
+
+/** Where code being judged came from: the file (for what it imports relative to itself) and the import roots. */
+export interface Origin {
+  /** The key of the file the code was read from; none for code given inline (`python -c`, standard input). */
+  file?: string;
+  /** Directories (keys) the program finds modules in: Python's sys.path entries of the project, Perl's @INC... */
+  roots: string[];
+}
 
 export interface Upstream {
   /** Canonical argv of an earlier command in the same pipeline (null when nothing runs). */
@@ -20,6 +29,13 @@ export interface Io {
   upstream: Upstream[];
   /** `< FILE` */
   stdinFile?: Word;
+  /**
+   * Where the command's output goes: shown (the terminal, which the model reads), or consumed (a file, a program that
+   * uses it, a variable). Unknown counts as shown.
+   */
+  output?: 'shown' | 'consumed';
+  /** The file standard output is redirected to, as written. */
+  outputFile?: string;
 }
 
 export interface CheckContext {
@@ -31,14 +47,35 @@ export interface CheckContext {
   script(source: string, io?: Io): void;
   /** Analyses a nested argument vector (docker exec C CMD..., find -exec CMD...). */
   argv(words: Word[], io?: Io): void;
-  /** Interpreter code (python -c, node -e, awk programs). */
-  code(source: string, language: string): void;
+  /** Interpreter code (python -c, node -e, awk programs); `origin`: where it was read from (imports are relative to it). */
+  code(source: string, language: string, origin?: Origin): void;
   /** What a process substitution (`<(...)`) in this word produces, as standard input from its commands. */
   substitutionInput(word: Word): Io | undefined;
   /** Files written by a downloader earlier in the command line. */
   readonly downloaded: Set<string>;
-  /** A script run by path (`sh x.sh`, `./x.sh`, `python x.py`): judged from its content as `language` (null: shell or its `#!` line). */
-  runsFile(path: Word, language: string | null): void;
+  /**
+   * A script run by path (`sh x.sh`, `./x.sh`, `python x.py`, a glob naming it): judged from its content as `language`
+   * (null: shell or its `#!` line). `optional`: a missing file never asks (a runner's settings), or the alternatives.
+   */
+  runsFile(path: Word, language: string | null, optional?: true | readonly string[], origin?: Origin): void;
+  /**
+   * A file's content, or a directory's names for a listing key (scripts.ts), read where the command runs. Undefined
+   * while it has not been read (the gate's reader is asked for it) and when the detector runs without reading files.
+   */
+  readFile(key: string): ScriptFile | undefined;
+  /** Files are read (the gate), so what is not yet read will be; false for the detector alone (a verdict table). */
+  readonly reading: boolean;
+  /** The key under which a path written in the command is read (scripts.ts `scriptKey`), here. */
+  keyOf(written: string): string | null | undefined;
+  /**
+   * Code the program loads from a file of the project (a module it imports, a hook git runs): judged once per
+   * judgment, as `language`, with `origin` for what it imports in turn. A missing file runs nothing.
+   */
+  loads(key: string, language: string, origin: Origin): void;
+  /** Where the code being judged now came from (undefined outside a program). */
+  readonly origin: Origin | undefined;
+  /** NAME=VALUE settings of the command being judged (`PYTHONPATH=src python x.py`, `env NODE_OPTIONS=... node`). */
+  readonly commandEnv: ReadonlyMap<string, Word>;
   /** Program text computed at run time (`sh -c "$(...)"`, `eval "$X"`): asks, and what can be seen of it is judged. */
   computed(word: Word, who: string, language?: string | null): void;
   /** Runs `judge` once the whole command line has been read (a trap's handler runs when the shell exits). */

@@ -6,6 +6,11 @@ import { classifyPath } from '../paths.js';
 import { literal, type Word } from '../words.js';
 import { show, type Check, type CheckContext } from './types.js';
 import type { Argv } from '../argv.js';
+import { gitCommands } from '../git/commands.js';
+import { gitPushToForge } from './forge.js';
+
+/** Branches a repository lives on: deleting one loses the line every other branch comes from. */
+const MAIN_BRANCH = /^(main|master|trunk|develop|development|production|prod|release([/-].*)?|stable|HEAD)$/;
 
 const GIT_VALUE_OPTS = ['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--exec-path', '--config-env'];
 
@@ -73,6 +78,7 @@ function subcommand(sub: string, rest: Word[], cmd: Argv, ctx: CheckContext): vo
   const history = (): void => ctx.add('git-history', show(cmd));
   switch (sub) {
     case 'push':
+      gitPushToForge(['push', ...rest.map((w) => w.text)], ctx, show(cmd));
       return push(cmd, f, ctx);
     case 'reset':
       if (has(f, '', '--hard')) ctx.add('git-reset-hard', show(cmd));
@@ -80,16 +86,15 @@ function subcommand(sub: string, rest: Word[], cmd: Argv, ctx: CheckContext): vo
     case 'clean':
       if (has(f, 'f', '--force') && !has(f, 'n', '--dry-run')) ctx.add('git-clean', show(cmd));
       return;
-    case 'branch':
-      // -D, --delete --force, -d -f; -M / -C overwrite an existing branch.
-      if (
-        f.short.has('D') ||
-        f.short.has('M') ||
-        f.short.has('C') ||
-        (has(f, 'd', '--delete') && has(f, 'f', '--force'))
-      )
-        history();
+    case 'branch': {
+      // -M / -C overwrite an existing branch. A forced delete (-D, --delete --force) of a local branch named here is
+      // local work (its commits stay in the reflog); of the main branch, or of branches listed at run time, it asks.
+      if (f.short.has('M') || f.short.has('C')) history();
+      const forcedDelete = f.short.has('D') || (has(f, 'd', '--delete') && has(f, 'f', '--force'));
+      const named = ops.length > 0 && ops.every((o) => !o.dynamic && !o.pattern && !MAIN_BRANCH.test(o.text));
+      if (forcedDelete && (!named || cmd.viaXargs || has(f, 'r', '--remotes'))) history();
       return;
+    }
     case 'tag':
       if (has(f, 'd', '--delete')) history();
       return;
@@ -158,6 +163,7 @@ const git: Check = (cmd, _io, ctx) => {
   }
   const sub = args[i]?.text;
   if (sub) subcommand(sub, args.slice(i + 1), cmd, ctx);
+  gitCommands(cmd, ctx);
 };
 
 /** hg strip / purge / rollback / histedit --force; svn delete of a URL; bfg rewrites history. */

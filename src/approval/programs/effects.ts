@@ -8,8 +8,11 @@ export type Value =
   | { kind: 'bool'; v: boolean }
   | { kind: 'list'; items: Value[] }
   | { kind: 'obj'; keys: Record<string, Value> }
-  /** `text`: the source, for the finding; `child`: the pid of a process the program started (`p.pid`, `os.getpid()`). */
-  | { kind: 'unknown'; text: string; child?: boolean };
+  /**
+   * `text`: the source, for the finding; `child`: the pid of a process the program started (`p.pid`, `os.getpid()`);
+   * `tail`: the literal text it is known to end with (`f'{d}/notes.txt'` ends with `/notes.txt`).
+   */
+  | { kind: 'unknown'; text: string; child?: boolean; tail?: string };
 
 /** One call of interest in a program. */
 export interface ProgramCall {
@@ -26,13 +29,25 @@ export type ProgramEffect =
   /** An argument vector; null stands for an argument computed at run time (the program name never is). */
   | { kind: 'argv'; words: (string | null)[] }
   | { kind: 'code'; language: string; text: string }
-  | { kind: 'computed'; detail: string };
+  | { kind: 'computed'; detail: string }
+  /** A module the program imports (`level`: Python's leading dots), or a file it runs or adds to its module path. */
+  | { kind: 'load'; language: string; how: 'import'; module: string; level: number; names: string[] }
+  | { kind: 'load'; language: string; how: 'file'; path: string }
+  | { kind: 'load'; language: string; how: 'root'; path: string };
 
-export const unknown = (text: string, child = false): Value => ({
+/** Stands for the program's own file (`__file__`, `import.meta.url`) in a folded path, until it is known. */
+export const OWN_FILE = '\u0001';
+
+export const unknown = (text: string, child = false, tail?: string): Value => ({
   kind: 'unknown',
   text: text.length > 80 ? `${text.slice(0, 77)}...` : text,
   ...(child ? { child } : {}),
+  ...(tail !== undefined && tail !== '' ? { tail } : {}),
 });
+
+/** The literal text a value ends with: all of a string, the known tail of a partly computed one. */
+export const tailOf = (v: Value | undefined): string =>
+  v?.kind === 'str' ? v.v : v?.kind === 'unknown' ? (v.tail ?? '') : '';
 
 const str = (v: Value | undefined): string | undefined =>
   v?.kind === 'str' ? v.v : v?.kind === 'num' ? String(v.v) : undefined;
@@ -180,18 +195,33 @@ const code =
   };
 
 /**
+ * A file name that nothing runs without reading it first when it runs: it has an extension (hooks, `config`,
+ * `Makefile` and start-up files have none or start with a dot) and is not one Python runs at start (`.pth`,
+ * sitecustomize). A computed path whose name is known to be one of these is not asked about.
+ */
+const INERT_NAME = /^(?![.])(?!(site|user)customize\.py$)[^/]*\.(?!pth$)[A-Za-z0-9]{1,8}$/;
+
+/**
  * A file the program writes at a known path, judged as the shell redirect that writes it (`: > PATH`): writing a git
- * hook, .git/config or a shell start-up file asks as it does from the command line. A computed path is not judged.
+ * hook, .git/config or a shell start-up file asks as it does from the command line. A path computed at run time asks
+ * unless its known end makes it a file that is read before it runs (`f'{out}/report.json'`).
  */
 const writes =
   (at: number, python = false): Reader =>
   (c) => {
     if (python) {
-      const mode = str(c.args[1] ?? c.keywords.mode) ?? 'r';
-      if (!/[wax+]/.test(mode)) return [];
+      const mode = str(c.args[1] ?? c.keywords.mode) ?? ((c.args[1] ?? c.keywords.mode) ? undefined : 'r');
+      if (mode !== undefined && !/[wax+]/.test(mode)) return [];
     }
-    const path = str(c.args[at] ?? c.keywords.dst ?? c.keywords.file);
-    return path === undefined ? [] : [{ kind: 'shell', text: `: > '${path.replace(/'/g, `'\\''`)}'` }];
+    const target = c.args[at] ?? c.keywords.dst ?? c.keywords.file;
+    const path = str(target);
+    if (path !== undefined) return [{ kind: 'shell', text: `: > '${path.replace(/'/g, `'\\''`)}'` }];
+    if (target === undefined) return [];
+    const tail = tailOf(target);
+    const inert = tail.includes('/')
+      ? INERT_NAME.test(tail.slice(tail.lastIndexOf('/') + 1))
+      : /\.(?!pth$)[A-Za-z0-9]{1,8}$/.test(tail) && !/customize\.py$/.test(tail);
+    return inert ? [] : computed(c, 'the path it writes');
   };
 
 /** Calls that run commands, delete trees or signal processes, by qualified name. */
@@ -240,6 +270,10 @@ export const SPAWNERS: Record<string, Reader> = {
   'os.rename': writes(1),
   'os.replace': writes(1),
   eval: code('python'),
+  'builtins.exec': code('python'),
+  'builtins.eval': code('python'),
+  '__builtins__.exec': code('python'),
+  '__builtins__.eval': code('python'),
   // JavaScript
   'child_process.exec': shellText(),
   'child_process.execSync': shellText(),
@@ -296,6 +330,12 @@ export const DANGEROUS_MODULES = new Set([
   'fs',
   'fs/promises',
 ]);
+
+const WRITE_FUNCTIONS =
+  /^(open|io\.open|shutil\.(copy|copy2|copyfile|move)|os\.(symlink|rename|replace)|fs(\.promises|\/promises)?\.(writeFile|appendFile|copyFile|rename|symlink|createWriteStream)(Sync)?)$/;
+
+/** A function that runs commands or code, deletes trees or signals processes (not one that only writes a file). */
+export const runsSomething = (name: string): boolean => Object.hasOwn(SPAWNERS, name) && !WRITE_FUNCTIONS.test(name);
 
 /** The effects of one call, or none when it is not a call of interest. */
 export function effectsOf(call: ProgramCall): ProgramEffect[] {

@@ -2,7 +2,17 @@
 // constants, and the calls that spawn, delete or signal, with their arguments folded to literals where they can
 // be. Pure (works on a parsed tree).
 import { decodeBase64 } from '../decode.js';
-import { DANGEROUS_MODULES, SPAWNERS, unknown, type ProgramCall, type Value } from './effects.js';
+import {
+  DANGEROUS_MODULES,
+  OWN_FILE,
+  runsSomething,
+  SPAWNERS,
+  tailOf,
+  unknown,
+  type ProgramCall,
+  type ProgramEffect,
+  type Value,
+} from './effects.js';
 
 export interface EsNode {
   type: string;
@@ -140,7 +150,15 @@ class JavascriptReader {
           String((q.value as { cooked?: string } | undefined)?.cooked ?? ''),
         );
         const exprs = children(n, 'expressions').map((e) => this.fold(e, depth + 1));
-        if (exprs.some((e) => e.kind !== 'str' && e.kind !== 'num')) return unknown(this.text(n));
+        const unknownAt = exprs.map((e) => e.kind !== 'str' && e.kind !== 'num').lastIndexOf(true);
+        if (unknownAt >= 0) {
+          let tail = '';
+          for (let i = unknownAt + 1; i < quasis.length; i += 1) {
+            const e = exprs[i];
+            tail += quasis[i]! + (e?.kind === 'str' || e?.kind === 'num' ? String(e.v) : '');
+          }
+          return unknown(this.text(n), false, tail);
+        }
         return {
           kind: 'str',
           v: quasis.map((q, i) => q + (exprs[i] ? String((exprs[i] as { v: string | number }).v) : '')).join(''),
@@ -155,7 +173,7 @@ class JavascriptReader {
           (r.kind === 'str' || r.kind === 'num')
         )
           return { kind: 'str', v: `${l.v}${r.v}` };
-        return unknown(this.text(n));
+        return unknown(this.text(n), false, n.operator === '+' ? tailOf(r) : undefined);
       }
       case 'UnaryExpression': {
         const v = this.fold(child(n, 'argument')!, depth + 1);
@@ -179,6 +197,8 @@ class JavascriptReader {
         return { kind: 'obj', keys };
       }
       case 'Identifier': {
+        if (n.name === '__filename') return { kind: 'str', v: OWN_FILE };
+        if (n.name === '__dirname') return { kind: 'str', v: `${OWN_FILE}/..` };
         const assigned = this.once.get(String(n.name));
         return assigned ? this.fold(assigned, depth + 1) : unknown(this.text(n));
       }
@@ -202,6 +222,19 @@ class JavascriptReader {
     const name = this.qualify(callee, depth + 1);
     if (name === 'String.fromCharCode' && args.every((a) => a.kind === 'num'))
       return { kind: 'str', v: String.fromCharCode(...args.map((a) => (a as { v: number }).v)) };
+    if (name === 'path.join' || name === 'path.resolve' || name === 'path.posix.join') {
+      if (args.every((a) => a.kind === 'str'))
+        return {
+          kind: 'str',
+          v: args
+            .map((a) => (a as { v: string }).v)
+            .reduce((p, q) => (q.startsWith('/') || p === '' ? q : `${p}/${q}`), ''),
+        };
+      const last = args.at(-1);
+      return unknown(this.text(n), false, last?.kind === 'str' ? `/${last.v}` : tailOf(last));
+    }
+    if (name === 'path.dirname' && args[0]?.kind === 'str') return { kind: 'str', v: `${args[0].v}/..` };
+    if (name === 'process.cwd') return { kind: 'str', v: '.' };
     if (name === 'atob' && args[0]?.kind === 'str') {
       const d = decodeBase64(args[0].v);
       return d === undefined ? unknown(this.text(n)) : { kind: 'str', v: d };
@@ -238,6 +271,79 @@ class JavascriptReader {
       }
     }
     return unknown(this.text(n));
+  }
+
+  /** What the program loads from files: imports, require(), dynamic import(), workers. */
+  loads(program: EsNode): ProgramEffect[] {
+    const out: ProgramEffect[] = [];
+    const specifier = (arg: EsNode | undefined, what: string, node: EsNode): void => {
+      const v = arg ? this.fold(arg) : undefined;
+      if (v?.kind === 'str')
+        out.push({ kind: 'load', language: 'javascript', how: 'import', module: v.v, level: 0, names: [] });
+      else out.push({ kind: 'computed', detail: `${this.text(node)}: the module ${what} is computed at run time` });
+    };
+    walk(program, (n) => {
+      if (/^(ImportDeclaration|ExportAllDeclaration|ExportNamedDeclaration)$/.test(n.type) && child(n, 'source'))
+        specifier(child(n, 'source'), 'it imports', n);
+      else if (n.type === 'ImportExpression') specifier(child(n, 'source'), 'it imports', n);
+      else if (n.type === 'CallExpression' || n.type === 'NewExpression') {
+        const callee = child(n, 'callee');
+        const name = callee?.type === 'Identifier' ? String(callee.name) : this.qualify(callee);
+        const args = children(n, 'arguments');
+        if (name === 'require' || name === 'module.require' || name === 'process.mainModule.require')
+          specifier(args[0], 'it requires', n);
+        else if (n.type === 'NewExpression' && (name === 'worker_threads.Worker' || name === 'Worker'))
+          specifier(args[0], 'a worker runs', n);
+        else if (callee?.type === 'CallExpression' && this.qualify(child(callee, 'callee')) === 'module.createRequire')
+          specifier(args[0], 'it requires', n);
+      }
+    });
+    return out;
+  }
+
+  /**
+   * Ways to reach a function that runs something without naming it in a call: the function handed around as a value
+   * (`[cp.execSync][0](x)`, `list.forEach(cp.exec)`, `cp.exec.call(...)`), a dangerous module used as a value
+   * (`Object.values(cp)`, `Reflect.get(cp, k)`), process internals (`process.binding`, `process.dlopen`).
+   */
+  escapes(program: EsNode): ProgramCall[] {
+    const out: ProgramCall[] = [];
+    const escape = (n: EsNode, what: string): void => {
+      out.push({ name: `${what}.<computed>`, args: [], keywords: {}, text: this.text(n) });
+    };
+    walkWithParent(program, (n, parent, key) => {
+      if (n.type !== 'Identifier' && n.type !== 'MemberExpression') return;
+      if (!parent) return;
+      const isCallee = (parent.type === 'CallExpression' || parent.type === 'NewExpression') && key === 'callee';
+      const isBase = parent.type === 'MemberExpression' && key === 'object';
+      const isProperty = parent.type === 'MemberExpression' && key === 'property' && parent.computed !== true;
+      const declared =
+        /^(ImportSpecifier|ImportDefaultSpecifier|ImportNamespaceSpecifier|ImportDeclaration|Property|MethodDefinition|PropertyDefinition|FunctionDeclaration|FunctionExpression|ArrowFunctionExpression|VariableDeclarator|LabeledStatement|ExportSpecifier|ObjectPattern|ArrayPattern|AssignmentPattern|RestElement|CatchClause|ClassDeclaration)$/.test(
+          parent.type,
+        ) &&
+        !(parent.type === 'VariableDeclarator' && key === 'init') &&
+        !(parent.type === 'Property' && key === 'value');
+      if (isCallee || isProperty || declared) return;
+      const q = this.qualify(n);
+      if (q === undefined) return;
+      const qualifiedRequire = n.type === 'Identifier' && (q === 'require' || q === 'module');
+      if (qualifiedRequire) return;
+      // `const e = cp.execSync` assigned once is followed by the calls through `e`.
+      const aliasOnce =
+        parent.type === 'VariableDeclarator' && key === 'init' && child(parent, 'id')?.type === 'Identifier';
+      if (isBase) {
+        if (/^process\.(binding|_linkedBinding|dlopen)$/.test(`${q}.${String(child(parent, 'property')?.name ?? '')}`))
+          escape(parent, 'process');
+        // cp.exec.call(null, ...), cp.exec.apply(...), cp.exec.bind(...): the function called another way.
+        const prop = String(child(parent, 'property')?.name ?? '');
+        if (runsSomething(q) && parent.computed !== true && /^(call|apply|bind)$/.test(prop)) escape(parent, q);
+        return;
+      }
+      if (aliasOnce && (runsSomething(q) || DANGEROUS_MODULES.has(q))) return;
+      if (runsSomething(q) && !q.startsWith('js.')) escape(n, q);
+      else if (DANGEROUS_MODULES.has(q) && !(parent.type === 'VariableDeclarator' && key === 'init')) escape(n, q);
+    });
+    return out;
   }
 
   calls(program: EsNode): ProgramCall[] {
@@ -277,6 +383,26 @@ class JavascriptReader {
   }
 }
 
+/** Walks the tree with each node's parent. */
+function walkWithParent(
+  n: unknown,
+  visit: (n: EsNode, parent: EsNode | undefined, key: string) => void,
+  parent?: EsNode,
+  key = '',
+): void {
+  if (Array.isArray(n)) for (const c of n) walkWithParent(c, visit, parent, key);
+  else if (isNode(n)) {
+    visit(n, parent, key);
+    for (const [k, v] of Object.entries(n))
+      if (k !== 'type' && typeof v === 'object' && v !== null) walkWithParent(v, visit, n, k);
+  }
+}
+
 export function javascriptCalls(program: EsNode, source: string): ProgramCall[] {
-  return new JavascriptReader(program, source).calls(program);
+  const reader = new JavascriptReader(program, source);
+  return [...reader.calls(program), ...reader.escapes(program)];
+}
+
+export function javascriptLoads(program: EsNode, source: string): ProgramEffect[] {
+  return new JavascriptReader(program, source).loads(program);
 }

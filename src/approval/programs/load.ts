@@ -4,8 +4,8 @@ import { createRequire } from 'node:module';
 import { parseSync } from 'oxc-parser';
 import { Language, Parser } from 'web-tree-sitter';
 import { effectsOf, type ProgramCall, type ProgramEffect } from './effects.js';
-import { javascriptCalls, type EsNode } from './javascript.js';
-import { pythonCalls } from './python.js';
+import { javascriptCalls, javascriptLoads, type EsNode } from './javascript.js';
+import { pythonCalls, pythonLoads } from './python.js';
 
 /** What a program would run, by a real grammar; undefined for a language without one here. */
 export type ReadProgram = (source: string, language: string) => ProgramEffect[] | undefined;
@@ -34,15 +34,20 @@ export function loadProgramReader(): Promise<ReadProgram> {
         const tree = python.parse(source);
         try {
           return tree
-            ? effects(pythonCalls(tree.rootNode), tree.rootNode.hasError, language)
+            ? [...pythonLoads(tree.rootNode), ...effects(pythonCalls(tree.rootNode), tree.rootNode.hasError, language)]
             : effects([], true, language);
         } finally {
           tree?.delete();
         }
       }
-      if (language === 'javascript') {
-        const r = parseSync('program.mjs', source, { sourceType: 'module' });
-        return effects(javascriptCalls(r.program as unknown as EsNode, source), r.errors.length > 0, language);
+      if (language === 'javascript' || language === 'typescript') {
+        // A CommonJS file (require, module.exports) parses as a module too; TypeScript needs its own grammar.
+        const r = parseSync(language === 'typescript' ? 'program.ts' : 'program.mjs', source, { sourceType: 'module' });
+        const program = r.program as unknown as EsNode;
+        return [
+          ...javascriptLoads(program, source),
+          ...effects(javascriptCalls(program, source), r.errors.length > 0, language),
+        ];
       }
       return undefined;
     };

@@ -118,6 +118,48 @@ describe('execute_code programs', () => {
   });
 });
 
+/** execute_code routes (issue 33): computed access to dangerous functions, files written at computed paths. */
+const COMPUTED: [string, string, 'hardline' | 'dangerous' | null][] = [
+  ['python', 'import os\nk = "sys" + "tem"\nvars(os)[k]("kill -9 -1")', 'dangerous'],
+  ['python', 'import os\nos.__dict__[name]("x")', 'dangerous'],
+  ['python', 'import sys\nsys.modules[m].system("x")', 'dangerous'],
+  ['python', "import sys\nsys.modules['os'].system('kill -9 -1')", 'hardline'],
+  ['python', 'globals()[name]("x")', 'dangerous'],
+  ['python', "__builtins__.__dict__['ex' + 'ec']('x')", 'dangerous'],
+  ['python', 'import os\nlist(map(os.system, cmds))', 'dangerous'],
+  ['python', 'import os, threading\nthreading.Thread(target=os.system, args=(c,)).start()', 'dangerous'],
+  ['python', 'import os, functools\nf = functools.partial(os.system)\nf("x")', 'dangerous'],
+  ['python', 'import operator, os\noperator.methodcaller("system", "x")(os)', 'dangerous'],
+  ['python', 'import ctypes\nctypes.CDLL(None).system(b"x")', 'dangerous'],
+  ['python', '().__class__.__base__.__subclasses__()', 'dangerous'],
+  ['python', "import os\ns = os.system\ns('kill -9 -1')", 'hardline'],
+  ['python', "import os\nprint(os.path.join('a', 'b'), os.getcwd())", null],
+  ['python', "import subprocess\nsubprocess.run(['git', 'status'], stdout=subprocess.PIPE)", null],
+  ['python', "d = input()\nopen(d + '/pre-commit', 'w').write('x')", 'dangerous'],
+  ['python', "import os\nopen(os.path.join(d, 'hooks', name), 'w')", 'dangerous'],
+  ['python', "from pathlib import Path\nPath(d).joinpath('x.pth').write_text('import os')", null],
+  ['python', "open(f'{out}/report.json', 'w').write('{}')", null],
+  ['python', "open(f'{name}.csv', 'w')", null],
+  ['python', "import shutil\nshutil.copy('x.sh', dest)", 'dangerous'],
+  ['javascript', "import cp from 'node:child_process';\n[cp.execSync][0]('kill -9 -1');", 'dangerous'],
+  ['javascript', "import cp from 'node:child_process';\n['ls'].forEach(cp.execSync);", 'dangerous'],
+  ['javascript', "import cp from 'node:child_process';\ncp.execSync.call(null, cmd);", 'dangerous'],
+  ['javascript', "import cp from 'node:child_process';\nObject.values(cp)[3]('x');", 'dangerous'],
+  ['javascript', "import cp from 'node:child_process';\nReflect.get(cp, k)('x');", 'dangerous'],
+  ['javascript', "process.binding('spawn_sync');", 'dangerous'],
+  ['javascript', 'const m = require(name);', 'dangerous'],
+  ['javascript', "import fs from 'node:fs';\nfs.writeFileSync(`${dir}/${hook}`, 'x');", 'dangerous'],
+  ['javascript', "import fs from 'node:fs';\nfs.writeFileSync(`${dir}/out.json`, '{}');", null],
+  ['javascript', "import { execSync as e } from 'node:child_process';\nconst run = e;\nrun('git status');", null],
+];
+
+describe('execute_code: computed callees and computed paths (issue 33)', () => {
+  it.each(COMPUTED)('%s: %s', (language, code, tier) => {
+    const v = judge(code, language);
+    expect(v.tier, JSON.stringify(v.findings.map((f) => f.rule))).toBe(tier);
+  });
+});
+
 describe('stdin and scripts by path', () => {
   const files = (entries: Record<string, ScriptFile>) => new Map(Object.entries(entries));
 
@@ -184,7 +226,9 @@ describe('stdin and scripts by path', () => {
     expect(shebangLanguage('#!/bin/bash\n')).toBeNull();
     expect(shebangLanguage('#!/usr/bin/env -S python3 -u\n')).toBe('python');
     expect(shebangLanguage('#!/usr/bin/env node\n')).toBe('javascript');
-    expect(shebangLanguage('#!/usr/bin/awk -f\n')).toBeUndefined();
+    expect(shebangLanguage('#!/usr/bin/awk -f\n')).toBe('awk');
+    expect(shebangLanguage('#!/usr/bin/env -S tclsh\n')).toBe('tcl');
+    expect(shebangLanguage('#!/usr/bin/env ocaml\n')).toBeUndefined();
     expect(shebangLanguage('echo no shebang\n')).toBeNull();
   });
 });

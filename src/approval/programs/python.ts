@@ -2,7 +2,17 @@
 // calls that spawn, delete or signal, with their arguments folded to literals where they can be. Pure.
 import { decodeBase64 } from '../decode.js';
 import type { SyntaxNode } from '../parser.js';
-import { DANGEROUS_MODULES, SPAWNERS, unknown, type ProgramCall, type Value } from './effects.js';
+import {
+  DANGEROUS_MODULES,
+  OWN_FILE,
+  runsSomething,
+  SPAWNERS,
+  tailOf,
+  unknown,
+  type ProgramCall,
+  type ProgramEffect,
+  type Value,
+} from './effects.js';
 
 const named = (n: SyntaxNode): SyntaxNode[] => n.namedChildren.filter((c): c is SyntaxNode => c !== null);
 
@@ -37,6 +47,22 @@ function unescape(text: string): string {
     if (/^[0-7]/.test(e)) return String.fromCharCode(parseInt(e, 8));
     return ESCAPES[e] ?? all;
   });
+}
+
+/** Paths joined as os.path.join does: a later absolute part starts again; an unknown part leaves the known tail. */
+function joinPaths(parts: Value[], text: string): Value {
+  let out: string | undefined = '';
+  let tail = '';
+  for (const p of parts) {
+    if (p.kind !== 'str') {
+      out = undefined;
+      tail = tailOf(p);
+      continue;
+    }
+    if (out === undefined) tail = p.v.startsWith('/') ? p.v : `${tail}/${p.v}`;
+    else out = p.v.startsWith('/') || out === '' ? p.v : `${out}/${p.v}`;
+  }
+  return out === undefined ? unknown(text, false, tail) : { kind: 'str', v: out };
 }
 
 class PythonReader {
@@ -119,7 +145,16 @@ class PythonReader {
     switch (n.type) {
       case 'string': {
         const start = named(n).find((c) => c.type === 'string_start')?.text ?? '"';
-        if (named(n).some((c) => c.type === 'interpolation')) return unknown(n.text);
+        const parts = named(n);
+        const last = parts.map((c) => c.type).lastIndexOf('interpolation');
+        if (last >= 0) {
+          const tail = parts
+            .slice(last + 1)
+            .filter((c) => c.type === 'string_content')
+            .map((c) => c.text)
+            .join('');
+          return unknown(n.text, false, /r/i.test(start) ? tail : unescape(tail));
+        }
         const body = named(n)
           .filter((c) => c.type === 'string_content')
           .map((c) => c.text)
@@ -140,7 +175,9 @@ class PythonReader {
           return { kind: 'list', items: values.flatMap((v) => (v as { items: Value[] }).items) };
         if (op === '*' && values[0]?.kind === 'str' && values[1]?.kind === 'num')
           return { kind: 'str', v: values[0].v.repeat(Math.max(0, Math.min(values[1].v, 1000))) };
-        return unknown(n.text);
+        // pathlib's `/` joins paths.
+        if (op === '/' && values.length === 2) return joinPaths(values, n.text);
+        return unknown(n.text, false, op === '+' ? tailOf(values.at(-1)) : undefined);
       }
       case 'integer':
         return Number.isFinite(Number(n.text)) ? { kind: 'num', v: Number(n.text) } : unknown(n.text);
@@ -160,11 +197,18 @@ class PythonReader {
       case 'parenthesized_expression':
         return named(n)[0] ? this.fold(named(n)[0]!, depth + 1) : unknown(n.text);
       case 'identifier': {
+        if (n.text === '__file__') return { kind: 'str', v: OWN_FILE };
         const assigned = this.once.get(n.text);
         return assigned ? this.fold(assigned, depth + 1) : unknown(n.text);
       }
-      case 'attribute':
-        return unknown(n.text, n.childForFieldName('attribute')?.text === 'pid');
+      case 'attribute': {
+        const attr = n.childForFieldName('attribute')?.text;
+        if (attr === 'parent') {
+          const base = this.fold(n.childForFieldName('object')!, depth + 1);
+          if (base.kind === 'str') return { kind: 'str', v: `${base.v}/..` };
+        }
+        return unknown(n.text, attr === 'pid');
+      }
       case 'subscript': {
         // text[::-1] reverses.
         const v = this.fold(n.childForFieldName('value')!, depth + 1);
@@ -190,7 +234,24 @@ class PythonReader {
       const c = arg(0);
       return c.kind === 'num' ? { kind: 'str', v: String.fromCharCode(c.v) } : unknown(n.text);
     }
-    if (name === 'str') return arg(0).kind === 'str' ? arg(0) : unknown(n.text);
+    if (name === 'str') return arg(0).kind === 'str' ? arg(0) : unknown(n.text, false, tailOf(arg(0)));
+    // Paths a program builds for its module search path or the files it writes.
+    if (name === 'os.path.dirname')
+      return arg(0).kind === 'str' ? { kind: 'str', v: `${(arg(0) as { v: string }).v}/..` } : unknown(n.text);
+    if (name === 'os.getcwd') return { kind: 'str', v: '.' };
+    if (name && /^os\.path\.(abspath|realpath|normpath|expanduser)$/.test(name)) return arg(0);
+    if (
+      name === 'os.path.join' ||
+      name === 'pathlib.Path' ||
+      name === 'pathlib.PurePath' ||
+      name === 'pathlib.PosixPath'
+    )
+      return args.length === 0
+        ? { kind: 'str', v: '.' }
+        : joinPaths(
+            args.map((_, i) => arg(i)),
+            n.text,
+          );
     if (name === 'base64.b64decode' || name === 'base64.standard_b64decode' || name === 'bytes.fromhex') {
       const s = arg(0);
       if (s.kind !== 'str') return unknown(n.text);
@@ -225,6 +286,8 @@ class PythonReader {
         }
         if (method === 'decode' || method === 'encode' || method === 'strip')
           return method === 'strip' ? { kind: 'str', v: self.v.trim() } : self;
+        if (method === 'resolve' || method === 'absolute' || method === 'expanduser') return self;
+        if (method === 'joinpath') return joinPaths([self, ...args.map((_, i) => arg(i))], n.text);
         if (method === 'replace') {
           const [a, b] = [arg(0), arg(1)];
           if (a.kind === 'str' && b.kind === 'str') return { kind: 'str', v: self.v.split(a.v).join(b.v) };
@@ -264,8 +327,171 @@ class PythonReader {
     }
     return out;
   }
+
+  /** What the program imports and runs from files, and the directories it adds to its module path. */
+  loads(root: SyntaxNode): ProgramEffect[] {
+    const out: ProgramEffect[] = [];
+    const load = (module: string, level = 0, names: string[] = []): void => {
+      out.push({ kind: 'load', language: 'python', how: 'import', module, level, names });
+    };
+    for (const imp of all(root, 'import_statement'))
+      for (const n of imp.childrenForFieldName('name').filter((c): c is SyntaxNode => c !== null))
+        load((n.type === 'aliased_import' ? n.childForFieldName('name') : n)?.text ?? '');
+    for (const imp of all(root, 'import_from_statement')) {
+      const from = imp.childForFieldName('module_name');
+      const relative = from?.type === 'relative_import';
+      const prefix = relative ? (named(from).find((c) => c.type === 'import_prefix')?.text ?? '') : '';
+      const module = relative ? (named(from).find((c) => c.type === 'dotted_name')?.text ?? '') : (from?.text ?? '');
+      const names = imp
+        .childrenForFieldName('name')
+        .filter((c): c is SyntaxNode => c !== null)
+        .map((n) => (n.type === 'aliased_import' ? n.childForFieldName('name') : n)?.text ?? '');
+      load(module, prefix.length, names);
+    }
+    const path = (v: Value, how: 'file' | 'root', text: string): void => {
+      if (v.kind === 'str')
+        out.push(
+          how === 'file'
+            ? { kind: 'load', language: 'python', how, path: v.v }
+            : { kind: 'load', language: 'python', how, path: v.v },
+        );
+      else
+        out.push({
+          kind: 'computed',
+          detail: `${text}: ${how === 'root' ? 'the directory it loads modules from' : 'the file it runs'} is computed at run time`,
+        });
+    };
+    for (const c of all(root, 'call')) {
+      const name = this.qualify(c.childForFieldName('function'));
+      const args = named(c.childForFieldName('arguments') ?? c).filter((a) => a.type !== 'keyword_argument');
+      const arg = (i: number): Value => (args[i] ? this.fold(args[i]!) : unknown(''));
+      const text = c.text.length > 100 ? `${c.text.slice(0, 97)}...` : c.text;
+      if (name === 'importlib.import_module' || name === '__import__' || name === 'runpy.run_module') {
+        const m = arg(0);
+        if (m.kind === 'str') load(m.v.replace(/^\.+/, ''), /^\.*/.exec(m.v)![0].length);
+        else out.push({ kind: 'computed', detail: `${text}: the module it loads is computed at run time` });
+      } else if (name === 'runpy.run_path') path(arg(0), 'file', text);
+      else if (
+        name === 'imp.load_source' ||
+        name === 'importlib.util.spec_from_file_location' ||
+        name === 'importlib.machinery.SourceFileLoader'
+      )
+        path(arg(1), 'file', text);
+      else if (name === 'sys.path.insert') path(arg(1), 'root', text);
+      else if (name === 'sys.path.append' || name === 'site.addsitedir') path(arg(0), 'root', text);
+      else if (name === 'sys.path.extend') {
+        const list = arg(0);
+        if (list.kind === 'list') for (const item of list.items) path(item, 'root', text);
+        else path(list, 'root', text);
+      }
+    }
+    // sys.path[0:0] = [...], sys.path = [...], sys.path += [...]
+    for (const a of [...all(root, 'assignment'), ...all(root, 'augmented_assignment')]) {
+      const left = a.childForFieldName('left');
+      const target = left?.type === 'subscript' ? left.childForFieldName('value') : left;
+      if (!target || this.qualify(target) !== 'sys.path') continue;
+      const right = a.childForFieldName('right');
+      const v = right ? this.fold(right) : unknown(a.text);
+      if (v.kind === 'list') for (const item of v.items) path(item, 'root', a.text);
+      else path(v, 'root', a.text);
+    }
+    // Directories added to sys.path apply to every import of the module, wherever it is written.
+    const isRoot = (e: ProgramEffect): boolean => e.kind === 'load' && e.how === 'root';
+    return [...out.filter(isRoot), ...out.filter((e) => !isRoot(e))];
+  }
+
+  /**
+   * Ways to reach a function that runs something without naming it in a call: the function handed around as a value
+   * (`map(os.system, cmds)`), a dangerous module used as a value (`vars(os)[k]`), namespaces indexed by a computed
+   * key (`globals()[k]`, `sys.modules[k]`), introspection that leads back to modules (`__subclasses__`,
+   * `__globals__`) and C calls (ctypes). Each is a call whose callee is computed.
+   */
+  escapes(root: SyntaxNode): ProgramCall[] {
+    const out: ProgramCall[] = [];
+    const escape = (n: SyntaxNode, what: string): void => {
+      const text = n.text.length > 100 ? `${n.text.slice(0, 97)}...` : n.text;
+      out.push({ name: `${what}.<computed>`, args: [], keywords: {}, text });
+    };
+    const inImport = (n: SyntaxNode): boolean => {
+      for (let p: SyntaxNode | null = n.parent; p; p = p.parent)
+        if (p.type === 'import_statement' || p.type === 'import_from_statement') return true;
+      return false;
+    };
+    const visit = (n: SyntaxNode): void => {
+      if (n.type === 'identifier' || n.type === 'attribute') {
+        const parent = n.parent;
+        const asAttributeName = parent?.type === 'attribute' && parent.childForFieldName('attribute')?.id === n.id;
+        const isBase = parent?.type === 'attribute' && parent.childForFieldName('object')?.id === n.id;
+        const isCallee = parent?.type === 'call' && parent.childForFieldName('function')?.id === n.id;
+        const declared =
+          parent !== null &&
+          /^(keyword_argument|parameters|default_parameter|typed_parameter|function_definition|class_definition|lambda_parameters|global_statement|nonlocal_statement)$/.test(
+            parent.type,
+          ) &&
+          (parent.type !== 'keyword_argument' || parent.childForFieldName('name')?.id === n.id);
+        if (!asAttributeName && !isCallee && !declared && !(n.type === 'identifier' && isBase) && !inImport(n)) {
+          const q = this.qualify(n);
+          const aliasOnce =
+            parent?.type === 'assignment' &&
+            parent.childForFieldName('right')?.id === n.id &&
+            parent.childForFieldName('left')?.type === 'identifier' &&
+            this.once.has(parent.childForFieldName('left')!.text);
+          const getattrLiteral =
+            parent?.type === 'argument_list' &&
+            parent.parent?.type === 'call' &&
+            this.qualify(parent.parent.childForFieldName('function')) === 'getattr' &&
+            named(parent)[0]?.id === n.id &&
+            named(parent)[1] !== undefined &&
+            this.fold(named(parent)[1]!).kind === 'str';
+          if (q !== undefined && !aliasOnce && !getattrLiteral && !isBase) {
+            if (runsSomething(q) && q !== 'exec' && q !== 'eval') escape(n, q);
+            else if (DANGEROUS_MODULES.has(q)) escape(n, q);
+          }
+          if (q !== undefined && !aliasOnce && !getattrLiteral && (q === 'exec' || q === 'eval') && !isBase)
+            escape(n, q);
+        }
+        const attr = n.type === 'attribute' ? n.childForFieldName('attribute')?.text : undefined;
+        if (attr && /^__(subclasses|globals|builtins|code|closure)__$/.test(attr)) escape(n, 'introspection');
+      }
+      if (n.type === 'subscript') {
+        const base = n.childForFieldName('value');
+        const q = base ? this.qualify(base) : undefined;
+        const key = n.childForFieldName('subscript');
+        const namespace =
+          q === 'sys.modules' ||
+          q === '__builtins__' ||
+          (base?.type === 'call' &&
+            /^(globals|locals|vars)$/.test(this.qualify(base.childForFieldName('function')) ?? '')) ||
+          (base?.type === 'attribute' && base.childForFieldName('attribute')?.text === '__dict__');
+        if (namespace && (!key || this.fold(key).kind !== 'str')) escape(n, 'namespace');
+      }
+      if (n.type === 'call') {
+        const q = this.qualify(n.childForFieldName('function'));
+        if (q && /^ctypes\.(CDLL|PyDLL|cdll|pydll|pythonapi|LibraryLoader|util)\b|^cffi\b/.test(q)) escape(n, 'ctypes');
+        if (q === 'operator.attrgetter' || q === 'operator.methodcaller') escape(n, 'operator');
+        if (q === 'getattr') {
+          const [obj, attr] = named(n.childForFieldName('arguments') ?? n);
+          const base = obj ? this.qualify(obj) : undefined;
+          if (
+            attr &&
+            this.fold(attr).kind !== 'str' &&
+            (base === '__builtins__' || base === 'builtins' || base === 'sys.modules')
+          )
+            escape(n, base);
+        }
+      }
+      for (const c of named(n)) visit(c);
+    };
+    visit(root);
+    return out;
+  }
 }
 
 export function pythonCalls(root: SyntaxNode): ProgramCall[] {
-  return new PythonReader(root).calls(root);
+  const reader = new PythonReader(root);
+  return [...reader.calls(root), ...reader.escapes(root)];
+}
+
+export function pythonLoads(root: SyntaxNode): ProgramEffect[] {
+  return new PythonReader(root).loads(root);
 }

@@ -1,5 +1,7 @@
 // The approvals view: polls the pending approvals every second and a half, adds new ones and removes decided
-// ones without redrawing the rest (a reason being typed survives), and posts decisions. Browser code.
+// ones without redrawing the rest (a reason being typed survives), and posts decisions. Each approval says what each
+// choice gives before it is made, offers only the choices it allows, and shows its exact, whole text on request.
+// Browser code.
 import { el, getJson, postJson, setStatus, timeLeft, when } from './common.js';
 
 const POLL_MS = 1500;
@@ -11,12 +13,7 @@ main.append(el('h1', {}, 'Waiting for a decision'), empty, list);
 const rows = new Map();
 const key = (a) => `${a.workflowId}\n${a.approvalId}`;
 
-const CHOICES = [
-  ['once', 'Approve once', 'Run this call'],
-  ['session', 'For this run', 'Approve this call, and this rule for the rest of the run'],
-  ['always', 'Always', "Approve, and add the rule to config.yaml's command_allowlist"],
-  ['deny', 'Deny…', 'Refuse: the model is told, with your reason'],
-];
+const LABELS = { once: 'Approve once', session: 'For this run', always: 'Always', deny: 'Deny…' };
 
 async function decide(a, row, choice, reason) {
   row.classList.add('busy');
@@ -69,19 +66,53 @@ function denyForm(a, row) {
   return form;
 }
 
+/**
+ * The text with tether's own markers (⟨4,100 spaces⟩, ⟨redacted: 6 characters⟩) drawn apart from the command: the
+ * text itself can never hold ⟨ or ⟩ unescaped, so each one is a marker. Text nodes only.
+ */
+function commandNodes(text) {
+  return text.split(/(⟨[^⟩\n]*⟩)/).map((part, i) => (i % 2 === 1 ? el('span', { class: 'marker' }, part) : part));
+}
+
+/** Replaces the listing's text (bounded, secrets redacted) by the exact, whole text read from the run. */
+async function showExact(a, pre, button) {
+  button.disabled = true;
+  try {
+    const exact = await getJson(
+      `/inbox/api/exact?workflowId=${encodeURIComponent(a.workflowId)}&approvalId=${encodeURIComponent(a.approvalId)}`,
+    );
+    pre.replaceChildren(...commandNodes(exact.text));
+    pre.setAttribute('data-exact', '');
+    button.replaceWith(
+      el('p', { class: 'muted', 'data-exact-note': '' }, `The exact text, all ${exact.chars} characters.`),
+    );
+  } catch (err) {
+    button.disabled = false;
+    setStatus(`Could not read the exact text: ${err.message ?? err}`, true);
+  }
+}
+
 function render(a) {
   const row = el('article', { class: 'approval', 'data-approval-id': a.approvalId, 'data-workflow-id': a.workflowId });
   const deny = denyForm(a, row);
   const left = el('span', { class: 'left', 'data-expires': a.expiresAt }, timeLeft(a.expiresAt));
-  const buttons = CHOICES.map(([choice, label, title]) => {
-    const b = el('button', { type: 'button', 'data-decision': choice, title, class: choice }, label);
-    b.addEventListener('click', () => {
-      if (choice !== 'deny') return void decide(a, row, choice);
-      deny.hidden = false;
-      deny.querySelector('input').focus();
+  const buttons = a.choices
+    .filter((c) => c.offered)
+    .map(({ choice, gives }) => {
+      const b = el('button', { type: 'button', 'data-decision': choice, title: gives, class: choice }, LABELS[choice]);
+      b.addEventListener('click', () => {
+        if (choice !== 'deny') return void decide(a, row, choice);
+        deny.hidden = false;
+        deny.querySelector('input').focus();
+      });
+      return b;
     });
-    return b;
-  });
+  const pre = el('pre', { class: 'command', 'data-command': '' }, commandNodes(a.text));
+  const exact =
+    a.shortened || a.redacted
+      ? el('button', { type: 'button', 'data-show-exact': '' }, `Show the exact text (all ${a.chars} characters)`)
+      : null;
+  exact?.addEventListener('click', () => void showExact(a, pre, exact));
   row.append(
     ...[
       el(
@@ -91,22 +122,58 @@ function render(a) {
         el('span', { class: 'muted' }, ` · ${a.tool} · ${a.approvalId}`),
       ),
       a.task ? el('p', { class: 'task' }, el('span', { class: 'muted' }, 'task: '), a.task) : null,
-      el('pre', { class: 'command', 'data-command': '' }, a.command),
+      a.network
+        ? el('p', { class: 'network' }, 'network: ', el('code', { 'data-network': '' }, a.network), ' · asked by:')
+        : null,
+      a.cwd ? el('p', { class: 'cwd muted', 'data-cwd': '' }, `in ${a.cwd}`) : null,
+      a.changed?.length
+        ? el(
+            'p',
+            { class: 'warn', 'data-changed': '' },
+            `Changed after it was judged or approved: ${a.changed.join(', ')}. Shown below as it is now.`,
+          )
+        : null,
+      pre,
       a.hidden
         ? el(
             'p',
-            { class: 'warn' },
-            'The command holds control or invisible characters, shown above as \\x.. and \\u.... escapes.',
+            { class: 'warn', 'data-hidden-note': '' },
+            'It holds control, invisible or look-alike characters, shown above as \\x.. and \\u.... escapes.',
           )
         : null,
-      a.redacted ? el('p', { class: 'warn' }, 'What looked like a secret is shown as [REDACTED ...] here.') : null,
-      a.shortened ? el('p', { class: 'warn' }, 'Shortened here: tether status shows the whole command.') : null,
+      a.collapsed
+        ? el('p', { class: 'muted' }, '⟨N spaces⟩ and ⟨N blank lines⟩ above stand for that many, counted.')
+        : null,
+      a.redacted
+        ? el('p', { class: 'warn', 'data-redacted-note': '' }, 'A secret value is shown as ⟨redacted⟩ in this listing.')
+        : null,
+      a.shortened
+        ? el(
+            'p',
+            { class: 'warn', 'data-shortened-note': '' },
+            `Shortened in this listing: ${a.chars} characters in all.`,
+          )
+        : null,
+      exact,
       el(
         'ul',
         { class: 'findings' },
         a.findings.map((f) =>
           el('li', { class: f.tier }, el('code', { 'data-rule': f.rule }, f.rule), ' ', f.description),
         ),
+      ),
+      el(
+        'dl',
+        { class: 'gives' },
+        a.choices.flatMap((c) => [
+          el('dt', {}, LABELS[c.choice].replace('…', '')),
+          el(
+            'dd',
+            { 'data-gives': c.choice, class: c.offered ? '' : 'not-offered' },
+            c.offered ? '' : '(not offered) ',
+            c.gives,
+          ),
+        ]),
       ),
       el('p', { class: 'times muted' }, `asked ${when(a.askedAt)} · denied in `, left, ' unless decided'),
       el('div', { class: 'buttons' }, buttons),

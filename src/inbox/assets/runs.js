@@ -1,11 +1,14 @@
 // The runs view: recent runs with their status, and one run's transcript (turns, tool calls with their arguments
 // and results, answers) with the approvals decided in it and who decided them. Browser code.
-import { el, getJson, setStatus, when } from './common.js';
+import { el, getJson, postJson, setStatus, when } from './common.js';
 
 const main = document.getElementById('main');
 /** append and replaceChildren would show a null as the text "null". */
 const present = (...nodes) => nodes.filter(Boolean);
 const runLink = (id) => el('a', { href: `/inbox/runs/${encodeURIComponent(id)}` }, id);
+/** Tokens in / out, and the cost when the worker's config.yaml prices the model. */
+const tokens = (t) =>
+  `${t.inputTokens} in / ${t.outputTokens} out${t.costUsd === undefined ? '' : ` · $${t.costUsd.toFixed(t.costUsd < 0.01 ? 6 : 4)}`}`;
 const statusBadge = (s) =>
   el('span', { class: `badge ${String(s).toLowerCase()}`, 'data-status': s }, String(s).toLowerCase());
 
@@ -23,6 +26,7 @@ async function showRuns() {
         el('td', { class: 'task' }, r.task ?? ''),
         el('td', {}, when(r.startTime)),
         el('td', {}, r.closeTime ? when(r.closeTime) : ''),
+        el('td', { class: 'tokens' }, r.tokens ? tokens(r.tokens) : ''),
       ),
     ),
   );
@@ -39,7 +43,7 @@ async function showRuns() {
           el(
             'tr',
             {},
-            ['run', 'status', 'task', 'started', 'closed'].map((h) => el('th', {}, h)),
+            ['run', 'status', 'task', 'started', 'closed', 'tokens'].map((h) => el('th', {}, h)),
           ),
         ),
         body,
@@ -69,7 +73,7 @@ function decided(d) {
     el(
       'div',
       { class: 'meta' },
-      `${d.choice === 'deny' ? 'denied' : `approved (${d.choice})`} by `,
+      `${d.choice === 'deny' ? 'denied' : `approved (${d.choice}${d.asked ? `; ${d.asked} was asked, not offered` : ''})`} by `,
       el('strong', { 'data-by': '' }, who),
       ` · ${when(d.decidedAt)} · ${d.tool}`,
     ),
@@ -78,13 +82,108 @@ function decided(d) {
   );
 }
 
+const short = (id) => id.slice(0, 12);
+const count = (n, what) => `${n} ${what}`;
+
+/** What changed after a checkpoint, in words, with the first few paths. */
+function changedAfter(c) {
+  const a = c.changedAfter;
+  if (!a) return 'what changed after it is not known';
+  const total = a.added + a.modified + a.deleted;
+  const until = a.until === 'now' ? 'since then' : 'before the next checkpoint';
+  if (total === 0) return `nothing changed ${until}`;
+  const paths = [...a.paths.deleted, ...a.paths.modified, ...a.paths.added].slice(0, 6);
+  return `${until}: ${count(a.added, 'added')}, ${count(a.modified, 'changed')}, ${count(a.deleted, 'deleted')} (${paths.join(', ')}${total > paths.length ? ', …' : ''})`;
+}
+
+async function restore(r, c, item) {
+  for (const b of item.querySelectorAll('button')) b.disabled = true;
+  const { status, body } = await postJson('/inbox/api/restore', { workflowId: r.workflowId, id: c.id });
+  if (status === 200) {
+    const done = body.changes.filter((x) => x.action !== 'kept').length;
+    const kept = body.changes.filter((x) => x.action === 'kept').length;
+    setStatus(
+      `Restored to checkpoint ${short(c.id)}: ${done} change(s)${kept ? `, ${kept} path(s) kept as they were` : ''}; undo with checkpoint ${short(body.undo)}`,
+    );
+    await showRun(r.workflowId);
+  } else {
+    for (const b of item.querySelectorAll('button')) b.disabled = false;
+    setStatus(`Not restored: ${body.error ?? `HTTP ${status}`}`, true);
+  }
+}
+
+/** A checkpoint with what changed after it and a restore button that asks once more before it acts. */
+function checkpoint(r, c) {
+  const running = r.status === 'RUNNING';
+  const item = el('li', { class: `checkpoint ${c.kind}`, 'data-checkpoint-id': c.id, 'data-turn': c.turn });
+  const confirm = el(
+    'div',
+    { class: 'confirm', hidden: true },
+    el(
+      'p',
+      {},
+      `Put ${c.cwd} back as it was here? Files added after it are removed. A checkpoint is taken first, so this can be undone.`,
+    ),
+    el('button', { type: 'button', 'data-confirm-restore': '' }, 'Restore'),
+    el('button', { type: 'button', 'data-cancel-restore': '' }, 'Cancel'),
+  );
+  const ask = el(
+    'button',
+    {
+      type: 'button',
+      'data-restore': '',
+      disabled: running,
+      title: running
+        ? 'The run is still running: cancel it first (or use tether rollback --force)'
+        : 'Restore the task directory to this checkpoint',
+    },
+    'Restore…',
+  );
+  ask.addEventListener('click', () => (confirm.hidden = false));
+  confirm.querySelector('[data-confirm-restore]').addEventListener('click', () => void restore(r, c, item));
+  confirm.querySelector('[data-cancel-restore]').addEventListener('click', () => (confirm.hidden = true));
+  const what =
+    c.kind === 'rollback'
+      ? `taken before a rollback to ${short(c.rollbackTo ?? '')}`
+      : `before turn ${c.turn} · ${c.tool ?? ''} ${c.args ?? ''}`;
+  item.append(
+    el('div', { class: 'meta' }, el('code', {}, short(c.id)), ` checkpoint · ${when(c.at)} · ${what}`),
+    el('div', { class: 'summary', 'data-changed-after': '' }, changedAfter(c)),
+    ask,
+    confirm,
+  );
+  return item;
+}
+
+/** The transcript with each turn's checkpoint next to the model's call that it preceded. */
+function transcriptWithCheckpoints(r) {
+  const byTurn = new Map(r.checkpoints.filter((c) => c.kind === 'turn').map((c) => [c.turn, c]));
+  const placed = new Set();
+  const items = [];
+  for (const e of r.transcript) {
+    items.push(entry(e));
+    const c = e.role === 'assistant' && e.tool ? byTurn.get(e.turn) : undefined;
+    if (c && !placed.has(c.id)) {
+      placed.add(c.id);
+      items.push(checkpoint(r, c));
+    }
+  }
+  return { items, rest: r.checkpoints.filter((c) => !placed.has(c.id)) };
+}
+
 async function showRun(id) {
   const r = await getJson(`/inbox/api/runs/${encodeURIComponent(id)}`);
   document.title = `tether · ${r.workflowId}`;
+  const { items, rest } = transcriptWithCheckpoints(r);
   main.replaceChildren(
     ...present(
       el('h1', {}, r.workflowId, ' ', statusBadge(r.runStatus ?? r.status)),
-      el('p', { class: 'muted' }, `started ${when(r.startTime)}${r.closeTime ? ` · closed ${when(r.closeTime)}` : ''}`),
+      el(
+        'p',
+        { class: 'muted' },
+        `started ${when(r.startTime)}${r.closeTime ? ` · closed ${when(r.closeTime)}` : ''}`,
+        r.tokens ? el('span', { 'data-tokens': '' }, ` · ${tokens(r.tokens)} tokens`) : null,
+      ),
       r.task ? el('p', { class: 'task' }, el('span', { class: 'muted' }, 'task: '), r.task) : null,
       r.answer
         ? el('section', { class: 'answer' }, el('h2', {}, 'Answer'), el('pre', { 'data-answer': '' }, r.answer))
@@ -96,6 +195,25 @@ async function showRun(id) {
             { class: 'warn' },
             `${r.pendingApprovals.length} approval(s) waiting: `,
             el('a', { href: '/inbox' }, 'decide in the inbox'),
+          )
+        : null,
+      r.network && r.network.length > 0
+        ? el(
+            'section',
+            { class: 'network' },
+            el('h2', {}, 'Network'),
+            el(
+              'ul',
+              { class: 'hosts' },
+              r.network.map((n) =>
+                el(
+                  'li',
+                  { 'data-host': n.host, 'data-decision': n.decision },
+                  el('code', {}, n.host.includes(':') ? `[${n.host}]:${n.port}` : `${n.host}:${n.port}`),
+                  ` ${n.decision} (${n.by}) · ${n.count} connection(s) · last ${when(n.at)}`,
+                ),
+              ),
+            ),
           )
         : null,
       el('h2', {}, 'Decided approvals'),
@@ -111,7 +229,15 @@ async function showRun(id) {
             { class: 'muted' },
             `No transcript in ${r.transcriptMissing ?? 'the store'} (workers write it under their TETHER_HOME; serve from the same one to see it).`,
           )
-        : el('ol', { class: 'transcript' }, r.transcript.map(entry)),
+        : el('ol', { class: 'transcript' }, items),
+      rest.length > 0 ? el('h2', {}, 'Other checkpoints') : null,
+      rest.length > 0
+        ? el(
+            'ul',
+            { class: 'checkpoints' },
+            rest.map((c) => checkpoint(r, c)),
+          )
+        : null,
     ),
   );
   return r.status;

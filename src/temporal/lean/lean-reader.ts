@@ -3,6 +3,7 @@
 // Reads only: whatever it cannot answer plainly (another payload encoding, a failed run) it leaves to the client.
 // Worker-only.
 import type { temporal } from '@temporalio/proto';
+import { ATTRIBUTES } from '../../common/search-attribute-names.js';
 import type { AgentState } from '../../common/types.js';
 import { STATE_QUERY } from '../../common/workflow-messages.js';
 import type { RunReader } from '../../visibility/run-reader.js';
@@ -24,6 +25,8 @@ export interface RunDescription {
   status: string;
   startTime: Date;
   closeTime?: Date;
+  /** The run's TetherModel search attribute, when set. */
+  model?: string;
 }
 
 export class LeanReader implements RunReader {
@@ -58,12 +61,14 @@ export class LeanReader implements RunReader {
       },
     );
     const info = res.workflowExecutionInfo;
+    const model = jsonPayload(info?.searchAttributes?.indexedFields?.[ATTRIBUTES.model.name] as RawPayload | undefined);
     return {
       workflowId,
       runId: info?.execution?.runId ?? '',
       status: EXECUTION_STATUS[info?.status ?? 0] ?? 'UNSPECIFIED',
       startTime: timestamp(info?.startTime) ?? new Date(0),
       closeTime: timestamp(info?.closeTime),
+      ...(model.ok && typeof model.value === 'string' ? { model: model.value } : {}),
     };
   }
 

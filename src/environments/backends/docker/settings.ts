@@ -45,6 +45,11 @@ export const dockerSettings = z.strictObject({
     .default(() => defaultSocketPath()),
   /** Docker network mode; `none` leaves only loopback. */
   network: z.string().min(1).default('none'),
+  /**
+   * With network none: the outside through tether's egress proxy, host by host (the policy of
+   * terminal.local.sandbox.egress; a host in neither list asks the run). Needs the worker to run as root.
+   */
+  egress: z.boolean().default(false),
   /** Memory limit in bytes after parsing (swap gets no more than this). */
   memory,
   cpus: z.number().positive().default(1),

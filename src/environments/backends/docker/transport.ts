@@ -7,6 +7,10 @@ import type { BackendContext, BackendDefinition } from '../../backend-types.js';
 import { dockerError, isNotFound } from './errors.js';
 import { DockerProcess, type ExecTarget } from './exec.js';
 import { dockerSettings, type DockerSettings } from './settings.js';
+import { checkDockerEgress, CONTAINER_PROXY_PORT, openContainerProxy } from './egress.js';
+import { proxyVariables, type TaskProxy } from '../../egress/task-proxy.js';
+import type { Attribution } from '../../egress/gate.js';
+import { networkNote } from '../../egress/network-note.js';
 import { EnvironmentError, type SpawnOptions, type Transport, type TransportProcess } from '../../types.js';
 
 /** Keeps the container alive; TERM ends it at once instead of after Docker's stop timeout. */
@@ -37,6 +41,9 @@ export class DockerTransport implements Transport {
   private readonly docker: Docker;
   private container: Docker.Container | undefined;
   private closed = false;
+  /** terminal.docker.egress: the proxy on the container's loopback. */
+  private proxy: TaskProxy | undefined;
+  private who: (() => Attribution) | undefined;
 
   constructor(
     private readonly settings: DockerSettings,
@@ -73,7 +80,9 @@ export class DockerTransport implements Transport {
         Image: s.image,
         Entrypoint: ['sh', '-c', KEEPALIVE],
         WorkingDir: s.workdir,
-        Env: Object.entries(s.env).map(([key, value]) => `${key}=${value}`),
+        Env: Object.entries({ ...s.env, ...(s.egress ? proxyVariables(CONTAINER_PROXY_PORT) : {}) }).map(
+          ([key, value]) => `${key}=${value}`,
+        ),
         ...(s.user ? { User: s.user } : {}),
         Labels: {
           'tether.managed': '1',
@@ -105,7 +114,28 @@ export class DockerTransport implements Transport {
       await this.close().catch(() => undefined);
       throw dockerError(error, s.socket_path, `start container ${this.name}`, 'Environment.Config');
     }
+    if (s.egress) {
+      try {
+        const pid = (await container.inspect()).State.Pid;
+        this.proxy = await openContainerProxy(pid, this.name, this.ctx);
+        if (this.who) this.proxy.attribute(this.who);
+      } catch (error) {
+        await this.close().catch(() => undefined);
+        throw error instanceof EnvironmentError
+          ? error
+          : dockerError(error, s.socket_path, `inspect container ${this.name}`);
+      }
+    }
     this.ctx.log.info({ container: this.name, id: container.id, image: s.image }, 'docker container started');
+  }
+
+  attribute(who: () => Attribution): void {
+    this.who = who;
+    this.proxy?.attribute(who);
+  }
+
+  refusalNote(output: string, startedAt = 0): string | undefined {
+    return this.proxy ? networkNote(output, this.proxy.refusalsSince(startedAt), 'the container') : undefined;
   }
 
   spawn(script: string, opts: SpawnOptions & { stdin?: string } = {}): TransportProcess {
@@ -130,6 +160,8 @@ export class DockerTransport implements Transport {
   }
 
   async close(): Promise<void> {
+    this.proxy?.close();
+    this.proxy = undefined;
     const container = this.container;
     if (!container || this.closed) return;
     try {
@@ -220,6 +252,7 @@ export const dockerBackend: BackendDefinition<DockerSettings> = {
     if (existsSync(settings.socket_path)) return undefined;
     return `the Docker socket ${settings.socket_path} does not exist: start dockerd, or set DOCKER_HOST or terminal.docker.socket_path`;
   },
+  preflight: checkDockerEgress,
   create: (settings, ctx) => new DockerTransport(settings, ctx),
   cleanup: cleanupDocker,
 };

@@ -3,17 +3,18 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { bwrapArgs } from './sandbox.js';
-import { LocalSettingsSchema, locateBwrap } from './settings.js';
+import { bwrapArgs, ptyArgv } from './sandbox.js';
+import { LocalSettingsSchema, locateBwrap, sandboxSpec } from './settings.js';
 
 const layout = { workdir: '/home/me/proj', tmpDir: '/tmp/tether-sandbox-x' };
 const spec = {
   bwrap: '/usr/bin/bwrap',
-  network: true,
+  network: 'proxy' as const,
   nsenter: '/usr/bin/nsenter',
   slirp4netns: '/usr/bin/slirp4netns',
   writable: ['/srv/data'],
   hidden: [],
+  exposed: [],
 };
 
 /** The value that follows `flag` (its first argument), for each occurrence. */
@@ -21,17 +22,26 @@ const after = (args: string[], flag: string): string[] => args.flatMap((a, i) =>
 
 describe('terminal.local settings', () => {
   it.each([
-    [undefined, { enabled: true, network: true, writable: [], hidden: [] }],
-    ['off', { enabled: false, network: true, writable: [], hidden: [] }],
-    [false, { enabled: false, network: true, writable: [], hidden: [] }],
-    ['on', { enabled: true, network: true, writable: [], hidden: [] }],
-    [{ network: 'host' }, { enabled: true, network: 'host', writable: [], hidden: [] }],
+    [undefined, { enabled: true, network: 'proxy', writable: [], hidden: [], expose: [] }],
+    ['off', { enabled: false, network: 'proxy', writable: [], hidden: [], expose: [] }],
+    [false, { enabled: false, network: 'proxy', writable: [], hidden: [], expose: [] }],
+    ['on', { enabled: true, network: 'proxy', writable: [], hidden: [], expose: [] }],
+    // true was the outside network before the egress proxy: it means the default way out now.
+    [{ network: true }, { enabled: true, network: 'proxy', writable: [], hidden: [], expose: [] }],
+    [{ network: 'direct' }, { enabled: true, network: 'direct', writable: [], hidden: [], expose: [] }],
+    [{ network: 'host' }, { enabled: true, network: 'host', writable: [], hidden: [], expose: [] }],
     [
       { network: false, writable: ['~/cache', '/x'], hidden: ['~/.ssh'] },
-      { enabled: true, network: false, writable: [join(homedir(), 'cache'), '/x'], hidden: [join(homedir(), '.ssh')] },
+      {
+        enabled: true,
+        network: false,
+        writable: [join(homedir(), 'cache'), '/x'],
+        hidden: [join(homedir(), '.ssh')],
+        expose: [],
+      },
     ],
   ])('sandbox: %j', (sandbox, expected) => {
-    expect(LocalSettingsSchema.parse(sandbox === undefined ? {} : { sandbox }).sandbox).toEqual(expected);
+    expect(LocalSettingsSchema.parse(sandbox === undefined ? {} : { sandbox }).sandbox).toMatchObject(expected);
   });
 
   it('finds bwrap by setting, TETHER_BWRAP or PATH', () => {
@@ -70,7 +80,7 @@ describe('bwrapArgs', () => {
   });
 
   it('leaves the network to the task network (never unshares it per command); mounts its resolv.conf when it has one', () => {
-    for (const network of [true, false, 'host'] as const)
+    for (const network of ['proxy', 'direct', false, 'host'] as const)
       expect(bwrapArgs({ ...spec, network }, layout, { pty: false })).not.toContain('--unshare-net');
     const resolvConf = { file: '/tmp/tether-net-x/resolv.conf', target: '/run/systemd/resolve/stub-resolv.conf' };
     const args = bwrapArgs(spec, { ...layout, resolvConf }, { pty: false });
@@ -79,10 +89,14 @@ describe('bwrapArgs', () => {
     expect(bound).toBeGreaterThan(args.indexOf('/run'));
   });
 
-  it('a PTY keeps the host /dev/pts; a kill script joins a PID namespace instead of making one', () => {
-    expect(after(bwrapArgs(spec, layout, { pty: true }), '--dev-bind')).toEqual(['/dev/pts']);
+  it("a PTY never gets the host's /dev/pts (every terminal of the machine); a kill script joins a PID namespace instead of making one", () => {
+    expect(bwrapArgs(spec, layout, { pty: true })).not.toContain('/dev/pts');
+    expect(ptyArgv('echo "hi"')).toEqual(['script', '-qfec', `exec /bin/sh -c 'echo "hi"'`, '/dev/null']);
     const joined = bwrapArgs(spec, layout, { pty: false, joinFd: 3 });
     expect(after(joined, '--pidns')).toEqual(['3']);
+    // The kill script is started from the worker's side: it must not carry the worker's network into the sandbox.
+    expect(joined).toContain('--unshare-net');
+    expect(bwrapArgs(spec, layout, { pty: false })).not.toContain('--unshare-net');
     expect(joined).not.toContain('--unshare-pid');
   });
 
@@ -115,5 +129,39 @@ describe('bwrapArgs', () => {
     // The task's directory, inside the hidden one, is bound once before and once again after it.
     expect(after(args, '--bind').filter((p) => p === task)).toHaveLength(2);
     expect(args.lastIndexOf(task)).toBeGreaterThan(at('--tmpfs', secrets));
+  });
+});
+
+describe('sandboxSpec: what is hidden by default', () => {
+  it("hides the credential locations of the worker's home, except what expose names; and other tasks' /tmp when TMPDIR is not /tmp", () => {
+    const home = mkdtempSync(join(tmpdir(), 'tether-spec-home-'));
+    mkdirSync(join(home, '.ssh'));
+    mkdirSync(join(home, '.aws'));
+    const saved = { HOME: process.env.HOME, TMPDIR: process.env.TMPDIR };
+    const elsewhere = mkdtempSync(join(tmpdir(), 'tether-spec-tmp-'));
+    try {
+      process.env.HOME = home;
+      process.env.TMPDIR = elsewhere;
+      const s = sandboxSpec(
+        LocalSettingsSchema.parse({ sandbox: { expose: ['~/.ssh/known_hosts', join(home, '.aws')] } }),
+      )!;
+      expect(s.hidden).toEqual(expect.arrayContaining([join(home, '.ssh'), join(home, '.claude'), elsewhere]));
+      expect(s.hidden).not.toContain(join(home, '.aws'));
+      expect(s.exposed).toEqual([join(home, '.ssh/known_hosts'), join(home, '.aws')]);
+      // An exposed path inside a hidden directory is bound back on top, read-only.
+      writeFileSync(join(home, '.ssh/known_hosts'), 'h');
+      const args = bwrapArgs(s, layout, { pty: false });
+      const i = args.lastIndexOf(join(home, '.ssh/known_hosts'));
+      expect(args.slice(i - 2, i + 1)).toEqual([
+        '--ro-bind',
+        join(home, '.ssh/known_hosts'),
+        join(home, '.ssh/known_hosts'),
+      ]);
+      expect(args.indexOf(join(home, '.ssh'))).toBeLessThan(i);
+    } finally {
+      process.env.HOME = saved.HOME;
+      if (saved.TMPDIR === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved.TMPDIR;
+    }
   });
 });

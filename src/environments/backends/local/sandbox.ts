@@ -1,9 +1,12 @@
 // The bubblewrap command line for one local command, and how a helper finds that command's PID namespace to join
 // it. Worker-only (reads /proc).
 import { existsSync, lstatSync, readFileSync, readdirSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { SandboxSpec } from './settings.js';
 import { isDirectory } from './control-plane.js';
 import type { FileMount } from './task-network.js';
+import { shQuote } from '../../shell-scripts.js';
+import { withFilterOn9 } from './seccomp.js';
 
 export interface SandboxLayout {
   /** The task's working directory: writable, and where commands start. */
@@ -27,7 +30,8 @@ const VAR_RUN_IS_DIR = ((): boolean => {
  * bwrap's arguments (before the command). The order matters: later mounts go on top of earlier ones, so the
  * read-only root comes first and the writable paths last.
  *
- * - `/` read-only; `/dev` minimal (the host's /dev/pts only for a PTY, whose slave must keep its name);
+ * - `/` read-only; `/dev` minimal, with a devpts of its own (never the host's /dev/pts: through it a command could read
+ *   and write every other terminal of this machine; a PTY command gets a terminal of the sandbox's own, ptyArgv);
  *   a fresh /proc of the command's own PID namespace.
  * - `/run` (and a separate /var/run) empty: the sockets of the machine's daemons live there (Docker, D-Bus,
  *   systemd), and as the same user a command could connect to them even on a read-only mount and leave the
@@ -39,7 +43,6 @@ const VAR_RUN_IS_DIR = ((): boolean => {
  */
 export function bwrapArgs(spec: SandboxSpec, layout: SandboxLayout, o: { pty: boolean; joinFd?: number }): string[] {
   const args = ['--ro-bind', '/', '/', '--dev', '/dev'];
-  if (o.pty) args.push('--dev-bind', '/dev/pts', '/dev/pts');
   args.push('--tmpfs', '/dev/shm', '--proc', '/proc');
   // bwrap leaves /proc/sys writable (its access(W_OK) check on that directory always fails), and each sysctl is
   // writable by uid 0 whatever its capabilities: kernel.core_pattern would run a program as root outside the sandbox.
@@ -57,8 +60,16 @@ export function bwrapArgs(spec: SandboxSpec, layout: SandboxLayout, o: { pty: bo
   for (const p of spec.writable) binds.push([p, p]);
   for (const [from, to] of binds) args.push('--bind', from, to);
   args.push(...hide(spec.hidden, binds));
-  args.push(...(o.joinFd === undefined ? ['--unshare-pid'] : ['--pidns', String(o.joinFd)]));
+  // A path a person exposed inside a hidden directory (~/.ssh/known_hosts in ~/.ssh): read-only, on top.
+  for (const p of spec.exposed ?? [])
+    if (existsSync(p) && spec.hidden.some((d) => d !== p && within(p, d))) args.push('--ro-bind', p, p);
+  // tether's kill script joins a command's PID namespace from the worker's side, so it gets an empty network namespace
+  // of its own: a command that takes it over (ptrace from inside that PID namespace) gains no way to this machine's
+  // network. It needs none.
+  args.push(...(o.joinFd === undefined ? ['--unshare-pid'] : ['--pidns', String(o.joinFd), '--unshare-net']));
   args.push('--unshare-ipc', '--cap-drop', 'ALL', '--die-with-parent');
+  // The keyring filter (seccomp.ts) is read from descriptor 9, which sandboxArgv opens.
+  if (spec.seccomp) args.push('--seccomp', '9');
   args.push('--chdir', layout.workdir, '--');
   return args;
 }
@@ -78,12 +89,44 @@ function hide(hidden: readonly string[], binds: readonly [string, string][]): st
   const dirs = present.filter(isDirectory);
   const shown = present.filter((p) => !dirs.some((d) => d !== p && within(p, d)));
   const args: string[] = [];
+  // A hidden path inside a writable one (a task directory that holds the home: ~/.docker/config.json) could be
+  // taken out of hiding by renaming a directory above it (mv .docker x; the next command's sandbox finds no
+  // .docker/config.json to hide). Each such directory is bound onto itself, as writable as before: a mount point
+  // cannot be renamed or removed (EBUSY). The hidden path itself is a mount point already.
+  const pinned = new Set<string>();
+  for (const p of shown)
+    for (const [from, to] of binds) {
+      // Only binds of a host path onto itself show the host's files there (not the private /tmp).
+      if (from !== to || p === to || !within(p, to)) continue;
+      for (let a = dirname(p); a !== to && within(a, to); a = dirname(a)) pinned.add(a);
+    }
+  for (const a of [...pinned].sort((x, y) => x.length - y.length)) args.push('--bind', a, a);
   for (const p of shown) {
     if (dirs.includes(p)) args.push('--perms', '0555', '--size', '4096', '--tmpfs', p);
     else args.push('--ro-bind', '/dev/null', p);
   }
   for (const [from, to] of binds) if (dirs.some((d) => within(to, d))) args.push('--bind', from, to);
   return args;
+}
+
+/**
+ * The argv after bwrap's arguments for a command on a PTY. The worker's pseudo-terminal reaches the sandbox as the
+ * command's standard input and output only; `script` makes a terminal in the sandbox's own devpts and relays to it
+ * (window size included), so programs that ask for their terminal's name (tty, tmux, ssh) find one.
+ */
+export function ptyArgv(script: string): string[] {
+  return ['script', '-qfec', `exec /bin/sh -c ${shQuote(script)}`, '/dev/null'];
+}
+
+/** The whole command line: bwrap, its arguments and `tail`, with the seccomp filter open on descriptor 9. */
+export function sandboxArgv(
+  spec: SandboxSpec,
+  layout: SandboxLayout,
+  o: { pty: boolean; joinFd?: number },
+  tail: string[],
+): string[] {
+  const argv = [spec.bwrap, ...bwrapArgs(spec, layout, o), ...tail];
+  return spec.seccomp ? withFilterOn9(spec.seccomp, argv) : argv;
 }
 
 /** The first child of a process (bwrap's sandboxed init is the only child of the bwrap process the worker started). */

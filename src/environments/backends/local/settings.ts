@@ -2,14 +2,18 @@
 // a missing bwrap stops the worker with a message naming the package; a sandbox turned off is a warning. Worker-only.
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants, existsSync, realpathSync, statSync } from 'node:fs';
-import { homedir, platform } from 'node:os';
+import { homedir, platform, tmpdir } from 'node:os';
 import { delimiter, isAbsolute, join } from 'node:path';
 import { z } from 'zod';
 import { TetherError } from '../../../common/errors.js';
 import { controlPlanePaths } from './control-plane.js';
+import { defaultHiddenPaths } from './credential-paths.js';
+import { keyringFilterFile } from './seccomp.js';
 import { TaskNetwork, type TaskNetworkTools } from './task-network.js';
+import { EgressSchema } from '../../egress/settings.js';
+import { listenInside } from '../../egress/listener.js';
 
-const SHAPE = 'off, on, or a mapping with enabled, network, writable, hidden and bwrap';
+const SHAPE = 'off, on, or a mapping with enabled, network, egress, writable, hidden, expose and bwrap';
 
 const writablePath = z
   .string()
@@ -22,14 +26,25 @@ const SandboxObject = z.strictObject(
     /** false: commands run with the worker's own access to this machine (a warning at worker start). */
     enabled: z.boolean().default(true),
     /**
-     * true: the outside network, without this machine's loopback (slirp4netns); false: only the task's own loopback;
-     * host: this machine's network as it is, its loopback services (the Temporal dev server) included.
+     * proxy (default; true means it too): no route out, only tether's egress proxy, host by host (egress below);
+     * false: only the task's own loopback; direct: the outside network without this machine's loopback
+     * (slirp4netns, every host, nobody asked); host: this machine's network as it is, its loopback included.
      */
-    network: z.union([z.boolean(), z.literal('host')], { error: () => 'true, false or host' }).default(true),
+    network: z
+      .union([z.boolean(), z.enum(['proxy', 'direct', 'host'])], { error: () => 'proxy, direct, host or false' })
+      .default('proxy')
+      .transform((v): NetworkMode => (v === true ? 'proxy' : v)),
+    /** Which hosts the proxy reaches without asking, which never (see src/environments/egress/settings.ts). */
+    egress: EgressSchema,
     /** Paths writable besides the task's working directory and the sandbox's private /tmp. */
     writable: z.array(writablePath).default([]),
-    /** Paths commands cannot read (an empty directory or file in their place), e.g. ~/.ssh, ~/.aws. */
+    /**
+     * Paths commands cannot read (an empty directory or file in their place), besides tether's own secrets and the
+     * credential locations hidden by default (credential-paths.ts: ~/.ssh, ~/.aws, ..., other agents' homes).
+     */
     hidden: z.array(writablePath).default([]),
+    /** Credential locations hidden by default that commands may read after all (a warning at worker start). */
+    expose: z.array(writablePath).default([]),
     /** The bwrap binary; default: TETHER_BWRAP, else `bwrap` on PATH. */
     bwrap: z.string().min(1).optional(),
   },
@@ -43,6 +58,9 @@ const Sandbox = z.preprocess((v) => {
   return v;
 }, SandboxObject);
 
+/** How a task's commands reach the network (see the `network` setting). */
+export type NetworkMode = 'proxy' | 'direct' | 'host' | false;
+
 export const LocalSettingsSchema = z.strictObject({ sandbox: Sandbox }).prefault({ sandbox: undefined });
 
 export type LocalSettings = z.infer<typeof LocalSettingsSchema>;
@@ -50,15 +68,19 @@ export type LocalSettings = z.infer<typeof LocalSettingsSchema>;
 /** What a sandboxed local transport needs: resolved from the settings. */
 export interface SandboxSpec {
   bwrap: string;
-  /** See the setting; true and false give each task a network namespace of its own (task-network.ts). */
-  network: boolean | 'host';
+  /** See the setting; all but host give each task a network namespace of its own (task-network.ts). */
+  network: NetworkMode;
   /** Joins a task's network namespace. */
   nsenter: string;
-  /** Gives it the outside network (network: true). */
+  /** Gives it the outside network (network: direct). */
   slirp4netns: string;
   writable: string[];
-  /** Shown empty inside: the configured `hidden` paths and tether's own secrets (src/environments/backends/local/control-plane.ts). */
+  /** Shown empty inside: the configured `hidden` paths, tether's own secrets (control-plane.ts) and credential locations (credential-paths.ts). */
   hidden: string[];
+  /** Read-only on top of a hidden directory that holds them (`expose` inside a hidden path). */
+  exposed: string[];
+  /** The seccomp filter file (seccomp.ts); undefined where tether has none for this architecture. */
+  seccomp?: string;
 }
 
 function executable(path: string): boolean {
@@ -97,6 +119,15 @@ function realPath(p: string): string {
   }
 }
 
+/**
+ * Where every task's private /tmp lives on this machine (os.tmpdir()). At /tmp it is out of sight already (each
+ * sandbox's own /tmp is mounted over it); anywhere else (TMPDIR=/var/tmp) it would show other tasks' /tmp
+ * read-only, so it is hidden.
+ */
+function otherTasksTmp(): string[] {
+  return realPath(tmpdir()) === '/tmp' ? [] : [tmpdir()];
+}
+
 /** The sandbox the local backend uses, or undefined when it is off or this is not Linux. */
 export function sandboxSpec(settings: LocalSettings): SandboxSpec | undefined {
   const s = settings.sandbox;
@@ -107,7 +138,13 @@ export function sandboxSpec(settings: LocalSettings): SandboxSpec | undefined {
     nsenter: locate('nsenter').path,
     slirp4netns: locate('slirp4netns').path,
     writable: s.writable,
-    hidden: [...new Set([...controlPlanePaths(), ...s.hidden].map(realPath))],
+    hidden: [
+      ...new Set(
+        [...controlPlanePaths(), ...defaultHiddenPaths(s.expose), ...otherTasksTmp(), ...s.hidden].map(realPath),
+      ),
+    ],
+    exposed: s.expose.map(realPath),
+    seccomp: keyringFilterFile(),
   };
 }
 
@@ -117,6 +154,14 @@ export function sandboxSpec(settings: LocalSettings): SandboxSpec | undefined {
  * Linux, or the host's network).
  */
 export async function checkLocalSettings(settings: LocalSettings): Promise<string[]> {
+  const s = settings.sandbox;
+  const exposed = s.expose.map(
+    (p) => `terminal.local.sandbox.expose: ${p} is readable by every sandboxed command (it holds credentials)`,
+  );
+  return [...exposed, ...(await checkSandbox(settings))];
+}
+
+async function checkSandbox(settings: LocalSettings): Promise<string[]> {
   const s = settings.sandbox;
   if (!s.enabled)
     return [
@@ -164,12 +209,19 @@ export async function checkLocalSettings(settings: LocalSettings): Promise<strin
     ];
   }
   await checkTaskNetwork(sandboxSpec(settings)!);
+  if (s.network === 'direct')
+    return [
+      'terminal.local.sandbox.network is direct: commands reach every host on the network without asking (no egress proxy, no approvals for hosts)',
+    ];
   return [];
 }
 
 /** A task network made and closed once, so a machine that cannot make one stops the worker now, with the reason. */
 async function checkTaskNetwork(spec: SandboxSpec): Promise<void> {
-  const way = "or set terminal.local.sandbox.network: false (no network) or host (this machine's, loopback included)";
+  const way =
+    spec.network === 'direct'
+      ? "or set terminal.local.sandbox.network: proxy (the egress proxy, host by host), false (no network) or host (this machine's, loopback included)"
+      : "or set terminal.local.sandbox.network: false (no network) or host (this machine's, loopback included)";
   const missing = (name: string, pkg: string): TetherError =>
     new TetherError(
       'Config.Invalid',
@@ -177,9 +229,15 @@ async function checkTaskNetwork(spec: SandboxSpec): Promise<void> {
       false,
     );
   if (!locate('nsenter').found) throw missing('nsenter', 'util-linux');
-  if (spec.network === true && !locate('slirp4netns').found) throw missing('slirp4netns', 'slirp4netns');
+  if (spec.network === 'direct' && !locate('slirp4netns').found) throw missing('slirp4netns', 'slirp4netns');
   try {
-    (await TaskNetwork.open(networkTools(spec))).close();
+    const network = await TaskNetwork.open(networkTools(spec));
+    try {
+      // The proxy's port is opened in the namespace by a Node helper: one that cannot start there says so now.
+      if (spec.network === 'proxy') (await listenInside((argv) => network.wrap(argv))).server.close();
+    } finally {
+      network.close();
+    }
   } catch (err) {
     const why = (err as Error).message.replace(/^local backend: /, '');
     throw new TetherError('Config.Invalid', `terminal.local.sandbox.network: ${why}; ${way}`, false);
@@ -191,6 +249,6 @@ export function networkTools(spec: SandboxSpec): TaskNetworkTools {
   return {
     bwrap: spec.bwrap,
     nsenter: spec.nsenter,
-    slirp4netns: spec.network === true ? spec.slirp4netns : undefined,
+    slirp4netns: spec.network === 'direct' ? spec.slirp4netns : undefined,
   };
 }

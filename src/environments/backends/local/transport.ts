@@ -5,10 +5,15 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, mkdtempSync, openSync, rmSync } from 'node:fs';
 import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { BackendDefinition } from '../../backend-types.js';
+import type { BackendContext, BackendDefinition } from '../../backend-types.js';
+import { egressGate, type Attribution } from '../../egress/gate.js';
+import { TaskProxy } from '../../egress/task-proxy.js';
+import { networkNote } from '../../egress/network-note.js';
+import { lazyLogger } from '../../../logging/logger.js';
 import { deferredProcess, failedProcess } from '../../deferred-process.js';
-import { bwrapArgs, firstChild, sandboxPidNamespace, type SandboxLayout } from './sandbox.js';
+import { ptyArgv, sandboxArgv, firstChild, sandboxPidNamespace, type SandboxLayout } from './sandbox.js';
 import { withoutControlPlane } from './control-plane.js';
+import { baseEnvironment } from '../../command-env.js';
 import { COMMAND_MARK, ENV_MARK, killMarked } from './stragglers.js';
 import {
   checkLocalSettings,
@@ -59,9 +64,19 @@ type LocalProcess = TransportProcess & { readonly pid: Promise<number | undefine
  * rshd started it. Whether that happens then depends on how the worker was started; in the sandbox the file's
  * writes (pyenv's rehash, caches) fail into every command's output. A sandboxed command is never interactive.
  */
-function sandboxEnv(): NodeJS.ProcessEnv {
+function sandboxEnv(proxy?: TaskProxy): NodeJS.ProcessEnv {
   const level = process.env.SHLVL;
-  return { ...withoutControlPlane(process.env), SHLVL: level && level !== '0' ? level : '1' };
+  // With the egress proxy, its variables (HTTP_PROXY, ... upper and lower case) are part of every command's start.
+  return { ...commandBase(), SHLVL: level && level !== '0' ? level : '1', ...proxy?.env() };
+}
+
+/**
+ * What every local command's process starts with: the allowlisted variables only (the worker's secrets, provider
+ * keys and Temporal credentials are not among them); terminal.env_passthrough and terminal.env come in through the
+ * task's shell, as on every backend.
+ */
+function commandBase(): NodeJS.ProcessEnv {
+  return withoutControlPlane(baseEnvironment(process.env));
 }
 
 /** A child process with pipes; `extraFd` becomes its fd 3. */
@@ -181,6 +196,10 @@ export class LocalTransport implements Transport {
   private tmpDir: string | undefined;
   /** The task's network namespace (not with `network: host`), made by start() and ended by close(). */
   private network: TaskNetwork | undefined;
+  /** The task's egress proxy (network: proxy), its port inside the task's namespace; made by start(). */
+  private proxy: TaskProxy | undefined;
+  /** What the environment is running, for the proxy's approvals (see attribute()). */
+  private who: (() => Attribution) | undefined;
   /** Tagged commands still running, by tag: their process (a sandbox's bwrap) id. */
   private readonly tagged = new Map<string, Promise<number | undefined>>();
   private readonly running = new Set<LocalProcess>();
@@ -194,7 +213,13 @@ export class LocalTransport implements Transport {
   constructor(
     readonly workdir: string,
     readonly sandbox?: SandboxSpec,
+    private readonly ctx?: Pick<BackendContext, 'taskId' | 'log' | 'workflowId'>,
   ) {}
+
+  attribute(who: () => Attribution): void {
+    this.who = who;
+    this.proxy?.attribute(who);
+  }
 
   /**
    * One long-lived shell per task: in the sandbox one bwrap for it (its PID namespace is emptied after each command,
@@ -230,25 +255,39 @@ export class LocalTransport implements Transport {
     // Named for this worker, so a later worker can remove it once this one is gone (leftover-dirs.ts).
     this.tmpDir ??= mkdtempSync(join(tmpdir(), `tether-sandbox-${process.pid}-`));
     if (this.sandbox.network !== 'host') this.network ??= await TaskNetwork.open(networkTools(this.sandbox));
+    if (this.sandbox.network === 'proxy' && !this.proxy) {
+      const network = this.network!;
+      const label = { taskId: this.ctx?.taskId ?? '', backend: 'local', workflowId: this.ctx?.workflowId };
+      try {
+        this.proxy = await TaskProxy.open(
+          egressGate(),
+          (argv) => network.wrap(argv),
+          label,
+          this.ctx?.log ?? lazyLogger,
+        );
+      } catch (err) {
+        throw new EnvironmentError('Environment.Unreachable', 'local', (err as Error).message);
+      }
+      if (this.who) this.proxy.attribute(this.who);
+    }
   }
 
   spawn(script: string, opts: SpawnOptions & { stdin?: string } = {}): TransportProcess {
     if (!this.sandbox) return this.unsandboxed(script, opts);
     if (opts.joins !== undefined) return this.joined(script, opts.joins, opts.stdin);
-    const command = [
-      this.sandbox.bwrap,
-      ...bwrapArgs(this.sandbox, this.layout(), { pty: opts.pty !== undefined }),
-      '/bin/sh',
-      '-c',
-      script,
-    ];
+    const command = sandboxArgv(
+      this.sandbox,
+      this.layout(),
+      { pty: opts.pty !== undefined },
+      opts.pty ? ptyArgv(script) : ['/bin/sh', '-c', script],
+    );
     // Never the machine's network by mistake: without its task network (closed, or not made) nothing runs.
     if (this.sandbox.network !== 'host' && !this.network)
       throw new EnvironmentError('Environment.Gone', 'local', "the task's network namespace has ended");
     const argv = this.network ? this.network.wrap(command) : command;
     const proc = opts.pty
-      ? ptyProcess(argv, this.workdir, opts, sandboxEnv())
-      : pipeProcess(argv, this.workdir, opts.stdin, undefined, sandboxEnv());
+      ? ptyProcess(argv, this.workdir, opts, sandboxEnv(this.proxy))
+      : pipeProcess(argv, this.workdir, opts.stdin, undefined, sandboxEnv(this.proxy));
     this.running.add(proc);
     if (opts.tag !== undefined) this.tagged.set(opts.tag, proc.pid);
     const done = (): void => {
@@ -267,7 +306,7 @@ export class LocalTransport implements Transport {
   private unsandboxed(script: string, opts: SpawnOptions & { stdin?: string }): TransportProcess {
     this.commands += 1;
     const command = `${this.mark}-${this.commands}`;
-    const env = { ...withoutControlPlane(process.env), [ENV_MARK]: this.mark, [COMMAND_MARK]: command };
+    const env = { ...commandBase(), [ENV_MARK]: this.mark, [COMMAND_MARK]: command };
     const argv = ['/bin/sh', '-c', script];
     const proc = opts.pty
       ? ptyProcess(argv, this.workdir, opts, env)
@@ -306,11 +345,11 @@ export class LocalTransport implements Transport {
         }
         try {
           return pipeProcess(
-            [spec.bwrap, ...bwrapArgs(spec, this.layout(), { pty: false, joinFd: 3 }), '/bin/sh', '-c', script],
+            sandboxArgv(spec, this.layout(), { pty: false, joinFd: 3 }, ['/bin/sh', '-c', script]),
             this.workdir,
             stdin,
             fd,
-            sandboxEnv(),
+            sandboxEnv(this.proxy),
           );
         } finally {
           closeSync(fd);
@@ -319,12 +358,17 @@ export class LocalTransport implements Transport {
     );
   }
 
-  refusalNote(output: string): string | undefined {
-    if (!this.sandbox || !/Read-only file system/i.test(output)) return undefined;
-    return (
-      `the local sandbox keeps everything outside ${this.workdir}, /tmp and terminal.local.sandbox.writable read-only; ` +
-      'if this command needs to write elsewhere, a person must add the path to terminal.local.sandbox.writable in config.yaml and restart the worker'
-    );
+  refusalNote(output: string, startedAt = 0): string | undefined {
+    if (!this.sandbox) return undefined;
+    const notes: string[] = [];
+    if (/Read-only file system/i.test(output))
+      notes.push(
+        `the local sandbox keeps everything outside ${this.workdir}, /tmp and terminal.local.sandbox.writable read-only; ` +
+          'if this command needs to write elsewhere, a person must add the path to terminal.local.sandbox.writable in config.yaml and restart the worker',
+      );
+    const network = this.proxy ? networkNote(output, this.proxy.refusalsSince(startedAt)) : undefined;
+    if (network) notes.push(network);
+    return notes.length > 0 ? notes.join('; ') : undefined;
   }
 
   async alive(): Promise<boolean> {
@@ -355,6 +399,8 @@ export class LocalTransport implements Transport {
     await Promise.all(procs.map((p) => p.exited.catch(() => null)));
     if (this.tmpDir) rmSync(this.tmpDir, { recursive: true, force: true });
     this.tmpDir = undefined;
+    this.proxy?.close();
+    this.proxy = undefined;
     this.network?.close();
     this.network = undefined;
   }
@@ -365,6 +411,6 @@ export const localBackend: BackendDefinition<LocalSettings> = {
   description: "this machine, in the task's working directory (inside a bubblewrap sandbox on Linux)",
   settings: LocalSettingsSchema,
   preflight: checkLocalSettings,
-  create: (settings, ctx) => new LocalTransport(ctx.hostCwd, sandboxSpec(settings)),
+  create: (settings, ctx) => new LocalTransport(ctx.hostCwd, sandboxSpec(settings), ctx),
   cleanup: async () => removeDeadWorkersDirs(),
 };

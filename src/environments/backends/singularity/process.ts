@@ -3,6 +3,7 @@ import { spawn as spawnChild } from 'node:child_process';
 import { constants } from 'node:os';
 import * as pty from 'node-pty';
 import type { EnvironmentError, PtySize, TransportProcess } from '../../types.js';
+import { baseEnvironment, looksLikeCredential } from '../../command-env.js';
 
 interface CliSpawn {
   binary: string;
@@ -26,6 +27,22 @@ function signalCode(signal: NodeJS.Signals | number | null | undefined): number 
   return n === undefined ? null : 128 + n;
 }
 
+/**
+ * The CLI's own environment: the allowlisted variables and Apptainer's/Singularity's own settings (cache and
+ * temporary directories, ...), but not the *ENV_ variables, which the CLI would put into the container, and not
+ * its registry passwords. --containall keeps the rest of the worker's environment out of the container anyway.
+ */
+function cliEnvironment(): Record<string, string> {
+  const own = Object.entries(process.env).filter(
+    ([name, value]) =>
+      value !== undefined &&
+      /^(APPTAINER|SINGULARITY)_/.test(name) &&
+      !/^(APPTAINER|SINGULARITY)ENV_/.test(name) &&
+      !looksLikeCredential(name),
+  ) as [string, string][];
+  return { ...baseEnvironment(), ...Object.fromEntries(own) };
+}
+
 export function spawnCli(req: CliSpawn): TransportProcess {
   const listeners: ((chunk: Buffer) => void)[] = [];
   let tail = Buffer.alloc(0);
@@ -47,7 +64,7 @@ type Finish = (code: number | null) => Promise<number | null>;
 type Listeners = ((chunk: Buffer) => void)[];
 
 function spawnPipes(req: CliSpawn, emit: (c: Buffer) => void, finish: Finish, listeners: Listeners): TransportProcess {
-  const child = spawnChild(req.binary, req.args, { stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawnChild(req.binary, req.args, { stdio: ['pipe', 'pipe', 'pipe'], env: cliEnvironment() });
   child.stdout.on('data', emit);
   child.stderr.on('data', emit);
   // A closed stdin (the script does not read it) must not crash the worker with EPIPE.
@@ -93,7 +110,7 @@ function spawnPty(req: CliSpawn, emit: (c: Buffer) => void, finish: Finish, list
     term = pty.spawn(req.binary, req.args, {
       cols: size.cols,
       rows: size.rows,
-      env: process.env as Record<string, string>,
+      env: cliEnvironment(),
     });
   } catch (err) {
     const failed = req.spawnFailed(err as NodeJS.ErrnoException);

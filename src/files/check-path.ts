@@ -1,7 +1,7 @@
-// Helper for file tools (registers nothing): resolves a path against the task's working directory. Worker-only.
+// The lexical check of a path against the task's working directory (links followed as they are now): the fallback
+// where /proc is missing, and where only a directory to start a sandboxed command in is needed. Worker-only.
 import { lstatSync, readlinkSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import type { ToolContext } from '../registry/types.js';
 import { TetherError } from '../common/errors.js';
 
 /**
@@ -29,6 +29,12 @@ function realish(p: string, hops = 0): string {
   return current;
 }
 
+/** Where a file tool works: the task's directory, and whether the configuration lets file tools leave it. */
+export interface FileScope {
+  cwd: string;
+  allowOutsideCwd?: boolean;
+}
+
 function inside(root: string, p: string): boolean {
   const rel = relative(root, p);
   return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
@@ -38,7 +44,7 @@ function inside(root: string, p: string): boolean {
  * Absolute path for `p` given by the model. Outside the working directory (also through a symlink) it is
  * refused unless the configuration allows it.
  */
-export function resolveTaskPath(ctx: ToolContext, p: string): string {
+export function resolveTaskPath(ctx: FileScope, p: string): string {
   const abs = resolve(ctx.cwd, p);
   if (ctx.allowOutsideCwd) return abs;
   if (!inside(realish(ctx.cwd), realish(abs))) {

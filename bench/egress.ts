@@ -1,0 +1,143 @@
+// Benchmark (not a test), part of `npm run bench:environments`: what the local sandbox's egress proxy adds to an HTTP
+// request, against the same request straight to the same loopback server from outside the sandbox. One Node client
+// program, run both ways: per request on a kept-alive connection (through a CONNECT tunnel, and as absolute-URI
+// requests to the proxy, which opens an upstream connection per request), and per new connection (connect, for the
+// proxy the CONNECT handshake, one request). Traffic stays on 127.0.0.1 (egress.resolve).
+import { execFile } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { parseConfig } from '../src/config/config.js';
+import { egressGate } from '../src/environments/egress/gate.js';
+import { EgressSchema } from '../src/environments/egress/settings.js';
+import { EnvironmentManager } from '../src/environments/manager.js';
+import { fmt, silent, summary } from './stats.js';
+
+const REQUESTS = 400;
+const CONNECTIONS = 200;
+
+/**
+ * The client: `node client.mjs MODE PORT N [PROXY_PORT]` prints N latencies in ms as JSON. Modes: keep (N requests on
+ * one connection; through a CONNECT tunnel when a proxy port is given), absolute (N requests on one connection to the
+ * proxy, absolute-URI), fresh (a new connection per request; CONNECT first through the proxy).
+ */
+const CLIENT = String.raw`
+import net from 'node:net';
+const [mode, port, n, proxy] = process.argv.slice(2).map((v, i) => (i === 0 ? v : Number(v)));
+const HOST = 'bench.example.test';
+const open = () => new Promise((resolve) => {
+  const s = net.connect(proxy || port, '127.0.0.1', () => resolve(s));
+  s.on('error', (e) => { console.error(e.message); process.exit(1); });
+  s.setNoDelay(true);
+});
+// Reads one response: headers, then content-length bytes (the server always sends it).
+function response(s) {
+  return new Promise((resolve) => {
+    let buf = Buffer.alloc(0);
+    const onData = (c) => {
+      buf = Buffer.concat([buf, c]);
+      const end = buf.indexOf('\r\n\r\n');
+      if (end < 0) return;
+      const m = /content-length: *(\d+)/i.exec(buf.subarray(0, end).toString());
+      const need = end + 4 + (m ? Number(m[1]) : 0);
+      if (buf.length >= need) { s.off('data', onData); resolve(buf.subarray(0, end).toString()); }
+    };
+    s.on('data', onData);
+  });
+}
+async function tunnel(s) {
+  s.write('CONNECT ' + HOST + ':80 HTTP/1.1\r\nHost: ' + HOST + ':80\r\n\r\n');
+  const head = await new Promise((r) => s.once('data', (c) => r(c.toString())));
+  if (!head.startsWith('HTTP/1.1 200')) throw new Error(head);
+}
+const get = (target) => 'GET ' + target + ' HTTP/1.1\r\nHost: ' + HOST + '\r\n\r\n';
+const out = [];
+if (mode === 'fresh') {
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
+    const s = await open();
+    if (proxy) await tunnel(s);
+    s.write(get('/'));
+    await response(s);
+    out.push(performance.now() - t0);
+    s.destroy();
+  }
+} else {
+  const s = await open();
+  if (proxy && mode === 'keep') await tunnel(s);
+  const target = mode === 'absolute' ? 'http://' + HOST + '/' : '/';
+  for (let i = 0; i < n + 20; i++) {
+    const t0 = performance.now();
+    s.write(get(target));
+    await response(s);
+    if (i >= 20) out.push(performance.now() - t0);
+  }
+  s.destroy();
+}
+console.log(JSON.stringify(out));
+`;
+
+const median = (xs: number[]): number => summary(xs).median;
+
+export async function benchEgress(cwd: string): Promise<void> {
+  const server = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '3' });
+    res.end('ok\n');
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as AddressInfo).port;
+  const client = join(cwd, 'egress-bench-client.mjs');
+  writeFileSync(client, CLIENT);
+  egressGate().configure({
+    policy: EgressSchema.parse({
+      allow: ['bench.example.test'],
+      resolve: { 'bench.example.test': `127.0.0.1:${port}` },
+    }),
+    log: silent,
+  });
+  const manager = new EnvironmentManager({
+    terminal: parseConfig({ terminal: { backend: 'local' } }).terminal,
+    workerId: 'bench',
+    log: silent,
+  });
+  const direct = async (mode: string, n: number): Promise<number[]> =>
+    JSON.parse((await promisify(execFile)('node', [client, mode, String(port), String(n)])).stdout) as number[];
+  try {
+    await manager.use('bench-egress', { hostCwd: cwd }, async ({ env }) => {
+      const proxied = async (mode: string, n: number): Promise<number[]> => {
+        const r = await env.run({
+          command: `node egress-bench-client.mjs ${mode} 0 ${n} "\${HTTP_PROXY##*:}"`,
+          timeoutSeconds: 300,
+        });
+        if (r.exitCode !== 0) throw new Error(`the bench client failed in the sandbox: ${r.output}`);
+        return JSON.parse(r.output.trim().split('\n').at(-1)!) as number[];
+      };
+      // Twice each way, alternating, so a burst of load on the machine does not land on one side only.
+      const d1 = await direct('keep', REQUESTS);
+      const p1 = await proxied('keep', REQUESTS);
+      const a1 = await proxied('absolute', REQUESTS);
+      const d2 = await direct('keep', REQUESTS);
+      const p2 = await proxied('keep', REQUESTS);
+      const a2 = await proxied('absolute', REQUESTS);
+      const df1 = await direct('fresh', CONNECTIONS);
+      const pf1 = await proxied('fresh', CONNECTIONS);
+      const df2 = await direct('fresh', CONNECTIONS);
+      const pf2 = await proxied('fresh', CONNECTIONS);
+      const keep = { direct: median([...d1, ...d2]), tunnel: median([...p1, ...p2]), absolute: median([...a1, ...a2]) };
+      const fresh = { direct: median([...df1, ...df2]), proxied: median([...pf1, ...pf2]) };
+      console.log(
+        `egress proxy  per request on a kept-alive connection (${2 * REQUESTS} each): direct loopback ${fmt(keep.direct, 3)} ms · ` +
+          `through a CONNECT tunnel ${fmt(keep.tunnel, 3)} ms (+${fmt(keep.tunnel - keep.direct, 3)} ms, target < 1 ms) · ` +
+          `absolute-URI to the proxy ${fmt(keep.absolute, 3)} ms (+${fmt(keep.absolute - keep.direct, 3)} ms)`,
+        `\n              per new connection with one request (${2 * CONNECTIONS} each): direct ${fmt(fresh.direct, 3)} ms · ` +
+          `through the proxy (connect, CONNECT, request) ${fmt(fresh.proxied, 3)} ms (+${fmt(fresh.proxied - fresh.direct, 3)} ms, target < 3 ms)`,
+      );
+    });
+  } finally {
+    await manager.closeAll();
+    server.close();
+  }
+}

@@ -1,0 +1,71 @@
+// Where a command's output goes: shown (to the terminal, which the model reads and the run's history keeps) or
+// consumed (redirected to a file, piped into a program that uses it, captured into a variable or an argument).
+// Filters that print what they read (grep, jq, head, base64, tee) pass it on. Pure (works on a parsed tree).
+import { peel } from './argv.js';
+import type { SyntaxNode } from './parser.js';
+import { commandWords, firstCommand, pipelineChain, redirectsOf } from './syntax.js';
+
+/** Programs whose output is (a transformation of) what they read, so a secret piped through them is still shown. */
+const SHOWS_INPUT = new Set(
+  `cat tac tee head tail less more most bat batcat grep egrep fgrep rg ag jq yq gojq sed gsed awk gawk mawk cut sort uniq
+  tr base64 base32 basenc xxd od hexdump column paste fold fmt nl rev strings iconv zcat gunzip col expand unexpand pr`.split(
+    /\s+/,
+  ),
+);
+/** Commands that print their arguments (`echo "$(cat .env)"`). */
+const PRINTS_ARGUMENTS = new Set(['echo', 'printf', 'print']);
+
+/** Where standard output is redirected (`> out.txt`, `>> log`, `&> f`), as written; undefined for the terminal. */
+export function outputFileOf(node: SyntaxNode): string | undefined {
+  for (const r of redirectsOf(node)) {
+    if (r.type !== 'file_redirect') continue;
+    const op = r.children.find((c) => c !== null && !c.isNamed)?.type ?? '';
+    const fd = r.childForFieldName('descriptor')?.text;
+    if (!op.includes('>') || (fd !== undefined && fd !== '1' && !op.startsWith('&'))) continue;
+    const dest = (r.childForFieldName('destination')?.text ?? '').replace(/^["']|["']$/g, '');
+    if (!/^(\/dev\/(stdout|stderr|tty)|&?[12])$/.test(dest)) return dest;
+  }
+  return undefined;
+}
+
+/** An output redirect of standard output to somewhere other than the terminal. */
+function redirectsOutput(node: SyntaxNode): boolean {
+  return redirectsOf(node).some((r) => {
+    if (r.type !== 'file_redirect') return false;
+    const op = r.children.find((c) => c !== null && !c.isNamed)?.type ?? '';
+    if (!op.includes('>')) return false;
+    const fd = r.childForFieldName('descriptor')?.text;
+    if (fd !== undefined && fd !== '1' && !op.startsWith('&')) return false;
+    const dest = r.childForFieldName('destination')?.text ?? '';
+    return !/^(\/dev\/(stdout|stderr|tty)|&?[12])$/.test(dest.replace(/^["']|["']$/g, ''));
+  });
+}
+
+function nameOf(element: SyntaxNode): string | null {
+  const cmd = firstCommand(element);
+  return cmd ? (peel(commandWords(cmd)).argv?.name ?? null) : null;
+}
+
+/** Where the output of the command at `node` ends up. */
+export function outputOf(node: SyntaxNode, depth = 0): 'shown' | 'consumed' {
+  if (depth > 8) return 'shown';
+  if (redirectsOutput(node)) return 'consumed';
+  for (const next of pipelineChain(node).after) {
+    const cmd = firstCommand(next);
+    if (!cmd || !SHOWS_INPUT.has(nameOf(next) ?? '')) return 'consumed';
+    if (redirectsOutput(cmd)) return 'consumed';
+  }
+  // Inside $(...): shown only when the command it is an argument of prints it.
+  for (let p = node.parent; p; p = p.parent) {
+    if (p.type === 'process_substitution') return 'consumed';
+    if (p.type === 'command_substitution') {
+      let owner: SyntaxNode | null = p.parent;
+      while (owner && owner.type !== 'command' && owner.type !== 'variable_assignment') owner = owner.parent;
+      if (!owner || owner.type === 'variable_assignment') return 'consumed';
+      const name = peel(commandWords(owner)).argv?.name ?? null;
+      return name !== null && PRINTS_ARGUMENTS.has(name) ? outputOf(owner, depth + 1) : 'consumed';
+    }
+    if (p.type === 'program') break;
+  }
+  return 'shown';
+}

@@ -1,0 +1,194 @@
+// Network approvals: a sandboxed command's connection to a host no egress policy decided waits at the worker's
+// proxy while the run lists `network: HOST:PORT` as a pending approval, decided once/session/always/deny through the
+// same signal, update, query and channels as a command; and the hosts the run's commands reached. Workflow-safe.
+import {
+  condition,
+  defineSignal,
+  defineUpdate,
+  log,
+  patched,
+  proxyActivities,
+  setHandler,
+  uuid4,
+} from '@temporalio/workflow';
+import type { AgentActivities } from '../common/activity-contract.js';
+import { argsDigest, type ApprovalMode, type PendingApproval } from '../common/approval-types.js';
+import {
+  networkRule,
+  type EgressAnswer,
+  type EgressRequest,
+  type NetworkReach,
+  type NetworkReachReport,
+} from '../common/egress-types.js';
+import { EGRESS_REACHED_SIGNAL, EGRESS_UPDATE, EGRESS_WITHDRAW_SIGNAL } from '../common/workflow-messages.js';
+import type { ApprovalBook } from './approvals.js';
+
+export const egressUpdate = defineUpdate<EgressAnswer, [EgressRequest]>(EGRESS_UPDATE);
+export const egressReachedSignal = defineSignal<[NetworkReachReport]>(EGRESS_REACHED_SIGNAL);
+export const egressWithdrawSignal = defineSignal<[{ requestId: string }]>(EGRESS_WITHDRAW_SIGNAL);
+
+/** Runs recorded before the egress gate have none of its handlers (nothing in their histories asks for them). */
+const EGRESS_PATCH = 'egress-approvals';
+/** Distinct host:port entries kept in the run's list; withdrawn request ids remembered. */
+const KEEP_REACHED = 100;
+const KEEP_WITHDRAWN = 200;
+const MAX_COMMAND_CHARS = 4_000;
+
+const effects = proxyActivities<AgentActivities>({
+  startToCloseTimeout: '2 minutes',
+  retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 5 },
+  summary: 'network approval',
+});
+
+/** Why a request cannot be handled, or undefined (it comes from a worker, but an update can be sent by anyone). */
+function problemWith(r: EgressRequest | undefined): string | undefined {
+  if (!r || typeof r !== 'object') return 'an egress request is an object';
+  if (typeof r.requestId !== 'string' || r.requestId.length > 100) return 'requestId must be a short string';
+  if (typeof r.host !== 'string' || r.host.length === 0 || r.host.length > 255) return 'host must be a host name';
+  if (!Number.isInteger(r.port) || r.port < 1 || r.port > 65_535) return 'port must be from 1 to 65535';
+  if (typeof r.command !== 'string') return 'command must be a string';
+  if (!['manual', 'smart', 'off'].includes(r.mode)) return 'mode must be manual, smart or off';
+  if (!(typeof r.timeoutSeconds === 'number' && r.timeoutSeconds > 0)) return 'timeoutSeconds must be positive';
+  return undefined;
+}
+
+const hostPort = (host: string, port: number): string => networkRule(host, port).slice('network:'.length);
+
+export class NetworkApprovals {
+  /** Hosts the run's commands connected to or were refused, most recent last. */
+  reached: NetworkReach[] = [];
+  private withdrawn: string[] = [];
+
+  constructor(
+    private readonly book: ApprovalBook,
+    /** The run's own approvals settings, overriding the worker's. */
+    private readonly run: { mode?: ApprovalMode; timeoutSeconds?: number },
+    /** The tool call whose command made the connection waits for a person (true) or no longer (false). */
+    private readonly waiting: (callId: string, waiting: boolean) => void = () => undefined,
+  ) {
+    if (!patched(EGRESS_PATCH)) return;
+    setHandler(egressReachedSignal, (r) => {
+      if (!r || typeof r.host !== 'string' || !Number.isInteger(r.port) || !['allowed', 'refused'].includes(r.decision))
+        return log.warn('egressReached ignored: not a host, port and decision');
+      this.note({ host: r.host, port: r.port, decision: r.decision, by: String(r.by).slice(0, 200) });
+    });
+    setHandler(egressWithdrawSignal, (w) => {
+      if (typeof w?.requestId === 'string') this.withdrawn = [...this.withdrawn, w.requestId].slice(-KEEP_WITHDRAWN);
+    });
+    setHandler(egressUpdate, (req) => this.decide(req), {
+      validator: (req) => {
+        const problem = problemWith(req);
+        if (problem) throw new Error(problem);
+      },
+    });
+  }
+
+  private note(r: NetworkReachReport): void {
+    const at = new Date().toISOString();
+    const old = this.reached.find((x) => x.host === r.host && x.port === r.port);
+    const rest = this.reached.filter((x) => x !== old);
+    this.reached = [...rest, { ...r, count: (old?.count ?? 0) + 1, at }].slice(-KEEP_REACHED);
+  }
+
+  private answer(req: EgressRequest, a: EgressAnswer): EgressAnswer {
+    this.note({ host: req.host, port: req.port, decision: a.allow ? 'allowed' : 'refused', by: a.reason });
+    return a;
+  }
+
+  /** The run's decision on one connection: a session rule or mode off answer at once; otherwise a person does. */
+  private async decide(req: EgressRequest): Promise<EgressAnswer> {
+    const rule = networkRule(req.host, req.port);
+    const mode = this.run.mode ?? req.mode;
+    if (this.book.state.sessionRules.includes(rule))
+      return this.answer(req, { allow: true, reason: 'approved for this run (session)', remember: true });
+    if (mode === 'off') return this.answer(req, { allow: true, reason: 'approvals.mode is off', remember: true });
+    // Smart approval judges commands; a host alone tells the auxiliary model too little, so a person decides.
+    if (this.withdrawn.includes(req.requestId)) return { allow: false, reason: 'the connection went away' };
+    const timeoutSeconds = this.run.timeoutSeconds ?? req.timeoutSeconds;
+    const now = Date.now();
+    const shown = hostPort(req.host, req.port);
+    const command =
+      req.command.length > MAX_COMMAND_CHARS ? `${req.command.slice(0, MAX_COMMAND_CHARS)}…` : req.command;
+    const pending: PendingApproval = {
+      approvalId: `ap-${uuid4().slice(0, 8)}`,
+      callId: req.callId ?? '',
+      tool: 'network',
+      command,
+      kind: 'network',
+      host: req.host,
+      port: req.port,
+      findings: [
+        {
+          rule,
+          tier: 'dangerous',
+          description: `network: ${shown} (${req.via}), not in terminal.local.sandbox.egress.allow; ${
+            command ? 'asked by the command above' : 'no command was running (a background process)'
+          }`,
+        },
+      ],
+      argsDigest: argsDigest(`${rule}\n${command}`),
+      // What each choice covers, as every channel says it: this host and port, never a wider pattern.
+      scope: { key: rule, covers: `connections of this run's commands to ${shown}`, always: rule },
+      askedAt: new Date(now).toISOString(),
+      expiresAt: new Date(now + timeoutSeconds * 1000).toISOString(),
+    };
+    this.book.addPending(pending);
+    if (pending.callId) this.waiting(pending.callId, true);
+    if (req.notify)
+      effects
+        .notifyApproval({ approval: pending })
+        .catch((err: unknown) => log.warn('approval webhook failed', { error: String(err) }));
+    const arrived = await condition(
+      () => this.book.hasDecision(pending.approvalId) || this.withdrawn.includes(req.requestId),
+      timeoutSeconds * 1000,
+    );
+    this.book.removePending(pending.approvalId);
+    if (pending.callId) this.waiting(pending.callId, false);
+    const base = {
+      approvalId: pending.approvalId,
+      callId: pending.callId,
+      tool: 'network',
+      command,
+      kind: 'network' as const,
+      host: req.host,
+      port: req.port,
+      decidedAt: new Date().toISOString(),
+    };
+    const d = arrived ? this.book.takeDecision(pending.approvalId) : undefined;
+    if (!d) {
+      const withdrawn = arrived;
+      const reason = withdrawn
+        ? 'the connection went away before a decision'
+        : `no decision within ${timeoutSeconds} s`;
+      this.book.record({ ...base, choice: 'deny', source: withdrawn ? 'withdrawn' : 'timeout', reason });
+      return this.answer(req, {
+        allow: false,
+        reason: withdrawn
+          ? reason
+          : `no one approved ${shown} within ${timeoutSeconds} s (a timeout counts as a denial)`,
+      });
+    }
+    this.book.record({
+      ...base,
+      choice: d.choice,
+      source: 'person',
+      by: d.by,
+      ...(d.claimedBy === undefined ? {} : { claimedBy: d.claimedBy }),
+      reason: d.reason,
+    });
+    if (d.choice === 'deny')
+      return this.answer(req, { allow: false, reason: `denied by a person${d.reason ? `: ${d.reason}` : ''}` });
+    if (d.choice === 'session' || d.choice === 'always')
+      this.book.state.sessionRules = [...new Set([...this.book.state.sessionRules, rule])];
+    // A config.yaml that cannot take the entry still leaves the session approval: the person approved this host.
+    if (d.choice === 'always')
+      await effects
+        .addToAllowlist({ entries: [rule] })
+        .catch((err: unknown) => log.warn('could not add the host to command_allowlist', { rule, error: String(err) }));
+    return this.answer(req, {
+      allow: true,
+      reason: `approved by a person (${d.choice})`,
+      remember: d.choice !== 'once',
+    });
+  }
+}

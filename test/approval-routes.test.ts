@@ -1,0 +1,239 @@
+// The route families of issue 33 through the real worker in manual mode (dev server, registry, local environment):
+// program text from files and options, scripts named by globs, git running commands and hooks, project code imported
+// or preloaded, execute_code's computed callees and paths. Each member waits for approval (denied here, so its marker
+// file is never made); each benign look-alike runs without asking. Dangerous payloads are `kubectl delete pod demo`,
+// which asks (and fails harmlessly if it ran).
+import { existsSync, mkdtempSync, readFileSync, realpathSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseConfig } from '../src/config/config.js';
+import type { PendingApproval } from '../src/common/approval-types.js';
+import type { AgentResult, AgentState } from '../src/common/types.js';
+import { harness, type Harness } from './support/agent-harness.js';
+import { startScriptedModel, type ScriptedModel, type Step } from './support/scripted-model.js';
+
+let h: Harness;
+const configFile = join(mkdtempSync(join(tmpdir(), 'tether-routes-conf-')), 'config.yaml');
+
+beforeAll(async () => {
+  process.env.TETHER_CONFIG = configFile;
+  h = await harness(parseConfig({}));
+});
+afterAll(async () => {
+  delete process.env.TETHER_CONFIG;
+  await h.close();
+});
+
+const project = (): string => realpathSync(mkdtempSync(join(tmpdir(), 'tether-routes-')));
+const call = (name: string, args: Record<string, unknown>): Step => ({ toolCalls: [{ name, arguments: args }] });
+const results = (model: ScriptedModel): Record<string, unknown>[] =>
+  model.requests.slice(1).map((r) => JSON.parse(r.messages.at(-1)!.content!) as Record<string, unknown>);
+
+/** Runs the script; every approval that appears is denied. Returns the approvals in the order they appeared. */
+async function runDenying(
+  cwd: string,
+  steps: Step[],
+): Promise<{ out: Record<string, unknown>[]; asked: PendingApproval[] }> {
+  const model = await startScriptedModel([...steps, { content: 'done' }]);
+  const asked: PendingApproval[] = [];
+  await h.withWorker(model.url, async () => {
+    const handle = await h.client.workflow.start('agentWorkflow', {
+      taskQueue: h.taskQueue,
+      workflowId: `routes-${randomUUID()}`,
+      args: [{ task: 't', model: 'scripted', cwd, enabledToolsets: ['terminal', 'file', 'code_execution'] }],
+    });
+    let finished = false;
+    const done = handle.result().finally(() => (finished = true));
+    while (!finished) {
+      const s = await handle.query<AgentState>('state');
+      for (const p of s.pendingApprovals) {
+        if (asked.some((a) => a.approvalId === p.approvalId)) continue;
+        asked.push(p);
+        await handle.signal('approval', { approvalId: p.approvalId, choice: 'deny', reason: 'test' });
+      }
+      if (!finished) await new Promise((r) => setTimeout(r, 100));
+    }
+    return (await done) as AgentResult;
+  });
+  expect(model.errors).toEqual([]);
+  await model.close();
+  return { out: results(model), asked };
+}
+
+const denied = { denied: true, error: expect.stringMatching(/^The user denied this command/) };
+const payload = (marker: string): string => `touch ${marker}; kubectl delete pod demo 2>/dev/null`;
+const write = (path: string, content: string): Step => call('write_file', { path, content });
+const terminal = (command: string, extra: Record<string, unknown> = {}): Step =>
+  call('terminal', { command, ...extra });
+
+/**
+ * Runs `cases` (setup steps, then the command that must ask) and `benign` commands that must run; checks that each
+ * asking command was asked about and denied, its marker never made, and every benign command ran.
+ */
+async function family(
+  cwd: string,
+  setup: Step[],
+  cases: { command: string; marker: string; stdin?: string }[],
+  benign: { command: string; expect: RegExp }[],
+): Promise<void> {
+  const steps = [
+    ...setup,
+    ...cases.map((c) => terminal(c.command, c.stdin === undefined ? {} : { stdin: c.stdin })),
+    ...benign.map((b) => terminal(b.command)),
+  ];
+  const { out, asked } = await runDenying(cwd, steps);
+  const first = setup.length;
+  const askedCommands = asked.map((a) => a.command.split('\n')[0]);
+  for (const [i, c] of cases.entries()) {
+    expect(askedCommands, c.command).toContain(c.command);
+    expect(out[first + i], c.command).toMatchObject(denied);
+    expect(existsSync(join(cwd, c.marker)), `${c.command}: marker`).toBe(false);
+  }
+  for (const [i, b] of benign.entries()) {
+    expect(askedCommands, b.command).not.toContain(b.command);
+    expect(out[first + cases.length + i], b.command).toMatchObject({
+      exit_code: 0,
+      output: expect.stringMatching(b.expect),
+    });
+  }
+}
+
+describe('routes that ran unasked (issue 33), through the worker in manual mode', () => {
+  it('interpreters reading program text from a file or an option', async () => {
+    const cwd = project();
+    await family(
+      cwd,
+      [
+        write('evil.awk', `BEGIN { system("${payload('m1')}") }\n`),
+        write('evil.sed', `1e ${payload('m2')}\n`),
+        write('payload.txt', `${payload('m3')}\n`),
+        write('g.sh', `${payload('m4')}\n`),
+        write('evil.tcl', `exec sh -c {${payload('m5')}}\n`),
+        write('cmds.ex', `!${payload('m6')}\nq!\n`),
+        write('report.awk', '{ s += $2 } END { print "total", s }\n'),
+        write('data.txt', 'a 2\nb 3\n'),
+      ],
+      [
+        { command: 'awk -f evil.awk /dev/null', marker: 'm1' },
+        { command: 'sed -f evil.sed data.txt', marker: 'm2' },
+        { command: "bash -c 'source /dev/stdin' < payload.txt", marker: 'm3' },
+        { command: "perl -e 'print `$(cat payload.txt)`'", marker: 'm3' },
+        { command: 'sort --compress-program=./g.sh data.txt', marker: 'm4' },
+        { command: 'tclsh evil.tcl', marker: 'm5' },
+        { command: `tclsh <<< 'exec sh -c {${payload('m5')}}'`, marker: 'm5' },
+        { command: 'ex -s data.txt < cmds.ex', marker: 'm6' },
+        { command: `vim -es -c '!${payload('m6')}' -c 'q!' data.txt`, marker: 'm6' },
+        { command: `emacs --batch --eval '(shell-command "${payload('m7')}")'`, marker: 'm7' },
+      ],
+      [{ command: 'awk -f report.awk data.txt', expect: /total 5/ }],
+    );
+  });
+
+  it('scripts named by globs', async () => {
+    const cwd = project();
+    await family(
+      cwd,
+      [write('g1.sh', `${payload('m1')}\n`), write('ok1.sh', 'echo fine\n')],
+      [
+        { command: 'sh g?.sh', marker: 'm1' },
+        { command: 'sh [g]1.sh', marker: 'm1' },
+        { command: '. ./g*.sh', marker: 'm1' },
+      ],
+      [{ command: 'sh ok?.sh', expect: /fine/ }],
+    );
+  });
+
+  it('git running commands: options, plumbing, and hooks read when git runs them (a harmless hook runs)', async () => {
+    const cwd = project();
+    const git = 'git -c user.email=t@example.org -c user.name=t';
+    await family(
+      cwd,
+      [
+        terminal(`git init -q . && ${git} commit -q --allow-empty -m init`),
+        terminal('git config core.hooksPath .githooks'),
+        write('.githooks/pre-commit', `#!/bin/sh\n${payload('m1')}\n`),
+        terminal('chmod +x .githooks/pre-commit'),
+      ],
+      [
+        { command: `${git} commit -q --allow-empty -m x`, marker: 'm1' },
+        { command: `git rebase --exec '${payload('m2')}' HEAD`, marker: 'm2' },
+        { command: `git bisect run sh -c '${payload('m3')}'`, marker: 'm3' },
+        { command: `git submodule foreach '${payload('m4')}'`, marker: 'm4' },
+        { command: 'git send-pack --force origin main', marker: 'm5' },
+      ],
+      [{ command: 'git log --oneline', expect: /init/ }],
+    );
+    // The same hook made harmless: the commit runs without asking, and the hook runs.
+    const { out, asked } = await runDenying(cwd, [
+      write('.githooks/pre-commit', `#!/bin/sh\necho hook-ran > ${join(cwd, 'hook-ok')}\n`),
+      terminal(`${git} commit -q --allow-empty -m harmless && echo committed`),
+    ]);
+    expect(asked).toEqual([]);
+    expect(out[1]).toMatchObject({ exit_code: 0, output: expect.stringContaining('committed') });
+    expect(readFileSync(join(cwd, 'hook-ok'), 'utf8')).toContain('hook-ran');
+  });
+
+  it('local code imported or preloaded', async () => {
+    const cwd = project();
+    const py = (marker: string): string => `import os\nos.system(${JSON.stringify(payload(marker))})\n`;
+    const js = (marker: string): string => `require('child_process').execSync(${JSON.stringify(payload(marker))})\n`;
+    await family(
+      cwd,
+      [
+        write('main.py', 'import helper\n'),
+        write('helper.py', py('m1')),
+        write('pkg/__init__.py', ''),
+        write('pkg/__main__.py', py('m2')),
+        write('conftest.py', py('m3')),
+        write('tests/test_a.py', 'def test_a():\n    assert True\n'),
+        write('x.js', js('m4')),
+        write('app.js', 'console.log("app")\n'),
+        write('start.py', py('m5')),
+        write('good.py', 'import util\nprint("sum", util.add(2, 3))\n'),
+        write('util.py', 'def add(a, b):\n    return a + b\n'),
+      ],
+      [
+        { command: 'python3 main.py', marker: 'm1' },
+        { command: 'python3 -m pkg', marker: 'm2' },
+        { command: 'python3 -c "import helper"', marker: 'm1' },
+        { command: 'python3 -m pytest -q', marker: 'm3' },
+        { command: 'node -r ./x.js app.js', marker: 'm4' },
+        { command: 'node --import ./x.js app.js', marker: 'm4' },
+        { command: `node -e "require('./x')"`, marker: 'm4' },
+        { command: "NODE_OPTIONS='--require ./x.js' node app.js", marker: 'm4' },
+        { command: 'PYTHONSTARTUP=start.py python3 -i', marker: 'm5', stdin: 'print(1)\n' },
+      ],
+      [{ command: 'python3 good.py', expect: /sum 5/ }],
+    );
+  });
+
+  it('execute_code: a computed callee or a computed path that another tool runs asks', async () => {
+    const cwd = project();
+    const m = (i: number): string => JSON.stringify(join(cwd, `m${i}`));
+    const programs: [string, string][] = [
+      ['python', `import os\nk = "sys" + "tem"\nvars(os)[k](${JSON.stringify(payload('m1'))})\nopen(${m(1)}, 'w')\n`],
+      ['python', `import os\nlist(map(os.system, [${JSON.stringify(payload('m2'))}]))\nopen(${m(2)}, 'w')\n`],
+      [
+        'python',
+        `import os\nname = os.environ.get('HOOK', 'pre-commit')\nopen(os.path.join('.git', 'hooks', name), 'w').write('x')\nopen(${m(3)}, 'w')\n`,
+      ],
+      [
+        'javascript',
+        `import cp from 'node:child_process';\nimport fs from 'node:fs';\n[cp.execSync][0](${JSON.stringify(payload('m4'))});\nfs.writeFileSync(${m(4)}, '');\n`,
+      ],
+      ['python', `import json\nopen('report.json', 'w').write(json.dumps({'ok': True}))\nprint('written')\n`],
+    ];
+    const { out, asked } = await runDenying(
+      cwd,
+      programs.map(([language, code]) => call('execute_code', { language, code })),
+    );
+    expect(asked.map((a) => a.command)).toEqual(programs.slice(0, 4).map(([l, c]) => `${l} program:\n${c}`));
+    for (let i = 0; i < 4; i += 1) {
+      expect(out[i]).toMatchObject(denied);
+      expect(existsSync(join(cwd, `m${i + 1}`))).toBe(false);
+    }
+    expect(out[4]).toMatchObject({ exit_code: 0, output: expect.stringContaining('written') });
+  });
+});
