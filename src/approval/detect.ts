@@ -91,6 +91,8 @@ interface DetectOptions {
 const MAX_DEPTH = 8;
 /** Files loaded by programs (modules, hooks) judged at most per command line. */
 const MAX_LOADS = 400;
+/** Pipelines longer than this are not judged element by element: they ask. */
+const MAX_PIPELINE = 128;
 
 /** PowerShell's automatic variables (never set in bash, whose names no bash tool uses). */
 const POWERSHELL_AUTOMATIC =
@@ -113,6 +115,8 @@ class Analysis implements CarryContext {
   readonly where: Where;
   /** Variables assigned with literal values so far (`D=/dev/sda; ...`). */
   private readonly vars = new Map<string, string>();
+  /** What earlier pipeline elements print (upstreamOf), by tree and node, while the known variables stay the same. */
+  private upstreamSeen = new WeakMap<object, Map<number, Upstream>>();
   /** Standard input of a nested script (ssh HOST CMD <<EOF): every top-level command of it reads it. */
   private inherited: Io | undefined;
   /** Aliases defined so far (`alias ls='rm -rf'`), and those being expanded (bash does not expand one in itself). */
@@ -385,7 +389,7 @@ class Analysis implements CarryContext {
         this.functionDefinition(node);
         break;
       case 'pipeline':
-        this.pipeline(node);
+        if (!this.pipeline(node)) return; // too long to judge: its commands are not walked
         break;
       case 'declaration_command':
         declarationCommand(node, this.vars, this);
@@ -410,6 +414,23 @@ class Analysis implements CarryContext {
     for (const child of named(node)) this.walk(child);
   }
 
+  /**
+   * What an earlier pipeline element prints, read once per element while the known variables stay the same: every
+   * later command of a pipeline asks for it, so `a | b | … ` of n commands reads n elements, not n².
+   */
+  private upstreamOf(element: SyntaxNode): Upstream {
+    let inTree = this.upstreamSeen.get(element.tree);
+    if (!inTree) this.upstreamSeen.set(element.tree, (inTree = new Map()));
+    let known = inTree.get(element.id);
+    if (!known) {
+      const cmd = firstCommand(element);
+      const argv = cmd ? peel(commandWords(cmd, this.vars)).argv : null;
+      known = { argv, ...printedText(element, argv, this.vars) };
+      inTree.set(element.id, known);
+    }
+    return known;
+  }
+
   /** `X=literal` outside a command is remembered; `X=$(mktemp ...)` is a temporary path. */
   private assignment(node: SyntaxNode): void {
     const name = node.childForFieldName('name')?.text;
@@ -419,6 +440,7 @@ class Analysis implements CarryContext {
     checkAssignment(name, w, this);
     if (node.parent?.type === 'command') return;
     carriedVariable(name, w, this);
+    this.upstreamSeen = new WeakMap();
     if (!w.dynamic) this.vars.set(name, w.text);
     else if (/^\$\(\s*mktemp\b/.test(value?.text ?? '')) this.vars.set(name, '/tmp/mktemp.tmp');
     else if (/^"?\$\(\s*(docker|podman|nerdctl)\s+(container\s+)?(create|run\s+(-\w+\s+)*-d)\b/.test(value?.text ?? ''))
@@ -435,11 +457,7 @@ class Analysis implements CarryContext {
     const target = input?.childForFieldName('destination');
     if (target) io.stdinFile = wordOf(target, this.vars);
     // Earlier elements of the pipeline feed this command's standard input.
-    for (const prev of pipelineChain(node).before) {
-      const cmd = firstCommand(prev);
-      const argv = cmd ? peel(commandWords(cmd, this.vars)).argv : null;
-      io.upstream.push({ argv, ...printedText(prev, argv, this.vars) } satisfies Upstream);
-    }
+    for (const prev of pipelineChain(node).before) io.upstream.push(this.upstreamOf(prev));
     io.output = this.inherited?.output === 'consumed' ? 'consumed' : outputOf(node);
     io.outputFile = outputFileOf(node);
     if (this.inherited && io.upstream.length === 0 && io.stdinText === undefined && io.stdinFile === undefined) {
@@ -664,15 +682,23 @@ class Analysis implements CarryContext {
     if (calls >= 2 || inLoop) this.add('fork-bomb', node.text.slice(0, 80));
   }
 
-  private pipeline(node: SyntaxNode): void {
-    if (node.parent?.type === 'pipeline' || node.parent?.parent?.type === 'pipeline') return; // judged as part of the outer one
-    const names = pipelineLeaves(node).map((el) => {
+  /** Judges a pipeline as a whole; false when it is too long for its commands to be judged one by one. */
+  private pipeline(node: SyntaxNode): boolean {
+    if (node.parent?.type === 'pipeline' || node.parent?.parent?.type === 'pipeline') return true; // judged as part of the outer one
+    const leaves = pipelineLeaves(node);
+    // Each command reads what every earlier one prints: past this length a person decides, in bounded time.
+    if (leaves.length > MAX_PIPELINE) {
+      this.add('too-long', `a pipeline of ${leaves.length} commands (more than ${MAX_PIPELINE})`);
+      return false;
+    }
+    const names = leaves.map((el) => {
       const cmd = firstCommand(el);
       return cmd ? (peel(commandWords(cmd, this.vars)).argv?.name ?? null) : null;
     });
     if (pipelineShellOverNetwork(names)) this.add('reverse-shell', node.text.slice(0, 80));
     parallelRequests(node.text, this);
-    this.readLoops(pipelineLeaves(node));
+    this.readLoops(leaves);
+    return true;
   }
 
   /**

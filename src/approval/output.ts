@@ -50,22 +50,51 @@ function nameOf(element: SyntaxNode): string | null {
 export function outputOf(node: SyntaxNode, depth = 0): 'shown' | 'consumed' {
   if (depth > 8) return 'shown';
   if (redirectsOutput(node)) return 'consumed';
-  for (const next of pipelineChain(node).after) {
-    const cmd = firstCommand(next);
-    if (!cmd || !SHOWS_INPUT.has(nameOf(next) ?? '')) return 'consumed';
-    if (redirectsOutput(cmd)) return 'consumed';
-  }
+  for (const next of pipelineChain(node).after) if (consumesInput(next)) return 'consumed';
   // Inside $(...): shown only when the command it is an argument of prints it.
-  for (let p = node.parent; p; p = p.parent) {
-    if (p.type === 'process_substitution') return 'consumed';
-    if (p.type === 'command_substitution') {
-      let owner: SyntaxNode | null = p.parent;
-      while (owner && owner.type !== 'command' && owner.type !== 'variable_assignment') owner = owner.parent;
-      if (!owner || owner.type === 'variable_assignment') return 'consumed';
-      const name = peel(commandWords(owner)).argv?.name ?? null;
-      return name !== null && PRINTS_ARGUMENTS.has(name) ? outputOf(owner, depth + 1) : 'consumed';
-    }
-    if (p.type === 'program') break;
-  }
-  return 'shown';
+  const p = enclosingSubstitution(node);
+  if (!p) return 'shown';
+  if (p.type === 'process_substitution') return 'consumed';
+  let owner: SyntaxNode | null = p.parent;
+  while (owner && owner.type !== 'command' && owner.type !== 'variable_assignment') owner = owner.parent;
+  if (!owner || owner.type === 'variable_assignment') return 'consumed';
+  const name = peel(commandWords(owner)).argv?.name ?? null;
+  return name !== null && PRINTS_ARGUMENTS.has(name) ? outputOf(owner, depth + 1) : 'consumed';
 }
+
+/** Whether a pipeline element keeps what it reads from the person's view; kept per tree, as outputOf asks n² times. */
+function consumesInput(element: SyntaxNode): boolean {
+  let byTree = consuming.get(element.tree);
+  if (!byTree) consuming.set(element.tree, (byTree = new Map()));
+  let known = byTree.get(element.id);
+  if (known === undefined) {
+    const cmd = firstCommand(element);
+    known = !cmd || !SHOWS_INPUT.has(nameOf(element) ?? '') || redirectsOutput(cmd);
+    byTree.set(element.id, known);
+  }
+  return known;
+}
+
+const consuming = new WeakMap<object, Map<number, boolean>>();
+
+/**
+ * The nearest `$(...)` or `<(...)` around a node, if any, kept per tree: `a && b && …` nests one list in another,
+ * and each command asks, so walking up from each would cost n² steps of n each.
+ */
+function enclosingSubstitution(node: SyntaxNode): SyntaxNode | null {
+  let byTree = enclosing.get(node.tree);
+  if (!byTree) enclosing.set(node.tree, (byTree = new Map()));
+  const known = byTree.get(node.id);
+  if (known !== undefined) return known;
+  const parent = node.parent;
+  const found =
+    !parent || parent.type === 'program'
+      ? null
+      : parent.type === 'process_substitution' || parent.type === 'command_substitution'
+        ? parent
+        : enclosingSubstitution(parent);
+  byTree.set(node.id, found);
+  return found;
+}
+
+const enclosing = new WeakMap<object, Map<number, SyntaxNode | null>>();

@@ -272,6 +272,7 @@ const list: Rule[] = [
     description: 'the command could not be parsed, so it cannot be checked',
   },
   { id: 'too-deep', tier: 'dangerous', opaque: true, description: 'commands nested too deeply to check' },
+  { id: 'too-long', tier: 'dangerous', opaque: true, description: 'a pipeline too long to check' },
   // Channels beyond the command line (t16-gate)
   {
     id: 'unread-script',

@@ -18,7 +18,7 @@ export type ScriptFile =
 
 /** Keys that ask for the names in a directory (globs, test discovery) rather than a file's content; a name ending in
  * `/` is a directory. */
-const LISTING = '\u0000ls:';
+export const LISTING = '\u0000ls:';
 
 export const listingKey = (dir: string): string => `${LISTING}${dir}`;
 

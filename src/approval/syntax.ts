@@ -119,6 +119,17 @@ export function firstCommand(element: SyntaxNode): SyntaxNode | undefined {
 
 /** The elements of a pipeline, with nested pipelines (`a | b 2>&1 | c` parses as one inside another) flattened. */
 export function pipelineLeaves(pipeline: SyntaxNode): SyntaxNode[] {
+  // Asked once per command of a pipeline: kept per tree, so a pipeline of n commands costs n, not n².
+  let byTree = leavesCache.get(pipeline.tree);
+  if (!byTree) leavesCache.set(pipeline.tree, (byTree = new Map()));
+  let leaves = byTree.get(pipeline.id);
+  if (!leaves) byTree.set(pipeline.id, (leaves = leavesOf(pipeline)));
+  return leaves;
+}
+
+const leavesCache = new WeakMap<object, Map<number, SyntaxNode[]>>();
+
+function leavesOf(pipeline: SyntaxNode): SyntaxNode[] {
   return named(pipeline).flatMap((el) => {
     const body = el.type === 'redirected_statement' ? el.childForFieldName('body') : null;
     if (el.type === 'pipeline') return pipelineLeaves(el);

@@ -7,58 +7,115 @@ import { listedDir, MAX_SCRIPT_BYTES, type ScriptFile } from '../approval/script
 import type { ShellEnvironment } from './shell-environment.js';
 import { shQuote } from './shell-scripts.js';
 
-/** Bytes of file content one command prints at most; files past it are read by the next command. */
-const OUTPUT_BUDGET = 1024 * 1024;
 /** Entries of one directory listed at most: a bigger directory cannot be searched and asks. */
 const MAX_ENTRIES = 2000;
 
 const quoted = (key: string): string => (key.startsWith('~/') ? `"$HOME"/${shQuote(key.slice(2))}` : shQuote(key));
 
+/** Readable files printed by one round at most (each at most MAX_SCRIPT_BYTES + 1 bytes); the rest wait a round. */
+const FILES_PER_ROUND = 64;
+
 /**
- * One shell script that prints, for each key, `\n<boundary> <index>\n` then a status line and (for a file within the
- * budget) its bytes, or (for a listing) one entry per line. The boundary is random, so a file cannot fake one.
+ * One shell script for a round of keys. It prints, after `\n<boundary> <index>\n`, each key's status (directory,
+ * missing, unreadable, file; for a listing `entries` then one entry per line, or toomany); then after
+ * `\n<boundary> data\n`, for each readable file in order, `\n<boundary> next\n` and its first MAX_SCRIPT_BYTES + 1
+ * bytes. Statuses and listings are the shell's own tests and the contents one `head` for the whole round (the
+ * separator is a file it prints between the others), so a round costs one process however many files it reads. The
+ * boundary is random and new each round.
  */
-function batchScript(keys: string[], boundary: string): string {
+function batchScript(keys: string[], boundary: string, separator: string): string {
   const lines = [
-    `b=${boundary}; t=0; nl='`,
+    `b=${boundary}; nl='`,
     `'`,
-    'r() { f=$1; if [ -d "$f" ]; then echo directory; elif [ ! -e "$f" ]; then echo missing;',
-    '  elif [ ! -f "$f" ] || [ ! -r "$f" ]; then echo unreadable;',
-    `  else n=$(wc -c < "$f" | tr -d ' '); if [ "$n" -gt ${MAX_SCRIPT_BYTES} ]; then echo "size $n";`,
-    `  elif [ $((t + n)) -gt ${OUTPUT_BUDGET} ] && [ "$t" -gt 0 ]; then echo deferred;`,
-    '  else t=$((t + n)); echo "size $n"; cat "$f"; fi; fi; }',
     // Names with a line break in them cannot be told apart in this listing: the directory is reported unreadable.
     'l() { d=$1; if [ ! -d "$d" ]; then echo missing; return; fi; c=0; o=;',
     '  for e in "$d"/* "$d"/.*; do [ -e "$e" ] || [ -L "$e" ] || continue; p=$e; e=${e##*/};',
     '    case "$e" in .|..) continue;; *"$nl"*) echo unreadable; return;; esac; [ -d "$p" ] && e="$e/";',
     `    c=$((c + 1)); if [ "$c" -gt ${MAX_ENTRIES} ]; then echo toomany; return; fi; o="$o$e$nl"; done;`,
     '  echo entries; printf %s "$o"; }',
+    `s=${shQuote(separator)}; [ -d "\${s%/*}" ] || mkdir -p "\${s%/*}"; printf '\n%s next\n' "$b" > "$s"`,
+    'set --',
   ];
   keys.forEach((key, i) => {
     const dir = listedDir(key);
-    lines.push(`printf '\\n%s %d\\n' "$b" ${i}; ${dir === undefined ? `r ${quoted(key)}` : `l ${quoted(dir || '.')}`}`);
+    const k = quoted(key);
+    lines.push(
+      `printf '\n%s %d\n' "$b" ${i}; ` +
+        (dir !== undefined
+          ? `l ${quoted(dir || '.')}`
+          : `if [ -d ${k} ]; then echo directory; elif [ ! -e ${k} ]; then echo missing; ` +
+            `elif [ ! -f ${k} ] || [ ! -r ${k} ]; then echo unreadable; else echo file; set -- "$@" "$s" ${k}; fi`),
+    );
   });
+  lines.push(
+    `printf '\n%s data\n' "$b"`,
+    `if [ $# -gt 0 ]; then head -q -c ${MAX_SCRIPT_BYTES + 1} -- "$@" 2>/dev/null; fi`,
+    'exit 0',
+  );
   return lines.join('\n');
 }
 
-function parsePiece(piece: string, listing: boolean): ScriptFile | 'deferred' {
+/** What the status line (and for a listing, the lines after it) of a key says, for all but a readable file. */
+function statusOf(piece: string, listing: boolean): ScriptFile | 'file' {
   const nl = piece.indexOf('\n');
   const head = (nl < 0 ? piece : piece.slice(0, nl)).trim();
   const body = nl < 0 ? '' : piece.slice(nl + 1);
   if (head === 'missing') return { missing: true };
   if (head === 'directory') return { directory: true };
-  if (head === 'deferred') return 'deferred';
   if (head === 'unreadable') return { error: listing ? 'cannot be listed' : 'is not a readable file' };
   if (head === 'toomany') return { error: `has more than ${MAX_ENTRIES} entries` };
   if (listing && head === 'entries') return { entries: body.split('\n').filter((e) => e !== '') };
-  const size = /^size\s+(\d+)$/.exec(head);
-  if (!size) return { error: `could not be read (${head.slice(0, 80)})` };
-  if (Number(size[1]) > MAX_SCRIPT_BYTES)
-    return { error: `is too big to check (${size[1]} bytes; at most ${MAX_SCRIPT_BYTES} are read)` };
-  // A compiled program is not a script: what it does cannot be read from its bytes.
-  if (body.includes('\u0000') || body.startsWith('\u007fELF'))
-    return { binary: true, digest: `sha256:${createHash('sha256').update(body).digest('hex')}` };
-  return { text: body };
+  if (!listing && head === 'file') return 'file';
+  return { error: `could not be read (${head.slice(0, 80)})` };
+}
+
+/** A file's bytes as the gate judges them: a compiled program is not a script, what it does cannot be read. */
+function contentOf(bytes: Buffer): ScriptFile {
+  if (bytes.length > MAX_SCRIPT_BYTES)
+    return { error: `is too big to check (at most ${MAX_SCRIPT_BYTES} bytes are read)` };
+  if (bytes.includes(0) || bytes.subarray(0, 4).toString('latin1') === '\u007fELF')
+    return { binary: true, digest: `sha256:${createHash('sha256').update(bytes).digest('hex')}` };
+  return { text: bytes.toString('utf8') };
+}
+
+/** The parts of `data` between occurrences of `separator` (what comes before the first one is dropped). */
+function splitBytes(data: Buffer, separator: string): Buffer[] {
+  const parts: Buffer[] = [];
+  let at = data.indexOf(separator);
+  while (at >= 0) {
+    const from = at + Buffer.byteLength(separator);
+    const next = data.indexOf(separator, from);
+    parts.push(data.subarray(from, next < 0 ? data.length : next));
+    at = next;
+  }
+  return parts;
+}
+
+/** One round's output, parsed: each key's file or listing. */
+function parseRound(keys: string[], raw: Buffer, boundary: string): ScriptFile[] {
+  const fail = (why: string) => keys.map((): ScriptFile => ({ error: `could not be read (${why})` }));
+  const dataAt = raw.indexOf(`\n${boundary} data\n`);
+  if (dataAt < 0) return fail('the reading command ended early');
+  const pieces = raw.subarray(0, dataAt).toString('utf8').split(`\n${boundary} `).slice(1);
+  const out: (ScriptFile | undefined)[] = [];
+  const readable: number[] = [];
+  keys.forEach((key, i) => {
+    const piece = pieces.find((p) => p.startsWith(`${i}\n`));
+    const status =
+      piece === undefined
+        ? { error: 'could not be read' }
+        : statusOf(piece.slice(piece.indexOf('\n') + 1), listedDir(key) !== undefined);
+    if (status === 'file') readable.push(i);
+    out.push(status === 'file' ? undefined : status);
+  });
+  // One part per readable file: a file that vanished, or text that imitates the separator, leaves every file of the
+  // round unjudged rather than judged on a guess.
+  const contents = splitBytes(raw.subarray(dataAt), `\n${boundary} next\n`);
+  readable.forEach((i, j) => {
+    out[i] =
+      contents.length === readable.length ? contentOf(contents[j]!) : { error: 'changed while it was being read' };
+  });
+  return out.map((f) => f ?? { error: 'could not be read' });
 }
 
 /**
@@ -73,21 +130,23 @@ export async function readScriptsIn(
   const out = new Map<string, ScriptFile>();
   let pending = [...new Set(keys)];
   while (pending.length > 0) {
+    // Files beyond the round's share wait for the next round; listings are all done now.
+    let files = 0;
+    const now = pending.filter((k) => listedDir(k) !== undefined || (files += 1) <= FILES_PER_ROUND);
     const boundary = `tether-read-${randomBytes(12).toString('hex')}`;
-    const r = await env.run({ command: batchScript(pending, boundary), cwd: workdir, timeoutSeconds: 30 });
-    const pieces = r.output.split(`\n${boundary} `).slice(1);
-    const next: string[] = [];
-    pending.forEach((key, i) => {
-      const piece = pieces.find((p) => p.startsWith(`${i}\n`));
-      const file: ScriptFile | 'deferred' =
-        r.exitCode !== 0 || piece === undefined
-          ? { error: `could not be read (exit code ${r.exitCode})` }
-          : parsePiece(piece.slice(piece.indexOf('\n') + 1), listedDir(key) !== undefined);
-      if (file === 'deferred') next.push(key);
-      else out.set(key, file);
+    const chunks: Buffer[] = [];
+    const r = await env.run({
+      command: batchScript(now, boundary, `${env.stateDir}/read-separator`),
+      cwd: workdir,
+      timeoutSeconds: 30,
+      onOutput: (c) => chunks.push(c),
     });
-    // The first file of a command is always printed, so each command makes progress.
-    pending = next;
+    const read =
+      r.exitCode === 0
+        ? parseRound(now, Buffer.concat(chunks), boundary)
+        : now.map((): ScriptFile => ({ error: `could not be read (exit code ${r.exitCode})` }));
+    now.forEach((key, i) => out.set(key, read[i]!));
+    pending = pending.filter((k) => !out.has(k));
   }
   return out;
 }

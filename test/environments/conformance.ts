@@ -1,10 +1,13 @@
 // The conformance suite every terminal backend runs: the terminal and process tools through the registry's one
 // dispatch path, against a real (or, for cloud backends, a named double's) environment.
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/config.js';
 import { configureEnvironments, environmentManager } from '../../src/environments/current.js';
 import { registry } from '../../src/registry/index.js';
+import { readScriptsIn } from '../../src/environments/read-scripts.js';
+import { LISTING } from '../../src/approval/scripts.js';
 import { until } from '../support/cli.js';
 import '../../src/tools/terminal.js';
 import '../../src/tools/process.js';
@@ -290,6 +293,38 @@ export function describeConformance(name: string, setup: () => Promise<Conforman
           expect(out).not.toContain(value);
         }
       }
+    });
+
+    test('reads what the gate judges in one round: scripts, listings, compiled and oversized files', async () => {
+      const t = task();
+      const made = await sh(t, {
+        command:
+          "mkdir -p gate/pkg && printf 'echo one\\n' > gate/a.sh && printf 'x\\000y' > gate/bin && : > gate/empty " +
+          "&& head -c 70000 /dev/zero | tr '\\0' a > gate/big && printf 'tail' > gate/pkg/'sp ace.py' && cd gate",
+      });
+      expect(made.exit_code).toBe(0);
+      const keys = ['a.sh', 'bin', 'empty', 'big', 'pkg/sp ace.py', 'nope.py', 'pkg', `${LISTING}pkg`, `${LISTING}`];
+      const read = await environmentManager().use(t, { hostCwd: target!.hostCwd }, ({ env }) =>
+        readScriptsIn(env, keys),
+      );
+      expect(Object.fromEntries(read)).toEqual({
+        'a.sh': { text: 'echo one\n' },
+        bin: { binary: true, digest: `sha256:${createHash('sha256').update('x\0y').digest('hex')}` },
+        empty: { text: '' },
+        big: { error: expect.stringMatching(/too big to check/) as unknown },
+        'pkg/sp ace.py': { text: 'tail' },
+        'nope.py': { missing: true },
+        pkg: { directory: true },
+        [`${LISTING}pkg`]: { entries: ['sp ace.py'] },
+        [LISTING]: { entries: expect.arrayContaining(['a.sh', 'pkg/', 'big']) as unknown },
+      });
+      // More files than one round prints: every one is read, each with its own text.
+      const many = Array.from({ length: 70 }, (_, i) => `m${i}.py`);
+      await sh(t, { command: 'for i in $(seq 0 69); do echo "import m$i" > m$i.py; done' });
+      const all = await environmentManager().use(t, { hostCwd: target!.hostCwd }, ({ env }) =>
+        readScriptsIn(env, many),
+      );
+      expect(many.map((k) => all.get(k))).toEqual(many.map((_, i) => ({ text: `import m${i}\n` })));
     });
 
     test('redacts the values of secret variables', async () => {
