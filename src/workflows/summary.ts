@@ -21,7 +21,8 @@ export function summariseArgs(args: string): string {
     const v = record[key];
     if (typeof v === 'string') return clip(v);
   }
-  return clip(JSON.stringify(record));
+  // The model's own text, not the parsed value written again: arguments nested 100,000 deep parse, but would not print.
+  return clip(args);
 }
 
 /** Characters of a call's arguments, result or a reply kept in the state for followers (queries, not history). */

@@ -54,3 +54,31 @@ describe('more than 32 tool calls in one turn', () => {
     }
   });
 });
+
+describe('arguments nested 100,000 deep', () => {
+  it('get an error result the model sees, and the run goes on (it failed on printing them)', async () => {
+    const cwd = realpathSync(mkdtempSync(join(tmpdir(), 'tether-bad-deep-')));
+    const deep = '['.repeat(100_000) + ']'.repeat(100_000);
+    let results: string[] = [];
+    // One call a turn: three such replies together would pass the reply size limit.
+    const model = await startScriptedModel([
+      { toolCalls: [{ id: 'call_a', name: 'terminal', arguments: `{"command": ${deep}}` }] },
+      { toolCalls: [{ id: 'call_b', name: 'terminal', arguments: `{"command": "echo still here", "x": ${deep}}` }] },
+      { toolCalls: [{ id: 'call_c', name: 'no_such_tool', arguments: `{"x": ${deep}}` }] },
+      (req) => {
+        results = req.messages.filter((m) => m.role === 'tool').map((m) => m.content ?? '');
+        return { content: 'done' };
+      },
+    ]);
+    try {
+      const result = await h.withWorker(model.url, () => h.run({ task: 'deep', cwd }, `bad-deep-${Date.now()}`));
+      expect(result.status).toBe('completed');
+      expect(results).toHaveLength(3);
+      expect(results[0]).toMatch(/Invalid arguments for tool 'terminal'/);
+      expect(results[1]).toMatch(/still here/);
+      expect(results[2]).toMatch(/Unknown tool 'no_such_tool'/);
+    } finally {
+      await model.close();
+    }
+  });
+});
