@@ -2,7 +2,7 @@
 // nothing outside can be signalled, setsid children die with their command, and the start-up checks (the network:
 // local-task-network.test.ts).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { environmentManager } from '../../src/environments/current.js';
@@ -94,6 +94,35 @@ describe('the local sandbox (bubblewrap)', () => {
     expect(inside.output).toBe('-1 Operation not permitted\n');
     const outside = execFileSync('/bin/sh', ['-c', probe], { encoding: 'utf8' });
     expect(outside).not.toMatch(/Operation not permitted/);
+  });
+
+  it('makes no set-user-ID or set-group-ID file in the task directory, whatever the tool; other modes work', async () => {
+    await configure({ sandbox: 'on' });
+    const t = task();
+    const tries = [
+      'cp /bin/sh s1 && chmod 4755 s1',
+      'install -m 4755 /bin/sh s2',
+      'cp /bin/sh s3 && chmod g+s s3',
+      `python3 -c "import shutil,os; shutil.copy('/bin/sh','s4'); os.chmod('s4',0o4755)"`,
+      `python3 -c "import os; os.close(os.open('s5', os.O_CREAT|os.O_WRONLY, 0o6755))"`,
+      `perl -e 'open(my $f, ">", "s6"); chmod 04755, "s6"'`,
+      'cp /bin/sh s7 && chmod 755 s7 && chmod u+s s7',
+    ];
+    for (const command of tries) await sh(t, { command });
+    const modes = await sh(t, {
+      command: 'stat -c "%n %a" s1 s2 s3 s4 s5 s6 s7 2>/dev/null; chmod 1777 s1 && echo sticky ok',
+    });
+    for (const line of String(modes.output)
+      .trim()
+      .split('\n')
+      .filter((l) => /^s\d /.test(l)))
+      expect(Number.parseInt(line.split(' ')[1]!, 8) & 0o6000, line).toBe(0);
+    expect(modes.output).toMatch(/sticky ok/);
+    const refused = await sh(t, { command: 'cp /bin/sh s8 && chmod 4755 s8' });
+    expect(refused.exit_code).not.toBe(0);
+    expect(refused.output).toMatch(/Operation not permitted/);
+    for (const f of readdirSync(cwd).filter((f) => /^s\d$/.test(f)))
+      expect(statSync(join(cwd, f)).mode & 0o6000, f).toBe(0);
   });
 
   it('cannot signal anything outside: kill -9 -1 and kill <outside pid> leave the machine alone', async () => {

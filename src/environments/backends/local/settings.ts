@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { TetherError } from '../../../common/errors.js';
 import { controlPlanePaths } from './control-plane.js';
 import { defaultHiddenPaths } from './credential-paths.js';
-import { keyringFilterFile } from './seccomp.js';
+import { commandFilterFile } from './seccomp.js';
 import { TaskNetwork, type TaskNetworkTools } from './task-network.js';
 import { EgressSchema } from '../../egress/settings.js';
 import { listenInside } from '../../egress/listener.js';
@@ -144,7 +144,7 @@ export function sandboxSpec(settings: LocalSettings): SandboxSpec | undefined {
       ),
     ],
     exposed: s.expose.map(realPath),
-    seccomp: keyringFilterFile(),
+    seccomp: commandFilterFile(),
   };
 }
 
