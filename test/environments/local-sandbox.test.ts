@@ -2,7 +2,16 @@
 // nothing outside can be signalled, setsid children die with their command, and the start-up checks (the network:
 // local-task-network.test.ts).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { environmentManager } from '../../src/environments/current.js';
@@ -123,6 +132,40 @@ describe('the local sandbox (bubblewrap)', () => {
     expect(refused.output).toMatch(/Operation not permitted/);
     for (const f of readdirSync(cwd).filter((f) => /^s\d$/.test(f)))
       expect(statSync(join(cwd, f)).mode & 0o6000, f).toBe(0);
+  });
+
+  it("leaves what a person's git runs read-only: .git/config and .git/hooks, here and one level down; commits work", async () => {
+    await configure({ sandbox: 'on' });
+    const repo = dir('tether-sbx-git-', '/var/tmp');
+    const git = (args: string[], at = repo) => execFileSync('git', ['-C', at, ...args], { encoding: 'utf8' });
+    git(['init', '-q']);
+    git(['config', 'user.email', 'p@example.test']);
+    git(['config', 'user.name', 'p']);
+    mkdirSync(join(repo, 'sub'));
+    git(['init', '-q'], join(repo, 'sub'));
+    rmSync(join(repo, 'sub', '.git', 'hooks'), { recursive: true, force: true });
+    const before = readFileSync(join(repo, '.git', 'config'), 'utf8');
+    const t = task();
+    const run = (command: string) => callIn('terminal', t, repo, { command });
+    const attempts = [
+      "printf '[core]\\n\\tfsmonitor = touch PLANTED\\n' >> .git/config",
+      "printf '[core]\\n\\tfsmonitor = touch PLANTED\\n' > evil.cfg && cp evil.cfg .git/config",
+      'git config core.fsmonitor "touch PLANTED"',
+      "printf '#!/bin/sh\\ntouch PLANTED\\n' > .git/hooks/post-checkout",
+      'mkdir -p h && printf x > h/post-checkout && tar cf - -C h post-checkout | tar xf - -C .git/hooks',
+      'mv .git .git-old && mkdir .git',
+      "printf '#!/bin/sh\\ntouch PLANTED\\n' > sub/.git/hooks/post-checkout",
+      "printf '[core]\\n\\tfsmonitor = touch PLANTED\\n' >> sub/.git/config",
+    ];
+    for (const command of attempts) expect((await run(command)).exit_code, command).not.toBe(0);
+    expect(readFileSync(join(repo, '.git', 'config'), 'utf8')).toBe(before);
+    expect(readdirSync(join(repo, '.git', 'hooks')).filter((f) => !f.endsWith('.sample'))).toEqual([]);
+    expect(readdirSync(join(repo, 'sub', '.git', 'hooks'))).toEqual([]);
+    expect(readFileSync(join(repo, 'sub', '.git', 'config'), 'utf8')).not.toMatch(/fsmonitor/);
+    const commit = await run('echo hi > f && git add f && git commit -qm one && git log --oneline | wc -l');
+    expect(commit.output).toMatch(/^1$/m);
+    git(['status']);
+    expect(existsSync(join(repo, 'PLANTED'))).toBe(false);
   });
 
   it('cannot signal anything outside: kill -9 -1 and kill <outside pid> leave the machine alone', async () => {

@@ -1,7 +1,7 @@
 // The bubblewrap command line for one local command, and how a helper finds that command's PID namespace to join
 // it. Worker-only (reads /proc).
 import { existsSync, lstatSync, readFileSync, readdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { SandboxSpec } from './settings.js';
 import { isDirectory } from './control-plane.js';
 import type { FileMount } from './task-network.js';
@@ -63,6 +63,7 @@ export function bwrapArgs(spec: SandboxSpec, layout: SandboxLayout, o: { pty: bo
   // A path a person exposed inside a hidden directory (~/.ssh/known_hosts in ~/.ssh): read-only, on top.
   for (const p of spec.exposed ?? [])
     if (existsSync(p) && spec.hidden.some((d) => d !== p && within(p, d))) args.push('--ro-bind', p, p);
+  args.push(...protectGit([layout.workdir, ...spec.writable]));
   // tether's kill script joins a command's PID namespace from the worker's side, so it gets an empty network namespace
   // of its own: a command that takes it over (ptrace from inside that PID namespace) gains no way to this machine's
   // network. It needs none.
@@ -73,6 +74,44 @@ export function bwrapArgs(spec: SandboxSpec, layout: SandboxLayout, o: { pty: bo
   args.push('--chdir', layout.workdir, '--');
   return args;
 }
+
+/**
+ * What a person's own git runs, outside the sandbox, is read-only inside it: `.git/config` (fsmonitor, hooksPath,
+ * filters, aliases, pagers) and `.git/hooks` of each repository at the top of a writable path or one level below.
+ * A missing hooks directory becomes an empty one that cannot be written. The `.git` directory is bound onto itself
+ * so it cannot be renamed away from them; the rest of it (objects, refs, index) stays writable, so commits work.
+ */
+function protectGit(roots: readonly string[]): string[] {
+  const args: string[] = [];
+  const repos = roots.flatMap((root) => {
+    let children: string[] = [];
+    try {
+      children = readdirSync(root, { withFileTypes: true })
+        .filter((d) => d.isDirectory() && d.name !== '.git')
+        .map((d) => join(root, d.name));
+    } catch {
+      // an unreadable directory: only its own .git is looked at
+    }
+    return [root, ...children].map((d) => join(d, '.git')).filter(isRealDirectory);
+  });
+  for (const git of repos) {
+    args.push('--bind', git, git);
+    const config = join(git, 'config');
+    if (existsSync(config)) args.push('--ro-bind', config, config);
+    const hooks = join(git, 'hooks');
+    if (existsSync(hooks)) args.push('--ro-bind', hooks, hooks);
+    else args.push('--perms', '0555', '--size', '4096', '--tmpfs', hooks);
+  }
+  return args;
+}
+
+const isRealDirectory = (p: string): boolean => {
+  try {
+    return lstatSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+};
 
 const within = (path: string, dir: string): boolean =>
   path === dir || path.startsWith(dir.endsWith('/') ? dir : `${dir}/`);
