@@ -34,9 +34,15 @@ const HOME_SECRETS: Record<string, string> = {
   '.netrc': `machine api.example.com login me password ${secret()}\n`,
   '.bash_history': `export STRIPE_KEY=sk_live_${secret()}\n`,
 };
+/** Secrets where the worker's environment points tools (XDG_CONFIG_HOME, AWS_SHARED_CREDENTIALS_FILE, KUBECONFIG). */
+const MOVED_SECRETS: Record<string, string> = {
+  'xdg/gh/hosts.yml': `github.com:\n  oauth_token: gho_${secret()}\n`,
+  'custom/aws-creds': `[default]\naws_secret_access_key = ${secret()}\n`,
+  'kube/config': `users:\n- user:\n    token: ${secret()}\n`,
+};
 
 /** The value part of each secret (what a leak would carry), at least 16 characters. */
-const values = [...Object.values(ENV_SECRETS), ...Object.values(HOME_SECRETS)].map(
+const values = [...Object.values(ENV_SECRETS), ...Object.values(HOME_SECRETS), ...Object.values(MOVED_SECRETS)].map(
   (v) => /[A-Za-z0-9]{20,}/.exec(v)![0],
 );
 
@@ -53,13 +59,25 @@ function forms(value: string): string[] {
 
 let h: Harness;
 let home: string;
+let moved: string;
 beforeAll(async () => {
-  home = realpathSync(mkdtempSync(join(tmpdir(), 'tether-fake-home-')));
-  for (const [path, text] of Object.entries(HOME_SECRETS)) {
-    mkdirSync(join(home, path, '..'), { recursive: true });
-    writeFileSync(join(home, path), text);
-  }
-  Object.assign(process.env, ENV_SECRETS, { HOME: home });
+  // Not under /tmp: the sandbox's /tmp is its own, which would hide them there by accident.
+  home = realpathSync(mkdtempSync(join('/var/tmp', 'tether-fake-home-')));
+  moved = realpathSync(mkdtempSync(join('/var/tmp', 'tether-moved-creds-')));
+  for (const [dir, files] of [
+    [home, HOME_SECRETS],
+    [moved, MOVED_SECRETS],
+  ] as const)
+    for (const [path, text] of Object.entries(files)) {
+      mkdirSync(join(dir, path, '..'), { recursive: true });
+      writeFileSync(join(dir, path), text);
+    }
+  Object.assign(process.env, ENV_SECRETS, {
+    HOME: home,
+    XDG_CONFIG_HOME: join(moved, 'xdg'),
+    AWS_SHARED_CREDENTIALS_FILE: join(moved, 'custom/aws-creds'),
+    KUBECONFIG: `${join(moved, 'kube/config')}:/nonexistent/kube`,
+  });
   h = await harness(
     parseConfig({ approvals: { mode: 'off' }, terminal: { backend: 'local', local: { sandbox: { enabled: true } } } }),
   );
@@ -84,6 +102,8 @@ it('no form of the worker’s secrets reaches the model through any tool', async
     sh(`ls -la ~ ~/.claude ~/.ssh ~/.aws 2>&1; cat ${home}/.aws/credentials 2>&1`),
     sh('grep -rI "key\\|token\\|password" ~ 2>/dev/null | head -50'),
     sh('cat aws-link 2>&1'),
+    sh(`cat ${moved}/xdg/gh/hosts.yml ${moved}/custom/aws-creds ${moved}/kube/config 2>&1 | rev`),
+    sh(`find ${moved} -type f -exec base64 {} + 2>&1`),
     sh('env > envdump.txt; cp ~/.aws/credentials copied 2>&1; true'),
     { name: 'terminal', arguments: { command: 'env; cat ~/.git-credentials', background: true } },
     { name: 'terminal', arguments: { command: 'env | rev', pty: true } },

@@ -192,6 +192,78 @@ function homes(): string[] {
   return [...out];
 }
 
+/**
+ * Variables that move a tool's credentials elsewhere, and what to hide where they point: `.` the path itself (a
+ * file, or a directory that is all credentials), else the names inside that directory. A list variable
+ * (KUBECONFIG) holds several paths.
+ */
+const MOVED: Readonly<Record<string, readonly string[]>> = {
+  AWS_SHARED_CREDENTIALS_FILE: ['.'],
+  AWS_CONFIG_FILE: ['.'],
+  GH_CONFIG_DIR: ['.'],
+  GLAB_CONFIG_DIR: ['.'],
+  KUBECONFIG: ['.'],
+  DOCKER_CONFIG: ['config.json'],
+  GOOGLE_APPLICATION_CREDENTIALS: ['.'],
+  CLOUDSDK_CONFIG: ['.'],
+  AZURE_CONFIG_DIR: ['.'],
+  OCI_CLI_CONFIG_FILE: ['.'],
+  DATABRICKS_CONFIG_FILE: ['.'],
+  BOTO_CONFIG: ['.'],
+  RCLONE_CONFIG: ['.'],
+  NETRC: ['.'],
+  NPM_CONFIG_USERCONFIG: ['.'],
+  npm_config_userconfig: ['.'],
+  PIP_CONFIG_FILE: ['.'],
+  PGPASSFILE: ['.'],
+  TF_CLI_CONFIG_FILE: ['.'],
+  VAULT_CONFIG_PATH: ['.'],
+  GIT_CONFIG_GLOBAL: ['.'],
+  GNUPGHOME: ['.'],
+  PASSWORD_STORE_DIR: ['.'],
+  SOPS_AGE_KEY_FILE: ['.'],
+  CARGO_HOME: ['credentials', 'credentials.toml'],
+  GRADLE_USER_HOME: ['gradle.properties'],
+  HF_HOME: ['token', 'stored_tokens'],
+  HF_TOKEN_PATH: ['.'],
+  SSH_AUTH_SOCK: ['.'],
+  KRB5CCNAME: ['.'],
+  CLAUDE_CONFIG_DIR: ['.'],
+  CODEX_HOME: ['.'],
+  HERMES_HOME: ['.'],
+};
+
+/** The base directories of the XDG variables, and the home-relative prefix each replaces. */
+const XDG: Readonly<Record<string, string>> = {
+  XDG_CONFIG_HOME: '.config/',
+  XDG_DATA_HOME: '.local/share/',
+  XDG_CACHE_HOME: '.cache/',
+};
+
+/**
+ * Credential paths where the worker's environment points tools (`$XDG_CONFIG_HOME/gh`, `$AWS_SHARED_CREDENTIALS_FILE`,
+ * `$KUBECONFIG`...). Only absolute paths at least two levels deep: a variable set to `/` or `/etc` hides nothing.
+ */
+export function movedCredentialPaths(env: NodeJS.ProcessEnv = process.env): string[] {
+  const usable = (p: string): boolean => p.startsWith('/') && p.split('/').filter(Boolean).length >= 2;
+  const out: string[] = [];
+  for (const [name, inside] of Object.entries(MOVED)) {
+    const value = env[name];
+    if (!value) continue;
+    for (const raw of value.split(':')) {
+      const p = name === 'KRB5CCNAME' ? raw.replace(/^FILE$/, '') : raw;
+      if (!usable(p)) continue;
+      for (const i of inside) out.push(i === '.' ? p : join(p, i));
+    }
+  }
+  for (const [name, prefix] of Object.entries(XDG)) {
+    const base = env[name];
+    if (!base || !usable(base)) continue;
+    for (const c of CREDENTIAL_PATHS) if (c.startsWith(prefix)) out.push(join(base, c.slice(prefix.length)));
+  }
+  return out;
+}
+
 const under = (p: string, dir: string): boolean => p === dir || p.startsWith(dir.endsWith('/') ? dir : `${dir}/`);
 
 /**
@@ -203,5 +275,6 @@ export function defaultHiddenPaths(expose: readonly string[]): string[] {
     ...homes().flatMap((home) => CREDENTIAL_PATHS.map((p) => join(home, p))),
     ...MACHINE_SECRETS,
     ...sshHostKeys(),
+    ...movedCredentialPaths(),
   ].filter((p) => !expose.some((e) => under(p, e)));
 }
