@@ -62,6 +62,8 @@ export class ShellEnvironment {
   private started = false;
   /** The task's long-lived shell, when the transport hosts one (replaced when it ends). */
   private session: ShellSession | undefined;
+  /** The transport's sandbox view when the long-lived shell was made (sandboxView). */
+  private sessionView: string | undefined;
   /** Why the long-lived shell could not start here: every command then takes the per-command path. */
   private sessionUnusable: string | undefined;
   /** Foreground commands running now, with the run and tool call that started each (for egress approvals). */
@@ -110,6 +112,7 @@ export class ShellEnvironment {
   }
 
   private newSession(): ShellSession {
+    this.sessionView = this.transport.sandboxView?.();
     return new ShellSession(this.transport, {
       stateDir: this.stateDir,
       workdir: this.workdir,
@@ -126,6 +129,12 @@ export class ShellEnvironment {
     if (req.pty !== undefined || req.keepStdinOpen === true) return;
     if (this.session?.ended) this.session = undefined;
     if (this.session?.busy) return;
+    // Made under another view of the machine (a credential created since, a new repository): replaced, with the
+    // working directory and exported variables carried over as after any shell's end.
+    if (this.session && this.transport.sandboxView && this.transport.sandboxView() !== this.sessionView) {
+      this.session.drop();
+      this.session = undefined;
+    }
     this.session ??= this.newSession();
     this.session.busy = true;
     return this.session;

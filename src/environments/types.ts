@@ -92,6 +92,12 @@ export interface Transport {
    * asks a person about).
    */
   attribute?(who: () => Attribution): void;
+  /**
+   * What the transport's sandbox would make of this machine now (which hidden paths exist, which repositories it
+   * protects), as a string that changes when that does: a long-lived shell made under another view is replaced
+   * before the next command, so a credential created after it started is hidden from it too.
+   */
+  sandboxView?(): string;
 }
 
 /** How a transport hosts a task's long-lived shell (see shell-session.ts). */

@@ -13,7 +13,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { environmentManager } from '../../src/environments/current.js';
 import { until } from '../support/cli.js';
 import { call as callIn, configure, dir, hostProcesses, type Result } from '../support/local-sandbox.js';
@@ -166,6 +166,28 @@ describe('the local sandbox (bubblewrap)', () => {
     expect(commit.output).toMatch(/^1$/m);
     git(['status']);
     expect(existsSync(join(repo, 'PLANTED'))).toBe(false);
+  });
+
+  it('hides a credential created after the task shell started, and protects a repository made since', async () => {
+    const creds = dir('tether-sbx-late-creds-', '/var/tmp');
+    const kube = join(creds, 'kube', 'config');
+    process.env.KUBECONFIG = kube;
+    onTestFinished(() => {
+      delete process.env.KUBECONFIG;
+    });
+    await configure({ sandbox: 'on' });
+    const t = task();
+    expect((await sh(t, { command: 'cd . && export KEEP=kept && echo started' })).output).toBe('started\n');
+    mkdirSync(join(creds, 'kube'));
+    writeFileSync(kube, 'token: LATE-CREATED-SECRET\n');
+    const read = await sh(t, { command: `cat ${kube}; echo "$KEEP"` });
+    expect(read.output).not.toMatch(/LATE-CREATED-SECRET/);
+    expect(read.output).toMatch(/kept/);
+    mkdirSync(join(cwd, 'late-repo'));
+    execFileSync('git', ['-C', join(cwd, 'late-repo'), 'init', '-q']);
+    const plant = await sh(t, { command: "printf '[core]\\n\\tfsmonitor = x\\n' >> late-repo/.git/config" });
+    expect(plant.exit_code).not.toBe(0);
+    expect(readFileSync(join(cwd, 'late-repo', '.git', 'config'), 'utf8')).not.toMatch(/fsmonitor/);
   });
 
   it('cannot signal anything outside: kill -9 -1 and kill <outside pid> leave the machine alone', async () => {

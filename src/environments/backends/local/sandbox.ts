@@ -83,7 +83,20 @@ export function bwrapArgs(spec: SandboxSpec, layout: SandboxLayout, o: { pty: bo
  */
 function protectGit(roots: readonly string[]): string[] {
   const args: string[] = [];
-  const repos = roots.flatMap((root) => {
+  for (const git of repositories(roots)) {
+    args.push('--bind', git, git);
+    const config = join(git, 'config');
+    if (existsSync(config)) args.push('--ro-bind', config, config);
+    const hooks = join(git, 'hooks');
+    if (existsSync(hooks)) args.push('--ro-bind', hooks, hooks);
+    else args.push('--perms', '0555', '--size', '4096', '--tmpfs', hooks);
+  }
+  return args;
+}
+
+/** The `.git` directories at the top of each root and one level below. */
+function repositories(roots: readonly string[]): string[] {
+  return roots.flatMap((root) => {
     let children: string[] = [];
     try {
       children = readdirSync(root, { withFileTypes: true })
@@ -94,15 +107,13 @@ function protectGit(roots: readonly string[]): string[] {
     }
     return [root, ...children].map((d) => join(d, '.git')).filter(isRealDirectory);
   });
-  for (const git of repos) {
-    args.push('--bind', git, git);
-    const config = join(git, 'config');
-    if (existsSync(config)) args.push('--ro-bind', config, config);
-    const hooks = join(git, 'hooks');
-    if (existsSync(hooks)) args.push('--ro-bind', hooks, hooks);
-    else args.push('--perms', '0555', '--size', '4096', '--tmpfs', hooks);
-  }
-  return args;
+}
+
+/** What bwrapArgs would hide and protect now: the hidden paths that exist, and the repositories (sandboxView). */
+export function sandboxView(spec: SandboxSpec, workdir: string): string {
+  return [...spec.hidden.filter((p) => existsSync(p)), '\u0000', ...repositories([workdir, ...spec.writable])].join(
+    '\u0000',
+  );
 }
 
 const isRealDirectory = (p: string): boolean => {

@@ -11,7 +11,7 @@ import { TaskProxy } from '../../egress/task-proxy.js';
 import { networkNote } from '../../egress/network-note.js';
 import { lazyLogger } from '../../../logging/logger.js';
 import { deferredProcess, failedProcess } from '../../deferred-process.js';
-import { ptyArgv, sandboxArgv, firstChild, sandboxPidNamespace, type SandboxLayout } from './sandbox.js';
+import { ptyArgv, sandboxArgv, sandboxView, firstChild, sandboxPidNamespace, type SandboxLayout } from './sandbox.js';
 import { withoutControlPlane } from './control-plane.js';
 import { baseEnvironment } from '../../command-env.js';
 import { COMMAND_MARK, ENV_MARK, killMarked } from './stragglers.js';
@@ -227,6 +227,11 @@ export class LocalTransport implements Transport {
    */
   get persistentShell(): PersistentShellSupport {
     return this.sandbox ? { ownPidNamespace: true } : { markVariable: COMMAND_MARK };
+  }
+
+  /** What the sandbox hides and protects now: a shell made under another view is replaced (ShellEnvironment). */
+  sandboxView(): string {
+    return this.sandbox ? sandboxView(this.sandbox, this.workdir) : '';
   }
 
   /** Unsandboxed, what a timed-out or killed command of a long-lived shell left (setsid children) goes too. */
