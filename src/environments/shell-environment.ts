@@ -86,17 +86,16 @@ export class ShellEnvironment {
   running(): Attribution {
     const fg = [...this.foreground.values()];
     const last = fg[fg.length - 1];
+    // A connection cannot be traced to one process here: every background process is named beside the foreground
+    // commands, so a person never sees only the innocent one of two.
+    const bg = this.processes.runningNow().map((p) => `${p.command}  (background process ${p.id})`);
     if (last)
       return {
-        command: fg.map((f) => f.command).join('\n'),
+        command: [...fg.map((f) => f.command), ...bg].join('\n'),
         callId: last.call?.callId,
         workflowId: last.call?.workflowId ?? this.lastRun,
       };
-    const bg = this.processes.runningNow();
-    return {
-      command: bg.map((p) => `${p.command}  (background process ${p.id})`).join('\n'),
-      workflowId: this.lastRun,
-    };
+    return { command: bg.join('\n'), workflowId: this.lastRun };
   }
 
   get backend(): string {

@@ -182,6 +182,20 @@ describe('real tools through the egress proxy', () => {
     });
   });
 
+  it('a connection made while a foreground command runs names the background processes too', async () => {
+    const t = task();
+    const started = await call('terminal', t, cwd, {
+      command: 'sleep 1; curl -fsS http://plain.example.test/from-background',
+      background: true,
+    });
+    await sh(t, 'sleep 4; echo innocent');
+    const line = log.lines.find((l) => (l.obj as { command?: string }).command?.includes('/from-background'));
+    expect(line?.obj).toMatchObject({
+      host: 'plain.example.test',
+      command: `sleep 4; echo innocent\nsleep 1; curl -fsS http://plain.example.test/from-background  (background process ${String(started.process_id)})`,
+    });
+  });
+
   it('git clone over HTTPS', async () => {
     const r = await sh(
       task(),
