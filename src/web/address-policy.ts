@@ -69,7 +69,7 @@ const ipv4 = (hi: number, lo: number): string => `${hi >> 8}.${hi & 255}.${lo >>
  * the last 32 bits), 6to4 (2002::/16, bits 16-47) and Teredo (2001::/32: the server in bits 32-63, the client
  * inverted in the last 32). Each reaches that IPv4 host, so each is judged as it.
  */
-function embeddedIPv4(address: string): string[] {
+export function embeddedIPv4(address: string): string[] {
   const g = groups(address);
   if (g.length !== 8) return [];
   if (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0)) return [ipv4(g[6]!, g[7]!)];

@@ -3,6 +3,7 @@
 // ranges. Private networks stay reachable once a host on them is allowed. Worker-only (node:net, node:os).
 import { BlockList, isIP } from 'node:net';
 import { networkInterfaces } from 'node:os';
+import { embeddedIPv4 } from '../../web/address-policy.js';
 
 const RANGES: ReadonlyArray<readonly [kind: string, net: string, prefix: number, family: 'ipv4' | 'ipv6']> = [
   ['unspecified (this machine)', '0.0.0.0', 8, 'ipv4'],
@@ -49,5 +50,10 @@ export function refusedAddress(address: string): string | undefined {
   const type = family === 4 ? 'ipv4' : 'ipv6';
   for (const [kind, list] of LISTS) if (list.check(address, type)) return `${address} is a ${kind} address`;
   if (ownAddresses().check(address, type)) return `${address} is an address of this machine`;
+  // NAT64, 6to4 and Teredo forms reach the IPv4 address they carry: judged as it.
+  for (const inner of family === 6 ? embeddedIPv4(address) : []) {
+    const reason = refusedAddress(inner);
+    if (reason) return `${address} carries ${inner} (${reason.slice(inner.length + 1)})`;
+  }
   return undefined;
 }

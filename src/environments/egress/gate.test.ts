@@ -27,7 +27,19 @@ describe('addresses the proxy never reaches', () => {
     'fe80::1',
     'ff02::1',
     'fd00:ec2::254',
+    // NAT64, 6to4 and Teredo forms of loopback and link-local
+    '64:ff9b::7f00:1',
+    '64:ff9b::127.0.0.1',
+    '64:ff9b::a9fe:a9fe',
+    '2002:7f00:1::1',
+    '2001:0:7f00:1::',
+    '2001:0:4136:e378:8000:63bf:80ff:fffe',
   ])('%s', (a) => expect(refusedAddress(a)).toBeDefined());
+
+  it('a translated or tunnelled form of an address it may reach is not refused for its form', () => {
+    expect(refusedAddress('64:ff9b::cb00:7109')).toBeUndefined(); // 203.0.113.9
+    expect(refusedAddress('2002:cb00:7109::1')).toBeUndefined();
+  });
 
   it("this machine's own interface addresses, IPv4-mapped too; not other private or public ones", () => {
     const own = Object.values(networkInterfaces())
