@@ -74,6 +74,29 @@ export async function judgeSubject(
   cwd: string,
   read?: ReadScripts,
 ): Promise<{ verdict: Verdict; scripts: Map<string, string>; files: Map<string, ScriptFile> }> {
+  try {
+    return await judgeWithin(subject, cwd, read);
+  } catch (err) {
+    // Nesting deep enough to exhaust the stack (`a && a && …` 20,000 times, `$(` 2,000 deep): a person decides.
+    if (!(err instanceof RangeError)) throw err;
+    const finding = {
+      rule: 'too-deep',
+      tier: 'dangerous' as const,
+      description: 'commands nested too deeply to check',
+    };
+    return {
+      verdict: { command: subject.text, dangerous: true, tier: 'dangerous', findings: [finding] },
+      scripts: new Map(),
+      files: new Map(),
+    };
+  }
+}
+
+async function judgeWithin(
+  subject: CallSubject,
+  cwd: string,
+  read?: ReadScripts,
+): Promise<{ verdict: Verdict; scripts: Map<string, string>; files: Map<string, ScriptFile> }> {
   const parse = await loadBashParser();
   const programs = remembering(await loadProgramReader());
   const files = new Map<string, ScriptFile>();

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { detect } from './detect.js';
+import { judgeSubject } from './assess.js';
 import { DANGEROUS, ORDINARY, TABLE_CWD } from '../../test/fixtures/detect-table.js';
 import { loadBashParser, type ParseBash } from './parser.js';
 import { RULES } from './rules.js';
@@ -69,6 +70,17 @@ describe('detect', () => {
     expect(detect(parse, `${list} && rm -rf /`).findings.map((f) => f.rule)).toEqual(['delete-root']);
     const pipe = Array.from({ length: 100 }, (_, i) => (i === 50 ? 'X=1 cat' : 'cat')).join(' | ');
     expect(detect(parse, `echo hi | ${pipe}`).findings).toEqual([]);
+  });
+
+  it('asks, without failing, for commands nested deeper than the stack: 20,000 && and braces 5,000 deep', async () => {
+    for (const text of [
+      Array.from({ length: 20_000 }, () => 'ls').join(' && '),
+      `${'{ '.repeat(5000)}ls; ${'}; '.repeat(5000)}`,
+    ]) {
+      const { verdict } = await judgeSubject({ text }, TABLE_CWD);
+      expect(verdict.findings.map((f) => f.rule)).toEqual(['too-deep']);
+      expect(verdict.tier).toBe('dangerous');
+    }
   });
 
   it('finds nothing in an empty command', () => {
