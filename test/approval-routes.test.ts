@@ -131,6 +131,32 @@ describe('routes that ran unasked (issue 33), through the worker in manual mode'
     );
   });
 
+  it('a script or config the same line rewrites before it runs (found by the attack pass)', async () => {
+    const cwd = project();
+    await family(
+      cwd,
+      [
+        write('ok.sh', 'echo ok\n'),
+        write('ok.py', 'print("ok")\n'),
+        write('payload.txt', `${payload('m1')}\n`),
+        write('payload.py', `import os\nos.system("${payload('m2')}")\n`),
+        write('evil.cfg', `[core]\n\tfsmonitor = ${payload('m3')}\n`),
+        terminal('git init -q'),
+      ],
+      [
+        { command: 'cp payload.txt ok.sh; sh ok.sh', marker: 'm1' },
+        { command: `sed -i 's/^echo ok$/${payload('m1')}/' ok.sh; sh ok.sh`, marker: 'm1' },
+        { command: 'cp payload.py ok.py && python3 ok.py', marker: 'm2' },
+        { command: 'cat payload.txt > ok.sh; bash ok.sh', marker: 'm1' },
+        { command: 'cp evil.cfg .git/config; git status', marker: 'm3' },
+      ],
+      [
+        { command: 'chmod +x ok.sh && ./ok.sh', expect: /ok/ },
+        { command: 'cp ok.sh backup.sh && sh ok.sh', expect: /ok/ },
+      ],
+    );
+  });
+
   it('scripts named by globs', async () => {
     const cwd = project();
     await family(

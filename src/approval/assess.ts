@@ -8,6 +8,7 @@ import { detect, type Verdict } from './detect.js';
 import { loadBashParser } from './parser.js';
 import { loadProgramReader, type ReadProgram } from './programs/load.js';
 import { approvalScope } from './scope.js';
+import { writtenByTheLine } from './written-first.js';
 import type { ScriptFile } from './scripts.js';
 import type { CallSubject } from './subject.js';
 
@@ -113,6 +114,19 @@ async function judgeWithin(
     if (wanted.length === 0) break;
     for (const [k, v] of await read(wanted)) files.set(k, v);
     verdict = detect(parse, subject.text, { ...opts, files });
+  }
+  // What was read is what is on disk now; a file the line itself rewrites first is judged on a guess: a person decides.
+  const rewritten =
+    files.size > 0 && subject.language === undefined
+      ? parse(subject.text, (root) => (root ? writtenByTheLine(root, cwd, [...files.keys()]) : []))
+      : [];
+  if (rewritten.length > 0) {
+    const finding = {
+      rule: 'changed-before-run',
+      tier: 'dangerous' as const,
+      description: `a file it runs or loads is changed by the same command line first: ${rewritten.slice(0, 5).join(', ')}`,
+    };
+    verdict = { ...verdict, dangerous: true, tier: verdict.tier ?? 'dangerous', findings: [...verdict.findings, finding] };
   }
   if (subject.inputOnly) {
     const before = new Set(

@@ -144,7 +144,10 @@ describe('task runners: what npm, yarn, pnpm and make run is read and judged', (
     const sub = { 'sub/package.json': pkg({ test: 'vitest' }), 'sub/Makefile': 'all:\n\tcc -o a a.c\n' };
     expect(await judged('cd sub && npm test && make', sub)).toEqual({ tier: null, rules: [] });
     // Written by an earlier command of the line, where the gate cannot see its text: it asks, as a script would.
-    expect((await judged('cp /tmp/p.json package.json && npm test', {})).rules).toEqual(['unread-script']);
+    expect((await judged('cp /tmp/p.json package.json && npm test', {})).rules).toEqual([
+      'unread-script',
+      'changed-before-run',
+    ]);
     expect((await judged('curl -sO https://x.example/Makefile && make', {})).rules).toEqual(['unread-script']);
   });
 

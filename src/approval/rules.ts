@@ -273,6 +273,12 @@ const list: Rule[] = [
   },
   { id: 'too-deep', tier: 'dangerous', opaque: true, description: 'commands nested too deeply to check' },
   { id: 'too-long', tier: 'dangerous', opaque: true, description: 'a pipeline too long to check' },
+  {
+    id: 'changed-before-run',
+    tier: 'dangerous',
+    opaque: true,
+    description: 'a file it runs or loads is changed by the same command line first',
+  },
   // Channels beyond the command line (t16-gate)
   {
     id: 'unread-script',

@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import { judgeSubject, type ReadScripts } from './assess.js';
+import type { ScriptFile } from './scripts.js';
+
+/** The task directory the gate reads from, as files in memory. */
+const disk: Record<string, string> = {
+  'ok.sh': 'echo ok\n',
+  'ok.py': 'print(1)\n',
+  'payload.txt': 'rm -rf ~\n',
+  '.git/config': '[core]\n\tbare = false\n',
+  'tools/run.sh': 'echo run\n',
+};
+const read: ReadScripts = (keys) =>
+  Promise.resolve(
+    new Map(
+      keys.map((k): [string, ScriptFile] => {
+        const rel = k.replace(/^\/task\//, '').replace(/^\.\//, '');
+        if (rel === '.git' || rel === 'tools') return [k, { directory: true }];
+        return [k, rel in disk ? { text: disk[rel]! } : { missing: true }];
+      }),
+    ),
+  );
+const rulesOf = async (command: string): Promise<string[]> =>
+  (await judgeSubject({ text: command }, '/task', read)).verdict.findings.map((f) => f.rule);
+
+describe('a file the verdict read, rewritten by the same line first', () => {
+  it.each([
+    'cp payload.txt ok.sh; sh ok.sh',
+    'mv payload.txt ok.sh && bash ok.sh',
+    "sed -i 's/^echo ok$/rm -rf ~/' ok.sh; sh ok.sh",
+    "perl -pi -e 's/ok/x/' ok.sh && sh ok.sh",
+    'cp payload.txt ok.py && python3 ok.py',
+    'cp evil.cfg .git/config; git status',
+    'base64 -d <<<cm0gLXJmIH4K > ok.sh; sh ok.sh',
+    'cat payload.txt >> ok.sh; sh ok.sh',
+    'dd if=payload.txt of=ok.sh 2>/dev/null; sh ok.sh',
+    'tee ok.sh < payload.txt >/dev/null; sh ok.sh',
+    'install -m 755 payload.txt ok.sh && ./ok.sh',
+    'ln -sf payload.txt ok.sh && sh ok.sh',
+    'tar xf drop.tar && sh ok.sh',
+    'unzip -o drop.zip -d tools && sh tools/run.sh',
+    'cp -r drop/. tools/ && sh tools/run.sh',
+    'rsync -a drop/ tools/ && sh tools/run.sh',
+    'git checkout other -- ok.sh && sh ok.sh',
+    'sort -o ok.sh payload.txt && sh ok.sh',
+  ])('asks: %s', async (command) => {
+    expect(await rulesOf(command)).toContain('changed-before-run');
+  });
+
+  it.each([
+    'sh ok.sh',
+    'chmod +x ok.sh && ./ok.sh',
+    'cp ok.sh backup.sh && sh ok.sh',
+    'cat ok.sh && sh ok.sh',
+    'sh ok.sh > log.txt 2>&1',
+    'python3 ok.py > out.txt',
+    'mkdir -p out && cp ok.sh out/ && sh ok.sh',
+    'sort ok.sh && sh ok.sh',
+    'git diff ok.sh && sh ok.sh',
+    "sed 's/ok/x/' ok.sh && sh ok.sh",
+  ])('does not ask: %s', async (command) => {
+    expect(await rulesOf(command)).toEqual([]);
+  });
+});
