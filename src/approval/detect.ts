@@ -57,6 +57,7 @@ import type { ParseBash, SyntaxNode } from './parser.js';
 import type { ProgramEffect } from './programs/effects.js';
 import type { ReadProgram } from './programs/load.js';
 import { rule, type Tier } from './rules.js';
+import { applyRedirect, enclosingRedirects, type Fds } from './stdin.js';
 import { literal, wordOf, type Word } from './words.js';
 
 interface Finding {
@@ -261,6 +262,9 @@ class Analysis implements CarryContext {
     }
   }
 
+  /** Descriptors `exec` opened earlier in the line (`exec 3<f`, `exec <f`), by number or variable. */
+  private fds: Fds = new Map();
+
   private readonly exitHandlers: (() => void)[] = [];
 
   atExit(judge: () => void): void {
@@ -311,12 +315,14 @@ class Analysis implements CarryContext {
           return;
         }
         if (root.hasError) this.add('unparsed', source.length > 80 ? `${source.slice(0, 77)}...` : source);
-        const outer = this.inherited;
+        const [outer, outerFds] = [this.inherited, this.fds];
         this.inherited = io;
+        this.fds = new Map();
         try {
           this.walk(root);
         } finally {
           this.inherited = outer;
+          this.fds = outerFds;
         }
       }),
     );
@@ -458,6 +464,8 @@ class Analysis implements CarryContext {
     if (target) io.stdinFile = wordOf(target, this.vars);
     // Earlier elements of the pipeline feed this command's standard input.
     for (const prev of pipelineChain(node).before) io.upstream.push(this.upstreamOf(prev));
+    const words = commandWords(node, this.vars);
+    this.descriptorInput(node, redirects, words, io);
     io.output = this.inherited?.output === 'consumed' ? 'consumed' : outputOf(node);
     io.outputFile = outputFileOf(node);
     if (this.inherited && io.upstream.length === 0 && io.stdinText === undefined && io.stdinFile === undefined) {
@@ -472,7 +480,28 @@ class Analysis implements CarryContext {
         const value = a.childForFieldName('value');
         return name && value ? [{ name, value: wordOf(value, this.vars) }] : [];
       });
-    this.judge(commandWords(node, this.vars), io, assignments);
+    this.judge(words, io, assignments);
+  }
+
+  /**
+   * Standard input set otherwise than by the command's own `<` or here-document: a descriptor named explicitly, a
+   * redirect of the group or loop around it, a descriptor an earlier `exec` opened. `exec` with only redirects changes
+   * them for the rest of the line.
+   */
+  private descriptorInput(node: SyntaxNode, redirects: SyntaxNode[], words: Word[], io: Io): void {
+    const fds: Fds = new Map(this.fds);
+    for (const level of enclosingRedirects(node)) for (const r of level) applyRedirect(r, fds, undefined, this.vars);
+    for (const r of redirects) applyRedirect(r, fds, node, this.vars);
+    if (words.length === 1 && words[0]!.text === 'exec') for (const [fd, source] of fds) this.fds.set(fd, source);
+    const source = fds.get('0');
+    if (!source || io.stdinText !== undefined || io.stdinFile !== undefined) return;
+    // A redirect of the command or its group wins over the pipe (`cat a | { sh; } < b` runs b); what `exec` set
+    // earlier is the input only of commands nothing else feeds.
+    if (source === this.fds.get('0') && io.upstream.length > 0) return;
+    io.upstream = [];
+    if ('file' in source) io.stdinFile = source.file;
+    else if ('text' in source) io.stdinText = source.text;
+    else io.upstream.push({ argv: null, dynamic: true });
   }
 
   /** Peels wrappers from an argv and runs the check for the command that really runs. */

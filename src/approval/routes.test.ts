@@ -254,12 +254,36 @@ const LOCAL_CODE: Row[] = [
   ['echo "import os" > site-packages/x.pth', {}, 'dangerous'],
 ];
 
+/** An interpreter reading its program from standard input set by redirect forms other than its own `< FILE`. */
+const STDIN: Row[] = [
+  ['sh 0<M.txt', { 'M.txt': KILL }, 'hardline'],
+  ['{ sh; } < M.txt', { 'M.txt': KILL }, 'hardline'],
+  ['(sh) < M.txt', { 'M.txt': KILL }, 'hardline'],
+  ['exec 3<M.txt; sh <&3', { 'M.txt': KILL }, 'hardline'],
+  ['exec <M.txt; sh', { 'M.txt': KILL }, 'hardline'],
+  ['exec 0<M.txt; bash -s', { 'M.txt': KILL }, 'hardline'],
+  ['python3 0<p.py', { 'p.py': PY_KILL }, 'hardline'],
+  ['{ python3 -; } < p.py', { 'p.py': PY_KILL }, 'hardline'],
+  ['if true; then node; fi < j.js', { 'j.js': JS_KILL }, 'hardline'],
+  ['while read l; do sh; done < M.txt', { 'M.txt': KILL }, 'hardline'],
+  ['cat ok.txt | { sh; } < M.txt', { 'M.txt': KILL, 'ok.txt': 'echo hi\n' }, 'hardline'],
+  ['cat ok.txt | sh < M.txt', { 'M.txt': KILL, 'ok.txt': 'echo hi\n' }, 'hardline'],
+  ['sh <&3', {}, 'dangerous'],
+  // Look-alikes: the same forms with a harmless program, a group that only reads data, a redirect in a child shell.
+  ['{ sh; } < ok.txt', { 'ok.txt': 'echo hi\n' }, null],
+  ['exec 3<ok.txt; sh <&3', { 'ok.txt': 'echo hi\n' }, null],
+  ['while read -r l; do echo "$l"; done < M.txt', { 'M.txt': KILL }, null],
+  ["sh -c 'exec <M.txt'; sh", { 'M.txt': KILL }, null],
+  ['exec >build.log 2>&1; ls', {}, null],
+];
+
 describe('routes that ran unasked (issue 33), with the files the gate reads', () => {
   for (const [family, rows] of [
     ['interpreters reading program text from a file or an option', INTERPRETERS],
     ['scripts named by globs', GLOBS],
     ['git running commands', GIT],
     ['local code imported or preloaded', LOCAL_CODE],
+    ['interpreters reading standard input set by a group, a descriptor or exec', STDIN],
   ] as const)
     describe(family, () => {
       it.each(rows)('%s', async (command, files, tier) => {
