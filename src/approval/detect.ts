@@ -34,6 +34,7 @@ import { checkWriteTampering, lineScriptsNoop, lineSkipsChecks } from './checks/
 import { checkExposure } from './checks/exposure.js';
 import { checkRemoteInstall } from './checks/remote-install.js';
 import { checkWrappers } from './checks/wrappers.js';
+import { xargsInterpreter } from './checks/xargs.js';
 import { checkUnset, type WriteMode } from './checks/traces.js';
 import { initScriptCheck } from './checks/system.js';
 import { stdinText, withAdd, type CheckContext, type Io, type Origin, type Upstream } from './checks/types.js';
@@ -544,6 +545,7 @@ class Analysis implements CarryContext {
     }
     if (wasDownloaded(this.downloaded, argv.written))
       this.add('remote-code-exec', `${argv.written} was downloaded in this command line`);
+    if (xargsInterpreter(words, argv, io, this)) return;
     if (argv.name === 'cd' || argv.name === 'pushd') {
       this.where.cwd = argv.args[0] ? resolveDir(argv.args[0], this.where) : '/~home';
       return;

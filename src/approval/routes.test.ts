@@ -277,6 +277,21 @@ const STDIN: Row[] = [
   ['exec >build.log 2>&1; ls', {}, null],
 ];
 
+/** xargs appending what it reads to an interpreter's arguments: the data names the program. */
+const XARGS: Row[] = [
+  ['xargs sh < list.txt', { 'list.txt': 'evil.sh\n', 'evil.sh': KILL }, 'dangerous'],
+  ['xargs -a list.txt sh', { 'list.txt': 'evil.sh\n', 'evil.sh': KILL }, 'dangerous'],
+  ['cat list.txt | xargs bash', { 'list.txt': 'evil.sh\n', 'evil.sh': KILL }, 'dangerous'],
+  ['xargs python3', {}, 'dangerous'],
+  ['echo evil.sh | xargs sh', { 'evil.sh': KILL }, 'hardline'],
+  ["printf 'a.py\\nevil.py\\n' | xargs -n1 python3", { 'a.py': 'print(1)\n', 'evil.py': PY_KILL }, 'hardline'],
+  // Look-alikes: the program is named in the line and the data are its arguments, or the data is literal and harmless.
+  ['echo ok.sh | xargs sh', { 'ok.sh': 'echo hi\n' }, null],
+  ['ls *.csv | xargs python3 count.py', { 'count.py': 'import sys\nprint(len(sys.argv))\n' }, null],
+  ["find . -name '*.py' | xargs python3 -m py_compile", {}, null],
+  ["git ls-files '*.sh' | xargs bash -n", {}, null],
+];
+
 describe('routes that ran unasked (issue 33), with the files the gate reads', () => {
   for (const [family, rows] of [
     ['interpreters reading program text from a file or an option', INTERPRETERS],
@@ -284,6 +299,7 @@ describe('routes that ran unasked (issue 33), with the files the gate reads', ()
     ['git running commands', GIT],
     ['local code imported or preloaded', LOCAL_CODE],
     ['interpreters reading standard input set by a group, a descriptor or exec', STDIN],
+    ['xargs running an interpreter with the items it reads', XARGS],
   ] as const)
     describe(family, () => {
       it.each(rows)('%s', async (command, files, tier) => {
