@@ -49,6 +49,7 @@ import {
   type CarryContext,
 } from './carried.js';
 import { taskRunner } from './task-runners.js';
+import { inDir, lookedUp, taskPathDirs } from './loaders/path-lookup.js';
 import { projectRunner } from './loaders/runners.js';
 import { listedDir, scriptKey, type ScriptFile } from './scripts.js';
 import { loadFile, runFile } from './loaders/run-file.js';
@@ -263,6 +264,10 @@ class Analysis implements CarryContext {
     }
   }
 
+  /** Directories of the task a PATH set in the line searches first, and names `hash -p` bound to files. */
+  private pathDirs: string[] = [];
+  private readonly hashed = new Map<string, Word>();
+
   /** Descriptors `exec` opened earlier in the line (`exec 3<f`, `exec <f`), by number or variable. */
   private fds: Fds = new Map();
 
@@ -446,6 +451,7 @@ class Analysis implements CarryContext {
     const w = value ? wordOf(value, this.vars) : { text: '', dynamic: false, pattern: false, substitutions: [] };
     checkAssignment(name, w, this);
     if (node.parent?.type === 'command') return;
+    if (name === 'PATH') this.pathDirs = taskPathDirs(w, this.where);
     carriedVariable(name, w, this);
     this.upstreamSeen = new WeakMap();
     if (!w.dynamic) this.vars.set(name, w.text);
@@ -622,6 +628,7 @@ class Analysis implements CarryContext {
     if (argv.name === 'git') gitConfig(argv, this);
     taskRunner(argv, this);
     projectRunner(argv, this);
+    this.lookup(argv);
     // ./x.sh, bin/deploy: a program run by its path is read and judged (installed programs are not).
     if (argv.written.includes('/') && !initScriptCheck(argv.written)) this.runsFile(literal(argv.written), null);
     const check = initScriptCheck(argv.written) ?? (name ? checkFor(name) : undefined);
@@ -633,6 +640,39 @@ class Analysis implements CarryContext {
       check(argv, io, chdir ? this.localFilter(argv, allAssignments) : local);
     } finally {
       this.where.cwd = before;
+    }
+  }
+
+  /**
+   * A command name found through a lookup the line changed: `hash -p FILE NAME` runs FILE, a PATH with a directory of
+   * the task first runs the file of that name there when there is one (read and judged like `./bin/x`).
+   */
+  private lookup(argv: Argv): void {
+    if (argv.name === 'hash') {
+      const p = argv.args.findIndex((a) => a.text === '-p');
+      const file = argv.args[p + 1];
+      if (p >= 0 && file) for (const n of argv.args.slice(p + 2)) this.hashed.set(n.text, file);
+      if (argv.args.some((a) => a.text === '-r')) this.hashed.clear();
+      return;
+    }
+    if (argv.name === null || argv.written !== argv.name || !lookedUp(argv.name)) return;
+    const hashed = this.hashed.get(argv.name);
+    if (hashed) {
+      this.runsFile(hashed, null);
+      return;
+    }
+    const set = this.commandEnv.get('PATH');
+    for (const dir of set ? taskPathDirs(set, this.where) : this.pathDirs) {
+      const path = inDir(dir, argv.name);
+      const key = this.keyOf(path);
+      const file = typeof key === 'string' ? this.fileAt(key) : undefined;
+      // Missing now, it may be made by an earlier command of the line (`cp /tmp/x bin/ls; ls`).
+      if (typeof key === 'string' && file && 'missing' in file && this.namedEarlier(key))
+        this.add(
+          'unread-script',
+          `${key} does not exist before this command line runs; an earlier command may write it`,
+        );
+      this.runsFile(literal(path), null, true);
     }
   }
 

@@ -292,6 +292,21 @@ const XARGS: Row[] = [
   ["git ls-files '*.sh' | xargs bash -n", {}, null],
 ];
 
+/** A command name found through a lookup the line changed: PATH with a task directory first, hash -p. */
+const LOOKUP: Row[] = [
+  ['PATH=$PWD/bin:$PATH; x', { 'bin/x': KILL }, 'hardline'],
+  ['export PATH=$PWD/bin:$PATH; x', { 'bin/x': KILL }, 'hardline'],
+  ['export PATH="bin:$PATH" && make', { 'bin/make': KILL }, 'hardline'],
+  ['PATH=./tools:$PATH git status', { 'tools/git': KILL }, 'hardline'],
+  ['hash -p ./bin/y ls; ls', { 'bin/y': KILL }, 'hardline'],
+  ['export PATH=$PWD/bin:$PATH; cp /tmp/q bin/ls; ls', {}, 'dangerous'],
+  // Look-alikes: the directory holds no program of that name, holds a harmless one, or is installed.
+  ['export PATH=$PWD/bin:$PATH; ls', { 'bin/x': KILL }, null],
+  ['export PATH="./node_modules/.bin:$PATH"; eslint .', { 'node_modules/.bin/eslint': 'echo lint\n' }, null],
+  ['export PATH=/usr/local/go/bin:$PATH; go build', {}, null],
+  ['hash -p ./bin/y ls; pwd', { 'bin/y': KILL }, null],
+];
+
 describe('routes that ran unasked (issue 33), with the files the gate reads', () => {
   for (const [family, rows] of [
     ['interpreters reading program text from a file or an option', INTERPRETERS],
@@ -300,6 +315,7 @@ describe('routes that ran unasked (issue 33), with the files the gate reads', ()
     ['local code imported or preloaded', LOCAL_CODE],
     ['interpreters reading standard input set by a group, a descriptor or exec', STDIN],
     ['xargs running an interpreter with the items it reads', XARGS],
+    ['programs found through a changed lookup', LOOKUP],
   ] as const)
     describe(family, () => {
       it.each(rows)('%s', async (command, files, tier) => {
