@@ -130,6 +130,8 @@ class Analysis implements CarryContext {
 
   /** Scripts run by path that `files` did not hold. */
   readonly wanted = new Set<string>();
+  /** Files this command line writes with text not known here (`gen > x.py`, a program's shutil.copy to x.py). */
+  private readonly overwritten = new Set<string>();
   /** Files this command line writes known text to (`echo ... > x.sh; sh x.sh`). */
   private readonly writtenText = new Map<string, string>();
   /** Commands seen so far: a script missing before a list runs may be written by an earlier command of it. */
@@ -227,6 +229,12 @@ class Analysis implements CarryContext {
   drainLoads(): void {
     for (let i = 0; i < this.queue.length && i < MAX_LOADS; i += 1) {
       const { key, language, origin, cwd, later, made } = this.queue[i]!;
+      // A module the line itself writes with text not known here (a program copying a file over it): unreadable now.
+      if (this.overwritten.has(key) && this.writtenText.get(key) === undefined)
+        this.add(
+          'unread-script',
+          `${key} is written by this command line before it is loaded; what it will hold is not known`,
+        );
       const [before, depth] = [this.where.cwd, this.laterDepth];
       this.where.cwd = cwd;
       this.laterDepth = later;
@@ -351,12 +359,23 @@ class Analysis implements CarryContext {
 
   /** What a program's call would run, judged as the command it amounts to. */
   private effect(e: ProgramEffect): void {
-    if (e.kind === 'shell') this.script(e.text);
+    // What the program gives the child on standard input: literal text is judged as its program would be; input
+    // computed at run time asks where the child runs what it reads (a shell or interpreter without a script).
+    const io: Io | undefined =
+      e.kind !== 'shell' && e.kind !== 'argv'
+        ? undefined
+        : e.stdin === undefined
+          ? undefined
+          : e.stdin === null
+            ? { upstream: [{ argv: null, dynamic: true }] }
+            : { upstream: [], stdinText: e.stdin };
+    if (e.kind === 'shell') this.script(e.text, io);
     else if (e.kind === 'argv')
       this.argv(
         e.words.map((w) =>
           w === null ? { text: '$COMPUTED', dynamic: true, pattern: false, substitutions: [] } : literal(w),
         ),
+        io,
       );
     else if (e.kind === 'code') this.code(e.text, e.language);
     else if (e.kind === 'load') programLoad(e, this);
@@ -717,6 +736,7 @@ class Analysis implements CarryContext {
     const key = word.dynamic ? undefined : scriptKey(word.text, this.where);
     if (op.includes('>') && printed !== undefined && key)
       this.writtenText.set(key, op === '>>' ? `${this.writtenText.get(key) ?? ''}\n${printed}` : printed);
+    else if (op.includes('>') && key) this.overwritten.add(key);
   }
 
   /**
