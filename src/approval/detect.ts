@@ -671,6 +671,8 @@ class Analysis implements CarryContext {
       const p = argv.args.findIndex((a) => a.text === '-p');
       const file = argv.args[p + 1];
       if (p >= 0 && file) for (const n of argv.args.slice(p + 2)) this.hashed.set(n.text, file);
+      // The shell keeps the binding: later calls run the file under that name too, as it is then.
+      if (p >= 0 && file) this.later(() => this.runsFile(file, null));
       if (argv.args.some((a) => a.text === '-r')) this.hashed.clear();
       return;
     }

@@ -304,7 +304,9 @@ const LOOKUP: Row[] = [
   ['export PATH=$PWD/bin:$PATH; ls', { 'bin/x': KILL }, null],
   ['export PATH="./node_modules/.bin:$PATH"; eslint .', { 'node_modules/.bin/eslint': 'echo lint\n' }, null],
   ['export PATH=/usr/local/go/bin:$PATH; go build', {}, null],
-  ['hash -p ./bin/y ls; pwd', { 'bin/y': KILL }, null],
+  ['hash -p ./bin/y ls', { 'bin/y': KILL }, 'hardline'],
+  ['hash -p ./bin/y ls; ls', { 'bin/y': 'echo hi\n' }, null],
+  ['hash -p /usr/bin/python3 python; python -V', {}, null],
 ];
 
 describe('routes that ran unasked (issue 33), with the files the gate reads', () => {
