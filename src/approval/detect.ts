@@ -34,6 +34,7 @@ import { checkWriteTampering, lineScriptsNoop, lineSkipsChecks } from './checks/
 import { checkExposure } from './checks/exposure.js';
 import { checkRemoteInstall } from './checks/remote-install.js';
 import { checkWrappers } from './checks/wrappers.js';
+import { xargsInterpreter } from './checks/xargs.js';
 import { checkUnset, type WriteMode } from './checks/traces.js';
 import { initScriptCheck } from './checks/system.js';
 import { stdinText, withAdd, type CheckContext, type Io, type Origin, type Upstream } from './checks/types.js';
@@ -48,6 +49,7 @@ import {
   type CarryContext,
 } from './carried.js';
 import { taskRunner } from './task-runners.js';
+import { inDir, lookedUp, taskPathDirs } from './loaders/path-lookup.js';
 import { projectRunner } from './loaders/runners.js';
 import { listedDir, scriptKey, type ScriptFile } from './scripts.js';
 import { loadFile, runFile } from './loaders/run-file.js';
@@ -57,6 +59,7 @@ import type { ParseBash, SyntaxNode } from './parser.js';
 import type { ProgramEffect } from './programs/effects.js';
 import type { ReadProgram } from './programs/load.js';
 import { rule, type Tier } from './rules.js';
+import { applyRedirect, enclosingRedirects, type Fds } from './stdin.js';
 import { literal, wordOf, type Word } from './words.js';
 
 interface Finding {
@@ -127,6 +130,8 @@ class Analysis implements CarryContext {
 
   /** Scripts run by path that `files` did not hold. */
   readonly wanted = new Set<string>();
+  /** Files this command line writes with text not known here (`gen > x.py`, a program's shutil.copy to x.py). */
+  private readonly overwritten = new Set<string>();
   /** Files this command line writes known text to (`echo ... > x.sh; sh x.sh`). */
   private readonly writtenText = new Map<string, string>();
   /** Commands seen so far: a script missing before a list runs may be written by an earlier command of it. */
@@ -224,6 +229,12 @@ class Analysis implements CarryContext {
   drainLoads(): void {
     for (let i = 0; i < this.queue.length && i < MAX_LOADS; i += 1) {
       const { key, language, origin, cwd, later, made } = this.queue[i]!;
+      // A module the line itself writes with text not known here (a program copying a file over it): unreadable now.
+      if (this.overwritten.has(key) && this.writtenText.get(key) === undefined)
+        this.add(
+          'unread-script',
+          `${key} is written by this command line before it is loaded; what it will hold is not known`,
+        );
       const [before, depth] = [this.where.cwd, this.laterDepth];
       this.where.cwd = cwd;
       this.laterDepth = later;
@@ -260,6 +271,13 @@ class Analysis implements CarryContext {
       this.laterDepth -= 1;
     }
   }
+
+  /** Directories of the task a PATH set in the line searches first, and names `hash -p` bound to files. */
+  private pathDirs: string[] = [];
+  private readonly hashed = new Map<string, Word>();
+
+  /** Descriptors `exec` opened earlier in the line (`exec 3<f`, `exec <f`), by number or variable. */
+  private fds: Fds = new Map();
 
   private readonly exitHandlers: (() => void)[] = [];
 
@@ -311,12 +329,14 @@ class Analysis implements CarryContext {
           return;
         }
         if (root.hasError) this.add('unparsed', source.length > 80 ? `${source.slice(0, 77)}...` : source);
-        const outer = this.inherited;
+        const [outer, outerFds] = [this.inherited, this.fds];
         this.inherited = io;
+        this.fds = new Map();
         try {
           this.walk(root);
         } finally {
           this.inherited = outer;
+          this.fds = outerFds;
         }
       }),
     );
@@ -339,12 +359,23 @@ class Analysis implements CarryContext {
 
   /** What a program's call would run, judged as the command it amounts to. */
   private effect(e: ProgramEffect): void {
-    if (e.kind === 'shell') this.script(e.text);
+    // What the program gives the child on standard input: literal text is judged as its program would be; input
+    // computed at run time asks where the child runs what it reads (a shell or interpreter without a script).
+    const io: Io | undefined =
+      e.kind !== 'shell' && e.kind !== 'argv'
+        ? undefined
+        : e.stdin === undefined
+          ? undefined
+          : e.stdin === null
+            ? { upstream: [{ argv: null, dynamic: true }] }
+            : { upstream: [], stdinText: e.stdin };
+    if (e.kind === 'shell') this.script(e.text, io);
     else if (e.kind === 'argv')
       this.argv(
         e.words.map((w) =>
           w === null ? { text: '$COMPUTED', dynamic: true, pattern: false, substitutions: [] } : literal(w),
         ),
+        io,
       );
     else if (e.kind === 'code') this.code(e.text, e.language);
     else if (e.kind === 'load') programLoad(e, this);
@@ -439,6 +470,7 @@ class Analysis implements CarryContext {
     const w = value ? wordOf(value, this.vars) : { text: '', dynamic: false, pattern: false, substitutions: [] };
     checkAssignment(name, w, this);
     if (node.parent?.type === 'command') return;
+    if (name === 'PATH') this.pathDirs = taskPathDirs(w, this.where);
     carriedVariable(name, w, this);
     this.upstreamSeen = new WeakMap();
     if (!w.dynamic) this.vars.set(name, w.text);
@@ -458,6 +490,8 @@ class Analysis implements CarryContext {
     if (target) io.stdinFile = wordOf(target, this.vars);
     // Earlier elements of the pipeline feed this command's standard input.
     for (const prev of pipelineChain(node).before) io.upstream.push(this.upstreamOf(prev));
+    const words = commandWords(node, this.vars);
+    this.descriptorInput(node, redirects, words, io);
     io.output = this.inherited?.output === 'consumed' ? 'consumed' : outputOf(node);
     io.outputFile = outputFileOf(node);
     if (this.inherited && io.upstream.length === 0 && io.stdinText === undefined && io.stdinFile === undefined) {
@@ -472,7 +506,28 @@ class Analysis implements CarryContext {
         const value = a.childForFieldName('value');
         return name && value ? [{ name, value: wordOf(value, this.vars) }] : [];
       });
-    this.judge(commandWords(node, this.vars), io, assignments);
+    this.judge(words, io, assignments);
+  }
+
+  /**
+   * Standard input set otherwise than by the command's own `<` or here-document: a descriptor named explicitly, a
+   * redirect of the group or loop around it, a descriptor an earlier `exec` opened. `exec` with only redirects changes
+   * them for the rest of the line.
+   */
+  private descriptorInput(node: SyntaxNode, redirects: SyntaxNode[], words: Word[], io: Io): void {
+    const fds: Fds = new Map(this.fds);
+    for (const level of enclosingRedirects(node)) for (const r of level) applyRedirect(r, fds, undefined, this.vars);
+    for (const r of redirects) applyRedirect(r, fds, node, this.vars);
+    if (words.length === 1 && words[0]!.text === 'exec') for (const [fd, source] of fds) this.fds.set(fd, source);
+    const source = fds.get('0');
+    if (!source || io.stdinText !== undefined || io.stdinFile !== undefined) return;
+    // A redirect of the command or its group wins over the pipe (`cat a | { sh; } < b` runs b); what `exec` set
+    // earlier is the input only of commands nothing else feeds.
+    if (source === this.fds.get('0') && io.upstream.length > 0) return;
+    io.upstream = [];
+    if ('file' in source) io.stdinFile = source.file;
+    else if ('text' in source) io.stdinText = source.text;
+    else io.upstream.push({ argv: null, dynamic: true });
   }
 
   /** Peels wrappers from an argv and runs the check for the command that really runs. */
@@ -515,6 +570,7 @@ class Analysis implements CarryContext {
     }
     if (wasDownloaded(this.downloaded, argv.written))
       this.add('remote-code-exec', `${argv.written} was downloaded in this command line`);
+    if (xargsInterpreter(words, argv, io, this)) return;
     if (argv.name === 'cd' || argv.name === 'pushd') {
       this.where.cwd = argv.args[0] ? resolveDir(argv.args[0], this.where) : '/~home';
       return;
@@ -591,6 +647,7 @@ class Analysis implements CarryContext {
     if (argv.name === 'git') gitConfig(argv, this);
     taskRunner(argv, this);
     projectRunner(argv, this);
+    this.lookup(argv);
     // ./x.sh, bin/deploy: a program run by its path is read and judged (installed programs are not).
     if (argv.written.includes('/') && !initScriptCheck(argv.written)) this.runsFile(literal(argv.written), null);
     const check = initScriptCheck(argv.written) ?? (name ? checkFor(name) : undefined);
@@ -602,6 +659,41 @@ class Analysis implements CarryContext {
       check(argv, io, chdir ? this.localFilter(argv, allAssignments) : local);
     } finally {
       this.where.cwd = before;
+    }
+  }
+
+  /**
+   * A command name found through a lookup the line changed: `hash -p FILE NAME` runs FILE, a PATH with a directory of
+   * the task first runs the file of that name there when there is one (read and judged like `./bin/x`).
+   */
+  private lookup(argv: Argv): void {
+    if (argv.name === 'hash') {
+      const p = argv.args.findIndex((a) => a.text === '-p');
+      const file = argv.args[p + 1];
+      if (p >= 0 && file) for (const n of argv.args.slice(p + 2)) this.hashed.set(n.text, file);
+      // The shell keeps the binding: later calls run the file under that name too, as it is then.
+      if (p >= 0 && file) this.later(() => this.runsFile(file, null));
+      if (argv.args.some((a) => a.text === '-r')) this.hashed.clear();
+      return;
+    }
+    if (argv.name === null || argv.written !== argv.name || !lookedUp(argv.name)) return;
+    const hashed = this.hashed.get(argv.name);
+    if (hashed) {
+      this.runsFile(hashed, null);
+      return;
+    }
+    const set = this.commandEnv.get('PATH');
+    for (const dir of set ? taskPathDirs(set, this.where) : this.pathDirs) {
+      const path = inDir(dir, argv.name);
+      const key = this.keyOf(path);
+      const file = typeof key === 'string' ? this.fileAt(key) : undefined;
+      // Missing now, it may be made by an earlier command of the line (`cp /tmp/x bin/ls; ls`).
+      if (typeof key === 'string' && file && 'missing' in file && this.namedEarlier(key))
+        this.add(
+          'unread-script',
+          `${key} does not exist before this command line runs; an earlier command may write it`,
+        );
+      this.runsFile(literal(path), null, true);
     }
   }
 
@@ -646,6 +738,7 @@ class Analysis implements CarryContext {
     const key = word.dynamic ? undefined : scriptKey(word.text, this.where);
     if (op.includes('>') && printed !== undefined && key)
       this.writtenText.set(key, op === '>>' ? `${this.writtenText.get(key) ?? ''}\n${printed}` : printed);
+    else if (op.includes('>') && key) this.overwritten.add(key);
   }
 
   /**

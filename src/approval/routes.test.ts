@@ -254,12 +254,70 @@ const LOCAL_CODE: Row[] = [
   ['echo "import os" > site-packages/x.pth', {}, 'dangerous'],
 ];
 
+/** An interpreter reading its program from standard input set by redirect forms other than its own `< FILE`. */
+const STDIN: Row[] = [
+  ['sh 0<M.txt', { 'M.txt': KILL }, 'hardline'],
+  ['{ sh; } < M.txt', { 'M.txt': KILL }, 'hardline'],
+  ['(sh) < M.txt', { 'M.txt': KILL }, 'hardline'],
+  ['exec 3<M.txt; sh <&3', { 'M.txt': KILL }, 'hardline'],
+  ['exec <M.txt; sh', { 'M.txt': KILL }, 'hardline'],
+  ['exec 0<M.txt; bash -s', { 'M.txt': KILL }, 'hardline'],
+  ['python3 0<p.py', { 'p.py': PY_KILL }, 'hardline'],
+  ['{ python3 -; } < p.py', { 'p.py': PY_KILL }, 'hardline'],
+  ['if true; then node; fi < j.js', { 'j.js': JS_KILL }, 'hardline'],
+  ['while read l; do sh; done < M.txt', { 'M.txt': KILL }, 'hardline'],
+  ['cat ok.txt | { sh; } < M.txt', { 'M.txt': KILL, 'ok.txt': 'echo hi\n' }, 'hardline'],
+  ['cat ok.txt | sh < M.txt', { 'M.txt': KILL, 'ok.txt': 'echo hi\n' }, 'hardline'],
+  ['sh <&3', {}, 'dangerous'],
+  // Look-alikes: the same forms with a harmless program, a group that only reads data, a redirect in a child shell.
+  ['{ sh; } < ok.txt', { 'ok.txt': 'echo hi\n' }, null],
+  ['exec 3<ok.txt; sh <&3', { 'ok.txt': 'echo hi\n' }, null],
+  ['while read -r l; do echo "$l"; done < M.txt', { 'M.txt': KILL }, null],
+  ["sh -c 'exec <M.txt'; sh", { 'M.txt': KILL }, null],
+  ['exec >build.log 2>&1; ls', {}, null],
+];
+
+/** xargs appending what it reads to an interpreter's arguments: the data names the program. */
+const XARGS: Row[] = [
+  ['xargs sh < list.txt', { 'list.txt': 'evil.sh\n', 'evil.sh': KILL }, 'dangerous'],
+  ['xargs -a list.txt sh', { 'list.txt': 'evil.sh\n', 'evil.sh': KILL }, 'dangerous'],
+  ['cat list.txt | xargs bash', { 'list.txt': 'evil.sh\n', 'evil.sh': KILL }, 'dangerous'],
+  ['xargs python3', {}, 'dangerous'],
+  ['echo evil.sh | xargs sh', { 'evil.sh': KILL }, 'hardline'],
+  ["printf 'a.py\\nevil.py\\n' | xargs -n1 python3", { 'a.py': 'print(1)\n', 'evil.py': PY_KILL }, 'hardline'],
+  // Look-alikes: the program is named in the line and the data are its arguments, or the data is literal and harmless.
+  ['echo ok.sh | xargs sh', { 'ok.sh': 'echo hi\n' }, null],
+  ['ls *.csv | xargs python3 count.py', { 'count.py': 'import sys\nprint(len(sys.argv))\n' }, null],
+  ["find . -name '*.py' | xargs python3 -m py_compile", {}, null],
+  ["git ls-files '*.sh' | xargs bash -n", {}, null],
+];
+
+/** A command name found through a lookup the line changed: PATH with a task directory first, hash -p. */
+const LOOKUP: Row[] = [
+  ['PATH=$PWD/bin:$PATH; x', { 'bin/x': KILL }, 'hardline'],
+  ['export PATH=$PWD/bin:$PATH; x', { 'bin/x': KILL }, 'hardline'],
+  ['export PATH="bin:$PATH" && make', { 'bin/make': KILL }, 'hardline'],
+  ['PATH=./tools:$PATH git status', { 'tools/git': KILL }, 'hardline'],
+  ['hash -p ./bin/y ls; ls', { 'bin/y': KILL }, 'hardline'],
+  ['export PATH=$PWD/bin:$PATH; cp /tmp/q bin/ls; ls', {}, 'dangerous'],
+  // Look-alikes: the directory holds no program of that name, holds a harmless one, or is installed.
+  ['export PATH=$PWD/bin:$PATH; ls', { 'bin/x': KILL }, null],
+  ['export PATH="./node_modules/.bin:$PATH"; eslint .', { 'node_modules/.bin/eslint': 'echo lint\n' }, null],
+  ['export PATH=/usr/local/go/bin:$PATH; go build', {}, null],
+  ['hash -p ./bin/y ls', { 'bin/y': KILL }, 'hardline'],
+  ['hash -p ./bin/y ls; ls', { 'bin/y': 'echo hi\n' }, null],
+  ['hash -p /usr/bin/python3 python; python -V', {}, null],
+];
+
 describe('routes that ran unasked (issue 33), with the files the gate reads', () => {
   for (const [family, rows] of [
     ['interpreters reading program text from a file or an option', INTERPRETERS],
     ['scripts named by globs', GLOBS],
     ['git running commands', GIT],
     ['local code imported or preloaded', LOCAL_CODE],
+    ['interpreters reading standard input set by a group, a descriptor or exec', STDIN],
+    ['xargs running an interpreter with the items it reads', XARGS],
+    ['programs found through a changed lookup', LOOKUP],
   ] as const)
     describe(family, () => {
       it.each(rows)('%s', async (command, files, tier) => {

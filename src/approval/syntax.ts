@@ -6,11 +6,20 @@ import { wordOf, type Vars, type Word } from './words.js';
 
 export const named = (node: SyntaxNode): SyntaxNode[] => node.namedChildren.filter((c): c is SyntaxNode => c !== null);
 
+/** Words bash reads as a descriptor number or variable when written against a redirect (`0<f`, `{fd}<f`). */
+export const DESCRIPTOR_WORD = /^(\d+|\{[A-Za-z_]\w*\})$/;
+
 /** The words of a `command` node: its name and arguments, without assignments and redirects. */
 export function commandWords(node: SyntaxNode, vars?: Vars): Word[] {
   const out: Word[] = [];
+  let redirects: SyntaxNode[] | undefined;
   for (const child of named(node)) {
     if (child.type === 'variable_assignment' || child.type.endsWith('_redirect') || child.type === 'comment') continue;
+    // `sh 0<f`: the grammar reads the descriptor as an argument; bash reads it as part of the redirect.
+    if (DESCRIPTOR_WORD.test(child.text) && (child.type === 'number' || child.type === 'word')) {
+      redirects ??= redirectsOf(node);
+      if (redirects.some((r) => r.startIndex === child.endIndex)) continue;
+    }
     out.push(wordOf(child, vars));
   }
   return out;

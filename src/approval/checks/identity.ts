@@ -145,6 +145,10 @@ const LIST_VARS = new Set(['PYTHONPATH', 'PERL5LIB', 'RUBYLIB', 'NODE_PATH']);
 /** Directories anyone can write to: first on PATH, they decide what every later command name runs. */
 const SHARED_DIRS = /^(\/tmp|\/var\/tmp|\/dev\/shm|\$TMPDIR|\$\{TMPDIR\})(\/|$)/;
 
+/** An installed shell, by path or by the name PATH finds it under (`$(command -v zsh)` too). */
+const STANDARD_SHELL =
+  /^(((\/usr)?(\/local)?|\/opt\/homebrew)\/bin\/|\$\((command -v|which) )?(sh|bash|dash|zsh|ksh|mksh|fish|tcsh|csh|ash|yash)\)?$/;
+
 /** `PATH=...`, `export PATH=...`, `LD_PRELOAD=...`: a variable that decides which code later commands run. */
 export function checkAssignment(name: string, value: Word, ctx: CheckContext): void {
   checkHistoryVariable(name, value, ctx);
@@ -162,6 +166,11 @@ export function checkAssignment(name: string, value: Word, ctx: CheckContext): v
   // Files and directories a shell or runtime loads code from: from a shared directory, anyone's code runs.
   const loaded = CODE_PATHS[name]?.(value.text) ?? [];
   if (loaded.some((e) => SHARED_DIRS.test(e) || (LIST_VARS.has(name) && (e === '.' || e === '')))) {
+    ctx.add('hijack-path', `${name}=${value.text}`);
+    return;
+  }
+  // SHELL is what script, su, vim's :sh, make and others start: anything but an installed shell runs other code.
+  if (name === 'SHELL' && value.text !== '' && !STANDARD_SHELL.test(value.text)) {
     ctx.add('hijack-path', `${name}=${value.text}`);
     return;
   }

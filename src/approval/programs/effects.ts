@@ -24,10 +24,13 @@ export interface ProgramCall {
   text: string;
 }
 
+/** What a started program reads on standard input: literal text, or (null) something known only at run time. */
+export type ProgramStdin = string | null;
+
 export type ProgramEffect =
-  | { kind: 'shell'; text: string }
+  | { kind: 'shell'; text: string; stdin?: ProgramStdin }
   /** An argument vector; null stands for an argument computed at run time (the program name never is). */
-  | { kind: 'argv'; words: (string | null)[] }
+  | { kind: 'argv'; words: (string | null)[]; stdin?: ProgramStdin }
   | { kind: 'code'; language: string; text: string }
   | { kind: 'computed'; detail: string }
   /** A module the program imports (`level`: Python's leading dots), or a file it runs or adds to its module path. */
@@ -116,23 +119,72 @@ const shellText =
     return s === undefined ? computed(c) : [{ kind: 'shell', text: s }];
   };
 
+/** The same effects with `stdin` (when it is given) as what their programs read. */
+function feeding(effects: ProgramEffect[], stdin: ProgramStdin | undefined): ProgramEffect[] {
+  if (stdin === undefined) return effects;
+  return effects.map((e) => (e.kind === 'shell' || e.kind === 'argv' ? { ...e, stdin } : e));
+}
+
+/** No input at all: Python's None and DEVNULL, Node's 'ignore' and 'inherit' (the program's own, empty, input). */
+const NO_INPUT = /^(None|(subprocess\.|asyncio\.subprocess\.)?DEVNULL|'(ignore|inherit)'|"(ignore|inherit)")$/;
+
+/** Python's `input=` (text the child reads) and `stdin=` (a pipe or file it reads): literal text, or computed. */
+function pythonStdin(c: ProgramCall): ProgramStdin | undefined {
+  const input = c.keywords.input;
+  if (input !== undefined) return str(input) ?? null;
+  const stdin = c.keywords.stdin;
+  if (stdin === undefined || (stdin.kind === 'unknown' && NO_INPUT.test(stdin.text))) return undefined;
+  return null;
+}
+
+/** Node's `{ input }` (sync calls) and, for a child started in the background, the pipe its parent writes to. */
+function nodeStdin(options: Value | undefined, background: boolean): ProgramStdin | undefined {
+  const keys = options?.kind === 'obj' ? options.keys : {};
+  if (keys.input !== undefined) return str(keys.input) ?? null;
+  const stdio = keys.stdio?.kind === 'list' ? keys.stdio.items[0] : (keys.stdin ?? keys.stdio);
+  if (stdio?.kind === 'str') return stdio.v === 'pipe' && background ? null : undefined;
+  if (stdio !== undefined && !(stdio.kind === 'unknown' && NO_INPUT.test(stdio.text))) return null;
+  return background && options?.kind !== 'unknown' ? null : undefined;
+}
+
 /** subprocess.run(args, shell=...): a list is an argv; a string is a command line with shell=True, a program otherwise. */
 const subprocessLike =
   (shellKey: string): Reader =>
-  (c) => {
-    const first = c.args[0] ?? c.keywords.args;
-    const words = strings(first);
-    const shell = truthy(c.keywords[shellKey]);
-    if (words) return shell ? [{ kind: 'shell', text: words.join(' ') }] : [{ kind: 'argv', words }];
-    const partly = shell === false ? argvOf(first) : undefined;
-    if (partly) return [{ kind: 'argv', words: partly }];
-    const s = str(first);
-    if (s === undefined || shell === undefined) return computed(c);
-    return shell ? [{ kind: 'shell', text: s }] : [{ kind: 'argv', words: [s] }];
-  };
+  (c) =>
+    feeding(subprocessEffects(shellKey, c), pythonStdin(c));
 
-/** execFile(file, [args]) / spawn(cmd, [args], {shell}) / execa(cmd, [args]). */
-const fileAndArgs: Reader = (c) => {
+function subprocessEffects(shellKey: string, c: ProgramCall): ProgramEffect[] {
+  const first = c.args[0] ?? c.keywords.args;
+  const words = strings(first);
+  const shell = truthy(c.keywords[shellKey]);
+  if (words) return shell ? [{ kind: 'shell', text: words.join(' ') }] : [{ kind: 'argv', words }];
+  const partly = shell === false ? argvOf(first) : undefined;
+  if (partly) return [{ kind: 'argv', words: partly }];
+  const s = str(first);
+  if (s === undefined || shell === undefined) return computed(c);
+  return shell ? [{ kind: 'shell', text: s }] : [{ kind: 'argv', words: [s] }];
+}
+
+/** asyncio.create_subprocess_exec(program, *args, stdin=...): the program, then its arguments (no argv[0]). */
+const programThenArgs: Reader = (c) => {
+  const words = c.args.map(str);
+  if (words[0] === undefined || c.args.some((a) => a.kind === 'unknown' && a.text.startsWith('*'))) return computed(c);
+  return feeding([{ kind: 'argv', words: words.map((w) => w ?? null) }], pythonStdin(c));
+};
+
+/** execFile(file, [args]) / spawn(cmd, [args], {shell}) / execa(cmd, [args]); `background`: not a Sync call. */
+const fileAndArgs =
+  (background: boolean): Reader =>
+  (c) =>
+    feeding(
+      fileAndArgsEffects(c),
+      nodeStdin(
+        c.args.find((a) => a.kind === 'obj'),
+        background,
+      ),
+    );
+
+function fileAndArgsEffects(c: ProgramCall): ProgramEffect[] {
   const file = str(c.args[0]);
   const options = c.args.find((a) => a.kind === 'obj');
   const shell = options?.kind === 'obj' ? truthy(options.keys.shell) : false;
@@ -144,7 +196,7 @@ const fileAndArgs: Reader = (c) => {
   return listed.some((i) => i.kind === 'unknown' && i.text.startsWith('...'))
     ? computed(c)
     : [{ kind: 'argv', words: [file, ...rest] }];
-};
+}
 
 /** A list of words as one argument (Bun.spawn([...]), pty.spawn([...]) or pty.spawn('prog')). */
 const argvList: Reader = (c) => {
@@ -238,7 +290,7 @@ export const SPAWNERS: Record<string, Reader> = {
   'subprocess.check_output': subprocessLike('shell'),
   'subprocess.Popen': subprocessLike('shell'),
   'asyncio.create_subprocess_shell': shellText(),
-  'asyncio.create_subprocess_exec': execFamily(false, 0, false),
+  'asyncio.create_subprocess_exec': programThenArgs,
   'pty.spawn': argvList,
   'os.execl': execFamily(false, 0, false),
   'os.execlp': execFamily(false, 0, false),
@@ -276,17 +328,17 @@ export const SPAWNERS: Record<string, Reader> = {
   '__builtins__.eval': code('python'),
   // JavaScript
   'child_process.exec': shellText(),
-  'child_process.execSync': shellText(),
-  'child_process.execFile': fileAndArgs,
-  'child_process.execFileSync': fileAndArgs,
-  'child_process.spawn': fileAndArgs,
-  'child_process.spawnSync': fileAndArgs,
+  'child_process.execSync': (c) => feeding(shellText()(c), nodeStdin(c.args[1], false)),
+  'child_process.execFile': fileAndArgs(true),
+  'child_process.execFileSync': fileAndArgs(false),
+  'child_process.spawn': fileAndArgs(true),
+  'child_process.spawnSync': fileAndArgs(false),
   'child_process.fork': (c) =>
     str(c.args[0]) === undefined ? computed(c) : [{ kind: 'argv', words: ['node', str(c.args[0])!] }],
-  execa: fileAndArgs,
-  execaSync: fileAndArgs,
-  'execa.execa': fileAndArgs,
-  'execa.execaSync': fileAndArgs,
+  execa: fileAndArgs(true),
+  execaSync: fileAndArgs(false),
+  'execa.execa': fileAndArgs(true),
+  'execa.execaSync': fileAndArgs(false),
   'execa.execaCommand': shellText(),
   'execa.execaCommandSync': shellText(),
   'Bun.spawn': argvList,

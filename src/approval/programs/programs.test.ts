@@ -95,7 +95,71 @@ const JAVASCRIPT: [string, 'hardline' | 'dangerous' | null, string?][] = [
   ["import { spawn } from 'node:child_process';\nspawn('git', [...args]);", 'dangerous', 'dynamic-command'],
 ];
 
+/** routes4: a child's standard input carrying its program, argv built by create_subprocess_exec, a module written then imported. */
+const STDIN_PROGRAMS: [string, string, 'hardline' | 'dangerous' | null, string?][] = [
+  ['python', 'import subprocess\nsubprocess.run(["sh"], input=b"kill -9 -1")', 'hardline', 'kill-all'],
+  ['python', 'import subprocess\nsubprocess.run("sh", shell=True, input=b"kill -9 -1")', 'hardline', 'kill-all'],
+  ['python', 'import subprocess\nsubprocess.Popen(["bash"], stdin=open("x"))', 'dangerous', 'dynamic-command'],
+  [
+    'python',
+    'import subprocess\np = subprocess.Popen(["python3"], stdin=subprocess.PIPE)\np.communicate(code)',
+    'dangerous',
+    'dynamic-command',
+  ],
+  ['python', 'import subprocess\nsubprocess.run(["sh", "-s"], input=cmd.encode())', 'dangerous', 'dynamic-command'],
+  [
+    'python',
+    'import asyncio\nasync def main():\n    await asyncio.create_subprocess_exec("kubectl", "delete", "pod", "demo")\nasyncio.run(main())',
+    'dangerous',
+    'kubectl-delete',
+  ],
+  ['python', 'import shutil\nshutil.copy("p.txt", "helper.py")\nimport helper', 'dangerous', 'unread-script'],
+  ['python', 'with open("out.py", "w") as f:\n    f.write(src)\nimport out', 'dangerous', 'unread-script'],
+  [
+    'javascript',
+    "const cp = require('child_process');\ncp.spawnSync('sh', [], { input: 'kill -9 -1' });",
+    'hardline',
+    'kill-all',
+  ],
+  [
+    'javascript',
+    "const cp = require('child_process');\ncp.execFileSync('bash', [], { input: x });",
+    'dangerous',
+    'dynamic-command',
+  ],
+  [
+    'javascript',
+    "const cp = require('child_process');\nconst p = cp.spawn('sh');\np.stdin.write(cmd);",
+    'dangerous',
+    'dynamic-command',
+  ],
+  [
+    'javascript',
+    "const cp = require('child_process');\ncp.execSync('bash', { input: 'kill -9 -1' });",
+    'hardline',
+    'kill-all',
+  ],
+  // Look-alikes: literal harmless input, input to a program that does not run it, a script given besides the input.
+  ['python', 'import subprocess\nsubprocess.run(["sh"], input=b"echo hi")', null],
+  ['python', 'import subprocess\nsubprocess.run(["git", "apply"], input=patch)', null],
+  ['python', 'import subprocess\nsubprocess.run(["cat"], input=data, check=True)', null],
+  ['python', 'import shutil\nshutil.copy("a.txt", "b.txt")\nimport json', null],
+  ['javascript', "const cp = require('child_process');\ncp.spawnSync('sh', [], { input: 'echo hi' });", null],
+  [
+    'javascript',
+    "const cp = require('child_process');\ncp.execFileSync('bash', ['-c', 'echo hi'], { input: data });",
+    null,
+  ],
+  ['javascript', "const cp = require('child_process');\ncp.spawn('npm', ['test']);", null],
+];
+
 describe('execute_code programs', () => {
+  it.each(STDIN_PROGRAMS)('%s (standard input, argv, written module): %s', (language, code, tier, rule) => {
+    const v = judge(code, language);
+    expect(v.tier, JSON.stringify(v.findings.map((f) => f.rule))).toBe(tier);
+    if (rule) expect(v.findings.map((f) => f.rule)).toContain(rule);
+  });
+
   it.each(PYTHON)('python: %s', (code, tier, rule) => {
     const v = judge(code, 'python');
     expect(v.tier).toBe(tier);
