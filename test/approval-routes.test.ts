@@ -3,6 +3,7 @@
 // or preloaded, execute_code's computed callees and paths. Each member waits for approval (denied here, so its marker
 // file is never made); each benign look-alike runs without asking. Dangerous payloads are `kubectl delete pod demo`,
 // which asks (and fails harmlessly if it ran).
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -174,14 +175,15 @@ describe('routes that ran unasked (issue 33), through the worker in manual mode'
   it('git running commands: options, plumbing, and hooks read when git runs them (a harmless hook runs)', async () => {
     const cwd = project();
     const git = 'git -c user.email=t@example.org -c user.name=t';
+    // The person set the repository up (a command cannot change .git/config in the sandbox).
+    execFileSync(
+      'sh',
+      ['-c', `git init -q . && ${git} commit -q --allow-empty -m init && git config core.hooksPath .githooks`],
+      { cwd },
+    );
     await family(
       cwd,
-      [
-        terminal(`git init -q . && ${git} commit -q --allow-empty -m init`),
-        terminal('git config core.hooksPath .githooks'),
-        write('.githooks/pre-commit', `#!/bin/sh\n${payload('m1')}\n`),
-        terminal('chmod +x .githooks/pre-commit'),
-      ],
+      [write('.githooks/pre-commit', `#!/bin/sh\n${payload('m1')}\n`), terminal('chmod +x .githooks/pre-commit')],
       [
         { command: `${git} commit -q --allow-empty -m x`, marker: 'm1' },
         { command: `git rebase --exec '${payload('m2')}' HEAD`, marker: 'm2' },

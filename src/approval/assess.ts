@@ -9,6 +9,7 @@ import { loadBashParser } from './parser.js';
 import { loadProgramReader, type ReadProgram } from './programs/load.js';
 import { approvalScope } from './scope.js';
 import { writtenByTheLine } from './written-first.js';
+import { keepListings, planReads, type Listings } from './listed-reads.js';
 import type { ScriptFile } from './scripts.js';
 import type { CallSubject } from './subject.js';
 
@@ -109,10 +110,18 @@ async function judgeWithin(
       files,
     };
   let verdict = detect(parse, subject.text, { ...opts, files: read ? files : undefined });
+  const listings: Listings = new Map();
   for (let round = 0; read && verdict.scripts && round < READ_ROUNDS; round += 1) {
     const wanted = verdict.scripts.filter((k) => !files.has(k)).slice(0, Math.max(0, MAX_READS - files.size));
     if (wanted.length === 0) break;
-    for (const [k, v] of await read(wanted)) files.set(k, v);
+    // What a listing read earlier shows cannot exist is missing without a round of its own.
+    const plan = planReads(wanted, listings);
+    for (const k of plan.missing) files.set(k, { missing: true });
+    if (plan.read.length > 0) {
+      const got = await read([...plan.read, ...plan.listed]);
+      for (const k of plan.read) files.set(k, got.get(k) ?? { error: 'could not be read' });
+      keepListings(got, plan.listed, listings);
+    }
     verdict = detect(parse, subject.text, { ...opts, files });
   }
   // What was read is what is on disk now; a file the line itself rewrites first is judged on a guess: a person decides.
@@ -126,7 +135,12 @@ async function judgeWithin(
       tier: 'dangerous' as const,
       description: `a file it runs or loads is changed by the same command line first: ${rewritten.slice(0, 5).join(', ')}`,
     };
-    verdict = { ...verdict, dangerous: true, tier: verdict.tier ?? 'dangerous', findings: [...verdict.findings, finding] };
+    verdict = {
+      ...verdict,
+      dangerous: true,
+      tier: verdict.tier ?? 'dangerous',
+      findings: [...verdict.findings, finding],
+    };
   }
   if (subject.inputOnly) {
     const before = new Set(
