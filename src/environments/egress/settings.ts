@@ -7,8 +7,9 @@ import { normalizeHost, parseAuthority } from './target.js';
 
 /**
  * The package registries a developer needs, reached without asking (ports 80 and 443): npm, PyPI (index and files),
- * crates.io (index and downloads), the Go module proxy and checksum database, Maven Central, Debian and Ubuntu archives.
- * docs/sandbox.md lists them; keep the two in step.
+ * crates.io (index and downloads), Maven Central, Debian and Ubuntu archives. Not the Go module proxy or checksum
+ * database: they fetch any module path from its own host on request, so a request to them carries data to a host
+ * nobody allowed. docs/sandbox.md lists them; keep the two in step.
  */
 export const DEFAULT_ALLOW: readonly string[] = [
   'registry.npmjs.org',
@@ -17,8 +18,6 @@ export const DEFAULT_ALLOW: readonly string[] = [
   'crates.io',
   'index.crates.io',
   'static.crates.io',
-  'proxy.golang.org',
-  'sum.golang.org',
   'repo.maven.apache.org',
   'repo1.maven.org',
   'deb.debian.org',
