@@ -111,16 +111,18 @@ async function judgeWithin(
     };
   let verdict = detect(parse, subject.text, { ...opts, files: read ? files : undefined });
   const listings: Listings = new Map();
+  const ahead = new Map<string, ScriptFile>();
   for (let round = 0; read && verdict.scripts && round < READ_ROUNDS; round += 1) {
     const wanted = verdict.scripts.filter((k) => !files.has(k)).slice(0, Math.max(0, MAX_READS - files.size));
     if (wanted.length === 0) break;
-    // What a listing read earlier shows cannot exist is missing without a round of its own.
-    const plan = planReads(wanted, listings);
+    // What a listing read earlier shows cannot exist is missing, and a file read ahead is known, without a round.
+    const plan = planReads(wanted, listings, ahead);
     for (const k of plan.missing) files.set(k, { missing: true });
+    for (const k of plan.known) files.set(k, ahead.get(k)!);
     if (plan.read.length > 0) {
       const got = await read([...plan.read, ...plan.listed]);
       for (const k of plan.read) files.set(k, got.get(k) ?? { error: 'could not be read' });
-      keepListings(got, plan.listed, listings);
+      keepListings(got, plan.listed, listings, ahead);
     }
     verdict = detect(parse, subject.text, { ...opts, files });
   }

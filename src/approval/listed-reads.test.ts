@@ -1,14 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { keepListings, planReads, type Listings } from './listed-reads.js';
-import { listingKey } from './scripts.js';
+import { listingKey, prefetchKey } from './scripts.js';
 
 describe('reads a directory listing answers', () => {
   it('lists the directory of each file read, once', () => {
     const listings: Listings = new Map();
-    expect(planReads(['main.py', 'pkg/__init__.py', 'pkg/a.py'], listings)).toEqual({
+    expect(planReads(['main.py', 'pkg/__init__.py', 'pkg/a.py', 'Makefile'], listings)).toEqual({
       missing: [],
-      read: ['main.py', 'pkg/__init__.py', 'pkg/a.py'],
-      listed: [listingKey(''), listingKey('pkg')],
+      known: [],
+      read: ['main.py', 'pkg/__init__.py', 'pkg/a.py', 'Makefile'],
+      listed: [listingKey(''), prefetchKey('', '.py'), listingKey('pkg'), prefetchKey('pkg', '.py')],
     });
   });
 
@@ -29,6 +30,22 @@ describe('reads a directory listing answers', () => {
   it('never answers absolute, home or dotted paths from listings', () => {
     const listings: Listings = new Map([['', new Set<string>()]]);
     expect(planReads(['/etc/x.py', '~/x.py', './x.py', 'a/../x.py'], listings).missing).toEqual([]);
+  });
+
+  it('answers a file read ahead as known, and keeps what a read-ahead brought back', () => {
+    const ahead = new Map([['pkg/m0.py', { text: 'import os\n' }]]);
+    expect(planReads(['pkg/m0.py'], new Map(), ahead)).toMatchObject({ known: ['pkg/m0.py'], read: [] });
+    const kept = new Map();
+    keepListings(
+      new Map([
+        [prefetchKey('pkg', '.py'), { entries: ['pkg/m1.py'] }],
+        ['pkg/m1.py', { text: 'x = 1\n' }],
+      ]),
+      [prefetchKey('pkg', '.py')],
+      new Map(),
+      kept,
+    );
+    expect([...kept]).toEqual([['pkg/m1.py', { text: 'x = 1\n' }]]);
   });
 
   it('keeps only listings it asked for that came back as entries', () => {

@@ -1,8 +1,8 @@
 // Reads that a directory listing already answers: a module the gate tries in several places (`json.py`,
 // `json/__init__.py` beside every importing file) is missing where its directory's listing does not name it, so it
-// needs no round of its own. The reader lists the directory of every file it is asked for, in the same round.
-// Pure.
-import { listedDir, listingKey, type ScriptFile } from './scripts.js';
+// needs no round of its own. The reader lists the directory of every file it is asked for, in the same round, and
+// reads ahead a few files of that directory with the same extension (the modules a package's files import). Pure.
+import { listedDir, listingKey, prefetchKey, prefetchOf, type ScriptFile } from './scripts.js';
 
 /** Names in a directory (directories with a trailing `/`), by the directory as keys name it ('' is where it runs). */
 export type Listings = Map<string, Set<string>>;
@@ -36,11 +36,17 @@ function knownMissing(key: string, listings: Listings): boolean {
 export function planReads(
   wanted: readonly string[],
   listings: Listings,
-): { missing: string[]; read: string[]; listed: string[] } {
+  ahead: ReadonlyMap<string, ScriptFile> = new Map(),
+): { missing: string[]; known: string[]; read: string[]; listed: string[] } {
   const missing: string[] = [];
+  const known: string[] = [];
   const read: string[] = [];
   const listed = new Set<string>();
   for (const k of wanted) {
+    if (ahead.has(k)) {
+      known.push(k);
+      continue;
+    }
     if (listedDir(k) === undefined && knownMissing(k, listings)) {
       missing.push(k);
       continue;
@@ -48,15 +54,33 @@ export function planReads(
     read.push(k);
     const dir = dirOf(k);
     // Only directories of the project as keys name them (not `..`, absolute or home paths: those are not listed).
-    if (listedDir(k) === undefined && !unlisted(k) && !listings.has(dir)) listed.add(listingKey(dir));
+    if (listedDir(k) === undefined && !unlisted(k) && !listings.has(dir)) {
+      listed.add(listingKey(dir));
+      // Its siblings of the same kind are read ahead: the modules a package's files import.
+      const ext = /(\.[A-Za-z0-9]{1,8})$/.exec(k.slice(dir.length))?.[1];
+      if (ext) listed.add(prefetchKey(dir, ext));
+    }
   }
-  return { missing, read, listed: [...listed].filter((l) => !read.includes(l)) };
+  return { missing, known, read, listed: [...listed].filter((l) => !read.includes(l)) };
 }
 
-/** Keeps the listings a round brought back (those the reader was asked for on the plan's behalf). */
-export function keepListings(got: ReadonlyMap<string, ScriptFile>, asked: readonly string[], listings: Listings): void {
+/**
+ * Keeps what a round brought back beyond the keys read: the listings asked for on the plan's behalf, and the files
+ * read ahead (each under its own key), for later rounds.
+ */
+export function keepListings(
+  got: ReadonlyMap<string, ScriptFile>,
+  asked: readonly string[],
+  listings: Listings,
+  ahead?: Map<string, ScriptFile>,
+): void {
   for (const key of asked) {
     const f = got.get(key);
-    if (f && 'entries' in f) listings.set(listedDir(key)!, new Set(f.entries));
+    if (f && 'entries' in f && listedDir(key) !== undefined) listings.set(listedDir(key)!, new Set(f.entries));
+    if (f && 'entries' in f && ahead && prefetchOf(key) !== undefined)
+      for (const name of f.entries) {
+        const file = got.get(name);
+        if (file && !ahead.has(name)) ahead.set(name, file);
+      }
   }
 }

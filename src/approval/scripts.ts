@@ -26,6 +26,21 @@ export const listingKey = (dir: string): string => `${LISTING}${dir}`;
 export const listedDir = (key: string): string | undefined =>
   key.startsWith(LISTING) ? key.slice(LISTING.length) : undefined;
 
+/**
+ * Keys that ask for the files of a directory with one extension, read ahead (at most a few): modules a package's
+ * files import are then judged without a round of their own. Answered by the files found, each under its own key.
+ */
+export const PREFETCH = '\u0000pre:';
+
+export const prefetchKey = (dir: string, ext: string): string => `${PREFETCH}${dir}\u0000${ext}`;
+
+/** The directory and extension a read-ahead key names, or undefined for another key. */
+export function prefetchOf(key: string): { dir: string; ext: string } | undefined {
+  if (!key.startsWith(PREFETCH)) return undefined;
+  const [dir, ext] = key.slice(PREFETCH.length).split('\u0000');
+  return dir !== undefined && ext !== undefined ? { dir, ext } : undefined;
+}
+
 /** Scripts at most this size are judged; a bigger one asks. */
 export const MAX_SCRIPT_BYTES = 64 * 1024;
 

@@ -3,12 +3,14 @@
 // with a trailing `/`, for globs and test discovery), many in one command per round; and the directory the command
 // runs in. Worker-only.
 import { createHash, randomBytes } from 'node:crypto';
-import { listedDir, MAX_SCRIPT_BYTES, type ScriptFile } from '../approval/scripts.js';
+import { listedDir, MAX_SCRIPT_BYTES, prefetchOf, type ScriptFile } from '../approval/scripts.js';
 import type { ShellEnvironment } from './shell-environment.js';
 import { shQuote } from './shell-scripts.js';
 
 /** Entries of one directory listed at most: a bigger directory cannot be searched and asks. */
 const MAX_ENTRIES = 2000;
+/** Files of one directory read ahead at most. */
+const READ_AHEAD = 16;
 
 const quoted = (key: string): string => (key.startsWith('~/') ? `"$HOME"/${shQuote(key.slice(2))}` : shQuote(key));
 
@@ -38,13 +40,16 @@ function batchScript(keys: string[], boundary: string, separator: string): strin
   ];
   keys.forEach((key, i) => {
     const dir = listedDir(key);
+    const ahead = prefetchOf(key);
     const k = quoted(key);
     lines.push(
       `printf '\n%s %d\n' "$b" ${i}; ` +
-        (dir !== undefined
-          ? `l ${quoted(dir || '.')}`
-          : `if [ -d ${k} ]; then echo directory; elif [ ! -e ${k} ]; then echo missing; ` +
-            `elif [ ! -f ${k} ] || [ ! -r ${k} ]; then echo unreadable; else echo file; set -- "$@" "$s" ${k}; fi`),
+        (ahead !== undefined
+          ? aheadScript(ahead.dir, ahead.ext)
+          : dir !== undefined
+            ? `l ${quoted(dir || '.')}`
+            : `if [ -d ${k} ]; then echo directory; elif [ ! -e ${k} ]; then echo missing; ` +
+              `elif [ ! -f ${k} ] || [ ! -r ${k} ]; then echo unreadable; else echo file; set -- "$@" "$s" ${k}; fi`),
     );
   });
   lines.push(
@@ -53,6 +58,20 @@ function batchScript(keys: string[], boundary: string, separator: string): strin
     'exit 0',
   );
   return lines.join('\n');
+}
+
+/**
+ * Reads ahead the regular files (not links) of `dir` ending in `ext`: prints `ahead` and their names, one a line, and
+ * adds them to the files the round prints. An extension other than a dot and a few letters reads nothing.
+ */
+function aheadScript(dir: string, ext: string): string {
+  if (!/^\.[A-Za-z0-9]{1,8}$/.test(ext)) return 'echo ahead';
+  const glob = dir === '' ? `*${ext}` : `${quoted(dir)}/*${ext}`;
+  return (
+    `echo ahead; c=0; for f in ${glob}; do case "$f" in *"$nl"*) continue;; esac; ` +
+    `[ -f "$f" ] && [ -r "$f" ] && [ ! -L "$f" ] || continue; c=$((c + 1)); [ "$c" -gt ${READ_AHEAD} ] && break; ` +
+    `printf '%s\n' "$f"; set -- "$@" "$s" "$f"; done`
+  );
 }
 
 /** What the status line (and for a listing, the lines after it) of a key says, for all but a readable file. */
@@ -91,31 +110,48 @@ function splitBytes(data: Buffer, separator: string): Buffer[] {
   return parts;
 }
 
-/** One round's output, parsed: each key's file or listing. */
-function parseRound(keys: string[], raw: Buffer, boundary: string): ScriptFile[] {
-  const fail = (why: string) => keys.map((): ScriptFile => ({ error: `could not be read (${why})` }));
+/** One round's output, parsed: each key's file or listing, and the files read ahead under their own keys. */
+function parseRound(keys: string[], raw: Buffer, boundary: string): Map<string, ScriptFile> {
+  const out = new Map<string, ScriptFile>();
+  const fail = (why: string) => {
+    for (const k of keys) out.set(k, { error: `could not be read (${why})` });
+    return out;
+  };
   const dataAt = raw.indexOf(`\n${boundary} data\n`);
   if (dataAt < 0) return fail('the reading command ended early');
   const pieces = raw.subarray(0, dataAt).toString('utf8').split(`\n${boundary} `).slice(1);
-  const out: (ScriptFile | undefined)[] = [];
-  const readable: number[] = [];
+  // The files whose bytes follow, in order: a key read, or a file read ahead (by its name).
+  const readable: string[] = [];
   keys.forEach((key, i) => {
     const piece = pieces.find((p) => p.startsWith(`${i}\n`));
-    const status =
-      piece === undefined
-        ? { error: 'could not be read' }
-        : statusOf(piece.slice(piece.indexOf('\n') + 1), listedDir(key) !== undefined);
-    if (status === 'file') readable.push(i);
-    out.push(status === 'file' ? undefined : status);
+    const body = piece === undefined ? undefined : piece.slice(piece.indexOf('\n') + 1);
+    if (prefetchOf(key) !== undefined) {
+      const names = body?.startsWith('ahead')
+        ? body
+            .split('\n')
+            .slice(1)
+            .filter((n) => n !== '')
+        : [];
+      out.set(key, { entries: names });
+      readable.push(...names);
+      return;
+    }
+    const status = body === undefined ? { error: 'could not be read' } : statusOf(body, listedDir(key) !== undefined);
+    if (status === 'file') readable.push(key);
+    else out.set(key, status);
   });
   // One part per readable file: a file that vanished, or text that imitates the separator, leaves every file of the
   // round unjudged rather than judged on a guess.
   const contents = splitBytes(raw.subarray(dataAt), `\n${boundary} next\n`);
-  readable.forEach((i, j) => {
-    out[i] =
-      contents.length === readable.length ? contentOf(contents[j]!) : { error: 'changed while it was being read' };
+  readable.forEach((k, j) => {
+    if (out.has(k)) return; // read as a key and ahead too: once is enough
+    out.set(
+      k,
+      contents.length === readable.length ? contentOf(contents[j]!) : { error: 'changed while it was being read' },
+    );
   });
-  return out.map((f) => f ?? { error: 'could not be read' });
+  for (const k of keys) if (!out.has(k)) out.set(k, { error: 'could not be read' });
+  return out;
 }
 
 /**
@@ -141,11 +177,8 @@ export async function readScriptsIn(
       timeoutSeconds: 30,
       onOutput: (c) => chunks.push(c),
     });
-    const read =
-      r.exitCode === 0
-        ? parseRound(now, Buffer.concat(chunks), boundary)
-        : now.map((): ScriptFile => ({ error: `could not be read (exit code ${r.exitCode})` }));
-    now.forEach((key, i) => out.set(key, read[i]!));
+    if (r.exitCode === 0) for (const [k, f] of parseRound(now, Buffer.concat(chunks), boundary)) out.set(k, f);
+    else for (const k of now) out.set(k, { error: `could not be read (exit code ${r.exitCode})` });
     pending = pending.filter((k) => !out.has(k));
   }
   return out;

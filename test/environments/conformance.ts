@@ -7,7 +7,7 @@ import { parseConfig } from '../../src/config/config.js';
 import { configureEnvironments, environmentManager } from '../../src/environments/current.js';
 import { registry } from '../../src/registry/index.js';
 import { readScriptsIn } from '../../src/environments/read-scripts.js';
-import { LISTING } from '../../src/approval/scripts.js';
+import { LISTING, prefetchKey } from '../../src/approval/scripts.js';
 import { until } from '../support/cli.js';
 import '../../src/tools/terminal.js';
 import '../../src/tools/process.js';
@@ -303,7 +303,18 @@ export function describeConformance(name: string, setup: () => Promise<Conforman
           "&& head -c 70000 /dev/zero | tr '\\0' a > gate/big && printf 'tail' > gate/pkg/'sp ace.py' && cd gate",
       });
       expect(made.exit_code).toBe(0);
-      const keys = ['a.sh', 'bin', 'empty', 'big', 'pkg/sp ace.py', 'nope.py', 'pkg', `${LISTING}pkg`, `${LISTING}`];
+      const keys = [
+        'a.sh',
+        'bin',
+        'empty',
+        'big',
+        'pkg/sp ace.py',
+        'nope.py',
+        'pkg',
+        `${LISTING}pkg`,
+        `${LISTING}`,
+        prefetchKey('', '.sh'),
+      ];
       const read = await environmentManager().use(t, { hostCwd: target!.hostCwd }, ({ env }) =>
         readScriptsIn(env, keys),
       );
@@ -317,6 +328,8 @@ export function describeConformance(name: string, setup: () => Promise<Conforman
         pkg: { directory: true },
         [`${LISTING}pkg`]: { entries: ['sp ace.py'] },
         [LISTING]: { entries: expect.arrayContaining(['a.sh', 'pkg/', 'big']) as unknown },
+        // Read ahead: the .sh files of the directory, each under its own name (a.sh was read as a key too).
+        [prefetchKey('', '.sh')]: { entries: ['a.sh'] },
       });
       // More files than one round prints: every one is read, each with its own text.
       const many = Array.from({ length: 70 }, (_, i) => `m${i}.py`);

@@ -3,7 +3,7 @@ import { judgeSubject } from '../assess.js';
 import { detect } from '../detect.js';
 import { loadBashParser, type ParseBash } from '../parser.js';
 import type { ScriptFile } from '../scripts.js';
-import { listedDir, shebangLanguage, scriptKey } from '../scripts.js';
+import { listedDir, prefetchOf, shebangLanguage, scriptKey } from '../scripts.js';
 import { loadProgramReader, type ReadProgram } from './load.js';
 
 let parse: ParseBash;
@@ -275,7 +275,7 @@ describe('stdin and scripts by path', () => {
     const disk: Record<string, string> = { 'a.sh': 'sh b.sh\n', 'b.sh': '. ./c.sh\n', './c.sh': 'kill -9 -1\n' };
     const asked: string[][] = [];
     const { verdict, scripts } = await judgeSubject({ text: 'bash a.sh' }, CWD, async (keys) => {
-      asked.push(keys.filter((k) => listedDir(k) === undefined));
+      asked.push(keys.filter((k) => listedDir(k) === undefined && prefetchOf(k) === undefined));
       return new Map(keys.map((k) => [k, disk[k] !== undefined ? { text: disk[k]! } : { missing: true as const }]));
     });
     expect(asked).toEqual([['a.sh'], ['b.sh'], ['./c.sh']]);
