@@ -134,6 +134,31 @@ describe('the local sandbox (bubblewrap)', () => {
       expect(statSync(join(cwd, f)).mode & 0o6000, f).toBe(0);
   });
 
+  it.skipIf(process.arch !== 'x64' || !existsSync('/usr/bin/gcc'))(
+    'refuses the i386 system call interface (int 0x80), where a set-ID chmod would pass under another number',
+    async () => {
+      await configure({ sandbox: 'on' });
+      const t = task();
+      writeFileSync(
+        join(cwd, 'chmod32.c'),
+        [
+          '#include <string.h>',
+          '#include <sys/mman.h>',
+          'int main(int c, char **v) {',
+          '  char *p = mmap((void *)0x10000000, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);',
+          '  strcpy(p, v[1]);',
+          '  long r;',
+          '  __asm__ volatile("int $0x80" : "=a"(r) : "a"(15), "b"(p), "c"(04755) : "memory");',
+          '  return r == 0 ? 0 : 1;',
+          '}',
+        ].join('\n'),
+      );
+      const r = await sh(t, { command: 'gcc -o chmod32 chmod32.c && cp /bin/sh s32 && ./chmod32 s32; echo "rc=$?"' });
+      expect(r.output).toMatch(/rc=1/);
+      expect(statSync(join(cwd, 's32')).mode & 0o6000).toBe(0);
+    },
+  );
+
   it("leaves what a person's git runs read-only: .git/config and .git/hooks, here and one level down; commits work", async () => {
     await configure({ sandbox: 'on' });
     const repo = dir('tether-sbx-git-', '/var/tmp');

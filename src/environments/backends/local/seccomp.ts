@@ -32,12 +32,13 @@ interface ModeCall {
 const ARCHES: Readonly<
   Record<string, { audit: number; blocked: readonly number[]; modes: readonly ModeCall[]; x32?: boolean }>
 > = {
-  // add_key 248, request_key 249, keyctl 250, openat2 437 (its mode is behind a pointer); x32 numbers (bit 30 set)
-  // are refused as a whole. chmod 90, fchmod 91, fchmodat 268, fchmodat2 452, creat 85, open 2, openat 257,
+  // add_key 248, request_key 249, keyctl 250, openat2 437 (its mode is behind a pointer), io_uring_setup 425,
+  // io_uring_enter 426, io_uring_register 427 (its operations create files with no call this filter sees); x32
+  // numbers (bit 30 set) are refused as a whole. chmod 90, fchmod 91, fchmodat 268, fchmodat2 452, creat 85, open 2, openat 257,
   // mknod 133, mknodat 259.
   x64: {
     audit: 0xc000003e,
-    blocked: [248, 249, 250, 437],
+    blocked: [248, 249, 250, 437, 425, 426, 427],
     modes: [
       { nr: 90, mode: 1 },
       { nr: 91, mode: 1 },
@@ -55,7 +56,7 @@ const ARCHES: Readonly<
   // mknodat 33.
   arm64: {
     audit: 0xc00000b7,
-    blocked: [217, 218, 219, 437],
+    blocked: [217, 218, 219, 437, 425, 426, 427],
     modes: [
       { nr: 52, mode: 1 },
       { nr: 53, mode: 2 },
@@ -88,17 +89,19 @@ interface Op {
 const argAt = (i: number): number => 16 + 8 * i;
 
 /**
- * The filter for `arch` (Node's name), or undefined where tether has no syscall table for it: the kernel's key
- * management calls, openat2 and x32 calls get EPERM, and so do chmod-like calls and file creations whose mode has a
+ * The filter for `arch` (Node's name), or undefined where tether has no syscall table for it: another
+ * architecture's calls, the kernel's key management calls, openat2, io_uring and x32 calls get EPERM, and so do chmod-like calls and file creations whose mode has a
  * set-user-ID or set-group-ID bit. Everything else is allowed.
  */
 export function commandFilter(arch: string = process.arch): Buffer | undefined {
   const a = ARCHES[arch];
   if (!a) return undefined;
   const blocks: Op[][] = [
+    // Another architecture's calls (i386 through int 0x80 on x86-64, arm32 on arm64) would pass every check below
+    // under other numbers: refused as a whole.
     [
       { code: LD_W_ABS, k: 4 },
-      { code: JEQ_K, k: a.audit, jt: 'next', jf: 'allow' },
+      { code: JEQ_K, k: a.audit, jt: 'next', jf: 'deny' },
       { code: LD_W_ABS, k: 0 },
     ],
   ];
