@@ -65,7 +65,7 @@ describe('detect', () => {
   });
 
   it('gives a long list and a long pipeline of the same commands the verdicts of a short one', () => {
-    const list = Array.from({ length: 600 }, () => 'cat f').join(' && ');
+    const list = Array.from({ length: 300 }, () => 'cat f').join(' && ');
     expect(detect(parse, list).findings).toEqual([]);
     expect(detect(parse, `${list} && rm -rf /`).findings.map((f) => f.rule)).toEqual(['delete-root']);
     const pipe = Array.from({ length: 100 }, (_, i) => (i === 50 ? 'X=1 cat' : 'cat')).join(' | ');
@@ -81,6 +81,15 @@ describe('detect', () => {
       expect(verdict.findings.map((f) => f.rule)).toEqual(['too-deep']);
       expect(verdict.tier).toBe('dangerous');
     }
+  });
+
+  it('asks, in bounded time, for syntax nested past the depth it walks: if 2,000 deep, && 1,000 long', () => {
+    for (const text of [
+      `${'if true; then '.repeat(2000)}ls; ${'fi; '.repeat(2000)}`,
+      Array.from({ length: 1000 }, () => 'ls').join(' && '),
+    ])
+      expect(detect(parse, text).findings.map((f) => f.rule)).toEqual(['too-deep']);
+    expect(detect(parse, `${'if true; then '.repeat(20)}ls; ${'fi; '.repeat(20)}`).findings).toEqual([]);
   });
 
   it('finds nothing in an empty command', () => {

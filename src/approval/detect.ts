@@ -94,6 +94,32 @@ interface DetectOptions {
 const MAX_DEPTH = 8;
 /** Files loaded by programs (modules, hooks) judged at most per command line. */
 const MAX_LOADS = 400;
+/** Syntax trees deeper than this are not walked: they ask. */
+const MAX_TREE_DEPTH = 400;
+
+/** The depth of a syntax tree, walked with a cursor (no recursion); stops counting past `limit`. */
+function treeDepth(root: SyntaxNode, limit: number): number {
+  const cursor = root.walk();
+  let depth = 0;
+  let max = 0;
+  try {
+    for (;;) {
+      if (cursor.gotoFirstChild()) {
+        depth += 1;
+        if (depth > max) max = depth;
+        if (max > limit) return max;
+        continue;
+      }
+      while (!cursor.gotoNextSibling()) {
+        if (!cursor.gotoParent()) return max;
+        depth -= 1;
+      }
+    }
+  } finally {
+    cursor.delete();
+  }
+}
+
 /** Pipelines longer than this are not judged element by element: they ask. */
 const MAX_PIPELINE = 128;
 
@@ -329,6 +355,12 @@ class Analysis implements CarryContext {
           return;
         }
         if (root.hasError) this.add('unparsed', source.length > 80 ? `${source.slice(0, 77)}...` : source);
+        // Judging looks up from each command to what encloses it: past this depth that costs more than it could
+        // ever be worth (`if` nested 2,000 deep took 40 s), and a person decides.
+        if (treeDepth(root, MAX_TREE_DEPTH) > MAX_TREE_DEPTH) {
+          this.add('too-deep', `the command's syntax nests more than ${MAX_TREE_DEPTH} levels`);
+          return;
+        }
         const [outer, outerFds] = [this.inherited, this.fds];
         this.inherited = io;
         this.fds = new Map();

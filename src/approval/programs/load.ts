@@ -23,6 +23,22 @@ function effects(calls: ProgramCall[], parsedWithErrors: boolean, language: stri
   return out;
 }
 
+/** Brackets nested deeper than this in a program's text: it is not parsed. */
+const MAX_NESTING = 500;
+
+/** Whether `source` opens more than MAX_NESTING brackets before closing them (strings counted too: it only asks). */
+function tooDeep(source: string): boolean {
+  let depth = 0;
+  for (let i = 0; i < source.length; i += 1) {
+    const c = source.charCodeAt(i);
+    if (c === 40 || c === 91 || c === 123) {
+      depth += 1;
+      if (depth > MAX_NESTING) return true;
+    } else if ((c === 41 || c === 93 || c === 125) && depth > 0) depth -= 1;
+  }
+  return false;
+}
+
 export function loadProgramReader(): Promise<ReadProgram> {
   loading ??= (async () => {
     const require = createRequire(import.meta.url);
@@ -30,6 +46,10 @@ export function loadProgramReader(): Promise<ReadProgram> {
     const python = new Parser();
     python.setLanguage(await Language.load(require.resolve('tree-sitter-python/tree-sitter-python.wasm')));
     return (source: string, language: string): ProgramEffect[] | undefined => {
+      // The native JavaScript parser overflows its stack (and ends the process) on brackets 20,000 deep: a program
+      // nested past any real one is not parsed, and asks.
+      if ((language === 'python' || language === 'javascript' || language === 'typescript') && tooDeep(source))
+        return [{ kind: 'computed', detail: `the ${language} program nests more than ${MAX_NESTING} levels deep` }];
       if (language === 'python') {
         const tree = python.parse(source);
         try {

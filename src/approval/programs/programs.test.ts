@@ -271,6 +271,16 @@ describe('stdin and scripts by path', () => {
     expect(detect(parse, 'cd "$D" && sh x.sh', { cwd: CWD }).findings.map((f) => f.rule)).toEqual(['unread-script']);
   });
 
+  it('asks for a program nested past any real one instead of parsing it (the native parser overflowed its stack)', async () => {
+    const deep = `${'['.repeat(20000)}${']'.repeat(20000)}`;
+    for (const text of [`node -e "${deep}"`, `python3 -c "${deep}"`]) {
+      const { verdict } = await judgeSubject({ text }, CWD);
+      expect(verdict.dangerous).toBe(true);
+    }
+    const { verdict } = await judgeSubject({ text: deep, language: 'javascript' }, CWD);
+    expect(verdict.findings.map((f) => f.description).join()).toMatch(/nests more than 500 levels/);
+  });
+
   it('reads scripts that run scripts, a bounded number of rounds', async () => {
     const disk: Record<string, string> = { 'a.sh': 'sh b.sh\n', 'b.sh': '. ./c.sh\n', './c.sh': 'kill -9 -1\n' };
     const asked: string[][] = [];
