@@ -92,6 +92,21 @@ describe('detect', () => {
     expect(detect(parse, `${'if true; then '.repeat(20)}ls; ${'fi; '.repeat(20)}`).findings).toEqual([]);
   });
 
+  it.each([
+    'echo ../.cd > .git/commondir',
+    'cp x .git/commondir',
+    'cp cfg vendor/lib/.git/config',
+    'echo x > .git/config.worktree',
+    'cp h .git/modules/sub/hooks/pre-commit',
+    'ln -sf ../x .git/worktrees/w/commondir',
+  ])('asks for a write that makes git run or read code from elsewhere: %s', (command) => {
+    expect(detect(parse, command).findings.map((f) => f.rule)).toContain('git-hook');
+  });
+
+  it('does not ask for other writes into .git', () => {
+    expect(detect(parse, 'cp a .git/info/exclude').findings).toEqual([]);
+  });
+
   it('finds nothing in an empty command', () => {
     expect(detect(parse, '   ')).toEqual({ command: '   ', dangerous: false, tier: null, findings: [] });
   });

@@ -26,11 +26,16 @@ const SINGLE_RULE: Partial<Record<PathClass, string>> = {
 
 const KNOWN_HOSTS = /^(~|\$HOME|\$\{HOME\}|\/home\/[^/]+|\/Users\/[^/]+|\/root)\/\.ssh\/known_hosts$/;
 
+/** Files git runs, or reads its configuration and hooks through, in any repository's .git (submodules included). */
+const GIT_RUNS =
+  /(^|\/)\.git\/(hooks\/[^/]+|commondir|config|config\.worktree|(worktrees|modules)\/.+\/(hooks\/[^/]+|commondir|config|config\.worktree))$/;
+
 /** A write onto `target`: a block device, system configuration, a network socket, or over a history file or log. */
 export function checkWrite(target: Word, detail: string, ctx: CheckContext, mode: WriteMode = 'replace'): void {
   checkTraceWrite(target, mode, detail, ctx);
-  // A file in .git/hooks runs by itself on the next commit, checkout or merge.
-  if (/(^|\/)\.git\/hooks\/[^/]+$/.test(target.text)) ctx.add('git-hook', detail);
+  // A file in .git/hooks runs by itself on the next commit, checkout or merge; commondir and config.worktree
+  // (of a repository, a worktree or a submodule) make git read its configuration, hooks included, from elsewhere.
+  if (GIT_RUNS.test(target.text)) ctx.add('git-hook', detail);
   if (isAgentSettings(target.text)) ctx.add('agent-safety', detail);
   persistenceWrite(target.text, detail, ctx);
   const c = classifyWrite(target, ctx.where);
