@@ -15,6 +15,9 @@ const RANGES: ReadonlyArray<readonly [kind: string, net: string, prefix: number,
   ['loopback (this machine)', '::1', 128, 'ipv6'],
   // ::a.b.c.d reaches IPv4 hosts on some stacks: it would be a second spelling of every address above.
   ['IPv4-compatible', '::', 96, 'ipv6'],
+  // SIIT's IPv4-translated form and the local-use NAT64 prefix: IPv4 hosts of a translator's own network.
+  ['IPv4-translated', '::ffff:0:0:0', 96, 'ipv6'],
+  ['local-use NAT64', '64:ff9b:1::', 48, 'ipv6'],
   ['link-local', 'fe80::', 10, 'ipv6'],
   ['multicast', 'ff00::', 8, 'ipv6'],
   ['a cloud metadata service', 'fd00:ec2::254', 128, 'ipv6'],

@@ -34,6 +34,8 @@ describe('addresses the proxy never reaches', () => {
     '2002:7f00:1::1',
     '2001:0:7f00:1::',
     '2001:0:4136:e378:8000:63bf:80ff:fffe',
+    '::ffff:0:7f00:1',
+    '64:ff9b:1::7f00:1',
   ])('%s', (a) => expect(refusedAddress(a)).toBeDefined());
 
   it('a translated or tunnelled form of an address it may reach is not refused for its form', () => {
