@@ -43,6 +43,23 @@ describe('a file the verdict read, rewritten by the same line first', () => {
     'rsync -a drop/ tools/ && sh tools/run.sh',
     'git checkout other -- ok.sh && sh ok.sh',
     'sort -o ok.sh payload.txt && sh ok.sh',
+    // Written by inline interpreter code, a nested command, a computed or glob target, or after a cd.
+    `python3 -c "import shutil; shutil.copy('payload.txt','ok.sh')"; sh ok.sh`,
+    `node -e "require('fs').copyFileSync('payload.txt','ok.sh')"; sh ok.sh`,
+    `perl -e 'use File::Copy; copy("payload.txt","ok.sh")'; sh ok.sh`,
+    `ruby -e 'File.write("ok.sh", File.read("payload.txt"))'; sh ok.sh`,
+    `awk '{print > "ok.sh"}' payload.txt; sh ok.sh`,
+    'find . -name payload.txt -exec cp {} ok.sh \\; ; sh ok.sh',
+    'cp payload.txt o*.sh; sh ok.sh',
+    'F=ok.sh; cp payload.txt $F; sh ok.sh',
+    'cd tools && cp ../payload.txt ../ok.sh; cd ..; sh ok.sh',
+    'cd tools; cp ../payload.txt run.sh; cd ..; sh tools/run.sh',
+    'uniq payload.txt ok.sh; sh ok.sh',
+    "script -qc 'cp payload.txt ok.sh' /dev/null; sh ok.sh",
+    "bash -c 'cat payload.txt > ok.sh'; sh ok.sh",
+    'cp payload.txt "$(echo ok.sh)"; sh ok.sh',
+    'git apply x.patch; sh ok.sh',
+    "sqlite3 db '.output ok.sh'; sh ok.sh",
   ])('asks: %s', async (command) => {
     expect(await rulesOf(command)).toContain('changed-before-run');
   });
@@ -58,6 +75,14 @@ describe('a file the verdict read, rewritten by the same line first', () => {
     'sort ok.sh && sh ok.sh',
     'git diff ok.sh && sh ok.sh',
     "sed 's/ok/x/' ok.sh && sh ok.sh",
+    'python3 -c "print(1)"; sh ok.sh',
+    "awk '{print}' ok.sh; sh ok.sh",
+    'uniq ok.sh; sh ok.sh',
+    'cd tools && ls; cd ..; sh ok.sh',
+    'OUT=build; cp payload.txt "$OUT"; sh ok.sh',
+    'find . -name "*.sh" -exec cp {} backup/ \\; ; sh ok.sh',
+    'git apply x.patch',
+    'git status',
   ])('does not ask: %s', async (command) => {
     expect(await rulesOf(command)).toEqual([]);
   });
