@@ -34,7 +34,8 @@ import { checkWriteTampering, lineScriptsNoop, lineSkipsChecks } from './checks/
 import { checkExposure } from './checks/exposure.js';
 import { checkRemoteInstall } from './checks/remote-install.js';
 import { checkWrappers } from './checks/wrappers.js';
-import { xargsInterpreter } from './checks/xargs.js';
+import { xargsInterpreter, xargsReplacement } from './checks/xargs.js';
+import { fedShell } from './checks/fed-shells.js';
 import { checkUnset, type WriteMode } from './checks/traces.js';
 import { initScriptCheck } from './checks/system.js';
 import { stdinText, withAdd, type CheckContext, type Io, type Origin, type Upstream } from './checks/types.js';
@@ -571,6 +572,7 @@ class Analysis implements CarryContext {
     if (wasDownloaded(this.downloaded, argv.written))
       this.add('remote-code-exec', `${argv.written} was downloaded in this command line`);
     if (xargsInterpreter(words, argv, io, this)) return;
+    if (fedShell(argv, io, this)) return;
     if (argv.name === 'cd' || argv.name === 'pushd') {
       this.where.cwd = argv.args[0] ? resolveDir(argv.args[0], this.where) : '/~home';
       return;
@@ -620,11 +622,13 @@ class Analysis implements CarryContext {
     checkExposure(argv, this);
     checkRemoteInstall(argv, this);
     indirectCode(argv, allAssignments, io, this);
-    // `xargs sh -c` / `xargs -I{} sh -c {}`: the shell runs text xargs reads at run time.
+    // `xargs sh -c` / `xargs -I{} sh -c {}` (any replacement string): the shell runs text xargs reads at run time.
+    const replacement = argv.viaXargs ? xargsReplacement(words, argv) : undefined;
     if (
       argv.viaXargs &&
       runsCode(argv.name) &&
-      (argv.args.at(-1)?.text === '-c' || argv.args.some((a) => a.text.includes('{}')))
+      (argv.args.at(-1)?.text === '-c' ||
+        (replacement !== undefined && argv.args.some((a) => a.text.includes(replacement))))
     )
       this.add('dynamic-command', `${argv.written} runs what xargs reads at run time`);
     if (argv.name === 'alias') {

@@ -292,6 +292,33 @@ const XARGS: Row[] = [
   ["git ls-files '*.sh' | xargs bash -n", {}, null],
 ];
 
+/** A shell fed data other ways: xargs with any replacement string, script, parallel without a command, coproc. */
+const FED: Row[] = [
+  ['cat bad.sh | xargs -I% sh -c %', { 'bad.sh': KILL }, 'dangerous'],
+  ['xargs -a bad.sh -I% sh -c %', { 'bad.sh': KILL }, 'dangerous'],
+  ['cat bad.sh | xargs --replace sh -c {}', { 'bad.sh': KILL }, 'dangerous'],
+  ['cat bad.sh | xargs -I X sh -c X', { 'bad.sh': KILL }, 'dangerous'],
+  ['cat bad.sh | xargs -iZ python3 -c Z', { 'bad.sh': KILL }, 'dangerous'],
+  ['script -q -c sh /dev/null < bad.sh', { 'bad.sh': KILL }, 'hardline'],
+  ['cat bad.sh | script -q /dev/null', { 'bad.sh': KILL }, 'hardline'],
+  ["script -qc 'kill -9 -1' /dev/null", {}, 'hardline'],
+  ['coproc sh; cat bad.sh >&${COPROC[1]}', { 'bad.sh': KILL }, 'dangerous'],
+  ['parallel -a bad.sh', { 'bad.sh': KILL }, 'hardline'],
+  ['parallel :::: bad.sh', { 'bad.sh': KILL }, 'hardline'],
+  ['cat bad.sh | parallel', { 'bad.sh': KILL }, 'hardline'],
+  ['parallel ::: "kill -9 -1"', {}, 'hardline'],
+  // Look-alikes: the replacement string is data for a program that does not run it, or the shell's input is harmless.
+  ['ls | xargs -I% echo %', {}, null],
+  ['cat list.txt | xargs -I X wc -l X', {}, null],
+  ["find . -name '*.txt' | xargs --replace cp {} backup/", {}, null],
+  ["script -q -c 'ls -la' /dev/null", {}, null],
+  ['script -q /dev/null', {}, null],
+  ['parallel -a jobs.txt', { 'jobs.txt': 'echo a\necho b\n' }, null],
+  ['parallel ::: "echo a" "echo b"', {}, null],
+  ['parallel gzip ::: a.log b.log', {}, null],
+  ['coproc cat', {}, null],
+];
+
 /** A command name found through a lookup the line changed: PATH with a task directory first, hash -p. */
 const LOOKUP: Row[] = [
   ['PATH=$PWD/bin:$PATH; x', { 'bin/x': KILL }, 'hardline'],
@@ -317,6 +344,7 @@ describe('routes that ran unasked (issue 33), with the files the gate reads', ()
     ['local code imported or preloaded', LOCAL_CODE],
     ['interpreters reading standard input set by a group, a descriptor or exec', STDIN],
     ['xargs running an interpreter with the items it reads', XARGS],
+    ['a shell fed data through xargs, script, parallel or coproc', FED],
     ['programs found through a changed lookup', LOOKUP],
   ] as const)
     describe(family, () => {
