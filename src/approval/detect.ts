@@ -44,6 +44,7 @@ import { indirectCode } from './indirect.js';
 import {
   aliasDefinitions,
   carriedVariable,
+  commandStartFiles,
   codeFileWrite,
   declarationCommand,
   gitConfig,
@@ -92,6 +93,8 @@ interface DetectOptions {
   language?: string;
 }
 
+/** Variables that are usually in the environment already: setting them in the line changes later lookups. */
+const INHERITED_LOOKUPS = /^(PYTHONPATH|NODE_PATH|PERL5LIB|RUBYLIB|HOME|XDG_CONFIG_HOME|GIT_[A-Z_]+)$/;
 const MAX_DEPTH = 8;
 /** Files loaded by programs (modules, hooks) judged at most per command line. */
 const MAX_LOADS = 400;
@@ -166,6 +169,8 @@ class Analysis implements CarryContext {
   origin: Origin | undefined;
   /** NAME=VALUE settings of the command being judged (`PYTHONPATH=src python x.py`). */
   commandEnv: ReadonlyMap<string, Word> = new Map();
+  /** Variables the line exported (or set, for search paths usually exported already), for later commands' lookups. */
+  private readonly exported = new Map<string, Word>();
 
   constructor(
     private readonly parse: ParseBash,
@@ -473,6 +478,10 @@ class Analysis implements CarryContext {
     if (node.parent?.type === 'command') return;
     if (name === 'PATH') this.pathDirs = taskPathDirs(w, this.where);
     carriedVariable(name, w, this);
+    // Exported (or a search path or home that is exported already): later commands of the line look things up by it.
+    const exporting =
+      node.parent?.type === 'declaration_command' && /^(export|declare|typeset)\b/.test(node.parent.text);
+    if (exporting || INHERITED_LOOKUPS.test(name)) this.exported.set(name, w);
     this.upstreamSeen = new WeakMap();
     if (!w.dynamic) this.vars.set(name, w.text);
     else if (/^\$\(\s*mktemp\b/.test(value?.text ?? '')) this.vars.set(name, '/tmp/mktemp.tmp');
@@ -588,8 +597,9 @@ class Analysis implements CarryContext {
     // `sudo LD_PRELOAD=x.so cmd`, `env PATH=/tmp/x:$PATH make`: judged like the same assignment before the command.
     for (const s of settings) checkAssignment(s.name, s.value, this);
     const allAssignments = [...assignments, ...settings];
+    commandStartFiles(argv.name, allAssignments, this);
     const outerEnv = this.commandEnv;
-    this.commandEnv = new Map(allAssignments.map((a) => [a.name, a.value]));
+    this.commandEnv = new Map([...this.exported, ...allAssignments.map((a): [string, Word] => [a.name, a.value])]);
     try {
       this.judgeCommand(argv, io, words, allAssignments, chdir);
     } finally {

@@ -336,6 +336,30 @@ const LOOKUP: Row[] = [
   ['hash -p /usr/bin/python3 python; python -V', {}, null],
 ];
 
+const EVIL_CFG = '[core]\n\tpager = kill -9 -1\n';
+/** A lookup moved by an assignment on the command itself or earlier in the line: judged like the exported form. */
+const COMMAND_SETTINGS: Row[] = [
+  ['XDG_CONFIG_HOME=. git status', { 'git/config': EVIL_CFG }, 'hardline'],
+  ['env XDG_CONFIG_HOME=. git status', { 'git/config': EVIL_CFG }, 'hardline'],
+  ['HOME=h git log', { 'h/.config/git/config': EVIL_CFG }, 'hardline'],
+  ['HOME=. git status', { '.gitconfig': EVIL_CFG }, 'hardline'],
+  ['HOME=x XDG_CONFIG_HOME=x git log', { 'x/.gitconfig': EVIL_CFG }, 'hardline'],
+  ['GIT_CONFIG_GLOBAL=gitcfg git status', { gitcfg: EVIL_CFG }, 'hardline'],
+  [`NODE_PATH=sub node -e 'require("bad")'`, { 'sub/bad.js': JS_KILL }, 'hardline'],
+  [`env NODE_PATH=sub node -e 'require("bad")'`, { 'sub/bad.js': JS_KILL }, 'hardline'],
+  [`export NODE_PATH=sub; node -e 'require("bad")'`, { 'sub/bad.js': JS_KILL }, 'hardline'],
+  [`PYTHONPATH=sub; python3 -c 'import bad'`, { 'sub/bad.py': PY_KILL }, 'hardline'],
+  ['HOME=. npm ci', {}, 'dangerous'],
+  ['env XDG_CONFIG_HOME=cfg nvim', {}, 'dangerous'],
+  // Look-alikes: the configuration is harmless, the value is the variable's own, or nothing is looked up by it.
+  ['HOME=h git log', { 'h/.gitconfig': '[user]\n\tname = x\n' }, null],
+  ['env -i HOME=$HOME PATH=/usr/bin:/bin bash --noprofile --norc -c "ls"', {}, null],
+  [`NODE_PATH=sub node -e 'require("fs")'`, { 'sub/x.js': 'module.exports = 1\n' }, null],
+  [`NODE_PATH=sub node -e 'require("lib")'`, { 'sub/lib.js': 'module.exports = 1\n' }, null],
+  ['NODE_ENV=production node -e "console.log(1)"', {}, null],
+  ['LANG=C git status', {}, null],
+];
+
 describe('routes that ran unasked (issue 33), with the files the gate reads', () => {
   for (const [family, rows] of [
     ['interpreters reading program text from a file or an option', INTERPRETERS],
@@ -346,6 +370,7 @@ describe('routes that ran unasked (issue 33), with the files the gate reads', ()
     ['xargs running an interpreter with the items it reads', XARGS],
     ['a shell fed data through xargs, script, parallel or coproc', FED],
     ['programs found through a changed lookup', LOOKUP],
+    ['configuration and modules found through a setting of the command', COMMAND_SETTINGS],
   ] as const)
     describe(family, () => {
       it.each(rows)('%s', async (command, files, tier) => {

@@ -105,6 +105,9 @@ const INLINE =
   /^(python[\d.]*|pypy\d*|node(js)?|deno|bun|perl|ruby|php|[gmn]?awk|busybox|sqlite3|lua[\d.]*|Rscript|tclsh)$/;
 /** An argument that is code rather than a path: it has spaces, quotes, brackets or operators in it. */
 const CODE_LIKE = /[\s'"(){};,<>=|]/;
+/** Inline code that can change a file: writes, copies, renames, links, redirects, or runs another program. */
+const WRITES_HINT =
+  /write|copy|\bcp\b|rename|move|\bmv\b|link|open\s*\([^)]*,\s*['"]?[wax+]|>|\.output|dump|save|truncate|system|exec|spawn|popen|`/i;
 /** Shells and wrappers whose option value is a command line of its own. */
 const SHELLS = /^(sh|bash|dash|zsh|ksh|mksh|ash|fish)$/;
 const INNER_LINE: Readonly<Record<string, RegExp>> = { script: /^(-[a-zA-Z]*c|--command)$/, su: /^(-c|--command)$/ };
@@ -177,7 +180,8 @@ export function writtenByTheLine(
       });
       return;
     }
-    if (INLINE.test(name)) for (const a of args) if (!a.includes(ANY) && CODE_LIKE.test(a)) mentioned(a);
+    if (INLINE.test(name))
+      for (const a of args) if (!a.includes(ANY) && CODE_LIKE.test(a) && WRITES_HINT.test(a)) mentioned(a);
     const changed =
       (Object.hasOwn(WRITERS, name) ? WRITERS[name]!(args) : undefined) ??
       (IN_PLACE.has(name) && args.some((a) => /^-[a-zA-Z]*i|^--in-place|^inplace$/.test(a)) ? named(args) : undefined);
