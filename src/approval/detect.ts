@@ -35,6 +35,7 @@ import { checkExposure } from './checks/exposure.js';
 import { checkRemoteInstall } from './checks/remote-install.js';
 import { checkWrappers } from './checks/wrappers.js';
 import { xargsInterpreter, xargsReplacement } from './checks/xargs.js';
+import { filesWrittenBy } from './written-first.js';
 import { fedShell } from './checks/fed-shells.js';
 import { checkUnset, type WriteMode } from './checks/traces.js';
 import { initScriptCheck } from './checks/system.js';
@@ -609,6 +610,16 @@ class Analysis implements CarryContext {
         const key = a.dynamic || a.text.startsWith('-') ? undefined : this.keyOf(a.text.replace(/^[^=]*=/, ''));
         if (typeof key === 'string') this.named.add(key);
       }
+      // What it writes over (`cp evil.py helper.py`, a program's `subprocess.run(['cp', ...])`): a module loaded from
+      // there is not what is on disk now.
+      if (argv.name !== null)
+        for (const path of filesWrittenBy(
+          argv.name,
+          argv.args.map((a) => (a.dynamic ? '' : a.text)),
+        )) {
+          const key = path === '' ? undefined : this.keyOf(path);
+          if (typeof key === 'string' && !this.writtenText.has(key)) this.overwritten.add(key);
+        }
     }
   }
 

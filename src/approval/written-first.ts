@@ -92,6 +92,15 @@ const WRITERS: Readonly<Record<string, Changed>> = {
         ? { paths: operands(args.slice(1)), dirs: operands(args.slice(1)) }
         : { paths: [], dirs: [] },
 };
+/** The files a writing program's arguments name as what it writes (cp's destination, tee's files, sort -o). */
+export function filesWrittenBy(name: string, args: readonly string[]): string[] {
+  const list = [...args];
+  const changed =
+    (Object.hasOwn(WRITERS, name) ? WRITERS[name]!(list) : undefined) ??
+    (IN_PLACE.has(name) && list.some((a) => /^-[a-zA-Z]*i|^--in-place|^inplace$/.test(a)) ? named(list) : undefined);
+  return changed?.paths ?? [];
+}
+
 /** In-place editors: only with their in-place option. */
 const IN_PLACE = new Set(['sed', 'perl', 'ruby', 'gawk', 'awk']);
 
