@@ -280,7 +280,11 @@ const writes =
 export const SPAWNERS: Record<string, Reader> = {
   // Python
   'os.system': shellText(),
-  'os.popen': shellText(),
+  // os.popen(cmd, 'w'): the program writes the command's input later (`p.write(x)`), not known here.
+  'os.popen': (c) => {
+    const mode = c.args[1] ?? c.keywords.mode;
+    return mode === undefined || /^r/.test(str(mode) ?? 'w') ? shellText()(c) : feeding(shellText()(c), null);
+  },
   'subprocess.getoutput': shellText(),
   'subprocess.getstatusoutput': shellText(),
   'commands.getoutput': shellText(),

@@ -310,6 +310,7 @@ describe('input to a background process judged alone', () => {
 const FED_AND_MADE: [string, string, 'hardline' | 'dangerous' | null][] = [
   ['python', 'import os\nos.popen("sh", "w").write("kill -9 -1")', 'hardline'],
   ['python', 'import os\nos.popen("sh", "w").write(data)', 'dangerous'],
+  ['python', 'import os\np = os.popen("sh", "w")\np.write(payload)', 'dangerous'],
   ['python', 'import subprocess as sp\nsp.Popen(["sh"], stdin=sp.PIPE).communicate(b"kill -9 -1")', 'hardline'],
   ['python', 'import os\nos.link("sub/bad.py", "m6.py")\nimport m6', 'dangerous'],
   ['python', 'import subprocess\nsubprocess.run(["cp", "sub/bad.py", "ok.py"])\nimport ok', 'dangerous'],
@@ -338,6 +339,8 @@ const FED_AND_MADE: [string, string, 'hardline' | 'dangerous' | null][] = [
   // Look-alikes: output read from a command, a copy of data, literal harmless code, a module not written.
   ['python', 'import os\nprint(os.popen("ls").read())', null],
   ['python', 'import os\nos.popen("cat", "w").write("hello")', null],
+  ['python', 'import os\np = os.popen("cat > notes.txt", "w")\np.write(text)', null],
+  ['python', 'import os\nos.popen("sh", "w").write("echo hi")', null],
   ['python', 'import subprocess\nsubprocess.run(["cp", "a.txt", "b.txt"])\nimport json', null],
   ['python', 'import shutil\nshutil.copy("ok.py", "backup/ok.py")\nimport ok', null],
   ['javascript', "const vm = require('vm');\nconsole.log(vm.runInNewContext('1 + 1'));", null],
