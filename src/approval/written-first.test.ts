@@ -60,6 +60,8 @@ describe('a file the verdict read, rewritten by the same line first', () => {
     'cp payload.txt "$(echo ok.sh)"; sh ok.sh',
     'git apply x.patch; sh ok.sh',
     "sqlite3 db '.output ok.sh'; sh ok.sh",
+    'env -C tools cp ../payload.txt ../ok.sh; sh ok.sh',
+    'git -C . checkout other -- ok.sh; sh ok.sh',
   ])('asks: %s', async (command) => {
     expect(await rulesOf(command)).toContain('changed-before-run');
   });
@@ -82,6 +84,7 @@ describe('a file the verdict read, rewritten by the same line first', () => {
     'OUT=build; cp payload.txt "$OUT"; sh ok.sh',
     'find . -name "*.sh" -exec cp {} backup/ \\; ; sh ok.sh',
     'git apply x.patch',
+    'git -C tools status; sh ok.sh',
     'git status',
   ])('does not ask: %s', async (command) => {
     expect(await rulesOf(command)).toEqual([]);

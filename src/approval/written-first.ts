@@ -222,13 +222,35 @@ export function writtenByTheLine(
       }
     }
     if (node.type === 'command') {
-      const argv = peel(commandWords(node, vars)).argv;
-      if (argv?.name) argvWrites(argv.name, argv.args.map(textOf), depth);
+      const peeled = peel(commandWords(node, vars));
+      const argv = peeled.argv;
+      // `env -C DIR cmd`, `git -C DIR ...`: the command's relative names land there (tried as well as here).
+      let args = argv?.args.map(textOf) ?? [];
+      const moved = [peeled.chdir ? textOf(peeled.chdir) : undefined];
+      if (argv?.name === 'git') {
+        const global = gitGlobalOptions(args);
+        moved.push(...global.dirs);
+        args = args.slice(global.end);
+      }
+      for (const m of moved) if (m !== undefined) argvWrites('cd', [m], depth);
+      if (argv?.name) argvWrites(argv.name, args, depth);
     }
     for (const c of children(node)) visit(c, depth);
   };
   visit(root, 0);
   return [...hit];
+}
+
+/** git's options before its subcommand: where `-C` moves it, and where the subcommand starts. */
+function gitGlobalOptions(args: readonly string[]): { dirs: string[]; end: number } {
+  const dirs: string[] = [];
+  let i = 0;
+  for (; i < args.length && args[i]!.startsWith('-'); i += 1) {
+    const t = args[i]!;
+    if (t === '-C') dirs.push(args[(i += 1)] ?? '.');
+    else if (/^(-c|--git-dir|--work-tree|--namespace|--exec-path|--config-env)$/.test(t)) i += 1;
+  }
+  return { dirs, end: i };
 }
 
 const computedWord: Word = { text: '{}', dynamic: true, pattern: false, substitutions: [] };
