@@ -303,6 +303,7 @@ const FED: Row[] = [
   ['cat bad.sh | script -q /dev/null', { 'bad.sh': KILL }, 'hardline'],
   ["script -qc 'kill -9 -1' /dev/null", {}, 'hardline'],
   ['coproc sh; cat bad.sh >&${COPROC[1]}', { 'bad.sh': KILL }, 'dangerous'],
+  ['coproc W { sh; }; cat bad.sh >&"${W[1]}"', { 'bad.sh': KILL }, 'dangerous'],
   ['parallel -a bad.sh', { 'bad.sh': KILL }, 'hardline'],
   ['parallel :::: bad.sh', { 'bad.sh': KILL }, 'hardline'],
   ['cat bad.sh | parallel', { 'bad.sh': KILL }, 'hardline'],
@@ -317,6 +318,7 @@ const FED: Row[] = [
   ['parallel ::: "echo a" "echo b"', {}, null],
   ['parallel gzip ::: a.log b.log', {}, null],
   ['coproc cat', {}, null],
+  ['coproc W { cat; }', {}, null],
 ];
 
 /** A command name found through a lookup the line changed: PATH with a task directory first, hash -p. */

@@ -65,10 +65,13 @@ function parallel(argv: Argv, io: Io, ctx: CheckContext): boolean {
 
 /** `coproc INTERPRETER`: what it runs is written to it later (`>&${COPROC[1]}`), which is not judged: it asks. */
 function coproc(argv: Argv, ctx: CheckContext): void {
-  const inner = argv.args[0];
+  // `coproc NAME { cmd; }`: the grammar gives the group's first words to coproc; the name and brace are not run.
+  const named = argv.args[1] !== undefined && /^[({]$/.test(argv.args[1].text);
+  const words = argv.args.slice(named ? 2 : 0).filter((w, i) => !(i === 0 && /^[({]$/.test(w.text)));
+  const inner = words[0];
   if (inner === undefined) return;
-  const rest = argv.args.slice(1);
-  ctx.argv(argv.args, { upstream: [{ argv: null, dynamic: true }] });
+  const rest = words.slice(1).filter((w) => !/^[;)}]$/.test(w.text));
+  ctx.argv([inner, ...rest], { upstream: [{ argv: null, dynamic: true }] });
   // A shell or interpreter without a script or code operand reads its program from the coprocess's input.
   if (
     runsCode(inner.text.replace(/^.*\//, '')) &&
