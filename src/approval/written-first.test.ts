@@ -62,6 +62,11 @@ describe('a file the verdict read, rewritten by the same line first', () => {
     "sqlite3 db '.output ok.sh'; sh ok.sh",
     'env -C tools cp ../payload.txt ../ok.sh; sh ok.sh',
     'git -C . checkout other -- ok.sh; sh ok.sh',
+    "python3 - <<'EOF'\nimport shutil; shutil.copy('payload.txt', 'ok.sh')\nEOF\nsh ok.sh",
+    "sh <<'EOF'\ncp payload.txt ok.sh\nEOF\nsh ok.sh",
+    `python3 <<< "import shutil; shutil.copy('payload.txt','ok.sh')"; sh ok.sh`,
+    "echo 'cp payload.txt ok.sh' | sh; sh ok.sh",
+    "eval 'cp payload.txt ok.sh'; sh ok.sh",
   ])('asks: %s', async (command) => {
     expect(await rulesOf(command)).toContain('changed-before-run');
   });
@@ -85,6 +90,10 @@ describe('a file the verdict read, rewritten by the same line first', () => {
     'find . -name "*.sh" -exec cp {} backup/ \\; ; sh ok.sh',
     'git apply x.patch',
     'git -C tools status; sh ok.sh',
+    "sh <<'EOF'\necho hi\nEOF\nsh ok.sh",
+    "python3 - <<'EOF'\nprint(open('ok.sh').read())\nEOF\nsh ok.sh",
+    "echo 'ls -la' | sh; sh ok.sh",
+    "eval 'echo ok.sh'; sh ok.sh",
     'git status',
   ])('does not ask: %s', async (command) => {
     expect(await rulesOf(command)).toEqual([]);

@@ -3,9 +3,9 @@
 import { posix } from 'node:path';
 import { peel } from './argv.js';
 import type { ParseBash, SyntaxNode } from './parser.js';
-import { commandWords, named as children } from './syntax.js';
+import { commandWords, firstCommand, named as children, printedText, redirectsOf, stdinTextOf } from './syntax.js';
 import { listedDir } from './scripts.js';
-import { literal, wordOf, type Word } from './words.js';
+import { literal, wordOf, type Vars, type Word } from './words.js';
 
 /** What a writing program changes, from its arguments (options and operands, as written). */
 type Changed = (args: string[]) => { paths: string[]; dirs: string[] };
@@ -189,6 +189,10 @@ export function writtenByTheLine(
       });
       return;
     }
+    if (name === 'eval') {
+      inner(args.join(' '), depth);
+      return;
+    }
     if (INLINE.test(name))
       for (const a of args) if (!a.includes(ANY) && CODE_LIKE.test(a) && WRITES_HINT.test(a)) mentioned(a);
     const changed =
@@ -196,6 +200,11 @@ export function writtenByTheLine(
       (IN_PLACE.has(name) && args.some((a) => /^-[a-zA-Z]*i|^--in-place|^inplace$/.test(a)) ? named(args) : undefined);
     for (const p of changed?.paths ?? []) touch(p, false);
     for (const d of changed?.dirs ?? []) touch(d, true, args, name !== 'git');
+  };
+  /** Text a shell, eval or an interpreter runs from its input: a command line, or code that may write. */
+  const runsText = (name: string, args: string[], text: string, depth: number): void => {
+    if (SHELLS.test(name) && !args.some((a) => /^-[a-zA-Z]*c$/.test(a))) inner(text, depth);
+    else if (INLINE.test(name) && WRITES_HINT.test(text)) mentioned(text);
   };
   const inner = (line: string, depth: number): void => {
     if (!reparse || depth > 3) {
@@ -234,11 +243,27 @@ export function writtenByTheLine(
       }
       for (const m of moved) if (m !== undefined) argvWrites('cd', [m], depth);
       if (argv?.name) argvWrites(argv.name, args, depth);
+      if (argv?.name) for (const text of fedText(node, vars)) runsText(argv.name, args, text, depth);
     }
     for (const c of children(node)) visit(c, depth);
   };
   visit(root, 0);
   return [...hit];
+}
+
+/** What a command reads on standard input from the line itself: a here-document or here-string, an echo piped in. */
+function fedText(command: SyntaxNode, vars: Vars): string[] {
+  const out: string[] = [];
+  const here = stdinTextOf(redirectsOf(command));
+  if (here !== undefined) out.push(here);
+  const element = command.parent?.type === 'redirected_statement' ? command.parent : command;
+  const before = element.parent?.type === 'pipeline' ? element.previousNamedSibling : null;
+  const upstream = before ? firstCommand(before) : undefined;
+  if (before && upstream) {
+    const printed = printedText(before, peel(commandWords(upstream, vars)).argv, vars).text;
+    if (printed !== undefined) out.push(printed);
+  }
+  return out;
 }
 
 /** git's options before its subcommand: where `-C` moves it, and where the subcommand starts. */
