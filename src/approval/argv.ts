@@ -144,7 +144,6 @@ const WRAPPERS: Record<string, Wrapper> = {
       '--max-args',
       '--max-procs',
       '--max-lines',
-      '--replace',
       '--eof',
       '--max-chars',
     ],

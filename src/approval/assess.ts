@@ -129,7 +129,7 @@ async function judgeWithin(
   // What was read is what is on disk now; a file the line itself rewrites first is judged on a guess: a person decides.
   const rewritten =
     files.size > 0 && subject.language === undefined
-      ? parse(subject.text, (root) => (root ? writtenByTheLine(root, cwd, [...files.keys()]) : []))
+      ? parse(subject.text, (root) => (root ? writtenByTheLine(root, cwd, [...files.keys()], parse) : []))
       : [];
   if (rewritten.length > 0) {
     const finding = {

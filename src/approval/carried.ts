@@ -79,6 +79,30 @@ export function carriedVariable(name: string, value: Word | undefined, ctx: Carr
   }
 }
 
+/** The start-file variables git's own configuration reader follows (git/commands.ts): git is judged on those files. */
+const GIT_READS =
+  /^(HOME|XDG_CONFIG_HOME|GIT_CONFIG_GLOBAL|GIT_CONFIG_SYSTEM|GIT_CONFIG_PARAMETERS|GIT_CONFIG_COUNT|GIT_CONFIG_KEY_\d+|GIT_CONFIG_VALUE_\d+|GIT_DIR|GIT_EXEC_PATH)$/;
+
+/**
+ * `HOME=. npm ci`, `env XDG_CONFIG_HOME=x tool`: a start-file variable set for one command moves where that command
+ * loads configuration or code from, as the exported form does for later ones. Asks, like the export, unless the
+ * value is the variable's own (`env -i HOME=$HOME`) or the program's files are read by the gate (git).
+ */
+export function commandStartFiles(
+  program: string | null,
+  settings: readonly { name: string; value: Word }[],
+  ctx: CheckContext,
+): void {
+  for (const { name, value } of settings) {
+    if (!START_FILE_VARIABLES.test(name) || (value.text === '' && !value.dynamic)) continue;
+    // The value it has already: `$HOME` (which the analysis may show as `~`).
+    if (new RegExp(`^"?\\$(${name}|\\{${name}\\})"?$`).test(value.text) || (name === 'HOME' && value.text === '~'))
+      continue;
+    if (program === 'git' && GIT_READS.test(name)) continue;
+    ctx.add('carried-code', `${name}=${value.text.slice(0, 80)} changes where ${program ?? 'the command'} loads from`);
+  }
+}
+
 /** Arguments of `export`/`declare`/`typeset`/`readonly`/`local` that are not plain `NAME=value` assignments. */
 export function declarationWord(word: Word, vars: ReadonlyMap<string, string>, ctx: CarryContext): void {
   if (word.text.startsWith('-') && !word.dynamic) return; // a flag

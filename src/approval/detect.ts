@@ -34,7 +34,9 @@ import { checkWriteTampering, lineScriptsNoop, lineSkipsChecks } from './checks/
 import { checkExposure } from './checks/exposure.js';
 import { checkRemoteInstall } from './checks/remote-install.js';
 import { checkWrappers } from './checks/wrappers.js';
-import { xargsInterpreter } from './checks/xargs.js';
+import { xargsInterpreter, xargsReplacement } from './checks/xargs.js';
+import { filesWrittenBy } from './written-first.js';
+import { fedShell } from './checks/fed-shells.js';
 import { checkUnset, type WriteMode } from './checks/traces.js';
 import { initScriptCheck } from './checks/system.js';
 import { stdinText, withAdd, type CheckContext, type Io, type Origin, type Upstream } from './checks/types.js';
@@ -43,6 +45,7 @@ import { indirectCode } from './indirect.js';
 import {
   aliasDefinitions,
   carriedVariable,
+  commandStartFiles,
   codeFileWrite,
   declarationCommand,
   gitConfig,
@@ -91,6 +94,8 @@ interface DetectOptions {
   language?: string;
 }
 
+/** Variables that are usually in the environment already: setting them in the line changes later lookups. */
+const INHERITED_LOOKUPS = /^(PYTHONPATH|NODE_PATH|PERL5LIB|RUBYLIB|HOME|XDG_CONFIG_HOME|GIT_[A-Z_]+)$/;
 const MAX_DEPTH = 8;
 /** Files loaded by programs (modules, hooks) judged at most per command line. */
 const MAX_LOADS = 400;
@@ -191,6 +196,8 @@ class Analysis implements CarryContext {
   origin: Origin | undefined;
   /** NAME=VALUE settings of the command being judged (`PYTHONPATH=src python x.py`). */
   commandEnv: ReadonlyMap<string, Word> = new Map();
+  /** Variables the line exported (or set, for search paths usually exported already), for later commands' lookups. */
+  private readonly exported = new Map<string, Word>();
 
   constructor(
     private readonly parse: ParseBash,
@@ -504,6 +511,10 @@ class Analysis implements CarryContext {
     if (node.parent?.type === 'command') return;
     if (name === 'PATH') this.pathDirs = taskPathDirs(w, this.where);
     carriedVariable(name, w, this);
+    // Exported (or a search path or home that is exported already): later commands of the line look things up by it.
+    const exporting =
+      node.parent?.type === 'declaration_command' && /^(export|declare|typeset)\b/.test(node.parent.text);
+    if (exporting || INHERITED_LOOKUPS.test(name)) this.exported.set(name, w);
     this.upstreamSeen = new WeakMap();
     if (!w.dynamic) this.vars.set(name, w.text);
     else if (/^\$\(\s*mktemp\b/.test(value?.text ?? '')) this.vars.set(name, '/tmp/mktemp.tmp');
@@ -603,6 +614,7 @@ class Analysis implements CarryContext {
     if (wasDownloaded(this.downloaded, argv.written))
       this.add('remote-code-exec', `${argv.written} was downloaded in this command line`);
     if (xargsInterpreter(words, argv, io, this)) return;
+    if (fedShell(argv, io, this)) return;
     if (argv.name === 'cd' || argv.name === 'pushd') {
       this.where.cwd = argv.args[0] ? resolveDir(argv.args[0], this.where) : '/~home';
       return;
@@ -618,8 +630,9 @@ class Analysis implements CarryContext {
     // `sudo LD_PRELOAD=x.so cmd`, `env PATH=/tmp/x:$PATH make`: judged like the same assignment before the command.
     for (const s of settings) checkAssignment(s.name, s.value, this);
     const allAssignments = [...assignments, ...settings];
+    commandStartFiles(argv.name, allAssignments, this);
     const outerEnv = this.commandEnv;
-    this.commandEnv = new Map(allAssignments.map((a) => [a.name, a.value]));
+    this.commandEnv = new Map([...this.exported, ...allAssignments.map((a): [string, Word] => [a.name, a.value])]);
     try {
       this.judgeCommand(argv, io, words, allAssignments, chdir);
     } finally {
@@ -629,6 +642,16 @@ class Analysis implements CarryContext {
         const key = a.dynamic || a.text.startsWith('-') ? undefined : this.keyOf(a.text.replace(/^[^=]*=/, ''));
         if (typeof key === 'string') this.named.add(key);
       }
+      // What it writes over (`cp evil.py helper.py`, a program's `subprocess.run(['cp', ...])`): a module loaded from
+      // there is not what is on disk now.
+      if (argv.name !== null)
+        for (const path of filesWrittenBy(
+          argv.name,
+          argv.args.map((a) => (a.dynamic ? '' : a.text)),
+        )) {
+          const key = path === '' ? undefined : this.keyOf(path);
+          if (typeof key === 'string' && !this.writtenText.has(key)) this.overwritten.add(key);
+        }
     }
   }
 
@@ -652,11 +675,13 @@ class Analysis implements CarryContext {
     checkExposure(argv, this);
     checkRemoteInstall(argv, this);
     indirectCode(argv, allAssignments, io, this);
-    // `xargs sh -c` / `xargs -I{} sh -c {}`: the shell runs text xargs reads at run time.
+    // `xargs sh -c` / `xargs -I{} sh -c {}` (any replacement string): the shell runs text xargs reads at run time.
+    const replacement = argv.viaXargs ? xargsReplacement(words, argv) : undefined;
     if (
       argv.viaXargs &&
       runsCode(argv.name) &&
-      (argv.args.at(-1)?.text === '-c' || argv.args.some((a) => a.text.includes('{}')))
+      (argv.args.at(-1)?.text === '-c' ||
+        (replacement !== undefined && argv.args.some((a) => a.text.includes(replacement))))
     )
       this.add('dynamic-command', `${argv.written} runs what xargs reads at run time`);
     if (argv.name === 'alias') {

@@ -292,6 +292,35 @@ const XARGS: Row[] = [
   ["git ls-files '*.sh' | xargs bash -n", {}, null],
 ];
 
+/** A shell fed data other ways: xargs with any replacement string, script, parallel without a command, coproc. */
+const FED: Row[] = [
+  ['cat bad.sh | xargs -I% sh -c %', { 'bad.sh': KILL }, 'dangerous'],
+  ['xargs -a bad.sh -I% sh -c %', { 'bad.sh': KILL }, 'dangerous'],
+  ['cat bad.sh | xargs --replace sh -c {}', { 'bad.sh': KILL }, 'dangerous'],
+  ['cat bad.sh | xargs -I X sh -c X', { 'bad.sh': KILL }, 'dangerous'],
+  ['cat bad.sh | xargs -iZ python3 -c Z', { 'bad.sh': KILL }, 'dangerous'],
+  ['script -q -c sh /dev/null < bad.sh', { 'bad.sh': KILL }, 'hardline'],
+  ['cat bad.sh | script -q /dev/null', { 'bad.sh': KILL }, 'hardline'],
+  ["script -qc 'kill -9 -1' /dev/null", {}, 'hardline'],
+  ['coproc sh; cat bad.sh >&${COPROC[1]}', { 'bad.sh': KILL }, 'dangerous'],
+  ['coproc W { sh; }; cat bad.sh >&"${W[1]}"', { 'bad.sh': KILL }, 'dangerous'],
+  ['parallel -a bad.sh', { 'bad.sh': KILL }, 'hardline'],
+  ['parallel :::: bad.sh', { 'bad.sh': KILL }, 'hardline'],
+  ['cat bad.sh | parallel', { 'bad.sh': KILL }, 'hardline'],
+  ['parallel ::: "kill -9 -1"', {}, 'hardline'],
+  // Look-alikes: the replacement string is data for a program that does not run it, or the shell's input is harmless.
+  ['ls | xargs -I% echo %', {}, null],
+  ['cat list.txt | xargs -I X wc -l X', {}, null],
+  ["find . -name '*.txt' | xargs --replace cp {} backup/", {}, null],
+  ["script -q -c 'ls -la' /dev/null", {}, null],
+  ['script -q /dev/null', {}, null],
+  ['parallel -a jobs.txt', { 'jobs.txt': 'echo a\necho b\n' }, null],
+  ['parallel ::: "echo a" "echo b"', {}, null],
+  ['parallel gzip ::: a.log b.log', {}, null],
+  ['coproc cat', {}, null],
+  ['coproc W { cat; }', {}, null],
+];
+
 /** A command name found through a lookup the line changed: PATH with a task directory first, hash -p. */
 const LOOKUP: Row[] = [
   ['PATH=$PWD/bin:$PATH; x', { 'bin/x': KILL }, 'hardline'],
@@ -309,6 +338,30 @@ const LOOKUP: Row[] = [
   ['hash -p /usr/bin/python3 python; python -V', {}, null],
 ];
 
+const EVIL_CFG = '[core]\n\tpager = kill -9 -1\n';
+/** A lookup moved by an assignment on the command itself or earlier in the line: judged like the exported form. */
+const COMMAND_SETTINGS: Row[] = [
+  ['XDG_CONFIG_HOME=. git status', { 'git/config': EVIL_CFG }, 'hardline'],
+  ['env XDG_CONFIG_HOME=. git status', { 'git/config': EVIL_CFG }, 'hardline'],
+  ['HOME=h git log', { 'h/.config/git/config': EVIL_CFG }, 'hardline'],
+  ['HOME=. git status', { '.gitconfig': EVIL_CFG }, 'hardline'],
+  ['HOME=x XDG_CONFIG_HOME=x git log', { 'x/.gitconfig': EVIL_CFG }, 'hardline'],
+  ['GIT_CONFIG_GLOBAL=gitcfg git status', { gitcfg: EVIL_CFG }, 'hardline'],
+  [`NODE_PATH=sub node -e 'require("bad")'`, { 'sub/bad.js': JS_KILL }, 'hardline'],
+  [`env NODE_PATH=sub node -e 'require("bad")'`, { 'sub/bad.js': JS_KILL }, 'hardline'],
+  [`export NODE_PATH=sub; node -e 'require("bad")'`, { 'sub/bad.js': JS_KILL }, 'hardline'],
+  [`PYTHONPATH=sub; python3 -c 'import bad'`, { 'sub/bad.py': PY_KILL }, 'hardline'],
+  ['HOME=. npm ci', {}, 'dangerous'],
+  ['env XDG_CONFIG_HOME=cfg nvim', {}, 'dangerous'],
+  // Look-alikes: the configuration is harmless, the value is the variable's own, or nothing is looked up by it.
+  ['HOME=h git log', { 'h/.gitconfig': '[user]\n\tname = x\n' }, null],
+  ['env -i HOME=$HOME PATH=/usr/bin:/bin bash --noprofile --norc -c "ls"', {}, null],
+  [`NODE_PATH=sub node -e 'require("fs")'`, { 'sub/x.js': 'module.exports = 1\n' }, null],
+  [`NODE_PATH=sub node -e 'require("lib")'`, { 'sub/lib.js': 'module.exports = 1\n' }, null],
+  ['NODE_ENV=production node -e "console.log(1)"', {}, null],
+  ['LANG=C git status', {}, null],
+];
+
 describe('routes that ran unasked (issue 33), with the files the gate reads', () => {
   for (const [family, rows] of [
     ['interpreters reading program text from a file or an option', INTERPRETERS],
@@ -317,7 +370,9 @@ describe('routes that ran unasked (issue 33), with the files the gate reads', ()
     ['local code imported or preloaded', LOCAL_CODE],
     ['interpreters reading standard input set by a group, a descriptor or exec', STDIN],
     ['xargs running an interpreter with the items it reads', XARGS],
+    ['a shell fed data through xargs, script, parallel or coproc', FED],
     ['programs found through a changed lookup', LOOKUP],
+    ['configuration and modules found through a setting of the command', COMMAND_SETTINGS],
   ] as const)
     describe(family, () => {
       it.each(rows)('%s', async (command, files, tier) => {

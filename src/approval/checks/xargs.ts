@@ -27,6 +27,25 @@ function xargsOptions(before: Word[]): { replace: boolean; file: boolean; delimi
 }
 
 /**
+ * The replacement string of `xargs -I R` / `-IR` / `-i[R]` / `--replace[=R]` (BSD `-J R` too): what in the command's
+ * arguments xargs swaps for each item it reads. Undefined without one.
+ */
+export function xargsReplacement(words: Word[], argv: Argv): string | undefined {
+  const before = words.slice(0, words.length - argv.args.length - 1).map((w) => w.text);
+  const at = before.findIndex((t) => /(^|\/)xargs$/.test(t));
+  if (at < 0) return undefined;
+  let found: string | undefined;
+  before.slice(at + 1).forEach((t, i, opts) => {
+    if (t === '-I' || t === '-J') found = opts[i + 1] ?? found;
+    else if (/^-[IJ]./.test(t)) found = t.slice(2);
+    else if (t === '-i' || t === '--replace') found = '{}';
+    else if (/^-i./.test(t)) found = t.slice(2);
+    else if (t.startsWith('--replace=')) found = t.slice(10) || '{}';
+  });
+  return found;
+}
+
+/**
  * Judges `xargs [opts] INTERPRETER ARGS` as the interpreter run with the items xargs reads; true when it did (the
  * interpreter's own judgment with xargs's input as its standard input is then not what runs: xargs gives it none).
  */

@@ -99,9 +99,15 @@ export function gitCommands(cmd: Argv, ctx: CheckContext): void {
   for (const v of [globalConfig, home, xdg, ctx.commandEnv.get('GIT_CONFIG_SYSTEM')])
     if (v?.dynamic)
       ctx.add('dynamic-command', `git reads its configuration from a place known only at run time: ${v.text}`);
-  if (globalConfig && !globalConfig.dynamic) inv.globalConfig = globalConfig.text;
-  else if (xdg && !xdg.dynamic) inv.globalConfig = `${xdg.text}/git/config`;
-  else if (home && !home.dynamic) inv.globalConfig = `${home.text}/.gitconfig`;
+  // git reads both $HOME/.gitconfig and $XDG_CONFIG_HOME/git/config (~/.config/git/config when it is unset).
+  if (globalConfig && !globalConfig.dynamic) inv.globalConfigs = [globalConfig.text];
+  else if ((xdg && !xdg.dynamic) || (home && !home.dynamic)) {
+    const homeDir = home && !home.dynamic ? home.text : '~';
+    inv.globalConfigs = [
+      `${homeDir}/.gitconfig`,
+      xdg && !xdg.dynamic ? `${xdg.text}/git/config` : `${homeDir}/.config/git/config`,
+    ];
+  }
   const system = ctx.commandEnv.get('GIT_CONFIG_SYSTEM');
   if (system && !system.dynamic) inv.settings.unshift({ key: 'include.path', value: system.text });
   let execPath = ctx.commandEnv.get('GIT_EXEC_PATH');

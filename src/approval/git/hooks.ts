@@ -93,8 +93,11 @@ export interface GitInvocation {
   gitDir?: string;
   /** -C DIR (relative to the current directory). */
   dir?: string;
-  /** GIT_CONFIG_GLOBAL: the global configuration file instead of ~/.gitconfig. */
-  globalConfig?: string;
+  /**
+   * The global configuration files instead of ~/.gitconfig and ~/.config/git/config: GIT_CONFIG_GLOBAL, or the two as
+   * HOME and XDG_CONFIG_HOME place them. Relative to the current directory, or starting with `~`.
+   */
+  globalConfigs?: string[];
 }
 
 /** The directories git looks for `.git` in, nearest first: this one, its parents in the project, and above it. */
@@ -177,8 +180,10 @@ export function gitRuns(inv: GitInvocation, ctx: CheckContext): void {
     }
     if (pending && top === undefined) return;
   }
-  const global =
-    inv.globalConfig !== undefined ? [joinKey(here, inv.globalConfig)] : ['~/.gitconfig', '~/.config/git/config'];
+  const global = inv.globalConfigs?.map((f) => (f.startsWith('~') ? f : joinKey(here, f))) ?? [
+    '~/.gitconfig',
+    '~/.config/git/config',
+  ];
   let common: string | undefined;
   if (gitDir !== undefined) {
     const c = ctx.readFile(joinKey(gitDir, 'commondir'));

@@ -90,8 +90,20 @@ export function loadJavascript(spec: string, origin: Origin | undefined, ctx: Ch
     return;
   }
   const path = spec.startsWith('file://') ? spec.slice('file://'.length) : spec;
-  // Bare names are installed packages (node_modules) or Node's own modules: not read.
-  if (!/^(\.{1,2}\/|\/)/.test(path) && path !== '.' && path !== '..') return;
+  // Bare names are installed packages (node_modules) or Node's own modules: not read, unless NODE_PATH names
+  // directories to look in first (`NODE_PATH=lib node -e 'require("x")'` loads lib/x.js).
+  if (!/^(\.{1,2}\/|\/)/.test(path) && path !== '.' && path !== '..') {
+    const nodePath = path.startsWith('node:') ? undefined : ctx.commandEnv.get('NODE_PATH');
+    if (nodePath?.dynamic) ctx.add('dynamic-command', `${spec}: NODE_PATH is set to a value known only at run time`);
+    else if (nodePath)
+      for (const dir of nodePath.text.split(':').filter((d) => d !== '')) {
+        const root = ctx.keyOf(dir);
+        if (typeof root !== 'string') continue;
+        for (const key of javascriptCandidates(joinKey(root, path)))
+          ctx.loads(key, 'javascript', { file: key, roots: [] });
+      }
+    return;
+  }
   const base = origin?.file !== undefined ? dirOf(origin.file) : (ctx.keyOf('.') ?? null);
   if (base === null) {
     ctx.add('unread-script', `${spec} (after a cd to a directory known only at run time)`);

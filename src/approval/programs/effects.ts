@@ -280,7 +280,11 @@ const writes =
 export const SPAWNERS: Record<string, Reader> = {
   // Python
   'os.system': shellText(),
-  'os.popen': shellText(),
+  // os.popen(cmd, 'w'): the program writes the command's input later (`p.write(x)`), not known here.
+  'os.popen': (c) => {
+    const mode = c.args[1] ?? c.keywords.mode;
+    return mode === undefined || /^r/.test(str(mode) ?? 'w') ? shellText()(c) : feeding(shellText()(c), null);
+  },
   'subprocess.getoutput': shellText(),
   'subprocess.getstatusoutput': shellText(),
   'commands.getoutput': shellText(),
@@ -319,6 +323,8 @@ export const SPAWNERS: Record<string, Reader> = {
   'shutil.copyfile': writes(1),
   'shutil.move': writes(1),
   'os.symlink': writes(1),
+  'os.link': writes(1),
+  'shutil.copytree': writes(1),
   'os.rename': writes(1),
   'os.replace': writes(1),
   eval: code('python'),
@@ -366,6 +372,23 @@ export const SPAWNERS: Record<string, Reader> = {
   'fs.symlinkSync': writes(1),
   'fs.createWriteStream': writes(0),
   'js.eval': code('javascript'),
+  // vm runs code given as text, like eval.
+  'vm.runInThisContext': code('javascript'),
+  'vm.runInNewContext': code('javascript'),
+  'vm.runInContext': code('javascript'),
+  'vm.Script': code('javascript'),
+  'vm.compileFunction': code('javascript'),
+  'vm.SourceTextModule': code('javascript'),
+  'fs.cpSync': writes(1),
+  'fs.cp': writes(1),
+  'fs.promises.cp': writes(1),
+  'fs.promises.copyFile': writes(1),
+  'fs/promises.cp': writes(1),
+  'fs/promises.copyFile': writes(1),
+  'fs.linkSync': writes(1),
+  'fs.link': writes(1),
+  'fs.rename': writes(1),
+  'fs.symlink': writes(1),
   'js.Function': (c) => (c.args.length === 0 ? [] : code('javascript')({ ...c, args: [c.args.at(-1)!] })),
 };
 
@@ -381,17 +404,26 @@ export const DANGEROUS_MODULES = new Set([
   'execa',
   'fs',
   'fs/promises',
+  'vm',
 ]);
 
 const WRITE_FUNCTIONS =
-  /^(open|io\.open|shutil\.(copy|copy2|copyfile|move)|os\.(symlink|rename|replace)|fs(\.promises|\/promises)?\.(writeFile|appendFile|copyFile|rename|symlink|createWriteStream)(Sync)?)$/;
+  /^(open|io\.open|shutil\.(copy|copy2|copyfile|copytree|move)|os\.(symlink|link|rename|replace)|fs(\.promises|\/promises)?\.(writeFile|appendFile|copyFile|cp|link|rename|symlink|createWriteStream)(Sync)?)$/;
 
 /** A function that runs commands or code, deletes trees or signals processes (not one that only writes a file). */
 export const runsSomething = (name: string): boolean => Object.hasOwn(SPAWNERS, name) && !WRITE_FUNCTIONS.test(name);
 
+/**
+ * A call's keyword for what the program writes into the process the call starts, in the same expression
+ * (`os.popen('sh', 'w').write(x)`, `spawn('sh').stdin.end(x)`): that process's standard input.
+ */
+export const FED_INPUT = '<stdin>';
+
 /** The effects of one call, or none when it is not a call of interest. */
 export function effectsOf(call: ProgramCall): ProgramEffect[] {
   if (call.name.endsWith('.<computed>')) return computed(call, 'the function it calls');
-  if (Object.hasOwn(SPAWNERS, call.name)) return SPAWNERS[call.name]!(call);
-  return [];
+  if (!Object.hasOwn(SPAWNERS, call.name)) return [];
+  const out = SPAWNERS[call.name]!(call);
+  const fed = call.keywords[FED_INPUT];
+  return fed === undefined ? out : feeding(out, str(fed) ?? null);
 }

@@ -4,6 +4,7 @@
 import { decodeBase64 } from '../decode.js';
 import {
   DANGEROUS_MODULES,
+  FED_INPUT,
   OWN_FILE,
   runsSomething,
   SPAWNERS,
@@ -102,6 +103,14 @@ class JavascriptReader {
       inner.type === 'CallExpression' &&
       child(inner, 'callee')?.type === 'Identifier' &&
       child(inner, 'callee')?.name === 'require'
+    ) {
+      const arg = children(inner, 'arguments')[0];
+      return arg?.type === 'Literal' && typeof arg.value === 'string' ? moduleName(arg.value) : undefined;
+    }
+    // process.getBuiltinModule('child_process') is the module, like require.
+    if (
+      inner.type === 'CallExpression' &&
+      /^process\.getBuiltinModule$|^getBuiltinModule$/.test(this.qualify(child(inner, 'callee')) ?? '')
     ) {
       const arg = children(inner, 'arguments')[0];
       return arg?.type === 'Literal' && typeof arg.value === 'string' ? moduleName(arg.value) : undefined;
@@ -346,8 +355,24 @@ class JavascriptReader {
     return out;
   }
 
+  /** `spawn('sh').stdin.end(x)`, `exec(c).stdin.write(x)`: what the program writes into the process it started. */
+  private fedInputs(program: EsNode): Map<EsNode, Value> {
+    const fed = new Map<EsNode, Value>();
+    walk(program, (n) => {
+      const callee = n.type === 'CallExpression' ? child(n, 'callee') : undefined;
+      if (callee?.type !== 'MemberExpression' || !/^(end|write)$/.test(String(child(callee, 'property')?.name))) return;
+      const stream = child(callee, 'object');
+      if (stream?.type !== 'MemberExpression' || child(stream, 'property')?.name !== 'stdin') return;
+      const started = child(stream, 'object');
+      const data = children(n, 'arguments')[0];
+      if (started?.type === 'CallExpression' && data) fed.set(started, this.fold(data));
+    });
+    return fed;
+  }
+
   calls(program: EsNode): ProgramCall[] {
     const out: ProgramCall[] = [];
+    const fed = this.fedInputs(program);
     walk(program, (n) => {
       let callee: EsNode | undefined;
       let args: EsNode[] = [];
@@ -376,7 +401,8 @@ class JavascriptReader {
           name !== 'exec' &&
           name !== 'eval')
       ) {
-        out.push({ name, args: folded, keywords: {}, text: this.text(n) });
+        const input = fed.get(n);
+        out.push({ name, args: folded, keywords: input ? { [FED_INPUT]: input } : {}, text: this.text(n) });
       }
     });
     return out;

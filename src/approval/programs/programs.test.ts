@@ -315,3 +315,72 @@ describe('input to a background process judged alone', () => {
     expect(bad.verdict.findings.map((f) => f.rule)).toEqual(['kill-all']);
   });
 });
+
+/** execute_code programs that feed a shell, run code from text or load a module they make first (issue 33, H). */
+const FED_AND_MADE: [string, string, 'hardline' | 'dangerous' | null][] = [
+  ['python', 'import os\nos.popen("sh", "w").write("kill -9 -1")', 'hardline'],
+  ['python', 'import os\nos.popen("sh", "w").write(data)', 'dangerous'],
+  ['python', 'import os\np = os.popen("sh", "w")\np.write(payload)', 'dangerous'],
+  ['python', 'import subprocess as sp\nsp.Popen(["sh"], stdin=sp.PIPE).communicate(b"kill -9 -1")', 'hardline'],
+  ['python', 'import os\nos.link("sub/bad.py", "m6.py")\nimport m6', 'dangerous'],
+  ['python', 'import subprocess\nsubprocess.run(["cp", "sub/bad.py", "ok.py"])\nimport ok', 'dangerous'],
+  ['python', 'import shutil\nshutil.copy("sub/bad.py", "ok.py")\nimport ok', 'dangerous'],
+  [
+    'javascript',
+    "const vm = require('vm');\nvm.runInThisContext(require('fs').readFileSync('sub/bad2.js', 'utf8'));",
+    'dangerous',
+  ],
+  ['javascript', "const vm = require('vm');\nvm.runInNewContext(code, {});", 'dangerous'],
+  ['javascript', "const vm = require('vm');\nnew vm.Script(src).runInThisContext();", 'dangerous'],
+  [
+    'javascript',
+    "const vm = require('vm');\nvm.runInThisContext(\"require('child_process').execSync('kill -9 -1')\");",
+    'hardline',
+  ],
+  [
+    'javascript',
+    'const fs = require("fs");\nfs.cpSync("sub/bad2.js", "m4.mjs");\nawait import("./m4.mjs");',
+    'dangerous',
+  ],
+  ['javascript', 'await import(process.argv[2]);', 'dangerous'],
+  ['javascript', 'process.getBuiltinModule("child_process").spawn("sh").stdin.end("kill -9 -1");', 'hardline'],
+  ['javascript', 'require("child_process").exec("sh").stdin.end("kill -9 -1");', 'hardline'],
+  ['javascript', 'require("child_process").spawn("sh").stdin.end(data);', 'dangerous'],
+  // Look-alikes: output read from a command, a copy of data, literal harmless code, a module not written.
+  ['python', 'import os\nprint(os.popen("ls").read())', null],
+  ['python', 'import os\nos.popen("cat", "w").write("hello")', null],
+  ['python', 'import os\np = os.popen("cat > notes.txt", "w")\np.write(text)', null],
+  ['python', 'import os\nos.popen("sh", "w").write("echo hi")', null],
+  ['python', 'import subprocess\nsubprocess.run(["cp", "a.txt", "b.txt"])\nimport json', null],
+  ['python', 'import shutil\nshutil.copy("ok.py", "backup/ok.py")\nimport ok', null],
+  ['javascript', "const vm = require('vm');\nconsole.log(vm.runInNewContext('1 + 1'));", null],
+  ['javascript', 'require("child_process").spawn("ls").stdout.pipe(process.stdout);', null],
+  ['javascript', 'const cp = process.getBuiltinModule("child_process");\ncp.execSync("git status");', null],
+  [
+    'javascript',
+    'const fs = require("fs");\nfs.cpSync("src", "dist", { recursive: true });\nawait import("./m4.mjs");',
+    null,
+  ],
+];
+
+describe('execute_code: a shell fed by the program, code from text, modules made first', () => {
+  const disk: Record<string, string> = {
+    'sub/bad.py': "import os\nos.system('kill -9 -1')\n",
+    'ok.py': 'print(1)\n',
+    'sub/bad2.js': "require('child_process').execSync('kill -9 -1')\n",
+    'm4.mjs': 'export const x = 1;\n',
+  };
+  it.each(FED_AND_MADE)('%s: %s', async (language, code, tier) => {
+    const { verdict } = await judgeSubject({ text: code, language }, CWD, (keys) =>
+      Promise.resolve(
+        new Map(
+          keys.map((k): [string, ScriptFile] => {
+            const rel = k.replace(/^\.\//, '');
+            return [k, disk[rel] !== undefined ? { text: disk[rel] } : { missing: true }];
+          }),
+        ),
+      ),
+    );
+    expect(verdict.tier, JSON.stringify(verdict.findings.map((f) => f.rule))).toBe(tier);
+  });
+});

@@ -4,6 +4,7 @@ import { decodeBase64 } from '../decode.js';
 import type { SyntaxNode } from '../parser.js';
 import {
   DANGEROUS_MODULES,
+  FED_INPUT,
   OWN_FILE,
   runsSomething,
   SPAWNERS,
@@ -305,6 +306,21 @@ class PythonReader {
     return unknown(n.text);
   }
 
+  /**
+   * What the program writes into a process it started, in the same expression: `os.popen('sh', 'w').write(x)`,
+   * `Popen(...).stdin.write(x)`, `Popen(...).communicate(x)`.
+   */
+  private fedInput(c: SyntaxNode): Value | undefined {
+    let at: SyntaxNode = c;
+    if (at.parent?.type === 'attribute' && at.parent.childForFieldName('attribute')?.text === 'stdin') at = at.parent;
+    const method = at.parent?.type === 'attribute' ? at.parent.childForFieldName('attribute')?.text : undefined;
+    const call = at.parent?.parent;
+    if (!method || !/^(write|writelines|communicate)$/.test(method) || call?.type !== 'call') return undefined;
+    const a = named(call.childForFieldName('arguments') ?? call).find((x) => x.type !== 'comment');
+    if (!a) return undefined;
+    return this.fold(a.type === 'keyword_argument' ? a.childForFieldName('value')! : a);
+  }
+
   /** The calls of interest, with arguments folded; calls through a computed attribute of a dangerous module too. */
   calls(root: SyntaxNode): ProgramCall[] {
     const out: ProgramCall[] = [];
@@ -321,6 +337,8 @@ class PythonReader {
         else if (a.type === 'list_splat' || a.type === 'dictionary_splat') args.push(unknown(a.text));
         else if (a.type !== 'comment') args.push(this.fold(a));
       }
+      const fed = this.fedInput(c);
+      if (fed !== undefined) keywords[FED_INPUT] = fed;
       if (name.endsWith('.<computed>')) out.push({ name, args, keywords, text });
       else if (Object.hasOwn(SPAWNERS, name) && !name.startsWith('child_process') && !name.startsWith('js.'))
         out.push({ name, args, keywords, text });
