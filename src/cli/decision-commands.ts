@@ -43,9 +43,14 @@ async function exactApprovals(
 function report(workflowId: string, approvalId: string, choice: ApprovalChoice, out: DecideOutcome): void {
   if (out.status === 'rejected') throw new CliError(`decision rejected: ${out.reason}`, 1);
   if (out.status === 'queued') process.stderr.write(`${out.note}\n`);
-  process.stdout.write(
-    `${decisionLine(choice, out)}: ${workflowId} ${approvalId}${out.status === 'queued' ? ' (queued: a wider choice than the approval allows is narrowed when it applies)' : ''}\n`,
-  );
+  // Queued, the decision's scope is not known yet: only a wider choice (session, always) may still be narrowed.
+  const queued =
+    out.status !== 'queued'
+      ? ''
+      : choice === 'session' || choice === 'always'
+        ? ' (queued: a wider choice than the approval allows is narrowed when it applies)'
+        : ' (queued)';
+  process.stdout.write(`${decisionLine(choice, out)}: ${workflowId} ${approvalId}${queued}\n`);
 }
 
 export function addDecisionCommands(program: Command): void {
