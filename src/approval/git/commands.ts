@@ -6,6 +6,7 @@ import type { Argv } from '../argv.js';
 import { show, type CheckContext } from '../checks/types.js';
 import { literal, type Word } from '../words.js';
 import { joinKey } from '../loaders/run-file.js';
+import { optionValues } from '../loaders/preloads.js';
 import type { GitSetting } from './config.js';
 import { gitRuns, type GitInvocation } from './hooks.js';
 
@@ -44,23 +45,6 @@ const COMMAND_OPTIONS: Record<string, string[]> = {
     '--tag-name-filter',
   ],
 };
-
-/** Values of options (`--exec CMD`, `--exec=CMD`, `-xCMD`). */
-function valuesOf(args: Word[], opts: readonly string[]): Word[] {
-  const out: Word[] = [];
-  for (let i = 0; i < args.length; i += 1) {
-    const t = args[i]!.text;
-    if (t === '--') break;
-    for (const o of opts) {
-      if (t === o && args[i + 1]) out.push(args[(i += 1)]!);
-      else if (o.startsWith('--') && t.startsWith(`${o}=`)) out.push({ ...args[i]!, text: t.slice(o.length + 1) });
-      else if (!o.startsWith('--') && t.startsWith(o) && t.length > 2) out.push({ ...args[i]!, text: t.slice(2) });
-      else continue;
-      break;
-    }
-  }
-  return out;
-}
 
 function commandLine(value: Word, who: string, ctx: CheckContext): void {
   if (value.dynamic) ctx.computed(value, who);
@@ -144,7 +128,7 @@ export function gitCommands(cmd: Argv, ctx: CheckContext): void {
   }
   const sub = inv.sub ?? '';
   if (Object.hasOwn(COMMAND_OPTIONS, sub))
-    for (const v of valuesOf(rest, COMMAND_OPTIONS[sub]!)) commandLine(v, `git ${sub}`, ctx);
+    for (const v of optionValues(rest, COMMAND_OPTIONS[sub]!)) commandLine(v, `git ${sub}`, ctx);
   if (sub === 'bisect' && rest[0]?.text === 'run' && rest.length > 1) ctx.argv(rest.slice(1));
   if (sub === 'submodule') {
     const at = rest.findIndex((w) => w.text === 'foreach');
@@ -175,7 +159,7 @@ export function gitCommands(cmd: Argv, ctx: CheckContext): void {
     ctx.add('git-history', show(cmd));
   if (sub === 'fast-import' && rest.some((w) => w.text === '--force')) ctx.add('git-history', show(cmd));
   // clone --template / init --template: the template's hooks are copied in and run (post-checkout on clone).
-  for (const t of valuesOf(rest, ['--template'])) {
+  for (const t of optionValues(rest, ['--template'])) {
     if (t.dynamic) ctx.add('dynamic-command', 'git clone with a template directory known only at run time');
     else if (sub === 'clone') {
       const dir = ctx.keyOf(t.text);
