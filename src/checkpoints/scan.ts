@@ -36,6 +36,8 @@ export interface ScanOptions extends ScanLimits {
   flat?: boolean;
   /** Tree ids known to be stored (see KnownObjects): not looked for again. */
   known?: KnownObjects;
+  /** The trees the last storing scan of this directory made (its ScanResult's `trees`), with the same `cache`. */
+  trees?: DirTrees;
   signal?: AbortSignal;
 }
 
@@ -83,7 +85,18 @@ export interface ScanResult {
   cache: ScanEntries;
   /** The cache differs from the one given. */
   cacheChanged: boolean;
+  /** Directories whose tree was the last scan's, reused without encoding it again. */
+  reusedTrees: number;
+  /** Each directory's tree, by path (a storing scan only): what the next scan, given `cache`, may reuse. */
+  trees?: DirTrees;
 }
+
+/**
+ * A directory's tree and its number of entries, by path. The next scan reuses a tree without encoding and hashing
+ * it again when the directory holds as many entries, each found unchanged in the scan cache (and so with the same
+ * name, mode and object), its subdirectories the same, and the tree still known to be stored.
+ */
+export type DirTrees = Map<string, { oid: Oid; count: number }>;
 
 /** More entries than checkpoints.max_files. */
 export class TooManyFiles extends Error {}
@@ -126,10 +139,21 @@ const SLASH = Buffer.from('/');
  */
 interface Level {
   dir: Dir;
-  /** Its path as text, or undefined when a name on the way is not valid UTF-8 (then `bytes` is used). */
+  /** Its path as text, or undefined when a name on the way is not valid UTF-8 (then `levelPath` builds it). */
   text: string | undefined;
-  bytes: Buffer;
+  /** The directory it is in (none for the task directory), and its name there. */
+  parent?: Level;
+  name: Buffer;
   rel: string;
+}
+
+/** A level's path as bytes: only for names that are not valid UTF-8, so built only when asked for. */
+function levelPath(level: Level): Buffer {
+  return level.parent ? Buffer.concat([levelPath(level.parent), SLASH, level.name]) : level.name;
+}
+
+function childPath(level: Level, n: { text: string; bytes?: Buffer }): Buffer {
+  return Buffer.concat([levelPath(level), SLASH, n.bytes ?? Buffer.from(n.text)]);
 }
 
 const ASCII = /^[\x20-\x7e]*$/;
@@ -158,6 +182,7 @@ export async function scanTree(o: ScanOptions): Promise<ScanResult> {
     special: 0,
     cache: new Map(),
     cacheChanged: false,
+    reusedTrees: 0,
   };
   let seen = 0;
   let lastYield = performance.now();
@@ -167,20 +192,21 @@ export async function scanTree(o: ScanOptions): Promise<ScanResult> {
     o.signal?.throwIfAborted();
     lastYield = performance.now();
   };
-  const keep = (rel: string, s: Stats, oid: Oid, cached: CacheEntry | undefined): void => {
+  /** Keeps what was found for the next scan; false when that differs from what the cache held. */
+  const keep = (rel: string, s: Stats, oid: Oid, cached: CacheEntry | undefined): boolean => {
     if (started - s.mtimeMs < RACY_MS || started - s.ctimeMs < RACY_MS) {
       r.cacheChanged = true;
-      return;
+      return false;
     }
-    if (cached !== undefined && cached.oid === oid && sameStatus(cached, s)) r.cache.set(rel, cached);
-    else {
-      r.cacheChanged = true;
-      r.cache.set(rel, entryOf(s, oid));
+    if (cached !== undefined && cached.oid === oid && sameStatus(cached, s)) {
+      r.cache.set(rel, cached);
+      return true;
     }
+    r.cacheChanged = true;
+    r.cache.set(rel, entryOf(s, oid));
+    return false;
   };
-  const note = (rel: string, e: FlatEntry): void => {
-    if (o.flat) r.flat.set(rel, e);
-  };
+  const trees: DirTrees = new Map();
   const blob = (body: Buffer): Oid => (o.write ? o.objects.put('blob', body) : objectId('blob', body));
   const tree = (body: Buffer): Oid => {
     const oid = objectId('tree', body);
@@ -209,7 +235,11 @@ export async function scanTree(o: ScanOptions): Promise<ScanResult> {
     return undefined; // changed while read, twice: left out of this checkpoint
   };
 
-  const walk = async (level: Level): Promise<Oid> => {
+  /**
+   * A directory's tree, and whether it is the one the last scan made: every entry found unchanged in the scan cache
+   * and every subdirectory unchanged. Then its tree is not encoded and hashed again (see DirTrees).
+   */
+  const walk = async (level: Level): Promise<{ oid: Oid; same: boolean }> => {
     const entries: NewTreeEntry[] = [];
     const dir = level.dir;
     let listed: { text: string; bytes?: Buffer }[];
@@ -218,6 +248,7 @@ export async function scanTree(o: ScanOptions): Promise<ScanResult> {
     } catch {
       listed = [];
     }
+    let same = true;
     for (const n of listed) {
       seen += 1;
       if (seen > o.maxFiles) throw new TooManyFiles();
@@ -229,37 +260,35 @@ export async function scanTree(o: ScanOptions): Promise<ScanResult> {
           : Buffer.from(n.text).toString('latin1');
       const rel = level.rel === '' ? nameKey : `${level.rel}/${nameKey}`;
       const text = n.bytes === undefined && level.text !== undefined ? `${level.text}/${n.text}` : undefined;
-      const name = (): Buffer => n.bytes ?? Buffer.from(n.text);
-      const path = (): Buffer => Buffer.concat([level.bytes, SLASH, name()]);
       // Status by path is fast; it decides only whether the cache may be used (same device and inode: the same
       // file). Names, contents and link targets come only through descriptors, which a swapped link cannot redirect.
-      const st = lstatSync(text ?? path(), { throwIfNoEntry: false });
-      if (!st) continue;
+      const st = lstatSync(text ?? childPath(level, n), { throwIfNoEntry: false });
+      if (!st) {
+        same = false;
+        continue;
+      }
       if (st.isDirectory()) {
         if (o.rules.excluded(rel, true)) continue;
+        const name = n.bytes ?? Buffer.from(n.text);
         let sub: Dir;
         try {
-          sub = openDirAt(dir, name());
+          sub = openDirAt(dir, name);
         } catch {
+          same = false;
           continue; // replaced meanwhile (by a link, say): not entered, not recorded
         }
-        let oid: Oid;
+        let got: { oid: Oid; same: boolean };
         let perm: number;
         try {
           perm = fstatSync(sub.fd).mode & 0o777;
-          oid = await walk({
-            dir: sub,
-            text,
-            get bytes() {
-              return path();
-            },
-            rel,
-          });
+          got = await walk({ dir: sub, text, parent: level, name, rel });
         } finally {
           closeDir(sub);
         }
-        entries.push({ key: nameKey, mode: '40000', oid });
-        note(rel, perm === 0o755 ? { mode: '40000', oid } : { mode: '40000', oid, perm });
+        if (!got.same) same = false;
+        entries.push({ key: nameKey, mode: '40000', oid: got.oid });
+        if (o.flat)
+          r.flat.set(rel, perm === 0o755 ? { mode: '40000', oid: got.oid } : { mode: '40000', oid: got.oid, perm });
         if (perm !== 0o755) r.perms.set(rel, perm);
         continue;
       }
@@ -270,31 +299,36 @@ export async function scanTree(o: ScanOptions): Promise<ScanResult> {
         let oid: Oid;
         if (hit) oid = cached.oid;
         else {
+          same = false;
           try {
-            oid = blob(readlinkAt(dir, name()));
+            oid = blob(readlinkAt(dir, n.bytes ?? Buffer.from(n.text)));
           } catch {
             r.unreadable += 1;
             continue;
           }
         }
-        keep(rel, st, oid, cached);
+        if (!keep(rel, st, oid, cached)) same = false;
         entries.push({ key: nameKey, mode: '120000', oid });
-        note(rel, { mode: '120000', oid });
+        if (o.flat) r.flat.set(rel, { mode: '120000', oid });
         r.files += 1;
         continue;
       }
       if (!st.isFile()) {
+        same = false;
         r.special += 1; // FIFOs, sockets, devices: not content
         continue;
       }
       if (st.size > o.maxFileBytes) {
+        same = false;
         noteOversize(r, rel);
         continue;
       }
-      let found: { oid: Oid; st: Stats } | undefined;
-      if (hit) found = { oid: cached.oid, st };
+      let oid: Oid;
+      let fst: Stats = st;
+      if (hit) oid = cached.oid;
       else {
-        found = await readFile(dir, name());
+        same = false;
+        const found = await readFile(dir, n.bytes ?? Buffer.from(n.text));
         if (!found) {
           r.unreadable += 1;
           continue;
@@ -303,29 +337,41 @@ export async function scanTree(o: ScanOptions): Promise<ScanResult> {
           noteOversize(r, rel);
           continue;
         }
+        oid = found.oid;
+        fst = found.st;
       }
-      const perm = found.st.mode & 0o777;
+      const perm = fst.mode & 0o777;
       const mode: TreeMode = perm & 0o100 ? '100755' : '100644';
-      keep(rel, found.st, found.oid, cached);
-      entries.push({ key: nameKey, mode, oid: found.oid });
-      if (perm === defaultPerm(mode)) note(rel, { mode, oid: found.oid });
-      else {
-        note(rel, { mode, oid: found.oid, perm });
+      if (!keep(rel, fst, oid, cached)) same = false;
+      entries.push({ key: nameKey, mode, oid });
+      if (perm === defaultPerm(mode)) {
+        if (o.flat) r.flat.set(rel, { mode, oid });
+      } else {
+        if (o.flat) r.flat.set(rel, { mode, oid, perm });
         r.perms.set(rel, perm);
       }
       r.files += 1;
-      r.bytes += found.st.size;
+      r.bytes += fst.size;
     }
-    return tree(encodeTree(entries));
+    const before = o.trees?.get(level.rel);
+    if (same && before !== undefined && before.count === entries.length && o.known?.has(before.oid)) {
+      trees.set(level.rel, before);
+      r.reusedTrees += 1;
+      return { oid: before.oid, same: true };
+    }
+    const oid = tree(encodeTree(entries));
+    trees.set(level.rel, { oid, count: entries.length });
+    return { oid, same: before !== undefined && before.oid === oid && same };
   };
 
   const root = openRoot(o.root);
   try {
-    r.tree = await walk({ dir: root, text: o.root, bytes: Buffer.from(o.root), rel: '' });
+    r.tree = (await walk({ dir: root, text: o.root, name: Buffer.from(o.root), rel: '' })).oid;
   } finally {
     closeDir(root);
   }
   if (r.cache.size !== o.cache.size) r.cacheChanged = true;
+  if (o.write) r.trees = trees; // a dry scan's trees were never stored: not for a scan that stores to reuse
   return r;
 }
 

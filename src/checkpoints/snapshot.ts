@@ -4,8 +4,8 @@ import { realpathSync, statSync } from 'node:fs';
 import type { CheckpointSettings } from '../config/config.js';
 import { ExcludeRules } from './exclude.js';
 import type { CheckpointMeta } from './meta.js';
-import { loadScanCache, saveScanCache } from './scan-cache.js';
-import { encodePerms, KnownObjects, scanTree, TooManyFiles, type ScanResult } from './scan.js';
+import { loadScanCache, saveScanCache, type ScanEntries } from './scan-cache.js';
+import { encodePerms, KnownObjects, scanTree, TooManyFiles, type DirTrees, type ScanResult } from './scan.js';
 import type { Checkpoint, CheckpointStore } from './store.js';
 
 /** What the checkpoint is taken before (the rest of its metadata comes from the scan). */
@@ -30,6 +30,9 @@ export function forgetKnownObjects(storeRoot: string): void {
   known.get(storeRoot)?.clear();
 }
 
+/** The trees of the scan that left each cache as it is (a cache read again from the store has none). */
+const treesOf = new WeakMap<ScanEntries, DirTrees>();
+
 /** Scans `root` (a real path) with the settings' rules and limits; `write` false stores nothing. */
 export async function scanDirectory(
   store: CheckpointStore,
@@ -40,12 +43,14 @@ export async function scanDirectory(
 ): Promise<ScanResult> {
   store.ensure();
   const cachePath = store.scanCachePath(root);
+  const cache = loadScanCache(cachePath);
   const result = await scanTree({
     root,
     rules: new ExcludeRules(settings.exclude),
     objects: store.objects,
     write,
-    cache: loadScanCache(cachePath),
+    cache,
+    trees: treesOf.get(cache),
     maxFileBytes: settings.max_file_bytes,
     maxFiles: settings.max_files,
     known: known.get(store.root) ?? known.set(store.root, new KnownObjects()).get(store.root),
@@ -54,6 +59,7 @@ export async function scanDirectory(
   });
   // A dry scan's cache is as true as a stored one's, but names objects that were never stored: not kept.
   if (write && result.cacheChanged) saveScanCache(cachePath, root, result.cache);
+  if (result.trees) treesOf.set(result.cacheChanged ? result.cache : cache, result.trees);
   return result;
 }
 
