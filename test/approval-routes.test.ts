@@ -7,13 +7,12 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../src/config/config.js';
-import type { PendingApproval } from '../src/common/approval-types.js';
-import type { AgentResult, AgentState } from '../src/common/types.js';
 import { harness, type Harness } from './support/agent-harness.js';
-import { startScriptedModel, type ScriptedModel, type Step } from './support/scripted-model.js';
+
+import { runDenying as denyAll } from './support/deny-all.js';
+import { type Step } from './support/scripted-model.js';
 
 let h: Harness;
 const configFile = join(mkdtempSync(join(tmpdir(), 'tether-routes-conf-')), 'config.yaml');
@@ -29,39 +28,8 @@ afterAll(async () => {
 
 const project = (): string => realpathSync(mkdtempSync(join(tmpdir(), 'tether-routes-')));
 const call = (name: string, args: Record<string, unknown>): Step => ({ toolCalls: [{ name, arguments: args }] });
-const results = (model: ScriptedModel): Record<string, unknown>[] =>
-  model.requests.slice(1).map((r) => JSON.parse(r.messages.at(-1)!.content!) as Record<string, unknown>);
-
-/** Runs the script; every approval that appears is denied. Returns the approvals in the order they appeared. */
-async function runDenying(
-  cwd: string,
-  steps: Step[],
-): Promise<{ out: Record<string, unknown>[]; asked: PendingApproval[] }> {
-  const model = await startScriptedModel([...steps, { content: 'done' }]);
-  const asked: PendingApproval[] = [];
-  await h.withWorker(model.url, async () => {
-    const handle = await h.client.workflow.start('agentWorkflow', {
-      taskQueue: h.taskQueue,
-      workflowId: `routes-${randomUUID()}`,
-      args: [{ task: 't', model: 'scripted', cwd, enabledToolsets: ['terminal', 'file', 'code_execution'] }],
-    });
-    let finished = false;
-    const done = handle.result().finally(() => (finished = true));
-    while (!finished) {
-      const s = await handle.query<AgentState>('state');
-      for (const p of s.pendingApprovals) {
-        if (asked.some((a) => a.approvalId === p.approvalId)) continue;
-        asked.push(p);
-        await handle.signal('approval', { approvalId: p.approvalId, choice: 'deny', reason: 'test' });
-      }
-      if (!finished) await new Promise((r) => setTimeout(r, 100));
-    }
-    return (await done) as AgentResult;
-  });
-  expect(model.errors).toEqual([]);
-  await model.close();
-  return { out: results(model), asked };
-}
+const runDenying = (cwd: string, steps: Step[]): ReturnType<typeof denyAll> =>
+  denyAll(h, cwd, steps, { idPrefix: 'routes' });
 
 const denied = { denied: true, error: expect.stringMatching(/^The user denied this command/) };
 const payload = (marker: string): string => `touch ${marker}; kubectl delete pod demo 2>/dev/null`;

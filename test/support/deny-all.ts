@@ -1,0 +1,51 @@
+// A real run of a scripted model in which every approval that appears is denied: the gate's route tests use it to
+// show that each route asks (and that what it would have run never ran).
+import { randomUUID } from 'node:crypto';
+import { expect } from 'vitest';
+import type { PendingApproval } from '../../src/common/approval-types.js';
+import type { AgentResult, AgentState } from '../../src/common/types.js';
+import type { Harness } from './agent-harness.js';
+import { recordHistory } from './history.js';
+import { startScriptedModel, type ScriptedModel, type Step } from './scripted-model.js';
+
+/** What each tool call returned, in order (the message the model was sent after it). */
+export const toolResults = (model: ScriptedModel): Record<string, unknown>[] =>
+  model.requests.slice(1).map((r) => JSON.parse(r.messages.at(-1)!.content!) as Record<string, unknown>);
+
+/**
+ * Runs `steps` then 'done' with the terminal, file and code_execution toolsets; every approval is denied as it
+ * appears. `record` names a history file to keep (test/support/history.ts).
+ */
+export async function runDenying(
+  h: Harness,
+  cwd: string,
+  steps: Step[],
+  o: { idPrefix: string; record?: string },
+): Promise<{ model: ScriptedModel; asked: PendingApproval[]; out: Record<string, unknown>[]; result: AgentResult }> {
+  const model = await startScriptedModel([...steps, { content: 'done' }]);
+  const asked: PendingApproval[] = [];
+  const result = await h.withWorker(model.url, async () => {
+    const handle = await h.client.workflow.start('agentWorkflow', {
+      taskQueue: h.taskQueue,
+      workflowId: `${o.idPrefix}-${randomUUID()}`,
+      args: [{ task: 't', model: 'scripted', cwd, enabledToolsets: ['terminal', 'file', 'code_execution'] }],
+    });
+    let finished = false;
+    const done = handle.result().finally(() => (finished = true));
+    while (!finished) {
+      const s = await handle.query<AgentState>('state');
+      for (const p of s.pendingApprovals) {
+        if (asked.some((a) => a.approvalId === p.approvalId)) continue;
+        asked.push(p);
+        await handle.signal('approval', { approvalId: p.approvalId, choice: 'deny', reason: 'test' });
+      }
+      if (!finished) await new Promise((r) => setTimeout(r, 100));
+    }
+    const out = (await done) as AgentResult;
+    if (o.record) recordHistory(h.address, handle.workflowId, o.record);
+    return out;
+  });
+  expect(model.errors).toEqual([]);
+  await model.close();
+  return { model, asked, out: toolResults(model), result };
+}
