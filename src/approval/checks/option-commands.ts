@@ -1,25 +1,9 @@
 // Programs that run a command given in an option or a configuration file they are pointed at: ssh -F FILE (its
 // ProxyCommand, LocalCommand, KnownHostsCommand, Match exec), apt -o ...::Pre-Invoke=CMD and apt -c FILE, dpkg
 // --pre-invoke/--post-invoke, wget --use-askpass, man -P/-H. The command is judged like any command line. Pure.
+import { optionValues as values } from '../loaders/preloads.js';
 import { literal, type Word } from '../words.js';
 import { show, type Check, type CheckContext } from './types.js';
-
-/** Values of options (`-F FILE`, `--opt=VALUE`, `-oVALUE`). */
-function values(args: Word[], opts: readonly string[]): Word[] {
-  const out: Word[] = [];
-  for (let i = 0; i < args.length; i += 1) {
-    const t = args[i]!.text;
-    for (const o of opts) {
-      if (t === o && args[i + 1]) out.push(args[(i += 1)]!);
-      else if (o.startsWith('--') && t.startsWith(`${o}=`)) out.push({ ...args[i]!, text: t.slice(o.length + 1) });
-      else if (!o.startsWith('--') && t.startsWith(o) && t.length > o.length)
-        out.push({ ...args[i]!, text: t.slice(o.length) });
-      else continue;
-      break;
-    }
-  }
-  return out;
-}
 
 function commandLine(v: Word, who: string, ctx: CheckContext): void {
   if (v.dynamic) ctx.computed(v, who);
