@@ -13,12 +13,14 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { parseConfig } from '../config/config.js';
 import { ExcludeRules } from './exclude.js';
 import { scanDirectory } from './snapshot.js';
+import { flatten } from './catalog.js';
 import { scanTree } from './scan.js';
 import { CheckpointStore } from './store.js';
 
@@ -159,5 +161,44 @@ it('walks below a directory whose name is not valid UTF-8, by its bytes', async 
   expect(got.files).toBe(1);
   expect(got.unreadable).toBe(0);
   expect([...got.flat.keys()]).toContain(`bad${String.fromCharCode(0xff)}dir/inner/file`);
+  rmSync(root, { recursive: true, force: true });
+});
+
+it('a path longer than the system takes is left out and counted; the rest of the directory is kept', async () => {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), 'tether-scan-')));
+  const task = join(root, 'task');
+  mkdirSync(task);
+  writeFileSync(join(task, 'top.txt'), 'kept');
+  // 25 names of 200 bytes: deeper than PATH_MAX (4,096), made a level at a time by a shell that cds into each.
+  const name = 'd'.repeat(200);
+  execFileSync('sh', [
+    '-c',
+    `cd "$1" && for i in $(seq 25); do mkdir ${name} && cd -P ${name}; done && echo deep > f`,
+    'sh',
+    task,
+  ]);
+  const store = new CheckpointStore(join(root, 'home'));
+  const got = await scanDirectory(store, settings, task, true, { flat: true });
+  expect(got.flat.has('top.txt')).toBe(true);
+  expect(got.unreadable).toBeGreaterThan(0);
+  execFileSync('rm', ['-rf', root]);
+});
+
+it('a store removed while the worker runs is filled again: every tree the next checkpoint names is stored', async () => {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), 'tether-scan-')));
+  const task = join(root, 'task');
+  mkdirSync(join(task, 'a', 'b'), { recursive: true });
+  writeFileSync(join(task, 'a', 'b', 'f'), 'x');
+  const store = new CheckpointStore(join(root, 'home'));
+  await new Promise((r) => setTimeout(r, 2_100));
+  await scanDirectory(store, settings, task, true);
+  await scanDirectory(store, settings, task, true);
+  rmSync(store.root, { recursive: true });
+  const got = await scanDirectory(store, settings, task, true);
+  expect([...flatten(store.objects, { tree: got.tree, meta: { v: 1 } as never }).keys()]).toEqual([
+    'a',
+    'a/b',
+    'a/b/f',
+  ]);
   rmSync(root, { recursive: true, force: true });
 });

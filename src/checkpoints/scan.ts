@@ -131,6 +131,8 @@ const entryOf = (s: Stats, oid: Oid): CacheEntry => ({
 });
 
 const SLASH = Buffer.from('/');
+/** What opening a directory that was replaced since it was listed fails with. */
+const REPLACED = new Set(['ELOOP', 'ENOTDIR', 'ENOENT']);
 
 /**
  * A directory of the walk: opened from its parent's descriptor (never through a link) and listed through that
@@ -262,7 +264,13 @@ export async function scanTree(o: ScanOptions): Promise<ScanResult> {
       const text = n.bytes === undefined && level.text !== undefined ? `${level.text}/${n.text}` : undefined;
       // Status by path is fast; it decides only whether the cache may be used (same device and inode: the same
       // file). Names, contents and link targets come only through descriptors, which a swapped link cannot redirect.
-      const st = lstatSync(text ?? childPath(level, n), { throwIfNoEntry: false });
+      let st: Stats | undefined;
+      try {
+        st = lstatSync(text ?? childPath(level, n), { throwIfNoEntry: false });
+      } catch {
+        st = undefined; // a path longer than the system takes, say: left out and counted, the rest goes on
+        r.unreadable += 1;
+      }
       if (!st) {
         same = false;
         continue;
@@ -273,9 +281,12 @@ export async function scanTree(o: ScanOptions): Promise<ScanResult> {
         let sub: Dir;
         try {
           sub = openDirAt(dir, name);
-        } catch {
+        } catch (err) {
           same = false;
-          continue; // replaced meanwhile (by a link, say): not entered, not recorded
+          // Replaced meanwhile (by a link, say): not entered, not recorded. Anything else (out of descriptors in a
+          // very deep tree, say) leaves the directory out, counted.
+          if (!REPLACED.has((err as NodeJS.ErrnoException).code ?? '')) r.unreadable += 1;
+          continue;
         }
         let got: { oid: Oid; same: boolean };
         let perm: number;

@@ -41,7 +41,7 @@ export async function scanDirectory(
   write: boolean,
   o: { signal?: AbortSignal; flat?: boolean } = {},
 ): Promise<ScanResult> {
-  store.ensure();
+  if (store.ensure()) forgetKnownObjects(store.root);
   const cachePath = store.scanCachePath(root);
   const cache = loadScanCache(cachePath);
   const result = await scanTree({

@@ -41,15 +41,19 @@ export class CheckpointStore {
     this.objects = new ObjectStore(join(this.root, 'objects'));
   }
 
-  /** Makes the repository on first use (git can open it: `git --git-dir TETHER_HOME/checkpoints log ...`). */
-  ensure(): void {
-    if (existsSync(join(this.root, 'HEAD'))) return;
+  /**
+   * Makes the repository on first use (git can open it: `git --git-dir TETHER_HOME/checkpoints log ...`). True when
+   * it was made now: a store removed while the worker ran holds none of the objects the worker knew of.
+   */
+  ensure(): boolean {
+    if (existsSync(join(this.root, 'HEAD')) && existsSync(this.objects.dir)) return false;
     makeDirs(join(this.root, 'objects'));
     makeDirs(join(this.root, 'refs', 'heads'));
     makeDirs(join(this.root, RUNS));
     makeDirs(join(this.root, 'tether', 'scans'));
     writeFileSync(join(this.root, 'config'), GIT_CONFIG);
     writeAtomically(join(this.root, 'HEAD'), 'ref: refs/heads/main\n');
+    return true;
   }
 
   /** Where the scan cache of a task directory lives (scan-cache.ts). */
