@@ -52,6 +52,16 @@ import {
   type CarryContext,
 } from './carried.js';
 import { taskRunner } from './task-runners.js';
+import {
+  assigned,
+  evaluatedAssignment,
+  evaluatedNode,
+  RUN_TIME,
+  ValueState,
+  type ValueContext,
+} from './reevaluation.js';
+import { declarationArgs, reevaluatingBuiltin } from './reevaluating-builtins.js';
+import { lineEditing } from './line-editing.js';
 import { inDir, lookedUp, taskPathDirs } from './loaders/path-lookup.js';
 import { projectRunner } from './loaders/runners.js';
 import { listedDir, scriptKey, type ScriptFile } from './scripts.js';
@@ -92,6 +102,8 @@ interface DetectOptions {
   programs?: ReadProgram;
   /** The text is a program in this language (an execute_code program), not a command line. */
   language?: string;
+  /** `stdin` is typed on a terminal: what line editing and history would do to it asks (line-editing.ts). */
+  terminal?: boolean;
 }
 
 /** Variables that are usually in the environment already: setting them in the line changes later lookups. */
@@ -144,11 +156,17 @@ const EXEC = execChecks(containsDownload);
 
 const checkFor = checkLookup(EXEC);
 
-class Analysis implements CarryContext {
+class Analysis implements CarryContext, ValueContext {
   readonly findings = new Map<string, Finding>();
   readonly where: Where;
   /** Variables assigned with literal values so far (`D=/dev/sda; ...`). */
   private readonly vars = new Map<string, string>();
+  /** Variables set at run time and declared integer: where bash evaluates values again (reevaluation.ts). */
+  readonly values = new ValueState();
+
+  valueOf(name: string): string | typeof RUN_TIME | undefined {
+    return this.vars.get(name) ?? (this.values.runtime.has(name) ? RUN_TIME : undefined);
+  }
   /** What earlier pipeline elements print (upstreamOf), by tree and node, while the known variables stay the same. */
   private upstreamSeen = new WeakMap<object, Map<number, Upstream>>();
   /** Standard input of a nested script (ssh HOST CMD <<EOF): every top-level command of it reads it. */
@@ -445,6 +463,7 @@ class Analysis implements CarryContext {
   }
 
   private walk(node: SyntaxNode): void {
+    evaluatedNode(node, this.vars, this);
     switch (node.type) {
       case 'command':
         this.command(node);
@@ -463,6 +482,10 @@ class Analysis implements CarryContext {
         break;
       case 'declaration_command':
         declarationCommand(node, this.vars, this);
+        declarationArgs(
+          named(node).map((c) => declaredWord(c, this.vars)),
+          this,
+        );
         break;
       case 'for_statement':
         this.forLoop(node);
@@ -475,6 +498,10 @@ class Analysis implements CarryContext {
       case 'unset_command':
         checkUnset(
           named(node).map((c) => c.text),
+          this,
+        );
+        reevaluatingBuiltin(
+          { name: 'unset', written: 'unset', args: named(node).map((c) => wordOf(c, this.vars)), viaXargs: false },
           this,
         );
         break;
@@ -508,6 +535,7 @@ class Analysis implements CarryContext {
     if (!name) return;
     const w = value ? wordOf(value, this.vars) : { text: '', dynamic: false, pattern: false, substitutions: [] };
     checkAssignment(name, w, this);
+    evaluatedAssignment(name, w, value?.text ?? '', this);
     if (node.parent?.type === 'command') return;
     if (name === 'PATH') this.pathDirs = taskPathDirs(w, this.where);
     carriedVariable(name, w, this);
@@ -516,6 +544,7 @@ class Analysis implements CarryContext {
       node.parent?.type === 'declaration_command' && /^(export|declare|typeset)\b/.test(node.parent.text);
     if (exporting || INHERITED_LOOKUPS.test(name)) this.exported.set(name, w);
     this.upstreamSeen = new WeakMap();
+    assigned(name, w, value?.text ?? '', this.values);
     if (!w.dynamic) this.vars.set(name, w.text);
     else if (/^\$\(\s*mktemp\b/.test(value?.text ?? '')) this.vars.set(name, '/tmp/mktemp.tmp');
     else if (/^"?\$\(\s*(docker|podman|nerdctl)\s+(container\s+)?(create|run\s+(-\w+\s+)*-d)\b/.test(value?.text ?? ''))
@@ -629,6 +658,7 @@ class Analysis implements CarryContext {
     });
     // `sudo LD_PRELOAD=x.so cmd`, `env PATH=/tmp/x:$PATH make`: judged like the same assignment before the command.
     for (const s of settings) checkAssignment(s.name, s.value, this);
+    for (const s of settings) evaluatedAssignment(s.name, s.value, s.value.text, this);
     const allAssignments = [...assignments, ...settings];
     commandStartFiles(argv.name, allAssignments, this);
     const outerEnv = this.commandEnv;
@@ -675,6 +705,7 @@ class Analysis implements CarryContext {
     checkExposure(argv, this);
     checkRemoteInstall(argv, this);
     indirectCode(argv, allAssignments, io, this);
+    reevaluatingBuiltin(argv, this);
     // `xargs sh -c` / `xargs -I{} sh -c {}` (any replacement string): the shell runs text xargs reads at run time.
     const replacement = argv.viaXargs ? xargsReplacement(words, argv) : undefined;
     if (
@@ -874,6 +905,15 @@ class Analysis implements CarryContext {
   }
 }
 
+/** An argument of `declare`/`local`/...: an assignment as `NAME=VALUE` with the value's substitutions kept. */
+function declaredWord(node: SyntaxNode, vars: ReadonlyMap<string, string>): Word {
+  if (node.type !== 'variable_assignment') return wordOf(node, vars);
+  const name = node.childForFieldName('name')?.text ?? '';
+  const valueNode = node.childForFieldName('value');
+  const value = valueNode ? wordOf(valueNode, vars) : literal('');
+  return { ...value, text: `${name}=${value.text}` };
+}
+
 const WORD = String.raw`(?:'[^']*'|"(?:\\.|[^"\\])*"|\$'(?:\\.|[^'\\])*'|[^\s;&|<>()]+)`;
 const OUT_THEN_HERE_STRING = new RegExp(String.raw`((?:\d*>>?|&>>?|\d*>&|>\|)\s*${WORD})(\s*)(<<<\s*${WORD})`, 'g');
 
@@ -917,6 +957,8 @@ export function detect(parse: ParseBash, command: string, opts: DetectOptions = 
     // nothing to judge
   } else if (opts.language !== undefined) analysis.code(command, opts.language);
   else analysis.script(command, opts.stdin === undefined ? undefined : { upstream: [], stdinText: opts.stdin });
+  const edited = opts.terminal && opts.stdin !== undefined ? lineEditing(opts.stdin) : undefined;
+  if (edited !== undefined) analysis.add('line-editing', edited);
   analysis.drainLoads();
   analysis.runExitHandlers();
   const findings = [...analysis.findings.values()].sort((a, b) => TIER_ORDER[b.tier] - TIER_ORDER[a.tier]);

@@ -293,6 +293,19 @@ const list: Rule[] = [
     description:
       'leaves code for later commands to run (an exported PAGER, BASH_ENV, HOME or NODE_OPTIONS, git configuration, a file the code reads)',
   },
+  {
+    id: 'evaluated-value',
+    tier: 'dangerous',
+    opaque: true,
+    description: 'bash evaluates a value again as code, and it holds a command or is known only at run time',
+  },
+  {
+    id: 'line-editing',
+    tier: 'dangerous',
+    opaque: true,
+    description:
+      'input typed at a terminal or interactive shell goes through line editing or history, which can change what runs',
+  },
   // CI/CD and supply chain (holdout-4)
   {
     id: 'ci-tampering',

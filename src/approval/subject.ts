@@ -10,6 +10,8 @@ export interface CallSubject {
   stdin?: string;
   /** The directory it runs in, as the tool was given it (terminal `workdir`). */
   workdir?: string;
+  /** `stdin` is typed on a terminal (a PTY): line editing and history act on it before the program reads it. */
+  terminal?: boolean;
   /** Only what `stdin` adds is judged: the command itself was judged when it started (a background process). */
   inputOnly?: boolean;
   /** What a person deciding is shown, when it differs from `text`. */

@@ -232,10 +232,13 @@ export class ProcessTable {
     return this.info(e);
   }
 
-  /** The command a process was started with and its input not yet ended by a newline, for the approval gate. */
-  inputOf(id: string): { command: string; unterminated: string } | undefined {
+  /**
+   * The command a process was started with, its input not yet ended by a newline, and whether it reads from a terminal
+   * (where line editing applies), for the approval gate.
+   */
+  inputOf(id: string): { command: string; unterminated: string; pty: boolean } | undefined {
     const e = this.entries.get(id);
-    return e ? { command: e.command, unterminated: e.unterminated ?? '' } : undefined;
+    return e ? { command: e.command, unterminated: e.unterminated ?? '', pty: e.pty } : undefined;
   }
 
   /** Ends the process's standard input. */

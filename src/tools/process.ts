@@ -58,6 +58,7 @@ registry.register({
       text: input.command,
       stdin,
       inputOnly: true,
+      ...(input.pty ? { terminal: true } : {}),
       shown: `process ${id} (${input.command}) ${action}: ${stdin}`,
     };
   },

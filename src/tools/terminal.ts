@@ -48,9 +48,10 @@ registry.register({
   commandArg: 'command',
   cwdArg: 'workdir',
   // The command line, with its standard input: `sh` with a script on stdin is judged as that script.
-  gate: ({ command, stdin, workdir }) => ({
+  gate: ({ command, stdin, workdir, pty }) => ({
     text: String(command),
     stdin: typeof stdin === 'string' ? stdin : undefined,
+    ...(pty === true && typeof stdin === 'string' ? { terminal: true } : {}),
     workdir: typeof workdir === 'string' && workdir !== '' ? workdir : undefined,
   }),
   isAsync: true,

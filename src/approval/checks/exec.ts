@@ -1,5 +1,6 @@
 // Checks for commands that run other code: shells and interpreters (sh -c, python -c, a script on standard
 // input), eval, su -c, ssh HOST CMD, watch, and network tools that hand out a shell. Pure.
+import { lineEditing } from '../line-editing.js';
 import { parseFlags, type Argv } from '../argv.js';
 import { literal, type Word } from '../words.js';
 import { checkWrite } from './files.js';
@@ -150,9 +151,13 @@ export function execChecks(
     const fromSubstitution =
       (first && ctx.substitutionInput(first)) ?? (io.stdinFile && ctx.substitutionInput(io.stdinFile));
     if (fromSubstitution) stdinProgram(cmd, fromSubstitution, ctx, null);
-    else if (!first || f.short.has('s') || first.text === '-' || STDIN_PATHS.test(first.text))
+    else if (!first || f.short.has('s') || first.text === '-' || STDIN_PATHS.test(first.text)) {
+      // An interactive shell (`bash -i`) reads its input through readline and history expansion.
+      const typed = f.short.has('i') ? ctx.knownText(io) : undefined;
+      const edited = typed === undefined ? undefined : lineEditing(typed);
+      if (edited !== undefined) ctx.add('line-editing', edited);
       stdinProgram(cmd, io, ctx, null);
-    else ctx.runsFile(first, null);
+    } else ctx.runsFile(first, null);
   };
 
   const interpreter: Check = (cmd, io, ctx) => {
@@ -316,7 +321,8 @@ export function execChecks(
   const trap: Check = (cmd, _io, ctx) => {
     const action = cmd.args.find((a) => !a.text.startsWith('-'));
     // The handler runs later (at exit, on a signal), with the variables set by then (`trap 'rm -rf "$d"' EXIT; d=$(mktemp -d)`).
-    if (action && !action.dynamic) {
+    // A handler computed at run time (`trap "$x" EXIT`) is judged as its text: an expansion there is a computed command.
+    if (action) {
       if (ctx.atExit) ctx.atExit(() => ctx.script(action.text));
       else ctx.script(action.text);
     }
