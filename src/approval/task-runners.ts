@@ -3,6 +3,7 @@
 // make variables expanded). The gate reads those files like scripts run by path. Pure.
 import { parseFlags, type Argv } from './argv.js';
 import type { CheckContext } from './checks/types.js';
+import { judgeCmake } from './cmake.js';
 import { MAKE_VALUE_FLAGS, readMakefile } from './makefile.js';
 import { literal } from './words.js';
 
@@ -156,6 +157,7 @@ export function runnerFile(key: string, text: string, language: string, ctx: Run
     for (const c of m.commands) ctx.script(c);
   } else if (language.startsWith('package-scripts:'))
     for (const c of packageScripts(text, language.slice('package-scripts:'.length).split(','))) ctx.script(c);
+  else if (language === 'cmake' || language === 'cmake-project') judgeCmake(key, text, language === 'cmake', ctx);
   else if (language === 'runner-config') {
     const setting = runnerConfigProblem(text);
     if (setting) ctx.add('carried-code', `${key} sets ${setting}, which decides what runs the project's scripts`);

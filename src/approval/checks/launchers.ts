@@ -1,6 +1,7 @@
 // Programs that run another program named in their operands, after options or a subcommand of their own: `ip netns
 // exec NAME CMD`, `perf stat|record|trace CMD`, `gdb --args CMD`, `bwrap [options] CMD`, `start-stop-daemon --exec
-// PATH -- ARGS`, `systemd-nspawn [options] CMD`. What runs is judged as a command. Pure.
+// PATH -- ARGS`, `systemd-nspawn [options] CMD`, cmake (cmake.ts). What runs is judged as a command. Pure.
+import { cmakeCommand } from '../cmake.js';
 import type { Word } from '../words.js';
 import { literal } from '../words.js';
 import type { Check } from './types.js';
@@ -210,4 +211,5 @@ export const launcherChecks: Record<string, Check> = {
   bwrap,
   'systemd-nspawn': nspawn,
   'start-stop-daemon': startStopDaemon,
+  cmake: (cmd, _io, ctx) => cmakeCommand(cmd, ctx),
 };
