@@ -189,11 +189,84 @@ const WRAPPERS: Record<string, Wrapper> = {
   },
   nsenter: { valueOpts: ['-t', '--target', '-S', '--setuid', '-G', '--setgid', '--wd', '-r', '--root'] },
   sshpass: { valueOpts: ['-p', '-f', '-d', '-P'] },
-  unshare: {},
+  unshare: {
+    valueOpts: ['-R', '--root', '-w', '--wd', '-S', '--setuid', '-G', '--setgid', '--map-user', '--map-group'],
+  },
+  setpriv: {
+    valueOpts: [
+      '--reuid',
+      '--regid',
+      '--groups',
+      '--inh-caps',
+      '--ambient-caps',
+      '--bounding-set',
+      '--securebits',
+      '--pdeathsig',
+      '--selinux-label',
+      '--apparmor-profile',
+      '--landlock-access',
+      '--landlock-rule',
+      '--seccomp-filter',
+    ],
+  },
+  setarch: { valueOpts: ['--uname-2.6'], skip: 1 },
+  linux32: {},
+  linux64: {},
+  i386: {},
+  x86_64: {},
+  prlimit: { valueOpts: ['-p', '--pid', '-o', '--output'] },
+  numactl: {
+    valueOpts: [
+      '-C',
+      '--physcpubind',
+      '-N',
+      '--cpunodebind',
+      '-m',
+      '--membind',
+      '-p',
+      '--preferred',
+      '-i',
+      '--interleave',
+    ],
+  },
+  fakeroot: { valueOpts: ['-l', '--lib', '--faked', '-s', '-i'] },
+  fakechroot: { valueOpts: ['-l', '--lib', '-d', '--elfloader', '-c', '--config-dir', '-e', '--environment'] },
+  faketime: { valueOpts: ['-m', '-p', '-f'], skip: 1 },
+  cgexec: { valueOpts: ['-g'] },
+  chpst: { valueOpts: ['-u', '-U', '-b', '-e', '-/', '-C', '-n', '-l', '-L', '-m', '-d', '-o', '-p', '-f', '-c'] },
+  'dbus-run-session': { valueOpts: ['--config-file', '--dbus-daemon'] },
+  'xvfb-run': {
+    valueOpts: ['-n', '--server-num', '-e', '--error-file', '-f', '--auth-file', '-s', '--server-args', '-p'],
+  },
+  valgrind: {},
+  'flatpak-spawn': { valueOpts: ['--env', '--directory', '--forward-fd'] },
+  capsh: {},
+  /** The dynamic loader run as a program (`/lib64/ld-linux-x86-64.so.2 PROG ARGS`): see `ldSoName`. */
+  'ld.so': {
+    valueOpts: [
+      '--library-path',
+      '--preload',
+      '--audit',
+      '--argv0',
+      '--inhibit-rpath',
+      '--glibc-hwcaps-prepend',
+      '--glibc-hwcaps-mask',
+    ],
+    lookupOnly: ['--list', '--verify', '--list-tunables', '--list-diagnostics'],
+  },
 };
 
+/**
+ * The dynamic loader under any of its names (ld-linux-x86-64.so.2, ld-linux-aarch64.so.1, ld.so, ld-musl-x86_64.so.1,
+ * ld-2.31.so, ld64.so.2): run as a program it loads and runs the program named by its first operand.
+ */
+export const LD_SO =
+  /^(ld-linux[\w.-]*\.so(\.[\d.]+)?|ld\.so(\.[\d.]+)?|ld64\.so(\.[\d.]+)?|ld-musl-[\w.-]+\.so(\.[\d.]+)?|ld-[\d.]+\.so)$/;
+
+const wrapperKey = (name: string): string => (LD_SO.test(name) ? 'ld.so' : name);
+
 function isWrapper(name: string): boolean {
-  return Object.hasOwn(WRAPPERS, name);
+  return Object.hasOwn(WRAPPERS, wrapperKey(name));
 }
 
 interface Peeled {
@@ -221,7 +294,14 @@ export function peel(words: Word[]): Peeled {
   for (let guard = 0; guard < 16 && rest.length > 0; guard += 1) {
     const name = nameOf(rest[0]!);
     if (name === null || !isWrapper(name)) break;
-    const spec = WRAPPERS[name]!;
+    const spec = WRAPPERS[wrapperKey(name)]!;
+    // capsh runs /bin/bash with the words after `--` (`capsh --caps=... -- -c CMD`); without `--` it runs nothing else.
+    if (name === 'capsh') {
+      const dd = rest.findIndex((w) => w.text === '--');
+      if (dd < 0) return { argv: null };
+      rest = [literal('bash'), ...rest.slice(dd + 1)];
+      continue;
+    }
     // runuser/su style with -c: judged by its own check, which reads the command string.
     if (name === 'runuser' && rest.some((w) => w.text === '-c' || w.text.startsWith('--command'))) break;
     if (name === 'xargs') viaXargs = true;

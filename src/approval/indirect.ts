@@ -29,6 +29,13 @@ export const COMMAND_VARIABLES = new Set([
   'GIT_PROXY_COMMAND',
   'RSYNC_RSH',
   'MANPAGER',
+  'SYSTEMD_PAGER',
+  'SYSTEMD_EDITOR',
+  'GIT_SEQUENCE_EDITOR',
+  'KUBE_EDITOR',
+  'FCEDIT',
+  'SUDO_ASKPASS',
+  'BROWSER',
 ]);
 /** Variables that name a script the shell runs at start. */
 const SCRIPT_VARIABLES = new Set(['BASH_ENV', 'ENV']);

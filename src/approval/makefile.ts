@@ -1,7 +1,8 @@
 // Reads a makefile for the gate: the shell command lines its recipes run (tab lines and `target: ; recipe`), with
 // make variables expanded (`$(CC)` is cc, not a command substitution), `$(shell ...)` and `VAR != cmd` kept as
-// commands, included makefiles named, and what the gate cannot follow (`$(eval)`, .RECIPEPREFIX, another SHELL)
-// reported. Pure.
+// commands, included makefiles named, and what the gate cannot follow (`$(eval)`, .RECIPEPREFIX, another SHELL,
+// .SHELLFLAGS) reported. A dry run (make -n/-q/-t) still runs the `$(shell ...)` calls it expands (in assignments,
+// includes, conditionals and the recipes it prints) and recipe lines marked `+` or calling $(MAKE). Pure.
 
 /** make's options that take a value (so the value is not read as a target). */
 export const MAKE_VALUE_FLAGS = [
@@ -46,13 +47,43 @@ const OPEN = '\u0001';
 const CLOSE = '\u0002';
 const DOLLAR = '\u0003';
 
+const finish = (marked: string): string => marked.replaceAll(OPEN, '$(').replaceAll(CLOSE, ')').replaceAll(DOLLAR, '$');
+
+/** The outermost `$(shell ...)` calls in marked text, still marked. */
+function shellSpans(marked: string): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let start = 0;
+  for (let i = 0; i < marked.length; i += 1) {
+    if (marked[i] === OPEN && (depth += 1) === 1) start = i;
+    else if (marked[i] === CLOSE && depth > 0 && (depth -= 1) === 0) out.push(marked.slice(start, i + 1));
+  }
+  return out;
+}
+
+/** The outermost `$(shell ...)` calls in marked text, as shell command lines. */
+const shellCalls = (marked: string): string[] => shellSpans(marked).map((span) => finish(span.slice(1, -1)));
+
+/** .SHELLFLAGS values that only ask the shell to run the recipe (`-c`, `-ec`, `-eu -o pipefail -c`). */
+const PLAIN_SHELLFLAGS = /^((-[a-zA-Z]+|[-+]o\s+\w+)\s+)*-[a-zA-Z]*c$/;
+
 class Expander {
   readonly vars = new Map<string, string>(Object.entries(BUILTIN));
   readonly problems: string[] = [];
   auto: Record<string, string> = {};
+  /**
+   * Expanding only to find `$(shell ...)` calls (a conditional, a recipe a dry run prints): text functions whose
+   * result is unknown are no problem there; make code that defines more ($(eval), $(call), $(file)...) still is.
+   */
+  quiet = false;
 
   /** Expands innermost references first; what make computes that the gate does not becomes a shell variable. */
   expand(text: string): string {
+    return finish(this.expandMarked(text));
+  }
+
+  /** `expand` with `$(shell ...)` calls still marked (OPEN ... CLOSE), so that they can be found. */
+  expandMarked(text: string): string {
     let out = text.replace(/\$\$/g, DOLLAR);
     for (let round = 0; round < 20; round += 1) {
       const next = out
@@ -62,7 +93,7 @@ class Expander {
       if (next === out) break;
       out = next;
     }
-    return out.replaceAll(OPEN, '$(').replaceAll(CLOSE, ')').replaceAll(DOLLAR, '$');
+    return out;
   }
 
   private reference(inner: string): string {
@@ -117,19 +148,33 @@ class Expander {
       case 'filter-out':
         return b;
       default:
-        this.problems.push(`$(${name} ...) is computed when make runs`);
-        return `${DOLLAR}{MAKE_COMPUTED}`;
+        if (!this.quiet || /^(eval|call|value|file|guile|load)$/.test(name))
+          this.problems.push(`$(${name} ...) is computed when make runs`);
+        // The `$(shell ...)` calls in its arguments still run.
+        return `${DOLLAR}{MAKE_COMPUTED}${shellSpans(args).join('')}`;
     }
   }
 }
 
-/** `overrides`: `make NAME=VALUE` on the command line, which win over the makefile's own assignments. */
-export function readMakefile(text: string, overrides: ReadonlyMap<string, string> = new Map()): Makefile {
+/**
+ * `overrides`: `make NAME=VALUE` on the command line, which win over the makefile's own assignments. `dry`: make -n,
+ * -q or -t, which run no recipe but the lines marked `+` or calling $(MAKE), and still expand everything else.
+ */
+export function readMakefile(text: string, overrides: ReadonlyMap<string, string> = new Map(), dry = false): Makefile {
   // A backslash-newline continues a line (a recipe's next line may start with its tab).
   const lines = text.replace(/\\\n\t?/g, ' ').split('\n');
   const ex = new Expander();
   for (const [k, v] of overrides) ex.vars.set(k, v);
   const raw: { text: string; auto: Record<string, string> }[] = [];
+  // Commands make runs while it reads the makefile, dry run or not: `$(shell ...)` expanded at once, `VAR != cmd`.
+  const immediate: string[] = [];
+  const now = (t: string, quiet = false): string => {
+    ex.quiet = quiet;
+    const marked = ex.expandMarked(t);
+    ex.quiet = false;
+    immediate.push(...shellCalls(marked));
+    return marked;
+  };
   const includes: string[] = [];
   let auto: Record<string, string> = {};
   let define: { name: string; body: string[] } | undefined;
@@ -154,7 +199,12 @@ export function readMakefile(text: string, overrides: ReadonlyMap<string, string
     }
     const inc = /^-?s?include\s+(.+)$/.exec(trimmed);
     if (inc) {
-      includes.push(...ex.expand(inc[1]!).split(/\s+/).filter(Boolean));
+      includes.push(...finish(now(inc[1]!)).split(/\s+/).filter(Boolean));
+      continue;
+    }
+    const cond = /^(?:else\s+)?(ifeq|ifneq|ifdef|ifndef)\s+(.*)$/.exec(trimmed);
+    if (cond) {
+      now(cond[2]!, true);
       continue;
     }
     const assign = ASSIGN.exec(trimmed);
@@ -162,15 +212,17 @@ export function readMakefile(text: string, overrides: ReadonlyMap<string, string
     if (assign) {
       const [, name, op, value] = assign;
       if (name === '.RECIPEPREFIX') ex.problems.push('.RECIPEPREFIX changes how recipes are written');
-      if (op === '!=') raw.push({ text: value!, auto: {} });
+      if (name === '.SHELLFLAGS' && !PLAIN_SHELLFLAGS.test(value!.trim()))
+        ex.problems.push(`recipes run with .SHELLFLAGS=${value!.slice(0, 60)}`);
+      if (op === '!=') immediate.push(ex.expand(value!));
       const v = op === '+=' ? `${ex.vars.get(name!) ?? ''} ${value}` : value!;
-      ex.vars.set(name!, op === ':=' || op === '::=' ? ex.expand(v) : v);
+      ex.vars.set(name!, op === ':=' || op === '::=' || op === ':::=' ? now(v) : v);
       continue;
     }
     const rule = RULE.exec(trimmed);
     if (rule) {
-      const targets = ex.expand(rule[1]!).split(/\s+/);
-      const prereqs = ex.expand(rule[2]!).replace('|', ' ').split(/\s+/).filter(Boolean);
+      const targets = finish(now(rule[1]!)).split(/\s+/);
+      const prereqs = finish(now(rule[2]!)).replace('|', ' ').split(/\s+/).filter(Boolean);
       auto = {
         '@': targets[0] ?? 'target',
         '<': prereqs[0] ?? '',
@@ -179,15 +231,24 @@ export function readMakefile(text: string, overrides: ReadonlyMap<string, string
         '?': prereqs.join(' '),
       };
       if (rule[3] !== undefined && rule[3].trim() !== '') raw.push({ text: rule[3], auto });
+      continue;
     }
+    // Any other line (`$(eval ...)`, `$(info $(shell ...))`) is expanded as make reads it.
+    if (trimmed.includes('$')) now(trimmed, true);
   }
   const shell = ex.vars.get('SHELL') ?? '/bin/sh';
   if (!/^(\/usr)?(\/bin\/)?(ba|da)?sh$/.test(shell.trim()))
     ex.problems.push(`recipes run with SHELL=${shell.slice(0, 60)}`);
-  const commands: string[] = [];
+  const commands: string[] = [...immediate];
   for (const r of raw) {
     ex.auto = r.auto;
-    commands.push(ex.expand(r.text).replace(/^[@+-]+/, ''));
+    // A dry run prints the recipe (expanding its `$(shell ...)` calls) and runs only `+` lines and $(MAKE) calls.
+    const runs = !dry || /^[@-]*\+/.test(r.text.trimStart()) || /\$[({]MAKE[)}]/.test(r.text);
+    ex.quiet = !runs;
+    const marked = ex.expandMarked(r.text);
+    ex.quiet = false;
+    if (runs) commands.push(finish(marked).replace(/^[@+-]+/, ''));
+    else commands.push(...shellCalls(marked));
   }
   return { commands, includes, problems: ex.problems };
 }

@@ -3,6 +3,7 @@
 // make variables expanded). The gate reads those files like scripts run by path. Pure.
 import { parseFlags, type Argv } from './argv.js';
 import type { CheckContext } from './checks/types.js';
+import { judgeCmake } from './cmake.js';
 import { MAKE_VALUE_FLAGS, readMakefile } from './makefile.js';
 import { literal } from './words.js';
 
@@ -59,8 +60,15 @@ export function makeLanguage(cmd: Argv, ctx: CheckContext): string {
   const extra = ctx.commandEnv.get('MAKEFILES');
   if (extra?.dynamic) ctx.add('dynamic-command', 'MAKEFILES set at run time');
   else if (extra) for (const f of extra.text.split(/\s+/).filter(Boolean)) ctx.runsFile(literal(f), 'make');
-  return overrides.length === 0 ? 'make' : `make\u0000${JSON.stringify(overrides)}`;
+  const name = makeDryRun(cmd) ? 'make-n' : 'make';
+  return overrides.length === 0 ? name : `${name}\u0000${JSON.stringify(overrides)}`;
 }
+
+/** make -n/--dry-run/--just-print/--recon, -q/--question, -t/--touch: no recipe runs but `+` lines and $(MAKE). */
+const makeDryRun = (cmd: Argv): boolean =>
+  cmd.args.some((a) =>
+    /^(-[bBdeikLnpqrRsStvw]*[nqt][bBdeikLnpqrRsStvw]*|--dry-run|--just-print|--recon|--question|--touch)$/.test(a.text),
+  );
 
 /** Judges what a task runner will run: the package.json scripts or makefile recipes it picks, read in the environment. */
 export function taskRunner(cmd: Argv, ctx: RunnerContext): void {
@@ -68,9 +76,8 @@ export function taskRunner(cmd: Argv, ctx: RunnerContext): void {
   if (name === 'make' || name === 'gmake') {
     const f = parseFlags(cmd.args, MAKE_VALUE_FLAGS);
     if (f.values.has('-f') || f.values.has('--file') || f.values.has('--makefile')) return; // read as make -f FILE
-    // -n prints the recipes, -q only answers whether targets are up to date: neither runs them.
-    if (cmd.args.some((a) => /^(-[a-zA-Z]*[nq][a-zA-Z]*|--dry-run|--just-print|--recon|--question)$/.test(a.text)))
-      return;
+    // -n prints the recipes, -q only answers whether targets are up to date: neither runs them, but make still reads
+    // the makefile, running its `$(shell ...)` calls (read as 'make-n').
     const dir = f.values.get('-C') ?? f.values.get('--directory');
     const files = ['GNUmakefile', 'makefile', 'Makefile'].map((file) => (dir ? `${dir}/${file}` : file));
     for (const file of files) ctx.runsFile(literal(file), makeLanguage(cmd, ctx), files);
@@ -141,14 +148,16 @@ export function runnerConfigProblem(text: string): string | undefined {
 
 /** Files task runners read: a makefile's recipes, package.json scripts, a runner's settings. False: not one of them. */
 export function runnerFile(key: string, text: string, language: string, ctx: RunnerContext): boolean {
-  if (language === 'make' || language.startsWith('make\u0000')) {
-    const overrides = language === 'make' ? [] : (JSON.parse(language.slice(5)) as [string, string][]);
-    const m = readMakefile(text, new Map(overrides));
+  const make = /^make(-n)?(?:\u0000([\s\S]*))?$/.exec(language);
+  if (make) {
+    const overrides = make[2] === undefined ? [] : (JSON.parse(make[2]) as [string, string][]);
+    const m = readMakefile(text, new Map(overrides), make[1] !== undefined);
     for (const p of m.problems) ctx.add('unread-script', `${key}: ${p}`);
     for (const inc of m.includes) ctx.runsFile(literal(inc), language, true);
     for (const c of m.commands) ctx.script(c);
   } else if (language.startsWith('package-scripts:'))
     for (const c of packageScripts(text, language.slice('package-scripts:'.length).split(','))) ctx.script(c);
+  else if (language === 'cmake' || language === 'cmake-project') judgeCmake(key, text, language === 'cmake', ctx);
   else if (language === 'runner-config') {
     const setting = runnerConfigProblem(text);
     if (setting) ctx.add('carried-code', `${key} sets ${setting}, which decides what runs the project's scripts`);

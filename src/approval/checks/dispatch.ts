@@ -8,6 +8,7 @@ import { sharedProcessChecks } from './shared-processes.js';
 import { agentRulesChecks } from './agent-rules.js';
 import { testTamperingChecks } from './test-tampering.js';
 import { optionCommandChecks } from './option-commands.js';
+import { launcherChecks } from './launchers.js';
 import { ciChecks } from './ci.js';
 import { systemContainerChecks } from './system-containers.js';
 import { hardwareChecks } from './hardware.js';
@@ -102,6 +103,7 @@ const TABLES: Record<string, Check>[] = [
   agentRulesChecks,
   testTamperingChecks,
   optionCommandChecks,
+  launcherChecks,
 ];
 
 /** Names a table judges fully (their verbs are not a resource CLI's): databases, shells, system tools. */

@@ -7,6 +7,7 @@ import { checkWrite } from './files.js';
 import { wasDownloaded } from './fetched.js';
 import { show, stdinIsDynamic, stdinText, type Check, type CheckContext, type Io, type Origin } from './types.js';
 import { interpreterLoads } from '../loaders/preloads.js';
+import { pythonModuleRuns } from '../loaders/python-modules.js';
 import { screen, tmux } from '../interpreters/terminals.js';
 
 const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'fish', 'csh', 'tcsh', 'yash', 'rbash']);
@@ -190,7 +191,18 @@ export function execChecks(
     if (spec.language === 'python') {
       const m = args.findIndex((a) => a.text === '-m');
       const beforeOperand = m >= 0 && args.slice(0, m).every((a) => a.text.startsWith('-'));
-      if (beforeOperand && args[m + 1] && !args[m + 1]!.dynamic) ctx.argv(args.slice(m + 1));
+      if (beforeOperand && args[m + 1] && !args[m + 1]!.dynamic) {
+        // timeit, cProfile, pdb, runpy, code...: the module runs code or a program given in its own arguments (judged
+        // first: the module's command line below names its words, and a module named before it is loaded would ask).
+        pythonModuleRuns(
+          args[m + 1]!.text,
+          args.slice(m + 2),
+          ctx,
+          (rest) => ctx.argv([literal(cmd.written), literal('-m'), ...rest], io),
+          () => stdinProgram(cmd, io, ctx, 'python'),
+        );
+        ctx.argv(args.slice(m + 1));
+      }
     }
     // The program given inline, on standard input, or by path (python -m runs an installed or project module).
     const inline =

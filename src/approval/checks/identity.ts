@@ -136,6 +136,9 @@ const CODE_PATHS: Record<string, (v: string) => string[]> = {
   PERL5LIB: (v) => v.split(':'),
   RUBYLIB: (v) => v.split(':'),
   NODE_PATH: (v) => v.split(':'),
+  LUA_PATH: (v) => v.split(';'),
+  LUA_CPATH: (v) => v.split(';'),
+  TCLLIBPATH: (v) => v.split(/\s+/),
   NODE_OPTIONS: (v) =>
     [...v.matchAll(/(?:--require|-r|--import|--loader|--experimental-loader)[=\s]+(\S+)/g)].map((m) => m[1]!),
 };
@@ -149,6 +152,17 @@ const SHARED_DIRS = /^(\/tmp|\/var\/tmp|\/dev\/shm|\$TMPDIR|\$\{TMPDIR\})(\/|$)/
 const STANDARD_SHELL =
   /^(((\/usr)?(\/local)?|\/opt\/homebrew)\/bin\/|\$\((command -v|which) )?(sh|bash|dash|zsh|ksh|mksh|fish|tcsh|csh|ash|yash)\)?$/;
 
+/**
+ * Variables naming directories or files that a library or runtime loads compiled code or its own code from: glibc's
+ * gconv modules (GCONV_PATH), OpenSSL's configuration, engines and providers, GIO, GStreamer, Qt, GTK and gdk-pixbuf
+ * modules, SASL and PKCS#11 plugins, GPU drivers, Python's standard library (PYTHONHOME). Set to anything but the
+ * system's own directories, whatever is put there runs inside the program (`GCONV_PATH=. iconv -f EVIL ...`).
+ */
+const MODULE_PATHS =
+  /^(GCONV_PATH|OPENSSL_CONF|OPENSSL_ENGINES|OPENSSL_MODULES|GIO_MODULE_DIR|GIO_EXTRA_MODULES|GST_PLUGIN_PATH(_1_0)?|GST_PLUGIN_SYSTEM_PATH(_1_0)?|GST_PLUGIN_SCANNER(_1_0)?|QT_PLUGIN_PATH|QT_QPA_PLATFORM_PLUGIN_PATH|GTK_PATH|GTK_EXE_PREFIX|GTK_IM_MODULE_FILE|GDK_PIXBUF_MODULEDIR|GDK_PIXBUF_MODULE_FILE|SASL_PATH|PKCS11_MODULE_PATH|PYTHONHOME|LIBGL_DRIVERS_PATH|LIBVA_DRIVERS_PATH|VDPAU_DRIVER_PATH|__EGL_VENDOR_LIBRARY_DIRS|__EGL_VENDOR_LIBRARY_FILENAMES|VK_ICD_FILENAMES|VK_DRIVER_FILES|VK_LAYER_PATH|VK_ADD_LAYER_PATH|MAGICK_CODER_MODULE_PATH)$/;
+/** The system's own directories (installed by its packages), where module variables commonly point. */
+const SYSTEM_DIRS = /^(\/usr|\/lib|\/lib32|\/lib64|\/etc|\/opt|\/nix\/store|\/snap|\/System|\/Library)\//;
+
 /** `PATH=...`, `export PATH=...`, `LD_PRELOAD=...`: a variable that decides which code later commands run. */
 export function checkAssignment(name: string, value: Word, ctx: CheckContext): void {
   checkHistoryVariable(name, value, ctx);
@@ -157,6 +171,23 @@ export function checkAssignment(name: string, value: Word, ctx: CheckContext): v
   if (/^(LD_PRELOAD|LD_AUDIT|DYLD_INSERT_LIBRARIES)$/.test(name) && value.text !== '') {
     ctx.add('hijack-path', `${name}=${value.text}`);
     return;
+  }
+  if (MODULE_PATHS.test(name) && value.text !== '') {
+    const entries = value.text.split(/[:;]/).filter((e) => e !== '');
+    if (value.dynamic || entries.length === 0 || entries.some((e) => !SYSTEM_DIRS.test(e))) {
+      ctx.add('hijack-path', `${name}=${value.text} (the program loads code from there)`);
+      return;
+    }
+  }
+  // GTK_MODULES by path: GTK loads that library into every GTK program.
+  if (name === 'GTK_MODULES' && value.text.split(':').some((m) => m.includes('/') && !SYSTEM_DIRS.test(m))) {
+    ctx.add('hijack-path', `${name}=${value.text} (GTK loads that library)`);
+    return;
+  }
+  // PERL5DB is the Perl code `perl -d` runs as its debugger.
+  if (name === 'PERL5DB' && value.text !== '') {
+    if (value.dynamic) ctx.computed(value, name, 'perl');
+    else ctx.code(value.text, 'perl');
   }
   // A command run later, unseen (PROMPT_COMMAND before every prompt, a pager, GIT_SSH_COMMAND).
   if (COMMAND_VARIABLES.has(name) && !value.dynamic && hidesCode(value.text)) {
