@@ -2,6 +2,7 @@
 // read in the task's environment, judged and matched against the allowlist; and, before a call whose verdict came
 // earlier runs, the same files read again and compared. Runs on the worker that holds the task's environment.
 // Worker-only.
+import { normalizePath } from '../common/paths.js';
 import { assessSubject, digestsOf, type ReadScripts } from '../approval/assess.js';
 import type { AllowlistBook } from '../approval/allowlist-book.js';
 import { shownText, unshowable, type CallSubject } from '../approval/subject.js';
@@ -45,7 +46,7 @@ export function createGateActivities(deps: GateActivityDeps) {
     const cwd = subject.workdir
       ? subject.workdir.startsWith('/')
         ? subject.workdir
-        : `${input.cwd}/${subject.workdir}`
+        : normalizePath(`${input.cwd}/${subject.workdir}`)
       : input.cwd;
     const inEnvironment = <T>(fn: (env: ShellEnvironment) => Promise<T>): Promise<T> =>
       environmentManager().use(
