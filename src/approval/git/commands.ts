@@ -76,6 +76,9 @@ export function gitCommands(cmd: Argv, ctx: CheckContext): void {
   const inv: GitInvocation = { sub: undefined, settings: environmentSettings(ctx) };
   const gitDir = ctx.commandEnv.get('GIT_DIR');
   if (gitDir && !gitDir.dynamic) inv.gitDir = gitDir.text;
+  const commonDir = ctx.commandEnv.get('GIT_COMMON_DIR');
+  if (commonDir?.dynamic) ctx.add('dynamic-command', `git reads its configuration from a place known only at run time`);
+  else if (commonDir && commonDir.text !== '') inv.commonDir = commonDir.text;
   // The global configuration: GIT_CONFIG_GLOBAL, or HOME's .gitconfig / XDG_CONFIG_HOME's git/config when the
   // command sets them (`HOME=./h git log` reads ./h/.gitconfig).
   const home = ctx.commandEnv.get('HOME');
