@@ -9,6 +9,7 @@ import { shownText, unshowable, type CallSubject } from '../approval/subject.js'
 import type { TetherConfig } from '../config/config.js';
 import { environmentManager } from '../environments/current.js';
 import { currentDirectory, readScriptsIn } from '../environments/read-scripts.js';
+import { readForFileTool } from '../files/gate-reads.js';
 import type { ShellEnvironment } from '../environments/shell-environment.js';
 import type { ToolRegistry } from '../registry/registry.js';
 import type { AssessCallInput, CallAssessment } from '../common/approval-types.js';
@@ -57,7 +58,12 @@ export function createGateActivities(deps: GateActivityDeps) {
     const read: ReadScripts = (keys) => inEnvironment((env) => readScriptsIn(env, keys, subject.workdir));
     // The task's shell keeps the directory an earlier `cd` left: that is where the command runs.
     const where = (): Promise<string> => inEnvironment((env) => currentDirectory(env, subject.workdir, cwd));
-    return entry.environment ? { subject, cwd, read, where } : { subject, cwd };
+    if (entry.environment) return { subject, cwd, read, where };
+    // A file tool writes the task directory from the worker: what its verdict needs is read there, the same way.
+    const scope = { cwd: input.cwd, allowOutsideCwd: config.files.allow_outside_cwd };
+    return entry.pathArg !== undefined
+      ? { subject, cwd, read: (keys) => readForFileTool(scope, keys) }
+      : { subject, cwd };
   }
 
   async function assess(input: AssessCallInput): Promise<CallAssessment> {
