@@ -2,12 +2,14 @@
 // read in the task's environment, judged and matched against the allowlist; and, before a call whose verdict came
 // earlier runs, the same files read again and compared. Runs on the worker that holds the task's environment.
 // Worker-only.
+import { normalizePath } from '../common/paths.js';
 import { assessSubject, digestsOf, type ReadScripts } from '../approval/assess.js';
 import type { AllowlistBook } from '../approval/allowlist-book.js';
 import { shownText, unshowable, type CallSubject } from '../approval/subject.js';
 import type { TetherConfig } from '../config/config.js';
 import { environmentManager } from '../environments/current.js';
 import { currentDirectory, readScriptsIn } from '../environments/read-scripts.js';
+import { readForFileTool } from '../files/gate-reads.js';
 import type { ShellEnvironment } from '../environments/shell-environment.js';
 import type { ToolRegistry } from '../registry/registry.js';
 import type { AssessCallInput, CallAssessment } from '../common/approval-types.js';
@@ -45,7 +47,7 @@ export function createGateActivities(deps: GateActivityDeps) {
     const cwd = subject.workdir
       ? subject.workdir.startsWith('/')
         ? subject.workdir
-        : `${input.cwd}/${subject.workdir}`
+        : normalizePath(`${input.cwd}/${subject.workdir}`)
       : input.cwd;
     const inEnvironment = <T>(fn: (env: ShellEnvironment) => Promise<T>): Promise<T> =>
       environmentManager().use(
@@ -56,7 +58,12 @@ export function createGateActivities(deps: GateActivityDeps) {
     const read: ReadScripts = (keys) => inEnvironment((env) => readScriptsIn(env, keys, subject.workdir));
     // The task's shell keeps the directory an earlier `cd` left: that is where the command runs.
     const where = (): Promise<string> => inEnvironment((env) => currentDirectory(env, subject.workdir, cwd));
-    return entry.environment ? { subject, cwd, read, where } : { subject, cwd };
+    if (entry.environment) return { subject, cwd, read, where };
+    // A file tool writes the task directory from the worker: what its verdict needs is read there, the same way.
+    const scope = { cwd: input.cwd, allowOutsideCwd: config.files.allow_outside_cwd };
+    return entry.pathArg !== undefined
+      ? { subject, cwd, read: (keys) => readForFileTool(scope, keys) }
+      : { subject, cwd };
   }
 
   async function assess(input: AssessCallInput): Promise<CallAssessment> {

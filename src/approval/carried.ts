@@ -22,7 +22,7 @@ const COMMAND_VARIABLES =
  * home or configuration directory (~/.gitconfig, ~/.bashrc, .npmrc), a git directory or template (hooks).
  */
 const START_FILE_VARIABLES =
-  /^(ZDOTDIR|HOME|XDG_CONFIG_HOME|GIT_CONFIG|GIT_CONFIG_GLOBAL|GIT_CONFIG_SYSTEM|GIT_CONFIG_PARAMETERS|GIT_CONFIG_COUNT|GIT_CONFIG_KEY_\d+|GIT_CONFIG_VALUE_\d+|GIT_DIR|GIT_TEMPLATE_DIR|GIT_EXEC_PATH|npm_config_userconfig|npm_config_globalconfig|npm_config_node_options|PERL5OPT|PERL5DB|RUBYOPT|JAVA_TOOL_OPTIONS|_JAVA_OPTIONS)$/i;
+  /^(ZDOTDIR|HOME|XDG_CONFIG_HOME|GIT_CONFIG|GIT_CONFIG_GLOBAL|GIT_CONFIG_SYSTEM|GIT_CONFIG_PARAMETERS|GIT_CONFIG_COUNT|GIT_CONFIG_KEY_\d+|GIT_CONFIG_VALUE_\d+|GIT_DIR|GIT_COMMON_DIR|GIT_TEMPLATE_DIR|GIT_EXEC_PATH|npm_config_userconfig|npm_config_globalconfig|npm_config_node_options|PERL5OPT|PERL5DB|RUBYOPT|JAVA_TOOL_OPTIONS|_JAVA_OPTIONS)$/i;
 
 /** Variables naming a script a program runs at start: judged like the script (a project file as it is now). */
 const SCRIPT_VARIABLES: Record<string, string | null> = { BASH_ENV: null, ENV: null, PYTHONSTARTUP: 'python' };
@@ -81,7 +81,7 @@ export function carriedVariable(name: string, value: Word | undefined, ctx: Carr
 
 /** The start-file variables git's own configuration reader follows (git/commands.ts): git is judged on those files. */
 const GIT_READS =
-  /^(HOME|XDG_CONFIG_HOME|GIT_CONFIG_GLOBAL|GIT_CONFIG_SYSTEM|GIT_CONFIG_PARAMETERS|GIT_CONFIG_COUNT|GIT_CONFIG_KEY_\d+|GIT_CONFIG_VALUE_\d+|GIT_DIR|GIT_EXEC_PATH)$/;
+  /^(HOME|XDG_CONFIG_HOME|GIT_CONFIG_GLOBAL|GIT_CONFIG_SYSTEM|GIT_CONFIG_PARAMETERS|GIT_CONFIG_COUNT|GIT_CONFIG_KEY_\d+|GIT_CONFIG_VALUE_\d+|GIT_DIR|GIT_COMMON_DIR|GIT_EXEC_PATH)$/;
 
 /**
  * `HOME=. npm ci`, `env XDG_CONFIG_HOME=x tool`: a start-file variable set for one command moves where that command

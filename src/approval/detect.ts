@@ -18,6 +18,7 @@ import { resolveDir, type Where } from './paths.js';
 import { outputFileOf, outputOf } from './output.js';
 import { checkResourceAbuse, loopResourceAbuse, parallelRequests } from './checks/resource-abuse.js';
 import { checkWrite } from './checks/files.js';
+import { gitSurfaceWrite } from './checks/git-surfaces.js';
 import { ciConfigWrite } from './checks/ci.js';
 import { wasDownloaded } from './checks/fetched.js';
 import { packageSettingsWrite } from './checks/supply-chain.js';
@@ -176,6 +177,8 @@ class Analysis implements CarryContext, ValueContext {
   private readonly expanding = new Set<string>();
   /** Files written by a downloader in this command line (`curl -o x.sh URL && bash x.sh`). */
   readonly downloaded = new Set<string>();
+  /** Git directories an earlier command of the line makes (`git init --bare x`): keys. */
+  readonly gitDirsMade = new Set<string>();
 
   /** Scripts run by path that `files` did not hold. */
   readonly wanted = new Set<string>();
@@ -681,6 +684,8 @@ class Analysis implements CarryContext, ValueContext {
         )) {
           const key = path === '' ? undefined : this.keyOf(path);
           if (typeof key === 'string' && !this.writtenText.has(key)) this.overwritten.add(key);
+          // What the write rules do not know as writers (patch, sort -o, sponge...) still may not write git's files.
+          if (path !== '') gitSurfaceWrite(literal(path), `${argv.name} writes ${path}`, this);
         }
     }
   }

@@ -59,5 +59,6 @@ export function fileWriteSubject(tool: string, path: unknown, content: unknown):
   if (typeof path !== 'string' || path === '') return undefined;
   const quoted = `'${path.replace(/'/g, `'\\''`)}'`;
   const text = typeof content === 'string' ? content : '';
-  return { text: `: > ${quoted}`, shown: `${tool} ${path}:\n${text}` };
+  // A file tool's relative path is the task directory's, not the shell's (after a `cd`): files are read there too.
+  return { text: `: > ${quoted}`, shown: `${tool} ${path}:\n${text}`, workdir: '.' };
 }

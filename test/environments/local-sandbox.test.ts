@@ -159,7 +159,7 @@ describe('the local sandbox (bubblewrap)', () => {
     },
   );
 
-  it("leaves what a person's git runs read-only: .git/config and .git/hooks, here and one level down; commits work", async () => {
+  it("leaves what a person's git runs read-only: config and hooks of every repository found (nested, bare); commits work", async () => {
     await configure({ sandbox: 'on' });
     const repo = dir('tether-sbx-git-', '/var/tmp');
     const git = (args: string[], at = repo) => execFileSync('git', ['-C', at, ...args], { encoding: 'utf8' });
@@ -169,6 +169,9 @@ describe('the local sandbox (bubblewrap)', () => {
     mkdirSync(join(repo, 'sub'));
     git(['init', '-q'], join(repo, 'sub'));
     rmSync(join(repo, 'sub', '.git', 'hooks'), { recursive: true, force: true });
+    mkdirSync(join(repo, 'a', 'b', 'c'), { recursive: true });
+    git(['init', '-q'], join(repo, 'a', 'b', 'c'));
+    git(['init', '-q', '--bare', join(repo, 'evil.git')]);
     const before = readFileSync(join(repo, '.git', 'config'), 'utf8');
     const t = task();
     const run = (command: string) => callIn('terminal', t, repo, { command });
@@ -181,12 +184,18 @@ describe('the local sandbox (bubblewrap)', () => {
       'mv .git .git-old && mkdir .git',
       "printf '#!/bin/sh\\ntouch PLANTED\\n' > sub/.git/hooks/post-checkout",
       "printf '[core]\\n\\tfsmonitor = touch PLANTED\\n' >> sub/.git/config",
+      "(cd a/b/c/.git && printf '[core]\\n\\tfsmonitor = touch PLANTED\\n' >> config)",
+      "printf '[alias]\\n\\tst = !touch PLANTED\\n' >> evil.git/config",
+      "printf '#!/bin/sh\\ntouch PLANTED\\n' > evil.git/hooks/post-update",
     ];
     for (const command of attempts) expect((await run(command)).exit_code, command).not.toBe(0);
     expect(readFileSync(join(repo, '.git', 'config'), 'utf8')).toBe(before);
     expect(readdirSync(join(repo, '.git', 'hooks')).filter((f) => !f.endsWith('.sample'))).toEqual([]);
     expect(readdirSync(join(repo, 'sub', '.git', 'hooks'))).toEqual([]);
     expect(readFileSync(join(repo, 'sub', '.git', 'config'), 'utf8')).not.toMatch(/fsmonitor/);
+    expect(readFileSync(join(repo, 'a', 'b', 'c', '.git', 'config'), 'utf8')).not.toMatch(/fsmonitor/);
+    expect(readFileSync(join(repo, 'evil.git', 'config'), 'utf8')).not.toMatch(/alias/);
+    expect(existsSync(join(repo, 'evil.git', 'hooks', 'post-update'))).toBe(false);
     const commit = await run('echo hi > f && git add f && git commit -qm one && git log --oneline | wc -l');
     expect(commit.output).toMatch(/^1$/m);
     git(['status']);

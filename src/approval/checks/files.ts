@@ -5,6 +5,7 @@ import { classifyPath, classifyWrite, isBlockDevice, type PathClass } from '../p
 import { literal, type Word } from '../words.js';
 import { isAgentSettings } from './agents.js';
 import { persistenceWrite } from './host.js';
+import { gitSurfaceWrite } from './git-surfaces.js';
 import { checkTraceWrite, isTrace, type WriteMode } from './traces.js';
 import { show, type Check, type CheckContext } from './types.js';
 
@@ -26,16 +27,12 @@ const SINGLE_RULE: Partial<Record<PathClass, string>> = {
 
 const KNOWN_HOSTS = /^(~|\$HOME|\$\{HOME\}|\/home\/[^/]+|\/Users\/[^/]+|\/root)\/\.ssh\/known_hosts$/;
 
-/** Files git runs, or reads its configuration and hooks through, in any repository's .git (submodules included). */
-const GIT_RUNS =
-  /(^|\/)\.git\/(hooks\/[^/]+|commondir|config|config\.worktree|(worktrees|modules)\/.+\/(hooks\/[^/]+|commondir|config|config\.worktree))$/;
-
 /** A write onto `target`: a block device, system configuration, a network socket, or over a history file or log. */
 export function checkWrite(target: Word, detail: string, ctx: CheckContext, mode: WriteMode = 'replace'): void {
   checkTraceWrite(target, mode, detail, ctx);
-  // A file in .git/hooks runs by itself on the next commit, checkout or merge; commondir and config.worktree
-  // (of a repository, a worktree or a submodule) make git read its configuration, hooks included, from elsewhere.
-  if (GIT_RUNS.test(target.text)) ctx.add('git-hook', detail);
+  // A file in a git directory's hooks runs by itself on the next commit, checkout or merge; config holds commands
+  // (fsmonitor, aliases, filters); commondir and config.worktree make git read its configuration from elsewhere.
+  gitSurfaceWrite(target, detail, ctx);
   if (isAgentSettings(target.text)) ctx.add('agent-safety', detail);
   persistenceWrite(target.text, detail, ctx);
   const c = classifyWrite(target, ctx.where);
@@ -171,6 +168,15 @@ const tee: Check = (cmd, _io, ctx) => {
   for (const t of f.operands) checkWrite(t, show(cmd), ctx, has(f, 'a', '--append') ? 'append' : 'output');
 };
 
+/** A destination that is a directory receives each source under its own name (`cp config evil.git`). */
+function intoDirectory(dest: Word, sources: Word[], detail: string, ctx: CheckContext): void {
+  for (const s of sources) {
+    const name = s.text.replace(/\/+$/, '').replace(/^.*\//, '');
+    if (!s.dynamic && name !== '')
+      gitSurfaceWrite({ ...dest, text: `${dest.text.replace(/\/+$/, '')}/${name}` }, detail, ctx);
+  }
+}
+
 /** cp, mv, install: the destination is the last operand, or -t DIR. */
 function copyLike(moves: boolean): Check {
   return (cmd, _io, ctx) => {
@@ -189,8 +195,9 @@ function copyLike(moves: boolean): Check {
     const dir = f.values.get('-t') ?? f.values.get('--target-directory');
     const dest = dir !== undefined ? literal(dir) : f.operands.at(-1);
     if (dest) checkWrite(dest, show(cmd), ctx);
-    if (!moves) return;
     const sources = dir !== undefined ? f.operands : f.operands.slice(0, -1);
+    if (dest) intoDirectory(dest, sources, show(cmd), ctx);
+    if (!moves) return;
     // Moved onto /dev/null, a source is gone (and, as root, so is the device): judged as deleting it whole.
     deletes(sources, dest?.text === '/dev/null', show(cmd), ctx);
   };
@@ -209,6 +216,7 @@ const ln: Check = (cmd, _io, ctx) => {
   const dir = f.values.get('-t') ?? f.values.get('--target-directory');
   const link = dir !== undefined ? literal(dir) : f.operands.length > 1 ? f.operands.at(-1) : undefined;
   if (link) checkWrite(link, show(cmd), ctx);
+  if (link) intoDirectory(link, dir !== undefined ? f.operands : f.operands.slice(0, -1), show(cmd), ctx);
 };
 
 const truncate: Check = (cmd, _io, ctx) => {

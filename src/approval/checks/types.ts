@@ -53,6 +53,8 @@ export interface CheckContext {
   substitutionInput(word: Word): Io | undefined;
   /** Files written by a downloader earlier in the command line. */
   readonly downloaded: Set<string>;
+  /** Git directories an earlier command of the line makes (`git init --bare x`), as keys. */
+  readonly gitDirsMade?: Set<string>;
   /**
    * A script run by path (`sh x.sh`, `./x.sh`, `python x.py`, a glob naming it): judged from its content as `language`
    * (null: shell or its `#!` line). `optional`: a missing file never asks (a runner's settings), or the alternatives.

@@ -2,6 +2,7 @@
 // filter-branch filters, grep -O, --upload-pack/--receive-pack/--exec, send-email's commands, --exec-path
 // programs), plumbing that does what a porcelain rule judges (send-pack --force, read-tree -u --reset,
 // checkout-index -f), and what the command runs by itself (hooks, configured commands: hooks.ts). Pure.
+import { normalizePath } from '../../common/paths.js';
 import type { Argv } from '../argv.js';
 import { show, type CheckContext } from '../checks/types.js';
 import { literal, type Word } from '../words.js';
@@ -75,6 +76,9 @@ export function gitCommands(cmd: Argv, ctx: CheckContext): void {
   const inv: GitInvocation = { sub: undefined, settings: environmentSettings(ctx) };
   const gitDir = ctx.commandEnv.get('GIT_DIR');
   if (gitDir && !gitDir.dynamic) inv.gitDir = gitDir.text;
+  const commonDir = ctx.commandEnv.get('GIT_COMMON_DIR');
+  if (commonDir?.dynamic) ctx.add('dynamic-command', `git reads its configuration from a place known only at run time`);
+  else if (commonDir && commonDir.text !== '') inv.commonDir = commonDir.text;
   // The global configuration: GIT_CONFIG_GLOBAL, or HOME's .gitconfig / XDG_CONFIG_HOME's git/config when the
   // command sets them (`HOME=./h git log` reads ./h/.gitconfig).
   const home = ctx.commandEnv.get('HOME');
@@ -168,5 +172,44 @@ export function gitCommands(cmd: Argv, ctx: CheckContext): void {
       else if (dir !== undefined) ctx.loads(joinKey(dir, 'hooks/post-checkout'), 'shell', { roots: [] });
     }
   }
+  if (sub === 'init' || sub === 'clone') madeGitDirectory(sub, rest, inv, ctx);
   gitRuns(inv, ctx);
+}
+
+/** Options of init and clone that take a value. */
+const INIT_VALUE_OPTS =
+  /^(--template|--separate-git-dir|-b|--initial-branch|--object-format|--ref-format|-o|--origin|-u|--upload-pack|--reference|--reference-if-able|--depth|--shallow-since|--shallow-exclude|-c|--config|-j|--jobs|--filter|--bundle-uri|--server-option)$/;
+
+/**
+ * `git init --bare x`, `git clone --mirror URL x`, `--separate-git-dir D`: a git directory not named `.git`, whose
+ * config and hooks later commands of the line may write (git-surfaces.ts).
+ */
+function madeGitDirectory(sub: string, rest: Word[], inv: GitInvocation, ctx: CheckContext): void {
+  const operands: Word[] = [];
+  for (let i = 0; i < rest.length; i += 1) {
+    if (rest[i]!.text === '--') {
+      operands.push(...rest.slice(i + 1));
+      break;
+    }
+    if (INIT_VALUE_OPTS.test(rest[i]!.text)) i += 1;
+    else if (!rest[i]!.text.startsWith('-')) operands.push(rest[i]!);
+  }
+  const bare = rest.some((w) => /^(--bare|--mirror)$/.test(w.text)) || inv.gitDir !== undefined;
+  const named = sub === 'init' ? operands[0] : operands[1];
+  const source = sub === 'clone' ? operands[0]?.text.replace(/\/+$/, '') : undefined;
+  const dir =
+    named?.text ??
+    (sub === 'init'
+      ? '.'
+      : source
+        ? `${source.replace(/^.*[/:]/, '').replace(/\.git$/, '')}${bare ? '.git' : ''}`
+        : undefined);
+  const made = [
+    ...optionValues(rest, ['--separate-git-dir']).map((w) => w.text),
+    ...(inv.gitDir !== undefined && sub === 'init' ? [inv.gitDir] : bare && dir !== undefined ? [dir] : []),
+  ];
+  for (const d of made) {
+    const key = ctx.keyOf(joinKey(inv.dir ?? '.', d));
+    if (typeof key === 'string') ctx.gitDirsMade?.add(normalizePath(key));
+  }
 }

@@ -2,8 +2,10 @@
 // directory core.hooksPath names, or the repository's), and the commands its configuration holds (pager, editor,
 // fsmonitor, ssh command, drivers, helpers, the alias it calls), from the repository's config, the global one and
 // `-c`/GIT_CONFIG_* settings. The repository is found as git finds it (`.git` here or in a parent, a `.git` file of
-// a worktree or submodule, --git-dir, GIT_DIR). Pure.
+// a worktree or submodule, the directory itself when it is a git directory, --git-dir, GIT_DIR, its commondir or
+// GIT_COMMON_DIR). Pure.
 import { normalizePath } from '../../common/paths.js';
+import { isGitDirectory } from '../checks/git-surfaces.js';
 import type { CheckContext } from '../checks/types.js';
 import { dirOf, joinKey } from '../loaders/run-file.js';
 import { GIT_COMMAND_KEY, parseGitConfig, type GitSetting } from './config.js';
@@ -91,6 +93,8 @@ export interface GitInvocation {
   settings: GitSetting[];
   /** --git-dir or GIT_DIR. */
   gitDir?: string;
+  /** GIT_COMMON_DIR: where configuration and hooks are read from instead of the git directory's commondir. */
+  commonDir?: string;
   /** -C DIR (relative to the current directory). */
   dir?: string;
   /**
@@ -168,7 +172,16 @@ export function gitRuns(inv: GitInvocation, ctx: CheckContext): void {
         pending = true;
         continue;
       }
-      if ('missing' in f || 'error' in f) continue;
+      if ('missing' in f || 'error' in f) {
+        // No .git here: the directory itself may be a git directory (a bare repository, or the shell inside .git).
+        const bare = isGitDirectory(dir, ctx);
+        if (bare === undefined) pending = true;
+        if (bare !== true) continue;
+        if (pending) return;
+        top = dir;
+        gitDir = dir;
+        break;
+      }
       if (pending) return;
       top = dir;
       if ('directory' in f) gitDir = joinKey(dir, '.git');
@@ -184,8 +197,11 @@ export function gitRuns(inv: GitInvocation, ctx: CheckContext): void {
     '~/.gitconfig',
     '~/.config/git/config',
   ];
+  // Configuration and hooks come from the common directory: GIT_COMMON_DIR, or what the git directory's commondir
+  // names (a linked worktree's, or one a command planted).
   let common: string | undefined;
-  if (gitDir !== undefined) {
+  if (inv.commonDir !== undefined) common = joinKey(here, inv.commonDir);
+  else if (gitDir !== undefined) {
     const c = ctx.readFile(joinKey(gitDir, 'commondir'));
     if (c === undefined) return;
     common = 'text' in c ? joinKey(gitDir, c.text.trim()) : gitDir;
@@ -193,6 +209,13 @@ export function gitRuns(inv: GitInvocation, ctx: CheckContext): void {
   const settings: GitSetting[] = [];
   for (const file of [...global, ...(common !== undefined ? [joinKey(common, 'config')] : [])]) {
     const r = readConfig(file, ctx);
+    if (r === undefined) return;
+    settings.push(...r.settings);
+  }
+  // With extensions.worktreeConfig, the git directory's config.worktree is read after the common config.
+  const worktreeConfig = settings.filter((s) => s.key === 'extensions.worktreeconfig').at(-1)?.value;
+  if (gitDir !== undefined && worktreeConfig !== undefined && /^(true|yes|on|1)$/i.test(worktreeConfig)) {
+    const r = readConfig(joinKey(gitDir, 'config.worktree'), ctx);
     if (r === undefined) return;
     settings.push(...r.settings);
   }

@@ -76,10 +76,12 @@ export function bwrapArgs(spec: SandboxSpec, layout: SandboxLayout, o: { pty: bo
 }
 
 /**
- * What a person's own git runs, outside the sandbox, is read-only inside it: `.git/config` (fsmonitor, hooksPath,
- * filters, aliases, pagers) and `.git/hooks` of each repository at the top of a writable path or one level below.
- * A missing hooks directory becomes an empty one that cannot be written. The `.git` directory is bound onto itself
- * so it cannot be renamed away from them; the rest of it (objects, refs, index) stays writable, so commits work.
+ * What a person's own git runs, outside the sandbox, is read-only inside it: the `config` (fsmonitor, hooksPath,
+ * filters, aliases, pagers) and `hooks` of each git directory found in a writable path when the shell starts (a
+ * `.git` directory, or a bare repository). A missing hooks directory becomes an empty one that cannot be written. The
+ * git directory is bound onto itself so it cannot be renamed away from them; the rest of it (objects, refs, index)
+ * stays writable, so commits work. A `commondir` or `config.worktree` that does not exist yet cannot be held this
+ * way (a mount needs the file, and an empty commondir breaks git): writing one is left to the approval gate.
  */
 function protectGit(roots: readonly string[]): string[] {
   const args: string[] = [];
@@ -94,19 +96,47 @@ function protectGit(roots: readonly string[]): string[] {
   return args;
 }
 
-/** The `.git` directories at the top of each root and one level below. */
+/** How far below a writable path git directories are looked for, and how much of it is looked at. */
+const REPO_DEPTH = 4;
+const REPO_DIRS = 400;
+const REPO_MAX = 32;
+/** Directories not searched: installed packages hold no repository a person's git enters. */
+const NOT_SEARCHED = new Set(['node_modules']);
+
+/**
+ * The git directories in each root, nearest first: `.git` directories, bare repositories (HEAD, objects/ and
+ * refs/) and submodules' git directories in .git/modules, at most REPO_DEPTH levels down, within the first REPO_DIRS directories read and REPO_MAX repositories.
+ * Links are not followed.
+ */
 function repositories(roots: readonly string[]): string[] {
-  return roots.flatMap((root) => {
-    let children: string[] = [];
+  const found: string[] = [];
+  let read = 0;
+  const queue: [string, number][] = roots.map((r) => [r, 0]);
+  for (let i = 0; i < queue.length && read < REPO_DIRS && found.length < REPO_MAX; i += 1) {
+    const [dir, depth] = queue[i]!;
+    let entries: { name: string; isDirectory(): boolean; isFile(): boolean }[];
     try {
-      children = readdirSync(root, { withFileTypes: true })
-        .filter((d) => d.isDirectory() && d.name !== '.git')
-        .map((d) => join(root, d.name));
+      entries = readdirSync(dir, { withFileTypes: true });
     } catch {
-      // an unreadable directory: only its own .git is looked at
+      continue; // unreadable: nothing below it is looked at
     }
-    return [root, ...children].map((d) => join(d, '.git')).filter(isRealDirectory);
-  });
+    read += 1;
+    const names = new Set(entries.map((e) => e.name));
+    if (names.has('objects') && names.has('refs') && entries.some((e) => e.name === 'HEAD' && e.isFile())) {
+      found.push(dir); // a bare repository: git enters it as it is
+      continue;
+    }
+    for (const e of entries) {
+      if (!e.isDirectory()) continue;
+      const path = join(dir, e.name);
+      if (e.name === '.git') {
+        found.push(path);
+        // A submodule's git directory is in .git/modules/NAME: git reads its config there.
+        if (depth < REPO_DEPTH) queue.push([join(path, 'modules'), depth + 1]);
+      } else if (depth < REPO_DEPTH && !NOT_SEARCHED.has(e.name)) queue.push([path, depth + 1]);
+    }
+  }
+  return found.slice(0, REPO_MAX);
 }
 
 /** What bwrapArgs would hide and protect now: the hidden paths that exist, and the repositories (sandboxView). */
@@ -115,14 +145,6 @@ export function sandboxView(spec: SandboxSpec, workdir: string): string {
     '\u0000',
   );
 }
-
-const isRealDirectory = (p: string): boolean => {
-  try {
-    return lstatSync(p).isDirectory();
-  } catch {
-    return false;
-  }
-};
 
 const within = (path: string, dir: string): boolean =>
   path === dir || path.startsWith(dir.endsWith('/') ? dir : `${dir}/`);
