@@ -2,34 +2,20 @@
 // worker in manual mode: computed commands, stdin to a shell or interpreter, input to a background shell, scripts
 // run by path, execute_code programs. Each route either waits for approval (denied here, and its marker file is
 // never made) or is refused as hardline. Hardline payloads are `kill -0 -1` (signal 0 only tests; harmless if it ran).
-import { existsSync, mkdtempSync, realpathSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseConfig } from '../src/config/config.js';
-import { harness, type Harness } from './support/agent-harness.js';
-import { runDenying as denyAll, toolResults } from './support/deny-all.js';
+import { describe, expect, it } from 'vitest';
+import { type Harness } from './support/agent-harness.js';
+import { call, denied, routeSuite, runDenying as denyAll, toolResults } from './support/deny-all.js';
 import { type ChatRequest, type Step } from './support/scripted-model.js';
 
 let h: Harness;
-const configFile = join(mkdtempSync(join(tmpdir(), 'tether-channels-conf-')), 'config.yaml');
+const { project } = routeSuite('channels', (made) => (h = made));
 
-beforeAll(async () => {
-  process.env.TETHER_CONFIG = configFile;
-  h = await harness(parseConfig({}));
-});
-afterAll(async () => {
-  delete process.env.TETHER_CONFIG;
-  await h.close();
-});
-
-const project = (): string => realpathSync(mkdtempSync(join(tmpdir(), 'tether-channels-')));
-const call = (name: string, args: Record<string, unknown>): Step => ({ toolCalls: [{ name, arguments: args }] });
 const results = toolResults;
 const runDenying = (cwd: string, steps: Step[], record?: string): ReturnType<typeof denyAll> =>
   denyAll(h, cwd, steps, { idPrefix: 'channels', record });
 
-const denied = { denied: true, error: expect.stringMatching(/^The user denied this command/) };
 const hardline = { hardline: true, error: expect.stringMatching(/never run.*\[kill-all\]/) };
 
 describe('computed commands ask (manual mode)', () => {

@@ -3,29 +3,17 @@
 // config written from inside it, a bare repository's config. Each write waits for approval (denied here); afterwards
 // the person's own git, run outside the sandbox, runs nothing planted.
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseConfig } from '../src/config/config.js';
-import { harness, type Harness } from './support/agent-harness.js';
-import { runDenying } from './support/deny-all.js';
+import { describe, expect, it } from 'vitest';
+import { type Harness } from './support/agent-harness.js';
+import { call, routeSuite, runDenying } from './support/deny-all.js';
 import { type Step } from './support/scripted-model.js';
 
 let h: Harness;
-const configFile = join(mkdtempSync(join(tmpdir(), 'tether-git-surfaces-conf-')), 'config.yaml');
+const { project } = routeSuite('git-surfaces', (made) => (h = made));
 
-beforeAll(async () => {
-  process.env.TETHER_CONFIG = configFile;
-  h = await harness(parseConfig({}));
-});
-afterAll(async () => {
-  delete process.env.TETHER_CONFIG;
-  await h.close();
-});
-
-const project = (): string => realpathSync(mkdtempSync(join(tmpdir(), 'tether-git-surfaces-')));
-const call = (name: string, args: Record<string, unknown>): Step => ({ toolCalls: [{ name, arguments: args }] });
 const terminal = (command: string): Step => call('terminal', { command });
 const write = (path: string, content: string): Step => call('write_file', { path, content });
 const fsmonitor = (marker: string): string => `[core]\n\tbare = false\n\tfsmonitor = "touch ${marker}; false"\n`;

@@ -5,29 +5,17 @@
 import { existsSync, mkdtempSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseConfig } from '../src/config/config.js';
-import { harness, type Harness } from './support/agent-harness.js';
+import { describe, expect, it } from 'vitest';
+import { type Harness } from './support/agent-harness.js';
 
-import { runDenying } from './support/deny-all.js';
+import { call, denied, routeSuite, runDenying } from './support/deny-all.js';
 import { type Step } from './support/scripted-model.js';
 
 let h: Harness;
-const configFile = join(mkdtempSync(join(tmpdir(), 'tether-launchers-conf-')), 'config.yaml');
+routeSuite('launchers', (made) => (h = made));
 
-beforeAll(async () => {
-  process.env.TETHER_CONFIG = configFile;
-  h = await harness(parseConfig({}));
-});
-afterAll(async () => {
-  delete process.env.TETHER_CONFIG;
-  await h.close();
-});
-
-const call = (name: string, args: Record<string, unknown>): Step => ({ toolCalls: [{ name, arguments: args }] });
 const write = (path: string, content: string): Step => call('write_file', { path, content });
 const terminal = (command: string): Step => call('terminal', { command });
-const denied = { denied: true, error: expect.stringMatching(/^The user denied this command/) };
 const payload = (marker: string): string => `touch ${marker}; kubectl delete pod demo 2>/dev/null`;
 
 describe('launchers and code-loading routes (attack pass), through the worker in manual mode', () => {

@@ -1,30 +1,16 @@
 // Routes where bash evaluates a value again as code, and where line editing or history changes what an interactive
 // shell on a terminal runs, through the real worker in manual mode (dev server, registry, local environment). Each
 // member waits for approval (denied here, so its marker file is never made); the benign look-alike runs unasked.
-import { existsSync, mkdtempSync, realpathSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseConfig } from '../src/config/config.js';
-import { harness, type Harness } from './support/agent-harness.js';
-import { runDenying } from './support/deny-all.js';
+import { describe, expect, it } from 'vitest';
+import { type Harness } from './support/agent-harness.js';
+import { call, denied, routeSuite, runDenying } from './support/deny-all.js';
 import type { ChatRequest, Step } from './support/scripted-model.js';
 
 let h: Harness;
-const configFile = join(mkdtempSync(join(tmpdir(), 'tether-reeval-conf-')), 'config.yaml');
+const { project } = routeSuite('reeval', (made) => (h = made));
 
-beforeAll(async () => {
-  process.env.TETHER_CONFIG = configFile;
-  h = await harness(parseConfig({}));
-});
-afterAll(async () => {
-  delete process.env.TETHER_CONFIG;
-  await h.close();
-});
-
-const project = (): string => realpathSync(mkdtempSync(join(tmpdir(), 'tether-reeval-')));
-const call = (name: string, args: Record<string, unknown>): Step => ({ toolCalls: [{ name, arguments: args }] });
-const denied = { denied: true, error: expect.stringMatching(/^The user denied this command/) };
 const payload = (marker: string): string => `touch ${marker}; kubectl delete pod demo 2>/dev/null`;
 
 /** The id of the background process the conversation last mentioned. */

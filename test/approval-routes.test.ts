@@ -4,34 +4,20 @@
 // file is never made); each benign look-alike runs without asking. Dangerous payloads are `kubectl delete pod demo`,
 // which asks (and fails harmlessly if it ran).
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, realpathSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseConfig } from '../src/config/config.js';
-import { harness, type Harness } from './support/agent-harness.js';
+import { describe, expect, it } from 'vitest';
+import { type Harness } from './support/agent-harness.js';
 
-import { runDenying as denyAll } from './support/deny-all.js';
+import { call, denied, routeSuite, runDenying as denyAll } from './support/deny-all.js';
 import { type Step } from './support/scripted-model.js';
 
 let h: Harness;
-const configFile = join(mkdtempSync(join(tmpdir(), 'tether-routes-conf-')), 'config.yaml');
+const { project } = routeSuite('routes', (made) => (h = made));
 
-beforeAll(async () => {
-  process.env.TETHER_CONFIG = configFile;
-  h = await harness(parseConfig({}));
-});
-afterAll(async () => {
-  delete process.env.TETHER_CONFIG;
-  await h.close();
-});
-
-const project = (): string => realpathSync(mkdtempSync(join(tmpdir(), 'tether-routes-')));
-const call = (name: string, args: Record<string, unknown>): Step => ({ toolCalls: [{ name, arguments: args }] });
 const runDenying = (cwd: string, steps: Step[]): ReturnType<typeof denyAll> =>
   denyAll(h, cwd, steps, { idPrefix: 'routes' });
 
-const denied = { denied: true, error: expect.stringMatching(/^The user denied this command/) };
 const payload = (marker: string): string => `touch ${marker}; kubectl delete pod demo 2>/dev/null`;
 const write = (path: string, content: string): Step => call('write_file', { path, content });
 const terminal = (command: string, extra: Record<string, unknown> = {}): Step =>

@@ -1,10 +1,14 @@
 // A real run of a scripted model in which every approval that appears is denied: the gate's route tests use it to
 // show that each route asks (and that what it would have run never ran).
 import { randomUUID } from 'node:crypto';
-import { expect } from 'vitest';
+import { mkdtempSync, realpathSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { parseConfig } from '../../src/config/config.js';
 import type { PendingApproval } from '../../src/common/approval-types.js';
 import type { AgentResult, AgentState } from '../../src/common/types.js';
-import type { Harness } from './agent-harness.js';
+import { harness, type Harness } from './agent-harness.js';
 import { recordHistory } from './history.js';
 import { startScriptedModel, type ScriptedModel, type Step } from './scripted-model.js';
 
@@ -48,4 +52,29 @@ export async function runDenying(
   expect(model.errors).toEqual([]);
   await model.close();
   return { model, asked, out: toolResults(model), result };
+}
+
+/** One tool call as a model's step. */
+export const call = (name: string, args: Record<string, unknown>): Step => ({ toolCalls: [{ name, arguments: args }] });
+
+/** What a denied call returns to the model. */
+export const denied = { denied: true, error: expect.stringMatching(/^The user denied this command/) };
+
+/**
+ * A route test file's worker harness (made before its tests, closed after) with a config file of its own in
+ * TETHER_CONFIG, which `always` decisions write; and fresh task directories named for the file.
+ */
+export function routeSuite(name: string, made: (h: Harness) => void): { configFile: string; project: () => string } {
+  const configFile = join(mkdtempSync(join(tmpdir(), `tether-${name}-conf-`)), 'config.yaml');
+  let h: Harness | undefined;
+  beforeAll(async () => {
+    process.env.TETHER_CONFIG = configFile;
+    h = await harness(parseConfig({}));
+    made(h);
+  });
+  afterAll(async () => {
+    delete process.env.TETHER_CONFIG;
+    await h?.close();
+  });
+  return { configFile, project: () => realpathSync(mkdtempSync(join(tmpdir(), `tether-${name}-`))) };
 }
