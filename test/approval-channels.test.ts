@@ -6,8 +6,15 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type Harness } from './support/agent-harness.js';
-import { call, denied, routeSuite, runDenying as denyAll, toolResults } from './support/deny-all.js';
-import { type ChatRequest, type Step } from './support/scripted-model.js';
+import {
+  call,
+  denied,
+  routeSuite,
+  runDenying as denyAll,
+  toolResults,
+  processCall as proc,
+} from './support/deny-all.js';
+import { type Step } from './support/scripted-model.js';
 
 let h: Harness;
 const { project } = routeSuite('channels', (made) => (h = made));
@@ -100,16 +107,6 @@ describe('input to a background shell (manual mode)', () => {
   it('judges each submitted or written line as a command of that shell, partial lines joined', async () => {
     const cwd = project();
     const marker = join(cwd, 'm1');
-    const pid = (req: ChatRequest): string => {
-      for (const msg of [...req.messages].reverse()) {
-        const id = /"process_id":"([^"]+)"/.exec(msg.content ?? '')?.[1];
-        if (id) return id;
-      }
-      throw new Error('no process id in the conversation');
-    };
-    const proc =
-      (action: string, extra: Record<string, unknown> = {}): Step =>
-      (req) => ({ toolCalls: [{ name: 'process', arguments: { action, process_id: pid(req), ...extra } }] });
     const steps: Step[] = [
       call('terminal', { command: 'bash', background: true }),
       proc('submit', { data: `kubectl delete pod demo 2>/dev/null; touch ${marker}` }),

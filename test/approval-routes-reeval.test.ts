@@ -5,25 +5,13 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type Harness } from './support/agent-harness.js';
-import { call, denied, routeSuite, runDenying } from './support/deny-all.js';
-import type { ChatRequest, Step } from './support/scripted-model.js';
+import { call, denied, routeSuite, runDenying, processCall as proc } from './support/deny-all.js';
+import type { Step } from './support/scripted-model.js';
 
 let h: Harness;
 const { project } = routeSuite('reeval', (made) => (h = made));
 
 const payload = (marker: string): string => `touch ${marker}; kubectl delete pod demo 2>/dev/null`;
-
-/** The id of the background process the conversation last mentioned. */
-const pid = (req: ChatRequest): string => {
-  for (const msg of [...req.messages].reverse()) {
-    const id = /"process_id":"([^"]+)"/.exec(msg.content ?? '')?.[1];
-    if (id) return id;
-  }
-  throw new Error('no process id in the conversation');
-};
-const proc =
-  (action: string, extra: Record<string, unknown> = {}): Step =>
-  (req) => ({ toolCalls: [{ name: 'process', arguments: { action, process_id: pid(req), ...extra } }] });
 
 describe('values evaluated again as code and typed input, through the worker in manual mode', () => {
   it('asks for each, never makes its marker, and runs the benign look-alikes', async () => {

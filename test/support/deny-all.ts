@@ -10,7 +10,7 @@ import type { PendingApproval } from '../../src/common/approval-types.js';
 import type { AgentResult, AgentState } from '../../src/common/types.js';
 import { harness, type Harness } from './agent-harness.js';
 import { recordHistory } from './history.js';
-import { startScriptedModel, type ScriptedModel, type Step } from './scripted-model.js';
+import { startScriptedModel, type ChatRequest, type ScriptedModel, type Step } from './scripted-model.js';
 
 /** What each tool call returned, in order (the message the model was sent after it). */
 export const toolResults = (model: ScriptedModel): Record<string, unknown>[] =>
@@ -78,3 +78,17 @@ export function routeSuite(name: string, made: (h: Harness) => void): { configFi
   });
   return { configFile, project: () => realpathSync(mkdtempSync(join(tmpdir(), `tether-${name}-`))) };
 }
+
+/** The id of the background process the conversation last mentioned. */
+export const lastProcessId = (req: ChatRequest): string => {
+  for (const msg of [...req.messages].reverse()) {
+    const id = /"process_id":"([^"]+)"/.exec(msg.content ?? '')?.[1];
+    if (id) return id;
+  }
+  throw new Error('no process id in the conversation');
+};
+
+/** A `process` call on the last-mentioned background process. */
+export const processCall =
+  (action: string, extra: Record<string, unknown> = {}): Step =>
+  (req) => ({ toolCalls: [{ name: 'process', arguments: { action, process_id: lastProcessId(req), ...extra } }] });
