@@ -3,7 +3,8 @@
 // earlier runs, the same files read again and compared. Runs on the worker that holds the task's environment.
 // Worker-only.
 import { normalizePath } from '../common/paths.js';
-import { assessSubject, digestsOf, type ReadScripts } from '../approval/assess.js';
+import { posix } from 'node:path';
+import { assessSubject, digestsOf, type HeldFiles, type ReadScripts } from '../approval/assess.js';
 import type { AllowlistBook } from '../approval/allowlist-book.js';
 import { shownText, unshowable, type CallSubject } from '../approval/subject.js';
 import type { TetherConfig } from '../config/config.js';
@@ -24,6 +25,18 @@ interface GateActivityDeps {
 
 /** What the person is shown of a call that cannot be shown whole: only the start, since it is refused anyway. */
 const REFUSED_HEAD_CHARS = 2_000;
+
+/**
+ * What the task's running background processes were judged on, as absolute paths: only where this worker holds the
+ * task's environment (a worker that does not, holds none of its processes either).
+ */
+function heldByProcesses(input: AssessCallInput, backend: string): HeldFiles[] {
+  const env = environmentManager().peek(input.taskId, backend);
+  if (!env) return [];
+  return env.processes
+    .heldFiles()
+    .map((h) => ({ ...h, files: h.files.map((f) => (f.startsWith('/') ? f : posix.join(input.cwd, f))) }));
+}
 
 export function createGateActivities(deps: GateActivityDeps) {
   const { registry, config, allowlist } = deps;
@@ -82,7 +95,13 @@ export function createGateActivities(deps: GateActivityDeps) {
     const found = await subjectOf(input);
     if (!found) return { ...policy, command: '', dangerous: false, tier: null, findings: [], ...held() };
     const { subject, read, where } = found;
-    const judged = await assessSubject(subject, found.cwd, allowlist.entries(), { read, where, tool: input.name });
+    const heldFiles = heldByProcesses(input, backend);
+    const judged = await assessSubject(subject, found.cwd, allowlist.entries(), {
+      read,
+      where,
+      tool: input.name,
+      held: heldFiles,
+    });
     const { verdict, allowlistedBy, scripts, reads, scope } = judged;
     const shown = shownText(subject, scripts);
     const tooLarge = verdict.tier === 'dangerous' ? unshowable(shown) : undefined;

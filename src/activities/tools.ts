@@ -16,6 +16,7 @@ import { loadBashParser } from '../approval/parser.js';
 import { lostWorker, withHeartbeat } from './heartbeat.js';
 import { environmentManager } from '../environments/current.js';
 import { withToolCall } from '../environments/tool-call-context.js';
+import { listedDir, prefetchOf } from '../approval/scripts.js';
 import { releaseTask } from '../registry/task-cleanup.js';
 import { readsTask } from './task-text.js';
 import { observeTool } from '../observability/observe.js';
@@ -102,6 +103,14 @@ async function recheck(gate: Gate, input: RunToolInput, bound: Record<string, st
   return { ...verdict, changed };
 }
 
+/** The files (not listings, not the home directory's) a verdict was reached on: what a background process holds. */
+function heldKeys(reads: Record<string, string> | undefined): string[] | undefined {
+  const keys = Object.keys(reads ?? {}).filter(
+    (k) => listedDir(k) === undefined && prefetchOf(k) === undefined && !k.startsWith('~'),
+  );
+  return keys.length > 0 ? keys : undefined;
+}
+
 export function createToolActivities(deps: ToolActivityDeps) {
   const { registry, hooks, log, config } = deps;
 
@@ -182,14 +191,17 @@ export function createToolActivities(deps: ToolActivityDeps) {
         async (signal) => {
           const routed =
             registry.get(input.name)?.environment && deps.workerQueue ? { workerQueue: deps.workerQueue } : {};
+          let judgedReads = heldKeys(input.bound);
           if (gate && gated && !input.approved) {
             const verdict = await judgeOrExplain(gate, input);
             if (typeof verdict === 'string') return { status: 'blocked', result: verdict, ...routed };
             if (verdict.dangerous) return { status: 'approval_required', result: '', assessment: verdict, ...routed };
+            judgedReads = heldKeys(verdict.reads);
           } else if (gate && input.bound !== undefined) {
             const again = await recheck(gate, input, input.bound);
             if (typeof again === 'string') return { status: 'blocked', result: again, ...routed };
             if (again?.dangerous) return { status: 'approval_required', result: '', assessment: again, ...routed };
+            if (again?.reads) judgedReads = heldKeys(again.reads);
           }
           // Looked up only for a hook or a tool that reads it: a plain call pays nothing for it.
           const userTask =
@@ -199,7 +211,11 @@ export function createToolActivities(deps: ToolActivityDeps) {
               : undefined);
           const checkModified = await modifiedCommandCheck(input);
           // The run and call a command started here belongs to: its connections' approvals name them.
-          const owner = { workflowId: Context.current().info.workflowExecution?.workflowId, callId: input.callId };
+          const owner = {
+            workflowId: Context.current().info.workflowExecution?.workflowId,
+            callId: input.callId,
+            ...(judgedReads ? { judgedReads } : {}),
+          };
           // An `execute_tool` span and the tool metrics, when tracing or metrics are on.
           const observed = { name: input.name, callId: input.callId, args: input.args };
           const outcome = await observeTool(observed, () =>

@@ -25,6 +25,13 @@ interface Assessed {
   scope?: ApprovalScope;
 }
 
+/** The files a running background process was judged on (absolute paths), which a later call must not change unasked. */
+export interface HeldFiles {
+  id: string;
+  command: string;
+  files: string[];
+}
+
 /** Reads scripts run by path where the command will run (the task's environment); keys as the detector names them. */
 export type ReadScripts = (keys: string[]) => Promise<Map<string, ScriptFile>>;
 
@@ -75,9 +82,10 @@ export async function judgeSubject(
   subject: CallSubject,
   cwd: string,
   read?: ReadScripts,
+  held: readonly HeldFiles[] = [],
 ): Promise<{ verdict: Verdict; scripts: Map<string, string>; files: Map<string, ScriptFile> }> {
   try {
-    return await judgeWithin(subject, cwd, read);
+    return await judgeWithin(subject, cwd, read, held);
   } catch (err) {
     // Nesting deep enough to exhaust the stack (`a && a && …` 20,000 times, `$(` 2,000 deep): a person decides.
     if (!(err instanceof RangeError)) throw err;
@@ -97,7 +105,8 @@ export async function judgeSubject(
 async function judgeWithin(
   subject: CallSubject,
   cwd: string,
-  read?: ReadScripts,
+  read: ReadScripts | undefined,
+  held: readonly HeldFiles[],
 ): Promise<{ verdict: Verdict; scripts: Map<string, string>; files: Map<string, ScriptFile> }> {
   const parse = await loadBashParser();
   const programs = remembering(await loadProgramReader());
@@ -144,6 +153,26 @@ async function judgeWithin(
       findings: [...verdict.findings, finding],
     };
   }
+  // A running background process was judged on files it may run at any later time: writing one changes what it runs.
+  const heldKeys = held.flatMap((h) => h.files);
+  const changesHeld =
+    heldKeys.length > 0 && subject.language === undefined
+      ? parse(subject.text, (root) => (root ? writtenByTheLine(root, cwd, heldKeys, parse) : []))
+      : [];
+  if (changesHeld.length > 0) {
+    const by = held.filter((h) => h.files.some((f) => changesHeld.includes(f)));
+    const finding = {
+      rule: 'changes-held-file',
+      tier: 'dangerous' as const,
+      description: `changes ${changesHeld.slice(0, 5).join(', ')}, which background process ${by.map((h) => `${h.id} (${h.command.slice(0, 80)})`).join(', ')} was checked on and may still run`,
+    };
+    verdict = {
+      ...verdict,
+      dangerous: true,
+      tier: verdict.tier ?? 'dangerous',
+      findings: [...verdict.findings, finding],
+    };
+  }
   if (subject.inputOnly) {
     const before = new Set(
       detect(parse, subject.text, { ...opts, stdin: undefined, files: read ? files : undefined }).findings.map(
@@ -171,9 +200,11 @@ export async function assessSubject(
     tool?: string;
     /** The directory the command will really run in (the task shell's own, after an earlier `cd`). */
     where?: () => Promise<string>;
+    /** Files the task's running background processes were judged on. */
+    held?: readonly HeldFiles[];
   } = {},
 ): Promise<Assessed & { cwd: string }> {
-  const { verdict, scripts, files } = await judgeSubject(subject, cwd, opts.read);
+  const { verdict, scripts, files } = await judgeSubject(subject, cwd, opts.read, opts.held);
   const reads = digestsOf(files);
   if (verdict.tier !== 'dangerous') return { verdict, scripts, reads, cwd };
   // Asked only for what may ask a person: a wider approval covers the command where it really runs.

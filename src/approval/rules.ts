@@ -279,6 +279,12 @@ const list: Rule[] = [
     opaque: true,
     description: 'a file it runs or loads is changed by the same command line first',
   },
+  {
+    id: 'changes-held-file',
+    tier: 'dangerous',
+    opaque: true,
+    description: 'changes a file a running background process was checked on and may still run',
+  },
   // Channels beyond the command line (t16-gate)
   {
     id: 'unread-script',

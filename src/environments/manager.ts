@@ -149,6 +149,11 @@ export class EnvironmentManager {
     return this.slots.has(this.key(taskId, backend));
   }
 
+  /** The task's environment when this worker holds one, without making one or marking it used. */
+  peek(taskId: string, backend = this.opts.terminal.backend): ShellEnvironment | undefined {
+    return this.slots.get(this.key(taskId, backend))?.env;
+  }
+
   /** Closes every environment of the task (the run ended). */
   async release(taskId: string): Promise<number> {
     let closed = 0;

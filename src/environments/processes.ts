@@ -8,7 +8,9 @@ import {
   startFileProcessScript,
   writeFileProcessScript,
 } from './file-process-scripts.js';
+import { posix } from 'node:path';
 import { OutputLog } from './output-log.js';
+import { currentToolCall } from './tool-call-context.js';
 import type { ShellEnvironment } from './shell-environment.js';
 import { EnvironmentError, type PtySize, type TransportProcess } from './types.js';
 
@@ -36,6 +38,8 @@ interface Entry {
   proc?: TransportProcess;
   /** Input written since its last end of line: the approval gate judges it with the next write. */
   unterminated?: string;
+  /** The files its command was judged on, as paths from the task directory or absolute (heldFiles). */
+  held?: string[];
   exited?: Promise<void>;
 }
 
@@ -125,8 +129,21 @@ export class ProcessTable {
           `could not start the background process: ${r.output.toString().slice(0, 500)}`,
         );
     }
+    const judged = currentToolCall()?.judgedReads;
+    if (judged?.length) e.held = judged.map((k) => (k.startsWith('/') ? k : posix.join(opts.cwd ?? '.', k)));
     this.entries.set(id, e);
     return this.info(e);
+  }
+
+  /**
+   * The files each running process was judged on when it started. It may run them at any later time, so a call that
+   * writes one is asked about (what the process would run is no longer what was judged). Relative to the task
+   * directory, or absolute.
+   */
+  heldFiles(): { id: string; command: string; files: string[] }[] {
+    return [...this.entries.values()]
+      .filter((e) => e.running && e.held !== undefined)
+      .map((e) => ({ id: e.id, command: e.command, files: e.held! }));
   }
 
   /** File-backed processes: fetches new output and the exit status from the environment. */

@@ -6,6 +6,11 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 export interface ToolCallContext {
   workflowId?: string;
   callId?: string;
+  /**
+   * The files the approval gate read to reach this call's verdict (keys as it names them): a background process
+   * started by the call holds them, and a later call that writes one asks (processes.ts, heldFiles).
+   */
+  judgedReads?: readonly string[];
 }
 
 const storage = new AsyncLocalStorage<ToolCallContext>();
