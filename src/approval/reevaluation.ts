@@ -105,6 +105,20 @@ function promptValue(value: string | typeof RUN_TIME | undefined, where: string,
     asks(where, `the prompt string holds ${short(value)}`, ctx, value);
 }
 
+/**
+ * `compgen -W LIST`, `complete -W LIST`: bash expands each word of the list again (now, or when a completion runs),
+ * so a command substitution in its text runs, and a list computed at run time may hold one.
+ */
+export function expandedWordList(w: Word, where: string, ctx: ValueContext): void {
+  if (literalCode(w)) asks(where, `the word list ${short(w.text)} is expanded again and runs its command`, ctx, w.text);
+  else if (w.substitutions.length > 0 || setAtRunTime(w.text, ctx) !== undefined)
+    asks(
+      where,
+      'the word list is computed at run time and expanded again, running any command substitution in it',
+      ctx,
+    );
+}
+
 const PROMPTS = /^(PS0|PS1|PS2|PS4)$/;
 /** Variables whose value bash expands (running substitutions) before it reads the file they name. */
 const EXPANDED_PATHS = /^(BASH_ENV|ENV)$/;
