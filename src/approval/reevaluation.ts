@@ -5,6 +5,7 @@
 // PS0/PS1/PS2/PS4) run the command substitutions they hold. A value that holds a command substitution (quoted when
 // it was assigned, so it did not run then) or that is known only at run time asks where it is evaluated. Pure.
 import type { CheckContext } from './checks/types.js';
+import { readlineStartFile } from './line-editing.js';
 import type { SyntaxNode } from './parser.js';
 import { named } from './syntax.js';
 import { wordOf, type Vars, type Word } from './words.js';
@@ -133,6 +134,8 @@ export function evaluatedAssignment(name: string, value: Word, valueText: string
   if (EXPANDED_PATHS.test(name) && literalCode(value))
     asks(name, `bash expands ${short(value.text)} before reading the file`, ctx, value.text);
   if (ctx.values.integers.has(name)) arithmeticWord(value, `${name} (declared -i)`, ctx);
+  const keys = readlineStartFile(name, value);
+  if (keys !== undefined) ctx.add('line-editing', keys);
 }
 
 /** Remembers whether a variable set outside a command now holds a value known only at run time. */
