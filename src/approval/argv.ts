@@ -353,7 +353,8 @@ export function peel(words: Word[]): Peeled {
         }
         continue;
       }
-      if (spec.assignments && /^[A-Za-z_][A-Za-z0-9_]*=/.test(t)) continue;
+      // env and sudo take any word holding `=` as a variable, not only a shell name (`BASH_FUNC_ls%%=...`).
+      if (spec.assignments && /^[^=]+=/.test(t)) continue;
       if (skip > 0) {
         skip -= 1;
         continue;

@@ -103,6 +103,23 @@ export function commandStartFiles(
   }
 }
 
+/** bash ≥ 4.4 (`%%`) and older patched bash (`()`) import a function from a variable named this way. */
+const IMPORTED_FUNCTION = /^BASH_FUNC_(.+?)(?:%%|\(\))$/s;
+
+/**
+ * `env 'BASH_FUNC_ls%%=() { ...; }' bash -c ls`: every bash that inherits the variable defines the function, which
+ * replaces the command of that name. Asks (carried-code), and the function's body is judged as commands.
+ * False: not such a variable.
+ */
+export function importedFunction(name: string, value: Word, ctx: CheckContext): boolean {
+  const fn = IMPORTED_FUNCTION.exec(name);
+  if (!fn) return false;
+  ctx.add('carried-code', `${name.slice(0, 60)} defines a bash function replacing ${fn[1]!.slice(0, 40)} in bash`);
+  if (value.dynamic) ctx.computed(value, name);
+  else ctx.script(value.text.replace(/^\s*\(\)\s*/, ''));
+  return true;
+}
+
 /** Arguments of `export`/`declare`/`typeset`/`readonly`/`local` that are not plain `NAME=value` assignments. */
 export function declarationWord(word: Word, vars: ReadonlyMap<string, string>, ctx: CarryContext): void {
   if (word.text.startsWith('-') && !word.dynamic) return; // a flag

@@ -47,6 +47,7 @@ import {
   aliasDefinitions,
   carriedVariable,
   commandStartFiles,
+  importedFunction,
   codeFileWrite,
   declarationCommand,
   gitConfig,
@@ -657,7 +658,10 @@ class Analysis implements CarryContext, ValueContext {
     const wrapperWords = words.slice(0, words.length - argv.args.length - 1);
     const settings = wrapperWords.flatMap((w) => {
       const m = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(w.text);
-      return m ? [{ name: m[1]!, value: { ...w, text: m[2]! } }] : [];
+      if (m) return [{ name: m[1]!, value: { ...w, text: m[2]! } }];
+      const other = /^([^=]+)=(.*)$/s.exec(w.text);
+      if (other) importedFunction(other[1]!, { ...w, text: other[2]! }, this);
+      return [];
     });
     // `sudo LD_PRELOAD=x.so cmd`, `env PATH=/tmp/x:$PATH make`: judged like the same assignment before the command.
     for (const s of settings) checkAssignment(s.name, s.value, this);

@@ -107,8 +107,14 @@ function make(cmd: Argv, ctx: CheckContext): void {
     if (text !== undefined) for (const c of makefileCommands(text)) ctx.script(c);
     return;
   }
-  if (f.values.has('-C') || f.values.has('--directory')) return; // the file is relative to another directory
-  ctx.runsFile(word, makeLanguage(cmd, ctx));
+  // With -C the file (and what it includes) is read from that directory.
+  const dir = f.values.get('-C') ?? f.values.get('--directory');
+  if (dir === undefined) ctx.runsFile(word, makeLanguage(cmd, ctx));
+  else
+    ctx.runsFile(
+      word.text.startsWith('/') ? word : { ...word, text: `${dir}/${word.text}` },
+      makeLanguage(cmd, ctx, dir),
+    );
 }
 
 function crontab(cmd: Argv, io: Io, ctx: CheckContext): void {

@@ -1,6 +1,7 @@
 // Input typed into an interactive shell or a program on a terminal: the terminal and readline edit each line before
 // the program reads it (control keys move, delete and recall lines; `!` and a leading `^` expand history), so the bytes
-// judged are not what runs. Such input asks. Pure.
+// judged are not what runs. Such input asks, and so does naming another readline start-up file (INPUTRC), whose key
+// bindings and macros type text of their own. Pure.
 
 /** C0 controls other than tab, newline and carriage return; DEL; C1 controls. */
 const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/;
@@ -44,4 +45,14 @@ export function lineEditing(input: string): string | undefined {
     if (event !== undefined) return `${event} is expanded from the shell's history`;
   }
   return undefined;
+}
+
+/**
+ * INPUTRC names the file readline reads its key bindings and macros from (`"z": "\C-a\C-d"` makes a typed `z`
+ * edit and run the line): set, like `bind`, it changes what keys type in every interactive shell or readline program
+ * that sees it. Why, or undefined.
+ */
+export function readlineStartFile(name: string, value: { text: string; dynamic: boolean }): string | undefined {
+  if (name !== 'INPUTRC' || (value.text === '' && !value.dynamic)) return undefined;
+  return `INPUTRC=${value.text.slice(0, 60)} gives readline key bindings and macros from another file, so keys type text of their own`;
 }

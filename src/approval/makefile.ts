@@ -46,8 +46,19 @@ const RULE = /^([^\t:=#][^:=#]*?)\s*::?(?!=)\s*([^;]*?)\s*(?:;(.*))?$/;
 const OPEN = '\u0001';
 const CLOSE = '\u0002';
 const DOLLAR = '\u0003';
+// A shell variable standing for what the gate cannot compute (`${NAME}`): marked, so that the `$(shell ...)` around
+// it is still found (plain braces would stop the reference pattern from matching it).
+const BRACE_OPEN = '\u0004';
+const BRACE_CLOSE = '\u0005';
+const shellVariable = (name: string): string => `${DOLLAR}${BRACE_OPEN}${name.replace(/\W/g, '_')}${BRACE_CLOSE}`;
 
-const finish = (marked: string): string => marked.replaceAll(OPEN, '$(').replaceAll(CLOSE, ')').replaceAll(DOLLAR, '$');
+const finish = (marked: string): string =>
+  marked
+    .replaceAll(OPEN, '$(')
+    .replaceAll(CLOSE, ')')
+    .replaceAll(DOLLAR, '$')
+    .replaceAll(BRACE_OPEN, '{')
+    .replaceAll(BRACE_CLOSE, '}');
 
 /** The outermost `$(shell ...)` calls in marked text, still marked. */
 function shellSpans(marked: string): string[] {
@@ -104,7 +115,7 @@ class Expander {
     if (/^[@<^*?+%][DF]$/.test(inner)) return this.auto[inner[0]!] ?? 'target';
     const value = this.vars.get(inner);
     // A variable the makefile does not set comes from the environment or the command line: known only at run time.
-    return value ?? `${DOLLAR}{${inner.replace(/\W/g, '_')}}`;
+    return value ?? shellVariable(inner);
   }
 
   /** The text functions the gate can compute; any other function's result is known only at run time. */
@@ -151,7 +162,7 @@ class Expander {
         if (!this.quiet || /^(eval|call|value|file|guile|load)$/.test(name))
           this.problems.push(`$(${name} ...) is computed when make runs`);
         // The `$(shell ...)` calls in its arguments still run.
-        return `${DOLLAR}{MAKE_COMPUTED}${shellSpans(args).join('')}`;
+        return `${shellVariable('MAKE_COMPUTED')}${shellSpans(args).join('')}`;
     }
   }
 }
@@ -159,11 +170,18 @@ class Expander {
 /**
  * `overrides`: `make NAME=VALUE` on the command line, which win over the makefile's own assignments. `dry`: make -n,
  * -q or -t, which run no recipe but the lines marked `+` or calling $(MAKE), and still expand everything else.
+ * `known`: values make starts with that the makefile may change (CURDIR, variables from the environment).
  */
-export function readMakefile(text: string, overrides: ReadonlyMap<string, string> = new Map(), dry = false): Makefile {
+export function readMakefile(
+  text: string,
+  overrides: ReadonlyMap<string, string> = new Map(),
+  dry = false,
+  known: ReadonlyMap<string, string> = new Map(),
+): Makefile {
   // A backslash-newline continues a line (a recipe's next line may start with its tab).
   const lines = text.replace(/\\\n\t?/g, ' ').split('\n');
   const ex = new Expander();
+  for (const [k, v] of known) ex.vars.set(k, v);
   for (const [k, v] of overrides) ex.vars.set(k, v);
   const raw: { text: string; auto: Record<string, string> }[] = [];
   // Commands make runs while it reads the makefile, dry run or not: `$(shell ...)` expanded at once, `VAR != cmd`.

@@ -1,9 +1,10 @@
 // Bash builtins that evaluate their arguments again as code: `let` (arithmetic), names with subscripts (`printf -v`,
 // `read`, `mapfile`, `wait -p`, `test -v`, `declare`/`local`/`typeset`/`export`/`readonly`, `unset`), callbacks run as
-// commands (`mapfile -C`, `complete -C`, `compgen -C`, `bind -x`), key bindings that type text (`bind`), history
-// re-run (`fc`) and builtins loaded from a shared library (`enable -f`). Pure.
+// commands (`mapfile -C`, `complete -C`, `compgen -C`, `bind -x`), word lists expanded again (`compgen -W`,
+// `complete -W`), key bindings that type text (`bind`), history re-run (`fc`) and builtins loaded from a shared
+// library (`enable -f`). Pure.
 import type { Argv } from './argv.js';
-import { arithmeticWord, nameWord, type ValueContext } from './reevaluation.js';
+import { arithmeticWord, expandedWordList, nameWord, type ValueContext } from './reevaluation.js';
 import type { Word } from './words.js';
 
 interface Options {
@@ -111,8 +112,12 @@ export function reevaluatingBuiltin(cmd: Argv, ctx: ValueContext): void {
       return;
     case 'complete':
     case 'compgen': {
-      const cb = options(args, 'AGWFCXPSoab').values.get('C');
+      const o = options(args, 'AGWFCXPSoab');
+      const cb = o.values.get('C');
       if (cb) callback(cb, `${cmd.name} -C`, ctx);
+      // -W's list is expanded again (-P, -S, -X and -G are used as they are: bash 5.2 runs nothing in them).
+      const list = o.values.get('W');
+      if (list) expandedWordList(list, `${cmd.name} -W`, ctx);
       return;
     }
     case 'bind':

@@ -5,6 +5,7 @@
 // PS0/PS1/PS2/PS4) run the command substitutions they hold. A value that holds a command substitution (quoted when
 // it was assigned, so it did not run then) or that is known only at run time asks where it is evaluated. Pure.
 import type { CheckContext } from './checks/types.js';
+import { readlineStartFile } from './line-editing.js';
 import type { SyntaxNode } from './parser.js';
 import { named } from './syntax.js';
 import { wordOf, type Vars, type Word } from './words.js';
@@ -105,6 +106,20 @@ function promptValue(value: string | typeof RUN_TIME | undefined, where: string,
     asks(where, `the prompt string holds ${short(value)}`, ctx, value);
 }
 
+/**
+ * `compgen -W LIST`, `complete -W LIST`: bash expands each word of the list again (now, or when a completion runs),
+ * so a command substitution in its text runs, and a list computed at run time may hold one.
+ */
+export function expandedWordList(w: Word, where: string, ctx: ValueContext): void {
+  if (literalCode(w)) asks(where, `the word list ${short(w.text)} is expanded again and runs its command`, ctx, w.text);
+  else if (w.substitutions.length > 0 || setAtRunTime(w.text, ctx) !== undefined)
+    asks(
+      where,
+      'the word list is computed at run time and expanded again, running any command substitution in it',
+      ctx,
+    );
+}
+
 const PROMPTS = /^(PS0|PS1|PS2|PS4)$/;
 /** Variables whose value bash expands (running substitutions) before it reads the file they name. */
 const EXPANDED_PATHS = /^(BASH_ENV|ENV)$/;
@@ -119,6 +134,8 @@ export function evaluatedAssignment(name: string, value: Word, valueText: string
   if (EXPANDED_PATHS.test(name) && literalCode(value))
     asks(name, `bash expands ${short(value.text)} before reading the file`, ctx, value.text);
   if (ctx.values.integers.has(name)) arithmeticWord(value, `${name} (declared -i)`, ctx);
+  const keys = readlineStartFile(name, value);
+  if (keys !== undefined) ctx.add('line-editing', keys);
 }
 
 /** Remembers whether a variable set outside a command now holds a value known only at run time. */

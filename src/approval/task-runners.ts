@@ -1,6 +1,7 @@
 // Task runners that run the project's own command lines: `npm test`/`npm run x` (package.json scripts and their
 // pre/post scripts, with .npmrc's script-shell), yarn, pnpm and bun scripts, and `make` (its makefile's recipes, with
 // make variables expanded). The gate reads those files like scripts run by path. Pure.
+import { normalizePath } from '../common/paths.js';
 import { parseFlags, type Argv } from './argv.js';
 import type { CheckContext } from './checks/types.js';
 import { judgeCmake } from './cmake.js';
@@ -45,11 +46,19 @@ function yarnLikeScripts(sub: string | undefined, rest: string[]): string[] {
 
 const VALUE_FLAGS = ['--prefix', '-C', '--dir', '--cwd', '-w', '--workspace', '--filter', '-F', '--loglevel'];
 
+/** How a makefile is read: make's command-line variables, what it starts with (CURDIR, the environment), its -C. */
+interface MakeReading {
+  overrides: [string, string][];
+  known: [string, string][];
+  dir: string;
+}
+
 /**
- * `make` with its command-line variables (`make CC='...' SHELL=./x.sh`), which override the makefile's: carried in
+ * `make` with its command-line variables (`make CC='...' SHELL=./x.sh`), which override the makefile's, the variables
+ * it starts with (CURDIR, the command's environment) and its -C directory (includes are read from there): carried in
  * the language name to the makefile's reading. MAKEFILES (extra makefiles) and a SHELL that is a script are read too.
  */
-export function makeLanguage(cmd: Argv, ctx: CheckContext): string {
+export function makeLanguage(cmd: Argv, ctx: CheckContext, dir = ''): string {
   const overrides = cmd.args.flatMap((a) => {
     const m = /^([A-Za-z_.][\w.]*)=(.*)$/s.exec(a.text);
     if (!m) return [];
@@ -60,8 +69,16 @@ export function makeLanguage(cmd: Argv, ctx: CheckContext): string {
   const extra = ctx.commandEnv.get('MAKEFILES');
   if (extra?.dynamic) ctx.add('dynamic-command', 'MAKEFILES set at run time');
   else if (extra) for (const f of extra.text.split(/\s+/).filter(Boolean)) ctx.runsFile(literal(f), 'make');
+  // Environment variables are make variables too; one computed at run time stays unknown (a shell variable).
+  const known: [string, string][] = [...ctx.commandEnv]
+    .filter(([k, w]) => !w.dynamic && /^[A-Za-z_][\w]*$/.test(k) && k !== 'SHELL' && k !== 'MAKEFILES')
+    .map(([k, w]) => [k, w.text]);
+  const cwd = ctx.where.cwd;
+  if (dir.startsWith('/')) known.push(['CURDIR', normalizePath(dir)]);
+  else if (cwd) known.push(['CURDIR', normalizePath(dir ? `${cwd}/${dir}` : cwd)]);
   const name = makeDryRun(cmd) ? 'make-n' : 'make';
-  return overrides.length === 0 ? name : `${name}\u0000${JSON.stringify(overrides)}`;
+  const reading: MakeReading = { overrides, known, dir };
+  return `${name}\u0000${JSON.stringify(reading)}`;
 }
 
 /** make -n/--dry-run/--just-print/--recon, -q/--question, -t/--touch: no recipe runs but `+` lines and $(MAKE). */
@@ -80,7 +97,7 @@ export function taskRunner(cmd: Argv, ctx: RunnerContext): void {
     // the makefile, running its `$(shell ...)` calls (read as 'make-n').
     const dir = f.values.get('-C') ?? f.values.get('--directory');
     const files = ['GNUmakefile', 'makefile', 'Makefile'].map((file) => (dir ? `${dir}/${file}` : file));
-    for (const file of files) ctx.runsFile(literal(file), makeLanguage(cmd, ctx), files);
+    for (const file of files) ctx.runsFile(literal(file), makeLanguage(cmd, ctx, dir), files);
     return;
   }
   if (name !== 'npm' && name !== 'yarn' && name !== 'pnpm' && name !== 'bun') return;
@@ -150,10 +167,14 @@ export function runnerConfigProblem(text: string): string | undefined {
 export function runnerFile(key: string, text: string, language: string, ctx: RunnerContext): boolean {
   const make = /^make(-n)?(?:\u0000([\s\S]*))?$/.exec(language);
   if (make) {
-    const overrides = make[2] === undefined ? [] : (JSON.parse(make[2]) as [string, string][]);
-    const m = readMakefile(text, new Map(overrides), make[1] !== undefined);
+    const reading: MakeReading =
+      make[2] === undefined ? { overrides: [], known: [], dir: '' } : (JSON.parse(make[2]) as MakeReading);
+    const m = readMakefile(text, new Map(reading.overrides), make[1] !== undefined, new Map(reading.known));
     for (const p of m.problems) ctx.add('unread-script', `${key}: ${p}`);
-    for (const inc of m.includes) ctx.runsFile(literal(inc), language, true);
+    // make reads an include relative to the directory it runs in (-C), whichever makefile names it.
+    const at = (inc: string): string =>
+      inc.startsWith('/') || reading.dir === '' ? inc : normalizePath(`${reading.dir}/${inc}`);
+    for (const inc of m.includes) ctx.runsFile(literal(at(inc)), language, true);
     for (const c of m.commands) ctx.script(c);
   } else if (language.startsWith('package-scripts:'))
     for (const c of packageScripts(text, language.slice('package-scripts:'.length).split(','))) ctx.script(c);
