@@ -111,7 +111,14 @@ async function judgeWithin(
   const parse = await loadBashParser();
   const programs = remembering(await loadProgramReader());
   const files = new Map<string, ScriptFile>();
-  const opts = { cwd, stdin: subject.stdin, language: subject.language, programs, terminal: subject.terminal };
+  const opts = {
+    cwd,
+    stdin: subject.stdin,
+    language: subject.language,
+    programs,
+    terminal: subject.terminal,
+    written: subject.written,
+  };
   if (subject.text.trim() === '')
     return {
       verdict: { command: subject.text, dangerous: false, tier: null, findings: [] },

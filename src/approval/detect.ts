@@ -75,6 +75,7 @@ import type { ProgramEffect } from './programs/effects.js';
 import type { ReadProgram } from './programs/load.js';
 import { rule, type Tier } from './rules.js';
 import { applyRedirect, enclosingRedirects, type Fds } from './stdin.js';
+import { gitContentWrite } from './git/config-content.js';
 import { literal, wordOf, type Word } from './words.js';
 
 interface Finding {
@@ -106,6 +107,8 @@ interface DetectOptions {
   language?: string;
   /** `stdin` is typed on a terminal: what line editing and history would do to it asks (line-editing.ts). */
   terminal?: boolean;
+  /** What a file tool writes to the file of its `: > PATH` subject. */
+  written?: string;
 }
 
 /** Variables that are usually in the environment already: setting them in the line changes later lookups. */
@@ -187,6 +190,8 @@ class Analysis implements CarryContext, ValueContext {
   private readonly overwritten = new Set<string>();
   /** Files this command line writes known text to (`echo ... > x.sh; sh x.sh`). */
   private readonly writtenText = new Map<string, string>();
+  /** What a file tool writes (its subject is `: > PATH`): judged as the content of that write. */
+  fileToolContent: string | undefined;
   /** Commands seen so far: a script missing before a list runs may be written by an earlier command of it. */
   commandsSeen = 0;
   private fileDepth = 0;
@@ -831,6 +836,8 @@ class Analysis implements CarryContext, ValueContext {
       // `: > PATH` is how file tools are judged (their content is judged where it runs): no text to judge here.
       checkWriteTampering(word, ownerArgv?.name === ':' ? undefined : printed, op === '>>', `${op} ${word.text}`, this);
       packageSettingsWrite(word, printed, `${op} ${word.text}`, this);
+      const content = ownerArgv?.name === ':' && this.fileToolContent !== undefined ? this.fileToolContent : printed;
+      gitContentWrite(word, content, `${op} ${word.text}`, this);
     }
     const key = word.dynamic ? undefined : scriptKey(word.text, this.where);
     if (op.includes('>') && printed !== undefined && key)
@@ -962,6 +969,7 @@ const TIER_ORDER: Record<Tier, number> = { dangerous: 1, hardline: 2 };
 /** Judges one command line. `parse` comes from loadBashParser(). */
 export function detect(parse: ParseBash, command: string, opts: DetectOptions = {}): Verdict {
   const analysis = new Analysis(parse, opts.cwd, -1, opts.files, opts.programs);
+  analysis.fileToolContent = opts.written;
   if (command.trim() === '') {
     // nothing to judge
   } else if (opts.language !== undefined) analysis.code(command, opts.language);

@@ -16,6 +16,8 @@ export interface CallSubject {
   inputOnly?: boolean;
   /** What a person deciding is shown, when it differs from `text`. */
   shown?: string;
+  /** The content a file tool writes to the file of its `: > PATH` (its git configuration is judged wherever it goes). */
+  written?: string;
 }
 
 /** Where a tool's gate function looks things up (a background process's command). */
@@ -60,5 +62,5 @@ export function fileWriteSubject(tool: string, path: unknown, content: unknown):
   const quoted = `'${path.replace(/'/g, `'\\''`)}'`;
   const text = typeof content === 'string' ? content : '';
   // A file tool's relative path is the task directory's, not the shell's (after a `cd`): files are read there too.
-  return { text: `: > ${quoted}`, shown: `${tool} ${path}:\n${text}`, workdir: '.' };
+  return { text: `: > ${quoted}`, shown: `${tool} ${path}:\n${text}`, workdir: '.', written: text };
 }

@@ -52,10 +52,13 @@ export function gitSurfaceWrite(target: Word, detail: string, ctx: CheckContext)
     ctx.add('git-hook', reason);
     return;
   }
-  if (key === null) {
-    if (GIT_ONLY_NAMES.test(target.text)) ctx.add('git-hook', reason);
+  // commondir and gitdir mean something only to git: written anywhere, a template or a directory later made a git
+  // directory carries them in (`git init --template=T` copies T/commondir into an existing .git).
+  if (GIT_ONLY_NAMES.test(target.text) || (typeof key === 'string' && GIT_ONLY_NAMES.test(key))) {
+    ctx.add('git-hook', reason);
     return;
   }
+  if (key === null) return;
   if (key === undefined || !ctx.reading) return;
   const parts = key.split('/').filter((p) => p !== '');
   const absolute = key.startsWith('/');

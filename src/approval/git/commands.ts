@@ -9,6 +9,7 @@ import { literal, type Word } from '../words.js';
 import { joinKey } from '../loaders/run-file.js';
 import { optionValues } from '../loaders/preloads.js';
 import type { GitSetting } from './config.js';
+import { templateDir } from './config-content.js';
 import { gitRuns, type GitInvocation } from './hooks.js';
 
 const GLOBAL_VALUE_OPTS = [
@@ -172,7 +173,15 @@ export function gitCommands(cmd: Argv, ctx: CheckContext): void {
       else if (dir !== undefined) ctx.loads(joinKey(dir, 'hooks/post-checkout'), 'shell', { roots: [] });
     }
   }
-  if (sub === 'init' || sub === 'clone') madeGitDirectory(sub, rest, inv, ctx);
+  if (sub === 'init' || sub === 'clone') {
+    madeGitDirectory(sub, rest, inv, ctx);
+    for (const t of optionValues(rest, ['--template'])) templateDir(sub, t.text, ctx);
+    // clone's own `-c`/`--config` settings, and the line's `-c` (also handed on to a submodule's clone).
+    for (const c of optionValues(rest, ['-c', '--config']))
+      if (/^init\.templatedir=/i.test(c.text)) templateDir(sub, c.text.slice(c.text.indexOf('=') + 1), ctx);
+  }
+  if (sub === 'init' || sub === 'clone' || sub === 'submodule')
+    for (const s of inv.settings) if (s.key === 'init.templatedir') templateDir(sub, s.value, ctx);
   gitRuns(inv, ctx);
 }
 

@@ -8,6 +8,7 @@ import { normalizePath } from '../../common/paths.js';
 import { isGitDirectory } from '../checks/git-surfaces.js';
 import type { CheckContext } from '../checks/types.js';
 import { dirOf, joinKey } from '../loaders/run-file.js';
+import { templateDir } from './config-content.js';
 import { GIT_COMMAND_KEY, parseGitConfig, type GitSetting } from './config.js';
 
 const COMMIT = ['pre-commit', 'prepare-commit-msg', 'commit-msg', 'post-commit', 'pre-auto-gc', 'post-rewrite'];
@@ -230,6 +231,10 @@ export function gitRuns(inv: GitInvocation, ctx: CheckContext): void {
     settings.push(...r.settings);
   }
   const last = (key: string): string | undefined => settings.filter((s) => s.key === key).at(-1)?.value;
+  // init.templateDir from a config file: clone, init and a submodule's clone copy that directory in.
+  const template = last('init.templatedir');
+  if (template !== undefined && (inv.sub === 'init' || inv.sub === 'clone' || inv.sub === 'submodule'))
+    templateDir(inv.sub, template, ctx);
   // An alias runs a shell command (`!...`) or another subcommand, whose hooks then run.
   let sub = inv.sub;
   const alias = sub === undefined ? undefined : last(`alias.${sub}`);
