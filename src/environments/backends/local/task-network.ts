@@ -48,6 +48,30 @@ function readUntil(stream: Readable, done: (text: string) => boolean, what: () =
   });
 }
 
+/**
+ * Waits until the holder's child runs its program (`sleep`): bwrap reports the child before the child has set itself
+ * up, and that setup can still fail (bringing up the namespace's loopback failed now and then on a loaded machine,
+ * "loopback: Failed RTM_NEWADDR"), leaving a namespace nobody holds. Rejects when bwrap ends first.
+ */
+async function childRunning(holder: ChildProcess, owner: number, why: () => string): Promise<void> {
+  const started = Date.now();
+  for (;;) {
+    let comm = '';
+    try {
+      comm = readFileSync(`/proc/${owner}/comm`, 'utf8').trim();
+    } catch {
+      // gone: bwrap ends too, and says why
+    }
+    if (comm === 'sleep') return;
+    if (holder.exitCode !== null || holder.signalCode) throw new Error(why());
+    if (Date.now() - started > START_MS) throw new Error(`${why()}: no answer within ${START_MS / 1000} s`);
+    await new Promise((r) => setTimeout(r, 2));
+  }
+}
+
+/** How many times making a namespace is tried before its failure is reported (see childRunning). */
+const ATTEMPTS = 3;
+
 /** The last lines a helper wrote to stderr, for an error message. */
 function tail(lines: string[]): string {
   const text = lines.join('').trim().split('\n').slice(-2).join('; ');
@@ -114,6 +138,16 @@ export class TaskNetwork {
    * with the helper's own reason when either fails (and leaves nothing running).
    */
   static async open(tools: TaskNetworkTools): Promise<TaskNetwork> {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await TaskNetwork.openOnce(tools);
+      } catch (err) {
+        if (attempt >= ATTEMPTS) throw err;
+      }
+    }
+  }
+
+  private static async openOnce(tools: TaskNetworkTools): Promise<TaskNetwork> {
     const unprivileged = process.getuid?.() !== 0;
     // Not root: the namespace needs a user namespace of its own to be made, and joined, without privileges.
     const holderArgs = ['--ro-bind', '/', '/', ...(unprivileged ? ['--unshare-user'] : []), '--unshare-net'];
@@ -140,6 +174,11 @@ export class TaskNetwork {
       });
       owner = Number(/"child-pid":\s*(\d+)/.exec(info)![1]);
       const netns = Number(/"net-namespace":\s*(\d+)/.exec(info)![1]);
+      await childRunning(holder, owner, () => `${tools.bwrap} could not make it (${tail(holderErr)})`).catch(
+        (err: Error) => {
+          throw fail(err.message);
+        },
+      );
       if (tools.slirp4netns) {
         // fd 3: slirp4netns writes "1" once the interface is up; fd 4: it exits when this end closes (the worker
         // ended, or close() below), so it never outlives the task's environment.
