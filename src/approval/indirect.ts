@@ -5,6 +5,7 @@ import { parseFlags, type Argv } from './argv.js';
 import { stdinIsDynamic, stdinText, type CheckContext, type Io } from './checks/types.js';
 import { MAKE_VALUE_FLAGS, readMakefile } from './makefile.js';
 import { makeLanguage } from './task-runners.js';
+import { optionWord } from './long-options.js';
 import { literal, type Word } from './words.js';
 
 /** git configuration keys whose value is a command git runs. */
@@ -125,13 +126,14 @@ function crontab(cmd: Argv, io: Io, ctx: CheckContext): void {
     ctx.add('dynamic-command', 'crontab installs entries computed at run time');
 }
 
-/** Options whose value is a command, per program. */
-const COMMAND_OPTIONS: Record<string, { opts: string[]; ssh?: boolean }> = {
+/** Options whose value is a command, per program; `abbreviate`: it takes `--to-com` for `--to-command`. */
+const COMMAND_OPTIONS: Record<string, { opts: string[]; ssh?: boolean; abbreviate?: boolean }> = {
   ssh: { opts: ['-o'], ssh: true },
   scp: { opts: ['-o', '-S'], ssh: true },
   sftp: { opts: ['-o', '-S'], ssh: true },
   rsync: { opts: ['-e', '--rsh', '--rsync-path'] },
   tar: {
+    abbreviate: true,
     opts: [
       '--to-command',
       '--use-compress-program',
@@ -144,16 +146,12 @@ const COMMAND_OPTIONS: Record<string, { opts: string[]; ssh?: boolean }> = {
   },
 };
 
-function commandOptions(cmd: Argv, ctx: CheckContext): void {
+function commandOptions(cmd: Argv, ctx: CheckContext, words: readonly Word[] = cmd.args): void {
   const spec = COMMAND_OPTIONS[cmd.name!]!;
-  cmd.args.forEach((a, i) => {
+  words.forEach((a, i) => {
     for (const opt of spec.opts) {
-      let value: Word | undefined;
-      if (a.text === opt) value = cmd.args[i + 1];
-      else if (opt.startsWith('--') && a.text.startsWith(`${opt}=`))
-        value = { ...a, text: a.text.slice(opt.length + 1) };
-      else if (!opt.startsWith('--') && a.text.startsWith(opt) && a.text.length > opt.length)
-        value = { ...a, text: a.text.slice(opt.length) };
+      const m = optionWord(a.text, opt, spec.abbreviate ?? false);
+      const value: Word | undefined = !m ? undefined : 'attached' in m ? { ...a, text: m.attached } : words[i + 1];
       if (!value) continue;
       if (spec.ssh && opt === '-o') {
         const m = /^(ProxyCommand|LocalCommand|KnownHostsCommand)[\s=]+(.*)$/is.exec(value.text);
@@ -164,6 +162,40 @@ function commandOptions(cmd: Argv, ctx: CheckContext): void {
       } else commandValue(value, `${cmd.name} ${opt}`, ctx);
     }
   });
+}
+
+/**
+ * The words of a variable a program prepends to its own arguments (TAR_OPTIONS), split as the program splits them:
+ * blanks separate words, quotes and backslashes escape. Known only at run time, it is judged as a command computed
+ * then.
+ */
+export function optionVariable(name: string, ctx: CheckContext): Word[] {
+  const v = ctx.commandEnv.get(name);
+  if (!v || v.text.trim() === '') return [];
+  if (v.dynamic) {
+    ctx.computed(v, name);
+    return [];
+  }
+  const words: string[] = [];
+  let cur: string | undefined;
+  let quote = '';
+  for (let i = 0; i < v.text.length; i += 1) {
+    const c = v.text[i]!;
+    if (quote) {
+      if (c === quote) quote = '';
+      else if (c === '\\' && quote === '"' && i + 1 < v.text.length) cur += v.text[(i += 1)]!;
+      else cur += c;
+    } else if (/\s/.test(c)) {
+      if (cur !== undefined) words.push(cur);
+      cur = undefined;
+    } else if (c === "'" || c === '"') {
+      quote = c;
+      cur ??= '';
+    } else if (c === '\\' && i + 1 < v.text.length) cur = (cur ?? '') + v.text[(i += 1)]!;
+    else cur = (cur ?? '') + c;
+  }
+  if (cur !== undefined) words.push(cur);
+  return words.map(literal);
 }
 
 /** Finds code that `cmd` runs from its options, its variables (`assignments`) or its input, and judges it. */
@@ -183,5 +215,6 @@ export function indirectCode(
   if (cmd.name === 'git') gitOptions(cmd, ctx);
   else if (cmd.name === 'make' || cmd.name === 'gmake') make(cmd, ctx);
   else if (cmd.name === 'crontab') crontab(cmd, io, ctx);
+  else if (cmd.name === 'tar') commandOptions(cmd, ctx, [...optionVariable('TAR_OPTIONS', ctx), ...cmd.args]);
   else if (cmd.name !== null && Object.hasOwn(COMMAND_OPTIONS, cmd.name)) commandOptions(cmd, ctx);
 }

@@ -2,6 +2,7 @@
 // timeit (its statements and -s setup are Python code), cProfile/profile/trace/pdb (a script, -m module or -c
 // code), runpy (a module), code (an interactive console reading standard input). Pure.
 import type { CheckContext } from '../checks/types.js';
+import { resolveLong } from '../long-options.js';
 import type { Word } from '../words.js';
 
 /** Python getopt: options (with values for `valued`) until the first operand; returns values by option and operands. */
@@ -22,7 +23,9 @@ function getopt(
     }
     if (t.startsWith('--')) {
       const eq = t.indexOf('=');
-      const name = eq < 0 ? t : t.slice(0, eq);
+      // getopt, optparse and argparse all take an unambiguous prefix of a long option (`--set` for `--setup`).
+      const given = eq < 0 ? t : t.slice(0, eq);
+      const name = resolveLong(given, [...valued, '--module']) ?? given;
       if (eq >= 0) values.push([name, { ...a, text: t.slice(eq + 1) }]);
       else if (valued.includes(name) && args[i + 1]) values.push([name, args[(i += 1)]!]);
       else flags.push(name);
