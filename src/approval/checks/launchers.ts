@@ -1,7 +1,7 @@
 // Programs that run another program named in their operands, after options or a subcommand of their own: `ip netns
 // exec NAME CMD`, `perf stat|record|trace CMD`, `gdb --args CMD`, `bwrap [options] CMD`, `start-stop-daemon --exec
 // PATH -- ARGS`, `systemd-nspawn [options] CMD`, cmake (cmake.ts). What runs is judged as a command. Pure.
-import { cmakeCommand } from '../cmake.js';
+import { cmakeCommand, ctestCommand } from '../cmake.js';
 import { namesLong, optionWord } from '../long-options.js';
 import type { Word } from '../words.js';
 import { literal } from '../words.js';
@@ -225,4 +225,5 @@ export const launcherChecks: Record<string, Check> = {
   'systemd-nspawn': nspawn,
   'start-stop-daemon': startStopDaemon,
   cmake: (cmd, _io, ctx) => cmakeCommand(cmd, ctx),
+  ctest: (cmd, _io, ctx) => ctestCommand(cmd, ctx),
 };
