@@ -3,6 +3,7 @@
 // long option (`--compress-prog` for `--compress-program`), so a check that looks for `--name` must find `--na` too.
 // Programs with their own parsers (node, ruby, php, apt, dpkg, rpm's popt, rsync, ripgrep, curl, bwrap, cmake) take
 // only the full name and opt out. Pure, workflow-safe.
+import type { Word } from './words.js';
 
 /** Fewest characters after `--` an abbreviation has before it counts (one letter is too often ambiguous). */
 const MIN_ABBREVIATION = 2;
@@ -48,4 +49,24 @@ export function optionWord(
 export function resolveLong(given: string, names: readonly string[], abbreviate = true): string | undefined {
   if (names.includes(given)) return given;
   return abbreviate ? names.find((n) => namesLong(given, n)) : undefined;
+}
+
+/**
+ * Every value of the given options, attached (`-Ilib`, `--require=x`) or in the next word. A long option also matches
+ * its abbreviations (`--req=x`, long-options.ts) unless `abbreviate` is false, for programs that take only full names.
+ */
+export function optionValues(args: readonly Word[], opts: readonly string[], abbreviate = true): Word[] {
+  const out: Word[] = [];
+  for (let i = 0; i < args.length; i += 1) {
+    const t = args[i]!.text;
+    if (t === '--') break;
+    for (const o of opts) {
+      const m = optionWord(t, o, abbreviate);
+      if (!m) continue;
+      if ('attached' in m) out.push({ ...args[i]!, text: m.attached });
+      else if (args[i + 1]) out.push(args[(i += 1)]!);
+      break;
+    }
+  }
+  return out;
 }

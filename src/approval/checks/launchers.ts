@@ -204,6 +204,7 @@ const startStopDaemon: Check = (cmd, _io, ctx) => {
     for (let i = 0; i < cmd.args.length; i += 1) {
       const t = cmd.args[i]!.text;
       if (t === '--') break;
+      if (t === '--start') continue; // its own option, not an abbreviation of --startas
       for (const o of opts) {
         const m = t.startsWith('--') || t === o ? optionWord(t, o) : undefined;
         if (m) return 'attached' in m ? { ...cmd.args[i]!, text: m.attached } : cmd.args[i + 1];

@@ -56,12 +56,18 @@ const gpg: Check = (cmd, _io, ctx) => {
   for (const v of values(cmd.args, ['--photo-viewer'])) commandLine(v, 'gpg --photo-viewer', ctx);
 };
 
-/** less +CMD runs a less command at start: `!CMD` runs a shell command, `|mCMD` pipes to one. */
+/**
+ * less +CMD runs a less command at start: `!CMD` runs a shell command, `|mCMD` pipes to one. The LESS variable holds
+ * options less reads before its command line, `+CMD` among them (to the end of the value).
+ */
 const less: Check = (cmd, _io, ctx) => {
   for (const a of cmd.args) {
     const m = /^\++(?:!|\|.)(.*)$/s.exec(a.text);
     if (m) commandLine({ ...a, text: m[1]! }, 'less +!', ctx);
   }
+  const env = ctx.commandEnv.get('LESS');
+  const m = env && /(?:^|\s)\++(?:!|\|.)(.*)$/s.exec(env.text);
+  if (env && m) commandLine({ ...env, text: m[1]! }, 'LESS=+!', ctx);
 };
 
 /** rg --pre CMD: a preprocessor run on every file searched. */

@@ -6,29 +6,11 @@ import type { Argv } from '../argv.js';
 import type { CheckContext, Origin } from '../checks/types.js';
 import type { Word } from '../words.js';
 import { literal } from '../words.js';
-import { optionWord } from '../long-options.js';
+import { optionValues } from '../long-options.js';
 import { loadJavascript, pythonCandidates } from './program-loads.js';
 import { joinKey } from './run-file.js';
 
-/**
- * Every value of the given options, attached (`-Ilib`, `--require=x`) or in the next word. A long option also matches
- * its abbreviations (`--req=x`, long-options.ts) unless `abbreviate` is false, for programs that take only full names.
- */
-export function optionValues(args: readonly Word[], opts: readonly string[], abbreviate = true): Word[] {
-  const out: Word[] = [];
-  for (let i = 0; i < args.length; i += 1) {
-    const t = args[i]!.text;
-    if (t === '--') break;
-    for (const o of opts) {
-      const m = optionWord(t, o, abbreviate);
-      if (!m) continue;
-      if ('attached' in m) out.push({ ...args[i]!, text: m.attached });
-      else if (args[i + 1]) out.push(args[(i += 1)]!);
-      break;
-    }
-  }
-  return out;
-}
+export { optionValues };
 
 /** Words of a variable's value (`NODE_OPTIONS='--require ./x.js'`), as the program splits it. */
 function variableWords(ctx: CheckContext, name: string): Word[] | undefined {
