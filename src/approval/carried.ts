@@ -30,8 +30,10 @@ const SCRIPT_VARIABLES: Record<string, string | null> = { BASH_ENV: null, ENV: n
 /** NODE_OPTIONS that load a module before the program; MAKEFLAGS that add make code. */
 const OPTION_CODE: Record<string, RegExp> = {
   NODE_OPTIONS: /(^|\s)(-r|--require|--import|--loader|--experimental-loader)(\s|=|$)/,
-  MAKEFLAGS: /--eval/,
-  MFLAGS: /--eval/,
+  // make takes `--ev=` for `--eval=` (long-options.ts).
+  MAKEFLAGS: /--ev/,
+  MFLAGS: /--ev/,
+  GNUMAKEFLAGS: /--ev/,
 };
 /** The modules NODE_OPTIONS preloads. */
 const PRELOADS = /(?:^|\s)(?:-r|--require|--import|--loader|--experimental-loader)(?:\s+|=)(\S+)/g;

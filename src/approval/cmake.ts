@@ -304,3 +304,26 @@ export function cmakeCommand(cmd: Argv, ctx: CheckContext): void {
     true,
   );
 }
+
+/**
+ * The ctest command line: `-S`/`-SP`/`-SR`/`--script FILE[,ARGS]` runs FILE as a cmake script (judged like `cmake
+ * -P`); `--build-and-test SRC BUILD` configures SRC as cmake does and runs its `--test-command CMD ARGS...`.
+ */
+export function ctestCommand(cmd: Argv, ctx: CheckContext): void {
+  const args = cmd.args;
+  for (let i = 0; i < args.length; i += 1) {
+    const t = args[i]!.text;
+    const script = /^(-S[PR]?|--script(-new-process)?)(=(.*))?$/.exec(t);
+    const value = script ? (script[4] !== undefined ? { ...args[i]!, text: script[4] } : args[i + 1]) : undefined;
+    if (script && value) ctx.runsFile({ ...value, text: value.text.replace(/,[^/]*$/, '') }, 'cmake');
+    if (t === '--build-and-test' && args[i + 1]) {
+      const src = args[i + 1]!;
+      if (src.dynamic) ctx.add('unread-script', `ctest --build-and-test configures a project known only at run time`);
+      else ctx.runsFile(literal(`${src.text.replace(/\/$/, '')}/CMakeLists.txt`), 'cmake-project', true);
+    }
+    if (t === '--test-command' && args[i + 1]) {
+      ctx.argv(args.slice(i + 1));
+      return;
+    }
+  }
+}

@@ -5,6 +5,7 @@ import { parseFlags, type Argv } from './argv.js';
 import { stdinIsDynamic, stdinText, type CheckContext, type Io } from './checks/types.js';
 import { MAKE_VALUE_FLAGS, readMakefile } from './makefile.js';
 import { makeLanguage } from './task-runners.js';
+import { optionValues, optionWord } from './long-options.js';
 import { literal, type Word } from './words.js';
 
 /** git configuration keys whose value is a command git runs. */
@@ -88,18 +89,22 @@ export function crontabCommands(text: string): string[] {
     .map((l) => (l.startsWith('@') ? l.replace(/^@\S+\s+/, '') : l.split(/\s+/).slice(5).join(' ')));
 }
 
+const count = (text: string, c: string): number => text.split(c).length - 1;
+
+/** Variables make reads its own options from, before its command line (`MAKEFLAGS='--eval=...' make`). */
+const MAKE_OPTION_VARIABLES = ['GNUMAKEFLAGS', 'MAKEFLAGS', 'MFLAGS'];
+
 function make(cmd: Argv, ctx: CheckContext): void {
-  const f = parseFlags(cmd.args, MAKE_VALUE_FLAGS);
-  const file =
-    cmd.args.find((_, i) => i > 0 && ['-f', '--file', '--makefile'].includes(cmd.args[i - 1]!.text)) ??
-    cmd.args.find((a) => /^(--file|--makefile)=/.test(a.text));
-  const evaluated = f.values.get('--eval');
-  if (evaluated !== undefined) for (const c of makefileCommands(evaluated.replace(/\\t/g, '\t'))) ctx.script(c);
-  if (!file) return;
-  const word =
-    file.text.includes('=') && file.text.startsWith('--')
-      ? { ...file, text: file.text.slice(file.text.indexOf('=') + 1) }
-      : file;
+  const words = [...MAKE_OPTION_VARIABLES.flatMap((v) => optionVariable(v, ctx)), ...cmd.args];
+  const f = parseFlags(words, MAKE_VALUE_FLAGS);
+  // make takes abbreviations (`--ev=`, `--fi FILE`) as getopt_long does.
+  for (const evaluated of optionValues(words, ['--eval']))
+    if (evaluated.dynamic) ctx.computed(evaluated, 'make --eval');
+    else if (count(evaluated.text, '(') !== count(evaluated.text, ')'))
+      ctx.add('unread-script', `make --eval ${evaluated.text.slice(0, 60)}: make code the gate cannot read whole`);
+    else for (const c of makefileCommands(evaluated.text.replace(/\\t/g, '\t'))) ctx.script(c);
+  const word = optionValues(words, ['-f', '--file', '--makefile'])[0];
+  if (!word) return;
   const fromSubstitution = ctx.substitutionInput(word);
   if (fromSubstitution) {
     ctx.add('dynamic-command', `make reads a makefile computed at run time: ${word.text.slice(0, 80)}`);
@@ -131,13 +136,15 @@ function crontab(cmd: Argv, io: Io, ctx: CheckContext): void {
     ctx.add('dynamic-command', 'crontab installs entries computed at run time');
 }
 
-/** Options whose value is a command, per program. */
-const COMMAND_OPTIONS: Record<string, { opts: string[]; ssh?: boolean }> = {
+/** Options whose value is a command, per program; `abbreviate`: it takes `--to-com` for `--to-command`. */
+const COMMAND_OPTIONS: Record<string, { opts: string[]; ssh?: boolean; abbreviate?: boolean; own?: string[] }> = {
   ssh: { opts: ['-o'], ssh: true },
   scp: { opts: ['-o', '-S'], ssh: true },
   sftp: { opts: ['-o', '-S'], ssh: true },
   rsync: { opts: ['-e', '--rsh', '--rsync-path'] },
   tar: {
+    abbreviate: true,
+    own: ['--checkpoint'],
     opts: [
       '--to-command',
       '--use-compress-program',
@@ -150,16 +157,14 @@ const COMMAND_OPTIONS: Record<string, { opts: string[]; ssh?: boolean }> = {
   },
 };
 
-function commandOptions(cmd: Argv, ctx: CheckContext): void {
+function commandOptions(cmd: Argv, ctx: CheckContext, words: readonly Word[] = cmd.args): void {
   const spec = COMMAND_OPTIONS[cmd.name!]!;
-  cmd.args.forEach((a, i) => {
+  words.forEach((a, i) => {
+    // An option of the program's own whose full name starts another's (`--checkpoint`) is itself, not an abbreviation.
+    if (spec.own?.includes(a.text.replace(/=.*$/s, ''))) return;
     for (const opt of spec.opts) {
-      let value: Word | undefined;
-      if (a.text === opt) value = cmd.args[i + 1];
-      else if (opt.startsWith('--') && a.text.startsWith(`${opt}=`))
-        value = { ...a, text: a.text.slice(opt.length + 1) };
-      else if (!opt.startsWith('--') && a.text.startsWith(opt) && a.text.length > opt.length)
-        value = { ...a, text: a.text.slice(opt.length) };
+      const m = optionWord(a.text, opt, spec.abbreviate ?? false);
+      const value: Word | undefined = !m ? undefined : 'attached' in m ? { ...a, text: m.attached } : words[i + 1];
       if (!value) continue;
       if (spec.ssh && opt === '-o') {
         const m = /^(ProxyCommand|LocalCommand|KnownHostsCommand)[\s=]+(.*)$/is.exec(value.text);
@@ -170,6 +175,40 @@ function commandOptions(cmd: Argv, ctx: CheckContext): void {
       } else commandValue(value, `${cmd.name} ${opt}`, ctx);
     }
   });
+}
+
+/**
+ * The words of a variable a program prepends to its own arguments (TAR_OPTIONS), split as the program splits them:
+ * blanks separate words, quotes and backslashes escape. Known only at run time, it is judged as a command computed
+ * then.
+ */
+export function optionVariable(name: string, ctx: CheckContext): Word[] {
+  const v = ctx.commandEnv.get(name);
+  if (!v || v.text.trim() === '') return [];
+  if (v.dynamic) {
+    ctx.computed(v, name);
+    return [];
+  }
+  const words: string[] = [];
+  let cur: string | undefined;
+  let quote = '';
+  for (let i = 0; i < v.text.length; i += 1) {
+    const c = v.text[i]!;
+    if (quote) {
+      if (c === quote) quote = '';
+      else if (c === '\\' && quote === '"' && i + 1 < v.text.length) cur += v.text[(i += 1)]!;
+      else cur += c;
+    } else if (/\s/.test(c)) {
+      if (cur !== undefined) words.push(cur);
+      cur = undefined;
+    } else if (c === "'" || c === '"') {
+      quote = c;
+      cur ??= '';
+    } else if (c === '\\' && i + 1 < v.text.length) cur = (cur ?? '') + v.text[(i += 1)]!;
+    else cur = (cur ?? '') + c;
+  }
+  if (cur !== undefined) words.push(cur);
+  return words.map(literal);
 }
 
 /** Finds code that `cmd` runs from its options, its variables (`assignments`) or its input, and judges it. */
@@ -189,5 +228,6 @@ export function indirectCode(
   if (cmd.name === 'git') gitOptions(cmd, ctx);
   else if (cmd.name === 'make' || cmd.name === 'gmake') make(cmd, ctx);
   else if (cmd.name === 'crontab') crontab(cmd, io, ctx);
+  else if (cmd.name === 'tar') commandOptions(cmd, ctx, [...optionVariable('TAR_OPTIONS', ctx), ...cmd.args]);
   else if (cmd.name !== null && Object.hasOwn(COMMAND_OPTIONS, cmd.name)) commandOptions(cmd, ctx);
 }

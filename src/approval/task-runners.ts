@@ -179,7 +179,14 @@ export function runnerFile(key: string, text: string, language: string, ctx: Run
   } else if (language.startsWith('package-scripts:'))
     for (const c of packageScripts(text, language.slice('package-scripts:'.length).split(','))) ctx.script(c);
   else if (language === 'cmake' || language === 'cmake-project') judgeCmake(key, text, language === 'cmake', ctx);
-  else if (language === 'runner-config') {
+  else if (language === 'python-doctest') {
+    // The examples of a doctest file: `>>>` lines and their `...` continuations are Python, run in order.
+    const code = text
+      .split('\n')
+      .map((l) => /^\s*(?:>>>|\.\.\.)(?: (.*))?$/.exec(l)?.[1])
+      .filter((l): l is string => l !== undefined);
+    if (code.length > 0) ctx.code(code.join('\n'), 'python');
+  } else if (language === 'runner-config') {
     const setting = runnerConfigProblem(text);
     if (setting) ctx.add('carried-code', `${key} sets ${setting}, which decides what runs the project's scripts`);
   } else return false;

@@ -1,19 +1,31 @@
 // Programs that run another program named in their operands, after options or a subcommand of their own: `ip netns
 // exec NAME CMD`, `perf stat|record|trace CMD`, `gdb --args CMD`, `bwrap [options] CMD`, `start-stop-daemon --exec
 // PATH -- ARGS`, `systemd-nspawn [options] CMD`, cmake (cmake.ts). What runs is judged as a command. Pure.
-import { cmakeCommand } from '../cmake.js';
+import { cmakeCommand, ctestCommand } from '../cmake.js';
+import { namesLong, optionWord } from '../long-options.js';
 import type { Word } from '../words.js';
 import { literal } from '../words.js';
 import type { Check } from './types.js';
 
-/** Index of the first operand after options; `arity` gives how many values an option takes (0 when not listed). */
-function afterOptions(args: readonly Word[], from: number, arity: Record<string, number>): number {
+/**
+ * Index of the first operand after options; `arity` gives how many values an option takes (0 when not listed). With
+ * `abbreviate`, an abbreviated long option (`--direc DIR`) takes the values of the listed options it abbreviates.
+ */
+function afterOptions(args: readonly Word[], from: number, arity: Record<string, number>, abbreviate = true): number {
   let i = from;
   while (i < args.length) {
     const t = args[i]!.text;
     if (t === '--') return i + 1;
     if (!t.startsWith('-') || t === '-') return i;
-    i += 1 + (t.includes('=') ? 0 : (arity[t] ?? 0));
+    const named = Object.hasOwn(arity, t)
+      ? arity[t]!
+      : Math.max(
+          0,
+          ...Object.keys(arity)
+            .filter((o) => namesLong(t, o, abbreviate))
+            .map((o) => arity[o]!),
+        );
+    i += 1 + (t.includes('=') ? 0 : named);
   }
   return i;
 }
@@ -76,7 +88,7 @@ const perf: Check = (cmd, _io, ctx) => {
 };
 
 const gdb: Check = (cmd, _io, ctx) => {
-  const at = cmd.args.findIndex((a) => a.text === '--args');
+  const at = cmd.args.findIndex((a) => namesLong(a.text, '--args'));
   if (at >= 0 && cmd.args[at + 1]) ctx.argv(cmd.args.slice(at + 1));
 };
 
@@ -138,7 +150,7 @@ const BWRAP_ARITY: Record<string, number> = {
 };
 
 const bwrap: Check = (cmd, _io, ctx) => {
-  const at = afterOptions(cmd.args, 0, BWRAP_ARITY);
+  const at = afterOptions(cmd.args, 0, BWRAP_ARITY, false);
   if (at < cmd.args.length) ctx.argv(cmd.args.slice(at));
 };
 
@@ -180,21 +192,23 @@ const NSPAWN_ARITY: Record<string, number> = Object.fromEntries(
 
 const nspawn: Check = (cmd, _io, ctx) => {
   // -b boots the container's init instead of running a command.
-  if (cmd.args.some((a) => a.text === '-b' || a.text === '--boot')) return;
+  if (cmd.args.some((a) => a.text === '-b' || namesLong(a.text, '--boot'))) return;
   const at = afterOptions(cmd.args, 0, NSPAWN_ARITY);
   if (at < cmd.args.length) ctx.argv(cmd.args.slice(at));
 };
 
 /** start-stop-daemon --start --exec PATH [--startas PATH] -- ARGS: PATH runs with ARGS. */
 const startStopDaemon: Check = (cmd, _io, ctx) => {
-  if (!cmd.args.some((a) => a.text === '--start' || a.text === '-S')) return;
+  if (!cmd.args.some((a) => a.text === '-S' || namesLong(a.text, '--start'))) return;
   const valueOf = (opts: string[]): Word | undefined => {
     for (let i = 0; i < cmd.args.length; i += 1) {
       const t = cmd.args[i]!.text;
       if (t === '--') break;
-      if (opts.includes(t)) return cmd.args[i + 1];
-      const eq = opts.find((o) => o.startsWith('--') && t.startsWith(`${o}=`));
-      if (eq) return { ...cmd.args[i]!, text: t.slice(eq.length + 1) };
+      if (t === '--start') continue; // its own option, not an abbreviation of --startas
+      for (const o of opts) {
+        const m = t.startsWith('--') || t === o ? optionWord(t, o) : undefined;
+        if (m) return 'attached' in m ? { ...cmd.args[i]!, text: m.attached } : cmd.args[i + 1];
+      }
     }
     return undefined;
   };
@@ -212,4 +226,5 @@ export const launcherChecks: Record<string, Check> = {
   'systemd-nspawn': nspawn,
   'start-stop-daemon': startStopDaemon,
   cmake: (cmd, _io, ctx) => cmakeCommand(cmd, ctx),
+  ctest: (cmd, _io, ctx) => ctestCommand(cmd, ctx),
 };

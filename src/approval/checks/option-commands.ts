@@ -2,7 +2,8 @@
 // ProxyCommand, LocalCommand, KnownHostsCommand, Match exec), apt -o ...::Pre-Invoke=CMD and apt -c FILE, dpkg
 // --pre-invoke/--post-invoke, wget --use-askpass and -e use_askpass=CMD, man -P/-H, split --filter=CMD, rpm --eval
 // '%(CMD)', gpg --photo-viewer CMD, less +!CMD, rg --pre CMD, openssl -engine LIB. The command is judged like any
-// command line; a shell or interpreter fed the program's data (sort --compress-program=sh) runs the data. Pure.
+// command line; a shell or interpreter fed the program's data (sort --compress-program=sh) runs the data. Long
+// options match their abbreviations (`split --fi CMD`) where the program accepts them (long-options.ts). Pure.
 import { optionValues as values } from '../loaders/preloads.js';
 import { literal, type Word } from '../words.js';
 import { runsCode } from './exec.js';
@@ -41,7 +42,7 @@ const split: Check = (cmd, _io, ctx) => {
 
 /** rpm macros: `%(CMD)` runs a shell command, `%{lua: ...}` runs Lua, when rpm --eval or --define expands them. */
 const rpm: Check = (cmd, _io, ctx) => {
-  for (const v of values(cmd.args, ['--eval', '-E', '--define', '-D', '--macros'])) {
+  for (const v of values(cmd.args, ['--eval', '-E', '--define', '-D', '--macros'], false)) {
     if (v.dynamic) {
       if (/%[({]/.test(v.text)) ctx.computed(v, `${cmd.written} --eval`);
       continue;
@@ -55,17 +56,23 @@ const gpg: Check = (cmd, _io, ctx) => {
   for (const v of values(cmd.args, ['--photo-viewer'])) commandLine(v, 'gpg --photo-viewer', ctx);
 };
 
-/** less +CMD runs a less command at start: `!CMD` runs a shell command, `|mCMD` pipes to one. */
+/**
+ * less +CMD runs a less command at start: `!CMD` runs a shell command, `|mCMD` pipes to one. The LESS variable holds
+ * options less reads before its command line, `+CMD` among them (to the end of the value).
+ */
 const less: Check = (cmd, _io, ctx) => {
   for (const a of cmd.args) {
     const m = /^\++(?:!|\|.)(.*)$/s.exec(a.text);
     if (m) commandLine({ ...a, text: m[1]! }, 'less +!', ctx);
   }
+  const env = ctx.commandEnv.get('LESS');
+  const m = env && /(?:^|\s)\++(?:!|\|.)(.*)$/s.exec(env.text);
+  if (env && m) commandLine({ ...env, text: m[1]! }, 'LESS=+!', ctx);
 };
 
 /** rg --pre CMD: a preprocessor run on every file searched. */
 const rg: Check = (cmd, _io, ctx) => {
-  for (const v of values(cmd.args, ['--pre'])) commandLine(v, 'rg --pre', ctx);
+  for (const v of values(cmd.args, ['--pre'], false)) commandLine(v, 'rg --pre', ctx);
 };
 
 /** openssl -engine FILE.so / -provider-path DIR: loads a library of code into openssl. */
@@ -82,15 +89,15 @@ const ssh: Check = (cmd, _io, ctx) => {
 };
 
 const apt: Check = (cmd, _io, ctx) => {
-  for (const o of values(cmd.args, ['-o', '--option'])) {
+  for (const o of values(cmd.args, ['-o', '--option'], false)) {
     const m = /^([\w:-]*(Invoke|Pre-Install-Pkgs|Post-Install|Pre-Install)[\w:-]*)::?=?(.*)$/i.exec(o.text);
     if (m) commandLine({ ...o, text: m[3]!.replace(/^=/, '') }, `${cmd.name} -o ${m[1]}`, ctx);
   }
-  for (const f of values(cmd.args, ['-c', '--config-file'])) ctx.runsFile(f, 'apt-config');
+  for (const f of values(cmd.args, ['-c', '--config-file'], false)) ctx.runsFile(f, 'apt-config');
 };
 
 const dpkg: Check = (cmd, _io, ctx) => {
-  for (const v of values(cmd.args, ['--pre-invoke', '--post-invoke'])) commandLine(v, 'dpkg --*-invoke', ctx);
+  for (const v of values(cmd.args, ['--pre-invoke', '--post-invoke'], false)) commandLine(v, 'dpkg --*-invoke', ctx);
 };
 
 const wget: Check = (cmd, _io, ctx) => {

@@ -49,12 +49,12 @@ function dynamicLoader(words: Word[], ctx: CheckContext): void {
   if (at < 0) return;
   const opts = ownOptions(words, at, ['--library-path', '--preload', '--audit', '--argv0', '--inhibit-rpath']);
   for (const opt of ['--preload', '--audit'])
-    for (const v of optionValues(opts, [opt]))
+    for (const v of optionValues(opts, [opt], false))
       ctx.add(
         'hijack-path',
         `${words[at]!.text} ${opt} ${v.text} (loads a library into the program, as LD_PRELOAD does)`,
       );
-  for (const v of optionValues(opts, ['--library-path'])) checkAssignment('LD_LIBRARY_PATH', v, ctx);
+  for (const v of optionValues(opts, ['--library-path'], false)) checkAssignment('LD_LIBRARY_PATH', v, ctx);
 }
 
 /** strace/ltrace -o '|CMD' or -o '!CMD': the trace is piped to a shell command line. */

@@ -133,7 +133,9 @@ export function gitCommands(cmd: Argv, ctx: CheckContext): void {
   }
   const sub = inv.sub ?? '';
   if (Object.hasOwn(COMMAND_OPTIONS, sub))
-    for (const v of optionValues(rest, COMMAND_OPTIONS[sub]!)) commandLine(v, `git ${sub}`, ctx);
+    // parse-options (and send-email's Getopt::Long) take abbreviations; filter-branch, a shell script, does not.
+    for (const v of optionValues(rest, COMMAND_OPTIONS[sub]!, sub !== 'filter-branch'))
+      commandLine(v, `git ${sub}`, ctx);
   if (sub === 'bisect' && rest[0]?.text === 'run' && rest.length > 1) ctx.argv(rest.slice(1));
   if (sub === 'submodule') {
     const at = rest.findIndex((w) => w.text === 'foreach');

@@ -4,6 +4,7 @@
 import type { Word } from '../words.js';
 import { literal } from '../words.js';
 import { show, stdinIsDynamic, type Check, type CheckContext, type Io } from '../checks/types.js';
+import { optionWord } from '../long-options.js';
 
 interface ProgramSpec {
   language: string;
@@ -241,11 +242,8 @@ function programCheck(spec: ProgramSpec): Check {
 /** sort --compress-program=PROG: sort runs PROG (with -d to decompress) on its temporary files. */
 const sort: Check = (cmd, _io, ctx) => {
   cmd.args.forEach((a, i) => {
-    const value = a.text.startsWith('--compress-program=')
-      ? { ...a, text: a.text.slice('--compress-program='.length) }
-      : a.text === '--compress-program'
-        ? cmd.args[i + 1]
-        : undefined;
+    const m = optionWord(a.text, '--compress-program');
+    const value = !m ? undefined : 'attached' in m ? { ...a, text: m.attached } : cmd.args[i + 1];
     if (!value) return;
     if (value.dynamic) ctx.computed(value, 'sort --compress-program');
     else ctx.argv([value.text.includes('/') ? literal(value.text) : value]);

@@ -6,26 +6,11 @@ import type { Argv } from '../argv.js';
 import type { CheckContext, Origin } from '../checks/types.js';
 import type { Word } from '../words.js';
 import { literal } from '../words.js';
+import { optionValues } from '../long-options.js';
 import { loadJavascript, pythonCandidates } from './program-loads.js';
 import { joinKey } from './run-file.js';
 
-/** Every value of the given options, attached (`-Ilib`, `--require=x`) or in the next word. */
-export function optionValues(args: readonly Word[], opts: readonly string[]): Word[] {
-  const out: Word[] = [];
-  for (let i = 0; i < args.length; i += 1) {
-    const t = args[i]!.text;
-    if (t === '--') break;
-    for (const o of opts) {
-      if (t === o && args[i + 1]) out.push(args[(i += 1)]!);
-      else if (o.startsWith('--') && t.startsWith(`${o}=`)) out.push({ ...args[i]!, text: t.slice(o.length + 1) });
-      else if (!o.startsWith('--') && t.startsWith(o) && t.length > o.length)
-        out.push({ ...args[i]!, text: t.slice(o.length) });
-      else continue;
-      break;
-    }
-  }
-  return out;
-}
+export { optionValues };
 
 /** Words of a variable's value (`NODE_OPTIONS='--require ./x.js'`), as the program splits it. */
 function variableWords(ctx: CheckContext, name: string): Word[] | undefined {
@@ -66,18 +51,19 @@ function nodeModule(spec: Word, ctx: CheckContext): void {
 function node(cmd: Argv, ctx: CheckContext): void {
   const opts = ['-r', '--require', '--import', '--loader', '--experimental-loader'];
   const fromEnv = variableWords(ctx, 'NODE_OPTIONS') ?? [];
-  for (const spec of [...optionValues(cmd.args, opts), ...optionValues(fromEnv, opts)]) nodeModule(spec, ctx);
+  for (const spec of [...optionValues(cmd.args, opts, false), ...optionValues(fromEnv, opts, false)])
+    nodeModule(spec, ctx);
 }
 
 function ruby(cmd: Argv, ctx: CheckContext): Origin {
   const env = [...(variableWords(ctx, 'RUBYOPT') ?? [])];
   const lib = ctx.commandEnv.get('RUBYLIB');
   const dirs = keys(ctx, [
-    ...optionValues(cmd.args, ['-I']),
-    ...optionValues(env, ['-I']),
+    ...optionValues(cmd.args, ['-I'], false),
+    ...optionValues(env, ['-I'], false),
     ...(lib && !lib.dynamic ? lib.text.split(':').map(literal) : []),
   ]);
-  for (const r of [...optionValues(cmd.args, ['-r']), ...optionValues(env, ['-r'])]) {
+  for (const r of [...optionValues(cmd.args, ['-r'], false), ...optionValues(env, ['-r'], false)]) {
     if (r.dynamic) {
       ctx.add('dynamic-command', `ruby requires a library named at run time: ${r.text}`);
       continue;
@@ -98,11 +84,11 @@ function perl(cmd: Argv, ctx: CheckContext): Origin {
   const env = variableWords(ctx, 'PERL5OPT') ?? [];
   const lib = ctx.commandEnv.get('PERL5LIB') ?? ctx.commandEnv.get('PERLLIB');
   const dirs = keys(ctx, [
-    ...optionValues(cmd.args, ['-I']),
-    ...optionValues(env, ['-I']),
+    ...optionValues(cmd.args, ['-I'], false),
+    ...optionValues(env, ['-I'], false),
     ...(lib && !lib.dynamic ? lib.text.split(':').map(literal) : []),
   ]);
-  for (const m of [...optionValues(cmd.args, ['-M', '-m']), ...optionValues(env, ['-M', '-m'])]) {
+  for (const m of [...optionValues(cmd.args, ['-M', '-m'], false), ...optionValues(env, ['-M', '-m'], false)]) {
     const name = m.text.replace(/^-/, '').replace(/[=\s].*$/s, '');
     if (m.dynamic) ctx.add('dynamic-command', `perl loads a module named at run time: ${m.text}`);
     else if (/^[\w:]+$/.test(name))
@@ -115,11 +101,15 @@ function perl(cmd: Argv, ctx: CheckContext): Origin {
 }
 
 function php(cmd: Argv, ctx: CheckContext): void {
-  for (const file of optionValues(cmd.args, ['-f', '-F', '--file'])) ctx.runsFile(file, 'php');
-  for (const code of optionValues(cmd.args, ['-B', '-R', '-E', '--process-begin', '--process-code', '--process-end']))
+  for (const file of optionValues(cmd.args, ['-f', '-F', '--file'], false)) ctx.runsFile(file, 'php');
+  for (const code of optionValues(
+    cmd.args,
+    ['-B', '-R', '-E', '--process-begin', '--process-code', '--process-end'],
+    false,
+  ))
     if (code.dynamic) ctx.computed(code, 'php');
     else ctx.code(code.text, 'php');
-  for (const d of optionValues(cmd.args, ['-d', '--define'])) {
+  for (const d of optionValues(cmd.args, ['-d', '--define'], false)) {
     const m = /^\s*(auto_prepend_file|auto_append_file)\s*=\s*(.*)$/.exec(d.text);
     if (m && m[2] !== '' && m[2] !== 'none') ctx.runsFile({ ...d, text: m[2]!.replace(/^["']|["']$/g, '') }, 'php');
   }
@@ -127,7 +117,7 @@ function php(cmd: Argv, ctx: CheckContext): void {
 
 function lua(cmd: Argv, ctx: CheckContext): void {
   const here = cwdKey(ctx);
-  for (const l of optionValues(cmd.args, ['-l'])) {
+  for (const l of optionValues(cmd.args, ['-l'], false)) {
     const mod = l.text.replace(/^\w+=/, '').replace(/\./g, '/');
     if (l.dynamic) ctx.add('dynamic-command', `lua loads a module named at run time: ${l.text}`);
     else if (here !== undefined)

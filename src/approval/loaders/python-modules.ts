@@ -1,7 +1,9 @@
 // Standard-library modules that `python -m` runs and that execute code or a program named in their own arguments:
 // timeit (its statements and -s setup are Python code), cProfile/profile/trace/pdb (a script, -m module or -c
-// code), runpy (a module), code (an interactive console reading standard input). Pure.
+// code), runpy (a module), code (an interactive console reading standard input), doctest (a .py file imported, a
+// text file's `>>>` examples), pydoc (a file it documents is imported). Pure.
 import type { CheckContext } from '../checks/types.js';
+import { resolveLong } from '../long-options.js';
 import type { Word } from '../words.js';
 
 /** Python getopt: options (with values for `valued`) until the first operand; returns values by option and operands. */
@@ -22,7 +24,9 @@ function getopt(
     }
     if (t.startsWith('--')) {
       const eq = t.indexOf('=');
-      const name = eq < 0 ? t : t.slice(0, eq);
+      // getopt, optparse and argparse all take an unambiguous prefix of a long option (`--set` for `--setup`).
+      const given = eq < 0 ? t : t.slice(0, eq);
+      const name = resolveLong(given, [...valued, '--module']) ?? given;
       if (eq >= 0) values.push([name, { ...a, text: t.slice(eq + 1) }]);
       else if (valued.includes(name) && args[i + 1]) values.push([name, args[(i += 1)]!]);
       else flags.push(name);
@@ -123,6 +127,25 @@ export function pythonModuleRuns(
       return true;
     case 'code':
       stdin();
+      return true;
+    case 'doctest': {
+      // A .py file is imported (its module level runs) before its docstrings' examples; any other file's `>>>`
+      // examples are Python, run in order.
+      const o = getopt(args, ['-o', '--option']);
+      for (const f of o.operands) ctx.runsFile(f, f.dynamic || /\.py$/.test(f.text) ? 'python' : 'python-doctest');
+      return true;
+    }
+    case 'pydoc': {
+      // pydoc imports what it documents; an operand naming a file of the project (with a `/` or `.py`) is imported
+      // as a module, its module level run. -k/-p/-b/-n search, serve or browse without importing a file.
+      const o = getopt(args, ['-k', '-p', '-n']);
+      if (o.values.length === 0 && !o.flags.includes('-b'))
+        for (const f of o.operands)
+          if (f.dynamic || f.text.includes('/') || /\.py$/.test(f.text)) ctx.runsFile(f, 'python');
+      return true;
+    }
+    case 'site':
+      // `python -m site` only prints paths; the sitecustomize/usercustomize it imports are loaded like any python run.
       return true;
     default:
       return false;
