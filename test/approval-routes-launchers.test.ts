@@ -2,20 +2,19 @@
 // server, registry, local environment): the dynamic loader as a program, python -m timeit, sort's compress program
 // fed the data, split --filter, strace -o '|CMD', cmake -P, make -n with $(shell ...), GCONV_PATH. Each waits for
 // approval (denied here, so its marker file is never made); each benign look-alike runs without asking.
-import { existsSync, mkdtempSync, realpathSync } from 'node:fs';
+import { mkdtempSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, it } from 'vitest';
 import { type Harness } from './support/agent-harness.js';
 
-import { call, denied, routeSuite, runDenying } from './support/deny-all.js';
+import { call, routeSuite, runFamily } from './support/deny-all.js';
 import { type Step } from './support/scripted-model.js';
 
 let h: Harness;
 routeSuite('launchers', (made) => (h = made));
 
 const write = (path: string, content: string): Step => call('write_file', { path, content });
-const terminal = (command: string): Step => call('terminal', { command });
 const payload = (marker: string): string => `touch ${marker}; kubectl delete pod demo 2>/dev/null`;
 
 describe('launchers and code-loading routes (attack pass), through the worker in manual mode', () => {
@@ -46,20 +45,6 @@ describe('launchers and code-loading routes (attack pass), through the worker in
       { command: 'make -n -f ok.mk', expect: /echo hi/ },
       { command: 'cmake --version', expect: /cmake version/ },
     ];
-    const steps = [...setup, ...cases.map((c) => terminal(c.command)), ...benign.map((b) => terminal(b.command))];
-    const { out, asked } = await runDenying(h, cwd, steps, { idPrefix: 'launchers' });
-    const askedCommands = asked.map((a) => a.command.split('\n')[0]);
-    for (const [i, c] of cases.entries()) {
-      expect(askedCommands, c.command).toContain(c.command);
-      expect(out[setup.length + i], c.command).toMatchObject(denied);
-      expect(existsSync(join(cwd, c.marker)), `${c.command}: marker`).toBe(false);
-    }
-    for (const [i, b] of benign.entries()) {
-      expect(askedCommands, b.command).not.toContain(b.command);
-      expect(out[setup.length + cases.length + i], b.command).toMatchObject({
-        exit_code: 0,
-        output: expect.stringMatching(b.expect),
-      });
-    }
+    await runFamily(h, cwd, 'launchers', setup, cases, benign);
   }, 180_000);
 });

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type Harness } from './support/agent-harness.js';
 
-import { call, denied, routeSuite, runDenying as denyAll } from './support/deny-all.js';
+import { call, denied, routeSuite, runDenying as denyAll, runFamily } from './support/deny-all.js';
 import { type Step } from './support/scripted-model.js';
 
 let h: Harness;
@@ -23,37 +23,12 @@ const write = (path: string, content: string): Step => call('write_file', { path
 const terminal = (command: string, extra: Record<string, unknown> = {}): Step =>
   call('terminal', { command, ...extra });
 
-/**
- * Runs `cases` (setup steps, then the command that must ask) and `benign` commands that must run; checks that each
- * asking command was asked about and denied, its marker never made, and every benign command ran.
- */
-async function family(
+const family = (
   cwd: string,
   setup: Step[],
   cases: { command: string; marker: string; stdin?: string }[],
   benign: { command: string; expect: RegExp }[],
-): Promise<void> {
-  const steps = [
-    ...setup,
-    ...cases.map((c) => terminal(c.command, c.stdin === undefined ? {} : { stdin: c.stdin })),
-    ...benign.map((b) => terminal(b.command)),
-  ];
-  const { out, asked } = await runDenying(cwd, steps);
-  const first = setup.length;
-  const askedCommands = asked.map((a) => a.command.split('\n')[0]);
-  for (const [i, c] of cases.entries()) {
-    expect(askedCommands, c.command).toContain(c.command);
-    expect(out[first + i], c.command).toMatchObject(denied);
-    expect(existsSync(join(cwd, c.marker)), `${c.command}: marker`).toBe(false);
-  }
-  for (const [i, b] of benign.entries()) {
-    expect(askedCommands, b.command).not.toContain(b.command);
-    expect(out[first + cases.length + i], b.command).toMatchObject({
-      exit_code: 0,
-      output: expect.stringMatching(b.expect),
-    });
-  }
-}
+): Promise<void> => runFamily(h, cwd, 'routes', setup, cases, benign);
 
 describe('routes that ran unasked (issue 33), through the worker in manual mode', () => {
   it('interpreters reading program text from a file or an option', async () => {

@@ -4,9 +4,8 @@
 // or run project files (doctest, pydoc, unittest). Each member asks with a reason naming what runs; each look-alike
 // does not ask.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { judgeSubject } from './assess.js';
+import { judgedOnDisk } from '../../test/support/judge-on-disk.js';
 import { loadBashParser } from './parser.js';
-import { listedDir, type ScriptFile } from './scripts.js';
 
 const CWD = '/work/proj';
 beforeAll(async () => {
@@ -14,36 +13,7 @@ beforeAll(async () => {
 });
 
 /** The gate as the activity runs it, with files (and directory listings) from `disk` (relative path → text). */
-async function judged(command: string, disk: Record<string, string> = {}) {
-  const { verdict } = await judgeSubject(
-    { text: command },
-    CWD,
-    async (keys) =>
-      new Map(
-        keys.map((key): [string, ScriptFile] => {
-          const dir = listedDir(key);
-          if (dir !== undefined) {
-            const d = dir.replace(`${CWD}`, '').replace(/^\/|\/$/g, '');
-            const prefix = d === '' || d === '.' ? '' : `${d}/`;
-            const names = new Set<string>();
-            for (const path of Object.keys(disk))
-              if (path.startsWith(prefix)) {
-                const rest = path.slice(prefix.length);
-                names.add(rest.includes('/') ? `${rest.slice(0, rest.indexOf('/'))}/` : rest);
-              }
-            return [key, names.size > 0 || prefix === '' ? { entries: [...names] } : { missing: true }];
-          }
-          const k = key.replace(/^\.\//, '').replace(`${CWD}/`, '');
-          return [key, disk[k] !== undefined ? { text: disk[k] } : { missing: true }];
-        }),
-      ),
-  );
-  return {
-    tier: verdict.tier,
-    rules: verdict.findings.map((f) => f.rule),
-    reasons: verdict.findings.map((f) => f.description).join(' | '),
-  };
-}
+const judged = (command: string, disk: Record<string, string> = {}) => judgedOnDisk(command, CWD, disk);
 
 const P = `touch ${CWD}/m1; kubectl delete pod demo`;
 const SH = { 'c.sh': `${P}\n` };

@@ -2,10 +2,8 @@
 // HEAD completing a git directory around a config) and git init/clone copying a template in: each asks with one
 // reason; ordinary INI/TOML files, harmless git settings and the system template do not.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { normalizePath } from '../common/paths.js';
-import { judgeSubject } from './assess.js';
+import { judgedOnDisk } from '../../test/support/judge-on-disk.js';
 import { loadBashParser } from './parser.js';
-import type { ScriptFile } from './scripts.js';
 import { fileWriteSubject, type CallSubject } from './subject.js';
 
 const CWD = '/work/proj';
@@ -14,22 +12,8 @@ beforeAll(async () => {
 });
 
 /** The gate's findings for `subject`, with task files from `disk` (a key ending in `/` is a directory). */
-async function judged(subject: string | CallSubject, disk: Record<string, string> = {}) {
-  const s = typeof subject === 'string' ? { text: subject } : subject;
-  const { verdict } = await judgeSubject(s, CWD, async (keys) => {
-    return new Map(
-      keys.map((key): [string, ScriptFile] => {
-        const abs = key.startsWith('/') ? normalizePath(key) : normalizePath(`${CWD}/${key}`);
-        const k = abs.startsWith(`${CWD}/`) ? abs.slice(CWD.length + 1) : abs === CWD ? '.' : `\u0000${abs}`;
-        if (disk[k] !== undefined) return [key, { text: disk[k] }];
-        if (k === '.' || disk[`${k}/`] !== undefined || Object.keys(disk).some((p) => p.startsWith(`${k}/`)))
-          return [key, { directory: true }];
-        return [key, { missing: true }];
-      }),
-    );
-  });
-  return verdict.findings;
-}
+const judged = async (subject: string | CallSubject, disk: Record<string, string> = {}) =>
+  (await judgedOnDisk(subject, CWD, disk)).findings;
 const write = (path: string, content: string): CallSubject => fileWriteSubject('write_file', path, content)!;
 const patch = (path: string, content: string): CallSubject => fileWriteSubject('patch', path, content)!;
 

@@ -2,10 +2,8 @@
 // submodule's own) in any git directory at any depth, wherever the shell is (a `cd` of the line, or one an earlier
 // command left), and git finding a bare repository as git does: each asks; ordinary writes and git commands do not.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { normalizePath } from '../common/paths.js';
-import { judgeSubject } from './assess.js';
+import { judgedOnDisk } from '../../test/support/judge-on-disk.js';
 import { loadBashParser } from './parser.js';
-import type { ScriptFile } from './scripts.js';
 import { fileWriteSubject, type CallSubject } from './subject.js';
 
 const CWD = '/work/proj';
@@ -27,23 +25,8 @@ const ALIAS = '[alias]\n\tst = "!kill -9 -1"\n';
  * The gate as the activity runs it, with files from `disk` (task-relative key → text; a key ending in `/` is a
  * directory). `shell`: the directory an earlier command's `cd` left the shell in, where relative keys are read.
  */
-async function judged(subject: string | CallSubject, disk: Record<string, string>, shell = '') {
-  const s = typeof subject === 'string' ? { text: subject } : subject;
-  const base = s.workdir === undefined ? shell : '';
-  const { verdict } = await judgeSubject(s, CWD, async (keys) => {
-    return new Map(
-      keys.map((key): [string, ScriptFile] => {
-        const abs = key.startsWith('/') ? normalizePath(key) : normalizePath(`${CWD}/${base}/${key}`);
-        const k = abs.startsWith(`${CWD}/`) ? abs.slice(CWD.length + 1) : abs === CWD ? '.' : `\u0000${abs}`;
-        if (disk[k] !== undefined) return [key, { text: disk[k] }];
-        if (k === '.' || disk[`${k}/`] !== undefined || Object.keys(disk).some((p) => p.startsWith(`${k}/`)))
-          return [key, { directory: true }];
-        return [key, { missing: true }];
-      }),
-    );
-  });
-  return verdict.findings.map((f) => f.rule);
-}
+const judged = async (subject: string | CallSubject, disk: Record<string, string>, shell = '') =>
+  (await judgedOnDisk(subject, CWD, disk, shell)).rules;
 const write = (path: string): CallSubject => fileWriteSubject('write_file', path, 'x')!;
 
 const TOP = gitDir('.git/');

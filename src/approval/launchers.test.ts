@@ -3,9 +3,8 @@
 // or command line, cmake scripts and projects, make's dry runs, variables that make a library load code. Each member
 // asks with a reason naming what runs; each benign look-alike does not ask.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { judgeSubject } from './assess.js';
+import { judgedOnDisk } from '../../test/support/judge-on-disk.js';
 import { loadBashParser } from './parser.js';
-import type { ScriptFile } from './scripts.js';
 
 const CWD = '/work/proj';
 beforeAll(async () => {
@@ -13,24 +12,7 @@ beforeAll(async () => {
 });
 
 /** The gate as the activity runs it, with files from `disk` (relative key → text); a file not there is missing. */
-async function judged(command: string, disk: Record<string, string> = {}) {
-  const { verdict } = await judgeSubject(
-    { text: command },
-    CWD,
-    async (keys) =>
-      new Map(
-        keys.map((key): [string, ScriptFile] => {
-          const k = key.replace(/^\.\//, '').replace(`${CWD}/`, '');
-          return [key, disk[k] !== undefined ? { text: disk[k] } : { missing: true }];
-        }),
-      ),
-  );
-  return {
-    tier: verdict.tier,
-    rules: verdict.findings.map((f) => f.rule),
-    reasons: verdict.findings.map((f) => f.description).join(' | '),
-  };
-}
+const judged = (command: string, disk: Record<string, string> = {}) => judgedOnDisk(command, CWD, disk);
 
 const P = `touch ${CWD}/m1; kubectl delete pod demo`;
 

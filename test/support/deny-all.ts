@@ -1,7 +1,7 @@
 // A real run of a scripted model in which every approval that appears is denied: the gate's route tests use it to
 // show that each route asks (and that what it would have run never ran).
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, realpathSync } from 'node:fs';
+import { existsSync, mkdtempSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect } from 'vitest';
@@ -92,3 +92,38 @@ export const lastProcessId = (req: ChatRequest): string => {
 export const processCall =
   (action: string, extra: Record<string, unknown> = {}): Step =>
   (req) => ({ toolCalls: [{ name: 'process', arguments: { action, process_id: lastProcessId(req), ...extra } }] });
+
+/**
+ * Runs `cases` (after the `setup` steps; each command must ask) and `benign` commands (each must run unasked) in one
+ * run, every approval denied; checks each asking command was asked about and denied and its marker (a file in
+ * `cwd`) never made, and each benign command ran with output matching its pattern.
+ */
+export async function runFamily(
+  h: Harness,
+  cwd: string,
+  idPrefix: string,
+  setup: Step[],
+  cases: { command: string; marker: string; stdin?: string }[],
+  benign: { command: string; expect: RegExp }[],
+): Promise<void> {
+  const steps = [
+    ...setup,
+    ...cases.map((c) => call('terminal', { command: c.command, ...(c.stdin === undefined ? {} : { stdin: c.stdin }) })),
+    ...benign.map((b) => call('terminal', { command: b.command })),
+  ];
+  const { out, asked } = await runDenying(h, cwd, steps, { idPrefix });
+  const first = setup.length;
+  const askedCommands = asked.map((a) => a.command.split('\n')[0]);
+  for (const [i, c] of cases.entries()) {
+    expect(askedCommands, c.command).toContain(c.command);
+    expect(out[first + i], c.command).toMatchObject(denied);
+    expect(existsSync(join(cwd, c.marker)), `${c.command}: marker`).toBe(false);
+  }
+  for (const [i, b] of benign.entries()) {
+    expect(askedCommands, b.command).not.toContain(b.command);
+    expect(out[first + cases.length + i], b.command).toMatchObject({
+      exit_code: 0,
+      output: expect.stringMatching(b.expect),
+    });
+  }
+}

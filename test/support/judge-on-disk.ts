@@ -1,0 +1,48 @@
+// The gate as its activity runs it, on files a test lays out as if on disk: the detector tests of the route families
+// (launchers, abbreviations, git's surfaces and config content, values evaluated again) judge through this.
+import { posix } from 'node:path';
+import { normalizePath } from '../../src/common/paths.js';
+import { judgeSubject, type ReadScripts } from '../../src/approval/assess.js';
+import { listedDir, type ScriptFile } from '../../src/approval/scripts.js';
+import type { CallSubject } from '../../src/approval/subject.js';
+import type { Verdict } from '../../src/approval/detect.js';
+
+/**
+ * Reads `disk` (path relative to `cwd` → text) as the task's environment would: a path with files below it is a
+ * directory, a listing names what is right below it, anything else is missing. `shell` is where an earlier `cd`
+ * left the task's shell: relative keys are looked up there.
+ */
+export function diskReader(cwd: string, disk: Record<string, string>, shell = ''): ReadScripts {
+  const one = (key: string): ScriptFile => {
+    const listed = listedDir(key);
+    const abs = normalizePath((listed ?? key).startsWith('/') ? (listed ?? key) : `${cwd}/${shell}/${listed ?? key}`);
+    // Relative to the task directory, `..` included: a test may lay out files above it.
+    const rel = posix.relative(cwd, abs);
+    const prefix = rel === '' ? '' : `${rel}/`;
+    const below = Object.keys(disk).filter((p) => p.startsWith(prefix));
+    if (listed !== undefined) {
+      if (below.length === 0 && rel !== '') return { missing: true };
+      return { entries: [...new Set(below.map((p) => p.slice(prefix.length).replace(/\/.*$/, '/')))] };
+    }
+    if (disk[rel] !== undefined) return { text: disk[rel] };
+    return rel === '' || below.length > 0 ? { directory: true } : { missing: true };
+  };
+  return async (keys) => new Map(keys.map((key): [string, ScriptFile] => [key, one(key)]));
+}
+
+/** The verdict on a command line (or a tool's subject) over `disk`: its tier, rules, findings and reasons. */
+export async function judgedOnDisk(
+  subject: string | CallSubject,
+  cwd: string,
+  disk: Record<string, string> = {},
+  shell = '',
+): Promise<{ tier: string | null; rules: string[]; findings: Verdict['findings']; reasons: string }> {
+  const s = typeof subject === 'string' ? { text: subject } : subject;
+  const { verdict } = await judgeSubject(s, cwd, diskReader(cwd, disk, s.workdir === undefined ? shell : ''));
+  return {
+    tier: verdict.tier,
+    rules: verdict.findings.map((f) => f.rule),
+    findings: verdict.findings,
+    reasons: verdict.findings.map((f) => f.description).join(' | '),
+  };
+}
