@@ -3,8 +3,8 @@
 // a program reads as its own options (TAR_OPTIONS, MAKEFLAGS, LESS), ctest scripts, and python -m modules that import
 // or run project files (doctest, pydoc, unittest). Each member asks with a reason naming what runs; each look-alike
 // does not ask.
-import { beforeAll, describe, expect, it } from 'vitest';
-import { judgedOnDisk } from '../../test/support/judge-on-disk.js';
+import { beforeAll, describe } from 'vitest';
+import { judgedTable } from '../../test/support/judge-on-disk.js';
 import { loadBashParser } from './parser.js';
 
 const CWD = '/work/proj';
@@ -13,7 +13,6 @@ beforeAll(async () => {
 });
 
 /** The gate as the activity runs it, with files (and directory listings) from `disk` (relative path → text). */
-const judged = (command: string, disk: Record<string, string> = {}) => judgedOnDisk(command, CWD, disk);
 
 const P = `touch ${CWD}/m1; kubectl delete pod demo`;
 const SH = { 'c.sh': `${P}\n` };
@@ -64,6 +63,8 @@ const ASKS: Asks[] = [
   ['python3 -m doctest -v mod.py', { 'mod.py': PY }, 'kubectl-delete', 'kubectl delete'],
   ['python3 -m pydoc ./pm.py', { 'pm.py': PY }, 'kubectl-delete', 'kubectl delete'],
   ['python3 -m unittest', { 'tests/test_a.py': PY, 'tests/__init__.py': '' }, 'kubectl-delete', 'kubectl delete'],
+  // An option alone (no -s/-p after it) was read as the start directory: nothing was discovered (last attack pass).
+  ['python3 -m unittest -q', { 'test_a.py': PY }, 'kubectl-delete', 'kubectl delete'],
 ];
 
 /** Look-alikes: the same programs and modules with options and files that run nothing. */
@@ -84,15 +85,5 @@ const BENIGN: [string, Record<string, string>][] = [
 ];
 
 describe('abbreviated options, option variables, ctest scripts and python -m modules', () => {
-  it.each(ASKS)('%s asks', async (command, files, rule, reason) => {
-    const r = await judged(command, files);
-    expect(r.tier, r.reasons).not.toBeNull();
-    expect(r.rules).toContain(rule);
-    expect(r.reasons).toContain(reason);
-  });
-
-  it.each(BENIGN)('%s does not ask', async (command, files) => {
-    const r = await judged(command, files);
-    expect(r, r.reasons).toMatchObject({ tier: null, rules: [] });
-  });
+  judgedTable(CWD, ASKS, BENIGN);
 });

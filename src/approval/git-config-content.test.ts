@@ -21,6 +21,15 @@ const ASKS: [string, string | CallSubject, string, Record<string, string>?][] = 
   ['fsmonitor in a plain directory', write('cz/config', '[core]\n\tfsmonitor = "touch m; false"\n'), 'core.fsmonitor'],
   ['an alias with ! before the repo exists', write('b8/config', '[alias]\n\tst = "!touch m"\n'), 'alias.st'],
   ['a template config', write('tpl2/config', '[core]\n  fsmonitor = x\n'), 'core.fsmonitor'],
+  // clone writes its -c settings into the new repository's config (found by the last attack pass).
+  ['clone -c fsmonitor', "git clone -q -c core.fsmonitor='touch m; false' . c22", 'core.fsmonitor'],
+  ['clone --config= fsmonitor', 'git clone -q --config=core.fsmonitor=x . c', 'core.fsmonitor'],
+  [
+    'clone -c with the key spelled through a variable',
+    'k=monitor; git clone -c "core.fs$k=touch m" . c',
+    'core.fsmonitor',
+  ],
+  ['clone -c an alias with !', "git clone -c alias.st='!touch m' . c", 'alias.st'],
   ['any name', write('notes.txt', '[core]\n\tpager = "sh -c x"\n'), 'core.pager'],
   ['hooksPath', write('x/config', '[core]\nhooksPath = h\n'), 'core.hookspath'],
   ['sshCommand', write('x/config', '[core]\n\tsshCommand = x\n'), 'core.sshcommand'],
@@ -80,12 +89,17 @@ const QUIET: [string, string | CallSubject, Record<string, string>?][] = [
   ['HEAD with no config beside it', write('b9/HEAD', 'ref: refs/heads/main\n')],
   ['a file named HEAD with other text', write('b8/HEAD', 'notes\n'), { 'b8/config': '[core]\n' }],
   ['a plain git init', 'git init -q g6'],
+  ['clone -c of a harmless setting', 'git clone -c user.name=x -c core.autocrlf=false . c'],
   ['the system template', 'git init -q --template=/usr/share/git-core/templates g7'],
   ['an empty template', 'git init -q --template= g8'],
   ['echo of a harmless ini', `printf '[section]\\nkey = value\\n' > settings.ini`],
 ];
 
 describe('git configuration content, git-only names and templates', () => {
+  it('clone -c with a key known only at run time asks', async () => {
+    const findings = await judged('git clone -q -c core.fs$(echo monitor)=x . c');
+    expect(findings.map((f) => f.rule)).toEqual(['dynamic-command']);
+  });
   it.each(ASKS)('%s asks', async (_name, subject, reason, disk) => {
     const findings = await judged(subject, disk);
     expect(findings.map((f) => f.rule)).toEqual(['git-hook']);

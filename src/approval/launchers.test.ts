@@ -2,8 +2,8 @@
 // reads them: the dynamic loader as a program, python -m modules that run their arguments, options that name a program
 // or command line, cmake scripts and projects, make's dry runs, variables that make a library load code. Each member
 // asks with a reason naming what runs; each benign look-alike does not ask.
-import { beforeAll, describe, expect, it } from 'vitest';
-import { judgedOnDisk } from '../../test/support/judge-on-disk.js';
+import { beforeAll, describe } from 'vitest';
+import { judgedTable } from '../../test/support/judge-on-disk.js';
 import { loadBashParser } from './parser.js';
 
 const CWD = '/work/proj';
@@ -12,7 +12,6 @@ beforeAll(async () => {
 });
 
 /** The gate as the activity runs it, with files from `disk` (relative key → text); a file not there is missing. */
-const judged = (command: string, disk: Record<string, string> = {}) => judgedOnDisk(command, CWD, disk);
 
 const P = `touch ${CWD}/m1; kubectl delete pod demo`;
 
@@ -175,15 +174,5 @@ const BENIGN: [string, Record<string, string>][] = [
 ];
 
 describe('launchers and code-loading routes found by the attack pass', () => {
-  it.each(ASKS)('%s asks', async (command, files, rule, reason) => {
-    const r = await judged(command, files);
-    expect(r.tier, r.reasons).not.toBeNull();
-    expect(r.rules).toContain(rule);
-    expect(r.reasons).toContain(reason);
-  });
-
-  it.each(BENIGN)('%s does not ask', async (command, files) => {
-    const r = await judged(command, files);
-    expect(r, r.reasons).toMatchObject({ tier: null, rules: [] });
-  });
+  judgedTable(CWD, ASKS, BENIGN);
 });

@@ -2,8 +2,8 @@
 // gate reads them: make variable references inside `$(shell ...)` and includes read from make's -C directory,
 // compgen/complete -W word lists, bash functions imported from BASH_FUNC_<name>%% variables, and INPUTRC naming
 // readline's key bindings. Each member asks with a reason naming what runs; each benign look-alike does not ask.
-import { beforeAll, describe, expect, it } from 'vitest';
-import { judgedOnDisk } from '../../test/support/judge-on-disk.js';
+import { beforeAll, describe } from 'vitest';
+import { judgedTable } from '../../test/support/judge-on-disk.js';
 import { loadBashParser } from './parser.js';
 
 const CWD = '/work/proj';
@@ -12,7 +12,6 @@ beforeAll(async () => {
 });
 
 /** The gate as the activity runs it, with files from `disk` (relative key → text); a file not there is missing. */
-const judged = (command: string, disk: Record<string, string> = {}) => judgedOnDisk(command, CWD, disk);
 
 const P = `touch ${CWD}/m1; kubectl delete pod demo`;
 const inert = 'all:\n\techo hi\n';
@@ -96,14 +95,5 @@ const BENIGN: [string, Record<string, string>][] = [
 ];
 
 describe('values evaluated again and code carried into later programs ask', () => {
-  it.each(ASKS)('%s asks', async (command, disk, rule, reason) => {
-    const v = await judged(command, disk);
-    expect(v.tier, command).not.toBeNull();
-    expect(v.rules, command).toContain(rule);
-    expect(v.reasons, command).toContain(reason);
-  });
-
-  it.each(BENIGN)('%s does not ask', async (command, disk) => {
-    expect(await judged(command, disk)).toMatchObject({ tier: null, rules: [] });
-  });
+  judgedTable(CWD, ASKS, BENIGN);
 });

@@ -9,7 +9,7 @@ import { literal, type Word } from '../words.js';
 import { joinKey } from '../loaders/run-file.js';
 import { optionValues } from '../loaders/preloads.js';
 import type { GitSetting } from './config.js';
-import { templateDir } from './config-content.js';
+import { gitContentWrite, templateDir } from './config-content.js';
 import { gitRuns, type GitInvocation } from './hooks.js';
 
 const GLOBAL_VALUE_OPTS = [
@@ -179,12 +179,38 @@ export function gitCommands(cmd: Argv, ctx: CheckContext): void {
     madeGitDirectory(sub, rest, inv, ctx);
     for (const t of optionValues(rest, ['--template'])) templateDir(sub, t.text, ctx);
     // clone's own `-c`/`--config` settings, and the line's `-c` (also handed on to a submodule's clone).
-    for (const c of optionValues(rest, ['-c', '--config']))
+    for (const c of optionValues(rest, ['-c', '--config'])) {
       if (/^init\.templatedir=/i.test(c.text)) templateDir(sub, c.text.slice(c.text.indexOf('=') + 1), ctx);
+      if (sub === 'clone') clonedSetting(c, ctx);
+    }
   }
   if (sub === 'init' || sub === 'clone' || sub === 'submodule')
     for (const s of inv.settings) if (s.key === 'init.templatedir') templateDir(sub, s.value, ctx);
   gitRuns(inv, ctx);
+}
+
+/**
+ * `git clone -c KEY=VALUE` writes the setting into the new repository's config, where the person's own git reads it
+ * later: judged as that config's content (a program git runs asks), and a key known only at run time asks.
+ */
+function clonedSetting(c: Word, ctx: CheckContext): void {
+  const eq = c.text.indexOf('=');
+  const key = eq < 0 ? c.text : c.text.slice(0, eq);
+  if (c.dynamic && (eq < 0 || /[$`]/.test(key))) {
+    ctx.add('dynamic-command', `git clone -c with a setting known only at run time: ${c.text.slice(0, 80)}`);
+    return;
+  }
+  const parts = key.split('.');
+  if (parts.length < 2) return;
+  const name = parts.pop()!;
+  const [section, ...sub] = parts;
+  const header = sub.length > 0 ? `[${section} "${sub.join('.')}"]` : `[${section}]`;
+  gitContentWrite(
+    { ...c, dynamic: false, text: 'config' },
+    `${header}\n\t${name} = ${eq < 0 ? 'true' : c.text.slice(eq + 1)}\n`,
+    `git clone -c ${c.text.slice(0, 120)}`,
+    ctx,
+  );
 }
 
 /** Options of init and clone that take a value. */

@@ -118,8 +118,13 @@ function unittest(cmd: Argv, ctx: CheckContext): void {
     }
     return;
   }
-  const start = w[w.findIndex((t) => t === '-s' || t === '--start-directory') + 1] ?? '.';
-  const pattern = globRe(w[w.findIndex((t) => t === '-p' || t === '--pattern') + 1] ?? 'test*.py');
+  /** The word after the option, when it is there (`-q` alone must not be read as a directory). */
+  const after = (...names: string[]): string | undefined => {
+    const i = w.findIndex((t) => names.includes(t));
+    return i < 0 ? undefined : w[i + 1];
+  };
+  const start = after('-s', '--start-directory') ?? '.';
+  const pattern = globRe(after('-p', '--pattern') ?? 'test*.py');
   const files = found(
     discover(ctx, [joinKey(root, start)], (n) => pattern.test(n)),
     ctx,
