@@ -1,6 +1,7 @@
 // The gate as its activity runs it, on files a test lays out as if on disk: the detector tests of the route families
 // (launchers, abbreviations, git's surfaces and config content, values evaluated again) judge through this.
 import { posix } from 'node:path';
+import { expect, it } from 'vitest';
 import { normalizePath } from '../../src/common/paths.js';
 import { judgeSubject, type ReadScripts } from '../../src/approval/assess.js';
 import { listedDir, type ScriptFile } from '../../src/approval/scripts.js';
@@ -45,4 +46,23 @@ export async function judgedOnDisk(
     findings: verdict.findings,
     reasons: verdict.findings.map((f) => f.description).join(' | '),
   };
+}
+
+/** A command, the files it finds, a rule it must be judged under, and a text its reasons must hold. */
+export type Asks = [command: string, disk: Record<string, string>, rule: string, reason: string];
+/** A look-alike that must not ask, and the files it finds. */
+export type Benign = [command: string, disk: Record<string, string>];
+
+/** One test per row: each of `asks` asks under its rule with its reason; each of `benign` asks nothing. */
+export function judgedTable(cwd: string, asks: readonly Asks[], benign: readonly Benign[]): void {
+  it.each(asks)('%s asks', async (command, disk, rule, reason) => {
+    const r = await judgedOnDisk(command, cwd, disk);
+    expect(r.tier, r.reasons).not.toBeNull();
+    expect(r.rules, r.reasons).toContain(rule);
+    expect(r.reasons).toContain(reason);
+  });
+  it.each(benign)('%s does not ask', async (command, disk) => {
+    const r = await judgedOnDisk(command, cwd, disk);
+    expect(r, r.reasons).toMatchObject({ tier: null, rules: [] });
+  });
 }
