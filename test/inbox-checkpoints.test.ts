@@ -40,7 +40,11 @@ async function start(task: string): Promise<{ workflowId: string; cwd: string }>
 }
 
 async function openRun(workflowId: string): Promise<void> {
-  if ((await context.cookies(base)).length === 0) await page.goto(link);
+  // The sign-in link sets the session and then moves on to the inbox: that move ends before the next page opens.
+  if ((await context.cookies(base)).length === 0) {
+    await page.goto(link);
+    await page.waitForURL(`${base}/inbox`);
+  }
   await page.goto(`${base}/inbox/runs/${encodeURIComponent(workflowId)}`);
   await page.waitForSelector('body[data-ready="true"]');
 }

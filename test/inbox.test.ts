@@ -70,8 +70,11 @@ async function pending(workflowId: string): Promise<AgentState['pendingApprovals
 
 /** The inbox page, logged in (each test can run alone; the first one checks the login itself). */
 async function openInbox(): Promise<void> {
-  if ((await context.cookies(base)).length === 0) await page.goto(link);
-  else await page.goto(`${base}/inbox`);
+  // The sign-in link sets the session and then moves on to the inbox: that move ends before the next page opens.
+  if ((await context.cookies(base)).length === 0) {
+    await page.goto(link);
+    await page.waitForURL(`${base}/inbox`);
+  } else await page.goto(`${base}/inbox`);
   await page.waitForSelector('body[data-ready="true"]');
 }
 

@@ -97,7 +97,10 @@ describe('terminal (local)', () => {
     const marker = `30.${process.pid}3`;
     const r = await run({ command: `sleep ${marker} & echo started` });
     expect(r).toMatchObject({ exit_code: 0, output: 'started\n' });
-    // The call returned while the background process, which holds the output pipe, still runs.
+    // The call returned while the background process, which holds the output pipe, still runs. (It may not have
+    // exec'd `sleep` yet on a loaded machine: looked for until it has.)
+    const deadline = Date.now() + 10_000;
+    while (running(marker).length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     const [background, ...more] = running(marker);
     expect(more).toEqual([]);
     expect(alive(background!)).toBe(true);
