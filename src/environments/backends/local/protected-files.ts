@@ -1,0 +1,149 @@
+// The protected files of a task's projects (src/common/protected-paths.ts: CI definitions, agent instructions,
+// editor tasks, .envrc, ...) as the local sandbox finds and holds them: which exist at the top of each project, and
+// the bwrap arguments that make them read-only to commands. Worker-only (reads directories).
+import { existsSync, lstatSync, readdirSync, readlinkSync, type Stats } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { ProtectedEntry } from '../../../common/protected-paths.js';
+
+/** A protected path found on disk. */
+export interface ProtectedFound {
+  /** The project's top (the task directory, a writable path, a repository's work tree) it was found in. */
+  top: string;
+  /** Its path below the top, with the names as they are on disk (`Agents.md` for the entry AGENTS.md). */
+  rel: string;
+  /** The entry that covers it; for a link on the way to one (`.github` a link), the first entry below the link. */
+  entry: ProtectedEntry;
+  /** What is there: a link is never followed here (a mount on it would land on what it points to). */
+  type: 'file' | 'dir' | 'link' | 'other';
+  /** Device and inode: what "the same entry" means when it is looked at again. */
+  id: string;
+  /** A link's target text (so a link a command replaced can be put back exactly). */
+  link?: string;
+  /** The link is a directory on the way to the entry, not the entry itself. */
+  onTheWay?: boolean;
+}
+
+interface Node {
+  children: Map<string, Node>;
+  entry?: ProtectedEntry;
+}
+
+/** The entries as a tree of lower-case names: one directory read per level finds every spelling of a name. */
+function tree(entries: readonly ProtectedEntry[]): Node {
+  const root: Node = { children: new Map() };
+  for (const e of entries) {
+    let node = root;
+    for (const part of e.path.toLowerCase().split('/')) {
+      let next = node.children.get(part);
+      if (!next) node.children.set(part, (next = { children: new Map() }));
+      node = next;
+    }
+    node.entry ??= e;
+  }
+  return root;
+}
+
+const trees = new WeakMap<readonly ProtectedEntry[], Node>();
+
+function firstEntry(node: Node): ProtectedEntry | undefined {
+  if (node.entry) return node.entry;
+  for (const c of node.children.values()) {
+    const e = firstEntry(c);
+    if (e) return e;
+  }
+  return undefined;
+}
+
+function typeOf(st: Stats): ProtectedFound['type'] {
+  return st.isSymbolicLink() ? 'link' : st.isDirectory() ? 'dir' : st.isFile() ? 'file' : 'other';
+}
+
+function walk(top: string, dir: string, rel: string, node: Node, out: ProtectedFound[]): void {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return; // missing, or not a directory: nothing protected below it
+  }
+  for (const name of names) {
+    const child = node.children.get(name.toLowerCase());
+    if (!child) continue;
+    const path = join(dir, name);
+    const st = lstatSync(path, { throwIfNoEntry: false });
+    if (!st) continue;
+    const at = rel ? `${rel}/${name}` : name;
+    const found = (entry: ProtectedEntry, onTheWay?: true): void => {
+      const link = st.isSymbolicLink() ? readlinkSync(path) : undefined;
+      out.push({ top, rel: at, entry, type: typeOf(st), id: `${st.dev}:${st.ino}`, ...(link ? { link } : {}) });
+      if (onTheWay) out[out.length - 1]!.onTheWay = true;
+    };
+    if (child.entry) found(child.entry);
+    else if (st.isSymbolicLink()) found(firstEntry(child)!, true);
+    else if (st.isDirectory()) walk(top, path, at, child, out);
+  }
+}
+
+/** Every protected path at each project top, links included but never followed (a few directory reads per top). */
+export function findProtected(tops: readonly string[], entries: readonly ProtectedEntry[]): ProtectedFound[] {
+  if (entries.length === 0) return [];
+  let root = trees.get(entries);
+  if (!root) trees.set(entries, (root = tree(entries)));
+  const out: ProtectedFound[] = [];
+  for (const top of tops) walk(top, top, '', root, out);
+  return out;
+}
+
+const within = (path: string, dir: string): boolean =>
+  path === dir || path.startsWith(dir.endsWith('/') ? dir : `${dir}/`);
+
+/** The path a found entry is held read-only at (through a link, where the link points: bwrap's mount follows it). */
+const heldAt = (f: ProtectedFound): string =>
+  f.onTheWay ? join(f.top, f.rel, ...f.entry.path.split('/').slice(f.rel.split('/').length)) : join(f.top, f.rel);
+
+/**
+ * Every directory between the root (the task directory, a writable path) and a found entry, a nested repository's
+ * top included (the entry itself is a mount point already): bound onto itself, so that no command can rename or
+ * remove it to take the entry out from under its mount (`mv .github x`, then a new .github/workflows). A directory
+ * holding a hidden path is left to the hiding, which pins it already and whose mounts a later bind would cover.
+ */
+export function pinArgs(
+  found: readonly ProtectedFound[],
+  roots: readonly string[],
+  hidden: readonly string[],
+): string[] {
+  const pinned = new Set<string>();
+  for (const f of found) {
+    const path = join(f.top, f.rel);
+    const root = roots.find((r) => within(f.top, r));
+    if (!root || hidden.some((h) => within(path, h))) continue;
+    for (let a = dirname(path); a !== root && within(a, root); a = dirname(a)) pinned.add(a);
+  }
+  const args: string[] = [];
+  for (const a of [...pinned].sort((x, y) => x.length - y.length))
+    if (!hidden.some((h) => within(h, a))) args.push('--bind', a, a);
+  return args;
+}
+
+/**
+ * Each found entry read-only (after the git protections: a protected directory holding a repository stays read-only
+ * whole). One inside a hidden path stays hidden: a read-only bind would show it. A link is held where it points,
+ * when that exists; the link itself cannot be held by a mount, so a command that replaces it is undone afterwards
+ * (protected-guard.ts).
+ */
+export function readOnlyArgs(found: readonly ProtectedFound[], hidden: readonly string[]): string[] {
+  const args: string[] = [];
+  const done = new Set<string>();
+  for (const f of found) {
+    const path = heldAt(f);
+    if (done.has(path) || hidden.some((h) => within(join(f.top, f.rel), h) || within(path, h))) continue;
+    done.add(path);
+    if (f.type === 'link' && !existsSync(path)) continue;
+    args.push('--ro-bind', path, path);
+  }
+  return args;
+}
+
+/** A found set as text that changes when any entry appears, goes or is replaced (sandboxView). */
+export function protectedView(found: readonly ProtectedFound[]): string {
+  return found.map((f) => `${f.top}/${f.rel}\u0001${f.id}\u0001${f.link ?? ''}`).join('\u0000');
+}
