@@ -6,8 +6,8 @@ import { totalmem } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { parseMemory } from '../docker/settings.js';
-import { detectCgroups, type CgroupSupport } from './cgroups/detect.js';
-import { formatBytes, type SharedLimits, type TaskLimits } from './cgroups/files.js';
+import { basesOf, detectCgroups, type CgroupSupport } from './cgroups/detect.js';
+import type { SharedLimits, TaskLimits } from './cgroups/files.js';
 import { removeDeadWorkersGroups, WorkerCgroups, type TaskCgroup } from './cgroups/groups.js';
 
 /** A task's processes and threads at once: room for builds (make -j, test runners) far above a fork storm's reach. */
@@ -44,15 +44,23 @@ const LimitsObject = z.strictObject(
 
 /** `limits: off` (or false) enforces nothing and says nothing at start. */
 export const LimitsSchema = z
-  .preprocess((v) => (v === 'off' || v === false ? null : (v ?? {})), z.union([z.null(), LimitsObject]))
-  .transform((v) => v ?? ('off' as const));
+  .unknown()
+  .optional()
+  .transform((v, ctx): 'off' | z.output<typeof LimitsObject> => {
+    if (v === 'off' || v === false) return 'off';
+    const parsed = LimitsObject.safeParse(v ?? {});
+    if (parsed.success) return parsed.data;
+    // Each problem keeps its own key, so the message names it (terminal.local.sandbox.limits.pids: at least 32).
+    for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
+    return z.NEVER;
+  });
 
 export type LimitsSetting = z.infer<typeof LimitsSchema>;
 
 /** The memory this worker may use: the machine's, or its own cgroup's limit when that is lower. */
 function workerMemory(support?: CgroupSupport): number {
   let limit = totalmem();
-  const base = support?.bases.get('memory');
+  const base = support ? basesOf(support).get('memory') : undefined;
   if (base) {
     try {
       const text = readFileSync(join(base, support!.version === 1 ? 'memory.limit_in_bytes' : 'memory.max'), 'utf8');
@@ -82,7 +90,8 @@ export function resolveLimits(
 }
 
 interface Configured {
-  setting: LimitsSetting;
+  /** The setting and where cgroups are looked for (TETHER_CGROUP_ROOT): what this was made for. */
+  key: string;
   groups?: WorkerCgroups;
   task?: TaskLimits;
   /** Why there are no limits (said once at start). */
@@ -95,14 +104,17 @@ let exitHook = false;
 const FIX =
   'run the worker as root, or in a cgroup v2 subtree delegated to its user (systemd-run --user --scope -p Delegate=yes tether worker), or set terminal.local.sandbox.limits: off';
 
+const keyOf = (setting: LimitsSetting): string => JSON.stringify([setting, process.env.TETHER_CGROUP_ROOT ?? '']);
+
 /**
  * Detects the cgroup mechanism, removes what killed workers left, and makes this worker's group. Returns the
  * warnings to print once at start: where no cgroup can be made the worker runs, and says so.
  */
 export async function configureLimits(setting: LimitsSetting): Promise<string[]> {
-  if (configured && JSON.stringify(configured.setting) === JSON.stringify(setting)) return configured.warnings;
-  const old = configured?.groups;
-  configured = { setting, warnings: [] };
+  if (configured?.key === keyOf(setting)) return configured.warnings;
+  // A new configuration (tests; a worker configures once): the old groups go, with what is left in them.
+  await configured?.groups?.close();
+  configured = { key: keyOf(setting), warnings: [] };
   if (setting === 'off') return [];
   const detected = detectCgroups();
   if ('none' in detected) {
@@ -126,7 +138,6 @@ export async function configureLimits(setting: LimitsSetting): Promise<string[]>
     configured.warnings.push(
       `terminal.local.sandbox.limits.cpus: this machine gives tether no cpu controller (cgroup v${detected.support.version}), so commands' CPU time is not limited; memory and processes are`,
     );
-  await old?.close();
   if (!exitHook) {
     exitHook = true;
     process.once('exit', () => configured?.groups?.removeIfEmpty());
@@ -134,19 +145,12 @@ export async function configureLimits(setting: LimitsSetting): Promise<string[]>
   return configured.warnings;
 }
 
-/** What the tasks are held to, for a log line: `cgroup v1: 1024 processes, 12 GiB per task; ...`. */
-export function limitsSummary(): string | undefined {
-  if (!configured?.groups || !configured.task) return undefined;
-  const t = configured.task;
-  return `cgroup v${configured.groups.support.version}: ${t.pids} processes, ${formatBytes(t.memory)} of memory per task, ${t.cpus !== undefined ? `${t.cpus} CPUs` : 'every CPU, weighted below the worker'}`;
-}
-
 /**
  * A new group for one task's processes, or undefined where limits are off or no cgroup could be made (said at
  * start). A worker that never ran the start-up check (a backend chosen per run) makes its cgroups now.
  */
 export async function taskCgroup(setting: LimitsSetting, label: string): Promise<TaskCgroup | undefined> {
-  if (!configured || JSON.stringify(configured.setting) !== JSON.stringify(setting)) {
+  if (configured?.key !== keyOf(setting)) {
     for (const w of await configureLimits(setting)) process.stderr.write(`tether: warning: ${w}\n`);
   }
   const c = configured!;

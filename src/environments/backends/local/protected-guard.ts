@@ -6,156 +6,20 @@
 // TETHER_HOME/protected-undone), and a link is put back. A change a file tool made with a person's approval is kept
 // (protected-ledger.ts); so is any change made while none of the task's processes ran (a person, a file tool).
 // Worker-only (reads and changes the task directory, through directory descriptors).
-import { mkdirSync, readSync, closeSync, symlinkSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import { dirname, isAbsolute, join, relative } from 'node:path';
 import { PROTECTED_WHY } from '../../../common/protected-paths.js';
 import { tetherHome } from '../../../config/home.js';
-import {
-  closeDir,
-  lstatAt,
-  openDirAt,
-  openFileAt,
-  openRoot,
-  readdirAt,
-  readlinkAt,
-  rmdirAt,
-  symlinkAt,
-  unlinkAt,
-  type Dir,
-} from '../../../checkpoints/secure-fs.js';
-import { contentDigest, wasApproved } from '../../protected-ledger.js';
+import { closeDir, openRoot, symlinkAt, type Dir } from '../../../checkpoints/secure-fs.js';
+import { approvedByFileTool, moveOut, openParent } from './protected-undo.js';
 import { findProtected, type ProtectedFound } from './protected-files.js';
 import type { SandboxSpec } from './settings.js';
 import type { SandboxState } from './sandbox.js';
 
 /** How often a task with a background process running is looked at. */
 const BACKGROUND_CHECK_MS = 2_000;
-/** A file bigger than this is not read to see whether a file tool wrote it (it is taken for a command's). */
-const MAX_LEDGER_BYTES = 4 * 1024 * 1024;
 
 const pathOf = (f: ProtectedFound): string => join(f.top, f.rel);
-
-/** Opens the directory holding `rel` below `top`, never through a link (a command may have put one on the way). */
-function openParent(top: string, rel: string): Dir {
-  let dir = openRoot(top);
-  for (const part of rel.split('/').slice(0, -1)) {
-    try {
-      const next = openDirAt(dir, Buffer.from(part));
-      closeDir(dir);
-      dir = next;
-    } catch (err) {
-      closeDir(dir);
-      throw err;
-    }
-  }
-  return dir;
-}
-
-/**
- * Copies an entry out (files, links as links, directories whole), then removes it. Never a rename: a directory
- * renamed out of the bind mount a running command is in would let that command's `..` climb out of the sandbox.
- */
-function copyOut(dir: Dir, name: Buffer, dest: string): void {
-  const st = lstatAt(dir, name);
-  if (!st) return;
-  if (st.isDirectory()) {
-    mkdirSync(dest, { recursive: true });
-    const sub = openDirAt(dir, name);
-    try {
-      for (const child of readdirAt(sub)) copyOut(sub, child, join(dest, child.toString()));
-    } finally {
-      closeDir(sub);
-    }
-    rmdirAt(dir, name);
-    return;
-  }
-  if (st.isSymbolicLink()) symlinkSync(readlinkAt(dir, name), dest);
-  else if (st.isFile()) {
-    const f = openFileAt(dir, name);
-    if (f) {
-      try {
-        const buf = Buffer.alloc(Math.min(f.stat.size, 256 * 1024 * 1024));
-        let pos = 0;
-        while (pos < buf.length) {
-          const n = readSync(f.fd, buf, pos, buf.length - pos, pos);
-          if (n === 0) break;
-          pos += n;
-        }
-        writeFileSync(dest, buf.subarray(0, pos), { mode: f.stat.mode & 0o777 });
-      } finally {
-        closeSync(f.fd);
-      }
-    }
-  }
-  unlinkAt(dir, name);
-}
-
-/** The digests of a file, or of every file in a directory; undefined when anything there is not a plain file. */
-function digests(dir: Dir, name: Buffer, out: string[] = []): string[] | undefined {
-  const st = lstatAt(dir, name);
-  if (!st || out.length > 64) return undefined;
-  if (st.isDirectory()) {
-    const sub = openDirAt(dir, name);
-    try {
-      for (const child of readdirAt(sub)) if (!digests(sub, child, out)) return undefined;
-    } finally {
-      closeDir(sub);
-    }
-    return out;
-  }
-  if (!st.isFile() || st.size > MAX_LEDGER_BYTES) return undefined;
-  const f = openFileAt(dir, name);
-  if (!f) return undefined;
-  try {
-    const buf = Buffer.alloc(f.stat.size);
-    let pos = 0;
-    while (pos < buf.length) {
-      const n = readSync(f.fd, buf, pos, buf.length - pos, pos);
-      if (n === 0) break;
-      pos += n;
-    }
-    out.push(contentDigest(buf.subarray(0, pos)));
-    return out;
-  } finally {
-    closeSync(f.fd);
-  }
-}
-
-/** Every file of the entry is one a file tool wrote with approval (paths and digests, file by file). */
-function approvedByFileTool(f: ProtectedFound): boolean {
-  if (f.type !== 'file' && f.type !== 'dir') return false;
-  try {
-    const dir = openParent(f.top, f.rel);
-    try {
-      const name = Buffer.from(f.rel.split('/').at(-1)!);
-      if (f.type === 'file') {
-        const d = digests(dir, name);
-        return d !== undefined && d.length === 1 && wasApproved(pathOf(f), d[0]!);
-      }
-      return approvedTree(dir, name, pathOf(f));
-    } finally {
-      closeDir(dir);
-    }
-  } catch {
-    return false;
-  }
-}
-
-function approvedTree(dir: Dir, name: Buffer, path: string): boolean {
-  const st = lstatAt(dir, name);
-  if (!st) return false;
-  if (st.isFile()) {
-    const d = digests(dir, name);
-    return d !== undefined && wasApproved(path, d[0]!);
-  }
-  if (!st.isDirectory()) return false;
-  const sub = openDirAt(dir, name);
-  try {
-    return readdirAt(sub).every((c) => approvedTree(sub, c, join(path, c.toString())));
-  } finally {
-    closeDir(sub);
-  }
-}
 
 export class ProtectedGuard {
   /** What the task was given: each protected path as it was when accepted. */
@@ -172,9 +36,18 @@ export class ProtectedGuard {
 
   constructor(
     private readonly spec: SandboxSpec,
+    /** The task directory: paths are named relative to it. */
+    private readonly workdir: string,
     private readonly task: string,
     private readonly log: (msg: string) => void = () => undefined,
   ) {}
+
+  /** A found path as the model and a person name it: relative to the task directory when inside it. */
+  private shown(f: ProtectedFound): string {
+    const path = pathOf(f);
+    const rel = relative(this.workdir, path);
+    return rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : path;
+  }
 
   /**
    * The sandbox looked at the machine (a shell or process is being set up): its tops are the ones looked at from now
@@ -261,17 +134,34 @@ export class ProtectedGuard {
   }
 
   private undo(f: ProtectedFound, was: ProtectedFound | undefined): string {
-    const why = `${f.rel} is protected (${PROTECTED_WHY[f.entry.kind]})`;
+    const why = `${this.shown(f)} is protected (${PROTECTED_WHY[f.entry.kind]})`;
     const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-    const dest = join(tetherHome(), 'protected-undone', `${stamp}-${this.task.replace(/[^\w.-]+/g, '-')}`, f.rel);
+    const dest = join(
+      tetherHome(),
+      'protected-undone',
+      `${stamp}-${this.task.replace(/[^\w.-]+/g, '-')}`,
+      this.shown(f),
+    );
+    const name = Buffer.from(f.rel.split('/').at(-1)!);
     try {
       mkdirSync(dirname(dest), { recursive: true });
-      const dir = openParent(f.top, f.rel);
+      const into = openRoot(dirname(dest));
+      let dir: Dir;
       try {
-        copyOut(dir, Buffer.from(f.rel.split('/').at(-1)!), dest);
-        if (was?.type === 'link') symlinkAt(dir, Buffer.from(f.rel.split('/').at(-1)!), Buffer.from(was.link!));
-      } finally {
-        closeDir(dir);
+        dir = openParent(f.top, f.rel);
+      } catch (err) {
+        closeDir(into);
+        throw err;
+      }
+      // The link is put back through a descriptor of its own: moveOut owns (and closes) `dir` as it goes.
+      const again = was?.type === 'link' ? openParent(f.top, f.rel) : undefined;
+      moveOut(dir, name, into);
+      if (again) {
+        try {
+          symlinkAt(again, name, Buffer.from(was!.link!));
+        } finally {
+          closeDir(again);
+        }
       }
     } catch (err) {
       return `${why}, and a command ${was ? 'replaced' : 'created'} it, which could not be undone (${(err as Error).message}): look at ${pathOf(f)} before running anything that reads it`;
@@ -283,7 +173,7 @@ export class ProtectedGuard {
   }
 
   private restoreLink(was: ProtectedFound): string {
-    const why = `${was.rel} is protected (${PROTECTED_WHY[was.entry.kind]})`;
+    const why = `${this.shown(was)} is protected (${PROTECTED_WHY[was.entry.kind]})`;
     try {
       const dir = openParent(was.top, was.rel);
       try {
@@ -306,11 +196,12 @@ export class ProtectedGuard {
     if (lines.length === 0) return { other: false };
     const named = new Map<string, ProtectedFound>();
     for (const f of this.accepted.values()) {
+      // Each directory on the way (`mv .github x` is refused too), by its path below the top, below the task
+      // directory and absolute.
       const parts = f.rel.split('/');
       for (let i = 1; i <= parts.length; i += 1) {
-        const rel = parts.slice(0, i).join('/');
-        named.set(rel, f);
-        named.set(join(f.top, rel), f);
+        const at = { ...f, rel: parts.slice(0, i).join('/') };
+        for (const name of [at.rel, this.shown(at), pathOf(at)]) named.set(name, f);
       }
     }
     let hit: ProtectedFound | undefined;
@@ -324,7 +215,7 @@ export class ProtectedGuard {
     return {
       other,
       note:
-        `${hit.rel} is protected (${PROTECTED_WHY[hit.entry.kind]}): commands cannot change or create the files other programs run or obey later, ` +
+        `${this.shown(hit)} is protected (${PROTECTED_WHY[hit.entry.kind]}): commands cannot change or create the files other programs run or obey later, ` +
         'nor move the directories that hold them (terminal.local.sandbox.protected); write it with write_file or patch, which show a person the change and ask',
     };
   }

@@ -23,7 +23,7 @@ import {
 import { ProtectedGuard } from './protected-guard.js';
 import { taskCgroup, type LimitsSetting } from './limits.js';
 import { limitNotes, type LimitCounters } from './cgroups/files.js';
-import type { TaskCgroup } from './cgroups/groups.js';
+import { placedArgv, type TaskCgroup } from './cgroups/groups.js';
 import { withoutControlPlane } from './control-plane.js';
 import { baseEnvironment } from '../../command-env.js';
 import { COMMAND_MARK, ENV_MARK, killMarked } from './stragglers.js';
@@ -269,16 +269,11 @@ export class LocalTransport implements Transport {
   }
 
   /**
-   * The task's commands, background processes, PTYs and execute_code programs start in its cgroup: a short `sh`
-   * writes its own pid to each hierarchy's cgroup.procs and then becomes the command, so that nothing it starts is
-   * ever outside. tether's helpers and kill script stay outside, so they work when the task is at its limits.
+   * The task's commands, background processes, PTYs and execute_code programs start in its cgroup (placedArgv).
+   * tether's helpers and kill script stay outside, so they work when the task is at its limits.
    */
   private placed(argv: string[], opts: SpawnOptions): string[] {
-    if (!this.cgroup || opts.helper) return argv;
-    const files = this.cgroup.procsFiles;
-    const place =
-      'n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 125; n=$((n-1)); shift; done; exec "$@"';
-    return ['/bin/sh', '-c', place, 'tether-limits', String(files.length), ...files, ...argv];
+    return !this.cgroup || opts.helper ? argv : placedArgv(this.cgroup.procsFiles, argv);
   }
 
   /** Unsandboxed, what a timed-out or killed command of a long-lived shell left (setsid children) goes too. */
@@ -313,7 +308,7 @@ export class LocalTransport implements Transport {
     if (!this.sandbox) return;
     if (!this.guard) {
       const log = this.ctx?.log ?? lazyLogger;
-      this.guard = new ProtectedGuard(this.sandbox, this.ctx?.taskId ?? 'task', (msg) =>
+      this.guard = new ProtectedGuard(this.sandbox, this.workdir, this.ctx?.taskId ?? 'task', (msg) =>
         log.warn({ taskId: this.ctx?.taskId }, msg),
       );
       this.guard.observe(sandboxState(this.sandbox, this.workdir));

@@ -7,12 +7,25 @@ import { dirThrough, readCgroupMounts } from './mounts.js';
 import type { Controller } from './files.js';
 
 /** Where tasks' groups can be made: the worker's own cgroup in each hierarchy that holds a controller. */
-export interface CgroupSupport {
-  version: 1 | 2;
-  /** The worker's own cgroup directory for each controller (v2: the same one for all). */
-  bases: Map<Controller, string>;
-  /** v2: the mount's top (processes there need not move: the root cgroup may hold processes and children). */
-  mountPoint?: string;
+export type CgroupSupport =
+  | {
+      version: 1;
+      /** The worker's own cgroup directory for each controller's hierarchy. */
+      bases: Map<Controller, string>;
+    }
+  | {
+      version: 2;
+      /** The worker's own cgroup directory: one hierarchy for every controller. */
+      base: string;
+      /** The controllers it offers that tether uses. */
+      controllers: Controller[];
+      /** The mount's top (processes there need not move: the root cgroup may hold processes and children). */
+      mountPoint: string;
+    };
+
+/** The worker's own cgroup directory for each controller. */
+export function basesOf(s: CgroupSupport): Map<Controller, string> {
+  return s.version === 1 ? s.bases : new Map(s.controllers.map((c) => [c, s.base]));
 }
 
 export type Detected = { support: CgroupSupport } | { none: string };
@@ -50,7 +63,7 @@ function detectV2(root: string): Detected | undefined {
   if (!writable(base) || !writable(join(base, 'cgroup.subtree_control')))
     return { none: `cgroup v2 at ${mount.mountPoint}: the worker's cgroup ${own.v2} is not delegated to its user` };
   const controllers = WANTED.filter((c) => offered.includes(c));
-  return { support: { version: 2, bases: new Map(controllers.map((c) => [c, base])), mountPoint: mount.mountPoint } };
+  return { support: { version: 2, base, controllers, mountPoint: mount.mountPoint } };
 }
 
 /** v1: a hierarchy for memory and for pids (and cpu, when there is one), each with the own cgroup writable. */

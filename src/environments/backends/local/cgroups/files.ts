@@ -36,6 +36,10 @@ const V2_WEIGHT = 50;
 
 /** The files of the group that holds all of a worker's tasks, in order. */
 export function sharedFiles(version: 1 | 2, s: SharedLimits, has: ReadonlySet<Controller>): LimitFile[] {
+  return sharedAll(version, s, has).filter((f) => has.has(f.controller));
+}
+
+function sharedAll(version: 1 | 2, s: SharedLimits, has: ReadonlySet<Controller>): LimitFile[] {
   const out: LimitFile[] = [];
   if (version === 1) {
     out.push({ controller: 'memory', file: 'memory.limit_in_bytes', value: String(s.memory) });
@@ -52,6 +56,10 @@ export function sharedFiles(version: 1 | 2, s: SharedLimits, has: ReadonlySet<Co
  * which it may not be below; v2 gives the task no swap), as Docker's `--memory` does with `--memory-swap` equal.
  */
 export function taskFiles(version: 1 | 2, l: TaskLimits, has: ReadonlySet<Controller>): LimitFile[] {
+  return taskAll(version, l, has).filter((f) => has.has(f.controller));
+}
+
+function taskAll(version: 1 | 2, l: TaskLimits, has: ReadonlySet<Controller>): LimitFile[] {
   const out: LimitFile[] = [];
   if (version === 1) {
     out.push({ controller: 'memory', file: 'memory.limit_in_bytes', value: String(l.memory) });
@@ -100,11 +108,9 @@ export const COUNTER_FILES: Readonly<Record<1 | 2, { oom: string; pids: string }
   2: { oom: 'memory.events', pids: 'pids.events' },
 };
 
+/** A size as a person reads it (512 MiB, 2 GiB). */
 const mib = (bytes: number): string =>
   bytes >= 1024 ** 3 && bytes % 1024 ** 3 === 0 ? `${bytes / 1024 ** 3} GiB` : `${Math.round(bytes / 1024 ** 2)} MiB`;
-
-/** A size as a person reads it (512 MiB, 2 GiB). */
-export const formatBytes = mib;
 
 /**
  * What the model and a person are told when a task's limits acted during a command (the counters' growth): which

@@ -90,25 +90,40 @@ async function removeDir(dir: string): Promise<void> {
   }
 }
 
+/** A group: one directory in each hierarchy, and which of them holds each controller. */
+interface Dirs {
+  all: string[];
+  byController: ReadonlyMap<Controller, string>;
+}
+
+/**
+ * `argv` started inside a group: a short `sh` writes its own pid to each hierarchy's cgroup.procs, then becomes the
+ * command, so that nothing the command starts is ever outside. A write that fails (the group removed) stops it with
+ * exit code 125 and the shell's reason.
+ */
+export function placedArgv(procsFiles: readonly string[], argv: readonly string[]): string[] {
+  const place = 'n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 125; n=$((n-1)); shift; done; exec "$@"';
+  return ['/bin/sh', '-c', place, 'tether-limits', String(procsFiles.length), ...procsFiles, ...argv];
+}
+
 /** One task's group (a directory per hierarchy). */
 export class TaskCgroup {
   constructor(
     private readonly version: 1 | 2,
-    /** Its directory for each controller. */
-    private readonly dirs: ReadonlyMap<Controller, string>,
+    private readonly dirs: Dirs,
     readonly limits: TaskLimits,
   ) {}
 
   /** The cgroup.procs files a process writes its pid to, to join the task (one per hierarchy). */
   get procsFiles(): string[] {
-    return [...new Set(this.dirs.values())].map((d) => join(d, 'cgroup.procs'));
+    return this.dirs.all.map((d) => join(d, 'cgroup.procs'));
   }
 
   /** The counters of limits reached so far. */
   counters(): LimitCounters {
     const files = COUNTER_FILES[this.version];
     const read = (c: Controller, file: string): string => {
-      const dir = this.dirs.get(c);
+      const dir = this.dirs.byController.get(c);
       try {
         return dir ? readFileSync(join(dir, file), 'utf8') : '';
       } catch {
@@ -123,9 +138,8 @@ export class TaskCgroup {
 
   /** Kills what is still in it and removes it. */
   async close(): Promise<void> {
-    const dirs = [...new Set(this.dirs.values())];
-    killAll(dirs);
-    for (const d of dirs) await removeDir(d).catch(() => undefined);
+    killAll(this.dirs.all);
+    for (const d of this.dirs.all) await removeDir(d).catch(() => undefined);
   }
 }
 
@@ -135,8 +149,7 @@ export class WorkerCgroups {
 
   private constructor(
     readonly support: CgroupSupport,
-    /** Its directory for each controller. */
-    private readonly dirs: ReadonlyMap<Controller, string>,
+    private readonly dirs: Dirs,
   ) {}
 
   /**
@@ -145,10 +158,9 @@ export class WorkerCgroups {
    */
   static create(support: CgroupSupport, shared: SharedLimits): WorkerCgroups {
     const name = `tether-${process.pid}-${randomBytes(4).toString('hex')}`;
-    const controllers = new Set(support.bases.keys());
-    const dirs = new Map<Controller, string>();
+    let dirs: Dirs;
     if (support.version === 2) {
-      const base = support.bases.get('memory')!;
+      const { base } = support;
       if (base !== support.mountPoint) {
         const leaf = join(base, LEAF);
         mkdirSync(leaf, { recursive: true });
@@ -161,42 +173,40 @@ export class WorkerCgroups {
             }
           }
       }
-      const enable = [...controllers].map((c) => `+${c}`).join(' ');
-      writeFileSync(join(base, 'cgroup.subtree_control'), enable);
+      const enable = support.controllers.map((c) => `+${c}`).join(' ');
+      if (enable) writeFileSync(join(base, 'cgroup.subtree_control'), enable);
       const dir = join(base, name);
       mkdirSync(dir);
-      writeFileSync(join(dir, 'cgroup.subtree_control'), enable);
-      for (const c of controllers) dirs.set(c, dir);
+      if (enable) writeFileSync(join(dir, 'cgroup.subtree_control'), enable);
+      dirs = { all: [dir], byController: new Map(support.controllers.map((c) => [c, dir])) };
     } else {
-      for (const [c, base] of support.bases) {
-        const dir = join(base, name);
-        mkdirSync(dir, { recursive: true });
-        dirs.set(c, dir);
-      }
+      const byController = new Map<Controller, string>();
+      for (const [c, base] of support.bases) byController.set(c, join(base, name));
+      for (const dir of new Set(byController.values())) mkdirSync(dir, { recursive: true });
+      dirs = { all: [...new Set(byController.values())], byController };
     }
     const groups = new WorkerCgroups(support, dirs);
-    for (const f of sharedFiles(support.version, shared, controllers)) write(dirs.get(f.controller)!, f);
+    for (const f of sharedFiles(support.version, shared, groups.controllers))
+      write(dirs.byController.get(f.controller)!, f);
     return groups;
   }
 
   /** The controllers this machine gives tether (cpu may be missing: then `cpus` cannot be held). */
   get controllers(): ReadonlySet<Controller> {
-    return new Set(this.dirs.keys());
+    return new Set(this.dirs.byController.keys());
   }
 
   /** A new group for one task, with its limits written. Throws with the file that could not be written. */
   task(label: string, limits: TaskLimits): TaskCgroup {
     this.tasks += 1;
     const name = `task-${this.tasks}-${label.replace(/[^a-zA-Z0-9_.-]+/g, '-').slice(0, 40)}`;
-    const dirs = new Map<Controller, string>();
-    for (const [c, parent] of this.dirs) {
-      const dir = join(parent, name);
-      mkdirSync(dir, { recursive: true });
-      dirs.set(c, dir);
-    }
-    const group = new TaskCgroup(this.support.version, dirs, limits);
+    const below = new Map(this.dirs.all.map((d) => [d, join(d, name)]));
+    for (const dir of below.values()) mkdirSync(dir);
+    const byController = new Map([...this.dirs.byController].map(([c, d]) => [c, below.get(d)!]));
+    const group = new TaskCgroup(this.support.version, { all: [...below.values()], byController }, limits);
     try {
-      for (const f of taskFiles(this.support.version, limits, this.controllers)) write(dirs.get(f.controller)!, f);
+      for (const f of taskFiles(this.support.version, limits, this.controllers))
+        write(byController.get(f.controller)!, f);
     } catch (err) {
       void group.close();
       throw err;
@@ -206,12 +216,12 @@ export class WorkerCgroups {
 
   /** Removes the worker's group and every task group still in it (a new configuration replaced it). */
   async close(): Promise<void> {
-    for (const dir of new Set(this.dirs.values())) await removeTree(dir);
+    for (const dir of this.dirs.all) await removeTree(dir);
   }
 
   /** At the worker's exit: its group goes when its tasks' groups are gone; if not, the next worker removes it. */
   removeIfEmpty(): void {
-    for (const dir of new Set(this.dirs.values())) {
+    for (const dir of this.dirs.all) {
       try {
         rmdirSync(dir);
       } catch {
@@ -242,7 +252,8 @@ async function removeTree(dir: string): Promise<void> {
  */
 export async function removeDeadWorkersGroups(support: CgroupSupport): Promise<number> {
   let removed = 0;
-  for (const base of new Set(support.bases.values())) {
+  const bases = support.version === 2 ? [support.base] : [...new Set(support.bases.values())];
+  for (const base of bases) {
     let names: string[];
     try {
       names = readdirSync(base);

@@ -60,7 +60,8 @@ export function parseProcCgroup(text: string): OwnCgroups {
 export function dirThrough(mount: CgroupMount, path: string): string | undefined {
   const root = mount.root === '/' ? '' : mount.root.replace(/\/+$/, '');
   if (path !== root && !path.startsWith(`${root}/`) && root !== '') return undefined;
-  return posix.join(mount.mountPoint, path.slice(root.length));
+  const dir = posix.join(mount.mountPoint, path.slice(root.length));
+  return dir.length > 1 && dir.endsWith('/') ? dir.slice(0, -1) : dir;
 }
 
 const within = (path: string, dir: string): boolean =>
