@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parseConfig } from '../src/config/config.js';
-import { detectCgroups } from '../src/environments/backends/local/cgroups/detect.js';
+import { detectCgroups } from '../src/environments/cgroups/detect.js';
 import type { AgentResult } from '../src/common/types.js';
 import { harness, type Harness } from './support/agent-harness.js';
 import { until } from './support/cli.js';

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, inject, it } from 'vitest';
 import type { AgentResult } from '../src/common/types.js';
-import { detectCgroups } from '../src/environments/backends/local/cgroups/detect.js';
+import { detectCgroups } from '../src/environments/cgroups/detect.js';
 import { until } from './support/cli.js';
 import { lastToolResults, startScriptedModel } from './support/scripted-model.js';
 import { workerEnv, workerProcessSuite } from './support/worker-process.js';

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { environmentManager } from '../../src/environments/current.js';
-import { detectCgroups } from '../../src/environments/backends/local/cgroups/detect.js';
+import { detectCgroups } from '../../src/environments/cgroups/detect.js';
 import { call, configure, dir, type Result } from '../support/local-sandbox.js';
 
 const usable = detectCgroups('/sys/fs/cgroup');

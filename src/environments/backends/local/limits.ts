@@ -6,9 +6,9 @@ import { totalmem } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { parseMemory } from '../docker/settings.js';
-import { basesOf, detectCgroups, type CgroupSupport } from './cgroups/detect.js';
-import type { SharedLimits, TaskLimits } from './cgroups/files.js';
-import { removeDeadWorkersGroups, WorkerCgroups, type TaskCgroup } from './cgroups/groups.js';
+import { basesOf, detectCgroups, type CgroupSupport } from '../../cgroups/detect.js';
+import type { SharedLimits, TaskLimits } from '../../cgroups/files.js';
+import { removeDeadWorkersGroups, WorkerCgroups, type TaskCgroup } from '../../cgroups/groups.js';
 
 /** A task's processes and threads at once: room for builds (make -j, test runners) far above a fork storm's reach. */
 const DEFAULT_PIDS = 1024;

@@ -22,8 +22,8 @@ import {
 } from './sandbox.js';
 import { ProtectedGuard } from './protected-guard.js';
 import { taskCgroup, type LimitsSetting } from './limits.js';
-import { limitNotes, type LimitCounters } from './cgroups/files.js';
-import { placedArgv, type TaskCgroup } from './cgroups/groups.js';
+import { limitNotes, type LimitCounters } from '../../cgroups/files.js';
+import { placedArgv, type TaskCgroup } from '../../cgroups/groups.js';
 import { withoutControlPlane } from './control-plane.js';
 import { baseEnvironment } from '../../command-env.js';
 import { COMMAND_MARK, ENV_MARK, killMarked } from './stragglers.js';

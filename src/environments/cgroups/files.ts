@@ -116,17 +116,22 @@ const mib = (bytes: number): string =>
  * What the model and a person are told when a task's limits acted during a command (the counters' growth): which
  * limit, its value, and the setting, so that exit code 137 is never left to be guessed.
  */
-export function limitNotes(before: LimitCounters, after: LimitCounters, l: TaskLimits): string[] {
+export function limitNotes(
+  before: LimitCounters,
+  after: LimitCounters,
+  l: TaskLimits,
+  setting = 'terminal.local.sandbox.limits',
+): string[] {
   const notes: string[] = [];
   const killed = after.oomKills - before.oomKills;
   if (killed > 0)
     notes.push(
-      `the task reached its memory limit (${mib(l.memory)}, terminal.local.sandbox.limits.memory): the kernel killed ${killed === 1 ? 'one' : killed} of its processes (out of memory; a process killed so exits with 137, SIGKILL)`,
+      `the task reached its memory limit (${mib(l.memory)}, ${setting}.memory): the kernel killed ${killed === 1 ? 'one' : killed} of its processes (out of memory; a process killed so exits with 137, SIGKILL)`,
     );
   const refused = after.pidsRefused - before.pidsRefused;
   if (refused > 0)
     notes.push(
-      `the task reached its process limit (${l.pids} processes and threads, terminal.local.sandbox.limits.pids): ${refused === 1 ? 'an attempt' : `${refused} attempts`} to start another failed ("Resource temporarily unavailable")`,
+      `the task reached its process limit (${l.pids} processes and threads, ${setting}.pids): ${refused === 1 ? 'an attempt' : `${refused} attempts`} to start another failed ("Resource temporarily unavailable")`,
     );
   return notes;
 }

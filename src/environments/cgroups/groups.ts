@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pidAlive } from '../../../tether-labels.js';
+import { pidAlive } from '../tether-labels.js';
 import type { CgroupSupport } from './detect.js';
 import {
   COUNTER_FILES,
