@@ -58,29 +58,75 @@ function typeOf(st: Stats): ProtectedFound['type'] {
   return st.isSymbolicLink() ? 'link' : st.isDirectory() ? 'dir' : st.isFile() ? 'file' : 'other';
 }
 
-function walk(top: string, dir: string, rel: string, node: Node, out: ProtectedFound[]): void {
+/** What one directory holds of the tree: its matches, and the directories to look in below it. */
+interface Listed {
+  /** The directory as it was listed: device, inode and change time (any entry made, removed or renamed moves it). */
+  key: string;
+  matches: Omit<ProtectedFound, 'top'>[];
+  below: { path: string; rel: string; node: Node }[];
+}
+
+/**
+ * Listings by directory (and tree), kept while the directory's change time stays: a look at an unchanged project costs
+ * a status per directory, not a listing and a status per entry. An entry cannot be made, removed, renamed or replaced
+ * without changing its directory's change time, which no program can set back. A directory changed in the last two
+ * seconds is listed again every time: timestamps advance in clock ticks, so a change in the same tick as the
+ * listing could leave the time as it was.
+ */
+const listings = new WeakMap<Node, Map<string, Listed>>();
+const MAX_LISTINGS = 4096;
+const SETTLED_NS = 2_000_000_000n;
+
+function list(dir: string, rel: string, node: Node): Listed | undefined {
+  const st = lstatSync(dir, { bigint: true, throwIfNoEntry: false });
+  if (!st?.isDirectory()) return undefined; // missing, or not a directory: nothing protected below it
+  const key = `${st.dev}:${st.ino}:${st.ctimeNs}:${st.mtimeNs}`;
+  let cache = listings.get(node);
+  if (!cache) listings.set(node, (cache = new Map()));
+  const known = cache.get(dir);
+  if (known?.key === key) return known;
   let names: string[];
   try {
     names = readdirSync(dir);
   } catch {
-    return; // missing, or not a directory: nothing protected below it
+    return undefined;
   }
+  const listed: Listed = { key, matches: [], below: [] };
   for (const name of names) {
     const child = node.children.get(name.toLowerCase());
     if (!child) continue;
     const path = join(dir, name);
-    const st = lstatSync(path, { throwIfNoEntry: false });
-    if (!st) continue;
+    const e = lstatSync(path, { throwIfNoEntry: false });
+    if (!e) continue;
     const at = rel ? `${rel}/${name}` : name;
-    const found = (entry: ProtectedEntry, onTheWay?: true): void => {
-      const link = st.isSymbolicLink() ? readlinkSync(path) : undefined;
-      out.push({ top, rel: at, entry, type: typeOf(st), id: `${st.dev}:${st.ino}`, ...(link ? { link } : {}) });
-      if (onTheWay) out[out.length - 1]!.onTheWay = true;
+    const match = (entry: ProtectedEntry, onTheWay?: true): void => {
+      const link = e.isSymbolicLink() ? readlinkSync(path) : undefined;
+      listed.matches.push({
+        rel: at,
+        entry,
+        type: typeOf(e),
+        id: `${e.dev}:${e.ino}`,
+        ...(link ? { link } : {}),
+        ...(onTheWay ? { onTheWay } : {}),
+      });
     };
-    if (child.entry) found(child.entry);
-    else if (st.isSymbolicLink()) found(firstEntry(child)!, true);
-    else if (st.isDirectory()) walk(top, path, at, child, out);
+    if (child.entry) match(child.entry);
+    else if (e.isSymbolicLink()) match(firstEntry(child)!, true);
+    else if (e.isDirectory()) listed.below.push({ path, rel: at, node: child });
   }
+  if (BigInt(Date.now()) * 1_000_000n - st.ctimeNs < SETTLED_NS) cache.delete(dir);
+  else {
+    if (cache.size >= MAX_LISTINGS) cache.clear();
+    cache.set(dir, listed);
+  }
+  return listed;
+}
+
+function walk(top: string, dir: string, rel: string, node: Node, out: ProtectedFound[]): void {
+  const listed = list(dir, rel, node);
+  if (!listed) return;
+  for (const m of listed.matches) out.push({ top, ...m });
+  for (const b of listed.below) walk(top, b.path, b.rel, b.node, out);
 }
 
 /** Every protected path at each project top, links included but never followed (a few directory reads per top). */

@@ -59,10 +59,16 @@ export class ProtectedGuard {
     for (const f of state.found) if (fresh.has(f.top) && !this.accepted.has(pathOf(f))) this.accepted.set(pathOf(f), f);
   }
 
-  /** Before a foreground command: what a background process (or nobody of the task) did since the last look. */
-  commandStarting(): void {
-    this.pending.push(...this.look(this.othersBusy()));
+  /**
+   * Before a foreground command, with the sandbox's look at the machine now: what a background process (or nobody
+   * of the task) did since the last look. Returns whether anything was undone (the look is then out of date).
+   */
+  commandStarting(state: SandboxState): boolean {
+    this.observe(state);
+    const notes = this.look(this.othersBusy(), state.found);
+    this.pending.push(...notes);
     this.foreground += 1;
+    return notes.length > 0;
   }
 
   /** After a foreground command ended: what it (or a background process meanwhile) created is undone. */
@@ -108,10 +114,9 @@ export class ProtectedGuard {
    * replaced one is undone (unless a file tool wrote it with approval) and a removed link put back; otherwise the
    * change is someone else's and is taken as given. Returns a line per undone change.
    */
-  private look(busy: boolean): string[] {
+  private look(busy: boolean, now = findProtected(this.tops, this.spec.protected ?? [])): string[] {
     if (this.others.size === 0) this.othersRan = false;
     const notes: string[] = [];
-    const now = findProtected(this.tops, this.spec.protected ?? []);
     const seen = new Set<string>();
     for (const f of now) {
       const path = pathOf(f);

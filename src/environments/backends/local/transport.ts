@@ -19,6 +19,7 @@ import {
   firstChild,
   sandboxPidNamespace,
   type SandboxLayout,
+  type SandboxState,
 } from './sandbox.js';
 import { ProtectedGuard } from './protected-guard.js';
 import { taskCgroup, type LimitsSetting } from './limits.js';
@@ -224,6 +225,8 @@ export class LocalTransport implements Transport {
   private guard: ProtectedGuard | undefined;
   /** The cgroup holding the task's processes (limits.ts); made by start() where limits are on and possible. */
   private cgroup: TaskCgroup | undefined;
+  /** The sandbox's look at the machine taken as a command starts, for the choice of its shell just after. */
+  private looked: SandboxState | undefined;
 
   /** Without `sandbox`, commands run as the worker's own children, with its access to the machine. */
   constructor(
@@ -249,19 +252,29 @@ export class LocalTransport implements Transport {
   /** What the sandbox hides and protects now: a shell made under another view is replaced (ShellEnvironment). */
   sandboxView(): string {
     if (!this.sandbox) return '';
-    const state = sandboxState(this.sandbox, this.workdir);
-    this.guard?.observe(state);
+    // A command's start looked at the machine a moment ago (commandStarting): the same look serves here.
+    const state = this.looked ?? sandboxState(this.sandbox, this.workdir);
+    if (!this.looked) this.guard?.observe(state);
+    this.looked = undefined;
     return sandboxView(this.sandbox, this.workdir, state);
   }
 
   /** The limits' counters, and a look at the protected files (a background process may have made one). */
   commandStarting(): LimitCounters | undefined {
-    this.guard?.commandStarting();
+    if (this.sandbox && this.guard) {
+      const state = sandboxState(this.sandbox, this.workdir);
+      // Kept for the shell's choice, which follows at once, unless the look just undid something.
+      if (!this.guard.commandStarting(state)) {
+        this.looked = state;
+        setImmediate(() => (this.looked = undefined));
+      }
+    }
     return this.cgroup?.counters();
   }
 
   /** What the task's limits and the protected files' guard did during the command. */
   commandEnded(mark: unknown): string[] {
+    this.looked = undefined;
     const notes = this.guard?.commandEnded() ?? [];
     const before = mark as LimitCounters | undefined;
     if (this.cgroup && before) notes.push(...limitNotes(before, this.cgroup.counters(), this.cgroup.limits));
