@@ -1,9 +1,10 @@
 // A task's browser proxy with real headless Chromium, launched with the browser pool's own flags: a page on a host
 // the egress policy allows tries every way out it has (a redirect, images, scripts, fetch, an iframe, a stylesheet,
-// websockets, a service worker) to a host in egress.deny, to this machine, and to names nobody allowed; none of those
+// websockets, WebTransport over UDP, a service worker) to a host in egress.deny, to this machine, and to names nobody allowed; none of those
 // requests arrives, no such name is resolved, and the call's refusals name them. Outside a run nobody can be asked,
 // so only allowed hosts pass. Traffic stays on 127.0.0.x: the allowed and denied names are mapped to loopback servers
 // by egress.resolve (the allowed one is reachable only through that map, so a page that loads proves the proxy).
+import { createSocket, type Socket as UdpSocket } from 'node:dgram';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -24,6 +25,9 @@ const forbiddenHits: string[] = [];
 const siteHits: string[] = [];
 const resolved: string[] = [];
 let forbidden: Server;
+/** WebTransport (HTTP/3) would go around an HTTP proxy over UDP: datagrams that reached 127.0.0.2:4433. */
+let datagrams = 0;
+let udp: UdpSocket;
 let site: Server;
 let forbiddenPort = 0;
 let sitePort = 0;
@@ -46,6 +50,7 @@ const escapes = (to: string, ws: string): string => `
   fetch("${to}/fetch").catch(() => {});
   navigator.sendBeacon("${to}/beacon", "data");
   try { new WebSocket("${ws}/socket"); } catch (e) {}
+  try { new WebTransport("https://127.0.0.2:4433/wt").ready.catch(() => {}); } catch (e) {}
 </script>`;
 
 beforeAll(async () => {
@@ -61,6 +66,9 @@ beforeAll(async () => {
     socket.destroy();
   });
   forbiddenPort = await listen(forbidden, '127.0.0.2');
+  udp = createSocket('udp4');
+  udp.on('message', () => (datagrams += 1));
+  await new Promise<void>((ok) => udp.bind(4433, '127.0.0.2', ok));
   site = createServer((req, res) => {
     record(siteHits)(req);
     const url = new URL(req.url ?? '/', 'http://x');
@@ -128,6 +136,7 @@ afterAll(async () => {
   await proxy?.close();
   forbidden?.close();
   site?.close();
+  udp?.close();
 });
 
 let page: Page;
@@ -144,6 +153,7 @@ it('a page on an allowed host loads; none of its requests elsewhere arrives, and
   expect(await page.textContent('h1')).toBe('the site');
   await page.waitForLoadState('networkidle').catch(() => undefined);
   expect(forbiddenHits).toEqual([]);
+  expect(datagrams).toBe(0);
   expect(siteHits.filter((h) => !h.startsWith(SITE))).toEqual([]);
   expect(resolved).toEqual([]);
   const refusals = net.refusals.join('\n');

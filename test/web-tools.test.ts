@@ -418,3 +418,63 @@ describe('web_extract against the egress policy, as an attacker would try it', (
     expect(tls.hits('secure.example.test')).toBe(0);
   });
 });
+
+describe('web tools under each terminal.local.sandbox.network mode (what a command may reach, never more)', () => {
+  let pages: PageServer;
+  const saved = process.env.BRAVE_API_KEY;
+
+  beforeAll(async () => {
+    pages = await startPageServer();
+    policy(pages, { resolve: { 'unlisted.example.test': new URL(pages.origin).host } });
+  });
+  afterAll(async () => {
+    await pages.close();
+    if (saved === undefined) delete process.env.BRAVE_API_KEY;
+    else process.env.BRAVE_API_KEY = saved;
+  });
+
+  const network = (mode: unknown): void =>
+    setCurrentConfig(parseConfig({ terminal: { local: { sandbox: { network: mode } } } }));
+
+  it.skipIf(process.platform !== 'linux')(
+    'false: nothing leaves, web_search included, saying which setting',
+    async () => {
+      network(false);
+      process.env.BRAVE_API_KEY = GOOD_KEY;
+      const before = pages.requests.length;
+      const [page] = await extract(at('/plain.txt'));
+      expect(page!.error).toMatch(
+        /terminal\.local\.sandbox\.network is false: this run's commands and tools reach no network/,
+      );
+      expect((await call('web_search', { query: 'otters' })).error).toMatch(
+        /^web_search: terminal\.local\.sandbox\.network is false/,
+      );
+      expect(pages.requests.length).toBe(before);
+    },
+  );
+
+  it.skipIf(process.platform !== 'linux')(
+    'direct: a host nobody listed is reached without asking (even outside a run); deny and this machine still hold',
+    async () => {
+      network('direct');
+      const port = new URL(pages.origin).port;
+      const [open, denied, loopback] = await extract(
+        at('/plain.txt', 'unlisted.example.test'),
+        at('/plain.txt', 'denied.example.test'),
+        `http://127.0.0.1:${port}/plain.txt`,
+      );
+      expect(open!.content).toBe('line one\nline two\n');
+      expect(denied!.error).toMatch(/egress\.deny/);
+      expect(loopback!.error).toMatch(/loopback/);
+      expect(pages.hosts.filter((h) => h !== 'unlisted.example.test' && h !== PAGES)).toEqual([]);
+    },
+  );
+
+  it('sandbox off, or another backend: through the egress policy all the same', async () => {
+    setCurrentConfig(parseConfig({ terminal: { local: { sandbox: 'off' } } }));
+    expect((await extract(at('/plain.txt', 'unlisted.example.test')))[0]!.error).toMatch(/there is no run to ask/);
+    setCurrentConfig(parseConfig({ terminal: { backend: 'docker' } }));
+    expect((await extract(at('/plain.txt', 'unlisted.example.test')))[0]!.error).toMatch(/there is no run to ask/);
+    expect((await extract(at('/plain.txt')))[0]!.content).toBe('line one\nline two\n');
+  });
+});

@@ -83,6 +83,8 @@ async function onPage(
       }
       const blocked = blockedBy(net).blocked;
       return toolError(`${what} failed: ${playwrightMessage(err)}${blocked ? ` (${blocked})` : ''}`);
+    } finally {
+      net.end();
     }
   } finally {
     browserPool.release(ctx.taskId);
@@ -124,6 +126,7 @@ export async function navigate(url: string, ctx: ToolContext): Promise<string> {
   try {
     return await openAndGo(target.url.href, ctx, net);
   } finally {
+    net.end();
     browserPool.release(ctx.taskId);
   }
 }

@@ -21,7 +21,7 @@ export const LAUNCH_ARGS: readonly string[] = [
   // proxies' own address (the rules apply to an address as well).
   '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
   // WebRTC's UDP (STUN, TURN, peer connections) would go around an HTTP proxy; only proxied TCP is left to it.
-  '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
+  '--webrtc-ip-handling-policy=disable_non_proxied_udp',
 ];
 
 const VIEWPORT = { width: 1280, height: 720 };

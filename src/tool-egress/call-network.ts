@@ -33,6 +33,7 @@ const PROGRAM_HEADING = '\n(a tool request of the execute_code program below)\n'
 export class CallNetwork {
   /** Decisions this call got, per host:port: a call asks about a host once (`once` covers the rest of the call). */
   private readonly decided = new Map<string, Decision>();
+  private ended = false;
   private waiting = 0;
   private readonly watchers = new Set<(asking: number) => void>();
   /** What was refused during the call, one line each (the browser reports them with its result). */
@@ -66,6 +67,15 @@ export class CallNetwork {
   /** Decisions waiting for a person now. */
   get asking(): number {
     return this.waiting;
+  }
+
+  /**
+   * The call has returned: what its page still asks for (a browser page runs on) is decided afresh, so a `once`
+   * approval does not outlive the call it was given to.
+   */
+  end(): void {
+    this.ended = true;
+    this.decided.clear();
   }
 
   /** Calls `fn` whenever the number of decisions waiting for a person changes; returns the way to stop. */
@@ -106,7 +116,7 @@ export class CallNetwork {
       this.asked(-1);
     }
     // A request that went away was not decided: a later one of the same call asks again.
-    if (d.by !== 'gone') this.decided.set(rule, d);
+    if (d.by !== 'gone' && !this.ended) this.decided.set(rule, d);
     return d.allow ? d : this.refuse(t, d);
   }
 

@@ -1,6 +1,6 @@
-// Test support: a host that is not this machine, for the tools' egress tests: a network namespace joined to this one by
-// a veth pair (10.x.y.1 here, 10.x.y.2 there), with an HTTP server on port 80 and a UDP socket on 3478 inside, which
-// record every request and datagram that arrives. Traffic stays on the pair. Needs root and `ip` (iproute2); a test
+// Test support: hosts that are not this machine, for the tools' egress tests: a network namespace joined to this one by
+// a veth pair (10.x.y.1 here; 10.x.y.2 and 10.x.y.3 there), with an HTTP server on port 80 and a UDP socket on 3478
+// inside, which record every request and datagram that arrives. Traffic stays on the pair. Needs root and `ip` (iproute2); a test
 // file skips with outsideHostUnavailable()'s reason otherwise.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -18,6 +18,8 @@ export interface OutsideRequest {
 export interface OutsideHost {
   /** The server's address (10.x.y.2): not an address of this machine. */
   address: string;
+  /** A second address of the same server (10.x.y.3), for a host that must not share the first's address. */
+  other: string;
   requests: OutsideRequest[];
   /** UDP datagrams that reached port 3478 (STUN). */
   datagrams: number;
@@ -75,17 +77,18 @@ export async function startOutsideHost(): Promise<OutsideHost> {
   const id = randomBytes(3).toString('hex');
   const ns = `tether-out-${id}`;
   const [here, there] = [`to${id}h`, `to${id}n`];
-  // A /30 of 10.0.0.0/8 picked at random, so that tests running at once do not meet.
-  const [a, b] = [200 + (randomBytes(1)[0]! % 50), randomBytes(1)[0]! & 0xfc];
+  // A /29 of 10.0.0.0/8 picked at random, so that tests running at once do not meet.
+  const [a, b] = [200 + (randomBytes(1)[0]! % 50), randomBytes(1)[0]! & 0xf8];
   const net = `10.${a}.${b}`;
   ip('netns', 'add', ns);
   let child: ChildProcess | undefined;
   try {
     ip('link', 'add', here, 'type', 'veth', 'peer', 'name', there);
     ip('link', 'set', there, 'netns', ns);
-    ip('addr', 'add', `${net}.1/30`, 'dev', here);
+    ip('addr', 'add', `${net}.1/29`, 'dev', here);
     ip('link', 'set', here, 'up');
-    ip('netns', 'exec', ns, 'ip', 'addr', 'add', `${net}.2/30`, 'dev', there);
+    ip('netns', 'exec', ns, 'ip', 'addr', 'add', `${net}.2/29`, 'dev', there);
+    ip('netns', 'exec', ns, 'ip', 'addr', 'add', `${net}.3/29`, 'dev', there);
     ip('netns', 'exec', ns, 'ip', 'link', 'set', there, 'up');
     ip('netns', 'exec', ns, 'ip', 'link', 'set', 'lo', 'up');
     child = spawn('ip', ['netns', 'exec', ns, process.execPath, '-e', SERVER], {
@@ -93,6 +96,7 @@ export async function startOutsideHost(): Promise<OutsideHost> {
     });
     const host: OutsideHost = {
       address: `${net}.2`,
+      other: `${net}.3`,
       requests: [],
       datagrams: 0,
       close: async () => {
