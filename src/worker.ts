@@ -23,6 +23,7 @@ import { WorkerGroup } from './temporal/worker-group.js';
 import { payloadGuard } from './temporal/payload-guard.js';
 import { releaseLostWorkerSticky } from './activities/sticky-release.js';
 import { toolNetworkWarnings } from './tool-egress/network-mode.js';
+import { setToolEgressLog } from './tool-egress/call-network.js';
 import { closeEnvironments, configureEnvironments, WORKER_ID } from './environments/current.js';
 import { cleanupLeftovers } from './environments/leftovers.js';
 import { setCurrentConfig } from './config/current.js';
@@ -177,6 +178,8 @@ export async function createWorker(
   // A wrong terminal setting stops the worker here, naming the setting; leftovers of crashed workers go first.
   setCurrentConfig(config);
   const environments = await configureEnvironments(config.terminal, log);
+  // The worker's network tools log their connections where the egress proxy logs commands' (one record).
+  setToolEgressLog(log);
   for (const w of [...environments.warnings, ...toolNetworkWarnings(config)]) {
     process.stderr.write(`tether: warning: ${w}\n`);
   }
