@@ -101,14 +101,16 @@ async function gotoPatiently(page: Page, url: string, net: CallNetwork, signal: 
   const navigation = page.goto(url, { waitUntil: 'domcontentloaded', timeout: 0 });
   navigation.catch(() => undefined);
   const stops = [clock.signal, ...(signal ? [signal] : [])];
+  let stop = (): void => undefined;
   try {
     return await new Promise<Awaited<typeof navigation>>((resolve, reject) => {
-      const stop = (): void =>
+      stop = (): void =>
         reject(new Error(clock.signal.aborted ? `Timeout ${NAVIGATION_TIMEOUT_MS}ms exceeded` : 'cancelled'));
       for (const s of stops) s.addEventListener('abort', stop, { once: true });
       navigation.then(resolve, reject);
     });
   } finally {
+    for (const s of stops) s.removeEventListener('abort', stop);
     unwatch();
     clock.stop();
   }

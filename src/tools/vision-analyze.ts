@@ -8,10 +8,9 @@ import { LOCAL_PREFIX } from '../models/types.js';
 import { isOpenAIConfigured, openAISettingsFromEnv } from '../models/openai-provider.js';
 import { registry } from '../registry/index.js';
 import type { ToolContext } from '../registry/types.js';
-import { toolError } from '../common/errors.js';
+import { isTetherError, toolError } from '../common/errors.js';
 import { readTaskFile, refusalMessage } from '../files/task-files.js';
 import { currentConfig } from '../config/current.js';
-import { isTetherError } from '../common/errors.js';
 import { APPROVAL_WAIT_SECONDS, CallNetwork } from '../tool-egress/call-network.js';
 import { fetchPage } from '../web/fetch-page.js';
 
