@@ -2,8 +2,9 @@
 // with a bare `sh -c true` spawn and each backend's bare transport (one process / docker exec / SSH channel per
 // command), printed as ratios; the same command inside its activity; background-process start to first output. On
 // the local backend with its bubblewrap sandbox and without, Docker and SSH (when they can run here); the egress
-// proxy's cost per request and per connection (bench/egress.ts); what holding protected files costs per command on a
-// 400-directory tree (bench/protected-files.ts).
+// proxy's cost per request and per connection (bench/egress.ts); what the egress policy adds to a web_extract fetch
+// (bench/web-egress.ts); what holding protected files costs per command on a 400-directory tree
+// (bench/protected-files.ts).
 // Run: npm run bench:environments
 import { spawn } from 'node:child_process';
 import { mkdtempSync, realpathSync } from 'node:fs';
@@ -19,6 +20,7 @@ import { NO_PROCESS, toolActivity, TRIVIAL_COMMAND } from './terminal-activity.j
 import { sdkNoopActivity } from './noop-activity.js';
 import { benchEgress } from './egress.js';
 import { benchProtection } from './protected-files.js';
+import { benchWebEgress } from './web-egress.js';
 
 const COMMANDS = 200;
 const BACKGROUND = 30;
@@ -132,6 +134,7 @@ console.log(
 
 await benchEgress(cwd);
 await benchProtection();
+await benchWebEgress();
 
 const noDocker = await dockerAvailable();
 if (noDocker) console.log(`docker        skipped: ${noDocker}`);
