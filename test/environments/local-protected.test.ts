@@ -251,6 +251,23 @@ describe('protected files in the local sandbox', () => {
     );
   });
 
+  it('a link at a protected path to a hidden secret does not show it; a task directory inside a hidden one is held', async () => {
+    mkdirSync(join(cwd, '.secret'));
+    writeFileSync(join(cwd, '.secret', 'key'), 'secret\n');
+    symlinkSync('.secret/key', join(cwd, 'GEMINI.md'));
+    await configure({ sandbox: { hidden: [join(cwd, '.secret')] } });
+    expect((await sh('cat GEMINI.md; cat .secret/key; echo done')).output).not.toMatch(/secret\n/);
+    // The task directory is inside a hidden one (a project under TETHER_HOME): its own protected files are still held.
+    const outer = dir('tether-prot-hidden-');
+    const inner = join(outer, 'proj');
+    mkdirSync(inner);
+    writeFileSync(join(inner, 'AGENTS.md'), 'rules\n');
+    await configure({ sandbox: { hidden: [outer] } });
+    const r = await call('terminal', task(), inner, { command: 'cat AGENTS.md && echo x >> AGENTS.md' });
+    expect(r.output).toMatch(/^rules\n.*Read-only file system/s);
+    expect(readFileSync(join(inner, 'AGENTS.md'), 'utf8')).toBe('rules\n');
+  });
+
   it('a protected path inside a hidden one stays hidden (a read-only bind would show it)', async () => {
     mkdirSync(join(cwd, '.gemini'));
     writeFileSync(join(cwd, '.gemini', 'oauth.json'), 'secret\n');

@@ -82,7 +82,7 @@ describe('holding them', () => {
       join(root, 'a', 'sub', '.github'),
       join(root, 'a', 'sub', '.github'),
     ]);
-    expect(readOnlyArgs(found, [])).toEqual([
+    expect(readOnlyArgs(found, [root], () => false)).toEqual([
       '--ro-bind',
       join(root, 'AGENTS.md'),
       join(root, 'AGENTS.md'),
@@ -96,8 +96,29 @@ describe('holding them', () => {
     const root = tree({ '.claude/settings.json': '', 'x/.envrc': '', 'x/.ssh/id': '' });
     const found = findProtected([root, join(root, 'x')], entries);
     const hidden = [join(root, '.claude'), join(root, 'x', '.ssh')];
-    expect(readOnlyArgs(found, hidden)).toEqual(['--ro-bind', join(root, 'x', '.envrc'), join(root, 'x', '.envrc')]);
+    const hiddenAt = (p: string): boolean => hidden.some((h) => p === h || p.startsWith(`${h}/`));
+    expect(readOnlyArgs(found, [root], hiddenAt)).toEqual([
+      '--ro-bind',
+      join(root, 'x', '.envrc'),
+      join(root, 'x', '.envrc'),
+    ]);
     // x holds a hidden path: the hiding pins it (a second bind of x would cover the hidden mount).
     expect(pinArgs(found, [root], hidden)).toEqual([]);
+  });
+
+  it('holds a link where it really points, only inside a root and never onto a hidden path', () => {
+    const root = tree({ 'docs/rules.md': '', '.ssh/id_rsa': 'secret' });
+    symlinkSync('docs/rules.md', join(root, 'AGENTS.md'));
+    symlinkSync('.ssh/id_rsa', join(root, 'CLAUDE.md'));
+    symlinkSync('/etc/hostname', join(root, 'GEMINI.md'));
+    symlinkSync('nowhere', join(root, '.envrc'));
+    const found = findProtected([root], entries);
+    const hiddenAt = (p: string): boolean => p.startsWith(join(root, '.ssh'));
+    // Only the link to a file of the project: the secret stays hidden, /etc is read-only already, a dangling link holds nothing.
+    expect(readOnlyArgs(found, [root], hiddenAt)).toEqual([
+      '--ro-bind',
+      join(root, 'docs', 'rules.md'),
+      join(root, 'docs', 'rules.md'),
+    ]);
   });
 });

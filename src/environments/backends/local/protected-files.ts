@@ -1,7 +1,7 @@
 // The protected files of a task's projects (src/common/protected-paths.ts: CI definitions, agent instructions,
 // editor tasks, .envrc, ...) as the local sandbox finds and holds them: which exist at the top of each project, and
 // the bwrap arguments that make them read-only to commands. Worker-only (reads directories).
-import { existsSync, lstatSync, readdirSync, readlinkSync, type Stats } from 'node:fs';
+import { lstatSync, readdirSync, readlinkSync, realpathSync, type Stats } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { ProtectedEntry } from '../../../common/protected-paths.js';
 
@@ -172,18 +172,36 @@ export function pinArgs(
 
 /**
  * Each found entry read-only (after the git protections: a protected directory holding a repository stays read-only
- * whole). One inside a hidden path stays hidden: a read-only bind would show it. A link is held where it points,
- * when that exists; the link itself cannot be held by a mount, so a command that replaces it is undone afterwards
- * (protected-guard.ts).
+ * whole). One the sandbox hides stays hidden: a read-only bind would show it (`hiddenAt` is the view's own decision,
+ * so a task directory inside a hidden one still has its files held). A link is held where it really points, and only
+ * when that is inside a root (the task directory, a `writable` path) and not hidden: elsewhere it is read-only already,
+ * and a link to a hidden secret must not become a way to show it. The link itself cannot be held by a mount; a command
+ * that replaces it is undone afterwards (protected-guard.ts).
  */
-export function readOnlyArgs(found: readonly ProtectedFound[], hidden: readonly string[]): string[] {
+export function readOnlyArgs(
+  found: readonly ProtectedFound[],
+  roots: readonly string[],
+  hiddenAt: (path: string) => boolean,
+): string[] {
   const args: string[] = [];
   const done = new Set<string>();
+  const real = (p: string): string | undefined => {
+    try {
+      return realpathSync(p);
+    } catch {
+      return undefined; // a link to nothing: nothing to hold
+    }
+  };
+  const realRoots = roots.map((r) => real(r) ?? r);
   for (const f of found) {
-    const path = heldAt(f);
-    if (done.has(path) || hidden.some((h) => within(join(f.top, f.rel), h) || within(path, h))) continue;
+    let path: string | undefined = join(f.top, f.rel);
+    if (hiddenAt(path)) continue;
+    if (f.type === 'link' || f.onTheWay) {
+      path = real(heldAt(f));
+      if (!path || !realRoots.some((r) => within(path!, r)) || hiddenAt(path)) continue;
+    }
+    if (done.has(path)) continue;
     done.add(path);
-    if (f.type === 'link' && !existsSync(path)) continue;
     args.push('--ro-bind', path, path);
   }
   return args;

@@ -70,7 +70,14 @@ export function bwrapArgs(spec: SandboxSpec, layout: SandboxLayout, o: { pty: bo
   const state = sandboxState(spec, layout.workdir);
   args.push(...pinArgs(state.found, roots, spec.hidden));
   args.push(...protectGit(state.repos));
-  args.push(...readOnlyArgs(state.found, spec.hidden));
+  const view = new RootedView(
+    new TaskView(
+      spec.hidden.map((path) => ({ path, why: 'configured' as const })),
+      spec.exposed,
+    ),
+    roots,
+  );
+  args.push(...readOnlyArgs(state.found, roots, (p) => view.sight(p) !== undefined));
   // tether's kill script joins a command's PID namespace from the worker's side, so it gets an empty network namespace
   // of its own: a command that takes it over (ptrace from inside that PID namespace) gains no way to this machine's
   // network. It needs none.
