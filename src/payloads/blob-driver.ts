@@ -27,6 +27,8 @@ export const OFFLOAD_BYTES = 1024 * 1024;
 /** Each chunk signal stays far below Temporal's 2 MB payload limit. */
 const CHUNK_BYTES = 768 * 1024;
 const DRIVER_NAME = 'tether-blob';
+/** gRPC status NOT_FOUND. */
+const NOT_FOUND = 5;
 
 let payloadType: ReturnType<typeof leanType> | undefined;
 const payloadProto = (): ReturnType<typeof leanType> => (payloadType ??= leanType('temporal.api.common.v1.Payload'));
@@ -40,6 +42,8 @@ export class TemporalBlobDriver implements StorageDriver {
   readonly name = DRIVER_NAME;
   readonly type = 'tether.temporal-blob';
   private raw?: { client: Client; taskQueue: string };
+
+  constructor(private readonly patienceMs = 30_000) {}
 
   /** `client` writes and reads blobs as they are: no codec (the payload is encoded already), no external storage. */
   bind(client: Client, taskQueue: string): void {
@@ -57,7 +61,8 @@ export class TemporalBlobDriver implements StorageDriver {
     try {
       history = await this.bound().client.workflow.getHandle(workflowId).fetchHistory();
     } catch (err) {
-      if (err instanceof WorkflowNotFoundError) return undefined;
+      // fetchHistory reports an unknown workflow as gRPC NOT_FOUND, not as WorkflowNotFoundError.
+      if (err instanceof WorkflowNotFoundError || (err as { code?: unknown }).code === NOT_FOUND) return undefined;
       throw err;
     }
     const blob: Blob = { chunks: new Map() };
@@ -107,24 +112,34 @@ export class TemporalBlobDriver implements StorageDriver {
     return claims;
   }
 
-  async retrieve(_context: StorageDriverRetrieveContext, claims: StorageDriverClaim[]): Promise<Payload[]> {
-    const out: Payload[] = [];
-    for (const { claimData } of claims) {
-      const { workflowId = '', sha256 = '' } = claimData;
+  /**
+   * The payload's bytes, once all its chunks are in the blob's history. Signals that arrive while the blob workflow
+   * runs its first task are added to history only when that task completes, so a read right after the store can
+   * find some missing for a moment: it is asked again for up to `patienceMs`.
+   */
+  private async bytesOf(workflowId: string, sha256: string, signal?: AbortSignal): Promise<Buffer> {
+    const deadline = Date.now() + this.patienceMs;
+    for (;;) {
       const blob = await this.read(workflowId);
-      const chunks = blob?.input?.chunks ?? 0;
-      const parts: Buffer[] = [];
-      for (let i = 0; i < chunks; i += 1) {
-        const part = blob?.chunks.get(i);
-        if (part) parts.push(part);
+      const chunks = blob?.input?.chunks;
+      if (blob && chunks !== undefined && blob.chunks.size >= chunks) {
+        const bytes = Buffer.concat(Array.from({ length: chunks }, (_, i) => blob.chunks.get(i) ?? Buffer.alloc(0)));
+        if (createHash('sha256').update(bytes).digest('hex') === sha256) return bytes;
       }
-      const bytes = Buffer.concat(parts);
-      if (!blob || parts.length !== chunks || createHash('sha256').update(bytes).digest('hex') !== sha256)
+      if (Date.now() >= deadline || signal?.aborted)
         throw new TetherError(
           'Config.Invalid',
           `a payload moved out of history (${workflowId}) is missing or incomplete on the Temporal server: it was removed, or written to another namespace`,
           false,
         );
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+
+  async retrieve(context: StorageDriverRetrieveContext, claims: StorageDriverClaim[]): Promise<Payload[]> {
+    const out: Payload[] = [];
+    for (const { claimData } of claims) {
+      const bytes = await this.bytesOf(claimData.workflowId ?? '', claimData.sha256 ?? '', context.abortSignal);
       const decoded = payloadProto().decode(bytes) as unknown as Payload;
       out.push({ metadata: { ...decoded.metadata }, data: decoded.data ?? new Uint8Array() });
     }
