@@ -11,7 +11,6 @@ import { KEY_FILE_SETTING } from '../payloads/keyring.js';
 import { temporalSettings } from '../temporal/settings.js';
 import { codecHandler } from './codec-server.js';
 import { DEFAULT_UI_PORT } from './dev-server-start.js';
-import { interruptSignal } from './embedded-worker.js';
 import { CliError } from './errors.js';
 import { listen, portOption, send } from './gateway-http.js';
 
@@ -75,9 +74,11 @@ export function addCodecServerCommand(program: Command): void {
       process.stdout.write(
         `tether codec-server on http://${shown}:${port}${token ? ' (token required)' : ''} · key ${keyring.current.id} encrypts, ${keyring.byId.size} decrypt · origins ${origins.join(', ')}\n`,
       );
-      const stop = interruptSignal();
-      await new Promise<void>((resolve) => stop.signal.addEventListener('abort', () => resolve(), { once: true }));
-      stop.release();
+      // Until Ctrl-C or SIGTERM (embedded-worker.ts has the same, but importing it would load the worker).
+      await new Promise<void>((resolve) => {
+        process.once('SIGINT', () => resolve());
+        process.once('SIGTERM', () => resolve());
+      });
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     });
