@@ -4,7 +4,13 @@
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { describe, expect, inject, it } from 'vitest';
-import { MEMORY_BOOK_WORKFLOW, MEMORY_NOTES_QUERY, memoryBookId } from '../src/common/shared-store-names.js';
+import {
+  journalSegmentId,
+  MEMORY_BOOK_WORKFLOW,
+  MEMORY_NOTES_QUERY,
+  memoryBookId,
+} from '../src/common/shared-store-names.js';
+import { recordHistory } from './support/history.js';
 import type { MemoryNote } from '../src/common/memory-notes.js';
 import { sharedMemoryOp } from '../src/store/shared-memory.js';
 import { host, twoHosts } from './support/shared-store-scenario.js';
@@ -21,6 +27,9 @@ describe('state every worker of a deployment shares', () => {
     expect(hits.map((x) => x.role)).toEqual(expect.arrayContaining(['assistant']));
     expect(hits.some((x) => x.snippet.includes(`[${r.word}]`))).toBe(true);
     expect(r.found.note).toBeUndefined();
+    recordHistory(inject('temporalAddress'), memoryBookId(r.taskQueue), 'memory-book');
+    // The first segment, started to seal after one append: the rest of the run went on in later ones.
+    recordHistory(inject('temporalAddress'), journalSegmentId(r.taskQueue, 0), 'session-journal');
   }, 300_000);
 
   it('with store.shared off, each host keeps its own memory and transcripts, as before', async () => {

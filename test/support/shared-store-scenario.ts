@@ -41,6 +41,7 @@ export const lastToolResult = (req: ChatRequest): Record<string, unknown> =>
   JSON.parse(req.messages.filter((m) => m.role === 'tool').at(-1)!.content!) as Record<string, unknown>;
 
 export interface TwoHosts {
+  taskQueue: string;
   note: string;
   word: string;
   firstRun: string;
@@ -98,6 +99,7 @@ export async function twoHosts(
   if (first.result.status !== 'completed' || second.result.status !== 'completed')
     throw new Error(`runs did not complete: ${JSON.stringify([first.result, second.result])}`);
   return {
+    taskQueue,
     note,
     word,
     firstRun: first.id,
