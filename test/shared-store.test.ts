@@ -2,6 +2,9 @@
 // a run on one host is read by a later run on another through `memory` and found by `session_search`; a write is
 // applied once per operation id whichever worker sends it; with `store.shared: false` each host keeps its own.
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { describe, expect, inject, it } from 'vitest';
 import {
@@ -13,6 +16,8 @@ import {
 import { recordHistory } from './support/history.js';
 import type { MemoryNote } from '../src/common/memory-notes.js';
 import { sharedMemoryOp } from '../src/store/shared-memory.js';
+import { syncJournal } from '../src/store/session-journal.js';
+import { Store } from '../src/store/store.js';
 import { host, twoHosts } from './support/shared-store-scenario.js';
 import { workerProcessSuite } from './support/worker-process.js';
 
@@ -27,6 +32,18 @@ describe('state every worker of a deployment shares', () => {
     expect(hits.map((x) => x.role)).toEqual(expect.arrayContaining(['assistant']));
     expect(hits.some((x) => x.snippet.includes(`[${r.word}]`))).toBe(true);
     expect(r.found.note).toBeUndefined();
+    // A third store reads the journal as a new worker would: nothing past its deadline, then everything.
+    const store = new Store(join(mkdtempSync(join(tmpdir(), 'tether-reader-')), 'tether.sqlite'));
+    try {
+      expect(await syncJournal(client(), r.taskQueue, store, Date.now())).toEqual({ changed: 0, complete: false });
+      const read = await syncJournal(client(), r.taskQueue, store);
+      expect(read.complete).toBe(true);
+      expect(read.changed).toBeGreaterThan(0);
+      expect(store.search(r.word, 10).map((x) => x.workflowId)).toContain(r.firstRun);
+      expect(store.journalCursor(r.taskQueue).segment).toBeGreaterThanOrEqual(3);
+    } finally {
+      store.close();
+    }
     recordHistory(inject('temporalAddress'), memoryBookId(r.taskQueue), 'memory-book');
     // The first segment, started to seal after one append: the rest of the run went on in later ones.
     recordHistory(inject('temporalAddress'), journalSegmentId(r.taskQueue, 0), 'session-journal');

@@ -9,6 +9,7 @@ import { appendToJournal, syncJournal } from '../store/session-journal.js';
 import { Store } from '../store/store.js';
 import type { TranscriptEntry } from '../common/transcript.js';
 import { getLogger } from '../logging/logger.js';
+import { withHeartbeat } from './heartbeat.js';
 
 let opened: Store | undefined;
 let shared = true;
@@ -35,6 +36,9 @@ export function openStore(): Store {
 function deployment(): string {
   return Context.current().info.taskQueue.replace(/@.*$/, '');
 }
+
+/** How long recording waits for the journal before the model call goes on without it. */
+const JOURNAL_WAIT_MS = 15_000;
 
 /** A journal append stays well under the payload limit: a long turn's entries go in several. */
 const JOURNAL_BATCH_BYTES = 256 * 1024;
@@ -64,11 +68,21 @@ export async function recordTranscriptEntries(workflowId: string, entries: Trans
     openStore().record(workflowId, entries);
     if (!shared) return;
     const client = Context.current().client;
-    for (const part of batches(entries))
-      await appendToJournal(client, deployment(), openStore(), {
-        workflowId,
-        entries: part.map((e) => ({ ...e, at })),
-      });
+    const store = openStore();
+    const appended = (async (): Promise<true> => {
+      for (const part of batches(entries))
+        await appendToJournal(client, deployment(), store, { workflowId, entries: part.map((e) => ({ ...e, at })) });
+      return true;
+    })().catch((err: unknown) => {
+      getLogger().warn({ workflowId, err: (err as Error).message }, 'transcript not shared');
+      return true as const;
+    });
+    // Bounded: a journal that does not answer costs the run no model call (the entries stay in this worker's store).
+    // Heartbeating meanwhile: a model call's activity has a 2 s heartbeat timeout, and a busy server can take longer.
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), JOURNAL_WAIT_MS)));
+    const done = await withHeartbeat(() => Promise.race([appended, late])).finally(() => clearTimeout(timer));
+    if (!done) getLogger().warn({ workflowId }, 'transcript not shared: the session journal did not answer in time');
   } catch (err) {
     getLogger().warn({ workflowId, err: (err as Error).message }, 'transcript not recorded');
   }
@@ -105,7 +119,10 @@ export function createStoreActivities() {
       let note: string | undefined;
       if (shared) {
         try {
-          await syncJournal(Context.current().client, deployment(), store);
+          const read = await withHeartbeat(() => syncJournal(Context.current().client, deployment(), store));
+          if (!read.complete)
+            note =
+              'the shared session journal is still being read here: runs of other workers may be missing (a later search reads on)';
         } catch (err) {
           // What this worker has is still searched; the model is told the rest may be missing.
           note = `runs of other workers may be missing: the shared session journal could not be read (${(err as Error).message.split('\n')[0]})`;

@@ -26,6 +26,23 @@ const sealedError = (err: unknown): boolean => {
   return false;
 };
 
+/** Deployments whose head segment this process has looked up (by describing segments, which needs no worker). */
+const walked = new Set<string>();
+
+/**
+ * The segment to append to: where this store last appended (or read up to), then on past every segment that has a
+ * successor, since only the last can be open. Done once per process and after a refusal, by describe calls: trying
+ * sealed segments one by one would make a worker replay each of them to refuse.
+ */
+async function headSegment(client: Client, taskQueue: string, store: Store): Promise<number> {
+  const cursor = store.journalCursor(taskQueue);
+  let n = Math.max(cursor.head, cursor.segment);
+  if (walked.has(taskQueue)) return n;
+  while ((await exists(client, journalSegmentId(taskQueue, n + 1))) !== undefined) n += 1;
+  walked.add(taskQueue);
+  return n;
+}
+
 /** Appends `batch` to the journal's open segment, going on past sealed ones. */
 export async function appendToJournal(
   client: Client,
@@ -35,7 +52,7 @@ export async function appendToJournal(
 ): Promise<void> {
   if (batch.entries.length === 0) return;
   const updateId = batchId(batch);
-  for (let n = store.journalCursor(taskQueue).head; ; n += 1) {
+  for (let n = await headSegment(client, taskQueue, store); ; n += 1) {
     try {
       await client.workflow.executeUpdateWithStart<Workflow, number, [JournalBatch]>(JOURNAL_APPEND_UPDATE, {
         args: [batch],
@@ -51,6 +68,7 @@ export async function appendToJournal(
       return;
     } catch (err) {
       if (!sealedError(err)) throw err;
+      walked.delete(taskQueue);
     }
   }
 }
@@ -69,8 +87,9 @@ async function firstArg(client: Client, payloads: Payload[]): Promise<unknown> {
   return decoded[0] ? payloadConverter.fromPayload(decoded[0]) : undefined;
 }
 
-const exists = (client: Client, workflowId: string): Promise<number | undefined> =>
-  client.workflow
+/** The workflow's history length, or undefined when there is no such workflow. */
+function exists(client: Client, workflowId: string): Promise<number | undefined> {
+  return client.workflow
     .getHandle(workflowId)
     .describe()
     .then(
@@ -80,16 +99,27 @@ const exists = (client: Client, workflowId: string): Promise<number | undefined>
         throw err;
       },
     );
+}
+
+/** How long one search reads the journal before it searches what it has. */
+const SYNC_MS = 20_000;
 
 /**
  * Reads the segments this store has not read whole into its transcripts. A segment is whole once the next one exists
  * (writers go on only past a sealed one), so that is asked first: what is read of it after that is all it will hold.
- * Returns how many entries changed the index.
+ * Returns how many entries changed the index, and whether it read everything before `deadline`.
  */
-export async function syncJournal(client: Client, taskQueue: string, store: Store): Promise<number> {
+export async function syncJournal(
+  client: Client,
+  taskQueue: string,
+  store: Store,
+  deadline = Date.now() + SYNC_MS,
+): Promise<{ changed: number; complete: boolean }> {
   let { segment, events } = store.journalCursor(taskQueue);
   let changed = 0;
   for (;;) {
+    // A worker new to a large deployment reads a few segments per search, not all of them before the first answer.
+    if (Date.now() >= deadline) return { changed, complete: false };
     const sealed = (await exists(client, journalSegmentId(taskQueue, segment + 1))) !== undefined;
     const length = await exists(client, journalSegmentId(taskQueue, segment));
     if (length === undefined) break;
@@ -111,5 +141,5 @@ export async function syncJournal(client: Client, taskQueue: string, store: Stor
     store.setJournalCursor(taskQueue, { segment, events });
   }
   store.setJournalCursor(taskQueue, { segment, events });
-  return changed;
+  return { changed, complete: true };
 }
