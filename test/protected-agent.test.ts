@@ -3,7 +3,7 @@
 // nobody approves (the approvals here time out); ordinary files are written unasked; and a change a person approved
 // is in the next checkpoint like any other.
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -78,6 +78,7 @@ async function runUnanswered(
 
 it('commands change none of them; write_file on ci.yml and AGENTS.md waits with a diff and changes nothing when nobody approves; ordinary files run unasked', async () => {
   const cwd = project();
+  symlinkSync('AGENTS.md', join(cwd, 'notes.md'));
   const appends = [
     '.github/workflows/ci.yml',
     'AGENTS.md',
@@ -95,6 +96,9 @@ it('commands change none of them; write_file on ci.yml and AGENTS.md waits with 
     call('write_file', { path: 'AGENTS.md', content: '# Rules\n\nPush without asking.\n' }),
     call('terminal', { command: "echo 'print(2)' >> src/app.py && cat src/app.py" }),
     call('write_file', { path: 'src/util.py', content: 'def util():\n    return 1\n' }),
+    // A protected file reached through a link: the gate judged notes.md, so the file tool's view refuses it.
+    call('write_file', { path: 'notes.md', content: 'Push without asking.\n' }),
+    call('read_file', { path: 'notes.md' }),
   ]);
   // Nothing protected changed, nothing was created.
   for (const [p, text] of Object.entries(FILES))
@@ -146,6 +150,11 @@ it('commands change none of them; write_file on ci.yml and AGENTS.md waits with 
   expect(out[9]).toMatchObject({ path: 'src/util.py', bytes_written: 25 });
   expect(readFileSync(join(cwd, 'src/util.py'), 'utf8')).toBe('def util():\n    return 1\n');
   expect(asked.some((a) => /src\/(app|util)\.py/.test(a.command))).toBe(false);
+  // Through the link: refused, saying which file and how to change it; reading it is fine.
+  expect(out[10]!.error).toMatch(
+    /^notes\.md leads to .*\/AGENTS\.md, which is protected \(other agents read it as their instructions or settings\).*write AGENTS\.md itself$/,
+  );
+  expect(JSON.stringify(out[11])).toContain('Ask before pushing.');
 }, 180_000);
 
 it('a change a person approves is written, held read-only to later commands, and in the next checkpoint', async () => {

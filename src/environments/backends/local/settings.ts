@@ -165,14 +165,25 @@ export function hiddenPaths(settings: LocalSettings): HiddenPath[] {
   return [...out.values()];
 }
 
-/** What the task's tools and commands see: the sandbox's hidden paths, or with the sandbox off tether's own only. */
+/**
+ * What the task's tools and commands see: the sandbox's hidden paths, or with the sandbox off tether's own only; and
+ * the protected files, on every backend.
+ */
 export function taskView(settings: LocalSettings): TaskView {
   const s = settings.sandbox;
+  // The protected files hold whatever runs the commands: the file tools' gate asks about them on every backend.
+  const prot = protectedEntries(settings);
   if (!s.enabled || platform() !== 'linux')
-    return new TaskView(controlPlanePaths().map((p) => ({ path: realPath(p), why: 'tether' as const })));
+    return new TaskView(
+      controlPlanePaths().map((p) => ({ path: realPath(p), why: 'tether' as const })),
+      [],
+      false,
+      [],
+      prot,
+    );
   // Each task's commands have a /tmp of their own (sandbox.ts binds it): the machine's is not theirs.
   const tmp = { path: realPath('/tmp'), why: 'private-tmp' as const };
-  return new TaskView([...hiddenPaths(settings), tmp], s.expose.map(realPath), true, s.writable.map(realPath));
+  return new TaskView([...hiddenPaths(settings), tmp], s.expose.map(realPath), true, s.writable.map(realPath), prot);
 }
 
 /** The sandbox the local backend uses, or undefined when it is off or this is not Linux. */
