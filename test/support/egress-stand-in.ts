@@ -135,8 +135,8 @@ export function resolveAll(names: string[], standIn: StandIn): Record<string, st
   return Object.fromEntries(names.map((n) => [n, standIn.address]));
 }
 
-/** A self-signed certificate for `*.example.test` (its own CA), made with openssl into `dir`. */
-export function makeCertificate(dir: string): { cert: string; key: string } {
+/** A self-signed certificate for `*.example.test` and `names` (its own CA), made with openssl into `dir`. */
+export function makeCertificate(dir: string, names: string[] = []): { cert: string; key: string } {
   const key = join(dir, 'stand-in.key');
   const cert = join(dir, 'ca.pem');
   execFileSync(
@@ -155,7 +155,10 @@ export function makeCertificate(dir: string): { cert: string; key: string } {
       '2',
       '-subj',
       '/CN=example.test',
-    ].concat(['-addext', 'subjectAltName=DNS:*.example.test,DNS:example.test']),
+    ].concat([
+      '-addext',
+      `subjectAltName=${['*.example.test', 'example.test', ...names].map((n) => `DNS:${n}`).join(',')}`,
+    ]),
     { stdio: 'ignore' },
   );
   return { cert, key };
