@@ -60,12 +60,31 @@ const AllowObject = z.strictObject({
   paths: z.array(pathPrefix).min(1).optional(),
 });
 
-const allowList = z.array(z.union([z.string(), AllowObject])).transform((entries, ctx): AllowRule[] => {
+const allowList = z.array(z.unknown()).transform((entries, ctx): AllowRule[] => {
   const out: AllowRule[] = [];
-  entries.forEach((e, i) => {
-    if (typeof e === 'string' && e.trim() === DEFAULTS_ENTRY) {
+  entries.forEach((raw, i) => {
+    if (typeof raw === 'string' && raw.trim() === DEFAULTS_ENTRY) {
       out.push(...defaultRules());
       return;
+    }
+    // An entry is a host (a string) or an object; each is checked as what it is, so a mistake is named exactly.
+    let e: string | z.output<typeof AllowObject>;
+    if (typeof raw === 'string') e = raw;
+    else {
+      const parsed = AllowObject.safeParse(raw);
+      if (!parsed.success) {
+        for (const issue of parsed.error.issues)
+          ctx.addIssue({
+            code: 'custom',
+            path: [i, ...(issue.path as (string | number)[])],
+            message:
+              typeof raw === 'object' && raw !== null
+                ? issue.message
+                : 'a host name, or {host, access: read|write, paths}',
+          });
+        return;
+      }
+      e = parsed.data;
     }
     const p = parsePattern(typeof e === 'string' ? e : e.host);
     if ('error' in p) {
