@@ -71,15 +71,33 @@ function firstBytes(client: Duplex, head: Buffer): Promise<Buffer | undefined> {
   });
 }
 
+/**
+ * TLS sessions of the proxy's upstream connections, by trust (a session is only resumed under the trust that
+ * verified it) and host:port: a new connection resumes instead of a full handshake.
+ */
+const SESSIONS = 512;
+const sessionsByTrust = new WeakMap<SecureContext, Map<string, Buffer>>();
+
 /** The proxy's own TLS connection upstream on `socket`, verified against the machine's store and upstream_ca_file. */
 function secureUpstream(socket: Duplex, t: Target, context: SecureContext): Promise<TLSSocket> {
+  const key = targetText(t);
+  let sessions = sessionsByTrust.get(context);
+  if (!sessions) sessionsByTrust.set(context, (sessions = new Map()));
+  const kept = sessions;
   return new Promise((resolve, reject) => {
+    const session = kept.get(key);
     const s = tlsConnect({
       socket,
       secureContext: context,
       ...(t.ip === 0 ? { servername: t.host } : {}),
       host: t.host,
       ALPNProtocols: ['http/1.1'],
+      ...(session ? { session } : {}),
+    });
+    s.on('session', (b: Buffer) => {
+      kept.delete(key);
+      kept.set(key, b);
+      if (kept.size > SESSIONS) kept.delete(kept.keys().next().value!);
     });
     s.once('secureConnect', () => {
       s.removeAllListeners('error');
