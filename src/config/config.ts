@@ -26,6 +26,11 @@ export const McpServerSchema = z
     timeout: z.number().positive().default(60),
     include: z.array(z.string()).optional(),
     exclude: z.array(z.string()).optional(),
+    /**
+     * untrusted (the default): every tool without `readOnlyHint: true` asks before it runs; trusted (Hermes: full):
+     * its tools run as they are.
+     */
+    trust: z.enum(['untrusted', 'trusted', 'full']).default('untrusted'),
   })
   .refine((s) => Boolean(s.command) !== Boolean(s.url), {
     message: 'give exactly one of command (stdio) and url (HTTP)',

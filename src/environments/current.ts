@@ -6,9 +6,11 @@ import { lazyLogger, type Logger } from '../logging/logger.js';
 import { checkTerminalSections, resolveBackend } from './backends.js';
 import { EnvironmentManager } from './manager.js';
 import { egressGate } from './egress/gate.js';
-import type { LocalSettings } from './backends/local/settings.js';
+import { LocalSettingsSchema, taskView, type LocalSettings } from './backends/local/settings.js';
+import type { TaskView } from './task-view.js';
 
 let current: EnvironmentManager | undefined;
+let view: TaskView | undefined;
 
 /** Whether this worker's tasks reach the outside through the egress proxy (the local sandbox's, or Docker's). */
 function usesEgressProxy(local: LocalSettings, backend: string, settings: unknown): boolean {
@@ -36,6 +38,7 @@ export async function configureEnvironments(
   // Credentials and the proxy's CA are ready before any task's proxy opens, and a problem stops the worker now.
   egressGate().prepareCredentials(local.sandbox.egress.credentials);
   if (usesEgressProxy(local, definition.name, settings)) await egressGate().trust();
+  view = taskView(local);
   const warnings = (await definition.preflight?.(settings)) ?? [];
   for (const w of warnings) log.warn({ backend: definition.name }, w);
   const old = current;
@@ -48,6 +51,15 @@ export async function configureEnvironments(
   });
   await old?.closeAll();
   return current;
+}
+
+/**
+ * What every tool of a task sees of this machine (task-view.ts): the local sandbox's hidden paths, whichever backend
+ * runs the commands, since the file tools work on this machine's task directory.
+ */
+export function currentTaskView(): TaskView {
+  view ??= taskView(LocalSettingsSchema.parse({}));
+  return view;
 }
 
 export function environmentManager(): EnvironmentManager {
