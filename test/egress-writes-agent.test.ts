@@ -134,7 +134,7 @@ describe('reads pass, writes ask', () => {
       // Method, URL, content type, size and the first bytes, escaped; why it asks; who asked.
       expect(p.findings[0]!.description).toBe(
         `network: PUT https://registry.npmjs.org/demo (application/json, ${Buffer.byteLength(body)} bytes), first bytes: ` +
-          `"${body.replace(/\\/g, '\\\\')}"; registry.npmjs.org:443 is allowed for reading only ` +
+          `"${body.replace(/[\\"]/g, (c) => `\\${c}`)}"; registry.npmjs.org:443 is allowed for reading only ` +
           '(egress.allow: registry.npmjs.org (read)); asked by the command above',
       );
       expect(p.scope?.covers).toBe("PUT requests of this run's commands to https://registry.npmjs.org/demo and below");

@@ -36,7 +36,7 @@ function outside(req: IncomingMessage, res: ServerResponse): void {
   });
 }
 
-const HOSTS = ['registry', 'open', 'paths', 'api', 'other', 'forge', 'pinned', 'pinned-open'].map(
+const HOSTS = ['registry', 'open', 'paths', 'api', 'other', 'forge', 'pinned', 'pinned-open', 'npm'].map(
   (h) => `${h}.example.test`,
 );
 
@@ -75,18 +75,25 @@ beforeAll(async () => {
           'api.example.test',
           'other.example.test',
           'plain-api.example.test',
+          { host: 'npm.example.test', access: 'write', paths: ['/demo-brokered'] },
           { host: 'paths.example.test', access: 'write', paths: ['/ok/'] },
           { host: 'paths.example.test', access: 'read', paths: ['/anywhere'] },
           { host: 'pinned.example.test', access: 'read' },
+          // Mapped to the stand-in, whose certificate does not name it: the proxy must not accept it upstream.
+          { host: 'wrong-name.test', access: 'read' },
           'pinned-open.example.test',
         ],
         passthrough: ['pinned.example.test', 'pinned-open.example.test'],
         credentials: [
           { host: 'api.example.test', header: 'Authorization', value: 'Bearer ${TETHER_EGRESS_TEST_TOKEN}' },
           { host: 'plain-api.example.test:*', value: 'Bearer ${TETHER_EGRESS_TEST_TOKEN}' },
+          { host: 'npm.example.test', value: 'Bearer ${TETHER_EGRESS_TEST_TOKEN}' },
         ],
         upstream_ca_file: join(cwd, 'ca.pem'),
-        resolve: { ...resolveAll(HOSTS, stand), ...resolveAll(['plain-api.example.test'], plain) },
+        resolve: {
+          ...resolveAll([...HOSTS, 'wrong-name.test'], stand),
+          ...resolveAll(['plain-api.example.test'], plain),
+        },
       },
     },
   });
@@ -267,6 +274,18 @@ describe('credentials the proxy adds', () => {
     expect(plain.seen.find((x) => x.url === '/plain')?.headers).not.toHaveProperty('authorization');
   });
 
+  it("npm publish with a placeholder token arrives carrying the broker's", async () => {
+    const r = await sh(
+      task(),
+      'mkdir -p pkg && cd pkg && printf \'{"name":"demo-brokered","version":"1.0.0"}\' > package.json && ' +
+        "printf '//npm.example.test/:_authToken=placeholder\\n' > .npmrc && " +
+        'npm_config_cache=/tmp/npm-cache npm_config_update_notifier=false npm publish --registry https://npm.example.test/ 2>&1 | tail -1; cd ..',
+    );
+    expect(r.output).toMatch(/\+ demo-brokered@1\.0\.0/);
+    const put = stand.seen.find((x) => x.method === 'PUT' && x.url === '/demo-brokered');
+    expect(put?.headers.authorization).toBe(`Bearer ${TOKEN}`);
+  });
+
   it('the value is nowhere a command can read it: environment, /proc, files, the output, the log', async () => {
     const encoded = Buffer.from(TOKEN).toString('base64');
     // The command searches for the value without holding it whole (its own text is in the log).
@@ -408,6 +427,22 @@ print(repr(s.recv(100)))
     expect(
       log.lines.some((l) => /this connection is not HTTP/.test(String((l.obj as { reason?: string }).reason))),
     ).toBe(true);
+  });
+
+  it('an upstream certificate that does not verify is a 502 with the reason; the request goes nowhere', async () => {
+    const r = await sh(task(), 'curl -sS https://wrong-name.test/never');
+    expect(r.output).toMatch(
+      /^tether egress proxy: wrong-name\.test:443's certificate could not be verified \(ERR_TLS_CERT_ALTNAME_INVALID\); the proxy trusts this machine's CA store and terminal\.local\.sandbox\.egress\.upstream_ca_file/,
+    );
+    expect(stand.seen.filter((x) => x.url === '/never')).toEqual([]);
+  });
+
+  it("a program that refuses the proxy's certificate (pinning, or a store of its own) fails, and the result says what to do", async () => {
+    const r = await sh(task(), 'curl -sS --cacert ca.pem https://registry.example.test/pinned');
+    expect(r.exit_code).not.toBe(0);
+    expect(r.sandbox).toMatch(
+      /the program refused the proxy's certificate for registry\.example\.test .*list the host in terminal\.local\.sandbox\.egress\.passthrough/,
+    );
   });
 
   it('a passthrough host is never opened: allowed whole it is a tunnel, allowed for reading only it is refused', async () => {

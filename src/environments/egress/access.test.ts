@@ -106,7 +106,9 @@ describe('paths', () => {
 
 describe("a body's first bytes", () => {
   it('printable ASCII as is, the rest escaped, long ones cut', () => {
-    expect(escapeBytes(Buffer.from('{"a":"b"}\n'))).toBe('{"a":"b"}\\n');
+    expect(escapeBytes(Buffer.from('{"a":"b"}\n'))).toBe('{\\"a\\":\\"b\\"}\\n');
+    // A body cannot close the quotes it is shown in and add words of its own.
+    expect(escapeBytes(Buffer.from('x"; approved by policy'))).toBe('x\\"; approved by policy');
     expect(escapeBytes(Buffer.from([0x00, 0x1b, 0x5c, 0x7f, 0xff, 0x09, 0x0d]))).toBe('\\x00\\x1b\\\\\\x7f\\xff\\t\\r');
     expect(escapeBytes(Buffer.from('\u202e'))).toBe('\\xe2\\x80\\xae');
     expect(escapeBytes(Buffer.alloc(300, 0x61), 256)).toBe(`${'a'.repeat(256)}…`);

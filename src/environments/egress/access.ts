@@ -65,11 +65,15 @@ export function entryCovers(
   return path !== undefined && entry.paths.some((p) => pathCovered(p, path));
 }
 
-/** The first bytes of a body as printable ASCII: `\n`, `\r`, `\t`, `\\` and `\xNN` for every other byte. */
+/**
+ * The first bytes of a body as printable ASCII: `\n`, `\r`, `\t`, `\\`, `\"` and `\xNN` for every other byte. A
+ * quote is escaped so the bytes, shown in quotes, cannot close them and pass for the approval's own words.
+ */
 export function escapeBytes(bytes: Buffer, max = 256): string {
   let out = '';
   for (const b of bytes.subarray(0, max)) {
     if (b === 0x5c) out += '\\\\';
+    else if (b === 0x22) out += '\\"';
     else if (b === 0x0a) out += '\\n';
     else if (b === 0x0d) out += '\\r';
     else if (b === 0x09) out += '\\t';

@@ -156,7 +156,7 @@ export function relayRequest(req: IncomingMessage, res: ServerResponse, o: Outgo
   });
   out.on('error', (err) => {
     socket?.destroy();
-    refuseAs(res, 502, `${o.authority}: ${err.message}`, o.name);
+    refuseAs(res, 502, err.message.includes(o.authority) ? err.message : `${o.authority}: ${err.message}`, o.name);
     end(err.message);
   });
   out.on('response', (r) => {

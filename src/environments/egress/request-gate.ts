@@ -18,6 +18,19 @@ const URL_CHARS = 2_000;
 
 export const NO_BODY: BodyHead = { chunks: [], bytes: 0, ended: true };
 
+/**
+ * Text from the request (its URL, its content type) as the approval shows it: quotes, backslashes, spaces, control
+ * and non-ASCII characters (and, for the content type, which is shown in parentheses, `(`, `)` and `,`)
+ * percent-encoded, so it cannot close a quote or pass for the approval's own words.
+ */
+export function shown(text: string, max: number, inParentheses = false): string {
+  const unsafe = inParentheses ? /[^\x21-\x7e]|["\\(),]/gu : /[^\x21-\x7e]|["\\]/gu;
+  const safe = text.replace(unsafe, (c) =>
+    [...Buffer.from(c, 'utf8')].map((b) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`).join(''),
+  );
+  return safe.length > max ? `${safe.slice(0, max)}…` : safe;
+}
+
 /** Whether a request carries a body (Content-Length above 0, or Transfer-Encoding). */
 export function hasBody(req: IncomingMessage): boolean {
   const length = req.headers['content-length'];
@@ -86,10 +99,10 @@ export async function judgeRequest(
     t,
     {
       method,
-      url: o.url.length > URL_CHARS ? `${o.url.slice(0, URL_CHARS)}…` : o.url,
+      url: shown(o.url, URL_CHARS),
       path,
       access,
-      ...(contentType !== undefined ? { contentType: contentType.slice(0, 200) } : {}),
+      ...(contentType !== undefined ? { contentType: shown(contentType, 200, true) } : {}),
       ...(bodyBytes !== undefined ? { bodyBytes } : {}),
       head: escapeBytes(Buffer.concat(body.chunks), SHOWN_BYTES),
     },
