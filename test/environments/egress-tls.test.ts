@@ -255,6 +255,40 @@ describe('what the proxy reads, request by request', () => {
   });
 });
 
+describe('an absolute https:// request sent to the proxy in the clear (busybox and Alpine wget)', () => {
+  it('is decided like any other, sent on over verified TLS, and given the credential', async () => {
+    const request = (method: string, url: string, body = ''): string =>
+      `${method} ${url} HTTP/1.1\r\nHost: ${new URL(url).host}\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`;
+    const send = (bytes: string): string => `python3 -c "
+import os, socket
+port = int(os.environ['HTTP_PROXY'].rsplit(':', 1)[1])
+s = socket.create_connection(('127.0.0.1', port), 5)
+s.sendall(bytes.fromhex('${Buffer.from(bytes).toString('hex')}'))
+out = b''
+while True:
+  c = s.recv(65536)
+  if not c: break
+  out += c
+print(out.split(b'\\r\\n')[0].decode())
+"`;
+    const r = await sh(
+      task(),
+      [
+        send(request('GET', 'https://registry.example.test/absolute')),
+        send(request('POST', 'https://registry.example.test/absolute-upload', 'x=1')),
+        send(request('GET', 'https://api.example.test/absolute-credential')),
+        send(request('GET', 'https://wrong-name.test/absolute')),
+      ].join('; '),
+    );
+    expect(r.output).toBe('HTTP/1.1 200 OK\nHTTP/1.1 403 Forbidden\nHTTP/1.1 200 OK\nHTTP/1.1 502 Bad Gateway\n');
+    // busybox's wget sends https:// requests this way, and half-closes its side once the request is sent.
+    const bb = await sh(task(), 'busybox wget -q -O - https://registry.example.test/busybox');
+    expect(bb.output).toBe('hello from registry.example.test/busybox (0 bytes)\n');
+    expect(arrived('POST', '/absolute-upload')).toBe(0);
+    expect(stand.seen.find((x) => x.url === '/absolute-credential')?.headers.authorization).toBe(`Bearer ${TOKEN}`);
+  });
+});
+
 describe('credentials the proxy adds', () => {
   it("a request to the credential's host carries the broker's value, whatever the command sent; no other host gets it", async () => {
     const r = await sh(

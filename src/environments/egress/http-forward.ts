@@ -8,6 +8,7 @@ import type { Duplex } from 'node:stream';
 import type { EgressVia } from '../../common/egress-types.js';
 import { endDrained, NO_BODY_READ, refusal, refuseAs, relayRequest, tunnel } from './relay.js';
 import type { Judged } from './request-gate.js';
+import type { Credential } from './credentials.js';
 import { parseAuthority, target, type Target } from './target.js';
 
 /**
@@ -25,6 +26,10 @@ export interface Reached {
   socket: Socket;
   open?: (client: Socket, head: Buffer) => void;
   judge?: (req: IncomingMessage, url: URL) => Promise<Judged>;
+  /** TLS upstream for an absolute https:// request (sent to the proxy in the clear); without it such requests are refused. */
+  secure?: (socket: Socket) => Promise<Duplex>;
+  /** Added to an absolute https:// request (never to plain http://). */
+  credential?: Credential;
 }
 
 /** One request in absolute form (`GET http://host/path`) to its host, with its own connection there. */
@@ -40,33 +45,55 @@ async function forward(req: IncomingMessage, res: ServerResponse, reach: Reach, 
       `${JSON.stringify((req.url ?? '').slice(0, 200))} is not an absolute URL: this is the egress proxy, send http://host/path or CONNECT host:port`,
     );
   }
-  if (url.protocol !== 'http:')
+  const https = url.protocol === 'https:';
+  if (url.protocol !== 'http:' && !https)
     return refuse(res, 400, `${url.protocol} URLs go through CONNECT, not as a request to the proxy`);
-  const t = target(url.hostname, url.port === '' ? 80 : url.port);
+  const t = target(url.hostname, url.port === '' ? (https ? 443 : 80) : url.port);
   if ('error' in t) return refuse(res, 400, t.error);
   const reached = await reach(t, 'http', req.socket);
   if ('status' in reached) return refuse(res, reached.status, reached.reason);
-  const upstream = reached.socket;
+  if (https && !reached.secure) {
+    reached.socket.destroy();
+    return refuse(res, 400, 'https:// URLs go through CONNECT, not as a request to the proxy');
+  }
   const judged = reached.judge ? await reached.judge(req, url) : undefined;
   if (judged && !judged.allow) {
-    upstream.destroy();
+    reached.socket.destroy();
     return refuseAs(res, 403, judged.reason, name, true);
   }
+  let upstream: Duplex = reached.socket;
+  if (https)
+    try {
+      upstream = await reached.secure!(reached.socket);
+    } catch (err) {
+      return refuse(res, 502, (err as Error).message);
+    }
   // Host is the URL's authority, never the client's own header: what was approved is what the server is asked for.
   relayRequest(req, res, {
     authority: url.host,
     path: `${url.pathname}${url.search}`,
     socket: upstream,
+    ...(https && reached.credential ? { credential: reached.credential } : {}),
     body: judged?.body ?? NO_BODY_READ,
     name,
     done: () => undefined,
   });
 }
 
+/**
+ * A client that half-closes after its request (busybox's wget shuts its side down) still gets the answer: Node's
+ * HTTP server would otherwise abort the request in flight when the client's side ends (`httpAllowHalfOpen`, the
+ * server's own switch for it, is not among createServer's options).
+ */
+export function keepHalfOpen(server: Server): void {
+  (server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
+}
+
 /** The server that reads the task's HTTP proxy requests: `reach` decides and connects each one. */
 export function proxyFront(reach: Reach, name = 'tether egress proxy'): Server {
   // No request timeout: a request may wait an hour for a person's approval. Headers must arrive within 30 s.
   const front = createServer({ requestTimeout: 0, headersTimeout: 30_000, keepAliveTimeout: 5_000 });
+  keepHalfOpen(front);
   front.on(
     'request',
     (req, res) => void forward(req, res, reach, name).catch((err: unknown) => refuseAs(res, 502, String(err), name)),

@@ -12,6 +12,7 @@ import type { Credential } from './credentials.js';
 import type { Attribution, EgressGate } from './gate.js';
 import { endDrained, endToEnd, NO_BODY_READ, refusal, refuseAs, relayRequest, tunnel } from './relay.js';
 import { judgeRequest, type Judged } from './request-gate.js';
+import { keepHalfOpen } from './http-forward.js';
 import { normalizeHost, target, targetText, type Target } from './target.js';
 import type { Trust } from './trust.js';
 import { withCredential } from './credentials.js';
@@ -79,7 +80,7 @@ const SESSIONS = 512;
 const sessionsByTrust = new WeakMap<SecureContext, Map<string, Buffer>>();
 
 /** The proxy's own TLS connection upstream on `socket`, verified against the machine's store and upstream_ca_file. */
-function secureUpstream(socket: Duplex, t: Target, context: SecureContext): Promise<TLSSocket> {
+export function secureUpstream(socket: Duplex, t: Target, context: SecureContext): Promise<TLSSocket> {
   const key = targetText(t);
   let sessions = sessionsByTrust.get(context);
   if (!sessions) sessionsByTrust.set(context, (sessions = new Map()));
@@ -133,6 +134,7 @@ export class Interceptor {
   constructor(private readonly host: InterceptHost) {
     // No request timeout: a request may wait an hour for a person's approval. Headers must arrive within 30 s.
     this.server = createServer({ requestTimeout: 0, headersTimeout: 30_000, keepAliveTimeout: 5_000 });
+    keepHalfOpen(this.server);
     this.server.on('request', (req: IncomingMessage, res: ServerResponse) => {
       this.handle(req, res).catch((err: unknown) => refuseAs(res, 502, String(err), host.name));
     });

@@ -7,12 +7,12 @@ import type { Duplex } from 'node:stream';
 import type { EgressVia } from '../../common/egress-types.js';
 import type { Logger } from '../../logging/logger.js';
 import type { Attribution, Decision, EgressGate } from './gate.js';
-import type { Server as HttpServer } from 'node:http';
+import type { IncomingMessage, Server as HttpServer } from 'node:http';
 import { proxyFront, type Reach, type Reached } from './http-forward.js';
-import { Interceptor, type ReadConnection } from './intercept.js';
+import { Interceptor, secureUpstream, type ReadConnection } from './intercept.js';
 import { listenInside } from './listener.js';
 import { tunnel } from './relay.js';
-import { judgeRequest } from './request-gate.js';
+import { judgeRequest, type Judged } from './request-gate.js';
 import { readSocksRequest, SOCKS, socksReply } from './socks.js';
 import { targetText, type Target } from './target.js';
 import { TRUST_VARIABLES, type Trust } from './trust.js';
@@ -192,34 +192,36 @@ export class TaskProxy {
   private reading(t: Target, via: EgressVia, d: Decision & { allow: true }, socket: Socket): Reached {
     const credential = this.gate.credentialFor(t);
     const requests = d.requests === true;
-    if (this.gate.passthrough(t) || (!requests && !credential)) return { socket };
-    const c: ReadConnection = { t, via, by: d.by, requests, ...(credential ? { credential } : {}) };
-    return {
+    const base: Reached = {
       socket,
-      open: (client, head) => void this.interceptor.open(client, socket, c, this.trust, head),
-      ...(requests
-        ? {
-            judge: async (req, url) => {
-              const gone = new AbortController();
-              const onClose = (): void => gone.abort();
-              req.socket.once('close', onClose);
-              const method = req.method ?? 'GET';
-              const judged = await judgeRequest(this.gate, t, via, this.attribution(), req, {
-                url: url.href,
-                target: `${url.pathname}${url.search}`,
-                gone: gone.signal,
-              }).finally(() => req.socket.off('close', onClose));
-              if (judged.allow) return judged;
-              const line = { method, path: url.pathname.slice(0, 300) };
-              const why = `${method} ${url.href.slice(0, 300)}: ${judged.reason}`;
-              return {
-                ...judged,
-                reason: this.refused({ ...this.base(t, via), ...line }, t, why, judged.by, 403, 'egress request')
-                  .reason,
-              };
-            },
-          }
-        : {}),
+      // An absolute https:// request sent to the proxy in the clear (busybox's wget, Alpine's) goes on over the
+      // proxy's own verified TLS.
+      secure: (s) => secureUpstream(s, t, this.trust.upstream),
+      ...(credential ? { credential } : {}),
+      ...(requests ? { judge: (req, url) => this.judge(t, via, req, url) } : {}),
+    };
+    if (via === 'http' || this.gate.passthrough(t) || (!requests && !credential)) return base;
+    const c: ReadConnection = { t, via, by: d.by, requests, ...(credential ? { credential } : {}) };
+    return { ...base, open: (client, head) => void this.interceptor.open(client, socket, c, this.trust, head) };
+  }
+
+  /** One absolute-URI request on a host allowed request by request; a refusal is logged and kept for the result. */
+  private async judge(t: Target, via: EgressVia, req: IncomingMessage, url: URL): Promise<Judged> {
+    const gone = new AbortController();
+    const onClose = (): void => gone.abort();
+    req.socket.once('close', onClose);
+    const method = req.method ?? 'GET';
+    const judged = await judgeRequest(this.gate, t, via, this.attribution(), req, {
+      url: url.href,
+      target: `${url.pathname}${url.search}`,
+      gone: gone.signal,
+    }).finally(() => req.socket.off('close', onClose));
+    if (judged.allow) return judged;
+    const line = { method, path: url.pathname.slice(0, 300) };
+    const why = `${method} ${url.href.slice(0, 300)}: ${judged.reason}`;
+    return {
+      ...judged,
+      reason: this.refused({ ...this.base(t, via), ...line }, t, why, judged.by, 403, 'egress request').reason,
     };
   }
 
