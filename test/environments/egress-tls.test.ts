@@ -88,6 +88,8 @@ beforeAll(async () => {
           { host: 'api.example.test', header: 'Authorization', value: 'Bearer ${TETHER_EGRESS_TEST_TOKEN}' },
           { host: 'plain-api.example.test:*', value: 'Bearer ${TETHER_EGRESS_TEST_TOKEN}' },
           { host: 'npm.example.test', value: 'Bearer ${TETHER_EGRESS_TEST_TOKEN}' },
+          // Passthrough: never read, so never given the credential.
+          { host: 'pinned-open.example.test', value: 'Bearer ${TETHER_EGRESS_TEST_TOKEN}' },
         ],
         upstream_ca_file: join(cwd, 'ca.pem'),
         resolve: {
@@ -404,6 +406,38 @@ describe('attacks on the proxy that reads', () => {
     expect(stand.seen.filter((x) => x.url === '/ok/smuggled' || x.url === '/ok/a')).toEqual([]);
   });
 
+  it('a body cannot be unframed by naming Content-Length in Connection: it still arrives as the body', async () => {
+    const smuggled = 'PUT /admin HTTP/1.1\r\nHost: paths.example.test\r\nContent-Length: 1\r\n\r\nx';
+    const o = await exchange({
+      connect: 'paths.example.test:443',
+      sni: 'paths.example.test',
+      send: `GET /ok/framed HTTP/1.1\r\nHost: paths.example.test\r\nContent-Length: ${smuggled.length}\r\nConnection: content-length, close\r\n\r\n${smuggled}`,
+    });
+    expect(o.reply).toMatch(`hello from paths.example.test/ok/framed (${smuggled.length} bytes)`);
+    expect(stand.seen.filter((x) => x.url === '/admin')).toEqual([]);
+  });
+
+  it('TRACE, which echoes the request back, is never sent where the proxy adds a credential', async () => {
+    const o = await exchange({
+      connect: 'api.example.test:443',
+      sni: 'api.example.test',
+      send: 'TRACE /echo HTTP/1.1\r\nHost: api.example.test\r\nConnection: close\r\n\r\n',
+    });
+    expect(o.reply).toMatch(/^HTTP\/1\.1 403 [^]*TRACE echoes the request back/);
+    expect(o.reply).not.toContain(TOKEN);
+    expect(stand.seen.filter((x) => x.url === '/echo')).toEqual([]);
+  });
+
+  it('SOCKS5 to a host allowed for reading is read the same way: a GET passes, a PUT is refused', async () => {
+    const r = await sh(
+      task(),
+      'curl -fsS --proxy "$ALL_PROXY" https://registry.example.test/socks-read; ' +
+        `curl -sS -o /dev/null -w '%{http_code}\\n' --proxy "$ALL_PROXY" -X PUT -d x https://registry.example.test/socks-write`,
+    );
+    expect(r.output).toBe('hello from registry.example.test/socks-read (0 bytes)\n403\n');
+    expect(arrived('PUT', '/socks-write')).toBe(0);
+  });
+
   it('oversized headers are refused with 431 and reach nothing', async () => {
     const o = await exchange({
       connect: 'registry.example.test:443',
@@ -488,6 +522,7 @@ print(repr(s.recv(100)))
     // Its own certificate (the stand-in's): not the proxy's, so only a client trusting it connects.
     expect(r.output).toMatch(/^000\nhello from pinned-open\.example\.test\/p \(0 bytes\)\n000\n$/);
     expect(r.sandbox).toMatch(/pinned\.example\.test:443 is not in terminal\.local\.sandbox\.egress\.allow/);
+    expect(stand.seen.find((x) => x.url === '/p')?.headers).not.toHaveProperty('authorization');
   });
 
   it('a body larger than the proxy may hold streams through an allowed write and is never held whole', async () => {

@@ -19,6 +19,8 @@ import { withCredential } from './credentials.js';
 
 /** How long a client may take to say its first bytes after CONNECT (a TLS hello, or a request line). */
 const FIRST_BYTES_MS = 30_000;
+/** Methods whose answer is the request itself: never sent where the proxy adds a credential. */
+const ECHOES = new Set(['TRACE', 'TRACK']);
 /** Kept-alive upstream connections per client connection. */
 const UPSTREAM_SOCKETS = 6;
 
@@ -313,8 +315,17 @@ export class Interceptor {
       return refuseAs(res, 421, reason, this.host.name);
     }
     const url = `${c.tls ? 'https' : 'http'}://${where.authority}${where.path}`;
-    const judged = await this.judge(c, req, url, where.path);
     const line = { method, path: where.path.split('?')[0]!.slice(0, 300) };
+    if (c.tls && c.credential && ECHOES.has(method)) {
+      const reason = this.host.refuse(
+        c,
+        `${method} ${url.slice(0, 300)}: ${method} echoes the request back, the credential the proxy adds included`,
+        'credential',
+        line,
+      );
+      return refuseAs(res, 403, reason, this.host.name, true);
+    }
+    const judged = await this.judge(c, req, url, where.path);
     if (!judged.allow) {
       const reason = this.host.refuse(c, `${method} ${url.slice(0, 300)}: ${judged.reason}`, judged.by, line);
       // The body's rest is read and dropped by the server (it goes nowhere), so the client reads the refusal.
@@ -367,8 +378,8 @@ export class Interceptor {
         refusal(421, this.host.refuse(c, where.wrong, 'host', { method, path: '' }), this.host.name),
       );
     const url = `${c.tls ? 'https' : 'http'}://${where.authority}${where.path}`;
-    const judged = await this.judge(c, req, url, where.path);
     const line = { method, path: where.path.split('?')[0]!.slice(0, 300) };
+    const judged = await this.judge(c, req, url, where.path);
     if (!judged.allow) {
       const reason = this.host.refuse(c, `${method} ${url.slice(0, 300)} (upgrade): ${judged.reason}`, judged.by, line);
       return void socket.end(refusal(403, reason, this.host.name));

@@ -20,12 +20,17 @@ const HOP = new Set([
   'expect',
 ]);
 
-/** Raw header pairs without hop-by-hop ones (and those the Connection header names). */
-export function endToEnd(raw: readonly string[]): string[] {
+/**
+ * Raw header pairs without hop-by-hop ones (and those the Connection header names, except Content-Length: a message's
+ * framing is never dropped that way). `framing: false` drops Content-Length too, for the caller to state it.
+ */
+export function endToEnd(raw: readonly string[], framing = true): string[] {
   const named = new Set<string>();
   for (let i = 0; i < raw.length; i += 2)
     if (raw[i]!.toLowerCase() === 'connection')
       for (const n of raw[i + 1]!.split(',')) named.add(n.trim().toLowerCase());
+  named.delete('content-length');
+  if (!framing) named.add('content-length');
   const out: string[] = [];
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i]!.toLowerCase();
@@ -142,9 +147,12 @@ export function relayRequest(req: IncomingMessage, res: ServerResponse, o: Outgo
     ended = true;
     o.done({ status, up, down, ...(error ? { error } : {}) });
   };
-  const chunked = req.headers['content-length'] === undefined && req.headers['transfer-encoding'] !== undefined;
-  let headers = [...endToEnd(req.rawHeaders), 'host', o.authority];
-  if (chunked) headers.push('transfer-encoding', 'chunked');
+  // The framing is stated here, from what the parser read: the length it checked, or chunked. A request can never
+  // leave its body unframed upstream (where the body would be read as the next request).
+  const length = req.headers['content-length'];
+  let headers = [...endToEnd(req.rawHeaders, false), 'host', o.authority];
+  if (length !== undefined) headers.push('content-length', length);
+  else if (req.headers['transfer-encoding'] !== undefined) headers.push('transfer-encoding', 'chunked');
   if (!o.agent) headers.push('connection', 'close');
   if (o.credential) headers = withCredential(headers, o.credential);
   const socket = o.socket;
