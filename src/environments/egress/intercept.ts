@@ -3,19 +3,19 @@
 // Node's HTTP server (llhttp, strict), each checked against the host the connection was decided for, decided when
 // the host is allowed request by request, given the broker's credential (TLS only), and sent upstream over the
 // proxy's own verified connection. Only HTTP/1.1 is offered (ALPN): see docs/sandbox.md. Worker-only.
-import { Agent, createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { Agent, createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { connect as tlsConnect, TLSSocket, type SecureContext } from 'node:tls';
+import { TLSSocket, type SecureContext } from 'node:tls';
 import type { EgressVia } from '../../common/egress-types.js';
 import type { Credential } from './credentials.js';
 import type { Attribution, EgressGate } from './gate.js';
-import { endDrained, endToEnd, NO_BODY_READ, refusal, refuseAs, relayRequest, tunnel } from './relay.js';
+import { endDrained, NO_BODY_READ, refusal, refuseAs, relayRequest, relayUpgrade, tunnel } from './relay.js';
+import { secureUpstream } from './upstream-tls.js';
 import { judgeRequest, type Judged } from './request-gate.js';
 import { keepHalfOpen } from './http-forward.js';
 import { normalizeHost, target, targetText, type Target } from './target.js';
 import type { Trust } from './trust.js';
-import { withCredential } from './credentials.js';
 
 /** How long a client may take to say its first bytes after CONNECT (a TLS hello, or a request line). */
 const FIRST_BYTES_MS = 30_000;
@@ -71,53 +71,6 @@ function firstBytes(client: Duplex, head: Buffer): Promise<Buffer | undefined> {
     client.on('data', onData);
     client.once('close', onClose);
     client.resume();
-  });
-}
-
-/**
- * TLS sessions of the proxy's upstream connections, by trust (a session is only resumed under the trust that
- * verified it) and host:port: a new connection resumes instead of a full handshake.
- */
-const SESSIONS = 512;
-const sessionsByTrust = new WeakMap<SecureContext, Map<string, Buffer>>();
-
-/** The proxy's own TLS connection upstream on `socket`, verified against the machine's store and upstream_ca_file. */
-export function secureUpstream(socket: Duplex, t: Target, context: SecureContext): Promise<TLSSocket> {
-  const key = targetText(t);
-  let sessions = sessionsByTrust.get(context);
-  if (!sessions) sessionsByTrust.set(context, (sessions = new Map()));
-  const kept = sessions;
-  return new Promise((resolve, reject) => {
-    const session = kept.get(key);
-    const s = tlsConnect({
-      socket,
-      secureContext: context,
-      ...(t.ip === 0 ? { servername: t.host } : {}),
-      host: t.host,
-      ALPNProtocols: ['http/1.1'],
-      ...(session ? { session } : {}),
-    });
-    s.on('session', (b: Buffer) => {
-      kept.delete(key);
-      kept.set(key, b);
-      if (kept.size > SESSIONS) kept.delete(kept.keys().next().value!);
-    });
-    s.once('secureConnect', () => {
-      s.removeAllListeners('error');
-      s.on('error', () => s.destroy());
-      resolve(s);
-    });
-    s.once('error', (err: NodeJS.ErrnoException) => {
-      socket.destroy();
-      const certificate = /CERT|SELF_SIGNED|ISSUER|HOSTNAME|IP_ADDRESS/i.test(err.code ?? '');
-      reject(
-        new Error(
-          certificate
-            ? `${targetText(t)}'s certificate could not be verified (${err.code ?? err.message}); the proxy trusts this machine's CA store and terminal.local.sandbox.egress.upstream_ca_file`
-            : `${targetText(t)}: TLS failed (${err.code ?? err.message})`,
-        ),
-      );
-    });
   });
 }
 
@@ -390,42 +343,15 @@ export class Interceptor {
     } catch (err) {
       return void socket.end(refusal(502, (err as Error).message, this.host.name));
     }
-    let headers = [
-      ...endToEnd(req.rawHeaders),
-      'host',
-      where.authority,
-      'connection',
-      'Upgrade',
-      'upgrade',
-      String(req.headers.upgrade),
-    ];
     const credential = c.tls ? c.credential : undefined;
-    if (credential) headers = withCredential(headers, credential);
-    const out = request({ method: req.method, path: where.path, headers, createConnection: () => upstream });
-    out.on('error', (err) => socket.end(refusal(502, `${where.authority}: ${err.message}`, this.host.name)));
-    out.on('response', (r) => {
-      // Not upgraded: the answer goes back as it is, and the connection ends with it.
-      const lines = [`HTTP/1.1 ${r.statusCode ?? 502} ${r.statusMessage ?? ''}`];
-      const raw = endToEnd(r.rawHeaders);
-      for (let i = 0; i < raw.length; i += 2) lines.push(`${raw[i]!}: ${raw[i + 1]!}`);
-      socket.write(`${lines.join('\r\n')}\r\nconnection: close\r\n\r\n`);
-      r.pipe(socket);
+    relayUpgrade(req, socket, head, {
+      upstream,
+      authority: where.authority,
+      path: where.path,
+      ...(credential ? { credential } : {}),
+      name: this.host.name,
+      upgraded: (status) =>
+        this.host.logRequest(c, { ...line, upgrade: req.headers.upgrade, decision: 'allowed', by: judged.by, status }),
     });
-    out.on('upgrade', (r, up, upHead) => {
-      const lines = [`HTTP/1.1 ${r.statusCode ?? 101} ${r.statusMessage ?? 'Switching Protocols'}`];
-      for (let i = 0; i < r.rawHeaders.length; i += 2) lines.push(`${r.rawHeaders[i]!}: ${r.rawHeaders[i + 1]!}`);
-      socket.write(`${lines.join('\r\n')}\r\n\r\n`);
-      if (upHead.length > 0) socket.write(upHead);
-      if (head.length > 0) up.write(head);
-      this.host.logRequest(c, {
-        ...line,
-        upgrade: req.headers.upgrade,
-        decision: 'allowed',
-        by: judged.by,
-        status: r.statusCode,
-      });
-      tunnel(socket, up);
-    });
-    out.end();
   }
 }

@@ -195,3 +195,52 @@ export function relayRequest(req: IncomingMessage, res: ServerResponse, o: Outgo
     end();
   });
 }
+
+/**
+ * An Upgrade request (a websocket) relayed on `upstream`, a connection of its own: once the server switches
+ * protocols, its answer goes back as it came and the two sockets are tunnelled; an answer that does not switch goes
+ * back and the connection ends with it.
+ */
+export function relayUpgrade(
+  req: IncomingMessage,
+  socket: Duplex,
+  head: Buffer,
+  o: {
+    upstream: Duplex;
+    authority: string;
+    path: string;
+    credential?: Credential;
+    name: string;
+    upgraded: (status: number | undefined) => void;
+  },
+): void {
+  let headers = [
+    ...endToEnd(req.rawHeaders),
+    'host',
+    o.authority,
+    'connection',
+    'Upgrade',
+    'upgrade',
+    String(req.headers.upgrade),
+  ];
+  if (o.credential) headers = withCredential(headers, o.credential);
+  const out = request({ method: req.method, path: o.path, headers, createConnection: () => o.upstream });
+  out.on('error', (err) => socket.end(refusal(502, `${o.authority}: ${err.message}`, o.name)));
+  out.on('response', (r) => {
+    const lines = [`HTTP/1.1 ${r.statusCode ?? 502} ${r.statusMessage ?? ''}`];
+    const raw = endToEnd(r.rawHeaders);
+    for (let i = 0; i < raw.length; i += 2) lines.push(`${raw[i]!}: ${raw[i + 1]!}`);
+    socket.write(`${lines.join('\r\n')}\r\nconnection: close\r\n\r\n`);
+    r.pipe(socket);
+  });
+  out.on('upgrade', (r, up, upHead) => {
+    const lines = [`HTTP/1.1 ${r.statusCode ?? 101} ${r.statusMessage ?? 'Switching Protocols'}`];
+    for (let i = 0; i < r.rawHeaders.length; i += 2) lines.push(`${r.rawHeaders[i]!}: ${r.rawHeaders[i + 1]!}`);
+    socket.write(`${lines.join('\r\n')}\r\n\r\n`);
+    if (upHead.length > 0) socket.write(upHead);
+    if (head.length > 0) up.write(head);
+    o.upgraded(r.statusCode);
+    tunnel(socket, up);
+  });
+  out.end();
+}
