@@ -75,6 +75,7 @@ beforeAll(async () => {
           'api.example.test',
           'other.example.test',
           'plain-api.example.test',
+          { host: 'plain-read.example.test', access: 'read' },
           { host: 'npm.example.test', access: 'write', paths: ['/demo-brokered'] },
           { host: 'paths.example.test', access: 'write', paths: ['/ok/'] },
           { host: 'paths.example.test', access: 'read', paths: ['/anywhere'] },
@@ -94,7 +95,7 @@ beforeAll(async () => {
         upstream_ca_file: join(cwd, 'ca.pem'),
         resolve: {
           ...resolveAll([...HOSTS, 'wrong-name.test'], stand),
-          ...resolveAll(['plain-api.example.test'], plain),
+          ...resolveAll(['plain-api.example.test', 'plain-read.example.test'], plain),
         },
       },
     },
@@ -254,6 +255,22 @@ describe('what the proxy reads, request by request', () => {
     );
     expect(r.output).toBe([1, 2, 3].map((i) => `hello from registry.example.test/k${i} (0 bytes)\n1.1\n`).join(''));
     expect(stand.connections() - before).toBe(1);
+  });
+});
+
+describe('plain HTTP to a host allowed for reading', () => {
+  it('is read the same way, as absolute-URI requests and inside a CONNECT to port 80', async () => {
+    const r = await sh(
+      task(),
+      'curl -fsS http://plain-read.example.test/abs-read; ' +
+        "curl -sS -o /dev/null -w '%{http_code}\\n' -d x http://plain-read.example.test/abs-write; " +
+        'curl -fsS --proxytunnel http://plain-read.example.test/tunnel-read; ' +
+        "curl -sS -o /dev/null -w '%{http_code}\\n' --proxytunnel -X PUT -d x http://plain-read.example.test/tunnel-write",
+    );
+    expect(r.output).toBe(
+      'hello from plain-read.example.test/abs-read\n403\nhello from plain-read.example.test/tunnel-read\n403\n',
+    );
+    expect(plain.seen.map((x) => x.url).filter((u) => u.includes('write'))).toEqual([]);
   });
 });
 
