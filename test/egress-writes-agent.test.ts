@@ -31,6 +31,8 @@ let h: Harness;
 let outside: StandIn;
 /** A forge that takes pushes only with the token (as a real one would), and its API. */
 let forge: StandIn;
+/** A registry that drops a connection quiet for 500 ms, as servers drop idle clients. */
+let impatient: StandIn;
 
 const git = (args: string[], cwd = dir): string =>
   execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.test', ...args], { cwd, encoding: 'utf8' });
@@ -53,6 +55,7 @@ beforeAll(async () => {
   outside = await startStandIn(gitSmartHttp(join(dir, 'open')), tls);
   const basic = `Basic ${Buffer.from(`x-access-token:${TOKEN}`).toString('base64')}`;
   forge = await startStandIn(gitSmartHttp(join(dir, 'private'), basic), tls);
+  impatient = await startStandIn(undefined, tls, undefined, 500);
   process.env.TETHER_TEST_FORGE_TOKEN = TOKEN;
   h = await harness(
     parseConfig({
@@ -65,6 +68,7 @@ beforeAll(async () => {
               allow: [
                 'defaults',
                 { host: 'forge.example.test', access: 'read' },
+                { host: 'impatient.example.test', access: 'read' },
                 // Push rights to one repository, without the token: the proxy adds it.
                 { host: 'git.example.test', access: 'write', paths: ['/team/app.git/'] },
                 'api.example.test',
@@ -77,6 +81,7 @@ beforeAll(async () => {
               resolve: {
                 ...resolveAll(['registry.npmjs.org', 'forge.example.test'], outside),
                 ...resolveAll(['git.example.test', 'api.example.test'], forge),
+                ...resolveAll(['impatient.example.test'], impatient),
               },
             },
           },
@@ -91,6 +96,7 @@ afterAll(async () => {
   await h.close();
   await outside.close();
   await forge.close();
+  await impatient.close();
 });
 
 const state = (handle: WorkflowHandle): Promise<AgentState> => handle.query<AgentState>('state');
@@ -158,6 +164,26 @@ describe('reads pass, writes ask', () => {
     expect(r!.output).toMatch(/denied by a person: no publishing/);
     expect(seen(outside, 'PUT', '/demo')).toBe(0);
     expect(model.errors).toEqual([]);
+    await model.close();
+  }, 180_000);
+
+  it('a write approved after the host dropped the idle connection arrives on a new one', async () => {
+    const command = 'curl -fsS -X POST --data-binary late=1 https://impatient.example.test/late';
+    const model = await startScriptedModel([
+      { toolCalls: [{ name: 'terminal', arguments: { command } }] },
+      { content: 'done' },
+    ]);
+    await h.withWorker(model.url, async () => {
+      const handle = await start(project());
+      const p = await pending(handle, /POST \/late$/);
+      // Longer than the host keeps a quiet connection: the one opened when the host was allowed is gone.
+      await new Promise((r) => setTimeout(r, 2_000));
+      await handle.signal('approval', { approvalId: p.approvalId, choice: 'once' });
+      await handle.result();
+    });
+    const [r] = lastToolResults(model) as { exit_code: number; output: string }[];
+    expect(r).toMatchObject({ exit_code: 0, output: 'hello from impatient.example.test/late\n' });
+    expect(seen(impatient, 'POST', '/late')).toBe(1);
     await model.close();
   }, 180_000);
 

@@ -39,6 +39,8 @@ export async function startStandIn(
   handler: Handler = hello,
   tls?: { cert: string; key: string },
   upgrade?: (req: IncomingMessage, socket: Duplex, head: Buffer) => void,
+  /** Closes a connection that stays quiet this long (a server that drops idle clients); none by default. */
+  idleMs?: number,
 ): Promise<StandIn> {
   const hits = new Map<string, number>();
   const seen: StandIn['seen'] = [];
@@ -53,6 +55,10 @@ export async function startStandIn(
     ? createHttpsServer({ cert: readFileSync(tls.cert), key: readFileSync(tls.key) }, serve)
     : createServer(serve);
   server.on(tls ? 'secureConnection' : 'connection', () => (connections += 1));
+  if (idleMs !== undefined)
+    server.on('connection', (s: Duplex & { setTimeout(ms: number, cb: () => void): void }) =>
+      s.setTimeout(idleMs, () => s.destroy()),
+    );
   if (upgrade)
     server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
       const host = (req.headers.host ?? '').replace(/:\d+$/, '');

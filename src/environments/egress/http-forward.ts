@@ -6,7 +6,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { EgressVia } from '../../common/egress-types.js';
-import { endDrained, NO_BODY_READ, refusal, refuseAs, relayRequest, tunnel } from './relay.js';
+import { endDrained, gone, NO_BODY_READ, refusal, refuseAs, relayRequest, tunnel } from './relay.js';
 import type { Judged } from './request-gate.js';
 import type { Credential } from './credentials.js';
 import { parseAuthority, target, type Target } from './target.js';
@@ -30,6 +30,8 @@ export interface Reached {
   secure?: (socket: Socket) => Promise<Duplex>;
   /** Added to an absolute https:// request (never to plain http://). */
   credential?: Credential;
+  /** A new connection to the same target (through the same address checks), for one that closed while judged. */
+  reconnect?: () => Promise<Socket>;
 }
 
 /** One request in absolute form (`GET http://host/path`) to its host, with its own connection there. */
@@ -62,9 +64,16 @@ async function forward(req: IncomingMessage, res: ServerResponse, reach: Reach, 
     return refuseAs(res, 403, judged.reason, name, true);
   }
   let upstream: Duplex = reached.socket;
+  // A request a person decided may have waited long: a connection the host closed meanwhile is opened again.
+  if (judged && gone(upstream) && reached.reconnect)
+    try {
+      upstream = await reached.reconnect();
+    } catch (err) {
+      return refuse(res, 502, (err as Error).message);
+    }
   if (https)
     try {
-      upstream = await reached.secure!(reached.socket);
+      upstream = await reached.secure!(upstream as Socket);
     } catch (err) {
       return refuse(res, 502, (err as Error).message);
     }

@@ -10,7 +10,7 @@ import { TLSSocket, type SecureContext } from 'node:tls';
 import type { EgressVia } from '../../common/egress-types.js';
 import type { Credential } from './credentials.js';
 import type { Attribution, EgressGate } from './gate.js';
-import { endDrained, NO_BODY_READ, refusal, refuseAs, relayRequest, relayUpgrade, tunnel } from './relay.js';
+import { endDrained, gone, NO_BODY_READ, refusal, refuseAs, relayRequest, relayUpgrade, tunnel } from './relay.js';
 import { secureUpstream } from './upstream-tls.js';
 import { judgeRequest, type Judged } from './request-gate.js';
 import { keepHalfOpen } from './http-forward.js';
@@ -145,8 +145,13 @@ export class Interceptor {
       _o: unknown,
       cb: (err: Error | null, s?: Duplex) => void,
     ): undefined => {
-      const next = firstUpstream ?? this.reconnect(c.t, tls, trust);
+      const first = firstUpstream;
       firstUpstream = undefined;
+      // The first connection may have waited long (a person deciding the first request): one the host closed
+      // meanwhile is replaced.
+      const next = first
+        ? first.then((s) => (gone(s) ? this.reconnect(c.t, tls, trust) : s))
+        : this.reconnect(c.t, tls, trust);
       next.then(
         (s) => cb(null, s),
         (err: Error) => cb(err),

@@ -93,6 +93,11 @@ export function endDrained(socket: Duplex, text: string): void {
 
 const ending = new WeakSet<Duplex>();
 
+/** Whether a connection can no longer carry a request (the other side closed it, or it failed). */
+export function gone(s: Duplex): boolean {
+  return s.destroyed || !s.writable || s.readableEnded;
+}
+
 /** Pipes both ways until both sides have ended (half-closes kept), and destroys both on an error of either. */
 export function tunnel(a: Duplex, b: Duplex): void {
   const stop = (): void => {

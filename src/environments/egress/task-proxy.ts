@@ -199,7 +199,16 @@ export class TaskProxy {
       // proxy's own verified TLS.
       secure: (s) => secureUpstream(s, t, this.trust.upstream),
       ...(credential ? { credential } : {}),
-      ...(requests ? { judge: (req, url) => this.judge(t, via, req, url) } : {}),
+      ...(requests
+        ? {
+            judge: (req, url) => this.judge(t, via, req, url),
+            reconnect: async () => {
+              const c = await this.gate.connect(t);
+              if ('error' in c) throw new Error(c.error);
+              return c.socket;
+            },
+          }
+        : {}),
     };
     if (via === 'http' || this.gate.passthrough(t) || (!requests && !credential)) return base;
     const c: ReadConnection = { t, via, by: d.by, requests, ...(credential ? { credential } : {}) };
