@@ -45,6 +45,12 @@ export interface Attribution {
    * host neither list decides is allowed without asking, and `unasked` is the reason recorded for it.
    */
   unasked?: string;
+  /**
+   * Set for a tool whose traffic the proxy does not read (the browser: Chromium trusts only its own store): a host
+   * allowed only request by request (reads, or some paths) is not allowed by those entries, since its requests could
+   * not be decided one by one; it is decided as a host, as if no entry named it.
+   */
+  unread?: true;
 }
 
 /**
@@ -173,12 +179,18 @@ export class EgressGate {
         by: `egress.deny: ${listed.entry}`,
         reason: `${targetText(t)} is in terminal.local.sandbox.egress.deny (${listed.entry})`,
       });
-    if (listed?.verdict === 'allow')
+    if (listed?.verdict === 'allow' && !(listed.requests && who.unread))
       return this.report(who, t, {
         allow: true,
         by: `egress.allow: ${listed.entry}`,
         ...(listed.requests ? { requests: true as const } : {}),
       });
+    // Left: an entry allowing the host only request by request, for a tool whose requests are not read.
+    const unread =
+      listed?.verdict === 'allow'
+        ? `${targetText(t)} is allowed only request by request, by egress.allow: ${listed.entry}, and this tool's HTTPS is not read by the proxy`
+        : undefined;
+    if (unread) who = { ...who, command: `${who.command}\n(${unread}: approving lets it reach the host whole)` };
     const rule = networkRule(t.host, t.port);
     if (this.allowlisted().includes(rule))
       return this.report(who, t, { allow: true, by: `command_allowlist: ${rule}` });
@@ -189,7 +201,7 @@ export class EgressGate {
       return {
         allow: false,
         by: 'no run',
-        reason: `${targetText(t)} is not in terminal.local.sandbox.egress.allow, and there is no run to ask (outside a run, only allowed hosts are reached)`,
+        reason: `${unread ?? `${targetText(t)} is not in terminal.local.sandbox.egress.allow`}, and there is no run to ask (outside a run, only allowed hosts are reached)`,
       };
     return this.ask(who.workflowId, t, who, via, gone);
   }
