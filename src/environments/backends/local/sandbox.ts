@@ -62,8 +62,12 @@ export function bwrapArgs(spec: SandboxSpec, layout: SandboxLayout, o: { pty: bo
   for (const [from, to] of binds) args.push('--bind', from, to);
   // Hidden paths, and on top what is shown again: the task's own directory, a path a person exposed inside a hidden
   // directory (~/.ssh/known_hosts in ~/.ssh, read-only).
-  args.push(...hide(spec, binds));
-  args.push(...protectGit([layout.workdir, ...spec.writable]));
+  const view = viewOf(
+    spec,
+    binds.map(([, to]) => to),
+  );
+  args.push(...hide(view, binds));
+  args.push(...protectGit(view, [layout.workdir, ...spec.writable]));
   // tether's kill script joins a command's PID namespace from the worker's side, so it gets an empty network namespace
   // of its own: a command that takes it over (ptrace from inside that PID namespace) gains no way to this machine's
   // network. It needs none.
@@ -83,9 +87,9 @@ export function bwrapArgs(spec: SandboxSpec, layout: SandboxLayout, o: { pty: bo
  * stays writable, so commits work. A `commondir` or `config.worktree` that does not exist yet cannot be held this
  * way (a mount needs the file, and an empty commondir breaks git): writing one is left to the approval gate.
  */
-function protectGit(roots: readonly string[]): string[] {
+function protectGit(view: RootedView, roots: readonly string[]): string[] {
   const args: string[] = [];
-  for (const git of repositories(roots)) {
+  for (const git of repositories(view, roots)) {
     args.push('--bind', git, git);
     const config = join(git, 'config');
     if (existsSync(config)) args.push('--ro-bind', config, config);
@@ -108,7 +112,7 @@ const NOT_SEARCHED = new Set(['node_modules']);
  * refs/) and submodules' git directories in .git/modules, at most REPO_DEPTH levels down, within the first REPO_DIRS directories read and REPO_MAX repositories.
  * Links are not followed.
  */
-function repositories(roots: readonly string[]): string[] {
+function repositories(view: RootedView, roots: readonly string[]): string[] {
   const found: string[] = [];
   let read = 0;
   const queue: [string, number][] = roots.map((r) => [r, 0]);
@@ -129,6 +133,9 @@ function repositories(roots: readonly string[]): string[] {
     for (const e of entries) {
       if (!e.isDirectory()) continue;
       const path = join(dir, e.name);
+      // A hidden directory (~/.ssh, TETHER_HOME's checkpoint store under a task directory that holds the home) or a
+      // read-only exposed one is not searched: binding a repository found there would show it again, writable.
+      if (view.sight(path) !== undefined) continue;
       if (e.name === '.git') {
         found.push(path);
         // A submodule's git directory is in .git/modules/NAME: git reads its config there.
@@ -141,8 +148,20 @@ function repositories(roots: readonly string[]): string[] {
 
 /** What bwrapArgs would hide and protect now: the hidden paths that exist, and the repositories (sandboxView). */
 export function sandboxView(spec: SandboxSpec, workdir: string): string {
-  return [...spec.hidden.filter((p) => existsSync(p)), '\u0000', ...repositories([workdir, ...spec.writable])].join(
+  const roots = [workdir, ...spec.writable];
+  return [...spec.hidden.filter((p) => existsSync(p)), '\u0000', ...repositories(viewOf(spec, roots), roots)].join(
     '\u0000',
+  );
+}
+
+/** The task's view (task-view.ts) with the sandbox's binds as its roots. */
+function viewOf(spec: SandboxSpec, roots: readonly string[]): RootedView {
+  return new RootedView(
+    new TaskView(
+      spec.hidden.map((path) => ({ path, why: 'configured' as const })),
+      spec.exposed,
+    ),
+    roots,
   );
 }
 
@@ -153,17 +172,8 @@ export function sandboxView(spec: SandboxSpec, workdir: string): string {
  * TETHER_HOME) is bound again on top, so the task still has it, and a hidden path inside that is hidden again; an
  * exposed path inside a hidden directory is bound read-only on top.
  */
-function hide(spec: SandboxSpec, binds: readonly [string, string][]): string[] {
-  const view = new TaskView(
-    spec.hidden.map((path) => ({ path, why: 'configured' as const })),
-    spec.exposed,
-  );
-  const layers = new RootedView(
-    view,
-    binds.map(([, to]) => to),
-  )
-    .mounts()
-    .filter((l) => existsSync(l.path));
+function hide(view: RootedView, binds: readonly [string, string][]): string[] {
+  const layers = view.mounts().filter((l) => existsSync(l.path));
   const args: string[] = [];
   // A hidden path inside a writable one (a task directory that holds the home: ~/.docker/config.json) could be
   // taken out of hiding by renaming a directory above it (mv .docker x; the next command's sandbox finds no
