@@ -91,7 +91,7 @@ it('an exposed credential directory inside the task directory is read-only for f
 // ~/.config/autostart entries and systemd user units in the home, unasked (here by unpacking a tar whose names the
 // program decoded at run time). The next command's sandbox then hides them, but they are on the machine for the
 // person's own login, shell and desktop to run.
-it.skip('no command creates a credential or start-up file that the sandbox would hide there', async () => {
+it('no command creates a credential or start-up file that the sandbox would hide there', async () => {
   const targets = ['.ssh/authorized_keys', '.bashrc', '.profile', '.npmrc', '.config/autostart/x.desktop'];
   const { out } = await runDenying(
     h,
@@ -112,7 +112,7 @@ it.skip('no command creates a credential or start-up file that the sandbox would
 // BREAK (attack pass on #41): ~/.gitconfig is neither hidden nor read-only when the task directory holds the home:
 // a command replaces it (core.pager, which the person's own git runs later, outside the sandbox) without asking,
 // when the content comes from a tar. Invariant 7(d): git configuration other programs run is never changed unasked.
-it.skip("no command rewrites the person's ~/.gitconfig unasked", async () => {
+it("no command rewrites the person's ~/.gitconfig unasked", async () => {
   await runDenying(
     h,
     home,

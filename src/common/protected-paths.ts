@@ -5,7 +5,8 @@
 import { normalizePath } from './paths.js';
 
 /** Why a path is protected: what runs or obeys it. */
-export type ProtectedKind = 'ci' | 'owners' | 'agent' | 'editor' | 'direnv' | 'tether' | 'configured';
+export type ProtectedKind =
+  'ci' | 'owners' | 'agent' | 'editor' | 'direnv' | 'home' | 'tether' | 'configured' | 'hidden';
 
 /** What each kind of file does once the task has ended, as a person deciding (and the model) are told. */
 export const PROTECTED_WHY: Readonly<Record<ProtectedKind, string>> = {
@@ -14,8 +15,10 @@ export const PROTECTED_WHY: Readonly<Record<ProtectedKind, string>> = {
   agent: 'other agents read it as their instructions or settings',
   editor: 'an editor runs or obeys it',
   direnv: 'direnv runs it when a shell enters the directory',
+  home: "the person's own git, login or desktop runs it (a pager, hooks, a unit, an autostart entry)",
   tether: "tether's own project files (plugins)",
   configured: 'listed in terminal.local.sandbox.protected',
+  hidden: "the sandbox hides it (a credential or a file the person's login or shell runs): no command creates it",
 };
 
 /**
@@ -57,6 +60,21 @@ const DEFAULTS: readonly (readonly [string, ProtectedKind])[] = [
   ['.vscode/mcp.json', 'editor'],
   ['.idea/workspace.xml', 'editor'],
   ['.envrc', 'direnv'],
+  // What a person's own git, login and desktop run, when the task directory is their home (--cwd ~); shell start-up
+  // files and credentials are hidden instead (credential-paths.ts), and one created there is undone the same way.
+  ['.gitconfig', 'home'],
+  ['.config/git/', 'home'],
+  ['.config/autostart/', 'home'],
+  ['.config/systemd/user/', 'home'],
+  ['.local/share/systemd/user/', 'home'],
+  ['.config/environment.d/', 'home'],
+  ['.pam_environment', 'home'],
+  ['.xprofile', 'home'],
+  ['.xinitrc', 'home'],
+  ['.xsession', 'home'],
+  ['.xsessionrc', 'home'],
+  ['.bash_logout', 'home'],
+  ['.zlogout', 'home'],
   ['.tether/', 'tether'],
 ];
 

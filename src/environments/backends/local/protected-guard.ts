@@ -14,7 +14,7 @@ import { closeDir, openRoot, symlinkAt, type Dir } from '../../../checkpoints/se
 import { approvedByFileTool, moveOut, openParent } from './protected-undo.js';
 import { findProtected, type ProtectedFound } from './protected-files.js';
 import type { SandboxSpec } from './settings.js';
-import type { SandboxState } from './sandbox.js';
+import { protectedEntries, type SandboxState } from './sandbox.js';
 
 /** How often a task with a background process running is looked at. */
 const BACKGROUND_CHECK_MS = 2_000;
@@ -114,7 +114,10 @@ export class ProtectedGuard {
    * replaced one is undone (unless a file tool wrote it with approval) and a removed link put back; otherwise the
    * change is someone else's and is taken as given. Returns a line per undone change.
    */
-  private look(busy: boolean, now = findProtected(this.tops, this.spec.protected ?? [])): string[] {
+  private look(
+    busy: boolean,
+    now = findProtected(this.tops, protectedEntries(this.spec, [this.workdir, ...this.spec.writable])),
+  ): string[] {
     if (this.others.size === 0) this.othersRan = false;
     const notes: string[] = [];
     const seen = new Set<string>();

@@ -1,7 +1,7 @@
 // The bubblewrap command line for one local command, and how a helper finds that command's PID namespace to join
 // it. Worker-only (reads /proc).
 import { existsSync, lstatSync, readFileSync, readdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import type { SandboxSpec } from './settings.js';
 import { isDirectory } from './control-plane.js';
 import type { FileMount } from './task-network.js';
@@ -9,6 +9,7 @@ import { shQuote } from '../../shell-scripts.js';
 import { withFilterOn9 } from './seccomp.js';
 import { findProtected, pinArgs, protectedView, readOnlyArgs, type ProtectedFound } from './protected-files.js';
 import { trustBinds, type TrustFiles } from './trust-binds.js';
+import type { ProtectedEntry } from '../../../common/protected-paths.js';
 import { RootedView, TaskView, within } from '../../task-view.js';
 
 export interface SandboxLayout {
@@ -165,6 +166,19 @@ function repositories(view: RootedView, roots: readonly string[]): { repos: stri
   return { repos: found.slice(0, REPO_MAX), tops };
 }
 
+/**
+ * The protected entries of a task: the setting's, and each hidden path inside a root (a task directory that holds the
+ * home: ~/.ssh, ~/.bashrc, ~/.npmrc). A hidden path that exists is mounted over; one that does not cannot be (bwrap
+ * would have to make it in the person's home), so, like a protected file a command creates, one that appears while
+ * the task's processes run is moved out (protected-guard.ts): no command plants a key or a start-up file there.
+ */
+export function protectedEntries(spec: SandboxSpec, roots: readonly string[]): ProtectedEntry[] {
+  const entries = [...(spec.protected ?? [])];
+  for (const h of spec.hidden)
+    for (const r of roots) if (h !== r && within(h, r)) entries.push({ path: relative(r, h), kind: 'hidden' });
+  return entries;
+}
+
 /** What the sandbox would protect now: the repositories, the projects' tops, and the protected files found there. */
 export interface SandboxState {
   repos: string[];
@@ -175,7 +189,7 @@ export interface SandboxState {
 export function sandboxState(spec: SandboxSpec, workdir: string): SandboxState {
   const roots = [workdir, ...spec.writable];
   const { repos, tops } = repositories(viewOf(spec, roots), roots);
-  return { repos, tops, found: findProtected(tops, spec.protected ?? []) };
+  return { repos, tops, found: findProtected(tops, protectedEntries(spec, roots)) };
 }
 
 /** What bwrapArgs would hide and protect now: the hidden paths that exist, the repositories and protected files. */
