@@ -7,6 +7,7 @@ import { CommandGuard } from './command-guard.js';
 import { commandScript, killScript } from './shell-scripts.js';
 import { ShellSession } from './shell-session.js';
 import { EnvironmentError, type PtySize, type Transport } from './types.js';
+import { boundToJudged } from './judged-bytes.js';
 import { currentToolCall, type ToolCallContext } from './tool-call-context.js';
 import type { Attribution } from './egress/gate.js';
 
@@ -199,7 +200,11 @@ export class ShellEnvironment {
     this.lastRun = call?.workflowId ?? this.lastRun;
     this.foreground.set(id, { command: req.command, call });
     const session = this.claimSession(req);
-    const running = session ? this.launchInSession(session, id, req, started) : this.launchProcess(id, req, started);
+    // What runs is what the gate judged: the files its verdict read are compared first (judged-bytes.ts).
+    const bound = { ...req, command: boundToJudged(req.command, call?.judgedDigests) };
+    const running = session
+      ? this.launchInSession(session, id, bound, started)
+      : this.launchProcess(id, bound, started);
     const done = (): void => void this.foreground.delete(id);
     running.result.then(done, done);
     return running;
