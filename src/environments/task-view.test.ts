@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RootedView, TaskView, type HiddenPath, type Layer } from './task-view.js';
+import { DEFAULT_PROTECTED } from '../common/protected-paths.js';
 
 const h = (path: string, why: HiddenPath['why'] = 'credentials'): HiddenPath => ({ path, why });
 
@@ -63,5 +64,33 @@ describe('TaskView: what a task sees at a path', () => {
     const home = view.forTask('/home/u').below('/home/u');
     expect(home.clear).toBe(false);
     expect(home.sight('/home/u/.ssh/id_rsa')).toEqual({ hidden: h('/home/u/.ssh') });
+  });
+});
+
+describe('TaskView: the protected files a file tool asks about', () => {
+  const view = new TaskView([], [], true, ['/srv/cache'], DEFAULT_PROTECTED).forTask('/w');
+  const repos = new Set(['/w/vendor/lib', '/elsewhere/repo', '/']);
+  const cases: [string, string | undefined][] = [
+    ['/w/AGENTS.md', 'agent'],
+    ['/w/agents.md', 'agent'],
+    ['/w/.github/workflows/ci.yml', 'ci'],
+    ['/w/.github/workflows', 'ci'],
+    ['/w/.github/dependabot.yml', undefined],
+    ['/w/src/app.py', undefined],
+    // Only at a project's top: a root, or a repository in it, where the deepest one whose entry matches decides.
+    ['/w/src/AGENTS.md', undefined],
+    ['/w/vendor/lib/.claude/settings.json', 'agent'],
+    ['/w/vendor/lib/.github/workflows/ci.yml', 'ci'],
+    ['/srv/cache/.envrc', 'direnv'],
+    // Outside the roots, only repositories decide; above a root nothing is looked at (/ is a repository here).
+    ['/elsewhere/repo/CODEOWNERS', 'owners'],
+    ['/elsewhere/plain/CODEOWNERS', undefined],
+  ];
+  it.each(cases)('%s is protected as %s', (path, kind) => {
+    expect(view.protectedAt(path, (d) => repos.has(d))?.kind).toBe(kind);
+  });
+
+  it('nothing is protected without entries', () => {
+    expect(new TaskView([]).forTask('/w').protectedAt('/w/AGENTS.md', () => true)).toBeUndefined();
   });
 });

@@ -1,8 +1,10 @@
 // What a task's commands and tools see of this machine: the hidden paths (tether's own files, credential locations,
 // `hidden`) and what is shown again on top of them (the task directory, writable paths, `expose`d paths), decided by
-// the deepest layer. The sandbox mounts these layers (backends/local/sandbox.ts); the file tools ask the same view
-// before they open a path, so one list and one decision hold for every tool. Pure path arithmetic, no I/O.
-// Worker-only.
+// the deepest layer, and which files in it other programs run or obey later (protected: changed only by a file tool
+// that asks). The sandbox mounts these layers (backends/local/sandbox.ts); the file tools ask the same view before
+// they open a path, so one list and one decision hold for every tool. Pure path arithmetic, no I/O. Worker-only.
+import { dirname } from 'node:path';
+import { protectedEntryOf, type ProtectedEntry } from '../common/protected-paths.js';
 
 /** Why a path is hidden: what a tool's refusal names. */
 export type HiddenWhy = 'tether' | 'credentials' | 'configured' | 'private-tmp';
@@ -78,9 +80,28 @@ export class RootedView {
         this.view.hidden.filter((h) => near(h.path)),
         this.view.exposed.filter(near),
         this.view.sandboxed,
+        this.view.writable,
+        this.view.protectedFiles,
       ),
       this.roots,
     );
+  }
+
+  /**
+   * The protected entry covering `path` (absolute), judged as the file tools' gate judges it (protected-change.ts):
+   * at the top of a project, where the deepest project whose entry matches decides; a project's top is a root, or a
+   * directory `isRepository` says holds a `.git`. Above a root nothing is looked at (a path inside a root), so the
+   * task directory's parents' repositories never decide for it.
+   */
+  protectedAt(path: string, isRepository: (dir: string) => boolean): ProtectedEntry | undefined {
+    const entries = this.view.protectedFiles;
+    if (entries.length === 0) return undefined;
+    for (let dir = dirname(path); ; dir = dirname(dir)) {
+      const entry = protectedEntryOf(path.slice(dir === '/' ? 1 : dir.length + 1), entries);
+      if (entry && isRepository(dir)) return entry;
+      if (this.roots.includes(dir)) return entry;
+      if (dir === '/') return undefined;
+    }
   }
 
   /** Nothing at or below the directory this view was narrowed to is hidden or read-only. */
@@ -98,6 +119,8 @@ export class TaskView {
     readonly sandboxed = false,
     /** terminal.local.sandbox.writable: writable roots besides the task directory. */
     readonly writable: readonly string[] = [],
+    /** The protected paths in force (terminal.local.sandbox.protected applied): a file tool's write to one asks. */
+    readonly protectedFiles: readonly ProtectedEntry[] = [],
   ) {}
 
   private last?: RootedView;

@@ -7,6 +7,7 @@ import { isDirectory } from './control-plane.js';
 import type { FileMount } from './task-network.js';
 import { shQuote } from '../../shell-scripts.js';
 import { withFilterOn9 } from './seccomp.js';
+import { findProtected, pinArgs, protectedView, readOnlyArgs, type ProtectedFound } from './protected-files.js';
 import { RootedView, TaskView, within } from '../../task-view.js';
 
 export interface SandboxLayout {
@@ -63,7 +64,20 @@ export function bwrapArgs(spec: SandboxSpec, layout: SandboxLayout, o: { pty: bo
   // Hidden paths, and on top what is shown again: the task's own directory, a path a person exposed inside a hidden
   // directory (~/.ssh/known_hosts in ~/.ssh, read-only).
   args.push(...hide(spec, binds));
-  args.push(...protectGit([layout.workdir, ...spec.writable]));
+  // Files other programs run or obey later (protected-files.ts): the directories above them pinned before the git
+  // binds (a pin is a fresh bind of the host's directory and would cover them), the files read-only after them.
+  const roots = [layout.workdir, ...spec.writable];
+  const state = sandboxState(spec, layout.workdir);
+  args.push(...pinArgs(state.found, roots, spec.hidden));
+  args.push(...protectGit(state.repos));
+  const view = new RootedView(
+    new TaskView(
+      spec.hidden.map((path) => ({ path, why: 'configured' as const })),
+      spec.exposed,
+    ),
+    roots,
+  );
+  args.push(...readOnlyArgs(state.found, roots, (p) => view.sight(p) !== undefined));
   // tether's kill script joins a command's PID namespace from the worker's side, so it gets an empty network namespace
   // of its own: a command that takes it over (ptrace from inside that PID namespace) gains no way to this machine's
   // network. It needs none.
@@ -83,9 +97,9 @@ export function bwrapArgs(spec: SandboxSpec, layout: SandboxLayout, o: { pty: bo
  * stays writable, so commits work. A `commondir` or `config.worktree` that does not exist yet cannot be held this
  * way (a mount needs the file, and an empty commondir breaks git): writing one is left to the approval gate.
  */
-function protectGit(roots: readonly string[]): string[] {
+function protectGit(repos: readonly string[]): string[] {
   const args: string[] = [];
-  for (const git of repositories(roots)) {
+  for (const git of repos) {
     args.push('--bind', git, git);
     const config = join(git, 'config');
     if (existsSync(config)) args.push('--ro-bind', config, config);
@@ -106,10 +120,12 @@ const NOT_SEARCHED = new Set(['node_modules']);
 /**
  * The git directories in each root, nearest first: `.git` directories, bare repositories (HEAD, objects/ and
  * refs/) and submodules' git directories in .git/modules, at most REPO_DEPTH levels down, within the first REPO_DIRS directories read and REPO_MAX repositories.
- * Links are not followed.
+ * Links are not followed. Also the tops of the projects there: the roots, and each directory holding a `.git`
+ * (a directory, or the file of a submodule or linked worktree), where the protected files are looked for.
  */
-function repositories(roots: readonly string[]): string[] {
+function repositories(roots: readonly string[]): { repos: string[]; tops: string[] } {
   const found: string[] = [];
+  const tops = [...roots];
   let read = 0;
   const queue: [string, number][] = roots.map((r) => [r, 0]);
   for (let i = 0; i < queue.length && read < REPO_DIRS && found.length < REPO_MAX; i += 1) {
@@ -122,6 +138,7 @@ function repositories(roots: readonly string[]): string[] {
     }
     read += 1;
     const names = new Set(entries.map((e) => e.name));
+    if (depth > 0 && names.has('.git') && tops.length < roots.length + REPO_MAX) tops.push(dir);
     if (names.has('objects') && names.has('refs') && entries.some((e) => e.name === 'HEAD' && e.isFile())) {
       found.push(dir); // a bare repository: git enters it as it is
       continue;
@@ -136,14 +153,30 @@ function repositories(roots: readonly string[]): string[] {
       } else if (depth < REPO_DEPTH && !NOT_SEARCHED.has(e.name)) queue.push([path, depth + 1]);
     }
   }
-  return found.slice(0, REPO_MAX);
+  return { repos: found.slice(0, REPO_MAX), tops };
 }
 
-/** What bwrapArgs would hide and protect now: the hidden paths that exist, and the repositories (sandboxView). */
-export function sandboxView(spec: SandboxSpec, workdir: string): string {
-  return [...spec.hidden.filter((p) => existsSync(p)), '\u0000', ...repositories([workdir, ...spec.writable])].join(
+/** What the sandbox would protect now: the repositories, the projects' tops, and the protected files found there. */
+export interface SandboxState {
+  repos: string[];
+  tops: string[];
+  found: ProtectedFound[];
+}
+
+export function sandboxState(spec: SandboxSpec, workdir: string): SandboxState {
+  const { repos, tops } = repositories([workdir, ...spec.writable]);
+  return { repos, tops, found: findProtected(tops, spec.protected ?? []) };
+}
+
+/** What bwrapArgs would hide and protect now: the hidden paths that exist, the repositories and protected files. */
+export function sandboxView(spec: SandboxSpec, workdir: string, state = sandboxState(spec, workdir)): string {
+  return [
+    ...spec.hidden.filter((p) => existsSync(p)),
     '\u0000',
-  );
+    ...state.repos,
+    '\u0000',
+    protectedView(state.found),
+  ].join('\u0000');
 }
 
 /**
