@@ -7,7 +7,9 @@ import type { BackendContext, BackendDefinition } from '../../backend-types.js';
 import { dockerError, isNotFound } from './errors.js';
 import { DockerProcess, type ExecTarget } from './exec.js';
 import { dockerSettings, type DockerSettings } from './settings.js';
-import { checkDockerEgress, CONTAINER_PROXY_PORT, openContainerProxy } from './egress.js';
+import { checkDockerEgress, CONTAINER_PROXY_PORT, containerTrustMounts, openContainerProxy } from './egress.js';
+import { egressGate } from '../../egress/gate.js';
+import { TRUST_VARIABLES } from '../../egress/trust.js';
 import { proxyVariables, type TaskProxy } from '../../egress/task-proxy.js';
 import type { Attribution } from '../../egress/gate.js';
 import { networkNote } from '../../egress/network-note.js';
@@ -77,6 +79,8 @@ export class DockerTransport implements Transport {
       tmpfs['/tmp'] = 'rw,nosuid,nodev,exec,mode=1777';
       if (!s.mount_cwd) tmpfs[s.workdir] = 'rw,nosuid,nodev,exec';
     }
+    // With egress, commands trust the proxy's CA: its bundle mounted read-only and named by the usual variables.
+    const trust = s.egress ? await egressGate().trust() : undefined;
     let container: Docker.Container;
     try {
       container = await this.docker.createContainer({
@@ -84,9 +88,10 @@ export class DockerTransport implements Transport {
         Image: s.image,
         Entrypoint: ['sh', '-c', KEEPALIVE],
         WorkingDir: s.workdir,
-        Env: Object.entries({ ...s.env, ...(s.egress ? proxyVariables(CONTAINER_PROXY_PORT) : {}) }).map(
-          ([key, value]) => `${key}=${value}`,
-        ),
+        Env: Object.entries({
+          ...s.env,
+          ...(s.egress ? { ...proxyVariables(CONTAINER_PROXY_PORT), ...TRUST_VARIABLES } : {}),
+        }).map(([key, value]) => `${key}=${value}`),
         ...(s.user ? { User: s.user } : {}),
         Labels: {
           'tether.managed': '1',
@@ -104,7 +109,10 @@ export class DockerTransport implements Transport {
           SecurityOpt: ['no-new-privileges'],
           ReadonlyRootfs: s.read_only,
           Tmpfs: tmpfs,
-          Mounts: s.mount_cwd ? [{ Type: 'bind', Source: this.ctx.hostCwd, Target: s.workdir }] : [],
+          Mounts: [
+            ...(s.mount_cwd ? [{ Type: 'bind' as const, Source: this.ctx.hostCwd, Target: s.workdir }] : []),
+            ...(trust ? containerTrustMounts(trust) : []),
+          ],
         },
       });
     } catch (error) {

@@ -8,6 +8,7 @@ import type { FileMount } from './task-network.js';
 import { shQuote } from '../../shell-scripts.js';
 import { withFilterOn9 } from './seccomp.js';
 import { findProtected, pinArgs, protectedView, readOnlyArgs, type ProtectedFound } from './protected-files.js';
+import { trustBinds, type TrustFiles } from './trust-binds.js';
 import { RootedView, TaskView, within } from '../../task-view.js';
 
 export interface SandboxLayout {
@@ -17,6 +18,8 @@ export interface SandboxLayout {
   tmpDir: string;
   /** Mounted read-only over the machine's resolv.conf (its `target`) when the task network needs its own. */
   resolvConf?: FileMount;
+  /** With the egress proxy: the CA bundle commands trust (trust-binds.ts). */
+  trust?: TrustFiles;
 }
 
 /** /var/run is a link to /run on most systems; where it is a directory of its own it is hidden too. */
@@ -55,6 +58,7 @@ export function bwrapArgs(spec: SandboxSpec, layout: SandboxLayout, o: { pty: bo
   if (existsSync('/run/systemd/resolve')) args.push('--ro-bind', '/run/systemd/resolve', '/run/systemd/resolve');
   if (VAR_RUN_IS_DIR) args.push('--tmpfs', '/var/run');
   if (layout.resolvConf) args.push('--ro-bind', layout.resolvConf.file, layout.resolvConf.target);
+  args.push(...trustBinds(layout.trust));
   const binds: [string, string][] = [
     [layout.tmpDir, '/tmp'],
     [layout.workdir, layout.workdir],

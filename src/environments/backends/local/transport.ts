@@ -401,7 +401,12 @@ export class LocalTransport implements Transport {
 
   private layout(): SandboxLayout {
     if (!this.tmpDir) throw new EnvironmentError('Environment.Gone', 'local', 'the sandbox was closed');
-    return { workdir: this.workdir, tmpDir: this.tmpDir, resolvConf: this.network?.resolvConf };
+    return {
+      workdir: this.workdir,
+      tmpDir: this.tmpDir,
+      resolvConf: this.network?.resolvConf,
+      trust: this.proxy?.trustFiles(),
+    };
   }
 
   /** Runs a helper (tether's kill script) in the PID namespace of the running command tagged `tag`. */
