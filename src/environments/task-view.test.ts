@@ -54,6 +54,17 @@ describe('TaskView: what a task sees at a path', () => {
     expect(kinds(v.mounts())).toEqual(['hide /h/.tether', 'show /h/.tether/work/t1', 'hide /h/.tether/work/t1/.env']);
   });
 
+  it('an exposed path inside the task directory is read-only there, and mounted so (found by the attack pass)', () => {
+    // `--cwd ~` with ~/.aws exposed (and so no longer hidden): readable, never writable.
+    const v = new TaskView([h('/h/.ssh')], ['/h/.aws', '/h/.ssh/known_hosts', '/elsewhere/.kube'], true).forTask('/h');
+    expect(v.sight('/h/.aws/credentials')).toEqual({ readOnly: '/h/.aws' });
+    expect(v.writable('/h/.aws/config')).toBe(false);
+    expect(v.writable('/h/notes.txt')).toBe(true);
+    const kinds = (ls: Layer[]): string[] => ls.map((l) => `${l.kind} ${l.path}`);
+    // Outside every root and every hidden path, the read-only system already holds an exposed path: no mount.
+    expect(kinds(v.mounts())).toEqual(['hide /h/.ssh', 'show-read-only /h/.aws', 'show-read-only /h/.ssh/known_hosts']);
+  });
+
   it('mounts nothing twice: a hidden path inside a hidden directory is hidden with it', () => {
     const v = new TaskView([h('/h/.config'), h('/h/.config/gh'), h('/h/.netrc')]).forTask('/work');
     expect(v.mounts().map((l) => l.path)).toEqual(['/h/.netrc', '/h/.config']);

@@ -40,10 +40,11 @@ export class RootedView {
     const insideHidden = (p: string, strictly: boolean): boolean =>
       hidden.some((h) => within(p, h.path) && (!strictly || h.path !== p));
     const hides: Layer[] = hidden.map((h) => ({ kind: 'hide', ...h }));
-    // A root inside a hidden directory is the task's own: shown again. So is an exposed path (read-only).
+    // A root inside a hidden directory is the task's own: shown again. So is an exposed path, read-only: inside a
+    // hidden directory, and inside a root too (`--cwd ~` with ~/.aws exposed: readable, never changed by the run).
     const shows: Layer[] = roots.filter((r) => insideHidden(r, false)).map((path) => ({ kind: 'show', path }));
     const readOnly: Layer[] = view.exposed
-      .filter((e) => insideHidden(e, true))
+      .filter((e) => insideHidden(e, true) || roots.some((r) => within(e, r)))
       .map((path) => ({ kind: 'show-read-only', path }));
     this.layers = [...hides, ...shows, ...readOnly].sort((a, b) => rank(a) - rank(b));
   }
@@ -63,12 +64,15 @@ export class RootedView {
 
   /**
    * The layers a mount table needs: those that change what their enclosing layer decided (a hidden path inside a
-   * directory already hidden is hidden with it; a root not inside a hidden one is shown by its own bind already).
+   * directory already hidden is hidden with it; a root not inside a hidden one is shown by its own bind already; an
+   * exposed path is bound read-only unless a read-only layer already holds it).
    */
   mounts(): Layer[] {
     return this.layers.filter((l, i) => {
       const enclosing = decisive(this.layers, i, l.path);
-      return l.kind === 'hide' ? enclosing?.kind !== 'hide' : enclosing?.kind === 'hide';
+      if (l.kind === 'hide') return enclosing?.kind !== 'hide';
+      if (l.kind === 'show-read-only') return enclosing?.kind !== 'show-read-only';
+      return enclosing?.kind === 'hide';
     });
   }
 
@@ -151,6 +155,6 @@ export function hiddenMessage(shown: string, h: HiddenPath): string {
     case 'configured':
       return `${shown} is hidden by terminal.local.sandbox.hidden (${h.path}): no command or tool of a run can read or change it`;
     case 'private-tmp':
-      return `${shown} is not the task's: its commands have a /tmp of their own, which the file tools do not reach; use a path in the working directory`;
+      return `${shown} is not the task's: its commands have a ${h.path} of their own, which the file tools do not reach; use a path in the working directory`;
   }
 }

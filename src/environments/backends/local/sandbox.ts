@@ -67,20 +67,22 @@ export function bwrapArgs(spec: SandboxSpec, layout: SandboxLayout, o: { pty: bo
   for (const [from, to] of binds) args.push('--bind', from, to);
   // Hidden paths, and on top what is shown again: the task's own directory, a path a person exposed inside a hidden
   // directory (~/.ssh/known_hosts in ~/.ssh, read-only).
-  args.push(...hide(spec, binds));
+  args.push(
+    ...hide(
+      viewOf(
+        spec,
+        binds.map(([, to]) => to),
+      ),
+      binds,
+    ),
+  );
   // Files other programs run or obey later (protected-files.ts): the directories above them pinned before the git
   // binds (a pin is a fresh bind of the host's directory and would cover them), the files read-only after them.
   const roots = [layout.workdir, ...spec.writable];
   const state = sandboxState(spec, layout.workdir);
   args.push(...pinArgs(state.found, roots, spec.hidden));
   args.push(...protectGit(state.repos));
-  const view = new RootedView(
-    new TaskView(
-      spec.hidden.map((path) => ({ path, why: 'configured' as const })),
-      spec.exposed,
-    ),
-    roots,
-  );
+  const view = viewOf(spec, roots);
   args.push(...readOnlyArgs(state.found, roots, (p) => view.sight(p) !== undefined));
   // tether's kill script joins a command's PID namespace from the worker's side, so it gets an empty network namespace
   // of its own: a command that takes it over (ptrace from inside that PID namespace) gains no way to this machine's
@@ -127,7 +129,7 @@ const NOT_SEARCHED = new Set(['node_modules']);
  * Links are not followed. Also the tops of the projects there: the roots, and each directory holding a `.git`
  * (a directory, or the file of a submodule or linked worktree), where the protected files are looked for.
  */
-function repositories(roots: readonly string[]): { repos: string[]; tops: string[] } {
+function repositories(view: RootedView, roots: readonly string[]): { repos: string[]; tops: string[] } {
   const found: string[] = [];
   const tops = [...roots];
   let read = 0;
@@ -150,6 +152,9 @@ function repositories(roots: readonly string[]): { repos: string[]; tops: string
     for (const e of entries) {
       if (!e.isDirectory()) continue;
       const path = join(dir, e.name);
+      // A hidden directory (~/.ssh, TETHER_HOME's checkpoint store under a task directory that holds the home) or a
+      // read-only exposed one is not searched: binding a repository found there would show it again, writable.
+      if (view.sight(path) !== undefined) continue;
       if (e.name === '.git') {
         found.push(path);
         // A submodule's git directory is in .git/modules/NAME: git reads its config there.
@@ -168,7 +173,8 @@ export interface SandboxState {
 }
 
 export function sandboxState(spec: SandboxSpec, workdir: string): SandboxState {
-  const { repos, tops } = repositories([workdir, ...spec.writable]);
+  const roots = [workdir, ...spec.writable];
+  const { repos, tops } = repositories(viewOf(spec, roots), roots);
   return { repos, tops, found: findProtected(tops, spec.protected ?? []) };
 }
 
@@ -183,6 +189,17 @@ export function sandboxView(spec: SandboxSpec, workdir: string, state = sandboxS
   ].join('\u0000');
 }
 
+/** The task's view (task-view.ts) with the sandbox's binds as its roots. */
+function viewOf(spec: SandboxSpec, roots: readonly string[]): RootedView {
+  return new RootedView(
+    new TaskView(
+      spec.hidden.map((path) => ({ path, why: 'configured' as const })),
+      spec.exposed,
+    ),
+    roots,
+  );
+}
+
 /**
  * The view's layers as mounts (task-view.ts: the deepest layer decides, so they go shallowest first). Each hidden
  * path that exists becomes an empty directory no command can write (mode 0555; with every capability dropped even
@@ -190,17 +207,8 @@ export function sandboxView(spec: SandboxSpec, workdir: string, state = sandboxS
  * TETHER_HOME) is bound again on top, so the task still has it, and a hidden path inside that is hidden again; an
  * exposed path inside a hidden directory is bound read-only on top.
  */
-function hide(spec: SandboxSpec, binds: readonly [string, string][]): string[] {
-  const view = new TaskView(
-    spec.hidden.map((path) => ({ path, why: 'configured' as const })),
-    spec.exposed,
-  );
-  const layers = new RootedView(
-    view,
-    binds.map(([, to]) => to),
-  )
-    .mounts()
-    .filter((l) => existsSync(l.path));
+function hide(view: RootedView, binds: readonly [string, string][]): string[] {
+  const layers = view.mounts().filter((l) => existsSync(l.path));
   const args: string[] = [];
   // A hidden path inside a writable one (a task directory that holds the home: ~/.docker/config.json) could be
   // taken out of hiding by renaming a directory above it (mv .docker x; the next command's sandbox finds no

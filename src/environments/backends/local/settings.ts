@@ -165,6 +165,9 @@ export function hiddenPaths(settings: LocalSettings): HiddenPath[] {
   return [...out.values()];
 }
 
+/** The directories the sandbox mounts a fresh one of its own on (sandbox.ts bwrapArgs): the file tools reach none. */
+const OWN_MOUNTS = ['/tmp', '/proc', '/dev', '/run', '/var/run'];
+
 /**
  * What the task's tools and commands see: the sandbox's hidden paths, or with the sandbox off tether's own only; and
  * the protected files, on every backend.
@@ -181,9 +184,10 @@ export function taskView(settings: LocalSettings): TaskView {
       [],
       prot,
     );
-  // Each task's commands have a /tmp of their own (sandbox.ts binds it): the machine's is not theirs.
-  const tmp = { path: realPath('/tmp'), why: 'private-tmp' as const };
-  return new TaskView([...hiddenPaths(settings), tmp], s.expose.map(realPath), true, s.writable.map(realPath), prot);
+  // Each task's commands have a /tmp, /proc, /dev and /run of their own (sandbox.ts mounts them): the machine's (the
+  // worker's environment in /proc/self/environ, its descriptors, /dev/shm, daemons' files in /run) are not theirs.
+  const own = OWN_MOUNTS.filter(existsSync).map((p) => ({ path: realPath(p), why: 'private-tmp' as const }));
+  return new TaskView([...hiddenPaths(settings), ...own], s.expose.map(realPath), true, s.writable.map(realPath), prot);
 }
 
 /** The sandbox the local backend uses, or undefined when it is off or this is not Linux. */
