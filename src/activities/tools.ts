@@ -15,6 +15,7 @@ import { detect } from '../approval/detect.js';
 import { loadBashParser } from '../approval/parser.js';
 import { lostWorker, withHeartbeat } from './heartbeat.js';
 import { environmentManager } from '../environments/current.js';
+import { comparableDigests } from '../environments/judged-bytes.js';
 import { withToolCall } from '../environments/tool-call-context.js';
 import { listedDir, prefetchOf } from '../approval/scripts.js';
 import { releaseTask } from '../registry/task-cleanup.js';
@@ -102,6 +103,10 @@ async function recheck(gate: Gate, input: RunToolInput, bound: Record<string, st
   if (typeof verdict === 'string' || !verdict.dangerous) return verdict;
   return { ...verdict, changed };
 }
+
+/** The entries of `reads` named by `keys`. */
+const pick = (reads: Record<string, string> | undefined, keys: string[] | undefined) =>
+  Object.fromEntries((keys ?? []).map((k) => [k, reads![k]!]));
 
 /** The files (not listings, not the home directory's) a verdict was reached on: what a background process holds. */
 function heldKeys(reads: Record<string, string> | undefined): string[] | undefined {
@@ -191,18 +196,22 @@ export function createToolActivities(deps: ToolActivityDeps) {
         async (signal) => {
           const routed =
             registry.get(input.name)?.environment && deps.workerQueue ? { workerQueue: deps.workerQueue } : {};
-          let judgedReads = heldKeys(input.bound);
+          // The files (and their digests) the verdict this call runs on was reached on.
+          let reads = input.bound;
           if (gate && gated && !input.approved) {
             const verdict = await judgeOrExplain(gate, input);
             if (typeof verdict === 'string') return { status: 'blocked', result: verdict, ...routed };
             if (verdict.dangerous) return { status: 'approval_required', result: '', assessment: verdict, ...routed };
-            judgedReads = heldKeys(verdict.reads);
+            reads = verdict.reads;
           } else if (gate && input.bound !== undefined) {
             const again = await recheck(gate, input, input.bound);
             if (typeof again === 'string') return { status: 'blocked', result: again, ...routed };
             if (again?.dangerous) return { status: 'approval_required', result: '', assessment: again, ...routed };
-            if (again?.reads) judgedReads = heldKeys(again.reads);
+            if (again?.reads) reads = again.reads;
           }
+          const judgedReads = heldKeys(reads);
+          // Only where a gate judged this call: what runs must be those bytes (judged-bytes.ts).
+          const judgedDigests = gate ? comparableDigests(pick(reads, judgedReads)) : undefined;
           // Looked up only for a hook or a tool that reads it: a plain call pays nothing for it.
           const userTask =
             input.userTask ??
@@ -215,6 +224,7 @@ export function createToolActivities(deps: ToolActivityDeps) {
             workflowId: Context.current().info.workflowExecution?.workflowId,
             callId: input.callId,
             ...(judgedReads ? { judgedReads } : {}),
+            ...(judgedDigests ? { judgedDigests } : {}),
           };
           // An `execute_tool` span and the tool metrics, when tracing or metrics are on.
           const observed = { name: input.name, callId: input.callId, args: input.args };

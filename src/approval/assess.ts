@@ -48,7 +48,7 @@ const MAX_READS = 600;
 
 /** What a read gave, as one comparable string: the content's digest, or why there was none. */
 export function fileDigest(f: ScriptFile): string {
-  if ('text' in f) return `sha256:${createHash('sha256').update(f.text).digest('hex')}`;
+  if ('text' in f) return f.digest ?? `sha256:${createHash('sha256').update(f.text).digest('hex')}`;
   if ('binary' in f) return f.digest ?? 'binary';
   if ('missing' in f) return 'missing';
   if ('directory' in f) return 'directory';

@@ -68,6 +68,7 @@ import { inDir, lookedUp, taskPathDirs } from './loaders/path-lookup.js';
 import { projectRunner } from './loaders/runners.js';
 import { listedDir, scriptKey, type ScriptFile } from './scripts.js';
 import { loadFile, runFile } from './loaders/run-file.js';
+import { expandGlob } from './loaders/glob.js';
 import { inlineOrigin, programLoad } from './loaders/program-loads.js';
 import { readLanguage } from './interpreters/languages.js';
 import type { ParseBash, SyntaxNode } from './parser.js';
@@ -116,6 +117,8 @@ const INHERITED_LOOKUPS = /^(PYTHONPATH|NODE_PATH|PERL5LIB|RUBYLIB|HOME|XDG_CONF
 const MAX_DEPTH = 8;
 /** Files loaded by programs (modules, hooks) judged at most per command line. */
 const MAX_LOADS = 400;
+/** A `for` loop over more values than this is judged as over unknown ones (its body once, the variable unknown). */
+const MAX_LOOP_VALUES = 16;
 /** Syntax trees deeper than this are not walked: they ask. */
 const MAX_TREE_DEPTH = 400;
 
@@ -851,14 +854,36 @@ class Analysis implements CarryContext, ValueContext {
    */
   private forLoop(node: SyntaxNode): void {
     const name = node.childForFieldName('variable')?.text;
-    const list = node.childrenForFieldName('value').find((v) => v?.type === 'command_substitution');
+    const values = node.childrenForFieldName('value').filter((v): v is SyntaxNode => v !== null);
+    const list = values.find((v) => v.type === 'command_substitution');
     const body = node.childForFieldName('body');
-    if (!name || !list || !body) return;
+    if (!name || !body) return;
     const inner = named(body)
       .map((c) => c.text)
       .join('\n');
     const uses = new RegExp(`\\$(\\{${name}\\}|${name}\\b)`, 'g');
-    if (uses.test(inner)) this.script(inner.replace(uses, () => list.text));
+    if (list) return void (uses.test(inner) && this.script(inner.replace(uses, () => list.text)));
+    // `for d in a b packages/*/`: plain values (a glob expanded as bash would, where files are read) are known. The
+    // body is walked next with the last one (what the variable holds after the loop), judged here with each other one.
+    const known = values
+      .map((v) => wordOf(v, this.vars))
+      .flatMap((w) => {
+        if (w.dynamic) return ['$'];
+        if (!w.pattern || !this.reading) return [w.text];
+        const r = expandGlob(
+          w.text,
+          (k) => this.keyOf(k),
+          (k) => this.readFile(k),
+        );
+        return 'paths' in r ? r.paths : ['$'];
+      });
+    if (known.length === 0 || known.length > MAX_LOOP_VALUES || known.some((v) => !/^[\w./@:+,=*?-]+$/.test(v))) return;
+    const cwd = this.where.cwd;
+    for (const v of known.slice(0, -1)) {
+      this.script(inner.replace(uses, () => v));
+      this.where.cwd = cwd; // each pass starts where the loop does
+    }
+    this.vars.set(name, known.at(-1)!);
   }
 
   /** `f(){ f | f & }; f` or `f(){ while :; do f & done; }`: a function that keeps starting itself. */

@@ -6,10 +6,10 @@ import type { Where } from './paths.js';
 /**
  * A file's content as read in the task's environment, or why it could not be read; for a listing key, the names in
  * the directory. A compiled file carries the digest of its bytes (what the gate's verdict is bound to), since its
- * text is not kept.
+ * text is not kept; a text file read in an environment does too (bytes that are not UTF-8 decode lossily).
  */
 export type ScriptFile =
-  | { text: string }
+  | { text: string; digest?: string }
   | { binary: true; digest?: string }
   | { missing: true }
   | { directory: true }

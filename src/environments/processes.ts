@@ -9,6 +9,7 @@ import {
   writeFileProcessScript,
 } from './file-process-scripts.js';
 import { posix } from 'node:path';
+import { boundToJudged } from './judged-bytes.js';
 import { OutputLog } from './output-log.js';
 import { currentToolCall } from './tool-call-context.js';
 import type { ShellEnvironment } from './shell-environment.js';
@@ -89,9 +90,11 @@ export class ProcessTable {
       running: true,
       polled: 0,
     };
+    // Like a foreground command, it runs only on the bytes its verdict read (judged-bytes.ts).
+    const run = boundToJudged(command, currentToolCall()?.judgedDigests);
     if (this.streams) {
       const script = this.env.scriptFor(id, {
-        command,
+        command: run,
         cwd: opts.cwd,
         env: opts.env,
         timeoutSeconds: 0,
@@ -115,7 +118,7 @@ export class ProcessTable {
         startFileProcessScript({
           stateDir: this.env.stateDir,
           id,
-          command,
+          command: run,
           defaultCwd: this.env.workdir,
           cwd: opts.cwd,
           // As a streamed process gets them through scriptFor: terminal.env and the passed-through variables too.

@@ -92,9 +92,9 @@ function statusOf(piece: string, listing: boolean): ScriptFile | 'file' {
 function contentOf(bytes: Buffer): ScriptFile {
   if (bytes.length > MAX_SCRIPT_BYTES)
     return { error: `is too big to check (at most ${MAX_SCRIPT_BYTES} bytes are read)` };
-  if (bytes.includes(0) || bytes.subarray(0, 4).toString('latin1') === '\u007fELF')
-    return { binary: true, digest: `sha256:${createHash('sha256').update(bytes).digest('hex')}` };
-  return { text: bytes.toString('utf8') };
+  const digest = `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
+  if (bytes.includes(0) || bytes.subarray(0, 4).toString('latin1') === '\u007fELF') return { binary: true, digest };
+  return { text: bytes.toString('utf8'), digest };
 }
 
 /** The parts of `data` between occurrences of `separator` (what comes before the first one is dropped). */

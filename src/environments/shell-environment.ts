@@ -7,6 +7,7 @@ import { CommandGuard } from './command-guard.js';
 import { commandScript, killScript } from './shell-scripts.js';
 import { ShellSession } from './shell-session.js';
 import { EnvironmentError, type PtySize, type Transport } from './types.js';
+import { boundToJudged } from './judged-bytes.js';
 import { currentToolCall, type ToolCallContext } from './tool-call-context.js';
 import type { Attribution } from './egress/gate.js';
 
@@ -203,10 +204,12 @@ export class ShellEnvironment {
     // Before the shell is chosen: what changed since the last command decides the sandbox it runs in.
     const mark = this.transport.commandStarting?.();
     const ended = (): string[] => this.transport.commandEnded?.(mark) ?? [];
+    // What runs is what the gate judged: the files its verdict read are compared first (judged-bytes.ts).
+    const bound = { ...req, command: boundToJudged(req.command, call?.judgedDigests) };
     let running: RunningCommand;
     try {
       const session = this.claimSession(req);
-      running = session ? this.launchInSession(session, id, req, started) : this.launchProcess(id, req, started);
+      running = session ? this.launchInSession(session, id, bound, started) : this.launchProcess(id, bound, started);
     } catch (err) {
       ended();
       this.foreground.delete(id);

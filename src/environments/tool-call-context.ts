@@ -12,6 +12,11 @@ export interface ToolCallContext {
    */
   judgedReads?: readonly string[];
   /**
+   * The digests of the files that verdict read (key → `sha256:HEX` or `missing`): a command the call starts runs only
+   * if they are unchanged (judged-bytes.ts), so a file swapped after the gate's last read is never run.
+   */
+  judgedDigests?: Readonly<Record<string, string>>;
+  /**
    * Set while an execute_code program's tool request runs: the program as its approval showed it. A network
    * approval for what the inner call reaches names the program as well as the call.
    */

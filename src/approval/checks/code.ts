@@ -98,7 +98,7 @@ const SHELL_FN: Record<string, RegExp> = {
   /** subprocess imported under another name (`import subprocess as s; s.call(...)`, `from subprocess import run`). */
   'python-subprocess': /(?:\w+\.|(?<![\w.]))(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput)\s*\(/g,
   javascript: /(?:\.|\b)(?:exec|execSync|spawn|spawnSync|execFile|execFileSync)\s*\(|\$`/g,
-  perl: /(?<![\w$>"'])(?:system|exec|qx)\b(?=\s|\()\s*\(?/g,
+  perl: /(?<![\w$>"'])(?:(?:system|exec|qx)\b(?=\s|\()|readpipe(?=[\s(;}]|$))\s*\(?/g,
   ruby: /(?<![\w."'])(?:system|exec|spawn|Kernel\.system|Kernel\.exec|IO\.popen|Open3\.\w+|%x)\b(?=\s|\()\s*\(?/g,
   php: /(?<![\w>])(?:system|exec|shell_exec|passthru|popen|proc_open|pcntl_exec)\s*\(/g,
   lua: /\b(?:os\.execute|io\.popen)\s*\(?/g,
@@ -175,7 +175,9 @@ function dynamicCalls(code: string, language: string, ctx: CheckContext, detail:
   for (const m of calls) {
     if (m[0] === '$`') continue; // a template literal is read like backticks
     const parenthesised = m[0].trimEnd().endsWith('(');
-    if (!onlyLiterals(argumentsAt(code, m.index + m[0].length, parenthesised))) {
+    const args = argumentsAt(code, m.index + m[0].length, parenthesised);
+    // Perl's readpipe with no argument runs `$_`: the line just read.
+    if (!onlyLiterals(args) || (m[0].startsWith('readpipe') && !/\S/.test(args))) {
       ctx.add('dynamic-command', `${detail} (the command is built at run time)`);
       return;
     }

@@ -3,7 +3,7 @@
 // `s///e` flag (inline, `-f FILE`, `w FILE` writes), gdb/lldb commands (`-ex`, `-x FILE`, `shell`, `platform shell`,
 // `script`), zip's `-TT CMD`. The command is judged like any command line; a shell started from them is an
 // interactive shell. Pure.
-import { literal } from '../words.js';
+import { literal, type Word } from '../words.js';
 import { checkWrite } from './files.js';
 import { show, stdinIsDynamic, type Check, type CheckContext, type Io } from './types.js';
 
@@ -19,19 +19,27 @@ function vimString(expr: string): string | undefined {
   return out;
 }
 
-/** An ex command (`:!rm -rf x`, `silent !cmd`, `call system("cmd")`, `py3 import os; ...`, `so x.vim`): what it runs. */
-export function exCommand(raw: string, ctx: CheckContext, detail: string, depth = 0): void {
+/** The editor's buffer as a filter's standard input: the file it edits, else text unknown here. */
+const bufferInput = (file: Word | undefined): Io =>
+  file ? { upstream: [], stdinFile: file } : { upstream: [{ argv: null, dynamic: true }] };
+
+/**
+ * An ex command (`:!rm -rf x`, `silent !cmd`, `call system("cmd")`, `py3 import os; ...`, `so x.vim`): what it runs.
+ * `{range}!filter` and `w !cmd` feed the buffer (`file`, the file edited) to the command: `%!sh` runs the file.
+ */
+export function exCommand(raw: string, ctx: CheckContext, detail: string, file?: Word, depth = 0): void {
   const c = raw.replace(/^[:\s]+/, '').replace(/^(silent!?|sil!?|keepalt|noautocmd|noa)\s+/, '');
   const exe = /^exe(?:c(?:ute)?)?\s+(.*)$/s.exec(c);
   if (exe) {
     const text = vimString(exe[1]!);
     if (text === undefined) ctx.add('dynamic-command', `${detail} (:execute of a command built at run time)`);
-    else if (depth < 8) exCommand(text, ctx, detail, depth + 1);
+    else if (depth < 8) exCommand(text, ctx, detail, file, depth + 1);
     return;
   }
-  const bang = /^(?:[\d,.$%']*)\s*(?:r(?:ead)?\s*|w(?:rite)?!?\s*)?!(.*)$/s.exec(c);
+  const bang = /^([\d,.$%'<>]*)\s*(r(?:ead)?\s*|w(?:rite)?!?\s*)?!(.*)$/s.exec(c);
   if (bang) {
-    ctx.script(bang[1]!);
+    const fed = bang[1] !== '' ? bang[2] === undefined : bang[2]?.startsWith('w') === true;
+    ctx.script(bang[3]!, fed ? bufferInput(file) : undefined);
     return;
   }
   if (/^(sh(ell)?|term(inal)?)\b/.test(c)) {
@@ -43,12 +51,12 @@ export function exCommand(raw: string, ctx: CheckContext, detail: string, depth 
     ctx.add('dynamic-command', `${detail} (:normal keystrokes that run commands)`);
   const make = /^(make|lmake|grep|lgrep)\b(.*)$/s.exec(c);
   if (make) ctx.script(`${make[1]!.replace(/^l/, '')}${make[2]}`);
-  const file = /^(so(?:urce)?|runtime|luafile|py3?file|pyxfile|rubyfile|perlfile)!?\s+(\S+)/.exec(c);
-  if (file) {
+  const sourced = /^(so(?:urce)?|runtime|luafile|py3?file|pyxfile|rubyfile|perlfile)!?\s+(\S+)/.exec(c);
+  if (sourced) {
     const language: Record<string, string> = { luafile: 'lua', rubyfile: 'ruby', perlfile: 'perl' };
-    const lang = /^py/.test(file[1]!) ? 'python' : (language[file[1]!] ?? 'vim');
-    if (file[1] === 'runtime') ctx.add('dynamic-command', `${detail} (:runtime loads scripts found at run time)`);
-    else ctx.runsFile(literal(file[2]!.replace(/^~(?=\/)/, '~')), lang);
+    const lang = /^py/.test(sourced[1]!) ? 'python' : (language[sourced[1]!] ?? 'vim');
+    if (sourced[1] === 'runtime') ctx.add('dynamic-command', `${detail} (:runtime loads scripts found at run time)`);
+    else ctx.runsFile(literal(sourced[2]!.replace(/^~(?=\/)/, '~')), lang);
   }
   for (const m of c.matchAll(/\b(?:system|systemlist|jobstart|termopen|libcall|libcallnr)\s*\(/g)) {
     const lit = /^\s*(["'])((?:\\.|(?!\1)[^\\])*)\1\s*[,)]/s.exec(c.slice(m.index + m[0].length));
@@ -72,9 +80,9 @@ export function exCommand(raw: string, ctx: CheckContext, detail: string, depth 
 }
 
 /** A vim script or an ex script (one command a line; `"` comments, `\` continuation lines). */
-export function vimScript(text: string, ctx: CheckContext, detail: string): void {
+export function vimScript(text: string, ctx: CheckContext, detail: string, file?: Word): void {
   const lines = text.replace(/\n\s*\\/g, ' ').split('\n');
-  for (const line of lines) if (line.trim() !== '' && !/^\s*"/.test(line)) exCommand(line, ctx, detail);
+  for (const line of lines) if (line.trim() !== '' && !/^\s*"/.test(line)) exCommand(line, ctx, detail, file);
 }
 
 /** Keystrokes vim reads from a file (`vim -s FILE`): the `:` commands in them; other keys that run commands ask. */
@@ -84,15 +92,21 @@ export function keystrokes(text: string, ctx: CheckContext, detail: string): voi
     ctx.add('dynamic-command', `${detail} (keystrokes that filter through a command)`);
 }
 
+/** vim's options that take the next word as their value (combined flags end in one: `-sc`). */
+const VIM_VALUED = /^(-[a-zA-Z]*[cSuUiTwWtqsl]|--cmd|--servername|--remote\S*|--startuptime|--listen)$/;
+
 /** vim -c CMD, --cmd CMD, +CMD, -S FILE, -u VIMRC, -s SCRIPTIN, nvim -l FILE; ex and `vim -e` read commands from stdin. */
 const vim: Check = (cmd, io, ctx) => {
   const args = cmd.args;
   const detail = show(cmd);
   const exMode = cmd.name === 'ex' || args.some((a) => /^-[a-zA-Z]*[eE]/.test(a.text) && !a.text.startsWith('--'));
+  // The file edited (the first operand): what a filter's `%!sh` or `w !sh` is fed. Option values are not operands.
+  const file = args.find((a, i) => !/^[-+]/.test(a.text) && !VIM_VALUED.test(args[i - 1]?.text ?? ''));
   for (let i = 0; i < args.length; i += 1) {
-    const t = args[i]!.text;
+    // Flags combine (`-sc CMD`, `-es`): the last one takes the value.
+    const t = /^-[a-zA-Z]{2,}$/.test(args[i]!.text) ? `-${args[i]!.text.slice(-1)}` : args[i]!.text;
     const value = t === '-c' || t === '--cmd' ? args[(i += 1)]?.text : /^\+./.test(t) ? t.slice(1) : undefined;
-    if (value !== undefined) exCommand(value, ctx, detail);
+    if (value !== undefined) exCommand(value, ctx, detail, file);
     if (t === '-S') {
       const f = args[i + 1] && !args[i + 1]!.text.startsWith('-') ? args[(i += 1)]! : literal('Session.vim');
       ctx.runsFile(f, 'vim');
@@ -104,31 +118,40 @@ const vim: Check = (cmd, io, ctx) => {
     if (t === '-s' && !exMode && args[i + 1]) ctx.runsFile(args[(i += 1)]!, 'vim-keys');
   }
   // Ex mode reads its commands from standard input.
-  if (exMode) exInput(io, ctx, detail);
+  if (exMode) exInput(io, ctx, detail, file);
 };
 
 /** Ex commands arriving on standard input (`ex file < cmds`, `echo '!cmd' | ex`, `ed`). */
-function exInput(io: Io, ctx: CheckContext, detail: string, language = 'vim'): void {
+function exInput(io: Io, ctx: CheckContext, detail: string, file: Word | undefined, language = 'vim'): void {
   const text = ctx.knownText(io);
   if (text !== undefined) {
-    if (language === 'ed') edScript(text, ctx, detail);
-    else vimScript(text, ctx, detail);
+    if (language === 'ed') edScript(text, ctx, detail, file);
+    else vimScript(text, ctx, detail, file);
   } else if (io.stdinFile && !ctx.substitutionInput(io.stdinFile)) ctx.runsFile(io.stdinFile, language);
   else if (stdinIsDynamic(io) || io.upstream.length > 0)
     ctx.add('dynamic-command', `${detail} (commands read from another program's output)`);
 }
 
 /** ed scripts: `!cmd` runs a command, `w !cmd` and `r !cmd` pipe through one, `w FILE` writes. */
-export function edScript(text: string, ctx: CheckContext, detail: string): void {
+export function edScript(text: string, ctx: CheckContext, detail: string, file?: Word): void {
   for (const line of text.split('\n')) {
-    const bang = /^\s*[\d,.$;'a-z]*\s*(?:[wWr]\s*)?!(.*)$/.exec(line);
-    if (bang) ctx.script(bang[1]!);
+    // `w !cmd` is fed the buffer (the file edited); `!cmd` and `r !cmd` are not.
+    const bang = /^\s*[\d,.$;'a-z]*?\s*([wWr]\s*)?!(.*)$/.exec(line);
+    if (bang) ctx.script(bang[2]!, /^[wW]/.test(bang[1] ?? '') ? bufferInput(file) : undefined);
     const write = /^\s*[\d,.$;]*\s*[wW]\s+([^!\s]\S*)/.exec(line);
     if (write) checkWrite(literal(write[1]!), `${detail} (w ${write[1]})`, ctx);
   }
 }
 
-const ed: Check = (cmd, io, ctx) => exInput(io, ctx, show(cmd), 'ed');
+/** ed [-s] [-p PROMPT] [FILE]: its commands come from standard input. */
+const ed: Check = (cmd, io, ctx) =>
+  exInput(
+    io,
+    ctx,
+    show(cmd),
+    cmd.args.find((a, i) => !/^-/.test(a.text) && cmd.args[i - 1]?.text !== '-p'),
+    'ed',
+  );
 
 /** The commands of a sed script: `e CMD` runs CMD, a bare `e` or `s///e` runs text made at run time; `w FILE` writes. */
 /** A sed script's commands: `;` separates them, except that `e`, `a`, `i`, `c`, `r` and `w` take the rest of the line. */

@@ -309,25 +309,36 @@ function sqlOptions(cmd: Argv, ctx: CheckContext): void {
   }
 }
 
+/** Named after the project as compose names its containers and images: `<directory>-<service>` (`_` before v2). */
+function composeOwned(name: string, project: string | undefined): boolean {
+  const dir = project?.replace(/\/+$/, '').split('/').pop()?.toLowerCase() ?? '';
+  return dir !== '' && (name.startsWith(`${dir}-`) || name.startsWith(`${dir}_`));
+}
+
 /**
  * `docker rm api-1`, `podman container rm web`: stopped containers named one by one are recreated from their image,
- * like a build output. Forcing a running one away (`-f`), their volumes (`-v`), a computed list (`$(docker ps -aq)`)
- * and images stay resource-delete.
+ * like a build output. The project's own containers and images, named after its directory as compose names them
+ * (`proj-api-1`, `proj-api:dev`), may be forced away (`-f`) or untagged too. Other images and forced removals, their
+ * volumes (`-v`), every one (`-a`) and a computed list (`$(docker ps -aq)`) stay resource-delete.
  */
-function namedContainerRemoval(cmd: Argv): boolean {
+function namedContainerRemoval(cmd: Argv, project: string | undefined): boolean {
   if (!CONTAINER_CLIS.has(cmd.name ?? '') || cmd.name === 'kubectl' || cmd.name === 'oc' || cmd.name === 'helm')
     return false;
   const w = cmd.args.map((a) => a.text);
-  const at = w[0] === 'container' ? 1 : 0;
-  if (!/^(rm|remove)$/.test(w[at] ?? '')) return false;
+  const at = w[0] === 'container' || w[0] === 'image' ? 1 : 0;
+  if (!/^(rm|remove|rmi)$/.test(w[at] ?? '')) return false;
+  const images = w[0] === 'image' || w[at] === 'rmi';
   const rest = cmd.args.slice(at + 1);
-  return rest.length > 0 && rest.every((a) => !a.dynamic && a.substitutions.length === 0 && /^\w[\w.-]*$/.test(a.text));
+  const names = rest.filter((a) => !/^(-f|--force)$/.test(a.text));
+  if (names.length === 0) return false;
+  if ((names.length < rest.length || images) && !names.every((a) => composeOwned(a.text, project))) return false;
+  return names.every((a) => !a.dynamic && a.substitutions.length === 0 && /^\w[\w.:/@-]*$/.test(a.text));
 }
 
 export const resourceVerbs: Check = (cmd, io, ctx) => {
   nestedCommands(cmd, io, ctx);
   sqlOptions(cmd, ctx);
-  const verb = namedContainerRemoval(cmd) ? undefined : destructiveVerb(cmd);
+  const verb = namedContainerRemoval(cmd, ctx.where.project) ? undefined : destructiveVerb(cmd);
   if (verb) ctx.add('resource-delete', `${show(cmd)} (${verb})`);
   else if (!cmd.args.some((a) => /^--dry-run(=(client|server|true))?$/.test(a.text))) {
     const path = subcommandPath(cmd.args);

@@ -250,10 +250,12 @@ const COMPUTED_PIDS = /\b(pgrep|pidof|ps|lsof|awk|grep|jobs|fuser|pstree)\b/;
 
 /**
  * A command line that names what the agent started, not every instance of a program: a script file or a path
- * (`node server.js`, `./bin/dev`), or a dev server on one unprivileged port (`vite --port 5173`, `:4000`).
+ * (`node server.js`, `./bin/dev`), an application of the project by its entry point (`uvicorn app.main:app`,
+ * `gunicorn proj.wsgi:application`), or a dev server on one unprivileged port (`vite --port 5173`, `:4000`).
  */
 function ownCommandLine(pattern: string): boolean {
-  const SCRIPT = /(^|[\s/])[\w.-]+\.(js|mjs|cjs|ts|mts|tsx|py|rb|php|pl|go|jar|sh|exs?)(\s|$)|(^|\s)\.{0,2}\/[\w.-]+\//;
+  const SCRIPT =
+    /(^|[\s/])[\w.-]+\.(js|mjs|cjs|ts|mts|tsx|py|rb|php|pl|go|jar|sh|exs?)(\s|$)|(^|\s)\.{0,2}\/[\w.-]+\/|\s[A-Za-z_][\w.]*:[A-Za-z_]\w*(\s|$)/;
   const port = /(--port[= ]|-p\s|:)(\d{4,5})\b/.exec(pattern);
   return (
     SCRIPT.test(pattern) ||
