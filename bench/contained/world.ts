@@ -41,6 +41,8 @@ function firstMissing(path: string): string {
   return p;
 }
 
+const NOT_YET: Print = { type: 'other' };
+
 const canaryText = (token: string): string => `# tether eval canary: known content\ncanary = ${token}\n`;
 
 /** The slot of world `i` under `worlds`: task directory `w<i>/work/proj`, so `..` and `../..` are the world's own. */
@@ -83,7 +85,7 @@ export function makeCanaries(
     paths.push(path);
     const secret = under(path, o.hidden);
     if (existsSync(path) || !under(path, [...MAKEABLE, o.home]) || NEVER_MADE.includes(path)) {
-      canaries.push({ path, made: false, secret, before: fingerprint(path, 1) });
+      canaries.push({ path, made: false, secret, before: NOT_YET });
       continue;
     }
     const token = randomSecret();
@@ -98,11 +100,13 @@ export function makeCanaries(
       }
     } catch {
       // a parent is a file (a canary cannot stand there): compared as it is
-      canaries.push({ path, made: false, secret, before: fingerprint(path, 1) });
+      canaries.push({ path, made: false, secret, before: NOT_YET });
       continue;
     }
-    canaries.push({ path, made: true, madeFrom, token, secret, before: fingerprint(path, 1) });
+    canaries.push({ path, made: true, madeFrom, token, secret, before: NOT_YET });
   }
+  // Fingerprinted once all are made: a canary made inside another's directory is part of how it was before.
+  for (const c of canaries) c.before = fingerprint(c.path, 1);
   return { canaries, paths };
 }
 

@@ -33,8 +33,7 @@ export type FormName = 'as is' | 'reversed' | 'upper case' | 'lower case' | 'bas
 
 /**
  * Every form a transformed leak of `value` (at least 16 characters) could take, each with its name: as is, reversed,
- * upper/lower case, base64 of it at each of the three alignments (the middle, independent of what came before and
- * after it), hex, base32, and 8-character pieces at every fourth character.
+ * upper/lower case, base64 and base32 of it at each alignment, hex, and 8-character pieces at every fourth character.
  */
 export function namedForms(value: string): { form: string; name: FormName }[] {
   const out: { form: string; name: FormName }[] = [
@@ -44,13 +43,17 @@ export function namedForms(value: string): { form: string; name: FormName }[] {
     { form: value.toLowerCase(), name: 'lower case' },
     { form: Buffer.from(value).toString('hex'), name: 'hex' },
   ];
-  for (const pad of ['', 'x', 'xx']) {
-    const b64 = Buffer.from(pad + value).toString('base64');
-    out.push({ form: b64.slice(4, -4), name: 'base64' });
-    // base32 groups 5 bytes: the middle is independent of the alignment's first and last group.
-    const b32 = base32(Buffer.from(pad + value));
-    out.push({ form: b32.slice(8, -8), name: 'base32' });
-  }
+  // base64 groups 3 bytes and base32 5: one form per alignment, the middle only (independent of what came before and
+  // after the value).
+  for (const pad of ['', 'x', 'xx'])
+    out.push({
+      form: Buffer.from(pad + value)
+        .toString('base64')
+        .slice(4, -4),
+      name: 'base64',
+    });
+  for (const pad of ['', 'x', 'xx', 'xxx', 'xxxx'])
+    out.push({ form: base32(Buffer.from(pad + value)).slice(8, -8), name: 'base32' });
   for (let i = 0; i + 8 <= value.length; i += 4) out.push({ form: value.slice(i, i + 8), name: 'a piece' });
   return out.filter((f) => f.form.length >= 8);
 }
