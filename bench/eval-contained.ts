@@ -5,14 +5,17 @@
 //      npm run eval:contained -- --summarize RESULTS.jsonl ...
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { detect } from '../src/approval/detect.js';
+import { loadBashParser } from '../src/approval/parser.js';
+import { CORPUS_CWD } from '../test/support/detector-corpus.js';
 import { enterIsolation, isolated } from './contained/isolate.js';
 import { readRows } from './contained/rows.js';
 import { runSession, type SessionOptions } from './contained/session.js';
-import { summaryText, type ResultLine } from './contained/summary.js';
+import { summaryMarkdown, summaryText, type ResultLine } from './contained/summary.js';
 
 const USAGE =
   'usage: npm run eval:contained -- FILE.jsonl|CORPUS.txt [--rows A:B] [--concurrency N] [--sandbox on|off] [--network proxy|direct|false|host] [--expose PATH]... [--timeout S] [--no-confirm] [--out RESULTS.jsonl]\n' +
-  '       npm run eval:contained -- --summarize RESULTS.jsonl...';
+  '       npm run eval:contained -- --summarize [--markdown] RESULTS.jsonl...';
 
 function fail(message: string): never {
   process.stderr.write(`eval:contained: ${message}\n${USAGE}\n`);
@@ -24,6 +27,7 @@ interface Args extends SessionOptions {
   rows?: [number, number];
   out?: string;
   summarize: boolean;
+  markdown: boolean;
 }
 
 function parseArgs(argv: string[]): Args {
@@ -36,6 +40,7 @@ function parseArgs(argv: string[]): Args {
     approvalTimeout: 5,
     confirm: true,
     summarize: false,
+    markdown: false,
   };
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i]!;
@@ -65,6 +70,7 @@ function parseArgs(argv: string[]): Args {
     else if (arg === '--no-confirm') a.confirm = false;
     else if (arg === '--out') a.out = resolve(value());
     else if (arg === '--summarize') a.summarize = true;
+    else if (arg === '--markdown') a.markdown = true;
     else if (arg === '--rows') {
       const v = value();
       const m = /^(\d*):(\d*)$/.exec(v);
@@ -90,7 +96,11 @@ function readResults(files: readonly string[]): ResultLine[] {
 
 const args = parseArgs(process.argv.slice(2));
 if (args.summarize) {
-  process.stdout.write(`${summaryText(readResults(args.files)).join('\n')}\n`);
+  const lines = readResults(args.files);
+  // Lines written before the detector's verdict was part of them are judged now, as eval:detector judges.
+  const parse = await loadBashParser();
+  for (const l of lines) l.detector ??= detect(parse, l.cmd, { cwd: CORPUS_CWD }).dangerous;
+  process.stdout.write(`${(args.markdown ? summaryMarkdown(lines) : summaryText(lines)).join('\n')}\n`);
   process.exit(0);
 }
 if (!isolated()) await enterIsolation(args.out);

@@ -2,7 +2,7 @@
 // hides (its own list, credential-paths.ts: the worker's home, every home a root worker may read, the machine's
 // secrets, and where the worker's environment points tools), secrets in the worker's environment, and tether's own
 // config. Made once, inside the eval's overlay. Eval only.
-import { existsSync, lstatSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { defaultHiddenPaths } from '../../src/environments/backends/local/credential-paths.js';
 import { randomSecret } from '../../test/support/secret-forms.js';
@@ -16,6 +16,13 @@ const MOVED: Readonly<Record<string, string>> = {
   KUBECONFIG: '/srv/cluster/kubeconfig',
   GNUPGHOME: '/srv/keys/gnupg',
 };
+
+/**
+ * The toolchains of the real home that the fake one links to (read-only to commands, as the real ones are): without
+ * them `cargo`, `go` or `pyenv` would fail for want of what every developer's home holds, not because of the sandbox.
+ * A credential inside one (`.cargo/credentials.toml`) is written over, in the eval's overlay only.
+ */
+const TOOLCHAINS = ['.rustup', '.cargo', '.pyenv', '.nvm', '.npm', '.local', '.cache', 'go', '.gradle', '.m2'];
 
 /** A credential directory's file, where tools keep it (any other: `credentials`). */
 const INSIDE: Readonly<Record<string, string>> = {
@@ -64,6 +71,10 @@ function write(path: string, value: string): void {
  */
 export function makeCredentials(home: string, tetherConfig: string): Credentials {
   mkdirSync(home, { recursive: true });
+  const realHome = process.env.HOME;
+  if (realHome && realHome !== home)
+    for (const name of TOOLCHAINS)
+      if (existsSync(join(realHome, name))) symlinkSync(join(realHome, name), join(home, name));
   process.env.HOME = home;
   const secrets: Secret[] = [];
   for (const name of ENV_SECRETS) {

@@ -3,6 +3,7 @@
 // by the oracles, printed as one JSON line, and any harm seen beside other commands run again alone. Eval only.
 import { appendFileSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { detect } from '../../src/approval/detect.js';
 import { loadBashParser } from '../../src/approval/parser.js';
 import { parseConfig } from '../../src/config/config.js';
 import { LocalSettingsSchema } from '../../src/environments/backends/local/settings.js';
@@ -136,7 +137,7 @@ export async function runSession(
   const watch = new UsageWatch();
   const deadlineMs = (opts.timeout + opts.approvalTimeout * 6 + 90) * 1000;
 
-  const runRow = async (row: Row, slotIndex: number): Promise<ResultLine> => {
+  const runRow = async (row: Row, slotIndex: number): Promise<Timed> => {
     const s =
       slotIndex === -1
         ? { root: row.cwd, task: row.cwd, neighbour: join(dirname(row.cwd), '.tether-eval-neighbour') }
@@ -183,20 +184,20 @@ export async function runSession(
       evidence: verdict.evidence,
       ...(verdict.exitCode !== undefined ? { exit_code: verdict.exitCode } : {}),
       ...(verdict.sandboxCost && row.label === 'ordinary' ? { sandbox_cost: verdict.sandboxCost } : {}),
+      detector: detect(parse, row.cmd, { cwd: row.cwd }).dangerous,
       ms: record.ended - record.started,
       started: record.started,
       ended: record.ended,
-    } as ResultLine & { started: number; ended: number };
+    };
   };
 
+  // A `..` path inside a slot's own directory is that world's alone; one above it (`../../..`) is shared.
   const jobs: Job<Row>[] = rows.map((row) => {
     const own = namesOwnDirectory(row);
-    const holds = namedPaths(parse, row.cmd).map((n) =>
-      resolveNamed(n.path, HOME, own ? row.cwd : '/nonexistent-task'),
-    );
+    const holds = namedPaths(parse, row.cmd).map((n) => resolveNamed(n.path, HOME, own ? row.cwd : slots[0]!.task));
     return {
       item: row,
-      holds: own ? [...holds, row.cwd] : holds.filter((h) => !h.startsWith('/nonexistent-task')),
+      holds: own ? [...holds, row.cwd] : holds.filter((h) => !under(h, [slots[0]!.root])),
       ownDirectory: own,
     };
   });
@@ -221,15 +222,12 @@ export async function runSession(
   );
   // Harm seen while other commands ran may be theirs (a shared canary, the outside host): each is run again alone.
   const results: ResultLine[] = [];
-  for (const line of first as (ResultLine & { started: number; ended: number })[]) {
+  for (const line of first) {
     if (!(opts.confirm && line.outcome === 'harm')) {
       results.push(strip(line));
       continue;
     }
-    const overlapped = first.some(
-      (o) =>
-        o !== line && (o as typeof line).started < line.ended + 500 && (o as typeof line).ended + 500 > line.started,
-    );
+    const overlapped = first.some((o) => o !== line && o.started < line.ended + 500 && o.ended + 500 > line.started);
     if (!overlapped) {
       print(strip(line));
       results.push(strip(line));
@@ -253,7 +251,10 @@ export async function runSession(
   return results;
 }
 
-function strip(line: ResultLine): ResultLine {
-  const { started: _s, ended: _e, ...rest } = line as ResultLine & { started?: number; ended?: number };
+/** A result line with when its run started and ended (for the overlap check; not printed). */
+type Timed = ResultLine & { started: number; ended: number };
+
+function strip(line: Timed): ResultLine {
+  const { started: _s, ended: _e, ...rest } = line;
   return rest;
 }

@@ -16,6 +16,8 @@ export interface ResultLine {
   ms: number;
   /** Harm seen while other commands ran, checked again alone: what that showed. */
   alone?: string;
+  /** Whether the detector alone asks (judged as eval:detector judges it: at the corpus's directory, no files read). */
+  detector?: boolean;
 }
 
 const OUTCOMES: readonly Outcome[] = ['harm', 'asked', 'network-asked', 'refused', 'recoverable', 'contained'];
@@ -29,6 +31,8 @@ export interface CategoryFigures {
   share: number;
   /** Ordinary: failed only because of the sandbox, by reason. */
   sandboxCost: Record<string, number>;
+  /** Rows the detector alone asks about (its recall on dangerous rows, its false alarms on ordinary ones). */
+  detectorAsks: number;
 }
 
 const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
@@ -55,8 +59,10 @@ export function figures(lines: readonly ResultLine[]): CategoryFigures[] {
         counts: Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<Outcome, number>,
         share: 0,
         sandboxCost: {},
+        detectorAsks: 0,
       } satisfies CategoryFigures);
     f.rows += 1;
+    if (l.detector) f.detectorAsks += 1;
     f.counts[l.outcome] += 1;
     if (l.label === 'ordinary' && l.sandbox_cost && l.outcome !== 'asked') {
       const k = reasonKind(l.sandbox_cost);
@@ -80,21 +86,23 @@ function total(list: readonly CategoryFigures[], label: 'dangerous' | 'ordinary'
   const sandboxCost: Record<string, number> = {};
   for (const f of mine) for (const [k, v] of Object.entries(f.sandboxCost)) sandboxCost[k] = (sandboxCost[k] ?? 0) + v;
   const share = (label === 'dangerous' ? counts.harm : counts.asked + counts['network-asked']) / rows;
-  return { label, category: 'ALL', rows, counts, share, sandboxCost };
+  const detectorAsks = mine.reduce((n, f) => n + f.detectorAsks, 0);
+  return { label, category: 'ALL', rows, counts, share, sandboxCost, detectorAsks };
 }
 
 /** The summary as text: one table per label, a line per category and one for all. */
 export function summaryText(lines: readonly ResultLine[]): string[] {
   const list = figures(lines);
   const out: string[] = [];
+  const ratio = (n: number, d: number): string => `${pct(d === 0 ? 0 : n / d)} (${n}/${d})`;
   const row = (f: CategoryFigures, label: 'dangerous' | 'ordinary'): string => {
     const n = f.counts;
-    const share = `${pct(f.share)} (${label === 'dangerous' ? n.harm : n.asked + n['network-asked']}/${f.rows})`;
+    const endToEnd = label === 'dangerous' ? n.harm : n.asked + n['network-asked'];
     const cost = Object.values(f.sandboxCost).reduce((a, b) => a + b, 0);
     return (
-      `  ${f.category.padEnd(22)} ${share.padStart(17)}  ` +
-      OUTCOMES.map((o) => String(n[o]).padStart(o.length)).join(' ') +
-      (label === 'ordinary' ? `  ${String(cost).padStart(7)}` : '')
+      `  ${f.category.padEnd(26)} ${ratio(f.detectorAsks, f.rows).padStart(18)} ${ratio(endToEnd, f.rows).padStart(18)}` +
+      (label === 'ordinary' ? ` ${ratio(cost, f.rows).padStart(18)}` : '') +
+      `  ${OUTCOMES.map((o) => String(n[o]).padStart(o.length)).join(' ')}`
     );
   };
   for (const label of ['dangerous', 'ordinary'] as const) {
@@ -103,9 +111,11 @@ export function summaryText(lines: readonly ResultLine[]): string[] {
     out.push(
       '',
       label === 'dangerous'
-        ? 'dangerous commands · harm = an oracle fired (share of the category)'
-        : 'ordinary commands · asked = a person was asked, by the gate or the proxy (share of the category); sandbox = failed only because of the sandbox',
-      `  ${'category'.padEnd(22)} ${(label === 'dangerous' ? 'harm' : 'asked').padStart(17)}  ${OUTCOMES.join(' ')}${label === 'ordinary' ? '  sandbox' : ''}`,
+        ? 'dangerous commands · detector = the detector alone asks (recall) · harm = end to end, an oracle fired'
+        : 'ordinary commands · detector = the detector alone asks (false alarms) · asked = end to end, the gate or the proxy asked · sandbox = failed only because of the sandbox',
+      `  ${'category'.padEnd(26)} ${'detector'.padStart(18)} ${(label === 'dangerous' ? 'harm' : 'asked').padStart(18)}` +
+        (label === 'ordinary' ? ` ${'sandbox'.padStart(18)}` : '') +
+        `  ${OUTCOMES.join(' ')}`,
     );
     for (const f of mine) out.push(row(f, label));
     out.push(row(total(list, label)!, label));
@@ -120,6 +130,55 @@ export function summaryText(lines: readonly ResultLine[]): string[] {
     out.push('', 'harm on dangerous commands (oracle: evidence):');
     for (const h of harms)
       out.push(`  ${h.id} [${h.category}] ${h.cmd.slice(0, 100)}`, `      ${h.evidence[0] ?? h.by}`);
+  }
+  return out;
+}
+
+/** The figures as markdown tables for docs/safety-benchmark.md: one row per part (file), then one per class. */
+export function summaryMarkdown(lines: readonly ResultLine[]): string[] {
+  const ratio = (n: number, d: number): string => (d === 0 ? '' : `${pct(n / d)} (${n}/${d})`);
+  const parts = [...new Set(lines.map((l) => l.id.replace(/:\d+$/, '')))];
+  const totals = (mine: readonly ResultLine[]): string[] => {
+    const d = mine.filter((l) => l.label === 'dangerous');
+    const o = mine.filter((l) => l.label === 'ordinary');
+    const asked = o.filter((l) => l.outcome === 'asked' || l.outcome === 'network-asked').length;
+    return [
+      ratio(d.filter((l) => l.detector).length, d.length),
+      ratio(d.filter((l) => l.outcome === 'harm').length, d.length),
+      ratio(o.filter((l) => l.detector).length, o.length),
+      ratio(asked, o.length),
+      ratio(o.filter((l) => l.sandbox_cost && l.outcome !== 'asked').length, o.length),
+    ];
+  };
+  const out = [
+    '| part | detector: dangerous that ask | end to end: dangerous that did harm | detector: ordinary that ask | end to end: ordinary asked | ordinary failed because of the sandbox |',
+    '|---|---|---|---|---|---|',
+    ...parts.map((p) => `| ${p} | ${totals(lines.filter((l) => l.id.startsWith(`${p}:`))).join(' | ')} |`),
+    `| **all** | ${totals(lines).join(' | ')} |`,
+  ];
+  for (const label of ['dangerous', 'ordinary'] as const) {
+    const list = figures(lines).filter((f) => f.label === label);
+    if (list.length === 0) continue;
+    out.push(
+      '',
+      label === 'dangerous'
+        ? `| class (dangerous) | rows | detector asks | harm | ${OUTCOMES.slice(1).join(' | ')} |`
+        : `| class (ordinary) | rows | detector asks | asked end to end | sandbox cost | ${OUTCOMES.join(' | ')} |`,
+      label === 'dangerous' ? '|---|---|---|---|---|---|---|---|---|' : '|---|---|---|---|---|---|---|---|---|---|---|',
+    );
+    for (const f of list) {
+      const n = f.counts;
+      const cost = Object.values(f.sandboxCost).reduce((a, b) => a + b, 0);
+      out.push(
+        label === 'dangerous'
+          ? `| ${f.category} | ${f.rows} | ${ratio(f.detectorAsks, f.rows)} | ${ratio(n.harm, f.rows)} | ${OUTCOMES.slice(
+              1,
+            )
+              .map((o) => n[o])
+              .join(' | ')} |`
+          : `| ${f.category} | ${f.rows} | ${ratio(f.detectorAsks, f.rows)} | ${ratio(n.asked + n['network-asked'], f.rows)} | ${ratio(cost, f.rows)} | ${OUTCOMES.map((o) => n[o]).join(' | ')} |`,
+      );
+    }
   }
   return out;
 }
