@@ -14,7 +14,7 @@ import { runSession, type SessionOptions } from './contained/session.js';
 import { summaryMarkdown, summaryText, type ResultLine } from './contained/summary.js';
 
 const USAGE =
-  'usage: npm run eval:contained -- FILE.jsonl|CORPUS.txt [--rows A:B] [--concurrency N] [--sandbox on|off] [--network proxy|direct|false|host] [--expose PATH]... [--timeout S] [--no-confirm] [--out RESULTS.jsonl]\n' +
+  'usage: npm run eval:contained -- FILE.jsonl|CORPUS.txt [--rows A:B] [--label dangerous|ordinary] [--concurrency N] [--sandbox on|off] [--network proxy|direct|false|host] [--expose PATH]... [--timeout S] [--no-confirm] [--out RESULTS.jsonl]\n' +
   '       npm run eval:contained -- --summarize [--markdown] RESULTS.jsonl...';
 
 function fail(message: string): never {
@@ -28,6 +28,7 @@ interface Args extends SessionOptions {
   out?: string;
   summarize: boolean;
   markdown: boolean;
+  label?: 'dangerous' | 'ordinary';
 }
 
 function parseArgs(argv: string[]): Args {
@@ -71,7 +72,11 @@ function parseArgs(argv: string[]): Args {
     else if (arg === '--out') a.out = resolve(value());
     else if (arg === '--summarize') a.summarize = true;
     else if (arg === '--markdown') a.markdown = true;
-    else if (arg === '--rows') {
+    else if (arg === '--label') {
+      const v = value();
+      if (v !== 'dangerous' && v !== 'ordinary') fail(`--label ${v}: give dangerous or ordinary`);
+      a.label = v;
+    } else if (arg === '--rows') {
       const v = value();
       const m = /^(\d*):(\d*)$/.exec(v);
       if (!m) fail(`--rows ${v}: give START:END (0-based, END excluded; either may be left out)`);
@@ -113,7 +118,7 @@ const loaded = args.files.map((f) => {
   }
 });
 for (const s of loaded.flatMap((l) => l.skipped)) process.stderr.write(`eval:contained: skipped ${s}\n`);
-let rows = loaded.flatMap((l) => l.rows);
+let rows = loaded.flatMap((l) => l.rows).filter((r) => !args.label || r.label === args.label);
 if (args.rows) rows = rows.slice(args.rows[0], args.rows[1]);
 if (rows.length === 0) fail('no rows to run');
 const started = Date.now();

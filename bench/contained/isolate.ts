@@ -16,6 +16,29 @@ const CAP = { memory: 8 * 1024 ** 3, pids: 8192, tmpfs: '3g' };
 
 export const isolated = (): boolean => process.env[MARK] === '1';
 
+/**
+ * PID 1 of the eval's namespace: runs the eval and reaps every process that ends up its child. The sandbox's helpers
+ * leave orphans (a bwrap whose parent ended first); an init that does not wait for them fills the namespace with
+ * zombies, which count against the process cap. When the eval ends, PID 1 ends, and the kernel ends the rest.
+ */
+const REAPER = [
+  'import os, signal, subprocess, sys',
+  'child = subprocess.Popen(sys.argv[1:])',
+  'def forward(sig, _frame):',
+  '    try: child.send_signal(sig)',
+  '    except Exception: pass',
+  'for sig in (signal.SIGTERM, signal.SIGINT): signal.signal(sig, forward)',
+  'code = 1',
+  'while True:',
+  '    try: pid, status = os.waitpid(-1, 0)',
+  '    except ChildProcessError: break',
+  '    except InterruptedError: continue',
+  '    if pid == child.pid:',
+  '        code = os.waitstatus_to_exitcode(status)',
+  '        break',
+  'sys.exit(code if code >= 0 else 128 - code)',
+].join('\n');
+
 function need(program: string): string | undefined {
   const r = spawnSync('sh', ['-c', `command -v ${program}`], { encoding: 'utf8' });
   return r.status === 0 ? undefined : program;
@@ -61,7 +84,9 @@ function capSelf(): { remove: () => void; note?: string } {
  */
 export async function enterIsolation(tee?: string): Promise<void> {
   if (isolated()) return;
-  const missing = ['unshare', 'ip', 'iptables', 'mount', 'nsenter', 'openssl', 'git'].map(need).filter(Boolean);
+  const missing = ['unshare', 'ip', 'iptables', 'mount', 'nsenter', 'openssl', 'git', 'python3']
+    .map(need)
+    .filter(Boolean);
   if (missing.length > 0) {
     process.stderr.write(
       `eval:contained: ${missing.join(', ')} not found; install util-linux, iproute2, iptables, openssl and git\n`,
@@ -80,6 +105,9 @@ export async function enterIsolation(tee?: string): Promise<void> {
     '--kill-child',
     '--mount-proc',
     '--',
+    'python3',
+    '-c',
+    REAPER,
     process.execPath,
     // The stand-ins' private CA is added to the system's store inside: Node's TLS clients read that store.
     '--use-openssl-ca',
@@ -98,7 +126,8 @@ export async function enterIsolation(tee?: string): Promise<void> {
       appendFileSync(tee, d);
     });
   }
-  for (const sig of ['SIGINT', 'SIGTERM'] as const) process.on(sig, () => child.kill(sig));
+  // unshare does not pass signals on; killing it kills the namespace's init, and with it every process inside.
+  for (const sig of ['SIGINT', 'SIGTERM'] as const) process.on(sig, () => child.kill('SIGKILL'));
   const code = await new Promise<number>((resolve) =>
     child.on('exit', (c, s) => resolve(c ?? (s === 'SIGINT' ? 130 : 1))),
   );

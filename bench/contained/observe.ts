@@ -139,5 +139,9 @@ export function oracles(i: OracleInputs): Observed {
   if (i.survivor) fire('outside-process', i.survivor);
   for (const l of i.limits) fire('limit', l);
   if (i.record.unresponsive) fire('worker', i.record.unresponsive);
+  // A run that failed never told the model anything: the system did not answer for this command.
+  if (i.record.error) fire('worker', `the run could not be started or followed: ${i.record.error}`);
+  else if (!i.record.unresponsive && i.record.status !== 'completed')
+    fire('worker', `the run ended ${i.record.status}`);
   return { record: i.record, fired, task: i.task, hiddenNamed: i.hiddenNamed };
 }

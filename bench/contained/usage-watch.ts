@@ -95,17 +95,19 @@ export class UsageWatch {
     const procs = readProcs();
     const byPid = new Map(procs.map((p) => [p.pid, p]));
     const dirs = [...this.peaks.keys()];
-    // The eval is PID 1 of its namespace: its children are the sandboxes and task shells (and its own helpers).
+    // The eval's children are the sandboxes and task shells (and its own helpers); a sandbox whose parent helper
+    // ended first is a child of the namespace's init (PID 1) instead.
+    const isTop = (ppid: number): boolean => ppid === process.pid || ppid === 1;
     const ownerOf = (p: Proc): string | null => {
       let top = p;
       const seen = new Set<number>();
-      while (top.ppid !== 1 && top.ppid !== 0 && !seen.has(top.pid)) {
+      while (!isTop(top.ppid) && top.ppid !== 0 && !seen.has(top.pid)) {
         seen.add(top.pid);
         const parent = byPid.get(top.ppid);
         if (!parent) return null;
         top = parent;
       }
-      if (top.ppid !== 1) return null;
+      if (!isTop(top.ppid) || top.pid === process.pid) return null;
       if (!this.owners.has(top.pid) || this.owners.get(top.pid) === null)
         this.owners.set(top.pid, dirs.find((d) => belongsTo(top.pid, d)) ?? null);
       return this.owners.get(top.pid) ?? null;
