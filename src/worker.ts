@@ -22,6 +22,8 @@ import type { TemporalSettings } from './temporal/settings.js';
 import { WorkerGroup } from './temporal/worker-group.js';
 import { payloadGuard } from './temporal/payload-guard.js';
 import { releaseLostWorkerSticky } from './activities/sticky-release.js';
+import { toolNetworkWarnings } from './tool-egress/network-mode.js';
+import { setToolEgressLog } from './tool-egress/call-network.js';
 import { closeEnvironments, configureEnvironments, WORKER_ID } from './environments/current.js';
 import { cleanupLeftovers } from './environments/leftovers.js';
 import { setCurrentConfig } from './config/current.js';
@@ -176,7 +178,11 @@ export async function createWorker(
   // A wrong terminal setting stops the worker here, naming the setting; leftovers of crashed workers go first.
   setCurrentConfig(config);
   const environments = await configureEnvironments(config.terminal, log);
-  for (const w of environments.warnings) process.stderr.write(`tether: warning: ${w}\n`);
+  // The worker's network tools log their connections where the egress proxy logs commands' (one record).
+  setToolEgressLog(log);
+  for (const w of [...environments.warnings, ...toolNetworkWarnings(config)]) {
+    process.stderr.write(`tether: warning: ${w}\n`);
+  }
   await cleanupLeftovers(config.terminal, WORKER_ID, log);
   step('environments');
   // Runs beside the connection and worker set-up, and is done before the first call can arrive (playwright-module.ts).

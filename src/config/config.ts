@@ -137,7 +137,10 @@ export type TerminalConfig = z.infer<typeof TerminalSchema>;
 /** web_search and web_extract. */
 const WebSchema = z
   .strictObject({
-    /** web_extract may fetch private, link-local and loopback addresses (off: a model cannot reach the local network). */
+    /**
+     * No longer read: web tools go through the egress policy (terminal.local.sandbox.egress), where a private host is
+     * reached once allowed and this machine never. Accepted so that an older config.yaml still starts (with a warning).
+     */
     allow_private: z.boolean().default(false),
     /** Seconds one fetch may take (connect, redirects and body). */
     timeout_seconds: z.number().positive().default(20),
@@ -159,7 +162,7 @@ const BrowserSchema = z
     headless: z.boolean().default(true),
     /** A task's browser context unused this long is closed. */
     idle_seconds: z.number().positive().default(300),
-    /** browser_navigate may open private, link-local and loopback addresses. */
+    /** No longer read, as web.allow_private: the browser goes through the egress policy. */
     allow_private: z.boolean().default(false),
   })
   .prefault({});
