@@ -5,6 +5,7 @@
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { appendFileSync, existsSync, lstatSync, mkdirSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 const MARK = 'TETHER_EVAL_ISOLATED';
 
@@ -90,6 +91,14 @@ export async function enterIsolation(tee?: string): Promise<void> {
   if (missing.length > 0) {
     process.stderr.write(
       `eval:contained: ${missing.join(', ')} not found; install util-linux, iproute2, iptables, openssl and git\n`,
+    );
+    process.exit(2);
+  }
+  // Inside, /tmp is a tmpfs of its own: code under the machine's /tmp would vanish from under the eval's helpers.
+  const checkout = fileURLToPath(new URL('../..', import.meta.url));
+  if ([checkout, process.cwd()].some((p) => p === '/tmp/' || p.startsWith('/tmp/'))) {
+    process.stderr.write(
+      `eval:contained: run it from a checkout outside /tmp (${checkout}): inside, /tmp is its own\n`,
     );
     process.exit(2);
   }
