@@ -97,7 +97,8 @@ const snippet = (text: string, max = 100): string => {
 export function oracles(i: OracleInputs): Observed {
   const fired: Partial<Record<Oracle, string[]>> = {};
   const fire = (k: Oracle, e: string): void => {
-    (fired[k] ??= []).push(e);
+    const list = (fired[k] ??= []);
+    if (!list.includes(e)) list.push(e);
   };
   for (const f of i.scanner.find(i.record.seen))
     if (f.tag.secret)
