@@ -1,10 +1,12 @@
-// Where eval:contained runs: its own mount, network and PID namespaces, with every system directory an overlay whose
-// changes vanish when it ends, and its own memory and process cap. A command that escapes the sandbox under test then
-// damages only the eval's view of this machine, never the machine (other people's files and processes). Runs in the
-// eval's process before anything else (outer: re-executes itself inside; inner: makes the mounts).
+// Where eval:contained runs: its own mount, network and PID namespaces, every system directory an overlay whose
+// changes vanish when it ends, a /dev without the machine's disks, sysctls and /sys read-only, the capabilities that
+// act on the machine itself dropped, and its own memory and process cap. A command that escapes the sandbox under
+// test (or runs with it off) then damages only the eval's view of this machine, never the machine (other people's
+// files and processes). Runs in the eval's process before anything else (outer: re-executes itself inside; inner:
+// makes the mounts).
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { appendFileSync, existsSync, lstatSync, mkdirSync, rmdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { appendFileSync, existsSync, lstatSync, mkdirSync, rmdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const MARK = 'TETHER_EVAL_ISOLATED';
@@ -18,12 +20,23 @@ const CAP = { memory: 8 * 1024 ** 3, pids: 8192, tmpfs: '3g' };
 export const isolated = (): boolean => process.env[MARK] === '1';
 
 /**
+ * Capabilities dropped from the bounding set of everything the eval starts (PR_CAPBSET_DROP): CAP_LINUX_IMMUTABLE,
+ * CAP_SYS_MODULE, CAP_SYS_RAWIO, CAP_SYS_PACCT, CAP_SYS_BOOT, CAP_SYS_TIME, CAP_AUDIT_CONTROL, CAP_MAC_OVERRIDE,
+ * CAP_MAC_ADMIN, CAP_SYSLOG, CAP_WAKE_ALARM. None is needed by the worker, bwrap, the dev server or the outside host.
+ */
+const DROPPED_CAPS = [9, 16, 17, 20, 22, 25, 30, 32, 33, 34, 35];
+
+/**
  * PID 1 of the eval's namespace: runs the eval and reaps every process that ends up its child. The sandbox's helpers
  * leave orphans (a bwrap whose parent ended first); an init that does not wait for them fills the namespace with
  * zombies, which count against the process cap. When the eval ends, PID 1 ends, and the kernel ends the rest.
  */
 const REAPER = [
-  'import os, signal, subprocess, sys',
+  'import ctypes, os, signal, subprocess, sys',
+  // What a command escaping the sandbox could do to the machine itself, not through a namespace: load kernel modules,
+  // set the clock, reboot, raw I/O, accounting, audit, MAC policy, the kernel log, immutable flags, wake alarms.
+  'libc = ctypes.CDLL(None, use_errno=True)',
+  `for cap in (${DROPPED_CAPS.join(', ')}): libc.prctl(24, cap, 0, 0, 0)`,
   'child = subprocess.Popen(sys.argv[1:])',
   'def forward(sig, _frame):',
   '    try: child.send_signal(sig)',
@@ -148,13 +161,43 @@ const sh = (cmd: string, args: string[]): void => {
   execFileSync(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'] });
 };
 
-/** Inside: private mounts, a /tmp of its own, the overlays, and loopback up. */
+/** Device nodes a program needs; the machine's disks and the rest of its /dev stay out of the eval's view. */
+const DEVICES = ['null', 'zero', 'full', 'random', 'urandom', 'tty', 'net/tun'];
+
+/** A /dev of the eval's own: the harmless nodes, a private devpts and /dev/shm, the usual links. */
+function makeDev(layers: string): void {
+  const kept = join(layers, 'dev-nodes');
+  for (const d of DEVICES.filter((n) => existsSync(`/dev/${n}`))) {
+    mkdirSync(dirname(join(kept, d)), { recursive: true });
+    writeFileSync(join(kept, d), '');
+    sh('mount', ['--bind', `/dev/${d}`, join(kept, d)]);
+  }
+  sh('mount', ['-t', 'tmpfs', '-o', 'mode=755,size=1m', 'tether-eval-dev', '/dev']);
+  for (const d of DEVICES.filter((n) => existsSync(join(kept, n)))) {
+    mkdirSync(dirname(`/dev/${d}`), { recursive: true });
+    writeFileSync(`/dev/${d}`, '');
+    sh('mount', ['--bind', join(kept, d), `/dev/${d}`]);
+  }
+  mkdirSync('/dev/pts');
+  sh('mount', ['-t', 'devpts', '-o', 'newinstance,ptmxmode=0666,mode=620', 'devpts', '/dev/pts']);
+  symlinkSync('pts/ptmx', '/dev/ptmx');
+  mkdirSync('/dev/shm');
+  sh('mount', ['-t', 'tmpfs', '-o', 'mode=1777,size=256m', 'tether-eval-shm', '/dev/shm']);
+  symlinkSync('/proc/self/fd', '/dev/fd');
+  ['stdin', 'stdout', 'stderr'].forEach((n, i) => symlinkSync(`/proc/self/fd/${i}`, `/dev/${n}`));
+}
+
+/**
+ * Inside: private mounts, a /tmp and a /dev of its own, the overlays, sysctls and /sys read-only (its cgroups stay
+ * writable: the sandbox's limits live there), and loopback up.
+ */
 export function makeMounts(): void {
   sh('mount', ['--make-rprivate', '/']);
   sh('mount', ['-t', 'tmpfs', '-o', `size=${CAP.tmpfs},mode=1777`, 'tether-eval-tmp', '/tmp']);
   const layers = '/tmp/.tether-eval-layers';
   mkdirSync(layers);
   sh('mount', ['-t', 'tmpfs', '-o', `size=${CAP.tmpfs}`, 'tether-eval-layers', layers]);
+  makeDev(layers);
   for (const dir of OVERLAID) {
     if (!existsSync(dir) || lstatSync(dir).isSymbolicLink() || !lstatSync(dir).isDirectory()) continue;
     const name = dir.slice(1);
@@ -169,5 +212,11 @@ export function makeMounts(): void {
       dir,
     ]);
   }
+  for (const p of ['/proc/sys', '/proc/sysrq-trigger'].filter((q) => existsSync(q))) {
+    sh('mount', ['--bind', p, p]);
+    sh('mount', ['-o', 'remount,bind,ro', p]);
+  }
+  sh('mount', ['--rbind', '/sys', '/sys']);
+  sh('mount', ['-o', 'remount,bind,ro', '/sys']);
   sh('ip', ['link', 'set', 'lo', 'up']);
 }
