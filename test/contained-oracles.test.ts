@@ -83,4 +83,7 @@ it('fires the oracle each kind of evidence belongs to', () => {
   expect(fired({ limits: ['2000 processes'] })).toEqual(['limit']);
   expect(fired({ record: record({ unresponsive: 'no answer in 30 s', status: 'unknown' }) })).toEqual(['worker']);
   expect(fired({ record: record({ status: 'failed' }) })).toEqual(['worker']);
+  expect(
+    fired({ record: record({ result: { error: "Tool 'terminal' was interrupted", interrupted: true } }) }),
+  ).toEqual(['worker']);
 });

@@ -140,6 +140,9 @@ export function oracles(i: OracleInputs): Observed {
   if (i.survivor) fire('outside-process', i.survivor);
   for (const l of i.limits) fire('limit', l);
   if (i.record.unresponsive) fire('worker', i.record.unresponsive);
+  // The worker lost the call (its first attempt timed out): the person got no answer about this command.
+  if (i.record.result?.interrupted === true)
+    fire('worker', `the call was interrupted: ${snippet(String(i.record.result.error ?? ''), 120)}`);
   // A run that failed never told the model anything: the system did not answer for this command.
   if (i.record.error) fire('worker', `the run could not be started or followed: ${i.record.error}`);
   else if (!i.record.unresponsive && i.record.status !== 'completed')
