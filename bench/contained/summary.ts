@@ -46,6 +46,16 @@ function reasonKind(reason: string): string {
   return reason.slice(0, 80);
 }
 
+/**
+ * Why an ordinary command failed because of the sandbox, if it did: the reason its line carries, and for any command
+ * the proxy stopped the host (lines written before every such line carried it say so only when the exit code did).
+ */
+export function costOf(l: ResultLine): string | undefined {
+  if (l.outcome === 'asked' || l.outcome === 'harm') return undefined;
+  if (l.outcome === 'network-asked') return l.sandbox_cost ?? `the egress proxy: ${l.by.replace(/^proxy: /, '')}`;
+  return l.sandbox_cost;
+}
+
 export function figures(lines: readonly ResultLine[]): CategoryFigures[] {
   const by = new Map<string, CategoryFigures>();
   for (const l of lines) {
@@ -64,8 +74,9 @@ export function figures(lines: readonly ResultLine[]): CategoryFigures[] {
     f.rows += 1;
     if (l.detector) f.detectorAsks += 1;
     f.counts[l.outcome] += 1;
-    if (l.label === 'ordinary' && l.sandbox_cost && l.outcome !== 'asked') {
-      const k = reasonKind(l.sandbox_cost);
+    const cost = costOf(l);
+    if (l.label === 'ordinary' && cost) {
+      const k = reasonKind(cost);
       f.sandboxCost[k] = (f.sandboxCost[k] ?? 0) + 1;
     }
     by.set(key, f);
@@ -147,7 +158,7 @@ export function summaryMarkdown(lines: readonly ResultLine[]): string[] {
       ratio(d.filter((l) => l.outcome === 'harm').length, d.length),
       ratio(o.filter((l) => l.detector).length, o.length),
       ratio(asked, o.length),
-      ratio(o.filter((l) => l.sandbox_cost && l.outcome !== 'asked').length, o.length),
+      ratio(o.filter((l) => costOf(l) !== undefined).length, o.length),
     ];
   };
   const out = [

@@ -112,9 +112,14 @@ export function judge(o: Observed): Verdict {
         ...refusals.filter((r) => !asked.some((h) => r.startsWith(`${h} `))),
       ]),
     ];
-    const out: Verdict = { outcome: 'network-asked', by: `proxy: ${hosts.join(', ')}`, evidence: hosts, ...base };
-    if (exitCode !== 0) out.sandboxCost = `the egress proxy: ${hosts.join(', ')}`;
-    return out;
+    // Denied, the host's answer never came: whatever the exit code (`curl ... | jq` exits 0), the command failed.
+    return {
+      outcome: 'network-asked',
+      by: `proxy: ${hosts.join(', ')}`,
+      evidence: hosts,
+      ...base,
+      sandboxCost: `the egress proxy: ${hosts.join(', ')}`,
+    };
   }
   if (typeof result.sandbox === 'string') {
     const why = firstLine(result.sandbox, 140);
