@@ -41,6 +41,9 @@ import { egressGate } from './environments/egress/gate.js';
 import { temporalEgressAsker } from './activities/egress-asker.js';
 import { AllowlistBook } from './approval/allowlist-book.js';
 import { configPath } from './config/config.js';
+import { tetherDataConverter } from './payloads/data-converter.js';
+import { resolveKeyFile } from './payloads/encryption-settings.js';
+import { loadKeyring } from './payloads/keyring.js';
 
 /** The workflow bundle's entry: compiled JS next to this file, or the TypeScript source in development. */
 export function workflowsPath(): string {
@@ -187,6 +190,11 @@ export async function createWorker(
   step('environments');
   // Runs beside the connection and worker set-up, and is done before the first call can arrive (playwright-module.ts).
   const browserModule = preloadPlaywright(config.browser.executable_path);
+  // A bad key file stops the worker here, naming temporal.encryption.key_file.
+  const encryption = config.temporal.encryption;
+  const payloads = tetherDataConverter(
+    encryption ? loadKeyring(resolveKeyFile(encryption.key_file, configPath())) : undefined,
+  );
   const connection =
     opts.connection ??
     (await NativeConnection.connect({
@@ -200,12 +208,14 @@ export async function createWorker(
     throw err;
   });
   step('connection');
+  payloads.bind(connection, opts.settings.namespace, opts.settings.taskQueue);
+  const dataConverter = payloads.dataConverter;
   // Policy as it was when the worker started, plus the `always` decisions it applies while it runs (one book for
   // commands and hosts): a config.yaml changed meanwhile changes nothing here.
   const allowlist = new AllowlistBook(config.command_allowlist, configPath());
   // The egress proxy asks runs about hosts through this worker's own connection.
   egressGate().configure({
-    asker: temporalEgressAsker(new Client({ connection, namespace: opts.settings.namespace }), log),
+    asker: temporalEgressAsker(new Client({ connection, namespace: opts.settings.namespace, dataConverter }), log),
     approvals: () => ({
       mode: config.approvals.mode,
       timeoutSeconds: config.approvals.timeout,
@@ -247,6 +257,7 @@ export async function createWorker(
     taskQueue: opts.settings.taskQueue,
     workflowBundle: code.workflowBundle,
     activities,
+    dataConverter,
     ...activityOptions,
     // Approval waits reach the metrics through a sink; workflow spans leave the sandbox through the tracing one.
     sinks: { ...approvalSinks(pendingApprovals), ...tracing?.sinks },
@@ -262,6 +273,7 @@ export async function createWorker(
     namespace: opts.settings.namespace,
     taskQueue: ownQueue,
     buildId,
+    dataConverter,
     activities: {
       runTool: activities.runTool,
       assessCall: activities.assessCall,
@@ -283,6 +295,7 @@ export async function createWorker(
       workflows,
       browser,
       buildId: version?.buildId ?? buildId,
+      encryption: payloads.encrypts,
       ...(tracing ? { tracing: `${tracing.settings.protocol} ${tracing.settings.endpoint}` } : {}),
       startMs: steps,
     },

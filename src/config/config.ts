@@ -259,6 +259,30 @@ const CheckpointsSchema = z.preprocess((v) => {
 
 export type CheckpointSettings = z.infer<typeof CheckpointsObject>;
 
+/** How tether uses the Temporal server beyond running workflows (docs/cluster.md). */
+const TemporalSchema = z
+  .strictObject({
+    /** Payload encryption: every payload a client or worker writes is sealed with AES-256-GCM (docs/encryption.md). */
+    encryption: z
+      .strictObject({
+        /** A file of 32-byte keys in base64, one a line: the first encrypts, every one decrypts. */
+        key_file: z.string().min(1),
+      })
+      .optional(),
+  })
+  .prefault({});
+
+/** Memory, transcripts and session search (docs/long-runs.md). */
+const StoreSchema = z
+  .strictObject({
+    /**
+     * Share memory and transcripts with every worker of the task queue through the Temporal server (default). Off:
+     * each worker keeps its own in TETHER_HOME/tether.sqlite, as before.
+     */
+    shared: z.boolean().default(true),
+  })
+  .prefault({});
+
 /** Every section is checked strictly: a misspelt or unknown key is named, never silently ignored. */
 const ConfigSchema = z.strictObject({
   terminal: TerminalSchema,
@@ -294,6 +318,8 @@ const ConfigSchema = z.strictObject({
     )
     .default([]),
   observability: ObservabilitySchema,
+  temporal: TemporalSchema,
+  store: StoreSchema,
 });
 
 export type TetherConfig = z.infer<typeof ConfigSchema>;
