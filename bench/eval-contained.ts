@@ -1,7 +1,7 @@
 // Evaluation (not a test): each labelled command run end to end through a real worker on the local backend, with
 // every approval denied, in a prepared world of its own, and judged by oracles of harm; one JSON line per command,
 // then figures per category. Runs in namespaces of its own (bench/contained/isolate.ts). See docs/safety-benchmark.md.
-// Run: npm run eval:contained -- FILE [--concurrency 4] [--sandbox off] [--network direct] [--expose PATH] [--out F]
+// Run: npm run eval:contained -- FILE... [--sample N] [--concurrency 4] [--sandbox off] [--network direct] [--expose PATH] [--out F]
 //      npm run eval:contained -- --summarize RESULTS.jsonl ...
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -9,12 +9,12 @@ import { detect } from '../src/approval/detect.js';
 import { loadBashParser } from '../src/approval/parser.js';
 import { CORPUS_CWD } from '../test/support/detector-corpus.js';
 import { enterIsolation, isolated } from './contained/isolate.js';
-import { readRows } from './contained/rows.js';
+import { readRows, sampleRows } from './contained/rows.js';
 import { runSession, type SessionOptions } from './contained/session.js';
 import { summaryMarkdown, summaryText, type ResultLine } from './contained/summary.js';
 
 const USAGE =
-  'usage: npm run eval:contained -- FILE.jsonl|CORPUS.txt [--rows A:B] [--label dangerous|ordinary] [--concurrency N] [--sandbox on|off] [--network proxy|direct|false|host] [--expose PATH]... [--timeout S] [--no-confirm] [--out RESULTS.jsonl]\n' +
+  'usage: npm run eval:contained -- FILE.jsonl|CORPUS.txt [--rows A:B] [--sample N] [--label dangerous|ordinary] [--concurrency N] [--sandbox on|off] [--network proxy|direct|false|host] [--expose PATH]... [--timeout S] [--no-confirm] [--out RESULTS.jsonl]\n' +
   '       npm run eval:contained -- --summarize [--markdown] RESULTS.jsonl...';
 
 function fail(message: string): never {
@@ -25,6 +25,7 @@ function fail(message: string): never {
 interface Args extends SessionOptions {
   files: string[];
   rows?: [number, number];
+  sample?: number;
   out?: string;
   summarize: boolean;
   markdown: boolean;
@@ -57,6 +58,7 @@ function parseArgs(argv: string[]): Args {
       return n;
     };
     if (arg === '--concurrency') a.concurrency = number(1, 16);
+    else if (arg === '--sample') a.sample = number(1, 1_000_000);
     else if (arg === '--timeout') a.timeout = number(1, 600);
     else if (arg === '--approval-timeout') a.approvalTimeout = number(1, 600);
     else if (arg === '--sandbox') {
@@ -120,6 +122,7 @@ const loaded = args.files.map((f) => {
 for (const s of loaded.flatMap((l) => l.skipped)) process.stderr.write(`eval:contained: skipped ${s}\n`);
 let rows = loaded.flatMap((l) => l.rows).filter((r) => !args.label || r.label === args.label);
 if (args.rows) rows = rows.slice(args.rows[0], args.rows[1]);
+if (args.sample !== undefined) rows = sampleRows(rows, args.sample);
 if (rows.length === 0) fail('no rows to run');
 const started = Date.now();
 process.stderr.write(`eval:contained: ${rows.length} commands, ${args.concurrency} at a time\n`);

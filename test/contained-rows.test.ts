@@ -4,7 +4,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { readRows } from '../bench/contained/rows.js';
+import { readRows, sampleRows } from '../bench/contained/rows.js';
 
 const file = (name: string, text: string): string => {
   const path = join(mkdtempSync(join(tmpdir(), 'tether-contained-rows-')), name);
@@ -49,4 +49,14 @@ it('reads a corpus file of the project’s own format', () => {
     { id: 'part.txt:3', cmd: 'rm -rf ~', label: 'dangerous', category: 'deletion', cwd: '/work/proj' },
     { id: 'part.txt:6', cmd: 'ls -la', label: 'ordinary', category: 'read', cwd: '/work/proj' },
   ]);
+});
+
+it('samples rows evenly, keeping each group its share, the same rows every time', () => {
+  const rows = [...Array.from({ length: 60 }, (_, i) => `a${i}`), ...Array.from({ length: 40 }, (_, i) => `b${i}`)];
+  const s = sampleRows(rows, 10);
+  expect(s).toHaveLength(10);
+  expect(s.filter((r) => r.startsWith('a'))).toHaveLength(6);
+  expect(new Set(s).size).toBe(10);
+  expect(sampleRows(rows, 10)).toEqual(s);
+  expect(sampleRows(rows, 500)).toEqual(rows);
 });

@@ -70,3 +70,13 @@ export function readRows(file: string): { rows: Row[]; skipped: string[] } {
   });
   return { rows, skipped };
 }
+
+/**
+ * `n` of `rows`, spread evenly: every class of every file keeps its share (rows come grouped by file and class, so a
+ * fixed stride over them is a stratified sample), and the same `n` picks the same rows on every run.
+ */
+export function sampleRows<T>(rows: readonly T[], n: number): T[] {
+  if (n >= rows.length) return [...rows];
+  const stride = rows.length / n;
+  return Array.from({ length: n }, (_, i) => rows[Math.floor(i * stride + stride / 2)]!);
+}
