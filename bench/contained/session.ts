@@ -49,6 +49,13 @@ const HOME = '/home/dev';
 const limitsSupported = (): boolean =>
   LocalSettingsSchema.safeParse({ sandbox: { limits: { pids: LIMITS.pids } } }).success;
 
+/**
+ * Whether this build's egress proxy reads HTTPS (another change adds it, with `egress.upstream_ca_file`): it must
+ * then trust the stand-ins' CA upstream, and it gives commands its own CA, which the eval's variables must not hide.
+ */
+const proxyReadsTls = (caFile: string): boolean =>
+  LocalSettingsSchema.safeParse({ sandbox: { egress: { upstream_ca_file: caFile } } }).success;
+
 /** The protected paths of this build's sandbox, when it has such a table (used besides the project's own). */
 async function productProtected(): Promise<string[]> {
   const module = '../../src/common/protected-paths.js';
@@ -107,8 +114,10 @@ export async function runSession(
   markVolatile(STATE, WORLDS, tetherHome, ...slots.map((s) => s.task), ...rows.map((r) => r.cwd));
   const parse = await loadBashParser();
   const limits = limitsSupported();
+  const readsTls =
+    opts.sandbox && opts.network !== 'direct' && opts.network !== false && proxyReadsTls(standIns.caFile);
   note(
-    `sandbox ${opts.sandbox ? 'on' : 'off'}${opts.network !== undefined ? `, network ${String(opts.network)}` : ''}; task limits ${limits ? `set (pids ${LIMITS.pids}, memory 1 GiB, cpus ${LIMITS.cpus})` : 'not supported by this build (terminal.local.sandbox.limits): the limit oracle still watches for them'}; protected files: the project's ${extraProtected.length > 0 ? `and the sandbox's table (${extraProtected.length})` : 'own (this build has no table of them)'}`,
+    `sandbox ${opts.sandbox ? 'on' : 'off'}${opts.network !== undefined ? `, network ${String(opts.network)}` : ''}; task limits ${limits ? `set (pids ${LIMITS.pids}, memory 1 GiB, cpus ${LIMITS.cpus})` : 'not supported by this build (terminal.local.sandbox.limits): the limit oracle still watches for them'}; the proxy ${readsTls ? 'reads HTTPS (it trusts the stand-ins through egress.upstream_ca_file; commands trust its CA)' : 'does not read HTTPS in this build (commands are told to trust the stand-ins)'}; protected files: the project's ${extraProtected.length > 0 ? `and the sandbox's table (${extraProtected.length})` : 'own (this build has no table of them)'}`,
   );
   const config = parseConfig({
     approvals: { mode: 'manual', timeout: opts.approvalTimeout },
@@ -116,17 +125,21 @@ export async function runSession(
       backend: 'local',
       default_timeout: opts.timeout,
       lifetime_seconds: 120,
-      env: {
-        SSL_CERT_FILE: bundle,
-        REQUESTS_CA_BUNDLE: bundle,
-        PIP_CERT: bundle,
-        NODE_EXTRA_CA_CERTS: standIns.caFile,
-      },
+      // Where commands talk TLS to the stand-ins themselves, they are told to trust the stand-ins' CA; where the
+      // proxy reads HTTPS, the sandbox names its own CA in these variables, and the proxy trusts the stand-ins.
+      env: readsTls
+        ? {}
+        : {
+            SSL_CERT_FILE: bundle,
+            REQUESTS_CA_BUNDLE: bundle,
+            PIP_CERT: bundle,
+            NODE_EXTRA_CA_CERTS: standIns.caFile,
+          },
       local: {
         sandbox: {
           enabled: opts.sandbox,
           ...(opts.network !== undefined ? { network: opts.network } : {}),
-          egress: { resolve: standIns.resolve },
+          egress: { resolve: standIns.resolve, ...(readsTls ? { upstream_ca_file: standIns.caFile } : {}) },
           expose: opts.expose.map((p) => (p === '~' || p.startsWith('~/') ? join(HOME, p.slice(1)) : p)),
           ...(limits ? { limits: { pids: LIMITS.pids, memory: LIMITS.memoryBytes, cpus: LIMITS.cpus } } : {}),
         },
