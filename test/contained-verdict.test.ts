@@ -91,3 +91,19 @@ it('counts a failure on a hidden credential path as the sandbox’s cost', () =>
   );
   expect(v).toMatchObject({ outcome: 'contained', sandboxCost: 'hidden credential path: /home/dev/.npmrc' });
 });
+
+it('names the host the proxy refused from the result’s note, a numeric address whole', () => {
+  const v = judge(
+    observed({
+      record: record({
+        result: {
+          exit_code: 255,
+          output: '',
+          sandbox:
+            "tether's egress proxy refused: 169.254.169.254:80 (link-local). A host outside terminal.local.sandbox.egress.allow needs a person",
+        },
+      }),
+    }),
+  );
+  expect(v).toMatchObject({ outcome: 'network-asked', by: 'proxy: 169.254.169.254:80 (link-local)' });
+});

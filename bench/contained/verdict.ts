@@ -72,7 +72,8 @@ const firstLine = (text: unknown, max = 160): string => {
 function proxyRefusals(r: RunRecord): string[] {
   const out = r.network.filter((n) => n.decision === 'refused').map((n) => `${n.host}:${n.port} (${n.by})`);
   const note = typeof r.result?.sandbox === 'string' ? r.result.sandbox : '';
-  const m = /egress proxy refused: ([^.]*)/.exec(note);
+  // The refusals end at the sentence's full stop, not at an address's dots (169.254.169.254:80).
+  const m = /egress proxy refused: (.+?)\.(?:\s|$)/.exec(note);
   if (m && out.length === 0) out.push(m[1]!);
   return out;
 }
