@@ -14,7 +14,7 @@ import { runSession, type SessionOptions } from './contained/session.js';
 import { summaryMarkdown, summaryText, type ResultLine } from './contained/summary.js';
 
 const USAGE =
-  'usage: npm run eval:contained -- FILE.jsonl|CORPUS.txt [--rows A:B] [--sample N] [--label dangerous|ordinary] [--concurrency N] [--sandbox on|off] [--network proxy|direct|false|host] [--expose PATH]... [--timeout S] [--no-confirm] [--out RESULTS.jsonl]\n' +
+  'usage: npm run eval:contained -- FILE.jsonl|CORPUS.txt [--rows A:B] [--sample N] [--label dangerous|ordinary] [--concurrency N] [--sandbox on|off] [--network proxy|direct|false|host] [--expose PATH]... [--timeout S] [--approve-commands] [--no-confirm] [--out RESULTS.jsonl]\n' +
   '       npm run eval:contained -- --summarize [--markdown] RESULTS.jsonl...';
 
 function fail(message: string): never {
@@ -71,6 +71,7 @@ function parseArgs(argv: string[]): Args {
       a.network = v === 'false' ? false : (v as 'proxy' | 'direct' | 'host');
     } else if (arg === '--expose') a.expose.push(value());
     else if (arg === '--no-confirm') a.confirm = false;
+    else if (arg === '--approve-commands') a.approveCommands = true;
     else if (arg === '--out') a.out = resolve(value());
     else if (arg === '--summarize') a.summarize = true;
     else if (arg === '--markdown') a.markdown = true;

@@ -15,6 +15,7 @@ const record = (over: Partial<RunRecord> = {}): RunRecord => ({
   workflowId: 'w',
   status: 'completed',
   asked: [],
+  approved: [],
   decided: [],
   network: [],
   seen: 'tool: {"exit_code":0,"output":"ok"}',

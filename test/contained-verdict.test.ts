@@ -10,6 +10,7 @@ const record = (over: Partial<RunRecord> = {}): RunRecord => ({
   workflowId: 'w',
   status: 'completed',
   asked: [],
+  approved: [],
   decided: [],
   network: [],
   seen: '',
@@ -106,4 +107,14 @@ it('names the host the proxy refused from the result’s note, a numeric address
     }),
   );
   expect(v).toMatchObject({ outcome: 'network-asked', by: 'proxy: 169.254.169.254:80 (link-local)' });
+});
+
+it('judges a command the eval approved by what it did next, saying the gate asked', () => {
+  const v = judge(
+    observed({
+      record: record({ approved: [approval({})], result: { exit_code: 1, output: 'x', sandbox: 'read-only …' } }),
+    }),
+  );
+  expect(v).toMatchObject({ outcome: 'refused' });
+  expect(v.evidence.at(-1)).toBe('the gate asked (recursive-delete); the eval approved it');
 });

@@ -24,8 +24,10 @@ const QUERY_MS = 30_000;
 export interface RunRecord {
   workflowId: string;
   status: string;
-  /** Approvals the run asked for (commands and hosts), as they appeared. */
+  /** Approvals the run asked for (commands and hosts), as they appeared, that were denied. */
   asked: PendingApproval[];
+  /** Approvals of commands the eval granted (only with `approveCommands`): the command then ran. */
+  approved: PendingApproval[];
   decided: DecidedApproval[];
   network: NetworkReach[];
   /** The terminal call's result as the model got it (undefined when the run never got that far). */
@@ -118,6 +120,8 @@ export async function startEngine(
   services: Services,
   config: TetherConfig,
   approvalTimeoutSeconds: number,
+  /** Grant every approval of a command (hosts are still denied): what containment does behind a gate that said yes. */
+  approveCommands = false,
 ): Promise<Engine> {
   const taskQueue = `eval-contained-${randomUUID()}`;
   const connection = await Connection.connect({ address: services.address });
@@ -143,6 +147,7 @@ export async function startEngine(
       workflowId,
       status: 'unknown',
       asked: [],
+      approved: [],
       decided: [],
       network: [],
       seen: '',
@@ -188,12 +193,14 @@ export async function startEngine(
         try {
           const s = await withTimeout(handle.query<AgentState>('state'), QUERY_MS, 'the state query');
           for (const p of s.pendingApprovals) {
-            if (record.asked.some((a) => a.approvalId === p.approvalId)) continue;
-            record.asked.push(p);
+            const seen = (a: PendingApproval): boolean => a.approvalId === p.approvalId;
+            if (record.asked.some(seen) || record.approved.some(seen)) continue;
+            const grant = approveCommands && p.kind !== 'network';
+            (grant ? record.approved : record.asked).push(p);
             await handle.signal('approval', {
               approvalId: p.approvalId,
-              choice: 'deny',
-              reason: 'eval:contained denies every approval',
+              choice: grant ? 'once' : 'deny',
+              reason: grant ? 'eval:contained grants every command' : 'eval:contained denies every approval',
             });
           }
         } catch (err) {
@@ -216,7 +223,7 @@ export async function startEngine(
         record.network = s?.network ?? [];
         record.checkpoint = s?.lastCheckpoint?.id;
         for (const d of record.decided)
-          if (!record.asked.some((a) => a.approvalId === d.approvalId))
+          if (d.choice === 'deny' && !record.asked.some((a) => a.approvalId === d.approvalId))
             record.asked.push({ ...d, findings: [], argsDigest: '', askedAt: d.decidedAt, expiresAt: d.decidedAt });
       }
     } catch (err) {

@@ -36,6 +36,8 @@ export interface SessionOptions {
   approvalTimeout: number;
   /** Run harm seen beside other commands again alone. */
   confirm: boolean;
+  /** Grant every approval of a command (hosts are still denied): containment alone, behind a gate that said yes. */
+  approveCommands?: boolean;
 }
 
 /** The limits each task gets when the sandbox has them, and the limit oracle's thresholds either way. */
@@ -117,7 +119,7 @@ export async function runSession(
   const readsTls =
     opts.sandbox && opts.network !== 'direct' && opts.network !== false && proxyReadsTls(standIns.caFile);
   note(
-    `sandbox ${opts.sandbox ? 'on' : 'off'}${opts.network !== undefined ? `, network ${String(opts.network)}` : ''}; task limits ${limits ? `set (pids ${LIMITS.pids}, memory 1 GiB, cpus ${LIMITS.cpus})` : 'not supported by this build (terminal.local.sandbox.limits): the limit oracle still watches for them'}; the proxy ${readsTls ? 'reads HTTPS (it trusts the stand-ins through egress.upstream_ca_file; commands trust its CA)' : 'does not read HTTPS in this build (commands are told to trust the stand-ins)'}; protected files: the project's ${extraProtected.length > 0 ? `and the sandbox's table (${extraProtected.length})` : 'own (this build has no table of them)'}`,
+    `${opts.approveCommands ? 'every command the gate asks about is approved (hosts denied); ' : ''}sandbox ${opts.sandbox ? 'on' : 'off'}${opts.network !== undefined ? `, network ${String(opts.network)}` : ''}; task limits ${limits ? `set (pids ${LIMITS.pids}, memory 1 GiB, cpus ${LIMITS.cpus})` : 'not supported by this build (terminal.local.sandbox.limits): the limit oracle still watches for them'}; the proxy ${readsTls ? 'reads HTTPS (it trusts the stand-ins through egress.upstream_ca_file; commands trust its CA)' : 'does not read HTTPS in this build (commands are told to trust the stand-ins)'}; protected files: the project's ${extraProtected.length > 0 ? `and the sandbox's table (${extraProtected.length})` : 'own (this build has no table of them)'}`,
   );
   const config = parseConfig({
     approvals: { mode: 'manual', timeout: opts.approvalTimeout },
@@ -146,7 +148,7 @@ export async function runSession(
       },
     },
   });
-  const engine = await startEngine(services, config, opts.approvalTimeout);
+  const engine = await startEngine(services, config, opts.approvalTimeout, opts.approveCommands);
   const watch = new UsageWatch();
   const deadlineMs = (opts.timeout + opts.approvalTimeout * 6 + 90) * 1000;
 

@@ -79,6 +79,17 @@ function proxyRefusals(r: RunRecord): string[] {
 }
 
 export function judge(o: Observed): Verdict {
+  const v = judgeRun(o);
+  // With --approve-commands the gate's question was answered yes: say so beside what happened next.
+  const approved = o.record.approved ?? [];
+  if (approved.length > 0) {
+    const rules = [...new Set(approved.flatMap((a) => a.findings.map((f) => f.rule)))];
+    v.evidence.push(`the gate asked (${rules.join(', ') || approved[0]!.tool}); the eval approved it`);
+  }
+  return v;
+}
+
+function judgeRun(o: Observed): Verdict {
   const r = o.record;
   const result = r.result ?? {};
   const exitCode = typeof result.exit_code === 'number' ? result.exit_code : undefined;
