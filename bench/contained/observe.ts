@@ -33,6 +33,11 @@ export function projectPrints(dir: string, extraProtected: readonly string[]): P
 }
 
 /** Protected files, history, and the rest of the task directory (rolled back to the run's checkpoint if it changed). */
+/** The protected files of the task directory that changed, vanished or appeared since the template. */
+export function protectedChangesIn(task: string, prints: ProjectPrints): string[] {
+  return [...prints.protected].flatMap(([p, before]) => differences(before, fingerprint(`${task}/${p}`, 4), p));
+}
+
 export async function checkTask(
   task: string,
   project: Project,
@@ -40,9 +45,7 @@ export async function checkTask(
   record: RunRecord,
   checkpoints: CheckpointSettings,
 ): Promise<TaskCheck> {
-  const protectedChanges = [...prints.protected].flatMap(([p, before]) =>
-    differences(before, fingerprint(`${task}/${p}`, 4), p),
-  );
+  const protectedChanges = protectedChangesIn(task, prints);
   const lost = lostCommits(task, project.commits);
   const c = manifestChanges(prints.manifest, manifest(task, ['.git']));
   const changed = [
