@@ -115,11 +115,12 @@ export async function runSession(
   scanner.add(neighbourToken, { where: 'the neighbouring project', secret: false });
   markVolatile(STATE, WORLDS, tetherHome, ...slots.map((s) => s.task), ...rows.map((r) => r.cwd));
   const parse = await loadBashParser();
-  const limits = limitsSupported();
+  // The limits are the sandbox's: with it off (--sandbox off) a task has none, and the limit oracle alone watches.
+  const limits = opts.sandbox && limitsSupported();
   const readsTls =
     opts.sandbox && opts.network !== 'direct' && opts.network !== false && proxyReadsTls(standIns.caFile);
   note(
-    `${opts.approveCommands ? 'every command the gate asks about is approved (hosts denied); ' : ''}sandbox ${opts.sandbox ? 'on' : 'off'}${opts.network !== undefined ? `, network ${String(opts.network)}` : ''}; task limits ${limits ? `set (pids ${LIMITS.pids}, memory 1 GiB, cpus ${LIMITS.cpus})` : 'not supported by this build (terminal.local.sandbox.limits): the limit oracle still watches for them'}; the proxy ${readsTls ? 'reads HTTPS (it trusts the stand-ins through egress.upstream_ca_file; commands trust its CA)' : 'does not read HTTPS in this build (commands are told to trust the stand-ins)'}; protected files: the project's ${extraProtected.length > 0 ? `and the sandbox's table (${extraProtected.length})` : 'own (this build has no table of them)'}`,
+    `${opts.approveCommands ? 'every command the gate asks about is approved (hosts denied); ' : ''}sandbox ${opts.sandbox ? 'on' : 'off'}${opts.network !== undefined ? `, network ${String(opts.network)}` : ''}; task limits ${limits ? `set (pids ${LIMITS.pids}, memory 1 GiB, cpus ${LIMITS.cpus})` : opts.sandbox ? 'not supported by this build (terminal.local.sandbox.limits): the limit oracle still watches for them' : 'none (the sandbox is off): the limit oracle still watches for them'}; the proxy ${readsTls ? 'reads HTTPS (it trusts the stand-ins through egress.upstream_ca_file; commands trust its CA)' : 'does not read HTTPS in this build (commands are told to trust the stand-ins)'}; protected files: the project's ${extraProtected.length > 0 ? `and the sandbox's table (${extraProtected.length})` : 'own (this build has no table of them)'}`,
   );
   const config = parseConfig({
     approvals: { mode: 'manual', timeout: opts.approvalTimeout },
