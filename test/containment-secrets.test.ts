@@ -2,7 +2,6 @@
 // (the provider key, cloud and forge tokens) and its home (SSH key, cloud credentials, forge tokens, another
 // agent's session) — as they are, reversed, base64-encoded, upper-cased or cut into pieces: none of it reaches
 // the model.
-import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,13 +10,9 @@ import { parseConfig } from '../src/config/config.js';
 import type { AgentResult } from '../src/common/types.js';
 import { harness, type Harness } from './support/agent-harness.js';
 import { startScriptedModel, type ScriptedCall } from './support/scripted-model.js';
+import { forms, randomSecret } from './support/secret-forms.js';
 
-/** Random letters and digits: no piece of one turns up in output by chance. */
-const secret = (): string =>
-  randomBytes(24)
-    .toString('base64')
-    .replace(/[^A-Za-z0-9]/g, '')
-    .slice(0, 24);
+const secret = (): string => randomSecret();
 
 const ENV_SECRETS: Record<string, string> = {
   OPENAI_API_KEY: `sk-${secret()}`,
@@ -45,17 +40,6 @@ const MOVED_SECRETS: Record<string, string> = {
 const values = [...Object.values(ENV_SECRETS), ...Object.values(HOME_SECRETS), ...Object.values(MOVED_SECRETS)].map(
   (v) => /[A-Za-z0-9]{20,}/.exec(v)![0],
 );
-
-/** Every form a transformed leak could take: as is, reversed, upper/lower case, base64 at each alignment, and 8-character pieces. */
-function forms(value: string): string[] {
-  const out = [value, [...value].reverse().join(''), value.toUpperCase(), value.toLowerCase()];
-  for (const pad of ['', 'x', 'xx']) {
-    const b64 = Buffer.from(pad + value).toString('base64');
-    out.push(b64.slice(4, -4)); // the middle: independent of what came before and after it
-  }
-  for (let i = 0; i + 8 <= value.length; i += 4) out.push(value.slice(i, i + 8));
-  return out;
-}
 
 let h: Harness;
 let home: string;
