@@ -39,6 +39,8 @@ import { egressGate } from './environments/egress/gate.js';
 import { temporalEgressAsker } from './activities/egress-asker.js';
 import { AllowlistBook } from './approval/allowlist-book.js';
 import { configPath } from './config/config.js';
+import { workerIdentity } from './temporal/worker-identity.js';
+import { endpointLabel } from './models/openai-provider.js';
 
 /** The workflow bundle's entry: compiled JS next to this file, or the TypeScript source in development. */
 export function workflowsPath(): string {
@@ -208,12 +210,13 @@ export async function createWorker(
     allowlisted: () => allowlist.entries().filter((e): e is string => typeof e === 'string'),
   });
   const ownQueue = workerQueue(opts.settings.taskQueue);
+  const model = opts.model ?? modelSettingsFromEnv();
   const activities = createActivities({
     registry,
     hooks,
     log,
     config,
-    model: opts.model ?? modelSettingsFromEnv(),
+    model,
     workerQueue: ownQueue,
     allowlist,
   });
@@ -234,6 +237,9 @@ export async function createWorker(
     // Cancellation reaches an activity only in the answer to a heartbeat: the default throttle (80% of the
     // heartbeat timeout) held it back for up to 12 s, while the command it should stop went on.
     maxHeartbeatThrottleInterval: '1 second',
+    // Temporal's default identity plus the model endpoint: `tether run` reads it from the run's history to say which
+    // endpoint the worker that took the run calls (src/temporal/worker-identity.ts).
+    identity: workerIdentity(endpointLabel(model.openai)),
   } satisfies Partial<TemporalWorkerOptions>;
   const shared = await Worker.create({
     connection,
