@@ -6,7 +6,7 @@ import { normalizePath } from '../common/paths.js';
 import { posix } from 'node:path';
 import { assessSubject, digestsOf, type HeldFiles, type ReadScripts } from '../approval/assess.js';
 import type { AllowlistBook } from '../approval/allowlist-book.js';
-import { shownText, unshowable, type CallSubject } from '../approval/subject.js';
+import { shownParts, unshowable, type CallSubject } from '../approval/subject.js';
 import type { TetherConfig } from '../config/config.js';
 import { environmentManager } from '../environments/current.js';
 import { currentDirectory, readScriptsIn } from '../environments/read-scripts.js';
@@ -103,7 +103,7 @@ export function createGateActivities(deps: GateActivityDeps) {
       held: heldFiles,
     });
     const { verdict, allowlistedBy, scripts, reads, scope } = judged;
-    const shown = shownText(subject, scripts);
+    const { text: shown, readFiles } = shownParts(subject, scripts);
     const tooLarge = verdict.tier === 'dangerous' ? unshowable(shown) : undefined;
     return {
       ...policy,
@@ -115,6 +115,8 @@ export function createGateActivities(deps: GateActivityDeps) {
       ...(Object.keys(reads).length > 0 ? { reads } : {}),
       ...(scope ? { scope, where: judged.cwd } : {}),
       ...(tooLarge ? { unshowable: tooLarge } : {}),
+      // Which part of `command` is the files read, so views show them apart from what the model asked to run.
+      ...(readFiles && !tooLarge ? { readFiles } : {}),
       ...held(),
     };
   }
