@@ -65,6 +65,12 @@ interface ScopeWords {
 const words = (text: string | undefined): string | undefined =>
   text === undefined ? undefined : renderApprovalText(text, { newlines: 'escape' }).text;
 
+/** `why` without the list of files `covers` names already (session's line says it; once is enough). */
+function saidOnce(why: string, covers: string): string {
+  const listed = /while (.+) (?:stays|stay) exactly as shown/.exec(covers)?.[1];
+  return listed && listed.length > 20 && why.includes(listed) ? why.replace(listed, 'the files session names') : why;
+}
+
 /** What once, session, always and deny give for an approval with this scope (none: a run recorded before scopes). */
 export function choiceViews(raw: ScopeWords | undefined): ChoiceView[] {
   const scope = raw && {
@@ -111,7 +117,7 @@ export function choiceViews(raw: ScopeWords | undefined): ChoiceView[] {
           choice: 'always',
           offered: false,
           // Said once, under session: repeating what it covers made long lists read twice.
-          gives: `the same as session (${scope.alwaysNot ?? 'not offered'})`,
+          gives: `the same as session (${saidOnce(scope.alwaysNot ?? 'not offered', scope.covers)})`,
         },
     deny,
   ];

@@ -198,10 +198,11 @@ export async function follow(client: Client, workflowId: string, opts: FollowOpt
     }
     await Promise.race([done, interrupted, new Promise((r) => setTimeout(r, POLL_MS))]);
   }
-  // Calls made after the last poll.
-  if (opts.progress || opts.onState) {
+  // Calls made after the last poll, and what stopped waiting meanwhile.
+  if (opts.progress || opts.onState || opts.announce) {
     const last = await queryState(client, handle);
     printNew(last);
+    if (opts.announce) for (const line of last ? waiting.next(last) : waiting.ended()) say(line);
     if (last) await opts.onState?.(last);
   }
   progress.clear();

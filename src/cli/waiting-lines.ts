@@ -50,6 +50,15 @@ export class WaitingLines {
     return out;
   }
 
+  /** The run ended and its last state could not be read: what was waiting is waiting no more. */
+  ended(): string[] {
+    const out = [...this.approvals.keys()].map((id) => `▶ going on: approval ${id} is no longer waiting`);
+    if (this.question !== undefined) out.push(`▶ going on: question ${this.question} is no longer waiting`);
+    this.approvals.clear();
+    this.question = undefined;
+    return out;
+  }
+
   private waiting(p: PendingApproval): string {
     const view = viewOfPending(p, { redact: true });
     const what = view.network !== undefined ? `network ${view.network}` : view.tool;
