@@ -1,21 +1,27 @@
 // `tether config check` (every problem of config.yaml at once, each with its path and the key a typo meant) and
 // `tether config show` (the settings in effect, each with where it came from). Worker-only.
 import type { Command } from 'commander';
-import { checkConfigFile, configPath, type TetherConfig } from '../config/config.js';
+import { checkConfigFile, configPath } from '../config/config.js';
+import { translateHermes } from '../config/hermes-keys.js';
 import { problemLine, problemsOf, type ConfigProblem } from '../config/config-check.js';
 import { didYouMean } from '../config/did-you-mean.js';
 import { TERMINAL_KEYS } from '../config/config.js';
 import { CliError } from './errors.js';
 import { effectiveSettings } from './config-show.js';
 
-/** Problems of the backend sections of `terminal` (each checked by its backend's own schema, as the worker does). */
-async function terminalProblems(config: TetherConfig): Promise<ConfigProblem[]> {
+/**
+ * Problems of the backend sections of `terminal` (each checked by its backend's own schema, as the worker does), read
+ * from the file as written (after Hermes's names), so they are named even when other sections have problems.
+ */
+async function terminalProblems(raw: unknown): Promise<ConfigProblem[]> {
   const { backendSettingsSchema, builtinBackendNames } = await import('../environments/backends.js');
   const out: ConfigProblem[] = [];
-  const terminal = config.terminal as Record<string, unknown>;
-  const names = [
-    ...new Set([config.terminal.backend, ...Object.keys(terminal).filter((k) => !TERMINAL_KEYS.includes(k))]),
-  ];
+  const section = (translateHermes(raw).value as { terminal?: unknown } | undefined)?.terminal;
+  if (!section || typeof section !== 'object' || Array.isArray(section)) return out;
+  const terminal = section as Record<string, unknown>;
+  const backend = typeof terminal.backend === 'string' ? terminal.backend : 'local';
+  const config = { terminal: { backend } };
+  const names = [...new Set([backend, ...Object.keys(terminal).filter((k) => !TERMINAL_KEYS.includes(k))])];
   for (const name of names) {
     const schema = await backendSettingsSchema(name);
     if (!schema) {
@@ -54,7 +60,7 @@ export function addConfigCommands(program: Command): void {
       const path = file ?? configPath();
       const checked = checkConfigFile(path);
       const problems = [...checked.problems];
-      if (checked.config) problems.push(...(await terminalProblems(checked.config)));
+      problems.push(...(await terminalProblems(checked.raw)));
       for (const n of checked.notices) process.stderr.write(`${path}: ${n}\n`);
       if (problems.length === 0) {
         process.stdout.write(
