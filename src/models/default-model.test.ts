@@ -25,7 +25,7 @@ describe('chooseModelWithReason', () => {
   it('with nothing configured: Qwen2.5-Coder-1.5B, or local:tiny with one line below 3 GiB free', () => {
     expect(chooseModelWithReason(undefined, undefined, {}, plenty)).toEqual({
       model: 'local:qwen2.5-coder-1.5b',
-      from: 'the local default (no model configured)',
+      from: 'the local default: no model is configured',
     });
     const small = chooseModelWithReason(undefined, undefined, {}, () => 2 * GiB);
     expect(small.model).toBe('local:tiny');

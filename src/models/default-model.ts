@@ -61,5 +61,5 @@ export function chooseModelWithReason(
         `using ${SMALL_LOCAL_MODEL} (SmolLM2-135M: it shows the loop working, its answers are not useful). ` +
         'Set OPENAI_BASE_URL or OPENAI_API_KEY for a real model, or --model to choose.',
     };
-  return { model: DEFAULT_LOCAL_MODEL, from: 'the local default (no model configured)' };
+  return { model: DEFAULT_LOCAL_MODEL, from: 'the local default: no model is configured' };
 }
