@@ -168,6 +168,14 @@ export const COMMANDS: readonly CommandEntry[] = [
     clientOnly: true,
   },
   {
+    name: 'codec-server',
+    group: 'Operate',
+    summary:
+      "Serve the Temporal UI's remote codec endpoint (POST /encode, /decode) with temporal.encryption.key_file, so encrypted runs show as text",
+    load: () => import('./codec-server-command.js').then((m) => m.addCodecServerCommand),
+    clientOnly: true,
+  },
+  {
     name: 'serve',
     group: 'Operate',
     summary:
