@@ -147,7 +147,7 @@ describe('tether batch', () => {
     expect(new Set(results.map((x) => x.line)).size).toBe(20);
     expect(results.every((x) => x.status === 'completed' && x.answer === 'done' && x.toolCalls === 1)).toBe(true);
     expect(r.stderr).toMatch(/20\/20 done/);
-  });
+  }, 240_000); // twenty runs through the CLI: minutes on a loaded machine
 
   it('resumes after being killed halfway without running finished tasks again', async () => {
     const file = join(dir, 'resume.jsonl');
@@ -179,7 +179,7 @@ describe('tether batch', () => {
     const ids = await executions(prefix);
     expect(ids).toHaveLength(20);
     expect(new Set(ids).size).toBe(20);
-  });
+  }, 240_000);
 
   it('lists batches, and cancels one as a whole: its waiting runs end cancelled and no more of its tasks start', async () => {
     const file = join(dir, 'hold.jsonl');
@@ -211,7 +211,7 @@ describe('tether batch', () => {
     expect(output).toContain('A run of this batch was cancelled, so no more tasks were started');
     expect(output).toMatch(/3 tasks: 2 finished now, 0 earlier, 2 not completed .*, 1 not started/);
     expect((await tether(['batch', 'cancel', 'nothex'])).code).toBe(2);
-  });
+  }, 240_000);
 });
 
 /** Polls `text()` until `pattern` matches it (the output of a process still running). */
