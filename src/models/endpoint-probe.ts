@@ -39,10 +39,19 @@ function tryConnect(host: string, port: number, timeoutMs: number): Promise<stri
   });
 }
 
+// The listener goes with the wait: twenty refused attempts left twenty on the signal, and Node warned of a leak
+// (MaxListenersExceededWarning) on the user's terminal.
 const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
   new Promise((resolve) => {
-    const t = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
+    const stop = (): void => {
+      clearTimeout(t);
+      resolve();
+    };
+    const t = setTimeout(() => {
+      signal?.removeEventListener('abort', stop);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', stop, { once: true });
   });
 
 /** Probes `baseURL` (http or https) until it answers or the deadline passes. */
