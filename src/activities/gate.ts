@@ -15,6 +15,8 @@ import type { ShellEnvironment } from '../environments/shell-environment.js';
 import type { ToolRegistry } from '../registry/registry.js';
 import type { AssessCallInput, CallAssessment } from '../common/approval-types.js';
 import { withHeartbeat } from './heartbeat.js';
+import { protectedPathsIn } from '../environments/backends/local/settings.js';
+import { noteApprovedChange } from '../approval/protected-change.js';
 
 interface GateActivityDeps {
   registry: ToolRegistry;
@@ -40,6 +42,8 @@ function heldByProcesses(input: AssessCallInput, backend: string): HeldFiles[] {
 
 export function createGateActivities(deps: GateActivityDeps) {
   const { registry, config, allowlist } = deps;
+  // Files other programs run or obey later: a file tool's change to one asks, whatever runs the commands.
+  const protectedPaths = protectedPathsIn((config.terminal as Record<string, unknown>).local);
 
   /** The call's subject, where it runs, and a reader of files in its environment; undefined: it runs nothing. */
   async function subjectOf(
@@ -101,9 +105,12 @@ export function createGateActivities(deps: GateActivityDeps) {
       where,
       tool: input.name,
       held: heldFiles,
+      protectedPaths,
     });
     const { verdict, allowlistedBy, scripts, reads, scope } = judged;
-    const { text: shown, readFiles } = shownParts(subject, scripts);
+    // What the judge itself says is shown (a request through the egress proxy) stands alone: it read no files.
+    const { text: shown, readFiles } =
+      judged.shown !== undefined ? { text: judged.shown, readFiles: undefined } : shownParts(subject, scripts);
     const tooLarge = verdict.tier === 'dangerous' ? unshowable(shown) : undefined;
     return {
       ...policy,
@@ -128,8 +135,12 @@ export function createGateActivities(deps: GateActivityDeps) {
     const found = await subjectOf(input);
     // The call's subject itself changed (a background process's input): everything counts as changed.
     if (!found?.read) return keys;
-    const now = digestsOf(await found.read(keys));
-    return keys.filter((k) => now[k] !== bound[k]);
+    const files = await found.read(keys);
+    const now = digestsOf(files);
+    const changed = keys.filter((k) => now[k] !== bound[k]);
+    // Unchanged, the call runs now: a protected file it writes is the approved change, not a command's (the sandbox keeps it).
+    if (changed.length === 0 && found.subject.change) noteApprovedChange(input.cwd, found.subject.change, files);
+    return changed;
   }
 
   // Heartbeats let the workflow's heartbeat timeout notice a worker killed mid-check within seconds (without them a

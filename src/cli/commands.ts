@@ -217,6 +217,12 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: () => import('./exec-command.js').then((m) => m.addExecCommand),
   },
   {
+    name: 'egress-ca',
+    group: 'Operate',
+    summary: "The egress proxy's certificate authority: show it, or --rotate to make a new one",
+    load: () => import('./egress-ca-command.js').then((m) => m.addEgressCaCommand),
+  },
+  {
     name: 'model',
     group: 'Operate',
     summary: 'Local models: list them, install their weights',
