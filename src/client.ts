@@ -7,6 +7,7 @@ import { CliError } from './cli/errors.js';
 import { runCommandEnd } from './cli/command-end.js';
 import { TetherError } from './common/errors.js';
 import { ensureTetherHome } from './config/home.js';
+import { errorLine, helpAfter } from './cli/help-text.js';
 
 // A closed pipe (`tether tools | head`) ends the output, not the process with a stack trace.
 process.stdout.on('error', (err: NodeJS.ErrnoException) => {
@@ -39,7 +40,9 @@ const program = new Command()
   .name('tether')
   .description('A durable runner for tool-using AI agents, on Temporal')
   .version('0.1.0')
-  .showHelpAfterError()
+  // A mistake on the command line is one line (with "did you mean"), not the whole help after it.
+  .configureOutput({ outputError: (message, write) => write(errorLine(message)) })
+  .addHelpText('after', helpAfter())
   .exitOverride()
   // Every command may write logs or state: a TETHER_HOME that cannot be written is one line before anything runs.
   .hook('preAction', () => void ensureTetherHome());

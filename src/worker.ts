@@ -41,6 +41,8 @@ import { egressGate } from './environments/egress/gate.js';
 import { temporalEgressAsker } from './activities/egress-asker.js';
 import { AllowlistBook } from './approval/allowlist-book.js';
 import { configPath } from './config/config.js';
+import { workerIdentity } from './temporal/worker-identity.js';
+import { endpointLabel } from './models/openai-provider.js';
 import { tetherDataConverter } from './payloads/data-converter.js';
 import { resolveKeyFile } from './payloads/encryption-settings.js';
 import { loadKeyring } from './payloads/keyring.js';
@@ -224,12 +226,13 @@ export async function createWorker(
     allowlisted: () => allowlist.entries().filter((e): e is string => typeof e === 'string'),
   });
   const ownQueue = workerQueue(opts.settings.taskQueue);
+  const model = opts.model ?? modelSettingsFromEnv();
   const activities = createActivities({
     registry,
     hooks,
     log,
     config,
-    model: opts.model ?? modelSettingsFromEnv(),
+    model,
     workerQueue: ownQueue,
     allowlist,
   });
@@ -250,6 +253,9 @@ export async function createWorker(
     // Cancellation reaches an activity only in the answer to a heartbeat: the default throttle (80% of the
     // heartbeat timeout) held it back for up to 12 s, while the command it should stop went on.
     maxHeartbeatThrottleInterval: '1 second',
+    // Temporal's default identity plus the model endpoint: `tether run` reads it from the run's history to say which
+    // endpoint the worker that took the run calls (src/temporal/worker-identity.ts).
+    identity: workerIdentity(endpointLabel(model.openai)),
   } satisfies Partial<TemporalWorkerOptions>;
   const shared = await Worker.create({
     connection,

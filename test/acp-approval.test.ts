@@ -1,7 +1,8 @@
 // Approvals over ACP as an editor sees them (raw JSON-RPC to `tether acp`, the dev server, the scripted model): the
 // permission request renders the command as every channel does (no raw ESC, CR or bidi character in its title,
 // content or raw input; the findings are not buried after a long command), its options have distinct ids, names
-// and kinds, a computed command offers no wider approval, and a run cancelled while it waits is no longer listed.
+// and kinds, a computed command offers no wider approval, the tool-call entry beside a request shows the request's own
+// text, and a run cancelled while it waits is no longer listed.
 import { mkdtempSync, readFileSync, realpathSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -85,6 +86,18 @@ it('renders the request once, without raw control characters; distinct options; 
       `kubectl delete pod x 2>/dev/null; echo "\\x1b[2K\\rlooks fine \\u202eexe.sh"⟨4,100 spaces⟩; true\n⟨50 blank lines⟩\necho ran >> ${marker}`,
     );
     expect(content).toContain('⟨4,100 spaces⟩; true');
+    // The tool-call entry beside the request shows exactly the request's text: the same title, content and raw input
+    // (not a summary with CR and no-break spaces as spaces, 4,100 spaces as one, cut at 80 characters).
+    const entries = acp
+      .updates()
+      .filter(
+        (u) => u.toolCallId === (tight!.toolCall as { toolCallId?: string }).toolCallId && u.status === 'pending',
+      );
+    expect(entries.length).toBeGreaterThan(0);
+    const entry = entries.at(-1)!;
+    expect(entry.title).toBe(tight!.toolCall.title);
+    expect(entry.content).toEqual(tight!.toolCall.content);
+    expect(entry.rawInput).toEqual(tight!.toolCall.rawInput);
     // Distinct ids, names and kinds: a client choosing by kind gets what the name says.
     expect(tight!.options.map((o) => [o.optionId, o.kind])).toEqual([
       ['once', 'allow_once'],

@@ -88,6 +88,29 @@ describe('detached runs and a separate worker', () => {
     );
   });
 
+  it('lists runs newest start first, with the tokens a running run has used so far; cancel says what it stopped', async () => {
+    const older = (await tether(['run', '--detach', 'a long task'])).stdout.trim();
+    const newer = (await tether(['run', '--detach', 'a long task'])).stdout.trim();
+    type Row = { workflowId: string; startTime: string; tokens?: { inputTokens: number; outputTokens: number } };
+    let mine: Row[] = [];
+    await until('both runs running their command, in the listing with tokens', async () => {
+      const rows = JSON.parse((await tether(['list', '--json', '--limit', '200'])).stdout) as Row[];
+      mine = rows.filter((r) => r.workflowId === older || r.workflowId === newer);
+      return mine.length === 2 && mine.every((r) => (r.tokens?.inputTokens ?? 0) > 0);
+    });
+    // The running runs' tokens come from the runs themselves (the memo's are as of their last status change: 0).
+    expect(mine.map((r) => r.workflowId)).toEqual([newer, older]);
+    expect(mine[0]!.tokens).toEqual({ inputTokens: 10, outputTokens: 5 });
+    for (const id of [older, newer]) {
+      const cancel = await tether(['cancel', id]);
+      expect(cancel.code).toBe(0);
+      expect(cancel.stdout).toMatch(
+        new RegExp(`^${id} cancelled: 1 tool call stopped\n  stopped: terminal: sleep 120`),
+      );
+      expect(cancel.stdout).not.toMatch(/[{}]"/);
+    }
+  });
+
   it('cancels a running run and stops its command', async () => {
     const id = (await tether(['run', '--detach', 'a long task'])).stdout.trim();
     let state: Record<string, unknown> = {};

@@ -193,7 +193,7 @@ describe('the approval inbox (real Chromium, real worker, scripted model)', () =
     expect(await row.locator('[data-command]').textContent()).toBe(visibleText(COMMANDS['deny with a reason']!));
     expect(await row.locator('[data-command]').textContent()).toContain('echo "\\x1b[2Knever\\u202e"');
     expect(await row.locator('[data-hidden-note]').textContent()).toMatch(
-      /control, invisible or look-alike characters/,
+      /control, bidi, invisible or look-alike characters/,
     );
     expect(await row.locator('script, img').count()).toBe(0);
     expect(await page.evaluate('window.__xss')).toBeUndefined();

@@ -1,8 +1,10 @@
 // Qwen2.5-Coder-1.5B-Instruct on its real weights (node-llama-cpp, CPU): a well-formed native tool call, an answer
-// from the tool's result, and the README's upgrade line end to end — `tether run --model local:qwen2.5-coder-1.5b
-// "Read notes.txt and tell me what it says"` answers with the file's content.
+// from the tool's result, `tether run --model local:qwen2.5-coder-1.5b "Read notes.txt and tell me what it says"`
+// answering with the file's content, and the README's first line as written — with no model setting at all, on a
+// fresh TETHER_HOME — answering what the project is.
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
@@ -79,6 +81,39 @@ describe.skipIf(!settings)(`${MODEL} (real weights, CPU)`, () => {
       expect(out.toolCalls).toBeGreaterThanOrEqual(1);
       expect(out.answer).toMatch(/thursday/i);
       expect(out.answer).toMatch(/plumber|sink/i);
+    },
+    SLOW,
+  );
+
+  it(
+    "the README's Quick start line, with no model configured, answers what the project is",
+    async () => {
+      const readme = fileURLToPath(new URL('../README.md', import.meta.url));
+      // The first command of the Quick start, as a person copies it: `npm ci && npx tether run "<task>"`.
+      const quick = /## Quick start[\s\S]*?```sh\n(.*)\n/.exec(readFileSync(readme, 'utf8'))?.[1] ?? '';
+      const task = /^npm ci && npx tether run "([^"]+)"$/.exec(quick)?.[1];
+      expect(task, `the Quick start's line: ${quick}`).toBeDefined();
+      const clone = realpathSync(mkdtempSync(join(tmpdir(), 'tether-quick-start-')));
+      copyFileSync(readme, join(clone, 'README.md'));
+      const r = await runCli(['run', '--json', task!], {
+        cwd: clone,
+        env: {
+          TEMPORAL_ADDRESS: inject('temporalAddress'),
+          TETHER_HOME: mkdtempSync(join(tmpdir(), 'tether-quick-start-home-')),
+          // No model setting of any kind: the default is what is tested.
+          TETHER_MODEL: '',
+          OPENAI_API_KEY: '',
+          OPENAI_BASE_URL: '',
+        },
+      });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toMatch(new RegExp(`model ${MODEL} \\(Qwen2\\.5-Coder-1\\.5B-Instruct`));
+      const out = JSON.parse(r.stdout) as { status: string; answer: string; toolCalls: number };
+      expect(out.status).toBe('completed');
+      expect(out.toolCalls).toBeGreaterThanOrEqual(1);
+      // What the project is: a durable runner for tool-using AI agents, on Temporal.
+      expect(out.answer).toMatch(/durable|temporal/i);
+      expect(out.answer).toMatch(/agent/i);
     },
     SLOW,
   );

@@ -1,4 +1,4 @@
-// The local demonstration model with its real weights: well-formed tool calls and a final answer (content not judged).
+// The small local model (local:tiny, SmolLM2-135M) with its real weights: well-formed tool calls and a final answer (content not judged).
 import { mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

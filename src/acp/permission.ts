@@ -9,7 +9,7 @@ import type {
   SessionId,
   ToolCallUpdate,
 } from '@agentclientprotocol/sdk';
-import { renderApprovalText } from '../approval/approval-text.js';
+import { renderApprovalText, splitShown } from '../approval/approval-text.js';
 import { viewOfPending, type ApprovalView } from '../approval/approval-view.js';
 import { formatApproval } from '../cli/approval-format.js';
 import { networkTargetOf } from '../common/egress-types.js';
@@ -60,10 +60,12 @@ function answerFor(outcome: RequestPermissionOutcome, offered: readonly Permissi
  */
 export function permissionToolCall(p: PendingApproval): { view: ApprovalView; toolCall: ToolCallUpdate } {
   const view = viewOfPending(p);
-  const oneLine = renderApprovalText(p.command, { newlines: 'escape' }).text;
+  // The title is what the model asked to run; what the gate read to judge it is in the content, apart.
+  const { asked } = splitShown(p.command, p.readFiles);
+  const oneLine = renderApprovalText(asked, { newlines: 'escape' }).text;
   const short =
     oneLine.length > TITLE_CHARS
-      ? `${oneLine.slice(0, TITLE_CHARS - 1)}… (${p.command.length} characters: see the details)`
+      ? `${oneLine.slice(0, TITLE_CHARS - 1)}… (${asked.length} characters: see the details)`
       : oneLine;
   const target = networkTargetOf(p);
   const shownTarget = target === undefined ? undefined : renderApprovalText(target, { newlines: 'escape' }).text;
@@ -78,7 +80,7 @@ export function permissionToolCall(p: PendingApproval): { view: ApprovalView; to
           : `network: ${shownTarget}${short ? ` (asked by: ${short})` : ''}`,
       kind: target === undefined ? 'execute' : 'fetch',
       status: 'pending',
-      content: [{ type: 'content', content: { type: 'text', text: formatApproval(view) } }],
+      content: [{ type: 'content', content: { type: 'text', text: formatApproval(view, { reads: 'show' }) } }],
       rawInput: {
         ...(target !== undefined ? { host: renderApprovalText(p.host ?? '').text, port: p.port } : {}),
         command: view.text,

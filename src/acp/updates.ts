@@ -4,6 +4,8 @@ import { isAbsolute, resolve } from 'node:path';
 import type { PlanEntry, SessionUpdate, ToolCallContent, ToolCallStatus, ToolKind } from '@agentclientprotocol/sdk';
 import { renderApprovalText } from '../approval/approval-text.js';
 import type { AgentState, ToolCallView } from '../common/types.js';
+import type { PendingApproval } from '../common/approval-types.js';
+import { permissionToolCall } from './permission.js';
 
 /** A value with every string in it rendered as approval text is (what an editor may display). */
 function shownValue(v: unknown): unknown {
@@ -98,8 +100,10 @@ export class UpdateTracker {
     }
     const calls = new Map<number, ToolCallView>();
     for (const c of [...state.recentToolCalls, ...state.currentToolCalls]) calls.set(c.index, c);
+    const pending = new Map((state.pendingApprovals ?? []).map((p) => [p.callId, p]));
     for (const c of [...calls.values()].sort((a, b) => a.index - b.index)) {
-      for (const update of this.callUpdates(c)) events.push({ turn: c.turn, order: c.index, update });
+      const asking = c.status === 'awaiting_approval' ? pending.get(c.id) : undefined;
+      for (const update of this.callUpdates(c, asking)) events.push({ turn: c.turn, order: c.index, update });
     }
     const plan = JSON.stringify(state.todo);
     if (plan !== this.plan) {
@@ -114,12 +118,29 @@ export class UpdateTracker {
     return events.sort((a, b) => a.turn - b.turn || a.order - b.order).map((e) => e.update);
   }
 
-  private callUpdates(c: ToolCallView): SessionUpdate[] {
+  private callUpdates(c: ToolCallView, asking: PendingApproval | undefined): SessionUpdate[] {
     const status = STATUS[c.status];
     const before = this.sent.get(c.index);
     if (before === status) return [];
     this.sent.set(c.index, status);
     const out: SessionUpdate[] = [];
+    if (asking) {
+      // A call waiting for a decision shows exactly what its permission request shows: the same title, content and
+      // raw input, one rendering (src/acp/permission.ts), so the entry beside the request cannot read otherwise.
+      const { toolCall } = permissionToolCall(asking);
+      const same = {
+        toolCallId: c.id,
+        title: toolCall.title!,
+        kind: toolCall.kind ?? undefined,
+        status: 'pending' as const,
+        content: toolCall.content ?? undefined,
+        rawInput: toolCall.rawInput,
+      };
+      out.push(
+        before === undefined ? { sessionUpdate: 'tool_call', ...same } : { sessionUpdate: 'tool_call_update', ...same },
+      );
+      return out;
+    }
     if (before === undefined) {
       const args = parseArgs(c.args);
       const diff = editDiff(c.name, args, this.cwd);

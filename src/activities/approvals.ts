@@ -19,6 +19,7 @@ import { withHeartbeat } from './heartbeat.js';
 import type { CompleteFn } from './model.js';
 import { visibleJson } from '../approval/visible-text.js';
 import { viewOfPending } from '../approval/approval-view.js';
+import { derivedRenderer } from '../approval/approval-text.js';
 
 interface ApprovalActivityDeps {
   config: TetherConfig;
@@ -55,8 +56,11 @@ export function createApprovalActivities(deps: ApprovalActivityDeps) {
       deps.complete({ model, messages: smartPrompt(input.command, input.findings), tools: [] }, signal),
     );
     const verdict = readSmartAnswer(reply.message.content, model);
+    // The log is a view others may read: the command and the judge's reply (which may quote it) are redacted with
+    // the command's own secret values, as every text derived from a command is.
+    const shown = derivedRenderer(input.command, true);
     log.info(
-      { command: input.command, answer: verdict.answer, reply: verdict.reply, model },
+      { command: shown(input.command).text, answer: verdict.answer, reply: shown(verdict.reply).text, model },
       'smart approval answered',
     );
     return verdict;

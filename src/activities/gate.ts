@@ -6,7 +6,7 @@ import { normalizePath } from '../common/paths.js';
 import { posix } from 'node:path';
 import { assessSubject, digestsOf, type HeldFiles, type ReadScripts } from '../approval/assess.js';
 import type { AllowlistBook } from '../approval/allowlist-book.js';
-import { shownText, unshowable, type CallSubject } from '../approval/subject.js';
+import { shownParts, unshowable, type CallSubject } from '../approval/subject.js';
 import type { TetherConfig } from '../config/config.js';
 import { environmentManager } from '../environments/current.js';
 import { currentDirectory, readScriptsIn } from '../environments/read-scripts.js';
@@ -108,7 +108,9 @@ export function createGateActivities(deps: GateActivityDeps) {
       protectedPaths,
     });
     const { verdict, allowlistedBy, scripts, reads, scope } = judged;
-    const shown = judged.shown ?? shownText(subject, scripts);
+    // What the judge itself says is shown (a request through the egress proxy) stands alone: it read no files.
+    const { text: shown, readFiles } =
+      judged.shown !== undefined ? { text: judged.shown, readFiles: undefined } : shownParts(subject, scripts);
     const tooLarge = verdict.tier === 'dangerous' ? unshowable(shown) : undefined;
     return {
       ...policy,
@@ -120,6 +122,8 @@ export function createGateActivities(deps: GateActivityDeps) {
       ...(Object.keys(reads).length > 0 ? { reads } : {}),
       ...(scope ? { scope, where: judged.cwd } : {}),
       ...(tooLarge ? { unshowable: tooLarge } : {}),
+      // Which part of `command` is the files read, so views show them apart from what the model asked to run.
+      ...(readFiles && !tooLarge ? { readFiles } : {}),
       ...held(),
     };
   }

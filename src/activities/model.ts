@@ -40,7 +40,7 @@ export function createModelRouter(settings: ModelSettings): CompleteFn {
       if (!found) {
         throw ApplicationFailure.nonRetryable(
           `Model '${input.model}' is a local model whose weights are not installed on this worker: run ` +
-            `'tether model install ${input.model.slice(LOCAL_PREFIX.length)}' (or 'npm run setup:local-model' for the default)`,
+            `'tether model install ${input.model.slice(LOCAL_PREFIX.length)}' on the worker's machine`,
           'Model.NotFound',
         );
       }

@@ -20,8 +20,33 @@ const ASSIGNMENT = new RegExp(
   'g',
 );
 
-/** The secret spans of `text`, in order and not overlapping. */
-export function secretSpans(text: string): SecretSpan[] {
+/** The shortest value hidden wherever it appears: shorter strings are too common to be told from ordinary text. */
+const MIN_SECRET = 6;
+
+/**
+ * The secret values in `text` (what its `NAME=value` assignments and key-shaped tokens hold): a text derived from it
+ * (a finding that expands `$API_TOKEN`, a title, a log line) hides these wherever they appear, as the text does.
+ */
+export function secretValues(text: string): string[] {
+  return [...new Set(spansIn(text).map((s) => text.slice(s.start, s.end)))].filter((v) => v.length >= MIN_SECRET);
+}
+
+/**
+ * The secret spans of `text`, in order and not overlapping: its own, and every occurrence of `secrets` (the values of
+ * the command it was derived from), so that a value hidden in a command is hidden in every text made from it. (A
+ * command itself is given no `secrets`: its other occurrences of a value may be code, which is never hidden.)
+ */
+export function secretSpans(text: string, secrets: readonly string[] = []): SecretSpan[] {
+  const found = spansIn(text);
+  for (const value of new Set(secrets)) {
+    if (value.length < MIN_SECRET) continue;
+    for (let at = text.indexOf(value); at >= 0; at = text.indexOf(value, at + value.length))
+      found.push({ start: at, end: at + value.length, name: 'value' });
+  }
+  return merged(found);
+}
+
+function spansIn(text: string): SecretSpan[] {
   const found: SecretSpan[] = [];
   for (const m of text.matchAll(ASSIGNMENT)) {
     const start = m.index + m[1]!.length + m[2]!.length;
@@ -29,6 +54,11 @@ export function secretSpans(text: string): SecretSpan[] {
   }
   for (const pattern of KEY_PATTERNS)
     for (const m of text.matchAll(pattern)) found.push({ start: m.index, end: m.index + m[0].length, name: 'key' });
+  return merged(found);
+}
+
+/** Spans in order, overlapping ones joined. */
+function merged(found: SecretSpan[]): SecretSpan[] {
   found.sort((a, b) => a.start - b.start || b.end - a.end);
   const out: SecretSpan[] = [];
   for (const s of found) {

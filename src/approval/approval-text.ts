@@ -3,12 +3,16 @@
 // (`⟨4,100 spaces⟩`, `⟨200 blank lines⟩`), and, where the view is shared, secret values replaced by a marked span
 // that stops at shell metacharacters. Markers use ⟨ ⟩, which the text itself can never show unescaped.
 // Workflow-safe (pure).
-import { secretSpans } from './approval-redact.js';
-import { visibleText } from './visible-text.js';
+import type { ReadFiles } from '../common/approval-types.js';
+import { secretSpans, secretValues } from './approval-redact.js';
+import { hasDeceptiveCharacters, visibleText } from './visible-text.js';
 
 export interface RenderedText {
   text: string;
-  /** Control, invisible, space-like or look-alike characters were escaped. */
+  /**
+   * It holds characters that could make it read as something else (controls, bidi, invisible, space-like or
+   * look-alike characters), shown as escapes. A tab is shown (as \t, or as itself in a file) but does not count.
+   */
   hidden: boolean;
   /** Something that looked like a secret is shown as a ⟨redacted⟩ span. */
   redacted: boolean;
@@ -21,6 +25,13 @@ export interface RenderOptions {
   redact?: boolean;
   /** Line feeds as `\n` (one-line views: a title, a finding), or kept (the default). */
   newlines?: 'keep' | 'escape';
+  /**
+   * With `redact`: the secret values of the command this text was derived from (a finding, a title, a log line),
+   * hidden wherever they appear in it (`secretValues` of the command).
+   */
+  secrets?: readonly string[];
+  /** `file`: a file's content shown beside the command: its tabs and line ends as they are (visible-text.ts). */
+  whitespace?: 'escape' | 'file';
 }
 
 /** Runs of spaces and tabs longer than this are shown as a count (an indented script keeps its indentation). */
@@ -33,7 +44,7 @@ export function thousands(n: number): string {
   return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 }
 
-const BLANKS = new RegExp(`[ \\t]{${BLANK_RUN + 1},}|\\n(?:[ \\t]*\\n){${BLANK_LINES},}`, 'g');
+const BLANKS = new RegExp(`[ \\t]{${BLANK_RUN + 1},}|\\n(?:[ \\t]*\\r?\\n){${BLANK_LINES},}`, 'g');
 
 function blankMarker(run: string): string {
   if (run.startsWith('\n')) {
@@ -63,7 +74,7 @@ function plain(text: string, opts: RenderOptions, flags: { collapsed: boolean })
 /** Text as a person is shown it before approving. */
 export function renderApprovalText(raw: string, opts: RenderOptions = {}): RenderedText {
   const flags = { collapsed: false };
-  const spans = opts.redact ? secretSpans(raw) : [];
+  const spans = opts.redact ? secretSpans(raw, opts.secrets) : [];
   let text = '';
   let at = 0;
   for (const s of spans) {
@@ -72,11 +83,62 @@ export function renderApprovalText(raw: string, opts: RenderOptions = {}): Rende
     at = s.end;
   }
   text += plain(raw.slice(at), opts, flags);
-  const bare = visibleText(raw, opts);
   return {
     text,
-    hidden: bare !== (opts.newlines === 'escape' ? raw.replace(/\n/g, '\\n') : raw),
+    hidden: hasDeceptiveCharacters(raw, opts),
     redacted: spans.length > 0,
     collapsed: flags.collapsed,
   };
+}
+
+/**
+ * A pending approval's text, split into what the model asked to run and the files the gate read, when `readFiles`
+ * describes its layout exactly; otherwise all of it is the command (nothing is ever moved out of it on a guess: a
+ * command may well hold a line `# path:` of its own).
+ */
+export function splitShown(
+  command: string,
+  readFiles: ReadFiles | undefined,
+): { asked: string; files: { path: string; content: string }[] } {
+  const whole = { asked: command, files: [] };
+  if (!readFiles || !Number.isInteger(readFiles.at) || readFiles.at < 0 || readFiles.at > command.length) return whole;
+  const files: { path: string; content: string }[] = [];
+  let at = readFiles.at;
+  for (const f of readFiles.files) {
+    const header = `\n# ${f.path}:\n`;
+    if (!Number.isInteger(f.chars) || f.chars < 0 || !command.startsWith(header, at)) return whole;
+    const start = at + header.length;
+    if (start + f.chars > command.length) return whole;
+    files.push({ path: f.path, content: command.slice(start, start + f.chars) });
+    at = start + f.chars;
+  }
+  return at === command.length ? { asked: command.slice(0, readFiles.at), files } : whole;
+}
+
+/** Lines of a text, as a person counts them (a last line without its line feed counts). */
+export const lineCount = (text: string): number => (text === '' ? 0 : text.replace(/\n$/, '').split('\n').length);
+
+/** How every text derived from one approval is rendered: redacted (where shared) with the command's own values. */
+export interface DerivedText {
+  (text: string, opts?: { newlines?: 'keep' | 'escape'; whitespace?: 'file' }): RenderedText;
+}
+
+/**
+ * One rendering for a command and everything made from it: where the view is shared, a value its command line
+ * hides (`API_TOKEN=…`) is hidden in its findings, titles, file names and lines too, even where it appears expanded.
+ */
+export function derivedRenderer(command: string, redact: boolean): DerivedText {
+  const secrets = redact ? secretValues(command) : [];
+  return (text, opts = {}) => renderApprovalText(text, { redact, secrets, newlines: 'escape', ...opts });
+}
+
+/**
+ * `text` cut to at most `max` characters, never inside a secret value (cut before it instead), so a short view
+ * (a title) never shows part of a secret that redaction could no longer recognise.
+ */
+export function cutOutsideSecrets(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let cut = max - 1;
+  for (const s of secretSpans(text)) if (s.start < cut && s.end > cut) cut = s.start;
+  return `${text.slice(0, cut)}…`;
 }

@@ -4,7 +4,7 @@
 import type { ApprovalChoice, PendingApproval } from '../common/approval-types.js';
 import { networkTargetOf } from '../common/egress-types.js';
 import type { MemoApproval } from '../common/search-attributes.js';
-import { renderApprovalText } from './approval-text.js';
+import { derivedRenderer, lineCount, renderApprovalText, splitShown } from './approval-text.js';
 
 export interface ChoiceView {
   choice: ApprovalChoice;
@@ -14,6 +14,16 @@ export interface ChoiceView {
   gives: string;
 }
 
+/** A file the gate read to judge the call (a config file, a script it runs): shown apart from the command, folded. */
+export interface ReadView {
+  /** As rendered (one line). */
+  path: string;
+  lines: number;
+  chars: number;
+  /** The content as rendered (tabs and line ends as they are); absent where only names are kept (the memo). */
+  text?: string;
+}
+
 export interface ApprovalView {
   approvalId: string;
   callId: string;
@@ -21,14 +31,20 @@ export interface ApprovalView {
   argsDigest: string;
   askedAt: string;
   expiresAt: string;
-  /** The text as rendered: escapes, counted blank runs, maybe ⟨redacted⟩ spans; cut when `shortened`. */
+  /**
+   * What the model asked to run (the command and its standard input), as rendered: escapes, counted blank runs,
+   * maybe ⟨redacted⟩ spans; cut when `shortened`.
+   */
   text: string;
   /** The whole text's length in characters. */
   chars: number;
   shortened: boolean;
   redacted: boolean;
+  /** The command, or a file it reads, holds characters that could deceive (never just tabs or line ends). */
   hidden: boolean;
   collapsed: boolean;
+  /** What the gate read to judge it, apart from the command (empty: it read nothing, or a run recorded before). */
+  reads: ReadView[];
   findings: { rule: string; tier: string; description: string }[];
   cwd?: string;
   /** Files that changed after an earlier verdict on this call: the text shows their new content. */
@@ -48,6 +64,12 @@ interface ScopeWords {
 /** One line, every hidden character escaped: the scope names paths and directories the model chose. */
 const words = (text: string | undefined): string | undefined =>
   text === undefined ? undefined : renderApprovalText(text, { newlines: 'escape' }).text;
+
+/** `why` without the list of files `covers` names already (session's line says it; once is enough). */
+function saidOnce(why: string, covers: string): string {
+  const listed = /while (.+) (?:stays|stay) exactly as shown/.exec(covers)?.[1];
+  return listed && listed.length > 20 && why.includes(listed) ? why.replace(listed, 'the files session names') : why;
+}
 
 /** What once, session, always and deny give for an approval with this scope (none: a run recorded before scopes). */
 export function choiceViews(raw: ScopeWords | undefined): ChoiceView[] {
@@ -94,7 +116,8 @@ export function choiceViews(raw: ScopeWords | undefined): ChoiceView[] {
       : {
           choice: 'always',
           offered: false,
-          gives: `the same as session (${scope.alwaysNot ?? 'not offered'}): ${session}`,
+          // Said once, under session: repeating what it covers made long lists read twice.
+          gives: `the same as session (${saidOnce(scope.alwaysNot ?? 'not offered', scope.covers)})`,
         },
     deny,
   ];
@@ -106,12 +129,17 @@ function networkOf(a: { tool: string; findings: readonly { rule: string }[] }): 
   return target === undefined ? {} : { network: renderApprovalText(target, { newlines: 'escape' }).text };
 }
 
-/** One line of a finding's description. */
-const findingLine = (d: string, redact: boolean): string => renderApprovalText(d, { redact, newlines: 'escape' }).text;
-
 /** From the run's state: the whole text (redacted only where the view is shared). */
 export function viewOfPending(p: PendingApproval, opts: { redact?: boolean } = {}): ApprovalView {
-  const r = renderApprovalText(p.command, { redact: opts.redact });
+  const redact = !!opts.redact;
+  const derived = derivedRenderer(p.command, redact);
+  const { asked, files } = splitShown(p.command, p.readFiles);
+  const r = renderApprovalText(asked, { redact });
+  const reads = files.map((f) => ({
+    path: derived(f.path),
+    content: derived(f.content, { newlines: 'keep', whitespace: 'file' }),
+    raw: f.content,
+  }));
   return {
     approvalId: p.approvalId,
     callId: p.callId,
@@ -120,18 +148,20 @@ export function viewOfPending(p: PendingApproval, opts: { redact?: boolean } = {
     askedAt: p.askedAt,
     expiresAt: p.expiresAt,
     text: r.text,
-    chars: p.command.length,
+    chars: asked.length,
     shortened: false,
-    redacted: r.redacted,
-    hidden: r.hidden,
-    collapsed: r.collapsed,
-    findings: p.findings.map((f) => ({
-      rule: f.rule,
-      tier: f.tier,
-      description: findingLine(f.description, !!opts.redact),
+    redacted: r.redacted || reads.some((x) => x.content.redacted || x.path.redacted),
+    hidden: r.hidden || reads.some((x) => x.content.hidden || x.path.hidden),
+    collapsed: r.collapsed || reads.some((x) => x.content.collapsed),
+    reads: reads.map((x) => ({
+      path: x.path.text,
+      lines: lineCount(x.raw),
+      chars: x.raw.length,
+      text: x.content.text,
     })),
-    ...(p.cwd !== undefined ? { cwd: renderApprovalText(p.cwd, { newlines: 'escape' }).text } : {}),
-    ...(p.changed ? { changed: p.changed.map((f) => renderApprovalText(f, { newlines: 'escape' }).text) } : {}),
+    findings: p.findings.map((f) => ({ rule: f.rule, tier: f.tier, description: derived(f.description).text })),
+    ...(p.cwd !== undefined ? { cwd: derived(p.cwd).text } : {}),
+    ...(p.changed ? { changed: p.changed.map((f) => derived(f).text) } : {}),
     ...networkOf(p),
     choices: choiceViews(p.scope),
   };
@@ -152,6 +182,7 @@ export function viewOfMemo(m: MemoApproval): ApprovalView {
     redacted: m.redacted === true,
     hidden: m.hidden === true,
     collapsed: m.collapsed === true,
+    reads: (m.reads ?? []).map((r) => ({ path: r.path, lines: r.lines, chars: r.chars })),
     findings: m.findings,
     ...(m.cwd !== undefined ? { cwd: m.cwd } : {}),
     ...(m.changed ? { changed: m.changed } : {}),

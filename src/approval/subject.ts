@@ -1,5 +1,6 @@
 // What a tool call would run, as the approval gate judges it: a command line with its standard input, or a
 // program in a language, and the text a person is shown. Workflow-safe (types only).
+import type { ReadFiles } from '../common/approval-types.js';
 import type { ApprovalFinding } from '../common/approval-types.js';
 
 export interface CallSubject {
@@ -47,10 +48,23 @@ export const MAX_APPROVAL_CHARS = 100_000;
 
 /** Everything the call would run, whole: the command, its standard input, each script read with its content. */
 export function shownText(subject: CallSubject, scripts: ReadonlyMap<string, string> = new Map()): string {
+  return shownParts(subject, scripts).text;
+}
+
+/** `shownText`, and where in it the files read begin (so views can show them apart from what the model asked). */
+export function shownParts(
+  subject: CallSubject,
+  scripts: ReadonlyMap<string, string> = new Map(),
+): { text: string; readFiles?: ReadFiles } {
   let out = subject.shown ?? subject.text;
   if (subject.stdin !== undefined && subject.shown === undefined) out += `\n# standard input:\n${subject.stdin}`;
-  for (const [path, text] of scripts) out += `\n# ${path}:\n${text}`;
-  return out;
+  const at = out.length;
+  const files: ReadFiles['files'] = [];
+  for (const [path, text] of scripts) {
+    out += `\n# ${path}:\n${text}`;
+    files.push({ path, chars: text.length });
+  }
+  return files.length > 0 ? { text: out, readFiles: { at, files } } : { text: out };
 }
 
 /** Why a call's text cannot be shown for approval (too large), or undefined when it can. */

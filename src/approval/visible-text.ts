@@ -36,7 +36,15 @@ function escape(ch: string): string {
 interface VisibleOptions {
   /** Keep line feeds as line breaks (a multi-line script); otherwise they are shown as \n. Default: keep. */
   newlines?: 'keep' | 'escape';
+  /**
+   * `file`: the text is a file's content a person reads beside a command (what the gate read): tabs are shown as
+   * tabs and a carriage return ending a line as that line's end, since neither can make it read otherwise.
+   */
+  whitespace?: 'escape' | 'file';
 }
+
+/** What a file's whitespace looks like after `whitespace: 'file'`: a tab, a line end. */
+const FILE_WHITESPACE = /\t|\r(?=\n)/g;
 
 /** Escapes hidden characters, and the look-alike letters of mixed-script words. */
 function escapeAll(text: string, esc: (ch: string) => string): string {
@@ -56,8 +64,28 @@ function escapeAll(text: string, esc: (ch: string) => string): string {
 
 /** The text with every control, bidi, invisible and space-like character replaced by a visible escape. */
 export function visibleText(text: string, opts: VisibleOptions = {}): string {
+  if (opts.whitespace === 'file') {
+    // Each stretch between a file's ordinary whitespace is escaped on its own; the whitespace is kept.
+    let out = '';
+    let at = 0;
+    for (const m of text.matchAll(FILE_WHITESPACE)) {
+      out += escapeAll(text.slice(at, m.index), escape) + (m[0] === '\t' ? '\t' : '');
+      at = m.index + m[0].length;
+    }
+    out += escapeAll(text.slice(at), escape);
+    return opts.newlines === 'escape' ? out.replace(/\n/g, '\\n') : out;
+  }
   const out = escapeAll(text, escape);
   return opts.newlines === 'escape' ? out.replace(/\n/g, '\\n') : out;
+}
+
+/**
+ * Whether the text holds a character that could make it read as something else: a control (but a tab), bidi,
+ * invisible or space-like character, or a look-alike letter of another script. A tab is ordinary whitespace: it is
+ * shown (as \t in a command) but is no reason to warn.
+ */
+export function hasDeceptiveCharacters(text: string, opts: Pick<VisibleOptions, 'whitespace'> = {}): boolean {
+  return hasHiddenCharacters(text.replace(opts.whitespace === 'file' ? FILE_WHITESPACE : /\t/g, ' '));
 }
 
 /** Whether the text holds characters a terminal would not show as they are (or look-alike letters of another script). */

@@ -104,6 +104,8 @@ async function outcome(
 export async function runBatch(o: BatchOptions): Promise<{
   results: BatchResultLine[];
   interrupted: boolean;
+  /** A run of the batch ended cancelled (`tether batch cancel`, `tether cancel`): no more tasks were started. */
+  cancelled: boolean;
   previouslyDone: number;
   previouslyUnsuccessful: number;
 }> {
@@ -140,12 +142,13 @@ export async function runBatch(o: BatchOptions): Promise<{
   }, 1_000);
 
   let next = 0;
+  let cancelled = false;
   const stopped = new Promise<void>((resolve) => {
     if (o.signal?.aborted) resolve();
     o.signal?.addEventListener('abort', () => resolve(), { once: true });
   });
   const lane = async (): Promise<void> => {
-    while (next < todo.length && !o.signal?.aborted) {
+    while (next < todo.length && !o.signal?.aborted && !cancelled) {
       const { item, input } = todo[next++]!;
       const workflowId = batchWorkflowId(o.batchKey, item);
       let handle: WorkflowHandle;
@@ -170,6 +173,8 @@ export async function runBatch(o: BatchOptions): Promise<{
       results.push(line);
       progress.done += 1;
       if (unsuccessful(line.status)) progress.failed += 1;
+      // A person cancelled a run of this batch: they want it stopped, so no new task starts (a re-run goes on).
+      if (line.status === 'cancelled') cancelled = true;
       o.onResult?.(line);
       report();
     }
@@ -184,5 +189,11 @@ export async function runBatch(o: BatchOptions): Promise<{
     clearInterval(ticker);
     await pass;
   }
-  return { results, interrupted: o.signal?.aborted ?? false, previouslyDone: earlier.length, previouslyUnsuccessful };
+  return {
+    results,
+    interrupted: o.signal?.aborted ?? false,
+    cancelled,
+    previouslyDone: earlier.length,
+    previouslyUnsuccessful,
+  };
 }

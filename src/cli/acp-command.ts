@@ -10,7 +10,7 @@ import { getLogger, type Logger } from '../logging/logger.js';
 import { mcpToolsetName } from '../toolsets/resolve.js';
 import { closeTools, createWorker, installRuntimeLogging } from '../worker.js';
 import { atCommandEnd } from './command-end.js';
-import { chooseModel } from './run-options.js';
+import { chooseModel, MODEL_OPTION_HELP } from './run-options.js';
 import { connectClient, ensureTemporal } from './temporal-client.js';
 
 /**
@@ -87,7 +87,7 @@ export function addAcpCommand(program: Command): void {
   program
     .command('acp')
     .description('Serve as an Agent Client Protocol (ACP) agent on standard input/output, for editors (Zed, ...)')
-    .option('--model <name>', 'model name (default: TETHER_MODEL, else gpt-4o-mini)')
+    .option('--model <name>', MODEL_OPTION_HELP)
     .option('--queue <name>', 'task queue of the runs it starts (default: the task queue with -acp added)')
     .action((opts: AcpOptions) => {
       atCommandEnd(closeTools); // the embedded worker's MCP connections and terminal environments

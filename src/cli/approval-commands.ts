@@ -5,7 +5,9 @@ import { runApprovalCheck, type CheckOptions } from './approval-check.js';
 import { CliError } from './errors.js';
 
 export function addApprovalCommands(program: Command): void {
-  const approval = program.command('approval').description('Dangerous-command detection');
+  const approval = program
+    .command('approval')
+    .description('Judge a command as the gate would (approval check), or list the rules (approval rules)');
   approval
     .command('check')
     .description(

@@ -52,7 +52,9 @@ describe('formatApproval', () => {
     const out = show(pending('rm -rf ~ \x1b[2K\rls \u202etxt')).join('\n');
     expect(out).not.toMatch(/[\x1b\r\u202e]/);
     expect(out).toContain('  $ rm -rf ~ \\x1b[2K\\rls \\u202etxt');
-    expect(out).toContain('control, invisible or look-alike characters');
+    expect(out).toContain(
+      'control, bidi, invisible or look-alike characters that could make it read as something else',
+    );
     expect(out).toContain('[recursive-delete] deletes recursively: rm -rf ~ \\x1b[2K\\rls \\u202etxt');
   });
 

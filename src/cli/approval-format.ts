@@ -12,6 +12,31 @@ export interface FormatOptions {
    * prompt then offers `v` to show all of it. Default: all of it.
    */
   maxLines?: number;
+  /**
+   * The files the gate read to judge the call: `fold` names them with their size and how to see them (`unfold`
+   * says how), `show` prints their content under the names. Default: fold.
+   */
+  reads?: 'fold' | 'show';
+  /** How a person sees folded files whole (the prompt: "answer v"; listings: "tether approvals --exact"). */
+  unfold?: string;
+}
+
+const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/** The "what it reads" section: what the gate read to judge the call, apart from what runs. */
+function readsSection(view: ApprovalView, opts: FormatOptions): string[] {
+  if (view.reads.length === 0) return [];
+  const named = view.reads.map((r) => `${r.path} (${plural(r.lines, 'line')})`);
+  const show = opts.reads === 'show' && view.reads.every((r) => r.text !== undefined);
+  if (!show)
+    return [`  what it reads (to judge it): ${named.join(', ')}${opts.unfold ? ` — ${opts.unfold} shows them` : ''}`];
+  const out = ['  what it reads (what the gate read to judge it; shown apart from what runs):'];
+  for (const r of view.reads) {
+    out.push(`    ${r.path} (${plural(r.lines, 'line')}):`);
+    const text = r.text!.replace(/\n$/, '');
+    if (text !== '') out.push(...text.split('\n').map((l) => `    │ ${l}`));
+  }
+  return out;
 }
 
 /** Lines of the text, or its start and end with the middle counted when there are more than `max`. */
@@ -49,7 +74,9 @@ export function formatApproval(view: ApprovalView, opts: FormatOptions = {}): st
     out.push(`  (changed after it was judged or approved: ${view.changed.join(', ')}; shown below as it is now)`);
   out.push(`  $ ${first}`, ...more.map((l) => `  > ${l}`));
   if (view.hidden)
-    out.push('  (it holds control, invisible or look-alike characters, shown above as \\x.. and \\u.... escapes)');
+    out.push(
+      '  (it holds control, bidi, invisible or look-alike characters that could make it read as something else, shown as \\x.. and \\u.... escapes)',
+    );
   if (view.collapsed) out.push('  (⟨N spaces⟩ and ⟨N blank lines⟩ stand for that many, counted)');
   if (view.redacted)
     out.push(
@@ -60,6 +87,7 @@ export function formatApproval(view: ApprovalView, opts: FormatOptions = {}): st
       `  (shortened in this listing: ${thousands(view.chars)} characters in all; tether approvals --exact shows them all)`,
     );
   out.push(...view.findings.map((f) => `  [${f.rule}] ${f.description}`));
+  out.push(...readsSection(view, opts));
   out.push('  choices:');
   for (const c of view.choices) out.push(`    ${c.choice.padEnd(8)}${c.offered ? '' : '(not offered) '}${c.gives}`);
   return out.join('\n');

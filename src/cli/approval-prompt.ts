@@ -63,14 +63,15 @@ export class ApprovalPrompter {
   /** Null when standard input has ended: the approval stays pending for `tether approve` / `deny`. */
   async ask(approval: PendingApproval): Promise<PromptAnswer | null> {
     const view = viewOfPending(approval);
-    const shown = formatApproval(view, { maxLines: PROMPT_LINES });
-    const long = shown !== formatApproval(view);
+    const shown = formatApproval(view, { maxLines: PROMPT_LINES, unfold: 'answer v' });
+    const whole = formatApproval(view, { reads: 'show' });
+    const long = shown !== formatApproval(view, { unfold: 'answer v' }) || view.reads.length > 0;
     this.out.write(`\n⚠ approval needed\n${shown}\n`);
     const offered = view.choices.filter((c) => c.offered).map((c) => c.choice);
     const menu = offered.map((c) => `[${c[0]}]${c.slice(1)}`).join(' / ');
     for (;;) {
       this.out.write(
-        `  ${menu}${long ? ` or [v]iew all ${view.text.split('\n').length} lines` : ''} (Enter denies; "d REASON" gives a reason): `,
+        `  ${menu}${long ? ` or [v]iew all${view.reads.length > 0 ? ', with what it reads' : ` ${view.text.split('\n').length} lines`}` : ''} (Enter denies; "d REASON" gives a reason): `,
       );
       const line = await this.readLine();
       if (line === null) {
@@ -79,7 +80,7 @@ export class ApprovalPrompter {
       }
       const answer = parseAnswer(line);
       if (answer?.choice === 'view') {
-        this.out.write(`${formatApproval(view)}\n`);
+        this.out.write(`${whole}\n`);
         continue;
       }
       if (answer && !offered.includes(answer.choice)) {

@@ -1,4 +1,5 @@
-// `tether batch FILE.jsonl`: one agent run per line, at most N at once, resumable. Worker-only.
+// `tether batch FILE.jsonl`: one agent run per line, at most N at once, resumable; `tether batch list` and
+// `tether batch cancel <id>`: the batches visibility knows, and stopping one as a whole. Worker-only.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
@@ -12,7 +13,9 @@ import { modelSettingsFromEnv } from '../activities/model.js';
 import type { AgentInput } from '../common/types.js';
 import { CliError, positiveIntOption } from './errors.js';
 import { interruptSignal, withEmbeddedWorker } from './embedded-worker.js';
-import { runInput, type RunFlags } from './run-options.js';
+import { addRunOptions, runInput, type RunFlags } from './run-options.js';
+import { batchCancel, batchList } from './batch-list.js';
+import { installOnFirstUse } from './model-command.js';
 import { checkToolsets, loadTools } from './tools-command.js';
 import { withTemporal } from './temporal-client.js';
 
@@ -49,7 +52,10 @@ interface RunContext {
   flags: BatchFlags;
 }
 
-/** Runs the batch with a progress bar and sets the exit code: 0 all done, 1 failures or bad lines, 130 interrupted. */
+/**
+ * Runs the batch with a progress bar and sets the exit code: 0 when every task completed (lines skipped as bad are
+ * said, not counted), 1 when a task did not complete, 130 interrupted or cancelled.
+ */
 async function runAndReport({ client, settings, path, items, bad, concurrency, flags }: RunContext): Promise<void> {
   const stop = interruptSignal();
   const bar = progressPrinter(process.stderr);
@@ -92,59 +98,71 @@ async function runAndReport({ client, settings, path, items, bad, concurrency, f
       return;
     }
     const failed = done.results.filter((r) => unsuccessful(r.status)).length + done.previouslyUnsuccessful;
+    const notStarted = items.length - done.results.length - done.previouslyDone;
     process.stderr.write(
       `${items.length} tasks: ${done.results.length} finished now, ${done.previouslyDone} earlier, ` +
-        `${failed} not completed (failed, cancelled or stopped at a limit), ${bad} bad lines skipped\n`,
+        `${failed} not completed (failed, cancelled or stopped at a limit)` +
+        `${notStarted > 0 ? `, ${notStarted} not started` : ''}` +
+        `${bad > 0 ? `; ${bad} line${bad === 1 ? '' : 's'} of the file skipped as shown above (not tasks: fix them and run again to add them)` : ''}\n`,
     );
-    process.exitCode = failed > 0 || bad > 0 ? 1 : 0;
+    if (done.cancelled) {
+      process.stderr.write(
+        'A run of this batch was cancelled, so no more tasks were started: run the same command again to go on.\n',
+      );
+      process.exitCode = 130;
+      return;
+    }
+    process.exitCode = failed > 0 ? 1 : 0;
   } finally {
     stop.release();
   }
 }
 
 export function addBatchCommand(program: Command): void {
-  program
+  const batch = program
     .command('batch')
     .description(
-      'Run one agent per line of a JSON Lines file (a task string, or {"task": ..., run options}); re-run to resume',
-    )
+      'Run one agent per line of a JSON Lines file, resumably (re-run it); batch list, batch cancel <id>: batches as a whole',
+    );
+  batchList(batch);
+  batchCancel(batch);
+  const run = batch
+    .command('run', { isDefault: true })
+    .description('Run the file (the default: `tether batch FILE` is `tether batch run FILE`)')
     .argument('<file>', 'the batch file')
     .option('--concurrency <n>', 'runs at once', '4')
     .option('--out <file>', 'append one JSON result line per task here (default: standard output)')
-    .option('--model <name>', 'model for lines that do not name one')
-    .option('--toolsets <names>', 'toolsets for lines that do not name them')
-    .option('--disable <names>', 'toolsets to leave out, for lines that do not name them')
-    .option('--cwd <dir>', 'working directory for lines that do not name one')
-    .option('--max-turns <n>', 'turn limit for lines that do not set one')
-    .option('--no-worker', 'do not run an embedded worker (runs wait for tether worker)')
-    .action(async (file: string, flags: BatchFlags) => {
-      const concurrency = positiveIntOption(flags.concurrency, '--concurrency');
-      const path = resolve(file);
-      let text: string;
+    .option('--no-worker', 'do not run an embedded worker (runs wait for tether worker)');
+  addRunOptions(run, 'batch').action(async (file: string, flags: BatchFlags) => {
+    const concurrency = positiveIntOption(flags.concurrency, '--concurrency');
+    const path = resolve(file);
+    let text: string;
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch (err) {
+      throw new CliError(`cannot read ${file}: ${(err as Error).message}`);
+    }
+    await loadTools();
+    if (flags.worker) modelSettingsFromEnv();
+    const parsed = parseBatchFile(text);
+    const bad: BadLine[] = [...parsed.bad];
+    const items: { item: BatchItem; input: AgentInput }[] = [];
+    for (const item of parsed.items) {
       try {
-        text = readFileSync(path, 'utf8');
+        items.push({ item, input: inputFor(item, flags) });
       } catch (err) {
-        throw new CliError(`cannot read ${file}: ${(err as Error).message}`);
+        bad.push({ line: item.line, error: (err as Error).message });
       }
-      await loadTools();
-      if (flags.worker) modelSettingsFromEnv();
-      const parsed = parseBatchFile(text);
-      const bad: BadLine[] = [...parsed.bad];
-      const items: { item: BatchItem; input: AgentInput }[] = [];
-      for (const item of parsed.items) {
-        try {
-          items.push({ item, input: inputFor(item, flags) });
-        } catch (err) {
-          bad.push({ line: item.line, error: (err as Error).message });
-        }
-      }
-      for (const b of bad.sort((a, c) => a.line - c.line))
-        process.stderr.write(`${file}:${b.line}: skipped: ${b.error}\n`);
-      if (items.length === 0) throw new CliError(`${file}: no runnable task`, 1);
+    }
+    for (const b of bad.sort((a, c) => a.line - c.line))
+      process.stderr.write(`${file}:${b.line}: skipped: ${b.error}\n`);
+    if (items.length === 0) throw new CliError(`${file}: no runnable task`, 1);
+    // The embedded worker runs local models here: one not installed yet is installed once, before any run starts.
+    if (flags.worker) for (const model of new Set(items.map((i) => i.input.model))) await installOnFirstUse(model);
 
-      await withTemporal(
-        (client, settings) => runAndReport({ client, settings, path, items, bad: bad.length, concurrency, flags }),
-        { traced: true },
-      );
-    });
+    await withTemporal(
+      (client, settings) => runAndReport({ client, settings, path, items, bad: bad.length, concurrency, flags }),
+      { traced: true },
+    );
+  });
 }

@@ -115,7 +115,7 @@ export function addCheckpointCommands(program: Command): void {
   program
     .command('rollback')
     .description(
-      "Put a run's task directory (or one path in it) back as a checkpoint holds it; takes a checkpoint first, so a rollback can be undone",
+      "Put a run's task directory (or one path in it) back as a checkpoint holds it; a rollback can be undone",
     )
     .argument('<workflowId>')
     .option('--turn <n>', 'as it was before turn N (turns numbered as tether status shows them)')

@@ -6,9 +6,14 @@ import { CliError } from './errors.js';
 /** What a command module exports: a function that defines one or more top-level commands on the program. */
 export type AddCommands = (program: Command) => void;
 
+/** The tasks `tether --help` groups commands by, in the order it lists them. */
+export const GROUPS = ['Run and follow', 'Decide', 'Schedule and batch', 'Inspect and restore', 'Operate'] as const;
+
 export interface CommandEntry {
   /** `tether <name>`. */
   name: string;
+  /** The task it serves, as `tether --help` groups commands. */
+  group: (typeof GROUPS)[number];
   /** Its arguments as `tether --help` lists them (the module declares them for real). */
   args?: string;
   /** The description `tether --help` lists; test/cli-start.test.ts checks it is the module's own. */
@@ -34,12 +39,14 @@ const checkpointCommands = (): Promise<AddCommands> =>
 export const COMMANDS: readonly CommandEntry[] = [
   {
     name: 'run',
+    group: 'Run and follow',
     args: '<task>',
     summary: 'Start an agent run for a task and follow it to its answer',
     load: () => import('./run-command.js').then((m) => m.addRunCommand),
   },
   {
     name: 'status',
+    group: 'Run and follow',
     args: '<workflowId>',
     summary: 'Show the state of a run: status, turn, current tool calls, usage, answer',
     load: () => import('./status-command.js').then((m) => m.addStatusCommand),
@@ -47,6 +54,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   },
   {
     name: 'attach',
+    group: 'Run and follow',
     args: '<workflowId>',
     summary: 'Follow a running agent run from another terminal until it ends',
     load: inspect,
@@ -54,6 +62,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   },
   {
     name: 'say',
+    group: 'Run and follow',
     args: '<workflowId> <text...>',
     summary: 'Give a running agent a new instruction; it takes it at its next turn',
     load: inspect,
@@ -61,6 +70,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   },
   {
     name: 'answer',
+    group: 'Run and follow',
     args: '<workflowId> <text...>',
     summary: 'Answer the question a running agent asked with clarify',
     load: inspect,
@@ -68,6 +78,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   },
   {
     name: 'cancel',
+    group: 'Run and follow',
     args: '<workflowId>',
     summary: 'Cancel a run: running tool calls are stopped and the run ends as cancelled',
     load: inspect,
@@ -75,36 +86,41 @@ export const COMMANDS: readonly CommandEntry[] = [
   },
   {
     name: 'checkpoints',
+    group: 'Inspect and restore',
     args: '<workflowId>',
     summary: "List a run's checkpoints of its task directory: when, before which turn and call, what changed after",
     load: checkpointCommands,
   },
   {
     name: 'rollback',
+    group: 'Inspect and restore',
     args: '<workflowId>',
-    summary:
-      "Put a run's task directory (or one path in it) back as a checkpoint holds it; takes a checkpoint first, so a rollback can be undone",
+    summary: "Put a run's task directory (or one path in it) back as a checkpoint holds it; a rollback can be undone",
     load: checkpointCommands,
   },
   {
     name: 'list',
-    summary: 'List agent runs, newest first, from visibility (works with no worker running)',
+    group: 'Run and follow',
+    summary: 'List agent runs, newest start first, from visibility (works with no worker running)',
     load: () => import('./list-command.js').then((m) => m.addListCommand),
     clientOnly: true,
   },
   {
     name: 'approval',
-    summary: 'Dangerous-command detection',
+    group: 'Decide',
+    summary: 'Judge a command as the gate would (approval check), or list the rules (approval rules)',
     load: () => import('./approval-commands.js').then((m) => m.addApprovalCommands),
   },
   {
     name: 'approvals',
+    group: 'Decide',
     summary: 'List tool calls waiting for a decision, across running agent runs',
     load: decisions,
     clientOnly: true,
   },
   {
     name: 'approve',
+    group: 'Decide',
     args: '<workflowId> <approvalId>',
     summary: 'Approve a pending tool call',
     load: decisions,
@@ -112,6 +128,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   },
   {
     name: 'deny',
+    group: 'Decide',
     args: '<workflowId> <approvalId>',
     summary: 'Deny a pending tool call: the model is told, with the reason',
     load: decisions,
@@ -119,34 +136,40 @@ export const COMMANDS: readonly CommandEntry[] = [
   },
   {
     name: 'batch',
+    group: 'Schedule and batch',
     args: '<file>',
     summary:
-      'Run one agent per line of a JSON Lines file (a task string, or {"task": ..., run options}); re-run to resume',
+      'Run one agent per line of a JSON Lines file, resumably (re-run it); batch list, batch cancel <id>: batches as a whole',
     load: () => import('./batch-command.js').then((m) => m.addBatchCommand),
   },
   {
     name: 'schedule',
+    group: 'Schedule and batch',
     summary: 'Run agents on a timetable (Temporal Schedules)',
     load: () => import('./schedule-command.js').then((m) => m.addScheduleCommands),
   },
   {
     name: 'worker',
+    group: 'Operate',
     summary: 'Run a worker: discover tools, poll the task queue, run agent workflows and their tool calls',
     load: workerCommands,
   },
   {
     name: 'server',
-    summary: 'Run the Temporal dev server in the foreground, persisted in a SQLite file under TETHER_HOME',
+    group: 'Operate',
+    summary: 'Run the Temporal dev server in the foreground (tether run starts one in the background by itself)',
     load: workerCommands,
   },
   {
     name: 'cluster',
+    group: 'Operate',
     summary: 'Prepare a Temporal cluster for tether',
     load: () => import('./cluster-command.js').then((m) => m.addClusterCommand),
     clientOnly: true,
   },
   {
     name: 'codec-server',
+    group: 'Operate',
     summary:
       "Serve the Temporal UI's remote codec endpoint (POST /encode, /decode) with temporal.encryption.key_file, so encrypted runs show as text",
     load: () => import('./codec-server-command.js').then((m) => m.addCodecServerCommand),
@@ -154,34 +177,40 @@ export const COMMANDS: readonly CommandEntry[] = [
   },
   {
     name: 'serve',
+    group: 'Operate',
     summary:
-      'Run the approval gateway: the approval inbox in a browser (the printed inbox: link), POST /approvals/decision with a body signed by approvals.secret (HMAC-SHA256), and GET /approvals listing what waits',
+      'Serve the approval inbox (decide from a browser) and the signed approvals API (GET /approvals, POST /approvals/decision)',
     load: () => import('./serve-command.js').then((m) => m.addServeCommand),
   },
   {
     name: 'tools',
+    group: 'Inspect and restore',
     summary: 'List tools with their toolset, emoji and availability (and why a tool is unavailable)',
     load: toolsCommands,
   },
   {
     name: 'toolsets',
+    group: 'Inspect and restore',
     summary: 'List toolsets (base, composite, preset, dynamic) and the tools each resolves to',
     load: toolsCommands,
   },
   {
     name: 'plugins',
+    group: 'Operate',
     args: '<action>',
     summary:
-      "Trust this project's .tether/plugins after reviewing them: they load only while their files are as trusted, from tether's copy",
+      "Trust this project's .tether/plugins after reviewing them: they load only while their files stay as trusted",
     load: toolsCommands,
   },
   {
     name: 'mcp',
+    group: 'Operate',
     summary: 'MCP servers configured in TETHER_HOME/config.yaml (mcp_servers)',
     load: toolsCommands,
   },
   {
     name: 'exec',
+    group: 'Inspect and restore',
     args: '<command...>',
     summary:
       'Run one command in a terminal environment (as the terminal tool would) and print its output and exit code',
@@ -189,24 +218,33 @@ export const COMMANDS: readonly CommandEntry[] = [
   },
   {
     name: 'egress-ca',
+    group: 'Operate',
     summary: "The egress proxy's certificate authority: show it, or --rotate to make a new one",
     load: () => import('./egress-ca-command.js').then((m) => m.addEgressCaCommand),
   },
   {
     name: 'model',
+    group: 'Operate',
     summary: 'Local models: list them, install their weights',
     load: () => import('./model-command.js').then((m) => m.addModelCommands),
   },
   {
+    name: 'config',
+    group: 'Operate',
+    summary: 'Check TETHER_HOME/config.yaml, or show the settings in effect and where each came from',
+    load: () => import('./config-command.js').then((m) => m.addConfigCommands),
+  },
+  {
     name: 'acp',
+    group: 'Operate',
     summary: 'Serve as an Agent Client Protocol (ACP) agent on standard input/output, for editors (Zed, ...)',
     load: () => import('./acp-command.js').then((m) => m.addAcpCommand),
   },
   {
     name: 'replay',
+    group: 'Inspect and restore',
     args: '[ids...]',
-    summary:
-      "Replay agent runs' histories against this build's workflow code; exits 1 on any nondeterminism (run it before deploying a worker)",
+    summary: "Replay runs' histories against this build's workflow code before deploying it; exit 1 on nondeterminism",
     load: () => import('./replay-command.js').then((m) => m.addReplayCommand),
   },
 ];
@@ -245,8 +283,12 @@ export async function defineCommands(program: Command, argv: readonly string[]):
       });
     if (entry.args) stub.arguments(entry.args);
   }
-  // Commander lists commands in the order they were defined: keep the table's order, whichever module loaded first.
-  // (`commands` is typed readonly for callers; sorting it in place is how commander's own order changes.)
-  const order = new Map(COMMANDS.map((c, i) => [c.name, i]));
+  // Commander lists commands in the order they were defined: keep the table's order, whichever module loaded first,
+  // grouped by task. (`commands` is typed readonly for callers; sorting it in place is how commander's order changes.)
+  const order = new Map(COMMANDS.map((c) => [c.name, GROUPS.indexOf(c.group) * 100 + COMMANDS.indexOf(c)]));
   (program.commands as Command[]).sort((a, b) => (order.get(a.name()) ?? 0) - (order.get(b.name()) ?? 0));
+  for (const c of program.commands) {
+    const entry = findCommand(c.name());
+    if (entry) c.helpGroup(`${entry.group}:`);
+  }
 }

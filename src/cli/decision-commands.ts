@@ -71,7 +71,7 @@ export function addDecisionCommands(program: Command): void {
         else if (approvals.length === 0) process.stdout.write('no pending approvals\n');
         else
           process.stdout.write(
-            `${approvals.map((a) => formatApproval(viewOfPending(a), { workflowId: a.workflowId })).join('\n\n')}\n`,
+            `${approvals.map((a) => formatApproval(viewOfPending(a), { workflowId: a.workflowId, reads: 'show' })).join('\n\n')}\n`,
           );
         if (unanswered.length > 0)
           process.stderr.write(`not shown, no worker answered for: ${unanswered.join(', ')}\n`);
@@ -82,7 +82,7 @@ export function addDecisionCommands(program: Command): void {
       else if (approvals.length === 0) process.stdout.write('no pending approvals\n');
       else
         process.stdout.write(
-          `${approvals.map((a) => formatApproval(viewOfMemo(a), { workflowId: a.workflowId })).join('\n\n')}\n`,
+          `${approvals.map((a) => formatApproval(viewOfMemo(a), { workflowId: a.workflowId, unfold: 'tether approvals --exact' })).join('\n\n')}\n`,
         );
       if (unanswered.length > 0)
         process.stderr.write(

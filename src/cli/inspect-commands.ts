@@ -3,7 +3,10 @@ import type { Command } from 'commander';
 import { queryRunState } from '../temporal/run-handle.js';
 import { ANSWER_SIGNAL, MESSAGE_SIGNAL } from '../common/workflow-messages.js';
 import { CliError } from './errors.js';
-import { follow } from './follow.js';
+import { elapsed, follow } from './follow.js';
+import { interruptSignal } from './interrupt.js';
+import { renderApprovalText } from '../approval/approval-text.js';
+import type { AgentState } from '../common/types.js';
 import { promptOptions } from './approval-follow.js';
 import { printOutcome } from './outcome.js';
 import { withTemporal } from './temporal-client.js';
@@ -16,6 +19,26 @@ function secondsOption(value: string): number {
   return n;
 }
 
+/** Lines of a call's output shown when attaching: enough to see where the run is. */
+const TAIL_LINES = 5;
+
+/** What `tether attach` says first: how long the run has been going, where it is, and its latest output. */
+function attachHeader(workflowId: string, started: Date, queue: string, state: AgentState | undefined): string {
+  const where = state
+    ? `turn ${state.turn} · ${state.toolCallCount} tool calls · ${state.usage.totalTokens} tokens`
+    : 'no worker answered yet';
+  const lines = [
+    `attached to ${workflowId} · running for ${elapsed(Date.now() - started.getTime())} · ${where} · queue ${queue}`,
+  ];
+  const last = [...(state?.recentToolCalls ?? [])].reverse().find((c) => c.output !== undefined);
+  if (last?.output) {
+    const tail = renderApprovalText(last.output, { redact: true }).text.split('\n').slice(-TAIL_LINES);
+    lines.push(`  last output (call ${last.index}, ${last.name}):`, ...tail.map((l) => `  │ ${l}`));
+  }
+  lines.push('  (Ctrl-C stops following; the run goes on)');
+  return `${lines.join('\n')}\n`;
+}
+
 export function addInspectCommands(program: Command): void {
   program
     .command('attach')
@@ -26,9 +49,22 @@ export function addInspectCommands(program: Command): void {
     .option('--no-prompt', 'never ask here; decide with tether approve / deny')
     .action(async (workflowId: string, opts: { json?: boolean; prompt?: boolean }) => {
       await withTemporal(async (client, settings) => {
-        await client.workflow.getHandle(workflowId).describe(); // fails clearly for an unknown id
+        const handle = client.workflow.getHandle(workflowId);
+        const desc = await handle.describe(); // fails clearly for an unknown id
+        const state = desc.status.name === 'RUNNING' ? await queryRunState(client, handle, 3_000) : undefined;
+        if (!opts.json) process.stderr.write(attachHeader(workflowId, desc.startTime, desc.taskQueue, state));
+        // Ctrl-C stops following, never the run: said in words, with the command that follows it again.
+        const stop = interruptSignal();
         const asking = promptOptions(client, settings, workflowId, opts.prompt);
-        const outcome = await follow(client, workflowId, { progress: !opts.json, ...asking });
+        const outcome = await follow(client, workflowId, {
+          progress: !opts.json,
+          signal: stop.signal,
+          announce: true,
+          queue: desc.taskQueue,
+          startedAt: desc.startTime,
+          ...asking,
+        });
+        stop.release();
         asking.prompter?.close();
         printOutcome(workflowId, outcome, opts.json ?? false);
       });

@@ -18,6 +18,9 @@ interface ListOptions {
   json?: boolean;
 }
 
+/** How long `tether list` waits for a running run to tell its tokens (no worker: the memo's figure stays). */
+const LIVE_MS = 1_500;
+
 function textRow(r: RunRow): string {
   const extra = [
     r.model ? `model ${r.model}` : '',
@@ -43,7 +46,7 @@ function badToken(err: unknown): boolean {
 export function addListCommand(program: Command): void {
   program
     .command('list')
-    .description('List agent runs, newest first, from visibility (works with no worker running)')
+    .description('List agent runs, newest start first, from visibility (works with no worker running)')
     .addOption(
       new Option('--status <status>', 'only runs with this status (open: every run not ended)').choices(STATUS_CHOICES),
     )
@@ -59,10 +62,10 @@ export function addListCommand(program: Command): void {
       // Read once: a broken config.yaml warns once, whichever reader answers.
       const prices = await pricesIfConfigured();
       const page = await withFastReads(
-        (reader) => listRunPage(reader, { ...opts, pageSize: limit, prices }),
+        (reader) => listRunPage(reader, { ...opts, pageSize: limit, prices, liveTokensMs: LIVE_MS }),
         async (client) => {
           try {
-            return await listRunPage(client, { ...opts, pageSize: limit, prices });
+            return await listRunPage(client, { ...opts, pageSize: limit, prices, liveTokensMs: LIVE_MS });
           } catch (err) {
             if (opts.pageToken && badToken(err))
               throw new CliError('--page-token is not a page token of this listing (copy it from the last page)');

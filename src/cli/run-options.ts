@@ -2,29 +2,68 @@
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { existsSync, statSync } from 'node:fs';
-import { LOCAL_MODEL_NAME, localModelSettings } from '../models/local-model.js';
 import { localModelSpec, localNames } from '../models/local-catalog.js';
 import { LOCAL_PREFIX } from '../models/types.js';
-import { isOpenAIConfigured, openAISettingsFromEnv } from '../models/openai-provider.js';
+import { chooseModelWithReason, type ModelChoice } from '../models/default-model.js';
+import { loadConfig } from '../config/config.js';
+import type { Command } from 'commander';
 import type { AgentInput } from '../common/types.js';
 import { CliError, listOption, positiveIntOption } from './errors.js';
 import { builtinBackendNames } from '../environments/backends.js';
 
-const DEFAULT_MODEL = 'gpt-4o-mini';
+/** What `--model` says it defaults to, in every command that takes it. */
+export const MODEL_OPTION_HELP =
+  "model name (default: TETHER_MODEL, else config.yaml's model:, else gpt-4o-mini with OPENAI_API_KEY or OPENAI_BASE_URL, else the local local:qwen2.5-coder-1.5b, or local:tiny with under 3 GiB free memory)";
+
+const choiceNoted = new Set<string>();
 
 /**
- * --model, else TETHER_MODEL, else gpt-4o-mini when an OpenAI-compatible endpoint is configured, else the local
- * demonstration model when its weights are installed.
+ * --model, else TETHER_MODEL, else config.yaml's `model:`, else gpt-4o-mini with an endpoint configured, else the
+ * local default (src/models/default-model.ts); a choice made for a small machine says so, once, on standard error.
  */
 export function chooseModel(flag: string | undefined, env = process.env): string {
-  const named = flag ?? (env.TETHER_MODEL?.trim() || undefined);
-  if (named) return named;
-  if (isOpenAIConfigured(openAISettingsFromEnv(env))) return DEFAULT_MODEL;
-  if (localModelSettings(env)) return LOCAL_MODEL_NAME;
-  throw new CliError(
-    'no model: set OPENAI_API_KEY (OpenAI) or OPENAI_BASE_URL (any OpenAI-compatible server), ' +
-      "or install the local demonstration model with 'npm run setup:local-model'",
-  );
+  const choice = modelChoice(flag, env);
+  if (choice.note && !choiceNoted.has(choice.note)) {
+    choiceNoted.add(choice.note);
+    process.stderr.write(`${choice.note}\n`);
+  }
+  return choice.model;
+}
+
+/** The model and where the choice came from (`tether config show`); config.yaml is read for its `model:`. */
+export function modelChoice(flag: string | undefined, env = process.env): ModelChoice {
+  const named = flag?.trim() || env.TETHER_MODEL?.trim();
+  return chooseModelWithReason(flag, named ? undefined : loadConfig().model, env);
+}
+
+/**
+ * The options every command that starts runs takes (run, schedule create, batch), declared once. `scope` words the
+ * help: a run's own ("the tools' working directory") or a default for each line of a batch.
+ */
+export function addRunOptions(cmd: Command, scope: 'run' | 'schedule' | 'batch'): Command {
+  const lines = scope === 'batch' ? ', for lines that do not set it' : '';
+  return cmd
+    .option('--model <name>', `${MODEL_OPTION_HELP}${lines}`)
+    .option('--toolsets <names>', `only these toolsets (comma-separated)${lines}`)
+    .option('--disable <names>', `leave out these toolsets (comma-separated)${lines}`)
+    .option(
+      '--cwd <dir>',
+      `the tools' working directory (default: the current directory${scope === 'schedule' ? ', on the worker' : ''})${lines}`,
+    )
+    .option('--max-turns <n>', `stop after this many model turns (default 50)${lines}`)
+    .option('--max-parallel <n>', 'tool calls running at once (default 8)')
+    .option(
+      '--approval-mode <mode>',
+      "manual (ask a person), smart (ask a model first) or off (never ask; hardline still refused); default approvals.mode of the worker's config.yaml",
+    )
+    .option(
+      '--approval-timeout <seconds>',
+      'a pending approval counts as denied after this long (default approvals.timeout, 1 hour)',
+    )
+    .option(
+      '--backend <name>',
+      "where terminal commands run (local, docker, ssh, ...; default terminal.backend of the worker's config.yaml)",
+    );
 }
 
 export interface RunFlags {

@@ -11,7 +11,7 @@ import {
 } from '../schedules/schedule-options.js';
 import type { AgentInput } from '../common/types.js';
 import { CliError } from './errors.js';
-import { runInput, type RunFlags } from './run-options.js';
+import { addRunOptions, runInput, type RunFlags } from './run-options.js';
 import { checkToolsets, loadTools } from './tools-command.js';
 import { withTemporal } from './temporal-client.js';
 
@@ -22,6 +22,12 @@ function summary(d: ScheduleDescription): Record<string, unknown> {
     scheduleId: d.scheduleId,
     task: input?.task ?? null,
     model: input?.model ?? null,
+    cwd: input?.cwd ?? null,
+    toolsets: input?.enabledToolsets ?? null,
+    disabledToolsets: input?.disabledToolsets ?? null,
+    approvalMode: input?.approvalMode ?? "the worker's approvals.mode",
+    maxTurns: input?.limits?.maxTurns ?? null,
+    taskQueue: (d.action as { taskQueue?: string }).taskQueue ?? null,
     cron: (d.memo as { cron?: string } | undefined)?.cron ?? null,
     every: (d.memo as { every?: string } | undefined)?.every ?? null,
     overlap: d.policies.overlap,
@@ -48,7 +54,7 @@ interface CreateFlags extends RunFlags {
 export function addScheduleCommands(program: Command): void {
   const schedule = program.command('schedule').description('Run agents on a timetable (Temporal Schedules)');
 
-  schedule
+  const create = schedule
     .command('create')
     .description('Create a schedule that starts an agent run for <task> each time it fires')
     .argument('<task>', 'what each run should do')
@@ -60,57 +66,50 @@ export function addScheduleCommands(program: Command): void {
       `when a run is still going at the next firing: ${OVERLAP_POLICIES.join(', ')}`,
       'skip',
     )
-    .option('--paused', 'create it paused')
-    .option('--model <name>', 'model for the runs')
-    .option('--toolsets <names>', 'only these toolsets (comma-separated)')
-    .option('--disable <names>', 'leave out these toolsets (comma-separated)')
-    .option('--cwd <dir>', "the tools' working directory on the worker")
-    .option('--max-turns <n>', 'turn limit of each run')
-    .action(async (task: string, flags: CreateFlags) => {
-      if (Boolean(flags.cron) === Boolean(flags.every))
-        throw new CliError('give exactly one of --cron "EXPR" and --every INTERVAL');
-      const interval = flags.every !== undefined ? parseEvery(flags.every) : undefined;
-      if (interval && 'error' in interval) throw new CliError(`--every: ${interval.error}`);
-      const every = interval?.every;
-      const idProblem = flags.id === undefined ? undefined : scheduleIdProblem(flags.id);
-      if (idProblem) throw new CliError(`--id: ${idProblem}`);
-      if (!isOverlapName(flags.overlap))
-        throw new CliError(`--overlap must be one of ${OVERLAP_POLICIES.join(', ')}, got '${flags.overlap}'`);
-      await loadTools();
-      const input = runInput(task, flags);
-      checkToolsets(input.enabledToolsets, '--toolsets');
-      checkToolsets(input.disabledToolsets, '--disable');
-      const scheduleId = flags.id ?? `tether-schedule-${randomBytes(4).toString('hex')}`;
-      await withTemporal(async (client, { taskQueue }) => {
-        try {
-          await client.schedule.create(
-            scheduleOptions({
-              scheduleId,
-              cron: flags.cron,
-              every,
-              overlap: flags.overlap as never,
-              taskQueue,
-              input,
-              paused: flags.paused,
-            }),
-          );
-        } catch (err) {
-          if (err instanceof ScheduleAlreadyRunning) throw err;
-          // The server validates cron expressions; its message says what is wrong.
-          throw new CliError(`the schedule was refused: ${(err as Error).message}`);
-        }
-        // The server accepts a cron that matches no date at all ("0 9 31 2 *"): ask it when it fires next.
-        const handle = client.schedule.getHandle(scheduleId);
-        if ((await handle.describe()).info.nextActionTimes.length === 0) {
-          await handle.delete();
-          throw new CliError(
-            `--cron '${flags.cron ?? ''}' never fires (no date matches it), so no schedule was created`,
-          );
-        }
-      });
-      process.stdout.write(`${scheduleId}\n`);
-      process.stderr.write("Runs start on the task queue of 'tether worker': keep one running.\n");
+    .option('--paused', 'create it paused');
+  addRunOptions(create, 'schedule').action(async (task: string, flags: CreateFlags) => {
+    if (Boolean(flags.cron) === Boolean(flags.every))
+      throw new CliError('give exactly one of --cron "EXPR" and --every INTERVAL');
+    const interval = flags.every !== undefined ? parseEvery(flags.every) : undefined;
+    if (interval && 'error' in interval) throw new CliError(`--every: ${interval.error}`);
+    const every = interval?.every;
+    const idProblem = flags.id === undefined ? undefined : scheduleIdProblem(flags.id);
+    if (idProblem) throw new CliError(`--id: ${idProblem}`);
+    if (!isOverlapName(flags.overlap))
+      throw new CliError(`--overlap must be one of ${OVERLAP_POLICIES.join(', ')}, got '${flags.overlap}'`);
+    await loadTools();
+    const input = runInput(task, flags);
+    checkToolsets(input.enabledToolsets, '--toolsets');
+    checkToolsets(input.disabledToolsets, '--disable');
+    const scheduleId = flags.id ?? `tether-schedule-${randomBytes(4).toString('hex')}`;
+    await withTemporal(async (client, { taskQueue }) => {
+      try {
+        await client.schedule.create(
+          scheduleOptions({
+            scheduleId,
+            cron: flags.cron,
+            every,
+            overlap: flags.overlap as never,
+            taskQueue,
+            input,
+            paused: flags.paused,
+          }),
+        );
+      } catch (err) {
+        if (err instanceof ScheduleAlreadyRunning) throw err;
+        // The server validates cron expressions; its message says what is wrong.
+        throw new CliError(`the schedule was refused: ${(err as Error).message}`);
+      }
+      // The server accepts a cron that matches no date at all ("0 9 31 2 *"): ask it when it fires next.
+      const handle = client.schedule.getHandle(scheduleId);
+      if ((await handle.describe()).info.nextActionTimes.length === 0) {
+        await handle.delete();
+        throw new CliError(`--cron '${flags.cron ?? ''}' never fires (no date matches it), so no schedule was created`);
+      }
     });
+    process.stdout.write(`${scheduleId}\n`);
+    process.stderr.write("Runs start on the task queue of 'tether worker': keep one running.\n");
+  });
 
   schedule
     .command('list')

@@ -79,7 +79,7 @@ export function addServeCommand(program: Command): void {
   program
     .command('serve')
     .description(
-      'Run the approval gateway: the approval inbox in a browser (the printed inbox: link), POST /approvals/decision with a body signed by approvals.secret (HMAC-SHA256), and GET /approvals listing what waits',
+      'Serve the approval inbox (decide from a browser) and the signed approvals API (GET /approvals, POST /approvals/decision)',
     )
     .option('--host <host>', 'address to listen on (default approvals.serve.host, 127.0.0.1)')
     .option('--port <port>', 'port (default approvals.serve.port, 8787; 0 picks a free one)')

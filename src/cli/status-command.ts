@@ -5,6 +5,7 @@ import type { Client } from '@temporalio/client';
 import type { AgentResult, AgentState } from '../common/types.js';
 import { networkRule } from '../common/egress-types.js';
 import { viewOfPending } from '../approval/approval-view.js';
+import { renderApprovalText } from '../approval/approval-text.js';
 import { visibleJson, visibleText } from '../approval/visible-text.js';
 import type { LeanReader } from '../temporal/lean/lean-reader.js';
 import { formatUsage, pricesIfConfigured, runUsage, type Prices, type RunUsage } from '../observability/usage.js';
@@ -84,10 +85,10 @@ function printStatus(s: Record<string, unknown>): void {
   const current = s.currentToolCalls as AgentState['currentToolCalls'] | undefined;
   for (const c of current ?? [])
     lines.push(
-      `  ${c.status === 'awaiting_approval' ? 'waiting for approval' : 'running'}: ${c.emoji} ${c.name}  ${visibleText(c.summary, { newlines: 'escape' })}`,
+      `  ${c.status === 'awaiting_approval' ? 'waiting for approval' : 'running'}: ${c.emoji} ${c.name}  ${renderApprovalText(c.summary, { newlines: 'escape' }).text}`,
     );
   for (const a of (s.pendingApprovals as AgentState['pendingApprovals'] | undefined) ?? [])
-    lines.push(formatApproval(viewOfPending(a)).replace(/^/gm, '  '));
+    lines.push(formatApproval(viewOfPending(a), { unfold: 'tether approvals --exact' }).replace(/^/gm, '  '));
   const todo = (s.todo as AgentState['todo'] | undefined) ?? [];
   if (todo.length > 0)
     lines.push(

@@ -77,16 +77,18 @@ export async function hasLiveWorker(client: Client, settings: TemporalSettings):
 }
 
 /**
- * Whether some worker picked up the run's first workflow task within `waitMs`. Pollers listed by the server
+ * The identity of the worker that picked up the run's first workflow task within `waitMs` (it names the model
+ * endpoint it calls: src/temporal/worker-identity.ts), or undefined when none did. Pollers listed by the server
  * linger for minutes after a worker dies, so this, not the poller list, decides whether to embed a worker.
  */
-export async function runWasPickedUp(client: Client, workflowId: string, waitMs: number): Promise<boolean> {
+export async function runPickedUpBy(client: Client, workflowId: string, waitMs: number): Promise<string | undefined> {
   const deadline = Date.now() + waitMs;
   const handle = client.workflow.getHandle(workflowId);
   for (;;) {
     const history = await handle.fetchHistory();
-    if ((history.events ?? []).some((e) => e.workflowTaskStartedEventAttributes)) return true;
-    if (Date.now() >= deadline) return false;
+    const started = (history.events ?? []).find((e) => e.workflowTaskStartedEventAttributes);
+    if (started) return started.workflowTaskStartedEventAttributes?.identity ?? '';
+    if (Date.now() >= deadline) return undefined;
     await new Promise((r) => setTimeout(r, 200));
   }
 }

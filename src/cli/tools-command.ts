@@ -78,7 +78,7 @@ export function addToolsCommands(program: Command): void {
   program
     .command('plugins')
     .description(
-      "Trust this project's .tether/plugins after reviewing them: they load only while their files are as trusted, from tether's copy",
+      "Trust this project's .tether/plugins after reviewing them: they load only while their files stay as trusted",
     )
     .argument('<action>', 'trust')
     .option('--project <dir>', 'the project (default: the current directory)')

@@ -106,7 +106,7 @@ export function addWorkerCommands(program: Command): void {
 
   const server = program
     .command('server')
-    .description('Run the Temporal dev server in the foreground, persisted in a SQLite file under TETHER_HOME')
+    .description('Run the Temporal dev server in the foreground (tether run starts one in the background by itself)')
     .option('--port <port>', 'gRPC port', String(DEFAULT_PORT))
     .option('--ui-port <port>', 'web UI port', String(DEFAULT_UI_PORT))
     .option('--db <file>', 'SQLite file (default: TETHER_HOME/temporal/dev-server.sqlite)')

@@ -33,6 +33,16 @@ export interface ApprovalScope {
 /** A command_allowlist entry: an exact command, a rule id or a glob; or an exact command bound to a directory. */
 export type AllowlistEntry = string | { command: string; cwd?: string };
 
+/**
+ * Where, in a pending approval's `command`, the files the gate read to judge it are: from `at` on, each file as
+ * `\n# PATH:\n` and then `chars` characters of its content, in order. What comes before `at` is what the model asked to
+ * run (the command and its standard input). A view that finds `command` not laid out so shows it whole.
+ */
+export interface ReadFiles {
+  at: number;
+  files: { path: string; chars: number }[];
+}
+
 /** A tool call waiting for a person, bound to the call (id, tool, digest of its arguments). */
 export interface PendingApproval {
   approvalId: string;
@@ -51,6 +61,8 @@ export interface PendingApproval {
   scope?: ApprovalScope;
   /** Files the gate read that changed after an earlier verdict on this call: what is shown is their new content. */
   changed?: string[];
+  /** Which part of `command` is files the gate read (shown apart, folded); absent in approvals asked before. */
+  readFiles?: ReadFiles;
   /** A network approval (src/workflows/egress-approvals.ts): a connection to `host`:`port` made by `command`. */
   kind?: 'network';
   host?: string;
@@ -119,6 +131,8 @@ export interface CommandAssessment {
   changed?: string[];
   /** The directory the command really runs in (the task shell's, after an earlier `cd`), when it may ask. */
   where?: string;
+  /** Which part of the shown command is the files the gate read (see ReadFiles). */
+  readFiles?: ReadFiles;
   mode: ApprovalMode;
   timeoutSeconds: number;
   /** A webhook is configured for pending approvals. */

@@ -48,7 +48,7 @@ export interface MemoApproval {
   chars?: number;
   /** Something that looked like a secret is shown as a ⟨redacted⟩ span. */
   redacted?: boolean;
-  /** The command held control, invisible or look-alike characters (shown as escapes). */
+  /** The command (or a file it reads) held characters that could deceive (shown as escapes; never just tabs). */
   hidden?: boolean;
   /** Long runs of spaces or blank lines are shown as a count. */
   collapsed?: boolean;
@@ -60,6 +60,8 @@ export interface MemoApproval {
   cwd?: string;
   /** Files that changed after an earlier verdict on this call (their new content is what is shown). */
   changed?: string[];
+  /** The files the gate read to judge it, by name and size (their content is in the run's state, not here). */
+  reads?: { path: string; lines: number; chars: number }[];
   /** What a wider approval would cover (see ApprovalScope). */
   scope?: { covers: string; onceOnly?: string; always?: true; alwaysNot?: string };
 }

@@ -27,7 +27,7 @@ describe('checkpoints settings', () => {
       'maybe',
       'config.yaml: checkpoints: false, true, or a mapping with enabled, exclude, max_file_bytes, max_files and keep',
     ],
-    [{ enabeld: true }, 'config.yaml: checkpoints: Unrecognized key: "enabeld"'],
+    [{ enabeld: true }, 'config.yaml: checkpoints.enabeld: unknown key (did you mean enabled?)'],
     [{ keep: { count: 0 } }, 'config.yaml: checkpoints.keep.count: Too small: expected number to be >0'],
     [
       { max_file_bytes: 'lots' },

@@ -34,11 +34,11 @@ describe('loadConfig', () => {
 
   it.each([
     ['files:\n  allow_outside_cwd: "yes"\n', /files\.allow_outside_cwd: Invalid input: expected boolean/],
-    ['files:\n  allow_outside: true\n', /files: Unrecognized key: "allow_outside"/],
+    ['files:\n  allow_outside: true\n', /files\.allow_outside: unknown key \(did you mean allow_outside_cwd\?\)/],
     ['files: [unclosed\n', /not valid YAML/],
     ['terminal:\n  lifetime_seconds: -1\n', /terminal\.lifetime_seconds: Too small/],
-    ['web:\n  allow_privat: true\n', /web: Unrecognized key: "allow_privat"/],
-    ['future_feature:\n  knob: 3\n', /\(top level\): Unrecognized key: "future_feature"/],
+    ['web:\n  allow_privat: true\n', /web\.allow_privat: unknown key \(did you mean allow_private\?\)/],
+    ['future_feature:\n  knob: 3\n', /future_feature: unknown key \(known here: model, terminal, web, /],
     ["command_allowlist: ['git-force-push', '*']\n", /command_allowlist\.1: "\*" matches every command/],
     ["command_allowlist: ['* *']\n", /command_allowlist\.0: "\* \*" matches every command/],
     ["command_allowlist: ['sudo *']\n", /command_allowlist\.0: "sudo \*" matches every command sudo can run/],

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { TetherError } from '../common/errors.js';
 import { configPath } from './home.js';
 import { translateHermes } from './hermes-keys.js';
+import { problemLine, problemsOf, type ConfigProblem } from './config-check.js';
 import { allowlistProblem } from '../approval/allowlist.js';
 import { parseMetricsAddress } from '../observability/metrics-address.js';
 import { badPattern } from '../checkpoints/exclude.js';
@@ -284,7 +285,12 @@ const StoreSchema = z
   .prefault({});
 
 /** Every section is checked strictly: a misspelt or unknown key is named, never silently ignored. */
-const ConfigSchema = z.strictObject({
+export const ConfigSchema = z.strictObject({
+  /**
+   * The model runs use unless `--model` or TETHER_MODEL names one: any name the endpoint knows, or `local:<id>`.
+   * Unset: gpt-4o-mini with OPENAI_API_KEY or OPENAI_BASE_URL, else the local default (docs/local-model.md).
+   */
+  model: z.string().trim().min(1, 'give a model name (gpt-4o-mini, local:qwen2.5-coder-1.5b, ...)').optional(),
   terminal: TerminalSchema,
   web: WebSchema,
   browser: BrowserSchema,
@@ -356,14 +362,48 @@ export function parseConfig(
   source = 'config',
   notice: (line: string) => void = noticeOnce,
 ): TetherConfig {
+  const checked = checkConfig(raw);
+  if (!checked.config)
+    throw new TetherError('Config.Invalid', `${source}: ${checked.problems.map(problemLine).join('; ')}`, false);
+  for (const n of checked.notices) notice(`${source}: ${n}`);
+  return checked.config;
+}
+
+/**
+ * Every problem of a parsed config.yaml at once (Hermes keys refused, unknown keys with the key meant, wrong values),
+ * and the configuration when there are none. Notices: Hermes keys read as tether's.
+ */
+export function checkConfig(raw: unknown): { config?: TetherConfig; problems: ConfigProblem[]; notices: string[] } {
   const hermes = translateHermes(raw);
-  if (hermes.refused.length > 0)
-    throw new TetherError('Config.Invalid', `${source}: ${hermes.refused.join('; ')}`, false);
-  for (const n of hermes.notices) notice(`${source}: ${n}`);
+  const problems: ConfigProblem[] = hermes.refused.map((r) => {
+    const at = r.indexOf(' ');
+    return { path: r.slice(0, at).replace(/:$/, ''), message: r.slice(at + 1), line: r };
+  });
   const parsed = ConfigSchema.safeParse(hermes.value);
-  if (!parsed.success) {
-    const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(top level)'}: ${i.message}`);
-    throw new TetherError('Config.Invalid', `${source}: ${issues.join('; ')}`, false);
+  if (!parsed.success) problems.push(...problemsOf(parsed.error, ConfigSchema));
+  return problems.length > 0 || !parsed.success
+    ? { problems, notices: hermes.notices }
+    : { config: parsed.data, problems, notices: hermes.notices };
+}
+
+/** Reads and checks a config file: every problem at once; a file that is not YAML is one problem with its line. */
+export function checkConfigFile(path = configPath()): {
+  exists: boolean;
+  raw?: unknown;
+  config?: TetherConfig;
+  problems: ConfigProblem[];
+  notices: string[];
+} {
+  if (!existsSync(path)) return { exists: false, ...checkConfig({}) };
+  let raw: unknown;
+  try {
+    raw = parse(readFileSync(path, 'utf8')) ?? {};
+  } catch (err) {
+    return {
+      exists: true,
+      problems: [{ path: '(file)', message: `not valid YAML: ${(err as Error).message}` }],
+      notices: [],
+    };
   }
-  return parsed.data;
+  return { exists: true, raw, ...checkConfig(raw) };
 }

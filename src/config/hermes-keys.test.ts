@@ -104,7 +104,7 @@ describe("Hermes's config.yaml keys", () => {
   });
 
   it.each([
-    ['model', '--model'],
+    ['model', 'a model name'],
     ['fallback_model', 'retried'],
     ['fallback_providers', 'retried'],
     ['toolsets', '--toolsets'],
@@ -122,7 +122,12 @@ describe("Hermes's config.yaml keys", () => {
     expect(() => parse({ [key]: {} })).toThrow(names);
   });
 
-  it('names any other unknown section', () => {
-    expect(() => parse({ memory: { memory_enabled: true } })).toThrow('(top level): Unrecognized key: "memory"');
+  it('names any other unknown section, and the section a typo meant', () => {
+    expect(() => parse({ memory: { memory_enabled: true } })).toThrow('memory: unknown key (known here: ');
+    expect(() => parse({ aprovals: { mode: 'off' } })).toThrow('aprovals: unknown key (did you mean approvals?)');
+  });
+
+  it("takes tether's own model: a name", () => {
+    expect(parse({ model: 'local:qwen2.5-coder-1.5b' }).config.model).toBe('local:qwen2.5-coder-1.5b');
   });
 });

@@ -51,7 +51,8 @@ const TERMINAL: Readonly<Record<string, KeyRule>> = {
 
 /** Hermes top-level sections that tether configures elsewhere. */
 const TOP_LEVEL: Readonly<Record<string, string>> = {
-  model: 'the model is `tether run --model` or TETHER_MODEL, its server OPENAI_BASE_URL / OPENAI_API_KEY',
+  model:
+    "tether's model: is a model name (model: gpt-4o-mini, or local:qwen2.5-coder-1.5b), not a section; its server is OPENAI_BASE_URL / OPENAI_API_KEY",
   fallback_model: 'tether has no fallback model; the model call is retried by Temporal',
   fallback_providers: 'tether has no fallback providers; the model call is retried by Temporal',
   toolsets: 'toolsets are chosen per run: `tether run --toolsets` / `--disable`',
@@ -161,7 +162,9 @@ export function translateHermes(raw: unknown): HermesTranslation {
   if (!isRecord(raw)) return out;
   const next: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(raw)) {
-    if (Object.hasOwn(TOP_LEVEL, key)) out.refused.push(`${key} is a Hermes setting: ${TOP_LEVEL[key]!}`);
+    // tether's own `model:` is a name; Hermes's is a section.
+    if (key === 'model' && typeof value === 'string') next[key] = value;
+    else if (Object.hasOwn(TOP_LEVEL, key)) out.refused.push(`${key} is a Hermes setting: ${TOP_LEVEL[key]!}`);
     else if (key === 'terminal' && isRecord(value)) next[key] = translateTerminal(value, out);
     else if (key === 'command_allowlist' && Array.isArray(value)) next[key] = translateAllowlist(value, out);
     else next[key] = value;

@@ -4,8 +4,8 @@ import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { TetherError } from '../common/errors.js';
 
-export function tetherHome(): string {
-  const fromEnv = process.env.TETHER_HOME;
+export function tetherHome(env: Record<string, string | undefined> = process.env): string {
+  const fromEnv = env.TETHER_HOME;
   return fromEnv && fromEnv.trim() !== '' ? resolve(fromEnv) : join(homedir(), '.tether');
 }
 

@@ -56,6 +56,11 @@ async function findBackend(name: string): Promise<BackendDefinition<unknown> | u
   return load ? load() : (pluginBackend(name) as BackendDefinition<unknown> | undefined);
 }
 
+/** The settings schema of backend `name` (`terminal.<name>`), for `tether config check`; undefined: no such backend. */
+export async function backendSettingsSchema(name: string): Promise<z.ZodType | undefined> {
+  return (await findBackend(name))?.settings;
+}
+
 interface ResolvedBackend {
   definition: BackendDefinition<unknown>;
   settings: unknown;

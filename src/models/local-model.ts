@@ -5,7 +5,7 @@ import { TetherError } from '../common/errors.js';
 import { LOCAL_MODELS, localModelSpec, localNames, weightsPath, type LocalModelSpec } from './local-catalog.js';
 import type { LocalModelSettings } from './local-provider.js';
 
-/** The model name runs use for the default local model (the 135M demonstration model). */
+/** The 135M model (`local:tiny`), the one TETHER_LOCAL_MODEL replaces the weights of. */
 export const LOCAL_MODEL_NAME = 'local:smollm2-135m';
 
 function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -21,8 +21,8 @@ function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): nu
 export const verifiedMarker = (file: string): string => `${file}.verified`;
 
 /** The model's weights are in place (and, for a joined file, were checked by the installer). */
-export function isInstalled(spec: LocalModelSpec): boolean {
-  const file = weightsPath(spec);
+export function isInstalled(spec: LocalModelSpec, env: Record<string, string | undefined> = process.env): boolean {
+  const file = weightsPath(spec, env);
   if (!existsSync(file)) return false;
   if (spec.source.kind !== 'parts') return true;
   try {
@@ -40,7 +40,7 @@ export function isInstalled(spec: LocalModelSpec): boolean {
 export function localModelSettingsFor(model: string, env = process.env): LocalModelSettings | undefined {
   const spec = localModelSpec(model);
   if (!spec) throw new TetherError('Config.Invalid', `unknown local model '${model}' (known: ${localNames()})`, false);
-  const explicit = model === LOCAL_MODEL_NAME ? env.TETHER_LOCAL_MODEL?.trim() : undefined;
+  const explicit = spec.id === localModelSpec(LOCAL_MODEL_NAME)!.id ? env.TETHER_LOCAL_MODEL?.trim() : undefined;
   if (explicit && !existsSync(explicit)) {
     throw new TetherError(
       'Config.Invalid',
@@ -48,7 +48,7 @@ export function localModelSettingsFor(model: string, env = process.env): LocalMo
       false,
     );
   }
-  const modelPath = explicit || (isInstalled(spec) ? weightsPath(spec) : undefined);
+  const modelPath = explicit || (isInstalled(spec, env) ? weightsPath(spec, env) : undefined);
   if (!modelPath) return undefined;
   return {
     id: spec.id,
@@ -60,7 +60,7 @@ export function localModelSettingsFor(model: string, env = process.env): LocalMo
   };
 }
 
-/** The default local model's settings (TETHER_LOCAL_MODEL or the bundled 135M weights); undefined when neither exists. */
+/** The 135M model's settings (TETHER_LOCAL_MODEL or the weights npm ci installs); undefined when neither exists. */
 export function localModelSettings(env = process.env): LocalModelSettings | undefined {
   return localModelSettingsFor(LOCAL_MODEL_NAME, env);
 }

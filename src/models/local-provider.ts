@@ -67,7 +67,7 @@ function createDecisionProvider(settings: LocalModelSettings): ModelProvider {
   }
 
   return {
-    describe: (model) => `${model} (local demonstration model, ${settings.modelPath})`,
+    describe: (model) => `${model} (local model, ${settings.modelPath})`,
     complete: (input, signal) => serial(() => generate(input, signal)),
   };
 }

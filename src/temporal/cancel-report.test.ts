@@ -7,7 +7,13 @@ const json = (v: unknown): Uint8Array => Buffer.from(JSON.stringify(v));
 describe('cancelledCalls', () => {
   it('tells stopped, finished and unconfirmed tool calls apart', () => {
     const events = [
-      { eventId: 5, activityTaskScheduledEventAttributes: { activityType: { name: 'runTool' } } },
+      {
+        eventId: 5,
+        activityTaskScheduledEventAttributes: {
+          activityType: { name: 'runTool' },
+          input: { payloads: [{ data: json({ name: 'terminal', args: '{"command":"sleep 120"}' }) }] },
+        },
+      },
       // The eager try of an environment call is reported as the runTool call it is.
       { eventId: 6, activityTaskScheduledEventAttributes: { activityType: { name: 'runToolOnHolder' } } },
       { eventId: 7, activityTaskScheduledEventAttributes: { activityType: { name: 'runTool' } } },
@@ -27,12 +33,20 @@ describe('cancelledCalls', () => {
     ];
     const calls = cancelledCalls(events as unknown as Parameters<typeof cancelledCalls>[0]); // eventId is a Long in the real type
     expect(calls).toEqual([
-      { activity: 'runTool', outcome: 'stopped', said: '{"error":"Command was cancelled and killed"}' },
+      {
+        activity: 'runTool',
+        call: 'terminal: sleep 120',
+        outcome: 'stopped',
+        said: '{"error":"Command was cancelled and killed"}',
+      },
       { activity: 'runTool', outcome: 'finished' },
       { activity: 'runTool', outcome: 'unconfirmed' },
     ]);
     const lines = formatCancelReport('wf-1', { status: 'CANCELLED', calls });
-    expect(lines[0]).toBe('wf-1 cancelled');
+    expect(lines[0]).toBe('wf-1 cancelled: 1 tool call stopped');
+    // In words: the call and what it said, never its JSON.
+    expect(lines[1]).toBe('  stopped: terminal: sleep 120 (it said: Command was cancelled and killed)');
+    expect(lines[2]).toBe('  had already finished: a tool call');
     expect(lines[3]).toMatch(/NOT confirmed stopped: its worker was lost/);
   });
 });

@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import type { TLSConfig } from '@temporalio/client';
 import { TetherError } from '../common/errors.js';
+import { defaultQueue, type QueueSource } from './default-queue.js';
 
 export const DEFAULT_PORT = 7233;
 
@@ -13,6 +14,8 @@ export interface TemporalSettings {
   apiKey?: string;
   /** TEMPORAL_ADDRESS was not set: tether may start its own dev server. */
   embedded: boolean;
+  /** Where `taskQueue` came from (src/temporal/default-queue.ts); absent: said nowhere. */
+  queueSource?: QueueSource;
 }
 
 function readSetting(name: string): Buffer {
@@ -25,7 +28,8 @@ function readSetting(name: string): Buffer {
 }
 
 /**
- * TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE (default "default"), TETHER_TASK_QUEUE (default "tether"),
+ * TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE (default "default"), TETHER_TASK_QUEUE (default: one queue per TETHER_HOME
+ * with a server on this machine, "tether" with one elsewhere; src/temporal/default-queue.ts),
  * TEMPORAL_TLS_CERT + TEMPORAL_TLS_KEY (mTLS, file paths), TEMPORAL_TLS_CA, TEMPORAL_TLS=true,
  * TEMPORAL_API_KEY (Temporal Cloud; implies TLS).
  */
@@ -64,10 +68,15 @@ export function temporalSettings(env = process.env): TemporalSettings {
   if (address !== undefined && address !== '' && !/^[\w.-]+:\d+$/.test(address)) {
     throw new TetherError('Config.Invalid', `TEMPORAL_ADDRESS=${address} is not host:port`, false);
   }
+  const named = env.TETHER_TASK_QUEUE?.trim();
+  const queue = named
+    ? { taskQueue: named, source: 'TETHER_TASK_QUEUE' as const }
+    : defaultQueue(address || undefined, env);
   return {
     address: address || `127.0.0.1:${DEFAULT_PORT}`,
     namespace: env.TEMPORAL_NAMESPACE?.trim() || 'default',
-    taskQueue: env.TETHER_TASK_QUEUE?.trim() || 'tether',
+    taskQueue: queue.taskQueue,
+    queueSource: queue.source,
     tls,
     apiKey: env.TEMPORAL_API_KEY || undefined,
     embedded: !address,

@@ -32,7 +32,7 @@ function visionModel(env = process.env): string {
 /** Why the model cannot look at images, or undefined when it may. */
 function unavailable(model: string): string | undefined {
   if (model.startsWith(LOCAL_PREFIX)) {
-    return `the configured model ${model} (the local demonstration model) takes no images: set TETHER_VISION_MODEL to one that does, on an OpenAI-compatible server`;
+    return `the configured model ${model} (a local model, text only) takes no images: set TETHER_VISION_MODEL to one that does, on an OpenAI-compatible server`;
   }
   if (!isOpenAIConfigured(openAISettingsFromEnv()))
     return 'no OpenAI-compatible model is configured (OPENAI_API_KEY or OPENAI_BASE_URL)';

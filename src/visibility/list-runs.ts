@@ -74,9 +74,41 @@ export function rowFromRaw(raw: RawExecution): RunRow {
   };
 }
 
+/** State queries at once when a listing reads running runs' tokens live. */
+const LIVE_AT_ONCE = 8;
+
+/**
+ * Tokens of running runs as the runs themselves count them (the memo's are as of the last status change), where a
+ * worker answers within `timeoutMs`; the memo's figure stays for the rest.
+ */
+async function liveTokens(reader: RunReader, runs: RunRow[], prices: Prices, timeoutMs: number): Promise<RunRow[]> {
+  const out = [...runs];
+  const running = out.map((r, i) => [r, i] as const).filter(([r]) => r.temporalStatus === 'RUNNING');
+  for (let i = 0; i < running.length; i += LIVE_AT_ONCE) {
+    const answered = await Promise.all(
+      running.slice(i, i + LIVE_AT_ONCE).map(async ([row, at]) => {
+        const state = await reader.queryState(row.workflowId, timeoutMs).catch(() => undefined);
+        const tokens = state ? runUsage(state.usage, row.model ?? state.model, prices) : undefined;
+        if (tokens) out[at] = { ...row, tokens };
+        return state !== undefined;
+      }),
+    );
+    // No worker answered any of them: the rest would only wait as long again.
+    if (!answered.some(Boolean)) break;
+  }
+  return out;
+}
+
 export async function listRunPage(
   source: Client | RunReader,
-  filter: RunFilter & { pageSize: number; pageToken?: string; query?: string; prices?: Prices },
+  filter: RunFilter & {
+    pageSize: number;
+    pageToken?: string;
+    query?: string;
+    prices?: Prices;
+    /** Ask running runs for their tokens (`tether list`), waiting at most this long for each. */
+    liveTokensMs?: number;
+  },
 ): Promise<RunPage> {
   const reader = await readerOf(source);
   const res = await reader.listWorkflowExecutions({
@@ -91,7 +123,10 @@ export async function listRunPage(
     return tokens ? { ...row, tokens } : row;
   });
   const token = res.nextPageToken && res.nextPageToken.length > 0 ? Buffer.from(res.nextPageToken) : undefined;
-  return { runs, ...(token ? { nextPageToken: token.toString('base64url') } : {}) };
+  const live = filter.liveTokensMs ? await liveTokens(reader, runs, filter.prices ?? {}, filter.liveTokensMs) : runs;
+  // Newest start first: SQL visibility returns running runs first, then by close time, and takes no ORDER BY.
+  live.sort((a, b) => b.startTime.localeCompare(a.startTime));
+  return { runs: live, ...(token ? { nextPageToken: token.toString('base64url') } : {}) };
 }
 
 /** Every page of a filter (for `tether approvals`, which shows all that waits). */

@@ -285,6 +285,8 @@ export class ApprovalBook {
       ...(exact ? { cwd: a.where ?? req.cwd } : {}),
       ...(exact && a.scope ? { scope: a.scope } : {}),
       ...(exact && a.changed?.length ? { changed: a.changed } : {}),
+      // Views show the files the gate read apart from the command (src/approval/approval-view.ts).
+      ...(a.readFiles ? { readFiles: a.readFiles } : {}),
     };
     this.state.pending = [...this.state.pending, pending];
     approvalAsked({ approvalId: pending.approvalId, tool: req.tool, expiresAtMs: now + timeoutSeconds * 1000 });

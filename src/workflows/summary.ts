@@ -1,10 +1,15 @@
 // One-line summaries of tool calls for progress lines and the Temporal UI. Pure and workflow-safe.
+import { cutOutsideSecrets } from '../approval/approval-text.js';
 
 const MAX = 72;
 
+/**
+ * One line: ordinary white space (spaces, tabs, line feeds) joined, every other character kept, so the views that
+ * render a summary (as an approval's text is rendered) escape a carriage return or a no-break space instead of
+ * passing it for a space; never cut inside a secret value.
+ */
 function clip(text: string): string {
-  const oneLine = text.replace(/\s+/g, ' ').trim();
-  return oneLine.length > MAX ? `${oneLine.slice(0, MAX - 1)}…` : oneLine;
+  return cutOutsideSecrets(text.replace(/[ \t\n]+/g, ' ').trim(), MAX);
 }
 
 /** The most telling argument (command, path, query, ...) or the raw arguments, shortened to one line. */

@@ -1,6 +1,6 @@
 // What a run shows in visibility: its status and, for each pending approval, a bounded, escaped and redacted
 // description a person can decide from, with what a wider approval would cover. Workflow-safe (pure).
-import { renderApprovalText } from '../approval/approval-text.js';
+import { derivedRenderer, lineCount, renderApprovalText, splitShown } from '../approval/approval-text.js';
 import type { PendingApproval } from '../common/approval-types.js';
 import type { AgentState } from '../common/types.js';
 import type { MemoApproval, RunMemo, VisibleStatus } from '../common/search-attributes.js';
@@ -21,28 +21,48 @@ function shown(text: string, max: number, newlines?: 'escape') {
 
 const line = (text: string, max: number): string => shown(text, max, 'escape').text;
 
+/** A text derived from the approval's command, on one line, redacted with the command's values, cut at `max`. */
+function derivedLine(derived: ReturnType<typeof derivedRenderer>, text: string, max: number): string {
+  const r = derived(text).text;
+  return r.length > max ? `${r.slice(0, max - 1)}…` : r;
+}
+
 export function memoApproval(p: PendingApproval): MemoApproval {
-  const c = shown(p.command, MEMO_LIMITS.commandChars);
+  // What the model asked to run; the files the gate read are named (their content stays in the run's state).
+  const { asked, files } = splitShown(p.command, p.readFiles);
+  const c = shown(asked, MEMO_LIMITS.commandChars);
+  const derived = derivedRenderer(p.command, true);
   const scope = p.scope;
   return {
     approvalId: p.approvalId,
     callId: p.callId,
     tool: line(p.tool, 100),
     command: c.text,
-    ...(c.shortened ? { shortened: true, chars: p.command.length } : {}),
+    ...(c.shortened ? { shortened: true, chars: asked.length } : {}),
     ...(c.redacted ? { redacted: true } : {}),
-    ...(c.hidden ? { hidden: true } : {}),
+    ...(c.hidden || files.some((f) => derived(f.content, { whitespace: 'file' }).hidden) ? { hidden: true } : {}),
     ...(c.collapsed ? { collapsed: true } : {}),
     findings: p.findings.slice(0, MEMO_LIMITS.findings).map((f) => ({
       rule: line(f.rule, 100),
       tier: f.tier,
-      description: line(f.description, MEMO_LIMITS.descriptionChars),
+      description: derivedLine(derived, f.description, MEMO_LIMITS.descriptionChars),
     })),
+    ...(files.length > 0
+      ? {
+          reads: files.slice(0, MEMO_LIMITS.findings).map((f) => ({
+            path: derivedLine(derived, f.path, MEMO_LIMITS.textChars),
+            lines: lineCount(f.content),
+            chars: f.content.length,
+          })),
+        }
+      : {}),
     argsDigest: p.argsDigest,
     askedAt: p.askedAt,
     expiresAt: p.expiresAt,
-    ...(p.cwd !== undefined ? { cwd: line(p.cwd, MEMO_LIMITS.textChars) } : {}),
-    ...(p.changed ? { changed: p.changed.slice(0, 20).map((f) => line(f, MEMO_LIMITS.textChars)) } : {}),
+    ...(p.cwd !== undefined ? { cwd: derivedLine(derived, p.cwd, MEMO_LIMITS.textChars) } : {}),
+    ...(p.changed
+      ? { changed: p.changed.slice(0, 20).map((f) => derivedLine(derived, f, MEMO_LIMITS.textChars)) }
+      : {}),
     ...(scope
       ? {
           scope: {

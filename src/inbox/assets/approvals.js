@@ -74,6 +74,25 @@ function commandNodes(text) {
   return text.split(/(⟨[^⟩\n]*⟩)/).map((part, i) => (i % 2 === 1 ? el('span', { class: 'marker' }, part) : part));
 }
 
+/**
+ * What the gate read to judge the call (config files, scripts it runs), apart from the command and folded: named in
+ * the listing, whole once the exact text is read.
+ */
+function readsNode(reads) {
+  if (!reads?.length) return null;
+  const lines = (n) => `${n} line${n === 1 ? '' : 's'}`;
+  const named = reads.map((r) => `${r.path} (${lines(r.lines)})`).join(', ');
+  const whole = reads.every((r) => r.text !== undefined);
+  return el(
+    'details',
+    { class: 'reads', 'data-reads': '' },
+    el('summary', {}, `What it reads to judge it: ${named}`),
+    whole
+      ? reads.map((r) => [el('p', { class: 'muted' }, r.path), el('pre', { class: 'read' }, commandNodes(r.text))])
+      : el('p', { class: 'muted' }, 'Show the exact text to read them.'),
+  );
+}
+
 /** Replaces the listing's text (bounded, secrets redacted) by the exact, whole text read from the run. */
 async function showExact(a, pre, button) {
   button.disabled = true;
@@ -83,6 +102,9 @@ async function showExact(a, pre, button) {
     );
     pre.replaceChildren(...commandNodes(exact.text));
     pre.setAttribute('data-exact', '');
+    const reads = readsNode(exact.reads);
+    const listed = pre.parentElement?.querySelector('[data-reads]');
+    if (reads && listed) listed.replaceWith(reads);
     button.replaceWith(
       el('p', { class: 'muted', 'data-exact-note': '' }, `The exact text, all ${exact.chars} characters.`),
     );
@@ -109,7 +131,7 @@ function render(a) {
     });
   const pre = el('pre', { class: 'command', 'data-command': '' }, commandNodes(a.text));
   const exact =
-    a.shortened || a.redacted
+    a.shortened || a.redacted || a.reads?.length
       ? el('button', { type: 'button', 'data-show-exact': '' }, `Show the exact text (all ${a.chars} characters)`)
       : null;
   exact?.addEventListener('click', () => void showExact(a, pre, exact));
@@ -138,7 +160,7 @@ function render(a) {
         ? el(
             'p',
             { class: 'warn', 'data-hidden-note': '' },
-            'It holds control, invisible or look-alike characters, shown above as \\x.. and \\u.... escapes.',
+            'It holds control, bidi, invisible or look-alike characters that could make it read as something else, shown as \\x.. and \\u.... escapes.',
           )
         : null,
       a.collapsed
@@ -162,6 +184,7 @@ function render(a) {
           el('li', { class: f.tier }, el('code', { 'data-rule': f.rule }, f.rule), ' ', f.description),
         ),
       ),
+      readsNode(a.reads),
       el(
         'dl',
         { class: 'gives' },
