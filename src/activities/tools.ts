@@ -14,6 +14,7 @@ import type { AssessCallInput, CallAssessment } from '../common/approval-types.j
 import { detect } from '../approval/detect.js';
 import { loadBashParser } from '../approval/parser.js';
 import { lostWorker, withHeartbeat } from './heartbeat.js';
+import { liveCall } from '../liveness/liveness.js';
 import { environmentManager } from '../environments/current.js';
 import { withToolCall } from '../environments/tool-call-context.js';
 import { listedDir, prefetchOf } from '../approval/scripts.js';
@@ -46,6 +47,8 @@ export interface ToolActivityDeps {
 function interruptedAttempt(name: string, registry: ToolRegistry): string | undefined {
   const info = Context.current().info;
   if (info.attempt <= 1 || registry.get(name)?.sideEffects !== 'changes-world') return undefined;
+  // Every earlier attempt reached this worker only after the server had given it up, and ran nothing.
+  if (liveCall(info.base64TaskToken)?.earlierNeverRan) return undefined;
   const details = info.heartbeatDetails as { output_tail?: string } | undefined;
   return JSON.stringify({
     error: `Tool '${name}' was interrupted: the worker running it was lost. It changes the world, so it was not run again; it may have partly run. Check its effects before repeating it.`,

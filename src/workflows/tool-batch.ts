@@ -16,6 +16,7 @@ import { EXACT_SCOPE_PATCH, type ApprovalBook, type GateRequest } from './approv
 import type { LoopTools } from './loop-tools.js';
 import type { TurnCheckpoints } from './checkpoints.js';
 import { forgetLostWorker, runRouted, type EnvironmentRoute } from './environment-route.js';
+import { HOLDER_LOST } from '../common/task-queues.js';
 import { assessRouted } from './gate-route.js';
 import { chunk, planSegments, type PlannedCall } from './batching.js';
 import { capText, summariseArgs } from './summary.js';
@@ -69,7 +70,16 @@ function activityOptions(meta: ToolMeta | undefined, call: ToolCallView, heartbe
           maximumInterval: '30 seconds',
           maximumAttempts: 5,
         }
-      : { initialInterval: '200 milliseconds', maximumAttempts: 2 },
+      : // A later attempt never runs the call blindly: on the worker whose earlier attempt still runs it takes that
+        // one over; it runs the call only when every earlier attempt provably ran nothing (each reached its worker
+        // after the server had given it up); otherwise it reports the call interrupted (src/liveness). Attempts past
+        // the second matter only on a worker too starved to start one within the heartbeat timeout.
+        {
+          initialInterval: '200 milliseconds',
+          backoffCoefficient: 2,
+          maximumInterval: '2 seconds',
+          maximumAttempts: 5,
+        },
     summary: `${call.emoji} ${call.name}: ${call.summary}`,
   };
 }
@@ -92,7 +102,8 @@ function failureResult(name: string, meta: ToolMeta | undefined, err: ActivityFa
   const details =
     cause instanceof TimeoutFailure ? (cause.lastHeartbeatDetails as { output_tail?: unknown } | undefined) : undefined;
   const tail = typeof details?.output_tail === 'string' ? { output_before_interruption: details.output_tail } : {};
-  const interrupted = cause instanceof TimeoutFailure && !retried ? { interrupted: true } : {};
+  const lost = cause instanceof TimeoutFailure || (cause instanceof ApplicationFailure && cause.type === HOLDER_LOST);
+  const interrupted = lost && !retried ? { interrupted: true } : {};
   return JSON.stringify({ error: `Tool '${name}' did not complete: ${why}. ${advice}`, ...interrupted, ...tail });
 }
 
