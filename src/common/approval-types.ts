@@ -166,6 +166,8 @@ export interface AssessCallInput {
 /** The verdict on a tool call, with what a person is shown (the command, its stdin, scripts it runs, the program). */
 export interface CallAssessment extends CommandAssessment {
   command: string;
+  /** The directory the call's command runs in, as the gate judged it (absent in runs recorded before). */
+  cwd?: string;
   /** The worker that judged it holds the task's environment: later calls go there. */
   workerQueue?: string;
   /** This worker is not the `holder` the check was meant for, and judged nothing. */
