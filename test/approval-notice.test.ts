@@ -10,6 +10,7 @@ import { expect, inject, it } from 'vitest';
 import { freePort } from '../src/temporal/dev-server.js';
 import type { AgentResult, AgentState } from '../src/common/types.js';
 import { runCli, until } from './support/cli.js';
+import { recordHistory } from './support/history.js';
 import { approvalScenario } from './support/approval-scenario.js';
 import { workerProcessSuite } from './support/worker-process.js';
 
@@ -84,6 +85,7 @@ it('reaches an endpoint that was down for 30 s across a worker restart; the appr
     // Delivered once: it stopped trying after the 2xx.
     await new Promise((r) => setTimeout(r, 2_000));
     expect(hook.bodies).toHaveLength(1);
+    recordHistory(inject('temporalAddress'), handle.workflowId, 'approval-notice');
   } finally {
     await hook.close();
   }

@@ -105,6 +105,8 @@ it('turns sent as update-with-start: concurrent first prompts start one run; eac
       .catch((err: Error & { cause?: Error }) => err.cause?.message);
     expect(refused).toMatch(/text must be a non-empty string/);
     await handle.cancel();
+    await expect(handle.result()).rejects.toThrow();
+    recordHistory(h.address, workflowId, 'conversation-turns');
   });
   expect(model.errors).toEqual([]);
   await model.close();

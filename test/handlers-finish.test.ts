@@ -11,6 +11,7 @@ import type { AgentResult, AgentState } from '../src/common/types.js';
 import { EGRESS_UPDATE } from '../src/common/workflow-messages.js';
 import { harness, type Harness } from './support/agent-harness.js';
 import { until } from './support/cli.js';
+import { recordHistory } from './support/history.js';
 import { startScriptedModel } from './support/scripted-model.js';
 
 const { EventType } = proto.temporal.api.enums.v1;
@@ -60,6 +61,7 @@ it('a network question still waiting when the run completes is answered before t
     const updated = types.indexOf(EventType.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_COMPLETED);
     expect(updated).toBeGreaterThan(0);
     expect(updated).toBeLessThan(types.indexOf(EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED));
+    recordHistory(h.address, handle.workflowId, 'handlers-finish');
   });
   await model.close();
 }, 120_000);

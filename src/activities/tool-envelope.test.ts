@@ -10,6 +10,7 @@ import { ToolRegistry } from '../registry/registry.js';
 import { recordingLogger } from '../../test/support/recording-logger.js';
 import { createGateActivities } from './gate.js';
 import { createToolActivities } from './tools.js';
+import type { RunToolInput, RunToolOutput } from '../common/activity-contract.js';
 
 const realParse = JSON.parse;
 afterEach(() => {
@@ -56,10 +57,11 @@ describe('the tool-call envelope', () => {
       if (text === args) parses += 1;
       return realParse(text, reviver) as unknown;
     }) as typeof JSON.parse;
-    const out = await new MockActivityEnvironment().run(
-      (i: Parameters<typeof tools.runTool>[0]) => tools.runTool(i, gate, true),
-      { ...call, name: 'act', args },
-    );
+    const out = await new MockActivityEnvironment().run((i: RunToolInput) => tools.runTool(i, gate, true), {
+      ...call,
+      name: 'act',
+      args,
+    });
     expect(out).toMatchObject({ status: 'ok', result: '{"did":"hello"}' });
     expect(seen).toEqual([{ what: 'hello' }]);
     expect(parses).toBe(1);
@@ -67,10 +69,11 @@ describe('the tool-call envelope', () => {
 
   it('caps a result once, to the smaller of the tool limit and the history limit', async () => {
     const { tools, gate } = setUp();
-    const out = await new MockActivityEnvironment().run(
-      (i: Parameters<typeof tools.runTool>[0]) => tools.runTool(i, gate),
-      { ...call, name: 'huge', args: '{}' },
-    );
+    const out: RunToolOutput = await new MockActivityEnvironment().run((i: RunToolInput) => tools.runTool(i, gate), {
+      ...call,
+      name: 'huge',
+      args: '{}',
+    });
     const body = JSON.parse(out.result) as { truncated: boolean; original_chars: number; content: string };
     expect(body.truncated).toBe(true);
     expect(body.original_chars).toBe(150_019);
