@@ -70,6 +70,7 @@ export default tseslint.config(
       'test/support/*.mjs',
       'src/inbox/assets/*.js',
       'test/fixtures/module-recorder/*.mjs',
+      'test/fixtures/*.mjs',
     ],
     ...tseslint.configs.disableTypeChecked,
   },

@@ -2,7 +2,8 @@
 // with a bare `sh -c true` spawn and each backend's bare transport (one process / docker exec / SSH channel per
 // command), printed as ratios; the same command inside its activity; background-process start to first output. On
 // the local backend with its bubblewrap sandbox and without, Docker and SSH (when they can run here); the egress
-// proxy's cost per request and per connection (bench/egress.ts).
+// proxy's cost per request and per connection (bench/egress.ts); what the egress policy adds to a web_extract fetch
+// (bench/web-egress.ts).
 // Run: npm run bench:environments
 import { spawn } from 'node:child_process';
 import { mkdtempSync, realpathSync } from 'node:fs';
@@ -17,6 +18,7 @@ import { fmt, machine, silent, summary } from './stats.js';
 import { NO_PROCESS, toolActivity, TRIVIAL_COMMAND } from './terminal-activity.js';
 import { sdkNoopActivity } from './noop-activity.js';
 import { benchEgress } from './egress.js';
+import { benchWebEgress } from './web-egress.js';
 
 const COMMANDS = 200;
 const BACKGROUND = 30;
@@ -129,6 +131,7 @@ console.log(
 );
 
 await benchEgress(cwd);
+await benchWebEgress();
 
 const noDocker = await dockerAvailable();
 if (noDocker) console.log(`docker        skipped: ${noDocker}`);

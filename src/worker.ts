@@ -22,6 +22,8 @@ import type { TemporalSettings } from './temporal/settings.js';
 import { WorkerGroup } from './temporal/worker-group.js';
 import { payloadGuard } from './temporal/payload-guard.js';
 import { releaseLostWorkerSticky } from './activities/sticky-release.js';
+import { toolNetworkWarnings } from './tool-egress/network-mode.js';
+import { setToolEgressLog } from './tool-egress/call-network.js';
 import { closeEnvironments, configureEnvironments, WORKER_ID } from './environments/current.js';
 import { cleanupLeftovers } from './environments/leftovers.js';
 import { setCurrentConfig } from './config/current.js';
@@ -41,6 +43,9 @@ import { egressGate } from './environments/egress/gate.js';
 import { temporalEgressAsker } from './activities/egress-asker.js';
 import { AllowlistBook } from './approval/allowlist-book.js';
 import { configPath } from './config/config.js';
+import { encodePayload, tetherDataConverter } from './payloads/data-converter.js';
+import { resolveKeyFile } from './payloads/encryption-settings.js';
+import { loadKeyring } from './payloads/keyring.js';
 
 /** The workflow bundle's entry: compiled JS next to this file, or the TypeScript source in development. */
 export function workflowsPath(): string {
@@ -178,11 +183,20 @@ export async function createWorker(
   // A wrong terminal setting stops the worker here, naming the setting; leftovers of crashed workers go first.
   setCurrentConfig(config);
   const environments = await configureEnvironments(config.terminal, log);
-  for (const w of environments.warnings) process.stderr.write(`tether: warning: ${w}\n`);
+  // The worker's network tools log their connections where the egress proxy logs commands' (one record).
+  setToolEgressLog(log);
+  for (const w of [...environments.warnings, ...toolNetworkWarnings(config)]) {
+    process.stderr.write(`tether: warning: ${w}\n`);
+  }
   await cleanupLeftovers(config.terminal, WORKER_ID, log);
   step('environments');
   // Runs beside the connection and worker set-up, and is done before the first call can arrive (playwright-module.ts).
   const browserModule = preloadPlaywright(config.browser.executable_path);
+  // A bad key file stops the worker here, naming temporal.encryption.key_file.
+  const encryption = config.temporal.encryption;
+  const payloads = tetherDataConverter(
+    encryption ? loadKeyring(resolveKeyFile(encryption.key_file, configPath())) : undefined,
+  );
   const connection =
     opts.connection ??
     (await NativeConnection.connect({
@@ -196,12 +210,14 @@ export async function createWorker(
     throw err;
   });
   step('connection');
+  payloads.bind(connection, opts.settings.namespace, opts.settings.taskQueue);
+  const dataConverter = payloads.dataConverter;
   // Policy as it was when the worker started, plus the `always` decisions it applies while it runs (one book for
   // commands and hosts): a config.yaml changed meanwhile changes nothing here.
   const allowlist = new AllowlistBook(config.command_allowlist, configPath());
   // The egress proxy asks runs about hosts through this worker's own connection.
   egressGate().configure({
-    asker: temporalEgressAsker(new Client({ connection, namespace: opts.settings.namespace }), log),
+    asker: temporalEgressAsker(new Client({ connection, namespace: opts.settings.namespace, dataConverter }), log),
     approvals: () => ({
       mode: config.approvals.mode,
       timeoutSeconds: config.approvals.timeout,
@@ -230,7 +246,13 @@ export async function createWorker(
   };
   // Heartbeats from a thread the event loop cannot starve, and retries that take over a busy attempt
   // (src/liveness): a live worker keeps its calls however loaded the machine is; a dead one loses them in seconds.
-  const liveness = new Liveness({ settings: opts.settings, stallMs: config.worker.stall_seconds * 1000, log });
+  const liveness = new Liveness({
+    settings: opts.settings,
+    stallMs: config.worker.stall_seconds * 1000,
+    log,
+    // The thread's heartbeats carry details sealed like every other payload when encryption is on.
+    encodeDetails: (details) => encodePayload(dataConverter, details),
+  });
   // Every worker runs activities the same way; one object keeps them from drifting apart.
   const activityOptions = {
     shutdownGraceTime: opts.shutdownGraceTime ?? '30 seconds',
@@ -256,6 +278,7 @@ export async function createWorker(
     workflowBundle: code.workflowBundle,
     // Model calls of runs recorded before they had a queue of their own still come here.
     activities,
+    dataConverter,
     ...activityOptions,
     maxConcurrentActivityTaskExecutions: toolSlots,
     // Approval waits reach the metrics through a sink; workflow spans leave the sandbox through the tracing one.
@@ -273,6 +296,7 @@ export async function createWorker(
     connection,
     namespace: opts.settings.namespace,
     taskQueue: ownQueue,
+    dataConverter,
     activities: {
       runTool: activities.runTool,
       runGatedTool: activities.runGatedTool,
@@ -288,6 +312,7 @@ export async function createWorker(
     namespace: opts.settings.namespace,
     taskQueue: modelCallQueue(opts.settings.taskQueue),
     activities: { callModel: activities.callModel },
+    dataConverter,
     ...activityOptions,
     maxConcurrentActivityTaskExecutions: config.worker.model_calls,
     ...deploymentOptions(versioning, unversioned, false),
@@ -305,6 +330,7 @@ export async function createWorker(
       workflows,
       browser,
       buildId: versioning?.buildId ?? unversioned.buildId,
+      encryption: payloads.encrypts,
       ...(tracing ? { tracing: `${tracing.settings.protocol} ${tracing.settings.endpoint}` } : {}),
       startMs: steps,
     },

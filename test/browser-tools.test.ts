@@ -1,4 +1,6 @@
-// The browser_* tools against real headless Chromium (Debian's /usr/bin/chromium) and pages served on 127.0.0.1. Worker-only.
+// The browser_* tools against real headless Chromium (Debian's /usr/bin/chromium) and pages served on 127.0.0.1,
+// reached by a name the egress policy allows and maps there (egress.resolve): every request goes through the task's
+// browser proxy and the egress gate, outside a run (only allowed hosts pass). Worker-only.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,6 +12,8 @@ import { setCurrentConfig } from '../src/config/current.js';
 import { registry } from '../src/registry/index.js';
 import type { ToolContext } from '../src/registry/types.js';
 import '../src/tools/browser.js';
+import { egressGate } from '../src/environments/egress/gate.js';
+import { EgressSchema } from '../src/environments/egress/settings.js';
 import { startPageServer, type PageServer } from './support/page-server.js';
 
 const html = { 'content-type': 'text/html; charset=utf-8' };
@@ -45,8 +49,12 @@ function refOf(snapshot: unknown, pattern: string): string {
   return ref;
 }
 
-function allowPrivate(extra: object = {}): void {
-  setCurrentConfig(parseConfig({ browser: { allow_private: true, ...extra } }));
+/** The pages' name: allowed by the egress policy, and mapped to the page server (nothing else can reach it). */
+const SITE = 'pages.example.test';
+const site = (path: string): string => `http://${SITE}${path}`;
+
+function browserConfig(extra: object = {}): void {
+  setCurrentConfig(parseConfig({ browser: { ...extra } }));
 }
 
 beforeAll(async () => {
@@ -66,25 +74,33 @@ beforeAll(async () => {
     },
     '/missing': { status: 404, headers: html, body: '<html><body><h1>Not here</h1></body></html>' },
   });
+  const closed = await startPageServer();
+  await closed.close();
+  egressGate().configure({
+    policy: EgressSchema.parse({
+      allow: [SITE, 'closed.example.test'],
+      resolve: { [SITE]: new URL(server.origin).host, 'closed.example.test': new URL(closed.origin).host },
+    }),
+  });
 });
 
-afterEach(() => allowPrivate());
+afterEach(() => browserConfig());
 
 afterAll(async () => {
   await closeAllBrowsers();
   await server.close();
 });
 
-describe('browser tools (real headless Chromium, pages on 127.0.0.1)', () => {
-  beforeAll(() => allowPrivate());
+describe('browser tools (real headless Chromium, pages on 127.0.0.1 by an allowed name)', () => {
+  beforeAll(() => browserConfig());
 
   test('navigate returns title, URL and a snapshot with refs; hidden elements and password values stay out', async () => {
     const ctx = task();
-    const page = await call(ctx, 'browser_navigate', { url: server.url('/') });
+    const page = await call(ctx, 'browser_navigate', { url: site('/') });
     expect(page.title).toBe('Greeter');
-    expect(page.url).toBe(server.url('/'));
+    expect(page.url).toBe(site('/'));
     const snap = String(page.snapshot);
-    expect(snap).toMatch(/^Title: Greeter\nURL: http:\/\/127\.0\.0\.1:\d+\/\n/);
+    expect(snap).toMatch(/^Title: Greeter\nURL: http:\/\/pages\.example\.test\/\n/);
     expect(snap).toContain('\n# Welcome\nSome intro text.\n');
     expect(snap).toMatch(/\nlink "Next page" -> \/next \[e\d+\]/);
     expect(snap).toMatch(
@@ -103,7 +119,7 @@ describe('browser tools (real headless Chromium, pages on 127.0.0.1)', () => {
 
   test('type into the input and click the button: the greeting appears; submit: true presses Enter', async () => {
     const ctx = task();
-    const { snapshot } = await call(ctx, 'browser_navigate', { url: server.url('/') });
+    const { snapshot } = await call(ctx, 'browser_navigate', { url: site('/') });
     const typed = await call(ctx, 'browser_type', { ref: refOf(snapshot, 'input[text]'), text: 'Ada' });
     expect(typed.action).toMatch(/typed 3 characters/);
     expect(String(typed.snapshot)).toContain('value="Ada"');
@@ -119,12 +135,12 @@ describe('browser tools (real headless Chromium, pages on 127.0.0.1)', () => {
 
   test('a link opens the next page, back returns, and there is nothing before the first page', async () => {
     const ctx = task();
-    const { snapshot } = await call(ctx, 'browser_navigate', { url: server.url('/') });
+    const { snapshot } = await call(ctx, 'browser_navigate', { url: site('/') });
     const next = await call(ctx, 'browser_click', { ref: refOf(snapshot, 'link "Next page"') });
-    expect(String(next.snapshot)).toContain(`URL: ${server.url('/next')}`);
+    expect(String(next.snapshot)).toContain(`URL: ${site('/next')}`);
     expect(String(next.snapshot)).toContain('## The next page');
     const back = await call(ctx, 'browser_back');
-    expect(back.url).toBe(server.url('/'));
+    expect(back.url).toBe(site('/'));
     expect(String(back.snapshot)).toContain('# Welcome');
     expect((await call(ctx, 'browser_back')).error).toBe('there is no previous page in this tab');
     // The first page is still there after the refused back.
@@ -133,14 +149,14 @@ describe('browser tools (real headless Chromium, pages on 127.0.0.1)', () => {
 
   test('a link with target=_blank moves the task to the new tab', async () => {
     const ctx = task();
-    const { snapshot } = await call(ctx, 'browser_navigate', { url: server.url('/') });
+    const { snapshot } = await call(ctx, 'browser_navigate', { url: site('/') });
     const opened = await call(ctx, 'browser_click', { ref: refOf(snapshot, 'link "Open in new tab"') });
     expect(String(opened.snapshot)).toContain('## The next page');
   });
 
   test('a stale or malformed ref is an error naming it', async () => {
     const ctx = task();
-    await call(ctx, 'browser_navigate', { url: server.url('/') });
+    await call(ctx, 'browser_navigate', { url: site('/') });
     expect((await call(ctx, 'browser_click', { ref: 'e999' })).error).toMatch(
       /no element \[e999\] on the current page.*browser_snapshot/,
     );
@@ -151,15 +167,15 @@ describe('browser tools (real headless Chromium, pages on 127.0.0.1)', () => {
 
   test('refs of an old page do not resolve on a new one', async () => {
     const ctx = task();
-    const { snapshot } = await call(ctx, 'browser_navigate', { url: server.url('/') });
+    const { snapshot } = await call(ctx, 'browser_navigate', { url: site('/') });
     const button = refOf(snapshot, 'button "Greet"');
-    await call(ctx, 'browser_navigate', { url: server.url('/long') });
+    await call(ctx, 'browser_navigate', { url: site('/long') });
     expect((await call(ctx, 'browser_click', { ref: button })).error).toContain(`no element [${button}]`);
   });
 
   test('scroll moves the page and the snapshot says where it is', async () => {
     const ctx = task();
-    const first = await call(ctx, 'browser_navigate', { url: server.url('/long') });
+    const first = await call(ctx, 'browser_navigate', { url: site('/long') });
     expect(String(first.snapshot)).toMatch(/Scroll: 0 of \d+ px/);
     const down = await call(ctx, 'browser_scroll', { direction: 'down', amount: 1000 });
     expect(down.scroll_y).toBe(1000);
@@ -172,7 +188,7 @@ describe('browser tools (real headless Chromium, pages on 127.0.0.1)', () => {
 
   test('screenshot writes a real PNG under the working directory and returns its size, not its bytes', async () => {
     const ctx = task();
-    await call(ctx, 'browser_navigate', { url: server.url('/long') });
+    await call(ctx, 'browser_navigate', { url: site('/long') });
     const shot = await call(ctx, 'browser_screenshot');
     expect(Object.keys(shot).sort()).toEqual(['full_page', 'height', 'path', 'width']);
     expect(String(shot.path).startsWith(join(ctx.cwd, '.tether-screenshots') + '/')).toBe(true);
@@ -188,7 +204,7 @@ describe('browser tools (real headless Chromium, pages on 127.0.0.1)', () => {
   test('close, then snapshot: there is no page; close again says so', async () => {
     const ctx = task();
     expect((await call(ctx, 'browser_snapshot')).error).toMatch(/no page is open.*browser_navigate/);
-    await call(ctx, 'browser_navigate', { url: server.url('/') });
+    await call(ctx, 'browser_navigate', { url: site('/') });
     expect(await call(ctx, 'browser_close')).toEqual({ closed: true });
     expect((await call(ctx, 'browser_snapshot')).error).toMatch(/no page is open/);
     expect((await call(ctx, 'browser_click', { ref: 'e1' })).error).toMatch(/no page is open/);
@@ -198,35 +214,34 @@ describe('browser tools (real headless Chromium, pages on 127.0.0.1)', () => {
   test('tasks have their own pages', async () => {
     const a = task();
     const b = task();
-    await call(a, 'browser_navigate', { url: server.url('/') });
-    await call(b, 'browser_navigate', { url: server.url('/next') });
+    await call(a, 'browser_navigate', { url: site('/') });
+    await call(b, 'browser_navigate', { url: site('/next') });
     expect(String((await call(a, 'browser_snapshot')).snapshot)).toContain('# Welcome');
     expect(String((await call(b, 'browser_snapshot')).snapshot)).toContain('## The next page');
   });
 
   test('a huge page gives a bounded snapshot with a notice; an HTTP error status is reported', async () => {
     const ctx = task();
-    const huge = await call(ctx, 'browser_navigate', { url: server.url('/huge') });
+    const huge = await call(ctx, 'browser_navigate', { url: site('/huge') });
     expect(String(huge.snapshot).length).toBeLessThanOrEqual(20_000);
     expect(String(huge.snapshot)).toMatch(/\[snapshot cut at 20000 characters: (at least )?\d+ more lines not shown/);
-    const missing = await call(ctx, 'browser_navigate', { url: server.url('/missing') });
+    const missing = await call(ctx, 'browser_navigate', { url: site('/missing') });
     expect(missing.status).toBe(404);
     expect(String(missing.snapshot)).toContain('# Not here');
   });
 
   test('a refused connection is reported by the browser proxy, as a 502 the model sees', async () => {
-    const closed = await startPageServer();
-    const url = closed.url('/');
-    await closed.close();
-    const r = await call(task(), 'browser_navigate', { url });
+    const r = await call(task(), 'browser_navigate', { url: 'http://closed.example.test/' });
     expect(r.status).toBe(502);
-    expect(String(r.snapshot)).toMatch(/tether browser proxy: 127\.0\.0\.1:\d+: connect ECONNREFUSED/);
+    expect(String(r.snapshot)).toMatch(
+      /tether browser proxy: closed\.example\.test:80 did not answer \(127\.0\.0\.1: ECONNREFUSED\)/,
+    );
   });
 
   test('a page unused past browser.idle_seconds is closed', async () => {
-    allowPrivate({ idle_seconds: 0.5 });
+    browserConfig({ idle_seconds: 0.5 });
     const ctx = task();
-    await call(ctx, 'browser_navigate', { url: server.url('/') });
+    await call(ctx, 'browser_navigate', { url: site('/') });
     expect(browserPool.hasTask(ctx.taskId)).toBe(true);
     await expect.poll(() => browserPool.hasTask(ctx.taskId), { timeout: 10_000, interval: 100 }).toBe(false);
     expect((await call(ctx, 'browser_snapshot')).error).toMatch(/no page is open/);
@@ -234,14 +249,14 @@ describe('browser tools (real headless Chromium, pages on 127.0.0.1)', () => {
 
   test('a killed browser is reported, and the next navigate relaunches it', async () => {
     const ctx = task();
-    await call(ctx, 'browser_navigate', { url: server.url('/') });
+    await call(ctx, 'browser_navigate', { url: site('/') });
     killChromium();
     expect((await call(ctx, 'browser_snapshot')).error).toMatch(/crash/);
-    const again = await call(ctx, 'browser_navigate', { url: server.url('/next') });
+    const again = await call(ctx, 'browser_navigate', { url: site('/next') });
     expect(String(again.snapshot)).toContain('## The next page');
     killChromium();
     // Straight to navigate, no call in between to notice the crash: it is retried once on a fresh browser.
-    const third = await call(ctx, 'browser_navigate', { url: server.url('/') });
+    const third = await call(ctx, 'browser_navigate', { url: site('/') });
     expect(String(third.snapshot)).toContain('# Welcome');
   });
 });
@@ -257,13 +272,18 @@ function killChromium(): void {
 }
 
 describe('browser tools: policy and availability', () => {
-  test('the default configuration refuses loopback addresses and file:// URLs', async () => {
-    setCurrentConfig(parseConfig({}));
+  test('this machine, a host nobody allowed (outside a run: nobody to ask) and file:// are refused before the browser opens', async () => {
     const ctx = task();
-    expect((await call(ctx, 'browser_navigate', { url: server.url('/') })).error).toMatch(
-      /127\.0\.0\.1 is a loopback address \(set browser\.allow_private/,
+    const port = new URL(server.origin).port;
+    expect((await call(ctx, 'browser_navigate', { url: `http://127.0.0.1:${port}/` })).error).toMatch(
+      /refused to open http:\/\/127\.0\.0\.1:\d+\/: 127\.0\.0\.1 is a loopback \(this machine\) address/,
     );
-    expect((await call(ctx, 'browser_navigate', { url: 'http://localhost/' })).error).toMatch(/loopback/);
+    expect((await call(ctx, 'browser_navigate', { url: 'http://localhost/' })).error).toMatch(
+      /localhost is this machine/,
+    );
+    expect((await call(ctx, 'browser_navigate', { url: 'http://elsewhere.example.test/' })).error).toMatch(
+      /elsewhere\.example\.test:80 is not in terminal\.local\.sandbox\.egress\.allow, and there is no run to ask/,
+    );
     expect((await call(ctx, 'browser_navigate', { url: 'file:///etc/passwd' })).error).toMatch(
       /only http and https URLs can be opened, not file:/,
     );

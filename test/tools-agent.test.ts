@@ -1,5 +1,6 @@
 // An agent run (scripted model) that uses execute_code (Python and JavaScript programs calling tools) and the browser
-// (headless Chromium against a page on loopback), through the durable loop on the real dev server.
+// (headless Chromium against a page on loopback, by a name the egress policy allows and maps there), through the
+// durable loop on the real dev server.
 import { existsSync, mkdtempSync, readFileSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,7 +22,8 @@ const noBrowser =
 
 beforeAll(async () => {
   pages = await startPageServer({ '/form': { headers: { 'content-type': 'text/html' }, body: FORM } });
-  h = await harness(parseConfig({ browser: { allow_private: true }, web: { allow_private: true } }));
+  const egress = { allow: ['pages.example.test'], resolve: { 'pages.example.test': new URL(pages.origin).host } };
+  h = await harness(parseConfig({ terminal: { local: { sandbox: { egress } } } }));
 });
 afterAll(async () => {
   await h.close();
@@ -57,7 +59,7 @@ it('runs programs that call tools, then fills in a form in the browser', async (
   const model = await startScriptedModel([
     { toolCalls: [{ name: 'execute_code', arguments: { language: 'python', code: python } }] },
     { toolCalls: [{ name: 'execute_code', arguments: { language: 'javascript', code: javascript } }] },
-    { toolCalls: [{ name: 'browser_navigate', arguments: { url: pages.url('/form') } }] },
+    { toolCalls: [{ name: 'browser_navigate', arguments: { url: 'http://pages.example.test/form' } }] },
     (req) => ({ toolCalls: [{ name: 'browser_type', arguments: { ref: refIn(req, 'input[text]'), text: 'Ada' } }] }),
     (req) => ({ toolCalls: [{ name: 'browser_click', arguments: { ref: refIn(req, 'button "Join"') } }] }),
     { toolCalls: [{ name: 'browser_screenshot', arguments: {} }] },

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { harness, type Harness } from './support/agent-harness.js';
-import { startScriptedModel, type ChatRequest } from './support/scripted-model.js';
+import { lastToolResults, startScriptedModel, type ChatRequest } from './support/scripted-model.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -92,5 +92,38 @@ it('is unavailable, saying why, when the model takes no images', async () => {
     /vision_analyze is unavailable: the configured model local:tiny .* takes no images/,
   );
   expect(model.requests).toHaveLength(2); // no request for the image
+  await model.close();
+});
+
+it('sends no place to fetch: an SVG data URL, a file:// URL and a URL with credentials are refused, and the model is not asked', async () => {
+  const cwd = realpathSync(mkdtempSync(join(tmpdir(), 'tether-vision-')));
+  const images = [
+    'data:image/svg+xml;base64,PHN2Zz48aW1hZ2UgaHJlZj0iaHR0cDovL2V4YW1wbGUuaW52YWxpZC94Ii8+PC9zdmc+',
+    'data:image/png,not-base64',
+    'file:///etc/passwd',
+    'https://user:secret@example.invalid/cat.png',
+  ];
+  const model = await startScriptedModel(
+    [
+      {
+        toolCalls: images.map((image) => ({ name: 'vision_analyze', arguments: { image, question: 'what?' } })),
+      },
+      { content: 'done' },
+    ],
+    { 'vision-scripted': { content: 'never' } },
+  );
+  Object.assign(process.env, {
+    OPENAI_BASE_URL: model.url,
+    OPENAI_API_KEY: 'test-key',
+    TETHER_VISION_MODEL: 'vision-scripted',
+  });
+  await h.withWorker(model.url, () => h.run({ task: 'look', cwd, enabledToolsets: ['vision_tools'] }));
+  const errors = (lastToolResults(model) as { error?: string }[]).map((r) => r.error);
+  expect(errors[0]).toMatch(/a data URL is sent only as base64 of image\/png, image\/jpeg, image\/gif, image\/webp/);
+  expect(errors[1]).toMatch(/a data URL is sent only as base64/);
+  expect(errors[2]).toMatch(/only http and https URLs can be fetched, not file:/);
+  expect(errors[3]).toMatch(/a URL with a user name or password is not fetched/);
+  // Only the agent's own two turns: no vision request was made.
+  expect(model.requests.map((r) => r.model)).toEqual(['scripted', 'scripted']);
   await model.close();
 });

@@ -1,4 +1,9 @@
-// web_search against fake search APIs on loopback, web_extract against a real page server on 127.0.0.1.
+// web_search against fake search APIs on loopback; web_extract against a real page server on 127.0.0.1, reached by
+// names the egress policy maps there (egress.resolve), outside a run: allowed hosts pass, nothing else does, and no
+// name is resolved before its host is allowed (the gate's resolver here is the test's, and records every name).
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '../src/config/config.js';
@@ -6,7 +11,10 @@ import { setCurrentConfig } from '../src/config/current.js';
 import { registry } from '../src/registry/index.js';
 import '../src/tools/web-extract.js';
 import '../src/tools/web-search.js';
+import { egressGate } from '../src/environments/egress/gate.js';
+import { EgressSchema } from '../src/environments/egress/settings.js';
 import { GOOD_KEY, startFakeSearchApi, type FakeSearchApi } from './support/fake-search-api.js';
+import { makeCertificate, startStandIn, type StandIn } from './support/egress-stand-in.js';
 import { ARTICLE_PARAGRAPHS, startPageServer, type PageServer } from './support/page-server.js';
 
 const ctx = { taskId: 'web', cwd: process.cwd() };
@@ -163,7 +171,33 @@ describe('web_search (double: fake SerpAPI, Brave and Tavily APIs on loopback)',
   });
 });
 
-describe('web_extract (real page server on 127.0.0.1, web.allow_private: true)', () => {
+/** Names the egress policy maps to the page server: `pages` and `denied` are the same server under two names. */
+const PAGES = 'pages.example.test';
+const at = (path: string, host = PAGES): string => `http://${host}${path}`;
+/** Every name the gate was asked to resolve, in order. */
+const resolved: string[] = [];
+
+function policy(
+  pages: PageServer,
+  extra: { allow?: string[]; deny?: string[]; resolve?: Record<string, string> } = {},
+) {
+  const address = new URL(pages.origin).host;
+  egressGate().configure({
+    policy: EgressSchema.parse({
+      allow: [PAGES, ...(extra.allow ?? [])],
+      deny: ['denied.example.test', ...(extra.deny ?? [])],
+      resolve: { [PAGES]: address, 'denied.example.test': address, ...(extra.resolve ?? {}) },
+    }),
+    // No name leaves this process: the test's resolver knows one name that rebinds to loopback, and nothing else.
+    resolver: async (name) => {
+      resolved.push(name);
+      if (name === 'rebind.example.test') return ['203.0.113.7', '127.0.0.1'];
+      throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${name}`), { code: 'ENOTFOUND' });
+    },
+  });
+}
+
+describe('web_extract (real page server on 127.0.0.1, reached by names the egress policy maps to it)', () => {
   let pages: PageServer;
 
   beforeAll(async () => {
@@ -180,21 +214,18 @@ describe('web_extract (real page server on 127.0.0.1, web.allow_private: true)',
         body: gzipSync('packed otter facts'),
       },
     });
+    policy(pages);
   });
   afterAll(async () => {
     await pages.close();
   });
   beforeEach(() => {
-    setCurrentConfig(parseConfig({ web: { allow_private: true, timeout_seconds: 2 } }));
+    setCurrentConfig(parseConfig({ web: { timeout_seconds: 2 } }));
   });
 
   it('returns the article text and title without navigation, sidebar, footer or scripts', async () => {
-    const [page] = await extract(pages.url('/article'));
-    expect(page).toMatchObject({
-      url: pages.url('/article'),
-      final_url: pages.url('/article'),
-      content_type: 'text/html',
-    });
+    const [page] = await extract(at('/article'));
+    expect(page).toMatchObject({ url: at('/article'), final_url: at('/article'), content_type: 'text/html' });
     expect(page!.title).toMatch(/Otters|How sea otters live/);
     for (const p of ARTICLE_PARAGRAPHS) expect(page!.content).toContain(p);
     for (const chrome of [
@@ -207,37 +238,40 @@ describe('web_extract (real page server on 127.0.0.1, web.allow_private: true)',
       expect(page!.content).not.toContain(chrome);
     }
     expect(page!.truncated).toBeUndefined();
+    // The request went to the name the policy allowed, and the name was never resolved: the test map stood in.
+    expect(pages.hosts.at(-1)).toBe(PAGES);
+    expect(resolved).not.toContain(PAGES);
   });
 
   it('follows a chain of redirects and reports the final URL', async () => {
-    const [page] = await extract(pages.url('/redirect/1'));
-    expect(page!.final_url).toBe(pages.url('/article'));
+    const [page] = await extract(at('/redirect/1'));
+    expect(page!.final_url).toBe(at('/article'));
     expect(page!.content).toContain(ARTICLE_PARAGRAPHS[0]);
   });
 
   it('re-checks every redirect hop: a redirect to file:// is refused', async () => {
-    const [page] = await extract(pages.url('/to-file'));
+    const [page] = await extract(at('/to-file'));
     expect(page!.error).toMatch(/only http and https URLs can be fetched, not file:/);
   });
 
   it('decodes a gzip-encoded body', async () => {
-    const [page] = await extract(pages.url('/gzipped'));
+    const [page] = await extract(at('/gzipped'));
     expect(page!.content).toBe('packed otter facts');
   });
 
   it('gives up on a redirect loop after five redirects', async () => {
-    const [page] = await extract(pages.url('/loop'));
+    const [page] = await extract(at('/loop'));
     expect(page!.error).toMatch(/more than 5 redirects/);
   });
 
   it('stops reading at web.max_bytes and cuts text at web.max_chars, saying so', async () => {
-    setCurrentConfig(parseConfig({ web: { allow_private: true, max_bytes: 50_000, max_chars: 100_000 } }));
-    const [big] = await extract(pages.url('/big.txt'));
+    setCurrentConfig(parseConfig({ web: { max_bytes: 50_000, max_chars: 100_000 } }));
+    const [big] = await extract(at('/big.txt'));
     expect(big!.truncated).toBe(true);
     expect(big!.content!.startsWith('x'.repeat(50_000))).toBe(true);
     expect(big!.content).toMatch(/larger than web\.max_bytes \(50000 bytes\)/);
-    setCurrentConfig(parseConfig({ web: { allow_private: true, max_chars: 2_000 } }));
-    const [long] = await extract(pages.url('/long'));
+    setCurrentConfig(parseConfig({ web: { max_chars: 2_000 } }));
+    const [long] = await extract(at('/long'));
     expect(long!.truncated).toBe(true);
     expect(long!.content!.length).toBeLessThanOrEqual(2_000);
     expect(long!.content).toMatch(
@@ -246,66 +280,201 @@ describe('web_extract (real page server on 127.0.0.1, web.allow_private: true)',
   });
 
   it('returns plain text, Markdown and JSON as they are', async () => {
-    const [txt, md, json] = await extract(pages.url('/plain.txt'), pages.url('/notes.md'), pages.url('/data.json'));
+    const [txt, md, json] = await extract(at('/plain.txt'), at('/notes.md'), at('/data.json'));
     expect(txt).toMatchObject({ content: 'line one\nline two\n', content_type: 'text/plain', title: '' });
     expect(md).toMatchObject({ content: '# Notes\n\n- one\n', content_type: 'text/markdown' });
     expect(json).toMatchObject({ content: '{"otters": 3}', content_type: 'application/json' });
   });
 
   it('refuses an image with an error naming its content type', async () => {
-    const [page] = await extract(pages.url('/image.png'));
+    const [page] = await extract(at('/image.png'));
     expect(page).toEqual({
-      url: pages.url('/image.png'),
+      url: at('/image.png'),
       error: expect.stringMatching(/unsupported content type image\/png/) as unknown,
     });
   });
 
   it('reports a slow page as a timeout and a 404 with its status', async () => {
-    setCurrentConfig(parseConfig({ web: { allow_private: true, timeout_seconds: 0.5 } }));
-    const [slow, missing] = await extract(pages.url('/slow'), pages.url('/nope'));
-    expect(slow!.error).toBe(`timed out after 0.5 s fetching ${pages.url('/slow')}`);
-    expect(missing!.error).toBe(`HTTP 404 Not Found from ${pages.url('/nope')}`);
+    setCurrentConfig(parseConfig({ web: { timeout_seconds: 0.5 } }));
+    const [slow, missing] = await extract(at('/slow'), at('/nope'));
+    expect(slow!.error).toBe(`timed out after 0.5 s fetching ${at('/slow')}`);
+    expect(missing!.error).toBe(`HTTP 404 Not Found from ${at('/nope')}`);
   });
 
   it('returns the good page when another one fails', async () => {
-    const [bad, good] = await extract('ftp://example.com/x', pages.url('/plain.txt'));
+    const [bad, good] = await extract('ftp://example.com/x', at('/plain.txt'));
     expect(bad!.error).toMatch(/only http and https URLs can be fetched, not ftp:/);
     expect(good!.content).toBe('line one\nline two\n');
   });
 
   it('validates its arguments: at least one URL, at most five', async () => {
     expect((await call('web_extract', { urls: [] })).error).toMatch(/Invalid arguments/);
-    expect((await call('web_extract', { urls: Array(6).fill(pages.url('/plain.txt')) })).error).toMatch(
-      /Invalid arguments/,
-    );
+    expect((await call('web_extract', { urls: Array(6).fill(at('/plain.txt')) })).error).toMatch(/Invalid arguments/);
   });
 });
 
-describe('web_extract under the default config (allow_private: false)', () => {
+describe('web_extract against the egress policy, as an attacker would try it', () => {
   let pages: PageServer;
+  let tls: StandIn;
 
   beforeAll(async () => {
     pages = await startPageServer();
+    tls = await startStandIn(undefined, makeCertificate(mkdtempSync(join(tmpdir(), 'tether-web-tls-'))));
+    policy(pages, {
+      allow: ['secure.example.test:443', 'rebind.example.test'],
+      deny: ['BÜCHER.example.test'],
+      resolve: { 'secure.example.test': tls.address },
+    });
+    const redirect = (location: string) => ({ status: 302, headers: { location } });
+    pages.set('/to-denied', redirect('http://denied.example.test/x'));
+    pages.set('/to-loopback', redirect(`${pages.origin}/plain.txt`));
+    pages.set('/to-unlisted', redirect('http://secret-1234.exfil.example.invalid/x'));
+    pages.set('/to-shouting', redirect('http://DENIED.Example.TEST./x'));
+    pages.set('/to-credentials', redirect(`http://${PAGES}@denied.example.test/x`));
   });
   afterAll(async () => {
     await pages.close();
+    await tls.close();
   });
   beforeEach(() => {
-    setCurrentConfig(parseConfig({}));
+    setCurrentConfig(parseConfig({ web: { timeout_seconds: 5 } }));
+    resolved.length = 0;
   });
 
-  it('refuses loopback URLs by address and by name, and file:// URLs, before any request', async () => {
-    const port = new URL(pages.origin).port;
-    const [ip, name, v6, file] = await extract(
-      pages.url('/plain.txt'),
-      `http://localhost:${port}/plain.txt`,
-      `http://[::ffff:127.0.0.1]:${port}/plain.txt`,
-      'file:///etc/passwd',
+  it('a host in egress.deny is refused, as it is written and in every other spelling of it', async () => {
+    const before = pages.requests.length;
+    const results = await extract(
+      at('/x', 'denied.example.test'),
+      'http://DENIED.example.test./x',
+      'http://BÜCHER.example.test/x',
+      'http://xn--bcher-kva.example.test/x',
     );
-    expect(ip!.error).toMatch(/127\.0\.0\.1 is a loopback address/);
-    expect(name!.error).toMatch(/localhost: it resolves to (127\.0\.0\.1|::1) is a loopback address/);
-    expect(v6!.error).toMatch(/::ffff:7f00:1 is a loopback address/);
-    expect(file!.error).toMatch(/only http and https URLs can be fetched, not file:/);
-    expect(pages.requests).toEqual([]);
+    for (const r of results) expect(r.error).toMatch(/refused to fetch .*in terminal\.local\.sandbox\.egress\.deny/);
+    expect(pages.requests.length).toBe(before);
+    expect(resolved).toEqual([]);
+  });
+
+  it('every redirect hop is decided again: to a denied host, to loopback, to a name nobody allowed, in capitals', async () => {
+    const before = pages.requests.length;
+    const [denied, loopback, unlisted, shouting, credentials] = await extract(
+      at('/to-denied'),
+      at('/to-loopback'),
+      at('/to-unlisted'),
+      at('/to-shouting'),
+      at('/to-credentials'),
+    );
+    expect(denied!.error).toMatch(/refused to fetch http:\/\/denied\.example\.test\/x: .*egress\.deny/);
+    expect(loopback!.error).toMatch(/127\.0\.0\.1 is a loopback \(this machine\) address/);
+    expect(unlisted!.error).toMatch(
+      /secret-1234\.exfil\.example\.invalid:80 is not in terminal\.local\.sandbox\.egress\.allow, and there is no run to ask/,
+    );
+    expect(shouting!.error).toMatch(/egress\.deny/);
+    expect(credentials!.error).toMatch(/a URL with a user name or password is not fetched/);
+    // Only the five first hops reached the server; the name carrying data was never looked up.
+    expect(pages.requests.length).toBe(before + 5);
+    expect(pages.hosts.slice(before)).toEqual(Array(5).fill(PAGES));
+    expect(resolved).toEqual([]);
+  });
+
+  it('a name nobody allowed is refused before it is resolved; so are this machine and its names in every spelling', async () => {
+    const port = new URL(pages.origin).port;
+    const results = await extract(
+      'http://secret-5678.exfil.example.invalid/',
+      `http://127.0.0.1:${port}/plain.txt`,
+      `http://2130706433:${port}/plain.txt`,
+      `http://[::ffff:127.0.0.1]:${port}/plain.txt`,
+      `http://localhost:${port}/plain.txt`,
+    );
+    expect(results[0]!.error).toMatch(/there is no run to ask/);
+    for (const r of results.slice(1, 4)) expect(r.error).toMatch(/is a loopback \(this machine\) address/);
+    expect(results[4]!.error).toMatch(/localhost is this machine/);
+    expect(resolved).toEqual([]);
+    expect(pages.requests.filter((r) => r === '/plain.txt')).toEqual([]);
+  });
+
+  it('an allowed name that resolves to this machine among other answers (DNS rebinding) is refused before any connection', async () => {
+    const [r] = await extract('http://rebind.example.test/');
+    expect(r!.error).toMatch(/rebind\.example\.test resolves to 127\.0\.0\.1 is a loopback/);
+    expect(resolved).toEqual(['rebind.example.test']);
+  });
+
+  it('an over-long host name, file:// and a user name in the URL are refused before anything is decided', async () => {
+    const results = await extract(
+      `http://${'a'.repeat(300)}.example.test/`,
+      'file:///etc/passwd',
+      `http://${PAGES}@denied.example.test/`,
+    );
+    expect(results[0]!.error).toMatch(/not a valid host name|over-long/);
+    expect(results[1]!.error).toMatch(/only http and https URLs can be fetched, not file:/);
+    expect(results[2]!.error).toMatch(/a URL with a user name or password is not fetched/);
+    expect(resolved).toEqual([]);
+  });
+
+  it('https on the connection the gate opened checks the certificate (a stand-in signed by nobody is refused)', async () => {
+    const [r] = await extract('https://secure.example.test/');
+    expect(r!.error).toMatch(
+      /could not fetch https:\/\/secure\.example\.test\/: .*(SELF_SIGNED|self.signed|UNABLE_TO_VERIFY)/i,
+    );
+    expect(tls.hits('secure.example.test')).toBe(0);
+  });
+});
+
+describe('web tools under each terminal.local.sandbox.network mode (what a command may reach, never more)', () => {
+  let pages: PageServer;
+  const saved = process.env.BRAVE_API_KEY;
+
+  beforeAll(async () => {
+    pages = await startPageServer();
+    policy(pages, { resolve: { 'unlisted.example.test': new URL(pages.origin).host } });
+  });
+  afterAll(async () => {
+    await pages.close();
+    if (saved === undefined) delete process.env.BRAVE_API_KEY;
+    else process.env.BRAVE_API_KEY = saved;
+  });
+
+  const network = (mode: unknown): void =>
+    setCurrentConfig(parseConfig({ terminal: { local: { sandbox: { network: mode } } } }));
+
+  it.skipIf(process.platform !== 'linux')(
+    'false: nothing leaves, web_search included, saying which setting',
+    async () => {
+      network(false);
+      process.env.BRAVE_API_KEY = GOOD_KEY;
+      const before = pages.requests.length;
+      const [page] = await extract(at('/plain.txt'));
+      expect(page!.error).toMatch(
+        /terminal\.local\.sandbox\.network is false: this run's commands and tools reach no network/,
+      );
+      expect((await call('web_search', { query: 'otters' })).error).toMatch(
+        /^web_search: terminal\.local\.sandbox\.network is false/,
+      );
+      expect(pages.requests.length).toBe(before);
+    },
+  );
+
+  it.skipIf(process.platform !== 'linux')(
+    'direct: a host nobody listed is reached without asking (even outside a run); deny and this machine still hold',
+    async () => {
+      network('direct');
+      const port = new URL(pages.origin).port;
+      const [open, denied, loopback] = await extract(
+        at('/plain.txt', 'unlisted.example.test'),
+        at('/plain.txt', 'denied.example.test'),
+        `http://127.0.0.1:${port}/plain.txt`,
+      );
+      expect(open!.content).toBe('line one\nline two\n');
+      expect(denied!.error).toMatch(/egress\.deny/);
+      expect(loopback!.error).toMatch(/loopback/);
+      expect(pages.hosts.filter((h) => h !== 'unlisted.example.test' && h !== PAGES)).toEqual([]);
+    },
+  );
+
+  it('sandbox off, or another backend: through the egress policy all the same', async () => {
+    setCurrentConfig(parseConfig({ terminal: { local: { sandbox: 'off' } } }));
+    expect((await extract(at('/plain.txt', 'unlisted.example.test')))[0]!.error).toMatch(/there is no run to ask/);
+    setCurrentConfig(parseConfig({ terminal: { backend: 'docker' } }));
+    expect((await extract(at('/plain.txt', 'unlisted.example.test')))[0]!.error).toMatch(/there is no run to ask/);
+    expect((await extract(at('/plain.txt')))[0]!.content).toBe('line one\nline two\n');
   });
 });

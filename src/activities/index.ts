@@ -1,7 +1,7 @@
 // All activities of a tether worker, built from their dependencies. Worker-only.
 import { Context } from '@temporalio/activity';
 import { configPath } from '../config/config.js';
-import type { AgentActivities, RunToolInput, RunToolOutput } from '../common/activity-contract.js';
+import type { AgentActivities, RunToolInput, RunToolOutput, StoreActivities } from '../common/activity-contract.js';
 import { AllowlistBook, setWorkerAllowlist } from '../approval/allowlist-book.js';
 import { createApprovalActivities } from './approvals.js';
 import { createCheckpointActivities } from './checkpoints.js';
@@ -9,7 +9,7 @@ import { createGateActivities } from './gate.js';
 import { holderActivities } from './holder-only.js';
 import { ConversationCache } from './conversation-cache.js';
 import { createModelActivity, createModelRouter, type ModelSettings } from './model.js';
-import { createStoreActivities } from './store.js';
+import { configureStore, createStoreActivities } from './store.js';
 import { createToolActivities, type ToolActivityDeps } from './tools.js';
 import { LOOP_TOOL_NAMES } from '../common/loop-schemas.js';
 import { TASK_TEXT_QUERY } from '../common/workflow-messages.js';
@@ -18,7 +18,8 @@ import { queryOwnWorkflow } from './workflow-query.js';
 
 export function createActivities(
   deps: ToolActivityDeps & { model: ModelSettings; configFile?: string; allowlist?: AllowlistBook },
-): AgentActivities {
+): AgentActivities & StoreActivities {
+  configureStore({ shared: deps.config.store.shared });
   const complete = createModelRouter(deps.model);
   // What this worker lists and makes it holds, so model calls on it name those by digest instead of carrying them.
   const cache = new ConversationCache();

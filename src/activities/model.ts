@@ -1,13 +1,12 @@
 // The model-call activity: picks the provider for the run's model and heartbeats while it answers. Worker-only.
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { lostWorker, withHeartbeat } from './heartbeat.js';
-import { openStore } from './store.js';
+import { recordTranscriptEntries } from './store.js';
 import { transcriptEntries } from '../common/transcript.js';
 import { fitReply } from '../workflows/payload-limits.js';
 import { summaryRequest } from '../workflows/compaction.js';
 import { ConversationCache, isCacheMiss } from './conversation-cache.js';
 import { rebuildEnabled, requestFromWorkflow } from './conversation-rebuild.js';
-import { getLogger } from '../logging/logger.js';
 import type { CallModelInput } from '../common/activity-contract.js';
 import type { ChatMessage, ModelReply } from '../common/types.js';
 import { createLocalProvider } from '../models/local-provider.js';
@@ -102,13 +101,11 @@ export function createModelActivity(
     // The transcript (for session_search) is written here, where the messages already are. Best effort: a store
     // problem never fails the model call; a retry overwrites an earlier attempt's reply with the one returned.
     const t = input.transcript;
-    if (t) {
-      try {
-        openStore().record(run, transcriptEntries(held.messages, t.fromIndex, t.firstSeq, t.turn, reply.message));
-      } catch (err) {
-        getLogger().warn({ workflowId: run, err: (err as Error).message }, 'transcript not recorded');
-      }
-    }
+    if (t)
+      await recordTranscriptEntries(
+        run,
+        transcriptEntries(held.messages, t.fromIndex, t.firstSeq, t.turn, reply.message),
+      );
     const lost = lostWorker();
     return lost ? { ...reply, lostWorker: lost } : reply;
   };

@@ -84,6 +84,16 @@ export async function judgeSubject(
   read?: ReadScripts,
   held: readonly HeldFiles[] = [],
 ): Promise<{ verdict: Verdict; scripts: Map<string, string>; files: Map<string, ScriptFile> }> {
+  if (subject.findings) {
+    // The tool said what the call is (an MCP server's tool): nothing to parse, nothing to read.
+    const findings = [...subject.findings];
+    const tier = findings.some((f) => f.tier === 'hardline') ? 'hardline' : findings.length > 0 ? 'dangerous' : null;
+    return {
+      verdict: { command: subject.text, dangerous: findings.length > 0, tier, findings },
+      scripts: new Map(),
+      files: new Map(),
+    };
+  }
   try {
     return await judgeWithin(subject, cwd, read, held);
   } catch (err) {

@@ -28,6 +28,8 @@ const HOLDOUT_3_SHA256 = 'c931071d6285a5788be6e6b9f1a871f15edf866314d73d78729250
 const HOLDOUT_4_SHA256 = 'e6ac488ca98223cf8174db2369b3d70c325f665ed038e30acead1346ce86cbc1';
 /** sha256 of holdout-5.txt as committed alone (bfa6be1), written blind like the others; never update it either. */
 const HOLDOUT_5_SHA256 = '5c7e3b58f85b75b852283ad9a781d4c341870f81c67e3db9e70894af04d62799';
+/** sha256 of everyday.txt (ordinary work only) as committed alone (cd37575), written blind; never update it either. */
+const EVERYDAY_SHA256 = 'dbd0a03ef0e05105a58d40fc29b6f42f84e5822b7863bb3ac7e6c0402a4d02ca';
 
 let scored: Scored[];
 beforeAll(async () => {
@@ -44,6 +46,7 @@ describe('the detector evaluation corpus', () => {
     ['holdout-3', HOLDOUT_3_SHA256],
     ['holdout-4', HOLDOUT_4_SHA256],
     ['holdout-5', HOLDOUT_5_SHA256],
+    ['everyday', EVERYDAY_SHA256],
   ])('keeps the %s part exactly as it was written', (part, sha256) => {
     expect(
       createHash('sha256')

@@ -361,6 +361,13 @@ const list: Rule[] = [
     description:
       'makes checks pass without running them: CI steps, tests or test scripts neutralised, code owners changed, hooks or CI skipped on a push to the main branch',
   },
+  // Tools tether cannot read: what they do is what their server says
+  {
+    id: 'untrusted-mcp-tool',
+    tier: 'dangerous',
+    description:
+      'calls a tool of an MCP server not marked trusted, and the tool does not say it only reads (no readOnlyHint): it may delete, send or write',
+  },
 ];
 
 export const RULES: ReadonlyMap<string, Rule> = new Map(list.map((r) => [r.id, r]));

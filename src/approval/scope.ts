@@ -167,7 +167,10 @@ export function approvalScope(parse: ParseBash, input: ScopeInput): ApprovalScop
       v: 1,
       tool,
       cwd,
-      command: subject.language === undefined ? canonicalCommand(parse, subject.text) : subject.text,
+      command:
+        subject.language === undefined && subject.findings === undefined
+          ? canonicalCommand(parse, subject.text)
+          : subject.text,
       language: subject.language ?? null,
       stdin: subject.stdin ?? null,
       inputOnly: subject.inputOnly === true,

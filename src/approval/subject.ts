@@ -1,5 +1,6 @@
 // What a tool call would run, as the approval gate judges it: a command line with its standard input, or a
 // program in a language, and the text a person is shown. Workflow-safe (types only).
+import type { ApprovalFinding } from '../common/approval-types.js';
 
 export interface CallSubject {
   /** A command line, or a program when `language` is set. */
@@ -18,6 +19,11 @@ export interface CallSubject {
   shown?: string;
   /** The content a file tool writes to the file of its `: > PATH` (its git configuration is judged wherever it goes). */
   written?: string;
+  /**
+   * What the tool itself says of the call, instead of analysing `text` as a command (a tool of an MCP server not
+   * marked trusted): the call asks for these findings; `text` is kept as it is for the approval's scope.
+   */
+  findings?: readonly ApprovalFinding[];
 }
 
 /** Where a tool's gate function looks things up (a background process's command). */

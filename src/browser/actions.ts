@@ -2,12 +2,13 @@
 import { join } from 'node:path';
 import { writeTaskFile } from '../files/task-files.js';
 import type { Page } from 'playwright-core';
-import { currentConfig } from '../config/current.js';
 import { isTetherError, toolError } from '../common/errors.js';
 import type { ToolContext } from '../registry/types.js';
 import { browserPool, isBrowserGone, type TaskPage } from './session-pool.js';
 import { locateRef, normalizeRef, snapshotPage } from './snapshot.js';
-import { refuseUrl } from './url-guard.js';
+import { CallNetwork } from '../tool-egress/call-network.js';
+import { shownUrl, toolUrl } from '../tool-egress/tool-url.js';
+import { NetworkClock } from '../web/network-clock.js';
 
 const NAVIGATION_TIMEOUT_MS = 30_000;
 const ACTION_TIMEOUT_MS = 10_000;
@@ -38,10 +39,26 @@ async function snapshotOf(session: TaskPage): Promise<string> {
   return text;
 }
 
-/** Runs `fn` on the task's existing page; no page, a lost browser and Playwright failures become error results. */
+/** What the proxy refused during the call, for the result (the page itself shows only the proxy's error). */
+function blockedBy(net: CallNetwork): { blocked?: string } {
+  return net.refusals.length > 0 ? { blocked: [...new Set(net.refusals)].join('; ') } : {};
+}
+
+/** The page's requests from now on belong to this call: its run decides them, and a person asked is shown it. */
+function serveCall(session: TaskPage, ctx: ToolContext, tool: string, call: string): CallNetwork {
+  const net = CallNetwork.of(ctx, tool);
+  session.proxy.serve({ net, call, page: () => session.page.url() });
+  return net;
+}
+
+/**
+ * Runs `fn` on the task's existing page as the call `call` (`browser_click e12`); no page, a lost browser and
+ * Playwright failures become error results.
+ */
 async function onPage(
   ctx: ToolContext,
   what: string,
+  call: string,
   fn: (s: TaskPage) => Promise<Record<string, unknown> | string>,
 ): Promise<string> {
   browserPool.hold(ctx.taskId);
@@ -54,43 +71,76 @@ async function onPage(
       throw err;
     }
     if (!session) return toolError(NO_PAGE);
-    session.blocked = undefined;
+    const net = serveCall(session, ctx, call.split(' ')[0]!, call);
     try {
       const out = await fn(session);
       if (typeof out === 'string') return out;
-      const blocked = session.blocked;
-      return JSON.stringify(blocked ? { ...out, blocked } : out);
+      return JSON.stringify({ ...out, ...blockedBy(net) });
     } catch (err) {
       if (isBrowserGone(err)) {
         await browserPool.closeTask(ctx.taskId);
         return toolError(LOST);
       }
-      return toolError(`${what} failed: ${playwrightMessage(err)}`);
+      const blocked = blockedBy(net).blocked;
+      return toolError(`${what} failed: ${playwrightMessage(err)}${blocked ? ` (${blocked})` : ''}`);
+    } finally {
+      net.end();
     }
   } finally {
     browserPool.release(ctx.taskId);
   }
 }
 
+/**
+ * page.goto whose time limit does not run while a person is asked about a host the navigation needs (a redirect's,
+ * say): the navigation goes on once they decide, or fails with the proxy's refusal.
+ */
+async function gotoPatiently(page: Page, url: string, net: CallNetwork, signal: AbortSignal | undefined) {
+  const clock = new NetworkClock(NAVIGATION_TIMEOUT_MS);
+  const unwatch = net.watch((asking) => (asking > 0 ? clock.pause() : clock.resume()));
+  const navigation = page.goto(url, { waitUntil: 'domcontentloaded', timeout: 0 });
+  navigation.catch(() => undefined);
+  const stops = [clock.signal, ...(signal ? [signal] : [])];
+  let stop = (): void => undefined;
+  try {
+    return await new Promise<Awaited<typeof navigation>>((resolve, reject) => {
+      stop = (): void =>
+        reject(new Error(clock.signal.aborted ? `Timeout ${NAVIGATION_TIMEOUT_MS}ms exceeded` : 'cancelled'));
+      for (const s of stops) s.addEventListener('abort', stop, { once: true });
+      navigation.then(resolve, reject);
+    });
+  } finally {
+    for (const s of stops) s.removeEventListener('abort', stop);
+    unwatch();
+    clock.stop();
+  }
+}
+
 export async function navigate(url: string, ctx: ToolContext): Promise<string> {
-  const refused = await refuseUrl(url, currentConfig().browser.allow_private);
-  if (refused) return toolError(refused);
+  const target = toolUrl(url, 'opened');
+  if ('error' in target) return toolError(target.error);
+  const href = shownUrl(target.url.href);
+  // Decided before the browser is asked to go there: a person may take longer than a page load may.
+  const net = CallNetwork.of(ctx, 'browser_navigate');
+  const d = await net.decide(target.target, `browser_navigate ${href}`);
+  if (!d.allow) return toolError(`refused to open ${href}: ${d.reason}`);
   browserPool.hold(ctx.taskId);
   try {
-    return await openAndGo(url, ctx);
+    return await openAndGo(target.url.href, ctx, net);
   } finally {
+    net.end();
     browserPool.release(ctx.taskId);
   }
 }
 
-async function openAndGo(url: string, ctx: ToolContext): Promise<string> {
+async function openAndGo(url: string, ctx: ToolContext, net: CallNetwork): Promise<string> {
   let restarted = false;
   for (let attempt = 0; ; attempt += 1) {
     let session: TaskPage | undefined;
     try {
       session = await browserPool.open(ctx.taskId);
-      session.blocked = undefined;
-      const response = await session.page.goto(url, { waitUntil: 'domcontentloaded', timeout: NAVIGATION_TIMEOUT_MS });
+      session.proxy.serve({ net, call: `browser_navigate ${shownUrl(url)}`, page: () => session!.page.url() });
+      const response = await gotoPatiently(session.page, url, net, ctx.signal);
       await settle(session.page);
       const snapshot = await snapshotOf(session);
       return JSON.stringify({
@@ -100,6 +150,7 @@ async function openAndGo(url: string, ctx: ToolContext): Promise<string> {
         ...(restarted
           ? { note: 'the browser had crashed and was restarted; earlier pages of this task are gone' }
           : {}),
+        ...blockedBy(net),
         snapshot,
       });
     } catch (err) {
@@ -109,18 +160,19 @@ async function openAndGo(url: string, ctx: ToolContext): Promise<string> {
         restarted = true;
         continue;
       }
-      if (session?.blocked) return toolError(session.blocked);
-      return toolError(`navigation to ${url} failed: ${playwrightMessage(err)}`);
+      const blocked = blockedBy(net).blocked;
+      if (blocked) return toolError(blocked);
+      return toolError(`navigation to ${shownUrl(url)} failed: ${playwrightMessage(err)}`);
     }
   }
 }
 
 export function snapshot(ctx: ToolContext): Promise<string> {
-  return onPage(ctx, 'snapshot', async (s) => ({ snapshot: await snapshotOf(s) }));
+  return onPage(ctx, 'snapshot', 'browser_snapshot', async (s) => ({ snapshot: await snapshotOf(s) }));
 }
 
 export function click(ref: string, ctx: ToolContext): Promise<string> {
-  return onPage(ctx, `click on ${ref}`, async (s) => {
+  return onPage(ctx, `click on ${ref}`, `browser_click ${ref}`, async (s) => {
     const target = await locateRef(s.page, ref);
     if (typeof target === 'string') return toolError(target);
     // A link into another tab opens it after the click returns; wait for it so the snapshot shows the new tab.
@@ -140,7 +192,7 @@ export function click(ref: string, ctx: ToolContext): Promise<string> {
 }
 
 export function type(ref: string, text: string, submit: boolean, ctx: ToolContext): Promise<string> {
-  return onPage(ctx, `typing into ${ref}`, async (s) => {
+  return onPage(ctx, `typing into ${ref}`, `browser_type ${ref}`, async (s) => {
     const target = await locateRef(s.page, ref);
     if (typeof target === 'string') return toolError(target);
     await target.fill(text, { timeout: ACTION_TIMEOUT_MS });
@@ -156,7 +208,7 @@ export function type(ref: string, text: string, submit: boolean, ctx: ToolContex
 }
 
 export function scroll(direction: 'up' | 'down', amount: number | undefined, ctx: ToolContext): Promise<string> {
-  return onPage(ctx, 'scroll', async (s) => {
+  return onPage(ctx, 'scroll', `browser_scroll ${direction}`, async (s) => {
     const before = (await s.page.evaluate('Math.round(window.scrollY)')) as number;
     const step = amount ?? Math.round((s.page.viewportSize()?.height ?? 720) * 0.8);
     await s.page.evaluate(`window.scrollBy(0, ${direction === 'down' ? step : -step})`);
@@ -173,7 +225,7 @@ export function scroll(direction: 'up' | 'down', amount: number | undefined, ctx
 }
 
 export function back(ctx: ToolContext): Promise<string> {
-  return onPage(ctx, 'going back', async (s) => {
+  return onPage(ctx, 'going back', 'browser_back', async (s) => {
     const before = s.page.url();
     const response = await s.page.goBack({ waitUntil: 'domcontentloaded', timeout: NAVIGATION_TIMEOUT_MS });
     // Every tab starts on about:blank; going back to it is going nowhere the model asked for.
@@ -193,7 +245,7 @@ function pngSize(png: Buffer): { width: number; height: number } {
 }
 
 export function screenshot(fullPage: boolean, ctx: ToolContext): Promise<string> {
-  return onPage(ctx, 'screenshot', async (s) => {
+  return onPage(ctx, 'screenshot', 'browser_screenshot', async (s) => {
     const png = await s.page.screenshot({ fullPage, type: 'png', timeout: NAVIGATION_TIMEOUT_MS });
     const stamp = new Date().toISOString().replace(/[:.]/g, '-');
     for (let n = 0; ; n += 1) {

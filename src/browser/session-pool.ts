@@ -3,13 +3,12 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { currentConfig } from '../config/current.js';
 import { registerTaskCleanup } from '../registry/task-cleanup.js';
 import { requireBrowser } from './find-browser.js';
-import { refuseUrl } from './url-guard.js';
-import { startAddressProxy, type AddressProxy } from './address-proxy.js';
+import { ContextProxy } from './context-proxy.js';
 import { playwright } from './playwright-module.js';
 import { isTetherError, TetherError } from '../common/errors.js';
 
 /** Flags for a headless Chromium on a worker: nothing phones home, nothing waits for a GPU or a big /dev/shm. */
-const LAUNCH_ARGS: readonly string[] = [
+export const LAUNCH_ARGS: readonly string[] = [
   '--disable-gpu',
   '--disable-dev-shm-usage',
   '--no-first-run',
@@ -17,6 +16,12 @@ const LAUNCH_ARGS: readonly string[] = [
   '--disable-component-update',
   '--disable-sync',
   '--disable-quic',
+  // Every request goes through the task's proxy, which resolves names only once their host is allowed: Chromium's
+  // own resolver answers nothing (a DNS prefetch or a connection around the proxy would carry the name out) but the
+  // proxies' own address (the rules apply to an address as well).
+  '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
+  // WebRTC's UDP (STUN, TURN, peer connections) would go around an HTTP proxy; only proxied TCP is left to it.
+  '--webrtc-ip-handling-policy=disable_non_proxied_udp',
 ];
 
 const VIEWPORT = { width: 1280, height: 720 };
@@ -29,8 +34,8 @@ export interface TaskPage {
   /** Refs handed out so far, so a new snapshot never reuses one. */
   refsUsed: number;
   crashed: boolean;
-  /** Why the route guard last refused a navigation (a redirect or link to an internal address). */
-  blocked?: string;
+  /** The task's own proxy: every request of its context goes through it, as a request of the current call. */
+  readonly proxy: ContextProxy;
 }
 
 /** The browser or the task's page went away under a call (crash, kill); the message is for the model. */
@@ -42,8 +47,11 @@ export function isBrowserGone(err: unknown): boolean {
 
 class BrowserPool {
   private launching?: Promise<Browser>;
-  /** The address proxy every browser of this worker goes through (started with the first browser). */
-  private proxy?: Promise<AddressProxy>;
+  /**
+   * The browser-wide proxy, for anything not in a task's context (there should be nothing): it refuses everything.
+   * Each task's context has a proxy of its own (create), so that each request is known to be that task's.
+   */
+  private closedProxy?: Promise<ContextProxy>;
   private readonly tasks = new Map<string, Promise<TaskPage>>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
   /** Calls running per task; the idle clock only runs while there are none. */
@@ -116,6 +124,7 @@ class BrowserPool {
     this.tasks.delete(taskId);
     const session = await pending.catch(() => undefined);
     await session?.context.close().catch(() => undefined);
+    await session?.proxy.close();
     if (this.tasks.size === 0) await this.closeBrowser();
     return session !== undefined;
   }
@@ -157,10 +166,9 @@ class BrowserPool {
   private async launch(): Promise<Browser> {
     const settings = currentConfig().browser;
     const { chromium } = await playwright();
-    // Every request goes through the address proxy, loopback included (Chromium bypasses proxies for it otherwise):
-    // a redirect, a sub-resource or a websocket to an internal address is refused there.
-    this.proxy ??= startAddressProxy();
-    const proxy = await this.proxy;
+    // Loopback goes through the proxy too (Chromium bypasses proxies for it otherwise).
+    this.closedProxy ??= ContextProxy.start();
+    const proxy = await this.closedProxy;
     // A dead browser needs no handler: alive() sees its pages' browser disconnected and the next call says so.
     return chromium.launch({
       executablePath: requireBrowser(),
@@ -178,8 +186,28 @@ class BrowserPool {
 
   private async create(taskId: string): Promise<TaskPage> {
     const browser = await this.browser();
-    const context = await browser.newContext({ viewport: VIEWPORT, acceptDownloads: false });
-    const session: TaskPage = { taskId, context, page: await context.newPage(), refsUsed: 0, crashed: false };
+    const proxy = await ContextProxy.start();
+    let context: BrowserContext;
+    try {
+      // Playwright adds <-loopback> itself unless an environment variable says not to; said here, it always holds.
+      context = await browser.newContext({
+        viewport: VIEWPORT,
+        acceptDownloads: false,
+        proxy: { server: proxy.url, bypass: '<-loopback>' },
+      });
+    } catch (err) {
+      await proxy.close();
+      throw err;
+    }
+    let page: Page;
+    try {
+      page = await context.newPage();
+    } catch (err) {
+      await context.close().catch(() => undefined);
+      await proxy.close();
+      throw err;
+    }
+    const session: TaskPage = { taskId, context, page, refsUsed: 0, crashed: false, proxy };
     const follow = (page: Page): void => {
       page.on('crash', () => {
         if (session.page === page) session.crashed = true;
@@ -190,18 +218,6 @@ class BrowserPool {
       session.page = page;
       follow(page);
     });
-    if (!currentConfig().browser.allow_private) {
-      // Redirects and clicked links are checked too, not only the URL given to browser_navigate.
-      await context.route('**/*', async (route, request) => {
-        const reason = request.isNavigationRequest() ? await refuseUrl(request.url(), false) : undefined;
-        if (reason) {
-          session.blocked = reason;
-          await route.abort('blockedbyclient').catch(() => undefined);
-        } else {
-          await route.continue().catch(() => undefined);
-        }
-      });
-    }
     return session;
   }
 }

@@ -27,6 +27,8 @@ export interface ScanOptions extends ScanLimits {
   /** The task directory: a real path (no link in it). */
   root: string;
   rules: ExcludeRules;
+  /** Paths (relative to the root) the task's view hides from every tool (task-view.ts): never in a checkpoint. */
+  hidden?: (rel: string) => boolean;
   objects: ObjectStore;
   /** False: compute ids only, store nothing (a dry run). */
   write: boolean;
@@ -276,7 +278,7 @@ export async function scanTree(o: ScanOptions): Promise<ScanResult> {
         continue;
       }
       if (st.isDirectory()) {
-        if (o.rules.excluded(rel, true)) continue;
+        if (o.rules.excluded(rel, true) || o.hidden?.(rel)) continue;
         const name = n.bytes ?? Buffer.from(n.text);
         let sub: Dir;
         try {
@@ -303,7 +305,7 @@ export async function scanTree(o: ScanOptions): Promise<ScanResult> {
         if (perm !== 0o755) r.perms.set(rel, perm);
         continue;
       }
-      if (o.rules.excluded(rel, false)) continue;
+      if (o.rules.excluded(rel, false) || o.hidden?.(rel)) continue;
       const cached = o.cache.get(rel);
       const hit = sameStatus(cached, st);
       if (st.isSymbolicLink()) {

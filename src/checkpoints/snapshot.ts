@@ -3,6 +3,7 @@
 import { realpathSync, statSync } from 'node:fs';
 import type { CheckpointSettings } from '../config/config.js';
 import { ExcludeRules } from './exclude.js';
+import { currentTaskView } from '../environments/current.js';
 import type { CheckpointMeta } from './meta.js';
 import { loadScanCache, saveScanCache, type ScanEntries } from './scan-cache.js';
 import { encodePerms, KnownObjects, scanTree, TooManyFiles, type DirTrees, type ScanResult } from './scan.js';
@@ -33,6 +34,19 @@ export function forgetKnownObjects(storeRoot: string): void {
 /** The trees of the scan that left each cache as it is (a cache read again from the store has none). */
 const treesOf = new WeakMap<ScanEntries, DirTrees>();
 
+/**
+ * What the task's view hides under `root` (TETHER_HOME and credentials in a task directory that holds the home), as
+ * a test on paths relative to it; undefined when nothing there is hidden.
+ */
+function hiddenBelow(root: string): ((rel: string) => boolean) | undefined {
+  const view = currentTaskView().forTask(root).below(root);
+  if (view.clear) return undefined;
+  return (rel) => {
+    const sight = view.sight(`${root === '/' ? '' : root}/${rel}`);
+    return sight !== undefined && 'hidden' in sight;
+  };
+}
+
 /** Scans `root` (a real path) with the settings' rules and limits; `write` false stores nothing. */
 export async function scanDirectory(
   store: CheckpointStore,
@@ -47,6 +61,7 @@ export async function scanDirectory(
   const result = await scanTree({
     root,
     rules: new ExcludeRules(settings.exclude),
+    hidden: hiddenBelow(root),
     objects: store.objects,
     write,
     cache,

@@ -146,6 +146,13 @@ export const COMMANDS: readonly CommandEntry[] = [
     clientOnly: true,
   },
   {
+    name: 'codec-server',
+    summary:
+      "Serve the Temporal UI's remote codec endpoint (POST /encode, /decode) with temporal.encryption.key_file, so encrypted runs show as text",
+    load: () => import('./codec-server-command.js').then((m) => m.addCodecServerCommand),
+    clientOnly: true,
+  },
+  {
     name: 'serve',
     summary:
       'Run the approval gateway: the approval inbox in a browser (the printed inbox: link), POST /approvals/decision with a body signed by approvals.secret (HMAC-SHA256), and GET /approvals listing what waits',

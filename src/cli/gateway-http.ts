@@ -13,20 +13,20 @@ type Body = { ok: true; text: string } | { ok: false; size: number };
  * Reads the body. An oversized one is still read to its end (up to MAX_DRAIN) and discarded, so the client gets
  * the 413 instead of a connection reset while it is still sending.
  */
-export function readBody(req: IncomingMessage): Promise<Body> {
+export function readBody(req: IncomingMessage, limit = MAX_BODY): Promise<Body> {
   return new Promise((resolve, reject) => {
     let size = 0;
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => {
       size += c.length;
-      if (size <= MAX_BODY) chunks.push(c);
-      else if (size > MAX_DRAIN) {
+      if (size <= limit) chunks.push(c);
+      else if (size > Math.max(MAX_DRAIN, limit)) {
         req.pause();
         resolve({ ok: false, size });
       }
     });
     req.on('end', () =>
-      resolve(size > MAX_BODY ? { ok: false, size } : { ok: true, text: Buffer.concat(chunks).toString('utf8') }),
+      resolve(size > limit ? { ok: false, size } : { ok: true, text: Buffer.concat(chunks).toString('utf8') }),
     );
     req.on('error', reject);
   });

@@ -85,12 +85,17 @@ export function addReplayCommand(program: Command): void {
         // The core's own warnings about a failed replay go to the log file; the verdict lines say what matters.
         // (Installed only now: an installed runtime with no worker would keep the process alive.)
         installRuntimeLogging();
-        await replayRuns(fetchRuns(client, runs), bundle, (v) => {
-          if (v.kind === 'ok') counts.ok += 1;
-          else if (v.kind === 'nondeterminism' || v.kind === 'failed') counts.bad += 1;
-          else counts.unchecked += 1;
-          process.stdout.write(`${formatVerdict(v)}\n`);
-        });
+        await replayRuns(
+          fetchRuns(client, runs),
+          bundle,
+          (v) => {
+            if (v.kind === 'ok') counts.ok += 1;
+            else if (v.kind === 'nondeterminism' || v.kind === 'failed') counts.bad += 1;
+            else counts.unchecked += 1;
+            process.stdout.write(`${formatVerdict(v)}\n`);
+          },
+          client.options.dataConverter,
+        );
         process.stderr.write(
           `replayed against ${entry}: ${counts.ok} ok, ${counts.bad} nondeterministic or failed, ${counts.unchecked} not checked\n`,
         );

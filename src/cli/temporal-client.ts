@@ -27,6 +27,9 @@ export async function connectClient(
   // A command that starts runs carries its trace context to them (one run, one trace) when the OTEL variables are
   // set; the SDK is loaded only then, never for commands that only look. A wrong value stops here, before connecting.
   const tracing = opts.traced ? await loadTracing() : undefined;
+  // Encrypted runs are read (and runs started encrypted) with the workers' key file; a bad one stops here, named.
+  const { tetherDataConverter } = await import('../payloads/data-converter.js');
+  const payloads = tetherDataConverter();
   let connection: Connection;
   if (settings.tls) quietIpServerNameWarning();
   try {
@@ -50,8 +53,14 @@ export async function connectClient(
     );
   }
   const interceptors = tracing ? { workflow: [tracing.clientInterceptor()] } : undefined;
+  payloads.bind(connection, settings.namespace, settings.taskQueue);
   return {
-    client: new Client({ connection, namespace: settings.namespace, ...(interceptors ? { interceptors } : {}) }),
+    client: new Client({
+      connection,
+      namespace: settings.namespace,
+      dataConverter: payloads.dataConverter,
+      ...(interceptors ? { interceptors } : {}),
+    }),
     close: () => connection.close(),
   };
 }

@@ -3,6 +3,7 @@
 import type { TetherConfig } from '../config/config.js';
 import type { ToolRegistry } from '../registry/registry.js';
 import type { ToolContext } from '../registry/types.js';
+import { currentToolCall, withToolCall } from '../environments/tool-call-context.js';
 import { refusalForCall } from './command-check.js';
 import { resultValue, type RpcRequest } from './rpc.js';
 
@@ -13,6 +14,8 @@ interface ServeOptions {
   maxCalls: number;
   config: TetherConfig;
   ctx: ToolContext;
+  /** The program as its approval showed it: a network approval for what a call reaches names it. */
+  program: string;
 }
 
 interface CallServer {
@@ -25,6 +28,9 @@ export function callServer(o: ServeOptions): CallServer {
   let seen = 0;
   let dispatched = 0;
   const allowedList = [...o.allowed].join(', ') || 'none';
+  // The run and call the program serves, read here where the execute_code call runs: requests arrive later, from
+  // the program's output stream, and run as requests of this call and program.
+  const call = { ...currentToolCall(), program: o.program };
   const serve = async (r: RpcRequest, signal: AbortSignal): Promise<unknown> => {
     seen += 1;
     if (!o.allowed.has(r.tool)) {
@@ -41,7 +47,7 @@ export function callServer(o: ServeOptions): CallServer {
     dispatched += 1;
     // Progress stays the program's own; the inner call is cancelled with the program.
     const ctx: ToolContext = { ...o.ctx, progress: undefined, signal, environmentExpected: true };
-    return resultValue(await o.registry.dispatch(r.tool, r.args, ctx));
+    return resultValue(await withToolCall(call, () => o.registry.dispatch(r.tool, r.args, ctx)));
   };
   return {
     serve,

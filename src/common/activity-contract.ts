@@ -170,6 +170,12 @@ export interface AgentActivities {
   searchSessions(input: { query: string; limit: number; excludeWorkflowId?: string }): Promise<{ result: string }>;
 }
 
+/** Activities the deployment's shared-store workflows call (src/workflows/payload-blob.ts). */
+export interface StoreActivities {
+  /** Whether any run of a workflow id is still known to the server. */
+  runExists(input: { workflowId: string }): Promise<boolean>;
+}
+
 /**
  * The activity a call is, whichever way it was tried: `runToolOnHolder` (the eager try) and `runGatedTool` (judged
  * in the same activity) are `runTool` calls.

@@ -2,8 +2,11 @@
 // and the hosts a run reached. Workflow-safe (types and pure helpers).
 import type { ApprovalMode } from './approval-types.js';
 
-/** How the sandboxed program asked the proxy: an absolute-URI HTTP request, HTTPS CONNECT or SOCKS5. */
-export type EgressVia = 'http' | 'connect' | 'socks';
+/**
+ * How the connection was asked for: by a sandboxed program through the proxy (an absolute-URI HTTP request, HTTPS
+ * CONNECT or SOCKS5), or by a tool that runs in the worker (web_extract, the browser, vision_analyze's image URL).
+ */
+export type EgressVia = 'http' | 'connect' | 'socks' | 'tool';
 
 /** What the worker's egress proxy asks a run (the `egress` update) when a host is in neither allow nor deny. */
 export interface EgressRequest {
@@ -12,7 +15,10 @@ export interface EgressRequest {
   host: string;
   port: number;
   via: EgressVia;
-  /** What the task was running when the connection came (foreground command, or its background processes). */
+  /**
+   * What the task was running when the connection came (foreground command, or its background processes); for a
+   * tool (`via: tool`), the tool call: `web_extract https://…`, and the execute_code program that made it, if one did.
+   */
   command: string;
   /** The tool call running that command, when one was. */
   callId?: string;

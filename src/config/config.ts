@@ -26,6 +26,11 @@ export const McpServerSchema = z
     timeout: z.number().positive().default(60),
     include: z.array(z.string()).optional(),
     exclude: z.array(z.string()).optional(),
+    /**
+     * untrusted (the default): every tool without `readOnlyHint: true` asks before it runs; trusted (Hermes: full):
+     * its tools run as they are.
+     */
+    trust: z.enum(['untrusted', 'trusted', 'full']).default('untrusted'),
   })
   .refine((s) => Boolean(s.command) !== Boolean(s.url), {
     message: 'give exactly one of command (stdio) and url (HTTP)',
@@ -132,7 +137,10 @@ export type TerminalConfig = z.infer<typeof TerminalSchema>;
 /** web_search and web_extract. */
 const WebSchema = z
   .strictObject({
-    /** web_extract may fetch private, link-local and loopback addresses (off: a model cannot reach the local network). */
+    /**
+     * No longer read: web tools go through the egress policy (terminal.local.sandbox.egress), where a private host is
+     * reached once allowed and this machine never. Accepted so that an older config.yaml still starts (with a warning).
+     */
     allow_private: z.boolean().default(false),
     /** Seconds one fetch may take (connect, redirects and body). */
     timeout_seconds: z.number().positive().default(20),
@@ -154,7 +162,7 @@ const BrowserSchema = z
     headless: z.boolean().default(true),
     /** A task's browser context unused this long is closed. */
     idle_seconds: z.number().positive().default(300),
-    /** browser_navigate may open private, link-local and loopback addresses. */
+    /** No longer read, as web.allow_private: the browser goes through the egress policy. */
     allow_private: z.boolean().default(false),
   })
   .prefault({});
@@ -269,6 +277,30 @@ const WorkerSchema = z
   })
   .prefault({});
 
+/** How tether uses the Temporal server beyond running workflows (docs/cluster.md). */
+const TemporalSchema = z
+  .strictObject({
+    /** Payload encryption: every payload a client or worker writes is sealed with AES-256-GCM (docs/encryption.md). */
+    encryption: z
+      .strictObject({
+        /** A file of 32-byte keys in base64, one a line: the first encrypts, every one decrypts. */
+        key_file: z.string().min(1),
+      })
+      .optional(),
+  })
+  .prefault({});
+
+/** Memory, transcripts and session search (docs/long-runs.md). */
+const StoreSchema = z
+  .strictObject({
+    /**
+     * Share memory and transcripts with every worker of the task queue through the Temporal server (default). Off:
+     * each worker keeps its own in TETHER_HOME/tether.sqlite, as before.
+     */
+    shared: z.boolean().default(true),
+  })
+  .prefault({});
+
 /** Every section is checked strictly: a misspelt or unknown key is named, never silently ignored. */
 const ConfigSchema = z.strictObject({
   terminal: TerminalSchema,
@@ -305,6 +337,8 @@ const ConfigSchema = z.strictObject({
     .default([]),
   observability: ObservabilitySchema,
   worker: WorkerSchema,
+  temporal: TemporalSchema,
+  store: StoreSchema,
 });
 
 export type TetherConfig = z.infer<typeof ConfigSchema>;

@@ -6,9 +6,11 @@ import { lazyLogger, type Logger } from '../logging/logger.js';
 import { checkTerminalSections, resolveBackend } from './backends.js';
 import { EnvironmentManager } from './manager.js';
 import { egressGate } from './egress/gate.js';
-import type { LocalSettings } from './backends/local/settings.js';
+import { LocalSettingsSchema, taskView, type LocalSettings } from './backends/local/settings.js';
+import type { TaskView } from './task-view.js';
 
 let current: EnvironmentManager | undefined;
+let view: TaskView | undefined;
 
 /** This process's id among workers: host, pid and a random part (a pid can be reused after a restart). */
 export const WORKER_ID = `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
@@ -26,6 +28,7 @@ export async function configureEnvironments(
   // One egress policy per worker, whichever backend's sandbox uses the proxy (local, or Docker with egress on).
   const local = (await resolveBackend(terminal, 'local')).settings as LocalSettings;
   egressGate().configure({ policy: local.sandbox.egress, log });
+  view = taskView(local);
   const warnings = (await definition.preflight?.(settings)) ?? [];
   for (const w of warnings) log.warn({ backend: definition.name }, w);
   const old = current;
@@ -38,6 +41,15 @@ export async function configureEnvironments(
   });
   await old?.closeAll();
   return current;
+}
+
+/**
+ * What every tool of a task sees of this machine (task-view.ts): the local sandbox's hidden paths, whichever backend
+ * runs the commands, since the file tools work on this machine's task directory.
+ */
+export function currentTaskView(): TaskView {
+  view ??= taskView(LocalSettingsSchema.parse({}));
+  return view;
 }
 
 export function environmentManager(): EnvironmentManager {

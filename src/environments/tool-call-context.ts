@@ -11,6 +11,11 @@ export interface ToolCallContext {
    * started by the call holds them, and a later call that writes one asks (processes.ts, heldFiles).
    */
   judgedReads?: readonly string[];
+  /**
+   * Set while an execute_code program's tool request runs: the program as its approval showed it. A network
+   * approval for what the inner call reaches names the program as well as the call.
+   */
+  program?: string;
 }
 
 const storage = new AsyncLocalStorage<ToolCallContext>();

@@ -8,7 +8,7 @@ import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { TetherError } from '../common/errors.js';
 
 // (libuv opens every descriptor close-on-exec itself.)
-const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK } = constants;
+const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK, O_CREAT, O_WRONLY, O_RDWR } = constants;
 
 /** Links followed (and lookups retried after a race) in one path before it is refused, as the kernel's own limit. */
 const MAX_HOPS = 40;
@@ -50,6 +50,17 @@ export interface LocateOptions {
   mkdirs?: boolean;
   /** Follow a link in the last component (resolved beneath the root like any other). */
   followLast?: boolean;
+  /**
+   * Asked with the real path of each directory about to be made and of the name about to be opened (its
+   * directory's real path, from the descriptor, and the name): throws to refuse. The task's view (task-view.ts).
+   */
+  check?: (real: string, o: { writing: boolean }) => void;
+}
+
+/** The real path of a directory descriptor, and of a name in it. */
+async function realAt(dir: FileHandle, name: string): Promise<string> {
+  const base = await readlink(`/proc/self/fd/${dir.fd}`);
+  return name === '' ? base : base === '/' ? `/${name}` : `${base}/${name}`;
 }
 
 /**
@@ -127,6 +138,7 @@ export class Beneath {
         } catch (err) {
           const code = (err as NodeJS.ErrnoException).code;
           if (code === 'ENOENT' && o.mkdirs && !last) {
+            o.check?.(await realAt(top(), name), { writing: true });
             await mkdir(at(top(), name)).catch((e: NodeJS.ErrnoException) => {
               if (e.code !== 'EEXIST') throw e;
             });
@@ -151,6 +163,9 @@ export class Beneath {
             await release();
             return { dir, name, rel: [...names, name].join('/') };
           }
+          // A link is followed only where the task could read it: one inside a hidden directory is not (its target
+          // would tell what the hidden directory holds).
+          o.check?.(await realAt(top(), name), { writing: false });
           if ((hops += 1) > MAX_HOPS) throw loop(path);
           if (isAbsolute(target)) {
             const rel = componentsOrOutside(this.root, this.realRoot, target, path);
@@ -202,6 +217,8 @@ export class Beneath {
     for (let tries = 0; ; tries += 1) {
       const loc = await this.locate(path, { ...o, followLast: true });
       try {
+        if (o.check)
+          o.check(await realAt(loc.dir, loc.name), { writing: (flags & (O_CREAT | O_WRONLY | O_RDWR)) !== 0 });
         // A directory is reopened through its own descriptor's magic link, which O_NOFOLLOW would refuse.
         const handle = await open(
           loc.name === '' ? `/proc/self/fd/${loc.dir.fd}` : at(loc.dir, loc.name),

@@ -3,6 +3,7 @@
 import { lstatSync, readlinkSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { TetherError } from '../common/errors.js';
+import type { TaskView } from '../environments/task-view.js';
 
 /**
  * Where `p` really points: every symlink on the way is followed, dangling ones included (a link to a file that
@@ -33,6 +34,8 @@ function realish(p: string, hops = 0): string {
 export interface FileScope {
   cwd: string;
   allowOutsideCwd?: boolean;
+  /** What the task may see (task-view.ts); default: the worker's (the local sandbox's hidden paths). */
+  view?: TaskView;
 }
 
 function inside(root: string, p: string): boolean {

@@ -16,7 +16,7 @@ import { describe, expect, it } from 'vitest';
 import { FileRefusal, readTaskFile, updateTaskFile, writeTaskFile } from './task-files.js';
 import { walkTaskDir } from './walk.js';
 
-const dir = (prefix: string): string => realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+const dir = (prefix: string, parent = tmpdir()): string => realpathSync(mkdtempSync(join(parent, prefix)));
 
 async function refusal(p: Promise<unknown>): Promise<string> {
   try {
@@ -30,7 +30,8 @@ async function refusal(p: Promise<unknown>): Promise<string> {
 describe('task files: links are followed only where they stay inside', () => {
   it('follows relative and absolute links that stay beneath the root, and refuses those that leave', async () => {
     const root = dir('tether-tf-');
-    const out = dir('tether-tf-out-');
+    // Not under /tmp: with files.allow_outside_cwd the tools see what commands see, and their /tmp is their own.
+    const out = dir('tether-tf-out-', '/var/tmp');
     writeFileSync(join(out, 'secret'), 'S');
     mkdirSync(join(root, 'src/deep'), { recursive: true });
     writeFileSync(join(root, 'src/deep/a.txt'), 'A');
@@ -65,6 +66,11 @@ describe('task files: links are followed only where they stay inside', () => {
     expect(readFileSync(join(root, 'src/deep/b/c.txt'), 'utf8')).toBe('C');
     // Beneath `/` (files.allow_outside_cwd) everything is reachable, as configured.
     expect((await readTaskFile({ cwd: root, allowOutsideCwd: true }, 'away/secret', 100)).toString()).toBe('S');
+    const machineTmp = dir('tether-tf-tmp-');
+    writeFileSync(join(machineTmp, 'x'), 'T');
+    expect(await refusal(readTaskFile({ cwd: root, allowOutsideCwd: true }, join(machineTmp, 'x'), 100))).toMatch(
+      /is not the task's: its commands have a \/tmp of their own/,
+    );
   });
 
   it('refuses hard-linked files, FIFOs and directories for writing, without blocking on a FIFO', async () => {

@@ -2,12 +2,14 @@
 // (beneath.ts), so that a link or a race in the task directory cannot make the worker read or write elsewhere.
 // Worker-only.
 import { constants, type Stats } from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
+import { open, realpath, type FileHandle } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { countRefusal } from '../observability/metrics.js';
 import { TetherError } from '../common/errors.js';
 import { resolveTaskPath, type FileScope } from './check-path.js';
 import { Beneath, RACE_FREE } from './beneath.js';
+import { currentTaskView } from '../environments/current.js';
+import { hiddenMessage, within, type RootedView } from '../environments/task-view.js';
 
 const { O_RDONLY, O_RDWR, O_WRONLY, O_CREAT, O_EXCL } = constants;
 
@@ -22,6 +24,39 @@ export interface OpenedFile {
 /** Refusals a tool reports to the model as they are (`File not found: x`, `x is a directory`, ...). */
 export class FileRefusal extends Error {}
 
+/** A path the task's view does not let tools have (hidden, read-only, or not writable by its commands). */
+class ViewRefusal extends FileRefusal {}
+
+/**
+ * What the task sees, asked before every directory a write makes and every name opened (task-view.ts): a hidden
+ * path is refused as hidden; a write goes only where the task's commands could write.
+ */
+function viewCheck(
+  scope: FileScope,
+  rooted: RootedView,
+  shown: string,
+): (real: string, o: { writing: boolean }) => void {
+  return (real, o) => {
+    const sight = rooted.sight(real);
+    if (sight && 'hidden' in sight) throw new ViewRefusal(hiddenMessage(shown, sight.hidden));
+    if (!o.writing) return;
+    if (sight && 'readOnly' in sight)
+      throw new ViewRefusal(
+        `${shown} is read-only: terminal.local.sandbox.expose lets the task read it, not change it`,
+      );
+    if (rooted.view.sandboxed && !rooted.roots.some((r) => within(real, r)))
+      throw new ViewRefusal(
+        `${shown} is outside what the task's commands can write (the working directory ${scope.cwd} and terminal.local.sandbox.writable); file tools write only there`,
+      );
+  };
+}
+
+/** The task's view for a scope (the worker's, unless a caller gives one), with its directory's real path. */
+export async function taskViewOf(scope: FileScope): Promise<RootedView> {
+  const cwd = await realpath(scope.cwd).catch(() => resolve(scope.cwd));
+  return (scope.view ?? currentTaskView()).forTask(cwd);
+}
+
 /**
  * Opens `path` beneath the task's directory (or beneath `/` when files.allow_outside_cwd is set: links are then
  * the machine's business). Without /proc (not Linux) the path is checked, then opened: not race-free, and said so in
@@ -33,8 +68,10 @@ async function openIn(
   flags: number,
   o: { mkdirs?: boolean } = {},
 ): Promise<{ handle: FileHandle; rel: string }> {
+  const check = viewCheck(scope, await taskViewOf(scope), path);
   if (!RACE_FREE) {
     const abs = resolveTaskPath(scope, path);
+    check(await realpath(abs).catch(() => abs), { writing: (flags & (O_WRONLY | O_RDWR | O_CREAT)) !== 0 });
     if (o.mkdirs) {
       const { mkdir } = await import('node:fs/promises');
       const { dirname } = await import('node:path');
@@ -42,8 +79,8 @@ async function openIn(
     }
     return { handle: await open(abs, flags, 0o666), rel: path };
   }
-  if (scope.allowOutsideCwd) return Beneath.with('/', (b) => b.open(resolve(scope.cwd, path), flags, o));
-  return Beneath.with(scope.cwd, (b) => b.open(path, flags, o));
+  if (scope.allowOutsideCwd) return Beneath.with('/', (b) => b.open(resolve(scope.cwd, path), flags, { ...o, check }));
+  return Beneath.with(scope.cwd, (b) => b.open(path, flags, { ...o, check }));
 }
 
 function notFound(path: string, err: unknown): FileRefusal | unknown {
@@ -152,6 +189,7 @@ export async function updateTaskFile(
 
 /** A tool's answer for a refusal: the message as it is; anything else goes on to dispatch's own handling. */
 export function refusalMessage(err: unknown): string | undefined {
+  if (err instanceof ViewRefusal) countRefusal('sandbox');
   if (err instanceof FileRefusal) return err.message;
   if (err instanceof TetherError && err.code === 'Path.OutsideWorkdir') {
     countRefusal('sandbox'); // tether_refusals_total{kind="sandbox"}: the one place file tools turn it into an answer

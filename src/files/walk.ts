@@ -2,11 +2,11 @@
 // parent's descriptor without following links, so a link or a directory swapped for one mid-walk leads nowhere
 // outside; links themselves are skipped, as before. Worker-only.
 import { constants, type Dirent } from 'node:fs';
-import { open, opendir, readdir, type FileHandle } from 'node:fs/promises';
+import { open, opendir, readdir, readlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RACE_FREE } from './beneath.js';
 import { resolveTaskPath, type FileScope } from './check-path.js';
-import { openForReading } from './task-files.js';
+import { openForReading, taskViewOf } from './task-files.js';
 
 const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK } = constants;
 
@@ -40,13 +40,19 @@ async function readAt(dir: FileHandle, name: string, max: number): Promise<Buffe
   }
 }
 
-async function* walkFrom(
-  dir: FileHandle,
-  prefix: string,
-  skip: ReadonlySet<string>,
-  signal?: AbortSignal,
-): AsyncGenerator<WalkedFile> {
-  const list = await entries(dir);
+/** Where a walk is and what it leaves out: names in `skip`, and what the task's view hides (`hidden`, by real path). */
+interface WalkPlace {
+  prefix: string;
+  /** The directory's real path (every directory below the start is opened without following a link). */
+  real: string;
+  skip: ReadonlySet<string>;
+  hidden?: (real: string) => boolean;
+  signal?: AbortSignal;
+}
+
+async function* walkFrom(dir: FileHandle, w: WalkPlace): AsyncGenerator<WalkedFile> {
+  const { prefix, skip, signal } = w;
+  const list = (await entries(dir)).filter((e) => !w.hidden?.(join(w.real, e.name)));
   for (const e of list) {
     if (signal?.aborted) return;
     if (e.isFile()) yield { rel: prefix + e.name, read: (max) => readAt(dir, e.name, max) };
@@ -61,7 +67,7 @@ async function* walkFrom(
       continue; // gone, or a link now: not followed
     }
     try {
-      yield* walkFrom(child, `${prefix}${e.name}/`, skip, signal);
+      yield* walkFrom(child, { ...w, prefix: `${prefix}${e.name}/`, real: join(w.real, e.name) });
     } finally {
       await child.close();
     }
@@ -69,11 +75,16 @@ async function* walkFrom(
 }
 
 /** Where /proc is missing: the same walk by path (links not followed, but not race-free). */
-async function* walkByPath(root: string, prefix: string, skip: ReadonlySet<string>): AsyncGenerator<WalkedFile> {
+async function* walkByPath(
+  root: string,
+  prefix: string,
+  skip: ReadonlySet<string>,
+  hidden?: (real: string) => boolean,
+): AsyncGenerator<WalkedFile> {
   const dir = await opendir(root).catch(() => undefined);
   if (!dir) return;
   const list: Dirent[] = [];
-  for await (const e of dir) list.push(e);
+  for await (const e of dir) if (!hidden?.(join(root, e.name))) list.push(e);
   list.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (const e of list)
     if (e.isFile()) {
@@ -93,7 +104,8 @@ async function* walkByPath(root: string, prefix: string, skip: ReadonlySet<strin
       };
     }
   for (const e of list)
-    if (e.isDirectory() && !skip.has(e.name)) yield* walkByPath(join(root, e.name), `${prefix}${e.name}/`, skip);
+    if (e.isDirectory() && !skip.has(e.name))
+      yield* walkByPath(join(root, e.name), `${prefix}${e.name}/`, skip, hidden);
 }
 
 /**
@@ -109,11 +121,20 @@ export async function* walkTaskDir(
   const start = await openForReading(scope, path);
   try {
     if (!start.info.isDirectory()) throw Object.assign(new Error(`Not a directory: ${path}`), { notDirectory: true });
+    const real = RACE_FREE ? await readlink(`/proc/self/fd/${start.handle.fd}`) : resolveTaskPath(scope, path);
+    // What the task's view hides below the start (usually nothing: then nothing is asked per entry).
+    const view = (await taskViewOf(scope)).below(real);
+    const hidden = view.clear
+      ? undefined
+      : (p: string): boolean => {
+          const sight = view.sight(p);
+          return sight !== undefined && 'hidden' in sight;
+        };
     if (!RACE_FREE) {
-      yield* walkByPath(resolveTaskPath(scope, path), '', skip);
+      yield* walkByPath(real, '', skip, hidden);
       return;
     }
-    yield* walkFrom(start.handle, '', skip, signal);
+    yield* walkFrom(start.handle, { prefix: '', real, skip, hidden, signal });
   } finally {
     await start.handle.close();
   }

@@ -1,22 +1,26 @@
 // One MCP server connection: connect over stdio, streamable HTTP or SSE, list tools, call them, reconnect when dropped. Worker-only.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServerConfig } from '../config/config.js';
-import { tetherHome } from '../config/home.js';
+import { makeDirs, tetherHome } from '../config/home.js';
+import { baseEnvironment } from '../environments/command-env.js';
 
 export type McpStatus = 'connected' | 'disconnected' | 'failed' | 'disabled';
 
 function transportFor(cfg: McpServerConfig): Transport {
   if (cfg.command) {
-    // Like the SDK's default (a safe subset of variables), never the worker's secrets (model keys, Temporal API key).
-    const env = cfg.env ? { ...getDefaultEnvironment(), ...cfg.env } : undefined;
+    // The allowlist every command starts from and the server's own `env`: never the worker's secrets (model keys,
+    // Temporal credentials, cloud and forge tokens).
+    const env = { ...baseEnvironment(), ...cfg.env };
     // Started in TETHER_HOME unless the server's `cwd` says otherwise: from the project's directory, `npx -y NAME`
     // would run a NAME a run planted in the project's node_modules, outside every sandbox.
     const cwd = cfg.cwd ?? tetherHome();
+    // A TETHER_HOME not made yet would fail the spawn as an obscure `spawn node ENOENT`.
+    if (cfg.cwd === undefined) makeDirs(cwd);
     return new StdioClientTransport({ command: cfg.command, args: cfg.args, env, cwd, stderr: 'ignore' });
   }
   const url = new URL(cfg.url!);

@@ -8,6 +8,7 @@ import type { JsonSchema, SideEffects } from '../common/tool-definition.js';
 import { mcpToolsetName } from '../toolsets/resolve.js';
 import type { McpConnection, McpStatus } from './connection.js';
 import { mcpResultToJson } from './result.js';
+import { mcpToolGate } from './gate.js';
 
 export interface McpServerSummary {
   name: string;
@@ -83,6 +84,7 @@ export class McpManager {
           isAsync: true,
           timeoutSeconds: cfg.timeout + 5,
           ...effects(tool),
+          gate: mcpToolGate(name, cfg, tool, registeredName),
           handler: async (args, ctx) => mcpResultToJson(await conn.callTool(tool.name, args, ctx.signal)),
         });
       } catch (err) {

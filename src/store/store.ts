@@ -1,5 +1,6 @@
-// The worker's SQLite store under TETHER_HOME (better-sqlite3): run transcripts with full-text search (FTS5) and
-// the agent's memory notes. Writes are idempotent, so retried activities never duplicate rows. Worker-only.
+// The worker's SQLite store under TETHER_HOME (better-sqlite3): run transcripts with full-text search (FTS5), the
+// agent's memory notes (when the deployment does not share them), and how far this worker has read the shared
+// session journal. Writes are idempotent, so retried activities never duplicate rows. Worker-only.
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { makeDirs, tetherHome } from '../config/home.js';
@@ -27,7 +28,17 @@ CREATE TABLE IF NOT EXISTS transcript (
 CREATE VIRTUAL TABLE IF NOT EXISTS transcript_fts USING fts5(content, workflow_id UNINDEXED, seq UNINDEXED, turn UNINDEXED, role UNINDEXED, tool UNINDEXED);
 CREATE TABLE IF NOT EXISTS memory (id INTEGER PRIMARY KEY AUTOINCREMENT, content TEXT NOT NULL, created TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS applied_ops (op_id TEXT PRIMARY KEY, result TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS journal_cursor (task_queue TEXT PRIMARY KEY, segment INTEGER NOT NULL, events INTEGER NOT NULL, head INTEGER NOT NULL);
 `;
+
+/** How far this store has read a deployment's session journal, and the segment it last appended to. */
+export interface JournalCursor {
+  /** The segment being read, and how many of its history events were read. */
+  segment: number;
+  events: number;
+  /** The segment this worker last appended to (writers start there). */
+  head: number;
+}
 
 /** Words of a search turned into an FTS5 query: each a quoted phrase, so the model's text cannot inject syntax. */
 export function ftsQuery(text: string, join = ' '): string {
@@ -50,8 +61,8 @@ export class Store {
    * Adds transcript entries. An entry already stored (same run and sequence number) with the same content is
    * skipped; with other content (a retried model call answered differently) it is replaced. Returns how many changed.
    */
-  record(workflowId: string, entries: TranscriptEntry[]): number {
-    const at = new Date().toISOString();
+  record(workflowId: string, entries: (TranscriptEntry & { at?: string })[]): number {
+    const now = new Date().toISOString();
     const existing = this.db.prepare('SELECT content FROM transcript WHERE workflow_id = ? AND seq = ?');
     const upsert = this.db.prepare(
       'INSERT INTO transcript (workflow_id, seq, turn, role, tool, content, at) VALUES (?, ?, ?, ?, ?, ?, ?) ' +
@@ -66,7 +77,7 @@ export class Store {
       for (const e of entries) {
         const before = existing.get(workflowId, e.seq) as { content: string } | undefined;
         if (before?.content === e.content) continue;
-        upsert.run(workflowId, e.seq, e.turn, e.role, e.tool ?? null, e.content, at);
+        upsert.run(workflowId, e.seq, e.turn, e.role, e.tool ?? null, e.content, e.at ?? now);
         if (before) unindex.run(workflowId, e.seq);
         index.run(e.content, workflowId, e.seq, e.turn, e.role, e.tool ?? null);
         changed += 1;
@@ -104,6 +115,23 @@ export class Store {
       this.db.prepare('INSERT INTO applied_ops (op_id, result) VALUES (?, ?)').run(opId, result);
       return result;
     })();
+  }
+
+  journalCursor(taskQueue: string): JournalCursor {
+    return (
+      (this.db.prepare('SELECT segment, events, head FROM journal_cursor WHERE task_queue = ?').get(taskQueue) as
+        JournalCursor | undefined) ?? { segment: 0, events: 0, head: 0 }
+    );
+  }
+
+  setJournalCursor(taskQueue: string, cursor: Partial<JournalCursor>): void {
+    const c = { ...this.journalCursor(taskQueue), ...cursor };
+    this.db
+      .prepare(
+        'INSERT INTO journal_cursor (task_queue, segment, events, head) VALUES (?, ?, ?, ?) ' +
+          'ON CONFLICT (task_queue) DO UPDATE SET segment = excluded.segment, events = excluded.events, head = excluded.head',
+      )
+      .run(taskQueue, c.segment, c.events, c.head);
   }
 
   close(): void {

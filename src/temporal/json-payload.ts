@@ -1,5 +1,8 @@
 // Reads a Temporal payload that the default data converter wrote (json/plain, or binary/null for undefined) straight
-// from its protobuf fields, without loading the SDK's converters. Worker-only (pure).
+// from its protobuf fields, without loading the SDK's converters; one sealed by payload encryption is opened first
+// when this process has the key. Worker-only.
+import { payloadKeyring } from '../payloads/encryption-settings.js';
+import { isEncrypted, openPayload } from '../payloads/payload-cipher.js';
 
 /** A payload as protobufjs decodes it (message instance or plain object: both have these fields). */
 export interface RawPayload {
@@ -8,7 +11,16 @@ export interface RawPayload {
 }
 
 /** The decoded value, or `{ ok: false }` for an encoding other than the default converter's JSON. */
-export function jsonPayload(p: RawPayload | null | undefined): { ok: true; value: unknown } | { ok: false } {
+export function jsonPayload(raw: RawPayload | null | undefined): { ok: true; value: unknown } | { ok: false } {
+  let p = raw;
+  if (p && isEncrypted(p)) {
+    try {
+      p = openPayload(p, payloadKeyring());
+    } catch {
+      // No key here (or not this one): the SDK's client meets it too, and says so naming the setting.
+      return { ok: false };
+    }
+  }
   const encoding = p?.metadata?.encoding ? Buffer.from(p.metadata.encoding).toString('utf8') : undefined;
   if (encoding === 'binary/null') return { ok: true, value: undefined };
   if (encoding !== 'json/plain') return { ok: false };

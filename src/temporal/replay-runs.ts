@@ -1,7 +1,7 @@
 // Fetches agent runs' histories from Temporal and replays them against a workflow build: the pre-deploy check. Worker-only.
 import type { Client } from '@temporalio/client';
 import { bundleWorkflowCode, Worker, type WorkflowBundle, type WorkflowBundleOption } from '@temporalio/worker';
-import type { Logger } from '@temporalio/common';
+import type { DataConverter, Logger } from '@temporalio/common';
 import { TetherError } from '../common/errors.js';
 
 type History = Awaited<ReturnType<ReturnType<Client['workflow']['getHandle']>['fetchHistory']>>;
@@ -142,6 +142,8 @@ export async function replayRuns(
   fetched: AsyncIterable<Fetched>,
   workflowBundle: WorkflowBundleOption,
   report: (v: ReplayVerdict) => void,
+  /** The client's: encrypted histories are opened with its codec. */
+  dataConverter?: DataConverter,
 ): Promise<void> {
   const byRun = new Map<string, History>();
   async function* histories(): AsyncGenerator<{ workflowId: string; history: History }> {
@@ -153,7 +155,10 @@ export async function replayRuns(
       }
     }
   }
-  for await (const r of Worker.runReplayHistories({ workflowBundle }, histories())) {
+  for await (const r of Worker.runReplayHistories(
+    { workflowBundle, ...(dataConverter ? { dataConverter } : {}) },
+    histories(),
+  )) {
     const base = { workflowId: r.workflowId, runId: r.runId };
     if (!r.error) report({ ...base, kind: 'ok' });
     else if (r.error.name === 'DeterminismViolationError' || /nondetermin/i.test(r.error.message)) {

@@ -4,6 +4,7 @@ import { registry } from '../registry/index.js';
 import type { SchemaPatch } from '../registry/types.js';
 import { back, click, close, navigate, screenshot, scroll, snapshot, type } from '../browser/actions.js';
 import { browserAvailable } from '../browser/find-browser.js';
+import { APPROVAL_WAIT_SECONDS } from '../tool-egress/call-network.js';
 
 /** A page load, settling and a snapshot fit well inside this; the browser's own timeouts are shorter. */
 const TIMEOUT_SECONDS = 120;
@@ -18,14 +19,16 @@ const shared = {
   // A task's page lives on the worker that opened it: the agent loop sends the task's browser calls there.
   environment: true,
   isAsync: true,
-  timeoutSeconds: TIMEOUT_SECONDS,
+  // A host the page needs may wait for a person's approval: the navigation waits with it.
+  timeoutSeconds: TIMEOUT_SECONDS + APPROVAL_WAIT_SECONDS,
   maxResultChars: MAX_RESULT_CHARS,
 } as const;
 
 const NAVIGATE_DESCRIPTION =
   "Open a URL (http or https) in the task's browser tab and return its title, final URL and a text snapshot of the page. " +
   'Interactive elements in the snapshot carry refs like [e12] for browser_click and browser_type. Use the browser for pages ' +
-  'that need JavaScript, clicks or forms.';
+  'that need JavaScript, clicks or forms. Every host the page reaches goes through the egress policy: one outside it ' +
+  "needs a person's approval, and a refused one shows in `blocked`.";
 
 /** Points the model at the faster text tools, but only at the ones it actually has. */
 const mentionWebTools: SchemaPatch = (definition, finalToolNames) => {

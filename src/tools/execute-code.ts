@@ -27,6 +27,9 @@ const DESCRIPTION =
   '(the timeout argument may only lower it; exit code 124 when killed), max_tool_calls tool calls per program, ' +
   'max_output_chars of output.';
 
+/** The program as a person is shown it: in its approval, and in the network approvals of its tool requests. */
+const shownProgram = (language: string, code: string): string => `${language} program:\n${code}`;
+
 registry.register({
   name: 'execute_code',
   toolset: 'code_execution',
@@ -58,7 +61,7 @@ registry.register({
   gate: ({ language, code }) => ({
     text: String(code),
     language: String(language),
-    shown: `${String(language)} program:\n${String(code)}`,
+    shown: shownProgram(String(language), String(code)),
   }),
   // The registration-time description listed what existed then; the model's list decides what it is told now.
   schemaPatch: (definition, finalNames) => {
@@ -86,6 +89,7 @@ registry.register({
         maxCalls: settings.max_tool_calls,
         config,
         ctx,
+        program: shownProgram(language, code),
       });
       let tail = '';
       const r = await runProgram(env, {

@@ -39,7 +39,8 @@ describe('write_file and read_file', () => {
 
   it('refuses paths outside the working directory, also through a symlink, unless configured', async () => {
     const ctx = workspace();
-    const outside = realpathSync(mkdtempSync(join(tmpdir(), 'tether-outside-')));
+    // Not under /tmp: commands have a /tmp of their own, and file tools see what commands see.
+    const outside = realpathSync(mkdtempSync(join('/var/tmp', 'tether-outside-')));
     writeFileSync(join(outside, 'secret.txt'), 'secret');
     symlinkSync(outside, join(ctx.cwd, 'link'));
     expect((await call(ctx, 'read_file', { path: join(outside, 'secret.txt') })).error).toMatch(

@@ -1,5 +1,6 @@
 // The `vision_analyze` tool: a question about an image (a file of the task or a URL), answered by the configured model
-// when it takes images (an OpenAI-style image_url part; a local file goes as a base64 data URL). Worker-only.
+// when it takes images. The model gets the image's bytes as a base64 data URL, never a URL to fetch: tether fetches
+// an image URL itself, through the run's egress policy, so the run cannot send the provider anywhere. Worker-only.
 import { extname } from 'node:path';
 import OpenAI, { APIError } from 'openai';
 import { z } from 'zod';
@@ -7,8 +8,11 @@ import { LOCAL_PREFIX } from '../models/types.js';
 import { isOpenAIConfigured, openAISettingsFromEnv } from '../models/openai-provider.js';
 import { registry } from '../registry/index.js';
 import type { ToolContext } from '../registry/types.js';
-import { toolError } from '../common/errors.js';
+import { isTetherError, toolError } from '../common/errors.js';
 import { readTaskFile, refusalMessage } from '../files/task-files.js';
+import { currentConfig } from '../config/current.js';
+import { APPROVAL_WAIT_SECONDS, CallNetwork } from '../tool-egress/call-network.js';
+import { fetchPage } from '../web/fetch-page.js';
 
 const MAX_BYTES = 20 * 1024 * 1024;
 const TIMEOUT_SECONDS = 120;
@@ -35,9 +39,40 @@ function unavailable(model: string): string | undefined {
   return undefined;
 }
 
-/** The image as the model gets it: a URL as it is, a task file as a data URL. */
+/** Media types by file extension: the images tether sends. */
+const IMAGE_TYPES = new Set(Object.values(TYPES));
+const DATA_URL = /^data:image\/(?:png|jpeg|gif|webp);base64,[A-Za-z0-9+/]*={0,2}$/;
+
+/** An image URL's bytes, fetched through the run's egress policy (each redirect's host decided too). */
+async function fetchedImage(url: string, ctx: ToolContext): Promise<string> {
+  const web = currentConfig().web;
+  try {
+    const image = await fetchPage(url, {
+      net: CallNetwork.of(ctx, 'vision_analyze'),
+      timeoutMs: web.timeout_seconds * 1000,
+      maxBytes: MAX_BYTES,
+      userAgent: web.user_agent,
+      acceptTypes: IMAGE_TYPES,
+      acceptHeader: [...IMAGE_TYPES].join(', '),
+      accept: `not an image tether sends (${[...IMAGE_TYPES].join(', ')})`,
+      ...(ctx.signal ? { signal: ctx.signal } : {}),
+    });
+    if (image.truncated) throw new Error(`${url}: the image is larger than ${MAX_BYTES} bytes, the most that is sent`);
+    return `data:${image.contentType};base64,${image.body.toString('base64')}`;
+  } catch (err) {
+    if (isTetherError(err, 'Web.FetchFailed', 'Web.AddressRefused')) throw new Error(err.message);
+    throw err;
+  }
+}
+
+/** The image as the model gets it: always a data URL (a task file read, a URL fetched by tether). */
 async function imageUrl(image: string, ctx: ToolContext): Promise<string> {
-  if (/^https?:\/\//i.test(image) || image.startsWith('data:image/')) return image;
+  if (image.startsWith('data:')) {
+    // Bytes as they are; nothing in them is a place to fetch (an SVG could name one: it is not sent).
+    if (DATA_URL.test(image)) return image;
+    throw new Error(`a data URL is sent only as base64 of ${[...IMAGE_TYPES].join(', ')} (data:image/png;base64,...)`);
+  }
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(image)) return fetchedImage(image, ctx);
   const type = TYPES[extname(image).toLowerCase()];
   if (!type) throw new Error(`${image}: not an image tether sends (${Object.keys(TYPES).join(', ')})`);
   let data: Buffer;
@@ -56,7 +91,8 @@ registry.register({
   toolset: 'vision',
   emoji: '👁️',
   description:
-    'Answer a question about an image: a file in the working directory (png, jpeg, gif, webp) or an http(s) URL.',
+    'Answer a question about an image: a file in the working directory (png, jpeg, gif, webp) or an http(s) URL ' +
+    "(fetched through the egress policy: a host outside it needs a person's approval).",
   schema: z.object({
     image: z.string().min(1).describe('Path of an image file, relative to the working directory, or an http(s) URL'),
     question: z.string().min(1).max(4_000).describe('What to find out about the image'),
@@ -64,7 +100,7 @@ registry.register({
   sideEffects: 'read-only',
   parallelSafe: true,
   isAsync: true,
-  timeoutSeconds: TIMEOUT_SECONDS + 10,
+  timeoutSeconds: TIMEOUT_SECONDS + 10 + APPROVAL_WAIT_SECONDS,
   handler: async ({ image, question }, ctx) => {
     const model = visionModel();
     const why = unavailable(model);

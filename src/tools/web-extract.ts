@@ -1,10 +1,12 @@
-// The `web_extract` tool: fetches up to five URLs and returns each page's readable text, behind an address policy. Worker-only.
+// The `web_extract` tool: fetches up to five URLs and returns each page's readable text; every host it reaches (each
+// redirect's too) is decided by the run's egress policy, like a command's connection. Worker-only.
 import { z } from 'zod';
 import { currentConfig } from '../config/current.js';
 import { registry } from '../registry/index.js';
 import { fetchPage } from '../web/fetch-page.js';
 import { boundText, htmlToText } from '../web/readable.js';
 import { isTetherError } from '../common/errors.js';
+import { APPROVAL_WAIT_SECONDS, CallNetwork } from '../tool-egress/call-network.js';
 
 const HTML_TYPES = new Set(['text/html', 'application/xhtml+xml']);
 const TEXT_TYPES = new Set(['text/plain', 'text/markdown', 'text/x-markdown', 'application/json']);
@@ -23,14 +25,14 @@ function decode(body: Buffer, charset: string | undefined): string {
   }
 }
 
-async function extractOne(url: string, signal: AbortSignal | undefined): Promise<PageResult> {
+async function extractOne(url: string, net: CallNetwork, signal: AbortSignal | undefined): Promise<PageResult> {
   const web = currentConfig().web;
   try {
     const page = await fetchPage(url, {
+      net,
       timeoutMs: web.timeout_seconds * 1000,
       maxBytes: web.max_bytes,
       userAgent: web.user_agent,
-      allowPrivate: web.allow_private,
       acceptTypes: ACCEPT,
       ...(signal ? { signal } : {}),
     });
@@ -62,17 +64,19 @@ registry.register({
   description:
     'Fetch web pages (1 to 5 http/https URLs) and return the readable text of each: the main content of HTML pages ' +
     '(without navigation and footers) with the title, or plain text, Markdown and JSON as they are. ' +
-    'A page that fails gets an error of its own; the others are still returned.',
+    'A page that fails gets an error of its own; the others are still returned. A host outside the egress policy ' +
+    "needs a person's approval; a refused one is an error: do not retry it, ask the user.",
   schema: z.object({
     urls: z.array(z.string().min(1)).min(1).max(5).describe('URLs to fetch (http or https)'),
   }),
   sideEffects: 'read-only',
   parallelSafe: true,
   isAsync: true,
-  timeoutSeconds: 120,
+  timeoutSeconds: 120 + APPROVAL_WAIT_SECONDS,
   maxResultChars: 200_000,
   handler: async ({ urls }, ctx) => {
-    const results = await Promise.all(urls.map((url) => extractOne(url, ctx.signal)));
+    const net = CallNetwork.of(ctx, 'web_extract');
+    const results = await Promise.all(urls.map((url) => extractOne(url, net, ctx.signal)));
     return JSON.stringify({ results });
   },
 });

@@ -1,9 +1,12 @@
-// The `web_search` tool: a web search through SerpAPI, Brave Search or Tavily, whichever has a key. Worker-only.
+// The `web_search` tool: a web search through SerpAPI, Brave Search or Tavily, whichever has a key. The provider's
+// API (its host and key, set by the person) is reached without asking; the pages of its results are fetched by
+// web_extract, through the egress policy. Worker-only.
 import { z } from 'zod';
 import { currentConfig } from '../config/current.js';
 import { registry } from '../registry/index.js';
 import { isTetherError, toolError } from '../common/errors.js';
 import { chooseProvider, search } from '../web/search-providers.js';
+import { toolNetwork } from '../tool-egress/network-mode.js';
 
 function searchAvailable(): boolean {
   chooseProvider(currentConfig().web.search_provider, process.env);
@@ -27,6 +30,9 @@ registry.register({
   isAsync: true,
   timeoutSeconds: 60,
   handler: async ({ query, limit }, ctx) => {
+    // The query goes to the provider: with no network for the run, nothing goes.
+    const network = toolNetwork(ctx.backend);
+    if (network.kind === 'none') return toolError(`web_search: ${network.why}`);
     const web = currentConfig().web;
     let provider: ReturnType<typeof chooseProvider>;
     try {

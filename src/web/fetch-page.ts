@@ -1,18 +1,31 @@
-// Fetches one web page for web_extract: redirects followed by hand (each hop re-checked), a deadline, a byte cap. Worker-only.
+// Fetches one web page for web_extract (or an image for vision_analyze): each hop's host decided by the run's egress
+// gate before anything is resolved or sent, redirects followed by hand (each hop decided again), a deadline that
+// does not run while a person is asked, a byte cap. Worker-only.
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import type { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
+import { connect as tlsConnect } from 'node:tls';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
-import { checkLiteralHost, guardedLookup, parseFetchableUrl } from './address-policy.js';
 import { isTetherError, TetherError } from '../common/errors.js';
+import type { Target } from '../environments/egress/target.js';
+import type { CallNetwork } from '../tool-egress/call-network.js';
+import { shownUrl, tlsName, toolUrl } from '../tool-egress/tool-url.js';
+import { NetworkClock } from './network-clock.js';
 
 interface FetchPageOptions {
+  /** The call's way out: every hop's host is decided and connected to through it. */
+  net: CallNetwork;
+  /** Network time one fetch may take (connects, redirects and body); time waiting for a person's approval is not counted. */
   timeoutMs: number;
   maxBytes: number;
   userAgent: string;
-  allowPrivate: boolean;
   /** Media types (lower case, without parameters) whose body is read; any other type is an error before the body. */
   acceptTypes: ReadonlySet<string>;
+  /** The Accept header (default: web pages and text). */
+  acceptHeader?: string;
+  /** What an unsupported content type is told (default: only web pages and text can be extracted). */
+  accept?: string;
   maxRedirects?: number;
   signal?: AbortSignal;
 }
@@ -28,25 +41,42 @@ interface FetchedPage {
   truncated: boolean;
 }
 
-/** A failure the model should read (bad status, refused address, unsupported type, timeout). */
+function hopOf(raw: string): { url: URL; target: Target } {
+  const hop = toolUrl(raw);
+  if ('error' in hop) throw new TetherError('Web.AddressRefused', hop.error);
+  return hop;
+}
+
+/** A failure the model should read (bad status, refused host, unsupported type, timeout). */
 export async function fetchPage(rawUrl: string, opts: FetchPageOptions): Promise<FetchedPage> {
   const maxRedirects = opts.maxRedirects ?? 5;
-  const deadline = AbortSignal.timeout(opts.timeoutMs);
-  const signal = opts.signal ? AbortSignal.any([deadline, opts.signal]) : deadline;
-  let url = parseFetchableUrl(rawUrl);
+  const clock = new NetworkClock(opts.timeoutMs);
+  const signal = opts.signal ? AbortSignal.any([clock.signal, opts.signal]) : clock.signal;
+  const first = hopOf(rawUrl);
+  let { url, target } = first;
   try {
     for (let hop = 0; ; hop++) {
-      checkLiteralHost(url, opts.allowPrivate);
-      const res = await send(url, opts, signal);
+      const href = shownUrl(url.href);
+      const shown =
+        hop === 0
+          ? `${opts.net.tool} ${href}`
+          : `${opts.net.tool} ${href} (a redirect from ${shownUrl(first.url.href)})`;
+      // A person deciding takes as long as it takes: the deadline is for the network.
+      clock.pause();
+      const d = await opts.net.decide(target, shown).finally(() => clock.resume());
+      if (!d.allow) throw new TetherError('Web.AddressRefused', `refused to fetch ${href}: ${d.reason}`);
+      const opened = await whileRunning(opts.net.connect(target, d), signal);
+      if ('refused' in opened) throw new TetherError('Web.FetchFailed', `could not fetch ${href}: ${opened.refused}`);
+      const res = await send(url, target, opened.socket, opts, signal);
       const location = res.headers.location;
       if (res.statusCode !== undefined && res.statusCode >= 300 && res.statusCode < 400 && location) {
         res.resume();
         if (hop >= maxRedirects)
           throw new TetherError(
             'Web.FetchFailed',
-            `more than ${maxRedirects} redirects (the last went to ${location})`,
+            `more than ${maxRedirects} redirects (the last went to ${shownUrl(location)})`,
           );
-        url = parseFetchableUrl(new URL(location, url).href);
+        ({ url, target } = hopOf(new URL(location, url).href));
         continue;
       }
       const status = res.statusCode ?? 0;
@@ -54,7 +84,7 @@ export async function fetchPage(rawUrl: string, opts: FetchPageOptions): Promise
         res.resume();
         throw new TetherError(
           'Web.FetchFailed',
-          `HTTP ${status}${res.statusMessage ? ` ${res.statusMessage}` : ''} from ${url.href}`,
+          `HTTP ${status}${res.statusMessage ? ` ${res.statusMessage}` : ''} from ${href}`,
         );
       }
       const { type, charset } = parseContentType(res.headers['content-type']);
@@ -62,7 +92,7 @@ export async function fetchPage(rawUrl: string, opts: FetchPageOptions): Promise
         res.destroy();
         throw new TetherError(
           'Web.FetchFailed',
-          `unsupported content type ${type || '(none given)'} at ${url.href}: only web pages and text can be extracted`,
+          `unsupported content type ${type || '(none given)'} at ${href}: ${opts.accept ?? 'only web pages and text can be extracted'}`,
         );
       }
       const { body, truncated } = await readCapped(res, decoded(res), opts.maxBytes);
@@ -70,29 +100,73 @@ export async function fetchPage(rawUrl: string, opts: FetchPageOptions): Promise
     }
   } catch (err) {
     if (isTetherError(err, 'Web.FetchFailed', 'Web.AddressRefused')) throw err;
-    if (deadline.aborted)
-      throw new TetherError('Web.FetchFailed', `timed out after ${opts.timeoutMs / 1000} s fetching ${url.href}`);
-    if (opts.signal?.aborted) throw new TetherError('Web.FetchFailed', `cancelled while fetching ${url.href}`);
+    const href = shownUrl(url.href);
+    if (clock.signal.aborted)
+      throw new TetherError('Web.FetchFailed', `timed out after ${opts.timeoutMs / 1000} s fetching ${href}`);
+    if (opts.signal?.aborted) throw new TetherError('Web.FetchFailed', `cancelled while fetching ${href}`);
     const cause = err instanceof Error ? ((err as NodeJS.ErrnoException).code ?? err.message) : String(err);
-    throw new TetherError('Web.FetchFailed', `could not fetch ${url.href}: ${cause}`);
+    throw new TetherError('Web.FetchFailed', `could not fetch ${href}: ${cause}`);
+  } finally {
+    clock.stop();
   }
 }
 
-function send(url: URL, opts: FetchPageOptions, signal: AbortSignal): Promise<IncomingMessage> {
-  const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
+/** `p`, unless `signal` aborts first (then a socket it still brings is closed). */
+function whileRunning<T extends object>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) {
+    void p.then((r) => 'socket' in r && (r.socket as Socket).destroy());
+    return Promise.reject(signal.reason as Error);
+  }
   return new Promise((resolve, reject) => {
-    const req = request(url, {
+    const abort = (): void => {
+      void p.then((r) => 'socket' in r && (r.socket as Socket).destroy());
+      reject(signal.reason as Error);
+    };
+    signal.addEventListener('abort', abort, { once: true });
+    p.then(
+      (r) => {
+        signal.removeEventListener('abort', abort);
+        resolve(r);
+      },
+      (err: unknown) => {
+        signal.removeEventListener('abort', abort);
+        reject(err as Error);
+      },
+    );
+  });
+}
+
+/** One GET on the connection the gate opened: TLS on it for https (certificate checked for the URL's host). */
+function send(
+  url: URL,
+  t: Target,
+  socket: Socket,
+  opts: FetchPageOptions,
+  signal: AbortSignal,
+): Promise<IncomingMessage> {
+  const https = url.protocol === 'https:';
+  const name = tlsName(t);
+  const connection = https
+    ? tlsConnect({ socket, host: t.host, ...(name ? { servername: name } : {}), ALPNProtocols: ['http/1.1'] })
+    : socket;
+  return new Promise((resolve, reject) => {
+    const req = (https ? httpsRequest : httpRequest)(url, {
       method: 'GET',
       signal,
-      lookup: guardedLookup(opts.allowPrivate),
+      // No agent: this request's connection is the one the gate opened, used once.
+      createConnection: () => connection,
       headers: {
         'user-agent': opts.userAgent,
-        accept: 'text/html,application/xhtml+xml,text/plain;q=0.9,*/*;q=0.5',
+        accept: opts.acceptHeader ?? 'text/html,application/xhtml+xml,text/plain;q=0.9,*/*;q=0.5',
         'accept-encoding': 'gzip, deflate, br',
+        connection: 'close',
       },
     });
     req.once('response', resolve);
-    req.once('error', reject);
+    req.once('error', (err) => {
+      connection.destroy();
+      reject(err);
+    });
     req.end();
   });
 }

@@ -21,7 +21,7 @@ import type { AgentActivities } from '../common/activity-contract.js';
 import { ApprovalBook, EXACT_SCOPE_PATCH } from './approvals.js';
 import { NetworkApprovals } from './egress-approvals.js';
 import { compacted, planCompaction } from './compaction.js';
-import { keepWithinBudget } from './conversation-budget.js';
+import { fitCarriedConversation, fitConversation } from './payload-budget.js';
 import { ModelInput } from './model-input.js';
 import { LoopTools } from './loop-tools.js';
 import { initialMessages } from './prompt.js';
@@ -255,6 +255,8 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
         await recordPending();
         // Signals and updates being handled finish first, so nothing is lost across the transition.
         await condition(allHandlersFinished);
+        // The whole transcript is recorded above; the next run's input carries the conversation within its budget.
+        fitCarriedConversation(messages);
         const carried = {
           turn: state.turn,
           toolCallCount: state.toolCallCount,
@@ -294,7 +296,7 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
         recorded = messages.length;
         state.compactions += 1;
       }
-      keepWithinBudget(messages);
+      fitConversation(messages);
       const fromIndex = Math.min(recorded, messages.length);
       const reply = await modelInput.call(model, {
         model: input.model,

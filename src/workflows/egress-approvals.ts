@@ -54,6 +54,12 @@ function problemWith(r: EgressRequest | undefined): string | undefined {
 
 const hostPort = (host: string, port: number): string => networkRule(host, port).slice('network:'.length);
 
+/** Who asked, as the approval says it: a tool call (web_extract, the browser, ...), a command, or nobody running. */
+function askedBy(via: EgressRequest['via'], command: string): string {
+  if (via === 'tool') return 'asked by the tool call above';
+  return command ? 'asked by the command above' : 'no command was running (a background process)';
+}
+
 export class NetworkApprovals {
   /** Hosts the run's commands connected to or were refused, most recent last. */
   reached: NetworkReach[] = [];
@@ -132,9 +138,7 @@ export class NetworkApprovals {
         {
           rule,
           tier: 'dangerous',
-          description: `network: ${shown} (${req.via}), not in terminal.local.sandbox.egress.allow; ${
-            command ? 'asked by the command above' : 'no command was running (a background process)'
-          }`,
+          description: `network: ${shown} (${req.via}), not in terminal.local.sandbox.egress.allow; ${askedBy(req.via, command)}`,
         },
       ],
       argsDigest: argsDigest(`${rule}\n${command}`),

@@ -36,6 +36,15 @@ const store = proxyActivities<AgentActivities>({
 
 const error = (message: string): string => JSON.stringify({ error: message });
 
+/**
+ * The memory call's operation id, the same for every attempt and every worker: the run chain (its first run, which
+ * continue-as-new keeps) and the call's number in it. A new run that reuses the workflow id gets new ids.
+ */
+function memoryOpId(index: number): string {
+  const info = workflowInfo();
+  return `${info.workflowId}/${info.firstExecutionRunId}/${index}`;
+}
+
 export class LoopTools {
   private answer: string | undefined;
 
@@ -64,9 +73,7 @@ export class LoopTools {
         return this.todo(args);
       case 'memory': {
         const p = parseLoopArgs(MemoryArgs, name, args);
-        return p.ok
-          ? (await store.memoryOp({ ...p.value, opId: `${workflowInfo().workflowId}/${view.index}` })).result
-          : error(p.error);
+        return p.ok ? (await store.memoryOp({ ...p.value, opId: memoryOpId(view.index) })).result : error(p.error);
       }
       case 'session_search': {
         const p = parseLoopArgs(SessionSearchArgs, name, args);

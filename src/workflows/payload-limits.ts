@@ -13,19 +13,51 @@ const MAX_REPLY_BYTES = 512 * 1024;
 /** Results that the workflow makes itself (delegate_task, memory, session_search) are capped like tool results. */
 const MAX_LOOP_RESULT_CHARS = 64_000;
 
-/** UTF-8 length without TextEncoder (not every workflow sandbox has one). */
-function utf8Bytes(text: string): number {
+/** UTF-8 length without TextEncoder (not every workflow sandbox has one). A lone surrogate counts as U+FFFD does. */
+export function utf8Bytes(text: string): number {
   let n = 0;
   for (let i = 0; i < text.length; i += 1) {
     const c = text.charCodeAt(i);
     if (c < 0x80) n += 1;
     else if (c < 0x800) n += 2;
     else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
-      n += 4;
-      i += 1;
+      const d = text.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        n += 4;
+        i += 1;
+      } else n += 3;
     } else n += 3;
   }
   return n;
+}
+
+/**
+ * Bytes of `JSON.stringify(text)` in UTF-8, quotes included, counted without making it: what a string takes in a
+ * payload. Escapes count (a control character is six bytes, `\u0001`), as does a surrogate without its pair.
+ */
+export function jsonStringBytes(text: string): number {
+  let n = 2;
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22 || c === 0x5c || c === 0x08 || c === 0x0c || c === 0x0a || c === 0x0d || c === 0x09) n += 2;
+    else if (c < 0x20) n += 6;
+    else if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff) {
+      const d = i + 1 < text.length ? text.charCodeAt(i + 1) : 0;
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        n += 4;
+        i += 1;
+      } else n += 6;
+    } else if (c >= 0xdc00 && c <= 0xdfff) n += 6;
+    else n += 3;
+  }
+  return n;
+}
+
+/** Bytes of a value as the default payload converter writes it (JSON in UTF-8). */
+export function jsonBytes(value: unknown): number {
+  return value === undefined ? 0 : utf8Bytes(JSON.stringify(value) ?? '');
 }
 
 export function formatBytes(bytes: number): string {

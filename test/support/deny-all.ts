@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { parseConfig } from '../../src/config/config.js';
-import type { PendingApproval } from '../../src/common/approval-types.js';
+import type { ApprovalChoice, PendingApproval } from '../../src/common/approval-types.js';
 import type { AgentResult, AgentState } from '../../src/common/types.js';
 import { harness, type Harness } from './agent-harness.js';
 import { recordHistory } from './history.js';
@@ -17,22 +17,37 @@ export const toolResults = (model: ScriptedModel): Record<string, unknown>[] =>
   model.requests.slice(1).map((r) => JSON.parse(r.messages.at(-1)!.content!) as Record<string, unknown>);
 
 /**
- * Runs `steps` then 'done' with the terminal, file and code_execution toolsets; every approval is denied as it
- * appears. `record` names a history file to keep (test/support/history.ts).
+ * Runs `steps` then 'done' with the terminal, file and code_execution toolsets (or `toolsets`); every approval is
+ * denied as it appears, unless `decide` chooses otherwise. `record` names a history file to keep
+ * (test/support/history.ts).
  */
 export async function runDenying(
   h: Harness,
   cwd: string,
   steps: Step[],
-  o: { idPrefix: string; record?: string },
-): Promise<{ model: ScriptedModel; asked: PendingApproval[]; out: Record<string, unknown>[]; result: AgentResult }> {
+  o: { idPrefix: string; record?: string; toolsets?: string[]; decide?: (p: PendingApproval) => ApprovalChoice },
+): Promise<{
+  model: ScriptedModel;
+  asked: PendingApproval[];
+  out: Record<string, unknown>[];
+  result: AgentResult;
+  workflowId: string;
+}> {
   const model = await startScriptedModel([...steps, { content: 'done' }]);
   const asked: PendingApproval[] = [];
+  const workflowId = `${o.idPrefix}-${randomUUID()}`;
   const result = await h.withWorker(model.url, async () => {
     const handle = await h.client.workflow.start('agentWorkflow', {
       taskQueue: h.taskQueue,
-      workflowId: `${o.idPrefix}-${randomUUID()}`,
-      args: [{ task: 't', model: 'scripted', cwd, enabledToolsets: ['terminal', 'file', 'code_execution'] }],
+      workflowId,
+      args: [
+        {
+          task: 't',
+          model: 'scripted',
+          cwd,
+          enabledToolsets: o.toolsets ?? ['terminal', 'file', 'code_execution'],
+        },
+      ],
     });
     let finished = false;
     const done = handle.result().finally(() => (finished = true));
@@ -41,7 +56,7 @@ export async function runDenying(
       for (const p of s.pendingApprovals) {
         if (asked.some((a) => a.approvalId === p.approvalId)) continue;
         asked.push(p);
-        await handle.signal('approval', { approvalId: p.approvalId, choice: 'deny', reason: 'test' });
+        await handle.signal('approval', { approvalId: p.approvalId, choice: o.decide?.(p) ?? 'deny', reason: 'test' });
       }
       if (!finished) await new Promise((r) => setTimeout(r, 100));
     }
@@ -51,7 +66,7 @@ export async function runDenying(
   });
   expect(model.errors).toEqual([]);
   await model.close();
-  return { model, asked, out: toolResults(model), result };
+  return { model, asked, out: toolResults(model), result, workflowId };
 }
 
 /** One tool call as a model's step. */

@@ -6,7 +6,7 @@ import { detect } from '../../src/approval/detect.js';
 import type { ParseBash } from '../../src/approval/parser.js';
 
 export type Label = 'dangerous' | 'ordinary';
-export type Part = 'frozen' | 'tuning' | 'holdout-2' | 'holdout-3' | 'holdout-4' | 'holdout-5';
+export type Part = 'frozen' | 'tuning' | 'holdout-2' | 'holdout-3' | 'holdout-4' | 'holdout-5' | 'everyday';
 
 export interface CorpusEntry {
   command: string;
@@ -18,9 +18,17 @@ export interface CorpusEntry {
 
 /** Commands of the corpus are judged with this project directory. */
 export const CORPUS_CWD = '/work/proj';
-export const CORPUS_PARTS: readonly Part[] = ['frozen', 'tuning', 'holdout-2', 'holdout-3', 'holdout-4', 'holdout-5'];
+export const CORPUS_PARTS: readonly Part[] = [
+  'frozen',
+  'tuning',
+  'holdout-2',
+  'holdout-3',
+  'holdout-4',
+  'holdout-5',
+  'everyday',
+];
 /** Parts written blind, without looking at the rules or the other parts (they may repeat the others' lines). */
-export const HELD_OUT_PARTS: readonly Part[] = ['holdout-2', 'holdout-3', 'holdout-4', 'holdout-5'];
+export const HELD_OUT_PARTS: readonly Part[] = ['holdout-2', 'holdout-3', 'holdout-4', 'holdout-5', 'everyday'];
 
 export const corpusFile = (part: Part): string =>
   fileURLToPath(new URL(`../fixtures/detector-corpus/${part}.txt`, import.meta.url));

@@ -34,15 +34,24 @@ export function writeNewHistory(dir: string, name: string, json: string): string
 }
 
 /** With RECORD_HISTORIES=1, saves the run's history as a new file for the replay test (commit it to guard determinism). */
-export function recordHistory(address: string, workflowId: string, name: string): void {
+export function recordHistory(address: string, workflowId: string, name: string, runId?: string): void {
   if (process.env.RECORD_HISTORIES !== '1') return;
-  // The temporal CLI writes the canonical proto3 JSON that Worker.runReplayHistory reads.
+  // The temporal CLI writes the canonical proto3 JSON that Worker.runReplayHistory reads. Without a run id, the
+  // latest run (after continue-as-new, the last of the chain).
   const json = execFileSync(
     findTemporalBinary(),
-    ['workflow', 'show', '--address', address, '--workflow-id', workflowId, '--output', 'json'],
-    {
-      encoding: 'utf8',
-    },
+    [
+      'workflow',
+      'show',
+      '--address',
+      address,
+      '--workflow-id',
+      workflowId,
+      ...(runId ? ['--run-id', runId] : []),
+      '--output',
+      'json',
+    ],
+    { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
   );
   writeNewHistory(historiesDir, name, json);
 }

@@ -20,6 +20,8 @@ export interface PageServer {
   set(path: string, page: TestPage | PageHandler): void;
   /** Paths requested so far, in order (with their query). */
   requests: string[];
+  /** The Host header of each of those requests (port dropped): which name a request was sent for. */
+  hosts: string[];
   close(): Promise<void>;
 }
 
@@ -62,9 +64,11 @@ export const ARTICLE_PARAGRAPHS: readonly string[] = ARTICLE_TEXT;
 export async function startPageServer(extra: Record<string, TestPage | PageHandler> = {}): Promise<PageServer> {
   const pages = new Map<string, TestPage | PageHandler>(Object.entries({ ...fixedPages(), ...extra }));
   const requests: string[] = [];
+  const hosts: string[] = [];
   const timers = new Set<NodeJS.Timeout>();
   const server: Server = createServer((req, res) => {
     requests.push(req.url ?? '/');
+    hosts.push((req.headers.host ?? '').replace(/:\d+$/, ''));
     const path = new URL(req.url ?? '/', 'http://x').pathname;
     const page = pages.get(path);
     if (!page) {
@@ -97,6 +101,7 @@ export async function startPageServer(extra: Record<string, TestPage | PageHandl
     url: (path) => `${origin}${path}`,
     set: (path, page) => void pages.set(path, page),
     requests,
+    hosts,
     close: async () => {
       for (const t of timers) clearTimeout(t);
       server.closeAllConnections();

@@ -3,7 +3,7 @@
 // ranges. Private networks stay reachable once a host on them is allowed. Worker-only (node:net, node:os).
 import { BlockList, isIP } from 'node:net';
 import { networkInterfaces } from 'node:os';
-import { embeddedIPv4 } from '../../web/address-policy.js';
+import { embeddedIPv4 } from './embedded-ipv4.js';
 
 const RANGES: ReadonlyArray<readonly [kind: string, net: string, prefix: number, family: 'ipv4' | 'ipv6']> = [
   ['unspecified (this machine)', '0.0.0.0', 8, 'ipv4'],

@@ -28,6 +28,11 @@ export interface Attribution {
   workflowId?: string;
   callId?: string;
   command: string;
+  /**
+   * Set for a tool's request where the run's network is open (terminal.local.sandbox.network direct or host): a
+   * host neither list decides is allowed without asking, and `unasked` is the reason recorded for it.
+   */
+  unasked?: string;
 }
 
 export type Decision = { allow: true; by: string } | { allow: false; by: string; reason: string };
@@ -125,6 +130,7 @@ export class EgressGate {
       return this.report(who, t, { allow: true, by: `command_allowlist: ${rule}` });
     if (who.workflowId && this.remembered.get(who.workflowId)?.has(rule))
       return this.report(who, t, { allow: true, by: 'approved for this run' });
+    if (who.unasked) return this.report(who, t, { allow: true, by: who.unasked });
     if (!this.asker || !who.workflowId)
       return {
         allow: false,

@@ -7,6 +7,7 @@ import { isDirectory } from './control-plane.js';
 import type { FileMount } from './task-network.js';
 import { shQuote } from '../../shell-scripts.js';
 import { withFilterOn9 } from './seccomp.js';
+import { RootedView, TaskView, within } from '../../task-view.js';
 
 export interface SandboxLayout {
   /** The task's working directory: writable, and where commands start. */
@@ -59,10 +60,9 @@ export function bwrapArgs(spec: SandboxSpec, layout: SandboxLayout, o: { pty: bo
   ];
   for (const p of spec.writable) binds.push([p, p]);
   for (const [from, to] of binds) args.push('--bind', from, to);
-  args.push(...hide(spec.hidden, binds));
-  // A path a person exposed inside a hidden directory (~/.ssh/known_hosts in ~/.ssh): read-only, on top.
-  for (const p of spec.exposed ?? [])
-    if (existsSync(p) && spec.hidden.some((d) => d !== p && within(p, d))) args.push('--ro-bind', p, p);
+  // Hidden paths, and on top what is shown again: the task's own directory, a path a person exposed inside a hidden
+  // directory (~/.ssh/known_hosts in ~/.ssh, read-only).
+  args.push(...hide(spec, binds));
   args.push(...protectGit([layout.workdir, ...spec.writable]));
   // tether's kill script joins a command's PID namespace from the worker's side, so it gets an empty network namespace
   // of its own: a command that takes it over (ptrace from inside that PID namespace) gains no way to this machine's
@@ -146,38 +146,45 @@ export function sandboxView(spec: SandboxSpec, workdir: string): string {
   );
 }
 
-const within = (path: string, dir: string): boolean =>
-  path === dir || path.startsWith(dir.endsWith('/') ? dir : `${dir}/`);
-
 /**
- * Each hidden path that still exists becomes an empty directory no command can write (mode 0555; with every
- * capability dropped even root is held to it), or reads as an empty file. They go on top of the writable binds (a
- * hidden ~/.ssh stays hidden in a task whose directory is the home); a bind that lies inside a hidden directory (a
- * task directory under TETHER_HOME) is bound again on top, so the task still has it. A path inside another hidden
- * directory is hidden with it.
+ * The view's layers as mounts (task-view.ts: the deepest layer decides, so they go shallowest first). Each hidden
+ * path that exists becomes an empty directory no command can write (mode 0555; with every capability dropped even
+ * root is held to it), or reads as an empty file; a bind that lies inside a hidden directory (a task directory under
+ * TETHER_HOME) is bound again on top, so the task still has it, and a hidden path inside that is hidden again; an
+ * exposed path inside a hidden directory is bound read-only on top.
  */
-function hide(hidden: readonly string[], binds: readonly [string, string][]): string[] {
-  const present = hidden.filter((p) => p !== '/' && existsSync(p));
-  const dirs = present.filter(isDirectory);
-  const shown = present.filter((p) => !dirs.some((d) => d !== p && within(p, d)));
+function hide(spec: SandboxSpec, binds: readonly [string, string][]): string[] {
+  const view = new TaskView(
+    spec.hidden.map((path) => ({ path, why: 'configured' as const })),
+    spec.exposed,
+  );
+  const layers = new RootedView(
+    view,
+    binds.map(([, to]) => to),
+  )
+    .mounts()
+    .filter((l) => existsSync(l.path));
   const args: string[] = [];
   // A hidden path inside a writable one (a task directory that holds the home: ~/.docker/config.json) could be
   // taken out of hiding by renaming a directory above it (mv .docker x; the next command's sandbox finds no
   // .docker/config.json to hide). Each such directory is bound onto itself, as writable as before: a mount point
   // cannot be renamed or removed (EBUSY). The hidden path itself is a mount point already.
   const pinned = new Set<string>();
-  for (const p of shown)
+  for (const l of layers)
     for (const [from, to] of binds) {
       // Only binds of a host path onto itself show the host's files there (not the private /tmp).
-      if (from !== to || p === to || !within(p, to)) continue;
-      for (let a = dirname(p); a !== to && within(a, to); a = dirname(a)) pinned.add(a);
+      if (l.kind !== 'hide' || from !== to || l.path === to || !within(l.path, to)) continue;
+      for (let a = dirname(l.path); a !== to && within(a, to); a = dirname(a)) pinned.add(a);
     }
   for (const a of [...pinned].sort((x, y) => x.length - y.length)) args.push('--bind', a, a);
-  for (const p of shown) {
-    if (dirs.includes(p)) args.push('--perms', '0555', '--size', '4096', '--tmpfs', p);
-    else args.push('--ro-bind', '/dev/null', p);
+  for (const l of layers) {
+    if (l.kind === 'hide') {
+      if (isDirectory(l.path)) args.push('--perms', '0555', '--size', '4096', '--tmpfs', l.path);
+      else args.push('--ro-bind', '/dev/null', l.path);
+    } else if (l.kind === 'show') {
+      for (const [from, to] of binds) if (to === l.path) args.push('--bind', from, to);
+    } else args.push('--ro-bind', l.path, l.path);
   }
-  for (const [from, to] of binds) if (dirs.some((d) => within(to, d))) args.push('--bind', from, to);
   return args;
 }
 

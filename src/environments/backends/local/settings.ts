@@ -12,6 +12,7 @@ import { commandFilterFile } from './seccomp.js';
 import { TaskNetwork, type TaskNetworkTools } from './task-network.js';
 import { EgressSchema } from '../../egress/settings.js';
 import { listenInside } from '../../egress/listener.js';
+import { TaskView, type HiddenPath, type HiddenWhy } from '../../task-view.js';
 
 const SHAPE = 'off, on, or a mapping with enabled, network, egress, writable, hidden, expose and bwrap';
 
@@ -128,6 +129,34 @@ function otherTasksTmp(): string[] {
   return realPath(tmpdir()) === '/tmp' ? [] : [tmpdir()];
 }
 
+/**
+ * What the sandbox hides, each with why (real paths, first reason kept): tether's own secrets (control-plane.ts),
+ * the credential locations (credential-paths.ts) but those exposed, other tasks' /tmp, and the configured `hidden`.
+ * The one list both the sandbox and the file tools use (task-view.ts).
+ */
+export function hiddenPaths(settings: LocalSettings): HiddenPath[] {
+  const s = settings.sandbox;
+  const out = new Map<string, HiddenPath>();
+  const add = (why: HiddenWhy, paths: readonly string[]): void => {
+    for (const p of paths.map(realPath)) if (!out.has(p)) out.set(p, { path: p, why });
+  };
+  add('tether', controlPlanePaths());
+  add('credentials', defaultHiddenPaths(s.expose));
+  add('private-tmp', otherTasksTmp());
+  add('configured', s.hidden);
+  return [...out.values()];
+}
+
+/** What the task's tools and commands see: the sandbox's hidden paths, or with the sandbox off tether's own only. */
+export function taskView(settings: LocalSettings): TaskView {
+  const s = settings.sandbox;
+  if (!s.enabled || platform() !== 'linux')
+    return new TaskView(controlPlanePaths().map((p) => ({ path: realPath(p), why: 'tether' as const })));
+  // Each task's commands have a /tmp of their own (sandbox.ts binds it): the machine's is not theirs.
+  const tmp = { path: realPath('/tmp'), why: 'private-tmp' as const };
+  return new TaskView([...hiddenPaths(settings), tmp], s.expose.map(realPath), true, s.writable.map(realPath));
+}
+
 /** The sandbox the local backend uses, or undefined when it is off or this is not Linux. */
 export function sandboxSpec(settings: LocalSettings): SandboxSpec | undefined {
   const s = settings.sandbox;
@@ -138,11 +167,7 @@ export function sandboxSpec(settings: LocalSettings): SandboxSpec | undefined {
     nsenter: locate('nsenter').path,
     slirp4netns: locate('slirp4netns').path,
     writable: s.writable,
-    hidden: [
-      ...new Set(
-        [...controlPlanePaths(), ...defaultHiddenPaths(s.expose), ...otherTasksTmp(), ...s.hidden].map(realPath),
-      ),
-    ],
+    hidden: hiddenPaths(settings).map((h) => h.path),
     exposed: s.expose.map(realPath),
     seccomp: commandFilterFile(),
   };
