@@ -14,8 +14,10 @@ import { cliPath, runCli, until } from './support/cli.js';
 import { freePort } from '../src/temporal/dev-server.js';
 import { startScriptedModel } from './support/scripted-model.js';
 import { workerProcessSuite } from './support/worker-process.js';
+import { recentRuns } from '../src/inbox/data.js';
 
-const { workers, models } = workerProcessSuite();
+const suite = workerProcessSuite();
+const { workers, models } = suite;
 const exec = promisify(execFile);
 
 /** A TETHER_HOME whose config.yaml names a key file holding `keys` (base64, one a line). */
@@ -78,6 +80,9 @@ describe('payload encryption', () => {
     await until('the run to complete', async () =>
       (await tether(['status', workflowId, '--json'])).stdout.includes('"temporalStatus": "COMPLETED"'),
     );
+    // The inbox's listing on a client without the key lists the run (its memo unread) instead of failing the page.
+    const recent = await recentRuns(suite.client(), 1000);
+    expect(recent.find((r) => r.workflowId === workflowId)?.status).toBe('COMPLETED');
     const status = await tether(['status', workflowId]);
     expect(status.stdout).toContain(`answer: ${secret.answer}`);
     const attach = await tether(['attach', workflowId]);

@@ -61,10 +61,12 @@ beforeAll(async () => {
       return s.pendingApprovals.length > 0;
     });
   });
-  // Visibility lags a little behind the runs: wait until both are listed.
+  // Visibility lags a little behind the runs: wait until both are listed (the queue also carries the shared
+  // store's memory and journal workflows, which are not runs).
   await until('both runs in visibility', async () => {
     let n = 0;
-    for await (const _ of h.client.workflow.list({ query: `TaskQueue = '${h.taskQueue}'` })) n += 1;
+    const query = `TaskQueue = '${h.taskQueue}' AND WorkflowType = 'agentWorkflow'`;
+    for await (const _ of h.client.workflow.list({ query })) n += 1;
     return n === 2;
   });
 }, 180_000);

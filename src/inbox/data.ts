@@ -10,9 +10,10 @@ import { visibleText } from '../approval/visible-text.js';
 import { renderApprovalText } from '../approval/approval-text.js';
 import { queryRunState, runFailure } from '../temporal/run-handle.js';
 import { readTask, readTranscript, storePath, type StoredEntry } from '../store/transcript-reader.js';
-import { MEMO_KEY, MODEL_KEY, type RunMemo } from '../common/search-attributes.js';
 import { pricesFromConfig } from '../observability/prices.js';
 import { runUsage, type RunUsage } from '../observability/usage.js';
+import { MODEL_KEY } from '../common/search-attributes.js';
+import { listRunPage } from '../visibility/list-runs.js';
 import { loadConfig, type CheckpointSettings } from '../config/config.js';
 import { listCheckpoints, type ListedCheckpoint } from '../checkpoints/listing.js';
 import { CheckpointStore } from '../checkpoints/store.js';
@@ -77,22 +78,21 @@ interface RunRow {
 }
 
 export async function recentRuns(client: Client, limit: number): Promise<RunRow[]> {
-  const out: RunRow[] = [];
-  const prices = pricesFromConfig(() => undefined);
-  for await (const w of client.workflow.list({ query: "WorkflowType = 'agentWorkflow'" })) {
-    const memo = w.memo?.[MEMO_KEY] as RunMemo | undefined;
-    const tokens = runUsage(memo?.usage, w.typedSearchAttributes.get(MODEL_KEY), prices);
-    out.push({
-      workflowId: w.workflowId,
-      status: w.status.name,
-      startTime: w.startTime.toISOString(),
-      closeTime: w.closeTime?.toISOString() ?? null,
-      task: visibleOrNot(taskOf(w.workflowId)),
-      ...(tokens ? { tokens } : {}),
-    });
-    if (out.length >= limit) break;
-  }
-  return out;
+  // The visibility listing every channel uses: rows decoded one by one, so a run this process cannot open (written
+  // encrypted with a key it lacks) lists without its memo instead of failing the whole page.
+  const page = await listRunPage(client, {
+    pageSize: limit,
+    query: "WorkflowType = 'agentWorkflow'",
+    prices: pricesFromConfig(() => undefined),
+  });
+  return page.runs.map((row) => ({
+    workflowId: row.workflowId,
+    status: row.temporalStatus,
+    startTime: row.startTime,
+    closeTime: row.closeTime,
+    task: visibleOrNot(taskOf(row.workflowId)),
+    ...(row.tokens ? { tokens: row.tokens } : {}),
+  }));
 }
 
 interface RunDetail extends RunRow {
