@@ -3,7 +3,8 @@
 // command), printed as ratios; the same command inside its activity; background-process start to first output. On
 // the local backend with its bubblewrap sandbox and without, Docker and SSH (when they can run here); the egress
 // proxy's cost per request and per connection (bench/egress.ts); what the egress policy adds to a web_extract fetch
-// (bench/web-egress.ts).
+// (bench/web-egress.ts); what holding protected files costs per command on a 400-directory tree
+// (bench/protected-files.ts).
 // Run: npm run bench:environments
 import { spawn } from 'node:child_process';
 import { mkdtempSync, realpathSync } from 'node:fs';
@@ -18,6 +19,7 @@ import { fmt, machine, silent, summary } from './stats.js';
 import { NO_PROCESS, toolActivity, TRIVIAL_COMMAND } from './terminal-activity.js';
 import { sdkNoopActivity } from './noop-activity.js';
 import { benchEgress } from './egress.js';
+import { benchProtection } from './protected-files.js';
 import { benchWebEgress } from './web-egress.js';
 
 const COMMANDS = 200;
@@ -131,6 +133,7 @@ console.log(
 );
 
 await benchEgress(cwd);
+await benchProtection();
 await benchWebEgress();
 
 const noDocker = await dockerAvailable();

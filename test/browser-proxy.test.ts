@@ -19,6 +19,8 @@ import { CallNetwork } from '../src/tool-egress/call-network.js';
 const noBrowser =
   findBrowser(undefined) === undefined ? 'no Chromium on this machine (Debian package chromium)' : undefined;
 const SITE = 'site.example.test';
+/** Allowed for reading only (mapped to the forbidden server): the browser's requests there cannot be judged one by one. */
+const READ_ONLY = 'read-only.example.test';
 /** Requests that reached the server standing in for forbidden places (a denied host, and 127.0.0.2 itself). */
 const forbiddenHits: string[] = [];
 /** Requests the allowed site got, with the Host header. */
@@ -93,6 +95,13 @@ beforeAll(async () => {
           escapes('http://secret-4321.unlisted.example.invalid', 'wss://secret-8765.unlisted.example.invalid'),
       );
     }
+    if (url.pathname === '/to-read-only') {
+      // A form's POST and a script's PUT to a host allowed for reading only: the proxy cannot read them here.
+      return html(`<form method="post" action="http://${READ_ONLY}/form"><input name="d" value="DATA"></form>
+        <script>fetch("http://${READ_ONLY}/put", { method: "PUT", body: "DATA", mode: "no-cors" }).catch(() => {});
+        fetch("https://${READ_ONLY}/tls", { method: "POST", body: "DATA", mode: "no-cors" }).catch(() => {});
+        document.forms[0].submit();</script>`);
+    }
     if (url.pathname === '/worker') {
       return html(`<script>navigator.serviceWorker.register("/sw.js").then(
         () => navigator.serviceWorker.ready).then(() => document.title = "worker ready", (e) => document.title = "worker failed: " + e);</script>`);
@@ -111,9 +120,13 @@ beforeAll(async () => {
   sitePort = await listen(site, '127.0.0.1');
   egressGate().configure({
     policy: EgressSchema.parse({
-      allow: [SITE],
+      allow: [SITE, { host: READ_ONLY, access: 'read' }],
       deny: ['denied.example.test'],
-      resolve: { [SITE]: `127.0.0.1:${sitePort}`, 'denied.example.test': `127.0.0.2:${forbiddenPort}` },
+      resolve: {
+        [SITE]: `127.0.0.1:${sitePort}`,
+        'denied.example.test': `127.0.0.2:${forbiddenPort}`,
+        [READ_ONLY]: `127.0.0.2:${forbiddenPort}`,
+      },
     }),
     resolver: async (name) => {
       resolved.push(name);
@@ -177,6 +190,21 @@ it('a redirect to a denied host or to this machine is refused at the proxy', asy
   expect(forbiddenHits).toEqual([]);
   expect(net.refusals.join('\n')).toMatch(/denied\.example\.test:80 is in terminal\.local\.sandbox\.egress\.deny/);
   expect(net.refusals.join('\n')).toMatch(/127\.0\.0\.2 is a loopback/);
+}, 60_000);
+
+it('a host allowed for reading only is not reached by the browser unasked: its POST and PUT never arrive', async (ctx) => {
+  if (noBrowser) return ctx.skip(noBrowser);
+  await page.goto(`http://${SITE}/to-read-only`).catch(() => undefined);
+  await page.waitForLoadState('networkidle').catch(() => undefined);
+  await expect
+    .poll(() => net.refusals.filter((r) => r.includes(READ_ONLY)).length, { timeout: 10_000 })
+    .toBeGreaterThanOrEqual(2);
+  expect(forbiddenHits).toEqual([]);
+  expect(resolved).toEqual([]);
+  expect(net.refusals.join('\n')).toMatch(
+    /read-only\.example\.test:80 is allowed only request by request, by egress\.allow: read-only\.example\.test \(read\), and this tool's HTTPS is not read by the proxy, and there is no run to ask/,
+  );
+  expect(net.refusals.join('\n')).toMatch(/read-only\.example\.test:443 is allowed only request by request/);
 }, 60_000);
 
 it("a service worker's requests go through the same proxy: its allowed fetch arrives, the others do not", async (ctx) => {

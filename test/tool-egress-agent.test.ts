@@ -41,7 +41,14 @@ beforeAll(async () => {
       web: { timeout_seconds: 2 },
       terminal: {
         backend: 'local',
-        local: { sandbox: { egress: { allow: ['allowed.outside.test'], deny: ['denied.outside.test'] } } },
+        local: {
+          sandbox: {
+            egress: {
+              allow: ['allowed.outside.test', { host: 'docs.outside.test', access: 'read', paths: ['/docs/'] }],
+              deny: ['denied.outside.test'],
+            },
+          },
+        },
       },
     }),
   );
@@ -142,6 +149,34 @@ describe.skipIf(unavailable !== undefined)(
       const [r] = lastToolResults(model) as { results: { content?: string; error?: string }[] }[];
       expect(r!.results[0]!.content).toBe('hello from outside /?d=task-data-1234\n');
       expect(arrived(outside.address)).toEqual(['/?d=task-data-1234']);
+      await model.close();
+    }, 180_000);
+
+    it('web_extract on a host allowed for reading under /docs/: a page there is read unasked; one elsewhere waits, shown as a GET, and, denied, never arrives', async () => {
+      const inside = 'http://docs.outside.test/docs/a';
+      const away = 'http://docs.outside.test/private?d=task-data-77';
+      const model = await startScriptedModel([
+        { toolCalls: [{ name: 'web_extract', arguments: { urls: [inside, away] } }] },
+        { content: 'done' },
+      ]);
+      await h.withWorker(model.url, async () => {
+        const handle = await start(project());
+        const p = await pendingNetwork(handle, 'docs.outside.test');
+        expect(p).toMatchObject({ kind: 'network', port: 80, command: `web_extract ${away}`, callId: 'call_1_1' });
+        expect(p.findings[0]!.description).toBe(
+          `network: GET ${away} (no content type, no body); no entry allows this read to docs.outside.test:80 at ` +
+            'this path (egress.allow: docs.outside.test (read /docs/)); asked by the tool call above',
+        );
+        expect(p.scope?.covers).toContain('GET requests of this run');
+        await until('the page under /docs/ arrived', async () => arrived('docs.outside.test').length === 1, 30_000);
+        expect(arrived('docs.outside.test')).toEqual(['/docs/a']);
+        await handle.signal('approval', { approvalId: p.approvalId, choice: 'deny', reason: 'not that page' });
+        expect(((await handle.result()) as AgentResult).status).toBe('completed');
+      });
+      const [r] = lastToolResults(model) as { results: { content?: string; error?: string }[] }[];
+      expect(r!.results[0]!.content).toBe('hello from outside /docs/a\n');
+      expect(r!.results[1]!.error).toMatch(/refused to fetch .*denied by a person: not that page/);
+      expect(arrived('docs.outside.test')).toEqual(['/docs/a']);
       await model.close();
     }, 180_000);
 

@@ -179,7 +179,7 @@ const resolved: string[] = [];
 
 function policy(
   pages: PageServer,
-  extra: { allow?: string[]; deny?: string[]; resolve?: Record<string, string> } = {},
+  extra: { allow?: unknown[]; deny?: string[]; resolve?: Record<string, string> } = {},
 ) {
   const address = new URL(pages.origin).host;
   egressGate().configure({
@@ -321,9 +321,13 @@ describe('web_extract against the egress policy, as an attacker would try it', (
     pages = await startPageServer();
     tls = await startStandIn(undefined, makeCertificate(mkdtempSync(join(tmpdir(), 'tether-web-tls-'))));
     policy(pages, {
-      allow: ['secure.example.test:443', 'rebind.example.test'],
+      allow: [
+        'secure.example.test:443',
+        'rebind.example.test',
+        { host: 'docs.example.test', access: 'read', paths: ['/docs/'] },
+      ],
       deny: ['BÜCHER.example.test'],
-      resolve: { 'secure.example.test': tls.address },
+      resolve: { 'secure.example.test': tls.address, 'docs.example.test': new URL(pages.origin).host },
     });
     const redirect = (location: string) => ({ status: 302, headers: { location } });
     pages.set('/to-denied', redirect('http://denied.example.test/x'));
@@ -331,6 +335,10 @@ describe('web_extract against the egress policy, as an attacker would try it', (
     pages.set('/to-unlisted', redirect('http://secret-1234.exfil.example.invalid/x'));
     pages.set('/to-shouting', redirect('http://DENIED.Example.TEST./x'));
     pages.set('/to-credentials', redirect(`http://${PAGES}@denied.example.test/x`));
+    const text = { headers: { 'content-type': 'text/plain' }, body: 'under the prefix' };
+    pages.set('/docs/a', text);
+    pages.set('/docs/away', redirect('/private/x'));
+    pages.set('/private/x', { ...text, body: 'PRIVATE' });
   });
   afterAll(async () => {
     await pages.close();
@@ -374,6 +382,26 @@ describe('web_extract against the egress policy, as an attacker would try it', (
     expect(pages.requests.length).toBe(before + 5);
     expect(pages.hosts.slice(before)).toEqual(Array(5).fill(PAGES));
     expect(resolved).toEqual([]);
+  });
+
+  it('a host allowed for reading under /docs/ only: a page there is read; elsewhere, by a redirect, an encoded .. or an encoded /, nothing arrives', async () => {
+    const before = pages.requests.length;
+    const [inside, away, direct, dotted, slashed] = await extract(
+      at('/docs/a', 'docs.example.test'),
+      at('/docs/away', 'docs.example.test'),
+      at('/private/x', 'docs.example.test'),
+      at('/docs/%2e%2e/private/x', 'docs.example.test'),
+      at('/docs/..%2fprivate/x', 'docs.example.test'),
+    );
+    expect(inside!.content).toBe('under the prefix');
+    expect(away!.error).toMatch(
+      /refused to fetch http:\/\/docs\.example\.test\/private\/x: GET http:\/\/docs\.example\.test\/private\/x: no entry allows this read to docs\.example\.test:80 at this path .*there is no run to ask/,
+    );
+    expect(direct!.error).toMatch(/GET http:\/\/docs\.example\.test\/private\/x: no entry allows this read/);
+    expect(dotted!.error).toMatch(/GET http:\/\/docs\.example\.test\/private\/x: no entry allows this read/);
+    expect(slashed!.error).toMatch(/GET http:\/\/docs\.example\.test\/docs\/\.\.%2fprivate\/x: no entry allows/);
+    // The page and the redirect arrived; neither /private/x nor the dot-encoded path did.
+    expect(pages.requests.slice(before).sort()).toEqual(['/docs/a', '/docs/away']);
   });
 
   it('a name nobody allowed is refused before it is resolved; so are this machine and its names in every spelling', async () => {

@@ -16,6 +16,8 @@ import type { ToolRegistry } from '../registry/registry.js';
 import { toolCall, type ToolCall } from '../registry/tool-call.js';
 import type { AssessCallInput, CallAssessment } from '../common/approval-types.js';
 import { withHeartbeat } from './heartbeat.js';
+import { protectedPathsIn } from '../environments/backends/local/settings.js';
+import { noteApprovedChange } from '../approval/protected-change.js';
 
 interface GateActivityDeps {
   registry: ToolRegistry;
@@ -41,6 +43,8 @@ function heldByProcesses(input: AssessCallInput, backend: string): HeldFiles[] {
 
 export function createGateActivities(deps: GateActivityDeps) {
   const { registry, config, allowlist } = deps;
+  // Files other programs run or obey later: a file tool's change to one asks, whatever runs the commands.
+  const protectedPaths = protectedPathsIn((config.terminal as Record<string, unknown>).local);
 
   /** The call's subject, where it runs, and a reader of files in its environment; undefined: it runs nothing. */
   async function subjectOf(
@@ -100,9 +104,10 @@ export function createGateActivities(deps: GateActivityDeps) {
       where,
       tool: input.name,
       held: heldFiles,
+      protectedPaths,
     });
     const { verdict, allowlistedBy, scripts, reads, scope } = judged;
-    const shown = shownText(subject, scripts);
+    const shown = judged.shown ?? shownText(subject, scripts);
     const tooLarge = verdict.tier === 'dangerous' ? unshowable(shown) : undefined;
     return {
       ...policy,
@@ -131,8 +136,12 @@ export function createGateActivities(deps: GateActivityDeps) {
     const found = await subjectOf(input, call);
     // The call's subject itself changed (a background process's input): everything counts as changed.
     if (!found?.read) return keys;
-    const now = digestsOf(await found.read(keys));
-    return keys.filter((k) => now[k] !== bound[k]);
+    const files = await found.read(keys);
+    const now = digestsOf(files);
+    const changed = keys.filter((k) => now[k] !== bound[k]);
+    // Unchanged, the call runs now: a protected file it writes is the approved change, not a command's (the sandbox keeps it).
+    if (changed.length === 0 && found.subject.change) noteApprovedChange(input.cwd, found.subject.change, files);
+    return changed;
   }
 
   // Heartbeats let the workflow's heartbeat timeout notice a worker killed mid-check within seconds (without them a

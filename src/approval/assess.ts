@@ -12,6 +12,8 @@ import { writtenByTheLine } from './written-first.js';
 import { keepListings, planReads, type Listings } from './listed-reads.js';
 import type { ScriptFile } from './scripts.js';
 import type { CallSubject } from './subject.js';
+import type { ProtectedEntry } from '../common/protected-paths.js';
+import { judgeProtectedChange } from './protected-change.js';
 
 interface Assessed {
   verdict: Verdict;
@@ -23,6 +25,8 @@ interface Assessed {
   reads: Record<string, string>;
   /** What session and always would cover (for a dangerous verdict). */
   scope?: ApprovalScope;
+  /** What the person is shown instead of the subject's own text (a protected file's change, as a diff). */
+  shown?: string;
 }
 
 /** The files a running background process was judged on (absolute paths), which a later call must not change unasked. */
@@ -219,20 +223,46 @@ export async function assessSubject(
     where?: () => Promise<string>;
     /** Files the task's running background processes were judged on. */
     held?: readonly HeldFiles[];
+    /** The protected paths in force: a file tool's change to one asks, shown as a diff (protected-change.ts). */
+    protectedPaths?: readonly ProtectedEntry[];
   } = {},
 ): Promise<Assessed & { cwd: string }> {
-  const { verdict, scripts, files } = await judgeSubject(subject, cwd, opts.read, opts.held);
+  const judged = await judgeSubject(subject, cwd, opts.read, opts.held);
+  const { scripts } = judged;
+  let { verdict, files } = judged;
+  let shown: string | undefined;
+  if (subject.change && opts.read && opts.protectedPaths) {
+    const p = await judgeProtectedChange(opts.tool ?? 'a file tool', subject.change, opts.protectedPaths, opts.read);
+    files = new Map([...files, ...p.files]);
+    if (p.finding) {
+      verdict = {
+        ...verdict,
+        dangerous: true,
+        tier: verdict.tier ?? 'dangerous',
+        findings: [...verdict.findings, p.finding],
+      };
+      shown = p.shown;
+    }
+  }
   const reads = digestsOf(files);
   if (verdict.tier !== 'dangerous') return { verdict, scripts, reads, cwd };
   // Asked only for what may ask a person: a wider approval covers the command where it really runs.
   const at = opts.where ? await opts.where().catch(() => cwd) : cwd;
   const parse = await loadBashParser();
+  const asShown = shown === undefined ? subject : { ...subject, shown };
   return {
     verdict,
     scripts,
     reads,
     cwd: at,
-    scope: approvalScope(parse, { tool: opts.tool ?? 'terminal', subject, cwd: at, findings: verdict.findings, reads }),
+    ...(shown !== undefined ? { shown } : {}),
+    scope: approvalScope(parse, {
+      tool: opts.tool ?? 'terminal',
+      subject: asShown,
+      cwd: at,
+      findings: verdict.findings,
+      reads,
+    }),
     allowlistedBy: allowlistMatch(allowlist, {
       command: subject.text,
       rules: verdict.findings.map((f) => f.rule),

@@ -109,6 +109,12 @@ const list: Rule[] = [
     opaque: true,
     description: 'installs code git runs by itself (hooks path, fsmonitor, hooks outside the project)',
   },
+  {
+    id: 'protected-file',
+    tier: 'dangerous',
+    description:
+      'a file tool changes a file other programs run or obey later (CI definitions, code owners, agent instructions and settings, editor tasks, .envrc): the person approves the change shown',
+  },
   // Storage
   {
     id: 'storage-destroy',

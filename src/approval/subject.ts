@@ -24,7 +24,12 @@ export interface CallSubject {
    * marked trusted): the call asks for these findings; `text` is kept as it is for the approval's scope.
    */
   findings?: readonly ApprovalFinding[];
+  /** What a file tool would do to its file: a protected one asks, showing the change (protected-change.ts). */
+  change?: FileChange;
 }
+
+/** A file tool's change to one file: its whole new content (write_file), or a replacement in it (patch). */
+export type FileChange = { path: string } & ({ content: string } | { old: string; new: string; all: boolean });
 
 /** Where a tool's gate function looks things up (a background process's command). */
 export interface GateContext {
@@ -63,10 +68,16 @@ export function unshowable(shown: string): string | undefined {
  * rules of the command line (git hooks and .git/config, shell start-up files, system configuration, ~/.ssh) apply to
  * every channel that writes files. The content is judged where it runs (a script by path, a makefile, package.json).
  */
-export function fileWriteSubject(tool: string, path: unknown, content: unknown): CallSubject | undefined {
+export function fileWriteSubject(
+  tool: string,
+  path: unknown,
+  content: unknown,
+  edit?: { old: string; new: string; all: boolean },
+): CallSubject | undefined {
   if (typeof path !== 'string' || path === '') return undefined;
   const quoted = `'${path.replace(/'/g, `'\\''`)}'`;
   const text = typeof content === 'string' ? content : '';
+  const change: FileChange = edit ? { path, ...edit } : { path, content: text };
   // A file tool's relative path is the task directory's, not the shell's (after a `cd`): files are read there too.
-  return { text: `: > ${quoted}`, shown: `${tool} ${path}:\n${text}`, workdir: '.', written: text };
+  return { text: `: > ${quoted}`, shown: `${tool} ${path}:\n${text}`, workdir: '.', written: text, change };
 }

@@ -120,9 +120,10 @@ export async function navigate(url: string, ctx: ToolContext): Promise<string> {
   const target = toolUrl(url, 'opened');
   if ('error' in target) return toolError(target.error);
   const href = shownUrl(target.url.href);
-  // Decided before the browser is asked to go there: a person may take longer than a page load may.
+  // Decided before the browser is asked to go there: a person may take longer than a page load may. As a host:
+  // the proxy does not read the browser's HTTPS (context-proxy.ts).
   const net = CallNetwork.of(ctx, 'browser_navigate');
-  const d = await net.decide(target.target, `browser_navigate ${href}`);
+  const d = await net.decide(target.target, `browser_navigate ${href}`, undefined, true);
   if (!d.allow) return toolError(`refused to open ${href}: ${d.reason}`);
   browserPool.hold(ctx.taskId);
   try {

@@ -1,7 +1,10 @@
 // One task's browser proxy: a port on the worker's 127.0.0.1 that the task's browser context sends every request
 // through (navigations, redirects, sub-resources, websockets, service workers; loopback too). Each connection is
 // decided by the run's egress gate as a request of the browser call the page serves now, so it is attributed to
-// that run and call, and asked about with it. Chromium resolves no name itself (session-pool.ts). Worker-only.
+// that run and call, and asked about with it. Chromium resolves no name itself (session-pool.ts). The proxy does not
+// read the browser's HTTPS (Chromium trusts its own store, not the worker's CA), so a host allowed only request by
+// request (read-only, or some paths) is decided as a host, and no egress.credentials header is ever added: any page's
+// script could spend it. Worker-only.
 import { createServer, type Server, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { proxyFront, type Reach } from '../environments/egress/http-forward.js';

@@ -188,6 +188,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: () => import('./exec-command.js').then((m) => m.addExecCommand),
   },
   {
+    name: 'egress-ca',
+    summary: "The egress proxy's certificate authority: show it, or --rotate to make a new one",
+    load: () => import('./egress-ca-command.js').then((m) => m.addEgressCaCommand),
+  },
+  {
     name: 'model',
     summary: 'Local models: list them, install their weights',
     load: () => import('./model-command.js').then((m) => m.addModelCommands),

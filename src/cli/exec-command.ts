@@ -63,11 +63,18 @@ export function addExecCommand(program: Command): void {
       } finally {
         await closeEnvironments();
       }
-      const result = JSON.parse(raw) as { exit_code?: number | null; output?: string; error?: string };
+      const result = JSON.parse(raw) as {
+        exit_code?: number | null;
+        output?: string;
+        error?: string;
+        sandbox?: string;
+      };
       if (opts.json) process.stdout.write(`${raw}\n`);
       else if (result.output) process.stdout.write(result.output.endsWith('\n') ? result.output : `${result.output}\n`);
       if (result.exit_code === undefined) throw new CliError(result.error ?? 'the command did not run', 1);
       const seconds = ((Date.now() - started) / 1000).toFixed(2);
+      // What the environment did on its own (a write refused, a protected file moved out, a limit reached) is said.
+      if (!opts.json && result.sandbox) process.stderr.write(`tether: ${result.sandbox}\n`);
       if (!opts.json)
         process.stderr.write(
           `[${terminal.backend} · exit ${String(result.exit_code)} · ${seconds} s${result.error ? ` · ${result.error}` : ''}]\n`,

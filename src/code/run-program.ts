@@ -37,6 +37,8 @@ interface ProgramResult {
   timedOut: boolean;
   cancelled: boolean;
   requests: number;
+  /** What the environment's own enforcement did while it ran (a limit reached, a protected file moved out). */
+  enforced?: string[];
 }
 
 const SETUP_TIMEOUT_SECONDS = 60;
@@ -146,5 +148,6 @@ async function serveProgram(
     timedOut: result.timedOut,
     cancelled: result.cancelled,
     requests,
+    ...(result.enforced ? { enforced: result.enforced } : {}),
   };
 }

@@ -1,5 +1,5 @@
-// Shapes of the egress gate that cross the workflow boundary: a connection's request for approval, the run's answer,
-// and the hosts a run reached. Workflow-safe (types and pure helpers).
+// Shapes of the egress gate that cross the workflow boundary: a connection's (or one HTTP request's) request for
+// approval, the run's answer, and the hosts a run reached. Workflow-safe (types and pure helpers).
 import type { ApprovalMode } from './approval-types.js';
 
 /**
@@ -26,6 +26,28 @@ export interface EgressRequest {
   mode: ApprovalMode;
   timeoutSeconds: number;
   notify: boolean;
+  /**
+   * Set when one HTTP request the proxy read is asked about (a write to a host allowed for reading, or a path no
+   * entry covers), not the connection: what the person decides is this request, and session covers its method and
+   * path prefix on this host:port. Absent: the connection to host:port is asked about, as before.
+   */
+  request?: EgressHttpRequest;
+}
+
+/** One HTTP request as the proxy read it, for an approval: what it would send, bounded and escaped. */
+export interface EgressHttpRequest {
+  method: string;
+  /** `https://host[:port]/path?query` as the request named it (at most 2,000 characters). */
+  url: string;
+  /** The path without its query: what a session approval covers (itself and below, segment by segment). */
+  path: string;
+  contentType?: string;
+  /** The body's size when known (Content-Length, or the whole body was read); absent for a longer chunked body. */
+  bodyBytes?: number;
+  /** Its first bytes, escaped to printable ASCII (\n, \xNN), or '' without a body. */
+  head: string;
+  /** Why it is asked: `registry.npmjs.org:443 is allowed for reading only (egress.allow: ...)`. */
+  why: string;
 }
 
 export interface EgressAnswer {
@@ -54,6 +76,35 @@ export type NetworkReachReport = Omit<NetworkReach, 'count' | 'at'>;
 /** The allowlist and session-rule spelling of a network approval: `network:HOST:PORT` (`network:[v6]:PORT`). */
 export function networkRule(host: string, port: number): string {
   return `network:${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
+/**
+ * The rule of a request-level approval: `network:HOST:PORT METHOD /path`. In command_allowlist and a run's session
+ * rules it covers that method on that path and below (segment by segment: `/a` covers `/a/b`, not `/ab`).
+ */
+export function requestRule(host: string, port: number, method: string, path: string): string {
+  return `${networkRule(host, port)} ${method} ${path}`;
+}
+
+/** Whether `path` is `prefix` or below it, segment by segment (`/` covers every path). */
+export function pathCovered(prefix: string, path: string): boolean {
+  if (prefix === '/' || prefix === '') return true;
+  const p = prefix.endsWith('/') ? prefix.slice(0, -1) : prefix;
+  return path === p || path.startsWith(`${p}/`);
+}
+
+/**
+ * Whether an allowlist or session rule lets this request through: the host-wide `network:HOST:PORT` covers every
+ * request to it; `network:HOST:PORT METHOD /prefix` covers that method at that prefix and below.
+ */
+export function ruleCoversRequest(rule: string, host: string, port: number, method: string, path: string): boolean {
+  const hostRule = networkRule(host, port);
+  if (rule === hostRule) return true;
+  if (!rule.startsWith(`${hostRule} `)) return false;
+  const [m, prefix, ...rest] = rule.slice(hostRule.length + 1).split(' ');
+  return (
+    rest.length === 0 && m === method && prefix !== undefined && prefix.startsWith('/') && pathCovered(prefix, path)
+  );
 }
 
 /**

@@ -1,5 +1,5 @@
 // The process's environment manager: set up by the worker from its configuration; defaults (local backend) otherwise. Worker-only.
-import { hostname } from 'node:os';
+import { hostname, platform } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { parseConfig, type TerminalConfig } from '../config/config.js';
 import { lazyLogger, type Logger } from '../logging/logger.js';
@@ -11,6 +11,13 @@ import type { TaskView } from './task-view.js';
 
 let current: EnvironmentManager | undefined;
 let view: TaskView | undefined;
+
+/** Whether this worker's tasks reach the outside through the egress proxy (the local sandbox's, or Docker's). */
+function usesEgressProxy(local: LocalSettings, backend: string, settings: unknown): boolean {
+  const s = local.sandbox;
+  if (s.enabled && s.network === 'proxy' && platform() === 'linux') return true;
+  return backend === 'docker' && (settings as { egress?: boolean }).egress === true;
+}
 
 /** This process's id among workers: host, pid and a random part (a pid can be reused after a restart). */
 export const WORKER_ID = `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
@@ -28,6 +35,9 @@ export async function configureEnvironments(
   // One egress policy per worker, whichever backend's sandbox uses the proxy (local, or Docker with egress on).
   const local = (await resolveBackend(terminal, 'local')).settings as LocalSettings;
   egressGate().configure({ policy: local.sandbox.egress, log });
+  // Credentials and the proxy's CA are ready before any task's proxy opens, and a problem stops the worker now.
+  egressGate().prepareCredentials(local.sandbox.egress.credentials);
+  if (usesEgressProxy(local, definition.name, settings)) await egressGate().trust();
   view = taskView(local);
   const warnings = (await definition.preflight?.(settings)) ?? [];
   for (const w of warnings) log.warn({ backend: definition.name }, w);

@@ -34,6 +34,8 @@ interface RunResult {
   survivedKill?: boolean;
   /** The task's long-lived shell ended during the command (it killed its shell): what the model is told. */
   shellReplaced?: string;
+  /** What the environment's own enforcement did during the command (Transport.commandEnded), a line each. */
+  enforced?: string[];
   durationMs: number;
 }
 
@@ -198,11 +200,31 @@ export class ShellEnvironment {
     const call = currentToolCall();
     this.lastRun = call?.workflowId ?? this.lastRun;
     this.foreground.set(id, { command: req.command, call });
-    const session = this.claimSession(req);
-    const running = session ? this.launchInSession(session, id, req, started) : this.launchProcess(id, req, started);
+    // Before the shell is chosen: what changed since the last command decides the sandbox it runs in.
+    const mark = this.transport.commandStarting?.();
+    const ended = (): string[] => this.transport.commandEnded?.(mark) ?? [];
+    let running: RunningCommand;
+    try {
+      const session = this.claimSession(req);
+      running = session ? this.launchInSession(session, id, req, started) : this.launchProcess(id, req, started);
+    } catch (err) {
+      ended();
+      this.foreground.delete(id);
+      throw err;
+    }
+    const result = running.result.then(
+      (r) => {
+        const enforced = ended();
+        return enforced.length > 0 ? { ...r, enforced } : r;
+      },
+      (err: unknown) => {
+        ended();
+        throw err;
+      },
+    );
     const done = (): void => void this.foreground.delete(id);
-    running.result.then(done, done);
-    return running;
+    result.then(done, done);
+    return { ...running, result };
   }
 
   /** A foreground command in the task's long-lived shell (see shell-session.ts). */
@@ -322,7 +344,7 @@ export class ShellEnvironment {
     opts: { joins?: string } = {},
   ): Promise<{ exitCode: number | null; output: Buffer }> {
     const chunks: Buffer[] = [];
-    const proc = this.transport.spawn(script, { stdin, ...opts });
+    const proc = this.transport.spawn(script, { stdin, ...opts, helper: true });
     proc.onData((c) => chunks.push(c));
     const exitCode = await proc.exited;
     return { exitCode, output: Buffer.concat(chunks) };

@@ -29,7 +29,11 @@ const INNER = [
   '  [ -z "$__to" ] && pwd 1<> "$__td/cwd"',
   '  return 0',
   '}',
-  "__tsaved=; trap '__tether_save' EXIT",
+  // In its own PID namespace (R=1) what the command left running is killed as soon as it ends (__treap), so its last
+  // background process can go first thing in the trap: after a refused fork (a process limit) bash waits for that
+  // process before the trap's first command returns, which held such a command until its timeout.
+  '__tk=; [ "$R" = 1 ] && __tk=1',
+  '__tsaved=; trap \'{ kill -KILL ${__tk:+"$!"}; } 2>/dev/null; __tether_save\' EXIT',
   // Saved after a normal end too: a command that set its own EXIT trap still carries its cd and exports over.
   'eval "$__tc"; __trc=$?; __tether_save; exit "$__trc"',
 ].join('\n');

@@ -48,7 +48,7 @@ export class ShellSession {
     this.ready = new Promise<void>((resolve, reject) => (this.readyWait = { resolve, reject }));
     this.ready.catch(() => undefined);
     const support = transport.persistentShell ?? {};
-    this.proc = transport.spawn(bootScript(opts.stateDir, opts.env, this.nonce), { tag: opts.tag });
+    this.proc = transport.spawn(bootScript(opts.stateDir, opts.env, this.nonce), { tag: opts.tag, taskShell: true });
     this.proc.onData((c) => this.feed(c));
     this.proc.exited.then(
       (code) => this.finish(undefined, code),

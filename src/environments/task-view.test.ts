@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RootedView, TaskView, type HiddenPath, type Layer } from './task-view.js';
+import { DEFAULT_PROTECTED } from '../common/protected-paths.js';
 
 const h = (path: string, why: HiddenPath['why'] = 'credentials'): HiddenPath => ({ path, why });
 
@@ -53,6 +54,17 @@ describe('TaskView: what a task sees at a path', () => {
     expect(kinds(v.mounts())).toEqual(['hide /h/.tether', 'show /h/.tether/work/t1', 'hide /h/.tether/work/t1/.env']);
   });
 
+  it('an exposed path inside the task directory is read-only there, and mounted so (found by the attack pass)', () => {
+    // `--cwd ~` with ~/.aws exposed (and so no longer hidden): readable, never writable.
+    const v = new TaskView([h('/h/.ssh')], ['/h/.aws', '/h/.ssh/known_hosts', '/elsewhere/.kube'], true).forTask('/h');
+    expect(v.sight('/h/.aws/credentials')).toEqual({ readOnly: '/h/.aws' });
+    expect(v.writable('/h/.aws/config')).toBe(false);
+    expect(v.writable('/h/notes.txt')).toBe(true);
+    const kinds = (ls: Layer[]): string[] => ls.map((l) => `${l.kind} ${l.path}`);
+    // Outside every root and every hidden path, the read-only system already holds an exposed path: no mount.
+    expect(kinds(v.mounts())).toEqual(['hide /h/.ssh', 'show-read-only /h/.aws', 'show-read-only /h/.ssh/known_hosts']);
+  });
+
   it('mounts nothing twice: a hidden path inside a hidden directory is hidden with it', () => {
     const v = new TaskView([h('/h/.config'), h('/h/.config/gh'), h('/h/.netrc')]).forTask('/work');
     expect(v.mounts().map((l) => l.path)).toEqual(['/h/.netrc', '/h/.config']);
@@ -63,5 +75,33 @@ describe('TaskView: what a task sees at a path', () => {
     const home = view.forTask('/home/u').below('/home/u');
     expect(home.clear).toBe(false);
     expect(home.sight('/home/u/.ssh/id_rsa')).toEqual({ hidden: h('/home/u/.ssh') });
+  });
+});
+
+describe('TaskView: the protected files a file tool asks about', () => {
+  const view = new TaskView([], [], true, ['/srv/cache'], DEFAULT_PROTECTED).forTask('/w');
+  const repos = new Set(['/w/vendor/lib', '/elsewhere/repo', '/']);
+  const cases: [string, string | undefined][] = [
+    ['/w/AGENTS.md', 'agent'],
+    ['/w/agents.md', 'agent'],
+    ['/w/.github/workflows/ci.yml', 'ci'],
+    ['/w/.github/workflows', 'ci'],
+    ['/w/.github/dependabot.yml', undefined],
+    ['/w/src/app.py', undefined],
+    // Only at a project's top: a root, or a repository in it, where the deepest one whose entry matches decides.
+    ['/w/src/AGENTS.md', undefined],
+    ['/w/vendor/lib/.claude/settings.json', 'agent'],
+    ['/w/vendor/lib/.github/workflows/ci.yml', 'ci'],
+    ['/srv/cache/.envrc', 'direnv'],
+    // Outside the roots, only repositories decide; above a root nothing is looked at (/ is a repository here).
+    ['/elsewhere/repo/CODEOWNERS', 'owners'],
+    ['/elsewhere/plain/CODEOWNERS', undefined],
+  ];
+  it.each(cases)('%s is protected as %s', (path, kind) => {
+    expect(view.protectedAt(path, (d) => repos.has(d))?.kind).toBe(kind);
+  });
+
+  it('nothing is protected without entries', () => {
+    expect(new TaskView([]).forTask('/w').protectedAt('/w/AGENTS.md', () => true)).toBeUndefined();
   });
 });

@@ -1,8 +1,10 @@
 // What a task's commands and tools see of this machine: the hidden paths (tether's own files, credential locations,
 // `hidden`) and what is shown again on top of them (the task directory, writable paths, `expose`d paths), decided by
-// the deepest layer. The sandbox mounts these layers (backends/local/sandbox.ts); the file tools ask the same view
-// before they open a path, so one list and one decision hold for every tool. Pure path arithmetic, no I/O.
-// Worker-only.
+// the deepest layer, and which files in it other programs run or obey later (protected: changed only by a file tool
+// that asks). The sandbox mounts these layers (backends/local/sandbox.ts); the file tools ask the same view before
+// they open a path, so one list and one decision hold for every tool. Pure path arithmetic, no I/O. Worker-only.
+import { dirname } from 'node:path';
+import { protectedEntryOf, type ProtectedEntry } from '../common/protected-paths.js';
 
 /** Why a path is hidden: what a tool's refusal names. */
 export type HiddenWhy = 'tether' | 'credentials' | 'configured' | 'private-tmp';
@@ -38,10 +40,11 @@ export class RootedView {
     const insideHidden = (p: string, strictly: boolean): boolean =>
       hidden.some((h) => within(p, h.path) && (!strictly || h.path !== p));
     const hides: Layer[] = hidden.map((h) => ({ kind: 'hide', ...h }));
-    // A root inside a hidden directory is the task's own: shown again. So is an exposed path (read-only).
+    // A root inside a hidden directory is the task's own: shown again. So is an exposed path, read-only: inside a
+    // hidden directory, and inside a root too (`--cwd ~` with ~/.aws exposed: readable, never changed by the run).
     const shows: Layer[] = roots.filter((r) => insideHidden(r, false)).map((path) => ({ kind: 'show', path }));
     const readOnly: Layer[] = view.exposed
-      .filter((e) => insideHidden(e, true))
+      .filter((e) => insideHidden(e, true) || roots.some((r) => within(e, r)))
       .map((path) => ({ kind: 'show-read-only', path }));
     this.layers = [...hides, ...shows, ...readOnly].sort((a, b) => rank(a) - rank(b));
   }
@@ -61,12 +64,15 @@ export class RootedView {
 
   /**
    * The layers a mount table needs: those that change what their enclosing layer decided (a hidden path inside a
-   * directory already hidden is hidden with it; a root not inside a hidden one is shown by its own bind already).
+   * directory already hidden is hidden with it; a root not inside a hidden one is shown by its own bind already; an
+   * exposed path is bound read-only unless a read-only layer already holds it).
    */
   mounts(): Layer[] {
     return this.layers.filter((l, i) => {
       const enclosing = decisive(this.layers, i, l.path);
-      return l.kind === 'hide' ? enclosing?.kind !== 'hide' : enclosing?.kind === 'hide';
+      if (l.kind === 'hide') return enclosing?.kind !== 'hide';
+      if (l.kind === 'show-read-only') return enclosing?.kind !== 'show-read-only';
+      return enclosing?.kind === 'hide';
     });
   }
 
@@ -78,9 +84,28 @@ export class RootedView {
         this.view.hidden.filter((h) => near(h.path)),
         this.view.exposed.filter(near),
         this.view.sandboxed,
+        this.view.writable,
+        this.view.protectedFiles,
       ),
       this.roots,
     );
+  }
+
+  /**
+   * The protected entry covering `path` (absolute), judged as the file tools' gate judges it (protected-change.ts):
+   * at the top of a project, where the deepest project whose entry matches decides; a project's top is a root, or a
+   * directory `isRepository` says holds a `.git`. Above a root nothing is looked at (a path inside a root), so the
+   * task directory's parents' repositories never decide for it.
+   */
+  protectedAt(path: string, isRepository: (dir: string) => boolean): ProtectedEntry | undefined {
+    const entries = this.view.protectedFiles;
+    if (entries.length === 0) return undefined;
+    for (let dir = dirname(path); ; dir = dirname(dir)) {
+      const entry = protectedEntryOf(path.slice(dir === '/' ? 1 : dir.length + 1), entries);
+      if (entry && isRepository(dir)) return entry;
+      if (this.roots.includes(dir)) return entry;
+      if (dir === '/') return undefined;
+    }
   }
 
   /** Nothing at or below the directory this view was narrowed to is hidden or read-only. */
@@ -98,6 +123,8 @@ export class TaskView {
     readonly sandboxed = false,
     /** terminal.local.sandbox.writable: writable roots besides the task directory. */
     readonly writable: readonly string[] = [],
+    /** The protected paths in force (terminal.local.sandbox.protected applied): a file tool's write to one asks. */
+    readonly protectedFiles: readonly ProtectedEntry[] = [],
   ) {}
 
   private last?: RootedView;
@@ -128,6 +155,6 @@ export function hiddenMessage(shown: string, h: HiddenPath): string {
     case 'configured':
       return `${shown} is hidden by terminal.local.sandbox.hidden (${h.path}): no command or tool of a run can read or change it`;
     case 'private-tmp':
-      return `${shown} is not the task's: its commands have a /tmp of their own, which the file tools do not reach; use a path in the working directory`;
+      return `${shown} is not the task's: its commands have a ${h.path} of their own, which the file tools do not reach; use a path in the working directory`;
   }
 }

@@ -19,6 +19,10 @@ export interface SpawnOptions {
    * with Environment.Gone.
    */
   joins?: string;
+  /** The task's long-lived shell: between commands it runs nothing of the task's (see commandStarting). */
+  taskShell?: boolean;
+  /** One of tether's own short helper scripts (reads for the gate, clean-up): not one of the task's commands. */
+  helper?: boolean;
 }
 
 /** One process started by a transport: a POSIX `sh -c SCRIPT` on the far side. */
@@ -98,6 +102,13 @@ export interface Transport {
    * before the next command, so a credential created after it started is hidden from it too.
    */
   sandboxView?(): string;
+  /**
+   * Brackets each foreground command: called before it starts (before its shell is chosen) and after it ended,
+   * with what the first call returned. The second returns what the environment's own enforcement did meanwhile, a
+   * line each for the model (a limit the task reached, a protected file a command created, moved out).
+   */
+  commandStarting?(): unknown;
+  commandEnded?(mark: unknown): string[];
 }
 
 /** How a transport hosts a task's long-lived shell (see shell-session.ts). */

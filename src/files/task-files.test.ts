@@ -14,6 +14,8 @@ import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { FileRefusal, readTaskFile, updateTaskFile, writeTaskFile } from './task-files.js';
+import { TaskView } from '../environments/task-view.js';
+import { DEFAULT_PROTECTED } from '../common/protected-paths.js';
 import { walkTaskDir } from './walk.js';
 
 const dir = (prefix: string, parent = tmpdir()): string => realpathSync(mkdtempSync(join(parent, prefix)));
@@ -167,6 +169,54 @@ describe('task files under a symlink race (a process flipping a name between a f
     expect(reads).toBeGreaterThan(0);
     expect(reads).toBeLessThan(TRIES);
   }, 240_000);
+});
+
+describe('task files: a protected file is changed only by its own path (the one the gate showed a person)', () => {
+  it('refuses a write that reaches one through a link; reads it, writes it by its path, and writes ordinary files', async () => {
+    const root = dir('tether-tf-prot-');
+    mkdirSync(join(root, '.github/workflows'), { recursive: true });
+    writeFileSync(join(root, '.github/workflows/ci.yml'), 'on: push\n');
+    writeFileSync(join(root, 'AGENTS.md'), 'rules\n');
+    mkdirSync(join(root, 'src'));
+    mkdirSync(join(root, 'vendor/lib/.claude'), { recursive: true });
+    mkdirSync(join(root, 'vendor/lib/.git'));
+    symlinkSync('.github', join(root, 'docs'));
+    symlinkSync('AGENTS.md', join(root, 'notes.md'));
+    symlinkSync('AGENTS.md', join(root, 'CLAUDE.md'));
+    symlinkSync('vendor/lib/.claude', join(root, 'settings'));
+    symlinkSync('src', join(root, 'lib'));
+    const scope = { cwd: root, view: new TaskView([], [], false, [], DEFAULT_PROTECTED) };
+    const refused =
+      /leads to .*, which is protected \(.*\): a file tool changes a protected file only by its own path, so that a person sees the change and is asked; write .* itself/;
+    expect(await refusal(writeTaskFile(scope, 'docs/workflows/ci.yml', 'x'))).toMatch(refused);
+    expect(await refusal(writeTaskFile(scope, 'docs/workflows/new.yml', 'x'))).toMatch(refused);
+    expect(await refusal(writeTaskFile(scope, 'notes.md', 'x'))).toMatch(
+      /^notes\.md leads to .*\/AGENTS\.md, which is protected \(other agents read it as their instructions or settings\).*; write AGENTS\.md itself$/,
+    );
+    expect(await refusal(updateTaskFile(scope, 'notes.md', 100, () => 'x'))).toMatch(refused);
+    // A nested repository's own agent settings, reached from the task directory through a link.
+    expect(await refusal(writeTaskFile(scope, 'settings/settings.json', '{}'))).toMatch(refused);
+    expect(readFileSync(join(root, '.github/workflows/ci.yml'), 'utf8')).toBe('on: push\n');
+    expect(existsSync(join(root, '.github/workflows/new.yml'))).toBe(false);
+    expect(existsSync(join(root, 'vendor/lib/.claude/settings.json'))).toBe(false);
+    expect(readFileSync(join(root, 'AGENTS.md'), 'utf8')).toBe('rules\n');
+    // Reading is fine, through a link or not.
+    expect((await readTaskFile(scope, 'notes.md', 100)).toString()).toBe('rules\n');
+    expect((await readTaskFile(scope, 'docs/workflows/ci.yml', 100)).toString()).toBe('on: push\n');
+    // By a protected path of its own the gate asked (protected-change.ts): the write goes through.
+    await writeTaskFile(scope, 'CLAUDE.md', 'rules, approved\n');
+    await writeTaskFile(scope, '.github/workflows/ci.yml', 'on: pull_request\n');
+    await writeTaskFile(scope, 'vendor/lib/.claude/settings.json', '{}');
+    expect(readFileSync(join(root, 'AGENTS.md'), 'utf8')).toBe('rules, approved\n');
+    expect(readFileSync(join(root, '.github/workflows/ci.yml'), 'utf8')).toBe('on: pull_request\n');
+    // Ordinary files, through a link or not.
+    await writeTaskFile(scope, 'lib/util.py', 'x = 1\n');
+    await writeTaskFile(scope, 'src/app.py', 'y = 2\n');
+    expect(readFileSync(join(root, 'src/util.py'), 'utf8')).toBe('x = 1\n');
+    // With no protected paths in force, nothing is held.
+    await writeTaskFile({ cwd: root, view: new TaskView([]) }, 'notes.md', 'anything\n');
+    expect(readFileSync(join(root, 'AGENTS.md'), 'utf8')).toBe('anything\n');
+  });
 });
 
 describe('FileRefusal', () => {

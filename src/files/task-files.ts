@@ -1,15 +1,16 @@
 // What file tools do to a task's files, each through a descriptor opened beneath the task's working directory
 // (beneath.ts), so that a link or a race in the task directory cannot make the worker read or write elsewhere.
 // Worker-only.
-import { constants, type Stats } from 'node:fs';
+import { constants, existsSync, type Stats } from 'node:fs';
 import { open, realpath, type FileHandle } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { countRefusal } from '../observability/metrics.js';
 import { TetherError } from '../common/errors.js';
 import { resolveTaskPath, type FileScope } from './check-path.js';
 import { Beneath, RACE_FREE } from './beneath.js';
 import { currentTaskView } from '../environments/current.js';
 import { hiddenMessage, within, type RootedView } from '../environments/task-view.js';
+import { PROTECTED_WHY } from '../common/protected-paths.js';
 
 const { O_RDONLY, O_RDWR, O_WRONLY, O_CREAT, O_EXCL } = constants;
 
@@ -36,10 +37,23 @@ function viewCheck(
   rooted: RootedView,
   shown: string,
 ): (real: string, o: { writing: boolean }) => void {
+  // The gate judged the path as given (protected-change.ts): a protected one was shown to a person as a diff.
+  // (A path given under the task directory as named, not as it really is, is read as under its real path.)
+  const given = resolve(scope.cwd, shown);
+  const cwd = resolve(scope.cwd);
+  const judged = rooted.protectedAt(
+    within(given, cwd) ? join(rooted.roots[0]!, relative(cwd, given)) : given,
+    holdsGit,
+  );
   return (real, o) => {
     const sight = rooted.sight(real);
     if (sight && 'hidden' in sight) throw new ViewRefusal(hiddenMessage(shown, sight.hidden));
     if (!o.writing) return;
+    const entry = judged ? undefined : rooted.protectedAt(real, holdsGit);
+    if (entry)
+      throw new ViewRefusal(
+        `${shown} leads to ${real}, which is protected (${PROTECTED_WHY[entry.kind]}): a file tool changes a protected file only by its own path, so that a person sees the change and is asked; write ${relative(rooted.roots[0]!, real)} itself`,
+      );
     if (sight && 'readOnly' in sight)
       throw new ViewRefusal(
         `${shown} is read-only: terminal.local.sandbox.expose lets the task read it, not change it`,
@@ -50,6 +64,9 @@ function viewCheck(
       );
   };
 }
+
+/** Whether `dir` is a repository's top (a `.git` directory, or the file of a submodule or linked worktree). */
+const holdsGit = (dir: string): boolean => existsSync(join(dir, '.git'));
 
 /** The task's view for a scope (the worker's, unless a caller gives one), with its directory's real path. */
 export async function taskViewOf(scope: FileScope): Promise<RootedView> {

@@ -156,4 +156,88 @@ describe('CallNetwork', () => {
     expect(await call.decide(t('api.example'), 'x')).toMatchObject({ allow: true });
     expect(s.asked).toHaveLength(2);
   });
+
+  describe('method and path rules (egress.allow by access and path) hold for the tools too', () => {
+    const policy = {
+      allow: ['defaults', { host: 'forge.example', access: 'read', paths: ['/org/'] }],
+    };
+    const get = async (call: CallNetwork, href: string) => {
+      const url = new URL(href);
+      const to = t(url.hostname);
+      const d = await call.decide(to, `web_extract ${href}`);
+      return d.allow ? call.decideGet(to, d, url, `web_extract ${href}`) : d;
+    };
+
+    it('a GET under an allowed path passes unasked; elsewhere on the host it asks, showing the request', async () => {
+      const s = setUp([{ allow: false, reason: 'denied by a person' }], policy);
+      const call = s.net();
+      expect(await get(call, 'https://forge.example/org/repo')).toMatchObject({
+        allow: true,
+        by: 'egress.allow: forge.example (read /org/)',
+      });
+      expect(await get(call, 'https://registry.npmjs.org/left-pad')).toMatchObject({
+        allow: true,
+        by: 'egress.allow: registry.npmjs.org (read)',
+      });
+      expect(s.asked).toEqual([]);
+      const other = await get(call, 'https://forge.example/elsewhere/x?q=1');
+      expect(other).toMatchObject({ allow: false, by: 'denied by a person' });
+      expect(s.asked).toHaveLength(1);
+      expect(s.asked[0]).toMatchObject({
+        host: 'forge.example',
+        via: 'tool',
+        command: 'web_extract https://forge.example/elsewhere/x?q=1',
+        request: { method: 'GET', url: 'https://forge.example/elsewhere/x?q=1', path: '/elsewhere/x' },
+      });
+      expect(call.refusals.at(-1)).toContain('GET https://forge.example/elsewhere/x?q=1: denied by a person');
+    });
+
+    it('a path not in normal form is never covered by a path prefix; a dot-encoded escape is judged as sent', async () => {
+      const s = setUp(
+        [
+          { allow: false, reason: 'denied by a person' },
+          { allow: false, reason: 'denied by a person' },
+        ],
+        policy,
+      );
+      // An encoded / stays as it is (a server may decode it): no prefix covers it, and a session could not either.
+      expect(await get(s.net(), 'https://forge.example/org/a%2f..%2f..%2fadmin')).toMatchObject({ allow: false });
+      expect(s.asked[0]!.request).toMatchObject({ method: 'GET', path: '' });
+      // The URL parser resolves %2e%2e before anything is sent: the request asked about is the one sent, /admin.
+      expect(await get(s.net(), 'https://forge.example/org/%2e%2e/admin')).toMatchObject({ allow: false });
+      expect(s.asked[1]!.request).toMatchObject({ method: 'GET', path: '/admin' });
+    });
+
+    it('where commands reach every host unread (network: direct), the tools are not asked about paths either', async () => {
+      const s = setUp([], policy);
+      const open = s.net({ kind: 'open', by: 'terminal.local.sandbox.network: direct' });
+      expect(await get(open, 'https://forge.example/elsewhere')).toMatchObject({ allow: true });
+      expect(s.asked).toEqual([]);
+    });
+
+    it('the browser, whose HTTPS is not read, is asked about a read-only host as a host, and told why', async () => {
+      const s = setUp(
+        [
+          { allow: true, reason: 'approved by a person (once)' },
+          { allow: true, reason: 'approved by a person (once)' },
+        ],
+        policy,
+      );
+      const call = s.net();
+      expect(await call.open(t('registry.npmjs.org'), 'browser_click e3: registry.npmjs.org:443')).toMatchObject({
+        refused: expect.any(String),
+      });
+      expect(s.asked).toHaveLength(1);
+      expect(s.asked[0]!.request).toBeUndefined();
+      expect(s.asked[0]!.command).toContain(
+        'registry.npmjs.org:443 is allowed only request by request, by egress.allow: registry.npmjs.org (read)',
+      );
+      // The same call's fetch-level decision (which can judge each GET) is not the browser's.
+      expect(await call.decide(t('registry.npmjs.org'), 'web_extract https://registry.npmjs.org/')).toMatchObject({
+        allow: true,
+        requests: true,
+      });
+      expect(s.asked).toHaveLength(1);
+    });
+  });
 });

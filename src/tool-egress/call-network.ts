@@ -6,6 +6,8 @@ import type { Socket } from 'node:net';
 import { networkRule } from '../common/egress-types.js';
 import { egressGate, type Attribution, type Decision, type EgressGate } from '../environments/egress/gate.js';
 import { targetText, type Target } from '../environments/egress/target.js';
+import { normalPath } from '../environments/egress/access.js';
+import { shown as shownText } from '../environments/egress/request-gate.js';
 import { currentToolCall } from '../environments/tool-call-context.js';
 import { lazyLogger, type Logger } from '../logging/logger.js';
 import { countRefusal } from '../observability/metrics.js';
@@ -26,6 +28,9 @@ export function setToolEgressLog(l: Logger): void {
 export const APPROVAL_WAIT_SECONDS = 900;
 
 export type Opened = { socket: Socket; by: string } | { refused: string; status: 403 | 502 };
+
+/** How much of a URL a request's approval shows (as the proxy shows a command's). */
+const SHOWN_URL_CHARS = 2_000;
 
 /** How an execute_code program's request is shown beneath the call it made. */
 const PROGRAM_HEADING = '\n(a tool request of the execute_code program below)\n';
@@ -93,36 +98,80 @@ export class CallNetwork {
    * The decision for `t`; `shown` is what the call is doing there, as a person approving it reads it
    * (`web_extract https://…`). No name is resolved here. `gone` (a connection that closed) gives up waiting.
    */
-  async decide(t: Target, shown: string, gone?: AbortSignal): Promise<Decision> {
+  async decide(t: Target, shown: string, gone?: AbortSignal, unread = false): Promise<Decision> {
     if (this.network.kind === 'none')
       return this.refuse(t, { allow: false, by: 'no network', reason: this.network.why });
     const rule = networkRule(t.host, t.port);
-    const known = this.decided.get(rule);
+    const key = unread ? `${rule} unread` : rule;
+    const known = this.decided.get(key);
     if (known) return known;
-    const who: Attribution = {
+    const who: Attribution = { ...this.who(shown), ...(unread ? { unread: true as const } : {}) };
+    // Counted as waiting from the start: the gate's answer comes at once unless it asks someone.
+    this.asked(1);
+    let d: Decision;
+    try {
+      d = await this.gate.decide(t, who, 'tool', this.left(gone));
+    } finally {
+      this.asked(-1);
+    }
+    // A request that went away was not decided: a later one of the same call asks again.
+    if (d.by !== 'gone' && !this.ended) this.decided.set(key, d);
+    return d.allow ? d : this.refuse(t, d);
+  }
+
+  /**
+   * The decision on one GET the tool itself sends (web_extract, vision_analyze) on a connection `d` allowed: every
+   * one passes where the host is allowed whole; where it is allowed request by request (reads only, or some paths)
+   * the GET is judged like a command's request the proxy read: an entry, command_allowlist or a session rule
+   * covering its path, else the run's person, shown the request. The tool sends no body and no credential.
+   */
+  async decideGet(t: Target, d: Extract<Decision, { allow: true }>, url: URL, shown: string): Promise<Decision> {
+    if (!d.requests || this.network.kind === 'open') return d;
+    const target = `${url.pathname}${url.search}`;
+    this.asked(1);
+    let r: Decision;
+    try {
+      r = await this.gate.decideRequest(
+        t,
+        {
+          method: 'GET',
+          url: shownText(url.href, SHOWN_URL_CHARS),
+          path: normalPath(target),
+          access: 'read',
+          head: '',
+        },
+        this.who(shown),
+        'tool',
+        this.left(undefined),
+      );
+    } finally {
+      this.asked(-1);
+    }
+    return r.allow ? r : this.refuse(t, { ...r, reason: `GET ${shownText(url.href, 300)}: ${r.reason}` });
+  }
+
+  /** Who a person asked is shown: the call (and the execute_code program that made it), its run and call id. */
+  private who(shown: string): Attribution {
+    return {
       command: this.origin.program ? `${shown}${PROGRAM_HEADING}${this.origin.program}` : shown,
       ...(this.origin.workflowId ? { workflowId: this.origin.workflowId } : {}),
       ...(this.origin.callId ? { callId: this.origin.callId } : {}),
       ...(this.network.kind === 'open' ? { unasked: this.network.by } : {}),
     };
-    const signals = [this.signal, gone].filter((s): s is AbortSignal => s !== undefined);
-    const left = signals.length === 0 ? new AbortController().signal : AbortSignal.any(signals);
-    // Counted as waiting from the start: the gate's answer comes at once unless it asks someone.
-    this.asked(1);
-    let d: Decision;
-    try {
-      d = await this.gate.decide(t, who, 'tool', left);
-    } finally {
-      this.asked(-1);
-    }
-    // A request that went away was not decided: a later one of the same call asks again.
-    if (d.by !== 'gone' && !this.ended) this.decided.set(rule, d);
-    return d.allow ? d : this.refuse(t, d);
   }
 
-  /** Decides, then connects (see connect). */
+  /** What ends a wait for a person: the call's cancellation, or `gone` (a connection that closed). */
+  private left(gone: AbortSignal | undefined): AbortSignal {
+    const signals = [this.signal, gone].filter((s): s is AbortSignal => s !== undefined);
+    return signals.length === 0 ? new AbortController().signal : AbortSignal.any(signals);
+  }
+
+  /**
+   * Decides, then connects (see connect). For the browser's proxy: its traffic is not read (`unread` to the gate),
+   * so a host allowed only request by request is decided as a host.
+   */
   async open(t: Target, shown: string, gone?: AbortSignal): Promise<Opened> {
-    const d = await this.decide(t, shown, gone);
+    const d = await this.decide(t, shown, gone, true);
     if (!d.allow) return { refused: withHost(t, d.reason), status: 403 };
     return this.connect(t, d);
   }

@@ -114,6 +114,7 @@ registry.register({
       };
       if (r.timedOut) result.error = `Program timed out after ${seconds}s and was killed`;
       if (r.cancelled) result.error = 'Program was cancelled and killed';
+      if (r.enforced) result.sandbox = r.enforced.join('; ');
       return result;
     });
   },

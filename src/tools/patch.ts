@@ -32,7 +32,12 @@ registry.register({
   isAsync: true,
   pathArg: 'path',
   // Judged like a shell redirect to the same path: writing a git hook or .git/config asks, as `echo > ...` does.
-  gate: ({ path, new_string }) => fileWriteSubject('patch', path, new_string),
+  gate: ({ path, old_string, new_string, replace_all }) =>
+    fileWriteSubject('patch', path, new_string, {
+      old: String(old_string),
+      new: String(new_string),
+      all: replace_all === true,
+    }),
   timeoutSeconds: 60,
   handler: async ({ path, old_string, new_string, replace_all }, ctx) => {
     let replacements = 0;

@@ -105,7 +105,9 @@ registry.register({
           : 'Command was cancelled and killed';
       if (r.shellReplaced) result.shell = r.shellReplaced;
       const refused = r.exitCode !== 0 ? env.transport.refusalNote?.(r.output, Date.now() - r.durationMs) : undefined;
-      if (refused) result.sandbox = refused;
+      // What the environment did on its own during the command (a limit reached, a protected file moved out) first.
+      const sandbox = [...(r.enforced ?? []), ...(refused ? [refused] : [])];
+      if (sandbox.length > 0) result.sandbox = sandbox.join('; ');
       return result;
     });
   },

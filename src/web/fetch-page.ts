@@ -63,7 +63,10 @@ export async function fetchPage(rawUrl: string, opts: FetchPageOptions): Promise
           : `${opts.net.tool} ${href} (a redirect from ${shownUrl(first.url.href)})`;
       // A person deciding takes as long as it takes: the deadline is for the network.
       clock.pause();
-      const d = await opts.net.decide(target, shown).finally(() => clock.resume());
+      const d = await opts.net
+        .decide(target, shown)
+        .then((h) => (h.allow ? opts.net.decideGet(target, h, url, shown) : h))
+        .finally(() => clock.resume());
       if (!d.allow) throw new TetherError('Web.AddressRefused', `refused to fetch ${href}: ${d.reason}`);
       const opened = await whileRunning(opts.net.connect(target, d), signal);
       if ('refused' in opened) throw new TetherError('Web.FetchFailed', `could not fetch ${href}: ${opened.refused}`);

@@ -1,6 +1,8 @@
 // Network approvals: a sandboxed command's connection to a host no egress policy decided waits at the worker's
 // proxy while the run lists `network: HOST:PORT` as a pending approval, decided once/session/always/deny through the
-// same signal, update, query and channels as a command; and the hosts the run's commands reached. Workflow-safe.
+// same signal, update, query and channels as a command; so does one HTTP request the proxy read that its policy does
+// not allow (a write to a host allowed for reading: `network: HOST:PORT METHOD /path`, shown with what it sends);
+// and the hosts the run's commands reached. Workflow-safe.
 import {
   condition,
   defineSignal,
@@ -12,16 +14,19 @@ import {
   uuid4,
 } from '@temporalio/workflow';
 import type { AgentActivities } from '../common/activity-contract.js';
-import { argsDigest, type ApprovalMode, type PendingApproval } from '../common/approval-types.js';
+import { argsDigest, type ApprovalMode, type ApprovalScope, type PendingApproval } from '../common/approval-types.js';
 import {
   networkRule,
+  requestRule,
+  ruleCoversRequest,
+  type EgressHttpRequest,
   type EgressAnswer,
   type EgressRequest,
   type NetworkReach,
   type NetworkReachReport,
 } from '../common/egress-types.js';
 import { EGRESS_REACHED_SIGNAL, EGRESS_UPDATE, EGRESS_WITHDRAW_SIGNAL } from '../common/workflow-messages.js';
-import type { ApprovalBook } from './approvals.js';
+import { applies, type ApprovalBook } from './approvals.js';
 
 export const egressUpdate = defineUpdate<EgressAnswer, [EgressRequest]>(EGRESS_UPDATE);
 export const egressReachedSignal = defineSignal<[NetworkReachReport]>(EGRESS_REACHED_SIGNAL);
@@ -49,7 +54,60 @@ function problemWith(r: EgressRequest | undefined): string | undefined {
   if (typeof r.command !== 'string') return 'command must be a string';
   if (!['manual', 'smart', 'off'].includes(r.mode)) return 'mode must be manual, smart or off';
   if (!(typeof r.timeoutSeconds === 'number' && r.timeoutSeconds > 0)) return 'timeoutSeconds must be positive';
+  if (r.request !== undefined) return problemWithRequest(r.request);
   return undefined;
+}
+
+/** The same for a request's description: every field a bounded string (the approval shows them). */
+function problemWithRequest(q: EgressHttpRequest): string | undefined {
+  if (!q || typeof q !== 'object') return 'request must be an object';
+  if (typeof q.method !== 'string' || !/^[A-Z][A-Z0-9-]{0,31}$/.test(q.method))
+    return 'request.method must be a method';
+  for (const [k, max] of [
+    ['url', 2_100],
+    ['path', 2_100],
+    ['head', 2_000],
+    ['why', 2_000],
+  ] as const)
+    if (typeof q[k] !== 'string' || q[k].length > max)
+      return `request.${k} must be a string of at most ${max} characters`;
+  if (q.path !== '' && (!q.path.startsWith('/') || /\s/.test(q.path))) return 'request.path must be a path';
+  if (q.contentType !== undefined && (typeof q.contentType !== 'string' || q.contentType.length > 200))
+    return 'request.contentType must be a short string';
+  if (q.bodyBytes !== undefined && !(Number.isInteger(q.bodyBytes) && q.bodyBytes >= 0))
+    return 'request.bodyBytes must be a size';
+  return undefined;
+}
+
+/** What one request asks: its rule, what the person reads, and what session and always cover. */
+function requestAsk(req: EgressRequest, q: EgressHttpRequest): { rule: string; text: string; scope: ApprovalScope } {
+  const shownPath =
+    q.path ||
+    q.url
+      .replace(/^[a-z]+:\/\/[^/]*/i, '')
+      .split('?')[0]!
+      .replace(/\s/g, '') ||
+    '/';
+  const rule = requestRule(req.host, req.port, q.method, shownPath);
+  const size =
+    q.bodyBytes === 0 || (q.bodyBytes === undefined && q.head === '')
+      ? 'no body'
+      : q.bodyBytes !== undefined
+        ? `${q.bodyBytes} bytes`
+        : 'a chunked body of unknown size';
+  const text =
+    `network: ${q.method} ${q.url} (${q.contentType ?? 'no content type'}, ${size})` +
+    `${q.head ? `, first bytes: "${q.head}"` : ''}; ${q.why}`;
+  const origin = q.url.replace(/^([a-z]+:\/\/[^/]*).*$/is, '$1');
+  const scope: ApprovalScope = q.path
+    ? { key: rule, covers: `${q.method} requests of this run's commands to ${origin}${q.path} and below`, always: rule }
+    : {
+        key: rule,
+        covers: `this request only`,
+        onceOnly:
+          'its path is not in normal form (a . or .. segment, an encoded / or \\), so only this request can be approved',
+      };
+  return { rule, text, scope };
 }
 
 const hostPort = (host: string, port: number): string => networkRule(host, port).slice('network:'.length);
@@ -111,12 +169,20 @@ export class NetworkApprovals {
     return a;
   }
 
-  /** The run's decision on one connection: a session rule or mode off answer at once; otherwise a person does. */
+  /**
+   * The run's decision on one connection (or one request the proxy read): a session rule or mode off answer at once;
+   * otherwise a person does.
+   */
   private async decide(req: EgressRequest): Promise<EgressAnswer> {
-    const rule = networkRule(req.host, req.port);
+    const q = req.request;
+    const asked = q ? requestAsk(req, q) : undefined;
+    const rule = asked?.rule ?? networkRule(req.host, req.port);
     const mode = this.run.mode ?? req.mode;
-    if (this.book.state.sessionRules.includes(rule))
-      return this.answer(req, { allow: true, reason: 'approved for this run (session)', remember: true });
+    const session = q
+      ? q.path !== '' &&
+        this.book.state.sessionRules.some((x) => ruleCoversRequest(x, req.host, req.port, q.method, q.path))
+      : this.book.state.sessionRules.includes(rule);
+    if (session) return this.answer(req, { allow: true, reason: 'approved for this run (session)', remember: true });
     if (mode === 'off') return this.answer(req, { allow: true, reason: 'approvals.mode is off', remember: true });
     // Smart approval judges commands; a host alone tells the auxiliary model too little, so a person decides.
     if (this.withdrawn.includes(req.requestId)) return { allow: false, reason: 'the connection went away' };
@@ -138,12 +204,14 @@ export class NetworkApprovals {
         {
           rule,
           tier: 'dangerous',
-          description: `network: ${shown} (${req.via}), not in terminal.local.sandbox.egress.allow; ${askedBy(req.via, command)}`,
+          description: `${asked ? asked.text : `network: ${shown} (${req.via}), not in terminal.local.sandbox.egress.allow`}; ${askedBy(req.via, command)}`,
         },
       ],
-      argsDigest: argsDigest(`${rule}\n${command}`),
-      // What each choice covers, as every channel says it: this host and port, never a wider pattern.
-      scope: { key: rule, covers: `connections of this run's commands to ${shown}`, always: rule },
+      // A request's approval is bound to what it showed (its method, URL, size and first bytes), not only its rule.
+      argsDigest: argsDigest(asked ? `${rule}\n${command}\n${asked.text}` : `${rule}\n${command}`),
+      // What each choice covers, as every channel says it: this host and port (or this method and path on it), never
+      // a wider pattern.
+      scope: asked?.scope ?? { key: rule, covers: `connections of this run's commands to ${shown}`, always: rule },
       askedAt: new Date(now).toISOString(),
       expiresAt: new Date(now + timeoutSeconds * 1000).toISOString(),
     };
@@ -189,27 +257,30 @@ export class NetworkApprovals {
         reason: arrived ? reason : `no one approved ${shown} within ${timeoutSeconds} s (a timeout counts as a denial)`,
       });
     }
+    // A wider choice than the approval allows is narrowed (a request whose path is not in normal form: once).
+    const choice = applies(d.choice, pending.scope);
     this.book.record({
       ...base,
-      choice: d.choice,
+      choice,
+      ...(choice !== d.choice ? { asked: d.choice } : {}),
       source: 'person',
       by: d.by,
       ...(d.claimedBy === undefined ? {} : { claimedBy: d.claimedBy }),
       reason: d.reason,
     });
-    if (d.choice === 'deny')
+    if (choice === 'deny')
       return this.answer(req, { allow: false, reason: `denied by a person${d.reason ? `: ${d.reason}` : ''}` });
-    if (d.choice === 'session' || d.choice === 'always')
+    if (choice === 'session' || choice === 'always')
       this.book.state.sessionRules = [...new Set([...this.book.state.sessionRules, rule])];
     // A config.yaml that cannot take the entry still leaves the session approval: the person approved this host.
-    if (d.choice === 'always')
+    if (choice === 'always')
       await effects
         .addToAllowlist({ entries: [rule] })
         .catch((err: unknown) => log.warn('could not add the host to command_allowlist', { rule, error: String(err) }));
     return this.answer(req, {
       allow: true,
-      reason: `approved by a person (${d.choice})`,
-      remember: d.choice !== 'once',
+      reason: `approved by a person (${choice})`,
+      remember: choice !== 'once',
     });
   }
 }

@@ -348,7 +348,7 @@ describe('the local sandbox (bubblewrap)', () => {
       /^terminal\.local\.sandbox: Unrecognized key: "writabel"$/,
     );
     await expect(configure({ sandbox: 'maybe' })).rejects.toThrow(
-      /^terminal\.local\.sandbox: off, on, or a mapping with enabled, network, egress, writable, hidden, expose and bwrap$/,
+      /^terminal\.local\.sandbox: off, on, or a mapping with enabled, network, egress, writable, hidden, expose, protected, limits and bwrap$/,
     );
     await expect(configure({ sandbox: { writable: ['relative/dir'] } })).rejects.toThrow(
       /^terminal\.local\.sandbox\.writable\.0: an absolute path/,

@@ -1,12 +1,13 @@
 // Stand-ins for outside hosts in the egress tests: one HTTP server on 127.0.0.1 that answers every host name
 // (mapped to it by terminal.local.sandbox.egress.resolve) and counts the requests each name got. Traffic stays on
 // loopback.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { join, normalize } from 'node:path';
 
 export interface StandIn {
@@ -16,6 +17,10 @@ export interface StandIn {
   /** Requests seen, by the Host header's name (port dropped). */
   hits(host: string): number;
   total(): number;
+  /** Every request seen: its host (Host header, port dropped), method, target and headers. */
+  seen: { host: string; method: string; url: string; headers: IncomingMessage['headers'] }[];
+  /** Connections accepted (TLS ones once their handshake is done). */
+  connections(): number;
   close(): Promise<void>;
 }
 
@@ -26,17 +31,40 @@ const hello: Handler = (req, res) => {
   res.end(`hello from ${(req.headers.host ?? '').replace(/:\d+$/, '')}${req.url ?? ''}\n`);
 };
 
-/** An HTTP stand-in (or HTTPS with `tls`) answering every name with `handler` (default: "hello from HOST/PATH"). */
-export async function startStandIn(handler: Handler = hello, tls?: { cert: string; key: string }): Promise<StandIn> {
+/**
+ * An HTTP stand-in (or HTTPS with `tls`) answering every name with `handler` (default: "hello from HOST/PATH");
+ * `upgrade` takes Upgrade requests (a websocket), which are refused without it.
+ */
+export async function startStandIn(
+  handler: Handler = hello,
+  tls?: { cert: string; key: string },
+  upgrade?: (req: IncomingMessage, socket: Duplex, head: Buffer) => void,
+  /** Closes a connection that stays quiet this long (a server that drops idle clients); none by default. */
+  idleMs?: number,
+): Promise<StandIn> {
   const hits = new Map<string, number>();
+  const seen: StandIn['seen'] = [];
+  let connections = 0;
   const serve: Handler = (req, res) => {
     const host = (req.headers.host ?? '').replace(/:\d+$/, '');
     hits.set(host, (hits.get(host) ?? 0) + 1);
+    seen.push({ host, method: req.method ?? '', url: req.url ?? '', headers: req.headers });
     handler(req, res);
   };
   const server: Server = tls
     ? createHttpsServer({ cert: readFileSync(tls.cert), key: readFileSync(tls.key) }, serve)
     : createServer(serve);
+  server.on(tls ? 'secureConnection' : 'connection', () => (connections += 1));
+  if (idleMs !== undefined)
+    server.on('connection', (s: Duplex & { setTimeout(ms: number, cb: () => void): void }) =>
+      s.setTimeout(idleMs, () => s.destroy()),
+    );
+  if (upgrade)
+    server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+      const host = (req.headers.host ?? '').replace(/:\d+$/, '');
+      seen.push({ host, method: req.method ?? '', url: req.url ?? '', headers: req.headers });
+      upgrade(req, socket, head);
+    });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as AddressInfo).port;
   return {
@@ -44,6 +72,8 @@ export async function startStandIn(handler: Handler = hello, tls?: { cert: strin
     address: `127.0.0.1:${port}`,
     hits: (h) => hits.get(h) ?? 0,
     total: () => [...hits.values()].reduce((a, b) => a + b, 0),
+    seen,
+    connections: () => connections,
     close: () =>
       new Promise((r) => {
         server.closeAllConnections();
@@ -52,13 +82,67 @@ export async function startStandIn(handler: Handler = hello, tls?: { cert: strin
   };
 }
 
+/**
+ * A git forge over git's smart HTTP protocol: git-http-backend (git's own CGI program) serves the bare repositories
+ * under `root`. A push (git-receive-pack) is taken only with `Authorization: ${pushAuth}` when that is given, as a
+ * forge would; without it, pushes are open.
+ */
+export function gitSmartHttp(root: string, pushAuth?: string, fallback: Handler = hello): Handler {
+  return (req, res) => {
+    const url = new URL(req.url ?? '/', 'https://forge');
+    if (!/\.git(\/|$)/.test(url.pathname)) return fallback(req, res);
+    const pushing =
+      url.pathname.endsWith('/git-receive-pack') || url.searchParams.get('service') === 'git-receive-pack';
+    if (pushing && pushAuth !== undefined && req.headers.authorization !== pushAuth) {
+      res.writeHead(401, { 'www-authenticate': 'Basic realm="forge"', 'content-type': 'text/plain' });
+      return res.end('authentication required\n');
+    }
+    const cgi = spawn('/usr/lib/git-core/git-http-backend', [], {
+      env: {
+        PATH: process.env.PATH,
+        GIT_PROJECT_ROOT: root,
+        GIT_HTTP_EXPORT_ALL: '1',
+        PATH_INFO: url.pathname,
+        QUERY_STRING: url.search.slice(1),
+        REQUEST_METHOD: req.method ?? 'GET',
+        CONTENT_TYPE: req.headers['content-type'] ?? '',
+        ...(req.headers['content-encoding'] ? { HTTP_CONTENT_ENCODING: req.headers['content-encoding'] } : {}),
+        ...(req.headers['git-protocol'] ? { GIT_PROTOCOL: String(req.headers['git-protocol']) } : {}),
+        REMOTE_USER: 'pusher',
+        REMOTE_ADDR: '127.0.0.1',
+      },
+    });
+    req.pipe(cgi.stdin);
+    let head = Buffer.alloc(0);
+    let started = false;
+    cgi.stdout.on('data', (c: Buffer) => {
+      if (started) return void res.write(c);
+      head = Buffer.concat([head, c]);
+      const end = head.indexOf('\r\n\r\n');
+      if (end < 0) return;
+      started = true;
+      let status = 200;
+      const headers: Record<string, string> = {};
+      for (const line of head.subarray(0, end).toString('latin1').split('\r\n')) {
+        const [k, ...v] = line.split(':');
+        if (k!.toLowerCase() === 'status') status = Number(v.join(':').trim().split(' ')[0]);
+        else headers[k!] = v.join(':').trim();
+      }
+      res.writeHead(status, headers);
+      res.write(head.subarray(end + 4));
+    });
+    cgi.stdout.on('end', () => res.end());
+    cgi.on('error', () => res.destroy());
+  };
+}
+
 /** `resolve` entries mapping every name to the stand-in. */
 export function resolveAll(names: string[], standIn: StandIn): Record<string, string> {
   return Object.fromEntries(names.map((n) => [n, standIn.address]));
 }
 
-/** A self-signed certificate for `*.example.test` (its own CA), made with openssl into `dir`. */
-export function makeCertificate(dir: string): { cert: string; key: string } {
+/** A self-signed certificate for `*.example.test` and `names` (its own CA), made with openssl into `dir`. */
+export function makeCertificate(dir: string, names: string[] = []): { cert: string; key: string } {
   const key = join(dir, 'stand-in.key');
   const cert = join(dir, 'ca.pem');
   execFileSync(
@@ -77,7 +161,10 @@ export function makeCertificate(dir: string): { cert: string; key: string } {
       '2',
       '-subj',
       '/CN=example.test',
-    ].concat(['-addext', 'subjectAltName=DNS:*.example.test,DNS:example.test']),
+    ].concat([
+      '-addext',
+      `subjectAltName=${['*.example.test', 'example.test', ...names].map((n) => `DNS:${n}`).join(',')}`,
+    ]),
     { stdio: 'ignore' },
   );
   return { cert, key };

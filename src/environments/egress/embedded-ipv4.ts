@@ -1,7 +1,7 @@
 // The IPv4 address an IPv6 address carries to a translator or tunnel (NAT64, 6to4, Teredo): such an address reaches
 // that IPv4 host, so the reserved-address table (addresses.ts) judges it as that host. Worker-only (pure).
 /** The eight 16-bit groups of an IPv6 address (a valid one, as isIP said), an embedded dotted IPv4 included. */
-function groups(address: string): number[] {
+export function groups(address: string): number[] {
   let text = address.toLowerCase().split('%')[0]!;
   const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
   if (dotted) {

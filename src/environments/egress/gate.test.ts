@@ -176,3 +176,120 @@ describe('the egress gate', () => {
     expect(reported).toBe(200);
   });
 });
+
+describe('the egress gate, request by request', () => {
+  const registry = t('registry.example');
+  const write = (path: string | undefined, method = 'PUT') => ({
+    method,
+    url: `https://registry.example${path ?? '/a/../b'}`,
+    path,
+    access: 'write' as const,
+    contentType: 'application/json',
+    bodyBytes: 2,
+    head: '{}',
+  });
+
+  function asking(answers: EgressAnswer[]): { asker: EgressAsker; asked: EgressRequest[] } {
+    const asked: EgressRequest[] = [];
+    return {
+      asked,
+      asker: {
+        ask: async (_run, req) => (asked.push(req), answers.shift() ?? { allow: false, reason: 'denied by a person' }),
+        reached: () => undefined,
+        withdraw: () => undefined,
+      },
+    };
+  }
+
+  function gate(policy: unknown, asker?: EgressAsker, allowlisted: string[] = []): EgressGate {
+    const g = new EgressGate();
+    g.configure({ policy: EgressSchema.parse(policy), allowlisted: () => allowlisted, ...(asker ? { asker } : {}) });
+    return g;
+  }
+
+  it('a host allowed for reading is allowed request by request; one allowed whole is not', async () => {
+    const g = gate({ allow: [{ host: 'registry.example', access: 'read' }, 'open.example'] });
+    expect(await g.decide(registry, { command: '' }, 'connect', never)).toEqual({
+      allow: true,
+      by: 'egress.allow: registry.example (read)',
+      requests: true,
+    });
+    expect(await g.decide(t('open.example'), { command: '' }, 'connect', never)).toEqual({
+      allow: true,
+      by: 'egress.allow: open.example',
+    });
+    expect(g.requestCovered(registry, 'GET', 'read', '/pkg', {})).toBe('egress.allow: registry.example (read)');
+    expect(g.requestCovered(registry, 'PUT', 'write', '/pkg', {})).toBeUndefined();
+  });
+
+  it('a write asks the run with what it sends, each request on its own; session covers that method at that path and below', async () => {
+    const { asker, asked } = asking([
+      { allow: true, reason: 'approved by a person (session)', remember: true },
+      { allow: true, reason: 'approved by a person (once)' },
+    ]);
+    const g = gate({ allow: [{ host: 'registry.example', access: 'read' }] }, asker);
+    const who = { command: 'npm publish', workflowId: 'run-w', callId: 'call_9' };
+    expect(await g.decideRequest(registry, write('/demo'), who, 'connect', never)).toEqual({
+      allow: true,
+      by: 'approved by a person (session)',
+    });
+    expect(asked[0]).toMatchObject({
+      host: 'registry.example',
+      port: 443,
+      command: 'npm publish',
+      callId: 'call_9',
+      request: {
+        method: 'PUT',
+        url: 'https://registry.example/demo',
+        path: '/demo',
+        contentType: 'application/json',
+        bodyBytes: 2,
+        head: '{}',
+        why: 'registry.example:443 is allowed for reading only (egress.allow: registry.example (read))',
+      },
+    });
+    // Covered now: the same method below the path; not another method, not a sibling path, not another run.
+    expect(g.requestCovered(registry, 'PUT', 'write', '/demo/-rev/2', who)).toBe('approved for this run');
+    expect(g.requestCovered(registry, 'POST', 'write', '/demo', who)).toBeUndefined();
+    expect(g.requestCovered(registry, 'PUT', 'write', '/demo-evil', who)).toBeUndefined();
+    expect(g.requestCovered(registry, 'PUT', 'write', '/demo', { workflowId: 'run-other' })).toBeUndefined();
+    // A path not in normal form is never covered by a remembered rule, and is asked again with no path to cover.
+    expect(await g.decideRequest(registry, write(undefined), who, 'connect', never)).toMatchObject({ allow: true });
+    expect(asked[1]!.request).toMatchObject({ path: '', url: 'https://registry.example/a/../b' });
+    expect(g.requestCovered(registry, 'PUT', 'write', '/b', who)).toBeUndefined();
+  });
+
+  it('command_allowlist covers a request by its rule, or the host whole; outside a run a write is refused saying why', async () => {
+    const g = gate({ allow: [{ host: 'registry.example', access: 'read' }] }, undefined, [
+      'network:registry.example:443 PUT /team/',
+      'network:other.example:443',
+    ]);
+    expect(g.requestCovered(registry, 'PUT', 'write', '/team/x', {})).toBe(
+      'command_allowlist: network:registry.example:443 PUT /team/',
+    );
+    expect(g.requestCovered(t('other.example'), 'DELETE', 'write', '/x', {})).toBe(
+      'command_allowlist: network:other.example:443',
+    );
+    expect(await g.decideRequest(registry, write('/elsewhere'), { command: '' }, 'connect', never)).toMatchObject({
+      allow: false,
+      by: 'no run',
+      reason: expect.stringMatching(/allowed for reading only .* no run to ask/),
+    });
+  });
+
+  it('a passthrough host is decided whole: a read-only entry does not allow it', async () => {
+    const g = gate({
+      allow: [{ host: 'pinned.example', access: 'read' }, 'pinned-open.example'],
+      passthrough: ['pinned.example', 'pinned-open.example'],
+    });
+    expect(await g.decide(t('pinned.example'), { command: '' }, 'connect', never)).toMatchObject({
+      allow: false,
+      by: 'no run',
+    });
+    expect(await g.decide(t('pinned-open.example'), { command: '' }, 'connect', never)).toEqual({
+      allow: true,
+      by: 'egress.allow: pinned-open.example',
+    });
+    expect(g.passthrough(t('pinned.example'))).toBe(true);
+  });
+});

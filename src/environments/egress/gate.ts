@@ -1,15 +1,27 @@
 // The egress gate: for each connection a sandboxed command asks the proxy for, decides (deny, allow, an earlier
 // approval, or the run's person through an approval), then resolves the name itself and connects only to an address
-// that is not this machine's. One per worker process. Worker-only.
+// that is not this machine's; for each HTTP request the proxy read on a connection allowed request by request (a host
+// allowed for reading, or under some paths), decides that request the same way. One per worker process. Worker-only.
 import { randomUUID } from 'node:crypto';
 import { lookup } from 'node:dns/promises';
 import { connect, type Socket } from 'node:net';
 import type { ApprovalMode } from '../../common/approval-types.js';
-import { networkRule, type EgressAnswer, type EgressRequest, type EgressVia } from '../../common/egress-types.js';
+import {
+  networkRule,
+  requestRule,
+  ruleCoversRequest,
+  type EgressAnswer,
+  type EgressHttpRequest,
+  type EgressRequest,
+  type EgressVia,
+} from '../../common/egress-types.js';
 import { lazyLogger, type Logger } from '../../logging/logger.js';
 import { refusedAddress } from './addresses.js';
-import { exactNames } from './patterns.js';
-import { EgressSchema, listVerdict, type EgressSettings } from './settings.js';
+import { exactNames, firstMatch } from './patterns.js';
+import { credentialFor, type Credential, type CredentialEntry, resolveCredentials } from './credentials.js';
+import { EgressSchema, isPassthrough, listVerdict, requestVerdict, type EgressSettings } from './settings.js';
+import { egressTrust, type Trust } from './trust.js';
+import type { Access } from './access.js';
 import { targetText, type Target } from './target.js';
 import type { NetworkReachReport } from '../../common/egress-types.js';
 
@@ -33,9 +45,27 @@ export interface Attribution {
    * host neither list decides is allowed without asking, and `unasked` is the reason recorded for it.
    */
   unasked?: string;
+  /**
+   * Set for a tool whose traffic the proxy does not read (the browser: Chromium trusts only its own store): a host
+   * allowed only request by request (reads, or some paths) is not allowed by those entries, since its requests could
+   * not be decided one by one; it is decided as a host, as if no entry named it.
+   */
+  unread?: true;
 }
 
-export type Decision = { allow: true; by: string } | { allow: false; by: string; reason: string };
+/**
+ * `requests`: the connection is allowed only for what its entries allow (reads, or some paths), so each HTTP request
+ * on it is decided with decideRequest; without it, the host is allowed whole (every request, and traffic the proxy
+ * cannot read).
+ */
+export type Decision = { allow: true; by: string; requests?: true } | { allow: false; by: string; reason: string };
+
+/** One HTTP request read by the proxy, as decideRequest judges it. */
+export interface RequestDescription extends Omit<EgressHttpRequest, 'why' | 'path'> {
+  access: Access;
+  /** The path in normal form (access.ts normalPath), or undefined: then no path-limited rule covers it. */
+  path: string | undefined;
+}
 
 /** The worker's approvals settings (mode, timeout, webhook), read when a run is asked. */
 type ApprovalSettings = () => { mode: ApprovalMode; timeoutSeconds: number; notify: boolean };
@@ -72,6 +102,8 @@ export class EgressGate {
   private readonly asking = new Map<string, Asking>();
   private readonly asks = new Map<string, number>();
   private denyAddresses: { at: number; addresses: Set<string> } | undefined;
+  /** egress.credentials with their values, resolved when the worker starts (prepareCredentials). */
+  private credentials: ReturnType<typeof resolveCredentials> = [];
   /** This machine's resolver (every address of a name); replaced only by unit tests, which send nothing out. */
   private resolver = async (name: string): Promise<string[]> =>
     (await lookup(name, { all: true, verbatim: true })).map((a) => a.address);
@@ -93,6 +125,29 @@ export class EgressGate {
     if (o.allowlisted) this.allowlisted = o.allowlisted;
     if (o.log) this.log = o.log;
     if (o.resolver) this.resolver = o.resolver;
+  }
+
+  /**
+   * Resolves egress.credentials from the worker's environment and files; throws a configuration error naming the
+   * entry (never the value). Called when the worker starts, before any task's proxy opens.
+   */
+  prepareCredentials(entries: readonly CredentialEntry[], env: NodeJS.ProcessEnv = process.env): void {
+    this.credentials = resolveCredentials(entries, env);
+  }
+
+  /** The credential the proxy adds to requests it allowed to `t`, sent over TLS only (see credentials.ts). */
+  credentialFor(t: Pick<Target, 'host' | 'port'>): Credential | undefined {
+    return credentialFor(this.credentials, t);
+  }
+
+  /** The worker's TLS trust for the proxy (its CA, leaf certificates, upstream store): made once, see trust.ts. */
+  trust(): Promise<Trust> {
+    return egressTrust(this.policy.upstream_ca_file);
+  }
+
+  /** Whether the proxy leaves `t`'s traffic unread (egress.passthrough). */
+  passthrough(t: Pick<Target, 'host' | 'port'>): boolean {
+    return isPassthrough(this.policy, t);
   }
 
   /** Whether a run can be asked at all (a worker connected to Temporal); tether exec and bare tests cannot. */
@@ -124,7 +179,18 @@ export class EgressGate {
         by: `egress.deny: ${listed.entry}`,
         reason: `${targetText(t)} is in terminal.local.sandbox.egress.deny (${listed.entry})`,
       });
-    if (listed?.verdict === 'allow') return this.report(who, t, { allow: true, by: `egress.allow: ${listed.entry}` });
+    if (listed?.verdict === 'allow' && !(listed.requests && who.unread))
+      return this.report(who, t, {
+        allow: true,
+        by: `egress.allow: ${listed.entry}`,
+        ...(listed.requests ? { requests: true as const } : {}),
+      });
+    // Left: an entry allowing the host only request by request, for a tool whose requests are not read.
+    const unread =
+      listed?.verdict === 'allow'
+        ? `${targetText(t)} is allowed only request by request, by egress.allow: ${listed.entry}, and this tool's HTTPS is not read by the proxy`
+        : undefined;
+    if (unread) who = { ...who, command: `${who.command}\n(${unread}: approving lets it reach the host whole)` };
     const rule = networkRule(t.host, t.port);
     if (this.allowlisted().includes(rule))
       return this.report(who, t, { allow: true, by: `command_allowlist: ${rule}` });
@@ -135,21 +201,92 @@ export class EgressGate {
       return {
         allow: false,
         by: 'no run',
-        reason: `${targetText(t)} is not in terminal.local.sandbox.egress.allow, and there is no run to ask (outside a run, only allowed hosts are reached)`,
+        reason: `${unread ?? `${targetText(t)} is not in terminal.local.sandbox.egress.allow`}, and there is no run to ask (outside a run, only allowed hosts are reached)`,
       };
     return this.ask(who.workflowId, t, who, via, gone);
   }
 
-  /** One approval per run and host:port at a time: connections asking meanwhile wait for the same decision. */
+  /**
+   * What lets one request on a connection allowed request by request through without asking, or undefined: an
+   * allow entry covering its access and path, command_allowlist or this run's session approvals (the host whole, or
+   * this method at this path prefix). `path` undefined (not in normal form) is covered by no path-limited rule.
+   */
+  requestCovered(
+    t: Target,
+    method: string,
+    access: Access,
+    path: string | undefined,
+    who: Pick<Attribution, 'workflowId'>,
+  ): string | undefined {
+    const entry = requestVerdict(this.policy, t, access, path);
+    if (entry) return `egress.allow: ${entry.entry}`;
+    if (path === undefined) return undefined;
+    const covering = (rules: Iterable<string> | undefined): string | undefined =>
+      [...(rules ?? [])].find((x) => ruleCoversRequest(x, t.host, t.port, method, path));
+    const listed = covering(this.allowlisted());
+    if (listed) return `command_allowlist: ${listed}`;
+    if (who.workflowId && covering(this.remembered.get(who.workflowId))) return 'approved for this run';
+    return undefined;
+  }
+
+  /**
+   * The decision for one HTTP request on a connection allowed request by request: what requestCovered allows,
+   * otherwise the run's person, shown the request. Never shared with another request's approval: each write shows
+   * its own body.
+   */
+  async decideRequest(
+    t: Target,
+    r: RequestDescription,
+    who: Attribution,
+    via: EgressVia,
+    gone: AbortSignal,
+  ): Promise<Decision> {
+    const covered = this.requestCovered(t, r.method, r.access, r.path, who);
+    if (covered) return { allow: true, by: covered };
+    const path = r.path;
+    const entries = this.policy.allow.filter((a) => firstMatch([a], t, 'web'));
+    const listed = `egress.allow: ${entries.map((a) => a.entry).join(', ') || 'none'}`;
+    const why =
+      r.access === 'write' && !entries.some((a) => a.access === 'write')
+        ? `${targetText(t)} is allowed for reading only (${listed})`
+        : `no entry allows this ${r.access === 'write' ? 'write' : 'read'} to ${targetText(t)} at this path (${listed})`;
+    if (!this.asker || !who.workflowId)
+      return this.report(who, t, {
+        allow: false,
+        by: 'no run',
+        reason: `${why}, and there is no run to ask (outside a run, only what egress.allow allows is sent)`,
+      });
+    const request: EgressHttpRequest = {
+      method: r.method,
+      url: r.url,
+      path: path ?? '',
+      ...(r.contentType !== undefined ? { contentType: r.contentType } : {}),
+      ...(r.bodyBytes !== undefined ? { bodyBytes: r.bodyBytes } : {}),
+      head: r.head,
+      why,
+    };
+    const d = await this.ask(who.workflowId, t, who, via, gone, request);
+    return d.allow ? { allow: true, by: d.by } : d;
+  }
+
+  /**
+   * One approval per run and host:port at a time: connections asking meanwhile wait for the same decision. A
+   * request's approval (`request`) is its own: never shared, since each shows what that request sends.
+   */
   private async ask(
     workflowId: string,
     t: Target,
     who: Attribution,
     via: EgressVia,
     gone: AbortSignal,
+    request?: EgressHttpRequest,
   ): Promise<Decision> {
-    const rule = networkRule(t.host, t.port);
-    const key = `${workflowId}\u0000${rule}`;
+    const rule = request
+      ? request.path
+        ? requestRule(t.host, t.port, request.method, request.path)
+        : undefined
+      : networkRule(t.host, t.port);
+    const key = `${workflowId}\u0000${rule ?? ''}\u0000${request ? randomUUID() : ''}`;
     let a = this.asking.get(key);
     if (!a) {
       const asked = this.asks.get(workflowId) ?? 0;
@@ -157,7 +294,7 @@ export class EgressGate {
         return {
           allow: false,
           by: 'too many hosts',
-          reason: `${targetText(t)}: this run already asked about ${MAX_ASKS_PER_RUN} hosts; more are refused without asking (a person can add them to terminal.local.sandbox.egress.allow)`,
+          reason: `${targetText(t)}: this run already asked about ${MAX_ASKS_PER_RUN} hosts or requests; more are refused without asking (a person can add them to terminal.local.sandbox.egress.allow)`,
         };
       if (!this.asks.has(workflowId) && this.asks.size >= REMEMBERED_RUNS)
         this.asks.delete(this.asks.keys().next().value!);
@@ -172,10 +309,11 @@ export class EgressGate {
         command: who.command.length > 4_000 ? `${who.command.slice(0, 4_000)}…` : who.command,
         ...(who.callId ? { callId: who.callId } : {}),
         ...this.approvals(),
+        ...(request ? { request } : {}),
       };
       const promise = this.asker!.ask(workflowId, req).then(
         (answer): Decision => {
-          if (answer.allow && answer.remember) this.remember(workflowId, rule);
+          if (answer.allow && answer.remember && rule) this.remember(workflowId, rule);
           return answer.allow
             ? { allow: true, by: answer.reason }
             : { allow: false, by: answer.reason, reason: answer.reason };

@@ -1,80 +1,37 @@
 // The HTTP side of the egress proxy: a Node HTTP server that is never listened on, fed the task's connections. Its
 // parser (llhttp) refuses malformed and ambiguous requests (Content-Length with Transfer-Encoding, bad chunking) with
 // a 400; each request is gated on its own host, so a kept-alive connection cannot reuse one approval for another
-// host; CONNECT becomes a tunnel. Worker-only.
-import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+// host; CONNECT becomes a tunnel, or a connection the proxy reads (intercept.ts) when the reach says so. Worker-only.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { EgressVia } from '../../common/egress-types.js';
+import { endDrained, gone, NO_BODY_READ, refusal, refuseAs, relayRequest, tunnel } from './relay.js';
+import type { Judged } from './request-gate.js';
+import type { Credential } from './credentials.js';
 import { parseAuthority, target, type Target } from './target.js';
 
-/** What the task's proxy does with a target: a connected socket, or an HTTP status and the reason. */
+/**
+ * What the task's proxy does with a target: a connected socket, or an HTTP status and the reason. With `open`, a
+ * CONNECT or SOCKS connection is handed to it instead of a plain tunnel (the proxy reads it); with `judge`, each
+ * absolute-URI request is decided before it is sent (a host allowed request by request).
+ */
 export type Reach = (
   t: Target,
   via: EgressVia,
   client: Duplex,
-) => Promise<{ socket: Socket } | { status: number; reason: string }>;
+) => Promise<Reached | { status: number; reason: string }>;
 
-/** Headers that belong to one hop (RFC 9110 7.6.1) and the proxy's own: never passed on. */
-const HOP = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'proxy-authorization',
-  'proxy-authenticate',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-  'host',
-]);
-
-/** Raw header pairs without hop-by-hop ones (and those the Connection header names). */
-function endToEnd(raw: string[]): string[] {
-  const named = new Set<string>();
-  for (let i = 0; i < raw.length; i += 2)
-    if (raw[i]!.toLowerCase() === 'connection')
-      for (const n of raw[i + 1]!.split(',')) named.add(n.trim().toLowerCase());
-  const out: string[] = [];
-  for (let i = 0; i < raw.length; i += 2) {
-    const name = raw[i]!.toLowerCase();
-    if (!HOP.has(name) && !named.has(name)) out.push(raw[i]!, raw[i + 1]!);
-  }
-  return out;
-}
-
-export function refusal(status: number, reason: string, name = 'tether egress proxy'): string {
-  const text = `${name}: ${reason}\n`;
-  const title = { 400: 'Bad Request', 403: 'Forbidden', 501: 'Not Implemented', 502: 'Bad Gateway' }[status] ?? 'Error';
-  return `HTTP/1.1 ${status} ${title}\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`;
-}
-
-function refuseAs(res: ServerResponse, status: number, reason: string, name: string): void {
-  if (res.headersSent) {
-    res.destroy();
-    return;
-  }
-  try {
-    res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', connection: 'close' });
-    res.end(`${name}: ${reason}\n`);
-  } catch {
-    // A response left unusable by an upstream answer Node refused to write: the connection goes instead.
-    res.destroy();
-  }
-}
-
-/** Pipes both ways until both sides have ended (half-closes kept), and destroys both on an error of either. */
-export function tunnel(a: Duplex, b: Duplex): void {
-  const stop = (): void => {
-    a.destroy();
-    b.destroy();
-  };
-  a.on('error', stop);
-  b.on('error', stop);
-  a.on('close', () => b.destroy());
-  b.on('close', () => a.destroy());
-  a.pipe(b);
-  b.pipe(a);
+export interface Reached {
+  socket: Socket;
+  open?: (client: Socket, head: Buffer) => void;
+  judge?: (req: IncomingMessage, url: URL) => Promise<Judged>;
+  /** TLS upstream for an absolute https:// request (sent to the proxy in the clear); without it such requests are refused. */
+  secure?: (socket: Socket) => Promise<Duplex>;
+  /** Added to an absolute https:// request (never to plain http://). */
+  credential?: Credential;
+  /** A new connection to the same target (through the same address checks), for one that closed while judged. */
+  reconnect?: () => Promise<Socket>;
 }
 
 /** One request in absolute form (`GET http://host/path`) to its host, with its own connection there. */
@@ -90,48 +47,62 @@ async function forward(req: IncomingMessage, res: ServerResponse, reach: Reach, 
       `${JSON.stringify((req.url ?? '').slice(0, 200))} is not an absolute URL: this is the egress proxy, send http://host/path or CONNECT host:port`,
     );
   }
-  if (url.protocol !== 'http:')
+  const https = url.protocol === 'https:';
+  if (url.protocol !== 'http:' && !https)
     return refuse(res, 400, `${url.protocol} URLs go through CONNECT, not as a request to the proxy`);
-  const t = target(url.hostname, url.port === '' ? 80 : url.port);
+  const t = target(url.hostname, url.port === '' ? (https ? 443 : 80) : url.port);
   if ('error' in t) return refuse(res, 400, t.error);
   const reached = await reach(t, 'http', req.socket);
   if ('status' in reached) return refuse(res, reached.status, reached.reason);
-  const upstream = reached.socket;
-  // Host is the URL's authority, never the client's own header: what was approved is what the server is asked for.
-  const out = request({
-    method: req.method,
-    path: `${url.pathname}${url.search}`,
-    headers: [...endToEnd(req.rawHeaders), 'host', url.host, 'connection', 'close'],
-    createConnection: () => upstream,
-  });
-  out.on('error', (err) => {
-    upstream.destroy();
-    refuse(res, 502, `${url.host}: ${err.message}`);
-  });
-  out.on('response', (r) => {
-    r.on('error', () => res.destroy());
+  if (https && !reached.secure) {
+    reached.socket.destroy();
+    return refuse(res, 400, 'https:// URLs go through CONNECT, not as a request to the proxy');
+  }
+  const judged = reached.judge ? await reached.judge(req, url) : undefined;
+  if (judged && !judged.allow) {
+    reached.socket.destroy();
+    return refuseAs(res, 403, judged.reason, name, true);
+  }
+  let upstream: Duplex = reached.socket;
+  // A request a person decided may have waited long: a connection the host closed meanwhile is opened again.
+  if (judged && gone(upstream) && reached.reconnect)
     try {
-      res.writeHead(r.statusCode ?? 502, r.statusMessage, endToEnd(r.rawHeaders));
+      upstream = await reached.reconnect();
     } catch (err) {
-      // An answer Node will not pass on (a status line or header with forbidden characters): never a crash. The
-      // refused reason phrase stays on the response unless cleared, and would fail the 502 too.
-      res.statusMessage = '';
-      r.destroy();
-      return refuse(res, 502, `${url.host} sent an answer that cannot be passed on (${(err as Error).message})`);
+      return refuse(res, 502, (err as Error).message);
     }
-    r.pipe(res);
+  if (https)
+    try {
+      upstream = await reached.secure!(upstream as Socket);
+    } catch (err) {
+      return refuse(res, 502, (err as Error).message);
+    }
+  // Host is the URL's authority, never the client's own header: what was approved is what the server is asked for.
+  relayRequest(req, res, {
+    authority: url.host,
+    path: `${url.pathname}${url.search}`,
+    socket: upstream,
+    ...(https && reached.credential ? { credential: reached.credential } : {}),
+    body: judged?.body ?? NO_BODY_READ,
+    name,
+    done: () => undefined,
   });
-  req.pipe(out);
-  req.on('error', () => out.destroy());
-  res.on('close', () => {
-    if (!res.writableFinished) out.destroy();
-  });
+}
+
+/**
+ * A client that half-closes after its request (busybox's wget shuts its side down) still gets the answer: Node's
+ * HTTP server would otherwise abort the request in flight when the client's side ends (`httpAllowHalfOpen`, the
+ * server's own switch for it, is not among createServer's options).
+ */
+export function keepHalfOpen(server: Server): void {
+  (server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
 }
 
 /** The server that reads the task's HTTP proxy requests: `reach` decides and connects each one. */
 export function proxyFront(reach: Reach, name = 'tether egress proxy'): Server {
   // No request timeout: a request may wait an hour for a person's approval. Headers must arrive within 30 s.
   const front = createServer({ requestTimeout: 0, headersTimeout: 30_000, keepAliveTimeout: 5_000 });
+  keepHalfOpen(front);
   front.on(
     'request',
     (req, res) => void forward(req, res, reach, name).catch((err: unknown) => refuseAs(res, 502, String(err), name)),
@@ -154,6 +125,7 @@ export function proxyFront(reach: Reach, name = 'tether egress proxy'): Server {
           return;
         }
         client.write('HTTP/1.1 200 Connection established\r\n\r\n');
+        if (reached.open) return reached.open(client as Socket, head);
         if (head.length > 0) reached.socket.write(head);
         tunnel(client, reached.socket);
       })
@@ -164,8 +136,8 @@ export function proxyFront(reach: Reach, name = 'tether egress proxy'): Server {
     client.end(refusal(501, 'Upgrade through the proxy is not supported: use CONNECT (wss:// and https:// do)', name));
   });
   front.on('clientError', (err: NodeJS.ErrnoException, client: Duplex) => {
-    if (client.writable) client.end(refusal(400, `a malformed request (${err.code ?? err.message})`, name));
-    else client.destroy();
+    const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
+    endDrained(client, refusal(status, `a malformed request (${err.code ?? err.message})`, name));
   });
   return front;
 }

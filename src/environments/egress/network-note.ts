@@ -13,8 +13,9 @@ export function networkNote(
 ): string | undefined {
   if (refusals.length > 0)
     return (
-      `tether's egress proxy refused: ${refusals.join('; ')}. A host outside terminal.local.sandbox.egress.allow ` +
-      'needs a person to approve it (network: HOST:PORT in the approvals); do not retry a refused host, ask the user'
+      `tether's egress proxy refused: ${refusals.join('; ')}. A host outside terminal.local.sandbox.egress.allow, ` +
+      'or a write to a host allowed only for reading, needs a person to approve it (network: HOST:PORT in the ' +
+      'approvals); do not retry what was refused, ask the user'
     );
   if (!NO_NETWORK.test(output)) return undefined;
   return (

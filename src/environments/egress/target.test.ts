@@ -2,7 +2,7 @@
 // refused) and matches egress.allow / egress.deny entries.
 import { describe, expect, it } from 'vitest';
 import { firstMatch, parsePattern, type HostPattern } from './patterns.js';
-import { EgressSchema, listVerdict } from './settings.js';
+import { EgressSchema, listVerdict, requestVerdict } from './settings.js';
 import { normalizeHost, parseAuthority, targetText } from './target.js';
 
 describe('egress targets', () => {
@@ -116,5 +116,57 @@ describe('egress.allow and egress.deny', () => {
     expect(EgressSchema.safeParse({ resolve: { 'x.example': '192.168.1.1:80' } }).success).toBe(false);
     expect(EgressSchema.safeParse({ resolve: { 'x.example': '127.0.0.1:80' } }).success).toBe(true);
     expect(EgressSchema.safeParse({ resolve: { '127.0.0.1': '127.0.0.1:80' } }).success).toBe(false);
+  });
+});
+
+describe('egress.allow by access and path', () => {
+  it('the default list is read-only; a host alone allows writes too; an entry may say read or write and paths', () => {
+    const s = EgressSchema.parse({
+      allow: [
+        'defaults',
+        'api.example.com',
+        { host: 'github.com', access: 'read' },
+        { host: 'github.com', access: 'write', paths: ['/me/project.git/'] },
+      ],
+    });
+    expect(listVerdict(s, { host: 'registry.npmjs.org', port: 443 })).toEqual({
+      verdict: 'allow',
+      entry: 'registry.npmjs.org (read)',
+      requests: true,
+    });
+    expect(listVerdict(s, { host: 'api.example.com', port: 443 })).toEqual({
+      verdict: 'allow',
+      entry: 'api.example.com',
+    });
+    expect(requestVerdict(s, { host: 'github.com', port: 443 }, 'read', '/other/repo.git/info/refs')?.entry).toBe(
+      'github.com (read)',
+    );
+    expect(
+      requestVerdict(s, { host: 'github.com', port: 443 }, 'write', '/me/project.git/git-receive-pack')?.entry,
+    ).toBe('github.com (write /me/project.git/)');
+    expect(
+      requestVerdict(s, { host: 'github.com', port: 443 }, 'write', '/me/other.git/git-receive-pack'),
+    ).toBeUndefined();
+    expect(
+      requestVerdict(EgressSchema.parse({}), { host: 'pypi.org', port: 443 }, 'write', '/legacy/'),
+    ).toBeUndefined();
+  });
+
+  it('refuses entries it cannot read, naming them', () => {
+    for (const [allow, why] of [
+      [[{ host: 'github.com', access: 'push' }], /access/],
+      [[{ host: 'github.com', paths: ['me/repo'] }], /a path prefix: starts with \//],
+      [[{ host: 'github.com', paths: ['/a/../b'] }], /a path prefix/],
+      [[{ host: 'github.com', paths: ['/a?x=1'] }], /a path prefix/],
+      [[{ host: 'github.com', paths: [] }], /too_small|at least|>=1/i],
+      [[{ host: 'localhost', access: 'read' }], /localhost/],
+      [[{ host: 'github.com', acess: 'read' }], /Unrecognized key/],
+    ] as const) {
+      const r = EgressSchema.safeParse({ allow });
+      expect(r.success, JSON.stringify(allow)).toBe(false);
+      expect(r.error?.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')).toMatch(why);
+    }
+    expect(EgressSchema.safeParse({ upstream_ca_file: 'relative.pem' }).success).toBe(false);
+    expect(EgressSchema.safeParse({ passthrough: ['pinned.example.com', '*.bank.example'] }).success).toBe(true);
   });
 });

@@ -1,16 +1,22 @@
 // One task's egress proxy: the listening socket inside its network namespace, the connections its commands open
-// there (SOCKS5 or HTTP, told apart by the first byte), each one gated, logged when it ends and, when refused,
-// remembered for the command's result. Worker-only.
+// there (SOCKS5 or HTTP, told apart by the first byte), each one gated, then tunnelled or, when the policy needs to
+// see the requests (a host allowed for reading or some paths, a brokered credential), read (intercept.ts); logged
+// when it ends and, when refused, remembered for the command's result. Worker-only.
 import type { Server, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { EgressVia } from '../../common/egress-types.js';
 import type { Logger } from '../../logging/logger.js';
-import type { Attribution, EgressGate } from './gate.js';
-import type { Server as HttpServer } from 'node:http';
-import { proxyFront, tunnel, type Reach } from './http-forward.js';
+import type { Attribution, Decision, EgressGate } from './gate.js';
+import type { IncomingMessage, Server as HttpServer } from 'node:http';
+import { proxyFront, type Reach, type Reached } from './http-forward.js';
+import { Interceptor, type ReadConnection } from './intercept.js';
+import { secureUpstream } from './upstream-tls.js';
 import { listenInside } from './listener.js';
+import { tunnel } from './relay.js';
+import { judgeRequest, type Judged } from './request-gate.js';
 import { readSocksRequest, SOCKS, socksReply } from './socks.js';
 import { targetText, type Target } from './target.js';
+import { TRUST_VARIABLES, type Trust } from './trust.js';
 import { countRefusal } from '../../observability/metrics.js';
 
 /** Connections a task may hold open through the proxy at once; more are closed at once. */
@@ -46,6 +52,7 @@ export function proxyVariables(port: number): Record<string, string> {
 export class TaskProxy {
   private readonly open = new Set<Socket>();
   private readonly front: HttpServer;
+  private readonly interceptor: Interceptor;
   private refusals: { at: number; text: string }[] = [];
   private who: () => Attribution = () => ({ command: '' });
   private closed = false;
@@ -57,9 +64,25 @@ export class TaskProxy {
     readonly port: number,
     private readonly label: ProxyLabel,
     private readonly log: Logger,
+    private readonly trust: Trust,
   ) {
     const reach: Reach = (t, via, client) => this.reach(t, via, client);
     this.front = proxyFront(reach);
+    this.interceptor = new Interceptor({
+      gate,
+      name: 'tether egress proxy',
+      who: () => this.attribution(),
+      logRequest: (c, line) => this.log.info({ ...this.base(c.t, c.via), ...line }, 'egress request'),
+      refuse: (c, reason, by, request) =>
+        this.refused(
+          { ...this.base(c.t, c.via), ...request },
+          c.t,
+          reason,
+          by,
+          403,
+          request ? 'egress request' : 'egress',
+        ).reason,
+    });
     // Half-closes pass through a tunnel: a client that shuts its side down still gets the answer.
     // (net.Server reads the property for each accepted socket; its typings do not declare it.)
     (server as Server & { allowHalfOpen: boolean }).allowHalfOpen = true;
@@ -75,8 +98,9 @@ export class TaskProxy {
     log: Logger,
     port = 0,
   ): Promise<TaskProxy> {
+    const trust = await gate.trust();
     const l = await listenInside(enter, port);
-    return new TaskProxy(gate, l.server, l.port, label, log);
+    return new TaskProxy(gate, l.server, l.port, label, log, trust);
   }
 
   /** Says what the task is running when a connection comes (the environment's foreground and background commands). */
@@ -84,9 +108,14 @@ export class TaskProxy {
     this.who = who;
   }
 
-  /** The variables that send programs through the proxy (see proxyVariables). */
+  /** The variables that send programs through the proxy (see proxyVariables) and make them trust its CA. */
   env(): Record<string, string> {
-    return proxyVariables(this.port);
+    return { ...proxyVariables(this.port), ...TRUST_VARIABLES };
+  }
+
+  /** The bundle files a sandbox binds (trust.ts): the machine's bundle plus the proxy's CA, and the CA alone. */
+  trustFiles(): Pick<Trust, 'bundleFile' | 'caFile' | 'over'> {
+    return { bundleFile: this.trust.bundleFile, caFile: this.trust.caFile, over: this.trust.over };
   }
 
   /** What the proxy refused since `since` (a command's start), one line each, for the command's result. */
@@ -138,8 +167,72 @@ export class TaskProxy {
       return;
     }
     s.write(socksReply(SOCKS.ok));
+    if (reached.open) return reached.open(s, Buffer.alloc(0));
     tunnel(s, reached.socket);
     s.resume();
+  }
+
+  /** Who is running now, with the task's run when the command names none. */
+  private attribution(): Attribution {
+    const who = this.who();
+    return { ...who, workflowId: who.workflowId ?? this.label.workflowId };
+  }
+
+  /** The fields of every log line about a connection to `t`. */
+  private base(t: Target, via: EgressVia): Record<string, unknown> {
+    const a = this.attribution();
+    // What was running goes into the log line too (shortened): who made a connection, not only where it went.
+    const command = a.command.length > 300 ? `${a.command.slice(0, 300)}…` : a.command;
+    return { ...this.label, workflowId: a.workflowId, callId: a.callId, host: t.host, port: t.port, via, command };
+  }
+
+  /**
+   * How an allowed connection goes on: read by the proxy when the policy must see its requests (allowed request by
+   * request) or a credential is to be added, unless the host is a passthrough one; otherwise a tunnel.
+   */
+  private reading(t: Target, via: EgressVia, d: Decision & { allow: true }, socket: Socket): Reached {
+    const credential = this.gate.credentialFor(t);
+    const requests = d.requests === true;
+    const base: Reached = {
+      socket,
+      // An absolute https:// request sent to the proxy in the clear (busybox's wget, Alpine's) goes on over the
+      // proxy's own verified TLS.
+      secure: (s) => secureUpstream(s, t, this.trust.upstream),
+      ...(credential ? { credential } : {}),
+      ...(requests
+        ? {
+            judge: (req, url) => this.judge(t, via, req, url),
+            reconnect: async () => {
+              const c = await this.gate.connect(t);
+              if ('error' in c) throw new Error(c.error);
+              return c.socket;
+            },
+          }
+        : {}),
+    };
+    if (via === 'http' || this.gate.passthrough(t) || (!requests && !credential)) return base;
+    const c: ReadConnection = { t, via, by: d.by, requests, ...(credential ? { credential } : {}) };
+    return { ...base, open: (client, head) => void this.interceptor.open(client, socket, c, this.trust, head) };
+  }
+
+  /** One absolute-URI request on a host allowed request by request; a refusal is logged and kept for the result. */
+  private async judge(t: Target, via: EgressVia, req: IncomingMessage, url: URL): Promise<Judged> {
+    const gone = new AbortController();
+    const onClose = (): void => gone.abort();
+    req.socket.once('close', onClose);
+    const method = req.method ?? 'GET';
+    const judged = await judgeRequest(this.gate, t, via, this.attribution(), req, {
+      url: url.href,
+      target: `${url.pathname}${url.search}`,
+      gone: gone.signal,
+    }).finally(() => req.socket.off('close', onClose));
+    if (judged.allow) return judged;
+    const line = { method, path: url.pathname.slice(0, 300) };
+    const why = `${method} ${url.href.slice(0, 300)}: ${judged.reason}`;
+    return {
+      ...judged,
+      reason: this.refused({ ...this.base(t, via), ...line }, t, why, judged.by, 403, 'egress request').reason,
+    };
   }
 
   /** The gate's decision for `t`, then the connection; every outcome is logged, every refusal kept for the result. */
@@ -147,24 +240,13 @@ export class TaskProxy {
     t: Target,
     via: EgressVia,
     client: Duplex,
-  ): Promise<{ socket: Socket } | { status: number; reason: string }> {
+  ): Promise<Reached | { status: number; reason: string }> {
     const started = Date.now();
-    const who = this.who();
-    const attribution = { ...who, workflowId: who.workflowId ?? this.label.workflowId };
+    const attribution = this.attribution();
     const gone = new AbortController();
     const onClose = (): void => gone.abort();
     client.once('close', onClose);
-    // What was running goes into the log line too (shortened): who made a connection, not only where it went.
-    const command = attribution.command.length > 300 ? `${attribution.command.slice(0, 300)}…` : attribution.command;
-    const base = {
-      ...this.label,
-      workflowId: attribution.workflowId,
-      callId: attribution.callId,
-      host: t.host,
-      port: t.port,
-      via,
-      command,
-    };
+    const base = this.base(t, via);
     try {
       const d = await this.gate.decide(t, attribution, via, gone.signal);
       if (!d.allow) return this.refused(base, t, d.reason, d.by, 403);
@@ -183,7 +265,7 @@ export class TaskProxy {
           'egress',
         ),
       );
-      return { socket: c.socket };
+      return this.reading(t, via, d, c.socket);
     } finally {
       client.off('close', onClose);
     }
@@ -196,9 +278,10 @@ export class TaskProxy {
     reason: string,
     by: string,
     status: number,
+    msg = 'egress',
   ): { status: number; reason: string } {
     const why = reason.includes(t.host) ? reason : `${targetText(t)}: ${reason}`;
-    this.log.info({ ...base, decision: 'refused', by, reason }, 'egress');
+    this.log.info({ ...base, decision: 'refused', by, reason }, msg);
     if (status === 403) countRefusal('egress'); // tether_refusals_total{kind="egress"}; a 502 is an unreachable host
     this.refusals = [...this.refusals, { at: Date.now(), text: why }].slice(-KEEP_REFUSALS);
     return { status, reason: why };

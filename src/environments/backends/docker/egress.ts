@@ -6,11 +6,27 @@ import { TetherError } from '../../../common/errors.js';
 import type { BackendContext } from '../../backend-types.js';
 import { egressGate } from '../../egress/gate.js';
 import { TaskProxy } from '../../egress/task-proxy.js';
+import { SANDBOX_BUNDLE, SANDBOX_CA, type Trust } from '../../egress/trust.js';
 import { EnvironmentError } from '../../types.js';
 import type { DockerSettings } from './settings.js';
 
 /** The proxy's port inside every container: fixed, because a container's variables are set before it starts. */
 export const CONTAINER_PROXY_PORT = 3128;
+
+/** Where images keep their CA bundle (Debian, Ubuntu and Alpine; Fedora and RHEL): the proxy's bundle goes over them. */
+const IMAGE_BUNDLES = ['/etc/ssl/certs/ca-certificates.crt', '/etc/pki/tls/certs/ca-bundle.crt'];
+
+/** Read-only mounts of the worker's trust files (trust.ts): at /run/tether and over the image's usual bundles. */
+export function containerTrustMounts(
+  trust: Pick<Trust, 'bundleFile' | 'caFile'>,
+): { Type: 'bind'; Source: string; Target: string; ReadOnly: true }[] {
+  const bind = (Source: string, Target: string) => ({ Type: 'bind' as const, Source, Target, ReadOnly: true as const });
+  return [
+    bind(trust.bundleFile, SANDBOX_BUNDLE),
+    bind(trust.caFile, SANDBOX_CA),
+    ...IMAGE_BUNDLES.map((p) => bind(trust.bundleFile, p)),
+  ];
+}
 
 /** Why egress cannot work with these settings on this machine (a start-up error naming the setting), or undefined. */
 export function dockerEgressProblem(s: DockerSettings, uid = process.getuid?.()): string | undefined {

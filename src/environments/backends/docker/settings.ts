@@ -19,22 +19,32 @@ export function defaultSocketPath(env: NodeJS.ProcessEnv = process.env): string 
   return '/var/run/docker.sock';
 }
 
-const memory = z
-  .union([z.number().int().positive(), z.string()])
-  .default('1g')
-  .transform((value, ctx) => {
-    try {
-      const bytes = parseMemory(value);
-      // Docker refuses limits under 6 MiB with an error that does not name the setting.
-      if (bytes >= 6 * 1024 ** 2) return bytes;
-      ctx.addIssue({ code: 'custom', message: 'memory must be at least 6m' });
-    } catch (error) {
-      ctx.addIssue({ code: 'custom', message: (error as Error).message });
-    }
-    return z.NEVER;
-  });
+const memory = z.union([z.number().int().positive(), z.string()]).transform((value, ctx) => {
+  try {
+    const bytes = parseMemory(value);
+    // Docker refuses limits under 6 MiB with an error that does not name the setting.
+    if (bytes >= 6 * 1024 ** 2) return bytes;
+    ctx.addIssue({ code: 'custom', message: 'memory must be at least 6m' });
+  } catch (error) {
+    ctx.addIssue({ code: 'custom', message: (error as Error).message });
+  }
+  return z.NEVER;
+});
 
-export const dockerSettings = z.strictObject({
+/**
+ * The same keys as the local sandbox's `terminal.local.sandbox.limits` (pids, memory, cpus), mapped onto the
+ * container's own limits; each given here wins over the older `pids_limit`, `memory` and `cpus`.
+ */
+const limits = z.strictObject(
+  {
+    pids: z.number().int().positive().optional(),
+    memory: memory.optional(),
+    cpus: z.number().positive().optional(),
+  },
+  { error: (iss) => (iss.code === 'invalid_type' ? 'a mapping with pids, memory and cpus' : undefined) },
+);
+
+const dockerObject = z.strictObject({
   /** Must exist in the daemon unless `pull` is true. */
   image: z.string().min(1).default('debian:bookworm-slim'),
   /** Pull a missing image from its registry at start. Off by default: a run never downloads behind one's back. */
@@ -51,7 +61,7 @@ export const dockerSettings = z.strictObject({
    */
   egress: z.boolean().default(false),
   /** Memory limit in bytes after parsing (swap gets no more than this). */
-  memory,
+  memory: memory.default(1024 ** 3),
   cpus: z.number().positive().default(1),
   pids_limit: z.number().int().positive().default(256),
   cap_drop: z.array(z.string().min(1)).default(['ALL']),
@@ -67,6 +77,14 @@ export const dockerSettings = z.strictObject({
   read_only: z.boolean().default(false),
   /** User to run as ("uid:gid" or a name the image knows); the image's default when absent. */
   user: z.string().min(1).optional(),
+  limits: limits.optional(),
 });
+
+export const dockerSettings = dockerObject.transform(({ limits: l, ...s }) => ({
+  ...s,
+  memory: l?.memory ?? s.memory,
+  cpus: l?.cpus ?? s.cpus,
+  pids_limit: l?.pids ?? s.pids_limit,
+}));
 
 export type DockerSettings = z.output<typeof dockerSettings>;

@@ -7,10 +7,14 @@ import type { BackendContext, BackendDefinition } from '../../backend-types.js';
 import { dockerError, isNotFound } from './errors.js';
 import { DockerProcess, type ExecTarget } from './exec.js';
 import { dockerSettings, type DockerSettings } from './settings.js';
-import { checkDockerEgress, CONTAINER_PROXY_PORT, openContainerProxy } from './egress.js';
+import { checkDockerEgress, CONTAINER_PROXY_PORT, containerTrustMounts, openContainerProxy } from './egress.js';
+import { egressGate } from '../../egress/gate.js';
+import { TRUST_VARIABLES } from '../../egress/trust.js';
 import { proxyVariables, type TaskProxy } from '../../egress/task-proxy.js';
 import type { Attribution } from '../../egress/gate.js';
 import { networkNote } from '../../egress/network-note.js';
+import { limitNotes, type LimitCounters } from '../../cgroups/files.js';
+import { countersOfProcess } from '../../cgroups/of-process.js';
 import { EnvironmentError, type SpawnOptions, type Transport, type TransportProcess } from '../../types.js';
 
 /** Keeps the container alive; TERM ends it at once instead of after Docker's stop timeout. */
@@ -44,6 +48,8 @@ export class DockerTransport implements Transport {
   /** terminal.docker.egress: the proxy on the container's loopback. */
   private proxy: TaskProxy | undefined;
   private who: (() => Attribution) | undefined;
+  /** Reads the container's cgroup counters (set by start() when they can be read from this machine). */
+  private counters: (() => LimitCounters) | undefined;
 
   constructor(
     private readonly settings: DockerSettings,
@@ -73,6 +79,8 @@ export class DockerTransport implements Transport {
       tmpfs['/tmp'] = 'rw,nosuid,nodev,exec,mode=1777';
       if (!s.mount_cwd) tmpfs[s.workdir] = 'rw,nosuid,nodev,exec';
     }
+    // With egress, commands trust the proxy's CA: its bundle mounted read-only and named by the usual variables.
+    const trust = s.egress ? await egressGate().trust() : undefined;
     let container: Docker.Container;
     try {
       container = await this.docker.createContainer({
@@ -80,9 +88,10 @@ export class DockerTransport implements Transport {
         Image: s.image,
         Entrypoint: ['sh', '-c', KEEPALIVE],
         WorkingDir: s.workdir,
-        Env: Object.entries({ ...s.env, ...(s.egress ? proxyVariables(CONTAINER_PROXY_PORT) : {}) }).map(
-          ([key, value]) => `${key}=${value}`,
-        ),
+        Env: Object.entries({
+          ...s.env,
+          ...(s.egress ? { ...proxyVariables(CONTAINER_PROXY_PORT), ...TRUST_VARIABLES } : {}),
+        }).map(([key, value]) => `${key}=${value}`),
         ...(s.user ? { User: s.user } : {}),
         Labels: {
           'tether.managed': '1',
@@ -100,7 +109,10 @@ export class DockerTransport implements Transport {
           SecurityOpt: ['no-new-privileges'],
           ReadonlyRootfs: s.read_only,
           Tmpfs: tmpfs,
-          Mounts: s.mount_cwd ? [{ Type: 'bind', Source: this.ctx.hostCwd, Target: s.workdir }] : [],
+          Mounts: [
+            ...(s.mount_cwd ? [{ Type: 'bind' as const, Source: this.ctx.hostCwd, Target: s.workdir }] : []),
+            ...(trust ? containerTrustMounts(trust) : []),
+          ],
         },
       });
     } catch (error) {
@@ -114,17 +126,19 @@ export class DockerTransport implements Transport {
       await this.close().catch(() => undefined);
       throw dockerError(error, s.socket_path, `start container ${this.name}`, 'Environment.Config');
     }
-    if (s.egress) {
-      try {
-        const pid = (await container.inspect()).State.Pid;
+    try {
+      const pid = (await container.inspect()).State.Pid;
+      // The container's cgroup, read from here when the daemon is this machine's: which limit acted (commandEnded).
+      this.counters = countersOfProcess(pid);
+      if (s.egress) {
         this.proxy = await openContainerProxy(pid, this.name, this.ctx);
         if (this.who) this.proxy.attribute(this.who);
-      } catch (error) {
-        await this.close().catch(() => undefined);
-        throw error instanceof EnvironmentError
-          ? error
-          : dockerError(error, s.socket_path, `inspect container ${this.name}`);
       }
+    } catch (error) {
+      await this.close().catch(() => undefined);
+      throw error instanceof EnvironmentError
+        ? error
+        : dockerError(error, s.socket_path, `inspect container ${this.name}`);
     }
     this.ctx.log.info({ container: this.name, id: container.id, image: s.image }, 'docker container started');
   }
@@ -132,6 +146,24 @@ export class DockerTransport implements Transport {
   attribute(who: () => Attribution): void {
     this.who = who;
     this.proxy?.attribute(who);
+  }
+
+  /** The container's limit counters before a command (undefined where the daemon's cgroups cannot be read from here). */
+  commandStarting(): LimitCounters | undefined {
+    return this.counters?.();
+  }
+
+  /** A limit of the container that acted during the command, named (never a bare 137). */
+  commandEnded(mark: unknown): string[] {
+    const before = mark as LimitCounters | undefined;
+    if (!before || !this.counters) return [];
+    const s = this.settings;
+    return limitNotes(
+      before,
+      this.counters(),
+      { pids: s.pids_limit, memory: s.memory, cpus: s.cpus },
+      'terminal.docker.limits',
+    );
   }
 
   refusalNote(output: string, startedAt = 0): string | undefined {

@@ -7,6 +7,8 @@ import { isDirectory } from './control-plane.js';
 import type { FileMount } from './task-network.js';
 import { shQuote } from '../../shell-scripts.js';
 import { withFilterOn9 } from './seccomp.js';
+import { findProtected, pinArgs, protectedView, readOnlyArgs, type ProtectedFound } from './protected-files.js';
+import { trustBinds, type TrustFiles } from './trust-binds.js';
 import { RootedView, TaskView, within } from '../../task-view.js';
 
 export interface SandboxLayout {
@@ -16,6 +18,8 @@ export interface SandboxLayout {
   tmpDir: string;
   /** Mounted read-only over the machine's resolv.conf (its `target`) when the task network needs its own. */
   resolvConf?: FileMount;
+  /** With the egress proxy: the CA bundle commands trust (trust-binds.ts). */
+  trust?: TrustFiles;
 }
 
 /** /var/run is a link to /run on most systems; where it is a directory of its own it is hidden too. */
@@ -54,6 +58,7 @@ export function bwrapArgs(spec: SandboxSpec, layout: SandboxLayout, o: { pty: bo
   if (existsSync('/run/systemd/resolve')) args.push('--ro-bind', '/run/systemd/resolve', '/run/systemd/resolve');
   if (VAR_RUN_IS_DIR) args.push('--tmpfs', '/var/run');
   if (layout.resolvConf) args.push('--ro-bind', layout.resolvConf.file, layout.resolvConf.target);
+  args.push(...trustBinds(layout.trust));
   const binds: [string, string][] = [
     [layout.tmpDir, '/tmp'],
     [layout.workdir, layout.workdir],
@@ -62,8 +67,23 @@ export function bwrapArgs(spec: SandboxSpec, layout: SandboxLayout, o: { pty: bo
   for (const [from, to] of binds) args.push('--bind', from, to);
   // Hidden paths, and on top what is shown again: the task's own directory, a path a person exposed inside a hidden
   // directory (~/.ssh/known_hosts in ~/.ssh, read-only).
-  args.push(...hide(spec, binds));
-  args.push(...protectGit([layout.workdir, ...spec.writable]));
+  args.push(
+    ...hide(
+      viewOf(
+        spec,
+        binds.map(([, to]) => to),
+      ),
+      binds,
+    ),
+  );
+  // Files other programs run or obey later (protected-files.ts): the directories above them pinned before the git
+  // binds (a pin is a fresh bind of the host's directory and would cover them), the files read-only after them.
+  const roots = [layout.workdir, ...spec.writable];
+  const state = sandboxState(spec, layout.workdir);
+  args.push(...pinArgs(state.found, roots, spec.hidden));
+  args.push(...protectGit(state.repos));
+  const view = viewOf(spec, roots);
+  args.push(...readOnlyArgs(state.found, roots, (p) => view.sight(p) !== undefined));
   // tether's kill script joins a command's PID namespace from the worker's side, so it gets an empty network namespace
   // of its own: a command that takes it over (ptrace from inside that PID namespace) gains no way to this machine's
   // network. It needs none.
@@ -83,9 +103,9 @@ export function bwrapArgs(spec: SandboxSpec, layout: SandboxLayout, o: { pty: bo
  * stays writable, so commits work. A `commondir` or `config.worktree` that does not exist yet cannot be held this
  * way (a mount needs the file, and an empty commondir breaks git): writing one is left to the approval gate.
  */
-function protectGit(roots: readonly string[]): string[] {
+function protectGit(repos: readonly string[]): string[] {
   const args: string[] = [];
-  for (const git of repositories(roots)) {
+  for (const git of repos) {
     args.push('--bind', git, git);
     const config = join(git, 'config');
     if (existsSync(config)) args.push('--ro-bind', config, config);
@@ -106,10 +126,12 @@ const NOT_SEARCHED = new Set(['node_modules']);
 /**
  * The git directories in each root, nearest first: `.git` directories, bare repositories (HEAD, objects/ and
  * refs/) and submodules' git directories in .git/modules, at most REPO_DEPTH levels down, within the first REPO_DIRS directories read and REPO_MAX repositories.
- * Links are not followed.
+ * Links are not followed. Also the tops of the projects there: the roots, and each directory holding a `.git`
+ * (a directory, or the file of a submodule or linked worktree), where the protected files are looked for.
  */
-function repositories(roots: readonly string[]): string[] {
+function repositories(view: RootedView, roots: readonly string[]): { repos: string[]; tops: string[] } {
   const found: string[] = [];
+  const tops = [...roots];
   let read = 0;
   const queue: [string, number][] = roots.map((r) => [r, 0]);
   for (let i = 0; i < queue.length && read < REPO_DIRS && found.length < REPO_MAX; i += 1) {
@@ -122,6 +144,7 @@ function repositories(roots: readonly string[]): string[] {
     }
     read += 1;
     const names = new Set(entries.map((e) => e.name));
+    if (depth > 0 && names.has('.git') && tops.length < roots.length + REPO_MAX) tops.push(dir);
     if (names.has('objects') && names.has('refs') && entries.some((e) => e.name === 'HEAD' && e.isFile())) {
       found.push(dir); // a bare repository: git enters it as it is
       continue;
@@ -129,6 +152,9 @@ function repositories(roots: readonly string[]): string[] {
     for (const e of entries) {
       if (!e.isDirectory()) continue;
       const path = join(dir, e.name);
+      // A hidden directory (~/.ssh, TETHER_HOME's checkpoint store under a task directory that holds the home) or a
+      // read-only exposed one is not searched: binding a repository found there would show it again, writable.
+      if (view.sight(path) !== undefined) continue;
       if (e.name === '.git') {
         found.push(path);
         // A submodule's git directory is in .git/modules/NAME: git reads its config there.
@@ -136,13 +162,41 @@ function repositories(roots: readonly string[]): string[] {
       } else if (depth < REPO_DEPTH && !NOT_SEARCHED.has(e.name)) queue.push([path, depth + 1]);
     }
   }
-  return found.slice(0, REPO_MAX);
+  return { repos: found.slice(0, REPO_MAX), tops };
 }
 
-/** What bwrapArgs would hide and protect now: the hidden paths that exist, and the repositories (sandboxView). */
-export function sandboxView(spec: SandboxSpec, workdir: string): string {
-  return [...spec.hidden.filter((p) => existsSync(p)), '\u0000', ...repositories([workdir, ...spec.writable])].join(
+/** What the sandbox would protect now: the repositories, the projects' tops, and the protected files found there. */
+export interface SandboxState {
+  repos: string[];
+  tops: string[];
+  found: ProtectedFound[];
+}
+
+export function sandboxState(spec: SandboxSpec, workdir: string): SandboxState {
+  const roots = [workdir, ...spec.writable];
+  const { repos, tops } = repositories(viewOf(spec, roots), roots);
+  return { repos, tops, found: findProtected(tops, spec.protected ?? []) };
+}
+
+/** What bwrapArgs would hide and protect now: the hidden paths that exist, the repositories and protected files. */
+export function sandboxView(spec: SandboxSpec, workdir: string, state = sandboxState(spec, workdir)): string {
+  return [
+    ...spec.hidden.filter((p) => existsSync(p)),
     '\u0000',
+    ...state.repos,
+    '\u0000',
+    protectedView(state.found),
+  ].join('\u0000');
+}
+
+/** The task's view (task-view.ts) with the sandbox's binds as its roots. */
+function viewOf(spec: SandboxSpec, roots: readonly string[]): RootedView {
+  return new RootedView(
+    new TaskView(
+      spec.hidden.map((path) => ({ path, why: 'configured' as const })),
+      spec.exposed,
+    ),
+    roots,
   );
 }
 
@@ -153,17 +207,8 @@ export function sandboxView(spec: SandboxSpec, workdir: string): string {
  * TETHER_HOME) is bound again on top, so the task still has it, and a hidden path inside that is hidden again; an
  * exposed path inside a hidden directory is bound read-only on top.
  */
-function hide(spec: SandboxSpec, binds: readonly [string, string][]): string[] {
-  const view = new TaskView(
-    spec.hidden.map((path) => ({ path, why: 'configured' as const })),
-    spec.exposed,
-  );
-  const layers = new RootedView(
-    view,
-    binds.map(([, to]) => to),
-  )
-    .mounts()
-    .filter((l) => existsSync(l.path));
+function hide(view: RootedView, binds: readonly [string, string][]): string[] {
+  const layers = view.mounts().filter((l) => existsSync(l.path));
   const args: string[] = [];
   // A hidden path inside a writable one (a task directory that holds the home: ~/.docker/config.json) could be
   // taken out of hiding by renaming a directory above it (mv .docker x; the next command's sandbox finds no

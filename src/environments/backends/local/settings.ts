@@ -12,9 +12,12 @@ import { commandFilterFile } from './seccomp.js';
 import { TaskNetwork, type TaskNetworkTools } from './task-network.js';
 import { EgressSchema } from '../../egress/settings.js';
 import { listenInside } from '../../egress/listener.js';
+import { applyProtected, resolveProtected, type ProtectedEntry } from '../../../common/protected-paths.js';
+import { configureLimits, LimitsSchema } from './limits.js';
 import { TaskView, type HiddenPath, type HiddenWhy } from '../../task-view.js';
 
-const SHAPE = 'off, on, or a mapping with enabled, network, egress, writable, hidden, expose and bwrap';
+const SHAPE =
+  'off, on, or a mapping with enabled, network, egress, writable, hidden, expose, protected, limits and bwrap';
 
 const writablePath = z
   .string()
@@ -46,6 +49,19 @@ const SandboxObject = z.strictObject(
     hidden: z.array(writablePath).default([]),
     /** Credential locations hidden by default that commands may read after all (a warning at worker start). */
     expose: z.array(writablePath).default([]),
+    /**
+     * Files other programs run or obey later, read-only to commands (src/common/protected-paths.ts has the
+     * defaults): `PATH` adds one, `!PATH` removes one, relative to each project's top.
+     */
+    protected: z
+      .array(z.string())
+      .default([])
+      .superRefine((items, ctx) => {
+        for (const p of applyProtected(items).problems)
+          ctx.addIssue({ code: 'custom', path: [p.index], message: p.message });
+      }),
+    /** Per task, for its shell, background processes, PTYs and execute_code together (limits.ts). */
+    limits: LimitsSchema,
     /** The bwrap binary; default: TETHER_BWRAP, else `bwrap` on PATH. */
     bwrap: z.string().min(1).optional(),
   },
@@ -82,6 +98,8 @@ export interface SandboxSpec {
   exposed: string[];
   /** The seccomp filter file (seccomp.ts); undefined where tether has none for this architecture. */
   seccomp?: string;
+  /** Held read-only at each project's top (protected-files.ts); none when absent. */
+  protected?: readonly ProtectedEntry[];
 }
 
 function executable(path: string): boolean {
@@ -147,14 +165,29 @@ export function hiddenPaths(settings: LocalSettings): HiddenPath[] {
   return [...out.values()];
 }
 
-/** What the task's tools and commands see: the sandbox's hidden paths, or with the sandbox off tether's own only. */
+/** The directories the sandbox mounts a fresh one of its own on (sandbox.ts bwrapArgs): the file tools reach none. */
+const OWN_MOUNTS = ['/tmp', '/proc', '/dev', '/run', '/var/run'];
+
+/**
+ * What the task's tools and commands see: the sandbox's hidden paths, or with the sandbox off tether's own only; and
+ * the protected files, on every backend.
+ */
 export function taskView(settings: LocalSettings): TaskView {
   const s = settings.sandbox;
+  // The protected files hold whatever runs the commands: the file tools' gate asks about them on every backend.
+  const prot = protectedEntries(settings);
   if (!s.enabled || platform() !== 'linux')
-    return new TaskView(controlPlanePaths().map((p) => ({ path: realPath(p), why: 'tether' as const })));
-  // Each task's commands have a /tmp of their own (sandbox.ts binds it): the machine's is not theirs.
-  const tmp = { path: realPath('/tmp'), why: 'private-tmp' as const };
-  return new TaskView([...hiddenPaths(settings), tmp], s.expose.map(realPath), true, s.writable.map(realPath));
+    return new TaskView(
+      controlPlanePaths().map((p) => ({ path: realPath(p), why: 'tether' as const })),
+      [],
+      false,
+      [],
+      prot,
+    );
+  // Each task's commands have a /tmp, /proc, /dev and /run of their own (sandbox.ts mounts them): the machine's (the
+  // worker's environment in /proc/self/environ, its descriptors, /dev/shm, daemons' files in /run) are not theirs.
+  const own = OWN_MOUNTS.filter(existsSync).map((p) => ({ path: realPath(p), why: 'private-tmp' as const }));
+  return new TaskView([...hiddenPaths(settings), ...own], s.expose.map(realPath), true, s.writable.map(realPath), prot);
 }
 
 /** The sandbox the local backend uses, or undefined when it is off or this is not Linux. */
@@ -170,7 +203,27 @@ export function sandboxSpec(settings: LocalSettings): SandboxSpec | undefined {
     hidden: hiddenPaths(settings).map((h) => h.path),
     exposed: s.expose.map(realPath),
     seccomp: commandFilterFile(),
+    protected: protectedEntries(settings),
   };
+}
+
+const resolved = new WeakMap<readonly string[], ProtectedEntry[]>();
+
+/** The protected paths in force (the defaults and the setting), whatever the backend: the file tools ask for them. */
+export function protectedEntries(settings: LocalSettings): ProtectedEntry[] {
+  const list = settings.sandbox.protected;
+  let entries = resolved.get(list);
+  if (!entries) resolved.set(list, (entries = resolveProtected(list)));
+  return entries;
+}
+
+/**
+ * The protected paths of a raw `terminal.local` section (the worker checked it at start); the defaults when it
+ * cannot be read. For the file tools' gate, which asks about them whatever the backend.
+ */
+export function protectedPathsIn(section: unknown): ProtectedEntry[] {
+  const parsed = LocalSettingsSchema.safeParse(section ?? {});
+  return parsed.success ? protectedEntries(parsed.data) : resolveProtected([]);
 }
 
 /**
@@ -183,7 +236,7 @@ export async function checkLocalSettings(settings: LocalSettings): Promise<strin
   const exposed = s.expose.map(
     (p) => `terminal.local.sandbox.expose: ${p} is readable by every sandboxed command (it holds credentials)`,
   );
-  return [...exposed, ...(await checkSandbox(settings))];
+  return [...exposed, ...(await checkSandbox(settings)), ...(await configureLimits(s.limits))];
 }
 
 async function checkSandbox(settings: LocalSettings): Promise<string[]> {

@@ -11,7 +11,20 @@ import { TaskProxy } from '../../egress/task-proxy.js';
 import { networkNote } from '../../egress/network-note.js';
 import { lazyLogger } from '../../../logging/logger.js';
 import { deferredProcess, failedProcess } from '../../deferred-process.js';
-import { ptyArgv, sandboxArgv, sandboxView, firstChild, sandboxPidNamespace, type SandboxLayout } from './sandbox.js';
+import {
+  ptyArgv,
+  sandboxArgv,
+  sandboxState,
+  sandboxView,
+  firstChild,
+  sandboxPidNamespace,
+  type SandboxLayout,
+  type SandboxState,
+} from './sandbox.js';
+import { ProtectedGuard } from './protected-guard.js';
+import { taskCgroup, type LimitsSetting } from './limits.js';
+import { limitNotes, type LimitCounters } from '../../cgroups/files.js';
+import { placedArgv, type TaskCgroup } from '../../cgroups/groups.js';
 import { withoutControlPlane } from './control-plane.js';
 import { baseEnvironment } from '../../command-env.js';
 import { COMMAND_MARK, ENV_MARK, killMarked } from './stragglers.js';
@@ -208,12 +221,19 @@ export class LocalTransport implements Transport {
   private commands = 0;
   /** Unsandboxed: the mark of each tagged process (a long-lived shell's commands append their id to it). */
   private readonly tagMarks = new Map<string, string>();
+  /** Protected files the sandbox cannot hold by a mount (protected-guard.ts); made by start(). */
+  private guard: ProtectedGuard | undefined;
+  /** The cgroup holding the task's processes (limits.ts); made by start() where limits are on and possible. */
+  private cgroup: TaskCgroup | undefined;
+  /** The sandbox's look at the machine taken as a command starts, for the choice of its shell just after. */
+  private looked: SandboxState | undefined;
 
   /** Without `sandbox`, commands run as the worker's own children, with its access to the machine. */
   constructor(
     readonly workdir: string,
     readonly sandbox?: SandboxSpec,
     private readonly ctx?: Pick<BackendContext, 'taskId' | 'log' | 'workflowId'>,
+    private readonly limits: LimitsSetting = 'off',
   ) {}
 
   attribute(who: () => Attribution): void {
@@ -231,7 +251,42 @@ export class LocalTransport implements Transport {
 
   /** What the sandbox hides and protects now: a shell made under another view is replaced (ShellEnvironment). */
   sandboxView(): string {
-    return this.sandbox ? sandboxView(this.sandbox, this.workdir) : '';
+    if (!this.sandbox) return '';
+    // A command's start looked at the machine a moment ago (commandStarting): the same look serves here.
+    const state = this.looked ?? sandboxState(this.sandbox, this.workdir);
+    if (!this.looked) this.guard?.observe(state);
+    this.looked = undefined;
+    return sandboxView(this.sandbox, this.workdir, state);
+  }
+
+  /** The limits' counters, and a look at the protected files (a background process may have made one). */
+  commandStarting(): LimitCounters | undefined {
+    if (this.sandbox && this.guard) {
+      const state = sandboxState(this.sandbox, this.workdir);
+      // Kept for the shell's choice, which follows at once, unless the look just undid something.
+      if (!this.guard.commandStarting(state)) {
+        this.looked = state;
+        setImmediate(() => (this.looked = undefined));
+      }
+    }
+    return this.cgroup?.counters();
+  }
+
+  /** What the task's limits and the protected files' guard did during the command. */
+  commandEnded(mark: unknown): string[] {
+    this.looked = undefined;
+    const notes = this.guard?.commandEnded() ?? [];
+    const before = mark as LimitCounters | undefined;
+    if (this.cgroup && before) notes.push(...limitNotes(before, this.cgroup.counters(), this.cgroup.limits));
+    return notes;
+  }
+
+  /**
+   * The task's commands, background processes, PTYs and execute_code programs start in its cgroup (placedArgv).
+   * tether's helpers and kill script stay outside, so they work when the task is at its limits.
+   */
+  private placed(argv: string[], opts: SpawnOptions): string[] {
+    return !this.cgroup || opts.helper ? argv : placedArgv(this.cgroup.procsFiles, argv);
   }
 
   /** Unsandboxed, what a timed-out or killed command of a long-lived shell left (setsid children) goes too. */
@@ -256,7 +311,21 @@ export class LocalTransport implements Transport {
         `bubblewrap (${this.sandbox.bwrap}) not found; install the package 'bubblewrap', or set terminal.local.sandbox: off`,
       );
     }
+    if (!this.cgroup && this.limits !== 'off') {
+      try {
+        this.cgroup = await taskCgroup(this.limits, this.ctx?.taskId ?? 'task');
+      } catch (err) {
+        throw new EnvironmentError('Environment.Config', 'local', `the task's cgroup: ${(err as Error).message}`);
+      }
+    }
     if (!this.sandbox) return;
+    if (!this.guard) {
+      const log = this.ctx?.log ?? lazyLogger;
+      this.guard = new ProtectedGuard(this.sandbox, this.workdir, this.ctx?.taskId ?? 'task', (msg) =>
+        log.warn({ taskId: this.ctx?.taskId }, msg),
+      );
+      this.guard.observe(sandboxState(this.sandbox, this.workdir));
+    }
     // Named for this worker, so a later worker can remove it once this one is gone (leftover-dirs.ts).
     this.tmpDir ??= mkdtempSync(join(tmpdir(), `tether-sandbox-${process.pid}-`));
     if (this.sandbox.network !== 'host') this.network ??= await TaskNetwork.open(networkTools(this.sandbox));
@@ -289,14 +358,18 @@ export class LocalTransport implements Transport {
     // Never the machine's network by mistake: without its task network (closed, or not made) nothing runs.
     if (this.sandbox.network !== 'host' && !this.network)
       throw new EnvironmentError('Environment.Gone', 'local', "the task's network namespace has ended");
-    const argv = this.network ? this.network.wrap(command) : command;
+    const argv = this.placed(this.network ? this.network.wrap(command) : command, opts);
     const proc = opts.pty
       ? ptyProcess(argv, this.workdir, opts, sandboxEnv(this.proxy))
       : pipeProcess(argv, this.workdir, opts.stdin, undefined, sandboxEnv(this.proxy));
     this.running.add(proc);
     if (opts.tag !== undefined) this.tagged.set(opts.tag, proc.pid);
+    // The task shell runs the task's code only between commandStarting and commandEnded; the others whenever.
+    const own = !opts.taskShell && !opts.helper;
+    if (own) this.guard?.started(proc);
     const done = (): void => {
       this.running.delete(proc);
+      if (own) this.guard?.ended(proc);
       if (opts.tag !== undefined && this.tagged.get(opts.tag) === proc.pid) this.tagged.delete(opts.tag);
     };
     proc.exited.then(done, done);
@@ -312,7 +385,7 @@ export class LocalTransport implements Transport {
     this.commands += 1;
     const command = `${this.mark}-${this.commands}`;
     const env = { ...commandBase(), [ENV_MARK]: this.mark, [COMMAND_MARK]: command };
-    const argv = ['/bin/sh', '-c', script];
+    const argv = this.placed(['/bin/sh', '-c', script], opts);
     const proc = opts.pty
       ? ptyProcess(argv, this.workdir, opts, env)
       : pipeProcess(argv, this.workdir, opts.stdin, undefined, env);
@@ -328,7 +401,12 @@ export class LocalTransport implements Transport {
 
   private layout(): SandboxLayout {
     if (!this.tmpDir) throw new EnvironmentError('Environment.Gone', 'local', 'the sandbox was closed');
-    return { workdir: this.workdir, tmpDir: this.tmpDir, resolvConf: this.network?.resolvConf };
+    return {
+      workdir: this.workdir,
+      tmpDir: this.tmpDir,
+      resolvConf: this.network?.resolvConf,
+      trust: this.proxy?.trustFiles(),
+    };
   }
 
   /** Runs a helper (tether's kill script) in the PID namespace of the running command tagged `tag`. */
@@ -366,7 +444,9 @@ export class LocalTransport implements Transport {
   refusalNote(output: string, startedAt = 0): string | undefined {
     if (!this.sandbox) return undefined;
     const notes: string[] = [];
-    if (/Read-only file system/i.test(output))
+    const guarded = this.guard?.refusalNote(output);
+    if (guarded?.note) notes.push(guarded.note);
+    if (guarded ? guarded.other : /Read-only file system/i.test(output))
       notes.push(
         `the local sandbox keeps everything outside ${this.workdir}, /tmp and terminal.local.sandbox.writable read-only; ` +
           'if this command needs to write elsewhere, a person must add the path to terminal.local.sandbox.writable in config.yaml and restart the worker',
@@ -402,6 +482,10 @@ export class LocalTransport implements Transport {
       }
     }
     await Promise.all(procs.map((p) => p.exited.catch(() => null)));
+    // What a process of the task created at a protected path is not left behind; nor is anything in its cgroup.
+    this.guard?.close();
+    await this.cgroup?.close();
+    this.cgroup = undefined;
     if (this.tmpDir) rmSync(this.tmpDir, { recursive: true, force: true });
     this.tmpDir = undefined;
     this.proxy?.close();
@@ -416,6 +500,6 @@ export const localBackend: BackendDefinition<LocalSettings> = {
   description: "this machine, in the task's working directory (inside a bubblewrap sandbox on Linux)",
   settings: LocalSettingsSchema,
   preflight: checkLocalSettings,
-  create: (settings, ctx) => new LocalTransport(ctx.hostCwd, sandboxSpec(settings), ctx),
+  create: (settings, ctx) => new LocalTransport(ctx.hostCwd, sandboxSpec(settings), ctx, settings.sandbox.limits),
   cleanup: async () => removeDeadWorkersDirs(),
 };

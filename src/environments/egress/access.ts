@@ -1,0 +1,84 @@
+// What one HTTP request the egress proxy read does: a read (GET, HEAD, OPTIONS without a body, and git's fetch) or a
+// write (everything else), and its path in the one form a path prefix is matched against. Worker-only (pure).
+import { pathCovered } from '../../common/egress-types.js';
+
+export type Access = 'read' | 'write';
+
+/** Methods that only read, when they carry no body. */
+const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * git's fetch over smart HTTP posts its negotiation (wants and haves) here; a push posts to git-receive-pack, a
+ * write. Matched with git's own request content type, so a form posted to a path of that name is still a write.
+ */
+const GIT_FETCH = { suffix: '/git-upload-pack', contentType: 'application/x-git-upload-pack-request' };
+
+export interface RequestFacts {
+  method: string;
+  /** The path as the request named it, without the query. */
+  path: string;
+  contentType?: string;
+  /** A body follows (Content-Length above 0, or Transfer-Encoding). */
+  body: boolean;
+  /** An Upgrade (websocket): what follows is a stream the proxy does not read. */
+  upgrade: boolean;
+}
+
+/**
+ * read or write. A read method with a body is a write (a body is data leaving), and so is an upgrade (after it the
+ * proxy reads nothing more). git's fetch is a POST that reads.
+ */
+export function requestAccess(r: RequestFacts): Access {
+  if (r.upgrade) return 'write';
+  if (READ_METHODS.has(r.method)) return r.body ? 'write' : 'read';
+  if (
+    r.method === 'POST' &&
+    r.path.endsWith(GIT_FETCH.suffix) &&
+    r.contentType?.split(';')[0]!.trim().toLowerCase() === GIT_FETCH.contentType
+  )
+    return 'read';
+  return 'write';
+}
+
+/**
+ * The request target's path, if it is in normal form: starting with `/`, no `.` or `..` segment, no encoded `/`,
+ * `\` or `.` (servers decode and resolve those differently), no empty segment. Otherwise undefined: a path-limited
+ * entry never covers it, so the request is asked about, showing the path as sent.
+ */
+export function normalPath(target: string): string | undefined {
+  const q = target.search(/[?#]/);
+  const path = q === -1 ? target : target.slice(0, q);
+  if (!path.startsWith('/')) return undefined;
+  if (/%(2f|5c|2e)/i.test(path) || path.includes('\\') || path.includes('//')) return undefined;
+  if (path.split('/').some((s) => s === '.' || s === '..')) return undefined;
+  return path;
+}
+
+/** Whether an allow entry with `access` and `paths` covers a request of `need` at `path` (undefined: not normal). */
+export function entryCovers(
+  entry: { access: Access; paths?: readonly string[] },
+  need: Access,
+  path: string | undefined,
+): boolean {
+  if (need === 'write' && entry.access === 'read') return false;
+  if (!entry.paths) return true;
+  return path !== undefined && entry.paths.some((p) => pathCovered(p, path));
+}
+
+/**
+ * The first bytes of a body as printable ASCII: `\n`, `\r`, `\t`, `\\`, `\"` and `\xNN` for every other byte. A
+ * quote is escaped so the bytes, shown in quotes, cannot close them and pass for the approval's own words.
+ */
+export function escapeBytes(bytes: Buffer, max = 256): string {
+  let out = '';
+  for (const b of bytes.subarray(0, max)) {
+    if (b === 0x5c) out += '\\\\';
+    else if (b === 0x22) out += '\\"';
+    else if (b === 0x0a) out += '\\n';
+    else if (b === 0x0d) out += '\\r';
+    else if (b === 0x09) out += '\\t';
+    else if (b >= 0x20 && b < 0x7f) out += String.fromCharCode(b);
+    else out += `\\x${b.toString(16).padStart(2, '0')}`;
+  }
+  return bytes.length > max ? `${out}…` : out;
+}
