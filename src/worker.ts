@@ -28,6 +28,8 @@ import { closeEnvironments, configureEnvironments, WORKER_ID } from './environme
 import { cleanupLeftovers } from './environments/leftovers.js';
 import { setCurrentConfig } from './config/current.js';
 import { deploymentOptions, versioningSettings, type VersioningSettings } from './temporal/versioning.js';
+import { Liveness } from './liveness/liveness.js';
+import { modelCallQueue, ownQueueOf } from './common/task-queues.js';
 import { prebuiltBundle, prebuiltBundleDir } from './temporal/prebuilt-bundle.js';
 import { workflowBuildId } from './temporal/build-id.js';
 import { preloadPlaywright } from './browser/playwright-module.js';
@@ -43,7 +45,7 @@ import { AllowlistBook } from './approval/allowlist-book.js';
 import { configPath } from './config/config.js';
 import { workerIdentity } from './temporal/worker-identity.js';
 import { endpointLabel } from './models/openai-provider.js';
-import { tetherDataConverter } from './payloads/data-converter.js';
+import { encodePayload, tetherDataConverter } from './payloads/data-converter.js';
 import { resolveKeyFile } from './payloads/encryption-settings.js';
 import { loadKeyring } from './payloads/keyring.js';
 
@@ -161,7 +163,7 @@ interface WorkerOptions {
 
 /** The task queue only this worker process polls: tool calls of tasks whose environment it holds go there. */
 export function workerQueue(taskQueue: string): string {
-  return `${taskQueue}@${WORKER_ID}`;
+  return ownQueueOf(taskQueue, WORKER_ID);
 }
 
 export async function createWorker(
@@ -239,16 +241,33 @@ export async function createWorker(
   const code = opts.workflowBundle
     ? { workflowBundle: opts.workflowBundle, atStart: false }
     : await workflowCode(log, tracing !== undefined);
-  const versioning = deploymentOptions(opts.versioning ?? versioningSettings(opts.settings.taskQueue));
+  const versioning = opts.versioning ?? versioningSettings(opts.settings.taskQueue);
   // Unversioned, a short build id: every workflow task and activity start records it (src/temporal/build-id.ts).
-  const buildId = workflowBuildId(code.workflowBundle, code.sha256);
-  // Both workers run activities the same way; one object keeps them from drifting apart.
+  const unversioned = {
+    taskQueue: opts.settings.taskQueue,
+    buildId: workflowBuildId(code.workflowBundle, code.sha256),
+  };
+  // Heartbeats from a thread the event loop cannot starve, and retries that take over a busy attempt
+  // (src/liveness): a live worker keeps its calls however loaded the machine is; a dead one loses them in seconds.
+  const liveness = new Liveness({
+    settings: opts.settings,
+    stallMs: config.worker.stall_seconds * 1000,
+    log,
+    // The thread's heartbeats carry details sealed like every other payload when encryption is on.
+    encodeDetails: (details) => encodePayload(dataConverter, details),
+  });
+  // Every worker runs activities the same way; one object keeps them from drifting apart.
   const activityOptions = {
-    maxConcurrentActivityTaskExecutions: opts.maxConcurrentActivities ?? 32,
     shutdownGraceTime: opts.shutdownGraceTime ?? '30 seconds',
     interceptors: {
-      // Tracing's first, so an activity's span covers what the others do.
-      activity: [...(tracing ? [tracing.activityInterceptors] : []), payloadGuard(), releaseLostWorkerSticky(log)],
+      // Liveness first, so a call is spoken for from its first moment; tracing next, so an activity's span covers
+      // what the others do.
+      activity: [
+        liveness.interceptor(),
+        ...(tracing ? [tracing.activityInterceptors] : []),
+        payloadGuard(),
+        releaseLostWorkerSticky(log),
+      ],
     },
     // Cancellation reaches an activity only in the answer to a heartbeat: the default throttle (80% of the
     // heartbeat timeout) held it back for up to 12 s, while the command it should stop went on.
@@ -257,42 +276,58 @@ export async function createWorker(
     // endpoint the worker that took the run calls (src/temporal/worker-identity.ts).
     identity: workerIdentity(endpointLabel(model.openai)),
   } satisfies Partial<TemporalWorkerOptions>;
+  const toolSlots = opts.maxConcurrentActivities ?? config.worker.tool_calls;
   const shared = await Worker.create({
     connection,
     namespace: opts.settings.namespace,
     taskQueue: opts.settings.taskQueue,
     workflowBundle: code.workflowBundle,
+    // Model calls of runs recorded before they had a queue of their own still come here.
     activities,
     dataConverter,
     ...activityOptions,
+    maxConcurrentActivityTaskExecutions: toolSlots,
     // Approval waits reach the metrics through a sink; workflow spans leave the sandbox through the tracing one.
     sinks: { ...approvalSinks(pendingApprovals), ...tracing?.sinks },
     // A workflow task for a run whose worker died waits this long on that worker's sticky queue (default 10 s);
     // past it, any worker takes the task and replays the run's history.
     stickyQueueScheduleToStartTimeout: '1 second',
-    // Only the shared queue's worker runs workflow code, so only it joins the Worker Deployment; the own queue
-    // carries activities, which replay never touches.
-    ...(versioning.workerDeploymentOptions ? versioning : { buildId }),
+    // Only the shared queue's worker runs workflow code, so only it joins the Worker Deployment; the other queues
+    // carry activities, which replay never touches.
+    ...deploymentOptions(versioning, unversioned),
   });
+  // Every activity the route to the holder schedules on its queue (src/workflows/environment-route.ts,
+  // gate-route.ts): a gated call that reached another worker first comes here as runGatedTool.
   const own = await Worker.create({
     connection,
     namespace: opts.settings.namespace,
     taskQueue: ownQueue,
-    buildId,
     dataConverter,
     activities: {
       runTool: activities.runTool,
+      runGatedTool: activities.runGatedTool,
       assessCall: activities.assessCall,
       closeEnvironment: activities.closeEnvironment,
     },
     ...activityOptions,
+    maxConcurrentActivityTaskExecutions: toolSlots,
+    ...deploymentOptions(versioning, unversioned, false),
+  });
+  const models = await Worker.create({
+    connection,
+    namespace: opts.settings.namespace,
+    taskQueue: modelCallQueue(opts.settings.taskQueue),
+    activities: { callModel: activities.callModel },
+    dataConverter,
+    ...activityOptions,
+    maxConcurrentActivityTaskExecutions: config.worker.model_calls,
+    ...deploymentOptions(versioning, unversioned, false),
   });
   step('workers');
   const browser = await browserModule;
   step('browser');
   const workflows = opts.workflowBundle ? 'given' : code.atStart ? 'bundled at start' : 'prebuilt';
   const tools = registry.all().length;
-  const version = versioning.workerDeploymentOptions?.version;
   log.info(
     {
       taskQueue: opts.settings.taskQueue,
@@ -300,12 +335,13 @@ export async function createWorker(
       tools,
       workflows,
       browser,
-      buildId: version?.buildId ?? buildId,
+      buildId: versioning?.buildId ?? unversioned.buildId,
       encryption: payloads.encrypts,
       ...(tracing ? { tracing: `${tracing.settings.protocol} ${tracing.settings.endpoint}` } : {}),
       startMs: steps,
     },
     'worker ready',
   );
-  return { worker: new WorkerGroup(shared, own, ownQueue), connection, ownConnection: !opts.connection };
+  const group = new WorkerGroup([shared, own, models], ownQueue, () => liveness.close());
+  return { worker: group, connection, ownConnection: !opts.connection };
 }

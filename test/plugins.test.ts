@@ -7,6 +7,7 @@ import { parseConfig } from '../src/config/config.js';
 import { environmentProvider } from '../src/environments/providers.js';
 import { loadPlugins, type PluginLoadResult } from '../src/plugins/loader.js';
 import { recordTrust } from '../src/plugins/trust.js';
+import { toolCall } from '../src/registry/tool-call.js';
 import { runToolCall, type CallOptions } from '../src/registry/handle-function-call.js';
 import { Hooks } from '../src/registry/hooks.js';
 import { ToolRegistry } from '../src/registry/registry.js';
@@ -94,7 +95,7 @@ describe('plugins', () => {
   let result: PluginLoadResult;
   let options: CallOptions;
   const call = (name: string, args: object, approved = false) =>
-    runToolCall(name, JSON.stringify(args), 'task', 'user task', { ...options, approved });
+    runToolCall(toolCall(registry, name, JSON.stringify(args)), 'task', 'user task', { ...options, approved });
 
   beforeAll(async () => {
     g.pluginEvents = [];

@@ -1,17 +1,18 @@
-// One ACP session: a durable conversation run. The first prompt starts it, later prompts reach it as the
-// `message` signal; a turn is followed with the same follower as `tether attach`, its state sent as session/update
-// notifications, its approvals asked as permission requests and decided like `tether approve`. Worker-only.
+// One ACP session: a durable conversation run under the session's id. Each prompt is one update-with-start: it
+// starts the run when none runs, or reaches the running one, in one step with no check-then-start race; a turn is
+// followed with the same follower as `tether attach`, its state sent as session/update notifications, its approvals
+// asked as permission requests and decided like `tether approve`. Worker-only.
 import type { AgentContext, ContentBlock, SessionUpdate, StopReason } from '@agentclientprotocol/sdk';
-import type { Client } from '@temporalio/client';
+import { randomUUID } from 'node:crypto';
+import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
 import { sendDecision } from '../cli/decide.js';
 import { follow } from '../cli/follow.js';
-import { newWorkflowId } from '../cli/run-options.js';
 import type { Logger } from '../logging/logger.js';
 import { queryRunState } from '../temporal/run-handle.js';
 import type { TemporalSettings } from '../temporal/settings.js';
 import type { AgentInput, AgentState } from '../common/types.js';
-import { MESSAGE_SIGNAL } from '../common/workflow-messages.js';
 import { agentWorkflow } from '../workflows/agent-workflow.js';
+import { conversationTurnUpdate } from '../workflows/conversation-turn.js';
 import { EditorAsker } from './permission.js';
 import { UpdateTracker } from './updates.js';
 
@@ -43,7 +44,6 @@ export function promptText(blocks: readonly ContentBlock[]): string {
 
 export class AcpSession {
   private tracker: UpdateTracker;
-  private answers = 0;
   private cancelTurn?: AbortController;
 
   constructor(
@@ -61,7 +61,6 @@ export class AcpSession {
   /** Reattaches to a running conversation: what it said last is shown again, the rest continues from here. */
   async reattach(state: AgentState): Promise<void> {
     this.tracker.baseline(state);
-    this.answers = state.answers ?? 0;
     if (state.answer)
       await this.send({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: state.answer } });
   }
@@ -79,26 +78,33 @@ export class AcpSession {
   /** One turn: until the run has answered this prompt (and waits for the next), or ends. */
   async prompt(text: string, connection: AbortSignal): Promise<StopReason> {
     const { client, settings, log } = this.deps;
-    if (!(await this.running())) {
-      // A first prompt, or one after the run was cancelled: a new run, under the session id when it is free.
-      const workflowId = this.runId === undefined ? this.id : newWorkflowId();
-      const input: AgentInput = {
-        task: text,
-        model: this.deps.model(),
-        enabledToolsets: this.toolsets,
-        cwd: this.cwd,
-        conversation: true,
-      };
-      await client.workflow.start(agentWorkflow, { taskQueue: settings.taskQueue, workflowId, args: [input] });
-      this.runId = workflowId;
-      this.answers = 0;
+    // The run goes by the session's id: a prompt after a run ended (cancelled) starts a new run under it.
+    this.runId ??= this.id;
+    const turnId = randomUUID();
+    const input: AgentInput = {
+      task: text,
+      model: this.deps.model(),
+      enabledToolsets: this.toolsets,
+      cwd: this.cwd,
+      conversation: true,
+      turnId,
+    };
+    const accepted = await client.workflow.executeUpdateWithStart(conversationTurnUpdate, {
+      args: [{ text, turnId }],
+      startWorkflowOperation: new WithStartWorkflowOperation(agentWorkflow, {
+        taskQueue: settings.taskQueue,
+        workflowId: this.runId,
+        args: [input],
+        workflowIdConflictPolicy: 'USE_EXISTING',
+      }),
+    });
+    if (accepted.started) {
       this.tracker = new UpdateTracker(this.cwd);
-      log.info({ session: this.id, workflowId }, 'ACP session started a run');
-    } else {
-      await client.workflow.getHandle(this.runId!).signal(MESSAGE_SIGNAL, { text });
+      log.info({ session: this.id, workflowId: this.runId }, 'ACP session started a run');
     }
-    const runId = this.runId!;
-    const baseline = this.answers;
+    const runId = this.runId;
+    // The reply to this prompt is the first answer after the ones given when the run took it.
+    const baseline = accepted.answers;
     const cancel = new AbortController();
     this.cancelTurn = cancel;
     let last: AgentState | undefined;
@@ -118,7 +124,6 @@ export class AcpSession {
     });
     this.cancelTurn = undefined;
     if (outcome.reached) {
-      this.answers = last?.answers ?? baseline + 1;
       return last?.stopReason === 'max_turns' ? 'max_turn_requests' : 'end_turn';
     }
     if (outcome.status === 'cancelled' || outcome.detached) return 'cancelled';

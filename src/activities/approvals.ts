@@ -12,6 +12,7 @@ import type {
   AllowlistEntry,
   ApprovalFinding,
   CommandAssessment,
+  NoticeDelivery,
   PendingApproval,
   SmartVerdict,
 } from '../common/approval-types.js';
@@ -66,9 +67,11 @@ export function createApprovalActivities(deps: ApprovalActivityDeps) {
     return verdict;
   }
 
-  async function notifyApproval(input: { approval: PendingApproval }): Promise<void> {
+  async function notifyApproval(input: { approval: PendingApproval }): Promise<NoticeDelivery> {
     const url = config.approvals.webhook_url;
-    if (!url) return;
+    // Another worker of the deployment asked for it: workers that disagree about the webhook are misconfigured.
+    if (!url)
+      return { delivered: false, reason: 'approvals.webhook_url is not set on the worker that took the notice' };
     const info = Context.current().info;
     // `view` is what a chat message should show (the one rendering every channel uses, with what each choice
     // gives); `approval` is the exact record; visibleJson writes bidi and invisible characters as escapes.
@@ -91,8 +94,10 @@ export function createApprovalActivities(deps: ApprovalActivityDeps) {
         'Approval.Webhook',
       );
     }
+    // Retried (by the workflow's retry policy, with backoff) until the endpoint answers 2xx.
     if (!res.ok)
       throw ApplicationFailure.retryable(`approval webhook ${url} answered HTTP ${res.status}`, 'Approval.Webhook');
+    return { delivered: true, status: res.status };
   }
 
   /**

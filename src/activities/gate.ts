@@ -13,6 +13,7 @@ import { currentDirectory, readScriptsIn } from '../environments/read-scripts.js
 import { readForFileTool } from '../files/gate-reads.js';
 import type { ShellEnvironment } from '../environments/shell-environment.js';
 import type { ToolRegistry } from '../registry/registry.js';
+import { toolCall, type ToolCall } from '../registry/tool-call.js';
 import type { AssessCallInput, CallAssessment } from '../common/approval-types.js';
 import { withHeartbeat } from './heartbeat.js';
 import { protectedPathsIn } from '../environments/backends/local/settings.js';
@@ -48,18 +49,16 @@ export function createGateActivities(deps: GateActivityDeps) {
   /** The call's subject, where it runs, and a reader of files in its environment; undefined: it runs nothing. */
   async function subjectOf(
     input: AssessCallInput,
+    call = toolCall(registry, input.name, input.args),
   ): Promise<{ subject: CallSubject; cwd: string; read?: ReadScripts; where?: () => Promise<string> } | undefined> {
-    const entry = registry.get(input.name);
-    let args: unknown;
-    try {
-      args = JSON.parse(input.args || '{}');
-    } catch {
-      args = undefined;
-    }
-    const valid = entry ? entry.validate(args) : undefined;
+    const entry = call.entry;
     // Arguments the tool will refuse run nothing: dispatch reports the problem to the model.
-    if (!entry?.gate || !valid?.ok) return undefined;
-    const subject = await entry.gate(valid.value, { taskId: input.taskId, cwd: input.cwd, backend: input.backend });
+    if (!entry?.gate || !call.checked.ok) return undefined;
+    const subject = await entry.gate(call.checked.value, {
+      taskId: input.taskId,
+      cwd: input.cwd,
+      backend: input.backend,
+    });
     if (!subject) return undefined;
     const cwd = subject.workdir
       ? subject.workdir.startsWith('/')
@@ -83,7 +82,7 @@ export function createGateActivities(deps: GateActivityDeps) {
       : { subject, cwd };
   }
 
-  async function assess(input: AssessCallInput): Promise<CallAssessment> {
+  async function assess(input: AssessCallInput, call?: ToolCall): Promise<CallAssessment> {
     const entry = registry.get(input.name);
     const policy = {
       mode: config.approvals.mode,
@@ -96,7 +95,7 @@ export function createGateActivities(deps: GateActivityDeps) {
       entry?.environment && deps.workerQueue && environmentManager().has(input.taskId, backend)
         ? { workerQueue: deps.workerQueue }
         : {};
-    const found = await subjectOf(input);
+    const found = await subjectOf(input, call);
     if (!found) return { ...policy, command: '', dangerous: false, tier: null, findings: [], ...held() };
     const { subject, read, where } = found;
     const heldFiles = heldByProcesses(input, backend);
@@ -120,6 +119,8 @@ export function createGateActivities(deps: GateActivityDeps) {
       findings: verdict.findings,
       allowlistedBy,
       ...(Object.keys(reads).length > 0 ? { reads } : {}),
+      // Where the call's command runs, as judged here: the workflow shows it without reading the arguments again.
+      cwd: normalizePath(found.cwd),
       ...(scope ? { scope, where: judged.cwd } : {}),
       ...(tooLarge ? { unshowable: tooLarge } : {}),
       // Which part of `command` is the files read, so views show them apart from what the model asked to run.
@@ -129,10 +130,14 @@ export function createGateActivities(deps: GateActivityDeps) {
   }
 
   /** The files of `bound` whose content is not what the verdict was reached on any more (read again now). */
-  async function changedFiles(input: AssessCallInput, bound: Record<string, string>): Promise<string[]> {
+  async function changedFiles(
+    input: AssessCallInput,
+    bound: Record<string, string>,
+    call?: ToolCall,
+  ): Promise<string[]> {
     const keys = Object.keys(bound);
     if (keys.length === 0) return [];
-    const found = await subjectOf(input);
+    const found = await subjectOf(input, call);
     // The call's subject itself changed (a background process's input): everything counts as changed.
     if (!found?.read) return keys;
     const files = await found.read(keys);

@@ -58,6 +58,16 @@ describe('a call for the holding worker', () => {
     expect(s.ran).toEqual([]);
   });
 
+  it('a later attempt reaching another worker fails as the holder lost: its earlier attempt may have run there', async () => {
+    const s = setUp();
+    const retry = new MockActivityEnvironment({ attempt: 2 });
+    for (const run of [s.runToolOnHolder, s.runGatedToolOnHolder])
+      await expect(retry.run(run, { ...call, holder: 'q@other' })).rejects.toMatchObject({ type: 'Holder.Lost' });
+    // A check runs nothing: it may say misrouted at any attempt.
+    expect(await retry.run(s.assessCallOnHolder, { ...call, holder: 'q@other' })).toMatchObject({ misrouted: true });
+    expect(s.ran).toEqual([]);
+  });
+
   it('runs and judges on the worker it names', async () => {
     const s = setUp();
     const env = new MockActivityEnvironment();

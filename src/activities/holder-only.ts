@@ -1,6 +1,8 @@
 // The eager try of a call meant for the worker holding a task's environment (src/workflows/environment-route.ts):
 // scheduled on the run's own queue, it may reach another worker, which must run nothing. Worker-only.
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { RunToolInput, RunToolOutput } from '../common/activity-contract.js';
+import { HOLDER_LOST } from '../common/task-queues.js';
 import type { AssessCallInput, CallAssessment } from '../common/approval-types.js';
 
 /** What a worker that does not hold the environment answers to a call: nothing ran. */
@@ -23,13 +25,35 @@ const NOT_JUDGED: CallAssessment = {
   notify: false,
 };
 
-/** `fn` on the worker whose own queue is the input's `holder`; anywhere else (or with no holder named), `notHere`. */
+/** The running activity's attempt (1 outside an activity: the unit tests call these directly). */
+function attempt(): number {
+  try {
+    return Context.current().info.attempt;
+  } catch {
+    return 1;
+  }
+}
+
+/**
+ * `fn` on the worker whose own queue is the input's `holder`; anywhere else (or with no holder named), `notHere`.
+ * `mayHaveRun`: a later attempt of a call that must not run twice, reaching another worker, cannot say nothing ran
+ * (its earlier attempt may have run on the holder): it fails as the holder's loss instead (HOLDER_LOST).
+ */
 function holderOnly<I extends { holder?: string }, O>(
   ownQueue: string | undefined,
   fn: (input: I) => Promise<O>,
   notHere: O,
+  mayHaveRun = false,
 ): (input: I) => Promise<O> {
-  return async (input) => (input.holder !== undefined && input.holder === ownQueue ? fn(input) : notHere);
+  return async (input) => {
+    if (input.holder !== undefined && input.holder === ownQueue) return fn(input);
+    if (mayHaveRun && attempt() > 1)
+      throw ApplicationFailure.nonRetryable(
+        `the worker holding the task's environment (${input.holder ?? 'unknown'}) was lost, or too busy to answer, during this call`,
+        HOLDER_LOST,
+      );
+    return notHere;
+  };
 }
 
 /**
@@ -50,8 +74,8 @@ export function holderActivities(
   assessCallOnHolder(input: AssessCallInput): Promise<CallAssessment>;
 } {
   return {
-    runToolOnHolder: holderOnly(ownQueue, (i: RunToolInput) => acts.runTool(i), NOT_RUN),
-    runGatedToolOnHolder: holderOnly(ownQueue, (i: RunToolInput) => acts.runGatedTool(i), NOT_RUN),
+    runToolOnHolder: holderOnly(ownQueue, (i: RunToolInput) => acts.runTool(i), NOT_RUN, true),
+    runGatedToolOnHolder: holderOnly(ownQueue, (i: RunToolInput) => acts.runGatedTool(i), NOT_RUN, true),
     assessCallOnHolder: holderOnly(ownQueue, (i: AssessCallInput) => acts.assessCall(i), NOT_JUDGED),
   };
 }

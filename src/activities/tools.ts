@@ -6,7 +6,7 @@ import { TetherError } from '../common/errors.js';
 import { runToolCall } from '../registry/handle-function-call.js';
 import type { Hooks } from '../registry/hooks.js';
 import type { ToolRegistry } from '../registry/registry.js';
-import { finalizeResult } from '../registry/result.js';
+import { toolCall, type ToolCall } from '../registry/tool-call.js';
 import { getToolDefinitions, validateToolsets } from '../toolsets/resolve.js';
 import type { ListToolsInput, RunToolInput, RunToolOutput } from '../common/activity-contract.js';
 import type { ToolCatalog, ToolMeta } from '../common/types.js';
@@ -14,6 +14,7 @@ import type { AssessCallInput, CallAssessment } from '../common/approval-types.j
 import { detect } from '../approval/detect.js';
 import { loadBashParser } from '../approval/parser.js';
 import { lostWorker, withHeartbeat } from './heartbeat.js';
+import { liveCall } from '../liveness/liveness.js';
 import { environmentManager } from '../environments/current.js';
 import { comparableDigests } from '../environments/judged-bytes.js';
 import { withToolCall } from '../environments/tool-call-context.js';
@@ -47,6 +48,8 @@ export interface ToolActivityDeps {
 function interruptedAttempt(name: string, registry: ToolRegistry): string | undefined {
   const info = Context.current().info;
   if (info.attempt <= 1 || registry.get(name)?.sideEffects !== 'changes-world') return undefined;
+  // Every earlier attempt reached this worker only after the server had given it up, and ran nothing.
+  if (liveCall(info.base64TaskToken)?.earlierNeverRan) return undefined;
   const details = info.heartbeatDetails as { output_tail?: string } | undefined;
   return JSON.stringify({
     error: `Tool '${name}' was interrupted: the worker running it was lost. It changes the world, so it was not run again; it may have partly run. Check its effects before repeating it.`,
@@ -55,11 +58,14 @@ function interruptedAttempt(name: string, registry: ToolRegistry): string | unde
   });
 }
 
-/** The gate's check of one call (src/activities/gate.ts), and its second look at the files a verdict was reached on. */
+/**
+ * The gate's check of one call (src/activities/gate.ts), and its second look at the files a verdict was reached on;
+ * both read the call's envelope (its arguments parsed and checked once, src/registry/tool-call.ts).
+ */
 export interface Gate {
-  judge(input: AssessCallInput): Promise<CallAssessment>;
+  judge(input: AssessCallInput, call?: ToolCall): Promise<CallAssessment>;
   /** Files of `bound` whose content changed since (read again now). */
-  changedFiles(input: AssessCallInput, bound: Record<string, string>): Promise<string[]>;
+  changedFiles(input: AssessCallInput, bound: Record<string, string>, call?: ToolCall): Promise<string[]>;
 }
 
 const checkInput = (input: RunToolInput): AssessCallInput => ({
@@ -77,9 +83,9 @@ const checkFailed = (err: unknown): string =>
   });
 
 /** The check's verdict, or, when the check itself failed, the result that says nothing ran. */
-async function judgeOrExplain(gate: Gate, input: RunToolInput): Promise<CallAssessment | string> {
+async function judgeOrExplain(gate: Gate, input: RunToolInput, call: ToolCall): Promise<CallAssessment | string> {
   try {
-    return await gate.judge(checkInput(input));
+    return await gate.judge(checkInput(input), call);
   } catch (err) {
     return checkFailed(err);
   }
@@ -91,15 +97,15 @@ async function judgeOrExplain(gate: Gate, input: RunToolInput): Promise<CallAsse
  * judged again on what is there now: a verdict that needs nobody runs it; one that does goes back to the workflow,
  * naming what changed, to be decided again. A string: the result that says nothing ran.
  */
-async function recheck(gate: Gate, input: RunToolInput, bound: Record<string, string>) {
+async function recheck(gate: Gate, input: RunToolInput, bound: Record<string, string>, call: ToolCall) {
   let changed: string[];
   try {
-    changed = await gate.changedFiles(checkInput(input), bound);
+    changed = await gate.changedFiles(checkInput(input), bound, call);
   } catch (err) {
     return checkFailed(err);
   }
   if (changed.length === 0) return undefined;
-  const verdict = await judgeOrExplain(gate, input);
+  const verdict = await judgeOrExplain(gate, input, call);
   if (typeof verdict === 'string' || !verdict.dangerous) return verdict;
   return { ...verdict, changed };
 }
@@ -125,16 +131,12 @@ export function createToolActivities(deps: ToolActivityDeps) {
    */
   async function modifiedCommandCheck(
     input: RunToolInput,
+    call: ToolCall,
   ): Promise<((args: Record<string, unknown>) => string | undefined) | undefined> {
-    const commandArg = registry.get(input.name)?.commandArg;
+    const commandArg = call.entry?.commandArg;
     if (!commandArg) return undefined;
     const parse = await loadBashParser();
-    let original: unknown;
-    try {
-      original = (JSON.parse(input.args || '{}') as Record<string, unknown>)[commandArg];
-    } catch {
-      original = undefined;
-    }
+    const original = call.parsed && Object.hasOwn(call.parsed, commandArg) ? call.parsed[commandArg] : undefined;
     return (args) => {
       const command = args[commandArg];
       if (typeof command !== 'string' || command === original) return undefined;
@@ -194,17 +196,18 @@ export function createToolActivities(deps: ToolActivityDeps) {
       // Heartbeats let Temporal notice a dead worker within the heartbeat timeout, and deliver cancellation.
       return await withHeartbeat(
         async (signal) => {
-          const routed =
-            registry.get(input.name)?.environment && deps.workerQueue ? { workerQueue: deps.workerQueue } : {};
+          // The model's arguments, parsed and checked once: the judge, the second look, hooks and dispatch read this.
+          const call = toolCall(registry, input.name, input.args);
+          const routed = call.entry?.environment && deps.workerQueue ? { workerQueue: deps.workerQueue } : {};
           // The files (and their digests) the verdict this call runs on was reached on.
           let reads = input.bound;
           if (gate && gated && !input.approved) {
-            const verdict = await judgeOrExplain(gate, input);
+            const verdict = await judgeOrExplain(gate, input, call);
             if (typeof verdict === 'string') return { status: 'blocked', result: verdict, ...routed };
             if (verdict.dangerous) return { status: 'approval_required', result: '', assessment: verdict, ...routed };
             reads = verdict.reads;
           } else if (gate && input.bound !== undefined) {
-            const again = await recheck(gate, input, input.bound);
+            const again = await recheck(gate, input, input.bound, call);
             if (typeof again === 'string') return { status: 'blocked', result: again, ...routed };
             if (again?.dangerous) return { status: 'approval_required', result: '', assessment: again, ...routed };
             if (again?.reads) reads = again.reads;
@@ -218,7 +221,7 @@ export function createToolActivities(deps: ToolActivityDeps) {
             (input.userTaskRef !== undefined && readsTask(input.name, registry, hooks)
               ? await deps.taskText?.(input.userTaskRef)
               : undefined);
-          const checkModified = await modifiedCommandCheck(input);
+          const checkModified = await modifiedCommandCheck(input, call);
           // The run and call a command started here belongs to: its connections' approvals name them.
           const owner = {
             workflowId: Context.current().info.workflowExecution?.workflowId,
@@ -230,7 +233,7 @@ export function createToolActivities(deps: ToolActivityDeps) {
           const observed = { name: input.name, callId: input.callId, args: input.args };
           const outcome = await observeTool(observed, () =>
             withToolCall(owner, () =>
-              runToolCall(input.name, input.args, input.taskId, userTask, {
+              runToolCall(call, input.taskId, userTask, {
                 registry,
                 hooks,
                 log,
@@ -242,6 +245,8 @@ export function createToolActivities(deps: ToolActivityDeps) {
                 checkModified,
                 environmentExpected: input.environmentExpected,
                 backend: input.backend,
+                // Capped once, where it leaves for history: the tool's own limit, at most Temporal's safe size.
+                maxResultChars: Math.min(call.entry?.maxResultChars ?? HISTORY_RESULT_CHARS, HISTORY_RESULT_CHARS),
               }),
             ),
           );
@@ -254,7 +259,7 @@ export function createToolActivities(deps: ToolActivityDeps) {
           const lost = lostWorker();
           return {
             status: outcome.status,
-            result: finalizeResult(input.name, outcome.result, HISTORY_RESULT_CHARS),
+            result: outcome.result,
             ...(reason ? { reason } : {}),
             ...routed,
             ...(lost ? { lostWorker: lost } : {}),

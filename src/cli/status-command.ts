@@ -10,6 +10,7 @@ import { visibleJson, visibleText } from '../approval/visible-text.js';
 import type { LeanReader } from '../temporal/lean/lean-reader.js';
 import { formatUsage, pricesIfConfigured, runUsage, type Prices, type RunUsage } from '../observability/usage.js';
 import { formatApproval } from './approval-format.js';
+import { noticeLine, noticeTries, type NoticeTries } from './notice-status.js';
 import { withFastReads } from './fast-reads.js';
 
 const QUERY_MS = 5_000;
@@ -24,6 +25,16 @@ function withTokens(
   const model = typeof s.model === 'string' ? s.model : attributeModel;
   const tokens = runUsage(s.usage as AgentState['usage'] | undefined, model, prices);
   return tokens ? { ...s, tokens } : s;
+}
+
+/** The tries of the notices still being sent (approvals.webhook_url), when there are any. */
+function withNoticeTries(
+  s: AgentState,
+  pending: Parameters<typeof noticeTries>[0],
+): { noticeTries?: Record<string, NoticeTries> } {
+  if (!s.approvalNotices) return {};
+  const tries = noticeTries(pending);
+  return Object.keys(tries).length > 0 ? { noticeTries: tries } : {};
 }
 
 /** The lean answer for a running or completed run; undefined for the rest, which the client explains. */
@@ -41,7 +52,9 @@ async function leanStatus(
   };
   if (d.status === 'RUNNING') {
     const s = await reader.queryState(workflowId, QUERY_MS);
-    return s ? withTokens({ ...base, ...s }, d.model, prices) : { ...base, status: 'running', note: NO_ANSWER };
+    return s
+      ? withTokens({ ...base, ...s, ...withNoticeTries(s, d.pendingActivities) }, d.model, prices)
+      : { ...base, status: 'running', note: NO_ANSWER };
   }
   if (d.status !== 'COMPLETED') return undefined;
   const result = await reader.completedResult(workflowId, d.runId);
@@ -67,7 +80,9 @@ async function clientStatus(client: Client, workflowId: string, prices: Prices):
   const model = desc.typedSearchAttributes.get(MODEL_KEY);
   if (desc.status.name === 'RUNNING') {
     const s = await queryRunState(client, handle, QUERY_MS);
-    return s ? withTokens({ ...base, ...s }, model, prices) : { ...base, status: 'running', note: NO_ANSWER };
+    return s
+      ? withTokens({ ...base, ...s, ...withNoticeTries(s, desc.raw.pendingActivities) }, model, prices)
+      : { ...base, status: 'running', note: NO_ANSWER };
   }
   try {
     const r = (await handle.result()) as AgentResult;
@@ -87,8 +102,13 @@ function printStatus(s: Record<string, unknown>): void {
     lines.push(
       `  ${c.status === 'awaiting_approval' ? 'waiting for approval' : 'running'}: ${c.emoji} ${c.name}  ${renderApprovalText(c.summary, { newlines: 'escape' }).text}`,
     );
-  for (const a of (s.pendingApprovals as AgentState['pendingApprovals'] | undefined) ?? [])
+  const notices = (s.approvalNotices as AgentState['approvalNotices']) ?? {};
+  const tries = (s.noticeTries as Record<string, NoticeTries> | undefined) ?? {};
+  for (const a of (s.pendingApprovals as AgentState['pendingApprovals'] | undefined) ?? []) {
     lines.push(formatApproval(viewOfPending(a), { unfold: 'tether approvals --exact' }).replace(/^/gm, '  '));
+    const notice = noticeLine(notices[a.approvalId], tries[a.approvalId]);
+    if (notice) lines.push(`    ${visibleText(notice, { newlines: 'escape' })}`);
+  }
   const todo = (s.todo as AgentState['todo'] | undefined) ?? [];
   if (todo.length > 0)
     lines.push(

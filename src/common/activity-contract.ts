@@ -5,6 +5,7 @@ import type {
   AssessCallInput,
   CallAssessment,
   CommandAssessment,
+  NoticeDelivery,
   PendingApproval,
   SmartVerdict,
 } from './approval-types.js';
@@ -145,8 +146,11 @@ export interface AgentActivities {
   assessCallOnHolder(input: AssessCallInput): Promise<CallAssessment>;
   /** Smart approval: an auxiliary model call answering APPROVE, DENY or ESCALATE. */
   judgeCommand(input: { command: string; findings: ApprovalFinding[]; model: string }): Promise<SmartVerdict>;
-  /** POSTs a pending approval to the configured webhook. */
-  notifyApproval(input: { approval: PendingApproval }): Promise<void>;
+  /**
+   * POSTs a pending approval to the configured webhook; fails (retryably) until the endpoint answers 2xx. Runs
+   * recorded before NoticeDelivery got nothing back.
+   */
+  notifyApproval(input: { approval: PendingApproval }): Promise<NoticeDelivery | void>;
   /** Adds entries to command_allowlist: this worker holds them from now on, and config.yaml for the next start. */
   addToAllowlist(input: { entries: AllowlistEntry[] }): Promise<void>;
   /** The memory tool against the store; `opId` makes a retried call apply once. */

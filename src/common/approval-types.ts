@@ -69,6 +69,32 @@ export interface PendingApproval {
   port?: number;
 }
 
+/**
+ * Where a pending approval's notice (approvals.webhook_url) stands: being sent (retried until the endpoint answers
+ * 2xx), delivered, or not sent at all (the worker that took it has no webhook configured).
+ */
+export interface ApprovalNotice {
+  state: 'sending' | 'delivered' | 'not-sent';
+  /** When sending began. */
+  since?: string;
+  /** When it was delivered (or given up). */
+  at?: string;
+  /** The endpoint's answer, or why it was not sent. */
+  detail?: string;
+}
+
+/** The activity id of an approval's notice: `tether status` finds its attempts among the run's pending activities. */
+export const noticeActivityId = (approvalId: string): string => `notice-${approvalId}`;
+
+/** What one delivery of a notice came to (the activity retries until it is delivered). */
+export interface NoticeDelivery {
+  delivered: boolean;
+  /** The endpoint's HTTP status. */
+  status?: number;
+  /** Why it was not sent. */
+  reason?: string;
+}
+
 /** A decision, as the `approval` signal and the `decideApproval` update carry it. */
 export interface ApprovalDecision {
   approvalId: string;
@@ -154,6 +180,8 @@ export interface AssessCallInput {
 /** The verdict on a tool call, with what a person is shown (the command, its stdin, scripts it runs, the program). */
 export interface CallAssessment extends CommandAssessment {
   command: string;
+  /** The directory the call's command runs in, as the gate judged it (absent in runs recorded before). */
+  cwd?: string;
   /** The worker that judged it holds the task's environment: later calls go there. */
   workerQueue?: string;
   /** This worker is not the `holder` the check was meant for, and judged nothing. */

@@ -1,6 +1,12 @@
 // Shapes that cross the workflow boundary: run input, model messages, tool metadata, state and result. Workflow-safe (types only).
 import type { SideEffects, ToolDefinition } from './tool-definition.js';
-import type { ApprovalMode, DecidedApproval, PendingApproval, RejectedDecision } from './approval-types.js';
+import type {
+  ApprovalMode,
+  ApprovalNotice,
+  DecidedApproval,
+  PendingApproval,
+  RejectedDecision,
+} from './approval-types.js';
 import type { TodoItem } from './loop-schemas.js';
 import type { HeldConversation } from './conversation-digest.js';
 import type { NetworkReach } from './egress-types.js';
@@ -104,6 +110,11 @@ export interface AgentInput {
    * signal instead of completing; max-turns then counts per message. It ends when cancelled.
    */
   conversation?: boolean;
+  /**
+   * The conversation turn (its id) that started this run through update-with-start: that turn's text is the task,
+   * so its update adds nothing (src/workflows/conversation-turn.ts).
+   */
+  turnId?: string;
   /** Set by delegate_task on a sub-agent. */
   parent?: { workflowId: string; depth: number };
   /** Set by `tether batch`: the batch the run belongs to (shown in visibility, `tether list --batch`). */
@@ -197,6 +208,8 @@ export interface AgentState {
   usage: TokenUsage;
   /** Tool calls waiting for a person's decision. */
   pendingApprovals: PendingApproval[];
+  /** Each pending approval's notice (approvals.webhook_url), by approval id; absent when none is sent. */
+  approvalNotices?: Record<string, ApprovalNotice>;
   /** Hosts the run's commands connected to or were refused, through the egress proxy (absent before it existed). */
   network?: NetworkReach[];
   /** Recent decisions (by a person, smart approval or a timeout), rejected decisions, rules approved for the session. */

@@ -9,6 +9,11 @@ export const MODEL_REQUEST_QUERY = 'modelRequest';
 export const STATE_QUERY = 'state';
 /** A user instruction for a running agent, taken at its next turn (`tether say`, a later ACP prompt). */
 export const MESSAGE_SIGNAL = 'message';
+/**
+ * One turn of a conversation (an ACP prompt), sent as update-with-start: it starts the run when none runs under the
+ * session's id, or reaches the running one, with no check-then-start race; the answer says which answer to wait for.
+ */
+export const CONVERSATION_TURN_UPDATE = 'conversationTurn';
 /** The answer to the agent's clarify question (`tether answer`). */
 export const ANSWER_SIGNAL = 'answer';
 /** An approval decision, durable while no worker runs (src/cli/decide.ts). */

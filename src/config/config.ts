@@ -260,6 +260,24 @@ const CheckpointsSchema = z.preprocess((v) => {
 
 export type CheckpointSettings = z.infer<typeof CheckpointsObject>;
 
+/** How one worker process shares itself out; read when it starts. */
+const WorkerSchema = z
+  .strictObject({
+    /** Model calls one worker runs at once, in slots of their own: a flood of tool calls cannot hold them up. */
+    model_calls: z.number().int().positive().max(1000).default(32),
+    /**
+     * Tool calls one worker runs at once (shell commands, browsers, checkpoints), on the shared task queue and again
+     * on its own queue (calls for environments it holds): a flood of model calls cannot hold them up either.
+     */
+    tool_calls: z.number().int().positive().max(1000).default(32),
+    /**
+     * A worker whose event loop answers nothing for this long is taken for wedged: its calls stop being heartbeated
+     * and are taken over by another worker. A merely busy worker keeps its calls however slow it gets.
+     */
+    stall_seconds: Duration.default(30),
+  })
+  .prefault({});
+
 /** How tether uses the Temporal server beyond running workflows (docs/cluster.md). */
 const TemporalSchema = z
   .strictObject({
@@ -324,6 +342,7 @@ export const ConfigSchema = z.strictObject({
     )
     .default([]),
   observability: ObservabilitySchema,
+  worker: WorkerSchema,
   temporal: TemporalSchema,
   store: StoreSchema,
 });

@@ -4,7 +4,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Client, type ConnectionLike } from '@temporalio/client';
-import type { DataConverter } from '@temporalio/common';
+import { defaultPayloadConverter, type DataConverter, type Payload } from '@temporalio/common';
 import { blobStorage, TemporalBlobDriver } from './blob-driver.js';
 import { EncryptionCodec } from './encryption-codec.js';
 import { payloadKeyring } from './encryption-settings.js';
@@ -42,4 +42,15 @@ export function tetherDataConverter(keyring: Keyring | undefined = payloadKeyrin
       driver.bind(new Client({ connection, namespace }), taskQueue);
     },
   };
+}
+
+/**
+ * One value as a payload the way `dataConverter` writes it (the default JSON converter, then its codecs in the order
+ * given, as the SDK applies them): for payloads sent outside the SDK, such as the heartbeat thread's
+ * (src/liveness/beat-thread.ts), which must be sealed like every other.
+ */
+export async function encodePayload(dataConverter: DataConverter, value: unknown): Promise<Payload> {
+  let payloads = [defaultPayloadConverter.toPayload(value)];
+  for (const codec of dataConverter.payloadCodecs ?? []) payloads = await codec.encode(payloads);
+  return payloads[0]!;
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { recordingLogger } from '../../test/support/recording-logger.js';
+import { toolCall, type ToolCall } from './tool-call.js';
 import { runToolCall, type CallOptions } from './handle-function-call.js';
 import { Hooks } from './hooks.js';
 import { ToolRegistry } from './registry.js';
@@ -26,7 +27,7 @@ function setup() {
 }
 
 const call = (o: CallOptions, args: unknown = '{"text":"hi"}', approved = false) =>
-  runToolCall('echo', args, 'task-1', 'the user task', { ...o, approved });
+  runToolCall(toolCall(o.registry, 'echo', args), 'task-1', 'the user task', { ...o, approved });
 
 describe('runToolCall', () => {
   it('passes task id, user task and working directory to the handler', async () => {
@@ -109,7 +110,7 @@ describe('runToolCall', () => {
   it('turns anything dispatch did not catch into "Error executing <name>"', async () => {
     const { options } = setup();
     class BrokenRegistry extends ToolRegistry {
-      override dispatch(_n: string, _a: unknown, _c: ToolContext): Promise<string> {
+      override run(_call: ToolCall, _c: ToolContext): Promise<string> {
         return Promise.reject(new Error('registry exploded'));
       }
     }

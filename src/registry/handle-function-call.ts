@@ -1,9 +1,12 @@
-// The entry point the agent loop uses for a tool call: hooks, dispatch, and a last wrapper that turns anything into JSON. Worker-only.
+// The entry point the agent loop uses for a tool call: hooks, dispatch, and a last wrapper that turns anything into
+// JSON; the result is capped once, here, as it leaves. Worker-only.
 import { describeError, isRetryable, toolError } from '../common/errors.js';
 import type { ToolCallInfo } from './hooks.js';
 import type { Hooks } from './hooks.js';
 import { DEFAULT_MAX_RESULT_CHARS, type ToolRegistry } from './registry.js';
-import { finalizeResult } from './result.js';
+import { redactToolOutput } from './redact-output.js';
+import { capResult, normalizeResult } from './result.js';
+import { toolCall, type ToolCall } from './tool-call.js';
 import type { Logger } from '../logging/logger.js';
 import type { ToolContext } from './types.js';
 
@@ -23,6 +26,8 @@ export interface CallOptions {
   approved?: boolean;
   /** Checks arguments a hook modified; a returned message blocks the call (a changed command was never judged). */
   checkModified?: (args: Record<string, unknown>) => string | undefined;
+  /** The most the result may be (default: the tool's own limit); a longer one is cut in the middle, once. */
+  maxResultChars?: number;
 }
 
 type CallOutcome =
@@ -30,23 +35,9 @@ type CallOutcome =
   | { status: 'blocked'; result: string; message: string }
   | { status: 'approval_required'; result: string; reason: string };
 
-function asObject(raw: unknown): Record<string, unknown> | null {
-  let value = raw;
-  if (typeof raw === 'string') {
-    if (raw.trim() === '') return {};
-    try {
-      value = JSON.parse(raw);
-    } catch {
-      return null;
-    }
-  }
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : null;
-}
-
-async function callWithHooks(name: string, rawArgs: unknown, info: ToolCallInfo, o: CallOptions): Promise<CallOutcome> {
-  let args: unknown = rawArgs;
+async function callWithHooks(call: ToolCall, info: ToolCallInfo, o: CallOptions): Promise<CallOutcome> {
+  const { name } = call;
+  let args: unknown = call.parsed;
   for (const { source, fn } of o.hooks.set.pre_tool_call) {
     let decision;
     try {
@@ -77,7 +68,8 @@ async function callWithHooks(name: string, rawArgs: unknown, info: ToolCallInfo,
       };
     }
   }
-  if (args !== rawArgs && o.checkModified && typeof args === 'object' && args !== null) {
+  const modified = args !== call.parsed;
+  if (modified && o.checkModified && typeof args === 'object' && args !== null) {
     const problem = o.checkModified(args as Record<string, unknown>);
     if (problem) return { status: 'blocked', message: problem, result: toolError(problem) };
   }
@@ -91,7 +83,8 @@ async function callWithHooks(name: string, rawArgs: unknown, info: ToolCallInfo,
     environmentExpected: o.environmentExpected,
     backend: o.backend,
   };
-  let result = await o.registry.dispatch(name, args, ctx);
+  // Arguments a hook changed are new input, checked as the model's were; otherwise the call's own check stands.
+  let result = await o.registry.run(modified ? toolCall(o.registry, name, args) : call, ctx);
   for (const { source, fn } of o.hooks.set.post_tool_call) {
     try {
       await fn({ ...info, result });
@@ -105,9 +98,8 @@ async function callWithHooks(name: string, rawArgs: unknown, info: ToolCallInfo,
   for (const { source, fn } of o.hooks.set.transform_tool_result) {
     try {
       const replaced = await fn({ ...info, result });
-      // A replacement goes through the same normalisation as a handler's result: capped, always JSON.
-      if (typeof replaced === 'string')
-        result = finalizeResult(name, replaced, o.registry.get(name)?.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS);
+      // A replacement is redacted and normalised as a handler's result is (capped with it, at the end).
+      if (typeof replaced === 'string') result = normalizeResult(name, redactToolOutput(replaced));
     } catch (err) {
       o.log.warn(
         { hook: 'transform_tool_result', source, tool: name, err: describeError(err) },
@@ -120,16 +112,18 @@ async function callWithHooks(name: string, rawArgs: unknown, info: ToolCallInfo,
 
 /** Like handleFunctionCall, and says whether the call ran, was blocked, or waits for an approval. */
 export async function runToolCall(
-  name: string,
-  rawArgs: unknown,
+  call: ToolCall,
   taskId: string,
   userTask: string | undefined,
   o: CallOptions,
 ): Promise<CallOutcome> {
+  const max = o.maxResultChars ?? call.entry?.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS;
+  let outcome: CallOutcome;
   try {
-    return await callWithHooks(name, rawArgs, { name, args: asObject(rawArgs), taskId, userTask }, o);
+    outcome = await callWithHooks(call, { name: call.name, args: call.parsed, taskId, userTask }, o);
   } catch (err) {
     if (isRetryable(err)) throw err;
-    return { status: 'ok', result: toolError(`Error executing ${name}: ${describeError(err).message}`) };
+    outcome = { status: 'ok', result: toolError(`Error executing ${call.name}: ${describeError(err).message}`) };
   }
+  return { ...outcome, result: capResult(call.name, outcome.result, max) };
 }

@@ -3,6 +3,7 @@ import { lazyLogger } from '../logging/logger.js';
 import { runToolCall, type CallOptions } from './handle-function-call.js';
 import { Hooks } from './hooks.js';
 import { ToolRegistry } from './registry.js';
+import { toolCall } from './tool-call.js';
 
 export const registry = new ToolRegistry();
 export const hooks = new Hooks();
@@ -20,7 +21,7 @@ export async function handleFunctionCall(
   userTask?: string,
   options: HandleOptions = {},
 ): Promise<string> {
-  const outcome = await runToolCall(name, args, taskId, userTask, {
+  const outcome = await runToolCall(toolCall(registry, name, args), taskId, userTask, {
     registry,
     hooks,
     log: lazyLogger,

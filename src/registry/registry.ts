@@ -2,7 +2,8 @@
 import type { z } from 'zod';
 import { describeError, isRetryable, isTetherError, toolError } from '../common/errors.js';
 import { countRefusal } from '../observability/metrics.js';
-import { finalizeResult, parseArguments } from './result.js';
+import { capResult, normalizeResult } from './result.js';
+import { toolCall, type ToolCall } from './tool-call.js';
 import { redactToolOutput } from './redact-output.js';
 import { compileParameters } from './schema.js';
 import type { Logger } from '../logging/logger.js';
@@ -145,28 +146,26 @@ export class ToolRegistry {
    * lets through is a retryable infrastructure failure (see TetherError), which the activity must surface.
    */
   async dispatch(name: string, rawArgs: unknown, ctx: ToolContext): Promise<string> {
-    const entry = this.tools.get(name);
-    if (!entry) return toolError(`Unknown tool '${name}'`);
-    if (entry.agentLoop || !entry.handler) {
-      return toolError(`Tool '${name}' is handled by the agent loop, not by tool dispatch: use it inside an agent run`);
-    }
-    const parsed = parseArguments(rawArgs);
-    if (!parsed.ok) return toolError(`Arguments for tool '${name}' are not valid JSON: ${parsed.error}`);
-    if (typeof parsed.value !== 'object' || parsed.value === null || Array.isArray(parsed.value)) {
-      return toolError(`Arguments for tool '${name}' must be a JSON object`);
-    }
-    const valid = entry.validate(parsed.value);
-    if (!valid.ok) return toolError(`Invalid arguments for tool '${name}': ${valid.error}`);
+    const call = toolCall(this, name, rawArgs);
+    return capResult(name, await this.run(call, ctx), call.entry?.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS);
+  }
+
+  /**
+   * A call whose arguments were checked already (src/registry/tool-call.ts): the handler's result as JSON, redacted,
+   * not yet capped (the caller caps it once, where it leaves: src/activities/tools.ts, or dispatch above).
+   */
+  async run(call: ToolCall, ctx: ToolContext): Promise<string> {
+    if (!call.checked.ok || !call.entry?.handler) return toolError(call.checked.ok ? 'no handler' : call.checked.error);
     let result: unknown;
     try {
-      result = await entry.handler(valid.value, ctx);
+      result = await call.entry.handler(call.checked.value, ctx);
     } catch (err) {
       if (isRetryable(err)) throw err;
       if (isTetherError(err, 'Path.OutsideWorkdir')) countRefusal('sandbox');
       const { type, message } = describeError(err);
       return redactToolOutput(toolError(`Tool execution failed: ${type}: ${message}`));
     }
-    // Every tool's output gets the same redaction here, before it is capped and reaches the model or history.
-    return finalizeResult(name, typeof result === 'string' ? redactToolOutput(result) : result, entry.maxResultChars);
+    // Every tool's output gets the same redaction here, before it reaches a hook, the model or history.
+    return normalizeResult(call.name, typeof result === 'string' ? redactToolOutput(result) : result);
   }
 }

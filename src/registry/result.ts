@@ -12,24 +12,27 @@ function isJson(text: string): boolean {
 }
 
 /**
- * A string that is not JSON is wrapped as `{"result": ...}`; one longer than `maxChars` is cut in the middle
- * and wrapped as `{"truncated": true, ...}` so that the model still receives valid JSON.
+ * What a handler returned as the JSON the model reads: a string that is not JSON is wrapped as `{"result": ...}`;
+ * anything but a string is an error result (a bug in the tool).
  */
-export function finalizeResult(tool: string, result: unknown, maxChars: number): string {
+export function normalizeResult(tool: string, result: unknown): string {
   if (typeof result !== 'string') {
     const kind = result === null ? 'null' : Array.isArray(result) ? 'array' : typeof result;
     return toolError(`Tool '${tool}' returned ${kind} instead of a JSON string (a bug in the tool)`);
   }
-  if (result.length > maxChars) {
-    const { text, cutChars } = cutMiddle(result, maxChars);
-    return JSON.stringify({
-      truncated: true,
-      original_chars: result.length,
-      cut_chars: cutChars,
-      content: text,
-    });
-  }
   return isJson(result) ? result : JSON.stringify({ result });
+}
+
+/** A normalized result longer than `maxChars`, cut in the middle and wrapped as `{"truncated": true, ...}`. */
+export function capResult(tool: string, result: string, maxChars: number): string {
+  if (result.length <= maxChars) return result;
+  const { text, cutChars } = cutMiddle(result, maxChars);
+  return JSON.stringify({ truncated: true, original_chars: result.length, cut_chars: cutChars, content: text });
+}
+
+/** Both, for a result from outside dispatch: normalized, then capped. */
+export function finalizeResult(tool: string, result: unknown, maxChars: number): string {
+  return capResult(tool, normalizeResult(tool, result), maxChars);
 }
 
 /** Model arguments arrive as a JSON string (possibly empty for no-argument tools) or as an object. */

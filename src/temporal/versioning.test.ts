@@ -3,9 +3,14 @@ import { describe, expect, it } from 'vitest';
 import { deploymentOptions, versioningSettings } from './versioning.js';
 
 describe('versioningSettings', () => {
-  it('is off without a build id', () => {
+  it('is off without a build id: the worker names its code in a version it does not join', () => {
     expect(versioningSettings('tether', {})).toBeUndefined();
-    expect(deploymentOptions(undefined)).toEqual({});
+    expect(deploymentOptions(undefined, { taskQueue: 'my.queue', buildId: 'tether-0123456789ab' })).toEqual({
+      workerDeploymentOptions: {
+        version: { deploymentName: 'my-queue', buildId: 'tether-0123456789ab' },
+        useWorkerVersioning: false,
+      },
+    });
   });
 
   it('defaults: deployment named after the task queue, AUTO_UPGRADE', () => {
@@ -23,12 +28,17 @@ describe('versioningSettings', () => {
       { buildId: 'b', deployment: 'y', versioning: 'pinned' },
     );
     expect(v).toEqual({ deploymentName: 'y', buildId: 'b', behavior: 'PINNED' });
-    expect(deploymentOptions(v)).toEqual({
+    const unversioned = { taskQueue: 'tether', buildId: 'tether-0123456789ab' };
+    expect(deploymentOptions(v, unversioned)).toEqual({
       workerDeploymentOptions: {
         version: { deploymentName: 'y', buildId: 'b' },
         useWorkerVersioning: true,
         defaultVersioningBehavior: 'PINNED',
       },
+    });
+    // The workers of activities only (the worker's own queue, model calls) name the version without joining it.
+    expect(deploymentOptions(v, unversioned, false)).toEqual({
+      workerDeploymentOptions: { version: { deploymentName: 'y', buildId: 'b' }, useWorkerVersioning: false },
     });
   });
 

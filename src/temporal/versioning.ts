@@ -53,24 +53,33 @@ export function versioningSettings(
       false,
     );
   return {
-    deploymentName: checkPart(deployment ?? taskQueue.replace(/\./g, '-'), 'TETHER_DEPLOYMENT_NAME'),
+    deploymentName: checkPart(deployment ?? defaultDeploymentName(taskQueue), 'TETHER_DEPLOYMENT_NAME'),
     buildId: checkPart(buildId, 'TETHER_BUILD_ID'),
     behavior,
   };
 }
 
-/** The worker option; an unversioned worker gets none (not `useWorkerVersioning: false`, which would still name a version). */
-export function deploymentOptions(v: VersioningSettings | undefined): {
-  workerDeploymentOptions?: WorkerDeploymentOptions;
-} {
-  if (!v) return {};
-  return {
-    workerDeploymentOptions: {
-      version: { deploymentName: v.deploymentName, buildId: v.buildId },
-      useWorkerVersioning: true,
-      defaultVersioningBehavior: v.behavior,
-    },
-  };
+/** The Worker Deployment a task queue's workers belong to unless TETHER_DEPLOYMENT_NAME names another. */
+export function defaultDeploymentName(taskQueue: string): string {
+  return taskQueue.replace(/\./g, '-');
+}
+
+/**
+ * The deployment options of a worker of this process (they replace the SDK's deprecated `buildId` option). The
+ * worker running workflow code (`runsWorkflows`) joins the deployment when versioning is on; every other worker, and
+ * every worker when it is off, names its version without joining: Temporal records which code completed each task,
+ * and routes nothing by it. `buildId` is the unversioned worker's id of its workflow code (src/temporal/build-id.ts).
+ */
+export function deploymentOptions(
+  v: VersioningSettings | undefined,
+  unversioned: { taskQueue: string; buildId: string },
+  runsWorkflows = true,
+): { workerDeploymentOptions: WorkerDeploymentOptions } {
+  const version = v
+    ? { deploymentName: v.deploymentName, buildId: v.buildId }
+    : { deploymentName: defaultDeploymentName(unversioned.taskQueue), buildId: unversioned.buildId };
+  if (!v || !runsWorkflows) return { workerDeploymentOptions: { version, useWorkerVersioning: false } };
+  return { workerDeploymentOptions: { version, useWorkerVersioning: true, defaultVersioningBehavior: v.behavior } };
 }
 
 /**

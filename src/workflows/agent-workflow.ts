@@ -3,6 +3,7 @@
 import {
   allHandlersFinished,
   ApplicationFailure,
+  CancellationScope,
   condition,
   continueAsNew,
   ContinueAsNew,
@@ -13,6 +14,7 @@ import {
   patched,
   proxyActivities,
   setHandler,
+  TemporalFailure,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { AgentActivities } from '../common/activity-contract.js';
@@ -33,12 +35,18 @@ import type { AgentInput, AgentResult, AgentState, ChatMessage, TokenUsage } fro
 import { MESSAGE_SIGNAL, STATE_QUERY } from '../common/workflow-messages.js';
 import { capText } from './summary.js';
 import { publishVisibility } from './visibility.js';
+import { handleConversationTurns } from './conversation-turn.js';
+import { modelCallQueue } from '../common/task-queues.js';
 
 export const stateQuery = defineQuery<AgentState>(STATE_QUERY);
 /** A user instruction for a running agent, taken at its next turn (`tether say`). */
 export const messageSignal = defineSignal<[{ text: string }]>(MESSAGE_SIGNAL);
 
 const MAX_MESSAGE_CHARS = 20_000;
+/** Added when the run began to close only once its handlers finished (see settleHandlers). */
+const HANDLERS_FINISH_PATCH = 'handlers-finish-before-close';
+/** Added when a bug in workflow code began to fail the workflow task instead of the run. */
+const WORKFLOW_BUGS_PATCH = 'workflow-bugs-fail-the-task';
 const RECENT_REPLIES = 20;
 
 const setup = proxyActivities<AgentActivities>({
@@ -53,8 +61,15 @@ const store = proxyActivities<AgentActivities>({
   summary: 'transcript',
 });
 
+/**
+ * Added when model calls got a task queue of their own, with slots of their own on every worker (a flood of tool
+ * calls cannot hold a model call up, nor the other way round). Runs recorded before schedule them on the run's queue.
+ */
+const MODEL_QUEUE_PATCH = 'model-calls-own-queue';
+
 function modelActivities(heartbeatSeconds: number): AgentActivities {
   return proxyActivities<AgentActivities>({
+    ...(patched(MODEL_QUEUE_PATCH) ? { taskQueue: modelCallQueue(workflowInfo().taskQueue) } : {}),
     startToCloseTimeout: '10 minutes',
     heartbeatTimeout: `${heartbeatSeconds} seconds`,
     // A lost worker's call is taken over as soon as its heartbeat timeout says so.
@@ -135,10 +150,21 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
   answerTaskText(input.task);
   const toolTask = taskForTools(input.task);
   const visibility = publishVisibility(input, () => ({ state, pending: approvals.state.pending }));
+  /**
+   * Before the run closes, nothing is left half-handled: a network question still waiting for a person is answered
+   * (the run ended, so the connection is refused), and every signal and update handler finishes. Runs recorded
+   * before this closed with handlers still running; they replay as they ran.
+   */
+  const settleHandlers = async (): Promise<void> => {
+    if (allHandlersFinished() || !patched(HANDLERS_FINISH_PATCH)) return;
+    network.close('the run ended before anyone decided');
+    await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
+  };
   /** A run that ends (not one that continues as new) closes its environment on the worker holding it. */
   const ended = async (result: AgentResult): Promise<AgentResult> => {
     visibility?.flush();
     await releaseEnvironment(environment, taskId);
+    await settleHandlers();
     return result;
   };
   setHandler(stateQuery, () => ({
@@ -151,6 +177,7 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
       sessionScopes: approvals.state.sessionScopes,
     },
     ...(network.reached.length > 0 ? { network: network.reached } : {}),
+    ...(Object.keys(approvals.notices.byApproval).length > 0 ? { approvalNotices: approvals.notices.byApproval } : {}),
   }));
   setHandler(messageSignal, (m) => {
     if (typeof m?.text !== 'string' || m.text.trim() === '' || m.text.length > MAX_MESSAGE_CHARS) {
@@ -159,6 +186,12 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
     }
     pendingMessages.push(m.text);
   });
+  if (input.conversation)
+    handleConversationTurns(
+      input.turnId,
+      (text) => pendingMessages.push(text),
+      () => state.answers ?? 0,
+    );
   const finish = (status: AgentResult['status'], answer: string, stopReason?: string): AgentResult => {
     state.status = status;
     state.answer = answer;
@@ -318,15 +351,22 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
     }
   } catch (err) {
     if (err instanceof ContinueAsNew) throw err;
+    // A bug in this code (a TypeError, ...) is not the run's failure: it fails the workflow task, which Temporal
+    // retries and the UI shows, so a fixed build takes the run on from where it stopped. The run fails only for
+    // what Temporal means by failure: an activity (a tool, the model) or a child that gave up, a bad input, a
+    // cancellation. Runs that failed on such a bug before this change replay as they ran.
+    if (!(err instanceof TemporalFailure) && patched(WORKFLOW_BUGS_PATCH)) throw err;
     await releaseEnvironment(environment, taskId);
     if (isCancellation(err)) {
       state.status = 'cancelled';
       // The run's listing says it is cancelled, with nothing pending, before it closes.
       if (patched(EXACT_SCOPE_PATCH)) visibility?.flush();
+      await settleHandlers();
       throw err;
     }
     state.status = 'failed';
     state.error = failureMessage(err);
+    await settleHandlers();
     throw ApplicationFailure.nonRetryable(state.error, 'Agent.Failed');
   }
 }

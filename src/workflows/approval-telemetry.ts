@@ -1,7 +1,7 @@
 // Approval waits for observability: each ask and each decision goes to the worker through a sink (metrics there), and
 // to listeners in the sandbox (the traced bundle's interceptor makes the wait a span). Sinks are not called on replay
 // and neither records a command, so history is unchanged. Workflow-safe.
-import { patched, proxySinks, type Sinks } from '@temporalio/workflow';
+import { deprecatePatch, proxySinks, type Sinks } from '@temporalio/workflow';
 
 /** One wait for a person, from the ask to the decision (or timeout), in workflow time. */
 export interface ApprovalWait {
@@ -31,7 +31,11 @@ export interface ApprovalSinks extends Sinks {
   };
 }
 
-/** Behind a patch like every workflow change (the calls add no command, so old histories replay either way). */
+/**
+ * Deprecated (docs/upgrades.md, "Retiring patches"): the sink calls it guarded add no command, so every history
+ * replays them either way. deprecatePatch keeps histories recorded with its marker replaying; the call can go once
+ * no history recorded before 2026-12-05 is left.
+ */
 const APPROVAL_TELEMETRY_PATCH = 'tether-approval-telemetry';
 
 type Listener = (w: ApprovalWait) => void;
@@ -45,12 +49,12 @@ export function onApprovalWait(listener: Listener): void {
 const sinks = proxySinks<ApprovalSinks>();
 
 export function approvalAsked(a: ApprovalAsked): void {
-  if (!patched(APPROVAL_TELEMETRY_PATCH)) return;
+  deprecatePatch(APPROVAL_TELEMETRY_PATCH);
   sinks.tetherApprovals.asked(a);
 }
 
 export function approvalDecided(w: ApprovalWait): void {
-  if (!patched(APPROVAL_TELEMETRY_PATCH)) return;
+  deprecatePatch(APPROVAL_TELEMETRY_PATCH);
   sinks.tetherApprovals.decided(w);
   for (const l of listeners) l(w);
 }

@@ -28,6 +28,7 @@ import {
 import { APPROVAL_SIGNAL, DECIDE_APPROVAL_UPDATE } from '../common/workflow-messages.js';
 import { sha256Hex } from '../common/sha256.js';
 import { approvalAsked, approvalDecided } from './approval-telemetry.js';
+import { ApprovalNotices } from './approval-notice.js';
 
 export const approvalSignal = defineSignal<[ApprovalDecision]>(APPROVAL_SIGNAL);
 export const decideApprovalUpdate = defineUpdate<
@@ -102,6 +103,8 @@ const denied = (why: string): string => JSON.stringify({ error: why, denied: tru
 
 export class ApprovalBook {
   readonly state: ApprovalState;
+  /** The notice (approvals.webhook_url) of each pending approval: other kinds of approval send theirs here too. */
+  readonly notices = new ApprovalNotices();
   private readonly decisions = new Map<string, ApprovalDecision>();
 
   constructor(carried?: Partial<ApprovalState>) {
@@ -184,6 +187,7 @@ export class ApprovalBook {
 
   removePending(approvalId: string): void {
     this.state.pending = this.state.pending.filter((p) => p.approvalId !== approvalId);
+    this.notices.stop(approvalId);
   }
 
   /** The decision that arrived for a pending approval, taken (undefined while none has). */
@@ -290,22 +294,16 @@ export class ApprovalBook {
     };
     this.state.pending = [...this.state.pending, pending];
     approvalAsked({ approvalId: pending.approvalId, tool: req.tool, expiresAtMs: now + timeoutSeconds * 1000 });
-    if (a.notify) {
-      // Best effort: a webhook that is down must not stop the person deciding by other means.
-      effects
-        .notifyApproval({ approval: pending })
-        .catch((err: unknown) => log.warn('approval webhook failed', { error: String(err) }));
-    }
+    if (a.notify) this.notices.send(pending);
     let arrived: boolean;
     try {
       arrived = await condition(() => this.decisions.has(pending.approvalId), timeoutSeconds * 1000);
     } catch (err) {
       // A cancelled run waits for nothing any more: listings (and their search attribute) must not say it does.
-      if (isCancellation(err) && exact)
-        this.state.pending = this.state.pending.filter((p) => p.approvalId !== pending.approvalId);
+      if (isCancellation(err) && exact) this.removePending(pending.approvalId);
       throw err;
     }
-    this.state.pending = this.state.pending.filter((p) => p.approvalId !== pending.approvalId);
+    this.removePending(pending.approvalId);
     const decidedAt = new Date().toISOString();
     const waited = { approvalId: pending.approvalId, callId: req.callId, tool: req.tool, askedAtMs: now };
     if (!arrived) {

@@ -122,6 +122,8 @@ export class NetworkApprovals {
   /** Hosts the run's commands connected to or were refused, most recent last. */
   reached: NetworkReach[] = [];
   private withdrawn: string[] = [];
+  /** Why no more questions are asked (the run is closing): waiting ones are refused with it. */
+  private closed?: string;
 
   constructor(
     private readonly book: ApprovalBook,
@@ -145,6 +147,14 @@ export class NetworkApprovals {
         if (problem) throw new Error(problem);
       },
     });
+  }
+
+  /**
+   * The run is closing: every question still waiting is answered now (refused, with `why`), and later ones at once,
+   * so no `egress` update is left running when the run ends.
+   */
+  close(why: string): void {
+    this.closed ??= why;
   }
 
   private note(r: NetworkReachReport): void {
@@ -176,6 +186,7 @@ export class NetworkApprovals {
     if (mode === 'off') return this.answer(req, { allow: true, reason: 'approvals.mode is off', remember: true });
     // Smart approval judges commands; a host alone tells the auxiliary model too little, so a person decides.
     if (this.withdrawn.includes(req.requestId)) return { allow: false, reason: 'the connection went away' };
+    if (this.closed !== undefined) return this.answer(req, { allow: false, reason: this.closed });
     const timeoutSeconds = this.run.timeoutSeconds ?? req.timeoutSeconds;
     const now = Date.now();
     const shown = hostPort(req.host, req.port);
@@ -206,12 +217,12 @@ export class NetworkApprovals {
     };
     this.book.addPending(pending);
     if (pending.callId) this.waiting(pending.callId, true);
-    if (req.notify)
-      effects
-        .notifyApproval({ approval: pending })
-        .catch((err: unknown) => log.warn('approval webhook failed', { error: String(err) }));
+    if (req.notify) this.book.notices.send(pending);
     const arrived = await condition(
-      () => this.book.hasDecision(pending.approvalId) || this.withdrawn.includes(req.requestId),
+      () =>
+        this.book.hasDecision(pending.approvalId) ||
+        this.withdrawn.includes(req.requestId) ||
+        this.closed !== undefined,
       timeoutSeconds * 1000,
     );
     this.book.removePending(pending.approvalId);
@@ -228,16 +239,22 @@ export class NetworkApprovals {
     };
     const d = arrived ? this.book.takeDecision(pending.approvalId) : undefined;
     if (!d) {
-      const withdrawn = arrived;
+      const withdrawn = arrived && this.withdrawn.includes(req.requestId);
       const reason = withdrawn
         ? 'the connection went away before a decision'
-        : `no decision within ${timeoutSeconds} s`;
-      this.book.record({ ...base, choice: 'deny', source: withdrawn ? 'withdrawn' : 'timeout', reason });
+        : arrived
+          ? (this.closed ?? 'the run ended')
+          : `no decision within ${timeoutSeconds} s`;
+      this.book.record({
+        ...base,
+        choice: 'deny',
+        // The run closing withdraws the question as much as the connection going away does.
+        source: arrived ? 'withdrawn' : 'timeout',
+        reason,
+      });
       return this.answer(req, {
         allow: false,
-        reason: withdrawn
-          ? reason
-          : `no one approved ${shown} within ${timeoutSeconds} s (a timeout counts as a denial)`,
+        reason: arrived ? reason : `no one approved ${shown} within ${timeoutSeconds} s (a timeout counts as a denial)`,
       });
     }
     // A wider choice than the approval allows is narrowed (a request whose path is not in normal form: once).

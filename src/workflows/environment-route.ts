@@ -11,6 +11,7 @@ import {
 } from '@temporalio/workflow';
 import type { AgentActivities, RunToolInput, RunToolOutput } from '../common/activity-contract.js';
 import type { ToolMeta } from '../common/types.js';
+import { HOLDER_LOST } from '../common/task-queues.js';
 
 /** Where the task's environment lives; part of the state carried through continue-as-new. */
 export interface EnvironmentRoute {
@@ -42,11 +43,28 @@ const EAGER_PATCH = 'environment-calls-eager';
  * activities, src/activities/holder-only.ts), and the call goes to the holder's own queue as before; after a miss,
  * later calls for the same holder go there directly. Each try is a single attempt, never retried blindly.
  */
-function holderTries(route: EnvironmentRoute, holder: string, options: ActivityOptions): HolderTry[] {
+function holderTries(
+  route: EnvironmentRoute,
+  holder: string,
+  options: ActivityOptions,
+  rerunLost: boolean,
+): HolderTry[] {
   const once = { scheduleToStartTimeout: `${route.pinSeconds} seconds`, retry: { maximumAttempts: 1 } };
   const pinned: HolderTry = { options: { ...options, ...once, taskQueue: holder } };
   if (route.eagerMissed === holder || !patched(EAGER_PATCH)) return [pinned];
-  return [{ options: { ...options, ...once }, holder }, pinned];
+  // A call that must not run twice keeps its retries on the eager try: a later attempt that reaches the holder takes
+  // the earlier one over (a busy holder), and one that reaches another worker says the holder was lost (HOLDER_LOST).
+  // The pinned try stays single: a dead holder's queue answers nobody, and its retry would only wait.
+  const eager = rerunLost ? once : { ...once, retry: options.retry ?? once.retry };
+  return [{ options: { ...options, ...eager }, holder }, pinned];
+}
+
+/**
+ * A later attempt of the eager try reached a worker that does not hold the environment (HOLDER_LOST): the earlier one
+ * may have run on the holder. Read like a holder's call lost after it started.
+ */
+function holderLost(err: ActivityFailure): boolean {
+  return err.cause instanceof ApplicationFailure && err.cause.type === HOLDER_LOST;
 }
 
 interface HolderTry {
@@ -74,7 +92,7 @@ export async function onHolder<T>(
 ): Promise<T | undefined> {
   const holder = route.queue;
   if (!holder) return undefined;
-  for (const attempt of holderTries(route, holder, options)) {
+  for (const attempt of holderTries(route, holder, options, rerunLost)) {
     const eager = attempt.holder !== undefined;
     try {
       const out = await call(attempt.options, attempt.holder);
@@ -83,8 +101,9 @@ export async function onHolder<T>(
     } catch (err) {
       if (!(err instanceof ActivityFailure)) throw err;
       if (eager && notRegistered(err)) continue;
-      if (!(err.cause instanceof TimeoutFailure)) throw err;
-      const started = !neverStarted(err);
+      const lost = holderLost(err);
+      if (!(err.cause instanceof TimeoutFailure) && !lost) throw err;
+      const started = lost || !neverStarted(err);
       // Not picked up on the workflow's queue in time: the holder's own queue may still answer.
       if (eager && !started) continue;
       // Lost after it started, on the workflow's queue as on the holder's own: read as the holder's loss. Another

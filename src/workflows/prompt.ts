@@ -1,4 +1,5 @@
 // The conversation a run starts from: system prompt plus the task or the given messages. Pure and workflow-safe.
+import { ApplicationFailure } from '@temporalio/common';
 import type { AgentInput, ChatMessage } from '../common/types.js';
 
 function defaultSystemPrompt(cwd: string): string {
@@ -16,7 +17,8 @@ export function initialMessages(input: AgentInput): ChatMessage[] {
     return input.messages[0]?.role === 'system' ? [...input.messages] : [system, ...input.messages];
   }
   if (!input.task || input.task.trim() === '') {
-    throw new TypeError('agentWorkflow needs a task or messages');
+    // Bad input fails the run with a reason, not the workflow task again and again (that is for bugs in this code).
+    throw ApplicationFailure.nonRetryable('agentWorkflow needs a task or messages', 'Agent.BadInput');
   }
   return [system, { role: 'user', content: input.task }];
 }

@@ -34,8 +34,8 @@ export interface Harness {
   client: Client;
   address: string;
   taskQueue: string;
-  /** Starts a worker, runs `fn`, then shuts the worker down. */
-  withWorker<T>(modelUrl: string, fn: () => Promise<T>): Promise<T>;
+  /** Starts a worker (running `bundle`, by default today's workflows), runs `fn`, then shuts the worker down. */
+  withWorker<T>(modelUrl: string, fn: () => Promise<T>, bundle?: Promise<WorkflowBundle>): Promise<T>;
   run(input: Omit<AgentInput, 'model'> & { model?: string }, workflowId?: string): Promise<AgentResult>;
   close(): Promise<void>;
 }
@@ -53,11 +53,11 @@ export async function harness(config: TetherConfig = parseConfig({})): Promise<H
     client,
     address,
     taskQueue,
-    async withWorker(modelUrl, fn) {
+    async withWorker(modelUrl, fn, bundle = workflowBundle()) {
       const { worker } = await createWorker({
         settings,
         connection: native,
-        workflowBundle: await workflowBundle(),
+        workflowBundle: await bundle,
         model: { openai: { baseURL: modelUrl, apiKey: 'test-key' }, local: localModelResolver() },
         config,
         log: recordingLogger(),

@@ -27,6 +27,8 @@ export interface RunDescription {
   closeTime?: Date;
   /** The run's TetherModel search attribute, when set. */
   model?: string;
+  /** Its pending activities (id, attempt, last failure, next try), as the server describes them. */
+  pendingActivities?: temporal.api.workflow.v1.IPendingActivityInfo[];
 }
 
 export class LeanReader implements RunReader {
@@ -69,6 +71,7 @@ export class LeanReader implements RunReader {
       startTime: timestamp(info?.startTime) ?? new Date(0),
       closeTime: timestamp(info?.closeTime),
       ...(model.ok && typeof model.value === 'string' ? { model: model.value } : {}),
+      ...(res.pendingActivities?.length ? { pendingActivities: res.pendingActivities } : {}),
     };
   }
 
