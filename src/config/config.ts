@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { TetherError } from '../common/errors.js';
 import { configPath } from './home.js';
 import { translateHermes } from './hermes-keys.js';
-import { allowlistProblem } from '../approval/allowlist.js';
+import { allowlistProblem } from '../common/allowlist.js';
 import { parseMetricsAddress } from '../observability/metrics-address.js';
 import { badPattern } from '../checkpoints/exclude.js';
 import { PASSTHROUGH_ENTRY } from '../environments/command-env.js';
