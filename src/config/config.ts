@@ -7,7 +7,7 @@ import { configPath } from './home.js';
 import { translateHermes } from './hermes-keys.js';
 import { allowlistProblem } from '../common/allowlist.js';
 import { parseMetricsAddress } from './metrics-address.js';
-import { badPattern } from '../checkpoints/exclude.js';
+import { badPattern } from './checkpoint-exclude.js';
 import { PASSTHROUGH_ENTRY } from '../environments/command-env.js';
 import { CONTROL_PLANE_VARIABLES } from '../environments/backends/local/control-plane.js';
 
