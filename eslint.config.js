@@ -56,9 +56,9 @@ export default tseslint.config(
   {
     files: ['src/workflows/**/*.ts'],
     ignores: ['**/*.test.ts'],
-    // Besides common: the pure text modules the visibility memo needs (escaping, approval text, secret redaction).
+    // Besides common (secret redaction lives there): the pure text modules the visibility memo needs.
     rules: workflowImports(
-      '\\./|\\.\\./common/|\\.\\./approval/(visible|approval)-text\\.js$|\\.\\./environments/redact\\.js$',
+      '\\./|\\.\\./common/|\\.\\./approval/(visible|approval)-text\\.js$',
       'src/workflows',
     ),
   },
