@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import { describeError, isRetryable, isTetherError, toolError } from '../common/errors.js';
 import { countRefusal } from '../observability/metrics.js';
 import { finalizeResult, parseArguments } from './result.js';
-import { redactToolOutput } from './redact-output.js';
+import { redactToolOutput } from '../observability/redact-output.js';
 import { compileParameters } from './schema.js';
 import type { Logger } from '../logging/logger.js';
 import { lazyLogger } from '../logging/logger.js';
