@@ -3,9 +3,9 @@
 // notifications, its approvals asked as permission requests and decided like `tether approve`. Worker-only.
 import type { AgentContext, ContentBlock, SessionUpdate, StopReason } from '@agentclientprotocol/sdk';
 import type { Client } from '@temporalio/client';
-import { sendDecision } from '../cli/decide.js';
-import { follow } from '../cli/follow.js';
-import { newWorkflowId } from '../cli/run-options.js';
+import { sendDecision } from '../decisions/decide.js';
+import { follow } from '../decisions/follow.js';
+import { newWorkflowId } from '../temporal/workflow-id.js';
 import type { Logger } from '../logging/logger.js';
 import { queryRunState } from '../temporal/run-handle.js';
 import type { TemporalSettings } from '../temporal/settings.js';

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { queryRunState } from '../temporal/run-handle.js';
 import { ANSWER_SIGNAL, MESSAGE_SIGNAL } from '../common/workflow-messages.js';
 import { CliError } from './errors.js';
-import { follow } from './follow.js';
+import { follow } from '../decisions/follow.js';
 import { promptOptions } from './approval-follow.js';
 import { printOutcome } from './outcome.js';
 import { withTemporal } from './temporal-client.js';

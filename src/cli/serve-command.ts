@@ -10,7 +10,7 @@ import { SqliteNonceBook } from '../approval/nonce-store.js';
 import { loadConfig } from '../config/config.js';
 import { lazyLogger } from '../logging/logger.js';
 import type { TemporalSettings } from '../temporal/settings.js';
-import { sendDecision } from './decide.js';
+import { sendDecision } from '../decisions/decide.js';
 import { listen, MAX_BODY, portOption, readBody, send } from './gateway-http.js';
 import { withTemporal } from './temporal-client.js';
 import { interruptSignal } from './embedded-worker.js';

@@ -8,7 +8,7 @@ import { viewOfPending } from '../approval/approval-view.js';
 import { visibleJson, visibleText } from '../approval/visible-text.js';
 import type { LeanReader } from '../temporal/lean/lean-reader.js';
 import { formatUsage, pricesIfConfigured, runUsage, type Prices, type RunUsage } from '../observability/usage.js';
-import { formatApproval } from './approval-format.js';
+import { formatApproval } from '../decisions/approval-format.js';
 import { withFastReads } from './fast-reads.js';
 
 const QUERY_MS = 5_000;

@@ -65,17 +65,6 @@ export async function connectClient(
   };
 }
 
-/** A worker polled the task queue recently (pollers long-poll for about a minute, so allow a little more). */
-export async function hasLiveWorker(client: Client, settings: TemporalSettings): Promise<boolean> {
-  const res = await client.workflowService.describeTaskQueue({
-    namespace: settings.namespace,
-    taskQueue: { name: settings.taskQueue, kind: 1 },
-    taskQueueType: 1,
-  });
-  const now = Date.now();
-  return (res.pollers ?? []).some((p) => now - Number(p.lastAccessTime?.seconds ?? 0) * 1000 < 90_000);
-}
-
 /**
  * Whether some worker picked up the run's first workflow task within `waitMs`. Pollers listed by the server
  * linger for minutes after a worker dies, so this, not the poller list, decides whether to embed a worker.

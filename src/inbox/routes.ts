@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { APPROVAL_CHOICES, type ApprovalChoice, type ApprovalDecision } from '../common/approval-types.js';
 import type { TemporalSettings } from '../temporal/settings.js';
-import { sendDecision } from '../cli/decide.js';
+import { sendDecision } from '../decisions/decide.js';
 import { readBody } from '../cli/gateway-http.js';
 import type { InboxAuth } from './auth.js';
 import { exactApproval, inboxApprovals, recentRuns, runDetail } from './data.js';
