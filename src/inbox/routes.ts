@@ -7,7 +7,7 @@ import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { APPROVAL_CHOICES, type ApprovalChoice, type ApprovalDecision } from '../common/approval-types.js';
 import type { TemporalSettings } from '../temporal/settings.js';
 import { sendDecision } from '../decisions/decide.js';
-import { readBody } from '../cli/gateway-http.js';
+import { readBody } from '../decisions/read-body.js';
 import type { InboxAuth } from './auth.js';
 import { exactApproval, inboxApprovals, recentRuns, runDetail } from './data.js';
 import { parseStrictJson } from '../approval/strict-json.js';
