@@ -1,6 +1,6 @@
 // A local ESLint plugin holding the folder layering of src/ (the table: scripts/folder-layers.mjs): a value import
 // that runs up a layer, or that makes two folders import each other, is an error. Type-only imports are skipped.
-// Dynamic import() is not judged (the CLI loads its commands lazily, each from the same or a lower layer).
+// A dynamic import() of a literal path is judged like a static one.
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { FOLDER_LAYERS, LAYER_OF } from './folder-layers.mjs';
@@ -97,7 +97,14 @@ const foldersLayered = {
         });
       }
     };
-    return { ImportDeclaration: check, ExportNamedDeclaration: check, ExportAllDeclaration: check };
+    return {
+      ImportDeclaration: check,
+      ExportNamedDeclaration: check,
+      ExportAllDeclaration: check,
+      ImportExpression: (node) => {
+        if (node.source.type === 'Literal') check(node);
+      },
+    };
   },
 };
 

@@ -55,6 +55,14 @@ describe('folder layers', () => {
     expect(messages[0]).toMatch(/src\/payloads and src\/temporal import each other/);
   });
 
+  it('fails a dynamic import() that runs up', async () => {
+    const messages = await lintProbe(
+      'src/temporal/probe.ts',
+      "export const load = () => import('../cli/errors.js');\n",
+    );
+    expect(messages[0]).toMatch(/src\/temporal \(layer services\) imports src\/cli, a higher layer/);
+  });
+
   it('names a folder missing from the table', async () => {
     const messages = await lintProbe('src/newfolder/probe.ts', "import { x } from '../common/errors.js';\n");
     expect(messages[0]).toMatch(/src\/newfolder has no layer: add it to FOLDER_LAYERS/);
