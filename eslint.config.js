@@ -1,9 +1,11 @@
 // Lint: TypeScript-aware rules; floating and misused promises are errors (the most common Temporal bug); and the
-// architecture's boundaries: no import cycles, and workflow code (src/workflows, src/common) reaches nothing but
-// itself, zod and Temporal's workflow-side packages (no Node built-in, worker folder or native module).
+// architecture's boundaries: no import cycles, folder layers (scripts/folder-layers.mjs), and workflow code
+// (src/workflows, src/common) reaches nothing but itself, zod and Temporal's workflow-side packages (no Node
+// built-in, worker folder or native module).
 import tseslint from 'typescript-eslint';
 import { importX } from 'eslint-plugin-import-x';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+import { folderLayers } from './scripts/eslint-folder-layers.mjs';
 
 /** Workflow code is bundled into Temporal's sandbox: what it may import, besides its own folder. */
 const workflowImports = (allowedRelative, what) => ({
@@ -54,13 +56,17 @@ export default tseslint.config(
     rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
   },
   {
+    // Folder layers (scripts/folder-layers.mjs): value imports point down or sideways, no two folders import each other.
+    files: ['src/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    plugins: { layers: folderLayers },
+    rules: { 'layers/folders-layered': 'error' },
+  },
+  {
     files: ['src/workflows/**/*.ts'],
     ignores: ['**/*.test.ts'],
-    // Besides common: the pure text modules the visibility memo needs (escaping, approval text, secret redaction).
-    rules: workflowImports(
-      '\\./|\\.\\./common/|\\.\\./approval/(visible|approval)-text\\.js$|\\.\\./environments/redact\\.js$',
-      'src/workflows',
-    ),
+    // Besides common (secret redaction lives there): the pure text modules the visibility memo needs.
+    rules: workflowImports('\\./|\\.\\./common/|\\.\\./approval/(visible|approval)-text\\.js$', 'src/workflows'),
   },
   { files: ['src/common/**/*.ts'], ignores: ['**/*.test.ts'], rules: workflowImports('\\./', 'src/common') },
   {

@@ -11,7 +11,7 @@ import { LOCAL_MODELS } from '../src/models/local-catalog.js';
 import { localModelSettingsFor } from '../src/models/local-model.js';
 import { LOCAL_PREFIX } from '../src/models/types.js';
 import { registry } from '../src/registry/index.js';
-import { jsonPayload, type RawPayload } from '../src/temporal/json-payload.js';
+import { jsonPayload, type RawPayload } from '../src/payloads/json-payload.js';
 import { getToolDefinitions } from '../src/toolsets/resolve.js';
 import { durableEnv } from './durable-env.js';
 import { fmt, machine } from './stats.js';

@@ -20,8 +20,7 @@ const traceHook = fileURLToPath(new URL('./support/module-trace.mjs', import.met
 const WORKER_ONLY: [RegExp, string][] = [
   [/\/dist\/worker\.js$/, 'the worker'],
   [/\/dist\/(activities|registry|tools|toolsets|mcp|plugins|code|workflows|batch|acp)\//, 'worker code'],
-  // environments/redact.js is the exception: pure secret patterns the approval text shows secrets with.
-  [/\/dist\/environments\/(?!redact\.js$)/, 'worker code'],
+  [/\/dist\/environments\//, 'worker code'],
   // An approval is shown to a person through pure display modules (escapes, look-alikes, redaction, the choices
   // each scope gives); the detector, its parsers and rules are not among them.
   [

@@ -3,7 +3,7 @@
 import { agent, PROTOCOL_VERSION, RequestError, type AgentApp, type McpServer } from '@agentclientprotocol/sdk';
 import { isAbsolute } from 'node:path';
 import { existsSync, statSync } from 'node:fs';
-import { newWorkflowId } from '../cli/run-options.js';
+import { newWorkflowId } from '../temporal/workflow-id.js';
 import { AcpSession, promptText, type SessionDeps } from './session.js';
 import type { EditorMcpServers } from './mcp-servers.js';
 

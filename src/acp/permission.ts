@@ -11,10 +11,10 @@ import type {
 } from '@agentclientprotocol/sdk';
 import { renderApprovalText, splitShown } from '../approval/approval-text.js';
 import { viewOfPending, type ApprovalView } from '../approval/approval-view.js';
-import { formatApproval } from '../cli/approval-format.js';
+import { formatApproval } from '../decisions/approval-format.js';
 import { networkTargetOf } from '../common/egress-types.js';
 import type { PromptAnswer } from '../cli/approval-prompt.js';
-import type { ApprovalAsker } from '../cli/follow.js';
+import type { ApprovalAsker } from '../decisions/follow.js';
 import type { Logger } from '../logging/logger.js';
 import type { ApprovalChoice, PendingApproval } from '../common/approval-types.js';
 

@@ -5,8 +5,8 @@
 import type { AgentContext, ContentBlock, SessionUpdate, StopReason } from '@agentclientprotocol/sdk';
 import { randomUUID } from 'node:crypto';
 import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
-import { sendDecision } from '../cli/decide.js';
-import { follow } from '../cli/follow.js';
+import { sendDecision } from '../decisions/decide.js';
+import { follow } from '../decisions/follow.js';
 import type { Logger } from '../logging/logger.js';
 import { queryRunState } from '../temporal/run-handle.js';
 import type { TemporalSettings } from '../temporal/settings.js';

@@ -2,7 +2,7 @@
 // the webhook for pending approvals, and writing the permanent allowlist. Worker-only.
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { AllowlistBook } from '../approval/allowlist-book.js';
-import { describeEntry } from '../approval/allowlist.js';
+import { describeEntry } from '../common/allowlist.js';
 import { assess } from '../approval/assess.js';
 import { SIGNATURE_HEADER, signBody } from '../approval/signature.js';
 import { readSmartAnswer, smartPrompt } from '../approval/smart.js';

@@ -3,7 +3,7 @@
 // changes nothing here: policy is read at start. Worker-only.
 import type { AllowlistEntry } from '../common/approval-types.js';
 import { addToAllowlistFile } from './allowlist-file.js';
-import { allowlistProblem } from './allowlist.js';
+import { allowlistProblem } from '../common/allowlist.js';
 
 export class AllowlistBook {
   private readonly added: AllowlistEntry[] = [];

@@ -1,7 +1,7 @@
 // Where a secret sits in text a person is asked to approve: the value of `SECRET_NAME=value` and well-known key
 // formats, limited to the characters a secret token is made of, so that redaction stops at a shell metacharacter
 // and never hides code (`TOKEN=abcdef;date>>f` hides `abcdef` only). Workflow-safe (pure).
-import { KEY_PATTERNS, SECRET_ASSIGNMENT_NAME } from '../environments/redact.js';
+import { KEY_PATTERNS, SECRET_ASSIGNMENT_NAME } from '../common/redact.js';
 
 /** A hidden span of the text: [start, end) in UTF-16 indices, and what it is. */
 export interface SecretSpan {

@@ -3,7 +3,7 @@
 // what the approval activities and execute_code's terminal calls decide from. Worker-only (loads the grammars).
 import { createHash } from 'node:crypto';
 import type { AllowlistEntry, ApprovalScope } from '../common/approval-types.js';
-import { allowlistMatch } from './allowlist.js';
+import { allowlistMatch } from '../common/allowlist.js';
 import { detect, type Verdict } from './detect.js';
 import { loadBashParser } from './parser.js';
 import { loadProgramReader, type ReadProgram } from './programs/load.js';

@@ -3,7 +3,7 @@ import { detect } from './detect.js';
 import { judgeSubject } from './assess.js';
 import { DANGEROUS, ORDINARY, TABLE_CWD } from '../../test/fixtures/detect-table.js';
 import { loadBashParser, type ParseBash } from './parser.js';
-import { RULES } from './rules.js';
+import { RULES } from '../common/rules.js';
 
 let parse: ParseBash;
 beforeAll(async () => {

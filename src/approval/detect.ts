@@ -74,7 +74,7 @@ import { readLanguage } from './interpreters/languages.js';
 import type { ParseBash, SyntaxNode } from './parser.js';
 import type { ProgramEffect } from './programs/effects.js';
 import type { ReadProgram } from './programs/load.js';
-import { rule, type Tier } from './rules.js';
+import { rule, type Tier } from '../common/rules.js';
 import { applyRedirect, enclosingRedirects, type Fds } from './stdin.js';
 import { gitContentWrite } from './git/config-content.js';
 import { literal, wordOf, type Word } from './words.js';

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import type { AllowlistEntry, ApprovalFinding, ApprovalScope } from '../common/approval-types.js';
 import { normalizePath } from '../common/paths.js';
 import type { ParseBash, SyntaxNode } from './parser.js';
-import { isOpaqueRule } from './rules.js';
+import { isOpaqueRule } from '../common/rules.js';
 import type { CallSubject } from './subject.js';
 
 type Form = (string | Form)[];

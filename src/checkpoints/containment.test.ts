@@ -23,7 +23,7 @@ import { inflateSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '../config/config.js';
 import { flatten } from './catalog.js';
-import { ExcludeRules } from './exclude.js';
+import { ExcludeRules } from '../config/checkpoint-exclude.js';
 import { rollback } from './rollback.js';
 import { scanTree } from './scan.js';
 import { takeCheckpoint } from './snapshot.js';

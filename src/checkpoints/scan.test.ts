@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { parseConfig } from '../config/config.js';
-import { ExcludeRules } from './exclude.js';
+import { ExcludeRules } from '../config/checkpoint-exclude.js';
 import { scanDirectory } from './snapshot.js';
 import { flatten } from './catalog.js';
 import { scanTree } from './scan.js';

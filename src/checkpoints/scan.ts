@@ -3,7 +3,7 @@
 import { closeSync, fstatSync, lstatSync, readdirSync, type Stats } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import type { ExcludeRules } from './exclude.js';
+import type { ExcludeRules } from '../config/checkpoint-exclude.js';
 import {
   ChangedWhileReading,
   encodeTree,

@@ -2,7 +2,7 @@
 // ref of its run. Worker-only.
 import { realpathSync, statSync } from 'node:fs';
 import type { CheckpointSettings } from '../config/config.js';
-import { ExcludeRules } from './exclude.js';
+import { ExcludeRules } from '../config/checkpoint-exclude.js';
 import { currentTaskView } from '../environments/current.js';
 import type { CheckpointMeta } from './meta.js';
 import { loadScanCache, saveScanCache, type ScanEntries } from './scan-cache.js';

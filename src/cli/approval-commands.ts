@@ -1,6 +1,6 @@
 // `tether approval check|rules`: judge commands as the approval gate would, and list its rules. Worker-only.
 import type { Command } from 'commander';
-import { RULES } from '../approval/rules.js';
+import { RULES } from '../common/rules.js';
 import { runApprovalCheck, type CheckOptions } from './approval-check.js';
 import { CliError } from './errors.js';
 

@@ -2,8 +2,8 @@
 import type { Client } from '@temporalio/client';
 import type { TemporalSettings } from '../temporal/settings.js';
 import { ApprovalPrompter } from './approval-prompt.js';
-import { sendDecision } from './decide.js';
-import type { FollowOptions } from './follow.js';
+import { sendDecision } from '../decisions/decide.js';
+import type { FollowOptions } from '../decisions/follow.js';
 
 /** --prompt forces asking (even from a pipe), --no-prompt never asks; by default only an interactive terminal is asked. */
 export function promptOptions(

@@ -4,7 +4,7 @@
 import { createInterface, type Interface } from 'node:readline';
 import { viewOfPending } from '../approval/approval-view.js';
 import type { ApprovalChoice, PendingApproval } from '../common/approval-types.js';
-import { formatApproval } from './approval-format.js';
+import { formatApproval } from '../decisions/approval-format.js';
 
 /** A long text is shown as its start and end until the person asks for all of it. */
 const PROMPT_LINES = 40;

@@ -5,7 +5,8 @@ import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { KEY_FILE_SETTING, type Keyring } from '../payloads/keyring.js';
 import { openPayload, sealPayload, type Payload } from '../payloads/payload-cipher.js';
-import { readBody, send } from './gateway-http.js';
+import { send } from './gateway-http.js';
+import { readBody } from '../decisions/read-body.js';
 
 /** A page of history the UI decodes at once can hold many payloads: room for them, bounded. */
 export const MAX_CODEC_BODY = 16 * 1024 * 1024;

@@ -6,15 +6,15 @@ import { visibleJson } from '../approval/visible-text.js';
 import { listPendingApprovals } from '../visibility/pending-approvals.js';
 import type { Client } from '@temporalio/client';
 import type { ApprovalChoice, ApprovalDecision, PendingApproval } from '../common/approval-types.js';
-import { decisionLine, formatApproval } from './approval-format.js';
-import type { DecideOutcome } from './decide.js';
+import { decisionLine, formatApproval } from '../decisions/approval-format.js';
+import type { DecideOutcome } from '../decisions/decide.js';
 import { CliError } from './errors.js';
 import { withFastReads } from './fast-reads.js';
 
 /** A decision goes through the SDK's client (an update, or a signal when no worker runs): loaded for it alone. */
 async function decide(workflowId: string, decision: ApprovalDecision): Promise<DecideOutcome> {
   const [{ sendDecision }, { withTemporal }] = await Promise.all([
-    import('./decide.js'),
+    import('../decisions/decide.js'),
     import('./temporal-client.js'),
   ]);
   return withTemporal((client, settings) => sendDecision(client, settings, workflowId, decision));

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { queryRunState } from '../temporal/run-handle.js';
 import { ANSWER_SIGNAL, MESSAGE_SIGNAL } from '../common/workflow-messages.js';
 import { CliError } from './errors.js';
-import { elapsed, follow } from './follow.js';
+import { elapsed, follow } from '../decisions/follow.js';
 import { interruptSignal } from './interrupt.js';
 import { renderApprovalText } from '../approval/approval-text.js';
 import type { AgentState } from '../common/types.js';

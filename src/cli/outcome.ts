@@ -1,5 +1,5 @@
 // How a followed run's end is printed (`tether run`, `tether attach`): the answer, a summary line, the exit code. Worker-only.
-import type { FollowOutcome } from './follow.js';
+import type { FollowOutcome } from '../decisions/follow.js';
 
 const EXIT_BY_STATUS: Record<string, number> = {
   completed: 0,

@@ -1,5 +1,4 @@
 // Turns `tether run` options into the agent workflow's input, refusing bad values with the option's name. Worker-only.
-import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { existsSync, statSync } from 'node:fs';
 import { localModelSpec, localNames } from '../models/local-catalog.js';
@@ -79,11 +78,6 @@ export interface RunFlags {
 }
 
 const MODES = ['manual', 'smart', 'off'] as const;
-
-export function newWorkflowId(now = new Date()): string {
-  const stamp = now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
-  return `tether-${stamp}-${randomBytes(3).toString('hex')}`;
-}
 
 function approvalModeOption(value: string | undefined): AgentInput['approvalMode'] {
   if (value === undefined) return undefined;

@@ -9,7 +9,7 @@ import { renderApprovalText } from '../approval/approval-text.js';
 import { visibleJson, visibleText } from '../approval/visible-text.js';
 import type { LeanReader } from '../temporal/lean/lean-reader.js';
 import { formatUsage, pricesIfConfigured, runUsage, type Prices, type RunUsage } from '../observability/usage.js';
-import { formatApproval } from './approval-format.js';
+import { formatApproval } from '../decisions/approval-format.js';
 import { noticeLine, noticeTries, type NoticeTries } from './notice-status.js';
 import { withFastReads } from './fast-reads.js';
 

@@ -65,17 +65,6 @@ export async function connectClient(
   };
 }
 
-/** A worker polled the task queue recently (pollers long-poll for about a minute, so allow a little more). */
-export async function hasLiveWorker(client: Client, settings: TemporalSettings): Promise<boolean> {
-  const res = await client.workflowService.describeTaskQueue({
-    namespace: settings.namespace,
-    taskQueue: { name: settings.taskQueue, kind: 1 },
-    taskQueueType: 1,
-  });
-  const now = Date.now();
-  return (res.pollers ?? []).some((p) => now - Number(p.lastAccessTime?.seconds ?? 0) * 1000 < 90_000);
-}
-
 /**
  * The identity of the worker that picked up the run's first workflow task within `waitMs` (it names the model
  * endpoint it calls: src/temporal/worker-identity.ts), or undefined when none did. Pollers listed by the server

@@ -7,7 +7,7 @@ import { DEFAULT_PORT } from '../temporal/settings.js';
 import { isListening, startDevServer } from '../temporal/dev-server.js';
 import { setCurrentVersion, versioningSettings } from '../temporal/versioning.js';
 import { CliError } from './errors.js';
-import { parseMetricsAddress } from '../observability/metrics-address.js';
+import { parseMetricsAddress } from '../config/metrics-address.js';
 import { otelSettings } from '../observability/otel-env.js';
 import {
   connectClient,

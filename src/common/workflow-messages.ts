@@ -16,9 +16,9 @@ export const MESSAGE_SIGNAL = 'message';
 export const CONVERSATION_TURN_UPDATE = 'conversationTurn';
 /** The answer to the agent's clarify question (`tether answer`). */
 export const ANSWER_SIGNAL = 'answer';
-/** An approval decision, durable while no worker runs (src/cli/decide.ts). */
+/** An approval decision, durable while no worker runs (src/decisions/decide.ts). */
 export const APPROVAL_SIGNAL = 'approval';
-/** An approval decision whose caller learns whether it applied (src/cli/decide.ts). */
+/** An approval decision whose caller learns whether it applied (src/decisions/decide.ts). */
 export const DECIDE_APPROVAL_UPDATE = 'decideApproval';
 /** A sandboxed command's connection to a host no policy decided: the run asks a person (src/workflows/egress-approvals.ts). */
 export const EGRESS_UPDATE = 'egress';

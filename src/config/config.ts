@@ -6,11 +6,10 @@ import { TetherError } from '../common/errors.js';
 import { configPath } from './home.js';
 import { translateHermes } from './hermes-keys.js';
 import { problemLine, problemsOf, type ConfigProblem } from './config-check.js';
-import { allowlistProblem } from '../approval/allowlist.js';
-import { parseMetricsAddress } from '../observability/metrics-address.js';
-import { badPattern } from '../checkpoints/exclude.js';
-import { PASSTHROUGH_ENTRY } from '../environments/command-env.js';
-import { CONTROL_PLANE_VARIABLES } from '../environments/backends/local/control-plane.js';
+import { allowlistProblem } from '../common/allowlist.js';
+import { parseMetricsAddress } from './metrics-address.js';
+import { badPattern } from './checkpoint-exclude.js';
+import { CONTROL_PLANE_VARIABLES, PASSTHROUGH_ENTRY } from '../common/environment-variables.js';
 
 /** One MCP server: `command` (stdio) or `url` (streamable HTTP, or SSE for older servers). */
 export const McpServerSchema = z

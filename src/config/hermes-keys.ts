@@ -1,6 +1,6 @@
 // Hermes agent's config.yaml keys: mapped onto tether's (each with a one-line notice) or refused with a message
 // naming the tether setting, before the configuration is checked. Pure.
-import { isOpaqueRule } from '../approval/rules.js';
+import { isOpaqueRule } from '../common/rules.js';
 
 /** A Hermes `terminal.*` key: where it goes in tether (a dotted path under terminal), or why it does not. */
 type KeyRule = { to: string[]; convert?: (v: unknown) => unknown } | { refuse: string };

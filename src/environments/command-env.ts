@@ -67,6 +67,3 @@ export function passthroughEnvironment(
     if (value !== undefined && names.some((e) => matches(e, name))) out[name] = value;
   return out;
 }
-
-/** terminal.env_passthrough entries: a variable name, or a name prefix followed by `*`. */
-export const PASSTHROUGH_ENTRY = /^[A-Za-z_][A-Za-z0-9_]*\*?$/;

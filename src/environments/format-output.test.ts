@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { capHeadTail, formatOutput } from './format-output.js';
-import { redactSecrets, secretValues } from './redact.js';
+import { redactSecrets, secretValues } from '../common/redact.js';
 
 describe('secret redaction', () => {
   const secrets = secretValues({

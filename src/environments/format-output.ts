@@ -1,7 +1,7 @@
 // Turns raw command output into what the model reads: terminal codes stripped, binary noted, secrets hidden, and
 // long output cut to a head and a longer tail with a notice. Worker-only.
 import { cleanOutput } from './output-buffer.js';
-import { redactSecrets } from './redact.js';
+import { redactSecrets } from '../common/redact.js';
 
 /** Of the characters kept from long output, this share comes from the start; the rest (the end) matters more. */
 const HEAD_SHARE = 0.4;

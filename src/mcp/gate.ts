@@ -3,7 +3,7 @@
 // arguments whole and its annotations. The server's word is all tether has: what it does not claim, it is not given.
 // Worker-only.
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { rule } from '../approval/rules.js';
+import { rule } from '../common/rules.js';
 import type { CallSubject } from '../approval/subject.js';
 import type { McpServerConfig } from '../config/config.js';
 

@@ -5,7 +5,7 @@ import { SpanKind, SpanStatusCode, type Attributes, type Span, type Tracer } fro
 import type { CallModelInput } from '../common/activity-contract.js';
 import type { ModelReply } from '../common/types.js';
 import { LOCAL_PREFIX } from '../models/types.js';
-import { redactToolOutput } from '../registry/redact-output.js';
+import { redactToolOutput } from './redact-output.js';
 import { toolOutcome, type ToolCallEnd, type ToolCallFacts, type Tracing } from './observe.js';
 
 /** Longest content attribute: a trace backend drops or truncates larger ones, and a span must stay exportable. */

@@ -19,8 +19,8 @@ import {
   type PayloadBlobInput,
 } from '../common/shared-store-names.js';
 import { TetherError } from '../common/errors.js';
-import { jsonPayload, type RawPayload } from '../temporal/json-payload.js';
-import { leanType } from '../temporal/lean/lean-proto.js';
+import { jsonPayload, type RawPayload } from './json-payload.js';
+import { leanType } from './lean-proto.js';
 
 /** Payloads at least this large leave history; the byte budgets keep a run's ordinary payloads well below it. */
 export const OFFLOAD_BYTES = 1024 * 1024;

@@ -3,7 +3,7 @@
 // can open a payload without the SDK. Worker-only (clients and the codec server use it too).
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { TetherError } from '../common/errors.js';
-import { leanType } from '../temporal/lean/lean-proto.js';
+import { leanType } from './lean-proto.js';
 import { KEY_FILE_SETTING, type Keyring, type PayloadKey } from './keyring.js';
 
 /** The encoding Temporal's samples and codec servers use for an encrypted payload. */

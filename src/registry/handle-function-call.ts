@@ -4,7 +4,7 @@ import { describeError, isRetryable, toolError } from '../common/errors.js';
 import type { ToolCallInfo } from './hooks.js';
 import type { Hooks } from './hooks.js';
 import { DEFAULT_MAX_RESULT_CHARS, type ToolRegistry } from './registry.js';
-import { redactToolOutput } from './redact-output.js';
+import { redactToolOutput } from '../observability/redact-output.js';
 import { capResult, normalizeResult } from './result.js';
 import { toolCall, type ToolCall } from './tool-call.js';
 import type { Logger } from '../logging/logger.js';

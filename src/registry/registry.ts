@@ -4,7 +4,7 @@ import { describeError, isRetryable, isTetherError, toolError } from '../common/
 import { countRefusal } from '../observability/metrics.js';
 import { capResult, normalizeResult } from './result.js';
 import { toolCall, type ToolCall } from './tool-call.js';
-import { redactToolOutput } from './redact-output.js';
+import { redactToolOutput } from '../observability/redact-output.js';
 import { compileParameters } from './schema.js';
 import type { Logger } from '../logging/logger.js';
 import { lazyLogger } from '../logging/logger.js';

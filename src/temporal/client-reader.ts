@@ -1,6 +1,6 @@
 // The visibility listings' reader over the SDK's client (the lean reader's counterpart). Worker-only.
 import type { Client } from '@temporalio/client';
-import type { RunReader } from '../visibility/run-reader.js';
+import type { RunReader } from './run-reader.js';
 import { queryRunState } from './run-handle.js';
 
 export function clientReader(client: Client): RunReader {

@@ -3,7 +3,7 @@
 import { environmentManager } from '../environments/current.js';
 import { formatOutput } from '../environments/format-output.js';
 import type { Acquired } from '../environments/manager.js';
-import { secretValues } from '../environments/redact.js';
+import { secretValues } from '../common/redact.js';
 import { EnvironmentError } from '../environments/types.js';
 import type { ToolContext } from '../registry/types.js';
 

@@ -3,8 +3,8 @@
 import type { Client } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
 import { ATTRIBUTES, MEMO_KEY, type RunMemo } from '../common/search-attribute-names.js';
-import { EXECUTION_STATUS, jsonPayload, timestamp, type RawPayload } from '../temporal/json-payload.js';
-import { readerOf, type RunReader } from './run-reader.js';
+import { EXECUTION_STATUS, jsonPayload, timestamp, type RawPayload } from '../payloads/json-payload.js';
+import { readerOf, type RunReader } from '../temporal/run-reader.js';
 import { rowStatus, runQuery, type RunFilter } from './run-query.js';
 import { runUsage, type Prices, type RunUsage } from '../observability/usage.js';
 

@@ -3,7 +3,7 @@
 import type { Client } from '@temporalio/client';
 import type { MemoApproval } from '../common/search-attribute-names.js';
 import { listAllRuns } from './list-runs.js';
-import { readerOf, type RunReader } from './run-reader.js';
+import { readerOf, type RunReader } from '../temporal/run-reader.js';
 
 export type ListedApproval = MemoApproval & { workflowId: string };
 

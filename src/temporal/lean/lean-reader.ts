@@ -6,11 +6,11 @@ import type { temporal } from '@temporalio/proto';
 import { ATTRIBUTES } from '../../common/search-attribute-names.js';
 import type { AgentState } from '../../common/types.js';
 import { STATE_QUERY } from '../../common/workflow-messages.js';
-import type { RunReader } from '../../visibility/run-reader.js';
-import { EXECUTION_STATUS, jsonPayload, timestamp, type RawPayload } from '../json-payload.js';
+import type { RunReader } from '../run-reader.js';
+import { EXECUTION_STATUS, jsonPayload, timestamp, type RawPayload } from '../../payloads/json-payload.js';
 import type { TemporalSettings } from '../settings.js';
 import { GrpcSession } from './grpc-unary.js';
-import { leanType } from './lean-proto.js';
+import { leanType } from '../../payloads/lean-proto.js';
 
 /** Every call's deadline unless it names its own: a read that takes longer is better left to the full client. */
 const CALL_MS = 10_000;

@@ -2,12 +2,7 @@
 // With them a command could approve its own commands or start runs of its own. Worker-only (reads the environment).
 import { statSync } from 'node:fs';
 import { configPath, tetherHome } from '../../../config/home.js';
-
-/**
- * Variables dropped from every local command's environment, sandboxed or not: the Temporal credentials (an API key,
- * an mTLS client certificate and key). The server's address stays: a project may talk to a Temporal of its own.
- */
-export const CONTROL_PLANE_VARIABLES = ['TEMPORAL_API_KEY', 'TEMPORAL_TLS_CERT', 'TEMPORAL_TLS_KEY'] as const;
+import { CONTROL_PLANE_VARIABLES } from '../../../common/environment-variables.js';
 
 /** `env` without the control-plane credentials. */
 export function withoutControlPlane(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {

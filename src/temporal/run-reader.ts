@@ -17,6 +17,6 @@ export interface RunReader {
 /** A reader as given, or one over the SDK's client (imported only then: the lean path never loads it). */
 export async function readerOf(source: Client | RunReader): Promise<RunReader> {
   if (!('workflowService' in source)) return source;
-  const { clientReader } = await import('../temporal/client-reader.js');
+  const { clientReader } = await import('./client-reader.js');
   return clientReader(source);
 }

@@ -3,7 +3,7 @@ import type { Client, WorkflowHandle } from '@temporalio/client';
 import { queryRunState, runFailure } from '../temporal/run-handle.js';
 import type { AgentResult, AgentState } from '../common/types.js';
 import type { ApprovalDecision, PendingApproval } from '../common/approval-types.js';
-import type { PromptAnswer } from './approval-prompt.js';
+import type { PromptAnswer } from '../cli/approval-prompt.js';
 import { renderApprovalText } from '../approval/approval-text.js';
 import { WaitingLines } from './waiting-lines.js';
 

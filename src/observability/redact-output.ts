@@ -1,7 +1,7 @@
 // Redaction at the one dispatch path: every tool result is passed through the same policy as terminal output
-// (src/environments/redact.ts) before the model or the history sees it. Worker-only.
+// (src/common/redact.ts) before the model or the history sees it. Worker-only.
 import { currentConfig } from '../config/current.js';
-import { redactSecrets, secretValues } from '../environments/redact.js';
+import { redactSecrets, secretValues } from '../common/redact.js';
 
 /** The variables whose values are secrets: this process's and terminal.env's (when the configuration loads). */
 function terminalEnv(): Record<string, string> | undefined {

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import type protobuf from 'protobufjs';
 import { describe, expect, it } from 'vitest';
-import { EXECUTION_STATUS, jsonPayload, timestamp } from '../json-payload.js';
+import { EXECUTION_STATUS, jsonPayload, timestamp } from './json-payload.js';
 import { leanType } from './lean-proto.js';
 import { LEAN_MESSAGES, protoSubset } from './proto-subset.js';
 

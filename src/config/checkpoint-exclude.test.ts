@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { badPattern, ExcludeRules } from './exclude.js';
+import { badPattern, ExcludeRules } from './checkpoint-exclude.js';
 
 describe('exclude rules', () => {
   const rules = new ExcludeRules(['*.log', '/secret.txt', 'docs/**/draft', 'data/', '!build/', 'tmp?.txt', 'x[0-9]']);

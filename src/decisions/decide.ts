@@ -4,7 +4,7 @@ import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import type { TemporalSettings } from '../temporal/settings.js';
 import type { ApprovalChoice, ApprovalDecision } from '../common/approval-types.js';
 import { APPROVAL_SIGNAL, DECIDE_APPROVAL_UPDATE } from '../common/workflow-messages.js';
-import { hasLiveWorker } from './temporal-client.js';
+import { hasLiveWorker } from '../temporal/live-worker.js';
 
 export type DecideOutcome =
   /** `applies`: what the choice gave (narrower than asked when the approval does not allow it). */

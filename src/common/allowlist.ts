@@ -1,8 +1,8 @@
 // Matches a command and its findings against command_allowlist: exact commands (anywhere, or in one directory),
 // rule ids, or glob patterns whose wildcards stand for part of one word (never a space, a shell metacharacter or an
 // option's dash); and says why an entry is refused when the configuration is loaded (it would allow anything). Pure.
-import type { AllowlistEntry } from '../common/approval-types.js';
-import { normalizePath } from '../common/paths.js';
+import type { AllowlistEntry } from './approval-types.js';
+import { normalizePath } from './paths.js';
 import { isOpaqueRule, RULES } from './rules.js';
 
 interface AllowlistSubject {

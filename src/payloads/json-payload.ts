@@ -1,8 +1,8 @@
 // Reads a Temporal payload that the default data converter wrote (json/plain, or binary/null for undefined) straight
 // from its protobuf fields, without loading the SDK's converters; one sealed by payload encryption is opened first
 // when this process has the key. Worker-only.
-import { payloadKeyring } from '../payloads/encryption-settings.js';
-import { isEncrypted, openPayload } from '../payloads/payload-cipher.js';
+import { payloadKeyring } from './encryption-settings.js';
+import { isEncrypted, openPayload } from './payload-cipher.js';
 
 /** A payload as protobufjs decodes it (message instance or plain object: both have these fields). */
 export interface RawPayload {
