@@ -12,7 +12,7 @@ export const FOLDER_LAYERS = [
   {
     name: 'services',
     runs: 'worker and client alike: Temporal connection, payloads, stores, models, telemetry',
-    folders: ['models', 'payloads', 'store', 'observability', 'temporal', 'visibility'],
+    folders: ['fs', 'models', 'payloads', 'store', 'observability', 'temporal', 'visibility'],
   },
   {
     name: 'runtime',
@@ -32,7 +32,11 @@ export const FOLDER_LAYERS = [
       'checkpoints',
     ],
   },
-  { name: 'worker', runs: 'the worker process: activities and its assembly', folders: ['activities', 'worker.ts'] },
+  {
+    name: 'worker',
+    runs: 'the worker process: activities and its assembly',
+    folders: ['activities', 'liveness', 'worker.ts'],
+  },
   {
     name: 'client-core',
     runs: 'client side: decisions, batches, schedules',

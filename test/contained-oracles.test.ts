@@ -3,7 +3,7 @@
 import { expect, it } from 'vitest';
 import { oracles, type OracleInputs, type Tag } from '../bench/contained/observe.js';
 import type { RunRecord } from '../bench/contained/runner.js';
-import { randomSecret, SecretScanner } from '../test/support/secret-forms.js';
+import { randomSecret, SecretScanner } from './support/secret-forms.js';
 
 const secret = randomSecret();
 const data = randomSecret();

@@ -5,7 +5,7 @@
 // Worker-only (reads through the gate's reader).
 import { resolve } from 'node:path';
 import { normalizePath } from '../common/paths.js';
-import { noteApprovedWrite } from '../environments/protected-ledger.js';
+import { noteApprovedWrite } from './protected-ledger.js';
 import { PROTECTED_WHY, protectedEntryOf, type ProtectedEntry } from '../common/protected-paths.js';
 import { unifiedDiff } from './line-diff.js';
 import type { ScriptFile } from './scripts.js';

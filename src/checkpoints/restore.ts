@@ -14,7 +14,7 @@ import {
   unlinkAt,
   writeFileAt,
   type Dir,
-} from './secure-fs.js';
+} from '../fs/secure-fs.js';
 
 export type Flat = Map<string, FlatEntry>;
 

@@ -14,7 +14,7 @@ import {
   type TreeMode,
 } from './git-objects.js';
 import type { CacheEntry, ScanEntries } from './scan-cache.js';
-import { at, closeDir, openDirAt, openFileAt, openRoot, readlinkAt, type Dir } from './secure-fs.js';
+import { at, closeDir, openDirAt, openFileAt, openRoot, readlinkAt, type Dir } from '../fs/secure-fs.js';
 
 export interface ScanLimits {
   /** Files larger than this are left out (and named in the checkpoint). */

@@ -7,7 +7,7 @@ import { join, relative, resolve } from 'node:path';
 import { countRefusal } from '../observability/metrics.js';
 import { TetherError } from '../common/errors.js';
 import { resolveTaskPath, type FileScope } from './check-path.js';
-import { Beneath, RACE_FREE } from './beneath.js';
+import { Beneath, RACE_FREE } from '../fs/beneath.js';
 import { currentTaskView } from '../environments/current.js';
 import { hiddenMessage, within, type RootedView } from '../environments/task-view.js';
 import { PROTECTED_WHY } from '../common/protected-paths.js';

@@ -4,7 +4,7 @@
 import { constants, type Dirent } from 'node:fs';
 import { open, opendir, readdir, readlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import { RACE_FREE } from './beneath.js';
+import { RACE_FREE } from '../fs/beneath.js';
 import { resolveTaskPath, type FileScope } from './check-path.js';
 import { openForReading, taskViewOf } from './task-files.js';
 

@@ -16,7 +16,7 @@ import {
 import { join } from 'node:path';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { environmentManager } from '../../src/environments/current.js';
-import { noteApprovedWrite } from '../../src/environments/protected-ledger.js';
+import { noteApprovedWrite } from '../../src/approval/protected-ledger.js';
 import { tetherHome } from '../../src/config/home.js';
 import { until } from '../support/cli.js';
 import { call, configure, dir, type Result } from '../support/local-sandbox.js';

@@ -10,7 +10,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative } from 'node:path';
 import { PROTECTED_WHY } from '../../../common/protected-paths.js';
 import { tetherHome } from '../../../config/home.js';
-import { closeDir, openRoot, symlinkAt, type Dir } from '../../../checkpoints/secure-fs.js';
+import { closeDir, openRoot, symlinkAt, type Dir } from '../../../fs/secure-fs.js';
 import { approvedByFileTool, moveOut, openParent } from './protected-undo.js';
 import { findProtected, type ProtectedFound } from './protected-files.js';
 import type { SandboxSpec } from './settings.js';

@@ -20,8 +20,8 @@ import {
   unlinkAt,
   writeFileAt,
   type Dir,
-} from '../../../checkpoints/secure-fs.js';
-import { contentDigest, wasApproved } from '../../protected-ledger.js';
+} from '../../../fs/secure-fs.js';
+import { contentDigest, wasApproved } from '../../../approval/protected-ledger.js';
 import type { ProtectedFound } from './protected-files.js';
 
 /** Opens the directory holding `rel` below `top`, never through a link (a command may have put one on the way). */

@@ -21,7 +21,7 @@ import {
   writeSync,
   type Stats,
 } from 'node:fs';
-import { RACE_FREE } from '../files/beneath.js';
+import { RACE_FREE } from './beneath.js';
 
 /**
  * Linux: a name is looked up in the directory an open descriptor holds, wherever that directory is now and whatever
