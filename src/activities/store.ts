@@ -10,6 +10,7 @@ import { Store } from '../store/store.js';
 import type { TranscriptEntry } from '../common/transcript.js';
 import { getLogger } from '../logging/logger.js';
 import { withHeartbeat } from './heartbeat.js';
+import { sharedQueueOf } from '../common/task-queues.js';
 
 let opened: Store | undefined;
 let shared = true;
@@ -32,9 +33,12 @@ export function openStore(): Store {
   }
 }
 
-/** The deployment an activity works for: its task queue (a worker's own queue names the shared one before `@`). */
+/**
+ * The deployment an activity works for: its shared queue (a model call runs on the model calls' queue, where no
+ * journal workflow runs: waiting on one there cost every model call the whole journal wait).
+ */
 function deployment(): string {
-  return Context.current().info.taskQueue.replace(/@.*$/, '');
+  return sharedQueueOf(Context.current().info.taskQueue);
 }
 
 /** How long recording waits for the journal before the model call goes on without it. */

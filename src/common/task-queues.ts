@@ -9,6 +9,14 @@ export function modelCallQueue(taskQueue: string): string {
   return `${taskQueue}.model-calls`;
 }
 
+/**
+ * The deployment's shared queue from any of its queues (an activity's: the shared one, a worker's own `@id` or the
+ * model calls'): where its workflows (memory, journal, blobs) run.
+ */
+export function sharedQueueOf(queue: string): string {
+  return queue.replace(/@.*$/, '').replace(/\.model-calls$/, '');
+}
+
 /** The queue only one worker process polls: tool calls of tasks whose environment it holds go there. */
 export function ownQueueOf(taskQueue: string, workerId: string): string {
   return `${taskQueue}@${workerId}`;
