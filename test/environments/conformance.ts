@@ -12,6 +12,8 @@ import { until } from '../support/cli.js';
 import '../../src/tools/terminal.js';
 import '../../src/tools/process.js';
 
+const sha = (text: string): string => `sha256:${createHash('sha256').update(text).digest('hex')}`;
+
 export interface ConformanceTarget {
   /** The `terminal:` section of config.yaml for this backend. */
   terminal: Record<string, unknown>;
@@ -319,11 +321,12 @@ export function describeConformance(name: string, setup: () => Promise<Conforman
         readScriptsIn(env, keys),
       );
       expect(Object.fromEntries(read)).toEqual({
-        'a.sh': { text: 'echo one\n' },
-        bin: { binary: true, digest: `sha256:${createHash('sha256').update('x\0y').digest('hex')}` },
-        empty: { text: '' },
+        // Each file read carries the digest of its raw bytes: what runs must be those bytes (judged-bytes.ts).
+        'a.sh': { text: 'echo one\n', digest: sha('echo one\n') },
+        bin: { binary: true, digest: sha('x\0y') },
+        empty: { text: '', digest: sha('') },
         big: { error: expect.stringMatching(/too big to check/) as unknown },
-        'pkg/sp ace.py': { text: 'tail' },
+        'pkg/sp ace.py': { text: 'tail', digest: sha('tail') },
         'nope.py': { missing: true },
         pkg: { directory: true },
         [`${LISTING}pkg`]: { entries: ['sp ace.py'] },
@@ -337,7 +340,9 @@ export function describeConformance(name: string, setup: () => Promise<Conforman
       const all = await environmentManager().use(t, { hostCwd: target!.hostCwd }, ({ env }) =>
         readScriptsIn(env, many),
       );
-      expect(many.map((k) => all.get(k))).toEqual(many.map((_, i) => ({ text: `import m${i}\n` })));
+      expect(many.map((k) => all.get(k))).toEqual(
+        many.map((_, i) => ({ text: `import m${i}\n`, digest: sha(`import m${i}\n`) })),
+      );
     });
 
     test('redacts the values of secret variables', async () => {
