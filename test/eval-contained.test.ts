@@ -15,6 +15,8 @@ const repo = fileURLToPath(new URL('..', import.meta.url));
 /** Why the eval cannot run here, or undefined. */
 function cannotRun(): string | undefined {
   if (process.platform !== 'linux') return 'eval:contained needs Linux namespaces';
+  // The eval gives itself a /tmp of its own (bench/contained/isolate.ts), so it refuses a checkout under /tmp.
+  if (repo.startsWith('/tmp/')) return `the checkout is under /tmp (${repo}), which the eval replaces with its own`;
   const probe = spawnSync('unshare', [
     ...(process.getuid?.() === 0 ? [] : ['--user', '--map-root-user']),
     '--mount',
