@@ -64,7 +64,7 @@ it('cancel returns only after the running command is dead, and the command never
   expect(cancel.stderr).toBe('');
   expect(cancel.code).toBe(0);
   expect(cancel.stdout).toContain(`${workflowId} cancelled`);
-  expect(cancel.stdout).toMatch(/runTool: stopped \(.*cancelled and killed/);
+  expect(cancel.stdout).toMatch(/stopped: terminal: .*\(it said: Command was cancelled and killed\)/);
   expect(aliveAfterCancel).toEqual([]);
 
   // History: the tool call confirmed it stopped before the run was closed as cancelled.
