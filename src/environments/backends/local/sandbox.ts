@@ -1,8 +1,8 @@
 // The bubblewrap command line for one local command, and how a helper finds that command's PID namespace to join
 // it. Worker-only (reads /proc).
-import { existsSync, lstatSync, readFileSync, readdirSync, realpathSync } from 'node:fs';
+import { existsSync, lstatSync, readFileSync, readdirSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
-import type { SandboxSpec } from './settings.js';
+import { realPath, type SandboxSpec } from './settings.js';
 import { controlPlanePaths, isDirectory } from './control-plane.js';
 import type { FileMount } from './task-network.js';
 import { shQuote } from '../../shell-scripts.js';
@@ -175,20 +175,12 @@ function repositories(view: RootedView, roots: readonly string[]): { repos: stri
 export function protectedEntries(spec: SandboxSpec, roots: readonly string[]): ProtectedEntry[] {
   const entries = [...(spec.protected ?? [])];
   // tether's own files are written by the worker itself while commands run (its store, checkpoints, CA): not these.
-  const own = controlPlanePaths().map(realOrAsIs);
+  const own = controlPlanePaths().map(realPath);
   for (const h of spec.hidden)
     for (const r of roots)
       if (h !== r && within(h, r) && !own.some((o) => within(h, o)))
         entries.push({ path: relative(r, h), kind: 'hidden' });
   return entries;
-}
-
-function realOrAsIs(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return path;
-  }
 }
 
 /** What the sandbox would protect now: the repositories, the projects' tops, and the protected files found there. */

@@ -130,7 +130,8 @@ export function locateBwrap(
 }
 
 /** A link's target (bwrap mounts over what the path names); a path that does not exist is kept, and skipped later. */
-function realPath(p: string): string {
+/** The path with links resolved, or as given when it does not exist (yet). */
+export function realPath(p: string): string {
   try {
     return realpathSync(p);
   } catch {
