@@ -26,14 +26,32 @@ describe('AttemptLedger', () => {
     expect(await (second as { outcome: Promise<Settled> }).outcome).toEqual({ ok: true, value: 'ran once' });
   });
 
-  it('a retry arriving after its earlier attempt finished here gets that outcome (its completion came too late)', async () => {
+  it('a retry arriving after its earlier attempt finished here gets its value (its completion came too late)', async () => {
     const ledger = new AttemptLedger();
     await ledger.start('k', 1);
-    ledger.running('k', { attempt: 1, outcome: Promise.resolve({ ok: false, error: 'boom' }), adopted: false });
+    ledger.running('k', { attempt: 1, outcome: Promise.resolve({ ok: true, value: 'ran once' }), adopted: false });
     await Promise.resolve();
     const second = await ledger.start('k', 2);
     expect(second.kind).toBe('adopt');
-    expect(await (second as { outcome: Promise<Settled> }).outcome).toEqual({ ok: false, error: 'boom' });
+    expect(await (second as { outcome: Promise<Settled> }).outcome).toEqual({ ok: true, value: 'ran once' });
+  });
+
+  it('a retry after an earlier attempt failed here runs the call again, unless that failure was final', async () => {
+    const ledger = new AttemptLedger();
+    await ledger.start('k', 1);
+    ledger.running('k', {
+      attempt: 1,
+      outcome: Promise.resolve({ ok: false, error: new Error('503') }),
+      adopted: false,
+    });
+    await Promise.resolve();
+    expect(await ledger.start('k', 2)).toEqual({ kind: 'run', earlierNeverRan: false });
+    const final = { nonRetryable: true, message: 'bad request' };
+    ledger.running('k', { attempt: 2, outcome: Promise.resolve({ ok: false, error: final }), adopted: false });
+    await Promise.resolve();
+    const third = await ledger.start('k', 3);
+    expect(third.kind).toBe('adopt');
+    expect(await (third as { outcome: Promise<Settled> }).outcome).toEqual({ ok: false, error: final });
   });
 
   it('an earlier attempt that reaches the worker after a later one runs nothing, and the later one knows it', async () => {

@@ -43,6 +43,11 @@ export type Start =
 const KEEP_MS = 5 * 60_000;
 const KEEP_MAX = 1_000;
 
+/** A value, or a failure marked not to be retried (an ApplicationFailure's `nonRetryable`). */
+function final(s: Settled): boolean {
+  return s.ok || (s.error as { nonRetryable?: unknown } | null)?.nonRetryable === true;
+}
+
 export class AttemptLedger {
   private readonly calls = new Map<string, CallHistory>();
 
@@ -86,7 +91,11 @@ export class AttemptLedger {
       running.onAdopted?.();
       return { kind: 'adopt', outcome: running.outcome, ...(running.stop ? { stop: running.stop } : {}) };
     }
-    if (h.done && h.done.attempt < attempt) return { kind: 'adopt', outcome: Promise.resolve(h.done.settled) };
+    // A finished earlier attempt's outcome is this one's when it was final: its value (its completion came too late:
+    // the call is not paid for twice) or a failure that is not to be retried. A failure worth a retry is not: the
+    // retry exists because of it, and runs the call again (adopting it would fail every attempt without a call).
+    if (h.done && h.done.attempt < attempt && final(h.done.settled))
+      return { kind: 'adopt', outcome: Promise.resolve(h.done.settled) };
     let earlierNeverRan = attempt > 1;
     for (let a = 1; a < attempt; a += 1) if (!h.refused.has(a)) earlierNeverRan = false;
     return { kind: 'run', earlierNeverRan };

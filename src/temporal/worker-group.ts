@@ -25,14 +25,34 @@ export class WorkerGroup {
     await Promise.all(runs);
   }
 
-  /** Runs all while `fn` (or the promise) runs, then shuts them down. */
+  /**
+   * Runs all while `fn` (or the promise) runs, then shuts them down. Resolves or rejects only once every worker has
+   * stopped (their connection can then be closed): when one stops first (Ctrl-C reaches them all through the
+   * runtime; one may fail), the others are shut down and waited for, not left polling on a closing connection.
+   */
   async runUntil<R>(fnOrPromise: Promise<R> | (() => Promise<R>)): Promise<R> {
-    const nested = this.workers.reduceRight<() => Promise<R>>(
-      (inner, w) => () => w.runUntil(inner()),
-      () => (typeof fnOrPromise === 'function' ? fnOrPromise() : fnOrPromise),
+    const runs = this.workers.map((w) => w.run());
+    void Promise.race(runs).then(
+      () => this.shutdown(),
+      () => this.shutdown(),
     );
+    let outcome: { ok: true; value: R } | { ok: false; error: unknown } | undefined;
+    void (async () => {
+      try {
+        outcome = { ok: true, value: await (typeof fnOrPromise === 'function' ? fnOrPromise() : fnOrPromise) };
+      } catch (error) {
+        outcome = { ok: false, error };
+      } finally {
+        this.shutdown();
+      }
+    })();
     try {
-      return await nested();
+      const stopped = await Promise.allSettled(runs);
+      const failed = stopped.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+      if (failed) throw failed.reason;
+      if (!outcome) throw new Error('the worker stopped before the command finished');
+      if (!outcome.ok) throw outcome.error;
+      return outcome.value;
     } finally {
       this.onStopped();
     }
