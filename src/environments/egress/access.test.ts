@@ -53,6 +53,11 @@ describe('read or write', () => {
       'write',
     ],
     [{ method: 'POST', path: '/upload', contentType: 'application/x-git-upload-pack-request', body: true }, 'write'],
+    // Dressed as git's fetch on a path servers route elsewhere (`;` parameters stripped, an escaped `?`).
+    ...['/api/deploy;/git-upload-pack', '/api/deploy%3f/git-upload-pack', '/a/..;/git-upload-pack'].map(
+      (path) =>
+        [{ method: 'POST', path, contentType: 'application/x-git-upload-pack-request', body: true }, 'write'] as const,
+    ),
   ] as const)('%o is a %s', (f, access) => expect(requestAccess(facts(f))).toBe(access));
 });
 
@@ -70,6 +75,24 @@ describe('paths', () => {
     ['//evil/b', undefined],
     ['*', undefined],
     ['http://host/a', undefined],
+    ['/a/b%20c/@scope%2Fx', undefined],
+    ['/@scope/pkg/-/pkg-1.0.0.tgz', '/@scope/pkg/-/pkg-1.0.0.tgz'],
+    ['/a/b%20c', undefined],
+    ['/a/b%41c', '/a/b%41c'],
+    // What Java servers and double decoders read as `..`, or route by: each is not in normal form.
+    ['/ok/..;/admin', undefined],
+    ['/ok/..;jsessionid=1/admin', undefined],
+    ['/ok/.;/admin', undefined],
+    ['/ok;x=1/admin', undefined],
+    ['/ok/..%00/admin', undefined],
+    ['/ok/%252e%252e/admin', undefined],
+    ['/ok/%c0%ae%c0%ae/admin', undefined],
+    ['/ok/%u002e%u002e/admin', undefined],
+    ['/ok/%2/admin', undefined],
+    ['/ok/\uff0e\uff0e/admin', undefined],
+    ['/ok/%ef%bc%8e%ef%bc%8e/admin', undefined],
+    ['/api/deploy%3f/x', undefined],
+    ['/api/deploy%23/x', undefined],
   ])('%s in normal form: %s', (target, path) => expect(normalPath(target)).toBe(path));
 
   it('a prefix covers itself and below, segment by segment', () => {

@@ -26,30 +26,43 @@ export interface RequestFacts {
 
 /**
  * read or write. A read method with a body is a write (a body is data leaving), and so is an upgrade (after it the
- * proxy reads nothing more). git's fetch is a POST that reads.
+ * proxy reads nothing more). git's fetch is a POST that reads, on a path in normal form only (`/api/deploy;/x/
+ * git-upload-pack` is routed to /api/deploy by servers that strip `;` parameters).
  */
 export function requestAccess(r: RequestFacts): Access {
   if (r.upgrade) return 'write';
   if (READ_METHODS.has(r.method)) return r.body ? 'write' : 'read';
   if (
     r.method === 'POST' &&
-    r.path.endsWith(GIT_FETCH.suffix) &&
+    normalPath(r.path)?.endsWith(GIT_FETCH.suffix) === true &&
     r.contentType?.split(';')[0]!.trim().toLowerCase() === GIT_FETCH.contentType
   )
     return 'read';
   return 'write';
 }
 
+/** Characters a path in normal form may hold as they are: RFC 3986's path characters without `;` (and `%` escapes). */
+const PLAIN_PATH = /^[A-Za-z0-9\-._~!$&'()*+,=:@/%]*$/;
+/** What an escape may not stand for: a separator, a dot, `;`, `%` itself (a second decoding), `?`, `#`, controls. */
+const ESCAPED_FORBIDDEN = /[/\\.;%?#]/;
+
 /**
- * The request target's path, if it is in normal form: starting with `/`, no `.` or `..` segment, no encoded `/`,
- * `\` or `.` (servers decode and resolve those differently), no empty segment. Otherwise undefined: a path-limited
- * entry never covers it, so the request is asked about, showing the path as sent.
+ * The request target's path, if it is in normal form: starting with `/`, printable ASCII from RFC 3986's path
+ * characters only, no `;` (Tomcat, Jetty and Spring read `..;` as `..` and strip `;params` before routing), no `.`
+ * or `..` segment, no empty segment, and no escape (`%XX`) that stands for a separator, a dot, `;`, `%` (decoded
+ * twice: `%252e`), `?`, `#`, a control or a non-ASCII byte (overlong `%c0%ae`, full-width dots), nor a broken
+ * escape (`%u002e`). Servers decode and resolve all of those differently. Otherwise undefined: a path-limited entry
+ * never covers it, nor is it git's fetch, so the request is asked about, showing the path as sent.
  */
 export function normalPath(target: string): string | undefined {
   const q = target.search(/[?#]/);
   const path = q === -1 ? target : target.slice(0, q);
-  if (!path.startsWith('/')) return undefined;
-  if (/%(2f|5c|2e)/i.test(path) || path.includes('\\') || path.includes('//')) return undefined;
+  if (!path.startsWith('/') || !PLAIN_PATH.test(path) || path.includes('//')) return undefined;
+  for (const m of path.matchAll(/%(.{0,2})/gs)) {
+    if (!/^[0-9a-f]{2}$/i.test(m[1]!)) return undefined;
+    const byte = parseInt(m[1]!, 16);
+    if (byte < 0x21 || byte > 0x7e || ESCAPED_FORBIDDEN.test(String.fromCharCode(byte))) return undefined;
+  }
   if (path.split('/').some((s) => s === '.' || s === '..')) return undefined;
   return path;
 }

@@ -36,6 +36,7 @@ export interface Reached {
 
 /** One request in absolute form (`GET http://host/path`) to its host, with its own connection there. */
 async function forward(req: IncomingMessage, res: ServerResponse, reach: Reach, name: string): Promise<void> {
+  if (refusedForHeaders(req, res, name)) return;
   const refuse = (r: ServerResponse, status: number, reason: string): void => refuseAs(r, status, reason, name);
   let url: URL;
   try {
@@ -89,20 +90,38 @@ async function forward(req: IncomingMessage, res: ServerResponse, reach: Reach, 
   });
 }
 
+/** More headers than any client sends: a request with more is refused whole, never judged on part of them. */
+export const MAX_HEADERS = 256;
+
 /**
- * A client that half-closes after its request (busybox's wget shuts its side down) still gets the answer: Node's
- * HTTP server would otherwise abort the request in flight when the client's side ends (`httpAllowHalfOpen`, the
- * server's own switch for it, is not among createServer's options).
+ * The HTTP server the proxy reads requests with (never listened on; fed connections). No request timeout: a request
+ * may wait an hour for a person's approval; headers must arrive within 30 s. Half-open connections stay open (a
+ * client that ends its side still gets the answer; the server's own switch for it is not among createServer's
+ * options). Every header is kept: by default Node keeps only the first 2,000 header lines in `req.headers` while its
+ * parser frames the body with all of them, so a Content-Length past them went unseen and the body was sent upstream
+ * as the next request. Their bytes stay capped by the parser's header size limit; `tooManyHeaders` refuses the rest.
  */
-export function keepHalfOpen(server: Server): void {
+export function readingServer(): Server {
+  const server = createServer({ requestTimeout: 0, headersTimeout: 30_000, keepAliveTimeout: 5_000 });
   (server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
+  server.maxHeadersCount = 0;
+  return server;
+}
+
+/**
+ * A request with more than MAX_HEADERS headers: answered 431 and its connection closed without reading on (what
+ * follows its headers is not judged, so it must not be read as a request either). True when it was refused.
+ */
+export function refusedForHeaders(req: IncomingMessage, res: ServerResponse, name: string): boolean {
+  if (req.rawHeaders.length <= 2 * MAX_HEADERS) return false;
+  res.on('finish', () => req.socket.destroy());
+  refuseAs(res, 431, `a request with more than ${MAX_HEADERS} headers is refused`, name);
+  return true;
 }
 
 /** The server that reads the task's HTTP proxy requests: `reach` decides and connects each one. */
 export function proxyFront(reach: Reach, name = 'tether egress proxy'): Server {
-  // No request timeout: a request may wait an hour for a person's approval. Headers must arrive within 30 s.
-  const front = createServer({ requestTimeout: 0, headersTimeout: 30_000, keepAliveTimeout: 5_000 });
-  keepHalfOpen(front);
+  const front = readingServer();
   front.on(
     'request',
     (req, res) => void forward(req, res, reach, name).catch((err: unknown) => refuseAs(res, 502, String(err), name)),

@@ -3,7 +3,7 @@
 // Node's HTTP server (llhttp, strict), each checked against the host the connection was decided for, decided when
 // the host is allowed request by request, given the broker's credential (TLS only), and sent upstream over the
 // proxy's own verified connection. Only HTTP/1.1 is offered (ALPN): see docs/sandbox.md. Worker-only.
-import { Agent, createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { Agent, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { TLSSocket, type SecureContext } from 'node:tls';
@@ -13,7 +13,7 @@ import type { Attribution, EgressGate } from './gate.js';
 import { endDrained, gone, NO_BODY_READ, refusal, refuseAs, relayRequest, relayUpgrade, tunnel } from './relay.js';
 import { secureUpstream } from './upstream-tls.js';
 import { judgeRequest, type Judged } from './request-gate.js';
-import { keepHalfOpen } from './http-forward.js';
+import { readingServer, refusedForHeaders } from './http-forward.js';
 import { normalizeHost, target, targetText, type Target } from './target.js';
 import type { Trust } from './trust.js';
 
@@ -87,9 +87,7 @@ export class Interceptor {
   private readonly live = new WeakMap<Duplex, Live>();
 
   constructor(private readonly host: InterceptHost) {
-    // No request timeout: a request may wait an hour for a person's approval. Headers must arrive within 30 s.
-    this.server = createServer({ requestTimeout: 0, headersTimeout: 30_000, keepAliveTimeout: 5_000 });
-    keepHalfOpen(this.server);
+    this.server = readingServer();
     this.server.on('request', (req: IncomingMessage, res: ServerResponse) => {
       this.handle(req, res).catch((err: unknown) => refuseAs(res, 502, String(err), host.name));
     });
@@ -263,6 +261,7 @@ export class Interceptor {
 
   /** One request: for this host, decided when the connection asks for it, then relayed with the credential. */
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (refusedForHeaders(req, res, this.host.name)) return;
     const c = this.live.get(req.socket);
     if (!c) return refuseAs(res, 502, 'a request on a connection the proxy does not know', this.host.name);
     const started = Date.now();
