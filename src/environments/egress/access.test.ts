@@ -2,7 +2,7 @@
 // and how a body's first bytes are shown. Pure.
 import { describe, expect, it } from 'vitest';
 import { pathCovered, requestRule, ruleCoversRequest } from '../../common/egress-types.js';
-import { entryCovers, escapeBytes, normalPath, requestAccess, type RequestFacts } from './access.js';
+import { entryCovers, escapeBytes, normalPath, overridesMethod, requestAccess, type RequestFacts } from './access.js';
 
 const facts = (o: Partial<RequestFacts>): RequestFacts => ({
   method: 'GET',
@@ -53,8 +53,27 @@ describe('read or write', () => {
       'write',
     ],
     [{ method: 'POST', path: '/upload', contentType: 'application/x-git-upload-pack-request', body: true }, 'write'],
-    // Dressed as git's fetch on a path servers route elsewhere (`;` parameters stripped, an escaped `?`).
-    ...['/api/deploy;/git-upload-pack', '/api/deploy%3f/git-upload-pack', '/a/..;/git-upload-pack'].map(
+    // A method override is read as the method it names, by frameworks that honour it.
+    [{ method: 'GET', override: true }, 'write'],
+    [
+      {
+        method: 'POST',
+        path: '/o/r.git/git-upload-pack',
+        contentType: 'application/x-git-upload-pack-request',
+        body: true,
+        override: true,
+      },
+      'write',
+    ],
+    // Dressed as git's fetch on a path servers route elsewhere (`;` parameters stripped, an escaped `?`, a fragment
+    // Go keeps in the path, a query git never sends).
+    ...[
+      '/api/deploy;/git-upload-pack',
+      '/api/deploy%3f/git-upload-pack',
+      '/a/..;/git-upload-pack',
+      '/q1/x/git-upload-pack#/../../../api/deploy',
+      '/x/items/git-upload-pack?_method=DELETE',
+    ].map(
       (path) =>
         [{ method: 'POST', path, contentType: 'application/x-git-upload-pack-request', body: true }, 'write'] as const,
     ),
@@ -93,7 +112,16 @@ describe('paths', () => {
     ['/ok/%ef%bc%8e%ef%bc%8e/admin', undefined],
     ['/api/deploy%3f/x', undefined],
     ['/api/deploy%23/x', undefined],
+    ['/ok/x#/../../admin', undefined],
+    ['/anywhere#/../q1-read', undefined],
   ])('%s in normal form: %s', (target, path) => expect(normalPath(target)).toBe(path));
+
+  it('a method-override header or `_method` parameter asks for another method', () => {
+    expect(overridesMethod({ 'x-http-method-override': 'DELETE' }, '/x')).toBe(true);
+    expect(overridesMethod({ 'x-http-method': 'PUT' }, '/x')).toBe(true);
+    expect(overridesMethod({}, '/x?a=1&_method=DELETE')).toBe(true);
+    expect(overridesMethod({ accept: '*/*' }, '/x?method=1')).toBe(false);
+  });
 
   it('a prefix covers itself and below, segment by segment', () => {
     expect(pathCovered('/team/app.git/', '/team/app.git/git-receive-pack')).toBe(true);

@@ -15,26 +15,38 @@ const GIT_FETCH = { suffix: '/git-upload-pack', contentType: 'application/x-git-
 
 export interface RequestFacts {
   method: string;
-  /** The path as the request named it, without the query. */
+  /** The request target as sent (path and query); git's fetch is a plain path with no query. */
   path: string;
   contentType?: string;
   /** A body follows (Content-Length above 0, or Transfer-Encoding). */
   body: boolean;
   /** An Upgrade (websocket): what follows is a stream the proxy does not read. */
   upgrade: boolean;
+  /** It asks to be read as another method (a method-override header or a `_method` parameter). */
+  override?: boolean;
+}
+
+/** Headers and a query parameter frameworks (Express, Rails, Laravel, Symfony, ASP.NET) read as the real method. */
+const OVERRIDE_HEADERS = ['x-http-method-override', 'x-http-method', 'x-method-override'];
+const OVERRIDE_PARAM = /[?&;]_method=/i;
+
+/** Whether a request asks to be read as another method than the one it names. */
+export function overridesMethod(headers: Record<string, unknown>, target: string): boolean {
+  return OVERRIDE_HEADERS.some((h) => headers[h] !== undefined) || OVERRIDE_PARAM.test(target);
 }
 
 /**
  * read or write. A read method with a body is a write (a body is data leaving), and so is an upgrade (after it the
- * proxy reads nothing more). git's fetch is a POST that reads, on a path in normal form only (`/api/deploy;/x/
+ * proxy reads nothing more), and so is a request asking to be read as another method. git's fetch is a POST that reads, on a path in normal form only (`/api/deploy;/x/
  * git-upload-pack` is routed to /api/deploy by servers that strip `;` parameters).
  */
 export function requestAccess(r: RequestFacts): Access {
-  if (r.upgrade) return 'write';
+  if (r.upgrade || r.override) return 'write';
   if (READ_METHODS.has(r.method)) return r.body ? 'write' : 'read';
   if (
     r.method === 'POST' &&
-    normalPath(r.path)?.endsWith(GIT_FETCH.suffix) === true &&
+    normalPath(r.path) === r.path &&
+    r.path.endsWith(GIT_FETCH.suffix) &&
     r.contentType?.split(';')[0]!.trim().toLowerCase() === GIT_FETCH.contentType
   )
     return 'read';
@@ -55,7 +67,9 @@ const ESCAPED_FORBIDDEN = /[/\\.;%?#]/;
  * never covers it, nor is it git's fetch, so the request is asked about, showing the path as sent.
  */
 export function normalPath(target: string): string | undefined {
-  const q = target.search(/[?#]/);
+  // A fragment is never sent by a client; left in a target, servers such as Go's keep it in the path they resolve.
+  if (target.includes('#')) return undefined;
+  const q = target.indexOf('?');
   const path = q === -1 ? target : target.slice(0, q);
   if (!path.startsWith('/') || !PLAIN_PATH.test(path) || path.includes('//')) return undefined;
   for (const m of path.matchAll(/%(.{0,2})/gs)) {

@@ -4,7 +4,7 @@
 // than HEAD_BYTES of it is held. Worker-only.
 import type { IncomingMessage } from 'node:http';
 import type { EgressVia } from '../../common/egress-types.js';
-import { escapeBytes, normalPath, requestAccess } from './access.js';
+import { escapeBytes, normalPath, overridesMethod, requestAccess } from './access.js';
 import type { Attribution, EgressGate } from './gate.js';
 import { NO_BODY_READ, type BodyHead } from './relay.js';
 import type { Target } from './target.js';
@@ -84,10 +84,11 @@ export async function judgeRequest(
   const contentType = req.headers['content-type'];
   const access = requestAccess({
     method,
-    path: path ?? o.target.split('?')[0]!,
+    path: o.target,
     contentType,
     body: hasBody(req),
     upgrade: req.headers.upgrade !== undefined,
+    override: overridesMethod(req.headers, o.target),
   });
   const covered = gate.requestCovered(t, method, access, path, who);
   // Covered: nothing is read ahead; the body streams through as it comes.
