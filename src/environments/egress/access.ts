@@ -37,8 +37,9 @@ export function overridesMethod(headers: Record<string, unknown>, target: string
 
 /**
  * read or write. A read method with a body is a write (a body is data leaving), and so is an upgrade (after it the
- * proxy reads nothing more), and so is a request asking to be read as another method. git's fetch is a POST that reads, on a path in normal form only (`/api/deploy;/x/
- * git-upload-pack` is routed to /api/deploy by servers that strip `;` parameters).
+ * proxy reads nothing more), and so is a request asking to be read as another method. git's fetch is a POST that
+ * reads, on a plain path without a query only (`/api/deploy;/x/git-upload-pack` is routed to /api/deploy by servers
+ * that strip `;` parameters).
  */
 export function requestAccess(r: RequestFacts): Access {
   if (r.upgrade || r.override) return 'write';

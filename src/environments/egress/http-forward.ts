@@ -99,7 +99,7 @@ export const MAX_HEADERS = 256;
  * client that ends its side still gets the answer; the server's own switch for it is not among createServer's
  * options). Every header is kept: by default Node keeps only the first 2,000 header lines in `req.headers` while its
  * parser frames the body with all of them, so a Content-Length past them went unseen and the body was sent upstream
- * as the next request. Their bytes stay capped by the parser's header size limit; `tooManyHeaders` refuses the rest.
+ * as the next request. Their bytes stay capped by the parser's header size limit; `refusedForHeaders` refuses the rest.
  */
 export function readingServer(): Server {
   const server = createServer({ requestTimeout: 0, headersTimeout: 30_000, keepAliveTimeout: 5_000 });

@@ -129,8 +129,10 @@ export function locateBwrap(
   return locate('bwrap', env);
 }
 
-/** A link's target (bwrap mounts over what the path names); a path that does not exist is kept, and skipped later. */
-/** The path with links resolved, or as given when it does not exist (yet). */
+/**
+ * The path with links resolved (bwrap mounts over what the path names), or as given when it does not exist (yet):
+ * such a path is kept, and skipped later.
+ */
 export function realPath(p: string): string {
   try {
     return realpathSync(p);
