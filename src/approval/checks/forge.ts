@@ -3,7 +3,8 @@
 // the forge's API (gh/glab api, curl/http/requests to api.github.com, GitLab's /api/v4, Gitea's /api/v1,
 // Bitbucket's API); merge requests opened by push options; release tags pushed. Reading (view, list, status, diff,
 // checks, search) and local work (checkout, clone) stay ordinary. Pure.
-import { parseFlags, type Argv } from '../argv.js';
+import { parseFlags } from '../argv.js';
+import { forgeApiWrite, httpMethod, writingMethod } from './forge-api.js';
 import { show, type Check, type CheckContext } from './types.js';
 
 /** Per object, the verbs that act in the user's name. */
@@ -78,51 +79,14 @@ const forgeCli: Check = (cmd, _io, ctx) => {
 const FORGE_API =
   /^https?:\/\/(api\.github\.com|[^/]+\/api\/v3|gitlab\.[^/]+\/api\/v4|[^/]+\/api\/v4\/projects|[^/]+\/api\/v1\/repos|api\.bitbucket\.org\/2\.0)\//i;
 
-/** `gh api -X POST repos/...`, `glab api --method PUT projects/...`: fields without -X make a POST. */
-function apiMethod(args: string[]): { method: string; path: string } | undefined {
-  const at = args.indexOf('api');
-  if (at < 0 || args.slice(0, at).some((t) => !t.startsWith('-'))) return undefined;
-  let method: string | undefined;
-  let path: string | undefined;
-  let fields = false;
-  for (let i = at + 1; i < args.length; i += 1) {
-    const t = args[i]!;
-    if (t === '-X' || t === '--method') method = args[(i += 1)];
-    else if (/^(-X|--method=)./.test(t)) method = t.replace(/^(-X|--method=)/, '');
-    else if (/^(-f|-F|--field|--raw-field|--input)$/.test(t)) {
-      fields = true;
-      i += 1;
-    } else if (/^(-H|--header|-q|--jq|-t|--template|--hostname|-p|--preview|--cache)$/.test(t)) i += 1;
-    else if (!t.startsWith('-') && path === undefined) path = t;
-  }
-  const m = (method ?? (fields ? 'POST' : 'GET')).toUpperCase();
-  return path !== undefined && m !== 'GET' && m !== 'HEAD' ? { method: m, path } : undefined;
-}
-
 /** GraphQL mutations through `gh api graphql -f query='mutation {...}'`. */
 const forgeApi: Check = (cmd, _io, ctx) => {
   const args = cmd.args.map((a) => a.text);
-  const write = apiMethod(args);
+  const write = forgeApiWrite(args);
   if (!write) return;
   if (write.path === 'graphql' && !args.some((a) => /\bmutation\b/.test(a))) return;
   ctx.add('forge-write', `${show(cmd)} (${write.method} ${write.path})`);
 };
-
-/** A writing HTTP method, given as -X/--request, httpie's first word, or implied by a body. */
-function httpMethod(cmd: Argv): string | undefined {
-  const w = cmd.args.map((a) => a.text);
-  const x = w.findIndex((t) => t === '-X' || t === '--request' || t === '--method');
-  const given =
-    x >= 0
-      ? w[x + 1]
-      : w.find((t) => /^(-X|--request=|--method=)\w/.test(t))?.replace(/^(-X|--request=|--method=)/, '');
-  if (given) return given.toUpperCase();
-  if (/^(http|https|xh|xhs)$/.test(cmd.name ?? '') && /^(POST|PUT|PATCH|DELETE)$/i.test(w[0] ?? ''))
-    return w[0]!.toUpperCase();
-  if (w.some((t) => /^(-d|--data[\w-]*|-F|--form|--json)$/.test(t))) return 'POST';
-  if (/^(http|https|xh|xhs)$/.test(cmd.name ?? '') && w.some((t) => /^[\w.-]+(=|:=)/.test(t))) return 'POST';
-  return undefined;
-}
 
 const forgeHttp: Check = (cmd, _io, ctx) => {
   const url = cmd.args.map((a) => a.text.replace(/^["']|["']$/g, '')).find((t) => FORGE_API.test(t));
@@ -130,7 +94,7 @@ const forgeHttp: Check = (cmd, _io, ctx) => {
   const method = httpMethod(cmd);
   // A GraphQL query (not a mutation) is a read sent by POST.
   if (/\/graphql\/?$/.test(url) && !cmd.args.some((a) => /\bmutation\b/.test(a.text))) return;
-  if (method && /^(POST|PUT|PATCH|DELETE)$/.test(method)) ctx.add('forge-write', `${show(cmd)} (${method} ${url})`);
+  if (writingMethod(method)) ctx.add('forge-write', `${show(cmd)} (${method} ${url})`);
 };
 
 /** A tag that names a release (`v1.4.0`, `2.0.0-rc1`, `release-3`). */
