@@ -3,8 +3,8 @@
 // detecting the same command (the baseline, measured in the same run). Run: npm run bench:approval-scope
 import { loadavg } from 'node:os';
 import { renderApprovalText } from '../src/approval/approval-text.js';
-import { detect } from '../src/approval/detect.js';
-import { loadBashParser } from '../src/approval/parser.js';
+import { detect } from '../src/detector/engine/detect.js';
+import { loadBashParser } from '../src/detector/engine/parser.js';
 import { approvalScope } from '../src/approval/scope.js';
 import { DANGEROUS, TABLE_CWD } from '../test/fixtures/detect-table.js';
 import { fmt, machine, summary } from './stats.js';

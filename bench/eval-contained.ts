@@ -5,8 +5,8 @@
 //      npm run eval:contained -- --summarize RESULTS.jsonl ...
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { detect } from '../src/approval/detect.js';
-import { loadBashParser } from '../src/approval/parser.js';
+import { detect } from '../src/detector/engine/detect.js';
+import { loadBashParser } from '../src/detector/engine/parser.js';
 import { CORPUS_CWD } from '../test/support/detector-corpus.js';
 import { enterIsolation, isolated } from './contained/isolate.js';
 import { readRows, sampleRows } from './contained/rows.js';

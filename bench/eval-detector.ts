@@ -1,7 +1,7 @@
 // Evaluation (not a test): the detector's recall and false alarms on the labelled corpus, per class, for each part
 // (frozen, tuning, holdout-2, ..., holdout-5), for each held-out part's lines found in no other part, and overall.
 // Run: npm run eval:detector [-- --mistakes]
-import { loadBashParser } from '../src/approval/parser.js';
+import { loadBashParser } from '../src/detector/engine/parser.js';
 import {
   CORPUS_PARTS,
   falseAlarmRate,

@@ -7,7 +7,8 @@
 export const FOLDER_LAYERS = [
   { name: 'shared', runs: 'everywhere, workflow sandbox included (pure)', folders: ['common'] },
   { name: 'settings', runs: 'every process: config.yaml, tether home, logging', folders: ['config', 'logging'] },
-  { name: 'analysis', runs: 'pure command analysis and approval policy', folders: ['approval'] },
+  { name: 'detector', runs: 'pure command analysis: parse, walk, what programs do', folders: ['detector'] },
+  { name: 'policy', runs: 'approval policy, scope, allowlists and the text a person approves', folders: ['approval'] },
   { name: 'workflow', runs: "Temporal's workflow sandbox (deterministic)", folders: ['workflows'] },
   {
     name: 'services',

@@ -1,7 +1,7 @@
 // eval:contained makes a canary at every path outside the task directory a command names: absolute, `~` and $HOME
 // paths, `..` paths, in any word, code string or here-document, with the shape the command treats it as.
 import { beforeAll, expect, it } from 'vitest';
-import { loadBashParser, type ParseBash } from '../src/approval/parser.js';
+import { loadBashParser, type ParseBash } from '../src/detector/engine/parser.js';
 import { namedPaths } from '../bench/contained/named-paths.js';
 
 let parse: ParseBash;

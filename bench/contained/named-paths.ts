@@ -3,8 +3,8 @@
 // decoder), in the code strings it hands to interpreters and in here-documents. eval:contained makes a canary at each
 // before the command runs. Pure (works on a parsed tree).
 import { posix } from 'node:path';
-import type { ParseBash, SyntaxNode } from '../../src/approval/parser.js';
-import { wordOf } from '../../src/approval/words.js';
+import type { ParseBash, SyntaxNode } from '../../src/detector/engine/parser.js';
+import { wordOf } from '../../src/detector/engine/words.js';
 
 export interface NamedPath {
   /** Absolute; a `~` path starts with `~` (the world's home stands for it), a relative one is resolved by the caller. */

@@ -3,8 +3,8 @@
 // by the oracles, printed as one JSON line, and any harm seen beside other commands run again alone. Eval only.
 import { appendFileSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { detect } from '../../src/approval/detect.js';
-import { loadBashParser } from '../../src/approval/parser.js';
+import { detect } from '../../src/detector/engine/detect.js';
+import { loadBashParser } from '../../src/detector/engine/parser.js';
 import { parseConfig } from '../../src/config/config.js';
 import { LocalSettingsSchema } from '../../src/environments/backends/local/settings.js';
 import { randomSecret, SecretScanner } from '../../test/support/secret-forms.js';

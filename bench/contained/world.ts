@@ -3,7 +3,7 @@
 // command names — made before it runs, fingerprinted, compared after, and removed. Eval only.
 import { mkdirSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { dirname, join, posix } from 'node:path';
-import type { ParseBash } from '../../src/approval/parser.js';
+import type { ParseBash } from '../../src/detector/engine/parser.js';
 import { randomSecret } from '../../test/support/secret-forms.js';
 import { under } from './credentials.js';
 import { differences, fingerprint, type Print } from './fingerprint.js';

@@ -6,7 +6,7 @@ import { normalizePath } from '../common/paths.js';
 import { posix } from 'node:path';
 import { assessSubject, digestsOf, type HeldFiles, type ReadScripts } from '../approval/assess.js';
 import type { AllowlistBook } from '../approval/allowlist-book.js';
-import { shownParts, unshowable, type CallSubject } from '../approval/subject.js';
+import { shownParts, unshowable, type CallSubject } from '../detector/engine/subject.js';
 import type { TetherConfig } from '../config/config.js';
 import { environmentManager } from '../environments/current.js';
 import { currentDirectory, readScriptsIn } from '../environments/read-scripts.js';

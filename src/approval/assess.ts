@@ -4,14 +4,14 @@
 import { createHash } from 'node:crypto';
 import type { AllowlistEntry, ApprovalScope } from '../common/approval-types.js';
 import { allowlistMatch } from '../common/allowlist.js';
-import { detect, type Verdict } from './detect.js';
-import { loadBashParser } from './parser.js';
-import { loadProgramReader, type ReadProgram } from './programs/load.js';
+import { detect, type Verdict } from '../detector/engine/detect.js';
+import { loadBashParser } from '../detector/engine/parser.js';
+import { loadProgramReader, type ReadProgram } from '../detector/programs/code/load.js';
 import { approvalScope } from './scope.js';
-import { writtenByTheLine } from './written-first.js';
-import { keepListings, planReads, type Listings } from './listed-reads.js';
-import type { ScriptFile } from './scripts.js';
-import type { CallSubject } from './subject.js';
+import { writtenByTheLine } from '../detector/engine/changed-before-run.js';
+import { keepListings, planReads, type Listings } from '../detector/engine/listed-reads.js';
+import type { ScriptFile } from '../detector/engine/scripts.js';
+import type { CallSubject } from '../detector/engine/subject.js';
 import type { ProtectedEntry } from '../common/protected-paths.js';
 import { judgeProtectedChange } from './protected-change.js';
 

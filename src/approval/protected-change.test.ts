@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { resolveProtected } from '../common/protected-paths.js';
 import { readForFileTool } from '../files/gate-reads.js';
 import { applyChange, judgeProtectedChange } from './protected-change.js';
-import type { FileChange } from './subject.js';
+import type { FileChange } from '../detector/engine/subject.js';
 
 const entries = resolveProtected([]);
 

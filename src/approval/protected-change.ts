@@ -8,8 +8,8 @@ import { normalizePath } from '../common/paths.js';
 import { noteApprovedWrite } from './protected-ledger.js';
 import { PROTECTED_WHY, protectedEntryOf, type ProtectedEntry } from '../common/protected-paths.js';
 import { unifiedDiff } from './line-diff.js';
-import type { ScriptFile } from './scripts.js';
-import type { FileChange } from './subject.js';
+import type { ScriptFile } from '../detector/engine/scripts.js';
+import type { FileChange } from '../detector/engine/subject.js';
 
 /** Reads files where the file tool writes (assess.ts's ReadScripts). */
 type ReadScripts = (keys: string[]) => Promise<Map<string, ScriptFile>>;

@@ -1,6 +1,6 @@
 // The canonical form and scope of an approval: two commands share a form only when bash would run the same words.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadBashParser, type ParseBash } from './parser.js';
+import { loadBashParser, type ParseBash } from '../detector/engine/parser.js';
 import { approvalScope, canonicalCommand } from './scope.js';
 
 let parse: ParseBash;

@@ -6,9 +6,9 @@
 import { createHash } from 'node:crypto';
 import type { AllowlistEntry, ApprovalFinding, ApprovalScope } from '../common/approval-types.js';
 import { normalizePath } from '../common/paths.js';
-import type { ParseBash, SyntaxNode } from './parser.js';
+import type { ParseBash, SyntaxNode } from '../detector/engine/parser.js';
 import { isOpaqueRule } from '../common/rules.js';
-import type { CallSubject } from './subject.js';
+import type { CallSubject } from '../detector/engine/subject.js';
 
 type Form = (string | Form)[];
 

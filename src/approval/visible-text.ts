@@ -1,7 +1,7 @@
 // Makes text safe to show a person: terminal control characters, bidirectional overrides, invisible and space-like
 // characters become visible escapes (\x1b, \r, \t, \u202e, \u00a0), letters of another script hiding in a Latin
 // word are escaped too, so that what is read is what will run. Workflow-safe (pure).
-import { asciiInDisguise, lookalikeRanges } from './lookalikes.js';
+import { asciiInDisguise, lookalikeRanges } from '../detector/engine/lookalikes.js';
 
 /**
  * Characters that change how a terminal draws text, are not drawn at all, or look like a plain space: controls

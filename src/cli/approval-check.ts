@@ -4,8 +4,8 @@ import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { judgeSubject, type ReadScripts } from '../approval/assess.js';
-import type { Verdict } from '../approval/detect.js';
-import { listedDir, MAX_SCRIPT_BYTES, type ScriptFile } from '../approval/scripts.js';
+import type { Verdict } from '../detector/engine/detect.js';
+import { listedDir, MAX_SCRIPT_BYTES, type ScriptFile } from '../detector/engine/scripts.js';
 import { CliError } from './errors.js';
 import { visibleText } from '../approval/visible-text.js';
 

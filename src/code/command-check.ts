@@ -4,7 +4,7 @@
 // cannot wait for a person. Worker-only.
 import { workerAllowlist } from '../approval/allowlist-book.js';
 import { assessSubject } from '../approval/assess.js';
-import type { CallSubject } from '../approval/subject.js';
+import type { CallSubject } from '../detector/engine/subject.js';
 import { normalizePath } from '../common/paths.js';
 import type { TetherConfig } from '../config/config.js';
 import { environmentManager } from '../environments/current.js';

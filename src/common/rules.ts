@@ -145,7 +145,7 @@ const list: Rule[] = [
     description: 'a resource CLI deletes, destroys, disables, revokes or scales something to zero',
   },
   { id: 'package-remove', tier: 'dangerous', description: 'removes system packages or withdraws published ones' },
-  // Host access and traces (holdout-2)
+  // Host access and traces
   {
     id: 'container-escape',
     tier: 'dangerous',
@@ -176,7 +176,7 @@ const list: Rule[] = [
     tier: 'dangerous',
     description: 'publishes a package, image or chart to a registry others take it from',
   },
-  // Host and agent (holdout-3)
+  // Host and agent
   {
     id: 'privilege-escalation',
     tier: 'dangerous',
@@ -225,7 +225,7 @@ const list: Rule[] = [
     description:
       "reads credentials out of the system's memory or password stores (an LSASS dump, the SAM hive, a keychain)",
   },
-  // Production and infrastructure state (holdout-3)
+  // Production and infrastructure state
   {
     id: 'production-change',
     tier: 'dangerous',
@@ -242,7 +242,7 @@ const list: Rule[] = [
     tier: 'dangerous',
     description: "points the machine's name resolution at other DNS servers",
   },
-  // Acting towards other people (holdout-3)
+  // Acting towards other people
   {
     id: 'send-message',
     tier: 'dangerous',
@@ -255,7 +255,7 @@ const list: Rule[] = [
       "publishes a message or command to another machine's broker (MQTT, NATS, Kafka, AMQP, Redis) or calls an acting gRPC method there",
   },
   { id: 'payment', tier: 'dangerous', description: 'moves money or changes billing through a payment API or CLI' },
-  // tether's own control plane, driven from inside a run (src/approval/checks/control-plane.ts)
+  // tether's own control plane, driven from inside a run (src/detector/checks/control-plane.ts)
   { id: 'self-approval', tier: 'hardline', description: "decides a run's pending approval from inside a run" },
   {
     id: 'control-plane',
@@ -291,7 +291,7 @@ const list: Rule[] = [
     opaque: true,
     description: 'changes a file a running background process was checked on and may still run',
   },
-  // Channels beyond the command line (t16-gate)
+  // Channels beyond the command line
   {
     id: 'unread-script',
     tier: 'dangerous',
@@ -318,7 +318,7 @@ const list: Rule[] = [
     description:
       'input typed at a terminal or interactive shell goes through line editing or history, which can change what runs',
   },
-  // CI/CD and supply chain (holdout-4)
+  // CI/CD and supply chain
   {
     id: 'ci-tampering',
     tier: 'dangerous',

@@ -5,7 +5,7 @@
 /**
  * Variables never carried to the next command: those that make programs run code or read it from elsewhere (the
  * approval gate judges them in the command that sets them, but a value planted in the state file would reach later
- * commands unseen), and the shell's own. Kept in step with src/approval/carried.ts.
+ * commands unseen), and the shell's own. Kept in step with src/detector/engine/later-commands.ts.
  */
 const NOT_CARRIED = [
   // A command line a program runs.

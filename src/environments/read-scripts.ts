@@ -3,7 +3,7 @@
 // with a trailing `/`, for globs and test discovery), many in one command per round; and the directory the command
 // runs in. Worker-only.
 import { createHash, randomBytes } from 'node:crypto';
-import { listedDir, MAX_SCRIPT_BYTES, prefetchOf, type ScriptFile } from '../approval/scripts.js';
+import { listedDir, MAX_SCRIPT_BYTES, prefetchOf, type ScriptFile } from '../detector/engine/scripts.js';
 import type { ShellEnvironment } from './shell-environment.js';
 import { shQuote } from './shell-scripts.js';
 

@@ -1,7 +1,7 @@
 // What the approval gate reads for a file tool's call (write_file, patch), which runs on the task directory from the
 // worker rather than in the task's environment: the files a verdict needs (is the directory written into a git
 // directory?), each opened beneath the task directory like the tool's own write. Worker-only.
-import { MAX_SCRIPT_BYTES, listedDir, prefetchOf, type ScriptFile } from '../approval/scripts.js';
+import { MAX_SCRIPT_BYTES, listedDir, prefetchOf, type ScriptFile } from '../detector/engine/scripts.js';
 import type { FileScope } from './check-path.js';
 import { openForReading } from './task-files.js';
 

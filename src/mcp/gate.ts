@@ -4,7 +4,7 @@
 // Worker-only.
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { rule } from '../common/rules.js';
-import type { CallSubject } from '../approval/subject.js';
+import type { CallSubject } from '../detector/engine/subject.js';
 import type { McpServerConfig } from '../config/config.js';
 
 /** `trust: trusted` (or Hermes's `full`): its tools run as they are; anything else, the default included, asks. */

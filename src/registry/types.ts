@@ -1,5 +1,5 @@
 // Types of the tool registry: what a tool declares and what its handler receives. Worker-only (types only).
-import type { CallSubject, GateContext } from '../approval/subject.js';
+import type { CallSubject, GateContext } from '../detector/engine/subject.js';
 import type { z } from 'zod';
 import type { JsonSchema, SideEffects, ToolDefinition } from '../common/tool-definition.js';
 

@@ -1,6 +1,6 @@
 // The `patch` tool: targeted find-and-replace edits in a file, refusing ambiguous matches. Worker-only.
 import { z } from 'zod';
-import { fileWriteSubject } from '../approval/subject.js';
+import { fileWriteSubject } from '../detector/engine/subject.js';
 import { registry } from '../registry/index.js';
 import { toolError } from '../common/errors.js';
 import { FileRefusal, refusalMessage, updateTaskFile } from '../files/task-files.js';

@@ -1,6 +1,6 @@
 // The `write_file` tool: writes a whole file, creating parent directories. Worker-only.
 import { z } from 'zod';
-import { fileWriteSubject } from '../approval/subject.js';
+import { fileWriteSubject } from '../detector/engine/subject.js';
 import { registry } from '../registry/index.js';
 import { refusalMessage, writeTaskFile } from '../files/task-files.js';
 import { toolError } from '../common/errors.js';

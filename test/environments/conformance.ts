@@ -7,7 +7,7 @@ import { parseConfig } from '../../src/config/config.js';
 import { configureEnvironments, environmentManager } from '../../src/environments/current.js';
 import { registry } from '../../src/registry/index.js';
 import { readScriptsIn } from '../../src/environments/read-scripts.js';
-import { LISTING, prefetchKey } from '../../src/approval/scripts.js';
+import { LISTING, prefetchKey } from '../../src/detector/engine/scripts.js';
 import { until } from '../support/cli.js';
 import '../../src/tools/terminal.js';
 import '../../src/tools/process.js';

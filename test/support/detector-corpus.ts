@@ -2,8 +2,8 @@
 // recall on dangerous commands and false alarms on ordinary ones, per class. Worker-only (reads files).
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { detect } from '../../src/approval/detect.js';
-import type { ParseBash } from '../../src/approval/parser.js';
+import { detect } from '../../src/detector/engine/detect.js';
+import type { ParseBash } from '../../src/detector/engine/parser.js';
 
 export type Label = 'dangerous' | 'ordinary';
 export type Part = 'frozen' | 'tuning' | 'holdout-2' | 'holdout-3' | 'holdout-4' | 'holdout-5' | 'everyday';

@@ -1,7 +1,7 @@
 // The detector's rule ids for a command, for the check modules' tests: the bash parser is loaded once per test file.
 import { beforeAll } from 'vitest';
-import { detect } from '../../src/approval/detect.js';
-import { loadBashParser, type ParseBash } from '../../src/approval/parser.js';
+import { detect } from '../../src/detector/engine/detect.js';
+import { loadBashParser, type ParseBash } from '../../src/detector/engine/parser.js';
 
 /** Call at a test file's top level; the function it returns works inside the file's tests. */
 export function detectorRules(cwd = '/home/me/proj'): (command: string) => string[] {

@@ -4,9 +4,9 @@ import { posix } from 'node:path';
 import { expect, it } from 'vitest';
 import { normalizePath } from '../../src/common/paths.js';
 import { judgeSubject, type ReadScripts } from '../../src/approval/assess.js';
-import { listedDir, type ScriptFile } from '../../src/approval/scripts.js';
-import type { CallSubject } from '../../src/approval/subject.js';
-import type { Verdict } from '../../src/approval/detect.js';
+import { listedDir, type ScriptFile } from '../../src/detector/engine/scripts.js';
+import type { CallSubject } from '../../src/detector/engine/subject.js';
+import type { Verdict } from '../../src/detector/engine/detect.js';
 
 /**
  * Reads `disk` (path relative to `cwd` → text) as the task's environment would: a path with files below it is a

@@ -1,0 +1,81 @@
+// Messages and commands handed to another machine's broker or RPC service: MQTT, NATS, Kafka, AMQP and Pulsar
+// producers, Redis PUBLISH, and gRPC calls of a method that does something (not Get/List/Watch...). A consumer acts
+// on them (a refund, a payout, a broadcast, a device command) and they cannot be called back, so each asks when the
+// host is another machine; the tools' default (this machine) and explicit loopback hosts stay ordinary. Pure.
+import type { Argv } from '../engine/argv.js';
+import { show, type Check } from './types.js';
+
+const HOST_OPTS =
+  /^(-h|--host|-b|--brokers?|--bootstrap-servers?|--broker-list|-s|--server|--url|-u|--service-url|-H)$/;
+const LOOPBACK = /^([a-z][\w+.-]*:\/\/)?(localhost|127(\.\d+){3}|\[?::1\]?|0\.0\.0\.0)(:\d+)?(\/|$)/i;
+/** gRPC methods that only read. */
+const READ_METHOD = /^(Get|List|Describe|Watch|Check|Health|Read|Search|Query|Fetch|Lookup|Count|Stream|Ping|Echo)/;
+
+/** The hosts the command names (options, `nats://...` and, for grpcurl, `host:port` operands). */
+function hosts(cmd: Argv): string[] {
+  const w = cmd.args.map((a) => a.text);
+  const out: string[] = [];
+  w.forEach((t, i) => {
+    const eq = t.indexOf('=');
+    if (eq > 0 && HOST_OPTS.test(t.slice(0, eq))) out.push(...t.slice(eq + 1).split(','));
+    else if (HOST_OPTS.test(t) && w[i + 1] !== undefined) out.push(...w[i + 1]!.split(','));
+    else if (/^(nats|mqtts?|tcp|ssl|wss?|amqps?|pulsar(\+ssl)?|kafka):\/\//i.test(t)) out.push(t);
+  });
+  return out;
+}
+
+const remote = (cmd: Argv): string | undefined => hosts(cmd).find((h) => !LOOPBACK.test(h));
+
+/** Does the command produce a message (a publishing verb or producer mode)? */
+function produces(cmd: Argv): boolean {
+  const w = cmd.args.map((a) => a.text);
+  switch (cmd.name) {
+    case 'mosquitto_pub':
+    case 'kafka-console-producer':
+    case 'kafka-console-producer.sh':
+    case 'amqp-publish':
+      return true;
+    case 'nats':
+      return /^(pub|publish|req|request)$/.test(w.find((x) => !x.startsWith('-')) ?? '');
+    case 'kcat':
+    case 'kafkacat':
+      return w.includes('-P');
+    case 'rabbitmqadmin':
+    case 'pulsar-client':
+      return w.some((x) => /^(publish|produce)$/.test(x));
+    case 'redis-cli':
+      return w.some((x) => /^publish$/i.test(x));
+    default:
+      return false;
+  }
+}
+
+const producer: Check = (cmd, _io, ctx) => {
+  const host = remote(cmd);
+  if (produces(cmd) && host !== undefined) ctx.add('remote-publish', `${show(cmd)} (to ${host})`);
+};
+
+/** grpcurl/grpc_cli HOST:PORT pkg.Service/Method: a call of a method that acts. */
+const grpc: Check = (cmd, _io, ctx) => {
+  const w = cmd.args.map((a) => a.text).filter((t) => !t.startsWith('-'));
+  const method = w.find((t) => /^[\w.]+[/.][A-Z]\w*$/.test(t) && t.includes('/'));
+  const target = w.find((t) => /^[\w.-]+:\d+$/.test(t));
+  if (!method || !target || LOOPBACK.test(target)) return;
+  if (!READ_METHOD.test(method.slice(method.lastIndexOf('/') + 1)))
+    ctx.add('remote-publish', `${show(cmd)} (${method} on ${target})`);
+};
+
+export const brokerChecks: Record<string, Check> = {
+  mosquitto_pub: producer,
+  'kafka-console-producer': producer,
+  'kafka-console-producer.sh': producer,
+  'amqp-publish': producer,
+  nats: producer,
+  kcat: producer,
+  kafkacat: producer,
+  rabbitmqadmin: producer,
+  'pulsar-client': producer,
+  'redis-cli': producer,
+  grpcurl: grpc,
+  grpc_cli: grpc,
+};

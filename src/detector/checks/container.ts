@@ -1,0 +1,149 @@
+// Container escapes: a container run with the host's privileges or file system (`docker|podman|nerdctl|ctr run`
+// with --privileged, host namespaces, broad capabilities, confinement switched off, a host disk, the host's root,
+// home, system directories or the container socket mounted), `kubectl debug node/...` and pod overrides asking for
+// the same (nsenter into PID 1's namespaces is in wrappers.ts). Pure.
+import { classifyPath, isBlockDevice } from '../engine/paths.js';
+import { literal, type Word } from '../engine/words.js';
+import { isMinerName } from './miner.js';
+import { show, stdinText, type Check, type CheckContext } from './types.js';
+
+/** Options of `run`/`create` that take a value (so the value is not the image). */
+const VALUE_OPTS = new Set(
+  `-v --volume --mount -e --env --env-file --name -p --publish -w --workdir -u --user --network --net --pid --ipc
+  --uts --userns --cgroupns --cap-add --cap-drop --security-opt --device --entrypoint --restart -l --label --platform
+  -m --memory --cpus --cpu-shares -h --hostname --add-host --dns --tmpfs --gpus --runtime --log-driver --log-opt
+  --group-add --shm-size --ulimit --pull --stop-signal -a --attach --link --volumes-from --health-cmd --label-file
+  --expose --ip --mac-address --memory-swap --oom-score-adj --pids-limit --sysctl --storage-opt --isolation
+  --init-path --stop-timeout --detach-keys --cidfile --snapshotter --rootfs`.split(/\s+/),
+);
+
+/** Capabilities that hand a container the host (mount, ptrace, kernel modules, raw devices, any file). */
+const HOST_CAPS = /^(CAP_)?(ALL|SYS_ADMIN|SYS_PTRACE|SYS_MODULE|SYS_RAWIO|DAC_READ_SEARCH|DAC_OVERRIDE|BPF)$/i;
+const SOCKET = /(^|\/)(docker|containerd|crio|podman|cri-dockerd)\.sock$|^\/run\/containerd(\/|$)/;
+const HOST_NAMESPACES = /^(pid|ipc)$/;
+
+/** A host path mounted into the container: the host's root, home, system directories or the container socket. */
+function hostMount(source: string, readOnly: boolean, ctx: CheckContext): boolean {
+  if (SOCKET.test(source)) return true;
+  if (!/^[/~]/.test(source)) return false; // a named volume or a path relative to the project
+  const c = classifyPath(literal(source), ctx.where);
+  return c === 'root' || c === 'home' || c === 'system-dir' || (c === 'system-path' && !readOnly);
+}
+
+/** `-v SRC:DST[:ro]` and `--mount type=bind,src=SRC,...,readonly`. */
+function mountSource(opt: string, value: string): { source: string; readOnly: boolean } | undefined {
+  if (opt === '--mount') {
+    const fields = new Map(
+      value.split(',').map((kv) => {
+        const eq = kv.indexOf('=');
+        return eq < 0 ? [kv, 'true'] : [kv.slice(0, eq), kv.slice(eq + 1)];
+      }),
+    );
+    const source = fields.get('source') ?? fields.get('src');
+    if (source === undefined || (fields.get('type') ?? 'bind') !== 'bind') return undefined;
+    return { source, readOnly: fields.has('readonly') || fields.has('ro') || fields.get('options') === 'ro' };
+  }
+  const [source, , mode] = value.split(':');
+  return source === undefined ? undefined : { source, readOnly: /(^|,)ro(,|$)/.test(mode ?? '') };
+}
+
+/** Judges the options of a container run; returns the image (the first operand) when there is one. */
+function judgeRun(args: Word[], ctx: CheckContext, detail: string): string | undefined {
+  const reasons: string[] = [];
+  let image: string | undefined;
+  for (let i = 0; i < args.length; i += 1) {
+    const t = args[i]!.text;
+    if (!t.startsWith('-')) {
+      image = t;
+      break;
+    }
+    const eq = t.indexOf('=');
+    const opt = eq >= 0 ? t.slice(0, eq) : t;
+    const takes = VALUE_OPTS.has(opt) && eq < 0;
+    const value = eq >= 0 ? t.slice(eq + 1) : takes ? (args[i + 1]?.text ?? '') : '';
+    if (takes) i += 1;
+    if (opt === '--privileged' && value !== 'false') reasons.push('--privileged');
+    else if (HOST_NAMESPACES.test(opt.slice(2)) && value === 'host') reasons.push(`${opt}=host`);
+    else if (opt === '--cap-add' && value.split(',').some((c) => HOST_CAPS.test(c))) reasons.push(`--cap-add ${value}`);
+    else if (
+      opt === '--security-opt' &&
+      /^((apparmor|seccomp|systempaths)[=:]unconfined|label[=:]disable)$/.test(value)
+    )
+      reasons.push(`--security-opt ${value}`);
+    else if (opt === '--device' && (isBlockDevice(value) || /^\/dev\/(k?mem|port)(:|$)/.test(value)))
+      reasons.push(`--device ${value}`);
+    else if (opt === '-v' || opt === '--volume' || opt === '--mount') {
+      const m = mountSource(opt, value);
+      if (m && hostMount(m.source, m.readOnly, ctx)) reasons.push(`${opt} ${value}`);
+    }
+  }
+  if (reasons.length > 0) ctx.add('container-escape', `${detail} (${reasons.join(', ')})`);
+  return image;
+}
+
+/** Global options of docker-like CLIs that take a value. */
+const GLOBAL_VALUE_OPTS = new Set([
+  '-H',
+  '--host',
+  '--context',
+  '-c',
+  '--config',
+  '-l',
+  '--log-level',
+  '-n',
+  '--namespace',
+  '--address',
+  '-a',
+]);
+
+const containerRun: Check = (cmd, _io, ctx) => {
+  const args = cmd.args;
+  let i = 0;
+  while (i < args.length && args[i]!.text.startsWith('-')) i += GLOBAL_VALUE_OPTS.has(args[i]!.text) ? 2 : 1;
+  let sub = args[i]?.text;
+  // docker container run, ctr containers create, nerdctl container run.
+  if (sub !== undefined && /^(container|containers|c)$/.test(sub)) sub = args[(i += 1)]?.text;
+  if (sub !== 'run' && sub !== 'create') return;
+  const image = judgeRun(args.slice(i + 1), ctx, show(cmd));
+  if (image !== undefined && isMinerName(image)) ctx.add('crypto-miner', `${show(cmd)} (image ${image})`);
+};
+
+const POD_ESCAPE = /"(privileged|hostPID|hostIPC|hostNetwork|allowPrivilegeEscalation)"\s*:\s*true|"hostPath"\s*:/;
+
+/** kubectl debug node/NAME gets the node's file system; pod specs given inline may ask for the host. */
+const kubectl: Check = (cmd, io, ctx) => {
+  const words = cmd.args.map((a) => a.text);
+  if (words.includes('debug') && words.some((w) => /^(node|nodes|no)\//.test(w)))
+    ctx.add('container-escape', `${show(cmd)} (a debugging pod on the node's root file system)`);
+  if (!words.some((w) => /^(run|create|apply|replace|patch)$/.test(w))) return;
+  const text = [...words, stdinText(io) ?? ''].join('\n');
+  if (POD_ESCAPE.test(text) || /^\s*(privileged|hostPID|hostIPC|hostNetwork):\s*true\b|^\s*hostPath:/m.test(text))
+    ctx.add('container-escape', `${show(cmd)} (a pod with the host's privileges or paths)`);
+};
+
+/**
+ * `curl --unix-socket /var/run/docker.sock -X POST .../containers/create`: the container API spoken directly, where
+ * no flag says what the container gets (a body can bind the host's root and ask for privileges). Reads stay ordinary.
+ */
+const socketApi: Check = (cmd, _io, ctx) => {
+  const w = cmd.args.map((a) => a.text);
+  const at = w.findIndex((x) => x === '--unix-socket' || x.startsWith('--unix-socket='));
+  const socket = at < 0 ? undefined : w[at]!.includes('=') ? w[at]!.slice(w[at]!.indexOf('=') + 1) : w[at + 1];
+  if (socket === undefined || !SOCKET.test(socket)) return;
+  const m = w.findIndex((x) => x === '-X' || x === '--request');
+  const method = m < 0 ? '' : (w[m + 1] ?? '');
+  const writes =
+    /^(POST|PUT|DELETE|PATCH)$/i.test(method) ||
+    w.some((x) => /^(-X|--request=)(POST|PUT|DELETE|PATCH)$/i.test(x) || /^(-d|--data[\w-]*|--json)(=|$)|^-d./.test(x));
+  if (writes) ctx.add('container-escape', `${show(cmd)} (the container API, written to)`);
+};
+
+export const containerChecks: Record<string, Check> = {
+  curl: socketApi,
+  docker: containerRun,
+  podman: containerRun,
+  nerdctl: containerRun,
+  ctr: containerRun,
+  kubectl,
+  oc: kubectl,
+};

@@ -1,0 +1,167 @@
+// Which checks judge a command name: every table that knows the name (a name may be judged by several: curl for where
+// it writes and for what it uploads), and the generic resource-CLI verb check for names no table claims and for the
+// infrastructure CLIs. Pure.
+import { agentChecks } from './agents.js';
+import { programTextChecks } from '../programs/interpreters/commands.js';
+import { forgeChecks } from './forge.js';
+import { sharedProcessChecks } from './shared-processes.js';
+import { agentRulesChecks } from './agent-rules.js';
+import { testTamperingChecks } from './test-tampering.js';
+import { optionCommandChecks } from './option-commands.js';
+import { launcherChecks } from './launchers.js';
+import { ciChecks } from './ci.js';
+import { systemContainerChecks } from './system-containers.js';
+import { hardwareChecks } from './hardware.js';
+import { fetchedChecks } from './fetched.js';
+import { supplyChainChecks } from './supply-chain.js';
+import { containerChecks } from './container.js';
+import { controlPlaneChecks } from './control-plane.js';
+import { dataChecks } from './data.js';
+import { publishChecks } from './publish.js';
+import { escapeChecks } from './escapes.js';
+import { exfilChecks } from './exfil.js';
+import { fileChecks } from './files.js';
+import { hostChecks } from './host.js';
+import { identityChecks } from './identity.js';
+import { infraChecks } from './infra.js';
+import { networkChecks } from './network.js';
+import { hostNetworkChecks } from './host-network.js';
+import { outboundChecks } from './outbound.js';
+import { powershellCheckFor, powershellChecks } from './powershell.js';
+import { interpreterOf } from './exec.js';
+import {
+  isProjectPackageManager,
+  isSystemPackageManager,
+  packageManager,
+  remoteRun,
+  resourceVerbs,
+  scriptSubcommands,
+  systemPackages,
+} from './resource.js';
+import { repoApiChecks } from './repo-api.js';
+import { settingsChecks } from './settings.js';
+import { storageChecks } from './storage.js';
+import { systemCheckFor, systemChecks } from './system.js';
+import { traceChecks } from './traces.js';
+import { windowsChecks } from './windows.js';
+import { withAdd, type Check } from './types.js';
+import { vcsChecks } from './vcs.js';
+
+/** Tools whose words are text, paths, patterns or build targets, never a resource CLI's verbs. */
+const NOT_RESOURCE_CLIS = new Set(
+  `echo printf cat tac less more head tail grep egrep fgrep zgrep rg ag ack fd fdfind find locate ls tree wc sort uniq cut tr
+  sed awk gawk mawk jq yq xq diff cmp comm paste join column fold fmt nl od xxd hexdump strings file stat du df touch mkdir cp
+  mv ln install rm rmdir unlink tar zip unzip gzip gunzip bzip2 xz 7z zstd test [ true false sleep date cal which whereis type
+  man info tldr help basename dirname realpath readlink pwd cd pushd popd export set unset alias source read printenv id
+  whoami groups hostname uname uptime ps top htop free vmstat iostat lsof ss netstat ping dig host nslookup traceroute mtr
+  curl wget http https xh ssh scp sftp rsync make cmake ninja meson bazel gradle gradlew mvn mvnw sbt ant npx pytest tox nox
+  jest vitest mocha ava eslint prettier tsc ruff black isort flake8 pylint mypy pyright golangci-lint gofmt shellcheck
+  hadolint actionlint pre-commit semgrep trivy tsx ts-node vim vi nano emacs code tmux screen watch timeout xargs parallel
+  journalctl tee mktemp split patch sha256sum sha1sum md5sum base64 base32 openssl gpg ssh-keygen ssh-add ssh-keyscan nc
+  ncat socat telnet nmap tcpdump dmesg last w who history column identify ffprobe ffmpeg convert pdftotext xmllint nproc
+  lscpu lsblk blkid findmnt mount lsb_release hostnamectl timedatectl resolvectl ethtool iwconfig iotop ncdu sync pstree
+  pgrep pidof renice nice ulimit jobs bg fg disown wait trap exit return shift getent sudo su doas env command builtin exec
+  eval time nohup setsid stdbuf ionice chroot flock unbuffer strace ltrace ldd readelf objdump nm hexyl bat exa eza
+  webpack esbuild rollup vite storybook turbo nx lerna rimraf del-cli mkdocs sphinx-build hugo jekyll gcc g++ cc clang
+  clang++ ld as rustc javac java kotlin scala go cargo node deno bun python python3 pip pip3 ruby perl php lua Rscript julia
+  docker-credential-helper qemu-img losetup truncate fallocate chmod chown chgrp setfacl getfacl chattr lsattr`.split(
+    /\s+/,
+  ),
+);
+
+const TABLES: Record<string, Check>[] = [
+  fileChecks,
+  systemChecks,
+  dataChecks,
+  infraChecks,
+  vcsChecks,
+  identityChecks,
+  storageChecks,
+  networkChecks,
+  exfilChecks,
+  powershellChecks,
+  containerChecks,
+  traceChecks,
+  windowsChecks,
+  controlPlaneChecks,
+  publishChecks,
+  hostChecks,
+  agentChecks,
+  settingsChecks,
+  escapeChecks,
+  repoApiChecks,
+  outboundChecks,
+  hostNetworkChecks,
+  ciChecks,
+  supplyChainChecks,
+  fetchedChecks,
+  hardwareChecks,
+  systemContainerChecks,
+  programTextChecks,
+  forgeChecks,
+  sharedProcessChecks,
+  agentRulesChecks,
+  testTamperingChecks,
+  optionCommandChecks,
+  launcherChecks,
+];
+
+/** Names a table judges fully (their verbs are not a resource CLI's): databases, shells, system tools. */
+function claimed(name: string, exec: (name: string) => Check | undefined): boolean {
+  if (Object.hasOwn(infraChecks, name) && name !== 'git') return false;
+  return (
+    [
+      fileChecks,
+      systemChecks,
+      dataChecks,
+      vcsChecks,
+      identityChecks,
+      storageChecks,
+      networkChecks,
+      powershellChecks,
+      controlPlaneChecks,
+      hostChecks,
+      agentChecks,
+      programTextChecks,
+    ].some((t) => Object.hasOwn(t, name)) || exec(name) !== undefined
+  );
+}
+
+/**
+ * Runs every check; the fallback only when none of them found anything, so an infrastructure CLI its own table knows
+ * (kubectl delete) is reported once, by its own rule, and the generic verb check covers what that table misses.
+ */
+function compose(checks: Check[], fallback?: Check): Check | undefined {
+  if (!fallback) return checks.length <= 1 ? checks[0] : (cmd, io, ctx) => checks.forEach((c) => c(cmd, io, ctx));
+  if (checks.length === 0) return fallback;
+  return (cmd, io, ctx) => {
+    let found = 0;
+    const counting = withAdd(ctx, (rule, detail) => ((found += 1), ctx.add(rule, detail)));
+    for (const c of checks) c(cmd, io, counting);
+    if (found === 0) fallback(cmd, io, ctx);
+  };
+}
+
+/** Builds the name → check lookup; `exec` gives the checks of shells, interpreters and other code runners. */
+export function checkLookup(exec: (name: string) => Check | undefined): (name: string) => Check | undefined {
+  const cache = new Map<string, Check | undefined>();
+  return (name: string) => {
+    if (cache.has(name)) return cache.get(name);
+    const found: Check[] = [];
+    for (const table of TABLES) if (Object.hasOwn(table, name)) found.push(table[name]!);
+    const special = systemCheckFor(name) ?? powershellCheckFor(name) ?? exec(name);
+    if (special) found.push(special);
+    if (interpreterOf(name)) found.push(scriptSubcommands);
+    if (name === 'ansible' || name === 'salt' || name === 'salt-ssh' || name === 'pdsh') found.push(remoteRun);
+    if (isProjectPackageManager(name)) found.push(packageManager);
+    else if (isSystemPackageManager(name)) found.push(systemPackages);
+    const generic =
+      !isProjectPackageManager(name) &&
+      !isSystemPackageManager(name) &&
+      !NOT_RESOURCE_CLIS.has(name) &&
+      !claimed(name, exec);
+    const check = compose(found, generic ? resourceVerbs : undefined);
+    cache.set(name, check);
+    return check;
+  };
+}

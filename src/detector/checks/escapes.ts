@@ -1,0 +1,333 @@
+// Programs that run shell commands given as editor or debugger commands: vim/ex `-c ':!CMD'` (and `:call system()`,
+// `:py3`, `:source FILE`, `-S FILE`, `-s` keystroke scripts, ex scripts on standard input), GNU sed's `e` command and
+// `s///e` flag (inline, `-f FILE`, `w FILE` writes), gdb/lldb commands (`-ex`, `-x FILE`, `shell`, `platform shell`,
+// `script`), zip's `-TT CMD`. The command is judged like any command line; a shell started from them is an
+// interactive shell. Pure.
+import { literal, type Word } from '../engine/words.js';
+import { checkWrite } from './files.js';
+import { show, stdinIsDynamic, type Check, type CheckContext, type Io } from './types.js';
+
+/** Single- or double-quoted vim strings joined with `.`/`..`: their text, or undefined when anything else is there. */
+function vimString(expr: string): string | undefined {
+  const parts = expr.trim().split(/\s*\.\.?\s*(?=["'])/);
+  let out = '';
+  for (const p of parts) {
+    const m = /^(["'])((?:\\.|(?!\1)[^\\])*)\1$/s.exec(p.trim());
+    if (!m) return undefined;
+    out += m[1] === '"' ? m[2]!.replace(/\\(.)/g, '$1') : m[2]!.replace(/''/g, "'");
+  }
+  return out;
+}
+
+/** The editor's buffer as a filter's standard input: the file it edits, else text unknown here. */
+const bufferInput = (file: Word | undefined): Io =>
+  file ? { upstream: [], stdinFile: file } : { upstream: [{ argv: null, dynamic: true }] };
+
+/**
+ * An ex command (`:!rm -rf x`, `silent !cmd`, `call system("cmd")`, `py3 import os; ...`, `so x.vim`): what it runs.
+ * `{range}!filter` and `w !cmd` feed the buffer (`file`, the file edited) to the command: `%!sh` runs the file.
+ */
+export function exCommand(raw: string, ctx: CheckContext, detail: string, file?: Word, depth = 0): void {
+  const c = raw.replace(/^[:\s]+/, '').replace(/^(silent!?|sil!?|keepalt|noautocmd|noa)\s+/, '');
+  const exe = /^exe(?:c(?:ute)?)?\s+(.*)$/s.exec(c);
+  if (exe) {
+    const text = vimString(exe[1]!);
+    if (text === undefined) ctx.add('dynamic-command', `${detail} (:execute of a command built at run time)`);
+    else if (depth < 8) exCommand(text, ctx, detail, file, depth + 1);
+    return;
+  }
+  const bang = /^([\d,.$%'<>]*)\s*(r(?:ead)?\s*|w(?:rite)?!?\s*)?!(.*)$/s.exec(c);
+  if (bang) {
+    const fed = bang[1] !== '' ? bang[2] === undefined : bang[2]?.startsWith('w') === true;
+    ctx.script(bang[3]!, fed ? bufferInput(file) : undefined);
+    return;
+  }
+  if (/^(sh(ell)?|term(inal)?)\b/.test(c)) {
+    ctx.add('dynamic-command', `${detail} (an interactive shell)`);
+    return;
+  }
+  // Keystrokes run as typed: `normal !!cmd` filters lines through a command.
+  if (/^norm(al)?!?\s/.test(c) && /[!:]/.test(c.slice(c.indexOf(' '))))
+    ctx.add('dynamic-command', `${detail} (:normal keystrokes that run commands)`);
+  const make = /^(make|lmake|grep|lgrep)\b(.*)$/s.exec(c);
+  if (make) ctx.script(`${make[1]!.replace(/^l/, '')}${make[2]}`);
+  const sourced = /^(so(?:urce)?|runtime|luafile|py3?file|pyxfile|rubyfile|perlfile)!?\s+(\S+)/.exec(c);
+  if (sourced) {
+    const language: Record<string, string> = { luafile: 'lua', rubyfile: 'ruby', perlfile: 'perl' };
+    const lang = /^py/.test(sourced[1]!) ? 'python' : (language[sourced[1]!] ?? 'vim');
+    if (sourced[1] === 'runtime') ctx.add('dynamic-command', `${detail} (:runtime loads scripts found at run time)`);
+    else ctx.runsFile(literal(sourced[2]!.replace(/^~(?=\/)/, '~')), lang);
+  }
+  for (const m of c.matchAll(/\b(?:system|systemlist|jobstart|termopen|libcall|libcallnr)\s*\(/g)) {
+    const lit = /^\s*(["'])((?:\\.|(?!\1)[^\\])*)\1\s*[,)]/s.exec(c.slice(m.index + m[0].length));
+    if (lit && /^(system|systemlist|jobstart|termopen)/.test(m[0])) ctx.script(lit[2]!);
+    else ctx.add('dynamic-command', `${detail} (${m[0].slice(0, -1).trim()} of text built at run time)`);
+  }
+  if (/\bfeedkeys\s*\(/.test(c)) ctx.add('dynamic-command', `${detail} (feedkeys types commands)`);
+  const py = /^(py3?|python3?|pyx|pythonx)\s+(.*)$/s.exec(c);
+  if (py) ctx.code(py[2]!, 'python');
+  const lua = /^lua\s+(.*)$/s.exec(c);
+  if (lua) ctx.code(lua[1]!, 'lua');
+  const perl = /^perl\s+(.*)$/s.exec(c);
+  if (perl) ctx.code(perl[1]!, 'perl');
+  const ruby = /^ruby\s+(.*)$/s.exec(c);
+  if (ruby) ctx.code(ruby[1]!, 'ruby');
+  const tcl = /^tcl\s+(.*)$/s.exec(c);
+  if (tcl) ctx.code(tcl[1]!, 'tcl');
+  // :w FILE writes the buffer: a git hook or a start-up file is judged like a shell redirect.
+  const write = /^(?:[\d,.$%']*)\s*(?:w(?:rite)?|sav(?:eas)?|up(?:date)?)!?\s+(?:>>\s*)?([^!\s|]\S*)/.exec(c);
+  if (write) checkWrite(literal(write[1]!), `${detail} (:w ${write[1]})`, ctx);
+}
+
+/** A vim script or an ex script (one command a line; `"` comments, `\` continuation lines). */
+export function vimScript(text: string, ctx: CheckContext, detail: string, file?: Word): void {
+  const lines = text.replace(/\n\s*\\/g, ' ').split('\n');
+  for (const line of lines) if (line.trim() !== '' && !/^\s*"/.test(line)) exCommand(line, ctx, detail, file);
+}
+
+/** Keystrokes vim reads from a file (`vim -s FILE`): the `:` commands in them; other keys that run commands ask. */
+export function keystrokes(text: string, ctx: CheckContext, detail: string): void {
+  for (const m of text.matchAll(/:([^\r\n]*)/g)) exCommand(m[1]!.replace(/<CR>$/i, ''), ctx, detail);
+  if (/(^|[^:])!/.test(text.replace(/:[^\r\n]*/g, '')))
+    ctx.add('dynamic-command', `${detail} (keystrokes that filter through a command)`);
+}
+
+/** vim's options that take the next word as their value (combined flags end in one: `-sc`). */
+const VIM_VALUED = /^(-[a-zA-Z]*[cSuUiTwWtqsl]|--cmd|--servername|--remote\S*|--startuptime|--listen)$/;
+
+/** vim -c CMD, --cmd CMD, +CMD, -S FILE, -u VIMRC, -s SCRIPTIN, nvim -l FILE; ex and `vim -e` read commands from stdin. */
+const vim: Check = (cmd, io, ctx) => {
+  const args = cmd.args;
+  const detail = show(cmd);
+  const exMode = cmd.name === 'ex' || args.some((a) => /^-[a-zA-Z]*[eE]/.test(a.text) && !a.text.startsWith('--'));
+  // The file edited (the first operand): what a filter's `%!sh` or `w !sh` is fed. Option values are not operands.
+  const file = args.find((a, i) => !/^[-+]/.test(a.text) && !VIM_VALUED.test(args[i - 1]?.text ?? ''));
+  for (let i = 0; i < args.length; i += 1) {
+    // Flags combine (`-sc CMD`, `-es`): the last one takes the value.
+    const t = /^-[a-zA-Z]{2,}$/.test(args[i]!.text) ? `-${args[i]!.text.slice(-1)}` : args[i]!.text;
+    const value = t === '-c' || t === '--cmd' ? args[(i += 1)]?.text : /^\+./.test(t) ? t.slice(1) : undefined;
+    if (value !== undefined) exCommand(value, ctx, detail, file);
+    if (t === '-S') {
+      const f = args[i + 1] && !args[i + 1]!.text.startsWith('-') ? args[(i += 1)]! : literal('Session.vim');
+      ctx.runsFile(f, 'vim');
+    }
+    if (t === '-u' && args[i + 1] && !/^(NONE|NORC|NORC|DEFAULTS)$/.test(args[i + 1]!.text))
+      ctx.runsFile(args[(i += 1)]!, 'vim');
+    if (t === '-l' && cmd.name === 'nvim' && args[i + 1]) ctx.runsFile(args[(i += 1)]!, 'lua');
+    // -s FILE reads keystrokes (ex mode: -s is silent, no file).
+    if (t === '-s' && !exMode && args[i + 1]) ctx.runsFile(args[(i += 1)]!, 'vim-keys');
+  }
+  // Ex mode reads its commands from standard input.
+  if (exMode) exInput(io, ctx, detail, file);
+};
+
+/** Ex commands arriving on standard input (`ex file < cmds`, `echo '!cmd' | ex`, `ed`). */
+function exInput(io: Io, ctx: CheckContext, detail: string, file: Word | undefined, language = 'vim'): void {
+  const text = ctx.knownText(io);
+  if (text !== undefined) {
+    if (language === 'ed') edScript(text, ctx, detail, file);
+    else vimScript(text, ctx, detail, file);
+  } else if (io.stdinFile && !ctx.substitutionInput(io.stdinFile)) ctx.runsFile(io.stdinFile, language);
+  else if (stdinIsDynamic(io) || io.upstream.length > 0)
+    ctx.add('dynamic-command', `${detail} (commands read from another program's output)`);
+}
+
+/** ed scripts: `!cmd` runs a command, `w !cmd` and `r !cmd` pipe through one, `w FILE` writes. */
+export function edScript(text: string, ctx: CheckContext, detail: string, file?: Word): void {
+  for (const line of text.split('\n')) {
+    // `w !cmd` is fed the buffer (the file edited); `!cmd` and `r !cmd` are not.
+    const bang = /^\s*[\d,.$;'a-z]*?\s*([wWr]\s*)?!(.*)$/.exec(line);
+    if (bang) ctx.script(bang[2]!, /^[wW]/.test(bang[1] ?? '') ? bufferInput(file) : undefined);
+    const write = /^\s*[\d,.$;]*\s*[wW]\s+([^!\s]\S*)/.exec(line);
+    if (write) checkWrite(literal(write[1]!), `${detail} (w ${write[1]})`, ctx);
+  }
+}
+
+/** ed [-s] [-p PROMPT] [FILE]: its commands come from standard input. */
+const ed: Check = (cmd, io, ctx) =>
+  exInput(
+    io,
+    ctx,
+    show(cmd),
+    cmd.args.find((a, i) => !/^-/.test(a.text) && cmd.args[i - 1]?.text !== '-p'),
+    'ed',
+  );
+
+/** The commands of a sed script: `e CMD` runs CMD, a bare `e` or `s///e` runs text made at run time; `w FILE` writes. */
+/** A sed script's commands: `;` separates them, except that `e`, `a`, `i`, `c`, `r` and `w` take the rest of the line. */
+function sedCommands(script: string): string[] {
+  const ADDRESS = /^\s*((\d+|\$|\/(?:\\.|[^/\\])*\/)(,(\d+|\$|\/(?:\\.|[^/\\])*\/))?\s*!?\s*)?/;
+  const out: string[] = [];
+  for (const line of script.split('\n')) {
+    let rest = line;
+    while (rest.trim() !== '') {
+      const at = ADDRESS.exec(rest)![0].length;
+      if (/^[eaicrRwW](\s|$)/.test(rest.slice(at))) {
+        out.push(rest);
+        break;
+      }
+      const semi = rest.indexOf(';');
+      out.push(semi < 0 ? rest : rest.slice(0, semi));
+      if (semi < 0) break;
+      rest = rest.slice(semi + 1);
+    }
+  }
+  return out;
+}
+
+export function sedScript(script: string, ctx: CheckContext, detail: string): void {
+  for (const raw of sedCommands(script)) {
+    const c = raw.trim().replace(/^(\d+|\$|\/(?:\\.|[^/\\])*\/)(,(\d+|\$|\/(?:\\.|[^/\\])*\/))?\s*!?\s*/, '');
+    const e = /^e(\s+(.*))?$/s.exec(c);
+    if (e) {
+      if (e[2]?.trim()) ctx.script(e[2]);
+      else ctx.add('dynamic-command', `${detail} (sed runs each line as a command)`);
+      continue;
+    }
+    const w = /^[wW]\s*(\S.*)$/.exec(c);
+    if (w && !/^\/dev\/std(out|err)$/.test(w[1]!)) checkWrite(literal(w[1]!), `${detail} (w ${w[1]})`, ctx);
+    const s = /^s(.)(?:\\.|(?!\1).)*\1((?:\\.|(?!\1).)*)\1([gpIiMme\d]*)(?:w\s*(\S.*))?$/s.exec(c);
+    if (s?.[4] && !/^\/dev\/std(out|err)$/.test(s[4])) checkWrite(literal(s[4]), `${detail} (s///w ${s[4]})`, ctx);
+    if (s && s[3]!.includes('e')) {
+      ctx.add('dynamic-command', `${detail} (s///e runs the replaced line as a command)`);
+      if (!/\\\d|&/.test(s[2]!)) ctx.script(s[2]!);
+    }
+  }
+}
+
+/** sed [-n] [-e SCRIPT]... [-f FILE]... [SCRIPT] [FILE...]: combined short options (`-nf x`, `-ne s`) included. */
+const sed: Check = (cmd, io, ctx) => {
+  const args = cmd.args;
+  const scripts: string[] = [];
+  const files: typeof args = [];
+  let operands = 0;
+  for (let i = 0; i < args.length; i += 1) {
+    const t = args[i]!.text;
+    if (t === '--') {
+      if (scripts.length === 0 && files.length === 0 && args[i + 1]) scripts.push(args[i + 1]!.text);
+      break;
+    }
+    if (t.startsWith('--')) {
+      const [name, value] = t.includes('=')
+        ? [t.slice(0, t.indexOf('=')), t.slice(t.indexOf('=') + 1)]
+        : [t, undefined];
+      if (name === '--expression') scripts.push(value ?? args[(i += 1)]?.text ?? '');
+      else if (name === '--file')
+        files.push(value === undefined ? (args[(i += 1)] ?? literal('')) : { ...args[i]!, text: value });
+      else if (name === '--line-length' && value === undefined) i += 1;
+      continue;
+    }
+    if (t.startsWith('-') && t.length > 1 && !args[i]!.dynamic) {
+      for (let j = 1; j < t.length; j += 1) {
+        const o = t[j]!;
+        // -i[SUFFIX] and -l N take the rest of the word; -e and -f take it or the next word.
+        if (o === 'i') break;
+        if (o === 'l') {
+          if (j === t.length - 1) i += 1;
+          break;
+        }
+        if (o === 'e' || o === 'f') {
+          const value = j < t.length - 1 ? { ...args[i]!, text: t.slice(j + 1) } : args[(i += 1)];
+          if (o === 'e') scripts.push(value?.text ?? '');
+          else if (value) files.push(value);
+          break;
+        }
+      }
+      continue;
+    }
+    if (scripts.length === 0 && files.length === 0 && operands === 0) scripts.push(t);
+    operands += 1;
+  }
+  for (const s of scripts) sedScript(s, ctx, show(cmd));
+  for (const f of files) {
+    if (f.text === '-' || f.text === '/dev/stdin') {
+      const text = ctx.knownText(io);
+      if (text !== undefined) sedScript(text, ctx, show(cmd));
+      else ctx.add('dynamic-command', `${show(cmd)} (a sed script read from standard input)`);
+    } else ctx.runsFile(f, 'sed');
+  }
+};
+
+/** A gdb command: `shell CMD`, `!CMD`, `python CODE`, `call system("CMD")`, `source FILE`. */
+export function gdbCommand(value: string, ctx: CheckContext): void {
+  const sh = /^\s*(?:shell\s+|!)(.*)$/s.exec(value);
+  if (sh) ctx.script(sh[1]!);
+  const py = /^\s*(?:python3?|pi|py)\s+(.*)$/s.exec(value);
+  if (py) ctx.code(py[1]!, 'python');
+  const call = /\b(?:call|print|p)\s+(?:\(\w+\)\s*)?system\s*\(\s*"((?:\\.|[^"\\])*)"/.exec(value);
+  if (call) ctx.script(call[1]!);
+  const source = /^\s*source\s+(?:-v\s+)?(\S+)/.exec(value);
+  if (source) ctx.runsFile(literal(source[1]!), /\.py$/.test(source[1]!) ? 'python' : 'gdb');
+  if (/^\s*(pipe|\|)\s/.test(value)) ctx.script(value.replace(/^.*?\|\s*/s, ''));
+}
+
+/** An lldb command: `platform shell CMD`, `script CODE`, `command script import FILE`, `command source FILE`. */
+export function lldbCommand(value: string, ctx: CheckContext): void {
+  const sh = /^\s*(?:platform\s+shell|shell)\s+(?:-\S+\s+)*(?:--\s+)?(.*)$/s.exec(value);
+  if (sh) ctx.script(sh[1]!);
+  const py = /^\s*script\s+(?:-l\s+python\s+)?(.*)$/s.exec(value);
+  if (py && py[1]!.trim() !== '') ctx.code(py[1]!, 'python');
+  const imp = /^\s*command\s+script\s+import\s+(?:-\S+\s+)*(\S+)/.exec(value);
+  if (imp) ctx.runsFile(literal(imp[1]!), 'python');
+  const src = /^\s*command\s+source\s+(?:-\S+\s+)*(\S+)/.exec(value);
+  if (src) ctx.runsFile(literal(src[1]!), 'lldb');
+}
+
+/** gdb -ex CMD / -iex CMD / --eval-command=CMD, -x FILE / -ix FILE / --command=FILE. */
+const gdb: Check = (cmd, _io, ctx) => {
+  const args = cmd.args;
+  for (let i = 0; i < args.length; i += 1) {
+    const t = args[i]!.text;
+    const m = /^--?(ex|iex|eval-command|init-eval-command|x|ix|command|init-command)(?:=(.*))?$/s.exec(t);
+    if (!m) continue;
+    const value = m[2] ?? args[(i += 1)]?.text;
+    if (value === undefined) continue;
+    if (/^(x|ix|command|init-command)$/.test(m[1]!))
+      ctx.runsFile(literal(value), /\.py$/.test(value) ? 'python' : 'gdb');
+    else gdbCommand(value, ctx);
+  }
+};
+
+/** lldb -o/-O/-k CMD, -s/-S/-K FILE. */
+const lldb: Check = (cmd, _io, ctx) => {
+  const args = cmd.args;
+  for (let i = 0; i < args.length; i += 1) {
+    const m =
+      /^(?:-([oOkKsS])|--(one-line|one-line-before-file|one-line-on-crash|source|source-before-file|source-on-crash))(?:=(.*))?$/s.exec(
+        args[i]!.text,
+      );
+    if (!m) continue;
+    const value = m[3] ?? args[(i += 1)]?.text;
+    if (value === undefined) continue;
+    if (/^[sSK]$/.test(m[1] ?? '') || /^source/.test(m[2] ?? '')) ctx.runsFile(literal(value), 'lldb');
+    else lldbCommand(value, ctx);
+  }
+};
+
+/** zip -T -TT CMD: the command zip runs to test the archive. */
+const zip: Check = (cmd, _io, ctx) => {
+  const args = cmd.args;
+  const at = args.findIndex((a) => a.text === '-TT' || a.text.startsWith('--unzip-command'));
+  if (at < 0) return;
+  const t = args[at]!.text;
+  const value = t.includes('=') ? t.slice(t.indexOf('=') + 1) : args[at + 1]?.text;
+  if (value !== undefined) ctx.script(value);
+};
+
+export const escapeChecks: Record<string, Check> = {
+  vim,
+  vi: vim,
+  nvim: vim,
+  ex: vim,
+  view: vim,
+  rvim: vim,
+  vimdiff: vim,
+  gvim: vim,
+  sed,
+  gsed: sed,
+  gdb,
+  lldb,
+  ed,
+  red: ed,
+  zip,
+};

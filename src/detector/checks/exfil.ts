@@ -1,0 +1,416 @@
+// Exfiltration: credentials and keys (~/.ssh, ~/.aws, gcloud, kubeconfig, .env, *.pem, tokens in the environment)
+// sent to the network, as a request body or upload (curl -d @, -F, -T, wget --post-file, httpie), on a network
+// tool's standard input (nc, socat, openssl), or copied to a remote (scp, rsync, sftp, cloud copy). Pure.
+import { parseFlags, type Argv } from '../engine/argv.js';
+import type { Word } from '../engine/words.js';
+import {
+  dumpsData,
+  foreignToken,
+  isDropHost,
+  isPrivateTree,
+  PRINTS_SECRET,
+  printsSecret,
+  SECRET_VAR,
+} from './secret-sources.js';
+import { show, stdinText, type Check, type CheckContext, type Io } from './types.js';
+
+/** Files that hold credentials or keys (public keys, known_hosts, ssh config and *.example files do not). */
+const CREDENTIAL_FILE = new RegExp(
+  [
+    String.raw`(^|[/~])\.ssh(/+(?!known_hosts|config$|[^/]*\.pub$|authorized_keys)[^/]*)?/*$`,
+    String.raw`(^|[/~])\.(aws|gnupg|azure|docker|kube)(/|$)`,
+    String.raw`\.config/(gcloud|gh)(/|$)`,
+    String.raw`(^|/)\.(netrc|npmrc|pypirc|git-credentials|vault-token|terraformrc|boto|pgpass|my\.cnf)$`,
+    String.raw`(^|/)\.env(\.(?!example|sample|template|dist|defaults)[\w-]+)?$`,
+    String.raw`\.(pem|key|p12|pfx|jks|keystore|kdbx|ppk|asc\.key)$`,
+    String.raw`(^|/)id_(rsa|dsa|ecdsa|ed25519)$`,
+    String.raw`(^|/)(credentials|credentials\.json|credentials\.db|application_default_credentials\.json|service-account[\w-]*\.json|kubeconfig)$`,
+    String.raw`^/etc/(g?shadow|sudoers)$`,
+    String.raw`(^|/)(secrets|credentials)\.(ya?ml|json|toml)$`,
+    // Browser cookie and password stores, keychains: sessions and saved passwords.
+    String.raw`(^|/)(Cookies|Login Data|Web Data|logins\.json|key[34]\.db|cookies\.sqlite|signons\.sqlite)$|\.keychain(-db)?$`,
+    String.raw`^/proc/(self|\d+|\*)/environ$`,
+    // Tools' own credential files.
+    String.raw`(^|/)\.(terraform\.d/credentials\.tfrc\.json|cargo/credentials(\.toml)?|gem/credentials|m2/settings(-security)?\.xml|databrickscfg|oci/config|fly/config\.yml|s3cfg|boto3?|gsutil)$`,
+    String.raw`(^|/)\.config/(rclone/rclone\.conf|hub|doctl/config\.yaml|hcloud/cli\.toml|git/credentials|github-copilot/(hosts|apps)\.json|heroku|op/config|gitlab-cli/config\.yml|glab-cli/config\.yml)$`,
+    String.raw`(^|/)\.(codex/auth\.json|claude/\.credentials\.json|aws/sso/cache)(/|$)`,
+    String.raw`^\$\{?KUBECONFIG\}?$`,
+  ].join('|'),
+);
+
+/** Text of a command line that reads credentials: a credential path, the whole environment, exported secret keys. */
+export const READS_SECRETS =
+  /(^|[\s/])(config\/)?(secrets|credentials)\.(ya?ml|json|toml)\b|(~|\$HOME|\$\{HOME\}|\/home\/[^/\s]+|\/root|\/Users\/[^/\s]+)\/\.(ssh|aws|gnupg|kube|docker|netrc|npmrc|pypirc|git-credentials|azure|config\/gcloud|config\/gh)|\.env\b(?!\.example)|\bid_(rsa|dsa|ecdsa|ed25519)\b|\.(pem|key|p12|pfx)\b|\/etc\/g?shadow|\/proc\/self\/environ|(^|[\s(|;&])(env|printenv|set)(\s*$|\s*[|)])|export-secret|export-credentials|print-access-token|print-identity-token|\$\{?KUBECONFIG/;
+
+/** Command text (a substitution's) that reads credentials or prints a secret. */
+export const readsSecrets = (text: string): boolean => READS_SECRETS.test(text) || PRINTS_SECRET.test(text);
+
+export const isCredentialPath = (text: string): boolean => {
+  const t = text.replace(/\\/g, '/'); // Windows paths (%USERPROFILE%\.aws\credentials) have the same names
+  return CREDENTIAL_FILE.test(t.replace(/\/+$/, '') || t);
+};
+
+/** Files this command line made from credentials (`tar czf /tmp/k.tgz ~/.ssh && curl -F f=@/tmp/k.tgz ...`). */
+// Keyed by the analysis's `where`, which is the same object when a check is handed a proxy of the context.
+const derived = new WeakMap<object, Set<string>>();
+const bare = (text: string): string => text.replace(/^\.\//, '');
+
+function secretFile(text: string, ctx: CheckContext): boolean {
+  return isCredentialPath(text) || (derived.get(ctx.where)?.has(bare(text)) ?? false);
+}
+
+function derive(output: string | undefined, inputs: Word[], ctx: CheckContext): void {
+  if (
+    output === undefined ||
+    output === '-' ||
+    !inputs.some(
+      (w) => secretFile(w.text, ctx) || isPrivateTree(w.text) || w.substitutions.some((n) => readsSecrets(n.text)),
+    )
+  )
+    return;
+  addDerived(output, ctx);
+  // Copied where a web server or a static site serves it: anyone who asks gets it.
+  if (/(^|\/)(public|static|www|htdocs|wwwroot|public_html)(\/|$)/.test(output))
+    ctx.add('exfiltration', `${output} (credentials copied where they are served)`);
+}
+
+function addDerived(output: string, ctx: CheckContext): void {
+  const set = derived.get(ctx.where) ?? new Set<string>();
+  set.add(bare(output));
+  derived.set(ctx.where, set);
+}
+
+/** tar -czf OUT IN..., zip OUT IN..., 7z a OUT IN..., cp IN... OUT, gpg -o OUT IN: an archive or copy of credentials. */
+const archive: Check = (cmd, _io, ctx) => {
+  const f = parseFlags(cmd.args, [
+    '-f',
+    '--file',
+    '-C',
+    '--directory',
+    '-o',
+    '--output',
+    '-t',
+    '--target-directory',
+    '-x',
+    '-i',
+  ]);
+  const ops = f.operands;
+  if (cmd.name === 'tar') {
+    const first = cmd.args[0]?.text ?? '';
+    // Old-style `tar czf OUT IN...`: the f in the first word takes the first operand.
+    const old = /^[a-z]*f[a-z]*$/.test(first) && !first.startsWith('-');
+    const out = f.values.get('-f') ?? f.values.get('--file') ?? (old ? ops[1]?.text : undefined);
+    derive(out, old ? ops.slice(2) : ops, ctx);
+  } else if (cmd.name === 'zip') derive(ops[0]?.text, ops.slice(1), ctx);
+  else if (cmd.name === '7z' || cmd.name === '7za') derive(ops[1]?.text, ops.slice(2), ctx);
+  else if (cmd.name === 'gpg' || cmd.name === 'openssl')
+    derive(f.values.get('-o') ?? f.values.get('--output') ?? f.values.get('-out'), cmd.args, ctx);
+  else
+    derive(
+      f.values.get('-t') ?? f.values.get('--target-directory') ?? ops.at(-1)?.text,
+      f.values.has('-t') ? ops : ops.slice(0, -1),
+      ctx,
+    );
+};
+
+/** python -m http.server --directory ~/.ssh serves the keys to whoever connects. */
+const pythonServe: Check = (cmd, _io, ctx) => {
+  const args = cmd.args.map((a) => a.text);
+  const m = args.indexOf('-m');
+  if (m < 0 || !/^(http\.server|SimpleHTTPServer|uploadserver)$/.test(args[m + 1] ?? '')) return;
+  const d = args.findIndex((a) => a === '--directory' || a === '-d');
+  const dir = d >= 0 ? args[d + 1] : args.find((a) => a.startsWith('--directory='))?.slice('--directory='.length);
+  if (dir !== undefined && (isCredentialPath(dir) || /^(~|\/root|\/home\/[^/]+)\/?$/.test(dir))) report(cmd, ctx);
+};
+
+/** A word that carries secrets: a credential path, a substitution that reads them, a secret variable. */
+function carriesSecret(w: Word, variables: boolean, ctx?: CheckContext): boolean {
+  if (ctx ? secretFile(w.text, ctx) : isCredentialPath(w.text)) return true;
+  if (w.substitutions.some((n) => readsSecrets(n.text))) return true;
+  return variables && SECRET_VAR.test(w.text);
+}
+
+/** Does an upstream command print credentials (cat ~/.ssh/id_rsa, env, gpg --export-secret-keys, echo $TOKEN)? */
+function upstreamSecret(io: Io): boolean {
+  if (io.stdinFile && isCredentialPath(io.stdinFile.text)) return true;
+  return io.upstream.some((u) => {
+    const a = u.argv;
+    if (!a?.name) return false;
+    if (
+      (a.name === 'env' || a.name === 'printenv' || a.name === 'set' || a.name === 'export') &&
+      a.args.every((w) => SECRET_VAR.test(`$${w.text}`) || w.text.startsWith('-'))
+    )
+      return true;
+    if (
+      a.args.some(
+        (w) =>
+          w.text.startsWith('--export-secret') ||
+          w.text === 'export-credentials' ||
+          /^print-(access|identity)-token$/.test(w.text),
+      )
+    )
+      return true;
+    if (printsSecret(a) || dumpsData(a)) return true;
+    if (ARCHIVERS.has(a.name) && a.args.some((w) => isPrivateTree(w.text))) return true;
+    return a.args.some((w) => carriesSecret(w, a.name === 'echo' || a.name === 'printf'));
+  });
+}
+
+/** Archivers: an archive of a private tree on standard output carries all of it. */
+const ARCHIVERS = new Set(['tar', 'bsdtar', 'zip', '7z', '7za', 'cpio', 'pax', 'gzip', 'zstd', 'xz']);
+
+export const secretStdin = (io: Io): boolean => upstreamSecret(io) || READS_SECRETS.test(stdinText(io) ?? '');
+
+/** `cat KEY | xargs -I{} curl "https://host/?k={}"`: xargs puts the secret into the request's own arguments. */
+const fedSecret = (cmd: Argv, io: Io): boolean => cmd.viaXargs && secretStdin(io);
+
+function report(cmd: Argv, ctx: CheckContext): void {
+  ctx.add('exfiltration', show(cmd));
+}
+
+/** The file an upload option names: `@file`, `name=@file`, `name=<file`, or the value itself for -T. */
+function uploadedFile(option: string, value: string): string | undefined {
+  if (option === '-T' || option === '--upload-file' || option === '--post-file' || option === '--body-file')
+    return value;
+  const at = /(?:^|=)[@<]([^;]*)/.exec(value);
+  return at ? at[1] : undefined;
+}
+
+const CURL_DATA = [
+  '-d',
+  '--data',
+  '--data-binary',
+  '--data-raw',
+  '--data-ascii',
+  '--data-urlencode',
+  '--json',
+  '-F',
+  '--form',
+  '--form-string',
+  '-T',
+  '--upload-file',
+];
+const WGET_DATA = ['--post-file', '--body-file', '--post-data', '--body-data'];
+const CURL_VALUES = [
+  ...CURL_DATA,
+  '-H',
+  '--header',
+  '-o',
+  '--output',
+  '-X',
+  '--request',
+  '-u',
+  '--user',
+  '-A',
+  '-e',
+  '-x',
+  '--proxy',
+  '-b',
+  '--cookie',
+];
+
+/** curl and wget: a body, form or upload that is (or reads) a credential, or a URL or header computed from one. */
+const httpClient: Check = (cmd, io, ctx) => {
+  if (fedSecret(cmd, io)) report(cmd, ctx);
+  const data = cmd.name === 'wget' ? WGET_DATA : CURL_DATA;
+  const args = cmd.args;
+  const urls = args.map((a) => a.text).filter((t) => /^(https?:\/\/|[\w.-]+\.[a-z]{2,}(:\d+)?\/)/i.test(t));
+  for (let i = 0; i < args.length; i += 1) {
+    const t = args[i]!.text;
+    const eq = t.startsWith('--') ? t.indexOf('=') : -1;
+    const option = eq >= 0 ? t.slice(0, eq) : t;
+    // Short options with the value attached (-d@file, -Ffile=@x).
+    const attached = !t.startsWith('--') && /^-[dFT]./.test(t) ? t.slice(0, 2) : undefined;
+    const opt = attached ?? option;
+    if (!data.includes(opt)) {
+      if (
+        !t.startsWith('-') &&
+        args[i - 1] &&
+        CURL_VALUES.includes(args[i - 1]!.text) &&
+        !data.includes(args[i - 1]!.text)
+      ) {
+        // The value of a header or another option: only a substitution reading credentials counts.
+        if (args[i]!.substitutions.some((n) => readsSecrets(n.text))) report(cmd, ctx);
+      } else if (!t.startsWith('-') && carriesSecret(args[i]!, false)) report(cmd, ctx);
+      continue;
+    }
+    const word = attached
+      ? { ...args[i]!, text: t.slice(2) }
+      : eq >= 0
+        ? { ...args[i]!, text: t.slice(eq + 1) }
+        : args[(i += 1)];
+    if (!word) continue;
+    const file = uploadedFile(opt, word.text);
+    if (file === '-' || file === '/dev/stdin') {
+      if (secretStdin(io)) report(cmd, ctx);
+    } else if ((file !== undefined && secretFile(file, ctx)) || carriesSecret(word, true, ctx)) report(cmd, ctx);
+    if (file !== undefined && urls.some(isDropHost))
+      ctx.add('exfiltration', `${show(cmd)} (an anonymous drop service)`);
+  }
+  foreignToken(cmd, urls, ctx);
+};
+
+/** httpie / xh: `field@file` and `@file` items, standard input as the body. */
+const httpie: Check = (cmd, io, ctx) => {
+  if (fedSecret(cmd, io)) report(cmd, ctx);
+  if (
+    cmd.args.some((a) => {
+      const m = /(?:^|[^\\])@(.+)$/.exec(a.text);
+      return (
+        (m !== null && secretFile(m[1]!, ctx)) || carriesSecret(a, /=[^=]/.test(a.text) && !a.text.includes(':'), ctx)
+      );
+    }) ||
+    secretStdin(io)
+  )
+    report(cmd, ctx);
+};
+
+/** nc, socat, telnet, openssl s_client, ssh: whatever arrives on standard input goes over the connection. */
+const stream: Check = (cmd, io, ctx) => {
+  if (cmd.name === 'openssl' && !cmd.args.some((a) => a.text === 's_client')) return;
+  if (secretStdin(io)) report(cmd, ctx);
+  // socat FILE:~/.ssh/id_rsa TCP:host:port
+  if (
+    cmd.name === 'socat' &&
+    cmd.args.some(
+      (a) => /^(FILE|OPEN|GOPEN|CREATE):/i.test(a.text) && isCredentialPath(a.text.replace(/^\w+:/, '').split(',')[0]!),
+    )
+  )
+    report(cmd, ctx);
+};
+
+const REMOTE = /^([\w.-]+@)?[\w.-]+:(?!\/\/)|^(s3|gs|az|r2|b2|sftp|ftp|https?):\/\/|^[\w-]+:/;
+
+/** scp, rsync, rclone, cloud copies: a credential source copied to a remote destination. */
+const copyOut: Check = (cmd, io, ctx) => {
+  const f = parseFlags(cmd.args, [
+    '-e',
+    '--rsh',
+    '-P',
+    '-i',
+    '-o',
+    '-F',
+    '-J',
+    '-c',
+    '-l',
+    '-S',
+    '--exclude',
+    '--include',
+    '--filter',
+    '--config',
+    '--profile',
+    '--region',
+    '-p',
+  ]);
+  let ops = f.operands;
+  if (['aws', 'gsutil', 'gcloud', 'azcopy', 'rclone', 'mc', 's3cmd'].includes(cmd.name!)) {
+    const verb = ops.findIndex((o) => /^(cp|copy|sync|mv|move|put|copyto)$/.test(o.text));
+    if (verb < 0) return;
+    ops = ops.slice(verb + 1);
+  }
+  // The destination is the last remote operand (options the list above does not know may leave values after it).
+  const at = ops.findLastIndex((o) => REMOTE.test(o.text));
+  const sources = ops.slice(0, Math.max(at, 0));
+  if (
+    at >= 1 &&
+    sources.some(
+      (o) =>
+        carriesSecret(o, false, ctx) ||
+        isPrivateTree(o.text) ||
+        ((o.text === '-' || o.text === '/dev/stdin') && secretStdin(io)),
+    )
+  )
+    report(cmd, ctx);
+  // sftp/ftp scripts on standard input: `put ~/.ssh/id_rsa`.
+  if (
+    (cmd.name === 'sftp' || cmd.name === 'ftp' || cmd.name === 'lftp') &&
+    /\bput\s+\S*/.test(stdinText(io) ?? '') &&
+    READS_SECRETS.test(stdinText(io) ?? '')
+  )
+    report(cmd, ctx);
+};
+
+/** A DNS lookup or ping whose name is computed from credentials leaks them to the resolver. */
+const lookup: Check = (cmd, io, ctx) => {
+  if (fedSecret(cmd, io)) report(cmd, ctx);
+  if (cmd.args.some((a) => a.substitutions.some((n) => readsSecrets(n.text)) || SECRET_VAR.test(a.text)))
+    report(cmd, ctx);
+};
+
+/** gh gist create FILE publishes the file. */
+const gh: Check = (cmd, _io, ctx) => {
+  const w = cmd.args.map((a) => a.text);
+  // gh secret set X --body "$(cat ~/.npmrc)", gh api -f k="$(...)": the credential is handed to GitHub.
+  if (cmd.args.some((a) => a.substitutions.some((n) => readsSecrets(n.text)))) report(cmd, ctx);
+  if (
+    w[0] === 'gist' &&
+    /^(create|new|edit)$/.test(w[1] ?? '') &&
+    cmd.args.slice(2).some((a) => secretFile(a.text, ctx))
+  )
+    report(cmd, ctx);
+};
+
+/**
+ * git bundle create OUT --all is the whole repository in one file (judged like an archive of secrets when it is sent);
+ * git add of a credential file (or of everything, after this line copied credentials into the project) puts the
+ * secret into history, where every clone and push carries it.
+ */
+const gitCheck: Check = (cmd, _io, ctx) => {
+  const w = cmd.args.map((a) => a.text);
+  if (dumpsData(cmd)) {
+    const out = w.slice(2).find((x) => !x.startsWith('-'));
+    if (out !== undefined) addDerived(out, ctx);
+  }
+  if (w[0] !== 'add' && w[0] !== 'commit') return;
+  const files = w[0] === 'add' ? cmd.args.slice(1).filter((a) => !a.text.startsWith('-')) : [];
+  const everything = w.some((x) => /^(-A|--all|-a|\.)$/.test(x));
+  const project = ctx.where.project;
+  const copied = [...(derived.get(ctx.where) ?? [])].some(
+    (d) => !/^[/~$]/.test(d) || (project !== undefined && d.startsWith(`${project}/`)),
+  );
+  if (files.some((f) => secretFile(f.text, ctx)) || (everything && copied)) report(cmd, ctx);
+};
+
+export const exfilChecks: Record<string, Check> = {
+  curl: httpClient,
+  wget: httpClient,
+  http: httpie,
+  https: httpie,
+  xh: httpie,
+  xhs: httpie,
+  nc: stream,
+  ncat: stream,
+  netcat: stream,
+  socat: stream,
+  telnet: stream,
+  openssl: stream,
+  ssh: stream,
+  cryptcat: stream,
+  scp: copyOut,
+  rsync: copyOut,
+  sftp: copyOut,
+  ftp: copyOut,
+  lftp: copyOut,
+  rclone: copyOut,
+  aws: copyOut,
+  gsutil: copyOut,
+  gcloud: copyOut,
+  azcopy: copyOut,
+  mc: copyOut,
+  s3cmd: copyOut,
+  dig: lookup,
+  nslookup: lookup,
+  host: lookup,
+  ping: lookup,
+  drill: lookup,
+  gh,
+  tar: archive,
+  zip: archive,
+  '7z': archive,
+  '7za': archive,
+  cp: archive,
+  gpg: archive,
+  git: gitCheck,
+  python: pythonServe,
+  python3: pythonServe,
+};

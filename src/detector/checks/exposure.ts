@@ -1,0 +1,114 @@
+// Public exposure: a local port made reachable from the internet through a tunnel service (ngrok, cloudflared,
+// tailscale funnel, localtunnel, chisel/frp reverse forwards, VS Code tunnels), or a listener explicitly bound to
+// every interface that has no authentication, forwards to another host, or serves a private tree. A dev server on
+// 127.0.0.1, a plain `-p 8080:80` and `kubectl port-forward` to localhost stay ordinary. Judged for every command
+// (like miners: the shape of the arguments, whatever the program is called). Pure.
+import type { Argv } from '../engine/argv.js';
+import { isPrivateTree } from './secret-sources.js';
+import { show, type CheckContext } from './types.js';
+
+/** Tunnel services by name, and the verbs that open a tunnel (the rest configure, log in or list). */
+const TUNNELS: Record<string, RegExp> = {
+  ngrok: /^(http|tcp|tls|start|tunnel)$/,
+  cloudflared: /^(tunnel|--url|access)$/,
+  lt: /^--port$|^-p$/,
+  localtunnel: /./,
+  zrok: /^(share|reserve)$/,
+  loclx: /^tunnel$/,
+  expose: /^share$/,
+  devtunnel: /^host$/,
+  pinggy: /./,
+  telebit: /^http$/,
+  frpc: /./,
+};
+
+/** A word that binds every interface: `0.0.0.0`, `0.0.0.0:8080`, `--ip=0.0.0.0`, `bind=0.0.0.0`, `[::]:80`, `--ip=*`. */
+const ALL_INTERFACES = /(^|[=,@])(0\.0\.0\.0|\[::\]|::)(:\d+)*(,|$)|=\*$/;
+/** Authentication switched off: an empty token or password, protected mode off, auth none. */
+const NO_AUTH =
+  /^--?[\w.-]*(token|password|passwd)=$|^--(no-auth|noauth|disable-auth|without-auth|no-password|allow-anonymous)$|^--auth(=none)?$/i;
+const LOCAL_TARGET = /^(localhost|127\.\d+\.\d+\.\d+|\[?::1\]?|0\.0\.0\.0)$/;
+
+/** A tunnel service opening a tunnel (cloudflared tunnel --url, ngrok http 3000, tailscale funnel 443). */
+function tunnel(cmd: Argv, words: string[]): boolean {
+  const name = cmd.name ?? '';
+  if (name === 'tailscale') return words[0] === 'funnel' && !words.includes('off') && !words.includes('status');
+  if (name === 'code' || name === 'code-insiders')
+    return words[0] === 'tunnel' && !/^(status|user|kill|prune)$/.test(words[1] ?? '');
+  if (name === 'chisel') return words[0] === 'client' && words.some((w) => /^R:/.test(w));
+  if (name === 'cloudflared' && words[0] === 'tunnel')
+    return words.some((w) => /^--url(=|$)/.test(w)) || words.includes('run') || words.includes('--hello-world');
+  const verbs = TUNNELS[name];
+  return verbs !== undefined && words.some((w) => verbs.test(w)) && !words.includes('--help');
+}
+
+/** The value after an option (`--opt value` or `--opt=value`). */
+function valueOf(words: string[], option: RegExp): string | undefined {
+  for (let i = 0; i < words.length; i += 1) {
+    const w = words[i]!;
+    const eq = w.indexOf('=');
+    if (eq > 0 && option.test(w.slice(0, eq))) return w.slice(eq + 1);
+    if (option.test(w)) return words[i + 1];
+  }
+  return undefined;
+}
+
+/** What a listener bound to every interface hands out, or undefined when nothing beyond the port itself. */
+function exposed(cmd: Argv, words: string[]): string | undefined {
+  // `--listen :80`, `--addr :2022` (Go's every interface), socat's TCP-LISTEN without a loopback bind.
+  const listen = valueOf(words, /^--?(listen|addr|address|bind|http-addr|listen-addr)$/);
+  const every =
+    words.some((w) => ALL_INTERFACES.test(w)) ||
+    (listen !== undefined && /^:\d+$/.test(listen)) ||
+    words.some((w) => /^TCP\d?-LISTEN:\d+/i.test(w) && !/bind=(127\.|localhost|\[?::1)/i.test(w));
+  if (!every) return undefined;
+  if (words.some((w) => /^UNIX-CONNECT:.*(docker|containerd|podman|crio|kubelet)[\w.-]*\.sock/i.test(w)))
+    return 'the container API';
+  // Protected mode off is written `--protected-mode no` (redis).
+  if (words.some((w, i) => NO_AUTH.test(w) || (/^--?protected-mode$/.test(w) && /^no$/i.test(words[i + 1] ?? ''))))
+    return 'without authentication';
+  if (/^(kubectl|oc)$/.test(cmd.name ?? '') && words.includes('port-forward')) return 'a cluster service';
+  // socat TCP-LISTEN:...,bind=0.0.0.0 TCP:db.internal:5432: a relay to another host.
+  if (
+    words.some((w) => /^TCP\d?-LISTEN:/i.test(w)) &&
+    words.some((w) => {
+      const m = /^TCP\d?:([^:,]+):/i.exec(w);
+      return m !== null && !LOCAL_TARGET.test(m[1]!);
+    })
+  )
+    return 'a relay to another host';
+  const root = valueOf(words, /^(-t|--directory|-d|--root|--docroot|--document-root|-h|--home)$/);
+  if (root !== undefined && isPrivateTree(root)) return `the tree ${root}`;
+  const tree = words.find((w, i) => i > 0 && !words[i - 1]!.startsWith('-') && isPrivateTree(w));
+  if (
+    tree !== undefined &&
+    (/serve|http/.test(cmd.name ?? '') || words.some((w) => /^(serve|file-server|share|http)$/.test(w)))
+  )
+    return `the tree ${tree}`;
+  return undefined;
+}
+
+export function checkExposure(cmd: Argv, ctx: CheckContext): void {
+  const words = cmd.args.map((a) => a.text);
+  if (tunnel(cmd, words)) {
+    ctx.add('expose-service', `${show(cmd)} (a public tunnel)`);
+    return;
+  }
+  // A cluster service put on a public load balancer or every node's port.
+  if (
+    /^(kubectl|oc)$/.test(cmd.name ?? '') &&
+    /^(patch|expose|create|edit|set|apply)$/.test(words.find((w) => !w.startsWith('-')) ?? '') &&
+    !words.some((w) => w.startsWith('--dry-run')) &&
+    words.some(
+      (w, i) =>
+        /"type"\s*:\s*"?(LoadBalancer|NodePort)/.test(w) ||
+        (/^(LoadBalancer|NodePort)$/.test(w) && words[i - 1] === '--type') ||
+        /^--type=(LoadBalancer|NodePort)$/.test(w),
+    )
+  ) {
+    ctx.add('expose-service', `${show(cmd)} (a service opened outside the cluster)`);
+    return;
+  }
+  const what = exposed(cmd, words);
+  if (what !== undefined) ctx.add('expose-service', `${show(cmd)} (every interface, ${what})`);
+}

@@ -1,0 +1,357 @@
+// Checks for commands that delete, overwrite or re-permission files: rm, find, rsync, shred, tee, cp, mv, sed -i,
+// ln, truncate, dd, chmod/chown. Pure.
+import { has, parseFlags } from '../engine/argv.js';
+import { classifyPath, classifyWrite, isBlockDevice, type PathClass } from '../engine/paths.js';
+import { literal, type Word } from '../engine/words.js';
+import { isAgentSettings } from './agents.js';
+import { persistenceWrite } from './host.js';
+import { gitSurfaceWrite } from './git-surfaces.js';
+import { checkTraceWrite, isTrace, type WriteMode } from './traces.js';
+import { show, type Check, type CheckContext } from './types.js';
+
+const RECURSIVE_RULE: Partial<Record<PathClass, string>> = {
+  root: 'delete-root',
+  home: 'delete-home',
+  'system-dir': 'delete-system-dir',
+  'system-path': 'recursive-delete',
+  outside: 'recursive-delete',
+  'project-all': 'recursive-delete',
+};
+
+const SINGLE_RULE: Partial<Record<PathClass, string>> = {
+  root: 'delete-system-path',
+  home: 'delete-system-path',
+  'system-dir': 'delete-system-path',
+  'system-path': 'delete-system-path',
+};
+
+const KNOWN_HOSTS = /^(~|\$HOME|\$\{HOME\}|\/home\/[^/]+|\/Users\/[^/]+|\/root)\/\.ssh\/known_hosts$/;
+
+/** A write onto `target`: a block device, system configuration, a network socket, or over a history file or log. */
+export function checkWrite(target: Word, detail: string, ctx: CheckContext, mode: WriteMode = 'replace'): void {
+  checkTraceWrite(target, mode, detail, ctx);
+  // A file in a git directory's hooks runs by itself on the next commit, checkout or merge; config holds commands
+  // (fsmonitor, aliases, filters); commondir and config.worktree make git read its configuration from elsewhere.
+  gitSurfaceWrite(target, detail, ctx);
+  if (isAgentSettings(target.text)) ctx.add('agent-safety', detail);
+  persistenceWrite(target.text, detail, ctx);
+  const c = classifyWrite(target, ctx.where);
+  if (c === 'block-device') ctx.add('raw-disk-write', detail);
+  // Appending a host's key to known_hosts (`ssh-keyscan github.com >> ~/.ssh/known_hosts`) is how CI and set-up
+  // scripts trust a forge; replacing the file, or writing any other ~/.ssh file, still asks.
+  else if (c === 'system-config' && !(mode === 'append' && KNOWN_HOSTS.test(target.text)))
+    ctx.add('overwrite-system-config', detail);
+  else if (c === 'network') ctx.add('reverse-shell', detail);
+}
+
+/** `{a,b}` in a word, as bash expands it (one level, at most 64 results); other words stay as they are. */
+function expandBraces(word: Word): Word[] {
+  if (!word.pattern) return [word];
+  const m = /^(.*?)\{([^{}]*,[^{}]*)\}(.*)$/s.exec(word.text);
+  if (!m) return [word];
+  const out = m[2]!.split(',').flatMap((part) => expandBraces({ ...word, text: `${m[1]}${part}${m[3]}` }));
+  return out.slice(0, 64);
+}
+
+function deletes(targets: Word[], recursive: boolean, detail: string, ctx: CheckContext): void {
+  for (const t of targets.flatMap(expandBraces)) {
+    if (isBlockDevice(t.text)) ctx.add('raw-disk-write', detail);
+    if (isTrace(t.text)) ctx.add('log-wipe', detail);
+    if (isAgentSettings(t.text)) ctx.add('agent-safety', detail);
+    // The repository itself (.git, its objects, refs or logs): every commit not pushed is gone.
+    // A vendored copy's .git inside the project (vendor/x/.git) is not the project's history.
+    const repo = /^(.*?)\/?\.git(\/(objects|refs|logs))?\/?(\*)?$/.exec(t.text);
+    if (recursive && repo && (/^(\.\/?)?$|^[/~$]/.test(repo[1]!) || t.text.startsWith('..')))
+      ctx.add('git-history', detail);
+    const rule = (recursive ? RECURSIVE_RULE : SINGLE_RULE)[classifyPath(t, ctx.where)];
+    if (rule) ctx.add(rule, detail);
+  }
+}
+
+/** Start paths of a `find` command (operands before its first expression token; `.` when none). */
+function findStarts(args: Word[]): { starts: Word[]; expr: Word[] } {
+  let i = 0;
+  while (i < args.length && /^-(H|L|P|D|O\d*)$/.test(args[i]!.text)) i += 1;
+  const starts: Word[] = [];
+  for (; i < args.length && !/^[-(!]/.test(args[i]!.text); i += 1) starts.push(args[i]!);
+  return { starts: starts.length > 0 ? starts : [literal('.')], expr: args.slice(i) };
+}
+
+const rm: Check = (cmd, io, ctx) => {
+  const f = parseFlags(cmd.args);
+  const recursive = has(f, 'rR', '--recursive');
+  if (has(f, '', '--no-preserve-root')) ctx.add('delete-root', show(cmd));
+  if (cmd.viaXargs) {
+    // The targets arrive on standard input: unknown, unless a find upstream says where they come from.
+    const finder = io.upstream.find((u) => u.argv?.name === 'find');
+    if (finder?.argv) {
+      for (const s of findStarts(finder.argv.args).starts) findDeletes(s, true, show(cmd), ctx);
+    } else if (recursive) ctx.add('recursive-delete', `${show(cmd)} (targets from xargs)`);
+  }
+  deletes(f.operands, recursive, show(cmd), ctx);
+};
+
+/** What deleting matches below a find start path means. */
+function findDeletes(start: Word, filtered: boolean, detail: string, ctx: CheckContext): void {
+  if (isTrace(`${start.text.replace(/\/+$/, '')}/match`)) ctx.add('log-wipe', detail);
+  const c = classifyPath(filtered ? { ...start, text: `${start.text.replace(/\/+$/, '')}/match` } : start, ctx.where);
+  const rule =
+    c === 'root' || c === 'home' || c === 'system-dir'
+      ? RECURSIVE_RULE[c]
+      : c === 'outside' || c === 'system-path' || c === 'project-all'
+        ? 'find-delete'
+        : undefined;
+  if (rule) ctx.add(rule, detail);
+}
+
+const unlink: Check = (cmd, _io, ctx) => deletes(parseFlags(cmd.args).operands, false, show(cmd), ctx);
+
+const FIND_VALUE_TESTS =
+  /^-(name|iname|path|ipath|wholename|regex|iregex|type|xtype|mtime|mmin|atime|amin|ctime|cmin|newer|size|user|group|perm|empty|links|inum|samefile|uid|gid)$/;
+const DELETERS = new Set(['rm', 'unlink', 'shred', 'rmdir']);
+
+const find: Check = (cmd, _io, ctx) => {
+  const { starts, expr } = findStarts(cmd.args);
+  const filtered = expr.some((a) => FIND_VALUE_TESTS.test(a.text));
+  // A match is named like its -name pattern (`*.pem` → match.pem), so what is done with it can be judged by name.
+  const nameAt = expr.findIndex((a) => /^-i?name$/.test(a.text));
+  const pattern = nameAt >= 0 ? expr[nameAt + 1]?.text : undefined;
+  const leaf = pattern && !pattern.includes('/') ? pattern.replace(/\*/g, 'match').replace(/[?[\]]/g, 'x') : 'match';
+  // With a filter, find deletes some of what is under its start paths, not all of it: judge a path below each.
+  const matchIn = (start: Word): Word =>
+    filtered ? { ...start, text: `${start.text.replace(/\/+$/, '')}/${leaf}` } : start;
+  if (expr.some((a) => a.text === '-delete')) for (const s of starts) findDeletes(s, filtered, show(cmd), ctx);
+  for (let j = 0; j < expr.length; j += 1) {
+    if (!/^-(exec|execdir|ok|okdir)$/.test(expr[j]!.text)) continue;
+    let end = j + 1;
+    while (end < expr.length && expr[end]!.text !== ';' && expr[end]!.text !== '+') end += 1;
+    const nested = expr.slice(j + 1, end);
+    // A deleting command run on each match deletes what find matches, however it is spelled.
+    if (nested[0] && DELETERS.has(nested[0].text.replace(/^.*\//, '')))
+      for (const s of starts) findDeletes(s, filtered, show(cmd), ctx);
+    // `{}` stands for each match (also inside a longer word): judge the nested command as if run on the start paths.
+    for (const s of starts)
+      ctx.argv(
+        nested.map((w) => (w.text.includes('{}') ? { ...w, text: w.text.replaceAll('{}', matchIn(s).text) } : w)),
+      );
+    j = end;
+  }
+};
+
+const rsync: Check = (cmd, _io, ctx) => {
+  const f = parseFlags(cmd.args, ['-e', '--rsh', '--exclude', '--include', '--filter', '-f']);
+  if ([...f.long].some((l) => l.startsWith('--del') || l === '--remove-source-files'))
+    ctx.add('rsync-delete', show(cmd));
+  const dest = f.operands.at(-1);
+  if (f.operands.length > 1 && dest && !/^[^/]*:/.test(dest.text)) checkWrite(dest, show(cmd), ctx);
+};
+
+/** tar -x -C DIR writes into DIR. */
+const tar: Check = (cmd, _io, ctx) => {
+  const f = parseFlags(cmd.args, ['-C', '--directory', '-f', '--file', '-T', '--files-from', '-X', '--exclude-from']);
+  const extracting = has(f, 'x', '--extract', '--get') || /^[a-z]*x/.test(cmd.args[0]?.text ?? '');
+  const dir = f.values.get('-C') ?? f.values.get('--directory');
+  if (!extracting || dir === undefined) return;
+  const c = classifyPath(literal(dir), ctx.where);
+  if (c === 'root' || c === 'system-dir' || c === 'system-path' || c === 'home')
+    ctx.add('overwrite-system-config', show(cmd));
+};
+
+const shred: Check = (cmd, _io, ctx) => {
+  const f = parseFlags(cmd.args, ['-n', '--iterations', '-s', '--size', '--random-source']);
+  ctx.add('shred', show(cmd));
+  for (const t of f.operands) if (isBlockDevice(t.text)) ctx.add('raw-disk-write', show(cmd));
+};
+
+const tee: Check = (cmd, _io, ctx) => {
+  const f = parseFlags(cmd.args, ['--output-error']);
+  for (const t of f.operands) checkWrite(t, show(cmd), ctx, has(f, 'a', '--append') ? 'append' : 'output');
+};
+
+/** A destination that is a directory receives each source under its own name (`cp config evil.git`). */
+function intoDirectory(dest: Word, sources: Word[], detail: string, ctx: CheckContext): void {
+  for (const s of sources) {
+    const name = s.text.replace(/\/+$/, '').replace(/^.*\//, '');
+    if (!s.dynamic && name !== '')
+      gitSurfaceWrite({ ...dest, text: `${dest.text.replace(/\/+$/, '')}/${name}` }, detail, ctx);
+  }
+}
+
+/** cp, mv, install: the destination is the last operand, or -t DIR. */
+function copyLike(moves: boolean): Check {
+  return (cmd, _io, ctx) => {
+    const f = parseFlags(cmd.args, [
+      '-t',
+      '--target-directory',
+      '-S',
+      '--suffix',
+      '-m',
+      '--mode',
+      '-o',
+      '--owner',
+      '-g',
+      '--group',
+    ]);
+    const dir = f.values.get('-t') ?? f.values.get('--target-directory');
+    const dest = dir !== undefined ? literal(dir) : f.operands.at(-1);
+    if (dest) checkWrite(dest, show(cmd), ctx);
+    const sources = dir !== undefined ? f.operands : f.operands.slice(0, -1);
+    if (dest) intoDirectory(dest, sources, show(cmd), ctx);
+    if (!moves) return;
+    // Moved onto /dev/null, a source is gone (and, as root, so is the device): judged as deleting it whole.
+    deletes(sources, dest?.text === '/dev/null', show(cmd), ctx);
+  };
+}
+
+const sed: Check = (cmd, _io, ctx) => {
+  const f = parseFlags(cmd.args, ['-e', '--expression', '-f', '--file', '-l', '--line-length']);
+  if (!has(f, 'i', '--in-place')) return;
+  const scriptGiven =
+    f.values.has('-e') || f.values.has('--expression') || f.values.has('-f') || f.values.has('--file');
+  for (const t of scriptGiven ? f.operands : f.operands.slice(1)) checkWrite(t, show(cmd), ctx);
+};
+
+const ln: Check = (cmd, _io, ctx) => {
+  const f = parseFlags(cmd.args, ['-t', '--target-directory', '-S', '--suffix']);
+  const dir = f.values.get('-t') ?? f.values.get('--target-directory');
+  const link = dir !== undefined ? literal(dir) : f.operands.length > 1 ? f.operands.at(-1) : undefined;
+  if (link) checkWrite(link, show(cmd), ctx);
+  if (link) intoDirectory(link, dir !== undefined ? f.operands : f.operands.slice(0, -1), show(cmd), ctx);
+};
+
+const truncate: Check = (cmd, _io, ctx) => {
+  for (const t of parseFlags(cmd.args, ['-s', '--size', '-r', '--reference']).operands) checkWrite(t, show(cmd), ctx);
+};
+
+const dd: Check = (cmd, _io, ctx) => {
+  for (const a of cmd.args) if (a.text.startsWith('of=')) checkWrite({ ...a, text: a.text.slice(3) }, show(cmd), ctx);
+};
+
+/** curl -o FILE / wget -O FILE write where they are told. */
+const download: Check = (cmd, _io, ctx) => {
+  const f = parseFlags(cmd.args, [
+    '-o',
+    '--output',
+    '-O',
+    '--output-document',
+    '--output-dir',
+    '-H',
+    '--header',
+    '-d',
+    '--data',
+    '-X',
+    '--request',
+    '-u',
+    '--user',
+    '-A',
+    '--user-agent',
+    '-e',
+    '-T',
+    '--upload-file',
+    '-P',
+    '--directory-prefix',
+  ]);
+  for (const key of ['-o', '--output', '--output-document', ...(cmd.name === 'wget' ? ['-O'] : [])]) {
+    const v = f.values.get(key);
+    if (v === undefined || v === '-') continue;
+    checkWrite(literal(v), show(cmd), ctx);
+    ctx.downloaded.add(v.replace(/^\.\//, ''));
+  }
+  // A directory to download into: judged as a file in it.
+  for (const key of ['-P', '--directory-prefix', '--output-dir']) {
+    const v = f.values.get(key);
+    if (v !== undefined) checkWrite(literal(`${v.replace(/\/+$/, '')}/x`), show(cmd), ctx);
+  }
+};
+
+/** chmod MODE PATH..., chown OWNER PATH...: the first operand is not a path unless --reference is used. */
+function permissions(firstIsSpec: boolean): Check {
+  return (cmd, _io, ctx) => {
+    // A symbolic mode may start with '-' (chmod -x FILE): it is the mode, not options.
+    const args =
+      cmd.name === 'chmod'
+        ? cmd.args.map((a) =>
+            /^-[rwxXstugo=+,-]*[rwxXst][rwxXstugo=+,-]*$/.test(a.text) && !/^-[Rvcf]+$/.test(a.text)
+              ? { ...a, text: `=${a.text}` }
+              : a,
+          )
+        : cmd.args;
+    const f = parseFlags(args, ['--reference', '--from']);
+    const paths = firstIsSpec && !f.values.has('--reference') ? f.operands.slice(1) : f.operands;
+    // Set-uid and set-gid bits make a file run as its owner, wherever it is (u+s, +s, 4755, 6755).
+    const mode = cmd.name === 'chmod' && firstIsSpec ? f.operands[0]?.text.replace(/^=/, '') : undefined;
+    if (
+      mode !== undefined &&
+      (/^[0-7]?[2467][0-7]{3}$/.test(mode) || /^[ugoa]*[+=][rwxXt]*s/.test(mode) || /,[ugoa]*[+=][rwxXt]*s/.test(mode))
+    )
+      ctx.add('security-posture', show(cmd));
+    // Anyone may write (777, 666, o+w, a+w): a container socket or a file outside the project becomes everyone's.
+    const worldWritable =
+      mode !== undefined &&
+      (/^[0-7]?[0-7]{2}[2367]$/.test(mode) || mode.split(',').some((m) => /^[ugo]*[oa][ugoa]*[+=][rwxXst]*w/.test(m)));
+    for (const p of paths) {
+      const c = classifyPath(p, ctx.where);
+      if (worldWritable && (/\.sock$/.test(p.text) || (c !== 'inside' && c !== 'temp')))
+        ctx.add('security-posture', show(cmd));
+      if (isAgentSettings(p.text)) ctx.add('agent-safety', show(cmd));
+    }
+    // Taking permissions away from group and others (600, 700, go-rwx) on the user's own files (~/.ssh) is hygiene.
+    const restrictive = mode !== undefined && (/^0?[4-7]00$/.test(mode) || /^[go]+-[rwx]+$/.test(mode));
+    for (const p of paths.flatMap(expandBraces)) {
+      if (restrictive && /^(~|\$HOME|\$\{HOME\}|\/home\/[^/]+)\//.test(p.text)) continue;
+      const c = classifyPath(p, ctx.where);
+      if (c === 'root' || c === 'home' || c === 'system-dir' || c === 'system-path')
+        ctx.add('system-permissions', show(cmd));
+    }
+  };
+}
+
+/** rimraf PATH...: recursive deletion from npm. */
+const rimraf: Check = (cmd, _io, ctx) => deletes(parseFlags(cmd.args).operands, true, show(cmd), ctx);
+
+/** fd PATTERN PATH -x CMD: like find -exec. */
+const fd: Check = (cmd, _io, ctx) => {
+  const at = cmd.args.findIndex((a) => /^(-x|--exec|-X|--exec-batch)$/.test(a.text));
+  if (at < 0) return;
+  const ops = parseFlags(cmd.args.slice(0, at), [
+    '-e',
+    '--extension',
+    '-t',
+    '--type',
+    '-d',
+    '--max-depth',
+    '-E',
+    '--exclude',
+  ]).operands;
+  const filtered = ops[0] !== undefined && !['.', '', '^'].includes(ops[0].text);
+  const starts = ops.length > 1 ? ops.slice(1) : [literal('.')];
+  if (DELETERS.has(cmd.args[at + 1]?.text.replace(/^.*\//, '') ?? ''))
+    for (const s of starts) findDeletes(s, filtered, show(cmd), ctx);
+};
+
+export const fileChecks: Record<string, Check> = {
+  rm,
+  rimraf,
+  fd,
+  fdfind: fd,
+  unlink,
+  find,
+  rsync,
+  tar,
+  shred,
+  tee,
+  cp: copyLike(false),
+  install: copyLike(false),
+  mv: copyLike(true),
+  sed,
+  ln,
+  truncate,
+  dd,
+  curl: download,
+  wget: download,
+  chmod: permissions(true),
+  chown: permissions(true),
+  chgrp: permissions(true),
+  setfacl: permissions(false),
+  chattr: permissions(true),
+};

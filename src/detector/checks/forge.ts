@@ -1,0 +1,159 @@
+// Outward actions on a code forge, in the user's name and seen by others: pull/merge requests and issues opened,
+// merged, closed, reopened, reviewed, edited or commented; releases, labels and repository changes; the same through
+// the forge's API (gh/glab api, curl/http/requests to api.github.com, GitLab's /api/v4, Gitea's /api/v1,
+// Bitbucket's API); merge requests opened by push options; release tags pushed. Reading (view, list, status, diff,
+// checks, search) and local work (checkout, clone) stay ordinary. Pure.
+import { parseFlags } from '../engine/argv.js';
+import { forgeApiWrite, httpMethod, writingMethod } from './forge-api.js';
+import { show, type Check, type CheckContext } from './types.js';
+
+/** Per object, the verbs that act in the user's name. */
+const ACTS: Record<string, RegExp> = {
+  pr: /^(create|new|merge|close|reopen|review|edit|ready|comment|lock|unlock|update-branch|revert)$/,
+  mr: /^(create|new|merge|close|reopen|approve|revoke|update|note|rebase|edit|subscribe)$/,
+  issue: /^(create|new|close|reopen|edit|update|comment|note|transfer|pin|unpin|lock|unlock|develop)$/,
+  release: /^(create|new|upload|edit|update)$/,
+  label: /^(create|new|edit|clone)$/,
+  // `repo edit` settings are judged by the access rules (visibility public asks; private does not).
+  repo: /^(create|new|archive|unarchive|rename|transfer|fork|set-default-branch)$/,
+  discussion: /^(create|new|comment|close|edit)$/,
+  project: /^(create|edit|close|item-add|item-create|item-edit|copy|link)$/,
+  milestone: /^(create|edit|close)$/,
+  snippet: /^(create|new)$/,
+  gist: /^(edit)$/,
+};
+const ALIASES: Record<string, string> = {
+  pulls: 'pr',
+  pull: 'pr',
+  'pull-request': 'pr',
+  'merge-request': 'mr',
+  issues: 'issue',
+  releases: 'release',
+  labels: 'label',
+  repos: 'repo',
+  milestones: 'milestone',
+};
+
+/** `gh pr merge 12`, `glab mr approve`, `tea pulls create`, `hub pull-request`, `az repos pr create`. */
+const forgeCli: Check = (cmd, _io, ctx) => {
+  const ops = parseFlags(cmd.args, [
+    '-R',
+    '--repo',
+    '-b',
+    '--body',
+    '-F',
+    '--body-file',
+    '-t',
+    '--title',
+    '-m',
+    '--message',
+    '-B',
+    '--base',
+    '-H',
+    '--head',
+    '-l',
+    '--label',
+    '-a',
+    '--assignee',
+    '-d',
+    '--description',
+    '--notes',
+    '-n',
+  ]).operands.map((o) => o.text);
+  let [object, verb] = ops;
+  if (cmd.name === 'az') [object, verb] = ops[0] === 'repos' ? [ops[1], ops[2]] : [undefined, undefined];
+  if (cmd.name === 'hub' && /^(pull-request|fork|create)$/.test(object ?? '')) {
+    ctx.add('forge-write', show(cmd));
+    return;
+  }
+  if (cmd.name === 'hub' && /^(release|issue)$/.test(object ?? '') && verb && /^(create|edit)$/.test(verb)) {
+    ctx.add('forge-write', show(cmd));
+    return;
+  }
+  if (!object || !verb) return;
+  const kind = ALIASES[object] ?? object;
+  if (Object.hasOwn(ACTS, kind) && ACTS[kind]!.test(verb)) ctx.add('forge-write', show(cmd));
+};
+
+/** API paths of forge objects (GitHub, GitLab /api/v4, Gitea/Forgejo /api/v1, Bitbucket /2.0). */
+const FORGE_API =
+  /^https?:\/\/(api\.github\.com|[^/]+\/api\/v3|gitlab\.[^/]+\/api\/v4|[^/]+\/api\/v4\/projects|[^/]+\/api\/v1\/repos|api\.bitbucket\.org\/2\.0)\//i;
+
+/** GraphQL mutations through `gh api graphql -f query='mutation {...}'`. */
+const forgeApi: Check = (cmd, _io, ctx) => {
+  const args = cmd.args.map((a) => a.text);
+  const write = forgeApiWrite(args);
+  if (!write) return;
+  if (write.path === 'graphql' && !args.some((a) => /\bmutation\b/.test(a))) return;
+  ctx.add('forge-write', `${show(cmd)} (${write.method} ${write.path})`);
+};
+
+const forgeHttp: Check = (cmd, _io, ctx) => {
+  const url = cmd.args.map((a) => a.text.replace(/^["']|["']$/g, '')).find((t) => FORGE_API.test(t));
+  if (!url) return;
+  const method = httpMethod(cmd);
+  // A GraphQL query (not a mutation) is a read sent by POST.
+  if (/\/graphql\/?$/.test(url) && !cmd.args.some((a) => /\bmutation\b/.test(a.text))) return;
+  if (writingMethod(method)) ctx.add('forge-write', `${show(cmd)} (${method} ${url})`);
+};
+
+/** A tag that names a release (`v1.4.0`, `2.0.0-rc1`, `release-3`). */
+const RELEASE_TAG = /^(refs\/tags\/)?(v?\d+(\.\d+)+([-+.][\w.]+)?|release[-/][\w.-]+)$/;
+
+/**
+ * git push of release tags (a release pipeline starts, the tag is published) and GitLab push options that open or
+ * merge a merge request.
+ */
+export function gitPushToForge(args: string[], ctx: CheckContext, detail: string): void {
+  const at = args.indexOf('push');
+  if (at < 0) return;
+  const rest = args.slice(at + 1);
+  if (rest.some((t) => t === '-n' || t === '--dry-run')) return;
+  const options = rest.flatMap((t, i) =>
+    t === '-o' || t === '--push-option' ? [rest[i + 1] ?? ''] : /^--push-option=/.test(t) ? [t.slice(14)] : [],
+  );
+  if (options.some((o) => /^merge_request\.(create|merge_when_pipeline_succeeds|auto_merge)/.test(o)))
+    ctx.add('forge-write', `${detail} (opens a merge request)`);
+  const refs = rest
+    .filter(
+      (t, i) => !t.startsWith('-') && !/^(-o|--push-option|--repo|--receive-pack|--exec)$/.test(rest[i - 1] ?? ''),
+    )
+    .slice(1);
+  if (
+    rest.some((t) => t === '--tags' || t === '--follow-tags') ||
+    refs.some((r) => RELEASE_TAG.test(r.replace(/^\+/, '').split(':').at(-1)!))
+  )
+    ctx.add('forge-write', `${detail} (pushes a release tag)`);
+}
+
+/** python/node code that writes to a forge API (requests.post to api.github.com). */
+export function forgeCode(code: string, ctx: CheckContext, detail: string): void {
+  if (
+    /\b(requests|httpx|session|client)\.(post|put|patch|delete)\s*\(|method\s*[:=]\s*["'](POST|PUT|PATCH|DELETE)["']|urlopen\s*\(\s*Request\s*\(/i.test(
+      code,
+    ) &&
+    /https?:\/\/(api\.github\.com|gitlab\.[\w.]+\/api\/v4|api\.bitbucket\.org)\//.test(code)
+  )
+    ctx.add('forge-write', detail);
+}
+
+export const forgeChecks: Record<string, Check> = {
+  gh: (cmd, io, ctx) => {
+    forgeCli(cmd, io, ctx);
+    forgeApi(cmd, io, ctx);
+  },
+  glab: (cmd, io, ctx) => {
+    forgeCli(cmd, io, ctx);
+    forgeApi(cmd, io, ctx);
+  },
+  hub: forgeCli,
+  tea: forgeCli,
+  berg: forgeCli,
+  az: forgeCli,
+  curl: forgeHttp,
+  wget: forgeHttp,
+  http: forgeHttp,
+  https: forgeHttp,
+  xh: forgeHttp,
+  xhs: forgeHttp,
+};

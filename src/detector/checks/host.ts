@@ -1,0 +1,311 @@
+// The machine underneath: kernel modules and boot configuration, remote login, macOS accounts (dscl, dseditgroup,
+// sysadminctl), trust and quarantine switches (trusted root certificates, Gatekeeper quarantine, SIP), sleep and
+// power (pmset, rtcwake), things that start by themselves (user services and timers, login items, launch agents,
+// autostart entries), zsh's TCP module, and AppleScript. Pure.
+import { parseFlags } from '../engine/argv.js';
+import { show, type Check, type CheckContext } from './types.js';
+
+const words = (cmd: Parameters<Check>[0]): string[] => cmd.args.map((a) => a.text);
+const LOOPBACK = /^(localhost|127\.\d+\.\d+\.\d+|::1|0\.0\.0\.0)$/;
+
+/** Kernel modules: loading one runs its code in the kernel; removing one takes a driver away. */
+function kernelModules(readOnly: RegExp): Check {
+  return (cmd, _io, ctx) => {
+    const w = words(cmd);
+    if (w.length === 0 || w.some((t) => readOnly.test(t))) return;
+    ctx.add('boot-kernel', show(cmd));
+  };
+}
+
+/** kmutil load/unload/install, kmod load: a subcommand that changes the running kernel. */
+const kmutil: Check = (cmd, _io, ctx) => {
+  if (/^(load|unload|install|create|rebuild|trigger-panic-medic)$/.test(cmd.args[0]?.text ?? ''))
+    ctx.add('boot-kernel', show(cmd));
+};
+
+/** efibootmgr with an option that writes (create, delete, order, next boot, activate); bare or -v it lists. */
+const efibootmgr: Check = (cmd, _io, ctx) => {
+  const f = parseFlags(cmd.args, ['-b', '--bootnum', '-L', '--label', '-l', '--loader', '-d', '--disk', '-p']);
+  if (
+    has(f.short, 'cBoOnNaAwDfFtT') ||
+    [...f.long].some((l) =>
+      /^--(create|delete|bootorder|bootnext|active|inactive|write|timeout|delete-bootorder|delete-bootnext|delete-timeout)/.test(
+        l,
+      ),
+    )
+  )
+    ctx.add('boot-kernel', show(cmd));
+};
+
+const has = (set: Set<string>, chars: string): boolean => [...chars].some((c) => set.has(c));
+
+/** nvram NAME=VALUE, -d NAME, -c, -f FILE write firmware variables (boot-args); `nvram -p` and `nvram NAME` read. */
+const nvram: Check = (cmd, _io, ctx) => {
+  const w = words(cmd);
+  if (w.some((t) => t.includes('=') || /^-[a-z]*[dcf]/.test(t))) ctx.add('boot-kernel', show(cmd));
+};
+
+/** bootctl install/update/remove/set-default/set-oneshot; grub-reboot, grub-set-default; bless --setBoot. */
+const bootctl: Check = (cmd, _io, ctx) => {
+  if (cmd.args.some((a) => /^(install|update|remove|set-default|set-oneshot|set-timeout|unlink|cleanup)$/.test(a.text)))
+    ctx.add('boot-kernel', show(cmd));
+};
+
+/** grub-install, update-grub, grub-set-default, bless: the boot loader or what it boots; `bless --info` only reads. */
+const boot: Check = (cmd, _io, ctx) => {
+  if (cmd.args.some((a) => /^(--info|--getBoot)$/.test(a.text))) return;
+  ctx.add('boot-kernel', show(cmd));
+};
+
+/** csrutil disable / clear / authenticated-root disable: System Integrity Protection off. */
+const csrutil: Check = (cmd, _io, ctx) => {
+  if (cmd.args.some((a) => /^(disable|clear)$/.test(a.text))) ctx.add('security-posture', show(cmd));
+};
+
+/** systemsetup -setremotelogin on / -setremoteappleevents on: SSH and remote Apple events for anyone who can log in. */
+const systemsetup: Check = (cmd, _io, ctx) => {
+  const w = words(cmd).map((t) => t.toLowerCase());
+  const at = w.findIndex((t) => /^-set(remotelogin|remoteappleevents)$/.test(t));
+  if (at >= 0 && /^(on|yes|true)$/.test(w[at + 1] ?? '')) ctx.add('remote-access', show(cmd));
+};
+
+/** ARD's kickstart -activate / -configure -access -on: remote management of the Mac. */
+const kickstart: Check = (cmd, _io, ctx) => {
+  if (
+    cmd.args.some((a) => /^-(activate|restart)$/.test(a.text) || (a.text === '-on' && words(cmd).includes('-access')))
+  )
+    ctx.add('remote-access', show(cmd));
+};
+
+/** dscl . -create/-append/-delete/-passwd/-change/-merge: users and groups in Directory Services. */
+const dscl: Check = (cmd, _io, ctx) => {
+  if (
+    cmd.args.some((a) =>
+      /^-?(create|createpl|append|appendpl|delete|deletepl|passwd|change|changei|merge|mergepl)$/i.test(a.text),
+    )
+  )
+    ctx.add('account-change', show(cmd));
+};
+
+/** dseditgroup -o edit|create|delete; sysadminctl -addUser/-deleteUser/-resetPasswordFor/-secureTokenOn. */
+const dseditgroup: Check = (cmd, _io, ctx) => {
+  const w = words(cmd);
+  const o = w.indexOf('-o');
+  if (o >= 0 && /^(edit|create|delete)$/.test(w[o + 1] ?? '')) ctx.add('account-change', show(cmd));
+};
+
+const sysadminctl: Check = (cmd, _io, ctx) => {
+  if (
+    cmd.args.some((a) =>
+      /^-(addUser|deleteUser|resetPasswordFor|secureTokenOn|secureTokenOff|adminUser|guestAccount|autologin)$/.test(
+        a.text,
+      ),
+    )
+  )
+    ctx.add('account-change', show(cmd));
+};
+
+/** xattr -d/-c com.apple.quarantine: Gatekeeper no longer checks a downloaded program. */
+const xattr: Check = (cmd, _io, ctx) => {
+  const w = words(cmd);
+  const removes = w.some((t) => /^-[a-z]*[dc]/.test(t));
+  if (removes && (w.some((t) => t === 'com.apple.quarantine') || w.some((t) => /^-[a-z]*c/.test(t))))
+    ctx.add('security-posture', show(cmd));
+};
+
+/**
+ * macOS `security`: trusting a root certificate or changing authorization rights weakens the machine; dumping a
+ * keychain with -d prints every secret in it.
+ */
+const security: Check = (cmd, _io, ctx) => {
+  const sub = cmd.args[0]?.text ?? '';
+  if (/^(add-trusted-cert|trust-settings-import|add-certificates|authorizationdb|remove-trusted-cert)$/.test(sub)) {
+    if (sub !== 'authorizationdb' || cmd.args.some((a) => /^(write|remove|merge)$/.test(a.text)))
+      ctx.add('security-posture', show(cmd));
+  }
+  if (sub === 'dump-keychain' && cmd.args.some((a) => /^-[a-z]*d/.test(a.text))) ctx.add('credential-dump', show(cmd));
+};
+
+/** `trust anchor FILE`, NSS `certutil -A -t C,,`, `keytool -importcert ... cacerts`: a new certificate authority. */
+const trust: Check = (cmd, _io, ctx) => {
+  if (cmd.args[0]?.text === 'anchor' && !cmd.args.some((a) => a.text === '--remove'))
+    ctx.add('security-posture', show(cmd));
+};
+
+const nssCertutil: Check = (cmd, _io, ctx) => {
+  const w = words(cmd);
+  const t = w.indexOf('-t');
+  if ((w.includes('-A') && t >= 0 && /C/.test(w[t + 1] ?? '')) || w.some((x) => /^[-/]addstore$/i.test(x)))
+    if (w.some((x) => /^root$|^ca$|^authroot$/i.test(x)) || w.includes('-A')) ctx.add('security-posture', show(cmd));
+};
+
+const keytool: Check = (cmd, _io, ctx) => {
+  const w = words(cmd);
+  if (w.some((t) => /^-(importcert|import)$/.test(t)) && w.some((t) => t === '-cacerts' || /(^|\/)cacerts$/.test(t)))
+    ctx.add('security-posture', show(cmd));
+};
+
+/** pmset sleepnow, or a schedule that sleeps, shuts down or restarts the machine. */
+const pmset: Check = (cmd, _io, ctx) => {
+  const w = words(cmd).map((t) => t.toLowerCase());
+  if (
+    w.includes('sleepnow') ||
+    ((w.includes('schedule') || w.includes('repeat')) && w.some((t) => /^(sleep|shutdown|restart|poweroff)$/.test(t)))
+  )
+    ctx.add('shutdown', show(cmd));
+};
+
+/** rtcwake -m mem|disk|off|standby suspends (or powers off) until the clock wakes it. */
+const rtcwake: Check = (cmd, _io, ctx) => {
+  const f = parseFlags(cmd.args, [
+    '-m',
+    '--mode',
+    '-s',
+    '--seconds',
+    '-t',
+    '--time',
+    '-d',
+    '--device',
+    '-A',
+    '--adjfile',
+  ]);
+  const mode = f.values.get('-m') ?? f.values.get('--mode');
+  if (mode !== undefined && /^(mem|disk|off|standby|freeze)$/.test(mode)) ctx.add('shutdown', show(cmd));
+};
+
+const suspend: Check = (cmd, _io, ctx) => ctx.add('shutdown', show(cmd));
+
+/** loginctl enable-linger: the user's services keep running (and start at boot) without a login. */
+const loginctl: Check = (cmd, _io, ctx) => {
+  const sub = cmd.args.find((a) => !a.text.startsWith('-'))?.text;
+  if (sub === 'enable-linger') ctx.add('persistence', show(cmd));
+  if (sub !== undefined && /^(suspend|hibernate|hybrid-sleep|suspend-then-hibernate|poweroff|reboot|halt)$/.test(sub))
+    ctx.add('shutdown', show(cmd));
+};
+
+/** Units that let others in: SSH, remote desktops, VNC, telnet. */
+const REMOTE_UNITS =
+  /^(ssh|sshd|openssh(-server)?|dropbear|xrdp|vncserver[\w@.-]*|x11vnc|tigervnc[\w@.-]*|telnet[\w.-]*|inetd|xinetd|tailscale-ssh)(\.service|\.socket)?$/;
+
+/**
+ * systemctl enable/start of a remote-login service; a user unit enabled (it starts at every login) or a timer (it runs
+ * a command on a schedule): both start by themselves later, running what their unit files say.
+ */
+const systemctl: Check = (cmd, _io, ctx) => {
+  const f = parseFlags(cmd.args, ['-H', '--host', '-M', '--machine', '-t', '--type', '-p', '--property', '--root']);
+  const [verb, ...units] = f.operands.map((o) => o.text);
+  if (!verb) return;
+  if (/^(enable|start|restart|reenable|unmask)$/.test(verb) && units.some((u) => REMOTE_UNITS.test(u)))
+    ctx.add('remote-access', show(cmd));
+  if (/^(enable|reenable|link|preset)$/.test(verb) && f.long.has('--user')) ctx.add('persistence', show(cmd));
+  if (/^(enable|reenable|start|restart|link)$/.test(verb) && units.some((u) => /\.timer$/.test(u)))
+    ctx.add('persistence', show(cmd));
+  if (/^(suspend|hibernate|hybrid-sleep|suspend-then-hibernate|sleep)$/.test(verb)) ctx.add('shutdown', show(cmd));
+};
+
+/** `service ssh start`, `rc-service sshd start`: the same for SysV and OpenRC. */
+const service: Check = (cmd, _io, ctx) => {
+  const [unit, verb] = words(cmd);
+  if (unit && REMOTE_UNITS.test(unit) && /^(start|restart|enable)$/.test(verb ?? ''))
+    ctx.add('remote-access', show(cmd));
+};
+
+/** defaults write com.apple.loginwindow LoginHook SCRIPT (runs as root at every login); LSQuarantine off. */
+const defaults: Check = (cmd, _io, ctx) => {
+  const w = words(cmd);
+  if (w[0] !== 'write') return;
+  if (w.some((t) => /^Log(in|out)Hook$/.test(t))) ctx.add('persistence', show(cmd));
+  if (w.some((t) => t === 'LSQuarantine') && w.some((t) => /^(false|no|0)$/i.test(t)))
+    ctx.add('security-posture', show(cmd));
+};
+
+/** zsh's TCP module: `ztcp HOST PORT` (or zsocket) opens a connection a shell's input and output can be tied to. */
+const ztcp: Check = (cmd, _io, ctx) => {
+  const f = parseFlags(cmd.args, ['-d']);
+  if (has(f.short, 'lacLt')) return; // listen, accept, close, list, test
+  const host = f.operands[0]?.text;
+  if (host !== undefined && f.operands.length >= 2 && !LOOPBACK.test(host)) ctx.add('reverse-shell', show(cmd));
+};
+
+/**
+ * osascript -e SCRIPT: `do shell script "..."` is a shell command (as root `with administrator privileges`), a login
+ * item starts by itself at every login, System Events can sleep, restart or shut the machine down.
+ */
+const osascript: Check = (cmd, _io, ctx) => {
+  const f = parseFlags(cmd.args, ['-e', '-l', '-s']);
+  const scripts = cmd.args.filter((_, i) => i > 0 && cmd.args[i - 1]!.text === '-e').map((a) => a.text);
+  if (f.values.get('-l') === 'JavaScript') return void scripts.forEach((s) => ctx.code(s, 'javascript'));
+  for (const s of scripts) appleScript(s, ctx, show(cmd));
+};
+
+export function appleScript(text: string, ctx: CheckContext, detail: string): void {
+  for (const m of text.matchAll(/do shell script\s+"((?:\\.|[^"\\])*)"/gi))
+    ctx.script(m[1]!.replace(/\\(["\\])/g, '$1'));
+  if (/do shell script[\s\S]*with administrator privileges/i.test(text)) ctx.add('privilege-escalation', detail);
+  if (/\bmake\s+(new\s+)?login item\b/i.test(text)) ctx.add('persistence', detail);
+  if (
+    /\bto\s+(sleep|shut\s*down|restart|log\s*out)\b|\b(sleep|shut\s*down|restart)\s*(\}|$)/i.test(text) &&
+    /System Events|Finder|loginwindow/i.test(text)
+  )
+    ctx.add('shutdown', detail);
+}
+
+export const hostChecks: Record<string, Check> = {
+  insmod: kernelModules(/^(-h|--help|-V|--version)$/),
+  rmmod: kernelModules(/^(-h|--help|-V|--version)$/),
+  modprobe: kernelModules(
+    /^(-n|--dry-run|-c|--showconfig|--show-depends|-D|-V|--version|-h|--help|--dump-modversions|-l|--list)$/,
+  ),
+  kextload: kernelModules(/^-h$/),
+  kextunload: kernelModules(/^-h$/),
+  kmutil,
+  efibootmgr,
+  nvram,
+  bootctl,
+  'grub-install': boot,
+  'grub2-install': boot,
+  'grub-reboot': boot,
+  'grub-set-default': boot,
+  'grub2-set-default': boot,
+  'grub2-reboot': boot,
+  'update-grub': boot,
+  bless: boot,
+  csrutil,
+  systemsetup,
+  kickstart,
+  dscl,
+  dseditgroup,
+  sysadminctl,
+  dsenableroot: (cmd, _io, ctx) => ctx.add('account-change', show(cmd)),
+  xattr,
+  security,
+  trust,
+  certutil: nssCertutil,
+  keytool,
+  pmset,
+  rtcwake,
+  'pm-suspend': suspend,
+  'pm-hibernate': suspend,
+  'pm-suspend-hybrid': suspend,
+  zzz: suspend,
+  ZZZ: suspend,
+  loginctl,
+  systemctl,
+  service,
+  'rc-service': service,
+  defaults,
+  ztcp,
+  zsocket: ztcp,
+  osascript,
+};
+
+/**
+ * Where things that start by themselves are installed: systemd user units, launch agents and daemons, XDG and KDE
+ * autostart entries, the Windows Startup folder. A file written there runs at the next login or boot.
+ */
+const PERSISTENCE =
+  /(^|\/)(\.config\/systemd\/user|\.local\/share\/systemd\/user|Library\/(LaunchAgents|LaunchDaemons|StartupItems)|\.config\/autostart|\.kde4?\/Autostart|\.config\/plasma-workspace\/(env|shutdown)|etc\/systemd\/(system|user)|etc\/xdg\/autostart|etc\/init|etc\/rc\.local)(\/|$)|Start Menu[\\/]Programs[\\/]Startup|StartMenu\\?Programs\\?Startup/i;
+
+export function persistenceWrite(path: string, detail: string, ctx: CheckContext): void {
+  if (PERSISTENCE.test(path)) ctx.add('persistence', detail);
+}

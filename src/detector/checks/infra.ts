@@ -1,0 +1,172 @@
+// Checks for destructive infrastructure commands: docker, kubectl, terraform, cloud storage; and the nested commands
+// docker exec / kubectl exec run (git lives in vcs.ts; other resource CLIs in resource.ts). Pure.
+import { has, parseFlags } from '../engine/argv.js';
+import type { Word } from '../engine/words.js';
+import { subcommandPath } from './resource.js';
+import { show, type Check } from './types.js';
+
+const DOCKER_VALUE_OPTS = ['-H', '--host', '--context', '-c', '--config', '-l', '--log-level'];
+const EXEC_VALUE_OPTS = [
+  '-e',
+  '--env',
+  '-u',
+  '--user',
+  '-w',
+  '--workdir',
+  '--env-file',
+  '--detach-keys',
+  '-c',
+  '--container',
+  '-n',
+  '--namespace',
+];
+
+/** `docker exec [opts] C CMD...` and `kubectl exec [opts] POD -- CMD...`: the command after the target. */
+function execTarget(rest: Word[]): Word[] {
+  let i = 0;
+  while (i < rest.length && rest[i]!.text.startsWith('-') && rest[i]!.text !== '--')
+    i += EXEC_VALUE_OPTS.includes(rest[i]!.text) ? 2 : 1;
+  let cmd = rest.slice(i + 1);
+  const dashes = rest.findIndex((w) => w.text === '--');
+  if (dashes >= 0) cmd = rest.slice(dashes + 1);
+  return cmd;
+}
+
+const docker: Check = (cmd, io, ctx) => {
+  let i = 0;
+  const args = cmd.args;
+  while (i < args.length && args[i]!.text.startsWith('-')) i += DOCKER_VALUE_OPTS.includes(args[i]!.text) ? 2 : 1;
+  const words = args.slice(i).map((a) => a.text);
+  const [a, b] = words;
+  // docker exec C CMD, docker container exec C CMD, docker compose exec SERVICE CMD: the command gets our input.
+  if (a === 'exec') ctx.argv(execTarget(args.slice(i + 1)), io);
+  if ((a === 'container' || a === 'compose') && b === 'exec') ctx.argv(execTarget(args.slice(i + 2)), io);
+  const prune =
+    b === 'prune' ||
+    (a === 'volume' && (b === 'rm' || b === 'remove')) ||
+    (a === 'compose' && words.includes('down') && words.some((w) => w === '-v' || w === '--volumes'));
+  if (prune) ctx.add('docker-prune', show(cmd));
+};
+
+const kubectl: Check = (cmd, io, ctx) => {
+  // Global options may take values the parser does not know; the verb is the first of the known verbs.
+  const dashes = cmd.args.findIndex((w) => w.text === '--');
+  const words = (dashes < 0 ? cmd.args : cmd.args.slice(0, dashes)).map((w) => w.text);
+  const path = subcommandPath(dashes < 0 ? cmd.args : cmd.args.slice(0, dashes));
+  if (path.hypothetical || words.some((w) => /^--dry-run(=(client|server|true))?$/.test(w))) return; // can-i, explain, dry runs
+  const deleting =
+    cmd.name === 'helm' ? words.some((w) => /^(uninstall|delete|del|un)$/.test(w)) : words.includes('delete');
+  if (deleting) ctx.add('kubectl-delete', show(cmd));
+  // replace --force deletes and re-creates; apply --prune deletes what the files no longer list.
+  if (path.verbs.includes('replace') && words.some((w) => w === '--force' || w === '--force=true'))
+    ctx.add('kubectl-delete', show(cmd));
+  if (cmd.name !== 'helm' && words.includes('exec')) {
+    const at = cmd.args.findIndex((w) => w.text === 'exec');
+    ctx.argv(execTarget(cmd.args.slice(at + 1)), io);
+  }
+};
+
+const terraform: Check = (cmd, _io, ctx) => {
+  const words = cmd.args.map((a) => a.text);
+  if (words.includes('plan') || words.includes('preview')) return;
+  if (
+    words.includes('destroy') ||
+    (cmd.name === 'pulumi' && words.includes('down')) ||
+    words.some((w) => /^--?destroy(=true)?$/.test(w)) ||
+    // apply -replace=ADDR destroys ADDR (and its data) before creating it again.
+    (words.includes('apply') && words.some((w) => /^--?replace(=|$)/.test(w)))
+  )
+    ctx.add('terraform-destroy', show(cmd));
+};
+
+const aws: Check = (cmd, _io, ctx) => {
+  const w = cmd.args.map((a) => a.text);
+  const s3 = w.indexOf('s3');
+  if (s3 < 0) return;
+  const verb = w[s3 + 1];
+  if (
+    (verb === 'rm' && w.includes('--recursive')) ||
+    (verb === 'rb' && w.includes('--force')) ||
+    (verb === 'sync' && w.includes('--delete'))
+  )
+    ctx.add('cloud-storage-delete', show(cmd));
+};
+
+const gsutil: Check = (cmd, _io, ctx) => {
+  const w = cmd.args.map((a) => a.text).filter((x) => x !== '-m');
+  const verb = w.find((x) => !x.startsWith('-'));
+  const f = parseFlags(cmd.args);
+  const wildcard = cmd.args.some((a) => a.text.includes('**'));
+  if ((verb === 'rm' && (has(f, 'rRa', '--recursive') || wildcard)) || verb === 'rb')
+    ctx.add('cloud-storage-delete', show(cmd));
+};
+
+const gcloud: Check = (cmd, _io, ctx) => {
+  const f = parseFlags(cmd.args, ['--project', '--account', '--configuration', '--format', '--verbosity']);
+  const w = f.operands.map((a) => a.text);
+  if (
+    w[0] === 'storage' &&
+    ((w[1] === 'rm' && has(f, 'r', '--recursive')) || (w[1] === 'buckets' && w[2] === 'delete'))
+  )
+    ctx.add('cloud-storage-delete', show(cmd));
+};
+
+const az: Check = (cmd, _io, ctx) => {
+  const w = cmd.args.map((a) => a.text).join(' ');
+  if (/\bstorage (blob delete-batch|container delete|account delete)\b/.test(w))
+    ctx.add('cloud-storage-delete', show(cmd));
+};
+
+const rclone: Check = (cmd, _io, ctx) => {
+  const verb = parseFlags(cmd.args, [
+    '--config',
+    '--transfers',
+    '--checkers',
+    '--log-file',
+    '--filter',
+    '--include',
+    '--exclude',
+  ]).operands[0]?.text;
+  if (verb === 'purge' || verb === 'delete' || verb === 'rmdirs') ctx.add('cloud-storage-delete', show(cmd));
+};
+
+const s3cmd: Check = (cmd, _io, ctx) => {
+  const w = cmd.args.map((a) => a.text);
+  const f = parseFlags(cmd.args);
+  if ((w.includes('del') || w.includes('rm') || w.includes('rb')) && has(f, 'r', '--recursive', '--force'))
+    ctx.add('cloud-storage-delete', show(cmd));
+};
+
+const mc: Check = (cmd, _io, ctx) => {
+  const f = parseFlags(cmd.args, ['--config-dir', '-C']);
+  const w = f.operands.map((a) => a.text);
+  if ((w[0] === 'rm' && has(f, 'r', '--recursive')) || (w[0] === 'rb' && has(f, '', '--force')))
+    ctx.add('cloud-storage-delete', show(cmd));
+};
+
+export const infraChecks: Record<string, Check> = {
+  docker,
+  podman: docker,
+  'docker-compose': (cmd, io, ctx) =>
+    docker(
+      { ...cmd, args: [{ text: 'compose', dynamic: false, pattern: false, substitutions: [] }, ...cmd.args] },
+      io,
+      ctx,
+    ),
+  nerdctl: docker,
+  kubectl,
+  oc: kubectl,
+  helm: kubectl,
+  terraform,
+  tofu: terraform,
+  terragrunt: terraform,
+  pulumi: terraform,
+  cdk: terraform,
+  aws,
+  gsutil,
+  gcloud,
+  az,
+  rclone,
+  s3cmd,
+  mc,
+};

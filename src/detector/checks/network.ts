@@ -1,0 +1,190 @@
+// Network and power: interfaces and routes taken down or flushed, network managers and radios off, firewall
+// default-deny policies and DROP rules, suspend/hibernate/kexec. Showing state stays ordinary. Pure.
+import { parseFlags } from '../engine/argv.js';
+import { show, type Check } from './types.js';
+
+/** ip OBJECT VERB ...: the object may be abbreviated (`ip r del`, `ip a flush`). */
+const ip: Check = (cmd, _io, ctx) => {
+  const f = parseFlags(cmd.args, ['-n', '-netns', '-b', '-batch', '-f', '-family']);
+  const words = f.operands.map((o) => o.text);
+  const [object = '', verb = ''] = words;
+  if (/^(l|li|lin|link)$/.test(object) && (/^(del|delete)$/.test(verb) || (verb === 'set' && words.includes('down'))))
+    ctx.add('network-down', show(cmd));
+  if (
+    /^(a|ad|add|addr|addre|addres|address|r|ro|rou|rout|route|n|ne|nei|neigh|ru|rule|netns|tunnel|xfrm)$/.test(
+      object,
+    ) &&
+    /^(del|delete|flush|f)$/.test(verb)
+  )
+    ctx.add('network-down', show(cmd));
+  if (/^(r|ro|rou|rout|route)$/.test(object) && /^(replace|change|add|append)$/.test(verb) && words[2] === 'default')
+    ctx.add('network-down', show(cmd));
+};
+
+const ifconfig: Check = (cmd, _io, ctx) => {
+  if (cmd.args.some((a) => a.text === 'down')) ctx.add('network-down', show(cmd));
+};
+
+const route: Check = (cmd, _io, ctx) => {
+  if (cmd.args.some((a) => a.text === 'del' || a.text === 'flush' || a.text === '-F'))
+    ctx.add('network-down', show(cmd));
+};
+
+const down: Check = (cmd, _io, ctx) => ctx.add('network-down', show(cmd));
+
+/** nmcli networking off, radio ... off, connection down/delete, device disconnect/delete. */
+const nmcli: Check = (cmd, _io, ctx) => {
+  const w = parseFlags(cmd.args, [
+    '-f',
+    '--fields',
+    '-g',
+    '--get-values',
+    '-w',
+    '--wait',
+    '-c',
+    '--colors',
+    '-e',
+    '--escape',
+  ]).operands.map((o) => o.text);
+  const object = w[0] ?? '';
+  const off = w.includes('off');
+  if (
+    (/^(n|networking|r|radio|g|general)/.test(object) && off) ||
+    (/^c/.test(object) && /^(down|delete|del)$/.test(w[1] ?? '')) ||
+    (/^d/.test(object) && /^(disconnect|delete|down)$/.test(w[1] ?? ''))
+  )
+    ctx.add('network-down', show(cmd));
+};
+
+const rfkill: Check = (cmd, _io, ctx) => {
+  if (cmd.args.some((a) => a.text === 'block')) ctx.add('network-down', show(cmd));
+};
+
+/** firewall-cmd: panic mode, a dropping default zone, removing services or ports (SSH). */
+const firewallCmd: Check = (cmd, _io, ctx) => {
+  if (
+    cmd.args.some(
+      (a) =>
+        /^--(panic-on|set-default-zone=(drop|block)|remove-service|remove-port|remove-interface|remove-source|complete-reload)/.test(
+          a.text,
+        ) || /^--set-target=(DROP|REJECT|%%REJECT%%)/.test(a.text),
+    )
+  )
+    ctx.add('firewall-flush', show(cmd));
+};
+
+/** iptables rules that drop traffic (`-A INPUT -j DROP`), restores from a file, and default-deny policies. */
+const iptablesDrop: Check = (cmd, _io, ctx) => {
+  const args = cmd.args.map((a) => a.text);
+  const policy = args.findIndex((a) => a === '-P' || a === '--policy');
+  if (policy >= 0 && /^(DROP|REJECT)$/.test(args[policy + 2] ?? '')) ctx.add('firewall-flush', show(cmd));
+  const adds = args.some((a) => /^-(A|I|R)$|^--(append|insert|replace)$/.test(a));
+  const jump = args.findIndex((a) => a === '-j' || a === '--jump');
+  if (adds && jump >= 0 && /^(DROP|REJECT)$/.test(args[jump + 1] ?? '')) ctx.add('firewall-flush', show(cmd));
+};
+
+const iptablesRestore: Check = (cmd, _io, ctx) => {
+  if (!cmd.args.some((a) => a.text === '-t' || a.text === '--test')) ctx.add('firewall-flush', show(cmd));
+};
+
+/** nft rules that drop, and policies of drop. */
+const nftDrop: Check = (cmd, _io, ctx) => {
+  const text = cmd.args.map((a) => a.text).join(' ');
+  if (/\b(add|insert|replace)\s+rule\b.*\b(drop|reject)\b/.test(text) || /\bpolicy\s+drop\b/.test(text))
+    ctx.add('firewall-flush', show(cmd));
+};
+
+/** ufw default deny, ufw deny PORT, ufw delete RULE. */
+const ufwDeny: Check = (cmd, _io, ctx) => {
+  const w = cmd.args.filter((a) => !a.text.startsWith('-')).map((a) => a.text);
+  if (
+    (w[0] === 'default' && /^(deny|reject)$/.test(w[1] ?? '')) ||
+    /^(deny|reject|delete)$/.test(w[0] ?? '') ||
+    (w[0] === 'insert' && w.some((x) => x === 'deny' || x === 'reject'))
+  )
+    ctx.add('firewall-flush', show(cmd));
+};
+
+const power: Check = (cmd, _io, ctx) => ctx.add('shutdown', show(cmd));
+
+/** loginctl suspend / hibernate / poweroff / reboot / terminate-*, kill-*. */
+const loginctl: Check = (cmd, _io, ctx) => {
+  const sub = cmd.args.find((a) => !a.text.startsWith('-'))?.text ?? '';
+  if (/^(suspend|hibernate|hybrid-sleep|suspend-then-hibernate|poweroff|reboot|halt)$/.test(sub))
+    ctx.add('shutdown', show(cmd));
+  if (/^(terminate|kill)-(session|user|seat)$/.test(sub)) ctx.add('mass-kill', show(cmd));
+};
+
+/** systemctl's sleep states (its stop/poweroff verbs are judged in system.ts). */
+const systemctlSleep: Check = (cmd, _io, ctx) => {
+  if (cmd.args.some((a) => /^(suspend|hibernate|hybrid-sleep|suspend-then-hibernate|sleep)$/.test(a.text)))
+    ctx.add('shutdown', show(cmd));
+};
+
+const kexec: Check = (cmd, _io, ctx) => {
+  if (cmd.args.some((a) => /^-[a-zA-Z]*e$|^--exec$|^-f$|^--force$/.test(a.text))) ctx.add('shutdown', show(cmd));
+};
+
+/** ssh -R (and -R in a combined flag word): a port of this side is opened on the remote side, for whoever is there. */
+const sshRemoteForward: Check = (cmd, _io, ctx) => {
+  for (const a of cmd.args) {
+    if (!a.text.startsWith('-') || a.text.startsWith('--')) {
+      if (!a.text.startsWith('-')) break; // the host: what follows is the remote command
+      continue;
+    }
+    // -D/-L bound to every interface (`-D 0.0.0.0:1080`, `-g`): a proxy or forward into this network for anyone.
+    const at = cmd.args.indexOf(a);
+    const bound = /^-[a-zA-Z]*[DL]$/.test(a.text) ? cmd.args[at + 1]?.text : /^-[DL](.+)$/.exec(a.text)?.[1];
+    if ((bound !== undefined && /^(0\.0\.0\.0|\*|\[::\]|::):/.test(bound)) || /^-[a-zA-Z]*g/.test(a.text)) {
+      ctx.add('expose-service', show(cmd));
+      return;
+    }
+    if (/^-[a-zA-Z]*R/.test(a.text) || /^-o\s*RemoteForward/i.test(a.text)) {
+      ctx.add('expose-service', show(cmd));
+      return;
+    }
+    if (/^-[a-zA-Z]*[bcDEeFIiJLlmOopQSWw]$/.test(a.text)) continue; // its value follows (skipped as a non-flag below)
+  }
+};
+
+/** ngrok tcp/tls, cloudflared --url ssh://..., bore local: a raw port (a shell's, SSH's, a database's) made public. */
+const tunnel: Check = (cmd, _io, ctx) => {
+  const w = cmd.args.map((a) => a.text);
+  if (
+    (cmd.name === 'ngrok' && /^(tcp|tls)$/.test(w[0] ?? '')) ||
+    (cmd.name === 'cloudflared' && w.some((t) => /^(--url=?)?(ssh|tcp|rdp|smb):\/\//.test(t))) ||
+    (cmd.name === 'bore' && w[0] === 'local')
+  )
+    ctx.add('expose-service', show(cmd));
+};
+
+export const networkChecks: Record<string, Check> = {
+  ssh: sshRemoteForward,
+  ngrok: tunnel,
+  cloudflared: tunnel,
+  bore: tunnel,
+  ip,
+  ifconfig,
+  route,
+  ifdown: down,
+  'if-down': down,
+  nmcli,
+  rfkill,
+  'firewall-cmd': firewallCmd,
+  iptables: iptablesDrop,
+  ip6tables: iptablesDrop,
+  'iptables-legacy': iptablesDrop,
+  'iptables-nft': iptablesDrop,
+  'iptables-restore': iptablesRestore,
+  'ip6tables-restore': iptablesRestore,
+  nft: nftDrop,
+  ufw: ufwDeny,
+  'pm-suspend': power,
+  'pm-hibernate': power,
+  'pm-suspend-hybrid': power,
+  rtcwake: power,
+  'systemd-sleep': power,
+  loginctl,
+  systemctl: systemctlSleep,
+  kexec,
+};

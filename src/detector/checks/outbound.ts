@@ -1,0 +1,131 @@
+// Acting on the user's behalf towards other people: email, chat and SMS messages (mail clients, chat webhooks,
+// messaging APIs and CLIs), public comments, and money moved through payment APIs. None can be taken back once sent,
+// so each asks. Reading (GET, listing, logs) stays ordinary. Pure.
+import { parseFlags, type Argv } from '../engine/argv.js';
+import { brokerChecks } from './brokers.js';
+import { show, type Check, type CheckContext } from './types.js';
+
+/** Endpoints that deliver a message to people: chat webhooks, email, SMS and paging APIs. */
+const MESSAGE_URL = new RegExp(
+  [
+    String.raw`hooks\.slack\.com/`,
+    String.raw`slack\.com/api/(chat\.|files\.(upload|complete)|conversations\.(invite|open))`,
+    String.raw`discord(app)?\.com/api/(v\d+/)?(webhooks|channels/\d+/messages)`,
+    String.raw`api\.telegram\.org/bot[^/]*/send`,
+    String.raw`api\.twilio\.com/.*/(Messages|Calls)(\.json)?\b`,
+    String.raw`api\.sendgrid\.com/v3/mail/send`,
+    String.raw`api\.(eu\.)?mailgun\.net/.*/messages`,
+    String.raw`api\.postmarkapp\.com/email`,
+    String.raw`api\.resend\.com/emails`,
+    String.raw`api\.brevo\.com/v3/smtp/email|api\.sendinblue\.com/v3/smtp/email`,
+    String.raw`mandrillapp\.com/api/.*/messages/send`,
+    String.raw`api\.sparkpost\.com/api/v1/transmissions`,
+    String.raw`graph\.microsoft\.com/.*/(sendMail|messages|chats/)`,
+    String.raw`gmail\.googleapis\.com/.*/messages/send`,
+    String.raw`(outlook\.office(365)?\.com/webhook|\.webhook\.office\.com/)`,
+    String.raw`chat\.googleapis\.com/v1/spaces/`,
+    String.raw`api\.pushover\.net/`,
+    String.raw`events\.pagerduty\.com/|api\.opsgenie\.com/v2/alerts`,
+    String.raw`api\.vonage\.com/|rest\.nexmo\.com/sms`,
+    String.raw`api\.messagebird\.com/messages`,
+  ].join('|'),
+  'i',
+);
+
+/** Payment APIs: a write there charges, refunds or pays out money. */
+const PAYMENT_URL =
+  /api\.stripe\.com\/v1\/|api(-m)?(\.sandbox)?\.paypal\.com\/v[12]\/(payments|checkout|billing)|connect\.squareup\.com\/v2\/(payments|refunds|payouts)|api\.braintreegateway\.com\/|checkout(-test)?\.adyen\.com\/|api\.coinbase\.com\/v2\/accounts\/[^/]+\/transactions|api\.wise\.com\/v\d\/(transfers|quotes)/i;
+
+const DATA_OPTS = /^(-d|--data[\w-]*|-F|--form[\w-]*|--json|-T|--upload-file)$|^-[dFT].|^--(data[\w-]*|form|json)=/;
+
+/** An HTTP request that writes (a body, or a method other than GET/HEAD). */
+function writes(cmd: Argv): boolean {
+  const args = cmd.args.map((a) => a.text);
+  if (cmd.name === 'http' || cmd.name === 'https' || cmd.name === 'xh' || cmd.name === 'xhs') {
+    const method = args.find((a) => /^[A-Z]+$/.test(a));
+    return method !== undefined ? !/^(GET|HEAD|OPTIONS)$/.test(method) : args.some((a) => /[^:]=|:=|@/.test(a));
+  }
+  const m = args.findIndex((a) => a === '-X' || a === '--request');
+  const method =
+    m >= 0 ? args[m + 1] : args.find((a) => /^(-X|--request=)[A-Z]+$/.test(a))?.replace(/^(-X|--request=)/, '');
+  if (method !== undefined) return !/^(GET|HEAD|OPTIONS)$/i.test(method);
+  return args.some((a) => DATA_OPTS.test(a)) || args.some((a) => /^--(post|body)-(data|file)/.test(a));
+}
+
+const http: Check = (cmd, _io, ctx) => {
+  const urls = cmd.args.map((a) => a.text).filter((t) => /[\w-]+\.[a-z]{2,}/i.test(t));
+  if (!writes(cmd)) return;
+  if (urls.some((u) => MESSAGE_URL.test(u))) ctx.add('send-message', show(cmd));
+  if (urls.some((u) => PAYMENT_URL.test(u))) ctx.add('payment', show(cmd));
+};
+
+/** mail, sendmail, swaks, mutt, msmtp: sending to an address (reading a mailbox stays ordinary). */
+const mailer: Check = (cmd, io, ctx) => {
+  const args = cmd.args.map((a) => a.text);
+  const sends =
+    cmd.name === 'swaks' ||
+    args.some((a) => /^[^@\s/]+@[\w-]+(\.[\w-]+)+$/.test(a.replace(/^--?\w+=/, ''))) ||
+    args.includes('-t') ||
+    io.upstream.length > 0 ||
+    io.stdinText !== undefined;
+  if (sends && !args.includes('-f') && !args.includes('--help')) ctx.add('send-message', show(cmd));
+};
+
+/** A resource CLI's compound verb that sends email or SMS (ses send-email, sns publish, messages:create). */
+function cliMessage(cmd: Argv, ctx: CheckContext): void {
+  const words = parseFlags(cmd.args, []).operands.map((o) => o.text.toLowerCase());
+  const parts = words.slice(0, 4).flatMap((w) => w.split(/[-:_.]/));
+  const sendVerb = parts.some((p) => /^(send|publish)$/.test(p)) || (cmd.name === 'twilio' && parts.includes('create'));
+  if (
+    (sendVerb && parts.some((p) => /^(e?mails?|sms|messages?|texts?)$/.test(p)) && !parts.includes('sqs')) ||
+    (words[0] === 'sns' && words[1] === 'publish')
+  )
+    ctx.add('send-message', show(cmd));
+}
+
+/** The stripe CLI: a write to the account (create, update, delete, refunds, payouts), not listen/logs/trigger. */
+const stripe: Check = (cmd, _io, ctx) => {
+  const w = parseFlags(cmd.args, ['--api-key', '-d', '--data', '--project-name']).operands.map((o) => o.text);
+  if (
+    /^(post|delete)$/.test(w[0] ?? '') ||
+    /^(create|update|delete|cancel|capture|confirm|pay|void|finalize|reverse)$/.test(w[1] ?? '')
+  )
+    ctx.add('payment', show(cmd));
+};
+
+/** gh/glab: comments speak in the user's name; `pr merge --admin` goes past branch protection. */
+const forge: Check = (cmd, _io, ctx) => {
+  const w = parseFlags(cmd.args, ['-R', '--repo', '-b', '--body', '-F', '--body-file']).operands.map((o) => o.text);
+  if (/^(issue|pr|mr)$/.test(w[0] ?? '') && /^(comment|note)$/.test(w[1] ?? '')) ctx.add('send-message', show(cmd));
+  if (/^(pr|mr)$/.test(w[0] ?? '') && w[1] === 'merge' && cmd.args.some((a) => a.text === '--admin'))
+    ctx.add('access-grant', `${show(cmd)} (merges past branch protection)`);
+};
+
+const cli: Check = (cmd, _io, ctx) => cliMessage(cmd, ctx);
+
+export const outboundChecks: Record<string, Check> = {
+  ...brokerChecks,
+  curl: http,
+  wget: http,
+  http,
+  https: http,
+  xh: http,
+  xhs: http,
+  mail: mailer,
+  mailx: mailer,
+  's-nail': mailer,
+  sendmail: mailer,
+  swaks: mailer,
+  mutt: mailer,
+  neomutt: mailer,
+  msmtp: mailer,
+  ssmtp: mailer,
+  sendemail: mailer,
+  stripe,
+  gh: forge,
+  glab: forge,
+  aws: cli,
+  twilio: cli,
+  az: cli,
+  gcloud: cli,
+};

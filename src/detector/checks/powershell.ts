@@ -1,0 +1,216 @@
+// PowerShell and cmd.exe: pwsh -Command text and -EncodedCommand, Invoke-Expression (iex) of downloaded or computed
+// text, recursive Remove-Item outside the project, Stop-Computer, Stop-Process by name, disk formatting; rd /s and
+// del /s in cmd. Pure.
+import { classifyPath } from '../engine/paths.js';
+import { literal } from '../engine/words.js';
+import { isCredentialPath, secretStdin } from './exfil.js';
+import { show, stdinText, type Check, type CheckContext } from './types.js';
+import { CREDENTIAL_DUMP, windowsPathOutside } from './windows.js';
+
+const DOWNLOAD =
+  /\b(iwr|irm|curl|wget|Invoke-WebRequest|Invoke-RestMethod|DownloadString|DownloadFile|DownloadData|Net\.WebClient|Start-BitsTransfer)\b/i;
+const EVAL = /(^|[\s;|(&{])(iex|Invoke-Expression|Invoke-Command)\b|\[scriptblock\]::Create|\.Invoke\(\s*\)|&\s*\(/i;
+const REMOVE = /(^|[\s;|(&{])(Remove-Item|rm|ri|del|erase|rd|rmdir)\b([^;|]*)/gi;
+const POWER = /\b(Stop-Computer|Restart-Computer)\b/i;
+const KILL =
+  /\b(Stop-Process|spps|kill)\b[^;|]*-(Name|ProcessName)\b|\bGet-Process\b[^;]*\|\s*(Stop-Process|spps|kill)\b/i;
+const DISK = /\b(Clear-Disk|Format-Volume|Initialize-Disk|Remove-Partition|Format-Disk)\b/i;
+const SECURITY =
+  /\b(Set-MpPreference\s+(-\w+\s+\S+\s+)*-Disable\w*|Add-MpPreference\s+-Exclusion|Set-ExecutionPolicy\s+(Unrestricted|Bypass)|Disable-WindowsOptionalFeature|New-LocalUser|Add-LocalGroupMember|Remove-LocalUser|Set-LocalUser)\b/i;
+
+/** Judges PowerShell text: what it evaluates, removes, stops or formats. */
+function analysePowerShell(text: string, ctx: CheckContext): void {
+  const detail = `PowerShell: ${text.length > 80 ? `${text.slice(0, 77)}...` : text}`;
+  if (EVAL.test(text)) ctx.add(DOWNLOAD.test(text) ? 'remote-code-exec' : 'dynamic-command', detail);
+  for (const m of text.matchAll(REMOVE)) {
+    const args = m[3] ?? '';
+    if (!/-r(ecurse)?\b|\/s\b/i.test(args) && !/^\s*\|/.test(args)) continue;
+    const target = /(?:-(?:Path|LiteralPath)\s+)?(["']?)([^\s"'-][^\s"']*)\1/.exec(
+      args.replace(/-(Recurse|Force|r|fo|Confirm:\S+|ErrorAction\s+\S+)\b/gi, ' '),
+    )?.[2];
+    const c =
+      target === undefined
+        ? 'outside'
+        : /^[A-Za-z]:|^\\\\|^\$|^~/.test(target)
+          ? 'outside'
+          : classifyPath(literal(target.replace(/\\/g, '/')), ctx.where);
+    if (c !== 'inside' && c !== 'temp') ctx.add('recursive-delete', detail);
+  }
+  if (/\|\s*(Remove-Item|rm|ri|del)\b/i.test(text) && /-Recurse\b|Get-ChildItem[^|]*(~|\$HOME|[A-Za-z]:\\)/i.test(text))
+    ctx.add('recursive-delete', detail);
+  if (POWER.test(text)) ctx.add('shutdown', detail);
+  if (KILL.test(text)) ctx.add('mass-kill', detail);
+  if (DISK.test(text)) ctx.add('format-filesystem', detail);
+  if (SECURITY.test(text)) ctx.add('security-posture', detail);
+  if (EVENT_LOG.test(text)) ctx.add('log-wipe', detail);
+  if (SERVICE_STOP.test(text)) ctx.add('service-stop', detail);
+  if (SYSTEM_WRITE.test(text)) ctx.add('overwrite-system-config', detail);
+  if (REMOTE_ACCESS.test(text)) ctx.add('remote-access', detail);
+  if (CREDENTIAL_DUMP.test(text)) ctx.add('credential-dump', detail);
+}
+
+/** PowerShell remoting, Remote Desktop (fDenyTSConnections 0), the OpenSSH server installed or started. */
+const REMOTE_ACCESS =
+  /\bEnable-PSRemoting\b|\bfDenyTSConnections\b[^;|]*-Value\s+0\b|\bAdd-WindowsCapability\b[^;|]*OpenSSH\.Server|\b(Start-Service|Set-Service)\b[^;|]*\bsshd\b|\bEnable-NetFirewallRule\b[^;|]*Remote ?Desktop/i;
+
+/**
+ * Writes into Windows' own directories or the machine's registry hive (the hosts file, System32, Program Files,
+ * HKLM:). Unquoted in bash the backslashes are gone (`C:WindowsSystem32...`), so they are optional here.
+ */
+const SYSTEM_WRITE =
+  /\b(Add-Content|Set-Content|Out-File|Copy-Item|Move-Item|New-Item|Set-ItemProperty|New-ItemProperty|Tee-Object|ac|sc|cpi|mi|ni|sp)\b[^;|]*?(\b[A-Za-z]:\\?(Windows|Program ?Files|ProgramData)\b|\$env:(windir|SystemRoot|ProgramFiles|ProgramData)\b|%(windir|SystemRoot)%|\bHKLM:|drivers\\?etc\\?hosts\b)/i;
+
+const EVENT_LOG = /\b(Clear-EventLog|Remove-EventLog|Limit-EventLog)\b|\bwevtutil(\.exe)?\s+(cl|clear-log)\b/i;
+const SERVICE_STOP = /\b(Stop-Service|spsv|Remove-Service)\b|\bSet-Service\b[^;|]*-StartupType\s+Disabled\b/i;
+
+const COMMAND_OPTS = /^-(c|command|com|comm|comma|comman)$/i;
+const ENCODED_OPTS = /^-(e|ec|en|enc|enco|encod|encode|encoded|encodedc|encodedcommand)$/i;
+
+/** pwsh / powershell: -Command TEXT (or the rest of the line), -EncodedCommand (hidden), -File, standard input. */
+const pwsh: Check = (cmd, io, ctx) => {
+  const args = cmd.args;
+  const enc = args.findIndex((a) => ENCODED_OPTS.test(a.text));
+  if (enc >= 0) {
+    ctx.add('decoded-to-shell', show(cmd));
+    return;
+  }
+  const c = args.findIndex((a) => COMMAND_OPTS.test(a.text));
+  if (c >= 0) {
+    const rest = args.slice(c + 1);
+    if (rest.some((a) => a.dynamic)) ctx.add('dynamic-command', `${show(cmd)} runs text computed at run time`);
+    analysePowerShell(rest.map((a) => a.text).join(' '), ctx);
+    return;
+  }
+  if (args.some((a) => /^-f(ile)?$/i.test(a.text))) return;
+  const input = stdinText(io);
+  if (input !== undefined) analysePowerShell(input, ctx);
+  else if (io.upstream.length > 0 && io.upstream.some((u) => u.argv?.name && DOWNLOAD.test(u.argv.name)))
+    ctx.add('remote-code-exec', show(cmd));
+};
+
+/** A PowerShell cmdlet run as a command of its own (in a PowerShell terminal, or by mistake in bash). */
+const cmdlet: Check = (cmd, io, ctx) => {
+  const text = [cmd.written, ...cmd.args.map((a) => a.text)].join(' ');
+  const name = (cmd.name ?? '').toLowerCase();
+  if (/^(iex|invoke-expression)$/.test(name)) {
+    const downloaded = DOWNLOAD.test(text) || io.upstream.some((u) => u.argv?.name && DOWNLOAD.test(u.argv.name));
+    ctx.add(downloaded ? 'remote-code-exec' : 'dynamic-command', show(cmd));
+    return;
+  }
+  const value = (opt: RegExp): string | undefined => {
+    const at = cmd.args.findIndex((a) => opt.test(a.text));
+    return at >= 0 ? cmd.args[at + 1]?.text : undefined;
+  };
+  // Invoke-WebRequest URL -OutFile F: running F later in this command line runs downloaded code.
+  if (/^(iwr|invoke-webrequest|start-bitstransfer|curl|wget)$/.test(name)) {
+    const out = value(/^-(OutFile|o|Destination)$/i);
+    if (out !== undefined) ctx.downloaded.add(out);
+  }
+  if (/^(start-process|saps|start|invoke-item|ii)$/.test(name)) {
+    const target = value(/^-(FilePath)$/i) ?? cmd.args.find((a) => !a.text.startsWith('-'))?.text;
+    if (target !== undefined && ctx.downloaded.has(target))
+      ctx.add('remote-code-exec', `${show(cmd)} (downloaded in this command line)`);
+  }
+  // Get-Content SECRET | Invoke-RestMethod -Method Post: the secret is the request body; so is the environment
+  // (Get-ChildItem Env: | ConvertTo-Json | irm ...), which holds every token the shell was given.
+  const envDump = io.upstream.some(
+    (u) =>
+      /^(get-childitem|gci|dir|ls|get-item|gi)$/i.test(u.argv?.name ?? '') &&
+      u.argv!.args.some((a) => /^env:/i.test(a.text)),
+  );
+  if (/^(irm|iwr|invoke-restmethod|invoke-webrequest)$/.test(name) && (secretStdin(io) || envDump))
+    ctx.add('exfiltration', show(cmd));
+  // Invoke-RestMethod -InFile CREDENTIALS: the file is the request body.
+  const inFile = value(/^-(InFile|inf)$/i)
+    ?.replace(/\\/g, '/')
+    .replace(/^\$(env:USERPROFILE|HOME|env:HOME)\b/i, '~');
+  if (/^(irm|iwr|invoke-restmethod|invoke-webrequest)$/.test(name) && inFile !== undefined && isCredentialPath(inFile))
+    ctx.add('exfiltration', show(cmd));
+  // Get-ChildItem -Recurse C:\Users | Remove-Item: everything it lists.
+  if (/^(remove-item|ri|del|rm)$/.test(name)) {
+    const lister = io.upstream.find((u) => /^(get-childitem|gci|ls|dir)$/i.test(u.argv?.name ?? ''))?.argv;
+    const recursive = lister?.args.some((a) => /^-r(ecurse)?$/i.test(a.text));
+    const path = lister?.args.find((a) => !a.text.startsWith('-'))?.text ?? '.';
+    if (lister && recursive && windowsPathOutside(path, ctx.where)) ctx.add('recursive-delete', show(cmd));
+  }
+  analysePowerShell(text, ctx);
+};
+
+/** Any cmdlet in PowerShell's Verb-Noun form that no table names (Set-MpPreference, Clear-EventLog, Start-Process). */
+export function powershellCheckFor(name: string): Check | undefined {
+  return /^[A-Z][a-z]+-[A-Z][A-Za-z]+$/.test(name) ? cmdlet : undefined;
+}
+
+/** cmd /c TEXT: rd /s, del /s /q, format, shutdown. */
+const cmdExe: Check = (cmd, _io, ctx) => {
+  const c = cmd.args.findIndex((a) => /^\/[ck]$/i.test(a.text));
+  if (c < 0) return;
+  const text = cmd.args
+    .slice(c + 1)
+    .map((a) => a.text)
+    .join(' ');
+  const detail = `cmd: ${text}`;
+  // Each command of the line (`&&`, `&`, `||`, `if exist X CMD`): rd /s and del /s judged by their paths, as typed alone.
+  for (const segment of text.split(/&&|\|\||&/)) {
+    const words = segment
+      .trim()
+      .replace(/^if\s+(not\s+)?exist\s+\S+\s+/i, '')
+      .split(/\s+/)
+      .filter((w) => w !== '');
+    const [verb, ...rest] = words;
+    if (!/^(rd|rmdir|del|erase)$/i.test(verb ?? '')) continue;
+    const targets = rest.filter((t) => !/^\/[a-z]$/i.test(t));
+    const recursive = rest.some((t) => /^\/s$/i.test(t));
+    if (
+      (recursive || /^(del|erase)$/i.test(verb!)) &&
+      (targets.length === 0 || targets.some((t) => windowsPathOutside(t.replace(/^"|"$/g, ''), ctx.where)))
+    )
+      if (recursive || targets.some((t) => /^[A-Za-z]:\\\*?$/.test(t))) ctx.add('recursive-delete', detail);
+  }
+  if (/\bformat\s+[A-Za-z]:/i.test(text)) ctx.add('format-filesystem', detail);
+  if (/\bshutdown\s+\/[srp]/i.test(text)) ctx.add('shutdown', detail);
+  if (/\bpowershell|\bpwsh/i.test(text)) analysePowerShell(text, ctx);
+};
+
+/** schtasks /create and launchctl load/bootstrap install tasks the detector cannot follow. */
+const schtasks: Check = (cmd, _io, ctx) => {
+  if (cmd.args.some((a) => /^\/(create|change)$/i.test(a.text))) ctx.add('schedule-unchecked', show(cmd));
+};
+
+const launchctl: Check = (cmd, _io, ctx) => {
+  if (cmd.args.some((a) => /^(load|bootstrap|submit|enable)$/.test(a.text))) ctx.add('schedule-unchecked', show(cmd));
+};
+
+const CMDLETS = [
+  'iex',
+  'iwr',
+  'irm',
+  'saps',
+  'Invoke-Expression',
+  'Remove-Item',
+  'Stop-Computer',
+  'Restart-Computer',
+  'Stop-Process',
+  'Clear-Disk',
+  'Format-Volume',
+  'Initialize-Disk',
+  'Remove-Partition',
+];
+
+export const powershellChecks: Record<string, Check> = {
+  pwsh,
+  'pwsh.exe': pwsh,
+  powershell: pwsh,
+  'powershell.exe': pwsh,
+  cmd: cmdExe,
+  'cmd.exe': cmdExe,
+  schtasks,
+  'schtasks.exe': schtasks,
+  launchctl,
+  ...Object.fromEntries(
+    CMDLETS.flatMap((n) => [
+      [n, cmdlet],
+      [n.toLowerCase(), cmdlet],
+    ]),
+  ),
+};

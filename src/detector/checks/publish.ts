@@ -1,0 +1,121 @@
+// Publishing: a package, an image or a chart sent to a registry where others take it from (npm publish, twine
+// upload, docker push, mvn deploy, ...). Public at once and hard to take back, and a supply-chain attack's goal:
+// it asks. A dry run, and an image pushed to a registry on this machine, stay ordinary. Pure.
+import { parseFlags } from '../engine/argv.js';
+import type { Argv } from '../engine/argv.js';
+import { show, type Check } from './types.js';
+
+const DRY_RUN = /^(--dry-run|--dryrun|-n|--dry_run|--skip-publish)$/;
+
+function dryRun(cmd: Argv): boolean {
+  return cmd.args.some((a) => DRY_RUN.test(a.text) || a.text.startsWith('--dry-run='));
+}
+
+/** The subcommand path (operands), flags and their values left out. */
+function words(cmd: Argv, valueFlags: readonly string[] = []): string[] {
+  return parseFlags(cmd.args, valueFlags).operands.map((o) => o.text);
+}
+
+/** `<tool> <verb>` publishes when its first operand (or, for yarn 2+, `npm publish`) is one of `verbs`. */
+function verbCheck(verbs: RegExp, valueFlags: readonly string[] = []): Check {
+  return (cmd, _io, ctx) => {
+    const w = words(cmd, valueFlags);
+    const verb = w[0] === 'npm' ? w[1] : w[0];
+    if (verb !== undefined && verbs.test(verb) && !dryRun(cmd)) ctx.add('package-publish', show(cmd));
+  };
+}
+
+/** A registry on this machine (a local test registry) is not publishing to anyone. */
+const LOCAL_REGISTRY = /^(localhost|127\.0\.0\.1|\[::1\]|0\.0\.0\.0)(:\d+)?\//;
+
+const imagePush: Check = (cmd, _io, ctx) => {
+  // docker buildx build --push, docker build --push, buildx bake --push: built and pushed in one step.
+  const args = cmd.args.map((a) => a.text);
+  const tag = args.find((a, i) => /^(-t|--tag)$/.test(args[i - 1] ?? '') || /^--tag=/.test(a))?.replace(/^--tag=/, '');
+  if (
+    args.some((a) => a === '--push' || a === '--push=true' || /^--output=.*type=registry/.test(a)) &&
+    !(tag !== undefined && LOCAL_REGISTRY.test(tag))
+  ) {
+    ctx.add('package-publish', show(cmd));
+    return;
+  }
+  const w = words(cmd, ['--platform', '-q']);
+  if (w[0] !== 'push' && !(w[0] === 'image' && w[1] === 'push')) return;
+  const image = w[0] === 'push' ? w[1] : w[2];
+  if (image !== undefined && LOCAL_REGISTRY.test(image)) return;
+  ctx.add('package-publish', show(cmd));
+};
+
+/** Gradle's publish tasks (`publish`, `publishToSonatype`, `publishPlugins`), not publishToMavenLocal. */
+const gradle: Check = (cmd, _io, ctx) => {
+  if (words(cmd).some((t) => /^(:?[\w-]+:)*publish\w*$/.test(t) && !/MavenLocal$/.test(t)))
+    ctx.add('package-publish', show(cmd));
+};
+
+const mvn: Check = (cmd, _io, ctx) => {
+  if (
+    words(cmd, ['-f', '-s', '-P', '-pl', '-T']).some((p) => /^(deploy|deploy:deploy(-file)?|release:perform)$/.test(p))
+  )
+    ctx.add('package-publish', show(cmd));
+};
+
+const nugetPush: Check = (cmd, _io, ctx) => {
+  const w = words(cmd, ['--api-key', '-k', '--source', '-s']);
+  if ((w[0] === 'nuget' && w[1] === 'push') || w[0] === 'push') ctx.add('package-publish', show(cmd));
+};
+
+const PUBLISH = /^publish$/;
+
+/** Release tools that publish whatever the project releases (npm, GitHub releases, stores) unless dry or a snapshot. */
+const releaseTool: Check = (cmd, _io, ctx) => {
+  const args = cmd.args.map((a) => a.text);
+  if (dryRun(cmd) || args.some((a) => /^(-d|--snapshot|--skip=publish|--skip-publish|--no-publish)$/.test(a))) return;
+  if (cmd.name === 'goreleaser' && args.find((a) => !a.startsWith('-')) !== 'release') return;
+  ctx.add('package-publish', show(cmd));
+};
+
+/** fastlane LANE: lanes named for shipping (release, deploy, beta, appstore, upload...) send a build to a store. */
+const fastlane: Check = (cmd, _io, ctx) => {
+  const lane = words(cmd).filter((w) => !/^(ios|android|mac)$/.test(w))[0] ?? '';
+  if (
+    /(release|deploy|beta|appstore|app_store|playstore|play_store|upload|submit|publish|production|testflight|supply|deliver|pilot)/i.test(
+      lane,
+    )
+  )
+    ctx.add('package-publish', show(cmd));
+};
+
+export const publishChecks: Record<string, Check> = {
+  npm: verbCheck(PUBLISH),
+  pnpm: verbCheck(PUBLISH),
+  yarn: verbCheck(PUBLISH),
+  bun: verbCheck(PUBLISH),
+  cargo: verbCheck(PUBLISH),
+  poetry: verbCheck(PUBLISH),
+  flit: verbCheck(PUBLISH),
+  hatch: verbCheck(PUBLISH),
+  uv: verbCheck(PUBLISH),
+  pdm: verbCheck(PUBLISH),
+  vsce: verbCheck(PUBLISH),
+  ovsx: verbCheck(PUBLISH),
+  lerna: verbCheck(PUBLISH),
+  changeset: verbCheck(PUBLISH),
+  twine: verbCheck(/^upload$/),
+  gem: verbCheck(/^push$/),
+  helm: verbCheck(/^push$/),
+  docker: imagePush,
+  podman: imagePush,
+  nerdctl: imagePush,
+  buildah: imagePush,
+  gradle,
+  gradlew: gradle,
+  mvn,
+  mvnw: mvn,
+  dotnet: nugetPush,
+  'semantic-release': releaseTool,
+  'release-it': releaseTool,
+  goreleaser: releaseTool,
+  np: releaseTool,
+  fastlane,
+  nuget: nugetPush,
+};

@@ -1,0 +1,136 @@
+// Tool settings that weaken transport security or redirect where code comes from, whichever way they are set:
+// `git config` / `git -c`, `npm|pnpm|yarn|pip|conda|poetry|bundle|composer config`, and the variables those tools
+// read (NODE_TLS_REJECT_UNAUTHORIZED, GIT_SSL_NO_VERIFY, npm_config_*, PIP_*). Pure.
+import type { Word } from '../engine/words.js';
+import { show, type Check, type CheckContext } from './types.js';
+
+const FALSE = /^(false|0|no|off)$/i;
+const TRUE = /^(true|1|yes|on)$/i;
+
+/** A registry, index or mirror on this machine, or a public registry's own address (setting the default back). */
+const HARMLESS_SOURCE =
+  /^https?:\/\/(localhost|127\.0\.0\.1|\[::1\])(:\d+)?(\/|$)|^https?:\/\/(registry\.npmjs\.org|registry\.yarnpkg\.com|pypi\.org\/simple|files\.pythonhosted\.org|rubygems\.org|index\.crates\.io|proxy\.golang\.org)\/?$/i;
+
+/**
+ * A setting (`http.sslVerify false`, `strict-ssl=false`, `global.trusted-host h`) judged by its key's last part.
+ * `projectOnly`: it is written into the project's own settings file (`--location=project`), where it is part of the
+ * project's code and its diff; where packages come from is then the project's choice, not this machine's.
+ */
+export function configSetting(
+  key: string,
+  value: string,
+  detail: string,
+  ctx: CheckContext,
+  projectOnly = false,
+): void {
+  const k = key.toLowerCase().replace(/_/g, '-');
+  const last = k.split(/[.:]/).at(-1) ?? k;
+  const v = value.trim().replace(/^["']|["']$/g, '');
+  // Certificate checks off, another CA trusted, a host trusted without TLS.
+  if (
+    (/^(ssl-?verify|strict-?ssl|verify-?ssl|tls-?verify|check-?certificate|ssl-verify-?peer|secure-?http)$/.test(
+      last,
+    ) &&
+      FALSE.test(v)) ||
+    (/^(insecure|ssl-?no-?verify|disable-?ssl|allow-?insecure[\w-]*)$/.test(last) && TRUE.test(v)) ||
+    /^(trusted-?host|sslcainfo|sslcapath|cafile|ca|sslbackend)$/.test(last)
+  )
+    ctx.add('security-posture', detail);
+  // `safe.directory '*'`: git trusts repositories owned by anyone (their hooks and config run as this user).
+  if (k === 'safe.directory' && v === '*') ctx.add('security-posture', detail);
+  // Where sources and packages are fetched from: another URL, another registry or index, a proxy in the middle.
+  if (
+    /^(insteadof|pushinsteadof|registry|index-?url|extra-?index-?url|index|find-?links|proxy|https?-?proxy|npmregistryserver|mirror|source)$/.test(
+      last,
+    ) &&
+    v !== '' &&
+    !HARMLESS_SOURCE.test(v) &&
+    !projectOnly
+  )
+    ctx.add('source-redirect', detail);
+  // A credential helper that is shell code (or a program in a shared directory) is handed every password git uses.
+  if (/^credential(\..+)?\.helper$/.test(k) && /^(!|\/tmp\/|\/var\/tmp\/|\/dev\/shm\/)/.test(v)) {
+    if (!/^!\s*(\S*\/)?(gh|glab)\s+auth\s+git-credential\b/.test(v)) ctx.add('git-hook', detail);
+  }
+}
+
+/** Variables that tools read as settings: TLS switches, and npm_config_KEY / PIP_KEY / YARN_KEY settings. */
+export function settingVariable(name: string, value: Word, ctx: CheckContext): void {
+  const detail = `${name}=${value.text}`;
+  if (value.dynamic && value.text === '') return;
+  if (name === 'NODE_TLS_REJECT_UNAUTHORIZED' && value.text.trim() === '0') ctx.add('security-posture', detail);
+  if (/^(GIT_SSL_NO_VERIFY|CURL_INSECURE|HELM_INSECURE\w*)$/.test(name) && value.text !== '')
+    ctx.add('security-posture', detail);
+  if (name === 'PYTHONHTTPSVERIFY' && value.text.trim() === '0') ctx.add('security-posture', detail);
+  const m = /^(?:npm_config_|NPM_CONFIG_|PIP_|YARN_|POETRY_|UV_|CONDA_)(\w+)$/.exec(name);
+  if (m) configSetting(m[1]!, value.text, detail, ctx);
+}
+
+/** The KEY VALUE (or KEY=VALUE) operands after a `config [set]` subcommand. */
+function keyValue(args: Word[]): [string, string] | undefined {
+  const ops = args.map((a) => a.text).filter((t) => !t.startsWith('-') || /^--set$/.test(t));
+  const at = ops.findIndex((t) => /^(set|--set|add)$/.test(t));
+  const rest = ops.slice(at + 1).filter((t) => t !== '--set');
+  const [key, value] = rest;
+  if (key === undefined) return undefined;
+  const eq = key.indexOf('=');
+  if (eq > 0) return [key.slice(0, eq), key.slice(eq + 1)];
+  return value === undefined ? undefined : [key, value];
+}
+
+/** `npm config set KEY VALUE`, `pip config set global.KEY VALUE`, `conda config --set KEY VALUE`, `poetry config KEY VALUE`. */
+const toolConfig: Check = (cmd, _io, ctx) => {
+  const at = cmd.args.findIndex((a) => a.text === 'config' || (cmd.name !== 'poetry' && a.text === 'set'));
+  if (at < 0 || cmd.args.slice(0, at).some((a) => !a.text.startsWith('-'))) return;
+  const sub = cmd.args.slice(at + 1);
+  // `pip config get|list`, `npm config get|list|delete` read or remove: only a setting can weaken or redirect.
+  if (sub.some((a) => /^(get|list|ls|delete|rm|unset|edit|debug|show)$/.test(a.text))) return;
+  const settingWords = cmd.args[at]!.text === 'set' ? [{ ...cmd.args[at]! }, ...sub] : sub;
+  const kv = cmd.name === 'poetry' ? keyValue([{ ...cmd.args[at]!, text: 'set' }, ...sub]) : keyValue(settingWords);
+  const words = cmd.args.map((a) => a.text);
+  const l = words.findIndex((t) => t === '--location' || t.startsWith('--location='));
+  const projectOnly = l >= 0 && (words[l] === '--location=project' || words[l + 1] === 'project');
+  if (kv) configSetting(kv[0], kv[1], show(cmd), ctx, projectOnly);
+};
+
+/** `gem sources --add URL` (or `-a URL`): every later gem install on this machine may come from there. */
+const gemSources: Check = (cmd, _io, ctx) => {
+  const w = cmd.args.map((a) => a.text);
+  if (w[0] !== 'sources') return;
+  const at = w.findIndex((t) => t === '--add' || t === '-a');
+  if (at >= 0 && w[at + 1] !== undefined) configSetting('source', w[at + 1]!, show(cmd), ctx);
+};
+
+/** `git -c http.sslVerify=false clone ...`, and `git config [--global] KEY VALUE`. */
+const git: Check = (cmd, _io, ctx) => {
+  const args = cmd.args;
+  let i = 0;
+  for (; i < args.length && args[i]!.text.startsWith('-'); i += 1) {
+    const t = args[i]!.text;
+    const setting = t === '-c' ? args[(i += 1)]?.text : t.startsWith('-c') ? t.slice(2) : undefined;
+    const eq = setting?.indexOf('=') ?? -1;
+    if (setting && eq > 0) configSetting(setting.slice(0, eq), setting.slice(eq + 1), show(cmd), ctx);
+    else if (/^(-C|--git-dir|--work-tree|--namespace|--config-env)$/.test(t)) i += 1;
+  }
+  if (args[i]?.text !== 'config') return;
+  const ops: string[] = [];
+  for (i += 1; i < args.length; i += 1) {
+    const t = args[i]!.text;
+    if (t === 'set' && ops.length === 0) continue;
+    if (/^(get|--get|--get-all|--list|-l|--unset|--unset-all|unset|list|--get-regexp)$/.test(t)) return;
+    if (/^(-f|--file|--blob|--type|--default|--comment)$/.test(t)) i += 1;
+    else if (!t.startsWith('-')) ops.push(t);
+  }
+  if (ops.length >= 2) configSetting(ops[0]!, ops[1]!, show(cmd), ctx);
+};
+
+export const settingsChecks: Record<string, Check> = {
+  git,
+  gem: gemSources,
+  ...Object.fromEntries(
+    ['npm', 'pnpm', 'yarn', 'pip', 'pip3', 'conda', 'mamba', 'poetry', 'bundle', 'composer', 'uv'].map((n) => [
+      n,
+      toolConfig,
+    ]),
+  ),
+};

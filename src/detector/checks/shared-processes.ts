@@ -1,0 +1,129 @@
+// Killers of processes the task did not start and others depend on: every tmux session (kill-server, kill-session
+// -a), screen sessions quit without a name or by a computed list, a shared database or cache server shut down
+// (redis-cli shutdown, pg_ctl stop of a data directory outside the project, mysqladmin shutdown), every container
+// (podman kill --all), the user's login session (launchctl bootout gui/UID, loginctl terminate-user), a user's
+// application quit (osascript ... to quit), WSL shut down, the parent process ($PPID: the agent's own shell or
+// worker), and the session manager restarted (systemd-logind, display managers). Pure.
+import { classifyPath } from '../engine/paths.js';
+import type { Argv } from '../engine/argv.js';
+import { show, type Check, type CheckContext } from './types.js';
+
+const mass = (cmd: Argv, ctx: CheckContext, why: string): void => ctx.add('mass-kill', `${show(cmd)} (${why})`);
+const stops = (cmd: Argv, ctx: CheckContext, why: string): void => ctx.add('service-stop', `${show(cmd)} (${why})`);
+
+/** tmux kill-server, kill-session -a, kill-window -a, and a kill of a session named at run time. */
+export function tmuxKills(words: string[], cmd: Argv, ctx: CheckContext): void {
+  const [verb, ...rest] = words;
+  if (verb === 'kill-server') mass(cmd, ctx, 'every tmux session');
+  if (/^(kill-session|kill-ses|kill-window|killw)$/.test(verb ?? '') && rest.some((w) => /^-[a-zA-Z]*a/.test(w)))
+    mass(cmd, ctx, 'every other tmux session');
+}
+
+/** screen -X quit with no session named, or sessions listed at run time (`xargs -I{} screen -S {} -X quit`). */
+export function screenKills(cmd: Argv, ctx: CheckContext): void {
+  const words = cmd.args.map((a) => a.text);
+  const x = words.indexOf('-X');
+  if (x < 0 || !/^(quit|kill)$/.test(words[x + 1] ?? '')) return;
+  const s = words.indexOf('-S');
+  const session = s >= 0 ? cmd.args[s + 1] : undefined;
+  if (!session) mass(cmd, ctx, 'a screen session not named');
+  else if (session.dynamic || session.text === '{}' || cmd.viaXargs)
+    mass(cmd, ctx, 'screen sessions listed at run time');
+}
+
+const redisCli: Check = (cmd, _io, ctx) => {
+  if (cmd.args.some((a) => /^shutdown$/i.test(a.text))) stops(cmd, ctx, 'shuts the Redis server down');
+};
+
+const pgCtl: Check = (cmd, _io, ctx) => {
+  const words = cmd.args.map((a) => a.text);
+  if (!words.some((w) => /^(stop|restart|kill)$/.test(w))) return;
+  const d = cmd.args.find((_, i) => i > 0 && /^(-D|--pgdata)$/.test(words[i - 1]!));
+  // A database the project keeps in its own directory is the task's.
+  if (d && !d.dynamic && classifyPath(d, ctx.where) === 'inside') return;
+  stops(cmd, ctx, 'stops a PostgreSQL server');
+};
+
+const mysqladmin: Check = (cmd, _io, ctx) => {
+  if (cmd.args.some((a) => a.text === 'shutdown')) stops(cmd, ctx, 'shuts the MySQL server down');
+};
+
+const containers: Check = (cmd, _io, ctx) => {
+  const words = cmd.args.map((a) => a.text);
+  if (
+    /^(kill|stop|rm|pause)$/.test(words[0] ?? '') &&
+    words.some((w) => w === '--all' || w === '-a') &&
+    words[0] !== 'rm'
+  )
+    mass(cmd, ctx, 'every container');
+};
+
+const launchctl: Check = (cmd, _io, ctx) => {
+  const words = cmd.args.map((a) => a.text);
+  if (/^(bootout|remove)$/.test(words[0] ?? '') && words.slice(1).some((w) => /^(gui|user|login)\/[^/]+\/?$/.test(w)))
+    mass(cmd, ctx, "the user's whole login session");
+};
+
+const loginctl: Check = (cmd, _io, ctx) => {
+  if (
+    /^(terminate-user|kill-user|terminate-session|kill-session|terminate-seat|lock-sessions)$/.test(
+      cmd.args[0]?.text ?? '',
+    )
+  )
+    mass(cmd, ctx, 'login sessions');
+};
+
+const osascript: Check = (cmd, _io, ctx) => {
+  const text = cmd.args.map((a) => a.text).join(' ');
+  if (
+    /tell\s+application\s+("[^"]+"|\S+)\s+to\s+(quit|close)\b|\bquit\s+app(lication)?\b|System Events"?\s+to\s+(log out|shut down|restart)/i.test(
+      text,
+    )
+  )
+    mass(cmd, ctx, "quits a user's application");
+};
+
+const wsl: Check = (cmd, _io, ctx) => {
+  if (cmd.args.some((a) => /^(--shutdown|--terminate|-t|--unregister)$/.test(a.text)))
+    mass(cmd, ctx, 'WSL distributions');
+};
+
+/** The login and display managers: restarting them ends every session. */
+const SESSION_SERVICES =
+  /^(systemd-logind|display-manager|gdm3?|sddm|lightdm|xdm|getty@.*|user@.*|dbus|dbus-broker)(\.service)?$/;
+
+export function sessionServiceRestart(cmd: Argv, ctx: CheckContext): void {
+  const words = cmd.args.map((a) => a.text).filter((w) => !w.startsWith('-'));
+  if (
+    /^(restart|stop|kill|try-restart|reload-or-restart)$/.test(words[0] ?? '') &&
+    words.slice(1).some((w) => SESSION_SERVICES.test(w))
+  )
+    mass(cmd, ctx, 'ends every login session');
+}
+
+/** kill $PPID: the parent is the agent's own shell or the worker. */
+export function killsParent(cmd: Argv, ctx: CheckContext): void {
+  if (cmd.args.some((a) => /^"?\$\{?PPID\}?"?$/.test(a.text) || /^\$\(\s*ps\s+-o\s+ppid/.test(a.text)))
+    mass(cmd, ctx, 'the parent process: the shell or program that runs the command');
+}
+
+export const sharedProcessChecks: Record<string, Check> = {
+  'redis-cli': redisCli,
+  'valkey-cli': redisCli,
+  'keydb-cli': redisCli,
+  pg_ctl: pgCtl,
+  pg_ctlcluster: pgCtl,
+  mysqladmin,
+  mariadb: mysqladmin,
+  'mariadb-admin': mysqladmin,
+  podman: containers,
+  nerdctl: containers,
+  launchctl,
+  loginctl,
+  osascript,
+  wsl,
+  'wsl.exe': wsl,
+  systemctl: (cmd, _io, ctx) => sessionServiceRestart(cmd, ctx),
+  kill: (cmd, _io, ctx) => killsParent(cmd, ctx),
+  pkill: (cmd, _io, ctx) => killsParent(cmd, ctx),
+};

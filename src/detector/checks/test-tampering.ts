@@ -1,0 +1,172 @@
+// Checks made to pass without running: CI steps replaced by no-ops or deleted (sed, yq del, continue-on-error, a
+// pipeline file emptied or rewritten without a check, CI directories removed), code owners changed, test scripts and
+// hooks turned into `exit 0`, assertions made trivially true, test collection emptied (conftest), coverage gates
+// switched off, and hooks or CI skipped on a push to the main branch. Ordinary CI edits (versions, new steps) and
+// ordinary test edits stay ordinary: what asks is a check replaced by nothing. Pure.
+import { parseFlags } from '../engine/argv.js';
+import type { Word } from '../engine/words.js';
+import { isCiConfig } from './ci.js';
+import { show, stdinText, type Check, type CheckContext } from './types.js';
+
+const CODEOWNERS = /(^|\/)(\.github\/|\.gitlab\/|docs\/|\.bitbucket\/)?CODEOWNERS$/;
+const CHECK_SCRIPT =
+  /(^|\/)(scripts?|bin|tools|ci|\.ci)\/[^/]*(test|check|lint|verify|coverage|audit|ci)[^/]*$|(^|\/)(run[-_]?tests?|tests?|check|lint|verify)\.(sh|bash|py|js|mjs|ts)$/i;
+const HOOK_FILE = /(^|\/)(\.husky|\.githooks|\.git\/hooks|\.hooks|githooks|\.config\/husky)\/[^/]+$/;
+const CI_DIR = /^(\.\/)?(\.circleci|\.github\/workflows|\.gitlab\/ci|\.buildkite|\.woodpecker|\.tekton)\/?$/;
+const TEST_DIR = /^(\.\/)?(tests?|specs?|__tests__|e2e)\/?$/;
+
+/** Words that name a check: running tests, linters, type checks, builds, scans. */
+const CHECK_WORD =
+  /\b(test|tests|pytest|jest|vitest|mocha|ava|tox|nox|rspec|phpunit|unittest|go\s+test|cargo\s+(test|clippy)|mvn|gradle|make|npm|yarn|pnpm|bun|tsc|eslint|ruff|mypy|flake8|pylint|lint|check|verify|build|compile|coverage|scan|audit|sonar|codeql|deploy|ctest|dotnet)\b/i;
+/** A step that does nothing: true, `:`, exit 0, an echo. */
+const NOOP = /^\s*["']?\s*(true|:|exit\s+0|echo\b[^\n]*|\/bin\/true|skip\w*)\s*["']?\s*;?\s*$/i;
+/** An assertion or test made trivially true, or skipped. */
+const TRIVIAL =
+  /\bassert\s+(True|1|not\s+False)\b|\bexpect\(\s*(true|1)\s*\)|\bassert(True|That)\s*\(\s*(true|True|1)\s*\)|\bassertEquals?\s*\(\s*(\d+|true|"[^"]*")\s*,\s*\2\s*\)|@pytest\.mark\.skip|@unittest\.skip|\bpytest\.skip\(|\b(it|describe|test)\.skip\(|\bx(it|describe|test)\(|@Disabled\b|@Ignore\b|\bt\.Skip(Now)?\(/;
+/** Test collection emptied (conftest) or every test deselected. */
+const EMPTIED =
+  /\bitems\.clear\(\)|\bitems\[:\]\s*=\s*\[\]|\bdel\s+items\[:\]|config\.hook\.pytest_deselected|--collect-only\b.*\|\|\s*true/;
+
+const add = (ctx: CheckContext, detail: string, why: string): void => ctx.add('test-tampering', `${detail} (${why})`);
+
+/** Text written onto a path (a redirect, tee, a file tool): judged by the file it lands in. */
+export function checkWriteTampering(
+  target: Word,
+  text: string | undefined,
+  append: boolean,
+  detail: string,
+  ctx: CheckContext,
+): void {
+  if (target.dynamic) return;
+  const path = target.text.replace(/^["']|["']$/g, '');
+  if (CODEOWNERS.test(path) && text !== undefined) add(ctx, detail, 'changes who must review changes');
+  if (text === undefined) return;
+  if (isCiConfig(path) && !append && text.trim() !== '' && !CHECK_WORD.test(text))
+    add(ctx, detail, 'a pipeline that runs no check');
+  if (isCiConfig(path) && !append && text.trim() === '') add(ctx, detail, 'an empty pipeline');
+  const lines = text.split('\n').filter((l) => l.trim() !== '' && !l.startsWith('#!'));
+  if (
+    (CHECK_SCRIPT.test(path) || HOOK_FILE.test(path)) &&
+    lines.length > 0 &&
+    lines.some((l) => /^\s*(exit\s+0|true|:)\s*;?\s*$/.test(l))
+  )
+    add(ctx, detail, 'a check script or hook that exits successfully at once');
+  if (EMPTIED.test(text) || TRIVIAL.test(text)) add(ctx, detail, 'tests emptied or made trivially true');
+}
+
+/** sed -i script commands against a file: deletions, check-to-noop substitutions, trivial assertions, `exit 0` added. */
+function sedTampering(script: string, files: Word[], detail: string, ctx: CheckContext): void {
+  const paths = files.map((f) => f.text);
+  const ci = paths.some((p) => isCiConfig(p) || CODEOWNERS.test(p));
+  const scripts = paths.some((p) => CHECK_SCRIPT.test(p) || HOOK_FILE.test(p));
+  for (const raw of script.split(/;|\n/)) {
+    const c = raw.trim();
+    if (paths.some((p) => CODEOWNERS.test(p))) {
+      add(ctx, detail, 'changes who must review changes');
+      return;
+    }
+    if (ci && /^(\d+(,\d+)?|\/(?:\\.|[^/\\])*\/)\s*d$/.test(c)) add(ctx, detail, 'deletes pipeline steps');
+    const s = /^s(.)((?:\\.|(?!\1).)*)\1((?:\\.|(?!\1).)*)\1/.exec(c);
+    if (s) {
+      const [from, to] = [s[2]!, s[3]!];
+      if ((ci || scripts) && CHECK_WORD.test(from) && !CHECK_WORD.test(to.replace(/["']/g, '')))
+        add(ctx, detail, 'a check replaced by a no-op');
+      else if ((ci || scripts) && NOOP.test(to.replace(/^[\s-]*(run|script|command):\s*/, '')))
+        add(ctx, detail, 'a check replaced by a no-op');
+      if (TRIVIAL.test(to) || EMPTIED.test(to)) add(ctx, detail, 'assertions made trivially true');
+    }
+    if (scripts && /^\d*\s*[aic]\\?\s*(exit\s+0|true)\s*$/.test(c))
+      add(ctx, detail, 'a check script made to exit at once');
+    if (/^\d*\s*[aic]\\?\s*/.test(c) && (TRIVIAL.test(c) || EMPTIED.test(c)))
+      add(ctx, detail, 'tests emptied or made trivially true');
+  }
+}
+
+const sed: Check = (cmd, _io, ctx) => {
+  const args = cmd.args;
+  if (!args.some((a) => /^-[a-zA-Z]*i|^--in-place/.test(a.text))) return;
+  const f = parseFlags(args, ['-e', '--expression', '-f', '--file', '-l']);
+  const scripts = [...args.flatMap((a, i) => (i > 0 && /^(-e|--expression)$/.test(args[i - 1]!.text) ? [a.text] : []))];
+  const operands = f.operands;
+  if (scripts.length === 0 && operands[0]) scripts.push(operands.shift()!.text);
+  for (const s of scripts) sedTampering(s, operands, show(cmd), ctx);
+};
+
+/** yq -i 'del(.jobs.test)', '.jobs.x."continue-on-error" = true', 'allow_failure: true', '.if = false' on a pipeline. */
+const yq: Check = (cmd, _io, ctx) => {
+  const words = cmd.args.map((a) => a.text);
+  if (!words.some((w) => /^-[a-zA-Z]*i|^--inplace/.test(w))) return;
+  const expr = words.filter((w) => !w.startsWith('-') && !isCiConfig(w)).join(' ');
+  if (!words.some((w) => isCiConfig(w))) return;
+  if (
+    /\bdel\s*\(|continue-on-error"?\s*=\s*true|allow_failure"?\s*=\s*true|\.if\s*=\s*(false|"false")|\bwhen"?\s*=\s*"?never/.test(
+      expr,
+    )
+  )
+    add(ctx, show(cmd), 'pipeline checks removed or allowed to fail');
+};
+
+/** npm pkg set scripts.test=true: the project's checks replaced by a no-op. */
+const npm: Check = (cmd, _io, ctx) => {
+  const words = cmd.args.map((a) => a.text);
+  if (words[0] !== 'pkg' || words[1] !== 'set') return;
+  for (const w of words.slice(2)) {
+    const m = /^scripts\.(test|lint|check|verify|ci|typecheck|coverage|pretest|precommit)[\w:-]*=(.*)$/.exec(w);
+    if (m && NOOP.test(m[2]!)) add(ctx, show(cmd), `scripts.${m[1]} made a no-op`);
+  }
+};
+
+/** rm / git rm of pipeline files and directories, code owners, the whole test directory. */
+const remove: Check = (cmd, _io, ctx) => {
+  const words = cmd.args.map((a) => a.text);
+  const ops = (cmd.name === 'git' ? (words[0] === 'rm' ? words.slice(1) : []) : words).filter(
+    (w) => !w.startsWith('-'),
+  );
+  // The whole pipeline: its directory or a single-file definition (one old workflow among several is ordinary).
+  if (ops.some((o) => CI_DIR.test(o) || (isCiConfig(o) && !/\.github\/workflows\//.test(o))))
+    add(ctx, show(cmd), 'removes the pipeline');
+  if (ops.some((o) => CODEOWNERS.test(o))) add(ctx, show(cmd), 'removes the code owners');
+  if (ops.some((o) => TEST_DIR.test(o)) && (cmd.name === 'git' || words.some((w) => /^-[a-zA-Z]*[rR]/.test(w))))
+    add(ctx, show(cmd), 'removes the tests');
+};
+
+/**
+ * A line that pushes to the main branch with its hooks or CI skipped: `git push --no-verify origin main`, `-o
+ * ci.skip`, `HUSKY=0`/`SKIP=...` before the push, or a commit with `[skip ci]` or `--no-verify` pushed in the same line.
+ */
+export function lineSkipsChecks(line: string, ctx: CheckContext): void {
+  const push = /\bgit\b[^;&|\n]*\spush\b[^;&|\n]*\s(\+?HEAD:|\+)?(refs\/heads\/)?(main|master|trunk)(\s|$|;|&|\|)/.exec(
+    line,
+  );
+  if (!push) return;
+  if (
+    /--no-verify\b|\[(skip ci|ci skip|no ci|skip actions|actions skip)\]|\s-o\s*ci\.skip|--push-option[= ]ci\.skip|(^|[\s;&|])(HUSKY=0|HUSKY_SKIP_HOOKS=1|SKIP=\S+|LEFTHOOK=0|PRE_COMMIT_ALLOW_NO_CONFIG=1)\s|\bgit\b[^;&|\n]*\scommit\b[^;&|\n]*\s-[a-zA-Z]*n\b/.test(
+      line,
+    )
+  )
+    add(ctx, line.length > 80 ? `${line.slice(0, 77)}...` : line, 'skips hooks or CI on a push to the main branch');
+}
+
+/** jq '.scripts.test = "echo ok"' package.json > p.json && mv p.json package.json. */
+export function lineScriptsNoop(line: string, ctx: CheckContext): void {
+  const m = /\.scripts\.(test|lint|check|verify|ci)\s*=\s*"([^"]*)"/.exec(line);
+  if (m && NOOP.test(m[2]!) && /package\.json/.test(line) && /[>]|sponge|\s-i\b/.test(line))
+    add(ctx, line.length > 80 ? `${line.slice(0, 77)}...` : line, `scripts.${m[1]} made a no-op`);
+}
+
+const tee: Check = (cmd, io, ctx) => {
+  const append = cmd.args.some((a) => /^(-a|--append)$/.test(a.text));
+  const text = stdinText(io) ?? ctx.knownText(io);
+  for (const t of cmd.args.filter((a) => !a.text.startsWith('-'))) checkWriteTampering(t, text, append, show(cmd), ctx);
+};
+
+export const testTamperingChecks: Record<string, Check> = {
+  tee,
+  sed,
+  gsed: sed,
+  yq,
+  npm,
+  pnpm: npm,
+  rm: remove,
+  git: remove,
+};

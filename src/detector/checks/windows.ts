@@ -1,0 +1,131 @@
+// Windows commands run by name (in a cmd or PowerShell terminal): cmd's del/rd with /s, format, shadow copies,
+// boot configuration, event logs, the registry's policy and start-up keys, the firewall, local accounts, taskkill by
+// image name, certutil downloads; PowerShell cmdlets no table names (Verb-Noun) go to the PowerShell check. Pure.
+import { classifyPath } from '../engine/paths.js';
+import { literal } from '../engine/words.js';
+import { show, type Check } from './types.js';
+
+const lower = (texts: string[]): string[] => texts.map((t) => t.toLowerCase());
+
+/** A Windows path (drive, UNC, %VAR%, $env:) is outside the project; a relative one is judged like any path. */
+export function windowsPathOutside(path: string, where: Parameters<typeof classifyPath>[1]): boolean {
+  if (/^([A-Za-z]:|\\\\|%|\$env:|~)/i.test(path)) return true;
+  const c = classifyPath(literal(path.replace(/\\/g, '/')), where);
+  return c !== 'inside' && c !== 'temp';
+}
+
+/** del /s, rd /s (rmdir /s): recursive deletion of what lies outside the project. */
+const cmdDelete: Check = (cmd, _io, ctx) => {
+  const w = cmd.args.map((a) => a.text);
+  if (!w.some((t) => /^\/s$/i.test(t))) return;
+  const targets = w.filter((t) => !/^\/[a-z]$/i.test(t));
+  if (targets.length === 0 || targets.some((t) => windowsPathOutside(t, ctx.where)))
+    ctx.add('recursive-delete', show(cmd));
+};
+
+/** format X: formats a volume (format of a file name is not Windows' format). */
+const format: Check = (cmd, _io, ctx) => {
+  if (cmd.args.some((a) => /^[A-Za-z]:\\?$/.test(a.text))) ctx.add('format-filesystem', show(cmd));
+};
+
+/** vssadmin delete shadows, wmic shadowcopy delete: the volume's restore points are gone. */
+const shadows: Check = (cmd, _io, ctx) => {
+  const w = lower(cmd.args.map((a) => a.text));
+  if (w.includes('delete') && w.some((t) => /^shadows?(copy)?$/.test(t)))
+    ctx.add('storage-destroy', `${show(cmd)} (shadow copies)`);
+};
+
+/** bcdedit /set or /delete changes how (and whether) the machine boots and recovers. */
+const bcdedit: Check = (cmd, _io, ctx) => {
+  if (cmd.args.some((a) => /^\/(set|delete|deletevalue|import)$/i.test(a.text))) ctx.add('security-posture', show(cmd));
+};
+
+/** wevtutil cl LOG clears an event log. */
+const wevtutil: Check = (cmd, _io, ctx) => {
+  if (/^(cl|clear-log)$/i.test(cmd.args[0]?.text ?? '')) ctx.add('log-wipe', show(cmd));
+};
+
+/** reg add/delete/import under HKLM: machine-wide settings, policies (Defender, UAC) and what runs at start-up. */
+const reg: Check = (cmd, io, ctx) => {
+  credentialDump(cmd, io, ctx);
+  const [verb, key] = cmd.args.map((a) => a.text);
+  if (!verb || !/^(add|delete|import|restore|load|copy)$/i.test(verb)) return;
+  if (/^(HKLM|HKEY_LOCAL_MACHINE)\b/i.test(key ?? '') || /\\(Run|RunOnce|Winlogon|Policies)\b/i.test(key ?? ''))
+    ctx.add(/\\Policies\\/i.test(key ?? '') ? 'security-posture' : 'overwrite-system-config', show(cmd));
+  // The user's own start-up keys (HKCU ...\CurrentVersion\Run, also with bash's quoting having eaten the backslashes).
+  if (
+    /CurrentVersion\\?(Run|RunOnce|RunServices|RunServicesOnce|Explorer\\?StartupApproved\S*)$|Winlogon\\?$/i.test(
+      key ?? '',
+    )
+  )
+    ctx.add('persistence', show(cmd));
+};
+
+/** netsh advfirewall set ... state off, netsh firewall set opmode disable. */
+const netsh: Check = (cmd, _io, ctx) => {
+  const w = lower(cmd.args.map((a) => a.text)).join(' ');
+  if (/\b(advfirewall|firewall)\b.*\b(state\s+off|opmode\s+(mode=)?disable|reset)\b/.test(w))
+    ctx.add('firewall-flush', show(cmd));
+};
+
+/** net user NAME PASS /add, net localgroup administrators NAME /add, /delete: local accounts. */
+const net: Check = (cmd, _io, ctx) => {
+  const w = lower(cmd.args.map((a) => a.text));
+  if (/^(user|localgroup|group)$/.test(w[0] ?? '') && w.some((t) => /^\/(add|delete|del|active:no)$/.test(t)))
+    ctx.add('account-change', show(cmd));
+};
+
+/** taskkill /IM NAME kills every process of that image (by /PID it is one process). */
+const taskkill: Check = (cmd, _io, ctx) => {
+  if (cmd.args.some((a) => /^\/(im|fi)$/i.test(a.text))) ctx.add('mass-kill', show(cmd));
+};
+
+/** certutil -urlcache -f URL FILE downloads FILE (running it later runs downloaded code). */
+const certutil: Check = (cmd, _io, ctx) => {
+  const w = cmd.args.map((a) => a.text);
+  if (!w.some((t) => /^[-/]urlcache$/i.test(t))) return;
+  const file = w.filter((t) => !/^[-/]/.test(t)).at(-1);
+  if (file !== undefined && !/^https?:/i.test(file)) ctx.downloaded.add(file);
+};
+
+/** Reading credentials out of memory or the registry: an LSASS minidump, Mimikatz, the SAM and SECURITY hives. */
+export const CREDENTIAL_DUMP =
+  /comsvcs(\.dll)?\W+#?(MiniDump|24)\b|\b(Invoke-Mimikatz|Out-Minidump|sekurlsa::|lsadump::|mimikatz)\b|\bprocdump(64)?(\.exe)?\b[^;|]*\blsass\b|\breg(\.exe)?\s+save\s+(HKLM|HKEY_LOCAL_MACHINE)\\?(SAM|SECURITY|SYSTEM)\b|\bntdsutil\b[^;|]*\bifm\b/i;
+
+/** Windows programs that dump credentials by name (rundll32 comsvcs.dll MiniDump, procdump of lsass, reg save HKLM\SAM). */
+const credentialDump: Check = (cmd, _io, ctx) => {
+  const text = [cmd.written, ...cmd.args.map((a) => a.text)].join(' ');
+  if (CREDENTIAL_DUMP.test(text)) ctx.add('credential-dump', show(cmd));
+  // rundll32 powrprof.dll,SetSuspendState: sleep or hibernate.
+  if (/\bpowrprof(\.dll)?\W+SetSuspendState\b/i.test(text)) ctx.add('shutdown', show(cmd));
+};
+
+export const windowsChecks: Record<string, Check> = {
+  del: cmdDelete,
+  erase: cmdDelete,
+  rd: cmdDelete,
+  rmdir: cmdDelete,
+  format,
+  'format.com': format,
+  vssadmin: shadows,
+  wmic: shadows,
+  bcdedit,
+  wevtutil,
+  reg,
+  'reg.exe': reg,
+  netsh,
+  net,
+  'net.exe': net,
+  taskkill,
+  'taskkill.exe': taskkill,
+  certutil,
+  'certutil.exe': certutil,
+  ...Object.fromEntries(
+    ['rundll32', 'procdump', 'procdump64', 'ntdsutil', 'mimikatz', 'pypykatz', 'lsassy', 'secretsdump.py'].flatMap(
+      (n) => [
+        [n, credentialDump],
+        [`${n}.exe`, credentialDump],
+      ],
+    ),
+  ),
+};

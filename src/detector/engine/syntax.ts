@@ -1,0 +1,207 @@
+// Reading the bash syntax tree: the words of a command, its redirects, what earlier pipeline elements print,
+// and where a command sits in a pipeline. Pure (works on a parsed tree).
+import { peel, type Argv } from './argv.js';
+import type { SyntaxNode } from './parser.js';
+import { literal, wordOf, type Vars, type Word } from './words.js';
+import type { WriteMode } from '../checks/traces.js';
+
+export const named = (node: SyntaxNode): SyntaxNode[] => node.namedChildren.filter((c): c is SyntaxNode => c !== null);
+
+/** Words bash reads as a descriptor number or variable when written against a redirect (`0<f`, `{fd}<f`). */
+export const DESCRIPTOR_WORD = /^(\d+|\{[A-Za-z_]\w*\})$/;
+
+/** The words of a `command` node: its name and arguments, without assignments and redirects. */
+export function commandWords(node: SyntaxNode, vars?: Vars): Word[] {
+  const out: Word[] = [];
+  let redirects: SyntaxNode[] | undefined;
+  for (const child of named(node)) {
+    if (child.type === 'variable_assignment' || child.type.endsWith('_redirect') || child.type === 'comment') continue;
+    // `sh 0<f`: the grammar reads the descriptor as an argument; bash reads it as part of the redirect.
+    if (DESCRIPTOR_WORD.test(child.text) && (child.type === 'number' || child.type === 'word')) {
+      redirects ??= redirectsOf(node);
+      if (redirects.some((r) => r.startIndex === child.endIndex)) continue;
+    }
+    out.push(wordOf(child, vars));
+  }
+  return out;
+}
+
+/** Redirects that apply to a command: its own, and those of a redirected_statement wrapping it. */
+export function redirectsOf(node: SyntaxNode): SyntaxNode[] {
+  const own = named(node).filter((c) => c.type.endsWith('_redirect'));
+  const parent = node.parent;
+  if (parent?.type === 'redirected_statement' && parent.childForFieldName('body')?.id === node.id) {
+    own.push(...named(parent).filter((c) => c.type.endsWith('_redirect')));
+  }
+  return own;
+}
+
+/** Backslash escapes of `echo -e` and printf formats. */
+function unescapePrintf(text: string): string {
+  return text.replace(/\\(n|t|r|\\|x[0-9a-fA-F]{1,2}|0[0-7]{0,3})/g, (_, e: string) =>
+    e === 'n'
+      ? '\n'
+      : e === 't'
+        ? '\t'
+        : e === 'r'
+          ? '\r'
+          : e === '\\'
+            ? '\\'
+            : String.fromCharCode(parseInt(e.slice(1) || '0', e[0] === 'x' ? 16 : 8)),
+  );
+}
+
+/** printf FORMAT ARGS...: %s and %b take arguments (the format repeats while arguments remain), %% is a percent sign. */
+function renderPrintf(args: string[]): string {
+  const [format = '', ...rest] = args;
+  let out = '';
+  let i = 0;
+  do {
+    out += unescapePrintf(format).replace(/%(%|[-0-9.]*[sbdq])/g, (m, k: string) =>
+      k === '%' ? '%' : (rest[i++] ?? ''),
+    );
+  } while (i < rest.length && /%[-0-9.]*[sbdq]/.test(format));
+  return out;
+}
+
+interface Printed {
+  text?: string;
+  /** It prints something computed at run time. */
+  dynamic?: boolean;
+}
+
+/** What an upstream pipeline element prints, when that is known: echo, printf, cat <<EOF, or a { group; } of those. */
+export function printedText(element: SyntaxNode, argv: Argv | null, vars?: Vars): Printed {
+  if (element.type === 'compound_statement' || element.type === 'subshell') {
+    const parts = named(element)
+      .filter((c) => c.type === 'command')
+      .map((c) => {
+        const a = peel(commandWords(c, vars)).argv;
+        // `(crontab -l; echo JOB) | crontab -`: the jobs already installed stay as they are; the echoed ones are new.
+        if (a?.name === 'crontab' && a.args.length === 1 && a.args[0]!.text === '-l')
+          return { text: '# the crontab already installed' };
+        return printedText(c, a, vars);
+      });
+    if (parts.length === 0) return {};
+    if (parts.some((p) => p.dynamic)) return { dynamic: true };
+    return parts.every((p) => p.text !== undefined) ? { text: parts.map((p) => p.text).join('\n') } : {};
+  }
+  if (!argv) return {};
+  if (argv.name === 'echo' || argv.name === 'printf') {
+    if (argv.args.some((a) => a.dynamic)) return { dynamic: true };
+    if (argv.name === 'printf') return { text: renderPrintf(argv.args.map((a) => a.text)) };
+    const flags = argv.args
+      .filter((a) => /^-[neE]+$/.test(a.text))
+      .map((a) => a.text)
+      .join('');
+    const words = argv.args
+      .filter((a) => !/^-[neE]+$/.test(a.text))
+      .map((a) => a.text)
+      .join(' ');
+    return { text: flags.includes('e') ? unescapePrintf(words) : words };
+  }
+  if (argv.name === 'cat' && argv.args.length === 0) {
+    const cmd = element.type === 'command' ? element : named(element).find((c) => c.type === 'command');
+    return { text: cmd ? stdinTextOf(redirectsOf(cmd)) : undefined };
+  }
+  return {};
+}
+
+export function stdinTextOf(redirects: SyntaxNode[]): string | undefined {
+  for (const r of redirects) {
+    if (r.type === 'heredoc_redirect') return named(r).find((c) => c.type === 'heredoc_body')?.text ?? '';
+    if (r.type === 'herestring_redirect') {
+      const w = named(r)[0];
+      return w ? wordOf(w).text : '';
+    }
+  }
+  return undefined;
+}
+
+export function firstCommand(element: SyntaxNode): SyntaxNode | undefined {
+  if (element.type === 'command') return element;
+  for (const c of named(element)) {
+    const found = firstCommand(c);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/** The elements of a pipeline, with nested pipelines (`a | b 2>&1 | c` parses as one inside another) flattened. */
+export function pipelineLeaves(pipeline: SyntaxNode): SyntaxNode[] {
+  // Asked once per command of a pipeline: kept per tree, so a pipeline of n commands costs n, not n².
+  let byTree = leavesCache.get(pipeline.tree);
+  if (!byTree) leavesCache.set(pipeline.tree, (byTree = new Map()));
+  let leaves = byTree.get(pipeline.id);
+  if (!leaves) byTree.set(pipeline.id, (leaves = leavesOf(pipeline)));
+  return leaves;
+}
+
+const leavesCache = new WeakMap<object, Map<number, SyntaxNode[]>>();
+
+function leavesOf(pipeline: SyntaxNode): SyntaxNode[] {
+  return named(pipeline).flatMap((el) => {
+    const body = el.type === 'redirected_statement' ? el.childForFieldName('body') : null;
+    if (el.type === 'pipeline') return pipelineLeaves(el);
+    if (body?.type === 'pipeline') return pipelineLeaves(body);
+    return el.type.endsWith('_redirect') ? [] : [el];
+  });
+}
+
+/**
+ * The pipeline elements that run before this command and feed its input. `cat <<EOF | sh` parses with the
+ * pipeline inside the here-document's redirect: there the command owning the here-document comes first.
+ */
+export function pipelineChain(node: SyntaxNode): { before: SyntaxNode[]; after: SyntaxNode[] } {
+  let element: SyntaxNode = node;
+  let outer: SyntaxNode | null = null;
+  for (let p = node.parent; p && (p.type === 'pipeline' || p.type === 'redirected_statement'); p = p.parent) {
+    if (p.type === 'pipeline') outer = p;
+    if (p.type === 'redirected_statement' && p.childForFieldName('body')?.id !== element.id) break;
+    element = p;
+  }
+  if (!outer) return { before: [], after: [] };
+  const leaves = pipelineLeaves(outer);
+  const at = leaves.findIndex(
+    (l) => l.id === node.id || (l.type === 'redirected_statement' && l.childForFieldName('body')?.id === node.id),
+  );
+  const before = leaves.slice(0, Math.max(at, 0));
+  const after = at < 0 ? [] : leaves.slice(at + 1);
+  if (outer.parent?.type === 'heredoc_redirect' && outer.parent.parent?.type === 'redirected_statement') {
+    const owner = outer.parent.parent.childForFieldName('body');
+    if (owner) before.unshift(owner);
+  }
+  return { before, after };
+}
+
+/** An assignment word of a declaration (`local x=$y`) as bash passes it: `NAME=value`. */
+export function declaredWord(node: SyntaxNode, vars: ReadonlyMap<string, string>): Word {
+  if (node.type !== 'variable_assignment') return wordOf(node, vars);
+  const name = node.childForFieldName('name')?.text ?? '';
+  const valueNode = node.childForFieldName('value');
+  const value = valueNode ? wordOf(valueNode, vars) : literal('');
+  return { ...value, text: `${name}=${value.text}` };
+}
+
+/** A redirect appends (`>>`), empties the file (`> f`, `: > f`, `echo > f`, `cat /dev/null > f`) or writes output. */
+export function writeMode(op: string, owner: Argv | null, printed: string | undefined): WriteMode {
+  if (op.includes('>>')) return 'append';
+  const empty =
+    owner === null ||
+    owner.name === ':' ||
+    owner.name === 'true' ||
+    printed?.trim() === '' ||
+    (owner.name === 'cat' && owner.args.length > 0 && owner.args.every((a) => a.text === '/dev/null'));
+  return empty ? 'replace' : 'output';
+}
+
+/** The command a redirect belongs to: the command it sits in, or the body of its redirected_statement. */
+export function redirectOwner(redirect: SyntaxNode): SyntaxNode | undefined {
+  const parent = redirect.parent;
+  if (parent?.type === 'command') return parent;
+  if (parent?.type === 'redirected_statement') {
+    const body = parent.childForFieldName('body');
+    return body?.type === 'command' ? body : undefined;
+  }
+  return undefined;
+}

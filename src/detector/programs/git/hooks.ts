@@ -1,0 +1,260 @@
+// What a git command runs by itself, read when it is about to run: the hooks its subcommand triggers (from the hooks
+// directory core.hooksPath names, or the repository's), and the commands its configuration holds (pager, editor,
+// fsmonitor, ssh command, drivers, helpers, the alias it calls), from the repository's config, the global one and
+// `-c`/GIT_CONFIG_* settings. The repository is found as git finds it (`.git` here or in a parent, a `.git` file of
+// a worktree or submodule, the directory itself when it is a git directory, --git-dir, GIT_DIR, its commondir or
+// GIT_COMMON_DIR). Pure.
+import { normalizePath } from '../../../common/paths.js';
+import { isGitDirectory } from '../../checks/git-surfaces.js';
+import type { CheckContext } from '../../checks/types.js';
+import { dirOf, joinKey } from '../loaders/run-file.js';
+import { templateDir } from './config-content.js';
+import { GIT_COMMAND_KEY, parseGitConfig, type GitSetting } from './config.js';
+
+const COMMIT = ['pre-commit', 'prepare-commit-msg', 'commit-msg', 'post-commit', 'pre-auto-gc', 'post-rewrite'];
+const REFS = ['reference-transaction'];
+const INDEX = ['post-index-change'];
+const MERGE = ['pre-merge-commit', 'prepare-commit-msg', 'commit-msg', 'post-merge', 'pre-auto-gc'];
+const REBASE = ['pre-rebase', 'post-rewrite', 'post-checkout', 'prepare-commit-msg', 'commit-msg'];
+
+/** The hooks each subcommand may run (client side). */
+const HOOKS: Record<string, string[]> = {
+  commit: [...COMMIT, ...REFS, ...INDEX],
+  merge: [...MERGE, ...REFS, ...INDEX],
+  pull: [...MERGE, ...REBASE, ...REFS, ...INDEX],
+  push: ['pre-push', ...REFS],
+  checkout: ['post-checkout', ...REFS, ...INDEX],
+  switch: ['post-checkout', ...REFS, ...INDEX],
+  rebase: [...REBASE, ...COMMIT, ...REFS, ...INDEX],
+  am: ['applypatch-msg', 'pre-applypatch', 'post-applypatch', ...COMMIT, ...REFS, ...INDEX],
+  'cherry-pick': [...COMMIT, ...REFS, ...INDEX],
+  revert: [...COMMIT, ...REFS, ...INDEX],
+  clone: ['post-checkout', ...REFS, ...INDEX],
+  worktree: ['post-checkout', ...REFS, ...INDEX],
+  gc: ['pre-auto-gc', ...REFS],
+  maintenance: ['pre-auto-gc', ...REFS],
+  'send-email': ['sendemail-validate'],
+  p4: ['p4-changelist', 'p4-prepare-changelist', 'p4-post-changelist', 'p4-pre-submit'],
+  stash: [...REFS, ...INDEX],
+  reset: [...REFS, ...INDEX],
+  restore: INDEX,
+  add: INDEX,
+  rm: INDEX,
+  mv: INDEX,
+  apply: INDEX,
+  'update-index': INDEX,
+  'read-tree': INDEX,
+  status: INDEX,
+  branch: REFS,
+  tag: REFS,
+  fetch: REFS,
+  'update-ref': REFS,
+  'symbolic-ref': REFS,
+  notes: REFS,
+  replace: REFS,
+  'commit-tree': [],
+  'send-pack': [],
+  'http-push': [],
+  'fetch-pack': REFS,
+  'checkout-index': INDEX,
+  'sparse-checkout': ['post-checkout', ...INDEX],
+  mergetool: INDEX,
+  difftool: [],
+  bisect: ['post-checkout', ...REFS, ...INDEX],
+  'filter-branch': [...REFS, ...INDEX],
+  'pack-refs': REFS,
+  prune: [],
+  'prune-packed': [],
+  repack: [],
+  'commit-graph': [],
+  'multi-pack-index': [],
+  clean: [],
+  remote: REFS,
+  'fast-import': REFS,
+  submodule: ['post-checkout', ...REFS, ...INDEX],
+};
+/** Subcommands that only read: they run no hook (their pager and drivers may still run). */
+const READ_ONLY = new Set(
+  'log show diff blame annotate grep ls-files ls-tree ls-remote cat-file rev-parse rev-list describe shortlog config version help var show-ref for-each-ref count-objects fsck archive bundle whatchanged name-rev merge-base diff-tree diff-files diff-index show-branch reflog range-diff cherry check-ignore check-attr check-ref-format verify-commit verify-tag hash-object init credential instaweb'.split(
+    ' ',
+  ),
+);
+const ALL_HOOKS = [...new Set(Object.values(HOOKS).flat())];
+
+/** The hooks a subcommand may run; an unknown one (an alias, an extension `git-foo`) may run any. */
+export function hooksOf(sub: string | undefined): string[] {
+  if (sub === undefined || READ_ONLY.has(sub)) return [];
+  return Object.hasOwn(HOOKS, sub) ? HOOKS[sub]! : ALL_HOOKS;
+}
+
+export interface GitInvocation {
+  /** The subcommand as written (an alias is resolved here). */
+  sub: string | undefined;
+  /** `-c key=value` settings and GIT_CONFIG_KEY_n/VALUE_n pairs, in order. */
+  settings: GitSetting[];
+  /** --git-dir or GIT_DIR. */
+  gitDir?: string;
+  /** GIT_COMMON_DIR: where configuration and hooks are read from instead of the git directory's commondir. */
+  commonDir?: string;
+  /** -C DIR (relative to the current directory). */
+  dir?: string;
+  /**
+   * The global configuration files instead of ~/.gitconfig and ~/.config/git/config: GIT_CONFIG_GLOBAL, or the two as
+   * HOME and XDG_CONFIG_HOME place them. Relative to the current directory, or starting with `~`.
+   */
+  globalConfigs?: string[];
+}
+
+/** The directories git looks for `.git` in, nearest first: this one, its parents in the project, and above it. */
+function ancestors(start: string, project: string | undefined): string[] {
+  const out: string[] = [start];
+  let k = start;
+  for (let i = 0; i < 24; i += 1) {
+    if (k === '/') break;
+    if (!k.startsWith('/') && project) {
+      // Above the project, relative keys climb with `..`; the project's own depth says how far there is to go.
+      const depth = project.split('/').filter((p) => p !== '').length;
+      const ups = k === '.' ? 0 : k.split('/').filter((p) => p === '..').length;
+      if (ups >= depth && !k.split('/').some((p) => p !== '..')) break;
+    }
+    k = joinKey(k, '..');
+    out.push(k);
+  }
+  return out;
+}
+
+/** The settings of a config file and the files it includes, or undefined while one is being read. */
+function readConfig(
+  key: string,
+  ctx: CheckContext,
+  seen: Set<string> = new Set(),
+): { settings: GitSetting[]; files: string[] } | undefined {
+  if (seen.has(key) || seen.size > 8) return { settings: [], files: [] };
+  seen.add(key);
+  const f = ctx.readFile(key);
+  if (f === undefined) return undefined;
+  if (!('text' in f)) return { settings: [], files: [] };
+  const settings: GitSetting[] = [];
+  for (const s of parseGitConfig(f.text)) {
+    if (/^include(if\..+)?\.path$/.test(s.key)) {
+      // includeIf conditions are not evaluated: the included file is read either way.
+      const inc =
+        s.value.startsWith('~/') || s.value.startsWith('/') ? normalizePath(s.value) : joinKey(dirOf(key), s.value);
+      const sub = readConfig(inc, ctx, seen);
+      if (sub === undefined) return undefined;
+      settings.push(...sub.settings);
+    } else settings.push(s);
+  }
+  return { settings, files: [...seen] };
+}
+
+/**
+ * Judges what `git SUB` will run by itself here. Waits (asks the reader) for what it has not read yet: the `.git`
+ * entries up to the root, a worktree's commondir, the configuration files, the hooks.
+ */
+export function gitRuns(inv: GitInvocation, ctx: CheckContext): void {
+  const here = ctx.keyOf(inv.dir ?? '.');
+  if (here === null) {
+    if (hooksOf(inv.sub).length > 0)
+      ctx.add('unread-script', `git runs hooks of a repository in a directory known only at run time`);
+    return;
+  }
+  if (here === undefined) return;
+  let top: string | undefined;
+  let gitDir: string | undefined;
+  if (inv.gitDir !== undefined) {
+    gitDir = joinKey(here, inv.gitDir);
+    top = here;
+  } else {
+    let pending = false;
+    for (const dir of ancestors(here, ctx.where.project)) {
+      const f = ctx.readFile(joinKey(dir, '.git'));
+      if (f === undefined) {
+        pending = true;
+        continue;
+      }
+      if ('missing' in f || 'error' in f) {
+        // No .git here: the directory itself may be a git directory (a bare repository, or the shell inside .git).
+        const bare = isGitDirectory(dir, ctx);
+        if (bare === undefined) pending = true;
+        if (bare !== true) continue;
+        if (pending) return;
+        top = dir;
+        gitDir = dir;
+        break;
+      }
+      if (pending) return;
+      top = dir;
+      if ('directory' in f) gitDir = joinKey(dir, '.git');
+      else if ('text' in f) {
+        const m = /^gitdir:\s*(.+?)\s*$/m.exec(f.text);
+        if (m) gitDir = joinKey(dir, m[1]!);
+      }
+      break;
+    }
+    if (pending && top === undefined) return;
+  }
+  const global = inv.globalConfigs?.map((f) => (f.startsWith('~') ? f : joinKey(here, f))) ?? [
+    '~/.gitconfig',
+    '~/.config/git/config',
+  ];
+  // Configuration and hooks come from the common directory: GIT_COMMON_DIR, or what the git directory's commondir
+  // names (a linked worktree's, or one a command planted).
+  let common: string | undefined;
+  if (inv.commonDir !== undefined) common = joinKey(here, inv.commonDir);
+  else if (gitDir !== undefined) {
+    const c = ctx.readFile(joinKey(gitDir, 'commondir'));
+    if (c === undefined) return;
+    common = 'text' in c ? joinKey(gitDir, c.text.trim()) : gitDir;
+  }
+  const settings: GitSetting[] = [];
+  for (const file of [...global, ...(common !== undefined ? [joinKey(common, 'config')] : [])]) {
+    const r = readConfig(file, ctx);
+    if (r === undefined) return;
+    settings.push(...r.settings);
+  }
+  // With extensions.worktreeConfig, the git directory's config.worktree is read after the common config.
+  const worktreeConfig = settings.filter((s) => s.key === 'extensions.worktreeconfig').at(-1)?.value;
+  if (gitDir !== undefined && worktreeConfig !== undefined && /^(true|yes|on|1)$/i.test(worktreeConfig)) {
+    const r = readConfig(joinKey(gitDir, 'config.worktree'), ctx);
+    if (r === undefined) return;
+    settings.push(...r.settings);
+  }
+  // `-c include.path=FILE` (and a system file given by GIT_CONFIG_SYSTEM) brings a whole file's settings.
+  for (const setting of inv.settings) {
+    if (!/^include(if\..+)?\.path$/.test(setting.key)) {
+      settings.push(setting);
+      continue;
+    }
+    const r = readConfig(joinKey(here, setting.value), ctx);
+    if (r === undefined) return;
+    settings.push(...r.settings);
+  }
+  const last = (key: string): string | undefined => settings.filter((s) => s.key === key).at(-1)?.value;
+  // init.templateDir from a config file: clone, init and a submodule's clone copy that directory in.
+  const template = last('init.templatedir');
+  if (template !== undefined && (inv.sub === 'init' || inv.sub === 'clone' || inv.sub === 'submodule'))
+    templateDir(inv.sub, template, ctx);
+  // An alias runs a shell command (`!...`) or another subcommand, whose hooks then run.
+  let sub = inv.sub;
+  const alias = sub === undefined ? undefined : last(`alias.${sub}`);
+  if (alias !== undefined && !HOOKS[sub!] && !READ_ONLY.has(sub!)) {
+    if (alias.startsWith('!')) ctx.script(alias.slice(1));
+    else sub = alias.trim().split(/\s+/)[0];
+  }
+  for (const s of settings)
+    if (GIT_COMMAND_KEY.test(s.key) && s.value.trim() !== '') ctx.script(s.value.replace(/^!/, ''));
+  const hooks = hooksOf(sub);
+  if (hooks.length === 0 || common === undefined) return;
+  const hooksPath = last('core.hookspath');
+  const dir =
+    hooksPath === undefined || hooksPath === ''
+      ? joinKey(common, 'hooks')
+      : hooksPath.startsWith('/') || hooksPath.startsWith('~/')
+        ? normalizePath(hooksPath)
+        : joinKey(top ?? here, hooksPath);
+  for (const h of hooks) {
+    const key = joinKey(dir, h);
+    ctx.loads(key, 'shell', { file: key, roots: [] });
+  }
+}

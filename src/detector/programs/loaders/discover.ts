@@ -1,0 +1,64 @@
+// Finds a project's files the way test runners and tools do (test files, conftest.py, config files), by walking the
+// directory listings read where the command runs: bounded in depth and count, skipping dependency and build
+// directories. Pure.
+import { listingKey } from '../../engine/scripts.js';
+import type { CheckContext } from '../../checks/types.js';
+import { joinKey } from './run-file.js';
+
+/** Directories runners do not collect from: dependencies, virtual environments, builds, VCS data, caches. */
+const SKIP =
+  /^(\.[^/]*|node_modules|venv|env|site-packages|__pycache__|build|dist|out|target|coverage|vendor|bower_components|\w+\.egg-info|__snapshots__)$/;
+
+export type Found = { files: string[] } | { pending: true } | { error: string };
+
+/**
+ * Files below `roots` (keys) whose name `match` accepts, at most `depth` directories down and `max` files; `dirs`
+ * collects every directory walked (for conftest.py lookups). A root that is a file is taken as it is.
+ */
+export function discover(
+  ctx: CheckContext,
+  roots: readonly string[],
+  match: (name: string, dir: string) => boolean,
+  opts: { depth?: number; max?: number; dirs?: string[] } = {},
+): Found {
+  const depth = opts.depth ?? 6;
+  const max = opts.max ?? 300;
+  const files: string[] = [];
+  let level = [...roots];
+  let pending = false;
+  for (let d = 0; d <= depth && level.length > 0; d += 1) {
+    const next: string[] = [];
+    for (const dir of level) {
+      const listing = ctx.readFile(listingKey(dir));
+      if (listing === undefined) {
+        pending = true;
+        continue;
+      }
+      if ('missing' in listing) continue;
+      if ('error' in listing) return { error: `${dir} ${listing.error}` };
+      if (!('entries' in listing)) continue;
+      opts.dirs?.push(dir);
+      for (const entry of listing.entries) {
+        const isDir = entry.endsWith('/');
+        const name = isDir ? entry.slice(0, -1) : entry;
+        if (isDir && !SKIP.test(name)) next.push(joinKey(dir, name));
+        else if (!isDir && match(name, dir)) files.push(joinKey(dir, name));
+        if (files.length > max) return { error: `more than ${max} files to read below ${roots.join(', ')}` };
+      }
+    }
+    level = next;
+  }
+  if (pending) return { pending: true };
+  if (level.length > 0) return { error: `directories deeper than ${depth} levels below ${roots.join(', ')}` };
+  return { files };
+}
+
+/** Reports what discovery could not do: a listing not yet read waits; a bound reached asks. */
+export function found(r: Found, ctx: CheckContext, who: string): string[] | undefined {
+  if ('pending' in r) return undefined;
+  if ('error' in r) {
+    ctx.add('unread-script', `${who}: ${r.error}`);
+    return undefined;
+  }
+  return r.files;
+}

@@ -1,0 +1,407 @@
+// Project code that runners and tools load by convention, read when they are about to run: pytest (conftest.py,
+// test modules, -p plugins, its ini addopts), unittest discovery, noxfile.py, tasks.py, fabfile.py, dodo.py, setup.py
+// for `pip install .`, tox's commands; Node test runners (config, test files) and tools' config files (eslint,
+// webpack, vite, ...); justfile recipes, Taskfile and deno tasks, Rakefile, composer scripts; the hook managers'
+// commands (pre-commit, lefthook, lint-staged). Each is judged like the program or command line it is. Pure.
+import { parse as parseYaml } from 'yaml';
+import type { Argv } from '../../engine/argv.js';
+import type { CheckContext } from '../../checks/types.js';
+import { literal } from '../../engine/words.js';
+import { discover, found } from './discover.js';
+import { pythonCandidates } from './program-loads.js';
+import { dirOf, joinKey } from './run-file.js';
+
+const here = (ctx: CheckContext): string | undefined => {
+  const k = ctx.keyOf('.');
+  if (k === null) ctx.add('unread-script', 'a runner loads project files from a directory known only at run time');
+  return typeof k === 'string' ? k : undefined;
+};
+
+/** Operands of a runner that name files or directories (not option values). */
+function pathOperands(cmd: Argv, valueOpts: RegExp): string[] {
+  const out: string[] = [];
+  const a = cmd.args;
+  for (let i = 0; i < a.length; i += 1) {
+    const t = a[i]!.text;
+    if (t === '--') continue;
+    if (t.startsWith('-')) {
+      if (valueOpts.test(t) && !t.includes('=')) i += 1;
+      continue;
+    }
+    if (!a[i]!.dynamic) out.push(t.replace(/::.*$/, ''));
+  }
+  return out;
+}
+
+/** A setting in an ini or TOML file (`addopts = -p x`, `addopts = ["-p", "x"]`). */
+function setting(text: string | undefined, key: string): string | undefined {
+  if (text === undefined) return undefined;
+  const m = new RegExp(String.raw`^\s*${key}\s*=\s*(.*(?:\n[ \t]+\S.*)*)`, 'm').exec(text);
+  return m?.[1]!.replace(/[[\]",']/g, ' ').trim();
+}
+
+const fileText = (ctx: CheckContext, key: string): string | undefined => {
+  const f = ctx.readFile(key);
+  return f && 'text' in f ? f.text : undefined;
+};
+
+const PYTEST_VALUES =
+  /^(-k|-m|-p|-c|-o|-n|-W|--rootdir|--confcutdir|--basetemp|--maxfail|--tb|--durations|--junitxml|--junit-xml|--cov|--cov-report|--log-level|--import-mode|--deselect|--ignore|--ignore-glob|--override-ini|--config-file|--timeout|--reruns|--dist|--numprocesses)$/;
+
+/** pytest: conftest.py files, test modules, plugins named with -p (command line, PYTEST_ADDOPTS, ini addopts). */
+function pytest(cmd: Argv, ctx: CheckContext): void {
+  const root = here(ctx);
+  if (root === undefined) return;
+  const ini = ['pytest.ini', 'pyproject.toml', 'tox.ini', 'setup.cfg']
+    .map((f) => fileText(ctx, joinKey(root, f)))
+    .join('\n');
+  const addopts = [setting(ini, 'addopts') ?? '', ctx.commandEnv.get('PYTEST_ADDOPTS')?.text ?? ''].join(' ');
+  const pythonpath = (setting(ini, 'pythonpath') ?? '')
+    .split(/\s+/)
+    .filter((p) => p !== '')
+    .map((p) => joinKey(root, p));
+  const roots = [root, ...pythonpath];
+  const plugins = [
+    ...`${cmd.args.map((a) => a.text).join(' ')} ${addopts}`.matchAll(/(?:^|\s)-p\s*(?!no:)([\w.]+)/g),
+  ].map((m) => m[1]!);
+  for (const p of plugins)
+    for (const r of roots) for (const key of pythonCandidates(r, p)) ctx.loads(key, 'python', { file: key, roots });
+  const given = pathOperands(cmd, PYTEST_VALUES);
+  const testpaths = (setting(ini, 'testpaths') ?? '').split(/\s+/).filter((p) => p !== '');
+  const targets = (given.length > 0 ? given : testpaths.length > 0 ? testpaths : ['.']).map((p) => joinKey(root, p));
+  const patterns = (setting(ini, 'python_files') ?? 'test_*.py *_test.py').split(/\s+/).map(globRe);
+  const files = targets.filter((t) => /\.py$/.test(t));
+  const dirs: string[] = [];
+  const walked = found(
+    discover(
+      ctx,
+      targets.filter((t) => !/\.py$/.test(t)),
+      (n) => n === 'conftest.py' || patterns.some((re) => re.test(n)),
+      { dirs },
+    ),
+    ctx,
+    'pytest',
+  );
+  if (walked === undefined) return;
+  // conftest.py of the root and of every directory between it and each test.
+  const conftests = new Set([joinKey(root, 'conftest.py')]);
+  for (const f of [...files, ...walked])
+    for (let d = dirOf(f); d !== root && d !== '.' && d !== '/' && d.length >= root.length; d = dirOf(d))
+      conftests.add(joinKey(d, 'conftest.py'));
+  for (const key of [...conftests, ...files, ...walked])
+    ctx.loads(key, 'python', { file: key, roots: [dirOf(key), ...roots] });
+}
+
+const globRe = (g: string): RegExp =>
+  new RegExp(
+    `^${g
+      .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+      .replace(/\*/g, '.*')
+      .replace(/\?/g, '.')}$`,
+  );
+
+/** python -m unittest [discover -s DIR -p PATTERN | module.names | files]. */
+function unittest(cmd: Argv, ctx: CheckContext): void {
+  const root = here(ctx);
+  if (root === undefined) return;
+  const w = cmd.args.map((a) => a.text);
+  const modules = w.filter(
+    (t, i) =>
+      !t.startsWith('-') &&
+      t !== 'discover' &&
+      !/^(-s|-p|-t|--start-directory|--pattern|--top-level-directory|-k)$/.test(w[i - 1] ?? ''),
+  );
+  if (modules.length > 0 && w[0] !== 'discover') {
+    for (const m of modules) {
+      const keys = /\.py$/.test(m) ? [joinKey(root, m)] : pythonCandidates(root, m);
+      for (const key of keys) ctx.loads(key, 'python', { file: key, roots: [root] });
+    }
+    return;
+  }
+  /** The word after the option, when it is there (`-q` alone must not be read as a directory). */
+  const after = (...names: string[]): string | undefined => {
+    const i = w.findIndex((t) => names.includes(t));
+    return i < 0 ? undefined : w[i + 1];
+  };
+  const start = after('-s', '--start-directory') ?? '.';
+  const pattern = globRe(after('-p', '--pattern') ?? 'test*.py');
+  const files = found(
+    discover(ctx, [joinKey(root, start)], (n) => pattern.test(n)),
+    ctx,
+    'unittest',
+  );
+  for (const key of files ?? []) ctx.loads(key, 'python', { file: key, roots: [root, dirOf(key)] });
+}
+
+/** A runner that imports one Python file of the project (nox, invoke, fab, doit, scons, sphinx-build's conf.py). */
+function pythonFile(names: string[], fileOpts: RegExp) {
+  return (cmd: Argv, ctx: CheckContext): void => {
+    const root = here(ctx);
+    if (root === undefined) return;
+    const w = cmd.args.map((a) => a.text);
+    const at = w.findIndex((t) => fileOpts.test(t));
+    const chosen = at >= 0 ? w[at + 1] : undefined;
+    for (const n of chosen ? [chosen] : names) {
+      const key = joinKey(root, n);
+      ctx.loads(key, 'python', { file: key, roots: [root] });
+    }
+  };
+}
+
+/** tox runs each environment's `commands =` lines. */
+function tox(_cmd: Argv, ctx: CheckContext): void {
+  const root = here(ctx);
+  if (root === undefined) return;
+  for (const f of ['tox.ini', 'setup.cfg', 'pyproject.toml']) {
+    const text = fileText(ctx, joinKey(root, f));
+    for (const m of (text ?? '').matchAll(/^\s*commands(?:_pre|_post)?\s*=\s*(.*(?:\n[ \t]+\S.*)*)/gm))
+      for (const line of m[1]!.split('\n'))
+        if (line.trim() !== '') ctx.script(line.trim().replace(/^["']|["'],?$/g, ''));
+  }
+}
+
+/** pip install . / -e . / wheel . and python -m build run the project's setup.py. */
+function setupPy(cmd: Argv, ctx: CheckContext): void {
+  const w = cmd.args.map((a) => a.text);
+  const local = w.find((t, i) => i > 0 && /^(\.{1,2}(\/[\w.-]*)*|\.\/[\w./-]+)$/.test(t));
+  if (cmd.name === 'pip' || cmd.name === 'pip3' || cmd.name === 'uv') {
+    if (!/^(install|wheel|download)$/.test(w[0] === 'pip' ? (w[1] ?? '') : (w[0] ?? ''))) return;
+    if (!local) return;
+  }
+  const root = here(ctx);
+  if (root === undefined) return;
+  const key = joinKey(joinKey(root, local ?? '.'), 'setup.py');
+  ctx.loads(key, 'python', { file: key, roots: [dirOf(key)] });
+}
+
+const JS_TEST = /\.(test|spec)\.[cm]?[jt]sx?$|^(test|.*[-_]test|test[-_].*)\.[cm]?js$/;
+const JS_CONFIG: Record<string, string[]> = {
+  jest: ['jest.config'],
+  vitest: ['vitest.config', 'vite.config', 'vitest.workspace'],
+  mocha: ['.mocharc'],
+  playwright: ['playwright.config'],
+  cypress: ['cypress.config'],
+  ava: ['ava.config'],
+  eslint: ['eslint.config', '.eslintrc'],
+  prettier: ['prettier.config', '.prettierrc'],
+  webpack: ['webpack.config'],
+  'webpack-cli': ['webpack.config'],
+  vite: ['vite.config'],
+  rollup: ['rollup.config'],
+  next: ['next.config'],
+  nuxt: ['nuxt.config'],
+  astro: ['astro.config'],
+  tailwindcss: ['tailwind.config'],
+  postcss: ['postcss.config'],
+  babel: ['babel.config', '.babelrc'],
+  tsup: ['tsup.config'],
+  gulp: ['gulpfile'],
+  grunt: ['Gruntfile', 'gruntfile'],
+  karma: ['karma.conf'],
+  svelte: ['svelte.config'],
+  'svelte-kit': ['svelte.config'],
+  remix: ['remix.config'],
+  docusaurus: ['docusaurus.config'],
+  eleventy: ['.eleventy', 'eleventy.config'],
+  storybook: ['.storybook/main'],
+  'lint-staged': ['lint-staged.config', '.lintstagedrc'],
+};
+const JS_EXT = ['.js', '.mjs', '.cjs', '.ts', '.mts', '.cts'];
+const TEST_RUNNERS = new Set(['jest', 'vitest', 'mocha', 'playwright', 'ava', 'tap', 'cypress']);
+
+/** Node tools: their config files, and for test runners the test files they collect. */
+function nodeTool(cmd: Argv, ctx: CheckContext): void {
+  const root = here(ctx);
+  if (root === undefined) return;
+  const name = cmd.name === 'node' ? 'node-test' : cmd.name!;
+  const w = cmd.args.map((a) => a.text);
+  const configOpt = w.findIndex((t) => /^(-c|--config|--configFile)$/.test(t));
+  const configs =
+    configOpt >= 0 && w[configOpt + 1]
+      ? [w[configOpt + 1]!]
+      : (JS_CONFIG[name] ?? []).flatMap((b) => JS_EXT.map((e) => `${b}${e}`));
+  for (const c of configs) {
+    const key = joinKey(root, c);
+    ctx.loads(key, 'javascript', { file: key, roots: [] });
+  }
+  if (!TEST_RUNNERS.has(name) && name !== 'node-test') return;
+  // cypress open, playwright codegen: no tests run; `vitest run a.test.ts` narrows to the files named.
+  if ((name === 'cypress' && w[0] !== 'run') || (name === 'playwright' && w[0] !== 'test')) return;
+  const given = pathOperands(
+    cmd,
+    /^(-c|--config|-t|--testNamePattern|--reporter|--project|-g|--grep|--timeout|--workers|-j|--shard|--env|--spec|--browser)$/,
+  ).filter((p) => !/^(run|watch|test|related|bench|dev)$/.test(p));
+  const files = given.filter((g) => /\.[cm]?[jt]sx?$/.test(g)).map((g) => joinKey(root, g));
+  const dirs = given.filter((g) => !/\.[cm]?[jt]sx?$/.test(g)).map((g) => joinKey(root, g));
+  const walked = found(
+    discover(
+      ctx,
+      files.length > 0 && dirs.length === 0 ? [] : dirs.length > 0 ? dirs : [root],
+      (n, dir) => JS_TEST.test(n) || (/(^|\/)(__tests__|test|tests)$/.test(dir) && /\.[cm]?[jt]sx?$/.test(n)),
+    ),
+    ctx,
+    name,
+  );
+  for (const key of [...files, ...(walked ?? [])]) ctx.loads(key, 'javascript', { file: key, roots: [] });
+}
+
+/** justfile recipes: indented lines under `name:` are shell command lines. */
+function just(cmd: Argv, ctx: CheckContext): void {
+  const root = here(ctx);
+  if (root === undefined) return;
+  const w = cmd.args.map((a) => a.text);
+  const f = w.findIndex((t) => t === '-f' || t === '--justfile');
+  for (const name of f >= 0 && w[f + 1] ? [w[f + 1]!] : ['justfile', 'Justfile', '.justfile']) {
+    const text = fileText(ctx, joinKey(root, name));
+    if (text === undefined) continue;
+    for (const line of text.split('\n')) {
+      if (!/^[ \t]+\S/.test(line)) continue;
+      const c = line.trim().replace(/^[@-]+/, '');
+      // {{var}} interpolations are the recipe's parameters: what they are is known only when it runs.
+      if (/\{\{/.test(c)) ctx.add('dynamic-command', `justfile recipe built from parameters: ${c.slice(0, 80)}`);
+      ctx.script(c.replace(/\{\{[^}]*\}\}/g, 'x'));
+    }
+  }
+}
+
+/** Taskfile.yml (task), deno.json tasks, composer.json scripts, .pre-commit-config.yaml and lefthook.yml commands. */
+function configCommands(files: string[], pick: (doc: unknown) => string[]) {
+  return (_cmd: Argv, ctx: CheckContext): void => {
+    const root = here(ctx);
+    if (root === undefined) return;
+    for (const f of files) {
+      const text = fileText(ctx, joinKey(root, f));
+      if (text === undefined) continue;
+      let doc: unknown;
+      try {
+        doc = /\.json$/.test(f) ? JSON.parse(text) : parseYaml(text);
+      } catch {
+        continue; // the tool refuses a file it cannot parse
+      }
+      for (const c of pick(doc)) {
+        if (/^@php\s+/.test(c)) ctx.runsFile(literal(c.replace(/^@php\s+/, '').split(/\s+/)[0]!), 'php');
+        else if (/^[\w\\]+::\w+$/.test(c)) ctx.add('unread-script', `${f} runs PHP code by class name: ${c}`);
+        else ctx.script(c.replace(/^@/, ''));
+      }
+    }
+  };
+}
+
+const strings = (v: unknown): string[] =>
+  typeof v === 'string'
+    ? [v]
+    : Array.isArray(v)
+      ? v.flatMap(strings)
+      : v && typeof v === 'object'
+        ? Object.values(v).flatMap(strings)
+        : [];
+const field = (v: unknown, key: string): unknown =>
+  v && typeof v === 'object' ? (v as Record<string, unknown>)[key] : undefined;
+
+const taskfile = configCommands(['Taskfile.yml', 'Taskfile.yaml', 'taskfile.yml', 'Taskfile.dist.yml'], (doc) =>
+  Object.values((field(doc, 'tasks') as Record<string, unknown>) ?? {}).flatMap((t) => {
+    const cmds = field(t, 'cmds') ?? t;
+    return strings(
+      Array.isArray(cmds)
+        ? cmds.map((c) => (typeof c === 'string' ? c : field(c, 'cmd')))
+        : typeof cmds === 'string'
+          ? cmds
+          : [],
+    );
+  }),
+);
+const denoTasks = configCommands(['deno.json', 'deno.jsonc'], (doc) => strings(field(doc, 'tasks')));
+const composer = configCommands(['composer.json'], (doc) => strings(field(doc, 'scripts')));
+const preCommit = configCommands(['.pre-commit-config.yaml', '.pre-commit-config.yml'], (doc) =>
+  ((field(doc, 'repos') as unknown[]) ?? []).flatMap((r) =>
+    field(r, 'repo') === 'local'
+      ? ((field(r, 'hooks') as unknown[]) ?? []).flatMap((h) => strings(field(h, 'entry')))
+      : [],
+  ),
+);
+const lefthook = configCommands(['lefthook.yml', 'lefthook.yaml', '.lefthook.yml', 'lefthook-local.yml'], (doc) =>
+  Object.values((doc as Record<string, unknown>) ?? {}).flatMap((hook) =>
+    [
+      ...Object.values((field(hook, 'commands') as Record<string, unknown>) ?? {}),
+      ...Object.values((field(hook, 'scripts') as Record<string, unknown>) ?? {}),
+    ].flatMap((c) => strings(field(c, 'run'))),
+  ),
+);
+const lintStaged = configCommands(
+  ['package.json', '.lintstagedrc', '.lintstagedrc.json', '.lintstagedrc.yaml', '.lintstagedrc.yml'],
+  (doc) => strings(field(doc, 'lint-staged') ?? (field(doc, 'name') === undefined ? doc : undefined)),
+);
+
+/** Rakefile and rakelib/*.rake: Ruby code rake loads. */
+function rake(_cmd: Argv, ctx: CheckContext): void {
+  const root = here(ctx);
+  if (root === undefined) return;
+  for (const f of ['Rakefile', 'rakefile', 'Rakefile.rb'])
+    ctx.loads(joinKey(root, f), 'ruby', { file: joinKey(root, f), roots: [root] });
+  for (const key of found(
+    discover(ctx, [joinKey(root, 'rakelib')], (n) => /\.rake$/.test(n), { depth: 2 }),
+    ctx,
+    'rake',
+  ) ?? [])
+    ctx.loads(key, 'ruby', { file: key, roots: [root] });
+}
+
+/** bundle install/exec evaluates the Gemfile (Ruby code). */
+function bundle(cmd: Argv, ctx: CheckContext): void {
+  if (!/^(install|exec|update|check|lock)$/.test(cmd.args[0]?.text ?? 'install')) return;
+  const root = here(ctx);
+  if (root !== undefined)
+    ctx.loads(joinKey(root, 'Gemfile'), 'ruby', { file: joinKey(root, 'Gemfile'), roots: [root] });
+}
+
+const RUNNERS: Record<string, (cmd: Argv, ctx: CheckContext) => void> = {
+  pytest,
+  'py.test': pytest,
+  'pytest-3': pytest,
+  unittest,
+  nox: pythonFile(['noxfile.py'], /^(-f|--noxfile)$/),
+  invoke: pythonFile(['tasks.py', 'tasks/__init__.py'], /^(-c|--collection)$/),
+  inv: pythonFile(['tasks.py', 'tasks/__init__.py'], /^(-c|--collection)$/),
+  fab: pythonFile(['fabfile.py', 'fabfile/__init__.py'], /^(-f|--fabfile)$/),
+  doit: pythonFile(['dodo.py'], /^(-f|--file)$/),
+  scons: pythonFile(['SConstruct', 'Sconstruct', 'sconstruct'], /^(-f|--file|--makefile|--sconstruct)$/),
+  tox,
+  pip: setupPy,
+  pip3: setupPy,
+  uv: setupPy,
+  build: setupPy,
+  just,
+  task: taskfile,
+  'go-task': taskfile,
+  deno: (cmd, ctx) => (cmd.args[0]?.text === 'task' ? denoTasks(cmd, ctx) : undefined),
+  composer: (cmd, ctx) =>
+    /^(run-script|run|install|update|test|dump-autoload|create-project)$|^[\w:-]+$/.test(cmd.args[0]?.text ?? 'install')
+      ? composer(cmd, ctx)
+      : undefined,
+  'pre-commit': (cmd, ctx) =>
+    /^(run|hook-impl|try-repo)$/.test(cmd.args[0]?.text ?? 'run') ? preCommit(cmd, ctx) : undefined,
+  lefthook: (cmd, ctx) => (cmd.args[0]?.text === 'run' ? lefthook(cmd, ctx) : undefined),
+  'lint-staged': (cmd, ctx) => {
+    lintStaged(cmd, ctx);
+    nodeTool(cmd, ctx);
+  },
+  rake,
+  bundle,
+  ...Object.fromEntries(
+    Object.keys(JS_CONFIG)
+      .filter((n) => n !== 'lint-staged')
+      .map((n) => [n, nodeTool]),
+  ),
+  tap: nodeTool,
+};
+
+/** Judges the project files a runner or tool is about to load; `node --test` collects test files too. */
+export function projectRunner(cmd: Argv, ctx: CheckContext): void {
+  if (cmd.name === null) return;
+  if (cmd.name === 'node' && cmd.args.some((a) => a.text === '--test')) nodeTool(cmd, ctx);
+  if (cmd.name === 'python' || /^python[\d.]*$/.test(cmd.name)) {
+    // python -m build / python -m pip install . are judged through the module's own command line.
+    return;
+  }
+  if (Object.hasOwn(RUNNERS, cmd.name)) RUNNERS[cmd.name]!(cmd, ctx);
+}
