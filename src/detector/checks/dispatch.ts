@@ -69,42 +69,44 @@ const NOT_RESOURCE_CLIS = new Set(
   ),
 );
 
-const TABLES: Record<string, Check>[] = [
-  fileChecks,
-  systemChecks,
-  dataChecks,
-  infraChecks,
-  vcsChecks,
-  identityChecks,
-  storageChecks,
-  networkChecks,
-  exfilChecks,
-  powershellChecks,
-  containerChecks,
-  traceChecks,
-  windowsChecks,
-  controlPlaneChecks,
-  publishChecks,
-  hostChecks,
-  agentChecks,
-  settingsChecks,
-  escapeChecks,
-  repoApiChecks,
-  outboundChecks,
-  hostNetworkChecks,
-  ciChecks,
-  supplyChainChecks,
-  fetchedChecks,
-  hardwareChecks,
-  systemContainerChecks,
-  programTextChecks,
-  forgeChecks,
-  sharedProcessChecks,
-  agentRulesChecks,
-  testTamperingChecks,
-  optionCommandChecks,
-  launcherChecks,
-];
+/** Every table of checks by program name, keyed by the module that holds it (`npm run detector:who -- NAME`). */
+const TABLES: Readonly<Record<string, Record<string, Check>>> = {
+  'files.ts': fileChecks,
+  'system.ts': systemChecks,
+  'data.ts': dataChecks,
+  'infra.ts': infraChecks,
+  'vcs.ts': vcsChecks,
+  'identity.ts': identityChecks,
+  'storage.ts': storageChecks,
+  'network.ts': networkChecks,
+  'exfil.ts': exfilChecks,
+  'powershell.ts': powershellChecks,
+  'container.ts': containerChecks,
+  'traces.ts': traceChecks,
+  'windows.ts': windowsChecks,
+  'control-plane.ts': controlPlaneChecks,
+  'publish.ts': publishChecks,
+  'host.ts': hostChecks,
+  'agents.ts': agentChecks,
+  'settings.ts': settingsChecks,
+  'escapes.ts': escapeChecks,
+  'repo-api.ts': repoApiChecks,
+  'outbound.ts': outboundChecks,
+  'host-network.ts': hostNetworkChecks,
+  'ci.ts': ciChecks,
+  'supply-chain.ts': supplyChainChecks,
+  'fetched.ts': fetchedChecks,
+  'hardware.ts': hardwareChecks,
+  'system-containers.ts': systemContainerChecks,
+  'programs/interpreters/commands.ts': programTextChecks,
+  'forge.ts': forgeChecks,
+  'shared-processes.ts': sharedProcessChecks,
+  'agent-rules.ts': agentRulesChecks,
+  'test-tampering.ts': testTamperingChecks,
+  'option-commands.ts': optionCommandChecks,
+  'launchers.ts': launcherChecks,
+};
+const TABLE_LIST = Object.values(TABLES);
 
 /** Names a table judges fully (their verbs are not a resource CLI's): databases, shells, system tools. */
 function claimed(name: string, exec: (name: string) => Check | undefined): boolean {
@@ -148,7 +150,7 @@ export function checkLookup(exec: (name: string) => Check | undefined): (name: s
   return (name: string) => {
     if (cache.has(name)) return cache.get(name);
     const found: Check[] = [];
-    for (const table of TABLES) if (Object.hasOwn(table, name)) found.push(table[name]!);
+    for (const table of TABLE_LIST) if (Object.hasOwn(table, name)) found.push(table[name]!);
     const special = systemCheckFor(name) ?? powershellCheckFor(name) ?? exec(name);
     if (special) found.push(special);
     if (interpreterOf(name)) found.push(scriptSubcommands);
@@ -164,4 +166,23 @@ export function checkLookup(exec: (name: string) => Check | undefined): (name: s
     cache.set(name, check);
     return check;
   };
+}
+
+/**
+ * Where the checks that judge a program name live, as module paths under src/detector: the tables that name it, the
+ * pattern-matched families (system tools, PowerShell, shells and interpreters), and the package-manager and generic
+ * resource-verb checks. What every command meets whatever its name (writes, redirects, resource abuse) is the walker's.
+ */
+export function modulesJudging(name: string, exec: (name: string) => Check | undefined): string[] {
+  const out = Object.entries(TABLES)
+    .filter(([, table]) => Object.hasOwn(table, name))
+    .map(([file]) => (file.includes('/') ? file : `checks/${file}`));
+  if (systemCheckFor(name)) out.push('checks/system.ts (by pattern)');
+  if (powershellCheckFor(name)) out.push('checks/powershell.ts (by pattern)');
+  if (exec(name)) out.push('checks/exec.ts (a shell or interpreter)');
+  if (interpreterOf(name)) out.push('checks/resource.ts (script subcommands)');
+  if (isProjectPackageManager(name) || isSystemPackageManager(name)) out.push('checks/resource.ts (package managers)');
+  else if (!NOT_RESOURCE_CLIS.has(name) && !claimed(name, exec))
+    out.push('checks/resource.ts (generic resource verbs)');
+  return out;
 }

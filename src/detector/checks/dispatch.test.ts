@@ -1,0 +1,35 @@
+// Which modules judge a program name: the map a newcomer reads (`npm run detector:who`), which must name real files
+// and agree with the checks the walker runs.
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { modulesJudging } from './dispatch.js';
+import { execChecks } from './exec.js';
+
+const exec = execChecks(() => false);
+const detectorDir = fileURLToPath(new URL('..', import.meta.url));
+
+describe('modulesJudging', () => {
+  it('names every table that judges curl, forge writes and uploads among them', () => {
+    const modules = modulesJudging('curl', exec);
+    expect(modules).toContain('checks/forge.ts');
+    expect(modules).toContain('checks/exfil.ts');
+    expect(modules).not.toContain('checks/vcs.ts');
+  });
+
+  it('names the families matched by pattern: a shell, an interpreter, a package manager', () => {
+    expect(modulesJudging('bash', exec)).toContain('checks/exec.ts (a shell or interpreter)');
+    expect(modulesJudging('npm', exec)).toContain('checks/resource.ts (package managers)');
+  });
+
+  it('gives a name no table claims to the generic resource verbs, and a text tool to none', () => {
+    expect(modulesJudging('acme-cloud', exec)).toEqual(['checks/resource.ts (generic resource verbs)']);
+    expect(modulesJudging('ls', exec)).toEqual([]);
+  });
+
+  it('names only files that exist', () => {
+    for (const name of ['curl', 'git', 'gh', 'kubectl', 'docker', 'ssh', 'python3', 'systemctl', 'pwsh', 'make'])
+      for (const m of modulesJudging(name, exec))
+        expect(existsSync(`${detectorDir}${m.replace(/ \(.*$/, '')}`), m).toBe(true);
+  });
+});
