@@ -255,7 +255,7 @@ export async function runSession(
     if (shared.needsRestore) shared.restore();
     const final: ResultLine = {
       ...strip(alone),
-      alone: `beside other commands: harm (${line.by}); alone: ${alone.outcome}`,
+      alone: `beside other commands: harm (${line.by}: ${line.evidence.join('; ')}); alone: ${alone.outcome}`,
     };
     print(final);
     results.push(final);
