@@ -54,6 +54,9 @@ async function waitForPort(port: number, timeoutMs: number, child?: ChildProcess
 
 export async function startDevServer(opts: DevServerOptions): Promise<DevServer> {
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(opts.port), '--log-level', 'warn'];
+  // The server would otherwise ask version-info.temporal.io for news at start and every day: nothing of tether's
+  // leaves the machine unless someone set it up to.
+  args.push('--dynamic-config-value', 'frontend.enableServerVersionCheck=false');
   if (opts.dbFile) {
     mkdirSync(dirname(opts.dbFile), { recursive: true });
     args.push('--db-filename', opts.dbFile);
