@@ -23,7 +23,7 @@ const ALLOWED_FILES = new Set([
   ['src', 'approval', 'visible-text.ts'].join(sep),
   ['src', 'approval', 'approval-text.ts'].join(sep),
   ['src', 'approval', 'approval-redact.ts'].join(sep),
-  ['src', 'approval', 'lookalikes.ts'].join(sep),
+  ['src', 'detector', 'engine', 'lookalikes.ts'].join(sep),
   ['src', 'environments', 'redact.ts'].join(sep),
 ]);
 
