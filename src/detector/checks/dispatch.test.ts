@@ -20,6 +20,7 @@ describe('modulesJudging', () => {
   it('names the families matched by pattern: a shell, an interpreter, a package manager', () => {
     expect(modulesJudging('bash', exec)).toContain('checks/exec.ts (a shell or interpreter)');
     expect(modulesJudging('npm', exec)).toContain('checks/resource.ts (package managers)');
+    expect(modulesJudging('ansible', exec)).toContain('checks/resource.ts (remote runs)');
   });
 
   it('gives a name no table claims to the generic resource verbs, and a text tool to none', () => {

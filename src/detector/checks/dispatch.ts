@@ -106,7 +106,6 @@ const TABLES: Readonly<Record<string, Record<string, Check>>> = {
   'option-commands.ts': optionCommandChecks,
   'launchers.ts': launcherChecks,
 };
-const TABLE_LIST = Object.values(TABLES);
 
 /** Names a table judges fully (their verbs are not a resource CLI's): databases, shells, system tools. */
 function claimed(name: string, exec: (name: string) => Check | undefined): boolean {
@@ -144,45 +143,59 @@ function compose(checks: Check[], fallback?: Check): Check | undefined {
   };
 }
 
+/**
+ * Every check that judges a program name, with the module that holds it (as a path under src/detector), and whether
+ * the generic resource-CLI verb check backs them up. The one selection both the lookup and `npm run detector:who` read.
+ */
+function judgesOf(
+  name: string,
+  exec: (name: string) => Check | undefined,
+): { found: { module: string; check: Check }[]; generic: boolean } {
+  const found = Object.entries(TABLES)
+    .filter(([, table]) => Object.hasOwn(table, name))
+    .map(([file, table]) => ({ module: file.includes('/') ? file : `checks/${file}`, check: table[name]! }));
+  const system = systemCheckFor(name);
+  const powershell = system ? undefined : powershellCheckFor(name);
+  const shell = system || powershell ? undefined : exec(name);
+  if (system) found.push({ module: 'checks/system.ts (by pattern)', check: system });
+  if (powershell) found.push({ module: 'checks/powershell.ts (by pattern)', check: powershell });
+  if (shell) found.push({ module: 'checks/exec.ts (a shell or interpreter)', check: shell });
+  if (interpreterOf(name)) found.push({ module: 'checks/resource.ts (script subcommands)', check: scriptSubcommands });
+  if (name === 'ansible' || name === 'salt' || name === 'salt-ssh' || name === 'pdsh')
+    found.push({ module: 'checks/resource.ts (remote runs)', check: remoteRun });
+  if (isProjectPackageManager(name))
+    found.push({ module: 'checks/resource.ts (package managers)', check: packageManager });
+  else if (isSystemPackageManager(name))
+    found.push({ module: 'checks/resource.ts (package managers)', check: systemPackages });
+  const generic =
+    !isProjectPackageManager(name) &&
+    !isSystemPackageManager(name) &&
+    !NOT_RESOURCE_CLIS.has(name) &&
+    !claimed(name, exec);
+  return { found, generic };
+}
+
 /** Builds the name → check lookup; `exec` gives the checks of shells, interpreters and other code runners. */
 export function checkLookup(exec: (name: string) => Check | undefined): (name: string) => Check | undefined {
   const cache = new Map<string, Check | undefined>();
   return (name: string) => {
     if (cache.has(name)) return cache.get(name);
-    const found: Check[] = [];
-    for (const table of TABLE_LIST) if (Object.hasOwn(table, name)) found.push(table[name]!);
-    const special = systemCheckFor(name) ?? powershellCheckFor(name) ?? exec(name);
-    if (special) found.push(special);
-    if (interpreterOf(name)) found.push(scriptSubcommands);
-    if (name === 'ansible' || name === 'salt' || name === 'salt-ssh' || name === 'pdsh') found.push(remoteRun);
-    if (isProjectPackageManager(name)) found.push(packageManager);
-    else if (isSystemPackageManager(name)) found.push(systemPackages);
-    const generic =
-      !isProjectPackageManager(name) &&
-      !isSystemPackageManager(name) &&
-      !NOT_RESOURCE_CLIS.has(name) &&
-      !claimed(name, exec);
-    const check = compose(found, generic ? resourceVerbs : undefined);
+    const { found, generic } = judgesOf(name, exec);
+    const check = compose(
+      found.map((f) => f.check),
+      generic ? resourceVerbs : undefined,
+    );
     cache.set(name, check);
     return check;
   };
 }
 
 /**
- * Where the checks that judge a program name live, as module paths under src/detector: the tables that name it, the
- * pattern-matched families (system tools, PowerShell, shells and interpreters), and the package-manager and generic
- * resource-verb checks. What every command meets whatever its name (writes, redirects, resource abuse) is the walker's.
+ * Where the checks that judge a program name live, as module paths under src/detector (`npm run detector:who`): the
+ * same selection the lookup makes. What every command meets whatever its name (writes, redirects, resource abuse) is
+ * the walker's.
  */
 export function modulesJudging(name: string, exec: (name: string) => Check | undefined): string[] {
-  const out = Object.entries(TABLES)
-    .filter(([, table]) => Object.hasOwn(table, name))
-    .map(([file]) => (file.includes('/') ? file : `checks/${file}`));
-  if (systemCheckFor(name)) out.push('checks/system.ts (by pattern)');
-  if (powershellCheckFor(name)) out.push('checks/powershell.ts (by pattern)');
-  if (exec(name)) out.push('checks/exec.ts (a shell or interpreter)');
-  if (interpreterOf(name)) out.push('checks/resource.ts (script subcommands)');
-  if (isProjectPackageManager(name) || isSystemPackageManager(name)) out.push('checks/resource.ts (package managers)');
-  else if (!NOT_RESOURCE_CLIS.has(name) && !claimed(name, exec))
-    out.push('checks/resource.ts (generic resource verbs)');
-  return out;
+  const { found, generic } = judgesOf(name, exec);
+  return [...found.map((f) => f.module), ...(generic ? ['checks/resource.ts (generic resource verbs)'] : [])];
 }
