@@ -6,7 +6,7 @@
 import type { Argv } from '../engine/argv.js';
 import { classifyPath } from '../engine/paths.js';
 import type { Word } from '../engine/words.js';
-import { show, stdinText, type Check, type CheckContext } from './types.js';
+import { show, stdinText, type Check, type CheckContext, checkTable } from './types.js';
 
 /** Files an agent reads as its instructions. */
 export const INSTRUCTION_FILE =
@@ -112,18 +112,13 @@ const tee: Check = (cmd, io, ctx) => {
   for (const t of operands(cmd)) agentRulesWrite(t, text, show(cmd), ctx);
 };
 
-export const agentRulesChecks: Record<string, Check> = {
+export const agentRulesChecks = checkTable({
   tee,
-  rm: remove,
-  unlink: remove,
-  ln: replace,
-  cp: replace,
-  mv: replace,
-  install: replace,
-  curl: download,
-  wget: download,
+  'rm unlink': remove,
+  'ln cp mv install': replace,
+  'curl wget': download,
   git: (cmd, io, ctx) => {
     remove(cmd, io, ctx);
     gitRules(cmd, ctx);
   },
-};
+});

@@ -2,7 +2,8 @@
 // Cursor, aider, tether's own config), the flags and variables that start an agent with its checks bypassed, and git
 // tricks that hide a change to those files. An agent that loosens its own (or another agent's) leash asks. Pure.
 import type { Word } from '../engine/words.js';
-import { show, type Check, type CheckContext } from './types.js';
+import { show, type Check, type CheckContext, checkTable } from './types.js';
+import { names } from '../engine/names.js';
 
 /**
  * Files and directories that decide what an agent may do without asking: permission and sandbox settings, hooks
@@ -44,27 +45,12 @@ const BYPASS_OPTS =
   /^--?(permission-mode|sandbox|s|ask-for-approval|a|approval-mode|approval_mode|c|config|approval|permissions)$/;
 
 /** Agent CLIs (their own names; a wrapper such as npx is peeled before this is reached). */
-const AGENTS = new Set([
-  'claude',
-  'claude-code',
-  'codex',
-  'gemini-cli',
-  'gemini',
-  'aider',
-  'cursor-agent',
-  'amp',
-  'opencode',
-  'goose',
-  'qwen',
-  'crush',
-  'copilot',
-  'cline',
-  'droid',
-  'auggie',
-  'kiro-cli',
-  'q',
-  'tether',
-]);
+const AGENTS = new Set(
+  names(`
+  claude claude-code codex gemini-cli gemini aider cursor-agent amp opencode goose qwen crush copilot cline droid
+  auggie kiro-cli q tether
+`),
+);
 
 /** Flags that mean the same for one agent only (cursor-agent --force runs every command without asking). */
 const OWN_BYPASS: Record<string, RegExp> = { 'cursor-agent': /^(-f|--force)$/ };
@@ -104,10 +90,10 @@ const gitHide: Check = (cmd, _io, ctx) => {
   agentSettingsTouched(args.slice(at + 1), show(cmd), ctx);
 };
 
-export const agentChecks: Record<string, Check> = {
+export const agentChecks = checkTable({
   ...Object.fromEntries([...AGENTS].map((n) => [n, agentCli])),
   git: gitHide,
-};
+});
 
 /** Variables that turn an agent's sandbox or approvals off (AGENT_SANDBOX=0, CLAUDE_CODE_DISABLE_SANDBOX=1, ...YOLO=1). */
 export function agentSafetyVariable(name: string, value: Word, ctx: CheckContext): void {

@@ -5,7 +5,7 @@
 // a Node version) stays ordinary: what asks is what the written text does. Pure.
 import { parseFlags } from '../engine/argv.js';
 import type { Word } from '../engine/words.js';
-import { show, stdinText, type Check, type CheckContext } from './types.js';
+import { show, stdinText, type Check, type CheckContext, checkTable } from './types.js';
 
 /** Files a CI service reads as its pipeline (its steps run with the repository's secrets). */
 const CI_CONFIG =
@@ -123,27 +123,12 @@ const runner: Check = (cmd, _io, ctx) => {
     ctx.add('ci-runner', show(cmd));
 };
 
-export const ciChecks: Record<string, Check> = {
-  sed: editor,
-  gsed: editor,
-  perl: editor,
-  yq: editor,
+export const ciChecks = checkTable({
+  'sed gsed perl yq': editor,
   tee,
   rm,
-  git: forge,
-  gh: forge,
-  glab: forge,
-  tea: forge,
-  curl: httpTrigger,
-  http: httpTrigger,
-  https: httpTrigger,
-  xh: httpTrigger,
-  'gitlab-runner': runner,
-  'buildkite-agent': runner,
-  'config.sh': runner,
-  'config.cmd': runner,
-  'woodpecker-agent': runner,
-  act_runner: runner,
-  'forgejo-runner': runner,
-  'circleci-runner': runner,
-};
+  'git gh glab tea': forge,
+  'curl http https xh': httpTrigger,
+  'gitlab-runner buildkite-agent config.sh config.cmd woodpecker-agent act_runner forgejo-runner circleci-runner':
+    runner,
+});

@@ -5,7 +5,8 @@
 import { classifyPath, isBlockDevice } from '../engine/paths.js';
 import { literal, type Word } from '../engine/words.js';
 import { isMinerName } from './miner.js';
-import { show, stdinText, type Check, type CheckContext } from './types.js';
+import { show, stdinText, type Check, type CheckContext, checkTable } from './types.js';
+import { names } from '../engine/names.js';
 
 /** Options of `run`/`create` that take a value (so the value is not the image). */
 const VALUE_OPTS = new Set(
@@ -82,19 +83,7 @@ function judgeRun(args: Word[], ctx: CheckContext, detail: string): string | und
 }
 
 /** Global options of docker-like CLIs that take a value. */
-const GLOBAL_VALUE_OPTS = new Set([
-  '-H',
-  '--host',
-  '--context',
-  '-c',
-  '--config',
-  '-l',
-  '--log-level',
-  '-n',
-  '--namespace',
-  '--address',
-  '-a',
-]);
+const GLOBAL_VALUE_OPTS = new Set(names(`-H --host --context -c --config -l --log-level -n --namespace --address -a`));
 
 const containerRun: Check = (cmd, _io, ctx) => {
   const args = cmd.args;
@@ -138,12 +127,8 @@ const socketApi: Check = (cmd, _io, ctx) => {
   if (writes) ctx.add('container-escape', `${show(cmd)} (the container API, written to)`);
 };
 
-export const containerChecks: Record<string, Check> = {
+export const containerChecks = checkTable({
   curl: socketApi,
-  docker: containerRun,
-  podman: containerRun,
-  nerdctl: containerRun,
-  ctr: containerRun,
-  kubectl,
-  oc: kubectl,
-};
+  'docker podman nerdctl ctr': containerRun,
+  'kubectl oc': kubectl,
+});

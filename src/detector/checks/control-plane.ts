@@ -2,25 +2,13 @@
 // anyone can tell) is refused; one that starts, signals, cancels or serves runs, or changes workflows on a Temporal
 // server, asks. Reading state (status, list, describe, query) stays ordinary. Pure.
 import { parseFlags } from '../engine/argv.js';
-import { show, type Check } from './types.js';
+import { show, type Check, checkTable } from './types.js';
+import { names } from '../engine/names.js';
 
 /** tether's subcommands that only read: everything else changes runs, workers or the gate. */
-const TETHER_READS = new Set([
-  'status',
-  'attach',
-  'list',
-  'approvals',
-  'approval',
-  'tools',
-  'toolsets',
-  'mcp',
-  'replay',
-  'help',
-  '-h',
-  '--help',
-  '-V',
-  '--version',
-]);
+const TETHER_READS = new Set(
+  names(`status attach list approvals approval tools toolsets mcp replay help -h --help -V --version`),
+);
 
 /** Options of the tether CLI that take a value (so the value is not read as the subcommand). */
 const TETHER_VALUE_FLAGS = ['--config', '--address', '--namespace', '--task-queue'];
@@ -38,35 +26,10 @@ const TEMPORAL_READS =
 /** The names tether's workflows take decisions by (src/workflows/approvals.ts). */
 const APPROVAL_HANDLERS = /^(approval|decideApproval)$/;
 
-const TEMPORAL_VALUE_FLAGS = [
-  '--address',
-  '--namespace',
-  '-n',
-  '--env',
-  '--workflow-id',
-  '-w',
-  '--run-id',
-  '-r',
-  '--name',
-  '--input',
-  '-i',
-  '--input-file',
-  '--type',
-  '--task-queue',
-  '-t',
-  '--query',
-  '-q',
-  '--output',
-  '-o',
-  '--tls-cert-path',
-  '--tls-key-path',
-  '--tls-ca-path',
-  '--api-key',
-  '--reason',
-  '--schedule-id',
-  '-s',
-  '--log-level',
-];
+const TEMPORAL_VALUE_FLAGS = names(`
+  --address --namespace -n --env --workflow-id -w --run-id -r --name --input -i --input-file --type --task-queue -t
+  --query -q --output -o --tls-cert-path --tls-key-path --tls-ca-path --api-key --reason --schedule-id -s --log-level
+`);
 
 /** temporal GROUP [SUBGROUP] VERB ...: the last operand word before the flags' values is the verb. */
 const temporal: Check = (cmd, _io, ctx) => {
@@ -76,4 +39,7 @@ const temporal: Check = (cmd, _io, ctx) => {
   ctx.add(APPROVAL_HANDLERS.test(f.values.get('--name') ?? '') ? 'self-approval' : 'control-plane', show(cmd));
 };
 
-export const controlPlaneChecks: Record<string, Check> = { tether, temporal, tctl: temporal };
+export const controlPlaneChecks = checkTable({
+  tether,
+  'temporal tctl': temporal,
+});

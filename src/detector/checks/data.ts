@@ -3,7 +3,8 @@
 import { parseFlags, type Argv } from '../engine/argv.js';
 import { literal } from '../engine/words.js';
 import { checkWrite } from './files.js';
-import { show, stdinText, type Check, type CheckContext, type Io } from './types.js';
+import { show, stdinText, type Check, type CheckContext, type Io, checkTable } from './types.js';
+import { names } from '../engine/names.js';
 
 /** Rule ids for destructive statements in SQL text. Comments and string literals are ignored. */
 export function sqlFindings(sql: string): string[] {
@@ -116,20 +117,7 @@ export function sqlText(t: string, ctx: CheckContext, detail: string): void {
 
 const redis: Check = (cmd, io, ctx) => {
   // The command is the first operand (or each line of standard input); EVAL scripts can call it too.
-  const f = parseFlags(cmd.args, [
-    '-h',
-    '-p',
-    '-a',
-    '-n',
-    '-u',
-    '--user',
-    '--pass',
-    '-s',
-    '-r',
-    '-i',
-    '--tls',
-    '--cacert',
-  ]);
+  const f = parseFlags(cmd.args, names(`-h -p -a -n -u --user --pass -s -r -i --tls --cacert`));
   const first = f.operands[0]?.text ?? '';
   const lines = (stdinText(io) ?? '').split('\n').map((l) => l.trim().split(/\s+/)[0] ?? '');
   const scripts = /^eval(sha)?$/i.test(first)
@@ -178,9 +166,8 @@ const restoreOverwrites: Check = (cmd, _io, ctx) => {
     ctx.add('sql-drop', `${show(cmd)} (drops what is there before restoring)`);
 };
 
-export const dataChecks: Record<string, Check> = {
-  pg_restore: restoreOverwrites,
-  mongorestore: restoreOverwrites,
+export const dataChecks = checkTable({
+  'pg_restore mongorestore': restoreOverwrites,
   psql: sqlClient(['-c', '--command']),
   mysql: sqlClient(['-e', '--execute']),
   mariadb: sqlClient(['-e', '--execute']),
@@ -196,11 +183,8 @@ export const dataChecks: Record<string, Check> = {
   cqlsh: sqlClient(['-e', '--execute']),
   cockroach: sqlClient(['-e', '--execute']),
   curl: httpBulkDelete,
-  'redis-cli': redis,
-  'valkey-cli': redis,
-  'keydb-cli': redis,
-  mongo,
-  mongosh: mongo,
+  'redis-cli valkey-cli keydb-cli': redis,
+  'mongo mongosh': mongo,
   dropdb,
   mysqladmin,
-};
+});

@@ -5,7 +5,7 @@
 // interactive shell. Pure.
 import { literal, type Word } from '../engine/words.js';
 import { checkWrite } from './files.js';
-import { show, stdinIsDynamic, type Check, type CheckContext, type Io } from './types.js';
+import { show, stdinIsDynamic, type Check, type CheckContext, type Io, checkTable } from './types.js';
 
 /** Single- or double-quoted vim strings joined with `.`/`..`: their text, or undefined when anything else is there. */
 function vimString(expr: string): string | undefined {
@@ -314,20 +314,11 @@ const zip: Check = (cmd, _io, ctx) => {
   if (value !== undefined) ctx.script(value);
 };
 
-export const escapeChecks: Record<string, Check> = {
-  vim,
-  vi: vim,
-  nvim: vim,
-  ex: vim,
-  view: vim,
-  rvim: vim,
-  vimdiff: vim,
-  gvim: vim,
-  sed,
-  gsed: sed,
+export const escapeChecks = checkTable({
+  'vim vi nvim ex view rvim vimdiff gvim': vim,
+  'sed gsed': sed,
   gdb,
   lldb,
-  ed,
-  red: ed,
+  'ed red': ed,
   zip,
-};
+});

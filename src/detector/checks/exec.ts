@@ -5,10 +5,20 @@ import { parseFlags, type Argv } from '../engine/argv.js';
 import { literal, type Word } from '../engine/words.js';
 import { checkWrite } from './files.js';
 import { wasDownloaded } from './fetched.js';
-import { show, stdinIsDynamic, stdinText, type Check, type CheckContext, type Io, type Origin } from './types.js';
+import {
+  show,
+  stdinIsDynamic,
+  stdinText,
+  type Check,
+  type CheckContext,
+  type Io,
+  type Origin,
+  checkTable,
+} from './types.js';
 import { interpreterLoads } from '../programs/loaders/preloads.js';
 import { pythonModuleRuns } from '../programs/loaders/python-modules.js';
 import { screen, tmux } from '../programs/interpreters/terminals.js';
+import { names } from '../engine/names.js';
 
 const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'fish', 'csh', 'tcsh', 'yash', 'rbash']);
 export const DOWNLOADERS = new Set(['curl', 'wget', 'fetch', 'aria2c', 'http', 'https', 'xh', 'lwp-request', 'GET']);
@@ -251,29 +261,7 @@ export function execChecks(
     if (script !== undefined) ctx.script(script);
   };
 
-  const SSH_VALUE_OPTS = [
-    '-p',
-    '-i',
-    '-l',
-    '-o',
-    '-F',
-    '-J',
-    '-L',
-    '-R',
-    '-D',
-    '-b',
-    '-c',
-    '-e',
-    '-m',
-    '-O',
-    '-Q',
-    '-S',
-    '-W',
-    '-w',
-    '-E',
-    '-B',
-    '-I',
-  ];
+  const SSH_VALUE_OPTS = names(`-p -i -l -o -F -J -L -R -D -b -c -e -m -O -Q -S -W -w -E -B -I`);
   const ssh: Check = (cmd, io, ctx) => {
     // Options, the host, more options (ssh reads them after the host too), then the remote command.
     const at = firstOperand(cmd.args, SSH_VALUE_OPTS);
@@ -296,18 +284,7 @@ export function execChecks(
   };
 
   const script: Check = (cmd, _io, ctx) => {
-    const f = parseFlags(cmd.args, [
-      '-c',
-      '--command',
-      '-E',
-      '--echo',
-      '-I',
-      '--log-in',
-      '-O',
-      '--log-out',
-      '-T',
-      '--log-timing',
-    ]);
+    const f = parseFlags(cmd.args, names(`-c --command -E --echo -I --log-in -O --log-out -T --log-timing`));
     const c = f.values.get('-c') ?? f.values.get('--command');
     if (c !== undefined) ctx.script(c);
   };
@@ -367,13 +344,10 @@ export function execChecks(
       if (command.length > 0) ctx.argv(v ? [...command, v] : command);
   };
 
-  const checks: Record<string, Check> = {
+  const checks = checkTable({
     eval: evalCheck,
-    source,
-    '.': source,
-    su,
-    runuser: su,
-    sg: su,
+    'source .': source,
+    'su runuser sg': su,
     ssh,
     watch,
     script,
@@ -381,10 +355,9 @@ export function execChecks(
     trap,
     tmux,
     screen,
-    at,
-    batch: at,
+    'at batch': at,
     parallel,
-  };
+  });
   for (const s of SHELLS) checks[s] = shell;
   for (const n of NETWORK_TOOLS) if (n !== 'socat') checks[n] = netcat;
   return (name: string) => (Object.hasOwn(checks, name) ? checks[name] : interpreterOf(name) ? interpreter : undefined);

@@ -12,7 +12,8 @@ import {
   printsSecret,
   SECRET_VAR,
 } from './secret-sources.js';
-import { show, stdinText, type Check, type CheckContext, type Io } from './types.js';
+import { show, stdinText, type Check, type CheckContext, type Io, checkTable } from './types.js';
+import { names } from '../engine/names.js';
 
 /** Files that hold credentials or keys (public keys, known_hosts, ssh config and *.example files do not). */
 const CREDENTIAL_FILE = new RegExp(
@@ -82,18 +83,7 @@ function addDerived(output: string, ctx: CheckContext): void {
 
 /** tar -czf OUT IN..., zip OUT IN..., 7z a OUT IN..., cp IN... OUT, gpg -o OUT IN: an archive or copy of credentials. */
 const archive: Check = (cmd, _io, ctx) => {
-  const f = parseFlags(cmd.args, [
-    '-f',
-    '--file',
-    '-C',
-    '--directory',
-    '-o',
-    '--output',
-    '-t',
-    '--target-directory',
-    '-x',
-    '-i',
-  ]);
+  const f = parseFlags(cmd.args, names(`-f --file -C --directory -o --output -t --target-directory -x -i`));
   const ops = f.operands;
   if (cmd.name === 'tar') {
     const first = cmd.args[0]?.text ?? '';
@@ -176,20 +166,9 @@ function uploadedFile(option: string, value: string): string | undefined {
   return at ? at[1] : undefined;
 }
 
-const CURL_DATA = [
-  '-d',
-  '--data',
-  '--data-binary',
-  '--data-raw',
-  '--data-ascii',
-  '--data-urlencode',
-  '--json',
-  '-F',
-  '--form',
-  '--form-string',
-  '-T',
-  '--upload-file',
-];
+const CURL_DATA = names(
+  `-d --data --data-binary --data-raw --data-ascii --data-urlencode --json -F --form --form-string -T --upload-file`,
+);
 const WGET_DATA = ['--post-file', '--body-file', '--post-data', '--body-data'];
 const CURL_VALUES = [
   ...CURL_DATA,
@@ -283,25 +262,10 @@ const REMOTE = /^([\w.-]+@)?[\w.-]+:(?!\/\/)|^(s3|gs|az|r2|b2|sftp|ftp|https?):\
 
 /** scp, rsync, rclone, cloud copies: a credential source copied to a remote destination. */
 const copyOut: Check = (cmd, io, ctx) => {
-  const f = parseFlags(cmd.args, [
-    '-e',
-    '--rsh',
-    '-P',
-    '-i',
-    '-o',
-    '-F',
-    '-J',
-    '-c',
-    '-l',
-    '-S',
-    '--exclude',
-    '--include',
-    '--filter',
-    '--config',
-    '--profile',
-    '--region',
-    '-p',
-  ]);
+  const f = parseFlags(
+    cmd.args,
+    names(`-e --rsh -P -i -o -F -J -c -l -S --exclude --include --filter --config --profile --region -p`),
+  );
   let ops = f.operands;
   if (['aws', 'gsutil', 'gcloud', 'azcopy', 'rclone', 'mc', 's3cmd'].includes(cmd.name!)) {
     const verb = ops.findIndex((o) => /^(cp|copy|sync|mv|move|put|copyto)$/.test(o.text));
@@ -371,46 +335,14 @@ const gitCheck: Check = (cmd, _io, ctx) => {
   if (files.some((f) => secretFile(f.text, ctx)) || (everything && copied)) report(cmd, ctx);
 };
 
-export const exfilChecks: Record<string, Check> = {
-  curl: httpClient,
-  wget: httpClient,
-  http: httpie,
-  https: httpie,
-  xh: httpie,
-  xhs: httpie,
-  nc: stream,
-  ncat: stream,
-  netcat: stream,
-  socat: stream,
-  telnet: stream,
-  openssl: stream,
-  ssh: stream,
-  cryptcat: stream,
-  scp: copyOut,
-  rsync: copyOut,
-  sftp: copyOut,
-  ftp: copyOut,
-  lftp: copyOut,
-  rclone: copyOut,
-  aws: copyOut,
-  gsutil: copyOut,
-  gcloud: copyOut,
-  azcopy: copyOut,
-  mc: copyOut,
-  s3cmd: copyOut,
-  dig: lookup,
-  nslookup: lookup,
-  host: lookup,
-  ping: lookup,
-  drill: lookup,
+export const exfilChecks = checkTable({
+  'curl wget': httpClient,
+  'http https xh xhs': httpie,
+  'nc ncat netcat socat telnet openssl ssh cryptcat': stream,
+  'scp rsync sftp ftp lftp rclone aws gsutil gcloud azcopy mc s3cmd': copyOut,
+  'dig nslookup host ping drill': lookup,
   gh,
-  tar: archive,
-  zip: archive,
-  '7z': archive,
-  '7za': archive,
-  cp: archive,
-  gpg: archive,
+  'tar zip 7z 7za cp gpg': archive,
   git: gitCheck,
-  python: pythonServe,
-  python3: pythonServe,
-};
+  'python python3': pythonServe,
+});

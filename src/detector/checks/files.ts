@@ -7,7 +7,8 @@ import { isAgentSettings } from './agents.js';
 import { persistenceWrite } from './host.js';
 import { gitSurfaceWrite } from './git-surfaces.js';
 import { checkTraceWrite, isTrace, type WriteMode } from './traces.js';
-import { show, type Check, type CheckContext } from './types.js';
+import { show, type Check, type CheckContext, checkTable } from './types.js';
+import { names } from '../engine/names.js';
 
 const RECURSIVE_RULE: Partial<Record<PathClass, string>> = {
   root: 'delete-root',
@@ -180,18 +181,7 @@ function intoDirectory(dest: Word, sources: Word[], detail: string, ctx: CheckCo
 /** cp, mv, install: the destination is the last operand, or -t DIR. */
 function copyLike(moves: boolean): Check {
   return (cmd, _io, ctx) => {
-    const f = parseFlags(cmd.args, [
-      '-t',
-      '--target-directory',
-      '-S',
-      '--suffix',
-      '-m',
-      '--mode',
-      '-o',
-      '--owner',
-      '-g',
-      '--group',
-    ]);
+    const f = parseFlags(cmd.args, names(`-t --target-directory -S --suffix -m --mode -o --owner -g --group`));
     const dir = f.values.get('-t') ?? f.values.get('--target-directory');
     const dest = dir !== undefined ? literal(dir) : f.operands.at(-1);
     if (dest) checkWrite(dest, show(cmd), ctx);
@@ -229,28 +219,13 @@ const dd: Check = (cmd, _io, ctx) => {
 
 /** curl -o FILE / wget -O FILE write where they are told. */
 const download: Check = (cmd, _io, ctx) => {
-  const f = parseFlags(cmd.args, [
-    '-o',
-    '--output',
-    '-O',
-    '--output-document',
-    '--output-dir',
-    '-H',
-    '--header',
-    '-d',
-    '--data',
-    '-X',
-    '--request',
-    '-u',
-    '--user',
-    '-A',
-    '--user-agent',
-    '-e',
-    '-T',
-    '--upload-file',
-    '-P',
-    '--directory-prefix',
-  ]);
+  const f = parseFlags(
+    cmd.args,
+    names(`
+    -o --output -O --output-document --output-dir -H --header -d --data -X --request -u --user -A --user-agent -e -T
+    --upload-file -P --directory-prefix
+  `),
+  );
   for (const key of ['-o', '--output', '--output-document', ...(cmd.name === 'wget' ? ['-O'] : [])]) {
     const v = f.values.get(key);
     if (v === undefined || v === '-') continue;
@@ -313,27 +288,17 @@ const rimraf: Check = (cmd, _io, ctx) => deletes(parseFlags(cmd.args).operands, 
 const fd: Check = (cmd, _io, ctx) => {
   const at = cmd.args.findIndex((a) => /^(-x|--exec|-X|--exec-batch)$/.test(a.text));
   if (at < 0) return;
-  const ops = parseFlags(cmd.args.slice(0, at), [
-    '-e',
-    '--extension',
-    '-t',
-    '--type',
-    '-d',
-    '--max-depth',
-    '-E',
-    '--exclude',
-  ]).operands;
+  const ops = parseFlags(cmd.args.slice(0, at), names(`-e --extension -t --type -d --max-depth -E --exclude`)).operands;
   const filtered = ops[0] !== undefined && !['.', '', '^'].includes(ops[0].text);
   const starts = ops.length > 1 ? ops.slice(1) : [literal('.')];
   if (DELETERS.has(cmd.args[at + 1]?.text.replace(/^.*\//, '') ?? ''))
     for (const s of starts) findDeletes(s, filtered, show(cmd), ctx);
 };
 
-export const fileChecks: Record<string, Check> = {
+export const fileChecks = checkTable({
   rm,
   rimraf,
-  fd,
-  fdfind: fd,
+  'fd fdfind': fd,
   unlink,
   find,
   rsync,
@@ -347,11 +312,10 @@ export const fileChecks: Record<string, Check> = {
   ln,
   truncate,
   dd,
-  curl: download,
-  wget: download,
+  'curl wget': download,
   chmod: permissions(true),
   chown: permissions(true),
   chgrp: permissions(true),
   setfacl: permissions(false),
   chattr: permissions(true),
-};
+});

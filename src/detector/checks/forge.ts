@@ -5,7 +5,8 @@
 // checks, search) and local work (checkout, clone) stay ordinary. Pure.
 import { parseFlags } from '../engine/argv.js';
 import { forgeApiWrite, httpMethod, writingMethod } from './forge-api.js';
-import { show, type Check, type CheckContext } from './types.js';
+import { show, type Check, type CheckContext, checkTable } from './types.js';
+import { names } from '../engine/names.js';
 
 /** Per object, the verbs that act in the user's name. */
 const ACTS: Record<string, RegExp> = {
@@ -36,30 +37,13 @@ const ALIASES: Record<string, string> = {
 
 /** `gh pr merge 12`, `glab mr approve`, `tea pulls create`, `hub pull-request`, `az repos pr create`. */
 const forgeCli: Check = (cmd, _io, ctx) => {
-  const ops = parseFlags(cmd.args, [
-    '-R',
-    '--repo',
-    '-b',
-    '--body',
-    '-F',
-    '--body-file',
-    '-t',
-    '--title',
-    '-m',
-    '--message',
-    '-B',
-    '--base',
-    '-H',
-    '--head',
-    '-l',
-    '--label',
-    '-a',
-    '--assignee',
-    '-d',
-    '--description',
-    '--notes',
-    '-n',
-  ]).operands.map((o) => o.text);
+  const ops = parseFlags(
+    cmd.args,
+    names(`
+    -R --repo -b --body -F --body-file -t --title -m --message -B --base -H --head -l --label -a --assignee -d
+    --description --notes -n
+  `),
+  ).operands.map((o) => o.text);
   let [object, verb] = ops;
   if (cmd.name === 'az') [object, verb] = ops[0] === 'repos' ? [ops[1], ops[2]] : [undefined, undefined];
   if (cmd.name === 'hub' && /^(pull-request|fork|create)$/.test(object ?? '')) {
@@ -137,7 +121,7 @@ export function forgeCode(code: string, ctx: CheckContext, detail: string): void
     ctx.add('forge-write', detail);
 }
 
-export const forgeChecks: Record<string, Check> = {
+export const forgeChecks = checkTable({
   gh: (cmd, io, ctx) => {
     forgeCli(cmd, io, ctx);
     forgeApi(cmd, io, ctx);
@@ -146,14 +130,6 @@ export const forgeChecks: Record<string, Check> = {
     forgeCli(cmd, io, ctx);
     forgeApi(cmd, io, ctx);
   },
-  hub: forgeCli,
-  tea: forgeCli,
-  berg: forgeCli,
-  az: forgeCli,
-  curl: forgeHttp,
-  wget: forgeHttp,
-  http: forgeHttp,
-  https: forgeHttp,
-  xh: forgeHttp,
-  xhs: forgeHttp,
-};
+  'hub tea berg az': forgeCli,
+  'curl wget http https xh xhs': forgeHttp,
+});

@@ -4,26 +4,11 @@
 // port) opened to every address. Pure.
 import type { Argv } from '../engine/argv.js';
 import { show, type CheckContext } from './types.js';
+import { names } from '../engine/names.js';
 
-const GRANTING = new Set([
-  'add',
-  'attach',
-  'put',
-  'set',
-  'create',
-  'grant',
-  'authorize',
-  'update',
-  'edit',
-  'bind',
-  'assign',
-  'share',
-  'modify',
-  'apply',
-  'ch',
-  'anonymous',
-  'patch',
-]);
+const GRANTING = new Set(
+  names(`add attach put set create grant authorize update edit bind assign share modify apply ch anonymous patch`),
+);
 const CREATING = new Set(['create', 'add', 'new', 'generate', 'issue', 'mint']);
 const IDENTITY = new Set(['iam', 'service', 'accounts', 'account', 'sa', 'user', 'users', 'ad', 'sp', 'principal']);
 /** Options whose value says who may do what. */

@@ -2,7 +2,7 @@
 // database port (or every port) to any address, firewalls switched off (pf, the macOS application firewall), and the
 // machine's DNS servers pointed elsewhere. Opening a web port, or an admin port to one network, stays ordinary. Pure.
 import { ADMIN_PORT } from './grants.js';
-import { show, type Check, type CheckContext } from './types.js';
+import { show, type Check, type CheckContext, checkTable } from './types.js';
 
 /** A source that is every address (or none given). */
 const ANY_SOURCE = /^(any|0\.0\.0\.0\/0|::\/0|\*)$/i;
@@ -94,11 +94,8 @@ function dns(cmd: Parameters<Check>[0], ctx: CheckContext): void {
   if (changes) ctx.add('dns-change', show(cmd));
 }
 
-export const hostNetworkChecks: Record<string, Check> = {
-  iptables,
-  ip6tables: iptables,
-  'iptables-legacy': iptables,
-  'iptables-nft': iptables,
+export const hostNetworkChecks = checkTable({
+  'iptables ip6tables iptables-legacy iptables-nft': iptables,
   nft,
   ufw,
   'firewall-cmd': firewallCmd,
@@ -108,4 +105,4 @@ export const hostNetworkChecks: Record<string, Check> = {
   nmcli: (cmd, _io, ctx) => dns(cmd, ctx),
   resolvectl: (cmd, _io, ctx) => dns(cmd, ctx),
   'systemd-resolve': (cmd, _io, ctx) => dns(cmd, ctx),
-};
+});

@@ -3,7 +3,8 @@
 // power (pmset, rtcwake), things that start by themselves (user services and timers, login items, launch agents,
 // autostart entries), zsh's TCP module, and AppleScript. Pure.
 import { parseFlags } from '../engine/argv.js';
-import { show, type Check, type CheckContext } from './types.js';
+import { show, type Check, type CheckContext, checkTable } from './types.js';
+import { names } from '../engine/names.js';
 
 const words = (cmd: Parameters<Check>[0]): string[] => cmd.args.map((a) => a.text);
 const LOOPBACK = /^(localhost|127\.\d+\.\d+\.\d+|::1|0\.0\.0\.0)$/;
@@ -157,18 +158,7 @@ const pmset: Check = (cmd, _io, ctx) => {
 
 /** rtcwake -m mem|disk|off|standby suspends (or powers off) until the clock wakes it. */
 const rtcwake: Check = (cmd, _io, ctx) => {
-  const f = parseFlags(cmd.args, [
-    '-m',
-    '--mode',
-    '-s',
-    '--seconds',
-    '-t',
-    '--time',
-    '-d',
-    '--device',
-    '-A',
-    '--adjfile',
-  ]);
+  const f = parseFlags(cmd.args, names(`-m --mode -s --seconds -t --time -d --device -A --adjfile`));
   const mode = f.values.get('-m') ?? f.values.get('--mode');
   if (mode !== undefined && /^(mem|disk|off|standby|freeze)$/.test(mode)) ctx.add('shutdown', show(cmd));
 };
@@ -250,7 +240,7 @@ export function appleScript(text: string, ctx: CheckContext, detail: string): vo
     ctx.add('shutdown', detail);
 }
 
-export const hostChecks: Record<string, Check> = {
+export const hostChecks = checkTable({
   insmod: kernelModules(/^(-h|--help|-V|--version)$/),
   rmmod: kernelModules(/^(-h|--help|-V|--version)$/),
   modprobe: kernelModules(
@@ -262,14 +252,7 @@ export const hostChecks: Record<string, Check> = {
   efibootmgr,
   nvram,
   bootctl,
-  'grub-install': boot,
-  'grub2-install': boot,
-  'grub-reboot': boot,
-  'grub-set-default': boot,
-  'grub2-set-default': boot,
-  'grub2-reboot': boot,
-  'update-grub': boot,
-  bless: boot,
+  'grub-install grub2-install grub-reboot grub-set-default grub2-set-default grub2-reboot update-grub bless': boot,
   csrutil,
   systemsetup,
   kickstart,
@@ -284,20 +267,14 @@ export const hostChecks: Record<string, Check> = {
   keytool,
   pmset,
   rtcwake,
-  'pm-suspend': suspend,
-  'pm-hibernate': suspend,
-  'pm-suspend-hybrid': suspend,
-  zzz: suspend,
-  ZZZ: suspend,
+  'pm-suspend pm-hibernate pm-suspend-hybrid zzz ZZZ': suspend,
   loginctl,
   systemctl,
-  service,
-  'rc-service': service,
+  'service rc-service': service,
   defaults,
-  ztcp,
-  zsocket: ztcp,
+  'ztcp zsocket': ztcp,
   osascript,
-};
+});
 
 /**
  * Where things that start by themselves are installed: systemd user units, launch agents and daemons, XDG and KDE

@@ -7,7 +7,7 @@ import { COMMAND_VARIABLES, hidesCode } from '../engine/code-in-options.js';
 import { checkHistoryVariable } from './traces.js';
 import { agentSafetyVariable } from './agents.js';
 import { settingVariable } from './settings.js';
-import { show, type Check, type CheckContext } from './types.js';
+import { show, type Check, type CheckContext, checkTable } from './types.js';
 
 const account: Check = (cmd, _io, ctx) => ctx.add('account-change', show(cmd));
 
@@ -81,51 +81,27 @@ const launchctl: Check = (cmd, _io, ctx) => {
     ctx.add('service-stop', show(cmd));
 };
 
-export const identityChecks: Record<string, Check> = {
+export const identityChecks = checkTable({
   ...directoryChecks,
   auditctl,
   spctl,
   launchctl,
-  useradd: account,
-  adduser: account,
-  usermod: account,
-  userdel: account,
-  deluser: account,
-  groupadd: account,
-  addgroup: account,
-  groupdel: account,
-  delgroup: account,
-  groupmod: account,
-  gpasswd: account,
+  'useradd adduser usermod userdel deluser groupadd addgroup groupdel delgroup groupmod gpasswd chpasswd chgpasswd chfn newusers vipw vigr pwconv pwunconv ssh-copy-id':
+    account,
   passwd: accountUnless('-S', '--status', '-a', '--all'),
-  chpasswd: account,
-  chgpasswd: account,
   chage: accountUnless('-l', '--list'),
   chsh: accountUnless('-l', '--list-shells'),
-  chfn: account,
-  newusers: account,
-  vipw: account,
-  vigr: account,
   visudo: accountUnless('-c', '--check'),
-  pwconv: account,
-  pwunconv: account,
-  'ssh-copy-id': account,
   setenforce: postureUnless(),
-  'aa-teardown': posture,
-  'aa-disable': posture,
-  'aa-complain': posture,
-  'aa-audit': posture,
+  'aa-teardown aa-disable aa-complain aa-audit authconfig setsebool': posture,
   apparmor_parser: apparmorParser,
   authselect,
-  authconfig: posture,
   'pam-auth-update': postureUnless('--help'),
   sysctl,
-  'update-alternatives': alternatives,
-  alternatives,
+  'update-alternatives alternatives': alternatives,
   setcap: postureUnless('-v', '--verify'),
-  setsebool: posture,
   semanage: postureUnless('-l', '--list'),
-};
+});
 
 /** Variables whose value names code to load, as the list of paths they load from. */
 const CODE_PATHS: Record<string, (v: string) => string[]> = {

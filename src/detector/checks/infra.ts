@@ -3,23 +3,11 @@
 import { has, parseFlags } from '../engine/argv.js';
 import type { Word } from '../engine/words.js';
 import { subcommandPath } from './resource.js';
-import { show, type Check } from './types.js';
+import { show, type Check, checkTable } from './types.js';
+import { names } from '../engine/names.js';
 
 const DOCKER_VALUE_OPTS = ['-H', '--host', '--context', '-c', '--config', '-l', '--log-level'];
-const EXEC_VALUE_OPTS = [
-  '-e',
-  '--env',
-  '-u',
-  '--user',
-  '-w',
-  '--workdir',
-  '--env-file',
-  '--detach-keys',
-  '-c',
-  '--container',
-  '-n',
-  '--namespace',
-];
+const EXEC_VALUE_OPTS = names(`-e --env -u --user -w --workdir --env-file --detach-keys -c --container -n --namespace`);
 
 /** `docker exec [opts] C CMD...` and `kubectl exec [opts] POD -- CMD...`: the command after the target. */
 function execTarget(rest: Word[]): Word[] {
@@ -118,15 +106,8 @@ const az: Check = (cmd, _io, ctx) => {
 };
 
 const rclone: Check = (cmd, _io, ctx) => {
-  const verb = parseFlags(cmd.args, [
-    '--config',
-    '--transfers',
-    '--checkers',
-    '--log-file',
-    '--filter',
-    '--include',
-    '--exclude',
-  ]).operands[0]?.text;
+  const verb = parseFlags(cmd.args, names(`--config --transfers --checkers --log-file --filter --include --exclude`))
+    .operands[0]?.text;
   if (verb === 'purge' || verb === 'delete' || verb === 'rmdirs') ctx.add('cloud-storage-delete', show(cmd));
 };
 
@@ -144,24 +125,16 @@ const mc: Check = (cmd, _io, ctx) => {
     ctx.add('cloud-storage-delete', show(cmd));
 };
 
-export const infraChecks: Record<string, Check> = {
-  docker,
-  podman: docker,
+export const infraChecks = checkTable({
+  'docker podman nerdctl': docker,
   'docker-compose': (cmd, io, ctx) =>
     docker(
       { ...cmd, args: [{ text: 'compose', dynamic: false, pattern: false, substitutions: [] }, ...cmd.args] },
       io,
       ctx,
     ),
-  nerdctl: docker,
-  kubectl,
-  oc: kubectl,
-  helm: kubectl,
-  terraform,
-  tofu: terraform,
-  terragrunt: terraform,
-  pulumi: terraform,
-  cdk: terraform,
+  'kubectl oc helm': kubectl,
+  'terraform tofu terragrunt pulumi cdk': terraform,
   aws,
   gsutil,
   gcloud,
@@ -169,4 +142,4 @@ export const infraChecks: Record<string, Check> = {
   rclone,
   s3cmd,
   mc,
-};
+});

@@ -6,6 +6,8 @@ import { namesLong, optionWord } from '../engine/long-options.js';
 import type { Word } from '../engine/words.js';
 import { literal } from '../engine/words.js';
 import type { Check } from './types.js';
+import { names } from '../engine/names.js';
+import { checkTable } from './types.js';
 
 /**
  * Index of the first operand after options; `arity` gives how many values an option takes (0 when not listed). With
@@ -39,37 +41,10 @@ const ip: Check = (cmd, _io, ctx) => {
 };
 
 const PERF_ARITY: Record<string, number> = Object.fromEntries(
-  [
-    '-e',
-    '--event',
-    '-o',
-    '--output',
-    '-p',
-    '--pid',
-    '-t',
-    '--tid',
-    '-C',
-    '--cpu',
-    '-c',
-    '--count',
-    '-F',
-    '--freq',
-    '-r',
-    '--repeat',
-    '-x',
-    '-G',
-    '--cgroup',
-    '-I',
-    '--interval-print',
-    '-u',
-    '--uid',
-    '-m',
-    '--mmap-pages',
-    '--call-graph',
-    '-d',
-    '--delay',
-    '--filter',
-  ].map((o) => [o, 1]),
+  names(`
+    -e --event -o --output -p --pid -t --tid -C --cpu -c --count -F --freq -r --repeat -x -G --cgroup -I
+    --interval-print -u --uid -m --mmap-pages --call-graph -d --delay --filter
+  `).map((o) => [o, 1]),
 );
 
 const perf: Check = (cmd, _io, ctx) => {
@@ -94,57 +69,18 @@ const gdb: Check = (cmd, _io, ctx) => {
 
 const BWRAP_ARITY: Record<string, number> = {
   ...Object.fromEntries(
-    [
-      '--bind',
-      '--ro-bind',
-      '--dev-bind',
-      '--bind-try',
-      '--ro-bind-try',
-      '--dev-bind-try',
-      '--symlink',
-      '--setenv',
-      '--chmod',
-      '--file',
-      '--bind-data',
-      '--ro-bind-data',
-      '--overlay-src',
-    ].map((o) => [o, 2]),
+    names(`
+      --bind --ro-bind --dev-bind --bind-try --ro-bind-try --dev-bind-try --symlink --setenv --chmod --file
+      --bind-data --ro-bind-data --overlay-src
+    `).map((o) => [o, 2]),
   ),
   ...Object.fromEntries(
-    [
-      '--dev',
-      '--proc',
-      '--tmpfs',
-      '--dir',
-      '--unsetenv',
-      '--chdir',
-      '--uid',
-      '--gid',
-      '--hostname',
-      '--lock-file',
-      '--sync-fd',
-      '--seccomp',
-      '--add-seccomp-fd',
-      '--info-fd',
-      '--json-status-fd',
-      '--block-fd',
-      '--userns-block-fd',
-      '--remount-ro',
-      '--mqueue',
-      '--cap-add',
-      '--cap-drop',
-      '--args',
-      '--exec-label',
-      '--file-label',
-      '--perms',
-      '--size',
-      '--userns',
-      '--userns2',
-      '--pidns',
-      '--argv0',
-      '--tmp-overlay',
-      '--ro-overlay',
-    ].map((o) => [o, 1]),
+    names(`
+      --dev --proc --tmpfs --dir --unsetenv --chdir --uid --gid --hostname --lock-file --sync-fd --seccomp
+      --add-seccomp-fd --info-fd --json-status-fd --block-fd --userns-block-fd --remount-ro --mqueue --cap-add
+      --cap-drop --args --exec-label --file-label --perms --size --userns --userns2 --pidns --argv0 --tmp-overlay
+      --ro-overlay
+    `).map((o) => [o, 1]),
   ),
   '--overlay': 3,
 };
@@ -155,39 +91,11 @@ const bwrap: Check = (cmd, _io, ctx) => {
 };
 
 const NSPAWN_ARITY: Record<string, number> = Object.fromEntries(
-  [
-    '-D',
-    '--directory',
-    '-i',
-    '--image',
-    '-M',
-    '--machine',
-    '-u',
-    '--user',
-    '--bind',
-    '--bind-ro',
-    '-E',
-    '--setenv',
-    '--chdir',
-    '--network-interface',
-    '-p',
-    '--port',
-    '--capability',
-    '--drop-capability',
-    '--private-users',
-    '--overlay',
-    '--tmpfs',
-    '--uuid',
-    '--slice',
-    '--property',
-    '--register',
-    '--kill-signal',
-    '--link-journal',
-    '--resolv-conf',
-    '--timezone',
-    '--console',
-    '--personality',
-  ].map((o) => [o, 1]),
+  names(`
+    -D --directory -i --image -M --machine -u --user --bind --bind-ro -E --setenv --chdir --network-interface -p
+    --port --capability --drop-capability --private-users --overlay --tmpfs --uuid --slice --property --register
+    --kill-signal --link-journal --resolv-conf --timezone --console --personality
+  `).map((o) => [o, 1]),
 );
 
 const nspawn: Check = (cmd, _io, ctx) => {
@@ -218,7 +126,7 @@ const startStopDaemon: Check = (cmd, _io, ctx) => {
   ctx.argv([program.dynamic ? program : literal(program.text), ...(dd < 0 ? [] : cmd.args.slice(dd + 1))]);
 };
 
-export const launcherChecks: Record<string, Check> = {
+export const launcherChecks = checkTable({
   ip,
   perf,
   gdb,
@@ -227,4 +135,4 @@ export const launcherChecks: Record<string, Check> = {
   'start-stop-daemon': startStopDaemon,
   cmake: (cmd, _io, ctx) => cmakeCommand(cmd, ctx),
   ctest: (cmd, _io, ctx) => ctestCommand(cmd, ctx),
-};
+});

@@ -9,22 +9,15 @@
 import type { Argv } from '../engine/argv.js';
 import { classifyPath, type Where } from '../engine/paths.js';
 import type { Word } from '../engine/words.js';
+import { names } from '../engine/names.js';
 
 /** Findings that only say data or a resource goes away: dropped when that data is local, disposable or rehearsed. */
-export const DISPOSABLE_RULES = new Set([
-  'resource-delete',
-  'kubectl-delete',
-  'docker-prune',
-  'terraform-destroy',
-  'cloud-storage-delete',
-  'sql-drop',
-  'sql-truncate',
-  'sql-delete-all',
-  'sql-update-all',
-  'redis-flush',
-  'rsync-delete',
-  'data-lifecycle',
-]);
+export const DISPOSABLE_RULES = new Set(
+  names(`
+  resource-delete kubectl-delete docker-prune terraform-destroy cloud-storage-delete sql-drop sql-truncate
+  sql-delete-all sql-update-all redis-flush rsync-delete data-lifecycle
+`),
+);
 
 const LOOPBACK = String.raw`(localhost|127(?:\.\d{1,3}){3}|\[::1\]|::1|0\.0\.0\.0|host\.docker\.internal)`;
 /** A URL or `host:port` whose host is this machine. */

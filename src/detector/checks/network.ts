@@ -1,7 +1,8 @@
 // Network and power: interfaces and routes taken down or flushed, network managers and radios off, firewall
 // default-deny policies and DROP rules, suspend/hibernate/kexec. Showing state stays ordinary. Pure.
 import { parseFlags } from '../engine/argv.js';
-import { show, type Check } from './types.js';
+import { show, type Check, checkTable } from './types.js';
+import { names } from '../engine/names.js';
 
 /** ip OBJECT VERB ...: the object may be abbreviated (`ip r del`, `ip a flush`). */
 const ip: Check = (cmd, _io, ctx) => {
@@ -34,18 +35,9 @@ const down: Check = (cmd, _io, ctx) => ctx.add('network-down', show(cmd));
 
 /** nmcli networking off, radio ... off, connection down/delete, device disconnect/delete. */
 const nmcli: Check = (cmd, _io, ctx) => {
-  const w = parseFlags(cmd.args, [
-    '-f',
-    '--fields',
-    '-g',
-    '--get-values',
-    '-w',
-    '--wait',
-    '-c',
-    '--colors',
-    '-e',
-    '--escape',
-  ]).operands.map((o) => o.text);
+  const w = parseFlags(cmd.args, names(`-f --fields -g --get-values -w --wait -c --colors -e --escape`)).operands.map(
+    (o) => o.text,
+  );
   const object = w[0] ?? '';
   const off = w.includes('off');
   if (
@@ -158,33 +150,22 @@ const tunnel: Check = (cmd, _io, ctx) => {
     ctx.add('expose-service', show(cmd));
 };
 
-export const networkChecks: Record<string, Check> = {
+export const networkChecks = checkTable({
   ssh: sshRemoteForward,
-  ngrok: tunnel,
-  cloudflared: tunnel,
-  bore: tunnel,
+  'ngrok cloudflared bore': tunnel,
   ip,
   ifconfig,
   route,
-  ifdown: down,
-  'if-down': down,
+  'ifdown if-down': down,
   nmcli,
   rfkill,
   'firewall-cmd': firewallCmd,
-  iptables: iptablesDrop,
-  ip6tables: iptablesDrop,
-  'iptables-legacy': iptablesDrop,
-  'iptables-nft': iptablesDrop,
-  'iptables-restore': iptablesRestore,
-  'ip6tables-restore': iptablesRestore,
+  'iptables ip6tables iptables-legacy iptables-nft': iptablesDrop,
+  'iptables-restore ip6tables-restore': iptablesRestore,
   nft: nftDrop,
   ufw: ufwDeny,
-  'pm-suspend': power,
-  'pm-hibernate': power,
-  'pm-suspend-hybrid': power,
-  rtcwake: power,
-  'systemd-sleep': power,
+  'pm-suspend pm-hibernate pm-suspend-hybrid rtcwake systemd-sleep': power,
   loginctl,
   systemctl: systemctlSleep,
   kexec,
-};
+});

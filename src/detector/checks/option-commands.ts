@@ -7,7 +7,7 @@
 import { optionValues as values } from '../programs/loaders/preloads.js';
 import { literal, type Word } from '../engine/words.js';
 import { runsCode } from './exec.js';
-import { show, type Check, type CheckContext } from './types.js';
+import { show, type Check, type CheckContext, checkTable } from './types.js';
 
 function commandLine(v: Word, who: string, ctx: CheckContext): void {
   if (v.dynamic) ctx.computed(v, who);
@@ -133,25 +133,17 @@ export function aptConfig(text: string, ctx: CheckContext): void {
   for (const m of text.matchAll(/(Invoke|Pre-Install-Pkgs)[\w:-]*\s+"((?:\\.|[^"\\])*)"/gi)) ctx.script(m[2]!);
 }
 
-export const optionCommandChecks: Record<string, Check> = {
-  ssh,
-  scp: ssh,
-  sftp: ssh,
-  'apt-get': apt,
-  apt,
-  aptitude: apt,
-  'apt-cache': apt,
+export const optionCommandChecks = checkTable({
+  'ssh scp sftp': ssh,
+  'apt-get apt aptitude apt-cache': apt,
   dpkg,
   wget,
   man,
   sort,
   split,
-  rpm,
-  rpmspec: rpm,
-  rpmbuild: rpm,
-  gpg,
-  gpg2: gpg,
+  'rpm rpmspec rpmbuild': rpm,
+  'gpg gpg2': gpg,
   less,
   rg,
   openssl,
-};
+});

@@ -3,7 +3,7 @@
 // so each asks. Reading (GET, listing, logs) stays ordinary. Pure.
 import { parseFlags, type Argv } from '../engine/argv.js';
 import { brokerChecks } from './brokers.js';
-import { show, type Check, type CheckContext } from './types.js';
+import { show, type Check, type CheckContext, checkTable } from './types.js';
 
 /** Endpoints that deliver a message to people: chat webhooks, email, SMS and paging APIs. */
 const MESSAGE_URL = new RegExp(
@@ -103,29 +103,11 @@ const forge: Check = (cmd, _io, ctx) => {
 
 const cli: Check = (cmd, _io, ctx) => cliMessage(cmd, ctx);
 
-export const outboundChecks: Record<string, Check> = {
+export const outboundChecks = checkTable({
   ...brokerChecks,
-  curl: http,
-  wget: http,
-  http,
-  https: http,
-  xh: http,
-  xhs: http,
-  mail: mailer,
-  mailx: mailer,
-  's-nail': mailer,
-  sendmail: mailer,
-  swaks: mailer,
-  mutt: mailer,
-  neomutt: mailer,
-  msmtp: mailer,
-  ssmtp: mailer,
-  sendemail: mailer,
+  'curl wget http https xh xhs': http,
+  'mail mailx s-nail sendmail swaks mutt neomutt msmtp ssmtp sendemail': mailer,
   stripe,
-  gh: forge,
-  glab: forge,
-  aws: cli,
-  twilio: cli,
-  az: cli,
-  gcloud: cli,
-};
+  'gh glab': forge,
+  'aws twilio az gcloud': cli,
+});

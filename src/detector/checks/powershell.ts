@@ -4,8 +4,9 @@
 import { classifyPath } from '../engine/paths.js';
 import { literal } from '../engine/words.js';
 import { isCredentialPath, secretStdin } from './exfil.js';
-import { show, stdinText, type Check, type CheckContext } from './types.js';
+import { show, stdinText, type Check, type CheckContext, checkTable } from './types.js';
 import { CREDENTIAL_DUMP, windowsPathOutside } from './windows.js';
+import { names } from '../engine/names.js';
 
 const DOWNLOAD =
   /\b(iwr|irm|curl|wget|Invoke-WebRequest|Invoke-RestMethod|DownloadString|DownloadFile|DownloadData|Net\.WebClient|Start-BitsTransfer)\b/i;
@@ -181,31 +182,15 @@ const launchctl: Check = (cmd, _io, ctx) => {
   if (cmd.args.some((a) => /^(load|bootstrap|submit|enable)$/.test(a.text))) ctx.add('schedule-unchecked', show(cmd));
 };
 
-const CMDLETS = [
-  'iex',
-  'iwr',
-  'irm',
-  'saps',
-  'Invoke-Expression',
-  'Remove-Item',
-  'Stop-Computer',
-  'Restart-Computer',
-  'Stop-Process',
-  'Clear-Disk',
-  'Format-Volume',
-  'Initialize-Disk',
-  'Remove-Partition',
-];
+const CMDLETS = names(`
+  iex iwr irm saps Invoke-Expression Remove-Item Stop-Computer Restart-Computer Stop-Process Clear-Disk Format-Volume
+  Initialize-Disk Remove-Partition
+`);
 
-export const powershellChecks: Record<string, Check> = {
-  pwsh,
-  'pwsh.exe': pwsh,
-  powershell: pwsh,
-  'powershell.exe': pwsh,
-  cmd: cmdExe,
-  'cmd.exe': cmdExe,
-  schtasks,
-  'schtasks.exe': schtasks,
+export const powershellChecks = checkTable({
+  'pwsh pwsh.exe powershell powershell.exe': pwsh,
+  'cmd cmd.exe': cmdExe,
+  'schtasks schtasks.exe': schtasks,
   launchctl,
   ...Object.fromEntries(
     CMDLETS.flatMap((n) => [
@@ -213,4 +198,4 @@ export const powershellChecks: Record<string, Check> = {
       [n.toLowerCase(), cmdlet],
     ]),
   ),
-};
+});

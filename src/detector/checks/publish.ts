@@ -3,7 +3,7 @@
 // it asks. A dry run, and an image pushed to a registry on this machine, stay ordinary. Pure.
 import { parseFlags } from '../engine/argv.js';
 import type { Argv } from '../engine/argv.js';
-import { show, type Check } from './types.js';
+import { show, type Check, checkTable } from './types.js';
 
 const DRY_RUN = /^(--dry-run|--dryrun|-n|--dry_run|--skip-publish)$/;
 
@@ -85,7 +85,7 @@ const fastlane: Check = (cmd, _io, ctx) => {
     ctx.add('package-publish', show(cmd));
 };
 
-export const publishChecks: Record<string, Check> = {
+export const publishChecks = checkTable({
   npm: verbCheck(PUBLISH),
   pnpm: verbCheck(PUBLISH),
   yarn: verbCheck(PUBLISH),
@@ -103,19 +103,10 @@ export const publishChecks: Record<string, Check> = {
   twine: verbCheck(/^upload$/),
   gem: verbCheck(/^push$/),
   helm: verbCheck(/^push$/),
-  docker: imagePush,
-  podman: imagePush,
-  nerdctl: imagePush,
-  buildah: imagePush,
-  gradle,
-  gradlew: gradle,
-  mvn,
-  mvnw: mvn,
-  dotnet: nugetPush,
-  'semantic-release': releaseTool,
-  'release-it': releaseTool,
-  goreleaser: releaseTool,
-  np: releaseTool,
+  'docker podman nerdctl buildah': imagePush,
+  'gradle gradlew': gradle,
+  'mvn mvnw': mvn,
+  'dotnet nuget': nugetPush,
+  'semantic-release release-it goreleaser np': releaseTool,
   fastlane,
-  nuget: nugetPush,
-};
+});

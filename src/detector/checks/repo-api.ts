@@ -2,7 +2,7 @@
 // team access, deploy keys, webhooks, Actions permissions and security features (`gh api -X PUT .../protection`,
 // `glab api`, curl to api.github.com). Reading them (GET) stays ordinary. Pure.
 import { forgeApiWrite, httpMethod, writingMethod } from './forge-api.js';
-import { show, type Check } from './types.js';
+import { show, type Check, checkTable } from './types.js';
 
 /** API paths of settings that guard a repository or an organisation. */
 const GUARDS =
@@ -24,11 +24,7 @@ const httpApi: Check = (cmd, _io, ctx) => {
     ctx.add('repo-protection', `${show(cmd)} (${method})`);
 };
 
-export const repoApiChecks: Record<string, Check> = {
-  gh: codeHostApi,
-  glab: codeHostApi,
-  curl: httpApi,
-  http: httpApi,
-  https: httpApi,
-  xh: httpApi,
-};
+export const repoApiChecks = checkTable({
+  'gh glab': codeHostApi,
+  'curl http https xh': httpApi,
+});

@@ -7,137 +7,43 @@ import { sqlFindings } from './data.js';
 import { checkGrant } from './grants.js';
 import { checkProduction } from './production.js';
 import { show, stdinText, type Check, type CheckContext, type Io } from './types.js';
+import { names } from '../engine/names.js';
 
 /** Verbs (or parts of compound verbs) that destroy, disable or take away. */
-const DESTRUCTIVE = new Set([
-  'delete',
-  'del',
-  'deletion',
-  'destroy',
-  'remove',
-  'rm',
-  'rb',
-  'rmi',
-  'terminate',
-  'purge',
-  'prune',
-  'drop',
-  'wipe',
-  'erase',
-  'uninstall',
-  'unpublish',
-  'yank',
-  'deprecate',
-  'reset',
-  'flush',
-  'truncate',
-  'drain',
-  'cordon',
-  'disable',
-  'revoke',
-  'detach',
-  'deregister',
-  'unregister',
-  'unset',
-  'decommission',
-  'teardown',
-  'nuke',
-  'zap',
-  'leave',
-  'fresh',
-]);
+const DESTRUCTIVE = new Set(
+  names(`
+  delete del deletion destroy remove rm rb rmi terminate purge prune drop wipe erase uninstall unpublish yank
+  deprecate reset flush truncate drain cordon disable revoke detach deregister unregister unset decommission teardown
+  nuke zap leave fresh
+`),
+);
 
 /** Verbs that take something away when they lead a compound verb (stop-instances, release-address, pg:killall) or end
  * a deep path (gcloud compute instances stop); alone after the CLI (docker stop, npm stop) they are routine. */
-const COMPOUND_ONLY = new Set([
-  'stop',
-  'release',
-  'disassociate',
-  'deallocate',
-  'undefine',
-  'seal',
-  'killall',
-  'kill',
-  'shutdown',
-  'suspend',
-  'evict',
-  'expire',
-  'discard',
-  'abandon',
-  'retire',
-  'close',
-]);
+const COMPOUND_ONLY = new Set(
+  names(`
+  stop release disassociate deallocate undefine seal killall kill shutdown suspend evict expire discard abandon retire
+  close
+`),
+);
 
 /** Script names that say what they do: ./teardown.sh, k3s-uninstall.sh, reset-db.sh. */
-const SCRIPT_VERBS = new Set([
-  'uninstall',
-  'destroy',
-  'teardown',
-  'nuke',
-  'wipe',
-  'purge',
-  'drop',
-  'reset',
-  'delete',
-  'remove',
-  'erase',
-]);
+const SCRIPT_VERBS = new Set(names(`uninstall destroy teardown nuke wipe purge drop reset delete remove erase`));
 
 /** Verbs that only ask about or rehearse an action: what follows them is not done. */
-const HYPOTHETICAL = new Set([
-  'can-i',
-  'explain',
-  'help',
-  'plan',
-  'preview',
-  'diff',
-  'template',
-  'search',
-  'lint',
-  'validate',
-  'completion',
-]);
+const HYPOTHETICAL = new Set(names(`can-i explain help plan preview diff template search lint validate completion`));
 
 /** Verbs that run a nested command: what follows is judged as that command (docker exec, kubectl exec), not as a verb. */
 const RUNS_NESTED = new Set(['exec', 'run', 'ssh', 'console', 'shell', 'sh', 'bash', 'x', 'dlx']);
 
 /** Options whose value is commonly a name (so it is not a verb of the path): `--profile prod`, `-n staging`. */
-const VALUE_OPTS = new Set([
-  '--profile',
-  '--region',
-  '--zone',
-  '--project',
-  '--context',
-  '--namespace',
-  '-n',
-  '-g',
-  '--resource-group',
-  '-a',
-  '--app',
-  '--output',
-  '-o',
-  '--format',
-  '--config',
-  '-c',
-  '--cluster',
-  '--account',
-  '--subscription',
-  '--org',
-  '--team',
-  '--env',
-  '-e',
-  '--environment',
-  '--stack',
-  '-s',
-  '-p',
-  '--host',
-  '-H',
-  '--kubeconfig',
-  '--scope',
-  '--site',
-  '-R',
-  '--repo',
-]);
+const VALUE_OPTS = new Set(
+  names(`
+  --profile --region --zone --project --context --namespace -n -g --resource-group -a --app --output -o --format
+  --config -c --cluster --account --subscription --org --team --env -e --environment --stack -s -p --host -H
+  --kubeconfig --scope --site -R --repo
+`),
+);
 
 /** Flags that destroy whatever the verb is (nomad job stop -purge, minikube delete --purge, kubectl apply --prune). */
 const DESTRUCTIVE_FLAGS =
@@ -360,38 +266,12 @@ export const resourceVerbs: Check = (cmd, io, ctx) => {
 };
 
 /** Project package managers: removing a dependency is ordinary; withdrawing a published package is not. */
-const PROJECT_PMS = new Set([
-  'npm',
-  'yarn',
-  'pnpm',
-  'bun',
-  'pip',
-  'pip3',
-  'pipx',
-  'uv',
-  'poetry',
-  'pdm',
-  'pipenv',
-  'hatch',
-  'cargo',
-  'go',
-  'gem',
-  'bundle',
-  'bundler',
-  'composer',
-  'dotnet',
-  'mix',
-  'cabal',
-  'stack',
-  'conda',
-  'mamba',
-  'deno',
-  'swift',
-  'dart',
-  'flutter',
-  'nuget',
-  'twine',
-]);
+const PROJECT_PMS = new Set(
+  names(`
+  npm yarn pnpm bun pip pip3 pipx uv poetry pdm pipenv hatch cargo go gem bundle bundler composer dotnet mix cabal
+  stack conda mamba deno swift dart flutter nuget twine
+`),
+);
 /** `bundle exec X`, `poetry run X`, `npm exec X`: the command that really runs. */
 const RUNNERS: Record<string, string[]> = {
   bundle: ['exec'],
@@ -436,26 +316,11 @@ export const packageManager: Check = (cmd, io, ctx) => {
 };
 
 /** System package managers: removing packages changes the machine. */
-const SYSTEM_PMS = new Set([
-  'apt',
-  'apt-get',
-  'aptitude',
-  'dnf',
-  'yum',
-  'microdnf',
-  'zypper',
-  'apk',
-  'brew',
-  'port',
-  'snap',
-  'flatpak',
-  'pkg',
-  'choco',
-  'winget',
-  'scoop',
-  'nix-env',
-  'emerge',
-]);
+const SYSTEM_PMS = new Set(
+  names(
+    `apt apt-get aptitude dnf yum microdnf zypper apk brew port snap flatpak pkg choco winget scoop nix-env emerge`,
+  ),
+);
 
 export const systemPackages: Check = (cmd, _io, ctx) => {
   if (cmd.args.some((a) => /^(--dry-run|--simulate|-s|--just-print|--no-act|--recon|-n|--assumeno)$/.test(a.text)))

@@ -6,7 +6,7 @@
 // worker), and the session manager restarted (systemd-logind, display managers). Pure.
 import { classifyPath } from '../engine/paths.js';
 import type { Argv } from '../engine/argv.js';
-import { show, type Check, type CheckContext } from './types.js';
+import { show, type Check, type CheckContext, checkTable } from './types.js';
 
 const mass = (cmd: Argv, ctx: CheckContext, why: string): void => ctx.add('mass-kill', `${show(cmd)} (${why})`);
 const stops = (cmd: Argv, ctx: CheckContext, why: string): void => ctx.add('service-stop', `${show(cmd)} (${why})`);
@@ -107,23 +107,16 @@ export function killsParent(cmd: Argv, ctx: CheckContext): void {
     mass(cmd, ctx, 'the parent process: the shell or program that runs the command');
 }
 
-export const sharedProcessChecks: Record<string, Check> = {
-  'redis-cli': redisCli,
-  'valkey-cli': redisCli,
-  'keydb-cli': redisCli,
-  pg_ctl: pgCtl,
-  pg_ctlcluster: pgCtl,
-  mysqladmin,
-  mariadb: mysqladmin,
-  'mariadb-admin': mysqladmin,
-  podman: containers,
-  nerdctl: containers,
+export const sharedProcessChecks = checkTable({
+  'redis-cli valkey-cli keydb-cli': redisCli,
+  'pg_ctl pg_ctlcluster': pgCtl,
+  'mysqladmin mariadb mariadb-admin': mysqladmin,
+  'podman nerdctl': containers,
   launchctl,
   loginctl,
   osascript,
-  wsl,
-  'wsl.exe': wsl,
+  'wsl wsl.exe': wsl,
   systemctl: (cmd, _io, ctx) => sessionServiceRestart(cmd, ctx),
   kill: (cmd, _io, ctx) => killsParent(cmd, ctx),
   pkill: (cmd, _io, ctx) => killsParent(cmd, ctx),
-};
+});

@@ -5,7 +5,7 @@
 // settings written to files (`registry=` in ~/.npmrc) or through `go env -w`. Registry installs stay ordinary. Pure.
 import type { Word } from '../engine/words.js';
 import { configSetting } from './settings.js';
-import { show, type Check, type CheckContext } from './types.js';
+import { show, type Check, type CheckContext, checkTable } from './types.js';
 
 /** Well-known packages, by ecosystem: a name one typo away from one of them (and not itself listed) asks. */
 const POPULAR: Record<'npm' | 'pypi', Set<string>> = {
@@ -204,15 +204,12 @@ const composerConfig: Check = (cmd, _io, ctx) => {
 const INSTALLERS = `npm pnpm yarn bun pip pip3 uv poetry pipx pdm gem cargo composer apt apt-get dnf yum zypper apk
   pacman rpm dpkg brew port conda mamba micromamba choco winget scoop nuget dotnet`.split(/\s+/);
 
-export const supplyChainChecks: Record<string, Check> = {
+export const supplyChainChecks = checkTable({
   ...Object.fromEntries(INSTALLERS.map((n) => [n, install])),
-  jq: jsonEdit,
-  yq: jsonEdit,
-  sed: lockEdit,
-  gsed: lockEdit,
-  perl: lockEdit,
+  'jq yq': jsonEdit,
+  'sed gsed perl': lockEdit,
   go: goEnv,
-};
+});
 // npm and composer have their own settings verbs besides installing.
 const both =
   (a: Check, b: Check): Check =>

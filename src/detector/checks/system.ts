@@ -1,27 +1,13 @@
 // Checks for commands that act on the machine: formatting and partitioning disks, services, shutdown, firewalls,
 // cron, killing processes. Pure.
 import { has, parseFlags } from '../engine/argv.js';
-import { show, stdinText, type Check } from './types.js';
+import { show, stdinText, type Check, checkTable } from './types.js';
 import { SHARED_DIR } from './wrappers.js';
+import { names } from '../engine/names.js';
 
 /** Formatting a device; formatting an image file (mkfs.ext4 disk.img, mkswap ./swapfile) is ordinary. */
 const format: Check = (cmd, _io, ctx) => {
-  const ops = parseFlags(cmd.args, [
-    '-t',
-    '-L',
-    '-b',
-    '-N',
-    '-m',
-    '-O',
-    '-E',
-    '-U',
-    '-I',
-    '-i',
-    '-n',
-    '-c',
-    '-p',
-    '-s',
-  ]).operands;
+  const ops = parseFlags(cmd.args, names(`-t -L -b -N -m -O -E -U -I -i -n -c -p -s`)).operands;
   if (ops.some((o) => o.dynamic || o.text.startsWith('/dev/'))) ctx.add('format-filesystem', show(cmd));
 };
 
@@ -58,27 +44,13 @@ function partition(listing: { short: string; long: string[]; words?: string[] })
 const rawDisk: Check = (cmd, _io, ctx) => ctx.add('raw-disk-write', show(cmd));
 
 const systemctl: Check = (cmd, _io, ctx) => {
-  const f = parseFlags(cmd.args, [
-    '-H',
-    '--host',
-    '-M',
-    '--machine',
-    '-t',
-    '--type',
-    '-p',
-    '--property',
-    '-s',
-    '--signal',
-    '--state',
-    '--root',
-    '--job-mode',
-    '--kill-whom',
-    '--what',
-    '-n',
-    '--lines',
-    '-o',
-    '--output',
-  ]);
+  const f = parseFlags(
+    cmd.args,
+    names(`
+    -H --host -M --machine -t --type -p --property -s --signal --state --root --job-mode --kill-whom --what -n --lines
+    -o --output
+  `),
+  );
   const verb = f.operands[0]?.text;
   if (
     verb &&
@@ -118,26 +90,7 @@ const init: Check = (cmd, _io, ctx) => {
 };
 
 const iptables: Check = (cmd, _io, ctx) => {
-  const f = parseFlags(cmd.args, [
-    '-t',
-    '--table',
-    '-A',
-    '-D',
-    '-I',
-    '-R',
-    '-N',
-    '-P',
-    '--policy',
-    '-j',
-    '-s',
-    '-d',
-    '-p',
-    '-i',
-    '-o',
-    '-m',
-    '--dport',
-    '--sport',
-  ]);
+  const f = parseFlags(cmd.args, names(`-t --table -A -D -I -R -N -P --policy -j -s -d -p -i -o -m --dport --sport`));
   if (has(f, 'FX', '--flush', '--delete-chain')) ctx.add('firewall-flush', show(cmd));
   const policy = f.values.get('-P') ?? f.values.get('--policy');
   if (policy !== undefined && f.operands.some((o) => o.text === 'ACCEPT')) ctx.add('firewall-flush', show(cmd));
@@ -275,20 +228,7 @@ const killall: Check = (cmd, _io, ctx) => {
 
 /** pkill signals every process whose name (or command line, or user) matches: only signal 0 (a probe) is harmless. */
 const pkill: Check = (cmd, _io, ctx) => {
-  const f = parseFlags(cmd.args, [
-    '-u',
-    '-U',
-    '-g',
-    '-G',
-    '-P',
-    '-s',
-    '-t',
-    '--signal',
-    '--euid',
-    '--uid',
-    '--parent',
-    '--session',
-  ]);
+  const f = parseFlags(cmd.args, names(`-u -U -g -G -P -s -t --signal --euid --uid --parent --session`));
   if (cmd.args.some((a) => a.text === '-0' || a.text === '--signal=0') || f.values.get('--signal') === '0') return;
   // The agent's own user's processes matching a pattern (`pkill -u "$USER" -f 'jest --watch'`): its own tools.
   const user = f.values.get('-u') ?? f.values.get('--euid') ?? f.values.get('-U') ?? f.values.get('--uid');
@@ -315,12 +255,8 @@ const skill: Check = (cmd, _io, ctx) => {
     ctx.add('mass-kill', show(cmd));
 };
 
-export const systemChecks: Record<string, Check> = {
-  mkfs: format,
-  mke2fs: format,
-  mkswap: format,
-  mkdosfs: format,
-  mkntfs: format,
+export const systemChecks = checkTable({
+  'mkfs mke2fs mkswap mkdosfs mkntfs': format,
   wipefs,
   fdisk: partition({ short: 'l', long: ['--list'] }),
   sfdisk: partition({ short: 'ld', long: ['--list', '--dump', '--show-size', '--json'] }),
@@ -329,32 +265,22 @@ export const systemChecks: Record<string, Check> = {
   cfdisk: partition({ short: '', long: [] }),
   parted: partition({ short: 'lv', long: ['--list', '--version', '--help'], words: ['print', 'p', 'help'] }),
   blkdiscard: rawDisk,
-  cryptsetup: deviceWipe,
-  nvme: deviceWipe,
+  'cryptsetup nvme': deviceWipe,
   systemctl,
-  service,
-  'rc-service': service,
+  'service rc-service': service,
   'invoke-rc.d': (cmd, io, ctx) => service({ ...cmd, args: cmd.args.slice(1) }, io, ctx),
-  shutdown,
-  reboot: shutdown,
-  halt: shutdown,
-  poweroff: shutdown,
-  init,
-  telinit: init,
-  iptables,
-  ip6tables: iptables,
-  'iptables-legacy': iptables,
-  'iptables-nft': iptables,
+  'shutdown reboot halt poweroff': shutdown,
+  'init telinit': init,
+  'iptables ip6tables iptables-legacy iptables-nft': iptables,
   nft,
   ufw,
   crontab,
   kill,
-  killall,
-  killall5: killall,
+  'killall killall5': killall,
   pkill,
   fuser,
   skill,
-};
+});
 
 /** Commands checked by prefix (mkfs.ext4, mkfs.xfs, ...). */
 export function systemCheckFor(name: string): Check | undefined {

@@ -6,7 +6,7 @@
 import { parseFlags } from '../engine/argv.js';
 import type { Word } from '../engine/words.js';
 import { isCiConfig } from './ci.js';
-import { show, stdinText, type Check, type CheckContext } from './types.js';
+import { show, stdinText, type Check, type CheckContext, checkTable } from './types.js';
 
 const CODEOWNERS = /(^|\/)(\.github\/|\.gitlab\/|docs\/|\.bitbucket\/)?CODEOWNERS$/;
 const CHECK_SCRIPT =
@@ -160,13 +160,10 @@ const tee: Check = (cmd, io, ctx) => {
   for (const t of cmd.args.filter((a) => !a.text.startsWith('-'))) checkWriteTampering(t, text, append, show(cmd), ctx);
 };
 
-export const testTamperingChecks: Record<string, Check> = {
+export const testTamperingChecks = checkTable({
   tee,
-  sed,
-  gsed: sed,
+  'sed gsed': sed,
   yq,
-  npm,
-  pnpm: npm,
-  rm: remove,
-  git: remove,
-};
+  'npm pnpm': npm,
+  'rm git': remove,
+});

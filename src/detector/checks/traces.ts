@@ -2,7 +2,7 @@
 // file), system logs and login records (truncating, deleting or vacuuming what is under /var/log, the journal),
 // audit rules. Appending to a log is not erasing it. Pure.
 import type { Word } from '../engine/words.js';
-import { show, type Check, type CheckContext } from './types.js';
+import { show, type Check, type CheckContext, checkTable } from './types.js';
 
 /** History files live in the home directory (a project's own `.history` folder is not the shell's). */
 const HISTORY_FILE =
@@ -63,4 +63,9 @@ const journalctl: Check = (cmd, _io, ctx) => {
   if (cmd.args.some((a) => /^--vacuum-(time|size|files)\b/.test(a.text))) ctx.add('log-wipe', show(cmd));
 };
 
-export const traceChecks: Record<string, Check> = { history, set, unset, journalctl };
+export const traceChecks = checkTable({
+  history,
+  set,
+  unset,
+  journalctl,
+});

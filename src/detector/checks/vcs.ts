@@ -4,10 +4,11 @@
 import { has, parseFlags, type Flags } from '../engine/argv.js';
 import { classifyPath } from '../engine/paths.js';
 import { literal, type Word } from '../engine/words.js';
-import { show, type Check, type CheckContext } from './types.js';
+import { show, type Check, type CheckContext, checkTable } from './types.js';
 import type { Argv } from '../engine/argv.js';
 import { gitCommands } from '../programs/git/commands.js';
 import { gitPushToForge } from './forge.js';
+import { names } from '../engine/names.js';
 
 /** Branches a repository lives on: deleting one loses the line every other branch comes from. */
 const MAIN_BRANCH = /^(main|master|trunk|develop|development|production|prod|release([/-].*)?|stable|HEAD)$/;
@@ -55,25 +56,13 @@ function configKey(cmd: Argv, operands: Word[], ctx: CheckContext): void {
 
 /** What each git subcommand destroys; `rest` are the words after the subcommand. */
 function subcommand(sub: string, rest: Word[], cmd: Argv, ctx: CheckContext): void {
-  const f = parseFlags(rest, [
-    '-o',
-    '--push-option',
-    '--repo',
-    '-e',
-    '--exclude',
-    '-m',
-    '--message',
-    '--source',
-    '-s',
-    '--expire',
-    '--expire-unreachable',
-    '--index-filter',
-    '--tree-filter',
-    '--msg-filter',
-    '--env-filter',
-    '--path',
-    '--conflict',
-  ]);
+  const f = parseFlags(
+    rest,
+    names(`
+    -o --push-option --repo -e --exclude -m --message --source -s --expire --expire-unreachable --index-filter
+    --tree-filter --msg-filter --env-filter --path --conflict
+  `),
+  );
   const ops = f.operands;
   const history = (): void => ctx.add('git-history', show(cmd));
   switch (sub) {
@@ -179,10 +168,10 @@ const svn: Check = (cmd, _io, ctx) => {
     ctx.add('git-history', show(cmd));
 };
 
-export const vcsChecks: Record<string, Check> = {
+export const vcsChecks = checkTable({
   git,
   hg,
   svn,
   bfg: (cmd, _io, ctx) => ctx.add('git-history', show(cmd)),
   'git-filter-repo': (cmd, _io, ctx) => ctx.add('git-history', show(cmd)),
-};
+});

@@ -3,7 +3,7 @@
 // image name, certutil downloads; PowerShell cmdlets no table names (Verb-Noun) go to the PowerShell check. Pure.
 import { classifyPath } from '../engine/paths.js';
 import { literal } from '../engine/words.js';
-import { show, type Check } from './types.js';
+import { show, type Check, checkTable } from './types.js';
 
 const lower = (texts: string[]): string[] => texts.map((t) => t.toLowerCase());
 
@@ -100,26 +100,17 @@ const credentialDump: Check = (cmd, _io, ctx) => {
   if (/\bpowrprof(\.dll)?\W+SetSuspendState\b/i.test(text)) ctx.add('shutdown', show(cmd));
 };
 
-export const windowsChecks: Record<string, Check> = {
-  del: cmdDelete,
-  erase: cmdDelete,
-  rd: cmdDelete,
-  rmdir: cmdDelete,
-  format,
-  'format.com': format,
-  vssadmin: shadows,
-  wmic: shadows,
+export const windowsChecks = checkTable({
+  'del erase rd rmdir': cmdDelete,
+  'format format.com': format,
+  'vssadmin wmic': shadows,
   bcdedit,
   wevtutil,
-  reg,
-  'reg.exe': reg,
+  'reg reg.exe': reg,
   netsh,
-  net,
-  'net.exe': net,
-  taskkill,
-  'taskkill.exe': taskkill,
-  certutil,
-  'certutil.exe': certutil,
+  'net net.exe': net,
+  'taskkill taskkill.exe': taskkill,
+  'certutil certutil.exe': certutil,
   ...Object.fromEntries(
     ['rundll32', 'procdump', 'procdump64', 'ntdsutil', 'mimikatz', 'pypykatz', 'lsassy', 'secretsdump.py'].flatMap(
       (n) => [
@@ -128,4 +119,4 @@ export const windowsChecks: Record<string, Check> = {
       ],
     ),
   ),
-};
+});

@@ -7,6 +7,7 @@ import type { Word } from '../engine/words.js';
 import { checkAssignment } from './identity.js';
 import { checkPrivilege } from './privilege.js';
 import type { CheckContext, Io } from './types.js';
+import { names } from '../engine/names.js';
 
 /** Directories anyone can write to. */
 export const SHARED_DIR = /^(\/tmp|\/var\/tmp|\/dev\/shm)\//;
@@ -61,22 +62,7 @@ function dynamicLoader(words: Word[], ctx: CheckContext): void {
 function tracePipe(words: Word[], ctx: CheckContext): void {
   const at = words.findIndex((w) => /(^|\/)(strace|ltrace)$/.test(w.text));
   if (at < 0) return;
-  const opts = ownOptions(words, at, [
-    '-o',
-    '--output',
-    '-e',
-    '-p',
-    '-s',
-    '-u',
-    '-E',
-    '-P',
-    '-a',
-    '-b',
-    '-I',
-    '-S',
-    '-X',
-    '-O',
-  ]);
+  const opts = ownOptions(words, at, names(`-o --output -e -p -s -u -E -P -a -b -I -S -X -O`));
   for (const v of optionValues(opts, ['-o', '--output'])) {
     if (!/^[|!]/.test(v.text)) continue;
     if (v.dynamic) ctx.computed(v, `${words[at]!.text} -o`);

@@ -1,6 +1,7 @@
 // Canonical argument vectors: base names of commands, wrappers peeled (sudo, env, timeout, xargs, ...), flags
 // normalised (-rf, -r -f, --recursive --force, flags after operands). Pure.
 import { literal, type Word } from './words.js';
+import { names } from './names.js';
 
 export interface Argv {
   /** Base name of the command (`/bin/rm` → `rm`); null when it is computed at run time. */
@@ -90,28 +91,10 @@ interface Wrapper {
 
 const WRAPPERS: Record<string, Wrapper> = {
   sudo: {
-    valueOpts: [
-      '-u',
-      '--user',
-      '-g',
-      '--group',
-      '-C',
-      '--close-from',
-      '-h',
-      '--host',
-      '-p',
-      '--prompt',
-      '-r',
-      '--role',
-      '-t',
-      '--type',
-      '-U',
-      '--other-user',
-      '-D',
-      '--chdir',
-      '-T',
-      '--command-timeout',
-    ],
+    valueOpts: names(`
+      -u --user -g --group -C --close-from -h --host -p --prompt -r --role -t --type -U --other-user -D --chdir -T
+      --command-timeout
+    `),
     lookupOnly: ['-l', '--list', '-v', '--validate', '-k', '-K'],
     assignments: true,
   },
@@ -130,23 +113,9 @@ const WRAPPERS: Record<string, Wrapper> = {
   ionice: { valueOpts: ['-c', '--class', '-n', '--classdata', '-p', '--pid'] },
   timeout: { valueOpts: ['-s', '--signal', '-k', '--kill-after'], skip: 1 },
   xargs: {
-    valueOpts: [
-      '-I',
-      '-n',
-      '-P',
-      '-d',
-      '-L',
-      '-E',
-      '-s',
-      '-a',
-      '--arg-file',
-      '--delimiter',
-      '--max-args',
-      '--max-procs',
-      '--max-lines',
-      '--eof',
-      '--max-chars',
-    ],
+    valueOpts: names(
+      `-I -n -P -d -L -E -s -a --arg-file --delimiter --max-args --max-procs --max-lines --eof --max-chars`,
+    ),
   },
   busybox: {},
   chroot: { valueOpts: ['--userspec', '--groups'], skip: 1 },
@@ -169,23 +138,9 @@ const WRAPPERS: Record<string, Wrapper> = {
   torsocks: {},
   catchsegv: {},
   'systemd-run': {
-    valueOpts: [
-      '-u',
-      '--unit',
-      '-p',
-      '--property',
-      '-E',
-      '--setenv',
-      '--uid',
-      '--gid',
-      '--working-directory',
-      '-M',
-      '--machine',
-      '--description',
-      '--slice',
-      '-H',
-      '--host',
-    ],
+    valueOpts: names(
+      `-u --unit -p --property -E --setenv --uid --gid --working-directory -M --machine --description --slice -H --host`,
+    ),
   },
   nsenter: { valueOpts: ['-t', '--target', '-S', '--setuid', '-G', '--setgid', '--wd', '-r', '--root'] },
   sshpass: { valueOpts: ['-p', '-f', '-d', '-P'] },
@@ -193,21 +148,10 @@ const WRAPPERS: Record<string, Wrapper> = {
     valueOpts: ['-R', '--root', '-w', '--wd', '-S', '--setuid', '-G', '--setgid', '--map-user', '--map-group'],
   },
   setpriv: {
-    valueOpts: [
-      '--reuid',
-      '--regid',
-      '--groups',
-      '--inh-caps',
-      '--ambient-caps',
-      '--bounding-set',
-      '--securebits',
-      '--pdeathsig',
-      '--selinux-label',
-      '--apparmor-profile',
-      '--landlock-access',
-      '--landlock-rule',
-      '--seccomp-filter',
-    ],
+    valueOpts: names(`
+      --reuid --regid --groups --inh-caps --ambient-caps --bounding-set --securebits --pdeathsig --selinux-label
+      --apparmor-profile --landlock-access --landlock-rule --seccomp-filter
+    `),
   },
   setarch: { valueOpts: ['--uname-2.6'], skip: 1 },
   linux32: {},
@@ -216,18 +160,7 @@ const WRAPPERS: Record<string, Wrapper> = {
   x86_64: {},
   prlimit: { valueOpts: ['-p', '--pid', '-o', '--output'] },
   numactl: {
-    valueOpts: [
-      '-C',
-      '--physcpubind',
-      '-N',
-      '--cpunodebind',
-      '-m',
-      '--membind',
-      '-p',
-      '--preferred',
-      '-i',
-      '--interleave',
-    ],
+    valueOpts: names(`-C --physcpubind -N --cpunodebind -m --membind -p --preferred -i --interleave`),
   },
   fakeroot: { valueOpts: ['-l', '--lib', '--faked', '-s', '-i'] },
   fakechroot: { valueOpts: ['-l', '--lib', '-d', '--elfloader', '-c', '--config-dir', '-e', '--environment'] },
@@ -243,15 +176,9 @@ const WRAPPERS: Record<string, Wrapper> = {
   capsh: {},
   /** The dynamic loader run as a program (`/lib64/ld-linux-x86-64.so.2 PROG ARGS`): see `ldSoName`. */
   'ld.so': {
-    valueOpts: [
-      '--library-path',
-      '--preload',
-      '--audit',
-      '--argv0',
-      '--inhibit-rpath',
-      '--glibc-hwcaps-prepend',
-      '--glibc-hwcaps-mask',
-    ],
+    valueOpts: names(
+      `--library-path --preload --audit --argv0 --inhibit-rpath --glibc-hwcaps-prepend --glibc-hwcaps-mask`,
+    ),
     lookupOnly: ['--list', '--verify', '--list-tunables', '--list-diagnostics'],
   },
 };

@@ -7,37 +7,20 @@ import { MAKE_VALUE_FLAGS, readMakefile } from '../programs/build/makefile.js';
 import { makeLanguage } from '../programs/build/task-runners.js';
 import { optionValues, optionWord } from './long-options.js';
 import { literal, type Word } from './words.js';
+import { names } from './names.js';
 
 /** git configuration keys whose value is a command git runs. */
 const GIT_COMMAND_KEYS =
   /^(core\.(pager|sshcommand|editor|fsmonitor|askpass)|sequence\.editor|diff\.external|diff\..+\.(textconv|command)|merge\..+\.driver|filter\..+\.(clean|smudge|process)|credential(\..+)?\.helper|gpg(\..+)?\.program|pager\..+|alias\..+|uploadpack\.packobjectshook|remote\..+\.(uploadpack|receivepack|proxy)|web\.browser|man\..+\.cmd|browser\..+\.cmd|difftool\..+\.cmd|mergetool\..+\.cmd|core\.gitproxy)$/i;
 
 /** Variables whose value is a command the program runs (`GIT_SSH_COMMAND='...' git fetch`). */
-export const COMMAND_VARIABLES = new Set([
-  'GIT_SSH_COMMAND',
-  'GIT_SSH',
-  'GIT_PAGER',
-  'PAGER',
-  'GIT_EDITOR',
-  'EDITOR',
-  'VISUAL',
-  'GIT_EXTERNAL_DIFF',
-  'GIT_ASKPASS',
-  'SSH_ASKPASS',
-  'LESSOPEN',
-  'LESSCLOSE',
-  'PROMPT_COMMAND',
-  'GIT_PROXY_COMMAND',
-  'RSYNC_RSH',
-  'MANPAGER',
-  'SYSTEMD_PAGER',
-  'SYSTEMD_EDITOR',
-  'GIT_SEQUENCE_EDITOR',
-  'KUBE_EDITOR',
-  'FCEDIT',
-  'SUDO_ASKPASS',
-  'BROWSER',
-]);
+export const COMMAND_VARIABLES = new Set(
+  names(`
+  GIT_SSH_COMMAND GIT_SSH GIT_PAGER PAGER GIT_EDITOR EDITOR VISUAL GIT_EXTERNAL_DIFF GIT_ASKPASS SSH_ASKPASS LESSOPEN
+  LESSCLOSE PROMPT_COMMAND GIT_PROXY_COMMAND RSYNC_RSH MANPAGER SYSTEMD_PAGER SYSTEMD_EDITOR GIT_SEQUENCE_EDITOR
+  KUBE_EDITOR FCEDIT SUDO_ASKPASS BROWSER
+`),
+);
 /** Variables that name a script the shell runs at start. */
 const SCRIPT_VARIABLES = new Set(['BASH_ENV', 'ENV']);
 
@@ -145,15 +128,7 @@ const COMMAND_OPTIONS: Record<string, { opts: string[]; ssh?: boolean; abbreviat
   tar: {
     abbreviate: true,
     own: ['--checkpoint'],
-    opts: [
-      '--to-command',
-      '--use-compress-program',
-      '-I',
-      '--checkpoint-action',
-      '--info-script',
-      '-F',
-      '--new-volume-script',
-    ],
+    opts: names(`--to-command --use-compress-program -I --checkpoint-action --info-script -F --new-volume-script`),
   },
 };
 

@@ -2,97 +2,35 @@
 // files, outside the project, or inside it. Pure (no file-system access; `cwd` only compares strings).
 import { normalizePath } from '../../common/paths.js';
 import type { Word } from './words.js';
+import { names } from './names.js';
 
 export type PathClass = 'root' | 'home' | 'system-dir' | 'system-path' | 'outside' | 'project-all' | 'temp' | 'inside';
 
-const SYSTEM_DIRS = new Set([
-  '/bin',
-  '/boot',
-  '/dev',
-  '/etc',
-  '/lib',
-  '/lib32',
-  '/lib64',
-  '/libx32',
-  '/opt',
-  '/proc',
-  '/root',
-  '/run',
-  '/sbin',
-  '/srv',
-  '/sys',
-  '/usr',
-  '/var',
-  '/mnt',
-  '/media',
-  '/snap',
-  '/usr/bin',
-  '/usr/lib',
-  '/usr/lib64',
-  '/usr/local',
-  '/usr/sbin',
-  '/usr/share',
-  '/usr/include',
-  '/usr/local/bin',
-  '/var/lib',
-  '/var/log',
-  '/var/cache',
-  '/etc/ssh',
-]);
+const SYSTEM_DIRS = new Set(
+  names(`
+  /bin /boot /dev /etc /lib /lib32 /lib64 /libx32 /opt /proc /root /run /sbin /srv /sys /usr /var /mnt /media /snap
+  /usr/bin /usr/lib /usr/lib64 /usr/local /usr/sbin /usr/share /usr/include /usr/local/bin /var/lib /var/log
+  /var/cache /etc/ssh
+`),
+);
 
 /** Directories whose contents are the system's own: writing or deleting there changes the machine. */
-const SYSTEM_TREES = [
-  '/etc',
-  '/boot',
-  '/usr',
-  '/bin',
-  '/sbin',
-  '/lib',
-  '/lib32',
-  '/lib64',
-  '/libx32',
-  '/var/lib',
-  '/var/spool',
-  '/sys',
-  '/proc',
-  '/root',
-  '/private/etc',
-];
+const SYSTEM_TREES = names(
+  `/etc /boot /usr /bin /sbin /lib /lib32 /lib64 /libx32 /var/lib /var/spool /sys /proc /root /private/etc`,
+);
 
-const STARTUP_FILES = new Set([
-  '.bashrc',
-  '.bash_aliases',
-  '.bash_profile',
-  '.bash_login',
-  '.bash_logout',
-  '.profile',
-  '.zshrc',
-  '.zprofile',
-  '.zshenv',
-  '.zlogin',
-  '.kshrc',
-  '.cshrc',
-  '.tcshrc',
-  '.config/fish/config.fish',
-  '.inputrc',
-  '.xinitrc',
-  '.xprofile',
-  '.pam_environment',
-]);
+const STARTUP_FILES = new Set(
+  names(`
+  .bashrc .bash_aliases .bash_profile .bash_login .bash_logout .profile .zshrc .zprofile .zshenv .zlogin .kshrc .cshrc
+  .tcshrc .config/fish/config.fish .inputrc .xinitrc .xprofile .pam_environment
+`),
+);
 
 const BLOCK_DEVICE =
   /^\/dev\/(sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d|mmcblk\d|md\d|dm-\d|loop\d|nbd\d|sr\d|mapper\/|disk\/|root$|rdisk\d|disk\d)/;
-const HARMLESS_DEVICES = new Set([
-  '/dev/null',
-  '/dev/stdout',
-  '/dev/stderr',
-  '/dev/stdin',
-  '/dev/tty',
-  '/dev/zero',
-  '/dev/full',
-  '/dev/fd/1',
-  '/dev/fd/2',
-]);
+const HARMLESS_DEVICES = new Set(
+  names(`/dev/null /dev/stdout /dev/stderr /dev/stdin /dev/tty /dev/zero /dev/full /dev/fd/1 /dev/fd/2`),
+);
 
 export const isBlockDevice = (path: string): boolean => BLOCK_DEVICE.test(path);
 const isNetworkDevice = (path: string): boolean => /^\/dev\/(tcp|udp)\//.test(path);

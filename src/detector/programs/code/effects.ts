@@ -1,4 +1,4 @@
-// What a program's calls would run, independent of its language: a call's qualified name and its folded literal
+import { names } from '../../engine/names.js'; // What a program's calls would run, independent of its language: a call's qualified name and its folded literal
 // arguments become shell command lines, argument vectors, nested code, or "computed" (asks). Pure.
 
 /** A folded expression: known text, a number, a list, a flag, an object of known keys, or unknown. */
@@ -393,19 +393,9 @@ export const SPAWNERS: Record<string, Reader> = {
 };
 
 /** Names of modules whose functions spawn, delete or signal: a computed lookup on one of them asks. */
-export const DANGEROUS_MODULES = new Set([
-  'os',
-  'subprocess',
-  'pty',
-  'shutil',
-  'asyncio',
-  'commands',
-  'child_process',
-  'execa',
-  'fs',
-  'fs/promises',
-  'vm',
-]);
+export const DANGEROUS_MODULES = new Set(
+  names(`os subprocess pty shutil asyncio commands child_process execa fs fs/promises vm`),
+);
 
 const WRITE_FUNCTIONS =
   /^(open|io\.open|shutil\.(copy|copy2|copyfile|copytree|move)|os\.(symlink|link|rename|replace)|fs(\.promises|\/promises)?\.(writeFile|appendFile|copyFile|cp|link|rename|symlink|createWriteStream)(Sync)?)$/;

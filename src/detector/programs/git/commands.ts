@@ -11,17 +11,9 @@ import { optionValues } from '../loaders/preloads.js';
 import type { GitSetting } from './config.js';
 import { gitContentWrite, templateDir } from './config-content.js';
 import { gitRuns, type GitInvocation } from './hooks.js';
+import { names } from '../../engine/names.js';
 
-const GLOBAL_VALUE_OPTS = [
-  '-C',
-  '-c',
-  '--git-dir',
-  '--work-tree',
-  '--namespace',
-  '--exec-path',
-  '--config-env',
-  '--super-prefix',
-];
+const GLOBAL_VALUE_OPTS = names(`-C -c --git-dir --work-tree --namespace --exec-path --config-env --super-prefix`);
 
 /** Options of a subcommand whose value is a command line, and where it runs. */
 const COMMAND_OPTIONS: Record<string, string[]> = {
@@ -37,15 +29,9 @@ const COMMAND_OPTIONS: Record<string, string[]> = {
   'fetch-pack': ['--upload-pack', '--exec'],
   archive: ['--exec'],
   'send-email': ['--sendmail-cmd', '--smtp-server', '--to-cmd', '--cc-cmd', '--header-cmd'],
-  'filter-branch': [
-    '--env-filter',
-    '--tree-filter',
-    '--index-filter',
-    '--parent-filter',
-    '--msg-filter',
-    '--commit-filter',
-    '--tag-name-filter',
-  ],
+  'filter-branch': names(
+    `--env-filter --tree-filter --index-filter --parent-filter --msg-filter --commit-filter --tag-name-filter`,
+  ),
 };
 
 function commandLine(value: Word, who: string, ctx: CheckContext): void {

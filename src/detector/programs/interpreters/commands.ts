@@ -3,8 +3,9 @@
 // option, from the file as read where the command runs (like a script run by path), or from standard input. Pure.
 import type { Word } from '../../engine/words.js';
 import { literal } from '../../engine/words.js';
-import { show, stdinIsDynamic, type Check, type CheckContext, type Io } from '../../checks/types.js';
+import { show, stdinIsDynamic, type Check, type CheckContext, type Io, checkTable } from '../../checks/types.js';
 import { optionWord } from '../../engine/long-options.js';
+import { names } from '../../engine/names.js';
 
 interface ProgramSpec {
   language: string;
@@ -27,19 +28,7 @@ const SPECS: Record<string, ProgramSpec> = {
     language: 'awk',
     code: ['-e', '--source'],
     files: ['-f', '--file', '-i', '--include', '-E', '--exec'],
-    values: [
-      '-F',
-      '-v',
-      '--assign',
-      '--field-separator',
-      '-l',
-      '--load',
-      '-W',
-      '-o',
-      '--pretty-print',
-      '-p',
-      '--profile',
-    ],
+    values: names(`-F -v --assign --field-separator -l --load -W -o --pretty-print -p --profile`),
     operands: 'code',
   },
   tclsh: { language: 'tcl', operands: 'file', stdin: true, values: ['-encoding'] },
@@ -48,35 +37,12 @@ const SPECS: Record<string, ProgramSpec> = {
     language: 'elisp',
     code: ['--eval', '-eval', '--execute', '-execute'],
     files: ['-l', '--load', '-load', '--script', '-script', '-x'],
-    values: [
-      '-f',
-      '--funcall',
-      '-funcall',
-      '--chdir',
-      '-L',
-      '--directory',
-      '--insert',
-      '-t',
-      '--terminal',
-      '-d',
-      '--display',
-    ],
+    values: names(`-f --funcall -funcall --chdir -L --directory --insert -t --terminal -d --display`),
     operands: 'data',
   },
   emacsclient: {
     language: 'elisp',
-    values: [
-      '-s',
-      '--socket-name',
-      '-f',
-      '--server-file',
-      '-a',
-      '--alternate-editor',
-      '-d',
-      '--display',
-      '-T',
-      '--tramp',
-    ],
+    values: names(`-s --socket-name -f --server-file -a --alternate-editor -d --display -T --tramp`),
     operands: 'data',
     operandsAreCode: ['-e', '--eval'],
   },
@@ -106,24 +72,9 @@ const SPECS: Record<string, ProgramSpec> = {
   dc: { language: 'dc', code: ['-e', '--expression'], files: ['-f', '--file'], operands: 'files', stdin: true },
   m4: {
     language: 'm4',
-    values: [
-      '-D',
-      '--define',
-      '-U',
-      '--undefine',
-      '-I',
-      '--include',
-      '-d',
-      '--debug',
-      '-o',
-      '--error-output',
-      '-l',
-      '--arglength',
-      '-L',
-      '--nesting-limit',
-      '-t',
-      '--trace',
-    ],
+    values: names(
+      `-D --define -U --undefine -I --include -d --debug -o --error-output -l --arglength -L --nesting-limit -t --trace`,
+    ),
     operands: 'files',
     stdin: true,
   },
@@ -250,8 +201,8 @@ const sort: Check = (cmd, _io, ctx) => {
   });
 };
 
-export const programTextChecks: Record<string, Check> = {
+export const programTextChecks = checkTable({
   ...Object.fromEntries(Object.entries(SPECS).map(([name, spec]) => [name, programCheck(spec)])),
   ...Object.fromEntries(Object.entries(ALIASES).map(([alias, name]) => [alias, programCheck(SPECS[name]!)])),
   sort,
-};
+});
