@@ -7,6 +7,7 @@ import type { Argv } from '../engine/argv.js';
 import { classifyPath } from '../engine/paths.js';
 import type { Word } from '../engine/words.js';
 import { show, stdinText, type Check, type CheckContext, checkTable } from './types.js';
+import type { RequestCheck } from '../programs/http/request.js';
 
 /** Files an agent reads as its instructions. */
 export const INSTRUCTION_FILE =
@@ -78,11 +79,10 @@ const replace: Check = (cmd, _io, ctx) => {
     add(ctx, show(cmd), `replaces an agent's rules with a file from outside the project: ${dest.text}`);
 };
 
-const download: Check = (cmd, _io, ctx) => {
-  const a = cmd.args;
-  const out = a.find((_, i) => i > 0 && /^(-o|-O|--output|--output-document)$/.test(a[i - 1]!.text));
-  if (out && (INSTRUCTION_FILE.test(out.text) || AGENT_CONFIG.test(out.text)))
-    add(ctx, show(cmd), `replaces an agent's rules with a download: ${out.text}`);
+export const agentRulesRequest: RequestCheck = (req, cmd, _io, ctx) => {
+  for (const out of req.outputs)
+    if (INSTRUCTION_FILE.test(out) || AGENT_CONFIG.test(out))
+      add(ctx, show(cmd), `replaces an agent's rules with a download: ${out}`);
 };
 
 /** git checkout REMOTE/BRANCH -- AGENTS.md, git restore --source=REMOTE/BRANCH: rules taken from someone else's branch. */
@@ -116,7 +116,6 @@ export const agentRulesChecks = checkTable({
   tee,
   'rm unlink': remove,
   'ln cp mv install': replace,
-  'curl wget': download,
   git: (cmd, io, ctx) => {
     remove(cmd, io, ctx);
     gitRules(cmd, ctx);

@@ -6,6 +6,7 @@
 import { parseFlags } from '../engine/argv.js';
 import type { Word } from '../engine/words.js';
 import { show, stdinText, type Check, type CheckContext, checkTable } from './types.js';
+import type { RequestCheck } from '../programs/http/request.js';
 
 /** Files a CI service reads as its pipeline (its steps run with the repository's secrets). */
 const CI_CONFIG =
@@ -96,13 +97,10 @@ const forge: Check = (cmd, io, ctx) => {
 
 /** An HTTP write to a CI service's build, pipeline or dispatch endpoint that deploys, releases or names production. */
 const CI_TRIGGER_URL = /\/(builds|pipelines?|dispatches|trigger|jobs\/[^/]+\/(build|run)|buildWithParameters|build)\b/i;
-const httpTrigger: Check = (cmd, _io, ctx) => {
+export const ciTriggerRequest: RequestCheck = (req, cmd, _io, ctx) => {
   const words = cmd.args.map((a) => a.text);
   const url = words.find((w) => /^https?:\/\//.test(w));
-  const writes =
-    words.some((w) => /^(-X|--request)$/.test(w) || /^-X(POST|PUT|PATCH)$/i.test(w)) ||
-    words.some((w) => /^(-d|--data[\w-]*|-F|--form|--json)$/.test(w));
-  if (!url || !writes || !CI_TRIGGER_URL.test(url)) return;
+  if (!url || !req.writes || !CI_TRIGGER_URL.test(url)) return;
   if (/^(localhost|127\.|\[::1\])/.test(url.replace(/^https?:\/\//, ''))) return;
   if (DEPLOYING.test(words.join(' '))) ctx.add('ci-deploy', show(cmd));
 };
@@ -128,7 +126,6 @@ export const ciChecks = checkTable({
   tee,
   rm,
   'git gh glab tea': forge,
-  'curl http https xh': httpTrigger,
   'gitlab-runner buildkite-agent config.sh config.cmd woodpecker-agent act_runner forgejo-runner circleci-runner':
     runner,
 });

@@ -7,6 +7,7 @@ import { literal, type Word } from '../engine/words.js';
 import { isMinerName } from './miner.js';
 import { show, stdinText, type Check, type CheckContext, checkTable } from './types.js';
 import { names } from '../engine/names.js';
+import type { RequestCheck } from '../programs/http/request.js';
 
 /** Options of `run`/`create` that take a value (so the value is not the image). */
 const VALUE_OPTS = new Set(
@@ -114,21 +115,12 @@ const kubectl: Check = (cmd, io, ctx) => {
  * `curl --unix-socket /var/run/docker.sock -X POST .../containers/create`: the container API spoken directly, where
  * no flag says what the container gets (a body can bind the host's root and ask for privileges). Reads stay ordinary.
  */
-const socketApi: Check = (cmd, _io, ctx) => {
-  const w = cmd.args.map((a) => a.text);
-  const at = w.findIndex((x) => x === '--unix-socket' || x.startsWith('--unix-socket='));
-  const socket = at < 0 ? undefined : w[at]!.includes('=') ? w[at]!.slice(w[at]!.indexOf('=') + 1) : w[at + 1];
-  if (socket === undefined || !SOCKET.test(socket)) return;
-  const m = w.findIndex((x) => x === '-X' || x === '--request');
-  const method = m < 0 ? '' : (w[m + 1] ?? '');
-  const writes =
-    /^(POST|PUT|DELETE|PATCH)$/i.test(method) ||
-    w.some((x) => /^(-X|--request=)(POST|PUT|DELETE|PATCH)$/i.test(x) || /^(-d|--data[\w-]*|--json)(=|$)|^-d./.test(x));
-  if (writes) ctx.add('container-escape', `${show(cmd)} (the container API, written to)`);
+export const containerApiRequest: RequestCheck = (req, cmd, _io, ctx) => {
+  if (req.socket !== undefined && SOCKET.test(req.socket) && req.writes)
+    ctx.add('container-escape', `${show(cmd)} (the container API, written to)`);
 };
 
 export const containerChecks = checkTable({
-  curl: socketApi,
   'docker podman nerdctl ctr': containerRun,
   'kubectl oc': kubectl,
 });

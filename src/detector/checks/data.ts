@@ -5,6 +5,7 @@ import { literal } from '../engine/words.js';
 import { checkWrite } from './files.js';
 import { show, stdinText, type Check, type CheckContext, type Io, checkTable } from './types.js';
 import { names } from '../engine/names.js';
+import type { RequestCheck } from '../programs/http/request.js';
 
 /** Rule ids for destructive statements in SQL text. Comments and string literals are ignored. */
 export function sqlFindings(sql: string): string[] {
@@ -137,13 +138,13 @@ const redis: Check = (cmd, io, ctx) => {
 };
 
 /** An HTTP DELETE of every index or a wildcard (Elasticsearch/OpenSearch `DELETE /logs-*`, `/_all`). */
-const httpBulkDelete: Check = (cmd, _io, ctx) => {
-  const w = cmd.args.map((a) => a.text);
-  const method = w.findIndex((t) => t === '-X' || t === '--request');
-  const deleting =
-    (method >= 0 && /^delete$/i.test(w[method + 1] ?? '')) || w.some((t) => /^(-X|--request=)delete$/i.test(t));
-  const url = w.find((t) => /^https?:\/\//i.test(t));
-  if (deleting && url && /\/(_all|\*)($|[/?,])|\/[^/?]*\*[^/?]*($|[/?])/.test(url.replace(/^https?:\/\/[^/]+/i, '')))
+export const bulkDeleteRequest: RequestCheck = (req, cmd, _io, ctx) => {
+  const url = req.words.find((w) => w.kind === 'operand' && /^https?:\/\//i.test(w.word.text))?.word.text;
+  if (
+    req.method === 'DELETE' &&
+    url &&
+    /\/(_all|\*)($|[/?,])|\/[^/?]*\*[^/?]*($|[/?])/.test(url.replace(/^https?:\/\/[^/]+/i, ''))
+  )
     ctx.add('sql-drop', `${show(cmd)} (every matching index)`);
 };
 
@@ -182,7 +183,6 @@ export const dataChecks = checkTable({
   snowsql: sqlClient(['-q', '--query']),
   cqlsh: sqlClient(['-e', '--execute']),
   cockroach: sqlClient(['-e', '--execute']),
-  curl: httpBulkDelete,
   'redis-cli valkey-cli keydb-cli': redis,
   'mongo mongosh': mongo,
   dropdb,

@@ -10,8 +10,13 @@ const exec = execChecks(() => false);
 const detectorDir = fileURLToPath(new URL('..', import.meta.url));
 
 describe('modulesJudging', () => {
-  it('names every table that judges curl, forge writes and uploads among them', () => {
-    const modules = modulesJudging('curl', exec);
+  it('names one module for an HTTP client: its family, which reads the command line once for every judgement', () => {
+    for (const name of ['curl', 'wget', 'http', 'xh'])
+      expect(modulesJudging(name, exec)).toEqual(['programs/http/checks.ts']);
+  });
+
+  it('names every table that judges gh, forge writes and uploads among them', () => {
+    const modules = modulesJudging('gh', exec);
     expect(modules).toContain('checks/forge.ts');
     expect(modules).toContain('checks/exfil.ts');
     expect(modules).not.toContain('checks/vcs.ts');

@@ -3,6 +3,7 @@
 // infrastructure CLIs. Pure.
 import { agentChecks } from './agents.js';
 import { programTextChecks } from '../programs/interpreters/commands.js';
+import { httpChecks } from '../programs/http/checks.js';
 import { forgeChecks } from './forge.js';
 import { sharedProcessChecks } from './shared-processes.js';
 import { agentRulesChecks } from './agent-rules.js';
@@ -99,6 +100,7 @@ const TABLES: Readonly<Record<string, Record<string, Check>>> = {
   'hardware.ts': hardwareChecks,
   'system-containers.ts': systemContainerChecks,
   'programs/interpreters/commands.ts': programTextChecks,
+  'programs/http/checks.ts': httpChecks,
   'forge.ts': forgeChecks,
   'shared-processes.ts': sharedProcessChecks,
   'agent-rules.ts': agentRulesChecks,

@@ -14,6 +14,7 @@ import {
 } from './secret-sources.js';
 import { show, stdinText, type Check, type CheckContext, type Io, checkTable } from './types.js';
 import { names } from '../engine/names.js';
+import { requestUrls, type RequestCheck } from '../programs/http/request.js';
 
 /** Files that hold credentials or keys (public keys, known_hosts, ssh config and *.example files do not). */
 const CREDENTIAL_FILE = new RegExp(
@@ -166,71 +167,34 @@ function uploadedFile(option: string, value: string): string | undefined {
   return at ? at[1] : undefined;
 }
 
-const CURL_DATA = names(
-  `-d --data --data-binary --data-raw --data-ascii --data-urlencode --json -F --form --form-string -T --upload-file`,
-);
-const WGET_DATA = ['--post-file', '--body-file', '--post-data', '--body-data'];
-const CURL_VALUES = [
-  ...CURL_DATA,
-  '-H',
-  '--header',
-  '-o',
-  '--output',
-  '-X',
-  '--request',
-  '-u',
-  '--user',
-  '-A',
-  '-e',
-  '-x',
-  '--proxy',
-  '-b',
-  '--cookie',
-];
-
-/** curl and wget: a body, form or upload that is (or reads) a credential, or a URL or header computed from one. */
-const httpClient: Check = (cmd, io, ctx) => {
+/**
+ * A request's body, form or upload that is (or reads) a credential, a URL computed from one, a header or other
+ * option value read from one; httpie's and xh's items.
+ */
+export const requestExfil: RequestCheck = (req, cmd, io, ctx) => {
+  if (req.client === 'httpie') return httpie(cmd, io, ctx);
   if (fedSecret(cmd, io)) report(cmd, ctx);
-  const data = cmd.name === 'wget' ? WGET_DATA : CURL_DATA;
-  const args = cmd.args;
-  const urls = args.map((a) => a.text).filter((t) => /^(https?:\/\/|[\w.-]+\.[a-z]{2,}(:\d+)?\/)/i.test(t));
-  for (let i = 0; i < args.length; i += 1) {
-    const t = args[i]!.text;
-    const eq = t.startsWith('--') ? t.indexOf('=') : -1;
-    const option = eq >= 0 ? t.slice(0, eq) : t;
-    // Short options with the value attached (-d@file, -Ffile=@x).
-    const attached = !t.startsWith('--') && /^-[dFT]./.test(t) ? t.slice(0, 2) : undefined;
-    const opt = attached ?? option;
-    if (!data.includes(opt)) {
-      if (
-        !t.startsWith('-') &&
-        args[i - 1] &&
-        CURL_VALUES.includes(args[i - 1]!.text) &&
-        !data.includes(args[i - 1]!.text)
-      ) {
-        // The value of a header or another option: only a substitution reading credentials counts.
-        if (args[i]!.substitutions.some((n) => readsSecrets(n.text))) report(cmd, ctx);
-      } else if (!t.startsWith('-') && carriesSecret(args[i]!, false)) report(cmd, ctx);
-      continue;
+  const urls = requestUrls(req);
+  for (const { kind, option, word } of req.words) {
+    if (kind === 'operand') {
+      if (carriesSecret(word, false)) report(cmd, ctx);
+    } else if (kind === 'value') {
+      // The value of a header or another option: only a substitution reading credentials counts.
+      if (word.substitutions.some((n) => readsSecrets(n.text))) report(cmd, ctx);
+    } else {
+      const file = uploadedFile(option!, word.text);
+      if (file === '-' || file === '/dev/stdin') {
+        if (secretStdin(io)) report(cmd, ctx);
+      } else if ((file !== undefined && secretFile(file, ctx)) || carriesSecret(word, true, ctx)) report(cmd, ctx);
+      if (file !== undefined && urls.some(isDropHost))
+        ctx.add('exfiltration', `${show(cmd)} (an anonymous drop service)`);
     }
-    const word = attached
-      ? { ...args[i]!, text: t.slice(2) }
-      : eq >= 0
-        ? { ...args[i]!, text: t.slice(eq + 1) }
-        : args[(i += 1)];
-    if (!word) continue;
-    const file = uploadedFile(opt, word.text);
-    if (file === '-' || file === '/dev/stdin') {
-      if (secretStdin(io)) report(cmd, ctx);
-    } else if ((file !== undefined && secretFile(file, ctx)) || carriesSecret(word, true, ctx)) report(cmd, ctx);
-    if (file !== undefined && urls.some(isDropHost))
-      ctx.add('exfiltration', `${show(cmd)} (an anonymous drop service)`);
   }
   foreignToken(cmd, urls, ctx);
 };
 
 /** httpie / xh: `field@file` and `@file` items, standard input as the body. */
-const httpie: Check = (cmd, io, ctx) => {
+function httpie(cmd: Argv, io: Io, ctx: CheckContext): void {
   if (fedSecret(cmd, io)) report(cmd, ctx);
   if (
     cmd.args.some((a) => {
@@ -242,7 +206,7 @@ const httpie: Check = (cmd, io, ctx) => {
     secretStdin(io)
   )
     report(cmd, ctx);
-};
+}
 
 /** nc, socat, telnet, openssl s_client, ssh: whatever arrives on standard input goes over the connection. */
 const stream: Check = (cmd, io, ctx) => {
@@ -336,8 +300,6 @@ const gitCheck: Check = (cmd, _io, ctx) => {
 };
 
 export const exfilChecks = checkTable({
-  'curl wget': httpClient,
-  'http https xh xhs': httpie,
   'nc ncat netcat socat telnet openssl ssh cryptcat': stream,
   'scp rsync sftp ftp lftp rclone aws gsutil gcloud azcopy mc s3cmd': copyOut,
   'dig nslookup host ping drill': lookup,

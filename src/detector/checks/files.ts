@@ -9,6 +9,7 @@ import { gitSurfaceWrite } from './git-surfaces.js';
 import { checkTraceWrite, isTrace, type WriteMode } from './traces.js';
 import { show, type Check, type CheckContext, checkTable } from './types.js';
 import { names } from '../engine/names.js';
+import type { RequestCheck } from '../programs/http/request.js';
 
 const RECURSIVE_RULE: Partial<Record<PathClass, string>> = {
   root: 'delete-root',
@@ -217,26 +218,13 @@ const dd: Check = (cmd, _io, ctx) => {
   for (const a of cmd.args) if (a.text.startsWith('of=')) checkWrite({ ...a, text: a.text.slice(3) }, show(cmd), ctx);
 };
 
-/** curl -o FILE / wget -O FILE write where they are told. */
-const download: Check = (cmd, _io, ctx) => {
-  const f = parseFlags(
-    cmd.args,
-    names(`
-    -o --output -O --output-document --output-dir -H --header -d --data -X --request -u --user -A --user-agent -e -T
-    --upload-file -P --directory-prefix
-  `),
-  );
-  for (const key of ['-o', '--output', '--output-document', ...(cmd.name === 'wget' ? ['-O'] : [])]) {
-    const v = f.values.get(key);
-    if (v === undefined || v === '-') continue;
+/** curl -o FILE / wget -O FILE write where they are told; -P/--output-dir DIR is judged as a file in DIR. */
+export const responseWrites: RequestCheck = (req, cmd, _io, ctx) => {
+  for (const v of req.outputs) {
     checkWrite(literal(v), show(cmd), ctx);
     ctx.downloaded.add(v.replace(/^\.\//, ''));
   }
-  // A directory to download into: judged as a file in it.
-  for (const key of ['-P', '--directory-prefix', '--output-dir']) {
-    const v = f.values.get(key);
-    if (v !== undefined) checkWrite(literal(`${v.replace(/\/+$/, '')}/x`), show(cmd), ctx);
-  }
+  for (const v of req.outputDirs) checkWrite(literal(`${v.replace(/\/+$/, '')}/x`), show(cmd), ctx);
 };
 
 /** chmod MODE PATH..., chown OWNER PATH...: the first operand is not a path unless --reference is used. */
@@ -312,7 +300,6 @@ export const fileChecks = checkTable({
   ln,
   truncate,
   dd,
-  'curl wget': download,
   chmod: permissions(true),
   chown: permissions(true),
   chgrp: permissions(true),

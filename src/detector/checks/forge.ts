@@ -4,7 +4,8 @@
 // Bitbucket's API); merge requests opened by push options; release tags pushed. Reading (view, list, status, diff,
 // checks, search) and local work (checkout, clone) stay ordinary. Pure.
 import { parseFlags } from '../engine/argv.js';
-import { forgeApiWrite, httpMethod, writingMethod } from './forge-api.js';
+import { forgeApiWrite } from './forge-api.js';
+import type { RequestCheck } from '../programs/http/request.js';
 import { show, type Check, type CheckContext, checkTable } from './types.js';
 import { names } from '../engine/names.js';
 
@@ -72,13 +73,12 @@ const forgeApi: Check = (cmd, _io, ctx) => {
   ctx.add('forge-write', `${show(cmd)} (${write.method} ${write.path})`);
 };
 
-const forgeHttp: Check = (cmd, _io, ctx) => {
+export const forgeRequest: RequestCheck = (req, cmd, _io, ctx) => {
   const url = cmd.args.map((a) => a.text.replace(/^["']|["']$/g, '')).find((t) => FORGE_API.test(t));
   if (!url) return;
-  const method = httpMethod(cmd);
   // A GraphQL query (not a mutation) is a read sent by POST.
   if (/\/graphql\/?$/.test(url) && !cmd.args.some((a) => /\bmutation\b/.test(a.text))) return;
-  if (writingMethod(method)) ctx.add('forge-write', `${show(cmd)} (${method} ${url})`);
+  if (req.writes) ctx.add('forge-write', `${show(cmd)} (${req.method} ${url})`);
 };
 
 /** A tag that names a release (`v1.4.0`, `2.0.0-rc1`, `release-3`). */
@@ -131,5 +131,4 @@ export const forgeChecks = checkTable({
     forgeApi(cmd, io, ctx);
   },
   'hub tea berg az': forgeCli,
-  'curl wget http https xh xhs': forgeHttp,
 });

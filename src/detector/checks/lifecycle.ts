@@ -5,6 +5,7 @@
 // (`consul snapshot restore`, `vault operator raft snapshot restore`). Also an HTTP write to an endpoint named for
 // deleting data (`POST /logs-*/_delete_by_query`). Judged for every command but text tools. Pure.
 import type { Argv } from '../engine/argv.js';
+import { httpRequest } from '../programs/http/request.js';
 import { show, type CheckContext } from './types.js';
 
 /** Tools whose arguments are text or network probes, not settings of a data store. */
@@ -15,7 +16,6 @@ const TEXT_TOOLS = new Set(
 /** Names of retention and expiry settings. */
 const SETTING =
   /(retention|(^|[^a-z])ttl|expiration|expire[-_]?(days|after\w*)|expireaftersecond|time[-_]?to[-_]?live|keep[-_]?days|^age$)/i;
-const HTTP = new Set(['curl', 'wget', 'http', 'https', 'xh', 'xhs']);
 
 /** Is `value` of the setting `name` (almost) nothing: 0 or 1 of any unit, under an hour in ms or seconds? */
 function tiny(name: string, value: string): boolean {
@@ -57,14 +57,10 @@ export function checkLifecycle(cmd: Argv, ctx: CheckContext): void {
     report("the store's persistence turned off");
   else if (/\bsnapshot\s+restore\b/.test(all)) report('an old snapshot restored over the current state');
   // An HTTP write to an endpoint named for deleting data.
-  if (HTTP.has(cmd.name)) {
-    const method = args.find((a, i) => /^(-X|--request)$/.test(args[i - 1] ?? '') && a)?.toUpperCase();
-    const writes = method
-      ? method !== 'GET' && method !== 'HEAD'
-      : args.some((a) => /^(-d|--data[\w-]*|--json)$/.test(a));
+  if (httpRequest(cmd)?.writes) {
     const url = args.find(
       (a) => /^https?:\/\//.test(a) && /[/_](_delete_by_query|delete[_-]series|purge|truncate|wipe)\b/i.test(a),
     );
-    if (writes && url) ctx.add('resource-delete', `${show(cmd)} (${url})`);
+    if (url) ctx.add('resource-delete', `${show(cmd)} (${url})`);
   }
 }

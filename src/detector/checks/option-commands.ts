@@ -8,6 +8,7 @@ import { optionValues as values } from '../programs/loaders/preloads.js';
 import { literal, type Word } from '../engine/words.js';
 import { runsCode } from './exec.js';
 import { show, type Check, type CheckContext, checkTable } from './types.js';
+import type { RequestCheck } from '../programs/http/request.js';
 
 function commandLine(v: Word, who: string, ctx: CheckContext): void {
   if (v.dynamic) ctx.computed(v, who);
@@ -100,7 +101,9 @@ const dpkg: Check = (cmd, _io, ctx) => {
   for (const v of values(cmd.args, ['--pre-invoke', '--post-invoke'], false)) commandLine(v, 'dpkg --*-invoke', ctx);
 };
 
-const wget: Check = (cmd, _io, ctx) => {
+/** wget --use-askpass CMD and -e use_askpass=CMD: a command wget runs for a password. */
+export const askpassRequest: RequestCheck = (req, cmd, _io, ctx) => {
+  if (req.client !== 'wget') return;
   for (const v of values(cmd.args, ['--use-askpass'])) commandLine(v, 'wget --use-askpass', ctx);
   // -e COMMAND is a wgetrc line; use_askpass names a command wget runs.
   for (const v of values(cmd.args, ['-e', '--execute'])) {
@@ -137,7 +140,6 @@ export const optionCommandChecks = checkTable({
   'ssh scp sftp': ssh,
   'apt-get apt aptitude apt-cache': apt,
   dpkg,
-  wget,
   man,
   sort,
   split,

@@ -4,6 +4,7 @@
 import { parseFlags, type Argv } from '../engine/argv.js';
 import { brokerChecks } from './brokers.js';
 import { show, type Check, type CheckContext, checkTable } from './types.js';
+import type { RequestCheck } from '../programs/http/request.js';
 
 /** Endpoints that deliver a message to people: chat webhooks, email, SMS and paging APIs. */
 const MESSAGE_URL = new RegExp(
@@ -36,25 +37,10 @@ const MESSAGE_URL = new RegExp(
 const PAYMENT_URL =
   /api\.stripe\.com\/v1\/|api(-m)?(\.sandbox)?\.paypal\.com\/v[12]\/(payments|checkout|billing)|connect\.squareup\.com\/v2\/(payments|refunds|payouts)|api\.braintreegateway\.com\/|checkout(-test)?\.adyen\.com\/|api\.coinbase\.com\/v2\/accounts\/[^/]+\/transactions|api\.wise\.com\/v\d\/(transfers|quotes)/i;
 
-const DATA_OPTS = /^(-d|--data[\w-]*|-F|--form[\w-]*|--json|-T|--upload-file)$|^-[dFT].|^--(data[\w-]*|form|json)=/;
-
-/** An HTTP request that writes (a body, or a method other than GET/HEAD). */
-function writes(cmd: Argv): boolean {
-  const args = cmd.args.map((a) => a.text);
-  if (cmd.name === 'http' || cmd.name === 'https' || cmd.name === 'xh' || cmd.name === 'xhs') {
-    const method = args.find((a) => /^[A-Z]+$/.test(a));
-    return method !== undefined ? !/^(GET|HEAD|OPTIONS)$/.test(method) : args.some((a) => /[^:]=|:=|@/.test(a));
-  }
-  const m = args.findIndex((a) => a === '-X' || a === '--request');
-  const method =
-    m >= 0 ? args[m + 1] : args.find((a) => /^(-X|--request=)[A-Z]+$/.test(a))?.replace(/^(-X|--request=)/, '');
-  if (method !== undefined) return !/^(GET|HEAD|OPTIONS)$/i.test(method);
-  return args.some((a) => DATA_OPTS.test(a)) || args.some((a) => /^--(post|body)-(data|file)/.test(a));
-}
-
-const http: Check = (cmd, _io, ctx) => {
+/** A request that writes to a messaging or payment API. */
+export const outboundRequest: RequestCheck = (req, cmd, _io, ctx) => {
   const urls = cmd.args.map((a) => a.text).filter((t) => /[\w-]+\.[a-z]{2,}/i.test(t));
-  if (!writes(cmd)) return;
+  if (!req.writes) return;
   if (urls.some((u) => MESSAGE_URL.test(u))) ctx.add('send-message', show(cmd));
   if (urls.some((u) => PAYMENT_URL.test(u))) ctx.add('payment', show(cmd));
 };
@@ -105,7 +91,6 @@ const cli: Check = (cmd, _io, ctx) => cliMessage(cmd, ctx);
 
 export const outboundChecks = checkTable({
   ...brokerChecks,
-  'curl wget http https xh xhs': http,
   'mail mailx s-nail sendmail swaks mutt neomutt msmtp ssmtp sendemail': mailer,
   stripe,
   'gh glab': forge,

@@ -1,7 +1,8 @@
 // A code host's API used to change what protects a repository: branch protection and rulesets, collaborators and
 // team access, deploy keys, webhooks, Actions permissions and security features (`gh api -X PUT .../protection`,
 // `glab api`, curl to api.github.com). Reading them (GET) stays ordinary. Pure.
-import { forgeApiWrite, httpMethod, writingMethod } from './forge-api.js';
+import { forgeApiWrite } from './forge-api.js';
+import type { RequestCheck } from '../programs/http/request.js';
 import { show, type Check, checkTable } from './types.js';
 
 /** API paths of settings that guard a repository or an organisation. */
@@ -14,17 +15,13 @@ const codeHostApi: Check = (cmd, _io, ctx) => {
     ctx.add('repo-protection', `${show(cmd)} (${write.method} ${write.path})`);
 };
 
-/** curl/http/xh with a writing method against a code host's API path of the same kind. */
-const httpApi: Check = (cmd, _io, ctx) => {
-  const w = cmd.args.map((a) => a.text);
-  const url = w.find((t) => /^https?:\/\/(api\.github\.com|[^/]+\/api\/v[34])\//.test(t));
-  if (!url) return;
-  const method = httpMethod(cmd);
-  if (writingMethod(method) && GUARDS.test(url.replace(/^https?:\/\/[^/]+/, '')))
-    ctx.add('repo-protection', `${show(cmd)} (${method})`);
+/** An HTTP request with a writing method against a code host's API path of the same kind. */
+export const repoApiRequest: RequestCheck = (req, cmd, _io, ctx) => {
+  const url = cmd.args.map((a) => a.text).find((t) => /^https?:\/\/(api\.github\.com|[^/]+\/api\/v[34])\//.test(t));
+  if (url && req.writes && GUARDS.test(url.replace(/^https?:\/\/[^/]+/, '')))
+    ctx.add('repo-protection', `${show(cmd)} (${req.method})`);
 };
 
 export const repoApiChecks = checkTable({
   'gh glab': codeHostApi,
-  'curl http https xh': httpApi,
 });
