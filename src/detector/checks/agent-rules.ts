@@ -6,8 +6,9 @@
 import type { Argv } from '../engine/argv.js';
 import { classifyPath } from '../engine/paths.js';
 import type { Word } from '../engine/words.js';
-import { show, stdinText, type Check, type CheckContext, checkTable } from './types.js';
+import { show, stdinText, type Check, type CheckContext } from './types.js';
 import type { RequestCheck } from '../programs/http/request.js';
+import { judges } from './registry.js';
 
 /** Files an agent reads as its instructions. */
 export const INSTRUCTION_FILE =
@@ -112,7 +113,7 @@ const tee: Check = (cmd, io, ctx) => {
   for (const t of operands(cmd)) agentRulesWrite(t, text, show(cmd), ctx);
 };
 
-export const agentRulesChecks = checkTable({
+judges(import.meta.url, {
   tee,
   'rm unlink': remove,
   'ln cp mv install': replace,

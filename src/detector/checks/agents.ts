@@ -2,8 +2,9 @@
 // Cursor, aider, tether's own config), the flags and variables that start an agent with its checks bypassed, and git
 // tricks that hide a change to those files. An agent that loosens its own (or another agent's) leash asks. Pure.
 import type { Word } from '../engine/words.js';
-import { show, type Check, type CheckContext, checkTable } from './types.js';
+import { show, type Check, type CheckContext } from './types.js';
 import { names } from '../engine/names.js';
+import { judges } from './registry.js';
 
 /**
  * Files and directories that decide what an agent may do without asking: permission and sandbox settings, hooks
@@ -90,10 +91,14 @@ const gitHide: Check = (cmd, _io, ctx) => {
   agentSettingsTouched(args.slice(at + 1), show(cmd), ctx);
 };
 
-export const agentChecks = checkTable({
-  ...Object.fromEntries([...AGENTS].map((n) => [n, agentCli])),
-  git: gitHide,
-});
+judges(
+  import.meta.url,
+  {
+    ...Object.fromEntries([...AGENTS].map((n) => [n, agentCli])),
+    git: gitHide,
+  },
+  { claims: true },
+);
 
 /** Variables that turn an agent's sandbox or approvals off (AGENT_SANDBOX=0, CLAUDE_CODE_DISABLE_SANDBOX=1, ...YOLO=1). */
 export function agentSafetyVariable(name: string, value: Word, ctx: CheckContext): void {

@@ -3,7 +3,8 @@
 // on them (a refund, a payout, a broadcast, a device command) and they cannot be called back, so each asks when the
 // host is another machine; the tools' default (this machine) and explicit loopback hosts stay ordinary. Pure.
 import type { Argv } from '../engine/argv.js';
-import { show, type Check, checkTable } from './types.js';
+import { show, type Check } from './types.js';
+import { judges } from './registry.js';
 
 const HOST_OPTS =
   /^(-h|--host|-b|--brokers?|--bootstrap-servers?|--broker-list|-s|--server|--url|-u|--service-url|-H)$/;
@@ -65,7 +66,7 @@ const grpc: Check = (cmd, _io, ctx) => {
     ctx.add('remote-publish', `${show(cmd)} (${method} on ${target})`);
 };
 
-export const brokerChecks = checkTable({
+judges(import.meta.url, {
   'mosquitto_pub kafka-console-producer kafka-console-producer.sh amqp-publish nats kcat kafkacat rabbitmqadmin pulsar-client redis-cli':
     producer,
   'grpcurl grpc_cli': grpc,

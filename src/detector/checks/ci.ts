@@ -5,8 +5,9 @@
 // a Node version) stays ordinary: what asks is what the written text does. Pure.
 import { parseFlags } from '../engine/argv.js';
 import type { Word } from '../engine/words.js';
-import { show, stdinText, type Check, type CheckContext, checkTable } from './types.js';
+import { show, stdinText, type Check, type CheckContext } from './types.js';
 import type { RequestCheck } from '../programs/http/request.js';
+import { judges } from './registry.js';
 
 /** Files a CI service reads as its pipeline (its steps run with the repository's secrets). */
 const CI_CONFIG =
@@ -121,7 +122,7 @@ const runner: Check = (cmd, _io, ctx) => {
     ctx.add('ci-runner', show(cmd));
 };
 
-export const ciChecks = checkTable({
+judges(import.meta.url, {
   'sed gsed perl yq': editor,
   tee,
   rm,

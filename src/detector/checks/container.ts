@@ -5,9 +5,10 @@
 import { classifyPath, isBlockDevice } from '../engine/paths.js';
 import { literal, type Word } from '../engine/words.js';
 import { isMinerName } from './miner.js';
-import { show, stdinText, type Check, type CheckContext, checkTable } from './types.js';
+import { show, stdinText, type Check, type CheckContext } from './types.js';
 import { names } from '../engine/names.js';
 import type { RequestCheck } from '../programs/http/request.js';
+import { judges } from './registry.js';
 
 /** Options of `run`/`create` that take a value (so the value is not the image). */
 const VALUE_OPTS = new Set(
@@ -120,7 +121,7 @@ export const containerApiRequest: RequestCheck = (req, cmd, _io, ctx) => {
     ctx.add('container-escape', `${show(cmd)} (the container API, written to)`);
 };
 
-export const containerChecks = checkTable({
+judges(import.meta.url, {
   'docker podman nerdctl ctr': containerRun,
   'kubectl oc': kubectl,
 });

@@ -2,8 +2,9 @@
 // anyone can tell) is refused; one that starts, signals, cancels or serves runs, or changes workflows on a Temporal
 // server, asks. Reading state (status, list, describe, query) stays ordinary. Pure.
 import { parseFlags } from '../engine/argv.js';
-import { show, type Check, checkTable } from './types.js';
+import { show, type Check } from './types.js';
 import { names } from '../engine/names.js';
+import { judges } from './registry.js';
 
 /** tether's subcommands that only read: everything else changes runs, workers or the gate. */
 const TETHER_READS = new Set(
@@ -39,7 +40,11 @@ const temporal: Check = (cmd, _io, ctx) => {
   ctx.add(APPROVAL_HANDLERS.test(f.values.get('--name') ?? '') ? 'self-approval' : 'control-plane', show(cmd));
 };
 
-export const controlPlaneChecks = checkTable({
-  tether,
-  'temporal tctl': temporal,
-});
+judges(
+  import.meta.url,
+  {
+    tether,
+    'temporal tctl': temporal,
+  },
+  { claims: true },
+);

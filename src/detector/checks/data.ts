@@ -3,9 +3,10 @@
 import { parseFlags, type Argv } from '../engine/argv.js';
 import { literal } from '../engine/words.js';
 import { checkWrite } from './files.js';
-import { show, stdinText, type Check, type CheckContext, type Io, checkTable } from './types.js';
+import { show, stdinText, type Check, type CheckContext, type Io } from './types.js';
 import { names } from '../engine/names.js';
 import type { RequestCheck } from '../programs/http/request.js';
+import { judges } from './registry.js';
 
 /** Rule ids for destructive statements in SQL text. Comments and string literals are ignored. */
 export function sqlFindings(sql: string): string[] {
@@ -167,24 +168,28 @@ const restoreOverwrites: Check = (cmd, _io, ctx) => {
     ctx.add('sql-drop', `${show(cmd)} (drops what is there before restoring)`);
 };
 
-export const dataChecks = checkTable({
-  'pg_restore mongorestore': restoreOverwrites,
-  psql: sqlClient(['-c', '--command']),
-  mysql: sqlClient(['-e', '--execute']),
-  mariadb: sqlClient(['-e', '--execute']),
-  mycli: sqlClient(['-e', '--execute']),
-  sqlite3: sqlClient([], (ops) => ops.slice(1)),
-  sqlite: sqlClient([], (ops) => ops.slice(1)),
-  duckdb: sqlClient(['-c'], (ops) => ops.slice(1)),
-  sqlcmd: sqlClient(['-Q', '-q']),
-  'clickhouse-client': sqlClient(['--query', '-q']),
-  clickhouse: sqlClient(['--query', '-q']),
-  usql: sqlClient(['-c', '--command']),
-  snowsql: sqlClient(['-q', '--query']),
-  cqlsh: sqlClient(['-e', '--execute']),
-  cockroach: sqlClient(['-e', '--execute']),
-  'redis-cli valkey-cli keydb-cli': redis,
-  'mongo mongosh': mongo,
-  dropdb,
-  mysqladmin,
-});
+judges(
+  import.meta.url,
+  {
+    'pg_restore mongorestore': restoreOverwrites,
+    psql: sqlClient(['-c', '--command']),
+    mysql: sqlClient(['-e', '--execute']),
+    mariadb: sqlClient(['-e', '--execute']),
+    mycli: sqlClient(['-e', '--execute']),
+    sqlite3: sqlClient([], (ops) => ops.slice(1)),
+    sqlite: sqlClient([], (ops) => ops.slice(1)),
+    duckdb: sqlClient(['-c'], (ops) => ops.slice(1)),
+    sqlcmd: sqlClient(['-Q', '-q']),
+    'clickhouse-client': sqlClient(['--query', '-q']),
+    clickhouse: sqlClient(['--query', '-q']),
+    usql: sqlClient(['-c', '--command']),
+    snowsql: sqlClient(['-q', '--query']),
+    cqlsh: sqlClient(['-e', '--execute']),
+    cockroach: sqlClient(['-e', '--execute']),
+    'redis-cli valkey-cli keydb-cli': redis,
+    'mongo mongosh': mongo,
+    dropdb,
+    mysqladmin,
+  },
+  { claims: true },
+);

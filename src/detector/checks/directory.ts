@@ -1,7 +1,8 @@
 // Directory and realm accounts: Kerberos principals added, changed or removed through kadmin queries, LDAP entries
 // modified, added or deleted on a directory server, FreeIPA/Samba users and group members. Reads (ldapsearch,
 // `kadmin -q listprincs`) stay ordinary. Pure.
-import { show, type Check, checkTable } from './types.js';
+import { show, type Check } from './types.js';
+import { judges } from './registry.js';
 
 /** kadmin -q 'addprinc ...': the query's first word says what it does. */
 const kadmin: Check = (cmd, _io, ctx) => {
@@ -35,7 +36,7 @@ const realmCli: Check = (cmd, _io, ctx) => {
     ctx.add('account-change', `${show(cmd)} (directory accounts changed)`);
 };
 
-export const directoryChecks = checkTable({
+judges(import.meta.url, {
   'kadmin kadmin.local': kadmin,
   'ldapmodify ldapadd ldapdelete ldapmodrdn ldappasswd': ldapWrite,
   'ipa samba-tool': realmCli,

@@ -1,34 +1,7 @@
 // Which checks judge a command name: every table that knows the name (a name may be judged by several: curl for where
 // it writes and for what it uploads), and the generic resource-CLI verb check for names no table claims and for the
 // infrastructure CLIs. Pure.
-import { agentChecks } from './agents.js';
-import { programTextChecks } from '../programs/interpreters/commands.js';
-import { httpChecks } from '../programs/http/checks.js';
-import { forgeChecks } from './forge.js';
-import { sharedProcessChecks } from './shared-processes.js';
-import { agentRulesChecks } from './agent-rules.js';
-import { testTamperingChecks } from './test-tampering.js';
-import { optionCommandChecks } from './option-commands.js';
-import { launcherChecks } from './launchers.js';
-import { ciChecks } from './ci.js';
-import { systemContainerChecks } from './system-containers.js';
-import { hardwareChecks } from './hardware.js';
-import { fetchedChecks } from './fetched.js';
-import { supplyChainChecks } from './supply-chain.js';
-import { containerChecks } from './container.js';
-import { controlPlaneChecks } from './control-plane.js';
-import { dataChecks } from './data.js';
-import { publishChecks } from './publish.js';
-import { escapeChecks } from './escapes.js';
-import { exfilChecks } from './exfil.js';
-import { fileChecks } from './files.js';
-import { hostChecks } from './host.js';
-import { identityChecks } from './identity.js';
-import { infraChecks } from './infra.js';
-import { networkChecks } from './network.js';
-import { hostNetworkChecks } from './host-network.js';
-import { outboundChecks } from './outbound.js';
-import { powershellCheckFor, powershellChecks } from './powershell.js';
+import { powershellCheckFor } from './powershell.js';
 import { interpreterOf } from './exec.js';
 import {
   isProjectPackageManager,
@@ -39,14 +12,10 @@ import {
   scriptSubcommands,
   systemPackages,
 } from './resource.js';
-import { repoApiChecks } from './repo-api.js';
-import { settingsChecks } from './settings.js';
-import { storageChecks } from './storage.js';
-import { systemCheckFor, systemChecks } from './system.js';
-import { traceChecks } from './traces.js';
-import { windowsChecks } from './windows.js';
+import { systemCheckFor } from './system.js';
+import { registrations } from './registry.js';
+import './registered.js';
 import { withAdd, type Check } from './types.js';
-import { vcsChecks } from './vcs.js';
 
 /** Tools whose words are text, paths, patterns or build targets, never a resource CLI's verbs. */
 const NOT_RESOURCE_CLIS = new Set(
@@ -70,64 +39,11 @@ const NOT_RESOURCE_CLIS = new Set(
   ),
 );
 
-/** Every table of checks by program name, keyed by the module that holds it (`npm run detector:who -- NAME`). */
-const TABLES: Readonly<Record<string, Record<string, Check>>> = {
-  'files.ts': fileChecks,
-  'system.ts': systemChecks,
-  'data.ts': dataChecks,
-  'infra.ts': infraChecks,
-  'vcs.ts': vcsChecks,
-  'identity.ts': identityChecks,
-  'storage.ts': storageChecks,
-  'network.ts': networkChecks,
-  'exfil.ts': exfilChecks,
-  'powershell.ts': powershellChecks,
-  'container.ts': containerChecks,
-  'traces.ts': traceChecks,
-  'windows.ts': windowsChecks,
-  'control-plane.ts': controlPlaneChecks,
-  'publish.ts': publishChecks,
-  'host.ts': hostChecks,
-  'agents.ts': agentChecks,
-  'settings.ts': settingsChecks,
-  'escapes.ts': escapeChecks,
-  'repo-api.ts': repoApiChecks,
-  'outbound.ts': outboundChecks,
-  'host-network.ts': hostNetworkChecks,
-  'ci.ts': ciChecks,
-  'supply-chain.ts': supplyChainChecks,
-  'fetched.ts': fetchedChecks,
-  'hardware.ts': hardwareChecks,
-  'system-containers.ts': systemContainerChecks,
-  'programs/interpreters/commands.ts': programTextChecks,
-  'programs/http/checks.ts': httpChecks,
-  'forge.ts': forgeChecks,
-  'shared-processes.ts': sharedProcessChecks,
-  'agent-rules.ts': agentRulesChecks,
-  'test-tampering.ts': testTamperingChecks,
-  'option-commands.ts': optionCommandChecks,
-  'launchers.ts': launcherChecks,
-};
-
 /** Names a table judges fully (their verbs are not a resource CLI's): databases, shells, system tools. */
 function claimed(name: string, exec: (name: string) => Check | undefined): boolean {
-  if (Object.hasOwn(infraChecks, name) && name !== 'git') return false;
-  return (
-    [
-      fileChecks,
-      systemChecks,
-      dataChecks,
-      vcsChecks,
-      identityChecks,
-      storageChecks,
-      networkChecks,
-      powershellChecks,
-      controlPlaneChecks,
-      hostChecks,
-      agentChecks,
-      programTextChecks,
-    ].some((t) => Object.hasOwn(t, name)) || exec(name) !== undefined
-  );
+  const tables = registrations().filter((r) => Object.hasOwn(r.table, name));
+  if (tables.some((r) => r.backedByVerbs) && name !== 'git') return false;
+  return tables.some((r) => r.claims) || exec(name) !== undefined;
 }
 
 /**
@@ -153,9 +69,9 @@ function judgesOf(
   name: string,
   exec: (name: string) => Check | undefined,
 ): { found: { module: string; check: Check }[]; generic: boolean } {
-  const found = Object.entries(TABLES)
-    .filter(([, table]) => Object.hasOwn(table, name))
-    .map(([file, table]) => ({ module: file.includes('/') ? file : `checks/${file}`, check: table[name]! }));
+  const found = registrations()
+    .filter((r) => Object.hasOwn(r.table, name))
+    .map((r) => ({ module: r.module, check: r.table[name]! }));
   const system = systemCheckFor(name);
   const powershell = system ? undefined : powershellCheckFor(name);
   const shell = system || powershell ? undefined : exec(name);

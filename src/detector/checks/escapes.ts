@@ -5,7 +5,8 @@
 // interactive shell. Pure.
 import { literal, type Word } from '../engine/words.js';
 import { checkWrite } from './files.js';
-import { show, stdinIsDynamic, type Check, type CheckContext, type Io, checkTable } from './types.js';
+import { show, stdinIsDynamic, type Check, type CheckContext, type Io } from './types.js';
+import { judges } from './registry.js';
 
 /** Single- or double-quoted vim strings joined with `.`/`..`: their text, or undefined when anything else is there. */
 function vimString(expr: string): string | undefined {
@@ -314,7 +315,7 @@ const zip: Check = (cmd, _io, ctx) => {
   if (value !== undefined) ctx.script(value);
 };
 
-export const escapeChecks = checkTable({
+judges(import.meta.url, {
   'vim vi nvim ex view rvim vimdiff gvim': vim,
   'sed gsed': sed,
   gdb,

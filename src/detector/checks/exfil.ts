@@ -12,9 +12,10 @@ import {
   printsSecret,
   SECRET_VAR,
 } from './secret-sources.js';
-import { show, stdinText, type Check, type CheckContext, type Io, checkTable } from './types.js';
+import { show, stdinText, type Check, type CheckContext, type Io } from './types.js';
 import { names } from '../engine/names.js';
 import { requestUrls, type RequestCheck } from '../programs/http/request.js';
+import { judges } from './registry.js';
 
 /** Files that hold credentials or keys (public keys, known_hosts, ssh config and *.example files do not). */
 const CREDENTIAL_FILE = new RegExp(
@@ -299,7 +300,7 @@ const gitCheck: Check = (cmd, _io, ctx) => {
   if (files.some((f) => secretFile(f.text, ctx)) || (everything && copied)) report(cmd, ctx);
 };
 
-export const exfilChecks = checkTable({
+judges(import.meta.url, {
   'nc ncat netcat socat telnet openssl ssh cryptcat': stream,
   'scp rsync sftp ftp lftp rclone aws gsutil gcloud azcopy mc s3cmd': copyOut,
   'dig nslookup host ping drill': lookup,

@@ -2,7 +2,7 @@
 // httpie --download, and `git clone` of a repository whose script is then run (`git clone URL /tmp/x && bash
 // /tmp/x/install.sh` is `curl | sh` with more steps). A cloned directory is remembered with a trailing `/`. Pure.
 import type { Check } from './types.js';
-import { checkTable } from './types.js';
+import { judges } from './registry.js';
 
 /** `path` was written by a download earlier in this command line, or lies inside a directory that was cloned. */
 export function wasDownloaded(downloaded: ReadonlySet<string>, path: string): boolean {
@@ -56,7 +56,7 @@ const gitClone: Check = (cmd, _io, ctx) => {
   if (name) ctx.downloaded.add(`${name.replace(/^\.\//, '').replace(/\/+$/, '')}/`);
 };
 
-export const fetchedChecks = checkTable({
+judges(import.meta.url, {
   'aria2c axel': fetcher,
   git: gitClone,
 });

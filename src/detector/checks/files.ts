@@ -7,9 +7,10 @@ import { isAgentSettings } from './agents.js';
 import { persistenceWrite } from './host.js';
 import { gitSurfaceWrite } from './git-surfaces.js';
 import { checkTraceWrite, isTrace, type WriteMode } from './traces.js';
-import { show, type Check, type CheckContext, checkTable } from './types.js';
+import { show, type Check, type CheckContext } from './types.js';
 import { names } from '../engine/names.js';
 import type { RequestCheck } from '../programs/http/request.js';
+import { judges } from './registry.js';
 
 const RECURSIVE_RULE: Partial<Record<PathClass, string>> = {
   root: 'delete-root',
@@ -283,26 +284,30 @@ const fd: Check = (cmd, _io, ctx) => {
     for (const s of starts) findDeletes(s, filtered, show(cmd), ctx);
 };
 
-export const fileChecks = checkTable({
-  rm,
-  rimraf,
-  'fd fdfind': fd,
-  unlink,
-  find,
-  rsync,
-  tar,
-  shred,
-  tee,
-  cp: copyLike(false),
-  install: copyLike(false),
-  mv: copyLike(true),
-  sed,
-  ln,
-  truncate,
-  dd,
-  chmod: permissions(true),
-  chown: permissions(true),
-  chgrp: permissions(true),
-  setfacl: permissions(false),
-  chattr: permissions(true),
-});
+judges(
+  import.meta.url,
+  {
+    rm,
+    rimraf,
+    'fd fdfind': fd,
+    unlink,
+    find,
+    rsync,
+    tar,
+    shred,
+    tee,
+    cp: copyLike(false),
+    install: copyLike(false),
+    mv: copyLike(true),
+    sed,
+    ln,
+    truncate,
+    dd,
+    chmod: permissions(true),
+    chown: permissions(true),
+    chgrp: permissions(true),
+    setfacl: permissions(false),
+    chattr: permissions(true),
+  },
+  { claims: true },
+);

@@ -6,8 +6,9 @@
 import { parseFlags } from '../engine/argv.js';
 import { forgeApiWrite } from './forge-api.js';
 import type { RequestCheck } from '../programs/http/request.js';
-import { show, type Check, type CheckContext, checkTable } from './types.js';
+import { show, type Check, type CheckContext } from './types.js';
 import { names } from '../engine/names.js';
+import { judges } from './registry.js';
 
 /** Per object, the verbs that act in the user's name. */
 const ACTS: Record<string, RegExp> = {
@@ -121,7 +122,7 @@ export function forgeCode(code: string, ctx: CheckContext, detail: string): void
     ctx.add('forge-write', detail);
 }
 
-export const forgeChecks = checkTable({
+judges(import.meta.url, {
   gh: (cmd, io, ctx) => {
     forgeCli(cmd, io, ctx);
     forgeApi(cmd, io, ctx);

@@ -2,7 +2,8 @@
 // off`, `chassis bootdev pxe`, users, LAN settings, raw commands, firmware), Dell racadm, HPE ilorest, redfishtool,
 // VMware govc power and destroy verbs, firmware flashing (`fwupdmgr update`, `flashrom -w`). Reads (status, sensors,
 // sdr, fru, `fwupdmgr get-devices`) stay ordinary. Pure.
-import { show, type Check, checkTable } from './types.js';
+import { show, type Check } from './types.js';
+import { judges } from './registry.js';
 
 const words = (cmd: Parameters<Check>[0]): string[] =>
   cmd.args.map((a) => a.text).filter((t, i, all) => !t.startsWith('-') && !/^-[IHUPpLRNTfEyK]$/.test(all[i - 1] ?? ''));
@@ -78,7 +79,7 @@ const firmware: Check = (cmd, _io, ctx) => {
   if (writes) ctx.add('boot-kernel', show(cmd));
 };
 
-export const hardwareChecks = checkTable({
+judges(import.meta.url, {
   'ipmitool ipmiutil': ipmitool,
   'racadm idracadm': racadm,
   'ilorest redfishtool': redfish,

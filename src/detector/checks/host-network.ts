@@ -2,7 +2,8 @@
 // database port (or every port) to any address, firewalls switched off (pf, the macOS application firewall), and the
 // machine's DNS servers pointed elsewhere. Opening a web port, or an admin port to one network, stays ordinary. Pure.
 import { ADMIN_PORT } from './grants.js';
-import { show, type Check, type CheckContext, checkTable } from './types.js';
+import { show, type Check, type CheckContext } from './types.js';
+import { judges } from './registry.js';
 
 /** A source that is every address (or none given). */
 const ANY_SOURCE = /^(any|0\.0\.0\.0\/0|::\/0|\*)$/i;
@@ -94,7 +95,7 @@ function dns(cmd: Parameters<Check>[0], ctx: CheckContext): void {
   if (changes) ctx.add('dns-change', show(cmd));
 }
 
-export const hostNetworkChecks = checkTable({
+judges(import.meta.url, {
   'iptables ip6tables iptables-legacy iptables-nft': iptables,
   nft,
   ufw,

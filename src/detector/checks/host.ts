@@ -3,8 +3,9 @@
 // power (pmset, rtcwake), things that start by themselves (user services and timers, login items, launch agents,
 // autostart entries), zsh's TCP module, and AppleScript. Pure.
 import { parseFlags } from '../engine/argv.js';
-import { show, type Check, type CheckContext, checkTable } from './types.js';
+import { show, type Check, type CheckContext } from './types.js';
 import { names } from '../engine/names.js';
+import { judges } from './registry.js';
 
 const words = (cmd: Parameters<Check>[0]): string[] => cmd.args.map((a) => a.text);
 const LOOPBACK = /^(localhost|127\.\d+\.\d+\.\d+|::1|0\.0\.0\.0)$/;
@@ -240,41 +241,45 @@ export function appleScript(text: string, ctx: CheckContext, detail: string): vo
     ctx.add('shutdown', detail);
 }
 
-export const hostChecks = checkTable({
-  insmod: kernelModules(/^(-h|--help|-V|--version)$/),
-  rmmod: kernelModules(/^(-h|--help|-V|--version)$/),
-  modprobe: kernelModules(
-    /^(-n|--dry-run|-c|--showconfig|--show-depends|-D|-V|--version|-h|--help|--dump-modversions|-l|--list)$/,
-  ),
-  kextload: kernelModules(/^-h$/),
-  kextunload: kernelModules(/^-h$/),
-  kmutil,
-  efibootmgr,
-  nvram,
-  bootctl,
-  'grub-install grub2-install grub-reboot grub-set-default grub2-set-default grub2-reboot update-grub bless': boot,
-  csrutil,
-  systemsetup,
-  kickstart,
-  dscl,
-  dseditgroup,
-  sysadminctl,
-  dsenableroot: (cmd, _io, ctx) => ctx.add('account-change', show(cmd)),
-  xattr,
-  security,
-  trust,
-  certutil: nssCertutil,
-  keytool,
-  pmset,
-  rtcwake,
-  'pm-suspend pm-hibernate pm-suspend-hybrid zzz ZZZ': suspend,
-  loginctl,
-  systemctl,
-  'service rc-service': service,
-  defaults,
-  'ztcp zsocket': ztcp,
-  osascript,
-});
+judges(
+  import.meta.url,
+  {
+    insmod: kernelModules(/^(-h|--help|-V|--version)$/),
+    rmmod: kernelModules(/^(-h|--help|-V|--version)$/),
+    modprobe: kernelModules(
+      /^(-n|--dry-run|-c|--showconfig|--show-depends|-D|-V|--version|-h|--help|--dump-modversions|-l|--list)$/,
+    ),
+    kextload: kernelModules(/^-h$/),
+    kextunload: kernelModules(/^-h$/),
+    kmutil,
+    efibootmgr,
+    nvram,
+    bootctl,
+    'grub-install grub2-install grub-reboot grub-set-default grub2-set-default grub2-reboot update-grub bless': boot,
+    csrutil,
+    systemsetup,
+    kickstart,
+    dscl,
+    dseditgroup,
+    sysadminctl,
+    dsenableroot: (cmd, _io, ctx) => ctx.add('account-change', show(cmd)),
+    xattr,
+    security,
+    trust,
+    certutil: nssCertutil,
+    keytool,
+    pmset,
+    rtcwake,
+    'pm-suspend pm-hibernate pm-suspend-hybrid zzz ZZZ': suspend,
+    loginctl,
+    systemctl,
+    'service rc-service': service,
+    defaults,
+    'ztcp zsocket': ztcp,
+    osascript,
+  },
+  { claims: true },
+);
 
 /**
  * Where things that start by themselves are installed: systemd user units, launch agents and daemons, XDG and KDE

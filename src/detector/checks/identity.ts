@@ -1,13 +1,13 @@
 // Identity and security posture: users, groups, passwords, sudoers and SSH keys; SELinux/AppArmor switches, kernel
 // parameters, PAM, alternatives, capabilities; PATH and preload hijacks through variable assignments. Pure.
-import { directoryChecks } from './directory.js';
 import { has, parseFlags } from '../engine/argv.js';
 import type { Word } from '../engine/words.js';
 import { COMMAND_VARIABLES, hidesCode } from '../engine/code-in-options.js';
 import { checkHistoryVariable } from './traces.js';
 import { agentSafetyVariable } from './agents.js';
 import { settingVariable } from './settings.js';
-import { show, type Check, type CheckContext, checkTable } from './types.js';
+import { show, type Check, type CheckContext } from './types.js';
+import { judges } from './registry.js';
 
 const account: Check = (cmd, _io, ctx) => ctx.add('account-change', show(cmd));
 
@@ -81,27 +81,30 @@ const launchctl: Check = (cmd, _io, ctx) => {
     ctx.add('service-stop', show(cmd));
 };
 
-export const identityChecks = checkTable({
-  ...directoryChecks,
-  auditctl,
-  spctl,
-  launchctl,
-  'useradd adduser usermod userdel deluser groupadd addgroup groupdel delgroup groupmod gpasswd chpasswd chgpasswd chfn newusers vipw vigr pwconv pwunconv ssh-copy-id':
-    account,
-  passwd: accountUnless('-S', '--status', '-a', '--all'),
-  chage: accountUnless('-l', '--list'),
-  chsh: accountUnless('-l', '--list-shells'),
-  visudo: accountUnless('-c', '--check'),
-  setenforce: postureUnless(),
-  'aa-teardown aa-disable aa-complain aa-audit authconfig setsebool': posture,
-  apparmor_parser: apparmorParser,
-  authselect,
-  'pam-auth-update': postureUnless('--help'),
-  sysctl,
-  'update-alternatives alternatives': alternatives,
-  setcap: postureUnless('-v', '--verify'),
-  semanage: postureUnless('-l', '--list'),
-});
+judges(
+  import.meta.url,
+  {
+    auditctl,
+    spctl,
+    launchctl,
+    'useradd adduser usermod userdel deluser groupadd addgroup groupdel delgroup groupmod gpasswd chpasswd chgpasswd chfn newusers vipw vigr pwconv pwunconv ssh-copy-id':
+      account,
+    passwd: accountUnless('-S', '--status', '-a', '--all'),
+    chage: accountUnless('-l', '--list'),
+    chsh: accountUnless('-l', '--list-shells'),
+    visudo: accountUnless('-c', '--check'),
+    setenforce: postureUnless(),
+    'aa-teardown aa-disable aa-complain aa-audit authconfig setsebool': posture,
+    apparmor_parser: apparmorParser,
+    authselect,
+    'pam-auth-update': postureUnless('--help'),
+    sysctl,
+    'update-alternatives alternatives': alternatives,
+    setcap: postureUnless('-v', '--verify'),
+    semanage: postureUnless('-l', '--list'),
+  },
+  { claims: true },
+);
 
 /** Variables whose value names code to load, as the list of paths they load from. */
 const CODE_PATHS: Record<string, (v: string) => string[]> = {

@@ -3,8 +3,9 @@
 import { has, parseFlags } from '../engine/argv.js';
 import type { Word } from '../engine/words.js';
 import { subcommandPath } from './resource.js';
-import { show, type Check, checkTable } from './types.js';
+import { show, type Check } from './types.js';
 import { names } from '../engine/names.js';
+import { judges } from './registry.js';
 
 const DOCKER_VALUE_OPTS = ['-H', '--host', '--context', '-c', '--config', '-l', '--log-level'];
 const EXEC_VALUE_OPTS = names(`-e --env -u --user -w --workdir --env-file --detach-keys -c --container -n --namespace`);
@@ -125,21 +126,25 @@ const mc: Check = (cmd, _io, ctx) => {
     ctx.add('cloud-storage-delete', show(cmd));
 };
 
-export const infraChecks = checkTable({
-  'docker podman nerdctl': docker,
-  'docker-compose': (cmd, io, ctx) =>
-    docker(
-      { ...cmd, args: [{ text: 'compose', dynamic: false, pattern: false, substitutions: [] }, ...cmd.args] },
-      io,
-      ctx,
-    ),
-  'kubectl oc helm': kubectl,
-  'terraform tofu terragrunt pulumi cdk': terraform,
-  aws,
-  gsutil,
-  gcloud,
-  az,
-  rclone,
-  s3cmd,
-  mc,
-});
+judges(
+  import.meta.url,
+  {
+    'docker podman nerdctl': docker,
+    'docker-compose': (cmd, io, ctx) =>
+      docker(
+        { ...cmd, args: [{ text: 'compose', dynamic: false, pattern: false, substitutions: [] }, ...cmd.args] },
+        io,
+        ctx,
+      ),
+    'kubectl oc helm': kubectl,
+    'terraform tofu terragrunt pulumi cdk': terraform,
+    aws,
+    gsutil,
+    gcloud,
+    az,
+    rclone,
+    s3cmd,
+    mc,
+  },
+  { backedByVerbs: true },
+);

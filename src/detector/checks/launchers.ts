@@ -7,7 +7,7 @@ import type { Word } from '../engine/words.js';
 import { literal } from '../engine/words.js';
 import type { Check } from './types.js';
 import { names } from '../engine/names.js';
-import { checkTable } from './types.js';
+import { judges } from './registry.js';
 
 /**
  * Index of the first operand after options; `arity` gives how many values an option takes (0 when not listed). With
@@ -126,7 +126,7 @@ const startStopDaemon: Check = (cmd, _io, ctx) => {
   ctx.argv([program.dynamic ? program : literal(program.text), ...(dd < 0 ? [] : cmd.args.slice(dd + 1))]);
 };
 
-export const launcherChecks = checkTable({
+judges(import.meta.url, {
   ip,
   perf,
   gdb,

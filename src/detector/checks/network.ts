@@ -1,8 +1,9 @@
 // Network and power: interfaces and routes taken down or flushed, network managers and radios off, firewall
 // default-deny policies and DROP rules, suspend/hibernate/kexec. Showing state stays ordinary. Pure.
 import { parseFlags } from '../engine/argv.js';
-import { show, type Check, checkTable } from './types.js';
+import { show, type Check } from './types.js';
 import { names } from '../engine/names.js';
+import { judges } from './registry.js';
 
 /** ip OBJECT VERB ...: the object may be abbreviated (`ip r del`, `ip a flush`). */
 const ip: Check = (cmd, _io, ctx) => {
@@ -150,22 +151,26 @@ const tunnel: Check = (cmd, _io, ctx) => {
     ctx.add('expose-service', show(cmd));
 };
 
-export const networkChecks = checkTable({
-  ssh: sshRemoteForward,
-  'ngrok cloudflared bore': tunnel,
-  ip,
-  ifconfig,
-  route,
-  'ifdown if-down': down,
-  nmcli,
-  rfkill,
-  'firewall-cmd': firewallCmd,
-  'iptables ip6tables iptables-legacy iptables-nft': iptablesDrop,
-  'iptables-restore ip6tables-restore': iptablesRestore,
-  nft: nftDrop,
-  ufw: ufwDeny,
-  'pm-suspend pm-hibernate pm-suspend-hybrid rtcwake systemd-sleep': power,
-  loginctl,
-  systemctl: systemctlSleep,
-  kexec,
-});
+judges(
+  import.meta.url,
+  {
+    ssh: sshRemoteForward,
+    'ngrok cloudflared bore': tunnel,
+    ip,
+    ifconfig,
+    route,
+    'ifdown if-down': down,
+    nmcli,
+    rfkill,
+    'firewall-cmd': firewallCmd,
+    'iptables ip6tables iptables-legacy iptables-nft': iptablesDrop,
+    'iptables-restore ip6tables-restore': iptablesRestore,
+    nft: nftDrop,
+    ufw: ufwDeny,
+    'pm-suspend pm-hibernate pm-suspend-hybrid rtcwake systemd-sleep': power,
+    loginctl,
+    systemctl: systemctlSleep,
+    kexec,
+  },
+  { claims: true },
+);

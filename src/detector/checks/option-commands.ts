@@ -7,8 +7,9 @@
 import { optionValues as values } from '../programs/loaders/preloads.js';
 import { literal, type Word } from '../engine/words.js';
 import { runsCode } from './exec.js';
-import { show, type Check, type CheckContext, checkTable } from './types.js';
+import { show, type Check, type CheckContext } from './types.js';
 import type { RequestCheck } from '../programs/http/request.js';
+import { judges } from './registry.js';
 
 function commandLine(v: Word, who: string, ctx: CheckContext): void {
   if (v.dynamic) ctx.computed(v, who);
@@ -136,7 +137,7 @@ export function aptConfig(text: string, ctx: CheckContext): void {
   for (const m of text.matchAll(/(Invoke|Pre-Install-Pkgs)[\w:-]*\s+"((?:\\.|[^"\\])*)"/gi)) ctx.script(m[2]!);
 }
 
-export const optionCommandChecks = checkTable({
+judges(import.meta.url, {
   'ssh scp sftp': ssh,
   'apt-get apt aptitude apt-cache': apt,
   dpkg,

@@ -2,9 +2,9 @@
 // messaging APIs and CLIs), public comments, and money moved through payment APIs. None can be taken back once sent,
 // so each asks. Reading (GET, listing, logs) stays ordinary. Pure.
 import { parseFlags, type Argv } from '../engine/argv.js';
-import { brokerChecks } from './brokers.js';
-import { show, type Check, type CheckContext, checkTable } from './types.js';
+import { show, type Check, type CheckContext } from './types.js';
 import type { RequestCheck } from '../programs/http/request.js';
+import { judges } from './registry.js';
 
 /** Endpoints that deliver a message to people: chat webhooks, email, SMS and paging APIs. */
 const MESSAGE_URL = new RegExp(
@@ -89,8 +89,7 @@ const forge: Check = (cmd, _io, ctx) => {
 
 const cli: Check = (cmd, _io, ctx) => cliMessage(cmd, ctx);
 
-export const outboundChecks = checkTable({
-  ...brokerChecks,
+judges(import.meta.url, {
   'mail mailx s-nail sendmail swaks mutt neomutt msmtp ssmtp sendemail': mailer,
   stripe,
   'gh glab': forge,

@@ -4,9 +4,10 @@
 import { classifyPath } from '../engine/paths.js';
 import { literal } from '../engine/words.js';
 import { isCredentialPath, secretStdin } from './exfil.js';
-import { show, stdinText, type Check, type CheckContext, checkTable } from './types.js';
+import { show, stdinText, type Check, type CheckContext } from './types.js';
 import { CREDENTIAL_DUMP, windowsPathOutside } from './windows.js';
 import { names } from '../engine/names.js';
+import { judges } from './registry.js';
 
 const DOWNLOAD =
   /\b(iwr|irm|curl|wget|Invoke-WebRequest|Invoke-RestMethod|DownloadString|DownloadFile|DownloadData|Net\.WebClient|Start-BitsTransfer)\b/i;
@@ -187,15 +188,19 @@ const CMDLETS = names(`
   Initialize-Disk Remove-Partition
 `);
 
-export const powershellChecks = checkTable({
-  'pwsh pwsh.exe powershell powershell.exe': pwsh,
-  'cmd cmd.exe': cmdExe,
-  'schtasks schtasks.exe': schtasks,
-  launchctl,
-  ...Object.fromEntries(
-    CMDLETS.flatMap((n) => [
-      [n, cmdlet],
-      [n.toLowerCase(), cmdlet],
-    ]),
-  ),
-});
+judges(
+  import.meta.url,
+  {
+    'pwsh pwsh.exe powershell powershell.exe': pwsh,
+    'cmd cmd.exe': cmdExe,
+    'schtasks schtasks.exe': schtasks,
+    launchctl,
+    ...Object.fromEntries(
+      CMDLETS.flatMap((n) => [
+        [n, cmdlet],
+        [n.toLowerCase(), cmdlet],
+      ]),
+    ),
+  },
+  { claims: true },
+);

@@ -3,7 +3,8 @@
 // it asks. A dry run, and an image pushed to a registry on this machine, stay ordinary. Pure.
 import { parseFlags } from '../engine/argv.js';
 import type { Argv } from '../engine/argv.js';
-import { show, type Check, checkTable } from './types.js';
+import { show, type Check } from './types.js';
+import { judges } from './registry.js';
 
 const DRY_RUN = /^(--dry-run|--dryrun|-n|--dry_run|--skip-publish)$/;
 
@@ -85,7 +86,7 @@ const fastlane: Check = (cmd, _io, ctx) => {
     ctx.add('package-publish', show(cmd));
 };
 
-export const publishChecks = checkTable({
+judges(import.meta.url, {
   npm: verbCheck(PUBLISH),
   pnpm: verbCheck(PUBLISH),
   yarn: verbCheck(PUBLISH),

@@ -3,7 +3,8 @@
 // `glab api`, curl to api.github.com). Reading them (GET) stays ordinary. Pure.
 import { forgeApiWrite } from './forge-api.js';
 import type { RequestCheck } from '../programs/http/request.js';
-import { show, type Check, checkTable } from './types.js';
+import { show, type Check } from './types.js';
+import { judges } from './registry.js';
 
 /** API paths of settings that guard a repository or an organisation. */
 const GUARDS =
@@ -22,6 +23,6 @@ export const repoApiRequest: RequestCheck = (req, cmd, _io, ctx) => {
     ctx.add('repo-protection', `${show(cmd)} (${req.method})`);
 };
 
-export const repoApiChecks = checkTable({
+judges(import.meta.url, {
   'gh glab': codeHostApi,
 });

@@ -2,7 +2,8 @@
 // `git config` / `git -c`, `npm|pnpm|yarn|pip|conda|poetry|bundle|composer config`, and the variables those tools
 // read (NODE_TLS_REJECT_UNAUTHORIZED, GIT_SSL_NO_VERIFY, npm_config_*, PIP_*). Pure.
 import type { Word } from '../engine/words.js';
-import { show, type Check, type CheckContext, checkTable } from './types.js';
+import { show, type Check, type CheckContext } from './types.js';
+import { judges } from './registry.js';
 
 const FALSE = /^(false|0|no|off)$/i;
 const TRUE = /^(true|1|yes|on)$/i;
@@ -124,7 +125,7 @@ const git: Check = (cmd, _io, ctx) => {
   if (ops.length >= 2) configSetting(ops[0]!, ops[1]!, show(cmd), ctx);
 };
 
-export const settingsChecks = checkTable({
+judges(import.meta.url, {
   git,
   gem: gemSources,
   ...Object.fromEntries(

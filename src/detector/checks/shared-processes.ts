@@ -6,7 +6,8 @@
 // worker), and the session manager restarted (systemd-logind, display managers). Pure.
 import { classifyPath } from '../engine/paths.js';
 import type { Argv } from '../engine/argv.js';
-import { show, type Check, type CheckContext, checkTable } from './types.js';
+import { show, type Check, type CheckContext } from './types.js';
+import { judges } from './registry.js';
 
 const mass = (cmd: Argv, ctx: CheckContext, why: string): void => ctx.add('mass-kill', `${show(cmd)} (${why})`);
 const stops = (cmd: Argv, ctx: CheckContext, why: string): void => ctx.add('service-stop', `${show(cmd)} (${why})`);
@@ -107,7 +108,7 @@ export function killsParent(cmd: Argv, ctx: CheckContext): void {
     mass(cmd, ctx, 'the parent process: the shell or program that runs the command');
 }
 
-export const sharedProcessChecks = checkTable({
+judges(import.meta.url, {
   'redis-cli valkey-cli keydb-cli': redisCli,
   'pg_ctl pg_ctlcluster': pgCtl,
   'mysqladmin mariadb mariadb-admin': mysqladmin,

@@ -2,7 +2,8 @@
 // forced unmounts. Listing and status commands stay ordinary. Pure.
 import { parseFlags } from '../engine/argv.js';
 import { classifyPath } from '../engine/paths.js';
-import { show, type Check, checkTable } from './types.js';
+import { show, type Check } from './types.js';
+import { judges } from './registry.js';
 
 const destroy: Check = (cmd, _io, ctx) => ctx.add('storage-destroy', show(cmd));
 
@@ -61,21 +62,25 @@ const nvme: Check = (cmd, _io, ctx) => {
   if (/^(format|sanitize|delete-ns|detach-ns)$/.test(sub)) ctx.add('storage-destroy', show(cmd));
 };
 
-export const storageChecks = checkTable({
-  'lvremove vgremove pvremove vgreduce pvcreate vgcreate sg_format sg_sanitize': destroy,
-  'lvreduce lvresize': lvShrink,
-  zpool: bySubcommand(/^(destroy|labelclear|create|remove|detach|split|replace|reguid)$/),
-  zfs: bySubcommand(/^(destroy|rollback|promote|rename)$/),
-  mdadm: byOption(/^(--zero-superblock|--stop|-S|--remove|-r|--fail|-f|--create|-C|--grow|-G|--build|-B)$/),
-  cryptsetup,
-  hdparm: byOption(
-    /^--(security-erase|security-erase-enhanced|security-set-pass|security-disable|user-master|trim-sector-ranges|write-sector|make-bad-sector|dco-restore|yes-i-know-what-i-am-doing)/,
-  ),
-  nvme,
-  swapoff,
-  btrfs: bySubcommand(/^(delete|remove|resize|zero-log|rescue)$/, 3),
-  xfs_repair: byOption(/^-L$/),
-  umount,
-  dmsetup: bySubcommand(/^(remove|remove_all|wipe_table|clear|reload)$/),
-  zramctl: byOption(/^(-r|--reset)$/),
-});
+judges(
+  import.meta.url,
+  {
+    'lvremove vgremove pvremove vgreduce pvcreate vgcreate sg_format sg_sanitize': destroy,
+    'lvreduce lvresize': lvShrink,
+    zpool: bySubcommand(/^(destroy|labelclear|create|remove|detach|split|replace|reguid)$/),
+    zfs: bySubcommand(/^(destroy|rollback|promote|rename)$/),
+    mdadm: byOption(/^(--zero-superblock|--stop|-S|--remove|-r|--fail|-f|--create|-C|--grow|-G|--build|-B)$/),
+    cryptsetup,
+    hdparm: byOption(
+      /^--(security-erase|security-erase-enhanced|security-set-pass|security-disable|user-master|trim-sector-ranges|write-sector|make-bad-sector|dco-restore|yes-i-know-what-i-am-doing)/,
+    ),
+    nvme,
+    swapoff,
+    btrfs: bySubcommand(/^(delete|remove|resize|zero-log|rescue)$/, 3),
+    xfs_repair: byOption(/^-L$/),
+    umount,
+    dmsetup: bySubcommand(/^(remove|remove_all|wipe_table|clear|reload)$/),
+    zramctl: byOption(/^(-r|--reset)$/),
+  },
+  { claims: true },
+);

@@ -5,7 +5,8 @@
 // settings written to files (`registry=` in ~/.npmrc) or through `go env -w`. Registry installs stay ordinary. Pure.
 import type { Word } from '../engine/words.js';
 import { configSetting } from './settings.js';
-import { show, type Check, type CheckContext, checkTable } from './types.js';
+import { show, type Check, type CheckContext } from './types.js';
+import { judges } from './registry.js';
 
 /** Well-known packages, by ecosystem: a name one typo away from one of them (and not itself listed) asks. */
 const POPULAR: Record<'npm' | 'pypi', Set<string>> = {
@@ -204,12 +205,6 @@ const composerConfig: Check = (cmd, _io, ctx) => {
 const INSTALLERS = `npm pnpm yarn bun pip pip3 uv poetry pipx pdm gem cargo composer apt apt-get dnf yum zypper apk
   pacman rpm dpkg brew port conda mamba micromamba choco winget scoop nuget dotnet`.split(/\s+/);
 
-export const supplyChainChecks = checkTable({
-  ...Object.fromEntries(INSTALLERS.map((n) => [n, install])),
-  'jq yq': jsonEdit,
-  'sed gsed perl': lockEdit,
-  go: goEnv,
-});
 // npm and composer have their own settings verbs besides installing.
 const both =
   (a: Check, b: Check): Check =>
@@ -217,5 +212,12 @@ const both =
     a(cmd, io, ctx);
     b(cmd, io, ctx);
   };
-supplyChainChecks.npm = both(install, npmPkg);
-supplyChainChecks.composer = both(install, composerConfig);
+
+judges(import.meta.url, {
+  [INSTALLERS.join(' ')]: install,
+  npm: both(install, npmPkg),
+  composer: both(install, composerConfig),
+  'jq yq': jsonEdit,
+  'sed gsed perl': lockEdit,
+  go: goEnv,
+});

@@ -2,7 +2,8 @@
 // or handed a host directory or device (`lxc config set c security.privileged true`, `incus config device add c d disk
 // source=/`), and shells opened straight through a Kubernetes node's runtime (`crictl exec`, `ctr task exec`), which
 // bypass the cluster's access control and audit log. Reading config and listing stay ordinary. Pure.
-import { show, type Check, checkTable } from './types.js';
+import { show, type Check } from './types.js';
+import { judges } from './registry.js';
 
 /** Host paths whose mount gives a container the machine: the root, system directories, homes, runtime sockets. */
 const HOST_PATH =
@@ -54,7 +55,7 @@ const nodeRuntime: Check = (cmd, _io, ctx) => {
     ctx.add('container-escape', show(cmd));
 };
 
-export const systemContainerChecks = checkTable({
+judges(import.meta.url, {
   'lxc incus': lxd,
   'crictl ctr': nodeRuntime,
 });

@@ -1,9 +1,10 @@
 // Checks for commands that act on the machine: formatting and partitioning disks, services, shutdown, firewalls,
 // cron, killing processes. Pure.
 import { has, parseFlags } from '../engine/argv.js';
-import { show, stdinText, type Check, checkTable } from './types.js';
+import { show, stdinText, type Check } from './types.js';
 import { SHARED_DIR } from './wrappers.js';
 import { names } from '../engine/names.js';
+import { judges } from './registry.js';
 
 /** Formatting a device; formatting an image file (mkfs.ext4 disk.img, mkswap ./swapfile) is ordinary. */
 const format: Check = (cmd, _io, ctx) => {
@@ -255,32 +256,36 @@ const skill: Check = (cmd, _io, ctx) => {
     ctx.add('mass-kill', show(cmd));
 };
 
-export const systemChecks = checkTable({
-  'mkfs mke2fs mkswap mkdosfs mkntfs': format,
-  wipefs,
-  fdisk: partition({ short: 'l', long: ['--list'] }),
-  sfdisk: partition({ short: 'ld', long: ['--list', '--dump', '--show-size', '--json'] }),
-  gdisk: partition({ short: 'l', long: [] }),
-  sgdisk: partition({ short: 'pvi', long: ['--print', '--verify', '--info'] }),
-  cfdisk: partition({ short: '', long: [] }),
-  parted: partition({ short: 'lv', long: ['--list', '--version', '--help'], words: ['print', 'p', 'help'] }),
-  blkdiscard: rawDisk,
-  'cryptsetup nvme': deviceWipe,
-  systemctl,
-  'service rc-service': service,
-  'invoke-rc.d': (cmd, io, ctx) => service({ ...cmd, args: cmd.args.slice(1) }, io, ctx),
-  'shutdown reboot halt poweroff': shutdown,
-  'init telinit': init,
-  'iptables ip6tables iptables-legacy iptables-nft': iptables,
-  nft,
-  ufw,
-  crontab,
-  kill,
-  'killall killall5': killall,
-  pkill,
-  fuser,
-  skill,
-});
+judges(
+  import.meta.url,
+  {
+    'mkfs mke2fs mkswap mkdosfs mkntfs': format,
+    wipefs,
+    fdisk: partition({ short: 'l', long: ['--list'] }),
+    sfdisk: partition({ short: 'ld', long: ['--list', '--dump', '--show-size', '--json'] }),
+    gdisk: partition({ short: 'l', long: [] }),
+    sgdisk: partition({ short: 'pvi', long: ['--print', '--verify', '--info'] }),
+    cfdisk: partition({ short: '', long: [] }),
+    parted: partition({ short: 'lv', long: ['--list', '--version', '--help'], words: ['print', 'p', 'help'] }),
+    blkdiscard: rawDisk,
+    'cryptsetup nvme': deviceWipe,
+    systemctl,
+    'service rc-service': service,
+    'invoke-rc.d': (cmd, io, ctx) => service({ ...cmd, args: cmd.args.slice(1) }, io, ctx),
+    'shutdown reboot halt poweroff': shutdown,
+    'init telinit': init,
+    'iptables ip6tables iptables-legacy iptables-nft': iptables,
+    nft,
+    ufw,
+    crontab,
+    kill,
+    'killall killall5': killall,
+    pkill,
+    fuser,
+    skill,
+  },
+  { claims: true },
+);
 
 /** Commands checked by prefix (mkfs.ext4, mkfs.xfs, ...). */
 export function systemCheckFor(name: string): Check | undefined {

@@ -6,7 +6,8 @@
 import { parseFlags } from '../engine/argv.js';
 import type { Word } from '../engine/words.js';
 import { isCiConfig } from './ci.js';
-import { show, stdinText, type Check, type CheckContext, checkTable } from './types.js';
+import { show, stdinText, type Check, type CheckContext } from './types.js';
+import { judges } from './registry.js';
 
 const CODEOWNERS = /(^|\/)(\.github\/|\.gitlab\/|docs\/|\.bitbucket\/)?CODEOWNERS$/;
 const CHECK_SCRIPT =
@@ -160,7 +161,7 @@ const tee: Check = (cmd, io, ctx) => {
   for (const t of cmd.args.filter((a) => !a.text.startsWith('-'))) checkWriteTampering(t, text, append, show(cmd), ctx);
 };
 
-export const testTamperingChecks = checkTable({
+judges(import.meta.url, {
   tee,
   'sed gsed': sed,
   yq,

@@ -2,7 +2,8 @@
 // file), system logs and login records (truncating, deleting or vacuuming what is under /var/log, the journal),
 // audit rules. Appending to a log is not erasing it. Pure.
 import type { Word } from '../engine/words.js';
-import { show, type Check, type CheckContext, checkTable } from './types.js';
+import { show, type Check, type CheckContext } from './types.js';
+import { judges } from './registry.js';
 
 /** History files live in the home directory (a project's own `.history` folder is not the shell's). */
 const HISTORY_FILE =
@@ -63,7 +64,7 @@ const journalctl: Check = (cmd, _io, ctx) => {
   if (cmd.args.some((a) => /^--vacuum-(time|size|files)\b/.test(a.text))) ctx.add('log-wipe', show(cmd));
 };
 
-export const traceChecks = checkTable({
+judges(import.meta.url, {
   history,
   set,
   unset,

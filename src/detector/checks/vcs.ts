@@ -4,11 +4,12 @@
 import { has, parseFlags, type Flags } from '../engine/argv.js';
 import { classifyPath } from '../engine/paths.js';
 import { literal, type Word } from '../engine/words.js';
-import { show, type Check, type CheckContext, checkTable } from './types.js';
+import { show, type Check, type CheckContext } from './types.js';
 import type { Argv } from '../engine/argv.js';
 import { gitCommands } from '../programs/git/commands.js';
 import { gitPushToForge } from './forge.js';
 import { names } from '../engine/names.js';
+import { judges } from './registry.js';
 
 /** Branches a repository lives on: deleting one loses the line every other branch comes from. */
 const MAIN_BRANCH = /^(main|master|trunk|develop|development|production|prod|release([/-].*)?|stable|HEAD)$/;
@@ -168,10 +169,14 @@ const svn: Check = (cmd, _io, ctx) => {
     ctx.add('git-history', show(cmd));
 };
 
-export const vcsChecks = checkTable({
-  git,
-  hg,
-  svn,
-  bfg: (cmd, _io, ctx) => ctx.add('git-history', show(cmd)),
-  'git-filter-repo': (cmd, _io, ctx) => ctx.add('git-history', show(cmd)),
-});
+judges(
+  import.meta.url,
+  {
+    git,
+    hg,
+    svn,
+    bfg: (cmd, _io, ctx) => ctx.add('git-history', show(cmd)),
+    'git-filter-repo': (cmd, _io, ctx) => ctx.add('git-history', show(cmd)),
+  },
+  { claims: true },
+);

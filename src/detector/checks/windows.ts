@@ -3,7 +3,8 @@
 // image name, certutil downloads; PowerShell cmdlets no table names (Verb-Noun) go to the PowerShell check. Pure.
 import { classifyPath } from '../engine/paths.js';
 import { literal } from '../engine/words.js';
-import { show, type Check, checkTable } from './types.js';
+import { show, type Check } from './types.js';
+import { judges } from './registry.js';
 
 const lower = (texts: string[]): string[] => texts.map((t) => t.toLowerCase());
 
@@ -100,7 +101,7 @@ const credentialDump: Check = (cmd, _io, ctx) => {
   if (/\bpowrprof(\.dll)?\W+SetSuspendState\b/i.test(text)) ctx.add('shutdown', show(cmd));
 };
 
-export const windowsChecks = checkTable({
+judges(import.meta.url, {
   'del erase rd rmdir': cmdDelete,
   'format format.com': format,
   'vssadmin wmic': shadows,

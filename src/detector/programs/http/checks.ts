@@ -11,7 +11,8 @@ import { forgeRequest } from '../../checks/forge.js';
 import { askpassRequest } from '../../checks/option-commands.js';
 import { outboundRequest } from '../../checks/outbound.js';
 import { repoApiRequest } from '../../checks/repo-api.js';
-import { checkTable, type Check } from '../../checks/types.js';
+import { judges } from '../../checks/registry.js';
+import type { Check } from '../../checks/types.js';
 import { HTTP_CLIENTS, httpRequest, type RequestCheck } from './request.js';
 
 /** What a request is judged for, with the rules each judgement reports. */
@@ -33,4 +34,4 @@ const request: Check = (cmd, io, ctx) => {
   if (req) for (const judge of JUDGEMENTS) judge(req, cmd, io, ctx);
 };
 
-export const httpChecks = checkTable({ [HTTP_CLIENTS.join(' ')]: request });
+judges(import.meta.url, { [HTTP_CLIENTS.join(' ')]: request });

@@ -3,9 +3,10 @@
 // option, from the file as read where the command runs (like a script run by path), or from standard input. Pure.
 import type { Word } from '../../engine/words.js';
 import { literal } from '../../engine/words.js';
-import { show, stdinIsDynamic, type Check, type CheckContext, type Io, checkTable } from '../../checks/types.js';
+import { show, stdinIsDynamic, type Check, type CheckContext, type Io } from '../../checks/types.js';
 import { optionWord } from '../../engine/long-options.js';
 import { names } from '../../engine/names.js';
+import { judges } from '../../checks/registry.js';
 
 interface ProgramSpec {
   language: string;
@@ -201,8 +202,12 @@ const sort: Check = (cmd, _io, ctx) => {
   });
 };
 
-export const programTextChecks = checkTable({
-  ...Object.fromEntries(Object.entries(SPECS).map(([name, spec]) => [name, programCheck(spec)])),
-  ...Object.fromEntries(Object.entries(ALIASES).map(([alias, name]) => [alias, programCheck(SPECS[name]!)])),
-  sort,
-});
+judges(
+  import.meta.url,
+  {
+    ...Object.fromEntries(Object.entries(SPECS).map(([name, spec]) => [name, programCheck(spec)])),
+    ...Object.fromEntries(Object.entries(ALIASES).map(([alias, name]) => [alias, programCheck(SPECS[name]!)])),
+    sort,
+  },
+  { claims: true },
+);

@@ -1,0 +1,40 @@
+// Every module that registers checks by program name (registry.ts), imported for that registration alone. The order
+// is the order their checks run in for a name several of them judge. registry.test.ts fails when a module that calls
+// `judges` is missing here. Pure.
+import './files.js';
+import './system.js';
+import './data.js';
+import './infra.js';
+import './vcs.js';
+import './identity.js';
+import './storage.js';
+import './network.js';
+import './exfil.js';
+import './powershell.js';
+import './container.js';
+import './traces.js';
+import './windows.js';
+import './control-plane.js';
+import './publish.js';
+import './host.js';
+import './agents.js';
+import './settings.js';
+import './escapes.js';
+import './repo-api.js';
+import './outbound.js';
+import './host-network.js';
+import './ci.js';
+import './supply-chain.js';
+import './fetched.js';
+import './hardware.js';
+import './system-containers.js';
+import '../programs/interpreters/commands.js';
+import '../programs/http/checks.js';
+import './forge.js';
+import './shared-processes.js';
+import './agent-rules.js';
+import './test-tampering.js';
+import './option-commands.js';
+import './launchers.js';
+import './brokers.js';
+import './directory.js';

@@ -1,0 +1,42 @@
+// The checks by program name. Each module registers the table it holds where it defines it
+// (`judges(import.meta.url, { 'curl wget': ... })`); registered.ts imports every such module, and a test reads the
+// source to find any module left out. The lookup (dispatch.ts) and `npm run detector:who` read the registrations.
+// Pure (registration happens once, at import).
+import { checkTable, type Check } from './types.js';
+
+export interface Registration {
+  /** The module that holds the table, as a path under src/detector (`checks/files.ts`). */
+  module: string;
+  table: Readonly<Record<string, Check>>;
+  /** Its names are judged fully here: their words are not a resource CLI's verbs (databases, shells, system tools). */
+  claims: boolean;
+  /** Its names are backed by the generic resource verbs even where another table claims them (infrastructure CLIs). */
+  backedByVerbs: boolean;
+}
+
+const registered: Registration[] = [];
+
+/** The path under src/detector of a module's URL, as its source is named (`.../dist/src/detector/x.js` → `x.ts`). */
+export const detectorModule = (url: string): string => url.replace(/^.*\/detector\//, '').replace(/\.js$/, '.ts');
+
+/**
+ * Registers a module's checks by program name; one key may name several programs judged alike. Returns the table
+ * (several names a key expanded).
+ */
+export function judges(
+  url: string,
+  spec: Readonly<Record<string, Check>>,
+  options: { claims?: true; backedByVerbs?: true } = {},
+): Readonly<Record<string, Check>> {
+  const table = checkTable(spec);
+  registered.push({
+    module: detectorModule(url),
+    table,
+    claims: options.claims === true,
+    backedByVerbs: options.backedByVerbs === true,
+  });
+  return table;
+}
+
+/** Every table registered so far, in the order its module was imported. */
+export const registrations = (): readonly Registration[] => registered;
