@@ -9,6 +9,7 @@ import type { Word } from '../engine/words.js';
 import { show, stdinText, type Check, type CheckContext } from './types.js';
 import type { RequestCheck } from '../programs/http/request.js';
 import { judges } from './registry.js';
+import type { GitCheck } from '../programs/git/call.js';
 
 /** Files an agent reads as its instructions. */
 export const INSTRUCTION_FILE =
@@ -62,13 +63,14 @@ export function lineGrants(line: string, ctx: CheckContext): void {
 const operands = (cmd: Argv): Word[] => cmd.args.filter((a) => !a.text.startsWith('-'));
 
 /** rm, unlink, git rm of an instruction file: the agent's rules removed. */
-const remove: Check = (cmd, _io, ctx) => {
-  const targets = cmd.name === 'git' ? (cmd.args[0]?.text === 'rm' ? operands(cmd).slice(1) : []) : operands(cmd);
+const remove: Check = (cmd, _io, ctx) => removed(operands(cmd), cmd, ctx);
+
+function removed(targets: Word[], cmd: Argv, ctx: CheckContext): void {
   const hit = targets.find(
     (t) => INSTRUCTION_FILE.test(t.text.replace(/\/+$/, '')) || /(^|\/)\.cursor\/rules\/?$/.test(t.text),
   );
   if (hit) add(ctx, show(cmd), `removes an agent's rules: ${hit.text}`);
-};
+}
 
 /** ln -s TARGET RULES, cp/mv/install SRC RULES from outside the project, curl -o RULES: rules from elsewhere. */
 const replace: Check = (cmd, _io, ctx) => {
@@ -86,16 +88,24 @@ export const agentRulesRequest: RequestCheck = (req, cmd, _io, ctx) => {
       add(ctx, show(cmd), `replaces an agent's rules with a download: ${out}`);
 };
 
-/** git checkout REMOTE/BRANCH -- AGENTS.md, git restore --source=REMOTE/BRANCH: rules taken from someone else's branch. */
-function gitRules(cmd: Argv, ctx: CheckContext): void {
-  const w = cmd.args.map((a) => a.text);
-  const sub = w.find((t) => !t.startsWith('-'));
+/**
+ * git rm of an instruction file; git checkout REMOTE/BRANCH -- AGENTS.md, git restore --source=REMOTE/BRANCH: rules
+ * taken from someone else's branch.
+ */
+export const gitRules: GitCheck = ({ sub, rest }, cmd, _io, ctx) => {
+  if (sub === 'rm')
+    removed(
+      rest.filter((a) => !a.text.startsWith('-')),
+      cmd,
+      ctx,
+    );
   if (sub !== 'checkout' && sub !== 'restore') return;
+  const w = rest.map((a) => a.text);
   const dashes = w.indexOf('--');
   const files = dashes >= 0 ? w.slice(dashes + 1) : [];
   const source =
     sub === 'checkout'
-      ? w.slice(w.indexOf(sub) + 1, dashes < 0 ? undefined : dashes).find((t) => !t.startsWith('-'))
+      ? w.slice(0, dashes < 0 ? undefined : dashes).find((t) => !t.startsWith('-'))
       : w.find((t) => t.startsWith('--source='))?.slice(9);
   if (
     source &&
@@ -105,7 +115,7 @@ function gitRules(cmd: Argv, ctx: CheckContext): void {
     )
   )
     add(ctx, show(cmd), `takes an agent's rules from ${source}`);
-}
+};
 
 /** tee [-a] FILE <<< TEXT. */
 const tee: Check = (cmd, io, ctx) => {
@@ -117,8 +127,4 @@ judges(import.meta.url, {
   tee,
   'rm unlink': remove,
   'ln cp mv install': replace,
-  git: (cmd, io, ctx) => {
-    remove(cmd, io, ctx);
-    gitRules(cmd, ctx);
-  },
 });

@@ -5,6 +5,7 @@ import type { Word } from '../engine/words.js';
 import { show, type Check, type CheckContext } from './types.js';
 import { names } from '../engine/names.js';
 import { judges } from './registry.js';
+import type { GitCheck } from '../programs/git/call.js';
 
 /**
  * Files and directories that decide what an agent may do without asking: permission and sandbox settings, hooks
@@ -84,18 +85,15 @@ const agentCli: Check = (cmd, _io, ctx) => {
 };
 
 /** `git update-index --assume-unchanged|--skip-worktree FILE`: hides later changes to FILE from git status and diff. */
-const gitHide: Check = (cmd, _io, ctx) => {
-  const args = cmd.args;
-  const at = args.findIndex((a) => a.text === 'update-index');
-  if (at < 0 || !args.some((a) => /^--(assume-unchanged|skip-worktree)$/.test(a.text))) return;
-  agentSettingsTouched(args.slice(at + 1), show(cmd), ctx);
+export const gitHide: GitCheck = ({ sub, rest }, cmd, _io, ctx) => {
+  if (sub !== 'update-index' || !rest.some((a) => /^--(assume-unchanged|skip-worktree)$/.test(a.text))) return;
+  agentSettingsTouched(rest, show(cmd), ctx);
 };
 
 judges(
   import.meta.url,
   {
     ...Object.fromEntries([...AGENTS].map((n) => [n, agentCli])),
-    git: gitHide,
   },
   { claims: true },
 );

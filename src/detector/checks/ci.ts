@@ -8,6 +8,7 @@ import type { Word } from '../engine/words.js';
 import { show, stdinText, type Check, type CheckContext } from './types.js';
 import type { RequestCheck } from '../programs/http/request.js';
 import { judges } from './registry.js';
+import type { GitCheck } from '../programs/git/call.js';
 
 /** Files a CI service reads as its pipeline (its steps run with the repository's secrets). */
 const CI_CONFIG =
@@ -69,13 +70,16 @@ const MACHINE_CREDENTIAL =
   /\.ssh\/|\bid_(rsa|dsa|ecdsa|ed25519)\b|\.aws\/|\.kube\/|kubeconfig|\.gnupg|\.git-credentials|\.netrc|\.docker\/config|gcloud\/|\$\{?(AWS_SECRET_ACCESS_KEY|AWS_SESSION_TOKEN|GOOGLE_APPLICATION_CREDENTIALS|AZURE_CLIENT_SECRET|ARM_CLIENT_SECRET|SSH_PRIVATE_KEY)\b/;
 const UNMASKED = /(^|\s)--(masked|protected|hidden)(=false|=0)(\s|$)|(^|\s)--visibility(=|\s+)all(\s|$)/;
 
-/** `gh secret|variable set`, `glab variable set|update`, `gh workflow run deploy`, `git rm` of a scanner. */
+/** `git rm` of a security scanner's workflow. */
+export const gitScannerRemoved: GitCheck = ({ sub, rest }, cmd, _io, ctx) => {
+  if (sub === 'rm') securityRemoved(rest, show(cmd), ctx);
+};
+
+/** `gh secret|variable set`, `glab variable set|update`, `gh workflow run deploy`. */
 const forge: Check = (cmd, io, ctx) => {
   const words = cmd.args.map((a) => a.text);
   const path = words.filter((w) => !w.startsWith('-'));
   const [group, verb] = path;
-  if (cmd.name === 'git' && group === 'rm') securityRemoved(cmd.args.slice(1), show(cmd), ctx);
-  if (cmd.name === 'git') return;
   // A pipeline secret set from this machine's own credentials (SSH keys, cloud keys) or left unmasked: every job and
   // everyone who can edit a workflow there can read it. A token made for the pipeline (`gh secret set NPM_TOKEN <
   // token.txt`) is ordinary.
@@ -126,7 +130,7 @@ judges(import.meta.url, {
   'sed gsed perl yq': editor,
   tee,
   rm,
-  'git gh glab tea': forge,
+  'gh glab tea': forge,
   'gitlab-runner buildkite-agent config.sh config.cmd woodpecker-agent act_runner forgejo-runner circleci-runner':
     runner,
 });

@@ -15,6 +15,7 @@ import {
 import { show, stdinText, type Check, type CheckContext, type Io } from './types.js';
 import { names } from '../engine/names.js';
 import { requestUrls, type RequestCheck } from '../programs/http/request.js';
+import type { GitCheck } from '../programs/git/call.js';
 import { judges } from './registry.js';
 
 /** Files that hold credentials or keys (public keys, known_hosts, ssh config and *.example files do not). */
@@ -284,20 +285,20 @@ const gh: Check = (cmd, _io, ctx) => {
  * git add of a credential file (or of everything, after this line copied credentials into the project) puts the
  * secret into history, where every clone and push carries it.
  */
-const gitCheck: Check = (cmd, _io, ctx) => {
-  const w = cmd.args.map((a) => a.text);
-  if (dumpsData(cmd)) {
-    const out = w.slice(2).find((x) => !x.startsWith('-'));
+export const gitExfil: GitCheck = ({ sub, rest }, _cmd, _io, ctx) => {
+  const w = rest.map((a) => a.text);
+  if (sub === 'bundle' && w[0] === 'create' && w.includes('--all')) {
+    const out = w.slice(1).find((x) => !x.startsWith('-'));
     if (out !== undefined) addDerived(out, ctx);
   }
-  if (w[0] !== 'add' && w[0] !== 'commit') return;
-  const files = w[0] === 'add' ? cmd.args.slice(1).filter((a) => !a.text.startsWith('-')) : [];
+  if (sub !== 'add' && sub !== 'commit') return;
+  const files = sub === 'add' ? rest.filter((a) => !a.text.startsWith('-')) : [];
   const everything = w.some((x) => /^(-A|--all|-a|\.)$/.test(x));
   const project = ctx.where.project;
   const copied = [...(derived.get(ctx.where) ?? [])].some(
     (d) => !/^[/~$]/.test(d) || (project !== undefined && d.startsWith(`${project}/`)),
   );
-  if (files.some((f) => secretFile(f.text, ctx)) || (everything && copied)) report(cmd, ctx);
+  if (files.some((f) => secretFile(f.text, ctx)) || (everything && copied)) report(_cmd, ctx);
 };
 
 judges(import.meta.url, {
@@ -306,6 +307,5 @@ judges(import.meta.url, {
   'dig nslookup host ping drill': lookup,
   gh,
   'tar zip 7z 7za cp gpg': archive,
-  git: gitCheck,
   'python python3': pythonServe,
 });

@@ -3,6 +3,7 @@
 // /tmp/x/install.sh` is `curl | sh` with more steps). A cloned directory is remembered with a trailing `/`. Pure.
 import type { Check } from './types.js';
 import { judges } from './registry.js';
+import type { GitCheck } from '../programs/git/call.js';
 
 /** `path` was written by a download earlier in this command line, or lies inside a directory that was cloned. */
 export function wasDownloaded(downloaded: ReadonlySet<string>, path: string): boolean {
@@ -35,12 +36,11 @@ const fetcher: Check = (cmd, _io, ctx) => {
 };
 
 /** `git clone URL [DIR]`: the repository's files are fetched code until someone has read them. */
-const gitClone: Check = (cmd, _io, ctx) => {
-  const w = cmd.args.map((a) => a.text);
-  const at = w.indexOf('clone');
-  if (at < 0 || w.slice(0, at).some((t) => !t.startsWith('-'))) return;
+export const gitClone: GitCheck = ({ sub, rest }, _cmd, _io, ctx) => {
+  if (sub !== 'clone') return;
+  const w = rest.map((a) => a.text);
   const ops: string[] = [];
-  for (let i = at + 1; i < w.length; i += 1) {
+  for (let i = 0; i < w.length; i += 1) {
     if (/^(-b|--branch|-o|--origin|--depth|-c|--config|--reference|--template|-u|--upload-pack|-j|--jobs)$/.test(w[i]!))
       i += 1;
     else if (!w[i]!.startsWith('-')) ops.push(w[i]!);
@@ -58,5 +58,4 @@ const gitClone: Check = (cmd, _io, ctx) => {
 
 judges(import.meta.url, {
   'aria2c axel': fetcher,
-  git: gitClone,
 });

@@ -30,6 +30,7 @@ import './hardware.js';
 import './system-containers.js';
 import '../programs/interpreters/commands.js';
 import '../programs/http/checks.js';
+import '../programs/git/checks.js';
 import './forge.js';
 import './shared-processes.js';
 import './agent-rules.js';

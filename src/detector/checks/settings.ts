@@ -4,6 +4,7 @@
 import type { Word } from '../engine/words.js';
 import { show, type Check, type CheckContext } from './types.js';
 import { judges } from './registry.js';
+import type { GitCheck } from '../programs/git/call.js';
 
 const FALSE = /^(false|0|no|off)$/i;
 const TRUE = /^(true|1|yes|on)$/i;
@@ -103,20 +104,12 @@ const gemSources: Check = (cmd, _io, ctx) => {
 };
 
 /** `git -c http.sslVerify=false clone ...`, and `git config [--global] KEY VALUE`. */
-const git: Check = (cmd, _io, ctx) => {
-  const args = cmd.args;
-  let i = 0;
-  for (; i < args.length && args[i]!.text.startsWith('-'); i += 1) {
-    const t = args[i]!.text;
-    const setting = t === '-c' ? args[(i += 1)]?.text : t.startsWith('-c') ? t.slice(2) : undefined;
-    const eq = setting?.indexOf('=') ?? -1;
-    if (setting && eq > 0) configSetting(setting.slice(0, eq), setting.slice(eq + 1), show(cmd), ctx);
-    else if (/^(-C|--git-dir|--work-tree|--namespace|--config-env)$/.test(t)) i += 1;
-  }
-  if (args[i]?.text !== 'config') return;
+export const gitSettings: GitCheck = ({ settings, sub, rest }, cmd, _io, ctx) => {
+  for (const s of settings) configSetting(s.key, s.value, show(cmd), ctx);
+  if (sub !== 'config') return;
   const ops: string[] = [];
-  for (i += 1; i < args.length; i += 1) {
-    const t = args[i]!.text;
+  for (let i = 0; i < rest.length; i += 1) {
+    const t = rest[i]!.text;
     if (t === 'set' && ops.length === 0) continue;
     if (/^(get|--get|--get-all|--list|-l|--unset|--unset-all|unset|list|--get-regexp)$/.test(t)) return;
     if (/^(-f|--file|--blob|--type|--default|--comment)$/.test(t)) i += 1;
@@ -126,7 +119,6 @@ const git: Check = (cmd, _io, ctx) => {
 };
 
 judges(import.meta.url, {
-  git,
   gem: gemSources,
   ...Object.fromEntries(
     ['npm', 'pnpm', 'yarn', 'pip', 'pip3', 'conda', 'mamba', 'poetry', 'bundle', 'composer', 'uv'].map((n) => [

@@ -3,11 +3,12 @@
 // hooks turned into `exit 0`, assertions made trivially true, test collection emptied (conftest), coverage gates
 // switched off, and hooks or CI skipped on a push to the main branch. Ordinary CI edits (versions, new steps) and
 // ordinary test edits stay ordinary: what asks is a check replaced by nothing. Pure.
-import { parseFlags } from '../engine/argv.js';
+import { parseFlags, type Argv } from '../engine/argv.js';
 import type { Word } from '../engine/words.js';
 import { isCiConfig } from './ci.js';
 import { show, stdinText, type Check, type CheckContext } from './types.js';
 import { judges } from './registry.js';
+import type { GitCheck } from '../programs/git/call.js';
 
 const CODEOWNERS = /(^|\/)(\.github\/|\.gitlab\/|docs\/|\.bitbucket\/)?CODEOWNERS$/;
 const CHECK_SCRIPT =
@@ -118,18 +119,23 @@ const npm: Check = (cmd, _io, ctx) => {
 };
 
 /** rm / git rm of pipeline files and directories, code owners, the whole test directory. */
-const remove: Check = (cmd, _io, ctx) => {
-  const words = cmd.args.map((a) => a.text);
-  const ops = (cmd.name === 'git' ? (words[0] === 'rm' ? words.slice(1) : []) : words).filter(
-    (w) => !w.startsWith('-'),
-  );
+const remove: Check = (cmd, _io, ctx) => removed(cmd.args, cmd, ctx);
+
+/** git rm of the same. */
+export const gitRemoved: GitCheck = ({ sub, rest }, cmd, _io, ctx) => {
+  if (sub === 'rm') removed(rest, cmd, ctx);
+};
+
+function removed(args: Word[], cmd: Argv, ctx: CheckContext): void {
+  const words = args.map((a) => a.text);
+  const ops = words.filter((w) => !w.startsWith('-'));
   // The whole pipeline: its directory or a single-file definition (one old workflow among several is ordinary).
   if (ops.some((o) => CI_DIR.test(o) || (isCiConfig(o) && !/\.github\/workflows\//.test(o))))
     add(ctx, show(cmd), 'removes the pipeline');
   if (ops.some((o) => CODEOWNERS.test(o))) add(ctx, show(cmd), 'removes the code owners');
   if (ops.some((o) => TEST_DIR.test(o)) && (cmd.name === 'git' || words.some((w) => /^-[a-zA-Z]*[rR]/.test(w))))
     add(ctx, show(cmd), 'removes the tests');
-};
+}
 
 /**
  * A line that pushes to the main branch with its hooks or CI skipped: `git push --no-verify origin main`, `-o
@@ -166,5 +172,5 @@ judges(import.meta.url, {
   'sed gsed': sed,
   yq,
   'npm pnpm': npm,
-  'rm git': remove,
+  rm: remove,
 });

@@ -6,15 +6,13 @@ import { classifyPath } from '../engine/paths.js';
 import { literal, type Word } from '../engine/words.js';
 import { show, type Check, type CheckContext } from './types.js';
 import type { Argv } from '../engine/argv.js';
-import { gitCommands } from '../programs/git/commands.js';
 import { gitPushToForge } from './forge.js';
 import { names } from '../engine/names.js';
 import { judges } from './registry.js';
+import type { GitCheck } from '../programs/git/call.js';
 
 /** Branches a repository lives on: deleting one loses the line every other branch comes from. */
 const MAIN_BRANCH = /^(main|master|trunk|develop|development|production|prod|release([/-].*)?|stable|HEAD)$/;
-
-const GIT_VALUE_OPTS = ['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--exec-path', '--config-env'];
 
 /** A pathspec that covers a whole tree rather than a file: `.`, `:/`, a directory, a glob. */
 const broad = (w: Word): boolean =>
@@ -140,20 +138,10 @@ function subcommand(sub: string, rest: Word[], cmd: Argv, ctx: CheckContext): vo
   }
 }
 
-const git: Check = (cmd, _io, ctx) => {
-  let i = 0;
-  const args = cmd.args;
-  // Global options before the subcommand; an alias defined with -c alias.x='!cmd' runs a shell command.
-  while (i < args.length && args[i]!.text.startsWith('-')) {
-    if (args[i]!.text === '-c') {
-      const [key = '', ...value] = (args[i + 1]?.text ?? '').split('=');
-      configKey(cmd, [literal(key), literal(value.join('='))], ctx);
-    }
-    i += GIT_VALUE_OPTS.includes(args[i]!.text) ? 2 : 1;
-  }
-  const sub = args[i]?.text;
-  if (sub) subcommand(sub, args.slice(i + 1), cmd, ctx);
-  gitCommands(cmd, ctx);
+export const gitHistory: GitCheck = (call, cmd, _io, ctx) => {
+  // An alias defined with -c alias.x='!cmd' runs a shell command.
+  for (const s of call.settings) configKey(cmd, [literal(s.key), literal(s.value)], ctx);
+  if (call.sub) subcommand(call.sub, call.rest, cmd, ctx);
 };
 
 /** hg strip / purge / rollback / histedit --force; svn delete of a URL; bfg rewrites history. */
@@ -172,7 +160,6 @@ const svn: Check = (cmd, _io, ctx) => {
 judges(
   import.meta.url,
   {
-    git,
     hg,
     svn,
     bfg: (cmd, _io, ctx) => ctx.add('git-history', show(cmd)),

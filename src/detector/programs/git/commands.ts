@@ -3,7 +3,6 @@
 // programs), plumbing that does what a porcelain rule judges (send-pack --force, read-tree -u --reset,
 // checkout-index -f), and what the command runs by itself (hooks, configured commands: hooks.ts). Pure.
 import { normalizePath } from '../../../common/paths.js';
-import type { Argv } from '../../engine/argv.js';
 import { show, type CheckContext } from '../../checks/types.js';
 import { literal, type Word } from '../../engine/words.js';
 import { joinKey } from '../loaders/run-file.js';
@@ -11,9 +10,8 @@ import { optionValues } from '../loaders/preloads.js';
 import type { GitSetting } from './config.js';
 import { gitContentWrite, templateDir } from './config-content.js';
 import { gitRuns, type GitInvocation } from './hooks.js';
+import type { GitCheck } from './call.js';
 import { names } from '../../engine/names.js';
-
-const GLOBAL_VALUE_OPTS = names(`-C -c --git-dir --work-tree --namespace --exec-path --config-env --super-prefix`);
 
 /** Options of a subcommand whose value is a command line, and where it runs. */
 const COMMAND_OPTIONS: Record<string, string[]> = {
@@ -58,9 +56,8 @@ function environmentSettings(ctx: CheckContext): GitSetting[] {
 }
 
 /** Judges the commands a git invocation runs: given in its options, and by itself (hooks, configuration). */
-export function gitCommands(cmd: Argv, ctx: CheckContext): void {
-  const args = cmd.args;
-  const inv: GitInvocation = { sub: undefined, settings: environmentSettings(ctx) };
+export const gitCommands: GitCheck = (call, cmd, _io, ctx) => {
+  const inv: GitInvocation = { sub: call.sub, settings: [...environmentSettings(ctx), ...call.settings] };
   const gitDir = ctx.commandEnv.get('GIT_DIR');
   if (gitDir && !gitDir.dynamic) inv.gitDir = gitDir.text;
   const commonDir = ctx.commandEnv.get('GIT_COMMON_DIR');
@@ -85,32 +82,11 @@ export function gitCommands(cmd: Argv, ctx: CheckContext): void {
   }
   const system = ctx.commandEnv.get('GIT_CONFIG_SYSTEM');
   if (system && !system.dynamic) inv.settings.unshift({ key: 'include.path', value: system.text });
-  let execPath = ctx.commandEnv.get('GIT_EXEC_PATH');
-  let i = 0;
-  for (; i < args.length && args[i]!.text.startsWith('-'); i += 1) {
-    const t = args[i]!.text;
-    const [name, attached] =
-      t.startsWith('--') && t.includes('=')
-        ? [t.slice(0, t.indexOf('=')), t.slice(t.indexOf('=') + 1)]
-        : [t, undefined];
-    if (!GLOBAL_VALUE_OPTS.includes(name)) continue;
-    const value = attached !== undefined ? { ...args[i]!, text: attached } : args[(i += 1)];
-    if (!value) break;
-    if (name === '-C') inv.dir = inv.dir ? joinKey(inv.dir, value.text) : value.text;
-    else if (name === '--git-dir') inv.gitDir = value.text;
-    else if (name === '--exec-path') execPath = value;
-    else if (name === '-c') {
-      const eq = value.text.indexOf('=');
-      inv.settings.push({
-        key: (eq < 0 ? value.text : value.text.slice(0, eq)).toLowerCase(),
-        value: eq < 0 ? 'true' : value.text.slice(eq + 1),
-      });
-    } else if (name === '--config-env')
-      ctx.add('dynamic-command', `${show(cmd)} (a setting taken from a variable at run time)`);
-  }
-  const subWord = args[i];
-  inv.sub = subWord?.text;
-  const rest = args.slice(i + 1);
+  const execPath = call.execPath ?? ctx.commandEnv.get('GIT_EXEC_PATH');
+  if (call.dir !== undefined) inv.dir = call.dir;
+  if (call.gitDir !== undefined) inv.gitDir = call.gitDir;
+  if (call.configEnv) ctx.add('dynamic-command', `${show(cmd)} (a setting taken from a variable at run time)`);
+  const { subWord, rest } = call;
   if (subWord?.dynamic) ctx.add('dynamic-command', `git subcommand computed at run time: ${subWord.text}`);
   // Subcommands are programs too: with --exec-path or GIT_EXEC_PATH, git runs DIR/git-SUB.
   if (execPath && inv.sub) {
@@ -173,7 +149,7 @@ export function gitCommands(cmd: Argv, ctx: CheckContext): void {
   if (sub === 'init' || sub === 'clone' || sub === 'submodule')
     for (const s of inv.settings) if (s.key === 'init.templatedir') templateDir(sub, s.value, ctx);
   gitRuns(inv, ctx);
-}
+};
 
 /**
  * `git clone -c KEY=VALUE` writes the setting into the new repository's config, where the person's own git reads it

@@ -1,0 +1,67 @@
+// How a git command line reads: the global options before the subcommand (`-C DIR`, `-c KEY=VALUE`, `--git-dir`,
+// `--exec-path=DIR`, `--config-env`...), then the subcommand and its words. The one reader of git's global options
+// for every judgement of a git command (git/checks.ts lists them): `git -C repo rm AGENTS.md` is judged like
+// `git rm AGENTS.md`. Pure.
+import type { CheckContext, Io } from '../../checks/types.js';
+import type { Argv } from '../../engine/argv.js';
+import { names } from '../../engine/names.js';
+import type { Word } from '../../engine/words.js';
+import { joinKey } from '../loaders/run-file.js';
+import type { GitSetting } from './config.js';
+
+/** Global options that take a value, written next or attached with `=` (`--git-dir=x`). */
+const GLOBAL_VALUED = names(`-C -c --git-dir --work-tree --namespace --exec-path --config-env --super-prefix`);
+
+export interface GitCall {
+  /** `-C DIR`, joined when given more than once (relative to the current directory). */
+  dir?: string;
+  /** `--git-dir DIR`. */
+  gitDir?: string;
+  /** `--exec-path=DIR`: where git finds its subcommands' programs. */
+  execPath?: Word;
+  /** `-c KEY=VALUE` settings in order, keys in lower case (`-c KEY` alone is `true`). */
+  settings: GitSetting[];
+  /** A setting is taken from a variable at run time (`--config-env`). */
+  configEnv: boolean;
+  /** The subcommand's word, and its text. */
+  subWord?: Word;
+  sub?: string;
+  /** The words after the subcommand. */
+  rest: Word[];
+}
+
+/** Reads a git command line; `cmd` is git's argv (its name is not checked). */
+export function gitCall(cmd: Argv): GitCall {
+  const args = cmd.args;
+  const call: GitCall = { settings: [], configEnv: false, rest: [] };
+  let i = 0;
+  for (; i < args.length && args[i]!.text.startsWith('-'); i += 1) {
+    const t = args[i]!.text;
+    const eq = t.startsWith('--') ? t.indexOf('=') : -1;
+    // `-cKEY=VALUE` is read as `-c KEY=VALUE` (generous: git itself wants them apart).
+    const [name, attached] =
+      eq > 0 ? [t.slice(0, eq), t.slice(eq + 1)] : /^-c./.test(t) ? ['-c', t.slice(2)] : [t, undefined];
+    // `--exec-path` alone prints the directory; only `--exec-path=DIR` sets it.
+    if (!GLOBAL_VALUED.includes(name) || (name === '--exec-path' && attached === undefined)) continue;
+    const value = attached !== undefined ? { ...args[i]!, text: attached } : args[(i += 1)];
+    if (!value) break;
+    if (name === '-C') call.dir = call.dir ? joinKey(call.dir, value.text) : value.text;
+    else if (name === '--git-dir') call.gitDir = value.text;
+    else if (name === '--exec-path') call.execPath = value;
+    else if (name === '--config-env') call.configEnv = true;
+    else if (name === '-c') {
+      const at = value.text.indexOf('=');
+      call.settings.push({
+        key: (at < 0 ? value.text : value.text.slice(0, at)).toLowerCase(),
+        value: at < 0 ? 'true' : value.text.slice(at + 1),
+      });
+    }
+  }
+  call.subWord = args[i];
+  call.sub = args[i]?.text;
+  call.rest = args.slice(i + 1);
+  return call;
+}
+
+/** A judgement of one git command (what it destroys, publishes, runs, hides...), kept with its threat class. */
+export type GitCheck = (call: GitCall, cmd: Argv, io: Io, ctx: CheckContext) => void;

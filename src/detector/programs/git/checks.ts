@@ -1,0 +1,35 @@
+// Every judgement of a git command, on one reading of its command line (call.ts: global options, then the
+// subcommand). Each judgement lives with the knowledge of its threat class; this list is where to start when a git
+// command is judged wrongly (`npm run detector:who -- 'git ...'`). Pure.
+import { gitRules } from '../../checks/agent-rules.js';
+import { gitHide } from '../../checks/agents.js';
+import { gitScannerRemoved } from '../../checks/ci.js';
+import { gitExfil } from '../../checks/exfil.js';
+import { gitClone } from '../../checks/fetched.js';
+import { judges } from '../../checks/registry.js';
+import { gitSettings } from '../../checks/settings.js';
+import { gitRemoved } from '../../checks/test-tampering.js';
+import type { Check } from '../../checks/types.js';
+import { gitHistory } from '../../checks/vcs.js';
+import { gitCall, type GitCheck } from './call.js';
+import { gitCommands } from './commands.js';
+
+/** What a git command is judged for, with the rules each judgement reports. */
+const JUDGEMENTS: readonly GitCheck[] = [
+  gitExfil, // a credential added to history, a bundle of everything (exfiltration)
+  gitHide, // an agent's settings hidden from status and diff (agent-safety)
+  gitClone, // a cloned repository is fetched code until read (what runs it later asks)
+  gitSettings, // -c and `git config` settings: TLS off, sources redirected, credential helpers (settings.ts rules)
+  gitHistory, // what destroys commits, refs and changes; force pushes; hooks set by config (git-* rules)
+  gitScannerRemoved, // a security scanner's workflow removed (ci-tampering)
+  gitRules, // an agent's rules removed or taken from another branch (agent-safety)
+  gitRemoved, // the pipeline, code owners or tests removed (test-tampering)
+  gitCommands, // what git runs by itself: hooks, configured programs, commands given in options
+];
+
+const git: Check = (cmd, io, ctx) => {
+  const call = gitCall(cmd);
+  for (const judge of JUDGEMENTS) judge(call, cmd, io, ctx);
+};
+
+judges(import.meta.url, { git }, { claims: true });
