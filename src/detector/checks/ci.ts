@@ -9,6 +9,7 @@ import { show, stdinText, type Check, type CheckContext } from './types.js';
 import type { RequestCheck } from '../programs/http/request.js';
 import { judges } from './registry.js';
 import type { GitCheck } from '../programs/git/call.js';
+import type { ForgeCheck } from '../programs/forge/call.js';
 
 /** Files a CI service reads as its pipeline (its steps run with the repository's secrets). */
 const CI_CONFIG =
@@ -76,9 +77,8 @@ export const gitScannerRemoved: GitCheck = ({ sub, rest }, cmd, _io, ctx) => {
 };
 
 /** `gh secret|variable set`, `glab variable set|update`, `gh workflow run deploy`. */
-const forge: Check = (cmd, io, ctx) => {
+export const forgePipeline: ForgeCheck = ({ path }, cmd, io, ctx) => {
   const words = cmd.args.map((a) => a.text);
-  const path = words.filter((w) => !w.startsWith('-'));
   const [group, verb] = path;
   // A pipeline secret set from this machine's own credentials (SSH keys, cloud keys) or left unmasked: every job and
   // everyone who can edit a workflow there can read it. A token made for the pipeline (`gh secret set NPM_TOKEN <
@@ -130,7 +130,6 @@ judges(import.meta.url, {
   'sed gsed perl yq': editor,
   tee,
   rm,
-  'gh glab tea': forge,
   'gitlab-runner buildkite-agent config.sh config.cmd woodpecker-agent act_runner forgejo-runner circleci-runner':
     runner,
 });

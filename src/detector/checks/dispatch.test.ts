@@ -15,10 +15,14 @@ describe('modulesJudging', () => {
       expect(modulesJudging(name, exec)).toEqual(['programs/http/checks.ts']);
   });
 
-  it('names every table that judges gh, forge writes and uploads among them', () => {
-    const modules = modulesJudging('gh', exec);
-    expect(modules).toContain('checks/forge.ts');
-    expect(modules).toContain('checks/exfil.ts');
+  it('names the family of a forge CLI and of git, each read once for every judgement', () => {
+    expect(modulesJudging('gh', exec)).toContain('programs/forge/checks.ts');
+    expect(modulesJudging('git', exec)).toEqual(['programs/git/checks.ts']);
+  });
+
+  it('names every table that judges a program several classes read (az: forge writes, messages, infrastructure)', () => {
+    const modules = modulesJudging('az', exec);
+    expect(modules).toEqual(expect.arrayContaining(['checks/forge.ts', 'checks/outbound.ts', 'checks/infra.ts']));
     expect(modules).not.toContain('checks/vcs.ts');
   });
 

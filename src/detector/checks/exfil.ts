@@ -17,6 +17,7 @@ import { names } from '../engine/names.js';
 import { requestUrls, type RequestCheck } from '../programs/http/request.js';
 import type { GitCheck } from '../programs/git/call.js';
 import { judges } from './registry.js';
+import type { ForgeCheck } from '../programs/forge/call.js';
 
 /** Files that hold credentials or keys (public keys, known_hosts, ssh config and *.example files do not). */
 const CREDENTIAL_FILE = new RegExp(
@@ -268,15 +269,10 @@ const lookup: Check = (cmd, io, ctx) => {
 };
 
 /** gh gist create FILE publishes the file. */
-const gh: Check = (cmd, _io, ctx) => {
-  const w = cmd.args.map((a) => a.text);
+export const forgeExfil: ForgeCheck = ({ path }, cmd, _io, ctx) => {
   // gh secret set X --body "$(cat ~/.npmrc)", gh api -f k="$(...)": the credential is handed to GitHub.
   if (cmd.args.some((a) => a.substitutions.some((n) => readsSecrets(n.text)))) report(cmd, ctx);
-  if (
-    w[0] === 'gist' &&
-    /^(create|new|edit)$/.test(w[1] ?? '') &&
-    cmd.args.slice(2).some((a) => secretFile(a.text, ctx))
-  )
+  if (path[0] === 'gist' && /^(create|new|edit)$/.test(path[1] ?? '') && path.slice(2).some((a) => secretFile(a, ctx)))
     report(cmd, ctx);
 };
 
@@ -305,7 +301,6 @@ judges(import.meta.url, {
   'nc ncat netcat socat telnet openssl ssh cryptcat': stream,
   'scp rsync sftp ftp lftp rclone aws gsutil gcloud azcopy mc s3cmd': copyOut,
   'dig nslookup host ping drill': lookup,
-  gh,
   'tar zip 7z 7za cp gpg': archive,
   'python python3': pythonServe,
 });

@@ -3,11 +3,9 @@
 // the forge's API (gh/glab api, curl/http/requests to api.github.com, GitLab's /api/v4, Gitea's /api/v1,
 // Bitbucket's API); merge requests opened by push options; release tags pushed. Reading (view, list, status, diff,
 // checks, search) and local work (checkout, clone) stay ordinary. Pure.
-import { parseFlags } from '../engine/argv.js';
-import { forgeApiWrite } from './forge-api.js';
+import { forgeCall, type ForgeCheck } from '../programs/forge/call.js';
 import type { RequestCheck } from '../programs/http/request.js';
-import { show, type Check, type CheckContext } from './types.js';
-import { names } from '../engine/names.js';
+import { show, type CheckContext } from './types.js';
 import { judges } from './registry.js';
 
 /** Per object, the verbs that act in the user's name. */
@@ -25,30 +23,10 @@ const ACTS: Record<string, RegExp> = {
   snippet: /^(create|new)$/,
   gist: /^(edit)$/,
 };
-const ALIASES: Record<string, string> = {
-  pulls: 'pr',
-  pull: 'pr',
-  'pull-request': 'pr',
-  'merge-request': 'mr',
-  issues: 'issue',
-  releases: 'release',
-  labels: 'label',
-  repos: 'repo',
-  milestones: 'milestone',
-};
 
 /** `gh pr merge 12`, `glab mr approve`, `tea pulls create`, `hub pull-request`, `az repos pr create`. */
-const forgeCli: Check = (cmd, _io, ctx) => {
-  const ops = parseFlags(
-    cmd.args,
-    names(`
-    -R --repo -b --body -F --body-file -t --title -m --message -B --base -H --head -l --label -a --assignee -d
-    --description --notes -n
-  `),
-  ).operands.map((o) => o.text);
-  let [object, verb] = ops;
-  if (cmd.name === 'az') [object, verb] = ops[0] === 'repos' ? [ops[1], ops[2]] : [undefined, undefined];
-  if (cmd.name === 'hub' && /^(pull-request|fork|create)$/.test(object ?? '')) {
+export const forgeCli: ForgeCheck = ({ path, object, verb }, cmd, _io, ctx) => {
+  if (cmd.name === 'hub' && /^(pull-request|fork|create)$/.test(path[0] ?? '')) {
     ctx.add('forge-write', show(cmd));
     return;
   }
@@ -57,8 +35,7 @@ const forgeCli: Check = (cmd, _io, ctx) => {
     return;
   }
   if (!object || !verb) return;
-  const kind = ALIASES[object] ?? object;
-  if (Object.hasOwn(ACTS, kind) && ACTS[kind]!.test(verb)) ctx.add('forge-write', show(cmd));
+  if (Object.hasOwn(ACTS, object) && ACTS[object]!.test(verb)) ctx.add('forge-write', show(cmd));
 };
 
 /** API paths of forge objects (GitHub, GitLab /api/v4, Gitea/Forgejo /api/v1, Bitbucket /2.0). */
@@ -66,12 +43,10 @@ const FORGE_API =
   /^https?:\/\/(api\.github\.com|[^/]+\/api\/v3|gitlab\.[^/]+\/api\/v4|[^/]+\/api\/v4\/projects|[^/]+\/api\/v1\/repos|api\.bitbucket\.org\/2\.0)\//i;
 
 /** GraphQL mutations through `gh api graphql -f query='mutation {...}'`. */
-const forgeApi: Check = (cmd, _io, ctx) => {
-  const args = cmd.args.map((a) => a.text);
-  const write = forgeApiWrite(args);
-  if (!write) return;
-  if (write.path === 'graphql' && !args.some((a) => /\bmutation\b/.test(a))) return;
-  ctx.add('forge-write', `${show(cmd)} (${write.method} ${write.path})`);
+export const forgeApi: ForgeCheck = ({ api }, cmd, _io, ctx) => {
+  if (!api) return;
+  if (api.path === 'graphql' && !cmd.args.some((a) => /\bmutation\b/.test(a.text))) return;
+  ctx.add('forge-write', `${show(cmd)} (${api.method} ${api.path})`);
 };
 
 export const forgeRequest: RequestCheck = (req, cmd, _io, ctx) => {
@@ -122,14 +97,4 @@ export function forgeCode(code: string, ctx: CheckContext, detail: string): void
     ctx.add('forge-write', detail);
 }
 
-judges(import.meta.url, {
-  gh: (cmd, io, ctx) => {
-    forgeCli(cmd, io, ctx);
-    forgeApi(cmd, io, ctx);
-  },
-  glab: (cmd, io, ctx) => {
-    forgeCli(cmd, io, ctx);
-    forgeApi(cmd, io, ctx);
-  },
-  'hub tea berg az': forgeCli,
-});
+judges(import.meta.url, { az: (cmd, io, ctx) => forgeCli(forgeCall(cmd), cmd, io, ctx) });

@@ -5,6 +5,7 @@ import { parseFlags, type Argv } from '../engine/argv.js';
 import { show, type Check, type CheckContext } from './types.js';
 import type { RequestCheck } from '../programs/http/request.js';
 import { judges } from './registry.js';
+import type { ForgeCheck } from '../programs/forge/call.js';
 
 /** Endpoints that deliver a message to people: chat webhooks, email, SMS and paging APIs. */
 const MESSAGE_URL = new RegExp(
@@ -80,10 +81,9 @@ const stripe: Check = (cmd, _io, ctx) => {
 };
 
 /** gh/glab: comments speak in the user's name; `pr merge --admin` goes past branch protection. */
-const forge: Check = (cmd, _io, ctx) => {
-  const w = parseFlags(cmd.args, ['-R', '--repo', '-b', '--body', '-F', '--body-file']).operands.map((o) => o.text);
-  if (/^(issue|pr|mr)$/.test(w[0] ?? '') && /^(comment|note)$/.test(w[1] ?? '')) ctx.add('send-message', show(cmd));
-  if (/^(pr|mr)$/.test(w[0] ?? '') && w[1] === 'merge' && cmd.args.some((a) => a.text === '--admin'))
+export const forgeMessage: ForgeCheck = ({ object, verb }, cmd, _io, ctx) => {
+  if (/^(issue|pr|mr)$/.test(object ?? '') && /^(comment|note)$/.test(verb ?? '')) ctx.add('send-message', show(cmd));
+  if (/^(pr|mr)$/.test(object ?? '') && verb === 'merge' && cmd.args.some((a) => a.text === '--admin'))
     ctx.add('access-grant', `${show(cmd)} (merges past branch protection)`);
 };
 
@@ -92,6 +92,5 @@ const cli: Check = (cmd, _io, ctx) => cliMessage(cmd, ctx);
 judges(import.meta.url, {
   'mail mailx s-nail sendmail swaks mutt neomutt msmtp ssmtp sendemail': mailer,
   stripe,
-  'gh glab': forge,
   'aws twilio az gcloud': cli,
 });

@@ -1,0 +1,28 @@
+// Every judgement of a code forge's CLI command (gh, glab, hub, tea, berg), on one reading of its command line
+// (call.ts). Each judgement lives with the knowledge of its threat class; this list is where to start when a forge
+// command is judged wrongly (`npm run detector:who -- 'gh ...'`). Pure.
+import { forgePipeline } from '../../checks/ci.js';
+import { forgeExfil } from '../../checks/exfil.js';
+import { forgeApi, forgeCli } from '../../checks/forge.js';
+import { forgeMessage } from '../../checks/outbound.js';
+import { judges } from '../../checks/registry.js';
+import { repoApiCall } from '../../checks/repo-api.js';
+import type { Check } from '../../checks/types.js';
+import { forgeCall, type ForgeCheck } from './call.js';
+
+/** What a forge command is judged for, with the rules each judgement reports. */
+const JUDGEMENTS: readonly ForgeCheck[] = [
+  forgeCli, // pull requests, issues, releases, repositories changed in the user's name (forge-write)
+  forgeApi, // the same through `gh api`/`glab api` (forge-write)
+  repoApiCall, // branch protection, collaborators, keys, hooks changed through the API (repo-protection)
+  forgeExfil, // a credential handed to the forge: a gist of a key, a value read from one (exfiltration)
+  forgeMessage, // comments in the user's name, merges past branch protection (send-message, access-grant)
+  forgePipeline, // pipeline secrets from this machine's credentials, deploying workflows started (ci-*)
+];
+
+const forge: Check = (cmd, io, ctx) => {
+  const call = forgeCall(cmd);
+  for (const judge of JUDGEMENTS) judge(call, cmd, io, ctx);
+};
+
+judges(import.meta.url, { 'gh glab hub tea berg': forge });
