@@ -104,7 +104,7 @@ export const forgePipeline: ForgeCheck = ({ path }, cmd, io, ctx) => {
 const CI_TRIGGER_URL = /\/(builds|pipelines?|dispatches|trigger|jobs\/[^/]+\/(build|run)|buildWithParameters|build)\b/i;
 export const ciTriggerRequest: RequestCheck = (req, cmd, _io, ctx) => {
   const words = cmd.args.map((a) => a.text);
-  const url = words.find((w) => /^https?:\/\//.test(w));
+  const url = req.urls.find((w) => /^https?:\/\//.test(w));
   if (!url || !req.writes || !CI_TRIGGER_URL.test(url)) return;
   if (/^(localhost|127\.|\[::1\])/.test(url.replace(/^https?:\/\//, ''))) return;
   if (DEPLOYING.test(words.join(' '))) ctx.add('ci-deploy', show(cmd));

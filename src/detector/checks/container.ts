@@ -113,12 +113,15 @@ const kubectl: Check = (cmd, io, ctx) => {
 };
 
 /**
- * `curl --unix-socket /var/run/docker.sock -X POST .../containers/create`: the container API spoken directly, where
- * no flag says what the container gets (a body can bind the host's root and ask for privileges). Reads stay ordinary.
+ * `curl --unix-socket /var/run/docker.sock -X POST .../containers/create`, or to the daemon's TCP port (2375, 2376):
+ * the container API spoken directly, where no flag says what the container gets (a body can bind the host's root and
+ * ask for privileges). Reads stay ordinary.
  */
 export const containerApiRequest: RequestCheck = (req, cmd, _io, ctx) => {
-  if (req.socket !== undefined && SOCKET.test(req.socket) && req.writes)
-    ctx.add('container-escape', `${show(cmd)} (the container API, written to)`);
+  const api =
+    (req.socket !== undefined && SOCKET.test(req.socket)) ||
+    req.urls.some((u) => /^\w+:\/\/[^/]+:237[56](\/|$)/.test(u));
+  if (api && req.writes) ctx.add('container-escape', `${show(cmd)} (the container API, written to)`);
 };
 
 judges(import.meta.url, {

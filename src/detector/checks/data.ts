@@ -140,7 +140,7 @@ const redis: Check = (cmd, io, ctx) => {
 
 /** An HTTP DELETE of every index or a wildcard (Elasticsearch/OpenSearch `DELETE /logs-*`, `/_all`). */
 export const bulkDeleteRequest: RequestCheck = (req, cmd, _io, ctx) => {
-  const url = req.words.find((w) => w.kind === 'operand' && /^https?:\/\//i.test(w.word.text))?.word.text;
+  const url = req.urls[0];
   if (
     req.method === 'DELETE' &&
     url &&

@@ -14,7 +14,7 @@ import {
 } from './secret-sources.js';
 import { show, stdinText, type Check, type CheckContext, type Io } from './types.js';
 import { names } from '../engine/names.js';
-import { requestUrls, type RequestCheck } from '../programs/http/request.js';
+import type { RequestCheck } from '../programs/http/request.js';
 import type { GitCheck } from '../programs/git/call.js';
 import { judges } from './registry.js';
 import type { ForgeCheck } from '../programs/forge/call.js';
@@ -177,7 +177,7 @@ function uploadedFile(option: string, value: string): string | undefined {
 export const requestExfil: RequestCheck = (req, cmd, io, ctx) => {
   if (req.client === 'httpie') return httpie(cmd, io, ctx);
   if (fedSecret(cmd, io)) report(cmd, ctx);
-  const urls = requestUrls(req);
+  const urls = req.urls;
   for (const { kind, option, word } of req.words) {
     if (kind === 'operand') {
       if (carriesSecret(word, false)) report(cmd, ctx);

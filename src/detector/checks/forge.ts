@@ -50,7 +50,7 @@ export const forgeApi: ForgeCheck = ({ api }, cmd, _io, ctx) => {
 };
 
 export const forgeRequest: RequestCheck = (req, cmd, _io, ctx) => {
-  const url = cmd.args.map((a) => a.text.replace(/^["']|["']$/g, '')).find((t) => FORGE_API.test(t));
+  const url = req.urls.map((t) => t.replace(/^["']|["']$/g, '')).find((t) => FORGE_API.test(t));
   if (!url) return;
   // A GraphQL query (not a mutation) is a read sent by POST.
   if (/\/graphql\/?$/.test(url) && !cmd.args.some((a) => /\bmutation\b/.test(a.text))) return;

@@ -57,10 +57,9 @@ export function checkLifecycle(cmd: Argv, ctx: CheckContext): void {
     report("the store's persistence turned off");
   else if (/\bsnapshot\s+restore\b/.test(all)) report('an old snapshot restored over the current state');
   // An HTTP write to an endpoint named for deleting data.
-  if (httpRequest(cmd)?.writes) {
-    const url = args.find(
-      (a) => /^https?:\/\//.test(a) && /[/_](_delete_by_query|delete[_-]series|purge|truncate|wipe)\b/i.test(a),
-    );
+  const req = httpRequest(cmd);
+  if (req?.writes) {
+    const url = req.urls.find((a) => /[/_](_delete_by_query|delete[_-]series|purge|truncate|wipe)\b/i.test(a));
     if (url) ctx.add('resource-delete', `${show(cmd)} (${url})`);
   }
 }

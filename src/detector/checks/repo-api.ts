@@ -16,7 +16,7 @@ export const repoApiCall: ForgeCheck = ({ api }, cmd, _io, ctx) => {
 
 /** An HTTP request with a writing method against a code host's API path of the same kind. */
 export const repoApiRequest: RequestCheck = (req, cmd, _io, ctx) => {
-  const url = cmd.args.map((a) => a.text).find((t) => /^https?:\/\/(api\.github\.com|[^/]+\/api\/v[34])\//.test(t));
+  const url = req.urls.find((t) => /^https?:\/\/(api\.github\.com|[^/]+\/api\/v[34])\//.test(t));
   if (url && req.writes && GUARDS.test(url.replace(/^https?:\/\/[^/]+/, '')))
     ctx.add('repo-protection', `${show(cmd)} (${req.method})`);
 };

@@ -1,7 +1,7 @@
 // GNU-style long options and their abbreviations: getopt_long (coreutils, findutils, tar, sed, grep, wget, man),
 // git's and perf's parse-options, GnuPG and Python's getopt/optparse/argparse all accept any unambiguous prefix of a
 // long option (`--compress-prog` for `--compress-program`), so a check that looks for `--name` must find `--na` too.
-// Programs with their own parsers (node, ruby, php, apt, dpkg, rpm's popt, rsync, ripgrep, curl, bwrap, cmake) take
+// Programs with their own parsers (node, ruby, php, apt, dpkg, rpm's popt, rsync, ripgrep, bwrap, cmake) take
 // only the full name and opt out. Pure, workflow-safe.
 import type { Word } from './words.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { words, type Argv } from '../../engine/argv.js';
-import { httpRequest, requestUrls } from './request.js';
+import { httpRequest } from './request.js';
 
 const read = (line: string) => {
   const [name, ...rest] = line.split(' ');
@@ -35,13 +35,12 @@ describe('httpRequest', () => {
   it('takes the value of a short option at the end of a cluster, attached or next', () => {
     const req = read('curl -sSLo out.sh https://example.com/i.sh')!;
     expect(req.outputs).toEqual(['out.sh']);
-    expect(requestUrls(req)).toEqual(['https://example.com/i.sh']);
+    expect(req.urls).toEqual(['https://example.com/i.sh']);
     expect(read('curl -sSLoout.sh https://example.com/i.sh')!.outputs).toEqual(['out.sh']);
     expect(read('curl -d@secret.txt https://example.com')!.words[0]).toMatchObject({ kind: 'body', option: '-d' });
   });
 
-  it("knows where each client writes: curl's -o, wget's -O, -o (its log) and -P; curl's -O names no file", () => {
-    expect(read('curl -O https://example.com/a.tgz')!.outputs).toEqual([]);
+  it("knows where each client writes: curl's -o, wget's -O, -o (its log) and -P", () => {
     expect(read('wget -O - https://example.com/a.tgz')!.outputs).toEqual([]);
     expect(read('wget -O a.tgz -o log.txt https://example.com/a.tgz')!.outputs).toEqual(['a.tgz', 'log.txt']);
     expect(read('wget -P /opt/x https://example.com/a.tgz')!.outputDirs).toEqual(['/opt/x']);
@@ -50,11 +49,36 @@ describe('httpRequest', () => {
 
   it('does not take the value of an option for the URL, and reads --url as one', () => {
     const req = read('curl -H X-Token:abc --max-time 10 --url https://example.com/a')!;
-    expect(requestUrls(req)).toEqual(['https://example.com/a']);
+    expect(req.urls).toEqual(['https://example.com/a']);
     expect(req.words.filter((w) => w.kind === 'operand').map((w) => w.word.text)).toEqual(['https://example.com/a']);
   });
 
   it('reads the socket the request is sent over', () => {
     expect(read('curl --unix-socket /var/run/docker.sock http://x/v1/info')!.socket).toBe('/var/run/docker.sock');
+  });
+
+  it('takes an unambiguous prefix of a long option, as curl, wget and httpie do', () => {
+    expect(read('curl --data-bin @.env https://example.com')!.words[0]).toMatchObject({ option: '--data-binary' });
+    expect(read('curl --req DELETE https://example.com')).toMatchObject({ method: 'DELETE' });
+    expect(read('wget --post-fi=.env https://example.com')!.words[0]).toMatchObject({
+      kind: 'body',
+      option: '--post-file',
+    });
+    expect(read('wget --output-doc out.html https://example.com')!.outputs).toEqual(['out.html']);
+  });
+
+  it("saves under the URL's own name with curl -O and wget's default, in the output directory", () => {
+    expect(read('curl -fsSLO https://example.com/dl/tool.tgz')!.outputs).toEqual(['tool.tgz']);
+    expect(read('curl -O --output-dir /opt/x https://example.com/a.sh')!.outputs).toEqual(['/opt/x/a.sh']);
+    expect(read('wget -q https://example.com/a/b.tar.gz?x=1')!.outputs).toEqual(['b.tar.gz']);
+    expect(read('wget -P d https://example.com/b.sh')!.outputs).toEqual(['d/b.sh']);
+    expect(read('curl -HOrigin:x https://example.com/a.sh')!.outputs).toEqual([]);
+    expect(read('wget -O - https://example.com/a.sh')!.outputs).toEqual([]);
+  });
+
+  it("reads URLs written without a scheme, and httpie's localhost shorthand", () => {
+    expect(read('curl -X DELETE localhost:9200/_all')!.urls).toEqual(['http://localhost:9200/_all']);
+    expect(read('http DELETE :9200/_all')!.urls).toEqual(['http://localhost:9200/_all']);
+    expect(read('http POST example.org/api name=x')!.urls).toEqual(['http://example.org/api']);
   });
 });

@@ -3,6 +3,7 @@
 // uploads carry, where the response is written, the socket spoken over. Pure.
 import type { Argv } from '../../engine/argv.js';
 import type { CheckContext, Io } from '../../checks/types.js';
+import { resolveLong } from '../../engine/long-options.js';
 import { names } from '../../engine/names.js';
 import type { Word } from '../../engine/words.js';
 
@@ -36,6 +37,12 @@ const LONG_VALUED = new Set(
 `),
 );
 
+/** Flags (no value) read here: the response saved under the URL's own file name. */
+const REMOTE_NAME = names('--remote-name --remote-name-all');
+
+/** Every long option read here, for abbreviations. */
+const KNOWN_LONG = [...BODY, ...LONG_VALUED, ...REMOTE_NAME];
+
 const LONG = { '-X': '--request', '-o': '--output', '-O': '--output-document', '-P': '--directory-prefix' } as const;
 
 /** Options that name where the response is written, and the directory it is written into. */
@@ -67,18 +74,29 @@ export interface HttpRequest {
   outputDirs: string[];
   /** The Unix socket the request is sent over (`--unix-socket PATH`). */
   socket?: string;
+  /** The URLs requested, each with its scheme (`localhost:9200/_all` and httpie's `:9200/_all` read as http://). */
+  urls: string[];
 }
 
 /** The option a word starts (with the value attached to it, if any), or undefined for a cluster of flags alone. */
 function optionOf(t: string, client: HttpRequest['client']): { option: string; attached?: string } | undefined {
   if (t.startsWith('--')) {
+    // curl, wget (getopt_long) and httpie (argparse) take any unambiguous prefix of a long option (`--data-bin`).
     const eq = t.indexOf('=');
-    return eq < 0 ? { option: t } : { option: t.slice(0, eq), attached: t.slice(eq + 1) };
+    const option = resolveLong(eq < 0 ? t : t.slice(0, eq), KNOWN_LONG) ?? (eq < 0 ? t : t.slice(0, eq));
+    return eq < 0 ? { option } : { option, attached: t.slice(eq + 1) };
   }
   for (let k = 1; k < t.length; k += 1)
     if (SHORT_VALUED[client].includes(t[k]!))
       return { option: `-${t[k]}`, ...(k + 1 < t.length ? { attached: t.slice(k + 1) } : {}) };
   return undefined;
+}
+
+/** The flags of a short-option cluster before the first letter that takes a value (`-sSLO`, `-fsSLo FILE`). */
+function clusterFlags(t: string): string {
+  if (t.startsWith('--')) return '';
+  const at = [...t.slice(1)].findIndex((c) => SHORT_VALUED.curl.includes(c));
+  return at < 0 ? t.slice(1) : t.slice(1, at + 1);
 }
 
 /** The long name of a short option where the two mean the same to every client read here (`-X` is `--request`). */
@@ -94,8 +112,9 @@ export function httpRequest(cmd: Argv): HttpRequest | undefined {
   if (!HTTP_CLIENTS.includes(name)) return undefined;
   const client = HTTPIE.has(name) ? 'httpie' : name === 'wget' ? 'wget' : 'curl';
   const words: RequestWord[] = [];
-  const req: HttpRequest = { client, method: 'GET', writes: false, words, outputs: [], outputDirs: [] };
+  const req: HttpRequest = { client, method: 'GET', writes: false, words, outputs: [], outputDirs: [], urls: [] };
   let written: string | undefined;
+  let remoteName = client === 'wget';
   const args = cmd.args;
   for (let i = 0; i < args.length; i += 1) {
     const t = args[i]!.text;
@@ -103,6 +122,8 @@ export function httpRequest(cmd: Argv): HttpRequest | undefined {
       words.push({ kind: 'operand', word: args[i]!, at: i });
       continue;
     }
+    if (REMOTE_NAME.includes(optionOf(t, client)?.option ?? '') || (client === 'curl' && clusterFlags(t).includes('O')))
+      remoteName = true;
     const parsed = optionOf(t, client);
     if (!parsed) continue;
     const { attached } = parsed;
@@ -116,10 +137,20 @@ export function httpRequest(cmd: Argv): HttpRequest | undefined {
     words.push({ kind: option === '--url' ? 'operand' : body ? 'body' : 'value', option, word, at });
     if (/^(--request|--method)$/.test(option)) written = word.text.toUpperCase();
     else if (option === '--unix-socket') req.socket = word.text;
-    else if (OUTPUT[client].includes(option) && word.text !== '-') req.outputs.push(word.text);
+    else if (option === '--output-document') {
+      remoteName = false;
+      if (word.text !== '-') req.outputs.push(word.text);
+    } else if (OUTPUT[client].includes(option) && word.text !== '-') req.outputs.push(word.text);
     else if (OUTPUT_DIR.includes(option)) req.outputDirs.push(word.text);
   }
   const operands = words.filter((w) => w.kind === 'operand').map((w) => w.word.text);
+  req.urls = operands.flatMap((o) => urlOf(o, client) ?? []);
+  // Saved under the URL's own name (curl -O, wget without -O), in the output directory when one is given.
+  if (remoteName)
+    for (const url of req.urls) {
+      const file = /^[a-z]+:\/\/[^/]+\/(?:[^?#]*\/)?([^/?#]+)/i.exec(url)?.[1];
+      if (file) req.outputs.push(req.outputDirs[0] ? `${req.outputDirs[0].replace(/\/+$/, '')}/${file}` : file);
+    }
   if (client === 'httpie') {
     if (/^[A-Z]+$/.test(operands[0] ?? '')) written = operands[0];
     // Fields (`k=v`, `k:=json`) and files (`k@f`, `@f`) make a body; `k==v` is a query parameter.
@@ -131,11 +162,17 @@ export function httpRequest(cmd: Argv): HttpRequest | undefined {
   return req;
 }
 
-/** The words the client reads as URLs: operands with a scheme or a host and path. */
-export const requestUrls = (req: HttpRequest): string[] =>
-  req.words
-    .filter((w) => w.kind === 'operand' && /^(https?:\/\/|[\w.-]+\.[a-z]{2,}(:\d+)?\/)/i.test(w.word.text))
-    .map((w) => w.word.text);
+/**
+ * An operand as the URL the client requests, with its scheme: `https://x/y`, `example.org/y`, `localhost:9200/_all`,
+ * and httpie's `:9200/_all` (localhost); undefined for other words (httpie's items, a method).
+ */
+function urlOf(word: string, client: HttpRequest['client']): string | undefined {
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(word)) return word;
+  if (client === 'httpie' && /^:\d*(\/|$)/.test(word)) return `http://localhost${word}`;
+  if (/^(localhost|[\w-]+(\.[\w-]+)*\.[a-z]{2,}|\d{1,3}(\.\d{1,3}){3}|\[[\da-f:]+\])(:\d+)?(\/|$)/i.test(word))
+    return client === 'httpie' && /=|:=|@/.test(word) ? undefined : `http://${word}`;
+  return undefined;
+}
 
 /** A judgement of one request (what it writes, sends, deletes...), kept with the knowledge of its threat class. */
 export type RequestCheck = (req: HttpRequest, cmd: Argv, io: Io, ctx: CheckContext) => void;
