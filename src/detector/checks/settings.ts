@@ -104,18 +104,8 @@ const gemSources: Check = (cmd, _io, ctx) => {
 };
 
 /** `git -c http.sslVerify=false clone ...`, and `git config [--global] KEY VALUE`. */
-export const gitSettings: GitCheck = ({ settings, sub, rest }, cmd, _io, ctx) => {
-  for (const s of settings) configSetting(s.key, s.value, show(cmd), ctx);
-  if (sub !== 'config') return;
-  const ops: string[] = [];
-  for (let i = 0; i < rest.length; i += 1) {
-    const t = rest[i]!.text;
-    if (t === 'set' && ops.length === 0) continue;
-    if (/^(get|--get|--get-all|--list|-l|--unset|--unset-all|unset|list|--get-regexp)$/.test(t)) return;
-    if (/^(-f|--file|--blob|--type|--default|--comment)$/.test(t)) i += 1;
-    else if (!t.startsWith('-')) ops.push(t);
-  }
-  if (ops.length >= 2) configSetting(ops[0]!, ops[1]!, show(cmd), ctx);
+export const gitSettings: GitCheck = ({ settings, configWrite }, cmd, _io, ctx) => {
+  for (const s of [...settings, ...(configWrite ? [configWrite] : [])]) configSetting(s.key, s.value, show(cmd), ctx);
 };
 
 judges(import.meta.url, {

@@ -127,12 +127,6 @@ function subcommand(sub: string, rest: Word[], cmd: Argv, ctx: CheckContext): vo
     case 'rm':
       if (has(f, 'r', '') && !has(f, '', '--cached') && ops.some(broad)) history();
       return;
-    case 'config':
-      return configKey(
-        cmd,
-        ops.filter((o) => !/^--(global|system|local|worktree|file|add|replace-all)$/.test(o.text)),
-        ctx,
-      );
     default:
       return;
   }
@@ -140,7 +134,8 @@ function subcommand(sub: string, rest: Word[], cmd: Argv, ctx: CheckContext): vo
 
 export const gitHistory: GitCheck = (call, cmd, _io, ctx) => {
   // An alias defined with -c alias.x='!cmd' runs a shell command.
-  for (const s of call.settings) configKey(cmd, [literal(s.key), literal(s.value)], ctx);
+  for (const s of [...call.settings, ...(call.configWrite ? [call.configWrite] : [])])
+    configKey(cmd, [literal(s.key), literal(s.value)], ctx);
   if (call.sub) subcommand(call.sub, call.rest, cmd, ctx);
 };
 

@@ -23,6 +23,26 @@ describe('gitCall', () => {
     expect(gitCall(git('--exec-path=/tmp/x status')).execPath?.text).toBe('/tmp/x');
   });
 
+  it('reads an alias given with -c as the subcommand it names, its words first', () => {
+    const real = gitCall({
+      ...git('p origin main'),
+      args: words(['-c', 'alias.p=push --force', 'p', 'origin', 'main']),
+    });
+    expect(real.sub).toBe('push');
+    expect(real.rest.map((w) => w.text)).toEqual(['--force', 'origin', 'main']);
+    expect(gitCall({ ...git('x'), args: words(['-c', 'alias.x=!sh -c id', 'x']) }).sub).toBe('x');
+  });
+
+  it('reads the setting `git config` writes, in the new syntax and the old, and none when it reads', () => {
+    expect(gitCall(git('config set --global core.hooksPath /tmp/h')).configWrite).toEqual({
+      key: 'core.hookspath',
+      value: '/tmp/h',
+    });
+    expect(gitCall(git('config -f .git/config user.name x')).configWrite).toEqual({ key: 'user.name', value: 'x' });
+    expect(gitCall(git('config --get core.hooksPath')).configWrite).toBeUndefined();
+    expect(gitCall(git('config --list')).configWrite).toBeUndefined();
+  });
+
   it('has no subcommand when only options are given', () => {
     expect(gitCall(git('--version')).sub).toBeUndefined();
   });
@@ -41,6 +61,8 @@ describe('a git command with global options', () => {
       'source-redirect',
     ],
     ['git -C /tmp clone https://example.org/r.git /tmp/r && bash /tmp/r/i.sh', 'remote-code-exec'],
+    ["git -c alias.p='push --force' p origin main", 'git-force-push'],
+    ['git config set core.hooksPath /tmp/h', 'git-hook'],
   ])('%s is judged like the command without them', (command, rule) => {
     expect(rules(command)).toContain(rule);
   });

@@ -5,7 +5,7 @@
 import type { CheckContext, Io } from '../../checks/types.js';
 import type { Argv } from '../../engine/argv.js';
 import { names } from '../../engine/names.js';
-import type { Word } from '../../engine/words.js';
+import { literal, type Word } from '../../engine/words.js';
 import { joinKey } from '../loaders/run-file.js';
 import type { GitSetting } from './config.js';
 
@@ -28,6 +28,8 @@ export interface GitCall {
   sub?: string;
   /** The words after the subcommand. */
   rest: Word[];
+  /** `git config [set] [--global|-f FILE] KEY VALUE` (the new and the old syntax): the setting written. */
+  configWrite?: GitSetting;
 }
 
 /** Reads a git command line; `cmd` is git's argv (its name is not checked). */
@@ -60,7 +62,41 @@ export function gitCall(cmd: Argv): GitCall {
   call.subWord = args[i];
   call.sub = args[i]?.text;
   call.rest = args.slice(i + 1);
+  expandAliases(call);
+  if (call.sub === 'config') {
+    const write = configWrite(call.rest.map((w) => w.text));
+    if (write) call.configWrite = write;
+  }
   return call;
+}
+
+/**
+ * `git -c alias.p='push --force' p`: an alias given on the command line that names another subcommand (one starting
+ * with `!` runs a shell command: hooks.ts) is read as that subcommand with its words first.
+ */
+function expandAliases(call: GitCall): void {
+  for (let depth = 0; depth < 8 && call.sub !== undefined; depth += 1) {
+    const alias = call.settings.findLast((s) => s.key === `alias.${call.sub!.toLowerCase()}`)?.value.trim();
+    if (alias === undefined || alias === '' || alias.startsWith('!')) return;
+    const [sub, ...words] = alias.split(/\s+/).map((w) => w.replace(/^(["'])(.*)\1$/, '$2'));
+    call.sub = sub;
+    call.subWord = literal(sub!);
+    call.rest = [...words.map(literal), ...call.rest];
+  }
+}
+
+/** The key and value `git config` writes, or undefined when it reads, lists or unsets. */
+function configWrite(words: readonly string[]): GitSetting | undefined {
+  const ops: string[] = [];
+  for (let i = 0; i < words.length; i += 1) {
+    const t = words[i]!;
+    if (t === 'set' && ops.length === 0) continue;
+    if (/^(get|--get|--get-all|--list|-l|--unset|--unset-all|unset|list|--get-regexp|--get-urlmatch)$/.test(t))
+      return undefined;
+    if (/^(-f|--file|--blob|--type|--default|--comment|--value)$/.test(t)) i += 1;
+    else if (!t.startsWith('-')) ops.push(t);
+  }
+  return ops.length >= 2 ? { key: ops[0]!.toLowerCase(), value: ops[1]! } : undefined;
 }
 
 /** A judgement of one git command (what it destroys, publishes, runs, hides...), kept with its threat class. */
