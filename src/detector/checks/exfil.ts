@@ -7,6 +7,7 @@ import {
   dumpsData,
   foreignToken,
   isDropHost,
+  isLocalUrl,
   isPrivateTree,
   PRINTS_SECRET,
   printsSecret,
@@ -178,6 +179,10 @@ export const requestExfil: RequestCheck = (req, cmd, io, ctx) => {
   if (req.client === 'httpie') return httpie(cmd, io, ctx);
   if (fedSecret(cmd, io)) report(cmd, ctx);
   const urls = req.urls;
+  // A token variable sent to this machine's own service (a dev server's login) stays here; a key file still asks.
+  const local = urls.length > 0 && urls.every((u) => isLocalUrl(u));
+  // `curl -T .env file:///tmp/x` copies a file on this machine: nothing leaves.
+  if (urls.length > 0 && urls.every((u) => /^file:\/\//i.test(u))) return;
   for (const { kind, option, word } of req.words) {
     if (kind === 'operand') {
       if (carriesSecret(word, false)) report(cmd, ctx);
@@ -188,7 +193,7 @@ export const requestExfil: RequestCheck = (req, cmd, io, ctx) => {
       const file = uploadedFile(option!, word.text);
       if (file === '-' || file === '/dev/stdin') {
         if (secretStdin(io)) report(cmd, ctx);
-      } else if ((file !== undefined && secretFile(file, ctx)) || carriesSecret(word, true, ctx)) report(cmd, ctx);
+      } else if ((file !== undefined && secretFile(file, ctx)) || carriesSecret(word, !local, ctx)) report(cmd, ctx);
       if (file !== undefined && urls.some(isDropHost))
         ctx.add('exfiltration', `${show(cmd)} (an anonymous drop service)`);
     }

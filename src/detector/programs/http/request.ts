@@ -74,6 +74,8 @@ export interface HttpRequest {
   outputDirs: string[];
   /** The Unix socket the request is sent over (`--unix-socket PATH`). */
   socket?: string;
+  /** Nothing is sent: httpie's `--offline` and xh's `--curl` print the request instead. */
+  offline: boolean;
   /** The URLs requested, each with its scheme (`localhost:9200/_all` and httpie's `:9200/_all` read as http://). */
   urls: string[];
 }
@@ -112,7 +114,16 @@ export function httpRequest(cmd: Argv): HttpRequest | undefined {
   if (!HTTP_CLIENTS.includes(name)) return undefined;
   const client = HTTPIE.has(name) ? 'httpie' : name === 'wget' ? 'wget' : 'curl';
   const words: RequestWord[] = [];
-  const req: HttpRequest = { client, method: 'GET', writes: false, words, outputs: [], outputDirs: [], urls: [] };
+  const req: HttpRequest = {
+    client,
+    method: 'GET',
+    writes: false,
+    words,
+    outputs: [],
+    outputDirs: [],
+    urls: [],
+    offline: false,
+  };
   let written: string | undefined;
   let remoteName = client === 'wget';
   const args = cmd.args;
@@ -145,6 +156,8 @@ export function httpRequest(cmd: Argv): HttpRequest | undefined {
   }
   const operands = words.filter((w) => w.kind === 'operand').map((w) => w.word.text);
   req.urls = operands.flatMap((o) => urlOf(o, client) ?? []);
+  req.offline =
+    client === 'httpie' && args.some((a) => a.text === '--offline' || (a.text === '--curl' && name !== 'http'));
   // Saved under the URL's own name (curl -O, wget without -O), in the output directory when one is given.
   if (remoteName)
     for (const url of req.urls) {
