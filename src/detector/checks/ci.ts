@@ -10,6 +10,7 @@ import type { RequestCheck } from '../programs/http/request.js';
 import { judges } from './registry.js';
 import type { GitCheck } from '../programs/git/call.js';
 import type { ForgeCheck } from '../programs/forge/call.js';
+import type { SedCheck } from '../programs/sed/call.js';
 
 /** Files a CI service reads as its pipeline (its steps run with the repository's secrets). */
 const CI_CONFIG =
@@ -54,6 +55,11 @@ const editor: Check = (cmd, _io, ctx) => {
   if (!cmd.args.some((a) => isCiConfig(a.text))) return;
   const inPlace = words.some((w) => /^(-[a-zA-Z]*i\w*|--in-place|--inplace)(=.*)?$/.test(w));
   if (inPlace) ciText(words.filter((w) => !isCiConfig(w)).join('\n'), show(cmd), ctx);
+};
+
+/** sed -i on a pipeline definition: its scripts are what gets written. */
+export const sedCiEdit: SedCheck = ({ inPlace, scripts, files }, cmd, _io, ctx) => {
+  if (inPlace && files.some((f) => isCiConfig(f.text))) ciText(scripts.join('\n'), show(cmd), ctx);
 };
 
 const tee: Check = (cmd, io, ctx) => {
@@ -127,7 +133,7 @@ const runner: Check = (cmd, _io, ctx) => {
 };
 
 judges(import.meta.url, {
-  'sed gsed perl yq': editor,
+  'perl yq': editor,
   tee,
   rm,
   'gitlab-runner buildkite-agent config.sh config.cmd woodpecker-agent act_runner forgejo-runner circleci-runner':

@@ -7,6 +7,7 @@ import { literal, type Word } from '../engine/words.js';
 import { checkWrite } from './files.js';
 import { show, stdinIsDynamic, type Check, type CheckContext, type Io } from './types.js';
 import { judges } from './registry.js';
+import type { SedCheck } from '../programs/sed/call.js';
 
 /** Single- or double-quoted vim strings joined with `.`/`..`: their text, or undefined when anything else is there. */
 function vimString(expr: string): string | undefined {
@@ -196,49 +197,8 @@ export function sedScript(script: string, ctx: CheckContext, detail: string): vo
   }
 }
 
-/** sed [-n] [-e SCRIPT]... [-f FILE]... [SCRIPT] [FILE...]: combined short options (`-nf x`, `-ne s`) included. */
-const sed: Check = (cmd, io, ctx) => {
-  const args = cmd.args;
-  const scripts: string[] = [];
-  const files: typeof args = [];
-  let operands = 0;
-  for (let i = 0; i < args.length; i += 1) {
-    const t = args[i]!.text;
-    if (t === '--') {
-      if (scripts.length === 0 && files.length === 0 && args[i + 1]) scripts.push(args[i + 1]!.text);
-      break;
-    }
-    if (t.startsWith('--')) {
-      const [name, value] = t.includes('=')
-        ? [t.slice(0, t.indexOf('=')), t.slice(t.indexOf('=') + 1)]
-        : [t, undefined];
-      if (name === '--expression') scripts.push(value ?? args[(i += 1)]?.text ?? '');
-      else if (name === '--file')
-        files.push(value === undefined ? (args[(i += 1)] ?? literal('')) : { ...args[i]!, text: value });
-      else if (name === '--line-length' && value === undefined) i += 1;
-      continue;
-    }
-    if (t.startsWith('-') && t.length > 1 && !args[i]!.dynamic) {
-      for (let j = 1; j < t.length; j += 1) {
-        const o = t[j]!;
-        // -i[SUFFIX] and -l N take the rest of the word; -e and -f take it or the next word.
-        if (o === 'i') break;
-        if (o === 'l') {
-          if (j === t.length - 1) i += 1;
-          break;
-        }
-        if (o === 'e' || o === 'f') {
-          const value = j < t.length - 1 ? { ...args[i]!, text: t.slice(j + 1) } : args[(i += 1)];
-          if (o === 'e') scripts.push(value?.text ?? '');
-          else if (value) files.push(value);
-          break;
-        }
-      }
-      continue;
-    }
-    if (scripts.length === 0 && files.length === 0 && operands === 0) scripts.push(t);
-    operands += 1;
-  }
+/** What a sed script runs (`e CMD`, `s///e`) and writes (`w FILE`); a script file is read and judged the same way. */
+export const sedRuns: SedCheck = ({ scripts, scriptFiles: files }, cmd, io, ctx) => {
   for (const s of scripts) sedScript(s, ctx, show(cmd));
   for (const f of files) {
     if (f.text === '-' || f.text === '/dev/stdin') {
@@ -317,7 +277,6 @@ const zip: Check = (cmd, _io, ctx) => {
 
 judges(import.meta.url, {
   'vim vi nvim ex view rvim vimdiff gvim': vim,
-  'sed gsed': sed,
   gdb,
   lldb,
   'ed red': ed,

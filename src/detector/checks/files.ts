@@ -11,6 +11,7 @@ import { show, type Check, type CheckContext } from './types.js';
 import { names } from '../engine/names.js';
 import type { RequestCheck } from '../programs/http/request.js';
 import { judges } from './registry.js';
+import type { SedCheck } from '../programs/sed/call.js';
 
 const RECURSIVE_RULE: Partial<Record<PathClass, string>> = {
   root: 'delete-root',
@@ -195,12 +196,9 @@ function copyLike(moves: boolean): Check {
   };
 }
 
-const sed: Check = (cmd, _io, ctx) => {
-  const f = parseFlags(cmd.args, ['-e', '--expression', '-f', '--file', '-l', '--line-length']);
-  if (!has(f, 'i', '--in-place')) return;
-  const scriptGiven =
-    f.values.has('-e') || f.values.has('--expression') || f.values.has('-f') || f.values.has('--file');
-  for (const t of scriptGiven ? f.operands : f.operands.slice(1)) checkWrite(t, show(cmd), ctx);
+/** sed -i writes the files it edits. */
+export const sedWrites: SedCheck = ({ inPlace, files }, cmd, _io, ctx) => {
+  if (inPlace) for (const t of files) checkWrite(t, show(cmd), ctx);
 };
 
 const ln: Check = (cmd, _io, ctx) => {
@@ -299,7 +297,6 @@ judges(
     cp: copyLike(false),
     install: copyLike(false),
     mv: copyLike(true),
-    sed,
     ln,
     truncate,
     dd,

@@ -31,6 +31,7 @@ import '../programs/interpreters/commands.js';
 import '../programs/http/checks.js';
 import '../programs/git/checks.js';
 import '../programs/forge/checks.js';
+import '../programs/sed/checks.js';
 import './forge.js';
 import './shared-processes.js';
 import './agent-rules.js';

@@ -7,6 +7,7 @@ import type { Word } from '../engine/words.js';
 import { configSetting } from './settings.js';
 import { show, type Check, type CheckContext } from './types.js';
 import { judges } from './registry.js';
+import type { SedCheck } from '../programs/sed/call.js';
 
 /** Well-known packages, by ecosystem: a name one typo away from one of them (and not itself listed) asks. */
 const POPULAR: Record<'npm' | 'pypi', Set<string>> = {
@@ -160,6 +161,11 @@ const lockEdit: Check = (cmd, _io, ctx) => {
   if (inPlace && words.some((w) => LOCKFILE.test(w))) ctx.add('supply-chain', `${show(cmd)} (lockfile edited)`);
 };
 
+/** sed -i on a lockfile. */
+export const sedLockEdit: SedCheck = ({ inPlace, files }, cmd, _io, ctx) => {
+  if (inPlace && files.some((f) => LOCKFILE.test(f.text))) ctx.add('supply-chain', `${show(cmd)} (lockfile edited)`);
+};
+
 /** Package managers' settings for the whole machine (the user's home or /etc), written as files. */
 const MACHINE_SETTINGS =
   /^(~|\$HOME|\$\{HOME\}|\/home\/[^/]+|\/root|\/Users\/[^/]+|\/etc)\/(\.npmrc|\.yarnrc(\.yml)?|npmrc|\.pypirc|\.pip\/pip\.conf|\.config\/pip\/pip\.conf|pip\.conf|\.gemrc|gemrc|\.cargo\/config(\.toml)?|\.m2\/settings\.xml|\.condarc|\.config\/uv\/uv\.toml|\.bunfig\.toml|\.config\/go\/env|\.composer\/config\.json|\.config\/composer\/config\.json|\.nuget\/NuGet\/NuGet\.Config|apk\/repositories|apt\/sources\.list(\.d\/.*)?|yum\.repos\.d\/.*)$/;
@@ -218,6 +224,6 @@ judges(import.meta.url, {
   npm: both(install, npmPkg),
   composer: both(install, composerConfig),
   'jq yq': jsonEdit,
-  'sed gsed perl': lockEdit,
+  perl: lockEdit,
   go: goEnv,
 });

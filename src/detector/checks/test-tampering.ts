@@ -3,12 +3,13 @@
 // hooks turned into `exit 0`, assertions made trivially true, test collection emptied (conftest), coverage gates
 // switched off, and hooks or CI skipped on a push to the main branch. Ordinary CI edits (versions, new steps) and
 // ordinary test edits stay ordinary: what asks is a check replaced by nothing. Pure.
-import { parseFlags, type Argv } from '../engine/argv.js';
+import type { Argv } from '../engine/argv.js';
 import type { Word } from '../engine/words.js';
 import { isCiConfig } from './ci.js';
 import { show, stdinText, type Check, type CheckContext } from './types.js';
 import { judges } from './registry.js';
 import type { GitCheck } from '../programs/git/call.js';
+import type { SedCheck } from '../programs/sed/call.js';
 
 const CODEOWNERS = /(^|\/)(\.github\/|\.gitlab\/|docs\/|\.bitbucket\/)?CODEOWNERS$/;
 const CHECK_SCRIPT =
@@ -84,14 +85,8 @@ function sedTampering(script: string, files: Word[], detail: string, ctx: CheckC
   }
 }
 
-const sed: Check = (cmd, _io, ctx) => {
-  const args = cmd.args;
-  if (!args.some((a) => /^-[a-zA-Z]*i|^--in-place/.test(a.text))) return;
-  const f = parseFlags(args, ['-e', '--expression', '-f', '--file', '-l']);
-  const scripts = [...args.flatMap((a, i) => (i > 0 && /^(-e|--expression)$/.test(args[i - 1]!.text) ? [a.text] : []))];
-  const operands = f.operands;
-  if (scripts.length === 0 && operands[0]) scripts.push(operands.shift()!.text);
-  for (const s of scripts) sedTampering(s, operands, show(cmd), ctx);
+export const sedTests: SedCheck = ({ inPlace, scripts, files }, cmd, _io, ctx) => {
+  if (inPlace) for (const s of scripts) sedTampering(s, files, show(cmd), ctx);
 };
 
 /** yq -i 'del(.jobs.test)', '.jobs.x."continue-on-error" = true', 'allow_failure: true', '.if = false' on a pipeline. */
@@ -169,7 +164,6 @@ const tee: Check = (cmd, io, ctx) => {
 
 judges(import.meta.url, {
   tee,
-  'sed gsed': sed,
   yq,
   'npm pnpm': npm,
   rm: remove,

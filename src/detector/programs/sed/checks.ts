@@ -1,0 +1,27 @@
+// Every judgement of a sed command, on one reading of its command line (call.ts). Each judgement lives with the
+// knowledge of its threat class; this list is where to start when a sed command is judged wrongly
+// (`npm run detector:who -- 'sed ...'`). Pure.
+import { sedCiEdit } from '../../checks/ci.js';
+import { sedRuns } from '../../checks/escapes.js';
+import { sedWrites } from '../../checks/files.js';
+import { judges } from '../../checks/registry.js';
+import { sedLockEdit } from '../../checks/supply-chain.js';
+import { sedTests } from '../../checks/test-tampering.js';
+import type { Check } from '../../checks/types.js';
+import { sedCall, type SedCheck } from './call.js';
+
+/** What a sed command is judged for, with the rules each judgement reports. */
+const JUDGEMENTS: readonly SedCheck[] = [
+  sedWrites, // the files edited in place (the write rules)
+  sedRuns, // commands the script runs, files it writes (escapes.ts rules)
+  sedCiEdit, // a pipeline definition rewritten (ci-*)
+  sedLockEdit, // a lockfile rewritten as text (supply-chain)
+  sedTests, // tests and checks neutralised (test-tampering)
+];
+
+const sed: Check = (cmd, io, ctx) => {
+  const call = sedCall(cmd);
+  for (const judge of JUDGEMENTS) judge(call, cmd, io, ctx);
+};
+
+judges(import.meta.url, { 'sed gsed': sed }, { claims: true });
