@@ -5,20 +5,11 @@ import { parseFlags, type Argv } from '../engine/argv.js';
 import { literal, type Word } from '../engine/words.js';
 import { checkWrite } from './files.js';
 import { wasDownloaded } from './fetched.js';
-import {
-  show,
-  stdinIsDynamic,
-  stdinText,
-  type Check,
-  type CheckContext,
-  type Io,
-  type Origin,
-  checkTable,
-} from './types.js';
+import { show, stdinIsDynamic, stdinText, type Check, type CheckContext, type Io, type Origin } from './types.js';
 import { interpreterLoads } from '../programs/loaders/preloads.js';
 import { pythonModuleRuns } from '../programs/loaders/python-modules.js';
 import { screen, tmux } from '../programs/interpreters/terminals.js';
-import { names } from '../engine/names.js';
+import { keyTable, names } from '../engine/names.js';
 
 const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'fish', 'csh', 'tcsh', 'yash', 'rbash']);
 export const DOWNLOADERS = new Set(['curl', 'wget', 'fetch', 'aria2c', 'http', 'https', 'xh', 'lwp-request', 'GET']);
@@ -344,7 +335,7 @@ export function execChecks(
       if (command.length > 0) ctx.argv(v ? [...command, v] : command);
   };
 
-  const checks = checkTable({
+  const checks = keyTable<Check>({
     eval: evalCheck,
     'source .': source,
     'su runuser sg': su,

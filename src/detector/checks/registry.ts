@@ -2,7 +2,8 @@
 // (`judges(import.meta.url, { 'curl wget': ... })`); registered.ts imports every such module, and a test reads the
 // source to find any module left out. The lookup (dispatch.ts) and `npm run detector:who` read the registrations.
 // Pure (registration happens once, at import).
-import { checkTable, type Check } from './types.js';
+import type { Check } from './types.js';
+import { keyTable } from '../engine/names.js';
 
 export interface Registration {
   /** The module that holds the table, as a path under src/detector (`checks/files.ts`). */
@@ -28,7 +29,7 @@ export function judges(
   spec: Readonly<Record<string, Check>>,
   options: { claims?: true; backedByVerbs?: true } = {},
 ): Readonly<Record<string, Check>> {
-  const table = checkTable(spec);
+  const table = keyTable(spec);
   registered.push({
     module: detectorModule(url),
     table,

@@ -129,13 +129,3 @@ export function show(cmd: Argv): string {
   const text = [cmd.written, ...cmd.args.map((a) => a.text)].join(' ');
   return text.length > 120 ? `${text.slice(0, 117)}...` : text;
 }
-
-/**
- * A table of checks by program name, where one key may name several programs judged alike
- * (`checkTable({ 'curl wget': download })`); a later key overrides an earlier one, as in an object literal.
- */
-export function checkTable(spec: Readonly<Record<string, Check>>): Record<string, Check> {
-  const table: Record<string, Check> = {};
-  for (const [key, check] of Object.entries(spec)) for (const name of key.split(' ')) table[name] = check;
-  return table;
-}

@@ -6,6 +6,7 @@ import type { ParseBash, SyntaxNode } from './parser.js';
 import { commandWords, firstCommand, named as children, printedText, redirectsOf, stdinTextOf } from './syntax.js';
 import { listedDir } from './scripts.js';
 import { literal, wordOf, type Vars, type Word } from './words.js';
+import { keyTable } from './names.js';
 
 /** What a writing program changes, from its arguments (options and operands, as written). */
 type Changed = (args: string[]) => { paths: string[]; dirs: string[] };
@@ -45,27 +46,11 @@ const extracts =
     return { paths: [], dirs: into.length > 0 ? into : ['.'] };
   };
 
-const WRITERS: Readonly<Record<string, Changed>> = {
-  cp: destination,
-  mv: destination,
-  install: destination,
-  ln: destination,
-  link: destination,
-  rsync: destination,
+const WRITERS = keyTable<Changed>({
+  'cp mv install ln link rsync': destination,
   dd: (args) => ({ paths: args.filter((a) => a.startsWith('of=')).map((a) => a.slice(3)), dirs: [] }),
-  tee: named,
-  truncate: named,
-  ed: named,
-  ex: named,
-  vi: named,
-  vim: named,
-  nano: named,
-  emacs: named,
-  sort: outputOption,
-  curl: outputOption,
-  wget: outputOption,
-  openssl: outputOption,
-  iconv: outputOption,
+  'tee truncate ed ex vi vim nano emacs': named,
+  'sort curl wget openssl iconv': outputOption,
   patch: (args) => ({
     paths: [...operands(args).slice(0, 1), ...option(args, ['-o'], ['--output'])],
     dirs: operands(args).length === 0 ? ['.'] : [],
@@ -91,7 +76,7 @@ const WRITERS: Readonly<Record<string, Changed>> = {
       : /^(checkout|restore|mv|cp)$/.test(args[0] ?? '')
         ? { paths: operands(args.slice(1)), dirs: operands(args.slice(1)) }
         : { paths: [], dirs: [] },
-};
+});
 /** The files a writing program's arguments name as what it writes (cp's destination, tee's files, sort -o). */
 export function filesWrittenBy(name: string, args: readonly string[]): string[] {
   const list = [...args];

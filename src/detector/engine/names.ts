@@ -2,3 +2,13 @@
 
 /** The words of a table written as text (`names('delete destroy remove')`): white space separates them. */
 export const names = (text: string): string[] => text.split(/\s+/).filter(Boolean);
+
+/**
+ * A table where one key may name several entries alike (`keyTable({ 'os.execl os.execlp': execFamily(...) })`),
+ * white space separating the names; a later key overrides an earlier one, as in an object literal.
+ */
+export function keyTable<T>(spec: Readonly<Record<string, T>>): Record<string, T> {
+  const table: Record<string, T> = {};
+  for (const [key, value] of Object.entries(spec)) for (const name of names(key)) table[name] = value;
+  return table;
+}

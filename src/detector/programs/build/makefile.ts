@@ -1,8 +1,9 @@
-import { names } from '../../engine/names.js'; // Reads a makefile for the gate: the shell command lines its recipes run (tab lines and `target: ; recipe`), with
+// Reads a makefile for the gate: the shell command lines its recipes run (tab lines and `target: ; recipe`), with
 // make variables expanded (`$(CC)` is cc, not a command substitution), `$(shell ...)` and `VAR != cmd` kept as
 // commands, included makefiles named, and what the gate cannot follow (`$(eval)`, .RECIPEPREFIX, another SHELL,
 // .SHELLFLAGS) reported. A dry run (make -n/-q/-t) still runs the `$(shell ...)` calls it expands (in assignments,
 // includes, conditionals and the recipes it prints) and recipe lines marked `+` or calling $(MAKE). Pure.
+import { names } from '../../engine/names.js';
 
 /** make's options that take a value (so the value is not read as a target). */
 export const MAKE_VALUE_FLAGS = names(`-f --file --makefile -C --directory -j --jobs -l -o -W -I --eval`);

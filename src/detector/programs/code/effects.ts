@@ -1,5 +1,6 @@
-import { names } from '../../engine/names.js'; // What a program's calls would run, independent of its language: a call's qualified name and its folded literal
+// What a program's calls would run, independent of its language: a call's qualified name and its folded literal
 // arguments become shell command lines, argument vectors, nested code, or "computed" (asks). Pure.
+import { keyTable, names } from '../../engine/names.js';
 
 /** A folded expression: known text, a number, a list, a flag, an object of known keys, or unknown. */
 export type Value =
@@ -277,7 +278,7 @@ const writes =
   };
 
 /** Calls that run commands, delete trees or signal processes, by qualified name. */
-export const SPAWNERS: Record<string, Reader> = {
+export const SPAWNERS: Record<string, Reader> = keyTable({
   // Python
   'os.system': shellText(),
   // os.popen(cmd, 'w'): the program writes the command's input later (`p.write(x)`), not known here.
@@ -285,53 +286,30 @@ export const SPAWNERS: Record<string, Reader> = {
     const mode = c.args[1] ?? c.keywords.mode;
     return mode === undefined || /^r/.test(str(mode) ?? 'w') ? shellText()(c) : feeding(shellText()(c), null);
   },
-  'subprocess.getoutput': shellText(),
-  'subprocess.getstatusoutput': shellText(),
-  'commands.getoutput': shellText(),
-  'subprocess.run': subprocessLike('shell'),
-  'subprocess.call': subprocessLike('shell'),
-  'subprocess.check_call': subprocessLike('shell'),
-  'subprocess.check_output': subprocessLike('shell'),
-  'subprocess.Popen': subprocessLike('shell'),
+  'subprocess.getoutput subprocess.getstatusoutput commands.getoutput': shellText(),
+  'subprocess.run subprocess.call subprocess.check_call subprocess.check_output subprocess.Popen':
+    subprocessLike('shell'),
   'asyncio.create_subprocess_shell': shellText(),
   'asyncio.create_subprocess_exec': programThenArgs,
   'pty.spawn': argvList,
-  'os.execl': execFamily(false, 0, false),
-  'os.execlp': execFamily(false, 0, false),
-  'os.execle': execFamily(false, 0, true),
-  'os.execlpe': execFamily(false, 0, true),
-  'os.execv': execFamily(true, 0, false),
-  'os.execvp': execFamily(true, 0, false),
-  'os.execve': execFamily(true, 0, true),
-  'os.execvpe': execFamily(true, 0, true),
-  'os.spawnl': execFamily(false, 1, false),
-  'os.spawnlp': execFamily(false, 1, false),
-  'os.spawnv': execFamily(true, 1, false),
-  'os.spawnvp': execFamily(true, 1, false),
-  'os.spawnve': execFamily(true, 1, true),
-  'os.spawnvpe': execFamily(true, 1, true),
-  'os.posix_spawn': execFamily(true, 0, true),
-  'os.posix_spawnp': execFamily(true, 0, true),
+  'os.execl os.execlp': execFamily(false, 0, false),
+  'os.execle os.execlpe': execFamily(false, 0, true),
+  'os.execv os.execvp': execFamily(true, 0, false),
+  'os.execve os.execvpe': execFamily(true, 0, true),
+  'os.spawnl os.spawnlp': execFamily(false, 1, false),
+  'os.spawnv os.spawnvp': execFamily(true, 1, false),
+  'os.spawnve os.spawnvpe': execFamily(true, 1, true),
+  'os.posix_spawn os.posix_spawnp': execFamily(true, 0, true),
   'os.kill': kill(false, '15'),
   'os.killpg': kill(true, '15'),
   'shutil.rmtree': recursiveDelete(false),
   exec: code('python'),
   open: writes(0, true),
   'io.open': writes(0, true),
-  'shutil.copy': writes(1),
-  'shutil.copy2': writes(1),
-  'shutil.copyfile': writes(1),
-  'shutil.move': writes(1),
-  'os.symlink': writes(1),
-  'os.link': writes(1),
-  'shutil.copytree': writes(1),
-  'os.rename': writes(1),
-  'os.replace': writes(1),
+  'shutil.copy shutil.copy2 shutil.copyfile shutil.move os.symlink os.link shutil.copytree os.rename os.replace':
+    writes(1),
   eval: code('python'),
-  'builtins.exec': code('python'),
-  'builtins.eval': code('python'),
-  '__builtins__.exec': code('python'),
-  '__builtins__.eval': code('python'),
+  'builtins.exec builtins.eval __builtins__.exec __builtins__.eval': code('python'),
   // JavaScript
   'child_process.exec': shellText(),
   'child_process.execSync': (c) => feeding(shellText()(c), nodeStdin(c.args[1], false)),
@@ -345,52 +323,23 @@ export const SPAWNERS: Record<string, Reader> = {
   execaSync: fileAndArgs(false),
   'execa.execa': fileAndArgs(true),
   'execa.execaSync': fileAndArgs(false),
-  'execa.execaCommand': shellText(),
-  'execa.execaCommandSync': shellText(),
-  'Bun.spawn': argvList,
-  'Bun.spawnSync': argvList,
+  'execa.execaCommand execa.execaCommandSync': shellText(),
+  'Bun.spawn Bun.spawnSync': argvList,
   'process.kill': kill(false, '15'),
-  'fs.rmSync': recursiveDelete(true),
-  'fs.rm': recursiveDelete(true),
-  'fs.rmdirSync': recursiveDelete(true),
-  'fs.rmdir': recursiveDelete(true),
-  'fs.promises.rm': recursiveDelete(true),
-  'fs.promises.rmdir': recursiveDelete(true),
-  'fs/promises.rm': recursiveDelete(true),
-  'fs/promises.rmdir': recursiveDelete(true),
-  'fs.writeFileSync': writes(0),
-  'fs.writeFile': writes(0),
-  'fs.appendFileSync': writes(0),
-  'fs.appendFile': writes(0),
-  'fs.promises.writeFile': writes(0),
-  'fs.promises.appendFile': writes(0),
-  'fs/promises.writeFile': writes(0),
-  'fs/promises.appendFile': writes(0),
-  'fs.copyFileSync': writes(1),
-  'fs.copyFile': writes(1),
-  'fs.renameSync': writes(1),
-  'fs.symlinkSync': writes(1),
+  'fs.rmSync fs.rm fs.rmdirSync fs.rmdir fs.promises.rm fs.promises.rmdir fs/promises.rm fs/promises.rmdir':
+    recursiveDelete(true),
+  'fs.writeFileSync fs.writeFile fs.appendFileSync fs.appendFile fs.promises.writeFile fs.promises.appendFile fs/promises.writeFile fs/promises.appendFile':
+    writes(0),
+  'fs.copyFileSync fs.copyFile fs.renameSync fs.symlinkSync': writes(1),
   'fs.createWriteStream': writes(0),
   'js.eval': code('javascript'),
   // vm runs code given as text, like eval.
-  'vm.runInThisContext': code('javascript'),
-  'vm.runInNewContext': code('javascript'),
-  'vm.runInContext': code('javascript'),
-  'vm.Script': code('javascript'),
-  'vm.compileFunction': code('javascript'),
-  'vm.SourceTextModule': code('javascript'),
-  'fs.cpSync': writes(1),
-  'fs.cp': writes(1),
-  'fs.promises.cp': writes(1),
-  'fs.promises.copyFile': writes(1),
-  'fs/promises.cp': writes(1),
-  'fs/promises.copyFile': writes(1),
-  'fs.linkSync': writes(1),
-  'fs.link': writes(1),
-  'fs.rename': writes(1),
-  'fs.symlink': writes(1),
+  'vm.runInThisContext vm.runInNewContext vm.runInContext vm.Script vm.compileFunction vm.SourceTextModule':
+    code('javascript'),
+  'fs.cpSync fs.cp fs.promises.cp fs.promises.copyFile fs/promises.cp fs/promises.copyFile fs.linkSync fs.link fs.rename fs.symlink':
+    writes(1),
   'js.Function': (c) => (c.args.length === 0 ? [] : code('javascript')({ ...c, args: [c.args.at(-1)!] })),
-};
+});
 
 /** Names of modules whose functions spawn, delete or signal: a computed lookup on one of them asks. */
 export const DANGEROUS_MODULES = new Set(

@@ -10,6 +10,7 @@ import type { CheckContext } from '../../checks/types.js';
 import { dirOf, joinKey } from '../loaders/run-file.js';
 import { templateDir } from './config-content.js';
 import { GIT_COMMAND_KEY, parseGitConfig, type GitSetting } from './config.js';
+import { keyTable } from '../../engine/names.js';
 
 const COMMIT = ['pre-commit', 'prepare-commit-msg', 'commit-msg', 'post-commit', 'pre-auto-gc', 'post-rewrite'];
 const REFS = ['reference-transaction'];
@@ -18,7 +19,7 @@ const MERGE = ['pre-merge-commit', 'prepare-commit-msg', 'commit-msg', 'post-mer
 const REBASE = ['pre-rebase', 'post-rewrite', 'post-checkout', 'prepare-commit-msg', 'commit-msg'];
 
 /** The hooks each subcommand may run (client side). */
-const HOOKS: Record<string, string[]> = {
+const HOOKS = keyTable<string[]>({
   commit: [...COMMIT, ...REFS, ...INDEX],
   merge: [...MERGE, ...REFS, ...INDEX],
   pull: [...MERGE, ...REBASE, ...REFS, ...INDEX],
@@ -37,21 +38,8 @@ const HOOKS: Record<string, string[]> = {
   p4: ['p4-changelist', 'p4-prepare-changelist', 'p4-post-changelist', 'p4-pre-submit'],
   stash: [...REFS, ...INDEX],
   reset: [...REFS, ...INDEX],
-  restore: INDEX,
-  add: INDEX,
-  rm: INDEX,
-  mv: INDEX,
-  apply: INDEX,
-  'update-index': INDEX,
-  'read-tree': INDEX,
-  status: INDEX,
-  branch: REFS,
-  tag: REFS,
-  fetch: REFS,
-  'update-ref': REFS,
-  'symbolic-ref': REFS,
-  notes: REFS,
-  replace: REFS,
+  'restore add rm mv apply update-index read-tree status': INDEX,
+  'branch tag fetch update-ref symbolic-ref notes replace': REFS,
   'commit-tree': [],
   'send-pack': [],
   'http-push': [],
@@ -69,10 +57,9 @@ const HOOKS: Record<string, string[]> = {
   'commit-graph': [],
   'multi-pack-index': [],
   clean: [],
-  remote: REFS,
-  'fast-import': REFS,
+  'remote fast-import': REFS,
   submodule: ['post-checkout', ...REFS, ...INDEX],
-};
+});
 /** Subcommands that only read: they run no hook (their pager and drivers may still run). */
 const READ_ONLY = new Set(
   'log show diff blame annotate grep ls-files ls-tree ls-remote cat-file rev-parse rev-list describe shortlog config version help var show-ref for-each-ref count-objects fsck archive bundle whatchanged name-rev merge-base diff-tree diff-files diff-index show-branch reflog range-diff cherry check-ignore check-attr check-ref-format verify-commit verify-tag hash-object init credential instaweb'.split(

@@ -3,6 +3,7 @@
 // literals make the call ask. Pure.
 import { literal, type Word } from '../../engine/words.js';
 import type { CheckContext } from '../../checks/types.js';
+import { keyTable } from '../../engine/names.js';
 
 type Sexp = { str: string } | { atom: string } | { list: Sexp[] };
 
@@ -62,18 +63,12 @@ export function readSexps(source: string): Sexp[] {
 const SHELL_FUNCTIONS =
   /^(shell-command|shell-command-to-string|async-shell-command|call-process-shell-command|process-file-shell-command|start-process-shell-command|start-file-process-shell-command|compile|system|sb-ext:run-shell|uiop:run-program|run-shell-command|process|shell-execute)$/;
 /** Functions that run a program with arguments: (call-process PROGRAM INFILE DEST DISPLAY ARGS...) and the like. */
-const PROGRAM_FUNCTIONS: Record<string, number> = {
-  'call-process': 4,
-  'process-file': 4,
+const PROGRAM_FUNCTIONS = keyTable<number>({
+  'call-process process-file': 4,
   'call-process-region': 6,
-  'start-process': 3,
-  'start-file-process': 3,
-  'process-lines': 1,
-  'process-lines-ignore-status': 1,
-  'sb-ext:run-program': 1,
-  'run-program': 1,
-  'system*': 1,
-};
+  'start-process start-file-process': 3,
+  'process-lines process-lines-ignore-status sb-ext:run-program run-program system*': 1,
+});
 const LOADERS = /^(load|load-file|load-library|require-file|primitive-load|include)$/;
 const EVALUATORS = /^(eval|funcall|apply|eval-expression|read-from-string|eval-string|car-safe)$/;
 
