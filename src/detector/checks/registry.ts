@@ -2,7 +2,8 @@
 // (`judges(import.meta.url, { 'curl wget': ... })`); registered.ts imports every such module, and a test reads the
 // source to find any module left out. The lookup (dispatch.ts) and `npm run detector:who` read the registrations.
 // Pure (registration happens once, at import).
-import type { Check } from './types.js';
+import type { Argv } from '../engine/argv.js';
+import type { Check, CheckContext, Io } from './types.js';
 import { keyTable } from '../engine/names.js';
 
 export interface Registration {
@@ -41,3 +42,17 @@ export function judges(
 
 /** Every table registered so far, in the order its module was imported. */
 export const registrations = (): readonly Registration[] => registered;
+
+/**
+ * The check of a program family: its command line read once (`read`; undefined when it is not the family's), then
+ * every judgement of the family on that reading, in order.
+ */
+export function familyCheck<T>(
+  read: (cmd: Argv) => T | undefined,
+  judgements: readonly ((call: T, cmd: Argv, io: Io, ctx: CheckContext) => void)[],
+): Check {
+  return (cmd, io, ctx) => {
+    const call = read(cmd);
+    if (call !== undefined) for (const judge of judgements) judge(call, cmd, io, ctx);
+  };
+}

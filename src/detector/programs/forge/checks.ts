@@ -5,9 +5,8 @@ import { forgePipeline } from '../../checks/ci.js';
 import { forgeExfil } from '../../checks/exfil.js';
 import { forgeApi, forgeCli } from '../../checks/forge.js';
 import { forgeMessage } from '../../checks/outbound.js';
-import { judges } from '../../checks/registry.js';
+import { familyCheck, judges } from '../../checks/registry.js';
 import { repoApiCall } from '../../checks/repo-api.js';
-import type { Check } from '../../checks/types.js';
 import { forgeCall, type ForgeCheck } from './call.js';
 
 /** What a forge command is judged for, with the rules each judgement reports. */
@@ -20,9 +19,6 @@ const JUDGEMENTS: readonly ForgeCheck[] = [
   forgePipeline, // pipeline secrets from this machine's credentials, deploying workflows started (ci-*)
 ];
 
-const forge: Check = (cmd, io, ctx) => {
-  const call = forgeCall(cmd);
-  for (const judge of JUDGEMENTS) judge(call, cmd, io, ctx);
-};
+const forge = familyCheck(forgeCall, JUDGEMENTS);
 
 judges(import.meta.url, { 'gh glab hub tea berg': forge });

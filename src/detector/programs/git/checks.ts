@@ -6,10 +6,9 @@ import { gitHide } from '../../checks/agents.js';
 import { gitScannerRemoved } from '../../checks/ci.js';
 import { gitExfil } from '../../checks/exfil.js';
 import { gitClone } from '../../checks/fetched.js';
-import { judges } from '../../checks/registry.js';
+import { familyCheck, judges } from '../../checks/registry.js';
 import { gitSettings } from '../../checks/settings.js';
 import { gitRemoved } from '../../checks/test-tampering.js';
-import type { Check } from '../../checks/types.js';
 import { gitHistory } from '../../checks/vcs.js';
 import { gitCall, type GitCheck } from './call.js';
 import { gitCommands } from './commands.js';
@@ -27,9 +26,6 @@ const JUDGEMENTS: readonly GitCheck[] = [
   gitCommands, // what git runs by itself: hooks, configured programs, commands given in options
 ];
 
-const git: Check = (cmd, io, ctx) => {
-  const call = gitCall(cmd);
-  for (const judge of JUDGEMENTS) judge(call, cmd, io, ctx);
-};
+const git = familyCheck(gitCall, JUDGEMENTS);
 
 judges(import.meta.url, { git }, { claims: true });

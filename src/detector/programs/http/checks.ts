@@ -11,8 +11,7 @@ import { forgeRequest } from '../../checks/forge.js';
 import { askpassRequest } from '../../checks/option-commands.js';
 import { outboundRequest } from '../../checks/outbound.js';
 import { repoApiRequest } from '../../checks/repo-api.js';
-import { judges } from '../../checks/registry.js';
-import type { Check } from '../../checks/types.js';
+import { familyCheck, judges } from '../../checks/registry.js';
 import { HTTP_CLIENTS, httpRequest, type RequestCheck } from './request.js';
 
 /** What a request is judged for, with the rules each judgement reports. */
@@ -29,9 +28,9 @@ const JUDGEMENTS: readonly RequestCheck[] = [
   askpassRequest, // wget's password command, judged as a command line
 ];
 
-const request: Check = (cmd, io, ctx) => {
+const request = familyCheck((cmd) => {
   const req = httpRequest(cmd);
-  if (req && !req.offline) for (const judge of JUDGEMENTS) judge(req, cmd, io, ctx);
-};
+  return req && !req.offline ? req : undefined;
+}, JUDGEMENTS);
 
 judges(import.meta.url, { [HTTP_CLIENTS.join(' ')]: request });

@@ -4,10 +4,9 @@
 import { sedCiEdit } from '../../checks/ci.js';
 import { sedRuns } from '../../checks/escapes.js';
 import { sedWrites } from '../../checks/files.js';
-import { judges } from '../../checks/registry.js';
+import { familyCheck, judges } from '../../checks/registry.js';
 import { sedLockEdit } from '../../checks/supply-chain.js';
 import { sedTests } from '../../checks/test-tampering.js';
-import type { Check } from '../../checks/types.js';
 import { sedCall, type SedCheck } from './call.js';
 
 /** What a sed command is judged for, with the rules each judgement reports. */
@@ -19,9 +18,6 @@ const JUDGEMENTS: readonly SedCheck[] = [
   sedTests, // tests and checks neutralised (test-tampering)
 ];
 
-const sed: Check = (cmd, io, ctx) => {
-  const call = sedCall(cmd);
-  for (const judge of JUDGEMENTS) judge(call, cmd, io, ctx);
-};
+const sed = familyCheck(sedCall, JUDGEMENTS);
 
 judges(import.meta.url, { 'sed gsed': sed }, { claims: true });
