@@ -81,4 +81,13 @@ describe('httpRequest', () => {
     expect(read('http DELETE :9200/_all')!.urls).toEqual(['http://localhost:9200/_all']);
     expect(read('http POST example.org/api name=x')!.urls).toEqual(['http://example.org/api']);
   });
+
+  it('reads a flag named in full as itself, though it begins like an option with a value (--head, --header)', () => {
+    const req = read('curl --head https://example.com/a')!;
+    expect(req.urls).toEqual(['https://example.com/a']);
+    expect(read('http --form POST example.org/api name=x')).toMatchObject({
+      method: 'POST',
+      urls: ['http://example.org/api'],
+    });
+  });
 });

@@ -40,8 +40,14 @@ const LONG_VALUED = new Set(
 /** Flags (no value) read here: the response saved under the URL's own file name. */
 const REMOTE_NAME = names('--remote-name --remote-name-all');
 
-/** Every long option read here, for abbreviations. */
-const KNOWN_LONG = [...BODY, ...LONG_VALUED, ...REMOTE_NAME];
+/** Flags that begin like an option with a value (`--head` and `--header`): named in full, they are themselves. */
+const FLAGS = names(`
+  --head --include --insecure --location --silent --show-error --fail --verbose --compressed --remote-header-name
+  --create-dirs --continue --quiet --no-check-certificate --offline --download --follow --check-status --ignore-stdin
+`);
+
+/** Every long option read here, for abbreviations (the first match of an ambiguous prefix). */
+const KNOWN_LONG = [...FLAGS, ...BODY, ...LONG_VALUED, ...REMOTE_NAME];
 
 const LONG = { '-X': '--request', '-o': '--output', '-O': '--output-document', '-P': '--directory-prefix' } as const;
 
@@ -140,7 +146,9 @@ export function httpRequest(cmd: Argv): HttpRequest | undefined {
     const { attached } = parsed;
     const option = longName(parsed.option, client);
     const short = !parsed.option.startsWith('--');
-    if (!short && attached === undefined && !LONG_VALUED.has(option) && !BODY.has(option)) continue;
+    // httpie's --form and --json are flags (the items make the body).
+    const valued = LONG_VALUED.has(option) || (BODY.has(option) && client !== 'httpie');
+    if (!short && attached === undefined && !valued) continue;
     const at = attached === undefined ? (i += 1) : i;
     const word = attached === undefined ? args[at] : { ...args[i]!, text: attached };
     if (!word) continue;
