@@ -6,7 +6,7 @@
 import type { Argv } from '../engine/argv.js';
 import { classifyPath } from '../engine/paths.js';
 import type { Word } from '../engine/words.js';
-import { show, stdinText, type Check, type CheckContext } from './types.js';
+import { show, type Check, type CheckContext } from './types.js';
 import type { RequestCheck } from '../programs/http/request.js';
 import { judges } from './registry.js';
 import type { GitCheck } from '../programs/git/call.js';
@@ -117,14 +117,7 @@ export const gitRules: GitCheck = ({ sub, rest }, cmd, _io, ctx) => {
     add(ctx, show(cmd), `takes an agent's rules from ${source}`);
 };
 
-/** tee [-a] FILE <<< TEXT. */
-const tee: Check = (cmd, io, ctx) => {
-  const text = stdinText(io) ?? ctx.knownText(io);
-  for (const t of operands(cmd)) agentRulesWrite(t, text, show(cmd), ctx);
-};
-
 judges(import.meta.url, {
-  tee,
   'rm unlink': remove,
   'ln cp mv install': replace,
 });

@@ -5,7 +5,7 @@
 // a Node version) stays ordinary: what asks is what the written text does. Pure.
 import { parseFlags } from '../engine/argv.js';
 import type { Word } from '../engine/words.js';
-import { show, stdinText, type Check, type CheckContext } from './types.js';
+import { show, type Check, type CheckContext } from './types.js';
 import type { RequestCheck } from '../programs/http/request.js';
 import { judges } from './registry.js';
 import type { GitCheck } from '../programs/git/call.js';
@@ -60,11 +60,6 @@ const editor: Check = (cmd, _io, ctx) => {
 /** sed -i on a pipeline definition: its scripts are what gets written. */
 export const sedCiEdit: SedCheck = ({ inPlace, scripts, files }, cmd, _io, ctx) => {
   if (inPlace && files.some((f) => isCiConfig(f.text))) ciText(scripts.join('\n'), show(cmd), ctx);
-};
-
-const tee: Check = (cmd, io, ctx) => {
-  const text = stdinText(io);
-  for (const t of cmd.args) ciConfigWrite(t, text, show(cmd), ctx);
 };
 
 const rm: Check = (cmd, _io, ctx) => securityRemoved(parseFlags(cmd.args).operands, show(cmd), ctx);
@@ -134,7 +129,6 @@ const runner: Check = (cmd, _io, ctx) => {
 
 judges(import.meta.url, {
   'perl yq': editor,
-  tee,
   rm,
   'gitlab-runner buildkite-agent config.sh config.cmd woodpecker-agent act_runner forgejo-runner circleci-runner':
     runner,

@@ -7,7 +7,7 @@ import { isAgentSettings } from './agents.js';
 import { persistenceWrite } from './host.js';
 import { gitSurfaceWrite } from './git-surfaces.js';
 import { checkTraceWrite, isTrace, type WriteMode } from './traces.js';
-import { show, type Check, type CheckContext } from './types.js';
+import { show, stdinText, type Check, type CheckContext } from './types.js';
 import { names } from '../engine/names.js';
 import type { RequestCheck } from '../programs/http/request.js';
 import { judges } from './registry.js';
@@ -167,9 +167,11 @@ const shred: Check = (cmd, _io, ctx) => {
   for (const t of f.operands) if (isBlockDevice(t.text)) ctx.add('raw-disk-write', show(cmd));
 };
 
-const tee: Check = (cmd, _io, ctx) => {
+/** tee [-a] FILE...: each file is written with the text tee is given, judged as a redirect writing it. */
+const tee: Check = (cmd, io, ctx) => {
   const f = parseFlags(cmd.args, ['--output-error']);
-  for (const t of f.operands) checkWrite(t, show(cmd), ctx, has(f, 'a', '--append') ? 'append' : 'output');
+  const text = stdinText(io) ?? ctx.knownText(io);
+  for (const t of f.operands) ctx.writesText(t, text, has(f, 'a', '--append') ? 'append' : 'output', show(cmd));
 };
 
 /** A destination that is a directory receives each source under its own name (`cp config evil.git`). */

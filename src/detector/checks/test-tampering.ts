@@ -6,7 +6,7 @@
 import type { Argv } from '../engine/argv.js';
 import type { Word } from '../engine/words.js';
 import { isCiConfig } from './ci.js';
-import { show, stdinText, type Check, type CheckContext } from './types.js';
+import { show, type Check, type CheckContext } from './types.js';
 import { judges } from './registry.js';
 import type { GitCheck } from '../programs/git/call.js';
 import type { SedCheck } from '../programs/sed/call.js';
@@ -156,14 +156,7 @@ export function lineScriptsNoop(line: string, ctx: CheckContext): void {
     add(ctx, line.length > 80 ? `${line.slice(0, 77)}...` : line, `scripts.${m[1]} made a no-op`);
 }
 
-const tee: Check = (cmd, io, ctx) => {
-  const append = cmd.args.some((a) => /^(-a|--append)$/.test(a.text));
-  const text = stdinText(io) ?? ctx.knownText(io);
-  for (const t of cmd.args.filter((a) => !a.text.startsWith('-'))) checkWriteTampering(t, text, append, show(cmd), ctx);
-};
-
 judges(import.meta.url, {
-  tee,
   yq,
   'npm pnpm': npm,
   rm: remove,

@@ -4,6 +4,7 @@ import type { Argv } from '../engine/argv.js';
 import type { Where } from '../engine/paths.js';
 import type { ScriptFile } from '../engine/scripts.js';
 import type { Word } from '../engine/words.js';
+import type { WriteMode } from './traces.js';
 
 /** Where code being judged came from: the file (for what it imports relative to itself) and the import roots. */
 export interface Origin {
@@ -84,6 +85,11 @@ export interface CheckContext {
   atExit?(judge: () => void): void;
   /** The text arriving on standard input when it is known, decoders (base64 -d, rev) seen through. */
   knownText(io: Io): string | undefined;
+  /**
+   * A file written with `text` (undefined: not known), judged as a redirect writing it is: where it goes, what the text
+   * makes of it, and what a later command running it runs (tee).
+   */
+  writesText(target: Word, text: string | undefined, mode: WriteMode, detail: string): void;
 }
 
 /**

@@ -10,6 +10,7 @@ import { lineScriptsNoop, lineSkipsChecks } from '../checks/test-tampering.js';
 import { stdinText, type Io, type Origin, type Upstream } from '../checks/types.js';
 import { decodedText } from './decode.js';
 import { type CarryContext } from './later-commands.js';
+import type { WriteMode } from '../checks/traces.js';
 import { RUN_TIME, ValueState, type ValueContext } from './reevaluation.js';
 import { listedDir, scriptKey, type ScriptFile } from './scripts.js';
 import { loadFile, runFile } from '../programs/loaders/run-file.js';
@@ -397,6 +398,7 @@ export abstract class AnalysisState implements CarryContext, ValueContext {
 
   protected abstract walk(node: SyntaxNode): void;
   protected abstract judge(words: Word[], io: Io): void;
+  abstract writesText(target: Word, text: string | undefined, mode: WriteMode, detail: string): void;
 }
 
 const WORD = String.raw`(?:'[^']*'|"(?:\\.|[^"\\])*"|\$'(?:\\.|[^'\\])*'|[^\s;&|<>()]+)`;

@@ -40,7 +40,7 @@ import { checkWrappers } from '../checks/wrappers.js';
 import { xargsInterpreter, xargsReplacement } from '../checks/xargs.js';
 import { filesWrittenBy } from './changed-before-run.js';
 import { fedShell } from '../checks/fed-shells.js';
-import { checkUnset } from '../checks/traces.js';
+import { checkUnset, type WriteMode } from '../checks/traces.js';
 import { initScriptCheck } from '../checks/system.js';
 import { withAdd, type CheckContext, type Io, type Upstream } from '../checks/types.js';
 import { indirectCode } from './code-in-options.js';
@@ -454,21 +454,23 @@ class Analysis extends AnalysisState {
       return;
     }
     const printed = owner ? printedText(owner, ownerArgv, this.vars).text : undefined;
-    if (op.includes('>')) checkWrite(word, `${op} ${word.text}`, this, writeMode(op, ownerArgv, printed));
-    if (op.includes('>')) codeFileWrite(word, this);
-    if (op.includes('>')) {
-      ciConfigWrite(word, printed, `${op} ${word.text}`, this);
-      agentRulesWrite(word, printed, `${op} ${word.text}`, this);
-      // `: > PATH` is how file tools are judged (their content is judged where it runs): no text to judge here.
-      checkWriteTampering(word, ownerArgv?.name === ':' ? undefined : printed, op === '>>', `${op} ${word.text}`, this);
-      packageSettingsWrite(word, printed, `${op} ${word.text}`, this);
-      const content = ownerArgv?.name === ':' && this.fileToolContent !== undefined ? this.fileToolContent : printed;
-      gitContentWrite(word, content, `${op} ${word.text}`, this);
-    }
+    if (op.includes('>'))
+      this.writesText(word, printed, writeMode(op, ownerArgv, printed), `${op} ${word.text}`, ownerArgv?.name === ':');
+  }
+
+  /** A file written with `text` by a redirect or by tee (CheckContext); `fileTool`: `: > PATH`, a file tool's write. */
+  writesText(word: Word, text: string | undefined, mode: WriteMode, detail: string, fileTool = false): void {
+    checkWrite(word, detail, this, mode);
+    codeFileWrite(word, this);
+    ciConfigWrite(word, text, detail, this);
+    agentRulesWrite(word, text, detail, this);
+    checkWriteTampering(word, fileTool ? undefined : text, mode === 'append', detail, this);
+    packageSettingsWrite(word, text, detail, this);
+    gitContentWrite(word, fileTool && this.fileToolContent !== undefined ? this.fileToolContent : text, detail, this);
     const key = word.dynamic ? undefined : scriptKey(word.text, this.where);
-    if (op.includes('>') && printed !== undefined && key)
-      this.writtenText.set(key, op === '>>' ? `${this.writtenText.get(key) ?? ''}\n${printed}` : printed);
-    else if (op.includes('>') && key) this.overwritten.add(key);
+    if (text !== undefined && key)
+      this.writtenText.set(key, mode === 'append' ? `${this.writtenText.get(key) ?? ''}\n${text}` : text);
+    else if (key) this.overwritten.add(key);
   }
 
   /**
