@@ -63,13 +63,11 @@ export function lineGrants(line: string, ctx: CheckContext): void {
 const operands = (cmd: Argv): Word[] => cmd.args.filter((a) => !a.text.startsWith('-'));
 
 /** rm, unlink, git rm of an instruction file: the agent's rules removed. */
-const remove: Check = (cmd, _io, ctx) => removed(operands(cmd), cmd, ctx);
-
-function removed(targets: Word[], cmd: Argv, ctx: CheckContext): void {
+export function rulesRemoved(targets: Word[], detail: string, ctx: CheckContext): void {
   const hit = targets.find(
     (t) => INSTRUCTION_FILE.test(t.text.replace(/\/+$/, '')) || /(^|\/)\.cursor\/rules\/?$/.test(t.text),
   );
-  if (hit) add(ctx, show(cmd), `removes an agent's rules: ${hit.text}`);
+  if (hit) add(ctx, detail, `removes an agent's rules: ${hit.text}`);
 }
 
 /** ln -s TARGET RULES, cp/mv/install SRC RULES from outside the project, curl -o RULES: rules from elsewhere. */
@@ -88,17 +86,8 @@ export const agentRulesRequest: RequestCheck = (req, cmd, _io, ctx) => {
       add(ctx, show(cmd), `replaces an agent's rules with a download: ${out}`);
 };
 
-/**
- * git rm of an instruction file; git checkout REMOTE/BRANCH -- AGENTS.md, git restore --source=REMOTE/BRANCH: rules
- * taken from someone else's branch.
- */
+/** git checkout REMOTE/BRANCH -- AGENTS.md, git restore --source=REMOTE/BRANCH: rules taken from someone else's branch. */
 export const gitRules: GitCheck = ({ sub, rest }, cmd, _io, ctx) => {
-  if (sub === 'rm')
-    removed(
-      rest.filter((a) => !a.text.startsWith('-')),
-      cmd,
-      ctx,
-    );
   if (sub !== 'checkout' && sub !== 'restore') return;
   const w = rest.map((a) => a.text);
   const dashes = w.indexOf('--');
@@ -118,6 +107,5 @@ export const gitRules: GitCheck = ({ sub, rest }, cmd, _io, ctx) => {
 };
 
 judges(import.meta.url, {
-  'rm unlink': remove,
   'ln cp mv install': replace,
 });

@@ -3,12 +3,10 @@
 // removed, CI secrets and variables set from this machine, deploy pipelines started remotely, and this machine
 // registered as a runner for someone's pipelines. Editing a workflow for ordinary reasons (a new step, a cache key,
 // a Node version) stays ordinary: what asks is what the written text does. Pure.
-import { parseFlags } from '../engine/argv.js';
 import type { Word } from '../engine/words.js';
 import { show, type Check, type CheckContext } from './types.js';
 import type { RequestCheck } from '../programs/http/request.js';
 import { judges } from './registry.js';
-import type { GitCheck } from '../programs/git/call.js';
 import type { ForgeCheck } from '../programs/forge/call.js';
 import type { SedCheck } from '../programs/sed/call.js';
 
@@ -45,7 +43,7 @@ export function ciConfigWrite(target: Word, text: string | undefined, detail: st
 const SECURITY_WORKFLOW =
   /(codeql|security|scan|dependency-review|scorecard|audit|secret|gitleaks|trufflehog|sast|dast|trivy|snyk|semgrep|sonar|sigstore|cosign|provenance|slsa|osv|vuln)[^/]*$/i;
 
-function securityRemoved(targets: Word[], detail: string, ctx: CheckContext): void {
+export function securityRemoved(targets: Word[], detail: string, ctx: CheckContext): void {
   if (targets.some((t) => isCiConfig(t.text) && SECURITY_WORKFLOW.test(t.text))) ctx.add('ci-tampering', detail);
 }
 
@@ -62,8 +60,6 @@ export const sedCiEdit: SedCheck = ({ inPlace, scripts, files }, cmd, _io, ctx) 
   if (inPlace && files.some((f) => isCiConfig(f.text))) ciText(scripts.join('\n'), show(cmd), ctx);
 };
 
-const rm: Check = (cmd, _io, ctx) => securityRemoved(parseFlags(cmd.args).operands, show(cmd), ctx);
-
 /** Starting a pipeline that deploys, releases or publishes, or that names production. */
 const DEPLOYING = /deploy|release|publish|prod(uction)?\b|\bprd\b|\blive\b|rollout|promote|ship/i;
 
@@ -71,11 +67,6 @@ const DEPLOYING = /deploy|release|publish|prod(uction)?\b|\bprd\b|\blive\b|rollo
 const MACHINE_CREDENTIAL =
   /\.ssh\/|\bid_(rsa|dsa|ecdsa|ed25519)\b|\.aws\/|\.kube\/|kubeconfig|\.gnupg|\.git-credentials|\.netrc|\.docker\/config|gcloud\/|\$\{?(AWS_SECRET_ACCESS_KEY|AWS_SESSION_TOKEN|GOOGLE_APPLICATION_CREDENTIALS|AZURE_CLIENT_SECRET|ARM_CLIENT_SECRET|SSH_PRIVATE_KEY)\b/;
 const UNMASKED = /(^|\s)--(masked|protected|hidden)(=false|=0)(\s|$)|(^|\s)--visibility(=|\s+)all(\s|$)/;
-
-/** `git rm` of a security scanner's workflow. */
-export const gitScannerRemoved: GitCheck = ({ sub, rest }, cmd, _io, ctx) => {
-  if (sub === 'rm') securityRemoved(rest, show(cmd), ctx);
-};
 
 /** `gh secret|variable set`, `glab variable set|update`, `gh workflow run deploy`. */
 export const forgePipeline: ForgeCheck = ({ path }, cmd, io, ctx) => {
@@ -129,7 +120,6 @@ const runner: Check = (cmd, _io, ctx) => {
 
 judges(import.meta.url, {
   'perl yq': editor,
-  rm,
   'gitlab-runner buildkite-agent config.sh config.cmd woodpecker-agent act_runner forgejo-runner circleci-runner':
     runner,
 });

@@ -23,6 +23,7 @@ import './escapes.js';
 import './outbound.js';
 import './host-network.js';
 import './ci.js';
+import './removed.js';
 import './supply-chain.js';
 import './fetched.js';
 import './hardware.js';

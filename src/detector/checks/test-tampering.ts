@@ -3,12 +3,10 @@
 // hooks turned into `exit 0`, assertions made trivially true, test collection emptied (conftest), coverage gates
 // switched off, and hooks or CI skipped on a push to the main branch. Ordinary CI edits (versions, new steps) and
 // ordinary test edits stay ordinary: what asks is a check replaced by nothing. Pure.
-import type { Argv } from '../engine/argv.js';
 import type { Word } from '../engine/words.js';
 import { isCiConfig } from './ci.js';
 import { show, type Check, type CheckContext } from './types.js';
 import { judges } from './registry.js';
-import type { GitCheck } from '../programs/git/call.js';
 import type { SedCheck } from '../programs/sed/call.js';
 
 const CODEOWNERS = /(^|\/)(\.github\/|\.gitlab\/|docs\/|\.bitbucket\/)?CODEOWNERS$/;
@@ -114,22 +112,13 @@ const npm: Check = (cmd, _io, ctx) => {
 };
 
 /** rm / git rm of pipeline files and directories, code owners, the whole test directory. */
-const remove: Check = (cmd, _io, ctx) => removed(cmd.args, cmd, ctx);
-
-/** git rm of the same. */
-export const gitRemoved: GitCheck = ({ sub, rest }, cmd, _io, ctx) => {
-  if (sub === 'rm') removed(rest, cmd, ctx);
-};
-
-function removed(args: Word[], cmd: Argv, ctx: CheckContext): void {
-  const words = args.map((a) => a.text);
-  const ops = words.filter((w) => !w.startsWith('-'));
+export function pipelineOrTestsRemoved(targets: Word[], recursive: boolean, detail: string, ctx: CheckContext): void {
+  const ops = targets.map((a) => a.text);
   // The whole pipeline: its directory or a single-file definition (one old workflow among several is ordinary).
   if (ops.some((o) => CI_DIR.test(o) || (isCiConfig(o) && !/\.github\/workflows\//.test(o))))
-    add(ctx, show(cmd), 'removes the pipeline');
-  if (ops.some((o) => CODEOWNERS.test(o))) add(ctx, show(cmd), 'removes the code owners');
-  if (ops.some((o) => TEST_DIR.test(o)) && (cmd.name === 'git' || words.some((w) => /^-[a-zA-Z]*[rR]/.test(w))))
-    add(ctx, show(cmd), 'removes the tests');
+    add(ctx, detail, 'removes the pipeline');
+  if (ops.some((o) => CODEOWNERS.test(o))) add(ctx, detail, 'removes the code owners');
+  if (ops.some((o) => TEST_DIR.test(o)) && recursive) add(ctx, detail, 'removes the tests');
 }
 
 /**
@@ -159,5 +148,4 @@ export function lineScriptsNoop(line: string, ctx: CheckContext): void {
 judges(import.meta.url, {
   yq,
   'npm pnpm': npm,
-  rm: remove,
 });

@@ -3,12 +3,11 @@
 // command is judged wrongly (`npm run detector:who -- 'git ...'`). Pure.
 import { gitRules } from '../../checks/agent-rules.js';
 import { gitHide } from '../../checks/agents.js';
-import { gitScannerRemoved } from '../../checks/ci.js';
 import { gitExfil } from '../../checks/exfil.js';
 import { gitClone } from '../../checks/fetched.js';
 import { familyCheck, judges } from '../../checks/registry.js';
+import { gitRm } from '../../checks/removed.js';
 import { gitSettings } from '../../checks/settings.js';
-import { gitRemoved } from '../../checks/test-tampering.js';
 import { gitHistory } from '../../checks/vcs.js';
 import { gitCall, type GitCheck } from './call.js';
 import { gitCommands } from './commands.js';
@@ -20,9 +19,8 @@ const JUDGEMENTS: readonly GitCheck[] = [
   gitClone, // a cloned repository is fetched code until read (what runs it later asks)
   gitSettings, // -c and `git config` settings: TLS off, sources redirected, credential helpers (settings.ts rules)
   gitHistory, // what destroys commits, refs and changes; force pushes; hooks set by config (git-* rules)
-  gitScannerRemoved, // a security scanner's workflow removed (ci-tampering)
-  gitRules, // an agent's rules removed or taken from another branch (agent-safety)
-  gitRemoved, // the pipeline, code owners or tests removed (test-tampering)
+  gitRm, // files removed: a scanner's workflow, an agent's rules, the pipeline, code owners, tests (removed.ts)
+  gitRules, // an agent's rules taken from another branch (agent-safety)
   gitCommands, // what git runs by itself: hooks, configured programs, commands given in options
 ];
 
