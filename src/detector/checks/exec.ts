@@ -58,7 +58,7 @@ function substitutesDownload(words: Word[], downloads: (node: Word['substitution
 }
 
 /** Index of the first operand: options (and the values of `valueOpts`) come before it; `--` ends them. */
-function firstOperand(args: Word[], valueOpts: string[]): number {
+function firstOperand(args: Word[], valueOpts: readonly string[]): number {
   let i = 0;
   while (i < args.length && args[i]!.text.startsWith('-')) {
     if (args[i]!.text === '--') return i + 1;

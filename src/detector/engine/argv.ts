@@ -78,7 +78,7 @@ export function has(flags: Flags, short: string, ...long: string[]): boolean {
 
 interface Wrapper {
   /** Options taking a value. */
-  valueOpts?: string[];
+  valueOpts?: readonly string[];
   /** Operands to skip after the options (timeout's DURATION, chroot's NEWROOT). */
   skip?: number;
   /** Options after which nothing is run (`command -v`, `sudo -l`). */

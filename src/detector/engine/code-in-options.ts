@@ -120,7 +120,10 @@ function crontab(cmd: Argv, io: Io, ctx: CheckContext): void {
 }
 
 /** Options whose value is a command, per program; `abbreviate`: it takes `--to-com` for `--to-command`. */
-const COMMAND_OPTIONS: Record<string, { opts: string[]; ssh?: boolean; abbreviate?: boolean; own?: string[] }> = {
+const COMMAND_OPTIONS: Record<
+  string,
+  { opts: readonly string[]; ssh?: boolean; abbreviate?: boolean; own?: string[] }
+> = {
   ssh: { opts: ['-o'], ssh: true },
   scp: { opts: ['-o', '-S'], ssh: true },
   sftp: { opts: ['-o', '-S'], ssh: true },

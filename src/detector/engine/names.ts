@@ -1,7 +1,16 @@
 // Knowledge kept as data: lists of names, options and verbs written as words, the way a person reads them. Pure.
 
-/** The words of a table written as text (`names('delete destroy remove')`): white space separates them. */
-export const names = (text: string): string[] => text.split(/\s+/).filter(Boolean);
+const read = new Map<string, readonly string[]>();
+
+/**
+ * The words of a table written as text (`names('delete destroy remove')`): white space separates them. Read once per
+ * text (a check may name its options where it parses them), and never changed after.
+ */
+export function names(text: string): readonly string[] {
+  let words = read.get(text);
+  if (words === undefined) read.set(text, (words = Object.freeze(text.split(/\s+/).filter(Boolean))));
+  return words;
+}
 
 /**
  * A table where one key may name several entries alike (`keyTable({ 'os.execl os.execlp': execFamily(...) })`),

@@ -14,7 +14,7 @@ import type { GitCheck } from './call.js';
 import { names } from '../../engine/names.js';
 
 /** Options of a subcommand whose value is a command line, and where it runs. */
-const COMMAND_OPTIONS: Record<string, string[]> = {
+const COMMAND_OPTIONS: Record<string, readonly string[]> = {
   rebase: ['-x', '--exec'],
   difftool: ['-x', '--extcmd'],
   grep: ['-O', '--open-files-in-pager'],

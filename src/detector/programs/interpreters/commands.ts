@@ -15,7 +15,7 @@ interface ProgramSpec {
   /** Options whose value is a file of program text. */
   files?: string[];
   /** Other options that take a value (so that it is not read as an operand). */
-  values?: string[];
+  values?: readonly string[];
   /** Operands: the first is program text (awk), the first is a program file, all are program files, or data. */
   operands?: 'code' | 'file' | 'files' | 'data';
   /** With no program given, standard input is the program. */
