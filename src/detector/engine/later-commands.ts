@@ -7,6 +7,8 @@ import type { SyntaxNode } from './parser.js';
 import { named } from './syntax.js';
 import { literal, wordOf, type Word } from './words.js';
 import type { CheckContext } from '../checks/types.js';
+import { gitCall } from '../programs/git/call.js';
+import { GIT_COMMAND_KEY } from '../programs/git/config.js';
 
 /** What the analysis offers beyond a check's context: judging code that runs later (its scripts by path ask). */
 export interface CarryContext extends CheckContext {
@@ -169,32 +171,19 @@ export function declarationCommand(node: SyntaxNode, vars: ReadonlyMap<string, s
   }
 }
 
-/** git configuration keys whose value is a command git runs later. */
-const GIT_COMMAND_KEYS =
-  /^(core\.(pager|sshcommand|editor|fsmonitor|askpass|gitproxy|hookspath)|sequence\.editor|diff\.external|diff\..+\.(textconv|command)|merge\..+\.driver|filter\..+\.(clean|smudge|process)|credential(\..+)?\.helper|gpg(\..+)?\.program|pager\..+|alias\..+|uploadpack\.packobjectshook|remote\..+\.(uploadpack|receivepack|proxy)|web\.browser|man\..+\.cmd|browser\..+\.cmd|difftool\..+\.cmd|mergetool\..+\.cmd|include\.path|includeif\..+\.path)$/i;
-
-const GIT_CONFIG_VALUE_OPTS = new Set(['-f', '--file', '--blob', '--type', '--default', '--comment', '-C', '-c']);
+/** git configuration keys whose value git runs later, besides the program keys (config.ts): aliases, includes. */
+const GIT_LATER_KEY = /^(core\.hookspath|alias\..+|include\.path|includeif\..+\.path)$/i;
 
 /** `git config KEY VALUE` (also `--global`, `--file F`, `--add`): a command-valued key's value is judged as code run later. */
 export function gitConfig(cmd: Argv, ctx: CarryContext): void {
-  const words = cmd.args;
-  let i = 0;
-  while (i < words.length && words[i]!.text.startsWith('-')) i += GIT_CONFIG_VALUE_OPTS.has(words[i]!.text) ? 2 : 1;
-  if (words[i]?.text !== 'config') return;
-  const operands: Word[] = [];
-  for (i += 1; i < words.length; i += 1) {
-    const t = words[i]!.text;
-    if (t === 'set' && operands.length === 0) continue; // git 2.46: git config set KEY VALUE
-    if (t.startsWith('-')) i += GIT_CONFIG_VALUE_OPTS.has(t) ? 1 : 0;
-    else operands.push(words[i]!);
-  }
-  const [key, value] = operands;
-  if (!key || !value) return;
+  const written = gitCall(cmd).configWords;
+  if (!written) return;
+  const { key, value } = written;
   if (key.dynamic) {
     ctx.add('dynamic-command', `git config of a key computed at run time: ${key.text.slice(0, 80)}`);
     return;
   }
-  if (!GIT_COMMAND_KEYS.test(key.text)) return;
+  if (!GIT_COMMAND_KEY.test(key.text) && !GIT_LATER_KEY.test(key.text)) return;
   // A hooks directory is read when git runs its hooks (git/hooks.ts); one outside the project asks (checks/vcs.ts).
   if (/^core\.hookspath$/i.test(key.text)) return;
   if (/^include(if\..+)?\.path$/i.test(key.text)) ctx.add('carried-code', `git config ${key.text} ${value.text}`);

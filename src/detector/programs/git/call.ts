@@ -30,6 +30,8 @@ export interface GitCall {
   rest: Word[];
   /** `git config [set] [--global|-f FILE] KEY VALUE` (the new and the old syntax): the setting written. */
   configWrite?: GitSetting;
+  /** The same as written: the key's and the value's words. */
+  configWords?: { key: Word; value: Word };
 }
 
 /** Reads a git command line; `cmd` is git's argv (its name is not checked). */
@@ -63,9 +65,10 @@ export function gitCall(cmd: Argv): GitCall {
   call.sub = args[i]?.text;
   call.rest = args.slice(i + 1);
   expandAliases(call);
-  if (call.sub === 'config') {
-    const write = configWrite(call.rest.map((w) => w.text));
-    if (write) call.configWrite = write;
+  const written = call.sub === 'config' ? configWrite(call.rest) : undefined;
+  if (written) {
+    call.configWords = written;
+    call.configWrite = { key: written.key.text.toLowerCase(), value: written.value.text };
   }
   return call;
 }
@@ -86,17 +89,17 @@ function expandAliases(call: GitCall): void {
 }
 
 /** The key and value `git config` writes, or undefined when it reads, lists or unsets. */
-function configWrite(words: readonly string[]): GitSetting | undefined {
-  const ops: string[] = [];
+function configWrite(words: readonly Word[]): { key: Word; value: Word } | undefined {
+  const ops: Word[] = [];
   for (let i = 0; i < words.length; i += 1) {
-    const t = words[i]!;
+    const t = words[i]!.text;
     if (t === 'set' && ops.length === 0) continue;
     if (/^(get|--get|--get-all|--list|-l|--unset|--unset-all|unset|list|--get-regexp|--get-urlmatch)$/.test(t))
       return undefined;
     if (/^(-f|--file|--blob|--type|--default|--comment|--value)$/.test(t)) i += 1;
-    else if (!t.startsWith('-')) ops.push(t);
+    else if (!t.startsWith('-')) ops.push(words[i]!);
   }
-  return ops.length >= 2 ? { key: ops[0]!.toLowerCase(), value: ops[1]! } : undefined;
+  return ops.length >= 2 ? { key: ops[0]!, value: ops[1]! } : undefined;
 }
 
 /** A judgement of one git command (what it destroys, publishes, runs, hides...), kept with its threat class. */
