@@ -155,15 +155,21 @@ const ed: Check = (cmd, io, ctx) =>
     'ed',
   );
 
-/** The commands of a sed script: `e CMD` runs CMD, a bare `e` or `s///e` runs text made at run time; `w FILE` writes. */
-/** A sed script's commands: `;` separates them, except that `e`, `a`, `i`, `c`, `r` and `w` take the rest of the line. */
+/**
+ * A sed script's commands: `;` and newlines separate them, `{` and `}` open and close a block, and `e`, `a`, `i`, `c`,
+ * `r` and `w` take the rest of the line (continued past a backslash at its end: `1e\` then the command).
+ */
 function sedCommands(script: string): string[] {
   const ADDRESS = /^\s*((\d+|\$|\/(?:\\.|[^/\\])*\/)(,(\d+|\$|\/(?:\\.|[^/\\])*\/))?\s*!?\s*)?/;
   const out: string[] = [];
-  for (const line of script.split('\n')) {
+  for (const line of script.replace(/\\\n/g, ' ').split('\n')) {
     let rest = line;
     while (rest.trim() !== '') {
       const at = ADDRESS.exec(rest)![0].length;
+      if (/^[{}]/.test(rest.slice(at))) {
+        rest = rest.slice(at + 1);
+        continue;
+      }
       if (/^[eaicrRwW](\s|$)/.test(rest.slice(at))) {
         out.push(rest);
         break;
@@ -188,7 +194,8 @@ export function sedScript(script: string, ctx: CheckContext, detail: string): vo
     }
     const w = /^[wW]\s*(\S.*)$/.exec(c);
     if (w && !/^\/dev\/std(out|err)$/.test(w[1]!)) checkWrite(literal(w[1]!), `${detail} (w ${w[1]})`, ctx);
-    const s = /^s(.)(?:\\.|(?!\1).)*\1((?:\\.|(?!\1).)*)\1([gpIiMme\d]*)(?:w\s*(\S.*))?$/s.exec(c);
+    // GNU sed takes blanks between the flags (`s/a/b/ e`, `s/a/b/ w FILE`).
+    const s = /^s(.)(?:\\.|(?!\1).)*\1((?:\\.|(?!\1).)*)\1([gpIiMme\d\s]*?)(?:w\s*(\S.*))?\s*$/s.exec(c);
     if (s?.[4] && !/^\/dev\/std(out|err)$/.test(s[4])) checkWrite(literal(s[4]), `${detail} (s///w ${s[4]})`, ctx);
     if (s && s[3]!.includes('e')) {
       ctx.add('dynamic-command', `${detail} (s///e runs the replaced line as a command)`);
@@ -199,7 +206,8 @@ export function sedScript(script: string, ctx: CheckContext, detail: string): vo
 
 /** What a sed script runs (`e CMD`, `s///e`) and writes (`w FILE`); a script file is read and judged the same way. */
 export const sedRuns: SedCheck = ({ scripts, scriptFiles: files }, cmd, io, ctx) => {
-  for (const s of scripts) sedScript(s, ctx, show(cmd));
+  // GNU sed joins the -e pieces with newlines: `-e '1e\' -e CMD` is one `e` command.
+  if (scripts.length > 0) sedScript(scripts.join('\n'), ctx, show(cmd));
   for (const f of files) {
     if (f.text === '-' || f.text === '/dev/stdin') {
       const text = ctx.knownText(io);

@@ -31,14 +31,23 @@ describe('a sed command', () => {
     ['sed -Ei "s/x/y/" ~/.bashrc', 'overwrite-system-config'],
     ["sed -i -e '/stage: test/d' .gitlab-ci.yml", 'test-tampering'],
     ["sed -i.bak 's#registry.npmjs.org#evil.example#' package-lock.json", 'supply-chain'],
+    ["sed -I '' s/a/b/ ~/.bashrc", 'overwrite-system-config'],
+    // GNU sed joins -e pieces with newlines, continues `e\` on the next line, and reads commands inside blocks.
+    ["sed -e '1e\\' -e 'rm -rf ~' foo.txt", 'delete-home'],
+    ["sed '1e\\\nrm -rf ~' foo.txt", 'delete-home'],
+    ["sed -n '1{e rm -rf ~\n}' foo.txt", 'delete-home'],
+    ["sed 's/x/y/ w /root/.bashrc' foo.txt", 'overwrite-system-config'],
   ])('%s: %s', (command, rule) => {
     expect(rules(command)).toContain(rule);
   });
 
-  it.each(['sed -n "1,20p" src/app.ts', "sed -i 's/foo/bar/g' src/app.ts", 'sed -E "s/ +/ /g" notes.txt'])(
-    '%s stays ordinary',
-    (command) => {
-      expect(rules(command)).toEqual([]);
-    },
-  );
+  it.each([
+    "sed -e 's/a/b/' -e 's/c/d/' f.txt",
+    "sed '/^#/d; s/ +/ /g' f.txt",
+    'sed -n "1,20p" src/app.ts',
+    "sed -i 's/foo/bar/g' src/app.ts",
+    'sed -E "s/ +/ /g" notes.txt',
+  ])('%s stays ordinary', (command) => {
+    expect(rules(command)).toEqual([]);
+  });
 });

@@ -52,7 +52,8 @@ export function sedCall(cmd: Argv): SedCall {
       for (let j = 1; j < t.length; j += 1) {
         const o = t[j]!;
         // -i[SUFFIX] and -l N take the rest of the word; -e and -f take it or the next word.
-        if (o === 'i') {
+        // -i (GNU and BSD), -I (BSD): in place.
+        if (o === 'i' || o === 'I') {
           call.inPlace = true;
           // BSD sed: `-i ''` gives the (empty) suffix as a word of its own.
           if (j === t.length - 1 && args[i + 1]?.text === '') i += 1;
