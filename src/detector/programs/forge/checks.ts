@@ -7,7 +7,18 @@ import { forgeApi, forgeCli } from '../../checks/forge.js';
 import { forgeMessage } from '../../checks/outbound.js';
 import { familyCheck, judges } from '../../checks/registry.js';
 import { repoApiCall } from '../../checks/repo-api.js';
+import { names } from '../../engine/names.js';
+import { literal } from '../../engine/words.js';
 import { forgeCall, type ForgeCheck } from './call.js';
+
+/** hub's own commands; it hands every other one to git (`hub push --force` is `git push --force`). */
+const HUB_OWN = new Set(
+  names('alias api browse ci-status compare create delete fork gist help issue pr pull-request release sync'),
+);
+
+const hubAsGit: ForgeCheck = ({ path }, cmd, _io, ctx) => {
+  if (cmd.name === 'hub' && !HUB_OWN.has(path[0] ?? 'help')) ctx.argv([literal('git'), ...cmd.args]);
+};
 
 /** What a forge command is judged for, with the rules each judgement reports. */
 const JUDGEMENTS: readonly ForgeCheck[] = [
@@ -17,6 +28,7 @@ const JUDGEMENTS: readonly ForgeCheck[] = [
   forgeExfil, // a credential handed to the forge: a gist of a key, a value read from one (exfiltration)
   forgeMessage, // comments in the user's name, merges past branch protection (send-message, access-grant)
   forgePipeline, // pipeline secrets from this machine's credentials, deploying workflows started (ci-*)
+  hubAsGit, // what hub hands to git, judged as git
 ];
 
 const forge = familyCheck(forgeCall, JUDGEMENTS);
