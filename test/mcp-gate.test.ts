@@ -15,6 +15,9 @@ const server = join(import.meta.dirname, 'fixtures', 'mcp-notes-server.mjs');
 const notes = (): string => realpathSync(mkdtempSync(join(tmpdir(), 'tether-mcp-notes-')));
 const untrusted = notes();
 const trusted = notes();
+// The runs' own working directory: never the whole temporary directory, which a busy machine fills with gigabytes
+// that each run's checkpoint and sandbox would have to cover.
+const work = realpathSync(mkdtempSync(join(tmpdir(), 'tether-mcp-work-')));
 let h: Harness;
 
 beforeAll(async () => {
@@ -41,7 +44,7 @@ it('an untrusted server’s tool that deletes or writes asks; denied, nothing ha
   seed(untrusted, 'a', 'b');
   const { out, asked, result } = await runDenying(
     h,
-    tmpdir(),
+    work,
     [
       call('mcp_notes_read_note', { name: 'a' }),
       call('mcp_notes_delete_note', { name: 'a' }),
@@ -78,7 +81,7 @@ it('approved for the session, the same call runs again unasked; other arguments 
   writeFileSync(join(untrusted, 'c'), '');
   const { out, asked } = await runDenying(
     h,
-    tmpdir(),
+    work,
     [
       call('mcp_notes_append_note', { name: 'c', text: 'one\n' }),
       call('mcp_notes_append_note', { name: 'c', text: 'one\n' }),
@@ -97,7 +100,7 @@ it('on a trusted server every tool runs without asking', async () => {
   seed(trusted, 'x', 'y');
   const { out, asked } = await runDenying(
     h,
-    tmpdir(),
+    work,
     [call('mcp_mine_delete_note', { name: 'x' }), call('mcp_mine_append_note', { name: 'y', text: 'more\n' })],
     { idPrefix: 'mcp-trusted', toolsets: ['mcp'] },
   );
