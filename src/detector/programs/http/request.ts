@@ -139,20 +139,19 @@ export function httpRequest(cmd: Argv): HttpRequest | undefined {
       words.push({ kind: 'operand', word: args[i]!, at: i });
       continue;
     }
-    if (REMOTE_NAME.includes(optionOf(t, client)?.option ?? '') || (client === 'curl' && clusterFlags(t).includes('O')))
-      remoteName = true;
     const parsed = optionOf(t, client);
+    if (REMOTE_NAME.includes(parsed?.option ?? '') || (client === 'curl' && clusterFlags(t).includes('O')))
+      remoteName = true;
     if (!parsed) continue;
     const { attached } = parsed;
     const option = longName(parsed.option, client);
     const short = !parsed.option.startsWith('--');
     // httpie's --form and --json are flags (the items make the body).
-    const valued = LONG_VALUED.has(option) || (BODY.has(option) && client !== 'httpie');
-    if (!short && attached === undefined && !valued) continue;
+    const body = BODY.has(option) && client !== 'httpie';
+    if (!short && attached === undefined && !LONG_VALUED.has(option) && !body) continue;
     const at = attached === undefined ? (i += 1) : i;
     const word = attached === undefined ? args[at] : { ...args[i]!, text: attached };
     if (!word) continue;
-    const body = BODY.has(option) && client !== 'httpie';
     words.push({ kind: option === '--url' ? 'operand' : body ? 'body' : 'value', option, word, at });
     if (/^(--request|--method)$/.test(option)) written = word.text.toUpperCase();
     else if (option === '--unix-socket') req.socket = word.text;
