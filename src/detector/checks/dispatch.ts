@@ -13,7 +13,7 @@ import {
   systemPackages,
 } from './resource.js';
 import { systemCheckFor } from './system.js';
-import { registrations } from './registry.js';
+import { registrations, type Registration } from './registry.js';
 import './registered.js';
 import { withAdd, type Check } from './types.js';
 
@@ -40,8 +40,7 @@ const NOT_RESOURCE_CLIS = new Set(
 );
 
 /** Names a table judges fully (their verbs are not a resource CLI's): databases, shells, system tools. */
-function claimed(name: string, exec: (name: string) => Check | undefined): boolean {
-  const tables = registrations().filter((r) => Object.hasOwn(r.table, name));
+function claimed(name: string, tables: readonly Registration[], exec: (name: string) => Check | undefined): boolean {
   if (tables.some((r) => r.backedByVerbs) && name !== 'git') return false;
   return tables.some((r) => r.claims) || exec(name) !== undefined;
 }
@@ -69,9 +68,8 @@ function judgesOf(
   name: string,
   exec: (name: string) => Check | undefined,
 ): { found: { module: string; check: Check }[]; generic: boolean } {
-  const found = registrations()
-    .filter((r) => Object.hasOwn(r.table, name))
-    .map((r) => ({ module: r.module, check: r.table[name]! }));
+  const tables = registrations().filter((r) => Object.hasOwn(r.table, name));
+  const found = tables.map((r) => ({ module: r.module, check: r.table[name]! }));
   const system = systemCheckFor(name);
   const powershell = system ? undefined : powershellCheckFor(name);
   const shell = system || powershell ? undefined : exec(name);
@@ -89,7 +87,7 @@ function judgesOf(
     !isProjectPackageManager(name) &&
     !isSystemPackageManager(name) &&
     !NOT_RESOURCE_CLIS.has(name) &&
-    !claimed(name, exec);
+    !claimed(name, tables, exec);
   return { found, generic };
 }
 
