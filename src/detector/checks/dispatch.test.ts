@@ -26,9 +26,10 @@ describe('modulesJudging', () => {
     expect(modules).not.toContain('checks/vcs.ts');
   });
 
-  it('names the families matched by pattern: a shell, an interpreter, a package manager', () => {
+  it('names the families matched by pattern (a shell, an interpreter) and the package managers in one place', () => {
     expect(modulesJudging('bash', exec)).toContain('checks/exec.ts (a shell or interpreter)');
-    expect(modulesJudging('npm', exec)).toContain('checks/resource.ts (package managers)');
+    expect(modulesJudging('npm', exec)).toEqual(['programs/packages/checks.ts']);
+    expect(modulesJudging('brew', exec)).toEqual(['programs/packages/checks.ts']);
     expect(modulesJudging('ansible', exec)).toContain('checks/resource.ts (remote runs)');
   });
 

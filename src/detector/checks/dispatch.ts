@@ -3,15 +3,7 @@
 // infrastructure CLIs. Pure.
 import { powershellCheckFor } from './powershell.js';
 import { interpreterOf } from './exec.js';
-import {
-  isProjectPackageManager,
-  isSystemPackageManager,
-  packageManager,
-  remoteRun,
-  resourceVerbs,
-  scriptSubcommands,
-  systemPackages,
-} from './resource.js';
+import { remoteRun, resourceVerbs, scriptSubcommands } from './resource.js';
 import { systemCheckFor } from './system.js';
 import { registrations, type Registration } from './registry.js';
 import './registered.js';
@@ -79,15 +71,7 @@ function judgesOf(
   if (interpreterOf(name)) found.push({ module: 'checks/resource.ts (script subcommands)', check: scriptSubcommands });
   if (name === 'ansible' || name === 'salt' || name === 'salt-ssh' || name === 'pdsh')
     found.push({ module: 'checks/resource.ts (remote runs)', check: remoteRun });
-  if (isProjectPackageManager(name))
-    found.push({ module: 'checks/resource.ts (package managers)', check: packageManager });
-  else if (isSystemPackageManager(name))
-    found.push({ module: 'checks/resource.ts (package managers)', check: systemPackages });
-  const generic =
-    !isProjectPackageManager(name) &&
-    !isSystemPackageManager(name) &&
-    !NOT_RESOURCE_CLIS.has(name) &&
-    !claimed(name, tables, exec);
+  const generic = !NOT_RESOURCE_CLIS.has(name) && !claimed(name, tables, exec);
   return { found, generic };
 }
 

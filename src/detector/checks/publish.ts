@@ -5,6 +5,8 @@ import { parseFlags } from '../engine/argv.js';
 import type { Argv } from '../engine/argv.js';
 import { show, type Check } from './types.js';
 import { judges } from './registry.js';
+import { keyTable } from '../engine/names.js';
+import type { PackageCheck } from '../programs/packages/call.js';
 
 const DRY_RUN = /^(--dry-run|--dryrun|-n|--dry_run|--skip-publish)$/;
 
@@ -17,11 +19,10 @@ function words(cmd: Argv, valueFlags: readonly string[] = []): string[] {
   return parseFlags(cmd.args, valueFlags).operands.map((o) => o.text);
 }
 
-/** `<tool> <verb>` publishes when its first operand (or, for yarn 2+, `npm publish`) is one of `verbs`. */
-function verbCheck(verbs: RegExp, valueFlags: readonly string[] = []): Check {
+/** `<tool> <verb>` publishes when its first operand is one of `verbs` (`vsce publish`, `helm push`). */
+function verbCheck(verbs: RegExp): Check {
   return (cmd, _io, ctx) => {
-    const w = words(cmd, valueFlags);
-    const verb = w[0] === 'npm' ? w[1] : w[0];
+    const verb = words(cmd)[0];
     if (verb !== undefined && verbs.test(verb) && !dryRun(cmd)) ctx.add('package-publish', show(cmd));
   };
 }
@@ -67,6 +68,20 @@ const nugetPush: Check = (cmd, _io, ctx) => {
 
 const PUBLISH = /^publish$/;
 
+/** The verb each package manager publishes with (yarn 2+ also as `yarn npm publish`). */
+const PUBLISH_VERB = keyTable({
+  'npm pnpm yarn bun cargo poetry flit hatch uv pdm': 'publish',
+  twine: 'upload',
+  gem: 'push',
+});
+
+/** `npm --prefix x publish`, `twine upload dist/*`, `gem push x.gem`: a package sent to its registry. */
+export const packagePublish: PackageCheck = ({ path }, cmd, _io, ctx) => {
+  const verb = path[0] === 'npm' ? path[1] : path[0];
+  if (verb !== undefined && verb === PUBLISH_VERB[cmd.name ?? ''] && !dryRun(cmd))
+    ctx.add('package-publish', show(cmd));
+};
+
 /** Release tools that publish whatever the project releases (npm, GitHub releases, stores) unless dry or a snapshot. */
 const releaseTool: Check = (cmd, _io, ctx) => {
   const args = cmd.args.map((a) => a.text);
@@ -87,9 +102,8 @@ const fastlane: Check = (cmd, _io, ctx) => {
 };
 
 judges(import.meta.url, {
-  'npm pnpm yarn bun cargo poetry flit hatch uv pdm vsce ovsx lerna changeset': verbCheck(PUBLISH),
-  twine: verbCheck(/^upload$/),
-  'gem helm': verbCheck(/^push$/),
+  'vsce ovsx lerna changeset': verbCheck(PUBLISH),
+  helm: verbCheck(/^push$/),
   'docker podman nerdctl buildah': imagePush,
   'gradle gradlew': gradle,
   'mvn mvnw': mvn,

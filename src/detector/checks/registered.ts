@@ -18,7 +18,7 @@ import './control-plane.js';
 import './publish.js';
 import './host.js';
 import './agents.js';
-import './settings.js';
+import '../programs/packages/checks.js';
 import './escapes.js';
 import './outbound.js';
 import './host-network.js';

@@ -7,7 +7,8 @@ import { sqlFindings } from './data.js';
 import { checkGrant } from './grants.js';
 import { checkProduction } from './production.js';
 import { show, stdinText, type Check, type CheckContext, type Io } from './types.js';
-import { names } from '../engine/names.js';
+import { keyTable, names } from '../engine/names.js';
+import type { PackageCheck } from '../programs/packages/call.js';
 
 /** Verbs (or parts of compound verbs) that destroy, disable or take away. */
 const DESTRUCTIVE = new Set(
@@ -265,80 +266,66 @@ export const resourceVerbs: Check = (cmd, io, ctx) => {
     ctx.add('resource-delete', `${show(cmd)} (the script's name)`);
 };
 
-/** Project package managers: removing a dependency is ordinary; withdrawing a published package is not. */
-const PROJECT_PMS = new Set(
-  names(`
-  npm yarn pnpm bun pip pip3 pipx uv poetry pdm pipenv hatch cargo go gem bundle bundler composer dotnet mix cabal
-  stack conda mamba deno swift dart flutter nuget twine
-`),
-);
 /** `bundle exec X`, `poetry run X`, `npm exec X`: the command that really runs. */
-const RUNNERS: Record<string, string[]> = {
-  bundle: ['exec'],
-  bundler: ['exec'],
-  poetry: ['run'],
-  uv: ['run'],
-  pdm: ['run'],
-  pipenv: ['run'],
-  hatch: ['run'],
-  npm: ['exec'],
-  pnpm: ['exec', 'dlx'],
-  yarn: ['dlx', 'exec'],
-  conda: ['run'],
-};
+const RUNNERS = keyTable<readonly string[]>({
+  'bundle bundler': names('exec'),
+  'poetry uv pdm pipenv hatch conda': names('run'),
+  npm: names('exec'),
+  'pnpm yarn': names('exec dlx'),
+});
 
-export const packageManager: Check = (cmd, io, ctx) => {
-  const first = cmd.args.findIndex((a) => !a.text.startsWith('-'));
-  const sub = cmd.args[first]?.text;
-  if (sub && RUNNERS[cmd.name!]?.includes(sub)) {
-    const rest = cmd.args.slice(first + 1);
-    const at = rest.findIndex((a) => !a.text.startsWith('-') || a.text === '--');
-    const nested = rest[at]?.text === '--' ? rest.slice(at + 1) : rest.slice(Math.max(at, 0));
+/**
+ * Project package managers: removing a dependency is ordinary; withdrawing a published package, or giving its
+ * publishing rights away, is not. System package managers: removing packages changes the machine.
+ */
+export const packageManagerVerbs: PackageCheck = ({ path, at, words, project }, cmd, io, ctx) => {
+  if (!project) {
+    systemPackages(path, cmd, ctx);
+    return;
+  }
+  if (RUNNERS[cmd.name ?? '']?.includes(path[0] ?? '')) {
+    // `npm exec -c 'CMD'`, `--call=CMD`, `pnpm exec --shell-mode CMD`: a shell runs the words.
+    const shell = words.findIndex((w) => /^(-c|--call|--shell-mode)$/.test(w) || w.startsWith('--call='));
+    const inline = words[shell]?.startsWith('--call=') ? [words[shell]!.slice(7)] : [];
+    if (shell >= 0) ctx.script([...inline, ...words.slice(shell + 1)].join(' '));
+    const rest = cmd.args.slice(at + 1);
+    const start = rest.findIndex((a) => !a.text.startsWith('-') || a.text === '--');
+    const nested = rest[start]?.text === '--' ? rest.slice(start + 1) : rest.slice(Math.max(start, 0));
     if (nested.length > 0) ctx.argv(nested, io);
     return;
   }
-  const verbs = subcommandPath(cmd.args, 3).verbs;
+  const verbs = path.slice(0, 3);
   const withdraw = verbs.some((v) => /^(unpublish|yank|deprecate)$/i.test(v));
   const registry = verbs.some((v) => ['owner', 'dist-tag', 'token', 'access', 'team', 'org', 'nuget'].includes(v));
   const takeAway = registry && verbs.some((v) => ['rm', 'remove', 'revoke', 'delete', 'del'].includes(v));
   if (withdraw || takeAway) ctx.add('package-remove', show(cmd));
-  // npm owner add, npm access grant, cargo owner --add, gem owner -a: someone else may publish the package.
   // npm token create: a new long-lived publishing credential.
   if (verbs.includes('token') && verbs.some((v) => ['create', 'add', 'new'].includes(v)))
     ctx.add('access-grant', `${show(cmd)} (a new publishing token)`);
+  // npm owner add, npm access grant, cargo owner --add, gem owner -a: someone else may publish the package.
   const owners = verbs.some((v) => ['owner', 'owners', 'access', 'team', 'collaborator'].includes(v));
   if (
     owners &&
-    (verbs.some((v) => ['add', 'grant', 'set'].includes(v)) ||
-      cmd.args.some((a) => a.text === '--add' || a.text === '-a'))
+    (verbs.some((v) => ['add', 'grant', 'set'].includes(v)) || words.some((w) => w === '--add' || w === '-a'))
   )
     ctx.add('access-grant', `${show(cmd)} (publishing rights)`);
 };
 
-/** System package managers: removing packages changes the machine. */
-const SYSTEM_PMS = new Set(
-  names(
-    `apt apt-get aptitude dnf yum microdnf zypper apk brew port snap flatpak pkg choco winget scoop nix-env emerge`,
-  ),
-);
+/** Removing verbs of system package managers, and the one-letter options some of them remove with. */
+const REMOVE = /^(remove|purge|erase|uninstall|del|delete|autoremove|rm)$/i;
+const REMOVE_OPTION = keyTable({
+  'nix-env': /^(-e|--uninstall)$/,
+  rpm: /^(-e|--erase)$/,
+  dpkg: /^(-r|-P|--remove|--purge)$/,
+  pacman: /^(-R\w*|--remove)$/,
+});
 
-export const systemPackages: Check = (cmd, _io, ctx) => {
+function systemPackages(path: string[], cmd: Argv, ctx: CheckContext): void {
   if (cmd.args.some((a) => /^(--dry-run|--simulate|-s|--just-print|--no-act|--recon|-n|--assumeno)$/.test(a.text)))
     return;
-  const verbs = subcommandPath(cmd.args, 2).verbs;
-  if (
-    verbs.some((v) => /^(remove|purge|erase|uninstall|del|delete|autoremove|rm)$/i.test(v)) ||
-    (cmd.name === 'nix-env' && cmd.args.some((a) => a.text === '-e' || a.text === '--uninstall'))
-  )
+  const option = REMOVE_OPTION[cmd.name ?? ''];
+  if (path.slice(0, 2).some((v) => REMOVE.test(v)) || (option && cmd.args.some((a) => option.test(a.text))))
     ctx.add('package-remove', show(cmd));
-};
-
-export function isProjectPackageManager(name: string): boolean {
-  return PROJECT_PMS.has(name);
-}
-
-export function isSystemPackageManager(name: string): boolean {
-  return SYSTEM_PMS.has(name);
 }
 
 /** `python manage.py flush`, `php artisan migrate:fresh`, `node cli.js delete`: a script's words are a CLI's verbs. */

@@ -2,9 +2,10 @@
 // `git config` / `git -c`, `npm|pnpm|yarn|pip|conda|poetry|bundle|composer config`, and the variables those tools
 // read (NODE_TLS_REJECT_UNAUTHORIZED, GIT_SSL_NO_VERIFY, npm_config_*, PIP_*). Pure.
 import type { Word } from '../engine/words.js';
-import { show, type Check, type CheckContext } from './types.js';
-import { judges } from './registry.js';
+import { show, type CheckContext } from './types.js';
+import { names } from '../engine/names.js';
 import type { GitCheck } from '../programs/git/call.js';
+import type { PackageCheck } from '../programs/packages/call.js';
 
 const FALSE = /^(false|0|no|off)$/i;
 const TRUE = /^(true|1|yes|on)$/i;
@@ -68,52 +69,39 @@ export function settingVariable(name: string, value: Word, ctx: CheckContext): v
   if (m) configSetting(m[1]!, value.text, detail, ctx);
 }
 
-/** The KEY VALUE (or KEY=VALUE) operands after a `config [set]` subcommand. */
-function keyValue(args: Word[]): [string, string] | undefined {
-  const ops = args.map((a) => a.text).filter((t) => !t.startsWith('-') || /^--set$/.test(t));
-  const at = ops.findIndex((t) => /^(set|--set|add)$/.test(t));
-  const rest = ops.slice(at + 1).filter((t) => t !== '--set');
-  const [key, value] = rest;
+/** The KEY VALUE (or KEY=VALUE) after a `config [set]` subcommand. */
+function keyValue(ops: string[]): [string, string] | undefined {
+  const [key, value] = ops.slice(ops.findIndex((t) => t === 'set' || t === 'add') + 1);
   if (key === undefined) return undefined;
   const eq = key.indexOf('=');
   if (eq > 0) return [key.slice(0, eq), key.slice(eq + 1)];
   return value === undefined ? undefined : [key, value];
 }
 
-/** `npm config set KEY VALUE`, `pip config set global.KEY VALUE`, `conda config --set KEY VALUE`, `poetry config KEY VALUE`. */
-const toolConfig: Check = (cmd, _io, ctx) => {
-  const at = cmd.args.findIndex((a) => a.text === 'config' || (cmd.name !== 'poetry' && a.text === 'set'));
-  if (at < 0 || cmd.args.slice(0, at).some((a) => !a.text.startsWith('-'))) return;
-  const sub = cmd.args.slice(at + 1);
+/** The package managers with a `config` subcommand that writes settings. */
+const CONFIGURED = new Set(names('npm pnpm yarn pip pip3 conda mamba micromamba poetry bundle bundler composer uv'));
+
+/**
+ * `npm config set KEY VALUE` (or `npm set`), `pip config set global.KEY VALUE`, `conda config --set KEY VALUE`,
+ * `poetry config KEY VALUE`, `gem sources --add URL`.
+ */
+export const packageSettings: PackageCheck = ({ path, words }, cmd, _io, ctx) => {
+  if (cmd.name === 'gem' && path[0] === 'sources') {
+    const at = words.findIndex((t) => t === '--add' || t === '-a');
+    if (at >= 0 && words[at + 1] !== undefined) configSetting('source', words[at + 1]!, show(cmd), ctx);
+  }
+  if (!CONFIGURED.has(cmd.name ?? '') || !(path[0] === 'config' || (path[0] === 'set' && cmd.name !== 'poetry')))
+    return;
+  const ops = path[0] === 'set' ? path : path.slice(1);
   // `pip config get|list`, `npm config get|list|delete` read or remove: only a setting can weaken or redirect.
-  if (sub.some((a) => /^(get|list|ls|delete|rm|unset|edit|debug|show)$/.test(a.text))) return;
-  const settingWords = cmd.args[at]!.text === 'set' ? [{ ...cmd.args[at]! }, ...sub] : sub;
-  const kv = cmd.name === 'poetry' ? keyValue([{ ...cmd.args[at]!, text: 'set' }, ...sub]) : keyValue(settingWords);
-  const words = cmd.args.map((a) => a.text);
+  if (ops.some((t) => /^(get|list|ls|delete|rm|unset|edit|debug|show)$/.test(t))) return;
   const l = words.findIndex((t) => t === '--location' || t.startsWith('--location='));
   const projectOnly = l >= 0 && (words[l] === '--location=project' || words[l + 1] === 'project');
+  const kv = keyValue(ops);
   if (kv) configSetting(kv[0], kv[1], show(cmd), ctx, projectOnly);
-};
-
-/** `gem sources --add URL` (or `-a URL`): every later gem install on this machine may come from there. */
-const gemSources: Check = (cmd, _io, ctx) => {
-  const w = cmd.args.map((a) => a.text);
-  if (w[0] !== 'sources') return;
-  const at = w.findIndex((t) => t === '--add' || t === '-a');
-  if (at >= 0 && w[at + 1] !== undefined) configSetting('source', w[at + 1]!, show(cmd), ctx);
 };
 
 /** `git -c http.sslVerify=false clone ...`, and `git config [--global] KEY VALUE`. */
 export const gitSettings: GitCheck = ({ settings, configWrite }, cmd, _io, ctx) => {
   for (const s of [...settings, ...(configWrite ? [configWrite] : [])]) configSetting(s.key, s.value, show(cmd), ctx);
 };
-
-judges(import.meta.url, {
-  gem: gemSources,
-  ...Object.fromEntries(
-    ['npm', 'pnpm', 'yarn', 'pip', 'pip3', 'conda', 'mamba', 'poetry', 'bundle', 'composer', 'uv'].map((n) => [
-      n,
-      toolConfig,
-    ]),
-  ),
-});

@@ -7,7 +7,9 @@ import type { Word } from '../engine/words.js';
 import { configSetting } from './settings.js';
 import { show, type Check, type CheckContext } from './types.js';
 import { judges } from './registry.js';
+import { keyTable } from '../engine/names.js';
 import type { SedCheck } from '../programs/sed/call.js';
+import type { PackageCheck } from '../programs/packages/call.js';
 
 /** Well-known packages, by ecosystem: a name one typo away from one of them (and not itself listed) asks. */
 const POPULAR: Record<'npm' | 'pypi', Set<string>> = {
@@ -71,18 +73,7 @@ export function imitated(name: string, ecosystem: 'npm' | 'pypi'): string | unde
   return undefined;
 }
 
-const ECOSYSTEM: Record<string, 'npm' | 'pypi'> = {
-  npm: 'npm',
-  pnpm: 'npm',
-  yarn: 'npm',
-  bun: 'npm',
-  pip: 'pypi',
-  pip3: 'pypi',
-  uv: 'pypi',
-  poetry: 'pypi',
-  pipx: 'pypi',
-  pdm: 'pypi',
-};
+const ECOSYSTEM = keyTable<'npm' | 'pypi'>({ 'npm pnpm yarn bun': 'npm', 'pip pip3 uv poetry pipx pdm': 'pypi' });
 const INSTALL_VERBS = /^(install|i|add|in|ins|inst|isntall)$/;
 
 /** Hosts of package indexes that are not the default, yet are widely used for their vendor's wheels. */
@@ -95,15 +86,10 @@ const UNVERIFIED =
   /^--?(allow-untrusted|allow-unauthenticated|allow-insecure[\w-]*|nogpgcheck|no-gpg-checks?|nosignature|nodigest|no-verify-ssl|insecure|skip-signature[\w-]*|ignore-signatures?|trusted-host|disable-tls|no-check-certificate|force-bad-verify|unsigned|skip-verif\w*)(=|$)|^Acquire::(AllowInsecureRepositories|AllowDowngradeToInsecureRepositories|https::Verify-Peer)=(true|false)$|^APT::Get::AllowUnauthenticated=true$/i;
 const INDEX_OPT = /^--?(extra-index-url|index-url|i|index|registry|repository|repo|source|find-links|f)$/;
 
-/** Options whose value follows as its own word (not a package name). */
-const VALUE_OPT =
-  /^(-[ricetCp]|--(requirement|constraint|editable|target|prefix|root|filter|registry|index-url|extra-index-url|find-links|cache-dir|src|python|group|extras|source|dir|cwd|workspace|tag))$/;
-
 /** Every installer: package names against look-alikes, indexes and flags against the checks they skip. */
-const install: Check = (cmd, _io, ctx) => {
-  const words = cmd.args.map((a) => a.text);
+export const packageInstall: PackageCheck = ({ path, words }, cmd, _io, ctx) => {
   // `npm run dev -- --insecure`: a project script's own flags.
-  if (/^(run|run-script|test|start|exec|x|dlx)$/.test(words.find((w) => !w.startsWith('-')) ?? '')) return;
+  if (/^(run|run-script|test|start|exec|x|dlx)$/.test(path[0] ?? '')) return;
   if (words.some((w) => UNVERIFIED.test(w))) ctx.add('supply-chain', `${show(cmd)} (signature or TLS checks off)`);
   for (let i = 0; i < words.length; i += 1) {
     const [opt, inline] = words[i]!.includes('=') ? words[i]!.split(/=(.*)/s) : [words[i]!, undefined];
@@ -113,12 +99,9 @@ const install: Check = (cmd, _io, ctx) => {
       ctx.add('supply-chain', `${show(cmd)} (packages from ${url})`);
   }
   const eco = ECOSYSTEM[cmd.name ?? ''];
-  const path = words.filter((w) => !w.startsWith('-'));
   const at = path.findIndex((w) => INSTALL_VERBS.test(w));
   if (!eco || at < 0 || (cmd.name === 'uv' && path[0] !== 'pip' && path[0] !== 'add')) return;
-  for (let i = 0; i < words.length; i += 1) {
-    const w = words[i]!;
-    if (w.startsWith('-') || INSTALL_VERBS.test(w) || w === 'pip' || VALUE_OPT.test(words[i - 1] ?? '')) continue;
+  for (const w of path.slice(at + 1)) {
     const name = w.replace(/(?<=.)@.*$/, '').replace(/[<>=!~;].*$/, '');
     const original = /^[\w.-]+$/.test(name) ? imitated(name, eco) : undefined;
     if (original) ctx.add('supply-chain', `${show(cmd)} (${name} imitates ${original})`);
@@ -126,10 +109,9 @@ const install: Check = (cmd, _io, ctx) => {
 };
 
 /** `npm pkg set scripts.postinstall=CMD dependencies.x=git+https://...`: the script is judged as if it ran. */
-const npmPkg: Check = (cmd, _io, ctx) => {
-  const words = cmd.args.map((a) => a.text);
-  if (words[0] !== 'pkg' || words[1] !== 'set') return;
-  for (const w of words.slice(2)) {
+export const packageJsonSet: PackageCheck = ({ path }, cmd, _io, ctx) => {
+  if (path[0] !== 'pkg' || path[1] !== 'set') return;
+  for (const w of path.slice(2)) {
     const m = /^(scripts|dependencies|devDependencies|optionalDependencies|peerDependencies)\.([^=]+)=(.*)$/s.exec(w);
     if (!m) continue;
     if (m[1] === 'scripts') {
@@ -182,10 +164,9 @@ export function packageSettingsWrite(target: Word, text: string | undefined, det
 }
 
 /** `go env -w GOPROXY=... GOSUMDB=off GOINSECURE=*`: module sources and checksum checks for every later build. */
-const goEnv: Check = (cmd, _io, ctx) => {
-  const words = cmd.args.map((a) => a.text);
-  if (words[0] !== 'env' || !words.includes('-w')) return;
-  for (const w of words) {
+export const goEnv: PackageCheck = ({ path, words }, cmd, _io, ctx) => {
+  if (cmd.name !== 'go' || path[0] !== 'env' || !words.includes('-w')) return;
+  for (const w of path) {
     const m = /^(GO\w+)=(.*)$/.exec(w);
     if (!m) continue;
     const [, key, value] = m;
@@ -198,32 +179,15 @@ const goEnv: Check = (cmd, _io, ctx) => {
 };
 
 /** `composer config secure-http false`, `composer config repo.packagist composer http://...`. */
-const composerConfig: Check = (cmd, _io, ctx) => {
-  const words = cmd.args.map((a) => a.text);
-  if (words[0] !== 'config') return;
-  const ops = words.filter((w) => !w.startsWith('-'));
-  if (ops[1] === 'secure-http' && /^(false|0)$/.test(ops[2] ?? '')) ctx.add('security-posture', show(cmd));
-  const url = ops.slice(2).find((w) => /^https?:\/\//.test(w));
-  if (/^(repo|repositories)\b/.test(ops[1] ?? '') && url && (UNTRUSTED_INDEX.test(url) || !KNOWN_INDEX.test(url)))
+export const composerConfig: PackageCheck = ({ path }, cmd, _io, ctx) => {
+  if (cmd.name !== 'composer' || path[0] !== 'config') return;
+  if (path[1] === 'secure-http' && /^(false|0)$/.test(path[2] ?? '')) ctx.add('security-posture', show(cmd));
+  const url = path.slice(2).find((w) => /^https?:\/\//.test(w));
+  if (/^(repo|repositories)\b/.test(path[1] ?? '') && url && (UNTRUSTED_INDEX.test(url) || !KNOWN_INDEX.test(url)))
     ctx.add('source-redirect', show(cmd));
 };
 
-const INSTALLERS = `npm pnpm yarn bun pip pip3 uv poetry pipx pdm gem cargo composer apt apt-get dnf yum zypper apk
-  pacman rpm dpkg brew port conda mamba micromamba choco winget scoop nuget dotnet`.split(/\s+/);
-
-// npm and composer have their own settings verbs besides installing.
-const both =
-  (a: Check, b: Check): Check =>
-  (cmd, io, ctx) => {
-    a(cmd, io, ctx);
-    b(cmd, io, ctx);
-  };
-
 judges(import.meta.url, {
-  [INSTALLERS.join(' ')]: install,
-  npm: both(install, npmPkg),
-  composer: both(install, composerConfig),
   'jq yq': jsonEdit,
   perl: lockEdit,
-  go: goEnv,
 });

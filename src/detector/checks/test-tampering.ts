@@ -8,6 +8,7 @@ import { isCiConfig } from './ci.js';
 import { show, type Check, type CheckContext } from './types.js';
 import { judges } from './registry.js';
 import type { SedCheck } from '../programs/sed/call.js';
+import type { PackageCheck } from '../programs/packages/call.js';
 
 const CODEOWNERS = /(^|\/)(\.github\/|\.gitlab\/|docs\/|\.bitbucket\/)?CODEOWNERS$/;
 const CHECK_SCRIPT =
@@ -101,11 +102,10 @@ const yq: Check = (cmd, _io, ctx) => {
     add(ctx, show(cmd), 'pipeline checks removed or allowed to fail');
 };
 
-/** npm pkg set scripts.test=true: the project's checks replaced by a no-op. */
-const npm: Check = (cmd, _io, ctx) => {
-  const words = cmd.args.map((a) => a.text);
-  if (words[0] !== 'pkg' || words[1] !== 'set') return;
-  for (const w of words.slice(2)) {
+/** `npm pkg set scripts.test=true`: the project's checks replaced by a no-op. */
+export const packageScriptsNoop: PackageCheck = ({ path }, cmd, _io, ctx) => {
+  if (path[0] !== 'pkg' || path[1] !== 'set') return;
+  for (const w of path.slice(2)) {
     const m = /^scripts\.(test|lint|check|verify|ci|typecheck|coverage|pretest|precommit)[\w:-]*=(.*)$/.exec(w);
     if (m && NOOP.test(m[2]!)) add(ctx, show(cmd), `scripts.${m[1]} made a no-op`);
   }
@@ -145,7 +145,4 @@ export function lineScriptsNoop(line: string, ctx: CheckContext): void {
     add(ctx, line.length > 80 ? `${line.slice(0, 77)}...` : line, `scripts.${m[1]} made a no-op`);
 }
 
-judges(import.meta.url, {
-  yq,
-  'npm pnpm': npm,
-});
+judges(import.meta.url, { yq });

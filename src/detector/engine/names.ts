@@ -17,7 +17,7 @@ export function names(text: string): readonly string[] {
  * white space separating the names; a later key overrides an earlier one, as in an object literal.
  */
 export function keyTable<T>(spec: Readonly<Record<string, T>>): Record<string, T> {
-  const table: Record<string, T> = {};
+  const table = Object.create(null) as Record<string, T>;
   for (const [key, value] of Object.entries(spec)) for (const name of names(key)) table[name] = value;
   return table;
 }

@@ -1,0 +1,84 @@
+// How a package manager's command line reads (npm, pnpm, yarn, pip, uv, poetry, cargo, gem, apt, brew, ...): its
+// options with their values skipped, so that `npm --prefix x publish`, `apt-get -y remove nginx` and
+// `poetry -C dir publish` read as what they do. The one reader for every judgement of a package manager
+// (packages/checks.ts lists them). Pure.
+import type { CheckContext, Io } from '../../checks/types.js';
+import { parseFlags, type Argv } from '../../engine/argv.js';
+import { keyTable, names } from '../../engine/names.js';
+
+/** Package managers of a project's dependencies, and those of the machine's own software. */
+export const PROJECT_MANAGERS = new Set(
+  names(`npm yarn pnpm bun pip pip3 pipx uv poetry pdm pipenv hatch flit twine cargo go gem bundle bundler composer
+  dotnet nuget mix cabal stack conda mamba micromamba deno swift dart flutter`),
+);
+export const SYSTEM_MANAGERS = new Set(
+  names(`apt apt-get aptitude dnf yum microdnf zypper apk brew port snap flatpak pkg choco winget scoop nix-env emerge
+  pacman rpm dpkg`),
+);
+
+/** Long options that take a value wherever they appear (paths, indexes, registries, selections). */
+const LONG_VALUED = names(`--prefix --registry --index --index-url --default-index --extra-index-url --find-links
+  --cache-dir --cache --cwd --dir --directory --project --python --config-file --workspace --workspace-dir --filter
+  --target --target-dir --root --src --requirement --constraint --editable --group --extras --source --tag
+  --manifest-path --package --features --repository --repository-url --userconfig --globalconfig --loglevel --otp
+  --access --scope --before --omit --include --location --install-strategy --call --with --without --only --name
+  --channel --working-dir --gemfile --install-dir --spec --env --username --password --token --jobs --store-dir
+  --modules-folder --cache-folder --setopt --trusted-host --cert --client-cert --platform --python-version
+  --exists-action --log --proxy --retries --timeout --progress-bar --report --upgrade-strategy --from --profile`);
+
+/** Each tool's one-letter options that take a value (`-w` is a workspace to npm and a flag to pnpm). */
+const SHORT_VALUED = keyTable<readonly string[]>({
+  npm: names('-C -w -c -L'),
+  pnpm: names('-C -F'),
+  bun: names('-c'),
+  'pip pip3': names('-r -c -e -t -i -f'),
+  uv: names('-p -r -c -e -f'),
+  poetry: names('-C -P -E -G'),
+  pdm: names('-p -G'),
+  hatch: names('-e'),
+  twine: names('-r -u -p -c'),
+  'conda mamba micromamba': names('-n -p -c'),
+  cargo: names('-p -F -j -Z'),
+  gem: names('-v -s -i -n'),
+  'bundle bundler': names('-j'),
+  composer: names('-d'),
+  'apt apt-get aptitude': names('-o -t -c'),
+  'dnf yum microdnf': names('-c'),
+  pacman: names('-r -b'),
+  go: names('-C -o'),
+});
+
+const VALUED = new Map<string, readonly string[]>();
+const valued = (tool: string): readonly string[] => {
+  let list = VALUED.get(tool);
+  if (list === undefined) VALUED.set(tool, (list = [...LONG_VALUED, ...(SHORT_VALUED[tool] ?? [])]));
+  return list;
+};
+
+export interface PackageCall {
+  /** The operands: the subcommand and what it acts on, option values skipped (`npm -w a pkg set k=v` → pkg set k=v). */
+  path: string[];
+  /** Where the subcommand (path[0]) stands among the arguments; -1 when there is none. */
+  at: number;
+  /** Every argument as written. */
+  words: string[];
+  /** A package manager of the project's dependencies (npm, pip, cargo...) rather than of the machine (apt, brew...). */
+  project: boolean;
+}
+
+/** Reads a package manager's command line; undefined for a name that is not one. */
+export function packageCall(cmd: Argv): PackageCall | undefined {
+  const name = cmd.name ?? '';
+  const project = PROJECT_MANAGERS.has(name);
+  if (!project && !SYSTEM_MANAGERS.has(name)) return undefined;
+  const operands = parseFlags(cmd.args, valued(name)).operands;
+  return {
+    path: operands.map((o) => o.text),
+    at: operands.length > 0 ? cmd.args.indexOf(operands[0]!) : -1,
+    words: cmd.args.map((a) => a.text),
+    project,
+  };
+}
+
+/** A judgement of one package manager command (what it installs, publishes, sets, runs...), kept with its threat class. */
+export type PackageCheck = (call: PackageCall, cmd: Argv, io: Io, ctx: CheckContext) => void;
