@@ -6,9 +6,9 @@ import { classifyPath, isBlockDevice } from '../engine/paths.js';
 import { literal, type Word } from '../engine/words.js';
 import { isMinerName } from './miner.js';
 import { show, stdinText, type Check, type CheckContext } from './types.js';
-import { names } from '../engine/names.js';
 import type { RequestCheck } from '../programs/http/request.js';
 import { judges } from './registry.js';
+import type { ContainerCheck } from '../programs/containers/call.js';
 
 /** Options of `run`/`create` that take a value (so the value is not the image). */
 const VALUE_OPTS = new Set(
@@ -84,18 +84,11 @@ function judgeRun(args: Word[], ctx: CheckContext, detail: string): string | und
   return image;
 }
 
-/** Global options of docker-like CLIs that take a value. */
-const GLOBAL_VALUE_OPTS = new Set(names(`-H --host --context -c --config -l --log-level -n --namespace --address -a`));
-
-const containerRun: Check = (cmd, _io, ctx) => {
-  const args = cmd.args;
-  let i = 0;
-  while (i < args.length && args[i]!.text.startsWith('-')) i += GLOBAL_VALUE_OPTS.has(args[i]!.text) ? 2 : 1;
-  let sub = args[i]?.text;
-  // docker container run, ctr containers create, nerdctl container run.
-  if (sub !== undefined && /^(container|containers|c)$/.test(sub)) sub = args[(i += 1)]?.text;
-  if (sub !== 'run' && sub !== 'create') return;
-  const image = judgeRun(args.slice(i + 1), ctx, show(cmd));
+/** `docker run`, `docker container create`, `ctr run`: the options the container gets, and its image. */
+export const containerRun: ContainerCheck = ({ group, verb, rest }, cmd, _io, ctx) => {
+  if ((group !== undefined && !/^(container|containers|c)$/.test(group)) || (verb !== 'run' && verb !== 'create'))
+    return;
+  const image = judgeRun(rest, ctx, show(cmd));
   if (image !== undefined && isMinerName(image)) ctx.add('crypto-miner', `${show(cmd)} (image ${image})`);
 };
 
@@ -124,7 +117,4 @@ export const containerApiRequest: RequestCheck = (req, cmd, _io, ctx) => {
   if (api && req.writes) ctx.add('container-escape', `${show(cmd)} (the container API, written to)`);
 };
 
-judges(import.meta.url, {
-  'docker podman nerdctl ctr': containerRun,
-  'kubectl oc': kubectl,
-});
+judges(import.meta.url, { 'kubectl oc': kubectl });

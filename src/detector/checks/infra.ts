@@ -6,8 +6,8 @@ import { subcommandPath } from './resource.js';
 import { show, type Check } from './types.js';
 import { names } from '../engine/names.js';
 import { judges } from './registry.js';
+import type { ContainerCheck } from '../programs/containers/call.js';
 
-const DOCKER_VALUE_OPTS = ['-H', '--host', '--context', '-c', '--config', '-l', '--log-level'];
 const EXEC_VALUE_OPTS = names(`-e --env -u --user -w --workdir --env-file --detach-keys -c --container -n --namespace`);
 
 /** `docker exec [opts] C CMD...` and `kubectl exec [opts] POD -- CMD...`: the command after the target. */
@@ -21,19 +21,14 @@ function execTarget(rest: Word[]): Word[] {
   return cmd;
 }
 
-const docker: Check = (cmd, io, ctx) => {
-  let i = 0;
-  const args = cmd.args;
-  while (i < args.length && args[i]!.text.startsWith('-')) i += DOCKER_VALUE_OPTS.includes(args[i]!.text) ? 2 : 1;
-  const words = args.slice(i).map((a) => a.text);
-  const [a, b] = words;
-  // docker exec C CMD, docker container exec C CMD, docker compose exec SERVICE CMD: the command gets our input.
-  if (a === 'exec') ctx.argv(execTarget(args.slice(i + 1)), io);
-  if ((a === 'container' || a === 'compose') && b === 'exec') ctx.argv(execTarget(args.slice(i + 2)), io);
+/** `docker exec C CMD` (also `container exec`, `compose exec SERVICE CMD`): the command gets our input. Prunes. */
+export const containerExecAndPrune: ContainerCheck = ({ group, verb, rest }, cmd, io, ctx) => {
+  if (verb === 'exec' && (group === undefined || group === 'container' || group === 'compose'))
+    ctx.argv(execTarget(rest), io);
   const prune =
-    b === 'prune' ||
-    (a === 'volume' && (b === 'rm' || b === 'remove')) ||
-    (a === 'compose' && words.includes('down') && words.some((w) => w === '-v' || w === '--volumes'));
+    (group !== undefined && verb === 'prune') ||
+    (/^volumes?$/.test(group ?? '') && (verb === 'rm' || verb === 'remove')) ||
+    (group === 'compose' && verb === 'down' && rest.some((w) => w.text === '-v' || w.text === '--volumes'));
   if (prune) ctx.add('docker-prune', show(cmd));
 };
 
@@ -129,13 +124,6 @@ const mc: Check = (cmd, _io, ctx) => {
 judges(
   import.meta.url,
   {
-    'docker podman nerdctl': docker,
-    'docker-compose': (cmd, io, ctx) =>
-      docker(
-        { ...cmd, args: [{ text: 'compose', dynamic: false, pattern: false, substitutions: [] }, ...cmd.args] },
-        io,
-        ctx,
-      ),
     'kubectl oc helm': kubectl,
     'terraform tofu terragrunt pulumi cdk': terraform,
     aws,

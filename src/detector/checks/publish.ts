@@ -7,6 +7,7 @@ import { show, type Check } from './types.js';
 import { judges } from './registry.js';
 import { keyTable } from '../engine/names.js';
 import type { PackageCheck } from '../programs/packages/call.js';
+import type { ContainerCheck } from '../programs/containers/call.js';
 
 const DRY_RUN = /^(--dry-run|--dryrun|-n|--dry_run|--skip-publish)$/;
 
@@ -30,7 +31,8 @@ function verbCheck(verbs: RegExp): Check {
 /** A registry on this machine (a local test registry) is not publishing to anyone. */
 const LOCAL_REGISTRY = /^(localhost|127\.0\.0\.1|\[::1\]|0\.0\.0\.0)(:\d+)?\//;
 
-const imagePush: Check = (cmd, _io, ctx) => {
+/** `docker push IMAGE`, `docker image push`, `docker buildx build --push`: an image sent to its registry. */
+export const imagePush: ContainerCheck = ({ group, verb, rest }, cmd, _io, ctx) => {
   // docker buildx build --push, docker build --push, buildx bake --push: built and pushed in one step.
   const args = cmd.args.map((a) => a.text);
   const tag = args.find((a, i) => /^(-t|--tag)$/.test(args[i - 1] ?? '') || /^--tag=/.test(a))?.replace(/^--tag=/, '');
@@ -41,9 +43,8 @@ const imagePush: Check = (cmd, _io, ctx) => {
     ctx.add('package-publish', show(cmd));
     return;
   }
-  const w = words(cmd, ['--platform', '-q']);
-  if (w[0] !== 'push' && !(w[0] === 'image' && w[1] === 'push')) return;
-  const image = w[0] === 'push' ? w[1] : w[2];
+  if (verb !== 'push' || (group !== undefined && !/^images?$/.test(group))) return;
+  const image = parseFlags(rest, ['--platform']).operands[0]?.text;
   if (image !== undefined && LOCAL_REGISTRY.test(image)) return;
   ctx.add('package-publish', show(cmd));
 };
@@ -104,7 +105,6 @@ const fastlane: Check = (cmd, _io, ctx) => {
 judges(import.meta.url, {
   'vsce ovsx lerna changeset': verbCheck(PUBLISH),
   helm: verbCheck(/^push$/),
-  'docker podman nerdctl buildah': imagePush,
   'gradle gradlew': gradle,
   'mvn mvnw': mvn,
   'dotnet nuget': nugetPush,

@@ -19,6 +19,7 @@ import './publish.js';
 import './host.js';
 import './agents.js';
 import '../programs/packages/checks.js';
+import '../programs/containers/checks.js';
 import './escapes.js';
 import './outbound.js';
 import './host-network.js';

@@ -8,6 +8,7 @@ import { classifyPath } from '../engine/paths.js';
 import type { Argv } from '../engine/argv.js';
 import { show, type Check, type CheckContext } from './types.js';
 import { judges } from './registry.js';
+import type { ContainerCheck } from '../programs/containers/call.js';
 
 const mass = (cmd: Argv, ctx: CheckContext, why: string): void => ctx.add('mass-kill', `${show(cmd)} (${why})`);
 const stops = (cmd: Argv, ctx: CheckContext, why: string): void => ctx.add('service-stop', `${show(cmd)} (${why})`);
@@ -49,13 +50,10 @@ const mysqladmin: Check = (cmd, _io, ctx) => {
   if (cmd.args.some((a) => a.text === 'shutdown')) stops(cmd, ctx, 'shuts the MySQL server down');
 };
 
-const containers: Check = (cmd, _io, ctx) => {
-  const words = cmd.args.map((a) => a.text);
-  if (
-    /^(kill|stop|rm|pause)$/.test(words[0] ?? '') &&
-    words.some((w) => w === '--all' || w === '-a') &&
-    words[0] !== 'rm'
-  )
+/** `podman kill --all`, `nerdctl container stop -a`: every container on the machine, not only this task's. */
+export const everyContainerStopped: ContainerCheck = ({ group, verb, rest }, cmd, _io, ctx) => {
+  const all = rest.some((w) => w.text === '--all' || w.text === '-a');
+  if (all && (group === undefined || group === 'container') && /^(kill|stop|pause)$/.test(verb ?? ''))
     mass(cmd, ctx, 'every container');
 };
 
@@ -112,7 +110,6 @@ judges(import.meta.url, {
   'redis-cli valkey-cli keydb-cli': redisCli,
   'pg_ctl pg_ctlcluster': pgCtl,
   'mysqladmin mariadb mariadb-admin': mysqladmin,
-  'podman nerdctl': containers,
   launchctl,
   loginctl,
   osascript,
