@@ -6,6 +6,7 @@ import { parseFlags } from '../engine/argv.js';
 import { show, type Check, type CheckContext } from './types.js';
 import { names } from '../engine/names.js';
 import { judges } from './registry.js';
+import type { SystemdCheck } from '../programs/systemd/call.js';
 
 const words = (cmd: Parameters<Check>[0]): string[] => cmd.args.map((a) => a.text);
 const LOOPBACK = /^(localhost|127\.\d+\.\d+\.\d+|::1|0\.0\.0\.0)$/;
@@ -166,32 +167,23 @@ const rtcwake: Check = (cmd, _io, ctx) => {
 
 const suspend: Check = (cmd, _io, ctx) => ctx.add('shutdown', show(cmd));
 
-/** loginctl enable-linger: the user's services keep running (and start at boot) without a login. */
-const loginctl: Check = (cmd, _io, ctx) => {
-  const sub = cmd.args.find((a) => !a.text.startsWith('-'))?.text;
-  if (sub === 'enable-linger') ctx.add('persistence', show(cmd));
-  if (sub !== undefined && /^(suspend|hibernate|hybrid-sleep|suspend-then-hibernate|poweroff|reboot|halt)$/.test(sub))
-    ctx.add('shutdown', show(cmd));
-};
-
 /** Units that let others in: SSH, remote desktops, VNC, telnet. */
 const REMOTE_UNITS =
   /^(ssh|sshd|openssh(-server)?|dropbear|xrdp|vncserver[\w@.-]*|x11vnc|tigervnc[\w@.-]*|telnet[\w.-]*|inetd|xinetd|tailscale-ssh)(\.service|\.socket)?$/;
 
 /**
- * systemctl enable/start of a remote-login service; a user unit enabled (it starts at every login) or a timer (it runs
- * a command on a schedule): both start by themselves later, running what their unit files say.
+ * systemctl enable/start of a remote-login service; a user unit enabled (it starts at every login), a timer (it runs
+ * a command on a schedule) or a user left lingering (`loginctl enable-linger`: their services run without a login):
+ * each starts by itself later, running what its unit files say.
  */
-const systemctl: Check = (cmd, _io, ctx) => {
-  const f = parseFlags(cmd.args, ['-H', '--host', '-M', '--machine', '-t', '--type', '-p', '--property', '--root']);
-  const [verb, ...units] = f.operands.map((o) => o.text);
+export const systemdStartsLater: SystemdCheck = ({ verb, targets, user }, cmd, _io, ctx) => {
   if (!verb) return;
-  if (/^(enable|start|restart|reenable|unmask)$/.test(verb) && units.some((u) => REMOTE_UNITS.test(u)))
+  if (/^(enable|start|restart|reenable|unmask)$/.test(verb) && targets.some((u) => REMOTE_UNITS.test(u)))
     ctx.add('remote-access', show(cmd));
-  if (/^(enable|reenable|link|preset)$/.test(verb) && f.long.has('--user')) ctx.add('persistence', show(cmd));
-  if (/^(enable|reenable|start|restart|link)$/.test(verb) && units.some((u) => /\.timer$/.test(u)))
+  if ((/^(enable|reenable|link|preset)$/.test(verb) && user) || verb === 'enable-linger')
     ctx.add('persistence', show(cmd));
-  if (/^(suspend|hibernate|hybrid-sleep|suspend-then-hibernate|sleep)$/.test(verb)) ctx.add('shutdown', show(cmd));
+  if (/^(enable|reenable|start|restart|link)$/.test(verb) && targets.some((u) => /\.timer$/.test(u)))
+    ctx.add('persistence', show(cmd));
 };
 
 /** `service ssh start`, `rc-service sshd start`: the same for SysV and OpenRC. */
@@ -271,8 +263,6 @@ judges(
     pmset,
     rtcwake,
     'pm-suspend pm-hibernate pm-suspend-hybrid zzz ZZZ': suspend,
-    loginctl,
-    systemctl,
     'service rc-service': service,
     defaults,
     'ztcp zsocket': ztcp,

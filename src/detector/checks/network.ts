@@ -100,20 +100,6 @@ const ufwDeny: Check = (cmd, _io, ctx) => {
 
 const power: Check = (cmd, _io, ctx) => ctx.add('shutdown', show(cmd));
 
-/** loginctl suspend / hibernate / poweroff / reboot / terminate-*, kill-*. */
-const loginctl: Check = (cmd, _io, ctx) => {
-  const sub = cmd.args.find((a) => !a.text.startsWith('-'))?.text ?? '';
-  if (/^(suspend|hibernate|hybrid-sleep|suspend-then-hibernate|poweroff|reboot|halt)$/.test(sub))
-    ctx.add('shutdown', show(cmd));
-  if (/^(terminate|kill)-(session|user|seat)$/.test(sub)) ctx.add('mass-kill', show(cmd));
-};
-
-/** systemctl's sleep states (its stop/poweroff verbs are judged in system.ts). */
-const systemctlSleep: Check = (cmd, _io, ctx) => {
-  if (cmd.args.some((a) => /^(suspend|hibernate|hybrid-sleep|suspend-then-hibernate|sleep)$/.test(a.text)))
-    ctx.add('shutdown', show(cmd));
-};
-
 const kexec: Check = (cmd, _io, ctx) => {
   if (cmd.args.some((a) => /^-[a-zA-Z]*e$|^--exec$|^-f$|^--force$/.test(a.text))) ctx.add('shutdown', show(cmd));
 };
@@ -168,8 +154,6 @@ judges(
     nft: nftDrop,
     ufw: ufwDeny,
     'pm-suspend pm-hibernate pm-suspend-hybrid rtcwake systemd-sleep': power,
-    loginctl,
-    systemctl: systemctlSleep,
     kexec,
   },
   { claims: true },

@@ -20,6 +20,7 @@ import './host.js';
 import './agents.js';
 import '../programs/packages/checks.js';
 import '../programs/containers/checks.js';
+import '../programs/systemd/checks.js';
 import './escapes.js';
 import './outbound.js';
 import './host-network.js';

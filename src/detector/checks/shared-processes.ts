@@ -9,6 +9,7 @@ import type { Argv } from '../engine/argv.js';
 import { show, type Check, type CheckContext } from './types.js';
 import { judges } from './registry.js';
 import type { ContainerCheck } from '../programs/containers/call.js';
+import type { SystemdCheck } from '../programs/systemd/call.js';
 
 const mass = (cmd: Argv, ctx: CheckContext, why: string): void => ctx.add('mass-kill', `${show(cmd)} (${why})`);
 const stops = (cmd: Argv, ctx: CheckContext, why: string): void => ctx.add('service-stop', `${show(cmd)} (${why})`);
@@ -63,15 +64,6 @@ const launchctl: Check = (cmd, _io, ctx) => {
     mass(cmd, ctx, "the user's whole login session");
 };
 
-const loginctl: Check = (cmd, _io, ctx) => {
-  if (
-    /^(terminate-user|kill-user|terminate-session|kill-session|terminate-seat|lock-sessions)$/.test(
-      cmd.args[0]?.text ?? '',
-    )
-  )
-    mass(cmd, ctx, 'login sessions');
-};
-
 const osascript: Check = (cmd, _io, ctx) => {
   const text = cmd.args.map((a) => a.text).join(' ');
   if (
@@ -91,14 +83,16 @@ const wsl: Check = (cmd, _io, ctx) => {
 const SESSION_SERVICES =
   /^(systemd-logind|display-manager|gdm3?|sddm|lightdm|xdm|getty@.*|user@.*|dbus|dbus-broker)(\.service)?$/;
 
-export function sessionServiceRestart(cmd: Argv, ctx: CheckContext): void {
-  const words = cmd.args.map((a) => a.text).filter((w) => !w.startsWith('-'));
+/** Every login session ended: their services restarted or stopped (`systemctl restart gdm`), `loginctl terminate-user`. */
+export const sessionsEnded: SystemdCheck = ({ verb, targets }, cmd, _io, ctx) => {
   if (
-    /^(restart|stop|kill|try-restart|reload-or-restart)$/.test(words[0] ?? '') &&
-    words.slice(1).some((w) => SESSION_SERVICES.test(w))
+    /^(restart|stop|kill|try-restart|reload-or-restart)$/.test(verb ?? '') &&
+    targets.some((w) => SESSION_SERVICES.test(w))
   )
     mass(cmd, ctx, 'ends every login session');
-}
+  if (/^(terminate-user|kill-user|terminate-session|kill-session|terminate-seat|lock-sessions)$/.test(verb ?? ''))
+    mass(cmd, ctx, 'login sessions');
+};
 
 /** kill $PPID: the parent is the agent's own shell or the worker. */
 export function killsParent(cmd: Argv, ctx: CheckContext): void {
@@ -111,10 +105,8 @@ judges(import.meta.url, {
   'pg_ctl pg_ctlcluster': pgCtl,
   'mysqladmin mariadb mariadb-admin': mysqladmin,
   launchctl,
-  loginctl,
   osascript,
   'wsl wsl.exe': wsl,
-  systemctl: (cmd, _io, ctx) => sessionServiceRestart(cmd, ctx),
   kill: (cmd, _io, ctx) => killsParent(cmd, ctx),
   pkill: (cmd, _io, ctx) => killsParent(cmd, ctx),
 });

@@ -5,6 +5,7 @@ import { show, stdinText, type Check } from './types.js';
 import { SHARED_DIR } from './wrappers.js';
 import { names } from '../engine/names.js';
 import { judges } from './registry.js';
+import type { SystemdCheck } from '../programs/systemd/call.js';
 
 /** Formatting a device; formatting an image file (mkfs.ext4 disk.img, mkswap ./swapfile) is ordinary. */
 const format: Check = (cmd, _io, ctx) => {
@@ -44,27 +45,26 @@ function partition(listing: { short: string; long: string[]; words?: string[] })
 
 const rawDisk: Check = (cmd, _io, ctx) => ctx.add('raw-disk-write', show(cmd));
 
-const systemctl: Check = (cmd, _io, ctx) => {
-  const f = parseFlags(
-    cmd.args,
-    names(`
-    -H --host -M --machine -t --type -p --property -s --signal --state --root --job-mode --kill-whom --what -n --lines
-    -o --output
-  `),
-  );
-  const verb = f.operands[0]?.text;
+/**
+ * systemctl stopping the machine's services (the user's own units, `--user`, are not the system's), the machine
+ * powered off, rebooted or put to sleep (systemctl or loginctl), a unit enabled from a directory anyone can write to.
+ */
+export const systemdStopsOrPowers: SystemdCheck = ({ verb, targets, user }, cmd, _io, ctx) => {
+  if (!verb) return;
   if (
-    verb &&
     /^(start|isolate|restart)$/.test(verb) &&
-    f.operands.some((o) => /^(poweroff|reboot|halt|kexec|rescue|emergency)\.target$/.test(o.text))
+    targets.some((u) => /^(poweroff|reboot|halt|kexec|rescue|emergency)\.target$/.test(u))
   )
     ctx.add('shutdown', show(cmd));
-  // The user's own units (systemctl --user stop dev-server) are not the system's services.
-  if (verb && /^(stop|disable|mask|kill|isolate)$/.test(verb) && !f.long.has('--user'))
-    ctx.add('service-stop', show(cmd));
-  if (verb && /^(poweroff|reboot|halt|kexec|rescue|emergency|soft-reboot)$/.test(verb)) ctx.add('shutdown', show(cmd));
+  if (/^(stop|disable|mask|kill|isolate)$/.test(verb) && !user) ctx.add('service-stop', show(cmd));
+  if (
+    /^(poweroff|reboot|halt|kexec|rescue|emergency|soft-reboot|suspend|hibernate|hybrid-sleep|suspend-then-hibernate|sleep)$/.test(
+      verb,
+    )
+  )
+    ctx.add('shutdown', show(cmd));
   // A unit file linked or enabled from a directory anyone can write to runs whatever is put there.
-  if (verb && /^(enable|link|start|restart|reenable)$/.test(verb) && f.operands.some((o) => SHARED_DIR.test(o.text)))
+  if (/^(enable|link|start|restart|reenable)$/.test(verb) && targets.some((u) => SHARED_DIR.test(u)))
     ctx.add('schedule-unchecked', show(cmd));
 };
 
@@ -269,7 +269,6 @@ judges(
     parted: partition({ short: 'lv', long: ['--list', '--version', '--help'], words: ['print', 'p', 'help'] }),
     blkdiscard: rawDisk,
     'cryptsetup nvme': deviceWipe,
-    systemctl,
     'service rc-service': service,
     'invoke-rc.d': (cmd, io, ctx) => service({ ...cmd, args: cmd.args.slice(1) }, io, ctx),
     'shutdown reboot halt poweroff': shutdown,
