@@ -4,6 +4,7 @@
 import { ADMIN_PORT } from './grants.js';
 import { show, type Check, type CheckContext } from './types.js';
 import { judges } from './registry.js';
+import type { FirewallCheck } from '../programs/firewall/call.js';
 
 /** A source that is every address (or none given). */
 const ANY_SOURCE = /^(any|0\.0\.0\.0\/0|::\/0|\*)$/i;
@@ -17,35 +18,23 @@ function open(cmd: Parameters<Check>[0], ctx: CheckContext, port: string | undef
 const ports = (value: string): string[] => value.split(/[,:]/).map((p) => p.replace(/\/\w+$/, ''));
 const admin = (value: string): boolean => ports(value).some((p) => ADMIN_PORT.test(p));
 
-/** iptables -A/-I INPUT ... -j ACCEPT, for an admin port or every port, from no particular source. */
-const iptables: Check = (cmd, _io, ctx) => {
-  const w = cmd.args.map((a) => a.text);
-  const at = (names: RegExp): string | undefined => {
-    const i = w.findIndex((x) => names.test(x));
-    return i < 0 ? undefined : w[i + 1];
-  };
-  if (!w.some((x) => /^-(A|I)$|^--(append|insert)$/.test(x)) || !/^ACCEPT$/.test(at(/^(-j|--jump)$/) ?? '')) return;
-  if (!/^(INPUT|FORWARD|DOCKER-USER)$/.test(at(/^-(A|I)$|^--(append|insert)$/) ?? '')) return;
-  const source = at(/^(-s|--source|--src)$/);
-  if (source !== undefined && !ANY_SOURCE.test(source)) return;
-  // Loopback, established connections and other matches narrow the rule; without a port it opens every port.
-  if (w.includes('lo') || w.some((x) => /^(--state|--ctstate)$/.test(x))) return;
-  const port = at(/^(--dport|--destination-port|--dports)$/);
-  if (port === undefined || admin(port)) open(cmd, ctx, port);
-};
-
-/** nft add rule ... tcp dport 6379 accept, without a source address. */
-const nft: Check = (cmd, _io, ctx) => {
-  const text = cmd.args.map((a) => a.text).join(' ');
+/**
+ * An admin or database port (or every port) opened to any address: `iptables -A INPUT … -j ACCEPT` from no particular
+ * source, nft `add rule … tcp dport 6379 accept` without a source address, `ufw allow 5432`.
+ */
+export const firewallOpens: FirewallCheck = ({ rule, text, ops: w }, cmd, _io, ctx) => {
+  if (rule !== undefined) {
+    if (!/^(append|insert)$/.test(rule.command ?? '') || rule.target !== 'ACCEPT') return;
+    if (!/^(INPUT|FORWARD|DOCKER-USER)$/.test(rule.chain ?? '')) return;
+    if (rule.source !== undefined && !ANY_SOURCE.test(rule.source)) return;
+    // Loopback, established connections and other matches narrow the rule; without a port it opens every port.
+    if (!rule.narrowed && (rule.port === undefined || admin(rule.port))) open(cmd, ctx, rule.port);
+    return;
+  }
   const m = /\b(add|insert)\s+rule\b.*\bdport\s+(\{[^}]*\}|\S+).*\baccept\b/.exec(text);
   if (m && !/\b(saddr|iifname\s+"?lo)\b/.test(text) && admin(m[2]!.replace(/[{}\s]/g, ''))) open(cmd, ctx, m[2]);
-};
-
-/** ufw allow 22, ufw allow from any to any port 5432, ufw allow proto tcp to any port 3306. */
-const ufw: Check = (cmd, _io, ctx) => {
-  const w = cmd.args.filter((a) => !a.text.startsWith('-')).map((a) => a.text);
   const allow = w.indexOf('allow');
-  if (allow < 0 || (w[0] !== 'allow' && w[0] !== 'insert' && w[0] !== 'prepend')) return;
+  if (cmd.name !== 'ufw' || allow < 0 || (w[0] !== 'allow' && w[0] !== 'insert' && w[0] !== 'prepend')) return;
   const rest = w.slice(allow + 1);
   const from = rest.indexOf('from');
   if (from >= 0 && !ANY_SOURCE.test(rest[from + 1] ?? '')) return;
@@ -96,9 +85,6 @@ function dns(cmd: Parameters<Check>[0], ctx: CheckContext): void {
 }
 
 judges(import.meta.url, {
-  'iptables ip6tables iptables-legacy iptables-nft': iptables,
-  nft,
-  ufw,
   'firewall-cmd': firewallCmd,
   pfctl,
   socketfilterfw,

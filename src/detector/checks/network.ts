@@ -4,6 +4,7 @@ import { parseFlags } from '../engine/argv.js';
 import { show, type Check } from './types.js';
 import { names } from '../engine/names.js';
 import { judges } from './registry.js';
+import type { FirewallCheck } from '../programs/firewall/call.js';
 
 /** ip OBJECT VERB ...: the object may be abbreviated (`ip r del`, `ip a flush`). */
 const ip: Check = (cmd, _io, ctx) => {
@@ -66,36 +67,23 @@ const firewallCmd: Check = (cmd, _io, ctx) => {
     ctx.add('firewall-flush', show(cmd));
 };
 
-/** iptables rules that drop traffic (`-A INPUT -j DROP`), restores from a file, and default-deny policies. */
-const iptablesDrop: Check = (cmd, _io, ctx) => {
-  const args = cmd.args.map((a) => a.text);
-  const policy = args.findIndex((a) => a === '-P' || a === '--policy');
-  if (policy >= 0 && /^(DROP|REJECT)$/.test(args[policy + 2] ?? '')) ctx.add('firewall-flush', show(cmd));
-  const adds = args.some((a) => /^-(A|I|R)$|^--(append|insert|replace)$/.test(a));
-  const jump = args.findIndex((a) => a === '-j' || a === '--jump');
-  if (adds && jump >= 0 && /^(DROP|REJECT)$/.test(args[jump + 1] ?? '')) ctx.add('firewall-flush', show(cmd));
+/** Rules that drop traffic (`iptables -A INPUT -j DROP`, nft `… drop`, `ufw deny`), default-deny policies, ufw rules deleted. */
+export const firewallDrops: FirewallCheck = ({ rule, text, ops: w }, cmd, _io, ctx) => {
+  const drops =
+    (rule !== undefined &&
+      /^(DROP|REJECT)$/.test(rule.target ?? '') &&
+      /^(policy|append|insert|replace)$/.test(rule.command ?? '')) ||
+    /\b(add|insert|replace)\s+rule\b.*\b(drop|reject)\b/.test(text) ||
+    /\bpolicy\s+drop\b/.test(text) ||
+    (cmd.name === 'ufw' &&
+      ((w[0] === 'default' && /^(deny|reject)$/.test(w[1] ?? '')) ||
+        /^(deny|reject|delete)$/.test(w[0] ?? '') ||
+        (w[0] === 'insert' && w.some((x) => x === 'deny' || x === 'reject'))));
+  if (drops) ctx.add('firewall-flush', show(cmd));
 };
 
 const iptablesRestore: Check = (cmd, _io, ctx) => {
   if (!cmd.args.some((a) => a.text === '-t' || a.text === '--test')) ctx.add('firewall-flush', show(cmd));
-};
-
-/** nft rules that drop, and policies of drop. */
-const nftDrop: Check = (cmd, _io, ctx) => {
-  const text = cmd.args.map((a) => a.text).join(' ');
-  if (/\b(add|insert|replace)\s+rule\b.*\b(drop|reject)\b/.test(text) || /\bpolicy\s+drop\b/.test(text))
-    ctx.add('firewall-flush', show(cmd));
-};
-
-/** ufw default deny, ufw deny PORT, ufw delete RULE. */
-const ufwDeny: Check = (cmd, _io, ctx) => {
-  const w = cmd.args.filter((a) => !a.text.startsWith('-')).map((a) => a.text);
-  if (
-    (w[0] === 'default' && /^(deny|reject)$/.test(w[1] ?? '')) ||
-    /^(deny|reject|delete)$/.test(w[0] ?? '') ||
-    (w[0] === 'insert' && w.some((x) => x === 'deny' || x === 'reject'))
-  )
-    ctx.add('firewall-flush', show(cmd));
 };
 
 const power: Check = (cmd, _io, ctx) => ctx.add('shutdown', show(cmd));
@@ -149,10 +137,7 @@ judges(
     nmcli,
     rfkill,
     'firewall-cmd': firewallCmd,
-    'iptables ip6tables iptables-legacy iptables-nft': iptablesDrop,
     'iptables-restore ip6tables-restore': iptablesRestore,
-    nft: nftDrop,
-    ufw: ufwDeny,
     'pm-suspend pm-hibernate pm-suspend-hybrid rtcwake systemd-sleep': power,
     kexec,
   },

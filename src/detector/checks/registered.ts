@@ -21,6 +21,7 @@ import './agents.js';
 import '../programs/packages/checks.js';
 import '../programs/containers/checks.js';
 import '../programs/systemd/checks.js';
+import '../programs/firewall/checks.js';
 import './escapes.js';
 import './outbound.js';
 import './host-network.js';

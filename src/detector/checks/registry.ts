@@ -48,11 +48,11 @@ export const registrations = (): readonly Registration[] => registered;
  * every judgement of the family on that reading, in order.
  */
 export function familyCheck<T>(
-  read: (cmd: Argv) => T | undefined,
+  read: (cmd: Argv, io: Io) => T | undefined,
   judgements: readonly ((call: T, cmd: Argv, io: Io, ctx: CheckContext) => void)[],
 ): Check {
   return (cmd, io, ctx) => {
-    const call = read(cmd);
+    const call = read(cmd, io);
     if (call !== undefined) for (const judge of judgements) judge(call, cmd, io, ctx);
   };
 }

@@ -6,6 +6,7 @@ import { SHARED_DIR } from './wrappers.js';
 import { names } from '../engine/names.js';
 import { judges } from './registry.js';
 import type { SystemdCheck } from '../programs/systemd/call.js';
+import type { FirewallCheck } from '../programs/firewall/call.js';
 
 /** Formatting a device; formatting an image file (mkfs.ext4 disk.img, mkswap ./swapfile) is ordinary. */
 const format: Check = (cmd, _io, ctx) => {
@@ -90,20 +91,13 @@ const init: Check = (cmd, _io, ctx) => {
   if (cmd.args.some((a) => a.text === '0' || a.text === '6')) ctx.add('shutdown', show(cmd));
 };
 
-const iptables: Check = (cmd, _io, ctx) => {
-  const f = parseFlags(cmd.args, names(`-t --table -A -D -I -R -N -P --policy -j -s -d -p -i -o -m --dport --sport`));
-  if (has(f, 'FX', '--flush', '--delete-chain')) ctx.add('firewall-flush', show(cmd));
-  const policy = f.values.get('-P') ?? f.values.get('--policy');
-  if (policy !== undefined && f.operands.some((o) => o.text === 'ACCEPT')) ctx.add('firewall-flush', show(cmd));
-};
-
-const nft: Check = (cmd, io, ctx) => {
-  const text = `${cmd.args.map((a) => a.text).join(' ')}\n${stdinText(io) ?? ''}`;
-  if (/\b(flush\s+(ruleset|table|chain)|delete\s+(table|chain))\b/.test(text)) ctx.add('firewall-flush', show(cmd));
-};
-
-const ufw: Check = (cmd, _io, ctx) => {
-  if (cmd.args.some((a) => a.text === 'disable' || a.text === 'reset')) ctx.add('firewall-flush', show(cmd));
+/** Firewall rules flushed, chains deleted, a policy of ACCEPT, the firewall disabled or reset. */
+export const firewallOff: FirewallCheck = ({ rule, text, ops }, cmd, _io, ctx) => {
+  const off =
+    (rule !== undefined && (rule.flush || (rule.command === 'policy' && rule.target === 'ACCEPT'))) ||
+    /\b(flush\s+(ruleset|table|chain)|delete\s+(table|chain))\b/.test(text) ||
+    (cmd.name === 'ufw' && ops.some((w) => w === 'disable' || w === 'reset'));
+  if (off) ctx.add('firewall-flush', show(cmd));
 };
 
 /** The command of each crontab line: after `@reboot`-style specials or five time fields (and a user in system tables). */
@@ -273,9 +267,6 @@ judges(
     'invoke-rc.d': (cmd, io, ctx) => service({ ...cmd, args: cmd.args.slice(1) }, io, ctx),
     'shutdown reboot halt poweroff': shutdown,
     'init telinit': init,
-    'iptables ip6tables iptables-legacy iptables-nft': iptables,
-    nft,
-    ufw,
     crontab,
     kill,
     'killall killall5': killall,

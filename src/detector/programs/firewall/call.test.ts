@@ -1,0 +1,69 @@
+// A firewall's command line read once for every judgement (call.ts, firewall/checks.ts).
+import { describe, expect, it } from 'vitest';
+import { words, type Argv } from '../../engine/argv.js';
+import { detectorRules } from '../../../../test/support/detector-rules.js';
+import { firewallCall } from './call.js';
+
+const cli = (line: string): Argv => {
+  const [name, ...rest] = line.split(' ');
+  return { name: name!, written: name!, args: words(rest), viaXargs: false };
+};
+const rules = detectorRules();
+const NO_IO = { upstream: [] };
+
+describe('firewallCall', () => {
+  it("reads an iptables rule: its command and chain, target, source and port, other options' values skipped", () => {
+    expect(
+      firewallCall(cli('iptables -w 5 -I INPUT 1 -s 0.0.0.0/0 -p tcp --dport 6379 -j ACCEPT'), NO_IO).rule,
+    ).toEqual({
+      command: 'insert',
+      chain: 'INPUT',
+      target: 'ACCEPT',
+      flush: false,
+      source: '0.0.0.0/0',
+      port: '6379',
+      narrowed: false,
+    });
+    expect(firewallCall(cli('iptables -P FORWARD DROP'), NO_IO).rule).toMatchObject({
+      command: 'policy',
+      target: 'DROP',
+    });
+    expect(firewallCall(cli('iptables -t nat -F'), NO_IO).rule?.flush).toBe(true);
+  });
+
+  it('reads nft with the rules given on stdin, and ufw without its options', () => {
+    expect(firewallCall(cli('nft -f -'), { upstream: [], stdinText: 'flush ruleset' }).text).toContain('flush ruleset');
+    expect(firewallCall(cli('ufw --force allow 22'), NO_IO).ops).toEqual(['allow', '22']);
+  });
+});
+
+describe('a firewall command', () => {
+  it.each([
+    ['iptables -t nat -F', 'firewall-flush'],
+    ['iptables -P INPUT ACCEPT', 'firewall-flush'],
+    ['ip6tables -P INPUT DROP', 'firewall-flush'],
+    ['iptables -A INPUT -j DROP', 'firewall-flush'],
+    ['iptables -w 5 -A INPUT -p tcp --dport 22 -j ACCEPT', 'access-grant'],
+    ['iptables -A INPUT -j ACCEPT', 'access-grant'],
+    ["echo 'flush ruleset' | nft -f -", 'firewall-flush'],
+    ['nft add rule inet filter input tcp dport 5432 accept', 'access-grant'],
+    ['ufw disable', 'firewall-flush'],
+    ['ufw --force deny 80', 'firewall-flush'],
+    ['ufw allow 22', 'access-grant'],
+  ])('%s: %s', (command, rule) => {
+    expect(rules(command)).toContain(rule);
+  });
+
+  it.each([
+    'iptables -L -n',
+    'iptables -A INPUT -s 10.0.0.0/8 -p tcp --dport 22 -j ACCEPT',
+    'iptables -A INPUT -i lo -j ACCEPT',
+    'iptables -A INPUT -m conntrack --ctstate ESTABLISHED -j ACCEPT',
+    'iptables -A INPUT -p tcp --dport 443 -j ACCEPT',
+    'nft list ruleset',
+    'ufw allow 443',
+    'ufw status verbose',
+  ])('%s stays ordinary', (command) => {
+    expect(rules(command)).toEqual([]);
+  });
+});
