@@ -138,7 +138,7 @@ judges(
     rfkill,
     'firewall-cmd': firewallCmd,
     'iptables-restore ip6tables-restore': iptablesRestore,
-    'pm-suspend pm-hibernate pm-suspend-hybrid rtcwake systemd-sleep': power,
+    'systemd-sleep': power,
     kexec,
   },
   { claims: true },
