@@ -5,7 +5,7 @@
 // (`consul snapshot restore`, `vault operator raft snapshot restore`). Also an HTTP write to an endpoint named for
 // deleting data (`POST /logs-*/_delete_by_query`). Judged for every command but text tools. Pure.
 import type { Argv } from '../engine/argv.js';
-import { httpRequest } from '../programs/http/request.js';
+import type { RequestCheck } from '../programs/http/request.js';
 import { show, type CheckContext } from './types.js';
 
 /** Tools whose arguments are text or network probes, not settings of a data store. */
@@ -56,10 +56,11 @@ export function checkLifecycle(cmd: Argv, ctx: CheckContext): void {
   else if (/\bCONFIG\s+SET\s+(save(\s*$|\s+(""|''|\s))|appendonly\s+no\b)/i.test(all))
     report("the store's persistence turned off");
   else if (/\bsnapshot\s+restore\b/.test(all)) report('an old snapshot restored over the current state');
-  // An HTTP write to an endpoint named for deleting data.
-  const req = httpRequest(cmd);
-  if (req?.writes) {
-    const url = req.urls.find((a) => /[/_](_delete_by_query|delete[_-]series|purge|truncate|wipe)\b/i.test(a));
-    if (url) ctx.add('resource-delete', `${show(cmd)} (${url})`);
-  }
 }
+
+/** An HTTP write to an endpoint named for deleting data (`POST /logs/_delete_by_query`). */
+export const deleteEndpointRequest: RequestCheck = (req, cmd, _io, ctx) => {
+  const url =
+    req.writes && req.urls.find((a) => /[/_](_delete_by_query|delete[_-]series|purge|truncate|wipe)\b/i.test(a));
+  if (url) ctx.add('resource-delete', `${show(cmd)} (${url})`);
+};

@@ -10,6 +10,7 @@ import type { Argv } from '../engine/argv.js';
 import { classifyPath, type Where } from '../engine/paths.js';
 import type { Word } from '../engine/words.js';
 import { names } from '../engine/names.js';
+import { HTTP_CLIENTS } from '../programs/http/request.js';
 
 /** Findings that only say data or a resource goes away: dropped when that data is local, disposable or rehearsed. */
 export const DISPOSABLE_RULES = new Set(
@@ -31,7 +32,6 @@ const LOCAL_CONTEXT = /^(kind-[\w.-]+|minikube|k3d-[\w.-]+|docker-desktop|ranche
 const NETWORK_URL =
   /^(https?|wss?|tcp|grpcs?|mongodb(\+srv)?|postgres(ql)?|mysql|mariadb|redis|rediss|amqps?|nats|kafka|jdbc:\w+):\/\//i;
 const CONTEXT_OPTS = /^--?(context|kube-context)$/;
-const HTTP_CLIENTS = new Set(['curl', 'wget', 'http', 'https', 'xh', 'httpie']);
 const LOCAL_MANAGERS = new Set(['kind', 'minikube', 'k3d', 'vagrant']);
 /** Environment names of test and development. */
 const TEST_ENV = /^(test|testing|development|dev|local)$/i;
@@ -58,7 +58,7 @@ export const CREATED_HERE = '<a container created in this command line>';
 
 export function localTarget(cmd: Argv, assignments: { name: string; value: Word }[], where: Where): string | undefined {
   // A raw HTTP call's service behind a local port is unknown (often a port-forward to a real cluster): no exception.
-  if (cmd.name && HTTP_CLIENTS.has(cmd.name)) return undefined;
+  if (cmd.name && HTTP_CLIENTS.includes(cmd.name)) return undefined;
   const args = cmd.args;
   const texts = args.map((a) => a.text);
   if (texts.some((t) => DRY_RUN.test(t))) return 'a dry run';

@@ -7,6 +7,7 @@ import type { Argv } from '../engine/argv.js';
 import type { Word } from '../engine/words.js';
 import { READS_SECRETS, isCredentialPath, readsSecrets, secretStdin } from './exfil.js';
 import { SECRET_VAR } from './secret-sources.js';
+import { HTTP_CLIENTS } from '../programs/http/request.js';
 import { show, type CheckContext, type Io } from './types.js';
 
 /** Clients that send their arguments, files or standard input to another machine. */
@@ -19,7 +20,6 @@ const NETWORK_SINKS = new Set(
 const PUBLISHERS = new Set(['gh', 'glab', 'tea', 'hub', 'lab', 'jira', 'linear']);
 /** A search for secrets by their names (`git log -p | grep -iE 'api_key|secret'`): what it prints is secrets. */
 const SECRET_WORDS = /api[_-]?key|secret|token|passw(or)?d|private[_-]?key|credential|aws_access/i;
-const HTTP_CLIENTS = new Set(['curl', 'wget', 'http', 'https', 'xh', 'xhs', 'httpie']);
 
 const secretWord = (w: Word): boolean =>
   w.substitutions.some((n) => readsSecrets(n.text)) || READS_SECRETS.test(w.text) || isCredentialPath(w.text);
@@ -58,7 +58,7 @@ function secretUrl(cmd: Argv): boolean {
     // package manager sends only to that registry, not a link that is fetched or shown.
     if (!url || /^\/\/[^/\s]+\/(?:[^\s]*\/)?:_(authToken|auth|password)=/.test(url)) return false;
     const inUrl = secret.some((s, i) => s && url.includes(`__SUB${i}__`));
-    return inUrl || (!HTTP_CLIENTS.has(cmd.name ?? '') && SECRET_VAR.test(url));
+    return inUrl || (!HTTP_CLIENTS.includes(cmd.name ?? '') && SECRET_VAR.test(url));
   });
 }
 

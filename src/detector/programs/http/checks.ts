@@ -9,6 +9,7 @@ import { requestExfil } from '../../checks/exfil.js';
 import { responseWrites } from '../../checks/files.js';
 import { forgeRequest } from '../../checks/forge.js';
 import { askpassRequest } from '../../checks/option-commands.js';
+import { deleteEndpointRequest } from '../../checks/lifecycle.js';
 import { outboundRequest } from '../../checks/outbound.js';
 import { repoApiRequest } from '../../checks/repo-api.js';
 import { familyCheck, judges } from '../../checks/registry.js';
@@ -20,6 +21,7 @@ const JUDGEMENTS: readonly RequestCheck[] = [
   agentRulesRequest, // an agent's rules replaced by a download (agent-safety)
   requestExfil, // credentials in a body, upload, URL or header (exfiltration)
   bulkDeleteRequest, // DELETE of every index (sql-drop)
+  deleteEndpointRequest, // a write to an endpoint named for deleting data (resource-delete)
   containerApiRequest, // the container API written to over its socket (container-escape)
   repoApiRequest, // a code host's protection settings changed (repo-protection)
   forgeRequest, // a forge API written to in the user's name (forge-write)
