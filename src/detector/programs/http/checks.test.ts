@@ -37,6 +37,7 @@ it.each([
   'curl -d "token=$CI_TOKEN" http://localhost:3000/auth',
   'curl -T .env file:///tmp/env-copy',
   'xh --curl POST https://example.org f@.env',
+  'xh --curl POST http://localhost:9200/logs/_delete_by_query',
 ])('%s stays ordinary', (command) => {
   expect(rules(command)).toEqual([]);
 });
