@@ -77,8 +77,15 @@ const PUBLISH_VERB = keyTable({
 });
 
 /** `npm --prefix x publish`, `twine upload dist/*`, `gem push x.gem`: a package sent to its registry. */
-export const packagePublish: PackageCheck = ({ path }, cmd, _io, ctx) => {
+export const packagePublish: PackageCheck = ({ path, words }, cmd, _io, ctx) => {
   const verb = path[0] === 'npm' ? path[1] : path[0];
+  // A registry on this machine (verdaccio on :4873) publishes to no one else.
+  const registry = words.find((w, i) => words[i - 1] === '--registry' || w.startsWith('--registry='));
+  if (
+    registry !== undefined &&
+    LOCAL_REGISTRY.test(`${registry.replace(/^--registry=/, '').replace(/^https?:\/\//, '')}/`)
+  )
+    return;
   if (verb !== undefined && verb === PUBLISH_VERB[cmd.name ?? ''] && !dryRun(cmd))
     ctx.add('package-publish', show(cmd));
 };

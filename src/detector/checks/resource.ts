@@ -272,6 +272,7 @@ const RUNNERS = keyTable<readonly string[]>({
   'poetry uv pdm pipenv hatch conda': names('run'),
   npm: names('exec'),
   'pnpm yarn': names('exec dlx'),
+  bun: names('x'),
 });
 
 /**
@@ -294,16 +295,25 @@ export const packageManagerVerbs: PackageCheck = ({ path, at, words, project }, 
     if (nested.length > 0) ctx.argv(nested, io);
     return;
   }
+  // `bun exec 'CMD'`: bun's shell runs the words.
+  if (cmd.name === 'bun' && path[0] === 'exec' && path.length > 1) ctx.script(path.slice(1).join(' '));
   const verbs = path.slice(0, 3);
   const withdraw = verbs.some((v) => /^(unpublish|yank|deprecate)$/i.test(v));
   const registry = verbs.some((v) => ['owner', 'dist-tag', 'token', 'access', 'team', 'org', 'nuget'].includes(v));
-  const takeAway = registry && verbs.some((v) => ['rm', 'remove', 'revoke', 'delete', 'del'].includes(v));
+  const takeAway =
+    registry &&
+    (verbs.some((v) => ['rm', 'remove', 'revoke', 'delete', 'del'].includes(v)) ||
+      words.some((w) => w === '--remove' || w === '-r'));
   if (withdraw || takeAway) ctx.add('package-remove', show(cmd));
   // npm token create: a new long-lived publishing credential.
   if (verbs.includes('token') && verbs.some((v) => ['create', 'add', 'new'].includes(v)))
     ctx.add('access-grant', `${show(cmd)} (a new publishing token)`);
   // npm owner add, npm access grant, cargo owner --add, gem owner -a: someone else may publish the package.
-  const owners = verbs.some((v) => ['owner', 'owners', 'access', 'team', 'collaborator'].includes(v));
+  // `npm dist-tag add pkg@1.0.0 latest`: every user who installs gets the version chosen.
+  if (verbs[0] === 'dist-tag' && verbs[1] === 'add') ctx.add('package-publish', show(cmd));
+  if (verbs[0] === 'access' && /^(public|set)$/.test(verbs[1] ?? '') && path.some((w) => /public/.test(w)))
+    ctx.add('access-grant', `${show(cmd)} (the package made public)`);
+  const owners = verbs.some((v) => ['owner', 'owners', 'access', 'team', 'org', 'collaborator'].includes(v));
   if (
     owners &&
     (verbs.some((v) => ['add', 'grant', 'set'].includes(v)) || words.some((w) => w === '--add' || w === '-a'))

@@ -43,18 +43,29 @@ export function configSetting(
   if (k === 'safe.directory' && v === '*') ctx.add('security-posture', detail);
   // Where sources and packages are fetched from: another URL, another registry or index, a proxy in the middle.
   if (
-    /^(insteadof|pushinsteadof|registry|index-?url|extra-?index-?url|index|find-?links|proxy|https?-?proxy|npmregistryserver|mirror|source)$/.test(
+    /^(insteadof|pushinsteadof|registry|index-?url|extra-?index-?url|index|find-?links|proxy|https?-?proxy|npm-?registry-?server|mirror|source|channels?)$/.test(
       last,
     ) &&
     v !== '' &&
     !HARMLESS_SOURCE.test(v) &&
-    !projectOnly
+    !projectOnly &&
+    // A conda channel named (`conda-forge`) is one of the channels' own host; only a URL is another.
+    (!/^channels?$/.test(last) || /^\w+:\/\//.test(v))
   )
     ctx.add('source-redirect', detail);
   // A credential helper that is shell code (or a program in a shared directory) is handed every password git uses.
   if (/^credential(\..+)?\.helper$/.test(k) && /^(!|\/tmp\/|\/var\/tmp\/|\/dev\/shm\/)/.test(v)) {
     if (!/^!\s*(\S*\/)?(gh|glab)\s+auth\s+git-credential\b/.test(v)) ctx.add('git-hook', detail);
   }
+}
+
+/** Go's module settings (`go env -w`, or the variable): where modules come from, and their checksums checked. */
+export function goSetting(key: string, value: string, detail: string, ctx: CheckContext): void {
+  if (key === 'GOPROXY' && !/^(https:\/\/proxy\.golang\.org)?(,direct|\|direct)?$|^direct$|^off$/.test(value))
+    ctx.add('source-redirect', detail);
+  if ((key === 'GOSUMDB' && value === 'off') || /^(GOINSECURE|GONOSUMDB|GONOSUMCHECK)$/.test(key))
+    ctx.add('security-posture', detail);
+  if (key === 'GOFLAGS' && /-insecure/.test(value)) ctx.add('security-posture', detail);
 }
 
 /** Variables that tools read as settings: TLS switches, and npm_config_KEY / PIP_KEY / YARN_KEY settings. */
@@ -67,6 +78,9 @@ export function settingVariable(name: string, value: Word, ctx: CheckContext): v
   if (name === 'PYTHONHTTPSVERIFY' && value.text.trim() === '0') ctx.add('security-posture', detail);
   const m = /^(?:npm_config_|NPM_CONFIG_|PIP_|YARN_|POETRY_|UV_|CONDA_)(\w+)$/.exec(name);
   if (m) configSetting(m[1]!, value.text, detail, ctx);
+  // As a variable, only what switches checks off or fetches without TLS (a company's module proxy is ordinary).
+  if (/^GO(SUMDB|INSECURE|FLAGS)$/.test(name) || (name === 'GOPROXY' && /^http:\/\//.test(value.text)))
+    goSetting(name, value.text, detail, ctx);
 }
 
 /** The KEY VALUE (or KEY=VALUE) after a `config [set]` subcommand. */
@@ -90,6 +104,12 @@ export const packageSettings: PackageCheck = ({ path, words }, cmd, _io, ctx) =>
     const at = words.findIndex((t) => t === '--add' || t === '-a');
     if (at >= 0 && words[at + 1] !== undefined) configSetting('source', words[at + 1]!, show(cmd), ctx);
   }
+  // npm and its kin take any setting as an option: `npm install --strict-ssl=false x`.
+  if (/^(npm|pnpm|yarn|bun)$/.test(cmd.name ?? ''))
+    for (const w of words) {
+      const m = /^--([\w-]*(ssl|tls|ca|cert|insecure)[\w-]*)=(.*)$/i.exec(w);
+      if (m) configSetting(m[1]!, m[3]!, show(cmd), ctx);
+    }
   if (!CONFIGURED.has(cmd.name ?? '') || !(path[0] === 'config' || (path[0] === 'set' && cmd.name !== 'poetry')))
     return;
   const ops = path[0] === 'set' ? path : path.slice(1);

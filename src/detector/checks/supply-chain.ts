@@ -4,7 +4,7 @@
 // scripts and dependencies pointed at fetched code (`npm pkg set scripts.postinstall=...`), and machine-wide package
 // settings written to files (`registry=` in ~/.npmrc) or through `go env -w`. Registry installs stay ordinary. Pure.
 import type { Word } from '../engine/words.js';
-import { configSetting } from './settings.js';
+import { configSetting, goSetting } from './settings.js';
 import { show, type Check, type CheckContext } from './types.js';
 import { judges } from './registry.js';
 import { keyTable } from '../engine/names.js';
@@ -83,8 +83,8 @@ const KNOWN_INDEX =
 const UNTRUSTED_INDEX = /^https?:\/\/test\.pypi\.org\b|^http:\/\/(?!(localhost|127\.0\.0\.1|\[::1\])(:\d+)?(\/|$))/i;
 /** Install flags that switch off signature or TLS checks. */
 const UNVERIFIED =
-  /^--?(allow-untrusted|allow-unauthenticated|allow-insecure[\w-]*|nogpgcheck|no-gpg-checks?|nosignature|nodigest|no-verify-ssl|insecure|skip-signature[\w-]*|ignore-signatures?|trusted-host|disable-tls|no-check-certificate|force-bad-verify|unsigned|skip-verif\w*)(=|$)|^Acquire::(AllowInsecureRepositories|AllowDowngradeToInsecureRepositories|https::Verify-Peer)=(true|false)$|^APT::Get::AllowUnauthenticated=true$/i;
-const INDEX_OPT = /^--?(extra-index-url|index-url|i|index|registry|repository|repo|source|find-links|f)$/;
+  /^--?(allow-untrusted|allow-unauthenticated|allow-insecure[\w-]*|nogpgcheck|no-gpg-checks?|nosignature|nodigest|no-verify-ssl|insecure|dangerous|skip-signature[\w-]*|ignore-signatures?|trusted-host|disable-tls|no-check-certificate|force-bad-verify|unsigned|skip-verif\w*)(=|$)|^Acquire::(AllowInsecureRepositories|AllowDowngradeToInsecureRepositories|https::Verify-Peer)=(true|false)$|^APT::Get::AllowUnauthenticated=true$|^--setopt=([\w.-]+\.)?(gpgcheck|repo_gpgcheck|sslverify)=(0|false|no)$/i;
+const INDEX_OPT = /^--?(extra-index-url|index-url|i|index|registry|repository|repo|source|find-links|f|c|channel)$/;
 
 /** Every installer: package names against look-alikes, indexes and flags against the checks they skip. */
 export const packageInstall: PackageCheck = ({ path, words }, cmd, _io, ctx) => {
@@ -166,16 +166,7 @@ export function packageSettingsWrite(target: Word, text: string | undefined, det
 /** `go env -w GOPROXY=... GOSUMDB=off GOINSECURE=*`: module sources and checksum checks for every later build. */
 export const goEnv: PackageCheck = ({ path, words }, cmd, _io, ctx) => {
   if (cmd.name !== 'go' || path[0] !== 'env' || !words.includes('-w')) return;
-  for (const w of path) {
-    const m = /^(GO\w+)=(.*)$/.exec(w);
-    if (!m) continue;
-    const [, key, value] = m;
-    if (key === 'GOPROXY' && !/^(https:\/\/proxy\.golang\.org)?(,direct|\|direct)?$|^direct$|^off$/.test(value!))
-      ctx.add('source-redirect', show(cmd));
-    if ((key === 'GOSUMDB' && value === 'off') || /^(GOINSECURE|GONOSUMDB|GONOSUMCHECK|GONOSUMDB)$/.test(key!))
-      ctx.add('security-posture', show(cmd));
-    if (key === 'GOFLAGS' && /-insecure/.test(value!)) ctx.add('security-posture', show(cmd));
-  }
+  for (const m of path.map((w) => /^(GO\w+)=(.*)$/.exec(w))) if (m) goSetting(m[1]!, m[2]!, show(cmd), ctx);
 };
 
 /** `composer config secure-http false`, `composer config repo.packagist composer http://...`. */

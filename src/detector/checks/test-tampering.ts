@@ -102,8 +102,10 @@ const yq: Check = (cmd, _io, ctx) => {
     add(ctx, show(cmd), 'pipeline checks removed or allowed to fail');
 };
 
-/** `npm pkg set scripts.test=true`: the project's checks replaced by a no-op. */
+/** `npm pkg set scripts.test=true`, `npm pkg delete scripts.test`: the project's checks replaced by a no-op or removed. */
 export const packageScriptsNoop: PackageCheck = ({ path }, cmd, _io, ctx) => {
+  if (path[0] === 'pkg' && path[1] === 'delete' && path.some((w) => /^scripts\.(test|lint|check|verify|ci)$/.test(w)))
+    add(ctx, show(cmd), 'a check script removed');
   if (path[0] !== 'pkg' || path[1] !== 'set') return;
   for (const w of path.slice(2)) {
     const m = /^scripts\.(test|lint|check|verify|ci|typecheck|coverage|pretest|precommit)[\w:-]*=(.*)$/.exec(w);

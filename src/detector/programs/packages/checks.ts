@@ -3,6 +3,7 @@
 // package manager's command is judged wrongly (`npm run detector:who -- 'npm ...'`). Pure.
 import { packagePublish } from '../../checks/publish.js';
 import { familyCheck, judges } from '../../checks/registry.js';
+import type { Check } from '../../checks/types.js';
 import { packageManagerVerbs } from '../../checks/resource.js';
 import { packageSettings } from '../../checks/settings.js';
 import { composerConfig, goEnv, packageInstall, packageJsonSet } from '../../checks/supply-chain.js';
@@ -23,4 +24,13 @@ const JUDGEMENTS: readonly PackageCheck[] = [
 
 const packages = familyCheck(packageCall, JUDGEMENTS);
 
-judges(import.meta.url, { [[...PROJECT_MANAGERS, ...SYSTEM_MANAGERS].join(' ')]: packages }, { claims: true });
+/** `corepack pnpm publish`: corepack runs the package manager named, which is judged as itself. */
+const corepack: Check = (cmd, io, ctx) => {
+  if (PROJECT_MANAGERS.has(cmd.args[0]?.text ?? '')) ctx.argv(cmd.args, io);
+};
+
+judges(
+  import.meta.url,
+  { [[...PROJECT_MANAGERS, ...SYSTEM_MANAGERS].join(' ')]: packages, corepack },
+  { claims: true },
+);
