@@ -17,13 +17,13 @@ const VALUE_OPTS = new Set(
   -m --memory --cpus --cpu-shares -h --hostname --add-host --dns --tmpfs --gpus --runtime --log-driver --log-opt
   --group-add --shm-size --ulimit --pull --stop-signal -a --attach --link --volumes-from --health-cmd --label-file
   --expose --ip --mac-address --memory-swap --oom-score-adj --pids-limit --sysctl --storage-opt --isolation
-  --init-path --stop-timeout --detach-keys --cidfile --snapshotter --rootfs`.split(/\s+/),
+  --init-path --stop-timeout --detach-keys --cidfile --snapshotter --rootfs --device-cgroup-rule`.split(/\s+/),
 );
 
 /** Capabilities that hand a container the host (mount, ptrace, kernel modules, raw devices, any file). */
 const HOST_CAPS = /^(CAP_)?(ALL|SYS_ADMIN|SYS_PTRACE|SYS_MODULE|SYS_RAWIO|DAC_READ_SEARCH|DAC_OVERRIDE|BPF)$/i;
 const SOCKET = /(^|\/)(docker|containerd|crio|podman|cri-dockerd)\.sock$|^\/run\/containerd(\/|$)/;
-const HOST_NAMESPACES = /^(pid|ipc)$/;
+const HOST_NAMESPACES = /^(pid|ipc|userns)$/;
 
 /** A host path mounted into the container: the host's root, home, system directories or the container socket. */
 function hostMount(source: string, readOnly: boolean, ctx: CheckContext): boolean {
@@ -55,12 +55,16 @@ function judgeRun(args: Word[], ctx: CheckContext, detail: string): string | und
   const reasons: string[] = [];
   let image: string | undefined;
   for (let i = 0; i < args.length; i += 1) {
-    const t = args[i]!.text;
+    let t = args[i]!.text;
     if (!t.startsWith('-')) {
       image = t;
       break;
     }
-    const eq = t.indexOf('=');
+    // A cluster of one-letter flags ends at the first that takes a value, which may be attached: `-itv /:/h`, `-v/:/h`.
+    const short = /^-([a-zA-Z]+)$/.exec(t)?.[1] ?? /^-([a-zA-Z])./.exec(t)?.[1];
+    const valued = short === undefined ? -1 : [...short].findIndex((c) => VALUE_OPTS.has(`-${c}`));
+    if (valued >= 0) t = `-${short![valued]}${t.length > valued + 2 ? `=${t.slice(valued + 2)}` : ''}`;
+    const eq = t.startsWith('--') || valued >= 0 ? t.indexOf('=') : -1;
     const opt = eq >= 0 ? t.slice(0, eq) : t;
     const takes = VALUE_OPTS.has(opt) && eq < 0;
     const value = eq >= 0 ? t.slice(eq + 1) : takes ? (args[i + 1]?.text ?? '') : '';
@@ -75,6 +79,7 @@ function judgeRun(args: Word[], ctx: CheckContext, detail: string): string | und
       reasons.push(`--security-opt ${value}`);
     else if (opt === '--device' && (isBlockDevice(value) || /^\/dev\/(k?mem|port)(:|$)/.test(value)))
       reasons.push(`--device ${value}`);
+    else if (opt === '--device-cgroup-rule' && /^a\b/.test(value)) reasons.push(`${opt} ${value}`);
     else if (opt === '-v' || opt === '--volume' || opt === '--mount') {
       const m = mountSource(opt, value);
       if (m && hostMount(m.source, m.readOnly, ctx)) reasons.push(`${opt} ${value}`);
@@ -86,7 +91,12 @@ function judgeRun(args: Word[], ctx: CheckContext, detail: string): string | und
 
 /** `docker run`, `docker container create`, `ctr run`: the options the container gets, and its image. */
 export const containerRun: ContainerCheck = ({ group, verb, rest }, cmd, _io, ctx) => {
-  if ((group !== undefined && !/^(container|containers|c)$/.test(group)) || (verb !== 'run' && verb !== 'create'))
+  // `docker exec --privileged`: the command gets the host's privileges inside a running container.
+  if (verb === 'exec' && rest.some((w) => w.text === '--privileged')) ctx.add('container-escape', show(cmd));
+  if (
+    (group !== undefined && !/^(container|containers|c|compose)$/.test(group)) ||
+    (verb !== 'run' && verb !== 'create')
+  )
     return;
   const image = judgeRun(rest, ctx, show(cmd));
   if (image !== undefined && isMinerName(image)) ctx.add('crypto-miner', `${show(cmd)} (image ${image})`);

@@ -31,19 +31,25 @@ function verbCheck(verbs: RegExp): Check {
 /** A registry on this machine (a local test registry) is not publishing to anyone. */
 const LOCAL_REGISTRY = /^(localhost|127\.0\.0\.1|\[::1\]|0\.0\.0\.0)(:\d+)?\//;
 
-/** `docker push IMAGE`, `docker image push`, `docker buildx build --push`: an image sent to its registry. */
+/** `docker push IMAGE`, `docker buildx build --push` (or `-o type=registry`): an image sent to a registry. */
 export const imagePush: ContainerCheck = ({ group, verb, rest }, cmd, _io, ctx) => {
   // docker buildx build --push, docker build --push, buildx bake --push: built and pushed in one step.
   const args = cmd.args.map((a) => a.text);
   const tag = args.find((a, i) => /^(-t|--tag)$/.test(args[i - 1] ?? '') || /^--tag=/.test(a))?.replace(/^--tag=/, '');
+  // Where `-o`/`--output` sends the build: `type=registry`, or `push=true` on an image.
+  const outputs = args.map((a, i) =>
+    /^(-o|--output)$/.test(args[i - 1] ?? '') ? a : /^(?:--output=|-o)(.+)$/.exec(a)?.[1],
+  );
+  const pushes = outputs.some((o) => o !== undefined && /(^|,)(type=registry|push=true)\b/.test(o));
   if (
-    args.some((a) => a === '--push' || a === '--push=true' || /^--output=.*type=registry/.test(a)) &&
+    (pushes || args.some((a) => a === '--push' || a === '--push=true')) &&
     !(tag !== undefined && LOCAL_REGISTRY.test(tag))
   ) {
     ctx.add('package-publish', show(cmd));
     return;
   }
-  if (verb !== 'push' || (group !== undefined && !/^images?$/.test(group))) return;
+  // `docker compose push`, `docker manifest push`: the project's images, a manifest list.
+  if (verb !== 'push' || (group !== undefined && !/^(images?|compose|manifest)$/.test(group))) return;
   const image = parseFlags(rest, ['--platform']).operands[0]?.text;
   if (image !== undefined && LOCAL_REGISTRY.test(image)) return;
   ctx.add('package-publish', show(cmd));

@@ -43,6 +43,16 @@ describe('a container command', () => {
     ['docker system prune -af', 'docker-prune'],
     ['docker --context prod push acme/app:1', 'package-publish'],
     ['docker buildx build --push -t acme/app .', 'package-publish'],
+    ['docker run -v/:/host alpine', 'container-escape'],
+    ['docker run -itv /:/host alpine', 'container-escape'],
+    ["docker run --device-cgroup-rule='a *:* rwm' alpine", 'container-escape'],
+    ['docker run --userns=host alpine', 'container-escape'],
+    ['docker exec --privileged web sh', 'container-escape'],
+    ['docker compose run --privileged web sh', 'container-escape'],
+    ['docker compose push', 'package-publish'],
+    ['docker buildx build -o type=registry -t acme/app .', 'package-publish'],
+    ['docker buildx build --output type=image,push=true -t acme/app .', 'package-publish'],
+    ['docker manifest push acme/app:latest', 'package-publish'],
   ])('%s: %s', (command, rule) => {
     expect(rules(command)).toContain(rule);
   });
@@ -55,6 +65,10 @@ describe('a container command', () => {
     'docker build -t app .',
     'docker image push localhost:5000/app',
     'podman stop web',
+    'docker run -it -e A=1 -p8080:80 node:20',
+    'docker compose run --rm web npm test',
+    'docker buildx build -o type=docker -t app .',
+    'docker buildx build -o ./out .',
   ])('%s stays ordinary', (command) => {
     expect(rules(command)).toEqual([]);
   });
