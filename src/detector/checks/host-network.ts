@@ -4,18 +4,31 @@
 import { ADMIN_PORT } from './grants.js';
 import { show, type Check, type CheckContext } from './types.js';
 import { judges } from './registry.js';
+import { keyTable } from '../engine/names.js';
 import type { FirewallCheck } from '../programs/firewall/call.js';
 
 /** A source that is every address (or none given). */
-const ANY_SOURCE = /^(any|0\.0\.0\.0\/0|::\/0|\*)$/i;
+const ANY_SOURCE = /^(any|0\.0\.0\.0\/0|0\/0|::\/0|\*)$/i;
 
 function open(cmd: Parameters<Check>[0], ctx: CheckContext, port: string | undefined): void {
   const what = port === undefined ? 'every port' : `port ${port}`;
   ctx.add('access-grant', `${show(cmd)} (${what} opened to every address)`);
 }
 
+/** Admin and database services by the names firewalls take for their ports. */
+const SERVICE_PORTS = keyTable({
+  ssh: '22',
+  telnet: '23',
+  mysql: '3306',
+  'postgresql postgres': '5432',
+  redis: '6379',
+  mongodb: '27017',
+  'rdp ms-wbt-server': '3389',
+  vnc: '5900',
+});
 /** The ports a rule names, split on lists and ranges' ends (`22,80`, `5432:5440`, `3306/tcp`). */
-const ports = (value: string): string[] => value.split(/[,:]/).map((p) => p.replace(/\/\w+$/, ''));
+const ports = (value: string): string[] =>
+  value.split(/[,:]/).map((p) => SERVICE_PORTS[p.replace(/\/\w+$/, '')] ?? p.replace(/\/\w+$/, ''));
 const admin = (value: string): boolean => ports(value).some((p) => ADMIN_PORT.test(p));
 
 /**
@@ -24,23 +37,30 @@ const admin = (value: string): boolean => ports(value).some((p) => ADMIN_PORT.te
  */
 export const firewallOpens: FirewallCheck = ({ rule, text, ops: w }, cmd, _io, ctx) => {
   if (rule !== undefined) {
-    if (!/^(append|insert)$/.test(rule.command ?? '') || rule.target !== 'ACCEPT') return;
+    if (!/^(append|insert|replace)$/.test(rule.command ?? '') || rule.target !== 'ACCEPT') return;
     if (!/^(INPUT|FORWARD|DOCKER-USER)$/.test(rule.chain ?? '')) return;
     if (rule.source !== undefined && !ANY_SOURCE.test(rule.source)) return;
     // Loopback, established connections and other matches narrow the rule; without a port it opens every port.
     if (!rule.narrowed && (rule.port === undefined || admin(rule.port))) open(cmd, ctx, rule.port);
     return;
   }
-  const m = /\b(add|insert)\s+rule\b.*\bdport\s+(\{[^}]*\}|\S+).*\baccept\b/.exec(text);
-  if (m && !/\b(saddr|iifname\s+"?lo)\b/.test(text) && admin(m[2]!.replace(/[{}\s]/g, ''))) open(cmd, ctx, m[2]);
-  const allow = w.indexOf('allow');
-  if (cmd.name !== 'ufw' || allow < 0 || (w[0] !== 'allow' && w[0] !== 'insert' && w[0] !== 'prepend')) return;
+  // nft: a rule that accepts, with no source but every address; on a port (an admin one), or on every port.
+  const nftRule = /\b(add|insert|replace)\s+rule\s+(.*)\baccept\b/.exec(text)?.[2];
+  const narrowed = /\b(saddr\s+(?!0\.0\.0\.0\/0)|iifname\s+"?lo|ct\s+state|sport)\b/.test(nftRule ?? '');
+  const dport = /\bdport\s+(\{[^}]*\}|\S+)/.exec(nftRule ?? '')?.[1];
+  const inbound = /^\S+\s+\S+\s+(input|forward)\b/i.test(nftRule ?? '');
+  if (nftRule !== undefined && !narrowed && (dport === undefined ? inbound : admin(dport.replace(/[{}\s]/g, ''))))
+    open(cmd, ctx, dport);
+  // ufw: `allow` (or `limit`, which allows at a rate) an admin port or service, or everything from anywhere.
+  const allow = w.findIndex((x) => x === 'allow' || x === 'limit');
+  if (cmd.name !== 'ufw' || allow < 0 || !/^(allow|limit|insert|prepend)$/.test(w[0] ?? '')) return;
   const rest = w.slice(allow + 1);
   const from = rest.indexOf('from');
   if (from >= 0 && !ANY_SOURCE.test(rest[from + 1] ?? '')) return;
   const port = rest.includes('port') ? rest[rest.indexOf('port') + 1] : rest.find((x) => /^\d/.test(x));
   const service = rest.find((x) => /^(ssh|OpenSSH|mysql|postgresql|postgres|redis|mongodb|telnet|vnc|rdp)$/i.test(x));
   if ((port !== undefined && admin(port)) || service !== undefined) open(cmd, ctx, port ?? service);
+  else if (port === undefined && from >= 0 && rest.length <= 2) open(cmd, ctx, undefined);
 };
 
 /** firewall-cmd --add-port=3306/tcp, --add-service=mysql (a web port stays ordinary). */

@@ -169,7 +169,7 @@ const suspend: Check = (cmd, _io, ctx) => ctx.add('shutdown', show(cmd));
 
 /** Units that let others in: SSH, remote desktops, VNC, telnet. */
 const REMOTE_UNITS =
-  /^(ssh|sshd|openssh(-server)?|dropbear|xrdp|vncserver[\w@.-]*|x11vnc|tigervnc[\w@.-]*|telnet[\w.-]*|inetd|xinetd|tailscale-ssh)(\.service|\.socket)?$/;
+  /^(ssh|sshd|openssh(-server)?|dropbear|xrdp|vncserver[\w@.:-]*|x11vnc|tigervnc[\w@.-]*|telnet[\w.-]*|inetd|xinetd|tailscale-ssh)(\.service|\.socket)?$/;
 
 /**
  * systemctl enable/start of a remote-login service; a user unit enabled (it starts at every login), a timer (it runs
@@ -180,7 +180,7 @@ export const systemdStartsLater: SystemdCheck = ({ verb, targets, user }, cmd, _
   if (!verb) return;
   if (/^(enable|start|restart|reenable|unmask)$/.test(verb) && targets.some((u) => REMOTE_UNITS.test(u)))
     ctx.add('remote-access', show(cmd));
-  if ((/^(enable|reenable|link|preset)$/.test(verb) && user) || verb === 'enable-linger')
+  if ((/^(enable|reenable|link|preset|add-wants)$/.test(verb) && user) || verb === 'enable-linger')
     ctx.add('persistence', show(cmd));
   if (/^(enable|reenable|start|restart|link)$/.test(verb) && targets.some((u) => /\.timer$/.test(u)))
     ctx.add('persistence', show(cmd));

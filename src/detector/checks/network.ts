@@ -69,6 +69,11 @@ const firewallCmd: Check = (cmd, _io, ctx) => {
 
 /** Rules that drop traffic (`iptables -A INPUT -j DROP`, nft `… drop`, `ufw deny`), default-deny policies, ufw rules deleted. */
 export const firewallDrops: FirewallCheck = ({ rule, text, ops: w }, cmd, _io, ctx) => {
+  // Blocking one address or network (`-s 203.0.113.5 -j DROP`, `ufw deny from …`) is ordinary hygiene.
+  const oneSource =
+    (rule?.source !== undefined && !/^(0\.0\.0\.0|::)?\/0$|^0\/0$/.test(rule.source)) ||
+    /\bsaddr\s+(?!0\.0\.0\.0\/0)\S/.test(text) ||
+    (cmd.name === 'ufw' && w[0] !== 'delete' && w.includes('from') && !w.includes('any'));
   const drops =
     (rule !== undefined &&
       /^(DROP|REJECT)$/.test(rule.target ?? '') &&
@@ -79,7 +84,7 @@ export const firewallDrops: FirewallCheck = ({ rule, text, ops: w }, cmd, _io, c
       ((w[0] === 'default' && /^(deny|reject)$/.test(w[1] ?? '')) ||
         /^(deny|reject|delete)$/.test(w[0] ?? '') ||
         (w[0] === 'insert' && w.some((x) => x === 'deny' || x === 'reject'))));
-  if (drops) ctx.add('firewall-flush', show(cmd));
+  if (drops && !(oneSource && rule?.command !== 'policy')) ctx.add('firewall-flush', show(cmd));
 };
 
 const iptablesRestore: Check = (cmd, _io, ctx) => {

@@ -57,7 +57,9 @@ export const systemdStopsOrPowers: SystemdCheck = ({ verb, targets, user }, cmd,
     targets.some((u) => /^(poweroff|reboot|halt|kexec|rescue|emergency)\.target$/.test(u))
   )
     ctx.add('shutdown', show(cmd));
-  if (/^(stop|disable|mask|kill|isolate)$/.test(verb) && !user) ctx.add('service-stop', show(cmd));
+  if (/^(stop|disable|mask|kill|isolate|freeze)$/.test(verb) && !user) ctx.add('service-stop', show(cmd));
+  // `systemctl clean --what=state postgresql`: the service's state, cache or log directories deleted.
+  if (verb === 'clean') ctx.add('resource-delete', `${show(cmd)} (the service's own data)`);
   if (
     /^(poweroff|reboot|halt|kexec|rescue|emergency|soft-reboot|suspend|hibernate|hybrid-sleep|suspend-then-hibernate|sleep)$/.test(
       verb,
@@ -91,12 +93,14 @@ const init: Check = (cmd, _io, ctx) => {
   if (cmd.args.some((a) => a.text === '0' || a.text === '6')) ctx.add('shutdown', show(cmd));
 };
 
-/** Firewall rules flushed, chains deleted, a policy of ACCEPT, the firewall disabled or reset. */
+/** Firewall rules flushed, tables or chains deleted, a policy of accept, the firewall disabled or reset. */
 export const firewallOff: FirewallCheck = ({ rule, text, ops }, cmd, _io, ctx) => {
   const off =
     (rule !== undefined && (rule.flush || (rule.command === 'policy' && rule.target === 'ACCEPT'))) ||
-    /\b(flush\s+(ruleset|table|chain)|delete\s+(table|chain))\b/.test(text) ||
-    (cmd.name === 'ufw' && ops.some((w) => w === 'disable' || w === 'reset'));
+    /\b(flush\s+(ruleset|table|chain)|(delete|destroy)\s+(table|chain))\b|\bpolicy\s+accept\b/.test(text) ||
+    (cmd.name === 'ufw' && ops.some((w) => w === 'disable' || w === 'reset')) ||
+    // `ufw default allow [incoming|routed]`: everything comes in (allowing outgoing is the usual default).
+    (cmd.name === 'ufw' && ops[0] === 'default' && ops[1] === 'allow' && ops[2] !== 'outgoing');
   if (off) ctx.add('firewall-flush', show(cmd));
 };
 

@@ -9,7 +9,7 @@ import { keyTable, names } from '../../engine/names.js';
 /** iptables' options that take a value. */
 const VALUED = names(`-t --table -A --append -I --insert -R --replace -D --delete -N --new-chain -P --policy -j --jump
   -g --goto -s --source --src -d --destination --dst -p --protocol -i --in-interface -o --out-interface -m --match
-  --dport --destination-port --dports --sport --source-port --sports --state --ctstate --comment -w --wait
+  --dport --destination-port --dports --sport --source-port --sports --state --ctstate --comment
   --to-destination --to-source --to-ports`);
 
 /** The options that say what a rule command does, by the name the judgements use. */
@@ -45,7 +45,9 @@ export interface FirewallCall {
 }
 
 function iptablesRule(cmd: Argv): IptablesRule {
-  const f = parseFlags(cmd.args, VALUED);
+  // `-w` waits for the lock, for as many seconds as a number after it says, if one does.
+  const args = cmd.args.filter((a, i) => !(/^\d+$/.test(a.text) && /^(-w|--wait)$/.test(cmd.args[i - 1]?.text ?? '')));
+  const f = parseFlags(args, VALUED);
   const value = (...opts: string[]): string | undefined =>
     opts.map((o) => f.values.get(o)).find((v) => v !== undefined);
   const given = [...f.values.keys()].find((o) => COMMANDS[o] !== undefined);
@@ -65,8 +67,10 @@ function iptablesRule(cmd: Argv): IptablesRule {
 
 const IPTABLES = new Set(names('iptables ip6tables iptables-legacy iptables-nft'));
 
-export function firewallCall(cmd: Argv, io: Io): FirewallCall {
+/** Reads a firewall's command line; undefined for ufw's `--dry-run`, which changes nothing. */
+export function firewallCall(cmd: Argv, io: Io): FirewallCall | undefined {
   const words = cmd.args.map((a) => a.text);
+  if (cmd.name === 'ufw' && words.includes('--dry-run')) return undefined;
   return {
     ...(IPTABLES.has(cmd.name ?? '') ? { rule: iptablesRule(cmd) } : {}),
     text: cmd.name === 'nft' ? `${words.join(' ')}\n${stdinText(io) ?? ''}` : '',

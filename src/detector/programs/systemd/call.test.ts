@@ -32,6 +32,11 @@ describe('a systemctl or loginctl command', () => {
     ['systemctl --user enable dev.service', 'persistence'],
     ['systemctl enable --now backup.timer', 'persistence'],
     ['systemctl start sshd', 'remote-access'],
+    ['systemctl enable --now vncserver@:1', 'remote-access'],
+    ['systemctl --global enable agent.service', 'persistence'],
+    ['systemctl --user add-wants default.target agent.service', 'persistence'],
+    ['systemctl clean --what=state postgresql', 'resource-delete'],
+    ['systemctl freeze sshd', 'service-stop'],
   ])('%s: %s', (command, rule) => {
     expect(rules(command)).toContain(rule);
   });

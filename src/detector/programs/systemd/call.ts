@@ -14,14 +14,14 @@ export interface SystemdCall {
   verb?: string;
   /** What it acts on: units, users, sessions. */
   targets: string[];
-  /** `--user`: the user's own service manager, not the machine's. */
+  /** `--user` (or `--global`, every user's): a user's own service manager, not the machine's. */
   user: boolean;
 }
 
 export function systemdCall(cmd: Argv): SystemdCall {
   const f = parseFlags(cmd.args, VALUED);
   const [verb, ...targets] = f.operands.map((o) => o.text);
-  return { ...(verb ? { verb } : {}), targets, user: f.long.has('--user') };
+  return { ...(verb ? { verb } : {}), targets, user: f.long.has('--user') || f.long.has('--global') };
 }
 
 /** A judgement of one systemctl or loginctl command, kept with its threat class. */
