@@ -17,6 +17,29 @@ import {
 
 const named = (n: SyntaxNode): SyntaxNode[] => n.namedChildren.filter((c): c is SyntaxNode => c !== null);
 
+/** A call's text for a finding, shortened. */
+const callText = (n: SyntaxNode): string => (n.text.length > 100 ? `${n.text.slice(0, 97)}...` : n.text);
+
+/** Words split on white space, as `shlex.split` and `str.split()` give them. */
+const wordList = (text: string): Value => ({
+  kind: 'list',
+  items: text
+    .split(/\s+/)
+    .filter(Boolean)
+    .map((v) => ({ kind: 'str', v })),
+});
+
+/** Callees that join their arguments as paths (os.path.join, pathlib's constructors). */
+const PATH_JOINERS = /^(os\.path\.join|pathlib\.(Path|PurePath|PosixPath))$/;
+
+/** Callees that run a Python file named by their second argument. */
+const SOURCE_LOADERS =
+  /^(imp\.load_source|importlib\.util\.spec_from_file_location|importlib\.machinery\.SourceFileLoader)$/;
+
+/** Where a name is declared rather than used: a parameter, a definition's name, a keyword's name, global/nonlocal. */
+const DECLARING_PARENT =
+  /^(keyword_argument|parameters|default_parameter|typed_parameter|function_definition|class_definition|lambda_parameters|global_statement|nonlocal_statement)$/;
+
 function all(root: SyntaxNode, type: string): SyntaxNode[] {
   const out: SyntaxNode[] = [];
   const visit = (n: SyntaxNode): void => {
@@ -241,18 +264,9 @@ class PythonReader {
       return arg(0).kind === 'str' ? { kind: 'str', v: `${(arg(0) as { v: string }).v}/..` } : unknown(n.text);
     if (name === 'os.getcwd') return { kind: 'str', v: '.' };
     if (name && /^os\.path\.(abspath|realpath|normpath|expanduser)$/.test(name)) return arg(0);
-    if (
-      name === 'os.path.join' ||
-      name === 'pathlib.Path' ||
-      name === 'pathlib.PurePath' ||
-      name === 'pathlib.PosixPath'
-    )
-      return args.length === 0
-        ? { kind: 'str', v: '.' }
-        : joinPaths(
-            args.map((_, i) => arg(i)),
-            n.text,
-          );
+    const allArgs = (): Value[] => args.map((_, i) => arg(i));
+    if (name && PATH_JOINERS.test(name))
+      return args.length === 0 ? { kind: 'str', v: '.' } : joinPaths(allArgs(), n.text);
     if (name === 'base64.b64decode' || name === 'base64.standard_b64decode' || name === 'bytes.fromhex') {
       const s = arg(0);
       if (s.kind !== 'str') return unknown(n.text);
@@ -266,15 +280,7 @@ class PythonReader {
     }
     if (name === 'shlex.split') {
       const s = arg(0);
-      return s.kind === 'str'
-        ? {
-            kind: 'list',
-            items: s.v
-              .split(/\s+/)
-              .filter(Boolean)
-              .map((v) => ({ kind: 'str', v })),
-          }
-        : unknown(n.text);
+      return s.kind === 'str' ? wordList(s.v) : unknown(n.text);
     }
     if (fn?.type === 'attribute') {
       const method = fn.childForFieldName('attribute')?.text;
@@ -288,19 +294,12 @@ class PythonReader {
         if (method === 'decode' || method === 'encode' || method === 'strip')
           return method === 'strip' ? { kind: 'str', v: self.v.trim() } : self;
         if (method === 'resolve' || method === 'absolute' || method === 'expanduser') return self;
-        if (method === 'joinpath') return joinPaths([self, ...args.map((_, i) => arg(i))], n.text);
+        if (method === 'joinpath') return joinPaths([self, ...allArgs()], n.text);
         if (method === 'replace') {
           const [a, b] = [arg(0), arg(1)];
           if (a.kind === 'str' && b.kind === 'str') return { kind: 'str', v: self.v.split(a.v).join(b.v) };
         }
-        if (method === 'split')
-          return {
-            kind: 'list',
-            items: self.v
-              .split(/\s+/)
-              .filter(Boolean)
-              .map((v) => ({ kind: 'str', v })),
-          };
+        if (method === 'split') return wordList(self.v);
       }
     }
     return unknown(n.text);
@@ -327,7 +326,7 @@ class PythonReader {
     for (const c of all(root, 'call')) {
       const name = this.qualify(c.childForFieldName('function'));
       if (name === undefined) continue;
-      const text = c.text.length > 100 ? `${c.text.slice(0, 97)}...` : c.text;
+      const text = callText(c);
       const argNodes = named(c.childForFieldName('arguments') ?? c);
       const args: Value[] = [];
       const keywords: Record<string, Value> = {};
@@ -367,12 +366,7 @@ class PythonReader {
       load(module, prefix.length, names);
     }
     const path = (v: Value, how: 'file' | 'root', text: string): void => {
-      if (v.kind === 'str')
-        out.push(
-          how === 'file'
-            ? { kind: 'load', language: 'python', how, path: v.v }
-            : { kind: 'load', language: 'python', how, path: v.v },
-        );
+      if (v.kind === 'str') out.push({ kind: 'load', language: 'python', how, path: v.v });
       else
         out.push({
           kind: 'computed',
@@ -383,18 +377,13 @@ class PythonReader {
       const name = this.qualify(c.childForFieldName('function'));
       const args = named(c.childForFieldName('arguments') ?? c).filter((a) => a.type !== 'keyword_argument');
       const arg = (i: number): Value => (args[i] ? this.fold(args[i]!) : unknown(''));
-      const text = c.text.length > 100 ? `${c.text.slice(0, 97)}...` : c.text;
+      const text = callText(c);
       if (name === 'importlib.import_module' || name === '__import__' || name === 'runpy.run_module') {
         const m = arg(0);
         if (m.kind === 'str') load(m.v.replace(/^\.+/, ''), /^\.*/.exec(m.v)![0].length);
         else out.push({ kind: 'computed', detail: `${text}: the module it loads is computed at run time` });
       } else if (name === 'runpy.run_path') path(arg(0), 'file', text);
-      else if (
-        name === 'imp.load_source' ||
-        name === 'importlib.util.spec_from_file_location' ||
-        name === 'importlib.machinery.SourceFileLoader'
-      )
-        path(arg(1), 'file', text);
+      else if (name && SOURCE_LOADERS.test(name)) path(arg(1), 'file', text);
       else if (name === 'sys.path.insert') path(arg(1), 'root', text);
       else if (name === 'sys.path.append' || name === 'site.addsitedir') path(arg(0), 'root', text);
       else if (name === 'sys.path.extend') {
@@ -427,8 +416,7 @@ class PythonReader {
   escapes(root: SyntaxNode): ProgramCall[] {
     const out: ProgramCall[] = [];
     const escape = (n: SyntaxNode, what: string): void => {
-      const text = n.text.length > 100 ? `${n.text.slice(0, 97)}...` : n.text;
-      out.push({ name: `${what}.<computed>`, args: [], keywords: {}, text });
+      out.push({ name: `${what}.<computed>`, args: [], keywords: {}, text: callText(n) });
     };
     const inImport = (n: SyntaxNode): boolean => {
       for (let p: SyntaxNode | null = n.parent; p; p = p.parent)
@@ -443,9 +431,7 @@ class PythonReader {
         const isCallee = parent?.type === 'call' && parent.childForFieldName('function')?.id === n.id;
         const declared =
           parent !== null &&
-          /^(keyword_argument|parameters|default_parameter|typed_parameter|function_definition|class_definition|lambda_parameters|global_statement|nonlocal_statement)$/.test(
-            parent.type,
-          ) &&
+          DECLARING_PARENT.test(parent.type) &&
           (parent.type !== 'keyword_argument' || parent.childForFieldName('name')?.id === n.id);
         if (!asAttributeName && !isCallee && !declared && !(n.type === 'identifier' && isBase) && !inImport(n)) {
           const q = this.qualify(n);
@@ -461,12 +447,8 @@ class PythonReader {
             named(parent)[0]?.id === n.id &&
             named(parent)[1] !== undefined &&
             this.fold(named(parent)[1]!).kind === 'str';
-          if (q !== undefined && !aliasOnce && !getattrLiteral && !isBase) {
-            if (runsSomething(q) && q !== 'exec' && q !== 'eval') escape(n, q);
-            else if (DANGEROUS_MODULES.has(q)) escape(n, q);
-          }
-          if (q !== undefined && !aliasOnce && !getattrLiteral && (q === 'exec' || q === 'eval') && !isBase)
-            escape(n, q);
+          const reachesRunner = q !== undefined && (runsSomething(q) || DANGEROUS_MODULES.has(q));
+          if (reachesRunner && !aliasOnce && !getattrLiteral && !isBase) escape(n, q);
         }
         const attr = n.type === 'attribute' ? n.childForFieldName('attribute')?.text : undefined;
         if (attr && /^__(subclasses|globals|builtins|code|closure)__$/.test(attr)) escape(n, 'introspection');
