@@ -495,11 +495,7 @@ class Analysis extends AnalysisState {
       .flatMap((w) => {
         if (w.dynamic) return ['$'];
         if (!w.pattern || !this.reading) return [w.text];
-        const r = expandGlob(
-          w.text,
-          (k) => this.keyOf(k),
-          (k) => this.readFile(k),
-        );
+        const r = expandGlob(w.text, this);
         return 'paths' in r ? r.paths : ['$'];
       });
     if (known.length === 0 || known.length > MAX_LOOP_VALUES || known.some((v) => !/^[\w./@:+,=*?-]+$/.test(v))) return;

@@ -102,15 +102,15 @@ const escapeRe = (c: string): string => c.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'
 
 export type GlobResult = { paths: string[] } | { pending: true } | { error: string };
 
-/**
- * The paths a glob names, as bash would pass them (without nullglob: no match leaves the pattern itself). `list`
- * gives a directory's names by its listing key (undefined until read); `keyOf` turns a path as written into a key.
- */
-export function expandGlob(
-  pattern: string,
-  keyOf: (written: string) => string | null | undefined,
-  list: (key: string) => ScriptFile | undefined,
-): GlobResult {
+/** Where globs are expanded: `keyOf` turns a path as written into a key; `readFile` reads a directory's listing. */
+export interface GlobReader {
+  keyOf(written: string): string | null | undefined;
+  /** The file (here a listing) by its key; undefined until read. */
+  readFile(key: string): ScriptFile | undefined;
+}
+
+/** The paths a glob names, as bash would pass them (without nullglob: no match leaves the pattern itself). */
+export function expandGlob(pattern: string, reader: GlobReader): GlobResult {
   const words = expandBraces(pattern);
   if (!words) return { error: `${pattern.slice(0, 80)} names too many files to check` };
   const out: string[] = [];
@@ -134,9 +134,9 @@ export function expandGlob(
       const re = segmentRegExp(segment);
       const next: string[] = [];
       for (const base of branches) {
-        const key = keyOf(base === '' ? '.' : base);
+        const key = reader.keyOf(base === '' ? '.' : base);
         if (key === null || key === undefined) return { error: `${pattern.slice(0, 80)} is in a directory not known` };
-        const listing = list(listingKey(key));
+        const listing = reader.readFile(listingKey(key));
         if (listing === undefined) {
           pending = true;
           continue;

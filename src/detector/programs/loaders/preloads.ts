@@ -9,6 +9,7 @@ import { literal } from '../../engine/words.js';
 import { optionValues } from '../../engine/long-options.js';
 import { loadJavascript, pythonCandidates } from './program-loads.js';
 import { joinKey } from './run-file.js';
+import { names } from '../../engine/names.js';
 
 export { optionValues };
 
@@ -20,10 +21,7 @@ function variableWords(ctx: CheckContext, name: string): Word[] | undefined {
     ctx.add('dynamic-command', `${name} is set to a value known only at run time`);
     return [];
   }
-  return v.text
-    .split(/\s+/)
-    .filter((w) => w !== '')
-    .map(literal);
+  return v.text.split(/\s+/).filter(Boolean).map(literal);
 }
 
 function keys(ctx: CheckContext, dirs: readonly Word[]): string[] {
@@ -69,13 +67,10 @@ function ruby(cmd: Argv, ctx: CheckContext): Origin {
       continue;
     }
     const file = /\.(rb|so)$/.test(r.text) ? r.text : `${r.text}.rb`;
+    // A path is found from the working directory; a name, in the library directories.
     const here = cwdKey(ctx);
-    const candidates = /^(\.{1,2}\/|\/)/.test(r.text)
-      ? here === undefined
-        ? []
-        : [joinKey(here, file)]
-      : dirs.map((d) => joinKey(d, file));
-    for (const key of candidates) ctx.loads(key, 'ruby', { file: key, roots: dirs });
+    const bases = /^(\.{1,2}\/|\/)/.test(r.text) ? (here === undefined ? [] : [here]) : dirs;
+    for (const key of bases.map((d) => joinKey(d, file))) ctx.loads(key, 'ruby', { file: key, roots: dirs });
   }
   return { roots: dirs };
 }
@@ -100,13 +95,12 @@ function perl(cmd: Argv, ctx: CheckContext): Origin {
   return { roots: dirs };
 }
 
+/** php's options whose value is code run for each input line (or before or after them). */
+const PHP_CODE_OPTIONS = names('-B -R -E --process-begin --process-code --process-end');
+
 function php(cmd: Argv, ctx: CheckContext): void {
   for (const file of optionValues(cmd.args, ['-f', '-F', '--file'], false)) ctx.runsFile(file, 'php');
-  for (const code of optionValues(
-    cmd.args,
-    ['-B', '-R', '-E', '--process-begin', '--process-code', '--process-end'],
-    false,
-  ))
+  for (const code of optionValues(cmd.args, PHP_CODE_OPTIONS, false))
     if (code.dynamic) ctx.computed(code, 'php');
     else ctx.code(code.text, 'php');
   for (const d of optionValues(cmd.args, ['-d', '--define'], false)) {
@@ -135,16 +129,7 @@ function lua(cmd: Argv, ctx: CheckContext): void {
 function python(cmd: Argv, ctx: CheckContext, inline: boolean): Origin {
   const path = ctx.commandEnv.get('PYTHONPATH');
   if (path?.dynamic) ctx.add('dynamic-command', 'PYTHONPATH is set to a value known only at run time');
-  const extra =
-    path && !path.dynamic
-      ? keys(
-          ctx,
-          path.text
-            .split(':')
-            .filter((p) => p !== '')
-            .map(literal),
-        )
-      : [];
+  const extra = path && !path.dynamic ? keys(ctx, path.text.split(':').filter(Boolean).map(literal)) : [];
   const here = cwdKey(ctx);
   const roots = inline && here !== undefined ? [here, ...extra] : extra;
   // -m MODULE: the module (or package's __main__) found on the path, judged like a script.
