@@ -94,6 +94,8 @@ function containsDownload(node: SyntaxNode): boolean {
 
 const EXEC = execChecks(containsDownload);
 
+const texts = (nodes: SyntaxNode[]): string[] => nodes.map((n) => n.text);
+
 const checkFor = checkLookup(EXEC);
 
 class Analysis extends AnalysisState {
@@ -131,10 +133,7 @@ class Analysis extends AnalysisState {
         loopResourceAbuse(node, this);
         break;
       case 'unset_command':
-        checkUnset(
-          named(node).map((c) => c.text),
-          this,
-        );
+        checkUnset(texts(named(node)), this);
         reevaluatingBuiltin(
           { name: 'unset', written: 'unset', args: named(node).map((c) => wordOf(c, this.vars)), viaXargs: false },
           this,
@@ -312,11 +311,9 @@ class Analysis extends AnalysisState {
       }
       // What it writes over (`cp evil.py helper.py`, a program's `subprocess.run(['cp', ...])`): a module loaded from
       // there is not what is on disk now.
+      const argTexts = argv.args.map((a) => (a.dynamic ? '' : a.text));
       if (argv.name !== null)
-        for (const path of filesWrittenBy(
-          argv.name,
-          argv.args.map((a) => (a.dynamic ? '' : a.text)),
-        )) {
+        for (const path of filesWrittenBy(argv.name, argTexts)) {
           const key = path === '' ? undefined : this.keyOf(path);
           if (typeof key === 'string' && !this.writtenText.has(key)) this.overwritten.add(key);
           // What the write rules do not know as writers (patch, sort -o, sponge...) still may not write git's files.
@@ -348,12 +345,10 @@ class Analysis extends AnalysisState {
     reevaluatingBuiltin(argv, this);
     // `xargs sh -c` / `xargs -I{} sh -c {}` (any replacement string): the shell runs text xargs reads at run time.
     const replacement = argv.viaXargs ? xargsReplacement(words, argv) : undefined;
-    if (
-      argv.viaXargs &&
-      runsCode(argv.name) &&
-      (argv.args.at(-1)?.text === '-c' ||
-        (replacement !== undefined && argv.args.some((a) => a.text.includes(replacement))))
-    )
+    const runsRead =
+      argv.args.at(-1)?.text === '-c' ||
+      (replacement !== undefined && argv.args.some((a) => a.text.includes(replacement)));
+    if (argv.viaXargs && runsCode(argv.name) && runsRead)
       this.add('dynamic-command', `${argv.written} runs what xargs reads at run time`);
     if (argv.name === 'alias') {
       aliasDefinitions(argv, this);
@@ -483,9 +478,7 @@ class Analysis extends AnalysisState {
     const list = values.find((v) => v.type === 'command_substitution');
     const body = node.childForFieldName('body');
     if (!name || !body) return;
-    const inner = named(body)
-      .map((c) => c.text)
-      .join('\n');
+    const inner = texts(named(body)).join('\n');
     const uses = new RegExp(`\\$(\\{${name}\\}|${name}\\b)`, 'g');
     if (list) return void (uses.test(inner) && this.script(inner.replace(uses, () => list.text)));
     // `for d in a b packages/*/`: plain values (a glob expanded as bash would, where files are read) are known. The
@@ -554,20 +547,15 @@ class Analysis extends AnalysisState {
       const m = /^\s*read\s+(?:-\w+\s+)*([A-Za-z_]\w*)\s*;?\s*$/.exec(el.childForFieldName('condition')?.text ?? '');
       const body = el.childForFieldName('body');
       if (!m || !body) return;
-      const before = leaves
-        .slice(0, i)
-        .map((l) => l.text)
-        .join(' | ');
-      const inner = named(body)
-        .map((c) => c.text)
-        .join('\n');
+      const before = texts(leaves.slice(0, i)).join(' | ');
+      const inner = texts(named(body)).join('\n');
       const uses = new RegExp(`\\$(\\{${m[1]!}\\}|${m[1]!}\\b)`, 'g');
       if (uses.test(inner)) this.script(inner.replace(uses, () => `$(${before})`));
     });
   }
 }
 
-/** An argument of `declare`/`local`/...: an assignment as `NAME=VALUE` with the value's substitutions kept. */
+/** Findings are listed worst tier first. */
 const TIER_ORDER: Record<Tier, number> = { dangerous: 1, hardline: 2 };
 
 /** Judges one command line. `parse` comes from loadBashParser(). */

@@ -29,17 +29,7 @@ export function outputFileOf(node: SyntaxNode): string | undefined {
 }
 
 /** An output redirect of standard output to somewhere other than the terminal. */
-function redirectsOutput(node: SyntaxNode): boolean {
-  return redirectsOf(node).some((r) => {
-    if (r.type !== 'file_redirect') return false;
-    const op = r.children.find((c) => c !== null && !c.isNamed)?.type ?? '';
-    if (!op.includes('>')) return false;
-    const fd = r.childForFieldName('descriptor')?.text;
-    if (fd !== undefined && fd !== '1' && !op.startsWith('&')) return false;
-    const dest = r.childForFieldName('destination')?.text ?? '';
-    return !/^(\/dev\/(stdout|stderr|tty)|&?[12])$/.test(dest.replace(/^["']|["']$/g, ''));
-  });
-}
+const redirectsOutput = (node: SyntaxNode): boolean => outputFileOf(node) !== undefined;
 
 function nameOf(element: SyntaxNode): string | null {
   const cmd = firstCommand(element);
