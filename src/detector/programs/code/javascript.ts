@@ -257,11 +257,8 @@ class JavascriptReader {
       const method = String(child(callee, 'property')?.name ?? '');
       const object = child(callee, 'object')!;
       // Buffer.from('...', 'base64').toString()
-      if (
-        method === 'toString' &&
-        object.type === 'CallExpression' &&
-        this.qualify(child(object, 'callee')) === 'Buffer.from'
-      ) {
+      const fromBuffer = object.type === 'CallExpression' && this.qualify(child(object, 'callee')) === 'Buffer.from';
+      if (method === 'toString' && fromBuffer) {
         const [data, encoding] = children(object, 'arguments').map((a) => this.fold(a, depth + 1));
         if (data?.kind === 'str' && (encoding === undefined || (encoding.kind === 'str' && encoding.v === 'base64'))) {
           const d = encoding === undefined ? data.v : decodeBase64(data.v);

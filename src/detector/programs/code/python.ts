@@ -2,6 +2,7 @@
 // calls that spawn, delete or signal, with their arguments folded to literals where they can be. Pure.
 import { decodeBase64 } from '../../engine/decode.js';
 import type { SyntaxNode } from '../../engine/parser.js';
+import { C_ESCAPES } from '../../engine/words.js';
 import {
   DANGEROUS_MODULES,
   FED_INPUT,
@@ -40,6 +41,11 @@ const SOURCE_LOADERS =
 const DECLARING_PARENT =
   /^(keyword_argument|parameters|default_parameter|typed_parameter|function_definition|class_definition|lambda_parameters|global_statement|nonlocal_statement)$/;
 
+/** Namespaces that hold every builtin or module: a computed name looked up in them may be any function. */
+const BUILTIN_NAMESPACES = /^(__builtins__|builtins|sys\.modules)$/;
+/** Calls that return a namespace of names (`globals()[k]`). */
+const NAMESPACE_CALLS = /^(globals|locals|vars)$/;
+
 function all(root: SyntaxNode, type: string): SyntaxNode[] {
   const out: SyntaxNode[] = [];
   const visit = (n: SyntaxNode): void => {
@@ -50,20 +56,8 @@ function all(root: SyntaxNode, type: string): SyntaxNode[] {
   return out;
 }
 
-const ESCAPES: Record<string, string> = {
-  n: '\n',
-  t: '\t',
-  r: '\r',
-  '\\': '\\',
-  "'": "'",
-  '"': '"',
-  a: '\x07',
-  b: '\b',
-  f: '\f',
-  v: '\v',
-  '0': '\0',
-  '\n': '',
-};
+/** Python's string escapes: C's, `\0`, and a backslash before a newline (which continues the line). */
+const ESCAPES: Record<string, string> = { ...C_ESCAPES, '0': '\0', '\n': '' };
 
 function unescape(text: string): string {
   return text.replace(/\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|[0-7]{1,3}|.)/gs, (all, e: string) => {
@@ -460,8 +454,7 @@ class PythonReader {
         const namespace =
           q === 'sys.modules' ||
           q === '__builtins__' ||
-          (base?.type === 'call' &&
-            /^(globals|locals|vars)$/.test(this.qualify(base.childForFieldName('function')) ?? '')) ||
+          (base?.type === 'call' && NAMESPACE_CALLS.test(this.qualify(base.childForFieldName('function')) ?? '')) ||
           (base?.type === 'attribute' && base.childForFieldName('attribute')?.text === '__dict__');
         if (namespace && (!key || this.fold(key).kind !== 'str')) escape(n, 'namespace');
       }
@@ -472,12 +465,7 @@ class PythonReader {
         if (q === 'getattr') {
           const [obj, attr] = named(n.childForFieldName('arguments') ?? n);
           const base = obj ? this.qualify(obj) : undefined;
-          if (
-            attr &&
-            this.fold(attr).kind !== 'str' &&
-            (base === '__builtins__' || base === 'builtins' || base === 'sys.modules')
-          )
-            escape(n, base);
+          if (attr && this.fold(attr).kind !== 'str' && base && BUILTIN_NAMESPACES.test(base)) escape(n, base);
         }
       }
       for (const c of named(n)) visit(c);
