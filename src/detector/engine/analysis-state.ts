@@ -1,7 +1,7 @@
 // The state of one command line's judgement and the ways into it: findings, variables, scripts and files the line
 // names or writes, modules programs load, nested command lines and programs (script, code, argv). The walker
 // (detect.ts) extends it with how each piece of bash syntax is visited. Pure once the parser is loaded.
-import { peel } from './argv.js';
+import { peel, type Argv } from './argv.js';
 import { analyseCode } from '../checks/code.js';
 import { commandWords, firstCommand, named, pipelineLeaves, printedText } from './syntax.js';
 import { type Where } from './paths.js';
@@ -370,13 +370,19 @@ export abstract class AnalysisState implements CarryContext, ValueContext {
     const top = named(sub)[0];
     if (!top) return { upstream: [] };
     const leaves = top.type === 'pipeline' ? pipelineLeaves(top) : [top];
-    return {
-      upstream: leaves.map((el) => {
-        const cmd = firstCommand(el);
-        const argv = cmd ? peel(commandWords(cmd, this.vars)).argv : null;
-        return { argv, ...printedText(el, argv, this.vars) };
-      }),
-    };
+    return { upstream: leaves.map((el) => this.printedBy(el)) };
+  }
+
+  /** The command that runs first in a pipeline element (or a substitution), with wrappers peeled. */
+  protected argvOf(element: SyntaxNode): Argv | null {
+    const cmd = firstCommand(element);
+    return cmd ? peel(commandWords(cmd, this.vars)).argv : null;
+  }
+
+  /** A pipeline element as the input of the next: its command and what it prints, when that is known. */
+  protected printedBy(element: SyntaxNode): Upstream {
+    const argv = this.argvOf(element);
+    return { argv, ...printedText(element, argv, this.vars) };
   }
 
   argv(words: Word[], io: Io = { upstream: [] }): void {

@@ -8,7 +8,6 @@ import {
   redirectOwner,
   writeMode,
   commandWords,
-  firstCommand,
   named,
   pipelineChain,
   pipelineLeaves,
@@ -153,12 +152,7 @@ class Analysis extends AnalysisState {
     let inTree = this.upstreamSeen.get(element.tree);
     if (!inTree) this.upstreamSeen.set(element.tree, (inTree = new Map()));
     let known = inTree.get(element.id);
-    if (!known) {
-      const cmd = firstCommand(element);
-      const argv = cmd ? peel(commandWords(cmd, this.vars)).argv : null;
-      known = { argv, ...printedText(element, argv, this.vars) };
-      inTree.set(element.id, known);
-    }
+    if (!known) inTree.set(element.id, (known = this.printedBy(element)));
     return known;
   }
 
@@ -434,8 +428,7 @@ class Analysis extends AnalysisState {
     const ownerArgv = owner ? peel(commandWords(owner, this.vars)).argv : null;
     if (dest.type === 'process_substitution') {
       // `curl URL > >(sh)`, `echo 'cmd' > >(bash)`: the substitution's program reads what the owner writes.
-      const inner = firstCommand(dest);
-      const reader = inner ? peel(commandWords(inner, this.vars)).argv : null;
+      const reader = this.argvOf(dest);
       if (op.includes('>') && reader && runsCode(reader.name)) {
         const upstream = [{ argv: ownerArgv, ...(owner ? printedText(owner, ownerArgv, this.vars) : {}) }];
         this.argv([literal(reader.written), ...reader.args], { upstream });
@@ -527,10 +520,7 @@ class Analysis extends AnalysisState {
       this.add('too-long', `a pipeline of ${leaves.length} commands (more than ${MAX_PIPELINE})`);
       return false;
     }
-    const names = leaves.map((el) => {
-      const cmd = firstCommand(el);
-      return cmd ? (peel(commandWords(cmd, this.vars)).argv?.name ?? null) : null;
-    });
+    const names = leaves.map((el) => this.argvOf(el)?.name ?? null);
     if (pipelineShellOverNetwork(names)) this.add('reverse-shell', node.text.slice(0, 80));
     parallelRequests(node.text, this);
     this.readLoops(leaves);

@@ -3,14 +3,13 @@
 // Filters that print what they read (grep, jq, head, base64, tee) pass it on. Pure (works on a parsed tree).
 import { peel } from './argv.js';
 import type { SyntaxNode } from './parser.js';
+import { names } from './names.js';
 import { commandWords, firstCommand, pipelineChain, redirectsOf } from './syntax.js';
 
 /** Programs whose output is (a transformation of) what they read, so a secret piped through them is still shown. */
 const SHOWS_INPUT = new Set(
-  `cat tac tee head tail less more most bat batcat grep egrep fgrep rg ag jq yq gojq sed gsed awk gawk mawk cut sort uniq
-  tr base64 base32 basenc xxd od hexdump column paste fold fmt nl rev strings iconv zcat gunzip col expand unexpand pr`.split(
-    /\s+/,
-  ),
+  names(`cat tac tee head tail less more most bat batcat grep egrep fgrep rg ag jq yq gojq sed gsed awk gawk mawk cut sort
+  uniq tr base64 base32 basenc xxd od hexdump column paste fold fmt nl rev strings iconv zcat gunzip col expand unexpand pr`),
 );
 /** Commands that print their arguments (`echo "$(cat .env)"`). */
 const PRINTS_ARGUMENTS = new Set(['echo', 'printf', 'print']);

@@ -46,6 +46,13 @@ const BUILTIN_NAMESPACES = /^(__builtins__|builtins|sys\.modules)$/;
 /** Calls that return a namespace of names (`globals()[k]`). */
 const NAMESPACE_CALLS = /^(globals|locals|vars)$/;
 
+/** The names an import statement brings in (`a.b`, `x as y`). */
+const importNames = (imp: SyntaxNode): SyntaxNode[] =>
+  imp.childrenForFieldName('name').filter((c): c is SyntaxNode => c !== null);
+/** The module or name an import names, without its alias (`a.b` of `import a.b as c`). */
+const importedName = (n: SyntaxNode): string =>
+  (n.type === 'aliased_import' ? n.childForFieldName('name') : n)?.text ?? '';
+
 function all(root: SyntaxNode, type: string): SyntaxNode[] {
   const out: SyntaxNode[] = [];
   const visit = (n: SyntaxNode): void => {
@@ -90,7 +97,7 @@ class PythonReader {
 
   constructor(root: SyntaxNode) {
     for (const imp of all(root, 'import_statement')) {
-      for (const n of imp.childrenForFieldName('name').filter((c): c is SyntaxNode => c !== null)) {
+      for (const n of importNames(imp)) {
         if (n.type === 'aliased_import')
           this.aliases.set(n.childForFieldName('alias')?.text ?? '', n.childForFieldName('name')?.text ?? '');
         else this.aliases.set(n.text.split('.')[0]!, n.text.split('.')[0]!);
@@ -103,13 +110,9 @@ class PythonReader {
           if (key.startsWith(`${module}.`) && !key.slice(module.length + 1).includes('.'))
             this.aliases.set(key.slice(module.length + 1), key);
       }
-      for (const n of imp.childrenForFieldName('name').filter((c): c is SyntaxNode => c !== null)) {
-        if (n.type === 'aliased_import')
-          this.aliases.set(
-            n.childForFieldName('alias')?.text ?? '',
-            `${module}.${n.childForFieldName('name')?.text ?? ''}`,
-          );
-        else this.aliases.set(n.text, `${module}.${n.text}`);
+      for (const n of importNames(imp)) {
+        const alias = n.type === 'aliased_import' ? (n.childForFieldName('alias')?.text ?? '') : n.text;
+        this.aliases.set(alias, `${module}.${importedName(n)}`);
       }
     }
     const counts = new Map<string, number>();
@@ -345,19 +348,13 @@ class PythonReader {
     const load = (module: string, level = 0, names: string[] = []): void => {
       out.push({ kind: 'load', language: 'python', how: 'import', module, level, names });
     };
-    for (const imp of all(root, 'import_statement'))
-      for (const n of imp.childrenForFieldName('name').filter((c): c is SyntaxNode => c !== null))
-        load((n.type === 'aliased_import' ? n.childForFieldName('name') : n)?.text ?? '');
+    for (const imp of all(root, 'import_statement')) for (const n of importNames(imp)) load(importedName(n));
     for (const imp of all(root, 'import_from_statement')) {
       const from = imp.childForFieldName('module_name');
       const relative = from?.type === 'relative_import';
       const prefix = relative ? (named(from).find((c) => c.type === 'import_prefix')?.text ?? '') : '';
       const module = relative ? (named(from).find((c) => c.type === 'dotted_name')?.text ?? '') : (from?.text ?? '');
-      const names = imp
-        .childrenForFieldName('name')
-        .filter((c): c is SyntaxNode => c !== null)
-        .map((n) => (n.type === 'aliased_import' ? n.childForFieldName('name') : n)?.text ?? '');
-      load(module, prefix.length, names);
+      load(module, prefix.length, importNames(imp).map(importedName));
     }
     const path = (v: Value, how: 'file' | 'root', text: string): void => {
       if (v.kind === 'str') out.push({ kind: 'load', language: 'python', how, path: v.v });

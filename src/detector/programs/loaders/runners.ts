@@ -92,17 +92,15 @@ const globRe = (g: string): RegExp =>
       .replace(/\?/g, '.')}$`,
   );
 
+/** unittest's options that take a value (not a module to run). */
+const UNITTEST_VALUES = /^(-s|-p|-t|--start-directory|--pattern|--top-level-directory|-k)$/;
+
 /** python -m unittest [discover -s DIR -p PATTERN | module.names | files]. */
 function unittest(cmd: Argv, ctx: CheckContext): void {
   const root = here(ctx);
   if (root === undefined) return;
   const w = cmd.args.map((a) => a.text);
-  const modules = w.filter(
-    (t, i) =>
-      !t.startsWith('-') &&
-      t !== 'discover' &&
-      !/^(-s|-p|-t|--start-directory|--pattern|--top-level-directory|-k)$/.test(w[i - 1] ?? ''),
-  );
+  const modules = w.filter((t, i) => !t.startsWith('-') && t !== 'discover' && !UNITTEST_VALUES.test(w[i - 1] ?? ''));
   if (modules.length > 0 && w[0] !== 'discover') {
     for (const m of modules) {
       const keys = /\.py$/.test(m) ? [joinKey(root, m)] : pythonCandidates(root, m);
@@ -187,6 +185,10 @@ const JS_CONFIG: Record<string, readonly string[]> = keyTable({
 const JS_EXT = ['.js', '.mjs', '.cjs', '.ts', '.mts', '.cts'];
 const TEST_RUNNERS = new Set(['jest', 'vitest', 'mocha', 'playwright', 'ava', 'tap', 'cypress']);
 
+/** Node test runners' options that take a value (not a path of tests). */
+const NODE_TEST_VALUES =
+  /^(-c|--config|-t|--testNamePattern|--reporter|--project|-g|--grep|--timeout|--workers|-j|--shard|--env|--spec|--browser)$/;
+
 /** Node tools: their config files, and for test runners the test files they collect. */
 function nodeTool(cmd: Argv, ctx: CheckContext): void {
   const root = here(ctx);
@@ -205,10 +207,7 @@ function nodeTool(cmd: Argv, ctx: CheckContext): void {
   if (!TEST_RUNNERS.has(name) && name !== 'node-test') return;
   // cypress open, playwright codegen: no tests run; `vitest run a.test.ts` narrows to the files named.
   if ((name === 'cypress' && w[0] !== 'run') || (name === 'playwright' && w[0] !== 'test')) return;
-  const given = pathOperands(
-    cmd,
-    /^(-c|--config|-t|--testNamePattern|--reporter|--project|-g|--grep|--timeout|--workers|-j|--shard|--env|--spec|--browser)$/,
-  ).filter((p) => !/^(run|watch|test|related|bench|dev)$/.test(p));
+  const given = pathOperands(cmd, NODE_TEST_VALUES).filter((p) => !/^(run|watch|test|related|bench|dev)$/.test(p));
   const files = given.filter((g) => /\.[cm]?[jt]sx?$/.test(g)).map((g) => joinKey(root, g));
   const dirs = given.filter((g) => !/\.[cm]?[jt]sx?$/.test(g)).map((g) => joinKey(root, g));
   const walked = discover(
