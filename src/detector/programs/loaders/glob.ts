@@ -100,6 +100,9 @@ function segmentRegExp(segment: string): RegExp {
 
 const escapeRe = (c: string): string => c.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
+/** A name below a directory as the pattern writes it ('' is where the command runs). */
+const below = (dir: string, name: string): string => `${dir}${dir === '' || dir.endsWith('/') ? '' : '/'}${name}`;
+
 export type GlobResult = { paths: string[] } | { pending: true } | { error: string };
 
 /** Where globs are expanded: `keyOf` turns a path as written into a key; `readFile` reads a directory's listing. */
@@ -126,9 +129,7 @@ export function expandGlob(pattern: string, reader: GlobReader): GlobResult {
     for (const segment of segments) {
       if (segment === '' && absolute) continue;
       if (!hasGlob(segment)) {
-        branches = branches.map(
-          (b) => `${b}${b === '' || b.endsWith('/') ? '' : '/'}${segment.replace(/\\(.)/g, '$1')}`,
-        );
+        branches = branches.map((b) => below(b, segment.replace(/\\(.)/g, '$1')));
         continue;
       }
       const re = segmentRegExp(segment);
@@ -145,8 +146,7 @@ export function expandGlob(pattern: string, reader: GlobReader): GlobResult {
         if (!('entries' in listing)) continue;
         for (const entry of listing.entries) {
           const name = entry.replace(/\/$/, '');
-          if (re.test(name) && (segment.startsWith('.') || !name.startsWith('.')))
-            next.push(`${base}${base === '' || base.endsWith('/') ? '' : '/'}${name}`);
+          if (re.test(name) && (segment.startsWith('.') || !name.startsWith('.'))) next.push(below(base, name));
         }
       }
       if (next.length > MAX_ALTERNATIVES) return { error: `${pattern.slice(0, 80)} matches too many files to check` };
