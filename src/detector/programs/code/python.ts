@@ -165,22 +165,16 @@ class PythonReader {
     if (depth > 16) return unknown(n.text);
     switch (n.type) {
       case 'string': {
-        const start = named(n).find((c) => c.type === 'string_start')?.text ?? '"';
         const parts = named(n);
+        const raw = /r/i.test(parts.find((c) => c.type === 'string_start')?.text ?? '"');
+        const content = (nodes: SyntaxNode[]): string => {
+          const text = nodes.flatMap((c) => (c.type === 'string_content' ? [c.text] : [])).join('');
+          return raw ? text : unescape(text);
+        };
+        // An f-string: only the text after its last interpolation is known.
         const last = parts.map((c) => c.type).lastIndexOf('interpolation');
-        if (last >= 0) {
-          const tail = parts
-            .slice(last + 1)
-            .filter((c) => c.type === 'string_content')
-            .map((c) => c.text)
-            .join('');
-          return unknown(n.text, false, /r/i.test(start) ? tail : unescape(tail));
-        }
-        const body = named(n)
-          .filter((c) => c.type === 'string_content')
-          .map((c) => c.text)
-          .join('');
-        return { kind: 'str', v: /r/i.test(start) ? body : unescape(body) };
+        if (last >= 0) return unknown(n.text, false, content(parts.slice(last + 1)));
+        return { kind: 'str', v: content(parts) };
       }
       case 'concatenated_string':
       case 'binary_operator': {

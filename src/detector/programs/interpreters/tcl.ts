@@ -12,6 +12,18 @@ interface TclWord {
 
 const TCL_ESCAPES: Record<string, string> = { n: '\n', t: '\t', r: '\r', '\\': '\\', '"': '"', '[': '[', $: '$' };
 
+/** Where the bracket opened at `start` closes (backslashes escape); the end of the text when it does not. */
+function closing(source: string, start: number, open: string, close: string): number {
+  let level = 0;
+  let i = start;
+  for (; i < source.length; i += 1) {
+    if (source[i] === '\\') i += 1;
+    else if (source[i] === open) level += 1;
+    else if (source[i] === close && --level === 0) break;
+  }
+  return i;
+}
+
 /** Splits Tcl source into commands of words, looking inside braces and brackets for nested scripts too. */
 export function tclCommands(source: string, depth = 0): TclWord[][] {
   const commands: TclWord[][] = [];
@@ -31,15 +43,9 @@ export function tclCommands(source: string, depth = 0): TclWord[][] {
     else if (c === '#' && words.length === 0) {
       while (i < source.length && source[i] !== '\n') i += 1;
     } else if (c === '{') {
-      let level = 0;
-      const start = i + 1;
-      for (; i < source.length; i += 1) {
-        if (source[i] === '\\') i += 1;
-        else if (source[i] === '{') level += 1;
-        else if (source[i] === '}' && --level === 0) break;
-      }
-      words.push({ text: source.slice(start, i), dynamic: false });
-      i += 1;
+      const end = closing(source, i, '{', '}');
+      words.push({ text: source.slice(i + 1, end), dynamic: false });
+      i = end + 1;
     } else {
       // A bare or quoted word: substitutions make it dynamic; nested [commands] are scripts of their own.
       const quoted = c === '"';
@@ -56,17 +62,11 @@ export function tclCommands(source: string, depth = 0): TclWord[][] {
         }
         if (d === '$') dynamic = true;
         if (d === '[') {
-          let level = 0;
-          const start = i;
-          for (; i < source.length; i += 1) {
-            if (source[i] === '\\') i += 1;
-            else if (source[i] === '[') level += 1;
-            else if (source[i] === ']' && --level === 0) break;
-          }
-          if (depth < 8) commands.push(...tclCommands(source.slice(start + 1, i), depth + 1));
-          text += source.slice(start, i + 1);
+          const end = closing(source, i, '[', ']');
+          if (depth < 8) commands.push(...tclCommands(source.slice(i + 1, end), depth + 1));
+          text += source.slice(i, end + 1);
           dynamic = true;
-          i += 1;
+          i = end + 1;
           continue;
         }
         text += d;

@@ -24,6 +24,11 @@ function variableWords(ctx: CheckContext, name: string): Word[] | undefined {
   return v.text.split(/\s+/).filter(Boolean).map(literal);
 }
 
+/** The values of `opts` on the command line, then in the words of the interpreter's option variable (full names). */
+function givenAndSet(cmd: Argv, env: readonly Word[], opts: readonly string[]): Word[] {
+  return [...optionValues(cmd.args, opts, false), ...optionValues(env, opts, false)];
+}
+
 function keys(ctx: CheckContext, dirs: readonly Word[]): string[] {
   return dirs.flatMap((d) => {
     if (d.dynamic) {
@@ -33,6 +38,12 @@ function keys(ctx: CheckContext, dirs: readonly Word[]): string[] {
     const key = ctx.keyOf(d.text);
     return typeof key === 'string' ? [key] : [];
   });
+}
+
+/** `-I` directories of the command line and the option variable, then those of the path variable (RUBYLIB). */
+function libraryDirs(ctx: CheckContext, cmd: Argv, env: readonly Word[], lib: Word | undefined): string[] {
+  const path = lib && !lib.dynamic ? lib.text.split(':').map(literal) : [];
+  return keys(ctx, [...givenAndSet(cmd, env, ['-I']), ...path]);
 }
 
 const cwdKey = (ctx: CheckContext): string | undefined => {
@@ -49,19 +60,13 @@ function nodeModule(spec: Word, ctx: CheckContext): void {
 function node(cmd: Argv, ctx: CheckContext): void {
   const opts = ['-r', '--require', '--import', '--loader', '--experimental-loader'];
   const fromEnv = variableWords(ctx, 'NODE_OPTIONS') ?? [];
-  for (const spec of [...optionValues(cmd.args, opts, false), ...optionValues(fromEnv, opts, false)])
-    nodeModule(spec, ctx);
+  for (const spec of givenAndSet(cmd, fromEnv, opts)) nodeModule(spec, ctx);
 }
 
 function ruby(cmd: Argv, ctx: CheckContext): Origin {
   const env = [...(variableWords(ctx, 'RUBYOPT') ?? [])];
-  const lib = ctx.commandEnv.get('RUBYLIB');
-  const dirs = keys(ctx, [
-    ...optionValues(cmd.args, ['-I'], false),
-    ...optionValues(env, ['-I'], false),
-    ...(lib && !lib.dynamic ? lib.text.split(':').map(literal) : []),
-  ]);
-  for (const r of [...optionValues(cmd.args, ['-r'], false), ...optionValues(env, ['-r'], false)]) {
+  const dirs = libraryDirs(ctx, cmd, env, ctx.commandEnv.get('RUBYLIB'));
+  for (const r of givenAndSet(cmd, env, ['-r'])) {
     if (r.dynamic) {
       ctx.add('dynamic-command', `ruby requires a library named at run time: ${r.text}`);
       continue;
@@ -77,13 +82,8 @@ function ruby(cmd: Argv, ctx: CheckContext): Origin {
 
 function perl(cmd: Argv, ctx: CheckContext): Origin {
   const env = variableWords(ctx, 'PERL5OPT') ?? [];
-  const lib = ctx.commandEnv.get('PERL5LIB') ?? ctx.commandEnv.get('PERLLIB');
-  const dirs = keys(ctx, [
-    ...optionValues(cmd.args, ['-I'], false),
-    ...optionValues(env, ['-I'], false),
-    ...(lib && !lib.dynamic ? lib.text.split(':').map(literal) : []),
-  ]);
-  for (const m of [...optionValues(cmd.args, ['-M', '-m'], false), ...optionValues(env, ['-M', '-m'], false)]) {
+  const dirs = libraryDirs(ctx, cmd, env, ctx.commandEnv.get('PERL5LIB') ?? ctx.commandEnv.get('PERLLIB'));
+  for (const m of givenAndSet(cmd, env, ['-M', '-m'])) {
     const name = m.text.replace(/^-/, '').replace(/[=\s].*$/s, '');
     if (m.dynamic) ctx.add('dynamic-command', `perl loads a module named at run time: ${m.text}`);
     else if (/^[\w:]+$/.test(name))
