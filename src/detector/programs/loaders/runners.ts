@@ -120,14 +120,14 @@ function unittest(cmd: Argv, ctx: CheckContext): void {
 }
 
 /** A runner that imports one Python file of the project (nox, invoke, fab, doit, scons, sphinx-build's conf.py). */
-function pythonFile(names: string[], fileOpts: RegExp) {
+function pythonFile(files: string[], fileOpts: RegExp) {
   return (cmd: Argv, ctx: CheckContext): void => {
     const root = here(ctx);
     if (root === undefined) return;
     const w = cmd.args.map((a) => a.text);
     const at = w.findIndex((t) => fileOpts.test(t));
     const chosen = at >= 0 ? w[at + 1] : undefined;
-    for (const n of chosen ? [chosen] : names) {
+    for (const n of chosen ? [chosen] : files) {
       const key = joinKey(root, n);
       ctx.loads(key, 'python', { file: key, roots: [root] });
     }
