@@ -1,7 +1,7 @@
 // The state of one command line's judgement and the ways into it: findings, variables, scripts and files the line
 // names or writes, modules programs load, nested command lines and programs (script, code, argv). The walker
 // (detect.ts) extends it with how each piece of bash syntax is visited. Pure once the parser is loaded.
-import { peel } from './argv.js';
+import { peel, type Argv } from './argv.js';
 import { analyseCode } from '../checks/code.js';
 import { commandWords, firstCommand, named, pipelineLeaves, printedText } from './syntax.js';
 import { type Where } from './paths.js';
@@ -17,7 +17,7 @@ import { loadFile, runFile } from '../programs/loaders/run-file.js';
 import { inlineOrigin, programLoad } from '../programs/loaders/program-loads.js';
 import { readLanguage } from '../programs/interpreters/languages.js';
 import type { ParseBash, SyntaxNode } from './parser.js';
-import type { ProgramEffect } from '../programs/code/effects.js';
+import type { ProgramEffect, ProgramStdin } from '../programs/code/effects.js';
 import type { ReadProgram } from '../programs/code/load.js';
 import { rule, type Tier } from '../../common/rules.js';
 import { type Fds } from './stdin.js';
@@ -352,22 +352,9 @@ export abstract class AnalysisState implements CarryContext, ValueContext {
   protected effect(e: ProgramEffect): void {
     // What the program gives the child on standard input: literal text is judged as its program would be; input
     // computed at run time asks where the child runs what it reads (a shell or interpreter without a script).
-    const io: Io | undefined =
-      e.kind !== 'shell' && e.kind !== 'argv'
-        ? undefined
-        : e.stdin === undefined
-          ? undefined
-          : e.stdin === null
-            ? { upstream: [{ argv: null, dynamic: true }] }
-            : { upstream: [], stdinText: e.stdin };
+    const io = e.kind === 'shell' || e.kind === 'argv' ? stdinIo(e.stdin) : undefined;
     if (e.kind === 'shell') this.script(e.text, io);
-    else if (e.kind === 'argv')
-      this.argv(
-        e.words.map((w) =>
-          w === null ? { text: '$COMPUTED', dynamic: true, pattern: false, substitutions: [] } : literal(w),
-        ),
-        io,
-      );
+    else if (e.kind === 'argv') this.argv(e.words.map(programWord), io);
     else if (e.kind === 'code') this.code(e.text, e.language);
     else if (e.kind === 'load') programLoad(e, this);
     else this.add('dynamic-command', e.detail);
@@ -383,13 +370,19 @@ export abstract class AnalysisState implements CarryContext, ValueContext {
     const top = named(sub)[0];
     if (!top) return { upstream: [] };
     const leaves = top.type === 'pipeline' ? pipelineLeaves(top) : [top];
-    return {
-      upstream: leaves.map((el) => {
-        const cmd = firstCommand(el);
-        const argv = cmd ? peel(commandWords(cmd, this.vars)).argv : null;
-        return { argv, ...printedText(el, argv, this.vars) };
-      }),
-    };
+    return { upstream: leaves.map((el) => this.printedBy(el)) };
+  }
+
+  /** The command that runs first in a pipeline element (or a substitution), with wrappers peeled. */
+  protected argvOf(element: SyntaxNode): Argv | null {
+    const cmd = firstCommand(element);
+    return cmd ? peel(commandWords(cmd, this.vars)).argv : null;
+  }
+
+  /** A pipeline element as the input of the next: its command and what it prints, when that is known. */
+  protected printedBy(element: SyntaxNode): Upstream {
+    const argv = this.argvOf(element);
+    return { argv, ...printedText(element, argv, this.vars) };
   }
 
   argv(words: Word[], io: Io = { upstream: [] }): void {
@@ -400,6 +393,16 @@ export abstract class AnalysisState implements CarryContext, ValueContext {
   protected abstract judge(words: Word[], io: Io): void;
   abstract writesText(target: Word, text: string | undefined, mode: WriteMode, detail: string): void;
 }
+
+/** What a program gives a child on standard input: literal text, or (null) input computed at run time. */
+function stdinIo(stdin: ProgramStdin | undefined): Io | undefined {
+  if (stdin === undefined) return undefined;
+  return stdin === null ? { upstream: [{ argv: null, dynamic: true }] } : { upstream: [], stdinText: stdin };
+}
+
+/** A word of a program's argument vector; null is one it computes at run time. */
+const programWord = (w: string | null): Word =>
+  w === null ? { text: '$COMPUTED', dynamic: true, pattern: false, substitutions: [] } : literal(w);
 
 const WORD = String.raw`(?:'[^']*'|"(?:\\.|[^"\\])*"|\$'(?:\\.|[^'\\])*'|[^\s;&|<>()]+)`;
 const OUT_THEN_HERE_STRING = new RegExp(String.raw`((?:\d*>>?|&>>?|\d*>&|>\|)\s*${WORD})(\s*)(<<<\s*${WORD})`, 'g');

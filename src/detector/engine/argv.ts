@@ -1,7 +1,7 @@
 // Canonical argument vectors: base names of commands, wrappers peeled (sudo, env, timeout, xargs, ...), flags
 // normalised (-rf, -r -f, --recursive --force, flags after operands). Pure.
 import { literal, type Word } from './words.js';
-import { names } from './names.js';
+import { keyTable, names } from './names.js';
 
 export interface Argv {
   /** Base name of the command (`/bin/rm` → `rm`); null when it is computed at run time. */
@@ -89,7 +89,10 @@ interface Wrapper {
   commandOpts?: string[];
 }
 
-const WRAPPERS: Record<string, Wrapper> = {
+const WRAPPERS: Record<string, Wrapper> = keyTable({
+  // Wrappers without options of their own.
+  'builtin nohup setsid busybox bunx pnpm-dlx unbuffer nocorrect noglob caffeinate firejail valgrind capsh': {},
+  'proxychains proxychains4 torsocks catchsegv linux32 linux64 i386 x86_64': {},
   sudo: {
     valueOpts: names(`
       -u --user -g --group -C --close-from -h --host -p --prompt -r --role -t --type -U --other-user -D --chdir -T
@@ -103,12 +106,9 @@ const WRAPPERS: Record<string, Wrapper> = {
   run0: { valueOpts: ['-u', '--user'] },
   env: { valueOpts: ['-u', '--unset', '-C', '--chdir', '-S', '--split-string'], assignments: true },
   command: { lookupOnly: ['-v', '-V'] },
-  builtin: {},
   exec: { valueOpts: ['-a'] },
   nice: { valueOpts: ['-n', '--adjustment'] },
-  nohup: {},
   time: { valueOpts: ['-f', '--format', '-o', '--output'] },
-  setsid: {},
   stdbuf: { valueOpts: ['-i', '-o', '-e', '--input', '--output', '--error'] },
   ionice: { valueOpts: ['-c', '--class', '-n', '--classdata', '-p', '--pid'] },
   timeout: { valueOpts: ['-s', '--signal', '-k', '--kill-after'], skip: 1 },
@@ -117,26 +117,13 @@ const WRAPPERS: Record<string, Wrapper> = {
       `-I -n -P -d -L -E -s -a --arg-file --delimiter --max-args --max-procs --max-lines --eof --max-chars`,
     ),
   },
-  busybox: {},
   chroot: { valueOpts: ['--userspec', '--groups'], skip: 1 },
   flock: { valueOpts: ['-w', '--timeout', '-E', '--conflict-exit-code'], skip: 1, commandOpts: ['-c', '--command'] },
   npx: { valueOpts: ['-p', '--package'], commandOpts: ['-c', '--call'] },
-  bunx: {},
-  'pnpm-dlx': {},
-  taskset: { skip: 1 },
-  chrt: { skip: 1 },
+  'taskset chrt': { skip: 1 },
   strace: { valueOpts: ['-o', '-e', '-p', '-s', '-u', '-E'] },
   ltrace: { valueOpts: ['-o', '-e', '-p', '-s', '-u'] },
-  unbuffer: {},
-  nocorrect: {},
-  noglob: {},
-  caffeinate: {},
   runuser: { valueOpts: ['-u', '--user', '-g', '--group', '-G', '--supp-group'] },
-  firejail: {},
-  proxychains: {},
-  proxychains4: {},
-  torsocks: {},
-  catchsegv: {},
   'systemd-run': {
     valueOpts: names(
       `-u --unit -p --property -E --setenv --uid --gid --working-directory -M --machine --description --slice -H --host`,
@@ -154,10 +141,6 @@ const WRAPPERS: Record<string, Wrapper> = {
     `),
   },
   setarch: { valueOpts: ['--uname-2.6'], skip: 1 },
-  linux32: {},
-  linux64: {},
-  i386: {},
-  x86_64: {},
   prlimit: { valueOpts: ['-p', '--pid', '-o', '--output'] },
   numactl: {
     valueOpts: names(`-C --physcpubind -N --cpunodebind -m --membind -p --preferred -i --interleave`),
@@ -171,9 +154,7 @@ const WRAPPERS: Record<string, Wrapper> = {
   'xvfb-run': {
     valueOpts: ['-n', '--server-num', '-e', '--error-file', '-f', '--auth-file', '-s', '--server-args', '-p'],
   },
-  valgrind: {},
   'flatpak-spawn': { valueOpts: ['--env', '--directory', '--forward-fd'] },
-  capsh: {},
   /** The dynamic loader run as a program (`/lib64/ld-linux-x86-64.so.2 PROG ARGS`): see `ldSoName`. */
   'ld.so': {
     valueOpts: names(
@@ -181,7 +162,7 @@ const WRAPPERS: Record<string, Wrapper> = {
     ),
     lookupOnly: ['--list', '--verify', '--list-tunables', '--list-diagnostics'],
   },
-};
+});
 
 /**
  * The dynamic loader under any of its names (ld-linux-x86-64.so.2, ld-linux-aarch64.so.1, ld.so, ld-musl-x86_64.so.1,
@@ -243,21 +224,14 @@ export function peel(words: Word[]): Peeled {
       }
       if (spec.lookupOnly?.includes(t)) return { argv: null };
       if (spec.commandOpts?.includes(t)) return { argv: null, splitString: rest[i + 1]?.text ?? '' };
-      if (name === 'env' && /^-[a-zA-Z]*S/.test(t) && !t.startsWith('--')) {
-        // -S STRING, -SSTRING, -iS STRING: the rest of the option word or the next word is a command line.
-        const attached = t.slice(t.indexOf('S') + 1);
-        const value = attached || (rest[i + 1]?.text ?? '');
-        return {
-          argv: null,
-          splitString: [value, ...rest.slice(attached ? i + 1 : i + 2).map((w) => w.text)].join(' '),
-        };
-      }
-      if (name === 'env' && t.startsWith('--split-string')) {
-        const value = t.includes('=') ? t.slice(t.indexOf('=') + 1) : (rest[i + 1]?.text ?? '');
-        return {
-          argv: null,
-          splitString: [value, ...rest.slice(t.includes('=') ? i + 1 : i + 2).map((w) => w.text)].join(' '),
-        };
+      // -S STRING, -SSTRING, -iS STRING, --split-string[=]STRING: the rest of the option word or the next word is a
+      // command line.
+      const splitShort = name === 'env' && /^-[a-zA-Z]*S/.test(t) && !t.startsWith('--');
+      if (splitShort || (name === 'env' && t.startsWith('--split-string'))) {
+        const eq = t.indexOf('=');
+        const attached = splitShort ? t.slice(t.indexOf('S') + 1) || undefined : eq >= 0 ? t.slice(eq + 1) : undefined;
+        const words = attached === undefined ? rest.slice(i + 1) : [literal(attached), ...rest.slice(i + 1)];
+        return { argv: null, splitString: words.map((w) => w.text).join(' ') };
       }
       if (name === 'env' && t === '-') continue;
       if (t.startsWith('-') && t.length > 1 && !rest[i]!.dynamic) {

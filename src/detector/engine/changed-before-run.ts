@@ -49,8 +49,8 @@ const extracts =
 const WRITERS = keyTable<Changed>({
   'cp mv install ln link rsync': destination,
   dd: (args) => ({ paths: args.filter((a) => a.startsWith('of=')).map((a) => a.slice(3)), dirs: [] }),
-  'tee truncate ed ex vi vim nano emacs': named,
-  'sort curl wget openssl iconv': outputOption,
+  'tee truncate ed ex vi vim nano emacs sponge': named,
+  'sort curl wget openssl iconv shuf': outputOption,
   patch: (args) => ({
     paths: [...operands(args).slice(0, 1), ...option(args, ['-o'], ['--output'])],
     dirs: operands(args).length === 0 ? ['.'] : [],
@@ -60,15 +60,9 @@ const WRITERS = keyTable<Changed>({
       ? extracts(['-C'])(args)
       : { paths: option(args, ['-f'], ['--file']), dirs: [] },
   unzip: extracts(['-d']),
-  cpio: (args) =>
-    args.some((a) => /^-[a-zA-Z]*i/.test(a) || a === '--extract')
-      ? { paths: [], dirs: ['.'] }
-      : { paths: [], dirs: [] },
+  cpio: (args) => ({ paths: [], dirs: args.some((a) => /^-[a-zA-Z]*i/.test(a) || a === '--extract') ? ['.'] : [] }),
   // A second operand is where uniq and xxd write.
-  uniq: (args) => ({ paths: operands(args).slice(1, 2), dirs: [] }),
-  xxd: (args) => ({ paths: operands(args).slice(1, 2), dirs: [] }),
-  sponge: named,
-  shuf: outputOption,
+  'uniq xxd': (args) => ({ paths: operands(args).slice(1, 2), dirs: [] }),
   git: (args) =>
     // A patch names the files it changes inside it: any of them.
     /^(apply|am)$/.test(args[0] ?? '')
@@ -79,15 +73,17 @@ const WRITERS = keyTable<Changed>({
 });
 /** The files a writing program's arguments name as what it writes (cp's destination, tee's files, sort -o). */
 export function filesWrittenBy(name: string, args: readonly string[]): string[] {
-  const list = [...args];
-  const changed =
-    (Object.hasOwn(WRITERS, name) ? WRITERS[name]!(list) : undefined) ??
-    (IN_PLACE.has(name) && list.some((a) => /^-[a-zA-Z]*i|^--in-place|^inplace$/.test(a)) ? named(list) : undefined);
-  return changed?.paths ?? [];
+  return changedBy(name, [...args])?.paths ?? [];
 }
 
 /** In-place editors: only with their in-place option. */
 const IN_PLACE = new Set(['sed', 'perl', 'ruby', 'gawk', 'awk']);
+
+/** What a program changes, when it is a writer or an in-place editor given its in-place option. */
+function changedBy(name: string, args: string[]): ReturnType<Changed> | undefined {
+  if (Object.hasOwn(WRITERS, name)) return WRITERS[name]!(args);
+  return IN_PLACE.has(name) && args.some((a) => /^-[a-zA-Z]*i|^--in-place|^inplace$/.test(a)) ? named(args) : undefined;
+}
 
 const norm = (cwd: string, p: string): string =>
   posix.normalize(p.startsWith('/') ? p : `${cwd}/${p}`).replace(/(.)\/+$/, '$1');
@@ -180,9 +176,7 @@ export function writtenByTheLine(
     }
     if (INLINE.test(name))
       for (const a of args) if (!a.includes(ANY) && CODE_LIKE.test(a) && WRITES_HINT.test(a)) mentioned(a);
-    const changed =
-      (Object.hasOwn(WRITERS, name) ? WRITERS[name]!(args) : undefined) ??
-      (IN_PLACE.has(name) && args.some((a) => /^-[a-zA-Z]*i|^--in-place|^inplace$/.test(a)) ? named(args) : undefined);
+    const changed = changedBy(name, args);
     for (const p of changed?.paths ?? []) touch(p, false);
     for (const d of changed?.dirs ?? []) touch(d, true, args, name !== 'git');
   };

@@ -29,10 +29,9 @@ const SCRIPT_VARIABLES = new Set(['BASH_ENV', 'ENV']);
  * directory anyone can write to. As a pager, editor or ssh command it runs later, unseen, so it asks even when the
  * code itself looks harmless (`core.pager='sh -c "id > /tmp/o"'`).
  */
-export const hidesCode = (text: string): boolean =>
-  /(^|[\s;|&(!'"])(sh|bash|zsh|dash|ksh|python[\d.]*|perl|ruby|node|php)\s+-[a-zA-Z]*[ce]\b|(^|[\s;|&(!'"])(curl|wget|nc|ncat|netcat|socat|telnet)\s|(^|[;|&!]\s*)(\/tmp|\/var\/tmp|\/dev\/shm)\//.test(
-    text,
-  );
+const HIDES_CODE =
+  /(^|[\s;|&(!'"])(sh|bash|zsh|dash|ksh|python[\d.]*|perl|ruby|node|php)\s+-[a-zA-Z]*[ce]\b|(^|[\s;|&(!'"])(curl|wget|nc|ncat|netcat|socat|telnet)\s|(^|[;|&!]\s*)(\/tmp|\/var\/tmp|\/dev\/shm)\//;
+export const hidesCode = (text: string): boolean => HIDES_CODE.test(text);
 
 /** Judges a command line given as an option value; computed at run time, it asks. */
 function commandValue(value: Word, who: string, ctx: CheckContext): void {
@@ -97,12 +96,8 @@ function make(cmd: Argv, ctx: CheckContext): void {
   }
   // With -C the file (and what it includes) is read from that directory.
   const dir = f.values.get('-C') ?? f.values.get('--directory');
-  if (dir === undefined) ctx.runsFile(word, makeLanguage(cmd, ctx));
-  else
-    ctx.runsFile(
-      word.text.startsWith('/') ? word : { ...word, text: `${dir}/${word.text}` },
-      makeLanguage(cmd, ctx, dir),
-    );
+  const file = dir === undefined || word.text.startsWith('/') ? word : { ...word, text: `${dir}/${word.text}` };
+  ctx.runsFile(file, makeLanguage(cmd, ctx, dir));
 }
 
 function crontab(cmd: Argv, io: Io, ctx: CheckContext): void {

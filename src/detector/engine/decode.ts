@@ -73,13 +73,7 @@ const PASS_THROUGH = new Set(['cat', 'tee', 'stdbuf', 'pv']);
  * element after it passes it on or decodes it; undefined when any step is unknown.
  */
 export function decodedText(upstream: readonly Upstream[]): string | undefined {
-  let at = -1;
-  for (let i = upstream.length - 1; i >= 0; i -= 1) {
-    if (upstream[i]!.text !== undefined) {
-      at = i;
-      break;
-    }
-  }
+  const at = upstream.findLastIndex((u) => u.text !== undefined);
   if (at < 0) return undefined;
   let text: string | undefined = upstream[at]!.text!;
   for (const u of upstream.slice(at + 1)) {

@@ -8,7 +8,6 @@ import {
   redirectOwner,
   writeMode,
   commandWords,
-  firstCommand,
   named,
   pipelineChain,
   pipelineLeaves,
@@ -94,6 +93,8 @@ function containsDownload(node: SyntaxNode): boolean {
 
 const EXEC = execChecks(containsDownload);
 
+const texts = (nodes: SyntaxNode[]): string[] => nodes.map((n) => n.text);
+
 const checkFor = checkLookup(EXEC);
 
 class Analysis extends AnalysisState {
@@ -131,10 +132,7 @@ class Analysis extends AnalysisState {
         loopResourceAbuse(node, this);
         break;
       case 'unset_command':
-        checkUnset(
-          named(node).map((c) => c.text),
-          this,
-        );
+        checkUnset(texts(named(node)), this);
         reevaluatingBuiltin(
           { name: 'unset', written: 'unset', args: named(node).map((c) => wordOf(c, this.vars)), viaXargs: false },
           this,
@@ -154,12 +152,7 @@ class Analysis extends AnalysisState {
     let inTree = this.upstreamSeen.get(element.tree);
     if (!inTree) this.upstreamSeen.set(element.tree, (inTree = new Map()));
     let known = inTree.get(element.id);
-    if (!known) {
-      const cmd = firstCommand(element);
-      const argv = cmd ? peel(commandWords(cmd, this.vars)).argv : null;
-      known = { argv, ...printedText(element, argv, this.vars) };
-      inTree.set(element.id, known);
-    }
+    if (!known) inTree.set(element.id, (known = this.printedBy(element)));
     return known;
   }
 
@@ -312,11 +305,9 @@ class Analysis extends AnalysisState {
       }
       // What it writes over (`cp evil.py helper.py`, a program's `subprocess.run(['cp', ...])`): a module loaded from
       // there is not what is on disk now.
+      const argTexts = argv.args.map((a) => (a.dynamic ? '' : a.text));
       if (argv.name !== null)
-        for (const path of filesWrittenBy(
-          argv.name,
-          argv.args.map((a) => (a.dynamic ? '' : a.text)),
-        )) {
+        for (const path of filesWrittenBy(argv.name, argTexts)) {
           const key = path === '' ? undefined : this.keyOf(path);
           if (typeof key === 'string' && !this.writtenText.has(key)) this.overwritten.add(key);
           // What the write rules do not know as writers (patch, sort -o, sponge...) still may not write git's files.
@@ -348,12 +339,10 @@ class Analysis extends AnalysisState {
     reevaluatingBuiltin(argv, this);
     // `xargs sh -c` / `xargs -I{} sh -c {}` (any replacement string): the shell runs text xargs reads at run time.
     const replacement = argv.viaXargs ? xargsReplacement(words, argv) : undefined;
-    if (
-      argv.viaXargs &&
-      runsCode(argv.name) &&
-      (argv.args.at(-1)?.text === '-c' ||
-        (replacement !== undefined && argv.args.some((a) => a.text.includes(replacement))))
-    )
+    const runsRead =
+      argv.args.at(-1)?.text === '-c' ||
+      (replacement !== undefined && argv.args.some((a) => a.text.includes(replacement)));
+    if (argv.viaXargs && runsCode(argv.name) && runsRead)
       this.add('dynamic-command', `${argv.written} runs what xargs reads at run time`);
     if (argv.name === 'alias') {
       aliasDefinitions(argv, this);
@@ -439,8 +428,7 @@ class Analysis extends AnalysisState {
     const ownerArgv = owner ? peel(commandWords(owner, this.vars)).argv : null;
     if (dest.type === 'process_substitution') {
       // `curl URL > >(sh)`, `echo 'cmd' > >(bash)`: the substitution's program reads what the owner writes.
-      const inner = firstCommand(dest);
-      const reader = inner ? peel(commandWords(inner, this.vars)).argv : null;
+      const reader = this.argvOf(dest);
       if (op.includes('>') && reader && runsCode(reader.name)) {
         const upstream = [{ argv: ownerArgv, ...(owner ? printedText(owner, ownerArgv, this.vars) : {}) }];
         this.argv([literal(reader.written), ...reader.args], { upstream });
@@ -483,9 +471,7 @@ class Analysis extends AnalysisState {
     const list = values.find((v) => v.type === 'command_substitution');
     const body = node.childForFieldName('body');
     if (!name || !body) return;
-    const inner = named(body)
-      .map((c) => c.text)
-      .join('\n');
+    const inner = texts(named(body)).join('\n');
     const uses = new RegExp(`\\$(\\{${name}\\}|${name}\\b)`, 'g');
     if (list) return void (uses.test(inner) && this.script(inner.replace(uses, () => list.text)));
     // `for d in a b packages/*/`: plain values (a glob expanded as bash would, where files are read) are known. The
@@ -495,11 +481,7 @@ class Analysis extends AnalysisState {
       .flatMap((w) => {
         if (w.dynamic) return ['$'];
         if (!w.pattern || !this.reading) return [w.text];
-        const r = expandGlob(
-          w.text,
-          (k) => this.keyOf(k),
-          (k) => this.readFile(k),
-        );
+        const r = expandGlob(w.text, this);
         return 'paths' in r ? r.paths : ['$'];
       });
     if (known.length === 0 || known.length > MAX_LOOP_VALUES || known.some((v) => !/^[\w./@:+,=*?-]+$/.test(v))) return;
@@ -538,10 +520,7 @@ class Analysis extends AnalysisState {
       this.add('too-long', `a pipeline of ${leaves.length} commands (more than ${MAX_PIPELINE})`);
       return false;
     }
-    const names = leaves.map((el) => {
-      const cmd = firstCommand(el);
-      return cmd ? (peel(commandWords(cmd, this.vars)).argv?.name ?? null) : null;
-    });
+    const names = leaves.map((el) => this.argvOf(el)?.name ?? null);
     if (pipelineShellOverNetwork(names)) this.add('reverse-shell', node.text.slice(0, 80));
     parallelRequests(node.text, this);
     this.readLoops(leaves);
@@ -558,20 +537,15 @@ class Analysis extends AnalysisState {
       const m = /^\s*read\s+(?:-\w+\s+)*([A-Za-z_]\w*)\s*;?\s*$/.exec(el.childForFieldName('condition')?.text ?? '');
       const body = el.childForFieldName('body');
       if (!m || !body) return;
-      const before = leaves
-        .slice(0, i)
-        .map((l) => l.text)
-        .join(' | ');
-      const inner = named(body)
-        .map((c) => c.text)
-        .join('\n');
+      const before = texts(leaves.slice(0, i)).join(' | ');
+      const inner = texts(named(body)).join('\n');
       const uses = new RegExp(`\\$(\\{${m[1]!}\\}|${m[1]!}\\b)`, 'g');
       if (uses.test(inner)) this.script(inner.replace(uses, () => `$(${before})`));
     });
   }
 }
 
-/** An argument of `declare`/`local`/...: an assignment as `NAME=VALUE` with the value's substitutions kept. */
+/** Findings are listed worst tier first. */
 const TIER_ORDER: Record<Tier, number> = { dangerous: 1, hardline: 2 };
 
 /** Judges one command line. `parse` comes from loadBashParser(). */

@@ -9,6 +9,7 @@ import { literal, wordOf, type Word } from './words.js';
 import type { CheckContext } from '../checks/types.js';
 import { gitCall } from '../programs/git/call.js';
 import { GIT_COMMAND_KEY } from '../programs/git/config.js';
+import { keyTable } from './names.js';
 
 /** What the analysis offers beyond a check's context: judging code that runs later (its scripts by path ask). */
 export interface CarryContext extends CheckContext {
@@ -30,13 +31,11 @@ const START_FILE_VARIABLES =
 const SCRIPT_VARIABLES: Record<string, string | null> = { BASH_ENV: null, ENV: null, PYTHONSTARTUP: 'python' };
 
 /** NODE_OPTIONS that load a module before the program; MAKEFLAGS that add make code. */
-const OPTION_CODE: Record<string, RegExp> = {
+const OPTION_CODE: Record<string, RegExp> = keyTable({
   NODE_OPTIONS: /(^|\s)(-r|--require|--import|--loader|--experimental-loader)(\s|=|$)/,
   // make takes `--ev=` for `--eval=` (long-options.ts).
-  MAKEFLAGS: /--ev/,
-  MFLAGS: /--ev/,
-  GNUMAKEFLAGS: /--ev/,
-};
+  'MAKEFLAGS MFLAGS GNUMAKEFLAGS': /--ev/,
+});
 /** The modules NODE_OPTIONS preloads. */
 const PRELOADS = /(?:^|\s)(?:-r|--require|--import|--loader|--experimental-loader)(?:\s+|=)(\S+)/g;
 

@@ -3,14 +3,13 @@
 // Filters that print what they read (grep, jq, head, base64, tee) pass it on. Pure (works on a parsed tree).
 import { peel } from './argv.js';
 import type { SyntaxNode } from './parser.js';
+import { names } from './names.js';
 import { commandWords, firstCommand, pipelineChain, redirectsOf } from './syntax.js';
 
 /** Programs whose output is (a transformation of) what they read, so a secret piped through them is still shown. */
 const SHOWS_INPUT = new Set(
-  `cat tac tee head tail less more most bat batcat grep egrep fgrep rg ag jq yq gojq sed gsed awk gawk mawk cut sort uniq
-  tr base64 base32 basenc xxd od hexdump column paste fold fmt nl rev strings iconv zcat gunzip col expand unexpand pr`.split(
-    /\s+/,
-  ),
+  names(`cat tac tee head tail less more most bat batcat grep egrep fgrep rg ag jq yq gojq sed gsed awk gawk mawk cut sort
+  uniq tr base64 base32 basenc xxd od hexdump column paste fold fmt nl rev strings iconv zcat gunzip col expand unexpand pr`),
 );
 /** Commands that print their arguments (`echo "$(cat .env)"`). */
 const PRINTS_ARGUMENTS = new Set(['echo', 'printf', 'print']);
@@ -29,17 +28,7 @@ export function outputFileOf(node: SyntaxNode): string | undefined {
 }
 
 /** An output redirect of standard output to somewhere other than the terminal. */
-function redirectsOutput(node: SyntaxNode): boolean {
-  return redirectsOf(node).some((r) => {
-    if (r.type !== 'file_redirect') return false;
-    const op = r.children.find((c) => c !== null && !c.isNamed)?.type ?? '';
-    if (!op.includes('>')) return false;
-    const fd = r.childForFieldName('descriptor')?.text;
-    if (fd !== undefined && fd !== '1' && !op.startsWith('&')) return false;
-    const dest = r.childForFieldName('destination')?.text ?? '';
-    return !/^(\/dev\/(stdout|stderr|tty)|&?[12])$/.test(dest.replace(/^["']|["']$/g, ''));
-  });
-}
+const redirectsOutput = (node: SyntaxNode): boolean => outputFileOf(node) !== undefined;
 
 function nameOf(element: SyntaxNode): string | null {
   const cmd = firstCommand(element);

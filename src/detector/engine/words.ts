@@ -16,21 +16,21 @@ export interface Word {
 
 export const literal = (text: string): Word => ({ text, dynamic: false, pattern: false, substitutions: [] });
 
-const ANSI_ESCAPES: Record<string, string> = {
+/** The one-letter escapes C, bash's `$'...'` and Python strings share. */
+export const C_ESCAPES: Readonly<Record<string, string>> = {
   n: '\n',
   t: '\t',
   r: '\r',
   a: '\x07',
   b: '\b',
-  e: '\x1b',
-  E: '\x1b',
   f: '\f',
   v: '\v',
   '\\': '\\',
   "'": "'",
   '"': '"',
-  '?': '?',
 };
+
+const ANSI_ESCAPES: Record<string, string> = { ...C_ESCAPES, e: '\x1b', E: '\x1b', '?': '?' };
 
 /** Decodes the inside of $'...'. */
 function decodeAnsiC(body: string): string {

@@ -69,18 +69,14 @@ function argvOf(v: Value | undefined): (string | null)[] | undefined {
   return out.length > 0 && out[0] !== null ? out : undefined;
 }
 
-const truthy = (v: Value | undefined): boolean | undefined =>
-  v === undefined
-    ? false
-    : v.kind === 'bool'
-      ? v.v
-      : v.kind === 'unknown'
-        ? undefined
-        : v.kind === 'str'
-          ? v.v !== ''
-          : v.kind === 'num'
-            ? v.v !== 0
-            : true;
+/** Whether a value is true as Python and JavaScript test it; undefined when it is known only at run time. */
+function truthy(v: Value | undefined): boolean | undefined {
+  if (v === undefined) return false;
+  if (v.kind === 'bool') return v.v;
+  if (v.kind === 'unknown') return undefined;
+  if (v.kind === 'str') return v.v !== '';
+  return v.kind === 'num' ? v.v !== 0 : true;
+}
 
 const SIGNALS: Record<string, number> = {
   SIGHUP: 1,
@@ -177,17 +173,14 @@ const programThenArgs: Reader = (c) => {
 const fileAndArgs =
   (background: boolean): Reader =>
   (c) =>
-    feeding(
-      fileAndArgsEffects(c),
-      nodeStdin(
-        c.args.find((a) => a.kind === 'obj'),
-        background,
-      ),
-    );
+    feeding(fileAndArgsEffects(c), nodeStdin(optionsOf(c), background));
+
+/** The options object of a Node call (`{ shell: true, stdio: ... }`). */
+const optionsOf = (c: ProgramCall): Value | undefined => c.args.find((a) => a.kind === 'obj');
 
 function fileAndArgsEffects(c: ProgramCall): ProgramEffect[] {
   const file = str(c.args[0]);
-  const options = c.args.find((a) => a.kind === 'obj');
+  const options = optionsOf(c);
   const shell = options?.kind === 'obj' ? truthy(options.keys.shell) : false;
   const listed =
     c.args[1] === undefined || c.args[1].kind === 'obj' ? [] : c.args[1].kind === 'list' ? c.args[1].items : undefined;
@@ -303,26 +296,17 @@ export const SPAWNERS: Record<string, Reader> = keyTable({
   'os.kill': kill(false, '15'),
   'os.killpg': kill(true, '15'),
   'shutil.rmtree': recursiveDelete(false),
-  exec: code('python'),
-  open: writes(0, true),
-  'io.open': writes(0, true),
+  'open io.open': writes(0, true),
   'shutil.copy shutil.copy2 shutil.copyfile shutil.move os.symlink os.link shutil.copytree os.rename os.replace':
     writes(1),
-  eval: code('python'),
-  'builtins.exec builtins.eval __builtins__.exec __builtins__.eval': code('python'),
+  'exec eval builtins.exec builtins.eval __builtins__.exec __builtins__.eval': code('python'),
   // JavaScript
   'child_process.exec': shellText(),
   'child_process.execSync': (c) => feeding(shellText()(c), nodeStdin(c.args[1], false)),
-  'child_process.execFile': fileAndArgs(true),
-  'child_process.execFileSync': fileAndArgs(false),
-  'child_process.spawn': fileAndArgs(true),
-  'child_process.spawnSync': fileAndArgs(false),
+  'child_process.execFile child_process.spawn execa execa.execa': fileAndArgs(true),
+  'child_process.execFileSync child_process.spawnSync execaSync execa.execaSync': fileAndArgs(false),
   'child_process.fork': (c) =>
     str(c.args[0]) === undefined ? computed(c) : [{ kind: 'argv', words: ['node', str(c.args[0])!] }],
-  execa: fileAndArgs(true),
-  execaSync: fileAndArgs(false),
-  'execa.execa': fileAndArgs(true),
-  'execa.execaSync': fileAndArgs(false),
   'execa.execaCommand execa.execaCommandSync': shellText(),
   'Bun.spawn Bun.spawnSync': argvList,
   'process.kill': kill(false, '15'),

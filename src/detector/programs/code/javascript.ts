@@ -28,13 +28,34 @@ const child = (n: EsNode, key: string): EsNode | undefined => (isNode(n[key]) ? 
 const children = (n: EsNode, key: string): EsNode[] =>
   Array.isArray(n[key]) ? (n[key] as unknown[]).filter(isNode) : [];
 
-function walk(n: unknown, visit: (n: EsNode) => void): void {
-  if (Array.isArray(n)) for (const c of n) walk(c, visit);
+/** Walks the tree with each node's parent and the key it is under. */
+function walkWithParent(
+  n: unknown,
+  visit: (n: EsNode, parent: EsNode | undefined, key: string) => void,
+  parent?: EsNode,
+  key = '',
+): void {
+  if (Array.isArray(n)) for (const c of n) walkWithParent(c, visit, parent, key);
   else if (isNode(n)) {
-    visit(n);
-    for (const [k, v] of Object.entries(n)) if (k !== 'type' && typeof v === 'object' && v !== null) walk(v, visit);
+    visit(n, parent, key);
+    for (const [k, v] of Object.entries(n))
+      if (k !== 'type' && typeof v === 'object' && v !== null) walkWithParent(v, visit, n, k);
   }
 }
+
+const walk = (n: unknown, visit: (n: EsNode) => void): void => walkWithParent(n, (node) => visit(node));
+
+/** `process.getBuiltinModule('child_process')` is the module, like require. */
+const GET_BUILTIN_MODULE = /^process\.getBuiltinModule$|^getBuiltinModule$/;
+
+/** Where a name is declared rather than used: imports, definitions, properties, patterns, parameters. */
+const DECLARING_PARENT =
+  /^(ImportSpecifier|ImportDefaultSpecifier|ImportNamespaceSpecifier|ImportDeclaration|Property|MethodDefinition|PropertyDefinition|FunctionDeclaration|FunctionExpression|ArrowFunctionExpression|VariableDeclarator|LabeledStatement|ExportSpecifier|ObjectPattern|ArrayPattern|AssignmentPattern|RestElement|CatchClause|ClassDeclaration)$/;
+
+/** Names of the Python reader's calls, which JavaScript does not have. */
+const PYTHON_CALLS = /^(os|subprocess|shutil|pty|asyncio|commands)\.|^(exec|eval)$/;
+
+const isText = (v: Value): v is Extract<Value, { kind: 'str' | 'num' }> => v.kind === 'str' || v.kind === 'num';
 
 /** `node:child_process` → `child_process`. */
 const moduleName = (s: string): string => s.replace(/^node:/, '');
@@ -95,31 +116,20 @@ class JavascriptReader {
     return t.length > 100 ? `${t.slice(0, 97)}...` : t;
   }
 
-  /** require('x') and await import('x'). */
+  /** require('x'), process.getBuiltinModule('x') and await import('x'). */
   private requiredModule(n: EsNode): string | undefined {
     const inner = n.type === 'AwaitExpression' ? child(n, 'argument') : n;
-    if (!inner) return undefined;
-    if (
-      inner.type === 'CallExpression' &&
-      child(inner, 'callee')?.type === 'Identifier' &&
-      child(inner, 'callee')?.name === 'require'
-    ) {
-      const arg = children(inner, 'arguments')[0];
-      return arg?.type === 'Literal' && typeof arg.value === 'string' ? moduleName(arg.value) : undefined;
-    }
-    // process.getBuiltinModule('child_process') is the module, like require.
-    if (
-      inner.type === 'CallExpression' &&
-      /^process\.getBuiltinModule$|^getBuiltinModule$/.test(this.qualify(child(inner, 'callee')) ?? '')
-    ) {
-      const arg = children(inner, 'arguments')[0];
-      return arg?.type === 'Literal' && typeof arg.value === 'string' ? moduleName(arg.value) : undefined;
-    }
-    if (inner.type === 'ImportExpression') {
-      const arg = child(inner, 'source');
-      return arg?.type === 'Literal' && typeof arg.value === 'string' ? moduleName(arg.value) : undefined;
-    }
-    return undefined;
+    const callee = inner?.type === 'CallExpression' ? child(inner, 'callee') : undefined;
+    const required =
+      callee !== undefined &&
+      ((callee.type === 'Identifier' && callee.name === 'require') ||
+        GET_BUILTIN_MODULE.test(this.qualify(callee) ?? ''));
+    const arg = required
+      ? children(inner!, 'arguments')[0]
+      : inner?.type === 'ImportExpression'
+        ? child(inner, 'source')
+        : undefined;
+    return arg?.type === 'Literal' && typeof arg.value === 'string' ? moduleName(arg.value) : undefined;
   }
 
   qualify(n: EsNode | undefined, depth = 0): string | undefined {
@@ -175,12 +185,7 @@ class JavascriptReader {
       }
       case 'BinaryExpression': {
         const [l, r] = [this.fold(child(n, 'left')!, depth + 1), this.fold(child(n, 'right')!, depth + 1)];
-        if (
-          n.operator === '+' &&
-          (l.kind === 'str' || r.kind === 'str') &&
-          (l.kind === 'str' || l.kind === 'num') &&
-          (r.kind === 'str' || r.kind === 'num')
-        )
+        if (n.operator === '+' && (l.kind === 'str' || r.kind === 'str') && isText(l) && isText(r))
           return { kind: 'str', v: `${l.v}${r.v}` };
         return unknown(this.text(n), false, n.operator === '+' ? tailOf(r) : undefined);
       }
@@ -252,11 +257,8 @@ class JavascriptReader {
       const method = String(child(callee, 'property')?.name ?? '');
       const object = child(callee, 'object')!;
       // Buffer.from('...', 'base64').toString()
-      if (
-        method === 'toString' &&
-        object.type === 'CallExpression' &&
-        this.qualify(child(object, 'callee')) === 'Buffer.from'
-      ) {
+      const fromBuffer = object.type === 'CallExpression' && this.qualify(child(object, 'callee')) === 'Buffer.from';
+      if (method === 'toString' && fromBuffer) {
         const [data, encoding] = children(object, 'arguments').map((a) => this.fold(a, depth + 1));
         if (data?.kind === 'str' && (encoding === undefined || (encoding.kind === 'str' && encoding.v === 'base64'))) {
           const d = encoding === undefined ? data.v : decodeBase64(data.v);
@@ -327,9 +329,7 @@ class JavascriptReader {
       const isBase = parent.type === 'MemberExpression' && key === 'object';
       const isProperty = parent.type === 'MemberExpression' && key === 'property' && parent.computed !== true;
       const declared =
-        /^(ImportSpecifier|ImportDefaultSpecifier|ImportNamespaceSpecifier|ImportDeclaration|Property|MethodDefinition|PropertyDefinition|FunctionDeclaration|FunctionExpression|ArrowFunctionExpression|VariableDeclarator|LabeledStatement|ExportSpecifier|ObjectPattern|ArrayPattern|AssignmentPattern|RestElement|CatchClause|ClassDeclaration)$/.test(
-          parent.type,
-        ) &&
+        DECLARING_PARENT.test(parent.type) &&
         !(parent.type === 'VariableDeclarator' && key === 'init') &&
         !(parent.type === 'Property' && key === 'value');
       if (isCallee || isProperty || declared) return;
@@ -394,33 +394,12 @@ class JavascriptReader {
       const name = this.qualify(callee);
       if (name === undefined) return;
       const folded = args.map((a) => (a.type === 'SpreadElement' ? unknown(this.text(a)) : this.fold(a)));
-      if (
-        name.endsWith('.<computed>') ||
-        (Object.hasOwn(SPAWNERS, name) &&
-          !/^(os|subprocess|shutil|pty|asyncio|commands)\./.test(name) &&
-          name !== 'exec' &&
-          name !== 'eval')
-      ) {
+      if (name.endsWith('.<computed>') || (Object.hasOwn(SPAWNERS, name) && !PYTHON_CALLS.test(name))) {
         const input = fed.get(n);
         out.push({ name, args: folded, keywords: input ? { [FED_INPUT]: input } : {}, text: this.text(n) });
       }
     });
     return out;
-  }
-}
-
-/** Walks the tree with each node's parent. */
-function walkWithParent(
-  n: unknown,
-  visit: (n: EsNode, parent: EsNode | undefined, key: string) => void,
-  parent?: EsNode,
-  key = '',
-): void {
-  if (Array.isArray(n)) for (const c of n) walkWithParent(c, visit, parent, key);
-  else if (isNode(n)) {
-    visit(n, parent, key);
-    for (const [k, v] of Object.entries(n))
-      if (k !== 'type' && typeof v === 'object' && v !== null) walkWithParent(v, visit, n, k);
   }
 }
 

@@ -2,6 +2,7 @@
 // calls that spawn, delete or signal, with their arguments folded to literals where they can be. Pure.
 import { decodeBase64 } from '../../engine/decode.js';
 import type { SyntaxNode } from '../../engine/parser.js';
+import { C_ESCAPES } from '../../engine/words.js';
 import {
   DANGEROUS_MODULES,
   FED_INPUT,
@@ -17,6 +18,41 @@ import {
 
 const named = (n: SyntaxNode): SyntaxNode[] => n.namedChildren.filter((c): c is SyntaxNode => c !== null);
 
+/** A call's text for a finding, shortened. */
+const callText = (n: SyntaxNode): string => (n.text.length > 100 ? `${n.text.slice(0, 97)}...` : n.text);
+
+/** Words split on white space, as `shlex.split` and `str.split()` give them. */
+const wordList = (text: string): Value => ({
+  kind: 'list',
+  items: text
+    .split(/\s+/)
+    .filter(Boolean)
+    .map((v) => ({ kind: 'str', v })),
+});
+
+/** Callees that join their arguments as paths (os.path.join, pathlib's constructors). */
+const PATH_JOINERS = /^(os\.path\.join|pathlib\.(Path|PurePath|PosixPath))$/;
+
+/** Callees that run a Python file named by their second argument. */
+const SOURCE_LOADERS =
+  /^(imp\.load_source|importlib\.util\.spec_from_file_location|importlib\.machinery\.SourceFileLoader)$/;
+
+/** Where a name is declared rather than used: a parameter, a definition's name, a keyword's name, global/nonlocal. */
+const DECLARING_PARENT =
+  /^(keyword_argument|parameters|default_parameter|typed_parameter|function_definition|class_definition|lambda_parameters|global_statement|nonlocal_statement)$/;
+
+/** Namespaces that hold every builtin or module: a computed name looked up in them may be any function. */
+const BUILTIN_NAMESPACES = /^(__builtins__|builtins|sys\.modules)$/;
+/** Calls that return a namespace of names (`globals()[k]`). */
+const NAMESPACE_CALLS = /^(globals|locals|vars)$/;
+
+/** The names an import statement brings in (`a.b`, `x as y`). */
+const importNames = (imp: SyntaxNode): SyntaxNode[] =>
+  imp.childrenForFieldName('name').filter((c): c is SyntaxNode => c !== null);
+/** The module or name an import names, without its alias (`a.b` of `import a.b as c`). */
+const importedName = (n: SyntaxNode): string =>
+  (n.type === 'aliased_import' ? n.childForFieldName('name') : n)?.text ?? '';
+
 function all(root: SyntaxNode, type: string): SyntaxNode[] {
   const out: SyntaxNode[] = [];
   const visit = (n: SyntaxNode): void => {
@@ -27,20 +63,8 @@ function all(root: SyntaxNode, type: string): SyntaxNode[] {
   return out;
 }
 
-const ESCAPES: Record<string, string> = {
-  n: '\n',
-  t: '\t',
-  r: '\r',
-  '\\': '\\',
-  "'": "'",
-  '"': '"',
-  a: '\x07',
-  b: '\b',
-  f: '\f',
-  v: '\v',
-  '0': '\0',
-  '\n': '',
-};
+/** Python's string escapes: C's, `\0`, and a backslash before a newline (which continues the line). */
+const ESCAPES: Record<string, string> = { ...C_ESCAPES, '0': '\0', '\n': '' };
 
 function unescape(text: string): string {
   return text.replace(/\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|[0-7]{1,3}|.)/gs, (all, e: string) => {
@@ -73,7 +97,7 @@ class PythonReader {
 
   constructor(root: SyntaxNode) {
     for (const imp of all(root, 'import_statement')) {
-      for (const n of imp.childrenForFieldName('name').filter((c): c is SyntaxNode => c !== null)) {
+      for (const n of importNames(imp)) {
         if (n.type === 'aliased_import')
           this.aliases.set(n.childForFieldName('alias')?.text ?? '', n.childForFieldName('name')?.text ?? '');
         else this.aliases.set(n.text.split('.')[0]!, n.text.split('.')[0]!);
@@ -86,13 +110,9 @@ class PythonReader {
           if (key.startsWith(`${module}.`) && !key.slice(module.length + 1).includes('.'))
             this.aliases.set(key.slice(module.length + 1), key);
       }
-      for (const n of imp.childrenForFieldName('name').filter((c): c is SyntaxNode => c !== null)) {
-        if (n.type === 'aliased_import')
-          this.aliases.set(
-            n.childForFieldName('alias')?.text ?? '',
-            `${module}.${n.childForFieldName('name')?.text ?? ''}`,
-          );
-        else this.aliases.set(n.text, `${module}.${n.text}`);
+      for (const n of importNames(imp)) {
+        const alias = n.type === 'aliased_import' ? (n.childForFieldName('alias')?.text ?? '') : n.text;
+        this.aliases.set(alias, `${module}.${importedName(n)}`);
       }
     }
     const counts = new Map<string, number>();
@@ -145,22 +165,16 @@ class PythonReader {
     if (depth > 16) return unknown(n.text);
     switch (n.type) {
       case 'string': {
-        const start = named(n).find((c) => c.type === 'string_start')?.text ?? '"';
         const parts = named(n);
+        const raw = /r/i.test(parts.find((c) => c.type === 'string_start')?.text ?? '"');
+        const content = (nodes: SyntaxNode[]): string => {
+          const text = nodes.flatMap((c) => (c.type === 'string_content' ? [c.text] : [])).join('');
+          return raw ? text : unescape(text);
+        };
+        // An f-string: only the text after its last interpolation is known.
         const last = parts.map((c) => c.type).lastIndexOf('interpolation');
-        if (last >= 0) {
-          const tail = parts
-            .slice(last + 1)
-            .filter((c) => c.type === 'string_content')
-            .map((c) => c.text)
-            .join('');
-          return unknown(n.text, false, /r/i.test(start) ? tail : unescape(tail));
-        }
-        const body = named(n)
-          .filter((c) => c.type === 'string_content')
-          .map((c) => c.text)
-          .join('');
-        return { kind: 'str', v: /r/i.test(start) ? body : unescape(body) };
+        if (last >= 0) return unknown(n.text, false, content(parts.slice(last + 1)));
+        return { kind: 'str', v: content(parts) };
       }
       case 'concatenated_string':
       case 'binary_operator': {
@@ -241,18 +255,9 @@ class PythonReader {
       return arg(0).kind === 'str' ? { kind: 'str', v: `${(arg(0) as { v: string }).v}/..` } : unknown(n.text);
     if (name === 'os.getcwd') return { kind: 'str', v: '.' };
     if (name && /^os\.path\.(abspath|realpath|normpath|expanduser)$/.test(name)) return arg(0);
-    if (
-      name === 'os.path.join' ||
-      name === 'pathlib.Path' ||
-      name === 'pathlib.PurePath' ||
-      name === 'pathlib.PosixPath'
-    )
-      return args.length === 0
-        ? { kind: 'str', v: '.' }
-        : joinPaths(
-            args.map((_, i) => arg(i)),
-            n.text,
-          );
+    const allArgs = (): Value[] => args.map((_, i) => arg(i));
+    if (name && PATH_JOINERS.test(name))
+      return args.length === 0 ? { kind: 'str', v: '.' } : joinPaths(allArgs(), n.text);
     if (name === 'base64.b64decode' || name === 'base64.standard_b64decode' || name === 'bytes.fromhex') {
       const s = arg(0);
       if (s.kind !== 'str') return unknown(n.text);
@@ -266,15 +271,7 @@ class PythonReader {
     }
     if (name === 'shlex.split') {
       const s = arg(0);
-      return s.kind === 'str'
-        ? {
-            kind: 'list',
-            items: s.v
-              .split(/\s+/)
-              .filter(Boolean)
-              .map((v) => ({ kind: 'str', v })),
-          }
-        : unknown(n.text);
+      return s.kind === 'str' ? wordList(s.v) : unknown(n.text);
     }
     if (fn?.type === 'attribute') {
       const method = fn.childForFieldName('attribute')?.text;
@@ -288,19 +285,12 @@ class PythonReader {
         if (method === 'decode' || method === 'encode' || method === 'strip')
           return method === 'strip' ? { kind: 'str', v: self.v.trim() } : self;
         if (method === 'resolve' || method === 'absolute' || method === 'expanduser') return self;
-        if (method === 'joinpath') return joinPaths([self, ...args.map((_, i) => arg(i))], n.text);
+        if (method === 'joinpath') return joinPaths([self, ...allArgs()], n.text);
         if (method === 'replace') {
           const [a, b] = [arg(0), arg(1)];
           if (a.kind === 'str' && b.kind === 'str') return { kind: 'str', v: self.v.split(a.v).join(b.v) };
         }
-        if (method === 'split')
-          return {
-            kind: 'list',
-            items: self.v
-              .split(/\s+/)
-              .filter(Boolean)
-              .map((v) => ({ kind: 'str', v })),
-          };
+        if (method === 'split') return wordList(self.v);
       }
     }
     return unknown(n.text);
@@ -327,7 +317,7 @@ class PythonReader {
     for (const c of all(root, 'call')) {
       const name = this.qualify(c.childForFieldName('function'));
       if (name === undefined) continue;
-      const text = c.text.length > 100 ? `${c.text.slice(0, 97)}...` : c.text;
+      const text = callText(c);
       const argNodes = named(c.childForFieldName('arguments') ?? c);
       const args: Value[] = [];
       const keywords: Record<string, Value> = {};
@@ -352,27 +342,16 @@ class PythonReader {
     const load = (module: string, level = 0, names: string[] = []): void => {
       out.push({ kind: 'load', language: 'python', how: 'import', module, level, names });
     };
-    for (const imp of all(root, 'import_statement'))
-      for (const n of imp.childrenForFieldName('name').filter((c): c is SyntaxNode => c !== null))
-        load((n.type === 'aliased_import' ? n.childForFieldName('name') : n)?.text ?? '');
+    for (const imp of all(root, 'import_statement')) for (const n of importNames(imp)) load(importedName(n));
     for (const imp of all(root, 'import_from_statement')) {
       const from = imp.childForFieldName('module_name');
       const relative = from?.type === 'relative_import';
       const prefix = relative ? (named(from).find((c) => c.type === 'import_prefix')?.text ?? '') : '';
       const module = relative ? (named(from).find((c) => c.type === 'dotted_name')?.text ?? '') : (from?.text ?? '');
-      const names = imp
-        .childrenForFieldName('name')
-        .filter((c): c is SyntaxNode => c !== null)
-        .map((n) => (n.type === 'aliased_import' ? n.childForFieldName('name') : n)?.text ?? '');
-      load(module, prefix.length, names);
+      load(module, prefix.length, importNames(imp).map(importedName));
     }
     const path = (v: Value, how: 'file' | 'root', text: string): void => {
-      if (v.kind === 'str')
-        out.push(
-          how === 'file'
-            ? { kind: 'load', language: 'python', how, path: v.v }
-            : { kind: 'load', language: 'python', how, path: v.v },
-        );
+      if (v.kind === 'str') out.push({ kind: 'load', language: 'python', how, path: v.v });
       else
         out.push({
           kind: 'computed',
@@ -383,18 +362,13 @@ class PythonReader {
       const name = this.qualify(c.childForFieldName('function'));
       const args = named(c.childForFieldName('arguments') ?? c).filter((a) => a.type !== 'keyword_argument');
       const arg = (i: number): Value => (args[i] ? this.fold(args[i]!) : unknown(''));
-      const text = c.text.length > 100 ? `${c.text.slice(0, 97)}...` : c.text;
+      const text = callText(c);
       if (name === 'importlib.import_module' || name === '__import__' || name === 'runpy.run_module') {
         const m = arg(0);
         if (m.kind === 'str') load(m.v.replace(/^\.+/, ''), /^\.*/.exec(m.v)![0].length);
         else out.push({ kind: 'computed', detail: `${text}: the module it loads is computed at run time` });
       } else if (name === 'runpy.run_path') path(arg(0), 'file', text);
-      else if (
-        name === 'imp.load_source' ||
-        name === 'importlib.util.spec_from_file_location' ||
-        name === 'importlib.machinery.SourceFileLoader'
-      )
-        path(arg(1), 'file', text);
+      else if (name && SOURCE_LOADERS.test(name)) path(arg(1), 'file', text);
       else if (name === 'sys.path.insert') path(arg(1), 'root', text);
       else if (name === 'sys.path.append' || name === 'site.addsitedir') path(arg(0), 'root', text);
       else if (name === 'sys.path.extend') {
@@ -427,8 +401,7 @@ class PythonReader {
   escapes(root: SyntaxNode): ProgramCall[] {
     const out: ProgramCall[] = [];
     const escape = (n: SyntaxNode, what: string): void => {
-      const text = n.text.length > 100 ? `${n.text.slice(0, 97)}...` : n.text;
-      out.push({ name: `${what}.<computed>`, args: [], keywords: {}, text });
+      out.push({ name: `${what}.<computed>`, args: [], keywords: {}, text: callText(n) });
     };
     const inImport = (n: SyntaxNode): boolean => {
       for (let p: SyntaxNode | null = n.parent; p; p = p.parent)
@@ -443,9 +416,7 @@ class PythonReader {
         const isCallee = parent?.type === 'call' && parent.childForFieldName('function')?.id === n.id;
         const declared =
           parent !== null &&
-          /^(keyword_argument|parameters|default_parameter|typed_parameter|function_definition|class_definition|lambda_parameters|global_statement|nonlocal_statement)$/.test(
-            parent.type,
-          ) &&
+          DECLARING_PARENT.test(parent.type) &&
           (parent.type !== 'keyword_argument' || parent.childForFieldName('name')?.id === n.id);
         if (!asAttributeName && !isCallee && !declared && !(n.type === 'identifier' && isBase) && !inImport(n)) {
           const q = this.qualify(n);
@@ -461,12 +432,8 @@ class PythonReader {
             named(parent)[0]?.id === n.id &&
             named(parent)[1] !== undefined &&
             this.fold(named(parent)[1]!).kind === 'str';
-          if (q !== undefined && !aliasOnce && !getattrLiteral && !isBase) {
-            if (runsSomething(q) && q !== 'exec' && q !== 'eval') escape(n, q);
-            else if (DANGEROUS_MODULES.has(q)) escape(n, q);
-          }
-          if (q !== undefined && !aliasOnce && !getattrLiteral && (q === 'exec' || q === 'eval') && !isBase)
-            escape(n, q);
+          const reachesRunner = q !== undefined && (runsSomething(q) || DANGEROUS_MODULES.has(q));
+          if (reachesRunner && !aliasOnce && !getattrLiteral && !isBase) escape(n, q);
         }
         const attr = n.type === 'attribute' ? n.childForFieldName('attribute')?.text : undefined;
         if (attr && /^__(subclasses|globals|builtins|code|closure)__$/.test(attr)) escape(n, 'introspection');
@@ -478,8 +445,7 @@ class PythonReader {
         const namespace =
           q === 'sys.modules' ||
           q === '__builtins__' ||
-          (base?.type === 'call' &&
-            /^(globals|locals|vars)$/.test(this.qualify(base.childForFieldName('function')) ?? '')) ||
+          (base?.type === 'call' && NAMESPACE_CALLS.test(this.qualify(base.childForFieldName('function')) ?? '')) ||
           (base?.type === 'attribute' && base.childForFieldName('attribute')?.text === '__dict__');
         if (namespace && (!key || this.fold(key).kind !== 'str')) escape(n, 'namespace');
       }
@@ -490,12 +456,7 @@ class PythonReader {
         if (q === 'getattr') {
           const [obj, attr] = named(n.childForFieldName('arguments') ?? n);
           const base = obj ? this.qualify(obj) : undefined;
-          if (
-            attr &&
-            this.fold(attr).kind !== 'str' &&
-            (base === '__builtins__' || base === 'builtins' || base === 'sys.modules')
-          )
-            escape(n, base);
+          if (attr && this.fold(attr).kind !== 'str' && base && BUILTIN_NAMESPACES.test(base)) escape(n, base);
         }
       }
       for (const c of named(n)) visit(c);

@@ -5,7 +5,7 @@ import type { Word } from '../../engine/words.js';
 import { literal } from '../../engine/words.js';
 import { show, stdinIsDynamic, type Check, type CheckContext, type Io } from '../../checks/types.js';
 import { optionWord } from '../../engine/long-options.js';
-import { names } from '../../engine/names.js';
+import { keyTable, names } from '../../engine/names.js';
 import { judges } from '../../checks/registry.js';
 
 interface ProgramSpec {
@@ -92,18 +92,11 @@ const SPECS: Record<string, ProgramSpec> = {
   },
 };
 
-const ALIASES: Record<string, string> = {
-  gawk: 'awk',
-  mawk: 'awk',
-  nawk: 'awk',
-  goawk: 'awk',
-  'original-awk': 'awk',
-  bwk: 'awk',
-  wish: 'tclsh',
-  jimsh: 'tclsh',
-  'emacs-nox': 'emacs',
-  xemacs: 'emacs',
-};
+const ALIASES: Record<string, string> = keyTable({
+  'gawk mawk nawk goawk original-awk bwk': 'awk',
+  'wish jimsh': 'tclsh',
+  'emacs-nox xemacs': 'emacs',
+});
 
 /** Splits arguments: values of the program's options by option, and operands. */
 function parse(args: Word[], spec: ProgramSpec): { values: [string, Word][]; operands: Word[]; flags: Set<string> } {

@@ -11,6 +11,7 @@ import { readDc, readGnuplot, readJulia, readM4, readR } from './small.js';
 import { readTcl } from './tcl.js';
 import { aptConfig, sshConfig } from '../../checks/option-commands.js';
 import { screenScript, tmuxScript } from './terminals.js';
+import { names } from '../../engine/names.js';
 
 const detailOf = (language: string, source: string): string =>
   `${language} script: ${source.length > 80 ? `${source.slice(0, 77)}...` : source}`;
@@ -41,13 +42,7 @@ const READERS: Record<string, (source: string, ctx: CheckContext) => void> = {
 /** Languages whose text the detector reads (a script in any other interpreter asks). */
 export const READ_LANGUAGES = new Set([
   ...Object.keys(READERS),
-  'python',
-  'javascript',
-  'typescript',
-  'perl',
-  'ruby',
-  'php',
-  'lua',
+  ...names('python javascript typescript perl ruby php lua'),
 ]);
 
 /** Judges program text of a language read here; Python, JavaScript and the one-liner patterns are judged elsewhere. */

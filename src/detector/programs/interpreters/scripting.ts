@@ -19,6 +19,9 @@ function base(ctx: CheckContext): string {
   return origin?.file !== undefined ? dirOf(origin.file) : (ctx.keyOf('.') ?? '.');
 }
 
+/** A file's key under each library directory of the code's origin. */
+const inRoots = (ctx: CheckContext, file: string): string[] => (ctx.origin?.roots ?? []).map((r) => joinKey(r, file));
+
 function loadFrom(ctx: CheckContext, language: string, candidates: string[]): void {
   for (const key of candidates) ctx.loads(key, language, { file: key, roots: ctx.origin?.roots ?? [] });
 }
@@ -26,11 +29,7 @@ function loadFrom(ctx: CheckContext, language: string, candidates: string[]): vo
 /** `Foo::Bar` → Foo/Bar.pm under each library directory (-I, use lib). */
 function perlModule(name: string, ctx: CheckContext): void {
   const rel = `${name.replace(/::/g, '/')}.pm`;
-  loadFrom(
-    ctx,
-    'perl',
-    (ctx.origin?.roots ?? []).map((r) => joinKey(r, rel)),
-  );
+  loadFrom(ctx, 'perl', inRoots(ctx, rel));
 }
 
 function perl(source: string, ctx: CheckContext, detail: string): void {
@@ -92,12 +91,7 @@ function ruby(source: string, ctx: CheckContext, detail: string): void {
     if (how === 'require_relative') loadFrom(ctx, 'ruby', [joinKey(base(ctx), withExt)]);
     else if (/^\.{0,2}\//.test(name) || how === 'load')
       loadFrom(ctx, 'ruby', [joinKey(ctx.keyOf('.') ?? '.', withExt)]);
-    else
-      loadFrom(
-        ctx,
-        'ruby',
-        (ctx.origin?.roots ?? []).map((r) => joinKey(r, withExt)),
-      );
+    else loadFrom(ctx, 'ruby', inRoots(ctx, withExt));
   }
   // open("|cmd"), Kernel.open("| cmd"), IO.read("|cmd"): a leading pipe runs the rest.
   for (const m of source.matchAll(
@@ -138,15 +132,10 @@ function lua(source: string, ctx: CheckContext, detail: string): void {
     }
     const name = m[3]!;
     // require "a.b" searches ./a/b.lua and ./a/b/init.lua (package.path starts with ./?.lua).
-    if (m[1] === 'require')
-      loadFrom(
-        ctx,
-        'lua',
-        [`${name.replace(/\./g, '/')}.lua`, `${name.replace(/\./g, '/')}/init.lua`].map((p) =>
-          joinKey(ctx.keyOf('.') ?? '.', p),
-        ),
-      );
-    else loadFrom(ctx, 'lua', [joinKey(ctx.keyOf('.') ?? '.', name)]);
+    const here = ctx.keyOf('.') ?? '.';
+    const path = name.replace(/\./g, '/');
+    if (m[1] === 'require') loadFrom(ctx, 'lua', [joinKey(here, `${path}.lua`), joinKey(here, `${path}/init.lua`)]);
+    else loadFrom(ctx, 'lua', [joinKey(here, name)]);
   }
   if (/\b(load|loadstring)\s*\(\s*[^"'\s)]/.test(source))
     ctx.add('dynamic-command', `${detail} (code built at run time is loaded)`);

@@ -12,6 +12,18 @@ interface TclWord {
 
 const TCL_ESCAPES: Record<string, string> = { n: '\n', t: '\t', r: '\r', '\\': '\\', '"': '"', '[': '[', $: '$' };
 
+/** Where the bracket opened at `start` closes (backslashes escape); the end of the text when it does not. */
+function closing(source: string, start: number, open: string, close: string): number {
+  let level = 0;
+  let i = start;
+  for (; i < source.length; i += 1) {
+    if (source[i] === '\\') i += 1;
+    else if (source[i] === open) level += 1;
+    else if (source[i] === close && --level === 0) break;
+  }
+  return i;
+}
+
 /** Splits Tcl source into commands of words, looking inside braces and brackets for nested scripts too. */
 export function tclCommands(source: string, depth = 0): TclWord[][] {
   const commands: TclWord[][] = [];
@@ -31,15 +43,9 @@ export function tclCommands(source: string, depth = 0): TclWord[][] {
     else if (c === '#' && words.length === 0) {
       while (i < source.length && source[i] !== '\n') i += 1;
     } else if (c === '{') {
-      let level = 0;
-      const start = i + 1;
-      for (; i < source.length; i += 1) {
-        if (source[i] === '\\') i += 1;
-        else if (source[i] === '{') level += 1;
-        else if (source[i] === '}' && --level === 0) break;
-      }
-      words.push({ text: source.slice(start, i), dynamic: false });
-      i += 1;
+      const end = closing(source, i, '{', '}');
+      words.push({ text: source.slice(i + 1, end), dynamic: false });
+      i = end + 1;
     } else {
       // A bare or quoted word: substitutions make it dynamic; nested [commands] are scripts of their own.
       const quoted = c === '"';
@@ -56,17 +62,11 @@ export function tclCommands(source: string, depth = 0): TclWord[][] {
         }
         if (d === '$') dynamic = true;
         if (d === '[') {
-          let level = 0;
-          const start = i;
-          for (; i < source.length; i += 1) {
-            if (source[i] === '\\') i += 1;
-            else if (source[i] === '[') level += 1;
-            else if (source[i] === ']' && --level === 0) break;
-          }
-          if (depth < 8) commands.push(...tclCommands(source.slice(start + 1, i), depth + 1));
-          text += source.slice(start, i + 1);
+          const end = closing(source, i, '[', ']');
+          if (depth < 8) commands.push(...tclCommands(source.slice(i + 1, end), depth + 1));
+          text += source.slice(i, end + 1);
           dynamic = true;
-          i += 1;
+          i = end + 1;
           continue;
         }
         text += d;
@@ -81,6 +81,14 @@ export function tclCommands(source: string, depth = 0): TclWord[][] {
 }
 
 const SHELLS = /^(\S*\/)?(ba|da|z|k|c|tc|fi)?sh$|^(\S*\/)?(ssh|telnet|su|sudo)$/;
+
+/** Commands whose last argument is a script (a body, a callback). */
+const LAST_IS_SCRIPT = /^(proc|foreach|lmap|after|apply)$/;
+/** Commands of pattern-action pairs. */
+const PATTERN_ACTIONS = /^(switch|expect|expect_after|expect_before|interact)$/;
+/** Options of exec and spawn (not the command they run). */
+const EXEC_OPTION = /^-(ignorestderr|keepnewline)$/;
+const SPAWN_OPTION = /^-(noecho|console|nottycopy|nottyinit|pty|ignore|open|leaveopen)$/;
 
 /**
  * Which arguments of a control command are scripts and which are expressions (`if {$x > 1} {...}`): an expression
@@ -106,15 +114,9 @@ function controlArgs(name: string, args: TclWord[]): { scripts: TclWord[]; exprs
     if (args[1]) exprs.push(args[1]);
     scripts.push(...[args[0], args[2], args[3]].filter((a): a is TclWord => a !== undefined));
   } else if (name === 'expr') exprs.push(...args);
-  else if (name === 'proc' || name === 'foreach' || name === 'lmap' || name === 'after' || name === 'apply') {
+  else if (LAST_IS_SCRIPT.test(name)) {
     if (args.at(-1)) scripts.push(args.at(-1)!);
-  } else if (
-    name === 'switch' ||
-    name === 'expect' ||
-    name === 'expect_after' ||
-    name === 'expect_before' ||
-    name === 'interact'
-  ) {
+  } else if (PATTERN_ACTIONS.test(name)) {
     // Pattern-action pairs, given one by one or as one braced list.
     const body =
       args.length > 0 && !args.at(-1)!.dynamic && args.length % 2 === 1 ? tclCommands(args.at(-1)!.text).flat() : args;
@@ -159,9 +161,7 @@ export function readTcl(source: string, ctx: CheckContext, depth = 0): void {
     }
     switch (name) {
       case 'exec': {
-        const rest = args.filter(
-          (a, i) => !(i === 0 && /^-(ignorestderr|keepnewline)$/.test(a.text)) && a.text !== '--',
-        );
+        const rest = args.filter((a, i) => !(i === 0 && EXEC_OPTION.test(a.text)) && a.text !== '--');
         if (rest.some((a) => a.dynamic)) computed('exec of a command built at run time');
         else if (rest.length > 0)
           ctx.script(
@@ -178,9 +178,7 @@ export function readTcl(source: string, ctx: CheckContext, depth = 0): void {
         }
         break;
       case 'spawn': {
-        const rest = args.filter(
-          (a) => !/^-(noecho|console|nottycopy|nottyinit|pty|ignore|open|leaveopen)$/.test(a.text),
-        );
+        const rest = args.filter((a) => !SPAWN_OPTION.test(a.text));
         if (rest.some((a) => a.dynamic)) computed('spawn of a command built at run time');
         else if (rest.length > 0) {
           ctx.argv(words(rest));
@@ -208,14 +206,7 @@ export function readTcl(source: string, ctx: CheckContext, depth = 0): void {
           const paths = args.slice(1).filter((a) => a.text !== '-force' && a.text !== '--');
           if (paths.some((a) => a.dynamic)) computed('a file deleted at a path computed at run time');
           else if (paths.length > 0)
-            ctx.argv(
-              words([
-                { text: 'rm', dynamic: false },
-                { text: force ? '-rf' : '-f', dynamic: false },
-                { text: '--', dynamic: false },
-                ...paths,
-              ]),
-            );
+            ctx.argv([literal('rm'), literal(force ? '-rf' : '-f'), literal('--'), ...words(paths)]);
         }
         break;
       case 'source':

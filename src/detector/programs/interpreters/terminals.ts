@@ -27,12 +27,8 @@ const SESSION_OPTS = ['-s', '-n', '-t', '-c', '-x', '-y', '-F', '-e', '-l', '-f'
 /** One tmux command (its name and arguments). */
 export function tmuxCommand(words: Word[], ctx: CheckContext, detail: string, cmd?: Argv): void {
   const [verb, ...args] = words;
-  if (cmd)
-    tmuxKills(
-      words.map((w) => w.text),
-      cmd,
-      ctx,
-    );
+  const texts = words.map((w) => w.text);
+  if (cmd) tmuxKills(texts, cmd, ctx);
   const name = verb?.text ?? '';
   const line = (ws: Word[]): void => {
     if (ws.some((w) => w.dynamic)) ctx.add('dynamic-command', `${detail} (a command computed at run time)`);
@@ -68,11 +64,7 @@ export function tmuxCommand(words: Word[], ctx: CheckContext, detail: string, cm
     if (/^(set-option|set)$/.test(name) && /^(default-command|default-shell)$/.test(rest[0]?.text ?? ''))
       line(rest.slice(1));
     else if (/^(set-hook|bind-key|bind|confirm-before|confirm|command-prompt)$/.test(name) && rest.length > 1)
-      tmuxCommand(
-        rest.slice(name.startsWith('set') || name.startsWith('bind') ? 1 : 0).map((w) => w),
-        ctx,
-        detail,
-      );
+      tmuxCommand(rest.slice(name.startsWith('set') || name.startsWith('bind') ? 1 : 0), ctx, detail);
   }
   for (const w of args) for (const m of w.text.matchAll(/#\(([^)]*)\)/g)) ctx.script(m[1]!);
 }
@@ -135,13 +127,8 @@ function screenCommand(words: Word[], ctx: CheckContext, detail: string): void {
       ctx.add('dynamic-command', `${detail} (${verb.text} of text computed at run time)`);
     return;
   }
-  if (verb.text === 'stuff')
-    ctx.script(
-      rest
-        .map((w) => w.text)
-        .join(' ')
-        .replace(/\^M|\\r|\\n|\r/g, '\n'),
-    );
+  const typed = rest.map((w) => w.text).join(' ');
+  if (verb.text === 'stuff') ctx.script(typed.replace(/\^M|\\r|\\n|\r/g, '\n'));
   else if (verb.text === 'exec') ctx.argv(rest.filter((w) => !/^[.!:|]+$/.test(w.text)));
   else if (verb.text === 'screen') ctx.argv(operandsAfter(rest, ['-t', '-T', '-h']));
   else if (verb.text === 'backtick' && rest.length > 3) ctx.argv(rest.slice(3));

@@ -9,17 +9,33 @@ import { joinKey } from './run-file.js';
 const SKIP =
   /^(\.[^/]*|node_modules|venv|env|site-packages|__pycache__|build|dist|out|target|coverage|vendor|bower_components|\w+\.egg-info|__snapshots__)$/;
 
-export type Found = { files: string[] } | { pending: true } | { error: string };
+type Found = { files: string[] } | { pending: true } | { error: string };
 
 /**
- * Files below `roots` (keys) whose name `match` accepts, at most `depth` directories down and `max` files; `dirs`
- * collects every directory walked (for conftest.py lookups). A root that is a file is taken as it is.
+ * Files below `roots` (keys) whose name `match` accepts, at most `depth` directories down and `max` files; undefined
+ * while a listing is not read yet. A bound reached asks, reported as `who`'s. A root that is a file is taken as it is.
  */
 export function discover(
   ctx: CheckContext,
+  who: string,
   roots: readonly string[],
   match: (name: string, dir: string) => boolean,
-  opts: { depth?: number; max?: number; dirs?: string[] } = {},
+  opts: { depth?: number; max?: number } = {},
+): string[] | undefined {
+  const r = walk(ctx, roots, match, opts);
+  if ('pending' in r) return undefined;
+  if ('error' in r) {
+    ctx.add('unread-script', `${who}: ${r.error}`);
+    return undefined;
+  }
+  return r.files;
+}
+
+function walk(
+  ctx: CheckContext,
+  roots: readonly string[],
+  match: (name: string, dir: string) => boolean,
+  opts: { depth?: number; max?: number },
 ): Found {
   const depth = opts.depth ?? 6;
   const max = opts.max ?? 300;
@@ -37,7 +53,6 @@ export function discover(
       if ('missing' in listing) continue;
       if ('error' in listing) return { error: `${dir} ${listing.error}` };
       if (!('entries' in listing)) continue;
-      opts.dirs?.push(dir);
       for (const entry of listing.entries) {
         const isDir = entry.endsWith('/');
         const name = isDir ? entry.slice(0, -1) : entry;
@@ -51,14 +66,4 @@ export function discover(
   if (pending) return { pending: true };
   if (level.length > 0) return { error: `directories deeper than ${depth} levels below ${roots.join(', ')}` };
   return { files };
-}
-
-/** Reports what discovery could not do: a listing not yet read waits; a bound reached asks. */
-export function found(r: Found, ctx: CheckContext, who: string): string[] | undefined {
-  if ('pending' in r) return undefined;
-  if ('error' in r) {
-    ctx.add('unread-script', `${who}: ${r.error}`);
-    return undefined;
-  }
-  return r.files;
 }

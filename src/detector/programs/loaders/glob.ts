@@ -100,17 +100,20 @@ function segmentRegExp(segment: string): RegExp {
 
 const escapeRe = (c: string): string => c.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
+/** A name below a directory as the pattern writes it ('' is where the command runs). */
+const below = (dir: string, name: string): string => `${dir}${dir === '' || dir.endsWith('/') ? '' : '/'}${name}`;
+
 export type GlobResult = { paths: string[] } | { pending: true } | { error: string };
 
-/**
- * The paths a glob names, as bash would pass them (without nullglob: no match leaves the pattern itself). `list`
- * gives a directory's names by its listing key (undefined until read); `keyOf` turns a path as written into a key.
- */
-export function expandGlob(
-  pattern: string,
-  keyOf: (written: string) => string | null | undefined,
-  list: (key: string) => ScriptFile | undefined,
-): GlobResult {
+/** Where globs are expanded: `keyOf` turns a path as written into a key; `readFile` reads a directory's listing. */
+export interface GlobReader {
+  keyOf(written: string): string | null | undefined;
+  /** The file (here a listing) by its key; undefined until read. */
+  readFile(key: string): ScriptFile | undefined;
+}
+
+/** The paths a glob names, as bash would pass them (without nullglob: no match leaves the pattern itself). */
+export function expandGlob(pattern: string, reader: GlobReader): GlobResult {
   const words = expandBraces(pattern);
   if (!words) return { error: `${pattern.slice(0, 80)} names too many files to check` };
   const out: string[] = [];
@@ -126,17 +129,15 @@ export function expandGlob(
     for (const segment of segments) {
       if (segment === '' && absolute) continue;
       if (!hasGlob(segment)) {
-        branches = branches.map(
-          (b) => `${b}${b === '' || b.endsWith('/') ? '' : '/'}${segment.replace(/\\(.)/g, '$1')}`,
-        );
+        branches = branches.map((b) => below(b, segment.replace(/\\(.)/g, '$1')));
         continue;
       }
       const re = segmentRegExp(segment);
       const next: string[] = [];
       for (const base of branches) {
-        const key = keyOf(base === '' ? '.' : base);
+        const key = reader.keyOf(base === '' ? '.' : base);
         if (key === null || key === undefined) return { error: `${pattern.slice(0, 80)} is in a directory not known` };
-        const listing = list(listingKey(key));
+        const listing = reader.readFile(listingKey(key));
         if (listing === undefined) {
           pending = true;
           continue;
@@ -145,8 +146,7 @@ export function expandGlob(
         if (!('entries' in listing)) continue;
         for (const entry of listing.entries) {
           const name = entry.replace(/\/$/, '');
-          if (re.test(name) && (segment.startsWith('.') || !name.startsWith('.')))
-            next.push(`${base}${base === '' || base.endsWith('/') ? '' : '/'}${name}`);
+          if (re.test(name) && (segment.startsWith('.') || !name.startsWith('.'))) next.push(below(base, name));
         }
       }
       if (next.length > MAX_ALTERNATIVES) return { error: `${pattern.slice(0, 80)} matches too many files to check` };

@@ -9,6 +9,7 @@ import { literal } from '../../engine/words.js';
 import { optionValues } from '../../engine/long-options.js';
 import { loadJavascript, pythonCandidates } from './program-loads.js';
 import { joinKey } from './run-file.js';
+import { names } from '../../engine/names.js';
 
 export { optionValues };
 
@@ -20,10 +21,12 @@ function variableWords(ctx: CheckContext, name: string): Word[] | undefined {
     ctx.add('dynamic-command', `${name} is set to a value known only at run time`);
     return [];
   }
-  return v.text
-    .split(/\s+/)
-    .filter((w) => w !== '')
-    .map(literal);
+  return v.text.split(/\s+/).filter(Boolean).map(literal);
+}
+
+/** The values of `opts` on the command line, then in the words of the interpreter's option variable (full names). */
+function givenAndSet(cmd: Argv, env: readonly Word[], opts: readonly string[]): Word[] {
+  return [...optionValues(cmd.args, opts, false), ...optionValues(env, opts, false)];
 }
 
 function keys(ctx: CheckContext, dirs: readonly Word[]): string[] {
@@ -35,6 +38,12 @@ function keys(ctx: CheckContext, dirs: readonly Word[]): string[] {
     const key = ctx.keyOf(d.text);
     return typeof key === 'string' ? [key] : [];
   });
+}
+
+/** `-I` directories of the command line and the option variable, then those of the path variable (RUBYLIB). */
+function libraryDirs(ctx: CheckContext, cmd: Argv, env: readonly Word[], lib: Word | undefined): string[] {
+  const path = lib && !lib.dynamic ? lib.text.split(':').map(literal) : [];
+  return keys(ctx, [...givenAndSet(cmd, env, ['-I']), ...path]);
 }
 
 const cwdKey = (ctx: CheckContext): string | undefined => {
@@ -51,44 +60,30 @@ function nodeModule(spec: Word, ctx: CheckContext): void {
 function node(cmd: Argv, ctx: CheckContext): void {
   const opts = ['-r', '--require', '--import', '--loader', '--experimental-loader'];
   const fromEnv = variableWords(ctx, 'NODE_OPTIONS') ?? [];
-  for (const spec of [...optionValues(cmd.args, opts, false), ...optionValues(fromEnv, opts, false)])
-    nodeModule(spec, ctx);
+  for (const spec of givenAndSet(cmd, fromEnv, opts)) nodeModule(spec, ctx);
 }
 
 function ruby(cmd: Argv, ctx: CheckContext): Origin {
   const env = [...(variableWords(ctx, 'RUBYOPT') ?? [])];
-  const lib = ctx.commandEnv.get('RUBYLIB');
-  const dirs = keys(ctx, [
-    ...optionValues(cmd.args, ['-I'], false),
-    ...optionValues(env, ['-I'], false),
-    ...(lib && !lib.dynamic ? lib.text.split(':').map(literal) : []),
-  ]);
-  for (const r of [...optionValues(cmd.args, ['-r'], false), ...optionValues(env, ['-r'], false)]) {
+  const dirs = libraryDirs(ctx, cmd, env, ctx.commandEnv.get('RUBYLIB'));
+  for (const r of givenAndSet(cmd, env, ['-r'])) {
     if (r.dynamic) {
       ctx.add('dynamic-command', `ruby requires a library named at run time: ${r.text}`);
       continue;
     }
     const file = /\.(rb|so)$/.test(r.text) ? r.text : `${r.text}.rb`;
+    // A path is found from the working directory; a name, in the library directories.
     const here = cwdKey(ctx);
-    const candidates = /^(\.{1,2}\/|\/)/.test(r.text)
-      ? here === undefined
-        ? []
-        : [joinKey(here, file)]
-      : dirs.map((d) => joinKey(d, file));
-    for (const key of candidates) ctx.loads(key, 'ruby', { file: key, roots: dirs });
+    const bases = /^(\.{1,2}\/|\/)/.test(r.text) ? (here === undefined ? [] : [here]) : dirs;
+    for (const key of bases.map((d) => joinKey(d, file))) ctx.loads(key, 'ruby', { file: key, roots: dirs });
   }
   return { roots: dirs };
 }
 
 function perl(cmd: Argv, ctx: CheckContext): Origin {
   const env = variableWords(ctx, 'PERL5OPT') ?? [];
-  const lib = ctx.commandEnv.get('PERL5LIB') ?? ctx.commandEnv.get('PERLLIB');
-  const dirs = keys(ctx, [
-    ...optionValues(cmd.args, ['-I'], false),
-    ...optionValues(env, ['-I'], false),
-    ...(lib && !lib.dynamic ? lib.text.split(':').map(literal) : []),
-  ]);
-  for (const m of [...optionValues(cmd.args, ['-M', '-m'], false), ...optionValues(env, ['-M', '-m'], false)]) {
+  const dirs = libraryDirs(ctx, cmd, env, ctx.commandEnv.get('PERL5LIB') ?? ctx.commandEnv.get('PERLLIB'));
+  for (const m of givenAndSet(cmd, env, ['-M', '-m'])) {
     const name = m.text.replace(/^-/, '').replace(/[=\s].*$/s, '');
     if (m.dynamic) ctx.add('dynamic-command', `perl loads a module named at run time: ${m.text}`);
     else if (/^[\w:]+$/.test(name))
@@ -100,13 +95,12 @@ function perl(cmd: Argv, ctx: CheckContext): Origin {
   return { roots: dirs };
 }
 
+/** php's options whose value is code run for each input line (or before or after them). */
+const PHP_CODE_OPTIONS = names('-B -R -E --process-begin --process-code --process-end');
+
 function php(cmd: Argv, ctx: CheckContext): void {
   for (const file of optionValues(cmd.args, ['-f', '-F', '--file'], false)) ctx.runsFile(file, 'php');
-  for (const code of optionValues(
-    cmd.args,
-    ['-B', '-R', '-E', '--process-begin', '--process-code', '--process-end'],
-    false,
-  ))
+  for (const code of optionValues(cmd.args, PHP_CODE_OPTIONS, false))
     if (code.dynamic) ctx.computed(code, 'php');
     else ctx.code(code.text, 'php');
   for (const d of optionValues(cmd.args, ['-d', '--define'], false)) {
@@ -135,16 +129,7 @@ function lua(cmd: Argv, ctx: CheckContext): void {
 function python(cmd: Argv, ctx: CheckContext, inline: boolean): Origin {
   const path = ctx.commandEnv.get('PYTHONPATH');
   if (path?.dynamic) ctx.add('dynamic-command', 'PYTHONPATH is set to a value known only at run time');
-  const extra =
-    path && !path.dynamic
-      ? keys(
-          ctx,
-          path.text
-            .split(':')
-            .filter((p) => p !== '')
-            .map(literal),
-        )
-      : [];
+  const extra = path && !path.dynamic ? keys(ctx, path.text.split(':').filter(Boolean).map(literal)) : [];
   const here = cwdKey(ctx);
   const roots = inline && here !== undefined ? [here, ...extra] : extra;
   // -m MODULE: the module (or package's __main__) found on the path, judged like a script.

@@ -32,6 +32,9 @@ export const dirOf = (key: string): string => {
 export const joinKey = (dir: string, rest: string): string =>
   rest.startsWith('/') ? normalizePath(rest) : dir === '.' ? normalizePath(rest) : normalizePath(`${dir}/${rest}`);
 
+/** A language an interpreter runs, not a task runner's file format (`make…`, `…:…`, runner-config). */
+const INTERPRETED = /^(?!make)(?!runner-config$)[^:]*$/;
+
 /** TypeScript is read with its own grammar: a `.ts` file run by node, tsx, deno or bun. */
 function languageFor(key: string, language: string): string {
   if (language === 'javascript' && /\.(c|m)?tsx?$/.test(key)) return 'typescript';
@@ -85,11 +88,7 @@ export function runFile(
   }
   if (path.pattern) {
     // `sh g?.sh`, `. ./[g]7.sh`: bash expands the pattern against the directory; every file it names is judged.
-    const r = expandGlob(
-      path.text,
-      (w) => host.keyOf(w),
-      (k) => host.readFile(k),
-    );
+    const r = expandGlob(path.text, host);
     if ('error' in r) host.add('unread-script', r.error);
     else if ('paths' in r) for (const p of r.paths) runFile(host, literal(p), language, optional, origin);
     return;
@@ -134,13 +133,7 @@ export function runFile(
   if ('directory' in read && language === 'python') runFile(host, literal(joinKey(key, '__main__.py')), 'python');
   // An interpreter given compiled bytes runs them (a zip app, .pyc): what they do cannot be read. Run directly, a
   // compiled program is not read at all, as installed programs are not.
-  if (
-    'binary' in read &&
-    language !== null &&
-    !language.includes(':') &&
-    !language.startsWith('make') &&
-    language !== 'runner-config'
-  )
+  if ('binary' in read && language !== null && INTERPRETED.test(language))
     host.add('unread-script', `${key} is not text the detector can read (run by ${language})`);
   if ('text' in read) judgeText(host, key, read.text, language, withFile(key, language, origin));
 }

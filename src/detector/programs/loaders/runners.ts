@@ -4,10 +4,11 @@
 // webpack, vite, ...); justfile recipes, Taskfile and deno tasks, Rakefile, composer scripts; the hook managers'
 // commands (pre-commit, lefthook, lint-staged). Each is judged like the program or command line it is. Pure.
 import { parse as parseYaml } from 'yaml';
+import { keyTable, names } from '../../engine/names.js';
 import type { Argv } from '../../engine/argv.js';
 import type { CheckContext } from '../../checks/types.js';
 import { literal } from '../../engine/words.js';
-import { discover, found } from './discover.js';
+import { discover } from './discover.js';
 import { pythonCandidates } from './program-loads.js';
 import { dirOf, joinKey } from './run-file.js';
 
@@ -40,6 +41,9 @@ function setting(text: string | undefined, key: string): string | undefined {
   return m?.[1]!.replace(/[[\]",']/g, ' ').trim();
 }
 
+const settingWords = (text: string | undefined, key: string): string[] =>
+  (setting(text, key) ?? '').split(/\s+/).filter(Boolean);
+
 const fileText = (ctx: CheckContext, key: string): string | undefined => {
   const f = ctx.readFile(key);
   return f && 'text' in f ? f.text : undefined;
@@ -56,10 +60,7 @@ function pytest(cmd: Argv, ctx: CheckContext): void {
     .map((f) => fileText(ctx, joinKey(root, f)))
     .join('\n');
   const addopts = [setting(ini, 'addopts') ?? '', ctx.commandEnv.get('PYTEST_ADDOPTS')?.text ?? ''].join(' ');
-  const pythonpath = (setting(ini, 'pythonpath') ?? '')
-    .split(/\s+/)
-    .filter((p) => p !== '')
-    .map((p) => joinKey(root, p));
+  const pythonpath = settingWords(ini, 'pythonpath').map((p) => joinKey(root, p));
   const roots = [root, ...pythonpath];
   const plugins = [
     ...`${cmd.args.map((a) => a.text).join(' ')} ${addopts}`.matchAll(/(?:^|\s)-p\s*(?!no:)([\w.]+)/g),
@@ -67,21 +68,12 @@ function pytest(cmd: Argv, ctx: CheckContext): void {
   for (const p of plugins)
     for (const r of roots) for (const key of pythonCandidates(r, p)) ctx.loads(key, 'python', { file: key, roots });
   const given = pathOperands(cmd, PYTEST_VALUES);
-  const testpaths = (setting(ini, 'testpaths') ?? '').split(/\s+/).filter((p) => p !== '');
+  const testpaths = settingWords(ini, 'testpaths');
   const targets = (given.length > 0 ? given : testpaths.length > 0 ? testpaths : ['.']).map((p) => joinKey(root, p));
   const patterns = (setting(ini, 'python_files') ?? 'test_*.py *_test.py').split(/\s+/).map(globRe);
   const files = targets.filter((t) => /\.py$/.test(t));
-  const dirs: string[] = [];
-  const walked = found(
-    discover(
-      ctx,
-      targets.filter((t) => !/\.py$/.test(t)),
-      (n) => n === 'conftest.py' || patterns.some((re) => re.test(n)),
-      { dirs },
-    ),
-    ctx,
-    'pytest',
-  );
+  const testDirs = targets.filter((t) => !/\.py$/.test(t));
+  const walked = discover(ctx, 'pytest', testDirs, (n) => n === 'conftest.py' || patterns.some((re) => re.test(n)));
   if (walked === undefined) return;
   // conftest.py of the root and of every directory between it and each test.
   const conftests = new Set([joinKey(root, 'conftest.py')]);
@@ -100,17 +92,15 @@ const globRe = (g: string): RegExp =>
       .replace(/\?/g, '.')}$`,
   );
 
+/** unittest's options that take a value (not a module to run). */
+const UNITTEST_VALUES = /^(-s|-p|-t|--start-directory|--pattern|--top-level-directory|-k)$/;
+
 /** python -m unittest [discover -s DIR -p PATTERN | module.names | files]. */
 function unittest(cmd: Argv, ctx: CheckContext): void {
   const root = here(ctx);
   if (root === undefined) return;
   const w = cmd.args.map((a) => a.text);
-  const modules = w.filter(
-    (t, i) =>
-      !t.startsWith('-') &&
-      t !== 'discover' &&
-      !/^(-s|-p|-t|--start-directory|--pattern|--top-level-directory|-k)$/.test(w[i - 1] ?? ''),
-  );
+  const modules = w.filter((t, i) => !t.startsWith('-') && t !== 'discover' && !UNITTEST_VALUES.test(w[i - 1] ?? ''));
   if (modules.length > 0 && w[0] !== 'discover') {
     for (const m of modules) {
       const keys = /\.py$/.test(m) ? [joinKey(root, m)] : pythonCandidates(root, m);
@@ -125,23 +115,19 @@ function unittest(cmd: Argv, ctx: CheckContext): void {
   };
   const start = after('-s', '--start-directory') ?? '.';
   const pattern = globRe(after('-p', '--pattern') ?? 'test*.py');
-  const files = found(
-    discover(ctx, [joinKey(root, start)], (n) => pattern.test(n)),
-    ctx,
-    'unittest',
-  );
+  const files = discover(ctx, 'unittest', [joinKey(root, start)], (n) => pattern.test(n));
   for (const key of files ?? []) ctx.loads(key, 'python', { file: key, roots: [root, dirOf(key)] });
 }
 
 /** A runner that imports one Python file of the project (nox, invoke, fab, doit, scons, sphinx-build's conf.py). */
-function pythonFile(names: string[], fileOpts: RegExp) {
+function pythonFile(files: string[], fileOpts: RegExp) {
   return (cmd: Argv, ctx: CheckContext): void => {
     const root = here(ctx);
     if (root === undefined) return;
     const w = cmd.args.map((a) => a.text);
     const at = w.findIndex((t) => fileOpts.test(t));
     const chosen = at >= 0 ? w[at + 1] : undefined;
-    for (const n of chosen ? [chosen] : names) {
+    for (const n of chosen ? [chosen] : files) {
       const key = joinKey(root, n);
       ctx.loads(key, 'python', { file: key, roots: [root] });
     }
@@ -175,39 +161,33 @@ function setupPy(cmd: Argv, ctx: CheckContext): void {
 }
 
 const JS_TEST = /\.(test|spec)\.[cm]?[jt]sx?$|^(test|.*[-_]test|test[-_].*)\.[cm]?js$/;
-const JS_CONFIG: Record<string, string[]> = {
-  jest: ['jest.config'],
-  vitest: ['vitest.config', 'vite.config', 'vitest.workspace'],
-  mocha: ['.mocharc'],
-  playwright: ['playwright.config'],
-  cypress: ['cypress.config'],
-  ava: ['ava.config'],
-  eslint: ['eslint.config', '.eslintrc'],
-  prettier: ['prettier.config', '.prettierrc'],
-  webpack: ['webpack.config'],
-  'webpack-cli': ['webpack.config'],
-  vite: ['vite.config'],
-  rollup: ['rollup.config'],
-  next: ['next.config'],
-  nuxt: ['nuxt.config'],
-  astro: ['astro.config'],
-  tailwindcss: ['tailwind.config'],
-  postcss: ['postcss.config'],
-  babel: ['babel.config', '.babelrc'],
-  tsup: ['tsup.config'],
-  gulp: ['gulpfile'],
-  grunt: ['Gruntfile', 'gruntfile'],
-  karma: ['karma.conf'],
-  svelte: ['svelte.config'],
-  'svelte-kit': ['svelte.config'],
-  remix: ['remix.config'],
-  docusaurus: ['docusaurus.config'],
-  eleventy: ['.eleventy', 'eleventy.config'],
-  storybook: ['.storybook/main'],
-  'lint-staged': ['lint-staged.config', '.lintstagedrc'],
-};
+/** Node tools whose config file is `<tool>.config.js` (or another JS_EXT). */
+const NAMED_CONFIG = names('jest playwright cypress ava webpack vite rollup next nuxt astro postcss tsup svelte remix');
+/** Node tools and the base names of their config files. */
+const JS_CONFIG: Record<string, readonly string[]> = keyTable({
+  ...Object.fromEntries(NAMED_CONFIG.map((tool) => [tool, [`${tool}.config`]])),
+  docusaurus: names('docusaurus.config'),
+  vitest: names('vitest.config vite.config vitest.workspace'),
+  mocha: names('.mocharc'),
+  eslint: names('eslint.config .eslintrc'),
+  prettier: names('prettier.config .prettierrc'),
+  'webpack-cli': names('webpack.config'),
+  tailwindcss: names('tailwind.config'),
+  babel: names('babel.config .babelrc'),
+  gulp: names('gulpfile'),
+  grunt: names('Gruntfile gruntfile'),
+  karma: names('karma.conf'),
+  'svelte-kit': names('svelte.config'),
+  eleventy: names('.eleventy eleventy.config'),
+  storybook: names('.storybook/main'),
+  'lint-staged': names('lint-staged.config .lintstagedrc'),
+});
 const JS_EXT = ['.js', '.mjs', '.cjs', '.ts', '.mts', '.cts'];
 const TEST_RUNNERS = new Set(['jest', 'vitest', 'mocha', 'playwright', 'ava', 'tap', 'cypress']);
+
+/** Node test runners' options that take a value (not a path of tests). */
+const NODE_TEST_VALUES =
+  /^(-c|--config|-t|--testNamePattern|--reporter|--project|-g|--grep|--timeout|--workers|-j|--shard|--env|--spec|--browser)$/;
 
 /** Node tools: their config files, and for test runners the test files they collect. */
 function nodeTool(cmd: Argv, ctx: CheckContext): void {
@@ -227,20 +207,14 @@ function nodeTool(cmd: Argv, ctx: CheckContext): void {
   if (!TEST_RUNNERS.has(name) && name !== 'node-test') return;
   // cypress open, playwright codegen: no tests run; `vitest run a.test.ts` narrows to the files named.
   if ((name === 'cypress' && w[0] !== 'run') || (name === 'playwright' && w[0] !== 'test')) return;
-  const given = pathOperands(
-    cmd,
-    /^(-c|--config|-t|--testNamePattern|--reporter|--project|-g|--grep|--timeout|--workers|-j|--shard|--env|--spec|--browser)$/,
-  ).filter((p) => !/^(run|watch|test|related|bench|dev)$/.test(p));
+  const given = pathOperands(cmd, NODE_TEST_VALUES).filter((p) => !/^(run|watch|test|related|bench|dev)$/.test(p));
   const files = given.filter((g) => /\.[cm]?[jt]sx?$/.test(g)).map((g) => joinKey(root, g));
   const dirs = given.filter((g) => !/\.[cm]?[jt]sx?$/.test(g)).map((g) => joinKey(root, g));
-  const walked = found(
-    discover(
-      ctx,
-      files.length > 0 && dirs.length === 0 ? [] : dirs.length > 0 ? dirs : [root],
-      (n, dir) => JS_TEST.test(n) || (/(^|\/)(__tests__|test|tests)$/.test(dir) && /\.[cm]?[jt]sx?$/.test(n)),
-    ),
+  const walked = discover(
     ctx,
     name,
+    files.length > 0 && dirs.length === 0 ? [] : dirs.length > 0 ? dirs : [root],
+    (n, dir) => JS_TEST.test(n) || (/(^|\/)(__tests__|test|tests)$/.test(dir) && /\.[cm]?[jt]sx?$/.test(n)),
   );
   for (const key of [...files, ...(walked ?? [])]) ctx.loads(key, 'javascript', { file: key, roots: [] });
 }
@@ -338,11 +312,7 @@ function rake(_cmd: Argv, ctx: CheckContext): void {
   if (root === undefined) return;
   for (const f of ['Rakefile', 'rakefile', 'Rakefile.rb'])
     ctx.loads(joinKey(root, f), 'ruby', { file: joinKey(root, f), roots: [root] });
-  for (const key of found(
-    discover(ctx, [joinKey(root, 'rakelib')], (n) => /\.rake$/.test(n), { depth: 2 }),
-    ctx,
-    'rake',
-  ) ?? [])
+  for (const key of discover(ctx, 'rake', [joinKey(root, 'rakelib')], (n) => /\.rake$/.test(n), { depth: 2 }) ?? [])
     ctx.loads(key, 'ruby', { file: key, roots: [root] });
 }
 
@@ -354,25 +324,18 @@ function bundle(cmd: Argv, ctx: CheckContext): void {
     ctx.loads(joinKey(root, 'Gemfile'), 'ruby', { file: joinKey(root, 'Gemfile'), roots: [root] });
 }
 
-const RUNNERS: Record<string, (cmd: Argv, ctx: CheckContext) => void> = {
-  pytest,
-  'py.test': pytest,
-  'pytest-3': pytest,
+const RUNNERS: Record<string, (cmd: Argv, ctx: CheckContext) => void> = keyTable({
+  'pytest py.test pytest-3': pytest,
   unittest,
   nox: pythonFile(['noxfile.py'], /^(-f|--noxfile)$/),
-  invoke: pythonFile(['tasks.py', 'tasks/__init__.py'], /^(-c|--collection)$/),
-  inv: pythonFile(['tasks.py', 'tasks/__init__.py'], /^(-c|--collection)$/),
+  'invoke inv': pythonFile(['tasks.py', 'tasks/__init__.py'], /^(-c|--collection)$/),
   fab: pythonFile(['fabfile.py', 'fabfile/__init__.py'], /^(-f|--fabfile)$/),
   doit: pythonFile(['dodo.py'], /^(-f|--file)$/),
   scons: pythonFile(['SConstruct', 'Sconstruct', 'sconstruct'], /^(-f|--file|--makefile|--sconstruct)$/),
   tox,
-  pip: setupPy,
-  pip3: setupPy,
-  uv: setupPy,
-  build: setupPy,
+  'pip pip3 uv build': setupPy,
   just,
-  task: taskfile,
-  'go-task': taskfile,
+  'task go-task': taskfile,
   deno: (cmd, ctx) => (cmd.args[0]?.text === 'task' ? denoTasks(cmd, ctx) : undefined),
   composer: (cmd, ctx) =>
     /^(run-script|run|install|update|test|dump-autoload|create-project)$|^[\w:-]+$/.test(cmd.args[0]?.text ?? 'install')
@@ -393,7 +356,7 @@ const RUNNERS: Record<string, (cmd: Argv, ctx: CheckContext) => void> = {
       .map((n) => [n, nodeTool]),
   ),
   tap: nodeTool,
-};
+});
 
 /** Judges the project files a runner or tool is about to load; `node --test` collects test files too. */
 export function projectRunner(cmd: Argv, ctx: CheckContext): void {
