@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import type { AllowlistEntry, ApprovalScope } from '../common/approval-types.js';
 import { allowlistMatch } from '../common/allowlist.js';
 import { detect, type Verdict } from '../detector/engine/detect.js';
+import type { Finding } from '../detector/engine/analysis-state.js';
 import { loadBashParser } from '../detector/engine/parser.js';
 import { loadProgramReader, type ReadProgram } from '../detector/programs/code/load.js';
 import { approvalScope } from './scope.js';
@@ -77,6 +78,24 @@ function remembering(read: ReadProgram): ReadProgram {
   };
 }
 
+/** A verdict and what was read to reach it: the scripts' texts and every file (by the detector's key). */
+interface Judged {
+  verdict: Verdict;
+  scripts: Map<string, string>;
+  files: Map<string, ScriptFile>;
+}
+
+/** A verdict reached from these findings alone, with nothing read. */
+function unread(command: string, findings: Finding[]): Judged {
+  const tier = findings.some((f) => f.tier === 'hardline') ? 'hardline' : findings.length > 0 ? 'dangerous' : null;
+  return { verdict: { command, dangerous: findings.length > 0, tier, findings }, scripts: new Map(), files: new Map() };
+}
+
+/** The verdict with one more finding: dangerous now, unless it was hardline already. */
+function withFinding(verdict: Verdict, finding: Finding): Verdict {
+  return { ...verdict, dangerous: true, tier: verdict.tier ?? 'dangerous', findings: [...verdict.findings, finding] };
+}
+
 /**
  * Judges a tool call's subject: scripts it runs by path, modules they import, hooks git will run... are read
  * (through `read`) and judged as their program's text. Every file read is returned in `scripts` (path → text): what
@@ -87,32 +106,17 @@ export async function judgeSubject(
   cwd: string,
   read?: ReadScripts,
   held: readonly HeldFiles[] = [],
-): Promise<{ verdict: Verdict; scripts: Map<string, string>; files: Map<string, ScriptFile> }> {
-  if (subject.findings) {
-    // The tool said what the call is (an MCP server's tool): nothing to parse, nothing to read.
-    const findings = [...subject.findings];
-    const tier = findings.some((f) => f.tier === 'hardline') ? 'hardline' : findings.length > 0 ? 'dangerous' : null;
-    return {
-      verdict: { command: subject.text, dangerous: findings.length > 0, tier, findings },
-      scripts: new Map(),
-      files: new Map(),
-    };
-  }
+): Promise<Judged> {
+  // The tool said what the call is (an MCP server's tool): nothing to parse, nothing to read.
+  if (subject.findings) return unread(subject.text, [...subject.findings]);
   try {
     return await judgeWithin(subject, cwd, read, held);
   } catch (err) {
     // Nesting deep enough to exhaust the stack (`a && a && …` 20,000 times, `$(` 2,000 deep): a person decides.
     if (!(err instanceof RangeError)) throw err;
-    const finding = {
-      rule: 'too-deep',
-      tier: 'dangerous' as const,
-      description: 'commands nested too deeply to check',
-    };
-    return {
-      verdict: { command: subject.text, dangerous: true, tier: 'dangerous', findings: [finding] },
-      scripts: new Map(),
-      files: new Map(),
-    };
+    return unread(subject.text, [
+      { rule: 'too-deep', tier: 'dangerous', description: 'commands nested too deeply to check' },
+    ]);
   }
 }
 
@@ -121,7 +125,7 @@ async function judgeWithin(
   cwd: string,
   read: ReadScripts | undefined,
   held: readonly HeldFiles[],
-): Promise<{ verdict: Verdict; scripts: Map<string, string>; files: Map<string, ScriptFile> }> {
+): Promise<Judged> {
   const parse = await loadBashParser();
   const programs = remembering(await loadProgramReader());
   const files = new Map<string, ScriptFile>();
@@ -133,12 +137,7 @@ async function judgeWithin(
     terminal: subject.terminal,
     written: subject.written,
   };
-  if (subject.text.trim() === '')
-    return {
-      verdict: { command: subject.text, dangerous: false, tier: null, findings: [] },
-      scripts: new Map(),
-      files,
-    };
+  if (subject.text.trim() === '') return unread(subject.text, []);
   let verdict = detect(parse, subject.text, { ...opts, files: read ? files : undefined });
   const listings: Listings = new Map();
   const ahead = new Map<string, ScriptFile>();
@@ -157,49 +156,25 @@ async function judgeWithin(
     verdict = detect(parse, subject.text, { ...opts, files });
   }
   // What was read is what is on disk now; a file the line itself rewrites first is judged on a guess: a person decides.
-  const rewritten =
-    files.size > 0 && subject.language === undefined
-      ? parse(subject.text, (root) => (root ? writtenByTheLine(root, cwd, [...files.keys()], parse) : []))
+  const writtenFirst = (keys: string[]): string[] =>
+    keys.length > 0 && subject.language === undefined
+      ? parse(subject.text, (root) => (root ? writtenByTheLine(root, cwd, keys, parse) : []))
       : [];
+  const rewritten = writtenFirst([...files.keys()]);
   if (rewritten.length > 0) {
-    const finding = {
-      rule: 'changed-before-run',
-      tier: 'dangerous' as const,
-      description: `a file it runs or loads is changed by the same command line first: ${rewritten.slice(0, 5).join(', ')}`,
-    };
-    verdict = {
-      ...verdict,
-      dangerous: true,
-      tier: verdict.tier ?? 'dangerous',
-      findings: [...verdict.findings, finding],
-    };
+    const description = `a file it runs or loads is changed by the same command line first: ${rewritten.slice(0, 5).join(', ')}`;
+    verdict = withFinding(verdict, { rule: 'changed-before-run', tier: 'dangerous', description });
   }
   // A running background process was judged on files it may run at any later time: writing one changes what it runs.
-  const heldKeys = held.flatMap((h) => h.files);
-  const changesHeld =
-    heldKeys.length > 0 && subject.language === undefined
-      ? parse(subject.text, (root) => (root ? writtenByTheLine(root, cwd, heldKeys, parse) : []))
-      : [];
+  const changesHeld = writtenFirst(held.flatMap((h) => h.files));
   if (changesHeld.length > 0) {
     const by = held.filter((h) => h.files.some((f) => changesHeld.includes(f)));
-    const finding = {
-      rule: 'changes-held-file',
-      tier: 'dangerous' as const,
-      description: `changes ${changesHeld.slice(0, 5).join(', ')}, which background process ${by.map((h) => `${h.id} (${h.command.slice(0, 80)})`).join(', ')} was checked on and may still run`,
-    };
-    verdict = {
-      ...verdict,
-      dangerous: true,
-      tier: verdict.tier ?? 'dangerous',
-      findings: [...verdict.findings, finding],
-    };
+    const description = `changes ${changesHeld.slice(0, 5).join(', ')}, which background process ${by.map((h) => `${h.id} (${h.command.slice(0, 80)})`).join(', ')} was checked on and may still run`;
+    verdict = withFinding(verdict, { rule: 'changes-held-file', tier: 'dangerous', description });
   }
   if (subject.inputOnly) {
-    const before = new Set(
-      detect(parse, subject.text, { ...opts, stdin: undefined, files: read ? files : undefined }).findings.map(
-        (f) => f.description,
-      ),
-    );
+    const alone = detect(parse, subject.text, { ...opts, stdin: undefined, files: read ? files : undefined });
+    const before = new Set(alone.findings.map((f) => f.description));
     const findings = verdict.findings.filter((f) => !before.has(f.description));
     verdict = { ...verdict, findings, dangerous: findings.length > 0, tier: findings[0]?.tier ?? null };
   }
@@ -235,12 +210,7 @@ export async function assessSubject(
     const p = await judgeProtectedChange(opts.tool ?? 'a file tool', subject.change, opts.protectedPaths, opts.read);
     files = new Map([...files, ...p.files]);
     if (p.finding) {
-      verdict = {
-        ...verdict,
-        dangerous: true,
-        tier: verdict.tier ?? 'dangerous',
-        findings: [...verdict.findings, p.finding],
-      };
+      verdict = withFinding(verdict, p.finding);
       shown = p.shown;
     }
   }

@@ -91,28 +91,17 @@ function form(node: SyntaxNode): Form | undefined {
       }
       return out;
     }
-    case 'program': {
-      const out: Form = ['seq'];
-      for (const c of node.children) {
-        if (!c) return undefined;
-        if (!c.isNamed) {
-          if (c.type === '&') out.push('&');
-          else if (c.type !== ';') return undefined;
-          continue;
-        }
-        const f = form(c);
-        if (!f) return undefined;
-        out.push(f);
-      }
-      return out;
-    }
+    case 'program':
     case 'list':
     case 'pipeline': {
-      const out: Form = [node.type];
+      // Commands and the operators between them; a program's `;` says nothing a new element does not.
+      const program = node.type === 'program';
+      const out: Form = [program ? 'seq' : node.type];
       for (const c of node.children) {
         if (!c) return undefined;
         if (!c.isNamed) {
-          if (!['&&', '||', '|', '|&'].includes(c.type)) return undefined;
+          if (program && c.type === ';') continue;
+          if (!(program ? ['&'] : ['&&', '||', '|', '|&']).includes(c.type)) return undefined;
           out.push(c.type);
           continue;
         }

@@ -46,10 +46,7 @@ const CONCAT = new RegExp(
 );
 /** SEP.join([literals]), [literals].join(SEP), join(SEP, literals), implode(SEP, [literals]), %w[...].join(SEP). */
 const JOINS: [RegExp, (m: RegExpExecArray) => [string, string[]] | undefined][] = [
-  [
-    /(["'])([^"'\n]*)\1\.join\(\s*\[([^\]]*)\]\s*\)/g,
-    (m) => ([m[2]!, literals(m[3]!)].every((x) => x !== undefined) ? [m[2]!, literals(m[3]!)!] : undefined),
-  ],
+  [/(["'])([^"'\n]*)\1\.join\(\s*\[([^\]]*)\]\s*\)/g, (m) => (literals(m[3]!) ? [m[2]!, literals(m[3]!)!] : undefined)],
   [/\[([^\]]*)\]\.join\(\s*(["'])([^"'\n]*)\2\s*\)/g, (m) => (literals(m[1]!) ? [m[3]!, literals(m[1]!)!] : undefined)],
   [/%w\[([^\]]*)\]\.join\(\s*(["'])([^"'\n]*)\2\s*\)/g, (m) => [m[3]!, m[1]!.trim().split(/\s+/)]],
   [
@@ -165,6 +162,9 @@ const READS =
 const SECRET_ENV =
   /(os\.environ|os\.getenv|process\.env|ENV|getenv)\s*(\[\s*|\.|\(\s*|\{)\s*["']?[A-Z0-9_]*(TOKEN|SECRET|PASSWORD|PASSWD|API_KEY|APIKEY|ACCESS_KEY|PRIVATE_KEY|CREDENTIALS?)/;
 
+/** `"sh", "-c", "SCRIPT"` in a list of arguments (also bash, zsh, dash, /bin/sh): group 4 is the script. */
+const SH_C_ARGUMENTS = /(["'])(?:\/bin\/)?(?:ba|z|da)?sh\1\s*,\s*(["'])-c\2\s*,\s*(["'])((?:\\.|(?!\3)[^\\])*)\3/g;
+
 /** A shell or eval call whose argument is built at run time (joined, decoded, from variables): what runs cannot be read. */
 function dynamicCalls(code: string, language: string, ctx: CheckContext, detail: string): void {
   const shell = SHELL_FN[language];
@@ -194,11 +194,12 @@ function dynamicCalls(code: string, language: string, ctx: CheckContext, detail:
   // perl/ruby backticks with interpolation; `sh -c` with a literal in an argument list.
   if ((language === 'perl' || language === 'ruby') && /`[^`]*(#\{|\$\w)[^`]*`/.test(code))
     ctx.add('dynamic-command', `${detail} (backticks run an interpolated command)`);
-  for (const m of code.matchAll(
-    /(["'])(?:\/bin\/)?(?:ba|z|da)?sh\1\s*,\s*(["'])-c\2\s*,\s*(["'])((?:\\.|(?!\3)[^\\])*)\3/g,
-  ))
-    ctx.script(unescape(m[4]!));
+  for (const m of code.matchAll(SH_C_ARGUMENTS)) ctx.script(unescape(m[4]!));
 }
+
+/** A secret file under the home directory built from its spelling in code (`os.path.expanduser("~") + "/.ssh/id_rsa"`). */
+const HOME_SECRET_FILE =
+  /(HOME|homedir\(\)|expanduser\(["']~)[^\n]{0,40}["'`][^"'`]*\/\.(ssh\/id_|aws\/credentials|netrc|git-credentials|docker\/config\.json|kube\/config)/;
 
 /** A Temporal client in code: the SDKs' client modules, or the server's gRPC service by name. */
 const TEMPORAL_CLIENT =
@@ -235,11 +236,9 @@ export function analyseCode(source: string, written: string, ctx: CheckContext):
   // String literals, with the interpreter's spelling of the home directory as `~` ($ENV{HOME}, os.environ['HOME'], ...).
   const strings = [...code.matchAll(new RegExp(STR, 'g'))].map((m) => m[2]!.replace(HOME_PREFIX, '~'));
   // Permissions and ownership (os.chmod, fs.chmodSync, File.chmod, chown): judged like chmod on the paths named.
-  if (
-    PERMISSION_CALL.test(code) &&
-    strings.some((p) => /^(root|home|system-dir|system-path)$/.test(classifyPath(literal(p), ctx.where)))
-  )
-    ctx.add('system-permissions', detail);
+  const systemPath = (p: string): boolean =>
+    /^(root|home|system-dir|system-path)$/.test(classifyPath(literal(p), ctx.where));
+  if (PERMISSION_CALL.test(code) && strings.some(systemPath)) ctx.add('system-permissions', detail);
   // Files opened for writing or written whole: system configuration and an agent's own settings.
   if (FILE_WRITE.test(code)) {
     if (strings.some((p) => p.startsWith('/') && classifyWrite(literal(p), ctx.where) === 'system-config'))
@@ -264,11 +263,7 @@ export function analyseCode(source: string, written: string, ctx: CheckContext):
   // A credential file read and printed, a secret variable or the whole environment printed: shown to the model.
   if (PRINTS.test(code)) {
     const paths = strings.map((p) => p.replace(/^.*\/(home|Users)\/[^/]+\//, '~/'));
-    const secretFile =
-      paths.some((p) => shownSecretPath(p)) ||
-      /(HOME|homedir\(\)|expanduser\(["']~)[^\n]{0,40}["'`][^"'`]*\/\.(ssh\/id_|aws\/credentials|netrc|git-credentials|docker\/config\.json|kube\/config)/.test(
-        code,
-      );
+    const secretFile = paths.some((p) => shownSecretPath(p)) || HOME_SECRET_FILE.test(code);
     if ((secretFile && READS.test(code)) || WHOLE_ENV.test(code) || SECRET_ENV.test(code))
       ctx.add('secret-read', detail);
   }

@@ -8,6 +8,9 @@ import { names } from '../engine/names.js';
 import type { RequestCheck } from '../programs/http/request.js';
 import { judges } from './registry.js';
 
+const SQL_DROP =
+  /\bDROP\s+(TABLE|DATABASE|SCHEMA|VIEW|MATERIALIZED\s+VIEW|INDEX|USER|ROLE|SEQUENCE|FUNCTION|PROCEDURE|TRIGGER|TYPE|EXTENSION|KEYSPACE|COLLECTION|OWNED)\b/i;
+
 /** Rule ids for destructive statements in SQL text. Comments and string literals are ignored. */
 export function sqlFindings(sql: string): string[] {
   const text = sql
@@ -20,12 +23,7 @@ export function sqlFindings(sql: string): string[] {
   for (const raw of text.split(';')) {
     const s = raw.trim();
     if (s === '') continue;
-    if (
-      /\bDROP\s+(TABLE|DATABASE|SCHEMA|VIEW|MATERIALIZED\s+VIEW|INDEX|USER|ROLE|SEQUENCE|FUNCTION|PROCEDURE|TRIGGER|TYPE|EXTENSION|KEYSPACE|COLLECTION|OWNED)\b/i.test(
-        s,
-      )
-    )
-      found.add('sql-drop');
+    if (SQL_DROP.test(s)) found.add('sql-drop');
     if (/\bALTER\s+TABLE\s+\S+\s+DROP\b/i.test(s)) found.add('sql-drop');
     if (/^(WITH\b[\s\S]*?\)\s*)?TRUNCATE\b/i.test(s) || /\bTRUNCATE\s+TABLE\b/i.test(s)) found.add('sql-truncate');
     // Superuser and admin rights for a database account: every table, and on PostgreSQL the server's files.
@@ -49,31 +47,15 @@ export function sqlFindings(sql: string): string[] {
   return [...found];
 }
 
+/** Options of the SQL clients that take a value (connection, files, sqlite3's single-dash -init and -separator). */
+const CLIENT_VALUE_OPTS = names(
+  `-h --host --port -U --username -u --user -d --dbname -D --database -f --file -S -o --output --cmd -init -separator`,
+);
+
 /** The SQL a client runs: its command option, operands after the database (sqlite3), or standard input. */
 function sqlClient(options: string[], operandSql?: (operands: string[]) => string[]): Check {
   return (cmd: Argv, io: Io, ctx) => {
-    const f = parseFlags(cmd.args, [
-      ...options,
-      '-h',
-      '--host',
-      '--port',
-      '-U',
-      '--username',
-      '-u',
-      '--user',
-      '-d',
-      '--dbname',
-      '-D',
-      '--database',
-      '-f',
-      '--file',
-      '-S',
-      '-o',
-      '--output',
-      '--cmd',
-      '-init',
-      '-separator',
-    ]);
+    const f = parseFlags(cmd.args, [...options, ...CLIENT_VALUE_OPTS]);
     const texts = options.map((o) => f.values.get(o)).filter((v): v is string => v !== undefined);
     if (f.values.has('--cmd')) texts.push(f.values.get('--cmd')!);
     // sqlite3's single-dash long options: -cmd SQL.
@@ -86,17 +68,17 @@ function sqlClient(options: string[], operandSql?: (operands: string[]) => strin
     if (input !== undefined) texts.push(input);
     for (const t of texts) sqlText(t, ctx, show(cmd));
     // psql -f FILE, sqlite3 -init FILE, `mysql db < FILE`: the file is the client's script.
-    const files =
-      cmd.name === 'psql'
-        ? [f.values.get('-f'), f.values.get('--file')]
-        : cmd.name === 'sqlite3'
-          ? [f.values.get('-init')]
-          : [];
-    for (const file of files) if (file !== undefined && file !== '-') ctx.runsFile(literal(file), 'sql');
+    const fileOpts = cmd.name === 'psql' ? ['-f', '--file'] : cmd.name === 'sqlite3' ? ['-init'] : [];
+    for (const file of fileOpts.map((o) => f.values.get(o)))
+      if (file !== undefined && file !== '-') ctx.runsFile(literal(file), 'sql');
     if (input === undefined && io.stdinFile && io.upstream.length === 0 && !ctx.substitutionInput(io.stdinFile))
       ctx.runsFile(io.stdinFile, 'sql');
   };
 }
+
+/** Client meta-commands that pipe their output or input through a command (`\\o |cmd`, `.once |cmd`): group 1. */
+const PIPED_OUTPUT =
+  /(?:^|\n|;)\s*(?:\\o|\\out|\\g|\\gx|\\w|\\write|\.once|\.output|\.read|\.import|\.pipe)\s+['"]?\|\s*([^\n'"]+)/gi;
 
 /**
  * SQL and client meta-commands: destructive statements, and what runs a shell or reads more script (psql `\\!`,
@@ -106,10 +88,7 @@ function sqlClient(options: string[], operandSql?: (operands: string[]) => strin
 export function sqlText(t: string, ctx: CheckContext, detail: string): void {
   for (const r of sqlFindings(t)) ctx.add(r, detail);
   for (const m of t.matchAll(/(?:^|\n|;)\s*(?:\\!|\.shell|\.system|system|\\system)\s+([^\n]+)/gi)) ctx.script(m[1]!);
-  for (const m of t.matchAll(
-    /(?:^|\n|;)\s*(?:\\o|\\out|\\g|\\gx|\\w|\\write|\.once|\.output|\.read|\.import|\.pipe)\s+['"]?\|\s*([^\n'"]+)/gi,
-  ))
-    ctx.script(m[1]!);
+  for (const m of t.matchAll(PIPED_OUTPUT)) ctx.script(m[1]!);
   for (const m of t.matchAll(/\b(?:\\copy\b[^\n]*|COPY\b[^;]*)\bPROGRAM\s+'((?:''|[^'])*)'/gi))
     ctx.script(m[1]!.replace(/''/g, "'"));
   for (const m of t.matchAll(/(?:^|\n|;)\s*(?:\\i|\\ir|\\include|\.read|source|\\\.)\s+['"]?([^|\s'";][^\s'";]*)/gi))
@@ -122,12 +101,8 @@ const redis: Check = (cmd, io, ctx) => {
   const f = parseFlags(cmd.args, names(`-h -p -a -n -u --user --pass -s -r -i --tls --cacert`));
   const first = f.operands[0]?.text ?? '';
   const lines = (stdinText(io) ?? '').split('\n').map((l) => l.trim().split(/\s+/)[0] ?? '');
-  const scripts = /^eval(sha)?$/i.test(first)
-    ? f.operands
-        .slice(1)
-        .map((w) => w.text)
-        .join(' ')
-    : '';
+  const rest = f.operands.slice(1).map((w) => w.text);
+  const scripts = /^eval(sha)?$/i.test(first) ? rest.join(' ') : '';
   if ([first, ...lines].some((w) => /^flush(all|db)$/i.test(w)) || /flush(all|db)/i.test(scripts))
     ctx.add('redis-flush', show(cmd));
   // `redis-cli --scan ... | xargs redis-cli del`: every key a scan finds.
@@ -138,14 +113,14 @@ const redis: Check = (cmd, io, ctx) => {
     checkWrite(literal(/^dir$/i.test(c!) ? `${d.replace(/\/+$/, '')}/dump.rdb` : d), show(cmd), ctx);
 };
 
+/** A URL path that names every index (`/_all`, `/*`) or a wildcard of them (`/logs-*`). */
+const EVERY_INDEX = /\/(_all|\*)($|[/?,])|\/[^/?]*\*[^/?]*($|[/?])/;
+
 /** An HTTP DELETE of every index or a wildcard (Elasticsearch/OpenSearch `DELETE /logs-*`, `/_all`). */
 export const bulkDeleteRequest: RequestCheck = (req, cmd, _io, ctx) => {
   const url = req.urls[0];
-  if (
-    req.method === 'DELETE' &&
-    url &&
-    /\/(_all|\*)($|[/?,])|\/[^/?]*\*[^/?]*($|[/?])/.test(url.replace(/^https?:\/\/[^/]+/i, ''))
-  )
+  const path = url?.replace(/^https?:\/\/[^/]+/i, '');
+  if (req.method === 'DELETE' && path !== undefined && EVERY_INDEX.test(path))
     ctx.add('sql-drop', `${show(cmd)} (every matching index)`);
 };
 
@@ -172,20 +147,13 @@ judges(
   import.meta.url,
   {
     'pg_restore mongorestore': restoreOverwrites,
-    psql: sqlClient(['-c', '--command']),
-    mysql: sqlClient(['-e', '--execute']),
-    mariadb: sqlClient(['-e', '--execute']),
-    mycli: sqlClient(['-e', '--execute']),
-    sqlite3: sqlClient([], (ops) => ops.slice(1)),
-    sqlite: sqlClient([], (ops) => ops.slice(1)),
+    'psql usql': sqlClient(['-c', '--command']),
+    'mysql mariadb mycli cqlsh cockroach': sqlClient(['-e', '--execute']),
+    'sqlite3 sqlite': sqlClient([], (ops) => ops.slice(1)),
     duckdb: sqlClient(['-c'], (ops) => ops.slice(1)),
     sqlcmd: sqlClient(['-Q', '-q']),
-    'clickhouse-client': sqlClient(['--query', '-q']),
-    clickhouse: sqlClient(['--query', '-q']),
-    usql: sqlClient(['-c', '--command']),
+    'clickhouse-client clickhouse': sqlClient(['--query', '-q']),
     snowsql: sqlClient(['-q', '--query']),
-    cqlsh: sqlClient(['-e', '--execute']),
-    cockroach: sqlClient(['-e', '--execute']),
     'redis-cli valkey-cli keydb-cli': redis,
     'mongo mongosh': mongo,
     dropdb,

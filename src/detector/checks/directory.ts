@@ -4,16 +4,19 @@
 import { show, type Check } from './types.js';
 import { judges } from './registry.js';
 
+/** kadmin queries that add, change or remove a principal or its keys. */
+const PRINCIPAL_CHANGE =
+  /^\s*(add_?principal|addprinc|ank|delete_?principal|delprinc|modify_?principal|modprinc|change_?password|cpw|ktadd|xst|ktremove)\b/i;
+
+/** ipa and samba-tool verbs (`user-add`, `group-add-member`, `group addmembers`) that change accounts or memberships. */
+const ACCOUNT_CHANGE =
+  /(user|group|principal|host|service|role|privilege|sudorule)s?-(add|create|mod|del|delete|remove|setpassword|enable)|-(add|remove)-?member|addmembers|removemembers/;
+
 /** kadmin -q 'addprinc ...': the query's first word says what it does. */
 const kadmin: Check = (cmd, _io, ctx) => {
   const w = cmd.args.map((a) => a.text);
   const q = w.find((t, i) => /^(-q|--query)$/.test(w[i - 1] ?? '')) ?? w.filter((t) => !t.startsWith('-')).at(-1);
-  if (
-    /^\s*(add_?principal|addprinc|ank|delete_?principal|delprinc|modify_?principal|modprinc|change_?password|cpw|ktadd|xst|ktremove)\b/i.test(
-      q ?? '',
-    )
-  )
-    ctx.add('account-change', `${show(cmd)} (a realm principal changed)`);
+  if (PRINCIPAL_CHANGE.test(q ?? '')) ctx.add('account-change', `${show(cmd)} (a realm principal changed)`);
 };
 
 /** ldapmodify/ldapadd/ldapdelete/ldappasswd change entries (users, groups, their members and passwords). */
@@ -26,14 +29,7 @@ const ldapWrite: Check = (cmd, _io, ctx) => {
 const realmCli: Check = (cmd, _io, ctx) => {
   const w = cmd.args.filter((a) => !a.text.startsWith('-')).map((a) => a.text);
   const verb = cmd.name === 'ipa' ? (w[0] ?? '') : `${w[0] ?? ''}-${w[1] ?? ''}`;
-  if (
-    /(user|group|principal|host|service|role|privilege|sudorule)s?-(add|create|mod|del|delete|remove|setpassword|enable)/.test(
-      verb,
-    ) ||
-    /-(add|remove)-?member/.test(verb) ||
-    /addmembers|removemembers/.test(verb)
-  )
-    ctx.add('account-change', `${show(cmd)} (directory accounts changed)`);
+  if (ACCOUNT_CHANGE.test(verb)) ctx.add('account-change', `${show(cmd)} (directory accounts changed)`);
 };
 
 judges(import.meta.url, {

@@ -66,16 +66,8 @@ export function exCommand(raw: string, ctx: CheckContext, detail: string, file?:
     else ctx.add('dynamic-command', `${detail} (${m[0].slice(0, -1).trim()} of text built at run time)`);
   }
   if (/\bfeedkeys\s*\(/.test(c)) ctx.add('dynamic-command', `${detail} (feedkeys types commands)`);
-  const py = /^(py3?|python3?|pyx|pythonx)\s+(.*)$/s.exec(c);
-  if (py) ctx.code(py[2]!, 'python');
-  const lua = /^lua\s+(.*)$/s.exec(c);
-  if (lua) ctx.code(lua[1]!, 'lua');
-  const perl = /^perl\s+(.*)$/s.exec(c);
-  if (perl) ctx.code(perl[1]!, 'perl');
-  const ruby = /^ruby\s+(.*)$/s.exec(c);
-  if (ruby) ctx.code(ruby[1]!, 'ruby');
-  const tcl = /^tcl\s+(.*)$/s.exec(c);
-  if (tcl) ctx.code(tcl[1]!, 'tcl');
+  const inline = /^(py3?|python3?|pyx|pythonx|lua|perl|ruby|tcl)\s+(.*)$/s.exec(c);
+  if (inline) ctx.code(inline[2]!, /^py/.test(inline[1]!) ? 'python' : inline[1]!);
   // :w FILE writes the buffer: a git hook or a start-up file is judged like a shell redirect.
   const write = /^(?:[\d,.$%']*)\s*(?:w(?:rite)?|sav(?:eas)?|up(?:date)?)!?\s+(?:>>\s*)?([^!\s|]\S*)/.exec(c);
   if (write) checkWrite(literal(write[1]!), `${detail} (:w ${write[1]})`, ctx);
@@ -146,14 +138,10 @@ export function edScript(text: string, ctx: CheckContext, detail: string, file?:
 }
 
 /** ed [-s] [-p PROMPT] [FILE]: its commands come from standard input. */
-const ed: Check = (cmd, io, ctx) =>
-  exInput(
-    io,
-    ctx,
-    show(cmd),
-    cmd.args.find((a, i) => !/^-/.test(a.text) && cmd.args[i - 1]?.text !== '-p'),
-    'ed',
-  );
+const ed: Check = (cmd, io, ctx) => {
+  const file = cmd.args.find((a, i) => !/^-/.test(a.text) && cmd.args[i - 1]?.text !== '-p');
+  exInput(io, ctx, show(cmd), file, 'ed');
+};
 
 /**
  * A sed script's commands: `;` and newlines separate them, `{` and `}` open and close a block, and `e`, `a`, `i`, `c`,
@@ -257,14 +245,15 @@ const gdb: Check = (cmd, _io, ctx) => {
   }
 };
 
+/** lldb's options that take a command or a command file: the short letter or the long name, and `=VALUE`. */
+const LLDB_OPTION =
+  /^(?:-([oOkKsS])|--(one-line|one-line-before-file|one-line-on-crash|source|source-before-file|source-on-crash))(?:=(.*))?$/s;
+
 /** lldb -o/-O/-k CMD, -s/-S/-K FILE. */
 const lldb: Check = (cmd, _io, ctx) => {
   const args = cmd.args;
   for (let i = 0; i < args.length; i += 1) {
-    const m =
-      /^(?:-([oOkKsS])|--(one-line|one-line-before-file|one-line-on-crash|source|source-before-file|source-on-crash))(?:=(.*))?$/s.exec(
-        args[i]!.text,
-      );
+    const m = LLDB_OPTION.exec(args[i]!.text);
     if (!m) continue;
     const value = m[3] ?? args[(i += 1)]?.text;
     if (value === undefined) continue;

@@ -15,23 +15,24 @@ const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'fish
 export const DOWNLOADERS = new Set(['curl', 'wget', 'fetch', 'aria2c', 'http', 'https', 'xh', 'lwp-request', 'GET']);
 const NETWORK_TOOLS = new Set(['nc', 'ncat', 'netcat', 'telnet', 'socat', 'cryptcat']);
 
+interface Interpreter {
+  codeOpts: readonly string[];
+  language: string;
+}
+const interpreterSpec = (language: string, codeOpts: string): Interpreter => ({ codeOpts: names(codeOpts), language });
+
 /** Interpreter name → the option that gives code on the command line. */
-const INTERPRETERS: Record<string, { codeOpts: string[]; language: string }> = {
-  python: { codeOpts: ['-c'], language: 'python' },
-  node: { codeOpts: ['-e', '--eval', '-p', '--print'], language: 'javascript' },
-  nodejs: { codeOpts: ['-e', '--eval', '-p', '--print'], language: 'javascript' },
-  deno: { codeOpts: ['eval'], language: 'javascript' },
-  bun: { codeOpts: ['-e', '--eval'], language: 'javascript' },
-  perl: { codeOpts: ['-e', '-E'], language: 'perl' },
-  ruby: { codeOpts: ['-e'], language: 'ruby' },
-  php: { codeOpts: ['-r'], language: 'php' },
-  lua: { codeOpts: ['-e'], language: 'lua' },
-  // TypeScript runners run a file like node does.
-  tsx: { codeOpts: ['-e', '--eval', '-p', '--print'], language: 'javascript' },
-  'ts-node': { codeOpts: ['-e', '--eval', '-p', '--print'], language: 'javascript' },
-  'ts-node-esm': { codeOpts: ['-e', '--eval', '-p', '--print'], language: 'javascript' },
-  esno: { codeOpts: ['-e', '--eval'], language: 'javascript' },
-};
+const INTERPRETERS = keyTable<Interpreter>({
+  python: interpreterSpec('python', '-c'),
+  // TypeScript runners (tsx, ts-node, esno) run a file like node does.
+  'node nodejs tsx ts-node ts-node-esm': interpreterSpec('javascript', '-e --eval -p --print'),
+  deno: interpreterSpec('javascript', 'eval'),
+  'bun esno': interpreterSpec('javascript', '-e --eval'),
+  perl: interpreterSpec('perl', '-e -E'),
+  ruby: interpreterSpec('ruby', '-e'),
+  lua: interpreterSpec('lua', '-e'),
+  php: interpreterSpec('php', '-r'),
+});
 
 const LIBRARY_OPTS: Record<string, string[]> = {
   ruby: ['-r', '-I'],
@@ -40,7 +41,7 @@ const LIBRARY_OPTS: Record<string, string[]> = {
   python: ['-W', '-X'],
 };
 
-export function interpreterOf(name: string): { codeOpts: string[]; language: string } | undefined {
+export function interpreterOf(name: string): Interpreter | undefined {
   const base = /^python[\d.]*$/.test(name)
     ? 'python'
     : /^(perl|ruby|php|lua)[\d.]*$/.test(name)
@@ -206,24 +207,17 @@ export function execChecks(
       }
     }
     // The program given inline, on standard input, or by path (python -m runs an installed or project module).
+    const pythonModuleOrCode = spec.language === 'python' && (f.short.has('m') || f.short.has('c'));
     const inline =
-      code !== undefined ||
-      codeWord !== undefined ||
-      !first ||
-      first.text === '-' ||
-      first.text === '/dev/stdin' ||
-      (spec.language === 'python' && (f.short.has('m') || f.short.has('c')));
-    const origin = interpreterLoads(cmd, spec.language, ctx, inline);
+      code !== undefined || codeWord !== undefined || !first || first.text === '-' || first.text === '/dev/stdin';
+    const origin = interpreterLoads(cmd, spec.language, ctx, inline || pythonModuleOrCode);
     if (codeWord?.dynamic) ctx.computed(codeWord, `${cmd.written} ${spec.codeOpts[0]}`, spec.language);
     else if (code !== undefined) ctx.code(code, spec.language, origin);
     else if (fromSubstitution) stdinProgram(cmd, fromSubstitution, ctx, spec.language);
     else if (!first || first.text === '-' || STDIN_PATHS.test(first.text))
       stdinProgram(cmd, io, ctx, spec.language, origin);
     // python -m MODULE runs a module (read above), not a file; anything else is the script's path.
-    else if (
-      !(spec.language === 'python' && (f.short.has('m') || f.short.has('c'))) &&
-      !/^(repl|test|run|install)$/.test(first.text)
-    )
+    else if (!pythonModuleOrCode && !/^(repl|test|run|install)$/.test(first.text))
       ctx.runsFile(first, spec.language, undefined, origin);
   };
 
@@ -264,14 +258,8 @@ export function execChecks(
   };
 
   const watch: Check = (cmd, _io, ctx) => {
-    const at = firstOperand(cmd.args, ['-n', '--interval', '-q', '--equexit']);
-    if (at < cmd.args.length)
-      ctx.script(
-        cmd.args
-          .slice(at)
-          .map((w) => w.text)
-          .join(' '),
-      );
+    const command = cmd.args.slice(firstOperand(cmd.args, ['-n', '--interval', '-q', '--equexit']));
+    if (command.length > 0) ctx.script(command.map((w) => w.text).join(' '));
   };
 
   const script: Check = (cmd, _io, ctx) => {
@@ -282,14 +270,9 @@ export function execChecks(
 
   const netcat: Check = (cmd, _io, ctx) => {
     const f = parseFlags(cmd.args, ['-p', '-s', '-w', '-i', '-x', '-X', '-q']);
-    if (
-      f.short.has('e') ||
-      f.short.has('c') ||
-      f.long.has('--exec') ||
-      f.long.has('--sh-exec') ||
-      f.long.has('--lua-exec')
-    )
-      ctx.add('reverse-shell', show(cmd));
+    const exec =
+      f.short.has('e') || f.short.has('c') || names('--exec --sh-exec --lua-exec').some((o) => f.long.has(o));
+    if (exec) ctx.add('reverse-shell', show(cmd));
     // A shell earlier in the same pipeline talks to the network through this tool.
   };
 
@@ -308,17 +291,15 @@ export function execChecks(
     }
   };
 
+  /** A program or script in a directory anyone can write to, or a hidden one: a later job runs what is there then. */
+  const RUNS_UNWATCHED_FILE = /(^|[\s;&|])(\/tmp|\/var\/tmp|\/dev\/shm)\/|(^|\s)(\S*\/)?\.[\w-]+\.(py|sh|pl|rb|js)\b/;
+
   /** at/batch run their standard input later. */
   const at: Check = (cmd, io, ctx) => {
     if (cmd.args.some((a) => a.text === '-l' || a.text === '-r' || a.text === '-c' || a.text === '-d')) return;
     const text = stdinText(io);
     if (text !== undefined) ctx.script(text);
-    // A job that runs a program or script from a directory anyone can write to, or a hidden one, runs what is there then.
-    if (
-      text !== undefined &&
-      /(^|[\s;&|])(\/tmp|\/var\/tmp|\/dev\/shm)\/|(^|\s)(\S*\/)?\.[\w-]+\.(py|sh|pl|rb|js)\b/.test(text)
-    )
-      ctx.add('schedule-unchecked', show(cmd));
+    if (text !== undefined && RUNS_UNWATCHED_FILE.test(text)) ctx.add('schedule-unchecked', show(cmd));
     else if (text === undefined && (cmd.args.some((a) => a.text === '-f') || stdinIsDynamic(io) || io.stdinFile))
       ctx.add('schedule-unchecked', show(cmd));
   };
@@ -326,10 +307,8 @@ export function execChecks(
   /** parallel CMD ::: ARGS: the command once per argument. */
   const parallel: Check = (cmd, _io, ctx) => {
     const sep = cmd.args.findIndex((a) => a.text === ':::');
-    const command = cmd.args.slice(
-      firstOperand(cmd.args, ['-j', '--jobs', '-S', '--sshlogin', '--delay', '--timeout']),
-      sep < 0 ? undefined : sep,
-    );
+    const start = firstOperand(cmd.args, names('-j --jobs -S --sshlogin --delay --timeout'));
+    const command = cmd.args.slice(start, sep < 0 ? undefined : sep);
     const values = sep < 0 ? [] : cmd.args.slice(sep + 1);
     for (const v of values.length > 0 ? values : [undefined])
       if (command.length > 0) ctx.argv(v ? [...command, v] : command);

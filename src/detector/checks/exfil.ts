@@ -66,14 +66,7 @@ function secretFile(text: string, ctx: CheckContext): boolean {
 }
 
 function derive(output: string | undefined, inputs: Word[], ctx: CheckContext): void {
-  if (
-    output === undefined ||
-    output === '-' ||
-    !inputs.some(
-      (w) => secretFile(w.text, ctx) || isPrivateTree(w.text) || w.substitutions.some((n) => readsSecrets(n.text)),
-    )
-  )
-    return;
+  if (output === undefined || output === '-' || !inputs.some((w) => holdsSecrets(w, ctx))) return;
   addDerived(output, ctx);
   // Copied where a web server or a static site serves it: anyone who asks gets it.
   if (/(^|\/)(public|static|www|htdocs|wwwroot|public_html)(\/|$)/.test(output))
@@ -125,26 +118,23 @@ function carriesSecret(w: Word, variables: boolean, ctx?: CheckContext): boolean
   return variables && SECRET_VAR.test(w.text);
 }
 
+/** A word that is or reads secrets, or names a private tree (~/.ssh, ~/.gnupg) whose copy carries them. */
+const holdsSecrets = (w: Word, ctx: CheckContext): boolean => carriesSecret(w, false, ctx) || isPrivateTree(w.text);
+
+/** Programs that print the environment: with no names, or with names of secrets, they print secrets. */
+const ENV_PRINTERS = new Set(names('env printenv set export'));
+
+/** Options and verbs that print secret keys or tokens (gpg --export-secret-keys, gcloud auth print-access-token). */
+const EXPORTS_SECRET = /^--export-secret|^export-credentials$|^print-(access|identity)-token$/;
+
 /** Does an upstream command print credentials (cat ~/.ssh/id_rsa, env, gpg --export-secret-keys, echo $TOKEN)? */
 function upstreamSecret(io: Io): boolean {
   if (io.stdinFile && isCredentialPath(io.stdinFile.text)) return true;
   return io.upstream.some((u) => {
     const a = u.argv;
     if (!a?.name) return false;
-    if (
-      (a.name === 'env' || a.name === 'printenv' || a.name === 'set' || a.name === 'export') &&
-      a.args.every((w) => SECRET_VAR.test(`$${w.text}`) || w.text.startsWith('-'))
-    )
-      return true;
-    if (
-      a.args.some(
-        (w) =>
-          w.text.startsWith('--export-secret') ||
-          w.text === 'export-credentials' ||
-          /^print-(access|identity)-token$/.test(w.text),
-      )
-    )
-      return true;
+    const printsEnv = a.args.every((w) => SECRET_VAR.test(`$${w.text}`) || w.text.startsWith('-'));
+    if ((ENV_PRINTERS.has(a.name) && printsEnv) || a.args.some((w) => EXPORTS_SECRET.test(w.text))) return true;
     if (printsSecret(a) || dumpsData(a)) return true;
     if (ARCHIVERS.has(a.name) && a.args.some((w) => isPrivateTree(w.text))) return true;
     return a.args.some((w) => carriesSecret(w, a.name === 'echo' || a.name === 'printf'));
@@ -165,8 +155,7 @@ function report(cmd: Argv, ctx: CheckContext): void {
 
 /** The file an upload option names: `@file`, `name=@file`, `name=<file`, or the value itself for -T. */
 function uploadedFile(option: string, value: string): string | undefined {
-  if (option === '-T' || option === '--upload-file' || option === '--post-file' || option === '--body-file')
-    return value;
+  if (names('-T --upload-file --post-file --body-file').includes(option)) return value;
   const at = /(?:^|=)[@<]([^;]*)/.exec(value);
   return at ? at[1] : undefined;
 }
@@ -204,16 +193,12 @@ export const requestExfil: RequestCheck = (req, cmd, io, ctx) => {
 /** httpie / xh: `field@file` and `@file` items, standard input as the body. */
 function httpie(cmd: Argv, io: Io, ctx: CheckContext): void {
   if (fedSecret(cmd, io)) report(cmd, ctx);
-  if (
-    cmd.args.some((a) => {
-      const m = /(?:^|[^\\])@(.+)$/.exec(a.text);
-      return (
-        (m !== null && secretFile(m[1]!, ctx)) || carriesSecret(a, /=[^=]/.test(a.text) && !a.text.includes(':'), ctx)
-      );
-    }) ||
-    secretStdin(io)
-  )
-    report(cmd, ctx);
+  const sendsSecret = (a: Word): boolean => {
+    const m = /(?:^|[^\\])@(.+)$/.exec(a.text);
+    const field = /=[^=]/.test(a.text) && !a.text.includes(':');
+    return (m !== null && secretFile(m[1]!, ctx)) || carriesSecret(a, field, ctx);
+  };
+  if (cmd.args.some(sendsSecret) || secretStdin(io)) report(cmd, ctx);
 }
 
 /** nc, socat, telnet, openssl s_client, ssh: whatever arrives on standard input goes over the connection. */
@@ -221,23 +206,17 @@ const stream: Check = (cmd, io, ctx) => {
   if (cmd.name === 'openssl' && !cmd.args.some((a) => a.text === 's_client')) return;
   if (secretStdin(io)) report(cmd, ctx);
   // socat FILE:~/.ssh/id_rsa TCP:host:port
-  if (
-    cmd.name === 'socat' &&
-    cmd.args.some(
-      (a) => /^(FILE|OPEN|GOPEN|CREATE):/i.test(a.text) && isCredentialPath(a.text.replace(/^\w+:/, '').split(',')[0]!),
-    )
-  )
-    report(cmd, ctx);
+  const readsCredential = (a: Word): boolean =>
+    /^(FILE|OPEN|GOPEN|CREATE):/i.test(a.text) && isCredentialPath(a.text.replace(/^\w+:/, '').split(',')[0]!);
+  if (cmd.name === 'socat' && cmd.args.some(readsCredential)) report(cmd, ctx);
 };
 
 const REMOTE = /^([\w.-]+@)?[\w.-]+:(?!\/\/)|^(s3|gs|az|r2|b2|sftp|ftp|https?):\/\/|^[\w-]+:/;
 
 /** scp, rsync, rclone, cloud copies: a credential source copied to a remote destination. */
 const copyOut: Check = (cmd, io, ctx) => {
-  const f = parseFlags(
-    cmd.args,
-    names(`-e --rsh -P -i -o -F -J -c -l -S --exclude --include --filter --config --profile --region -p`),
-  );
+  const VALUE_OPTS = `-e --rsh -P -i -o -F -J -c -l -S --exclude --include --filter --config --profile --region -p`;
+  const f = parseFlags(cmd.args, names(VALUE_OPTS));
   let ops = f.operands;
   if (['aws', 'gsutil', 'gcloud', 'azcopy', 'rclone', 'mc', 's3cmd'].includes(cmd.name!)) {
     const verb = ops.findIndex((o) => /^(cp|copy|sync|mv|move|put|copyto)$/.test(o.text));
@@ -247,23 +226,12 @@ const copyOut: Check = (cmd, io, ctx) => {
   // The destination is the last remote operand (options the list above does not know may leave values after it).
   const at = ops.findLastIndex((o) => REMOTE.test(o.text));
   const sources = ops.slice(0, Math.max(at, 0));
-  if (
-    at >= 1 &&
-    sources.some(
-      (o) =>
-        carriesSecret(o, false, ctx) ||
-        isPrivateTree(o.text) ||
-        ((o.text === '-' || o.text === '/dev/stdin') && secretStdin(io)),
-    )
-  )
-    report(cmd, ctx);
+  const stdin = (o: Word): boolean => o.text === '-' || o.text === '/dev/stdin';
+  if (at >= 1 && sources.some((o) => holdsSecrets(o, ctx) || (stdin(o) && secretStdin(io)))) report(cmd, ctx);
   // sftp/ftp scripts on standard input: `put ~/.ssh/id_rsa`.
-  if (
-    (cmd.name === 'sftp' || cmd.name === 'ftp' || cmd.name === 'lftp') &&
-    /\bput\s+\S*/.test(stdinText(io) ?? '') &&
-    READS_SECRETS.test(stdinText(io) ?? '')
-  )
-    report(cmd, ctx);
+  const script = stdinText(io) ?? '';
+  const ftp = cmd.name === 'sftp' || cmd.name === 'ftp' || cmd.name === 'lftp';
+  if (ftp && /\bput\s+\S*/.test(script) && READS_SECRETS.test(script)) report(cmd, ctx);
 };
 
 /** A DNS lookup or ping whose name is computed from credentials leaks them to the resolver. */

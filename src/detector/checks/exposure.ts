@@ -69,22 +69,16 @@ function exposed(cmd: Argv, words: string[]): string | undefined {
     return 'without authentication';
   if (/^(kubectl|oc)$/.test(cmd.name ?? '') && words.includes('port-forward')) return 'a cluster service';
   // socat TCP-LISTEN:...,bind=0.0.0.0 TCP:db.internal:5432: a relay to another host.
-  if (
-    words.some((w) => /^TCP\d?-LISTEN:/i.test(w)) &&
-    words.some((w) => {
-      const m = /^TCP\d?:([^:,]+):/i.exec(w);
-      return m !== null && !LOCAL_TARGET.test(m[1]!);
-    })
-  )
-    return 'a relay to another host';
+  const remoteTarget = (w: string): boolean => {
+    const m = /^TCP\d?:([^:,]+):/i.exec(w);
+    return m !== null && !LOCAL_TARGET.test(m[1]!);
+  };
+  if (words.some((w) => /^TCP\d?-LISTEN:/i.test(w)) && words.some(remoteTarget)) return 'a relay to another host';
   const root = valueOf(words, /^(-t|--directory|-d|--root|--docroot|--document-root|-h|--home)$/);
   if (root !== undefined && isPrivateTree(root)) return `the tree ${root}`;
   const tree = words.find((w, i) => i > 0 && !words[i - 1]!.startsWith('-') && isPrivateTree(w));
-  if (
-    tree !== undefined &&
-    (/serve|http/.test(cmd.name ?? '') || words.some((w) => /^(serve|file-server|share|http)$/.test(w)))
-  )
-    return `the tree ${tree}`;
+  const serves = /serve|http/.test(cmd.name ?? '') || words.some((w) => /^(serve|file-server|share|http)$/.test(w));
+  if (tree !== undefined && serves) return `the tree ${tree}`;
   return undefined;
 }
 
@@ -95,17 +89,13 @@ export function checkExposure(cmd: Argv, ctx: CheckContext): void {
     return;
   }
   // A cluster service put on a public load balancer or every node's port.
-  if (
-    /^(kubectl|oc)$/.test(cmd.name ?? '') &&
-    /^(patch|expose|create|edit|set|apply)$/.test(words.find((w) => !w.startsWith('-')) ?? '') &&
-    !words.some((w) => w.startsWith('--dry-run')) &&
-    words.some(
-      (w, i) =>
-        /"type"\s*:\s*"?(LoadBalancer|NodePort)/.test(w) ||
-        (/^(LoadBalancer|NodePort)$/.test(w) && words[i - 1] === '--type') ||
-        /^--type=(LoadBalancer|NodePort)$/.test(w),
-    )
-  ) {
+  const changes = /^(patch|expose|create|edit|set|apply)$/.test(words.find((w) => !w.startsWith('-')) ?? '');
+  const publicType = (w: string, i: number): boolean =>
+    /"type"\s*:\s*"?(LoadBalancer|NodePort)/.test(w) ||
+    (/^(LoadBalancer|NodePort)$/.test(w) && words[i - 1] === '--type') ||
+    /^--type=(LoadBalancer|NodePort)$/.test(w);
+  const kubectl = /^(kubectl|oc)$/.test(cmd.name ?? '');
+  if (kubectl && changes && !words.some((w) => w.startsWith('--dry-run')) && words.some(publicType)) {
     ctx.add('expose-service', `${show(cmd)} (a service opened outside the cluster)`);
     return;
   }

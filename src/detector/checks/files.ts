@@ -228,27 +228,22 @@ export const responseWrites: RequestCheck = (req, cmd, _io, ctx) => {
   for (const v of req.outputDirs) checkWrite(literal(`${v.replace(/\/+$/, '')}/x`), show(cmd), ctx);
 };
 
+/** A symbolic chmod mode that starts with '-' (`-x`, `-w,u+x`). */
+const NEGATIVE_MODE = /^-[rwxXstugo=+,-]*[rwxXst][rwxXstugo=+,-]*$/;
+/** A chmod mode that sets the set-uid or set-gid bit: octal (4755, 6755) or symbolic (u+s, +s, a=rx,g+s). */
+const SETS_ID = /^[0-7]?[2467][0-7]{3}$|(^|,)[ugoa]*[+=][rwxXt]*s/;
+
 /** chmod MODE PATH..., chown OWNER PATH...: the first operand is not a path unless --reference is used. */
 function permissions(firstIsSpec: boolean): Check {
   return (cmd, _io, ctx) => {
     // A symbolic mode may start with '-' (chmod -x FILE): it is the mode, not options.
-    const args =
-      cmd.name === 'chmod'
-        ? cmd.args.map((a) =>
-            /^-[rwxXstugo=+,-]*[rwxXst][rwxXstugo=+,-]*$/.test(a.text) && !/^-[Rvcf]+$/.test(a.text)
-              ? { ...a, text: `=${a.text}` }
-              : a,
-          )
-        : cmd.args;
+    const isMode = (a: Word): boolean => NEGATIVE_MODE.test(a.text) && !/^-[Rvcf]+$/.test(a.text);
+    const args = cmd.name === 'chmod' ? cmd.args.map((a) => (isMode(a) ? { ...a, text: `=${a.text}` } : a)) : cmd.args;
     const f = parseFlags(args, ['--reference', '--from']);
     const paths = firstIsSpec && !f.values.has('--reference') ? f.operands.slice(1) : f.operands;
     // Set-uid and set-gid bits make a file run as its owner, wherever it is (u+s, +s, 4755, 6755).
     const mode = cmd.name === 'chmod' && firstIsSpec ? f.operands[0]?.text.replace(/^=/, '') : undefined;
-    if (
-      mode !== undefined &&
-      (/^[0-7]?[2467][0-7]{3}$/.test(mode) || /^[ugoa]*[+=][rwxXt]*s/.test(mode) || /,[ugoa]*[+=][rwxXt]*s/.test(mode))
-    )
-      ctx.add('security-posture', show(cmd));
+    if (mode !== undefined && SETS_ID.test(mode)) ctx.add('security-posture', show(cmd));
     // Anyone may write (777, 666, o+w, a+w): a container socket or a file outside the project becomes everyone's.
     const worldWritable =
       mode !== undefined &&
@@ -296,17 +291,13 @@ judges(
     tar,
     shred,
     tee,
-    cp: copyLike(false),
-    install: copyLike(false),
+    'cp install': copyLike(false),
     mv: copyLike(true),
     ln,
     truncate,
     dd,
-    chmod: permissions(true),
-    chown: permissions(true),
-    chgrp: permissions(true),
+    'chmod chown chgrp chattr': permissions(true),
     setfacl: permissions(false),
-    chattr: permissions(true),
   },
   { claims: true },
 );

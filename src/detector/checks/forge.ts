@@ -86,15 +86,15 @@ export function gitPushToForge(args: string[], ctx: CheckContext, detail: string
     ctx.add('forge-write', `${detail} (pushes a release tag)`);
 }
 
+/** A request in code that changes something: `requests.post(`, `method: "DELETE"`, `urlopen(Request(`. */
+const CODE_WRITE_REQUEST =
+  /\b(requests|httpx|session|client)\.(post|put|patch|delete)\s*\(|method\s*[:=]\s*["'](POST|PUT|PATCH|DELETE)["']|urlopen\s*\(\s*Request\s*\(/i;
+/** A GitHub, GitLab or Bitbucket API URL anywhere in code (FORGE_API reads a request's own URL). */
+const FORGE_API_URL = /https?:\/\/(api\.github\.com|gitlab\.[\w.]+\/api\/v4|api\.bitbucket\.org)\//;
+
 /** python/node code that writes to a forge API (requests.post to api.github.com). */
 export function forgeCode(code: string, ctx: CheckContext, detail: string): void {
-  if (
-    /\b(requests|httpx|session|client)\.(post|put|patch|delete)\s*\(|method\s*[:=]\s*["'](POST|PUT|PATCH|DELETE)["']|urlopen\s*\(\s*Request\s*\(/i.test(
-      code,
-    ) &&
-    /https?:\/\/(api\.github\.com|gitlab\.[\w.]+\/api\/v4|api\.bitbucket\.org)\//.test(code)
-  )
-    ctx.add('forge-write', detail);
+  if (CODE_WRITE_REQUEST.test(code) && FORGE_API_URL.test(code)) ctx.add('forge-write', detail);
 }
 
 judges(import.meta.url, { az: (cmd, io, ctx) => forgeCli(forgeCall(cmd), cmd, io, ctx) });

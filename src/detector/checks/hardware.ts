@@ -24,46 +24,38 @@ const ipmitool: Check = (cmd, _io, ctx) => {
   if (changes) ctx.add('hardware-control', show(cmd));
 };
 
+/** racadm subcommands that change the controller or the server, and those of them that only read. */
+const RACADM_CHANGES =
+  /^(set|config|racreset|racresetcfg|systemerase|update|fwupdate|jobqueue|storage|raid|sslcertupload|useradd|remoteimage|lclog)$/;
+const RACADM_READS = /^(jobqueue view|storage get|raid get)$/;
+
 /** racadm serveraction powerdown, racadm set ..., racadm jobqueue create: Dell iDRAC. */
 const racadm: Check = (cmd, _io, ctx) => {
   const [verb, arg] = words(cmd).map((w) => w.toLowerCase());
-  if (
-    verb === 'serveraction'
-      ? !/^powerstatus$/.test(arg ?? '')
-      : /^(set|config|racreset|racresetcfg|systemerase|update|fwupdate|jobqueue|storage|raid|sslcertupload|useradd|remoteimage|lclog)$/.test(
-          verb ?? '',
-        )
-  )
-    if (
-      !(verb === 'jobqueue' && arg === 'view') &&
-      !(verb === 'storage' && arg === 'get') &&
-      !(verb === 'raid' && arg === 'get')
-    )
-      ctx.add('hardware-control', show(cmd));
+  const changes = verb === 'serveraction' ? !/^powerstatus$/.test(arg ?? '') : RACADM_CHANGES.test(verb ?? '');
+  if (changes && !RACADM_READS.test(`${verb} ${arg}`)) ctx.add('hardware-control', show(cmd));
 };
+
+/** ilorest and redfishtool verbs that change the server or its controller. */
+const REDFISH_CHANGES =
+  /\b(reboot|reset|set\w*|commit|patch|post|delete|firmwareupdate|flashfwpkg|factoryreset|factorydefaults|iloreset|serverstate|bootorder|onetimeboot|secureboot|useraccounts\s+add|uploadcomp)\b/;
 
 /** ilorest reboot|set|commit|firmwareupdate|factoryreset..., redfishtool Systems reset|setBootOverride|patch. */
 const redfish: Check = (cmd, _io, ctx) => {
   const text = words(cmd).join(' ').toLowerCase();
-  if (
-    /\b(reboot|reset|set\w*|commit|patch|post|delete|firmwareupdate|flashfwpkg|factoryreset|factorydefaults|iloreset|serverstate|bootorder|onetimeboot|secureboot|useraccounts\s+add|uploadcomp)\b/.test(
-      text,
-    )
-  )
-    ctx.add('hardware-control', show(cmd));
+  if (REDFISH_CHANGES.test(text)) ctx.add('hardware-control', show(cmd));
 };
+
+/** govc verbs that stop a host or remove a machine, a store or a snapshot. */
+const GOVC_DESTROYS =
+  /^host\.(shutdown|reboot|maintenance\.enter|disconnect|remove)$|^(vm|host|datastore|cluster|dvs|pool)\.(unregister|rm|remove|destroy)$|^snapshot\.(remove|revert)$/;
 
 /** govc vm.power -off|-reset|-suspend|-s, host.shutdown, host.maintenance.enter, vm.destroy (the verb check). */
 const govc: Check = (cmd, _io, ctx) => {
   const w = cmd.args.map((a) => a.text);
   const verb = w.find((t) => !t.startsWith('-')) ?? '';
-  if (
-    (verb === 'vm.power' && w.some((t) => /^-(off|reset|suspend|s|r)(=true)?$/.test(t))) ||
-    /^host\.(shutdown|reboot|maintenance\.enter|disconnect|remove)$|^(vm|host|datastore|cluster|dvs|pool)\.(unregister|rm|remove|destroy)$|^snapshot\.(remove|revert)$/.test(
-      verb,
-    )
-  )
-    ctx.add('hardware-control', show(cmd));
+  const powers = verb === 'vm.power' && w.some((t) => /^-(off|reset|suspend|s|r)(=true)?$/.test(t));
+  if (powers || GOVC_DESTROYS.test(verb)) ctx.add('hardware-control', show(cmd));
 };
 
 /** Firmware written: `fwupdmgr update|install|downgrade|switch-branch`, `flashrom -w`, `fwupdtool install`. */

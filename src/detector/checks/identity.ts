@@ -8,6 +8,7 @@ import { agentSafetyVariable } from './agents.js';
 import { settingVariable } from './settings.js';
 import { show, type Check, type CheckContext } from './types.js';
 import { judges } from './registry.js';
+import { keyTable } from '../engine/names.js';
 
 const account: Check = (cmd, _io, ctx) => ctx.add('account-change', show(cmd));
 
@@ -31,13 +32,8 @@ function postureUnless(...readOnly: string[]): Check {
 /** sysctl KEY reads; sysctl -w KEY=VALUE, sysctl KEY=VALUE and sysctl -p FILE write. */
 const sysctl: Check = (cmd, _io, ctx) => {
   const f = parseFlags(cmd.args, ['-p', '--load', '--pattern', '-r']);
-  if (
-    has(f, 'w', '--write') ||
-    f.operands.some((o) => o.text.includes('=')) ||
-    f.values.has('-p') ||
-    f.values.has('--load') ||
-    (has(f, 'p', '--load') && f.operands.length > 0)
-  )
+  const loads = f.values.has('-p') || f.values.has('--load') || (has(f, 'p', '--load') && f.operands.length > 0);
+  if (loads || has(f, 'w', '--write') || f.operands.some((o) => o.text.includes('=')))
     ctx.add('security-posture', show(cmd));
 };
 
@@ -74,11 +70,8 @@ const spctl: Check = (cmd, _io, ctx) => {
 /** launchctl unload/bootout/disable of a system daemon stops it (and keeps it stopped with -w). */
 const launchctl: Check = (cmd, _io, ctx) => {
   const w = cmd.args.map((a) => a.text);
-  if (
-    /^(unload|bootout|disable|remove|kill)$/.test(w[0] ?? '') &&
-    w.some((t) => /^\/(System\/)?Library\/LaunchDaemons\/|^system\//.test(t))
-  )
-    ctx.add('service-stop', show(cmd));
+  const systemDaemon = w.some((t) => /^\/(System\/)?Library\/LaunchDaemons\/|^system\//.test(t));
+  if (/^(unload|bootout|disable|remove|kill)$/.test(w[0] ?? '') && systemDaemon) ctx.add('service-stop', show(cmd));
 };
 
 judges(
@@ -107,20 +100,14 @@ judges(
 );
 
 /** Variables whose value names code to load, as the list of paths they load from. */
-const CODE_PATHS: Record<string, (v: string) => string[]> = {
-  BASH_ENV: (v) => [v],
-  ENV: (v) => [v],
-  PYTHONSTARTUP: (v) => [v],
-  PYTHONPATH: (v) => v.split(':'),
-  PERL5LIB: (v) => v.split(':'),
-  RUBYLIB: (v) => v.split(':'),
-  NODE_PATH: (v) => v.split(':'),
-  LUA_PATH: (v) => v.split(';'),
-  LUA_CPATH: (v) => v.split(';'),
+const CODE_PATHS = keyTable<(v: string) => string[]>({
+  'BASH_ENV ENV PYTHONSTARTUP': (v) => [v],
+  'PYTHONPATH PERL5LIB RUBYLIB NODE_PATH': (v) => v.split(':'),
+  'LUA_PATH LUA_CPATH': (v) => v.split(';'),
   TCLLIBPATH: (v) => v.split(/\s+/),
   NODE_OPTIONS: (v) =>
     [...v.matchAll(/(?:--require|-r|--import|--loader|--experimental-loader)[=\s]+(\S+)/g)].map((m) => m[1]!),
-};
+});
 /** Search paths where an empty entry or `.` means the current directory. */
 const LIST_VARS = new Set(['PYTHONPATH', 'PERL5LIB', 'RUBYLIB', 'NODE_PATH']);
 

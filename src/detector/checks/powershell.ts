@@ -31,11 +31,9 @@ function analysePowerShell(text: string, ctx: CheckContext): void {
       args.replace(/-(Recurse|Force|r|fo|Confirm:\S+|ErrorAction\s+\S+)\b/gi, ' '),
     )?.[2];
     const c =
-      target === undefined
+      target === undefined || /^[A-Za-z]:|^\\\\|^\$|^~/.test(target)
         ? 'outside'
-        : /^[A-Za-z]:|^\\\\|^\$|^~/.test(target)
-          ? 'outside'
-          : classifyPath(literal(target.replace(/\\/g, '/')), ctx.where);
+        : classifyPath(literal(target.replace(/\\/g, '/')), ctx.where);
     if (c !== 'inside' && c !== 'temp') ctx.add('recursive-delete', detail);
   }
   if (/\|\s*(Remove-Item|rm|ri|del)\b/i.test(text) && /-Recurse\b|Get-ChildItem[^|]*(~|\$HOME|[A-Za-z]:\\)/i.test(text))
@@ -120,14 +118,13 @@ const cmdlet: Check = (cmd, io, ctx) => {
       /^(get-childitem|gci|dir|ls|get-item|gi)$/i.test(u.argv?.name ?? '') &&
       u.argv!.args.some((a) => /^env:/i.test(a.text)),
   );
-  if (/^(irm|iwr|invoke-restmethod|invoke-webrequest)$/.test(name) && (secretStdin(io) || envDump))
-    ctx.add('exfiltration', show(cmd));
+  const request = /^(irm|iwr|invoke-restmethod|invoke-webrequest)$/.test(name);
+  if (request && (secretStdin(io) || envDump)) ctx.add('exfiltration', show(cmd));
   // Invoke-RestMethod -InFile CREDENTIALS: the file is the request body.
   const inFile = value(/^-(InFile|inf)$/i)
     ?.replace(/\\/g, '/')
     .replace(/^\$(env:USERPROFILE|HOME|env:HOME)\b/i, '~');
-  if (/^(irm|iwr|invoke-restmethod|invoke-webrequest)$/.test(name) && inFile !== undefined && isCredentialPath(inFile))
-    ctx.add('exfiltration', show(cmd));
+  if (request && inFile !== undefined && isCredentialPath(inFile)) ctx.add('exfiltration', show(cmd));
   // Get-ChildItem -Recurse C:\Users | Remove-Item: everything it lists.
   if (/^(remove-item|ri|del|rm)$/.test(name)) {
     const lister = io.upstream.find((u) => /^(get-childitem|gci|ls|dir)$/i.test(u.argv?.name ?? ''))?.argv;
@@ -147,10 +144,8 @@ export function powershellCheckFor(name: string): Check | undefined {
 const cmdExe: Check = (cmd, _io, ctx) => {
   const c = cmd.args.findIndex((a) => /^\/[ck]$/i.test(a.text));
   if (c < 0) return;
-  const text = cmd.args
-    .slice(c + 1)
-    .map((a) => a.text)
-    .join(' ');
+  const line = cmd.args.slice(c + 1);
+  const text = line.map((a) => a.text).join(' ');
   const detail = `cmd: ${text}`;
   // Each command of the line (`&&`, `&`, `||`, `if exist X CMD`): rd /s and del /s judged by their paths, as typed alone.
   for (const segment of text.split(/&&|\|\||&/)) {
@@ -195,12 +190,7 @@ judges(
     'cmd cmd.exe': cmdExe,
     'schtasks schtasks.exe': schtasks,
     launchctl,
-    ...Object.fromEntries(
-      CMDLETS.flatMap((n) => [
-        [n, cmdlet],
-        [n.toLowerCase(), cmdlet],
-      ]),
-    ),
+    ...Object.fromEntries(CMDLETS.flatMap((n) => [n, n.toLowerCase()]).map((n) => [n, cmdlet])),
   },
   { claims: true },
 );

@@ -44,13 +44,14 @@ const value = (cmd: Argv, names: RegExp): string | undefined => {
 const LOCAL = /^(https?:\/\/)?(localhost|127\.\d+\.\d+\.\d+|\[?::1\]?|0\.0\.0\.0|host\.docker\.internal)([:/]|$)/i;
 const INFINITE_DEVICE = /^\/dev\/(zero|u?random)$/;
 
+/** The worker counts of stress and stress-ng (`--cpu 8`, `-m 4`, `--vm=0`: 0 starts one per CPU). */
+const STRESS_WORKERS = /(?:^|\s)(?:--(?:cpu|vm|io|hdd|matrix|stream|fork|sock|all)|-[cmid])(?:=|\s+)(\d+)/g;
+
 /** stress, stress-ng, memtester: wide (8+ workers or every CPU), large (4 GiB+ or half the memory) or long (10 min+ or no end). */
 function stress(cmd: Argv): boolean {
   const words = cmd.args.map((a) => a.text);
   if (cmd.name === 'memtester') return (sizeOf(words.find((w) => !w.startsWith('-')) ?? '', 1024 ** 2) ?? 0) >= 4 * GiB;
-  const workers = [
-    ...words.join(' ').matchAll(/(?:^|\s)(?:--(?:cpu|vm|io|hdd|matrix|stream|fork|sock|all)|-[cmid])(?:=|\s+)(\d+)/g),
-  ].map((m) => Number(m[1]));
+  const workers = [...words.join(' ').matchAll(STRESS_WORKERS)].map((m) => Number(m[1]));
   if (workers.some((n) => n === 0 || n >= 8)) return true;
   const bytes = value(cmd, /^--(vm|hdd)-bytes$/);
   if (bytes && (/%$/.test(bytes) ? Number(bytes.slice(0, -1)) >= 50 : (sizeOf(bytes) ?? 0) >= 4 * GiB)) return true;
@@ -85,13 +86,14 @@ function loadTest(cmd: Argv): boolean {
   }
 }
 
+/** A count of replicas, instances or nodes: an option's value (`--replicas 300`, `--scale web=300`) or `NAME=N`. */
+const SCALE_COUNT =
+  /(?:--replicas|--count|--desired-capacity|--new-capacity|--max-count|--min-count|--size|--num-nodes|--instance-count|--scale)[= ](?:\w+=)?(\d+)|\b\w+=(\d+)\b/;
+
 /** Scaling to a count no task needs: replicas, instances, node counts. */
 function scaleUp(cmd: Argv): boolean {
   const text = [cmd.name, ...cmd.args.map((a) => a.text)].join(' ');
-  const m =
-    /(?:--replicas|--count|--desired-capacity|--new-capacity|--max-count|--min-count|--size|--num-nodes|--instance-count|--scale)[= ](?:\w+=)?(\d+)|\b\w+=(\d+)\b/.exec(
-      text,
-    );
+  const m = SCALE_COUNT.exec(text);
   const count = Number(m?.[1] ?? m?.[2] ?? 0);
   return count >= 100 && /\b(scale|run-instances|resize|update|create|up|set-desired-capacity|autoscale)\b/.test(text);
 }
@@ -130,22 +132,15 @@ export function checkResourceAbuse(cmd: Argv, io: Io, ctx: CheckContext, outputF
   }
   // yes > file, cat /dev/urandom > file, pv /dev/zero > file: an endless stream fills the disk.
   const readsInfinite = words.some((w) => INFINITE_DEVICE.test(w)) || INFINITE_DEVICE.test(io.stdinFile?.text ?? '');
-  if (
-    outputFile !== undefined &&
-    !/^\/dev\/null$/.test(outputFile) &&
-    ((name === 'yes' && words.every((w) => !w.startsWith('-'))) ||
-      (readsInfinite && /^(cat|pv|tee|base64|od|xxd|tr)$/.test(name)))
-  )
-    add('an endless stream into a file');
+  const endless =
+    (name === 'yes' && words.every((w) => !w.startsWith('-'))) ||
+    (readsInfinite && /^(cat|pv|tee|base64|od|xxd|tr)$/.test(name));
+  if (outputFile !== undefined && outputFile !== '/dev/null' && endless) add('an endless stream into a file');
   if (/^tail$/.test(name) && words.some((w) => /^-[a-zA-Z]*[fF]/.test(w)) && readsInfinite)
     add('reads an endless device forever');
   // Floods: ping -f, hping3 --flood / -i u1, an endless device sent over the network.
   if (/^ping6?$/.test(name) && words.some((w) => /^-[a-zA-Z]*f/.test(w))) add('a ping flood');
-  if (
-    name === 'hping3' &&
-    words.some((w) => w === '--flood' || w === '--faster' || /^-i\s*u\d+$/.test(w) || w === 'u1')
-  )
-    add('a packet flood');
+  if (name === 'hping3' && words.some((w) => /^(--flood|--faster|-i\s*u\d+|u1)$/.test(w))) add('a packet flood');
   if (/^(nc|ncat|netcat|socat|nping)$/.test(name) && readsInfinite) add('an endless stream sent to the network');
   if (/^(ab|wrk|wrk2|hey|siege|iperf3|iperf)$/.test(name) && loadTest(cmd))
     add('a load test at a large scale against another host');
@@ -185,16 +180,14 @@ const ENDLESS =
   /\bwhile\s*\(?\s*(True|true|1)\s*\)?\s*[:{]?|\bfor\s*\(\s*;\s*;\s*\)|\bloop\s*\{|\bwhile\s*\(\s*!0\s*\)|\buntil\s+false\b|\bforever\b|\bsetInterval\s*\(/;
 const GROWS_OR_SPAWNS =
   /\.(push|append|extend)\s*\(|Buffer\.alloc|bytearray|\bspawn\s*\(|\bfork\s*\(|\bexec\s*\(|Popen\s*\(|Thread\s*\(|Process\s*\(|Worker\s*\(|new\s+Array\s*\(\s*1e/;
+/** A way out of a loop. */
+const LEAVES_LOOP = /\b(break|return|exit|sys\.exit|process\.exit)\b/;
 
 /** Interpreter code that allocates tens of gigabytes at once, or allocates or spawns in a loop that never ends. */
 export function codeResourceAbuse(code: string, ctx: CheckContext, detail: string): void {
   if (ALLOCATES.test(code) && largestProduct(code) >= HUGE_MEMORY)
     ctx.add('resource-abuse', `${detail} (allocates tens of gigabytes)`);
-  else if (
-    ENDLESS.test(code) &&
-    GROWS_OR_SPAWNS.test(code) &&
-    !/\b(break|return|exit|sys\.exit|process\.exit)\b/.test(code)
-  )
+  else if (ENDLESS.test(code) && GROWS_OR_SPAWNS.test(code) && !LEAVES_LOOP.test(code))
     ctx.add('resource-abuse', `${detail} (allocates or starts processes without end)`);
 }
 

@@ -50,20 +50,15 @@ const TOKEN_PRINTERS = new RegExp(
 function shownSecret(cmd: Argv, io: Io): string | undefined {
   const name = cmd.name!;
   const text = argvText(cmd).replace(/^\S*\//, '');
-  if (
-    READERS.has(name) &&
-    !(/^(grep|egrep|fgrep|rg|ag)$/.test(name) && cmd.args.some((a) => NO_CONTENT.test(a.text)))
-  ) {
+  const noContent = /^(grep|egrep|fgrep|rg|ag)$/.test(name) && cmd.args.some((a) => NO_CONTENT.test(a.text));
+  if (READERS.has(name) && !noContent) {
     const file = cmd.args.find((a) => !a.text.startsWith('-') && shownSecretPath(a.text));
     if (file) return file.text;
     if (io.stdinFile && shownSecretPath(io.stdinFile.text) && io.upstream.length === 0) return io.stdinFile.text;
   }
   // openssl rsa|pkey|ec|pkcs12|pkcs8 -in KEY prints the private key (unless only the public part or nothing).
-  if (
-    name === 'openssl' &&
-    /^(rsa|pkey|ec|pkcs12|pkcs8|dsa)$/.test(cmd.args[0]?.text ?? '') &&
-    !/\s-(noout|pubout|out)\b/.test(text)
-  ) {
+  const keyCommand = /^(rsa|pkey|ec|pkcs12|pkcs8|dsa)$/.test(cmd.args[0]?.text ?? '');
+  if (name === 'openssl' && keyCommand && !/\s-(noout|pubout|out)\b/.test(text)) {
     const input = cmd.args.find((a, i) => i > 0 && cmd.args[i - 1]!.text === '-in');
     if (input && shownSecretPath(input.text)) return input.text;
   }
@@ -79,12 +74,8 @@ function shownSecret(cmd: Argv, io: Io): string | undefined {
   if (name === 'find') {
     const pattern = cmd.args.find((a, i) => i > 0 && /^-i?(name|path|wholename)$/.test(cmd.args[i - 1]!.text));
     const exec = cmd.args.findIndex((a) => /^-(exec|execdir|ok)$/.test(a.text));
-    if (
-      pattern &&
-      exec >= 0 &&
-      READERS.has(cmd.args[exec + 1]?.text.replace(/^.*\//, '') ?? '') &&
-      ['x', 'rsa', 'ed25519'].some((s) => shownSecretPath(pattern.text.replace(/\*/g, s)))
-    )
+    const reads = exec >= 0 && READERS.has(cmd.args[exec + 1]?.text.replace(/^.*\//, '') ?? '');
+    if (pattern && reads && ['x', 'rsa', 'ed25519'].some((s) => shownSecretPath(pattern.text.replace(/\*/g, s))))
       return `files named ${pattern.text}`;
   }
   if (PRINTS_SECRET.test(text) && !notShowingSecret(cmd, text)) return text;
@@ -116,13 +107,9 @@ function notShowingSecret(cmd: Argv, text: string): boolean {
 export function checkSecretRead(cmd: Argv, io: Io, ctx: CheckContext): void {
   if (cmd.name === null || io.output === 'consumed') return;
   // `env | grep -i token`: the whole environment filtered for secrets.
-  const up = io.upstream.at(-1)?.argv;
-  if (
-    /^(grep|egrep|rg)$/.test(cmd.name) &&
-    up?.name !== undefined &&
-    /^(env|printenv|set|export)$/.test(up?.name ?? '') &&
-    cmd.args.some((a) => /token|secret|passw|key|cred|auth/i.test(a.text))
-  ) {
+  const fromEnv = /^(env|printenv|set|export)$/.test(io.upstream.at(-1)?.argv?.name ?? '');
+  const forSecrets = cmd.args.some((a) => /token|secret|passw|key|cred|auth/i.test(a.text));
+  if (/^(grep|egrep|rg)$/.test(cmd.name) && fromEnv && forSecrets) {
     ctx.add('secret-read', `${show(cmd)} (secrets in the environment)`);
     return;
   }

@@ -25,21 +25,13 @@ const lxd: Check = (cmd, _io, ctx) => {
       ctx.add('container-escape', show(cmd));
   }
   // `lxc launch img c -c security.privileged=true`
-  if (
-    w.some(
-      (t, i) =>
-        /^(-c|--config)$/.test(w[i - 1] ?? '') && /^(security\.privileged|security\.nesting)=true$|^raw\./.test(t),
-    )
-  )
-    ctx.add('container-escape', show(cmd));
+  const privileged = (t: string): boolean => /^(security\.privileged|security\.nesting)=true$|^raw\./.test(t);
+  if (w.some((t, i) => /^(-c|--config)$/.test(w[i - 1] ?? '') && privileged(t))) ctx.add('container-escape', show(cmd));
   // `lxc config device add c hostroot disk source=/ path=/mnt/root`, `... unix-block source=/dev/sda`
   if (ops[0] === 'config' && ops[1] === 'device' && /^(add|set|override)$/.test(ops[2] ?? '')) {
     const source = w.find((t) => /^source=/.test(t))?.slice('source='.length);
-    if (
-      (source !== undefined && HOST_PATH.test(source)) ||
-      ops.some((t) => /^(unix-block|unix-char|gpu|usb|pci)$/.test(t))
-    )
-      ctx.add('container-escape', show(cmd));
+    const device = ops.some((t) => /^(unix-block|unix-char|gpu|usb|pci)$/.test(t));
+    if ((source !== undefined && HOST_PATH.test(source)) || device) ctx.add('container-escape', show(cmd));
   }
 };
 

@@ -6,6 +6,7 @@ import type { Argv } from '../../engine/argv.js';
 import type { CheckContext } from '../../checks/types.js';
 import { normalizePath } from '../../../common/paths.js';
 import { literal, type Word } from '../../engine/words.js';
+import { keyTable, names } from '../../engine/names.js';
 
 const joinKey = (dir: string, rest: string): string =>
   normalizePath(rest.startsWith('/') || dir === '.' ? rest : `${dir}/${rest}`);
@@ -145,67 +146,38 @@ function executeProcess(args: string[], ctx: CheckContext): void {
   done();
 }
 
+/** `cmake -E` commands that stand for a program: the program with the options they imply. */
+const TOOL_PROGRAMS = keyTable<string>({
+  rm: 'rm',
+  remove: 'rm -f',
+  remove_directory: 'rm -rf',
+  'copy copy_if_different': 'cp',
+  'copy_directory copy_directory_if_different': 'cp -r',
+  rename: 'mv',
+  make_directory: 'mkdir -p',
+  create_symlink: 'ln -s',
+  create_hardlink: 'ln',
+  'touch touch_nocreate': 'touch',
+  tar: 'tar',
+  env: 'env',
+});
+
+/** `cmake -E` commands that only print, compare or hash. */
+const TOOL_PRINTS = new Set(
+  names(`echo echo_append cat compare_files environment capabilities true false sleep md5sum sha1sum sha224sum
+    sha256sum sha384sum sha512sum help delete_regv server`),
+);
+
 /** `cmake -E NAME ARGS`: the built-in command, as the program it stands for. */
 export function cmakeTool(args: readonly Word[], ctx: CheckContext): void {
   const [sub, ...rest] = args;
   if (!sub) return;
-  const as = (name: string, ...flags: string[]): void => ctx.argv([literal(name), ...flags.map(literal), ...rest]);
-  switch (sub.text) {
-    case 'rm':
-      as('rm');
-      return;
-    case 'remove':
-      as('rm', '-f');
-      return;
-    case 'remove_directory':
-      as('rm', '-rf');
-      return;
-    case 'copy':
-    case 'copy_if_different':
-      as('cp');
-      return;
-    case 'copy_directory':
-    case 'copy_directory_if_different':
-      as('cp', '-r');
-      return;
-    case 'rename':
-      as('mv');
-      return;
-    case 'make_directory':
-      as('mkdir', '-p');
-      return;
-    case 'create_symlink':
-      as('ln', '-s');
-      return;
-    case 'create_hardlink':
-      as('ln');
-      return;
-    case 'touch':
-    case 'touch_nocreate':
-      as('touch');
-      return;
-    case 'tar':
-      as('tar');
-      return;
-    case 'env':
-      as('env');
-      return;
-    case 'time':
-      ctx.argv([...rest]);
-      return;
-    case 'chdir':
-      if (rest.length > 1) ctx.argv(rest.slice(1));
-      return;
-    default:
-      // Commands that only print, compare or hash.
-      if (
-        /^(echo|echo_append|cat|compare_files|environment|capabilities|true|false|sleep|md5sum|sha1sum|sha224sum|sha256sum|sha384sum|sha512sum|help|delete_regv|server)$/.test(
-          sub.text,
-        )
-      )
-        return;
-      ctx.add('unread-script', `cmake -E ${sub.text}: a cmake built-in command the gate does not judge`);
-  }
+  if (Object.hasOwn(TOOL_PROGRAMS, sub.text)) ctx.argv([...names(TOOL_PROGRAMS[sub.text]!).map(literal), ...rest]);
+  else if (sub.text === 'time') ctx.argv(rest);
+  else if (sub.text === 'chdir') {
+    if (rest.length > 1) ctx.argv(rest.slice(1));
+  } else if (!TOOL_PRINTS.has(sub.text))
+    ctx.add('unread-script', `cmake -E ${sub.text}: a cmake built-in command the gate does not judge`);
 }
 
 /**
@@ -298,11 +270,8 @@ export function cmakeCommand(cmd: Argv, ctx: CheckContext): void {
     ctx.add('unread-script', `cmake configures a project in a directory known only at run time: ${dir}`);
     return;
   }
-  ctx.runsFile(
-    literal(dir === '.' ? 'CMakeLists.txt' : `${dir.replace(/\/$/, '')}/CMakeLists.txt`),
-    'cmake-project',
-    true,
-  );
+  const lists = dir === '.' ? 'CMakeLists.txt' : `${dir.replace(/\/$/, '')}/CMakeLists.txt`;
+  ctx.runsFile(literal(lists), 'cmake-project', true);
 }
 
 /**

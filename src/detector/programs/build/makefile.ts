@@ -66,6 +66,9 @@ const shellCalls = (marked: string): string[] => shellSpans(marked).map((span) =
 /** .SHELLFLAGS values that only ask the shell to run the recipe (`-c`, `-ec`, `-eu -o pipefail -c`). */
 const PLAIN_SHELLFLAGS = /^((-[a-zA-Z]+|[-+]o\s+\w+)\s+)*-[a-zA-Z]*c$/;
 
+/** make functions whose result is a selection or a copy of their argument: the argument stands for it. */
+const SELECTIONS = new Set(names('wildcard strip sort dir notdir basename abspath realpath firstword lastword'));
+
 class Expander {
   readonly vars = new Map<string, string>(Object.entries(BUILTIN));
   readonly problems: string[] = [];
@@ -109,40 +112,23 @@ class Expander {
   /** The text functions the gate can compute; any other function's result is known only at run time. */
   private call(name: string, args: string): string {
     const [a = '', b = '', c = ''] = args.split(',');
-    const words = (t: string): string[] => t.split(/\s+/).filter(Boolean);
+    const each = (list: string, f: (w: string) => string): string => list.split(/\s+/).filter(Boolean).map(f).join(' ');
     const pattern = (pat: string, repl: string, w: string): string => {
       const [pre, post] = pat.includes('%') ? pat.split('%') : [pat, ''];
       if (!w.startsWith(pre!) || !w.endsWith(post!) || w.length < pre!.length + post!.length) return w;
       const stem = w.slice(pre!.length, w.length - post!.length);
       return repl.includes('%') ? repl.replace('%', stem) : repl;
     };
+    if (SELECTIONS.has(name)) return args;
     switch (name) {
       case 'subst':
         return c.split(a).join(b);
       case 'patsubst':
-        return words(c)
-          .map((w) => pattern(a.trim(), b.trim(), w))
-          .join(' ');
+        return each(c, (w) => pattern(a.trim(), b.trim(), w));
       case 'addprefix':
-        return words(b)
-          .map((w) => a.trim() + w)
-          .join(' ');
+        return each(b, (w) => a.trim() + w);
       case 'addsuffix':
-        return words(b)
-          .map((w) => w + a.trim())
-          .join(' ');
-      // A selection or a copy of the argument: the argument stands for it.
-      case 'wildcard':
-      case 'strip':
-      case 'sort':
-      case 'dir':
-      case 'notdir':
-      case 'basename':
-      case 'abspath':
-      case 'realpath':
-      case 'firstword':
-      case 'lastword':
-        return args;
+        return each(b, (w) => w + a.trim());
       case 'filter':
       case 'filter-out':
         return b;
@@ -229,13 +215,8 @@ export function readMakefile(
     if (rule) {
       const targets = finish(now(rule[1]!)).split(/\s+/);
       const prereqs = finish(now(rule[2]!)).replace('|', ' ').split(/\s+/).filter(Boolean);
-      auto = {
-        '@': targets[0] ?? 'target',
-        '<': prereqs[0] ?? '',
-        '^': prereqs.join(' '),
-        '+': prereqs.join(' '),
-        '?': prereqs.join(' '),
-      };
+      const all = prereqs.join(' ');
+      auto = { '@': targets[0] ?? 'target', '<': prereqs[0] ?? '', '^': all, '+': all, '?': all };
       if (rule[3] !== undefined && rule[3].trim() !== '') raw.push({ text: rule[3], auto });
       continue;
     }

@@ -7,6 +7,7 @@ import type { CheckContext } from '../../checks/types.js';
 import { judgeCmake } from './cmake.js';
 import { MAKE_VALUE_FLAGS, readMakefile } from './makefile.js';
 import { literal } from '../../engine/words.js';
+import { names } from '../../engine/names.js';
 
 /** Reading a file that may not exist: a missing one runs nothing and never asks. */
 export interface RunnerContext extends CheckContext {
@@ -32,9 +33,9 @@ function npmScripts(sub: string, rest: string[]): string[] {
 
 /** yarn and pnpm commands that are theirs, not a script's name (`yarn build` runs the script build). */
 const YARN_BUILTINS = new Set(
-  'add audit bin cache config constraints create dedupe dlx exec explain help import info init link list login logout ls node npm outdated pack patch plugin publish remove search set unlink up update upgrade version why workspace workspaces global store env fetch prune licenses'.split(
-    ' ',
-  ),
+  names(`add audit bin cache config constraints create dedupe dlx exec explain help import info init link list login
+    logout ls node npm outdated pack patch plugin publish remove search set unlink up update upgrade version why
+    workspace workspaces global store env fetch prune licenses`),
 );
 
 function yarnLikeScripts(sub: string | undefined, rest: string[]): string[] {
@@ -105,13 +106,9 @@ export function taskRunner(cmd: Argv, ctx: RunnerContext): void {
   const [sub, ...rest] = f.operands.map((o) => o.text);
   let scripts: string[];
   if (name === 'npm') scripts = sub ? npmScripts(sub, rest) : [];
-  else if (name === 'bun')
-    scripts =
-      sub === 'run' && rest[0] && !/[./]/.test(rest[0])
-        ? withPrePost(rest[0])
-        : sub === 'install' || sub === 'i'
-          ? INSTALL_SCRIPTS
-          : [];
+  // bun run FILE runs a file, not a script.
+  else if (name === 'bun' && sub === 'run') scripts = rest[0] && !/[./]/.test(rest[0]) ? withPrePost(rest[0]) : [];
+  else if (name === 'bun') scripts = sub === 'install' || sub === 'i' ? INSTALL_SCRIPTS : [];
   else scripts = yarnLikeScripts(sub, rest);
   if (scripts.length === 0) return;
   const prefix = f.values.get('--prefix') ?? f.values.get('-C') ?? f.values.get('--dir') ?? f.values.get('--cwd');
@@ -141,7 +138,7 @@ export function taskRunner(cmd: Argv, ctx: RunnerContext): void {
 }
 
 /** package.json scripts by name: each is a shell command line. Unparsable JSON runs nothing (the runner fails). */
-export function packageScripts(text: string, names: string[]): string[] {
+export function packageScripts(text: string, wanted: string[]): string[] {
   let scripts: unknown;
   try {
     scripts = (JSON.parse(text) as { scripts?: unknown }).scripts;
@@ -149,9 +146,9 @@ export function packageScripts(text: string, names: string[]): string[] {
     return [];
   }
   const table = (typeof scripts === 'object' && scripts !== null ? scripts : {}) as Record<string, unknown>;
-  const out = names.flatMap((n) => (Object.hasOwn(table, n) && typeof table[n] === 'string' ? [table[n]] : []));
+  const out = wanted.flatMap((n) => (Object.hasOwn(table, n) && typeof table[n] === 'string' ? [table[n]] : []));
   // Without a start script, `npm start` runs `node server.js`.
-  if (names.includes('start') && !Object.hasOwn(table, 'start')) out.push('node server.js');
+  if (wanted.includes('start') && !Object.hasOwn(table, 'start')) out.push('node server.js');
   return out;
 }
 

@@ -11,26 +11,23 @@ import type { GitSetting } from './config.js';
 import { gitContentWrite, templateDir } from './config-content.js';
 import { gitRuns, type GitInvocation } from './hooks.js';
 import type { GitCheck } from './call.js';
-import { names } from '../../engine/names.js';
+import { keyTable, names } from '../../engine/names.js';
 
 /** Options of a subcommand whose value is a command line, and where it runs. */
-const COMMAND_OPTIONS: Record<string, readonly string[]> = {
-  rebase: ['-x', '--exec'],
-  difftool: ['-x', '--extcmd'],
-  grep: ['-O', '--open-files-in-pager'],
-  clone: ['-u', '--upload-pack'],
-  fetch: ['--upload-pack'],
-  pull: ['--upload-pack'],
-  'ls-remote': ['--upload-pack'],
-  push: ['--receive-pack', '--exec'],
-  'send-pack': ['--receive-pack', '--exec'],
-  'fetch-pack': ['--upload-pack', '--exec'],
-  archive: ['--exec'],
-  'send-email': ['--sendmail-cmd', '--smtp-server', '--to-cmd', '--cc-cmd', '--header-cmd'],
+const COMMAND_OPTIONS = keyTable<readonly string[]>({
+  rebase: names('-x --exec'),
+  difftool: names('-x --extcmd'),
+  grep: names('-O --open-files-in-pager'),
+  clone: names('-u --upload-pack'),
+  'fetch pull ls-remote': names('--upload-pack'),
+  'push send-pack': names('--receive-pack --exec'),
+  'fetch-pack': names('--upload-pack --exec'),
+  archive: names('--exec'),
+  'send-email': names('--sendmail-cmd --smtp-server --to-cmd --cc-cmd --header-cmd'),
   'filter-branch': names(
     `--env-filter --tree-filter --index-filter --parent-filter --msg-filter --commit-filter --tag-name-filter`,
   ),
-};
+});
 
 function commandLine(value: Word, who: string, ctx: CheckContext): void {
   if (value.dynamic) ctx.computed(value, who);
@@ -75,10 +72,8 @@ export const gitCommands: GitCheck = (call, cmd, _io, ctx) => {
   if (globalConfig && !globalConfig.dynamic) inv.globalConfigs = [globalConfig.text];
   else if ((xdg && !xdg.dynamic) || (home && !home.dynamic)) {
     const homeDir = home && !home.dynamic ? home.text : '~';
-    inv.globalConfigs = [
-      `${homeDir}/.gitconfig`,
-      xdg && !xdg.dynamic ? `${xdg.text}/git/config` : `${homeDir}/.config/git/config`,
-    ];
+    const xdgConfig = xdg && !xdg.dynamic ? `${xdg.text}/git/config` : `${homeDir}/.config/git/config`;
+    inv.globalConfigs = [`${homeDir}/.gitconfig`, xdgConfig];
   }
   const system = ctx.commandEnv.get('GIT_CONFIG_SYSTEM');
   if (system && !system.dynamic) inv.settings.unshift({ key: 'include.path', value: system.text });
@@ -118,12 +113,9 @@ export const gitCommands: GitCheck = (call, cmd, _io, ctx) => {
     const refs = rest.filter((w) => !w.text.startsWith('-')).slice(1);
     if (forced || refs.some((w) => /^\+|^:./.test(w.text))) ctx.add('git-force-push', show(cmd));
   }
-  if (
-    sub === 'read-tree' &&
-    rest.some((w) => /^-[a-z]*u/.test(w.text) || w.text === '--reset') &&
-    rest.some((w) => w.text === '--reset' || /^-[a-z]*m/.test(w.text))
-  )
-    ctx.add('git-history', show(cmd));
+  const updatesTree = rest.some((w) => /^-[a-z]*u/.test(w.text) || w.text === '--reset');
+  const mergesTree = rest.some((w) => w.text === '--reset' || /^-[a-z]*m/.test(w.text));
+  if (sub === 'read-tree' && updatesTree && mergesTree) ctx.add('git-history', show(cmd));
   if (sub === 'checkout-index' && rest.some((w) => /^(-[a-z]*f|--force)$/.test(w.text)))
     ctx.add('git-history', show(cmd));
   if (sub === 'fast-import' && rest.some((w) => w.text === '--force')) ctx.add('git-history', show(cmd));
@@ -196,13 +188,8 @@ function madeGitDirectory(sub: string, rest: Word[], inv: GitInvocation, ctx: Ch
   const bare = rest.some((w) => /^(--bare|--mirror)$/.test(w.text)) || inv.gitDir !== undefined;
   const named = sub === 'init' ? operands[0] : operands[1];
   const source = sub === 'clone' ? operands[0]?.text.replace(/\/+$/, '') : undefined;
-  const dir =
-    named?.text ??
-    (sub === 'init'
-      ? '.'
-      : source
-        ? `${source.replace(/^.*[/:]/, '').replace(/\.git$/, '')}${bare ? '.git' : ''}`
-        : undefined);
+  const cloned = source ? `${source.replace(/^.*[/:]/, '').replace(/\.git$/, '')}${bare ? '.git' : ''}` : undefined;
+  const dir = named?.text ?? (sub === 'init' ? '.' : cloned);
   const made = [
     ...optionValues(rest, ['--separate-git-dir']).map((w) => w.text),
     ...(inv.gitDir !== undefined && sub === 'init' ? [inv.gitDir] : bare && dir !== undefined ? [dir] : []),

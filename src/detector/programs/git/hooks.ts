@@ -10,7 +10,7 @@ import type { CheckContext } from '../../checks/types.js';
 import { dirOf, joinKey } from '../loaders/run-file.js';
 import { templateDir } from './config-content.js';
 import { GIT_COMMAND_KEY, parseGitConfig, type GitSetting } from './config.js';
-import { keyTable } from '../../engine/names.js';
+import { keyTable, names } from '../../engine/names.js';
 
 const COMMIT = ['pre-commit', 'prepare-commit-msg', 'commit-msg', 'post-commit', 'pre-auto-gc', 'post-rewrite'];
 const REFS = ['reference-transaction'];
@@ -20,51 +20,28 @@ const REBASE = ['pre-rebase', 'post-rewrite', 'post-checkout', 'prepare-commit-m
 
 /** The hooks each subcommand may run (client side). */
 const HOOKS = keyTable<string[]>({
-  commit: [...COMMIT, ...REFS, ...INDEX],
+  'commit cherry-pick revert': [...COMMIT, ...REFS, ...INDEX],
   merge: [...MERGE, ...REFS, ...INDEX],
   pull: [...MERGE, ...REBASE, ...REFS, ...INDEX],
   push: ['pre-push', ...REFS],
-  checkout: ['post-checkout', ...REFS, ...INDEX],
-  switch: ['post-checkout', ...REFS, ...INDEX],
+  'checkout switch clone worktree bisect submodule': ['post-checkout', ...REFS, ...INDEX],
   rebase: [...REBASE, ...COMMIT, ...REFS, ...INDEX],
   am: ['applypatch-msg', 'pre-applypatch', 'post-applypatch', ...COMMIT, ...REFS, ...INDEX],
-  'cherry-pick': [...COMMIT, ...REFS, ...INDEX],
-  revert: [...COMMIT, ...REFS, ...INDEX],
-  clone: ['post-checkout', ...REFS, ...INDEX],
-  worktree: ['post-checkout', ...REFS, ...INDEX],
-  gc: ['pre-auto-gc', ...REFS],
-  maintenance: ['pre-auto-gc', ...REFS],
+  'gc maintenance': ['pre-auto-gc', ...REFS],
   'send-email': ['sendemail-validate'],
   p4: ['p4-changelist', 'p4-prepare-changelist', 'p4-post-changelist', 'p4-pre-submit'],
-  stash: [...REFS, ...INDEX],
-  reset: [...REFS, ...INDEX],
-  'restore add rm mv apply update-index read-tree status': INDEX,
-  'branch tag fetch update-ref symbolic-ref notes replace': REFS,
-  'commit-tree': [],
-  'send-pack': [],
-  'http-push': [],
-  'fetch-pack': REFS,
-  'checkout-index': INDEX,
+  'stash reset filter-branch': [...REFS, ...INDEX],
+  'restore add rm mv apply update-index read-tree status checkout-index mergetool': INDEX,
+  'branch tag fetch update-ref symbolic-ref notes replace fetch-pack pack-refs remote fast-import': REFS,
   'sparse-checkout': ['post-checkout', ...INDEX],
-  mergetool: INDEX,
-  difftool: [],
-  bisect: ['post-checkout', ...REFS, ...INDEX],
-  'filter-branch': [...REFS, ...INDEX],
-  'pack-refs': REFS,
-  prune: [],
-  'prune-packed': [],
-  repack: [],
-  'commit-graph': [],
-  'multi-pack-index': [],
-  clean: [],
-  'remote fast-import': REFS,
-  submodule: ['post-checkout', ...REFS, ...INDEX],
+  'commit-tree send-pack http-push difftool prune prune-packed repack commit-graph multi-pack-index clean': [],
 });
 /** Subcommands that only read: they run no hook (their pager and drivers may still run). */
 const READ_ONLY = new Set(
-  'log show diff blame annotate grep ls-files ls-tree ls-remote cat-file rev-parse rev-list describe shortlog config version help var show-ref for-each-ref count-objects fsck archive bundle whatchanged name-rev merge-base diff-tree diff-files diff-index show-branch reflog range-diff cherry check-ignore check-attr check-ref-format verify-commit verify-tag hash-object init credential instaweb'.split(
-    ' ',
-  ),
+  names(`log show diff blame annotate grep ls-files ls-tree ls-remote cat-file rev-parse rev-list describe shortlog
+    config version help var show-ref for-each-ref count-objects fsck archive bundle whatchanged name-rev merge-base
+    diff-tree diff-files diff-index show-branch reflog range-diff cherry check-ignore check-attr check-ref-format
+    verify-commit verify-tag hash-object init credential instaweb`),
 );
 const ALL_HOOKS = [...new Set(Object.values(HOOKS).flat())];
 
@@ -181,10 +158,9 @@ export function gitRuns(inv: GitInvocation, ctx: CheckContext): void {
     }
     if (pending && top === undefined) return;
   }
-  const global = inv.globalConfigs?.map((f) => (f.startsWith('~') ? f : joinKey(here, f))) ?? [
-    '~/.gitconfig',
-    '~/.config/git/config',
-  ];
+  const global =
+    inv.globalConfigs?.map((f) => (f.startsWith('~') ? f : joinKey(here, f))) ??
+    names('~/.gitconfig ~/.config/git/config');
   // Configuration and hooks come from the common directory: GIT_COMMON_DIR, or what the git directory's commondir
   // names (a linked worktree's, or one a command planted).
   let common: string | undefined;
