@@ -20,7 +20,14 @@ export interface CheckOptions {
 }
 
 /** Rules that mean "could not be understood": the verdict asks because of what it could not see. */
-const NOT_UNDERSTOOD = new Set(['dynamic-command', 'unparsed', 'too-deep', 'too-long', 'unread-script']);
+const NOT_UNDERSTOOD = new Set([
+  'dynamic-command',
+  'unparsed',
+  'too-deep',
+  'too-long',
+  'unread-script',
+  'check-failed',
+]);
 
 /** Scripts and modules the gate asks for, and directory listings, read from this machine (relative to `cwd`). */
 function localReader(cwd: string): ReadScripts {

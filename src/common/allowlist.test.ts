@@ -122,6 +122,7 @@ describe('allowlistProblem: entries refused when the configuration is loaded', (
       'carried-code',
       'unparsed',
       'too-deep',
+      'check-failed',
       'remote-code-exec',
       'decoded-to-shell',
       'schedule-unchecked',

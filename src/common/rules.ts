@@ -278,6 +278,12 @@ const list: Rule[] = [
     description: 'the command could not be parsed, so it cannot be checked',
   },
   { id: 'too-deep', tier: 'dangerous', opaque: true, description: 'commands nested too deeply to check' },
+  {
+    id: 'check-failed',
+    tier: 'dangerous',
+    opaque: true,
+    description: 'the checker failed while reading the command (a defect to report), so it cannot be checked',
+  },
   { id: 'too-long', tier: 'dangerous', opaque: true, description: 'a pipeline too long to check' },
   {
     id: 'changed-before-run',

@@ -3,7 +3,7 @@
 // tricks that hide a change to those files. An agent that loosens its own (or another agent's) leash asks. Pure.
 import type { Word } from '../engine/words.js';
 import { show, type Check, type CheckContext } from './types.js';
-import { names } from '../engine/names.js';
+import { keyTable, names } from '../engine/names.js';
 import { judges } from './registry.js';
 import type { GitCheck } from '../programs/git/call.js';
 
@@ -55,7 +55,7 @@ const AGENTS = new Set(
 );
 
 /** Flags that mean the same for one agent only (cursor-agent --force runs every command without asking). */
-const OWN_BYPASS: Record<string, RegExp> = { 'cursor-agent': /^(-f|--force)$/ };
+const OWN_BYPASS = keyTable<RegExp>({ 'cursor-agent': /^(-f|--force)$/ });
 
 const agentCli: Check = (cmd, _io, ctx) => {
   const args = cmd.args.map((a) => a.text);

@@ -1,5 +1,6 @@
 // Looks inside interpreter one-liners (python -c, node -e, perl -e, ruby -e, php -r, awk programs): shell
 // commands they run, recursive deletes, fork bombs, reverse shells, downloaded code they execute. Pure.
+import { keyTable } from '../engine/names.js';
 import { classifyPath, classifyWrite } from '../engine/paths.js';
 import { isAgentSettings } from './agents.js';
 import { literal } from '../engine/words.js';
@@ -89,7 +90,7 @@ export function collapse(code: string): string {
 }
 
 /** Calls that run a shell command or a program, per language. */
-const SHELL_FN: Record<string, RegExp> = {
+const SHELL_FN = keyTable<RegExp>({
   python:
     /(?:(?<![\w.])os\.(?:system|popen|exec\w*|spawn\w*)|\)\.(?:system|popen)|(?<![\w.])subprocess\.\w+|pty\.spawn)\s*\(/g,
   /** subprocess imported under another name (`import subprocess as s; s.call(...)`, `from subprocess import run`). */
@@ -100,7 +101,7 @@ const SHELL_FN: Record<string, RegExp> = {
   php: /(?<![\w>])(?:system|exec|shell_exec|passthru|popen|proc_open|pcntl_exec)\s*\(/g,
   lua: /\b(?:os\.execute|io\.popen)\s*\(?/g,
   awk: /\bsystem\s*\(/g,
-};
+});
 /** Calls that run code given as a string. */
 const EVAL_FN = /(?<![\w.])(?:exec|eval|compile|Function|instance_eval|class_eval|assert)\s*\(|\bnew\s+Function\b/g;
 const SHELL_FN_NAME =

@@ -34,12 +34,12 @@ const INTERPRETERS = keyTable<Interpreter>({
   php: interpreterSpec('php', '-r'),
 });
 
-const LIBRARY_OPTS: Record<string, string[]> = {
+const LIBRARY_OPTS = keyTable<string[]>({
   ruby: ['-r', '-I'],
   perl: ['-M', '-m', '-I'],
   javascript: ['-r', '--require', '--import', '--loader'],
   python: ['-W', '-X'],
-};
+});
 
 export function interpreterOf(name: string): Interpreter | undefined {
   const base = /^python[\d.]*$/.test(name)

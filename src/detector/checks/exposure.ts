@@ -3,12 +3,13 @@
 // every interface that has no authentication, forwards to another host, or serves a private tree. A dev server on
 // 127.0.0.1, a plain `-p 8080:80` and `kubectl port-forward` to localhost stay ordinary. Judged for every command
 // (like miners: the shape of the arguments, whatever the program is called). Pure.
+import { keyTable } from '../engine/names.js';
 import type { Argv } from '../engine/argv.js';
 import { isPrivateTree } from './secret-sources.js';
 import { show, type CheckContext } from './types.js';
 
 /** Tunnel services by name, and the verbs that open a tunnel (the rest configure, log in or list). */
-const TUNNELS: Record<string, RegExp> = {
+const TUNNELS = keyTable<RegExp>({
   ngrok: /^(http|tcp|tls|start|tunnel)$/,
   cloudflared: /^(tunnel|--url|access)$/,
   lt: /^--port$|^-p$/,
@@ -20,7 +21,7 @@ const TUNNELS: Record<string, RegExp> = {
   pinggy: /./,
   telebit: /^http$/,
   frpc: /./,
-};
+});
 
 /** A word that binds every interface: `0.0.0.0`, `0.0.0.0:8080`, `--ip=0.0.0.0`, `bind=0.0.0.0`, `[::]:80`, `--ip=*`. */
 const ALL_INTERFACES = /(^|[=,@])(0\.0\.0\.0|\[::\]|::)(:\d+)*(,|$)|=\*$/;

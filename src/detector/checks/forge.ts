@@ -3,13 +3,14 @@
 // the forge's API (gh/glab api, curl/http/requests to api.github.com, GitLab's /api/v4, Gitea's /api/v1,
 // Bitbucket's API); merge requests opened by push options; release tags pushed. Reading (view, list, status, diff,
 // checks, search) and local work (checkout, clone) stay ordinary. Pure.
+import { keyTable } from '../engine/names.js';
 import { forgeCall, type ForgeCheck } from '../programs/forge/call.js';
 import type { RequestCheck } from '../programs/http/request.js';
 import { show, type CheckContext } from './types.js';
 import { judges } from './registry.js';
 
 /** Per object, the verbs that act in the user's name. */
-const ACTS: Record<string, RegExp> = {
+const ACTS = keyTable<RegExp>({
   pr: /^(create|new|merge|close|reopen|review|edit|ready|comment|lock|unlock|update-branch|revert)$/,
   mr: /^(create|new|merge|close|reopen|approve|revoke|update|note|rebase|edit|subscribe)$/,
   issue: /^(create|new|close|reopen|edit|update|comment|note|transfer|pin|unpin|lock|unlock|develop)$/,
@@ -22,7 +23,7 @@ const ACTS: Record<string, RegExp> = {
   milestone: /^(create|edit|close)$/,
   snippet: /^(create|new)$/,
   gist: /^(edit)$/,
-};
+});
 
 /** `gh pr merge 12`, `glab mr approve`, `tea pulls create`, `hub pull-request`, `az repos pr create`. */
 export const forgeCli: ForgeCheck = ({ path, object, verb }, cmd, _io, ctx) => {

@@ -6,7 +6,7 @@ import { namesLong, optionWord } from '../engine/long-options.js';
 import type { Word } from '../engine/words.js';
 import { literal } from '../engine/words.js';
 import type { Check } from './types.js';
-import { names } from '../engine/names.js';
+import { keyTable, names } from '../engine/names.js';
 import { judges } from './registry.js';
 
 /**
@@ -67,7 +67,7 @@ const gdb: Check = (cmd, _io, ctx) => {
   if (at >= 0 && cmd.args[at + 1]) ctx.argv(cmd.args.slice(at + 1));
 };
 
-const BWRAP_ARITY: Record<string, number> = {
+const BWRAP_ARITY = keyTable<number>({
   ...Object.fromEntries(
     names(`
       --bind --ro-bind --dev-bind --bind-try --ro-bind-try --dev-bind-try --symlink --setenv --chmod --file
@@ -83,7 +83,7 @@ const BWRAP_ARITY: Record<string, number> = {
     `).map((o) => [o, 1]),
   ),
   '--overlay': 3,
-};
+});
 
 const bwrap: Check = (cmd, _io, ctx) => {
   const at = afterOptions(cmd.args, 0, BWRAP_ARITY, false);

@@ -3,6 +3,7 @@
 // var or values file like `prod-eu`, `acme-prod`, `inventories/production`), a `--prod` deploy, and changes to a
 // cluster's own kube-system namespace. The same change against dev or staging, and reads of production (get, logs,
 // plan, diff, template), stay ordinary. Pure.
+import { keyTable } from '../engine/names.js';
 import type { Argv } from '../engine/argv.js';
 import { show, type CheckContext } from './types.js';
 
@@ -18,14 +19,14 @@ const TARGET =
   /^--?(context|kube-context|kubeconfig|n|namespace|s|stack|stack-name|project|env|e|environment|var-file|chdir|working-dir|terragrunt-working-dir|i|inventory|inventory-file|profile|app|a|site|target|workspace|cluster|subscription|resource-group|g|alias|f|filename|k|kustomize|values|config|region-set|org|var|c)$/;
 
 /** Tools whose bare invocation deploys (vercel), or that change by default (ansible-playbook without --check). */
-const IMPLICIT: Record<string, (words: string[]) => boolean> = {
+const IMPLICIT = keyTable<(words: string[]) => boolean>({
   vercel: (w) =>
     !w.some((x) =>
       /^(ls|list|logs|inspect|env|whoami|login|dev|build|pull|domains|dns|certs|secrets|project|teams)$/.test(x),
     ),
   'ansible-playbook': (w) =>
     !w.some((x) => /^(-C|--check|--syntax-check|--list-hosts|--list-tasks|--list-tags)$/.test(x)),
-};
+});
 
 const LOCAL_RUNTIMES = /^(docker|podman|nerdctl|docker-compose|podman-compose|kind|minikube|k3d)$/;
 

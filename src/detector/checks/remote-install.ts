@@ -2,6 +2,7 @@
 // (`pip install git+https://...`, `npm install https://host/x.tgz`, `npx github:user/repo`, `cargo install --git`),
 // and a program downloaded into a bin directory then run by its name. Its install scripts or the program itself run
 // with no registry between the author and this machine. Registry installs stay ordinary. Judged for every command. Pure.
+import { keyTable } from '../engine/names.js';
 import type { Argv } from '../engine/argv.js';
 import { show, type CheckContext } from './types.js';
 
@@ -13,7 +14,7 @@ const REGISTRY_HOST =
 
 const remote = (spec: string): boolean => REMOTE_SPEC.test(spec) && !REGISTRY_HOST.test(spec);
 
-const INSTALLERS: Record<string, RegExp> = {
+const INSTALLERS = keyTable<RegExp>({
   npm: /^(install|i|add|in|ins|inst|isntall|exec|x)$/,
   pnpm: /^(install|i|add|dlx)$/,
   yarn: /^(add|dlx)$/,
@@ -27,7 +28,7 @@ const INSTALLERS: Record<string, RegExp> = {
   cargo: /^install$/,
   composer: /^require$/,
   deno: /^(install|run)$/,
-};
+});
 
 export function checkRemoteInstall(cmd: Argv, ctx: CheckContext): void {
   // npx github:user/repo, bunx https://...: the wrapper leaves the spec as the command word.

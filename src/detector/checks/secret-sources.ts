@@ -1,6 +1,7 @@
 // What exfiltration carries and where it goes, beyond credential files: commands that print secrets (secret
 // managers, cloud secret stores, keychains, the instance metadata service), bulk sources (the home directory, /etc,
 // database dumps, a bundle of every ref), and anonymous drop services that only exist to receive uploads. Pure.
+import { keyTable } from '../engine/names.js';
 import type { Argv } from '../engine/argv.js';
 import { show, type CheckContext } from './types.js';
 
@@ -72,7 +73,7 @@ export const SECRET_VAR =
   /\$\{?[A-Z0-9_]*(TOKEN|SECRET|PASSWORD|PASSWD|API_KEY|APIKEY|ACCESS_KEY|PRIVATE_KEY|CREDENTIALS?)[A-Z0-9_]*\}?/;
 
 /** The vendor a secret variable belongs to, from its first word (GITHUB_TOKEN: github); generic words say nothing. */
-const VENDOR_ALIASES: Record<string, string> = {
+const VENDOR_ALIASES = keyTable<string>({
   gh: 'github',
   gl: 'gitlab',
   cf: 'cloudflare',
@@ -84,7 +85,7 @@ const VENDOR_ALIASES: Record<string, string> = {
   aws: 'amazonaws',
   gcp: 'googleapis',
   google: 'googleapis',
-};
+});
 const GENERIC_PREFIX =
   /^(api|app|auth|access|secret|private|my|the|prod|production|dev|staging|test|ci|bot|service|client|admin|user|bearer|id|session|master|root|db|database|personal|read|write|deploy)$/;
 

@@ -187,7 +187,7 @@ interface Peeled {
   chdir?: Word;
 }
 
-const CHDIR_OPTS: Record<string, string[]> = { env: ['-C', '--chdir'], sudo: ['-D', '--chdir'], nsenter: ['--wd'] };
+const CHDIR_OPTS = keyTable<string[]>({ env: ['-C', '--chdir'], sudo: ['-D', '--chdir'], nsenter: ['--wd'] });
 
 function nameOf(word: Word): string | null {
   if (word.dynamic || word.pattern || word.text === '') return null;

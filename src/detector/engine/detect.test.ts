@@ -44,6 +44,25 @@ describe('detect', () => {
     expect(verdict.findings[0]!.description).toContain('rm -rf /');
   });
 
+  it('reads commands named like the members every object has (constructor, toString, __proto__) without failing', () => {
+    for (const name of ['constructor', 'toString', '__proto__', 'valueOf', 'hasOwnProperty', 'isPrototypeOf'])
+      for (const line of [`${name}=x ls`, `export ${name}=/tmp`, name, `${name} -x`, `npx ${name}`, `sudo ${name}`])
+        expect(
+          detect(parse, line, { cwd: '/work/proj' }).findings.map((f) => f.rule),
+          line,
+        ).not.toContain('check-failed');
+  });
+
+  it('asks, with one clear finding, when a check fails instead of letting the command through', () => {
+    const programs = (): never => {
+      throw new Error('reader broke');
+    };
+    const verdict = detect(parse, "python3 -c 'print(1)'", { cwd: '/work/proj', programs });
+    expect(verdict.findings).toEqual([
+      expect.objectContaining({ rule: 'check-failed', description: expect.stringMatching(/: reader broke$/) }),
+    ]);
+  });
+
   it('stops at a nesting limit instead of recursing without end', () => {
     let command = 'rm -rf /srv/x';
     for (let i = 0; i < 12; i += 1) command = `sh -c ${JSON.stringify(command)}`;

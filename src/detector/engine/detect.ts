@@ -552,14 +552,21 @@ const TIER_ORDER: Record<Tier, number> = { dangerous: 1, hardline: 2 };
 export function detect(parse: ParseBash, command: string, opts: DetectOptions = {}): Verdict {
   const analysis = new Analysis(parse, opts.cwd, -1, opts.files, opts.programs);
   analysis.fileToolContent = opts.written;
-  if (command.trim() === '') {
-    // nothing to judge
-  } else if (opts.language !== undefined) analysis.code(command, opts.language);
-  else analysis.script(command, opts.stdin === undefined ? undefined : { upstream: [], stdinText: opts.stdin });
-  const edited = opts.terminal && opts.stdin !== undefined ? lineEditing(opts.stdin) : undefined;
-  if (edited !== undefined) analysis.add('line-editing', edited);
-  analysis.drainLoads();
-  analysis.runExitHandlers();
+  try {
+    if (command.trim() === '') {
+      // nothing to judge
+    } else if (opts.language !== undefined) analysis.code(command, opts.language);
+    else analysis.script(command, opts.stdin === undefined ? undefined : { upstream: [], stdinText: opts.stdin });
+    const edited = opts.terminal && opts.stdin !== undefined ? lineEditing(opts.stdin) : undefined;
+    if (edited !== undefined) analysis.add('line-editing', edited);
+    analysis.drainLoads();
+    analysis.runExitHandlers();
+  } catch (err) {
+    // A defect in a check must not let the command through, nor stop the run: a person decides. (Nesting deep
+    // enough to exhaust the stack is the caller's to report as too deep.)
+    if (err instanceof RangeError) throw err;
+    analysis.add('check-failed', err instanceof Error ? err.message : String(err));
+  }
   const findings = [...analysis.findings.values()].sort((a, b) => TIER_ORDER[b.tier] - TIER_ORDER[a.tier]);
   const scripts = [...analysis.wanted];
   return {

@@ -28,7 +28,7 @@ const START_FILE_VARIABLES =
   /^(ZDOTDIR|HOME|XDG_CONFIG_HOME|GIT_CONFIG|GIT_CONFIG_GLOBAL|GIT_CONFIG_SYSTEM|GIT_CONFIG_PARAMETERS|GIT_CONFIG_COUNT|GIT_CONFIG_KEY_\d+|GIT_CONFIG_VALUE_\d+|GIT_DIR|GIT_COMMON_DIR|GIT_TEMPLATE_DIR|GIT_EXEC_PATH|npm_config_userconfig|npm_config_globalconfig|npm_config_node_options|PERL5OPT|PERL5DB|RUBYOPT|JAVA_TOOL_OPTIONS|_JAVA_OPTIONS)$/i;
 
 /** Variables naming a script a program runs at start: judged like the script (a project file as it is now). */
-const SCRIPT_VARIABLES: Record<string, string | null> = { BASH_ENV: null, ENV: null, PYTHONSTARTUP: 'python' };
+const SCRIPT_VARIABLES = keyTable<string | null>({ BASH_ENV: null, ENV: null, PYTHONSTARTUP: 'python' });
 
 /** NODE_OPTIONS that load a module before the program; MAKEFLAGS that add make code. */
 const OPTION_CODE: Record<string, RegExp> = keyTable({

@@ -3,7 +3,7 @@
 // commands, included makefiles named, and what the gate cannot follow (`$(eval)`, .RECIPEPREFIX, another SHELL,
 // .SHELLFLAGS) reported. A dry run (make -n/-q/-t) still runs the `$(shell ...)` calls it expands (in assignments,
 // includes, conditionals and the recipes it prints) and recipe lines marked `+` or calling $(MAKE). Pure.
-import { names } from '../../engine/names.js';
+import { keyTable, names } from '../../engine/names.js';
 
 /** make's options that take a value (so the value is not read as a target). */
 export const MAKE_VALUE_FLAGS = names(`-f --file --makefile -C --directory -j --jobs -l -o -W -I --eval`);
@@ -15,7 +15,7 @@ export interface Makefile {
 }
 
 /** make's built-in variables that recipes use most. */
-const BUILTIN: Record<string, string> = {
+const BUILTIN = keyTable<string>({
   CC: 'cc',
   CXX: 'g++',
   CPP: 'cc -E',
@@ -26,7 +26,7 @@ const BUILTIN: Record<string, string> = {
   MAKE: 'make',
   INSTALL: 'install',
   SHELL: '/bin/sh',
-};
+});
 
 const ASSIGN = /^(?:override\s+|export\s+)*([A-Za-z_.][\w.-]*)\s*(::?=|:::=|\?=|\+=|!=|=)\s*(.*)$/;
 const RULE = /^([^\t:=#][^:=#]*?)\s*::?(?!=)\s*([^;]*?)\s*(?:;(.*))?$/;

@@ -78,7 +78,7 @@ function truthy(v: Value | undefined): boolean | undefined {
   return v.kind === 'num' ? v.v !== 0 : true;
 }
 
-const SIGNALS: Record<string, number> = {
+const SIGNALS = keyTable<number>({
   SIGHUP: 1,
   SIGINT: 2,
   SIGQUIT: 3,
@@ -88,7 +88,7 @@ const SIGNALS: Record<string, number> = {
   SIGTERM: 15,
   SIGCONT: 18,
   SIGSTOP: 19,
-};
+});
 
 function signalOf(v: Value | undefined, fallback: string): string | undefined {
   if (v === undefined) return fallback;

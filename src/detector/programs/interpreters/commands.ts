@@ -24,7 +24,7 @@ interface ProgramSpec {
   operandsAreCode?: string[];
 }
 
-const SPECS: Record<string, ProgramSpec> = {
+const SPECS = keyTable<ProgramSpec>({
   awk: {
     language: 'awk',
     code: ['-e', '--source'],
@@ -90,7 +90,7 @@ const SPECS: Record<string, ProgramSpec> = {
     operands: 'file',
     stdin: true,
   },
-};
+});
 
 const ALIASES: Record<string, string> = keyTable({
   'gawk mawk nawk goawk original-awk bwk': 'awk',
