@@ -3,16 +3,13 @@
 // (fullwidth `ｍａｉｎ`, mathematical `𝗆𝖺𝗂𝗇`, a combining mark on an ASCII letter): where they are, so the renderer
 // can escape the letters that are not what they look like. Workflow-safe (pure).
 
-import { names } from './names.js';
-
 /** Host, branch, path and identifier words: letters, marks, digits and the punctuation that joins them. */
 const WORD = /[\p{L}\p{M}\p{N}._/-]+/gu;
 
 /** Scripts whose letters pass for Latin ones. */
-const LOOKALIKE_SCRIPTS: [string, RegExp][] = names('Cyrillic Greek Armenian Cherokee Coptic').map((script) => [
-  script,
-  new RegExp(`\\p{Script=${script}}`, 'u'),
-]);
+const LOOKALIKE_SCRIPTS: [string, RegExp][] = 'Cyrillic Greek Armenian Cherokee Coptic'
+  .split(' ')
+  .map((script) => [script, new RegExp(`\\p{Script=${script}}`, 'u')]);
 const LATIN = /\p{Script=Latin}/u;
 
 /** Letters of those scripts drawn like a Latin letter in common fonts (Cherokee is rare enough to count whole). */
