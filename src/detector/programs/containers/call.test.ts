@@ -1,13 +1,9 @@
 // A container CLI's command line read once for every judgement (call.ts, containers/checks.ts).
 import { describe, expect, it } from 'vitest';
-import { words, type Argv } from '../../engine/argv.js';
+import { argvOf as cli } from '../../../../test/support/argv-line.js';
 import { detectorRules } from '../../../../test/support/detector-rules.js';
 import { containerCall } from './call.js';
 
-const cli = (line: string): Argv => {
-  const [name, ...rest] = line.split(' ');
-  return { name: name!, written: name!, args: words(rest), viaXargs: false };
-};
 const rules = detectorRules();
 
 describe('containerCall', () => {
