@@ -3,6 +3,7 @@
 // it asks. A dry run, and an image pushed to a registry on this machine, stay ordinary. Pure.
 import { parseFlags } from '../engine/argv.js';
 import type { Argv } from '../engine/argv.js';
+import { optionValues } from '../engine/long-options.js';
 import { show, type Check } from './types.js';
 import { judges } from './registry.js';
 import { keyTable } from '../engine/names.js';
@@ -35,12 +36,11 @@ const LOCAL_REGISTRY = /^(localhost|127\.0\.0\.1|\[::1\]|0\.0\.0\.0)(:\d+)?\//;
 export const imagePush: ContainerCheck = ({ group, verb, rest }, cmd, _io, ctx) => {
   // docker buildx build --push, docker build --push, buildx bake --push: built and pushed in one step.
   const args = cmd.args.map((a) => a.text);
-  const tag = args.find((a, i) => /^(-t|--tag)$/.test(args[i - 1] ?? '') || /^--tag=/.test(a))?.replace(/^--tag=/, '');
+  const tag = optionValues(cmd.args, ['-t', '--tag'], false)[0]?.text;
   // Where `-o`/`--output` sends the build: `type=registry`, or `push=true` on an image.
-  const outputs = args.map((a, i) =>
-    /^(-o|--output)$/.test(args[i - 1] ?? '') ? a : /^(?:--output=|-o)(.+)$/.exec(a)?.[1],
+  const pushes = optionValues(cmd.args, ['-o', '--output'], false).some((o) =>
+    /(^|,)(type=registry|push=true)\b/.test(o.text),
   );
-  const pushes = outputs.some((o) => o !== undefined && /(^|,)(type=registry|push=true)\b/.test(o));
   if (
     (pushes || args.some((a) => a === '--push' || a === '--push=true')) &&
     !(tag !== undefined && LOCAL_REGISTRY.test(tag))
@@ -83,15 +83,11 @@ const PUBLISH_VERB = keyTable({
 });
 
 /** `npm --prefix x publish`, `twine upload dist/*`, `gem push x.gem`: a package sent to its registry. */
-export const packagePublish: PackageCheck = ({ path, words }, cmd, _io, ctx) => {
+export const packagePublish: PackageCheck = ({ path }, cmd, _io, ctx) => {
   const verb = path[0] === 'npm' ? path[1] : path[0];
   // A registry on this machine (verdaccio on :4873) publishes to no one else.
-  const registry = words.find((w, i) => words[i - 1] === '--registry' || w.startsWith('--registry='));
-  if (
-    registry !== undefined &&
-    LOCAL_REGISTRY.test(`${registry.replace(/^--registry=/, '').replace(/^https?:\/\//, '')}/`)
-  )
-    return;
+  const registry = optionValues(cmd.args, ['--registry'], false)[0]?.text.replace(/^https?:\/\//, '');
+  if (registry !== undefined && LOCAL_REGISTRY.test(`${registry}/`)) return;
   if (verb !== undefined && verb === PUBLISH_VERB[cmd.name ?? ''] && !dryRun(cmd))
     ctx.add('package-publish', show(cmd));
 };
