@@ -50,24 +50,34 @@ function mountSource(opt: string, value: string): { source: string; readOnly: bo
   return source === undefined ? undefined : { source, readOnly: /(^|,)ro(,|$)/.test(mode ?? '') };
 }
 
+/**
+ * A word of one-letter flags (`-it`, `-itv`, `-v/:/h`, `-e=A`): the first flag that takes a value, with the rest of
+ * the word as that value when there is any; undefined when none of its flags takes one.
+ */
+function shortValued(t: string): { opt: string; value?: string } | undefined {
+  for (let j = 1; j < t.length && /[a-zA-Z]/.test(t[j]!); j += 1) {
+    const opt = `-${t[j]}`;
+    if (VALUE_OPTS.has(opt)) return j + 1 < t.length ? { opt, value: t.slice(j + 1).replace(/^=/, '') } : { opt };
+  }
+  return undefined;
+}
+
 /** Judges the options of a container run; returns the image (the first operand) when there is one. */
 function judgeRun(args: Word[], ctx: CheckContext, detail: string): string | undefined {
   const reasons: string[] = [];
   let image: string | undefined;
   for (let i = 0; i < args.length; i += 1) {
-    let t = args[i]!.text;
+    const t = args[i]!.text;
     if (!t.startsWith('-')) {
       image = t;
       break;
     }
-    // A cluster of one-letter flags ends at the first that takes a value, which may be attached: `-itv /:/h`, `-v/:/h`.
-    const short = /^-([a-zA-Z]+)$/.exec(t)?.[1] ?? /^-([a-zA-Z])./.exec(t)?.[1];
-    const valued = short === undefined ? -1 : [...short].findIndex((c) => VALUE_OPTS.has(`-${c}`));
-    if (valued >= 0) t = `-${short![valued]}${t.length > valued + 2 ? `=${t.slice(valued + 2)}` : ''}`;
-    const eq = t.startsWith('--') || valued >= 0 ? t.indexOf('=') : -1;
-    const opt = eq >= 0 ? t.slice(0, eq) : t;
-    const takes = VALUE_OPTS.has(opt) && eq < 0;
-    const value = eq >= 0 ? t.slice(eq + 1) : takes ? (args[i + 1]?.text ?? '') : '';
+    const short = t.startsWith('--') ? undefined : shortValued(t);
+    const eq = short ? -1 : t.indexOf('=');
+    const opt = short?.opt ?? (eq >= 0 ? t.slice(0, eq) : t);
+    const attached = short ? short.value : eq >= 0 ? t.slice(eq + 1) : undefined;
+    const takes = VALUE_OPTS.has(opt) && attached === undefined;
+    const value = attached ?? (takes ? (args[i + 1]?.text ?? '') : '');
     if (takes) i += 1;
     if (opt === '--privileged' && value !== 'false') reasons.push('--privileged');
     else if (HOST_NAMESPACES.test(opt.slice(2)) && value === 'host') reasons.push(`${opt}=host`);

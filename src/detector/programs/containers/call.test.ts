@@ -41,6 +41,8 @@ describe('a container command', () => {
     ['docker buildx build --push -t acme/app .', 'package-publish'],
     ['docker run -v/:/host alpine', 'container-escape'],
     ['docker run -itv /:/host alpine', 'container-escape'],
+    ['docker run -itv/:/host alpine', 'container-escape'],
+    ['docker run -v=/:/host alpine', 'container-escape'],
     ["docker run --device-cgroup-rule='a *:* rwm' alpine", 'container-escape'],
     ['docker run --userns=host alpine', 'container-escape'],
     ['docker exec --privileged web sh', 'container-escape'],
