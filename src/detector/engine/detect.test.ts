@@ -53,6 +53,15 @@ describe('detect', () => {
         ).not.toContain('check-failed');
   });
 
+  it("reads bash's negation however often it is written: '! ! ! rm -rf ~' runs rm", () => {
+    for (const line of ['! ! rm -rf ~', '! ! ! rm -rf ~', 'if ! ! ! rm -rf ~; then :; fi'])
+      expect(
+        detect(parse, line, { cwd: '/work/proj' }).findings.map((f) => f.rule),
+        line,
+      ).toContain('delete-home');
+    expect(detect(parse, '! ! grep -q x f', { cwd: '/work/proj' }).findings).toEqual([]);
+  });
+
   it('asks, with one clear finding, when a check fails instead of letting the command through', () => {
     const programs = (): never => {
       throw new Error('reader broke');
