@@ -298,7 +298,14 @@ export abstract class AnalysisState implements CarryContext, ValueContext {
     }
   }
 
+  /** Judges a script text; where bash reads its backslash-newlines otherwise than the grammar, both readings. */
   script(text: string, io?: Io): void {
+    this.scriptReading(text, io);
+    const joined = continuationsJoined(text);
+    if (joined !== undefined) this.scriptReading(joined, io);
+  }
+
+  private scriptReading(text: string, io?: Io): void {
     // The grammar fails on a here-string after an output redirect (`cat > f <<< 'x'`); bash reads the same command
     // with the two swapped, so that spelling is parsed instead when it is clean.
     const broken = text.includes('<<<') && this.parse(text, (root) => root?.hasError === true);
@@ -408,6 +415,37 @@ const WORD = String.raw`(?:'[^']*'|"(?:\\.|[^"\\])*"|\$'(?:\\.|[^'\\])*'|[^\s;&|
 const OUT_THEN_HERE_STRING = new RegExp(String.raw`((?:\d*>>?|&>>?|\d*>&|>\|)\s*${WORD})(\s*)(<<<\s*${WORD})`, 'g');
 
 /** `cmd > f <<< 'x'` → `cmd <<< 'x' > f`: an output redirect and a here-string, in the order the grammar can read. */
+/**
+ * The text as bash reads its line continuations, where that differs from the grammar's reading; undefined elsewhere.
+ * bash removes a backslash-newline and joins the words around it (`r\<newline>m -rf ~` runs rm), where the grammar
+ * reads a space; a backslash before a carriage return quotes the return, so the newline after it ends the command
+ * (`echo hi\<CR><newline>rm -rf ~`), where the grammar reads one continuation. Comments and single quotes keep
+ * their backslashes in bash, so this is a second reading, never the only one. The quoted return is written `$'\\r'`,
+ * which the grammar reads as bash does.
+ */
+export function continuationsJoined(text: string): string | undefined {
+  if (!text.includes('\\\n') && !text.includes('\\\r')) return undefined;
+  let out = '';
+  let differs = false;
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text[i]!;
+    if (c !== '\\') out += c;
+    else if (text[i + 1] === '\n') {
+      i += 1;
+      const after = text[i + 1];
+      if (/\S/.test(out.at(-1) ?? '') && after !== undefined && /\S/.test(after)) differs = true;
+    } else if (text[i + 1] === '\r') {
+      out += "$'\\r'";
+      i += 1;
+      differs = true;
+    } else {
+      out += c + (text[i + 1] ?? '');
+      i += 1;
+    }
+  }
+  return differs ? out : undefined;
+}
+
 function hereStringFirst(text: string): string {
   return text.replace(
     OUT_THEN_HERE_STRING,

@@ -200,7 +200,8 @@ export function peel(words: Word[]): Peeled {
   let rest = words;
   let viaXargs = false;
   let chdir: Word | undefined;
-  for (let guard = 0; guard < 16 && rest.length > 0; guard += 1) {
+  // Each pass removes at least one word, so wrappers stacked any number deep are all removed.
+  while (rest.length > 0) {
     const name = nameOf(rest[0]!);
     if (name === null || !isWrapper(name)) break;
     const spec = WRAPPERS[wrapperKey(name)]!;
