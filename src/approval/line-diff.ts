@@ -76,15 +76,9 @@ function script(a: string[], b: string[]): Op[] {
   while (end < a.length - start && end < b.length - start && a[a.length - 1 - end] === b[b.length - 1 - end]) end += 1;
   const midA = a.slice(start, a.length - end);
   const midB = b.slice(start, b.length - end);
-  const mid = myers(midA, midB) ?? [
-    ...midA.map((line): Op => ({ kind: '-', line })),
-    ...midB.map((line): Op => ({ kind: '+', line })),
-  ];
-  return [
-    ...a.slice(0, start).map((line): Op => ({ kind: ' ', line })),
-    ...mid,
-    ...a.slice(a.length - end).map((line): Op => ({ kind: ' ', line })),
-  ];
+  const ops = (kind: Op['kind'], of: string[]): Op[] => of.map((line) => ({ kind, line }));
+  const mid = myers(midA, midB) ?? [...ops('-', midA), ...ops('+', midB)];
+  return [...ops(' ', a.slice(0, start)), ...mid, ...ops(' ', a.slice(a.length - end))];
 }
 
 /**
