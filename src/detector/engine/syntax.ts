@@ -26,14 +26,14 @@ export function commandWords(node: SyntaxNode, vars?: Vars): Word[] {
   return out;
 }
 
+/** The redirects a node itself holds. */
+export const redirectsIn = (n: SyntaxNode): SyntaxNode[] => named(n).filter((c) => c.type.endsWith('_redirect'));
+
 /** Redirects that apply to a command: its own, and those of a redirected_statement wrapping it. */
 export function redirectsOf(node: SyntaxNode): SyntaxNode[] {
-  const own = named(node).filter((c) => c.type.endsWith('_redirect'));
   const parent = node.parent;
-  if (parent?.type === 'redirected_statement' && parent.childForFieldName('body')?.id === node.id) {
-    own.push(...named(parent).filter((c) => c.type.endsWith('_redirect')));
-  }
-  return own;
+  const wrapped = parent?.type === 'redirected_statement' && parent.childForFieldName('body')?.id === node.id;
+  return wrapped ? [...redirectsIn(node), ...redirectsIn(parent)] : redirectsIn(node);
 }
 
 /** Backslash escapes of `echo -e` and printf formats. */
