@@ -138,8 +138,6 @@ class Analysis extends AnalysisState {
           this,
         );
         break;
-      default:
-        break;
     }
     for (const child of named(node)) this.walk(child);
   }

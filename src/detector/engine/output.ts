@@ -30,11 +30,6 @@ export function outputFileOf(node: SyntaxNode): string | undefined {
 /** An output redirect of standard output to somewhere other than the terminal. */
 const redirectsOutput = (node: SyntaxNode): boolean => outputFileOf(node) !== undefined;
 
-function nameOf(element: SyntaxNode): string | null {
-  const cmd = firstCommand(element);
-  return cmd ? (peel(commandWords(cmd)).argv?.name ?? null) : null;
-}
-
 /** Where the output of the command at `node` ends up. */
 export function outputOf(node: SyntaxNode, depth = 0): 'shown' | 'consumed' {
   if (depth > 8) return 'shown';
@@ -54,7 +49,7 @@ export function outputOf(node: SyntaxNode, depth = 0): 'shown' | 'consumed' {
 /** Whether a pipeline element keeps what it reads from the person's view (outputOf asks n² times). */
 const consumesInput = perNode((element) => {
   const cmd = firstCommand(element);
-  return !cmd || !SHOWS_INPUT.has(nameOf(element) ?? '') || redirectsOutput(cmd);
+  return !cmd || !SHOWS_INPUT.has(peel(commandWords(cmd)).argv?.name ?? '') || redirectsOutput(cmd);
 });
 
 /**

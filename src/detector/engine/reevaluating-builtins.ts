@@ -128,8 +128,6 @@ export function reevaluatingBuiltin(cmd: Argv, ctx: ValueContext): void {
     case 'enable':
       if (options(args, 'f').values.has('f'))
         ctx.add('dynamic-command', `${cmd.written} -f loads a shared library into bash as a builtin`);
-      return;
-    default:
   }
 }
 

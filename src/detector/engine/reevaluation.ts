@@ -183,8 +183,6 @@ export function evaluatedNode(node: SyntaxNode, vars: Vars, ctx: ValueContext): 
       return;
     case 'expansion':
       expansion(node.text, ctx);
-      return;
-    default:
   }
 }
 

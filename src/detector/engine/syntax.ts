@@ -188,10 +188,6 @@ export function writeMode(op: string, owner: Argv | null, printed: string | unde
 /** The command a redirect belongs to: the command it sits in, or the body of its redirected_statement. */
 export function redirectOwner(redirect: SyntaxNode): SyntaxNode | undefined {
   const parent = redirect.parent;
-  if (parent?.type === 'command') return parent;
-  if (parent?.type === 'redirected_statement') {
-    const body = parent.childForFieldName('body');
-    return body?.type === 'command' ? body : undefined;
-  }
-  return undefined;
+  const owner = parent?.type === 'redirected_statement' ? parent.childForFieldName('body') : parent;
+  return owner?.type === 'command' ? owner : undefined;
 }
