@@ -5,7 +5,7 @@
 // Workflow-safe (pure).
 import type { ReadFiles } from '../common/approval-types.js';
 import { secretSpans, secretValues } from './approval-redact.js';
-import { hasDeceptiveCharacters, visibleText } from './visible-text.js';
+import { hasDeceptiveCharacters, visibleText, type VisibleOptions } from './visible-text.js';
 
 export interface RenderedText {
   text: string;
@@ -20,18 +20,15 @@ export interface RenderedText {
   collapsed: boolean;
 }
 
-export interface RenderOptions {
+/** Besides how line feeds and a file's whitespace are shown (visible-text.ts): */
+export interface RenderOptions extends VisibleOptions {
   /** Replace secret values by a marked span (views others can read: visibility, the inbox listing). */
   redact?: boolean;
-  /** Line feeds as `\n` (one-line views: a title, a finding), or kept (the default). */
-  newlines?: 'keep' | 'escape';
   /**
    * With `redact`: the secret values of the command this text was derived from (a finding, a title, a log line),
    * hidden wherever they appear in it (`secretValues` of the command).
    */
   secrets?: readonly string[];
-  /** `file`: a file's content shown beside the command: its tabs and line ends as they are (visible-text.ts). */
-  whitespace?: 'escape' | 'file';
 }
 
 /** Runs of spaces and tabs longer than this are shown as a count (an indented script keeps its indentation). */

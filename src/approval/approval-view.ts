@@ -79,48 +79,32 @@ export function choiceViews(raw: ScopeWords | undefined): ChoiceView[] {
     onceOnly: words(raw.onceOnly),
     alwaysNot: words(raw.alwaysNot),
   };
-  const once: ChoiceView = { choice: 'once', offered: true, gives: 'run this call, once' };
-  const deny: ChoiceView = {
-    choice: 'deny',
-    offered: true,
-    gives: 'do not run it; the model is told, with your reason',
-  };
-  if (!scope)
-    return [
-      once,
-      {
-        choice: 'session',
-        offered: true,
-        gives: 'also every call with the same findings (rules), for the rest of this run',
-      },
-      { choice: 'always', offered: true, gives: 'also add those rules to command_allowlist, for every run' },
-      deny,
-    ];
-  if (scope.onceOnly)
-    return [
-      once,
-      { choice: 'session', offered: false, gives: `once only: ${scope.onceOnly}` },
-      { choice: 'always', offered: false, gives: `once only: ${scope.onceOnly}` },
-      deny,
-    ];
-  const session = `also ${scope.covers}, for the rest of this run`;
-  return [
-    once,
-    { choice: 'session', offered: true, gives: session },
-    scope.always
-      ? {
-          choice: 'always',
-          offered: true,
-          gives: `also ${scope.covers}, in every later run of this worker and after its restart (added to command_allowlist)`,
-        }
-      : {
-          choice: 'always',
-          offered: false,
-          // Said once, under session: repeating what it covers made long lists read twice.
-          gives: `the same as session (${saidOnce(scope.alwaysNot ?? 'not offered', scope.covers)})`,
-        },
-    deny,
+  const view = (choice: ApprovalChoice, offered: boolean, gives: string): ChoiceView => ({ choice, offered, gives });
+  const choices = (session: ChoiceView, always: ChoiceView): ChoiceView[] => [
+    view('once', true, 'run this call, once'),
+    session,
+    always,
+    view('deny', true, 'do not run it; the model is told, with your reason'),
   ];
+  if (!scope)
+    return choices(
+      view('session', true, 'also every call with the same findings (rules), for the rest of this run'),
+      view('always', true, 'also add those rules to command_allowlist, for every run'),
+    );
+  if (scope.onceOnly) {
+    const why = `once only: ${scope.onceOnly}`;
+    return choices(view('session', false, why), view('always', false, why));
+  }
+  const session = view('session', true, `also ${scope.covers}, for the rest of this run`);
+  if (scope.always) {
+    const gives = `also ${scope.covers}, in every later run of this worker and after its restart (added to command_allowlist)`;
+    return choices(session, view('always', true, gives));
+  }
+  // Said once, under session: repeating what it covers made long lists read twice.
+  return choices(
+    session,
+    view('always', false, `the same as session (${saidOnce(scope.alwaysNot ?? 'not offered', scope.covers)})`),
+  );
 }
 
 /** The host a network approval is about, rendered. */

@@ -129,14 +129,8 @@ async function judgeWithin(
   const parse = await loadBashParser();
   const programs = remembering(await loadProgramReader());
   const files = new Map<string, ScriptFile>();
-  const opts = {
-    cwd,
-    stdin: subject.stdin,
-    language: subject.language,
-    programs,
-    terminal: subject.terminal,
-    written: subject.written,
-  };
+  const { stdin, language, terminal, written } = subject;
+  const opts = { cwd, stdin, language, programs, terminal, written };
   if (subject.text.trim() === '') return unread(subject.text, []);
   let verdict = detect(parse, subject.text, { ...opts, files: read ? files : undefined });
   const listings: Listings = new Map();

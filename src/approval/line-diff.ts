@@ -8,6 +8,10 @@ const CONTEXT = 3;
 
 type Op = { kind: ' ' | '-' | '+'; line: string };
 
+/** What diff says under a change of the final newline alone: it is added, or the new text ends without one. */
+const newlineNote = (added: boolean): string =>
+  added ? '\\ a newline is added at the end' : '\\ the new text has no newline at the end';
+
 function lines(text: string): string[] {
   if (text === '') return [];
   const out = text.split('\n');
@@ -76,15 +80,9 @@ function script(a: string[], b: string[]): Op[] {
   while (end < a.length - start && end < b.length - start && a[a.length - 1 - end] === b[b.length - 1 - end]) end += 1;
   const midA = a.slice(start, a.length - end);
   const midB = b.slice(start, b.length - end);
-  const mid = myers(midA, midB) ?? [
-    ...midA.map((line): Op => ({ kind: '-', line })),
-    ...midB.map((line): Op => ({ kind: '+', line })),
-  ];
-  return [
-    ...a.slice(0, start).map((line): Op => ({ kind: ' ', line })),
-    ...mid,
-    ...a.slice(a.length - end).map((line): Op => ({ kind: ' ', line })),
-  ];
+  const ops = (kind: Op['kind'], of: string[]): Op[] => of.map((line) => ({ kind, line }));
+  const mid = myers(midA, midB) ?? [...ops('-', midA), ...ops('+', midB)];
+  return [...ops(' ', a.slice(0, start)), ...mid, ...ops(' ', a.slice(a.length - end))];
 }
 
 /**
@@ -98,10 +96,7 @@ export function unifiedDiff(before: string, after: string, labels: { from: strin
   const changed = ops.map((o, i) => (o.kind !== ' ' ? i : -1)).filter((i) => i >= 0);
   if (changed.length === 0) {
     // Only the final newline differs.
-    out.push(
-      '@@ end of file @@',
-      before.endsWith('\n') ? '\\ the new text has no newline at the end' : '\\ a newline is added at the end',
-    );
+    out.push('@@ end of file @@', newlineNote(!before.endsWith('\n')));
     return out.join('\n');
   }
   let i = 0;
@@ -126,6 +121,6 @@ export function unifiedDiff(before: string, after: string, labels: { from: strin
     for (const o of hunk) out.push(`${o.kind}${o.line}`);
   }
   if (before !== '' && after !== '' && before.endsWith('\n') !== after.endsWith('\n'))
-    out.push(after.endsWith('\n') ? '\\ a newline is added at the end' : '\\ the new text has no newline at the end');
+    out.push(newlineNote(after.endsWith('\n')));
   return out.join('\n');
 }

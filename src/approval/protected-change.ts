@@ -10,18 +10,11 @@ import { PROTECTED_WHY, protectedEntryOf, type ProtectedEntry } from '../common/
 import { unifiedDiff } from './line-diff.js';
 import type { ScriptFile } from '../detector/engine/scripts.js';
 import type { FileChange } from '../detector/engine/subject.js';
-
-/** Reads files where the file tool writes (assess.ts's ReadScripts). */
-type ReadScripts = (keys: string[]) => Promise<Map<string, ScriptFile>>;
-
-export interface ProtectedFinding {
-  rule: string;
-  tier: 'dangerous';
-  description: string;
-}
+import type { Finding } from '../detector/engine/analysis-state.js';
+import type { ReadScripts } from './assess.js';
 
 export interface ProtectedJudgement {
-  finding?: ProtectedFinding;
+  finding?: Finding;
   /** What the person is shown instead of the whole content: the change as a diff. */
   shown?: string;
   /** What was read, by key: the verdict holds for these contents only. */
@@ -95,7 +88,7 @@ export async function judgeProtectedChange(
   files.set(change.path, current);
   const before = 'text' in current ? current.text : 'missing' in current ? undefined : null;
   const why = `${change.path} is protected (${PROTECTED_WHY[entry.kind]})`;
-  const finding: ProtectedFinding = {
+  const finding: Finding = {
     rule: 'protected-file',
     tier: 'dangerous',
     description: `changes ${change.path}, a file other programs run or obey later: ${PROTECTED_WHY[entry.kind]}`,

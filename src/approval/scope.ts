@@ -48,13 +48,8 @@ function literalWord(node: SyntaxNode): string | undefined {
       return /[$`]/.test(node.text.replace(/\\[\\"$`]/g, '')) ? undefined : out;
     }
     case 'concatenation': {
-      let out = '';
-      for (const c of node.namedChildren) {
-        const part = c ? literalWord(c) : undefined;
-        if (part === undefined) return undefined;
-        out += part;
-      }
-      return out;
+      const parts = node.namedChildren.map((c) => (c ? literalWord(c) : undefined));
+      return parts.includes(undefined) ? undefined : parts.join('');
     }
     default:
       return undefined;
@@ -83,13 +78,10 @@ function redirect(node: SyntaxNode): Form | undefined {
 function form(node: SyntaxNode): Form | undefined {
   switch (node.type) {
     case 'redirected_statement': {
-      const out: Form = ['redirected'];
-      for (const c of node.children) {
-        const f = !c?.isNamed ? undefined : c.type === 'file_redirect' ? redirect(c) : form(c);
-        if (!f) return undefined;
-        out.push(f);
-      }
-      return out;
+      const parts = node.children.map((c) =>
+        !c?.isNamed ? undefined : c.type === 'file_redirect' ? redirect(c) : form(c),
+      );
+      return parts.includes(undefined) ? undefined : ['redirected', ...(parts as Form[])];
     }
     case 'program':
     case 'list':
@@ -112,13 +104,8 @@ function form(node: SyntaxNode): Form | undefined {
       return out;
     }
     case 'command': {
-      const out: Form = ['cmd'];
-      for (const c of node.children) {
-        const w = c?.isNamed ? literalWord(c) : undefined;
-        if (w === undefined) return undefined;
-        out.push(w);
-      }
-      return out;
+      const words = node.children.map((c) => (c?.isNamed ? literalWord(c) : undefined));
+      return words.includes(undefined) ? undefined : ['cmd', ...(words as string[])];
     }
     default:
       return undefined;

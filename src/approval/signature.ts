@@ -54,11 +54,9 @@ export function verifySignedDecision(
   }
   // A signer can still send nonsense: `null`, a list, a number. Only an object is a decision.
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    return {
-      ok: false,
-      status: 400,
-      error: `body must be a JSON object with workflowId, approvalId, choice, timestamp and nonce (got ${parsed === null ? 'null' : Array.isArray(parsed) ? 'an array' : typeof parsed})`,
-    };
+    const got = parsed === null ? 'null' : Array.isArray(parsed) ? 'an array' : typeof parsed;
+    const error = `body must be a JSON object with workflowId, approvalId, choice, timestamp and nonce (got ${got})`;
+    return { ok: false, status: 400, error };
   }
   const d = parsed as Partial<SignedDecision>;
   const missing = (['workflowId', 'approvalId', 'nonce'] as const).filter(

@@ -33,7 +33,7 @@ function escape(ch: string): string {
   return `\\u${code.toString(16).padStart(4, '0')}`;
 }
 
-interface VisibleOptions {
+export interface VisibleOptions {
   /** Keep line feeds as line breaks (a multi-line script); otherwise they are shown as \n. Default: keep. */
   newlines?: 'keep' | 'escape';
   /**
@@ -64,18 +64,15 @@ function escapeAll(text: string, esc: (ch: string) => string): string {
 
 /** The text with every control, bidi, invisible and space-like character replaced by a visible escape. */
 export function visibleText(text: string, opts: VisibleOptions = {}): string {
-  if (opts.whitespace === 'file') {
-    // Each stretch between a file's ordinary whitespace is escaped on its own; the whitespace is kept.
-    let out = '';
-    let at = 0;
+  let out = '';
+  let at = 0;
+  // In a file, each stretch between its ordinary whitespace is escaped on its own; the whitespace is kept.
+  if (opts.whitespace === 'file')
     for (const m of text.matchAll(FILE_WHITESPACE)) {
       out += escapeAll(text.slice(at, m.index), escape) + (m[0] === '\t' ? '\t' : '');
       at = m.index + m[0].length;
     }
-    out += escapeAll(text.slice(at), escape);
-    return opts.newlines === 'escape' ? out.replace(/\n/g, '\\n') : out;
-  }
-  const out = escapeAll(text, escape);
+  out += escapeAll(text.slice(at), escape);
   return opts.newlines === 'escape' ? out.replace(/\n/g, '\\n') : out;
 }
 

@@ -57,11 +57,6 @@ function gitOptions(cmd: Argv, ctx: CheckContext): void {
   if (ext) ctx.add('git-hook', `git ... ${ext.text} (the ext:: transport runs a command)`);
 }
 
-/** make recipes and $(shell ...) calls, make variables expanded: shell command lines. */
-export function makefileCommands(text: string): string[] {
-  return readMakefile(text).commands;
-}
-
 /** The commands of crontab entries: what follows five time fields or an @keyword. */
 export function crontabCommands(text: string): string[] {
   return text
@@ -84,14 +79,14 @@ function make(cmd: Argv, ctx: CheckContext): void {
     if (evaluated.dynamic) ctx.computed(evaluated, 'make --eval');
     else if (count(evaluated.text, '(') !== count(evaluated.text, ')'))
       ctx.add('unread-script', `make --eval ${evaluated.text.slice(0, 60)}: make code the gate cannot read whole`);
-    else for (const c of makefileCommands(evaluated.text.replace(/\\t/g, '\t'))) ctx.script(c);
+    else for (const c of readMakefile(evaluated.text.replace(/\\t/g, '\t')).commands) ctx.script(c);
   const word = optionValues(words, ['-f', '--file', '--makefile'])[0];
   if (!word) return;
   const fromSubstitution = ctx.substitutionInput(word);
   if (fromSubstitution) {
     ctx.add('dynamic-command', `make reads a makefile computed at run time: ${word.text.slice(0, 80)}`);
     const text = ctx.knownText(fromSubstitution);
-    if (text !== undefined) for (const c of makefileCommands(text)) ctx.script(c);
+    if (text !== undefined) for (const c of readMakefile(text).commands) ctx.script(c);
     return;
   }
   // With -C the file (and what it includes) is read from that directory.

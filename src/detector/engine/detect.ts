@@ -138,8 +138,6 @@ class Analysis extends AnalysisState {
           this,
         );
         break;
-      default:
-        break;
     }
     for (const child of named(node)) this.walk(child);
   }
@@ -161,9 +159,10 @@ class Analysis extends AnalysisState {
     const name = node.childForFieldName('name')?.text;
     const value = node.childForFieldName('value');
     if (!name) return;
-    const w = value ? wordOf(value, this.vars) : { text: '', dynamic: false, pattern: false, substitutions: [] };
+    const w = value ? wordOf(value, this.vars) : literal('');
+    const valueText = value?.text ?? '';
     checkAssignment(name, w, this);
-    evaluatedAssignment(name, w, value?.text ?? '', this);
+    evaluatedAssignment(name, w, valueText, this);
     if (node.parent?.type === 'command') return;
     if (name === 'PATH') this.pathDirs = taskPathDirs(w, this.where);
     carriedVariable(name, w, this);
@@ -172,10 +171,10 @@ class Analysis extends AnalysisState {
       node.parent?.type === 'declaration_command' && /^(export|declare|typeset)\b/.test(node.parent.text);
     if (exporting || INHERITED_LOOKUPS.test(name)) this.exported.set(name, w);
     this.upstreamSeen = new WeakMap();
-    assigned(name, w, value?.text ?? '', this.values);
+    assigned(name, w, valueText, this.values);
     if (!w.dynamic) this.vars.set(name, w.text);
-    else if (/^\$\(\s*mktemp\b/.test(value?.text ?? '')) this.vars.set(name, '/tmp/mktemp.tmp');
-    else if (/^"?\$\(\s*(docker|podman|nerdctl)\s+(container\s+)?(create|run\s+(-\w+\s+)*-d)\b/.test(value?.text ?? ''))
+    else if (/^\$\(\s*mktemp\b/.test(valueText)) this.vars.set(name, '/tmp/mktemp.tmp');
+    else if (/^"?\$\(\s*(docker|podman|nerdctl)\s+(container\s+)?(create|run\s+(-\w+\s+)*-d)\b/.test(valueText))
       this.vars.set(name, CREATED_HERE);
     else this.vars.delete(name);
   }

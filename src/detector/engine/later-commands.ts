@@ -56,14 +56,11 @@ export function carriedVariable(name: string, value: Word | undefined, ctx: Carr
     return;
   }
   if (value.text === '' && !value.dynamic) return; // unsetting runs nothing
-  if (COMMAND_VARIABLES.test(name)) {
+  const script = Object.hasOwn(SCRIPT_VARIABLES, name);
+  if (script || COMMAND_VARIABLES.test(name)) {
     if (value.dynamic) ctx.computed(value, name);
+    else if (script) ctx.later(() => ctx.runsFile(literal(value.text), SCRIPT_VARIABLES[name]!));
     else ctx.later(() => ctx.script(value.text.replace(/^!/, '')));
-    return;
-  }
-  if (Object.hasOwn(SCRIPT_VARIABLES, name)) {
-    if (value.dynamic) ctx.computed(value, name);
-    else ctx.later(() => ctx.runsFile(literal(value.text), SCRIPT_VARIABLES[name]!));
     return;
   }
   if (name === 'NODE_OPTIONS' && !value.dynamic) {
@@ -71,15 +68,9 @@ export function carriedVariable(name: string, value: Word | undefined, ctx: Carr
       ctx.later(() => ctx.runsFile(literal(m[1]!.replace(/^["']|["']$/g, '')), 'javascript'));
     return;
   }
-  if (START_FILE_VARIABLES.test(name)) {
-    ctx.add('carried-code', `${name}=${value.text.slice(0, 80)}`);
-    return;
-  }
   const option = Object.hasOwn(OPTION_CODE, name) ? OPTION_CODE[name] : undefined;
-  if (option && (value.dynamic || option.test(value.text))) {
+  if (START_FILE_VARIABLES.test(name) || (option && (value.dynamic || option.test(value.text))))
     ctx.add('carried-code', `${name}=${value.text.slice(0, 80)}`);
-    return;
-  }
 }
 
 /** The start-file variables git's own configuration reader follows (git/commands.ts): git is judged on those files. */

@@ -4,7 +4,7 @@
 import { peel } from './argv.js';
 import type { SyntaxNode } from './parser.js';
 import { names } from './names.js';
-import { commandWords, firstCommand, pipelineChain, redirectsOf } from './syntax.js';
+import { commandWords, firstCommand, perNode, pipelineChain, redirectsOf } from './syntax.js';
 
 /** Programs whose output is (a transformation of) what they read, so a secret piped through them is still shown. */
 const SHOWS_INPUT = new Set(
@@ -30,11 +30,6 @@ export function outputFileOf(node: SyntaxNode): string | undefined {
 /** An output redirect of standard output to somewhere other than the terminal. */
 const redirectsOutput = (node: SyntaxNode): boolean => outputFileOf(node) !== undefined;
 
-function nameOf(element: SyntaxNode): string | null {
-  const cmd = firstCommand(element);
-  return cmd ? (peel(commandWords(cmd)).argv?.name ?? null) : null;
-}
-
 /** Where the output of the command at `node` ends up. */
 export function outputOf(node: SyntaxNode, depth = 0): 'shown' | 'consumed' {
   if (depth > 8) return 'shown';
@@ -51,39 +46,19 @@ export function outputOf(node: SyntaxNode, depth = 0): 'shown' | 'consumed' {
   return name !== null && PRINTS_ARGUMENTS.has(name) ? outputOf(owner, depth + 1) : 'consumed';
 }
 
-/** Whether a pipeline element keeps what it reads from the person's view; kept per tree, as outputOf asks n² times. */
-function consumesInput(element: SyntaxNode): boolean {
-  let byTree = consuming.get(element.tree);
-  if (!byTree) consuming.set(element.tree, (byTree = new Map()));
-  let known = byTree.get(element.id);
-  if (known === undefined) {
-    const cmd = firstCommand(element);
-    known = !cmd || !SHOWS_INPUT.has(nameOf(element) ?? '') || redirectsOutput(cmd);
-    byTree.set(element.id, known);
-  }
-  return known;
-}
-
-const consuming = new WeakMap<object, Map<number, boolean>>();
+/** Whether a pipeline element keeps what it reads from the person's view (outputOf asks n² times). */
+const consumesInput = perNode((element) => {
+  const cmd = firstCommand(element);
+  return !cmd || !SHOWS_INPUT.has(peel(commandWords(cmd)).argv?.name ?? '') || redirectsOutput(cmd);
+});
 
 /**
- * The nearest `$(...)` or `<(...)` around a node, if any, kept per tree: `a && b && …` nests one list in another,
- * and each command asks, so walking up from each would cost n² steps of n each.
+ * The nearest `$(...)` or `<(...)` around a node, if any: `a && b && …` nests one list in another, and each command
+ * asks, so walking up from each would cost n² steps of n each.
  */
-function enclosingSubstitution(node: SyntaxNode): SyntaxNode | null {
-  let byTree = enclosing.get(node.tree);
-  if (!byTree) enclosing.set(node.tree, (byTree = new Map()));
-  const known = byTree.get(node.id);
-  if (known !== undefined) return known;
+const enclosingSubstitution: (node: SyntaxNode) => SyntaxNode | null = perNode((node) => {
   const parent = node.parent;
-  const found =
-    !parent || parent.type === 'program'
-      ? null
-      : parent.type === 'process_substitution' || parent.type === 'command_substitution'
-        ? parent
-        : enclosingSubstitution(parent);
-  byTree.set(node.id, found);
-  return found;
-}
-
-const enclosing = new WeakMap<object, Map<number, SyntaxNode | null>>();
+  if (!parent || parent.type === 'program') return null;
+  const substitution = parent.type === 'process_substitution' || parent.type === 'command_substitution';
+  return substitution ? parent : enclosingSubstitution(parent);
+});

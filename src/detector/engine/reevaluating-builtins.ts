@@ -70,9 +70,12 @@ export function reevaluatingBuiltin(cmd: Argv, ctx: ValueContext): void {
     case 'let':
       for (const a of args) arithmeticWord(a, 'let', ctx);
       return;
-    case 'printf': {
-      const name = options(args, 'v').values.get('v');
-      if (name) nameWord(name, 'printf -v', ctx);
+    case 'printf':
+    case 'wait': {
+      // `printf -v NAME`, `wait -p NAME`: the option's value is a variable name.
+      const letter = cmd.name === 'printf' ? 'v' : 'p';
+      const name = options(args, letter).values.get(letter);
+      if (name) nameWord(name, `${cmd.name} -${letter}`, ctx);
       return;
     }
     case 'read': {
@@ -90,11 +93,6 @@ export function reevaluatingBuiltin(cmd: Argv, ctx: ValueContext): void {
       const cb = o.values.get('C');
       if (cb) callback(cb, `${cmd.name} -C`, ctx);
       for (const w of o.operands) nameWord(w, cmd.name, ctx);
-      return;
-    }
-    case 'wait': {
-      const name = options(args, 'p').values.get('p');
-      if (name) nameWord(name, 'wait -p', ctx);
       return;
     }
     case 'test':
@@ -130,8 +128,6 @@ export function reevaluatingBuiltin(cmd: Argv, ctx: ValueContext): void {
     case 'enable':
       if (options(args, 'f').values.has('f'))
         ctx.add('dynamic-command', `${cmd.written} -f loads a shared library into bash as a builtin`);
-      return;
-    default:
   }
 }
 

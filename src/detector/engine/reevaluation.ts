@@ -99,13 +99,6 @@ function setAtRunTime(text: string, ctx: ValueContext): string | undefined {
   return undefined;
 }
 
-/** A string bash expands as a prompt (`${x@P}`, PS1, PS4): a command substitution in it runs. */
-function promptValue(value: string | typeof RUN_TIME | undefined, where: string, ctx: ValueContext): void {
-  if (value === RUN_TIME) asks(where, 'the prompt string is set at run time', ctx);
-  else if (value !== undefined && HOLDS_CODE.test(value))
-    asks(where, `the prompt string holds ${short(value)}`, ctx, value);
-}
-
 /**
  * `compgen -W LIST`, `complete -W LIST`: bash expands each word of the list again (now, or when a completion runs),
  * so a command substitution in its text runs, and a list computed at run time may hold one.
@@ -190,16 +183,17 @@ export function evaluatedNode(node: SyntaxNode, vars: Vars, ctx: ValueContext): 
       return;
     case 'expansion':
       expansion(node.text, ctx);
-      return;
-    default:
   }
 }
 
 function expansion(text: string, ctx: ValueContext): void {
   const prompt = /^\$\{([A-Za-z_]\w*|[@*]|\d+)(?:\[[^\]]*\])?@P\}$/.exec(text);
   if (prompt) {
+    // Expanded as a prompt string, the value runs the command substitutions it holds.
     const value = /^[A-Za-z_]/.test(prompt[1]!) ? ctx.valueOf(prompt[1]!) : RUN_TIME;
-    promptValue(value, '${...@P}', ctx);
+    if (value === RUN_TIME) asks('${...@P}', 'the prompt string is set at run time', ctx);
+    else if (value !== undefined && HOLDS_CODE.test(value))
+      asks('${...@P}', `the prompt string holds ${short(value)}`, ctx, value);
     return;
   }
   // `${!x}`: the value of x is a name, expanded with its subscript (`${!x[@]}`, `${!x*}` only list names).

@@ -2,7 +2,7 @@
 // explicitly (`sh 0<f`), redirects on the groups, subshells, loops and functions around it (`{ sh; } < f`), and
 // descriptors an earlier `exec` opened (`exec 3<f; sh <&3`, `exec <f; sh`). Pure (works on a parsed tree).
 import type { SyntaxNode } from './parser.js';
-import { DESCRIPTOR_WORD, named } from './syntax.js';
+import { DESCRIPTOR_WORD, named, redirectsIn } from './syntax.js';
 import { wordOf, type Vars, type Word } from './words.js';
 
 /** What a descriptor reads: a file, known text, or something only known at run time. */
@@ -52,8 +52,6 @@ export function applyRedirect(r: SyntaxNode, fds: Fds, owner: SyntaxNode | undef
 }
 
 const BOUNDARIES = new Set(['command_substitution', 'process_substitution', 'heredoc_redirect', 'program']);
-
-const redirectsIn = (n: SyntaxNode): SyntaxNode[] => named(n).filter((c) => c.type.endsWith('_redirect'));
 
 /**
  * Redirects of the statements around a command that reach its standard input, outermost first: those of a

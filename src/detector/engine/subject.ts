@@ -1,7 +1,6 @@
 // What a tool call would run, as the approval gate judges it: a command line with its standard input, or a
 // program in a language, and the text a person is shown. Workflow-safe (types only).
-import type { ReadFiles } from '../../common/approval-types.js';
-import type { ApprovalFinding } from '../../common/approval-types.js';
+import type { ApprovalFinding, ReadFiles } from '../../common/approval-types.js';
 
 export interface CallSubject {
   /** A command line, or a program when `language` is set. */

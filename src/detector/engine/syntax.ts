@@ -2,7 +2,7 @@
 // and where a command sits in a pipeline. Pure (works on a parsed tree).
 import { peel, type Argv } from './argv.js';
 import type { SyntaxNode } from './parser.js';
-import { literal, wordOf, type Vars, type Word } from './words.js';
+import { C_ESCAPES, literal, wordOf, type Vars, type Word } from './words.js';
 import type { WriteMode } from '../checks/traces.js';
 
 export const named = (node: SyntaxNode): SyntaxNode[] => node.namedChildren.filter((c): c is SyntaxNode => c !== null);
@@ -26,28 +26,21 @@ export function commandWords(node: SyntaxNode, vars?: Vars): Word[] {
   return out;
 }
 
+/** The redirects a node itself holds. */
+export const redirectsIn = (n: SyntaxNode): SyntaxNode[] => named(n).filter((c) => c.type.endsWith('_redirect'));
+
 /** Redirects that apply to a command: its own, and those of a redirected_statement wrapping it. */
 export function redirectsOf(node: SyntaxNode): SyntaxNode[] {
-  const own = named(node).filter((c) => c.type.endsWith('_redirect'));
   const parent = node.parent;
-  if (parent?.type === 'redirected_statement' && parent.childForFieldName('body')?.id === node.id) {
-    own.push(...named(parent).filter((c) => c.type.endsWith('_redirect')));
-  }
-  return own;
+  const wrapped = parent?.type === 'redirected_statement' && parent.childForFieldName('body')?.id === node.id;
+  return wrapped ? [...redirectsIn(node), ...redirectsIn(parent)] : redirectsIn(node);
 }
 
 /** Backslash escapes of `echo -e` and printf formats. */
 function unescapePrintf(text: string): string {
-  return text.replace(/\\(n|t|r|\\|x[0-9a-fA-F]{1,2}|0[0-7]{0,3})/g, (_, e: string) =>
-    e === 'n'
-      ? '\n'
-      : e === 't'
-        ? '\t'
-        : e === 'r'
-          ? '\r'
-          : e === '\\'
-            ? '\\'
-            : String.fromCharCode(parseInt(e.slice(1) || '0', e[0] === 'x' ? 16 : 8)),
+  return text.replace(
+    /\\(n|t|r|\\|x[0-9a-fA-F]{1,2}|0[0-7]{0,3})/g,
+    (_, e: string) => C_ESCAPES[e] ?? String.fromCharCode(parseInt(e.slice(1) || '0', e[0] === 'x' ? 16 : 8)),
   );
 }
 
@@ -90,15 +83,10 @@ export function printedText(element: SyntaxNode, argv: Argv | null, vars?: Vars)
   if (argv.name === 'echo' || argv.name === 'printf') {
     if (argv.args.some((a) => a.dynamic)) return { dynamic: true };
     if (argv.name === 'printf') return { text: renderPrintf(argv.args.map((a) => a.text)) };
-    const flags = argv.args
-      .filter((a) => /^-[neE]+$/.test(a.text))
-      .map((a) => a.text)
-      .join('');
-    const words = argv.args
-      .filter((a) => !/^-[neE]+$/.test(a.text))
-      .map((a) => a.text)
-      .join(' ');
-    return { text: flags.includes('e') ? unescapePrintf(words) : words };
+    const flag = (a: Word): boolean => /^-[neE]+$/.test(a.text);
+    const words = argv.args.filter((a) => !flag(a)).map((a) => a.text);
+    const escapes = argv.args.some((a) => flag(a) && a.text.includes('e'));
+    return { text: escapes ? unescapePrintf(words.join(' ')) : words.join(' ') };
   }
   if (argv.name === 'cat' && argv.args.length === 0) {
     const cmd = element.type === 'command' ? element : named(element).find((c) => c.type === 'command');
@@ -127,26 +115,28 @@ export function firstCommand(element: SyntaxNode): SyntaxNode | undefined {
   return undefined;
 }
 
-/** The elements of a pipeline, with nested pipelines (`a | b 2>&1 | c` parses as one inside another) flattened. */
-export function pipelineLeaves(pipeline: SyntaxNode): SyntaxNode[] {
-  // Asked once per command of a pipeline: kept per tree, so a pipeline of n commands costs n, not n².
-  let byTree = leavesCache.get(pipeline.tree);
-  if (!byTree) leavesCache.set(pipeline.tree, (byTree = new Map()));
-  let leaves = byTree.get(pipeline.id);
-  if (!leaves) byTree.set(pipeline.id, (leaves = leavesOf(pipeline)));
-  return leaves;
+/** `compute` remembered per node, kept per tree: asked for every command of a long line, it costs n, not n². */
+export function perNode<T>(compute: (node: SyntaxNode) => T): (node: SyntaxNode) => T {
+  const byTree = new WeakMap<object, Map<number, T>>();
+  return (node) => {
+    let known = byTree.get(node.tree);
+    if (!known) byTree.set(node.tree, (known = new Map()));
+    if (known.has(node.id)) return known.get(node.id) as T;
+    const value = compute(node);
+    known.set(node.id, value);
+    return value;
+  };
 }
 
-const leavesCache = new WeakMap<object, Map<number, SyntaxNode[]>>();
-
-function leavesOf(pipeline: SyntaxNode): SyntaxNode[] {
-  return named(pipeline).flatMap((el) => {
+/** The elements of a pipeline, with nested pipelines (`a | b 2>&1 | c` parses as one inside another) flattened. */
+export const pipelineLeaves: (pipeline: SyntaxNode) => SyntaxNode[] = perNode((pipeline) =>
+  named(pipeline).flatMap((el) => {
     const body = el.type === 'redirected_statement' ? el.childForFieldName('body') : null;
     if (el.type === 'pipeline') return pipelineLeaves(el);
     if (body?.type === 'pipeline') return pipelineLeaves(body);
     return el.type.endsWith('_redirect') ? [] : [el];
-  });
-}
+  }),
+);
 
 /**
  * The pipeline elements that run before this command and feed its input. `cat <<EOF | sh` parses with the
@@ -198,10 +188,6 @@ export function writeMode(op: string, owner: Argv | null, printed: string | unde
 /** The command a redirect belongs to: the command it sits in, or the body of its redirected_statement. */
 export function redirectOwner(redirect: SyntaxNode): SyntaxNode | undefined {
   const parent = redirect.parent;
-  if (parent?.type === 'command') return parent;
-  if (parent?.type === 'redirected_statement') {
-    const body = parent.childForFieldName('body');
-    return body?.type === 'command' ? body : undefined;
-  }
-  return undefined;
+  const owner = parent?.type === 'redirected_statement' ? parent.childForFieldName('body') : parent;
+  return owner?.type === 'command' ? owner : undefined;
 }
