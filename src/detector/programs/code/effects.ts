@@ -273,16 +273,15 @@ const writes =
 /** Calls that run commands, delete trees or signal processes, by qualified name. */
 export const SPAWNERS: Record<string, Reader> = keyTable({
   // Python
-  'os.system': shellText(),
+  'os.system subprocess.getoutput subprocess.getstatusoutput commands.getoutput asyncio.create_subprocess_shell':
+    shellText(),
   // os.popen(cmd, 'w'): the program writes the command's input later (`p.write(x)`), not known here.
   'os.popen': (c) => {
     const mode = c.args[1] ?? c.keywords.mode;
     return mode === undefined || /^r/.test(str(mode) ?? 'w') ? shellText()(c) : feeding(shellText()(c), null);
   },
-  'subprocess.getoutput subprocess.getstatusoutput commands.getoutput': shellText(),
   'subprocess.run subprocess.call subprocess.check_call subprocess.check_output subprocess.Popen':
     subprocessLike('shell'),
-  'asyncio.create_subprocess_shell': shellText(),
   'asyncio.create_subprocess_exec': programThenArgs,
   'pty.spawn': argvList,
   'os.execl os.execlp': execFamily(false, 0, false),
@@ -301,27 +300,23 @@ export const SPAWNERS: Record<string, Reader> = keyTable({
     writes(1),
   'exec eval builtins.exec builtins.eval __builtins__.exec __builtins__.eval': code('python'),
   // JavaScript
-  'child_process.exec': shellText(),
+  'child_process.exec execa.execaCommand execa.execaCommandSync': shellText(),
   'child_process.execSync': (c) => feeding(shellText()(c), nodeStdin(c.args[1], false)),
   'child_process.execFile child_process.spawn execa execa.execa': fileAndArgs(true),
   'child_process.execFileSync child_process.spawnSync execaSync execa.execaSync': fileAndArgs(false),
   'child_process.fork': (c) =>
     str(c.args[0]) === undefined ? computed(c) : [{ kind: 'argv', words: ['node', str(c.args[0])!] }],
-  'execa.execaCommand execa.execaCommandSync': shellText(),
   'Bun.spawn Bun.spawnSync': argvList,
   'process.kill': kill(false, '15'),
   'fs.rmSync fs.rm fs.rmdirSync fs.rmdir fs.promises.rm fs.promises.rmdir fs/promises.rm fs/promises.rmdir':
     recursiveDelete(true),
-  'fs.writeFileSync fs.writeFile fs.appendFileSync fs.appendFile fs.promises.writeFile fs.promises.appendFile fs/promises.writeFile fs/promises.appendFile':
+  'fs.writeFileSync fs.writeFile fs.appendFileSync fs.appendFile fs.promises.writeFile fs.promises.appendFile fs/promises.writeFile fs/promises.appendFile fs.createWriteStream':
     writes(0),
-  'fs.copyFileSync fs.copyFile fs.renameSync fs.symlinkSync': writes(1),
-  'fs.createWriteStream': writes(0),
-  'js.eval': code('javascript'),
-  // vm runs code given as text, like eval.
-  'vm.runInThisContext vm.runInNewContext vm.runInContext vm.Script vm.compileFunction vm.SourceTextModule':
-    code('javascript'),
-  'fs.cpSync fs.cp fs.promises.cp fs.promises.copyFile fs/promises.cp fs/promises.copyFile fs.linkSync fs.link fs.rename fs.symlink':
+  'fs.copyFileSync fs.copyFile fs.renameSync fs.symlinkSync fs.cpSync fs.cp fs.promises.cp fs.promises.copyFile fs/promises.cp fs/promises.copyFile fs.linkSync fs.link fs.rename fs.symlink':
     writes(1),
+  // vm runs code given as text, like eval.
+  'js.eval vm.runInThisContext vm.runInNewContext vm.runInContext vm.Script vm.compileFunction vm.SourceTextModule':
+    code('javascript'),
   'js.Function': (c) => (c.args.length === 0 ? [] : code('javascript')({ ...c, args: [c.args.at(-1)!] })),
 });
 

@@ -323,8 +323,7 @@ class JavascriptReader {
       out.push({ name: `${what}.<computed>`, args: [], keywords: {}, text: this.text(n) });
     };
     walkWithParent(program, (n, parent, key) => {
-      if (n.type !== 'Identifier' && n.type !== 'MemberExpression') return;
-      if (!parent) return;
+      if ((n.type !== 'Identifier' && n.type !== 'MemberExpression') || !parent) return;
       const isCallee = (parent.type === 'CallExpression' || parent.type === 'NewExpression') && key === 'callee';
       const isBase = parent.type === 'MemberExpression' && key === 'object';
       const isProperty = parent.type === 'MemberExpression' && key === 'property' && parent.computed !== true;
@@ -334,17 +333,14 @@ class JavascriptReader {
         !(parent.type === 'Property' && key === 'value');
       if (isCallee || isProperty || declared) return;
       const q = this.qualify(n);
-      if (q === undefined) return;
-      const qualifiedRequire = n.type === 'Identifier' && (q === 'require' || q === 'module');
-      if (qualifiedRequire) return;
+      if (q === undefined || (n.type === 'Identifier' && (q === 'require' || q === 'module'))) return;
       // `const e = cp.execSync` assigned once is followed by the calls through `e`.
       const aliasOnce =
         parent.type === 'VariableDeclarator' && key === 'init' && child(parent, 'id')?.type === 'Identifier';
       if (isBase) {
-        if (/^process\.(binding|_linkedBinding|dlopen)$/.test(`${q}.${String(child(parent, 'property')?.name ?? '')}`))
-          escape(parent, 'process');
-        // cp.exec.call(null, ...), cp.exec.apply(...), cp.exec.bind(...): the function called another way.
         const prop = String(child(parent, 'property')?.name ?? '');
+        if (/^process\.(binding|_linkedBinding|dlopen)$/.test(`${q}.${prop}`)) escape(parent, 'process');
+        // cp.exec.call(null, ...), cp.exec.apply(...), cp.exec.bind(...): the function called another way.
         if (runsSomething(q) && parent.computed !== true && /^(call|apply|bind)$/.test(prop)) escape(parent, q);
         return;
       }
