@@ -74,12 +74,8 @@ class JavascriptReader {
         const from = moduleName(String(child(n, 'source')?.value ?? ''));
         for (const s of children(n, 'specifiers')) {
           const local = String(child(s, 'local')?.name ?? '');
-          if (s.type === 'ImportSpecifier')
-            this.aliases.set(
-              local,
-              `${from}.${String(child(s, 'imported')?.name ?? child(s, 'imported')?.value ?? '')}`,
-            );
-          else this.aliases.set(local, from);
+          const imported = String(child(s, 'imported')?.name ?? child(s, 'imported')?.value ?? '');
+          this.aliases.set(local, s.type === 'ImportSpecifier' ? `${from}.${imported}` : from);
         }
       }
       if (n.type === 'VariableDeclarator') {
@@ -169,19 +165,14 @@ class JavascriptReader {
           String((q.value as { cooked?: string } | undefined)?.cooked ?? ''),
         );
         const exprs = children(n, 'expressions').map((e) => this.fold(e, depth + 1));
-        const unknownAt = exprs.map((e) => e.kind !== 'str' && e.kind !== 'num').lastIndexOf(true);
-        if (unknownAt >= 0) {
-          let tail = '';
-          for (let i = unknownAt + 1; i < quasis.length; i += 1) {
-            const e = exprs[i];
-            tail += quasis[i]! + (e?.kind === 'str' || e?.kind === 'num' ? String(e.v) : '');
-          }
-          return unknown(this.text(n), false, tail);
-        }
-        return {
-          kind: 'str',
-          v: quasis.map((q, i) => q + (exprs[i] ? String((exprs[i] as { v: string | number }).v) : '')).join(''),
-        };
+        const parts = quasis.map((q, i) => {
+          const e = exprs[i];
+          return q + (e && isText(e) ? String(e.v) : '');
+        });
+        // Only the text after the last part computed at run time is known.
+        const unknownAt = exprs.map((e) => !isText(e)).lastIndexOf(true);
+        const known = parts.slice(unknownAt + 1).join('');
+        return unknownAt >= 0 ? unknown(this.text(n), false, known) : { kind: 'str', v: known };
       }
       case 'BinaryExpression': {
         const [l, r] = [this.fold(child(n, 'left')!, depth + 1), this.fold(child(n, 'right')!, depth + 1)];
