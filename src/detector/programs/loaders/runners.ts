@@ -257,14 +257,9 @@ function configCommands(files: string[], pick: (doc: unknown) => string[]): Runn
   });
 }
 
+/** Every string in a parsed document (an array's items in order). */
 const strings = (v: unknown): string[] =>
-  typeof v === 'string'
-    ? [v]
-    : Array.isArray(v)
-      ? v.flatMap(strings)
-      : v && typeof v === 'object'
-        ? Object.values(v).flatMap(strings)
-        : [];
+  typeof v === 'string' ? [v] : v && typeof v === 'object' ? Object.values(v).flatMap(strings) : [];
 const field = (v: unknown, key: string): unknown =>
   v && typeof v === 'object' ? (v as Record<string, unknown>)[key] : undefined;
 
