@@ -361,12 +361,7 @@ class JavascriptReader {
     const out: ProgramCall[] = [];
     const fed = this.fedInputs(program);
     walk(program, (n) => {
-      let callee: EsNode | undefined;
-      let args: EsNode[] = [];
-      if (n.type === 'CallExpression' || n.type === 'NewExpression') {
-        callee = child(n, 'callee');
-        args = children(n, 'arguments');
-      } else if (n.type === 'TaggedTemplateExpression') {
+      if (n.type === 'TaggedTemplateExpression') {
         // Bun.$`rm -rf x`, execa's $`...`: a template tag that runs a command line.
         const tag = this.qualify(child(n, 'tag'));
         if (tag === 'Bun.$' || tag === 'execa.$' || tag === 'zx.$')
@@ -377,13 +372,16 @@ class JavascriptReader {
             text: this.text(n),
           });
         return;
-      } else return;
-      const name = this.qualify(callee);
+      }
+      if (n.type !== 'CallExpression' && n.type !== 'NewExpression') return;
+      const name = this.qualify(child(n, 'callee'));
       if (name === undefined) return;
-      const folded = args.map((a) => (a.type === 'SpreadElement' ? unknown(this.text(a)) : this.fold(a)));
+      const args = children(n, 'arguments').map((a) =>
+        a.type === 'SpreadElement' ? unknown(this.text(a)) : this.fold(a),
+      );
       if (name.endsWith('.<computed>') || (Object.hasOwn(SPAWNERS, name) && !PYTHON_CALLS.test(name))) {
         const input = fed.get(n);
-        out.push({ name, args: folded, keywords: input ? { [FED_INPUT]: input } : {}, text: this.text(n) });
+        out.push({ name, args, keywords: input ? { [FED_INPUT]: input } : {}, text: this.text(n) });
       }
     });
     return out;

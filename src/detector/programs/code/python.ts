@@ -96,20 +96,18 @@ class PythonReader {
   private readonly once = new Map<string, SyntaxNode>();
 
   constructor(root: SyntaxNode) {
-    for (const imp of all(root, 'import_statement')) {
-      for (const n of importNames(imp)) {
+    for (const imp of all(root, 'import_statement'))
+      for (const n of importNames(imp))
         if (n.type === 'aliased_import')
           this.aliases.set(n.childForFieldName('alias')?.text ?? '', n.childForFieldName('name')?.text ?? '');
         else this.aliases.set(n.text.split('.')[0]!, n.text.split('.')[0]!);
-      }
-    }
     for (const imp of all(root, 'import_from_statement')) {
       const module = imp.childForFieldName('module_name')?.text ?? '';
-      if (named(imp).some((c) => c.type === 'wildcard_import')) {
+      // `from os import *` brings in the module's functions that run something.
+      if (named(imp).some((c) => c.type === 'wildcard_import'))
         for (const key of Object.keys(SPAWNERS))
           if (key.startsWith(`${module}.`) && !key.slice(module.length + 1).includes('.'))
             this.aliases.set(key.slice(module.length + 1), key);
-      }
       for (const n of importNames(imp)) {
         const alias = n.type === 'aliased_import' ? (n.childForFieldName('alias')?.text ?? '') : n.text;
         this.aliases.set(alias, `${module}.${importedName(n)}`);
