@@ -29,21 +29,19 @@ const children = (n: EsNode, key: string): EsNode[] =>
   Array.isArray(n[key]) ? (n[key] as unknown[]).filter(isNode) : [];
 
 /** Walks the tree with each node's parent and the key it is under. */
-function walkWithParent(
+function walk(
   n: unknown,
   visit: (n: EsNode, parent: EsNode | undefined, key: string) => void,
   parent?: EsNode,
   key = '',
 ): void {
-  if (Array.isArray(n)) for (const c of n) walkWithParent(c, visit, parent, key);
+  if (Array.isArray(n)) for (const c of n) walk(c, visit, parent, key);
   else if (isNode(n)) {
     visit(n, parent, key);
     for (const [k, v] of Object.entries(n))
-      if (k !== 'type' && typeof v === 'object' && v !== null) walkWithParent(v, visit, n, k);
+      if (k !== 'type' && typeof v === 'object' && v !== null) walk(v, visit, n, k);
   }
 }
-
-const walk = (n: unknown, visit: (n: EsNode) => void): void => walkWithParent(n, (node) => visit(node));
 
 /** `process.getBuiltinModule('child_process')` is the module, like require. */
 const GET_BUILTIN_MODULE = /^process\.getBuiltinModule$|^getBuiltinModule$/;
@@ -313,7 +311,7 @@ class JavascriptReader {
     const escape = (n: EsNode, what: string): void => {
       out.push({ name: `${what}.<computed>`, args: [], keywords: {}, text: this.text(n) });
     };
-    walkWithParent(program, (n, parent, key) => {
+    walk(program, (n, parent, key) => {
       if ((n.type !== 'Identifier' && n.type !== 'MemberExpression') || !parent) return;
       const isCallee = (parent.type === 'CallExpression' || parent.type === 'NewExpression') && key === 'callee';
       const isBase = parent.type === 'MemberExpression' && key === 'object';
