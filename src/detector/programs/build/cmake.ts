@@ -209,14 +209,11 @@ export function judgeCmake(key: string, text: string, script: boolean, ctx: Chec
       if (/\$(ENV)?\{/.test(target)) {
         if (name === 'add_subdirectory' || /[/.]/.test(target))
           ctx.add('unread-script', `${key}: ${name}(${target}) names a file known only when cmake runs`);
-      } else if (name === 'add_subdirectory') {
-        const sub = joinKey(dir, `${target}/CMakeLists.txt`);
-        ctx.loads(sub, 'cmake-project', { file: sub, roots: [] });
-      }
-      // include(NAME) without a path is one of cmake's own modules.
-      else if (/[/.]/.test(target)) {
-        const file = joinKey(dir, target);
-        ctx.loads(file, language, { file, roots: [] });
+      } else if (name === 'add_subdirectory' || /[/.]/.test(target)) {
+        // include(NAME) without a path is one of cmake's own modules.
+        const project = name === 'add_subdirectory';
+        const file = joinKey(dir, project ? `${target}/CMakeLists.txt` : target);
+        ctx.loads(file, project ? 'cmake-project' : language, { file, roots: [] });
       }
     } else if (name === 'cmake_language') {
       if (/^(EVAL|CALL|DEFER)$/i.test(args[0] ?? ''))

@@ -77,7 +77,7 @@ class Expander {
    * Expanding only to find `$(shell ...)` calls (a conditional, a recipe a dry run prints): text functions whose
    * result is unknown are no problem there; make code that defines more ($(eval), $(call), $(file)...) still is.
    */
-  quiet = false;
+  private quiet = false;
 
   /** Expands innermost references first; what make computes that the gate does not becomes a shell variable. */
   expand(text: string): string {
@@ -85,7 +85,8 @@ class Expander {
   }
 
   /** `expand` with `$(shell ...)` calls still marked (OPEN ... CLOSE), so that they can be found. */
-  expandMarked(text: string): string {
+  expandMarked(text: string, quiet = false): string {
+    this.quiet = quiet;
     let out = text.replace(/\$\$/g, DOLLAR);
     for (let round = 0; round < 20; round += 1) {
       const next = out
@@ -95,6 +96,7 @@ class Expander {
       if (next === out) break;
       out = next;
     }
+    this.quiet = false;
     return out;
   }
 
@@ -161,9 +163,7 @@ export function readMakefile(
   // Commands make runs while it reads the makefile, dry run or not: `$(shell ...)` expanded at once, `VAR != cmd`.
   const immediate: string[] = [];
   const now = (t: string, quiet = false): string => {
-    ex.quiet = quiet;
-    const marked = ex.expandMarked(t);
-    ex.quiet = false;
+    const marked = ex.expandMarked(t, quiet);
     immediate.push(...shellCalls(marked));
     return marked;
   };
@@ -231,9 +231,7 @@ export function readMakefile(
     ex.auto = r.auto;
     // A dry run prints the recipe (expanding its `$(shell ...)` calls) and runs only `+` lines and $(MAKE) calls.
     const runs = !dry || /^[@-]*\+/.test(r.text.trimStart()) || /\$[({]MAKE[)}]/.test(r.text);
-    ex.quiet = !runs;
-    const marked = ex.expandMarked(r.text);
-    ex.quiet = false;
+    const marked = ex.expandMarked(r.text, !runs);
     if (runs) commands.push(finish(marked).replace(/^[@+-]+/, ''));
     else commands.push(...shellCalls(marked));
   }

@@ -130,11 +130,8 @@ export function taskRunner(cmd: Argv, ctx: RunnerContext): void {
     } else ctx.add('carried-code', `${t}: npm reads its settings from another file`);
   }
   // Settings that decide which program runs the scripts, or load code into every node the runner starts.
-  ctx.runsFile(at('.npmrc'), 'runner-config', true);
-  if (name === 'yarn') {
-    ctx.runsFile(at('.yarnrc.yml'), 'runner-config', true);
-    ctx.runsFile(at('.yarnrc'), 'runner-config', true);
-  }
+  for (const rc of name === 'yarn' ? ['.npmrc', '.yarnrc.yml', '.yarnrc'] : ['.npmrc'])
+    ctx.runsFile(at(rc), 'runner-config', true);
 }
 
 /** package.json scripts by name: each is a shell command line. Unparsable JSON runs nothing (the runner fails). */
@@ -155,10 +152,6 @@ export function packageScripts(text: string, wanted: string[]): string[] {
 /** .npmrc / .yarnrc keys that choose the program running scripts or load code: what they name runs, unseen. */
 const RUNNER_CODE_KEYS =
   /^\s*["']?(script-shell|shell|node-options|onload-script|git|editor|browser|yarnPath|yarn-path|plugins|init-module|globalconfig|userconfig)["']?\s*[:=]/im;
-
-export function runnerConfigProblem(text: string): string | undefined {
-  return RUNNER_CODE_KEYS.exec(text)?.[1];
-}
 
 /** Files task runners read: a makefile's recipes, package.json scripts, a runner's settings. False: not one of them. */
 export function runnerFile(key: string, text: string, language: string, ctx: RunnerContext): boolean {
@@ -184,7 +177,7 @@ export function runnerFile(key: string, text: string, language: string, ctx: Run
       .filter((l): l is string => l !== undefined);
     if (code.length > 0) ctx.code(code.join('\n'), 'python');
   } else if (language === 'runner-config') {
-    const setting = runnerConfigProblem(text);
+    const setting = RUNNER_CODE_KEYS.exec(text)?.[1];
     if (setting) ctx.add('carried-code', `${key} sets ${setting}, which decides what runs the project's scripts`);
   } else return false;
   return true;

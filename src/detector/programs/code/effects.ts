@@ -90,8 +90,9 @@ const SIGNALS = keyTable<number>({
   SIGSTOP: 19,
 });
 
-function signalOf(v: Value | undefined, fallback: string): string | undefined {
-  if (v === undefined) return fallback;
+/** The signal a kill call sends; SIGTERM when it names none. */
+function signalOf(v: Value | undefined): string | undefined {
+  if (v === undefined) return '15';
   if (v.kind === 'num') return String(v.v);
   if (v.kind === 'str') return v.v.replace(/^SIG/, '');
   if (v.kind === 'unknown') {
@@ -109,12 +110,10 @@ const computed = (c: ProgramCall, what = 'its command'): ProgramEffect[] => [
 ];
 
 /** A whole command line for a shell. */
-const shellText =
-  (at = 0): Reader =>
-  (c) => {
-    const s = str(c.args[at]);
-    return s === undefined ? computed(c) : [{ kind: 'shell', text: s }];
-  };
+const shellText: Reader = (c) => {
+  const s = str(c.args[0]);
+  return s === undefined ? computed(c) : [{ kind: 'shell', text: s }];
+};
 
 /** The same effects with `stdin` (when it is given) as what their programs read. */
 function feeding(effects: ProgramEffect[], stdin: ProgramStdin | undefined): ProgramEffect[] {
@@ -145,15 +144,12 @@ function nodeStdin(options: Value | undefined, background: boolean): ProgramStdi
 }
 
 /** subprocess.run(args, shell=...): a list is an argv; a string is a command line with shell=True, a program otherwise. */
-const subprocessLike =
-  (shellKey: string): Reader =>
-  (c) =>
-    feeding(subprocessEffects(shellKey, c), pythonStdin(c));
+const subprocessLike: Reader = (c) => feeding(subprocessEffects(c), pythonStdin(c));
 
-function subprocessEffects(shellKey: string, c: ProgramCall): ProgramEffect[] {
+function subprocessEffects(c: ProgramCall): ProgramEffect[] {
   const first = c.args[0] ?? c.keywords.args;
   const words = strings(first);
-  const shell = truthy(c.keywords[shellKey]);
+  const shell = truthy(c.keywords.shell);
   if (words) return shell ? [{ kind: 'shell', text: words.join(' ') }] : [{ kind: 'argv', words }];
   const partly = shell === false ? argvOf(first) : undefined;
   if (partly) return [{ kind: 'argv', words: partly }];
@@ -212,10 +208,10 @@ const execFamily =
 
 /** kill(pid, sig): `kill -SIG PID`. The pid of a child the program started, or its own, is its own business. */
 const kill =
-  (group: boolean, fallback: string): Reader =>
+  (group: boolean): Reader =>
   (c) => {
     const pid = c.args[0];
-    const sig = signalOf(c.args[1], fallback);
+    const sig = signalOf(c.args[1]);
     if (pid?.kind === 'unknown' && pid.child) return [];
     if (pid?.kind !== 'num' || sig === undefined) return computed(c, 'the process it signals');
     return [{ kind: 'argv', words: ['kill', `-${sig}`, String(group ? -Math.abs(pid.v) : pid.v)] }];
@@ -273,16 +269,14 @@ const writes =
 /** Calls that run commands, delete trees or signal processes, by qualified name. */
 export const SPAWNERS: Record<string, Reader> = keyTable({
   // Python
-  'os.system': shellText(),
+  'os.system subprocess.getoutput subprocess.getstatusoutput commands.getoutput asyncio.create_subprocess_shell':
+    shellText,
   // os.popen(cmd, 'w'): the program writes the command's input later (`p.write(x)`), not known here.
   'os.popen': (c) => {
     const mode = c.args[1] ?? c.keywords.mode;
-    return mode === undefined || /^r/.test(str(mode) ?? 'w') ? shellText()(c) : feeding(shellText()(c), null);
+    return mode === undefined || /^r/.test(str(mode) ?? 'w') ? shellText(c) : feeding(shellText(c), null);
   },
-  'subprocess.getoutput subprocess.getstatusoutput commands.getoutput': shellText(),
-  'subprocess.run subprocess.call subprocess.check_call subprocess.check_output subprocess.Popen':
-    subprocessLike('shell'),
-  'asyncio.create_subprocess_shell': shellText(),
+  'subprocess.run subprocess.call subprocess.check_call subprocess.check_output subprocess.Popen': subprocessLike,
   'asyncio.create_subprocess_exec': programThenArgs,
   'pty.spawn': argvList,
   'os.execl os.execlp': execFamily(false, 0, false),
@@ -293,35 +287,31 @@ export const SPAWNERS: Record<string, Reader> = keyTable({
   'os.spawnv os.spawnvp': execFamily(true, 1, false),
   'os.spawnve os.spawnvpe': execFamily(true, 1, true),
   'os.posix_spawn os.posix_spawnp': execFamily(true, 0, true),
-  'os.kill': kill(false, '15'),
-  'os.killpg': kill(true, '15'),
+  'os.kill': kill(false),
+  'os.killpg': kill(true),
   'shutil.rmtree': recursiveDelete(false),
   'open io.open': writes(0, true),
   'shutil.copy shutil.copy2 shutil.copyfile shutil.move os.symlink os.link shutil.copytree os.rename os.replace':
     writes(1),
   'exec eval builtins.exec builtins.eval __builtins__.exec __builtins__.eval': code('python'),
   // JavaScript
-  'child_process.exec': shellText(),
-  'child_process.execSync': (c) => feeding(shellText()(c), nodeStdin(c.args[1], false)),
+  'child_process.exec execa.execaCommand execa.execaCommandSync': shellText,
+  'child_process.execSync': (c) => feeding(shellText(c), nodeStdin(c.args[1], false)),
   'child_process.execFile child_process.spawn execa execa.execa': fileAndArgs(true),
   'child_process.execFileSync child_process.spawnSync execaSync execa.execaSync': fileAndArgs(false),
   'child_process.fork': (c) =>
     str(c.args[0]) === undefined ? computed(c) : [{ kind: 'argv', words: ['node', str(c.args[0])!] }],
-  'execa.execaCommand execa.execaCommandSync': shellText(),
   'Bun.spawn Bun.spawnSync': argvList,
-  'process.kill': kill(false, '15'),
+  'process.kill': kill(false),
   'fs.rmSync fs.rm fs.rmdirSync fs.rmdir fs.promises.rm fs.promises.rmdir fs/promises.rm fs/promises.rmdir':
     recursiveDelete(true),
-  'fs.writeFileSync fs.writeFile fs.appendFileSync fs.appendFile fs.promises.writeFile fs.promises.appendFile fs/promises.writeFile fs/promises.appendFile':
+  'fs.writeFileSync fs.writeFile fs.appendFileSync fs.appendFile fs.promises.writeFile fs.promises.appendFile fs/promises.writeFile fs/promises.appendFile fs.createWriteStream':
     writes(0),
-  'fs.copyFileSync fs.copyFile fs.renameSync fs.symlinkSync': writes(1),
-  'fs.createWriteStream': writes(0),
-  'js.eval': code('javascript'),
-  // vm runs code given as text, like eval.
-  'vm.runInThisContext vm.runInNewContext vm.runInContext vm.Script vm.compileFunction vm.SourceTextModule':
-    code('javascript'),
-  'fs.cpSync fs.cp fs.promises.cp fs.promises.copyFile fs/promises.cp fs/promises.copyFile fs.linkSync fs.link fs.rename fs.symlink':
+  'fs.copyFileSync fs.copyFile fs.renameSync fs.symlinkSync fs.cpSync fs.cp fs.promises.cp fs.promises.copyFile fs/promises.cp fs/promises.copyFile fs.linkSync fs.link fs.rename fs.symlink':
     writes(1),
+  // vm runs code given as text, like eval.
+  'js.eval vm.runInThisContext vm.runInNewContext vm.runInContext vm.Script vm.compileFunction vm.SourceTextModule':
+    code('javascript'),
   'js.Function': (c) => (c.args.length === 0 ? [] : code('javascript')({ ...c, args: [c.args.at(-1)!] })),
 });
 

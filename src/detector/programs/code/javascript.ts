@@ -29,21 +29,19 @@ const children = (n: EsNode, key: string): EsNode[] =>
   Array.isArray(n[key]) ? (n[key] as unknown[]).filter(isNode) : [];
 
 /** Walks the tree with each node's parent and the key it is under. */
-function walkWithParent(
+function walk(
   n: unknown,
   visit: (n: EsNode, parent: EsNode | undefined, key: string) => void,
   parent?: EsNode,
   key = '',
 ): void {
-  if (Array.isArray(n)) for (const c of n) walkWithParent(c, visit, parent, key);
+  if (Array.isArray(n)) for (const c of n) walk(c, visit, parent, key);
   else if (isNode(n)) {
     visit(n, parent, key);
     for (const [k, v] of Object.entries(n))
-      if (k !== 'type' && typeof v === 'object' && v !== null) walkWithParent(v, visit, n, k);
+      if (k !== 'type' && typeof v === 'object' && v !== null) walk(v, visit, n, k);
   }
 }
-
-const walk = (n: unknown, visit: (n: EsNode) => void): void => walkWithParent(n, (node) => visit(node));
 
 /** `process.getBuiltinModule('child_process')` is the module, like require. */
 const GET_BUILTIN_MODULE = /^process\.getBuiltinModule$|^getBuiltinModule$/;
@@ -74,12 +72,8 @@ class JavascriptReader {
         const from = moduleName(String(child(n, 'source')?.value ?? ''));
         for (const s of children(n, 'specifiers')) {
           const local = String(child(s, 'local')?.name ?? '');
-          if (s.type === 'ImportSpecifier')
-            this.aliases.set(
-              local,
-              `${from}.${String(child(s, 'imported')?.name ?? child(s, 'imported')?.value ?? '')}`,
-            );
-          else this.aliases.set(local, from);
+          const imported = String(child(s, 'imported')?.name ?? child(s, 'imported')?.value ?? '');
+          this.aliases.set(local, s.type === 'ImportSpecifier' ? `${from}.${imported}` : from);
         }
       }
       if (n.type === 'VariableDeclarator') {
@@ -169,19 +163,14 @@ class JavascriptReader {
           String((q.value as { cooked?: string } | undefined)?.cooked ?? ''),
         );
         const exprs = children(n, 'expressions').map((e) => this.fold(e, depth + 1));
-        const unknownAt = exprs.map((e) => e.kind !== 'str' && e.kind !== 'num').lastIndexOf(true);
-        if (unknownAt >= 0) {
-          let tail = '';
-          for (let i = unknownAt + 1; i < quasis.length; i += 1) {
-            const e = exprs[i];
-            tail += quasis[i]! + (e?.kind === 'str' || e?.kind === 'num' ? String(e.v) : '');
-          }
-          return unknown(this.text(n), false, tail);
-        }
-        return {
-          kind: 'str',
-          v: quasis.map((q, i) => q + (exprs[i] ? String((exprs[i] as { v: string | number }).v) : '')).join(''),
-        };
+        const parts = quasis.map((q, i) => {
+          const e = exprs[i];
+          return q + (e && isText(e) ? String(e.v) : '');
+        });
+        // Only the text after the last part computed at run time is known.
+        const unknownAt = exprs.map((e) => !isText(e)).lastIndexOf(true);
+        const known = parts.slice(unknownAt + 1).join('');
+        return unknownAt >= 0 ? unknown(this.text(n), false, known) : { kind: 'str', v: known };
       }
       case 'BinaryExpression': {
         const [l, r] = [this.fold(child(n, 'left')!, depth + 1), this.fold(child(n, 'right')!, depth + 1)];
@@ -322,9 +311,8 @@ class JavascriptReader {
     const escape = (n: EsNode, what: string): void => {
       out.push({ name: `${what}.<computed>`, args: [], keywords: {}, text: this.text(n) });
     };
-    walkWithParent(program, (n, parent, key) => {
-      if (n.type !== 'Identifier' && n.type !== 'MemberExpression') return;
-      if (!parent) return;
+    walk(program, (n, parent, key) => {
+      if ((n.type !== 'Identifier' && n.type !== 'MemberExpression') || !parent) return;
       const isCallee = (parent.type === 'CallExpression' || parent.type === 'NewExpression') && key === 'callee';
       const isBase = parent.type === 'MemberExpression' && key === 'object';
       const isProperty = parent.type === 'MemberExpression' && key === 'property' && parent.computed !== true;
@@ -334,17 +322,14 @@ class JavascriptReader {
         !(parent.type === 'Property' && key === 'value');
       if (isCallee || isProperty || declared) return;
       const q = this.qualify(n);
-      if (q === undefined) return;
-      const qualifiedRequire = n.type === 'Identifier' && (q === 'require' || q === 'module');
-      if (qualifiedRequire) return;
+      if (q === undefined || (n.type === 'Identifier' && (q === 'require' || q === 'module'))) return;
       // `const e = cp.execSync` assigned once is followed by the calls through `e`.
       const aliasOnce =
         parent.type === 'VariableDeclarator' && key === 'init' && child(parent, 'id')?.type === 'Identifier';
       if (isBase) {
-        if (/^process\.(binding|_linkedBinding|dlopen)$/.test(`${q}.${String(child(parent, 'property')?.name ?? '')}`))
-          escape(parent, 'process');
-        // cp.exec.call(null, ...), cp.exec.apply(...), cp.exec.bind(...): the function called another way.
         const prop = String(child(parent, 'property')?.name ?? '');
+        if (/^process\.(binding|_linkedBinding|dlopen)$/.test(`${q}.${prop}`)) escape(parent, 'process');
+        // cp.exec.call(null, ...), cp.exec.apply(...), cp.exec.bind(...): the function called another way.
         if (runsSomething(q) && parent.computed !== true && /^(call|apply|bind)$/.test(prop)) escape(parent, q);
         return;
       }
@@ -374,12 +359,7 @@ class JavascriptReader {
     const out: ProgramCall[] = [];
     const fed = this.fedInputs(program);
     walk(program, (n) => {
-      let callee: EsNode | undefined;
-      let args: EsNode[] = [];
-      if (n.type === 'CallExpression' || n.type === 'NewExpression') {
-        callee = child(n, 'callee');
-        args = children(n, 'arguments');
-      } else if (n.type === 'TaggedTemplateExpression') {
+      if (n.type === 'TaggedTemplateExpression') {
         // Bun.$`rm -rf x`, execa's $`...`: a template tag that runs a command line.
         const tag = this.qualify(child(n, 'tag'));
         if (tag === 'Bun.$' || tag === 'execa.$' || tag === 'zx.$')
@@ -390,13 +370,16 @@ class JavascriptReader {
             text: this.text(n),
           });
         return;
-      } else return;
-      const name = this.qualify(callee);
+      }
+      if (n.type !== 'CallExpression' && n.type !== 'NewExpression') return;
+      const name = this.qualify(child(n, 'callee'));
       if (name === undefined) return;
-      const folded = args.map((a) => (a.type === 'SpreadElement' ? unknown(this.text(a)) : this.fold(a)));
+      const args = children(n, 'arguments').map((a) =>
+        a.type === 'SpreadElement' ? unknown(this.text(a)) : this.fold(a),
+      );
       if (name.endsWith('.<computed>') || (Object.hasOwn(SPAWNERS, name) && !PYTHON_CALLS.test(name))) {
         const input = fed.get(n);
-        out.push({ name, args: folded, keywords: input ? { [FED_INPUT]: input } : {}, text: this.text(n) });
+        out.push({ name, args, keywords: input ? { [FED_INPUT]: input } : {}, text: this.text(n) });
       }
     });
     return out;

@@ -96,20 +96,18 @@ class PythonReader {
   private readonly once = new Map<string, SyntaxNode>();
 
   constructor(root: SyntaxNode) {
-    for (const imp of all(root, 'import_statement')) {
-      for (const n of importNames(imp)) {
+    for (const imp of all(root, 'import_statement'))
+      for (const n of importNames(imp))
         if (n.type === 'aliased_import')
           this.aliases.set(n.childForFieldName('alias')?.text ?? '', n.childForFieldName('name')?.text ?? '');
         else this.aliases.set(n.text.split('.')[0]!, n.text.split('.')[0]!);
-      }
-    }
     for (const imp of all(root, 'import_from_statement')) {
       const module = imp.childForFieldName('module_name')?.text ?? '';
-      if (named(imp).some((c) => c.type === 'wildcard_import')) {
+      // `from os import *` brings in the module's functions that run something.
+      if (named(imp).some((c) => c.type === 'wildcard_import'))
         for (const key of Object.keys(SPAWNERS))
           if (key.startsWith(`${module}.`) && !key.slice(module.length + 1).includes('.'))
             this.aliases.set(key.slice(module.length + 1), key);
-      }
       for (const n of importNames(imp)) {
         const alias = n.type === 'aliased_import' ? (n.childForFieldName('alias')?.text ?? '') : n.text;
         this.aliases.set(alias, `${module}.${importedName(n)}`);
@@ -329,9 +327,8 @@ class PythonReader {
       }
       const fed = this.fedInput(c);
       if (fed !== undefined) keywords[FED_INPUT] = fed;
-      if (name.endsWith('.<computed>')) out.push({ name, args, keywords, text });
-      else if (Object.hasOwn(SPAWNERS, name) && !name.startsWith('child_process') && !name.startsWith('js.'))
-        out.push({ name, args, keywords, text });
+      const spawner = Object.hasOwn(SPAWNERS, name) && !name.startsWith('child_process') && !name.startsWith('js.');
+      if (spawner || name.endsWith('.<computed>')) out.push({ name, args, keywords, text });
     }
     return out;
   }
@@ -358,6 +355,9 @@ class PythonReader {
           detail: `${text}: ${how === 'root' ? 'the directory it loads modules from' : 'the file it runs'} is computed at run time`,
         });
     };
+    const roots = (v: Value, text: string): void => {
+      for (const item of v.kind === 'list' ? v.items : [v]) path(item, 'root', text);
+    };
     for (const c of all(root, 'call')) {
       const name = this.qualify(c.childForFieldName('function'));
       const args = named(c.childForFieldName('arguments') ?? c).filter((a) => a.type !== 'keyword_argument');
@@ -371,11 +371,7 @@ class PythonReader {
       else if (name && SOURCE_LOADERS.test(name)) path(arg(1), 'file', text);
       else if (name === 'sys.path.insert') path(arg(1), 'root', text);
       else if (name === 'sys.path.append' || name === 'site.addsitedir') path(arg(0), 'root', text);
-      else if (name === 'sys.path.extend') {
-        const list = arg(0);
-        if (list.kind === 'list') for (const item of list.items) path(item, 'root', text);
-        else path(list, 'root', text);
-      }
+      else if (name === 'sys.path.extend') roots(arg(0), text);
     }
     // sys.path[0:0] = [...], sys.path = [...], sys.path += [...]
     for (const a of [...all(root, 'assignment'), ...all(root, 'augmented_assignment')]) {
@@ -383,9 +379,7 @@ class PythonReader {
       const target = left?.type === 'subscript' ? left.childForFieldName('value') : left;
       if (!target || this.qualify(target) !== 'sys.path') continue;
       const right = a.childForFieldName('right');
-      const v = right ? this.fold(right) : unknown(a.text);
-      if (v.kind === 'list') for (const item of v.items) path(item, 'root', a.text);
-      else path(v, 'root', a.text);
+      roots(right ? this.fold(right) : unknown(a.text), a.text);
     }
     // Directories added to sys.path apply to every import of the module, wherever it is written.
     const isRoot = (e: ProgramEffect): boolean => e.kind === 'load' && e.how === 'root';

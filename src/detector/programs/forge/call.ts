@@ -4,7 +4,7 @@
 // programs/http/request.ts. Pure.
 import type { CheckContext, Io } from '../../checks/types.js';
 import { parseFlags, type Argv } from '../../engine/argv.js';
-import { names } from '../../engine/names.js';
+import { keyTable, names } from '../../engine/names.js';
 
 /** Options of `gh api`/`glab api` that take a value (the value is not the path). */
 const VALUED = /^(-H|--header|-q|--jq|-t|--template|--hostname|-p|--preview|--cache)$/;
@@ -37,17 +37,15 @@ const SUBCOMMAND_VALUED = names(`
 `);
 
 /** Other spellings of a forge's objects (`tea pulls`, `hub pull-request`, `gh issues`). */
-const ALIASES: Readonly<Record<string, string>> = {
-  pulls: 'pr',
-  pull: 'pr',
-  'pull-request': 'pr',
+const ALIASES = keyTable({
+  'pulls pull pull-request': 'pr',
   'merge-request': 'mr',
   issues: 'issue',
   releases: 'release',
   labels: 'label',
   repos: 'repo',
   milestones: 'milestone',
-};
+});
 
 export interface ForgeCall {
   /** The words that say what the command does, option values skipped (`gh pr merge 12 --admin` → pr merge 12). */

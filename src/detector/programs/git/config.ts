@@ -32,14 +32,8 @@ export function parseGitConfig(text: string): GitSetting[] {
     const header = /^\[\s*([^\]\s"]+)(?:\s+"((?:\\.|[^"\\])*)")?\s*\](.*)$/.exec(line);
     if (header) {
       const [name, sub] = [header[1]!, header[2]];
-      // [section.sub] is the old spelling of [section "sub"].
-      const dot = name.indexOf('.');
-      section =
-        sub !== undefined
-          ? `${name.toLowerCase()}.${sub.replace(/\\(.)/g, '$1')}`
-          : dot > 0
-            ? `${name.slice(0, dot).toLowerCase()}.${name.slice(dot + 1).toLowerCase()}`
-            : name.toLowerCase();
+      // [section.sub], the old spelling of [section "sub"], is lower-cased whole; a quoted subsection keeps its case.
+      section = sub !== undefined ? `${name.toLowerCase()}.${sub.replace(/\\(.)/g, '$1')}` : name.toLowerCase();
       line = header[3]!.trim();
       if (line === '') continue;
     }

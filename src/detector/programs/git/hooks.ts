@@ -88,16 +88,12 @@ function ancestors(start: string, project: string | undefined): string[] {
 }
 
 /** The settings of a config file and the files it includes, or undefined while one is being read. */
-function readConfig(
-  key: string,
-  ctx: CheckContext,
-  seen: Set<string> = new Set(),
-): { settings: GitSetting[]; files: string[] } | undefined {
-  if (seen.has(key) || seen.size > 8) return { settings: [], files: [] };
+function readConfig(key: string, ctx: CheckContext, seen: Set<string> = new Set()): GitSetting[] | undefined {
+  if (seen.has(key) || seen.size > 8) return [];
   seen.add(key);
   const f = ctx.readFile(key);
   if (f === undefined) return undefined;
-  if (!('text' in f)) return { settings: [], files: [] };
+  if (!('text' in f)) return [];
   const settings: GitSetting[] = [];
   for (const s of parseGitConfig(f.text)) {
     if (/^include(if\..+)?\.path$/.test(s.key)) {
@@ -106,10 +102,10 @@ function readConfig(
         s.value.startsWith('~/') || s.value.startsWith('/') ? normalizePath(s.value) : joinKey(dirOf(key), s.value);
       const sub = readConfig(inc, ctx, seen);
       if (sub === undefined) return undefined;
-      settings.push(...sub.settings);
+      settings.push(...sub);
     } else settings.push(s);
   }
-  return { settings, files: [...seen] };
+  return settings;
 }
 
 /**
@@ -171,29 +167,22 @@ export function gitRuns(inv: GitInvocation, ctx: CheckContext): void {
     common = 'text' in c ? joinKey(gitDir, c.text.trim()) : gitDir;
   }
   const settings: GitSetting[] = [];
-  for (const file of [...global, ...(common !== undefined ? [joinKey(common, 'config')] : [])]) {
+  /** Adds a config file's settings; false while it is not read yet. */
+  const read = (file: string): boolean => {
     const r = readConfig(file, ctx);
-    if (r === undefined) return;
-    settings.push(...r.settings);
-  }
-  // With extensions.worktreeConfig, the git directory's config.worktree is read after the common config.
-  const worktreeConfig = settings.filter((s) => s.key === 'extensions.worktreeconfig').at(-1)?.value;
-  if (gitDir !== undefined && worktreeConfig !== undefined && /^(true|yes|on|1)$/i.test(worktreeConfig)) {
-    const r = readConfig(joinKey(gitDir, 'config.worktree'), ctx);
-    if (r === undefined) return;
-    settings.push(...r.settings);
-  }
-  // `-c include.path=FILE` (and a system file given by GIT_CONFIG_SYSTEM) brings a whole file's settings.
-  for (const setting of inv.settings) {
-    if (!/^include(if\..+)?\.path$/.test(setting.key)) {
-      settings.push(setting);
-      continue;
-    }
-    const r = readConfig(joinKey(here, setting.value), ctx);
-    if (r === undefined) return;
-    settings.push(...r.settings);
-  }
+    if (r !== undefined) settings.push(...r);
+    return r !== undefined;
+  };
+  for (const file of [...global, ...(common !== undefined ? [joinKey(common, 'config')] : [])]) if (!read(file)) return;
   const last = (key: string): string | undefined => settings.filter((s) => s.key === key).at(-1)?.value;
+  // With extensions.worktreeConfig, the git directory's config.worktree is read after the common config.
+  const worktreeConfig = last('extensions.worktreeconfig');
+  if (gitDir !== undefined && worktreeConfig !== undefined && /^(true|yes|on|1)$/i.test(worktreeConfig))
+    if (!read(joinKey(gitDir, 'config.worktree'))) return;
+  // `-c include.path=FILE` (and a system file given by GIT_CONFIG_SYSTEM) brings a whole file's settings.
+  for (const setting of inv.settings)
+    if (!/^include(if\..+)?\.path$/.test(setting.key)) settings.push(setting);
+    else if (!read(joinKey(here, setting.value))) return;
   // init.templateDir from a config file: clone, init and a submodule's clone copy that directory in.
   const template = last('init.templatedir');
   if (template !== undefined && (inv.sub === 'init' || inv.sub === 'clone' || inv.sub === 'submodule'))

@@ -59,34 +59,23 @@ function literalText(expr: string, strings: readonly string[]): string | undefin
     .join('');
 }
 
-/** The expression before position `at`, back to a statement boundary or an opening parenthesis. */
-function before(masked: string, at: number): string {
+/**
+ * The expression after position `at` (`step` 1), up to the end of the statement or a closing parenthesis; or the one
+ * before it (`step` -1), back to a statement boundary or an opening parenthesis.
+ */
+function expression(masked: string, at: number, step: 1 | -1): string {
+  const [open, close] = step === 1 ? ['(', ')'] : [')', '('];
   let depth = 0;
-  let i = at - 1;
-  for (; i >= 0; i -= 1) {
+  let i = step === 1 ? at : at - 1;
+  for (; i >= 0 && i < masked.length; i += step) {
     const c = masked[i]!;
-    if (c === ')') depth += 1;
-    else if (c === '(') {
+    if (c === open) depth += 1;
+    else if (c === close) {
       if (depth === 0) break;
       depth -= 1;
     } else if (depth === 0 && /[;{}\n]/.test(c)) break;
   }
-  return masked.slice(i + 1, at);
-}
-
-/** The expression after position `at`, up to the end of the statement or a closing parenthesis. */
-function after(masked: string, at: number): string {
-  let depth = 0;
-  let i = at;
-  for (; i < masked.length; i += 1) {
-    const c = masked[i]!;
-    if (c === '(') depth += 1;
-    else if (c === ')') {
-      if (depth === 0) break;
-      depth -= 1;
-    } else if (depth === 0 && /[;{}\n]/.test(c)) break;
-  }
-  return masked.slice(at, i);
+  return step === 1 ? masked.slice(at, i) : masked.slice(i + 1, at);
 }
 
 export function readAwk(source: string, ctx: CheckContext): void {
@@ -102,10 +91,10 @@ export function readAwk(source: string, ctx: CheckContext): void {
     const at = m.index;
     if (masked[at - 1] === '|' || (masked[at + 1] === '|' && m[0] === '|')) continue; // `||`
     const rest = masked.slice(at + m[0].length);
-    if (/^\s*getline\b/.test(rest)) run(before(masked, at));
-    else run(after(masked, at + m[0].length));
+    if (/^\s*getline\b/.test(rest)) run(expression(masked, at, -1));
+    else run(expression(masked, at + m[0].length, 1));
   }
-  for (const m of masked.matchAll(/\bsystem\s*\(/g)) run(after(masked, m.index + m[0].length));
+  for (const m of masked.matchAll(/\bsystem\s*\(/g)) run(expression(masked, m.index + m[0].length, 1));
   // gawk's @include "file" reads more program text; @load "ext" loads compiled code.
   for (const m of masked.matchAll(/@include\s+S(\d+)/g)) ctx.runsFile(literal(strings[Number(m[1])] ?? ''), 'awk');
   if (/@load\b/.test(masked)) ctx.add('unread-script', `${detail} (@load loads a compiled extension)`);

@@ -11,7 +11,6 @@ import { readDc, readGnuplot, readJulia, readM4, readR } from './small.js';
 import { readTcl } from './tcl.js';
 import { aptConfig, sshConfig } from '../../checks/option-commands.js';
 import { screenScript, tmuxScript } from './terminals.js';
-import { names } from '../../engine/names.js';
 
 const detailOf = (language: string, source: string): string =>
   `${language} script: ${source.length > 80 ? `${source.slice(0, 77)}...` : source}`;
@@ -38,12 +37,6 @@ const READERS: Record<string, (source: string, ctx: CheckContext) => void> = {
   'apt-config': aptConfig,
   screenrc: screenScript,
 };
-
-/** Languages whose text the detector reads (a script in any other interpreter asks). */
-export const READ_LANGUAGES = new Set([
-  ...Object.keys(READERS),
-  ...names('python javascript typescript perl ruby php lua'),
-]);
 
 /** Judges program text of a language read here; Python, JavaScript and the one-liner patterns are judged elsewhere. */
 export function readLanguage(source: string, language: string, ctx: CheckContext): void {

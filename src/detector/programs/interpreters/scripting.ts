@@ -3,7 +3,7 @@
 // project), commands behind pipe opens (`open(F, "cmd |")`, Ruby's `open("|cmd")`), and string evaluation. A file or
 // command computed at run time asks. Pure.
 import { dirOf, joinKey } from '../loaders/run-file.js';
-import type { CheckContext, Origin } from '../../checks/types.js';
+import type { CheckContext } from '../../checks/types.js';
 
 /** A quoted string whose quote is capture group `n` (its text is group n + 1). */
 const stringAt = (n: number): string => `(["'])((?:\\\\.|(?!\\${n})[^\\\\])*)\\${n}`;
@@ -146,13 +146,4 @@ const READERS: Record<string, (source: string, ctx: CheckContext, detail: string
 /** The loads and pipe opens of Perl, Ruby, PHP and Lua code. */
 export function readScripting(source: string, language: string, ctx: CheckContext): void {
   if (Object.hasOwn(READERS, language)) READERS[language]!(source, ctx, detailOf(language, source));
-}
-
-/** Library directories given on the command line (`perl -I lib`, `ruby -I lib`) as an origin for inline code. */
-export function libraryOrigin(ctx: CheckContext, dirs: readonly string[], file?: string): Origin {
-  const roots = dirs.flatMap((d) => {
-    const key = ctx.keyOf(d);
-    return typeof key === 'string' ? [key] : [];
-  });
-  return file === undefined ? { roots } : { file, roots };
 }

@@ -21,9 +21,8 @@ export function readDc(source: string, ctx: CheckContext): void {
 /** m4's quoted text `` `...' `` with nesting, for arguments. */
 function m4Argument(text: string): { value: string; quoted: boolean } {
   const t = text.trim();
-  if (t.startsWith('`') && t.endsWith("'")) return { value: t.slice(1, -1), quoted: true };
-  if (t.startsWith('[') && t.endsWith(']')) return { value: t.slice(1, -1), quoted: true };
-  return { value: t, quoted: false };
+  const quoted = /^(`[\s\S]*'|\[[\s\S]*\])$/.test(t);
+  return { value: quoted ? t.slice(1, -1) : t, quoted };
 }
 
 /** m4: `syscmd(CMD)`, `esyscmd(CMD)` run CMD; `include(FILE)` reads more; a macro in an unquoted argument asks. */

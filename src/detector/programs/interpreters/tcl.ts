@@ -223,8 +223,6 @@ export function readTcl(source: string, ctx: CheckContext, depth = 0): void {
         if (args.some((a) => a.dynamic)) computed(`${name} of text built at run time`);
         else if (name !== 'subst' && depth < 8) readTcl(args.map((a) => a.text).join(' '), ctx, depth + 1);
         break;
-      default:
-        break;
     }
   }
 }

@@ -9,8 +9,6 @@ import { joinKey } from './run-file.js';
 const SKIP =
   /^(\.[^/]*|node_modules|venv|env|site-packages|__pycache__|build|dist|out|target|coverage|vendor|bower_components|\w+\.egg-info|__snapshots__)$/;
 
-type Found = { files: string[] } | { pending: true } | { error: string };
-
 /**
  * Files below `roots` (keys) whose name `match` accepts, at most `depth` directories down and `max` files; undefined
  * while a listing is not read yet. A bound reached asks, reported as `who`'s. A root that is a file is taken as it is.
@@ -22,21 +20,10 @@ export function discover(
   match: (name: string, dir: string) => boolean,
   opts: { depth?: number; max?: number } = {},
 ): string[] | undefined {
-  const r = walk(ctx, roots, match, opts);
-  if ('pending' in r) return undefined;
-  if ('error' in r) {
-    ctx.add('unread-script', `${who}: ${r.error}`);
+  const fail = (error: string): undefined => {
+    ctx.add('unread-script', `${who}: ${error}`);
     return undefined;
-  }
-  return r.files;
-}
-
-function walk(
-  ctx: CheckContext,
-  roots: readonly string[],
-  match: (name: string, dir: string) => boolean,
-  opts: { depth?: number; max?: number },
-): Found {
+  };
   const depth = opts.depth ?? 6;
   const max = opts.max ?? 300;
   const files: string[] = [];
@@ -51,19 +38,19 @@ function walk(
         continue;
       }
       if ('missing' in listing) continue;
-      if ('error' in listing) return { error: `${dir} ${listing.error}` };
+      if ('error' in listing) return fail(`${dir} ${listing.error}`);
       if (!('entries' in listing)) continue;
       for (const entry of listing.entries) {
         const isDir = entry.endsWith('/');
         const name = isDir ? entry.slice(0, -1) : entry;
         if (isDir && !SKIP.test(name)) next.push(joinKey(dir, name));
         else if (!isDir && match(name, dir)) files.push(joinKey(dir, name));
-        if (files.length > max) return { error: `more than ${max} files to read below ${roots.join(', ')}` };
+        if (files.length > max) return fail(`more than ${max} files to read below ${roots.join(', ')}`);
       }
     }
     level = next;
   }
-  if (pending) return { pending: true };
-  if (level.length > 0) return { error: `directories deeper than ${depth} levels below ${roots.join(', ')}` };
-  return { files };
+  if (pending) return undefined;
+  if (level.length > 0) return fail(`directories deeper than ${depth} levels below ${roots.join(', ')}`);
+  return files;
 }

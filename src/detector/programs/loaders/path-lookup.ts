@@ -4,15 +4,14 @@
 import { normalizePath } from '../../../common/paths.js';
 import type { Where } from '../../engine/paths.js';
 import type { Word } from '../../engine/words.js';
+import { names } from '../../engine/names.js';
 
 /** Bash builtins and keywords: found without PATH. */
 const BUILTINS = new Set(
-  (
-    'alias bg bind break builtin caller cd command compgen complete compopt continue declare dirs disown echo enable ' +
-    'eval exec exit export false fc fg getopts hash help history jobs kill let local logout mapfile popd printf ' +
-    'pushd pwd read readarray readonly return set shift shopt source suspend test times trap true type typeset ' +
-    'ulimit umask unalias unset wait . : [ [[ ]] if then else elif fi case esac for while until do done function time'
-  ).split(' '),
+  names(`alias bg bind break builtin caller cd command compgen complete compopt continue declare dirs disown echo enable
+    eval exec exit export false fc fg getopts hash help history jobs kill let local logout mapfile popd printf pushd pwd
+    read readarray readonly return set shift shopt source suspend test times trap true type typeset ulimit umask unalias
+    unset wait . : [ [[ ]] if then else elif fi case esac for while until do done function time`),
 );
 
 /** A command name bash looks up on PATH (not a builtin, not a path). */

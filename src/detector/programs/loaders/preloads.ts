@@ -51,16 +51,12 @@ const cwdKey = (ctx: CheckContext): string | undefined => {
   return typeof k === 'string' ? k : undefined;
 };
 
-/** A module node preloads: a path of the project or a `data:` URL (bare names are installed packages). */
-function nodeModule(spec: Word, ctx: CheckContext): void {
-  if (spec.dynamic) ctx.add('dynamic-command', `node preloads a module named at run time: ${spec.text.slice(0, 60)}`);
-  else loadJavascript(spec.text, undefined, ctx);
-}
-
+/** Modules node preloads: paths of the project or `data:` URLs (bare names are installed packages). */
 function node(cmd: Argv, ctx: CheckContext): void {
   const opts = ['-r', '--require', '--import', '--loader', '--experimental-loader'];
-  const fromEnv = variableWords(ctx, 'NODE_OPTIONS') ?? [];
-  for (const spec of givenAndSet(cmd, fromEnv, opts)) nodeModule(spec, ctx);
+  for (const spec of givenAndSet(cmd, variableWords(ctx, 'NODE_OPTIONS') ?? [], opts))
+    if (spec.dynamic) ctx.add('dynamic-command', `node preloads a module named at run time: ${spec.text.slice(0, 60)}`);
+    else loadJavascript(spec.text, undefined, ctx);
 }
 
 function ruby(cmd: Argv, ctx: CheckContext): Origin {

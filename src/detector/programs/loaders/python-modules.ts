@@ -103,15 +103,14 @@ export function pythonModuleRuns(
       return true;
     }
     case 'cProfile':
-    case 'profile': {
-      const o = getopt(args, ['-o', '--outfile', '-s', '--sort']);
-      // `-m` takes no value here: the first operand is the module.
-      target(o, module, ctx, run);
-      return true;
-    }
+    case 'profile':
     case 'trace': {
-      const o = getopt(args, ['-f', '--file', '-C', '--coverdir', '--ignore-module', '--ignore-dir']);
-      target(o, module, ctx, run);
+      const valued =
+        module === 'trace'
+          ? ['-f', '--file', '-C', '--coverdir', '--ignore-module', '--ignore-dir']
+          : ['-o', '--outfile', '-s', '--sort'];
+      // `-m` takes no value here: the first operand is the module.
+      target(getopt(args, valued), module, ctx, run);
       return true;
     }
     case 'pdb': {

@@ -48,20 +48,18 @@ export function originOf(key: string, language: string): Origin {
 
 /** Judges text read from `key` as `language` (null: a shell, or what its `#!` line names). */
 function judgeText(host: FileHost, key: string, text: string, language: string | null, origin?: Origin): void {
-  host.insideFile(() => judgeContent(host, key, text, language, origin));
-}
-
-function judgeContent(host: FileHost, key: string, text: string, language: string | null, origin?: Origin): void {
-  if (language !== null && runnerFile(key, text, language, host)) return;
-  const lang = language ?? shebangLanguage(text);
-  if (lang === undefined)
-    host.add(
-      'unread-script',
-      `${key} is run by an interpreter the detector does not read (${text.split('\n')[0]!.slice(0, 60)})`,
-    );
-  else if (lang === 'crontab') for (const c of crontabCommands(text)) host.script(c);
-  else if (lang === null) host.script(text);
-  else host.code(text, languageFor(key, lang), origin ?? originOf(key, lang));
+  host.insideFile(() => {
+    if (language !== null && runnerFile(key, text, language, host)) return;
+    const lang = language ?? shebangLanguage(text);
+    if (lang === undefined)
+      host.add(
+        'unread-script',
+        `${key} is run by an interpreter the detector does not read (${text.split('\n')[0]!.slice(0, 60)})`,
+      );
+    else if (lang === 'crontab') for (const c of crontabCommands(text)) host.script(c);
+    else if (lang === null) host.script(text);
+    else host.code(text, languageFor(key, lang), origin ?? originOf(key, lang));
+  });
 }
 
 /** The origin of a program run from `key` given the interpreter's library directories (`-I`, PYTHONPATH). */

@@ -18,6 +18,16 @@ const here = (ctx: CheckContext): string | undefined => {
   return typeof k === 'string' ? k : undefined;
 };
 
+type Runner = (cmd: Argv, ctx: CheckContext) => void;
+
+/** A runner of files found from where the command runs (`root`): nothing is read when that is known only at run time. */
+const rooted =
+  (run: (cmd: Argv, ctx: CheckContext, root: string) => void): Runner =>
+  (cmd, ctx) => {
+    const root = here(ctx);
+    if (root !== undefined) run(cmd, ctx, root);
+  };
+
 /** Operands of a runner that name files or directories (not option values). */
 function pathOperands(cmd: Argv, valueOpts: RegExp): string[] {
   const out: string[] = [];
@@ -53,9 +63,7 @@ const PYTEST_VALUES =
   /^(-k|-m|-p|-c|-o|-n|-W|--rootdir|--confcutdir|--basetemp|--maxfail|--tb|--durations|--junitxml|--junit-xml|--cov|--cov-report|--log-level|--import-mode|--deselect|--ignore|--ignore-glob|--override-ini|--config-file|--timeout|--reruns|--dist|--numprocesses)$/;
 
 /** pytest: conftest.py files, test modules, plugins named with -p (command line, PYTEST_ADDOPTS, ini addopts). */
-function pytest(cmd: Argv, ctx: CheckContext): void {
-  const root = here(ctx);
-  if (root === undefined) return;
+function pytest(cmd: Argv, ctx: CheckContext, root: string): void {
   const ini = ['pytest.ini', 'pyproject.toml', 'tox.ini', 'setup.cfg']
     .map((f) => fileText(ctx, joinKey(root, f)))
     .join('\n');
@@ -96,9 +104,7 @@ const globRe = (g: string): RegExp =>
 const UNITTEST_VALUES = /^(-s|-p|-t|--start-directory|--pattern|--top-level-directory|-k)$/;
 
 /** python -m unittest [discover -s DIR -p PATTERN | module.names | files]. */
-function unittest(cmd: Argv, ctx: CheckContext): void {
-  const root = here(ctx);
-  if (root === undefined) return;
+function unittest(cmd: Argv, ctx: CheckContext, root: string): void {
   const w = cmd.args.map((a) => a.text);
   const modules = w.filter((t, i) => !t.startsWith('-') && t !== 'discover' && !UNITTEST_VALUES.test(w[i - 1] ?? ''));
   if (modules.length > 0 && w[0] !== 'discover') {
@@ -120,10 +126,8 @@ function unittest(cmd: Argv, ctx: CheckContext): void {
 }
 
 /** A runner that imports one Python file of the project (nox, invoke, fab, doit, scons, sphinx-build's conf.py). */
-function pythonFile(files: string[], fileOpts: RegExp) {
-  return (cmd: Argv, ctx: CheckContext): void => {
-    const root = here(ctx);
-    if (root === undefined) return;
+function pythonFile(files: string[], fileOpts: RegExp): Runner {
+  return rooted((cmd, ctx, root) => {
     const w = cmd.args.map((a) => a.text);
     const at = w.findIndex((t) => fileOpts.test(t));
     const chosen = at >= 0 ? w[at + 1] : undefined;
@@ -131,13 +135,11 @@ function pythonFile(files: string[], fileOpts: RegExp) {
       const key = joinKey(root, n);
       ctx.loads(key, 'python', { file: key, roots: [root] });
     }
-  };
+  });
 }
 
 /** tox runs each environment's `commands =` lines. */
-function tox(_cmd: Argv, ctx: CheckContext): void {
-  const root = here(ctx);
-  if (root === undefined) return;
+function tox(_cmd: Argv, ctx: CheckContext, root: string): void {
   for (const f of ['tox.ini', 'setup.cfg', 'pyproject.toml']) {
     const text = fileText(ctx, joinKey(root, f));
     for (const m of (text ?? '').matchAll(/^\s*commands(?:_pre|_post)?\s*=\s*(.*(?:\n[ \t]+\S.*)*)/gm))
@@ -190,9 +192,7 @@ const NODE_TEST_VALUES =
   /^(-c|--config|-t|--testNamePattern|--reporter|--project|-g|--grep|--timeout|--workers|-j|--shard|--env|--spec|--browser)$/;
 
 /** Node tools: their config files, and for test runners the test files they collect. */
-function nodeTool(cmd: Argv, ctx: CheckContext): void {
-  const root = here(ctx);
-  if (root === undefined) return;
+function nodeTool(cmd: Argv, ctx: CheckContext, root: string): void {
   const name = cmd.name === 'node' ? 'node-test' : cmd.name!;
   const w = cmd.args.map((a) => a.text);
   const configOpt = w.findIndex((t) => /^(-c|--config|--configFile)$/.test(t));
@@ -220,9 +220,7 @@ function nodeTool(cmd: Argv, ctx: CheckContext): void {
 }
 
 /** justfile recipes: indented lines under `name:` are shell command lines. */
-function just(cmd: Argv, ctx: CheckContext): void {
-  const root = here(ctx);
-  if (root === undefined) return;
+function just(cmd: Argv, ctx: CheckContext, root: string): void {
   const w = cmd.args.map((a) => a.text);
   const f = w.findIndex((t) => t === '-f' || t === '--justfile');
   for (const name of f >= 0 && w[f + 1] ? [w[f + 1]!] : ['justfile', 'Justfile', '.justfile']) {
@@ -239,10 +237,8 @@ function just(cmd: Argv, ctx: CheckContext): void {
 }
 
 /** Taskfile.yml (task), deno.json tasks, composer.json scripts, .pre-commit-config.yaml and lefthook.yml commands. */
-function configCommands(files: string[], pick: (doc: unknown) => string[]) {
-  return (_cmd: Argv, ctx: CheckContext): void => {
-    const root = here(ctx);
-    if (root === undefined) return;
+function configCommands(files: string[], pick: (doc: unknown) => string[]): Runner {
+  return rooted((_cmd, ctx, root) => {
     for (const f of files) {
       const text = fileText(ctx, joinKey(root, f));
       if (text === undefined) continue;
@@ -258,17 +254,12 @@ function configCommands(files: string[], pick: (doc: unknown) => string[]) {
         else ctx.script(c.replace(/^@/, ''));
       }
     }
-  };
+  });
 }
 
+/** Every string in a parsed document (an array's items in order). */
 const strings = (v: unknown): string[] =>
-  typeof v === 'string'
-    ? [v]
-    : Array.isArray(v)
-      ? v.flatMap(strings)
-      : v && typeof v === 'object'
-        ? Object.values(v).flatMap(strings)
-        : [];
+  typeof v === 'string' ? [v] : v && typeof v === 'object' ? Object.values(v).flatMap(strings) : [];
 const field = (v: unknown, key: string): unknown =>
   v && typeof v === 'object' ? (v as Record<string, unknown>)[key] : undefined;
 
@@ -307,9 +298,7 @@ const lintStaged = configCommands(
 );
 
 /** Rakefile and rakelib/*.rake: Ruby code rake loads. */
-function rake(_cmd: Argv, ctx: CheckContext): void {
-  const root = here(ctx);
-  if (root === undefined) return;
+function rake(_cmd: Argv, ctx: CheckContext, root: string): void {
   for (const f of ['Rakefile', 'rakefile', 'Rakefile.rb'])
     ctx.loads(joinKey(root, f), 'ruby', { file: joinKey(root, f), roots: [root] });
   for (const key of discover(ctx, 'rake', [joinKey(root, 'rakelib')], (n) => /\.rake$/.test(n), { depth: 2 }) ?? [])
@@ -324,17 +313,19 @@ function bundle(cmd: Argv, ctx: CheckContext): void {
     ctx.loads(joinKey(root, 'Gemfile'), 'ruby', { file: joinKey(root, 'Gemfile'), roots: [root] });
 }
 
-const RUNNERS: Record<string, (cmd: Argv, ctx: CheckContext) => void> = keyTable({
-  'pytest py.test pytest-3': pytest,
-  unittest,
+const nodeTools = rooted(nodeTool);
+
+const RUNNERS: Record<string, Runner> = keyTable({
+  'pytest py.test pytest-3': rooted(pytest),
+  unittest: rooted(unittest),
   nox: pythonFile(['noxfile.py'], /^(-f|--noxfile)$/),
   'invoke inv': pythonFile(['tasks.py', 'tasks/__init__.py'], /^(-c|--collection)$/),
   fab: pythonFile(['fabfile.py', 'fabfile/__init__.py'], /^(-f|--fabfile)$/),
   doit: pythonFile(['dodo.py'], /^(-f|--file)$/),
   scons: pythonFile(['SConstruct', 'Sconstruct', 'sconstruct'], /^(-f|--file|--makefile|--sconstruct)$/),
-  tox,
+  tox: rooted(tox),
   'pip pip3 uv build': setupPy,
-  just,
+  just: rooted(just),
   'task go-task': taskfile,
   deno: (cmd, ctx) => (cmd.args[0]?.text === 'task' ? denoTasks(cmd, ctx) : undefined),
   composer: (cmd, ctx) =>
@@ -346,22 +337,22 @@ const RUNNERS: Record<string, (cmd: Argv, ctx: CheckContext) => void> = keyTable
   lefthook: (cmd, ctx) => (cmd.args[0]?.text === 'run' ? lefthook(cmd, ctx) : undefined),
   'lint-staged': (cmd, ctx) => {
     lintStaged(cmd, ctx);
-    nodeTool(cmd, ctx);
+    nodeTools(cmd, ctx);
   },
-  rake,
+  rake: rooted(rake),
   bundle,
   ...Object.fromEntries(
     Object.keys(JS_CONFIG)
       .filter((n) => n !== 'lint-staged')
-      .map((n) => [n, nodeTool]),
+      .map((n) => [n, nodeTools]),
   ),
-  tap: nodeTool,
+  tap: nodeTools,
 });
 
 /** Judges the project files a runner or tool is about to load; `node --test` collects test files too. */
 export function projectRunner(cmd: Argv, ctx: CheckContext): void {
   if (cmd.name === null) return;
-  if (cmd.name === 'node' && cmd.args.some((a) => a.text === '--test')) nodeTool(cmd, ctx);
+  if (cmd.name === 'node' && cmd.args.some((a) => a.text === '--test')) nodeTools(cmd, ctx);
   if (cmd.name === 'python' || /^python[\d.]*$/.test(cmd.name)) {
     // python -m build / python -m pip install . are judged through the module's own command line.
     return;

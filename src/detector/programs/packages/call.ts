@@ -49,13 +49,6 @@ const SHORT_VALUED = keyTable<readonly string[]>({
   go: names('-C -o'),
 });
 
-const VALUED = new Map<string, readonly string[]>();
-const valued = (tool: string): readonly string[] => {
-  let list = VALUED.get(tool);
-  if (list === undefined) VALUED.set(tool, (list = [...LONG_VALUED, ...(SHORT_VALUED[tool] ?? [])]));
-  return list;
-};
-
 export interface PackageCall {
   /** The operands: the subcommand and what it acts on, option values skipped (`npm -w a pkg set k=v` → pkg set k=v). */
   path: string[];
@@ -112,7 +105,7 @@ export function packageCall(cmd: Argv): PackageCall | undefined {
   const name = cmd.name ?? '';
   const project = PROJECT_MANAGERS.has(name);
   if (!project && !SYSTEM_MANAGERS.has(name)) return undefined;
-  const all = parseFlags(cmd.args, valued(name)).operands;
+  const all = parseFlags(cmd.args, [...LONG_VALUED, ...(SHORT_VALUED[name] ?? [])]).operands;
   const operands = all.slice(
     prefixLength(
       name,

@@ -36,9 +36,8 @@ export function sedCall(cmd: Argv): SedCall {
       break;
     }
     if (t.startsWith('--')) {
-      const [given, value] = t.includes('=')
-        ? [t.slice(0, t.indexOf('=')), t.slice(t.indexOf('=') + 1)]
-        : [t, undefined];
+      const eq = t.indexOf('=');
+      const [given, value] = eq < 0 ? [t, undefined] : [t.slice(0, eq), t.slice(eq + 1)];
       // getopt_long: any unambiguous prefix (`--in-pl`, `--expr`) names the option.
       const name = resolveLong(given, LONG) ?? given;
       if (name === '--expression') call.scripts.push(value ?? args[(i += 1)]?.text ?? '');
