@@ -109,7 +109,8 @@ const WRAPPERS: Record<string, Wrapper> = keyTable({
   command: { lookupOnly: ['-v', '-V'] },
   exec: { valueOpts: ['-a'] },
   nice: { valueOpts: ['-n', '--adjustment'] },
-  time: { valueOpts: ['-f', '--format', '-o', '--output'] },
+  // bash's `time` keyword takes assignments before the command it times (`time X=1 cmd`).
+  time: { valueOpts: ['-f', '--format', '-o', '--output'], assignments: true },
   stdbuf: { valueOpts: ['-i', '-o', '-e', '--input', '--output', '--error'] },
   ionice: { valueOpts: ['-c', '--class', '-n', '--classdata', '-p', '--pid'] },
   timeout: { valueOpts: ['-s', '--signal', '-k', '--kill-after'], skip: 1 },
@@ -221,7 +222,7 @@ export function peel(words: Word[]): Peeled {
     for (; i < rest.length; i += 1) {
       const t = rest[i]!.text;
       if (t === '--') {
-        i += 1;
+        i += 1 + skip; // `timeout -- 5 CMD`: the operands to skip come after `--`
         break;
       }
       if (spec.lookupOnly?.includes(t)) return { argv: null };

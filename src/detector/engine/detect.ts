@@ -65,6 +65,7 @@ import { type Tier } from '../../common/rules.js';
 import { applyRedirect, enclosingRedirects, type Fds } from './stdin.js';
 import { gitContentWrite } from '../programs/git/config-content.js';
 import { literal, wordOf, type Word } from './words.js';
+import { substitutionsInText } from './text-substitutions.js';
 
 import { AnalysisState, type DetectOptions, type Verdict } from './analysis-state.js';
 
@@ -130,6 +131,10 @@ class Analysis extends AnalysisState {
       case 'while_statement':
       case 'c_style_for_statement':
         loopResourceAbuse(node, this);
+        break;
+      case 'expansion':
+      case 'heredoc_body':
+        for (const inner of substitutionsInText(node)) this.script(inner);
         break;
       case 'unset_command':
         checkUnset(texts(named(node)), this);

@@ -105,7 +105,8 @@ const GLOBS: Row[] = [
   ['sh g?.sh', { 'g1.sh': KILL }, 'hardline'],
   ['sh [g]1.sh', { 'g1.sh': KILL }, 'hardline'],
   ['. ./g*.sh', { 'g1.sh': 'echo ok', 'g2.sh': KILL }, 'hardline'],
-  ['bash {a,g1}.sh', { 'g1.sh': KILL }, 'hardline'],
+  // bash expands the braces first: g1.sh runs, with a.sh as its argument
+  ['bash {g1,a}.sh', { 'g1.sh': KILL }, 'hardline'],
   ['python3 s*/m?in.py', { 'src/main.py': PY_KILL }, 'hardline'],
   ['sh ok?.sh', { 'ok1.sh': 'echo fine' }, null],
 ];

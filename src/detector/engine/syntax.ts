@@ -1,6 +1,8 @@
 // Reading the bash syntax tree: the words of a command, its redirects, what earlier pipeline elements print,
 // and where a command sits in a pipeline. Pure (works on a parsed tree).
 import { peel, type Argv } from './argv.js';
+import { names } from './names.js';
+import { expandBraces } from '../programs/loaders/glob.js';
 import type { SyntaxNode } from './parser.js';
 import { C_ESCAPES, literal, wordOf, type Vars, type Word } from './words.js';
 import type { WriteMode } from '../checks/traces.js';
@@ -12,18 +14,41 @@ export const DESCRIPTOR_WORD = /^(\d+|\{[A-Za-z_]\w*\})$/;
 
 /** The words of a `command` node: its name and arguments, without assignments and redirects. */
 export function commandWords(node: SyntaxNode, vars?: Vars): Word[] {
-  const out: Word[] = [];
-  let redirects: SyntaxNode[] | undefined;
+  const parts: SyntaxNode[] = [];
+  const redirects = redirectsOf(node);
   for (const child of named(node)) {
     if (child.type === 'variable_assignment' || child.type.endsWith('_redirect') || child.type === 'comment') continue;
     // `sh 0<f`: the grammar reads the descriptor as an argument; bash reads it as part of the redirect.
     if (DESCRIPTOR_WORD.test(child.text) && (child.type === 'number' || child.type === 'word')) {
-      redirects ??= redirectsOf(node);
       if (redirects.some((r) => r.startIndex === child.endIndex)) continue;
     }
-    out.push(wordOf(child, vars));
+    parts.push(child);
   }
-  return out;
+  const carried = redirects.flatMap(redirectArguments);
+  if (carried.length > 0) {
+    parts.push(...carried);
+    parts.sort((a, b) => a.startIndex - b.startIndex);
+  }
+  return parts.map((p) => wordOf(p, vars)).flatMap(braceExpanded);
+}
+
+/** bash expands `{a,b}` and `{1..3}` into words of their own (`git {push,--force} origin`); past 64, it stays one. */
+function braceExpanded(word: Word): Word[] {
+  if (!word.pattern || word.dynamic || !word.text.includes('{')) return [word];
+  const texts = expandBraces(word.text);
+  if (!texts || texts.length === 1) return [word];
+  return texts.map((text) => ({ ...word, text, pattern: /[*?[]/.test(text) }));
+}
+
+/**
+ * The command's own arguments that the grammar puts in a redirect: it reads the words after a redirect's target as
+ * more targets (`rm 2>&1 -rf ~`, `git push >/dev/null --force`) and those after `<<EOF` as the here-document's;
+ * bash gives a redirect one target and the other words to the command.
+ */
+function redirectArguments(r: SyntaxNode): SyntaxNode[] {
+  if (r.type === 'file_redirect') return r.childrenForFieldName('destination').slice(1) as SyntaxNode[];
+  if (r.type === 'heredoc_redirect') return r.childrenForFieldName('argument') as SyntaxNode[];
+  return [];
 }
 
 /** The redirects a node itself holds. */
@@ -138,23 +163,30 @@ export const pipelineLeaves: (pipeline: SyntaxNode) => SyntaxNode[] = perNode((p
   }),
 );
 
+/** Compound commands whose commands read the standard input the compound command is given. */
+const PASSES_INPUT = new Set(
+  names(`subshell compound_statement if_statement elif_clause else_clause case_statement case_item while_statement
+  for_statement do_group list negated_command`),
+);
+
 /**
- * The pipeline elements that run before this command and feed its input. `cat <<EOF | sh` parses with the
+ * The pipeline elements that run before this command and feed its input, also where the command sits inside a
+ * compound element (`curl … | (sh)`, `| { sh; }`, `| if …; then sh; fi`). `cat <<EOF | sh` parses with the
  * pipeline inside the here-document's redirect: there the command owning the here-document comes first.
  */
 export function pipelineChain(node: SyntaxNode): { before: SyntaxNode[]; after: SyntaxNode[] } {
   let element: SyntaxNode = node;
   let outer: SyntaxNode | null = null;
-  for (let p = node.parent; p && (p.type === 'pipeline' || p.type === 'redirected_statement'); p = p.parent) {
+  for (let p = node.parent; p; p = p.parent) {
     if (p.type === 'pipeline') outer = p;
-    if (p.type === 'redirected_statement' && p.childForFieldName('body')?.id !== element.id) break;
+    else if (p.type === 'redirected_statement') {
+      if (p.childForFieldName('body')?.id !== element.id) break;
+    } else if (outer || !PASSES_INPUT.has(p.type)) break;
     element = p;
   }
   if (!outer) return { before: [], after: [] };
   const leaves = pipelineLeaves(outer);
-  const at = leaves.findIndex(
-    (l) => l.id === node.id || (l.type === 'redirected_statement' && l.childForFieldName('body')?.id === node.id),
-  );
+  const at = leaves.findIndex((l) => l.startIndex <= node.startIndex && node.endIndex <= l.endIndex);
   const before = leaves.slice(0, Math.max(at, 0));
   const after = at < 0 ? [] : leaves.slice(at + 1);
   if (outer.parent?.type === 'heredoc_redirect' && outer.parent.parent?.type === 'redirected_statement') {
