@@ -20,24 +20,19 @@ function kernelModules(readOnly: RegExp): Check {
   };
 }
 
-/** kmutil load/unload/install, kmod load: a subcommand that changes the running kernel. */
-const kmutil: Check = (cmd, _io, ctx) => {
-  if (/^(load|unload|install|create|rebuild|trigger-panic-medic)$/.test(cmd.args[0]?.text ?? ''))
-    ctx.add('boot-kernel', show(cmd));
-};
+/** A command with a word that `re` matches (its first word when `first`) reports `rule`. */
+function whenWord(re: RegExp, rule: string, first = false): Check {
+  return (cmd, _io, ctx) => {
+    if ((first ? cmd.args.slice(0, 1) : cmd.args).some((a) => re.test(a.text))) ctx.add(rule, show(cmd));
+  };
+}
 
 /** efibootmgr with an option that writes (create, delete, order, next boot, activate); bare or -v it lists. */
+const EFI_WRITES =
+  /^--(create|delete|bootorder|bootnext|active|inactive|write|timeout|delete-bootorder|delete-bootnext|delete-timeout)/;
 const efibootmgr: Check = (cmd, _io, ctx) => {
   const f = parseFlags(cmd.args, ['-b', '--bootnum', '-L', '--label', '-l', '--loader', '-d', '--disk', '-p']);
-  if (
-    has(f.short, 'cBoOnNaAwDfFtT') ||
-    [...f.long].some((l) =>
-      /^--(create|delete|bootorder|bootnext|active|inactive|write|timeout|delete-bootorder|delete-bootnext|delete-timeout)/.test(
-        l,
-      ),
-    )
-  )
-    ctx.add('boot-kernel', show(cmd));
+  if (has(f.short, 'cBoOnNaAwDfFtT') || [...f.long].some((l) => EFI_WRITES.test(l))) ctx.add('boot-kernel', show(cmd));
 };
 
 const has = (set: Set<string>, chars: string): boolean => [...chars].some((c) => set.has(c));
@@ -48,21 +43,10 @@ const nvram: Check = (cmd, _io, ctx) => {
   if (w.some((t) => t.includes('=') || /^-[a-z]*[dcf]/.test(t))) ctx.add('boot-kernel', show(cmd));
 };
 
-/** bootctl install/update/remove/set-default/set-oneshot; grub-reboot, grub-set-default; bless --setBoot. */
-const bootctl: Check = (cmd, _io, ctx) => {
-  if (cmd.args.some((a) => /^(install|update|remove|set-default|set-oneshot|set-timeout|unlink|cleanup)$/.test(a.text)))
-    ctx.add('boot-kernel', show(cmd));
-};
-
 /** grub-install, update-grub, grub-set-default, bless: the boot loader or what it boots; `bless --info` only reads. */
 const boot: Check = (cmd, _io, ctx) => {
   if (cmd.args.some((a) => /^(--info|--getBoot)$/.test(a.text))) return;
   ctx.add('boot-kernel', show(cmd));
-};
-
-/** csrutil disable / clear / authenticated-root disable: System Integrity Protection off. */
-const csrutil: Check = (cmd, _io, ctx) => {
-  if (cmd.args.some((a) => /^(disable|clear)$/.test(a.text))) ctx.add('security-posture', show(cmd));
 };
 
 /** systemsetup -setremotelogin on / -setremoteappleevents on: SSH and remote Apple events for anyone who can log in. */
@@ -80,32 +64,11 @@ const kickstart: Check = (cmd, _io, ctx) => {
     ctx.add('remote-access', show(cmd));
 };
 
-/** dscl . -create/-append/-delete/-passwd/-change/-merge: users and groups in Directory Services. */
-const dscl: Check = (cmd, _io, ctx) => {
-  if (
-    cmd.args.some((a) =>
-      /^-?(create|createpl|append|appendpl|delete|deletepl|passwd|change|changei|merge|mergepl)$/i.test(a.text),
-    )
-  )
-    ctx.add('account-change', show(cmd));
-};
-
-/** dseditgroup -o edit|create|delete; sysadminctl -addUser/-deleteUser/-resetPasswordFor/-secureTokenOn. */
+/** dseditgroup -o edit|create|delete. */
 const dseditgroup: Check = (cmd, _io, ctx) => {
   const w = words(cmd);
   const o = w.indexOf('-o');
   if (o >= 0 && /^(edit|create|delete)$/.test(w[o + 1] ?? '')) ctx.add('account-change', show(cmd));
-};
-
-const sysadminctl: Check = (cmd, _io, ctx) => {
-  if (
-    cmd.args.some((a) =>
-      /^-(addUser|deleteUser|resetPasswordFor|secureTokenOn|secureTokenOff|adminUser|guestAccount|autologin)$/.test(
-        a.text,
-      ),
-    )
-  )
-    ctx.add('account-change', show(cmd));
 };
 
 /** xattr -d/-c com.apple.quarantine: Gatekeeper no longer checks a downloaded program. */
@@ -164,8 +127,6 @@ const rtcwake: Check = (cmd, _io, ctx) => {
   const mode = f.values.get('-m') ?? f.values.get('--mode');
   if (mode !== undefined && /^(mem|disk|off|standby|freeze)$/.test(mode)) ctx.add('shutdown', show(cmd));
 };
-
-const suspend: Check = (cmd, _io, ctx) => ctx.add('shutdown', show(cmd));
 
 /** Units that let others in: SSH, remote desktops, VNC, telnet. */
 const REMOTE_UNITS =
@@ -236,24 +197,33 @@ export function appleScript(text: string, ctx: CheckContext, detail: string): vo
 judges(
   import.meta.url,
   {
-    insmod: kernelModules(/^(-h|--help|-V|--version)$/),
-    rmmod: kernelModules(/^(-h|--help|-V|--version)$/),
+    'insmod rmmod': kernelModules(/^(-h|--help|-V|--version)$/),
     modprobe: kernelModules(
       /^(-n|--dry-run|-c|--showconfig|--show-depends|-D|-V|--version|-h|--help|--dump-modversions|-l|--list)$/,
     ),
-    kextload: kernelModules(/^-h$/),
-    kextunload: kernelModules(/^-h$/),
-    kmutil,
+    'kextload kextunload': kernelModules(/^-h$/),
+    // kmutil load/unload/install, kmod load: a subcommand that changes the running kernel.
+    kmutil: whenWord(/^(load|unload|install|create|rebuild|trigger-panic-medic)$/, 'boot-kernel', true),
     efibootmgr,
     nvram,
-    bootctl,
+    // bootctl install/update/remove/set-default/set-oneshot.
+    bootctl: whenWord(/^(install|update|remove|set-default|set-oneshot|set-timeout|unlink|cleanup)$/, 'boot-kernel'),
     'grub-install grub2-install grub-reboot grub-set-default grub2-set-default grub2-reboot update-grub bless': boot,
-    csrutil,
+    // csrutil disable / clear / authenticated-root disable: System Integrity Protection off.
+    csrutil: whenWord(/^(disable|clear)$/, 'security-posture'),
     systemsetup,
     kickstart,
-    dscl,
+    // dscl . -create/-append/-delete/-passwd/-change/-merge: users and groups in Directory Services.
+    dscl: whenWord(
+      /^-?(create|createpl|append|appendpl|delete|deletepl|passwd|change|changei|merge|mergepl)$/i,
+      'account-change',
+    ),
     dseditgroup,
-    sysadminctl,
+    // sysadminctl -addUser/-deleteUser/-resetPasswordFor/-secureTokenOn...
+    sysadminctl: whenWord(
+      /^-(addUser|deleteUser|resetPasswordFor|secureTokenOn|secureTokenOff|adminUser|guestAccount|autologin)$/,
+      'account-change',
+    ),
     dsenableroot: (cmd, _io, ctx) => ctx.add('account-change', show(cmd)),
     xattr,
     security,
@@ -262,7 +232,7 @@ judges(
     keytool,
     pmset,
     rtcwake,
-    'pm-suspend pm-hibernate pm-suspend-hybrid zzz ZZZ': suspend,
+    'pm-suspend pm-hibernate pm-suspend-hybrid zzz ZZZ': (cmd, _io, ctx) => ctx.add('shutdown', show(cmd)),
     'service rc-service': service,
     defaults,
     'ztcp zsocket': ztcp,
