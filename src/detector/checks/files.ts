@@ -99,12 +99,7 @@ const rm: Check = (cmd, io, ctx) => {
 function findDeletes(start: Word, filtered: boolean, detail: string, ctx: CheckContext): void {
   if (isTrace(`${start.text.replace(/\/+$/, '')}/match`)) ctx.add('log-wipe', detail);
   const c = classifyPath(filtered ? { ...start, text: `${start.text.replace(/\/+$/, '')}/match` } : start, ctx.where);
-  const rule =
-    c === 'root' || c === 'home' || c === 'system-dir'
-      ? RECURSIVE_RULE[c]
-      : c === 'outside' || c === 'system-path' || c === 'project-all'
-        ? 'find-delete'
-        : undefined;
+  const rule = c === 'outside' || c === 'system-path' || c === 'project-all' ? 'find-delete' : RECURSIVE_RULE[c];
   if (rule) ctx.add(rule, detail);
 }
 
