@@ -11,21 +11,17 @@ import type { SystemdCheck } from '../programs/systemd/call.js';
 const words = (cmd: Parameters<Check>[0]): string[] => cmd.args.map((a) => a.text);
 const LOOPBACK = /^(localhost|127\.\d+\.\d+\.\d+|::1|0\.0\.0\.0)$/;
 
-/** Kernel modules: loading one runs its code in the kernel; removing one takes a driver away. */
-function kernelModules(readOnly: RegExp): Check {
+/** A check that reports `rule` when `test` holds of the command's words. */
+function when(rule: string, test: (w: string[]) => boolean): Check {
   return (cmd, _io, ctx) => {
-    const w = words(cmd);
-    if (w.length === 0 || w.some((t) => readOnly.test(t))) return;
-    ctx.add('boot-kernel', show(cmd));
+    if (test(words(cmd))) ctx.add(rule, show(cmd));
   };
 }
+const anyWord = (re: RegExp) => (w: string[]) => w.some((t) => re.test(t));
+const lower = (w: string[]): string[] => w.map((t) => t.toLowerCase());
 
-/** A command with a word that `re` matches (its first word when `first`) reports `rule`. */
-function whenWord(re: RegExp, rule: string, first = false): Check {
-  return (cmd, _io, ctx) => {
-    if ((first ? cmd.args.slice(0, 1) : cmd.args).some((a) => re.test(a.text))) ctx.add(rule, show(cmd));
-  };
-}
+/** Kernel modules: loading one runs its code in the kernel; removing one takes a driver away. */
+const kernelModules = (readOnly: RegExp): Check => when('boot-kernel', (w) => w.length > 0 && !anyWord(readOnly)(w));
 
 /** efibootmgr with an option that writes (create, delete, order, next boot, activate); bare or -v it lists. */
 const EFI_WRITES =
@@ -38,46 +34,34 @@ const efibootmgr: Check = (cmd, _io, ctx) => {
 const has = (set: Set<string>, chars: string): boolean => [...chars].some((c) => set.has(c));
 
 /** nvram NAME=VALUE, -d NAME, -c, -f FILE write firmware variables (boot-args); `nvram -p` and `nvram NAME` read. */
-const nvram: Check = (cmd, _io, ctx) => {
-  const w = words(cmd);
-  if (w.some((t) => t.includes('=') || /^-[a-z]*[dcf]/.test(t))) ctx.add('boot-kernel', show(cmd));
-};
+const nvram = when('boot-kernel', anyWord(/=|^-[a-z]*[dcf]/));
 
 /** grub-install, update-grub, grub-set-default, bless: the boot loader or what it boots; `bless --info` only reads. */
-const boot: Check = (cmd, _io, ctx) => {
-  if (cmd.args.some((a) => /^(--info|--getBoot)$/.test(a.text))) return;
-  ctx.add('boot-kernel', show(cmd));
-};
+const boot = when('boot-kernel', (w) => !anyWord(/^(--info|--getBoot)$/)(w));
 
 /** systemsetup -setremotelogin on / -setremoteappleevents on: SSH and remote Apple events for anyone who can log in. */
-const systemsetup: Check = (cmd, _io, ctx) => {
-  const w = words(cmd).map((t) => t.toLowerCase());
-  const at = w.findIndex((t) => /^-set(remotelogin|remoteappleevents)$/.test(t));
-  if (at >= 0 && /^(on|yes|true)$/.test(w[at + 1] ?? '')) ctx.add('remote-access', show(cmd));
-};
+const systemsetup = when('remote-access', (w) => {
+  const at = lower(w).findIndex((t) => /^-set(remotelogin|remoteappleevents)$/.test(t));
+  return at >= 0 && /^(on|yes|true)$/.test(lower(w)[at + 1] ?? '');
+});
 
 /** ARD's kickstart -activate / -configure -access -on: remote management of the Mac. */
-const kickstart: Check = (cmd, _io, ctx) => {
-  if (
-    cmd.args.some((a) => /^-(activate|restart)$/.test(a.text) || (a.text === '-on' && words(cmd).includes('-access')))
-  )
-    ctx.add('remote-access', show(cmd));
-};
+const kickstart = when(
+  'remote-access',
+  (w) => anyWord(/^-(activate|restart)$/)(w) || (w.includes('-on') && w.includes('-access')),
+);
 
 /** dseditgroup -o edit|create|delete. */
-const dseditgroup: Check = (cmd, _io, ctx) => {
-  const w = words(cmd);
-  const o = w.indexOf('-o');
-  if (o >= 0 && /^(edit|create|delete)$/.test(w[o + 1] ?? '')) ctx.add('account-change', show(cmd));
-};
+const dseditgroup = when(
+  'account-change',
+  (w) => w.includes('-o') && /^(edit|create|delete)$/.test(w[w.indexOf('-o') + 1] ?? ''),
+);
 
 /** xattr -d/-c com.apple.quarantine: Gatekeeper no longer checks a downloaded program. */
-const xattr: Check = (cmd, _io, ctx) => {
-  const w = words(cmd);
-  const removes = w.some((t) => /^-[a-z]*[dc]/.test(t));
-  if (removes && (w.some((t) => t === 'com.apple.quarantine') || w.some((t) => /^-[a-z]*c/.test(t))))
-    ctx.add('security-posture', show(cmd));
-};
+const xattr = when(
+  'security-posture',
+  (w) => anyWord(/^-[a-z]*[dc]/)(w) && (w.includes('com.apple.quarantine') || anyWord(/^-[a-z]*c/)(w)),
+);
 
 /**
  * macOS `security`: trusting a root certificate or changing authorization rights weakens the machine; dumping a
@@ -93,33 +77,25 @@ const security: Check = (cmd, _io, ctx) => {
 };
 
 /** `trust anchor FILE`, NSS `certutil -A -t C,,`, `keytool -importcert ... cacerts`: a new certificate authority. */
-const trust: Check = (cmd, _io, ctx) => {
-  if (cmd.args[0]?.text === 'anchor' && !cmd.args.some((a) => a.text === '--remove'))
-    ctx.add('security-posture', show(cmd));
-};
+const trust = when('security-posture', (w) => w[0] === 'anchor' && !w.includes('--remove'));
 
-const nssCertutil: Check = (cmd, _io, ctx) => {
-  const w = words(cmd);
+const nssCertutil = when('security-posture', (w) => {
   const t = w.indexOf('-t');
-  if ((w.includes('-A') && t >= 0 && /C/.test(w[t + 1] ?? '')) || w.some((x) => /^[-/]addstore$/i.test(x)))
-    if (w.some((x) => /^root$|^ca$|^authroot$/i.test(x)) || w.includes('-A')) ctx.add('security-posture', show(cmd));
-};
+  const adds = (w.includes('-A') && t >= 0 && /C/.test(w[t + 1] ?? '')) || anyWord(/^[-/]addstore$/i)(w);
+  return adds && (anyWord(/^root$|^ca$|^authroot$/i)(w) || w.includes('-A'));
+});
 
-const keytool: Check = (cmd, _io, ctx) => {
-  const w = words(cmd);
-  if (w.some((t) => /^-(importcert|import)$/.test(t)) && w.some((t) => t === '-cacerts' || /(^|\/)cacerts$/.test(t)))
-    ctx.add('security-posture', show(cmd));
-};
+const keytool = when(
+  'security-posture',
+  (w) => anyWord(/^-(importcert|import)$/)(w) && w.some((t) => t === '-cacerts' || /(^|\/)cacerts$/.test(t)),
+);
 
 /** pmset sleepnow, or a schedule that sleeps, shuts down or restarts the machine. */
-const pmset: Check = (cmd, _io, ctx) => {
-  const w = words(cmd).map((t) => t.toLowerCase());
-  if (
-    w.includes('sleepnow') ||
-    ((w.includes('schedule') || w.includes('repeat')) && w.some((t) => /^(sleep|shutdown|restart|poweroff)$/.test(t)))
-  )
-    ctx.add('shutdown', show(cmd));
-};
+const pmset = when('shutdown', (w) => {
+  const l = lower(w);
+  const schedule = l.includes('schedule') || l.includes('repeat');
+  return l.includes('sleepnow') || (schedule && anyWord(/^(sleep|shutdown|restart|poweroff)$/)(l));
+});
 
 /** rtcwake -m mem|disk|off|standby suspends (or powers off) until the clock wakes it. */
 const rtcwake: Check = (cmd, _io, ctx) => {
@@ -203,26 +179,29 @@ judges(
     ),
     'kextload kextunload': kernelModules(/^-h$/),
     // kmutil load/unload/install, kmod load: a subcommand that changes the running kernel.
-    kmutil: whenWord(/^(load|unload|install|create|rebuild|trigger-panic-medic)$/, 'boot-kernel', true),
+    kmutil: when('boot-kernel', (w) => /^(load|unload|install|create|rebuild|trigger-panic-medic)$/.test(w[0] ?? '')),
     efibootmgr,
     nvram,
     // bootctl install/update/remove/set-default/set-oneshot.
-    bootctl: whenWord(/^(install|update|remove|set-default|set-oneshot|set-timeout|unlink|cleanup)$/, 'boot-kernel'),
+    bootctl: when(
+      'boot-kernel',
+      anyWord(/^(install|update|remove|set-default|set-oneshot|set-timeout|unlink|cleanup)$/),
+    ),
     'grub-install grub2-install grub-reboot grub-set-default grub2-set-default grub2-reboot update-grub bless': boot,
     // csrutil disable / clear / authenticated-root disable: System Integrity Protection off.
-    csrutil: whenWord(/^(disable|clear)$/, 'security-posture'),
+    csrutil: when('security-posture', anyWord(/^(disable|clear)$/)),
     systemsetup,
     kickstart,
     // dscl . -create/-append/-delete/-passwd/-change/-merge: users and groups in Directory Services.
-    dscl: whenWord(
-      /^-?(create|createpl|append|appendpl|delete|deletepl|passwd|change|changei|merge|mergepl)$/i,
+    dscl: when(
       'account-change',
+      anyWord(/^-?(create|createpl|append|appendpl|delete|deletepl|passwd|change|changei|merge|mergepl)$/i),
     ),
     dseditgroup,
     // sysadminctl -addUser/-deleteUser/-resetPasswordFor/-secureTokenOn...
-    sysadminctl: whenWord(
-      /^-(addUser|deleteUser|resetPasswordFor|secureTokenOn|secureTokenOff|adminUser|guestAccount|autologin)$/,
+    sysadminctl: when(
       'account-change',
+      anyWord(/^-(addUser|deleteUser|resetPasswordFor|secureTokenOn|secureTokenOff|adminUser|guestAccount|autologin)$/),
     ),
     dsenableroot: (cmd, _io, ctx) => ctx.add('account-change', show(cmd)),
     xattr,
