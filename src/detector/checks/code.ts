@@ -58,13 +58,9 @@ const JOINS: [RegExp, number, number][] = [
 
 /** The contents of a comma-separated list of string literals; undefined when anything else is in it. */
 function literals(list: string): string[] | undefined {
-  const items = list
-    .split(',')
-    .map((x) => x.trim())
-    .filter((x) => x !== '');
   const out: string[] = [];
-  for (const item of items) {
-    const m = /^(["'])(.*)\1$/s.exec(item);
+  for (const item of list.split(',').filter((x) => x.trim() !== '')) {
+    const m = /^(["'])(.*)\1$/s.exec(item.trim());
     if (!m) return undefined;
     out.push(m[2]!);
   }
