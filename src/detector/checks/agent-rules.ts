@@ -3,7 +3,6 @@
 // rules, replaced from the network or from outside the project, linked elsewhere or deleted, checked out from another
 // remote's branch; other agents' settings (VS Code chat tools, Continue, Zed, Amp, opencode) given auto-approval.
 // Ordinary edits of those files (build notes, conventions) stay ordinary: what asks is what the text grants. Pure.
-import type { Argv } from '../engine/argv.js';
 import { classifyPath } from '../engine/paths.js';
 import type { Word } from '../engine/words.js';
 import { show, type Check, type CheckContext } from './types.js';
@@ -28,6 +27,7 @@ export const GRANT_KEY =
   /(auto_?approve|autoApprove|always_?allow|alwaysAllow|allow_?any|allowAnyCommand|allow_?all|dangerously\w*|yolo|skip_?permissions|bypass_?permissions|trust_?all|auto_?run|auto_?execute|always_allow_tool_actions|full_?auto)\W{0,4}\s*(\+?=|:)\s*(true|["']?allow["']?|\[?\s*["']\*|\{)|["']?permissions?["']?\s*[:=][^\n]{0,80}["']?(allow|\*)["']?|(^|\n|\s)allow\s*:\s*(\n\s*)?-\s*["']?\*/i;
 
 const add = (ctx: CheckContext, detail: string, why: string): void => ctx.add('agent-safety', `${detail} (${why})`);
+const isRulesFile = (path: string): boolean => INSTRUCTION_FILE.test(path) || AGENT_CONFIG.test(path);
 
 /** A write of known (or unknown) text onto a path: instruction files and agent settings judged by what they grant. */
 export function agentRulesWrite(target: Word, text: string | undefined, detail: string, ctx: CheckContext): void {
@@ -35,10 +35,7 @@ export function agentRulesWrite(target: Word, text: string | undefined, detail: 
   const path = target.text.replace(/^["']|["']$/g, '');
   if (INSTRUCTION_FILE.test(path) && GRANT_TEXT.test(text))
     add(ctx, detail, `tells an agent to set its rules aside in ${path}`);
-  if (
-    (INSTRUCTION_FILE.test(path) || AGENT_CONFIG.test(path) || /\.(json|jsonc|ya?ml|toml)$/.test(path)) &&
-    GRANT_KEY.test(text)
-  )
+  if ((isRulesFile(path) || /\.(json|jsonc|ya?ml|toml)$/.test(path)) && GRANT_KEY.test(text))
     add(ctx, detail, `turns an agent's approvals off in ${path}`);
 }
 
@@ -60,8 +57,6 @@ export function lineGrants(line: string, ctx: CheckContext): void {
     add(ctx, line.length > 80 ? `${line.slice(0, 77)}...` : line, "changes an agent's rules to grant it permissions");
 }
 
-const operands = (cmd: Argv): Word[] => cmd.args.filter((a) => !a.text.startsWith('-'));
-
 /** rm, unlink, git rm of an instruction file: the agent's rules removed. */
 export function rulesRemoved(targets: Word[], detail: string, ctx: CheckContext): void {
   const hit = targets.find(
@@ -72,18 +67,17 @@ export function rulesRemoved(targets: Word[], detail: string, ctx: CheckContext)
 
 /** ln -s TARGET RULES, cp/mv/install SRC RULES from outside the project, curl -o RULES: rules from elsewhere. */
 const replace: Check = (cmd, _io, ctx) => {
-  const ops = operands(cmd);
+  const ops = cmd.args.filter((a) => !a.text.startsWith('-'));
   const dest = ops.at(-1);
-  if (!dest || !(INSTRUCTION_FILE.test(dest.text) || AGENT_CONFIG.test(dest.text))) return;
+  if (!dest || !isRulesFile(dest.text)) return;
   const sources = ops.slice(0, -1);
   if (sources.some((s) => s.dynamic || classifyPath(s, ctx.where) !== 'inside'))
     add(ctx, show(cmd), `replaces an agent's rules with a file from outside the project: ${dest.text}`);
 };
 
 export const agentRulesRequest: RequestCheck = (req, cmd, _io, ctx) => {
-  for (const out of req.outputs)
-    if (INSTRUCTION_FILE.test(out) || AGENT_CONFIG.test(out))
-      add(ctx, show(cmd), `replaces an agent's rules with a download: ${out}`);
+  for (const out of req.outputs.filter(isRulesFile))
+    add(ctx, show(cmd), `replaces an agent's rules with a download: ${out}`);
 };
 
 /** git checkout REMOTE/BRANCH -- AGENTS.md, git restore --source=REMOTE/BRANCH: rules taken from someone else's branch. */
@@ -96,14 +90,8 @@ export const gitRules: GitCheck = ({ sub, rest }, cmd, _io, ctx) => {
     sub === 'checkout'
       ? w.slice(0, dashes < 0 ? undefined : dashes).find((t) => !t.startsWith('-'))
       : w.find((t) => t.startsWith('--source='))?.slice(9);
-  if (
-    source &&
-    /\//.test(source) &&
-    files.some(
-      (f) => INSTRUCTION_FILE.test(f) || AGENT_CONFIG.test(f) || /(^|\/)\.(claude|codex|gemini|cursor)\//.test(f),
-    )
-  )
-    add(ctx, show(cmd), `takes an agent's rules from ${source}`);
+  const rules = files.some((f) => isRulesFile(f) || /(^|\/)\.(claude|codex|gemini|cursor)\//.test(f));
+  if (source && /\//.test(source) && rules) add(ctx, show(cmd), `takes an agent's rules from ${source}`);
 };
 
 judges(import.meta.url, {

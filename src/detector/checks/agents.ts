@@ -3,7 +3,7 @@
 // tricks that hide a change to those files. An agent that loosens its own (or another agent's) leash asks. Pure.
 import type { Word } from '../engine/words.js';
 import { show, type Check, type CheckContext } from './types.js';
-import { keyTable, names } from '../engine/names.js';
+import { keyTable } from '../engine/names.js';
 import { judges } from './registry.js';
 import type { GitCheck } from '../programs/git/call.js';
 
@@ -28,11 +28,6 @@ export function isAgentSettings(path: string): boolean {
 const AGENT_CONTROL =
   /(^|\/)(\.mcp\.json$|claude_desktop_config\.json$|\.vscode\/mcp\.json$|(\.|\.config\/)(agents?|claude|codex|gemini|cursor|aider|continue|windsurf|codeium|roo|cline|kiro|amp|opencode|goose|copilot|tether|devin|openhands|qwen|crush)\/(.*\/)?[^/]*(mcp|allow|approv|permission|polic|trust|sandbox|hook|guard|deny)[^/]*$)/i;
 
-/** Reports a write, deletion or permission change of agent settings. */
-export function agentSettingsTouched(targets: Word[], detail: string, ctx: CheckContext): void {
-  if (targets.some((t) => isAgentSettings(t.text))) ctx.add('agent-safety', detail);
-}
-
 /**
  * Flags that start an agent without its approvals or sandbox: Claude Code's --dangerously-skip-permissions and
  * bypassPermissions mode, Codex's --dangerously-bypass-approvals-and-sandbox, danger-full-access and `-a never`,
@@ -45,14 +40,6 @@ const BYPASS_VALUE =
   /^(bypassPermissions|danger-full-access|yolo|never|off|full-access|dangerous|unrestricted|sandbox_mode\s*=\s*"?danger-full-access"?|approval_policy\s*=\s*"?never"?|approval-mode\s*=\s*"?yolo"?)$/i;
 const BYPASS_OPTS =
   /^--?(permission-mode|sandbox|s|ask-for-approval|a|approval-mode|approval_mode|c|config|approval|permissions)$/;
-
-/** Agent CLIs (their own names; a wrapper such as npx is peeled before this is reached). */
-const AGENTS = new Set(
-  names(`
-  claude claude-code codex gemini-cli gemini aider cursor-agent amp opencode goose qwen crush copilot cline droid
-  auggie kiro-cli q tether
-`),
-);
 
 /** Flags that mean the same for one agent only (cursor-agent --force runs every command without asking). */
 const OWN_BYPASS = keyTable<RegExp>({ 'cursor-agent': /^(-f|--force)$/ });
@@ -87,16 +74,13 @@ const agentCli: Check = (cmd, _io, ctx) => {
 /** `git update-index --assume-unchanged|--skip-worktree FILE`: hides later changes to FILE from git status and diff. */
 export const gitHide: GitCheck = ({ sub, rest }, cmd, _io, ctx) => {
   if (sub !== 'update-index' || !rest.some((a) => /^--(assume-unchanged|skip-worktree)$/.test(a.text))) return;
-  agentSettingsTouched(rest, show(cmd), ctx);
+  if (rest.some((a) => isAgentSettings(a.text))) ctx.add('agent-safety', show(cmd));
 };
 
-judges(
-  import.meta.url,
-  {
-    ...Object.fromEntries([...AGENTS].map((n) => [n, agentCli])),
-  },
-  { claims: true },
-);
+/** Agent CLIs (their own names; a wrapper such as npx is peeled before this is reached). */
+const AGENTS = `claude claude-code codex gemini-cli gemini aider cursor-agent amp opencode goose qwen crush copilot cline droid
+  auggie kiro-cli q tether`;
+judges(import.meta.url, { [AGENTS]: agentCli }, { claims: true });
 
 /** Variables that turn an agent's sandbox or approvals off (AGENT_SANDBOX=0, CLAUDE_CODE_DISABLE_SANDBOX=1, ...YOLO=1). */
 export function agentSafetyVariable(name: string, value: Word, ctx: CheckContext): void {

@@ -5,6 +5,7 @@
 import type { Argv } from '../engine/argv.js';
 import { show, type Check } from './types.js';
 import { judges } from './registry.js';
+import { keyTable } from '../engine/names.js';
 
 const HOST_OPTS =
   /^(-h|--host|-b|--brokers?|--bootstrap-servers?|--broker-list|-s|--server|--url|-u|--service-url|-H)$/;
@@ -27,33 +28,19 @@ function hosts(cmd: Argv): string[] {
 
 const remote = (cmd: Argv): string | undefined => hosts(cmd).find((h) => !LOOPBACK.test(h));
 
-/** Does the command produce a message (a publishing verb or producer mode)? */
-function produces(cmd: Argv): boolean {
-  const w = cmd.args.map((a) => a.text);
-  switch (cmd.name) {
-    case 'mosquitto_pub':
-    case 'kafka-console-producer':
-    case 'kafka-console-producer.sh':
-    case 'amqp-publish':
-      return true;
-    case 'nats':
-      return /^(pub|publish|req|request)$/.test(w.find((x) => !x.startsWith('-')) ?? '');
-    case 'kcat':
-    case 'kafkacat':
-      return w.includes('-P');
-    case 'rabbitmqadmin':
-    case 'pulsar-client':
-      return w.some((x) => /^(publish|produce)$/.test(x));
-    case 'redis-cli':
-      return w.some((x) => /^publish$/i.test(x));
-    default:
-      return false;
-  }
-}
+/** Per producing program, whether its words produce a message (a publishing verb or producer mode). */
+const PRODUCES = keyTable<(w: string[]) => boolean>({
+  'mosquitto_pub kafka-console-producer kafka-console-producer.sh amqp-publish': () => true,
+  nats: (w) => /^(pub|publish|req|request)$/.test(w.find((x) => !x.startsWith('-')) ?? ''),
+  'kcat kafkacat': (w) => w.includes('-P'),
+  'rabbitmqadmin pulsar-client': (w) => w.some((x) => /^(publish|produce)$/.test(x)),
+  'redis-cli': (w) => w.some((x) => /^publish$/i.test(x)),
+});
 
 const producer: Check = (cmd, _io, ctx) => {
   const host = remote(cmd);
-  if (produces(cmd) && host !== undefined) ctx.add('remote-publish', `${show(cmd)} (to ${host})`);
+  if (PRODUCES[cmd.name ?? '']!(cmd.args.map((a) => a.text)) && host !== undefined)
+    ctx.add('remote-publish', `${show(cmd)} (to ${host})`);
 };
 
 /** grpcurl/grpc_cli HOST:PORT pkg.Service/Method: a call of a method that acts. */
@@ -67,7 +54,6 @@ const grpc: Check = (cmd, _io, ctx) => {
 };
 
 judges(import.meta.url, {
-  'mosquitto_pub kafka-console-producer kafka-console-producer.sh amqp-publish nats kcat kafkacat rabbitmqadmin pulsar-client redis-cli':
-    producer,
+  ...Object.fromEntries(Object.keys(PRODUCES).map((name) => [name, producer])),
   'grpcurl grpc_cli': grpc,
 });

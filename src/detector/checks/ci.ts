@@ -110,11 +110,12 @@ const runner: Check = (cmd, _io, ctx) => {
   const words = cmd.args.map((a) => a.text);
   const name = cmd.written.replace(/^.*\//, '');
   const url = words.some((w) => /^--url(=|$)/.test(w)) && words.some((w) => /^--(token|pat)(=|$)/.test(w));
-  if (/^config\.(sh|cmd)$/.test(name) && url) ctx.add('ci-runner', show(cmd));
-  else if (cmd.name === 'gitlab-runner' && /^(register|install|start|run)$/.test(words[0] ?? ''))
-    ctx.add('ci-runner', show(cmd));
-  else if (cmd.name === 'buildkite-agent' && words[0] === 'start') ctx.add('ci-runner', show(cmd));
-  else if (/^(woodpecker-agent|drone-runner-\w+|circleci-runner|act_runner|forgejo-runner)$/.test(name) && url)
+  const agent = /^(config\.(sh|cmd)|woodpecker-agent|drone-runner-\w+|circleci-runner|act_runner|forgejo-runner)$/;
+  if (
+    (agent.test(name) && url) ||
+    (cmd.name === 'gitlab-runner' && /^(register|install|start|run)$/.test(words[0] ?? '')) ||
+    (cmd.name === 'buildkite-agent' && words[0] === 'start')
+  )
     ctx.add('ci-runner', show(cmd));
 };
 

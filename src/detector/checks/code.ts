@@ -45,26 +45,22 @@ const CONCAT = new RegExp(
   String.raw`(["'])((?:\\.|(?!\1)[^\\\n])*)\1\s*(?:\+|\.\.|\.)?\s*(["'])((?:\\.|(?!\3)[^\\\n])*)\3`,
   'g',
 );
-/** SEP.join([literals]), [literals].join(SEP), join(SEP, literals), implode(SEP, [literals]), %w[...].join(SEP). */
-const JOINS: [RegExp, (m: RegExpExecArray) => [string, string[]] | undefined][] = [
-  [/(["'])([^"'\n]*)\1\.join\(\s*\[([^\]]*)\]\s*\)/g, (m) => (literals(m[3]!) ? [m[2]!, literals(m[3]!)!] : undefined)],
-  [/\[([^\]]*)\]\.join\(\s*(["'])([^"'\n]*)\2\s*\)/g, (m) => (literals(m[1]!) ? [m[3]!, literals(m[1]!)!] : undefined)],
-  [/%w\[([^\]]*)\]\.join\(\s*(["'])([^"'\n]*)\2\s*\)/g, (m) => [m[3]!, m[1]!.trim().split(/\s+/)]],
-  [
-    /\b(?:join|implode)\(\s*(["'])([^"'\n]*)\1\s*,\s*\[?([^\])]*)\]?\s*\)/g,
-    (m) => (literals(m[3]!) ? [m[2]!, literals(m[3]!)!] : undefined),
-  ],
+/**
+ * SEP.join([literals]), [literals].join(SEP), join(SEP, literals), implode(SEP, [literals]), %w[...].join(SEP): the
+ * pattern, and its groups holding the separator and the list (a %w list is words, the others string literals).
+ */
+const JOINS: [RegExp, number, number][] = [
+  [/(["'])([^"'\n]*)\1\.join\(\s*\[([^\]]*)\]\s*\)/g, 2, 3],
+  [/\[([^\]]*)\]\.join\(\s*(["'])([^"'\n]*)\2\s*\)/g, 3, 1],
+  [/%w\[([^\]]*)\]\.join\(\s*(["'])([^"'\n]*)\2\s*\)/g, 3, 1],
+  [/\b(?:join|implode)\(\s*(["'])([^"'\n]*)\1\s*,\s*\[?([^\])]*)\]?\s*\)/g, 2, 3],
 ];
 
 /** The contents of a comma-separated list of string literals; undefined when anything else is in it. */
 function literals(list: string): string[] | undefined {
-  const items = list
-    .split(',')
-    .map((x) => x.trim())
-    .filter((x) => x !== '');
   const out: string[] = [];
-  for (const item of items) {
-    const m = /^(["'])(.*)\1$/s.exec(item);
+  for (const item of list.split(',').filter((x) => x.trim() !== '')) {
+    const m = /^(["'])(.*)\1$/s.exec(item.trim());
     if (!m) return undefined;
     out.push(m[2]!);
   }
@@ -74,11 +70,11 @@ function literals(list: string): string[] | undefined {
 /** Joins pieces of string literals the way the interpreter would, so that a command built from pieces can be read. */
 export function collapse(code: string): string {
   let out = code;
-  for (const [re, join] of JOINS) {
+  for (const [re, sep, list] of JOINS) {
     out = out.replace(re, (...args: unknown[]) => {
-      const m = args.slice(0, -2) as unknown as RegExpExecArray;
-      const parts = join(m);
-      return parts ? JSON.stringify(parts[1].join(parts[0])) : m[0]!;
+      const m = args.slice(0, -2) as string[];
+      const parts = m[0]!.startsWith('%w') ? m[list]!.trim().split(/\s+/) : literals(m[list]!);
+      return parts ? JSON.stringify(parts.join(m[sep]!)) : m[0]!;
     });
   }
   for (let i = 0; i < 32; i += 1) {

@@ -24,6 +24,8 @@ const VALUE_OPTS = new Set(
 const HOST_CAPS = /^(CAP_)?(ALL|SYS_ADMIN|SYS_PTRACE|SYS_MODULE|SYS_RAWIO|DAC_READ_SEARCH|DAC_OVERRIDE|BPF)$/i;
 const SOCKET = /(^|\/)(docker|containerd|crio|podman|cri-dockerd)\.sock$|^\/run\/containerd(\/|$)/;
 const HOST_NAMESPACES = /^(pid|ipc|userns)$/;
+/** Confinement switched off. */
+const UNCONFINED = /^((apparmor|seccomp|systempaths)[=:]unconfined|label[=:]disable)$/;
 
 /** A host path mounted into the container: the host's root, home, system directories or the container socket. */
 function hostMount(source: string, readOnly: boolean, ctx: CheckContext): boolean {
@@ -82,11 +84,7 @@ function judgeRun(args: Word[], ctx: CheckContext, detail: string): string | und
     if (opt === '--privileged' && value !== 'false') reasons.push('--privileged');
     else if (HOST_NAMESPACES.test(opt.slice(2)) && value === 'host') reasons.push(`${opt}=host`);
     else if (opt === '--cap-add' && value.split(',').some((c) => HOST_CAPS.test(c))) reasons.push(`--cap-add ${value}`);
-    else if (
-      opt === '--security-opt' &&
-      /^((apparmor|seccomp|systempaths)[=:]unconfined|label[=:]disable)$/.test(value)
-    )
-      reasons.push(`--security-opt ${value}`);
+    else if (opt === '--security-opt' && UNCONFINED.test(value)) reasons.push(`--security-opt ${value}`);
     else if (opt === '--device' && (isBlockDevice(value) || /^\/dev\/(k?mem|port)(:|$)/.test(value)))
       reasons.push(`--device ${value}`);
     else if (opt === '--device-cgroup-rule' && /^a\b/.test(value)) reasons.push(`${opt} ${value}`);

@@ -7,6 +7,7 @@
 import type { Argv } from '../engine/argv.js';
 import { literal, type Word } from '../engine/words.js';
 import { show, type CheckContext } from './types.js';
+import { names } from '../engine/names.js';
 
 const PROD = /(^|[^a-z])(prod|production|prd|live)([^a-z]|$)/i;
 /** Variables that choose an environment or a database. */
@@ -18,9 +19,8 @@ const CHANGE =
 const READ =
   /^(status|list|ls|show|version|info|validate|plan|diff|check|history|print|dump|generate|new|create-migration)$/;
 const MIGRATORS = new Set(
-  'flyway goose migrate golang-migrate dbmate sqitch liquibase atlas tern sql-migrate diesel alembic knex sequelize typeorm prisma'.split(
-    ' ',
-  ),
+  names(`flyway goose migrate golang-migrate dbmate sqitch liquibase atlas tern sql-migrate diesel alembic knex sequelize
+  typeorm prisma`),
 );
 const LOADERS = new Set(['dotenv', 'dotenvx', 'env-cmd', 'dotenv-cli', 'with-dotenv']);
 

@@ -59,9 +59,7 @@ function sqlClient(options: string[], operandSql?: (operands: string[]) => strin
     const texts = options.map((o) => f.values.get(o)).filter((v): v is string => v !== undefined);
     if (f.values.has('--cmd')) texts.push(f.values.get('--cmd')!);
     // sqlite3's single-dash long options: -cmd SQL.
-    cmd.args.forEach((a, i) => {
-      if (a.text === '-cmd' && cmd.args[i + 1]) texts.push(cmd.args[i + 1]!.text);
-    });
+    texts.push(...cmd.args.filter((_, i) => cmd.args[i - 1]?.text === '-cmd').map((a) => a.text));
     if (operandSql) texts.push(...operandSql(f.operands.map((w) => w.text)));
     // Decoders seen through (`echo BASE64 | base64 -d | mysql`): hidden SQL is judged like written SQL.
     const input = stdinText(io) ?? ctx.knownText(io);

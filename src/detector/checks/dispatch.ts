@@ -8,10 +8,11 @@ import { systemCheckFor } from './system.js';
 import { registrations, type Registration } from './registry.js';
 import './registered.js';
 import { withAdd, type Check } from './types.js';
+import { names } from '../engine/names.js';
 
 /** Tools whose words are text, paths, patterns or build targets, never a resource CLI's verbs. */
 const NOT_RESOURCE_CLIS = new Set(
-  `echo printf cat tac less more head tail grep egrep fgrep zgrep rg ag ack fd fdfind find locate ls tree wc sort uniq cut tr
+  names(`echo printf cat tac less more head tail grep egrep fgrep zgrep rg ag ack fd fdfind find locate ls tree wc sort uniq cut tr
   sed awk gawk mawk jq yq xq diff cmp comm paste join column fold fmt nl od xxd hexdump strings file stat du df touch mkdir cp
   mv ln install rm rmdir unlink tar zip unzip gzip gunzip bzip2 xz 7z zstd test [ true false sleep date cal which whereis type
   man info tldr help basename dirname realpath readlink pwd cd pushd popd export set unset alias source read printenv id
@@ -26,9 +27,7 @@ const NOT_RESOURCE_CLIS = new Set(
   eval time nohup setsid stdbuf ionice chroot flock unbuffer strace ltrace ldd readelf objdump nm hexyl bat exa eza
   webpack esbuild rollup vite storybook turbo nx lerna rimraf del-cli mkdocs sphinx-build hugo jekyll gcc g++ cc clang
   clang++ ld as rustc javac java kotlin scala go cargo node deno bun python python3 pip pip3 ruby perl php lua Rscript julia
-  docker-credential-helper qemu-img losetup truncate fallocate chmod chown chgrp setfacl getfacl chattr lsattr`.split(
-    /\s+/,
-  ),
+  docker-credential-helper qemu-img losetup truncate fallocate chmod chown chgrp setfacl getfacl chattr lsattr`),
 );
 
 /** Names a table judges fully (their verbs are not a resource CLI's): databases, shells, system tools. */

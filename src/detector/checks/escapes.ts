@@ -230,37 +230,34 @@ export function lldbCommand(value: string, ctx: CheckContext): void {
   if (src) ctx.runsFile(literal(src[1]!), 'lldb');
 }
 
+/**
+ * A debugger's options that take a command or a command file (`option`'s groups: the option's name, then a value
+ * given with `=`); `run` judges each value.
+ */
+function debuggerOptions(option: RegExp, run: (value: string, name: string, ctx: CheckContext) => void): Check {
+  return (cmd, _io, ctx) => {
+    for (let i = 0; i < cmd.args.length; i += 1) {
+      const m = option.exec(cmd.args[i]!.text);
+      const value = m ? (m[2] ?? cmd.args[(i += 1)]?.text) : undefined;
+      if (value !== undefined) run(value, m![1]!, ctx);
+    }
+  };
+}
+
 /** gdb -ex CMD / -iex CMD / --eval-command=CMD, -x FILE / -ix FILE / --command=FILE. */
-const gdb: Check = (cmd, _io, ctx) => {
-  const args = cmd.args;
-  for (let i = 0; i < args.length; i += 1) {
-    const t = args[i]!.text;
-    const m = /^--?(ex|iex|eval-command|init-eval-command|x|ix|command|init-command)(?:=(.*))?$/s.exec(t);
-    if (!m) continue;
-    const value = m[2] ?? args[(i += 1)]?.text;
-    if (value === undefined) continue;
-    if (/^(x|ix|command|init-command)$/.test(m[1]!))
-      ctx.runsFile(literal(value), /\.py$/.test(value) ? 'python' : 'gdb');
-    else gdbCommand(value, ctx);
-  }
-};
+const gdb = debuggerOptions(
+  /^--?(ex|iex|eval-command|init-eval-command|x|ix|command|init-command)(?:=(.*))?$/s,
+  (v, o, ctx) =>
+    /^(x|ix|command|init-command)$/.test(o)
+      ? ctx.runsFile(literal(v), /\.py$/.test(v) ? 'python' : 'gdb')
+      : gdbCommand(v, ctx),
+);
 
-/** lldb's options that take a command or a command file: the short letter or the long name, and `=VALUE`. */
-const LLDB_OPTION =
-  /^(?:-([oOkKsS])|--(one-line|one-line-before-file|one-line-on-crash|source|source-before-file|source-on-crash))(?:=(.*))?$/s;
-
-/** lldb -o/-O/-k CMD, -s/-S/-K FILE. */
-const lldb: Check = (cmd, _io, ctx) => {
-  const args = cmd.args;
-  for (let i = 0; i < args.length; i += 1) {
-    const m = LLDB_OPTION.exec(args[i]!.text);
-    if (!m) continue;
-    const value = m[3] ?? args[(i += 1)]?.text;
-    if (value === undefined) continue;
-    if (/^[sSK]$/.test(m[1] ?? '') || /^source/.test(m[2] ?? '')) ctx.runsFile(literal(value), 'lldb');
-    else lldbCommand(value, ctx);
-  }
-};
+/** lldb -o/-O/-k CMD, -s/-S/-K FILE, and their long names. */
+const lldb = debuggerOptions(
+  /^(-[oOkKsS]|--(?:one-line|one-line-before-file|one-line-on-crash|source|source-before-file|source-on-crash))(?:=(.*))?$/s,
+  (v, o, ctx) => (/^(-[sSK]|--source)/.test(o) ? ctx.runsFile(literal(v), 'lldb') : lldbCommand(v, ctx)),
+);
 
 /** zip -T -TT CMD: the command zip runs to test the archive. */
 const zip: Check = (cmd, _io, ctx) => {

@@ -53,11 +53,6 @@ export function interpreterOf(name: string): Interpreter | undefined {
 export const runsCode = (name: string | null): boolean =>
   name !== null && (SHELLS.has(name) || interpreterOf(name) !== undefined);
 
-/** Does any command inside these substitutions download something? */
-function substitutesDownload(words: Word[], downloads: (node: Word['substitutions'][number]) => boolean): boolean {
-  return words.some((w) => w.substitutions.some(downloads));
-}
-
 /** Index of the first operand: options (and the values of `valueOpts`) come before it; `--` ends them. */
 function firstOperand(args: Word[], valueOpts: readonly string[]): number {
   let i = 0;
@@ -126,13 +121,18 @@ function isDecoder(a: Argv): boolean {
 export function execChecks(
   downloads: (node: Word['substitutions'][number]) => boolean,
 ): (name: string) => Check | undefined {
+  /** A command inside the arguments' substitutions downloads something (`sh -c "$(curl ...)"`). */
+  const substitutesDownload = (cmd: Argv, ctx: CheckContext): void => {
+    if (cmd.args.some((w) => w.substitutions.some(downloads))) ctx.add('remote-code-exec', show(cmd));
+  };
+
   const shell: Check = (cmd, io, ctx) => {
     const f = parseFlags(cmd.args, ['-o', '+o', '-O', '+O', '--rcfile', '--init-file']);
     // bash --rcfile FILE / --init-file FILE: an interactive shell runs FILE first.
     const rc = f.values.get('--rcfile') ?? f.values.get('--init-file');
     if (rc !== undefined) ctx.runsFile(literal(rc), null);
     const operands = f.operands.filter((w) => !/^\+[a-zA-Z]+$/.test(w.text));
-    if (substitutesDownload(cmd.args, downloads)) ctx.add('remote-code-exec', show(cmd));
+    substitutesDownload(cmd, ctx);
     // `bash -n FILE` (noexec) only parses the script: a syntax check runs nothing.
     if ((f.short.has('n') || f.values.get('-o') === 'noexec') && !f.short.has('c') && !f.short.has('s')) return;
     if (f.short.has('c')) {
@@ -165,7 +165,7 @@ export function execChecks(
 
   const interpreter: Check = (cmd, io, ctx) => {
     const spec = interpreterOf(cmd.name!)!;
-    if (substitutesDownload(cmd.args, downloads)) ctx.add('remote-code-exec', show(cmd));
+    substitutesDownload(cmd, ctx);
     // node -pe CODE is -p and -e: the code is the next word.
     const args = cmd.args.map((a) =>
       spec.language === 'javascript' && /^-[pe]{2}$/.test(a.text) ? { ...a, text: '-e' } : a,
@@ -222,7 +222,7 @@ export function execChecks(
   };
 
   const evalCheck: Check = (cmd, _io, ctx) => {
-    if (substitutesDownload(cmd.args, downloads)) ctx.add('remote-code-exec', show(cmd));
+    substitutesDownload(cmd, ctx);
     // eval "$(tool init)" runs generated code whose commands cannot be seen: it asks; known text is re-read.
     if (cmd.args.every((a) => !a.dynamic)) ctx.script(cmd.args.map((a) => a.text).join(' '));
     // eval "$(pyenv init -)": the set-up code an installed tool prints for the shell is trusted like the tool itself.
@@ -230,7 +230,7 @@ export function execChecks(
   };
 
   const source: Check = (cmd, io, ctx) => {
-    if (substitutesDownload(cmd.args, downloads)) ctx.add('remote-code-exec', show(cmd));
+    substitutesDownload(cmd, ctx);
     const first = cmd.args[0];
     if (first && wasDownloaded(ctx.downloaded, first.text))
       ctx.add('remote-code-exec', `${show(cmd)}: the script was downloaded in this command line`);
@@ -240,11 +240,14 @@ export function execChecks(
     else if (first) ctx.runsFile(first, null);
   };
 
-  const su: Check = (cmd, _io, ctx) => {
-    const f = parseFlags(cmd.args, ['-c', '--command', '-s', '--shell', '-g', '--group', '-G', '-u', '--user']);
-    const script = f.values.get('-c') ?? f.values.get('--command');
-    if (script !== undefined) ctx.script(script);
-  };
+  /** su -c CMD, script -c CMD: a command line handed to a shell; `valueOpts` are the program's valued options. */
+  function commandOption(valueOpts: readonly string[]): Check {
+    return (cmd, _io, ctx) => {
+      const f = parseFlags(cmd.args, valueOpts);
+      const c = f.values.get('-c') ?? f.values.get('--command');
+      if (c !== undefined) ctx.script(c);
+    };
+  }
 
   const SSH_VALUE_OPTS = names(`-p -i -l -o -F -J -L -R -D -b -c -e -m -O -Q -S -W -w -E -B -I`);
   const ssh: Check = (cmd, io, ctx) => {
@@ -260,12 +263,6 @@ export function execChecks(
   const watch: Check = (cmd, _io, ctx) => {
     const command = cmd.args.slice(firstOperand(cmd.args, ['-n', '--interval', '-q', '--equexit']));
     if (command.length > 0) ctx.script(command.map((w) => w.text).join(' '));
-  };
-
-  const script: Check = (cmd, _io, ctx) => {
-    const f = parseFlags(cmd.args, names(`-c --command -E --echo -I --log-in -O --log-out -T --log-timing`));
-    const c = f.values.get('-c') ?? f.values.get('--command');
-    if (c !== undefined) ctx.script(c);
   };
 
   const netcat: Check = (cmd, _io, ctx) => {
@@ -317,10 +314,10 @@ export function execChecks(
   const checks = keyTable<Check>({
     eval: evalCheck,
     'source .': source,
-    'su runuser sg': su,
+    'su runuser sg': commandOption(names('-c --command -s --shell -g --group -G -u --user')),
     ssh,
     watch,
-    script,
+    script: commandOption(names('-c --command -E --echo -I --log-in -O --log-out -T --log-timing')),
     socat,
     trap,
     tmux,

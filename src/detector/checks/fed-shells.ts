@@ -5,16 +5,15 @@ import type { Argv } from '../engine/argv.js';
 import { literal } from '../engine/words.js';
 import { runsCode } from './exec.js';
 import type { CheckContext, Io } from './types.js';
+import { names } from '../engine/names.js';
 
 /** `script`'s options that take a value (util-linux). */
 const SCRIPT_VALUES = /^(-[BEIOTmo]|--(log-in|log-out|log-io|log-timing|logging-format|echo|output-limit))$/;
 /** GNU parallel's options that take a value (the common ones; `--opt=v` is one word). */
 const PARALLEL_VALUES = new Set(
-  `-j --jobs -S --sshlogin -d --delimiter -N -n --max-args -L --max-lines -I -E --eof --joblog --results --colsep -C
+  names(`-j --jobs -S --sshlogin -d --delimiter -N -n --max-args -L --max-lines -I -E --eof --joblog --results --colsep -C
   --tmpdir --workdir --wd --timeout --retries --memfree --load --delay --basefile --env --tagstring --tag-string --halt
-  --sshloginfile --slf --shebang-wrap --block --recstart --recend --ungroup --rpl --tee --filter -P --max-procs`.split(
-    /\s+/,
-  ),
+  --sshloginfile --slf --shebang-wrap --block --recstart --recend --ungroup --rpl --tee --filter -P --max-procs`),
 );
 const ARG_SEPARATORS = /^(:::|::::|:::\+|::::\+)$/;
 

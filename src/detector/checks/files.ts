@@ -99,12 +99,7 @@ const rm: Check = (cmd, io, ctx) => {
 function findDeletes(start: Word, filtered: boolean, detail: string, ctx: CheckContext): void {
   if (isTrace(`${start.text.replace(/\/+$/, '')}/match`)) ctx.add('log-wipe', detail);
   const c = classifyPath(filtered ? { ...start, text: `${start.text.replace(/\/+$/, '')}/match` } : start, ctx.where);
-  const rule =
-    c === 'root' || c === 'home' || c === 'system-dir'
-      ? RECURSIVE_RULE[c]
-      : c === 'outside' || c === 'system-path' || c === 'project-all'
-        ? 'find-delete'
-        : undefined;
+  const rule = c === 'outside' || c === 'system-path' || c === 'project-all' ? 'find-delete' : RECURSIVE_RULE[c];
   if (rule) ctx.add(rule, detail);
 }
 
@@ -183,16 +178,18 @@ function intoDirectory(dest: Word, sources: Word[], detail: string, ctx: CheckCo
   }
 }
 
-/** cp, mv, install: the destination is the last operand, or -t DIR. */
-function copyLike(moves: boolean): Check {
+/** cp, mv, install, ln: the destination is the last operand (ln's, when it has two), or -t DIR. */
+function copyLike(kind: 'copy' | 'move' | 'link'): Check {
+  const valueOpts = `-t --target-directory -S --suffix${kind === 'link' ? '' : ' -m --mode -o --owner -g --group'}`;
   return (cmd, _io, ctx) => {
-    const f = parseFlags(cmd.args, names(`-t --target-directory -S --suffix -m --mode -o --owner -g --group`));
+    const f = parseFlags(cmd.args, names(valueOpts));
     const dir = f.values.get('-t') ?? f.values.get('--target-directory');
-    const dest = dir !== undefined ? literal(dir) : f.operands.at(-1);
+    const last = kind !== 'link' || f.operands.length > 1 ? f.operands.at(-1) : undefined;
+    const dest = dir !== undefined ? literal(dir) : last;
     if (dest) checkWrite(dest, show(cmd), ctx);
     const sources = dir !== undefined ? f.operands : f.operands.slice(0, -1);
     if (dest) intoDirectory(dest, sources, show(cmd), ctx);
-    if (!moves) return;
+    if (kind !== 'move') return;
     // Moved onto /dev/null, a source is gone (and, as root, so is the device): judged as deleting it whole.
     deletes(sources, dest?.text === '/dev/null', show(cmd), ctx);
   };
@@ -201,14 +198,6 @@ function copyLike(moves: boolean): Check {
 /** sed -i writes the files it edits. */
 export const sedWrites: SedCheck = ({ inPlace, files }, cmd, _io, ctx) => {
   if (inPlace) for (const t of files) checkWrite(t, show(cmd), ctx);
-};
-
-const ln: Check = (cmd, _io, ctx) => {
-  const f = parseFlags(cmd.args, ['-t', '--target-directory', '-S', '--suffix']);
-  const dir = f.values.get('-t') ?? f.values.get('--target-directory');
-  const link = dir !== undefined ? literal(dir) : f.operands.length > 1 ? f.operands.at(-1) : undefined;
-  if (link) checkWrite(link, show(cmd), ctx);
-  if (link) intoDirectory(link, dir !== undefined ? f.operands : f.operands.slice(0, -1), show(cmd), ctx);
 };
 
 const truncate: Check = (cmd, _io, ctx) => {
@@ -291,9 +280,9 @@ judges(
     tar,
     shred,
     tee,
-    'cp install': copyLike(false),
-    mv: copyLike(true),
-    ln,
+    'cp install': copyLike('copy'),
+    mv: copyLike('move'),
+    ln: copyLike('link'),
     truncate,
     dd,
     'chmod chown chgrp chattr': permissions(true),

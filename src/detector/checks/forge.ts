@@ -27,16 +27,10 @@ const ACTS = keyTable<RegExp>({
 
 /** `gh pr merge 12`, `glab mr approve`, `tea pulls create`, `hub pull-request`, `az repos pr create`. */
 export const forgeCli: ForgeCheck = ({ path, object, verb }, cmd, _io, ctx) => {
-  if (cmd.name === 'hub' && /^(pull-request|fork|create)$/.test(path[0] ?? '')) {
+  // hub's release and issue verbs are the ones ACTS names.
+  const hub = cmd.name === 'hub' && /^(pull-request|fork|create)$/.test(path[0] ?? '');
+  if (hub || (object && verb && Object.hasOwn(ACTS, object) && ACTS[object]!.test(verb)))
     ctx.add('forge-write', show(cmd));
-    return;
-  }
-  if (cmd.name === 'hub' && /^(release|issue)$/.test(object ?? '') && verb && /^(create|edit)$/.test(verb)) {
-    ctx.add('forge-write', show(cmd));
-    return;
-  }
-  if (!object || !verb) return;
-  if (Object.hasOwn(ACTS, object) && ACTS[object]!.test(verb)) ctx.add('forge-write', show(cmd));
 };
 
 /** API paths of forge objects (GitHub, GitLab /api/v4, Gitea/Forgejo /api/v1, Bitbucket /2.0). */

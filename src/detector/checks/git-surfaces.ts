@@ -48,18 +48,13 @@ export function gitSurfaceWrite(target: Word, detail: string, ctx: CheckContext)
   const reason = `${detail} (a file git reads commands from: the person's own git runs them later)`;
   const written = ctx.keyOf(target.text);
   const key = typeof written === 'string' ? normalizePath(written) : written;
-  if (IN_DOT_GIT.test(target.text) || (typeof key === 'string' && IN_DOT_GIT.test(key))) {
-    ctx.add('git-hook', reason);
-    return;
-  }
   // commondir and gitdir mean something only to git: written anywhere, a template or a directory later made a git
   // directory carries them in (`git init --template=T` copies T/commondir into an existing .git).
-  if (GIT_ONLY_NAMES.test(target.text) || (typeof key === 'string' && GIT_ONLY_NAMES.test(key))) {
+  if ([IN_DOT_GIT, GIT_ONLY_NAMES].some((re) => re.test(target.text) || (typeof key === 'string' && re.test(key)))) {
     ctx.add('git-hook', reason);
     return;
   }
-  if (key === null) return;
-  if (key === undefined || !ctx.reading) return;
+  if (key === null || key === undefined || !ctx.reading) return;
   const parts = key.split('/').filter((p) => p !== '');
   const absolute = key.startsWith('/');
   // The git directory is one, two or three levels above the file (config; hooks/x; worktrees/NAME/config).

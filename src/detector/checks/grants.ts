@@ -52,32 +52,30 @@ const UNBLOCKED = /\b"?(Block|Ignore|Restrict)Public\w*"?\s*[=:]\s*false\b/i;
 const SOURCE_OPT = /^--?[\w-]*(source|cidr|range|prefix)[\w-]*$/i;
 const ANY_SOURCE = /^(\*|Internet|Any|0\.0\.0\.0\/0)$/i;
 
+/** `NAME=VALUE` as an option and its value. */
+const pair = (a: string): [string, string] => [`--${a.slice(0, a.indexOf('='))}`, a.slice(a.indexOf('=') + 1)];
+
 /** `verbs` is the subcommand path the resource check found; `stdin` the text arriving on standard input. */
 export function checkGrant(cmd: Argv, verbs: string[], ctx: CheckContext, stdin?: string): void {
+  const why = grantReason(cmd, verbs, stdin);
+  if (why !== undefined) ctx.add('access-grant', `${show(cmd)} (${why})`);
+}
+
+/** What the command opens to anyone or grants broadly, or undefined. */
+function grantReason(cmd: Argv, verbs: string[], stdin: string | undefined): string | undefined {
   const args = cmd.args.map((a) => a.text);
   // gh api -X PUT .../collaborators/x -f permission=admin: an HTTP write is a granting verb, its fields are options.
   const method = args.find((a, i) => /^(-X|--method)$/.test(args[i - 1] ?? '') || /^(-X|--method=)\w+$/.test(a));
   const http = /(PUT|POST|PATCH)$/i.test(method ?? '');
   const words = verbs.flatMap(parts);
-  if (!http && !words.some((w) => GRANTING.has(w) || CREATING.has(w) || w === 'write')) return;
+  if (!http && !words.some((w) => GRANTING.has(w) || CREATING.has(w) || w === 'write')) return undefined;
   // Policies nested as escaped JSON strings (an SQS or SNS attribute) are read with the escapes taken out.
   const texts = [...args, stdin ?? ''].map((a) => a.replace(/\\/g, ''));
-  if (texts.some((a) => BROAD_POLICY.test(a) || UNBLOCKED.test(a))) {
-    ctx.add('access-grant', `${show(cmd)} (a policy open to anyone or for everything)`);
-    return;
-  }
-  const fields = args.flatMap((a, i) =>
-    /^(-f|-F|--field|--raw-field)$/.test(args[i - 1] ?? '') && a.includes('=')
-      ? [[`--${a.slice(0, a.indexOf('='))}`, a.slice(a.indexOf('=') + 1)] as [string, string]]
-      : [],
-  );
+  if (texts.some((a) => BROAD_POLICY.test(a) || UNBLOCKED.test(a))) return 'a policy open to anyone or for everything';
+  const fields = args.filter((a, i) => /^(-f|-F|--field|--raw-field)$/.test(args[i - 1] ?? '') && a.includes('='));
   // `vault write auth/.../users/x policies=root`: NAME=VALUE operands are options too.
-  const pairs = args.flatMap((a) =>
-    /^[a-z][\w-]*=/.test(a)
-      ? [[`--${a.slice(0, a.indexOf('='))}`, a.slice(a.indexOf('=') + 1)] as [string, string]]
-      : [],
-  );
-  const opts = [...options(args), ...fields, ...pairs];
+  const pairs = args.filter((a) => /^[a-z][\w-]*=/.test(a));
+  const opts = [...options(args), ...fields.map(pair), ...pairs.map(pair)];
   // Made reachable by anyone: `--publicly-accessible`, `--public-network-access Enabled`, a grant to allUsers
   // (`gsutil iam ch allUsers:objectViewer`), anonymous downloads (`mc anonymous set download`).
   const open =
@@ -91,36 +89,22 @@ export function checkGrant(cmd: Argv, verbs: string[], ctx: CheckContext, stdin?
     (words.includes('anonymous') || words.includes('policy')
       ? args.find((a) => /^(public|download|upload|public-read(-write)?)$/i.test(a))
       : undefined);
-  if (open !== undefined) {
-    ctx.add('access-grant', `${show(cmd)} (${open}: open to anyone)`);
-    return;
-  }
+  if (open !== undefined) return `${open}: open to anyone`;
   const role = opts.find(([o, v]) => ACCESS_OPT.test(o) && v.split(',').some((x) => BROAD.test(x.trim())));
-  if (role) {
-    ctx.add('access-grant', `${show(cmd)} (${role[0]} ${role[1]})`);
-    return;
-  }
+  if (role) return `${role[0]} ${role[1]}`;
   const key =
-    words.includes('keys') ||
-    words.includes('key') ||
-    words.includes('credential') ||
-    words.includes('credentials') ||
+    ['keys', 'key', 'credential', 'credentials'].some((k) => words.includes(k)) ||
     (words.includes('login') && words.includes('profile'));
-  if (key && words.some((w) => CREATING.has(w)) && words.some((w) => IDENTITY.has(w))) {
-    ctx.add('access-grant', `${show(cmd)} (new credentials)`);
-    return;
-  }
+  if (key && words.some((w) => CREATING.has(w)) && words.some((w) => IDENTITY.has(w))) return 'new credentials';
   // A database or service's access list opened to every address (`--authorized-networks=0.0.0.0/0`): no port limits it.
   const list = opts.find(
     ([o, v]) =>
       /^--?[\w-]*(authorized-networks|allowed-ip|ip-allow|allowlist|trusted-sources)[\w-]*$/i.test(o) &&
       EVERYWHERE.test(v),
   );
-  if (list) {
-    ctx.add('access-grant', `${show(cmd)} (${list[0]} ${list[1]})`);
-    return;
-  }
-  if (!args.some((a) => EVERYWHERE.test(a)) && !opts.some(([o, v]) => SOURCE_OPT.test(o) && ANY_SOURCE.test(v))) return;
+  if (list) return `${list[0]} ${list[1]}`;
+  if (!args.some((a) => EVERYWHERE.test(a)) && !opts.some(([o, v]) => SOURCE_OPT.test(o) && ANY_SOURCE.test(v)))
+    return undefined;
   // gcloud --allow=tcp (a protocol without ports) allows every port of it.
   const ports = opts
     .filter(([o]) => PORT_OPT.test(o))
@@ -136,5 +120,6 @@ export function checkGrant(cmd: Argv, verbs: string[], ctx: CheckContext, stdin?
     ) ||
     inline.some((a) => /(FromPort|ToPort)=(22|3389|0)\b|IpProtocol=-1/.test(a))
   )
-    ctx.add('access-grant', `${show(cmd)} (open to every address)`);
+    return 'open to every address';
+  return undefined;
 }

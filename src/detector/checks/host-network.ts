@@ -63,17 +63,14 @@ export const firewallOpens: FirewallCheck = ({ rule, text, ops: w }, cmd, _io, c
   else if (port === undefined && from >= 0 && rest.length <= 2) open(cmd, ctx, undefined);
 };
 
+const ADMIN_SERVICES = /^(mysql|postgresql|redis|mongodb|telnet|vnc-server|rdp|docker-swarm|etcd-client)$/;
 /** firewall-cmd --add-port=3306/tcp, --add-service=mysql (a web port stays ordinary). */
 const firewallCmd: Check = (cmd, _io, ctx) => {
   for (const a of cmd.args) {
     const m = /^--add-(port|service|rich-rule)=(.*)$/.exec(a.text);
     if (!m) continue;
     if (m[1] === 'port' && admin(m[2]!.replace(/-/g, ','))) open(cmd, ctx, m[2]);
-    if (
-      m[1] === 'service' &&
-      /^(mysql|postgresql|redis|mongodb|telnet|vnc-server|rdp|docker-swarm|etcd-client)$/.test(m[2]!)
-    )
-      open(cmd, ctx, m[2]);
+    if (m[1] === 'service' && ADMIN_SERVICES.test(m[2]!)) open(cmd, ctx, m[2]);
   }
 };
 
@@ -93,7 +90,7 @@ const socketfilterfw: Check = (cmd, _io, ctx) => {
 
 /** DNS servers pointed elsewhere: networksetup, nmcli ipv4.dns, resolvectl dns IFACE ADDR, systemd-resolve --set-dns. */
 const DNS_OPTION = /^[+-]?ipv[46]\.(dns|dns-search|ignore-auto-dns)$/;
-function dns(cmd: Parameters<Check>[0], ctx: CheckContext): void {
+const dns: Check = (cmd, _io, ctx) => {
   const w = cmd.args.map((a) => a.text);
   const name = cmd.name ?? '';
   const changes =
@@ -102,14 +99,11 @@ function dns(cmd: Parameters<Check>[0], ctx: CheckContext): void {
     (name === 'resolvectl' && /^(dns|domain)$/.test(w[0] ?? '') && w.length >= 3) ||
     (name === 'systemd-resolve' && w.some((x) => /^--set-dns(=|$)/.test(x)));
   if (changes) ctx.add('dns-change', show(cmd));
-}
+};
 
 judges(import.meta.url, {
   'firewall-cmd': firewallCmd,
   pfctl,
   socketfilterfw,
-  networksetup: (cmd, _io, ctx) => dns(cmd, ctx),
-  nmcli: (cmd, _io, ctx) => dns(cmd, ctx),
-  resolvectl: (cmd, _io, ctx) => dns(cmd, ctx),
-  'systemd-resolve': (cmd, _io, ctx) => dns(cmd, ctx),
+  'networksetup nmcli resolvectl systemd-resolve': dns,
 });

@@ -11,110 +11,57 @@ import type { SystemdCheck } from '../programs/systemd/call.js';
 const words = (cmd: Parameters<Check>[0]): string[] => cmd.args.map((a) => a.text);
 const LOOPBACK = /^(localhost|127\.\d+\.\d+\.\d+|::1|0\.0\.0\.0)$/;
 
-/** Kernel modules: loading one runs its code in the kernel; removing one takes a driver away. */
-function kernelModules(readOnly: RegExp): Check {
+/** A check that reports `rule` when `test` holds of the command's words. */
+function when(rule: string, test: (w: string[]) => boolean): Check {
   return (cmd, _io, ctx) => {
-    const w = words(cmd);
-    if (w.length === 0 || w.some((t) => readOnly.test(t))) return;
-    ctx.add('boot-kernel', show(cmd));
+    if (test(words(cmd))) ctx.add(rule, show(cmd));
   };
 }
+const anyWord = (re: RegExp) => (w: string[]) => w.some((t) => re.test(t));
+const lower = (w: string[]): string[] => w.map((t) => t.toLowerCase());
 
-/** kmutil load/unload/install, kmod load: a subcommand that changes the running kernel. */
-const kmutil: Check = (cmd, _io, ctx) => {
-  if (/^(load|unload|install|create|rebuild|trigger-panic-medic)$/.test(cmd.args[0]?.text ?? ''))
-    ctx.add('boot-kernel', show(cmd));
-};
+/** Kernel modules: loading one runs its code in the kernel; removing one takes a driver away. */
+const kernelModules = (readOnly: RegExp): Check => when('boot-kernel', (w) => w.length > 0 && !anyWord(readOnly)(w));
 
 /** efibootmgr with an option that writes (create, delete, order, next boot, activate); bare or -v it lists. */
+const EFI_WRITES =
+  /^--(create|delete|bootorder|bootnext|active|inactive|write|timeout|delete-bootorder|delete-bootnext|delete-timeout)/;
 const efibootmgr: Check = (cmd, _io, ctx) => {
   const f = parseFlags(cmd.args, ['-b', '--bootnum', '-L', '--label', '-l', '--loader', '-d', '--disk', '-p']);
-  if (
-    has(f.short, 'cBoOnNaAwDfFtT') ||
-    [...f.long].some((l) =>
-      /^--(create|delete|bootorder|bootnext|active|inactive|write|timeout|delete-bootorder|delete-bootnext|delete-timeout)/.test(
-        l,
-      ),
-    )
-  )
-    ctx.add('boot-kernel', show(cmd));
+  if (has(f.short, 'cBoOnNaAwDfFtT') || [...f.long].some((l) => EFI_WRITES.test(l))) ctx.add('boot-kernel', show(cmd));
 };
 
 const has = (set: Set<string>, chars: string): boolean => [...chars].some((c) => set.has(c));
 
 /** nvram NAME=VALUE, -d NAME, -c, -f FILE write firmware variables (boot-args); `nvram -p` and `nvram NAME` read. */
-const nvram: Check = (cmd, _io, ctx) => {
-  const w = words(cmd);
-  if (w.some((t) => t.includes('=') || /^-[a-z]*[dcf]/.test(t))) ctx.add('boot-kernel', show(cmd));
-};
-
-/** bootctl install/update/remove/set-default/set-oneshot; grub-reboot, grub-set-default; bless --setBoot. */
-const bootctl: Check = (cmd, _io, ctx) => {
-  if (cmd.args.some((a) => /^(install|update|remove|set-default|set-oneshot|set-timeout|unlink|cleanup)$/.test(a.text)))
-    ctx.add('boot-kernel', show(cmd));
-};
+const nvram = when('boot-kernel', anyWord(/=|^-[a-z]*[dcf]/));
 
 /** grub-install, update-grub, grub-set-default, bless: the boot loader or what it boots; `bless --info` only reads. */
-const boot: Check = (cmd, _io, ctx) => {
-  if (cmd.args.some((a) => /^(--info|--getBoot)$/.test(a.text))) return;
-  ctx.add('boot-kernel', show(cmd));
-};
-
-/** csrutil disable / clear / authenticated-root disable: System Integrity Protection off. */
-const csrutil: Check = (cmd, _io, ctx) => {
-  if (cmd.args.some((a) => /^(disable|clear)$/.test(a.text))) ctx.add('security-posture', show(cmd));
-};
+const boot = when('boot-kernel', (w) => !anyWord(/^(--info|--getBoot)$/)(w));
 
 /** systemsetup -setremotelogin on / -setremoteappleevents on: SSH and remote Apple events for anyone who can log in. */
-const systemsetup: Check = (cmd, _io, ctx) => {
-  const w = words(cmd).map((t) => t.toLowerCase());
-  const at = w.findIndex((t) => /^-set(remotelogin|remoteappleevents)$/.test(t));
-  if (at >= 0 && /^(on|yes|true)$/.test(w[at + 1] ?? '')) ctx.add('remote-access', show(cmd));
-};
+const systemsetup = when('remote-access', (w) => {
+  const at = lower(w).findIndex((t) => /^-set(remotelogin|remoteappleevents)$/.test(t));
+  return at >= 0 && /^(on|yes|true)$/.test(lower(w)[at + 1] ?? '');
+});
 
 /** ARD's kickstart -activate / -configure -access -on: remote management of the Mac. */
-const kickstart: Check = (cmd, _io, ctx) => {
-  if (
-    cmd.args.some((a) => /^-(activate|restart)$/.test(a.text) || (a.text === '-on' && words(cmd).includes('-access')))
-  )
-    ctx.add('remote-access', show(cmd));
-};
+const kickstart = when(
+  'remote-access',
+  (w) => anyWord(/^-(activate|restart)$/)(w) || (w.includes('-on') && w.includes('-access')),
+);
 
-/** dscl . -create/-append/-delete/-passwd/-change/-merge: users and groups in Directory Services. */
-const dscl: Check = (cmd, _io, ctx) => {
-  if (
-    cmd.args.some((a) =>
-      /^-?(create|createpl|append|appendpl|delete|deletepl|passwd|change|changei|merge|mergepl)$/i.test(a.text),
-    )
-  )
-    ctx.add('account-change', show(cmd));
-};
-
-/** dseditgroup -o edit|create|delete; sysadminctl -addUser/-deleteUser/-resetPasswordFor/-secureTokenOn. */
-const dseditgroup: Check = (cmd, _io, ctx) => {
-  const w = words(cmd);
-  const o = w.indexOf('-o');
-  if (o >= 0 && /^(edit|create|delete)$/.test(w[o + 1] ?? '')) ctx.add('account-change', show(cmd));
-};
-
-const sysadminctl: Check = (cmd, _io, ctx) => {
-  if (
-    cmd.args.some((a) =>
-      /^-(addUser|deleteUser|resetPasswordFor|secureTokenOn|secureTokenOff|adminUser|guestAccount|autologin)$/.test(
-        a.text,
-      ),
-    )
-  )
-    ctx.add('account-change', show(cmd));
-};
+/** dseditgroup -o edit|create|delete. */
+const dseditgroup = when(
+  'account-change',
+  (w) => w.includes('-o') && /^(edit|create|delete)$/.test(w[w.indexOf('-o') + 1] ?? ''),
+);
 
 /** xattr -d/-c com.apple.quarantine: Gatekeeper no longer checks a downloaded program. */
-const xattr: Check = (cmd, _io, ctx) => {
-  const w = words(cmd);
-  const removes = w.some((t) => /^-[a-z]*[dc]/.test(t));
-  if (removes && (w.some((t) => t === 'com.apple.quarantine') || w.some((t) => /^-[a-z]*c/.test(t))))
-    ctx.add('security-posture', show(cmd));
-};
+const xattr = when(
+  'security-posture',
+  (w) => anyWord(/^-[a-z]*[dc]/)(w) && (w.includes('com.apple.quarantine') || anyWord(/^-[a-z]*c/)(w)),
+);
 
 /**
  * macOS `security`: trusting a root certificate or changing authorization rights weakens the machine; dumping a
@@ -130,33 +77,25 @@ const security: Check = (cmd, _io, ctx) => {
 };
 
 /** `trust anchor FILE`, NSS `certutil -A -t C,,`, `keytool -importcert ... cacerts`: a new certificate authority. */
-const trust: Check = (cmd, _io, ctx) => {
-  if (cmd.args[0]?.text === 'anchor' && !cmd.args.some((a) => a.text === '--remove'))
-    ctx.add('security-posture', show(cmd));
-};
+const trust = when('security-posture', (w) => w[0] === 'anchor' && !w.includes('--remove'));
 
-const nssCertutil: Check = (cmd, _io, ctx) => {
-  const w = words(cmd);
+const nssCertutil = when('security-posture', (w) => {
   const t = w.indexOf('-t');
-  if ((w.includes('-A') && t >= 0 && /C/.test(w[t + 1] ?? '')) || w.some((x) => /^[-/]addstore$/i.test(x)))
-    if (w.some((x) => /^root$|^ca$|^authroot$/i.test(x)) || w.includes('-A')) ctx.add('security-posture', show(cmd));
-};
+  const adds = (w.includes('-A') && t >= 0 && /C/.test(w[t + 1] ?? '')) || anyWord(/^[-/]addstore$/i)(w);
+  return adds && (anyWord(/^root$|^ca$|^authroot$/i)(w) || w.includes('-A'));
+});
 
-const keytool: Check = (cmd, _io, ctx) => {
-  const w = words(cmd);
-  if (w.some((t) => /^-(importcert|import)$/.test(t)) && w.some((t) => t === '-cacerts' || /(^|\/)cacerts$/.test(t)))
-    ctx.add('security-posture', show(cmd));
-};
+const keytool = when(
+  'security-posture',
+  (w) => anyWord(/^-(importcert|import)$/)(w) && w.some((t) => t === '-cacerts' || /(^|\/)cacerts$/.test(t)),
+);
 
 /** pmset sleepnow, or a schedule that sleeps, shuts down or restarts the machine. */
-const pmset: Check = (cmd, _io, ctx) => {
-  const w = words(cmd).map((t) => t.toLowerCase());
-  if (
-    w.includes('sleepnow') ||
-    ((w.includes('schedule') || w.includes('repeat')) && w.some((t) => /^(sleep|shutdown|restart|poweroff)$/.test(t)))
-  )
-    ctx.add('shutdown', show(cmd));
-};
+const pmset = when('shutdown', (w) => {
+  const l = lower(w);
+  const schedule = l.includes('schedule') || l.includes('repeat');
+  return l.includes('sleepnow') || (schedule && anyWord(/^(sleep|shutdown|restart|poweroff)$/)(l));
+});
 
 /** rtcwake -m mem|disk|off|standby suspends (or powers off) until the clock wakes it. */
 const rtcwake: Check = (cmd, _io, ctx) => {
@@ -164,8 +103,6 @@ const rtcwake: Check = (cmd, _io, ctx) => {
   const mode = f.values.get('-m') ?? f.values.get('--mode');
   if (mode !== undefined && /^(mem|disk|off|standby|freeze)$/.test(mode)) ctx.add('shutdown', show(cmd));
 };
-
-const suspend: Check = (cmd, _io, ctx) => ctx.add('shutdown', show(cmd));
 
 /** Units that let others in: SSH, remote desktops, VNC, telnet. */
 const REMOTE_UNITS =
@@ -236,24 +173,36 @@ export function appleScript(text: string, ctx: CheckContext, detail: string): vo
 judges(
   import.meta.url,
   {
-    insmod: kernelModules(/^(-h|--help|-V|--version)$/),
-    rmmod: kernelModules(/^(-h|--help|-V|--version)$/),
+    'insmod rmmod': kernelModules(/^(-h|--help|-V|--version)$/),
     modprobe: kernelModules(
       /^(-n|--dry-run|-c|--showconfig|--show-depends|-D|-V|--version|-h|--help|--dump-modversions|-l|--list)$/,
     ),
-    kextload: kernelModules(/^-h$/),
-    kextunload: kernelModules(/^-h$/),
-    kmutil,
+    'kextload kextunload': kernelModules(/^-h$/),
+    // kmutil load/unload/install, kmod load: a subcommand that changes the running kernel.
+    kmutil: when('boot-kernel', (w) => /^(load|unload|install|create|rebuild|trigger-panic-medic)$/.test(w[0] ?? '')),
     efibootmgr,
     nvram,
-    bootctl,
+    // bootctl install/update/remove/set-default/set-oneshot.
+    bootctl: when(
+      'boot-kernel',
+      anyWord(/^(install|update|remove|set-default|set-oneshot|set-timeout|unlink|cleanup)$/),
+    ),
     'grub-install grub2-install grub-reboot grub-set-default grub2-set-default grub2-reboot update-grub bless': boot,
-    csrutil,
+    // csrutil disable / clear / authenticated-root disable: System Integrity Protection off.
+    csrutil: when('security-posture', anyWord(/^(disable|clear)$/)),
     systemsetup,
     kickstart,
-    dscl,
+    // dscl . -create/-append/-delete/-passwd/-change/-merge: users and groups in Directory Services.
+    dscl: when(
+      'account-change',
+      anyWord(/^-?(create|createpl|append|appendpl|delete|deletepl|passwd|change|changei|merge|mergepl)$/i),
+    ),
     dseditgroup,
-    sysadminctl,
+    // sysadminctl -addUser/-deleteUser/-resetPasswordFor/-secureTokenOn...
+    sysadminctl: when(
+      'account-change',
+      anyWord(/^-(addUser|deleteUser|resetPasswordFor|secureTokenOn|secureTokenOff|adminUser|guestAccount|autologin)$/),
+    ),
     dsenableroot: (cmd, _io, ctx) => ctx.add('account-change', show(cmd)),
     xattr,
     security,
@@ -262,7 +211,7 @@ judges(
     keytool,
     pmset,
     rtcwake,
-    'pm-suspend pm-hibernate pm-suspend-hybrid zzz ZZZ': suspend,
+    'pm-suspend pm-hibernate pm-suspend-hybrid zzz ZZZ': (cmd, _io, ctx) => ctx.add('shutdown', show(cmd)),
     'service rc-service': service,
     defaults,
     'ztcp zsocket': ztcp,
