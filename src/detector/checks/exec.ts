@@ -78,7 +78,7 @@ function shellInit(w: Word): boolean {
 }
 
 /** Paths that name the program's own standard input. */
-const STDIN_PATHS = /^(\/dev\/stdin|\/dev\/fd\/0|\/proc\/self\/fd\/0|\/proc\/\$\$\/fd\/0)$/;
+export const STDIN_PATHS = /^(\/dev\/stdin|\/dev\/fd\/0|\/proc\/self\/fd\/0|\/proc\/\$\$\/fd\/0)$/;
 
 /** Standard input that carries a program: downloaded, decoded, or literal text. */
 function stdinProgram(cmd: Argv, io: Io, ctx: CheckContext, language: string | null, origin?: Origin): void {
@@ -139,7 +139,9 @@ export function execChecks(
       // sh -c STRING [name args...]: the first operand is the script (re-read only when it is known text).
       const script = operands[0];
       // Its commands read the shell's standard input (`bash -c 'source /dev/stdin' < x.sh`).
-      if (script && !script.dynamic) ctx.script(withPositional(script.text, operands.slice(1)), io);
+      // The words after it are its $0, $1, ... even where they look like options (`bash -c '"$@"' _ rm -rf ~`).
+      const positional = script ? cmd.args.slice(cmd.args.indexOf(script) + 1) : [];
+      if (script && !script.dynamic) ctx.script(withPositional(script.text, positional), io);
       else if (script) {
         // sh -c "$(echo ... | base64 -d)": the script is decoded at run time.
         if (script.substitutions.some((n) => DECODES.test(n.text))) ctx.add('decoded-to-shell', show(cmd));
@@ -221,10 +223,12 @@ export function execChecks(
       ctx.runsFile(first, spec.language, undefined, origin);
   };
 
-  const evalCheck: Check = (cmd, _io, ctx) => {
+  const evalCheck: Check = (cmd, io, ctx) => {
+    if (cmd.args[0]?.text === '--') cmd = { ...cmd, args: cmd.args.slice(1) };
     substitutesDownload(cmd, ctx);
     // eval "$(tool init)" runs generated code whose commands cannot be seen: it asks; known text is re-read.
-    if (cmd.args.every((a) => !a.dynamic)) ctx.script(cmd.args.map((a) => a.text).join(' '));
+    // What it runs reads eval's standard input (`curl … | eval sh`).
+    if (cmd.args.every((a) => !a.dynamic)) ctx.script(cmd.args.map((a) => a.text).join(' '), io);
     // eval "$(pyenv init -)": the set-up code an installed tool prints for the shell is trusted like the tool itself.
     else for (const a of cmd.args.filter((w) => w.dynamic && !shellInit(w))) ctx.computed(a, 'eval');
   };
@@ -336,12 +340,13 @@ export function execChecks(
  */
 function withPositional(script: string, named: Word[]): string {
   if (named.length === 0 || named.some((a) => a.dynamic)) return script;
-  const quote = (t: string): string => `'${t.replace(/'/g, `'\\''`)}'`;
+  // Quoted only where needed: the outer shell has expanded `~` already.
+  const quote = (t: string): string => (/^[\w@%+=:,./~-]+$/.test(t) ? t : `'${t.replace(/'/g, `'\\''`)}'`);
   // $0 is NAME, the first word after the script; $1... are the rest.
   const args = named.slice(1);
   const all = args.map((a) => quote(a.text)).join(' ');
   return script
-    .replace(/"\$(@|\*)"|\$\{(@|\*)\}|\$(@|\*)/g, all)
+    .replace(/"\$\{?(@|\*)\}?"|\$\{(@|\*)\}|\$(@|\*)/g, all)
     .replace(/"\$\{?([0-9])\}?"|\$\{([0-9])\}|\$([0-9])/g, (m, a?: string, b?: string, c?: string) => {
       const arg = named[Number(a ?? b ?? c)];
       return arg ? quote(arg.text) : m;

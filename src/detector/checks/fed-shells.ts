@@ -67,6 +67,8 @@ function coproc(argv: Argv, ctx: CheckContext): void {
   // `coproc NAME { cmd; }`: the grammar gives the group's first words to coproc; the name and brace are not run.
   const named = argv.args[1] !== undefined && /^[({]$/.test(argv.args[1].text);
   const words = argv.args.slice(named ? 2 : 0).filter((w, i) => !(i === 0 && /^[({]$/.test(w.text)));
+  // `coproc X=1 cmd`: assignments before the command are settings, not the command.
+  while (words[0] !== undefined && /^[A-Za-z_]\w*=/.test(words[0].text)) words.shift();
   const inner = words[0];
   if (inner === undefined) return;
   const rest = words.slice(1).filter((w) => !/^[;)}]$/.test(w.text));

@@ -92,7 +92,8 @@ interface Wrapper {
 const WRAPPERS: Record<string, Wrapper> = keyTable({
   // Wrappers without options of their own. `!` is bash's negation read as a command word after the first
   // (`! ! rm -rf ~` runs rm).
-  '! builtin nohup setsid busybox bunx pnpm-dlx unbuffer nocorrect noglob caffeinate firejail valgrind capsh': {},
+  '!': { assignments: true },
+  'builtin nohup setsid busybox bunx pnpm-dlx unbuffer nocorrect noglob caffeinate firejail valgrind capsh': {},
   'proxychains proxychains4 torsocks catchsegv linux32 linux64 i386 x86_64': {},
   sudo: {
     valueOpts: names(`

@@ -2,7 +2,7 @@
 // (pipelines, lists, subshells, functions, loops, substitutions, here-documents, nested sh -c / eval / ssh),
 // and reports findings with their tier. Pure once the parser is loaded (no I/O per command).
 import { peel, type Argv } from './argv.js';
-import { execChecks, pipelineShellOverNetwork, DOWNLOADERS, runsCode } from '../checks/exec.js';
+import { execChecks, pipelineShellOverNetwork, DOWNLOADERS, runsCode, STDIN_PATHS } from '../checks/exec.js';
 import {
   declaredWord,
   redirectOwner,
@@ -192,8 +192,10 @@ class Analysis extends AnalysisState {
     const input = redirects.find((r) => r.type === 'file_redirect' && r.children.some((c) => c?.type === '<'));
     const target = input?.childForFieldName('destination');
     if (target) io.stdinFile = wordOf(target, this.vars);
-    // Earlier elements of the pipeline feed this command's standard input.
-    for (const prev of pipelineChain(node).before) io.upstream.push(this.upstreamOf(prev));
+    // Earlier elements of the pipeline feed this command's standard input, unless it reads a file instead
+    // (`cat a | sh < b` runs b).
+    if (!io.stdinFile || STDIN_PATHS.test(io.stdinFile.text))
+      for (const prev of pipelineChain(node).before) io.upstream.push(this.upstreamOf(prev));
     const words = commandWords(node, this.vars);
     this.descriptorInput(node, redirects, words, io);
     io.output = this.inherited?.output === 'consumed' ? 'consumed' : outputOf(node);

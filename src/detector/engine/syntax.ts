@@ -19,7 +19,7 @@ export function commandWords(node: SyntaxNode, vars?: Vars): Word[] {
   for (const child of named(node)) {
     if (child.type === 'variable_assignment' || child.type.endsWith('_redirect') || child.type === 'comment') continue;
     // `sh 0<f`: the grammar reads the descriptor as an argument; bash reads it as part of the redirect.
-    if (DESCRIPTOR_WORD.test(child.text) && (child.type === 'number' || child.type === 'word')) {
+    if (DESCRIPTOR_WORD.test(child.text) && /^(number|word|concatenation)$/.test(child.type)) {
       if (redirects.some((r) => r.startIndex === child.endIndex)) continue;
     }
     parts.push(child);
@@ -46,7 +46,11 @@ function braceExpanded(word: Word): Word[] {
  * bash gives a redirect one target and the other words to the command.
  */
 function redirectArguments(r: SyntaxNode): SyntaxNode[] {
-  if (r.type === 'file_redirect') return r.childrenForFieldName('destination').slice(1) as SyntaxNode[];
+  if (r.type === 'file_redirect') {
+    // `>&-` and `<&-` close a descriptor and take no target: every word after them is an argument.
+    const closes = r.children.some((c) => c?.type === '>&-' || c?.type === '<&-');
+    return r.childrenForFieldName('destination').slice(closes ? 0 : 1) as SyntaxNode[];
+  }
   if (r.type === 'heredoc_redirect') return r.childrenForFieldName('argument') as SyntaxNode[];
   return [];
 }
@@ -56,8 +60,11 @@ export const redirectsIn = (n: SyntaxNode): SyntaxNode[] => named(n).filter((c) 
 
 /** Redirects that apply to a command: its own, and those of a redirected_statement wrapping it. */
 export function redirectsOf(node: SyntaxNode): SyntaxNode[] {
-  const parent = node.parent;
-  const wrapped = parent?.type === 'redirected_statement' && parent.childForFieldName('body')?.id === node.id;
+  // `a && b >f`, `a | b 2>&1 -x`: the grammar wraps the list or pipeline; bash gives the redirect to its last command.
+  let el = node;
+  while (/^(list|pipeline)$/.test(el.parent?.type ?? '') && el.parent!.lastNamedChild?.id === el.id) el = el.parent!;
+  const parent = el.parent;
+  const wrapped = parent?.type === 'redirected_statement' && parent.childForFieldName('body')?.id === el.id;
   return wrapped ? [...redirectsIn(node), ...redirectsIn(parent)] : redirectsIn(node);
 }
 
