@@ -6,11 +6,9 @@ import { COMMAND_VARIABLES, hidesCode } from '../engine/code-in-options.js';
 import { checkHistoryVariable } from './traces.js';
 import { agentSafetyVariable } from './agents.js';
 import { settingVariable } from './settings.js';
-import { show, type Check, type CheckContext } from './types.js';
+import { always, show, whenArg, type Check, type CheckContext } from './types.js';
 import { judges } from './registry.js';
 import { keyTable } from '../engine/names.js';
-
-const account: Check = (cmd, _io, ctx) => ctx.add('account-change', show(cmd));
 
 /** Tools that only change accounts unless given one of their read-only options. */
 function accountUnless(...readOnly: string[]): Check {
@@ -19,8 +17,6 @@ function accountUnless(...readOnly: string[]): Check {
     ctx.add('account-change', show(cmd));
   };
 }
-
-const posture: Check = (cmd, _io, ctx) => ctx.add('security-posture', show(cmd));
 
 function postureUnless(...readOnly: string[]): Check {
   return (cmd, _io, ctx) => {
@@ -37,17 +33,6 @@ const sysctl: Check = (cmd, _io, ctx) => {
     ctx.add('security-posture', show(cmd));
 };
 
-/** update-alternatives --set/--install/--remove/--config change which program a system name runs. */
-const alternatives: Check = (cmd, _io, ctx) => {
-  if (cmd.args.some((a) => /^--(set|install|remove|remove-all|config|auto|all|set-selections)$/.test(a.text)))
-    ctx.add('security-posture', show(cmd));
-};
-
-const apparmorParser: Check = (cmd, _io, ctx) => {
-  if (cmd.args.some((a) => a.text === '-R' || a.text === '--remove' || /^-[a-zA-Z]*R/.test(a.text)))
-    ctx.add('security-posture', show(cmd));
-};
-
 const authselect: Check = (cmd, _io, ctx) => {
   const sub = cmd.args.find((a) => !a.text.startsWith('-'))?.text;
   if (sub && !/^(current|list|list-features|show|check|requirements|test)$/.test(sub))
@@ -61,12 +46,6 @@ const auditctl: Check = (cmd, _io, ctx) => {
   if (w.includes('-D') || (e >= 0 && w[e + 1] === '0') || w.includes('-e0')) ctx.add('security-posture', show(cmd));
 };
 
-/** macOS: spctl --master-disable turns Gatekeeper off; csrutil disable turns off System Integrity Protection. */
-const spctl: Check = (cmd, _io, ctx) => {
-  if (cmd.args.some((a) => /^--(master|global)-disable$|^--disable$/.test(a.text)))
-    ctx.add('security-posture', show(cmd));
-};
-
 /** launchctl unload/bootout/disable of a system daemon stops it (and keeps it stopped with -w). */
 const launchctl: Check = (cmd, _io, ctx) => {
   const w = cmd.args.map((a) => a.text);
@@ -78,21 +57,26 @@ judges(
   import.meta.url,
   {
     auditctl,
-    spctl,
+    // macOS: spctl --master-disable turns Gatekeeper off.
+    spctl: whenArg('security-posture', /^--(master|global)-disable$|^--disable$/),
     launchctl,
     'useradd adduser usermod userdel deluser groupadd addgroup groupdel delgroup groupmod gpasswd chpasswd chgpasswd chfn newusers vipw vigr pwconv pwunconv ssh-copy-id':
-      account,
+      always('account-change'),
     passwd: accountUnless('-S', '--status', '-a', '--all'),
     chage: accountUnless('-l', '--list'),
     chsh: accountUnless('-l', '--list-shells'),
     visudo: accountUnless('-c', '--check'),
     setenforce: postureUnless(),
-    'aa-teardown aa-disable aa-complain aa-audit authconfig setsebool': posture,
-    apparmor_parser: apparmorParser,
+    'aa-teardown aa-disable aa-complain aa-audit authconfig setsebool': always('security-posture'),
+    apparmor_parser: whenArg('security-posture', /^-[a-zA-Z]*R|^--remove$/),
     authselect,
     'pam-auth-update': postureUnless('--help'),
     sysctl,
-    'update-alternatives alternatives': alternatives,
+    // --set/--install/--remove/--config change which program a system name runs.
+    'update-alternatives alternatives': whenArg(
+      'security-posture',
+      /^--(set|install|remove|remove-all|config|auto|all|set-selections)$/,
+    ),
     setcap: postureUnless('-v', '--verify'),
     semanage: postureUnless('-l', '--list'),
   },

@@ -1,7 +1,7 @@
 // Network and power: interfaces and routes taken down or flushed, network managers and radios off, firewall
 // default-deny policies and DROP rules, suspend/hibernate/kexec. Showing state stays ordinary. Pure.
 import { parseFlags } from '../engine/argv.js';
-import { show, type Check } from './types.js';
+import { always, show, whenArg, type Check } from './types.js';
 import { names } from '../engine/names.js';
 import { judges } from './registry.js';
 import type { FirewallCheck } from '../programs/firewall/call.js';
@@ -24,17 +24,6 @@ const ip: Check = (cmd, _io, ctx) => {
     ctx.add('network-down', show(cmd));
 };
 
-const ifconfig: Check = (cmd, _io, ctx) => {
-  if (cmd.args.some((a) => a.text === 'down')) ctx.add('network-down', show(cmd));
-};
-
-const route: Check = (cmd, _io, ctx) => {
-  if (cmd.args.some((a) => a.text === 'del' || a.text === 'flush' || a.text === '-F'))
-    ctx.add('network-down', show(cmd));
-};
-
-const down: Check = (cmd, _io, ctx) => ctx.add('network-down', show(cmd));
-
 /** nmcli networking off, radio ... off, connection down/delete, device disconnect/delete. */
 const nmcli: Check = (cmd, _io, ctx) => {
   const w = parseFlags(cmd.args, names(`-f --fields -g --get-values -w --wait -c --colors -e --escape`)).operands.map(
@@ -48,23 +37,6 @@ const nmcli: Check = (cmd, _io, ctx) => {
     (/^d/.test(object) && /^(disconnect|delete|down)$/.test(w[1] ?? ''))
   )
     ctx.add('network-down', show(cmd));
-};
-
-const rfkill: Check = (cmd, _io, ctx) => {
-  if (cmd.args.some((a) => a.text === 'block')) ctx.add('network-down', show(cmd));
-};
-
-/** firewall-cmd: panic mode, a dropping default zone, removing services or ports (SSH). */
-const firewallCmd: Check = (cmd, _io, ctx) => {
-  if (
-    cmd.args.some(
-      (a) =>
-        /^--(panic-on|set-default-zone=(drop|block)|remove-service|remove-port|remove-interface|remove-source|complete-reload)/.test(
-          a.text,
-        ) || /^--set-target=(DROP|REJECT|%%REJECT%%)/.test(a.text),
-    )
-  )
-    ctx.add('firewall-flush', show(cmd));
 };
 
 /** Rules that drop traffic (`iptables -A INPUT -j DROP`, nft `… drop`, `ufw deny`), default-deny policies, ufw rules deleted. */
@@ -89,12 +61,6 @@ export const firewallDrops: FirewallCheck = ({ rule, text, ops: w }, cmd, _io, c
 
 const iptablesRestore: Check = (cmd, _io, ctx) => {
   if (!cmd.args.some((a) => a.text === '-t' || a.text === '--test')) ctx.add('firewall-flush', show(cmd));
-};
-
-const power: Check = (cmd, _io, ctx) => ctx.add('shutdown', show(cmd));
-
-const kexec: Check = (cmd, _io, ctx) => {
-  if (cmd.args.some((a) => /^-[a-zA-Z]*e$|^--exec$|^-f$|^--force$/.test(a.text))) ctx.add('shutdown', show(cmd));
 };
 
 /** ssh -R (and -R in a combined flag word): a port of this side is opened on the remote side, for whoever is there. */
@@ -136,15 +102,19 @@ judges(
     ssh: sshRemoteForward,
     'ngrok cloudflared bore': tunnel,
     ip,
-    ifconfig,
-    route,
-    'ifdown if-down': down,
+    ifconfig: whenArg('network-down', /^down$/),
+    route: whenArg('network-down', /^(del|flush|-F)$/),
+    'ifdown if-down': always('network-down'),
     nmcli,
-    rfkill,
-    'firewall-cmd': firewallCmd,
+    rfkill: whenArg('network-down', /^block$/),
+    // Panic mode, a dropping default zone, removing services or ports (SSH).
+    'firewall-cmd': whenArg(
+      'firewall-flush',
+      /^--(panic-on|set-default-zone=(drop|block)|remove-service|remove-port|remove-interface|remove-source|complete-reload)|^--set-target=(DROP|REJECT|%%REJECT%%)/,
+    ),
     'iptables-restore ip6tables-restore': iptablesRestore,
-    'systemd-sleep': power,
-    kexec,
+    'systemd-sleep': always('shutdown'),
+    kexec: whenArg('shutdown', /^-[a-zA-Z]*e$|^--exec$|^-f$|^--force$/),
   },
   { claims: true },
 );

@@ -4,7 +4,7 @@
 import { classifyPath } from '../engine/paths.js';
 import { literal } from '../engine/words.js';
 import { isCredentialPath, secretStdin } from './exfil.js';
-import { show, stdinText, type Check, type CheckContext } from './types.js';
+import { show, stdinText, whenArg, type Check, type CheckContext } from './types.js';
 import { CREDENTIAL_DUMP, windowsPathOutside } from './windows.js';
 import { names } from '../engine/names.js';
 import { judges } from './registry.js';
@@ -169,15 +169,6 @@ const cmdExe: Check = (cmd, _io, ctx) => {
   if (/\bpowershell|\bpwsh/i.test(text)) analysePowerShell(text, ctx);
 };
 
-/** schtasks /create and launchctl load/bootstrap install tasks the detector cannot follow. */
-const schtasks: Check = (cmd, _io, ctx) => {
-  if (cmd.args.some((a) => /^\/(create|change)$/i.test(a.text))) ctx.add('schedule-unchecked', show(cmd));
-};
-
-const launchctl: Check = (cmd, _io, ctx) => {
-  if (cmd.args.some((a) => /^(load|bootstrap|submit|enable)$/.test(a.text))) ctx.add('schedule-unchecked', show(cmd));
-};
-
 const CMDLETS = names(`
   iex iwr irm saps Invoke-Expression Remove-Item Stop-Computer Restart-Computer Stop-Process Clear-Disk Format-Volume
   Initialize-Disk Remove-Partition
@@ -188,8 +179,9 @@ judges(
   {
     'pwsh pwsh.exe powershell powershell.exe': pwsh,
     'cmd cmd.exe': cmdExe,
-    'schtasks schtasks.exe': schtasks,
-    launchctl,
+    // schtasks /create and launchctl load/bootstrap install tasks the detector cannot follow.
+    'schtasks schtasks.exe': whenArg('schedule-unchecked', /^\/(create|change)$/i),
+    launchctl: whenArg('schedule-unchecked', /^(load|bootstrap|submit|enable)$/),
     ...Object.fromEntries(CMDLETS.flatMap((n) => [n, n.toLowerCase()]).map((n) => [n, cmdlet])),
   },
   { claims: true },

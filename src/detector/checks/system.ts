@@ -1,7 +1,7 @@
 // Checks for commands that act on the machine: formatting and partitioning disks, services, shutdown, firewalls,
 // cron, killing processes. Pure.
 import { has, parseFlags } from '../engine/argv.js';
-import { show, stdinText, type Check } from './types.js';
+import { always, show, stdinText, whenArg, type Check } from './types.js';
 import { SHARED_DIR } from './wrappers.js';
 import { names } from '../engine/names.js';
 import { judges } from './registry.js';
@@ -12,12 +12,6 @@ import type { FirewallCheck } from '../programs/firewall/call.js';
 const format: Check = (cmd, _io, ctx) => {
   const ops = parseFlags(cmd.args, names(`-t -L -b -N -m -O -E -U -I -i -n -c -p -s`)).operands;
   if (ops.some((o) => o.dynamic || o.text.startsWith('/dev/'))) ctx.add('format-filesystem', show(cmd));
-};
-
-/** cryptsetup luksFormat / erase, nvme format: destroy a device's data. */
-const deviceWipe: Check = (cmd, _io, ctx) => {
-  if (cmd.args.some((a) => /^(luksFormat|erase|luksErase|format|sanitize|reopen --type plain)$/.test(a.text)))
-    ctx.add('format-filesystem', show(cmd));
 };
 
 const wipefs: Check = (cmd, _io, ctx) => {
@@ -44,8 +38,6 @@ function partition(listing: { short: string; long: string[]; words?: string[] })
   };
 }
 
-const rawDisk: Check = (cmd, _io, ctx) => ctx.add('raw-disk-write', show(cmd));
-
 /**
  * systemctl stopping the machine's services (the user's own units, `--user`, are not the system's), the machine
  * powered off, rebooted or put to sleep (systemctl or loginctl), a unit enabled from a directory anyone can write to.
@@ -53,27 +45,22 @@ const rawDisk: Check = (cmd, _io, ctx) => ctx.add('raw-disk-write', show(cmd));
 export const systemdStopsOrPowers: SystemdCheck = ({ verb, targets, user }, cmd, _io, ctx) => {
   if (!verb) return;
   if (
-    /^(start|isolate|restart)$/.test(verb) &&
-    targets.some((u) => /^(poweroff|reboot|halt|kexec|rescue|emergency)\.target$/.test(u))
-  )
-    ctx.add('shutdown', show(cmd));
-  if (/^(stop|disable|mask|kill|isolate|freeze)$/.test(verb) && !user) ctx.add('service-stop', show(cmd));
-  // `systemctl clean --what=state postgresql`: the service's state, cache or log directories deleted.
-  if (verb === 'clean') ctx.add('resource-delete', `${show(cmd)} (the service's own data)`);
-  if (
+    (/^(start|isolate|restart)$/.test(verb) &&
+      targets.some((u) => /^(poweroff|reboot|halt|kexec|rescue|emergency)\.target$/.test(u))) ||
     /^(poweroff|reboot|halt|kexec|rescue|emergency|soft-reboot|suspend|hibernate|hybrid-sleep|suspend-then-hibernate|sleep)$/.test(
       verb,
     )
   )
     ctx.add('shutdown', show(cmd));
+  if (/^(stop|disable|mask|kill|isolate|freeze)$/.test(verb) && !user) ctx.add('service-stop', show(cmd));
+  // `systemctl clean --what=state postgresql`: the service's state, cache or log directories deleted.
+  if (verb === 'clean') ctx.add('resource-delete', `${show(cmd)} (the service's own data)`);
   // A unit file linked or enabled from a directory anyone can write to runs whatever is put there.
   if (/^(enable|link|start|restart|reenable)$/.test(verb) && targets.some((u) => SHARED_DIR.test(u)))
     ctx.add('schedule-unchecked', show(cmd));
 };
 
-const service: Check = (cmd, _io, ctx) => {
-  if (cmd.args.some((a) => /^(stop|disable|--stop)$/.test(a.text))) ctx.add('service-stop', show(cmd));
-};
+const service = whenArg('service-stop', /^(stop|disable|--stop)$/);
 
 /** /etc/init.d/NAME stop (the script's base name is the service): checked by where it lives. */
 export function initScriptCheck(written: string): Check | undefined {
@@ -87,10 +74,6 @@ const shutdown: Check = (cmd, _io, ctx) => {
   if (cmd.name === 'shutdown' && has(f, 'c', '--cancel')) return;
   if (has(f, '', '--help')) return;
   ctx.add('shutdown', show(cmd));
-};
-
-const init: Check = (cmd, _io, ctx) => {
-  if (cmd.args.some((a) => a.text === '0' || a.text === '6')) ctx.add('shutdown', show(cmd));
 };
 
 /** Firewall rules flushed, tables or chains deleted, a policy of accept, the firewall disabled or reset. */
@@ -265,12 +248,16 @@ judges(
     sgdisk: partition({ short: 'pvi', long: ['--print', '--verify', '--info'] }),
     cfdisk: partition({ short: '', long: [] }),
     parted: partition({ short: 'lv', long: ['--list', '--version', '--help'], words: ['print', 'p', 'help'] }),
-    blkdiscard: rawDisk,
-    'cryptsetup nvme': deviceWipe,
+    blkdiscard: always('raw-disk-write'),
+    // cryptsetup luksFormat / erase, nvme format: destroy a device's data.
+    'cryptsetup nvme': whenArg(
+      'format-filesystem',
+      /^(luksFormat|erase|luksErase|format|sanitize|reopen --type plain)$/,
+    ),
     'service rc-service': service,
     'invoke-rc.d': (cmd, io, ctx) => service({ ...cmd, args: cmd.args.slice(1) }, io, ctx),
     'shutdown reboot halt poweroff': shutdown,
-    'init telinit': init,
+    'init telinit': whenArg('shutdown', /^[06]$/),
     crontab,
     kill,
     'killall killall5': killall,

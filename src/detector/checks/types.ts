@@ -1,5 +1,5 @@
 // What a per-command check receives: the canonical argv, what feeds its standard input, and ways to report
-// findings or analyse nested commands. Pure (types only).
+// findings or analyse nested commands; and the two simplest checks, built from a rule name. Pure.
 import type { Argv } from '../engine/argv.js';
 import type { Where } from '../engine/paths.js';
 import type { ScriptFile } from '../engine/scripts.js';
@@ -134,4 +134,16 @@ export type Check = (cmd: Argv, io: Io, ctx: CheckContext) => void;
 export function show(cmd: Argv): string {
   const text = [cmd.written, ...cmd.args.map((a) => a.text)].join(' ');
   return text.length > 120 ? `${text.slice(0, 117)}...` : text;
+}
+
+/** A check that reports `rule` whenever the program runs (`bfg`, `useradd`, `blkdiscard`). */
+export function always(rule: string): Check {
+  return (cmd, _io, ctx) => ctx.add(rule, show(cmd));
+}
+
+/** A check that reports `rule` when an argument matches `pattern` (`ifconfig eth0 down`, `taskkill /IM x.exe`). */
+export function whenArg(rule: string, pattern: RegExp): Check {
+  return (cmd, _io, ctx) => {
+    if (cmd.args.some((a) => pattern.test(a.text))) ctx.add(rule, show(cmd));
+  };
 }

@@ -4,7 +4,7 @@
 import { has, parseFlags, type Flags } from '../engine/argv.js';
 import { classifyPath } from '../engine/paths.js';
 import { literal, type Word } from '../engine/words.js';
-import { show, type Check, type CheckContext } from './types.js';
+import { always, show, type Check, type CheckContext } from './types.js';
 import type { Argv } from '../engine/argv.js';
 import { gitPushToForge } from './forge.js';
 import { names } from '../engine/names.js';
@@ -157,8 +157,7 @@ judges(
   {
     hg,
     svn,
-    bfg: (cmd, _io, ctx) => ctx.add('git-history', show(cmd)),
-    'git-filter-repo': (cmd, _io, ctx) => ctx.add('git-history', show(cmd)),
+    'bfg git-filter-repo': always('git-history'),
   },
   { claims: true },
 );
