@@ -15,10 +15,8 @@ function execTarget(rest: Word[]): Word[] {
   let i = 0;
   while (i < rest.length && rest[i]!.text.startsWith('-') && rest[i]!.text !== '--')
     i += EXEC_VALUE_OPTS.includes(rest[i]!.text) ? 2 : 1;
-  let cmd = rest.slice(i + 1);
   const dashes = rest.findIndex((w) => w.text === '--');
-  if (dashes >= 0) cmd = rest.slice(dashes + 1);
-  return cmd;
+  return rest.slice(dashes >= 0 ? dashes + 1 : i + 1);
 }
 
 /** `docker exec C CMD` (also `container exec`, `compose exec SERVICE CMD`): the command gets our input. Prunes. */

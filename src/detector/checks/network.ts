@@ -66,22 +66,20 @@ const iptablesRestore: Check = (cmd, _io, ctx) => {
 /** ssh -R (and -R in a combined flag word): a port of this side is opened on the remote side, for whoever is there. */
 const sshRemoteForward: Check = (cmd, _io, ctx) => {
   for (const a of cmd.args) {
-    if (!a.text.startsWith('-') || a.text.startsWith('--')) {
-      if (!a.text.startsWith('-')) break; // the host: what follows is the remote command
-      continue;
-    }
+    if (!a.text.startsWith('-')) break; // the host: what follows is the remote command
+    if (a.text.startsWith('--')) continue;
     // -D/-L bound to every interface (`-D 0.0.0.0:1080`, `-g`): a proxy or forward into this network for anyone.
     const at = cmd.args.indexOf(a);
     const bound = /^-[a-zA-Z]*[DL]$/.test(a.text) ? cmd.args[at + 1]?.text : /^-[DL](.+)$/.exec(a.text)?.[1];
-    if ((bound !== undefined && /^(0\.0\.0\.0|\*|\[::\]|::):/.test(bound)) || /^-[a-zA-Z]*g/.test(a.text)) {
+    if (
+      (bound !== undefined && /^(0\.0\.0\.0|\*|\[::\]|::):/.test(bound)) ||
+      /^-[a-zA-Z]*g/.test(a.text) ||
+      /^-[a-zA-Z]*R/.test(a.text) ||
+      /^-o\s*RemoteForward/i.test(a.text)
+    ) {
       ctx.add('expose-service', show(cmd));
       return;
     }
-    if (/^-[a-zA-Z]*R/.test(a.text) || /^-o\s*RemoteForward/i.test(a.text)) {
-      ctx.add('expose-service', show(cmd));
-      return;
-    }
-    if (/^-[a-zA-Z]*[bcDEeFIiJLlmOopQSWw]$/.test(a.text)) continue; // its value follows (skipped as a non-flag below)
   }
 };
 

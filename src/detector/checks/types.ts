@@ -136,6 +136,14 @@ export function show(cmd: Argv): string {
   return text.length > 120 ? `${text.slice(0, 117)}...` : text;
 }
 
+/** The value of the option at `words[i]` when its name matches `names`: `--name=value`, or `--name value`. */
+export function valueAt(words: readonly string[], i: number, names: RegExp): string | undefined {
+  const t = words[i]!;
+  const eq = t.indexOf('=');
+  if (eq > 0 && names.test(t.slice(0, eq))) return t.slice(eq + 1);
+  return names.test(t) ? words[i + 1] : undefined;
+}
+
 /** A check that reports `rule` whenever the program runs (`bfg`, `useradd`, `blkdiscard`). */
 export function always(rule: string): Check {
   return (cmd, _io, ctx) => ctx.add(rule, show(cmd));
