@@ -6,17 +6,9 @@ import { COMMAND_VARIABLES, hidesCode } from '../engine/code-in-options.js';
 import { checkHistoryVariable } from './traces.js';
 import { agentSafetyVariable } from './agents.js';
 import { settingVariable } from './settings.js';
-import { always, show, whenArg, type Check, type CheckContext } from './types.js';
+import { always, show, unlessArg, whenArg, type Check, type CheckContext } from './types.js';
 import { judges } from './registry.js';
 import { keyTable } from '../engine/names.js';
-
-/** Tools that only change accounts unless given one of their read-only options. */
-function accountUnless(...readOnly: string[]): Check {
-  return (cmd, _io, ctx) => {
-    if (cmd.args.some((a) => readOnly.includes(a.text))) return;
-    ctx.add('account-change', show(cmd));
-  };
-}
 
 function postureUnless(...readOnly: string[]): Check {
   return (cmd, _io, ctx) => {
@@ -62,10 +54,11 @@ judges(
     launchctl,
     'useradd adduser usermod userdel deluser groupadd addgroup groupdel delgroup groupmod gpasswd chpasswd chgpasswd chfn newusers vipw vigr pwconv pwunconv ssh-copy-id':
       always('account-change'),
-    passwd: accountUnless('-S', '--status', '-a', '--all'),
-    chage: accountUnless('-l', '--list'),
-    chsh: accountUnless('-l', '--list-shells'),
-    visudo: accountUnless('-c', '--check'),
+    // Tools that only change accounts unless given one of their read-only options.
+    passwd: unlessArg('account-change', /^(-S|--status|-a|--all)$/),
+    chage: unlessArg('account-change', /^(-l|--list)$/),
+    chsh: unlessArg('account-change', /^(-l|--list-shells)$/),
+    visudo: unlessArg('account-change', /^(-c|--check)$/),
     setenforce: postureUnless(),
     'aa-teardown aa-disable aa-complain aa-audit authconfig setsebool': always('security-posture'),
     apparmor_parser: whenArg('security-posture', /^-[a-zA-Z]*R|^--remove$/),

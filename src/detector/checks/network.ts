@@ -1,7 +1,7 @@
 // Network and power: interfaces and routes taken down or flushed, network managers and radios off, firewall
 // default-deny policies and DROP rules, suspend/hibernate/kexec. Showing state stays ordinary. Pure.
 import { parseFlags } from '../engine/argv.js';
-import { always, show, whenArg, type Check } from './types.js';
+import { always, show, unlessArg, whenArg, type Check } from './types.js';
 import { names } from '../engine/names.js';
 import { judges } from './registry.js';
 import type { FirewallCheck } from '../programs/firewall/call.js';
@@ -59,10 +59,6 @@ export const firewallDrops: FirewallCheck = ({ rule, text, ops: w }, cmd, _io, c
   if (drops && !(oneSource && rule?.command !== 'policy')) ctx.add('firewall-flush', show(cmd));
 };
 
-const iptablesRestore: Check = (cmd, _io, ctx) => {
-  if (!cmd.args.some((a) => a.text === '-t' || a.text === '--test')) ctx.add('firewall-flush', show(cmd));
-};
-
 /** ssh -R (and -R in a combined flag word): a port of this side is opened on the remote side, for whoever is there. */
 const sshRemoteForward: Check = (cmd, _io, ctx) => {
   for (const a of cmd.args) {
@@ -110,7 +106,7 @@ judges(
       'firewall-flush',
       /^--(panic-on|set-default-zone=(drop|block)|remove-service|remove-port|remove-interface|remove-source|complete-reload)|^--set-target=(DROP|REJECT|%%REJECT%%)/,
     ),
-    'iptables-restore ip6tables-restore': iptablesRestore,
+    'iptables-restore ip6tables-restore': unlessArg('firewall-flush', /^(-t|--test)$/),
     'systemd-sleep': always('shutdown'),
     kexec: whenArg('shutdown', /^-[a-zA-Z]*e$|^--exec$|^-f$|^--force$/),
   },

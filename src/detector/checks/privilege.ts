@@ -18,7 +18,9 @@ export function checkPrivilege(words: Word[], argv: Argv | null, io: Io | undefi
     return;
   }
   if (at < 0) return;
-  const before = words.slice(at + 1, argv ? words.length - argv.args.length - 1 : words.length).map((w) => w.text);
+  // The words before the command that runs (all of them when nothing runs).
+  const end = argv ? words.length - argv.args.length - 1 : words.length;
+  const before = words.slice(at + 1, end).map((w) => w.text);
   const detail = words
     .map((w) => w.text)
     .join(' ')
@@ -31,10 +33,7 @@ export function checkPrivilege(words: Word[], argv: Argv | null, io: Io | undefi
   const mc = words.findIndex((w) => /(^|\/)machinectl$/.test(w.text));
   if (mc >= 0) {
     // `machinectl shell`, `machinectl shell root@.host`: a shell (the target is read as a command by the peeler).
-    const own =
-      argv?.name === 'machinectl'
-        ? argv.args.map((a) => a.text)
-        : words.slice(mc + 1, argv ? words.length - argv.args.length - 1 : words.length).map((w) => w.text);
+    const own = (argv?.name === 'machinectl' ? argv.args : words.slice(mc + 1, end)).map((w) => w.text);
     const verb = own.find((t) => !t.startsWith('-')) ?? '';
     if ((argv === null || argv.name === 'machinectl' || /@/.test(argv.written)) && /^(shell|login)$/.test(verb))
       ctx.add('privilege-escalation', detail);

@@ -29,13 +29,7 @@ const lvShrink: Check = (cmd, _io, ctx) => {
 /** umount -f / -l, or of the root or a system directory. */
 const umount: Check = (cmd, _io, ctx) => {
   const f = parseFlags(cmd.args, ['-t', '-O']);
-  const forced =
-    f.short.has('f') ||
-    f.short.has('l') ||
-    f.long.has('--force') ||
-    f.long.has('--lazy') ||
-    f.short.has('a') ||
-    f.long.has('--all');
+  const forced = [...'fla'].some((c) => f.short.has(c)) || ['--force', '--lazy', '--all'].some((l) => f.long.has(l));
   const system = f.operands.some((o) => ['root', 'system-dir', 'home'].includes(classifyPath(o)));
   if (forced || system) ctx.add('storage-destroy', show(cmd));
 };

@@ -1,7 +1,7 @@
 // Checks for commands that act on the machine: formatting and partitioning disks, services, shutdown, firewalls,
 // cron, killing processes. Pure.
 import { has, parseFlags } from '../engine/argv.js';
-import { always, show, stdinText, whenArg, type Check } from './types.js';
+import { always, show, stdinText, unlessArg, whenArg, type Check } from './types.js';
 import { SHARED_DIR } from './wrappers.js';
 import { names } from '../engine/names.js';
 import { judges } from './registry.js';
@@ -204,10 +204,6 @@ function ownPgrep(text: string): boolean {
   return m !== null && ownCommandLine(m[2]!);
 }
 
-const killall: Check = (cmd, _io, ctx) => {
-  if (!cmd.args.some((a) => a.text === '-l' || a.text === '--list' || a.text === '-0')) ctx.add('mass-kill', show(cmd));
-};
-
 /** pkill signals every process whose name (or command line, or user) matches: only signal 0 (a probe) is harmless. */
 const pkill: Check = (cmd, _io, ctx) => {
   const f = parseFlags(cmd.args, names(`-u -U -g -G -P -s -t --signal --euid --uid --parent --session`));
@@ -260,7 +256,7 @@ judges(
     'init telinit': whenArg('shutdown', /^[06]$/),
     crontab,
     kill,
-    'killall killall5': killall,
+    'killall killall5': unlessArg('mass-kill', /^(-l|--list|-0)$/),
     pkill,
     fuser,
     skill,

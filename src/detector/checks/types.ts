@@ -155,3 +155,10 @@ export function whenArg(rule: string, pattern: RegExp): Check {
     if (cmd.args.some((a) => pattern.test(a.text))) ctx.add(rule, show(cmd));
   };
 }
+
+/** A check that reports `rule` unless an argument matches `pattern`, an option that only reads (`passwd -S`). */
+export function unlessArg(rule: string, pattern: RegExp): Check {
+  return (cmd, _io, ctx) => {
+    if (!cmd.args.some((a) => pattern.test(a.text))) ctx.add(rule, show(cmd));
+  };
+}

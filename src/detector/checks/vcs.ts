@@ -15,16 +15,7 @@ import type { GitCheck } from '../programs/git/call.js';
 const MAIN_BRANCH = /^(main|master|trunk|develop|development|production|prod|release([/-].*)?|stable|HEAD)$/;
 
 /** A pathspec that covers a whole tree rather than a file: `.`, `:/`, a directory, a glob. */
-const broad = (w: Word): boolean =>
-  w.text === '.' ||
-  w.text === './' ||
-  w.text === '*' ||
-  w.text.startsWith(':/') ||
-  w.text.startsWith(':(') ||
-  w.text.endsWith('/') ||
-  /[*?[]/.test(w.text) ||
-  w.pattern ||
-  w.dynamic;
+const broad = (w: Word): boolean => /^\.\/?$|^:[/(]|\/$|[*?[]/.test(w.text) || w.pattern || w.dynamic;
 
 function push(cmd: Argv, f: Flags, ctx: CheckContext): void {
   if (has(f, 'n', '--dry-run')) return;
