@@ -111,48 +111,33 @@ export function checkAssignment(name: string, value: Word, ctx: CheckContext): v
   checkHistoryVariable(name, value, ctx);
   settingVariable(name, value, ctx);
   agentSafetyVariable(name, value, ctx);
-  if (/^(LD_PRELOAD|LD_AUDIT|DYLD_INSERT_LIBRARIES)$/.test(name) && value.text !== '') {
-    ctx.add('hijack-path', `${name}=${value.text}`);
-    return;
-  }
+  const hijack = (why?: string): void =>
+    ctx.add('hijack-path', why ? `${name}=${value.text} (${why})` : `${name}=${value.text}`);
+  if (/^(LD_PRELOAD|LD_AUDIT|DYLD_INSERT_LIBRARIES)$/.test(name) && value.text !== '') return hijack();
   if (MODULE_PATHS.test(name) && value.text !== '') {
     const entries = value.text.split(/[:;]/).filter((e) => e !== '');
-    if (value.dynamic || entries.length === 0 || entries.some((e) => !SYSTEM_DIRS.test(e))) {
-      ctx.add('hijack-path', `${name}=${value.text} (the program loads code from there)`);
-      return;
-    }
+    if (value.dynamic || entries.length === 0 || entries.some((e) => !SYSTEM_DIRS.test(e)))
+      return hijack('the program loads code from there');
   }
   // GTK_MODULES by path: GTK loads that library into every GTK program.
-  if (name === 'GTK_MODULES' && value.text.split(':').some((m) => m.includes('/') && !SYSTEM_DIRS.test(m))) {
-    ctx.add('hijack-path', `${name}=${value.text} (GTK loads that library)`);
-    return;
-  }
+  if (name === 'GTK_MODULES' && value.text.split(':').some((m) => m.includes('/') && !SYSTEM_DIRS.test(m)))
+    return hijack('GTK loads that library');
   // PERL5DB is the Perl code `perl -d` runs as its debugger.
   if (name === 'PERL5DB' && value.text !== '') {
     if (value.dynamic) ctx.computed(value, name, 'perl');
     else ctx.code(value.text, 'perl');
   }
   // A command run later, unseen (PROMPT_COMMAND before every prompt, a pager, GIT_SSH_COMMAND).
-  if (COMMAND_VARIABLES.has(name) && !value.dynamic && hidesCode(value.text)) {
-    ctx.add('hijack-path', `${name}=${value.text}`);
-    return;
-  }
+  if (COMMAND_VARIABLES.has(name) && !value.dynamic && hidesCode(value.text)) return hijack();
   // Files and directories a shell or runtime loads code from: from a shared directory, anyone's code runs.
   const loaded = CODE_PATHS[name]?.(value.text) ?? [];
-  if (loaded.some((e) => SHARED_DIRS.test(e) || (LIST_VARS.has(name) && (e === '.' || e === '')))) {
-    ctx.add('hijack-path', `${name}=${value.text}`);
-    return;
-  }
+  if (loaded.some((e) => SHARED_DIRS.test(e) || (LIST_VARS.has(name) && (e === '.' || e === '')))) return hijack();
   // SHELL is what script, su, vim's :sh, make and others start: anything but an installed shell runs other code.
-  if (name === 'SHELL' && value.text !== '' && !STANDARD_SHELL.test(value.text)) {
-    ctx.add('hijack-path', `${name}=${value.text}`);
-    return;
-  }
+  if (name === 'SHELL' && value.text !== '' && !STANDARD_SHELL.test(value.text)) return hijack();
   if (name !== 'PATH' && name !== 'LD_LIBRARY_PATH') return;
   const entries = value.text.split(':');
   const own = entries.findIndex((e) => e === '$PATH' || e === '${PATH}' || e === `$${name}` || e === `\${${name}}`);
   // The entries searched before the old value (all of them when PATH is replaced).
   const first = own < 0 ? entries : entries.slice(0, own);
-  if (first.some((e) => e === '' || e === '.' || e === './' || SHARED_DIRS.test(e)))
-    ctx.add('hijack-path', `${name}=${value.text}`);
+  if (first.some((e) => e === '' || e === '.' || e === './' || SHARED_DIRS.test(e))) hijack();
 }

@@ -70,10 +70,7 @@ const ENCODED_OPTS = /^-(e|ec|en|enc|enco|encod|encode|encoded|encodedc|encodedc
 const pwsh: Check = (cmd, io, ctx) => {
   const args = cmd.args;
   const enc = args.findIndex((a) => ENCODED_OPTS.test(a.text));
-  if (enc >= 0) {
-    ctx.add('decoded-to-shell', show(cmd));
-    return;
-  }
+  if (enc >= 0) return ctx.add('decoded-to-shell', show(cmd));
   const c = args.findIndex((a) => COMMAND_OPTS.test(a.text));
   if (c >= 0) {
     const rest = args.slice(c + 1);
@@ -94,8 +91,7 @@ const cmdlet: Check = (cmd, io, ctx) => {
   const name = (cmd.name ?? '').toLowerCase();
   if (/^(iex|invoke-expression)$/.test(name)) {
     const downloaded = DOWNLOAD.test(text) || io.upstream.some((u) => u.argv?.name && DOWNLOAD.test(u.argv.name));
-    ctx.add(downloaded ? 'remote-code-exec' : 'dynamic-command', show(cmd));
-    return;
+    return ctx.add(downloaded ? 'remote-code-exec' : 'dynamic-command', show(cmd));
   }
   const value = (opt: RegExp): string | undefined => {
     const at = cmd.args.findIndex((a) => opt.test(a.text));

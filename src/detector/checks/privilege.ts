@@ -13,10 +13,8 @@ const EDITORS = /^(vim?|nvim|ex|view|rvim|less|more|man|nano|emacs|ed|pico|vimdi
 export function checkPrivilege(words: Word[], argv: Argv | null, io: Io | undefined, ctx: CheckContext): void {
   const at = words.findIndex((w) => ELEVATORS.test(w.text));
   // su without a command (`su`, `su -`, `su - root`) is an interactive shell as that user, with or without sudo.
-  if (argv?.name === 'su' && !argv.args.some((a) => /^(-c|--command|--session-command)(=|$)/.test(a.text))) {
-    ctx.add('privilege-escalation', show(argv));
-    return;
-  }
+  if (argv?.name === 'su' && !argv.args.some((a) => /^(-c|--command|--session-command)(=|$)/.test(a.text)))
+    return ctx.add('privilege-escalation', show(argv));
   if (at < 0) return;
   // The words before the command that runs (all of them when nothing runs).
   const end = argv ? words.length - argv.args.length - 1 : words.length;

@@ -32,10 +32,7 @@ const INSTALLERS = keyTable<RegExp>({
 
 export function checkRemoteInstall(cmd: Argv, ctx: CheckContext): void {
   // npx github:user/repo, bunx https://...: the wrapper leaves the spec as the command word.
-  if (remote(cmd.written)) {
-    ctx.add('remote-code-exec', `${show(cmd)} (run from ${cmd.written})`);
-    return;
-  }
+  if (remote(cmd.written)) return ctx.add('remote-code-exec', `${show(cmd)} (run from ${cmd.written})`);
   const verbs = INSTALLERS[cmd.name ?? ''];
   const words = cmd.args.map((a) => a.text);
   const verb = words.find((w) => !w.startsWith('-'));

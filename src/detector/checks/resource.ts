@@ -214,8 +214,7 @@ function composeOwned(name: string, project: string | undefined): boolean {
  * volumes (`-v`), every one (`-a`) and a computed list (`$(docker ps -aq)`) stay resource-delete.
  */
 function namedContainerRemoval(cmd: Argv, project: string | undefined): boolean {
-  if (!CONTAINER_CLIS.has(cmd.name ?? '') || cmd.name === 'kubectl' || cmd.name === 'oc' || cmd.name === 'helm')
-    return false;
+  if (!/^(docker|podman|nerdctl)$/.test(cmd.name ?? '')) return false;
   const w = cmd.args.map((a) => a.text);
   const at = w[0] === 'container' || w[0] === 'image' ? 1 : 0;
   if (!/^(rm|remove|rmi)$/.test(w[at] ?? '')) return false;
@@ -263,10 +262,7 @@ const RUNNERS = keyTable<readonly string[]>({
  * publishing rights away, is not. System package managers: removing packages changes the machine.
  */
 export const packageManagerVerbs: PackageCheck = ({ path, at, words, project }, cmd, io, ctx) => {
-  if (!project) {
-    systemPackages(path, cmd, ctx);
-    return;
-  }
+  if (!project) return systemPackages(path, cmd, ctx);
   if (RUNNERS[cmd.name ?? '']?.includes(path[0] ?? '')) {
     // `npm exec -c 'CMD'`, `--call=CMD`, `pnpm exec --shell-mode CMD`: a shell runs the words.
     const shell = words.findIndex((w) => /^(-c|--call|--shell-mode)$/.test(w) || w.startsWith('--call='));

@@ -71,9 +71,7 @@ export function initScriptCheck(written: string): Check | undefined {
 
 const shutdown: Check = (cmd, _io, ctx) => {
   const f = parseFlags(cmd.args);
-  if (cmd.name === 'shutdown' && has(f, 'c', '--cancel')) return;
-  if (has(f, '', '--help')) return;
-  ctx.add('shutdown', show(cmd));
+  if (!(cmd.name === 'shutdown' && has(f, 'c', '--cancel')) && !has(f, '', '--help')) ctx.add('shutdown', show(cmd));
 };
 
 /** Firewall rules flushed, tables or chains deleted, a policy of accept, the firewall disabled or reset. */
@@ -128,10 +126,7 @@ const kill: Check = (cmd, io, ctx) => {
   const args = cmd.args.map((a) => a.text);
   if (args.some((a) => a === '-l' || a === '-L' || a === '--list')) return;
   // A lone `kill -1` is ambiguous (signal 1 to nothing, or everything): treated as kill-all.
-  if (args.length === 1 && args[0] === '-1') {
-    ctx.add('kill-all', show(cmd));
-    return;
-  }
+  if (args.length === 1 && args[0] === '-1') return ctx.add('kill-all', show(cmd));
   let i = 0;
   if (args[0] === '-s' || args[0] === '-n' || args[0] === '--signal') i = 2;
   else if (args[0] !== undefined && (SIGNAL.test(args[0]) || args[0].startsWith('--signal='))) i = 1;
