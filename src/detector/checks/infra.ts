@@ -33,8 +33,9 @@ export const containerExecAndPrune: ContainerCheck = ({ group, verb, rest }, cmd
 const kubectl: Check = (cmd, io, ctx) => {
   // Global options may take values the parser does not know; the verb is the first of the known verbs.
   const dashes = cmd.args.findIndex((w) => w.text === '--');
-  const words = (dashes < 0 ? cmd.args : cmd.args.slice(0, dashes)).map((w) => w.text);
-  const path = subcommandPath(dashes < 0 ? cmd.args : cmd.args.slice(0, dashes));
+  const own = dashes < 0 ? cmd.args : cmd.args.slice(0, dashes);
+  const words = own.map((w) => w.text);
+  const path = subcommandPath(own);
   if (path.hypothetical || words.some((w) => /^--dry-run(=(client|server|true))?$/.test(w))) return; // can-i, explain, dry runs
   const deleting =
     cmd.name === 'helm' ? words.some((w) => /^(uninstall|delete|del|un)$/.test(w)) : words.includes('delete');

@@ -73,8 +73,7 @@ const sshRemoteForward: Check = (cmd, _io, ctx) => {
       /^-[a-zA-Z]*R/.test(a.text) ||
       /^-o\s*RemoteForward/i.test(a.text)
     ) {
-      ctx.add('expose-service', show(cmd));
-      return;
+      return ctx.add('expose-service', show(cmd));
     }
   }
 };

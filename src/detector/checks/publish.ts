@@ -45,8 +45,7 @@ export const imagePush: ContainerCheck = ({ group, verb, rest }, cmd, _io, ctx) 
     (pushes || args.some((a) => a === '--push' || a === '--push=true')) &&
     !(tag !== undefined && LOCAL_REGISTRY.test(tag))
   ) {
-    ctx.add('package-publish', show(cmd));
-    return;
+    return ctx.add('package-publish', show(cmd));
   }
   // `docker compose push`, `docker manifest push`: the project's images, a manifest list.
   if (verb !== 'push' || (group !== undefined && !/^(images?|compose|manifest)$/.test(group))) return;

@@ -261,6 +261,5 @@ judges(
 
 /** Commands checked by prefix (mkfs.ext4, mkfs.xfs, ...). */
 export function systemCheckFor(name: string): Check | undefined {
-  if (/^mkfs\./.test(name)) return format;
-  return undefined;
+  return /^mkfs\./.test(name) ? format : undefined;
 }

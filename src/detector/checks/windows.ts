@@ -39,15 +39,13 @@ const wevtutil: Check = (cmd, _io, ctx) => {
 /** reg add/delete/import under HKLM: machine-wide settings, policies (Defender, UAC) and what runs at start-up. */
 const reg: Check = (cmd, io, ctx) => {
   credentialDump(cmd, io, ctx);
-  const [verb, key] = cmd.args.map((a) => a.text);
+  const [verb, key = ''] = cmd.args.map((a) => a.text);
   if (!verb || !/^(add|delete|import|restore|load|copy)$/i.test(verb)) return;
-  if (/^(HKLM|HKEY_LOCAL_MACHINE)\b/i.test(key ?? '') || /\\(Run|RunOnce|Winlogon|Policies)\b/i.test(key ?? ''))
-    ctx.add(/\\Policies\\/i.test(key ?? '') ? 'security-posture' : 'overwrite-system-config', show(cmd));
+  if (/^(HKLM|HKEY_LOCAL_MACHINE)\b/i.test(key) || /\\(Run|RunOnce|Winlogon|Policies)\b/i.test(key))
+    ctx.add(/\\Policies\\/i.test(key) ? 'security-posture' : 'overwrite-system-config', show(cmd));
   // The user's own start-up keys (HKCU ...\CurrentVersion\Run, also with bash's quoting having eaten the backslashes).
   if (
-    /CurrentVersion\\?(Run|RunOnce|RunServices|RunServicesOnce|Explorer\\?StartupApproved\S*)$|Winlogon\\?$/i.test(
-      key ?? '',
-    )
+    /CurrentVersion\\?(Run|RunOnce|RunServices|RunServicesOnce|Explorer\\?StartupApproved\S*)$|Winlogon\\?$/i.test(key)
   )
     ctx.add('persistence', show(cmd));
 };
