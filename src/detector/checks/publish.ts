@@ -12,9 +12,7 @@ import type { ContainerCheck } from '../programs/containers/call.js';
 
 const DRY_RUN = /^(--dry-run|--dryrun|-n|--dry_run|--skip-publish)$/;
 
-function dryRun(cmd: Argv): boolean {
-  return cmd.args.some((a) => DRY_RUN.test(a.text) || a.text.startsWith('--dry-run='));
-}
+const dryRun = (cmd: Argv): boolean => cmd.args.some((a) => DRY_RUN.test(a.text) || a.text.startsWith('--dry-run='));
 
 /** The subcommand path (operands), flags and their values left out. */
 function words(cmd: Argv, valueFlags: readonly string[] = []): string[] {
