@@ -6,21 +6,9 @@ import { COMMAND_VARIABLES, hidesCode } from '../engine/code-in-options.js';
 import { checkHistoryVariable } from './traces.js';
 import { agentSafetyVariable } from './agents.js';
 import { settingVariable } from './settings.js';
-import { show, type Check, type CheckContext } from './types.js';
+import { always, show, unlessArg, whenArg, type Check, type CheckContext } from './types.js';
 import { judges } from './registry.js';
 import { keyTable } from '../engine/names.js';
-
-const account: Check = (cmd, _io, ctx) => ctx.add('account-change', show(cmd));
-
-/** Tools that only change accounts unless given one of their read-only options. */
-function accountUnless(...readOnly: string[]): Check {
-  return (cmd, _io, ctx) => {
-    if (cmd.args.some((a) => readOnly.includes(a.text))) return;
-    ctx.add('account-change', show(cmd));
-  };
-}
-
-const posture: Check = (cmd, _io, ctx) => ctx.add('security-posture', show(cmd));
 
 function postureUnless(...readOnly: string[]): Check {
   return (cmd, _io, ctx) => {
@@ -37,17 +25,6 @@ const sysctl: Check = (cmd, _io, ctx) => {
     ctx.add('security-posture', show(cmd));
 };
 
-/** update-alternatives --set/--install/--remove/--config change which program a system name runs. */
-const alternatives: Check = (cmd, _io, ctx) => {
-  if (cmd.args.some((a) => /^--(set|install|remove|remove-all|config|auto|all|set-selections)$/.test(a.text)))
-    ctx.add('security-posture', show(cmd));
-};
-
-const apparmorParser: Check = (cmd, _io, ctx) => {
-  if (cmd.args.some((a) => a.text === '-R' || a.text === '--remove' || /^-[a-zA-Z]*R/.test(a.text)))
-    ctx.add('security-posture', show(cmd));
-};
-
 const authselect: Check = (cmd, _io, ctx) => {
   const sub = cmd.args.find((a) => !a.text.startsWith('-'))?.text;
   if (sub && !/^(current|list|list-features|show|check|requirements|test)$/.test(sub))
@@ -61,12 +38,6 @@ const auditctl: Check = (cmd, _io, ctx) => {
   if (w.includes('-D') || (e >= 0 && w[e + 1] === '0') || w.includes('-e0')) ctx.add('security-posture', show(cmd));
 };
 
-/** macOS: spctl --master-disable turns Gatekeeper off; csrutil disable turns off System Integrity Protection. */
-const spctl: Check = (cmd, _io, ctx) => {
-  if (cmd.args.some((a) => /^--(master|global)-disable$|^--disable$/.test(a.text)))
-    ctx.add('security-posture', show(cmd));
-};
-
 /** launchctl unload/bootout/disable of a system daemon stops it (and keeps it stopped with -w). */
 const launchctl: Check = (cmd, _io, ctx) => {
   const w = cmd.args.map((a) => a.text);
@@ -78,21 +49,27 @@ judges(
   import.meta.url,
   {
     auditctl,
-    spctl,
+    // macOS: spctl --master-disable turns Gatekeeper off.
+    spctl: whenArg('security-posture', /^--(master|global)-disable$|^--disable$/),
     launchctl,
     'useradd adduser usermod userdel deluser groupadd addgroup groupdel delgroup groupmod gpasswd chpasswd chgpasswd chfn newusers vipw vigr pwconv pwunconv ssh-copy-id':
-      account,
-    passwd: accountUnless('-S', '--status', '-a', '--all'),
-    chage: accountUnless('-l', '--list'),
-    chsh: accountUnless('-l', '--list-shells'),
-    visudo: accountUnless('-c', '--check'),
+      always('account-change'),
+    // Tools that only change accounts unless given one of their read-only options.
+    passwd: unlessArg('account-change', /^(-S|--status|-a|--all)$/),
+    chage: unlessArg('account-change', /^(-l|--list)$/),
+    chsh: unlessArg('account-change', /^(-l|--list-shells)$/),
+    visudo: unlessArg('account-change', /^(-c|--check)$/),
     setenforce: postureUnless(),
-    'aa-teardown aa-disable aa-complain aa-audit authconfig setsebool': posture,
-    apparmor_parser: apparmorParser,
+    'aa-teardown aa-disable aa-complain aa-audit authconfig setsebool': always('security-posture'),
+    apparmor_parser: whenArg('security-posture', /^-[a-zA-Z]*R|^--remove$/),
     authselect,
     'pam-auth-update': postureUnless('--help'),
     sysctl,
-    'update-alternatives alternatives': alternatives,
+    // --set/--install/--remove/--config change which program a system name runs.
+    'update-alternatives alternatives': whenArg(
+      'security-posture',
+      /^--(set|install|remove|remove-all|config|auto|all|set-selections)$/,
+    ),
     setcap: postureUnless('-v', '--verify'),
     semanage: postureUnless('-l', '--list'),
   },
@@ -134,48 +111,33 @@ export function checkAssignment(name: string, value: Word, ctx: CheckContext): v
   checkHistoryVariable(name, value, ctx);
   settingVariable(name, value, ctx);
   agentSafetyVariable(name, value, ctx);
-  if (/^(LD_PRELOAD|LD_AUDIT|DYLD_INSERT_LIBRARIES)$/.test(name) && value.text !== '') {
-    ctx.add('hijack-path', `${name}=${value.text}`);
-    return;
-  }
+  const hijack = (why?: string): void =>
+    ctx.add('hijack-path', why ? `${name}=${value.text} (${why})` : `${name}=${value.text}`);
+  if (/^(LD_PRELOAD|LD_AUDIT|DYLD_INSERT_LIBRARIES)$/.test(name) && value.text !== '') return hijack();
   if (MODULE_PATHS.test(name) && value.text !== '') {
     const entries = value.text.split(/[:;]/).filter((e) => e !== '');
-    if (value.dynamic || entries.length === 0 || entries.some((e) => !SYSTEM_DIRS.test(e))) {
-      ctx.add('hijack-path', `${name}=${value.text} (the program loads code from there)`);
-      return;
-    }
+    if (value.dynamic || entries.length === 0 || entries.some((e) => !SYSTEM_DIRS.test(e)))
+      return hijack('the program loads code from there');
   }
   // GTK_MODULES by path: GTK loads that library into every GTK program.
-  if (name === 'GTK_MODULES' && value.text.split(':').some((m) => m.includes('/') && !SYSTEM_DIRS.test(m))) {
-    ctx.add('hijack-path', `${name}=${value.text} (GTK loads that library)`);
-    return;
-  }
+  if (name === 'GTK_MODULES' && value.text.split(':').some((m) => m.includes('/') && !SYSTEM_DIRS.test(m)))
+    return hijack('GTK loads that library');
   // PERL5DB is the Perl code `perl -d` runs as its debugger.
   if (name === 'PERL5DB' && value.text !== '') {
     if (value.dynamic) ctx.computed(value, name, 'perl');
     else ctx.code(value.text, 'perl');
   }
   // A command run later, unseen (PROMPT_COMMAND before every prompt, a pager, GIT_SSH_COMMAND).
-  if (COMMAND_VARIABLES.has(name) && !value.dynamic && hidesCode(value.text)) {
-    ctx.add('hijack-path', `${name}=${value.text}`);
-    return;
-  }
+  if (COMMAND_VARIABLES.has(name) && !value.dynamic && hidesCode(value.text)) return hijack();
   // Files and directories a shell or runtime loads code from: from a shared directory, anyone's code runs.
   const loaded = CODE_PATHS[name]?.(value.text) ?? [];
-  if (loaded.some((e) => SHARED_DIRS.test(e) || (LIST_VARS.has(name) && (e === '.' || e === '')))) {
-    ctx.add('hijack-path', `${name}=${value.text}`);
-    return;
-  }
+  if (loaded.some((e) => SHARED_DIRS.test(e) || (LIST_VARS.has(name) && (e === '.' || e === '')))) return hijack();
   // SHELL is what script, su, vim's :sh, make and others start: anything but an installed shell runs other code.
-  if (name === 'SHELL' && value.text !== '' && !STANDARD_SHELL.test(value.text)) {
-    ctx.add('hijack-path', `${name}=${value.text}`);
-    return;
-  }
+  if (name === 'SHELL' && value.text !== '' && !STANDARD_SHELL.test(value.text)) return hijack();
   if (name !== 'PATH' && name !== 'LD_LIBRARY_PATH') return;
   const entries = value.text.split(':');
   const own = entries.findIndex((e) => e === '$PATH' || e === '${PATH}' || e === `$${name}` || e === `\${${name}}`);
   // The entries searched before the old value (all of them when PATH is replaced).
   const first = own < 0 ? entries : entries.slice(0, own);
-  if (first.some((e) => e === '' || e === '.' || e === './' || SHARED_DIRS.test(e)))
-    ctx.add('hijack-path', `${name}=${value.text}`);
+  if (first.some((e) => e === '' || e === '.' || e === './' || SHARED_DIRS.test(e))) hijack();
 }

@@ -15,10 +15,8 @@ function execTarget(rest: Word[]): Word[] {
   let i = 0;
   while (i < rest.length && rest[i]!.text.startsWith('-') && rest[i]!.text !== '--')
     i += EXEC_VALUE_OPTS.includes(rest[i]!.text) ? 2 : 1;
-  let cmd = rest.slice(i + 1);
   const dashes = rest.findIndex((w) => w.text === '--');
-  if (dashes >= 0) cmd = rest.slice(dashes + 1);
-  return cmd;
+  return rest.slice(dashes >= 0 ? dashes + 1 : i + 1);
 }
 
 /** `docker exec C CMD` (also `container exec`, `compose exec SERVICE CMD`): the command gets our input. Prunes. */
@@ -35,8 +33,9 @@ export const containerExecAndPrune: ContainerCheck = ({ group, verb, rest }, cmd
 const kubectl: Check = (cmd, io, ctx) => {
   // Global options may take values the parser does not know; the verb is the first of the known verbs.
   const dashes = cmd.args.findIndex((w) => w.text === '--');
-  const words = (dashes < 0 ? cmd.args : cmd.args.slice(0, dashes)).map((w) => w.text);
-  const path = subcommandPath(dashes < 0 ? cmd.args : cmd.args.slice(0, dashes));
+  const own = dashes < 0 ? cmd.args : cmd.args.slice(0, dashes);
+  const words = own.map((w) => w.text);
+  const path = subcommandPath(own);
   if (path.hypothetical || words.some((w) => /^--dry-run(=(client|server|true))?$/.test(w))) return; // can-i, explain, dry runs
   const deleting =
     cmd.name === 'helm' ? words.some((w) => /^(uninstall|delete|del|un)$/.test(w)) : words.includes('delete');

@@ -6,7 +6,7 @@ import { namesLong, optionWord } from '../engine/long-options.js';
 import type { Word } from '../engine/words.js';
 import { literal } from '../engine/words.js';
 import type { Check } from './types.js';
-import { keyTable, names } from '../engine/names.js';
+import { names } from '../engine/names.js';
 import { judges } from './registry.js';
 
 /**
@@ -32,6 +32,10 @@ function afterOptions(args: readonly Word[], from: number, arity: Record<string,
   return i;
 }
 
+/** Options that take `n` values each, as an arity table. */
+const taking = (n: number, options: string): Record<string, number> =>
+  Object.fromEntries(names(options).map((o) => [o, n]));
+
 /** ip [-n NS] netns exec NAME CMD..., ip vrf exec NAME CMD... */
 const ip: Check = (cmd, _io, ctx) => {
   const at = cmd.args.findIndex(
@@ -40,11 +44,10 @@ const ip: Check = (cmd, _io, ctx) => {
   if (at >= 0 && cmd.args.length > at + 3) ctx.argv(cmd.args.slice(at + 3));
 };
 
-const PERF_ARITY: Record<string, number> = Object.fromEntries(
-  names(`
-    -e --event -o --output -p --pid -t --tid -C --cpu -c --count -F --freq -r --repeat -x -G --cgroup -I
-    --interval-print -u --uid -m --mmap-pages --call-graph -d --delay --filter
-  `).map((o) => [o, 1]),
+const PERF_ARITY = taking(
+  1,
+  `-e --event -o --output -p --pid -t --tid -C --cpu -c --count -F --freq -r --repeat -x -G --cgroup -I
+  --interval-print -u --uid -m --mmap-pages --call-graph -d --delay --filter`,
 );
 
 const perf: Check = (cmd, _io, ctx) => {
@@ -67,35 +70,32 @@ const gdb: Check = (cmd, _io, ctx) => {
   if (at >= 0 && cmd.args[at + 1]) ctx.argv(cmd.args.slice(at + 1));
 };
 
-const BWRAP_ARITY = keyTable<number>({
-  ...Object.fromEntries(
-    names(`
-      --bind --ro-bind --dev-bind --bind-try --ro-bind-try --dev-bind-try --symlink --setenv --chmod --file
-      --bind-data --ro-bind-data --overlay-src
-    `).map((o) => [o, 2]),
+const BWRAP_ARITY = {
+  ...taking(
+    2,
+    `--bind --ro-bind --dev-bind --bind-try --ro-bind-try --dev-bind-try --symlink --setenv --chmod --file
+    --bind-data --ro-bind-data --overlay-src`,
   ),
-  ...Object.fromEntries(
-    names(`
-      --dev --proc --tmpfs --dir --unsetenv --chdir --uid --gid --hostname --lock-file --sync-fd --seccomp
-      --add-seccomp-fd --info-fd --json-status-fd --block-fd --userns-block-fd --remount-ro --mqueue --cap-add
-      --cap-drop --args --exec-label --file-label --perms --size --userns --userns2 --pidns --argv0 --tmp-overlay
-      --ro-overlay
-    `).map((o) => [o, 1]),
+  ...taking(
+    1,
+    `--dev --proc --tmpfs --dir --unsetenv --chdir --uid --gid --hostname --lock-file --sync-fd --seccomp
+    --add-seccomp-fd --info-fd --json-status-fd --block-fd --userns-block-fd --remount-ro --mqueue --cap-add
+    --cap-drop --args --exec-label --file-label --perms --size --userns --userns2 --pidns --argv0 --tmp-overlay
+    --ro-overlay`,
   ),
   '--overlay': 3,
-});
+};
 
 const bwrap: Check = (cmd, _io, ctx) => {
   const at = afterOptions(cmd.args, 0, BWRAP_ARITY, false);
   if (at < cmd.args.length) ctx.argv(cmd.args.slice(at));
 };
 
-const NSPAWN_ARITY: Record<string, number> = Object.fromEntries(
-  names(`
-    -D --directory -i --image -M --machine -u --user --bind --bind-ro -E --setenv --chdir --network-interface -p
-    --port --capability --drop-capability --private-users --overlay --tmpfs --uuid --slice --property --register
-    --kill-signal --link-journal --resolv-conf --timezone --console --personality
-  `).map((o) => [o, 1]),
+const NSPAWN_ARITY = taking(
+  1,
+  `-D --directory -i --image -M --machine -u --user --bind --bind-ro -E --setenv --chdir --network-interface -p
+  --port --capability --drop-capability --private-users --overlay --tmpfs --uuid --slice --property --register
+  --kill-signal --link-journal --resolv-conf --timezone --console --personality`,
 );
 
 const nspawn: Check = (cmd, _io, ctx) => {

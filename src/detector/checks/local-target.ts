@@ -11,6 +11,7 @@ import { classifyPath, type Where } from '../engine/paths.js';
 import type { Word } from '../engine/words.js';
 import { names } from '../engine/names.js';
 import { HTTP_CLIENTS } from '../programs/http/request.js';
+import { valueAt } from './types.js';
 
 /** Findings that only say data or a resource goes away: dropped when that data is local, disposable or rehearsed. */
 export const DISPOSABLE_RULES = new Set(
@@ -45,17 +46,10 @@ const DRY_RUN = /^(--dry-?run(=(?!none$|false$)\S*)?|--preview-only|--what-?if|-
 const DISPOSABLE_FILE = /(^|[^a-z])(test|tests|testing|dev|development|tmp|temp|scratch|fixtures?|ci|local)([^a-z]|$)/i;
 const PROD = /(^|[^a-z])(prod|production|prd|live)([^a-z]|$)/i;
 
-const valueOf = (args: Word[], i: number, opts: RegExp): string | undefined => {
-  const t = args[i]!.text;
-  const eq = t.indexOf('=');
-  if (eq > 0 && opts.test(t.slice(0, eq))) return t.slice(eq + 1);
-  return opts.test(t) ? args[i + 1]?.text : undefined;
-};
-
-/** Why the command's data is explicitly local or only rehearsed, or undefined. */
 /** The value the analysis gives a variable set from `$(docker create ...)` / `$(docker run -d ...)` in the same line. */
 export const CREATED_HERE = '<a container created in this command line>';
 
+/** Why the command's data is explicitly local or only rehearsed, or undefined. */
 export function localTarget(cmd: Argv, assignments: { name: string; value: Word }[], where: Where): string | undefined {
   // A raw HTTP call's service behind a local port is unknown (often a port-forward to a real cluster): no exception.
   if (cmd.name && HTTP_CLIENTS.includes(cmd.name)) return undefined;
@@ -81,25 +75,20 @@ export function localTarget(cmd: Argv, assignments: { name: string; value: Word 
   // A host given that is not this machine makes the target remote, whatever else the command says.
   let remoteHost = false;
   let local: string | undefined;
+  const target = (isLocal: boolean, why: string): void => {
+    if (isLocal) local ??= why;
+    else remoteHost = true;
+  };
   for (let i = 0; i < args.length; i += 1) {
-    const host = valueOf(args, i, HOST_OPTS);
-    if (host !== undefined) {
-      if (LOCAL_URL.test(host)) local ??= `the endpoint ${host}`;
-      else remoteHost = true;
-    }
+    const host = valueAt(texts, i, HOST_OPTS);
+    if (host !== undefined) target(LOCAL_URL.test(host), `the endpoint ${host}`);
     const t = texts[i]!;
-    if (!t.startsWith('-') && NETWORK_URL.test(t)) {
-      if (LOCAL_URL.test(t)) local ??= `the endpoint ${t}`;
-      else remoteHost = true;
-    }
-    const context = valueOf(args, i, CONTEXT_OPTS);
-    if (context !== undefined) {
-      if (LOCAL_CONTEXT.test(context)) local ??= `the local cluster ${context}`;
-      else remoteHost = true;
-    }
-    const env = valueOf(args, i, /^--?(env|environment)$/);
+    if (!t.startsWith('-') && NETWORK_URL.test(t)) target(LOCAL_URL.test(t), `the endpoint ${t}`);
+    const context = valueAt(texts, i, CONTEXT_OPTS);
+    if (context !== undefined) target(LOCAL_CONTEXT.test(context), `the local cluster ${context}`);
+    const env = valueAt(texts, i, /^--?(env|environment)$/);
     if (env !== undefined && TEST_ENV.test(env)) local ??= `the ${env} environment`;
-    const db = valueOf(args, i, DB_OPTS);
+    const db = valueAt(texts, i, DB_OPTS);
     if (db !== undefined && TEST_DB.test(db)) local ??= `the database ${db}`;
     if (t === '--local') local ??= '--local';
   }
@@ -110,10 +99,8 @@ export function localTarget(cmd: Argv, assignments: { name: string; value: Word 
   }
   for (const a of assignments) {
     if (ENV_VARS.test(a.name) && TEST_ENV.test(a.value.text)) local ??= `${a.name}=${a.value.text}`;
-    if (/(DATABASE|DB)_?(URL|URI|DSN)$|_HOST$/.test(a.name)) {
-      if (LOCAL_URL.test(a.value.text)) local ??= `${a.name} on this machine`;
-      else remoteHost = true;
-    }
+    if (/(DATABASE|DB)_?(URL|URI|DSN)$|_HOST$/.test(a.name))
+      target(LOCAL_URL.test(a.value.text), `${a.name} on this machine`);
   }
   if (remoteHost) return undefined;
   if (local) return local;

@@ -1,7 +1,7 @@
 // Network and power: interfaces and routes taken down or flushed, network managers and radios off, firewall
 // default-deny policies and DROP rules, suspend/hibernate/kexec. Showing state stays ordinary. Pure.
 import { parseFlags } from '../engine/argv.js';
-import { show, type Check } from './types.js';
+import { always, show, unlessArg, whenArg, type Check } from './types.js';
 import { names } from '../engine/names.js';
 import { judges } from './registry.js';
 import type { FirewallCheck } from '../programs/firewall/call.js';
@@ -24,17 +24,6 @@ const ip: Check = (cmd, _io, ctx) => {
     ctx.add('network-down', show(cmd));
 };
 
-const ifconfig: Check = (cmd, _io, ctx) => {
-  if (cmd.args.some((a) => a.text === 'down')) ctx.add('network-down', show(cmd));
-};
-
-const route: Check = (cmd, _io, ctx) => {
-  if (cmd.args.some((a) => a.text === 'del' || a.text === 'flush' || a.text === '-F'))
-    ctx.add('network-down', show(cmd));
-};
-
-const down: Check = (cmd, _io, ctx) => ctx.add('network-down', show(cmd));
-
 /** nmcli networking off, radio ... off, connection down/delete, device disconnect/delete. */
 const nmcli: Check = (cmd, _io, ctx) => {
   const w = parseFlags(cmd.args, names(`-f --fields -g --get-values -w --wait -c --colors -e --escape`)).operands.map(
@@ -48,23 +37,6 @@ const nmcli: Check = (cmd, _io, ctx) => {
     (/^d/.test(object) && /^(disconnect|delete|down)$/.test(w[1] ?? ''))
   )
     ctx.add('network-down', show(cmd));
-};
-
-const rfkill: Check = (cmd, _io, ctx) => {
-  if (cmd.args.some((a) => a.text === 'block')) ctx.add('network-down', show(cmd));
-};
-
-/** firewall-cmd: panic mode, a dropping default zone, removing services or ports (SSH). */
-const firewallCmd: Check = (cmd, _io, ctx) => {
-  if (
-    cmd.args.some(
-      (a) =>
-        /^--(panic-on|set-default-zone=(drop|block)|remove-service|remove-port|remove-interface|remove-source|complete-reload)/.test(
-          a.text,
-        ) || /^--set-target=(DROP|REJECT|%%REJECT%%)/.test(a.text),
-    )
-  )
-    ctx.add('firewall-flush', show(cmd));
 };
 
 /** Rules that drop traffic (`iptables -A INPUT -j DROP`, nft `… drop`, `ufw deny`), default-deny policies, ufw rules deleted. */
@@ -87,35 +59,22 @@ export const firewallDrops: FirewallCheck = ({ rule, text, ops: w }, cmd, _io, c
   if (drops && !(oneSource && rule?.command !== 'policy')) ctx.add('firewall-flush', show(cmd));
 };
 
-const iptablesRestore: Check = (cmd, _io, ctx) => {
-  if (!cmd.args.some((a) => a.text === '-t' || a.text === '--test')) ctx.add('firewall-flush', show(cmd));
-};
-
-const power: Check = (cmd, _io, ctx) => ctx.add('shutdown', show(cmd));
-
-const kexec: Check = (cmd, _io, ctx) => {
-  if (cmd.args.some((a) => /^-[a-zA-Z]*e$|^--exec$|^-f$|^--force$/.test(a.text))) ctx.add('shutdown', show(cmd));
-};
-
 /** ssh -R (and -R in a combined flag word): a port of this side is opened on the remote side, for whoever is there. */
 const sshRemoteForward: Check = (cmd, _io, ctx) => {
   for (const a of cmd.args) {
-    if (!a.text.startsWith('-') || a.text.startsWith('--')) {
-      if (!a.text.startsWith('-')) break; // the host: what follows is the remote command
-      continue;
-    }
+    if (!a.text.startsWith('-')) break; // the host: what follows is the remote command
+    if (a.text.startsWith('--')) continue;
     // -D/-L bound to every interface (`-D 0.0.0.0:1080`, `-g`): a proxy or forward into this network for anyone.
     const at = cmd.args.indexOf(a);
     const bound = /^-[a-zA-Z]*[DL]$/.test(a.text) ? cmd.args[at + 1]?.text : /^-[DL](.+)$/.exec(a.text)?.[1];
-    if ((bound !== undefined && /^(0\.0\.0\.0|\*|\[::\]|::):/.test(bound)) || /^-[a-zA-Z]*g/.test(a.text)) {
-      ctx.add('expose-service', show(cmd));
-      return;
+    if (
+      (bound !== undefined && /^(0\.0\.0\.0|\*|\[::\]|::):/.test(bound)) ||
+      /^-[a-zA-Z]*g/.test(a.text) ||
+      /^-[a-zA-Z]*R/.test(a.text) ||
+      /^-o\s*RemoteForward/i.test(a.text)
+    ) {
+      return ctx.add('expose-service', show(cmd));
     }
-    if (/^-[a-zA-Z]*R/.test(a.text) || /^-o\s*RemoteForward/i.test(a.text)) {
-      ctx.add('expose-service', show(cmd));
-      return;
-    }
-    if (/^-[a-zA-Z]*[bcDEeFIiJLlmOopQSWw]$/.test(a.text)) continue; // its value follows (skipped as a non-flag below)
   }
 };
 
@@ -136,15 +95,19 @@ judges(
     ssh: sshRemoteForward,
     'ngrok cloudflared bore': tunnel,
     ip,
-    ifconfig,
-    route,
-    'ifdown if-down': down,
+    ifconfig: whenArg('network-down', /^down$/),
+    route: whenArg('network-down', /^(del|flush|-F)$/),
+    'ifdown if-down': always('network-down'),
     nmcli,
-    rfkill,
-    'firewall-cmd': firewallCmd,
-    'iptables-restore ip6tables-restore': iptablesRestore,
-    'systemd-sleep': power,
-    kexec,
+    rfkill: whenArg('network-down', /^block$/),
+    // Panic mode, a dropping default zone, removing services or ports (SSH).
+    'firewall-cmd': whenArg(
+      'firewall-flush',
+      /^--(panic-on|set-default-zone=(drop|block)|remove-service|remove-port|remove-interface|remove-source|complete-reload)|^--set-target=(DROP|REJECT|%%REJECT%%)/,
+    ),
+    'iptables-restore ip6tables-restore': unlessArg('firewall-flush', /^(-t|--test)$/),
+    'systemd-sleep': always('shutdown'),
+    kexec: whenArg('shutdown', /^-[a-zA-Z]*e$|^--exec$|^-f$|^--force$/),
   },
   { claims: true },
 );

@@ -1,8 +1,8 @@
 // Acting on the user's behalf towards other people: email, chat and SMS messages (mail clients, chat webhooks,
 // messaging APIs and CLIs), public comments, and money moved through payment APIs. None can be taken back once sent,
 // so each asks. Reading (GET, listing, logs) stays ordinary. Pure.
-import { parseFlags, type Argv } from '../engine/argv.js';
-import { show, type Check, type CheckContext } from './types.js';
+import { parseFlags } from '../engine/argv.js';
+import { show, type Check } from './types.js';
 import type { RequestCheck } from '../programs/http/request.js';
 import { judges } from './registry.js';
 import type { ForgeCheck } from '../programs/forge/call.js';
@@ -59,7 +59,7 @@ const mailer: Check = (cmd, io, ctx) => {
 };
 
 /** A resource CLI's compound verb that sends email or SMS (ses send-email, sns publish, messages:create). */
-function cliMessage(cmd: Argv, ctx: CheckContext): void {
+const cliMessage: Check = (cmd, _io, ctx) => {
   const words = parseFlags(cmd.args, []).operands.map((o) => o.text.toLowerCase());
   const parts = words.slice(0, 4).flatMap((w) => w.split(/[-:_.]/));
   const sendVerb = parts.some((p) => /^(send|publish)$/.test(p)) || (cmd.name === 'twilio' && parts.includes('create'));
@@ -68,7 +68,7 @@ function cliMessage(cmd: Argv, ctx: CheckContext): void {
     (words[0] === 'sns' && words[1] === 'publish')
   )
     ctx.add('send-message', show(cmd));
-}
+};
 
 /** The stripe CLI: a write to the account (create, update, delete, refunds, payouts), not listen/logs/trigger. */
 const stripe: Check = (cmd, _io, ctx) => {
@@ -87,10 +87,8 @@ export const forgeMessage: ForgeCheck = ({ object, verb }, cmd, _io, ctx) => {
     ctx.add('access-grant', `${show(cmd)} (merges past branch protection)`);
 };
 
-const cli: Check = (cmd, _io, ctx) => cliMessage(cmd, ctx);
-
 judges(import.meta.url, {
   'mail mailx s-nail sendmail swaks mutt neomutt msmtp ssmtp sendemail': mailer,
   stripe,
-  'aws twilio az gcloud': cli,
+  'aws twilio az gcloud': cliMessage,
 });

@@ -4,7 +4,7 @@
 import { classifyPath } from '../engine/paths.js';
 import { literal } from '../engine/words.js';
 import { isCredentialPath, secretStdin } from './exfil.js';
-import { show, stdinText, type Check, type CheckContext } from './types.js';
+import { show, stdinText, whenArg, type Check, type CheckContext } from './types.js';
 import { CREDENTIAL_DUMP, windowsPathOutside } from './windows.js';
 import { names } from '../engine/names.js';
 import { judges } from './registry.js';
@@ -70,10 +70,7 @@ const ENCODED_OPTS = /^-(e|ec|en|enc|enco|encod|encode|encoded|encodedc|encodedc
 const pwsh: Check = (cmd, io, ctx) => {
   const args = cmd.args;
   const enc = args.findIndex((a) => ENCODED_OPTS.test(a.text));
-  if (enc >= 0) {
-    ctx.add('decoded-to-shell', show(cmd));
-    return;
-  }
+  if (enc >= 0) return ctx.add('decoded-to-shell', show(cmd));
   const c = args.findIndex((a) => COMMAND_OPTS.test(a.text));
   if (c >= 0) {
     const rest = args.slice(c + 1);
@@ -94,8 +91,7 @@ const cmdlet: Check = (cmd, io, ctx) => {
   const name = (cmd.name ?? '').toLowerCase();
   if (/^(iex|invoke-expression)$/.test(name)) {
     const downloaded = DOWNLOAD.test(text) || io.upstream.some((u) => u.argv?.name && DOWNLOAD.test(u.argv.name));
-    ctx.add(downloaded ? 'remote-code-exec' : 'dynamic-command', show(cmd));
-    return;
+    return ctx.add(downloaded ? 'remote-code-exec' : 'dynamic-command', show(cmd));
   }
   const value = (opt: RegExp): string | undefined => {
     const at = cmd.args.findIndex((a) => opt.test(a.text));
@@ -169,15 +165,6 @@ const cmdExe: Check = (cmd, _io, ctx) => {
   if (/\bpowershell|\bpwsh/i.test(text)) analysePowerShell(text, ctx);
 };
 
-/** schtasks /create and launchctl load/bootstrap install tasks the detector cannot follow. */
-const schtasks: Check = (cmd, _io, ctx) => {
-  if (cmd.args.some((a) => /^\/(create|change)$/i.test(a.text))) ctx.add('schedule-unchecked', show(cmd));
-};
-
-const launchctl: Check = (cmd, _io, ctx) => {
-  if (cmd.args.some((a) => /^(load|bootstrap|submit|enable)$/.test(a.text))) ctx.add('schedule-unchecked', show(cmd));
-};
-
 const CMDLETS = names(`
   iex iwr irm saps Invoke-Expression Remove-Item Stop-Computer Restart-Computer Stop-Process Clear-Disk Format-Volume
   Initialize-Disk Remove-Partition
@@ -188,8 +175,9 @@ judges(
   {
     'pwsh pwsh.exe powershell powershell.exe': pwsh,
     'cmd cmd.exe': cmdExe,
-    'schtasks schtasks.exe': schtasks,
-    launchctl,
+    // schtasks /create and launchctl load/bootstrap install tasks the detector cannot follow.
+    'schtasks schtasks.exe': whenArg('schedule-unchecked', /^\/(create|change)$/i),
+    launchctl: whenArg('schedule-unchecked', /^(load|bootstrap|submit|enable)$/),
     ...Object.fromEntries(CMDLETS.flatMap((n) => [n, n.toLowerCase()]).map((n) => [n, cmdlet])),
   },
   { claims: true },

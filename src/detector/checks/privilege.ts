@@ -13,12 +13,12 @@ const EDITORS = /^(vim?|nvim|ex|view|rvim|less|more|man|nano|emacs|ed|pico|vimdi
 export function checkPrivilege(words: Word[], argv: Argv | null, io: Io | undefined, ctx: CheckContext): void {
   const at = words.findIndex((w) => ELEVATORS.test(w.text));
   // su without a command (`su`, `su -`, `su - root`) is an interactive shell as that user, with or without sudo.
-  if (argv?.name === 'su' && !argv.args.some((a) => /^(-c|--command|--session-command)(=|$)/.test(a.text))) {
-    ctx.add('privilege-escalation', show(argv));
-    return;
-  }
+  if (argv?.name === 'su' && !argv.args.some((a) => /^(-c|--command|--session-command)(=|$)/.test(a.text)))
+    return ctx.add('privilege-escalation', show(argv));
   if (at < 0) return;
-  const before = words.slice(at + 1, argv ? words.length - argv.args.length - 1 : words.length).map((w) => w.text);
+  // The words before the command that runs (all of them when nothing runs).
+  const end = argv ? words.length - argv.args.length - 1 : words.length;
+  const before = words.slice(at + 1, end).map((w) => w.text);
   const detail = words
     .map((w) => w.text)
     .join(' ')
@@ -31,10 +31,7 @@ export function checkPrivilege(words: Word[], argv: Argv | null, io: Io | undefi
   const mc = words.findIndex((w) => /(^|\/)machinectl$/.test(w.text));
   if (mc >= 0) {
     // `machinectl shell`, `machinectl shell root@.host`: a shell (the target is read as a command by the peeler).
-    const own =
-      argv?.name === 'machinectl'
-        ? argv.args.map((a) => a.text)
-        : words.slice(mc + 1, argv ? words.length - argv.args.length - 1 : words.length).map((w) => w.text);
+    const own = (argv?.name === 'machinectl' ? argv.args : words.slice(mc + 1, end)).map((w) => w.text);
     const verb = own.find((t) => !t.startsWith('-')) ?? '';
     if ((argv === null || argv.name === 'machinectl' || /@/.test(argv.written)) && /^(shell|login)$/.test(verb))
       ctx.add('privilege-escalation', detail);

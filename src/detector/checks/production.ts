@@ -5,7 +5,7 @@
 // plan, diff, template), stay ordinary. Pure.
 import { keyTable } from '../engine/names.js';
 import type { Argv } from '../engine/argv.js';
-import { show, type CheckContext } from './types.js';
+import { show, valueAt, type CheckContext } from './types.js';
 
 /** Verbs (or parts of compound verbs: update-stack, execute-change-set) that change what is running. */
 const CHANGE =
@@ -29,21 +29,6 @@ const IMPLICIT = keyTable<(words: string[]) => boolean>({
 });
 
 const LOCAL_RUNTIMES = /^(docker|podman|nerdctl|docker-compose|podman-compose|kind|minikube|k3d)$/;
-
-/** Target values given to options (`--context prod-eu`, `-var-file=prod.tfvars`, `-s prod`). */
-function targets(words: string[]): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < words.length; i += 1) {
-    const w = words[i]!;
-    if (!w.startsWith('-')) continue;
-    const eq = w.indexOf('=');
-    const name = eq > 0 ? w.slice(0, eq) : w;
-    if (!TARGET.test(name)) continue;
-    const value = eq > 0 ? w.slice(eq + 1) : words[i + 1];
-    if (value !== undefined) out.push(value);
-  }
-  return out;
-}
 
 /** Verbs that only read (gcloud run services describe): the path does not change anything. */
 const READ = /^(get|list|ls|describe|show|status|logs|log|view|history|inspect|top|tail|read|whoami|info)$/;
@@ -70,7 +55,8 @@ export function checkProduction(cmd: Argv, verbs: string[], ctx: CheckContext): 
   const path = leading.flatMap(parts);
   const changes = (implicit?.(words) ?? false) || (path.some((p) => CHANGE.test(p)) && !path.some((p) => READ.test(p)));
   if (!changes) return;
-  const where = targets(words);
+  // Target values given to options (`--context prod-eu`, `-var-file=prod.tfvars`, `-s prod`).
+  const where = words.flatMap((_, i) => valueAt(words, i, TARGET) ?? []);
   // Every stack or module changed with review switched off (`cdk deploy --all --require-approval never`).
   if (
     words.some((w) => w === '--all' || w === 'run-all') &&

@@ -12,9 +12,7 @@ import type { ContainerCheck } from '../programs/containers/call.js';
 
 const DRY_RUN = /^(--dry-run|--dryrun|-n|--dry_run|--skip-publish)$/;
 
-function dryRun(cmd: Argv): boolean {
-  return cmd.args.some((a) => DRY_RUN.test(a.text) || a.text.startsWith('--dry-run='));
-}
+const dryRun = (cmd: Argv): boolean => cmd.args.some((a) => DRY_RUN.test(a.text) || a.text.startsWith('--dry-run='));
 
 /** The subcommand path (operands), flags and their values left out. */
 function words(cmd: Argv, valueFlags: readonly string[] = []): string[] {
@@ -45,8 +43,7 @@ export const imagePush: ContainerCheck = ({ group, verb, rest }, cmd, _io, ctx) 
     (pushes || args.some((a) => a === '--push' || a === '--push=true')) &&
     !(tag !== undefined && LOCAL_REGISTRY.test(tag))
   ) {
-    ctx.add('package-publish', show(cmd));
-    return;
+    return ctx.add('package-publish', show(cmd));
   }
   // `docker compose push`, `docker manifest push`: the project's images, a manifest list.
   if (verb !== 'push' || (group !== undefined && !/^(images?|compose|manifest)$/.test(group))) return;

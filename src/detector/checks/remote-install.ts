@@ -19,23 +19,17 @@ const INSTALLERS = keyTable<RegExp>({
   pnpm: /^(install|i|add|dlx)$/,
   yarn: /^(add|dlx)$/,
   bun: /^(install|i|add|x)$/,
-  pip: /^install$/,
-  pip3: /^install$/,
+  'pip pip3 gem cargo': /^install$/,
   pipx: /^(install|run|inject)$/,
   uv: /^(add|pip|tool|run)$/,
   poetry: /^add$/,
-  gem: /^install$/,
-  cargo: /^install$/,
   composer: /^require$/,
   deno: /^(install|run)$/,
 });
 
 export function checkRemoteInstall(cmd: Argv, ctx: CheckContext): void {
   // npx github:user/repo, bunx https://...: the wrapper leaves the spec as the command word.
-  if (remote(cmd.written)) {
-    ctx.add('remote-code-exec', `${show(cmd)} (run from ${cmd.written})`);
-    return;
-  }
+  if (remote(cmd.written)) return ctx.add('remote-code-exec', `${show(cmd)} (run from ${cmd.written})`);
   const verbs = INSTALLERS[cmd.name ?? ''];
   const words = cmd.args.map((a) => a.text);
   const verb = words.find((w) => !w.startsWith('-'));

@@ -7,6 +7,7 @@
 import type { Argv } from '../engine/argv.js';
 import type { SyntaxNode } from '../engine/parser.js';
 import { show, type CheckContext, type Io } from './types.js';
+import { keyTable } from '../engine/names.js';
 
 const GiB = 1024 ** 3;
 /** A file or allocation this big is no task's scratch space. */
@@ -62,29 +63,25 @@ function stress(cmd: Argv): boolean {
 }
 
 /** A load generator at a large scale (requests, connections, duration, rate) against a host not on this machine. */
-function loadTest(cmd: Argv): boolean {
+function loadTest(cmd: Argv, large: LoadScale): boolean {
   const words = cmd.args.map((a) => a.text);
   const target = words.find((w) => /^(https?:\/\/|[\w-]+(\.[\w-]+)+(:\d+)?(\/|$))/.test(w));
   if (!target || LOCAL.test(target)) return false;
   const n = (re: RegExp): number => Number(value(cmd, re) ?? 0);
   const dur = (re: RegExp): number => seconds(value(cmd, re) ?? '0') ?? 0;
-  switch (cmd.name) {
-    case 'ab':
-      return n(/^-n$/) >= 100000 || n(/^-c$/) >= 500 || dur(/^-t$/) >= 3600;
-    case 'wrk':
-    case 'wrk2':
-      return n(/^(-c|--connections)$/) >= 500 || n(/^(-t|--threads)$/) >= 32 || dur(/^(-d|--duration)$/) >= 3600;
-    case 'hey':
-      return n(/^-n$/) >= 100000 || n(/^-c$/) >= 500 || dur(/^-z$/) >= 3600;
-    case 'siege':
-      return n(/^(-c|--concurrent)$/) >= 500 || dur(/^(-t|--time)$/) >= 3600;
-    case 'iperf3':
-    case 'iperf':
-      return dur(/^(-t|--time)$/) >= 3600 || n(/^(-P|--parallel)$/) >= 32;
-    default:
-      return false;
-  }
+  return large(n, dur);
 }
+
+/** Each load generator's large scale, from its option values as numbers (`n`) and as durations in seconds (`dur`). */
+type LoadScale = (n: (re: RegExp) => number, dur: (re: RegExp) => number) => boolean;
+const LOAD_TESTS = keyTable<LoadScale>({
+  ab: (n, dur) => n(/^-n$/) >= 100000 || n(/^-c$/) >= 500 || dur(/^-t$/) >= 3600,
+  'wrk wrk2': (n, dur) =>
+    n(/^(-c|--connections)$/) >= 500 || n(/^(-t|--threads)$/) >= 32 || dur(/^(-d|--duration)$/) >= 3600,
+  hey: (n, dur) => n(/^-n$/) >= 100000 || n(/^-c$/) >= 500 || dur(/^-z$/) >= 3600,
+  siege: (n, dur) => n(/^(-c|--concurrent)$/) >= 500 || dur(/^(-t|--time)$/) >= 3600,
+  'iperf3 iperf': (n, dur) => dur(/^(-t|--time)$/) >= 3600 || n(/^(-P|--parallel)$/) >= 32,
+});
 
 /** A count of replicas, instances or nodes: an option's value (`--replicas 300`, `--scale web=300`) or `NAME=N`. */
 const SCALE_COUNT =
@@ -142,8 +139,8 @@ export function checkResourceAbuse(cmd: Argv, io: Io, ctx: CheckContext, outputF
   if (/^ping6?$/.test(name) && words.some((w) => /^-[a-zA-Z]*f/.test(w))) add('a ping flood');
   if (name === 'hping3' && words.some((w) => /^(--flood|--faster|-i\s*u\d+|u1)$/.test(w))) add('a packet flood');
   if (/^(nc|ncat|netcat|socat|nping)$/.test(name) && readsInfinite) add('an endless stream sent to the network');
-  if (/^(ab|wrk|wrk2|hey|siege|iperf3|iperf)$/.test(name) && loadTest(cmd))
-    add('a load test at a large scale against another host');
+  const loadScale = LOAD_TESTS[name];
+  if (loadScale && loadTest(cmd, loadScale)) add('a load test at a large scale against another host');
   if (/^(kubectl|oc|aws|az|gcloud|doctl|eksctl|docker|docker-compose|podman|nomad|hcloud)$/.test(name) && scaleUp(cmd))
     add('scales to a count of 100 or more');
 }

@@ -6,7 +6,7 @@ import type { Word } from '../engine/words.js';
 import { sqlFindings } from './data.js';
 import { checkGrant } from './grants.js';
 import { checkProduction } from './production.js';
-import { show, stdinText, type Check, type CheckContext, type Io } from './types.js';
+import { show, stdinText, valueAt, type Check, type CheckContext, type Io } from './types.js';
 import { keyTable, names } from '../engine/names.js';
 import type { PackageCheck } from '../programs/packages/call.js';
 
@@ -106,14 +106,8 @@ export function subcommandPath(args: Word[], limit = 5): Path {
 
 /** Does the argv scale something to zero (`--replicas=0`, `web=0` after scale, `scale count 0`, `"replicas": 0`)? */
 function scalesToZero(args: Word[], verbs: string[]): boolean {
-  for (let i = 0; i < args.length; i += 1) {
-    const t = args[i]!.text;
-    const eq = t.indexOf('=');
-    if (t.startsWith('-') && SIZE_OPTS.test(eq >= 0 ? t.slice(0, eq) : t)) {
-      const value = eq >= 0 ? t.slice(eq + 1) : args[i + 1]?.text;
-      if (value === '0') return true;
-    }
-  }
+  const texts = args.map((a) => a.text);
+  if (texts.some((_, i) => valueAt(texts, i, SIZE_OPTS) === '0')) return true;
   const scaling = verbs.some(
     (v) => parts(v).includes('scale') || parts(v).includes('resize') || parts(v).includes('count'),
   );
@@ -172,18 +166,12 @@ function nestedCommands(cmd: Argv, io: Io, ctx: CheckContext): void {
   const args = cmd.args;
   const path = subcommandPath(args);
   const remoteShell =
-    path.verbs.some((v) => /^(ssh|console)$/i.test(v)) ||
-    args[path.stop]?.text === 'ssh' ||
-    args[path.stop]?.text === 'console';
-  for (let i = 0; i < args.length; i += 1) {
-    const t = args[i]!.text;
-    const eq = t.indexOf('=');
-    const name = eq >= 0 ? t.slice(0, eq) : t;
-    if (COMMAND_OPTS.test(name) || (remoteShell && name === '-C')) {
-      const value = eq >= 0 ? t.slice(eq + 1) : args[i + 1]?.text;
-      // SQL given to a managed database's --command is judged as SQL (sqlOptions), not as a shell line.
-      if (value !== undefined && !SQL_TEXT.test(value)) ctx.script(value);
-    }
+    path.verbs.some((v) => /^(ssh|console)$/i.test(v)) || /^(ssh|console)$/.test(args[path.stop]?.text ?? '');
+  const texts = args.map((a) => a.text);
+  for (const [i, t] of texts.entries()) {
+    const value = valueAt(texts, i, COMMAND_OPTS) ?? (remoteShell ? valueAt(texts, i, /^-C$/) : undefined);
+    // SQL given to a managed database's --command is judged as SQL (sqlOptions), not as a shell line.
+    if (value !== undefined && !SQL_TEXT.test(value)) ctx.script(value);
     for (const m of t.matchAll(/"?commands"?\s*[=:]\s*\[([^\]]*)\]/g))
       for (const c of m[1]!.matchAll(/"((?:\\.|[^"\\])*)"/g)) ctx.script(c[1]!);
   }
@@ -204,12 +192,9 @@ const SQL_TEXT = /^\s*(SELECT|INSERT|UPDATE|DELETE|DROP|TRUNCATE|ALTER|CREATE|WI
 const SQL_OPTS = /^--?(command|query|sql|statement|execute|e|q)$/;
 
 function sqlOptions(cmd: Argv, ctx: CheckContext): void {
-  const args = cmd.args;
-  for (let i = 0; i < args.length; i += 1) {
-    const t = args[i]!.text;
-    const eq = t.indexOf('=');
-    const value =
-      eq > 0 && SQL_OPTS.test(t.slice(0, eq)) ? t.slice(eq + 1) : SQL_OPTS.test(t) ? args[i + 1]?.text : undefined;
+  const texts = cmd.args.map((a) => a.text);
+  for (const [i, t] of texts.entries()) {
+    const value = valueAt(texts, i, SQL_OPTS);
     // The operand of `bq query "..."`, `gcloud sql ... --sql`: an SQL statement at the front of a word.
     const bare = !t.startsWith('-') && /^\s*(DROP|TRUNCATE|DELETE|UPDATE|ALTER)\s/i.test(t) ? t : undefined;
     for (const rule of sqlFindings(value ?? bare ?? '')) ctx.add(rule, show(cmd));
@@ -229,8 +214,7 @@ function composeOwned(name: string, project: string | undefined): boolean {
  * volumes (`-v`), every one (`-a`) and a computed list (`$(docker ps -aq)`) stay resource-delete.
  */
 function namedContainerRemoval(cmd: Argv, project: string | undefined): boolean {
-  if (!CONTAINER_CLIS.has(cmd.name ?? '') || cmd.name === 'kubectl' || cmd.name === 'oc' || cmd.name === 'helm')
-    return false;
+  if (!/^(docker|podman|nerdctl)$/.test(cmd.name ?? '')) return false;
   const w = cmd.args.map((a) => a.text);
   const at = w[0] === 'container' || w[0] === 'image' ? 1 : 0;
   if (!/^(rm|remove|rmi)$/.test(w[at] ?? '')) return false;
@@ -247,11 +231,9 @@ export const resourceVerbs: Check = (cmd, io, ctx) => {
   sqlOptions(cmd, ctx);
   const verb = namedContainerRemoval(cmd, ctx.where.project) ? undefined : destructiveVerb(cmd);
   if (verb) ctx.add('resource-delete', `${show(cmd)} (${verb})`);
-  else if (!cmd.args.some((a) => /^--dry-run(=(client|server|true))?$/.test(a.text))) {
-    const path = subcommandPath(cmd.args);
-    if (!path.hypothetical) checkGrant(cmd, path.verbs, ctx, stdinText(io));
-  }
   const path = subcommandPath(cmd.args);
+  if (!verb && !path.hypothetical && !cmd.args.some((a) => /^--dry-run(=(client|server|true))?$/.test(a.text)))
+    checkGrant(cmd, path.verbs, ctx, stdinText(io));
   if (!path.hypothetical) checkProduction(cmd, path.verbs, ctx);
   // A script named for what it destroys.
   if (
@@ -280,10 +262,7 @@ const RUNNERS = keyTable<readonly string[]>({
  * publishing rights away, is not. System package managers: removing packages changes the machine.
  */
 export const packageManagerVerbs: PackageCheck = ({ path, at, words, project }, cmd, io, ctx) => {
-  if (!project) {
-    systemPackages(path, cmd, ctx);
-    return;
-  }
+  if (!project) return systemPackages(path, cmd, ctx);
   if (RUNNERS[cmd.name ?? '']?.includes(path[0] ?? '')) {
     // `npm exec -c 'CMD'`, `--call=CMD`, `pnpm exec --shell-mode CMD`: a shell runs the words.
     const shell = words.findIndex((w) => /^(-c|--call|--shell-mode)$/.test(w) || w.startsWith('--call='));

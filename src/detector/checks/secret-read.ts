@@ -109,10 +109,8 @@ export function checkSecretRead(cmd: Argv, io: Io, ctx: CheckContext): void {
   // `env | grep -i token`: the whole environment filtered for secrets.
   const fromEnv = /^(env|printenv|set|export)$/.test(io.upstream.at(-1)?.argv?.name ?? '');
   const forSecrets = cmd.args.some((a) => /token|secret|passw|key|cred|auth/i.test(a.text));
-  if (/^(grep|egrep|rg)$/.test(cmd.name) && fromEnv && forSecrets) {
-    ctx.add('secret-read', `${show(cmd)} (secrets in the environment)`);
-    return;
-  }
+  if (/^(grep|egrep|rg)$/.test(cmd.name) && fromEnv && forSecrets)
+    return ctx.add('secret-read', `${show(cmd)} (secrets in the environment)`);
   const what = shownSecret(cmd, io);
   if (what !== undefined)
     ctx.add('secret-read', `${show(cmd)} (${what.length > 80 ? `${what.slice(0, 77)}...` : what})`);

@@ -66,19 +66,20 @@ export function checkSecretSinks(cmd: Argv, io: Io, ctx: CheckContext): void {
   const name = cmd.name ?? '';
   const w = cmd.args.map((a) => a.text);
   const report = (why: string): void => ctx.add('exfiltration', `${show(cmd)} (${why})`);
+  const substitutedSecret = cmd.args.some((a) => a.substitutions.some((n) => readsSecrets(n.text)));
   if (NETWORK_SINKS.has(name)) {
     if (secretStdin(io) || grepsSecrets(io)) report('secrets on standard input go over the network');
     else if (cmd.args.some(secretWord)) report('a secret in what it sends');
   }
   if (PUBLISHERS.has(name)) {
     if (readsStdin(cmd) && (secretStdin(io) || grepsSecrets(io))) report('secrets published as a body');
-    else if (cmd.args.some((a) => a.substitutions.some((n) => readsSecrets(n.text))))
-      report('a secret published in a field');
+    else if (substitutedSecret) report('a secret published in a field');
   }
-  if (name === 'git' && /^(commit|tag|notes|stash)$/.test(w[0] ?? '')) {
-    if (cmd.args.some((a) => a.substitutions.some((n) => readsSecrets(n.text))))
-      report('a secret written into history, which every push carries');
-    else if (readsStdin(cmd) && secretStdin(io)) report('a secret written into history, which every push carries');
-  }
+  if (
+    name === 'git' &&
+    /^(commit|tag|notes|stash)$/.test(w[0] ?? '') &&
+    (substitutedSecret || (readsStdin(cmd) && secretStdin(io)))
+  )
+    report('a secret written into history, which every push carries');
   if (secretUrl(cmd)) report('a secret inside a URL, sent when the link is fetched or rendered');
 }

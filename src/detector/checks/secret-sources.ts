@@ -108,10 +108,7 @@ export function foreignToken(cmd: Argv, urls: string[], ctx: CheckContext): void
         (h) =>
           h !== '' && !h.includes(vendor) && !LOCAL_HOST.test(h) && !/\.(internal|local|lan|corp|svc)$|^[^.]+$/.test(h),
       );
-      if (foreign) {
-        ctx.add('exfiltration', `${show(cmd)} (${m[0]} sent to another host)`);
-        return;
-      }
+      if (foreign) return ctx.add('exfiltration', `${show(cmd)} (${m[0]} sent to another host)`);
     }
   }
 }

@@ -107,6 +107,5 @@ judges(import.meta.url, {
   launchctl,
   osascript,
   'wsl wsl.exe': wsl,
-  kill: (cmd, _io, ctx) => killsParent(cmd, ctx),
-  pkill: (cmd, _io, ctx) => killsParent(cmd, ctx),
+  'kill pkill': (cmd, _io, ctx) => killsParent(cmd, ctx),
 });

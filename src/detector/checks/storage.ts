@@ -2,10 +2,8 @@
 // forced unmounts. Listing and status commands stay ordinary. Pure.
 import { parseFlags } from '../engine/argv.js';
 import { classifyPath } from '../engine/paths.js';
-import { show, type Check } from './types.js';
+import { always, show, whenArg, type Check } from './types.js';
 import { judges } from './registry.js';
-
-const destroy: Check = (cmd, _io, ctx) => ctx.add('storage-destroy', show(cmd));
 
 /** A tool whose subcommand (first operand) decides: `zpool destroy`, `zfs rollback`, `btrfs subvolume delete`. */
 function bySubcommand(pattern: RegExp, depth = 1): Check {
@@ -19,11 +17,7 @@ function bySubcommand(pattern: RegExp, depth = 1): Check {
 }
 
 /** An option that destroys (mdadm --zero-superblock, hdparm --security-erase, cryptsetup luksKillSlot). */
-function byOption(pattern: RegExp): Check {
-  return (cmd, _io, ctx) => {
-    if (cmd.args.some((a) => pattern.test(a.text))) ctx.add('storage-destroy', show(cmd));
-  };
-}
+const byOption = (pattern: RegExp): Check => whenArg('storage-destroy', pattern);
 
 /** lvresize/lvreduce shrinking (-L -20G, --size -5G) loses what is beyond the new end. */
 const lvShrink: Check = (cmd, _io, ctx) => {
@@ -32,19 +26,10 @@ const lvShrink: Check = (cmd, _io, ctx) => {
   if (cmd.name === 'lvreduce' || size.startsWith('-')) ctx.add('storage-destroy', show(cmd));
 };
 
-/** swapoff takes memory away from everything running; swapoff of a project image file is still the machine's swap. */
-const swapoff: Check = (cmd, _io, ctx) => ctx.add('storage-destroy', show(cmd));
-
 /** umount -f / -l, or of the root or a system directory. */
 const umount: Check = (cmd, _io, ctx) => {
   const f = parseFlags(cmd.args, ['-t', '-O']);
-  const forced =
-    f.short.has('f') ||
-    f.short.has('l') ||
-    f.long.has('--force') ||
-    f.long.has('--lazy') ||
-    f.short.has('a') ||
-    f.long.has('--all');
+  const forced = [...'fla'].some((c) => f.short.has(c)) || ['--force', '--lazy', '--all'].some((l) => f.long.has(l));
   const system = f.operands.some((o) => ['root', 'system-dir', 'home'].includes(classifyPath(o)));
   if (forced || system) ctx.add('storage-destroy', show(cmd));
 };
@@ -65,7 +50,7 @@ const nvme: Check = (cmd, _io, ctx) => {
 judges(
   import.meta.url,
   {
-    'lvremove vgremove pvremove vgreduce pvcreate vgcreate sg_format sg_sanitize': destroy,
+    'lvremove vgremove pvremove vgreduce pvcreate vgcreate sg_format sg_sanitize': always('storage-destroy'),
     'lvreduce lvresize': lvShrink,
     zpool: bySubcommand(/^(destroy|labelclear|create|remove|detach|split|replace|reguid)$/),
     zfs: bySubcommand(/^(destroy|rollback|promote|rename)$/),
@@ -75,7 +60,8 @@ judges(
       /^--(security-erase|security-erase-enhanced|security-set-pass|security-disable|user-master|trim-sector-ranges|write-sector|make-bad-sector|dco-restore|yes-i-know-what-i-am-doing)/,
     ),
     nvme,
-    swapoff,
+    // swapoff takes memory away from everything running; swapoff of a project image file is still the machine's swap.
+    swapoff: always('storage-destroy'),
     btrfs: bySubcommand(/^(delete|remove|resize|zero-log|rescue)$/, 3),
     xfs_repair: byOption(/^-L$/),
     umount,

@@ -65,8 +65,7 @@ export function imitated(name: string, ecosystem: 'npm' | 'pypi'): string | unde
   if (popular.has(n) || n.length < 5 || n.startsWith('@')) return undefined;
   for (const p of popular) {
     if (p.length < 5) continue;
-    if (withinOne(n, p) && squash(n) !== squash(p)) return p;
-    if (squash(n) === squash(p)) return p;
+    if (withinOne(n, p) || squash(n) === squash(p)) return p;
     const affixed = n.replace(/^(python3?|py|node|js)[-_]?|[-_]?(python3?|py|js|node)$/, '');
     if (affixed !== n && (affixed === p || p.replace(/^python-/, '') === affixed) && !popular.has(n)) return p;
   }

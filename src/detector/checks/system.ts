@@ -1,7 +1,7 @@
 // Checks for commands that act on the machine: formatting and partitioning disks, services, shutdown, firewalls,
 // cron, killing processes. Pure.
 import { has, parseFlags } from '../engine/argv.js';
-import { show, stdinText, type Check } from './types.js';
+import { always, show, stdinText, unlessArg, whenArg, type Check } from './types.js';
 import { SHARED_DIR } from './wrappers.js';
 import { names } from '../engine/names.js';
 import { judges } from './registry.js';
@@ -12,12 +12,6 @@ import type { FirewallCheck } from '../programs/firewall/call.js';
 const format: Check = (cmd, _io, ctx) => {
   const ops = parseFlags(cmd.args, names(`-t -L -b -N -m -O -E -U -I -i -n -c -p -s`)).operands;
   if (ops.some((o) => o.dynamic || o.text.startsWith('/dev/'))) ctx.add('format-filesystem', show(cmd));
-};
-
-/** cryptsetup luksFormat / erase, nvme format: destroy a device's data. */
-const deviceWipe: Check = (cmd, _io, ctx) => {
-  if (cmd.args.some((a) => /^(luksFormat|erase|luksErase|format|sanitize|reopen --type plain)$/.test(a.text)))
-    ctx.add('format-filesystem', show(cmd));
 };
 
 const wipefs: Check = (cmd, _io, ctx) => {
@@ -44,8 +38,6 @@ function partition(listing: { short: string; long: string[]; words?: string[] })
   };
 }
 
-const rawDisk: Check = (cmd, _io, ctx) => ctx.add('raw-disk-write', show(cmd));
-
 /**
  * systemctl stopping the machine's services (the user's own units, `--user`, are not the system's), the machine
  * powered off, rebooted or put to sleep (systemctl or loginctl), a unit enabled from a directory anyone can write to.
@@ -53,27 +45,22 @@ const rawDisk: Check = (cmd, _io, ctx) => ctx.add('raw-disk-write', show(cmd));
 export const systemdStopsOrPowers: SystemdCheck = ({ verb, targets, user }, cmd, _io, ctx) => {
   if (!verb) return;
   if (
-    /^(start|isolate|restart)$/.test(verb) &&
-    targets.some((u) => /^(poweroff|reboot|halt|kexec|rescue|emergency)\.target$/.test(u))
-  )
-    ctx.add('shutdown', show(cmd));
-  if (/^(stop|disable|mask|kill|isolate|freeze)$/.test(verb) && !user) ctx.add('service-stop', show(cmd));
-  // `systemctl clean --what=state postgresql`: the service's state, cache or log directories deleted.
-  if (verb === 'clean') ctx.add('resource-delete', `${show(cmd)} (the service's own data)`);
-  if (
+    (/^(start|isolate|restart)$/.test(verb) &&
+      targets.some((u) => /^(poweroff|reboot|halt|kexec|rescue|emergency)\.target$/.test(u))) ||
     /^(poweroff|reboot|halt|kexec|rescue|emergency|soft-reboot|suspend|hibernate|hybrid-sleep|suspend-then-hibernate|sleep)$/.test(
       verb,
     )
   )
     ctx.add('shutdown', show(cmd));
+  if (/^(stop|disable|mask|kill|isolate|freeze)$/.test(verb) && !user) ctx.add('service-stop', show(cmd));
+  // `systemctl clean --what=state postgresql`: the service's state, cache or log directories deleted.
+  if (verb === 'clean') ctx.add('resource-delete', `${show(cmd)} (the service's own data)`);
   // A unit file linked or enabled from a directory anyone can write to runs whatever is put there.
   if (/^(enable|link|start|restart|reenable)$/.test(verb) && targets.some((u) => SHARED_DIR.test(u)))
     ctx.add('schedule-unchecked', show(cmd));
 };
 
-const service: Check = (cmd, _io, ctx) => {
-  if (cmd.args.some((a) => /^(stop|disable|--stop)$/.test(a.text))) ctx.add('service-stop', show(cmd));
-};
+const service = whenArg('service-stop', /^(stop|disable|--stop)$/);
 
 /** /etc/init.d/NAME stop (the script's base name is the service): checked by where it lives. */
 export function initScriptCheck(written: string): Check | undefined {
@@ -84,13 +71,7 @@ export function initScriptCheck(written: string): Check | undefined {
 
 const shutdown: Check = (cmd, _io, ctx) => {
   const f = parseFlags(cmd.args);
-  if (cmd.name === 'shutdown' && has(f, 'c', '--cancel')) return;
-  if (has(f, '', '--help')) return;
-  ctx.add('shutdown', show(cmd));
-};
-
-const init: Check = (cmd, _io, ctx) => {
-  if (cmd.args.some((a) => a.text === '0' || a.text === '6')) ctx.add('shutdown', show(cmd));
+  if (!(cmd.name === 'shutdown' && has(f, 'c', '--cancel')) && !has(f, '', '--help')) ctx.add('shutdown', show(cmd));
 };
 
 /** Firewall rules flushed, tables or chains deleted, a policy of accept, the firewall disabled or reset. */
@@ -145,10 +126,7 @@ const kill: Check = (cmd, io, ctx) => {
   const args = cmd.args.map((a) => a.text);
   if (args.some((a) => a === '-l' || a === '-L' || a === '--list')) return;
   // A lone `kill -1` is ambiguous (signal 1 to nothing, or everything): treated as kill-all.
-  if (args.length === 1 && args[0] === '-1') {
-    ctx.add('kill-all', show(cmd));
-    return;
-  }
+  if (args.length === 1 && args[0] === '-1') return ctx.add('kill-all', show(cmd));
   let i = 0;
   if (args[0] === '-s' || args[0] === '-n' || args[0] === '--signal') i = 2;
   else if (args[0] !== undefined && (SIGNAL.test(args[0]) || args[0].startsWith('--signal='))) i = 1;
@@ -221,10 +199,6 @@ function ownPgrep(text: string): boolean {
   return m !== null && ownCommandLine(m[2]!);
 }
 
-const killall: Check = (cmd, _io, ctx) => {
-  if (!cmd.args.some((a) => a.text === '-l' || a.text === '--list' || a.text === '-0')) ctx.add('mass-kill', show(cmd));
-};
-
 /** pkill signals every process whose name (or command line, or user) matches: only signal 0 (a probe) is harmless. */
 const pkill: Check = (cmd, _io, ctx) => {
   const f = parseFlags(cmd.args, names(`-u -U -g -G -P -s -t --signal --euid --uid --parent --session`));
@@ -265,15 +239,19 @@ judges(
     sgdisk: partition({ short: 'pvi', long: ['--print', '--verify', '--info'] }),
     cfdisk: partition({ short: '', long: [] }),
     parted: partition({ short: 'lv', long: ['--list', '--version', '--help'], words: ['print', 'p', 'help'] }),
-    blkdiscard: rawDisk,
-    'cryptsetup nvme': deviceWipe,
+    blkdiscard: always('raw-disk-write'),
+    // cryptsetup luksFormat / erase, nvme format: destroy a device's data.
+    'cryptsetup nvme': whenArg(
+      'format-filesystem',
+      /^(luksFormat|erase|luksErase|format|sanitize|reopen --type plain)$/,
+    ),
     'service rc-service': service,
     'invoke-rc.d': (cmd, io, ctx) => service({ ...cmd, args: cmd.args.slice(1) }, io, ctx),
     'shutdown reboot halt poweroff': shutdown,
-    'init telinit': init,
+    'init telinit': whenArg('shutdown', /^[06]$/),
     crontab,
     kill,
-    'killall killall5': killall,
+    'killall killall5': unlessArg('mass-kill', /^(-l|--list|-0)$/),
     pkill,
     fuser,
     skill,
@@ -283,6 +261,5 @@ judges(
 
 /** Commands checked by prefix (mkfs.ext4, mkfs.xfs, ...). */
 export function systemCheckFor(name: string): Check | undefined {
-  if (/^mkfs\./.test(name)) return format;
-  return undefined;
+  return /^mkfs\./.test(name) ? format : undefined;
 }

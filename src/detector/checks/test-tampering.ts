@@ -63,10 +63,7 @@ function sedTampering(script: string, files: Word[], detail: string, ctx: CheckC
   const scripts = paths.some((p) => CHECK_SCRIPT.test(p) || HOOK_FILE.test(p));
   for (const raw of script.split(/;|\n/)) {
     const c = raw.trim();
-    if (paths.some((p) => CODEOWNERS.test(p))) {
-      add(ctx, detail, 'changes who must review changes');
-      return;
-    }
+    if (paths.some((p) => CODEOWNERS.test(p))) return add(ctx, detail, 'changes who must review changes');
     if (ci && /^(\d+(,\d+)?|\/(?:\\.|[^/\\])*\/)\s*d$/.test(c)) add(ctx, detail, 'deletes pipeline steps');
     const s = /^s(.)((?:\\.|(?!\1).)*)\1((?:\\.|(?!\1).)*)\1/.exec(c);
     if (s) {

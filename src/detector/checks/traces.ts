@@ -2,7 +2,7 @@
 // file), system logs and login records (truncating, deleting or vacuuming what is under /var/log, the journal),
 // audit rules. Appending to a log is not erasing it. Pure.
 import type { Word } from '../engine/words.js';
-import { show, type Check, type CheckContext } from './types.js';
+import { show, whenArg, type Check, type CheckContext } from './types.js';
 import { judges } from './registry.js';
 
 /** History files live in the home directory (a project's own `.history` folder is not the shell's). */
@@ -37,10 +37,6 @@ export function checkHistoryVariable(name: string, value: Word, ctx: CheckContex
     ctx.add('log-wipe', `${name}=${value.text}`);
 }
 
-const history: Check = (cmd, _io, ctx) => {
-  if (cmd.args.some((a) => /^-[a-z]*[cd]/.test(a.text))) ctx.add('log-wipe', show(cmd));
-};
-
 /** `set +o history` stops recording; `unset HISTFILE` stops saving. */
 const set: Check = (cmd, _io, ctx) => {
   const w = cmd.args.map((a) => a.text);
@@ -59,14 +55,10 @@ const unset: Check = (cmd, _io, ctx) =>
     ctx,
   );
 
-/** journalctl --vacuum-* deletes archived journal files. */
-const journalctl: Check = (cmd, _io, ctx) => {
-  if (cmd.args.some((a) => /^--vacuum-(time|size|files)\b/.test(a.text))) ctx.add('log-wipe', show(cmd));
-};
-
 judges(import.meta.url, {
-  history,
+  history: whenArg('log-wipe', /^-[a-z]*[cd]/),
   set,
   unset,
-  journalctl,
+  // journalctl --vacuum-* deletes archived journal files.
+  journalctl: whenArg('log-wipe', /^--vacuum-(time|size|files)\b/),
 });

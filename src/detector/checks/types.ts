@@ -1,5 +1,5 @@
 // What a per-command check receives: the canonical argv, what feeds its standard input, and ways to report
-// findings or analyse nested commands. Pure (types only).
+// findings or analyse nested commands; and the two simplest checks, built from a rule name. Pure.
 import type { Argv } from '../engine/argv.js';
 import type { Where } from '../engine/paths.js';
 import type { ScriptFile } from '../engine/scripts.js';
@@ -136,4 +136,31 @@ export function show(cmd: Argv): string {
   // Only what is shown is joined: checks call this once per argument, so a line of 10,000 arguments stays linear.
   for (let i = 0; i < cmd.args.length && text.length <= 120; i += 1) text += ` ${cmd.args[i]!.text}`;
   return text.length > 120 ? `${text.slice(0, 117)}...` : text;
+}
+
+/** The value of the option at `words[i]` when its name matches `names`: `--name=value`, or `--name value`. */
+export function valueAt(words: readonly string[], i: number, names: RegExp): string | undefined {
+  const t = words[i]!;
+  const eq = t.indexOf('=');
+  if (eq > 0 && names.test(t.slice(0, eq))) return t.slice(eq + 1);
+  return names.test(t) ? words[i + 1] : undefined;
+}
+
+/** A check that reports `rule` whenever the program runs (`bfg`, `useradd`, `blkdiscard`). */
+export function always(rule: string): Check {
+  return (cmd, _io, ctx) => ctx.add(rule, show(cmd));
+}
+
+/** A check that reports `rule` when an argument matches `pattern` (`ifconfig eth0 down`, `taskkill /IM x.exe`). */
+export function whenArg(rule: string, pattern: RegExp): Check {
+  return (cmd, _io, ctx) => {
+    if (cmd.args.some((a) => pattern.test(a.text))) ctx.add(rule, show(cmd));
+  };
+}
+
+/** A check that reports `rule` unless an argument matches `pattern`, an option that only reads (`passwd -S`). */
+export function unlessArg(rule: string, pattern: RegExp): Check {
+  return (cmd, _io, ctx) => {
+    if (!cmd.args.some((a) => pattern.test(a.text))) ctx.add(rule, show(cmd));
+  };
 }

@@ -4,7 +4,7 @@
 import { has, parseFlags, type Flags } from '../engine/argv.js';
 import { classifyPath } from '../engine/paths.js';
 import { literal, type Word } from '../engine/words.js';
-import { show, type Check, type CheckContext } from './types.js';
+import { always, show, type Check, type CheckContext } from './types.js';
 import type { Argv } from '../engine/argv.js';
 import { gitPushToForge } from './forge.js';
 import { names } from '../engine/names.js';
@@ -15,16 +15,7 @@ import type { GitCheck } from '../programs/git/call.js';
 const MAIN_BRANCH = /^(main|master|trunk|develop|development|production|prod|release([/-].*)?|stable|HEAD)$/;
 
 /** A pathspec that covers a whole tree rather than a file: `.`, `:/`, a directory, a glob. */
-const broad = (w: Word): boolean =>
-  w.text === '.' ||
-  w.text === './' ||
-  w.text === '*' ||
-  w.text.startsWith(':/') ||
-  w.text.startsWith(':(') ||
-  w.text.endsWith('/') ||
-  /[*?[]/.test(w.text) ||
-  w.pattern ||
-  w.dynamic;
+const broad = (w: Word): boolean => /^\.\/?$|^:[/(]|\/$|[*?[]/.test(w.text) || w.pattern || w.dynamic;
 
 function push(cmd: Argv, f: Flags, ctx: CheckContext): void {
   if (has(f, 'n', '--dry-run')) return;
@@ -157,8 +148,7 @@ judges(
   {
     hg,
     svn,
-    bfg: (cmd, _io, ctx) => ctx.add('git-history', show(cmd)),
-    'git-filter-repo': (cmd, _io, ctx) => ctx.add('git-history', show(cmd)),
+    'bfg git-filter-repo': always('git-history'),
   },
   { claims: true },
 );

@@ -3,7 +3,7 @@
 // image name, certutil downloads; PowerShell cmdlets no table names (Verb-Noun) go to the PowerShell check. Pure.
 import { classifyPath } from '../engine/paths.js';
 import { literal } from '../engine/words.js';
-import { show, type Check } from './types.js';
+import { show, whenArg, type Check } from './types.js';
 import { judges } from './registry.js';
 
 const lower = (texts: string[]): string[] => texts.map((t) => t.toLowerCase());
@@ -24,21 +24,11 @@ const cmdDelete: Check = (cmd, _io, ctx) => {
     ctx.add('recursive-delete', show(cmd));
 };
 
-/** format X: formats a volume (format of a file name is not Windows' format). */
-const format: Check = (cmd, _io, ctx) => {
-  if (cmd.args.some((a) => /^[A-Za-z]:\\?$/.test(a.text))) ctx.add('format-filesystem', show(cmd));
-};
-
 /** vssadmin delete shadows, wmic shadowcopy delete: the volume's restore points are gone. */
 const shadows: Check = (cmd, _io, ctx) => {
   const w = lower(cmd.args.map((a) => a.text));
   if (w.includes('delete') && w.some((t) => /^shadows?(copy)?$/.test(t)))
     ctx.add('storage-destroy', `${show(cmd)} (shadow copies)`);
-};
-
-/** bcdedit /set or /delete changes how (and whether) the machine boots and recovers. */
-const bcdedit: Check = (cmd, _io, ctx) => {
-  if (cmd.args.some((a) => /^\/(set|delete|deletevalue|import)$/i.test(a.text))) ctx.add('security-posture', show(cmd));
 };
 
 /** wevtutil cl LOG clears an event log. */
@@ -49,15 +39,13 @@ const wevtutil: Check = (cmd, _io, ctx) => {
 /** reg add/delete/import under HKLM: machine-wide settings, policies (Defender, UAC) and what runs at start-up. */
 const reg: Check = (cmd, io, ctx) => {
   credentialDump(cmd, io, ctx);
-  const [verb, key] = cmd.args.map((a) => a.text);
+  const [verb, key = ''] = cmd.args.map((a) => a.text);
   if (!verb || !/^(add|delete|import|restore|load|copy)$/i.test(verb)) return;
-  if (/^(HKLM|HKEY_LOCAL_MACHINE)\b/i.test(key ?? '') || /\\(Run|RunOnce|Winlogon|Policies)\b/i.test(key ?? ''))
-    ctx.add(/\\Policies\\/i.test(key ?? '') ? 'security-posture' : 'overwrite-system-config', show(cmd));
+  if (/^(HKLM|HKEY_LOCAL_MACHINE)\b/i.test(key) || /\\(Run|RunOnce|Winlogon|Policies)\b/i.test(key))
+    ctx.add(/\\Policies\\/i.test(key) ? 'security-posture' : 'overwrite-system-config', show(cmd));
   // The user's own start-up keys (HKCU ...\CurrentVersion\Run, also with bash's quoting having eaten the backslashes).
   if (
-    /CurrentVersion\\?(Run|RunOnce|RunServices|RunServicesOnce|Explorer\\?StartupApproved\S*)$|Winlogon\\?$/i.test(
-      key ?? '',
-    )
+    /CurrentVersion\\?(Run|RunOnce|RunServices|RunServicesOnce|Explorer\\?StartupApproved\S*)$|Winlogon\\?$/i.test(key)
   )
     ctx.add('persistence', show(cmd));
 };
@@ -74,11 +62,6 @@ const net: Check = (cmd, _io, ctx) => {
   const w = lower(cmd.args.map((a) => a.text));
   if (/^(user|localgroup|group)$/.test(w[0] ?? '') && w.some((t) => /^\/(add|delete|del|active:no)$/.test(t)))
     ctx.add('account-change', show(cmd));
-};
-
-/** taskkill /IM NAME kills every process of that image (by /PID it is one process). */
-const taskkill: Check = (cmd, _io, ctx) => {
-  if (cmd.args.some((a) => /^\/(im|fi)$/i.test(a.text))) ctx.add('mass-kill', show(cmd));
 };
 
 /** certutil -urlcache -f URL FILE downloads FILE (running it later runs downloaded code). */
@@ -103,21 +86,18 @@ const credentialDump: Check = (cmd, _io, ctx) => {
 
 judges(import.meta.url, {
   'del erase rd rmdir': cmdDelete,
-  'format format.com': format,
+  // format X: formats a volume (format of a file name is not Windows' format).
+  'format format.com': whenArg('format-filesystem', /^[A-Za-z]:\\?$/),
   'vssadmin wmic': shadows,
-  bcdedit,
+  // bcdedit /set or /delete changes how (and whether) the machine boots and recovers.
+  bcdedit: whenArg('security-posture', /^\/(set|delete|deletevalue|import)$/i),
   wevtutil,
   'reg reg.exe': reg,
   netsh,
   'net net.exe': net,
-  'taskkill taskkill.exe': taskkill,
+  // taskkill /IM NAME kills every process of that image (by /PID it is one process).
+  'taskkill taskkill.exe': whenArg('mass-kill', /^\/(im|fi)$/i),
   'certutil certutil.exe': certutil,
-  ...Object.fromEntries(
-    ['rundll32', 'procdump', 'procdump64', 'ntdsutil', 'mimikatz', 'pypykatz', 'lsassy', 'secretsdump.py'].flatMap(
-      (n) => [
-        [n, credentialDump],
-        [`${n}.exe`, credentialDump],
-      ],
-    ),
-  ),
+  [`rundll32 procdump procdump64 ntdsutil mimikatz pypykatz lsassy secretsdump.py rundll32.exe procdump.exe
+    procdump64.exe ntdsutil.exe mimikatz.exe pypykatz.exe lsassy.exe secretsdump.py.exe`]: credentialDump,
 });
