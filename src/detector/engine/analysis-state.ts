@@ -300,9 +300,14 @@ export abstract class AnalysisState implements CarryContext, ValueContext {
 
   /** Judges a script text; where bash reads its backslash-newlines otherwise than the grammar, both readings. */
   script(text: string, io?: Io): void {
-    this.scriptReading(text, io);
     const joined = continuationsJoined(text);
-    if (joined !== undefined) this.scriptReading(joined, io);
+    // Where only bash's reading parses (`a \<newline>&& b`, a trailing `\<newline>`), it is the one judged.
+    const brokenOnlyAsWritten =
+      joined !== undefined &&
+      this.parse(text, (root) => root?.hasError !== false) &&
+      this.parse(joined.text, (root) => root?.hasError === false);
+    if (!brokenOnlyAsWritten) this.scriptReading(text, io);
+    if (joined !== undefined && (joined.differs || brokenOnlyAsWritten)) this.scriptReading(joined.text, io);
   }
 
   private scriptReading(text: string, io?: Io): void {
@@ -416,14 +421,15 @@ const OUT_THEN_HERE_STRING = new RegExp(String.raw`((?:\d*>>?|&>>?|\d*>&|>\|)\s*
 
 /** `cmd > f <<< 'x'` → `cmd <<< 'x' > f`: an output redirect and a here-string, in the order the grammar can read. */
 /**
- * The text as bash reads its line continuations, where that differs from the grammar's reading; undefined elsewhere.
+ * The text as bash reads its line continuations (undefined where it has none), and whether that differs from the
+ * grammar's reading of them.
  * bash removes a backslash-newline and joins the words around it (`r\<newline>m -rf ~` runs rm), where the grammar
  * reads a space; a backslash before a carriage return quotes the return, so the newline after it ends the command
  * (`echo hi\<CR><newline>rm -rf ~`), where the grammar reads one continuation. Comments and single quotes keep
  * their backslashes in bash, so this is a second reading, never the only one. The quoted return is written `$'\\r'`,
  * which the grammar reads as bash does.
  */
-export function continuationsJoined(text: string): string | undefined {
+export function continuationsJoined(text: string): { text: string; differs: boolean } | undefined {
   if (!text.includes('\\\n') && !text.includes('\\\r')) return undefined;
   let out = '';
   let differs = false;
@@ -443,7 +449,7 @@ export function continuationsJoined(text: string): string | undefined {
       i += 1;
     }
   }
-  return differs ? out : undefined;
+  return { text: out, differs };
 }
 
 function hereStringFirst(text: string): string {

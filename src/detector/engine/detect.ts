@@ -134,6 +134,7 @@ class Analysis extends AnalysisState {
         break;
       case 'expansion':
       case 'heredoc_body':
+      case 'command_substitution':
         for (const inner of substitutionsInText(node)) this.script(inner);
         break;
       case 'unset_command':
@@ -276,6 +277,14 @@ class Analysis extends AnalysisState {
     }
     if (wasDownloaded(this.downloaded, argv.written))
       this.add('remote-code-exec', `${argv.written} was downloaded in this command line`);
+    // `echo -rf ~ | xargs rm`: xargs adds the words it reads to the command's own; known ones are judged so.
+    const read = argv.viaXargs && xargsReplacement(words, argv) === undefined ? this.knownText(io) : undefined;
+    const added =
+      read
+        ?.split(/\s+/)
+        .filter((w) => w !== '')
+        .slice(0, 64) ?? [];
+    if (added.length > 0) this.argv([literal(argv.written), ...argv.args, ...added.map(literal)], { upstream: [] });
     if (xargsInterpreter(words, argv, io, this)) return;
     if (fedShell(argv, io, this)) return;
     if (argv.name === 'cd' || argv.name === 'pushd') {

@@ -185,6 +185,13 @@ export function pipelineChain(node: SyntaxNode): { before: SyntaxNode[]; after: 
   let element: SyntaxNode = node;
   let outer: SyntaxNode | null = null;
   for (let p = node.parent; p; p = p.parent) {
+    // `tee >(sh)`, `curl -o >(sh) URL`: what the owner writes to the substitution is this command's input.
+    if (!outer && p.type === 'process_substitution' && p.text.startsWith('>(')) {
+      let owner = p.parent;
+      while (owner && owner.type !== 'command' && owner.type !== 'redirected_statement') owner = owner.parent;
+      if (owner?.type === 'redirected_statement') owner = owner.childForFieldName('body');
+      return owner ? { before: [...pipelineChain(owner).before, owner], after: [] } : { before: [], after: [] };
+    }
     if (p.type === 'pipeline') outer = p;
     else if (p.type === 'redirected_statement') {
       if (p.childForFieldName('body')?.id !== element.id) break;

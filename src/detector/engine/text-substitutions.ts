@@ -1,6 +1,6 @@
 // Command substitutions the bash grammar leaves as plain text, which bash runs all the same: backticks and `$(...)`
 // in the operand of a `${...}` operator (`${x:-`cmd`}`, `${HOME#$(cmd)}`, `${HOME/`cmd /`}`) and backticks in the
-// body of a here-document whose delimiter is unquoted. Pure.
+// body of a here-document whose delimiter is unquoted, and backticks escaped inside backticks. Pure.
 import { named } from './syntax.js';
 import type { SyntaxNode } from './parser.js';
 
@@ -9,6 +9,8 @@ const PARSED = /^(command_substitution|process_substitution|expansion|simple_exp
 
 /** The command lines of the substitutions in `node`'s text that the grammar did not parse as substitutions. */
 export function substitutionsInText(node: SyntaxNode): string[] {
+  // `\`...\`` inside backticks is a substitution of its own, which the grammar reads as escaped text.
+  if (node.type === 'command_substitution') return /^`.*\\`/s.test(node.text) ? substitutions(node.text) : [];
   if (node.type === 'heredoc_body') {
     const start = node.parent?.children.find((c) => c?.type === 'heredoc_start')?.text ?? '';
     if (/['"\\]/.test(start)) return []; // a quoted delimiter: the body is literal text
