@@ -83,13 +83,18 @@ export const agentRulesRequest: RequestCheck = (req, cmd, _io, ctx) => {
 /** git checkout REMOTE/BRANCH -- AGENTS.md, git restore --source=REMOTE/BRANCH: rules taken from someone else's branch. */
 export const gitRules: GitCheck = ({ sub, rest }, cmd, _io, ctx) => {
   if (sub !== 'checkout' && sub !== 'restore') return;
+  // `git checkout REF [--] FILE...`, `git restore --source[=]REF|-sREF [--] FILE...`: git needs no `--`.
   const w = rest.map((a) => a.text);
   const dashes = w.indexOf('--');
-  const files = dashes >= 0 ? w.slice(dashes + 1) : [];
+  const s = w.findIndex((t) => t === '--source' || t === '-s');
   const source =
     sub === 'checkout'
       ? w.slice(0, dashes < 0 ? undefined : dashes).find((t) => !t.startsWith('-'))
-      : w.find((t) => t.startsWith('--source='))?.slice(9);
+      : s >= 0
+        ? w[s + 1]
+        : w.find((t) => t.startsWith('--source=') || /^-s./.test(t))?.replace(/^--source=|^-s/, '');
+  const operands = w.filter((t, i) => !t.startsWith('-') && (s < 0 || i !== s + 1));
+  const files = dashes >= 0 ? w.slice(dashes + 1) : operands.slice(sub === 'checkout' ? 1 : 0);
   const rules = files.some((f) => isRulesFile(f) || /(^|\/)\.(claude|codex|gemini|cursor)\//.test(f));
   if (source && /\//.test(source) && rules) add(ctx, show(cmd), `takes an agent's rules from ${source}`);
 };

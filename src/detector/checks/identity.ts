@@ -2,7 +2,7 @@
 // parameters, PAM, alternatives, capabilities; PATH and preload hijacks through variable assignments. Pure.
 import { has, parseFlags } from '../engine/argv.js';
 import type { Word } from '../engine/words.js';
-import { COMMAND_VARIABLES, hidesCode } from '../engine/code-in-options.js';
+import { isCommandVariable, hidesCode } from '../engine/code-in-options.js';
 import { checkHistoryVariable } from './traces.js';
 import { agentSafetyVariable } from './agents.js';
 import { settingVariable } from './settings.js';
@@ -128,7 +128,7 @@ export function checkAssignment(name: string, value: Word, ctx: CheckContext): v
     else ctx.code(value.text, 'perl');
   }
   // A command run later, unseen (PROMPT_COMMAND before every prompt, a pager, GIT_SSH_COMMAND).
-  if (COMMAND_VARIABLES.has(name) && !value.dynamic && hidesCode(value.text)) return hijack();
+  if (isCommandVariable(name) && !value.dynamic && hidesCode(value.text)) return hijack();
   // Files and directories a shell or runtime loads code from: from a shared directory, anyone's code runs.
   const loaded = CODE_PATHS[name]?.(value.text) ?? [];
   if (loaded.some((e) => SHARED_DIRS.test(e) || (LIST_VARS.has(name) && (e === '.' || e === '')))) return hijack();

@@ -59,22 +59,23 @@ export const firewallDrops: FirewallCheck = ({ rule, text, ops: w }, cmd, _io, c
   if (drops && !(oneSource && rule?.command !== 'policy')) ctx.add('firewall-flush', show(cmd));
 };
 
+/** ssh's one-letter options that take a value (`-i key`, `-p 22`, `-Fconfig`). */
+const SSH_VALUED = 'BbcDEeFIiJLlmOoPpQRSWw';
+
 /** ssh -R (and -R in a combined flag word): a port of this side is opened on the remote side, for whoever is there. */
 const sshRemoteForward: Check = (cmd, _io, ctx) => {
-  for (const a of cmd.args) {
-    if (!a.text.startsWith('-')) break; // the host: what follows is the remote command
-    if (a.text.startsWith('--')) continue;
+  for (let i = 0; i < cmd.args.length; i += 1) {
+    const t = cmd.args[i]!.text;
+    if (!t.startsWith('-')) break; // the host: what follows is the remote command
+    if (t.startsWith('--')) continue;
+    // Flags up to the first that takes a value; the value is the rest of the word or the next word.
+    const at = [...t.slice(1)].findIndex((c) => SSH_VALUED.includes(c)) + 1;
+    const flags = at > 0 ? t.slice(1, at + 1) : t.slice(1);
+    const value = at > 0 ? t.slice(at + 1) || cmd.args[(i += 1)]?.text : undefined;
     // -D/-L bound to every interface (`-D 0.0.0.0:1080`, `-g`): a proxy or forward into this network for anyone.
-    const at = cmd.args.indexOf(a);
-    const bound = /^-[a-zA-Z]*[DL]$/.test(a.text) ? cmd.args[at + 1]?.text : /^-[DL](.+)$/.exec(a.text)?.[1];
-    if (
-      (bound !== undefined && /^(0\.0\.0\.0|\*|\[::\]|::):/.test(bound)) ||
-      /^-[a-zA-Z]*g/.test(a.text) ||
-      /^-[a-zA-Z]*R/.test(a.text) ||
-      /^-o\s*RemoteForward/i.test(a.text)
-    ) {
+    const bound = /[DL]$/.test(flags) && /^(0\.0\.0\.0|\*|\[::\]|::):/.test(value ?? '');
+    if (bound || /[gR]/.test(flags) || (flags.endsWith('o') && /^\s*RemoteForward/i.test(value ?? '')))
       return ctx.add('expose-service', show(cmd));
-    }
   }
 };
 

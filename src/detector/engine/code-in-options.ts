@@ -8,19 +8,20 @@ import { makeLanguage } from '../programs/build/task-runners.js';
 import { optionValues, optionWord } from './long-options.js';
 import { literal, type Word } from './words.js';
 import { names } from './names.js';
+import { GIT_COMMAND_KEY } from '../programs/git/config.js';
 
 /** git configuration keys whose value is a command git runs. */
-const GIT_COMMAND_KEYS =
-  /^(core\.(pager|sshcommand|editor|fsmonitor|askpass)|sequence\.editor|diff\.external|diff\..+\.(textconv|command)|merge\..+\.driver|filter\..+\.(clean|smudge|process)|credential(\..+)?\.helper|gpg(\..+)?\.program|pager\..+|alias\..+|uploadpack\.packobjectshook|remote\..+\.(uploadpack|receivepack|proxy)|web\.browser|man\..+\.cmd|browser\..+\.cmd|difftool\..+\.cmd|mergetool\..+\.cmd|core\.gitproxy)$/i;
-
-/** Variables whose value is a command the program runs (`GIT_SSH_COMMAND='...' git fetch`). */
-export const COMMAND_VARIABLES = new Set(
+const COMMAND_VARIABLES = new Set(
   names(`
   GIT_SSH_COMMAND GIT_SSH GIT_PAGER PAGER GIT_EDITOR EDITOR VISUAL GIT_EXTERNAL_DIFF GIT_ASKPASS SSH_ASKPASS LESSOPEN
   LESSCLOSE PROMPT_COMMAND GIT_PROXY_COMMAND RSYNC_RSH MANPAGER SYSTEMD_PAGER SYSTEMD_EDITOR GIT_SEQUENCE_EDITOR
   KUBE_EDITOR FCEDIT SUDO_ASKPASS BROWSER
 `),
 );
+
+/** Variables whose value is a command line a program runs (`GIT_SSH_COMMAND='...' git fetch`; npm's are any case). */
+export const isCommandVariable = (name: string): boolean =>
+  COMMAND_VARIABLES.has(name) || /^npm_config_(script_shell|shell|editor|browser|git)$/i.test(name);
 /** Variables that name a script the shell runs at start. */
 const SCRIPT_VARIABLES = new Set(['BASH_ENV', 'ENV']);
 
@@ -48,7 +49,7 @@ function gitOptions(cmd: Argv, ctx: CheckContext): void {
       t === '-c' ? cmd.args[(i += 1)] : t.startsWith('-c') ? { ...cmd.args[i]!, text: t.slice(2) } : undefined;
     if (!setting) continue;
     const eq = setting.text.indexOf('=');
-    if (eq > 0 && GIT_COMMAND_KEYS.test(setting.text.slice(0, eq)))
+    if (eq > 0 && (GIT_COMMAND_KEY.test(setting.text.slice(0, eq)) || /^alias\./i.test(setting.text.slice(0, eq))))
       commandValue({ ...setting, text: setting.text.slice(eq + 1) }, `git -c ${setting.text.slice(0, eq)}`, ctx);
     // The ext:: transport runs its URL as a command; allowing it lets a URL run anything.
     if (/^protocol\.(ext\.)?allow=(always|user)$/i.test(setting.text)) ctx.add('git-hook', `git -c ${setting.text}`);
@@ -187,7 +188,7 @@ export function indirectCode(
   ctx: CheckContext,
 ): void {
   for (const { name, value } of assignments) {
-    if (COMMAND_VARIABLES.has(name)) commandValue(value, name, ctx);
+    if (isCommandVariable(name)) commandValue(value, name, ctx);
     if (SCRIPT_VARIABLES.has(name) && value.text !== '') {
       if (value.dynamic) ctx.computed(value, name);
       else ctx.runsFile(literal(value.text), null);

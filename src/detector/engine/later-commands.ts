@@ -9,16 +9,13 @@ import { literal, wordOf, type Word } from './words.js';
 import type { CheckContext } from '../checks/types.js';
 import { gitCall } from '../programs/git/call.js';
 import { GIT_COMMAND_KEY } from '../programs/git/config.js';
+import { isCommandVariable } from './code-in-options.js';
 import { keyTable } from './names.js';
 
 /** What the analysis offers beyond a check's context: judging code that runs later (its scripts by path ask). */
 export interface CarryContext extends CheckContext {
   later(run: () => void): void;
 }
-
-/** Variables whose value is a command line some program runs (a pager, an editor, an ssh, a diff). */
-const COMMAND_VARIABLES =
-  /^(GIT_SSH_COMMAND|GIT_SSH|GIT_PAGER|PAGER|MANPAGER|SYSTEMD_PAGER|GIT_EDITOR|GIT_SEQUENCE_EDITOR|EDITOR|VISUAL|FCEDIT|KUBE_EDITOR|GIT_EXTERNAL_DIFF|GIT_ASKPASS|SSH_ASKPASS|SUDO_ASKPASS|LESSOPEN|LESSCLOSE|PROMPT_COMMAND|GIT_PROXY_COMMAND|RSYNC_RSH|BROWSER|npm_config_(script_shell|shell|editor|browser|git))$/i;
 
 /**
  * Variables that make programs load code or configuration from a file chosen by their value: a start-up script, a
@@ -41,7 +38,7 @@ const PRELOADS = /(?:^|\s)(?:-r|--require|--import|--loader|--experimental-loade
 
 /** Setting this variable can make later programs run code. */
 const carries = (name: string): boolean =>
-  COMMAND_VARIABLES.test(name) ||
+  isCommandVariable(name) ||
   START_FILE_VARIABLES.test(name) ||
   Object.hasOwn(OPTION_CODE, name) ||
   Object.hasOwn(SCRIPT_VARIABLES, name);
@@ -57,7 +54,7 @@ export function carriedVariable(name: string, value: Word | undefined, ctx: Carr
   }
   if (value.text === '' && !value.dynamic) return; // unsetting runs nothing
   const script = Object.hasOwn(SCRIPT_VARIABLES, name);
-  if (script || COMMAND_VARIABLES.test(name)) {
+  if (script || isCommandVariable(name)) {
     if (value.dynamic) ctx.computed(value, name);
     else if (script) ctx.later(() => ctx.runsFile(literal(value.text), SCRIPT_VARIABLES[name]!));
     else ctx.later(() => ctx.script(value.text.replace(/^!/, '')));
