@@ -9,6 +9,7 @@ const PARSED = /^(command_substitution|process_substitution|expansion|simple_exp
 
 /** The command lines of the substitutions in `node`'s text that the grammar did not parse as substitutions. */
 export function substitutionsInText(node: SyntaxNode): string[] {
+  if (!node.text.includes('`') && !node.text.includes('$(')) return [];
   // `\`...\`` inside backticks is a substitution of its own, which the grammar reads as escaped text.
   if (node.type === 'command_substitution') return /^`.*\\`/s.test(node.text) ? substitutions(node.text) : [];
   if (node.type === 'heredoc_body') {
