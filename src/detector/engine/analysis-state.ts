@@ -419,7 +419,6 @@ const programWord = (w: string | null): Word =>
 const WORD = String.raw`(?:'[^']*'|"(?:\\.|[^"\\])*"|\$'(?:\\.|[^'\\])*'|[^\s;&|<>()]+)`;
 const OUT_THEN_HERE_STRING = new RegExp(String.raw`((?:\d*>>?|&>>?|\d*>&|>\|)\s*${WORD})(\s*)(<<<\s*${WORD})`, 'g');
 
-/** `cmd > f <<< 'x'` → `cmd <<< 'x' > f`: an output redirect and a here-string, in the order the grammar can read. */
 /**
  * The text as bash reads its line continuations (undefined where it has none), and whether that differs from the
  * grammar's reading of them.
@@ -452,6 +451,7 @@ export function continuationsJoined(text: string): { text: string; differs: bool
   return { text: out, differs };
 }
 
+/** `cmd > f <<< 'x'` → `cmd <<< 'x' > f`: an output redirect and a here-string, in the order the grammar can read. */
 function hereStringFirst(text: string): string {
   return text.replace(
     OUT_THEN_HERE_STRING,
