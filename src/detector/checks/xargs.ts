@@ -55,11 +55,7 @@ export function xargsInterpreter(words: Word[], argv: Argv, io: Io, ctx: CheckCo
   // `xargs -I{} sh -c '... {}'`, `xargs sh -c`: the items are the script (judged where -I and -c are read).
   if (!opts || opts.replace || argv.args.at(-1)?.text === '-c') return false;
   const command = [literal(argv.written), ...argv.args];
-  const text = opts.file ? undefined : ctx.knownText(io);
-  const items =
-    text === undefined
-      ? undefined
-      : text.split(opts.delimiter ?? /\s+/).filter((t) => t !== '' && (opts.delimiter !== undefined || t.trim()));
+  const items = knownItems(opts, io, ctx);
   if (items === undefined || items.length > MAX_ITEMS) {
     ctx.argv([...command, COMPUTED], { upstream: [] });
     return true;
@@ -68,4 +64,22 @@ export function xargsInterpreter(words: Word[], argv: Argv, io: Io, ctx: CheckCo
   ctx.argv([...command, ...items.map(literal)], { upstream: [] });
   for (const item of items.slice(1)) ctx.argv([...command, literal(item)], { upstream: [] });
   return true;
+}
+
+/** The items xargs reads when they are literal in the line, split at its delimiter; undefined otherwise. */
+function knownItems(opts: { file: boolean; delimiter?: string }, io: Io, ctx: CheckContext): string[] | undefined {
+  const text = opts.file ? undefined : ctx.knownText(io);
+  return text?.split(opts.delimiter ?? /\s+/).filter((t) => t !== '' && (opts.delimiter !== undefined || t.trim()));
+}
+
+/**
+ * `echo -rf ~ | xargs rm`: a command xargs runs (an interpreter is judged by xargsInterpreter) is judged once more with
+ * the items xargs adds to its arguments, when they are literal (the first MAX_ITEMS of them).
+ */
+export function xargsKnownItems(words: Word[], argv: Argv, io: Io, ctx: CheckContext): void {
+  if (!argv.viaXargs || runsCode(argv.name)) return;
+  const opts = xargsOptions(words.slice(0, words.length - argv.args.length - 1));
+  if (!opts || opts.replace) return;
+  const items = knownItems(opts, io, ctx)?.slice(0, MAX_ITEMS) ?? [];
+  if (items.length > 0) ctx.argv([literal(argv.written), ...argv.args, ...items.map(literal)], { upstream: [] });
 }

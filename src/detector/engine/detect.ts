@@ -36,7 +36,7 @@ import { checkWriteTampering } from '../checks/test-tampering.js';
 import { checkExposure } from '../checks/exposure.js';
 import { checkRemoteInstall } from '../checks/remote-install.js';
 import { checkWrappers } from '../checks/wrappers.js';
-import { xargsInterpreter, xargsReplacement } from '../checks/xargs.js';
+import { xargsInterpreter, xargsKnownItems, xargsReplacement } from '../checks/xargs.js';
 import { filesWrittenBy } from './changed-before-run.js';
 import { fedShell } from '../checks/fed-shells.js';
 import { checkUnset, type WriteMode } from '../checks/traces.js';
@@ -277,14 +277,7 @@ class Analysis extends AnalysisState {
     }
     if (wasDownloaded(this.downloaded, argv.written))
       this.add('remote-code-exec', `${argv.written} was downloaded in this command line`);
-    // `echo -rf ~ | xargs rm`: xargs adds the words it reads to the command's own; known ones are judged so.
-    const read = argv.viaXargs && xargsReplacement(words, argv) === undefined ? this.knownText(io) : undefined;
-    const added =
-      read
-        ?.split(/\s+/)
-        .filter((w) => w !== '')
-        .slice(0, 64) ?? [];
-    if (added.length > 0) this.argv([literal(argv.written), ...argv.args, ...added.map(literal)], { upstream: [] });
+    xargsKnownItems(words, argv, io, this);
     if (xargsInterpreter(words, argv, io, this)) return;
     if (fedShell(argv, io, this)) return;
     if (argv.name === 'cd' || argv.name === 'pushd') {
