@@ -45,29 +45,6 @@ const MAX_LOADS = 400;
 /** Syntax trees deeper than this are not walked: they ask. */
 const MAX_TREE_DEPTH = 400;
 
-/** The depth of a syntax tree, walked with a cursor (no recursion); stops counting past `limit`. */
-function treeDepth(root: SyntaxNode, limit: number): number {
-  const cursor = root.walk();
-  let depth = 0;
-  let max = 0;
-  try {
-    for (;;) {
-      if (cursor.gotoFirstChild()) {
-        depth += 1;
-        if (depth > max) max = depth;
-        if (max > limit) return max;
-        continue;
-      }
-      while (!cursor.gotoNextSibling()) {
-        if (!cursor.gotoParent()) return max;
-        depth -= 1;
-      }
-    }
-  } finally {
-    cursor.delete();
-  }
-}
-
 export interface DetectOptions {
   /** The project directory: absolute paths inside it count as the project's own files. */
   cwd?: string;
@@ -328,7 +305,7 @@ export abstract class AnalysisState implements CarryContext, ValueContext {
         if (root.hasError) this.add('unparsed', source.length > 80 ? `${source.slice(0, 77)}...` : source);
         // Judging looks up from each command to what encloses it: past this depth that costs more than it could
         // ever be worth (`if` nested 2,000 deep took 40 s), and a person decides.
-        if (treeDepth(root, MAX_TREE_DEPTH) > MAX_TREE_DEPTH) {
+        if (root.height > MAX_TREE_DEPTH) {
           this.add('too-deep', `the command's syntax nests more than ${MAX_TREE_DEPTH} levels`);
           return;
         }

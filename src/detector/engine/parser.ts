@@ -1,8 +1,9 @@
 // Loads the bash grammar (tree-sitter-bash's wasm file) into web-tree-sitter once per process. Worker-only (reads files).
 import { createRequire } from 'node:module';
-import { Language, Parser, type Node } from 'web-tree-sitter';
+import { Language, Parser } from 'web-tree-sitter';
+import { copyTree, type SyntaxNode } from './syntax-tree.js';
 
-export type SyntaxNode = Node;
+export type { SyntaxNode };
 
 /** Parses one command line and hands its syntax tree (null when the parser gives up) to `use`; the tree is freed after. */
 export type ParseBash = <T>(source: string, use: (root: SyntaxNode | null) => T) => T;
@@ -16,14 +17,17 @@ export function loadBashParser(): Promise<ParseBash> {
     const language = await Language.load(require.resolve('tree-sitter-bash/tree-sitter-bash.wasm'));
     const parser = new Parser();
     parser.setLanguage(language);
-    // Trees live in wasm memory: free each one as soon as it has been read.
+    // Trees live in wasm memory: each is copied into plain objects (syntax-tree.ts) and freed at once.
     return <T>(source: string, use: (root: SyntaxNode | null) => T): T => {
       const tree = parser.parse(source);
+      if (!tree) return use(null);
+      let root: SyntaxNode;
       try {
-        return use(tree?.rootNode ?? null);
+        root = copyTree(tree, source);
       } finally {
-        tree?.delete();
+        tree.delete();
       }
+      return use(root);
     };
   })();
   return loading;

@@ -3,6 +3,7 @@
 import { createRequire } from 'node:module';
 import { parseSync } from 'oxc-parser';
 import { Language, Parser } from 'web-tree-sitter';
+import { copyTree, type SyntaxNode } from '../../engine/syntax-tree.js';
 import { effectsOf, type ProgramCall, type ProgramEffect } from './effects.js';
 import { javascriptCalls, javascriptLoads, type EsNode } from './javascript.js';
 import { pythonCalls, pythonLoads } from './python.js';
@@ -52,13 +53,14 @@ export function loadProgramReader(): Promise<ReadProgram> {
         return [{ kind: 'computed', detail: `the ${language} program nests more than ${MAX_NESTING} levels deep` }];
       if (language === 'python') {
         const tree = python.parse(source);
+        if (!tree) return effects([], true, language);
+        let root: SyntaxNode;
         try {
-          return tree
-            ? [...pythonLoads(tree.rootNode), ...effects(pythonCalls(tree.rootNode), tree.rootNode.hasError, language)]
-            : effects([], true, language);
+          root = copyTree(tree, source);
         } finally {
-          tree?.delete();
+          tree.delete();
         }
+        return [...pythonLoads(root), ...effects(pythonCalls(root), root.hasError, language)];
       }
       if (language === 'javascript' || language === 'typescript') {
         // A CommonJS file (require, module.exports) parses as a module too; TypeScript needs its own grammar.

@@ -1,0 +1,126 @@
+// A tree-sitter syntax tree copied once into plain objects. Every property of a web-tree-sitter Node (type, text,
+// parent, a field) is a call into wasm memory, and the checks read each node many times: one cursor walk that copies
+// the tree makes each later read a plain property, and lets the wasm tree be freed at once.
+import type { Tree } from 'web-tree-sitter';
+
+let lastId = 0;
+
+export class SyntaxNode {
+  /** Unique among all trees copied in this process (a web-tree-sitter id is only unique within one live tree). */
+  readonly id = (lastId += 1);
+  readonly children: SyntaxNode[] = [];
+  /** Each child's field name in this node's grammar rule, by child index; null where it has none. */
+  private readonly fields: (string | null)[] = [];
+  /** Whether this node or any node under it is an ERROR or a MISSING node inserted by the parser. (An ERROR node's
+   * own answer is web-tree-sitter's: a one-token ERROR node may say false, though its parent says true.) */
+  hasError: boolean;
+  /** The depth of the deepest node under this one (0 for a leaf). */
+  height = 0;
+  #text: string | undefined;
+
+  constructor(
+    /** The same object for every node of one tree. */
+    readonly tree: object,
+    readonly type: string,
+    readonly isNamed: boolean,
+    readonly isMissing: boolean,
+    readonly startIndex: number,
+    readonly endIndex: number,
+    readonly parent: SyntaxNode | null,
+    private readonly source: string,
+    hasError: boolean,
+  ) {
+    this.hasError = hasError;
+  }
+
+  get text(): string {
+    return (this.#text ??= this.source.slice(this.startIndex, this.endIndex));
+  }
+
+  get namedChildren(): SyntaxNode[] {
+    return this.children.filter((c) => c.isNamed);
+  }
+
+  get namedChildCount(): number {
+    return this.namedChildren.length;
+  }
+
+  get lastNamedChild(): SyntaxNode | null {
+    return this.children.findLast((c) => c.isNamed) ?? null;
+  }
+
+  get previousNamedSibling(): SyntaxNode | null {
+    const siblings = this.parent?.children ?? [];
+    return siblings.slice(0, siblings.indexOf(this)).findLast((c) => c.isNamed) ?? null;
+  }
+
+  child(index: number): SyntaxNode | null {
+    return this.children[index] ?? null;
+  }
+
+  add(child: SyntaxNode, field: string | null): void {
+    this.children.push(child);
+    this.fields.push(field);
+  }
+
+  /** The first child in field `name`; none in an ERROR node, as web-tree-sitter gives it (childrenForFieldName does). */
+  childForFieldName(name: string): SyntaxNode | null {
+    const i = this.type === 'ERROR' ? -1 : this.fields.indexOf(name);
+    return i < 0 ? null : this.children[i]!;
+  }
+
+  childrenForFieldName(name: string): SyntaxNode[] {
+    return this.children.filter((_, i) => this.fields[i] === name);
+  }
+}
+
+/** Copies `tree` (parsed from `source`) with one cursor walk, without recursion: a tree any depth deep is copied. */
+export function copyTree(tree: Tree, source: string): SyntaxNode {
+  const key = {};
+  const cursor = tree.walk();
+  try {
+    const node = (parent: SyntaxNode | null): SyntaxNode => {
+      const type = cursor.nodeType;
+      const missing = cursor.nodeIsMissing;
+      // ERROR nodes are rare: they alone ask the wasm node.
+      const hasError = missing || (type === 'ERROR' && cursor.currentNode.hasError);
+      return new SyntaxNode(
+        key,
+        type,
+        cursor.nodeIsNamed,
+        missing,
+        cursor.startIndex,
+        cursor.endIndex,
+        parent,
+        source,
+        hasError,
+      );
+    };
+    const root = node(null);
+    let current = root;
+    for (;;) {
+      if (cursor.gotoFirstChild()) {
+        const child = node(current);
+        current.add(child, cursor.currentFieldName);
+        current = child;
+        continue;
+      }
+      for (;;) {
+        const parent = current.parent;
+        if (!parent) return root;
+        parent.hasError ||= current.hasError || current.type === 'ERROR';
+        parent.height = Math.max(parent.height, current.height + 1);
+        if (cursor.gotoNextSibling()) {
+          const sibling = node(parent);
+          parent.add(sibling, cursor.currentFieldName);
+          current = sibling;
+          break;
+        }
+        cursor.gotoParent();
+        current = parent;
+      }
+    }
+  } finally {
+    cursor.delete();
+  }
+}
