@@ -35,9 +35,7 @@ const DOWNLOAD =
   /urlopen|urllib\.request|requests\.get|\bfetch\s*\(|https?\.get|LWP::Simple|\bget\s*\(\s*["']https?:|open-uri|Net::HTTP|file_get_contents\s*\(\s*["']https?:/;
 const RUNS_STRING = /\b(exec|eval|Function)\s*\(|\beval\b/;
 
-function unescape(s: string): string {
-  return s.replace(/\\(["'`\\])/g, '$1').replace(/\\n/g, '\n');
-}
+const unescape = (s: string): string => s.replace(/\\(["'`\\])/g, '$1').replace(/\\n/g, '\n');
 
 const STR = String.raw`(["'])((?:\\.|(?!\1)[^\\\n])*)\1`;
 /** Two string literals joined by +, ., .. or nothing (awk, python): one literal. */
@@ -225,9 +223,8 @@ export function analyseCode(source: string, written: string, ctx: CheckContext):
     const classes = targets.map((t) => classifyPath(literal(t), ctx.where));
     if (targets.length === 0 || classes.some((c) => c !== 'inside' && c !== 'temp'))
       ctx.add('interpreter-delete', detail);
-    for (const c of classes)
-      if (c === 'root' || c === 'home' || c === 'system-dir')
-        ctx.add(c === 'root' ? 'delete-root' : c === 'home' ? 'delete-home' : 'delete-system-dir', detail);
+    // delete-root, delete-home, delete-system-dir
+    for (const c of classes) if (c === 'root' || c === 'home' || c === 'system-dir') ctx.add(`delete-${c}`, detail);
   }
   if (FORK_BOMB.test(code)) ctx.add('fork-bomb', detail);
   // String literals, with the interpreter's spelling of the home directory as `~` ($ENV{HOME}, os.environ['HOME'], ...).

@@ -42,11 +42,8 @@ const LIBRARY_OPTS = keyTable<string[]>({
 });
 
 export function interpreterOf(name: string): Interpreter | undefined {
-  const base = /^python[\d.]*$/.test(name)
-    ? 'python'
-    : /^(perl|ruby|php|lua)[\d.]*$/.test(name)
-      ? name.replace(/[\d.]+$/, '')
-      : name;
+  // A versioned name (python3.12, perl5.36) is the interpreter's.
+  const base = name.replace(/^(python|perl|ruby|php|lua)[\d.]*$/, '$1');
   return Object.hasOwn(INTERPRETERS, base) ? INTERPRETERS[base] : undefined;
 }
 

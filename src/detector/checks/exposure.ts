@@ -6,7 +6,7 @@
 import { keyTable } from '../engine/names.js';
 import type { Argv } from '../engine/argv.js';
 import { isPrivateTree } from './secret-sources.js';
-import { show, type CheckContext } from './types.js';
+import { show, valueAt, type CheckContext } from './types.js';
 
 /** Tunnel services by name, and the verbs that open a tunnel (the rest configure, log in or list). */
 const TUNNELS = keyTable<RegExp>({
@@ -43,16 +43,9 @@ function tunnel(cmd: Argv, words: string[]): boolean {
   return verbs !== undefined && words.some((w) => verbs.test(w)) && !words.includes('--help');
 }
 
-/** The value after an option (`--opt value` or `--opt=value`). */
-function valueOf(words: string[], option: RegExp): string | undefined {
-  for (let i = 0; i < words.length; i += 1) {
-    const w = words[i]!;
-    const eq = w.indexOf('=');
-    if (eq > 0 && option.test(w.slice(0, eq))) return w.slice(eq + 1);
-    if (option.test(w)) return words[i + 1];
-  }
-  return undefined;
-}
+/** The value after the first option named by `option` (`--opt value` or `--opt=value`). */
+const valueOf = (words: string[], option: RegExp): string | undefined =>
+  words.map((_, i) => valueAt(words, i, option)).find((v) => v !== undefined);
 
 /** What a listener bound to every interface hands out, or undefined when nothing beyond the port itself. */
 function exposed(cmd: Argv, words: string[]): string | undefined {

@@ -56,6 +56,4 @@ export const gitClone: GitCheck = ({ sub, rest }, _cmd, _io, ctx) => {
   if (name) ctx.downloaded.add(`${name.replace(/^\.\//, '').replace(/\/+$/, '')}/`);
 };
 
-judges(import.meta.url, {
-  'aria2c axel': fetcher,
-});
+judges(import.meta.url, { 'aria2c axel': fetcher });
