@@ -95,11 +95,10 @@ export const forgePipeline: ForgeCheck = ({ path }, cmd, io, ctx) => {
 /** An HTTP write to a CI service's build, pipeline or dispatch endpoint that deploys, releases or names production. */
 const CI_TRIGGER_URL = /\/(builds|pipelines?|dispatches|trigger|jobs\/[^/]+\/(build|run)|buildWithParameters|build)\b/i;
 export const ciTriggerRequest: RequestCheck = (req, cmd, _io, ctx) => {
-  const words = cmd.args.map((a) => a.text);
   const url = req.urls.find((w) => /^https?:\/\//.test(w));
   if (!url || !req.writes || !CI_TRIGGER_URL.test(url)) return;
   if (/^(localhost|127\.|\[::1\])/.test(url.replace(/^https?:\/\//, ''))) return;
-  if (DEPLOYING.test(words.join(' '))) ctx.add('ci-deploy', show(cmd));
+  if (DEPLOYING.test(cmd.args.map((a) => a.text).join(' '))) ctx.add('ci-deploy', show(cmd));
 };
 
 /**

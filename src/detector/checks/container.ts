@@ -101,11 +101,7 @@ function judgeRun(args: Word[], ctx: CheckContext, detail: string): string | und
 export const containerRun: ContainerCheck = ({ group, verb, rest }, cmd, _io, ctx) => {
   // `docker exec --privileged`: the command gets the host's privileges inside a running container.
   if (verb === 'exec' && rest.some((w) => w.text === '--privileged')) ctx.add('container-escape', show(cmd));
-  if (
-    (group !== undefined && !/^(container|containers|c|compose)$/.test(group)) ||
-    (verb !== 'run' && verb !== 'create')
-  )
-    return;
+  if (!/^(container|containers|c|compose)?$/.test(group ?? '') || !/^(run|create)$/.test(verb ?? '')) return;
   const image = judgeRun(rest, ctx, show(cmd));
   if (image !== undefined && isMinerName(image)) ctx.add('crypto-miner', `${show(cmd)} (image ${image})`);
 };

@@ -269,10 +269,4 @@ const zip: Check = (cmd, _io, ctx) => {
   if (value !== undefined) ctx.script(value);
 };
 
-judges(import.meta.url, {
-  'vim vi nvim ex view rvim vimdiff gvim': vim,
-  gdb,
-  lldb,
-  'ed red': ed,
-  zip,
-});
+judges(import.meta.url, { 'vim vi nvim ex view rvim vimdiff gvim': vim, gdb, lldb, 'ed red': ed, zip });

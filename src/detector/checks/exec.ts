@@ -275,18 +275,15 @@ export function execChecks(
   };
 
   const socat: Check = (cmd, _io, ctx) => {
-    if (cmd.args.some((a) => /^(exec|system):/i.test(a.text) || /,\s*(exec|system):/i.test(a.text)))
-      ctx.add('reverse-shell', show(cmd));
+    if (cmd.args.some((a) => /(^|,\s*)(exec|system):/i.test(a.text))) ctx.add('reverse-shell', show(cmd));
   };
 
   const trap: Check = (cmd, _io, ctx) => {
     const action = cmd.args.find((a) => !a.text.startsWith('-'));
     // The handler runs later (at exit, on a signal), with the variables set by then (`trap 'rm -rf "$d"' EXIT; d=$(mktemp -d)`).
     // A handler computed at run time (`trap "$x" EXIT`) is judged as its text: an expansion there is a computed command.
-    if (action) {
-      if (ctx.atExit) ctx.atExit(() => ctx.script(action.text));
-      else ctx.script(action.text);
-    }
+    if (action && ctx.atExit) ctx.atExit(() => ctx.script(action.text));
+    else if (action) ctx.script(action.text);
   };
 
   /** A program or script in a directory anyone can write to, or a hidden one: a later job runs what is there then. */

@@ -13,14 +13,12 @@ const TUNNELS = keyTable<RegExp>({
   ngrok: /^(http|tcp|tls|start|tunnel)$/,
   cloudflared: /^(tunnel|--url|access)$/,
   lt: /^--port$|^-p$/,
-  localtunnel: /./,
+  'localtunnel pinggy frpc': /./,
   zrok: /^(share|reserve)$/,
   loclx: /^tunnel$/,
   expose: /^share$/,
   devtunnel: /^host$/,
-  pinggy: /./,
   telebit: /^http$/,
-  frpc: /./,
 });
 
 /** A word that binds every interface: `0.0.0.0`, `0.0.0.0:8080`, `--ip=0.0.0.0`, `bind=0.0.0.0`, `[::]:80`, `--ip=*`. */

@@ -182,9 +182,8 @@ function copyLike(kind: 'copy' | 'move' | 'link'): Check {
     if (dest) checkWrite(dest, show(cmd), ctx);
     const sources = dir !== undefined ? f.operands : f.operands.slice(0, -1);
     if (dest) intoDirectory(dest, sources, show(cmd), ctx);
-    if (kind !== 'move') return;
     // Moved onto /dev/null, a source is gone (and, as root, so is the device): judged as deleting it whole.
-    deletes(sources, dest?.text === '/dev/null', show(cmd), ctx);
+    if (kind === 'move') deletes(sources, dest?.text === '/dev/null', show(cmd), ctx);
   };
 }
 
