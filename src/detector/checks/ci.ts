@@ -50,9 +50,8 @@ export function securityRemoved(targets: Word[], detail: string, ctx: CheckConte
 /** sed -i / perl -pi / yq -i / jq (into a file): the script or expression is what gets written. */
 const editor: Check = (cmd, _io, ctx) => {
   const words = cmd.args.map((a) => a.text);
-  if (!cmd.args.some((a) => isCiConfig(a.text))) return;
   const inPlace = words.some((w) => /^(-[a-zA-Z]*i\w*|--in-place|--inplace)(=.*)?$/.test(w));
-  if (inPlace) ciText(words.filter((w) => !isCiConfig(w)).join('\n'), show(cmd), ctx);
+  if (inPlace && words.some(isCiConfig)) ciText(words.filter((w) => !isCiConfig(w)).join('\n'), show(cmd), ctx);
 };
 
 /** sed -i on a pipeline definition: its scripts are what gets written. */

@@ -172,20 +172,13 @@ function dynamicCalls(code: string, language: string, ctx: CheckContext, detail:
     const parenthesised = m[0].trimEnd().endsWith('(');
     const args = argumentsAt(code, m.index + m[0].length, parenthesised);
     // Perl's readpipe with no argument runs `$_`: the line just read.
-    if (!onlyLiterals(args) || (m[0].startsWith('readpipe') && !/\S/.test(args))) {
-      ctx.add('dynamic-command', `${detail} (the command is built at run time)`);
-      return;
-    }
+    if (!onlyLiterals(args) || (m[0].startsWith('readpipe') && !/\S/.test(args)))
+      return ctx.add('dynamic-command', `${detail} (the command is built at run time)`);
   }
   if (SHELL_FN_NAME.test(code)) ctx.add('dynamic-command', `${detail} (a shell function is called by a computed name)`);
-  if (language !== 'awk' && language !== 'perl') {
-    for (const m of code.matchAll(EVAL_FN)) {
-      if (!onlyLiterals(argumentsAt(code, m.index + m[0].length, m[0].endsWith('(')))) {
-        ctx.add('dynamic-command', `${detail} (code built at run time is evaluated)`);
-        return;
-      }
-    }
-  }
+  const evals = language === 'awk' || language === 'perl' ? [] : [...code.matchAll(EVAL_FN)];
+  if (evals.some((m) => !onlyLiterals(argumentsAt(code, m.index + m[0].length, m[0].endsWith('(')))))
+    return ctx.add('dynamic-command', `${detail} (code built at run time is evaluated)`);
   // perl/ruby backticks with interpolation; `sh -c` with a literal in an argument list.
   if ((language === 'perl' || language === 'ruby') && /`[^`]*(#\{|\$\w)[^`]*`/.test(code))
     ctx.add('dynamic-command', `${detail} (backticks run an interpolated command)`);
@@ -212,9 +205,8 @@ export function analyseCode(source: string, written: string, ctx: CheckContext):
     if (parts.length > 0)
       ctx.script(parts.map((p) => (/^[\w./=:-]+$/.test(p) ? p : `'${p.replace(/'/g, `'\\''`)}'`)).join(' '));
   }
-  if (language !== 'python' && language !== 'javascript') {
+  if (language !== 'python' && language !== 'javascript')
     for (const m of code.matchAll(BACKTICKS)) ctx.script(m[1] ?? m[2] ?? m[3]!);
-  }
   const detail = `${language} code: ${code.length > 80 ? `${code.slice(0, 77)}...` : code}`;
   if (language === 'awk' && AWK_PIPE.test(code)) ctx.add('dynamic-command', detail);
   if (RECURSIVE_DELETE.test(code)) {
@@ -266,8 +258,6 @@ export function analyseCode(source: string, written: string, ctx: CheckContext):
   if (SOCKET.test(code) && SHELL_SPAWN.test(code)) ctx.add('reverse-shell', detail);
   if (DOWNLOAD.test(code) && RUNS_STRING.test(code)) ctx.add('remote-code-exec', detail);
   // Code that talks to tether's Temporal server: deciding an approval is refused, starting a run asks (as the CLI).
-  if (TEMPORAL_CLIENT.test(code)) {
-    if (APPROVAL_NAME.test(code)) ctx.add('self-approval', detail);
-    else if (RUN_START.test(code)) ctx.add('control-plane', detail);
-  }
+  if (TEMPORAL_CLIENT.test(code) && APPROVAL_NAME.test(code)) ctx.add('self-approval', detail);
+  else if (TEMPORAL_CLIENT.test(code) && RUN_START.test(code)) ctx.add('control-plane', detail);
 }

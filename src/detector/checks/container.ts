@@ -39,10 +39,7 @@ function hostMount(source: string, readOnly: boolean, ctx: CheckContext): boolea
 function mountSource(opt: string, value: string): { source: string; readOnly: boolean } | undefined {
   if (opt === '--mount') {
     const fields = new Map(
-      value.split(',').map((kv) => {
-        const eq = kv.indexOf('=');
-        return eq < 0 ? [kv, 'true'] : [kv.slice(0, eq), kv.slice(eq + 1)];
-      }),
+      value.split(',').map((kv): [string, string] => [kv.replace(/=.*/s, ''), /=(.*)/s.exec(kv)?.[1] ?? 'true']),
     );
     const source = fields.get('source') ?? fields.get('src');
     if (source === undefined || (fields.get('type') ?? 'bind') !== 'bind') return undefined;

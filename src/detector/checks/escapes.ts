@@ -44,10 +44,7 @@ export function exCommand(raw: string, ctx: CheckContext, detail: string, file?:
     ctx.script(bang[3]!, fed ? bufferInput(file) : undefined);
     return;
   }
-  if (/^(sh(ell)?|term(inal)?)\b/.test(c)) {
-    ctx.add('dynamic-command', `${detail} (an interactive shell)`);
-    return;
-  }
+  if (/^(sh(ell)?|term(inal)?)\b/.test(c)) return ctx.add('dynamic-command', `${detail} (an interactive shell)`);
   // Keystrokes run as typed: `normal !!cmd` filters lines through a command.
   if (/^norm(al)?!?\s/.test(c) && /[!:]/.test(c.slice(c.indexOf(' '))))
     ctx.add('dynamic-command', `${detail} (:normal keystrokes that run commands)`);
@@ -118,10 +115,8 @@ const vim: Check = (cmd, io, ctx) => {
 /** Ex commands arriving on standard input (`ex file < cmds`, `echo '!cmd' | ex`, `ed`). */
 function exInput(io: Io, ctx: CheckContext, detail: string, file: Word | undefined, language = 'vim'): void {
   const text = ctx.knownText(io);
-  if (text !== undefined) {
-    if (language === 'ed') edScript(text, ctx, detail, file);
-    else vimScript(text, ctx, detail, file);
-  } else if (io.stdinFile && !ctx.substitutionInput(io.stdinFile)) ctx.runsFile(io.stdinFile, language);
+  if (text !== undefined) (language === 'ed' ? edScript : vimScript)(text, ctx, detail, file);
+  else if (io.stdinFile && !ctx.substitutionInput(io.stdinFile)) ctx.runsFile(io.stdinFile, language);
   else if (stdinIsDynamic(io) || io.upstream.length > 0)
     ctx.add('dynamic-command', `${detail} (commands read from another program's output)`);
 }

@@ -76,10 +76,7 @@ function exposed(cmd: Argv, words: string[]): string | undefined {
 
 export function checkExposure(cmd: Argv, ctx: CheckContext): void {
   const words = cmd.args.map((a) => a.text);
-  if (tunnel(cmd, words)) {
-    ctx.add('expose-service', `${show(cmd)} (a public tunnel)`);
-    return;
-  }
+  if (tunnel(cmd, words)) return ctx.add('expose-service', `${show(cmd)} (a public tunnel)`);
   // A cluster service put on a public load balancer or every node's port.
   const changes = /^(patch|expose|create|edit|set|apply)$/.test(words.find((w) => !w.startsWith('-')) ?? '');
   const publicType = (w: string, i: number): boolean =>
@@ -87,10 +84,8 @@ export function checkExposure(cmd: Argv, ctx: CheckContext): void {
     (/^(LoadBalancer|NodePort)$/.test(w) && words[i - 1] === '--type') ||
     /^--type=(LoadBalancer|NodePort)$/.test(w);
   const kubectl = /^(kubectl|oc)$/.test(cmd.name ?? '');
-  if (kubectl && changes && !words.some((w) => w.startsWith('--dry-run')) && words.some(publicType)) {
-    ctx.add('expose-service', `${show(cmd)} (a service opened outside the cluster)`);
-    return;
-  }
   const what = exposed(cmd, words);
-  if (what !== undefined) ctx.add('expose-service', `${show(cmd)} (every interface, ${what})`);
+  if (kubectl && changes && !words.some((w) => w.startsWith('--dry-run')) && words.some(publicType))
+    ctx.add('expose-service', `${show(cmd)} (a service opened outside the cluster)`);
+  else if (what !== undefined) ctx.add('expose-service', `${show(cmd)} (every interface, ${what})`);
 }
