@@ -56,13 +56,11 @@ const JOINS: [RegExp, number, number][] = [
 
 /** The contents of a comma-separated list of string literals; undefined when anything else is in it. */
 function literals(list: string): string[] | undefined {
-  const out: string[] = [];
-  for (const item of list.split(',').filter((x) => x.trim() !== '')) {
-    const m = /^(["'])(.*)\1$/s.exec(item.trim());
-    if (!m) return undefined;
-    out.push(m[2]!);
-  }
-  return out;
+  const items = list
+    .split(',')
+    .filter((x) => x.trim() !== '')
+    .map((x) => /^(["'])(.*)\1$/s.exec(x.trim()));
+  return items.every((m) => m !== null) ? items.map((m) => m[2]!) : undefined;
 }
 
 /** Joins pieces of string literals the way the interpreter would, so that a command built from pieces can be read. */

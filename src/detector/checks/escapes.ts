@@ -12,13 +12,9 @@ import type { SedCheck } from '../programs/sed/call.js';
 /** Single- or double-quoted vim strings joined with `.`/`..`: their text, or undefined when anything else is there. */
 function vimString(expr: string): string | undefined {
   const parts = expr.trim().split(/\s*\.\.?\s*(?=["'])/);
-  let out = '';
-  for (const p of parts) {
-    const m = /^(["'])((?:\\.|(?!\1)[^\\])*)\1$/s.exec(p.trim());
-    if (!m) return undefined;
-    out += m[1] === '"' ? m[2]!.replace(/\\(.)/g, '$1') : m[2]!.replace(/''/g, "'");
-  }
-  return out;
+  const strings = parts.map((p) => /^(["'])((?:\\.|(?!\1)[^\\])*)\1$/s.exec(p.trim()));
+  if (!strings.every((m) => m !== null)) return undefined;
+  return strings.map((m) => (m[1] === '"' ? m[2]!.replace(/\\(.)/g, '$1') : m[2]!.replace(/''/g, "'"))).join('');
 }
 
 /** The editor's buffer as a filter's standard input: the file it edits, else text unknown here. */
@@ -138,17 +134,18 @@ const ed: Check = (cmd, io, ctx) => {
   exInput(io, ctx, show(cmd), file, 'ed');
 };
 
+const SED_ADDRESS = /^\s*((\d+|\$|\/(?:\\.|[^/\\])*\/)(,(\d+|\$|\/(?:\\.|[^/\\])*\/))?\s*!?\s*)?/;
+
 /**
  * A sed script's commands: `;` and newlines separate them, `{` and `}` open and close a block, and `e`, `a`, `i`, `c`,
  * `r` and `w` take the rest of the line (continued past a backslash at its end: `1e\` then the command).
  */
 function sedCommands(script: string): string[] {
-  const ADDRESS = /^\s*((\d+|\$|\/(?:\\.|[^/\\])*\/)(,(\d+|\$|\/(?:\\.|[^/\\])*\/))?\s*!?\s*)?/;
   const out: string[] = [];
   for (const line of script.replace(/\\\n/g, ' ').split('\n')) {
     let rest = line;
     while (rest.trim() !== '') {
-      const at = ADDRESS.exec(rest)![0].length;
+      const at = SED_ADDRESS.exec(rest)![0].length;
       if (/^[{}]/.test(rest.slice(at))) {
         rest = rest.slice(at + 1);
         continue;
@@ -168,7 +165,7 @@ function sedCommands(script: string): string[] {
 
 export function sedScript(script: string, ctx: CheckContext, detail: string): void {
   for (const raw of sedCommands(script)) {
-    const c = raw.trim().replace(/^(\d+|\$|\/(?:\\.|[^/\\])*\/)(,(\d+|\$|\/(?:\\.|[^/\\])*\/))?\s*!?\s*/, '');
+    const c = raw.trim().replace(SED_ADDRESS, '');
     const e = /^e(\s+(.*))?$/s.exec(c);
     if (e) {
       if (e[2]?.trim()) ctx.script(e[2]);

@@ -61,10 +61,7 @@ function exposed(cmd: Argv, words: string[]): string | undefined {
     return 'without authentication';
   if (/^(kubectl|oc)$/.test(cmd.name ?? '') && words.includes('port-forward')) return 'a cluster service';
   // socat TCP-LISTEN:...,bind=0.0.0.0 TCP:db.internal:5432: a relay to another host.
-  const remoteTarget = (w: string): boolean => {
-    const m = /^TCP\d?:([^:,]+):/i.exec(w);
-    return m !== null && !LOCAL_TARGET.test(m[1]!);
-  };
+  const remoteTarget = (w: string): boolean => !LOCAL_TARGET.test(/^TCP\d?:([^:,]+):/i.exec(w)?.[1] ?? 'localhost');
   if (words.some((w) => /^TCP\d?-LISTEN:/i.test(w)) && words.some(remoteTarget)) return 'a relay to another host';
   const root = valueOf(words, /^(-t|--directory|-d|--root|--docroot|--document-root|-h|--home)$/);
   if (root !== undefined && isPrivateTree(root)) return `the tree ${root}`;
