@@ -99,6 +99,4 @@ export const gitRules: GitCheck = ({ sub, rest }, cmd, _io, ctx) => {
   if (source && /\//.test(source) && rules) add(ctx, show(cmd), `takes an agent's rules from ${source}`);
 };
 
-judges(import.meta.url, {
-  'ln cp mv install': replace,
-});
+judges(import.meta.url, { 'ln cp mv install': replace });

@@ -2,7 +2,7 @@
 // Cursor, aider, tether's own config), the flags and variables that start an agent with its checks bypassed, and git
 // tricks that hide a change to those files. An agent that loosens its own (or another agent's) leash asks. Pure.
 import type { Word } from '../engine/words.js';
-import { show, type Check, type CheckContext } from './types.js';
+import { show, valueAt, type Check, type CheckContext } from './types.js';
 import { keyTable } from '../engine/names.js';
 import { judges } from './registry.js';
 import type { GitCheck } from '../programs/git/call.js';
@@ -47,28 +47,18 @@ const OWN_BYPASS = keyTable<RegExp>({ 'cursor-agent': /^(-f|--force)$/ });
 const agentCli: Check = (cmd, _io, ctx) => {
   const args = cmd.args.map((a) => a.text);
   const own = cmd.name !== null ? OWN_BYPASS[cmd.name] : undefined;
-  if (own && args.some((t) => own.test(t))) ctx.add('agent-safety', show(cmd));
-  // `claude mcp add NAME -- CMD`: the agent gets new tools (a server it fetches and runs) without a person adding them.
   const path = args.filter((t) => !t.startsWith('-'));
-  if (path[0] === 'mcp' && /^(add|add-json|add-from-claude-desktop|install|import)$/.test(path[1] ?? ''))
-    ctx.add('agent-safety', show(cmd));
-  // `claude config add allowedTools ...`, `... config set autoApprove true`: permissions through the agent's own CLI.
   if (
-    path[0] === 'config' &&
-    /^(add|set)$/.test(path[1] ?? '') &&
-    /allow|approv|permission|trust|sandbox|hook|yolo|bypass/i.test(path[2] ?? '')
+    (own !== undefined && args.some((t) => own.test(t))) ||
+    // `claude mcp add NAME -- CMD`: the agent gets new tools (a server it fetches and runs) without a person adding them.
+    (path[0] === 'mcp' && /^(add|add-json|add-from-claude-desktop|install|import)$/.test(path[1] ?? '')) ||
+    // `claude config add allowedTools ...`, `... config set autoApprove true`: permissions through the agent's own CLI.
+    (path[0] === 'config' &&
+      /^(add|set)$/.test(path[1] ?? '') &&
+      /allow|approv|permission|trust|sandbox|hook|yolo|bypass/i.test(path[2] ?? '')) ||
+    args.some((t, i) => BYPASS_FLAG.test(t) || BYPASS_VALUE.test(valueAt(args, i, BYPASS_OPTS) ?? ''))
   )
     ctx.add('agent-safety', show(cmd));
-  for (let i = 0; i < args.length; i += 1) {
-    const t = args[i]!;
-    const eq = t.indexOf('=');
-    const opt = eq > 0 ? t.slice(0, eq) : t;
-    const value = eq > 0 ? t.slice(eq + 1) : args[i + 1];
-    if (BYPASS_FLAG.test(t) || (BYPASS_OPTS.test(opt) && value !== undefined && BYPASS_VALUE.test(value))) {
-      ctx.add('agent-safety', show(cmd));
-      return;
-    }
-  }
 };
 
 /** `git update-index --assume-unchanged|--skip-worktree FILE`: hides later changes to FILE from git status and diff. */

@@ -3,30 +3,23 @@
 // on them (a refund, a payout, a broadcast, a device command) and they cannot be called back, so each asks when the
 // host is another machine; the tools' default (this machine) and explicit loopback hosts stay ordinary. Pure.
 import type { Argv } from '../engine/argv.js';
-import { show, type Check } from './types.js';
+import { show, valueAt, type Check } from './types.js';
 import { judges } from './registry.js';
 import { keyTable } from '../engine/names.js';
 
 const HOST_OPTS =
   /^(-h|--host|-b|--brokers?|--bootstrap-servers?|--broker-list|-s|--server|--url|-u|--service-url|-H)$/;
 const LOOPBACK = /^([a-z][\w+.-]*:\/\/)?(localhost|127(\.\d+){3}|\[?::1\]?|0\.0\.0\.0)(:\d+)?(\/|$)/i;
+const BROKER_URL = /^(nats|mqtts?|tcp|ssl|wss?|amqps?|pulsar(\+ssl)?|kafka):\/\//i;
 /** gRPC methods that only read. */
 const READ_METHOD = /^(Get|List|Describe|Watch|Check|Health|Read|Search|Query|Fetch|Lookup|Count|Stream|Ping|Echo)/;
 
-/** The hosts the command names (options, `nats://...` and, for grpcurl, `host:port` operands). */
-function hosts(cmd: Argv): string[] {
+/** The first host off this machine that the command names (host options, `nats://...` URLs). */
+function remote(cmd: Argv): string | undefined {
   const w = cmd.args.map((a) => a.text);
-  const out: string[] = [];
-  w.forEach((t, i) => {
-    const eq = t.indexOf('=');
-    if (eq > 0 && HOST_OPTS.test(t.slice(0, eq))) out.push(...t.slice(eq + 1).split(','));
-    else if (HOST_OPTS.test(t) && w[i + 1] !== undefined) out.push(...w[i + 1]!.split(','));
-    else if (/^(nats|mqtts?|tcp|ssl|wss?|amqps?|pulsar(\+ssl)?|kafka):\/\//i.test(t)) out.push(t);
-  });
-  return out;
+  const hosts = w.flatMap((t, i) => valueAt(w, i, HOST_OPTS)?.split(',') ?? (BROKER_URL.test(t) ? [t] : []));
+  return hosts.find((h) => !LOOPBACK.test(h));
 }
-
-const remote = (cmd: Argv): string | undefined => hosts(cmd).find((h) => !LOOPBACK.test(h));
 
 /** Per producing program, whether its words produce a message (a publishing verb or producer mode). */
 const PRODUCES = keyTable<(w: string[]) => boolean>({

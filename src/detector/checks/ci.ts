@@ -50,9 +50,8 @@ export function securityRemoved(targets: Word[], detail: string, ctx: CheckConte
 /** sed -i / perl -pi / yq -i / jq (into a file): the script or expression is what gets written. */
 const editor: Check = (cmd, _io, ctx) => {
   const words = cmd.args.map((a) => a.text);
-  if (!cmd.args.some((a) => isCiConfig(a.text))) return;
   const inPlace = words.some((w) => /^(-[a-zA-Z]*i\w*|--in-place|--inplace)(=.*)?$/.test(w));
-  if (inPlace) ciText(words.filter((w) => !isCiConfig(w)).join('\n'), show(cmd), ctx);
+  if (inPlace && words.some(isCiConfig)) ciText(words.filter((w) => !isCiConfig(w)).join('\n'), show(cmd), ctx);
 };
 
 /** sed -i on a pipeline definition: its scripts are what gets written. */
@@ -95,11 +94,10 @@ export const forgePipeline: ForgeCheck = ({ path }, cmd, io, ctx) => {
 /** An HTTP write to a CI service's build, pipeline or dispatch endpoint that deploys, releases or names production. */
 const CI_TRIGGER_URL = /\/(builds|pipelines?|dispatches|trigger|jobs\/[^/]+\/(build|run)|buildWithParameters|build)\b/i;
 export const ciTriggerRequest: RequestCheck = (req, cmd, _io, ctx) => {
-  const words = cmd.args.map((a) => a.text);
   const url = req.urls.find((w) => /^https?:\/\//.test(w));
   if (!url || !req.writes || !CI_TRIGGER_URL.test(url)) return;
   if (/^(localhost|127\.|\[::1\])/.test(url.replace(/^https?:\/\//, ''))) return;
-  if (DEPLOYING.test(words.join(' '))) ctx.add('ci-deploy', show(cmd));
+  if (DEPLOYING.test(cmd.args.map((a) => a.text).join(' '))) ctx.add('ci-deploy', show(cmd));
 };
 
 /**

@@ -35,9 +35,7 @@ const DOWNLOAD =
   /urlopen|urllib\.request|requests\.get|\bfetch\s*\(|https?\.get|LWP::Simple|\bget\s*\(\s*["']https?:|open-uri|Net::HTTP|file_get_contents\s*\(\s*["']https?:/;
 const RUNS_STRING = /\b(exec|eval|Function)\s*\(|\beval\b/;
 
-function unescape(s: string): string {
-  return s.replace(/\\(["'`\\])/g, '$1').replace(/\\n/g, '\n');
-}
+const unescape = (s: string): string => s.replace(/\\(["'`\\])/g, '$1').replace(/\\n/g, '\n');
 
 const STR = String.raw`(["'])((?:\\.|(?!\1)[^\\\n])*)\1`;
 /** Two string literals joined by +, ., .. or nothing (awk, python): one literal. */
@@ -58,13 +56,11 @@ const JOINS: [RegExp, number, number][] = [
 
 /** The contents of a comma-separated list of string literals; undefined when anything else is in it. */
 function literals(list: string): string[] | undefined {
-  const out: string[] = [];
-  for (const item of list.split(',').filter((x) => x.trim() !== '')) {
-    const m = /^(["'])(.*)\1$/s.exec(item.trim());
-    if (!m) return undefined;
-    out.push(m[2]!);
-  }
-  return out;
+  const items = list
+    .split(',')
+    .filter((x) => x.trim() !== '')
+    .map((x) => /^(["'])(.*)\1$/s.exec(x.trim()));
+  return items.every((m) => m !== null) ? items.map((m) => m[2]!) : undefined;
 }
 
 /** Joins pieces of string literals the way the interpreter would, so that a command built from pieces can be read. */
@@ -174,20 +170,13 @@ function dynamicCalls(code: string, language: string, ctx: CheckContext, detail:
     const parenthesised = m[0].trimEnd().endsWith('(');
     const args = argumentsAt(code, m.index + m[0].length, parenthesised);
     // Perl's readpipe with no argument runs `$_`: the line just read.
-    if (!onlyLiterals(args) || (m[0].startsWith('readpipe') && !/\S/.test(args))) {
-      ctx.add('dynamic-command', `${detail} (the command is built at run time)`);
-      return;
-    }
+    if (!onlyLiterals(args) || (m[0].startsWith('readpipe') && !/\S/.test(args)))
+      return ctx.add('dynamic-command', `${detail} (the command is built at run time)`);
   }
   if (SHELL_FN_NAME.test(code)) ctx.add('dynamic-command', `${detail} (a shell function is called by a computed name)`);
-  if (language !== 'awk' && language !== 'perl') {
-    for (const m of code.matchAll(EVAL_FN)) {
-      if (!onlyLiterals(argumentsAt(code, m.index + m[0].length, m[0].endsWith('(')))) {
-        ctx.add('dynamic-command', `${detail} (code built at run time is evaluated)`);
-        return;
-      }
-    }
-  }
+  const evals = language === 'awk' || language === 'perl' ? [] : [...code.matchAll(EVAL_FN)];
+  if (evals.some((m) => !onlyLiterals(argumentsAt(code, m.index + m[0].length, m[0].endsWith('(')))))
+    return ctx.add('dynamic-command', `${detail} (code built at run time is evaluated)`);
   // perl/ruby backticks with interpolation; `sh -c` with a literal in an argument list.
   if ((language === 'perl' || language === 'ruby') && /`[^`]*(#\{|\$\w)[^`]*`/.test(code))
     ctx.add('dynamic-command', `${detail} (backticks run an interpolated command)`);
@@ -214,9 +203,8 @@ export function analyseCode(source: string, written: string, ctx: CheckContext):
     if (parts.length > 0)
       ctx.script(parts.map((p) => (/^[\w./=:-]+$/.test(p) ? p : `'${p.replace(/'/g, `'\\''`)}'`)).join(' '));
   }
-  if (language !== 'python' && language !== 'javascript') {
+  if (language !== 'python' && language !== 'javascript')
     for (const m of code.matchAll(BACKTICKS)) ctx.script(m[1] ?? m[2] ?? m[3]!);
-  }
   const detail = `${language} code: ${code.length > 80 ? `${code.slice(0, 77)}...` : code}`;
   if (language === 'awk' && AWK_PIPE.test(code)) ctx.add('dynamic-command', detail);
   if (RECURSIVE_DELETE.test(code)) {
@@ -225,9 +213,8 @@ export function analyseCode(source: string, written: string, ctx: CheckContext):
     const classes = targets.map((t) => classifyPath(literal(t), ctx.where));
     if (targets.length === 0 || classes.some((c) => c !== 'inside' && c !== 'temp'))
       ctx.add('interpreter-delete', detail);
-    for (const c of classes)
-      if (c === 'root' || c === 'home' || c === 'system-dir')
-        ctx.add(c === 'root' ? 'delete-root' : c === 'home' ? 'delete-home' : 'delete-system-dir', detail);
+    // delete-root, delete-home, delete-system-dir
+    for (const c of classes) if (c === 'root' || c === 'home' || c === 'system-dir') ctx.add(`delete-${c}`, detail);
   }
   if (FORK_BOMB.test(code)) ctx.add('fork-bomb', detail);
   // String literals, with the interpreter's spelling of the home directory as `~` ($ENV{HOME}, os.environ['HOME'], ...).
@@ -269,8 +256,6 @@ export function analyseCode(source: string, written: string, ctx: CheckContext):
   if (SOCKET.test(code) && SHELL_SPAWN.test(code)) ctx.add('reverse-shell', detail);
   if (DOWNLOAD.test(code) && RUNS_STRING.test(code)) ctx.add('remote-code-exec', detail);
   // Code that talks to tether's Temporal server: deciding an approval is refused, starting a run asks (as the CLI).
-  if (TEMPORAL_CLIENT.test(code)) {
-    if (APPROVAL_NAME.test(code)) ctx.add('self-approval', detail);
-    else if (RUN_START.test(code)) ctx.add('control-plane', detail);
-  }
+  if (TEMPORAL_CLIENT.test(code) && APPROVAL_NAME.test(code)) ctx.add('self-approval', detail);
+  else if (TEMPORAL_CLIENT.test(code) && RUN_START.test(code)) ctx.add('control-plane', detail);
 }

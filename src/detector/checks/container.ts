@@ -39,10 +39,7 @@ function hostMount(source: string, readOnly: boolean, ctx: CheckContext): boolea
 function mountSource(opt: string, value: string): { source: string; readOnly: boolean } | undefined {
   if (opt === '--mount') {
     const fields = new Map(
-      value.split(',').map((kv) => {
-        const eq = kv.indexOf('=');
-        return eq < 0 ? [kv, 'true'] : [kv.slice(0, eq), kv.slice(eq + 1)];
-      }),
+      value.split(',').map((kv): [string, string] => [kv.replace(/=.*/s, ''), /=(.*)/s.exec(kv)?.[1] ?? 'true']),
     );
     const source = fields.get('source') ?? fields.get('src');
     if (source === undefined || (fields.get('type') ?? 'bind') !== 'bind') return undefined;
@@ -101,11 +98,7 @@ function judgeRun(args: Word[], ctx: CheckContext, detail: string): string | und
 export const containerRun: ContainerCheck = ({ group, verb, rest }, cmd, _io, ctx) => {
   // `docker exec --privileged`: the command gets the host's privileges inside a running container.
   if (verb === 'exec' && rest.some((w) => w.text === '--privileged')) ctx.add('container-escape', show(cmd));
-  if (
-    (group !== undefined && !/^(container|containers|c|compose)$/.test(group)) ||
-    (verb !== 'run' && verb !== 'create')
-  )
-    return;
+  if (!/^(container|containers|c|compose)?$/.test(group ?? '') || !/^(run|create)$/.test(verb ?? '')) return;
   const image = judgeRun(rest, ctx, show(cmd));
   if (image !== undefined && isMinerName(image)) ctx.add('crypto-miner', `${show(cmd)} (image ${image})`);
 };

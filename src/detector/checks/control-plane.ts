@@ -40,11 +40,4 @@ const temporal: Check = (cmd, _io, ctx) => {
   ctx.add(APPROVAL_HANDLERS.test(f.values.get('--name') ?? '') ? 'self-approval' : 'control-plane', show(cmd));
 };
 
-judges(
-  import.meta.url,
-  {
-    tether,
-    'temporal tctl': temporal,
-  },
-  { claims: true },
-);
+judges(import.meta.url, { tether, 'temporal tctl': temporal }, { claims: true });

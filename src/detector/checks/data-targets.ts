@@ -31,13 +31,12 @@ const tokens = (ws: string[]): string[] => ws.flatMap((w) => w.toLowerCase().spl
 function production(cmd: Argv, assignments: { name: string; value: Word }[]): string | undefined {
   const a = assignments.find((x) => TARGET_VAR.test(x.name) && PROD.test(x.value.text));
   if (a) return `${a.name}=${a.value.text}`;
-  const v = cmd.args.find(
+  return cmd.args.find(
     (w) =>
       /\$\{?(PROD|PRODUCTION|PRD|LIVE)_\w+|\$\{?\w+_(PROD|PRODUCTION|PRD|LIVE)(_\w+)?\b/.test(w.text) ||
       (/^(-?-?(url|database|db|dsn|uri|conn|connection)=|jdbc:|postgres(ql)?:|mysql:|mongodb(\+srv)?:)/i.test(w.text) &&
         PROD.test(w.text.replace(/^[^=]*=/, ''))),
-  );
-  return v?.text;
+  )?.text;
 }
 
 export function checkDataTargets(cmd: Argv, assignments: { name: string; value: Word }[], ctx: CheckContext): void {

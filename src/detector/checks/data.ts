@@ -3,7 +3,7 @@
 import { parseFlags, type Argv } from '../engine/argv.js';
 import { literal } from '../engine/words.js';
 import { checkWrite } from './files.js';
-import { show, stdinText, type Check, type CheckContext, type Io } from './types.js';
+import { always, show, stdinText, whenArg, type Check, type CheckContext, type Io } from './types.js';
 import { names } from '../engine/names.js';
 import type { RequestCheck } from '../programs/http/request.js';
 import { judges } from './registry.js';
@@ -56,8 +56,7 @@ const CLIENT_VALUE_OPTS = names(
 function sqlClient(options: string[], operandSql?: (operands: string[]) => string[]): Check {
   return (cmd: Argv, io: Io, ctx) => {
     const f = parseFlags(cmd.args, [...options, ...CLIENT_VALUE_OPTS]);
-    const texts = options.map((o) => f.values.get(o)).filter((v): v is string => v !== undefined);
-    if (f.values.has('--cmd')) texts.push(f.values.get('--cmd')!);
+    const texts = [...options, '--cmd'].map((o) => f.values.get(o)).filter((v): v is string => v !== undefined);
     // sqlite3's single-dash long options: -cmd SQL.
     texts.push(...cmd.args.filter((_, i) => cmd.args[i - 1]?.text === '-cmd').map((a) => a.text));
     if (operandSql) texts.push(...operandSql(f.operands.map((w) => w.text)));
@@ -129,12 +128,6 @@ const mongo: Check = (cmd, io, ctx) => {
   if (/\.(deleteMany|remove)\s*\(\s*\{\s*\}\s*\)/.test(code)) ctx.add('sql-delete-all', show(cmd));
 };
 
-const dropdb: Check = (cmd, _io, ctx) => ctx.add('sql-drop', show(cmd));
-
-const mysqladmin: Check = (cmd, _io, ctx) => {
-  if (cmd.args.some((a) => a.text === 'drop')) ctx.add('sql-drop', show(cmd));
-};
-
 /** pg_restore --clean, mongorestore --drop: the objects in the target are dropped before the dump is loaded. */
 const restoreOverwrites: Check = (cmd, _io, ctx) => {
   if (cmd.args.some((a) => /^(--clean|--drop|-c)$/.test(a.text) || /^-[a-zA-Z]*c[a-zA-Z]*$/.test(a.text)))
@@ -154,8 +147,8 @@ judges(
     snowsql: sqlClient(['-q', '--query']),
     'redis-cli valkey-cli keydb-cli': redis,
     'mongo mongosh': mongo,
-    dropdb,
-    mysqladmin,
+    dropdb: always('sql-drop'),
+    mysqladmin: whenArg('sql-drop', /^drop$/),
   },
   { claims: true },
 );

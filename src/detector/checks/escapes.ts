@@ -12,13 +12,9 @@ import type { SedCheck } from '../programs/sed/call.js';
 /** Single- or double-quoted vim strings joined with `.`/`..`: their text, or undefined when anything else is there. */
 function vimString(expr: string): string | undefined {
   const parts = expr.trim().split(/\s*\.\.?\s*(?=["'])/);
-  let out = '';
-  for (const p of parts) {
-    const m = /^(["'])((?:\\.|(?!\1)[^\\])*)\1$/s.exec(p.trim());
-    if (!m) return undefined;
-    out += m[1] === '"' ? m[2]!.replace(/\\(.)/g, '$1') : m[2]!.replace(/''/g, "'");
-  }
-  return out;
+  const strings = parts.map((p) => /^(["'])((?:\\.|(?!\1)[^\\])*)\1$/s.exec(p.trim()));
+  if (!strings.every((m) => m !== null)) return undefined;
+  return strings.map((m) => (m[1] === '"' ? m[2]!.replace(/\\(.)/g, '$1') : m[2]!.replace(/''/g, "'"))).join('');
 }
 
 /** The editor's buffer as a filter's standard input: the file it edits, else text unknown here. */
@@ -44,10 +40,7 @@ export function exCommand(raw: string, ctx: CheckContext, detail: string, file?:
     ctx.script(bang[3]!, fed ? bufferInput(file) : undefined);
     return;
   }
-  if (/^(sh(ell)?|term(inal)?)\b/.test(c)) {
-    ctx.add('dynamic-command', `${detail} (an interactive shell)`);
-    return;
-  }
+  if (/^(sh(ell)?|term(inal)?)\b/.test(c)) return ctx.add('dynamic-command', `${detail} (an interactive shell)`);
   // Keystrokes run as typed: `normal !!cmd` filters lines through a command.
   if (/^norm(al)?!?\s/.test(c) && /[!:]/.test(c.slice(c.indexOf(' '))))
     ctx.add('dynamic-command', `${detail} (:normal keystrokes that run commands)`);
@@ -118,10 +111,8 @@ const vim: Check = (cmd, io, ctx) => {
 /** Ex commands arriving on standard input (`ex file < cmds`, `echo '!cmd' | ex`, `ed`). */
 function exInput(io: Io, ctx: CheckContext, detail: string, file: Word | undefined, language = 'vim'): void {
   const text = ctx.knownText(io);
-  if (text !== undefined) {
-    if (language === 'ed') edScript(text, ctx, detail, file);
-    else vimScript(text, ctx, detail, file);
-  } else if (io.stdinFile && !ctx.substitutionInput(io.stdinFile)) ctx.runsFile(io.stdinFile, language);
+  if (text !== undefined) (language === 'ed' ? edScript : vimScript)(text, ctx, detail, file);
+  else if (io.stdinFile && !ctx.substitutionInput(io.stdinFile)) ctx.runsFile(io.stdinFile, language);
   else if (stdinIsDynamic(io) || io.upstream.length > 0)
     ctx.add('dynamic-command', `${detail} (commands read from another program's output)`);
 }
@@ -143,17 +134,18 @@ const ed: Check = (cmd, io, ctx) => {
   exInput(io, ctx, show(cmd), file, 'ed');
 };
 
+const SED_ADDRESS = /^\s*((\d+|\$|\/(?:\\.|[^/\\])*\/)(,(\d+|\$|\/(?:\\.|[^/\\])*\/))?\s*!?\s*)?/;
+
 /**
  * A sed script's commands: `;` and newlines separate them, `{` and `}` open and close a block, and `e`, `a`, `i`, `c`,
  * `r` and `w` take the rest of the line (continued past a backslash at its end: `1e\` then the command).
  */
 function sedCommands(script: string): string[] {
-  const ADDRESS = /^\s*((\d+|\$|\/(?:\\.|[^/\\])*\/)(,(\d+|\$|\/(?:\\.|[^/\\])*\/))?\s*!?\s*)?/;
   const out: string[] = [];
   for (const line of script.replace(/\\\n/g, ' ').split('\n')) {
     let rest = line;
     while (rest.trim() !== '') {
-      const at = ADDRESS.exec(rest)![0].length;
+      const at = SED_ADDRESS.exec(rest)![0].length;
       if (/^[{}]/.test(rest.slice(at))) {
         rest = rest.slice(at + 1);
         continue;
@@ -173,7 +165,7 @@ function sedCommands(script: string): string[] {
 
 export function sedScript(script: string, ctx: CheckContext, detail: string): void {
   for (const raw of sedCommands(script)) {
-    const c = raw.trim().replace(/^(\d+|\$|\/(?:\\.|[^/\\])*\/)(,(\d+|\$|\/(?:\\.|[^/\\])*\/))?\s*!?\s*/, '');
+    const c = raw.trim().replace(SED_ADDRESS, '');
     const e = /^e(\s+(.*))?$/s.exec(c);
     if (e) {
       if (e[2]?.trim()) ctx.script(e[2]);
@@ -269,10 +261,4 @@ const zip: Check = (cmd, _io, ctx) => {
   if (value !== undefined) ctx.script(value);
 };
 
-judges(import.meta.url, {
-  'vim vi nvim ex view rvim vimdiff gvim': vim,
-  gdb,
-  lldb,
-  'ed red': ed,
-  zip,
-});
+judges(import.meta.url, { 'vim vi nvim ex view rvim vimdiff gvim': vim, gdb, lldb, 'ed red': ed, zip });

@@ -42,11 +42,8 @@ const LIBRARY_OPTS = keyTable<string[]>({
 });
 
 export function interpreterOf(name: string): Interpreter | undefined {
-  const base = /^python[\d.]*$/.test(name)
-    ? 'python'
-    : /^(perl|ruby|php|lua)[\d.]*$/.test(name)
-      ? name.replace(/[\d.]+$/, '')
-      : name;
+  // A versioned name (python3.12, perl5.36) is the interpreter's.
+  const base = name.replace(/^(python|perl|ruby|php|lua)[\d.]*$/, '$1');
   return Object.hasOwn(INTERPRETERS, base) ? INTERPRETERS[base] : undefined;
 }
 
@@ -88,11 +85,7 @@ function stdinProgram(cmd: Argv, io: Io, ctx: CheckContext, language: string | n
   if (names.some((n) => n !== undefined && n !== null && NETWORK_TOOLS.has(n))) ctx.add('reverse-shell', show(cmd));
   if (stdinIsDynamic(io)) ctx.add('dynamic-command', `${show(cmd)} runs text computed at run time`);
   const text = ctx.knownText(io);
-  if (text !== undefined) {
-    if (language === null) ctx.script(text);
-    else ctx.code(text, language, origin);
-    return;
-  }
+  if (text !== undefined) return language === null ? ctx.script(text) : ctx.code(text, language, origin);
   // Not known text: a file (`sh < x.sh`, `cat x.sh | sh`) is read; what another program prints asks.
   const last = io.upstream.at(-1)?.argv;
   const catFile = last?.name === 'cat' ? last.args.filter((a) => !a.text.startsWith('-')) : [];
@@ -192,21 +185,18 @@ export function execChecks(
       .map((o) => args.find((_, i) => i > 0 && args[i - 1]!.text === o))
       .find((w) => w !== undefined);
     // python -m MODULE ARGS is the module's own command line: judged as that command (python -m twine upload).
-    if (spec.language === 'python') {
-      const m = args.findIndex((a) => a.text === '-m');
-      const beforeOperand = m >= 0 && args.slice(0, m).every((a) => a.text.startsWith('-'));
-      if (beforeOperand && args[m + 1] && !args[m + 1]!.dynamic) {
-        // timeit, cProfile, pdb, runpy, code...: the module runs code or a program given in its own arguments (judged
-        // first: the module's command line below names its words, and a module named before it is loaded would ask).
-        pythonModuleRuns(
-          args[m + 1]!.text,
-          args.slice(m + 2),
-          ctx,
-          (rest) => ctx.argv([literal(cmd.written), literal('-m'), ...rest], io),
-          () => stdinProgram(cmd, io, ctx, 'python'),
-        );
-        ctx.argv(args.slice(m + 1));
-      }
+    const m = spec.language === 'python' ? args.findIndex((a) => a.text === '-m') : -1;
+    if (m >= 0 && args.slice(0, m).every((a) => a.text.startsWith('-')) && args[m + 1] && !args[m + 1]!.dynamic) {
+      // timeit, cProfile, pdb, runpy, code...: the module runs code or a program given in its own arguments (judged
+      // first: the module's command line below names its words, and a module named before it is loaded would ask).
+      pythonModuleRuns(
+        args[m + 1]!.text,
+        args.slice(m + 2),
+        ctx,
+        (rest) => ctx.argv([literal(cmd.written), literal('-m'), ...rest], io),
+        () => stdinProgram(cmd, io, ctx, 'python'),
+      );
+      ctx.argv(args.slice(m + 1));
     }
     // The program given inline, on standard input, or by path (python -m runs an installed or project module).
     const pythonModuleOrCode = spec.language === 'python' && (f.short.has('m') || f.short.has('c'));
@@ -278,18 +268,15 @@ export function execChecks(
   };
 
   const socat: Check = (cmd, _io, ctx) => {
-    if (cmd.args.some((a) => /^(exec|system):/i.test(a.text) || /,\s*(exec|system):/i.test(a.text)))
-      ctx.add('reverse-shell', show(cmd));
+    if (cmd.args.some((a) => /(^|,\s*)(exec|system):/i.test(a.text))) ctx.add('reverse-shell', show(cmd));
   };
 
   const trap: Check = (cmd, _io, ctx) => {
     const action = cmd.args.find((a) => !a.text.startsWith('-'));
     // The handler runs later (at exit, on a signal), with the variables set by then (`trap 'rm -rf "$d"' EXIT; d=$(mktemp -d)`).
     // A handler computed at run time (`trap "$x" EXIT`) is judged as its text: an expansion there is a computed command.
-    if (action) {
-      if (ctx.atExit) ctx.atExit(() => ctx.script(action.text));
-      else ctx.script(action.text);
-    }
+    if (action && ctx.atExit) ctx.atExit(() => ctx.script(action.text));
+    else if (action) ctx.script(action.text);
   };
 
   /** A program or script in a directory anyone can write to, or a hidden one: a later job runs what is there then. */

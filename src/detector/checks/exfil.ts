@@ -61,9 +61,8 @@ export const isCredentialPath = (text: string): boolean => {
 const derived = new WeakMap<object, Set<string>>();
 const bare = (text: string): string => text.replace(/^\.\//, '');
 
-function secretFile(text: string, ctx: CheckContext): boolean {
-  return isCredentialPath(text) || (derived.get(ctx.where)?.has(bare(text)) ?? false);
-}
+const secretFile = (text: string, ctx: CheckContext): boolean =>
+  isCredentialPath(text) || (derived.get(ctx.where)?.has(bare(text)) ?? false);
 
 function derive(output: string | undefined, inputs: Word[], ctx: CheckContext): void {
   if (output === undefined || output === '-' || !inputs.some((w) => holdsSecrets(w, ctx))) return;

@@ -6,21 +6,19 @@
 import { keyTable } from '../engine/names.js';
 import type { Argv } from '../engine/argv.js';
 import { isPrivateTree } from './secret-sources.js';
-import { show, type CheckContext } from './types.js';
+import { show, valueAt, type CheckContext } from './types.js';
 
 /** Tunnel services by name, and the verbs that open a tunnel (the rest configure, log in or list). */
 const TUNNELS = keyTable<RegExp>({
   ngrok: /^(http|tcp|tls|start|tunnel)$/,
   cloudflared: /^(tunnel|--url|access)$/,
   lt: /^--port$|^-p$/,
-  localtunnel: /./,
+  'localtunnel pinggy frpc': /./,
   zrok: /^(share|reserve)$/,
   loclx: /^tunnel$/,
   expose: /^share$/,
   devtunnel: /^host$/,
-  pinggy: /./,
   telebit: /^http$/,
-  frpc: /./,
 });
 
 /** A word that binds every interface: `0.0.0.0`, `0.0.0.0:8080`, `--ip=0.0.0.0`, `bind=0.0.0.0`, `[::]:80`, `--ip=*`. */
@@ -43,16 +41,9 @@ function tunnel(cmd: Argv, words: string[]): boolean {
   return verbs !== undefined && words.some((w) => verbs.test(w)) && !words.includes('--help');
 }
 
-/** The value after an option (`--opt value` or `--opt=value`). */
-function valueOf(words: string[], option: RegExp): string | undefined {
-  for (let i = 0; i < words.length; i += 1) {
-    const w = words[i]!;
-    const eq = w.indexOf('=');
-    if (eq > 0 && option.test(w.slice(0, eq))) return w.slice(eq + 1);
-    if (option.test(w)) return words[i + 1];
-  }
-  return undefined;
-}
+/** The value after the first option named by `option` (`--opt value` or `--opt=value`). */
+const valueOf = (words: string[], option: RegExp): string | undefined =>
+  words.map((_, i) => valueAt(words, i, option)).find((v) => v !== undefined);
 
 /** What a listener bound to every interface hands out, or undefined when nothing beyond the port itself. */
 function exposed(cmd: Argv, words: string[]): string | undefined {
@@ -70,10 +61,7 @@ function exposed(cmd: Argv, words: string[]): string | undefined {
     return 'without authentication';
   if (/^(kubectl|oc)$/.test(cmd.name ?? '') && words.includes('port-forward')) return 'a cluster service';
   // socat TCP-LISTEN:...,bind=0.0.0.0 TCP:db.internal:5432: a relay to another host.
-  const remoteTarget = (w: string): boolean => {
-    const m = /^TCP\d?:([^:,]+):/i.exec(w);
-    return m !== null && !LOCAL_TARGET.test(m[1]!);
-  };
+  const remoteTarget = (w: string): boolean => !LOCAL_TARGET.test(/^TCP\d?:([^:,]+):/i.exec(w)?.[1] ?? 'localhost');
   if (words.some((w) => /^TCP\d?-LISTEN:/i.test(w)) && words.some(remoteTarget)) return 'a relay to another host';
   const root = valueOf(words, /^(-t|--directory|-d|--root|--docroot|--document-root|-h|--home)$/);
   if (root !== undefined && isPrivateTree(root)) return `the tree ${root}`;
@@ -85,10 +73,7 @@ function exposed(cmd: Argv, words: string[]): string | undefined {
 
 export function checkExposure(cmd: Argv, ctx: CheckContext): void {
   const words = cmd.args.map((a) => a.text);
-  if (tunnel(cmd, words)) {
-    ctx.add('expose-service', `${show(cmd)} (a public tunnel)`);
-    return;
-  }
+  if (tunnel(cmd, words)) return ctx.add('expose-service', `${show(cmd)} (a public tunnel)`);
   // A cluster service put on a public load balancer or every node's port.
   const changes = /^(patch|expose|create|edit|set|apply)$/.test(words.find((w) => !w.startsWith('-')) ?? '');
   const publicType = (w: string, i: number): boolean =>
@@ -96,10 +81,8 @@ export function checkExposure(cmd: Argv, ctx: CheckContext): void {
     (/^(LoadBalancer|NodePort)$/.test(w) && words[i - 1] === '--type') ||
     /^--type=(LoadBalancer|NodePort)$/.test(w);
   const kubectl = /^(kubectl|oc)$/.test(cmd.name ?? '');
-  if (kubectl && changes && !words.some((w) => w.startsWith('--dry-run')) && words.some(publicType)) {
-    ctx.add('expose-service', `${show(cmd)} (a service opened outside the cluster)`);
-    return;
-  }
   const what = exposed(cmd, words);
-  if (what !== undefined) ctx.add('expose-service', `${show(cmd)} (every interface, ${what})`);
+  if (kubectl && changes && !words.some((w) => w.startsWith('--dry-run')) && words.some(publicType))
+    ctx.add('expose-service', `${show(cmd)} (a service opened outside the cluster)`);
+  else if (what !== undefined) ctx.add('expose-service', `${show(cmd)} (every interface, ${what})`);
 }

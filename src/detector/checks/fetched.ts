@@ -19,14 +19,10 @@ const join = (dir: string | undefined, name: string): string =>
 /** `aria2c -d DIR -o NAME URL`, `axel -o PATH URL`: the file they write. */
 const fetcher: Check = (cmd, _io, ctx) => {
   const w = cmd.args.map((a) => a.text);
+  // `-d DIR`, `--dir DIR`, `--dir=DIR` (the first given).
   const value = (...keys: string[]): string | undefined => {
-    for (let i = 0; i < w.length; i += 1) {
-      for (const k of keys) {
-        if (w[i] === k) return w[i + 1];
-        if (k.startsWith('--') && w[i]!.startsWith(`${k}=`)) return w[i]!.slice(k.length + 1);
-      }
-    }
-    return undefined;
+    const t = w.find((x) => keys.some((k) => x === k || (k.startsWith('--') && x.startsWith(`${k}=`))));
+    return t === undefined ? undefined : t.includes('=') ? t.slice(t.indexOf('=') + 1) : w[w.indexOf(t) + 1];
   };
   const dir = value('-d', '--dir');
   const out = value('-o', '--out', '--output');
@@ -47,15 +43,8 @@ export const gitClone: GitCheck = ({ sub, rest }, _cmd, _io, ctx) => {
   }
   const [url, dir] = ops;
   if (!url || !/^(https?:\/\/|git@|ssh:\/\/|git:\/\/)/.test(url)) return;
-  const name =
-    dir ??
-    url
-      .replace(/\/+$/, '')
-      .replace(/\.git$/, '')
-      .replace(/^.*[/:]/, '');
+  const name = dir ?? url.replace(/(\.git)?\/*$/, '').replace(/^.*[/:]/, '');
   if (name) ctx.downloaded.add(`${name.replace(/^\.\//, '').replace(/\/+$/, '')}/`);
 };
 
-judges(import.meta.url, {
-  'aria2c axel': fetcher,
-});
+judges(import.meta.url, { 'aria2c axel': fetcher });

@@ -1,33 +1,27 @@
 // Checks for commands that delete, overwrite or re-permission files: rm, find, rsync, shred, tee, cp, mv, sed -i,
 // ln, truncate, dd, chmod/chown. Pure.
 import { has, parseFlags } from '../engine/argv.js';
-import { classifyPath, classifyWrite, isBlockDevice, type PathClass } from '../engine/paths.js';
+import { classifyPath, classifyWrite, isBlockDevice } from '../engine/paths.js';
 import { literal, type Word } from '../engine/words.js';
 import { isAgentSettings } from './agents.js';
 import { persistenceWrite } from './host.js';
 import { gitSurfaceWrite } from './git-surfaces.js';
 import { checkTraceWrite, isTrace, type WriteMode } from './traces.js';
 import { show, stdinText, type Check, type CheckContext } from './types.js';
-import { names } from '../engine/names.js';
+import { keyTable, names } from '../engine/names.js';
 import type { RequestCheck } from '../programs/http/request.js';
 import { judges } from './registry.js';
 import type { SedCheck } from '../programs/sed/call.js';
 
-const RECURSIVE_RULE: Partial<Record<PathClass, string>> = {
+/** The rule a recursive delete of each kind of path breaks. */
+const RECURSIVE_RULE = keyTable<string>({
   root: 'delete-root',
   home: 'delete-home',
   'system-dir': 'delete-system-dir',
-  'system-path': 'recursive-delete',
-  outside: 'recursive-delete',
-  'project-all': 'recursive-delete',
-};
-
-const SINGLE_RULE: Partial<Record<PathClass, string>> = {
-  root: 'delete-system-path',
-  home: 'delete-system-path',
-  'system-dir': 'delete-system-path',
-  'system-path': 'delete-system-path',
-};
+  'system-path outside project-all': 'recursive-delete',
+});
+/** The machine's own paths: deleting, re-permissioning or extracting over one changes the system. */
+const SYSTEM = new Set(names('root home system-dir system-path'));
 
 const KNOWN_HOSTS = /^(~|\$HOME|\$\{HOME\}|\/home\/[^/]+|\/Users\/[^/]+|\/root)\/\.ssh\/known_hosts$/;
 
@@ -67,7 +61,8 @@ function deletes(targets: Word[], recursive: boolean, detail: string, ctx: Check
     const repo = /^(.*?)\/?\.git(\/(objects|refs|logs))?\/?(\*)?$/.exec(t.text);
     if (recursive && repo && (/^(\.\/?)?$|^[/~$]/.test(repo[1]!) || t.text.startsWith('..')))
       ctx.add('git-history', detail);
-    const rule = (recursive ? RECURSIVE_RULE : SINGLE_RULE)[classifyPath(t, ctx.where)];
+    const c = classifyPath(t, ctx.where);
+    const rule = recursive ? RECURSIVE_RULE[c] : SYSTEM.has(c) ? 'delete-system-path' : undefined;
     if (rule) ctx.add(rule, detail);
   }
 }
@@ -151,9 +146,7 @@ const tar: Check = (cmd, _io, ctx) => {
   const extracting = has(f, 'x', '--extract', '--get') || /^[a-z]*x/.test(cmd.args[0]?.text ?? '');
   const dir = f.values.get('-C') ?? f.values.get('--directory');
   if (!extracting || dir === undefined) return;
-  const c = classifyPath(literal(dir), ctx.where);
-  if (c === 'root' || c === 'system-dir' || c === 'system-path' || c === 'home')
-    ctx.add('overwrite-system-config', show(cmd));
+  if (SYSTEM.has(classifyPath(literal(dir), ctx.where))) ctx.add('overwrite-system-config', show(cmd));
 };
 
 const shred: Check = (cmd, _io, ctx) => {
@@ -189,9 +182,8 @@ function copyLike(kind: 'copy' | 'move' | 'link'): Check {
     if (dest) checkWrite(dest, show(cmd), ctx);
     const sources = dir !== undefined ? f.operands : f.operands.slice(0, -1);
     if (dest) intoDirectory(dest, sources, show(cmd), ctx);
-    if (kind !== 'move') return;
     // Moved onto /dev/null, a source is gone (and, as root, so is the device): judged as deleting it whole.
-    deletes(sources, dest?.text === '/dev/null', show(cmd), ctx);
+    if (kind === 'move') deletes(sources, dest?.text === '/dev/null', show(cmd), ctx);
   };
 }
 
@@ -247,9 +239,7 @@ function permissions(firstIsSpec: boolean): Check {
     const restrictive = mode !== undefined && (/^0?[4-7]00$/.test(mode) || /^[go]+-[rwx]+$/.test(mode));
     for (const p of paths.flatMap(expandBraces)) {
       if (restrictive && /^(~|\$HOME|\$\{HOME\}|\/home\/[^/]+)\//.test(p.text)) continue;
-      const c = classifyPath(p, ctx.where);
-      if (c === 'root' || c === 'home' || c === 'system-dir' || c === 'system-path')
-        ctx.add('system-permissions', show(cmd));
+      if (SYSTEM.has(classifyPath(p, ctx.where))) ctx.add('system-permissions', show(cmd));
     }
   };
 }

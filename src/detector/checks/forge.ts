@@ -54,6 +54,8 @@ export const forgeRequest: RequestCheck = (req, cmd, _io, ctx) => {
 
 /** A tag that names a release (`v1.4.0`, `2.0.0-rc1`, `release-3`). */
 const RELEASE_TAG = /^(refs\/tags\/)?(v?\d+(\.\d+)+([-+.][\w.]+)?|release[-/][\w.-]+)$/;
+/** Options of git push that take a value (not a remote or a ref). */
+const PUSH_VALUED = /^(-o|--push-option|--repo|--receive-pack|--exec)$/;
 
 /**
  * git push of release tags (a release pipeline starts, the tag is published) and GitLab push options that open or
@@ -69,11 +71,7 @@ export function gitPushToForge(args: string[], ctx: CheckContext, detail: string
   );
   if (options.some((o) => /^merge_request\.(create|merge_when_pipeline_succeeds|auto_merge)/.test(o)))
     ctx.add('forge-write', `${detail} (opens a merge request)`);
-  const refs = rest
-    .filter(
-      (t, i) => !t.startsWith('-') && !/^(-o|--push-option|--repo|--receive-pack|--exec)$/.test(rest[i - 1] ?? ''),
-    )
-    .slice(1);
+  const refs = rest.filter((t, i) => !t.startsWith('-') && !PUSH_VALUED.test(rest[i - 1] ?? '')).slice(1);
   if (
     rest.some((t) => t === '--tags' || t === '--follow-tags') ||
     refs.some((r) => RELEASE_TAG.test(r.replace(/^\+/, '').split(':').at(-1)!))
