@@ -45,14 +45,18 @@ function pathOperands(cmd: Argv, valueOpts: RegExp): string[] {
 }
 
 /** A setting in an ini or TOML file (`addopts = -p x`, `addopts = ["-p", "x"]`). */
-function setting(text: string | undefined, key: string): string | undefined {
-  if (text === undefined) return undefined;
+function setting(text: string, key: string): string | undefined {
   const m = new RegExp(String.raw`^\s*${key}\s*=\s*(.*(?:\n[ \t]+\S.*)*)`, 'm').exec(text);
   return m?.[1]!.replace(/[[\]",']/g, ' ').trim();
 }
 
-const settingWords = (text: string | undefined, key: string): string[] =>
-  (setting(text, key) ?? '').split(/\s+/).filter(Boolean);
+const settingWords = (text: string, key: string): string[] => (setting(text, key) ?? '').split(/\s+/).filter(Boolean);
+
+/** The word after the first of `opts` on the command line (`-f FILE`), when it is there. */
+function optionValue(cmd: Argv, opts: RegExp): string | undefined {
+  const i = cmd.args.findIndex((a) => opts.test(a.text));
+  return i < 0 ? undefined : cmd.args[i + 1]?.text;
+}
 
 const fileText = (ctx: CheckContext, key: string): string | undefined => {
   const f = ctx.readFile(key);
@@ -114,13 +118,9 @@ function unittest(cmd: Argv, ctx: CheckContext, root: string): void {
     }
     return;
   }
-  /** The word after the option, when it is there (`-q` alone must not be read as a directory). */
-  const after = (...names: string[]): string | undefined => {
-    const i = w.findIndex((t) => names.includes(t));
-    return i < 0 ? undefined : w[i + 1];
-  };
-  const start = after('-s', '--start-directory') ?? '.';
-  const pattern = globRe(after('-p', '--pattern') ?? 'test*.py');
+  // The word after the option, when it is there (`-q` alone must not be read as a directory).
+  const start = optionValue(cmd, /^(-s|--start-directory)$/) ?? '.';
+  const pattern = globRe(optionValue(cmd, /^(-p|--pattern)$/) ?? 'test*.py');
   const files = discover(ctx, 'unittest', [joinKey(root, start)], (n) => pattern.test(n));
   for (const key of files ?? []) ctx.loads(key, 'python', { file: key, roots: [root, dirOf(key)] });
 }
@@ -128,9 +128,7 @@ function unittest(cmd: Argv, ctx: CheckContext, root: string): void {
 /** A runner that imports one Python file of the project (nox, invoke, fab, doit, scons, sphinx-build's conf.py). */
 function pythonFile(files: string[], fileOpts: RegExp): Runner {
   return rooted((cmd, ctx, root) => {
-    const w = cmd.args.map((a) => a.text);
-    const at = w.findIndex((t) => fileOpts.test(t));
-    const chosen = at >= 0 ? w[at + 1] : undefined;
+    const chosen = optionValue(cmd, fileOpts);
     for (const n of chosen ? [chosen] : files) {
       const key = joinKey(root, n);
       ctx.loads(key, 'python', { file: key, roots: [root] });
@@ -195,11 +193,8 @@ const NODE_TEST_VALUES =
 function nodeTool(cmd: Argv, ctx: CheckContext, root: string): void {
   const name = cmd.name === 'node' ? 'node-test' : cmd.name!;
   const w = cmd.args.map((a) => a.text);
-  const configOpt = w.findIndex((t) => /^(-c|--config|--configFile)$/.test(t));
-  const configs =
-    configOpt >= 0 && w[configOpt + 1]
-      ? [w[configOpt + 1]!]
-      : (JS_CONFIG[name] ?? []).flatMap((b) => JS_EXT.map((e) => `${b}${e}`));
+  const chosen = optionValue(cmd, /^(-c|--config|--configFile)$/);
+  const configs = chosen ? [chosen] : (JS_CONFIG[name] ?? []).flatMap((b) => JS_EXT.map((e) => `${b}${e}`));
   for (const c of configs) {
     const key = joinKey(root, c);
     ctx.loads(key, 'javascript', { file: key, roots: [] });
@@ -221,9 +216,8 @@ function nodeTool(cmd: Argv, ctx: CheckContext, root: string): void {
 
 /** justfile recipes: indented lines under `name:` are shell command lines. */
 function just(cmd: Argv, ctx: CheckContext, root: string): void {
-  const w = cmd.args.map((a) => a.text);
-  const f = w.findIndex((t) => t === '-f' || t === '--justfile');
-  for (const name of f >= 0 && w[f + 1] ? [w[f + 1]!] : ['justfile', 'Justfile', '.justfile']) {
+  const chosen = optionValue(cmd, /^(-f|--justfile)$/);
+  for (const name of chosen ? [chosen] : ['justfile', 'Justfile', '.justfile']) {
     const text = fileText(ctx, joinKey(root, name));
     if (text === undefined) continue;
     for (const line of text.split('\n')) {
@@ -266,13 +260,8 @@ const field = (v: unknown, key: string): unknown =>
 const taskfile = configCommands(['Taskfile.yml', 'Taskfile.yaml', 'taskfile.yml', 'Taskfile.dist.yml'], (doc) =>
   Object.values((field(doc, 'tasks') as Record<string, unknown>) ?? {}).flatMap((t) => {
     const cmds = field(t, 'cmds') ?? t;
-    return strings(
-      Array.isArray(cmds)
-        ? cmds.map((c) => (typeof c === 'string' ? c : field(c, 'cmd')))
-        : typeof cmds === 'string'
-          ? cmds
-          : [],
-    );
+    if (typeof cmds === 'string') return [cmds];
+    return Array.isArray(cmds) ? strings(cmds.map((c) => (typeof c === 'string' ? c : field(c, 'cmd')))) : [];
   }),
 );
 const denoTasks = configCommands(['deno.json', 'deno.jsonc'], (doc) => strings(field(doc, 'tasks')));
