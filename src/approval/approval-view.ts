@@ -61,9 +61,9 @@ interface ScopeWords {
   alwaysNot?: string;
 }
 
-/** One line, every hidden character escaped: the scope names paths and directories the model chose. */
-const words = (text: string | undefined): string | undefined =>
-  text === undefined ? undefined : renderApprovalText(text, { newlines: 'escape' }).text;
+/** One line, every hidden character escaped: the scope, a tool's name and a host are the model's choice. */
+const oneLine = (text: string): string => renderApprovalText(text, { newlines: 'escape' }).text;
+const words = (text: string | undefined): string | undefined => (text === undefined ? undefined : oneLine(text));
 
 /** `why` without the list of files `covers` names already (session's line says it; once is enough). */
 function saidOnce(why: string, covers: string): string {
@@ -110,7 +110,7 @@ export function choiceViews(raw: ScopeWords | undefined): ChoiceView[] {
 /** The host a network approval is about, rendered. */
 function networkOf(a: { tool: string; findings: readonly { rule: string }[] }): { network?: string } {
   const target = networkTargetOf(a);
-  return target === undefined ? {} : { network: renderApprovalText(target, { newlines: 'escape' }).text };
+  return target === undefined ? {} : { network: oneLine(target) };
 }
 
 /** From the run's state: the whole text (redacted only where the view is shared). */
@@ -127,7 +127,7 @@ export function viewOfPending(p: PendingApproval, opts: { redact?: boolean } = {
   return {
     approvalId: p.approvalId,
     callId: p.callId,
-    tool: renderApprovalText(p.tool, { newlines: 'escape' }).text,
+    tool: oneLine(p.tool),
     argsDigest: p.argsDigest,
     askedAt: p.askedAt,
     expiresAt: p.expiresAt,
