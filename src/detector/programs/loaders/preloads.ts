@@ -60,19 +60,17 @@ function node(cmd: Argv, ctx: CheckContext): void {
 }
 
 function ruby(cmd: Argv, ctx: CheckContext): Origin {
-  const env = [...(variableWords(ctx, 'RUBYOPT') ?? [])];
+  const env = variableWords(ctx, 'RUBYOPT') ?? [];
   const dirs = libraryDirs(ctx, cmd, env, ctx.commandEnv.get('RUBYLIB'));
-  for (const r of givenAndSet(cmd, env, ['-r'])) {
-    if (r.dynamic) {
-      ctx.add('dynamic-command', `ruby requires a library named at run time: ${r.text}`);
-      continue;
+  for (const r of givenAndSet(cmd, env, ['-r']))
+    if (r.dynamic) ctx.add('dynamic-command', `ruby requires a library named at run time: ${r.text}`);
+    else {
+      const file = /\.(rb|so)$/.test(r.text) ? r.text : `${r.text}.rb`;
+      // A path is found from the working directory; a name, in the library directories.
+      const here = cwdKey(ctx);
+      const bases = /^(\.{1,2}\/|\/)/.test(r.text) ? (here === undefined ? [] : [here]) : dirs;
+      for (const key of bases.map((d) => joinKey(d, file))) ctx.loads(key, 'ruby', { file: key, roots: dirs });
     }
-    const file = /\.(rb|so)$/.test(r.text) ? r.text : `${r.text}.rb`;
-    // A path is found from the working directory; a name, in the library directories.
-    const here = cwdKey(ctx);
-    const bases = /^(\.{1,2}\/|\/)/.test(r.text) ? (here === undefined ? [] : [here]) : dirs;
-    for (const key of bases.map((d) => joinKey(d, file))) ctx.loads(key, 'ruby', { file: key, roots: dirs });
-  }
   return { roots: dirs };
 }
 

@@ -116,10 +116,7 @@ export function runFile(
   if (file && 'missing' in file) {
     // Nothing runs from a file that is not there, unless an earlier command of this line makes it.
     const alternatives = optional === true ? [] : optional ? optional.map((p) => host.keyOf(p)) : [key];
-    const allMissing = alternatives.every((k) => {
-      const f = typeof k === 'string' ? host.fileAt(k) : undefined;
-      return f !== undefined && 'missing' in f;
-    });
+    const allMissing = alternatives.every((k) => typeof k === 'string' && 'missing' in (host.fileAt(k) ?? {}));
     if (host.commandsSeen > 1 && alternatives.length > 0 && allMissing)
       host.add('unread-script', `${key} does not exist before this command line runs; an earlier command may write it`);
     return;

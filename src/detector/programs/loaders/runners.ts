@@ -317,10 +317,8 @@ const RUNNERS: Record<string, Runner> = keyTable({
   just: rooted(just),
   'task go-task': taskfile,
   deno: (cmd, ctx) => (cmd.args[0]?.text === 'task' ? denoTasks(cmd, ctx) : undefined),
-  composer: (cmd, ctx) =>
-    /^(run-script|run|install|update|test|dump-autoload|create-project)$|^[\w:-]+$/.test(cmd.args[0]?.text ?? 'install')
-      ? composer(cmd, ctx)
-      : undefined,
+  // Any one word: composer's own commands and the project's scripts by name (`composer test`, `composer app:build`).
+  composer: (cmd, ctx) => (/^[\w:-]+$/.test(cmd.args[0]?.text ?? 'install') ? composer(cmd, ctx) : undefined),
   'pre-commit': (cmd, ctx) =>
     /^(run|hook-impl|try-repo)$/.test(cmd.args[0]?.text ?? 'run') ? preCommit(cmd, ctx) : undefined,
   lefthook: (cmd, ctx) => (cmd.args[0]?.text === 'run' ? lefthook(cmd, ctx) : undefined),
