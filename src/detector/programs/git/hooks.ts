@@ -94,9 +94,8 @@ function readConfig(key: string, ctx: CheckContext, seen: Set<string> = new Set(
   const settings: GitSetting[] = [];
   for (const s of parseGitConfig(f.text)) {
     if (/^include(if\..+)?\.path$/.test(s.key)) {
-      // includeIf conditions are not evaluated: the included file is read either way.
-      const inc =
-        s.value.startsWith('~/') || s.value.startsWith('/') ? normalizePath(s.value) : joinKey(dirOf(key), s.value);
+      // includeIf conditions are not evaluated: the included file is read either way. An absolute path stays one.
+      const inc = s.value.startsWith('~/') ? normalizePath(s.value) : joinKey(dirOf(key), s.value);
       const sub = readConfig(inc, ctx, seen);
       if (sub === undefined) return undefined;
       settings.push(...sub);
@@ -196,7 +195,7 @@ export function gitRuns(inv: GitInvocation, ctx: CheckContext): void {
   const dir =
     hooksPath === undefined || hooksPath === ''
       ? joinKey(common, 'hooks')
-      : hooksPath.startsWith('/') || hooksPath.startsWith('~/')
+      : hooksPath.startsWith('~/')
         ? normalizePath(hooksPath)
         : joinKey(top ?? here, hooksPath);
   for (const h of hooks) {

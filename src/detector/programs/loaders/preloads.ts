@@ -131,13 +131,9 @@ function python(cmd: Argv, ctx: CheckContext, inline: boolean): Origin {
   const module = m >= 0 ? cmd.args[m + 1] : undefined;
   if (module && !module.dynamic && /^[\w.]+$/.test(module.text)) {
     const dotted = module.text;
-    for (const root of roots) {
-      const candidates = [
-        ...pythonCandidates(root, dotted),
-        joinKey(root, `${dotted.replace(/\./g, '/')}/__main__.py`),
-      ];
-      for (const key of candidates) ctx.loads(key, 'python', { file: key, roots });
-    }
+    for (const root of roots)
+      for (const key of [...pythonCandidates(root, dotted), joinKey(root, `${dotted.replace(/\./g, '/')}/__main__.py`)])
+        ctx.loads(key, 'python', { file: key, roots });
   }
   // PYTHONSTARTUP runs before an interactive session.
   const startup = ctx.commandEnv.get('PYTHONSTARTUP');

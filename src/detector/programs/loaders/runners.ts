@@ -275,10 +275,9 @@ const preCommit = configCommands(['.pre-commit-config.yaml', '.pre-commit-config
 );
 const lefthook = configCommands(['lefthook.yml', 'lefthook.yaml', '.lefthook.yml', 'lefthook-local.yml'], (doc) =>
   Object.values((doc as Record<string, unknown>) ?? {}).flatMap((hook) =>
-    [
-      ...Object.values((field(hook, 'commands') as Record<string, unknown>) ?? {}),
-      ...Object.values((field(hook, 'scripts') as Record<string, unknown>) ?? {}),
-    ].flatMap((c) => strings(field(c, 'run'))),
+    ['commands', 'scripts']
+      .flatMap((k) => Object.values((field(hook, k) as Record<string, unknown>) ?? {}))
+      .flatMap((c) => strings(field(c, 'run'))),
   ),
 );
 const lintStaged = configCommands(
