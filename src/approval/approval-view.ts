@@ -1,7 +1,7 @@
 // A pending approval as every channel shows it (the CLI prompt, `tether approvals`, the inbox, ACP, the webhook):
 // its text rendered once (approval-text.ts), its findings, and what each choice would give, said before the person
 // chooses. Built from the run's state (the exact text) or from its visibility memo (bounded and redacted). Pure.
-import type { ApprovalChoice, PendingApproval } from '../common/approval-types.js';
+import type { ApprovalChoice, ApprovalScope, PendingApproval } from '../common/approval-types.js';
 import { networkTargetOf } from '../common/egress-types.js';
 import type { MemoApproval } from '../common/search-attributes.js';
 import { derivedRenderer, lineCount, renderApprovalText, splitShown } from './approval-text.js';
@@ -54,12 +54,8 @@ export interface ApprovalView {
   choices: ChoiceView[];
 }
 
-interface ScopeWords {
-  covers: string;
-  onceOnly?: string;
-  always?: unknown;
-  alwaysNot?: string;
-}
+/** A scope in the run's state, or as its memo keeps it (where `always` is only `true`). */
+type ScopeWords = Pick<ApprovalScope, 'covers' | 'onceOnly' | 'alwaysNot'> & { always?: unknown };
 
 /** One line, every hidden character escaped: the scope, a tool's name and a host are the model's choice. */
 const oneLine = (text: string): string => renderApprovalText(text, { newlines: 'escape' }).text;

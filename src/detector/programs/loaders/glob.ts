@@ -108,11 +108,8 @@ export function expandGlob(pattern: string, reader: GlobReader): GlobResult {
       out.push(word.replace(/\\(.)/g, '$1'));
       continue;
     }
-    const absolute = word.startsWith('/');
-    let branches = [absolute ? '/' : ''];
-    const segments = word.split('/').filter((s, i) => s !== '' || i === 0);
-    for (const segment of segments) {
-      if (segment === '' && absolute) continue;
+    let branches = [word.startsWith('/') ? '/' : ''];
+    for (const segment of word.split('/').filter((s) => s !== '')) {
       if (!hasGlob(segment)) {
         branches = branches.map((b) => below(b, segment.replace(/\\(.)/g, '$1')));
         continue;

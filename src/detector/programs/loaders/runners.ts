@@ -339,9 +339,6 @@ const RUNNERS: Record<string, Runner> = keyTable({
 export function projectRunner(cmd: Argv, ctx: CheckContext): void {
   if (cmd.name === null) return;
   if (cmd.name === 'node' && cmd.args.some((a) => a.text === '--test')) nodeTools(cmd, ctx);
-  if (cmd.name === 'python' || /^python[\d.]*$/.test(cmd.name)) {
-    // python -m build / python -m pip install . are judged through the module's own command line.
-    return;
-  }
+  // python is no runner here: python -m build / python -m pip install . are judged through the module's command line.
   if (Object.hasOwn(RUNNERS, cmd.name)) RUNNERS[cmd.name]!(cmd, ctx);
 }
