@@ -112,10 +112,8 @@ function unittest(cmd: Argv, ctx: CheckContext, root: string): void {
   const w = cmd.args.map((a) => a.text);
   const modules = w.filter((t, i) => !t.startsWith('-') && t !== 'discover' && !UNITTEST_VALUES.test(w[i - 1] ?? ''));
   if (modules.length > 0 && w[0] !== 'discover') {
-    for (const m of modules) {
-      const keys = /\.py$/.test(m) ? [joinKey(root, m)] : pythonCandidates(root, m);
-      for (const key of keys) ctx.loads(key, 'python', { file: key, roots: [root] });
-    }
+    for (const key of modules.flatMap((m) => (/\.py$/.test(m) ? [joinKey(root, m)] : pythonCandidates(root, m))))
+      ctx.loads(key, 'python', { file: key, roots: [root] });
     return;
   }
   // The word after the option, when it is there (`-q` alone must not be read as a directory).
@@ -129,10 +127,8 @@ function unittest(cmd: Argv, ctx: CheckContext, root: string): void {
 function pythonFile(files: string[], fileOpts: RegExp): Runner {
   return rooted((cmd, ctx, root) => {
     const chosen = optionValue(cmd, fileOpts);
-    for (const n of chosen ? [chosen] : files) {
-      const key = joinKey(root, n);
+    for (const key of (chosen ? [chosen] : files).map((n) => joinKey(root, n)))
       ctx.loads(key, 'python', { file: key, roots: [root] });
-    }
   });
 }
 
@@ -150,10 +146,8 @@ function tox(_cmd: Argv, ctx: CheckContext, root: string): void {
 function setupPy(cmd: Argv, ctx: CheckContext): void {
   const w = cmd.args.map((a) => a.text);
   const local = w.find((t, i) => i > 0 && /^(\.{1,2}(\/[\w.-]*)*|\.\/[\w./-]+)$/.test(t));
-  if (cmd.name === 'pip' || cmd.name === 'pip3' || cmd.name === 'uv') {
-    if (!/^(install|wheel|download)$/.test(w[0] === 'pip' ? (w[1] ?? '') : (w[0] ?? ''))) return;
-    if (!local) return;
-  }
+  const sub = w[0] === 'pip' ? (w[1] ?? '') : (w[0] ?? '');
+  if (/^(pip3?|uv)$/.test(cmd.name ?? '') && !(local && /^(install|wheel|download)$/.test(sub))) return;
   const root = here(ctx);
   if (root === undefined) return;
   const key = joinKey(joinKey(root, local ?? '.'), 'setup.py');
@@ -195,10 +189,7 @@ function nodeTool(cmd: Argv, ctx: CheckContext, root: string): void {
   const w = cmd.args.map((a) => a.text);
   const chosen = optionValue(cmd, /^(-c|--config|--configFile)$/);
   const configs = chosen ? [chosen] : (JS_CONFIG[name] ?? []).flatMap((b) => JS_EXT.map((e) => `${b}${e}`));
-  for (const c of configs) {
-    const key = joinKey(root, c);
-    ctx.loads(key, 'javascript', { file: key, roots: [] });
-  }
+  for (const key of configs.map((c) => joinKey(root, c))) ctx.loads(key, 'javascript', { file: key, roots: [] });
   if (!TEST_RUNNERS.has(name) && name !== 'node-test') return;
   // cypress open, playwright codegen: no tests run; `vitest run a.test.ts` narrows to the files named.
   if ((name === 'cypress' && w[0] !== 'run') || (name === 'playwright' && w[0] !== 'test')) return;
