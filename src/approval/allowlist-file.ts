@@ -14,20 +14,16 @@ const same = (e: unknown): string => JSON.stringify(e);
 function addNow(path: string, entries: AllowlistEntry[]): AllowlistEntry[] {
   const text = existsSync(path) ? readFileSync(path, 'utf8') : '';
   const doc = parseDocument(text);
-  if (doc.errors.length > 0)
-    throw new TetherError(
-      'Config.Invalid',
-      `${path}: not valid YAML, allowlist not changed: ${doc.errors[0]!.message}`,
-      false,
-    );
+  const invalid = (what: string, detail = ''): TetherError =>
+    new TetherError('Config.Invalid', `${path}: ${what}, allowlist not changed${detail}`, false);
+  if (doc.errors.length > 0) throw invalid('not valid YAML', `: ${doc.errors[0]!.message}`);
   if (doc.contents === null) doc.contents = doc.createNode({}) as never;
   let list = doc.get('command_allowlist', true);
   if (list === undefined || list === null) {
     list = new YAMLSeq();
     doc.set('command_allowlist', list);
   }
-  if (!isSeq(list))
-    throw new TetherError('Config.Invalid', `${path}: command_allowlist is not a list, allowlist not changed`, false);
+  if (!isSeq(list)) throw invalid('command_allowlist is not a list');
   const present = new Set(list.items.map((i) => same((i as { toJSON?: () => unknown })?.toJSON?.() ?? i)));
   const added = entries.filter((e) => !present.has(same(e)));
   for (const e of added) {

@@ -116,9 +116,7 @@ export function splitShown(
 export const lineCount = (text: string): number => (text === '' ? 0 : text.replace(/\n$/, '').split('\n').length);
 
 /** How every text derived from one approval is rendered: redacted (where shared) with the command's own values. */
-export interface DerivedText {
-  (text: string, opts?: { newlines?: 'keep' | 'escape'; whitespace?: 'file' }): RenderedText;
-}
+export type DerivedText = (text: string, opts?: { newlines?: 'keep' | 'escape'; whitespace?: 'file' }) => RenderedText;
 
 /**
  * One rendering for a command and everything made from it: where the view is shared, a value its command line

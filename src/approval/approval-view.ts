@@ -1,7 +1,7 @@
 // A pending approval as every channel shows it (the CLI prompt, `tether approvals`, the inbox, ACP, the webhook):
 // its text rendered once (approval-text.ts), its findings, and what each choice would give, said before the person
 // chooses. Built from the run's state (the exact text) or from its visibility memo (bounded and redacted). Pure.
-import type { ApprovalChoice, PendingApproval } from '../common/approval-types.js';
+import type { ApprovalChoice, ApprovalScope, PendingApproval } from '../common/approval-types.js';
 import { networkTargetOf } from '../common/egress-types.js';
 import type { MemoApproval } from '../common/search-attributes.js';
 import { derivedRenderer, lineCount, renderApprovalText, splitShown } from './approval-text.js';
@@ -54,16 +54,12 @@ export interface ApprovalView {
   choices: ChoiceView[];
 }
 
-interface ScopeWords {
-  covers: string;
-  onceOnly?: string;
-  always?: unknown;
-  alwaysNot?: string;
-}
+/** A scope in the run's state, or as its memo keeps it (where `always` is only `true`). */
+type ScopeWords = Pick<ApprovalScope, 'covers' | 'onceOnly' | 'alwaysNot'> & { always?: unknown };
 
-/** One line, every hidden character escaped: the scope names paths and directories the model chose. */
-const words = (text: string | undefined): string | undefined =>
-  text === undefined ? undefined : renderApprovalText(text, { newlines: 'escape' }).text;
+/** One line, every hidden character escaped: the scope, a tool's name and a host are the model's choice. */
+const oneLine = (text: string): string => renderApprovalText(text, { newlines: 'escape' }).text;
+const words = (text: string | undefined): string | undefined => (text === undefined ? undefined : oneLine(text));
 
 /** `why` without the list of files `covers` names already (session's line says it; once is enough). */
 function saidOnce(why: string, covers: string): string {
@@ -110,7 +106,7 @@ export function choiceViews(raw: ScopeWords | undefined): ChoiceView[] {
 /** The host a network approval is about, rendered. */
 function networkOf(a: { tool: string; findings: readonly { rule: string }[] }): { network?: string } {
   const target = networkTargetOf(a);
-  return target === undefined ? {} : { network: renderApprovalText(target, { newlines: 'escape' }).text };
+  return target === undefined ? {} : { network: oneLine(target) };
 }
 
 /** From the run's state: the whole text (redacted only where the view is shared). */
@@ -127,7 +123,7 @@ export function viewOfPending(p: PendingApproval, opts: { redact?: boolean } = {
   return {
     approvalId: p.approvalId,
     callId: p.callId,
-    tool: renderApprovalText(p.tool, { newlines: 'escape' }).text,
+    tool: oneLine(p.tool),
     argsDigest: p.argsDigest,
     askedAt: p.askedAt,
     expiresAt: p.expiresAt,

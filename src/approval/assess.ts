@@ -1,7 +1,6 @@
 // The verdict on what a tool call would run (a command with its stdin, a script it runs by path, a program) with
 // the allowlist applied, the digest of every file read to reach it, and what a wider approval of it would cover:
 // what the approval activities and execute_code's terminal calls decide from. Worker-only (loads the grammars).
-import { createHash } from 'node:crypto';
 import type { AllowlistEntry, ApprovalScope } from '../common/approval-types.js';
 import { allowlistMatch } from '../common/allowlist.js';
 import { detect, type Verdict } from '../detector/engine/detect.js';
@@ -15,6 +14,7 @@ import type { ScriptFile } from '../detector/engine/scripts.js';
 import type { CallSubject } from '../detector/engine/subject.js';
 import type { ProtectedEntry } from '../common/protected-paths.js';
 import { judgeProtectedChange } from './protected-change.js';
+import { contentDigest } from './protected-ledger.js';
 
 interface Assessed {
   verdict: Verdict;
@@ -49,15 +49,12 @@ const MAX_READS = 600;
 
 /** What a read gave, as one comparable string: the content's digest, or why there was none. */
 export function fileDigest(f: ScriptFile): string {
-  if ('text' in f) return f.digest ?? `sha256:${createHash('sha256').update(f.text).digest('hex')}`;
+  if ('text' in f) return f.digest ?? `sha256:${contentDigest(f.text)}`;
   if ('binary' in f) return f.digest ?? 'binary';
   if ('missing' in f) return 'missing';
   if ('directory' in f) return 'directory';
   // A listing (globs, test discovery): the names in it, so a file added or removed there counts as a change.
-  if ('entries' in f)
-    return `entries:${createHash('sha256')
-      .update([...f.entries].sort().join('\u0000'))
-      .digest('hex')}`;
+  if ('entries' in f) return `entries:${contentDigest([...f.entries].sort().join('\u0000'))}`;
   return `unread: ${f.error}`;
 }
 

@@ -87,10 +87,7 @@ export function hasDeceptiveCharacters(text: string, opts: Pick<VisibleOptions, 
 
 /** Whether the text holds characters a terminal would not show as they are (or look-alike letters of another script). */
 export function hasHiddenCharacters(text: string): boolean {
-  HIDDEN.lastIndex = 0;
-  const found = HIDDEN.test(text);
-  HIDDEN.lastIndex = 0;
-  return found || lookalikeRanges(text).length > 0;
+  return text.search(HIDDEN) >= 0 || lookalikeRanges(text).length > 0;
 }
 
 /** A `\uXXXX` JSON escape (two for a code point above U+FFFF), which a JSON parser reads back as the character. */

@@ -1,6 +1,5 @@
-// Every judgement of a container CLI's command (docker, podman, nerdctl, ctr, buildah, docker-compose), on one reading
-// of its command line (call.ts). Each judgement lives with the knowledge of its threat class; this list is where to
-// start when a container command is judged wrongly (`npm run detector:who -- 'docker ...'`). Pure.
+// Every judgement of a container CLI (docker, podman, nerdctl, ctr, buildah, docker-compose) on one reading of its
+// command line (call.ts); each lives with its threat class's checks. Start here when one is judged wrongly. Pure.
 import { containerRun } from '../../checks/container.js';
 import { containerExecAndPrune } from '../../checks/infra.js';
 import { imagePush } from '../../checks/publish.js';

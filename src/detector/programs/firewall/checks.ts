@@ -1,6 +1,5 @@
-// Every judgement of a firewall command (iptables and its variants, nft, ufw), on one reading of its command line
-// (call.ts). Each judgement lives with the knowledge of its threat class; this list is where to start when a firewall
-// command is judged wrongly (`npm run detector:who -- 'iptables ...'`). Pure.
+// Every judgement of a firewall command (iptables and variants, nft, ufw) on one reading of it (call.ts); each lives
+// with its threat class's checks. Start here when one is judged wrongly (`npm run detector:who -- 'ufw ...'`). Pure.
 import { firewallOpens } from '../../checks/host-network.js';
 import { firewallDrops } from '../../checks/network.js';
 import { familyCheck, judges } from '../../checks/registry.js';

@@ -1,6 +1,5 @@
-// Every judgement of a code forge's CLI command (gh, glab, hub, tea, berg), on one reading of its command line
-// (call.ts). Each judgement lives with the knowledge of its threat class; this list is where to start when a forge
-// command is judged wrongly (`npm run detector:who -- 'gh ...'`). Pure.
+// Every judgement of a code forge's CLI command (gh, glab, hub, tea, berg) on one reading of it (call.ts); each lives
+// with its threat class's checks. Start here when one is judged wrongly (`npm run detector:who -- 'gh ...'`). Pure.
 import { forgePipeline } from '../../checks/ci.js';
 import { forgeExfil } from '../../checks/exfil.js';
 import { forgeApi, forgeCli } from '../../checks/forge.js';

@@ -1,6 +1,5 @@
-// Every judgement of a git command, on one reading of its command line (call.ts: global options, then the
-// subcommand). Each judgement lives with the knowledge of its threat class; this list is where to start when a git
-// command is judged wrongly (`npm run detector:who -- 'git ...'`). Pure.
+// Every judgement of a git command on one reading of it (call.ts: global options, then the subcommand); each lives
+// with its threat class's checks. Start here when one is judged wrongly (`npm run detector:who -- 'git ...'`). Pure.
 import { gitRules } from '../../checks/agent-rules.js';
 import { gitHide } from '../../checks/agents.js';
 import { gitExfil } from '../../checks/exfil.js';

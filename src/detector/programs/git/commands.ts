@@ -29,11 +29,6 @@ const COMMAND_OPTIONS = keyTable<readonly string[]>({
   ),
 });
 
-function commandLine(value: Word, who: string, ctx: CheckContext): void {
-  if (value.dynamic) ctx.computed(value, who);
-  else if (value.text.trim() !== '') ctx.script(value.text);
-}
-
 /** `NAME=VALUE` settings git reads from the environment: GIT_CONFIG_COUNT/KEY_n/VALUE_n and GIT_CONFIG_PARAMETERS. */
 function environmentSettings(ctx: CheckContext): GitSetting[] {
   const env = ctx.commandEnv;
@@ -55,29 +50,27 @@ function environmentSettings(ctx: CheckContext): GitSetting[] {
 /** Judges the commands a git invocation runs: given in its options, and by itself (hooks, configuration). */
 export const gitCommands: GitCheck = (call, cmd, _io, ctx) => {
   const inv: GitInvocation = { sub: call.sub, settings: [...environmentSettings(ctx), ...call.settings] };
-  const gitDir = ctx.commandEnv.get('GIT_DIR');
-  if (gitDir && !gitDir.dynamic) inv.gitDir = gitDir.text;
-  const commonDir = ctx.commandEnv.get('GIT_COMMON_DIR');
+  const env = ctx.commandEnv;
+  /** A variable's value when the command sets it to one known now. */
+  const known = (name: string): string | undefined => (env.get(name)?.dynamic ? undefined : env.get(name)?.text);
+  const gitDir = known('GIT_DIR');
+  if (gitDir !== undefined) inv.gitDir = gitDir;
+  const commonDir = env.get('GIT_COMMON_DIR');
   if (commonDir?.dynamic) ctx.add('dynamic-command', `git reads its configuration from a place known only at run time`);
   else if (commonDir && commonDir.text !== '') inv.commonDir = commonDir.text;
   // The global configuration: GIT_CONFIG_GLOBAL, or HOME's .gitconfig / XDG_CONFIG_HOME's git/config when the
   // command sets them (`HOME=./h git log` reads ./h/.gitconfig).
-  const home = ctx.commandEnv.get('HOME');
-  const xdg = ctx.commandEnv.get('XDG_CONFIG_HOME');
-  const globalConfig = ctx.commandEnv.get('GIT_CONFIG_GLOBAL');
-  for (const v of [globalConfig, home, xdg, ctx.commandEnv.get('GIT_CONFIG_SYSTEM')])
+  const places = names('GIT_CONFIG_GLOBAL HOME XDG_CONFIG_HOME GIT_CONFIG_SYSTEM');
+  for (const v of places.map((p) => env.get(p)))
     if (v?.dynamic)
       ctx.add('dynamic-command', `git reads its configuration from a place known only at run time: ${v.text}`);
+  const [globalConfig, home, xdg, system] = places.map(known);
   // git reads both $HOME/.gitconfig and $XDG_CONFIG_HOME/git/config (~/.config/git/config when it is unset).
-  if (globalConfig && !globalConfig.dynamic) inv.globalConfigs = [globalConfig.text];
-  else if ((xdg && !xdg.dynamic) || (home && !home.dynamic)) {
-    const homeDir = home && !home.dynamic ? home.text : '~';
-    const xdgConfig = xdg && !xdg.dynamic ? `${xdg.text}/git/config` : `${homeDir}/.config/git/config`;
-    inv.globalConfigs = [`${homeDir}/.gitconfig`, xdgConfig];
-  }
-  const system = ctx.commandEnv.get('GIT_CONFIG_SYSTEM');
-  if (system && !system.dynamic) inv.settings.unshift({ key: 'include.path', value: system.text });
-  const execPath = call.execPath ?? ctx.commandEnv.get('GIT_EXEC_PATH');
+  if (globalConfig !== undefined) inv.globalConfigs = [globalConfig];
+  else if (xdg !== undefined || home !== undefined)
+    inv.globalConfigs = [`${home ?? '~'}/.gitconfig`, `${xdg ?? `${home ?? '~'}/.config`}/git/config`];
+  if (system !== undefined) inv.settings.unshift({ key: 'include.path', value: system });
+  const execPath = call.execPath ?? env.get('GIT_EXEC_PATH');
   if (call.dir !== undefined) inv.dir = call.dir;
   if (call.gitDir !== undefined) inv.gitDir = call.gitDir;
   if (call.configEnv) ctx.add('dynamic-command', `${show(cmd)} (a setting taken from a variable at run time)`);
@@ -92,7 +85,8 @@ export const gitCommands: GitCheck = (call, cmd, _io, ctx) => {
   if (Object.hasOwn(COMMAND_OPTIONS, sub))
     // parse-options (and send-email's Getopt::Long) take abbreviations; filter-branch, a shell script, does not.
     for (const v of optionValues(rest, COMMAND_OPTIONS[sub]!, sub !== 'filter-branch'))
-      commandLine(v, `git ${sub}`, ctx);
+      if (v.dynamic) ctx.computed(v, `git ${sub}`);
+      else if (v.text.trim() !== '') ctx.script(v.text);
   if (sub === 'bisect' && rest[0]?.text === 'run' && rest.length > 1) ctx.argv(rest.slice(1));
   if (sub === 'submodule') {
     const at = rest.findIndex((w) => w.text === 'foreach');

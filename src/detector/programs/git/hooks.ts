@@ -72,15 +72,12 @@ export interface GitInvocation {
 /** The directories git looks for `.git` in, nearest first: this one, its parents in the project, and above it. */
 function ancestors(start: string, project: string | undefined): string[] {
   const out: string[] = [start];
+  // Above the project, relative keys climb with `..`; the project's own depth says how far there is to go.
+  const depth = project ? project.split('/').filter((p) => p !== '').length : undefined;
   let k = start;
-  for (let i = 0; i < 24; i += 1) {
-    if (k === '/') break;
-    if (!k.startsWith('/') && project) {
-      // Above the project, relative keys climb with `..`; the project's own depth says how far there is to go.
-      const depth = project.split('/').filter((p) => p !== '').length;
-      const ups = k === '.' ? 0 : k.split('/').filter((p) => p === '..').length;
-      if (ups >= depth && !k.split('/').some((p) => p !== '..')) break;
-    }
+  for (let i = 0; i < 24 && k !== '/'; i += 1) {
+    const ups = k.split('/');
+    if (depth !== undefined && !k.startsWith('/') && ups.every((p) => p === '..') && ups.length >= depth) break;
     k = joinKey(k, '..');
     out.push(k);
   }
@@ -97,9 +94,8 @@ function readConfig(key: string, ctx: CheckContext, seen: Set<string> = new Set(
   const settings: GitSetting[] = [];
   for (const s of parseGitConfig(f.text)) {
     if (/^include(if\..+)?\.path$/.test(s.key)) {
-      // includeIf conditions are not evaluated: the included file is read either way.
-      const inc =
-        s.value.startsWith('~/') || s.value.startsWith('/') ? normalizePath(s.value) : joinKey(dirOf(key), s.value);
+      // includeIf conditions are not evaluated: the included file is read either way. An absolute path stays one.
+      const inc = s.value.startsWith('~/') ? normalizePath(s.value) : joinKey(dirOf(key), s.value);
       const sub = readConfig(inc, ctx, seen);
       if (sub === undefined) return undefined;
       settings.push(...sub);
@@ -120,12 +116,9 @@ export function gitRuns(inv: GitInvocation, ctx: CheckContext): void {
     return;
   }
   if (here === undefined) return;
-  let top: string | undefined;
-  let gitDir: string | undefined;
-  if (inv.gitDir !== undefined) {
-    gitDir = joinKey(here, inv.gitDir);
-    top = here;
-  } else {
+  let top = inv.gitDir === undefined ? undefined : here;
+  let gitDir = inv.gitDir === undefined ? undefined : joinKey(here, inv.gitDir);
+  if (inv.gitDir === undefined) {
     let pending = false;
     for (const dir of ancestors(here, ctx.where.project)) {
       const f = ctx.readFile(joinKey(dir, '.git'));
@@ -202,7 +195,7 @@ export function gitRuns(inv: GitInvocation, ctx: CheckContext): void {
   const dir =
     hooksPath === undefined || hooksPath === ''
       ? joinKey(common, 'hooks')
-      : hooksPath.startsWith('/') || hooksPath.startsWith('~/')
+      : hooksPath.startsWith('~/')
         ? normalizePath(hooksPath)
         : joinKey(top ?? here, hooksPath);
   for (const h of hooks) {

@@ -1,6 +1,5 @@
-// Every judgement of an HTTP client's request (curl, wget, httpie, xh), on one reading of its command line
-// (request.ts). Each judgement lives with the knowledge of its threat class; this list is where to start when a
-// request is judged wrongly (`npm run detector:who -- 'curl ...'`). Pure.
+// Every judgement of an HTTP client's request (curl, wget, httpie, xh) on one reading of it (request.ts); each lives
+// with its threat class's checks. Start here when one is judged wrongly (`npm run detector:who -- 'curl ...'`). Pure.
 import { agentRulesRequest } from '../../checks/agent-rules.js';
 import { ciTriggerRequest } from '../../checks/ci.js';
 import { containerApiRequest } from '../../checks/container.js';

@@ -5,25 +5,6 @@ import { listingKey, type ScriptFile } from '../../engine/scripts.js';
 /** Alternatives and files matched at most: beyond them the pattern asks. */
 const MAX_ALTERNATIVES = 64;
 
-/** Splits the inside of `{...}` at top-level commas. */
-function topLevelCommas(body: string): string[] | undefined {
-  const parts: string[] = [];
-  let depth = 0;
-  let start = 0;
-  for (let i = 0; i < body.length; i += 1) {
-    const c = body[i]!;
-    if (c === '\\') i += 1;
-    else if (c === '{') depth += 1;
-    else if (c === '}') depth -= 1;
-    else if (c === ',' && depth === 0) {
-      parts.push(body.slice(start, i));
-      start = i + 1;
-    }
-  }
-  parts.push(body.slice(start));
-  return parts.length > 1 ? parts : undefined;
-}
-
 /** `{1..3}`, `{a..c}`, `{01..10..2}`: a sequence; undefined when the text is not one. */
 function sequence(body: string): string[] | undefined {
   const m = /^(-?\d+|[a-zA-Z])\.\.(-?\d+|[a-zA-Z])(?:\.\.(-?\d+))?$/.exec(body);
@@ -51,12 +32,16 @@ export function expandBraces(text: string): string[] | undefined {
     }
     if (text[i] !== '{') continue;
     let depth = 0;
+    /** Where the braces and their top-level commas stand: the alternatives lie between them. */
+    const cuts = [i];
     for (let j = i; j < text.length; j += 1) {
       if (text[j] === '\\') j += 1;
       else if (text[j] === '{') depth += 1;
+      else if (text[j] === ',' && depth === 1) cuts.push(j);
       else if (text[j] === '}' && --depth === 0) {
-        const body = text.slice(i + 1, j);
-        const alternatives = topLevelCommas(body) ?? sequence(body);
+        cuts.push(j);
+        const alternatives =
+          cuts.length > 2 ? cuts.slice(1).map((c, k) => text.slice(cuts[k]! + 1, c)) : sequence(text.slice(i + 1, j));
         if (!alternatives) break;
         const out: string[] = [];
         for (const alt of alternatives) {
@@ -123,11 +108,8 @@ export function expandGlob(pattern: string, reader: GlobReader): GlobResult {
       out.push(word.replace(/\\(.)/g, '$1'));
       continue;
     }
-    const absolute = word.startsWith('/');
-    let branches = [absolute ? '/' : ''];
-    const segments = word.split('/').filter((s, i) => s !== '' || i === 0);
-    for (const segment of segments) {
-      if (segment === '' && absolute) continue;
+    let branches = [word.startsWith('/') ? '/' : ''];
+    for (const segment of word.split('/').filter((s) => s !== '')) {
       if (!hasGlob(segment)) {
         branches = branches.map((b) => below(b, segment.replace(/\\(.)/g, '$1')));
         continue;

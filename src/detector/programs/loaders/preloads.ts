@@ -60,19 +60,17 @@ function node(cmd: Argv, ctx: CheckContext): void {
 }
 
 function ruby(cmd: Argv, ctx: CheckContext): Origin {
-  const env = [...(variableWords(ctx, 'RUBYOPT') ?? [])];
+  const env = variableWords(ctx, 'RUBYOPT') ?? [];
   const dirs = libraryDirs(ctx, cmd, env, ctx.commandEnv.get('RUBYLIB'));
-  for (const r of givenAndSet(cmd, env, ['-r'])) {
-    if (r.dynamic) {
-      ctx.add('dynamic-command', `ruby requires a library named at run time: ${r.text}`);
-      continue;
+  for (const r of givenAndSet(cmd, env, ['-r']))
+    if (r.dynamic) ctx.add('dynamic-command', `ruby requires a library named at run time: ${r.text}`);
+    else {
+      const file = /\.(rb|so)$/.test(r.text) ? r.text : `${r.text}.rb`;
+      // A path is found from the working directory; a name, in the library directories.
+      const here = cwdKey(ctx);
+      const bases = /^(\.{1,2}\/|\/)/.test(r.text) ? (here === undefined ? [] : [here]) : dirs;
+      for (const key of bases.map((d) => joinKey(d, file))) ctx.loads(key, 'ruby', { file: key, roots: dirs });
     }
-    const file = /\.(rb|so)$/.test(r.text) ? r.text : `${r.text}.rb`;
-    // A path is found from the working directory; a name, in the library directories.
-    const here = cwdKey(ctx);
-    const bases = /^(\.{1,2}\/|\/)/.test(r.text) ? (here === undefined ? [] : [here]) : dirs;
-    for (const key of bases.map((d) => joinKey(d, file))) ctx.loads(key, 'ruby', { file: key, roots: dirs });
-  }
   return { roots: dirs };
 }
 
@@ -133,13 +131,9 @@ function python(cmd: Argv, ctx: CheckContext, inline: boolean): Origin {
   const module = m >= 0 ? cmd.args[m + 1] : undefined;
   if (module && !module.dynamic && /^[\w.]+$/.test(module.text)) {
     const dotted = module.text;
-    for (const root of roots) {
-      const candidates = [
-        ...pythonCandidates(root, dotted),
-        joinKey(root, `${dotted.replace(/\./g, '/')}/__main__.py`),
-      ];
-      for (const key of candidates) ctx.loads(key, 'python', { file: key, roots });
-    }
+    for (const root of roots)
+      for (const key of [...pythonCandidates(root, dotted), joinKey(root, `${dotted.replace(/\./g, '/')}/__main__.py`)])
+        ctx.loads(key, 'python', { file: key, roots });
   }
   // PYTHONSTARTUP runs before an interactive session.
   const startup = ctx.commandEnv.get('PYTHONSTARTUP');

@@ -35,12 +35,6 @@ export const joinKey = (dir: string, rest: string): string =>
 /** A language an interpreter runs, not a task runner's file format (`make…`, `…:…`, runner-config). */
 const INTERPRETED = /^(?!make)(?!runner-config$)[^:]*$/;
 
-/** TypeScript is read with its own grammar: a `.ts` file run by node, tsx, deno or bun. */
-function languageFor(key: string, language: string): string {
-  if (language === 'javascript' && /\.(c|m)?tsx?$/.test(key)) return 'typescript';
-  return language;
-}
-
 /** Where a program run from a file finds its modules: Python's sys.path[0] is the script's directory. */
 export function originOf(key: string, language: string): Origin {
   return { file: key, roots: language === 'python' ? [dirOf(key)] : [] };
@@ -58,7 +52,13 @@ function judgeText(host: FileHost, key: string, text: string, language: string |
       );
     else if (lang === 'crontab') for (const c of crontabCommands(text)) host.script(c);
     else if (lang === null) host.script(text);
-    else host.code(text, languageFor(key, lang), origin ?? originOf(key, lang));
+    // TypeScript is read with its own grammar: a `.ts` file run by node, tsx, deno or bun.
+    else
+      host.code(
+        text,
+        lang === 'javascript' && /\.(c|m)?tsx?$/.test(key) ? 'typescript' : lang,
+        origin ?? originOf(key, lang),
+      );
   });
 }
 
@@ -116,10 +116,7 @@ export function runFile(
   if (file && 'missing' in file) {
     // Nothing runs from a file that is not there, unless an earlier command of this line makes it.
     const alternatives = optional === true ? [] : optional ? optional.map((p) => host.keyOf(p)) : [key];
-    const allMissing = alternatives.every((k) => {
-      const f = typeof k === 'string' ? host.fileAt(k) : undefined;
-      return f !== undefined && 'missing' in f;
-    });
+    const allMissing = alternatives.every((k) => typeof k === 'string' && 'missing' in (host.fileAt(k) ?? {}));
     if (host.commandsSeen > 1 && alternatives.length > 0 && allMissing)
       host.add('unread-script', `${key} does not exist before this command line runs; an earlier command may write it`);
     return;

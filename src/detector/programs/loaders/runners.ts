@@ -45,14 +45,18 @@ function pathOperands(cmd: Argv, valueOpts: RegExp): string[] {
 }
 
 /** A setting in an ini or TOML file (`addopts = -p x`, `addopts = ["-p", "x"]`). */
-function setting(text: string | undefined, key: string): string | undefined {
-  if (text === undefined) return undefined;
+function setting(text: string, key: string): string | undefined {
   const m = new RegExp(String.raw`^\s*${key}\s*=\s*(.*(?:\n[ \t]+\S.*)*)`, 'm').exec(text);
   return m?.[1]!.replace(/[[\]",']/g, ' ').trim();
 }
 
-const settingWords = (text: string | undefined, key: string): string[] =>
-  (setting(text, key) ?? '').split(/\s+/).filter(Boolean);
+const settingWords = (text: string, key: string): string[] => (setting(text, key) ?? '').split(/\s+/).filter(Boolean);
+
+/** The word after the first of `opts` on the command line (`-f FILE`), when it is there. */
+function optionValue(cmd: Argv, opts: RegExp): string | undefined {
+  const i = cmd.args.findIndex((a) => opts.test(a.text));
+  return i < 0 ? undefined : cmd.args[i + 1]?.text;
+}
 
 const fileText = (ctx: CheckContext, key: string): string | undefined => {
   const f = ctx.readFile(key);
@@ -108,19 +112,13 @@ function unittest(cmd: Argv, ctx: CheckContext, root: string): void {
   const w = cmd.args.map((a) => a.text);
   const modules = w.filter((t, i) => !t.startsWith('-') && t !== 'discover' && !UNITTEST_VALUES.test(w[i - 1] ?? ''));
   if (modules.length > 0 && w[0] !== 'discover') {
-    for (const m of modules) {
-      const keys = /\.py$/.test(m) ? [joinKey(root, m)] : pythonCandidates(root, m);
-      for (const key of keys) ctx.loads(key, 'python', { file: key, roots: [root] });
-    }
+    for (const key of modules.flatMap((m) => (/\.py$/.test(m) ? [joinKey(root, m)] : pythonCandidates(root, m))))
+      ctx.loads(key, 'python', { file: key, roots: [root] });
     return;
   }
-  /** The word after the option, when it is there (`-q` alone must not be read as a directory). */
-  const after = (...names: string[]): string | undefined => {
-    const i = w.findIndex((t) => names.includes(t));
-    return i < 0 ? undefined : w[i + 1];
-  };
-  const start = after('-s', '--start-directory') ?? '.';
-  const pattern = globRe(after('-p', '--pattern') ?? 'test*.py');
+  // The word after the option, when it is there (`-q` alone must not be read as a directory).
+  const start = optionValue(cmd, /^(-s|--start-directory)$/) ?? '.';
+  const pattern = globRe(optionValue(cmd, /^(-p|--pattern)$/) ?? 'test*.py');
   const files = discover(ctx, 'unittest', [joinKey(root, start)], (n) => pattern.test(n));
   for (const key of files ?? []) ctx.loads(key, 'python', { file: key, roots: [root, dirOf(key)] });
 }
@@ -128,13 +126,9 @@ function unittest(cmd: Argv, ctx: CheckContext, root: string): void {
 /** A runner that imports one Python file of the project (nox, invoke, fab, doit, scons, sphinx-build's conf.py). */
 function pythonFile(files: string[], fileOpts: RegExp): Runner {
   return rooted((cmd, ctx, root) => {
-    const w = cmd.args.map((a) => a.text);
-    const at = w.findIndex((t) => fileOpts.test(t));
-    const chosen = at >= 0 ? w[at + 1] : undefined;
-    for (const n of chosen ? [chosen] : files) {
-      const key = joinKey(root, n);
+    const chosen = optionValue(cmd, fileOpts);
+    for (const key of (chosen ? [chosen] : files).map((n) => joinKey(root, n)))
       ctx.loads(key, 'python', { file: key, roots: [root] });
-    }
   });
 }
 
@@ -152,10 +146,8 @@ function tox(_cmd: Argv, ctx: CheckContext, root: string): void {
 function setupPy(cmd: Argv, ctx: CheckContext): void {
   const w = cmd.args.map((a) => a.text);
   const local = w.find((t, i) => i > 0 && /^(\.{1,2}(\/[\w.-]*)*|\.\/[\w./-]+)$/.test(t));
-  if (cmd.name === 'pip' || cmd.name === 'pip3' || cmd.name === 'uv') {
-    if (!/^(install|wheel|download)$/.test(w[0] === 'pip' ? (w[1] ?? '') : (w[0] ?? ''))) return;
-    if (!local) return;
-  }
+  const sub = w[0] === 'pip' ? (w[1] ?? '') : (w[0] ?? '');
+  if (/^(pip3?|uv)$/.test(cmd.name ?? '') && !(local && /^(install|wheel|download)$/.test(sub))) return;
   const root = here(ctx);
   if (root === undefined) return;
   const key = joinKey(joinKey(root, local ?? '.'), 'setup.py');
@@ -195,15 +187,9 @@ const NODE_TEST_VALUES =
 function nodeTool(cmd: Argv, ctx: CheckContext, root: string): void {
   const name = cmd.name === 'node' ? 'node-test' : cmd.name!;
   const w = cmd.args.map((a) => a.text);
-  const configOpt = w.findIndex((t) => /^(-c|--config|--configFile)$/.test(t));
-  const configs =
-    configOpt >= 0 && w[configOpt + 1]
-      ? [w[configOpt + 1]!]
-      : (JS_CONFIG[name] ?? []).flatMap((b) => JS_EXT.map((e) => `${b}${e}`));
-  for (const c of configs) {
-    const key = joinKey(root, c);
-    ctx.loads(key, 'javascript', { file: key, roots: [] });
-  }
+  const chosen = optionValue(cmd, /^(-c|--config|--configFile)$/);
+  const configs = chosen ? [chosen] : (JS_CONFIG[name] ?? []).flatMap((b) => JS_EXT.map((e) => `${b}${e}`));
+  for (const key of configs.map((c) => joinKey(root, c))) ctx.loads(key, 'javascript', { file: key, roots: [] });
   if (!TEST_RUNNERS.has(name) && name !== 'node-test') return;
   // cypress open, playwright codegen: no tests run; `vitest run a.test.ts` narrows to the files named.
   if ((name === 'cypress' && w[0] !== 'run') || (name === 'playwright' && w[0] !== 'test')) return;
@@ -221,9 +207,8 @@ function nodeTool(cmd: Argv, ctx: CheckContext, root: string): void {
 
 /** justfile recipes: indented lines under `name:` are shell command lines. */
 function just(cmd: Argv, ctx: CheckContext, root: string): void {
-  const w = cmd.args.map((a) => a.text);
-  const f = w.findIndex((t) => t === '-f' || t === '--justfile');
-  for (const name of f >= 0 && w[f + 1] ? [w[f + 1]!] : ['justfile', 'Justfile', '.justfile']) {
+  const chosen = optionValue(cmd, /^(-f|--justfile)$/);
+  for (const name of chosen ? [chosen] : ['justfile', 'Justfile', '.justfile']) {
     const text = fileText(ctx, joinKey(root, name));
     if (text === undefined) continue;
     for (const line of text.split('\n')) {
@@ -266,13 +251,8 @@ const field = (v: unknown, key: string): unknown =>
 const taskfile = configCommands(['Taskfile.yml', 'Taskfile.yaml', 'taskfile.yml', 'Taskfile.dist.yml'], (doc) =>
   Object.values((field(doc, 'tasks') as Record<string, unknown>) ?? {}).flatMap((t) => {
     const cmds = field(t, 'cmds') ?? t;
-    return strings(
-      Array.isArray(cmds)
-        ? cmds.map((c) => (typeof c === 'string' ? c : field(c, 'cmd')))
-        : typeof cmds === 'string'
-          ? cmds
-          : [],
-    );
+    if (typeof cmds === 'string') return [cmds];
+    return Array.isArray(cmds) ? strings(cmds.map((c) => (typeof c === 'string' ? c : field(c, 'cmd')))) : [];
   }),
 );
 const denoTasks = configCommands(['deno.json', 'deno.jsonc'], (doc) => strings(field(doc, 'tasks')));
@@ -286,10 +266,9 @@ const preCommit = configCommands(['.pre-commit-config.yaml', '.pre-commit-config
 );
 const lefthook = configCommands(['lefthook.yml', 'lefthook.yaml', '.lefthook.yml', 'lefthook-local.yml'], (doc) =>
   Object.values((doc as Record<string, unknown>) ?? {}).flatMap((hook) =>
-    [
-      ...Object.values((field(hook, 'commands') as Record<string, unknown>) ?? {}),
-      ...Object.values((field(hook, 'scripts') as Record<string, unknown>) ?? {}),
-    ].flatMap((c) => strings(field(c, 'run'))),
+    ['commands', 'scripts']
+      .flatMap((k) => Object.values((field(hook, k) as Record<string, unknown>) ?? {}))
+      .flatMap((c) => strings(field(c, 'run'))),
   ),
 );
 const lintStaged = configCommands(
@@ -328,10 +307,8 @@ const RUNNERS: Record<string, Runner> = keyTable({
   just: rooted(just),
   'task go-task': taskfile,
   deno: (cmd, ctx) => (cmd.args[0]?.text === 'task' ? denoTasks(cmd, ctx) : undefined),
-  composer: (cmd, ctx) =>
-    /^(run-script|run|install|update|test|dump-autoload|create-project)$|^[\w:-]+$/.test(cmd.args[0]?.text ?? 'install')
-      ? composer(cmd, ctx)
-      : undefined,
+  // Any one word: composer's own commands and the project's scripts by name (`composer test`, `composer app:build`).
+  composer: (cmd, ctx) => (/^[\w:-]+$/.test(cmd.args[0]?.text ?? 'install') ? composer(cmd, ctx) : undefined),
   'pre-commit': (cmd, ctx) =>
     /^(run|hook-impl|try-repo)$/.test(cmd.args[0]?.text ?? 'run') ? preCommit(cmd, ctx) : undefined,
   lefthook: (cmd, ctx) => (cmd.args[0]?.text === 'run' ? lefthook(cmd, ctx) : undefined),
@@ -353,9 +330,6 @@ const RUNNERS: Record<string, Runner> = keyTable({
 export function projectRunner(cmd: Argv, ctx: CheckContext): void {
   if (cmd.name === null) return;
   if (cmd.name === 'node' && cmd.args.some((a) => a.text === '--test')) nodeTools(cmd, ctx);
-  if (cmd.name === 'python' || /^python[\d.]*$/.test(cmd.name)) {
-    // python -m build / python -m pip install . are judged through the module's own command line.
-    return;
-  }
+  // python is no runner here: python -m build / python -m pip install . are judged through the module's command line.
   if (Object.hasOwn(RUNNERS, cmd.name)) RUNNERS[cmd.name]!(cmd, ctx);
 }

@@ -95,8 +95,7 @@ function npmCommand(word: string): string {
  * (`cargo +nightly`), a version (`bundle _2.4.0_`).
  */
 function prefixLength(name: string, path: readonly string[]): number {
-  if (name === 'yarn' && path[0] === 'workspace') return 2;
-  if (name === 'yarn' && path[0] === 'workspaces' && path[1] === 'foreach') return 2;
+  if (name === 'yarn' && (path[0] === 'workspace' || (path[0] === 'workspaces' && path[1] === 'foreach'))) return 2;
   return /^\+[\w.-]+$|^_[\d.]+_$/.test(path[0] ?? '') ? 1 : 0;
 }
 

@@ -1,6 +1,5 @@
-// Every judgement of a package manager's command (npm, pip, cargo, gem, apt, brew, ...), on one reading of its command
-// line (call.ts). Each judgement lives with the knowledge of its threat class; this list is where to start when a
-// package manager's command is judged wrongly (`npm run detector:who -- 'npm ...'`). Pure.
+// Every judgement of a package manager's command (npm, pip, cargo, gem, apt, brew, ...) on one reading of it
+// (call.ts); each lives with its threat class's checks. Start here when one is judged wrongly (detector:who). Pure.
 import { packagePublish } from '../../checks/publish.js';
 import { familyCheck, judges } from '../../checks/registry.js';
 import type { Check } from '../../checks/types.js';

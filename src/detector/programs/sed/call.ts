@@ -50,8 +50,7 @@ export function sedCall(cmd: Argv): SedCall {
     if (t.startsWith('-') && t.length > 1 && !args[i]!.dynamic) {
       for (let j = 1; j < t.length; j += 1) {
         const o = t[j]!;
-        // -i[SUFFIX] and -l N take the rest of the word; -e and -f take it or the next word.
-        // -i (GNU and BSD), -I (BSD): in place.
+        // In place: -i[SUFFIX] (GNU, BSD), -I (BSD). -l N takes the rest of the word; -e and -f, it or the next.
         if (o === 'i' || o === 'I') {
           call.inPlace = true;
           // BSD sed: `-i ''` gives the (empty) suffix as a word of its own.

@@ -1,6 +1,5 @@
-// Every judgement of a sed command, on one reading of its command line (call.ts). Each judgement lives with the
-// knowledge of its threat class; this list is where to start when a sed command is judged wrongly
-// (`npm run detector:who -- 'sed ...'`). Pure.
+// Every judgement of a sed command on one reading of it (call.ts); each lives with its threat class's checks. Start
+// here when one is judged wrongly (`npm run detector:who -- 'sed ...'`). Pure.
 import { sedCiEdit } from '../../checks/ci.js';
 import { sedRuns } from '../../checks/escapes.js';
 import { sedWrites } from '../../checks/files.js';

@@ -1,6 +1,5 @@
-// Every judgement of a systemctl or loginctl command, on one reading of its command line (call.ts). Each judgement
-// lives with the knowledge of its threat class; this list is where to start when one is judged wrongly
-// (`npm run detector:who -- 'systemctl ...'`). Pure.
+// Every judgement of a systemctl or loginctl command on one reading of it (call.ts); each lives with its threat
+// class's checks. Start here when one is judged wrongly (`npm run detector:who -- 'systemctl ...'`). Pure.
 import { systemdStartsLater } from '../../checks/host.js';
 import { familyCheck, judges } from '../../checks/registry.js';
 import { sessionsEnded } from '../../checks/shared-processes.js';
