@@ -97,11 +97,15 @@ export interface CheckContext {
  * context's, called on it, since its methods keep state of their own.
  */
 export function withAdd(ctx: CheckContext, add: (rule: string, detail: string) => void): CheckContext {
+  // Each method is bound once per view, not on every read (the checks read the context many times).
+  const bound = new Map<unknown, unknown>();
   return new Proxy(ctx, {
     get: (target, key) => {
       if (key === 'add') return add;
       const v: unknown = Reflect.get(target, key, target);
-      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+      if (typeof v !== 'function') return v;
+      if (!bound.has(v)) bound.set(v, (v as (...a: unknown[]) => unknown).bind(target));
+      return bound.get(v);
     },
   });
 }

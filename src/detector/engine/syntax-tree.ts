@@ -1,9 +1,11 @@
 // A tree-sitter syntax tree copied once into plain objects. Every property of a web-tree-sitter Node (type, text,
 // parent, a field) is a call into wasm memory, and the checks read each node many times: one cursor walk that copies
 // the tree makes each later read a plain property, and lets the wasm tree be freed at once.
-import type { Tree } from 'web-tree-sitter';
+import type { Language, Tree } from 'web-tree-sitter';
 
 let lastId = 0;
+/** Whether a node type (by its id in a grammar) is named: the same for every node of the type. */
+const namedByType = new WeakMap<Language, Map<number, boolean>>();
 
 export class SyntaxNode {
   /** Unique among all trees copied in this process (a web-tree-sitter id is only unique within one live tree). */
@@ -79,22 +81,18 @@ export function copyTree(tree: Tree, source: string): SyntaxNode {
   const key = {};
   const cursor = tree.walk();
   try {
+    let named = namedByType.get(tree.language);
+    if (!named) namedByType.set(tree.language, (named = new Map()));
     const node = (parent: SyntaxNode | null): SyntaxNode => {
-      const type = cursor.nodeType;
-      const missing = cursor.nodeIsMissing;
-      // ERROR nodes are rare: they alone ask the wasm node.
+      const typeId = cursor.nodeTypeId;
+      const type = tree.language.types[typeId] ?? 'ERROR';
+      let isNamed = named.get(typeId);
+      if (isNamed === undefined) named.set(typeId, (isNamed = cursor.nodeIsNamed));
+      const [start, end] = [cursor.startIndex, cursor.endIndex];
+      // Only an empty node can be one the parser inserted; ERROR nodes are rare: they alone ask the wasm node.
+      const missing = start === end && cursor.nodeIsMissing;
       const hasError = missing || (type === 'ERROR' && cursor.currentNode.hasError);
-      return new SyntaxNode(
-        key,
-        type,
-        cursor.nodeIsNamed,
-        missing,
-        cursor.startIndex,
-        cursor.endIndex,
-        parent,
-        source,
-        hasError,
-      );
+      return new SyntaxNode(key, type, isNamed, missing, start, end, parent, source, hasError);
     };
     const root = node(null);
     let current = root;
