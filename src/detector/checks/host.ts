@@ -3,7 +3,7 @@
 // power (pmset, rtcwake), things that start by themselves (user services and timers, login items, launch agents,
 // autostart entries), zsh's TCP module, and AppleScript. Pure.
 import { parseFlags } from '../engine/argv.js';
-import { show, type Check, type CheckContext } from './types.js';
+import { always, show, when, type Check, type CheckContext } from './types.js';
 import { names } from '../engine/names.js';
 import { judges } from './registry.js';
 import type { SystemdCheck } from '../programs/systemd/call.js';
@@ -11,12 +11,6 @@ import type { SystemdCheck } from '../programs/systemd/call.js';
 const words = (cmd: Parameters<Check>[0]): string[] => cmd.args.map((a) => a.text);
 const LOOPBACK = /^(localhost|127\.\d+\.\d+\.\d+|::1|0\.0\.0\.0)$/;
 
-/** A check that reports `rule` when `test` holds of the command's words. */
-function when(rule: string, test: (w: string[]) => boolean): Check {
-  return (cmd, _io, ctx) => {
-    if (test(words(cmd))) ctx.add(rule, show(cmd));
-  };
-}
 const anyWord = (re: RegExp) => (w: string[]) => w.some((t) => re.test(t));
 const lower = (w: string[]): string[] => w.map((t) => t.toLowerCase());
 
@@ -124,11 +118,10 @@ export const systemdStartsLater: SystemdCheck = ({ verb, targets, user }, cmd, _
 };
 
 /** `service ssh start`, `rc-service sshd start`: the same for SysV and OpenRC. */
-const service: Check = (cmd, _io, ctx) => {
-  const [unit, verb] = words(cmd);
-  if (unit && REMOTE_UNITS.test(unit) && /^(start|restart|enable)$/.test(verb ?? ''))
-    ctx.add('remote-access', show(cmd));
-};
+const service = when(
+  'remote-access',
+  ([unit, verb]) => unit !== undefined && REMOTE_UNITS.test(unit) && /^(start|restart|enable)$/.test(verb ?? ''),
+);
 
 /** defaults write com.apple.loginwindow LoginHook SCRIPT (runs as root at every login); LSQuarantine off. */
 const defaults: Check = (cmd, _io, ctx) => {
@@ -203,7 +196,7 @@ judges(
       'account-change',
       anyWord(/^-(addUser|deleteUser|resetPasswordFor|secureTokenOn|secureTokenOff|adminUser|guestAccount|autologin)$/),
     ),
-    dsenableroot: (cmd, _io, ctx) => ctx.add('account-change', show(cmd)),
+    dsenableroot: always('account-change'),
     xattr,
     security,
     trust,
@@ -211,7 +204,7 @@ judges(
     keytool,
     pmset,
     rtcwake,
-    'pm-suspend pm-hibernate pm-suspend-hybrid zzz ZZZ': (cmd, _io, ctx) => ctx.add('shutdown', show(cmd)),
+    'pm-suspend pm-hibernate pm-suspend-hybrid zzz ZZZ': always('shutdown'),
     'service rc-service': service,
     defaults,
     'ztcp zsocket': ztcp,

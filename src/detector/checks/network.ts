@@ -1,7 +1,7 @@
 // Network and power: interfaces and routes taken down or flushed, network managers and radios off, firewall
 // default-deny policies and DROP rules, suspend/hibernate/kexec. Showing state stays ordinary. Pure.
 import { parseFlags } from '../engine/argv.js';
-import { always, show, unlessArg, whenArg, type Check } from './types.js';
+import { always, show, unlessArg, when, whenArg, type Check } from './types.js';
 import { names } from '../engine/names.js';
 import { judges } from './registry.js';
 import type { FirewallCheck } from '../programs/firewall/call.js';
@@ -80,15 +80,13 @@ const sshRemoteForward: Check = (cmd, _io, ctx) => {
 };
 
 /** ngrok tcp/tls, cloudflared --url ssh://..., bore local: a raw port (a shell's, SSH's, a database's) made public. */
-const tunnel: Check = (cmd, _io, ctx) => {
-  const w = cmd.args.map((a) => a.text);
-  if (
+const tunnel = when(
+  'expose-service',
+  (w, cmd) =>
     (cmd.name === 'ngrok' && /^(tcp|tls)$/.test(w[0] ?? '')) ||
     (cmd.name === 'cloudflared' && w.some((t) => /^(--url=?)?(ssh|tcp|rdp|smb):\/\//.test(t))) ||
-    (cmd.name === 'bore' && w[0] === 'local')
-  )
-    ctx.add('expose-service', show(cmd));
-};
+    (cmd.name === 'bore' && w[0] === 'local'),
+);
 
 judges(
   import.meta.url,

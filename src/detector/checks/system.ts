@@ -1,7 +1,7 @@
 // Checks for commands that act on the machine: formatting and partitioning disks, services, shutdown, firewalls,
 // cron, killing processes. Pure.
 import { has, parseFlags } from '../engine/argv.js';
-import { always, show, stdinText, unlessArg, whenArg, type Check } from './types.js';
+import { always, show, stdinText, unlessArg, when, whenArg, type Check } from './types.js';
 import { SHARED_DIR } from './wrappers.js';
 import { names } from '../engine/names.js';
 import { judges } from './registry.js';
@@ -223,11 +223,6 @@ const fuser: Check = (cmd, _io, ctx) => {
   ctx.add('mass-kill', show(cmd));
 };
 
-const skill: Check = (cmd, _io, ctx) => {
-  if (cmd.args.length > 0 && !cmd.args.some((a) => a.text === '-l' || a.text === '-L' || a.text === '--list'))
-    ctx.add('mass-kill', show(cmd));
-};
-
 judges(
   import.meta.url,
   {
@@ -254,7 +249,7 @@ judges(
     'killall killall5': unlessArg('mass-kill', /^(-l|--list|-0)$/),
     pkill,
     fuser,
-    skill,
+    skill: when('mass-kill', (w) => w.length > 0 && !w.some((t) => t === '-l' || t === '-L' || t === '--list')),
   },
   { claims: true },
 );

@@ -4,7 +4,7 @@
 import { has, parseFlags, type Flags } from '../engine/argv.js';
 import { classifyPath } from '../engine/paths.js';
 import { literal, type Word } from '../engine/words.js';
-import { always, show, type Check, type CheckContext } from './types.js';
+import { always, show, when, type Check, type CheckContext } from './types.js';
 import type { Argv } from '../engine/argv.js';
 import { gitPushToForge } from './forge.js';
 import { keyTable, names } from '../engine/names.js';
@@ -112,10 +112,9 @@ export const gitHistory: GitCheck = (call, cmd, _io, ctx) => {
 };
 
 /** hg strip / purge / rollback / histedit --force; svn delete of a URL; bfg rewrites history. */
-const hg: Check = (cmd, _io, ctx) => {
-  const sub = cmd.args.find((a) => !a.text.startsWith('-'))?.text;
-  if (sub && /^(strip|prune|purge|clean|rollback|obsolete)$/.test(sub)) ctx.add('git-history', show(cmd));
-};
+const hg = when('git-history', (w) =>
+  /^(strip|prune|purge|clean|rollback|obsolete)$/.test(w.find((t) => !t.startsWith('-')) ?? ''),
+);
 
 const svn: Check = (cmd, _io, ctx) => {
   const f = parseFlags(cmd.args, ['-m', '--message']);

@@ -3,7 +3,7 @@
 // image name, certutil downloads; PowerShell cmdlets no table names (Verb-Noun) go to the PowerShell check. Pure.
 import { classifyPath } from '../engine/paths.js';
 import { literal } from '../engine/words.js';
-import { show, whenArg, type Check } from './types.js';
+import { show, when, whenArg, type Check } from './types.js';
 import { judges } from './registry.js';
 
 const lower = (texts: string[]): string[] => texts.map((t) => t.toLowerCase());
@@ -25,16 +25,14 @@ const cmdDelete: Check = (cmd, _io, ctx) => {
 };
 
 /** vssadmin delete shadows, wmic shadowcopy delete: the volume's restore points are gone. */
-const shadows: Check = (cmd, _io, ctx) => {
-  const w = lower(cmd.args.map((a) => a.text));
-  if (w.includes('delete') && w.some((t) => /^shadows?(copy)?$/.test(t)))
-    ctx.add('storage-destroy', `${show(cmd)} (shadow copies)`);
-};
+const shadows = when(
+  'storage-destroy',
+  (w) => lower(w).includes('delete') && lower(w).some((t) => /^shadows?(copy)?$/.test(t)),
+  'shadow copies',
+);
 
 /** wevtutil cl LOG clears an event log. */
-const wevtutil: Check = (cmd, _io, ctx) => {
-  if (/^(cl|clear-log)$/i.test(cmd.args[0]?.text ?? '')) ctx.add('log-wipe', show(cmd));
-};
+const wevtutil = when('log-wipe', ([verb]) => /^(cl|clear-log)$/i.test(verb ?? ''));
 
 /** reg add/delete/import under HKLM: machine-wide settings, policies (Defender, UAC) and what runs at start-up. */
 const reg: Check = (cmd, io, ctx) => {
@@ -51,18 +49,15 @@ const reg: Check = (cmd, io, ctx) => {
 };
 
 /** netsh advfirewall set ... state off, netsh firewall set opmode disable. */
-const netsh: Check = (cmd, _io, ctx) => {
-  const w = lower(cmd.args.map((a) => a.text)).join(' ');
-  if (/\b(advfirewall|firewall)\b.*\b(state\s+off|opmode\s+(mode=)?disable|reset)\b/.test(w))
-    ctx.add('firewall-flush', show(cmd));
-};
+const netsh = when('firewall-flush', (w) =>
+  /\b(advfirewall|firewall)\b.*\b(state\s+off|opmode\s+(mode=)?disable|reset)\b/.test(lower(w).join(' ')),
+);
 
 /** net user NAME PASS /add, net localgroup administrators NAME /add, /delete: local accounts. */
-const net: Check = (cmd, _io, ctx) => {
-  const w = lower(cmd.args.map((a) => a.text));
-  if (/^(user|localgroup|group)$/.test(w[0] ?? '') && w.some((t) => /^\/(add|delete|del|active:no)$/.test(t)))
-    ctx.add('account-change', show(cmd));
-};
+const net = when('account-change', (words) => {
+  const w = lower(words);
+  return /^(user|localgroup|group)$/.test(w[0] ?? '') && w.some((t) => /^\/(add|delete|del|active:no)$/.test(t));
+});
 
 /** certutil -urlcache -f URL FILE downloads FILE (running it later runs downloaded code). */
 const certutil: Check = (cmd, _io, ctx) => {
