@@ -1,7 +1,7 @@
 // Windows commands run by name (in a cmd or PowerShell terminal): cmd's del/rd with /s, format, shadow copies,
 // boot configuration, event logs, the registry's policy and start-up keys, the firewall, local accounts, taskkill by
 // image name, certutil downloads; PowerShell cmdlets no table names (Verb-Noun) go to the PowerShell check. Pure.
-import { classifyPath } from '../engine/paths.js';
+import { classifyPath, type Where } from '../engine/paths.js';
 import { literal } from '../engine/words.js';
 import { show, when, whenArg, type Check } from './types.js';
 import { judges } from './registry.js';
@@ -15,13 +15,21 @@ export function windowsPathOutside(path: string, where: Parameters<typeof classi
   return c !== 'inside' && c !== 'temp';
 }
 
+/**
+ * cmd's del/erase/rd/rmdir `verb` and the words after it: /s deletes what lies outside the project recursively. In a
+ * `cmd /c` line (`inLine`) quotes are still on the paths, and `del C:\*` empties a drive's root without /s.
+ */
+export function cmdDeletes(verb: string, rest: string[], where: Where, inLine = false): boolean {
+  const targets = rest.filter((t) => !/^\/[a-z]$/i.test(t));
+  const root = inLine && /^(del|erase)$/i.test(verb) && targets.some((t) => /^[A-Za-z]:\\\*?$/.test(t));
+  const outside = (t: string): boolean => windowsPathOutside(inLine ? t.replace(/^"|"$/g, '') : t, where);
+  return (rest.some((t) => /^\/s$/i.test(t)) || root) && (targets.length === 0 || targets.some(outside));
+}
+
 /** del /s, rd /s (rmdir /s): recursive deletion of what lies outside the project. */
 const cmdDelete: Check = (cmd, _io, ctx) => {
-  const w = cmd.args.map((a) => a.text);
-  if (!w.some((t) => /^\/s$/i.test(t))) return;
-  const targets = w.filter((t) => !/^\/[a-z]$/i.test(t));
-  if (targets.length === 0 || targets.some((t) => windowsPathOutside(t, ctx.where)))
-    ctx.add('recursive-delete', show(cmd));
+  const words = cmd.args.map((a) => a.text);
+  if (cmdDeletes(cmd.written, words, ctx.where)) ctx.add('recursive-delete', show(cmd));
 };
 
 /** vssadmin delete shadows, wmic shadowcopy delete: the volume's restore points are gone. */
