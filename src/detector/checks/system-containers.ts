@@ -2,7 +2,7 @@
 // or handed a host directory or device (`lxc config set c security.privileged true`, `incus config device add c d disk
 // source=/`), and shells opened straight through a Kubernetes node's runtime (`crictl exec`, `ctr task exec`), which
 // bypass the cluster's access control and audit log. Reading config and listing stay ordinary. Pure.
-import { show, type Check } from './types.js';
+import { show, when, type Check } from './types.js';
 import { judges } from './registry.js';
 
 /** Host paths whose mount gives a container the machine: the root, system directories, homes, runtime sockets. */
@@ -36,16 +36,15 @@ const lxd: Check = (cmd, _io, ctx) => {
 };
 
 /** crictl exec / ctr task exec / ctr run --privileged: a shell in a node's container, past the cluster's RBAC. */
-const nodeRuntime: Check = (cmd, _io, ctx) => {
-  const ops = cmd.args.map((a) => a.text).filter((t) => !t.startsWith('-'));
-  if (cmd.name === 'crictl' && /^(exec|attach|runp|run)$/.test(ops[0] ?? '')) ctx.add('container-escape', show(cmd));
-  if (
+const nodeRuntime = when('container-escape', (w, cmd) => {
+  const ops = w.filter((t) => !t.startsWith('-'));
+  if (cmd.name === 'crictl') return /^(exec|attach|runp|run)$/.test(ops[0] ?? '');
+  return (
     cmd.name === 'ctr' &&
     ((ops.includes('task') && /^(exec|attach)$/.test(ops[ops.indexOf('task') + 1] ?? '')) ||
-      cmd.args.some((a) => /^--(privileged|mount=.*src=\/[,:]|rootfs)/.test(a.text)))
-  )
-    ctx.add('container-escape', show(cmd));
-};
+      w.some((t) => /^--(privileged|mount=.*src=\/[,:]|rootfs)/.test(t)))
+  );
+});
 
 judges(import.meta.url, {
   'lxc incus': lxd,
