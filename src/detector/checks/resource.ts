@@ -4,7 +4,7 @@
 import type { Argv } from '../engine/argv.js';
 import type { Word } from '../engine/words.js';
 import { sqlFindings } from './data.js';
-import { checkGrant } from './grants.js';
+import { checkGrant, parts as verbParts } from './grants.js';
 import { checkProduction } from './production.js';
 import { show, stdinText, valueAt, type Check, type CheckContext, type Io } from './types.js';
 import { keyTable, names } from '../engine/names.js';
@@ -55,11 +55,7 @@ const SIZE_OPTS = /^--?([\w-]*-)?(replicas|count|capacity|size|nodes|instances)$
 
 const IDENTIFIER = /^[A-Za-z][\w:-]*$/;
 
-const parts = (word: string): string[] =>
-  word
-    .replace(/([a-z])([A-Z])/g, '$1-$2')
-    .toLowerCase()
-    .split(/[-:_.]/);
+const parts = (word: string): string[] => verbParts(word, /[-:_.]/);
 
 export interface Path {
   /** The leading words (the subcommand path), option values skipped. */
