@@ -43,9 +43,8 @@ export function checkWriteTampering(
   const path = target.text.replace(/^["']|["']$/g, '');
   if (CODEOWNERS.test(path) && text !== undefined) add(ctx, detail, 'changes who must review changes');
   if (text === undefined) return;
-  if (isCiConfig(path) && !append && text.trim() !== '' && !CHECK_WORD.test(text))
-    add(ctx, detail, 'a pipeline that runs no check');
-  if (isCiConfig(path) && !append && text.trim() === '') add(ctx, detail, 'an empty pipeline');
+  if (isCiConfig(path) && !append && !CHECK_WORD.test(text))
+    add(ctx, detail, text.trim() === '' ? 'an empty pipeline' : 'a pipeline that runs no check');
   const lines = text.split('\n').filter((l) => l.trim() !== '' && !l.startsWith('#!'));
   if (
     (CHECK_SCRIPT.test(path) || HOOK_FILE.test(path)) &&
