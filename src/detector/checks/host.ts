@@ -2,7 +2,7 @@
 // sysadminctl), trust and quarantine switches (trusted root certificates, Gatekeeper quarantine, SIP), sleep and
 // power (pmset, rtcwake), things that start by themselves (user services and timers, login items, launch agents,
 // autostart entries), zsh's TCP module, and AppleScript. Pure.
-import { parseFlags } from '../engine/argv.js';
+import { has, parseFlags } from '../engine/argv.js';
 import { always, show, when, type Check, type CheckContext } from './types.js';
 import { names } from '../engine/names.js';
 import { judges } from './registry.js';
@@ -22,10 +22,8 @@ const EFI_WRITES =
   /^--(create|delete|bootorder|bootnext|active|inactive|write|timeout|delete-bootorder|delete-bootnext|delete-timeout)/;
 const efibootmgr: Check = (cmd, _io, ctx) => {
   const f = parseFlags(cmd.args, ['-b', '--bootnum', '-L', '--label', '-l', '--loader', '-d', '--disk', '-p']);
-  if (has(f.short, 'cBoOnNaAwDfFtT') || [...f.long].some((l) => EFI_WRITES.test(l))) ctx.add('boot-kernel', show(cmd));
+  if (has(f, 'cBoOnNaAwDfFtT') || [...f.long].some((l) => EFI_WRITES.test(l))) ctx.add('boot-kernel', show(cmd));
 };
-
-const has = (set: Set<string>, chars: string): boolean => [...chars].some((c) => set.has(c));
 
 /** nvram NAME=VALUE, -d NAME, -c, -f FILE write firmware variables (boot-args); `nvram -p` and `nvram NAME` read. */
 const nvram = when('boot-kernel', anyWord(/=|^-[a-z]*[dcf]/));
@@ -111,9 +109,8 @@ export const systemdStartsLater: SystemdCheck = ({ verb, targets, user }, cmd, _
   if (!verb) return;
   if (/^(enable|start|restart|reenable|unmask)$/.test(verb) && targets.some((u) => REMOTE_UNITS.test(u)))
     ctx.add('remote-access', show(cmd));
-  if ((/^(enable|reenable|link|preset|add-wants)$/.test(verb) && user) || verb === 'enable-linger')
-    ctx.add('persistence', show(cmd));
-  if (/^(enable|reenable|start|restart|link)$/.test(verb) && targets.some((u) => /\.timer$/.test(u)))
+  const timer = /^(enable|reenable|start|restart|link)$/.test(verb) && targets.some((u) => /\.timer$/.test(u));
+  if ((/^(enable|reenable|link|preset|add-wants)$/.test(verb) && user) || verb === 'enable-linger' || timer)
     ctx.add('persistence', show(cmd));
 };
 
@@ -135,7 +132,7 @@ const defaults: Check = (cmd, _io, ctx) => {
 /** zsh's TCP module: `ztcp HOST PORT` (or zsocket) opens a connection a shell's input and output can be tied to. */
 const ztcp: Check = (cmd, _io, ctx) => {
   const f = parseFlags(cmd.args, ['-d']);
-  if (has(f.short, 'lacLt')) return; // listen, accept, close, list, test
+  if (has(f, 'lacLt')) return; // listen, accept, close, list, test
   const host = f.operands[0]?.text;
   if (host !== undefined && f.operands.length >= 2 && !LOOPBACK.test(host)) ctx.add('reverse-shell', show(cmd));
 };

@@ -40,10 +40,9 @@ const kubectl: Check = (cmd, io, ctx) => {
   if (path.hypothetical || words.some((w) => /^--dry-run(=(client|server|true))?$/.test(w))) return; // can-i, explain, dry runs
   const deleting =
     cmd.name === 'helm' ? words.some((w) => /^(uninstall|delete|del|un)$/.test(w)) : words.includes('delete');
-  if (deleting) ctx.add('kubectl-delete', show(cmd));
   // replace --force deletes and re-creates; apply --prune deletes what the files no longer list.
-  if (path.verbs.includes('replace') && words.some((w) => w === '--force' || w === '--force=true'))
-    ctx.add('kubectl-delete', show(cmd));
+  const replaces = path.verbs.includes('replace') && words.some((w) => w === '--force' || w === '--force=true');
+  if (deleting || replaces) ctx.add('kubectl-delete', show(cmd));
   if (cmd.name !== 'helm' && words.includes('exec')) {
     const at = cmd.args.findIndex((w) => w.text === 'exec');
     ctx.argv(execTarget(cmd.args.slice(at + 1)), io);

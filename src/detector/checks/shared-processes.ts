@@ -12,7 +12,6 @@ import type { ContainerCheck } from '../programs/containers/call.js';
 import type { SystemdCheck } from '../programs/systemd/call.js';
 
 const mass = (cmd: Argv, ctx: CheckContext, why: string): void => ctx.add('mass-kill', `${show(cmd)} (${why})`);
-const stops = (cmd: Argv, ctx: CheckContext, why: string): void => ctx.add('service-stop', `${show(cmd)} (${why})`);
 
 /** tmux kill-server, kill-session -a, kill-window -a, and a kill of a session named at run time. */
 export function tmuxKills(words: string[], cmd: Argv, ctx: CheckContext): void {
@@ -40,7 +39,7 @@ const pgCtl: Check = (cmd, _io, ctx) => {
   const d = cmd.args.find((_, i) => i > 0 && /^(-D|--pgdata)$/.test(words[i - 1]!));
   // A database the project keeps in its own directory is the task's.
   if (d && !d.dynamic && classifyPath(d, ctx.where) === 'inside') return;
-  stops(cmd, ctx, 'stops a PostgreSQL server');
+  ctx.add('service-stop', `${show(cmd)} (stops a PostgreSQL server)`);
 };
 
 /** `podman kill --all`, `nerdctl container stop -a`: every container on the machine, not only this task's. */

@@ -33,16 +33,12 @@ function configKey(cmd: Argv, operands: Word[], ctx: CheckContext): void {
   const [key, value] = operands.map((w) => w.text);
   if (!key || value === undefined) return;
   const k = key.toLowerCase();
-  if (k === 'core.hookspath') {
-    const c = classifyPath(literal(value), ctx.where);
-    if (c !== 'inside') ctx.add('git-hook', show(cmd));
-  } else if (
+  const hook =
+    (k === 'core.hookspath' && classifyPath(literal(value), ctx.where) !== 'inside') ||
     (k === 'core.fsmonitor' && !/^(true|false)$/i.test(value)) ||
     k === 'core.sshcommand' ||
-    /^(filter|diff)\..*\.(clean|smudge|textconv|process)$/.test(k)
-  ) {
-    ctx.add('git-hook', show(cmd));
-  }
+    /^(filter|diff)\..*\.(clean|smudge|textconv|process)$/.test(k);
+  if (hook) ctx.add('git-hook', show(cmd));
   const alias = /^alias\./.test(k) && value.startsWith('!') ? value.slice(1) : undefined;
   if (alias) ctx.script(alias);
 }
