@@ -310,19 +310,11 @@ function systemPackages(path: string[], cmd: Argv, ctx: CheckContext): void {
 /** `python manage.py flush`, `php artisan migrate:fresh`, `node cli.js delete`: a script's words are a CLI's verbs. */
 export const scriptSubcommands: Check = (cmd, io, ctx) => {
   const first = cmd.args.findIndex((a) => !a.text.startsWith('-'));
-  if (
-    first < 0 ||
-    cmd.args
-      .slice(0, first)
-      .some((a) => /^-(c|e|r|m|p|E|-eval|-print)$/.test(a.text) || /^-[a-zA-Z]*[ce]$/.test(a.text))
-  )
-    return;
-  if (
-    !/\.(py|js|mjs|cjs|ts|rb|php|pl)$|^(manage\.py|artisan|console|bin\/console)$/.test(
-      cmd.args[first]!.text.replace(/^\.\//, ''),
-    )
-  )
-    return;
+  const before = cmd.args.slice(0, Math.max(first, 0)).map((a) => a.text);
+  // Code given inline (`python -c`, `node -e`) is not a script's CLI.
+  if (first < 0 || before.some((t) => /^-(c|e|r|m|p|E|-eval|-print)$/.test(t) || /^-[a-zA-Z]*[ce]$/.test(t))) return;
+  const script = cmd.args[first]!.text.replace(/^\.\//, '');
+  if (!/\.(py|js|mjs|cjs|ts|rb|php|pl)$|^(manage\.py|artisan|console|bin\/console)$/.test(script)) return;
   resourceVerbs({ ...cmd, args: cmd.args.slice(first + 1) }, io, ctx);
 };
 
