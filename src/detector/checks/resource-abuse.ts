@@ -55,8 +55,7 @@ function stress(cmd: Argv): boolean {
   const bytes = value(cmd, /^--(vm|hdd)-bytes$/);
   if (bytes && (/%$/.test(bytes) ? Number(bytes.slice(0, -1)) >= 50 : (sizeOf(bytes) ?? 0) >= 4 * GiB)) return true;
   const timeout = value(cmd, /^(-t|--timeout)$/);
-  if (timeout === undefined) return true;
-  const s = seconds(timeout);
+  const s = timeout === undefined ? 0 : seconds(timeout);
   return s === undefined || s === 0 || s >= 600;
 }
 
@@ -121,10 +120,8 @@ export function checkResourceAbuse(cmd: Argv, io: Io, ctx: CheckContext, outputF
     else if (toFile && kv.count !== undefined && bs * Number(kv.count) >= HUGE_BYTES)
       add('a file of tens of gigabytes');
   }
-  if (name === 'head' && outputFile !== undefined) {
-    const size = sizeOf(value(cmd, /^(-c|--bytes)$/) ?? '');
-    if (size !== undefined && size >= HUGE_BYTES) add('a file of tens of gigabytes');
-  }
+  if (name === 'head' && outputFile !== undefined && (sizeOf(value(cmd, /^(-c|--bytes)$/) ?? '') ?? 0) >= HUGE_BYTES)
+    add('a file of tens of gigabytes');
   // yes > file, cat /dev/urandom > file, pv /dev/zero > file: an endless stream fills the disk.
   const readsInfinite = words.some((w) => INFINITE_DEVICE.test(w)) || INFINITE_DEVICE.test(io.stdinFile?.text ?? '');
   const endless =
