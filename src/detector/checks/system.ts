@@ -111,13 +111,12 @@ const crontab: Check = (cmd, io, ctx) => {
   const text = file === '-' ? stdinText(io) : undefined;
   if (file === '/dev/null' || (text !== undefined && text.trim() === '')) ctx.add('crontab-remove', show(cmd));
   else if (text === undefined) ctx.add('schedule-unchecked', show(cmd));
-  else {
+  else
     for (const c of cronCommands(text)) {
       ctx.script(c);
       // A job that runs a program from a directory anyone can write to runs whatever is put there.
-      if (/^(\/tmp|\/var\/tmp|\/dev\/shm)\//.test(c.split(/\s+/)[0] ?? '')) ctx.add('schedule-unchecked', show(cmd));
+      if (SHARED_DIR.test(c.split(/\s+/)[0] ?? '')) ctx.add('schedule-unchecked', show(cmd));
     }
-  }
 };
 
 const SIGNAL = /^-(\d+|[A-Z][A-Z0-9+-]*)$/;
