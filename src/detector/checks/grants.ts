@@ -23,11 +23,12 @@ export const ADMIN_PORT =
 const ALL_PORTS = /^(-1|all|0-65535|1-65535)$|^(tcp|udp):(0-65535|1-65535)$/i;
 const PORT_OPT = /^--?([\w-]*-)?(port|ports|allow|rules|protocol|destination-port-ranges?|from-port|to-port)$/i;
 
-const parts = (word: string): string[] =>
+/** The words of a compound verb (`createAccessKey`, `add-iam-policy-binding`, `apps:destroy`), lower case. */
+export const parts = (word: string, separators = /[-:_]/): string[] =>
   word
     .replace(/([a-z])([A-Z])/g, '$1-$2')
     .toLowerCase()
-    .split(/[-:_]/);
+    .split(separators);
 
 /** Option name and value pairs of an argv (`--opt value`, `--opt=value`). */
 function options(args: string[]): [string, string][] {
@@ -67,7 +68,7 @@ function grantReason(cmd: Argv, verbs: string[], stdin: string | undefined): str
   // gh api -X PUT .../collaborators/x -f permission=admin: an HTTP write is a granting verb, its fields are options.
   const method = args.find((a, i) => /^(-X|--method)$/.test(args[i - 1] ?? '') || /^(-X|--method=)\w+$/.test(a));
   const http = /(PUT|POST|PATCH)$/i.test(method ?? '');
-  const words = verbs.flatMap(parts);
+  const words = verbs.flatMap((v) => parts(v));
   if (!http && !words.some((w) => GRANTING.has(w) || CREATING.has(w) || w === 'write')) return undefined;
   // Policies nested as escaped JSON strings (an SQS or SNS attribute) are read with the escapes taken out.
   const texts = [...args, stdin ?? ''].map((a) => a.replace(/\\/g, ''));

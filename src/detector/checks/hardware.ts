@@ -2,7 +2,7 @@
 // off`, `chassis bootdev pxe`, users, LAN settings, raw commands, firmware), Dell racadm, HPE ilorest, redfishtool,
 // VMware govc power and destroy verbs, firmware flashing (`fwupdmgr update`, `flashrom -w`). Reads (status, sensors,
 // sdr, fru, `fwupdmgr get-devices`) stay ordinary. Pure.
-import { show, type Check } from './types.js';
+import { show, when, type Check } from './types.js';
 import { judges } from './registry.js';
 
 const words = (cmd: Parameters<Check>[0]): string[] =>
@@ -41,35 +41,28 @@ const REDFISH_CHANGES =
   /\b(reboot|reset|set\w*|commit|patch|post|delete|firmwareupdate|flashfwpkg|factoryreset|factorydefaults|iloreset|serverstate|bootorder|onetimeboot|secureboot|useraccounts\s+add|uploadcomp)\b/;
 
 /** ilorest reboot|set|commit|firmwareupdate|factoryreset..., redfishtool Systems reset|setBootOverride|patch. */
-const redfish: Check = (cmd, _io, ctx) => {
-  const text = words(cmd).join(' ').toLowerCase();
-  if (REDFISH_CHANGES.test(text)) ctx.add('hardware-control', show(cmd));
-};
+const redfish = when('hardware-control', (_w, cmd) => REDFISH_CHANGES.test(words(cmd).join(' ').toLowerCase()));
 
 /** govc verbs that stop a host or remove a machine, a store or a snapshot. */
 const GOVC_DESTROYS =
   /^host\.(shutdown|reboot|maintenance\.enter|disconnect|remove)$|^(vm|host|datastore|cluster|dvs|pool)\.(unregister|rm|remove|destroy)$|^snapshot\.(remove|revert)$/;
 
 /** govc vm.power -off|-reset|-suspend|-s, host.shutdown, host.maintenance.enter, vm.destroy (the verb check). */
-const govc: Check = (cmd, _io, ctx) => {
-  const w = cmd.args.map((a) => a.text);
+const govc = when('hardware-control', (w) => {
   const verb = w.find((t) => !t.startsWith('-')) ?? '';
-  const powers = verb === 'vm.power' && w.some((t) => /^-(off|reset|suspend|s|r)(=true)?$/.test(t));
-  if (powers || GOVC_DESTROYS.test(verb)) ctx.add('hardware-control', show(cmd));
-};
+  return (
+    (verb === 'vm.power' && w.some((t) => /^-(off|reset|suspend|s|r)(=true)?$/.test(t))) || GOVC_DESTROYS.test(verb)
+  );
+});
 
 /** Firmware written: `fwupdmgr update|install|downgrade|switch-branch`, `flashrom -w`, `fwupdtool install`. */
-const firmware: Check = (cmd, _io, ctx) => {
-  const w = cmd.args.map((a) => a.text);
-  const verb = w.find((t) => !t.startsWith('-')) ?? '';
-  const writes =
-    cmd.name === 'flashrom'
-      ? w.some((t) => /^(-w|--write|-E|--erase)$/.test(t))
-      : /^(update|upgrade|install|install-blob|downgrade|reinstall|switch-branch|activate|unlock|modify-config|flash-firmware|clear-results|security-fix)$/.test(
-          verb,
-        );
-  if (writes) ctx.add('boot-kernel', show(cmd));
-};
+const firmware = when('boot-kernel', (w, cmd) =>
+  cmd.name === 'flashrom'
+    ? w.some((t) => /^(-w|--write|-E|--erase)$/.test(t))
+    : /^(update|upgrade|install|install-blob|downgrade|reinstall|switch-branch|activate|unlock|modify-config|flash-firmware|clear-results|security-fix)$/.test(
+        w.find((t) => !t.startsWith('-')) ?? '',
+      ),
+);
 
 judges(import.meta.url, {
   'ipmitool ipmiutil': ipmitool,

@@ -2,7 +2,7 @@
 // database port (or every port) to any address, firewalls switched off (pf, the macOS application firewall), and the
 // machine's DNS servers pointed elsewhere. Opening a web port, or an admin port to one network, stays ordinary. Pure.
 import { ADMIN_PORT } from './grants.js';
-import { show, type Check, type CheckContext } from './types.js';
+import { show, when, whenArg, type Check, type CheckContext } from './types.js';
 import { judges } from './registry.js';
 import { keyTable } from '../engine/names.js';
 import type { FirewallCheck } from '../programs/firewall/call.js';
@@ -75,18 +75,13 @@ const firewallCmd: Check = (cmd, _io, ctx) => {
 };
 
 /** pfctl -d disables pf; the macOS application firewall switched off. */
-const pfctl: Check = (cmd, _io, ctx) => {
-  if (cmd.args.some((a) => a.text === '-d' || a.text === '-F' || /^-F/.test(a.text)))
-    ctx.add('firewall-flush', show(cmd));
-};
-const socketfilterfw: Check = (cmd, _io, ctx) => {
-  const w = cmd.args.map((a) => a.text);
-  if (
+const pfctl = whenArg('firewall-flush', /^-d$|^-F/);
+const socketfilterfw = when(
+  'firewall-flush',
+  (w) =>
     w.some((x, i) => /^--(setglobalstate|setstealthmode|setblockall)$/.test(x) && w[i + 1] === 'off') ||
-    w.includes('--add')
-  )
-    ctx.add('firewall-flush', show(cmd));
-};
+    w.includes('--add'),
+);
 
 /** DNS servers pointed elsewhere: networksetup, nmcli ipv4.dns, resolvectl dns IFACE ADDR, systemd-resolve --set-dns. */
 const DNS_OPTION = /^[+-]?ipv[46]\.(dns|dns-search|ignore-auto-dns)$/;

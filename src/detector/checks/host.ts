@@ -2,8 +2,8 @@
 // sysadminctl), trust and quarantine switches (trusted root certificates, Gatekeeper quarantine, SIP), sleep and
 // power (pmset, rtcwake), things that start by themselves (user services and timers, login items, launch agents,
 // autostart entries), zsh's TCP module, and AppleScript. Pure.
-import { parseFlags } from '../engine/argv.js';
-import { show, type Check, type CheckContext } from './types.js';
+import { has, parseFlags } from '../engine/argv.js';
+import { always, show, when, type Check, type CheckContext } from './types.js';
 import { names } from '../engine/names.js';
 import { judges } from './registry.js';
 import type { SystemdCheck } from '../programs/systemd/call.js';
@@ -11,12 +11,6 @@ import type { SystemdCheck } from '../programs/systemd/call.js';
 const words = (cmd: Parameters<Check>[0]): string[] => cmd.args.map((a) => a.text);
 const LOOPBACK = /^(localhost|127\.\d+\.\d+\.\d+|::1|0\.0\.0\.0)$/;
 
-/** A check that reports `rule` when `test` holds of the command's words. */
-function when(rule: string, test: (w: string[]) => boolean): Check {
-  return (cmd, _io, ctx) => {
-    if (test(words(cmd))) ctx.add(rule, show(cmd));
-  };
-}
 const anyWord = (re: RegExp) => (w: string[]) => w.some((t) => re.test(t));
 const lower = (w: string[]): string[] => w.map((t) => t.toLowerCase());
 
@@ -28,10 +22,8 @@ const EFI_WRITES =
   /^--(create|delete|bootorder|bootnext|active|inactive|write|timeout|delete-bootorder|delete-bootnext|delete-timeout)/;
 const efibootmgr: Check = (cmd, _io, ctx) => {
   const f = parseFlags(cmd.args, ['-b', '--bootnum', '-L', '--label', '-l', '--loader', '-d', '--disk', '-p']);
-  if (has(f.short, 'cBoOnNaAwDfFtT') || [...f.long].some((l) => EFI_WRITES.test(l))) ctx.add('boot-kernel', show(cmd));
+  if (has(f, 'cBoOnNaAwDfFtT') || [...f.long].some((l) => EFI_WRITES.test(l))) ctx.add('boot-kernel', show(cmd));
 };
-
-const has = (set: Set<string>, chars: string): boolean => [...chars].some((c) => set.has(c));
 
 /** nvram NAME=VALUE, -d NAME, -c, -f FILE write firmware variables (boot-args); `nvram -p` and `nvram NAME` read. */
 const nvram = when('boot-kernel', anyWord(/=|^-[a-z]*[dcf]/));
@@ -117,18 +109,16 @@ export const systemdStartsLater: SystemdCheck = ({ verb, targets, user }, cmd, _
   if (!verb) return;
   if (/^(enable|start|restart|reenable|unmask)$/.test(verb) && targets.some((u) => REMOTE_UNITS.test(u)))
     ctx.add('remote-access', show(cmd));
-  if ((/^(enable|reenable|link|preset|add-wants)$/.test(verb) && user) || verb === 'enable-linger')
-    ctx.add('persistence', show(cmd));
-  if (/^(enable|reenable|start|restart|link)$/.test(verb) && targets.some((u) => /\.timer$/.test(u)))
+  const timer = /^(enable|reenable|start|restart|link)$/.test(verb) && targets.some((u) => /\.timer$/.test(u));
+  if ((/^(enable|reenable|link|preset|add-wants)$/.test(verb) && user) || verb === 'enable-linger' || timer)
     ctx.add('persistence', show(cmd));
 };
 
 /** `service ssh start`, `rc-service sshd start`: the same for SysV and OpenRC. */
-const service: Check = (cmd, _io, ctx) => {
-  const [unit, verb] = words(cmd);
-  if (unit && REMOTE_UNITS.test(unit) && /^(start|restart|enable)$/.test(verb ?? ''))
-    ctx.add('remote-access', show(cmd));
-};
+const service = when(
+  'remote-access',
+  ([unit, verb]) => unit !== undefined && REMOTE_UNITS.test(unit) && /^(start|restart|enable)$/.test(verb ?? ''),
+);
 
 /** defaults write com.apple.loginwindow LoginHook SCRIPT (runs as root at every login); LSQuarantine off. */
 const defaults: Check = (cmd, _io, ctx) => {
@@ -142,7 +132,7 @@ const defaults: Check = (cmd, _io, ctx) => {
 /** zsh's TCP module: `ztcp HOST PORT` (or zsocket) opens a connection a shell's input and output can be tied to. */
 const ztcp: Check = (cmd, _io, ctx) => {
   const f = parseFlags(cmd.args, ['-d']);
-  if (has(f.short, 'lacLt')) return; // listen, accept, close, list, test
+  if (has(f, 'lacLt')) return; // listen, accept, close, list, test
   const host = f.operands[0]?.text;
   if (host !== undefined && f.operands.length >= 2 && !LOOPBACK.test(host)) ctx.add('reverse-shell', show(cmd));
 };
@@ -203,7 +193,7 @@ judges(
       'account-change',
       anyWord(/^-(addUser|deleteUser|resetPasswordFor|secureTokenOn|secureTokenOff|adminUser|guestAccount|autologin)$/),
     ),
-    dsenableroot: (cmd, _io, ctx) => ctx.add('account-change', show(cmd)),
+    dsenableroot: always('account-change'),
     xattr,
     security,
     trust,
@@ -211,7 +201,7 @@ judges(
     keytool,
     pmset,
     rtcwake,
-    'pm-suspend pm-hibernate pm-suspend-hybrid zzz ZZZ': (cmd, _io, ctx) => ctx.add('shutdown', show(cmd)),
+    'pm-suspend pm-hibernate pm-suspend-hybrid zzz ZZZ': always('shutdown'),
     'service rc-service': service,
     defaults,
     'ztcp zsocket': ztcp,

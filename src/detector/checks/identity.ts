@@ -6,16 +6,12 @@ import { isCommandVariable, hidesCode } from '../engine/code-in-options.js';
 import { checkHistoryVariable } from './traces.js';
 import { agentSafetyVariable } from './agents.js';
 import { settingVariable } from './settings.js';
-import { always, show, unlessArg, whenArg, type Check, type CheckContext } from './types.js';
+import { always, show, unlessArg, when, whenArg, type Check, type CheckContext } from './types.js';
 import { judges } from './registry.js';
 import { keyTable } from '../engine/names.js';
 
-function postureUnless(...readOnly: string[]): Check {
-  return (cmd, _io, ctx) => {
-    if (cmd.args.length === 0 || cmd.args.some((a) => readOnly.includes(a.text))) return;
-    ctx.add('security-posture', show(cmd));
-  };
-}
+const postureUnless = (...readOnly: string[]): Check =>
+  when('security-posture', (w) => w.length > 0 && !w.some((t) => readOnly.includes(t)));
 
 /** sysctl KEY reads; sysctl -w KEY=VALUE, sysctl KEY=VALUE and sysctl -p FILE write. */
 const sysctl: Check = (cmd, _io, ctx) => {
@@ -25,25 +21,24 @@ const sysctl: Check = (cmd, _io, ctx) => {
     ctx.add('security-posture', show(cmd));
 };
 
-const authselect: Check = (cmd, _io, ctx) => {
-  const sub = cmd.args.find((a) => !a.text.startsWith('-'))?.text;
-  if (sub && !/^(current|list|list-features|show|check|requirements|test)$/.test(sub))
-    ctx.add('security-posture', show(cmd));
-};
+const authselect = when('security-posture', (w) => {
+  const sub = w.find((t) => !t.startsWith('-'));
+  return sub !== undefined && sub !== '' && !/^(current|list|list-features|show|check|requirements|test)$/.test(sub);
+});
 
 /** auditctl -D deletes every audit rule, -e 0 turns auditing off; -l and -s only read. */
-const auditctl: Check = (cmd, _io, ctx) => {
-  const w = cmd.args.map((a) => a.text);
-  const e = w.indexOf('-e');
-  if (w.includes('-D') || (e >= 0 && w[e + 1] === '0') || w.includes('-e0')) ctx.add('security-posture', show(cmd));
-};
+const auditctl = when(
+  'security-posture',
+  (w) => w.includes('-D') || (w.includes('-e') && w[w.indexOf('-e') + 1] === '0') || w.includes('-e0'),
+);
 
 /** launchctl unload/bootout/disable of a system daemon stops it (and keeps it stopped with -w). */
-const launchctl: Check = (cmd, _io, ctx) => {
-  const w = cmd.args.map((a) => a.text);
-  const systemDaemon = w.some((t) => /^\/(System\/)?Library\/LaunchDaemons\/|^system\//.test(t));
-  if (/^(unload|bootout|disable|remove|kill)$/.test(w[0] ?? '') && systemDaemon) ctx.add('service-stop', show(cmd));
-};
+const launchctl = when(
+  'service-stop',
+  (w) =>
+    /^(unload|bootout|disable|remove|kill)$/.test(w[0] ?? '') &&
+    w.some((t) => /^\/(System\/)?Library\/LaunchDaemons\/|^system\//.test(t)),
+);
 
 judges(
   import.meta.url,

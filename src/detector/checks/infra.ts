@@ -3,7 +3,8 @@
 import { has, parseFlags } from '../engine/argv.js';
 import type { Word } from '../engine/words.js';
 import { subcommandPath } from './resource.js';
-import { show, type Check } from './types.js';
+import { show, when, type Check } from './types.js';
+import type { Argv } from '../engine/argv.js';
 import { names } from '../engine/names.js';
 import { judges } from './registry.js';
 import type { ContainerCheck } from '../programs/containers/call.js';
@@ -39,86 +40,71 @@ const kubectl: Check = (cmd, io, ctx) => {
   if (path.hypothetical || words.some((w) => /^--dry-run(=(client|server|true))?$/.test(w))) return; // can-i, explain, dry runs
   const deleting =
     cmd.name === 'helm' ? words.some((w) => /^(uninstall|delete|del|un)$/.test(w)) : words.includes('delete');
-  if (deleting) ctx.add('kubectl-delete', show(cmd));
   // replace --force deletes and re-creates; apply --prune deletes what the files no longer list.
-  if (path.verbs.includes('replace') && words.some((w) => w === '--force' || w === '--force=true'))
-    ctx.add('kubectl-delete', show(cmd));
+  const replaces = path.verbs.includes('replace') && words.some((w) => w === '--force' || w === '--force=true');
+  if (deleting || replaces) ctx.add('kubectl-delete', show(cmd));
   if (cmd.name !== 'helm' && words.includes('exec')) {
     const at = cmd.args.findIndex((w) => w.text === 'exec');
     ctx.argv(execTarget(cmd.args.slice(at + 1)), io);
   }
 };
 
-const terraform: Check = (cmd, _io, ctx) => {
-  const words = cmd.args.map((a) => a.text);
-  if (words.includes('plan') || words.includes('preview')) return;
-  if (
-    words.includes('destroy') ||
-    (cmd.name === 'pulumi' && words.includes('down')) ||
-    words.some((w) => /^--?destroy(=true)?$/.test(w)) ||
-    // apply -replace=ADDR destroys ADDR (and its data) before creating it again.
-    (words.includes('apply') && words.some((w) => /^--?replace(=|$)/.test(w)))
-  )
-    ctx.add('terraform-destroy', show(cmd));
-};
+const terraform = when(
+  'terraform-destroy',
+  (words, cmd) =>
+    !words.includes('plan') &&
+    !words.includes('preview') &&
+    (words.includes('destroy') ||
+      (cmd.name === 'pulumi' && words.includes('down')) ||
+      words.some((w) => /^--?destroy(=true)?$/.test(w)) ||
+      // apply -replace=ADDR destroys ADDR (and its data) before creating it again.
+      (words.includes('apply') && words.some((w) => /^--?replace(=|$)/.test(w)))),
+);
 
-const aws: Check = (cmd, _io, ctx) => {
-  const w = cmd.args.map((a) => a.text);
-  const s3 = w.indexOf('s3');
-  if (s3 < 0) return;
-  const verb = w[s3 + 1];
-  if (
+/** Each cloud storage CLI's recursive or forced removal of a bucket's contents. */
+const storageDelete = (test: (w: string[], cmd: Argv) => boolean): Check => when('cloud-storage-delete', test);
+
+const aws = storageDelete((w) => {
+  const verb = w.includes('s3') ? w[w.indexOf('s3') + 1] : undefined;
+  return (
     (verb === 'rm' && w.includes('--recursive')) ||
     (verb === 'rb' && w.includes('--force')) ||
     (verb === 'sync' && w.includes('--delete'))
-  )
-    ctx.add('cloud-storage-delete', show(cmd));
-};
+  );
+});
 
-const gsutil: Check = (cmd, _io, ctx) => {
-  const w = cmd.args.map((a) => a.text).filter((x) => x !== '-m');
-  const verb = w.find((x) => !x.startsWith('-'));
-  const f = parseFlags(cmd.args);
-  const wildcard = cmd.args.some((a) => a.text.includes('**'));
-  if ((verb === 'rm' && (has(f, 'rRa', '--recursive') || wildcard)) || verb === 'rb')
-    ctx.add('cloud-storage-delete', show(cmd));
-};
+const gsutil = storageDelete((words, cmd) => {
+  const verb = words.find((x) => x !== '-m' && !x.startsWith('-'));
+  const recursive = has(parseFlags(cmd.args), 'rRa', '--recursive') || words.some((t) => t.includes('**'));
+  return (verb === 'rm' && recursive) || verb === 'rb';
+});
 
-const gcloud: Check = (cmd, _io, ctx) => {
+const gcloud = storageDelete((_w, cmd) => {
   const f = parseFlags(cmd.args, ['--project', '--account', '--configuration', '--format', '--verbosity']);
   const w = f.operands.map((a) => a.text);
-  if (
-    w[0] === 'storage' &&
-    ((w[1] === 'rm' && has(f, 'r', '--recursive')) || (w[1] === 'buckets' && w[2] === 'delete'))
-  )
-    ctx.add('cloud-storage-delete', show(cmd));
-};
+  return (
+    w[0] === 'storage' && ((w[1] === 'rm' && has(f, 'r', '--recursive')) || (w[1] === 'buckets' && w[2] === 'delete'))
+  );
+});
 
-const az: Check = (cmd, _io, ctx) => {
-  const w = cmd.args.map((a) => a.text).join(' ');
-  if (/\bstorage (blob delete-batch|container delete|account delete)\b/.test(w))
-    ctx.add('cloud-storage-delete', show(cmd));
-};
+const az = storageDelete((w) => /\bstorage (blob delete-batch|container delete|account delete)\b/.test(w.join(' ')));
 
-const rclone: Check = (cmd, _io, ctx) => {
-  const verb = parseFlags(cmd.args, names(`--config --transfers --checkers --log-file --filter --include --exclude`))
-    .operands[0]?.text;
-  if (verb === 'purge' || verb === 'delete' || verb === 'rmdirs') ctx.add('cloud-storage-delete', show(cmd));
-};
+const rclone = storageDelete((_w, cmd) => {
+  const flags = parseFlags(cmd.args, names(`--config --transfers --checkers --log-file --filter --include --exclude`));
+  return /^(purge|delete|rmdirs)$/.test(flags.operands[0]?.text ?? '');
+});
 
-const s3cmd: Check = (cmd, _io, ctx) => {
-  const w = cmd.args.map((a) => a.text);
-  const f = parseFlags(cmd.args);
-  if ((w.includes('del') || w.includes('rm') || w.includes('rb')) && has(f, 'r', '--recursive', '--force'))
-    ctx.add('cloud-storage-delete', show(cmd));
-};
+const s3cmd = storageDelete(
+  (w, cmd) =>
+    (w.includes('del') || w.includes('rm') || w.includes('rb')) &&
+    has(parseFlags(cmd.args), 'r', '--recursive', '--force'),
+);
 
-const mc: Check = (cmd, _io, ctx) => {
+const mc = storageDelete((_w, cmd) => {
   const f = parseFlags(cmd.args, ['--config-dir', '-C']);
   const w = f.operands.map((a) => a.text);
-  if ((w[0] === 'rm' && has(f, 'r', '--recursive')) || (w[0] === 'rb' && has(f, '', '--force')))
-    ctx.add('cloud-storage-delete', show(cmd));
-};
+  return (w[0] === 'rm' && has(f, 'r', '--recursive')) || (w[0] === 'rb' && has(f, '', '--force'));
+});
 
 judges(
   import.meta.url,

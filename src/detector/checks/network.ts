@@ -1,43 +1,35 @@
 // Network and power: interfaces and routes taken down or flushed, network managers and radios off, firewall
 // default-deny policies and DROP rules, suspend/hibernate/kexec. Showing state stays ordinary. Pure.
 import { parseFlags } from '../engine/argv.js';
-import { always, show, unlessArg, whenArg, type Check } from './types.js';
+import { always, show, unlessArg, when, whenArg, type Check } from './types.js';
 import { names } from '../engine/names.js';
 import { judges } from './registry.js';
 import type { FirewallCheck } from '../programs/firewall/call.js';
 
 /** ip OBJECT VERB ...: the object may be abbreviated (`ip r del`, `ip a flush`). */
-const ip: Check = (cmd, _io, ctx) => {
-  const f = parseFlags(cmd.args, ['-n', '-netns', '-b', '-batch', '-f', '-family']);
-  const words = f.operands.map((o) => o.text);
+const IP_FLUSHED =
+  /^(a|ad|add|addr|addre|addres|address|r|ro|rou|rout|route|n|ne|nei|neigh|ru|rule|netns|tunnel|xfrm)$/;
+
+const ip = when('network-down', (_w, cmd) => {
+  const words = parseFlags(cmd.args, ['-n', '-netns', '-b', '-batch', '-f', '-family']).operands.map((o) => o.text);
   const [object = '', verb = ''] = words;
-  if (/^(l|li|lin|link)$/.test(object) && (/^(del|delete)$/.test(verb) || (verb === 'set' && words.includes('down'))))
-    ctx.add('network-down', show(cmd));
-  if (
-    /^(a|ad|add|addr|addre|addres|address|r|ro|rou|rout|route|n|ne|nei|neigh|ru|rule|netns|tunnel|xfrm)$/.test(
-      object,
-    ) &&
-    /^(del|delete|flush|f)$/.test(verb)
-  )
-    ctx.add('network-down', show(cmd));
-  if (/^(r|ro|rou|rout|route)$/.test(object) && /^(replace|change|add|append)$/.test(verb) && words[2] === 'default')
-    ctx.add('network-down', show(cmd));
-};
+  return (
+    (/^(l|li|lin|link)$/.test(object) && (/^(del|delete)$/.test(verb) || (verb === 'set' && words.includes('down')))) ||
+    (IP_FLUSHED.test(object) && /^(del|delete|flush|f)$/.test(verb)) ||
+    (/^(r|ro|rou|rout|route)$/.test(object) && /^(replace|change|add|append)$/.test(verb) && words[2] === 'default')
+  );
+});
 
 /** nmcli networking off, radio ... off, connection down/delete, device disconnect/delete. */
-const nmcli: Check = (cmd, _io, ctx) => {
-  const w = parseFlags(cmd.args, names(`-f --fields -g --get-values -w --wait -c --colors -e --escape`)).operands.map(
-    (o) => o.text,
+const nmcli = when('network-down', (_w, cmd) => {
+  const flags = parseFlags(cmd.args, names(`-f --fields -g --get-values -w --wait -c --colors -e --escape`));
+  const [object = '', verb = ''] = flags.operands.map((o) => o.text);
+  return (
+    (/^(n|networking|r|radio|g|general)/.test(object) && flags.operands.some((o) => o.text === 'off')) ||
+    (/^c/.test(object) && /^(down|delete|del)$/.test(verb)) ||
+    (/^d/.test(object) && /^(disconnect|delete|down)$/.test(verb))
   );
-  const object = w[0] ?? '';
-  const off = w.includes('off');
-  if (
-    (/^(n|networking|r|radio|g|general)/.test(object) && off) ||
-    (/^c/.test(object) && /^(down|delete|del)$/.test(w[1] ?? '')) ||
-    (/^d/.test(object) && /^(disconnect|delete|down)$/.test(w[1] ?? ''))
-  )
-    ctx.add('network-down', show(cmd));
-};
+});
 
 /** Rules that drop traffic (`iptables -A INPUT -j DROP`, nft `… drop`, `ufw deny`), default-deny policies, ufw rules deleted. */
 export const firewallDrops: FirewallCheck = ({ rule, text, ops: w }, cmd, _io, ctx) => {
@@ -80,15 +72,13 @@ const sshRemoteForward: Check = (cmd, _io, ctx) => {
 };
 
 /** ngrok tcp/tls, cloudflared --url ssh://..., bore local: a raw port (a shell's, SSH's, a database's) made public. */
-const tunnel: Check = (cmd, _io, ctx) => {
-  const w = cmd.args.map((a) => a.text);
-  if (
+const tunnel = when(
+  'expose-service',
+  (w, cmd) =>
     (cmd.name === 'ngrok' && /^(tcp|tls)$/.test(w[0] ?? '')) ||
     (cmd.name === 'cloudflared' && w.some((t) => /^(--url=?)?(ssh|tcp|rdp|smb):\/\//.test(t))) ||
-    (cmd.name === 'bore' && w[0] === 'local')
-  )
-    ctx.add('expose-service', show(cmd));
-};
+    (cmd.name === 'bore' && w[0] === 'local'),
+);
 
 judges(
   import.meta.url,

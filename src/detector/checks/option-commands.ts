@@ -16,6 +16,13 @@ function commandLine(v: Word, who: string, ctx: CheckContext): void {
   else if (v.text.trim() !== '') ctx.script(v.text);
 }
 
+/** A check that judges the value of each of `opts` as a command line (named `who`, else the command itself). */
+const commandOption =
+  (opts: string[], who?: string, abbreviate?: boolean): Check =>
+  (cmd, _io, ctx) => {
+    for (const v of values(cmd.args, opts, abbreviate)) commandLine(v, who ?? show(cmd), ctx);
+  };
+
 /**
  * A command that a program feeds its data (file contents, sorted lines) on standard input: a shell or interpreter
  * given no program of its own (`sh`, `bash -s`, `python3 -`) runs that data as its program, which the gate cannot see.
@@ -54,10 +61,6 @@ const rpm: Check = (cmd, _io, ctx) => {
   }
 };
 
-const gpg: Check = (cmd, _io, ctx) => {
-  for (const v of values(cmd.args, ['--photo-viewer'])) commandLine(v, 'gpg --photo-viewer', ctx);
-};
-
 /**
  * less +CMD runs a less command at start: `!CMD` runs a shell command, `|mCMD` pipes to one. The LESS variable holds
  * options less reads before its command line, `+CMD` among them (to the end of the value).
@@ -70,11 +73,6 @@ const less: Check = (cmd, _io, ctx) => {
   const env = ctx.commandEnv.get('LESS');
   const m = env && /(?:^|\s)\++(?:!|\|.)(.*)$/s.exec(env.text);
   if (env && m) commandLine({ ...env, text: m[1]! }, 'LESS=+!', ctx);
-};
-
-/** rg --pre CMD: a preprocessor run on every file searched. */
-const rg: Check = (cmd, _io, ctx) => {
-  for (const v of values(cmd.args, ['--pre'], false)) commandLine(v, 'rg --pre', ctx);
 };
 
 /** openssl -engine FILE.so / -provider-path DIR: loads a library of code into openssl. */
@@ -98,10 +96,6 @@ const apt: Check = (cmd, _io, ctx) => {
   for (const f of values(cmd.args, ['-c', '--config-file'], false)) ctx.runsFile(f, 'apt-config');
 };
 
-const dpkg: Check = (cmd, _io, ctx) => {
-  for (const v of values(cmd.args, ['--pre-invoke', '--post-invoke'], false)) commandLine(v, 'dpkg --*-invoke', ctx);
-};
-
 /** wget --use-askpass CMD and -e use_askpass=CMD: a command wget runs for a password. */
 export const askpassRequest: RequestCheck = (req, cmd, _io, ctx) => {
   if (req.client !== 'wget') return;
@@ -111,10 +105,6 @@ export const askpassRequest: RequestCheck = (req, cmd, _io, ctx) => {
     const m = /^\s*use_?askpass\s*=\s*(.*)$/is.exec(v.text);
     if (m) commandLine({ ...v, text: m[1]! }, 'wget -e use_askpass', ctx);
   }
-};
-
-const man: Check = (cmd, _io, ctx) => {
-  for (const v of values(cmd.args, ['-P', '--pager', '-H', '--html'])) commandLine(v, show(cmd), ctx);
 };
 
 /** An ssh_config: the commands it runs (ProxyCommand, LocalCommand, KnownHostsCommand, Match exec), its includes. */
@@ -140,13 +130,14 @@ export function aptConfig(text: string, ctx: CheckContext): void {
 judges(import.meta.url, {
   'ssh scp sftp': ssh,
   'apt-get apt aptitude apt-cache': apt,
-  dpkg,
-  man,
+  dpkg: commandOption(['--pre-invoke', '--post-invoke'], 'dpkg --*-invoke', false),
+  man: commandOption(['-P', '--pager', '-H', '--html']),
   sort,
   split,
   'rpm rpmspec rpmbuild': rpm,
-  'gpg gpg2': gpg,
+  'gpg gpg2': commandOption(['--photo-viewer'], 'gpg --photo-viewer'),
   less,
-  rg,
+  // rg --pre CMD: a preprocessor run on every file searched.
+  rg: commandOption(['--pre'], 'rg --pre', false),
   openssl,
 });

@@ -2,7 +2,7 @@
 // messaging APIs and CLIs), public comments, and money moved through payment APIs. None can be taken back once sent,
 // so each asks. Reading (GET, listing, logs) stays ordinary. Pure.
 import { parseFlags } from '../engine/argv.js';
-import { show, type Check } from './types.js';
+import { show, when, type Check } from './types.js';
 import type { RequestCheck } from '../programs/http/request.js';
 import { judges } from './registry.js';
 import type { ForgeCheck } from '../programs/forge/call.js';
@@ -59,26 +59,24 @@ const mailer: Check = (cmd, io, ctx) => {
 };
 
 /** A resource CLI's compound verb that sends email or SMS (ses send-email, sns publish, messages:create). */
-const cliMessage: Check = (cmd, _io, ctx) => {
+const cliMessage = when('send-message', (_w, cmd) => {
   const words = parseFlags(cmd.args, []).operands.map((o) => o.text.toLowerCase());
   const parts = words.slice(0, 4).flatMap((w) => w.split(/[-:_.]/));
   const sendVerb = parts.some((p) => /^(send|publish)$/.test(p)) || (cmd.name === 'twilio' && parts.includes('create'));
-  if (
+  return (
     (sendVerb && parts.some((p) => /^(e?mails?|sms|messages?|texts?)$/.test(p)) && !parts.includes('sqs')) ||
     (words[0] === 'sns' && words[1] === 'publish')
-  )
-    ctx.add('send-message', show(cmd));
-};
+  );
+});
 
 /** The stripe CLI: a write to the account (create, update, delete, refunds, payouts), not listen/logs/trigger. */
-const stripe: Check = (cmd, _io, ctx) => {
+const stripe = when('payment', (_w, cmd) => {
   const w = parseFlags(cmd.args, ['--api-key', '-d', '--data', '--project-name']).operands.map((o) => o.text);
-  if (
+  return (
     /^(post|delete)$/.test(w[0] ?? '') ||
     /^(create|update|delete|cancel|capture|confirm|pay|void|finalize|reverse)$/.test(w[1] ?? '')
-  )
-    ctx.add('payment', show(cmd));
-};
+  );
+});
 
 /** gh/glab: comments speak in the user's name; `pr merge --admin` goes past branch protection. */
 export const forgeMessage: ForgeCheck = ({ object, verb }, cmd, _io, ctx) => {

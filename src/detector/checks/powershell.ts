@@ -5,7 +5,7 @@ import { classifyPath } from '../engine/paths.js';
 import { literal } from '../engine/words.js';
 import { isCredentialPath, secretStdin } from './exfil.js';
 import { show, stdinText, whenArg, type Check, type CheckContext } from './types.js';
-import { CREDENTIAL_DUMP, windowsPathOutside } from './windows.js';
+import { CREDENTIAL_DUMP, cmdDeletes, windowsPathOutside } from './windows.js';
 import { names } from '../engine/names.js';
 import { judges } from './registry.js';
 
@@ -13,12 +13,28 @@ const DOWNLOAD =
   /\b(iwr|irm|curl|wget|Invoke-WebRequest|Invoke-RestMethod|DownloadString|DownloadFile|DownloadData|Net\.WebClient|Start-BitsTransfer)\b/i;
 const EVAL = /(^|[\s;|(&{])(iex|Invoke-Expression|Invoke-Command)\b|\[scriptblock\]::Create|\.Invoke\(\s*\)|&\s*\(/i;
 const REMOVE = /(^|[\s;|(&{])(Remove-Item|rm|ri|del|erase|rd|rmdir)\b([^;|]*)/gi;
-const POWER = /\b(Stop-Computer|Restart-Computer)\b/i;
-const KILL =
-  /\b(Stop-Process|spps|kill)\b[^;|]*-(Name|ProcessName)\b|\bGet-Process\b[^;]*\|\s*(Stop-Process|spps|kill)\b/i;
-const DISK = /\b(Clear-Disk|Format-Volume|Initialize-Disk|Remove-Partition|Format-Disk)\b/i;
-const SECURITY =
-  /\b(Set-MpPreference\s+(-\w+\s+\S+\s+)*-Disable\w*|Add-MpPreference\s+-Exclusion|Set-ExecutionPolicy\s+(Unrestricted|Bypass)|Disable-WindowsOptionalFeature|New-LocalUser|Add-LocalGroupMember|Remove-LocalUser|Set-LocalUser)\b/i;
+
+/** What PowerShell text does beyond evaluating and removing, by the rule it asks under (in the order judged). */
+const EFFECTS: Record<string, RegExp> = {
+  shutdown: /\b(Stop-Computer|Restart-Computer)\b/i,
+  'mass-kill':
+    /\b(Stop-Process|spps|kill)\b[^;|]*-(Name|ProcessName)\b|\bGet-Process\b[^;]*\|\s*(Stop-Process|spps|kill)\b/i,
+  'format-filesystem': /\b(Clear-Disk|Format-Volume|Initialize-Disk|Remove-Partition|Format-Disk)\b/i,
+  'security-posture':
+    /\b(Set-MpPreference\s+(-\w+\s+\S+\s+)*-Disable\w*|Add-MpPreference\s+-Exclusion|Set-ExecutionPolicy\s+(Unrestricted|Bypass)|Disable-WindowsOptionalFeature|New-LocalUser|Add-LocalGroupMember|Remove-LocalUser|Set-LocalUser)\b/i,
+  'log-wipe': /\b(Clear-EventLog|Remove-EventLog|Limit-EventLog)\b|\bwevtutil(\.exe)?\s+(cl|clear-log)\b/i,
+  'service-stop': /\b(Stop-Service|spsv|Remove-Service)\b|\bSet-Service\b[^;|]*-StartupType\s+Disabled\b/i,
+  /**
+   * Writes into Windows' own directories or the machine's registry hive (the hosts file, System32, Program Files,
+   * HKLM:). Unquoted in bash the backslashes are gone (`C:WindowsSystem32...`), so they are optional here.
+   */
+  'overwrite-system-config':
+    /\b(Add-Content|Set-Content|Out-File|Copy-Item|Move-Item|New-Item|Set-ItemProperty|New-ItemProperty|Tee-Object|ac|sc|cpi|mi|ni|sp)\b[^;|]*?(\b[A-Za-z]:\\?(Windows|Program ?Files|ProgramData)\b|\$env:(windir|SystemRoot|ProgramFiles|ProgramData)\b|%(windir|SystemRoot)%|\bHKLM:|drivers\\?etc\\?hosts\b)/i,
+  // PowerShell remoting, Remote Desktop (fDenyTSConnections 0), the OpenSSH server installed or started.
+  'remote-access':
+    /\bEnable-PSRemoting\b|\bfDenyTSConnections\b[^;|]*-Value\s+0\b|\bAdd-WindowsCapability\b[^;|]*OpenSSH\.Server|\b(Start-Service|Set-Service)\b[^;|]*\bsshd\b|\bEnable-NetFirewallRule\b[^;|]*Remote ?Desktop/i,
+  'credential-dump': CREDENTIAL_DUMP,
+};
 
 /** Judges PowerShell text: what it evaluates, removes, stops or formats. */
 function analysePowerShell(text: string, ctx: CheckContext): void {
@@ -38,30 +54,8 @@ function analysePowerShell(text: string, ctx: CheckContext): void {
   }
   if (/\|\s*(Remove-Item|rm|ri|del)\b/i.test(text) && /-Recurse\b|Get-ChildItem[^|]*(~|\$HOME|[A-Za-z]:\\)/i.test(text))
     ctx.add('recursive-delete', detail);
-  if (POWER.test(text)) ctx.add('shutdown', detail);
-  if (KILL.test(text)) ctx.add('mass-kill', detail);
-  if (DISK.test(text)) ctx.add('format-filesystem', detail);
-  if (SECURITY.test(text)) ctx.add('security-posture', detail);
-  if (EVENT_LOG.test(text)) ctx.add('log-wipe', detail);
-  if (SERVICE_STOP.test(text)) ctx.add('service-stop', detail);
-  if (SYSTEM_WRITE.test(text)) ctx.add('overwrite-system-config', detail);
-  if (REMOTE_ACCESS.test(text)) ctx.add('remote-access', detail);
-  if (CREDENTIAL_DUMP.test(text)) ctx.add('credential-dump', detail);
+  for (const [rule, pattern] of Object.entries(EFFECTS)) if (pattern.test(text)) ctx.add(rule, detail);
 }
-
-/** PowerShell remoting, Remote Desktop (fDenyTSConnections 0), the OpenSSH server installed or started. */
-const REMOTE_ACCESS =
-  /\bEnable-PSRemoting\b|\bfDenyTSConnections\b[^;|]*-Value\s+0\b|\bAdd-WindowsCapability\b[^;|]*OpenSSH\.Server|\b(Start-Service|Set-Service)\b[^;|]*\bsshd\b|\bEnable-NetFirewallRule\b[^;|]*Remote ?Desktop/i;
-
-/**
- * Writes into Windows' own directories or the machine's registry hive (the hosts file, System32, Program Files,
- * HKLM:). Unquoted in bash the backslashes are gone (`C:WindowsSystem32...`), so they are optional here.
- */
-const SYSTEM_WRITE =
-  /\b(Add-Content|Set-Content|Out-File|Copy-Item|Move-Item|New-Item|Set-ItemProperty|New-ItemProperty|Tee-Object|ac|sc|cpi|mi|ni|sp)\b[^;|]*?(\b[A-Za-z]:\\?(Windows|Program ?Files|ProgramData)\b|\$env:(windir|SystemRoot|ProgramFiles|ProgramData)\b|%(windir|SystemRoot)%|\bHKLM:|drivers\\?etc\\?hosts\b)/i;
-
-const EVENT_LOG = /\b(Clear-EventLog|Remove-EventLog|Limit-EventLog)\b|\bwevtutil(\.exe)?\s+(cl|clear-log)\b/i;
-const SERVICE_STOP = /\b(Stop-Service|spsv|Remove-Service)\b|\bSet-Service\b[^;|]*-StartupType\s+Disabled\b/i;
 
 const COMMAND_OPTS = /^-(c|command|com|comm|comma|comman)$/i;
 const ENCODED_OPTS = /^-(e|ec|en|enc|enco|encod|encode|encoded|encodedc|encodedcommand)$/i;
@@ -150,15 +144,9 @@ const cmdExe: Check = (cmd, _io, ctx) => {
       .replace(/^if\s+(not\s+)?exist\s+\S+\s+/i, '')
       .split(/\s+/)
       .filter((w) => w !== '');
-    const [verb, ...rest] = words;
-    if (!/^(rd|rmdir|del|erase)$/i.test(verb ?? '')) continue;
-    const targets = rest.filter((t) => !/^\/[a-z]$/i.test(t));
-    const recursive = rest.some((t) => /^\/s$/i.test(t));
-    if (
-      (recursive || /^(del|erase)$/i.test(verb!)) &&
-      (targets.length === 0 || targets.some((t) => windowsPathOutside(t.replace(/^"|"$/g, ''), ctx.where)))
-    )
-      if (recursive || targets.some((t) => /^[A-Za-z]:\\\*?$/.test(t))) ctx.add('recursive-delete', detail);
+    const [verb = '', ...rest] = words;
+    if (/^(rd|rmdir|del|erase)$/i.test(verb) && cmdDeletes(verb, rest, ctx.where, true))
+      ctx.add('recursive-delete', detail);
   }
   if (/\bformat\s+[A-Za-z]:/i.test(text)) ctx.add('format-filesystem', detail);
   if (/\bshutdown\s+\/[srp]/i.test(text)) ctx.add('shutdown', detail);

@@ -4,7 +4,7 @@
 import { parseFlags } from '../engine/argv.js';
 import type { Argv } from '../engine/argv.js';
 import { optionValues } from '../engine/long-options.js';
-import { show, type Check } from './types.js';
+import { show, when, type Check } from './types.js';
 import { judges } from './registry.js';
 import { keyTable } from '../engine/names.js';
 import type { PackageCheck } from '../programs/packages/call.js';
@@ -53,22 +53,18 @@ export const imagePush: ContainerCheck = ({ group, verb, rest }, cmd, _io, ctx) 
 };
 
 /** Gradle's publish tasks (`publish`, `publishToSonatype`, `publishPlugins`), not publishToMavenLocal. */
-const gradle: Check = (cmd, _io, ctx) => {
-  if (words(cmd).some((t) => /^(:?[\w-]+:)*publish\w*$/.test(t) && !/MavenLocal$/.test(t)))
-    ctx.add('package-publish', show(cmd));
-};
+const gradle = when('package-publish', (_w, cmd) =>
+  words(cmd).some((t) => /^(:?[\w-]+:)*publish\w*$/.test(t) && !/MavenLocal$/.test(t)),
+);
 
-const mvn: Check = (cmd, _io, ctx) => {
-  if (
-    words(cmd, ['-f', '-s', '-P', '-pl', '-T']).some((p) => /^(deploy|deploy:deploy(-file)?|release:perform)$/.test(p))
-  )
-    ctx.add('package-publish', show(cmd));
-};
+const mvn = when('package-publish', (_w, cmd) =>
+  words(cmd, ['-f', '-s', '-P', '-pl', '-T']).some((p) => /^(deploy|deploy:deploy(-file)?|release:perform)$/.test(p)),
+);
 
-const nugetPush: Check = (cmd, _io, ctx) => {
+const nugetPush = when('package-publish', (_w, cmd) => {
   const w = words(cmd, ['--api-key', '-k', '--source', '-s']);
-  if ((w[0] === 'nuget' && w[1] === 'push') || w[0] === 'push') ctx.add('package-publish', show(cmd));
-};
+  return (w[0] === 'nuget' && w[1] === 'push') || w[0] === 'push';
+});
 
 const PUBLISH = /^publish$/;
 

@@ -6,7 +6,7 @@
 // tests and bounded files stay ordinary. Pure.
 import type { Argv } from '../engine/argv.js';
 import type { SyntaxNode } from '../engine/parser.js';
-import { show, type CheckContext, type Io } from './types.js';
+import { show, valueAt, type CheckContext, type Io } from './types.js';
 import { keyTable } from '../engine/names.js';
 
 const GiB = 1024 ** 3;
@@ -29,15 +29,13 @@ function seconds(text: string): number | undefined {
   return Number(m[1]) * ({ s: 1, m: 60, h: 3600, d: 86400, y: 31536000 }[(m[2] ?? 's').toLowerCase()] ?? 1);
 }
 
+/** The first value of an option named by `names`: `--opt=V`, `--opt V`, or a number attached to a short one (`-n100`). */
 const value = (cmd: Argv, names: RegExp): string | undefined => {
-  const a = cmd.args;
-  for (let i = 0; i < a.length; i += 1) {
-    const t = a[i]!.text;
-    const eq = t.indexOf('=');
-    if (eq > 0 && names.test(t.slice(0, eq))) return t.slice(eq + 1);
-    if (names.test(t)) return a[i + 1]?.text;
+  const words = cmd.args.map((a) => a.text);
+  for (const [i, t] of words.entries()) {
     const attached = /^(-[a-zA-Z])(\d.*)$/.exec(t);
-    if (attached && names.test(attached[1]!)) return attached[2];
+    const v = valueAt(words, i, names) ?? (attached && names.test(attached[1]!) ? attached[2] : undefined);
+    if (v !== undefined) return v;
   }
   return undefined;
 };
@@ -57,8 +55,7 @@ function stress(cmd: Argv): boolean {
   const bytes = value(cmd, /^--(vm|hdd)-bytes$/);
   if (bytes && (/%$/.test(bytes) ? Number(bytes.slice(0, -1)) >= 50 : (sizeOf(bytes) ?? 0) >= 4 * GiB)) return true;
   const timeout = value(cmd, /^(-t|--timeout)$/);
-  if (timeout === undefined) return true;
-  const s = seconds(timeout);
+  const s = timeout === undefined ? 0 : seconds(timeout);
   return s === undefined || s === 0 || s >= 600;
 }
 
@@ -123,10 +120,8 @@ export function checkResourceAbuse(cmd: Argv, io: Io, ctx: CheckContext, outputF
     else if (toFile && kv.count !== undefined && bs * Number(kv.count) >= HUGE_BYTES)
       add('a file of tens of gigabytes');
   }
-  if (name === 'head' && outputFile !== undefined) {
-    const size = sizeOf(value(cmd, /^(-c|--bytes)$/) ?? '');
-    if (size !== undefined && size >= HUGE_BYTES) add('a file of tens of gigabytes');
-  }
+  if (name === 'head' && outputFile !== undefined && (sizeOf(value(cmd, /^(-c|--bytes)$/) ?? '') ?? 0) >= HUGE_BYTES)
+    add('a file of tens of gigabytes');
   // yes > file, cat /dev/urandom > file, pv /dev/zero > file: an endless stream fills the disk.
   const readsInfinite = words.some((w) => INFINITE_DEVICE.test(w)) || INFINITE_DEVICE.test(io.stdinFile?.text ?? '');
   const endless =

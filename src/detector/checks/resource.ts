@@ -4,7 +4,7 @@
 import type { Argv } from '../engine/argv.js';
 import type { Word } from '../engine/words.js';
 import { sqlFindings } from './data.js';
-import { checkGrant } from './grants.js';
+import { checkGrant, parts as verbParts } from './grants.js';
 import { checkProduction } from './production.js';
 import { show, stdinText, valueAt, type Check, type CheckContext, type Io } from './types.js';
 import { keyTable, names } from '../engine/names.js';
@@ -55,11 +55,7 @@ const SIZE_OPTS = /^--?([\w-]*-)?(replicas|count|capacity|size|nodes|instances)$
 
 const IDENTIFIER = /^[A-Za-z][\w:-]*$/;
 
-const parts = (word: string): string[] =>
-  word
-    .replace(/([a-z])([A-Z])/g, '$1-$2')
-    .toLowerCase()
-    .split(/[-:_.]/);
+const parts = (word: string): string[] => verbParts(word, /[-:_.]/);
 
 export interface Path {
   /** The leading words (the subcommand path), option values skipped. */
@@ -108,9 +104,7 @@ export function subcommandPath(args: Word[], limit = 5): Path {
 function scalesToZero(args: Word[], verbs: string[]): boolean {
   const texts = args.map((a) => a.text);
   if (texts.some((_, i) => valueAt(texts, i, SIZE_OPTS) === '0')) return true;
-  const scaling = verbs.some(
-    (v) => parts(v).includes('scale') || parts(v).includes('resize') || parts(v).includes('count'),
-  );
+  const scaling = verbs.some((v) => parts(v).some((p) => /^(scale|resize|count)$/.test(p)));
   if (scaling && args.some((a) => /^[\w-]+=0$/.test(a.text) || a.text === '0')) return true;
   return args.some(
     (a) =>
@@ -277,26 +271,22 @@ export const packageManagerVerbs: PackageCheck = ({ path, at, words, project }, 
   // `bun exec 'CMD'`: bun's shell runs the words.
   if (cmd.name === 'bun' && path[0] === 'exec' && path.length > 1) ctx.script(path.slice(1).join(' '));
   const verbs = path.slice(0, 3);
+  const verbIn = (list: string): boolean => verbs.some((v) => names(list).includes(v));
   const withdraw = verbs.some((v) => /^(unpublish|yank|deprecate)$/i.test(v));
-  const registry = verbs.some((v) => ['owner', 'dist-tag', 'token', 'access', 'team', 'org', 'nuget'].includes(v));
+  const registry = verbIn('owner dist-tag token access team org nuget');
   const takeAway =
-    registry &&
-    (verbs.some((v) => ['rm', 'remove', 'revoke', 'delete', 'del'].includes(v)) ||
-      words.some((w) => w === '--remove' || w === '-r'));
+    registry && (verbIn('rm remove revoke delete del') || words.some((w) => w === '--remove' || w === '-r'));
   if (withdraw || takeAway) ctx.add('package-remove', show(cmd));
   // npm token create: a new long-lived publishing credential.
-  if (verbs.includes('token') && verbs.some((v) => ['create', 'add', 'new'].includes(v)))
+  if (verbs.includes('token') && verbIn('create add new'))
     ctx.add('access-grant', `${show(cmd)} (a new publishing token)`);
   // npm owner add, npm access grant, cargo owner --add, gem owner -a: someone else may publish the package.
   // `npm dist-tag add pkg@1.0.0 latest`: every user who installs gets the version chosen.
   if (verbs[0] === 'dist-tag' && verbs[1] === 'add') ctx.add('package-publish', show(cmd));
   if (verbs[0] === 'access' && /^(public|set)$/.test(verbs[1] ?? '') && path.some((w) => /public/.test(w)))
     ctx.add('access-grant', `${show(cmd)} (the package made public)`);
-  const owners = verbs.some((v) => ['owner', 'owners', 'access', 'team', 'org', 'collaborator'].includes(v));
-  if (
-    owners &&
-    (verbs.some((v) => ['add', 'grant', 'set'].includes(v)) || words.some((w) => w === '--add' || w === '-a'))
-  )
+  const owners = verbIn('owner owners access team org collaborator');
+  if (owners && (verbIn('add grant set') || words.some((w) => w === '--add' || w === '-a')))
     ctx.add('access-grant', `${show(cmd)} (publishing rights)`);
 };
 
@@ -320,19 +310,11 @@ function systemPackages(path: string[], cmd: Argv, ctx: CheckContext): void {
 /** `python manage.py flush`, `php artisan migrate:fresh`, `node cli.js delete`: a script's words are a CLI's verbs. */
 export const scriptSubcommands: Check = (cmd, io, ctx) => {
   const first = cmd.args.findIndex((a) => !a.text.startsWith('-'));
-  if (
-    first < 0 ||
-    cmd.args
-      .slice(0, first)
-      .some((a) => /^-(c|e|r|m|p|E|-eval|-print)$/.test(a.text) || /^-[a-zA-Z]*[ce]$/.test(a.text))
-  )
-    return;
-  if (
-    !/\.(py|js|mjs|cjs|ts|rb|php|pl)$|^(manage\.py|artisan|console|bin\/console)$/.test(
-      cmd.args[first]!.text.replace(/^\.\//, ''),
-    )
-  )
-    return;
+  const before = cmd.args.slice(0, Math.max(first, 0)).map((a) => a.text);
+  // Code given inline (`python -c`, `node -e`) is not a script's CLI.
+  if (first < 0 || before.some((t) => /^-(c|e|r|m|p|E|-eval|-print)$/.test(t) || /^-[a-zA-Z]*[ce]$/.test(t))) return;
+  const script = cmd.args[first]!.text.replace(/^\.\//, '');
+  if (!/\.(py|js|mjs|cjs|ts|rb|php|pl)$|^(manage\.py|artisan|console|bin\/console)$/.test(script)) return;
   resourceVerbs({ ...cmd, args: cmd.args.slice(first + 1) }, io, ctx);
 };
 

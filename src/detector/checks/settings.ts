@@ -63,19 +63,18 @@ export function configSetting(
 export function goSetting(key: string, value: string, detail: string, ctx: CheckContext): void {
   if (key === 'GOPROXY' && !/^(https:\/\/proxy\.golang\.org)?(,direct|\|direct)?$|^direct$|^off$/.test(value))
     ctx.add('source-redirect', detail);
-  if ((key === 'GOSUMDB' && value === 'off') || /^(GOINSECURE|GONOSUMDB|GONOSUMCHECK)$/.test(key))
+  const insecure = key === 'GOFLAGS' && /-insecure/.test(value);
+  if ((key === 'GOSUMDB' && value === 'off') || /^(GOINSECURE|GONOSUMDB|GONOSUMCHECK)$/.test(key) || insecure)
     ctx.add('security-posture', detail);
-  if (key === 'GOFLAGS' && /-insecure/.test(value)) ctx.add('security-posture', detail);
 }
 
 /** Variables that tools read as settings: TLS switches, and npm_config_KEY / PIP_KEY / YARN_KEY settings. */
 export function settingVariable(name: string, value: Word, ctx: CheckContext): void {
   const detail = `${name}=${value.text}`;
   if (value.dynamic && value.text === '') return;
-  if (name === 'NODE_TLS_REJECT_UNAUTHORIZED' && value.text.trim() === '0') ctx.add('security-posture', detail);
-  if (/^(GIT_SSL_NO_VERIFY|CURL_INSECURE|HELM_INSECURE\w*)$/.test(name) && value.text !== '')
+  const off = /^(NODE_TLS_REJECT_UNAUTHORIZED|PYTHONHTTPSVERIFY)$/.test(name) && value.text.trim() === '0';
+  if (off || (/^(GIT_SSL_NO_VERIFY|CURL_INSECURE|HELM_INSECURE\w*)$/.test(name) && value.text !== ''))
     ctx.add('security-posture', detail);
-  if (name === 'PYTHONHTTPSVERIFY' && value.text.trim() === '0') ctx.add('security-posture', detail);
   const m = /^(?:npm_config_|NPM_CONFIG_|PIP_|YARN_|POETRY_|UV_|CONDA_)(\w+)$/.exec(name);
   if (m) configSetting(m[1]!, value.text, detail, ctx);
   // As a variable, only what switches checks off or fetches without TLS (a company's module proxy is ordinary).

@@ -6,13 +6,12 @@
 // worker), and the session manager restarted (systemd-logind, display managers). Pure.
 import { classifyPath } from '../engine/paths.js';
 import type { Argv } from '../engine/argv.js';
-import { show, type Check, type CheckContext } from './types.js';
+import { show, when, whenArg, type Check, type CheckContext } from './types.js';
 import { judges } from './registry.js';
 import type { ContainerCheck } from '../programs/containers/call.js';
 import type { SystemdCheck } from '../programs/systemd/call.js';
 
 const mass = (cmd: Argv, ctx: CheckContext, why: string): void => ctx.add('mass-kill', `${show(cmd)} (${why})`);
-const stops = (cmd: Argv, ctx: CheckContext, why: string): void => ctx.add('service-stop', `${show(cmd)} (${why})`);
 
 /** tmux kill-server, kill-session -a, kill-window -a, and a kill of a session named at run time. */
 export function tmuxKills(words: string[], cmd: Argv, ctx: CheckContext): void {
@@ -34,21 +33,13 @@ export function screenKills(cmd: Argv, ctx: CheckContext): void {
     mass(cmd, ctx, 'screen sessions listed at run time');
 }
 
-const redisCli: Check = (cmd, _io, ctx) => {
-  if (cmd.args.some((a) => /^shutdown$/i.test(a.text))) stops(cmd, ctx, 'shuts the Redis server down');
-};
-
 const pgCtl: Check = (cmd, _io, ctx) => {
   const words = cmd.args.map((a) => a.text);
   if (!words.some((w) => /^(stop|restart|kill)$/.test(w))) return;
   const d = cmd.args.find((_, i) => i > 0 && /^(-D|--pgdata)$/.test(words[i - 1]!));
   // A database the project keeps in its own directory is the task's.
   if (d && !d.dynamic && classifyPath(d, ctx.where) === 'inside') return;
-  stops(cmd, ctx, 'stops a PostgreSQL server');
-};
-
-const mysqladmin: Check = (cmd, _io, ctx) => {
-  if (cmd.args.some((a) => a.text === 'shutdown')) stops(cmd, ctx, 'shuts the MySQL server down');
+  ctx.add('service-stop', `${show(cmd)} (stops a PostgreSQL server)`);
 };
 
 /** `podman kill --all`, `nerdctl container stop -a`: every container on the machine, not only this task's. */
@@ -58,26 +49,20 @@ export const everyContainerStopped: ContainerCheck = ({ group, verb, rest }, cmd
     mass(cmd, ctx, 'every container');
 };
 
-const launchctl: Check = (cmd, _io, ctx) => {
-  const words = cmd.args.map((a) => a.text);
-  if (/^(bootout|remove)$/.test(words[0] ?? '') && words.slice(1).some((w) => /^(gui|user|login)\/[^/]+\/?$/.test(w)))
-    mass(cmd, ctx, "the user's whole login session");
-};
+const launchctl = when(
+  'mass-kill',
+  (w) => /^(bootout|remove)$/.test(w[0] ?? '') && w.slice(1).some((t) => /^(gui|user|login)\/[^/]+\/?$/.test(t)),
+  "the user's whole login session",
+);
 
-const osascript: Check = (cmd, _io, ctx) => {
-  const text = cmd.args.map((a) => a.text).join(' ');
-  if (
+const osascript = when(
+  'mass-kill',
+  (w) =>
     /tell\s+application\s+("[^"]+"|\S+)\s+to\s+(quit|close)\b|\bquit\s+app(lication)?\b|System Events"?\s+to\s+(log out|shut down|restart)/i.test(
-      text,
-    )
-  )
-    mass(cmd, ctx, "quits a user's application");
-};
-
-const wsl: Check = (cmd, _io, ctx) => {
-  if (cmd.args.some((a) => /^(--shutdown|--terminate|-t|--unregister)$/.test(a.text)))
-    mass(cmd, ctx, 'WSL distributions');
-};
+      w.join(' '),
+    ),
+  "quits a user's application",
+);
 
 /** The login and display managers: restarting them ends every session. */
 const SESSION_SERVICES =
@@ -101,11 +86,11 @@ export function killsParent(cmd: Argv, ctx: CheckContext): void {
 }
 
 judges(import.meta.url, {
-  'redis-cli valkey-cli keydb-cli': redisCli,
+  'redis-cli valkey-cli keydb-cli': whenArg('service-stop', /^shutdown$/i, 'shuts the Redis server down'),
   'pg_ctl pg_ctlcluster': pgCtl,
-  'mysqladmin mariadb mariadb-admin': mysqladmin,
+  'mysqladmin mariadb mariadb-admin': whenArg('service-stop', /^shutdown$/, 'shuts the MySQL server down'),
   launchctl,
   osascript,
-  'wsl wsl.exe': wsl,
+  'wsl wsl.exe': whenArg('mass-kill', /^(--shutdown|--terminate|-t|--unregister)$/, 'WSL distributions'),
   'kill pkill': (cmd, _io, ctx) => killsParent(cmd, ctx),
 });

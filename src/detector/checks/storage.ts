@@ -2,19 +2,17 @@
 // forced unmounts. Listing and status commands stay ordinary. Pure.
 import { parseFlags } from '../engine/argv.js';
 import { classifyPath } from '../engine/paths.js';
-import { always, show, whenArg, type Check } from './types.js';
+import { always, show, when, whenArg, type Check } from './types.js';
 import { judges } from './registry.js';
 
 /** A tool whose subcommand (first operand) decides: `zpool destroy`, `zfs rollback`, `btrfs subvolume delete`. */
-function bySubcommand(pattern: RegExp, depth = 1): Check {
-  return (cmd, _io, ctx) => {
-    const words = cmd.args
-      .filter((a) => !a.text.startsWith('-'))
+const bySubcommand = (pattern: RegExp, depth = 1): Check =>
+  when('storage-destroy', (w) =>
+    w
+      .filter((t) => !t.startsWith('-'))
       .slice(0, depth)
-      .map((a) => a.text);
-    if (words.some((w) => pattern.test(w))) ctx.add('storage-destroy', show(cmd));
-  };
-}
+      .some((t) => pattern.test(t)),
+  );
 
 /** An option that destroys (mdadm --zero-superblock, hdparm --security-erase, cryptsetup luksKillSlot). */
 const byOption = (pattern: RegExp): Check => whenArg('storage-destroy', pattern);
@@ -42,11 +40,6 @@ const cryptsetup: Check = (cmd, _io, ctx) => {
     ctx.add('format-filesystem', show(cmd));
 };
 
-const nvme: Check = (cmd, _io, ctx) => {
-  const sub = cmd.args.find((a) => !a.text.startsWith('-'))?.text ?? '';
-  if (/^(format|sanitize|delete-ns|detach-ns)$/.test(sub)) ctx.add('storage-destroy', show(cmd));
-};
-
 judges(
   import.meta.url,
   {
@@ -59,7 +52,7 @@ judges(
     hdparm: byOption(
       /^--(security-erase|security-erase-enhanced|security-set-pass|security-disable|user-master|trim-sector-ranges|write-sector|make-bad-sector|dco-restore|yes-i-know-what-i-am-doing)/,
     ),
-    nvme,
+    nvme: bySubcommand(/^(format|sanitize|delete-ns|detach-ns)$/),
     // swapoff takes memory away from everything running; swapoff of a project image file is still the machine's swap.
     swapoff: always('storage-destroy'),
     btrfs: bySubcommand(/^(delete|remove|resize|zero-log|rescue)$/, 3),

@@ -1,7 +1,7 @@
 // Checks for commands that act on the machine: formatting and partitioning disks, services, shutdown, firewalls,
 // cron, killing processes. Pure.
 import { has, parseFlags } from '../engine/argv.js';
-import { always, show, stdinText, unlessArg, whenArg, type Check } from './types.js';
+import { always, show, stdinText, unlessArg, when, whenArg, type Check } from './types.js';
 import { SHARED_DIR } from './wrappers.js';
 import { names } from '../engine/names.js';
 import { judges } from './registry.js';
@@ -111,13 +111,12 @@ const crontab: Check = (cmd, io, ctx) => {
   const text = file === '-' ? stdinText(io) : undefined;
   if (file === '/dev/null' || (text !== undefined && text.trim() === '')) ctx.add('crontab-remove', show(cmd));
   else if (text === undefined) ctx.add('schedule-unchecked', show(cmd));
-  else {
+  else
     for (const c of cronCommands(text)) {
       ctx.script(c);
       // A job that runs a program from a directory anyone can write to runs whatever is put there.
-      if (/^(\/tmp|\/var\/tmp|\/dev\/shm)\//.test(c.split(/\s+/)[0] ?? '')) ctx.add('schedule-unchecked', show(cmd));
+      if (SHARED_DIR.test(c.split(/\s+/)[0] ?? '')) ctx.add('schedule-unchecked', show(cmd));
     }
-  }
 };
 
 const SIGNAL = /^-(\d+|[A-Z][A-Z0-9+-]*)$/;
@@ -223,11 +222,6 @@ const fuser: Check = (cmd, _io, ctx) => {
   ctx.add('mass-kill', show(cmd));
 };
 
-const skill: Check = (cmd, _io, ctx) => {
-  if (cmd.args.length > 0 && !cmd.args.some((a) => a.text === '-l' || a.text === '-L' || a.text === '--list'))
-    ctx.add('mass-kill', show(cmd));
-};
-
 judges(
   import.meta.url,
   {
@@ -254,7 +248,7 @@ judges(
     'killall killall5': unlessArg('mass-kill', /^(-l|--list|-0)$/),
     pkill,
     fuser,
-    skill,
+    skill: when('mass-kill', (w) => w.length > 0 && !w.some((t) => t === '-l' || t === '-L' || t === '--list')),
   },
   { claims: true },
 );

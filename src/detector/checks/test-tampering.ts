@@ -43,9 +43,8 @@ export function checkWriteTampering(
   const path = target.text.replace(/^["']|["']$/g, '');
   if (CODEOWNERS.test(path) && text !== undefined) add(ctx, detail, 'changes who must review changes');
   if (text === undefined) return;
-  if (isCiConfig(path) && !append && text.trim() !== '' && !CHECK_WORD.test(text))
-    add(ctx, detail, 'a pipeline that runs no check');
-  if (isCiConfig(path) && !append && text.trim() === '') add(ctx, detail, 'an empty pipeline');
+  if (isCiConfig(path) && !append && !CHECK_WORD.test(text))
+    add(ctx, detail, text.trim() === '' ? 'an empty pipeline' : 'a pipeline that runs no check');
   const lines = text.split('\n').filter((l) => l.trim() !== '' && !l.startsWith('#!'));
   if (
     (CHECK_SCRIPT.test(path) || HOOK_FILE.test(path)) &&
@@ -68,9 +67,8 @@ function sedTampering(script: string, files: Word[], detail: string, ctx: CheckC
     const s = /^s(.)((?:\\.|(?!\1).)*)\1((?:\\.|(?!\1).)*)\1/.exec(c);
     if (s) {
       const [from, to] = [s[2]!, s[3]!];
-      if ((ci || scripts) && CHECK_WORD.test(from) && !CHECK_WORD.test(to.replace(/["']/g, '')))
-        add(ctx, detail, 'a check replaced by a no-op');
-      else if ((ci || scripts) && NOOP.test(to.replace(/^[\s-]*(run|script|command):\s*/, '')))
+      const dropped = CHECK_WORD.test(from) && !CHECK_WORD.test(to.replace(/["']/g, ''));
+      if ((ci || scripts) && (dropped || NOOP.test(to.replace(/^[\s-]*(run|script|command):\s*/, ''))))
         add(ctx, detail, 'a check replaced by a no-op');
       if (TRIVIAL.test(to) || EMPTIED.test(to)) add(ctx, detail, 'assertions made trivially true');
     }

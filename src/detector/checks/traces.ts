@@ -2,7 +2,7 @@
 // file), system logs and login records (truncating, deleting or vacuuming what is under /var/log, the journal),
 // audit rules. Appending to a log is not erasing it. Pure.
 import type { Word } from '../engine/words.js';
-import { show, whenArg, type Check, type CheckContext } from './types.js';
+import { when, whenArg, type Check, type CheckContext } from './types.js';
 import { judges } from './registry.js';
 
 /** History files live in the home directory (a project's own `.history` folder is not the shell's). */
@@ -38,11 +38,7 @@ export function checkHistoryVariable(name: string, value: Word, ctx: CheckContex
 }
 
 /** `set +o history` stops recording; `unset HISTFILE` stops saving. */
-const set: Check = (cmd, _io, ctx) => {
-  const w = cmd.args.map((a) => a.text);
-  const off = w.findIndex((t) => t === '+o');
-  if (off >= 0 && w[off + 1] === 'history') ctx.add('log-wipe', show(cmd));
-};
+const set = when('log-wipe', (w) => w.includes('+o') && w[w.indexOf('+o') + 1] === 'history');
 
 /** `unset HISTFILE` (an unset statement of its own in the grammar, or a command after a wrapper). */
 export function checkUnset(names: string[], ctx: CheckContext): void {

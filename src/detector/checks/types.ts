@@ -155,16 +155,23 @@ export function always(rule: string): Check {
   return (cmd, _io, ctx) => ctx.add(rule, show(cmd));
 }
 
-/** A check that reports `rule` when an argument matches `pattern` (`ifconfig eth0 down`, `taskkill /IM x.exe`). */
-export function whenArg(rule: string, pattern: RegExp): Check {
+/**
+ * A check that reports `rule` when `test` holds of the arguments' texts (`wevtutil cl LOG`, `dscl . -create`); `why`
+ * is added to the detail.
+ */
+export function when(rule: string, test: (words: string[], cmd: Argv) => boolean, why?: string): Check {
   return (cmd, _io, ctx) => {
-    if (cmd.args.some((a) => pattern.test(a.text))) ctx.add(rule, show(cmd));
+    const words = cmd.args.map((a) => a.text);
+    if (test(words, cmd)) ctx.add(rule, why === undefined ? show(cmd) : `${show(cmd)} (${why})`);
   };
+}
+
+/** A check that reports `rule` when an argument matches `pattern` (`ifconfig eth0 down`, `taskkill /IM x.exe`). */
+export function whenArg(rule: string, pattern: RegExp, why?: string): Check {
+  return when(rule, (w) => w.some((t) => pattern.test(t)), why);
 }
 
 /** A check that reports `rule` unless an argument matches `pattern`, an option that only reads (`passwd -S`). */
 export function unlessArg(rule: string, pattern: RegExp): Check {
-  return (cmd, _io, ctx) => {
-    if (!cmd.args.some((a) => pattern.test(a.text))) ctx.add(rule, show(cmd));
-  };
+  return when(rule, (w) => !w.some((t) => pattern.test(t)));
 }

@@ -4,10 +4,10 @@
 import { has, parseFlags, type Flags } from '../engine/argv.js';
 import { classifyPath } from '../engine/paths.js';
 import { literal, type Word } from '../engine/words.js';
-import { always, show, type Check, type CheckContext } from './types.js';
+import { always, show, when, type Check, type CheckContext } from './types.js';
 import type { Argv } from '../engine/argv.js';
 import { gitPushToForge } from './forge.js';
-import { names } from '../engine/names.js';
+import { keyTable, names } from '../engine/names.js';
 import { judges } from './registry.js';
 import type { GitCheck } from '../programs/git/call.js';
 
@@ -17,8 +17,11 @@ const MAIN_BRANCH = /^(main|master|trunk|develop|development|production|prod|rel
 /** A pathspec that covers a whole tree rather than a file: `.`, `:/`, a directory, a glob. */
 const broad = (w: Word): boolean => /^\.\/?$|^:[/(]|\/$|[*?[]/.test(w.text) || w.pattern || w.dynamic;
 
+const dryRun = (f: Flags): boolean => has(f, 'n', '--dry-run');
+const deletes = (f: Flags): boolean => has(f, 'd', '--delete');
+
 function push(cmd: Argv, f: Flags, ctx: CheckContext): void {
-  if (has(f, 'n', '--dry-run')) return;
+  if (dryRun(f)) return;
   const forced =
     has(f, 'fd', '--force', '--mirror', '--delete', '--prune') ||
     [...f.long].some((l) => l.startsWith('--force-with-lease') || l === '--force-if-includes');
@@ -30,21 +33,57 @@ function configKey(cmd: Argv, operands: Word[], ctx: CheckContext): void {
   const [key, value] = operands.map((w) => w.text);
   if (!key || value === undefined) return;
   const k = key.toLowerCase();
-  if (k === 'core.hookspath') {
-    const c = classifyPath(literal(value), ctx.where);
-    if (c !== 'inside') ctx.add('git-hook', show(cmd));
-  } else if (
+  const hook =
+    (k === 'core.hookspath' && classifyPath(literal(value), ctx.where) !== 'inside') ||
     (k === 'core.fsmonitor' && !/^(true|false)$/i.test(value)) ||
     k === 'core.sshcommand' ||
-    /^(filter|diff)\..*\.(clean|smudge|textconv|process)$/.test(k)
-  ) {
-    ctx.add('git-hook', show(cmd));
-  }
+    /^(filter|diff)\..*\.(clean|smudge|textconv|process)$/.test(k);
+  if (hook) ctx.add('git-hook', show(cmd));
   const alias = /^alias\./.test(k) && value.startsWith('!') ? value.slice(1) : undefined;
   if (alias) ctx.script(alias);
 }
 
-/** What each git subcommand destroys; `rest` are the words after the subcommand. */
+type Judge = (f: Flags, ops: Word[], rest: Word[], cmd: Argv) => boolean;
+
+/** What each git subcommand destroys, as a rule and its test; `rest` are the words after the subcommand. */
+const SUBCOMMANDS = keyTable<[rule: string, destroys: Judge]>({
+  reset: ['git-reset-hard', (f) => has(f, '', '--hard')],
+  clean: ['git-clean', (f) => has(f, 'f', '--force') && !dryRun(f)],
+  // -M / -C overwrite an existing branch. A forced delete (-D, --delete --force) of a local branch named here is
+  // local work (its commits stay in the reflog); of the main branch, or of branches listed at run time, it asks.
+  branch: [
+    'git-history',
+    (f, ops, _rest, cmd) => {
+      const forcedDelete = f.short.has('D') || (deletes(f) && has(f, 'f', '--force'));
+      const named = ops.length > 0 && ops.every((o) => !o.dynamic && !o.pattern && !MAIN_BRANCH.test(o.text));
+      return (
+        f.short.has('M') || f.short.has('C') || (forcedDelete && (!named || cmd.viaXargs || has(f, 'r', '--remotes')))
+      );
+    },
+  ],
+  tag: ['git-history', deletes],
+  stash: ['git-history', (_f, ops) => ['drop', 'clear'].includes(ops[0]?.text ?? '')],
+  reflog: ['git-history', (_f, ops) => ['expire', 'delete'].includes(ops[0]?.text ?? '')],
+  gc: ['git-history', (f) => [...f.values].some(([k, v]) => k === '--prune' && /^(now|all)$/.test(v))],
+  prune: ['git-history', (f) => !dryRun(f)],
+  'filter-branch filter-repo': ['git-history', () => true],
+  'symbolic-ref': ['git-history', deletes],
+  'update-ref': ['git-history', (f, ops) => deletes(f) || ops.some((o) => /^0{40}$/.test(o.text))],
+  checkout: [
+    'git-history',
+    (f, ops, rest) => {
+      if (has(f, 'bB', '--orphan') && !has(f, 'f', '--force')) return false;
+      const dashes = rest.findIndex((w) => w.text === '--');
+      return has(f, 'f', '--force') || (dashes >= 0 ? rest.slice(dashes + 1) : ops).some(broad);
+    },
+  ],
+  switch: ['git-history', (f) => has(f, 'f', '--force', '--discard-changes')],
+  restore: ['git-history', (f, ops) => (has(f, 'W', '--worktree') || !has(f, 'S', '--staged')) && ops.some(broad)],
+  worktree: ['git-history', (f, ops) => ops[0]?.text === 'remove' && has(f, 'f', '--force')],
+  rm: ['git-history', (f, ops) => has(f, 'r', '') && !has(f, '', '--cached') && ops.some(broad)],
+});
+
+/** Judges one git subcommand; push also goes to the forge check. */
 function subcommand(sub: string, rest: Word[], cmd: Argv, ctx: CheckContext): void {
   const f = parseFlags(
     rest,
@@ -53,74 +92,12 @@ function subcommand(sub: string, rest: Word[], cmd: Argv, ctx: CheckContext): vo
     --tree-filter --msg-filter --env-filter --path --conflict
   `),
   );
-  const ops = f.operands;
-  const history = (): void => ctx.add('git-history', show(cmd));
-  switch (sub) {
-    case 'push':
-      gitPushToForge(['push', ...rest.map((w) => w.text)], ctx, show(cmd));
-      return push(cmd, f, ctx);
-    case 'reset':
-      if (has(f, '', '--hard')) ctx.add('git-reset-hard', show(cmd));
-      return;
-    case 'clean':
-      if (has(f, 'f', '--force') && !has(f, 'n', '--dry-run')) ctx.add('git-clean', show(cmd));
-      return;
-    case 'branch': {
-      // -M / -C overwrite an existing branch. A forced delete (-D, --delete --force) of a local branch named here is
-      // local work (its commits stay in the reflog); of the main branch, or of branches listed at run time, it asks.
-      if (f.short.has('M') || f.short.has('C')) history();
-      const forcedDelete = f.short.has('D') || (has(f, 'd', '--delete') && has(f, 'f', '--force'));
-      const named = ops.length > 0 && ops.every((o) => !o.dynamic && !o.pattern && !MAIN_BRANCH.test(o.text));
-      if (forcedDelete && (!named || cmd.viaXargs || has(f, 'r', '--remotes'))) history();
-      return;
-    }
-    case 'tag':
-      if (has(f, 'd', '--delete')) history();
-      return;
-    case 'stash':
-      if (['drop', 'clear'].includes(ops[0]?.text ?? '')) history();
-      return;
-    case 'reflog':
-      if (['expire', 'delete'].includes(ops[0]?.text ?? '')) history();
-      return;
-    case 'gc':
-      if ([...f.values].some(([k, v]) => k === '--prune' && /^(now|all)$/.test(v))) history();
-      return;
-    case 'prune':
-      if (!has(f, 'n', '--dry-run')) history();
-      return;
-    case 'filter-branch':
-    case 'filter-repo':
-      return history();
-    case 'update-ref':
-    case 'symbolic-ref':
-      if (has(f, 'd', '--delete')) history();
-      else if (sub === 'update-ref' && ops.some((o) => /^0{40}$/.test(o.text))) history();
-      return;
-    case 'checkout': {
-      if (has(f, 'bB', '--orphan') && !has(f, 'f', '--force')) return;
-      const dashes = rest.findIndex((w) => w.text === '--');
-      const paths = dashes >= 0 ? rest.slice(dashes + 1) : ops;
-      if (has(f, 'f', '--force') || paths.some(broad)) history();
-      return;
-    }
-    case 'switch':
-      if (has(f, 'f', '--force', '--discard-changes')) history();
-      return;
-    case 'restore': {
-      const worktree = has(f, 'W', '--worktree') || !has(f, 'S', '--staged');
-      if (worktree && ops.some(broad)) history();
-      return;
-    }
-    case 'worktree':
-      if (ops[0]?.text === 'remove' && has(f, 'f', '--force')) history();
-      return;
-    case 'rm':
-      if (has(f, 'r', '') && !has(f, '', '--cached') && ops.some(broad)) history();
-      return;
-    default:
-      return;
+  if (sub === 'push') {
+    gitPushToForge(['push', ...rest.map((w) => w.text)], ctx, show(cmd));
+    return push(cmd, f, ctx);
   }
+  const judge = SUBCOMMANDS[sub];
+  if (judge?.[1](f, f.operands, rest, cmd)) ctx.add(judge[0], show(cmd));
 }
 
 export const gitHistory: GitCheck = (call, cmd, _io, ctx) => {
@@ -131,10 +108,9 @@ export const gitHistory: GitCheck = (call, cmd, _io, ctx) => {
 };
 
 /** hg strip / purge / rollback / histedit --force; svn delete of a URL; bfg rewrites history. */
-const hg: Check = (cmd, _io, ctx) => {
-  const sub = cmd.args.find((a) => !a.text.startsWith('-'))?.text;
-  if (sub && /^(strip|prune|purge|clean|rollback|obsolete)$/.test(sub)) ctx.add('git-history', show(cmd));
-};
+const hg = when('git-history', (w) =>
+  /^(strip|prune|purge|clean|rollback|obsolete)$/.test(w.find((t) => !t.startsWith('-')) ?? ''),
+);
 
 const svn: Check = (cmd, _io, ctx) => {
   const f = parseFlags(cmd.args, ['-m', '--message']);

@@ -1,9 +1,9 @@
 // Windows commands run by name (in a cmd or PowerShell terminal): cmd's del/rd with /s, format, shadow copies,
 // boot configuration, event logs, the registry's policy and start-up keys, the firewall, local accounts, taskkill by
 // image name, certutil downloads; PowerShell cmdlets no table names (Verb-Noun) go to the PowerShell check. Pure.
-import { classifyPath } from '../engine/paths.js';
+import { classifyPath, type Where } from '../engine/paths.js';
 import { literal } from '../engine/words.js';
-import { show, whenArg, type Check } from './types.js';
+import { show, when, whenArg, type Check } from './types.js';
 import { judges } from './registry.js';
 
 const lower = (texts: string[]): string[] => texts.map((t) => t.toLowerCase());
@@ -15,26 +15,32 @@ export function windowsPathOutside(path: string, where: Parameters<typeof classi
   return c !== 'inside' && c !== 'temp';
 }
 
+/**
+ * cmd's del/erase/rd/rmdir `verb` and the words after it: /s deletes what lies outside the project recursively. In a
+ * `cmd /c` line (`inLine`) quotes are still on the paths, and `del C:\*` empties a drive's root without /s.
+ */
+export function cmdDeletes(verb: string, rest: string[], where: Where, inLine = false): boolean {
+  const targets = rest.filter((t) => !/^\/[a-z]$/i.test(t));
+  const root = inLine && /^(del|erase)$/i.test(verb) && targets.some((t) => /^[A-Za-z]:\\\*?$/.test(t));
+  const outside = (t: string): boolean => windowsPathOutside(inLine ? t.replace(/^"|"$/g, '') : t, where);
+  return (rest.some((t) => /^\/s$/i.test(t)) || root) && (targets.length === 0 || targets.some(outside));
+}
+
 /** del /s, rd /s (rmdir /s): recursive deletion of what lies outside the project. */
 const cmdDelete: Check = (cmd, _io, ctx) => {
-  const w = cmd.args.map((a) => a.text);
-  if (!w.some((t) => /^\/s$/i.test(t))) return;
-  const targets = w.filter((t) => !/^\/[a-z]$/i.test(t));
-  if (targets.length === 0 || targets.some((t) => windowsPathOutside(t, ctx.where)))
-    ctx.add('recursive-delete', show(cmd));
+  const words = cmd.args.map((a) => a.text);
+  if (cmdDeletes(cmd.written, words, ctx.where)) ctx.add('recursive-delete', show(cmd));
 };
 
 /** vssadmin delete shadows, wmic shadowcopy delete: the volume's restore points are gone. */
-const shadows: Check = (cmd, _io, ctx) => {
-  const w = lower(cmd.args.map((a) => a.text));
-  if (w.includes('delete') && w.some((t) => /^shadows?(copy)?$/.test(t)))
-    ctx.add('storage-destroy', `${show(cmd)} (shadow copies)`);
-};
+const shadows = when(
+  'storage-destroy',
+  (w) => lower(w).includes('delete') && lower(w).some((t) => /^shadows?(copy)?$/.test(t)),
+  'shadow copies',
+);
 
 /** wevtutil cl LOG clears an event log. */
-const wevtutil: Check = (cmd, _io, ctx) => {
-  if (/^(cl|clear-log)$/i.test(cmd.args[0]?.text ?? '')) ctx.add('log-wipe', show(cmd));
-};
+const wevtutil = when('log-wipe', ([verb]) => /^(cl|clear-log)$/i.test(verb ?? ''));
 
 /** reg add/delete/import under HKLM: machine-wide settings, policies (Defender, UAC) and what runs at start-up. */
 const reg: Check = (cmd, io, ctx) => {
@@ -51,18 +57,15 @@ const reg: Check = (cmd, io, ctx) => {
 };
 
 /** netsh advfirewall set ... state off, netsh firewall set opmode disable. */
-const netsh: Check = (cmd, _io, ctx) => {
-  const w = lower(cmd.args.map((a) => a.text)).join(' ');
-  if (/\b(advfirewall|firewall)\b.*\b(state\s+off|opmode\s+(mode=)?disable|reset)\b/.test(w))
-    ctx.add('firewall-flush', show(cmd));
-};
+const netsh = when('firewall-flush', (w) =>
+  /\b(advfirewall|firewall)\b.*\b(state\s+off|opmode\s+(mode=)?disable|reset)\b/.test(lower(w).join(' ')),
+);
 
 /** net user NAME PASS /add, net localgroup administrators NAME /add, /delete: local accounts. */
-const net: Check = (cmd, _io, ctx) => {
-  const w = lower(cmd.args.map((a) => a.text));
-  if (/^(user|localgroup|group)$/.test(w[0] ?? '') && w.some((t) => /^\/(add|delete|del|active:no)$/.test(t)))
-    ctx.add('account-change', show(cmd));
-};
+const net = when('account-change', (words) => {
+  const w = lower(words);
+  return /^(user|localgroup|group)$/.test(w[0] ?? '') && w.some((t) => /^\/(add|delete|del|active:no)$/.test(t));
+});
 
 /** certutil -urlcache -f URL FILE downloads FILE (running it later runs downloaded code). */
 const certutil: Check = (cmd, _io, ctx) => {

@@ -49,12 +49,10 @@ function dynamicLoader(words: Word[], ctx: CheckContext): void {
   const at = words.findIndex((w) => !w.dynamic && LD_SO.test(w.text.slice(w.text.lastIndexOf('/') + 1)));
   if (at < 0) return;
   const opts = ownOptions(words, at, ['--library-path', '--preload', '--audit', '--argv0', '--inhibit-rpath']);
+  const loader = words[at]!.text;
   for (const opt of ['--preload', '--audit'])
     for (const v of optionValues(opts, [opt], false))
-      ctx.add(
-        'hijack-path',
-        `${words[at]!.text} ${opt} ${v.text} (loads a library into the program, as LD_PRELOAD does)`,
-      );
+      ctx.add('hijack-path', `${loader} ${opt} ${v.text} (loads a library into the program, as LD_PRELOAD does)`);
   for (const v of optionValues(opts, ['--library-path'], false)) checkAssignment('LD_LIBRARY_PATH', v, ctx);
 }
 
