@@ -5,6 +5,7 @@ import { decodeBase64 } from '../../engine/decode.js';
 import {
   DANGEROUS_MODULES,
   FED_INPUT,
+  joinPaths,
   OWN_FILE,
   runsSomething,
   SPAWNERS,
@@ -206,10 +207,7 @@ class JavascriptReader {
         return assigned ? this.fold(assigned, depth + 1) : unknown(this.text(n));
       }
       case 'MemberExpression':
-        return unknown(
-          this.text(n),
-          String(child(n, 'property')?.name ?? '') === 'pid' || this.text(n) === 'process.pid',
-        );
+        return unknown(this.text(n), child(n, 'property')?.name === 'pid');
       case 'ParenthesizedExpression':
         return this.fold(child(n, 'expression')!, depth + 1);
       case 'CallExpression':
@@ -225,17 +223,8 @@ class JavascriptReader {
     const name = this.qualify(callee, depth + 1);
     if (name === 'String.fromCharCode' && args.every((a) => a.kind === 'num'))
       return { kind: 'str', v: String.fromCharCode(...args.map((a) => (a as { v: number }).v)) };
-    if (name === 'path.join' || name === 'path.resolve' || name === 'path.posix.join') {
-      if (args.every((a) => a.kind === 'str'))
-        return {
-          kind: 'str',
-          v: args
-            .map((a) => (a as { v: string }).v)
-            .reduce((p, q) => (q.startsWith('/') || p === '' ? q : `${p}/${q}`), ''),
-        };
-      const last = args.at(-1);
-      return unknown(this.text(n), false, last?.kind === 'str' ? `/${last.v}` : tailOf(last));
-    }
+    if (name === 'path.join' || name === 'path.resolve' || name === 'path.posix.join')
+      return joinPaths(args, this.text(n));
     if (name === 'path.dirname' && args[0]?.kind === 'str') return { kind: 'str', v: `${args[0].v}/..` };
     if (name === 'process.cwd') return { kind: 'str', v: '.' };
     if (name === 'atob' && args[0]?.kind === 'str') {
@@ -362,13 +351,10 @@ class JavascriptReader {
       if (n.type === 'TaggedTemplateExpression') {
         // Bun.$`rm -rf x`, execa's $`...`: a template tag that runs a command line.
         const tag = this.qualify(child(n, 'tag'));
-        if (tag === 'Bun.$' || tag === 'execa.$' || tag === 'zx.$')
-          out.push({
-            name: 'execa.execaCommand',
-            args: [this.fold(child(n, 'quasi')!)],
-            keywords: {},
-            text: this.text(n),
-          });
+        if (tag === 'Bun.$' || tag === 'execa.$' || tag === 'zx.$') {
+          const args = [this.fold(child(n, 'quasi')!)];
+          out.push({ name: 'execa.execaCommand', args, keywords: {}, text: this.text(n) });
+        }
         return;
       }
       if (n.type !== 'CallExpression' && n.type !== 'NewExpression') return;
