@@ -206,12 +206,12 @@ export function judgeCmake(key: string, text: string, script: boolean, ctx: Chec
         ctx.add('unread-script', `${key}: file(${sub} ...) changes files in a way the gate does not judge`);
     } else if (name === 'include' || (name === 'add_subdirectory' && !script)) {
       const target = args[0] ?? '';
-      if (/\$(ENV)?\{/.test(target)) {
-        if (name === 'add_subdirectory' || /[/.]/.test(target))
-          ctx.add('unread-script', `${key}: ${name}(${target}) names a file known only when cmake runs`);
-      } else if (name === 'add_subdirectory' || /[/.]/.test(target)) {
-        // include(NAME) without a path is one of cmake's own modules.
-        const project = name === 'add_subdirectory';
+      const project = name === 'add_subdirectory';
+      // include(NAME) without a path is one of cmake's own modules.
+      if (!project && !/[/.]/.test(target)) continue;
+      if (/\$(ENV)?\{/.test(target))
+        ctx.add('unread-script', `${key}: ${name}(${target}) names a file known only when cmake runs`);
+      else {
         const file = joinKey(dir, project ? `${target}/CMakeLists.txt` : target);
         ctx.loads(file, project ? 'cmake-project' : language, { file, roots: [] });
       }
@@ -231,10 +231,7 @@ const CODE_DEFINES =
 export function cmakeCommand(cmd: Argv, ctx: CheckContext): void {
   const args = cmd.args;
   const e = args.findIndex((a) => a.text === '-E');
-  if (e >= 0) {
-    cmakeTool(args.slice(e + 1), ctx);
-    return;
-  }
+  if (e >= 0) return cmakeTool(args.slice(e + 1), ctx);
   const p = args.findIndex((a) => a.text === '-P');
   if (p >= 0) {
     if (args[p + 1]) ctx.runsFile(args[p + 1]!, 'cmake');
