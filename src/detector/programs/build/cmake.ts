@@ -16,6 +16,9 @@ interface Call {
   args: string[];
 }
 
+/** Escapes in a quoted argument that are not the character itself (a backslash-newline continues the line). */
+const ESCAPES: Record<string, string> = { n: '\n', t: '\t', '\n': '' };
+
 /** Splits cmake source into command invocations with their arguments (quoted, bracket and unquoted). */
 export function cmakeCalls(text: string): Call[] {
   const calls: Call[] = [];
@@ -59,27 +62,19 @@ export function cmakeCalls(text: string): Call[] {
     while (j < n) {
       const ch = text[j]!;
       if (ch === '"') {
-        let k = j + 1;
-        let s = '';
-        while (k < n && text[k] !== '"') {
-          if (text[k] === '\\' && k + 1 < n) {
-            const e = text[k + 1]!;
-            s += e === 'n' ? '\n' : e === 't' ? '\t' : e === '\n' ? '' : e;
-            k += 2;
-          } else s += text[(k += 1) - 1];
+        for (j += 1; j < n && text[j] !== '"'; j += 1) {
+          const e = text[j] === '\\' && j + 1 < n ? text[(j += 1)]! : undefined;
+          word += e === undefined ? text[j] : (ESCAPES[e] ?? e);
         }
-        word += s;
         inWord = true;
-        j = k + 1;
+        j += 1;
         continue;
       }
-      if (ch === '[') {
-        const b = bracket(j);
-        if (b && !inWord) {
-          args.push(b.body);
-          j = b.end;
-          continue;
-        }
+      const b = ch === '[' && !inWord ? bracket(j) : undefined;
+      if (b) {
+        args.push(b.body);
+        j = b.end;
+        continue;
       }
       if (ch === '#') {
         flush();
@@ -94,13 +89,7 @@ export function cmakeCalls(text: string): Call[] {
       }
       if (/\s/.test(ch) || ch === ';') flush();
       else {
-        if (ch === '\\' && j + 1 < n) {
-          word += text[j + 1];
-          j += 2;
-          inWord = true;
-          continue;
-        }
-        word += ch;
+        word += ch === '\\' && j + 1 < n ? text[(j += 1)] : ch;
         inWord = true;
       }
       j += 1;
