@@ -227,10 +227,8 @@ class JavascriptReader {
       return joinPaths(args, this.text(n));
     if (name === 'path.dirname' && args[0]?.kind === 'str') return { kind: 'str', v: `${args[0].v}/..` };
     if (name === 'process.cwd') return { kind: 'str', v: '.' };
-    if (name === 'atob' && args[0]?.kind === 'str') {
-      const d = decodeBase64(args[0].v);
-      return d === undefined ? unknown(this.text(n)) : { kind: 'str', v: d };
-    }
+    const decoded = (d: string | undefined): Value => (d === undefined ? unknown(this.text(n)) : { kind: 'str', v: d });
+    if (name === 'atob' && args[0]?.kind === 'str') return decoded(decodeBase64(args[0].v));
     if (callee?.type === 'MemberExpression' && callee.computed !== true) {
       const method = String(child(callee, 'property')?.name ?? '');
       const object = child(callee, 'object')!;
@@ -238,10 +236,8 @@ class JavascriptReader {
       const fromBuffer = object.type === 'CallExpression' && this.qualify(child(object, 'callee')) === 'Buffer.from';
       if (method === 'toString' && fromBuffer) {
         const [data, encoding] = children(object, 'arguments').map((a) => this.fold(a, depth + 1));
-        if (data?.kind === 'str' && (encoding === undefined || (encoding.kind === 'str' && encoding.v === 'base64'))) {
-          const d = encoding === undefined ? data.v : decodeBase64(data.v);
-          return d === undefined ? unknown(this.text(n)) : { kind: 'str', v: d };
-        }
+        if (data?.kind === 'str' && (encoding === undefined || (encoding.kind === 'str' && encoding.v === 'base64')))
+          return decoded(encoding === undefined ? data.v : decodeBase64(data.v));
       }
       const self = this.fold(object, depth + 1);
       if (self.kind === 'list' && method === 'join' && self.items.every((i) => i.kind === 'str')) {

@@ -122,12 +122,11 @@ class PythonReader {
     }
     if (n.type === 'call') {
       const fn = this.qualify(n.childForFieldName('function'), depth + 1);
-      const first = named(n.childForFieldName('arguments') ?? n)[0];
+      const [first, attr] = named(n.childForFieldName('arguments') ?? n);
       const module = first ? this.fold(first, depth + 1) : undefined;
       if ((fn === '__import__' || fn === 'importlib.import_module') && module?.kind === 'str') return module.v;
       if (fn === 'getattr') {
-        const [obj, attr] = named(n.childForFieldName('arguments') ?? n);
-        const base = this.qualify(obj ?? null, depth + 1);
+        const base = this.qualify(first ?? null, depth + 1);
         const name = attr ? this.fold(attr, depth + 1) : undefined;
         if (base !== undefined && name?.kind === 'str') return `${base}.${name.v}`;
         if (base !== undefined && DANGEROUS_MODULES.has(base)) return `${base}.<computed>`;
@@ -292,10 +291,9 @@ class PythonReader {
       const name = this.qualify(c.childForFieldName('function'));
       if (name === undefined) continue;
       const text = callText(c);
-      const argNodes = named(c.childForFieldName('arguments') ?? c);
       const args: Value[] = [];
       const keywords: Record<string, Value> = {};
-      for (const a of argNodes) {
+      for (const a of named(c.childForFieldName('arguments') ?? c)) {
         if (a.type === 'keyword_argument')
           keywords[a.childForFieldName('name')?.text ?? ''] = this.fold(a.childForFieldName('value')!);
         else if (a.type === 'list_splat' || a.type === 'dictionary_splat') args.push(unknown(a.text));

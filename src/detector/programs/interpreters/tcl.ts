@@ -114,9 +114,8 @@ function controlArgs(name: string, args: TclWord[]): { scripts: TclWord[]; exprs
     if (args[1]) exprs.push(args[1]);
     scripts.push(...[args[0], args[2], args[3]].filter((a): a is TclWord => a !== undefined));
   } else if (name === 'expr') exprs.push(...args);
-  else if (LAST_IS_SCRIPT.test(name)) {
-    if (args.at(-1)) scripts.push(args.at(-1)!);
-  } else if (PATTERN_ACTIONS.test(name)) {
+  else if (LAST_IS_SCRIPT.test(name)) scripts.push(...args.slice(-1));
+  else if (PATTERN_ACTIONS.test(name)) {
     // Pattern-action pairs, given one by one or as one braced list.
     const body =
       args.length > 0 && !args.at(-1)!.dynamic && args.length % 2 === 1 ? tclCommands(args.at(-1)!.text).flat() : args;

@@ -103,7 +103,6 @@ export const tmux: Check = (cmd, _io, ctx) => {
 /** screen [-dmS NAME] CMD..., screen -X stuff TEXT / exec CMD / screen CMD, screen -c SCREENRC. */
 export const screen: Check = (cmd, _io, ctx) => {
   const detail = show(cmd);
-  const valueOpts = ['-S', '-c', '-e', '-h', '-p', '-T', '-t', '-L', '-Logfile', '-X'];
   const args = cmd.args;
   screenKills(cmd, ctx);
   const x = args.findIndex((a) => a.text === '-X');
@@ -113,7 +112,7 @@ export const screen: Check = (cmd, _io, ctx) => {
     screenCommand(args.slice(x + 1), ctx, detail);
     return;
   }
-  const command = operandsAfter(args, valueOpts);
+  const command = operandsAfter(args, ['-S', '-c', '-e', '-h', '-p', '-T', '-t', '-L', '-Logfile', '-X']);
   if (command.length > 0) ctx.argv(command);
 };
 
