@@ -186,9 +186,7 @@ class JavascriptReader {
       case 'ArrayExpression':
         return {
           kind: 'list',
-          items: children(n, 'elements').map((e) =>
-            e.type === 'SpreadElement' ? unknown(this.text(e)) : this.fold(e, depth + 1),
-          ),
+          items: children(n, 'elements').map((e) => this.fold(e, depth + 1)),
         };
       case 'ObjectExpression': {
         const keys: Record<string, Value> = {};
@@ -213,6 +211,7 @@ class JavascriptReader {
       case 'CallExpression':
         return this.foldCall(n, depth);
       default:
+        // A spread (`...args`) too: unknown, its text starting with `...`.
         return unknown(this.text(n));
     }
   }
@@ -356,9 +355,7 @@ class JavascriptReader {
       if (n.type !== 'CallExpression' && n.type !== 'NewExpression') return;
       const name = this.qualify(child(n, 'callee'));
       if (name === undefined) return;
-      const args = children(n, 'arguments').map((a) =>
-        a.type === 'SpreadElement' ? unknown(this.text(a)) : this.fold(a),
-      );
+      const args = children(n, 'arguments').map((a) => this.fold(a));
       if (name.endsWith('.<computed>') || (Object.hasOwn(SPAWNERS, name) && !PYTHON_CALLS.test(name))) {
         const input = fed.get(n);
         out.push({ name, args, keywords: input ? { [FED_INPUT]: input } : {}, text: this.text(n) });

@@ -280,8 +280,7 @@ class PythonReader {
     const call = at.parent?.parent;
     if (!method || !/^(write|writelines|communicate)$/.test(method) || call?.type !== 'call') return undefined;
     const a = named(call.childForFieldName('arguments') ?? call).find((x) => x.type !== 'comment');
-    if (!a) return undefined;
-    return this.fold(a.type === 'keyword_argument' ? a.childForFieldName('value')! : a);
+    return a ? this.fold(a.type === 'keyword_argument' ? a.childForFieldName('value')! : a) : undefined;
   }
 
   /** The calls of interest, with arguments folded; calls through a computed attribute of a dangerous module too. */
@@ -296,7 +295,7 @@ class PythonReader {
       for (const a of named(c.childForFieldName('arguments') ?? c)) {
         if (a.type === 'keyword_argument')
           keywords[a.childForFieldName('name')?.text ?? ''] = this.fold(a.childForFieldName('value')!);
-        else if (a.type === 'list_splat' || a.type === 'dictionary_splat') args.push(unknown(a.text));
+        // A splat (`*args`, `**kw`) folds to unknown, its text starting with `*`.
         else if (a.type !== 'comment') args.push(this.fold(a));
       }
       const fed = this.fedInput(c);

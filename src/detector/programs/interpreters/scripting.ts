@@ -12,11 +12,9 @@ const stringAt = (n: number): string => `(["'])((?:\\\\.|(?!\\${n})[^\\\\])*)\\$
 /** Strings in Perl and Ruby interpolate `$x`, `@x`, `#{...}` inside double quotes. */
 const interpolated = (quote: string, text: string): boolean => quote === '"' && /(^|[^\\])([$@]\w|#\{)/.test(text);
 
-/** The directory a file of this code is loaded relative to, and the directories its library paths name. */
-function base(ctx: CheckContext): string {
-  const origin = ctx.origin;
-  return origin?.file !== undefined ? dirOf(origin.file) : (ctx.keyOf('.') ?? '.');
-}
+/** The directory of the file this code was read from (relative loads start there), or the working directory. */
+const base = (ctx: CheckContext): string =>
+  ctx.origin?.file !== undefined ? dirOf(ctx.origin.file) : (ctx.keyOf('.') ?? '.');
 
 /** A file's key under each library directory of the code's origin. */
 const inRoots = (ctx: CheckContext, file: string): string[] => (ctx.origin?.roots ?? []).map((r) => joinKey(r, file));

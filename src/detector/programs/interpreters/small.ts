@@ -10,11 +10,9 @@ export const detailOf = (what: string, source: string): string =>
 
 /** dc: `!` runs the rest of the line as a command, except the comparisons `!<`, `!>`, `!=`. */
 export function readDc(source: string, ctx: CheckContext): void {
+  // `[...]` strings run as macros may hold `!` too; what follows it on the line is the command.
   for (const line of source.split('\n'))
-    for (const m of line.matchAll(/!(?![<>=])(.*)$/g)) {
-      // `[...]` strings run as macros may hold `!` too; what follows it on the line is the command.
-      ctx.script(m[1]!.replace(/\]+\s*$/, ''));
-    }
+    for (const m of line.matchAll(/!(?![<>=])(.*)$/g)) ctx.script(m[1]!.replace(/\]+\s*$/, ''));
   if (/\[[^\]]*![^<>=][^\]]*\]/.test(source))
     ctx.add('dynamic-command', `${detailOf('dc program', source)} (a macro runs a command)`);
 }

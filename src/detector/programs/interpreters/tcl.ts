@@ -141,6 +141,9 @@ function bracketed(text: string): string[] {
   return out;
 }
 
+/** An exec word for the shell: quoted, unless it is a pipe or a redirection. */
+const shellWord = (t: string): string => (t === '|' || /^[<>]/.test(t) ? t : `'${t.replace(/'/g, `'\\''`)}'`);
+
 const words = (ws: TclWord[]): Word[] => ws.map((w) => ({ ...literal(w.text), dynamic: w.dynamic }));
 
 export function readTcl(source: string, ctx: CheckContext, depth = 0): void {
@@ -162,12 +165,7 @@ export function readTcl(source: string, ctx: CheckContext, depth = 0): void {
       case 'exec': {
         const rest = args.filter((a, i) => !(i === 0 && EXEC_OPTION.test(a.text)) && a.text !== '--');
         if (rest.some((a) => a.dynamic)) computed('exec of a command built at run time');
-        else if (rest.length > 0)
-          ctx.script(
-            rest
-              .map((a) => (a.text === '|' || /^[<>]/.test(a.text) ? a.text : `'${a.text.replace(/'/g, `'\\''`)}'`))
-              .join(' '),
-          );
+        else if (rest.length > 0) ctx.script(rest.map((a) => shellWord(a.text)).join(' '));
         break;
       }
       case 'open':
