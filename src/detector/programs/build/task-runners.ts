@@ -73,8 +73,7 @@ export function makeLanguage(cmd: Argv, ctx: CheckContext, dir = ''): string {
   if (dir.startsWith('/')) known.push(['CURDIR', normalizePath(dir)]);
   else if (cwd) known.push(['CURDIR', normalizePath(dir ? `${cwd}/${dir}` : cwd)]);
   const name = makeDryRun(cmd) ? 'make-n' : 'make';
-  const reading: MakeReading = { overrides, known, dir };
-  return `${name}\u0000${JSON.stringify(reading)}`;
+  return `${name}\u0000${JSON.stringify({ overrides, known, dir } satisfies MakeReading)}`;
 }
 
 /** make -n/--dry-run/--just-print/--recon, -q/--question, -t/--touch: no recipe runs but `+` lines and $(MAKE). */
