@@ -16,6 +16,9 @@ interface Call {
   args: string[];
 }
 
+/** Escapes in a quoted argument that are not the character itself (a backslash-newline continues the line). */
+const ESCAPES: Record<string, string> = { n: '\n', t: '\t', '\n': '' };
+
 /** Splits cmake source into command invocations with their arguments (quoted, bracket and unquoted). */
 export function cmakeCalls(text: string): Call[] {
   const calls: Call[] = [];
@@ -59,27 +62,19 @@ export function cmakeCalls(text: string): Call[] {
     while (j < n) {
       const ch = text[j]!;
       if (ch === '"') {
-        let k = j + 1;
-        let s = '';
-        while (k < n && text[k] !== '"') {
-          if (text[k] === '\\' && k + 1 < n) {
-            const e = text[k + 1]!;
-            s += e === 'n' ? '\n' : e === 't' ? '\t' : e === '\n' ? '' : e;
-            k += 2;
-          } else s += text[(k += 1) - 1];
+        for (j += 1; j < n && text[j] !== '"'; j += 1) {
+          const e = text[j] === '\\' && j + 1 < n ? text[(j += 1)]! : undefined;
+          word += e === undefined ? text[j] : (ESCAPES[e] ?? e);
         }
-        word += s;
         inWord = true;
-        j = k + 1;
+        j += 1;
         continue;
       }
-      if (ch === '[') {
-        const b = bracket(j);
-        if (b && !inWord) {
-          args.push(b.body);
-          j = b.end;
-          continue;
-        }
+      const b = ch === '[' && !inWord ? bracket(j) : undefined;
+      if (b) {
+        args.push(b.body);
+        j = b.end;
+        continue;
       }
       if (ch === '#') {
         flush();
@@ -94,13 +89,7 @@ export function cmakeCalls(text: string): Call[] {
       }
       if (/\s/.test(ch) || ch === ';') flush();
       else {
-        if (ch === '\\' && j + 1 < n) {
-          word += text[j + 1];
-          j += 2;
-          inWord = true;
-          continue;
-        }
-        word += ch;
+        word += ch === '\\' && j + 1 < n ? text[(j += 1)] : ch;
         inWord = true;
       }
       j += 1;
@@ -206,12 +195,12 @@ export function judgeCmake(key: string, text: string, script: boolean, ctx: Chec
         ctx.add('unread-script', `${key}: file(${sub} ...) changes files in a way the gate does not judge`);
     } else if (name === 'include' || (name === 'add_subdirectory' && !script)) {
       const target = args[0] ?? '';
-      if (/\$(ENV)?\{/.test(target)) {
-        if (name === 'add_subdirectory' || /[/.]/.test(target))
-          ctx.add('unread-script', `${key}: ${name}(${target}) names a file known only when cmake runs`);
-      } else if (name === 'add_subdirectory' || /[/.]/.test(target)) {
-        // include(NAME) without a path is one of cmake's own modules.
-        const project = name === 'add_subdirectory';
+      const project = name === 'add_subdirectory';
+      // include(NAME) without a path is one of cmake's own modules.
+      if (!project && !/[/.]/.test(target)) continue;
+      if (/\$(ENV)?\{/.test(target))
+        ctx.add('unread-script', `${key}: ${name}(${target}) names a file known only when cmake runs`);
+      else {
         const file = joinKey(dir, project ? `${target}/CMakeLists.txt` : target);
         ctx.loads(file, project ? 'cmake-project' : language, { file, roots: [] });
       }
@@ -231,10 +220,7 @@ const CODE_DEFINES =
 export function cmakeCommand(cmd: Argv, ctx: CheckContext): void {
   const args = cmd.args;
   const e = args.findIndex((a) => a.text === '-E');
-  if (e >= 0) {
-    cmakeTool(args.slice(e + 1), ctx);
-    return;
-  }
+  if (e >= 0) return cmakeTool(args.slice(e + 1), ctx);
   const p = args.findIndex((a) => a.text === '-P');
   if (p >= 0) {
     if (args[p + 1]) ctx.runsFile(args[p + 1]!, 'cmake');

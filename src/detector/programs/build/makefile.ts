@@ -185,43 +185,34 @@ export function readMakefile(
     const trimmed = line.replace(/(^|[^\\])#.*$/, '$1').trim();
     if (trimmed === '') continue;
     const def = /^(?:override\s+|export\s+)*define\s+([\w.-]+)/.exec(trimmed);
-    if (def) {
-      define = { name: def[1]!, body: [] };
-      continue;
-    }
     const inc = /^-?s?include\s+(.+)$/.exec(trimmed);
-    if (inc) {
-      includes.push(...finish(now(inc[1]!)).split(/\s+/).filter(Boolean));
-      continue;
-    }
     const cond = /^(?:else\s+)?(ifeq|ifneq|ifdef|ifndef)\s+(.*)$/.exec(trimmed);
-    if (cond) {
-      now(cond[2]!, true);
-      continue;
-    }
     const assign = ASSIGN.exec(trimmed);
-    if (assign && overrides.has(assign[1]!) && !/^override\s/.test(trimmed)) continue;
-    if (assign) {
+    if (def) define = { name: def[1]!, body: [] };
+    else if (inc) includes.push(...finish(now(inc[1]!)).split(/\s+/).filter(Boolean));
+    else if (cond) now(cond[2]!, true);
+    else if (assign) {
       const [, name, op, value] = assign;
+      // `make NAME=VALUE` wins over the makefile's own assignment, unless that says `override`.
+      if (overrides.has(name!) && !/^override\s/.test(trimmed)) continue;
       if (name === '.RECIPEPREFIX') ex.problems.push('.RECIPEPREFIX changes how recipes are written');
       if (name === '.SHELLFLAGS' && !PLAIN_SHELLFLAGS.test(value!.trim()))
         ex.problems.push(`recipes run with .SHELLFLAGS=${value!.slice(0, 60)}`);
       if (op === '!=') immediate.push(ex.expand(value!));
       const v = op === '+=' ? `${ex.vars.get(name!) ?? ''} ${value}` : value!;
       ex.vars.set(name!, op === ':=' || op === '::=' || op === ':::=' ? now(v) : v);
-      continue;
+    } else {
+      const rule = RULE.exec(trimmed);
+      if (rule) {
+        const targets = finish(now(rule[1]!)).split(/\s+/);
+        const prereqs = finish(now(rule[2]!)).replace('|', ' ').split(/\s+/).filter(Boolean);
+        const all = prereqs.join(' ');
+        auto = { '@': targets[0] ?? 'target', '<': prereqs[0] ?? '', '^': all, '+': all, '?': all };
+        if (rule[3] !== undefined && rule[3].trim() !== '') raw.push({ text: rule[3], auto });
+      }
+      // Any other line (`$(eval ...)`, `$(info $(shell ...))`) is expanded as make reads it.
+      else if (trimmed.includes('$')) now(trimmed, true);
     }
-    const rule = RULE.exec(trimmed);
-    if (rule) {
-      const targets = finish(now(rule[1]!)).split(/\s+/);
-      const prereqs = finish(now(rule[2]!)).replace('|', ' ').split(/\s+/).filter(Boolean);
-      const all = prereqs.join(' ');
-      auto = { '@': targets[0] ?? 'target', '<': prereqs[0] ?? '', '^': all, '+': all, '?': all };
-      if (rule[3] !== undefined && rule[3].trim() !== '') raw.push({ text: rule[3], auto });
-      continue;
-    }
-    // Any other line (`$(eval ...)`, `$(info $(shell ...))`) is expanded as make reads it.
-    if (trimmed.includes('$')) now(trimmed, true);
   }
   const shell = ex.vars.get('SHELL') ?? '/bin/sh';
   if (!/^(\/usr)?(\/bin\/)?(ba|da)?sh$/.test(shell.trim()))

@@ -9,11 +9,6 @@ import { MAKE_VALUE_FLAGS, readMakefile } from './makefile.js';
 import { literal } from '../../engine/words.js';
 import { names } from '../../engine/names.js';
 
-/** Reading a file that may not exist: a missing one runs nothing and never asks. */
-export interface RunnerContext extends CheckContext {
-  runsFile(path: ReturnType<typeof literal>, language: string | null, optional?: true | readonly string[]): void;
-}
-
 const INSTALL_SCRIPTS = ['preinstall', 'install', 'postinstall', 'prepublish', 'preprepare', 'prepare', 'postprepare'];
 const PUBLISH_SCRIPTS = ['prepack', 'prepare', 'postpack', 'prepublishOnly', 'publish', 'postpublish'];
 const withPrePost = (name: string): string[] => [`pre${name}`, name, `post${name}`];
@@ -78,8 +73,7 @@ export function makeLanguage(cmd: Argv, ctx: CheckContext, dir = ''): string {
   if (dir.startsWith('/')) known.push(['CURDIR', normalizePath(dir)]);
   else if (cwd) known.push(['CURDIR', normalizePath(dir ? `${cwd}/${dir}` : cwd)]);
   const name = makeDryRun(cmd) ? 'make-n' : 'make';
-  const reading: MakeReading = { overrides, known, dir };
-  return `${name}\u0000${JSON.stringify(reading)}`;
+  return `${name}\u0000${JSON.stringify({ overrides, known, dir } satisfies MakeReading)}`;
 }
 
 /** make -n/--dry-run/--just-print/--recon, -q/--question, -t/--touch: no recipe runs but `+` lines and $(MAKE). */
@@ -89,7 +83,7 @@ const makeDryRun = (cmd: Argv): boolean =>
   );
 
 /** Judges what a task runner will run: the package.json scripts or makefile recipes it picks, read in the environment. */
-export function taskRunner(cmd: Argv, ctx: RunnerContext): void {
+export function taskRunner(cmd: Argv, ctx: CheckContext): void {
   const name = cmd.name;
   if (name === 'make' || name === 'gmake') {
     const f = parseFlags(cmd.args, MAKE_VALUE_FLAGS);
@@ -154,7 +148,7 @@ const RUNNER_CODE_KEYS =
   /^\s*["']?(script-shell|shell|node-options|onload-script|git|editor|browser|yarnPath|yarn-path|plugins|init-module|globalconfig|userconfig)["']?\s*[:=]/im;
 
 /** Files task runners read: a makefile's recipes, package.json scripts, a runner's settings. False: not one of them. */
-export function runnerFile(key: string, text: string, language: string, ctx: RunnerContext): boolean {
+export function runnerFile(key: string, text: string, language: string, ctx: CheckContext): boolean {
   const make = /^make(-n)?(?:\u0000([\s\S]*))?$/.exec(language);
   if (make) {
     const reading: MakeReading =

@@ -53,6 +53,22 @@ export const unknown = (text: string, child = false, tail?: string): Value => ({
 export const tailOf = (v: Value | undefined): string =>
   v?.kind === 'str' ? v.v : v?.kind === 'unknown' ? (v.tail ?? '') : '';
 
+/** Paths joined as os.path.join and Node's path.join do: a later absolute part starts again; an unknown part leaves the known tail. */
+export function joinPaths(parts: Value[], text: string): Value {
+  let out: string | undefined = '';
+  let tail = '';
+  for (const p of parts) {
+    if (p.kind !== 'str') {
+      out = undefined;
+      tail = tailOf(p);
+      continue;
+    }
+    if (out === undefined) tail = p.v.startsWith('/') ? p.v : `${tail}/${p.v}`;
+    else out = p.v.startsWith('/') || out === '' ? p.v : `${out}/${p.v}`;
+  }
+  return out === undefined ? unknown(text, false, tail) : { kind: 'str', v: out };
+}
+
 const str = (v: Value | undefined): string | undefined =>
   v?.kind === 'str' ? v.v : v?.kind === 'num' ? String(v.v) : undefined;
 
@@ -105,7 +121,8 @@ function signalOf(v: Value | undefined): string | undefined {
 /** How the arguments of one kind of call are read. */
 type Reader = (c: ProgramCall) => ProgramEffect[];
 
-const computed = (c: ProgramCall, what = 'its command'): ProgramEffect[] => [
+/** `what` of the call written as `c.text` is known only at run time: it asks. */
+export const computed = (c: { text: string }, what = 'its command'): ProgramEffect[] => [
   { kind: 'computed', detail: `${c.text}: ${what} is computed at run time` },
 ];
 
@@ -202,8 +219,7 @@ const execFamily =
     const path = str(args[0]);
     const rest = listForm ? strings(args[1]) : args.slice(1).map(str);
     if (path === undefined || rest === undefined || rest.some((r) => r === undefined)) return computed(c);
-    const words = rest as string[];
-    return [{ kind: 'argv', words: [path, ...words.slice(1)] }];
+    return [{ kind: 'argv', words: [path, ...(rest as string[]).slice(1)] }];
   };
 
 /** kill(pid, sig): `kill -SIG PID`. The pid of a child the program started, or its own, is its own business. */

@@ -5,6 +5,7 @@ import { decodeBase64 } from '../../engine/decode.js';
 import {
   DANGEROUS_MODULES,
   FED_INPUT,
+  joinPaths,
   OWN_FILE,
   runsSomething,
   SPAWNERS,
@@ -185,9 +186,7 @@ class JavascriptReader {
       case 'ArrayExpression':
         return {
           kind: 'list',
-          items: children(n, 'elements').map((e) =>
-            e.type === 'SpreadElement' ? unknown(this.text(e)) : this.fold(e, depth + 1),
-          ),
+          items: children(n, 'elements').map((e) => this.fold(e, depth + 1)),
         };
       case 'ObjectExpression': {
         const keys: Record<string, Value> = {};
@@ -206,15 +205,13 @@ class JavascriptReader {
         return assigned ? this.fold(assigned, depth + 1) : unknown(this.text(n));
       }
       case 'MemberExpression':
-        return unknown(
-          this.text(n),
-          String(child(n, 'property')?.name ?? '') === 'pid' || this.text(n) === 'process.pid',
-        );
+        return unknown(this.text(n), child(n, 'property')?.name === 'pid');
       case 'ParenthesizedExpression':
         return this.fold(child(n, 'expression')!, depth + 1);
       case 'CallExpression':
         return this.foldCall(n, depth);
       default:
+        // A spread (`...args`) too: unknown, its text starting with `...`.
         return unknown(this.text(n));
     }
   }
@@ -225,23 +222,12 @@ class JavascriptReader {
     const name = this.qualify(callee, depth + 1);
     if (name === 'String.fromCharCode' && args.every((a) => a.kind === 'num'))
       return { kind: 'str', v: String.fromCharCode(...args.map((a) => (a as { v: number }).v)) };
-    if (name === 'path.join' || name === 'path.resolve' || name === 'path.posix.join') {
-      if (args.every((a) => a.kind === 'str'))
-        return {
-          kind: 'str',
-          v: args
-            .map((a) => (a as { v: string }).v)
-            .reduce((p, q) => (q.startsWith('/') || p === '' ? q : `${p}/${q}`), ''),
-        };
-      const last = args.at(-1);
-      return unknown(this.text(n), false, last?.kind === 'str' ? `/${last.v}` : tailOf(last));
-    }
+    if (name === 'path.join' || name === 'path.resolve' || name === 'path.posix.join')
+      return joinPaths(args, this.text(n));
     if (name === 'path.dirname' && args[0]?.kind === 'str') return { kind: 'str', v: `${args[0].v}/..` };
     if (name === 'process.cwd') return { kind: 'str', v: '.' };
-    if (name === 'atob' && args[0]?.kind === 'str') {
-      const d = decodeBase64(args[0].v);
-      return d === undefined ? unknown(this.text(n)) : { kind: 'str', v: d };
-    }
+    const decoded = (d: string | undefined): Value => (d === undefined ? unknown(this.text(n)) : { kind: 'str', v: d });
+    if (name === 'atob' && args[0]?.kind === 'str') return decoded(decodeBase64(args[0].v));
     if (callee?.type === 'MemberExpression' && callee.computed !== true) {
       const method = String(child(callee, 'property')?.name ?? '');
       const object = child(callee, 'object')!;
@@ -249,10 +235,8 @@ class JavascriptReader {
       const fromBuffer = object.type === 'CallExpression' && this.qualify(child(object, 'callee')) === 'Buffer.from';
       if (method === 'toString' && fromBuffer) {
         const [data, encoding] = children(object, 'arguments').map((a) => this.fold(a, depth + 1));
-        if (data?.kind === 'str' && (encoding === undefined || (encoding.kind === 'str' && encoding.v === 'base64'))) {
-          const d = encoding === undefined ? data.v : decodeBase64(data.v);
-          return d === undefined ? unknown(this.text(n)) : { kind: 'str', v: d };
-        }
+        if (data?.kind === 'str' && (encoding === undefined || (encoding.kind === 'str' && encoding.v === 'base64')))
+          return decoded(encoding === undefined ? data.v : decodeBase64(data.v));
       }
       const self = this.fold(object, depth + 1);
       if (self.kind === 'list' && method === 'join' && self.items.every((i) => i.kind === 'str')) {
@@ -362,21 +346,16 @@ class JavascriptReader {
       if (n.type === 'TaggedTemplateExpression') {
         // Bun.$`rm -rf x`, execa's $`...`: a template tag that runs a command line.
         const tag = this.qualify(child(n, 'tag'));
-        if (tag === 'Bun.$' || tag === 'execa.$' || tag === 'zx.$')
-          out.push({
-            name: 'execa.execaCommand',
-            args: [this.fold(child(n, 'quasi')!)],
-            keywords: {},
-            text: this.text(n),
-          });
+        if (tag === 'Bun.$' || tag === 'execa.$' || tag === 'zx.$') {
+          const args = [this.fold(child(n, 'quasi')!)];
+          out.push({ name: 'execa.execaCommand', args, keywords: {}, text: this.text(n) });
+        }
         return;
       }
       if (n.type !== 'CallExpression' && n.type !== 'NewExpression') return;
       const name = this.qualify(child(n, 'callee'));
       if (name === undefined) return;
-      const args = children(n, 'arguments').map((a) =>
-        a.type === 'SpreadElement' ? unknown(this.text(a)) : this.fold(a),
-      );
+      const args = children(n, 'arguments').map((a) => this.fold(a));
       if (name.endsWith('.<computed>') || (Object.hasOwn(SPAWNERS, name) && !PYTHON_CALLS.test(name))) {
         const input = fed.get(n);
         out.push({ name, args, keywords: input ? { [FED_INPUT]: input } : {}, text: this.text(n) });

@@ -4,8 +4,10 @@ import { decodeBase64 } from '../../engine/decode.js';
 import type { SyntaxNode } from '../../engine/parser.js';
 import { C_ESCAPES } from '../../engine/words.js';
 import {
+  computed,
   DANGEROUS_MODULES,
   FED_INPUT,
+  joinPaths,
   OWN_FILE,
   runsSomething,
   SPAWNERS,
@@ -16,7 +18,9 @@ import {
   type Value,
 } from './effects.js';
 
-const named = (n: SyntaxNode): SyntaxNode[] => n.namedChildren.filter((c): c is SyntaxNode => c !== null);
+const present = (nodes: (SyntaxNode | null)[]): SyntaxNode[] => nodes.filter((c): c is SyntaxNode => c !== null);
+const named = (n: SyntaxNode): SyntaxNode[] => present(n.namedChildren);
+const all = (root: SyntaxNode, type: string): SyntaxNode[] => present(root.descendantsOfType(type));
 
 /** A call's text for a finding, shortened. */
 const callText = (n: SyntaxNode): string => (n.text.length > 100 ? `${n.text.slice(0, 97)}...` : n.text);
@@ -47,21 +51,10 @@ const BUILTIN_NAMESPACES = /^(__builtins__|builtins|sys\.modules)$/;
 const NAMESPACE_CALLS = /^(globals|locals|vars)$/;
 
 /** The names an import statement brings in (`a.b`, `x as y`). */
-const importNames = (imp: SyntaxNode): SyntaxNode[] =>
-  imp.childrenForFieldName('name').filter((c): c is SyntaxNode => c !== null);
+const importNames = (imp: SyntaxNode): SyntaxNode[] => present(imp.childrenForFieldName('name'));
 /** The module or name an import names, without its alias (`a.b` of `import a.b as c`). */
 const importedName = (n: SyntaxNode): string =>
   (n.type === 'aliased_import' ? n.childForFieldName('name') : n)?.text ?? '';
-
-function all(root: SyntaxNode, type: string): SyntaxNode[] {
-  const out: SyntaxNode[] = [];
-  const visit = (n: SyntaxNode): void => {
-    if (n.type === type) out.push(n);
-    for (const c of named(n)) visit(c);
-  };
-  visit(root);
-  return out;
-}
 
 /** Python's string escapes: C's, `\0`, and a backslash before a newline (which continues the line). */
 const ESCAPES: Record<string, string> = { ...C_ESCAPES, '0': '\0', '\n': '' };
@@ -72,22 +65,6 @@ function unescape(text: string): string {
     if (/^[0-7]/.test(e)) return String.fromCharCode(parseInt(e, 8));
     return ESCAPES[e] ?? all;
   });
-}
-
-/** Paths joined as os.path.join does: a later absolute part starts again; an unknown part leaves the known tail. */
-function joinPaths(parts: Value[], text: string): Value {
-  let out: string | undefined = '';
-  let tail = '';
-  for (const p of parts) {
-    if (p.kind !== 'str') {
-      out = undefined;
-      tail = tailOf(p);
-      continue;
-    }
-    if (out === undefined) tail = p.v.startsWith('/') ? p.v : `${tail}/${p.v}`;
-    else out = p.v.startsWith('/') || out === '' ? p.v : `${out}/${p.v}`;
-  }
-  return out === undefined ? unknown(text, false, tail) : { kind: 'str', v: out };
 }
 
 class PythonReader {
@@ -145,12 +122,11 @@ class PythonReader {
     }
     if (n.type === 'call') {
       const fn = this.qualify(n.childForFieldName('function'), depth + 1);
-      const first = named(n.childForFieldName('arguments') ?? n)[0];
+      const [first, attr] = named(n.childForFieldName('arguments') ?? n);
       const module = first ? this.fold(first, depth + 1) : undefined;
       if ((fn === '__import__' || fn === 'importlib.import_module') && module?.kind === 'str') return module.v;
       if (fn === 'getattr') {
-        const [obj, attr] = named(n.childForFieldName('arguments') ?? n);
-        const base = this.qualify(obj ?? null, depth + 1);
+        const base = this.qualify(first ?? null, depth + 1);
         const name = attr ? this.fold(attr, depth + 1) : undefined;
         if (base !== undefined && name?.kind === 'str') return `${base}.${name.v}`;
         if (base !== undefined && DANGEROUS_MODULES.has(base)) return `${base}.<computed>`;
@@ -179,7 +155,7 @@ class PythonReader {
         const parts =
           n.type === 'concatenated_string'
             ? named(n)
-            : [n.childForFieldName('left'), n.childForFieldName('right')].filter((c): c is SyntaxNode => c !== null);
+            : present([n.childForFieldName('left'), n.childForFieldName('right')]);
         const op = n.childForFieldName('operator')?.type ?? '+';
         const values = parts.map((p) => this.fold(p, depth + 1));
         if (op === '+' && values.every((v) => v.kind === 'str'))
@@ -280,9 +256,8 @@ class PythonReader {
           if (list.kind === 'list' && list.items.every((i) => i.kind === 'str'))
             return { kind: 'str', v: list.items.map((i) => (i as { v: string }).v).join(self.v) };
         }
-        if (method === 'decode' || method === 'encode' || method === 'strip')
-          return method === 'strip' ? { kind: 'str', v: self.v.trim() } : self;
-        if (method === 'resolve' || method === 'absolute' || method === 'expanduser') return self;
+        if (method === 'strip') return { kind: 'str', v: self.v.trim() };
+        if (/^(decode|encode|resolve|absolute|expanduser)$/.test(method ?? '')) return self;
         if (method === 'joinpath') return joinPaths([self, ...allArgs()], n.text);
         if (method === 'replace') {
           const [a, b] = [arg(0), arg(1)];
@@ -305,8 +280,7 @@ class PythonReader {
     const call = at.parent?.parent;
     if (!method || !/^(write|writelines|communicate)$/.test(method) || call?.type !== 'call') return undefined;
     const a = named(call.childForFieldName('arguments') ?? call).find((x) => x.type !== 'comment');
-    if (!a) return undefined;
-    return this.fold(a.type === 'keyword_argument' ? a.childForFieldName('value')! : a);
+    return a ? this.fold(a.type === 'keyword_argument' ? a.childForFieldName('value')! : a) : undefined;
   }
 
   /** The calls of interest, with arguments folded; calls through a computed attribute of a dangerous module too. */
@@ -316,13 +290,12 @@ class PythonReader {
       const name = this.qualify(c.childForFieldName('function'));
       if (name === undefined) continue;
       const text = callText(c);
-      const argNodes = named(c.childForFieldName('arguments') ?? c);
       const args: Value[] = [];
       const keywords: Record<string, Value> = {};
-      for (const a of argNodes) {
+      for (const a of named(c.childForFieldName('arguments') ?? c)) {
         if (a.type === 'keyword_argument')
           keywords[a.childForFieldName('name')?.text ?? ''] = this.fold(a.childForFieldName('value')!);
-        else if (a.type === 'list_splat' || a.type === 'dictionary_splat') args.push(unknown(a.text));
+        // A splat (`*args`, `**kw`) folds to unknown, its text starting with `*`.
         else if (a.type !== 'comment') args.push(this.fold(a));
       }
       const fed = this.fedInput(c);
@@ -349,11 +322,7 @@ class PythonReader {
     }
     const path = (v: Value, how: 'file' | 'root', text: string): void => {
       if (v.kind === 'str') out.push({ kind: 'load', language: 'python', how, path: v.v });
-      else
-        out.push({
-          kind: 'computed',
-          detail: `${text}: ${how === 'root' ? 'the directory it loads modules from' : 'the file it runs'} is computed at run time`,
-        });
+      else out.push(...computed({ text }, how === 'root' ? 'the directory it loads modules from' : 'the file it runs'));
     };
     const roots = (v: Value, text: string): void => {
       for (const item of v.kind === 'list' ? v.items : [v]) path(item, 'root', text);
@@ -366,7 +335,7 @@ class PythonReader {
       if (name === 'importlib.import_module' || name === '__import__' || name === 'runpy.run_module') {
         const m = arg(0);
         if (m.kind === 'str') load(m.v.replace(/^\.+/, ''), /^\.*/.exec(m.v)![0].length);
-        else out.push({ kind: 'computed', detail: `${text}: the module it loads is computed at run time` });
+        else out.push(...computed({ text }, 'the module it loads'));
       } else if (name === 'runpy.run_path') path(arg(0), 'file', text);
       else if (name && SOURCE_LOADERS.test(name)) path(arg(1), 'file', text);
       else if (name === 'sys.path.insert') path(arg(1), 'root', text);

@@ -145,42 +145,32 @@ function stdinProgram(cmd: string, io: Io, ctx: CheckContext, language: string):
 function programCheck(spec: ProgramSpec): Check {
   return (cmd, io, ctx) => {
     const { values, operands, flags } = parse(cmd.args, spec);
-    const detail = show(cmd);
-    let given = false;
+    const language = spec.language;
+    const stdin = (): void => stdinProgram(show(cmd), io, ctx, language);
+    const file = (f: Word): void => (f.text === '-' || f.text === '/dev/stdin' ? stdin() : ctx.runsFile(f, language));
+    const code = (w: Word, who: string): void =>
+      w.dynamic ? ctx.computed(w, who, language) : ctx.code(w.text, language);
+    const given = values.some(([opt]) => spec.code?.includes(opt) || spec.files?.includes(opt));
     for (const [opt, value] of values) {
-      if (spec.code?.includes(opt)) {
-        given = true;
-        if (value.dynamic) ctx.computed(value, `${cmd.written} ${opt}`, spec.language);
-        else ctx.code(value.text, spec.language);
-      } else if (spec.files?.includes(opt)) {
-        given = true;
-        if (value.text === '-' || value.text === '/dev/stdin') stdinProgram(detail, io, ctx, spec.language);
-        else ctx.runsFile(value, spec.language);
-      }
+      if (spec.code?.includes(opt)) code(value, `${cmd.written} ${opt}`);
+      else if (spec.files?.includes(opt)) file(value);
     }
     if (spec.operandsAreCode?.some((o) => flags.has(o))) {
-      for (const o of operands) {
-        if (o.dynamic) ctx.computed(o, cmd.written, spec.language);
-        else ctx.code(o.text, spec.language);
-      }
+      for (const o of operands) code(o, cmd.written);
       return;
     }
     const mode = spec.operands ?? 'data';
     if (!given && mode === 'code') {
-      const program = operands[0];
-      if (program?.dynamic) ctx.computed(program, cmd.written, spec.language);
-      else if (program) ctx.code(program.text, spec.language);
+      if (operands[0]) code(operands[0], cmd.written);
       return;
     }
     if (given || mode === 'data' || mode === 'code') {
-      if (!given && spec.stdin && operands.length === 0) stdinProgram(detail, io, ctx, spec.language);
+      if (!given && spec.stdin && operands.length === 0) stdin();
       return;
     }
     const files = mode === 'file' ? operands.slice(0, 1) : operands;
-    for (const f of files)
-      if (f.text === '-' || f.text === '/dev/stdin') stdinProgram(detail, io, ctx, spec.language);
-      else ctx.runsFile(f, spec.language);
-    if (files.length === 0 && spec.stdin) stdinProgram(detail, io, ctx, spec.language);
+    for (const f of files) file(f);
+    if (files.length === 0 && spec.stdin) stdin();
   };
 }
 

@@ -7,31 +7,28 @@ import type { CheckContext } from '../../checks/types.js';
 import { readAwk } from './awk.js';
 import { readLisp } from './lisp.js';
 import { readScripting } from './scripting.js';
-import { readDc, readGnuplot, readJulia, readM4, readR } from './small.js';
+import { detailOf, readDc, readGnuplot, readJulia, readM4, readR } from './small.js';
 import { readTcl } from './tcl.js';
 import { aptConfig, sshConfig } from '../../checks/option-commands.js';
 import { screenScript, tmuxScript } from './terminals.js';
 
-const detailOf = (language: string, source: string): string =>
-  `${language} script: ${source.length > 80 ? `${source.slice(0, 77)}...` : source}`;
-
 const READERS: Record<string, (source: string, ctx: CheckContext) => void> = {
   awk: readAwk,
-  sed: (s, ctx) => sedScript(s, ctx, detailOf('sed', s)),
+  sed: (s, ctx) => sedScript(s, ctx, detailOf('sed script', s)),
   tcl: (s, ctx) => readTcl(s, ctx),
   elisp: readLisp,
   lisp: readLisp,
-  vim: (s, ctx) => vimScript(s, ctx, detailOf('vim', s)),
-  'vim-keys': (s, ctx) => keystrokes(s, ctx, detailOf('vim keystrokes', s)),
+  vim: (s, ctx) => vimScript(s, ctx, detailOf('vim script', s)),
+  'vim-keys': (s, ctx) => keystrokes(s, ctx, detailOf('vim keystrokes script', s)),
   gdb: (s, ctx) => s.split('\n').forEach((l) => gdbCommand(l, ctx)),
   lldb: (s, ctx) => s.split('\n').forEach((l) => lldbCommand(l, ctx)),
-  ed: (s, ctx) => edScript(s, ctx, detailOf('ed', s)),
+  ed: (s, ctx) => edScript(s, ctx, detailOf('ed script', s)),
   dc: readDc,
   m4: readM4,
   gnuplot: readGnuplot,
   r: readR,
   julia: readJulia,
-  sql: (s, ctx) => sqlText(s, ctx, detailOf('sql', s)),
+  sql: (s, ctx) => sqlText(s, ctx, detailOf('sql script', s)),
   tmux: (s, ctx) => tmuxScript(s, ctx),
   'ssh-config': sshConfig,
   'apt-config': aptConfig,

@@ -4,20 +4,17 @@
 // command computed at run time asks. Pure.
 import { dirOf, joinKey } from '../loaders/run-file.js';
 import type { CheckContext } from '../../checks/types.js';
+import { detailOf } from './small.js';
 
 /** A quoted string whose quote is capture group `n` (its text is group n + 1). */
 const stringAt = (n: number): string => `(["'])((?:\\\\.|(?!\\${n})[^\\\\])*)\\${n}`;
-const detailOf = (language: string, source: string): string =>
-  `${language} code: ${source.length > 80 ? `${source.slice(0, 77)}...` : source}`;
 
 /** Strings in Perl and Ruby interpolate `$x`, `@x`, `#{...}` inside double quotes. */
 const interpolated = (quote: string, text: string): boolean => quote === '"' && /(^|[^\\])([$@]\w|#\{)/.test(text);
 
-/** The directory a file of this code is loaded relative to, and the directories its library paths name. */
-function base(ctx: CheckContext): string {
-  const origin = ctx.origin;
-  return origin?.file !== undefined ? dirOf(origin.file) : (ctx.keyOf('.') ?? '.');
-}
+/** The directory of the file this code was read from (relative loads start there), or the working directory. */
+const base = (ctx: CheckContext): string =>
+  ctx.origin?.file !== undefined ? dirOf(ctx.origin.file) : (ctx.keyOf('.') ?? '.');
 
 /** A file's key under each library directory of the code's origin. */
 const inRoots = (ctx: CheckContext, file: string): string[] => (ctx.origin?.roots ?? []).map((r) => joinKey(r, file));
@@ -26,10 +23,10 @@ function loadFrom(ctx: CheckContext, language: string, candidates: string[]): vo
   for (const key of candidates) ctx.loads(key, language, { file: key, roots: ctx.origin?.roots ?? [] });
 }
 
-/** `Foo::Bar` → Foo/Bar.pm under each library directory (-I, use lib). */
-function perlModule(name: string, ctx: CheckContext): void {
-  const rel = `${name.replace(/::/g, '/')}.pm`;
-  loadFrom(ctx, 'perl', inRoots(ctx, rel));
+/** A command behind a pipe open: judged, or asks when it is built at run time. */
+function pipeOpen(cmd: string | undefined, built: boolean, ctx: CheckContext, detail: string): void {
+  if (cmd === undefined || built) ctx.add('dynamic-command', `${detail} (a pipe open of a command built at run time)`);
+  else ctx.script(cmd);
 }
 
 function perl(source: string, ctx: CheckContext, detail: string): void {
@@ -43,7 +40,9 @@ function perl(source: string, ctx: CheckContext, detail: string): void {
       if (typeof key === 'string' && ctx.origin && !ctx.origin.roots.includes(key)) ctx.origin.roots.push(key);
     }
   }
-  for (const m of source.matchAll(/\b(?:use|require)\s+([A-Z]\w*(?:::\w+)*)\s*[;\s(]/g)) perlModule(m[1]!, ctx);
+  // use/require Foo::Bar: Foo/Bar.pm under each library directory (-I, use lib).
+  for (const m of source.matchAll(/\b(?:use|require)\s+([A-Z]\w*(?:::\w+)*)\s*[;\s(]/g))
+    loadFrom(ctx, 'perl', inRoots(ctx, `${m[1]!.replace(/::/g, '/')}.pm`));
   // do FILE, require FILE: run the file's code.
   for (const m of source.matchAll(
     new RegExp(String.raw`(?<![\w.:>$])(do|require)\b(?![.:])\s*\(?\s*(?:${stringAt(2)}|(\$\w+))`, 'g'),
@@ -57,15 +56,10 @@ function perl(source: string, ctx: CheckContext, detail: string): void {
     new RegExp(String.raw`\bopen\s*\(?\s*(?:my\s+)?[$\w]+\s*,\s*${stringAt(1)}(?:\s*,\s*${stringAt(3)})?`, 'g'),
   )) {
     const [mode, cmd] = [m[2]!, m[4]];
-    if (/^\s*-?\|\s*$|^\s*\|-\s*$/.test(mode)) {
-      if (cmd === undefined || interpolated(m[3]!, cmd))
-        ctx.add('dynamic-command', `${detail} (a pipe open of a command built at run time)`);
-      else ctx.script(cmd);
-    } else if (/^\s*\||\|\s*$/.test(mode)) {
-      if (interpolated(m[1]!, mode))
-        ctx.add('dynamic-command', `${detail} (a pipe open of a command built at run time)`);
-      else ctx.script(mode.replace(/^\s*\|\s*|\s*\|\s*$/g, ''));
-    }
+    if (/^\s*-?\|\s*$|^\s*\|-\s*$/.test(mode))
+      pipeOpen(cmd, cmd !== undefined && interpolated(m[3]!, cmd), ctx, detail);
+    else if (/^\s*\||\|\s*$/.test(mode))
+      pipeOpen(mode.replace(/^\s*\|\s*|\s*\|\s*$/g, ''), interpolated(m[1]!, mode), ctx, detail);
   }
   if (/\bopen\s*\(?\s*(?:my\s+)?[$\w]+\s*,\s*\$/.test(source))
     ctx.add('dynamic-command', `${detail} (open with a mode or file built at run time)`);
@@ -100,11 +94,7 @@ function ruby(source: string, ctx: CheckContext, detail: string): void {
       'g',
     ),
   ))
-    if (m[2]!.startsWith('|')) {
-      if (interpolated(m[1]!, m[2]!))
-        ctx.add('dynamic-command', `${detail} (a pipe open of a command built at run time)`);
-      else ctx.script(m[2]!.slice(1));
-    }
+    if (m[2]!.startsWith('|')) pipeOpen(m[2]!.slice(1), interpolated(m[1]!, m[2]!), ctx, detail);
   if (/(?:\bKernel\.|(?<![\w.]))open\s*\(?\s*[a-z_]\w*\s*[,)]/.test(source))
     ctx.add('dynamic-command', `${detail} (open of a name computed at run time may run a command)`);
 }
@@ -145,5 +135,5 @@ const READERS: Record<string, (source: string, ctx: CheckContext, detail: string
 
 /** The loads and pipe opens of Perl, Ruby, PHP and Lua code. */
 export function readScripting(source: string, language: string, ctx: CheckContext): void {
-  if (Object.hasOwn(READERS, language)) READERS[language]!(source, ctx, detailOf(language, source));
+  if (Object.hasOwn(READERS, language)) READERS[language]!(source, ctx, detailOf(`${language} code`, source));
 }

@@ -4,18 +4,17 @@
 import { literal } from '../../engine/words.js';
 import type { CheckContext } from '../../checks/types.js';
 
-const detailOf = (language: string, source: string): string =>
-  `${language} program: ${source.length > 80 ? `${source.slice(0, 77)}...` : source}`;
+/** A finding's detail: what kind of program (`m4 program`) and its text, shortened. */
+export const detailOf = (what: string, source: string): string =>
+  `${what}: ${source.length > 80 ? `${source.slice(0, 77)}...` : source}`;
 
 /** dc: `!` runs the rest of the line as a command, except the comparisons `!<`, `!>`, `!=`. */
 export function readDc(source: string, ctx: CheckContext): void {
+  // `[...]` strings run as macros may hold `!` too; what follows it on the line is the command.
   for (const line of source.split('\n'))
-    for (const m of line.matchAll(/!(?![<>=])(.*)$/g)) {
-      // `[...]` strings run as macros may hold `!` too; what follows it on the line is the command.
-      ctx.script(m[1]!.replace(/\]+\s*$/, ''));
-    }
+    for (const m of line.matchAll(/!(?![<>=])(.*)$/g)) ctx.script(m[1]!.replace(/\]+\s*$/, ''));
   if (/\[[^\]]*![^<>=][^\]]*\]/.test(source))
-    ctx.add('dynamic-command', `${detailOf('dc', source)} (a macro runs a command)`);
+    ctx.add('dynamic-command', `${detailOf('dc program', source)} (a macro runs a command)`);
 }
 
 /** m4's quoted text `` `...' `` with nesting, for arguments. */
@@ -27,7 +26,7 @@ function m4Argument(text: string): { value: string; quoted: boolean } {
 
 /** m4: `syscmd(CMD)`, `esyscmd(CMD)` run CMD; `include(FILE)` reads more; a macro in an unquoted argument asks. */
 export function readM4(source: string, ctx: CheckContext): void {
-  const detail = detailOf('m4', source);
+  const detail = detailOf('m4 program', source);
   const defined = new Set([...source.matchAll(/\b(?:define|pushdef)\(\s*[`[]?(\w+)/g)].map((m) => m[1]!));
   let direct = 0;
   for (const m of source.matchAll(/\b(m4_)?(e?syscmd|s?include)\(/g)) {
@@ -80,7 +79,7 @@ function calls(
 
 /** gnuplot: `system "cmd"`, `!cmd`, backticks, `set output "|cmd"`, `plot "< cmd"`, `load`/`call` files. */
 export function readGnuplot(source: string, ctx: CheckContext): void {
-  const detail = detailOf('gnuplot', source);
+  const detail = detailOf('gnuplot program', source);
   calls(source, 'system', ctx, detail, (t) => ctx.script(t));
   for (const m of source.matchAll(/^\s*!(.*)$/gm)) ctx.script(m[1]!);
   for (const m of source.matchAll(/`([^`]*)`/g)) ctx.script(m[1]!);
@@ -90,7 +89,7 @@ export function readGnuplot(source: string, ctx: CheckContext): void {
 
 /** R: `system("cmd")`, `system2("prog", args)`, `shell`, `pipe`, `source("x.R")`, `unlink(x, recursive = TRUE)`. */
 export function readR(source: string, ctx: CheckContext): void {
-  const detail = detailOf('R', source);
+  const detail = detailOf('R program', source);
   calls(source, 'system|shell|pipe', ctx, detail, (t) => ctx.script(t));
   calls(source, 'system2|processx::run|sys::exec_wait', ctx, detail, (t) => ctx.argv([literal(t)]));
   calls(source, 'source|sys\\.source', ctx, detail, (t) => ctx.runsFile(literal(t), 'r'));
@@ -103,7 +102,7 @@ export function readR(source: string, ctx: CheckContext): void {
 
 /** Julia: commands in backticks (run, read, pipeline), `include("x.jl")`, `rm(p; recursive=true)`. */
 export function readJulia(source: string, ctx: CheckContext): void {
-  const detail = detailOf('julia', source);
+  const detail = detailOf('julia program', source);
   for (const m of source.matchAll(/`([^`]*)`/g)) {
     if (/\$/.test(m[1]!)) ctx.add('dynamic-command', `${detail} (a command interpolated at run time)`);
     else ctx.script(m[1]!);

@@ -114,9 +114,8 @@ function controlArgs(name: string, args: TclWord[]): { scripts: TclWord[]; exprs
     if (args[1]) exprs.push(args[1]);
     scripts.push(...[args[0], args[2], args[3]].filter((a): a is TclWord => a !== undefined));
   } else if (name === 'expr') exprs.push(...args);
-  else if (LAST_IS_SCRIPT.test(name)) {
-    if (args.at(-1)) scripts.push(args.at(-1)!);
-  } else if (PATTERN_ACTIONS.test(name)) {
+  else if (LAST_IS_SCRIPT.test(name)) scripts.push(...args.slice(-1));
+  else if (PATTERN_ACTIONS.test(name)) {
     // Pattern-action pairs, given one by one or as one braced list.
     const body =
       args.length > 0 && !args.at(-1)!.dynamic && args.length % 2 === 1 ? tclCommands(args.at(-1)!.text).flat() : args;
@@ -142,6 +141,9 @@ function bracketed(text: string): string[] {
   return out;
 }
 
+/** An exec word for the shell: quoted, unless it is a pipe or a redirection. */
+const shellWord = (t: string): string => (t === '|' || /^[<>]/.test(t) ? t : `'${t.replace(/'/g, `'\\''`)}'`);
+
 const words = (ws: TclWord[]): Word[] => ws.map((w) => ({ ...literal(w.text), dynamic: w.dynamic }));
 
 export function readTcl(source: string, ctx: CheckContext, depth = 0): void {
@@ -163,12 +165,7 @@ export function readTcl(source: string, ctx: CheckContext, depth = 0): void {
       case 'exec': {
         const rest = args.filter((a, i) => !(i === 0 && EXEC_OPTION.test(a.text)) && a.text !== '--');
         if (rest.some((a) => a.dynamic)) computed('exec of a command built at run time');
-        else if (rest.length > 0)
-          ctx.script(
-            rest
-              .map((a) => (a.text === '|' || /^[<>]/.test(a.text) ? a.text : `'${a.text.replace(/'/g, `'\\''`)}'`))
-              .join(' '),
-          );
+        else if (rest.length > 0) ctx.script(rest.map((a) => shellWord(a.text)).join(' '));
         break;
       }
       case 'open':

@@ -56,16 +56,15 @@ export function tmuxCommand(words: Word[], ctx: CheckContext, detail: string, cm
     if (text.trim() !== '') ctx.script(text);
   } else if (name === 'source-file' || name === 'source') {
     for (const f of operandsAfter(args, ['-t'])) ctx.runsFile(f, 'tmux');
-  } else if (
-    /^(set-hook|bind-key|bind|set-option|set|display-message|display|confirm-before|confirm|command-prompt)$/.test(name)
-  ) {
-    // A command kept for later (a hook, a key binding, default-command) or a format with #(cmd).
+  } else {
+    // A command kept for later: a hook, a key binding, default-command.
     const rest = args.filter((a) => !a.text.startsWith('-'));
     if (/^(set-option|set)$/.test(name) && /^(default-command|default-shell)$/.test(rest[0]?.text ?? ''))
       line(rest.slice(1));
     else if (/^(set-hook|bind-key|bind|confirm-before|confirm|command-prompt)$/.test(name) && rest.length > 1)
       tmuxCommand(rest.slice(name.startsWith('set') || name.startsWith('bind') ? 1 : 0), ctx, detail);
   }
+  // A format with #(cmd) runs cmd (display-message, status lines).
   for (const w of args) for (const m of w.text.matchAll(/#\(([^)]*)\)/g)) ctx.script(m[1]!);
 }
 
@@ -104,7 +103,6 @@ export const tmux: Check = (cmd, _io, ctx) => {
 /** screen [-dmS NAME] CMD..., screen -X stuff TEXT / exec CMD / screen CMD, screen -c SCREENRC. */
 export const screen: Check = (cmd, _io, ctx) => {
   const detail = show(cmd);
-  const valueOpts = ['-S', '-c', '-e', '-h', '-p', '-T', '-t', '-L', '-Logfile', '-X'];
   const args = cmd.args;
   screenKills(cmd, ctx);
   const x = args.findIndex((a) => a.text === '-X');
@@ -114,7 +112,7 @@ export const screen: Check = (cmd, _io, ctx) => {
     screenCommand(args.slice(x + 1), ctx, detail);
     return;
   }
-  const command = operandsAfter(args, valueOpts);
+  const command = operandsAfter(args, ['-S', '-c', '-e', '-h', '-p', '-T', '-t', '-L', '-Logfile', '-X']);
   if (command.length > 0) ctx.argv(command);
 };
 
