@@ -56,6 +56,17 @@ export class SyntaxNode {
     return siblings.slice(0, siblings.indexOf(this)).findLast((c) => c.isNamed) ?? null;
   }
 
+  /** This node and every node under it of type `type`, in the order of the text (no recursion). */
+  descendantsOfType(type: string): SyntaxNode[] {
+    const out: SyntaxNode[] = [];
+    const stack: SyntaxNode[] = [this];
+    for (let n = stack.pop(); n; n = stack.pop()) {
+      if (n.type === type) out.push(n);
+      for (let i = n.children.length - 1; i >= 0; i -= 1) stack.push(n.children[i]!);
+    }
+    return out;
+  }
+
   child(index: number): SyntaxNode | null {
     return this.children[index] ?? null;
   }
