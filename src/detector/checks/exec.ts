@@ -74,6 +74,12 @@ function shellInit(w: Word): boolean {
   return inner !== undefined && SHELL_INIT.test(inner);
 }
 
+/** GNU parallel's options that take a value (the common ones; `--opt=v` is one word). */
+export const PARALLEL_VALUES = names(`-j --jobs -S --sshlogin -d --delimiter -N -n --max-args -L --max-lines -I -E --eof
+  --joblog --results --colsep -C --tmpdir --workdir --wd --timeout --retries --memfree --load --delay --basefile --env
+  --tagstring --tag-string --halt --sshloginfile --slf --shebang-wrap --block --recstart --recend --ungroup --rpl --tee
+  --filter -P --max-procs`);
+
 /** Paths that name the program's own standard input. */
 export const STDIN_PATHS = /^(\/dev\/stdin|\/dev\/fd\/0|\/proc\/self\/fd\/0|\/proc\/\$\$\/fd\/0)$/;
 
@@ -295,7 +301,7 @@ export function execChecks(
   /** parallel CMD ::: ARGS: the command once per argument. */
   const parallel: Check = (cmd, _io, ctx) => {
     const sep = cmd.args.findIndex((a) => a.text === ':::');
-    const start = firstOperand(cmd.args, names('-j --jobs -S --sshlogin --delay --timeout'));
+    const start = firstOperand(cmd.args, PARALLEL_VALUES);
     const command = cmd.args.slice(start, sep < 0 ? undefined : sep);
     const values = sep < 0 ? [] : cmd.args.slice(sep + 1);
     for (const v of values.length > 0 ? values : [undefined])
