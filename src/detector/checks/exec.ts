@@ -85,10 +85,10 @@ export const STDIN_PATHS = /^(\/dev\/stdin|\/dev\/fd\/0|\/proc\/self\/fd\/0|\/pr
 
 /** Standard input that carries a program: downloaded, decoded, or literal text. */
 function stdinProgram(cmd: Argv, io: Io, ctx: CheckContext, language: string | null, origin?: Origin): void {
-  const names = io.upstream.map((u) => u.argv?.name);
-  if (names.some((n) => n !== undefined && n !== null && DOWNLOADERS.has(n))) ctx.add('remote-code-exec', show(cmd));
+  const fedBy = (tools: ReadonlySet<string>): boolean => io.upstream.some((u) => tools.has(u.argv?.name ?? ''));
+  if (fedBy(DOWNLOADERS)) ctx.add('remote-code-exec', show(cmd));
   if (io.upstream.some((u) => u.argv !== null && isDecoder(u.argv))) ctx.add('decoded-to-shell', show(cmd));
-  if (names.some((n) => n !== undefined && n !== null && NETWORK_TOOLS.has(n))) ctx.add('reverse-shell', show(cmd));
+  if (fedBy(NETWORK_TOOLS)) ctx.add('reverse-shell', show(cmd));
   if (stdinIsDynamic(io)) ctx.add('dynamic-command', `${show(cmd)} runs text computed at run time`);
   const text = ctx.knownText(io);
   if (text !== undefined) return language === null ? ctx.script(text) : ctx.code(text, language, origin);
