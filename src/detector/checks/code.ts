@@ -218,7 +218,8 @@ export function analyseCode(source: string, written: string, ctx: CheckContext):
   }
   if (FORK_BOMB.test(code)) ctx.add('fork-bomb', detail);
   // String literals, with the interpreter's spelling of the home directory as `~` ($ENV{HOME}, os.environ['HOME'], ...).
-  const strings = [...code.matchAll(new RegExp(STR, 'g'))].map((m) => m[2]!.replace(HOME_PREFIX, '~'));
+  const literalTexts = [...code.matchAll(new RegExp(STR, 'g'))].map((m) => m[2]!);
+  const strings = literalTexts.map((t) => t.replace(HOME_PREFIX, '~'));
   // Permissions and ownership (os.chmod, fs.chmodSync, File.chmod, chown): judged like chmod on the paths named.
   const systemPath = (p: string): boolean =>
     /^(root|home|system-dir|system-path)$/.test(classifyPath(literal(p), ctx.where));
@@ -238,8 +239,7 @@ export function analyseCode(source: string, written: string, ctx: CheckContext):
   }
   dynamicCalls(code, language, ctx, detail);
   if (DOWNLOAD.test(code) || SEND.test(code)) {
-    const paths = [...code.matchAll(new RegExp(STR, 'g'))].map((m) => m[2]!.replace(/^~?\/?/, (p) => p));
-    if (paths.some((p) => isCredentialPath(p) || /(^|\/)\.(ssh|aws|kube|gnupg)\//.test(p)))
+    if (literalTexts.some((p) => isCredentialPath(p) || /(^|\/)\.(ssh|aws|kube|gnupg)\//.test(p)))
       ctx.add('exfiltration', detail);
     // The whole environment (every token in it), not one variable read by name.
     if (SEND.test(code) && WHOLE_ENV.test(code)) ctx.add('exfiltration', detail);

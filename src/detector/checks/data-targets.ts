@@ -18,10 +18,8 @@ const CHANGE =
   /^(migrate|migration|migrations|rollback|down|up|reset|clean|push|deploy|apply|drop|redo|revert|seed|fresh|refresh|load|import|restore|truncate|purge|delete|destroy|setup|replant)$/;
 const READ =
   /^(status|list|ls|show|version|info|validate|plan|diff|check|history|print|dump|generate|new|create-migration)$/;
-const MIGRATORS = new Set(
-  names(`flyway goose migrate golang-migrate dbmate sqitch liquibase atlas tern sql-migrate diesel alembic knex sequelize
-  typeorm prisma`),
-);
+const MIGRATORS = names(`flyway goose migrate golang-migrate dbmate sqitch liquibase atlas tern sql-migrate diesel
+  alembic knex sequelize typeorm prisma`);
 const LOADERS = new Set(['dotenv', 'dotenvx', 'env-cmd', 'dotenv-cli', 'with-dotenv']);
 
 const words = (cmd: Argv): string[] => cmd.args.filter((a) => !a.text.startsWith('-')).map((a) => a.text);
@@ -59,7 +57,7 @@ export function checkDataTargets(cmd: Argv, assignments: { name: string; value: 
   if (prod !== undefined && parts.some((p) => CHANGE.test(p)) && !parts.some((p) => READ.test(p)))
     ctx.add('production-change', `${show(cmd)} (${prod})`);
   const flags = cmd.args.map((a) => a.text);
-  if (MIGRATORS.has(name)) {
+  if (MIGRATORS.includes(name)) {
     const all = flags.some((f) => /^--?all$/.test(f));
     const nothing = ws.find(
       (w) => /^(clean|reset|drop|drop-?all|dropAll)$/i.test(w) || (all && /^(down|rollback|revert)$/.test(w)),

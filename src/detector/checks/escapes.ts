@@ -98,7 +98,7 @@ const vim: Check = (cmd, io, ctx) => {
       const f = args[i + 1] && !args[i + 1]!.text.startsWith('-') ? args[(i += 1)]! : literal('Session.vim');
       ctx.runsFile(f, 'vim');
     }
-    if (t === '-u' && args[i + 1] && !/^(NONE|NORC|NORC|DEFAULTS)$/.test(args[i + 1]!.text))
+    if (t === '-u' && args[i + 1] && !/^(NONE|NORC|DEFAULTS)$/.test(args[i + 1]!.text))
       ctx.runsFile(args[(i += 1)]!, 'vim');
     if (t === '-l' && cmd.name === 'nvim' && args[i + 1]) ctx.runsFile(args[(i += 1)]!, 'lua');
     // -s FILE reads keystrokes (ex mode: -s is silent, no file).

@@ -74,15 +74,21 @@ function shellInit(w: Word): boolean {
   return inner !== undefined && SHELL_INIT.test(inner);
 }
 
+/** GNU parallel's options that take a value (the common ones; `--opt=v` is one word). */
+export const PARALLEL_VALUES = names(`-j --jobs -S --sshlogin -d --delimiter -N -n --max-args -L --max-lines -I -E --eof
+  --joblog --results --colsep -C --tmpdir --workdir --wd --timeout --retries --memfree --load --delay --basefile --env
+  --tagstring --tag-string --halt --sshloginfile --slf --shebang-wrap --block --recstart --recend --ungroup --rpl --tee
+  --filter -P --max-procs`);
+
 /** Paths that name the program's own standard input. */
 export const STDIN_PATHS = /^(\/dev\/stdin|\/dev\/fd\/0|\/proc\/self\/fd\/0|\/proc\/\$\$\/fd\/0)$/;
 
 /** Standard input that carries a program: downloaded, decoded, or literal text. */
 function stdinProgram(cmd: Argv, io: Io, ctx: CheckContext, language: string | null, origin?: Origin): void {
-  const names = io.upstream.map((u) => u.argv?.name);
-  if (names.some((n) => n !== undefined && n !== null && DOWNLOADERS.has(n))) ctx.add('remote-code-exec', show(cmd));
+  const fedBy = (tools: ReadonlySet<string>): boolean => io.upstream.some((u) => tools.has(u.argv?.name ?? ''));
+  if (fedBy(DOWNLOADERS)) ctx.add('remote-code-exec', show(cmd));
   if (io.upstream.some((u) => u.argv !== null && isDecoder(u.argv))) ctx.add('decoded-to-shell', show(cmd));
-  if (names.some((n) => n !== undefined && n !== null && NETWORK_TOOLS.has(n))) ctx.add('reverse-shell', show(cmd));
+  if (fedBy(NETWORK_TOOLS)) ctx.add('reverse-shell', show(cmd));
   if (stdinIsDynamic(io)) ctx.add('dynamic-command', `${show(cmd)} runs text computed at run time`);
   const text = ctx.knownText(io);
   if (text !== undefined) return language === null ? ctx.script(text) : ctx.code(text, language, origin);
@@ -295,7 +301,7 @@ export function execChecks(
   /** parallel CMD ::: ARGS: the command once per argument. */
   const parallel: Check = (cmd, _io, ctx) => {
     const sep = cmd.args.findIndex((a) => a.text === ':::');
-    const start = firstOperand(cmd.args, names('-j --jobs -S --sshlogin --delay --timeout'));
+    const start = firstOperand(cmd.args, PARALLEL_VALUES);
     const command = cmd.args.slice(start, sep < 0 ? undefined : sep);
     const values = sep < 0 ? [] : cmd.args.slice(sep + 1);
     for (const v of values.length > 0 ? values : [undefined])

@@ -3,18 +3,11 @@
 // the line later writes to the coprocess). Judged as the shell given that data. Pure.
 import type { Argv } from '../engine/argv.js';
 import { literal } from '../engine/words.js';
-import { runsCode } from './exec.js';
+import { PARALLEL_VALUES, runsCode } from './exec.js';
 import type { CheckContext, Io } from './types.js';
-import { names } from '../engine/names.js';
 
 /** `script`'s options that take a value (util-linux). */
 const SCRIPT_VALUES = /^(-[BEIOTmo]|--(log-in|log-out|log-io|log-timing|logging-format|echo|output-limit))$/;
-/** GNU parallel's options that take a value (the common ones; `--opt=v` is one word). */
-const PARALLEL_VALUES = new Set(
-  names(`-j --jobs -S --sshlogin -d --delimiter -N -n --max-args -L --max-lines -I -E --eof --joblog --results --colsep -C
-  --tmpdir --workdir --wd --timeout --retries --memfree --load --delay --basefile --env --tagstring --tag-string --halt
-  --sshloginfile --slf --shebang-wrap --block --recstart --recend --ungroup --rpl --tee --filter -P --max-procs`),
-);
 const ARG_SEPARATORS = /^(:::|::::|:::\+|::::\+)$/;
 
 /** `script [opts] [file]`: -c CMD runs CMD in a shell, else an interactive shell reads standard input. */
@@ -42,7 +35,7 @@ function parallel(argv: Argv, io: Io, ctx: CheckContext): boolean {
     if (t === '-a' || t === '--arg-file') files.push(args[(i += 1)]?.text ?? '');
     else if (t.startsWith('--arg-file=')) files.push(t.slice(11));
     else if (/^-a./.test(t)) files.push(t.slice(2));
-    else if (PARALLEL_VALUES.has(t)) i += 1;
+    else if (PARALLEL_VALUES.includes(t)) i += 1;
   }
   // With a command, parallel is judged like the other wrappers are.
   if (i < args.length && !ARG_SEPARATORS.test(args[i]!.text)) return false;

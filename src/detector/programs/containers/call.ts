@@ -8,21 +8,15 @@ import { names } from '../../engine/names.js';
 import type { Word } from '../../engine/words.js';
 
 /** Options before the subcommand that take a value (docker, podman, nerdctl and ctr alike). */
-const GLOBAL_VALUED = new Set(
-  names(`-H --host --context -c --config -l --log-level -n --namespace --address -a --url --connection --identity
-  --root --runroot --storage-driver --cgroup-manager --data-root --snapshotter --tls-verify --tlscacert --tlscert
-  --tlskey`),
-);
+const GLOBAL_VALUED = names(`-H --host --context -c --config -l --log-level -n --namespace --address -a --url
+  --connection --identity --root --runroot --storage-driver --cgroup-manager --data-root --snapshotter --tls-verify
+  --tlscacert --tlscert --tlskey`);
 /** Options of `compose` (and `docker-compose`) before its verb that take a value. */
-const COMPOSE_VALUED = new Set(
-  names(`-f --file -p --project-name --env-file --profile --project-directory --ansi --progress --parallel -H --host
-  --context`),
-);
+const COMPOSE_VALUED = names(`-f --file -p --project-name --env-file --profile --project-directory --ansi --progress
+  --parallel -H --host --context`);
 /** Management groups whose verb is the next word (`docker image push`, `ctr containers create`). */
-const GROUPS = new Set(
-  names(`container containers c image images volume volumes network system builder buildx compose plugin node service
-  stack secret config context manifest trust`),
-);
+const GROUPS = names(`container containers c image images volume volumes network system builder buildx compose
+  plugin node service stack secret config context manifest trust`);
 
 export interface ContainerCall {
   /** The management group, when there is one (`container` in `docker container run`; `compose` for docker-compose). */
@@ -34,9 +28,9 @@ export interface ContainerCall {
 }
 
 /** Skips options (and the values of those in `valued`) from `i`; returns where the next operand stands. */
-function skipOptions(args: readonly Word[], i: number, valued: ReadonlySet<string>): number {
+function skipOptions(args: readonly Word[], i: number, valued: readonly string[]): number {
   while (i < args.length && args[i]!.text.startsWith('-') && args[i]!.text !== '--')
-    i += valued.has(args[i]!.text) ? 2 : 1;
+    i += valued.includes(args[i]!.text) ? 2 : 1;
   return i;
 }
 
@@ -46,7 +40,7 @@ export function containerCall(cmd: Argv): ContainerCall {
   const compose = /-compose$/.test(cmd.name ?? '');
   let i = skipOptions(args, 0, compose ? COMPOSE_VALUED : GLOBAL_VALUED);
   let group = compose ? 'compose' : undefined;
-  if (!compose && GROUPS.has(args[i]?.text ?? '')) {
+  if (!compose && GROUPS.includes(args[i]?.text ?? '')) {
     group = args[i]!.text;
     i += 1;
     if (group === 'compose') i = skipOptions(args, i, COMPOSE_VALUED);

@@ -11,12 +11,12 @@ import { literal } from '../../engine/words.js';
 import { forgeCall, type ForgeCheck } from './call.js';
 
 /** hub's own commands; it hands every other one to git (`hub push --force` is `git push --force`). */
-const HUB_OWN = new Set(
-  names('alias api browse ci-status compare create delete fork gist help issue pr pull-request release sync'),
+const HUB_OWN = names(
+  'alias api browse ci-status compare create delete fork gist help issue pr pull-request release sync',
 );
 
 const hubAsGit: ForgeCheck = ({ path }, cmd, _io, ctx) => {
-  if (cmd.name === 'hub' && !HUB_OWN.has(path[0] ?? 'help')) ctx.argv([literal('git'), ...cmd.args]);
+  if (cmd.name === 'hub' && !HUB_OWN.includes(path[0] ?? 'help')) ctx.argv([literal('git'), ...cmd.args]);
 };
 
 /** What a forge command is judged for, with the rules each judgement reports. */

@@ -37,17 +37,15 @@ const HOOKS = keyTable<string[]>({
   'commit-tree send-pack http-push difftool prune prune-packed repack commit-graph multi-pack-index clean': [],
 });
 /** Subcommands that only read: they run no hook (their pager and drivers may still run). */
-const READ_ONLY = new Set(
-  names(`log show diff blame annotate grep ls-files ls-tree ls-remote cat-file rev-parse rev-list describe shortlog
-    config version help var show-ref for-each-ref count-objects fsck archive bundle whatchanged name-rev merge-base
-    diff-tree diff-files diff-index show-branch reflog range-diff cherry check-ignore check-attr check-ref-format
-    verify-commit verify-tag hash-object init credential instaweb`),
-);
+const READ_ONLY = names(`log show diff blame annotate grep ls-files ls-tree ls-remote cat-file rev-parse rev-list
+  describe shortlog config version help var show-ref for-each-ref count-objects fsck archive bundle whatchanged
+  name-rev merge-base diff-tree diff-files diff-index show-branch reflog range-diff cherry check-ignore check-attr
+  check-ref-format verify-commit verify-tag hash-object init credential instaweb`);
 const ALL_HOOKS = [...new Set(Object.values(HOOKS).flat())];
 
 /** The hooks a subcommand may run; an unknown one (an alias, an extension `git-foo`) may run any. */
 export function hooksOf(sub: string | undefined): string[] {
-  if (sub === undefined || READ_ONLY.has(sub)) return [];
+  if (sub === undefined || READ_ONLY.includes(sub)) return [];
   return Object.hasOwn(HOOKS, sub) ? HOOKS[sub]! : ALL_HOOKS;
 }
 
@@ -183,7 +181,7 @@ export function gitRuns(inv: GitInvocation, ctx: CheckContext): void {
   // An alias runs a shell command (`!...`) or another subcommand, whose hooks then run.
   let sub = inv.sub;
   const alias = sub === undefined ? undefined : last(`alias.${sub}`);
-  if (alias !== undefined && !HOOKS[sub!] && !READ_ONLY.has(sub!)) {
+  if (alias !== undefined && !HOOKS[sub!] && !READ_ONLY.includes(sub!)) {
     if (alias.startsWith('!')) ctx.script(alias.slice(1));
     else sub = alias.trim().split(/\s+/)[0];
   }

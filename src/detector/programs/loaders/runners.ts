@@ -123,12 +123,12 @@ function unittest(cmd: Argv, ctx: CheckContext, root: string): void {
   for (const key of files ?? []) ctx.loads(key, 'python', { file: key, roots: [root, dirOf(key)] });
 }
 
-/** A runner that imports one Python file of the project (nox, invoke, fab, doit, scons, sphinx-build's conf.py). */
-function pythonFile(files: string[], fileOpts: RegExp): Runner {
+/** A runner that loads a file of the project by its name or an option (nox's noxfile.py, invoke's tasks.py, Gemfile). */
+function projectFile(language: string, files: string[], fileOpts?: RegExp): Runner {
   return rooted((cmd, ctx, root) => {
-    const chosen = optionValue(cmd, fileOpts);
+    const chosen = fileOpts && optionValue(cmd, fileOpts);
     for (const key of (chosen ? [chosen] : files).map((n) => joinKey(root, n)))
-      ctx.loads(key, 'python', { file: key, roots: [root] });
+      ctx.loads(key, language, { file: key, roots: [root] });
   });
 }
 
@@ -284,24 +284,17 @@ function rake(_cmd: Argv, ctx: CheckContext, root: string): void {
     ctx.loads(key, 'ruby', { file: key, roots: [root] });
 }
 
-/** bundle install/exec evaluates the Gemfile (Ruby code). */
-function bundle(cmd: Argv, ctx: CheckContext): void {
-  if (!/^(install|exec|update|check|lock)$/.test(cmd.args[0]?.text ?? 'install')) return;
-  const root = here(ctx);
-  if (root !== undefined)
-    ctx.loads(joinKey(root, 'Gemfile'), 'ruby', { file: joinKey(root, 'Gemfile'), roots: [root] });
-}
-
 const nodeTools = rooted(nodeTool);
+const gemfile = projectFile('ruby', ['Gemfile']);
 
 const RUNNERS: Record<string, Runner> = keyTable({
   'pytest py.test pytest-3': rooted(pytest),
   unittest: rooted(unittest),
-  nox: pythonFile(['noxfile.py'], /^(-f|--noxfile)$/),
-  'invoke inv': pythonFile(['tasks.py', 'tasks/__init__.py'], /^(-c|--collection)$/),
-  fab: pythonFile(['fabfile.py', 'fabfile/__init__.py'], /^(-f|--fabfile)$/),
-  doit: pythonFile(['dodo.py'], /^(-f|--file)$/),
-  scons: pythonFile(['SConstruct', 'Sconstruct', 'sconstruct'], /^(-f|--file|--makefile|--sconstruct)$/),
+  nox: projectFile('python', ['noxfile.py'], /^(-f|--noxfile)$/),
+  'invoke inv': projectFile('python', ['tasks.py', 'tasks/__init__.py'], /^(-c|--collection)$/),
+  fab: projectFile('python', ['fabfile.py', 'fabfile/__init__.py'], /^(-f|--fabfile)$/),
+  doit: projectFile('python', ['dodo.py'], /^(-f|--file)$/),
+  scons: projectFile('python', ['SConstruct', 'Sconstruct', 'sconstruct'], /^(-f|--file|--makefile|--sconstruct)$/),
   tox: rooted(tox),
   'pip pip3 uv build': setupPy,
   just: rooted(just),
@@ -317,7 +310,9 @@ const RUNNERS: Record<string, Runner> = keyTable({
     nodeTools(cmd, ctx);
   },
   rake: rooted(rake),
-  bundle,
+  // bundle install/exec evaluates the Gemfile (Ruby code).
+  bundle: (cmd, ctx) =>
+    /^(install|exec|update|check|lock)$/.test(cmd.args[0]?.text ?? 'install') ? gemfile(cmd, ctx) : undefined,
   ...Object.fromEntries(
     Object.keys(JS_CONFIG)
       .filter((n) => n !== 'lint-staged')

@@ -5,16 +5,13 @@
 import type { CheckContext, Io } from '../../checks/types.js';
 import { parseFlags, type Argv } from '../../engine/argv.js';
 import { keyTable, names } from '../../engine/names.js';
+import type { Word } from '../../engine/words.js';
 
 /** Package managers of a project's dependencies, and those of the machine's own software. */
-export const PROJECT_MANAGERS = new Set(
-  names(`npm yarn pnpm bun pip pip3 pipx uv poetry pdm pipenv hatch flit twine cargo go gem bundle bundler composer
-  dotnet nuget mix cabal stack conda mamba micromamba deno swift dart flutter`),
-);
-export const SYSTEM_MANAGERS = new Set(
-  names(`apt apt-get aptitude dnf yum microdnf zypper apk brew port snap flatpak pkg choco winget scoop nix-env emerge
-  pacman rpm dpkg`),
-);
+export const PROJECT_MANAGERS = names(`npm yarn pnpm bun pip pip3 pipx uv poetry pdm pipenv hatch flit twine cargo
+  go gem bundle bundler composer dotnet nuget mix cabal stack conda mamba micromamba deno swift dart flutter`);
+export const SYSTEM_MANAGERS = names(`apt apt-get aptitude dnf yum microdnf zypper apk brew port snap flatpak pkg
+  choco winget scoop nix-env emerge pacman rpm dpkg`);
 
 /** Long options that take a value wherever they appear (paths, indexes, registries, selections). */
 const LONG_VALUED = names(`--prefix --registry --index --index-url --default-index --extra-index-url --find-links
@@ -94,23 +91,19 @@ function npmCommand(word: string): string {
  * The words in front of the real command: yarn's `workspace NAME` and `workspaces foreach`, a toolchain
  * (`cargo +nightly`), a version (`bundle _2.4.0_`).
  */
-function prefixLength(name: string, path: readonly string[]): number {
-  if (name === 'yarn' && (path[0] === 'workspace' || (path[0] === 'workspaces' && path[1] === 'foreach'))) return 2;
-  return /^\+[\w.-]+$|^_[\d.]+_$/.test(path[0] ?? '') ? 1 : 0;
+function prefixLength(name: string, operands: readonly Word[]): number {
+  const [first, second] = operands.map((o) => o.text);
+  if (name === 'yarn' && (first === 'workspace' || (first === 'workspaces' && second === 'foreach'))) return 2;
+  return /^\+[\w.-]+$|^_[\d.]+_$/.test(first ?? '') ? 1 : 0;
 }
 
 /** Reads a package manager's command line; undefined for a name that is not one. */
 export function packageCall(cmd: Argv): PackageCall | undefined {
   const name = cmd.name ?? '';
-  const project = PROJECT_MANAGERS.has(name);
-  if (!project && !SYSTEM_MANAGERS.has(name)) return undefined;
+  const project = PROJECT_MANAGERS.includes(name);
+  if (!project && !SYSTEM_MANAGERS.includes(name)) return undefined;
   const all = parseFlags(cmd.args, [...LONG_VALUED, ...(SHORT_VALUED[name] ?? [])]).operands;
-  const operands = all.slice(
-    prefixLength(
-      name,
-      all.map((o) => o.text),
-    ),
-  );
+  const operands = all.slice(prefixLength(name, all));
   const path = operands.map((o) => o.text);
   if (name === 'npm' && path[0] !== undefined) path[0] = npmCommand(path[0]);
   return {

@@ -25,7 +25,7 @@ const packages = familyCheck(packageCall, JUDGEMENTS);
 
 /** `corepack pnpm publish`: corepack runs the package manager named, which is judged as itself. */
 const corepack: Check = (cmd, io, ctx) => {
-  if (PROJECT_MANAGERS.has(cmd.args[0]?.text ?? '')) ctx.argv(cmd.args, io);
+  if (PROJECT_MANAGERS.includes(cmd.args[0]?.text ?? '')) ctx.argv(cmd.args, io);
 };
 
 judges(
