@@ -75,7 +75,7 @@ export abstract class AnalysisState implements CarryContext, ValueContext {
     return this.vars.get(name) ?? (this.values.runtime.has(name) ? RUN_TIME : undefined);
   }
   /** What earlier pipeline elements print (upstreamOf), by tree and node, while the known variables stay the same. */
-  protected upstreamSeen = new WeakMap<object, Map<number, Upstream>>();
+  protected upstreamSeen = new WeakMap<SyntaxNode, Upstream>();
   /** Standard input of a nested script (ssh HOST CMD <<EOF): every top-level command of it reads it. */
   protected inherited: Io | undefined;
   /** Aliases defined so far (`alias ls='rm -rf'`), and those being expanded (bash does not expand one in itself). */

@@ -153,10 +153,8 @@ class Analysis extends AnalysisState {
    * later command of a pipeline asks for it, so `a | b | … ` of n commands reads n elements, not n².
    */
   private upstreamOf(element: SyntaxNode): Upstream {
-    let inTree = this.upstreamSeen.get(element.tree);
-    if (!inTree) this.upstreamSeen.set(element.tree, (inTree = new Map()));
-    let known = inTree.get(element.id);
-    if (!known) inTree.set(element.id, (known = this.printedBy(element)));
+    let known = this.upstreamSeen.get(element);
+    if (!known) this.upstreamSeen.set(element, (known = this.printedBy(element)));
     return known;
   }
 

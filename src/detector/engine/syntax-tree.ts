@@ -21,8 +21,6 @@ export class SyntaxNode {
   #text: string | undefined;
 
   constructor(
-    /** The same object for every node of one tree. */
-    readonly tree: object,
     readonly type: string,
     readonly isNamed: boolean,
     readonly isMissing: boolean,
@@ -89,7 +87,6 @@ export class SyntaxNode {
 
 /** Copies `tree` (parsed from `source`) with one cursor walk, without recursion: a tree any depth deep is copied. */
 export function copyTree(tree: Tree, source: string): SyntaxNode {
-  const key = {};
   const cursor = tree.walk();
   try {
     let named = namedByType.get(tree.language);
@@ -103,7 +100,7 @@ export function copyTree(tree: Tree, source: string): SyntaxNode {
       // Only an empty node can be one the parser inserted; ERROR nodes are rare: they alone ask the wasm node.
       const missing = start === end && cursor.nodeIsMissing;
       const hasError = missing || (type === 'ERROR' && cursor.currentNode.hasError);
-      return new SyntaxNode(key, type, isNamed, missing, start, end, parent, source, hasError);
+      return new SyntaxNode(type, isNamed, missing, start, end, parent, source, hasError);
     };
     const root = node(null);
     let current = root;

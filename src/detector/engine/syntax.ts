@@ -147,16 +147,12 @@ export function firstCommand(element: SyntaxNode): SyntaxNode | undefined {
   return undefined;
 }
 
-/** `compute` remembered per node, kept per tree: asked for every command of a long line, it costs n, not n². */
+/** `compute` remembered per node: asked for every command of a long line, it costs n, not n². */
 export function perNode<T>(compute: (node: SyntaxNode) => T): (node: SyntaxNode) => T {
-  const byTree = new WeakMap<object, Map<number, T>>();
+  const known = new WeakMap<SyntaxNode, T>();
   return (node) => {
-    let known = byTree.get(node.tree);
-    if (!known) byTree.set(node.tree, (known = new Map()));
-    if (known.has(node.id)) return known.get(node.id) as T;
-    const value = compute(node);
-    known.set(node.id, value);
-    return value;
+    if (!known.has(node)) known.set(node, compute(node));
+    return known.get(node) as T;
   };
 }
 
