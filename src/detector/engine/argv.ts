@@ -65,7 +65,7 @@ export function parseFlags(args: Word[], valueOpts: readonly string[] = []): Fla
  * (`--recur` for `--recursive`), so a given option of at least two letters that starts one counts.
  */
 export function has(flags: Flags, short: string, ...long: string[]): boolean {
-  if (short !== '' && [...short].some((c) => flags.short.has(c))) return true;
+  if ([...short].some((c) => flags.short.has(c))) return true;
   return long.some(
     (l) => flags.long.has(l) || [...flags.long].some((given) => given.length >= 4 && l.startsWith(given)),
   );

@@ -179,11 +179,8 @@ export function writtenByTheLine(
     else if (INLINE.test(name) && WRITES_HINT.test(text)) mentioned(text);
   };
   const inner = (line: string, depth: number): void => {
-    if (!reparse || depth > 3) {
-      mentioned(line);
-      return;
-    }
-    reparse(line, (r) => (r ? visit(r, depth + 1) : mentioned(line)));
+    if (!reparse || depth > 3) mentioned(line);
+    else reparse(line, (r) => (r ? visit(r, depth + 1) : mentioned(line)));
   };
   const visit = (node: SyntaxNode, depth: number): void => {
     if (node.type === 'variable_assignment' && node.parent?.type !== 'command') {
