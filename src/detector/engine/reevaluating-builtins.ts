@@ -140,12 +140,7 @@ function bind(args: readonly Word[], ctx: ValueContext): void {
     const command = m ? m[2]!.replace(/^"(.*)"$/s, '$1') : run.text;
     callback({ ...run, text: command }, 'bind -x', ctx);
   }
+  const typed = args.map((a) => a.text).join(' ');
   if (o.values.has('f') || o.operands.length > 0)
-    ctx.add(
-      'line-editing',
-      `bind ${args
-        .map((a) => a.text)
-        .join(' ')
-        .slice(0, 80)} changes what keys type`,
-    );
+    ctx.add('line-editing', `bind ${typed.slice(0, 80)} changes what keys type`);
 }
