@@ -10,7 +10,7 @@ import { literal, type Word } from './words.js';
 import { keyTable, names } from './names.js';
 import { GIT_COMMAND_KEY } from '../programs/git/config.js';
 
-/** git configuration keys whose value is a command git runs. */
+/** Environment variables whose value is a command line a program runs (pager, editor, ssh, askpass, browser). */
 const COMMAND_VARIABLES = new Set(
   names(`
   GIT_SSH_COMMAND GIT_SSH GIT_PAGER PAGER GIT_EDITOR EDITOR VISUAL GIT_EXTERNAL_DIFF GIT_ASKPASS SSH_ASKPASS LESSOPEN
