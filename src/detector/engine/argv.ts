@@ -21,11 +21,6 @@ export interface Flags {
   operands: Word[];
 }
 
-function baseName(path: string): string {
-  const i = path.lastIndexOf('/');
-  return i >= 0 ? path.slice(i + 1) : path;
-}
-
 /**
  * Splits arguments into flags and operands. `valueOpts` lists options that take a value (as '-o' or '--opt');
  * their values are not operands. `--` ends the options.
@@ -70,7 +65,7 @@ export function parseFlags(args: Word[], valueOpts: readonly string[] = []): Fla
  * (`--recur` for `--recursive`), so a given option of at least two letters that starts one counts.
  */
 export function has(flags: Flags, short: string, ...long: string[]): boolean {
-  if (short !== '' && [...short].some((c) => flags.short.has(c))) return true;
+  if ([...short].some((c) => flags.short.has(c))) return true;
   return long.some(
     (l) => flags.long.has(l) || [...flags.long].some((given) => given.length >= 4 && l.startsWith(given)),
   );
@@ -96,10 +91,8 @@ const WRAPPERS: Record<string, Wrapper> = keyTable({
   'builtin nohup setsid busybox bunx pnpm-dlx unbuffer nocorrect noglob caffeinate firejail valgrind capsh': {},
   'proxychains proxychains4 torsocks catchsegv linux32 linux64 i386 x86_64': {},
   sudo: {
-    valueOpts: names(`
-      -u --user -g --group -C --close-from -h --host -p --prompt -r --role -t --type -U --other-user -D --chdir -T
-      --command-timeout
-    `),
+    valueOpts: names(`-u --user -g --group -C --close-from -h --host -p --prompt -r --role -t --type -U --other-user
+      -D --chdir -T --command-timeout`),
     lookupOnly: ['-l', '--list', '-v', '--validate', '-k', '-K'],
     assignments: true,
   },
@@ -116,9 +109,8 @@ const WRAPPERS: Record<string, Wrapper> = keyTable({
   ionice: { valueOpts: ['-c', '--class', '-n', '--classdata', '-p', '--pid'] },
   timeout: { valueOpts: ['-s', '--signal', '-k', '--kill-after'], skip: 1 },
   xargs: {
-    valueOpts: names(
-      `-I -n -P -d -L -E -s -a --arg-file --delimiter --max-args --max-procs --max-lines --eof --max-chars`,
-    ),
+    valueOpts: names(`-I -n -P -d -L -E -s -a --arg-file --delimiter --max-args --max-procs --max-lines --eof
+      --max-chars`),
   },
   chroot: { valueOpts: ['--userspec', '--groups'], skip: 1 },
   flock: { valueOpts: ['-w', '--timeout', '-E', '--conflict-exit-code'], skip: 1, commandOpts: ['-c', '--command'] },
@@ -128,41 +120,31 @@ const WRAPPERS: Record<string, Wrapper> = keyTable({
   ltrace: { valueOpts: ['-o', '-e', '-p', '-s', '-u'] },
   runuser: { valueOpts: ['-u', '--user', '-g', '--group', '-G', '--supp-group'] },
   'systemd-run': {
-    valueOpts: names(
-      `-u --unit -p --property -E --setenv --uid --gid --working-directory -M --machine --description --slice -H --host`,
-    ),
+    valueOpts: names(`-u --unit -p --property -E --setenv --uid --gid --working-directory -M --machine --description
+      --slice -H --host`),
   },
   nsenter: { valueOpts: ['-t', '--target', '-S', '--setuid', '-G', '--setgid', '--wd', '-r', '--root'] },
   sshpass: { valueOpts: ['-p', '-f', '-d', '-P'] },
-  unshare: {
-    valueOpts: ['-R', '--root', '-w', '--wd', '-S', '--setuid', '-G', '--setgid', '--map-user', '--map-group'],
-  },
+  unshare: { valueOpts: names('-R --root -w --wd -S --setuid -G --setgid --map-user --map-group') },
   setpriv: {
-    valueOpts: names(`
-      --reuid --regid --groups --inh-caps --ambient-caps --bounding-set --securebits --pdeathsig --selinux-label
-      --apparmor-profile --landlock-access --landlock-rule --seccomp-filter
-    `),
+    valueOpts: names(`--reuid --regid --groups --inh-caps --ambient-caps --bounding-set --securebits --pdeathsig
+      --selinux-label --apparmor-profile --landlock-access --landlock-rule --seccomp-filter`),
   },
   setarch: { valueOpts: ['--uname-2.6'], skip: 1 },
   prlimit: { valueOpts: ['-p', '--pid', '-o', '--output'] },
-  numactl: {
-    valueOpts: names(`-C --physcpubind -N --cpunodebind -m --membind -p --preferred -i --interleave`),
-  },
+  numactl: { valueOpts: names('-C --physcpubind -N --cpunodebind -m --membind -p --preferred -i --interleave') },
   fakeroot: { valueOpts: ['-l', '--lib', '--faked', '-s', '-i'] },
   fakechroot: { valueOpts: ['-l', '--lib', '-d', '--elfloader', '-c', '--config-dir', '-e', '--environment'] },
   faketime: { valueOpts: ['-m', '-p', '-f'], skip: 1 },
   cgexec: { valueOpts: ['-g'] },
   chpst: { valueOpts: ['-u', '-U', '-b', '-e', '-/', '-C', '-n', '-l', '-L', '-m', '-d', '-o', '-p', '-f', '-c'] },
   'dbus-run-session': { valueOpts: ['--config-file', '--dbus-daemon'] },
-  'xvfb-run': {
-    valueOpts: ['-n', '--server-num', '-e', '--error-file', '-f', '--auth-file', '-s', '--server-args', '-p'],
-  },
+  'xvfb-run': { valueOpts: names('-n --server-num -e --error-file -f --auth-file -s --server-args -p') },
   'flatpak-spawn': { valueOpts: ['--env', '--directory', '--forward-fd'] },
-  /** The dynamic loader run as a program (`/lib64/ld-linux-x86-64.so.2 PROG ARGS`): see `ldSoName`. */
+  /** The dynamic loader run as a program (`/lib64/ld-linux-x86-64.so.2 PROG ARGS`): see `LD_SO`. */
   'ld.so': {
-    valueOpts: names(
-      `--library-path --preload --audit --argv0 --inhibit-rpath --glibc-hwcaps-prepend --glibc-hwcaps-mask`,
-    ),
+    valueOpts: names(`--library-path --preload --audit --argv0 --inhibit-rpath --glibc-hwcaps-prepend
+      --glibc-hwcaps-mask`),
     lookupOnly: ['--list', '--verify', '--list-tunables', '--list-diagnostics'],
   },
 });
@@ -175,10 +157,6 @@ export const LD_SO =
   /^(ld-linux[\w.-]*\.so(\.[\d.]+)?|ld\.so(\.[\d.]+)?|ld64\.so(\.[\d.]+)?|ld-musl-[\w.-]+\.so(\.[\d.]+)?|ld-[\d.]+\.so)$/;
 
 const wrapperKey = (name: string): string => (LD_SO.test(name) ? 'ld.so' : name);
-
-function isWrapper(name: string): boolean {
-  return Object.hasOwn(WRAPPERS, wrapperKey(name));
-}
 
 interface Peeled {
   argv: Argv | null;
@@ -194,7 +172,7 @@ const CHDIR_OPTS = keyTable<string[]>({ env: ['-C', '--chdir'], sudo: ['-D', '--
 
 function nameOf(word: Word): string | null {
   if (word.dynamic || word.pattern || word.text === '') return null;
-  return baseName(word.text);
+  return word.text.slice(word.text.lastIndexOf('/') + 1); // the base name
 }
 
 /** Removes wrappers from the front of a command until the command that really runs; null when nothing runs. */
@@ -205,7 +183,7 @@ export function peel(words: Word[]): Peeled {
   // Each pass removes at least one word, so wrappers stacked any number deep are all removed.
   while (rest.length > 0) {
     const name = nameOf(rest[0]!);
-    if (name === null || !isWrapper(name)) break;
+    if (name === null || !Object.hasOwn(WRAPPERS, wrapperKey(name))) break;
     const spec = WRAPPERS[wrapperKey(name)]!;
     // capsh runs /bin/bash with the words after `--` (`capsh --caps=... -- -c CMD`); without `--` it runs nothing else.
     if (name === 'capsh') {
@@ -230,7 +208,7 @@ export function peel(words: Word[]): Peeled {
       if (spec.commandOpts?.includes(t)) return { argv: null, splitString: rest[i + 1]?.text ?? '' };
       // -S STRING, -SSTRING, -iS STRING, --split-string[=]STRING: the rest of the option word or the next word is a
       // command line.
-      const splitShort = name === 'env' && /^-[a-zA-Z]*S/.test(t) && !t.startsWith('--');
+      const splitShort = name === 'env' && /^-[a-zA-Z]*S/.test(t);
       if (splitShort || (name === 'env' && t.startsWith('--split-string'))) {
         const eq = t.indexOf('=');
         const attached = splitShort ? t.slice(t.indexOf('S') + 1) || undefined : eq >= 0 ? t.slice(eq + 1) : undefined;
@@ -239,7 +217,7 @@ export function peel(words: Word[]): Peeled {
       }
       if (name === 'env' && t === '-') continue;
       if (t.startsWith('-') && t.length > 1 && !rest[i]!.dynamic) {
-        if (name === 'sudo' && /^-[a-zA-Z]*[si]/.test(t) && !t.startsWith('--')) shellOption = true;
+        if (name === 'sudo' && /^-[a-zA-Z]*[si]/.test(t)) shellOption = true;
         if (t.startsWith('--')) {
           const opt = t.split('=')[0]!;
           if (CHDIR_OPTS[name]?.includes(opt))

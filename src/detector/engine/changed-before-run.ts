@@ -145,20 +145,16 @@ export function writtenByTheLine(
       if (new RegExp(`(^|[^\\w.-])${escapeRe(posix.basename(t))}($|[^\\w-])`).test(text)) hit.add(k);
   };
   const argvWrites = (name: string, args: string[], depth: number): void => {
+    const innerOpt = Object.hasOwn(INNER_LINE, name) ? INNER_LINE[name] : undefined;
     if (name === 'cd' || name === 'pushd') {
       const to = args.find((a) => !a.startsWith('-'));
       if (to === undefined || to.includes(ANY) || to.startsWith('~')) lostDir = true;
       else for (const d of [...dirs].slice(0, 8)) dirs.add(norm(d, to));
-      return;
-    }
-    const innerOpt = Object.hasOwn(INNER_LINE, name) ? INNER_LINE[name] : undefined;
-    if (SHELLS.test(name) || innerOpt) {
+    } else if (SHELLS.test(name) || innerOpt) {
       const at = args.findIndex((a) => (innerOpt ?? /^-[a-zA-Z]*c$/).test(a));
       const line = at >= 0 ? args[at + 1] : undefined;
       if (line !== undefined) inner(line, depth);
-      return;
-    }
-    if (name === 'find') {
+    } else if (name === 'find') {
       let from = -1;
       args.forEach((a, i) => {
         if (/^-(exec|execdir|ok|okdir)$/.test(a)) from = i + 1;
@@ -168,17 +164,14 @@ export function writtenByTheLine(
           from = -1;
         }
       });
-      return;
+    } else if (name === 'eval') inner(args.join(' '), depth);
+    else {
+      if (INLINE.test(name))
+        for (const a of args) if (!a.includes(ANY) && CODE_LIKE.test(a) && WRITES_HINT.test(a)) mentioned(a);
+      const changed = changedBy(name, args);
+      for (const p of changed?.paths ?? []) touch(p, false);
+      for (const d of changed?.dirs ?? []) touch(d, true, args, name !== 'git');
     }
-    if (name === 'eval') {
-      inner(args.join(' '), depth);
-      return;
-    }
-    if (INLINE.test(name))
-      for (const a of args) if (!a.includes(ANY) && CODE_LIKE.test(a) && WRITES_HINT.test(a)) mentioned(a);
-    const changed = changedBy(name, args);
-    for (const p of changed?.paths ?? []) touch(p, false);
-    for (const d of changed?.dirs ?? []) touch(d, true, args, name !== 'git');
   };
   /** Text a shell, eval or an interpreter runs from its input: a command line, or code that may write. */
   const runsText = (name: string, args: string[], text: string, depth: number): void => {
@@ -186,11 +179,8 @@ export function writtenByTheLine(
     else if (INLINE.test(name) && WRITES_HINT.test(text)) mentioned(text);
   };
   const inner = (line: string, depth: number): void => {
-    if (!reparse || depth > 3) {
-      mentioned(line);
-      return;
-    }
-    reparse(line, (r) => (r ? visit(r, depth + 1) : mentioned(line)));
+    if (!reparse || depth > 3) mentioned(line);
+    else reparse(line, (r) => (r ? visit(r, depth + 1) : mentioned(line)));
   };
   const visit = (node: SyntaxNode, depth: number): void => {
     if (node.type === 'variable_assignment' && node.parent?.type !== 'command') {

@@ -7,10 +7,10 @@ import { MAKE_VALUE_FLAGS, readMakefile } from '../programs/build/makefile.js';
 import { makeLanguage } from '../programs/build/task-runners.js';
 import { optionValues, optionWord } from './long-options.js';
 import { literal, type Word } from './words.js';
-import { names } from './names.js';
+import { keyTable, names } from './names.js';
 import { GIT_COMMAND_KEY } from '../programs/git/config.js';
 
-/** git configuration keys whose value is a command git runs. */
+/** Environment variables whose value is a command line a program runs (pager, editor, ssh, askpass, browser). */
 const COMMAND_VARIABLES = new Set(
   names(`
   GIT_SSH_COMMAND GIT_SSH GIT_PAGER PAGER GIT_EDITOR EDITOR VISUAL GIT_EXTERNAL_DIFF GIT_ASKPASS SSH_ASKPASS LESSOPEN
@@ -111,20 +111,16 @@ function crontab(cmd: Argv, io: Io, ctx: CheckContext): void {
 }
 
 /** Options whose value is a command, per program; `abbreviate`: it takes `--to-com` for `--to-command`. */
-const COMMAND_OPTIONS: Record<
-  string,
-  { opts: readonly string[]; ssh?: boolean; abbreviate?: boolean; own?: string[] }
-> = {
+const COMMAND_OPTIONS = keyTable<{ opts: readonly string[]; ssh?: boolean; abbreviate?: boolean; own?: string[] }>({
   ssh: { opts: ['-o'], ssh: true },
-  scp: { opts: ['-o', '-S'], ssh: true },
-  sftp: { opts: ['-o', '-S'], ssh: true },
+  'scp sftp': { opts: ['-o', '-S'], ssh: true },
   rsync: { opts: ['-e', '--rsh', '--rsync-path'] },
   tar: {
     abbreviate: true,
     own: ['--checkpoint'],
     opts: names(`--to-command --use-compress-program -I --checkpoint-action --info-script -F --new-volume-script`),
   },
-};
+});
 
 function commandOptions(cmd: Argv, ctx: CheckContext, words: readonly Word[] = cmd.args): void {
   const spec = COMMAND_OPTIONS[cmd.name!]!;

@@ -61,8 +61,6 @@ function applyDecoder(argv: Argv, input: string): string | undefined {
       const [from, to] = f.operands.map((w) => w.text);
       return from === 'A-Za-z' && to === 'N-ZA-Mn-za-m' ? rot13(input) : undefined;
     }
-    default:
-      return undefined;
   }
 }
 

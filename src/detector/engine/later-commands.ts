@@ -5,7 +5,7 @@
 import type { Argv } from './argv.js';
 import type { SyntaxNode } from './parser.js';
 import { named } from './syntax.js';
-import { literal, wordOf, type Word } from './words.js';
+import { joinWords, literal, wordOf, type Word } from './words.js';
 import type { CheckContext } from '../checks/types.js';
 import { gitCall } from '../programs/git/call.js';
 import { GIT_COMMAND_KEY } from '../programs/git/config.js';
@@ -147,14 +147,7 @@ export function declarationCommand(node: SyntaxNode, vars: ReadonlyMap<string, s
   }
   for (const group of groups) {
     if (group.length === 1 && group[0]!.type === 'variable_assignment') continue; // walked as an assignment
-    const parts = group.map((n) => wordOf(n, vars));
-    const word = {
-      ...parts[0]!,
-      text: parts.map((p) => p.text).join(''),
-      dynamic: parts.some((p) => p.dynamic),
-      substitutions: parts.flatMap((p) => p.substitutions),
-    };
-    declarationWord(word, vars, ctx);
+    declarationWord(joinWords(group.map((n) => wordOf(n, vars))), vars, ctx);
   }
 }
 
@@ -194,8 +187,7 @@ const RUNS_LATER = /(^|\/)\.git\/(config|hooks\/[^/]+)$/;
 const PYTHON_START = /\.pth$|(^|\/)(sitecustomize|usercustomize)\.py$/;
 
 export function codeFileWrite(path: Word, ctx: CarryContext): void {
-  if (!path.dynamic && RUNS_LATER.test(path.text))
-    ctx.add('carried-code', `writes ${path.text}, which git reads for commands to run`);
-  if (!path.dynamic && PYTHON_START.test(path.text))
-    ctx.add('carried-code', `writes ${path.text}, which Python runs at every start`);
+  if (path.dynamic) return;
+  if (RUNS_LATER.test(path.text)) ctx.add('carried-code', `writes ${path.text}, which git reads for commands to run`);
+  if (PYTHON_START.test(path.text)) ctx.add('carried-code', `writes ${path.text}, which Python runs at every start`);
 }

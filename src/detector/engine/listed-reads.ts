@@ -43,18 +43,13 @@ export function planReads(
   const read: string[] = [];
   const listed = new Set<string>();
   for (const k of wanted) {
-    if (ahead.has(k)) {
-      known.push(k);
-      continue;
-    }
-    if (listedDir(k) === undefined && knownMissing(k, listings)) {
-      missing.push(k);
-      continue;
-    }
-    read.push(k);
-    const dir = dirOf(k);
-    // Only directories of the project as keys name them (not `..`, absolute or home paths: those are not listed).
-    if (listedDir(k) === undefined && !unlisted(k) && !listings.has(dir)) {
+    if (ahead.has(k)) known.push(k);
+    else if (listedDir(k) === undefined && knownMissing(k, listings)) missing.push(k);
+    else {
+      read.push(k);
+      const dir = dirOf(k);
+      // Only directories of the project as keys name them (not `..`, absolute or home paths: those are not listed).
+      if (listedDir(k) !== undefined || unlisted(k) || listings.has(dir)) continue;
       listed.add(listingKey(dir));
       // Its siblings of the same kind are read ahead: the modules a package's files import.
       const ext = /(\.[A-Za-z0-9]{1,8})$/.exec(k.slice(dir.length))?.[1];
@@ -76,11 +71,9 @@ export function keepListings(
 ): void {
   for (const key of asked) {
     const f = got.get(key);
-    if (f && 'entries' in f && listedDir(key) !== undefined) listings.set(listedDir(key)!, new Set(f.entries));
-    if (f && 'entries' in f && ahead && prefetchOf(key) !== undefined)
-      for (const name of f.entries) {
-        const file = got.get(name);
-        if (file && !ahead.has(name)) ahead.set(name, file);
-      }
+    if (!f || !('entries' in f)) continue;
+    if (listedDir(key) !== undefined) listings.set(listedDir(key)!, new Set(f.entries));
+    if (ahead && prefetchOf(key) !== undefined)
+      for (const name of f.entries) if (got.has(name) && !ahead.has(name)) ahead.set(name, got.get(name)!);
   }
 }

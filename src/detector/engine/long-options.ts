@@ -15,13 +15,8 @@ const MIN_ABBREVIATION = 2;
  */
 export function namesLong(given: string, name: string, abbreviate = true): boolean {
   if (given === name) return true;
-  return (
-    abbreviate &&
-    name.startsWith('--') &&
-    given.startsWith('--') &&
-    given.length >= 2 + MIN_ABBREVIATION &&
-    name.startsWith(given)
-  );
+  // A prefix of `name` that starts with `--`: `name` is a long option too.
+  return abbreviate && given.startsWith('--') && given.length >= 2 + MIN_ABBREVIATION && name.startsWith(given);
 }
 
 /**

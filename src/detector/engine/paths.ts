@@ -33,8 +33,6 @@ const HARMLESS_DEVICES = new Set(
 );
 
 export const isBlockDevice = (path: string): boolean => BLOCK_DEVICE.test(path);
-const isNetworkDevice = (path: string): boolean => /^\/dev\/(tcp|udp)\//.test(path);
-const isHarmlessDevice = (path: string): boolean => HARMLESS_DEVICES.has(path);
 
 /** Where relative paths are: the project directory, and the shell's current directory (null: unknown after `cd $X`). */
 export interface Where {
@@ -65,14 +63,14 @@ const HOME_CACHE = /^(\.cache(\/|$)|\.[\w.-]+\/(.+\/)?(_?cache|caches|_cacache)(
 
 function classifyAbsolute(p: string, project: string | undefined): PathClass {
   const base = stripGlob(p);
-  if (base === '/' || p === '/') return 'root';
+  if (base === '/') return 'root';
   const home = homeRelative(base);
   if (home === '' || p === '/home' || p === '/Users') return 'home';
   if (home !== null && HOME_CACHE.test(home)) return 'temp';
   if (home !== null && (home === '.ssh' || home.startsWith('.ssh/') || STARTUP_FILES.has(home))) return 'system-path';
   if (SYSTEM_DIRS.has(base)) return 'system-dir';
   if (SYSTEM_TREES.some((t) => p.startsWith(`${t}/`))) return 'system-path';
-  if (p.startsWith('/dev/')) return isHarmlessDevice(p) ? 'temp' : 'system-path';
+  if (p.startsWith('/dev/')) return HARMLESS_DEVICES.has(p) ? 'temp' : 'system-path';
   const root = project ? normalizePath(project) : undefined;
   if (root && root !== '/') {
     if (base === root) return 'project-all';
@@ -104,7 +102,7 @@ export function classifyPath(word: Word, where: Where = {}): PathClass {
     if (cwd) return classifyAbsolute(normalise(`${cwd}/${text}`), where.project);
     const p = normalise(text);
     if (p === '..' || p.startsWith('../')) return 'outside';
-    if (stripGlob(p) === '.' || p === '*' || p === '.*' || p === '.') return 'project-all';
+    if (stripGlob(p) === '.' || p === '*' || p === '.*') return 'project-all';
     return 'inside';
   }
   return classifyAbsolute(normalise(text), where.project);
@@ -125,10 +123,10 @@ type WriteClass = 'block-device' | 'network' | 'system-config' | 'ordinary';
 export function classifyWrite(word: Word, where: Where = {}): WriteClass {
   const p = normalise(word.text);
   if (isBlockDevice(p)) return 'block-device';
-  if (isNetworkDevice(p)) return 'network';
-  if (isHarmlessDevice(p) || p.startsWith('/dev/fd/')) return 'ordinary';
+  if (/^\/dev\/(tcp|udp)\//.test(p)) return 'network';
+  if (HARMLESS_DEVICES.has(p) || p.startsWith('/dev/fd/')) return 'ordinary';
   const c = classifyPath(word, where);
-  if (c === 'system-path' || c === 'system-dir' || c === 'root') return 'system-config';
-  if (p === '/etc/profile' || p.startsWith('/etc/')) return 'system-config';
-  return 'ordinary';
+  return c === 'system-path' || c === 'system-dir' || c === 'root' || p.startsWith('/etc/')
+    ? 'system-config'
+    : 'ordinary';
 }

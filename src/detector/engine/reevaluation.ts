@@ -105,12 +105,10 @@ function setAtRunTime(text: string, ctx: ValueContext): string | undefined {
  */
 export function expandedWordList(w: Word, where: string, ctx: ValueContext): void {
   if (literalCode(w)) asks(where, `the word list ${short(w.text)} is expanded again and runs its command`, ctx, w.text);
-  else if (w.substitutions.length > 0 || setAtRunTime(w.text, ctx) !== undefined)
-    asks(
-      where,
-      'the word list is computed at run time and expanded again, running any command substitution in it',
-      ctx,
-    );
+  else if (w.substitutions.length > 0 || setAtRunTime(w.text, ctx) !== undefined) {
+    const why = 'the word list is computed at run time and expanded again, running any command substitution in it';
+    asks(where, why, ctx);
+  }
 }
 
 const PROMPTS = /^(PS0|PS1|PS2|PS4)$/;

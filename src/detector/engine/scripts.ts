@@ -65,11 +65,10 @@ export function scriptKey(written: string, where: Where): string | null | undefi
 const LANGUAGES: [RegExp, string | null][] = [
   [/^(ba|da|k|mk|z|a|ya|fi)?sh$/, null],
   [/^python[\d.]*$/, 'python'],
-  [/^(node|nodejs|deno|bun)$/, 'javascript'],
+  [/^(node|nodejs|deno|bun|tsx|ts-node|ts-node-esm|esno)$/, 'javascript'],
   [/^perl[\d.]*$/, 'perl'],
   [/^ruby[\d.]*$/, 'ruby'],
   [/^php[\d.]*$/, 'php'],
-  [/^(tsx|ts-node|ts-node-esm|esno)$/, 'javascript'],
   [/^(g|m|n|busybox-)?awk$/, 'awk'],
   [/^g?sed$/, 'sed'],
   [/^(tclsh[\d.]*|wish[\d.]*|expect|jimsh)$/, 'tcl'],

@@ -24,30 +24,20 @@ function descriptorOf(r: SyntaxNode, owner: SyntaxNode | undefined, op: string):
 export function applyRedirect(r: SyntaxNode, fds: Fds, owner: SyntaxNode | undefined, vars?: Vars): void {
   const op = r.children.find((c) => c !== null && !c.isNamed)?.type ?? '';
   const fd = descriptorOf(r, owner, op);
-  if (r.type === 'heredoc_redirect') {
-    fds.set(fd, { text: named(r).find((c) => c.type === 'heredoc_body')?.text ?? '' });
-    return;
-  }
-  if (r.type === 'herestring_redirect') {
+  const dest = r.childForFieldName('destination');
+  if (r.type === 'heredoc_redirect') fds.set(fd, { text: named(r).find((c) => c.type === 'heredoc_body')?.text ?? '' });
+  else if (r.type === 'herestring_redirect') {
     const w = named(r).find((c) => c.type !== 'file_descriptor');
     fds.set(fd, { text: w ? wordOf(w, vars).text : '' });
-    return;
-  }
-  if (r.type !== 'file_redirect') return;
-  const dest = r.childForFieldName('destination');
-  if (op === '<&-' || op === '>&-') {
-    fds.set(fd, { text: '' });
-    return;
-  }
-  if (op === '<&' || (op === '>&' && fd !== '1' && fd !== '2')) {
+  } else if (r.type !== 'file_redirect') return;
+  else if (op === '<&-' || op === '>&-') fds.set(fd, { text: '' });
+  else if (op === '<&' || (op === '>&' && fd !== '1' && fd !== '2')) {
     // `<&3`: a copy of descriptor 3; `<&$fd` names it by variable. An unknown one is read at run time.
-    const from = dest?.type === 'number' ? dest.text : dest?.type === 'simple_expansion' ? dest.text : undefined;
+    const from = dest?.type === 'number' || dest?.type === 'simple_expansion' ? dest.text : undefined;
     const source = from === undefined ? undefined : fds.get(from);
     if (source) fds.set(fd, source);
     else if (from !== '0' || fd !== '0') fds.set(fd, { unknown: r.text });
-    return;
-  }
-  if (op === '<' && dest) fds.set(fd, { file: wordOf(dest, vars) });
+  } else if (op === '<' && dest) fds.set(fd, { file: wordOf(dest, vars) });
   else if (fd !== '1' && fd !== '2') fds.set(fd, { unknown: r.text });
 }
 
@@ -72,13 +62,8 @@ export function enclosingRedirects(node: SyntaxNode): SyntaxNode[][] {
       continue;
     }
     const body = p.childForFieldName('body');
-    const wraps =
-      (p.type === 'redirected_statement' &&
-        body?.id === child.id &&
-        child.id !== node.id &&
-        body.type !== 'pipeline') ||
-      (p.type === 'function_definition' && body?.id === child.id);
-    if (wraps) levels.unshift(redirectsIn(p));
+    const redirected = p.type === 'redirected_statement' && child.id !== node.id && body?.type !== 'pipeline';
+    if (body?.id === child.id && (redirected || p.type === 'function_definition')) levels.unshift(redirectsIn(p));
   }
   return levels;
 }

@@ -45,12 +45,10 @@ export interface GateContext {
  */
 export const MAX_APPROVAL_CHARS = 100_000;
 
-/** Everything the call would run, whole: the command, its standard input, each script read with its content. */
-export function shownText(subject: CallSubject, scripts: ReadonlyMap<string, string> = new Map()): string {
-  return shownParts(subject, scripts).text;
-}
-
-/** `shownText`, and where in it the files read begin (so views can show them apart from what the model asked). */
+/**
+ * Everything the call would run, whole (the command, its standard input, each script read with its content), and
+ * where in it the files read begin (so views can show them apart from what the model asked).
+ */
 export function shownParts(
   subject: CallSubject,
   scripts: ReadonlyMap<string, string> = new Map(),

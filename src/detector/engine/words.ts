@@ -81,32 +81,26 @@ function variable(node: SyntaxNode, vars: Vars): Word {
   return { text: node.text, dynamic: true, pattern: false, substitutions: [] };
 }
 
-function join(parts: Word[], quoted = false): Word {
-  const expanded = parts.filter((p) => p.expansion);
-  return {
+/** The word that parts written next to each other make (`a"$b"'c'`). */
+export function joinWords(parts: Word[], quoted = false): Word {
+  const word: Word = {
     text: parts.map((p) => p.text).join(''),
     dynamic: parts.some((p) => p.dynamic),
     pattern: parts.some((p) => p.pattern),
     substitutions: parts.flatMap((p) => p.substitutions),
-    ...(expanded.length > 0
-      ? {
-          expansion: {
-            text: expanded.map((p) => p.expansion!.text).join(''),
-            split: !quoted && expanded.some((p) => p.expansion!.split),
-          },
-        }
-      : {}),
   };
+  const expanded = parts.flatMap((p) => (p.expansion ? [p.expansion] : []));
+  if (expanded.length > 0)
+    word.expansion = { text: expanded.map((e) => e.text).join(''), split: !quoted && expanded.some((e) => e.split) };
+  return word;
 }
 
 export function wordOf(node: SyntaxNode, vars: Vars = NO_VARS): Word {
   switch (node.type) {
     case 'word':
-    case 'command_name': {
+    case 'command_name':
       if (node.type === 'command_name' && node.namedChildCount > 0) return wordOf(node.namedChildren[0]!, vars);
-      const { text, pattern } = unescapeBare(node.text);
-      return { text, dynamic: false, pattern, substitutions: [] };
-    }
+      return { ...unescapeBare(node.text), dynamic: false, substitutions: [] };
     case 'number':
       return literal(node.text);
     case 'raw_string':
@@ -118,18 +112,17 @@ export function wordOf(node: SyntaxNode, vars: Vars = NO_VARS): Word {
       const parts = node.namedChildren
         .filter((c): c is SyntaxNode => c !== null)
         .map((c) => (c.type === 'string_content' ? literal(unescapeDouble(c.text)) : wordOf(c, vars)));
-      return { ...join(parts, true), pattern: false };
+      return { ...joinWords(parts, true), pattern: false };
     }
     case 'concatenation':
-      return join(node.namedChildren.filter((c): c is SyntaxNode => c !== null).map((c) => wordOf(c, vars)));
+      return joinWords(node.namedChildren.filter((c): c is SyntaxNode => c !== null).map((c) => wordOf(c, vars)));
     case 'simple_expansion':
     case 'expansion':
       return variable(node, vars);
     case 'command_substitution':
-      // `$(pwd)` is the current directory, like `$PWD`.
-      if (/^(\$\(\s*pwd(\s+-[LP])?\s*\)|`\s*pwd(\s+-[LP])?\s*`)$/.test(node.text)) return literal('.');
-      return { text: node.text, dynamic: true, pattern: false, substitutions: [node] };
     case 'process_substitution':
+      // `$(pwd)` is the current directory, like `$PWD` (a process substitution starts `<(` or `>(`).
+      if (/^(\$\(\s*pwd(\s+-[LP])?\s*\)|`\s*pwd(\s+-[LP])?\s*`)$/.test(node.text)) return literal('.');
       return { text: node.text, dynamic: true, pattern: false, substitutions: [node] };
     default:
       return { text: node.text, dynamic: true, pattern: false, substitutions: [] };
