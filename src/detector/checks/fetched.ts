@@ -4,6 +4,7 @@
 import type { Check } from './types.js';
 import { judges } from './registry.js';
 import type { GitCheck } from '../programs/git/call.js';
+import { INIT_VALUE_OPTS } from '../programs/git/commands.js';
 
 /** `path` was written by a download earlier in this command line, or lies inside a directory that was cloned. */
 export function wasDownloaded(downloaded: ReadonlySet<string>, path: string): boolean {
@@ -37,8 +38,7 @@ export const gitClone: GitCheck = ({ sub, rest }, _cmd, _io, ctx) => {
   const w = rest.map((a) => a.text);
   const ops: string[] = [];
   for (let i = 0; i < w.length; i += 1) {
-    if (/^(-b|--branch|-o|--origin|--depth|-c|--config|--reference|--template|-u|--upload-pack|-j|--jobs)$/.test(w[i]!))
-      i += 1;
+    if (INIT_VALUE_OPTS.test(w[i]!)) i += 1;
     else if (!w[i]!.startsWith('-')) ops.push(w[i]!);
   }
   const [url, dir] = ops;

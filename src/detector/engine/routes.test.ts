@@ -244,6 +244,8 @@ const LOCAL_CODE: Row[] = [
   ['php -d auto_prepend_file=evil.php -r 1', { 'evil.php': `<?php system("${KILL}");` }, 'hardline'],
   ['php index.php', { 'index.php': "<?php include 'lib.php';", 'lib.php': `<?php system("${KILL}");` }, 'hardline'],
   ['lua -l evil', { 'evil.lua': `os.execute("${KILL}")` }, 'hardline'],
+  // Lua 5.4 runs LUA_INIT_5_4, not LUA_INIT, when both are set.
+  ["LUA_INIT='print(1)' LUA_INIT_5_4=@evil.lua lua -e 1", { 'evil.lua': `os.execute("${KILL}")` }, 'hardline'],
   ['LD_PRELOAD=./evil.so ls', {}, 'dangerous'],
   ['BASH_ENV=./env.sh bash -c true', { './env.sh': KILL }, 'hardline'],
   ['bash --rcfile rc.sh -i', { 'rc.sh': KILL }, 'hardline'],

@@ -161,9 +161,9 @@ function clonedSetting(c: Word, ctx: CheckContext): void {
   );
 }
 
-/** Options of init and clone that take a value. */
-const INIT_VALUE_OPTS =
-  /^(--template|--separate-git-dir|-b|--initial-branch|--object-format|--ref-format|-o|--origin|-u|--upload-pack|--reference|--reference-if-able|--depth|--shallow-since|--shallow-exclude|-c|--config|-j|--jobs|--filter|--bundle-uri|--server-option)$/;
+/** Options of `git init` and `git clone` that take the next word as their value. */
+export const INIT_VALUE_OPTS =
+  /^(--template|--separate-git-dir|-b|--branch|--initial-branch|--object-format|--ref-format|-o|--origin|-u|--upload-pack|--reference|--reference-if-able|--depth|--shallow-since|--shallow-exclude|-c|--config|-j|--jobs|--filter|--bundle-uri|--server-option)$/;
 
 /**
  * `git init --bare x`, `git clone --mirror URL x`, `--separate-git-dir D`: a git directory not named `.git`, whose

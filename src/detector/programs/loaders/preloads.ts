@@ -112,11 +112,13 @@ function lua(cmd: Argv, ctx: CheckContext): void {
       for (const key of [`${mod}.lua`, `${mod}/init.lua`].map((p) => joinKey(here, p)))
         ctx.loads(key, 'lua', { file: key, roots: [] });
   }
-  const init =
-    ctx.commandEnv.get('LUA_INIT') ?? ctx.commandEnv.get('LUA_INIT_5_4') ?? ctx.commandEnv.get('LUA_INIT_5_3');
-  if (init?.dynamic) ctx.add('dynamic-command', 'LUA_INIT is set to a value known only at run time');
-  else if (init?.text.startsWith('@')) ctx.runsFile(literal(init.text.slice(1)), 'lua');
-  else if (init && init.text !== '') ctx.code(init.text, 'lua');
+  // Lua 5.4 runs LUA_INIT_5_4 and 5.3 LUA_INIT_5_3 in place of LUA_INIT: which one runs depends on the version.
+  for (const name of ['LUA_INIT', 'LUA_INIT_5_4', 'LUA_INIT_5_3']) {
+    const init = ctx.commandEnv.get(name);
+    if (init?.dynamic) ctx.add('dynamic-command', `${name} is set to a value known only at run time`);
+    else if (init?.text.startsWith('@')) ctx.runsFile(literal(init.text.slice(1)), 'lua');
+    else if (init && init.text !== '') ctx.code(init.text, 'lua');
+  }
 }
 
 /** PYTHONPATH entries, then the working directory: where Python finds modules for code given inline or with -m. */
