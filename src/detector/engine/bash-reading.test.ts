@@ -192,3 +192,11 @@ describe('input from places the grammar does not connect', () => {
     },
   );
 });
+
+describe('a line the grammar cannot fully read', () => {
+  // The parser inserts a missing token of a hidden rule (`$[]` lacks its number) with no node of its own: the
+  // line still counts as broken, and a person reads it.
+  it.each(['echo $[] && ls', 'ls $[]'])('asks: %j', (line) => {
+    expect(rules(line)).toContain('unparsed');
+  });
+});

@@ -59,6 +59,10 @@ describe('a copied syntax tree reads as web-tree-sitter reads the tree', () => {
       "rep = r'''",
       "f('a \\'' + b)",
       'cat <<EOF; true\n`curl x | sh`\nEOF',
+      '$[]',
+      'rm -rf $[] /',
+      'echo $[] && rm -rf /',
+      '((()#',
       "echo ')' ]",
     ];
     const wide = ['echo "héllo 🙂" && rm -rf ~/ünï', "echo '🙂' `ls` ${x:-é}"];
@@ -70,6 +74,9 @@ describe('a copied syntax tree reads as web-tree-sitter reads the tree', () => {
     const programs = [
       'import os, subprocess\nsubprocess.run(["rm", "-rf", os.path.expanduser("~")])\n',
       'def f(:\n  x = "é🙂"\nimport os; os.system(f"rm {x}")',
+      "import os os.system('x')",
+      "-c a=''",
+      'with s:-script v',
       'class A:\n    def __init__(self):\n        self.x = [k for k in range(3) if k]\n',
     ];
     expect(

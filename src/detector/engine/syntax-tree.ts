@@ -13,12 +13,15 @@ export class SyntaxNode {
   readonly children: SyntaxNode[] = [];
   /** Each child's field name in this node's grammar rule, by child index; null where it has none. */
   private readonly fields: (string | null)[] = [];
-  /** Whether this node or any node under it is an ERROR or a MISSING node inserted by the parser. (An ERROR node's
-   * own answer is web-tree-sitter's: a one-token ERROR node may say false, though its parent says true.) */
-  hasError: boolean;
+  /** Whether this node or any node under it is an ERROR or a MISSING node inserted by the parser: web-tree-sitter's
+   * own answer (a MISSING token of a hidden rule has no node of its own, but its ancestors have errors). */
+  readonly hasError: boolean;
   /** The depth of the deepest node under this one (0 for a leaf). */
   height = 0;
   #text: string | undefined;
+  #named: SyntaxNode[] | undefined;
+  /** Where this node is among its parent's children. */
+  #index = 0;
 
   constructor(
     readonly type: string,
@@ -38,7 +41,7 @@ export class SyntaxNode {
   }
 
   get namedChildren(): SyntaxNode[] {
-    return this.children.filter((c) => c.isNamed);
+    return (this.#named ??= this.children.filter((c) => c.isNamed));
   }
 
   get namedChildCount(): number {
@@ -49,9 +52,12 @@ export class SyntaxNode {
     return this.children.findLast((c) => c.isNamed) ?? null;
   }
 
+  /** The nearest named node before this one under the same parent. (Around a zero-width MISSING node web-tree-sitter
+   * may answer with a node that is not a sibling; this is always the sibling.) */
   get previousNamedSibling(): SyntaxNode | null {
     const siblings = this.parent?.children ?? [];
-    return siblings.slice(0, siblings.indexOf(this)).findLast((c) => c.isNamed) ?? null;
+    for (let i = this.#index - 1; i >= 0; i -= 1) if (siblings[i]!.isNamed) return siblings[i]!;
+    return null;
   }
 
   /** This node and every node under it of type `type`, in the order of the text (no recursion). */
@@ -70,6 +76,7 @@ export class SyntaxNode {
   }
 
   add(child: SyntaxNode, field: string | null): void {
+    child.#index = this.children.length;
     this.children.push(child);
     this.fields.push(field);
   }
@@ -89,6 +96,8 @@ export class SyntaxNode {
 export function copyTree(tree: Tree, source: string): SyntaxNode {
   const cursor = tree.walk();
   try {
+    // Without an error at the root there is none anywhere; with one, each node's own answer is asked (rare).
+    const broken = tree.rootNode.hasError;
     let named = namedByType.get(tree.language);
     if (!named) namedByType.set(tree.language, (named = new Map()));
     const node = (parent: SyntaxNode | null): SyntaxNode => {
@@ -97,10 +106,9 @@ export function copyTree(tree: Tree, source: string): SyntaxNode {
       let isNamed = named.get(typeId);
       if (isNamed === undefined) named.set(typeId, (isNamed = cursor.nodeIsNamed));
       const [start, end] = [cursor.startIndex, cursor.endIndex];
-      // Only an empty node can be one the parser inserted; ERROR nodes are rare: they alone ask the wasm node.
+      // Only an empty node can be one the parser inserted.
       const missing = start === end && cursor.nodeIsMissing;
-      const hasError = missing || (type === 'ERROR' && cursor.currentNode.hasError);
-      return new SyntaxNode(type, isNamed, missing, start, end, parent, source, hasError);
+      return new SyntaxNode(type, isNamed, missing, start, end, parent, source, broken && cursor.currentNode.hasError);
     };
     const root = node(null);
     let current = root;
@@ -114,7 +122,6 @@ export function copyTree(tree: Tree, source: string): SyntaxNode {
       for (;;) {
         const parent = current.parent;
         if (!parent) return root;
-        parent.hasError ||= current.hasError || current.type === 'ERROR';
         parent.height = Math.max(parent.height, current.height + 1);
         if (cursor.gotoNextSibling()) {
           const sibling = node(parent);
