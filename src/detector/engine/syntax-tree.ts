@@ -13,9 +13,6 @@ export class SyntaxNode {
   readonly children: SyntaxNode[] = [];
   /** Each child's field name in this node's grammar rule, by child index; null where it has none. */
   private readonly fields: (string | null)[] = [];
-  /** Whether this node or any node under it is an ERROR or a MISSING node inserted by the parser: web-tree-sitter's
-   * own answer (a MISSING token of a hidden rule has no node of its own, but its ancestors have errors). */
-  readonly hasError: boolean;
   /** The depth of the deepest node under this one (0 for a leaf). */
   height = 0;
   #text: string | undefined;
@@ -31,10 +28,10 @@ export class SyntaxNode {
     readonly endIndex: number,
     readonly parent: SyntaxNode | null,
     private readonly source: string,
-    hasError: boolean,
-  ) {
-    this.hasError = hasError;
-  }
+    /** Whether this node or any node under it is an ERROR or a MISSING node inserted by the parser: web-tree-sitter's
+     * own answer (a MISSING token of a hidden rule has no node of its own, but its ancestors have errors). */
+    readonly hasError: boolean,
+  ) {}
 
   get text(): string {
     return (this.#text ??= this.source.slice(this.startIndex, this.endIndex));
