@@ -9,8 +9,8 @@ import { judgeSubject } from '../src/approval/assess.js';
 import { detect } from '../src/detector/engine/detect.js';
 import { parseConfig } from '../src/config/config.js';
 import { configureEnvironments, environmentManager } from '../src/environments/current.js';
-import { DANGEROUS, ORDINARY, TABLE_CWD } from '../test/fixtures/detect-table.js';
-import { CORPUS_CWD, loadCorpus } from '../test/support/detector-corpus.js';
+import { TABLE_CWD } from '../test/fixtures/detect-table.js';
+import { detectionCommands } from './detection-commands.js';
 import { loadBashParser } from '../src/detector/engine/parser.js';
 import type { AgentState } from '../src/common/types.js';
 import { startScriptedModel, type ChatRequest, type ScriptedReply } from '../test/support/scripted-model.js';
@@ -19,11 +19,7 @@ import { fmt, machine, summary } from './stats.js';
 
 // 1. Detection: every command of the verdict table and of the evaluation corpus, 20 rounds, each timed on its own.
 const parse = await loadBashParser();
-const commands: [string, string][] = [
-  ...DANGEROUS.map((d): [string, string] => [d[0], TABLE_CWD]),
-  ...ORDINARY.map((c): [string, string] => [c, TABLE_CWD]),
-  ...loadCorpus().map((e): [string, string] => [e.command, CORPUS_CWD]),
-];
+const commands = detectionCommands();
 const perCommand: number[] = [];
 const byCommand: number[][] = commands.map(() => []);
 for (let round = 0; round < 20; round += 1) {
