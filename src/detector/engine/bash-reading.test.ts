@@ -199,4 +199,10 @@ describe('a line the grammar cannot fully read', () => {
   it.each(['echo $[] && ls', 'ls $[]'])('asks: %j', (line) => {
     expect(rules(line)).toContain('unparsed');
   });
+
+  it('asks, without parsing, for a line with NUL bytes (a shell cannot take them)', () => {
+    // Parsing 64,000 NULs took 103 s; not parsing them takes no time (no clock asserted, the cap is vitest's 5 s).
+    expect(rules(`echo ${'\0'.repeat(64_000)}`)).toEqual(['unparsed']);
+    expect(rules('rm -rf ~ \0')).toEqual(['unparsed']);
+  });
 });
