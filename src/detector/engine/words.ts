@@ -47,7 +47,8 @@ function decodeAnsiC(body: string): string {
 }
 
 /** An unquoted word: a backslash quotes the next character. */
-function unescapeBare(text: string): { text: string; pattern: boolean } {
+function unescapeBare(text: string): Word {
+  if (!text.includes('\\')) return { text, dynamic: false, pattern: /[*?[{]/.test(text), substitutions: [] };
   let out = '';
   let pattern = false;
   for (let i = 0; i < text.length; i += 1) {
@@ -60,7 +61,7 @@ function unescapeBare(text: string): { text: string; pattern: boolean } {
     if ('*?[{'.includes(c)) pattern = true;
     out += c;
   }
-  return { text: out, pattern };
+  return { text: out, dynamic: false, pattern, substitutions: [] };
 }
 
 /** Inside double quotes only \\ \" \$ \` and a newline are escapes. */
@@ -100,7 +101,7 @@ export function wordOf(node: SyntaxNode, vars: Vars = NO_VARS): Word {
     case 'word':
     case 'command_name':
       if (node.type === 'command_name' && node.namedChildCount > 0) return wordOf(node.namedChildren[0]!, vars);
-      return { ...unescapeBare(node.text), dynamic: false, substitutions: [] };
+      return unescapeBare(node.text);
     case 'number':
       return literal(node.text);
     case 'raw_string':
