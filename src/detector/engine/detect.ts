@@ -94,7 +94,7 @@ function containsDownload(node: SyntaxNode): boolean {
 
 const EXEC = execChecks(containsDownload);
 
-const texts = (nodes: SyntaxNode[]): string[] => nodes.map((n) => n.text);
+const texts = (nodes: readonly SyntaxNode[]): string[] => nodes.map((n) => n.text);
 
 const checkFor = checkLookup(EXEC);
 
@@ -188,7 +188,7 @@ class Analysis extends AnalysisState {
     if (this.fileDepth === 0) this.commandsSeen += 1;
     const redirects = redirectsOf(node);
     const io: Io = { upstream: [], stdinText: stdinTextOf(redirects) };
-    const input = redirects.find((r) => r.type === 'file_redirect' && r.children.some((c) => c?.type === '<'));
+    const input = redirects.find((r) => r.type === 'file_redirect' && r.children.some((c) => c.type === '<'));
     const target = input?.childForFieldName('destination');
     if (target) io.stdinFile = wordOf(target, this.vars);
     // Earlier elements of the pipeline feed this command's standard input, unless it reads a file instead
@@ -429,7 +429,7 @@ class Analysis extends AnalysisState {
   private redirect(node: SyntaxNode): void {
     const dest = node.childForFieldName('destination');
     if (!dest || dest.type === 'number') return;
-    const op = node.children.find((c) => c !== null && !c.isNamed)?.type ?? '>';
+    const op = node.children.find((c) => !c.isNamed)?.type ?? '>';
     const owner = redirectOwner(node);
     const ownerArgv = owner ? peel(commandWords(owner, this.vars)).argv : null;
     if (dest.type === 'process_substitution') {

@@ -16,7 +16,7 @@ export class SyntaxNode {
   /** The depth of the deepest node under this one (0 for a leaf). */
   height = 0;
   #text: string | undefined;
-  #named: SyntaxNode[] | undefined;
+  #named: readonly SyntaxNode[] | undefined;
   /** Where this node is among its parent's children. */
   #index = 0;
 
@@ -37,7 +37,7 @@ export class SyntaxNode {
     return (this.#text ??= this.source.slice(this.startIndex, this.endIndex));
   }
 
-  get namedChildren(): SyntaxNode[] {
+  get namedChildren(): readonly SyntaxNode[] {
     return (this.#named ??= this.children.filter((c) => c.isNamed));
   }
 

@@ -7,7 +7,7 @@ import type { SyntaxNode } from './parser.js';
 import { C_ESCAPES, literal, wordOf, type Vars, type Word } from './words.js';
 import type { WriteMode } from '../checks/traces.js';
 
-export const named = (node: SyntaxNode): SyntaxNode[] => node.namedChildren.filter((c): c is SyntaxNode => c !== null);
+export const named = (node: SyntaxNode): readonly SyntaxNode[] => node.namedChildren;
 
 /** Words bash reads as a descriptor number or variable when written against a redirect (`0<f`, `{fd}<f`). */
 export const DESCRIPTOR_WORD = /^(\d+|\{[A-Za-z_]\w*\})$/;
@@ -48,7 +48,7 @@ function braceExpanded(word: Word): Word[] {
 function redirectArguments(r: SyntaxNode): SyntaxNode[] {
   if (r.type === 'file_redirect') {
     // `>&-` and `<&-` close a descriptor and take no target: every word after them is an argument.
-    const closes = r.children.some((c) => c?.type === '>&-' || c?.type === '<&-');
+    const closes = r.children.some((c) => c.type === '>&-' || c.type === '<&-');
     return r.childrenForFieldName('destination').slice(closes ? 0 : 1) as SyntaxNode[];
   }
   if (r.type === 'heredoc_redirect') return r.childrenForFieldName('argument') as SyntaxNode[];

@@ -73,7 +73,7 @@ export type Vars = ReadonlyMap<string, string>;
 const NO_VARS: Vars = new Map();
 
 function variable(node: SyntaxNode, vars: Vars): Word {
-  const name = node.namedChildren.find((c) => c?.type === 'variable_name')?.text;
+  const name = node.namedChildren.find((c) => c.type === 'variable_name')?.text;
   const plain = node.type === 'simple_expansion' || node.text === `\${${name}}`;
   if (plain && name !== undefined && vars.has(name))
     return { ...literal(vars.get(name)!), expansion: { text: node.text, split: true } };
@@ -110,13 +110,13 @@ export function wordOf(node: SyntaxNode, vars: Vars = NO_VARS): Word {
       return literal(decodeAnsiC(node.text.slice(2, -1)));
     case 'string':
     case 'translated_string': {
-      const parts = node.namedChildren
-        .filter((c): c is SyntaxNode => c !== null)
-        .map((c) => (c.type === 'string_content' ? literal(unescapeDouble(c.text)) : wordOf(c, vars)));
+      const parts = node.namedChildren.map((c) =>
+        c.type === 'string_content' ? literal(unescapeDouble(c.text)) : wordOf(c, vars),
+      );
       return { ...joinWords(parts, true), pattern: false };
     }
     case 'concatenation':
-      return joinWords(node.namedChildren.filter((c): c is SyntaxNode => c !== null).map((c) => wordOf(c, vars)));
+      return joinWords(node.namedChildren.map((c) => wordOf(c, vars)));
     case 'simple_expansion':
     case 'expansion':
       return variable(node, vars);

@@ -18,9 +18,9 @@ import {
   type Value,
 } from './effects.js';
 
-const present = (nodes: (SyntaxNode | null)[]): SyntaxNode[] => nodes.filter((c): c is SyntaxNode => c !== null);
-const named = (n: SyntaxNode): SyntaxNode[] => present(n.namedChildren);
-const all = (root: SyntaxNode, type: string): SyntaxNode[] => present(root.descendantsOfType(type));
+const present = (nodes: (SyntaxNode | null)[]): SyntaxNode[] => nodes.filter((c) => c !== null);
+const named = (n: SyntaxNode): readonly SyntaxNode[] => n.namedChildren;
+const all = (root: SyntaxNode, type: string): SyntaxNode[] => root.descendantsOfType(type);
 
 /** A call's text for a finding, shortened. */
 const callText = (n: SyntaxNode): string => (n.text.length > 100 ? `${n.text.slice(0, 97)}...` : n.text);
@@ -51,7 +51,7 @@ const BUILTIN_NAMESPACES = /^(__builtins__|builtins|sys\.modules)$/;
 const NAMESPACE_CALLS = /^(globals|locals|vars)$/;
 
 /** The names an import statement brings in (`a.b`, `x as y`). */
-const importNames = (imp: SyntaxNode): SyntaxNode[] => present(imp.childrenForFieldName('name'));
+const importNames = (imp: SyntaxNode): SyntaxNode[] => imp.childrenForFieldName('name');
 /** The module or name an import names, without its alias (`a.b` of `import a.b as c`). */
 const importedName = (n: SyntaxNode): string =>
   (n.type === 'aliased_import' ? n.childForFieldName('name') : n)?.text ?? '';
@@ -141,7 +141,7 @@ class PythonReader {
       case 'string': {
         const parts = named(n);
         const raw = /r/i.test(parts.find((c) => c.type === 'string_start')?.text ?? '"');
-        const content = (nodes: SyntaxNode[]): string => {
+        const content = (nodes: readonly SyntaxNode[]): string => {
           const text = nodes.flatMap((c) => (c.type === 'string_content' ? [c.text] : [])).join('');
           return raw ? text : unescape(text);
         };
