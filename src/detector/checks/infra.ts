@@ -3,6 +3,7 @@
 import { has, parseFlags } from '../engine/argv.js';
 import type { Word } from '../engine/words.js';
 import { subcommandPath } from './resource.js';
+import { firstOperand } from './exec.js';
 import { show, when, type Check } from './types.js';
 import type { Argv } from '../engine/argv.js';
 import { names } from '../engine/names.js';
@@ -13,11 +14,8 @@ const EXEC_VALUE_OPTS = names(`-e --env -u --user -w --workdir --env-file --deta
 
 /** `docker exec [opts] C CMD...` and `kubectl exec [opts] POD -- CMD...`: the command after the target. */
 function execTarget(rest: Word[]): Word[] {
-  let i = 0;
-  while (i < rest.length && rest[i]!.text.startsWith('-') && rest[i]!.text !== '--')
-    i += EXEC_VALUE_OPTS.includes(rest[i]!.text) ? 2 : 1;
   const dashes = rest.findIndex((w) => w.text === '--');
-  return rest.slice(dashes >= 0 ? dashes + 1 : i + 1);
+  return rest.slice(dashes >= 0 ? dashes + 1 : firstOperand(rest, EXEC_VALUE_OPTS) + 1);
 }
 
 /** `docker exec C CMD` (also `container exec`, `compose exec SERVICE CMD`): the command gets our input. Prunes. */
