@@ -3,12 +3,11 @@
 // power (pmset, rtcwake), things that start by themselves (user services and timers, login items, launch agents,
 // autostart entries), zsh's TCP module, and AppleScript. Pure.
 import { has, parseFlags } from '../engine/argv.js';
-import { always, show, when, type Check, type CheckContext } from './types.js';
+import { always, show, unlessArg, when, whenArg, type Check, type CheckContext } from './types.js';
 import { names } from '../engine/names.js';
 import { judges } from './registry.js';
 import type { SystemdCheck } from '../programs/systemd/call.js';
 
-const words = (cmd: Parameters<Check>[0]): string[] => cmd.args.map((a) => a.text);
 const LOOPBACK = /^(localhost|127\.\d+\.\d+\.\d+|::1|0\.0\.0\.0)$/;
 
 const anyWord = (re: RegExp) => (w: string[]) => w.some((t) => re.test(t));
@@ -26,10 +25,10 @@ const efibootmgr: Check = (cmd, _io, ctx) => {
 };
 
 /** nvram NAME=VALUE, -d NAME, -c, -f FILE write firmware variables (boot-args); `nvram -p` and `nvram NAME` read. */
-const nvram = when('boot-kernel', anyWord(/=|^-[a-z]*[dcf]/));
+const nvram = whenArg('boot-kernel', /=|^-[a-z]*[dcf]/);
 
 /** grub-install, update-grub, grub-set-default, bless: the boot loader or what it boots; `bless --info` only reads. */
-const boot = when('boot-kernel', (w) => !anyWord(/^(--info|--getBoot)$/)(w));
+const boot = unlessArg('boot-kernel', /^(--info|--getBoot)$/);
 
 /** systemsetup -setremotelogin on / -setremoteappleevents on: SSH and remote Apple events for anyone who can log in. */
 const systemsetup = when('remote-access', (w) => {
@@ -122,7 +121,7 @@ const service = when(
 
 /** defaults write com.apple.loginwindow LoginHook SCRIPT (runs as root at every login); LSQuarantine off. */
 const defaults: Check = (cmd, _io, ctx) => {
-  const w = words(cmd);
+  const w = cmd.args.map((a) => a.text);
   if (w[0] !== 'write') return;
   if (w.some((t) => /^Log(in|out)Hook$/.test(t))) ctx.add('persistence', show(cmd));
   if (w.some((t) => t === 'LSQuarantine') && w.some((t) => /^(false|no|0)$/i.test(t)))
@@ -173,25 +172,22 @@ judges(
     efibootmgr,
     nvram,
     // bootctl install/update/remove/set-default/set-oneshot.
-    bootctl: when(
-      'boot-kernel',
-      anyWord(/^(install|update|remove|set-default|set-oneshot|set-timeout|unlink|cleanup)$/),
-    ),
+    bootctl: whenArg('boot-kernel', /^(install|update|remove|set-default|set-oneshot|set-timeout|unlink|cleanup)$/),
     'grub-install grub2-install grub-reboot grub-set-default grub2-set-default grub2-reboot update-grub bless': boot,
     // csrutil disable / clear / authenticated-root disable: System Integrity Protection off.
-    csrutil: when('security-posture', anyWord(/^(disable|clear)$/)),
+    csrutil: whenArg('security-posture', /^(disable|clear)$/),
     systemsetup,
     kickstart,
     // dscl . -create/-append/-delete/-passwd/-change/-merge: users and groups in Directory Services.
-    dscl: when(
+    dscl: whenArg(
       'account-change',
-      anyWord(/^-?(create|createpl|append|appendpl|delete|deletepl|passwd|change|changei|merge|mergepl)$/i),
+      /^-?(create|createpl|append|appendpl|delete|deletepl|passwd|change|changei|merge|mergepl)$/i,
     ),
     dseditgroup,
     // sysadminctl -addUser/-deleteUser/-resetPasswordFor/-secureTokenOn...
-    sysadminctl: when(
+    sysadminctl: whenArg(
       'account-change',
-      anyWord(/^-(addUser|deleteUser|resetPasswordFor|secureTokenOn|secureTokenOff|adminUser|guestAccount|autologin)$/),
+      /^-(addUser|deleteUser|resetPasswordFor|secureTokenOn|secureTokenOff|adminUser|guestAccount|autologin)$/,
     ),
     dsenableroot: always('account-change'),
     xattr,
