@@ -189,7 +189,6 @@ export const requestExfil: RequestCheck = (req, cmd, io, ctx) => {
 
 /** httpie / xh: `field@file` and `@file` items, standard input as the body. */
 function httpie(cmd: Argv, io: Io, ctx: CheckContext): void {
-  if (fedSecret(cmd, io)) report(cmd, ctx);
   const sendsSecret = (a: Word): boolean => {
     const m = /(?:^|[^\\])@(.+)$/.exec(a.text);
     const field = /=[^=]/.test(a.text) && !a.text.includes(':');
@@ -233,9 +232,8 @@ const copyOut: Check = (cmd, io, ctx) => {
 
 /** A DNS lookup or ping whose name is computed from credentials leaks them to the resolver. */
 const lookup: Check = (cmd, io, ctx) => {
-  if (fedSecret(cmd, io)) report(cmd, ctx);
-  if (cmd.args.some((a) => a.substitutions.some((n) => readsSecrets(n.text)) || SECRET_VAR.test(a.text)))
-    report(cmd, ctx);
+  const computed = (a: Word): boolean => a.substitutions.some((n) => readsSecrets(n.text)) || SECRET_VAR.test(a.text);
+  if (fedSecret(cmd, io) || cmd.args.some(computed)) report(cmd, ctx);
 };
 
 /** gh gist create FILE publishes the file. */
