@@ -5,7 +5,7 @@ import { parseFlags, type Argv } from '../engine/argv.js';
 import { literal, type Word } from '../engine/words.js';
 import { checkWrite } from './files.js';
 import { wasDownloaded } from './fetched.js';
-import { show, stdinIsDynamic, stdinText, whenArg } from './types.js';
+import { show, stdinIsDynamic, stdinText, when, whenArg } from './types.js';
 import type { Check, CheckContext, Io, Origin } from './types.js';
 import { interpreterLoads } from '../programs/loaders/preloads.js';
 import { pythonModuleRuns } from '../programs/loaders/python-modules.js';
@@ -264,13 +264,11 @@ export function execChecks(
     if (command.length > 0) ctx.script(command.map((w) => w.text).join(' '));
   };
 
-  const netcat: Check = (cmd, _io, ctx) => {
+  /** nc -e / -c / --exec: a program handed to the connection (a shell piped to nc: pipelineShellOverNetwork). */
+  const netcat = when('reverse-shell', (_w, cmd) => {
     const f = parseFlags(cmd.args, ['-p', '-s', '-w', '-i', '-x', '-X', '-q']);
-    const exec =
-      f.short.has('e') || f.short.has('c') || names('--exec --sh-exec --lua-exec').some((o) => f.long.has(o));
-    if (exec) ctx.add('reverse-shell', show(cmd));
-    // A shell earlier in the same pipeline talks to the network through this tool.
-  };
+    return f.short.has('e') || f.short.has('c') || names('--exec --sh-exec --lua-exec').some((o) => f.long.has(o));
+  });
 
   const trap: Check = (cmd, _io, ctx) => {
     const action = cmd.args.find((a) => !a.text.startsWith('-'));

@@ -19,10 +19,10 @@ const kernelModules = (readOnly: RegExp): Check => when('boot-kernel', (w) => w.
 /** efibootmgr with an option that writes (create, delete, order, next boot, activate); bare or -v it lists. */
 const EFI_WRITES =
   /^--(create|delete|bootorder|bootnext|active|inactive|write|timeout|delete-bootorder|delete-bootnext|delete-timeout)/;
-const efibootmgr: Check = (cmd, _io, ctx) => {
+const efibootmgr = when('boot-kernel', (_w, cmd) => {
   const f = parseFlags(cmd.args, ['-b', '--bootnum', '-L', '--label', '-l', '--loader', '-d', '--disk', '-p']);
-  if (has(f, 'cBoOnNaAwDfFtT') || [...f.long].some((l) => EFI_WRITES.test(l))) ctx.add('boot-kernel', show(cmd));
-};
+  return has(f, 'cBoOnNaAwDfFtT') || [...f.long].some((l) => EFI_WRITES.test(l));
+});
 
 /** nvram NAME=VALUE, -d NAME, -c, -f FILE write firmware variables (boot-args); `nvram -p` and `nvram NAME` read. */
 const nvram = whenArg('boot-kernel', /=|^-[a-z]*[dcf]/);
@@ -89,11 +89,10 @@ const pmset = when('shutdown', (w) => {
 });
 
 /** rtcwake -m mem|disk|off|standby suspends (or powers off) until the clock wakes it. */
-const rtcwake: Check = (cmd, _io, ctx) => {
+const rtcwake = when('shutdown', (_w, cmd) => {
   const f = parseFlags(cmd.args, names(`-m --mode -s --seconds -t --time -d --device -A --adjfile`));
-  const mode = f.values.get('-m') ?? f.values.get('--mode');
-  if (mode !== undefined && /^(mem|disk|off|standby|freeze)$/.test(mode)) ctx.add('shutdown', show(cmd));
-};
+  return /^(mem|disk|off|standby|freeze)$/.test(f.values.get('-m') ?? f.values.get('--mode') ?? '');
+});
 
 /** Units that let others in: SSH, remote desktops, VNC, telnet. */
 const REMOTE_UNITS =
@@ -129,12 +128,12 @@ const defaults: Check = (cmd, _io, ctx) => {
 };
 
 /** zsh's TCP module: `ztcp HOST PORT` (or zsocket) opens a connection a shell's input and output can be tied to. */
-const ztcp: Check = (cmd, _io, ctx) => {
+const ztcp = when('reverse-shell', (_w, cmd) => {
   const f = parseFlags(cmd.args, ['-d']);
-  if (has(f, 'lacLt')) return; // listen, accept, close, list, test
   const host = f.operands[0]?.text;
-  if (host !== undefined && f.operands.length >= 2 && !LOOPBACK.test(host)) ctx.add('reverse-shell', show(cmd));
-};
+  // -l, -a, -c, -L, -t: listen, accept, close, list, test.
+  return !has(f, 'lacLt') && host !== undefined && f.operands.length >= 2 && !LOOPBACK.test(host);
+});
 
 /**
  * osascript -e SCRIPT: `do shell script "..."` is a shell command (as root `with administrator privileges`), a login
