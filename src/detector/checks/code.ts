@@ -236,12 +236,11 @@ export function analyseCode(source: string, written: string, ctx: CheckContext):
       ctx.add('interpreter-delete', detail);
   }
   dynamicCalls(code, language, ctx, detail);
-  if (DOWNLOAD.test(code) || SEND.test(code)) {
-    if (literalTexts.some((p) => isCredentialPath(p) || /(^|\/)\.(ssh|aws|kube|gnupg)\//.test(p)))
-      ctx.add('exfiltration', detail);
-    // The whole environment (every token in it), not one variable read by name.
-    if (SEND.test(code) && WHOLE_ENV.test(code)) ctx.add('exfiltration', detail);
-  }
+  const sends = SEND.test(code);
+  const credentials = literalTexts.some((p) => isCredentialPath(p) || /(^|\/)\.(ssh|aws|kube|gnupg)\//.test(p));
+  // Credential files named, or the whole environment (every token in it), not one variable read by name.
+  if (((sends || DOWNLOAD.test(code)) && credentials) || (sends && WHOLE_ENV.test(code)))
+    ctx.add('exfiltration', detail);
   // A credential file read and printed, a secret variable or the whole environment printed: shown to the model.
   if (PRINTS.test(code)) {
     const paths = strings.map((p) => p.replace(/^.*\/(home|Users)\/[^/]+\//, '~/'));

@@ -13,7 +13,7 @@ import {
   printsSecret,
   SECRET_VAR,
 } from './secret-sources.js';
-import { show, stdinText, type Check, type CheckContext, type Io } from './types.js';
+import { show, stdinText, when, type Check, type CheckContext, type Io } from './types.js';
 import { names } from '../engine/names.js';
 import type { RequestCheck } from '../programs/http/request.js';
 import type { GitCheck } from '../programs/git/call.js';
@@ -101,14 +101,13 @@ const archive: Check = (cmd, _io, ctx) => {
 };
 
 /** python -m http.server --directory ~/.ssh serves the keys to whoever connects. */
-const pythonServe: Check = (cmd, _io, ctx) => {
-  const args = cmd.args.map((a) => a.text);
+const pythonServe = when('exfiltration', (args) => {
   const m = args.indexOf('-m');
-  if (m < 0 || !/^(http\.server|SimpleHTTPServer|uploadserver)$/.test(args[m + 1] ?? '')) return;
+  if (m < 0 || !/^(http\.server|SimpleHTTPServer|uploadserver)$/.test(args[m + 1] ?? '')) return false;
   const d = args.findIndex((a) => a === '--directory' || a === '-d');
   const dir = d >= 0 ? args[d + 1] : args.find((a) => a.startsWith('--directory='))?.slice('--directory='.length);
-  if (dir !== undefined && (isCredentialPath(dir) || /^(~|\/root|\/home\/[^/]+)\/?$/.test(dir))) report(cmd, ctx);
-};
+  return dir !== undefined && (isCredentialPath(dir) || /^(~|\/root|\/home\/[^/]+)\/?$/.test(dir));
+});
 
 /** A word that carries secrets: a credential path, a substitution that reads them, a secret variable. */
 function carriesSecret(w: Word, variables: boolean, ctx?: CheckContext): boolean {
