@@ -3,7 +3,6 @@
 // tricks that hide a change to those files. An agent that loosens its own (or another agent's) leash asks. Pure.
 import type { Word } from '../engine/words.js';
 import { show, valueAt, type Check, type CheckContext } from './types.js';
-import { keyTable } from '../engine/names.js';
 import { judges } from './registry.js';
 import type { GitCheck } from '../programs/git/call.js';
 
@@ -41,15 +40,12 @@ const BYPASS_VALUE =
 const BYPASS_OPTS =
   /^--?(permission-mode|sandbox|s|ask-for-approval|a|approval-mode|approval_mode|c|config|approval|permissions)$/;
 
-/** Flags that mean the same for one agent only (cursor-agent --force runs every command without asking). */
-const OWN_BYPASS = keyTable<RegExp>({ 'cursor-agent': /^(-f|--force)$/ });
-
 const agentCli: Check = (cmd, _io, ctx) => {
   const args = cmd.args.map((a) => a.text);
-  const own = cmd.name !== null ? OWN_BYPASS[cmd.name] : undefined;
   const path = args.filter((t) => !t.startsWith('-'));
   if (
-    (own !== undefined && args.some((t) => own.test(t))) ||
+    // A flag that means the same for one agent only: cursor-agent --force runs every command without asking.
+    (cmd.name === 'cursor-agent' && args.some((t) => /^(-f|--force)$/.test(t))) ||
     // `claude mcp add NAME -- CMD`: the agent gets new tools (a server it fetches and runs) without a person adding them.
     (path[0] === 'mcp' && /^(add|add-json|add-from-claude-desktop|install|import)$/.test(path[1] ?? '')) ||
     // `claude config add allowedTools ...`, `... config set autoApprove true`: permissions through the agent's own CLI.

@@ -4,7 +4,7 @@
 // registered as a runner for someone's pipelines. Editing a workflow for ordinary reasons (a new step, a cache key,
 // a Node version) stays ordinary: what asks is what the written text does. Pure.
 import type { Word } from '../engine/words.js';
-import { show, type Check, type CheckContext } from './types.js';
+import { show, when, type Check, type CheckContext } from './types.js';
 import type { RequestCheck } from '../programs/http/request.js';
 import { judges } from './registry.js';
 import type { ForgeCheck } from '../programs/forge/call.js';
@@ -104,18 +104,16 @@ export const ciTriggerRequest: RequestCheck = (req, cmd, _io, ctx) => {
  * Registering this machine as a CI runner (`./config.sh --url ... --token ...` of GitHub's runner, `gitlab-runner
  * register`, `buildkite-agent start --token`): whoever controls those pipelines runs code here from then on.
  */
-const runner: Check = (cmd, _io, ctx) => {
-  const words = cmd.args.map((a) => a.text);
+const runner = when('ci-runner', (words, cmd) => {
   const name = cmd.written.replace(/^.*\//, '');
   const url = words.some((w) => /^--url(=|$)/.test(w)) && words.some((w) => /^--(token|pat)(=|$)/.test(w));
   const agent = /^(config\.(sh|cmd)|woodpecker-agent|drone-runner-\w+|circleci-runner|act_runner|forgejo-runner)$/;
-  if (
+  return (
     (agent.test(name) && url) ||
     (cmd.name === 'gitlab-runner' && /^(register|install|start|run)$/.test(words[0] ?? '')) ||
     (cmd.name === 'buildkite-agent' && words[0] === 'start')
-  )
-    ctx.add('ci-runner', show(cmd));
-};
+  );
+});
 
 judges(import.meta.url, {
   'perl yq': editor,

@@ -225,25 +225,22 @@ export function analyseCode(source: string, written: string, ctx: CheckContext):
     /^(root|home|system-dir|system-path)$/.test(classifyPath(literal(p), ctx.where));
   if (PERMISSION_CALL.test(code) && strings.some(systemPath)) ctx.add('system-permissions', detail);
   // Files opened for writing or written whole: system configuration and an agent's own settings.
-  if (FILE_WRITE.test(code)) {
-    if (strings.some((p) => p.startsWith('/') && classifyWrite(literal(p), ctx.where) === 'system-config'))
-      ctx.add('overwrite-system-config', detail);
-    if (strings.some(isAgentSettings)) ctx.add('agent-safety', detail);
-  }
+  const writes = FILE_WRITE.test(code);
+  if (writes && strings.some((p) => p.startsWith('/') && classifyWrite(literal(p), ctx.where) === 'system-config'))
+    ctx.add('overwrite-system-config', detail);
+  if ((writes || FILE_DELETE.test(code)) && strings.some(isAgentSettings)) ctx.add('agent-safety', detail);
   // Deleting files one by one (unlink, os.remove, glob): judged by the literal paths the code names.
   if (FILE_DELETE.test(code)) {
-    if (strings.some(isAgentSettings)) ctx.add('agent-safety', detail);
     const deleted = strings.map((p) => classifyPath(literal(p.replace(/\/?\*.*$/, '') || '/'), ctx.where));
     if (deleted.some((c) => ['root', 'home', 'system-dir', 'system-path', 'outside'].includes(c)))
       ctx.add('interpreter-delete', detail);
   }
   dynamicCalls(code, language, ctx, detail);
-  if (DOWNLOAD.test(code) || SEND.test(code)) {
-    if (literalTexts.some((p) => isCredentialPath(p) || /(^|\/)\.(ssh|aws|kube|gnupg)\//.test(p)))
-      ctx.add('exfiltration', detail);
-    // The whole environment (every token in it), not one variable read by name.
-    if (SEND.test(code) && WHOLE_ENV.test(code)) ctx.add('exfiltration', detail);
-  }
+  const sends = SEND.test(code);
+  const credentials = literalTexts.some((p) => isCredentialPath(p) || /(^|\/)\.(ssh|aws|kube|gnupg)\//.test(p));
+  // Credential files named, or the whole environment (every token in it), not one variable read by name.
+  if (((sends || DOWNLOAD.test(code)) && credentials) || (sends && WHOLE_ENV.test(code)))
+    ctx.add('exfiltration', detail);
   // A credential file read and printed, a secret variable or the whole environment printed: shown to the model.
   if (PRINTS.test(code)) {
     const paths = strings.map((p) => p.replace(/^.*\/(home|Users)\/[^/]+\//, '~/'));

@@ -1,7 +1,7 @@
 // Directory and realm accounts: Kerberos principals added, changed or removed through kadmin queries, LDAP entries
 // modified, added or deleted on a directory server, FreeIPA/Samba users and group members. Reads (ldapsearch,
 // `kadmin -q listprincs`) stay ordinary. Pure.
-import { show, type Check } from './types.js';
+import { show, when, type Check } from './types.js';
 import { judges } from './registry.js';
 
 /** kadmin queries that add, change or remove a principal or its keys. */
@@ -19,11 +19,8 @@ const kadmin: Check = (cmd, _io, ctx) => {
   if (PRINCIPAL_CHANGE.test(q ?? '')) ctx.add('account-change', `${show(cmd)} (a realm principal changed)`);
 };
 
-/** ldapmodify/ldapadd/ldapdelete/ldappasswd change entries (users, groups, their members and passwords). */
-const ldapWrite: Check = (cmd, _io, ctx) => {
-  if (cmd.args.some((a) => a.text === '-n')) return; // -n: show what would be done
-  ctx.add('account-change', `${show(cmd)} (directory entries changed)`);
-};
+/** ldapmodify/ldapadd/ldapdelete/ldappasswd change entries (users, groups, members, passwords); -n only shows. */
+const ldapWrite = when('account-change', (w) => !w.includes('-n'), 'directory entries changed');
 
 /** ipa user-add, ipa group-add-member, samba-tool user create: accounts and memberships. */
 const realmCli: Check = (cmd, _io, ctx) => {

@@ -5,7 +5,8 @@ import { parseFlags, type Argv } from '../engine/argv.js';
 import { literal, type Word } from '../engine/words.js';
 import { checkWrite } from './files.js';
 import { wasDownloaded } from './fetched.js';
-import { show, stdinIsDynamic, stdinText, type Check, type CheckContext, type Io, type Origin } from './types.js';
+import { show, stdinIsDynamic, stdinText, when, whenArg } from './types.js';
+import type { Check, CheckContext, Io, Origin } from './types.js';
 import { interpreterLoads } from '../programs/loaders/preloads.js';
 import { pythonModuleRuns } from '../programs/loaders/python-modules.js';
 import { screen, tmux } from '../programs/interpreters/terminals.js';
@@ -51,7 +52,7 @@ export const runsCode = (name: string | null): boolean =>
   name !== null && (SHELLS.has(name) || interpreterOf(name) !== undefined);
 
 /** Index of the first operand: options (and the values of `valueOpts`) come before it; `--` ends them. */
-function firstOperand(args: Word[], valueOpts: readonly string[]): number {
+export function firstOperand(args: Word[], valueOpts: readonly string[]): number {
   let i = 0;
   while (i < args.length && args[i]!.text.startsWith('-')) {
     if (args[i]!.text === '--') return i + 1;
@@ -240,14 +241,12 @@ export function execChecks(
     else if (first) ctx.runsFile(first, null);
   };
 
-  /** su -c CMD, script -c CMD: a command line handed to a shell; `valueOpts` are the program's valued options. */
-  function commandOption(valueOpts: readonly string[]): Check {
-    return (cmd, _io, ctx) => {
-      const f = parseFlags(cmd.args, valueOpts);
-      const c = f.values.get('-c') ?? f.values.get('--command');
-      if (c !== undefined) ctx.script(c);
-    };
-  }
+  /** su -c CMD: a command line handed to a shell (`script -c CMD` is judged in fed-shells.ts). */
+  const su: Check = (cmd, _io, ctx) => {
+    const f = parseFlags(cmd.args, names('-c --command -s --shell -g --group -G -u --user'));
+    const c = f.values.get('-c') ?? f.values.get('--command');
+    if (c !== undefined) ctx.script(c);
+  };
 
   const SSH_VALUE_OPTS = names(`-p -i -l -o -F -J -L -R -D -b -c -e -m -O -Q -S -W -w -E -B -I`);
   const ssh: Check = (cmd, io, ctx) => {
@@ -265,17 +264,11 @@ export function execChecks(
     if (command.length > 0) ctx.script(command.map((w) => w.text).join(' '));
   };
 
-  const netcat: Check = (cmd, _io, ctx) => {
+  /** nc -e / -c / --exec: a program handed to the connection (a shell piped to nc: pipelineShellOverNetwork). */
+  const netcat = when('reverse-shell', (_w, cmd) => {
     const f = parseFlags(cmd.args, ['-p', '-s', '-w', '-i', '-x', '-X', '-q']);
-    const exec =
-      f.short.has('e') || f.short.has('c') || names('--exec --sh-exec --lua-exec').some((o) => f.long.has(o));
-    if (exec) ctx.add('reverse-shell', show(cmd));
-    // A shell earlier in the same pipeline talks to the network through this tool.
-  };
-
-  const socat: Check = (cmd, _io, ctx) => {
-    if (cmd.args.some((a) => /(^|,\s*)(exec|system):/i.test(a.text))) ctx.add('reverse-shell', show(cmd));
-  };
+    return f.short.has('e') || f.short.has('c') || names('--exec --sh-exec --lua-exec').some((o) => f.long.has(o));
+  });
 
   const trap: Check = (cmd, _io, ctx) => {
     const action = cmd.args.find((a) => !a.text.startsWith('-'));
@@ -311,11 +304,10 @@ export function execChecks(
   const checks = keyTable<Check>({
     eval: evalCheck,
     'source .': source,
-    'su runuser sg': commandOption(names('-c --command -s --shell -g --group -G -u --user')),
+    'su runuser sg': su,
     ssh,
     watch,
-    script: commandOption(names('-c --command -E --echo -I --log-in -O --log-out -T --log-timing')),
-    socat,
+    socat: whenArg('reverse-shell', /(^|,\s*)(exec|system):/i),
     trap,
     tmux,
     screen,

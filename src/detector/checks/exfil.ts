@@ -13,7 +13,7 @@ import {
   printsSecret,
   SECRET_VAR,
 } from './secret-sources.js';
-import { show, stdinText, type Check, type CheckContext, type Io } from './types.js';
+import { show, stdinText, when, type Check, type CheckContext, type Io } from './types.js';
 import { names } from '../engine/names.js';
 import type { RequestCheck } from '../programs/http/request.js';
 import type { GitCheck } from '../programs/git/call.js';
@@ -101,14 +101,13 @@ const archive: Check = (cmd, _io, ctx) => {
 };
 
 /** python -m http.server --directory ~/.ssh serves the keys to whoever connects. */
-const pythonServe: Check = (cmd, _io, ctx) => {
-  const args = cmd.args.map((a) => a.text);
+const pythonServe = when('exfiltration', (args) => {
   const m = args.indexOf('-m');
-  if (m < 0 || !/^(http\.server|SimpleHTTPServer|uploadserver)$/.test(args[m + 1] ?? '')) return;
+  if (m < 0 || !/^(http\.server|SimpleHTTPServer|uploadserver)$/.test(args[m + 1] ?? '')) return false;
   const d = args.findIndex((a) => a === '--directory' || a === '-d');
   const dir = d >= 0 ? args[d + 1] : args.find((a) => a.startsWith('--directory='))?.slice('--directory='.length);
-  if (dir !== undefined && (isCredentialPath(dir) || /^(~|\/root|\/home\/[^/]+)\/?$/.test(dir))) report(cmd, ctx);
-};
+  return dir !== undefined && (isCredentialPath(dir) || /^(~|\/root|\/home\/[^/]+)\/?$/.test(dir));
+});
 
 /** A word that carries secrets: a credential path, a substitution that reads them, a secret variable. */
 function carriesSecret(w: Word, variables: boolean, ctx?: CheckContext): boolean {
@@ -189,7 +188,6 @@ export const requestExfil: RequestCheck = (req, cmd, io, ctx) => {
 
 /** httpie / xh: `field@file` and `@file` items, standard input as the body. */
 function httpie(cmd: Argv, io: Io, ctx: CheckContext): void {
-  if (fedSecret(cmd, io)) report(cmd, ctx);
   const sendsSecret = (a: Word): boolean => {
     const m = /(?:^|[^\\])@(.+)$/.exec(a.text);
     const field = /=[^=]/.test(a.text) && !a.text.includes(':');
@@ -233,9 +231,8 @@ const copyOut: Check = (cmd, io, ctx) => {
 
 /** A DNS lookup or ping whose name is computed from credentials leaks them to the resolver. */
 const lookup: Check = (cmd, io, ctx) => {
-  if (fedSecret(cmd, io)) report(cmd, ctx);
-  if (cmd.args.some((a) => a.substitutions.some((n) => readsSecrets(n.text)) || SECRET_VAR.test(a.text)))
-    report(cmd, ctx);
+  const computed = (a: Word): boolean => a.substitutions.some((n) => readsSecrets(n.text)) || SECRET_VAR.test(a.text);
+  if (fedSecret(cmd, io) || cmd.args.some(computed)) report(cmd, ctx);
 };
 
 /** gh gist create FILE publishes the file. */

@@ -8,17 +8,28 @@ import type { Argv } from '../engine/argv.js';
 import { isPrivateTree } from './secret-sources.js';
 import { show, valueAt, type CheckContext } from './types.js';
 
-/** Tunnel services by name, and the verbs that open a tunnel (the rest configure, log in or list). */
-const TUNNELS = keyTable<RegExp>({
-  ngrok: /^(http|tcp|tls|start|tunnel)$/,
-  cloudflared: /^(tunnel|--url|access)$/,
-  lt: /^--port$|^-p$/,
-  'localtunnel pinggy frpc': /./,
-  zrok: /^(share|reserve)$/,
-  loclx: /^tunnel$/,
-  expose: /^share$/,
-  devtunnel: /^host$/,
-  telebit: /^http$/,
+/** A tunnel service's words open a tunnel with one of these verbs (the rest configure, log in or list). */
+function verbs(re: RegExp): (w: string[]) => boolean {
+  return (w) => w.some((t) => re.test(t)) && !w.includes('--help');
+}
+
+/** Tunnel services by name: whether their words open a tunnel (cloudflared tunnel --url, tailscale funnel 443). */
+const TUNNELS = keyTable<(w: string[]) => boolean>({
+  ngrok: verbs(/^(http|tcp|tls|start|tunnel)$/),
+  cloudflared: (w) =>
+    w[0] === 'tunnel'
+      ? w.some((t) => /^--url(=|$)/.test(t)) || w.includes('run') || w.includes('--hello-world')
+      : verbs(/^(tunnel|--url|access)$/)(w),
+  lt: verbs(/^--port$|^-p$/),
+  'localtunnel pinggy frpc': verbs(/./),
+  zrok: verbs(/^(share|reserve)$/),
+  loclx: verbs(/^tunnel$/),
+  expose: verbs(/^share$/),
+  devtunnel: verbs(/^host$/),
+  telebit: verbs(/^http$/),
+  tailscale: (w) => w[0] === 'funnel' && !w.includes('off') && !w.includes('status'),
+  'code code-insiders': (w) => w[0] === 'tunnel' && !/^(status|user|kill|prune)$/.test(w[1] ?? ''),
+  chisel: (w) => w[0] === 'client' && w.some((t) => /^R:/.test(t)),
 });
 
 /** A word that binds every interface: `0.0.0.0`, `0.0.0.0:8080`, `--ip=0.0.0.0`, `bind=0.0.0.0`, `[::]:80`, `--ip=*`. */
@@ -27,19 +38,6 @@ const ALL_INTERFACES = /(^|[=,@])(0\.0\.0\.0|\[::\]|::)(:\d+)*(,|$)|=\*$/;
 const NO_AUTH =
   /^--?[\w.-]*(token|password|passwd)=$|^--(no-auth|noauth|disable-auth|without-auth|no-password|allow-anonymous)$|^--auth(=none)?$/i;
 const LOCAL_TARGET = /^(localhost|127\.\d+\.\d+\.\d+|\[?::1\]?|0\.0\.0\.0)$/;
-
-/** A tunnel service opening a tunnel (cloudflared tunnel --url, ngrok http 3000, tailscale funnel 443). */
-function tunnel(cmd: Argv, words: string[]): boolean {
-  const name = cmd.name ?? '';
-  if (name === 'tailscale') return words[0] === 'funnel' && !words.includes('off') && !words.includes('status');
-  if (name === 'code' || name === 'code-insiders')
-    return words[0] === 'tunnel' && !/^(status|user|kill|prune)$/.test(words[1] ?? '');
-  if (name === 'chisel') return words[0] === 'client' && words.some((w) => /^R:/.test(w));
-  if (name === 'cloudflared' && words[0] === 'tunnel')
-    return words.some((w) => /^--url(=|$)/.test(w)) || words.includes('run') || words.includes('--hello-world');
-  const verbs = TUNNELS[name];
-  return verbs !== undefined && words.some((w) => verbs.test(w)) && !words.includes('--help');
-}
 
 /** The value after the first option named by `option` (`--opt value` or `--opt=value`). */
 const valueOf = (words: string[], option: RegExp): string | undefined =>
@@ -73,7 +71,7 @@ function exposed(cmd: Argv, words: string[]): string | undefined {
 
 export function checkExposure(cmd: Argv, ctx: CheckContext): void {
   const words = cmd.args.map((a) => a.text);
-  if (tunnel(cmd, words)) return ctx.add('expose-service', `${show(cmd)} (a public tunnel)`);
+  if (TUNNELS[cmd.name ?? '']?.(words)) return ctx.add('expose-service', `${show(cmd)} (a public tunnel)`);
   // A cluster service put on a public load balancer or every node's port.
   const changes = /^(patch|expose|create|edit|set|apply)$/.test(words.find((w) => !w.startsWith('-')) ?? '');
   const publicType = (w: string, i: number): boolean =>

@@ -98,7 +98,10 @@ function findDeletes(start: Word, filtered: boolean, detail: string, ctx: CheckC
   if (rule) ctx.add(rule, detail);
 }
 
-const unlink: Check = (cmd, _io, ctx) => deletes(parseFlags(cmd.args).operands, false, show(cmd), ctx);
+/** unlink PATH, rimraf PATH... (npm's recursive deletion): every operand is deleted. */
+function deleter(recursive: boolean): Check {
+  return (cmd, _io, ctx) => deletes(parseFlags(cmd.args).operands, recursive, show(cmd), ctx);
+}
 
 const FIND_VALUE_TESTS =
   /^-(name|iname|path|ipath|wholename|regex|iregex|type|xtype|mtime|mmin|atime|amin|ctime|cmin|newer|size|user|group|perm|empty|links|inum|samefile|uid|gid)$/;
@@ -244,9 +247,6 @@ function permissions(firstIsSpec: boolean): Check {
   };
 }
 
-/** rimraf PATH...: recursive deletion from npm. */
-const rimraf: Check = (cmd, _io, ctx) => deletes(parseFlags(cmd.args).operands, true, show(cmd), ctx);
-
 /** fd PATTERN PATH -x CMD: like find -exec. */
 const fd: Check = (cmd, _io, ctx) => {
   const at = cmd.args.findIndex((a) => /^(-x|--exec|-X|--exec-batch)$/.test(a.text));
@@ -262,9 +262,9 @@ judges(
   import.meta.url,
   {
     rm,
-    rimraf,
+    rimraf: deleter(true),
     'fd fdfind': fd,
-    unlink,
+    unlink: deleter(false),
     find,
     rsync,
     tar,

@@ -30,11 +30,11 @@ const RACADM_CHANGES =
 const RACADM_READS = /^(jobqueue view|storage get|raid get)$/;
 
 /** racadm serveraction powerdown, racadm set ..., racadm jobqueue create: Dell iDRAC. */
-const racadm: Check = (cmd, _io, ctx) => {
+const racadm = when('hardware-control', (_w, cmd) => {
   const [verb, arg] = words(cmd).map((w) => w.toLowerCase());
   const changes = verb === 'serveraction' ? !/^powerstatus$/.test(arg ?? '') : RACADM_CHANGES.test(verb ?? '');
-  if (changes && !RACADM_READS.test(`${verb} ${arg}`)) ctx.add('hardware-control', show(cmd));
-};
+  return changes && !RACADM_READS.test(`${verb} ${arg}`);
+});
 
 /** ilorest and redfishtool verbs that change the server or its controller. */
 const REDFISH_CHANGES =

@@ -85,16 +85,14 @@ const socketfilterfw = when(
 
 /** DNS servers pointed elsewhere: networksetup, nmcli ipv4.dns, resolvectl dns IFACE ADDR, systemd-resolve --set-dns. */
 const DNS_OPTION = /^[+-]?ipv[46]\.(dns|dns-search|ignore-auto-dns)$/;
-const dns: Check = (cmd, _io, ctx) => {
-  const w = cmd.args.map((a) => a.text);
-  const name = cmd.name ?? '';
-  const changes =
+const dns = when(
+  'dns-change',
+  (w, { name }) =>
     (name === 'networksetup' && w.some((x, i) => /^-setdnsservers$/i.test(x) && (w[i + 2] ?? 'Empty') !== 'Empty')) ||
     (name === 'nmcli' && w.some((x) => DNS_OPTION.test(x))) ||
     (name === 'resolvectl' && /^(dns|domain)$/.test(w[0] ?? '') && w.length >= 3) ||
-    (name === 'systemd-resolve' && w.some((x) => /^--set-dns(=|$)/.test(x)));
-  if (changes) ctx.add('dns-change', show(cmd));
-};
+    (name === 'systemd-resolve' && w.some((x) => /^--set-dns(=|$)/.test(x))),
+);
 
 judges(import.meta.url, {
   'firewall-cmd': firewallCmd,

@@ -3,12 +3,11 @@
 // power (pmset, rtcwake), things that start by themselves (user services and timers, login items, launch agents,
 // autostart entries), zsh's TCP module, and AppleScript. Pure.
 import { has, parseFlags } from '../engine/argv.js';
-import { always, show, when, type Check, type CheckContext } from './types.js';
+import { always, show, unlessArg, when, whenArg, type Check, type CheckContext } from './types.js';
 import { names } from '../engine/names.js';
 import { judges } from './registry.js';
 import type { SystemdCheck } from '../programs/systemd/call.js';
 
-const words = (cmd: Parameters<Check>[0]): string[] => cmd.args.map((a) => a.text);
 const LOOPBACK = /^(localhost|127\.\d+\.\d+\.\d+|::1|0\.0\.0\.0)$/;
 
 const anyWord = (re: RegExp) => (w: string[]) => w.some((t) => re.test(t));
@@ -20,16 +19,16 @@ const kernelModules = (readOnly: RegExp): Check => when('boot-kernel', (w) => w.
 /** efibootmgr with an option that writes (create, delete, order, next boot, activate); bare or -v it lists. */
 const EFI_WRITES =
   /^--(create|delete|bootorder|bootnext|active|inactive|write|timeout|delete-bootorder|delete-bootnext|delete-timeout)/;
-const efibootmgr: Check = (cmd, _io, ctx) => {
+const efibootmgr = when('boot-kernel', (_w, cmd) => {
   const f = parseFlags(cmd.args, ['-b', '--bootnum', '-L', '--label', '-l', '--loader', '-d', '--disk', '-p']);
-  if (has(f, 'cBoOnNaAwDfFtT') || [...f.long].some((l) => EFI_WRITES.test(l))) ctx.add('boot-kernel', show(cmd));
-};
+  return has(f, 'cBoOnNaAwDfFtT') || [...f.long].some((l) => EFI_WRITES.test(l));
+});
 
 /** nvram NAME=VALUE, -d NAME, -c, -f FILE write firmware variables (boot-args); `nvram -p` and `nvram NAME` read. */
-const nvram = when('boot-kernel', anyWord(/=|^-[a-z]*[dcf]/));
+const nvram = whenArg('boot-kernel', /=|^-[a-z]*[dcf]/);
 
 /** grub-install, update-grub, grub-set-default, bless: the boot loader or what it boots; `bless --info` only reads. */
-const boot = when('boot-kernel', (w) => !anyWord(/^(--info|--getBoot)$/)(w));
+const boot = unlessArg('boot-kernel', /^(--info|--getBoot)$/);
 
 /** systemsetup -setremotelogin on / -setremoteappleevents on: SSH and remote Apple events for anyone who can log in. */
 const systemsetup = when('remote-access', (w) => {
@@ -90,11 +89,10 @@ const pmset = when('shutdown', (w) => {
 });
 
 /** rtcwake -m mem|disk|off|standby suspends (or powers off) until the clock wakes it. */
-const rtcwake: Check = (cmd, _io, ctx) => {
+const rtcwake = when('shutdown', (_w, cmd) => {
   const f = parseFlags(cmd.args, names(`-m --mode -s --seconds -t --time -d --device -A --adjfile`));
-  const mode = f.values.get('-m') ?? f.values.get('--mode');
-  if (mode !== undefined && /^(mem|disk|off|standby|freeze)$/.test(mode)) ctx.add('shutdown', show(cmd));
-};
+  return /^(mem|disk|off|standby|freeze)$/.test(f.values.get('-m') ?? f.values.get('--mode') ?? '');
+});
 
 /** Units that let others in: SSH, remote desktops, VNC, telnet. */
 const REMOTE_UNITS =
@@ -122,7 +120,7 @@ const service = when(
 
 /** defaults write com.apple.loginwindow LoginHook SCRIPT (runs as root at every login); LSQuarantine off. */
 const defaults: Check = (cmd, _io, ctx) => {
-  const w = words(cmd);
+  const w = cmd.args.map((a) => a.text);
   if (w[0] !== 'write') return;
   if (w.some((t) => /^Log(in|out)Hook$/.test(t))) ctx.add('persistence', show(cmd));
   if (w.some((t) => t === 'LSQuarantine') && w.some((t) => /^(false|no|0)$/i.test(t)))
@@ -130,12 +128,12 @@ const defaults: Check = (cmd, _io, ctx) => {
 };
 
 /** zsh's TCP module: `ztcp HOST PORT` (or zsocket) opens a connection a shell's input and output can be tied to. */
-const ztcp: Check = (cmd, _io, ctx) => {
+const ztcp = when('reverse-shell', (_w, cmd) => {
   const f = parseFlags(cmd.args, ['-d']);
-  if (has(f, 'lacLt')) return; // listen, accept, close, list, test
   const host = f.operands[0]?.text;
-  if (host !== undefined && f.operands.length >= 2 && !LOOPBACK.test(host)) ctx.add('reverse-shell', show(cmd));
-};
+  // -l, -a, -c, -L, -t: listen, accept, close, list, test.
+  return !has(f, 'lacLt') && host !== undefined && f.operands.length >= 2 && !LOOPBACK.test(host);
+});
 
 /**
  * osascript -e SCRIPT: `do shell script "..."` is a shell command (as root `with administrator privileges`), a login
@@ -173,25 +171,22 @@ judges(
     efibootmgr,
     nvram,
     // bootctl install/update/remove/set-default/set-oneshot.
-    bootctl: when(
-      'boot-kernel',
-      anyWord(/^(install|update|remove|set-default|set-oneshot|set-timeout|unlink|cleanup)$/),
-    ),
+    bootctl: whenArg('boot-kernel', /^(install|update|remove|set-default|set-oneshot|set-timeout|unlink|cleanup)$/),
     'grub-install grub2-install grub-reboot grub-set-default grub2-set-default grub2-reboot update-grub bless': boot,
     // csrutil disable / clear / authenticated-root disable: System Integrity Protection off.
-    csrutil: when('security-posture', anyWord(/^(disable|clear)$/)),
+    csrutil: whenArg('security-posture', /^(disable|clear)$/),
     systemsetup,
     kickstart,
     // dscl . -create/-append/-delete/-passwd/-change/-merge: users and groups in Directory Services.
-    dscl: when(
+    dscl: whenArg(
       'account-change',
-      anyWord(/^-?(create|createpl|append|appendpl|delete|deletepl|passwd|change|changei|merge|mergepl)$/i),
+      /^-?(create|createpl|append|appendpl|delete|deletepl|passwd|change|changei|merge|mergepl)$/i,
     ),
     dseditgroup,
     // sysadminctl -addUser/-deleteUser/-resetPasswordFor/-secureTokenOn...
-    sysadminctl: when(
+    sysadminctl: whenArg(
       'account-change',
-      anyWord(/^-(addUser|deleteUser|resetPasswordFor|secureTokenOn|secureTokenOff|adminUser|guestAccount|autologin)$/),
+      /^-(addUser|deleteUser|resetPasswordFor|secureTokenOn|secureTokenOff|adminUser|guestAccount|autologin)$/,
     ),
     dsenableroot: always('account-change'),
     xattr,

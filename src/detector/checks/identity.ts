@@ -6,7 +6,7 @@ import { isCommandVariable, hidesCode } from '../engine/code-in-options.js';
 import { checkHistoryVariable } from './traces.js';
 import { agentSafetyVariable } from './agents.js';
 import { settingVariable } from './settings.js';
-import { always, show, unlessArg, when, whenArg, type Check, type CheckContext } from './types.js';
+import { always, unlessArg, when, whenArg, type Check, type CheckContext } from './types.js';
 import { judges } from './registry.js';
 import { keyTable } from '../engine/names.js';
 
@@ -14,12 +14,11 @@ const postureUnless = (...readOnly: string[]): Check =>
   when('security-posture', (w) => w.length > 0 && !w.some((t) => readOnly.includes(t)));
 
 /** sysctl KEY reads; sysctl -w KEY=VALUE, sysctl KEY=VALUE and sysctl -p FILE write. */
-const sysctl: Check = (cmd, _io, ctx) => {
+const sysctl = when('security-posture', (_w, cmd) => {
   const f = parseFlags(cmd.args, ['-p', '--load', '--pattern', '-r']);
   const loads = f.values.has('-p') || f.values.has('--load') || (has(f, 'p', '--load') && f.operands.length > 0);
-  if (loads || has(f, 'w', '--write') || f.operands.some((o) => o.text.includes('=')))
-    ctx.add('security-posture', show(cmd));
-};
+  return loads || has(f, 'w', '--write') || f.operands.some((o) => o.text.includes('='));
+});
 
 const authselect = when('security-posture', (w) => {
   const sub = w.find((t) => !t.startsWith('-'));

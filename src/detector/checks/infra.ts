@@ -3,9 +3,10 @@
 import { has, parseFlags } from '../engine/argv.js';
 import type { Word } from '../engine/words.js';
 import { subcommandPath } from './resource.js';
+import { firstOperand } from './exec.js';
 import { show, when, type Check } from './types.js';
 import type { Argv } from '../engine/argv.js';
-import { names } from '../engine/names.js';
+import { keyTable, names } from '../engine/names.js';
 import { judges } from './registry.js';
 import type { ContainerCheck } from '../programs/containers/call.js';
 
@@ -13,11 +14,8 @@ const EXEC_VALUE_OPTS = names(`-e --env -u --user -w --workdir --env-file --deta
 
 /** `docker exec [opts] C CMD...` and `kubectl exec [opts] POD -- CMD...`: the command after the target. */
 function execTarget(rest: Word[]): Word[] {
-  let i = 0;
-  while (i < rest.length && rest[i]!.text.startsWith('-') && rest[i]!.text !== '--')
-    i += EXEC_VALUE_OPTS.includes(rest[i]!.text) ? 2 : 1;
   const dashes = rest.findIndex((w) => w.text === '--');
-  return rest.slice(dashes >= 0 ? dashes + 1 : i + 1);
+  return rest.slice(dashes >= 0 ? dashes + 1 : firstOperand(rest, EXEC_VALUE_OPTS) + 1);
 }
 
 /** `docker exec C CMD` (also `container exec`, `compose exec SERVICE CMD`): the command gets our input. Prunes. */
@@ -62,48 +60,42 @@ const terraform = when(
 );
 
 /** Each cloud storage CLI's recursive or forced removal of a bucket's contents. */
-const storageDelete = (test: (w: string[], cmd: Argv) => boolean): Check => when('cloud-storage-delete', test);
-
-const aws = storageDelete((w) => {
-  const verb = w.includes('s3') ? w[w.indexOf('s3') + 1] : undefined;
-  return (
-    (verb === 'rm' && w.includes('--recursive')) ||
-    (verb === 'rb' && w.includes('--force')) ||
-    (verb === 'sync' && w.includes('--delete'))
-  );
-});
-
-const gsutil = storageDelete((words, cmd) => {
-  const verb = words.find((x) => x !== '-m' && !x.startsWith('-'));
-  const recursive = has(parseFlags(cmd.args), 'rRa', '--recursive') || words.some((t) => t.includes('**'));
-  return (verb === 'rm' && recursive) || verb === 'rb';
-});
-
-const gcloud = storageDelete((_w, cmd) => {
-  const f = parseFlags(cmd.args, ['--project', '--account', '--configuration', '--format', '--verbosity']);
-  const w = f.operands.map((a) => a.text);
-  return (
-    w[0] === 'storage' && ((w[1] === 'rm' && has(f, 'r', '--recursive')) || (w[1] === 'buckets' && w[2] === 'delete'))
-  );
-});
-
-const az = storageDelete((w) => /\bstorage (blob delete-batch|container delete|account delete)\b/.test(w.join(' ')));
-
-const rclone = storageDelete((_w, cmd) => {
-  const flags = parseFlags(cmd.args, names(`--config --transfers --checkers --log-file --filter --include --exclude`));
-  return /^(purge|delete|rmdirs)$/.test(flags.operands[0]?.text ?? '');
-});
-
-const s3cmd = storageDelete(
-  (w, cmd) =>
+const STORAGE_DELETES = keyTable<(w: string[], cmd: Argv) => boolean>({
+  aws: (w) => {
+    const verb = w.includes('s3') ? w[w.indexOf('s3') + 1] : undefined;
+    return (
+      (verb === 'rm' && w.includes('--recursive')) ||
+      (verb === 'rb' && w.includes('--force')) ||
+      (verb === 'sync' && w.includes('--delete'))
+    );
+  },
+  gsutil: (words, cmd) => {
+    const verb = words.find((x) => x !== '-m' && !x.startsWith('-'));
+    const recursive = has(parseFlags(cmd.args), 'rRa', '--recursive') || words.some((t) => t.includes('**'));
+    return (verb === 'rm' && recursive) || verb === 'rb';
+  },
+  gcloud: (_w, cmd) => {
+    const f = parseFlags(cmd.args, ['--project', '--account', '--configuration', '--format', '--verbosity']);
+    const w = f.operands.map((a) => a.text);
+    const recursive = w[1] === 'rm' && has(f, 'r', '--recursive');
+    return w[0] === 'storage' && (recursive || (w[1] === 'buckets' && w[2] === 'delete'));
+  },
+  az: (w) => /\bstorage (blob delete-batch|container delete|account delete)\b/.test(w.join(' ')),
+  rclone: (_w, cmd) => {
+    const flags = parseFlags(
+      cmd.args,
+      names(`--config --transfers --checkers --log-file --filter --include --exclude`),
+    );
+    return /^(purge|delete|rmdirs)$/.test(flags.operands[0]?.text ?? '');
+  },
+  s3cmd: (w, cmd) =>
     (w.includes('del') || w.includes('rm') || w.includes('rb')) &&
     has(parseFlags(cmd.args), 'r', '--recursive', '--force'),
-);
-
-const mc = storageDelete((_w, cmd) => {
-  const f = parseFlags(cmd.args, ['--config-dir', '-C']);
-  const w = f.operands.map((a) => a.text);
-  return (w[0] === 'rm' && has(f, 'r', '--recursive')) || (w[0] === 'rb' && has(f, '', '--force'));
+  mc: (_w, cmd) => {
+    const f = parseFlags(cmd.args, ['--config-dir', '-C']);
+    const w = f.operands.map((a) => a.text);
+    return (w[0] === 'rm' && has(f, 'r', '--recursive')) || (w[0] === 'rb' && has(f, '', '--force'));
+  },
 });
 
 judges(
@@ -111,13 +103,9 @@ judges(
   {
     'kubectl oc helm': kubectl,
     'terraform tofu terragrunt pulumi cdk': terraform,
-    aws,
-    gsutil,
-    gcloud,
-    az,
-    rclone,
-    s3cmd,
-    mc,
+    ...Object.fromEntries(
+      Object.entries(STORAGE_DELETES).map(([name, test]) => [name, when('cloud-storage-delete', test)]),
+    ),
   },
   { backedByVerbs: true },
 );
