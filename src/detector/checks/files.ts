@@ -9,6 +9,7 @@ import { gitSurfaceWrite } from './git-surfaces.js';
 import { checkTraceWrite, isTrace, type WriteMode } from './traces.js';
 import { show, stdinText, type Check, type CheckContext } from './types.js';
 import { keyTable, names } from '../engine/names.js';
+import { expandBraces } from '../programs/loaders/glob.js';
 import type { RequestCheck } from '../programs/http/request.js';
 import { judges } from './registry.js';
 import type { SedCheck } from '../programs/sed/call.js';
@@ -42,17 +43,12 @@ export function checkWrite(target: Word, detail: string, ctx: CheckContext, mode
   else if (c === 'network') ctx.add('reverse-shell', detail);
 }
 
-/** `{a,b}` in a word, as bash expands it (one level, at most 64 results); other words stay as they are. */
-function expandBraces(word: Word): Word[] {
-  if (!word.pattern) return [word];
-  const m = /^(.*?)\{([^{}]*,[^{}]*)\}(.*)$/s.exec(word.text);
-  if (!m) return [word];
-  const out = m[2]!.split(',').flatMap((part) => expandBraces({ ...word, text: `${m[1]}${part}${m[3]}` }));
-  return out.slice(0, 64);
-}
+/** `{a,b}` and `{1..3}` in a word, as bash expands them (a word of more than 64 stays as it is). */
+const bracesExpanded = (word: Word): Word[] =>
+  word.pattern ? (expandBraces(word.text) ?? [word.text]).map((text) => ({ ...word, text })) : [word];
 
 function deletes(targets: Word[], recursive: boolean, detail: string, ctx: CheckContext): void {
-  for (const t of targets.flatMap(expandBraces)) {
+  for (const t of targets.flatMap(bracesExpanded)) {
     if (isBlockDevice(t.text)) ctx.add('raw-disk-write', detail);
     if (isTrace(t.text)) ctx.add('log-wipe', detail);
     if (isAgentSettings(t.text)) ctx.add('agent-safety', detail);
@@ -240,7 +236,7 @@ function permissions(firstIsSpec: boolean): Check {
     }
     // Taking permissions away from group and others (600, 700, go-rwx) on the user's own files (~/.ssh) is hygiene.
     const restrictive = mode !== undefined && (/^0?[4-7]00$/.test(mode) || /^[go]+-[rwx]+$/.test(mode));
-    for (const p of paths.flatMap(expandBraces)) {
+    for (const p of paths.flatMap(bracesExpanded)) {
       if (restrictive && /^(~|\$HOME|\$\{HOME\}|\/home\/[^/]+)\//.test(p.text)) continue;
       if (SYSTEM.has(classifyPath(p, ctx.where))) ctx.add('system-permissions', show(cmd));
     }
