@@ -103,10 +103,12 @@ export function choiceViews(raw: ScopeWords | undefined): ChoiceView[] {
   );
 }
 
-/** The host a network approval is about, rendered. */
-function networkOf(a: { tool: string; findings: readonly { rule: string }[] }): { network?: string } {
+/** The fields a view shows as the run keeps them, the host of a network approval, and the choices. */
+function common(a: PendingApproval | MemoApproval) {
+  const { approvalId, callId, argsDigest, askedAt, expiresAt } = a;
   const target = networkTargetOf(a);
-  return target === undefined ? {} : { network: oneLine(target) };
+  const network = target === undefined ? {} : { network: oneLine(target) };
+  return { approvalId, callId, argsDigest, askedAt, expiresAt, ...network, choices: choiceViews(a.scope) };
 }
 
 /** From the run's state: the whole text (redacted only where the view is shared). */
@@ -121,12 +123,8 @@ export function viewOfPending(p: PendingApproval, opts: { redact?: boolean } = {
     raw: f.content,
   }));
   return {
-    approvalId: p.approvalId,
-    callId: p.callId,
+    ...common(p),
     tool: oneLine(p.tool),
-    argsDigest: p.argsDigest,
-    askedAt: p.askedAt,
-    expiresAt: p.expiresAt,
     text: r.text,
     chars: asked.length,
     shortened: false,
@@ -142,20 +140,14 @@ export function viewOfPending(p: PendingApproval, opts: { redact?: boolean } = {
     findings: p.findings.map((f) => ({ rule: f.rule, tier: f.tier, description: derived(f.description).text })),
     ...(p.cwd !== undefined ? { cwd: derived(p.cwd).text } : {}),
     ...(p.changed ? { changed: p.changed.map((f) => derived(f).text) } : {}),
-    ...networkOf(p),
-    choices: choiceViews(p.scope),
   };
 }
 
 /** From the visibility memo: already rendered, bounded and redacted by the run. */
 export function viewOfMemo(m: MemoApproval): ApprovalView {
   return {
-    approvalId: m.approvalId,
-    callId: m.callId,
+    ...common(m),
     tool: m.tool,
-    argsDigest: m.argsDigest,
-    askedAt: m.askedAt,
-    expiresAt: m.expiresAt,
     text: m.command,
     chars: m.chars ?? m.command.length,
     shortened: m.shortened === true,
@@ -166,7 +158,5 @@ export function viewOfMemo(m: MemoApproval): ApprovalView {
     findings: m.findings,
     ...(m.cwd !== undefined ? { cwd: m.cwd } : {}),
     ...(m.changed ? { changed: m.changed } : {}),
-    ...networkOf(m),
-    choices: choiceViews(m.scope),
   };
 }

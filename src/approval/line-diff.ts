@@ -12,6 +12,9 @@ type Op = { kind: ' ' | '-' | '+'; line: string };
 const newlineNote = (added: boolean): string =>
   added ? '\\ a newline is added at the end' : '\\ the new text has no newline at the end';
 
+/** How many of the ops are not of the `other` kind. */
+const count = (ops: Op[], other: Op['kind']): number => ops.filter((o) => o.kind !== other).length;
+
 function lines(text: string): string[] {
   if (text === '') return [];
   const out = text.split('\n');
@@ -105,16 +108,10 @@ export function unifiedDiff(before: string, after: string, labels: { from: strin
     let last = changed[i]!;
     while (i + 1 < changed.length && changed[i + 1]! - last <= 2 * CONTEXT) last = changed[(i += 1)]!;
     i += 1;
-    const stop = Math.min(ops.length - 1, last + CONTEXT);
-    let oldStart = 1;
-    let newStart = 1;
-    for (let j = 0; j < first; j += 1) {
-      if (ops[j]!.kind !== '+') oldStart += 1;
-      if (ops[j]!.kind !== '-') newStart += 1;
-    }
-    const hunk = ops.slice(first, stop + 1);
-    const oldCount = hunk.filter((o) => o.kind !== '+').length;
-    const newCount = hunk.filter((o) => o.kind !== '-').length;
+    const hunk = ops.slice(first, Math.min(ops.length, last + CONTEXT + 1));
+    // Lines of the old text are those not added, lines of the new text those not removed.
+    const [oldStart, newStart] = [1 + count(ops.slice(0, first), '+'), 1 + count(ops.slice(0, first), '-')];
+    const [oldCount, newCount] = [count(hunk, '+'), count(hunk, '-')];
     out.push(
       `@@ -${oldCount === 0 ? oldStart - 1 : oldStart},${oldCount} +${newCount === 0 ? newStart - 1 : newStart},${newCount} @@`,
     );

@@ -21,17 +21,11 @@ export interface ProtectedJudgement {
   files: Map<string, ScriptFile>;
 }
 
-function occurrences(haystack: string, needle: string): number {
-  let count = 0;
-  for (let i = haystack.indexOf(needle); i !== -1; i = haystack.indexOf(needle, i + needle.length)) count += 1;
-  return count;
-}
-
 /** The file's content after the change, as the tool makes it; undefined when the tool would refuse (as patch does). */
 export function applyChange(before: string | undefined, change: FileChange): string | undefined {
   if ('content' in change) return change.content;
   if (before === undefined || change.old === '') return undefined;
-  const found = occurrences(before, change.old);
+  const found = before.split(change.old).length - 1;
   if (found === 0 || (found > 1 && !change.all)) return undefined;
   return change.all ? before.split(change.old).join(change.new) : before.replace(change.old, () => change.new);
 }

@@ -3,12 +3,12 @@
 // `git push -f R x`), its input, the directory it runs in and the digest of each file the gate read for it. Anything
 // the canonical form cannot read for certain (expansions, redirects, globs, `~`) keeps its exact text, so two
 // commands share a form only when bash would run the same words. Worker-only (bash grammar, node:crypto).
-import { createHash } from 'node:crypto';
 import type { AllowlistEntry, ApprovalFinding, ApprovalScope } from '../common/approval-types.js';
 import { normalizePath } from '../common/paths.js';
 import type { ParseBash, SyntaxNode } from '../detector/engine/parser.js';
 import { isOpaqueRule } from '../common/rules.js';
 import type { CallSubject } from '../detector/engine/subject.js';
+import { contentDigest } from './protected-ledger.js';
 
 type Form = (string | Form)[];
 
@@ -121,8 +121,6 @@ export function canonicalCommand(parse: ParseBash, text: string): string {
   return shaped ? JSON.stringify(shaped) : JSON.stringify(['exact', text]);
 }
 
-const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
-
 export interface ScopeInput {
   tool: string;
   subject: CallSubject;
@@ -138,7 +136,7 @@ export function approvalScope(parse: ParseBash, input: ScopeInput): ApprovalScop
   const { subject, tool, findings } = input;
   const cwd = normalizePath(input.cwd);
   const files = Object.keys(input.reads).sort();
-  const key = sha256(
+  const key = contentDigest(
     JSON.stringify({
       v: 1,
       tool,

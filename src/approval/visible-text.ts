@@ -44,7 +44,7 @@ export interface VisibleOptions {
 }
 
 /** What a file's whitespace looks like after `whitespace: 'file'`: a tab, a line end. */
-const FILE_WHITESPACE = /\t|\r(?=\n)/g;
+const FILE_WHITESPACE = /(\t|\r(?=\n))/g;
 
 /** Escapes hidden characters, and the look-alike letters of mixed-script words. */
 function escapeAll(text: string, esc: (ch: string) => string): string {
@@ -64,15 +64,10 @@ function escapeAll(text: string, esc: (ch: string) => string): string {
 
 /** The text with every control, bidi, invisible and space-like character replaced by a visible escape. */
 export function visibleText(text: string, opts: VisibleOptions = {}): string {
-  let out = '';
-  let at = 0;
-  // In a file, each stretch between its ordinary whitespace is escaped on its own; the whitespace is kept.
-  if (opts.whitespace === 'file')
-    for (const m of text.matchAll(FILE_WHITESPACE)) {
-      out += escapeAll(text.slice(at, m.index), escape) + (m[0] === '\t' ? '\t' : '');
-      at = m.index + m[0].length;
-    }
-  out += escapeAll(text.slice(at), escape);
+  // In a file, each stretch between its ordinary whitespace is escaped on its own; a tab is kept, and a carriage
+  // return ending a line is shown as that line's end.
+  const parts = opts.whitespace === 'file' ? text.split(FILE_WHITESPACE) : [text];
+  const out = parts.map((p, i) => (i % 2 === 0 ? escapeAll(p, escape) : p.replace('\r', ''))).join('');
   return opts.newlines === 'escape' ? out.replace(/\n/g, '\\n') : out;
 }
 

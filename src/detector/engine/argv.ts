@@ -18,6 +18,8 @@ export interface Flags {
   long: Set<string>;
   /** Values of options that take one (`-u root` → '-u' → 'root'; `--user=root` → '--user' → 'root'). */
   values: Map<string, string>;
+  /** The same values as words (an attached value is its option's word with the value's text). */
+  words: Map<string, Word>;
   operands: Word[];
 }
 
@@ -25,8 +27,12 @@ export interface Flags {
  * Splits arguments into flags and operands. `valueOpts` lists options that take a value (as '-o' or '--opt');
  * their values are not operands. `--` ends the options.
  */
-export function parseFlags(args: Word[], valueOpts: readonly string[] = []): Flags {
-  const flags: Flags = { short: new Set(), long: new Set(), values: new Map(), operands: [] };
+export function parseFlags(args: readonly Word[], valueOpts: readonly string[] = []): Flags {
+  const flags: Flags = { short: new Set(), long: new Set(), values: new Map(), words: new Map(), operands: [] };
+  const value = (opt: string, w: Word): void => {
+    flags.values.set(opt, w.text);
+    flags.words.set(opt, w);
+  };
   for (let i = 0; i < args.length; i += 1) {
     const a = args[i]!;
     const t = a.text;
@@ -38,8 +44,8 @@ export function parseFlags(args: Word[], valueOpts: readonly string[] = []): Fla
       const eq = t.indexOf('=');
       const name = eq >= 0 ? t.slice(0, eq) : t;
       flags.long.add(name);
-      if (eq >= 0) flags.values.set(name, t.slice(eq + 1));
-      else if (valueOpts.includes(name) && i + 1 < args.length) flags.values.set(name, args[(i += 1)]!.text);
+      if (eq >= 0) value(name, { ...a, text: t.slice(eq + 1) });
+      else if (valueOpts.includes(name) && i + 1 < args.length) value(name, args[(i += 1)]!);
       continue;
     }
     if (t.length > 1 && t.startsWith('-') && !a.dynamic) {
@@ -48,8 +54,8 @@ export function parseFlags(args: Word[], valueOpts: readonly string[] = []): Fla
         flags.short.add(t[j]!);
         if (valueOpts.includes(opt)) {
           const rest = t.slice(j + 1);
-          if (rest) flags.values.set(opt, rest);
-          else if (i + 1 < args.length) flags.values.set(opt, args[(i += 1)]!.text);
+          if (rest) value(opt, { ...a, text: rest });
+          else if (i + 1 < args.length) value(opt, args[(i += 1)]!);
           break;
         }
       }

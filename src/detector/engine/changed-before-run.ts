@@ -7,6 +7,8 @@ import { commandWords, firstCommand, named as children, printedText, redirectsOf
 import { listedDir } from './scripts.js';
 import { literal, wordOf, type Vars, type Word } from './words.js';
 import { keyTable } from './names.js';
+import { optionValues } from './long-options.js';
+import { gitCall } from '../programs/git/call.js';
 
 /** What a writing program changes, from its arguments (options and operands, as written). */
 type Changed = (args: string[]) => { paths: string[]; dirs: string[] };
@@ -15,34 +17,22 @@ const operands = (args: string[]): string[] => {
   const i = args.indexOf('--');
   return i >= 0 ? args.slice(i + 1) : args.filter((a) => !a.startsWith('-'));
 };
-/** The value of an option given as `-o v`, `-ov`, `--output v` or `--output=v`. */
-const option = (args: string[], short: string[], long: string[]): string[] => {
-  const out: string[] = [];
-  args.forEach((a, i) => {
-    for (const s of short) {
-      if (a === s && args[i + 1] !== undefined) out.push(args[i + 1]!);
-      else if (a.startsWith(s) && a.length > s.length && !a.startsWith('--')) out.push(a.slice(s.length));
-    }
-    for (const l of long) {
-      if (a === l && args[i + 1] !== undefined) out.push(args[i + 1]!);
-      else if (a.startsWith(`${l}=`)) out.push(a.slice(l.length + 1));
-    }
-  });
-  return out;
-};
+/** The values of options given as `-o v`, `-ov`, `--output v` or `--output=v` (full names only). */
+const option = (args: string[], opts: readonly string[]): string[] =>
+  optionValues(args.map(literal), opts, false).map((w) => w.text);
 /** The destination of cp, mv, install, ln, rsync: `-t DIR`, else the last operand. */
 const destination: Changed = (args) => {
-  const t = option(args, ['-t'], ['--target-directory']);
+  const t = option(args, ['-t', '--target-directory']);
   const ops = operands(args);
   return { paths: t.length > 0 ? [] : ops.slice(-1), dirs: t.length > 0 ? t : ops.slice(-1) };
 };
 const named: Changed = (args) => ({ paths: operands(args), dirs: [] });
-const outputOption: Changed = (args) => ({ paths: option(args, ['-o', '-O'], ['--output', '-out']), dirs: [] });
+const outputOption: Changed = (args) => ({ paths: option(args, ['-out', '-o', '-O', '--output']), dirs: [] });
 /** An archive extracted into `-C`/`-d`/`-o` DIR, or the current directory. */
 const extracts =
   (dirOption: string[]): Changed =>
   (args) => {
-    const into = option(args, dirOption, ['--directory']);
+    const into = option(args, [...dirOption, '--directory']);
     return { paths: [], dirs: into.length > 0 ? into : ['.'] };
   };
 
@@ -52,13 +42,13 @@ const WRITERS = keyTable<Changed>({
   'tee truncate ed ex vi vim nano emacs sponge': named,
   'sort curl wget openssl iconv shuf': outputOption,
   patch: (args) => ({
-    paths: [...operands(args).slice(0, 1), ...option(args, ['-o'], ['--output'])],
+    paths: [...operands(args).slice(0, 1), ...option(args, ['-o', '--output'])],
     dirs: operands(args).length === 0 ? ['.'] : [],
   }),
   tar: (args) =>
     args.some((a) => /^-?[a-zA-Z]*x/.test(a) || a === '--extract' || a === '--get')
       ? extracts(['-C'])(args)
-      : { paths: option(args, ['-f'], ['--file']), dirs: [] },
+      : { paths: option(args, ['-f', '--file']), dirs: [] },
   unzip: extracts(['-d']),
   cpio: (args) => ({ paths: [], dirs: args.some((a) => /^-[a-zA-Z]*i/.test(a) || a === '--extract') ? ['.'] : [] }),
   // A second operand is where uniq and xxd write.
@@ -206,9 +196,10 @@ export function writtenByTheLine(
       let args = argv?.args.map(textOf) ?? [];
       const moved = [peeled.chdir ? textOf(peeled.chdir) : undefined];
       if (argv?.name === 'git') {
-        const global = gitGlobalOptions(args);
-        moved.push(...global.dirs);
-        args = args.slice(global.end);
+        // Read as text, so that a computed `-C` directory holds ANY (and is not known).
+        const git = gitCall({ ...argv, args: args.map(literal) });
+        moved.push(git.dir);
+        args = git.subWord ? [git.subWord, ...git.rest].map((w) => w.text) : [];
       }
       for (const m of moved) if (m !== undefined) argvWrites('cd', [m], depth);
       if (argv?.name) argvWrites(argv.name, args, depth);
@@ -233,18 +224,6 @@ function fedText(command: SyntaxNode, vars: Vars): string[] {
     if (printed !== undefined) out.push(printed);
   }
   return out;
-}
-
-/** git's options before its subcommand: where `-C` moves it, and where the subcommand starts. */
-function gitGlobalOptions(args: readonly string[]): { dirs: string[]; end: number } {
-  const dirs: string[] = [];
-  let i = 0;
-  for (; i < args.length && args[i]!.startsWith('-'); i += 1) {
-    const t = args[i]!;
-    if (t === '-C') dirs.push(args[(i += 1)] ?? '.');
-    else if (/^(-c|--git-dir|--work-tree|--namespace|--exec-path|--config-env)$/.test(t)) i += 1;
-  }
-  return { dirs, end: i };
 }
 
 const computedWord: Word = { text: '{}', dynamic: true, pattern: false, substitutions: [] };
