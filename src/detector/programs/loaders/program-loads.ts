@@ -85,10 +85,7 @@ export function loadJavascript(spec: string, origin: Origin | undefined, ctx: Ch
     else ctx.code(code, 'javascript', origin);
     return;
   }
-  if (/^data:/.test(spec)) {
-    ctx.add('dynamic-command', `${spec.slice(0, 80)}: code the detector does not read`);
-    return;
-  }
+  if (/^data:/.test(spec)) return ctx.add('dynamic-command', `${spec.slice(0, 80)}: code the detector does not read`);
   const path = spec.startsWith('file://') ? spec.slice('file://'.length) : spec;
   // Bare names are installed packages (node_modules) or Node's own modules: not read, unless NODE_PATH names
   // directories to look in first (`NODE_PATH=lib node -e 'require("x")'` loads lib/x.js).
@@ -105,10 +102,7 @@ export function loadJavascript(spec: string, origin: Origin | undefined, ctx: Ch
     return;
   }
   const base = origin?.file !== undefined ? dirOf(origin.file) : (ctx.keyOf('.') ?? null);
-  if (base === null) {
-    ctx.add('unread-script', `${spec} (after a cd to a directory known only at run time)`);
-    return;
-  }
+  if (base === null) return ctx.add('unread-script', `${spec} (after a cd to a directory known only at run time)`);
   for (const key of javascriptCandidates(joinKey(base, path))) ctx.loads(key, 'javascript', { file: key, roots: [] });
 }
 
