@@ -9,11 +9,14 @@ import { dirOf, joinKey } from './run-file.js';
 
 type LoadEffect = Extract<ProgramEffect, { kind: 'load' }>;
 
+/** The working directory as a key; undefined when it is known only at run time. */
+export const cwdKey = (ctx: CheckContext): string | undefined => {
+  const k = ctx.keyOf('.');
+  return typeof k === 'string' ? k : undefined;
+};
+
 /** The origin of code given inline (`python -c`, standard input): modules are found in the working directory. */
-export function inlineOrigin(ctx: CheckContext): Origin {
-  const here = ctx.keyOf('.');
-  return { roots: typeof here === 'string' ? [here] : [] };
-}
+export const inlineOrigin = (ctx: CheckContext): Origin => ({ roots: [cwdKey(ctx)].filter((k) => k !== undefined) });
 
 /** A path the program wrote, as a key: relative to its own file when built from `__file__`, else to the working directory. */
 function pathKey(path: string, origin: Origin, ctx: CheckContext): string | null | undefined {
