@@ -45,6 +45,8 @@ function judgeText(host: FileHost, key: string, text: string, language: string |
   host.insideFile(() => {
     if (language !== null && runnerFile(key, text, language, host)) return;
     const lang = language ?? shebangLanguage(text);
+    // TypeScript is read with its own grammar: a `.ts` file run by node, tsx, deno or bun.
+    const typescript = lang === 'javascript' && /\.(c|m)?tsx?$/.test(key);
     if (lang === undefined)
       host.add(
         'unread-script',
@@ -52,13 +54,7 @@ function judgeText(host: FileHost, key: string, text: string, language: string |
       );
     else if (lang === 'crontab') for (const c of crontabCommands(text)) host.script(c);
     else if (lang === null) host.script(text);
-    // TypeScript is read with its own grammar: a `.ts` file run by node, tsx, deno or bun.
-    else
-      host.code(
-        text,
-        lang === 'javascript' && /\.(c|m)?tsx?$/.test(key) ? 'typescript' : lang,
-        origin ?? originOf(key, lang),
-      );
+    else host.code(text, typescript ? 'typescript' : lang, origin ?? originOf(key, lang));
   });
 }
 
