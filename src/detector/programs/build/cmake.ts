@@ -249,10 +249,8 @@ export function cmakeCommand(cmd: Argv, ctx: CheckContext): void {
     }
   }
   const dir = source?.text ?? '.';
-  if (source?.dynamic) {
-    ctx.add('unread-script', `cmake configures a project in a directory known only at run time: ${dir}`);
-    return;
-  }
+  if (source?.dynamic)
+    return ctx.add('unread-script', `cmake configures a project in a directory known only at run time: ${dir}`);
   const lists = dir === '.' ? 'CMakeLists.txt' : `${dir.replace(/\/$/, '')}/CMakeLists.txt`;
   ctx.runsFile(literal(lists), 'cmake-project', true);
 }
@@ -273,9 +271,6 @@ export function ctestCommand(cmd: Argv, ctx: CheckContext): void {
       if (src.dynamic) ctx.add('unread-script', `ctest --build-and-test configures a project known only at run time`);
       else ctx.runsFile(literal(`${src.text.replace(/\/$/, '')}/CMakeLists.txt`), 'cmake-project', true);
     }
-    if (t === '--test-command' && args[i + 1]) {
-      ctx.argv(args.slice(i + 1));
-      return;
-    }
+    if (t === '--test-command' && args[i + 1]) return ctx.argv(args.slice(i + 1));
   }
 }

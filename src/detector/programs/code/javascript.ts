@@ -184,10 +184,7 @@ class JavascriptReader {
         return n.operator === '-' && v.kind === 'num' ? { kind: 'num', v: -v.v } : unknown(this.text(n));
       }
       case 'ArrayExpression':
-        return {
-          kind: 'list',
-          items: children(n, 'elements').map((e) => this.fold(e, depth + 1)),
-        };
+        return { kind: 'list', items: children(n, 'elements').map((e) => this.fold(e, depth + 1)) };
       case 'ObjectExpression': {
         const keys: Record<string, Value> = {};
         for (const p of children(n, 'properties')) {
@@ -267,9 +264,8 @@ class JavascriptReader {
       else out.push({ kind: 'computed', detail: `${this.text(node)}: the module ${what} is computed at run time` });
     };
     walk(program, (n) => {
-      if (/^(ImportDeclaration|ExportAllDeclaration|ExportNamedDeclaration)$/.test(n.type) && child(n, 'source'))
+      if (/^(Import(Declaration|Expression)|Export(All|Named)Declaration)$/.test(n.type) && child(n, 'source'))
         specifier(child(n, 'source'), 'it imports', n);
-      else if (n.type === 'ImportExpression') specifier(child(n, 'source'), 'it imports', n);
       else if (n.type === 'CallExpression' || n.type === 'NewExpression') {
         const callee = child(n, 'callee');
         const name = callee?.type === 'Identifier' ? String(callee.name) : this.qualify(callee);

@@ -16,11 +16,8 @@ let loading: Promise<ReadProgram> | undefined;
 function effects(calls: ProgramCall[], parsedWithErrors: boolean, language: string): ProgramEffect[] {
   const out = calls.flatMap(effectsOf);
   // The interpreter refuses a program it cannot parse, but a grammar may disagree with it: what was not read asks.
-  if (parsedWithErrors)
-    out.push({
-      kind: 'computed',
-      detail: `the ${language} program could not be fully parsed, so not all of it could be checked`,
-    });
+  const detail = `the ${language} program could not be fully parsed, so not all of it could be checked`;
+  if (parsedWithErrors) out.push({ kind: 'computed', detail });
   return out;
 }
 

@@ -144,10 +144,8 @@ export const gitCommands: GitCheck = (call, cmd, _io, ctx) => {
 function clonedSetting(c: Word, ctx: CheckContext): void {
   const eq = c.text.indexOf('=');
   const key = eq < 0 ? c.text : c.text.slice(0, eq);
-  if (c.dynamic && (eq < 0 || /[$`]/.test(key))) {
-    ctx.add('dynamic-command', `git clone -c with a setting known only at run time: ${c.text.slice(0, 80)}`);
-    return;
-  }
+  if (c.dynamic && (eq < 0 || /[$`]/.test(key)))
+    return ctx.add('dynamic-command', `git clone -c with a setting known only at run time: ${c.text.slice(0, 80)}`);
   const parts = key.split('.');
   if (parts.length < 2) return;
   const name = parts.pop()!;

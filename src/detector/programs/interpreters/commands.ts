@@ -24,17 +24,18 @@ interface ProgramSpec {
   operandsAreCode?: string[];
 }
 
+/** By every name a program is installed under (gawk, wish, emacs-nox, ...). */
 const SPECS = keyTable<ProgramSpec>({
-  awk: {
+  'awk gawk mawk nawk goawk original-awk bwk': {
     language: 'awk',
     code: ['-e', '--source'],
     files: ['-f', '--file', '-i', '--include', '-E', '--exec'],
     values: names(`-F -v --assign --field-separator -l --load -W -o --pretty-print -p --profile`),
     operands: 'code',
   },
-  tclsh: { language: 'tcl', operands: 'file', stdin: true, values: ['-encoding'] },
+  'tclsh wish jimsh': { language: 'tcl', operands: 'file', stdin: true, values: ['-encoding'] },
   expect: { language: 'tcl', code: ['-c'], files: ['-f'], operands: 'file', stdin: true, values: ['-D'] },
-  emacs: {
+  'emacs emacs-nox xemacs': {
     language: 'elisp',
     code: ['--eval', '-eval', '--execute', '-execute'],
     files: ['-l', '--load', '-load', '--script', '-script', '-x'],
@@ -90,12 +91,6 @@ const SPECS = keyTable<ProgramSpec>({
     operands: 'file',
     stdin: true,
   },
-});
-
-const ALIASES: Record<string, string> = keyTable({
-  'gawk mawk nawk goawk original-awk bwk': 'awk',
-  'wish jimsh': 'tclsh',
-  'emacs-nox xemacs': 'emacs',
 });
 
 /** Splits arguments: values of the program's options by option, and operands. */
@@ -189,7 +184,6 @@ judges(
   import.meta.url,
   {
     ...Object.fromEntries(Object.entries(SPECS).map(([name, spec]) => [name, programCheck(spec)])),
-    ...Object.fromEntries(Object.entries(ALIASES).map(([alias, name]) => [alias, programCheck(SPECS[name]!)])),
     sort,
   },
   { claims: true },

@@ -47,10 +47,7 @@ export function tmuxCommand(words: Word[], ctx: CheckContext, detail: string, cm
     const literalKeys = args.some((a) => /^-[a-zA-Z]*l/.test(a.text));
     let text = '';
     for (const k of keys) {
-      if (k.dynamic) {
-        ctx.add('dynamic-command', `${detail} (keys computed at run time are typed into a pane)`);
-        return;
-      }
+      if (k.dynamic) return ctx.add('dynamic-command', `${detail} (keys computed at run time are typed into a pane)`);
       text += !literalKeys && ENTER.test(k.text) ? '\n' : !literalKeys && /^(Space)$/i.test(k.text) ? ' ' : k.text;
     }
     if (text.trim() !== '') ctx.script(text);
@@ -108,10 +105,7 @@ export const screen: Check = (cmd, _io, ctx) => {
   const x = args.findIndex((a) => a.text === '-X');
   const rc = args.findIndex((a) => a.text === '-c');
   if (rc >= 0 && args[rc + 1]) ctx.runsFile(args[rc + 1]!, 'screenrc');
-  if (x >= 0) {
-    screenCommand(args.slice(x + 1), ctx, detail);
-    return;
-  }
+  if (x >= 0) return screenCommand(args.slice(x + 1), ctx, detail);
   const command = operandsAfter(args, ['-S', '-c', '-e', '-h', '-p', '-T', '-t', '-L', '-Logfile', '-X']);
   if (command.length > 0) ctx.argv(command);
 };

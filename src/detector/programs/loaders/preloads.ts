@@ -7,7 +7,7 @@ import type { CheckContext, Origin } from '../../checks/types.js';
 import type { Word } from '../../engine/words.js';
 import { literal } from '../../engine/words.js';
 import { optionValues } from '../../engine/long-options.js';
-import { loadJavascript, pythonCandidates } from './program-loads.js';
+import { cwdKey, loadJavascript, pythonCandidates } from './program-loads.js';
 import { joinKey } from './run-file.js';
 import { names } from '../../engine/names.js';
 
@@ -45,11 +45,6 @@ function libraryDirs(ctx: CheckContext, cmd: Argv, env: readonly Word[], lib: Wo
   const path = lib && !lib.dynamic ? lib.text.split(':').map(literal) : [];
   return keys(ctx, [...givenAndSet(cmd, env, ['-I']), ...path]);
 }
-
-const cwdKey = (ctx: CheckContext): string | undefined => {
-  const k = ctx.keyOf('.');
-  return typeof k === 'string' ? k : undefined;
-};
 
 /** Modules node preloads: paths of the project or `data:` URLs (bare names are installed packages). */
 function node(cmd: Argv, ctx: CheckContext): void {

@@ -9,11 +9,14 @@ import { dirOf, joinKey } from './run-file.js';
 
 type LoadEffect = Extract<ProgramEffect, { kind: 'load' }>;
 
+/** The working directory as a key; undefined when it is known only at run time. */
+export const cwdKey = (ctx: CheckContext): string | undefined => {
+  const k = ctx.keyOf('.');
+  return typeof k === 'string' ? k : undefined;
+};
+
 /** The origin of code given inline (`python -c`, standard input): modules are found in the working directory. */
-export function inlineOrigin(ctx: CheckContext): Origin {
-  const here = ctx.keyOf('.');
-  return { roots: typeof here === 'string' ? [here] : [] };
-}
+export const inlineOrigin = (ctx: CheckContext): Origin => ({ roots: [cwdKey(ctx)].filter((k) => k !== undefined) });
 
 /** A path the program wrote, as a key: relative to its own file when built from `__file__`, else to the working directory. */
 function pathKey(path: string, origin: Origin, ctx: CheckContext): string | null | undefined {
@@ -85,10 +88,7 @@ export function loadJavascript(spec: string, origin: Origin | undefined, ctx: Ch
     else ctx.code(code, 'javascript', origin);
     return;
   }
-  if (/^data:/.test(spec)) {
-    ctx.add('dynamic-command', `${spec.slice(0, 80)}: code the detector does not read`);
-    return;
-  }
+  if (/^data:/.test(spec)) return ctx.add('dynamic-command', `${spec.slice(0, 80)}: code the detector does not read`);
   const path = spec.startsWith('file://') ? spec.slice('file://'.length) : spec;
   // Bare names are installed packages (node_modules) or Node's own modules: not read, unless NODE_PATH names
   // directories to look in first (`NODE_PATH=lib node -e 'require("x")'` loads lib/x.js).
@@ -105,10 +105,7 @@ export function loadJavascript(spec: string, origin: Origin | undefined, ctx: Ch
     return;
   }
   const base = origin?.file !== undefined ? dirOf(origin.file) : (ctx.keyOf('.') ?? null);
-  if (base === null) {
-    ctx.add('unread-script', `${spec} (after a cd to a directory known only at run time)`);
-    return;
-  }
+  if (base === null) return ctx.add('unread-script', `${spec} (after a cd to a directory known only at run time)`);
   for (const key of javascriptCandidates(joinKey(base, path))) ctx.loads(key, 'javascript', { file: key, roots: [] });
 }
 

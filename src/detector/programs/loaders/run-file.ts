@@ -45,6 +45,8 @@ function judgeText(host: FileHost, key: string, text: string, language: string |
   host.insideFile(() => {
     if (language !== null && runnerFile(key, text, language, host)) return;
     const lang = language ?? shebangLanguage(text);
+    // TypeScript is read with its own grammar: a `.ts` file run by node, tsx, deno or bun.
+    const typescript = lang === 'javascript' && /\.(c|m)?tsx?$/.test(key);
     if (lang === undefined)
       host.add(
         'unread-script',
@@ -52,13 +54,7 @@ function judgeText(host: FileHost, key: string, text: string, language: string |
       );
     else if (lang === 'crontab') for (const c of crontabCommands(text)) host.script(c);
     else if (lang === null) host.script(text);
-    // TypeScript is read with its own grammar: a `.ts` file run by node, tsx, deno or bun.
-    else
-      host.code(
-        text,
-        lang === 'javascript' && /\.(c|m)?tsx?$/.test(key) ? 'typescript' : lang,
-        origin ?? originOf(key, lang),
-      );
+    else host.code(text, typescript ? 'typescript' : lang, origin ?? originOf(key, lang));
   });
 }
 
@@ -80,10 +76,8 @@ export function runFile(
   optional?: true | readonly string[],
   origin?: Origin,
 ): void {
-  if (path.dynamic) {
-    host.add('dynamic-command', `the script's path is computed at run time: ${path.text.slice(0, 80)}`);
-    return;
-  }
+  if (path.dynamic)
+    return host.add('dynamic-command', `the script's path is computed at run time: ${path.text.slice(0, 80)}`);
   if (path.pattern) {
     // `sh g?.sh`, `. ./[g]7.sh`: bash expands the pattern against the directory; every file it names is judged.
     const r = expandGlob(path.text, host);
@@ -95,24 +89,14 @@ export function runFile(
   if (key === undefined) return;
   // Run by a later command (an exported EDITOR, BASH_ENV): a project file is judged as it is now; one elsewhere
   // (a shared /tmp, the home directory) asks, as does one that does not exist yet.
-  if (host.laterDepth > 0 && classifyPath(path, host.where) !== 'inside') {
-    host.add('carried-code', `${path.text} is run by later commands and is not a file of the project`);
-    return;
-  }
-  if (key === null) {
-    host.add('unread-script', `${path.text} (after a cd to a directory known only at run time)`);
-    return;
-  }
+  if (host.laterDepth > 0 && classifyPath(path, host.where) !== 'inside')
+    return host.add('carried-code', `${path.text} is run by later commands and is not a file of the project`);
+  if (key === null) return host.add('unread-script', `${path.text} (after a cd to a directory known only at run time)`);
   const written = host.writtenTextOf(key);
-  if (written !== undefined) {
-    judgeText(host, key, written, language, withFile(key, language, origin));
-    return;
-  }
+  if (written !== undefined) return judgeText(host, key, written, language, withFile(key, language, origin));
   const file = host.fileAt(key);
-  if (file && 'missing' in file && host.laterDepth > 0) {
-    host.add('carried-code', `${key} does not exist yet: what is written there later runs in later commands`);
-    return;
-  }
+  if (file && 'missing' in file && host.laterDepth > 0)
+    return host.add('carried-code', `${key} does not exist yet: what is written there later runs in later commands`);
   if (file && 'missing' in file) {
     // Nothing runs from a file that is not there, unless an earlier command of this line makes it.
     const alternatives = optional === true ? [] : optional ? optional.map((p) => host.keyOf(p)) : [key];
@@ -139,10 +123,7 @@ export function runFile(
  */
 export function loadFile(host: FileHost, key: string, language: string | null, origin: Origin, made = false): void {
   const written = host.writtenTextOf(key);
-  if (written !== undefined) {
-    judgeText(host, key, written, language, origin);
-    return;
-  }
+  if (written !== undefined) return judgeText(host, key, written, language, origin);
   const read = host.readFile(key);
   if (read === undefined || 'directory' in read || 'entries' in read) return;
   if ('missing' in read) {

@@ -257,11 +257,11 @@ const taskfile = configCommands(['Taskfile.yml', 'Taskfile.yaml', 'taskfile.yml'
 );
 const denoTasks = configCommands(['deno.json', 'deno.jsonc'], (doc) => strings(field(doc, 'tasks')));
 const composer = configCommands(['composer.json'], (doc) => strings(field(doc, 'scripts')));
+/** A list in a parsed document; anything else (`repos: 3`) pre-commit refuses, so nothing of it runs. */
+const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 const preCommit = configCommands(['.pre-commit-config.yaml', '.pre-commit-config.yml'], (doc) =>
-  ((field(doc, 'repos') as unknown[]) ?? []).flatMap((r) =>
-    field(r, 'repo') === 'local'
-      ? ((field(r, 'hooks') as unknown[]) ?? []).flatMap((h) => strings(field(h, 'entry')))
-      : [],
+  list(field(doc, 'repos')).flatMap((r) =>
+    field(r, 'repo') === 'local' ? list(field(r, 'hooks')).flatMap((h) => strings(field(h, 'entry'))) : [],
   ),
 );
 const lefthook = configCommands(['lefthook.yml', 'lefthook.yaml', '.lefthook.yml', 'lefthook-local.yml'], (doc) =>
