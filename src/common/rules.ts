@@ -284,7 +284,7 @@ const list: Rule[] = [
     opaque: true,
     description: 'the checker failed while reading the command (a defect to report), so it cannot be checked',
   },
-  { id: 'too-long', tier: 'dangerous', opaque: true, description: 'a pipeline too long to check' },
+  { id: 'too-long', tier: 'dangerous', opaque: true, description: 'a command line too long to check' },
   {
     id: 'changed-before-run',
     tier: 'dangerous',

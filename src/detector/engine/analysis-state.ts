@@ -44,6 +44,11 @@ const MAX_DEPTH = 8;
 const MAX_LOADS = 400;
 /** Syntax trees deeper than this are not walked: they ask. */
 const MAX_TREE_DEPTH = 400;
+/** Commands and nested scripts judged at most per command line, and characters of script text parsed (a string doubled
+ * 22 times and `eval`ed, scripts that each source the next five times): past either, what is left is not judged (the
+ * gate would take minutes, or run out of memory), and a person decides. */
+const MAX_STEPS = 20_000;
+const MAX_TEXT = 1_000_000;
 
 export interface DetectOptions {
   /** The project directory: absolute paths inside it count as the project's own files. */
@@ -97,6 +102,9 @@ export abstract class AnalysisState implements CarryContext, ValueContext {
   /** Commands seen so far: a script missing before a list runs may be written by an earlier command of it. */
   commandsSeen = 0;
   protected fileDepth = 0;
+  /** Commands and nested scripts judged so far (MAX_STEPS), and the length of the script text parsed (MAX_TEXT). */
+  private steps = 0;
+  private textLength = 0;
 
   insideFile(run: () => void): void {
     this.fileDepth += 1;
@@ -262,7 +270,15 @@ export abstract class AnalysisState implements CarryContext, ValueContext {
     this.findings.set(id, { rule: id, tier: r.tier, description: `${r.description}: ${detail}` });
   }
 
+  /** Counts one step of judging; false once the line has taken more than MAX_STEPS (it then asks as too long). */
+  protected step(): boolean {
+    this.steps += 1;
+    if (this.steps > MAX_STEPS) this.add('too-long', `more than ${MAX_STEPS} commands and nested scripts to judge`);
+    return this.steps <= MAX_STEPS;
+  }
+
   protected nested(run: () => void): void {
+    if (!this.step()) return;
     if (this.depth >= MAX_DEPTH) {
       this.add('too-deep', `more than ${MAX_DEPTH} levels`);
       return;
@@ -280,6 +296,8 @@ export abstract class AnalysisState implements CarryContext, ValueContext {
     // A shell cannot take a NUL byte (the terminal refuses such a command), and the grammar's error recovery is
     // quadratic on a run of them (64,000 took 103 s): not parsed, a person reads it.
     if (text.includes('\0')) return this.add('unparsed', 'the command contains a NUL byte, which a shell cannot take');
+    if ((this.textLength += text.length) > MAX_TEXT)
+      return this.add('too-long', `more than ${MAX_TEXT} characters of commands and nested scripts to judge`);
     const joined = continuationsJoined(text);
     // Where only bash's reading parses (`a \<newline>&& b`, a trailing `\<newline>`), it is the one judged.
     const brokenOnlyAsWritten =

@@ -92,6 +92,16 @@ describe('detect', () => {
     expect(fed.dangerous).toBe(true);
   });
 
+  it('stops judging a line that would take minutes or all memory, keeps what it found, and asks', () => {
+    const rules = (command: string): string[] => detect(parse, command).findings.map((f) => f.rule);
+    // A string doubled 22 times (20 MB) and evaluated ran out of memory; 25,000 commands took seconds.
+    expect(rules(`x=true;${'x="$x;$x";'.repeat(22)}eval "$x"`)).toEqual(['too-long']);
+    expect(rules(`rm -rf ~; ${'true;'.repeat(25_000)}`)).toEqual(['delete-home', 'too-long']);
+    // 2^22 brace alternatives were all built before 64 were kept (35-57 s): a word of more than 64 stays whole (here
+    // names in the project: nothing to ask).
+    expect(rules(`rm -rf ${'{a,b}'.repeat(22)}`)).toEqual([]);
+  });
+
   it('gives a long list and a long pipeline of the same commands the verdicts of a short one', () => {
     const list = Array.from({ length: 300 }, () => 'cat f').join(' && ');
     expect(detect(parse, list).findings).toEqual([]);

@@ -237,7 +237,7 @@ class Analysis extends AnalysisState {
 
   /** Peels wrappers from an argv and runs the check for the command that really runs. */
   protected judge(words: Word[], io: Io, assignments: { name: string; value: Word }[] = []): void {
-    if (words.length === 0) return;
+    if (words.length === 0 || !this.step()) return;
     const { argv, splitString, shell, chdir } = peel(words);
     checkWrappers(words, argv, this, io);
     const nameWord = argv ? words[words.length - argv.args.length - 1] : undefined;
