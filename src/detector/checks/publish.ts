@@ -66,8 +66,6 @@ const nugetPush = when('package-publish', (_w, cmd) => {
   return (w[0] === 'nuget' && w[1] === 'push') || w[0] === 'push';
 });
 
-const PUBLISH = /^publish$/;
-
 /** The verb each package manager publishes with (yarn 2+ also as `yarn npm publish`). */
 const PUBLISH_VERB = keyTable({
   'npm pnpm yarn bun cargo poetry flit hatch uv pdm': 'publish',
@@ -93,19 +91,17 @@ const releaseTool: Check = (cmd, _io, ctx) => {
   ctx.add('package-publish', show(cmd));
 };
 
+const SHIPPING_LANE =
+  /(release|deploy|beta|appstore|app_store|playstore|play_store|upload|submit|publish|production|testflight|supply|deliver|pilot)/i;
+
 /** fastlane LANE: lanes named for shipping (release, deploy, beta, appstore, upload...) send a build to a store. */
 const fastlane: Check = (cmd, _io, ctx) => {
   const lane = words(cmd).filter((w) => !/^(ios|android|mac)$/.test(w))[0] ?? '';
-  if (
-    /(release|deploy|beta|appstore|app_store|playstore|play_store|upload|submit|publish|production|testflight|supply|deliver|pilot)/i.test(
-      lane,
-    )
-  )
-    ctx.add('package-publish', show(cmd));
+  if (SHIPPING_LANE.test(lane)) ctx.add('package-publish', show(cmd));
 };
 
 judges(import.meta.url, {
-  'vsce ovsx lerna changeset': verbCheck(PUBLISH),
+  'vsce ovsx lerna changeset': verbCheck(/^publish$/),
   helm: verbCheck(/^push$/),
   'gradle gradlew': gradle,
   'mvn mvnw': mvn,
