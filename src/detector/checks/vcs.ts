@@ -4,7 +4,7 @@
 import { has, parseFlags, type Flags } from '../engine/argv.js';
 import { classifyPath } from '../engine/paths.js';
 import { literal, type Word } from '../engine/words.js';
-import { always, show, when, type Check, type CheckContext } from './types.js';
+import { always, show, when, type CheckContext } from './types.js';
 import type { Argv } from '../engine/argv.js';
 import { gitPushToForge } from './forge.js';
 import { keyTable, names } from '../engine/names.js';
@@ -102,23 +102,17 @@ export const gitHistory: GitCheck = (call, cmd, _io, ctx) => {
   if (call.sub) subcommand(call.sub, call.rest, cmd, ctx);
 };
 
-/** hg strip / purge / rollback / histedit --force; svn delete of a URL; bfg rewrites history. */
-const hg = when('git-history', (w) =>
-  /^(strip|prune|purge|clean|rollback|obsolete)$/.test(w.find((t) => !t.startsWith('-')) ?? ''),
-);
-
-const svn: Check = (cmd, _io, ctx) => {
-  const f = parseFlags(cmd.args, ['-m', '--message']);
-  const sub = f.operands[0]?.text;
-  if (sub && /^(delete|del|remove|rm)$/.test(sub) && f.operands.slice(1).some((o) => /^[a-z+]+:\/\//.test(o.text)))
-    ctx.add('git-history', show(cmd));
-};
-
 judges(
   import.meta.url,
   {
-    hg,
-    svn,
+    // hg strip / purge / rollback / histedit --force; svn delete of a URL; bfg rewrites history.
+    hg: when('git-history', (w) =>
+      /^(strip|prune|purge|clean|rollback|obsolete)$/.test(w.find((t) => !t.startsWith('-')) ?? ''),
+    ),
+    svn: when('git-history', (_w, cmd) => {
+      const [sub, ...rest] = parseFlags(cmd.args, ['-m', '--message']).operands;
+      return /^(delete|del|remove|rm)$/.test(sub?.text ?? '') && rest.some((o) => /^[a-z+]+:\/\//.test(o.text));
+    }),
     'bfg git-filter-repo': always('git-history'),
   },
   { claims: true },
