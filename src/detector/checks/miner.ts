@@ -30,6 +30,10 @@ function image(words: string[]): string[] {
 /** GPU machine types of the clouds (AWS p/g families, GCP a2/a3/g2, Azure N-series) and accelerator options. */
 const GPU_TYPE = /^(p[2-6]\w*|g[3-6]\w*|trn\d\w*|inf\d\w*|dl\d\w*)\.\w+$|^(a2|a3|g2)-[\w-]+$|^Standard_N[CDV]\w*$|gpu/i;
 
+/** Verbs that launch machines (or containers on them). */
+const LAUNCH =
+  /^(run-instances|create|create-fleet|request-spot-instances|request-spot-fleet|deploy|create-with-container)$/;
+
 /**
  * Cloud machines with GPUs launched from the command line: hours of them cost more than most projects, and fleets of
  * them are what stolen credentials are used to mine with. Listing and describing them stays ordinary.
@@ -37,14 +41,7 @@ const GPU_TYPE = /^(p[2-6]\w*|g[3-6]\w*|trn\d\w*|inf\d\w*|dl\d\w*)\.\w+$|^(a2|a3
 export function checkGpuFleet(cmd: Argv, ctx: CheckContext): void {
   const w = cmd.args.map((a) => a.text);
   const verbs = w.filter((t) => /^[a-z][\w-]*$/.test(t)).slice(0, 4);
-  if (
-    !verbs.some((v) =>
-      /^(run-instances|create|create-fleet|request-spot-instances|request-spot-fleet|deploy|create-with-container)$/.test(
-        v,
-      ),
-    )
-  )
-    return;
+  if (!verbs.some((v) => LAUNCH.test(v))) return;
   const type =
     w.find(
       (t, i) =>

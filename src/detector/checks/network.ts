@@ -71,20 +71,18 @@ const sshRemoteForward: Check = (cmd, _io, ctx) => {
   }
 };
 
-/** ngrok tcp/tls, cloudflared --url ssh://..., bore local: a raw port (a shell's, SSH's, a database's) made public. */
-const tunnel = when(
-  'expose-service',
-  (w, cmd) =>
-    (cmd.name === 'ngrok' && /^(tcp|tls)$/.test(w[0] ?? '')) ||
-    (cmd.name === 'cloudflared' && w.some((t) => /^(--url=?)?(ssh|tcp|rdp|smb):\/\//.test(t))) ||
-    (cmd.name === 'bore' && w[0] === 'local'),
-);
-
 judges(
   import.meta.url,
   {
     ssh: sshRemoteForward,
-    'ngrok cloudflared bore': tunnel,
+    // ngrok tcp/tls, cloudflared --url ssh://..., bore local: a raw port (a shell's, SSH's, a database's) made public.
+    'ngrok cloudflared bore': when(
+      'expose-service',
+      (w, cmd) =>
+        (cmd.name === 'ngrok' && /^(tcp|tls)$/.test(w[0] ?? '')) ||
+        (cmd.name === 'cloudflared' && w.some((t) => /^(--url=?)?(ssh|tcp|rdp|smb):\/\//.test(t))) ||
+        (cmd.name === 'bore' && w[0] === 'local'),
+    ),
     ip,
     ifconfig: whenArg('network-down', /^down$/),
     route: whenArg('network-down', /^(del|flush|-F)$/),

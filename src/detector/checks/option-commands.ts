@@ -84,10 +84,6 @@ const openssl: Check = (cmd, _io, ctx) => {
     if (/^SO_PATH:/i.test(v.text)) ctx.add('hijack-path', `openssl engine ... ${v.text} (loads a library of code)`);
 };
 
-const ssh: Check = (cmd, _io, ctx) => {
-  for (const f of values(cmd.args, ['-F'])) ctx.runsFile(f, 'ssh-config');
-};
-
 const apt: Check = (cmd, _io, ctx) => {
   for (const o of values(cmd.args, ['-o', '--option'], false)) {
     const m = /^([\w:-]*(Invoke|Pre-Install-Pkgs|Post-Install|Pre-Install)[\w:-]*)::?=?(.*)$/i.exec(o.text);
@@ -128,7 +124,10 @@ export function aptConfig(text: string, ctx: CheckContext): void {
 }
 
 judges(import.meta.url, {
-  'ssh scp sftp': ssh,
+  // ssh -F FILE: the configuration file's commands (sshConfig).
+  'ssh scp sftp': (cmd, _io, ctx) => {
+    for (const f of values(cmd.args, ['-F'])) ctx.runsFile(f, 'ssh-config');
+  },
   'apt-get apt aptitude apt-cache': apt,
   dpkg: commandOption(['--pre-invoke', '--post-invoke'], 'dpkg --*-invoke', false),
   man: commandOption(['-P', '--pager', '-H', '--html']),

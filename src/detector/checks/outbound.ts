@@ -58,26 +58,6 @@ const mailer: Check = (cmd, io, ctx) => {
   if (sends && !args.includes('-f') && !args.includes('--help')) ctx.add('send-message', show(cmd));
 };
 
-/** A resource CLI's compound verb that sends email or SMS (ses send-email, sns publish, messages:create). */
-const cliMessage = when('send-message', (_w, cmd) => {
-  const words = parseFlags(cmd.args, []).operands.map((o) => o.text.toLowerCase());
-  const parts = words.slice(0, 4).flatMap((w) => w.split(/[-:_.]/));
-  const sendVerb = parts.some((p) => /^(send|publish)$/.test(p)) || (cmd.name === 'twilio' && parts.includes('create'));
-  return (
-    (sendVerb && parts.some((p) => /^(e?mails?|sms|messages?|texts?)$/.test(p)) && !parts.includes('sqs')) ||
-    (words[0] === 'sns' && words[1] === 'publish')
-  );
-});
-
-/** The stripe CLI: a write to the account (create, update, delete, refunds, payouts), not listen/logs/trigger. */
-const stripe = when('payment', (_w, cmd) => {
-  const w = parseFlags(cmd.args, ['--api-key', '-d', '--data', '--project-name']).operands.map((o) => o.text);
-  return (
-    /^(post|delete)$/.test(w[0] ?? '') ||
-    /^(create|update|delete|cancel|capture|confirm|pay|void|finalize|reverse)$/.test(w[1] ?? '')
-  );
-});
-
 /** gh/glab: comments speak in the user's name; `pr merge --admin` goes past branch protection. */
 export const forgeMessage: ForgeCheck = ({ object, verb }, cmd, _io, ctx) => {
   if (/^(issue|pr|mr)$/.test(object ?? '') && /^(comment|note)$/.test(verb ?? '')) ctx.add('send-message', show(cmd));
@@ -87,6 +67,23 @@ export const forgeMessage: ForgeCheck = ({ object, verb }, cmd, _io, ctx) => {
 
 judges(import.meta.url, {
   'mail mailx s-nail sendmail swaks mutt neomutt msmtp ssmtp sendemail': mailer,
-  stripe,
-  'aws twilio az gcloud': cliMessage,
+  // The stripe CLI: a write to the account (create, update, delete, refunds, payouts), not listen/logs/trigger.
+  stripe: when('payment', (_w, cmd) => {
+    const w = parseFlags(cmd.args, ['--api-key', '-d', '--data', '--project-name']).operands.map((o) => o.text);
+    return (
+      /^(post|delete)$/.test(w[0] ?? '') ||
+      /^(create|update|delete|cancel|capture|confirm|pay|void|finalize|reverse)$/.test(w[1] ?? '')
+    );
+  }),
+  // A resource CLI's compound verb that sends email or SMS (ses send-email, sns publish, messages:create).
+  'aws twilio az gcloud': when('send-message', (_w, cmd) => {
+    const words = parseFlags(cmd.args, []).operands.map((o) => o.text.toLowerCase());
+    const parts = words.slice(0, 4).flatMap((w) => w.split(/[-:_.]/));
+    const sendVerb =
+      parts.some((p) => /^(send|publish)$/.test(p)) || (cmd.name === 'twilio' && parts.includes('create'));
+    return (
+      (sendVerb && parts.some((p) => /^(e?mails?|sms|messages?|texts?)$/.test(p)) && !parts.includes('sqs')) ||
+      (words[0] === 'sns' && words[1] === 'publish')
+    );
+  }),
 });

@@ -69,8 +69,7 @@ const pwsh: Check = (cmd, io, ctx) => {
   if (c >= 0) {
     const rest = args.slice(c + 1);
     if (rest.some((a) => a.dynamic)) ctx.add('dynamic-command', `${show(cmd)} runs text computed at run time`);
-    analysePowerShell(rest.map((a) => a.text).join(' '), ctx);
-    return;
+    return analysePowerShell(rest.map((a) => a.text).join(' '), ctx);
   }
   if (args.some((a) => /^-f(ile)?$/i.test(a.text))) return;
   const input = stdinText(io);

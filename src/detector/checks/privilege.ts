@@ -10,7 +10,7 @@ const ELEVATORS = /(^|\/)(sudo|doas|pkexec|run0|machinectl)$/;
 const EDITORS = /^(vim?|nvim|ex|view|rvim|less|more|man|nano|emacs|ed|pico|vimdiff)$/;
 
 /** `sudo -i`, `sudo su -`, `pkexec /bin/bash`, `doas -s`, `sudo vim -c ':!sh'`, `echo pw | sudo -S ...`. */
-export function checkPrivilege(words: Word[], argv: Argv | null, io: Io | undefined, ctx: CheckContext): void {
+export function checkPrivilege(words: Word[], argv: Argv | null, io: Io, ctx: CheckContext): void {
   const at = words.findIndex((w) => ELEVATORS.test(w.text));
   // su without a command (`su`, `su -`, `su - root`) is an interactive shell as that user, with or without sudo.
   if (argv?.name === 'su' && !argv.args.some((a) => /^(-c|--command|--session-command)(=|$)/.test(a.text)))
@@ -23,11 +23,10 @@ export function checkPrivilege(words: Word[], argv: Argv | null, io: Io | undefi
     .map((w) => w.text)
     .join(' ')
     .slice(0, 120);
+  const fed = stdinText(io) !== undefined || io.upstream.length > 0 || io.stdinFile !== undefined;
   // A password written into the command line and fed to `sudo -S`.
-  if (before.some((t) => /^-[a-zA-Z]*S/.test(t) || t === '--stdin') && io) {
-    const fed = stdinText(io) !== undefined || io.upstream.length > 0 || io.stdinFile !== undefined;
-    if (fed) ctx.add('privilege-escalation', `${detail} (a password on sudo's standard input)`);
-  }
+  if (fed && before.some((t) => /^-[a-zA-Z]*S/.test(t) || t === '--stdin'))
+    ctx.add('privilege-escalation', `${detail} (a password on sudo's standard input)`);
   const mc = words.findIndex((w) => /(^|\/)machinectl$/.test(w.text));
   if (mc >= 0) {
     // `machinectl shell`, `machinectl shell root@.host`: a shell (the target is read as a command by the peeler).
@@ -47,11 +46,7 @@ export function checkPrivilege(words: Word[], argv: Argv | null, io: Io | undefi
   const args = argv.args.map((a) => a.text);
   // A shell or interpreter with no program: it reads commands from the terminal.
   const interactive =
-    runsCode(argv.name) &&
-    args.every((t) => /^-[a-zA-Z]*$/.test(t) && !/c|e/.test(t.slice(1))) &&
-    stdinText(io ?? { upstream: [] }) === undefined &&
-    (io?.upstream.length ?? 0) === 0 &&
-    io?.stdinFile === undefined;
+    !fed && runsCode(argv.name) && args.every((t) => /^-[a-zA-Z]*$/.test(t) && !/c|e/.test(t.slice(1)));
   // An editor, pager or man page has a shell escape (`:!sh`, `!sh`) that runs as root.
   const escape =
     argv.name !== null && EDITORS.test(argv.name) && args.some((t) => /(^|[:\s])!|^\+?:?(sh|shell|terminal)\b/.test(t));

@@ -20,12 +20,8 @@ function words(cmd: Argv, valueFlags: readonly string[] = []): string[] {
 }
 
 /** `<tool> <verb>` publishes when its first operand is one of `verbs` (`vsce publish`, `helm push`). */
-function verbCheck(verbs: RegExp): Check {
-  return (cmd, _io, ctx) => {
-    const verb = words(cmd)[0];
-    if (verb !== undefined && verbs.test(verb) && !dryRun(cmd)) ctx.add('package-publish', show(cmd));
-  };
-}
+const verbCheck = (verbs: RegExp): Check =>
+  when('package-publish', (_w, cmd) => verbs.test(words(cmd)[0] ?? '') && !dryRun(cmd));
 
 /** A registry on this machine (a local test registry) is not publishing to anyone. */
 const LOCAL_REGISTRY = /^(localhost|127\.0\.0\.1|\[::1\]|0\.0\.0\.0)(:\d+)?\//;
@@ -42,31 +38,14 @@ export const imagePush: ContainerCheck = ({ group, verb, rest }, cmd, _io, ctx) 
   if (
     (pushes || args.some((a) => a === '--push' || a === '--push=true')) &&
     !(tag !== undefined && LOCAL_REGISTRY.test(tag))
-  ) {
+  )
     return ctx.add('package-publish', show(cmd));
-  }
   // `docker compose push`, `docker manifest push`: the project's images, a manifest list.
   if (verb !== 'push' || (group !== undefined && !/^(images?|compose|manifest)$/.test(group))) return;
   const image = parseFlags(rest, ['--platform']).operands[0]?.text;
   if (image !== undefined && LOCAL_REGISTRY.test(image)) return;
   ctx.add('package-publish', show(cmd));
 };
-
-/** Gradle's publish tasks (`publish`, `publishToSonatype`, `publishPlugins`), not publishToMavenLocal. */
-const gradle = when('package-publish', (_w, cmd) =>
-  words(cmd).some((t) => /^(:?[\w-]+:)*publish\w*$/.test(t) && !/MavenLocal$/.test(t)),
-);
-
-const mvn = when('package-publish', (_w, cmd) =>
-  words(cmd, ['-f', '-s', '-P', '-pl', '-T']).some((p) => /^(deploy|deploy:deploy(-file)?|release:perform)$/.test(p)),
-);
-
-const nugetPush = when('package-publish', (_w, cmd) => {
-  const w = words(cmd, ['--api-key', '-k', '--source', '-s']);
-  return (w[0] === 'nuget' && w[1] === 'push') || w[0] === 'push';
-});
-
-const PUBLISH = /^publish$/;
 
 /** The verb each package manager publishes with (yarn 2+ also as `yarn npm publish`). */
 const PUBLISH_VERB = keyTable({
@@ -94,22 +73,25 @@ const releaseTool: Check = (cmd, _io, ctx) => {
 };
 
 /** fastlane LANE: lanes named for shipping (release, deploy, beta, appstore, upload...) send a build to a store. */
-const fastlane: Check = (cmd, _io, ctx) => {
-  const lane = words(cmd).filter((w) => !/^(ios|android|mac)$/.test(w))[0] ?? '';
-  if (
-    /(release|deploy|beta|appstore|app_store|playstore|play_store|upload|submit|publish|production|testflight|supply|deliver|pilot)/i.test(
-      lane,
-    )
-  )
-    ctx.add('package-publish', show(cmd));
-};
+const SHIPPING_LANE =
+  /(release|deploy|beta|appstore|app_store|playstore|play_store|upload|submit|publish|production|testflight|supply|deliver|pilot)/i;
 
 judges(import.meta.url, {
-  'vsce ovsx lerna changeset': verbCheck(PUBLISH),
+  'vsce ovsx lerna changeset': verbCheck(/^publish$/),
   helm: verbCheck(/^push$/),
-  'gradle gradlew': gradle,
-  'mvn mvnw': mvn,
-  'dotnet nuget': nugetPush,
+  // Gradle's publish tasks (`publish`, `publishToSonatype`, `publishPlugins`), not publishToMavenLocal.
+  'gradle gradlew': when('package-publish', (_w, cmd) =>
+    words(cmd).some((t) => /^(:?[\w-]+:)*publish\w*$/.test(t) && !/MavenLocal$/.test(t)),
+  ),
+  'mvn mvnw': when('package-publish', (_w, cmd) =>
+    words(cmd, ['-f', '-s', '-P', '-pl', '-T']).some((p) => /^(deploy|deploy:deploy(-file)?|release:perform)$/.test(p)),
+  ),
+  'dotnet nuget': when('package-publish', (_w, cmd) => {
+    const w = words(cmd, ['--api-key', '-k', '--source', '-s']);
+    return (w[0] === 'nuget' && w[1] === 'push') || w[0] === 'push';
+  }),
   'semantic-release release-it goreleaser np': releaseTool,
-  fastlane,
+  fastlane: when('package-publish', (_w, cmd) =>
+    SHIPPING_LANE.test(words(cmd).filter((w) => !/^(ios|android|mac)$/.test(w))[0] ?? ''),
+  ),
 });

@@ -149,18 +149,9 @@ export function largestProduct(code: string): number {
     const nums = tokens.filter((_, i) => i % 2 === 0).map((t) => Number(t.replace(/_/g, '')));
     const ops = tokens.filter((_, i) => i % 2 === 1);
     // Powers first (right to left), then products.
-    const stack: number[] = [nums[0]!];
-    const pending: string[] = [];
-    for (let i = 0; i < ops.length; i += 1) {
-      stack.push(nums[i + 1]!);
-      pending.push(ops[i]!);
-    }
-    for (let i = pending.length - 1; i >= 0; i -= 1)
-      if (pending[i] === '**' || pending[i] === '^') {
-        stack.splice(i, 2, stack[i]! ** stack[i + 1]!);
-        pending.splice(i, 1);
-      }
-    const product = stack.reduce((a, b) => a * b, 1);
+    for (let i = ops.length - 1; i >= 0; i -= 1)
+      if (ops[i] === '**' || ops[i] === '^') nums.splice(i, 2, nums[i]! ** nums[i + 1]!);
+    const product = nums.reduce((a, b) => a * b, 1);
     if (Number.isFinite(product) && product > best) best = product;
   }
   return best;

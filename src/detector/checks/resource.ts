@@ -65,10 +65,10 @@ export interface Path {
   hypothetical: boolean;
 }
 
-/** The subcommand path of an argv: up to `limit` identifier-like operands from the front. */
-export function subcommandPath(args: Word[], limit = 5): Path {
+/** The subcommand path of an argv: up to five identifier-like operands from the front. */
+export function subcommandPath(args: Word[]): Path {
   const verbs: string[] = [];
-  for (let i = 0; i < args.length && verbs.length < limit; i += 1) {
+  for (let i = 0; i < args.length && verbs.length < 5; i += 1) {
     const a = args[i]!;
     const t = a.text;
     if (t === '--') return { verbs, stop: i, hypothetical: false };
@@ -114,9 +114,8 @@ function scalesToZero(args: Word[], verbs: string[]): boolean {
 }
 
 /** The generic judgement: a destructive verb in the subcommand path, a destructive flag, or a scale to zero. */
-function destructiveVerb(cmd: Argv): string | undefined {
+function destructiveVerb(cmd: Argv, path: Path): string | undefined {
   if (cmd.args.some((a) => /^--dry-run(=(client|server|true))?$/.test(a.text) || a.text === '--help')) return undefined;
-  const path = subcommandPath(cmd.args);
   if (path.hypothetical) return undefined;
   const verb = path.verbs.find((v) => parts(v).some((p) => DESTRUCTIVE.has(p)));
   if (verb) return verb;
@@ -156,9 +155,8 @@ const COMMAND_OPTS = /^--(command|cmd|scripts?|exec|remote-command)$/;
 const CONTAINER_CLIS = new Set(['docker', 'podman', 'nerdctl', 'kubectl', 'oc', 'helm']);
 
 /** Commands a resource CLI runs elsewhere: `heroku run CMD`, `fly ssh console -C CMD`, `--command CMD`, SSM commands=[...]. */
-function nestedCommands(cmd: Argv, io: Io, ctx: CheckContext): void {
+function nestedCommands(cmd: Argv, path: Path, io: Io, ctx: CheckContext): void {
   const args = cmd.args;
-  const path = subcommandPath(args);
   const remoteShell =
     path.verbs.some((v) => /^(ssh|console)$/i.test(v)) || /^(ssh|console)$/.test(args[path.stop]?.text ?? '');
   const texts = args.map((a) => a.text);
@@ -221,11 +219,11 @@ function namedContainerRemoval(cmd: Argv, project: string | undefined): boolean 
 }
 
 export const resourceVerbs: Check = (cmd, io, ctx) => {
-  nestedCommands(cmd, io, ctx);
-  sqlOptions(cmd, ctx);
-  const verb = namedContainerRemoval(cmd, ctx.where.project) ? undefined : destructiveVerb(cmd);
-  if (verb) ctx.add('resource-delete', `${show(cmd)} (${verb})`);
   const path = subcommandPath(cmd.args);
+  nestedCommands(cmd, path, io, ctx);
+  sqlOptions(cmd, ctx);
+  const verb = namedContainerRemoval(cmd, ctx.where.project) ? undefined : destructiveVerb(cmd, path);
+  if (verb) ctx.add('resource-delete', `${show(cmd)} (${verb})`);
   if (!verb && !path.hypothetical && !cmd.args.some((a) => /^--dry-run(=(client|server|true))?$/.test(a.text)))
     checkGrant(cmd, path.verbs, ctx, stdinText(io));
   if (!path.hypothetical) checkProduction(cmd, path.verbs, ctx);

@@ -98,9 +98,7 @@ function notShowingSecret(cmd: Argv, text: string): boolean {
   if (/^security\b/.test(text)) return !/\s-[wg]\b/.test(text);
   if (/^heroku\b/.test(text)) return /^heroku\s+config:(set|unset|add|remove)\b/.test(text);
   // Written to a file (`op read -o f`, `sops -d --output f`, `gpg -o f`); for cloud CLIs --output is a format.
-  if (/^(op|sops|gpg2?|bw)\b/.test(text) && cmd.args.some((a) => /^(-o|--output|--out-file)(=|$)/.test(a.text)))
-    return true;
-  return false;
+  return /^(op|sops|gpg2?|bw)\b/.test(text) && cmd.args.some((a) => /^(-o|--output|--out-file)(=|$)/.test(a.text));
 }
 
 /** Judges whether the command shows a secret in its output. */

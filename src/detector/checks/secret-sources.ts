@@ -80,11 +80,9 @@ const VENDOR_ALIASES = keyTable<string>({
   hf: 'huggingface',
   do: 'digitalocean',
   az: 'azure',
-  jira: 'atlassian',
-  confluence: 'atlassian',
+  'jira confluence': 'atlassian',
   aws: 'amazonaws',
-  gcp: 'googleapis',
-  google: 'googleapis',
+  'gcp google': 'googleapis',
 });
 const GENERIC_PREFIX =
   /^(api|app|auth|access|secret|private|my|the|prod|production|dev|staging|test|ci|bot|service|client|admin|user|bearer|id|session|master|root|db|database|personal|read|write|deploy)$/;

@@ -49,21 +49,6 @@ export const everyContainerStopped: ContainerCheck = ({ group, verb, rest }, cmd
     mass(cmd, ctx, 'every container');
 };
 
-const launchctl = when(
-  'mass-kill',
-  (w) => /^(bootout|remove)$/.test(w[0] ?? '') && w.slice(1).some((t) => /^(gui|user|login)\/[^/]+\/?$/.test(t)),
-  "the user's whole login session",
-);
-
-const osascript = when(
-  'mass-kill',
-  (w) =>
-    /tell\s+application\s+("[^"]+"|\S+)\s+to\s+(quit|close)\b|\bquit\s+app(lication)?\b|System Events"?\s+to\s+(log out|shut down|restart)/i.test(
-      w.join(' '),
-    ),
-  "quits a user's application",
-);
-
 /** The login and display managers: restarting them ends every session. */
 const SESSION_SERVICES =
   /^(systemd-logind|display-manager|gdm3?|sddm|lightdm|xdm|getty@.*|user@.*|dbus|dbus-broker)(\.service)?$/;
@@ -89,8 +74,19 @@ judges(import.meta.url, {
   'redis-cli valkey-cli keydb-cli': whenArg('service-stop', /^shutdown$/i, 'shuts the Redis server down'),
   'pg_ctl pg_ctlcluster': pgCtl,
   'mysqladmin mariadb mariadb-admin': whenArg('service-stop', /^shutdown$/, 'shuts the MySQL server down'),
-  launchctl,
-  osascript,
+  launchctl: when(
+    'mass-kill',
+    (w) => /^(bootout|remove)$/.test(w[0] ?? '') && w.slice(1).some((t) => /^(gui|user|login)\/[^/]+\/?$/.test(t)),
+    "the user's whole login session",
+  ),
+  osascript: when(
+    'mass-kill',
+    (w) =>
+      /tell\s+application\s+("[^"]+"|\S+)\s+to\s+(quit|close)\b|\bquit\s+app(lication)?\b|System Events"?\s+to\s+(log out|shut down|restart)/i.test(
+        w.join(' '),
+      ),
+    "quits a user's application",
+  ),
   'wsl wsl.exe': whenArg('mass-kill', /^(--shutdown|--terminate|-t|--unregister)$/, 'WSL distributions'),
   'kill pkill': (cmd, _io, ctx) => killsParent(cmd, ctx),
 });

@@ -151,6 +151,8 @@ const kill: Check = (cmd, io, ctx) => {
 
 /** Ports of shared services (databases, queues, caches) that a dev server does not use. */
 const SERVICE_PORTS = new Set([3306, 5432, 5433, 6379, 27017, 9200, 9300, 11211, 5672, 15672, 9092, 2181, 8500, 2379]);
+/** An unprivileged port that no shared service uses: a dev server's. */
+const devPort = (port: string): boolean => Number(port) >= 1024 && !SERVICE_PORTS.has(Number(port));
 
 /**
  * `lsof -ti tcp:5173`, `lsof -t -i :3000`: the process listening on one unprivileged port, the dev server the agent
@@ -159,10 +161,8 @@ const SERVICE_PORTS = new Set([3306, 5432, 5433, 6379, 27017, 9200, 9300, 11211,
 function devPortListener(text: string): boolean {
   const m = /^\s*lsof\s+(.*)$/.exec(text);
   if (!m || /[|;&`$]/.test(m[1]!) || !/(^|\s)-[a-zA-Z]*t/.test(m[1]!)) return false;
-  const ports = [...m[1]!.matchAll(/(?:^|\s)-[a-zA-Z]*i\s*(?:tcp|udp|TCP|UDP)?(?:@[\w.-]+)?:(\d+)(?=\s|$)/g)].map((x) =>
-    Number(x[1]),
-  );
-  return ports.length > 0 && ports.every((p) => p >= 1024 && !SERVICE_PORTS.has(p));
+  const ports = [...m[1]!.matchAll(/(?:^|\s)-[a-zA-Z]*i\s*(?:tcp|udp|TCP|UDP)?(?:@[\w.-]+)?:(\d+)(?=\s|$)/g)];
+  return ports.length > 0 && ports.every((p) => devPort(p[1]!));
 }
 
 /** `-u "$USER"`, `-u $(whoami)`, `-u "$(id -un)"`: the user running the command. */
@@ -186,10 +186,7 @@ function ownCommandLine(pattern: string): boolean {
   const SCRIPT =
     /(^|[\s/])[\w.-]+\.(js|mjs|cjs|ts|mts|tsx|py|rb|php|pl|go|jar|sh|exs?)(\s|$)|(^|\s)\.{0,2}\/[\w.-]+\/|\s[A-Za-z_][\w.]*:[A-Za-z_]\w*(\s|$)/;
   const port = /(--port[= ]|-p\s|:)(\d{4,5})\b/.exec(pattern);
-  return (
-    SCRIPT.test(pattern) ||
-    (port !== null && Number(port[2]) >= 1024 && !SERVICE_PORTS.has(Number(port[2])) && /\w+\s/.test(pattern))
-  );
+  return SCRIPT.test(pattern) || (port !== null && devPort(port[2]!) && /\w+\s/.test(pattern));
 }
 
 /** `$(pgrep -f 'node server.js --port 4000')`: the agent's own process, by a command line that names it. */
@@ -218,7 +215,7 @@ const fuser: Check = (cmd, _io, ctx) => {
   // `fuser -k 8080/tcp`: the listener on one unprivileged port that is not a database's, as with lsof -ti :8080.
   const targets = cmd.args.filter((a) => !a.text.startsWith('-'));
   const ports = targets.map((t) => /^(\d+)\/(tcp|udp)$/.exec(t.text));
-  if (ports.length > 0 && ports.every((m) => m && Number(m[1]) >= 1024 && !SERVICE_PORTS.has(Number(m[1])))) return;
+  if (ports.length > 0 && ports.every((m) => m && devPort(m[1]!))) return;
   ctx.add('mass-kill', show(cmd));
 };
 

@@ -5,7 +5,7 @@
 // ordinary test edits stay ordinary: what asks is a check replaced by nothing. Pure.
 import type { Word } from '../engine/words.js';
 import { isCiConfig } from './ci.js';
-import { show, type Check, type CheckContext } from './types.js';
+import { show, when, type CheckContext } from './types.js';
 import { judges } from './registry.js';
 import type { SedCheck } from '../programs/sed/call.js';
 import type { PackageCheck } from '../programs/packages/call.js';
@@ -45,12 +45,8 @@ export function checkWriteTampering(
   if (text === undefined) return;
   if (isCiConfig(path) && !append && !CHECK_WORD.test(text))
     add(ctx, detail, text.trim() === '' ? 'an empty pipeline' : 'a pipeline that runs no check');
-  const lines = text.split('\n').filter((l) => l.trim() !== '' && !l.startsWith('#!'));
-  if (
-    (CHECK_SCRIPT.test(path) || HOOK_FILE.test(path)) &&
-    lines.length > 0 &&
-    lines.some((l) => /^\s*(exit\s+0|true|:)\s*;?\s*$/.test(l))
-  )
+  const exitsAtOnce = text.split('\n').some((l) => /^\s*(exit\s+0|true|:)\s*;?\s*$/.test(l));
+  if ((CHECK_SCRIPT.test(path) || HOOK_FILE.test(path)) && exitsAtOnce)
     add(ctx, detail, 'a check script or hook that exits successfully at once');
   if (EMPTIED.test(text) || TRIVIAL.test(text)) add(ctx, detail, 'tests emptied or made trivially true');
 }
@@ -84,18 +80,16 @@ export const sedTests: SedCheck = ({ inPlace, scripts, files }, cmd, _io, ctx) =
 };
 
 /** yq -i 'del(.jobs.test)', '.jobs.x."continue-on-error" = true', 'allow_failure: true', '.if = false' on a pipeline. */
-const yq: Check = (cmd, _io, ctx) => {
-  const words = cmd.args.map((a) => a.text);
-  if (!words.some((w) => /^-[a-zA-Z]*i|^--inplace/.test(w))) return;
-  const expr = words.filter((w) => !w.startsWith('-') && !isCiConfig(w)).join(' ');
-  if (!words.some((w) => isCiConfig(w))) return;
-  if (
-    /\bdel\s*\(|continue-on-error"?\s*=\s*true|allow_failure"?\s*=\s*true|\.if\s*=\s*(false|"false")|\bwhen"?\s*=\s*"?never/.test(
-      expr,
-    )
-  )
-    add(ctx, show(cmd), 'pipeline checks removed or allowed to fail');
-};
+const FAILURE_ALLOWED =
+  /\bdel\s*\(|continue-on-error"?\s*=\s*true|allow_failure"?\s*=\s*true|\.if\s*=\s*(false|"false")|\bwhen"?\s*=\s*"?never/;
+const yq = when(
+  'test-tampering',
+  (w) =>
+    w.some((t) => /^-[a-zA-Z]*i|^--inplace/.test(t)) &&
+    w.some((t) => isCiConfig(t)) &&
+    FAILURE_ALLOWED.test(w.filter((t) => !t.startsWith('-') && !isCiConfig(t)).join(' ')),
+  'pipeline checks removed or allowed to fail',
+);
 
 /** `npm pkg set scripts.test=true`, `npm pkg delete scripts.test`: the project's checks replaced by a no-op or removed. */
 export const packageScriptsNoop: PackageCheck = ({ path }, cmd, _io, ctx) => {

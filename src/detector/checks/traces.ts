@@ -2,7 +2,7 @@
 // file), system logs and login records (truncating, deleting or vacuuming what is under /var/log, the journal),
 // audit rules. Appending to a log is not erasing it. Pure.
 import type { Word } from '../engine/words.js';
-import { when, whenArg, type Check, type CheckContext } from './types.js';
+import { when, whenArg, type CheckContext } from './types.js';
 import { judges } from './registry.js';
 
 /** History files live in the home directory (a project's own `.history` folder is not the shell's). */
@@ -37,24 +37,20 @@ export function checkHistoryVariable(name: string, value: Word, ctx: CheckContex
     ctx.add('log-wipe', `${name}=${value.text}`);
 }
 
-/** `set +o history` stops recording; `unset HISTFILE` stops saving. */
-const set = when('log-wipe', (w) => w.includes('+o') && w[w.indexOf('+o') + 1] === 'history');
-
 /** `unset HISTFILE` (an unset statement of its own in the grammar, or a command after a wrapper). */
 export function checkUnset(names: string[], ctx: CheckContext): void {
   if (names.includes('HISTFILE')) ctx.add('log-wipe', `unset ${names.join(' ')}`);
 }
 
-const unset: Check = (cmd, _io, ctx) =>
-  checkUnset(
-    cmd.args.map((a) => a.text),
-    ctx,
-  );
-
 judges(import.meta.url, {
   history: whenArg('log-wipe', /^-[a-z]*[cd]/),
-  set,
-  unset,
+  // `set +o history` stops recording; `unset HISTFILE` stops saving.
+  set: when('log-wipe', (w) => w.includes('+o') && w[w.indexOf('+o') + 1] === 'history'),
+  unset: (cmd, _io, ctx) =>
+    checkUnset(
+      cmd.args.map((a) => a.text),
+      ctx,
+    ),
   // journalctl --vacuum-* deletes archived journal files.
   journalctl: whenArg('log-wipe', /^--vacuum-(time|size|files)\b/),
 });

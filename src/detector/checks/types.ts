@@ -167,11 +167,8 @@ export function when(rule: string, test: (words: string[], cmd: Argv) => boolean
 }
 
 /** A check that reports `rule` when an argument matches `pattern` (`ifconfig eth0 down`, `taskkill /IM x.exe`). */
-export function whenArg(rule: string, pattern: RegExp, why?: string): Check {
-  return when(rule, (w) => w.some((t) => pattern.test(t)), why);
-}
+export const whenArg = (rule: string, pattern: RegExp, why?: string): Check =>
+  when(rule, (w) => w.some((t) => pattern.test(t)), why);
 
 /** A check that reports `rule` unless an argument matches `pattern`, an option that only reads (`passwd -S`). */
-export function unlessArg(rule: string, pattern: RegExp): Check {
-  return when(rule, (w) => !w.some((t) => pattern.test(t)));
-}
+export const unlessArg = (rule: string, pattern: RegExp): Check => when(rule, (w) => !w.some((t) => pattern.test(t)));

@@ -4,7 +4,7 @@
 import { has, parseFlags, type Flags } from '../engine/argv.js';
 import { classifyPath } from '../engine/paths.js';
 import { literal, type Word } from '../engine/words.js';
-import { always, show, when, type Check, type CheckContext } from './types.js';
+import { always, show, when, type CheckContext } from './types.js';
 import type { Argv } from '../engine/argv.js';
 import { gitPushToForge } from './forge.js';
 import { keyTable, names } from '../engine/names.js';
@@ -20,18 +20,7 @@ const broad = (w: Word): boolean => /^\.\/?$|^:[/(]|\/$|[*?[]/.test(w.text) || w
 const dryRun = (f: Flags): boolean => has(f, 'n', '--dry-run');
 const deletes = (f: Flags): boolean => has(f, 'd', '--delete');
 
-function push(cmd: Argv, f: Flags, ctx: CheckContext): void {
-  if (dryRun(f)) return;
-  const forced =
-    has(f, 'fd', '--force', '--mirror', '--delete', '--prune') ||
-    [...f.long].some((l) => l.startsWith('--force-with-lease') || l === '--force-if-includes');
-  const refspec = f.operands.slice(1).some((o) => o.text.startsWith('+') || /^:./.test(o.text));
-  if (forced || refspec) ctx.add('git-force-push', show(cmd));
-}
-
-function configKey(cmd: Argv, operands: Word[], ctx: CheckContext): void {
-  const [key, value] = operands.map((w) => w.text);
-  if (!key || value === undefined) return;
+function configKey(cmd: Argv, key: string, value: string, ctx: CheckContext): void {
   const k = key.toLowerCase();
   const hook =
     (k === 'core.hookspath' && classifyPath(literal(value), ctx.where) !== 'inside') ||
@@ -47,6 +36,15 @@ type Judge = (f: Flags, ops: Word[], rest: Word[], cmd: Argv) => boolean;
 
 /** What each git subcommand destroys, as a rule and its test; `rest` are the words after the subcommand. */
 const SUBCOMMANDS = keyTable<[rule: string, destroys: Judge]>({
+  // A forced or deleting push, or a refspec that forces (`+main`) or deletes (`:old`).
+  push: [
+    'git-force-push',
+    (f) =>
+      !dryRun(f) &&
+      (has(f, 'fd', '--force', '--mirror', '--delete', '--prune') ||
+        [...f.long].some((l) => l.startsWith('--force-with-lease') || l === '--force-if-includes') ||
+        f.operands.slice(1).some((o) => o.text.startsWith('+') || /^:./.test(o.text))),
+  ],
   reset: ['git-reset-hard', (f) => has(f, '', '--hard')],
   clean: ['git-clean', (f) => has(f, 'f', '--force') && !dryRun(f)],
   // -M / -C overwrite an existing branch. A forced delete (-D, --delete --force) of a local branch named here is
@@ -92,10 +90,7 @@ function subcommand(sub: string, rest: Word[], cmd: Argv, ctx: CheckContext): vo
     --tree-filter --msg-filter --env-filter --path --conflict
   `),
   );
-  if (sub === 'push') {
-    gitPushToForge(['push', ...rest.map((w) => w.text)], ctx, show(cmd));
-    return push(cmd, f, ctx);
-  }
+  if (sub === 'push') gitPushToForge(['push', ...rest.map((w) => w.text)], ctx, show(cmd));
   const judge = SUBCOMMANDS[sub];
   if (judge?.[1](f, f.operands, rest, cmd)) ctx.add(judge[0], show(cmd));
 }
@@ -103,27 +98,21 @@ function subcommand(sub: string, rest: Word[], cmd: Argv, ctx: CheckContext): vo
 export const gitHistory: GitCheck = (call, cmd, _io, ctx) => {
   // An alias defined with -c alias.x='!cmd' runs a shell command.
   for (const s of [...call.settings, ...(call.configWrite ? [call.configWrite] : [])])
-    configKey(cmd, [literal(s.key), literal(s.value)], ctx);
+    configKey(cmd, s.key, s.value, ctx);
   if (call.sub) subcommand(call.sub, call.rest, cmd, ctx);
-};
-
-/** hg strip / purge / rollback / histedit --force; svn delete of a URL; bfg rewrites history. */
-const hg = when('git-history', (w) =>
-  /^(strip|prune|purge|clean|rollback|obsolete)$/.test(w.find((t) => !t.startsWith('-')) ?? ''),
-);
-
-const svn: Check = (cmd, _io, ctx) => {
-  const f = parseFlags(cmd.args, ['-m', '--message']);
-  const sub = f.operands[0]?.text;
-  if (sub && /^(delete|del|remove|rm)$/.test(sub) && f.operands.slice(1).some((o) => /^[a-z+]+:\/\//.test(o.text)))
-    ctx.add('git-history', show(cmd));
 };
 
 judges(
   import.meta.url,
   {
-    hg,
-    svn,
+    // hg strip / purge / rollback / histedit --force; svn delete of a URL; bfg rewrites history.
+    hg: when('git-history', (w) =>
+      /^(strip|prune|purge|clean|rollback|obsolete)$/.test(w.find((t) => !t.startsWith('-')) ?? ''),
+    ),
+    svn: when('git-history', (_w, cmd) => {
+      const [sub, ...rest] = parseFlags(cmd.args, ['-m', '--message']).operands;
+      return /^(delete|del|remove|rm)$/.test(sub?.text ?? '') && rest.some((o) => /^[a-z+]+:\/\//.test(o.text));
+    }),
     'bfg git-filter-repo': always('git-history'),
   },
   { claims: true },

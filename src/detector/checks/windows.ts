@@ -32,16 +32,6 @@ const cmdDelete: Check = (cmd, _io, ctx) => {
   if (cmdDeletes(cmd.written, words, ctx.where)) ctx.add('recursive-delete', show(cmd));
 };
 
-/** vssadmin delete shadows, wmic shadowcopy delete: the volume's restore points are gone. */
-const shadows = when(
-  'storage-destroy',
-  (w) => lower(w).includes('delete') && lower(w).some((t) => /^shadows?(copy)?$/.test(t)),
-  'shadow copies',
-);
-
-/** wevtutil cl LOG clears an event log. */
-const wevtutil = when('log-wipe', ([verb]) => /^(cl|clear-log)$/i.test(verb ?? ''));
-
 /** reg add/delete/import under HKLM: machine-wide settings, policies (Defender, UAC) and what runs at start-up. */
 const reg: Check = (cmd, io, ctx) => {
   credentialDump(cmd, io, ctx);
@@ -55,17 +45,6 @@ const reg: Check = (cmd, io, ctx) => {
   )
     ctx.add('persistence', show(cmd));
 };
-
-/** netsh advfirewall set ... state off, netsh firewall set opmode disable. */
-const netsh = when('firewall-flush', (w) =>
-  /\b(advfirewall|firewall)\b.*\b(state\s+off|opmode\s+(mode=)?disable|reset)\b/.test(lower(w).join(' ')),
-);
-
-/** net user NAME PASS /add, net localgroup administrators NAME /add, /delete: local accounts. */
-const net = when('account-change', (words) => {
-  const w = lower(words);
-  return /^(user|localgroup|group)$/.test(w[0] ?? '') && w.some((t) => /^\/(add|delete|del|active:no)$/.test(t));
-});
 
 /** certutil -urlcache -f URL FILE downloads FILE (running it later runs downloaded code). */
 const certutil: Check = (cmd, _io, ctx) => {
@@ -91,13 +70,26 @@ judges(import.meta.url, {
   'del erase rd rmdir': cmdDelete,
   // format X: formats a volume (format of a file name is not Windows' format).
   'format format.com': whenArg('format-filesystem', /^[A-Za-z]:\\?$/),
-  'vssadmin wmic': shadows,
+  // vssadmin delete shadows, wmic shadowcopy delete: the volume's restore points are gone.
+  'vssadmin wmic': when(
+    'storage-destroy',
+    (w) => lower(w).includes('delete') && lower(w).some((t) => /^shadows?(copy)?$/.test(t)),
+    'shadow copies',
+  ),
   // bcdedit /set or /delete changes how (and whether) the machine boots and recovers.
   bcdedit: whenArg('security-posture', /^\/(set|delete|deletevalue|import)$/i),
-  wevtutil,
+  // wevtutil cl LOG clears an event log.
+  wevtutil: when('log-wipe', ([verb]) => /^(cl|clear-log)$/i.test(verb ?? '')),
   'reg reg.exe': reg,
-  netsh,
-  'net net.exe': net,
+  // netsh advfirewall set ... state off, netsh firewall set opmode disable.
+  netsh: when('firewall-flush', (w) =>
+    /\b(advfirewall|firewall)\b.*\b(state\s+off|opmode\s+(mode=)?disable|reset)\b/.test(lower(w).join(' ')),
+  ),
+  // net user NAME PASS /add, net localgroup administrators NAME /add, /delete: local accounts.
+  'net net.exe': when('account-change', (words) => {
+    const w = lower(words);
+    return /^(user|localgroup|group)$/.test(w[0] ?? '') && w.some((t) => /^\/(add|delete|del|active:no)$/.test(t));
+  }),
   // taskkill /IM NAME kills every process of that image (by /PID it is one process).
   'taskkill taskkill.exe': whenArg('mass-kill', /^\/(im|fi)$/i),
   'certutil certutil.exe': certutil,

@@ -69,7 +69,7 @@ function tracePipe(words: Word[], ctx: CheckContext): void {
 }
 
 /** `words` is the command as written, `argv` what runs once the wrappers are peeled. */
-export function checkWrappers(words: Word[], argv: Argv | null, ctx: CheckContext, io?: Io): void {
+export function checkWrappers(words: Word[], argv: Argv | null, ctx: CheckContext, io: Io): void {
   nsenter(words, ctx);
   dynamicLoader(words, ctx);
   tracePipe(words, ctx);
