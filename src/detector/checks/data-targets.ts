@@ -52,8 +52,8 @@ export function checkDataTargets(cmd: Argv, assignments: { name: string; value: 
   // git push to a deploy remote (heroku, dokku, production): the push is a deploy.
   if (name === 'git' && ws[0] === 'push' && /^(heroku|dokku|piku|production|prod|live|deploy)$/i.test(ws[1] ?? ''))
     ctx.add('production-change', `${show(cmd)} (a push to the deploy remote ${ws[1]})`);
-  const parts = tokens(ws);
   const prod = production(cmd, assignments);
+  const parts = prod === undefined ? [] : tokens(ws);
   if (prod !== undefined && parts.some((p) => CHANGE.test(p)) && !parts.some((p) => READ.test(p)))
     ctx.add('production-change', `${show(cmd)} (${prod})`);
   const flags = cmd.args.map((a) => a.text);

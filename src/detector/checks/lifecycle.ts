@@ -43,6 +43,8 @@ export function checkLifecycle(cmd: Argv, ctx: CheckContext): void {
   if (!cmd.name || TEXT_TOOLS.has(cmd.name)) return;
   const args = cmd.args.map((a) => a.text);
   const all = args.join(' ');
+  // Every reading below needs one of these words: most commands have none, and are done here.
+  if (!/ttl|expir|retention|live|keep|age|delete|config|snapshot/i.test(all)) return;
   const report = (why: string): void => ctx.add('data-lifecycle', `${show(cmd)} (${why})`);
   const short = settings(args).find(([name, value]) => SETTING.test(name) && tiny(name, value));
   if (short) report(`${short[0]} set to ${short[1]}`);

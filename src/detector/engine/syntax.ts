@@ -151,8 +151,9 @@ export function firstCommand(element: SyntaxNode): SyntaxNode | undefined {
 export function perNode<T>(compute: (node: SyntaxNode) => T): (node: SyntaxNode) => T {
   const known = new WeakMap<SyntaxNode, T>();
   return (node) => {
-    if (!known.has(node)) known.set(node, compute(node));
-    return known.get(node) as T;
+    let value = known.get(node);
+    if (value === undefined && !known.has(node)) known.set(node, (value = compute(node)));
+    return value as T;
   };
 }
 
