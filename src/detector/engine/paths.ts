@@ -81,9 +81,12 @@ function classifyAbsolute(p: string, project: string | undefined): PathClass {
 }
 
 export function classifyPath(word: Word, where: Where = {}): PathClass {
-  // $TMPDIR is a temporary directory like /tmp.
-  if (word.dynamic && /^\$(\{TMPDIR\}|TMPDIR)\/[^$`]*[^/$`]/.test(word.text) && word.substitutions.length === 0)
-    return 'temp';
+  // $TMPDIR is a temporary directory like /tmp, until `..` climbs out of it (`$TMPDIR/../../*` is `/*`).
+  const tmp = /^\$(?:\{TMPDIR\}|TMPDIR)(\/[^$`]*[^/$`])/.exec(word.text);
+  if (word.dynamic && tmp && word.substitutions.length === 0) {
+    const p = normalise(`/tmp${tmp[1]!}`);
+    return p.startsWith('/tmp/') ? 'temp' : classifyAbsolute(p, where.project);
+  }
   // "$(mktemp -d)": a new temporary path, whatever it is called.
   if (word.substitutions.length === 1 && /^\$\(\s*mktemp\b[^)]*\)$/.test(word.text.trim())) return 'temp';
   let text = word.text;
