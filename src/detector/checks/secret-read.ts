@@ -50,7 +50,10 @@ const TOKEN_PRINTERS = new RegExp(
 function shownSecret(cmd: Argv, io: Io): string | undefined {
   const name = cmd.name!;
   const text = argvText(cmd).replace(/^\S*\//, '');
-  const noContent = /^(grep|egrep|fgrep|rg|ag)$/.test(name) && cmd.args.some((a) => NO_CONTENT.test(a.text));
+  // `grep -l`/`-c` print no lines; `sed -i` writes the file, not the terminal.
+  const noContent =
+    (/^(grep|egrep|fgrep|rg|ag)$/.test(name) && cmd.args.some((a) => NO_CONTENT.test(a.text))) ||
+    (/^g?sed$/.test(name) && cmd.args.some((a) => /^(-[a-zA-Z]*i|--in-place)/.test(a.text)));
   if (READERS.has(name) && !noContent) {
     const file = cmd.args.find((a) => !a.text.startsWith('-') && shownSecretPath(a.text));
     if (file) return file.text;
