@@ -54,6 +54,23 @@ describe('a line split with backslash-newline, read as bash reads it', () => {
   });
 });
 
+describe('a double-quoted string over several lines', () => {
+  // The grammar leaves the newline between two pieces of a string out of both: it was lost, and `echo` ran into
+  // `rm` ("echo<newline>rm -rf ~" read as "echorm -rf ~").
+  it.each([
+    ['bash -c "echo\nrm -rf ~"', 'delete-home'],
+    ['sh -c "cd /tmp\n\nrm -rf ~"', 'delete-home'],
+    ['psql -c "DROP\nDATABASE prod"', 'sql-drop'],
+    ['mysql -e "SELECT 1;\nTRUNCATE\nTABLE users"', 'sql-truncate'],
+  ])('asks: %j', (line, rule) => {
+    expect(rules(line)).toContain(rule);
+  });
+
+  it('keeps the text as bash passes it', () => {
+    expect(rules('bash -c "echo a\necho b"')).toEqual([]);
+  });
+});
+
 describe('wrappers stacked any number deep', () => {
   it.each([17, 40, 300])('judges what %i stacked env wrappers run', (n) => {
     expect(rules(`${'env '.repeat(n)}rm -rf ~`)).toContain('delete-home');

@@ -110,9 +110,15 @@ export function wordOf(node: SyntaxNode, vars: Vars = NO_VARS): Word {
       return literal(decodeAnsiC(node.text.slice(2, -1)));
     case 'string':
     case 'translated_string': {
-      const parts = node.namedChildren.map((c) =>
-        c.type === 'string_content' ? literal(unescapeDouble(c.text)) : wordOf(c, vars),
-      );
+      // The grammar leaves a newline between two pieces of a string out of both: it is taken from the text between.
+      const parts: Word[] = [];
+      let end = -1;
+      for (const c of node.children) {
+        if (end >= 0 && c.startIndex > end)
+          parts.push(literal(unescapeDouble(node.text.slice(end - node.startIndex, c.startIndex - node.startIndex))));
+        end = c.endIndex;
+        if (c.isNamed) parts.push(c.type === 'string_content' ? literal(unescapeDouble(c.text)) : wordOf(c, vars));
+      }
       return { ...joinWords(parts, true), pattern: false };
     }
     case 'concatenation':
