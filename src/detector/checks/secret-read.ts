@@ -8,6 +8,7 @@ import type { Argv } from '../engine/argv.js';
 import { isCredentialPath } from './exfil.js';
 import { argvText, PRINTS_SECRET, SECRET_VAR } from './secret-sources.js';
 import { show, type CheckContext, type Io } from './types.js';
+import { sedCall } from '../programs/sed/call.js';
 
 /** Programs that print the files they are given (or an encoding of them). */
 const READERS = new Set(
@@ -53,7 +54,7 @@ function shownSecret(cmd: Argv, io: Io): string | undefined {
   // `grep -l`/`-c` print no lines; `sed -i` writes the file, not the terminal.
   const noContent =
     (/^(grep|egrep|fgrep|rg|ag)$/.test(name) && cmd.args.some((a) => NO_CONTENT.test(a.text))) ||
-    (/^g?sed$/.test(name) && cmd.args.some((a) => /^(-[a-zA-Z]*i|--in-place)/.test(a.text)));
+    (/^g?sed$/.test(name) && sedCall(cmd).inPlace);
   if (READERS.has(name) && !noContent) {
     const file = cmd.args.find((a) => !a.text.startsWith('-') && shownSecretPath(a.text));
     if (file) return file.text;
