@@ -82,8 +82,9 @@ function classifyAbsolute(p: string, project: string | undefined): PathClass {
 
 export function classifyPath(word: Word, where: Where = {}): PathClass {
   // $TMPDIR is a temporary directory like /tmp, until `..` climbs out of it (`$TMPDIR/../../*` is `/*`).
-  const tmp = /^\$(?:\{TMPDIR\}|TMPDIR)(\/[^$`]*[^/$`])/.exec(word.text);
-  if (word.dynamic && tmp && word.substitutions.length === 0) {
+  const tmp =
+    word.dynamic && word.substitutions.length === 0 && /^\$(?:\{TMPDIR\}|TMPDIR)(\/[^$`]*[^/$`])/.exec(word.text);
+  if (tmp) {
     const p = normalise(`/tmp${tmp[1]!}`);
     return p.startsWith('/tmp/') ? 'temp' : classifyAbsolute(p, where.project);
   }
