@@ -103,6 +103,22 @@ describe.skipIf(skip !== undefined)(`ssh transport against a real sshd${skip ? `
     expect(await t.alive()).toBe(true);
   });
 
+  it("drops what the login shell's startup files print before the command, on both streams and on a PTY", async () => {
+    const t = await started();
+    // The fixture's login shell does print: a bare channel shows it.
+    const { channel } = await (t.connection as NonNullable<typeof t.connection>).exec('true', undefined);
+    const raw: Buffer[] = [];
+    channel.on('data', (c: Buffer) => raw.push(c));
+    channel.stderr.on('data', (c: Buffer) => raw.push(c));
+    await new Promise((r) => channel.once('close', r));
+    expect(Buffer.concat(raw).toString()).toContain('login-noise: pyenv: command not found');
+    expect(await run(t, 'echo out; echo err >&2')).toEqual({ code: 0, out: 'out\nerr\n' });
+    expect((await run(t, 'printf tty', { pty: { cols: 80, rows: 24 } })).out).toBe('tty');
+    // Output the command writes with no newline, and nothing at all, come through as they are.
+    expect(await run(t, 'printf x')).toEqual({ code: 0, out: 'x' });
+    expect(await run(t, 'exit 4')).toEqual({ code: 4, out: '' });
+  });
+
   it('starts in terminal.ssh.cwd and exports terminal.ssh.env; a missing cwd is a configuration error', async () => {
     const t = await started({ cwd: fx.dir, env: { TETHER_X: "a b 'c'" } });
     expect(t.workdir).toBe(fx.dir);

@@ -89,6 +89,14 @@ function startDaemon(config: string, port: number): Promise<ChildProcess> {
   });
 }
 
+/** The forced command: what a noisy startup file prints, then the asked command as sshd runs it. */
+const LOGIN_NOISE = [
+  "echo 'login-noise: welcome to the test host'",
+  "echo 'login-noise: pyenv: command not found' >&2",
+  'c=$SSH_ORIGINAL_COMMAND; unset SSH_ORIGINAL_COMMAND; exec "$SHELL" -c "$c"',
+  '',
+].join('\n');
+
 export async function startSshd(): Promise<SshdFixture> {
   const dir = await mkdtemp(join(tmpdir(), 'tether-sshd-'));
   const hostKey = join(dir, 'host_key');
@@ -112,9 +120,14 @@ export async function startSshd(): Promise<SshdFixture> {
       'KbdInteractiveAuthentication no',
       'PubkeyAuthentication yes',
       'LogLevel VERBOSE',
+      // sshd runs every command through the login shell, whose startup files often print first (a CI host's
+      // ~/.bashrc printed "pyenv: command not found" on both streams). This prints the same way, then runs the
+      // command through the login shell as sshd would; nothing of it is inherited by the command.
+      `ForceCommand /bin/sh ${join(dir, 'login-noise.sh')}`,
       '',
     ].join('\n'),
   );
+  writeFileSync(join(dir, 'login-noise.sh'), LOGIN_NOISE);
   const hostPublicKey = readFileSync(`${hostKey}.pub`, 'utf8').trim().split(' ').slice(0, 2).join(' ');
   const knownHostsPath = join(dir, 'known_hosts');
   writeFileSync(knownHostsPath, `[127.0.0.1]:${port} ${hostPublicKey}\n`);

@@ -2,7 +2,7 @@
 import type { ClientChannel } from 'ssh2';
 import type { BackendDefinition } from '../../backend-types.js';
 import type { Logger } from '../../../logging/logger.js';
-import { signalExitCode, sshCommand } from './command.js';
+import { signalExitCode, sshCommand, StartMarkerFilter } from './command.js';
 import { shQuote } from '../../shell-scripts.js';
 import { releaseSshConnection, retainSshConnection, type SshConnection } from './pool.js';
 import { sshSettingsSchema, sshTarget, sshUnavailable, targetName, type SshSettings } from './settings.js';
@@ -27,7 +27,11 @@ class SshProcess implements TransportProcess {
   private destroyed = false;
   private settle: ((code: number | null) => void) | undefined;
 
-  constructor(open: Promise<{ channel: ClientChannel; link: SshLink }>, stdin: string | undefined) {
+  constructor(
+    open: Promise<{ channel: ClientChannel; link: SshLink }>,
+    stdin: string | undefined,
+    private readonly pty: boolean,
+  ) {
     if (stdin !== undefined) {
       this.queued.push(stdin);
       this.endQueued = true;
@@ -59,14 +63,21 @@ class SshProcess implements TransportProcess {
     channel.on('exit', (status: number | null, signal?: string) => {
       code = status ?? (signal !== undefined ? signalExitCode(signal) : null);
     });
-    const deliver = (chunk: Buffer) => this.emit(chunk);
-    channel.on('data', deliver);
-    channel.stderr.on('data', deliver);
+    // What the login shell's startup files print before the command is dropped (command.ts); a PTY has one stream.
+    const out = new StartMarkerFilter();
+    const err = this.pty ? undefined : new StartMarkerFilter();
+    const deliver = (chunk: Buffer) => {
+      if (chunk.length > 0) this.emit(chunk);
+    };
+    channel.on('data', (chunk: Buffer) => deliver(out.push(chunk)));
+    channel.stderr.on('data', (chunk: Buffer) => deliver(err ? err.push(chunk) : chunk));
     const stderrDone = new Promise<void>((r) =>
       channel.stderr.readableEnded ? r() : channel.stderr.once('end', r).once('close', r),
     );
     channel.once('close', () => {
       void stderrDone.then(() => {
+        deliver(out.end());
+        if (err) deliver(err.end());
         if (code !== undefined) resolve(code);
         else if (link.lost) reject(link.lost);
         else resolve(null);
@@ -174,7 +185,7 @@ export class SshTransport implements Transport {
     const pty = opts.pty ? { cols: opts.pty.cols, rows: opts.pty.rows, term: 'xterm-256color' } : undefined;
     const open =
       conn && !this.closed
-        ? conn.exec(sshCommand(script, this.settings.env), pty)
+        ? conn.exec(sshCommand(script, this.settings.env, pty !== undefined), pty)
         : Promise.reject(
             new EnvironmentError(
               'Environment.Gone',
@@ -182,7 +193,7 @@ export class SshTransport implements Transport {
               `spawn before start() or after close() on ${targetName(this.target)}`,
             ),
           );
-    return new SshProcess(open, opts.stdin);
+    return new SshProcess(open, opts.stdin, pty !== undefined);
   }
 
   async alive(): Promise<boolean> {
