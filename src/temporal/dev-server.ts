@@ -18,6 +18,8 @@ interface DevServerOptions {
   detached?: boolean;
   /** Register tether's search attributes at start (default true; false makes a server that needs `tether cluster setup`). */
   searchAttributes?: boolean;
+  /** How long to wait for the frontend to serve (default 60 s). */
+  readyTimeoutMs?: number;
 }
 
 interface DevServer {
@@ -41,15 +43,45 @@ export function isListening(port: number, host = '127.0.0.1', timeoutMs = 500): 
   });
 }
 
-async function waitForPort(port: number, timeoutMs: number, child?: ChildProcess): Promise<void> {
+/**
+ * Waits until the frontend serves, not only until its port is open: the dev server opens its socket before its
+ * frontend answers, and after a restart on a SQLite file under load the gap outlasted a client's 10 s connect
+ * timeout. Ready is the gRPC health check of WorkflowService answering SERVING.
+ */
+async function waitForFrontend(port: number, timeoutMs: number, child: ChildProcess): Promise<void> {
   const deadline = Date.now() + timeoutMs;
+  const exited = () => child.exitCode !== null || child.signalCode !== null;
+  const stillRunning = () => {
+    if (exited())
+      throw new Error(`temporal dev server exited (${child.exitCode ?? child.signalCode}) before its frontend served`);
+  };
+  // Loaded here, not at the top: client-only commands import this file and must load no Temporal code.
+  const { Connection } = await import('@temporalio/client');
+  let last = 'its port was not open';
   while (Date.now() < deadline) {
-    if (child && child.exitCode !== null)
-      throw new Error(`temporal dev server exited with code ${child.exitCode} before listening`);
-    if (await isListening(port)) return;
+    stillRunning();
+    if (await isListening(port)) {
+      const left = Math.max(1000, deadline - Date.now());
+      try {
+        const conn = await Connection.connect({ address: `127.0.0.1:${port}`, connectTimeout: Math.min(left, 5000) });
+        try {
+          const { status } = await conn.withDeadline(Date.now() + Math.min(left, 5000), () =>
+            conn.healthService.check({ service: 'temporal.api.workflowservice.v1.WorkflowService' }),
+          );
+          // grpc.health.v1.HealthCheckResponse.ServingStatus: 1 is SERVING.
+          if (status === 1) return;
+          last = `its health check answered status ${status}`;
+        } finally {
+          await conn.close();
+        }
+      } catch (err) {
+        last = (err instanceof Error ? err.message : String(err)).split('\n')[0] ?? '';
+      }
+    }
     await new Promise((r) => setTimeout(r, 100));
   }
-  throw new Error(`temporal dev server did not listen on port ${port} within ${timeoutMs} ms`);
+  stillRunning();
+  throw new Error(`temporal dev server on port ${port} did not serve within ${timeoutMs / 1000} s: ${last}`);
 }
 
 export async function startDevServer(opts: DevServerOptions): Promise<DevServer> {
@@ -73,7 +105,12 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
   }
   const child = spawn(findTemporalBinary(), args, { stdio: ['ignore', out, out], detached: opts.detached ?? false });
   if (opts.detached) child.unref();
-  await waitForPort(opts.port, 30_000, child);
+  try {
+    await waitForFrontend(opts.port, opts.readyTimeoutMs ?? 60_000, child);
+  } catch (err) {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    throw err;
+  }
   const stop = async (): Promise<void> => {
     if (child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise<void>((r) => child.once('exit', () => r()));
