@@ -99,7 +99,8 @@ const WRAPPERS: Record<string, Wrapper> = keyTable({
   sudo: {
     valueOpts: names(`-u --user -g --group -C --close-from -h --host -p --prompt -r --role -t --type -U --other-user
       -D --chdir -T --command-timeout`),
-    lookupOnly: ['-l', '--list', '-v', '--validate', '-k', '-K'],
+    // `sudo -k CMD` forgets the cached credentials and then runs CMD; -K takes no command.
+    lookupOnly: ['-l', '--list', '-v', '--validate', '-K', '--remove-timestamp'],
     assignments: true,
   },
   doas: { valueOpts: ['-u', '-C'] },
