@@ -5,9 +5,11 @@ import { parseFlags, type Argv } from '../engine/argv.js';
 import { literal, type Word } from '../engine/words.js';
 import { checkWrite } from './files.js';
 import { wasDownloaded } from './fetched.js';
-import { show, stdinIsDynamic, stdinText, when, whenArg } from './types.js';
+import { show, stdinIsDynamic, stdinText, STDIN_PATHS, when, whenArg } from './types.js';
 import type { Check, CheckContext, Io, Origin } from './types.js';
 import { interpreterLoads } from '../programs/loaders/preloads.js';
+import { makeLanguage, runnerFile } from '../programs/build/task-runners.js';
+import { optionValues } from '../engine/long-options.js';
 import { pythonModuleRuns } from '../programs/loaders/python-modules.js';
 import { screen, tmux } from '../programs/interpreters/terminals.js';
 import { keyTable, names } from '../engine/names.js';
@@ -81,8 +83,7 @@ export const PARALLEL_VALUES = names(`-j --jobs -S --sshlogin -d --delimiter -N 
   --tagstring --tag-string --halt --sshloginfile --slf --shebang-wrap --block --recstart --recend --ungroup --rpl --tee
   --filter -P --max-procs`);
 
-/** Paths that name the program's own standard input. */
-export const STDIN_PATHS = /^(\/dev\/stdin|\/dev\/fd\/0|\/proc\/self\/fd\/0|\/proc\/\$\$\/fd\/0)$/;
+export { STDIN_PATHS };
 
 /** Standard input that carries a program: downloaded, decoded, or literal text. */
 function stdinProgram(cmd: Argv, io: Io, ctx: CheckContext, language: string | null, origin?: Origin): void {
@@ -92,7 +93,9 @@ function stdinProgram(cmd: Argv, io: Io, ctx: CheckContext, language: string | n
   if (fedBy(NETWORK_TOOLS)) ctx.add('reverse-shell', show(cmd));
   if (stdinIsDynamic(io)) ctx.add('dynamic-command', `${show(cmd)} runs text computed at run time`);
   const text = ctx.knownText(io);
-  if (text !== undefined) return language === null ? ctx.script(text) : ctx.code(text, language, origin);
+  // Known text is judged as the program reads it: commands, a task runner's file (`make -f - <<EOF`), code.
+  if (text !== undefined && language === null) return ctx.script(text);
+  if (text !== undefined) return void (runnerFile('-', text, language!, ctx) || ctx.code(text, language!, origin));
   // Not known text: a file (`sh < x.sh`, `cat x.sh | sh`) is read; what another program prints asks.
   const last = io.upstream.at(-1)?.argv;
   const catFile = last?.name === 'cat' ? last.args.filter((a) => !a.text.startsWith('-')) : [];
@@ -301,6 +304,17 @@ export function execChecks(
       if (command.length > 0) ctx.argv(v ? [...command, v] : command);
   };
 
+  /** make -f - or /dev/stdin or <(...): the makefile arrives there (code-in-options.ts reads `-f FILE`). */
+  const make: Check = (cmd, io, ctx) => {
+    const dir = optionValues(cmd.args, ['-C', '--directory'])[0]?.text;
+    for (const w of optionValues(cmd.args, ['-f', '--file', '--makefile'])) {
+      const sub = ctx.substitutionInput(w);
+      if (sub) ctx.add('dynamic-command', `make reads a makefile computed at run time: ${w.text.slice(0, 80)}`);
+      const input = sub ?? (w.text === '-' || STDIN_PATHS.test(w.text) ? io : undefined);
+      if (input) stdinProgram(cmd, input, ctx, makeLanguage(cmd, ctx, dir));
+    }
+  };
+
   const checks = keyTable<Check>({
     eval: evalCheck,
     'source .': source,
@@ -313,6 +327,7 @@ export function execChecks(
     screen,
     'at batch': at,
     parallel,
+    'make gmake': make,
   });
   for (const s of SHELLS) checks[s] = shell;
   for (const n of NETWORK_TOOLS) if (n !== 'socat') checks[n] = netcat;

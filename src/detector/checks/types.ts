@@ -129,6 +129,9 @@ export function stdinText(io: Io): string | undefined {
   return undefined;
 }
 
+/** Paths that name the program's own standard input. */
+export const STDIN_PATHS = /^(\/dev\/stdin|\/dev\/fd\/0|\/proc\/self\/fd\/0|\/proc\/\$\$\/fd\/0)$/;
+
 /** Standard input is known to come from computed text (`echo "$x" | sh`). */
 export const stdinIsDynamic = (io: Io): boolean => io.upstream.at(-1)?.dynamic === true;
 

@@ -2,7 +2,7 @@
 // GIT_SSH_COMMAND=CMD, ssh -o ProxyCommand=CMD, rsync -e CMD, tar --to-command=CMD, make -f FILE, crontab fed
 // entries. The code is judged like any command line; code computed at run time asks. Pure.
 import { parseFlags, type Argv } from './argv.js';
-import { stdinIsDynamic, stdinText, type CheckContext, type Io } from '../checks/types.js';
+import { STDIN_PATHS, stdinIsDynamic, stdinText, type CheckContext, type Io } from '../checks/types.js';
 import { MAKE_VALUE_FLAGS, readMakefile } from '../programs/build/makefile.js';
 import { makeLanguage } from '../programs/build/task-runners.js';
 import { optionValues, optionWord } from './long-options.js';
@@ -81,19 +81,14 @@ function make(cmd: Argv, ctx: CheckContext): void {
     else if (count(evaluated.text, '(') !== count(evaluated.text, ')'))
       ctx.add('unread-script', `make --eval ${evaluated.text.slice(0, 60)}: make code the gate cannot read whole`);
     else for (const c of readMakefile(evaluated.text.replace(/\\t/g, '\t')).commands) ctx.script(c);
-  const word = optionValues(words, ['-f', '--file', '--makefile'])[0];
-  if (!word) return;
-  const fromSubstitution = ctx.substitutionInput(word);
-  if (fromSubstitution) {
-    ctx.add('dynamic-command', `make reads a makefile computed at run time: ${word.text.slice(0, 80)}`);
-    const text = ctx.knownText(fromSubstitution);
-    if (text !== undefined) for (const c of readMakefile(text).commands) ctx.script(c);
-    return;
-  }
-  // With -C the file (and what it includes) is read from that directory.
+  // Every -f makefile on disk is read (standard input and `<(...)`: exec.ts), with -C from that directory.
   const dir = f.values.get('-C') ?? f.values.get('--directory');
-  const file = dir === undefined || word.text.startsWith('/') ? word : { ...word, text: `${dir}/${word.text}` };
-  ctx.runsFile(file, makeLanguage(cmd, ctx, dir));
+  for (const word of optionValues(words, ['-f', '--file', '--makefile']))
+    if (!ctx.substitutionInput(word) && word.text !== '-' && !STDIN_PATHS.test(word.text))
+      ctx.runsFile(
+        dir === undefined || word.text.startsWith('/') ? word : { ...word, text: `${dir}/${word.text}` },
+        makeLanguage(cmd, ctx, dir),
+      );
 }
 
 function crontab(cmd: Argv, io: Io, ctx: CheckContext): void {

@@ -181,6 +181,13 @@ describe('task runners: what npm, yarn, pnpm and make run is read and judged', (
     expect(await judged('make -f build.mk', { 'build.mk': text })).toEqual({ tier: null, rules: [] });
     expect(readMakefile(text).commands).toContain('gcc -o app *.o');
   });
+
+  it('make reads every -f makefile, not only the first', async () => {
+    const disk = { 'a.mk': 'a:\n\techo a\n', 'b.mk': 'b:\n\trm -rf ~\n' };
+    expect((await judged('make -f a.mk -f b.mk', disk)).tier).toBe('hardline');
+    expect((await judged('make --file=a.mk --makefile b.mk a', disk)).tier).toBe('hardline');
+    expect(await judged('make -f a.mk -f a.mk a', disk)).toEqual({ tier: null, rules: [] });
+  });
 });
 
 describe('file tools are judged as the redirect that writes the same file', () => {

@@ -29,8 +29,20 @@ export function commandWords(node: SyntaxNode, vars?: Vars): Word[] {
     parts.push(...carried);
     parts.sort((a, b) => a.startIndex - b.startIndex);
   }
-  return parts.map((p) => wordOf(p, vars)).flatMap(braceExpanded);
+  const words = parts.map((p): [number, Word] => [p.startIndex, wordOf(p, vars)]);
+  // `cat - <<EOF`: the grammar drops a lone `-` written before a here-document; bash gives it to the command.
+  const st = node.parent;
+  if (st?.type === 'redirected_statement' && st.children[0]?.id === node.id && redirects.some(isHeredoc))
+    for (const [i, c] of st.children.entries())
+      if (
+        i > 0 &&
+        /^\s*-\s*$/.test(st.text.slice(st.children[i - 1]!.endIndex - st.startIndex, c.startIndex - st.startIndex))
+      )
+        words.push([c.startIndex - 1, literal('-')]);
+  return words.sort((a, b) => a[0] - b[0]).flatMap(([, w]) => braceExpanded(w));
 }
+
+const isHeredoc = (r: SyntaxNode): boolean => r.type === 'heredoc_redirect';
 
 /** bash expands `{a,b}` and `{1..3}` into words of their own (`git {push,--force} origin`); past 64, it stays one. */
 function braceExpanded(word: Word): Word[] {
