@@ -81,7 +81,10 @@ function shellInit(w: Word): boolean {
 export const PARALLEL_VALUES = names(`-j --jobs -S --sshlogin -d --delimiter -N -n --max-args -L --max-lines -I -E --eof
   --joblog --results --colsep -C --tmpdir --workdir --wd --timeout --retries --memfree --load --delay --basefile --env
   --tagstring --tag-string --halt --sshloginfile --slf --shebang-wrap --block --recstart --recend --ungroup --rpl --tee
-  --filter -P --max-procs`);
+  --filter -P --max-procs --id`);
+
+/** GNU parallel's replacement strings: `{}`, `{.}`, `{/}`, `{//}`, `{/.}`, `{#}`, `{%}`, `{1}`, `{2.}`... */
+export const REPLACEMENT = /\{(\d*(\.|\/\/?|\/\.)?|#|%)\}/g;
 
 export { STDIN_PATHS };
 
@@ -294,14 +297,20 @@ export function execChecks(
       ctx.add('schedule-unchecked', show(cmd));
   };
 
-  /** parallel CMD ::: ARGS: the command once per argument. */
-  const parallel: Check = (cmd, _io, ctx) => {
+  /**
+   * parallel CMD ::: ARGS: the command once per argument, put in its replacement strings (`'rm -rf {}'`, quoted as
+   * parallel does) or after it. `--pipe` gives the command parallel's input; `sem CMD` runs it once.
+   */
+  const parallel: Check = (cmd, io, ctx) => {
     const sep = cmd.args.findIndex((a) => a.text === ':::');
-    const start = firstOperand(cmd.args, PARALLEL_VALUES);
-    const command = cmd.args.slice(start, sep < 0 ? undefined : sep);
+    const command = cmd.args.slice(firstOperand(cmd.args, PARALLEL_VALUES), sep < 0 ? undefined : sep);
     const values = sep < 0 ? [] : cmd.args.slice(sep + 1);
+    const line = command.map((w) => w.text).join(' ');
+    const pipe = cmd.args.some((a) => /^--pipe(part)?$/.test(a.text)) ? io : undefined;
     for (const v of values.length > 0 ? values : [undefined])
-      if (command.length > 0) ctx.argv(v ? [...command, v] : command);
+      if (line.search(REPLACEMENT) >= 0)
+        ctx.script(line.replace(REPLACEMENT, `'${(v?.text ?? '').replace(/'/g, `'\\''`)}'`));
+      else if (command.length > 0) ctx.argv(v ? [...command, v] : command, pipe);
   };
 
   /** make -f - or /dev/stdin or <(...): the makefile arrives there (code-in-options.ts reads `-f FILE`). */
@@ -326,7 +335,7 @@ export function execChecks(
     tmux,
     screen,
     'at batch': at,
-    parallel,
+    'parallel sem': parallel,
     'make gmake': make,
   });
   for (const s of SHELLS) checks[s] = shell;

@@ -3,7 +3,7 @@
 // the line later writes to the coprocess). Judged as the shell given that data. Pure.
 import type { Argv } from '../engine/argv.js';
 import { literal } from '../engine/words.js';
-import { PARALLEL_VALUES, runsCode } from './exec.js';
+import { PARALLEL_VALUES, REPLACEMENT, runsCode } from './exec.js';
 import type { CheckContext, Io } from './types.js';
 
 /** `script`'s options that take a value (util-linux). */
@@ -37,9 +37,11 @@ function parallel(argv: Argv, io: Io, ctx: CheckContext): boolean {
     else if (/^-a./.test(t)) files.push(t.slice(2));
     else if (PARALLEL_VALUES.includes(t)) i += 1;
   }
-  // With a command, parallel is judged like the other wrappers are.
+  // A command made only of replacement strings (`{}`, `{1} {2}`) is the items themselves; another is judged in exec.ts.
+  while (i < args.length && args[i]!.text.replace(REPLACEMENT, '') === '' && args[i]!.text !== '') i += 1;
   if (i < args.length && !ARG_SEPARATORS.test(args[i]!.text)) return false;
-  // No command: the items are the commands. `:::: FILE` and `-a FILE` read them from files, `::: A B` from the line.
+  // No command: the items are the commands, alone or joined (`-N2 {1} {2} ::: rm -rf ::: /`). `:::: FILE` and
+  // `-a FILE` read them from files, `::: A B` from the line.
   let mode = '';
   const items: string[] = [];
   for (; i < args.length; i += 1) {
@@ -49,7 +51,7 @@ function parallel(argv: Argv, io: Io, ctx: CheckContext): boolean {
     else items.push(args[i]!.dynamic ? '$PARALLEL_ITEM' : t);
   }
   for (const f of files) ctx.argv([literal('sh'), literal(f)], { upstream: [] });
-  for (const item of items) ctx.script(item);
+  for (const item of items.length > 1 ? [...items, items.join(' ')] : items) ctx.script(item);
   if (files.length === 0 && items.length === 0) ctx.argv([literal('sh')], io);
   if (items.some((t) => t.startsWith('$'))) ctx.add('dynamic-command', 'parallel runs items made at run time');
   return true;
