@@ -94,6 +94,14 @@ describe("words the grammar puts in a redirect are the command's arguments", () 
     expect(rules(line)).toContain(rule);
   });
 
+  // The grammar drops a lone `-` written just before a here-document (`cat - <<EOF` has no arguments there).
+  it.each([
+    ['make -f - <<EOF\nall:\n\trm -rf ~\nEOF', 'delete-home'],
+    ['make -f - 2>&1 <<-EOF\nall: ; kill -9 -1\nEOF', 'kill-all'],
+  ])('keeps a lone - before a here-document: %j', (line, rule) => {
+    expect(rules(line)).toContain(rule);
+  });
+
   it('still reads the redirect target as a file', () => {
     expect(rules('echo x > out.txt extra')).toEqual([]);
     expect(rules('echo x > ~/.bashrc extra')).not.toEqual([]);
