@@ -88,6 +88,8 @@ interface Wrapper {
   assignments?: boolean;
   /** Options whose value is a whole command line (flock -c CMD, npx -c CMD). */
   commandOpts?: string[];
+  /** Given no command, it starts a shell (`pkexec`, `chroot /`, `unshare -m`, `runuser -u root`). */
+  shell?: boolean;
 }
 
 const WRAPPERS: Record<string, Wrapper> = keyTable({
@@ -104,8 +106,8 @@ const WRAPPERS: Record<string, Wrapper> = keyTable({
     assignments: true,
   },
   doas: { valueOpts: ['-u', '-C'] },
-  pkexec: { valueOpts: ['--user'] },
-  run0: { valueOpts: ['-u', '--user'] },
+  pkexec: { valueOpts: ['--user'], shell: true },
+  run0: { valueOpts: ['-u', '--user'], shell: true },
   env: { valueOpts: ['-u', '--unset', '-C', '--chdir', '-S', '--split-string'], assignments: true },
   command: { lookupOnly: ['-v', '-V'] },
   exec: { valueOpts: ['-a'] },
@@ -119,20 +121,20 @@ const WRAPPERS: Record<string, Wrapper> = keyTable({
     valueOpts: names(`-I -n -P -d -L -E -s -a --arg-file --delimiter --max-args --max-procs --max-lines --eof
       --max-chars`),
   },
-  chroot: { valueOpts: ['--userspec', '--groups'], skip: 1 },
+  chroot: { valueOpts: ['--userspec', '--groups'], skip: 1, shell: true },
   flock: { valueOpts: ['-w', '--timeout', '-E', '--conflict-exit-code'], skip: 1, commandOpts: ['-c', '--command'] },
   npx: { valueOpts: ['-p', '--package'], commandOpts: ['-c', '--call'] },
   'taskset chrt': { skip: 1 },
   strace: { valueOpts: ['-o', '-e', '-p', '-s', '-u', '-E'] },
   ltrace: { valueOpts: ['-o', '-e', '-p', '-s', '-u'] },
-  runuser: { valueOpts: ['-u', '--user', '-g', '--group', '-G', '--supp-group'] },
+  runuser: { valueOpts: ['-u', '--user', '-g', '--group', '-G', '--supp-group'], shell: true },
   'systemd-run': {
     valueOpts: names(`-u --unit -p --property -E --setenv --uid --gid --working-directory -M --machine --description
       --slice -H --host`),
   },
-  nsenter: { valueOpts: ['-t', '--target', '-S', '--setuid', '-G', '--setgid', '--wd', '-r', '--root'] },
+  nsenter: { valueOpts: ['-t', '--target', '-S', '--setuid', '-G', '--setgid', '--wd', '-r', '--root'], shell: true },
   sshpass: { valueOpts: ['-p', '-f', '-d', '-P'] },
-  unshare: { valueOpts: names('-R --root -w --wd -S --setuid -G --setgid --map-user --map-group') },
+  unshare: { valueOpts: names('-R --root -w --wd -S --setuid -G --setgid --map-user --map-group'), shell: true },
   setpriv: {
     valueOpts: names(`--reuid --regid --groups --inh-caps --ambient-caps --bounding-set --securebits --pdeathsig
       --selinux-label --apparmor-profile --landlock-access --landlock-rule --seccomp-filter`),
@@ -169,7 +171,7 @@ interface Peeled {
   argv: Argv | null;
   /** `env -S STRING`: a whole command line in one argument. */
   splitString?: string;
-  /** `sudo -s` / `sudo -i` without a command: a shell that reads its standard input. */
+  /** `sudo -s`, `sudo -i`, `doas -s`, a `shell` wrapper without a command: a shell that reads its standard input. */
   shell?: boolean;
   /** `env -C DIR`, `sudo -D DIR`: the directory the command runs in. */
   chdir?: Word;
@@ -224,7 +226,8 @@ export function peel(words: Word[]): Peeled {
       }
       if (name === 'env' && t === '-') continue;
       if (t.startsWith('-') && t.length > 1 && !rest[i]!.dynamic) {
-        if (name === 'sudo' && /^-[a-zA-Z]*[si]/.test(t)) shellOption = true;
+        if ((name === 'sudo' && /^-[a-zA-Z]*[si]/.test(t)) || (name === 'doas' && /^-[a-zA-Z]*s/.test(t)))
+          shellOption = true;
         if (t.startsWith('--')) {
           const opt = t.split('=')[0]!;
           if (CHDIR_OPTS[name]?.includes(opt))
@@ -252,7 +255,7 @@ export function peel(words: Word[]): Peeled {
       break;
     }
     rest = rest.slice(i);
-    if (rest.length === 0 && shellOption) return { argv: null, shell: true };
+    if (rest.length === 0 && (shellOption || spec.shell)) return { argv: null, shell: true };
     // `env` alone prints the environment (a command of its own, e.g. upstream of `| curl -d @-`).
     if (rest.length === 0 && name === 'env') return { argv: { name: 'env', written: 'env', args: [], viaXargs } };
   }
