@@ -36,8 +36,22 @@ export interface GitCall {
 
 /** Reads a git command line; `cmd` is git's argv (its name is not checked). */
 export function gitCall(cmd: Argv): GitCall {
-  const args = cmd.args;
   const call: GitCall = { settings: [], configEnv: false, rest: [] };
+  const i = globalOptions(call, cmd.args);
+  call.subWord = cmd.args[i];
+  call.sub = cmd.args[i]?.text;
+  call.rest = cmd.args.slice(i + 1);
+  expandAliases(call);
+  const written = call.sub === 'config' ? configWrite(call.rest) : undefined;
+  if (written) {
+    call.configWords = written;
+    call.configWrite = { key: written.key.text.toLowerCase(), value: written.value.text };
+  }
+  return call;
+}
+
+/** Reads the global options at the start of `args` into `call`; returns the index of the subcommand. */
+function globalOptions(call: GitCall, args: readonly Word[]): number {
   let i = 0;
   for (; i < args.length && args[i]!.text.startsWith('-'); i += 1) {
     const t = args[i]!.text;
@@ -61,32 +75,34 @@ export function gitCall(cmd: Argv): GitCall {
       });
     }
   }
-  call.subWord = args[i];
-  call.sub = args[i]?.text;
-  call.rest = args.slice(i + 1);
-  expandAliases(call);
-  const written = call.sub === 'config' ? configWrite(call.rest) : undefined;
-  if (written) {
-    call.configWords = written;
-    call.configWrite = { key: written.key.text.toLowerCase(), value: written.value.text };
-  }
-  return call;
+  return i;
 }
 
 /**
  * `git -c alias.p='push --force' p`: an alias given on the command line that names another subcommand (one starting
- * with `!` runs a shell command: hooks.ts) is read as that subcommand with its words first.
+ * with `!` runs a shell command: hooks.ts) is read as that subcommand with its words first, split as git splits them
+ * (quotes, backslashes), its own global options (`-c k=v push -f`) read as the line's.
  */
 function expandAliases(call: GitCall): void {
   for (let depth = 0; depth < 8 && call.sub !== undefined; depth += 1) {
     const alias = call.settings.findLast((s) => s.key === `alias.${call.sub!.toLowerCase()}`)?.value.trim();
     if (alias === undefined || alias === '' || alias.startsWith('!')) return;
-    const [sub, ...words] = alias.split(/\s+/).map((w) => w.replace(/^(["'])(.*)\1$/, '$2'));
-    call.sub = sub;
-    call.subWord = literal(sub!);
-    call.rest = [...words.map(literal), ...call.rest];
+    const words = splitAlias(alias).map(literal);
+    const i = globalOptions(call, words);
+    call.sub = words[i]?.text;
+    call.subWord = words[i];
+    call.rest = [...words.slice(i + 1), ...call.rest];
   }
 }
+
+/** An alias's words as git's split_cmdline reads them: blanks part them, '...' and "..." quote, `\` escapes. */
+export const splitAlias = (text: string): string[] =>
+  (text.match(/(?:'[^']*'|"(?:\\.|[^"\\])*"|\\.|[^\s'"\\])+/g) ?? []).map((w) =>
+    w.replace(
+      /'([^']*)'|"((?:\\.|[^"\\])*)"|\\(.)/g,
+      (_, sq?: string, dq?: string, c?: string) => (sq ?? dq?.replace(/\\(.)/g, '$1') ?? c)!,
+    ),
+  );
 
 /** The key and value `git config` writes, or undefined when it reads, lists or unsets. */
 function configWrite(words: readonly Word[]): { key: Word; value: Word } | undefined {

@@ -29,7 +29,7 @@ const COMMAND_OPTIONS = keyTable<readonly string[]>({
   ),
 });
 
-/** `NAME=VALUE` settings git reads from the environment: GIT_CONFIG_COUNT/KEY_n/VALUE_n and GIT_CONFIG_PARAMETERS. */
+/** Settings git reads from the environment: GIT_CONFIG_COUNT/KEY_n/VALUE_n, GIT_CONFIG_PARAMETERS ('k=v', 'k'='v'). */
 function environmentSettings(ctx: CheckContext): GitSetting[] {
   const env = ctx.commandEnv;
   const out: GitSetting[] = [];
@@ -43,7 +43,8 @@ function environmentSettings(ctx: CheckContext): GitSetting[] {
   const params = env.get('GIT_CONFIG_PARAMETERS');
   if (params?.dynamic) ctx.add('dynamic-command', 'git settings given at run time: GIT_CONFIG_PARAMETERS');
   else if (params)
-    for (const m of params.text.matchAll(/'([^'=]+)=?([^']*)'/g)) out.push({ key: m[1]!.toLowerCase(), value: m[2]! });
+    for (const m of params.text.matchAll(/'([^'=]+)(?:=([^']*)'|'(?:='([^']*)')?)/g))
+      out.push({ key: m[1]!.toLowerCase(), value: m[2] ?? m[3] ?? '' });
   return out;
 }
 
@@ -72,6 +73,7 @@ export const gitCommands: GitCheck = (call, cmd, _io, ctx) => {
   if (system !== undefined) inv.settings.unshift({ key: 'include.path', value: system });
   const execPath = call.execPath ?? env.get('GIT_EXEC_PATH');
   if (call.dir !== undefined) inv.dir = call.dir;
+  inv.words = call.rest.map((w) => w.text);
   if (call.gitDir !== undefined) inv.gitDir = call.gitDir;
   if (call.configEnv) ctx.add('dynamic-command', `${show(cmd)} (a setting taken from a variable at run time)`);
   const { subWord, rest } = call;

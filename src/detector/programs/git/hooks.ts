@@ -8,6 +8,7 @@ import { normalizePath } from '../../../common/paths.js';
 import { isGitDirectory } from '../../checks/git-surfaces.js';
 import type { CheckContext } from '../../checks/types.js';
 import { dirOf, joinKey } from '../loaders/run-file.js';
+import { splitAlias } from './call.js';
 import { templateDir } from './config-content.js';
 import { GIT_COMMAND_KEY, parseGitConfig, type GitSetting } from './config.js';
 import { keyTable, names } from '../../engine/names.js';
@@ -54,6 +55,8 @@ export interface GitInvocation {
   sub: string | undefined;
   /** `-c key=value` settings and GIT_CONFIG_KEY_n/VALUE_n pairs, in order. */
   settings: GitSetting[];
+  /** The words after the subcommand: a shell alias gets them after its command. */
+  words?: readonly string[];
   /** --git-dir or GIT_DIR. */
   gitDir?: string;
   /** GIT_COMMON_DIR: where configuration and hooks are read from instead of the git directory's commondir. */
@@ -107,6 +110,8 @@ function readConfig(key: string, ctx: CheckContext, seen: Set<string> = new Set(
  * entries up to the root, a worktree's commondir, the configuration files, the hooks.
  */
 export function gitRuns(inv: GitInvocation, ctx: CheckContext): void {
+  // A shell alias set on the command line or in the environment wins over the files' ones: judged before they are read.
+  runAlias(inv, inv.settings, ctx);
   const here = ctx.keyOf(inv.dir ?? '.');
   if (here === null) {
     if (hooksOf(inv.sub).length > 0)
@@ -179,12 +184,8 @@ export function gitRuns(inv: GitInvocation, ctx: CheckContext): void {
   if (template !== undefined && (inv.sub === 'init' || inv.sub === 'clone' || inv.sub === 'submodule'))
     templateDir(inv.sub, template, ctx);
   // An alias runs a shell command (`!...`) or another subcommand, whose hooks then run.
-  let sub = inv.sub;
-  const alias = sub === undefined ? undefined : last(`alias.${sub}`);
-  if (alias !== undefined && !HOOKS[sub!] && !READ_ONLY.includes(sub!)) {
-    if (alias.startsWith('!')) ctx.script(alias.slice(1));
-    else sub = alias.trim().split(/\s+/)[0];
-  }
+  const alias = runAlias(inv, settings, ctx);
+  const sub = alias === undefined ? inv.sub : splitAlias(alias)[0];
   for (const s of settings)
     if (GIT_COMMAND_KEY.test(s.key) && s.value.trim() !== '') ctx.script(s.value.replace(/^!/, ''));
   const hooks = hooksOf(sub);
@@ -200,4 +201,16 @@ export function gitRuns(inv: GitInvocation, ctx: CheckContext): void {
     const key = joinKey(dir, h);
     ctx.loads(key, 'shell', { file: key, roots: [] });
   }
+}
+
+/**
+ * The alias `git SUB` runs (the last one set, its name in any case; none for a built-in subcommand). A shell command
+ * (`!CMD`) is judged here with the call's words after it, as git runs it: `sh -c 'CMD "$@"' CMD WORDS...`.
+ */
+function runAlias(inv: GitInvocation, settings: readonly GitSetting[], ctx: CheckContext): string | undefined {
+  const sub = inv.sub;
+  if (sub === undefined || Object.hasOwn(HOOKS, sub) || READ_ONLY.includes(sub)) return undefined;
+  const alias = settings.findLast((s) => s.key === `alias.${sub.toLowerCase()}`)?.value.trim();
+  if (!alias?.startsWith('!')) return alias;
+  ctx.script([alias.slice(1), ...(inv.words ?? [])].join(' '));
 }
