@@ -57,9 +57,7 @@ function asRoot(argv: Argv | null, detail: string, fed: boolean, ctx: CheckConte
   const args = argv.args.map((a) => a.text);
   // A shell or interpreter with no program (`bash --login`, `bash -`, `python3 -i`): it reads commands from the terminal.
   const interactive =
-    !fed &&
-    runsCode(argv.name) &&
-    args.every((t) => (/^-[a-zA-Z]*$/.test(t) && !/c|e/.test(t.slice(1))) || /^--(?!version$|help$)[\w-]+$/.test(t));
+    !fed && runsCode(argv.name) && args.every((t) => /^(-[abdf-zA-Z]*|--(?!version$|help$)[\w-]+)$/.test(t));
   // An editor, pager or man page has a shell escape (`:!sh`, `!sh`) that runs as root.
   const escape =
     argv.name !== null && EDITORS.test(argv.name) && args.some((t) => /(^|[:\s])!|^\+?:?(sh|shell|terminal)\b/.test(t));
