@@ -21,7 +21,8 @@ export function checkPrivilege(words: Word[], argv: Argv | null, io: Io, ctx: Ch
     const f = parseFlags(argv.args, SU_VALUE_OPTS);
     const c = f.values.get('-c') ?? f.values.get('--command') ?? f.values.get('--session-command');
     if (c !== undefined) return asRoot(peel(splitWords(c.trim().split(/\s+/))).argv, show(argv), fed, ctx);
-    if (argv.name === 'su') return ctx.add('privilege-escalation', show(argv));
+    const info = argv.args.some((a) => a.text === '--help' || a.text === '--version');
+    if (argv.name === 'su' && !info) return ctx.add('privilege-escalation', show(argv));
   }
   if (at < 0) return;
   // The words before the command that runs (all of them when nothing runs).

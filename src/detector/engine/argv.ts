@@ -177,6 +177,8 @@ interface Peeled {
   chdir?: Word;
 }
 
+/** Options that open the wrapper's shell (`sudo -i`, `sudo --login`, `doas -s`) when no command follows. */
+const SHELL_OPTIONS = keyTable<RegExp>({ sudo: /^(-[a-zA-Z]*[si]|--login$|--shell$)/, doas: /^-[a-zA-Z]*s/ });
 const CHDIR_OPTS = keyTable<string[]>({ env: ['-C', '--chdir'], sudo: ['-D', '--chdir'], nsenter: ['--wd'] });
 
 function nameOf(word: Word): string | null {
@@ -213,7 +215,9 @@ export function peel(words: Word[]): Peeled {
         i += 1 + skip; // `timeout -- 5 CMD`: the operands to skip come after `--`
         break;
       }
-      if (spec.lookupOnly?.includes(t)) return { argv: null };
+      // `timeout --help`, `runuser --version` before any operand: the wrapper prints and exits, running nothing.
+      const info = (t === '--help' || t === '--version') && skip === (spec.skip ?? 0);
+      if (spec.lookupOnly?.includes(t) || info) return { argv: null };
       if (spec.commandOpts?.includes(t)) return { argv: null, splitString: rest[i + 1]?.text ?? '' };
       // -S STRING, -SSTRING, -iS STRING, --split-string[=]STRING: the rest of the option word or the next word is a
       // command line.
@@ -226,8 +230,7 @@ export function peel(words: Word[]): Peeled {
       }
       if (name === 'env' && t === '-') continue;
       if (t.startsWith('-') && t.length > 1 && !rest[i]!.dynamic) {
-        if ((name === 'sudo' && /^-[a-zA-Z]*[si]/.test(t)) || (name === 'doas' && /^-[a-zA-Z]*s/.test(t)))
-          shellOption = true;
+        if (SHELL_OPTIONS[name]?.test(t)) shellOption = true;
         if (t.startsWith('--')) {
           const opt = t.split('=')[0]!;
           if (CHDIR_OPTS[name]?.includes(opt))

@@ -76,7 +76,7 @@ function make(cmd: Argv, ctx: CheckContext): void {
   const words = [...MAKE_OPTION_VARIABLES.flatMap((v) => optionVariable(v, ctx)), ...cmd.args];
   const f = parseFlags(words, MAKE_VALUE_FLAGS);
   // make takes abbreviations (`--ev=`, `--fi FILE`) as getopt_long does.
-  for (const evaluated of optionValues(words, ['--eval']))
+  for (const evaluated of optionValues(words, ['--eval', '-E']))
     if (evaluated.dynamic) ctx.computed(evaluated, 'make --eval');
     else if (count(evaluated.text, '(') !== count(evaluated.text, ')'))
       ctx.add('unread-script', `make --eval ${evaluated.text.slice(0, 60)}: make code the gate cannot read whole`);

@@ -30,8 +30,8 @@ const SCRIPT_VARIABLES = keyTable<string | null>({ BASH_ENV: null, ENV: null, PY
 /** NODE_OPTIONS that load a module before the program; MAKEFLAGS that add make code. */
 const OPTION_CODE: Record<string, RegExp> = keyTable({
   NODE_OPTIONS: /(^|\s)(-r|--require|--import|--loader|--experimental-loader)(\s|=|$)/,
-  // make takes `--ev=` for `--eval=` (long-options.ts).
-  'MAKEFLAGS MFLAGS GNUMAKEFLAGS': /--ev/,
+  // make takes `--ev=` for `--eval=` (long-options.ts), and `-E` since 4.4.
+  'MAKEFLAGS MFLAGS GNUMAKEFLAGS': /--ev|(^|\s)-E/,
 });
 /** The modules NODE_OPTIONS preloads. */
 const PRELOADS = /(?:^|\s)(?:-r|--require|--import|--loader|--experimental-loader)(?:\s+|=)(\S+)/g;

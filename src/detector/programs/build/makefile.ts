@@ -6,7 +6,7 @@
 import { keyTable, names } from '../../engine/names.js';
 
 /** make's options that take a value (so the value is not read as a target). */
-export const MAKE_VALUE_FLAGS = names(`-f --file --makefile -C --directory -j --jobs -l -o -W -I --eval`);
+export const MAKE_VALUE_FLAGS = names(`-f --file --makefile -C --directory -j --jobs -l -o -W -I --eval -E`);
 
 export interface Makefile {
   commands: string[];
