@@ -8,8 +8,12 @@ type Probe = 'closed' | 'plain' | 'tls' | 'unknown' | { untrusted: string };
 
 const NOT_LISTENING = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
 
-/** One TLS handshake with `address`, verifying the certificate against `ca` (else the system's roots) by hand. */
-export function probeTls(address: string, ca?: Uint8Array, timeoutMs = 3_000): Promise<Probe> {
+/**
+ * One TLS handshake with `address`, verifying the certificate against `ca` (else the system's roots) by hand. Both a
+ * TLS server and a plaintext one answer a ClientHello at once; the timeout is only for a far end that never does, and
+ * is long because a process starved of CPU can see its timer fire before the answer that came in time (a CI run).
+ */
+export function probeTls(address: string, ca?: Uint8Array, timeoutMs = 10_000): Promise<Probe> {
   const sep = address.lastIndexOf(':');
   const host = address.slice(0, sep);
   const port = Number(address.slice(sep + 1));
