@@ -33,9 +33,7 @@ export class AllowlistBook {
 let current: AllowlistBook | undefined;
 
 /** The allowlist of this worker (set when its activities are made); undefined outside a worker. */
-export function workerAllowlist(): AllowlistBook | undefined {
-  return current;
-}
+export const workerAllowlist = (): AllowlistBook | undefined => current;
 
 export function setWorkerAllowlist(book: AllowlistBook): void {
   current = book;

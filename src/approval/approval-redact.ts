@@ -27,9 +27,8 @@ const MIN_SECRET = 6;
  * The secret values in `text` (what its `NAME=value` assignments and key-shaped tokens hold): a text derived from it
  * (a finding that expands `$API_TOKEN`, a title, a log line) hides these wherever they appear, as the text does.
  */
-export function secretValues(text: string): string[] {
-  return [...new Set(spansIn(text).map((s) => text.slice(s.start, s.end)))].filter((v) => v.length >= MIN_SECRET);
-}
+export const secretValues = (text: string): string[] =>
+  [...new Set(spansIn(text).map((s) => text.slice(s.start, s.end)))].filter((v) => v.length >= MIN_SECRET);
 
 /**
  * The secret spans of `text`, in order and not overlapping: its own, and every occurrence of `secrets` (the values of

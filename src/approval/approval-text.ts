@@ -37,9 +37,7 @@ const BLANK_RUN = 32;
 const BLANK_LINES = 3;
 
 /** 4100 → "4,100", without Intl (its output depends on the locale). */
-export function thousands(n: number): string {
-  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-}
+export const thousands = (n: number): string => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 
 const BLANKS = new RegExp(`[ \\t]{${BLANK_RUN + 1},}|\\n(?:[ \\t]*\\r?\\n){${BLANK_LINES},}`, 'g');
 
@@ -80,12 +78,7 @@ export function renderApprovalText(raw: string, opts: RenderOptions = {}): Rende
     at = s.end;
   }
   text += plain(raw.slice(at), opts, flags);
-  return {
-    text,
-    hidden: hasDeceptiveCharacters(raw, opts),
-    redacted: spans.length > 0,
-    collapsed: flags.collapsed,
-  };
+  return { text, hidden: hasDeceptiveCharacters(raw, opts), redacted: spans.length > 0, collapsed: flags.collapsed };
 }
 
 /**

@@ -37,6 +37,5 @@ export function noteApprovedWrite(path: string, content: string): void {
 }
 
 /** Whether `content` at `path` is a change a person approved for a file tool. */
-export function wasApproved(path: string, digest: string): boolean {
-  return approved.get(canonicalPath(path))?.has(digest) === true;
-}
+export const wasApproved = (path: string, digest: string): boolean =>
+  approved.get(canonicalPath(path))?.has(digest) === true;

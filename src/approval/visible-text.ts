@@ -76,14 +76,12 @@ export function visibleText(text: string, opts: VisibleOptions = {}): string {
  * invisible or space-like character, or a look-alike letter of another script. A tab is ordinary whitespace: it is
  * shown (as \t in a command) but is no reason to warn.
  */
-export function hasDeceptiveCharacters(text: string, opts: Pick<VisibleOptions, 'whitespace'> = {}): boolean {
-  return hasHiddenCharacters(text.replace(opts.whitespace === 'file' ? FILE_WHITESPACE : /\t/g, ' '));
-}
+export const hasDeceptiveCharacters = (text: string, opts: Pick<VisibleOptions, 'whitespace'> = {}): boolean =>
+  hasHiddenCharacters(text.replace(opts.whitespace === 'file' ? FILE_WHITESPACE : /\t/g, ' '));
 
 /** Whether the text holds characters a terminal would not show as they are (or look-alike letters of another script). */
-export function hasHiddenCharacters(text: string): boolean {
-  return text.search(HIDDEN) >= 0 || lookalikeRanges(text).length > 0;
-}
+export const hasHiddenCharacters = (text: string): boolean =>
+  text.search(HIDDEN) >= 0 || lookalikeRanges(text).length > 0;
 
 /** A `\uXXXX` JSON escape (two for a code point above U+FFFF), which a JSON parser reads back as the character. */
 const jsonEscape = (ch: string): string =>
@@ -94,6 +92,5 @@ const jsonEscape = (ch: string): string =>
  * look-alike characters written as \uXXXX escapes (JSON.stringify escapes only C0 controls), so a reader sees them
  * and a parser reads the exact text back.
  */
-export function visibleJson(value: unknown, space?: number): string {
-  return escapeAll(JSON.stringify(value, null, space), jsonEscape);
-}
+export const visibleJson = (value: unknown, space?: number): string =>
+  escapeAll(JSON.stringify(value, null, space), jsonEscape);

@@ -125,9 +125,8 @@ const cmdlet: Check = (cmd, io, ctx) => {
 };
 
 /** Any cmdlet in PowerShell's Verb-Noun form that no table names (Set-MpPreference, Clear-EventLog, Start-Process). */
-export function powershellCheckFor(name: string): Check | undefined {
-  return /^[A-Z][a-z]+-[A-Z][A-Za-z]+$/.test(name) ? cmdlet : undefined;
-}
+export const powershellCheckFor = (name: string): Check | undefined =>
+  /^[A-Z][a-z]+-[A-Z][A-Za-z]+$/.test(name) ? cmdlet : undefined;
 
 /** cmd /c TEXT: rd /s, del /s /q, format, shutdown. */
 const cmdExe: Check = (cmd, _io, ctx) => {

@@ -15,9 +15,8 @@ const DRY_RUN = /^(--dry-run|--dryrun|-n|--dry_run|--skip-publish)$/;
 const dryRun = (cmd: Argv): boolean => cmd.args.some((a) => DRY_RUN.test(a.text) || a.text.startsWith('--dry-run='));
 
 /** The subcommand path (operands), flags and their values left out. */
-function words(cmd: Argv, valueFlags: readonly string[] = []): string[] {
-  return parseFlags(cmd.args, valueFlags).operands.map((o) => o.text);
-}
+const words = (cmd: Argv, valueFlags: readonly string[] = []): string[] =>
+  parseFlags(cmd.args, valueFlags).operands.map((o) => o.text);
 
 /** `<tool> <verb>` publishes when its first operand is one of `verbs` (`vsce publish`, `helm push`). */
 const verbCheck = (verbs: RegExp): Check =>

@@ -177,7 +177,4 @@ export const composerConfig: PackageCheck = ({ path }, cmd, _io, ctx) => {
     ctx.add('source-redirect', show(cmd));
 };
 
-judges(import.meta.url, {
-  'jq yq': jsonEdit,
-  perl: lockEdit,
-});
+judges(import.meta.url, { 'jq yq': jsonEdit, perl: lockEdit });

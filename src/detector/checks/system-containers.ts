@@ -45,7 +45,4 @@ const nodeRuntime = when('container-escape', (w, cmd) => {
   );
 });
 
-judges(import.meta.url, {
-  'lxc incus': lxd,
-  'crictl ctr': nodeRuntime,
-});
+judges(import.meta.url, { 'lxc incus': lxd, 'crictl ctr': nodeRuntime });

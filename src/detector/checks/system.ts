@@ -251,6 +251,4 @@ judges(
 );
 
 /** Commands checked by prefix (mkfs.ext4, mkfs.xfs, ...). */
-export function systemCheckFor(name: string): Check | undefined {
-  return /^mkfs\./.test(name) ? format : undefined;
-}
+export const systemCheckFor = (name: string): Check | undefined => (/^mkfs\./.test(name) ? format : undefined);

@@ -62,9 +62,8 @@ const WRITERS = keyTable<Changed>({
         : { paths: [], dirs: [] },
 });
 /** The files a writing program's arguments name as what it writes (cp's destination, tee's files, sort -o). */
-export function filesWrittenBy(name: string, args: readonly string[]): string[] {
-  return changedBy(name, [...args])?.paths ?? [];
-}
+export const filesWrittenBy = (name: string, args: readonly string[]): string[] =>
+  changedBy(name, [...args])?.paths ?? [];
 
 /** In-place editors: only with their in-place option. */
 const IN_PLACE = new Set(['sed', 'perl', 'ruby', 'gawk', 'awk']);

@@ -22,9 +22,8 @@ const LIKE_LATIN = new Set(
 );
 
 /** A character that is another form of ASCII (fullwidth, mathematical, a ligature): NFKC makes it plain ASCII. */
-export function asciiInDisguise(ch: string): boolean {
-  return !/^[\x00-\x7f]$/.test(ch) && /^[\x21-\x7e]+$/.test(ch.normalize('NFKC'));
-}
+export const asciiInDisguise = (ch: string): boolean =>
+  !/^[\x00-\x7f]$/.test(ch) && /^[\x21-\x7e]+$/.test(ch.normalize('NFKC'));
 
 function scriptOf(ch: string): string {
   if (LATIN.test(ch)) return 'Latin';

@@ -366,6 +366,5 @@ export function javascriptCalls(program: EsNode, source: string): ProgramCall[] 
   return [...reader.calls(program), ...reader.escapes(program)];
 }
 
-export function javascriptLoads(program: EsNode, source: string): ProgramEffect[] {
-  return new JavascriptReader(program, source).loads(program);
-}
+export const javascriptLoads = (program: EsNode, source: string): ProgramEffect[] =>
+  new JavascriptReader(program, source).loads(program);

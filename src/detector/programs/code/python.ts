@@ -434,6 +434,4 @@ export function pythonCalls(root: SyntaxNode): ProgramCall[] {
   return [...reader.calls(root), ...reader.escapes(root)];
 }
 
-export function pythonLoads(root: SyntaxNode): ProgramEffect[] {
-  return new PythonReader(root).loads(root);
-}
+export const pythonLoads = (root: SyntaxNode): ProgramEffect[] => new PythonReader(root).loads(root);

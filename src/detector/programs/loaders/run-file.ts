@@ -30,7 +30,7 @@ export const dirOf = (key: string): string => {
 };
 
 export const joinKey = (dir: string, rest: string): string =>
-  rest.startsWith('/') ? normalizePath(rest) : dir === '.' ? normalizePath(rest) : normalizePath(`${dir}/${rest}`);
+  normalizePath(rest.startsWith('/') || dir === '.' ? rest : `${dir}/${rest}`);
 
 /** A language an interpreter runs, not a task runner's file format (`make…`, `…:…`, runner-config). */
 const INTERPRETED = /^(?!make)(?!runner-config$)[^:]*$/;
