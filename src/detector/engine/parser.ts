@@ -1,7 +1,7 @@
 // Loads the bash grammar (tree-sitter-bash's wasm file) into web-tree-sitter once per process. Worker-only (reads files).
 import { createRequire } from 'node:module';
 import { Language, Parser } from 'web-tree-sitter';
-import { copyTree, type SyntaxNode } from './syntax-tree.js';
+import { parseCopied, type SyntaxNode } from './syntax-tree.js';
 
 export type { SyntaxNode };
 
@@ -18,17 +18,7 @@ export function loadBashParser(): Promise<ParseBash> {
     const parser = new Parser();
     parser.setLanguage(language);
     // Trees live in wasm memory: each is copied into plain objects (syntax-tree.ts) and freed at once.
-    return <T>(source: string, use: (root: SyntaxNode | null) => T): T => {
-      const tree = parser.parse(source);
-      if (!tree) return use(null);
-      let root: SyntaxNode;
-      try {
-        root = copyTree(tree, source);
-      } finally {
-        tree.delete();
-      }
-      return use(root);
-    };
+    return <T>(source: string, use: (root: SyntaxNode | null) => T): T => use(parseCopied(parser, source));
   })();
   return loading;
 }

@@ -1,7 +1,7 @@
 // A tree-sitter syntax tree copied once into plain objects. Every property of a web-tree-sitter Node (type, text,
 // parent, a field) is a call into wasm memory, and the checks read each node many times: one cursor walk that copies
 // the tree makes each later read a plain property, and lets the wasm tree be freed at once.
-import type { Language, Tree } from 'web-tree-sitter';
+import type { Language, Parser, Tree } from 'web-tree-sitter';
 
 let lastId = 0;
 /** Whether a node type (by its id in a grammar) is named: the same for every node of the type. */
@@ -86,6 +86,17 @@ export class SyntaxNode {
 
   childrenForFieldName(name: string): SyntaxNode[] {
     return this.children.filter((_, i) => this.fields[i] === name);
+  }
+}
+
+/** Parses `source` and copies its tree, freeing the wasm tree at once; null when the parser gives up. */
+export function parseCopied(parser: Parser, source: string): SyntaxNode | null {
+  const tree = parser.parse(source);
+  if (!tree) return null;
+  try {
+    return copyTree(tree, source);
+  } finally {
+    tree.delete();
   }
 }
 

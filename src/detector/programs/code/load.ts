@@ -3,7 +3,7 @@
 import { createRequire } from 'node:module';
 import { parseSync } from 'oxc-parser';
 import { Language, Parser } from 'web-tree-sitter';
-import { copyTree, type SyntaxNode } from '../../engine/syntax-tree.js';
+import { parseCopied } from '../../engine/syntax-tree.js';
 import { effectsOf, type ProgramCall, type ProgramEffect } from './effects.js';
 import { javascriptCalls, javascriptLoads, type EsNode } from './javascript.js';
 import { pythonCalls, pythonLoads } from './python.js';
@@ -49,14 +49,8 @@ export function loadProgramReader(): Promise<ReadProgram> {
       if ((language === 'python' || language === 'javascript' || language === 'typescript') && tooDeep(source))
         return [{ kind: 'computed', detail: `the ${language} program nests more than ${MAX_NESTING} levels deep` }];
       if (language === 'python') {
-        const tree = python.parse(source);
-        if (!tree) return effects([], true, language);
-        let root: SyntaxNode;
-        try {
-          root = copyTree(tree, source);
-        } finally {
-          tree.delete();
-        }
+        const root = parseCopied(python, source);
+        if (!root) return effects([], true, language);
         return [...pythonLoads(root), ...effects(pythonCalls(root), root.hasError, language)];
       }
       if (language === 'javascript' || language === 'typescript') {
