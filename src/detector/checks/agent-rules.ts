@@ -5,7 +5,7 @@
 // Ordinary edits of those files (build notes, conventions) stay ordinary: what asks is what the text grants. Pure.
 import { classifyPath } from '../engine/paths.js';
 import type { Word } from '../engine/words.js';
-import { show, type Check, type CheckContext } from './types.js';
+import { shortened, show, type Check, type CheckContext } from './types.js';
 import type { RequestCheck } from '../programs/http/request.js';
 import { judges } from './registry.js';
 import type { GitCheck } from '../programs/git/call.js';
@@ -54,7 +54,7 @@ export function lineGrants(line: string, ctx: CheckContext): void {
   const text = line.replace(/\\[ntr]/g, ' ');
   if (!/>|(^|\s)(-[a-zA-Z]*i\b|--in-place|tee|sponge|mv|cp|install)(\s|$)/.test(text)) return;
   if (GRANT_TEXT.test(text) || GRANT_KEY.test(text))
-    add(ctx, line.length > 80 ? `${line.slice(0, 77)}...` : line, "changes an agent's rules to grant it permissions");
+    add(ctx, shortened(line), "changes an agent's rules to grant it permissions");
 }
 
 /** rm, unlink, git rm of an instruction file: the agent's rules removed. */

@@ -8,7 +8,7 @@ import { isCredentialPath } from './exfil.js';
 import { shownSecretPath } from './secret-read.js';
 import { forgeCode } from './forge.js';
 import { codeResourceAbuse } from './resource-abuse.js';
-import type { CheckContext } from './types.js';
+import { shortened, type CheckContext } from './types.js';
 
 /** Calls that hand a string to a shell. */
 const SHELL_CALL =
@@ -205,7 +205,7 @@ export function analyseCode(source: string, written: string, ctx: CheckContext):
   }
   if (language !== 'python' && language !== 'javascript')
     for (const m of code.matchAll(BACKTICKS)) ctx.script(m[1] ?? m[2] ?? m[3]!);
-  const detail = `${language} code: ${code.length > 80 ? `${code.slice(0, 77)}...` : code}`;
+  const detail = `${language} code: ${shortened(code)}`;
   if (language === 'awk' && AWK_PIPE.test(code)) ctx.add('dynamic-command', detail);
   if (RECURSIVE_DELETE.test(code)) {
     // A literal path inside the project is ordinary clean-up (shutil.rmtree('build')); anything else asks.

@@ -50,10 +50,8 @@ export function gitSurfaceWrite(target: Word, detail: string, ctx: CheckContext)
   const key = typeof written === 'string' ? normalizePath(written) : written;
   // commondir and gitdir mean something only to git: written anywhere, a template or a directory later made a git
   // directory carries them in (`git init --template=T` copies T/commondir into an existing .git).
-  if ([IN_DOT_GIT, GIT_ONLY_NAMES].some((re) => re.test(target.text) || (typeof key === 'string' && re.test(key)))) {
-    ctx.add('git-hook', reason);
-    return;
-  }
+  if ([IN_DOT_GIT, GIT_ONLY_NAMES].some((re) => re.test(target.text) || (typeof key === 'string' && re.test(key))))
+    return ctx.add('git-hook', reason);
   if (key === null || key === undefined || !ctx.reading) return;
   const parts = key.split('/').filter((p) => p !== '');
   const absolute = key.startsWith('/');
@@ -62,9 +60,6 @@ export function gitSurfaceWrite(target: Word, detail: string, ctx: CheckContext)
     if (!SURFACE.test(parts.slice(j).join('/'))) continue;
     const above = parts.slice(0, j).join('/');
     const dir = absolute ? `/${above}` : above === '' ? '.' : above;
-    if (isGitDirectory(dir, ctx) === true) {
-      ctx.add('git-hook', reason);
-      return;
-    }
+    if (isGitDirectory(dir, ctx) === true) return ctx.add('git-hook', reason);
   }
 }

@@ -4,7 +4,7 @@
 import { classifyPath } from '../engine/paths.js';
 import { literal } from '../engine/words.js';
 import { isCredentialPath, secretStdin } from './exfil.js';
-import { show, stdinText, whenArg, type Check, type CheckContext } from './types.js';
+import { shortened, show, stdinText, whenArg, type Check, type CheckContext } from './types.js';
 import { CREDENTIAL_DUMP, cmdDeletes, windowsPathOutside } from './windows.js';
 import { names } from '../engine/names.js';
 import { judges } from './registry.js';
@@ -38,7 +38,7 @@ const EFFECTS: Record<string, RegExp> = {
 
 /** Judges PowerShell text: what it evaluates, removes, stops or formats. */
 function analysePowerShell(text: string, ctx: CheckContext): void {
-  const detail = `PowerShell: ${text.length > 80 ? `${text.slice(0, 77)}...` : text}`;
+  const detail = `PowerShell: ${shortened(text)}`;
   if (EVAL.test(text)) ctx.add(DOWNLOAD.test(text) ? 'remote-code-exec' : 'dynamic-command', detail);
   for (const m of text.matchAll(REMOVE)) {
     const args = m[3] ?? '';

@@ -6,7 +6,7 @@
 // tests and bounded files stay ordinary. Pure.
 import type { Argv } from '../engine/argv.js';
 import type { SyntaxNode } from '../engine/parser.js';
-import { show, valueAt, type CheckContext, type Io } from './types.js';
+import { shortened, show, valueAt, type CheckContext, type Io } from './types.js';
 import { keyTable } from '../engine/names.js';
 
 const GiB = 1024 ** 3;
@@ -215,7 +215,7 @@ export function loopResourceAbuse(node: SyntaxNode, ctx: CheckContext): void {
   const text = body.text.replace(/^do\b|\bdone$/g, '');
   const count = loopCount(node);
   const backgrounds = /(^|[^&>])&(\s|;|\)|$)(?!&)/.test(text);
-  const detail = node.text.length > 80 ? `${node.text.slice(0, 77)}...` : node.text;
+  const detail = shortened(node.text);
   const commands = text
     .split(/[;&\n|]+/)
     .map((c) => c.trim().replace(/^\(+|\)+$/g, ''))

@@ -7,7 +7,7 @@
 import type { Argv } from '../engine/argv.js';
 import { isCredentialPath } from './exfil.js';
 import { argvText, PRINTS_SECRET, SECRET_VAR } from './secret-sources.js';
-import { show, type CheckContext, type Io } from './types.js';
+import { shortened, show, type CheckContext, type Io } from './types.js';
 import { sedCall } from '../programs/sed/call.js';
 
 /** Programs that print the files they are given (or an encoding of them). */
@@ -114,6 +114,5 @@ export function checkSecretRead(cmd: Argv, io: Io, ctx: CheckContext): void {
   if (/^(grep|egrep|rg)$/.test(cmd.name) && fromEnv && forSecrets)
     return ctx.add('secret-read', `${show(cmd)} (secrets in the environment)`);
   const what = shownSecret(cmd, io);
-  if (what !== undefined)
-    ctx.add('secret-read', `${show(cmd)} (${what.length > 80 ? `${what.slice(0, 77)}...` : what})`);
+  if (what !== undefined) ctx.add('secret-read', `${show(cmd)} (${shortened(what)})`);
 }

@@ -5,7 +5,7 @@
 // ordinary test edits stay ordinary: what asks is a check replaced by nothing. Pure.
 import type { Word } from '../engine/words.js';
 import { isCiConfig } from './ci.js';
-import { show, when, type CheckContext } from './types.js';
+import { shortened, show, when, type CheckContext } from './types.js';
 import { judges } from './registry.js';
 import type { SedCheck } from '../programs/sed/call.js';
 import type { PackageCheck } from '../programs/packages/call.js';
@@ -126,14 +126,14 @@ export function lineSkipsChecks(line: string, ctx: CheckContext): void {
       line,
     )
   )
-    add(ctx, line.length > 80 ? `${line.slice(0, 77)}...` : line, 'skips hooks or CI on a push to the main branch');
+    add(ctx, shortened(line), 'skips hooks or CI on a push to the main branch');
 }
 
 /** jq '.scripts.test = "echo ok"' package.json > p.json && mv p.json package.json. */
 export function lineScriptsNoop(line: string, ctx: CheckContext): void {
   const m = /\.scripts\.(test|lint|check|verify|ci)\s*=\s*"([^"]*)"/.exec(line);
   if (m && NOOP.test(m[2]!) && /package\.json/.test(line) && /[>]|sponge|\s-i\b/.test(line))
-    add(ctx, line.length > 80 ? `${line.slice(0, 77)}...` : line, `scripts.${m[1]} made a no-op`);
+    add(ctx, shortened(line), `scripts.${m[1]} made a no-op`);
 }
 
 judges(import.meta.url, { yq });

@@ -137,12 +137,16 @@ export const stdinIsDynamic = (io: Io): boolean => io.upstream.at(-1)?.dynamic =
 
 export type Check = (cmd: Argv, io: Io, ctx: CheckContext) => void;
 
+/** Text for a finding's detail, cut to `max` characters. */
+export const shortened = (text: string, max = 80): string =>
+  text.length > max ? `${text.slice(0, max - 3)}...` : text;
+
 /** Shows a command briefly in a finding's detail. */
 export function show(cmd: Argv): string {
   let text = cmd.written;
   // Only what is shown is joined: checks call this once per argument, so a line of 10,000 arguments stays linear.
   for (let i = 0; i < cmd.args.length && text.length <= 120; i += 1) text += ` ${cmd.args[i]!.text}`;
-  return text.length > 120 ? `${text.slice(0, 117)}...` : text;
+  return shortened(text, 120);
 }
 
 /** The value of the option at `words[i]` when its name matches `names`: `--name=value`, or `--name value`. */

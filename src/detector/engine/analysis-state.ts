@@ -7,7 +7,7 @@ import { commandWords, firstCommand, named, pipelineLeaves, printedText } from '
 import { type Where } from './paths.js';
 import { lineGrants } from '../checks/agent-rules.js';
 import { lineScriptsNoop, lineSkipsChecks } from '../checks/test-tampering.js';
-import { stdinText, type Io, type Origin, type Upstream } from '../checks/types.js';
+import { shortened, stdinText, type Io, type Origin, type Upstream } from '../checks/types.js';
 import { decodedText } from './decode.js';
 import { type CarryContext } from './later-commands.js';
 import type { WriteMode } from '../checks/traces.js';
@@ -106,13 +106,18 @@ export abstract class AnalysisState implements CarryContext, ValueContext {
   private steps = 0;
   private textLength = 0;
 
-  insideFile(run: () => void): void {
-    this.fileDepth += 1;
+  /** Runs `run` with `counter` one higher, lowered again however it ends. */
+  private deeper(counter: 'fileDepth' | 'laterDepth' | 'depth', run: () => void): void {
+    this[counter] += 1;
     try {
       run();
     } finally {
-      this.fileDepth -= 1;
+      this[counter] -= 1;
     }
+  }
+
+  insideFile(run: () => void): void {
+    this.deeper('fileDepth', run);
   }
   /** Inside code that runs in a later call (an exported PAGER): a script it runs by path may change before then. */
   laterDepth = 0;
@@ -220,10 +225,7 @@ export abstract class AnalysisState implements CarryContext, ValueContext {
   }
 
   computed(word: Word, who: string, language: string | null = null): void {
-    this.add(
-      'dynamic-command',
-      `${who} runs text computed at run time: ${word.text.length > 80 ? `${word.text.slice(0, 77)}...` : word.text}`,
-    );
+    this.add('dynamic-command', `${who} runs text computed at run time: ${shortened(word.text)}`);
     // What can be seen through (`sh -c "$(printf 'kill -9 -1')"`) is judged as well: hardline stays hardline.
     const sub = word.substitutions.length === 1 ? word.substitutions[0]! : undefined;
     if (!sub || sub.text !== word.text) return;
@@ -234,12 +236,7 @@ export abstract class AnalysisState implements CarryContext, ValueContext {
   }
 
   later(run: () => void): void {
-    this.laterDepth += 1;
-    try {
-      run();
-    } finally {
-      this.laterDepth -= 1;
-    }
+    this.deeper('laterDepth', run);
   }
 
   /** Directories of the task a PATH set in the line searches first, and names `hash -p` bound to files. */
@@ -279,16 +276,8 @@ export abstract class AnalysisState implements CarryContext, ValueContext {
 
   protected nested(run: () => void): void {
     if (!this.step()) return;
-    if (this.depth >= MAX_DEPTH) {
-      this.add('too-deep', `more than ${MAX_DEPTH} levels`);
-      return;
-    }
-    this.depth += 1;
-    try {
-      run();
-    } finally {
-      this.depth -= 1;
-    }
+    if (this.depth >= MAX_DEPTH) return this.add('too-deep', `more than ${MAX_DEPTH} levels`);
+    this.deeper('depth', run);
   }
 
   /** Judges a script text; where bash reads its backslash-newlines otherwise than the grammar, both readings. */
@@ -319,17 +308,12 @@ export abstract class AnalysisState implements CarryContext, ValueContext {
     lineScriptsNoop(source, this);
     this.nested(() =>
       this.parse(source, (root) => {
-        if (!root) {
-          this.add('unparsed', source.slice(0, 80));
-          return;
-        }
-        if (root.hasError) this.add('unparsed', source.length > 80 ? `${source.slice(0, 77)}...` : source);
+        if (!root) return this.add('unparsed', source.slice(0, 80));
+        if (root.hasError) this.add('unparsed', shortened(source));
         // Judging looks up from each command to what encloses it: past this depth that costs more than it could
         // ever be worth (`if` nested 2,000 deep took 40 s), and a person decides.
-        if (root.height > MAX_TREE_DEPTH) {
-          this.add('too-deep', `the command's syntax nests more than ${MAX_TREE_DEPTH} levels`);
-          return;
-        }
+        if (root.height > MAX_TREE_DEPTH)
+          return this.add('too-deep', `the command's syntax nests more than ${MAX_TREE_DEPTH} levels`);
         const [outer, outerFds] = [this.inherited, this.fds];
         this.inherited = io;
         this.fds = new Map();

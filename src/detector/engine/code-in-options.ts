@@ -95,10 +95,7 @@ function crontab(cmd: Argv, io: Io, ctx: CheckContext): void {
   const f = parseFlags(cmd.args, ['-u']);
   if (f.short.has('l') || f.short.has('r') || f.short.has('e')) return;
   const file = f.operands[0];
-  if (file && file.text !== '-') {
-    ctx.runsFile(file, 'crontab');
-    return;
-  }
+  if (file && file.text !== '-') return ctx.runsFile(file, 'crontab');
   const text = stdinText(io) ?? ctx.knownText(io);
   if (text !== undefined) for (const c of crontabCommands(text)) ctx.script(c);
   else if (stdinIsDynamic(io) || io.upstream.length > 0)

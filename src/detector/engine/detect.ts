@@ -251,10 +251,7 @@ class Analysis extends AnalysisState {
       const parts = nameWord.expansion.split
         ? nameWord.text.split(new RegExp(`[${ifs.replace(/[\]\\^-]/g, '\\$&')}]+`)).filter((p) => p !== '')
         : [nameWord.text];
-      if (parts.length !== 1 || parts[0] !== nameWord.text) {
-        this.argv([...parts.map(literal), ...argv.args], io);
-        return;
-      }
+      if (parts.length !== 1 || parts[0] !== nameWord.text) return this.argv([...parts.map(literal), ...argv.args], io);
     }
     if (splitString !== undefined) this.script(splitString);
     if (shell) EXEC('sh')?.({ name: 'sh', written: 'sh', args: [], viaXargs: false }, io, this);
@@ -266,12 +263,9 @@ class Analysis extends AnalysisState {
       if (argv.args.length === 0 && POWERSHELL_AUTOMATIC.test(argv.written)) return;
       // `$env:NAME = 'value'`: a PowerShell variable set for later commands, judged like `NAME=value`.
       const ps = /^\$env:(\w+)$/i.exec(argv.written);
-      if (ps && argv.args[0]?.text === '=' && argv.args.length === 2) {
-        checkAssignment(ps[1]!, argv.args[1]!, this);
-        return;
-      }
-      this.add('dynamic-command', argv.written);
-      return;
+      if (ps && argv.args[0]?.text === '=' && argv.args.length === 2)
+        return checkAssignment(ps[1]!, argv.args[1]!, this);
+      return this.add('dynamic-command', argv.written);
     }
     if (wasDownloaded(this.downloaded, argv.written))
       this.add('remote-code-exec', `${argv.written} was downloaded in this command line`);
@@ -401,10 +395,7 @@ class Analysis extends AnalysisState {
     }
     if (argv.name === null || argv.written !== argv.name || !lookedUp(argv.name)) return;
     const hashed = this.hashed.get(argv.name);
-    if (hashed) {
-      this.runsFile(hashed, null);
-      return;
-    }
+    if (hashed) return this.runsFile(hashed, null);
     const set = this.commandEnv.get('PATH');
     for (const dir of set ? taskPathDirs(set, this.where) : this.pathDirs) {
       const path = inDir(dir, argv.name);

@@ -159,10 +159,8 @@ export function gitConfig(cmd: Argv, ctx: CarryContext): void {
   const written = gitCall(cmd).configWords;
   if (!written) return;
   const { key, value } = written;
-  if (key.dynamic) {
-    ctx.add('dynamic-command', `git config of a key computed at run time: ${key.text.slice(0, 80)}`);
-    return;
-  }
+  if (key.dynamic)
+    return ctx.add('dynamic-command', `git config of a key computed at run time: ${key.text.slice(0, 80)}`);
   if (!GIT_COMMAND_KEY.test(key.text) && !GIT_LATER_KEY.test(key.text)) return;
   // A hooks directory is read when git runs its hooks (git/hooks.ts); one outside the project asks (checks/vcs.ts).
   if (/^core\.hookspath$/i.test(key.text)) return;

@@ -81,10 +81,7 @@ export function arithmeticWord(w: Word, where: string, ctx: ValueContext): void 
 
 /** A variable name a builtin sets or reads (`printf -v NAME`, `unset NAME`): its subscript is evaluated. */
 export function nameWord(w: Word, where: string, ctx: ValueContext): void {
-  if (literalCode(w)) {
-    asks(where, `the name ${short(w.text)} holds a command`, ctx, w.text);
-    return;
-  }
+  if (literalCode(w)) return asks(where, `the name ${short(w.text)} holds a command`, ctx, w.text);
   const open = w.text.indexOf('[');
   const head = open < 0 ? w.text : w.text.slice(0, open);
   // The name itself is not evaluated, unless it comes from a variable (`printf -v "$n"`) set at run time.

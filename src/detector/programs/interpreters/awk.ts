@@ -3,7 +3,7 @@
 // command built at run time asks. Pure.
 import { literal } from '../../engine/words.js';
 import { checkWrite } from '../../checks/files.js';
-import type { CheckContext } from '../../checks/types.js';
+import { shortened, type CheckContext } from '../../checks/types.js';
 
 const ESCAPES: Record<string, string> = { n: '\n', t: '\t', '"': '"', '\\': '\\', '/': '/' };
 
@@ -80,7 +80,7 @@ function expression(masked: string, at: number, step: 1 | -1): string {
 
 export function readAwk(source: string, ctx: CheckContext): void {
   const { masked, strings } = maskAwk(source);
-  const detail = `awk program: ${source.length > 80 ? `${source.slice(0, 77)}...` : source}`;
+  const detail = `awk program: ${shortened(source)}`;
   const run = (expr: string): void => {
     const text = literalText(expr, strings);
     if (text === undefined)

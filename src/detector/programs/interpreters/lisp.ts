@@ -2,7 +2,7 @@
 // command or a program, delete trees, load more code or evaluate computed code. Arguments that are not string
 // literals make the call ask. Pure.
 import { literal, type Word } from '../../engine/words.js';
-import type { CheckContext } from '../../checks/types.js';
+import { shortened, type CheckContext } from '../../checks/types.js';
 import { keyTable } from '../../engine/names.js';
 
 type Sexp = { str: string } | { atom: string } | { list: Sexp[] };
@@ -115,6 +115,6 @@ function visit(s: Sexp, ctx: CheckContext, detail: string, depth: number): void 
 }
 
 export function readLisp(source: string, ctx: CheckContext): void {
-  const detail = `lisp program: ${source.length > 80 ? `${source.slice(0, 77)}...` : source}`;
+  const detail = `lisp program: ${shortened(source)}`;
   for (const s of readSexps(source)) visit(s, ctx, detail, 0);
 }

@@ -2,11 +2,10 @@
 // (`system`, `!cmd`, backticks, pipes in `set output`/`plot '< cmd'`, `load`), R (`system`, `system2`, `pipe`,
 // `source`) and Julia (`run(\`cmd\`)`, `include`). A command built at run time asks. Pure.
 import { literal } from '../../engine/words.js';
-import type { CheckContext } from '../../checks/types.js';
+import { shortened, type CheckContext } from '../../checks/types.js';
 
 /** A finding's detail: what kind of program (`m4 program`) and its text, shortened. */
-export const detailOf = (what: string, source: string): string =>
-  `${what}: ${source.length > 80 ? `${source.slice(0, 77)}...` : source}`;
+export const detailOf = (what: string, source: string): string => `${what}: ${shortened(source)}`;
 
 /** dc: `!` runs the rest of the line as a command, except the comparisons `!<`, `!>`, `!=`. */
 export function readDc(source: string, ctx: CheckContext): void {

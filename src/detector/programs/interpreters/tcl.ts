@@ -2,7 +2,7 @@
 // `spawn`, `system` and the text it `send`s to a spawned shell, `file delete -force`, `source`, `eval` and friends.
 // Words with a substitution (`$x`, `[cmd]`) are computed: a command built from them asks. Pure.
 import { literal, type Word } from '../../engine/words.js';
-import type { CheckContext } from '../../checks/types.js';
+import { shortened, type CheckContext } from '../../checks/types.js';
 
 interface TclWord {
   text: string;
@@ -147,7 +147,7 @@ const shellWord = (t: string): string => (t === '|' || /^[<>]/.test(t) ? t : `'$
 const words = (ws: TclWord[]): Word[] => ws.map((w) => ({ ...literal(w.text), dynamic: w.dynamic }));
 
 export function readTcl(source: string, ctx: CheckContext, depth = 0): void {
-  const detail = `tcl program: ${source.length > 80 ? `${source.slice(0, 77)}...` : source}`;
+  const detail = `tcl program: ${shortened(source)}`;
   let spawnedShell = false;
   for (const cmd of tclCommands(source)) {
     const [head, ...args] = cmd;
