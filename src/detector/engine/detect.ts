@@ -58,6 +58,7 @@ import { declarationArgs, reevaluatingBuiltin } from './reevaluating-builtins.js
 import { lineEditing } from './line-editing.js';
 import { inDir, lookedUp, taskPathDirs } from '../programs/loaders/path-lookup.js';
 import { projectRunner } from '../programs/loaders/runners.js';
+import { mayBeWritten } from '../programs/loaders/run-file.js';
 import { scriptKey } from './scripts.js';
 import { expandGlob } from '../programs/loaders/glob.js';
 import type { ParseBash, SyntaxNode } from './parser.js';
@@ -403,10 +404,7 @@ class Analysis extends AnalysisState {
       const file = typeof key === 'string' ? this.fileAt(key) : undefined;
       // Missing now, it may be made by an earlier command of the line (`cp /tmp/x bin/ls; ls`).
       if (typeof key === 'string' && file && 'missing' in file && this.namedEarlier(key))
-        this.add(
-          'unread-script',
-          `${key} does not exist before this command line runs; an earlier command may write it`,
-        );
+        this.add('unread-script', mayBeWritten(key));
       this.runsFile(literal(path), null, true);
     }
   }

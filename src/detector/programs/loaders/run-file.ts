@@ -32,6 +32,10 @@ export const dirOf = (key: string): string => {
 export const joinKey = (dir: string, rest: string): string =>
   normalizePath(rest.startsWith('/') || dir === '.' ? rest : `${dir}/${rest}`);
 
+/** A file missing before the line runs, which an earlier command of the line may write. */
+export const mayBeWritten = (key: string): string =>
+  `${key} does not exist before this command line runs; an earlier command may write it`;
+
 /** A language an interpreter runs, not a task runner's file format (`make…`, `…:…`, runner-config). */
 const INTERPRETED = /^(?!make)(?!runner-config$)[^:]*$/;
 
@@ -101,8 +105,7 @@ export function runFile(
     // Nothing runs from a file that is not there, unless an earlier command of this line makes it.
     const alternatives = optional === true ? [] : optional ? optional.map((p) => host.keyOf(p)) : [key];
     const allMissing = alternatives.every((k) => typeof k === 'string' && 'missing' in (host.fileAt(k) ?? {}));
-    if (host.commandsSeen > 1 && alternatives.length > 0 && allMissing)
-      host.add('unread-script', `${key} does not exist before this command line runs; an earlier command may write it`);
+    if (host.commandsSeen > 1 && alternatives.length > 0 && allMissing) host.add('unread-script', mayBeWritten(key));
     return;
   }
   const read = file ?? host.readFile(key);
@@ -127,8 +130,7 @@ export function loadFile(host: FileHost, key: string, language: string | null, o
   const read = host.readFile(key);
   if (read === undefined || 'directory' in read || 'entries' in read) return;
   if ('missing' in read) {
-    if (made)
-      host.add('unread-script', `${key} does not exist before this command line runs; an earlier command may write it`);
+    if (made) host.add('unread-script', mayBeWritten(key));
     return;
   }
   if ('error' in read) host.add('unread-script', `${key}: ${read.error}`);
