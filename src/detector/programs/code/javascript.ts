@@ -29,13 +29,10 @@ const child = (n: EsNode, key: string): EsNode | undefined => (isNode(n[key]) ? 
 const children = (n: EsNode, key: string): EsNode[] =>
   Array.isArray(n[key]) ? (n[key] as unknown[]).filter(isNode) : [];
 
+type Visit = (n: EsNode, parent: EsNode | undefined, key: string) => void;
+
 /** Walks the tree with each node's parent and the key it is under. */
-function walk(
-  n: unknown,
-  visit: (n: EsNode, parent: EsNode | undefined, key: string) => void,
-  parent?: EsNode,
-  key = '',
-): void {
+function walk(n: unknown, visit: Visit, parent?: EsNode, key = ''): void {
   if (Array.isArray(n)) for (const c of n) walk(c, visit, parent, key);
   else if (isNode(n)) {
     visit(n, parent, key);

@@ -6,12 +6,15 @@ import type { CheckContext } from '../../checks/types.js';
 import { resolveLong } from '../../engine/long-options.js';
 import type { Word } from '../../engine/words.js';
 
+/** What getopt gives: values by option, flags, and the operands. */
+interface Options {
+  values: [string, Word][];
+  flags: string[];
+  operands: Word[];
+}
+
 /** Python getopt: options (with values for `valued`) until the first operand; returns values by option and operands. */
-function getopt(
-  args: readonly Word[],
-  valued: readonly string[],
-  stopAtOperand = true,
-): { values: [string, Word][]; flags: string[]; operands: Word[] } {
+function getopt(args: readonly Word[], valued: readonly string[], stopAtOperand = true): Options {
   const values: [string, Word][] = [];
   const flags: string[] = [];
   for (let i = 0; i < args.length; i += 1) {
@@ -57,12 +60,7 @@ function pythonCode(words: readonly Word[], who: string, ctx: CheckContext): voi
 }
 
 /** What a profiler or debugger runs: `-m MODULE ARGS` (that module, again), `-c CODE`, or a script by path. */
-function target(
-  opts: ReturnType<typeof getopt>,
-  who: string,
-  ctx: CheckContext,
-  run: (args: readonly Word[]) => void,
-): void {
+function target(opts: Options, who: string, ctx: CheckContext, run: (args: readonly Word[]) => void): void {
   const code = valuesOf(opts.values, '-c');
   if (who !== 'pdb' && code.length > 0) pythonCode(code, `python -m ${who} -c`, ctx);
   if (opts.flags.includes('-m') || opts.flags.includes('--module')) run(opts.operands);
