@@ -180,11 +180,5 @@ const sort: Check = (cmd, _io, ctx) => {
   });
 };
 
-judges(
-  import.meta.url,
-  {
-    ...Object.fromEntries(Object.entries(SPECS).map(([name, spec]) => [name, programCheck(spec)])),
-    sort,
-  },
-  { claims: true },
-);
+const programs = Object.fromEntries(Object.entries(SPECS).map(([name, spec]) => [name, programCheck(spec)]));
+judges(import.meta.url, { ...programs, sort }, { claims: true });
