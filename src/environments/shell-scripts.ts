@@ -99,11 +99,13 @@ function watchdog(o: CommandScriptOptions): string {
  */
 export function commandScript(o: CommandScriptOptions): string {
   const f = `${o.stateDir}/${o.id}`;
-  const run = `"$SH" -c ${shQuote(INNER)} tether "$D" ${shQuote(o.defaultCwd)} ${shQuote(o.command)} ${shQuote(o.cwd ?? '')} ${o.saveState ? 1 : 0}`;
+  const run = `"$SH" $NORC -c ${shQuote(INNER)} tether "$D" ${shQuote(o.defaultCwd)} ${shQuote(o.command)} ${shQuote(o.cwd ?? '')} ${o.saveState ? 1 : 0}`;
   const lines = [
     `D=${shQuote(o.stateDir)}; F=${shQuote(f)}; WD=`,
     'mkdir -p "$D" 2>/dev/null',
-    'SH=sh; command -v bash >/dev/null 2>&1 && SH=bash',
+    // --norc: `bash -c` reads ~/.bashrc when it guesses sshd or rshd started it (SSH_CLIENT set, or standard input a
+    // socket, as Node's pipes are, with SHLVL unset), and a user's rc file then prints into every command's output.
+    'SH=sh; NORC=; command -v bash >/dev/null 2>&1 && SH=bash && NORC=--norc',
     'SS=; command -v setsid >/dev/null 2>&1 && SS=setsid',
     exportLines(o.env),
   ];
